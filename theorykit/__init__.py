@@ -1,0 +1,43 @@
+"""theorykit: learning dynamics of ReLU networks through gated deep linear networks.
+
+Implements "Make Haste Slowly: A Theory of Emergent Structured Mixed Selectivity in
+Feature Learning ReLU Networks" (Jarvis, Klein, Rosman & Saxe, ICLR 2025).
+
+Data flows one way: task → gating → effective datasets → modes (SVD) → trajectories →
+JAX → simulation → comparison → report. The public API is flat::
+
+    >>> import theorykit as tk
+    >>> der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"]))
+    >>> der.modes["positive"].singular_values
+    [Delta/2]
+
+Importing theorykit switches JAX to float64 (``jax_enable_x64``): validation runs in float64
+unless a dtype is asked for.
+"""
+from .errors import DerivationError, DivergenceError, SpecError, TheorykitError
+from .expr import parse_expr
+from .task import Task, contexts, cross, hierarchy, ring, structure, xor_margin
+from .gating import GDLNSpec, Pathway, Training, context_pathways, lemma41_gatings, xor_relns
+from .effective import EffectiveDataset, couplings, effective_dataset, input_correlation, output_correlation
+from .modes import SVD, Mode, exact_svd, numeric_svd
+from .trajectory import (a0, discrete_mode_recurrence, mode_loss_reduction, mode_ode_residual, mode_trajectory,
+                         t, t_half, tau)
+from .jaxify import NotJaxSafe, to_jax
+from .race import RaceSystem, integrate_race
+from .derivation import Derivation
+from .simulate import SimResult, simulate_gdln, simulate_relu
+from .spec import load_spec, spec_from_dict, spec_to_toml
+from .io import atomic_write_text, write_json
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DerivationError", "DivergenceError", "SpecError", "TheorykitError", "parse_expr",
+    "Task", "contexts", "cross", "hierarchy", "ring", "structure", "xor_margin",
+    "GDLNSpec", "Pathway", "Training", "context_pathways", "lemma41_gatings", "xor_relns",
+    "EffectiveDataset", "couplings", "effective_dataset", "input_correlation", "output_correlation",
+    "SVD", "Mode", "exact_svd", "numeric_svd",
+    "a0", "discrete_mode_recurrence", "mode_loss_reduction", "mode_ode_residual", "mode_trajectory", "t", "t_half",
+    "tau", "NotJaxSafe", "to_jax", "RaceSystem", "integrate_race", "Derivation", "SimResult", "simulate_gdln",
+    "simulate_relu", "load_spec", "spec_from_dict", "spec_to_toml", "atomic_write_text", "write_json",
+]

@@ -1,0 +1,230 @@
+"""Command line: ``theorykit`` (also ``python -m theorykit``).
+
+Subcommands: derive, simulate, validate, bench. Errors exit with status 2 and a message that
+names the field and the fix.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .errors import DerivationError, DivergenceError, SpecError, TheorykitError
+
+EPILOG = """examples:
+  theorykit derive examples/xor_linear.toml --set Delta=0.5 --times 0,100,1000 --json out.json --latex out.tex
+  theorykit simulate examples/xor_linear.toml --set Delta=0.5 --init aligned --seeds 4 --steps 2000 --json sim.json
+  theorykit validate xor --quick --out results/
+  theorykit validate all --quick --out results/
+  theorykit bench --quick
+"""
+
+
+def _times(text, default_max):
+    if text is None:
+        return np.unique(np.linspace(0, default_max, 11).astype(int)).astype(float)
+    try:
+        vals = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise SpecError("--times", f"{text!r} is not a comma-separated list of numbers", "write e.g. --times 0,100,1000") from None
+    if not vals or any(v < 0 or v != v for v in vals):
+        raise SpecError("--times", "times must be non-negative numbers", "write e.g. --times 0,100,1000")
+    return np.array(vals)
+
+
+def _values(spec, sets):
+    from .spec import parse_assignment
+
+    vals = {}
+    for a in sets or []:
+        sym, v = parse_assignment(a, spec.task.symbols)
+        vals[sym] = v
+    return vals
+
+
+def _load(path):
+    from .spec import load_spec
+
+    return load_spec(path)
+
+
+def cmd_derive(args):
+    from .derivation import Derivation
+    from .io import atomic_write_text, write_json
+
+    spec = _load(args.spec)
+    values = _values(spec, args.set)
+    der = Derivation(spec, method=args.method, values=values)
+    free = der.task.free_symbols
+    times = _times(args.times, spec.training.steps)
+    out = {"spec": spec.name, "method": der.method, "notes": der.notes, "tau": spec.tau,
+           "a0": spec.training.a0, "loss_kind": spec.training.loss, "pathways": der.summary(),
+           "couplings": [list(c) for c in der.couplings],
+           "ranking": [{"pathway": n, "top_singular_value": str(s)} for n, s in der.ranking]}
+    if der.method == "closed-form":
+        out["latex"] = {"loss": __import__("sympy").latex(der.loss)}
+    else:
+        out["latex"] = {}
+    if free:
+        out["loss"] = None
+        out["notes"].append(f"symbols {sorted(map(str, free))} have no value: pass --set NAME=VALUE for predicted losses")
+    else:
+        out["loss"] = {"t": times, "value": der.predict_loss(times)}
+    if args.latex:
+        atomic_write_text(args.latex, der.latex(document=True))
+    if args.json:
+        write_json(args.json, out)
+    else:
+        import json
+
+        from .io import jsonable
+
+        print(json.dumps(jsonable(out), indent=2))
+    return 0
+
+
+def cmd_simulate(args):
+    from .io import write_json
+    from .simulate import simulate_gdln
+
+    spec = _load(args.spec)
+    values = _values(spec, args.set)
+    steps = args.steps or spec.training.steps
+    times = _times(args.times, steps)
+    if times.max() > steps:
+        raise SpecError("--times", f"a time {times.max()} is beyond --steps {steps}", "raise --steps or lower --times")
+    t0 = time.time()
+    sim = simulate_gdln(spec, init=args.init, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype)
+    idx = times.astype(int)
+    out = {"spec": spec.name, "init": args.init, "seeds": args.seeds, "steps": steps, "dtype": args.dtype,
+           "seconds": time.time() - t0,
+           "loss": {"t": times, "mean": sim.mean[idx], "std": sim.std[idx]}}
+    if args.compare:
+        from .derivation import Derivation
+
+        der = Derivation(spec, values=values)
+        pred = der.predict_loss(times)
+        out["theory"] = {"method": der.method, "value": pred,
+                         "max_abs_error_over_initial_loss": float(np.max(np.abs(sim.mean[idx] - pred)) / sim.mean[0])}
+    if args.json:
+        write_json(args.json, out)
+    else:
+        import json
+
+        from .io import jsonable
+
+        print(json.dumps(jsonable(out), indent=2))
+    return 0
+
+
+def cmd_validate(args):
+    from .suites import available_suites, load_suite
+
+    suites = available_suites()
+    names = suites if args.suite == "all" else [args.suite]
+    if args.suite != "all" and args.suite not in suites:
+        raise SpecError("suite", f"unknown suite {args.suite!r}", f"use one of {suites + ['all']}")
+    mode = "full" if args.full else "quick"
+    out = Path(args.out)
+    if args.suite == "all" and hasattr(_validation(), "run_all"):
+        return _validation().run_all(out, mode, force=args.force, suites=names)
+    from .io import write_json
+
+    for name in names:
+        mod = load_suite(name)
+        t0 = time.time()
+        res = mod.run(out, mode, progress=not args.no_progress)
+        res.setdefault("suite", name)
+        res.setdefault("mode", mode)
+        res["seconds"] = time.time() - t0
+        write_json(out / f"{name}.json", res)
+        print(f"{name}: wrote {out / (name + '.json')} ({res['seconds']:.1f}s)")
+    return 0
+
+
+def _validation():
+    from .suites import load_package
+
+    return load_package("validation")
+
+
+def cmd_bench(args):
+    from .bench import run_bench
+
+    return run_bench(quick=args.quick, json_out=args.json)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="theorykit",
+        description="Learning dynamics of ReLU networks through gated deep linear networks (GDLNs): derive "
+                    "effective datasets, exact SVDs and closed-form mode trajectories from a spec, simulate "
+                    "the networks in JAX, and run the paper's validation suites ('Make Haste Slowly', ICLR 2025).",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    d = sub.add_parser("derive", help="derive modes, trajectories and the loss of a spec (JSON, LaTeX)",
+                       description="Derive each pathway's effective dataset, exact SVD and the loss trajectory. "
+                                   "Writes JSON (stdout or --json) and optionally a LaTeX document.")
+    d.add_argument("spec", help="spec file (TOML); see docs/specs.md")
+    d.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
+    d.add_argument("--times", help="comma-separated times in gradient steps at which to predict the loss")
+    d.add_argument("--json", metavar="OUT", help="write the JSON here (atomically) instead of stdout")
+    d.add_argument("--latex", metavar="OUT.tex", help="write a standalone LaTeX document of the derivation")
+    d.add_argument("--method", choices=["auto", "closed-form", "race-reduction"], default="auto",
+                   help="closed form where it applies (auto), insist on it, or integrate the race reduction")
+    d.set_defaults(func=cmd_derive)
+
+    s = sub.add_parser("simulate", help="simulate the spec's GDLN with gradient descent (JAX, vmapped over seeds)",
+                       description="Full-batch gradient descent on the GDLN the spec defines, float64 by default.")
+    s.add_argument("spec")
+    s.add_argument("--set", action="append", metavar="NAME=VALUE")
+    s.add_argument("--init", choices=["aligned", "random"], default="aligned",
+                   help="aligned: exact aligned balanced weights of strength a0; random: N(0, init_std^2)")
+    s.add_argument("--seeds", type=int, default=4)
+    s.add_argument("--steps", type=int, help="gradient steps (default: training.steps of the spec)")
+    s.add_argument("--times", help="comma-separated steps at which to report the loss")
+    s.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    s.add_argument("--compare", action="store_true", help="also report the theory and the largest error")
+    s.add_argument("--json", metavar="OUT")
+    s.set_defaults(func=cmd_simulate)
+
+    v = sub.add_parser("validate", help="run a validation suite: xor, contexts, depth, gates, lemmas, or all",
+                       description="Reproduce the paper's results: symbolic predictions beside simulated networks. "
+                                   "Writes <suite>.json and PNG figures into --out.")
+    v.add_argument("suite", help="xor | contexts | depth | gates | lemmas | all")
+    g = v.add_mutually_exclusive_group()
+    g.add_argument("--quick", action="store_true", help="CPU-sized run (default)")
+    g.add_argument("--full", action="store_true", help="paper-sized run, meant for a GPU")
+    v.add_argument("--out", required=True, help="output folder")
+    v.add_argument("--force", action="store_true", help="re-run parts already cached")
+    v.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
+    v.set_defaults(func=cmd_validate)
+
+    b = sub.add_parser("bench", help="benchmark derivation time and simulator throughput (ratios in one run)")
+    b.add_argument("--quick", action="store_true", help="a CPU-sized run of a minute or two")
+    b.add_argument("--json", metavar="OUT")
+    b.set_defaults(func=cmd_bench)
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.func(args) or 0
+    except SpecError as exc:
+        print(f"theorykit: error in {exc}", file=sys.stderr)
+        return 2
+    except (DerivationError, DivergenceError, TheorykitError) as exc:
+        print(f"theorykit: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"theorykit: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,41 @@
+"""Errors raised by theorykit.
+
+Every user-facing error names the field that is wrong and says how to fix it, so that a
+message printed by the command line is enough to mend a spec file.
+"""
+from __future__ import annotations
+
+
+class TheorykitError(Exception):
+    """Base class of all theorykit errors."""
+
+
+class SpecError(TheorykitError, ValueError):
+    """A spec (task, pathways, training settings) is malformed.
+
+    Parameters
+    ----------
+    field:
+        Dotted path of the offending field, e.g. ``pathways[1].active``.
+    problem:
+        What is wrong.
+    fix:
+        How to mend it.
+    """
+
+    def __init__(self, field: str, problem: str, fix: str = ""):
+        self.field = field
+        self.problem = problem
+        self.fix = fix
+        msg = f"{field}: {problem}"
+        if fix:
+            msg += f" (fix: {fix})"
+        super().__init__(msg)
+
+
+class DerivationError(TheorykitError):
+    """A derivation cannot be carried out as asked (e.g. a degenerate SVD)."""
+
+
+class DivergenceError(TheorykitError):
+    """A simulation diverged (the learning rate is too large for the data)."""

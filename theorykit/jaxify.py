@@ -1,0 +1,65 @@
+"""Lambdify SymPy expressions to JAX functions that survive jit, vmap and grad.
+
+:func:`to_jax` prints with SymPy's JAX printer, then checks the generated function: every
+global name it uses must come from ``jax.numpy`` (or be a Python builtin constant), so a
+silent fallback to ``math.*`` or ``numpy`` (which would break tracing and ``grad``) is
+caught at lambdify time, not inside a traced computation. ``Piecewise`` is refused, because
+``jnp.where`` evaluates both branches and their NaNs leak into gradients.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import jax
+import jax.numpy as jnp
+import sympy as sp
+
+jax.config.update("jax_enable_x64", True)
+
+__all__ = ["to_jax", "NotJaxSafe"]
+
+
+class NotJaxSafe(ValueError):
+    """The expression would not lambdify to pure ``jax.numpy`` code."""
+
+
+_ALLOWED_BUILTINS = {"True", "False", "None", "range", "len", "complex", "float", "int"}
+
+
+def _names(code):
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if hasattr(c, "co_names"):
+            names |= _names(c)
+    return names
+
+
+def to_jax(expr, args: Sequence[sp.Symbol]):
+    """A JAX function of ``args`` computing ``expr`` (an expression or a matrix).
+
+    >>> import sympy as sp, jax
+    >>> x = sp.Symbol("x")
+    >>> f = to_jax(sp.exp(-x) * x, [x])
+    >>> float(jax.grad(f)(0.0))
+    1.0
+    """
+    expr = sp.sympify(expr)
+    if expr.has(sp.Piecewise):
+        raise NotJaxSafe("Piecewise expressions give NaN gradients under jnp.where; rewrite without Piecewise")
+    if isinstance(expr, sp.MatrixBase):
+        expr = sp.ImmutableMatrix(expr)
+    extra = expr.free_symbols - set(args)
+    if extra:
+        raise NotJaxSafe(f"free symbols {sorted(map(str, extra))} are not among the arguments")
+    f = sp.lambdify(list(args), expr, modules="jax")
+    g = f.__globals__
+    for name in _names(f.__code__):
+        if name in _ALLOWED_BUILTINS:
+            continue
+        obj = g.get(name)
+        mod = getattr(obj, "__module__", "") or ""
+        if obj is None or not (mod.startswith("jax") or obj is jnp or obj is jax):
+            raise NotJaxSafe(f"lambdified code uses {name!r} from {mod or 'nowhere'}, not jax.numpy")
+    if isinstance(expr, sp.MatrixBase):
+        return lambda *a: jnp.asarray(f(*a))
+    return f

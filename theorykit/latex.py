@@ -1,0 +1,104 @@
+"""LaTeX output: the derivation step by step (task → effective datasets → SVDs → trajectories → loss)."""
+from __future__ import annotations
+
+import sympy as sp
+
+from .effective import output_correlation
+from .trajectory import a0, t, tau
+
+__all__ = ["derivation_latex", "derivation_latex_short", "latex_document"]
+
+_PREAMBLE = r"""\documentclass[11pt]{article}
+\usepackage{amsmath,amssymb}
+\usepackage[margin=2cm]{geometry}
+\allowdisplaybreaks
+\begin{document}
+"""
+
+
+def _tex_name(name: str) -> str:
+    return r"\mathrm{" + name.replace("_", r"\_") + "}"
+
+
+def _mat(M, limit=24) -> str:
+    M = sp.Matrix(M)
+    if M.rows > limit or M.cols > limit:
+        return r"\text{(" + f"{M.rows}\\times{M.cols}" + r" matrix, omitted)}"
+    return sp.latex(M)
+
+
+def latex_document(title: str, body: str) -> str:
+    return _PREAMBLE + r"\section*{" + title + "}\n" + body + "\n\\end{document}\n"
+
+
+def derivation_latex_short(der) -> str:
+    lines = []
+    for n, svd in der.modes.items():
+        s = ", ".join(sp.latex(m.s) for m in svd.modes)
+        d = ", ".join(sp.latex(m.d) for m in svd.modes)
+        lines.append(f"{_tex_name(n)}: & s = ({s}), & d = ({d})")
+    body = r" \\ ".join(lines)
+    meth = der.method
+    return r"$\begin{aligned}" + body + r"\end{aligned}\quad(\text{" + meth + "})$"
+
+
+def derivation_latex(der, document: bool = False) -> str:
+    task = der.task
+    parts = []
+    parts.append(r"\subsection*{1. Task}")
+    parts.append(f"$P = {task.P}$ datapoints (columns), inputs $X\\in\\mathbb{{R}}^{{{task.d}\\times {task.P}}}$, "
+                 f"targets $Y\\in\\mathbb{{R}}^{{{task.p}\\times {task.P}}}$.")
+    parts.append(r"\[ X = " + _mat(task.X) + r",\qquad Y = " + _mat(task.Y) + r" \]")
+    parts.append(r"Loss $L = \tfrac{1}{2P}\sum_\mu \lVert y_\mu - \hat y_\mu\rVert^2$"
+                 + (r" (times $P$: summed loss)" if der.spec.training.loss == "sum" else "")
+                 + r", $\Sigma^{y} = \langle y y^\top\rangle$ with $\operatorname{tr}\Sigma^y = "
+                 + sp.latex(output_correlation(task).trace()) + "$.")
+    parts.append(r"\subsection*{2. Pathways and effective datasets}")
+    parts.append(r"$\Sigma^{yx}_p = \langle g_p\, y_{t(p)} x_{s(p)}^\top\rangle$, "
+                 r"$\Sigma^{x}_{p} = \langle g_p\, x_{s(p)} x_{s(p)}^\top\rangle$.")
+    for p in der.spec.pathways:
+        eff = der.effective_datasets[p.name]
+        parts.append(r"\paragraph{" + p.name.replace("_", r"\_") + "} gate $g = (" + ",".join(map(str, p.active))
+                     + ")$, inputs " + str(list(p.inputs)) + ", outputs " + str(list(p.outputs)) + ".")
+        parts.append(r"\[ \Sigma^{yx}_{" + _tex_name(p.name) + "} = " + _mat(eff.Syx)
+                     + r",\qquad \Sigma^{x}_{" + _tex_name(p.name) + "} = " + _mat(eff.Sx) + r" \]")
+    if der.couplings:
+        parts.append("Coupled pairs (shared outputs and datapoints): "
+                     + ", ".join(f"({a}, {b})" for a, b in der.couplings).replace("_", r"\_") + ".")
+    parts.append(r"\subsection*{3. Modes (exact SVD)}")
+    parts.append(r"$\Sigma^{yx}_p = \sum_\alpha s_\alpha u_\alpha v_\alpha^\top$, sorted descending, first non-zero "
+                 r"entry of $v_\alpha$ positive; $d_\alpha = v_\alpha^\top \Sigma^x_p v_\alpha$.")
+    for n, svd in der.modes.items():
+        rows = []
+        for i, m in enumerate(svd.modes):
+            rows.append(f"s_{{{i + 1}}} &= {sp.latex(m.s)}, & d_{{{i + 1}}} &= {sp.latex(m.d)}, & "
+                        f"v_{{{i + 1}}}^\\top &= {_mat(m.v.T) if m.exact_vectors else '(numeric)'}")
+        parts.append(r"\paragraph{" + n.replace("_", r"\_") + r"} \begin{align*}" + r" \\ ".join(rows) + r"\end{align*}")
+        if not der.diagonalisable[n]:
+            parts.append(r"\emph{$\Sigma^x$ is not diagonal in these singular vectors (Assumption 2.1 fails).}")
+    parts.append(r"\subsection*{4. Trajectories}")
+    parts.append(f"Method: \\textbf{{{der.method}}}. ")
+    if der.method == "closed-form":
+        parts.append(r"Each mode obeys $\tau \dot a = 2a(s - d a)$, solved by "
+                     r"\[ a(t) = \frac{s/d}{1 + \left(\frac{s}{d a_0} - 1\right) e^{-2 s t/\tau}},\qquad "
+                     r"t_{1/2} = \frac{\tau}{2s}\ln\!\left(\frac{s}{d a_0} - 1\right). \]")
+        for n, svd in der.modes.items():
+            th = der.t_half[n][0]
+            parts.append(r"\[ t_{1/2}(" + _tex_name(n) + ") = " + sp.latex(th) + r" \]")
+        parts.append(r"\subsection*{5. Loss}")
+        parts.append(r"\[ L(t) = \tfrac12\operatorname{tr}\Sigma^y - \sum_p\sum_\alpha \left(s_\alpha a_\alpha(t) "
+                     r"- \tfrac12 d_\alpha a_\alpha(t)^2\right) \]")
+        if len(str(der.loss)) < 4000:
+            parts.append(r"\begin{dmath*} L(t) = " + sp.latex(der.loss) + r"\end{dmath*}" if False else
+                         r"\[ L(t) = " + sp.latex(der.loss) + r" \]")
+    else:
+        parts.append("The pathways are integrated numerically with the race reduction "
+                     r"$\tau \dot M_p = (M_pM_p^\top)^{1/2}G_p + G_p(M_p^\top M_p)^{1/2}$, "
+                     r"$G_p = \Sigma^{yx}_p - \sum_q O_{pq} M_q \Sigma^x_{qp}$. " + " ".join(der.notes).replace("_", r"\_"))
+    parts.append(r"\subsection*{Ranking by speed}")
+    parts.append(", ".join(f"${_tex_name(n)}: s_1 = {sp.latex(s)}$" for n, s in der.ranking) + " (fastest first).")
+    parts.append(f"Here $\\tau = {sp.latex(sp.nsimplify(der.spec.tau))}$ steps and $a_0 = {der.spec.training.a0}$.")
+    body = "\n\n".join(parts)
+    if document:
+        return latex_document("Derivation: " + der.spec.name.replace("_", r"\_"), body)
+    return body

@@ -1,0 +1,292 @@
+"""Modes: exact singular value decompositions of effective datasets.
+
+Generic symbolic SVD is slow and yields nested radicals, so :func:`exact_svd` derives from
+structure first:
+
+1. zero rows and columns are dropped, and the matrix is split into the connected blocks of
+   its bipartite non-zero pattern (a block-diagonal matrix has the union of its blocks' SVDs);
+2. a block with one row or one column is rank one: ``σ = ‖b‖``, no eigenproblem at all;
+3. otherwise the smaller Gram matrix ``BᵀB`` (or ``BBᵀ``) is used: its characteristic
+   polynomial is factored over the rationals (or the symbols' field), each factor is solved
+   by radicals where its degree allows and kept as an exact ``CRootOf`` otherwise, and the
+   singular vectors come from exact null spaces. Vectors of ``CRootOf`` roots are computed
+   numerically (marked ``exact_vectors=False``); the singular values stay exact.
+
+Conventions: singular values are sorted in descending order (evaluated at the reference
+values of the symbols when symbolic); for each mode the first non-zero entry of the right
+(input) singular vector ``v`` is made positive, and ``u`` is flipped with it. Repeated
+singular values get an orthonormal basis from Gram–Schmidt on the exact null space.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from .errors import DerivationError
+
+__all__ = ["Mode", "SVD", "exact_svd", "numeric_svd", "reference_values", "is_zero"]
+
+
+def reference_values(symbols) -> dict:
+    """Fixed, generic positive values for symbols, used to order modes and to test identities."""
+    vals = [sp.Rational(7, 10), sp.Rational(13, 10), sp.Rational(5, 3), sp.Rational(3, 7), sp.Rational(11, 5)]
+    return {s: vals[i % len(vals)] + i for i, s in enumerate(sorted(symbols, key=str))}
+
+
+def is_zero(expr, symbols=None, trials: int = 4, tol: float = 1e-10) -> bool:
+    """Decide whether ``expr`` is identically zero: at random parameter values, then by simplify.
+
+    A numeric test at random values comes first (cheap and trustworthy for a non-zero
+    answer); if it passes everywhere the expression is simplified to confirm.
+    """
+    expr = sp.sympify(expr)
+    syms = sorted(expr.free_symbols if symbols is None else symbols, key=str)
+    rng = np.random.default_rng(12345)
+    for _ in range(trials if syms else 1):
+        pt = {s: sp.Float(rng.uniform(0.3, 2.5), 30) for s in syms}
+        val = complex(expr.subs(pt).evalf(30))
+        if abs(val) > tol:
+            return False
+    if not syms:
+        return True
+    return sp.simplify(expr) == 0
+
+
+def _num(expr, ref) -> float:
+    return float(sp.re(sp.N(sp.sympify(expr).subs(ref), 30)))
+
+
+def _simp(x):
+    x = sp.sympify(x)
+    if x.free_symbols:
+        return sp.factor(sp.simplify(x))
+    try:
+        return sp.nsimplify(sp.sqrtdenest(sp.radsimp(x))) if x.is_algebraic and not x.has(sp.CRootOf) else x
+    except Exception:  # pragma: no cover - nsimplify is best-effort
+        return x
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One mode α of an effective dataset: ``Σyx = Σ_α s_α u_α v_αᵀ``.
+
+    ``d`` is the input variance ``v_αᵀ Σx v_α`` (``None`` until an input correlation is given).
+    """
+
+    s: sp.Expr
+    u: sp.Matrix
+    v: sp.Matrix
+    d: sp.Expr | None = None
+    exact_vectors: bool = True
+
+    def _repr_latex_(self):
+        d = "" if self.d is None else f",\\quad d = {sp.latex(self.d)}"
+        return f"$s = {sp.latex(self.s)}{d}$"
+
+
+@dataclass(frozen=True)
+class SVD:
+    """Exact SVD of a matrix, modes in descending order of singular value."""
+
+    modes: tuple
+    shape: tuple
+    reference: Mapping = field(default_factory=dict)
+
+    @property
+    def singular_values(self) -> list:
+        return [m.s for m in self.modes]
+
+    @property
+    def rank(self) -> int:
+        return len(self.modes)
+
+    @property
+    def U(self) -> sp.Matrix:
+        return sp.Matrix.hstack(*[m.u for m in self.modes]) if self.modes else sp.zeros(self.shape[0], 0)
+
+    @property
+    def V(self) -> sp.Matrix:
+        return sp.Matrix.hstack(*[m.v for m in self.modes]) if self.modes else sp.zeros(self.shape[1], 0)
+
+    @property
+    def S(self) -> sp.Matrix:
+        return sp.diag(*self.singular_values) if self.modes else sp.zeros(0, 0)
+
+    def reconstruct(self) -> sp.Matrix:
+        return self.U * self.S * self.V.T
+
+    def floats(self, values: Mapping | None = None) -> list:
+        ref = dict(self.reference)
+        ref.update(values or {})
+        return [_num(s, ref) for s in self.singular_values]
+
+    def _repr_latex_(self):
+        return "$\\sigma = (" + ", ".join(sp.latex(s) for s in self.singular_values) + ")$"
+
+    def latex(self) -> str:
+        return self._repr_latex_().strip("$")
+
+
+def _components(M: sp.Matrix):
+    """Connected blocks of the bipartite non-zero pattern: list of (row indices, col indices)."""
+    rows = [i for i in range(M.rows) if any(M[i, j] != 0 for j in range(M.cols))]
+    cols = [j for j in range(M.cols) if any(M[i, j] != 0 for i in range(M.rows))]
+    parent = {("r", i): ("r", i) for i in rows}
+    parent.update({("c", j): ("c", j) for j in cols})
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for i in rows:
+        for j in cols:
+            if M[i, j] != 0:
+                ra, rb = find(("r", i)), find(("c", j))
+                if ra != rb:
+                    parent[ra] = rb
+    groups: dict = {}
+    for node in parent:
+        groups.setdefault(find(node), []).append(node)
+    out = []
+    for nodes in groups.values():
+        r = sorted(i for t, i in nodes if t == "r")
+        c = sorted(j for t, j in nodes if t == "c")
+        if r and c:
+            out.append((r, c))
+    return out
+
+
+def _eigen_gram(G: sp.Matrix, ref):
+    """Positive eigenvalues of a PSD Gram matrix with orthonormal eigenvectors.
+
+    Returns a list of (λ, [vectors], exact_vectors).
+    """
+    cp = G.charpoly()
+    lam = cp.gen
+    _, factors = cp.factor_list()
+    found = []
+    symbolic = bool(G.free_symbols)
+    for fp, _mult in factors:
+        f = fp.as_expr()
+        deg = fp.degree()
+        if deg == 0:
+            continue
+        if deg <= 2 or (deg <= 4 and not symbolic):
+            rts = sp.roots(fp, multiple=True)
+            if len(rts) != deg:
+                rts = None
+        else:
+            rts = None
+        if rts is None:
+            if symbolic:
+                raise DerivationError(
+                    f"the Gram matrix has an irreducible factor of degree {deg} in the symbols; "
+                    "no closed-form singular values. Substitute numbers for the symbols (--set NAME=VALUE).")
+            rts = [sp.CRootOf(fp.as_expr(), i) for i in range(deg)]
+        for r in dict.fromkeys(rts):
+            if r == 0 or (not symbolic and abs(_num(r, ref)) < 1e-14):
+                continue
+            if _num(r, ref) < 0:
+                raise DerivationError(f"negative eigenvalue {r} of a Gram matrix")
+            found.append(r)
+    out = []
+    n = G.rows
+    for r in dict.fromkeys(found):
+        if r.has(sp.CRootOf):
+            # exact value, numeric vectors at high precision
+            with mpmath.workdps(60):
+                A = mpmath.matrix([[mpmath.mpf(str(sp.N(G[i, j], 60))) for j in range(n)] for i in range(n)])
+                E, Q = mpmath.eigsy(A)
+                val = mpmath.mpf(str(sp.N(r, 60)))
+                scale = max(abs(E[j]) for j in range(n))
+                vecs = [sp.Matrix([sp.Float(str(Q[i, j]), 40) for i in range(n)])
+                        for j in range(n) if abs(E[j] - val) < mpmath.mpf("1e-35") * scale]
+            if not vecs:
+                raise DerivationError(f"no eigenvector found for the eigenvalue {r}")
+            out.append((r, vecs, False))
+            continue
+        N = (G - r * sp.eye(n)).applyfunc(lambda x: sp.radsimp(sp.expand(x)))
+        basis = N.nullspace(simplify=True)
+        if not basis:
+            raise DerivationError(f"could not find the null space for eigenvalue {r}")
+        vecs = sp.GramSchmidt(basis, orthonormal=True)
+        vecs = [v.applyfunc(lambda x: sp.radsimp(sp.simplify(x))) for v in vecs]
+        out.append((r, vecs, True))
+    return out
+
+
+def _sign_fix(u: sp.Matrix, v: sp.Matrix, ref):
+    for x in v:
+        val = _num(x, ref)
+        if abs(val) > 1e-12:
+            return (u, v) if val > 0 else (-u, -v)
+    return u, v
+
+
+def exact_svd(M: sp.Matrix, reference: Mapping | None = None) -> SVD:
+    """Exact SVD of ``M`` (see the module docstring for method and conventions).
+
+    >>> import sympy as sp
+    >>> exact_svd(sp.Matrix([[1, 1, 0], [0, 0, 2]])).singular_values
+    [2, sqrt(2)]
+    """
+    M = sp.Matrix(M).applyfunc(sp.expand)
+    ref = dict(reference) if reference else reference_values(M.free_symbols)
+    modes = []
+    for rows, cols in _components(M):
+        B = M.extract(rows, cols)
+        if B.rows == 1 or B.cols == 1:
+            flat = list(B)
+            s = _simp(sp.sqrt(sum(x ** 2 for x in flat)))
+            if B.rows == 1:
+                u_b, v_b = sp.Matrix([1]), (B.T / s).applyfunc(_simp)
+            else:
+                u_b, v_b = (B / s).applyfunc(_simp), sp.Matrix([1])
+            blocks = [(s, u_b, v_b, True)]
+        else:
+            blocks = []
+            if B.cols <= B.rows:
+                for lam, vecs, ex in _eigen_gram((B.T * B).applyfunc(sp.expand), ref):
+                    s = _simp(sp.sqrt(lam))
+                    for v_b in vecs:
+                        u_b = (B * v_b / s)
+                        u_b = u_b.applyfunc(_simp) if ex else u_b.applyfunc(lambda x: sp.N(x, 30))
+                        blocks.append((s, u_b, v_b, ex))
+            else:
+                for lam, vecs, ex in _eigen_gram((B * B.T).applyfunc(sp.expand), ref):
+                    s = _simp(sp.sqrt(lam))
+                    for u_b in vecs:
+                        v_b = (B.T * u_b / s)
+                        v_b = v_b.applyfunc(_simp) if ex else v_b.applyfunc(lambda x: sp.N(x, 30))
+                        blocks.append((s, u_b, v_b, ex))
+        for s, u_b, v_b, ex in blocks:
+            u = sp.zeros(M.rows, 1)
+            v = sp.zeros(M.cols, 1)
+            for a, i in enumerate(rows):
+                u[i] = u_b[a]
+            for a, j in enumerate(cols):
+                v[j] = v_b[a]
+            u, v = _sign_fix(u, v, ref)
+            modes.append(Mode(s, u, v, None, ex))
+    # stable order: by value, descending; ties keep discovery order
+    modes = sorted(modes, key=lambda m: -_num(m.s, ref))
+    return SVD(tuple(modes), (M.rows, M.cols), ref)
+
+
+def numeric_svd(M: np.ndarray, tol: float = 1e-12):
+    """numpy SVD with theorykit's conventions (descending, first non-zero of v positive, rank-trimmed)."""
+    U, s, Vt = np.linalg.svd(np.asarray(M, dtype=float), full_matrices=False)
+    keep = s > tol * max(1.0, s[0] if s.size else 1.0)
+    U, s, V = U[:, keep], s[keep], Vt[keep].T
+    for a in range(s.size):
+        i = np.flatnonzero(np.abs(V[:, a]) > 1e-9)
+        if i.size and V[i[0], a] < 0:
+            U[:, a] *= -1
+            V[:, a] *= -1
+    return U, s, V
