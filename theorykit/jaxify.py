@@ -51,7 +51,10 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
     extra = expr.free_symbols - set(args)
     if extra:
         raise NotJaxSafe(f"free symbols {sorted(map(str, extra))} are not among the arguments")
-    f = sp.lambdify(list(args), expr, modules="jax")
+    try:
+        f = sp.lambdify(list(args), expr, modules="jax")
+    except Exception as exc:  # SymPy's JAX printer has no translation for some function
+        raise NotJaxSafe(f"no JAX translation: {exc}") from None
     g = f.__globals__
     for name in _names(f.__code__):
         if name in _ALLOWED_BUILTINS:

@@ -179,7 +179,9 @@ def _eigen_gram(G: sp.Matrix, ref):
             continue
         if deg <= 2 or (deg <= 4 and not symbolic):
             rts = sp.roots(fp, multiple=True)
-            if len(rts) != deg:
+            # radicals only where they are real surds: a cubic with three real roots
+            # (casus irreducibilis) would need complex radicals, so keep CRootOf there
+            if len(rts) != deg or (deg > 2 and any(r.has(sp.I) or sp.count_ops(r) > 40 for r in rts)):
                 rts = None
         else:
             rts = None

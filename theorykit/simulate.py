@@ -141,7 +141,7 @@ def _random_init(spec: GDLNSpec, std, dtype):
             Ws = []
             for a, b in zip(dims[:-1], dims[1:]):
                 key, k = jax.random.split(key)
-                Ws.append(std * jax.random.normal(k, (b, a), dtype=dtype))
+                Ws.append((std * jax.random.normal(k, (b, a), dtype=jnp.float64)).astype(dtype))
             params.append(Ws)
         return params
 
@@ -257,7 +257,8 @@ def simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, s
         Ws = []
         for a, b in zip(dims[:-1], dims[1:]):
             key, k = jax.random.split(key)
-            Ws.append(init_std * jax.random.normal(k, (b, a), dtype=dt))
+            # drawn in float64 and cast, so float32 and float64 runs start from the same weights
+            Ws.append((init_std * jax.random.normal(k, (b, a), dtype=jnp.float64)).astype(dt))
         return Ws
 
     def loss_fn(params):

@@ -1,0 +1,84 @@
+"""Simulation against theory: exact aligned weights follow the closed form up to O(η), and the
+discrete recurrence exactly; the race reduction follows coupled GDLNs; divergence is reported."""
+import numpy as np
+import pytest
+import sympy as sp
+
+import theorykit as tk
+from theorykit.errors import DivergenceError
+
+
+def _steps_to_converge(der, values, factor=2.5):
+    th = [float(sp.N(x.subs(der._numeric_values(values)))) for ts in der.t_half.values() for x in ts]
+    return int(factor * max(th))
+
+
+@pytest.mark.parametrize("reln", ["linear", "xor"])
+@pytest.mark.parametrize("delta", [0.5, 1.0, 1.5])
+def test_xor_relns_aligned_simulation_matches_closed_form(reln, delta):
+    # η = 0.001: the gradient-descent/flow gap is O(η·s); at η = 0.002 it measured 1.02e-3·L(0)
+    # for the linear ReLN at Δ = 1.5 (s = 0.75), so 0.001 leaves room under the issue's 1e-3.
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()[reln], tk.Training(lr=0.001, a0=1e-3))
+    der = tk.Derivation(spec, values={"Delta": delta})
+    assert der.method == "closed-form"
+    steps = _steps_to_converge(der, {})
+    sim = tk.simulate_gdln(spec, values={"Delta": delta}, seeds=2, steps=steps)
+    flow = der.predict_loss(sim.t)
+    gd = der.predict_loss(sim.t, discrete=True)
+    L0 = sim.mean[0]
+    assert np.max(np.abs(sim.loss - gd)) / L0 < 1e-10          # the discrete recurrence is exact
+    assert np.max(np.abs(sim.mean - flow)) / L0 < 1e-3          # the flow, within O(η)
+    assert sim.mean[-1] < 0.05 * L0                             # and the run did learn
+
+
+def test_summed_loss_uses_tau_one_over_P_eta():
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"], tk.Training(lr=0.0005, a0=1e-3, loss="sum"))
+    der = tk.Derivation(spec, values={"Delta": 1})
+    assert spec.tau == pytest.approx(1 / (4 * 0.0005))
+    sim = tk.simulate_gdln(spec, values={"Delta": 1}, seeds=1, steps=_steps_to_converge(der, {}))
+    assert sim.mean[0] == pytest.approx(4 * 0.5, rel=1e-2)     # ½ Σ_μ y² = 2 with four labels ±1 (a0 > 0)
+    assert np.max(np.abs(sim.mean - der.predict_loss(sim.t, discrete=True))) < 1e-10
+
+
+def test_race_reduction_tracks_coupled_gdln_at_order_eta():
+    """Coupled pathways (common + double on the 4-item, 3-context task): the race reduction is the
+    gradient flow of balanced maps, so aligned simulations approach it as η shrinks (gap O(η))."""
+    task = tk.contexts(4, 3)
+    errs = []
+    for lr in (0.04, 0.02):
+        spec = tk.GDLNSpec(task, tk.context_pathways(4, 3, [(0, 1), (0, 2), (1, 2)], hidden=8),
+                           tk.Training(lr=lr, a0=1e-3))
+        der = tk.Derivation(spec)
+        assert der.method == "race-reduction" and der.couplings
+        steps = int(40 / lr)
+        sim = tk.simulate_gdln(spec, seeds=1, steps=steps)
+        ts = np.arange(0, steps + 1, steps // 40)
+        pred = der.predict_loss(ts)
+        errs.append(np.max(np.abs(sim.mean[ts] - pred)) / pred[0])
+    assert errs[1] < 1e-2           # measured 7.5e-3 at η = 0.02 (3.8e-3 at 0.01)
+    assert 1.6 < errs[0] / errs[1] < 2.5, errs      # first order in η
+
+
+def test_single_pathway_race_equals_closed_form():
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"][:1], tk.Training(lr=0.01))
+    ts = np.linspace(0, 3000, 31)
+    closed = tk.Derivation(spec, values={"Delta": 0.8}).predict_loss(ts)
+    race = tk.Derivation(spec, method="race-reduction", values={"Delta": 0.8}).predict_loss(ts)
+    np.testing.assert_allclose(race, closed, rtol=1e-6, atol=1e-9)
+
+
+def test_divergence_is_reported_not_written():
+    spec = tk.GDLNSpec(tk.xor_margin(1), tk.xor_relns()["linear"], tk.Training(lr=50.0))
+    with pytest.raises(DivergenceError, match="lr"):
+        tk.simulate_gdln(spec, seeds=1, steps=200)
+
+
+def test_relu_simulation_shapes_seeds_and_float32():
+    X, Y = tk.xor_margin(1).numeric()
+    r64 = tk.simulate_relu(X, Y, hidden=16, lr=0.05, steps=50, seeds=3, init_std=0.1)
+    assert r64.loss.shape == (3, 51) and r64.extra["gates"][0].shape == (3, 16, 4)
+    again = tk.simulate_relu(X, Y, hidden=16, lr=0.05, steps=50, seeds=3, init_std=0.1)
+    np.testing.assert_array_equal(r64.loss, again.loss)        # seeded
+    assert not np.allclose(r64.loss[0], r64.loss[1])            # seeds differ
+    r32 = tk.simulate_relu(X, Y, hidden=16, lr=0.05, steps=50, seeds=3, init_std=0.1, dtype="float32")
+    np.testing.assert_allclose(r32.loss, r64.loss, rtol=1e-4)

@@ -1,0 +1,268 @@
+"""Section 3 (XoR with a margin): the derivation of Δ*, the ReLNs' closed forms against simulation,
+and the measurement functions of the ``xor`` validation suite (THEORY.md §2, §4)."""
+import json
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given
+from hypothesis import strategies as st
+
+import theorykit as tk
+from theorykit.suites import load_package, load_suite
+
+
+@pytest.fixture(scope="module")
+def xc():
+    load_package("derivations")
+    from theorykit.derivations import xor_crossover
+
+    return xor_crossover
+
+
+@pytest.fixture(scope="module")
+def theory(xc):
+    return xc.derive()
+
+
+@pytest.fixture(scope="module")
+def suite():
+    return load_suite("xor")
+
+
+# -------------------------------------------------------------------------------------------------
+# derivation
+# -------------------------------------------------------------------------------------------------
+def test_crossover_is_sqrt_two_thirds(theory):
+    """Δ* derived by sympy.solve from the derived singular values equals √(2/3) (THEORY.md §4)."""
+    assert sp.simplify(theory["crossover"] - sp.sqrt(sp.Rational(2, 3))) == 0
+    assert theory["crossover_float"] == pytest.approx(math.sqrt(2 / 3), abs=1e-15)
+    assert theory["faster_below"] == "xor" and theory["faster_above"] == "linear"
+    assert theory["linear_faster_set"] == sp.Interval.open(sp.sqrt(sp.Rational(2, 3)), sp.oo)
+
+
+
+@given(st.floats(min_value=1e-3, max_value=10.0, allow_nan=False))
+def test_s_and_d_match_theory(theory, delta):
+    D = theory["Delta"]
+    val = {D: sp.Float(delta, 30)}
+    ev = lambda e: float(sp.N(sp.sympify(e).subs(val), 20))  # noqa: E731
+    assert ev(theory["s_linear"]) == pytest.approx(delta / 2, rel=1e-12)
+    assert ev(theory["d_linear"]) == pytest.approx(delta ** 2 / 2, rel=1e-12)
+    assert ev(theory["s_xor"]) == pytest.approx(math.sqrt(2 + delta ** 2) / 4, rel=1e-12)
+    assert ev(theory["d_xor"]) == pytest.approx((2 + delta ** 2) / 4, rel=1e-12)
+    # every pathway of a ReLN has the same mode (the symmetry the paper uses)
+    for name in ("linear", "xor"):
+        for q in theory[name]["pathways"].values():
+            assert ev(q["s"]) == pytest.approx(ev(theory[name]["s"]), rel=1e-12)
+            assert ev(q["d"]) == pytest.approx(ev(theory[name]["d"]), rel=1e-12)
+
+
+@given(st.floats(0.05, 3.0), st.floats(0.0, 3000.0), st.floats(1e-4, 1e-2))
+def test_total_losses_are_eqs_22_23(theory, delta, time, a0):
+    """L(t) = ½ − n (s a − ½ d a²) with the logistic a(t), n = 2 (linear) and 4 (XoR); τ = 20."""
+    D = theory["Delta"]
+    tau = 20.0
+    for name, n, s, d in (("linear", 2, delta / 2, delta ** 2 / 2),
+                          ("xor", 4, math.sqrt(2 + delta ** 2) / 4, (2 + delta ** 2) / 4)):
+        a = (s / d) / (1 + (s / (d * a0) - 1) * math.exp(-2 * s * time / tau))
+        want = 0.5 - n * (s * a - 0.5 * d * a * a)
+        got = float(sp.N(theory[name]["loss"].subs({D: delta, tk.t: time, tk.tau: tau, tk.a0: a0}), 20))
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
+
+
+def test_half_loss_time_solves_the_loss(theory):
+    """The derived t½ is where the closed-form loss equals half its initial value."""
+    D = theory["Delta"]
+    for name in ("linear", "xor"):
+        for delta in (0.3, 0.8165, 1.7):
+            vals = {D: delta, tk.tau: 20.0, tk.a0: 2e-3}
+            th = float(sp.N(theory[name]["t_half_loss"].subs(vals)))
+            L = theory[name]["loss"].subs(vals)
+            L0 = float(sp.N(L.subs(tk.t, 0)))
+            assert float(sp.N(L.subs(tk.t, th))) == pytest.approx(L0 / 2, rel=1e-10)
+
+
+def test_a0_rule_learning_times_cross_at_delta_star(theory):
+    lt = theory["learning_time_crossover"]
+    assert lt["equal_at_crossover"] is True
+    assert lt["difference_at_crossover"] == 0
+
+
+def test_implementability(theory):
+    """A ReLU unit on ±v reproduces the linear ReLN's gates for Δ > 0 and the XoR ReLN's for Δ ≤ √2."""
+    assert theory["implementable"]["linear"]["all"] == sp.Interval.open(0, sp.oo)
+    assert theory["implementable"]["xor"]["all"] == sp.Interval(0, sp.sqrt(2))
+
+
+def test_derivation_uses_the_task_encoding(xc):
+    """Another encoding (third coordinate scaled by 2) moves Δ* accordingly: derived, not typed."""
+    D = sp.Symbol("Delta", nonnegative=True)
+    base = tk.xor_margin()
+    X = base.X.subs(base.symbols["Delta"], 2 * D)
+    task = tk.Task(X, base.Y, {"Delta": D}, "xor-scaled")
+    out = xc.derive(task=task)
+    assert sp.simplify(out["crossover"] - sp.sqrt(sp.Rational(2, 3)) / 2) == 0
+
+
+def test_latex_and_script(xc, theory, capsys):
+    tex = theory["latex"]
+    assert r"\Delta^\ast = \frac{\sqrt{6}}{3}" in tex
+    assert "Eq.~22" in tex and "Eq.~23" in tex
+    assert xc.main() == 0
+    out = capsys.readouterr().out
+    assert out.startswith(r"\documentclass") and out.rstrip().endswith(r"\end{document}")
+
+
+# -------------------------------------------------------------------------------------------------
+# closed forms against gradient descent (aligned initialisation)
+# -------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["linear", "xor"])
+@pytest.mark.parametrize("delta", [0.5, 1.0, 1.6])
+def test_aligned_gdln_matches_closed_form(name, delta):
+    """Core simulate_gdln with aligned init, small lr: within 1e-3 of the initial loss (GD vs flow is O(η))."""
+    tr = tk.Training(lr=0.002, loss="mean", a0=0.01, steps=9000)
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns(hidden=8)[name], training=tr)
+    sim = tk.simulate_gdln(spec, init="aligned", seeds=1, values={"Delta": delta})
+    der = tk.Derivation(spec, values={"Delta": delta})
+    pred = der.predict_loss(sim.t)
+    assert sim.mean[-1] < 0.05 * sim.mean[0]  # it learned
+    assert np.max(np.abs(sim.mean - pred)) / sim.mean[0] < 1e-3
+
+
+def test_suite_aligned_grid_is_the_discrete_recurrence(suite, theory):
+    """The suite's vmapped aligned-init ReLN simulation equals the exact discrete mode recurrence."""
+    import jax
+    import jax.numpy as jnp
+
+    D = theory["Delta"]
+    task = tk.xor_margin()
+    deltas = np.array([0.0, 0.4, 1.3])
+    Xs = np.stack([task.numeric({"Delta": x})[0] for x in deltas])
+    Y = task.numeric({"Delta": 1.0})[1]
+    lr, steps, a0 = 0.05, 400, 2e-3
+    for name in ("linear", "xor"):
+        paths = [p.resolve(task) for p in tk.xor_relns(16)[name]]
+        U, V = [], []
+        for q in theory[name]["pathways"].values():
+            U.append(np.stack([np.array(q["u"].subs(D, x).evalf(), float).ravel() for x in deltas]))
+            V.append(np.stack([np.array(q["v"].subs(D, x).evalf(), float).ravel() for x in deltas]))
+        rec, lt = suite.simulate_reln_aligned_grid(jnp.asarray(Xs), jnp.asarray(Y), jax.random.split(
+            jax.random.PRNGKey(3), 2), paths, U, V, [a0] * len(paths), lr=lr, steps=steps)
+        rec = np.asarray(rec)
+        for i, x in enumerate(deltas):
+            s = float(sp.N(theory[name]["s"].subs(D, x)))
+            d = float(sp.N(theory[name]["d"].subs(D, x)))
+            a = tk.discrete_mode_recurrence(s, d, a0, 1 / lr, steps)
+            want = 0.5 - len(paths) * (s * a - 0.5 * d * a * a)
+            assert np.max(np.abs(rec[i] - want[None, :])) < 1e-10
+
+
+def test_suite_relu_grid_matches_core_simulate_relu(suite):
+    """One program over Δ × seeds gives the core's ReLU loss curves, Δ by Δ (same initial weights)."""
+    import jax
+    import jax.numpy as jnp
+
+    task = tk.xor_margin()
+    deltas = np.array([0.0, 0.7, 1.9])
+    Xs = np.stack([task.numeric({"Delta": x})[0] for x in deltas])
+    Y = task.numeric({"Delta": 1.0})[1]
+    keys = jax.random.split(jax.random.PRNGKey(0), 3)
+    params, rec, lt = suite.simulate_relu_grid(jnp.asarray(Xs), jnp.asarray(Y), keys, hidden=32, lr=0.05,
+                                               steps=300, std=0.01)
+    rec, lt = np.asarray(rec), np.asarray(lt)
+    for i in range(len(deltas)):
+        core = tk.simulate_relu(Xs[i], Y, hidden=32, lr=0.05, steps=300, seeds=3, init_std=0.01)
+        np.testing.assert_allclose(rec[i], core.loss, rtol=1e-10, atol=1e-14)
+        # on-device learning time = the measurement function on the recorded curve
+        np.testing.assert_allclose(lt[i], suite.learning_time(core.loss), rtol=1e-10)
+
+
+# -------------------------------------------------------------------------------------------------
+# measurement functions on synthetic curves
+# -------------------------------------------------------------------------------------------------
+def test_learning_time_known_answers(suite):
+    t = np.arange(201.0)
+    lin = 1.0 - t / 100.0                            # half at t = 50 exactly
+    assert suite.learning_time(lin) == pytest.approx(50.0)
+    assert suite.learning_time(np.array([1.0, 0.8, 0.4])) == pytest.approx(1.75)
+    assert np.isnan(suite.learning_time(np.full(10, 1.0)))
+    logistic = 1.0 / (1.0 + np.exp((t - 120.0) / 7.0))
+    want = 120.0 + 7.0 * math.log(2.0 / logistic[0] - 1.0)   # solves logistic(t) = logistic(0)/2
+    assert suite.learning_time(logistic) == pytest.approx(want, abs=0.05)
+    batch = np.stack([lin, np.full(201, 1.0), logistic])[None]
+    got = suite.learning_time(batch)
+    assert got.shape == (1, 3) and got[0, 0] == pytest.approx(50.0) and np.isnan(got[0, 1])
+    # recorded every 4 steps
+    assert suite.learning_time(lin[::4], times=t[::4]) == pytest.approx(50.0)
+
+
+def test_switch_point_known_answers(suite):
+    x = np.linspace(0, 2, 21)
+    step = (x > 0.85).astype(float)
+    v, info = suite.switch_point(x, step)
+    assert 0.8 <= v <= 0.9 and info["misclassified"] == 0 and info["single_crossing"]
+    v, _ = suite.switch_point([0, 1, 2, 3], [0, 0.25, 0.75, 1])
+    assert v == pytest.approx(1.5)
+    noisy = step.copy()
+    noisy[3] = 1.0                                   # one outlier far from the switch
+    v, info = suite.switch_point(x, noisy)
+    assert 0.8 <= v <= 0.9 and info["misclassified"] == 1 and not info["single_crossing"]
+    assert suite.switch_point(x, np.zeros_like(x))[0] is None
+    assert suite.switch_point(x, np.ones_like(x))[0] is None
+    v, _ = suite.switch_point(x, x - 1.2, level=0.0)  # a signed difference crossing zero
+    assert v == pytest.approx(1.2)
+
+
+def test_classify_gates_known_patterns(suite):
+    two = [(1, 1, 0, 0), (0, 0, 1, 1)]
+    four = [tuple(int(i == m) for i in range(4)) for m in range(4)]
+    pre = np.array([[1.0, 2.0, -1.0, -3.0],    # two
+                    [-1.0, -1.0, 0.5, 0.5],    # two
+                    [2.0, -1.0, -1.0, -1.0],   # four
+                    [-1.0, -1.0, -1.0, -1.0],  # dead
+                    [1.0, 1.0, 1.0, -1.0],     # three-point
+                    [1.0, -1.0, 1.0, -1.0],    # mixed two
+                    [1.0, 1e-12, -1.0, -1.0]])  # on the kink: four with the tolerance, two without
+    g = suite.classify_gates(pre, two, four)
+    assert g["two"] == pytest.approx(2 / 7) and g["four"] == pytest.approx(2 / 7)
+    assert g["other"] == pytest.approx(3 / 7) and g["dead"] == pytest.approx(1 / 7)
+    assert g["three_point"] == pytest.approx(1 / 7) and g["mixed_two"] == pytest.approx(1 / 7)
+    strict = suite.classify_gates(pre, two, four, tol=0.0)
+    assert strict["two"] == pytest.approx(3 / 7) and strict["four"] == pytest.approx(1 / 7)
+    w = np.array([1.0, 0, 0, 0, 0, 0, 0])
+    assert suite.classify_gates(pre, two, four, weights=w)["two"] == pytest.approx(1.0)
+    # batch axes
+    assert suite.classify_gates(np.stack([pre, pre]), two, four)["two"].shape == (2,)
+
+
+def test_closest_curve(suite):
+    t = np.arange(100.0)
+    relu = np.exp(-t / 10)
+    name, dists = suite.closest(relu, {"linear": np.exp(-t / 30), "xor": np.exp(-t / 11)})
+    assert name == "xor" and dists["xor"] < dists["linear"]
+
+
+# -------------------------------------------------------------------------------------------------
+# the suite end to end, tiny
+# -------------------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_suite_tiny_run(suite, tmp_path):
+    cfg = {"n_delta": 5, "seeds": 2, "steps": 400, "hidden": 16, "curve_deltas": [0.0, 1.0, 2.0]}
+    res = suite.run(tmp_path, "quick", progress=False, config=cfg)
+    tk.write_json(tmp_path / "xor.json", res)          # JSON-safe (no NaN)
+    back = json.loads((tmp_path / "xor.json").read_text())
+    assert back["crossover_theory"]["exact"] == "sqrt(6)/3"
+    assert back["crossover_theory"]["float"] == pytest.approx(math.sqrt(2 / 3))
+    assert {"value", "method", "estimates"} <= set(back["crossover_sim"])
+    assert len(back["learning_time"]["table"]) == 5
+    assert isinstance(back["median_rel_error_to_faster_reln"], float)
+    ids = {c["id"] for c in back["claims"]}
+    assert {"finding1-learning-time", "finding1-switch-point", "crossover-derived"} <= ids
+    for c in back["claims"]:
+        assert c["verdict"] in ("supported", "partly supported", "not supported")
+    for f in ("fig2d_learning_time.png", "fig2e_loss_curves.png"):
+        assert (tmp_path / f).stat().st_size > 1000
+    # the aligned-init ReLNs follow the exact discrete recurrence
+    assert max(back["reln_agreement"]["aligned_init_discrete"].values()) < 1e-10

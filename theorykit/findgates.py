@@ -1,0 +1,619 @@
+"""Finding gates: Algorithm 1 of the paper (THEORY.md §7) and the exact ReLN (Definition 3.1).
+
+Pipeline (every step is a plain function, so each can be tested on its own):
+
+1. :func:`train_relu` -- full-batch gradient descent on bias-free ReLU networks over several
+   seeds (vmapped), recording every ``every`` steps the first hidden layer's binary activity
+   (H × P per snapshot) and the network's outputs. Its initialisation replicates
+   :func:`theorykit.simulate.simulate_relu` key for key, so the two agree to rounding.
+2. :func:`unit_rows` -- stack the snapshots: one row per (seed, snapshot, unit), the unit's
+   binary activity over the P datapoints.
+3. :func:`cluster_gates` -- scikit-learn ``KMeans(n_clusters=K, n_init, random_state)`` over
+   the rows. Identical rows are merged first and passed with ``sample_weight`` (their count):
+   the k-means objective is unchanged, the run is much faster.
+4. :func:`centroids_to_patterns` -- threshold each centroid at 0.5 to get a 0/1 gate per
+   datapoint; all-zero patterns are dropped, identical patterns merged (their shares add).
+5. :func:`patterns_to_spec` -- a :class:`~theorykit.gating.GDLNSpec` with one pathway per
+   pattern (inputs and outputs "all"); pathway hidden width = its share of the units ×
+   the ReLU network's width, at least the rank of its effective Σyx.
+6. :func:`elbow_scores` / :func:`choose_elbow` -- for K = 1 … 8, train the GDLN of the K
+   patterns from random weights with the ReLU network's hyper-parameters (:func:`train_gdln`)
+   and score it by the mean squared error between its outputs and the ReLU network's,
+   averaged over checkpoints (every ``every`` steps), datapoints, output units and paired
+   seeds. **Elbow rule** (default ``"improvement"``, threshold 0.1): the smallest K such that
+   no larger K lowers the score by more than 10 % of the total improvement
+   ``score(K=1) − min score``. The alternative ``"chord"`` rule picks the K farthest from
+   the chord between the first and last point of the curve (both axes scaled to [0, 1]).
+
+:func:`find_gates` runs the whole algorithm on a task or a spec.
+
+The **exact ReLN** (Definition 3.1): gate each hidden unit by the ReLU network's own
+activity ``1[pre-activation > 0]``. :func:`exact_reln_outputs` is its output at given weights
+(one pathway per hidden unit for one hidden layer; node-gated linear layers in general);
+:func:`exact_reln_trajectory` trains it by gradient descent with the gates read off the ReLU
+network at every step and returns both networks' outputs at every checkpoint.
+
+Race reduction on numbers (:func:`race_system_numeric`, :func:`race_loss`): the effective
+datasets ``Σyx_p = (1/P) Y diag(g_p) Xᵀ`` and ``Σx_qp = (1/P) X diag(g_q g_p) Xᵀ`` in numpy,
+for data too large for exact SymPy (e.g. the digits). Initial mode strength rule for random
+initial weights of standard deviation σ and width H per layer: ``a0 = (σ √H)^L`` for a
+depth-L pathway (each random layer has norm σ√H along any fixed direction; the strength of
+the pathway once its hidden vectors have aligned). This is a stated rule, not a fit.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import jaxify  # noqa: F401  (float64)
+from .errors import DivergenceError, SpecError
+from .gating import GDLNSpec, Pathway, Training
+from .simulate import gdln_forward, relu_forward, relu_gates
+from .task import Task
+
+__all__ = ["ReluRun", "GdlnRun", "FoundGates", "train_relu", "train_gdln", "unit_rows", "cluster_gates",
+           "centroids_to_patterns", "patterns_to_spec", "pattern_ranks", "elbow_scores", "choose_elbow",
+           "find_gates", "unstack_gdln", "exact_reln_outputs", "exact_reln_trajectory", "race_system_numeric", "race_loss",
+           "random_init_a0", "ELBOW_THRESHOLD"]
+
+#: default threshold of the "improvement" elbow rule (fraction of the total improvement)
+ELBOW_THRESHOLD = 0.1
+
+
+# ---------------------------------------------------------------------------------------------
+# Training with checkpoints
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class ReluRun:
+    """ReLU networks trained with checkpoints every ``every`` steps.
+
+    t_ck: checkpoint times (0, every, …, and the final step). loss: seeds × (steps+1).
+    outputs: seeds × checkpoints × p × P. snapshots: seeds × (checkpoints−1) × H × P binary
+    first-layer activity at t_ck[:-1] (Algorithm 1 samples every ``every`` steps).
+    params: final weights (batched over seeds). params_ck: weights at every checkpoint (optional).
+    """
+
+    t_ck: np.ndarray
+    loss: np.ndarray
+    outputs: np.ndarray
+    snapshots: np.ndarray
+    params: list
+    params_ck: list | None = None
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass
+class GdlnRun:
+    t_ck: np.ndarray
+    loss: np.ndarray
+    outputs: np.ndarray
+    params: list
+    params_ck: list | None = None
+
+
+def _loss(Yh, Y, loss):
+    r = 0.5 * jnp.sum((Y - Yh) ** 2)
+    return r if loss == "sum" else r / Y.shape[1]
+
+
+def _checkpoints(steps, every):
+    if not isinstance(every, int) or every < 1:
+        raise SpecError("every", f"needs a positive integer, got {every!r}", "e.g. every = 100")
+    n = steps // every
+    return n, np.array([i * every for i in range(n)] + [steps])
+
+
+@functools.lru_cache(maxsize=None)
+def _trainer(kind: str, n_layers: int, steps: int, every: int, loss: str, keep_params: bool):
+    """A jitted, seed-vmapped gradient-descent loop with checkpoints.
+
+    Compiled once per (static settings, array shapes): the data, gates and learning rate are
+    arguments, so trying K = 1 … 8 with the same total width reuses one compilation.
+    kind ``"relu"``: ``ŷ = W_L relu(… relu(W_1 x))``. kind ``"gated"``: a GDLN in unit-gated
+    form, ``ŷ = W_L (G ⊙ ((W_{L−1} ⊙ B) … W_1 x))`` with ``G`` the gate of each hidden unit's
+    pathway on each datapoint and ``B`` a block mask keeping middle layers within a pathway."""
+    n = steps // every
+    rem = steps - n * every
+
+    def forward(p, X, G, B):
+        if kind == "relu":
+            return relu_forward(p, X)
+        h = p[0] @ X
+        for W in p[1:-1]:
+            h = (W * B) @ h
+        return p[-1] @ (G * h)
+
+    def run(p0, X, Y, G, B, lr):
+        def loss_fn(p):
+            return _loss(forward(p, X, G, B), Y, loss)
+
+        vg = jax.value_and_grad(loss_fn)
+
+        def step(p, _):
+            val, g = vg(p)
+            return [w - lr * gw for w, gw in zip(p, g)], val
+
+        def chunk(p, _):
+            snap = relu_gates(p, X)[0] if kind == "relu" else jnp.zeros((), bool)
+            rec = (forward(p, X, G, B), snap, p if keep_params else None)
+            p, vals = jax.lax.scan(step, p, None, length=every)
+            return p, (vals, rec)
+
+        with jax.default_matmul_precision("highest"):
+            p, (vals, recs) = jax.lax.scan(chunk, list(p0), None, length=n)
+            losses = vals.reshape(-1)
+            if rem:
+                p, ev = jax.lax.scan(step, p, None, length=rem)
+                losses = jnp.concatenate([losses, ev])
+            return p, jnp.concatenate([losses, loss_fn(p)[None]]), recs, forward(p, X, G, B)
+
+    return jax.jit(jax.vmap(run, in_axes=(0, None, None, None, None, None)))
+
+
+def _execute(kind, p0, X, Y, G, B, lr, steps, every, loss, keep_params):
+    n, t_ck = _checkpoints(steps, every)
+    fn = _trainer(kind, len(p0), int(steps), int(every), loss, bool(keep_params))
+    params, losses, recs, final = fn(p0, X, Y, G, B, jnp.asarray(lr, jnp.float64))
+    outs = np.concatenate([np.asarray(recs[0]), np.asarray(final)[:, None]], axis=1)
+    snaps = np.asarray(recs[1]) if kind == "relu" else None
+    pck = None
+    if keep_params:
+        pck = [np.concatenate([np.asarray(a), np.asarray(b)[:, None]], axis=1) for a, b in zip(recs[2], params)]
+    return t_ck, np.asarray(losses, dtype=float), outs, snaps, [np.asarray(w) for w in params], pck
+
+
+def _check(loss, what, lr):
+    if (~np.isfinite(loss)).any() or (loss[:, -1] > 10 * loss[:, 0] + 1e-12).any():
+        raise DivergenceError(f"{what} diverged with lr={lr}; lower the learning rate")
+
+
+@functools.lru_cache(maxsize=None)
+def _normal_init(dims: tuple):
+    """Jitted, seed-vmapped N(0, 1) weights of a chain of layers ``dims`` (compiled once per dims).
+
+    The keys are split exactly as in :func:`theorykit.simulate.simulate_relu`."""
+    def init(key):
+        Ws = []
+        for a, b in zip(dims[:-1], dims[1:]):
+            key, k = jax.random.split(key)
+            Ws.append(jax.random.normal(k, (b, a), dtype=jnp.float64))
+        return Ws
+
+    return jax.jit(jax.vmap(init))
+
+
+def _init(dims, init_std, seed, seeds):
+    keys = jax.random.split(jax.random.PRNGKey(seed), seeds)
+    return [init_std * W for W in _normal_init(tuple(int(x) for x in dims))(keys)]
+
+
+def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std: float = 0.01,
+               loss: str = "mean", seed: int = 0, every: int = 100, keep_params: bool = False) -> ReluRun:
+    """Bias-free ReLU networks (one or more hidden layers), full-batch GD, vmapped over seeds.
+
+    The initial weights are those of :func:`theorykit.simulate.simulate_relu` with the same
+    ``seed`` (same key splits), so the loss curves agree to rounding."""
+    if loss not in ("mean", "sum"):
+        raise SpecError("loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
+    X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
+    widths = [int(hidden)] if isinstance(hidden, (int, np.integer)) else [int(w) for w in hidden]
+    p0 = _init([X.shape[0]] + widths + [Y.shape[0]], init_std, seed, seeds)
+    dummy = jnp.zeros(())
+    t_ck, losses, outs, snaps, params, pck = _execute("relu", p0, X, Y, dummy, dummy, lr, steps, every, loss,
+                                                      keep_params)
+    _check(losses, "ReLU training", lr)
+    settings = {"hidden": widths, "lr": lr, "steps": steps, "seeds": seeds, "init_std": init_std, "loss": loss,
+                "seed": seed, "every": every}
+    return ReluRun(t_ck, losses, outs, snaps, params, pck, settings)
+
+
+def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, seeds: int = 4,
+               init_std: float = 0.01, loss: str = "mean", seed: int = 0, every: int = 100,
+               depth: int = 2, keep_params: bool = False) -> GdlnRun:
+    """A GDLN of fixed gates (K × P, one row per pathway) from random N(0, init_std²) weights.
+
+    Pathway j has ``hidden[j]`` units per hidden layer and ``depth`` weight layers, sees every
+    input and writes every output. The pathways are laid side by side in unit-gated form:
+    hidden units ``sum(hidden[:j]) … sum(hidden[:j+1])−1`` belong to pathway j,
+    ``ŷ = W_L (G ⊙ ((W_{L−1} ⊙ B) … W_1 x))`` with ``G`` each unit's pathway gate and ``B`` the
+    block mask that keeps a middle layer inside its pathway. This is the GDLN of
+    :func:`theorykit.simulate.gdln_forward` exactly (same outputs, same gradients).
+
+    Initial weights: the stacked matrices are drawn as for a ReLU network of the same widths
+    with the same ``seed`` (:func:`train_relu`), so a GDLN and a ReLU network of equal total
+    width start from identical weights (paired seeds); middle-layer entries outside the
+    blocks are masked and never matter. ``params`` come back in that stacked form."""
+    X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
+    G = np.asarray(gates, dtype=float)
+    K = G.shape[0]
+    hidden = [int(h) for h in hidden]
+    if len(hidden) != K:
+        raise SpecError("hidden", f"{len(hidden)} widths for {K} pathways", "give one width per pathway")
+    Ht = sum(hidden)
+    p0 = _init([X.shape[0]] + [Ht] * (depth - 1) + [Y.shape[0]], init_std, seed, seeds)
+    Gu = jnp.asarray(np.repeat(G, hidden, axis=0))
+    owner = np.repeat(np.arange(K), hidden)
+    B = jnp.asarray((owner[:, None] == owner[None, :]).astype(float)) if depth > 2 else jnp.zeros(())
+    t_ck, losses, o, _, params, pck = _execute("gated", p0, X, Y, Gu, B, lr, steps, every, loss, keep_params)
+    _check(losses, "GDLN training", lr)
+    return GdlnRun(t_ck, losses, o, params, pck)
+
+
+def unstack_gdln(params, hidden: Sequence[int]) -> list:
+    """Per-pathway weight lists (as :func:`theorykit.simulate.gdln_forward` takes them) from the
+    stacked form of :func:`train_gdln` (one network, not batched)."""
+    offs = np.concatenate([[0], np.cumsum(hidden)])
+    out = []
+    for j in range(len(hidden)):
+        sl = slice(int(offs[j]), int(offs[j + 1]))
+        Ws = [params[0][sl, :]] + [W[sl, sl] for W in params[1:-1]] + [params[-1][:, sl]]
+        out.append(Ws)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Algorithm 1: snapshots → binary rows → k-means → patterns → spec
+# ---------------------------------------------------------------------------------------------
+def unit_rows(snapshots) -> np.ndarray:
+    """Stack binary snapshots (seeds × snapshots × H × P) into rows (N × P) of 0/1 floats."""
+    S = np.asarray(snapshots)
+    if S.ndim < 2:
+        raise ValueError("snapshots need at least two axes (units × datapoints)")
+    return S.reshape(-1, S.shape[-1]).astype(float)
+
+
+@dataclass
+class Clustering:
+    K: int
+    centroids: np.ndarray      # K × P
+    weights: np.ndarray        # K: number of rows in each cluster
+    inertia: float
+
+
+def cluster_gates(rows, K: int, seed: int = 0, n_init: int = 10) -> Clustering:
+    """scikit-learn k-means of binary unit rows into K centroids (duplicate rows merged, weighted)."""
+    from sklearn.cluster import KMeans
+
+    if n_init < 5:
+        raise ValueError("use at least 5 k-means restarts (n_init >= 5)")
+    rows = np.asarray(rows, dtype=float)
+    uniq, counts = np.unique(rows, axis=0, return_counts=True)
+    if len(uniq) < K:
+        # fewer distinct rows than clusters: each distinct row is a centroid
+        pad = K - len(uniq)
+        cents = np.vstack([uniq, np.repeat(uniq[:1], pad, axis=0)])
+        w = np.concatenate([counts, np.zeros(pad)])
+        return Clustering(K, cents, w.astype(float), 0.0)
+    km = KMeans(n_clusters=K, n_init=n_init, random_state=seed)
+    km.fit(uniq, sample_weight=counts)
+    w = np.bincount(km.labels_, weights=counts, minlength=K)
+    order = np.argsort(-w, kind="stable")
+    return Clustering(K, km.cluster_centers_[order], w[order], float(km.inertia_))
+
+
+def centroids_to_patterns(centroids, weights, threshold: float = 0.5):
+    """Threshold centroids at ``threshold`` → list of (pattern tuple, share of units).
+
+    All-zero patterns are dropped; identical patterns are merged (shares add); shares are
+    renormalised over the patterns kept and sorted by share, largest first."""
+    C = np.asarray(centroids, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    merged: dict = {}
+    for c, wt in zip(C, w):
+        pat = tuple(int(v) for v in (c > threshold))
+        if not any(pat) or wt <= 0:
+            continue
+        merged[pat] = merged.get(pat, 0.0) + float(wt)
+    if not merged:
+        return []
+    tot = sum(merged.values())
+    return sorted(((p, s / tot) for p, s in merged.items()), key=lambda it: -it[1])
+
+
+def pattern_ranks(X, Y, patterns, tol: float = 1e-9) -> list:
+    """Numerical rank of each pattern's effective Σyx = (1/P) Y diag(g) Xᵀ."""
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    out = []
+    for g in patterns:
+        S = (Y * np.asarray(g, float)[None, :]) @ X.T / X.shape[1]
+        sv = np.linalg.svd(S, compute_uv=False)
+        out.append(int(np.sum(sv > tol * max(sv.max(initial=0.0), 1e-300))) if sv.size and sv.max() > tol else 0)
+    return out
+
+
+def _hidden_split(shares, total, ranks):
+    """Widths proportional to ``shares``, each at least its rank, summing to ``total`` where
+    possible (the rounding remainder goes to the largest pathway)."""
+    h = [max(int(round(s * total)), r, 1) for s, r in zip(shares, ranks)]
+    j = int(np.argmax(h))
+    h[j] = max(h[j] + total - sum(h), ranks[j], 1)
+    return h
+
+
+def patterns_to_spec(task: Task, patterns, hidden_total: int, training: Training | None = None,
+                     name: str = "found-gates", values: Mapping | None = None, depth: int = 2) -> GDLNSpec:
+    """A GDLN spec with one pathway per (pattern, share); patterns whose Σyx is zero are dropped."""
+    X, Y = task.numeric(values)
+    pats = [p for p, _ in patterns]
+    ranks = pattern_ranks(X, Y, pats)
+    keep = [i for i, r in enumerate(ranks) if r > 0]
+    if not keep:
+        raise SpecError("patterns", "no pattern has a non-zero effective dataset", "use more clusters or seeds")
+    shares = np.array([patterns[i][1] for i in keep])
+    shares = shares / shares.sum()
+    hid = _hidden_split(shares, hidden_total, [ranks[i] for i in keep])
+    paths = [Pathway(f"g{j + 1}", tuple(pats[i]), "all", "all", hid[j], depth) for j, i in enumerate(keep)]
+    return GDLNSpec(task, tuple(paths), training or Training(), name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Elbow
+# ---------------------------------------------------------------------------------------------
+def output_mse(a, b) -> float:
+    """Mean squared difference of two output trajectories (seeds × checkpoints × p × P)."""
+    return float(np.mean((np.asarray(a) - np.asarray(b)) ** 2))
+
+
+def elbow_scores(X, Y, relu: ReluRun, Ks=range(1, 9), *, kmeans_seed: int = 0, n_init: int = 10,
+                 gdln_seed: int = 1, progress=None) -> list:
+    """For each K: k-means, patterns, a GDLN of those patterns trained with the ReLU settings.
+
+    Returns one dict per K: K, centroids, weights, patterns, hidden, mse (outputs, averaged over
+    checkpoints/datapoints/outputs/paired seeds), loss_mse, loss_max_rel_err, gdln_loss (mean)."""
+    st = relu.settings
+    rows = unit_rows(relu.snapshots)
+    out = []
+    for K in Ks:
+        cl = cluster_gates(rows, K, seed=kmeans_seed, n_init=n_init)
+        pats = centroids_to_patterns(cl.centroids, cl.weights)
+        gates = [p for p, _ in pats]
+        ranks = pattern_ranks(X, Y, gates)
+        keep = [i for i, r in enumerate(ranks) if r > 0]
+        rec = {"K": K, "centroids": cl.centroids, "weights": cl.weights, "inertia": cl.inertia,
+               "patterns": [gates[i] for i in keep], "shares": [pats[i][1] for i in keep]}
+        if not keep:
+            rec.update(mse=float(np.mean(relu.outputs ** 2)), loss_mse=float("nan"), hidden=[], gdln_loss=None,
+                       loss_max_rel_err=float("nan"))
+            out.append(rec)
+            continue
+        sh = np.array(rec["shares"]) / np.sum(rec["shares"])
+        hid = _hidden_split(sh, int(np.sum(st["hidden"][:1])), [ranks[i] for i in keep])
+        g = train_gdln(X, Y, np.array(rec["patterns"]), hidden=hid, lr=st["lr"], steps=st["steps"],
+                       seeds=st["seeds"], init_std=st["init_std"], loss=st["loss"], seed=gdln_seed, every=st["every"])
+        rl, gl = relu.loss.mean(0), g.loss.mean(0)
+        rec.update(hidden=hid, mse=output_mse(relu.outputs, g.outputs),
+                   loss_mse=float(np.mean((rl - gl) ** 2)),
+                   loss_max_rel_err=float(np.max(np.abs(rl - gl)) / rl[0]), gdln_loss=gl,
+                   gdln_outputs_final=g.outputs[:, -1])
+        out.append(rec)
+        if progress is not None:
+            progress.update(note=f"K={K}")
+    return out
+
+
+def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW_THRESHOLD) -> int:
+    """The elbow K of a decreasing score curve.
+
+    ``"improvement"``: the smallest K such that no larger K lowers the score by more than
+    ``threshold`` × (score[first] − min score). ``"chord"``: the K farthest below the chord
+    joining the first and last points, both axes scaled to [0, 1]."""
+    Ks = list(Ks)
+    s = np.asarray(scores, dtype=float)
+    if len(Ks) != len(s) or not len(Ks):
+        raise ValueError("Ks and scores must be non-empty and of equal length")
+    if rule == "improvement":
+        total = s[0] - s.min()
+        if total <= 0:
+            return Ks[0]
+        for i in range(len(Ks)):
+            if np.all(s[i] - s[i:] <= threshold * total):
+                return Ks[i]
+        return Ks[-1]
+    if rule == "chord":
+        x = (np.asarray(Ks, float) - Ks[0]) / max(Ks[-1] - Ks[0], 1)
+        span = s.max() - s.min()
+        y = (s - s.min()) / span if span > 0 else np.zeros_like(s)
+        chord = y[0] + (y[-1] - y[0]) * x
+        return Ks[int(np.argmax(chord - y))]
+    raise ValueError(f"unknown elbow rule {rule!r} (use 'improvement' or 'chord')")
+
+
+@dataclass
+class FoundGates:
+    spec: GDLNSpec
+    K: int
+    Ks: list
+    scores: list
+    relu: ReluRun
+    rule: str
+    notes: list = field(default_factory=list)
+
+    def summary(self) -> dict:
+        return {"K": self.K, "rule": self.rule, "Ks": self.Ks,
+                "mse": [r["mse"] for r in self.scores],
+                "pathways": [{"name": p.name, "active": list(p.active), "hidden": p.hidden}
+                             for p in self.spec.pathways], "notes": self.notes}
+
+
+def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int = 4, steps: int | None = None,
+               hidden: int | None = None, lr: float | None = None, init_std: float | None = None,
+               loss: str | None = None, every: int = 100, values: Mapping | None = None, seed: int = 0,
+               n_init: int = 10, rule: str = "improvement", threshold: float = ELBOW_THRESHOLD,
+               name: str = "found-gates", progress=None) -> FoundGates:
+    """Algorithm 1 on a task (or a spec's task and training settings).
+
+    Trains ``seeds`` ReLU networks of width ``hidden`` (default: the spec's total width, or
+    100), snapshots every ``every`` steps, and clusters the units. With ``K`` given, that many
+    clusters; otherwise the elbow over ``Ks`` (which needs a GDLN training per K)."""
+    if isinstance(task_or_spec, GDLNSpec):
+        spec0 = task_or_spec
+        task, tr = spec0.task, spec0.training
+        hidden = hidden or spec0.hidden_total
+    elif isinstance(task_or_spec, Task):
+        task, tr = task_or_spec, Training()
+        hidden = hidden or 100
+    else:
+        raise SpecError("task_or_spec", f"expected a Task or GDLNSpec, got {type(task_or_spec).__name__}",
+                        "pass theorykit.contexts(...) or a loaded spec")
+    if values:
+        task = task.subs(values)
+    tr = Training(lr=lr or tr.lr, loss=loss or tr.loss, a0=tr.a0, init_std=init_std or tr.init_std,
+                  steps=steps or tr.steps)
+    X, Y = task.numeric()
+    relu = train_relu(X, Y, hidden=int(hidden), lr=tr.lr, steps=tr.steps, seeds=seeds, init_std=tr.init_std,
+                      loss=tr.loss, seed=seed, every=every)
+    notes = []
+    if K is None:
+        scores = elbow_scores(X, Y, relu, Ks, kmeans_seed=seed, n_init=n_init, progress=progress)
+        Ks = [r["K"] for r in scores]
+        K = choose_elbow(Ks, [r["mse"] for r in scores], rule, threshold)
+        rec = scores[Ks.index(K)]
+        notes.append(f"K = {K} by the {rule!r} elbow rule (threshold {threshold}) over K = {Ks}")
+    else:
+        cl = cluster_gates(unit_rows(relu.snapshots), int(K), seed=seed, n_init=n_init)
+        rec = {"K": K, "centroids": cl.centroids, "weights": cl.weights}
+        scores, Ks = [], [K]
+    pats = centroids_to_patterns(rec["centroids"], rec["weights"])
+    spec = patterns_to_spec(task, pats, int(hidden), tr, name)
+    if len(spec.pathways) < K:
+        notes.append(f"{K} clusters gave {len(spec.pathways)} distinct non-empty gate patterns")
+    return FoundGates(spec, int(K), list(Ks), scores, relu, rule, notes)
+
+
+# ---------------------------------------------------------------------------------------------
+# The exact ReLN (Definition 3.1)
+# ---------------------------------------------------------------------------------------------
+def exact_reln_outputs(params, X):
+    """Output of the exact ReLN at the ReLU weights ``params`` (one network, not batched).
+
+    One hidden layer: a GDLN with one pathway per hidden unit h, gate ``1[w_h·x > 0]``, maps
+    ``W1[h, :]`` and ``W2[:, h]`` (evaluated with :func:`theorykit.simulate.gdln_forward`).
+    Deeper: node-gated linear layers ``ŷ = W_L G_{L−1} W_{L−1} … G_1 W_1 x`` with ``G_l`` the
+    diagonal of unit activities of the ReLU network on that datapoint (no nonlinearity applied)."""
+    X = jnp.asarray(X)
+    gates = relu_gates(params, X)
+    if len(params) == 2:
+        W1, W2 = params
+        H = W1.shape[0]
+        paths = [[W1[h:h + 1, :], W2[:, h:h + 1]] for h in range(H)]
+        g = [gates[0][h].astype(X.dtype) for h in range(H)]
+        idx_in, idx_out = [np.arange(X.shape[0])] * H, [np.arange(W2.shape[0])] * H
+        return gdln_forward(paths, X, g, idx_in, idx_out, W2.shape[0])
+    h = X
+    for W, g in zip(params[:-1], gates):
+        h = g.astype(X.dtype) * (W @ h)
+    return params[-1] @ h
+
+
+def exact_reln_trajectory(X, Y, *, hidden, lr: float, steps: int, init_std: float = 0.1, loss: str = "mean",
+                          seed: int = 0, every: int = 10):
+    """Train a ReLU network and its exact ReLN side by side from the same initial weights.
+
+    The ReLN is a node-gated deep *linear* network with its own weights; at each step its gates
+    are the ReLU network's current unit activities (held fixed for the gradient). Returns
+    ``(t_ck, relu_outputs, reln_outputs)`` at every checkpoint (checkpoints × p × P each)."""
+    X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
+    widths = [hidden] if isinstance(hidden, int) else list(hidden)
+    dims = [X.shape[0]] + widths + [Y.shape[0]]
+    key = jax.random.split(jax.random.PRNGKey(seed), 1)[0]
+    Ws = []
+    for a, b in zip(dims[:-1], dims[1:]):
+        key, k = jax.random.split(key)
+        Ws.append(init_std * jax.random.normal(k, (b, a), dtype=jnp.float64))
+
+    def gated_forward(p, gates):
+        h = X
+        for W, g in zip(p[:-1], gates):
+            h = g * (W @ h)
+        return p[-1] @ h
+
+    relu_grad = jax.grad(lambda p: _loss(relu_forward(p, X), Y, loss))
+    reln_grad = jax.grad(lambda p, g: _loss(gated_forward(p, g), Y, loss))
+
+    def step(state, _):
+        pr, pl = state
+        gates = [g.astype(X.dtype) for g in relu_gates(pr, X)]
+        gr, gl = relu_grad(pr), reln_grad(pl, gates)
+        pr = [w - lr * d for w, d in zip(pr, gr)]
+        pl = [w - lr * d for w, d in zip(pl, gl)]
+        return (pr, pl), None
+
+    n, t_ck = _checkpoints(steps, every)
+    rem = steps - n * every
+
+    def chunk(state, _):
+        pr, pl = state
+        gates = [g.astype(X.dtype) for g in relu_gates(pr, X)]
+        rec = (relu_forward(pr, X), gated_forward(pl, gates))
+        state, _ = jax.lax.scan(step, state, None, length=every)
+        return state, rec
+
+    @jax.jit
+    def run(p):
+        with jax.default_matmul_precision("highest"):
+            state, recs = jax.lax.scan(chunk, (p, p), None, length=n)
+            if rem:
+                state, _ = jax.lax.scan(step, state, None, length=rem)
+            pr, pl = state
+            gates = [g.astype(X.dtype) for g in relu_gates(pr, X)]
+            return recs, (relu_forward(pr, X), gated_forward(pl, gates)), pr
+
+    recs, fin, pr_final = run(Ws)
+    ro = np.concatenate([np.asarray(recs[0]), np.asarray(fin[0])[None]])
+    lo = np.concatenate([np.asarray(recs[1]), np.asarray(fin[1])[None]])
+    return t_ck, ro, lo
+
+
+# ---------------------------------------------------------------------------------------------
+# Race reduction on numbers
+# ---------------------------------------------------------------------------------------------
+def random_init_a0(init_std: float, hidden: int, depth: int = 2) -> float:
+    """Stated rule for the initial mode strength of a random-initialised pathway: (σ√H)^L."""
+    return float((init_std * np.sqrt(hidden)) ** depth)
+
+
+def race_system_numeric(X, Y, gates, depth: int | Sequence[int] = 2, names=None, tol: float = 1e-9):
+    """A :class:`theorykit.race.RaceSystem` from numpy data and 0/1 gates (K × P), all pathways
+    seeing every input and writing every output. U, V: numpy SVD truncated to the rank."""
+    from .race import RaceSystem
+
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    G = np.asarray(gates, float)
+    K, P = G.shape
+    depths = [depth] * K if isinstance(depth, int) else list(depth)
+    Syx, U, V = [], [], []
+    for g in G:
+        S = (Y * g) @ X.T / P
+        u, s, vt = np.linalg.svd(S, full_matrices=False)
+        r = int(np.sum(s > tol * max(s.max(initial=0.0), 1e-300))) if s.size and s.max() > tol else 0
+        if r == 0:
+            raise SpecError("gates", "a pattern has a zero effective dataset", "drop it")
+        Syx.append(S)
+        U.append(u[:, :r])
+        V.append(vt[:r].T)
+    Sx, O = {}, {}
+    I = np.eye(Y.shape[0])
+    for q in range(K):
+        for p in range(K):
+            gg = G[q] * G[p]
+            if not gg.any():
+                continue
+            Sx[(q, p)] = (X * gg) @ X.T / P
+            O[(p, q)] = I
+    trSy = float(np.sum(Y * Y) / P)
+    return RaceSystem(list(names or [f"g{j + 1}" for j in range(K)]), Syx, Sx, O, trSy, U, V, depths)
+
+
+def race_loss(X, Y, gates, *, a0: float, lr: float, loss: str, times, depth=2) -> np.ndarray:
+    """Race-reduction loss (in the training's own units: summed or mean) at ``times``."""
+    from .race import integrate_race
+
+    P = np.asarray(X).shape[1]
+    tau = 1.0 / (lr * (P if loss == "sum" else 1))
+    sol = integrate_race(race_system_numeric(X, Y, gates, depth), a0, tau, times)
+    return sol.loss * (P if loss == "sum" else 1)
