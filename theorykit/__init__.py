@@ -25,7 +25,7 @@ from .trajectory import (a0, discrete_mode_recurrence, mode_loss_reduction, mode
 from .jaxify import NotJaxSafe, to_jax
 from .race import RaceSystem, integrate_race
 from .derivation import Derivation
-from .simulate import SimResult, simulate_gdln, simulate_relu
+from .simulate import SimResult, simulate_gdln, simulate_relu, simulate_relu_spec
 from .spec import load_spec, spec_from_dict, spec_to_toml
 from .io import atomic_write_text, write_json
 
@@ -39,5 +39,5 @@ __all__ = [
     "SVD", "Mode", "exact_svd", "numeric_svd",
     "a0", "discrete_mode_recurrence", "mode_loss_reduction", "mode_ode_residual", "mode_trajectory", "t", "t_half",
     "tau", "NotJaxSafe", "to_jax", "RaceSystem", "integrate_race", "Derivation", "SimResult", "simulate_gdln",
-    "simulate_relu", "load_spec", "spec_from_dict", "spec_to_toml", "atomic_write_text", "write_json",
+    "simulate_relu", "simulate_relu_spec", "load_spec", "spec_from_dict", "spec_to_toml", "atomic_write_text", "write_json",
 ]

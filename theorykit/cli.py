@@ -88,7 +88,7 @@ def cmd_derive(args):
 
 def cmd_simulate(args):
     from .io import write_json
-    from .simulate import simulate_gdln
+    from .simulate import simulate_gdln, simulate_relu_spec
 
     spec = _load(args.spec)
     values = _values(spec, args.set)
@@ -97,9 +97,13 @@ def cmd_simulate(args):
     if times.max() > steps:
         raise SpecError("--times", f"a time {times.max()} is beyond --steps {steps}", "raise --steps or lower --times")
     t0 = time.time()
-    sim = simulate_gdln(spec, init=args.init, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype)
+    if args.network == "relu":
+        sim = simulate_relu_spec(spec, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype)
+    else:
+        sim = simulate_gdln(spec, init=args.init, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype)
     idx = times.astype(int)
-    out = {"spec": spec.name, "init": args.init, "seeds": args.seeds, "steps": steps, "dtype": args.dtype,
+    out = {"spec": spec.name, "network": args.network, "init": args.init if args.network == "gdln" else "random",
+           "seeds": args.seeds, "steps": steps, "dtype": args.dtype,
            "seconds": time.time() - t0,
            "loss": {"t": times, "mean": sim.mean[idx], "std": sim.std[idx]}}
     if args.compare:
@@ -121,28 +125,16 @@ def cmd_simulate(args):
 
 
 def cmd_validate(args):
-    from .suites import available_suites, load_suite
+    from .suites import available_suites
 
     suites = available_suites()
-    names = suites if args.suite == "all" else [args.suite]
     if args.suite != "all" and args.suite not in suites:
         raise SpecError("suite", f"unknown suite {args.suite!r}", f"use one of {suites + ['all']}")
+    names = suites if args.suite == "all" else [args.suite]
     mode = "full" if args.full else "quick"
-    out = Path(args.out)
-    if args.suite == "all" and hasattr(_validation(), "run_all"):
-        return _validation().run_all(out, mode, force=args.force, suites=names)
-    from .io import write_json
-
-    for name in names:
-        mod = load_suite(name)
-        t0 = time.time()
-        res = mod.run(out, mode, progress=not args.no_progress)
-        res.setdefault("suite", name)
-        res.setdefault("mode", mode)
-        res["seconds"] = time.time() - t0
-        write_json(out / f"{name}.json", res)
-        print(f"{name}: wrote {out / (name + '.json')} ({res['seconds']:.1f}s)")
-    return 0
+    # validation/__init__.py runs the suites: caching by spec/code hash, atomic results, report
+    return _validation().run_suites(Path(args.out), mode, names, force=args.force,
+                                    progress=not args.no_progress, report=args.suite == "all") or 0
 
 
 def _validation():
@@ -184,6 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--set", action="append", metavar="NAME=VALUE")
     s.add_argument("--init", choices=["aligned", "random"], default="aligned",
                    help="aligned: exact aligned balanced weights of strength a0; random: N(0, init_std^2)")
+    s.add_argument("--network", choices=["gdln", "relu"], default="gdln",
+                   help="the spec's GDLN, or a bias-free ReLU network of the same total width (random init)")
     s.add_argument("--seeds", type=int, default=4)
     s.add_argument("--steps", type=int, help="gradient steps (default: training.steps of the spec)")
     s.add_argument("--times", help="comma-separated steps at which to report the loss")

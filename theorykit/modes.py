@@ -87,6 +87,9 @@ class Mode:
         d = "" if self.d is None else f",\\quad d = {sp.latex(self.d)}"
         return f"$s = {sp.latex(self.s)}{d}$"
 
+    def latex(self) -> str:
+        return self._repr_latex_().strip("$")
+
 
 @dataclass(frozen=True)
 class SVD:

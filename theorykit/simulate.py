@@ -26,7 +26,7 @@ from . import jaxify  # noqa: F401  (switches on float64)
 from .errors import DivergenceError, SpecError
 from .gating import GDLNSpec
 
-__all__ = ["SimResult", "simulate_gdln", "simulate_relu", "relu_forward", "gdln_forward", "DTYPES"]
+__all__ = ["SimResult", "simulate_gdln", "simulate_relu", "simulate_relu_spec", "relu_forward", "gdln_forward", "DTYPES"]
 
 DTYPES = {"float64": jnp.float64, "float32": jnp.float32}
 
@@ -300,3 +300,15 @@ def simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, s
     if snaps is not None:
         extra["snapshots"] = np.asarray(snaps)
     return SimResult(np.arange(steps + 1), losses, params, extra, dtype)
+
+
+def simulate_relu_spec(spec: GDLNSpec, *, seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
+                       init_std: float | None = None, dtype: str = "float64", seed: int = 0,
+                       snapshot_every: int | None = None) -> SimResult:
+    """The bias-free ReLU network that matches a spec: same task, same total width
+    (Σ_p hidden_p), same training settings (lr, loss, init_std)."""
+    X, Y = spec.task.numeric(values)
+    tr = spec.training
+    return simulate_relu(X, Y, hidden=spec.hidden_total, lr=tr.lr, steps=tr.steps if steps is None else steps,
+                         seeds=seeds, init_std=tr.init_std if init_std is None else init_std, loss=tr.loss,
+                         dtype=dtype, seed=seed, snapshot_every=snapshot_every)

@@ -94,6 +94,9 @@ class Task:
     def _repr_latex_(self):
         return f"$X = {sp.latex(self.X)},\\quad Y = {sp.latex(self.Y)}$"
 
+    def latex(self) -> str:
+        return self._repr_latex_().strip("$")
+
 
 # ---------------------------------------------------------------------------------
 # XoR with a margin (THEORY.md §4)

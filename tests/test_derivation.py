@@ -1,0 +1,71 @@
+"""Derivation object: method choice, documented fall-backs and degenerate input."""
+import numpy as np
+import pytest
+import sympy as sp
+
+import theorykit as tk
+from theorykit.errors import DerivationError
+
+
+def _skewed_spec(lr=0.01):
+    # one pathway, inputs not white: Σyx = ½(1, 0) has v = (1, 0) but Σx = ½[[2, 1], [1, 1]] maps v to
+    # (1, ½), which is not parallel to v (hand computation) -> Assumption 2.1 fails.
+    task = tk.Task(sp.Matrix([[1, 1], [0, 1]]), sp.Matrix([[1, 0]]))
+    return tk.GDLNSpec(task, [tk.Pathway("p", "all", "all", "all", 4)], tk.Training(lr=lr, a0=1e-3))
+
+
+def test_not_diagonalisable_falls_back_to_race_reduction_with_a_warning():
+    der = tk.Derivation(_skewed_spec(), method="closed-form")
+    with pytest.warns(UserWarning, match="not mutually diagonalisable"):
+        assert der.method == "race-reduction"
+    assert der.diagonalisable == {"p": False} and der.notes
+    with pytest.raises(DerivationError, match="no closed form"):
+        der.loss
+
+
+def test_race_reduction_follows_the_non_diagonalisable_network():
+    spec = _skewed_spec(lr=0.01)
+    der = tk.Derivation(spec)
+    sim = tk.simulate_gdln(spec, seeds=1, steps=3000)
+    ts = np.arange(0, 3001, 100)
+    pred = der.predict_loss(ts)
+    # least squares can fit y exactly (X is invertible): the loss must go to zero, and the race
+    # reduction (balanced gradient flow) must follow gradient descent up to O(η)
+    assert pred[-1] < 1e-6 and sim.mean[-1] < 1e-6
+    assert np.max(np.abs(sim.mean[ts] - pred)) / pred[0] < 1e-2
+
+
+def test_zero_effective_dataset_is_a_clear_error():
+    # the linear ReLN at Δ = 0: Σyx of each pathway is (0, 0, Δ/2) = 0 -> nothing to learn
+    der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"]), values={"Delta": 0})
+    with pytest.raises(DerivationError, match="nothing to learn"):
+        der.modes
+
+
+def test_repeated_singular_values_get_an_orthonormal_basis():
+    der = tk.Derivation(tk.GDLNSpec(tk.Task(sp.eye(3), sp.eye(3)), [tk.Pathway("id", "all", "all", "all", 3)]))
+    svd = der.modes["id"]
+    assert svd.singular_values == [sp.Rational(1, 3)] * 3
+    assert svd.V.T * svd.V == sp.eye(3)
+
+
+def test_ranking_and_t_half():
+    der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"] + tk.xor_relns()["xor"][:0]),
+                        values={"Delta": 2})
+    # at Δ = 2: s_linear = 1, both pathways tie
+    assert [s for _, s in der.ranking] == [1, 1]
+    fast = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"]), values={"Delta": 2})
+    # s_xor(2) = √6/4 ≈ 0.61 < 1: at Δ = 2 the linear ReLN is the faster learner (THEORY §4)
+    assert float(fast.ranking[0][1]) < float(der.ranking[0][1])
+
+
+def test_latex_reprs():
+    der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"]))
+    for obj in (der, der.modes["positive"], der.effective_datasets["positive"], der.task,
+                der.modes["positive"].modes[0]):
+        r = obj._repr_latex_()
+        assert r.startswith("$") and r.endswith("$")
+        if hasattr(obj, "latex"):
+            assert obj.latex()
+    doc = der.latex(document=True)
+    assert doc.count("\\begin{document}") == 1 and "\\frac{\\Delta}{2}" in doc
