@@ -262,7 +262,10 @@ def test_suite_tiny_run(suite, tmp_path):
     assert {"finding1-learning-time", "finding1-switch-point", "crossover-derived"} <= ids
     for c in back["claims"]:
         assert c["verdict"] in ("supported", "partly supported", "not supported")
-    for f in ("fig2d_learning_time.png", "fig2e_loss_curves.png"):
-        assert (tmp_path / f).stat().st_size > 1000
+        assert c["claim"] and c["ours"] and c["agreement"]       # paper claim → our figure → agreement → verdict
+    assert [f["file"] for f in back["figures"]] == ["fig2d_learning_time.png", "fig2e_loss_curves.png"]
+    for f in back["figures"]:
+        assert (tmp_path / f["file"]).stat().st_size > 1000 and f["caption"]
+    assert (tmp_path / back["derivation_tex"]).read_text().startswith(r"\documentclass")
     # the aligned-init ReLNs follow the exact discrete recurrence
     assert max(back["reln_agreement"]["aligned_init_discrete"].values()) < 1e-10

@@ -16,7 +16,8 @@ What it does
    run, per seed, against the paired ReLN simulations and against the closed forms); the gating of
    the trained ReLU hidden units on the four points (2-pathway / 4-pathway / other, dead units apart).
    From these, the Δ at which the ReLU network switches from the XoR ReLN to the linear ReLN.
-4. **Figures**: ``fig2d_learning_time.png`` and ``fig2e_loss_curves.png``.
+4. **Figures**: ``fig2d_learning_time.png`` and ``fig2e_loss_curves.png``; the derivation as LaTeX in
+   ``xor_crossover.tex``. Results carry ``claims`` rows (paper claim → our figure → agreement → verdict).
 
 Initial conditions of the closed forms (THEORY.md §2). The closed forms need the initial mode
 strength a0. The suite uses the rule ``a0_p = H_p σ²/2`` (:data:`A0_RULE`, derived in
@@ -45,7 +46,8 @@ import numpy as np
 import sympy as sp
 
 from theorykit.gating import xor_relns
-from theorykit.io import write_json
+from theorykit.io import atomic_write_text, write_json
+from theorykit.latex import latex_document
 from theorykit.progress import Progress
 from theorykit.simulate import gdln_forward, relu_forward
 from theorykit.task import xor_margin
@@ -55,6 +57,9 @@ from theorykit.trajectory import discrete_mode_recurrence, t as T_SYM, tau as TA
 NAME = "xor"
 DESCRIPTION = ("Section 3: XoR with a margin. Both ReLNs derived with Δ symbolic, the crossover Δ*, "
                "ReLU networks beside both ReLNs over a grid of Δ (Fig. 2d, 2e; Finding 1)")
+
+#: the derivation as a standalone LaTeX document, written beside the figures
+DERIVATION_TEX = "xor_crossover.tex"
 
 #: relative tolerance of the gate classification (see the module docstring)
 GATE_TOL = 1e-6
@@ -393,6 +398,8 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
         t0 = time.time()
         derive = _load_theory()
         theory = derive(hidden=cfg["hidden"])
+        atomic_write_text(out_dir / DERIVATION_TEX, latex_document(
+            r"XoR with a margin: the two ReLNs and the crossover $\Delta^\ast$", theory["latex"]))
         task = xor_margin()
         relns = {n: [q.resolve(task) for q in ps] for n, ps in xor_relns(cfg["hidden"]).items()}
         timing["derive"] = time.time() - t0
@@ -465,7 +472,8 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
     del arrays
     timing["total"] = time.time() - t_start
     result = {"suite": NAME, "mode": mode, "description": DESCRIPTION, "config": cfg,
-              "device": str(jax.devices()[0]), **res, "figures": figs, "timing_s": timing}
+              "device": str(jax.devices()[0]), **res, "figures": figs, "derivation_tex": DERIVATION_TEX,
+              "timing_s": timing}
     return _nan_to_none(result)
 
 
@@ -581,11 +589,11 @@ def _measure(cfg, theory, relns, deltas, times, tau, a0_rule, relu_curves, relu_
 
     grid = float(deltas[1] - deltas[0]) if nD > 1 else float("nan")
     claims = _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreement, sw, g_count,
-                     g_weight, deltas, agreement)
+                     g_weight, deltas, agreement, errs["closed_form_a0_rule"])
 
     th = theory
     theory_out = {
-        "crossover": {"exact": str(th["crossover"]), "float": th["crossover_float"], "latex": sp.latex(th["crossover"]),
+        "crossover": {"exact": str(th["crossover"]), "float": th["crossover_float"],
                       "equation": str(th["crossover_equation"]),
                       "equals_sqrt_2_over_3": bool(sp.simplify(th["crossover"] - sp.sqrt(sp.Rational(2, 3))) == 0)},
         "faster_below": th["faster_below"], "faster_above": th["faster_above"],
@@ -598,6 +606,7 @@ def _measure(cfg, theory, relns, deltas, times, tau, a0_rule, relu_curves, relu_
         "a0_rule": th["a0_rule"], "a0_rule_values": a0_rule,
         "learning_time_crossover_equals_crossover_under_a0_rule": (th["learning_time_crossover"] or {}).get(
             "equal_at_crossover"),
+        "latex": _theory_latex(th),
     }
     table = [{"delta": float(x), "faster_reln": str(faster[i]),
               "relu_median": relu_lt_med[i], "relu_q25": relu_q[0][i], "relu_q75": relu_q[1][i],
@@ -651,6 +660,21 @@ def _measure(cfg, theory, relns, deltas, times, tau, a0_rule, relu_curves, relu_
     return out
 
 
+def _theory_latex(th) -> dict:
+    """Math-only LaTeX of the derivation's results (typeset by the validation report)."""
+    L = sp.latex
+    out = {"crossover": (r"s_{\mathrm{lin}}(\Delta) = " + L(th["s_linear"]) + " = " + L(th["s_xor"])
+                         + r" = s_{\mathrm{xor}}(\Delta)\;\Longrightarrow\;\Delta^\ast = " + L(th["crossover"])
+                         + rf" \approx {th['crossover_float']:.4f}")}
+    for name, lab in (("linear", "lin"), ("xor", "xor")):
+        r = th[name]
+        out[f"{name} ReLN"] = (r"s = " + L(r["s"]) + r",\quad d = " + L(r["d"]) + r",\quad L_{\mathrm{" + lab
+                               + r"}}(t) = " + L(r["loss"]))
+        if r["t_half_loss"] is not None:
+            out[f"{name} ReLN half-loss time"] = r"t_{1/2}^{\mathrm{" + lab + r"}} = " + L(r["t_half_loss"])
+    return out
+
+
 def _median_inf(lt):
     """Median over seeds (axis 1) counting 'never' (NaN) as +∞; NaN if the median is never."""
     m = np.median(np.where(np.isfinite(lt), lt, np.inf), axis=1)
@@ -658,7 +682,7 @@ def _median_inf(lt):
 
 
 def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreement, sw, g_count, g_weight,
-            deltas, agreement):
+            deltas, agreement, err_arr):
     C = CRITERIA
 
     def verdict(ok, partly=False):
@@ -752,6 +776,45 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
         "verdict": verdict(max(agreement["aligned_init_discrete"].values()) < 1e-8 and worst_rule < 0.05,
                            partly=worst_fit < 0.05),
     })
+
+    # "our figure" and "agreement" columns of the report (paper claim → our figure → agreement → verdict)
+    def f3(x):
+        return "—" if x is None or not np.isfinite(x) else f"{x:.3f}"
+
+    i_max = int(np.nanargmax(err_arr)) if np.isfinite(err_arr).any() else 0
+    ours = {
+        "crossover-derived": ("derivations/xor_crossover.py: sympy.solve(s_linear(Δ) − s_xor(Δ) = 0, Δ ≥ 0) on the "
+                              "derived singular values"),
+        "finding1-learning-time": ("fig2d_learning_time.png: ReLU median learning time beside both ReLNs' closed forms "
+                                   "(a0 = H_p σ²/2) and simulations"),
+        "finding1-switch-point": ("fig2d (dotted line), fig2e: share of seeds whose ReLU loss curve is closer to the "
+                                  "linear ReLN than to the XoR ReLN"),
+        "fig2e-closest-is-faster": "fig2e_loss_curves.png: RMS distance of each ReLU loss curve to the paired ReLN runs",
+        "finding1-nonlinear-while-separable": "gating patterns of the trained ReLU hidden units (results: gates)",
+        "gating-switch-at-crossover": "gating patterns of the trained ReLU hidden units (results: gates)",
+        "reln-closed-form": "ReLN simulations (random and aligned init) beside the closed forms (results: reln_agreement)",
+    }
+    agree = {
+        "crossover-derived": (f"exact: Δ* = {theory['crossover']} (= √(2/3)); {theory['faster_below']} faster below, "
+                              f"{theory['faster_above']} above"),
+        "finding1-learning-time": (f"median relative error {e:.1%} (vs simulated ReLNs {med_err['simulated_relns']:.1%}); "
+                                   f"largest {max_err['closed_form_a0_rule']:.1%} at Δ = {deltas[i_max]:.3g}"),
+        "finding1-switch-point": (f"Δ_switch = {f3(crossover_sim)} vs Δ* = {dstar:.3f} (grid step {grid:.3g})"),
+        "fig2e-closest-is-faster": (f"closest ReLN = faster ReLN at {closest_agreement:.0%} of the Δ with "
+                                    f"|Δ − Δ*| > {C['exclusion_band']}"),
+        "finding1-nonlinear-while-separable": (f"on 0 < Δ < Δ*: {share4:.0%} of units gate on a single point "
+                                               f"(4-pathway), {share2:.0%} like the linear ReLN"),
+        "gating-switch-at-crossover": (f"2-pathway units outnumber 4-pathway units only above Δ = {f3(g_sw)}; weighted "
+                                       f"by contribution above Δ = {f3(gw_sw)}; Δ* = {dstar:.3f} (aligned ReLU units "
+                                       f"can implement the XoR ReLN for Δ ∈ "
+                                       f"{theory['implementable']['xor']['all']})"),
+        "reln-closed-form": (f"aligned: {max(agreement['aligned_init_flow'].values()):.1e} (flow, O(η)), "
+                             f"{max(agreement['aligned_init_discrete'].values()):.0e} (discrete recurrence); random: "
+                             f"{worst_rule:.3f} (a0 rule), {worst_fit:.3f} (a0 fitted), as a share of the initial loss"),
+    }
+    for r in rows:
+        r["ours"] = ours[r["id"]]
+        r["agreement"] = agree[r["id"]]
     return rows
 
 
@@ -792,7 +855,9 @@ def _figures(out_dir, cfg, theory, deltas, times, A):
     p = Path(out_dir) / "fig2d_learning_time.png"
     fig.savefig(p, dpi=130)
     plt.close(fig)
-    files.append(p.name)
+    files.append({"file": p.name, "caption": "Fig. 2d: learning time (steps to half the initial loss) against the "
+                  "margin Δ: ReLU networks (median, IQR), linear and XoR ReLNs (closed form, simulated); Δ* dashed, "
+                  "the ReLU switch point dotted"})
 
     # Fig. 2e: loss curves for several Δ
     want = [x for x in cfg["curve_deltas"] if x <= deltas[-1] + 1e-12]
@@ -824,7 +889,8 @@ def _figures(out_dir, cfg, theory, deltas, times, A):
     p = Path(out_dir) / "fig2e_loss_curves.png"
     fig.savefig(p, dpi=130)
     plt.close(fig)
-    files.append(p.name)
+    files.append({"file": p.name, "caption": "Fig. 2e: loss curves of the ReLU networks (mean, range over seeds) beside "
+                  "the linear and XoR ReLNs (closed form dashed, simulation thin) for several Δ"})
     return files
 
 
