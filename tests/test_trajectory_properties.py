@@ -141,8 +141,6 @@ CUBIC_SPEC = GDLNSpec(Task(sp.eye(3), sp.Matrix([[-3, 3, 0], [0, -2, -1], [-2, 0
                       [Pathway("p", (1, 1, 1), "all", "all", hidden=8)], Training(lr=0.05, a0=1e-3))
 
 
-@pytest.mark.xfail(strict=True, raises=tk.NotJaxSafe,
-                   reason="core defect: Derivation.loss_function/to_jax cannot evaluate CRootOf singular values")
 def test_predict_loss_with_crootof_singular_values():
     """Derivation.predict_loss should agree with the closed form evaluated by SymPy."""
     der = Derivation(CUBIC_SPEC)

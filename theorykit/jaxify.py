@@ -44,6 +44,10 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
     1.0
     """
     expr = sp.sympify(expr)
+    # exact roots of irreducible polynomials (CRootOf) have no JAX translation: they are numbers,
+    # so they are evaluated (to 30 digits) before printing
+    if expr.has(sp.CRootOf):
+        expr = expr.replace(lambda e: isinstance(e, sp.CRootOf), lambda e: e.evalf(30))
     if expr.has(sp.Piecewise):
         raise NotJaxSafe("Piecewise expressions give NaN gradients under jnp.where; rewrite without Piecewise")
     if isinstance(expr, sp.MatrixBase):

@@ -35,6 +35,7 @@ __all__ = [
     "interlacing_holds_exact", "gate_pattern", "pattern_from_gates", "has_xor_subpattern", "is_staircase",
     "staircase_weights", "lp_realisable", "realisable_gate_patterns", "all_patterns", "poly_bernoulli",
     "GATE_CLASSES", "classify_context_gating", "stronger_reading_holds", "gate_census", "top_singular_value",
+    "context_gating_mismatch",
 ]
 
 
@@ -328,3 +329,20 @@ def gate_census(gates: np.ndarray, n: int, k: int) -> dict:
     for row in g:
         counts[classify_context_gating(row, n, k)] += 1
     return counts
+
+
+def context_gating_mismatch(pre: np.ndarray, n: int, k: int) -> np.ndarray:
+    """Per unit: how far its ReLU gating is, in activity, from the nearest context-only gating.
+
+    ``pre`` is H × P pre-activations (context-major datapoints). Gating unit j on a whole context c
+    instead of by its sign changes its output on the datapoints of c by ``|pre|`` where ``pre < 0``;
+    gating it off for c removes ``pre`` where ``pre > 0``. The cost of the best choice per context,
+    summed over contexts and divided by ``Σ_μ |pre_jμ|``, is returned (0: the unit is exactly
+    context-gated; units with all-zero pre-activations get 0).
+    """
+    pre = np.asarray(pre, dtype=float).reshape(-1, k, n)          # H × k × n
+    neg = np.maximum(-pre, 0).sum(axis=2)                          # cost of "on for context c"
+    pos = np.maximum(pre, 0).sum(axis=2)                           # cost of "off for context c"
+    cost = np.minimum(neg, pos).sum(axis=1)
+    total = np.abs(pre).sum(axis=(1, 2))
+    return np.divide(cost, total, out=np.zeros_like(cost), where=total > 0)
