@@ -1,29 +1,269 @@
 """Validation suites: symbolic predictions beside simulated networks.
 
-Installed as ``theorykit.validation``; run with ``theorykit validate SUITE --quick --out DIR``.
-Each suite module defines ``NAME``, ``DESCRIPTION`` and ``run(out_dir, mode, progress=True)``.
-"""
+Installed as ``theorykit.validation``; run with ``theorykit validate SUITE --quick --out DIR`` or
+``theorykit validate all --quick --out DIR``. Each suite module defines ``NAME``, ``DESCRIPTION`` and
+``run(out_dir, mode, progress=True) -> dict``; it writes its figures into ``out_dir`` and returns a
+JSON-able dict with a ``"claims"`` list (paper claim → our figure → agreement → verdict).
 
+The runner (:func:`run_suites`)
+
+* runs each suite in a staging folder ``OUT/.staging/<suite>/`` and moves every file it wrote into
+  ``OUT`` with an atomic rename only once the suite has returned, then writes ``OUT/<suite>.json``
+  atomically, then the suite's cache entry ``OUT/.cache/<suite>.json``. An interrupted run
+  therefore leaves no half-written file in ``OUT`` and no cache entry for the unfinished suite:
+  the next run resumes at that suite;
+* skips a suite whose cache entry matches: the same key (a hash of the suite name, the mode, the
+  suite's source and the theorykit version and package sources, see :func:`cache_key`) and an
+  unchanged ``<suite>.json`` and figures (checked by SHA-256), unless ``force``;
+* records a suite that raises as failed (its error and traceback), goes on with the others and
+  returns 1 at the end;
+* with ``report=True`` (``validate all``) writes ``results.json`` (all suites, all claims, failures)
+  and the reports ``report.md`` and ``report.html`` (:mod:`theorykit.report`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
 import time
+import traceback
 from pathlib import Path
+
+__all__ = ["run_suites", "cache_key", "code_fingerprint", "load_cached", "CACHE_DIR", "STAGING_DIR"]
+
+CACHE_DIR = ".cache"
+STAGING_DIR = ".staging"
+#: theorykit modules that do not change what a suite computes (left out of the cache key)
+_NOT_IN_KEY = {"report.py", "cli.py", "bench.py", "progress.py"}
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _hash_tree(root: Path, skip_dirs=(), skip_files=()) -> str:
+    """SHA-256 over the relative paths and contents of the ``.py`` files under ``root``."""
+    h = hashlib.sha256()
+    root = Path(root)
+    for p in sorted(root.rglob("*.py")):
+        rel = p.relative_to(root)
+        if "__pycache__" in rel.parts or (rel.parts and rel.parts[0] in skip_dirs):
+            continue
+        if len(rel.parts) == 1 and rel.name in skip_files:
+            continue
+        h.update(str(rel.as_posix()).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+_FINGERPRINT = None
+
+
+def code_fingerprint() -> dict:
+    """The theorykit version and hashes of the package's sources and of the derivation scripts."""
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        import theorykit
+        from theorykit.suites import load_package
+
+        core = Path(theorykit.__file__).resolve().parent
+        fp = {"theorykit_version": theorykit.__version__,
+              "theorykit_sources": _hash_tree(core, skip_dirs=("validation", "derivations", "assets"),
+                                              skip_files=_NOT_IN_KEY)}
+        try:
+            der = Path(load_package("derivations").__file__).resolve().parent
+            fp["derivations_sources"] = _hash_tree(der)
+        except ModuleNotFoundError:
+            fp["derivations_sources"] = None
+        _FINGERPRINT = fp
+    return dict(_FINGERPRINT)
+
+
+def _suite_source(mod) -> str:
+    """Hash of the suite module's source and of the private helper modules beside it (``_*.py``)."""
+    path = Path(mod.__file__).resolve()
+    h = hashlib.sha256(path.read_bytes())
+    for p in sorted(path.parent.glob("_*.py")):
+        if p.name != "__init__.py":
+            h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+def cache_key(name: str, mode: str, mod) -> str:
+    """The cache key of one suite run: a hash of (name, mode, suite source, version, package sources)."""
+    blob = json.dumps({"suite": name, "mode": mode, "suite_source": _suite_source(mod), **code_fingerprint()},
+                      sort_keys=True)
+    return _sha256(blob.encode())
+
+
+def _figure_names(res) -> list[str]:
+    out = []
+    for f in (res.get("figures") or []) if isinstance(res, dict) else []:
+        if isinstance(f, dict):
+            f = f.get("file") or f.get("path") or f.get("name")
+        if isinstance(f, str):
+            out.append(f)
+    return out
+
+
+def load_cached(out: Path, name: str, key: str):
+    """The cached result of suite ``name`` if its cache entry, JSON and figures are intact, else None."""
+    out = Path(out)
+    entry_path = out / CACHE_DIR / f"{name}.json"
+    result_path = out / f"{name}.json"
+    try:
+        entry = json.loads(entry_path.read_text("utf-8"))
+        data = result_path.read_bytes()
+    except (OSError, ValueError):
+        return None
+    if not isinstance(entry, dict) or entry.get("key") != key or entry.get("json_sha256") != _sha256(data):
+        return None
+    for fname, digest in (entry.get("files") or {}).items():
+        try:
+            if _sha256((out / fname).read_bytes()) != digest:
+                return None
+        except OSError:
+            return None
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+def _move_staged(stage: Path, out: Path) -> list[str]:
+    """Move every file under ``stage`` to the same place under ``out`` (atomic renames, same filesystem)."""
+    moved = []
+    for p in sorted(stage.rglob("*")):
+        if p.is_file():
+            rel = p.relative_to(stage)
+            dest = out / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(p, dest)
+            moved.append(rel.as_posix())
+    return moved
+
+
+def _log(msg: str, enabled: bool = True):
+    if enabled:
+        print(msg, file=sys.stderr, flush=True)
 
 
 def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool = True, report: bool = False) -> int:
-    """Run the named suites into ``out``, writing ``<name>.json`` for each (atomically).
+    """Run the named suites into ``out``; returns 0, or 1 if any suite failed.
 
-    Minimal runner; the report/caching layer extends it.
+    See the module docstring for caching, atomicity and resuming. ``progress`` turns the suites'
+    progress bars and the runner's lines on stderr on or off.
     """
-    from theorykit.io import write_json
+    from theorykit.io import atomic_write_text, write_json
     from theorykit.suites import load_suite
 
+    if mode not in ("quick", "full"):
+        raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
     out = Path(out)
-    for name in names:
-        mod = load_suite(name)
+    out.mkdir(parents=True, exist_ok=True)
+    names = list(names)
+    results, failed, status = {}, {}, {}
+    t_all = time.time()
+    for i, name in enumerate(names, 1):
+        tag = f"[{i}/{len(names)}] {name}"
+        try:
+            mod = load_suite(name)
+            key = cache_key(name, mode, mod)
+        except Exception as exc:  # a suite that cannot even be imported is a failed suite
+            failed[name] = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(),
+                            "stage": "import"}
+            status[name] = "failed"
+            _log(f"{tag}: FAILED to import: {type(exc).__name__}: {exc}")
+            continue
+        if not force:
+            cached = load_cached(out, name, key)
+            if cached is not None:
+                results[name] = cached
+                status[name] = "cached"
+                _log(f"{tag}: up to date, skipped (cached {out / (name + '.json')}; --force re-runs it)", progress)
+                continue
+        stage = out / STAGING_DIR / name
+        if stage.exists():
+            shutil.rmtree(stage)  # left by an interrupted run
+        stage.mkdir(parents=True)
+        _log(f"{tag}: running ({mode}) …", progress)
         t0 = time.time()
-        res = mod.run(out, mode, progress=progress)
-        res.setdefault("suite", name)
-        res.setdefault("mode", mode)
-        res["seconds"] = time.time() - t0
-        write_json(out / f"{name}.json", res)
-        print(f"{name}: wrote {out / (name + '.json')} ({res['seconds']:.1f}s)")
+        try:
+            res = mod.run(stage, mode, progress=progress)
+            if not isinstance(res, dict):
+                raise TypeError(f"suite {name!r} returned {type(res).__name__}, expected a dict")
+            res = dict(res)
+            res.setdefault("suite", name)
+            res.setdefault("mode", mode)
+            res["seconds"] = time.time() - t0
+            res["cache_key"] = key
+            json_text = _json_text(res)  # refuses NaN before anything is moved
+        except Exception as exc:
+            failed[name] = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(),
+                            "stage": "run", "seconds": time.time() - t0}
+            status[name] = "failed"
+            shutil.rmtree(stage, ignore_errors=True)
+            _log(f"{tag}: FAILED after {time.time() - t0:.1f}s: {type(exc).__name__}: {exc}")
+            continue
+        moved = _move_staged(stage, out)
+        shutil.rmtree(stage, ignore_errors=True)
+        atomic_write_text(out / f"{name}.json", json_text)
+        files = {f: _sha256((out / f).read_bytes()) for f in sorted(set(moved) | set(_figure_names(res)))
+                 if (out / f).is_file()}
+        write_json(out / CACHE_DIR / f"{name}.json",
+                   {"suite": name, "mode": mode, "key": key, "json_sha256": _sha256(json_text.encode()),
+                    "files": files, "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "seconds": res["seconds"],
+                    "fingerprint": code_fingerprint()})
+        results[name] = res
+        status[name] = "ran"
+        _log(f"{tag}: done in {res['seconds']:.1f}s, wrote {out / (name + '.json')}", progress)
+    try:
+        (out / STAGING_DIR).rmdir()
+    except OSError:
+        pass
+    if report:
+        from theorykit.report import build_results, write_reports
+
+        results_doc = build_results(mode, results, failed, status=status, seconds=time.time() - t_all)
+        write_json(out / "results.json", results_doc)
+        paths = write_reports(results_doc, out)
+        _log("wrote " + ", ".join(str(p) for p in [out / "results.json", *paths]), progress)
+    if failed:
+        _log(f"{len(failed)} suite(s) failed: {', '.join(failed)} (errors in the report / results.json)")
+        return 1
     return 0
+
+
+def _json_text(obj) -> str:
+    from theorykit.io import jsonable
+
+    try:
+        return json.dumps(jsonable(obj), indent=2) + "\n"
+    except ValueError as exc:
+        where = _nonfinite_path(obj)
+        raise ValueError(f"{exc}" + (f" at {where}" if where else "")) from None
+
+
+def _nonfinite_path(obj, path="result"):
+    """Where the first NaN or infinity sits in a suite's result (for the error message)."""
+    import math
+
+    import numpy as np
+
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            p = _nonfinite_path(v, f"{path}[{k!r}]")
+            if p:
+                return p
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            p = _nonfinite_path(v, f"{path}[{i}]")
+            if p:
+                return p
+    elif isinstance(obj, np.ndarray):
+        bad = np.argwhere(~np.isfinite(obj)) if obj.dtype.kind in "fc" else []
+        return f"{path}[{', '.join(map(str, bad[0]))}]" if len(bad) else None
+    elif isinstance(obj, (float, np.floating)) and not math.isfinite(float(obj)):
+        return path
+    return None

@@ -1,0 +1,63 @@
+"""The documentation: the tutorial's REPL session runs as written, and the site builds strictly.
+
+The strict build (``mkdocs build --strict``: warnings are errors) runs when mkdocs with its
+plugins is installed (``pip install ".[docs]"``; .ci/run installs it and builds the site).
+"""
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+
+def _pycon_blocks(text: str) -> str:
+    return "\n".join(m.group(1) for m in re.finditer(r"```pycon\n(.*?)```", text, flags=re.S))
+
+
+def test_tutorial_session_runs_as_written(tmp_path, monkeypatch):
+    src = _pycon_blocks((DOCS / "tutorial.md").read_text("utf-8"))
+    assert src.count(">>>") > 20
+    monkeypatch.chdir(tmp_path)       # the session writes xor_linear.tex
+    test = doctest.DocTestParser().get_doctest(src, {}, "tutorial.md", str(DOCS / "tutorial.md"), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    out = []
+    runner.run(test, out=out.append)
+    assert runner.failures == 0, "".join(out)
+    assert (tmp_path / "xor_linear.tex").read_text().startswith("\\documentclass")
+
+
+def test_every_figure_page_names_its_command_and_its_images_exist():
+    pages = sorted((DOCS / "figures").glob("fig*.md"))
+    assert len(pages) == 5
+    for page in pages:
+        text = page.read_text("utf-8")
+        assert "theorykit validate" in text, page
+        for img in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text):
+            assert (page.parent / img).is_file(), f"{page.name}: {img} missing"
+
+
+def _have_mkdocs() -> bool:
+    return all(importlib.util.find_spec(m) for m in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers"))
+
+
+@pytest.mark.skipif(not _have_mkdocs(), reason="mkdocs, mkdocs-material, mkdocstrings[python] not installed "
+                                               "(pip install \".[docs]\")")
+def test_docs_build_strict(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    site = tmp_path / "site"
+    assert (site / "javascripts" / "katex" / "katex.min.js").is_file()
+    assert (site / "javascripts" / "katex" / "fonts" / "KaTeX_Main-Regular.woff2").is_file()
+    api = (site / "api" / "index.html").read_text("utf-8")
+    assert "theorykit.derivation.Derivation" in api or "Derivation" in api
+    assert (site / "lemmas" / "index.html").is_file()

@@ -1,0 +1,376 @@
+"""The validation report: ``results.json``, ``report.md`` and ``report.html``.
+
+:func:`build_results` gathers the suites' result dicts into one document (every claim row gets a
+``suite`` column and a normalised verdict class); :func:`write_reports` writes it as Markdown
+(GitHub renders its ``$…$`` mathematics and shows the PNGs beside it) and as one self-contained
+HTML page: the figures are embedded as data URIs and KaTeX (vendored under
+``theorykit/assets/katex``, MIT) is inlined with its fonts, so the page renders its mathematics with
+no network and can be moved or mailed on its own.
+
+The claims table reads *paper claim → our figure → agreement → verdict*. A suite's claim row is a
+dict with ``claim``, ``ours``, ``agreement`` and ``verdict``; where ``ours`` or ``agreement`` is
+missing, ``figure``/``measured`` and ``criterion`` stand in. LaTeX that a suite returns under a key
+``latex`` (a string, or a dict of label → LaTeX, at any depth) is typeset in the suite's section.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import math
+import re
+from importlib import resources
+from pathlib import Path
+
+__all__ = ["build_results", "write_reports", "render_markdown", "render_html", "verdict_class", "claim_rows",
+           "collect_latex", "VERDICTS"]
+
+#: verdict classes, in the order of the summary
+VERDICTS = ("confirmed", "partly", "not borne out", "n/a", "failed")
+_VERDICT_WORDS = {
+    "confirmed": "confirmed", "supported": "confirmed", "reproduced": "confirmed", "yes": "confirmed",
+    "pass": "confirmed", "passed": "confirmed", "agrees": "confirmed",
+    "partly": "partly", "partly supported": "partly", "partial": "partly", "partially": "partly",
+    "partly confirmed": "partly", "partially supported": "partly", "partially confirmed": "partly",
+    "not borne out": "not borne out", "not supported": "not borne out", "not confirmed": "not borne out",
+    "refuted": "not borne out", "no": "not borne out", "fail": "not borne out", "failed": "not borne out",
+    "n/a": "n/a", "na": "n/a", "not applicable": "n/a", "skipped": "n/a", "": "n/a",
+}
+_COLOURS = {"confirmed": "#1a7f37", "partly": "#9a6700", "not borne out": "#cf222e", "n/a": "#57606a",
+            "failed": "#cf222e"}
+_SKIP_SCALARS = {"suite", "mode", "description", "device", "cache_key", "name"}
+
+
+# ------------------------------------------------------------------------------------------------
+# gathering
+# ------------------------------------------------------------------------------------------------
+def verdict_class(verdict) -> str:
+    """Map a suite's verdict word onto one of :data:`VERDICTS` (unknown words count as ``n/a``)."""
+    if isinstance(verdict, bool):
+        return "confirmed" if verdict else "not borne out"
+    v = str(verdict if verdict is not None else "").strip().lower()
+    return _VERDICT_WORDS.get(v, "n/a")
+
+
+def _fmt(v, depth=0) -> str:
+    """A short human-readable rendering of a claim's value (numbers to 4 significant digits)."""
+    if isinstance(v, bool) or v is None:
+        return {True: "yes", False: "no", None: "—"}[v]
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            return str(v)
+        return f"{v:.4g}"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, dict):
+        if depth > 1:
+            return "{…}"
+        items = list(v.items())
+        s = "; ".join(f"{k.replace('_', ' ')} = {_fmt(x, depth + 1)}" for k, x in items[:6])
+        return s + ("; …" if len(items) > 6 else "")
+    if isinstance(v, (list, tuple)):
+        s = ", ".join(_fmt(x, depth + 1) for x in list(v)[:8])
+        return "[" + s + (", …" if len(v) > 8 else "") + "]"
+    return str(v)
+
+
+def claim_rows(name: str, result: dict) -> list[dict]:
+    """The claim rows of one suite, each with ``suite``, the four table columns and ``verdict_class``."""
+    rows = []
+    for c in (result.get("claims") or []) if isinstance(result, dict) else []:
+        if not isinstance(c, dict):
+            continue
+        ours = c.get("ours", c.get("figure", c.get("measured")))
+        agreement = c.get("agreement", c.get("criterion"))
+        row = {"suite": name, "id": c.get("id"), "claim": str(c.get("claim", "")),
+               "ours": ours if isinstance(ours, str) else _fmt(ours),
+               "agreement": agreement if isinstance(agreement, str) else _fmt(agreement),
+               "verdict": str(c.get("verdict", "n/a")), "verdict_class": verdict_class(c.get("verdict"))}
+        for k in ("source", "prediction", "criterion", "figure"):
+            if k in c and k not in row:
+                row[k] = c[k] if isinstance(c[k], str) else _fmt(c[k])
+        rows.append(row)
+    return rows
+
+
+def build_results(mode: str, suites: dict, failed: dict | None = None, status: dict | None = None,
+                  seconds: float | None = None) -> dict:
+    """The ``results.json`` document: mode, version, every suite's result, all claims, failures."""
+    from . import __version__
+
+    failed = dict(failed or {})
+    claims = [r for name, res in suites.items() for r in claim_rows(name, res)]
+    counts = {v: 0 for v in VERDICTS}
+    for r in claims:
+        counts[r["verdict_class"]] += 1
+    counts["failed"] = len(failed)
+    doc = {"mode": mode, "theorykit_version": __version__, "suites": dict(suites), "claims": claims,
+           "failed": failed, "verdict_counts": counts}
+    if status:
+        doc["status"] = dict(status)
+    if seconds is not None:
+        doc["seconds"] = seconds
+    return doc
+
+
+def collect_latex(result, _path=(), _depth=0) -> list[tuple[str, str]]:
+    """``(label, latex)`` pairs found under keys named ``latex`` anywhere in a suite's result."""
+    out = []
+    if _depth > 6:
+        return out
+    if isinstance(result, dict):
+        for k, v in result.items():
+            if k == "latex":
+                label = " / ".join(str(p) for p in _path) or "LaTeX"
+                if isinstance(v, str):
+                    out.append((label, v))
+                elif isinstance(v, dict):
+                    out += [(f"{label} / {kk}" if _path else str(kk), vv) for kk, vv in v.items()
+                            if isinstance(vv, str)]
+                elif isinstance(v, list):
+                    out += [(label, vv) for vv in v if isinstance(vv, str)]
+            elif k != "claims":
+                out += collect_latex(v, _path + (k,), _depth + 1)
+    elif isinstance(result, list):
+        for i, v in enumerate(result[:50]):
+            out += collect_latex(v, _path + (str(i),), _depth + 1)
+    return out
+
+
+def _strip_math_delims(tex: str) -> tuple[str, bool]:
+    """Remove surrounding ``$…$``/``$$…$$``/``\\[…\\]``/``\\(…\\)``; returns (tex, display)."""
+    s = tex.strip()
+    for left, right, disp in (("$$", "$$", True), ("\\[", "\\]", True), ("\\(", "\\)", False), ("$", "$", False)):
+        if s.startswith(left) and s.endswith(right) and len(s) >= len(left) + len(right):
+            return s[len(left):len(s) - len(right)].strip(), disp
+    return s, True
+
+
+def _key_numbers(result: dict, limit: int = 24) -> list[tuple[str, str]]:
+    """Headline numbers of a suite: its ``summary`` dict if any, else its top-level scalars and
+    the numeric entries of its top-level dicts (``config`` and timings left out)."""
+    summary = result.get("summary") if isinstance(result.get("summary"), dict) else None
+    src = summary or result
+    rows = []
+    for k, v in src.items():
+        if summary is None and (k in _SKIP_SCALARS or k in ("seconds", "config", "timing_s", "figures")):
+            continue
+        label = k.replace("_", " ")
+        if isinstance(v, (bool, int, float)) or (isinstance(v, str) and len(v) <= 100):
+            rows.append((label, _fmt(v)))
+        elif isinstance(v, dict) and summary is None:
+            kids = [(f"{label} / {kk.replace('_', ' ')}", _fmt(vv)) for kk, vv in v.items()
+                    if isinstance(vv, (bool, int, float))]
+            rows += kids[:4]
+        elif summary is not None:
+            rows.append((label, _fmt(v)))
+    rows = rows[:limit]
+    if isinstance(result.get("seconds"), (int, float)):
+        rows.append(("run time", f"{result['seconds']:.1f} s"))
+    return rows
+
+
+def _figures(result: dict) -> list[tuple[str, str]]:
+    """``(file, caption)`` pairs of a suite's figures."""
+    out = []
+    for f in result.get("figures") or []:
+        if isinstance(f, dict):
+            name = f.get("file") or f.get("path") or f.get("name")
+            cap = f.get("caption") or f.get("title") or name
+        else:
+            name, cap = f, f
+        if isinstance(name, str):
+            out.append((name, str(cap)))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Markdown
+# ------------------------------------------------------------------------------------------------
+def _md_cell(s) -> str:
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(results: dict) -> str:
+    """The Markdown report (figures referenced by relative path: keep it beside the PNGs)."""
+    L = [f"# theorykit validation report ({results.get('mode', '?')} mode)", "",
+         f"theorykit {results.get('theorykit_version', '?')} — reproduction of *Make Haste Slowly* "
+         "(Jarvis, Klein, Rosman & Saxe, ICLR 2025).", ""]
+    counts = results.get("verdict_counts", {})
+    L += ["**Verdicts:** " + ", ".join(f"{v}: {counts.get(v, 0)}" for v in VERDICTS), ""]
+    if results.get("failed"):
+        L += ["**Failed suites:** " + ", ".join(results["failed"]), ""]
+    L += ["## Claims", "", "| suite | paper claim | our figure | agreement | verdict |", "|---|---|---|---|---|"]
+    for r in results.get("claims", []):
+        L.append("| " + " | ".join(_md_cell(x) for x in (r["suite"], r["claim"], r["ours"], r["agreement"],
+                                                             f"**{r['verdict']}**")) + " |")
+    L.append("")
+    for name, res in results.get("suites", {}).items():
+        L += [f"## {name}", ""]
+        if res.get("description"):
+            L += [str(res["description"]), ""]
+        nums = _key_numbers(res)
+        if nums:
+            L += ["| quantity | value |", "|---|---|"] + [f"| {_md_cell(k)} | {_md_cell(v)} |" for k, v in nums] + [""]
+        for label, tex in collect_latex(res):
+            body, _ = _strip_math_delims(tex)
+            L += [f"*{label}*:", "", "$$", body, "$$", ""]
+        for f, cap in _figures(res):
+            L += [f"![{cap}]({f})", ""]
+    for name, err in (results.get("failed") or {}).items():
+        L += [f"## {name} (failed)", "", "```", str(err.get("error", err)), "```", ""]
+    return "\n".join(L) + "\n"
+
+
+# ------------------------------------------------------------------------------------------------
+# HTML
+# ------------------------------------------------------------------------------------------------
+def _asset(*parts) -> bytes:
+    return resources.files("theorykit").joinpath("assets", "katex", *parts).read_bytes()
+
+
+def katex_css_inline() -> str:
+    """KaTeX's CSS with its woff2 fonts as data URIs (the woff/ttf fallbacks dropped)."""
+    css = _asset("katex.min.css").decode("utf-8")
+
+    def font(m):
+        data = base64.b64encode(_asset("fonts", m.group(1) + ".woff2")).decode("ascii")
+        return f'src:url(data:font/woff2;base64,{data}) format("woff2")'
+
+    css, n = re.subn(r'src:url\(fonts/([A-Za-z0-9_\-]+)\.woff2\) format\("woff2"\)[^;}]*', font, css)
+    if n == 0:
+        raise RuntimeError("unexpected katex.min.css: no woff2 font sources found")
+    return css
+
+
+def _img_data_uri(path: Path) -> str | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    mime = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
+            ".gif": "image/gif"}.get(path.suffix.lower(), "application/octet-stream")
+    return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
+
+
+_CSS = """
+body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1f2328;
+ max-width:1150px;margin:0 auto;padding:24px 28px;background:#fff}
+h1{font-size:1.7em;margin:.2em 0}h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:1.6em}
+.sub{color:#57606a}.summary{display:flex;gap:10px;flex-wrap:wrap;margin:14px 0}
+.badge{border-radius:6px;padding:6px 12px;color:#fff;font-weight:600}
+table{border-collapse:collapse;width:100%;margin:10px 0;font-size:.93em}
+th,td{border:1px solid #d0d7de;padding:6px 8px;vertical-align:top;text-align:left}
+th{background:#f6f8fa}tr:nth-child(even) td{background:#fbfcfd}
+td.v{font-weight:700;white-space:nowrap}.small{font-size:.85em;color:#57606a}
+figure{margin:14px 0;text-align:center}figure img{max-width:100%;border:1px solid #eaeef2}
+figcaption{font-size:.85em;color:#57606a}.eq{margin:8px 0 14px}.eq .lab{font-size:.85em;color:#57606a}
+pre{background:#f6f8fa;padding:10px;overflow:auto;font-size:.85em}.missing{color:#cf222e}
+.nums td:first-child{width:40%}
+"""
+
+_JS = r"""
+(function(){
+  function typeset(){
+    var bad = 0;
+    document.querySelectorAll(".tex").forEach(function(el){
+      try { katex.render(el.getAttribute("data-tex"), el,
+                         {displayMode: el.classList.contains("display"), throwOnError: false}); }
+      catch (e) { bad++; }
+    });
+    renderMathInElement(document.body, {
+      delimiters: [{left: "$$", right: "$$", display: true}, {left: "\\[", right: "\\]", display: true},
+                   {left: "\\(", right: "\\)", display: false}, {left: "$", right: "$", display: false}],
+      ignoredTags: ["script", "noscript", "style", "textarea", "pre", "code", "option"],
+      throwOnError: false});
+    document.body.setAttribute("data-math", bad ? "errors" : "rendered");
+  }
+  function images(){
+    var imgs = document.querySelectorAll("img"), ok = 0;
+    imgs.forEach(function(im){
+      var good = im.complete && im.naturalWidth > 0;
+      im.setAttribute("data-loaded", good ? "yes" : "no");
+      if (good) ok++;
+    });
+    document.body.setAttribute("data-images", ok + "/" + imgs.length);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", typeset); else typeset();
+  if (document.readyState === "complete") images(); else window.addEventListener("load", images);
+})();
+"""
+
+
+def _e(s) -> str:
+    return html.escape(str(s), quote=True)
+
+
+def render_html(results: dict, out_dir) -> str:
+    """The self-contained HTML report (figures read from ``out_dir`` and embedded)."""
+    out_dir = Path(out_dir)
+    mode = results.get("mode", "?")
+    counts = results.get("verdict_counts", {})
+    H = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+         '<meta name="viewport" content="width=device-width, initial-scale=1">',
+         f"<title>theorykit validation report ({_e(mode)})</title>",
+         f"<style>{katex_css_inline()}</style>", f"<style>{_CSS}</style>", "</head><body>",
+         f"<h1>theorykit validation report</h1>",
+         f'<p class="sub">Reproduction of <em>Make Haste Slowly: A Theory of Emergent Structured Mixed '
+         f'Selectivity in Feature Learning ReLU Networks</em> (Jarvis, Klein, Rosman &amp; Saxe, ICLR 2025). '
+         f'theorykit {_e(results.get("theorykit_version", "?"))}, <b>{_e(mode)}</b> mode'
+         + (f', {results["seconds"]:.0f} s' if isinstance(results.get("seconds"), (int, float)) else "")
+         + ".</p>", '<div class="summary">']
+    for v in VERDICTS:
+        H.append(f'<span class="badge" style="background:{_COLOURS[v]}">{_e(v)}: {counts.get(v, 0)}</span>')
+    H.append("</div>")
+    status = results.get("status") or {}
+    if status:
+        H.append('<p class="small">Suites: ' + ", ".join(f"{_e(k)} ({_e(v)})" for k, v in status.items())
+                 + ".</p>")
+
+    H += ["<h2>Claims</h2>", "<table><thead><tr><th>suite</th><th>paper claim</th><th>our figure</th>"
+          "<th>agreement</th><th>verdict</th></tr></thead><tbody>"]
+    for r in results.get("claims", []):
+        src = f'<div class="small">{_e(r["source"])}</div>' if r.get("source") else ""
+        H.append(f'<tr><td>{_e(r["suite"])}</td><td>{_e(r["claim"])}{src}</td><td>{_e(r["ours"])}</td>'
+                 f'<td>{_e(r["agreement"])}</td><td class="v" style="color:{_COLOURS[r["verdict_class"]]}">'
+                 f'{_e(r["verdict"])}</td></tr>')
+    if not results.get("claims"):
+        H.append('<tr><td colspan="5">no claims</td></tr>')
+    H.append("</tbody></table>")
+
+    for name, res in results.get("suites", {}).items():
+        H.append(f'<h2 id="{_e(name)}">{_e(name)}</h2>')
+        if res.get("description"):
+            H.append(f"<p>{_e(res['description'])}</p>")
+        nums = _key_numbers(res)
+        if nums:
+            H.append('<table class="nums"><tbody>' + "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>"
+                                                             for k, v in nums) + "</tbody></table>")
+        for label, tex in collect_latex(res):
+            body, disp = _strip_math_delims(tex)
+            cls = "tex display" if disp else "tex"
+            H.append(f'<div class="eq"><div class="lab">{_e(label)}</div>'
+                     f'<div class="{cls}" data-tex="{_e(body)}"><code>{_e(body)}</code></div></div>')
+        for f, cap in _figures(res):
+            uri = _img_data_uri(out_dir / f)
+            if uri is None:
+                H.append(f'<p class="missing">figure {_e(f)} is missing</p>')
+            else:
+                H.append(f'<figure><img src="{uri}" alt="{_e(cap)}"><figcaption>{_e(cap if cap != f else f)}</figcaption></figure>')
+    for name, err in (results.get("failed") or {}).items():
+        H.append(f'<h2 id="{_e(name)}">{_e(name)} <span style="color:{_COLOURS["failed"]}">(failed)</span></h2>')
+        H.append(f"<pre>{_e(err.get('traceback') or err.get('error', err))}</pre>")
+    H.append(f"<script>{_asset('katex.min.js').decode('utf-8')}</script>")
+    H.append(f"<script>{_asset('contrib', 'auto-render.min.js').decode('utf-8')}</script>")
+    H.append(f"<script>{_JS}</script>")
+    H.append("</body></html>")
+    return "\n".join(H) + "\n"
+
+
+def write_reports(results: dict, out_dir) -> list[Path]:
+    """Write ``report.md`` and ``report.html`` into ``out_dir`` (atomically); returns their paths."""
+    from .io import atomic_write_text
+
+    out_dir = Path(out_dir)
+    md = atomic_write_text(out_dir / "report.md", render_markdown(results))
+    ht = atomic_write_text(out_dir / "report.html", render_html(results, out_dir))
+    return [md, ht]
