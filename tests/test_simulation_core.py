@@ -82,3 +82,21 @@ def test_relu_simulation_shapes_seeds_and_float32():
     assert not np.allclose(r64.loss[0], r64.loss[1])            # seeds differ
     r32 = tk.simulate_relu(X, Y, hidden=16, lr=0.05, steps=50, seeds=3, init_std=0.1, dtype="float32")
     np.testing.assert_allclose(r32.loss, r64.loss, rtol=1e-4)
+
+
+@pytest.mark.parametrize("depth", [2])   # depth 3: tests/test_findgates.py (the maps form is slow there)
+def test_race_reduction_two_forms_agree(depth):
+    """The race reduction integrated on minimal balanced weights and as the matrix equation for the
+    maps (balanced power formula, eigendecompositions) are two independent routes to one flow."""
+    from theorykit.race import integrate_race
+
+    task = tk.contexts(4, 3)
+    paths = [tk.Pathway(p.name, p.active, p.inputs, p.outputs, 8, depth)
+             for p in tk.context_pathways(4, 3, [(0, 1), (0, 2), (1, 2)])]
+    spec = tk.GDLNSpec(task, paths, tk.Training(lr=0.02, a0=1e-2))
+    system = tk.Derivation(spec).race_system()
+    ts = np.linspace(0, 2500, 11)
+    w = integrate_race(system, 1e-2, spec.tau, ts, form="weights")
+    m = integrate_race(system, 1e-2, spec.tau, ts, form="maps")
+    np.testing.assert_allclose(w.loss, m.loss, rtol=1e-5, atol=1e-8 * w.loss[0])
+    assert w.loss[-1] < 0.5 * w.loss[0]

@@ -28,6 +28,7 @@ from .derivation import Derivation
 from .simulate import SimResult, simulate_gdln, simulate_relu, simulate_relu_spec
 from .spec import load_spec, spec_from_dict, spec_to_toml
 from .io import atomic_write_text, write_json
+from .findgates import exact_reln_outputs, find_gates
 from .lemmas import (classify_context_gating, context_gating_mismatch, gate_census, interlacing_holds,
                      interlacing_holds_exact, is_staircase, lp_realisable, poly_bernoulli, realisable_gate_patterns)
 
@@ -42,6 +43,6 @@ __all__ = [
     "a0", "discrete_mode_recurrence", "mode_loss_reduction", "mode_ode_residual", "mode_trajectory", "t", "t_half",
     "tau", "NotJaxSafe", "to_jax", "RaceSystem", "integrate_race", "Derivation", "SimResult", "simulate_gdln",
     "simulate_relu", "simulate_relu_spec", "load_spec", "spec_from_dict", "spec_to_toml", "atomic_write_text", "write_json",
-    "classify_context_gating", "context_gating_mismatch", "gate_census", "interlacing_holds",
+    "exact_reln_outputs", "find_gates", "classify_context_gating", "context_gating_mismatch", "gate_census", "interlacing_holds",
     "interlacing_holds_exact", "is_staircase", "lp_realisable", "poly_bernoulli", "realisable_gate_patterns",
 ]

@@ -1,6 +1,6 @@
 """Command line: ``theorykit`` (also ``python -m theorykit``).
 
-Subcommands: derive, simulate, validate, bench. Errors exit with status 2 and a message that
+Subcommands: derive, simulate, validate, find-gates, bench. Errors exit with status 2 and a message that
 names the field and the fix.
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ EPILOG = """examples:
   theorykit simulate examples/xor_linear.toml --set Delta=0.5 --init aligned --seeds 4 --steps 2000 --json sim.json
   theorykit validate xor --quick --out results/
   theorykit validate all --quick --out results/
+  theorykit find-gates contexts --K 4 --seeds 2 --out found.toml
   theorykit bench --quick
 """
 
@@ -143,6 +144,59 @@ def _validation():
     return load_package("validation")
 
 
+def cmd_find_gates(args):
+    """Algorithm 1: train ReLU networks, cluster their binary unit activity, write a GDLN spec."""
+    from .findgates import find_gates
+    from .io import atomic_write_text
+    from .spec import parse_assignment, spec_to_toml
+
+    src = args.source
+    if src in ("contexts", "xor-margin"):
+        from .gating import Training
+        from .task import contexts, xor_margin
+
+        if src == "contexts":
+            if args.set:
+                raise SpecError("--set", "the contexts task has no symbols", "leave out --set")
+            task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
+            training = Training(lr=0.001, loss="sum", init_std=0.005 / 700, steps=8001)
+            hidden = 700
+        else:
+            task = xor_margin()
+            vals = dict(parse_assignment(a, task.symbols) for a in (args.set or []))
+            if task.free_symbols - set(vals):
+                raise SpecError("--set", "xor-margin needs a value for Delta", "add --set Delta=0.5")
+            task = task.subs(vals)
+            training = Training(lr=0.05, loss="mean", init_std=0.01, steps=2000)
+            hidden = 128
+        from .gating import GDLNSpec, Pathway
+
+        source = GDLNSpec(task, (Pathway("all", "all", "all", "all", hidden),), training, src)
+    else:
+        spec = _load(src)
+        values = _values(spec, args.set)
+        source = spec.subs(values) if values else spec
+        if source.task.free_symbols:
+            raise SpecError("--set", f"no value for {sorted(map(str, source.task.free_symbols))}",
+                            "pass --set NAME=VALUE")
+    if args.K is not None and args.K < 1:
+        raise SpecError("--K", f"needs a positive integer, got {args.K}", "e.g. --K 4")
+    if args.seeds < 1:
+        raise SpecError("--seeds", f"needs a positive integer, got {args.seeds}", "e.g. --seeds 4")
+    t0 = time.time()
+    found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=args.steps,
+                       hidden=args.hidden, lr=args.lr, seed=args.seed, name=args.name or f"found-{Path(src).stem}")
+    atomic_write_text(args.out, spec_to_toml(found.spec))
+    summ = found.summary()
+    print(f"find-gates: K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "
+          f"-> {args.out} ({time.time() - t0:.1f}s)")
+    for p in found.spec.pathways:
+        print(f"  {p.name}: hidden {p.hidden}, active {''.join(map(str, p.active))}")
+    if summ["mse"]:
+        print("  output MSE by K: " + ", ".join(f"{k}:{m:.3g}" for k, m in zip(summ["Ks"], summ["mse"])))
+    return 0
+
+
 def cmd_bench(args):
     from .bench import run_bench
 
@@ -197,6 +251,24 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--force", action="store_true", help="re-run parts already cached")
     v.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
     v.set_defaults(func=cmd_validate)
+
+    f = sub.add_parser("find-gates", help="find a GDLN's gates from trained ReLU networks (Algorithm 1) and write a spec",
+                       description="Train ReLU networks on a task, record binary hidden activity every 100 steps, "
+                                   "k-means the units and write a spec with one pathway per gate pattern. K by the "
+                                   "elbow of the ReLU-vs-GDLN output MSE over K = 1..--max-K unless --K is given.")
+    f.add_argument("source", help="a spec file (TOML; its task and training are used) or a built-in task: "
+                                  "'contexts' (the Section 4 task) or 'xor-margin' (with --set Delta=...)")
+    f.add_argument("--out", required=True, metavar="FOUND.toml", help="where to write the found spec")
+    f.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
+    f.add_argument("--K", type=int, help="number of clusters (default: elbow)")
+    f.add_argument("--max-K", type=int, default=8, help="largest K tried for the elbow (default 8)")
+    f.add_argument("--seeds", type=int, default=4, help="ReLU trainings (default 4)")
+    f.add_argument("--steps", type=int, help="gradient steps (default: the spec's or the task's)")
+    f.add_argument("--hidden", type=int, help="ReLU hidden width (default: the spec's total width)")
+    f.add_argument("--lr", type=float, help="learning rate (default: the spec's)")
+    f.add_argument("--seed", type=int, default=0, help="random seed of initial weights and k-means")
+    f.add_argument("--name", help="name of the written spec")
+    f.set_defaults(func=cmd_find_gates)
 
     b = sub.add_parser("bench", help="benchmark derivation time and simulator throughput (ratios in one run)")
     b.add_argument("--quick", action="store_true", help="a CPU-sized run of a minute or two")

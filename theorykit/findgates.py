@@ -58,7 +58,7 @@ from .task import Task
 
 __all__ = ["ReluRun", "GdlnRun", "FoundGates", "train_relu", "train_gdln", "unit_rows", "cluster_gates",
            "centroids_to_patterns", "patterns_to_spec", "pattern_ranks", "elbow_scores", "choose_elbow",
-           "find_gates", "unstack_gdln", "exact_reln_outputs", "exact_reln_trajectory", "race_system_numeric", "race_loss",
+           "find_gates", "unstack_gdln", "exact_reln_outputs", "exact_reln_trajectory", "race_system_numeric", "race_loss", "balanced_flow_loss",
            "random_init_a0", "ELBOW_THRESHOLD"]
 
 #: default threshold of the "improvement" elbow rule (fraction of the total improvement)
@@ -73,7 +73,8 @@ class ReluRun:
     """ReLU networks trained with checkpoints every ``every`` steps.
 
     t_ck: checkpoint times (0, every, …, and the final step). loss: seeds × (steps+1).
-    outputs: seeds × checkpoints × p × P. snapshots: seeds × (checkpoints−1) × H × P binary
+    outputs: seeds × checkpoints × p × P. recorded: ``record(params, aux)`` at every checkpoint
+    (seeds × checkpoints × …), for quantities too large to keep as weights. snapshots: seeds × (checkpoints−1) × H × P binary
     first-layer activity at t_ck[:-1] (Algorithm 1 samples every ``every`` steps).
     params: final weights (batched over seeds). params_ck: weights at every checkpoint (optional).
     """
@@ -85,6 +86,7 @@ class ReluRun:
     params: list
     params_ck: list | None = None
     settings: dict = field(default_factory=dict)
+    recorded: object = None
 
 
 @dataclass
@@ -94,11 +96,21 @@ class GdlnRun:
     outputs: np.ndarray
     params: list
     params_ck: list | None = None
+    recorded: object = None
+
+
+#: residual entries below this are set to zero in the training loss. A GDLN that can fit its
+#: targets exactly drives the residual down exponentially; once its square underflows into
+#: subnormal floats (~1e-308) every CPU step becomes ~100 times slower. Dropping residuals
+#: below 1e-150 changes the loss by < 1e-300 and the weights by far less than float64 rounding.
+RESIDUAL_FLOOR = 1e-150
 
 
 def _loss(Yh, Y, loss):
-    r = 0.5 * jnp.sum((Y - Yh) ** 2)
-    return r if loss == "sum" else r / Y.shape[1]
+    r = Y - Yh
+    r = jnp.where(jnp.abs(r) < RESIDUAL_FLOOR, 0.0, r)
+    val = 0.5 * jnp.sum(r ** 2)
+    return val if loss == "sum" else val / Y.shape[1]
 
 
 def _checkpoints(steps, every):
@@ -109,7 +121,7 @@ def _checkpoints(steps, every):
 
 
 @functools.lru_cache(maxsize=None)
-def _trainer(kind: str, n_layers: int, steps: int, every: int, loss: str, keep_params: bool):
+def _trainer(kind: str, n_layers: int, steps: int, every: int, loss: str, keep_params: bool, record=None):
     """A jitted, seed-vmapped gradient-descent loop with checkpoints.
 
     Compiled once per (static settings, array shapes): the data, gates and learning rate are
@@ -128,7 +140,7 @@ def _trainer(kind: str, n_layers: int, steps: int, every: int, loss: str, keep_p
             h = (W * B) @ h
         return p[-1] @ (G * h)
 
-    def run(p0, X, Y, G, B, lr):
+    def run(p0, X, Y, G, B, lr, aux):
         def loss_fn(p):
             return _loss(forward(p, X, G, B), Y, loss)
 
@@ -140,7 +152,8 @@ def _trainer(kind: str, n_layers: int, steps: int, every: int, loss: str, keep_p
 
         def chunk(p, _):
             snap = relu_gates(p, X)[0] if kind == "relu" else jnp.zeros((), bool)
-            rec = (forward(p, X, G, B), snap, p if keep_params else None)
+            rec = (forward(p, X, G, B), snap, p if keep_params else None,
+                   None if record is None else record(p, aux))
             p, vals = jax.lax.scan(step, p, None, length=every)
             return p, (vals, rec)
 
@@ -150,21 +163,27 @@ def _trainer(kind: str, n_layers: int, steps: int, every: int, loss: str, keep_p
             if rem:
                 p, ev = jax.lax.scan(step, p, None, length=rem)
                 losses = jnp.concatenate([losses, ev])
-            return p, jnp.concatenate([losses, loss_fn(p)[None]]), recs, forward(p, X, G, B)
+            last = None if record is None else record(p, aux)
+            return p, jnp.concatenate([losses, loss_fn(p)[None]]), recs, (forward(p, X, G, B), last)
 
-    return jax.jit(jax.vmap(run, in_axes=(0, None, None, None, None, None)))
+    return jax.jit(jax.vmap(run, in_axes=(0, None, None, None, None, None, None)))
 
 
-def _execute(kind, p0, X, Y, G, B, lr, steps, every, loss, keep_params):
+def _execute(kind, p0, X, Y, G, B, lr, steps, every, loss, keep_params, record=None, aux=None):
     n, t_ck = _checkpoints(steps, every)
-    fn = _trainer(kind, len(p0), int(steps), int(every), loss, bool(keep_params))
-    params, losses, recs, final = fn(p0, X, Y, G, B, jnp.asarray(lr, jnp.float64))
+    fn = _trainer(kind, len(p0), int(steps), int(every), loss, bool(keep_params), record)
+    aux = jnp.zeros(()) if aux is None else aux
+    params, losses, recs, (final, last) = fn(p0, X, Y, G, B, jnp.asarray(lr, jnp.float64), aux)
     outs = np.concatenate([np.asarray(recs[0]), np.asarray(final)[:, None]], axis=1)
+    recorded = None
+    if record is not None:
+        recorded = jax.tree_util.tree_map(
+            lambda a, b: np.concatenate([np.asarray(a), np.asarray(b)[:, None]], axis=1), recs[3], last)
     snaps = np.asarray(recs[1]) if kind == "relu" else None
     pck = None
     if keep_params:
         pck = [np.concatenate([np.asarray(a), np.asarray(b)[:, None]], axis=1) for a, b in zip(recs[2], params)]
-    return t_ck, np.asarray(losses, dtype=float), outs, snaps, [np.asarray(w) for w in params], pck
+    return t_ck, np.asarray(losses, dtype=float), outs, snaps, [np.asarray(w) for w in params], pck, recorded
 
 
 def _check(loss, what, lr):
@@ -193,7 +212,8 @@ def _init(dims, init_std, seed, seeds):
 
 
 def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std: float = 0.01,
-               loss: str = "mean", seed: int = 0, every: int = 100, keep_params: bool = False) -> ReluRun:
+               loss: str = "mean", seed: int = 0, every: int = 100, keep_params: bool = False,
+               record=None, aux=None) -> ReluRun:
     """Bias-free ReLU networks (one or more hidden layers), full-batch GD, vmapped over seeds.
 
     The initial weights are those of :func:`theorykit.simulate.simulate_relu` with the same
@@ -204,17 +224,17 @@ def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std:
     widths = [int(hidden)] if isinstance(hidden, (int, np.integer)) else [int(w) for w in hidden]
     p0 = _init([X.shape[0]] + widths + [Y.shape[0]], init_std, seed, seeds)
     dummy = jnp.zeros(())
-    t_ck, losses, outs, snaps, params, pck = _execute("relu", p0, X, Y, dummy, dummy, lr, steps, every, loss,
-                                                      keep_params)
+    t_ck, losses, outs, snaps, params, pck, rec = _execute("relu", p0, X, Y, dummy, dummy, lr, steps, every, loss,
+                                                           keep_params, record, aux)
     _check(losses, "ReLU training", lr)
     settings = {"hidden": widths, "lr": lr, "steps": steps, "seeds": seeds, "init_std": init_std, "loss": loss,
                 "seed": seed, "every": every}
-    return ReluRun(t_ck, losses, outs, snaps, params, pck, settings)
+    return ReluRun(t_ck, losses, outs, snaps, params, pck, settings, rec)
 
 
 def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, seeds: int = 4,
                init_std: float = 0.01, loss: str = "mean", seed: int = 0, every: int = 100,
-               depth: int = 2, keep_params: bool = False) -> GdlnRun:
+               depth: int = 2, keep_params: bool = False, record=None, aux=None) -> GdlnRun:
     """A GDLN of fixed gates (K × P, one row per pathway) from random N(0, init_std²) weights.
 
     Pathway j has ``hidden[j]`` units per hidden layer and ``depth`` weight layers, sees every
@@ -239,9 +259,10 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
     Gu = jnp.asarray(np.repeat(G, hidden, axis=0))
     owner = np.repeat(np.arange(K), hidden)
     B = jnp.asarray((owner[:, None] == owner[None, :]).astype(float)) if depth > 2 else jnp.zeros(())
-    t_ck, losses, o, _, params, pck = _execute("gated", p0, X, Y, Gu, B, lr, steps, every, loss, keep_params)
+    t_ck, losses, o, _, params, pck, rec = _execute("gated", p0, X, Y, Gu, B, lr, steps, every, loss, keep_params,
+                                                    record, aux)
     _check(losses, "GDLN training", lr)
-    return GdlnRun(t_ck, losses, o, params, pck)
+    return GdlnRun(t_ck, losses, o, params, pck, rec)
 
 
 def unstack_gdln(params, hidden: Sequence[int]) -> list:
@@ -609,11 +630,24 @@ def race_system_numeric(X, Y, gates, depth: int | Sequence[int] = 2, names=None,
     return RaceSystem(list(names or [f"g{j + 1}" for j in range(K)]), Syx, Sx, O, trSy, U, V, depths)
 
 
-def race_loss(X, Y, gates, *, a0: float, lr: float, loss: str, times, depth=2) -> np.ndarray:
-    """Race-reduction loss (in the training's own units: summed or mean) at ``times``."""
+def balanced_flow_loss(system, a0: float, tau: float, times, rtol: float = 1e-8, atol: float = 1e-12) -> np.ndarray:
+    """Mean loss of the race reduction (integrated in weight space by :func:`theorykit.race.integrate_race`)."""
     from .race import integrate_race
 
+    return integrate_race(system, a0, tau, times, rtol=rtol, atol=atol, form="weights").loss
+
+
+def _chain(Ws):
+    """W_L … W_1 for a list [W_1, …, W_L]."""
+    M = Ws[0]
+    for W in Ws[1:]:
+        M = W @ M
+    return M
+
+
+def race_loss(X, Y, gates, *, a0: float, lr: float, loss: str, times, depth=2) -> np.ndarray:
+    """Race-reduction loss (in the training's own units: summed or mean) at ``times``, from
+    aligned maps of strength ``a0`` (integrated with :func:`balanced_flow_loss`)."""
     P = np.asarray(X).shape[1]
     tau = 1.0 / (lr * (P if loss == "sum" else 1))
-    sol = integrate_race(race_system_numeric(X, Y, gates, depth), a0, tau, times)
-    return sol.loss * (P if loss == "sum" else 1)
+    return balanced_flow_loss(race_system_numeric(X, Y, gates, depth), a0, tau, times) * (P if loss == "sum" else 1)

@@ -75,41 +75,99 @@ class RaceSolution:
     maps: list             # final maps
 
 
+def _chain(Ws):
+    """W_L … W_1 for a list [W_1, …, W_L]."""
+    out = Ws[0]
+    for W in Ws[1:]:
+        out = W @ out
+    return out
+
+
 def integrate_race(system: RaceSystem, a0: float, tau: float, times, rtol: float = 1e-8,
-                   atol: float = 1e-12) -> RaceSolution:
-    """Integrate the balanced pathway-map flow from aligned initial maps of strength ``a0``."""
-    shapes = [m.shape for m in system.Syx]
-    sizes = [a * b for a, b in shapes]
-    offs = np.cumsum([0] + sizes)
-    M0 = [a0 * (U @ V.T) for U, V in zip(system.U, system.V)]
+                   atol: float = 1e-12, form: str = "weights") -> RaceSolution:
+    """Integrate the balanced pathway-map flow from aligned initial maps of strength ``a0``.
 
-    def unpack(y):
-        return [y[offs[i]:offs[i + 1]].reshape(shapes[i]) for i in range(len(shapes))]
-
-    def rhs(_t, y):
-        Ms = unpack(y)
-        Gs = system.grads(Ms)
-        out = []
-        for M, G, L in zip(Ms, Gs, system.depth):
-            MMt, MtM = M @ M.T, M.T @ M
-            dM = np.zeros_like(M)
-            for j in range(1, L + 1):
-                dM += _psd_power(MMt, (L - j) / L) @ G @ _psd_power(MtM, (j - 1) / L)
-            out.append(dM.ravel() / tau)
-        return np.concatenate(out)
-
+    ``form="weights"`` (default) integrates gradient flow on a minimal balanced factorisation of
+    each aligned initial map (``W_1 = a0^{1/L} Vᵀ``, middle layers ``a0^{1/L} I_r``,
+    ``W_L = a0^{1/L} U``, hidden width r = the pathway's rank). Balance is conserved by the flow,
+    so the maps follow the balanced power formula above exactly; a GDLN started from aligned
+    weights keeps its hidden activity in an r-dimensional subspace, so this is also its exact
+    gradient flow. It needs only matrix products (explicit RK45). ``form="maps"`` integrates the
+    matrix equation for the maps directly (an eigendecomposition per evaluation, LSODA): slower,
+    kept as an independent second method.
+    """
+    if form not in ("weights", "maps"):
+        raise ValueError(f"form must be 'weights' or 'maps', got {form!r}")
     times = np.asarray(times, dtype=float)
-    y0 = np.concatenate([m.ravel() for m in M0])
-    sol = solve_ivp(rhs, (0.0, float(times.max())), y0, t_eval=np.sort(times), method="LSODA",
+    order = np.argsort(np.argsort(times))
+    if form == "weights":
+        shapes = []
+        for U, V, L in zip(system.U, system.V, system.depth):
+            r = U.shape[1]
+            shapes.append([(r, V.shape[0])] + [(r, r)] * (L - 2) + [(U.shape[0], r)])
+        flat = [sh for shs in shapes for sh in shs]
+        offs = np.cumsum([0] + [a * b for a, b in flat])
+        y0 = []
+        for U, V, L in zip(system.U, system.V, system.depth):
+            c = a0 ** (1.0 / L)
+            y0 += [c * V.T] + [c * np.eye(U.shape[1])] * (L - 2) + [c * U]
+        y0 = np.concatenate([w.ravel() for w in y0])
+
+        def unpack_w(y):
+            Ws = [y[offs[i]:offs[i + 1]].reshape(flat[i]) for i in range(len(flat))]
+            out, k = [], 0
+            for shs in shapes:
+                out.append(Ws[k:k + len(shs)])
+                k += len(shs)
+            return out
+
+        def to_maps(y):
+            return [_chain(Ws) for Ws in unpack_w(y)]
+
+        def rhs(_t, y):
+            Wp = unpack_w(y)
+            Gs = system.grads([_chain(Ws) for Ws in Wp])
+            dys = []
+            for Ws, G in zip(Wp, Gs):
+                L = len(Ws)
+                for l in range(L):
+                    g = G if l + 1 == L else _chain(Ws[l + 1:]).T @ G
+                    g = g if l == 0 else g @ _chain(Ws[:l]).T
+                    dys.append(g.ravel() / tau)
+            return np.concatenate(dys)
+
+        method = "RK45"
+    else:
+        shapes_m = [m.shape for m in system.Syx]
+        offs_m = np.cumsum([0] + [a * b for a, b in shapes_m])
+        y0 = np.concatenate([(a0 * (U @ V.T)).ravel() for U, V in zip(system.U, system.V)])
+
+        def to_maps(y):
+            return [y[offs_m[i]:offs_m[i + 1]].reshape(shapes_m[i]) for i in range(len(shapes_m))]
+
+        def rhs(_t, y):
+            Ms = to_maps(y)
+            Gs = system.grads(Ms)
+            out = []
+            for M, G, L in zip(Ms, Gs, system.depth):
+                MMt, MtM = M @ M.T, M.T @ M
+                dM = np.zeros_like(M)
+                for j in range(1, L + 1):
+                    dM += _psd_power(MMt, (L - j) / L) @ G @ _psd_power(MtM, (j - 1) / L)
+                out.append(dM.ravel() / tau)
+            return np.concatenate(out)
+
+        method = "LSODA"
+    sol = solve_ivp(rhs, (0.0, float(times.max())), y0, t_eval=np.sort(times), method=method,
                     rtol=rtol, atol=atol)
     if not sol.success:
         raise RuntimeError(f"race integration failed: {sol.message}")
-    order = np.argsort(np.argsort(times))
     Y = sol.y[:, order]
     losses, strengths = [], {n: [] for n in system.names}
     for col in Y.T:
-        Ms = unpack(col)
+        Ms = to_maps(col)
         losses.append(system.loss(Ms))
         for n, M, U, V in zip(system.names, Ms, system.U, system.V):
             strengths[n].append(np.einsum("ia,ij,ja->a", U, M, V))
-    return RaceSolution(times, np.array(losses), {k: np.array(v) for k, v in strengths.items()}, unpack(Y[:, -1]))
+    return RaceSolution(times, np.array(losses), {k: np.array(v) for k, v in strengths.items()},
+                        to_maps(Y[:, -1]))

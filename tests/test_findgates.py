@@ -1,0 +1,211 @@
+"""Finding gates (Algorithm 1), the exact ReLN (Definition 3.1) and the numeric race reduction."""
+import numpy as np
+import pytest
+
+from theorykit import Derivation, contexts, load_spec, spec_to_toml, xor_margin
+from theorykit import findgates as fg
+from theorykit.simulate import gdln_forward, relu_forward, simulate_relu
+
+pytest.importorskip("sklearn")
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
+
+
+# ------------------------------------------------------------------------------------------------
+# Exact ReLN (Definition 3.1)
+# ------------------------------------------------------------------------------------------------
+def test_exact_reln_forward_equals_relu_at_every_checkpoint(ctx):
+    X, Y = ctx
+    run = fg.train_relu(X, Y, hidden=24, lr=0.02, steps=400, seeds=2, init_std=0.1, every=50, keep_params=True)
+    n_ck = len(run.t_ck)
+    assert n_ck == 9 and run.params_ck[0].shape[:2] == (2, n_ck)
+    changed = False
+    for s in range(2):
+        first = None
+        for c in range(n_ck):
+            params = [W[s, c] for W in run.params_ck]
+            a = np.asarray(fg.exact_reln_outputs(params, X))
+            b = np.asarray(relu_forward(params, X))
+            # both sum the same H products; float64 rounding only
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(b, run.outputs[s, c], rtol=1e-10, atol=1e-12)
+            gates = np.asarray(params[0] @ X > 0)
+            first = gates if first is None else first
+            changed |= bool((gates != first).any())
+    # the gates move during training, so a fixed-gate GDLN could not have passed this
+    assert changed
+
+
+@pytest.mark.parametrize("hidden", [16, [12, 12]])
+def test_exact_reln_trained_side_by_side_tracks_relu(ctx, hidden):
+    X, Y = ctx
+    t, ro, lo = fg.exact_reln_trajectory(X, Y, hidden=hidden, lr=0.02, steps=300, init_std=0.3, every=25)
+    assert ro.shape == lo.shape == (len(t), Y.shape[0], X.shape[1])
+    assert np.max(np.abs(ro[-1] - ro[0])) > 0.1          # it learned something
+    # the ReLN's gradient with the ReLU gates held fixed is the ReLU gradient (ReLU' = gate), so the
+    # two weight trajectories coincide; tolerance: float64 rounding accumulated over 300 steps
+    np.testing.assert_allclose(lo, ro, rtol=0, atol=1e-10 * max(1.0, np.abs(ro).max()))
+
+
+def test_fixed_gates_do_not_track(ctx):
+    """Control: a GDLN with the ReLU network's *initial* gates frozen is not the exact ReLN."""
+    X, Y = ctx
+    run = fg.train_relu(X, Y, hidden=16, lr=0.02, steps=300, seeds=1, init_std=0.3, every=300, keep_params=True)
+    g0 = np.asarray(run.snapshots[0, 0], float)              # H × P at t = 0
+    gd = fg.train_gdln(X, Y, g0, hidden=[1] * 16, lr=0.02, steps=300, seeds=1, init_std=0.3, every=300)
+    # same initial weights (paired seeds): identical at t = 0, different once gates move
+    np.testing.assert_allclose(gd.outputs[0, 0], run.outputs[0, 0], atol=1e-12)
+    assert np.max(np.abs(gd.outputs[0, -1] - run.outputs[0, -1])) > 1e-3
+
+
+# ------------------------------------------------------------------------------------------------
+# Trainers against independent implementations
+# ------------------------------------------------------------------------------------------------
+def test_train_relu_matches_simulate_relu(ctx):
+    X, Y = ctx
+    a = fg.train_relu(X, Y, hidden=20, lr=0.01, steps=250, seeds=2, init_std=0.05, loss="sum", every=100)
+    b = simulate_relu(X, Y, hidden=20, lr=0.01, steps=250, seeds=2, init_std=0.05, loss="sum", snapshot_every=100)
+    np.testing.assert_allclose(a.loss, b.loss, rtol=1e-10, atol=1e-13)
+    np.testing.assert_array_equal(a.snapshots, b.extra["snapshots"])
+    # records before each full block of 100 steps (as simulate_relu snapshots), then the final state
+    assert list(a.t_ck) == [0, 100, 250] and a.snapshots.shape[1] == 2
+
+
+def test_train_gdln_one_step_by_hand():
+    """One GD step of the unit-gated GDLN against the gradient written out by hand (numpy)."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(3, 5)), rng.normal(size=(2, 5))
+    G = np.array([[1, 1, 0, 0, 1], [0, 1, 1, 1, 0]], float)
+    hid, lr, std = [3, 2], 0.1, 0.5
+    g = fg.train_gdln(X, Y, G, hidden=hid, lr=lr, steps=1, seeds=1, init_std=std, loss="mean", every=1,
+                      keep_params=True)
+    W1, W2 = (w[0, 0] for w in g.params_ck)                    # initial stacked weights
+    paths = fg.unstack_gdln([W1, W2], hid)
+    P = X.shape[1]
+    # ŷ = Σ_j g_j ⊙ (W2_j W1_j x); L = 1/(2P) Σ‖y − ŷ‖²
+    Yh = sum((W2j @ W1j @ X) * G[j] for j, (W1j, W2j) in enumerate(paths))
+    np.testing.assert_allclose(g.outputs[0, 0], Yh, atol=1e-12)
+    np.testing.assert_allclose(
+        np.asarray(gdln_forward(paths, X, list(G), [np.arange(3)] * 2, [np.arange(2)] * 2, 2)), Yh, atol=1e-12)
+    E = (Y - Yh) / P
+    new = []
+    for j, (W1j, W2j) in enumerate(paths):
+        Ej = E * G[j]
+        dW2 = -Ej @ (W1j @ X).T
+        dW1 = -W2j.T @ Ej @ X.T
+        new.append((W1j - lr * dW1, W2j - lr * dW2))
+    Yh1 = sum((W2j @ W1j @ X) * G[j] for j, (W1j, W2j) in enumerate(new))
+    np.testing.assert_allclose(g.outputs[0, 1], Yh1, atol=1e-12)
+    np.testing.assert_allclose(g.loss[0], [0.5 * np.sum((Y - Yh) ** 2) / P, 0.5 * np.sum((Y - Yh1) ** 2) / P],
+                               rtol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------
+# Algorithm 1 pieces
+# ------------------------------------------------------------------------------------------------
+def test_kmeans_recovers_planted_patterns():
+    rng = np.random.default_rng(1)
+    P = 12
+    planted = np.array([[1] * 12, [1] * 8 + [0] * 4, [0] * 4 + [1] * 8], dtype=int)
+    counts = [300, 200, 100]
+    rows = np.vstack([np.repeat(p[None], c, axis=0) for p, c in zip(planted, counts)]).astype(float)
+    flip = rng.random(rows.shape) < 0.05                       # 5 % of entries flipped
+    rows = np.abs(rows - flip)
+    snaps = rows.reshape(2, 3, 100, P)                         # seeds × snapshots × units × P
+    cl = fg.cluster_gates(fg.unit_rows(snaps), 3, seed=0, n_init=5)
+    pats = fg.centroids_to_patterns(cl.centroids, cl.weights)
+    assert {p for p, _ in pats} == {tuple(p) for p in planted}
+    shares = dict(pats)
+    for p, c in zip(planted, counts):
+        assert abs(shares[tuple(p)] - c / 600) < 0.02
+
+
+def test_centroids_to_patterns_threshold_drop_merge():
+    C = np.array([[0.9, 0.6, 0.1], [0.2, 0.3, 0.4], [0.7, 0.55, 0.0], [0.1, 0.1, 0.9]])
+    w = np.array([4.0, 10.0, 2.0, 4.0])
+    pats = fg.centroids_to_patterns(C, w)
+    # rows 0 and 2 → (1, 1, 0) merged (share 6/10); row 1 → all zero, dropped; row 3 → (0, 0, 1) (4/10)
+    assert pats == [((1, 1, 0), 0.6), ((0, 0, 1), 0.4)]
+
+
+def test_choose_elbow_rules():
+    Ks = [1, 2, 3, 4, 5]
+    s = [10.0, 2.0, 1.1, 1.0, 0.95]
+    # improvement: total = 9.05, threshold 0.905; K=2 still has 2.0 − 0.95 = 1.05 to gain; K=3 only 0.15
+    assert fg.choose_elbow(Ks, s) == 3
+    # chord on [0,1]²: y = (s − 0.95)/9.05 = [1, .116, .017, .006, 0], chord 1 − x: gaps [0, .634, .483, .245, 0]
+    assert fg.choose_elbow(Ks, s, "chord") == 2
+    assert fg.choose_elbow(Ks, [1, 1, 1, 1, 1]) == 1
+    with pytest.raises(ValueError):
+        fg.choose_elbow(Ks, s, "nope")
+
+
+def test_hidden_split_and_ranks(ctx):
+    X, Y = ctx
+    pats = [(1,) * 24, (0,) * 8 + (1,) * 16]
+    r = fg.pattern_ranks(X, Y, pats)
+    # Σyx of the full context task has rank 10 (11 inputs; the item and context one-hots share the
+    # all-ones direction: Σ items = Σ contexts, so X has rank 10)
+    assert r[0] == 10 == np.linalg.matrix_rank(X)
+    h = fg._hidden_split([0.97, 0.03], 100, [10, 9])
+    assert sum(h) == 100 and h[1] >= 9
+
+
+# ------------------------------------------------------------------------------------------------
+# Specs: written, read back, derived
+# ------------------------------------------------------------------------------------------------
+def test_patterns_to_spec_roundtrip(tmp_path):
+    task = xor_margin().subs({"Delta": 0.5})
+    spec = fg.patterns_to_spec(task, [((1, 1, 0, 0), 0.5), ((0, 0, 1, 1), 0.5)], 32,
+                               name="found")
+    path = tmp_path / "found.toml"
+    path.write_text(spec_to_toml(spec))
+    back = load_spec(path)
+    assert [p.active for p in back.pathways] == [(1, 1, 0, 0), (0, 0, 1, 1)]
+    assert [p.hidden for p in back.pathways] == [16, 16]
+    der = Derivation(back)
+    assert der.method == "closed-form"                      # disjoint datapoints: decoupled
+    # overlapping patterns couple: the race reduction
+    spec2 = fg.patterns_to_spec(task, [((1, 1, 1, 1), 0.5), ((1, 1, 0, 0), 0.5)], 32)
+    path.write_text(spec_to_toml(spec2))
+    der2 = Derivation(load_spec(path))
+    assert der2.method == "race-reduction"
+    L = der2.predict_loss([0, 50])
+    assert L[1] < L[0]
+
+
+def test_find_gates_api_and_cli(tmp_path):
+    from theorykit.cli import main
+
+    task = xor_margin().subs({"Delta": 1})
+    found = fg.find_gates(task, K=2, seeds=2, steps=300, hidden=16, lr=0.05, every=50)
+    assert found.K == 2 and 1 <= len(found.spec.pathways) <= 2
+    out = tmp_path / "found.toml"
+    assert main(["find-gates", "xor-margin", "--set", "Delta=1", "--K", "2", "--seeds", "2", "--steps", "300",
+                 "--hidden", "16", "--out", str(out)]) == 0
+    spec = load_spec(out)
+    assert sum(p.hidden for p in spec.pathways) >= 16
+    assert main(["derive", str(out), "--times", "0,10", "--json", str(tmp_path / "d.json")]) == 0
+    assert main(["find-gates", "xor-margin", "--K", "2", "--out", str(out)]) == 2   # Delta missing
+
+
+# ------------------------------------------------------------------------------------------------
+# Numeric race reduction: weight-space balanced flow vs theorykit.race (matrix-power form)
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("depth", [2, 3])
+def test_balanced_flow_matches_race_reduction(depth):
+    from theorykit.race import integrate_race
+
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(3, 6)), rng.normal(size=(2, 6))
+    G = np.array([[1, 1, 1, 1, 1, 1], [1, 0, 1, 0, 1, 1]], float)
+    system = fg.race_system_numeric(X, Y, G, depth)
+    times = np.array([0.0, 5.0, 20.0, 60.0])
+    a = integrate_race(system, 0.05, 2.0, times, form="maps").loss
+    b = fg.balanced_flow_loss(system, 0.05, 2.0, times)
+    assert a[-1] < 0.5 * a[0]
+    # two integrators of one ODE at rtol 1e-8
+    np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-9)
