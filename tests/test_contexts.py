@@ -1,0 +1,304 @@
+"""Context tasks (THEORY.md §5): symbolic-k derivation, its numeric checks, the race integrator,
+simulations from exact aligned weights, and the readers of trained ReLU networks."""
+import numpy as np
+import pytest
+import sympy as sp
+
+from theorykit import GDLNSpec, Task, Training, context_pathways, contexts, simulate_gdln, simulate_relu
+from theorykit.contexts_theory import (ONE, E, classify_units, context_family, family_masks, gdln_run, k,
+                                       loss_metrics, n, race_flow, race_loss_at, relu_run, relu_unit_groups, sig,
+                                       structure_assumption, structure_values, sum_over_other_contexts)
+from theorykit.suites import load_package
+from theorykit.task import hierarchy
+
+load_package("derivations")
+from theorykit.derivations import k_contexts as kc  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def res():
+    return kc.derive(check_ks=[], latex=True)
+
+
+def _eq(a, b):
+    return sp.simplify(sp.sympify(a) - sp.sympify(b)) == 0
+
+
+# ------------------------------------------------------------------------------------------------
+# the context-side algebra with symbolic k
+# ------------------------------------------------------------------------------------------------
+def test_context_algebra_rules():
+    assert ONE.dot(ONE) == k
+    assert ONE.dot(E("a")) == 1
+    assert E("a").dot(E("b")) == 0 and E("a").dot(E("a")) == 1
+    gate = ONE - E("q")                       # on in every context but q
+    assert _eq(gate.dot(gate), k - 1)
+    assert _eq(gate.had(ONE - E("r")).dot(ONE), k - 2)   # two (k-1)-gates overlap in k-2 contexts
+    assert E("c").centred().dot(ONE) == 0
+    # Σ_{b ≠ q} e_b = 1 − e_q
+    tot = sum_over_other_contexts(lambda eb: eb, ["q"])
+    assert (tot - (ONE - E("q"))).is_zero()
+    assert _eq(sum_over_other_contexts(lambda eb: eb.dot(ONE), ["q"]), k - 1)
+
+
+def test_structure_assumption_holds_for_hierarchy_not_ring():
+    from theorykit.task import ring
+
+    assert structure_assumption(hierarchy(8))["holds"]
+    assert structure_assumption(hierarchy(4))["sigbar_squared"] == 7
+    assert not structure_assumption(ring(8))["holds"]
+
+
+# ------------------------------------------------------------------------------------------------
+# symbolic results (THEORY.md §5)
+# ------------------------------------------------------------------------------------------------
+def test_kminus1_pathways_match_theory(res):
+    K = res.kminus1
+    assert _eq(K["s"], sp.sqrt((k - 1) / k) * sig / (n * k))
+    assert _eq(K["d_eff"], 1 / (n * k))
+    assert _eq(K["d_own"], (k - 1) / (n * k))
+    assert _eq(K["end_point"], sp.sqrt((k - 1) / k) * sig)
+    assert _eq(K["overlap_other"], -1 / (k - 1))
+    assert K["eigenvector_check"] and K["ansatz_closed"] and K["end_maps_reproduce_residual"]
+
+
+def test_single_context_equal_on_residual(res):
+    """On the residual alone single-context and (k-1)-context modules have equal s and d (THEORY §5)."""
+    assert _eq(res.single["s"], res.kminus1["s"])
+    assert _eq(res.single["d_eff"], res.kminus1["d_eff"])
+    assert res.single["ansatz_closed"] and res.single["end_maps_reproduce_residual"]
+
+
+def test_r_family_general(res):
+    rf = res.r_family
+    r = kc.r_sym
+    assert _eq(rf["d_eff"], sp.binomial(k - 2, r - 1) / (n * k))
+    assert _eq(rf["fraction_of_residual_learned"], 1)
+    for kk in range(3, 8):
+        for rr in range(1, kk):
+            d = float(rf["d_eff"].subs({k: kk, r: rr, n: 1}))
+            assert d == pytest.approx(float(sp.binomial(kk - 2, rr - 1)) / kk)
+
+
+def test_common_pathway_and_residual(res):
+    A, B, C = res.common
+    assert all(m["eigenvector_check"] and m["diagonalisable"] for m in res.common)
+    assert _eq(A["s"], sig * sp.sqrt(k * (k + 1)) / (n * k)) and _eq(A["d"], 1 / n)
+    assert _eq(B["multiplicity"], k - 1)
+    R = res.residual
+    assert bool(R["consistent_alpha"]) and bool(R["consistent_bar"]) and bool(R["common_block_is_fitted"])
+    assert _eq(R["loss_per_alpha"], (k - 1) * sig ** 2 / (2 * n * k))
+
+
+def test_latex_is_a_document(res):
+    tex = res.latex
+    assert tex.startswith("\\documentclass") and tex.rstrip().endswith("\\end{document}")
+    assert "\\sqrt" in tex and "residual" in tex.lower()
+
+
+@pytest.mark.parametrize("kk", range(2, 9))
+def test_symbolic_equals_numeric_derivation(res, kk):
+    c = kc.check_against_numeric(res, kk, 4, race=False, exact=False)
+    for key in ("common_max_abs_error", "kminus1_s_max_abs_error", "kminus1_d_own_max_abs_error",
+                "kminus1_d_eff_max_abs_error", "kminus1_gradient_off_mode_max_abs", "end_maps_fit_residual_max_abs"):
+        assert c[key] < 1e-12, (key, c[key])
+    assert c["residual_exact_match"] and c["common_closed_form"]
+
+
+def test_symbolic_equals_exact_derivation_k3(res):
+    c = kc.check_against_numeric(res, 3, 4, race=True, exact=True)
+    assert c["residual_exact_match"] and c["common_closed_form"]
+    assert c["common_max_abs_error"] < 1e-12 and c["kminus1_s_max_abs_error"] < 1e-12
+    assert c["race_vs_closed_form_max_rel"] < 1e-6
+
+
+def test_scaled_context(res):
+    c = kc.check_against_numeric(res, 5, 4, gam=1.35, race=False, exact=False)
+    assert c["common_max_abs_error"] < 1e-12
+
+
+def test_golden_end_points_8_items_k3(res):
+    """THEORY §5: for the 8-item hierarchy and k = 3 the end points are 2.160, 1.414 (twice), 0.816."""
+    sv = structure_values(hierarchy(8))
+    ends = sorted((float(res.kminus1["end_point"].subs({k: 3, sig: s})) for s in sv["sigma_tilde"]), reverse=True)
+    assert ends[:4] == pytest.approx([2.160, 1.414, 1.414, 0.816], abs=1e-3)
+
+
+# ------------------------------------------------------------------------------------------------
+# simulation from exact aligned weights vs the closed form (core issue's required test)
+# ------------------------------------------------------------------------------------------------
+def _residual_spec(kk, nn=4, lr=0.01, steps=20000):
+    task = contexts(nn, kk)
+    X, Y = task.X, task.Y
+    Wstar = (Y * X.T) * (X * X.T).pinv()
+    R = (Y - Wstar * X).applyfunc(sp.nsimplify)
+    rtask = Task(X, R, {}, "contexts-residual", {"n": nn, "k": kk})
+    return GDLNSpec(rtask, context_pathways(nn, kk, context_family(kk, kk - 1), common=False, hidden=6),
+                    Training(lr=lr, loss="mean", a0=1e-3, steps=steps))
+
+
+@pytest.mark.parametrize("kk,reference", [(3, 6.1e-4), (4, 4.9e-4), (5, 4.0e-4)])
+def test_aligned_simulation_matches_closed_form(res, kk, reference):
+    """Exact aligned initial weights: simulation matches the closed-form loss within 1e-3 of L(0)
+    (THEORY §5 reports 6.1e-4, 4.9e-4, 4.0e-4), and the discrete recurrence to rounding."""
+    steps = 20000
+    spec = _residual_spec(kk, steps=steps)
+    sim = simulate_gdln(spec, init="aligned", seeds=2, steps=steps)
+    t = np.arange(steps + 1)
+    L_cf = kc.closed_form_loss(res, hierarchy(4), 4, kk, 1.0, t, spec.tau, 1e-3, residual_only=True)
+    L0 = L_cf[0]
+    assert sim.loss[0, 0] == pytest.approx(L0, rel=1e-6)
+    err = np.max(np.abs(sim.mean - L_cf)) / L0
+    assert err < 1e-3
+    assert err == pytest.approx(reference, rel=0.25)
+    # the discrete gradient-descent recurrence a <- a(1 + (s - d a)/tau)^2 with the derived s, d_eff
+    from theorykit.trajectory import discrete_mode_recurrence
+
+    modes, _, Lres = kc.closed_form_modes(res, hierarchy(4), 4, kk, 1.0)
+    L_d = np.full(steps + 1, Lres)
+    for s_, d_, m_, grp in modes:
+        if grp == "context":
+            a = discrete_mode_recurrence(s_, d_, 1e-3, spec.tau, steps)
+            L_d -= m_ * (s_ * a - 0.5 * d_ * a ** 2)
+    assert np.max(np.abs(sim.mean - L_d)) / L0 < 1e-9
+
+
+# ------------------------------------------------------------------------------------------------
+# the race integrator
+# ------------------------------------------------------------------------------------------------
+def test_race_flow_matches_core_race_reduction():
+    """The factorised JAX race agrees with theorykit.race.integrate_race (matrix square roots, LSODA)."""
+    from theorykit import Derivation
+
+    task = contexts(4, 3)
+    spec = GDLNSpec(task, context_pathways(4, 3, [(0, 1), (0, 2), (1, 2)]),
+                    Training(lr=0.02, loss="mean", a0=1e-3, steps=2000))
+    times = np.array([0.0, 500.0, 1000.0, 2000.0])
+    core = Derivation(spec, method="race-reduction").predict_loss(times)
+    rf = race_flow(spec, times, frames="exact")
+    ours = race_loss_at(rf, times)
+    assert np.max(np.abs(core - ours)) / core[0] < 1e-5
+
+
+def test_race_flow_step_converged_and_masks():
+    task = contexts(4, 3)
+    subsets, masks, labels = family_masks(3)
+    spec = GDLNSpec(task, context_pathways(4, 3, subsets), Training(lr=0.02, loss="mean", a0=1e-3, steps=1500))
+    pick = [labels.index("common+12+13+23"), labels.index("common+1+2+3")]
+    rf = race_flow(spec, T=1500, masks=np.array([masks[i] for i in pick]), record_modes=False)
+    fine = race_flow(spec, T=1500, masks=np.array([masks[i] for i in pick]), record_modes=False, dt=0.25)
+    assert np.max(np.abs(rf.loss - fine.loss)) / rf.loss[0, 0] < 1e-7
+    # a masked pathway stays at zero: same as integrating the sub-spec
+    sub = GDLNSpec(task, context_pathways(4, 3, [(0, 1), (0, 2), (1, 2)]), spec.training)
+    direct = race_flow(sub, T=1500, record_modes=False)
+    assert np.max(np.abs(direct.loss[0] - rf.loss[0])) / rf.loss[0, 0] < 1e-10
+    assert np.abs(rf.final_maps["ctx1"][0]).max() == 0.0
+
+
+def test_family_masks_count():
+    subsets, masks, labels = family_masks(3)
+    assert len(subsets) == 6 and len(masks) == 127 == len(set(labels))
+    assert "common+12+13+23" in labels and "common+1+2+3" in labels and "common" in labels
+
+
+# ------------------------------------------------------------------------------------------------
+# THEORY's joint reference (4-item hierarchy, k = 3, 100 hidden per module, eta = 0.02, mean loss)
+# ------------------------------------------------------------------------------------------------
+def test_joint_reference_losses():
+    """THEORY §5 quick joint check: loss at step 2000 was 0.063 (common + double), 0.184 (common + single),
+    0.060 (all seven); its initial scale was not given: N(0, 0.001^2) reproduces it."""
+    task = contexts(4, 3)
+    fams = {"double": [(0, 1), (0, 2), (1, 2)], "single": [(0,), (1,), (2,)],
+            "all": [(0,), (1,), (2,), (0, 1), (0, 2), (1, 2)]}
+    ref = {"double": 0.063, "single": 0.184, "all": 0.060}
+    got, race = {}, {}
+    for nm, subs in fams.items():
+        spec = GDLNSpec(task, context_pathways(4, 3, subs, hidden=100),
+                        Training(lr=0.02, loss="mean", steps=2000, init_std=0.001))
+        got[nm] = simulate_gdln(spec, init="random", seeds=4, steps=2000).mean[2000]
+        rf = race_flow(spec, T=2000, a0=0.001 ** 2 * 100 / 2, record_modes=False)
+        race[nm] = race_loss_at(rf, [2000])[0]
+    for nm in fams:
+        assert got[nm] == pytest.approx(ref[nm], rel=0.12)
+        assert race[nm] == pytest.approx(got[nm], rel=0.35)
+    assert got["single"] > got["double"] > got["all"]
+    assert race["single"] > race["double"] > race["all"]
+
+
+# ------------------------------------------------------------------------------------------------
+# simulators with snapshots agree with the core simulators
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_relu_run_equals_simulate_relu(dtype):
+    task = contexts(4, 3)
+    X, Y = task.numeric()
+    L, snaps = relu_run(X, Y, hidden=20, lr=0.01, steps=300, seeds=3, init_std=0.05, loss="sum", record=[0, 150, 300],
+                        dtype=dtype)
+    ref = simulate_relu(X, Y, hidden=20, lr=0.01, steps=300, seeds=3, init_std=0.05, loss="sum", dtype=dtype)
+    tol = 1e-12 if dtype == "float64" else 1e-5
+    assert np.max(np.abs(L - ref.loss)) < tol * L[0, 0]
+    assert np.allclose(snaps[300][0], np.asarray(ref.params[0]), rtol=tol, atol=0)
+
+
+@pytest.mark.parametrize("schedule", ["joint", "staged"])
+def test_gdln_run_equals_simulate_gdln(schedule):
+    task = contexts(4, 3)
+    spec = GDLNSpec(task, context_pathways(4, 3, [(0, 1), (0, 2), (1, 2)], hidden=8),
+                    Training(lr=0.02, loss="mean", steps=400, init_std=0.05))
+    L, _ = gdln_run(spec, init_std=0.05, seeds=2, steps=400, schedule=schedule)
+    ref = simulate_gdln(spec, init="random", seeds=2, steps=400, schedule=schedule)
+    assert np.max(np.abs(L - ref.loss)) < 1e-12 * L[0, 0]
+
+
+# ------------------------------------------------------------------------------------------------
+# reading trained ReLU networks
+# ------------------------------------------------------------------------------------------------
+def test_classify_units_patterns():
+    nn, kk = 4, 3
+    pats = []
+    pats.append([1] * 12)                                   # common
+    pats.append([1] * 4 + [1] * 4 + [0] * 4)                # on in contexts 1, 2: (k-1)-context
+    pats.append([0] * 4 + [1] * 4 + [0] * 4)                # single context 2
+    pats.append([0] * 12)                                   # silent
+    pats.append([1, 0, 0, 0] * 3)                           # item-gated: "other" (Lemma 4.1 allows it)
+    pats.append([1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0])       # staircase w_i + w_c > 0: "other", majority double
+    g = np.array(pats, bool)
+    out = classify_units(g, nn, kk, weights=np.ones(len(pats)))
+    assert out["all"] == {"common": 1, "k-1-context": 1, "single-context": 1, "other-context": 0, "other": 2,
+                          "silent": 1}
+    assert out["majority"] == {"common": 1, "k-1-context": 2, "single-context": 1, "other-context": 0, "silent": 2}
+    groups = relu_unit_groups(g, nn, kk, mode="exact")
+    assert groups == {"common": [0], "ctx12": [1], "ctx2": [2]}
+
+
+def test_loss_metrics():
+    t = np.arange(61.0)
+    L = 10 * np.exp(-t / 20)
+    m = loss_metrics(t, L)
+    assert m["t_0.5"] == pytest.approx(20 * np.log(2), rel=1e-2)
+    assert m["t_0.01"] is None
+
+
+# ------------------------------------------------------------------------------------------------
+# command-line entry points
+# ------------------------------------------------------------------------------------------------
+def test_k_contexts_script(tmp_path, capsys):
+    tex, js = tmp_path / "k.tex", tmp_path / "k.json"
+    assert kc.main(["--quick", "--latex", str(tex), "--json", str(js)]) == 0
+    assert tex.read_text().startswith("\\documentclass")
+    import json
+
+    data = json.loads(js.read_text())
+    assert data["kminus1"]["d_eff"] == "1/(k*n)"
+    assert len(data["checks"]) == 4
+    assert "(k-1)-context" in capsys.readouterr().out
+
+
+def test_bench_throughput_matches_recurrence():
+    from theorykit.bench import throughput
+
+    cfg = {"ensemble_networks": 2, "steps_short": 3, "steps_long": 4, "naive_networks": 1, "naive_steps": 3}
+    for dtype in ("float64", "float32"):
+        r = throughput(cfg, dtype)
+        assert r["matches_naive_recurrence"], r
+        assert r["ensemble_network_steps_per_s"] > 0 and r["naive_network_steps_per_s"] > 0
