@@ -98,7 +98,7 @@ def _naive_runner(X, Y, hidden, lr, init_std, dtype):
     import jax
     import jax.numpy as jnp
 
-    from .simulate import DTYPES, _loss, relu_forward
+    from .simulate import DTYPES, _loss, relu_forward, relu_init
 
     dt = DTYPES[dtype]
     Xj, Yj = jnp.asarray(X, dt), jnp.asarray(Y, dt)
@@ -114,11 +114,7 @@ def _naive_runner(X, Y, hidden, lr, init_std, dtype):
             return [w - lr * gw for w, gw in zip(params, g)], val
 
     def init(key):
-        Ws = []
-        for a, b in zip(dims[:-1], dims[1:]):
-            key, k = jax.random.split(key)
-            Ws.append((init_std * jax.random.normal(k, (b, a), dtype=jnp.float64)).astype(dt))
-        return Ws
+        return relu_init(key, dims, init_std, dt)
 
     def run(networks, steps, seed=0, start=None):
         """``start``: optional initial weights (list of arrays with a leading network axis)."""
@@ -142,18 +138,14 @@ def _ensemble_runner(X, Y, hidden, lr, init_std, dtype, networks, steps, seed=0,
     import jax
     import jax.numpy as jnp
 
-    from .simulate import DTYPES, _loss, relu_forward
+    from .simulate import DTYPES, _loss, relu_forward, relu_init
 
     dt = DTYPES[dtype]
     Xj, Yj = jnp.asarray(X, dt), jnp.asarray(Y, dt)
     dims = [Xj.shape[0], hidden, Yj.shape[0]]
 
     def init(key):
-        Ws = []
-        for a, b in zip(dims[:-1], dims[1:]):
-            key, k = jax.random.split(key)
-            Ws.append((init_std * jax.random.normal(k, (b, a), dtype=jnp.float64)).astype(dt))
-        return Ws
+        return relu_init(key, dims, init_std, dt)
 
     def loss_fn(params):
         return _loss(relu_forward(params, Xj), Yj, "sum")

@@ -680,7 +680,7 @@ def relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: 
     import jax
     import jax.numpy as jnp
 
-    from .simulate import DTYPES, _loss, relu_forward
+    from .simulate import DTYPES, _loss, relu_forward, relu_init
 
     dt = DTYPES[dtype]
     Xj, Yj = jnp.asarray(X, dt), jnp.asarray(Y, dt)
@@ -689,11 +689,7 @@ def relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: 
     bounds = [0] + record + ([steps] if not record or record[-1] != steps else [])
 
     def init(key):
-        Ws = []
-        for a, b in zip(dims[:-1], dims[1:]):
-            key, kk_ = jax.random.split(key)
-            Ws.append((init_std * jax.random.normal(kk_, (b, a), dtype=jnp.float64)).astype(dt))
-        return Ws
+        return relu_init(key, dims, init_std, dt)
 
     def loss_fn(params):
         return _loss(relu_forward(params, Xj), Yj, loss)

@@ -26,7 +26,7 @@ from . import jaxify  # noqa: F401  (switches on float64)
 from .errors import DivergenceError, SpecError
 from .gating import GDLNSpec
 
-__all__ = ["SimResult", "simulate_gdln", "simulate_relu", "simulate_relu_spec", "relu_forward", "gdln_forward", "DTYPES"]
+__all__ = ["SimResult", "simulate_gdln", "simulate_relu", "simulate_relu_spec", "relu_init", "relu_forward", "gdln_forward", "DTYPES"]
 
 DTYPES = {"float64": jnp.float64, "float32": jnp.float32}
 
@@ -222,6 +222,17 @@ def simulate_gdln(spec: GDLNSpec, *, init: str = "aligned", seeds: int = 4, step
 # ---------------------------------------------------------------------------------------------
 # ReLU network
 # ---------------------------------------------------------------------------------------------
+def relu_init(key, dims, init_std: float, dtype=jnp.float64):
+    """N(0, init_std²) weights for layer widths ``dims`` (input, hidden…, output).
+
+    Drawn in float64 and cast, so float32 and float64 runs start from the same weights."""
+    Ws = []
+    for a, b in zip(dims[:-1], dims[1:]):
+        key, k = jax.random.split(key)
+        Ws.append((init_std * jax.random.normal(k, (b, a), dtype=jnp.float64)).astype(dtype))
+    return Ws
+
+
 def relu_forward(params, X):
     """Bias-free ReLU network: ``ŷ = W_L relu(… relu(W_1 x))``."""
     h = X
@@ -258,12 +269,7 @@ def simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, s
     dims = [X.shape[0]] + widths + [Y.shape[0]]
 
     def init(key):
-        Ws = []
-        for a, b in zip(dims[:-1], dims[1:]):
-            key, k = jax.random.split(key)
-            # drawn in float64 and cast, so float32 and float64 runs start from the same weights
-            Ws.append((init_std * jax.random.normal(k, (b, a), dtype=jnp.float64)).astype(dt))
-        return Ws
+        return relu_init(key, dims, init_std, dt)
 
     def loss_fn(params):
         return _loss(relu_forward(params, X), Y, loss)
