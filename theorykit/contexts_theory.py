@@ -668,6 +668,26 @@ def loss_metrics(t: np.ndarray, loss: np.ndarray, fractions=(0.5, 0.1, 0.01)) ->
 # ---------------------------------------------------------------------------------------------
 # Simulations with snapshots (same initialisation as theorykit.simulate)
 # ---------------------------------------------------------------------------------------------
+def _scan_with_snapshots(step, loss_fn, params, bounds, record):
+    """Run ``step`` (a lax.scan body) from ``params`` through the segments ``bounds``; return the
+    loss at every step (plus the final one) and the parameters at each step in ``record``."""
+    import jax
+    import jax.numpy as jnp
+
+    losses, snaps = [], {}
+    with jax.default_matmul_precision("highest"):
+        if 0 in record:
+            snaps[0] = params
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            if b > a:
+                params, vals = jax.lax.scan(step, params, None, length=b - a)
+                losses.append(vals)
+            if b in record:
+                snaps[b] = params
+        losses.append(loss_fn(params)[None])
+    return jnp.concatenate(losses), snaps
+
+
 def relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: float, loss: str = "sum",
              dtype: str = "float64", seed: int = 0, record: Sequence[int] = ()):
     """Bias-free one-hidden-layer ReLU networks, vmapped over seeds, with parameter snapshots.
@@ -702,18 +722,7 @@ def relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: 
             val, g = vg(p)
             return jax.tree_util.tree_map(lambda w, gw: w - lr * gw, p, g), val
 
-        losses, snaps = [], {}
-        with jax.default_matmul_precision("highest"):
-            if 0 in record:
-                snaps[0] = params
-            for a, b in zip(bounds[:-1], bounds[1:]):
-                if b > a:
-                    params, vals = jax.lax.scan(step, params, None, length=b - a)
-                    losses.append(vals)
-                if b in record:
-                    snaps[b] = params
-            losses.append(loss_fn(params)[None])
-        return jnp.concatenate(losses), snaps
+        return _scan_with_snapshots(step, loss_fn, params, bounds, record)
 
     keys = jax.random.split(jax.random.PRNGKey(seed), seeds)
     L, snaps = jax.jit(jax.vmap(run))(keys)
@@ -801,18 +810,7 @@ def gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint",
                 (_, val), g = vg(p)
                 return jax.tree_util.tree_map(lambda w, gw: w - tr.lr * gw, p, g), val
 
-        losses, snaps = [], {}
-        with jax.default_matmul_precision("highest"):
-            if 0 in record:
-                snaps[0] = params
-            for a, b in zip(bounds[:-1], bounds[1:]):
-                if b > a:
-                    params, vals = jax.lax.scan(step, params, None, length=b - a)
-                    losses.append(vals)
-                if b in record:
-                    snaps[b] = params
-            losses.append(loss_fn(params)[None])
-        return jnp.concatenate(losses), snaps
+        return _scan_with_snapshots(step, loss_fn, params, bounds, record)
 
     keys = jax.random.split(jax.random.PRNGKey(seed), seeds)
     L, snaps = jax.jit(jax.vmap(run))(keys)

@@ -59,7 +59,7 @@ from .task import Task
 __all__ = ["ReluRun", "GdlnRun", "FoundGates", "train_relu", "train_gdln", "unit_rows", "cluster_gates",
            "centroids_to_patterns", "patterns_to_spec", "pattern_ranks", "elbow_scores", "choose_elbow",
            "find_gates", "unstack_gdln", "exact_reln_outputs", "exact_reln_trajectory", "race_system_numeric", "race_loss", "balanced_flow_loss",
-           "random_init_a0", "ELBOW_THRESHOLD"]
+           "random_init_a0", "ELBOW_THRESHOLD", "shared_first_flow", "shared_first_a0"]
 
 #: default threshold of the "improvement" elbow rule (fraction of the total improvement)
 ELBOW_THRESHOLD = 0.1
@@ -169,7 +169,39 @@ def _trainer(kind: str, n_layers: int, steps: int, every: int, loss: str, keep_p
     return jax.jit(jax.vmap(run, in_axes=(0, None, None, None, None, None, None)))
 
 
-def _execute(kind, p0, X, Y, G, B, lr, steps, every, loss, keep_params, record=None, aux=None):
+def _execute(kind, p0, X, Y, G, B, lr, steps, every, loss, keep_params, record=None, aux=None, batch=None,
+             on_batch=None):
+    """Run the trainer over all seeds, ``batch`` seeds per compiled call (all at once by default).
+
+    Batching gives progress on long runs (``on_batch(seeds_done)`` after each call) and bounds
+    memory; the results are those of one call (each seed's run is independent)."""
+    seeds = int(p0[0].shape[0])
+    if batch is None or int(batch) >= seeds:
+        out = _execute_once(kind, p0, X, Y, G, B, lr, steps, every, loss, keep_params, record, aux)
+        if on_batch is not None:
+            on_batch(seeds)
+        return out
+    if int(batch) < 1:
+        raise SpecError("batch", f"needs a positive number of seeds per call, got {batch!r}", "e.g. batch = 10")
+    parts = []
+    for a in range(0, seeds, int(batch)):
+        sub = [w[a:a + int(batch)] for w in p0]
+        parts.append(_execute_once(kind, sub, X, Y, G, B, lr, steps, every, loss, keep_params, record, aux))
+        if on_batch is not None:
+            on_batch(min(a + int(batch), seeds))
+
+    def cat(items):
+        if items[0] is None:
+            return None
+        if isinstance(items[0], list):
+            return [np.concatenate(z, axis=0) for z in zip(*items)]
+        return jax.tree_util.tree_map(lambda *z: np.concatenate([np.asarray(x) for x in z], axis=0), *items)
+
+    t_ck = parts[0][0]
+    return (t_ck,) + tuple(cat([q[i] for q in parts]) for i in range(1, 7))
+
+
+def _execute_once(kind, p0, X, Y, G, B, lr, steps, every, loss, keep_params, record=None, aux=None):
     n, t_ck = _checkpoints(steps, every)
     fn = _trainer(kind, len(p0), int(steps), int(every), loss, bool(keep_params), record)
     aux = jnp.zeros(()) if aux is None else aux
@@ -213,11 +245,13 @@ def _init(dims, init_std, seed, seeds):
 
 def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std: float = 0.01,
                loss: str = "mean", seed: int = 0, every: int = 100, keep_params: bool = False,
-               record=None, aux=None) -> ReluRun:
+               record=None, aux=None, batch: int | None = None, on_batch=None) -> ReluRun:
     """Bias-free ReLU networks (one or more hidden layers), full-batch GD, vmapped over seeds.
 
     The initial weights are those of :func:`theorykit.simulate.simulate_relu` with the same
-    ``seed`` (same key splits), so the loss curves agree to rounding."""
+    ``seed`` (same key splits), so the loss curves agree to rounding. ``batch`` seeds run per compiled
+    call, with ``on_batch(seeds_done)`` called after each (progress on long runs); the results
+    do not depend on it."""
     if loss not in ("mean", "sum"):
         raise SpecError("loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
@@ -225,7 +259,7 @@ def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std:
     p0 = _init([X.shape[0]] + widths + [Y.shape[0]], init_std, seed, seeds)
     dummy = jnp.zeros(())
     t_ck, losses, outs, snaps, params, pck, rec = _execute("relu", p0, X, Y, dummy, dummy, lr, steps, every, loss,
-                                                           keep_params, record, aux)
+                                                           keep_params, record, aux, batch, on_batch)
     _check(losses, "ReLU training", lr)
     settings = {"hidden": widths, "lr": lr, "steps": steps, "seeds": seeds, "init_std": init_std, "loss": loss,
                 "seed": seed, "every": every}
@@ -234,7 +268,8 @@ def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std:
 
 def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, seeds: int = 4,
                init_std: float = 0.01, loss: str = "mean", seed: int = 0, every: int = 100,
-               depth: int = 2, keep_params: bool = False, record=None, aux=None) -> GdlnRun:
+               depth: int = 2, keep_params: bool = False, record=None, aux=None,
+               shared_first: int | None = None, batch: int | None = None, on_batch=None) -> GdlnRun:
     """A GDLN of fixed gates (K × P, one row per pathway) from random N(0, init_std²) weights.
 
     Pathway j has ``hidden[j]`` units per hidden layer and ``depth`` weight layers, sees every
@@ -247,7 +282,15 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
     Initial weights: the stacked matrices are drawn as for a ReLU network of the same widths
     with the same ``seed`` (:func:`train_relu`), so a GDLN and a ReLU network of equal total
     width start from identical weights (paired seeds); middle-layer entries outside the
-    blocks are masked and never matter. ``params`` come back in that stacked form."""
+    blocks are masked and never matter. ``params`` come back in that stacked form.
+
+    ``shared_first=H1`` (depth 3 only) builds the GDLN of the paper's Section 6 instead: the
+    first hidden layer (``H1`` units) is one node, always on and shared by every pathway; the
+    pathways split the second hidden layer (pathway j owns ``hidden[j]`` of its units, gated by
+    its row of ``gates``). Pathway j is the chain ``x → W_1 → W_2[j's rows] → W_3[:, j's
+    units]``, so all pathways share the edge ``W_1``, which gets the summed gradient of every
+    pathway through it (THEORY.md §3). With ``H1 = sum(hidden)`` the initial weights are those
+    of a ReLU network ``[in, H1, H1, out]`` with the same seed (paired seeds)."""
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
     G = np.asarray(gates, dtype=float)
     K = G.shape[0]
@@ -255,12 +298,23 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
     if len(hidden) != K:
         raise SpecError("hidden", f"{len(hidden)} widths for {K} pathways", "give one width per pathway")
     Ht = sum(hidden)
-    p0 = _init([X.shape[0]] + [Ht] * (depth - 1) + [Y.shape[0]], init_std, seed, seeds)
     Gu = jnp.asarray(np.repeat(G, hidden, axis=0))
     owner = np.repeat(np.arange(K), hidden)
-    B = jnp.asarray((owner[:, None] == owner[None, :]).astype(float)) if depth > 2 else jnp.zeros(())
+    if shared_first is not None:
+        if depth != 3:
+            raise SpecError("depth", f"shared_first needs depth 3, got {depth}",
+                            "use depth = 3 (one shared layer, one gated layer)")
+        H1 = int(shared_first)
+        if H1 < 1:
+            raise SpecError("shared_first", f"needs a positive width, got {shared_first!r}",
+                            "give the shared first layer's width, e.g. the ReLU layer's")
+        p0 = _init([X.shape[0], H1, Ht, Y.shape[0]], init_std, seed, seeds)
+        B = jnp.ones((Ht, H1))                  # the gated layer reads every shared unit
+    else:
+        p0 = _init([X.shape[0]] + [Ht] * (depth - 1) + [Y.shape[0]], init_std, seed, seeds)
+        B = jnp.asarray((owner[:, None] == owner[None, :]).astype(float)) if depth > 2 else jnp.zeros(())
     t_ck, losses, o, _, params, pck, rec = _execute("gated", p0, X, Y, Gu, B, lr, steps, every, loss, keep_params,
-                                                    record, aux)
+                                                    record, aux, batch, on_batch)
     _check(losses, "GDLN training", lr)
     return GdlnRun(t_ck, losses, o, params, pck, rec)
 
@@ -651,3 +705,97 @@ def race_loss(X, Y, gates, *, a0: float, lr: float, loss: str, times, depth=2) -
     P = np.asarray(X).shape[1]
     tau = 1.0 / (lr * (P if loss == "sum" else 1))
     return balanced_flow_loss(race_system_numeric(X, Y, gates, depth), a0, tau, times) * (P if loss == "sum" else 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gradient flow of the Section 6 GDLN (shared first layer) on its effective datasets
+# ---------------------------------------------------------------------------------------------
+def shared_first_a0(init_std: float, hidden_first: int, hidden_module: int) -> float:
+    """Stated rule for a pathway's initial strength in the shared-first-layer GDLN:
+    ``(σ√H1)·(σ√H_p)²`` (the shared layer has H1 units, the pathway's module H_p; each random
+    layer has norm σ√(rows) along a fixed direction). A rule, not a fit."""
+    return float(init_std * np.sqrt(hidden_first) * (init_std * np.sqrt(hidden_module)) ** 2)
+
+
+def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times, rtol: float = 1e-8,
+                      atol: float = 1e-12, tol: float = 1e-9, method: str = "DOP853") -> np.ndarray:
+    """Loss of the Section 6 GDLN (first layer shared by every pathway, a gated module per
+    pathway in the second layer) under gradient flow, integrated on its effective datasets.
+
+    This is the GDLN learning rule of THEORY.md §3 with a shared edge, at the smallest widths
+    that can represent the task (r = rank of the full Σyx in both hidden layers):
+
+        E_p = Σyx_p − Σ_q W_q Σx_qp,             W_p = W3_p W2_p W1,
+        τ dW3_p/dt = E_p (W2_p W1)ᵀ,   τ dW2_p/dt = W3_pᵀ E_p W1ᵀ,   τ dW1/dt = Σ_p (W3_p W2_p)ᵀ E_p,
+
+    with ``Σyx_p = Y diag(g_p) Xᵀ/P`` and ``Σx_qp = X diag(g_q g_p) Xᵀ/P``. Start: small, aligned
+    and balanced. W1 = √K c V_rᵀ (V_r: the full Σyx's top right singular vectors), W2_p = c I,
+    W3_p = c Q_p (Q_p: the orthonormal polar factor of Σyx_p V_r), so ``W1 W1ᵀ = Σ_p W2_pᵀ W2_p``
+    and ``W2_p W2_pᵀ = W3_pᵀ W3_p`` hold, and each pathway starts at strength √K c³ = ``a0``.
+    τ = 1/η for the mean loss, 1/(Pη) for the summed loss (then the loss is returned summed).
+    With one always-on pathway and whitened inputs it is the balanced three-layer mode ODE of
+    THEORY.md §2 (a test checks this); with gates it is not a closed form but a deterministic
+    reduction of the network to its effective datasets, integrated numerically: ``method`` is a
+    scipy ``solve_ivp`` method, DOP853 by default (the flow is not stiff at these strengths;
+    the implicit methods get the exact Jacobian from ``jax.jacfwd`` and are ~100× slower)."""
+    from scipy.integrate import solve_ivp
+
+    if loss not in ("mean", "sum"):
+        raise SpecError("loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
+    if not (np.isfinite(a0) and a0 > 0):
+        raise SpecError("a0", f"needs a positive initial strength, got {a0!r}", "e.g. shared_first_a0(σ, H1, Hp)")
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    G = np.asarray(gates, float)
+    K, P = G.shape
+    n_in, n_out = X.shape[0], Y.shape[0]
+    Syx_full = Y @ X.T / P
+    _, s, vt = np.linalg.svd(Syx_full, full_matrices=False)
+    r = int(np.sum(s > tol * s[0]))
+    Vr = vt[:r].T
+    Syx = jnp.asarray(np.stack([(Y * g) @ X.T / P for g in G]))                     # K × out × in
+    Sx = jnp.asarray(np.stack([[(X * (G[q] * G[p])) @ X.T / P for p in range(K)] for q in range(K)]))  # q, p
+    c = (a0 / np.sqrt(K)) ** (1 / 3)
+    Q = []
+    for p in range(K):
+        u, _, wt = np.linalg.svd(np.asarray(Syx[p]) @ Vr, full_matrices=False)
+        Q.append(u @ wt)
+    W1 = np.sqrt(K) * c * Vr.T
+    W2 = np.stack([c * np.eye(r)] * K)
+    W3 = np.stack([c * q for q in Q])
+    sizes = [W1.size, W2.size, W3.size]
+    shapes = [W1.shape, W2.shape, W3.shape]
+    tau = 1.0 / (lr * (P if loss == "sum" else 1))
+
+    def unpack(y):
+        a, b = sizes[0], sizes[0] + sizes[1]
+        return y[:a].reshape(shapes[0]), y[a:b].reshape(shapes[1]), y[b:].reshape(shapes[2])
+
+    @jax.jit
+    def rhs(y):
+        w1, w2, w3 = unpack(y)
+        Wp = jnp.einsum("kor,krs,si->koi", w3, w2, w1)                               # pathway maps
+        E = Syx - jnp.einsum("qoi,qpij->poj", Wp, Sx)                                 # E_p
+        d3 = jnp.einsum("poi,prs,si->por", E, w2, w1)                                 # E_p (W2_p W1)ᵀ
+        d2 = jnp.einsum("por,poi,si->prs", w3, E, w1)                                 # W3_pᵀ E_p W1ᵀ
+        d1 = jnp.einsum("por,prs,poi->si", w3, w2, E)                                 # Σ_p (W3_p W2_p)ᵀ E_p
+        return jnp.concatenate([d1.ravel(), d2.ravel(), d3.ravel()]) / tau
+
+    @jax.jit
+    def mean_loss(y):
+        w1, w2, w3 = unpack(y)
+        Wp = jnp.einsum("kor,krs,si->koi", w3, w2, w1)
+        lin = jnp.sum(Wp * Syx)
+        quad = jnp.einsum("qoi,qpij,poj->", Wp, Sx, Wp)
+        return 0.5 * float(np.sum(Y * Y) / P) - lin + 0.5 * quad
+
+    times = np.asarray(times, float)
+    y0 = np.concatenate([W1.ravel(), W2.ravel(), W3.ravel()])
+    jac = jax.jit(jax.jacfwd(rhs))
+    extra = {} if method in ("RK45", "DOP853", "RK23") else {"jac": lambda _t, y: np.asarray(jac(jnp.asarray(y)))}
+    sol = solve_ivp(lambda _t, y: np.asarray(rhs(jnp.asarray(y))), (0.0, float(times.max())), y0,
+                    t_eval=np.sort(times), method=method, rtol=rtol, atol=atol, **extra)
+    if not sol.success:
+        raise RuntimeError(f"shared-first-layer flow failed: {sol.message}")
+    order = np.argsort(np.argsort(times))
+    L = np.array([float(mean_loss(jnp.asarray(col))) for col in sol.y.T])[order]
+    return L * (P if loss == "sum" else 1)

@@ -1,0 +1,278 @@
+"""Two hidden layers (Section 6): the shared-first-layer GDLN, the gating measurement, the mode
+ODE and the run statistics of the depth suite, each against a hand computation or a second method."""
+import numpy as np
+import pytest
+
+from theorykit import contexts
+from theorykit import findgates as fg
+from theorykit.errors import SpecError
+from theorykit.validation import depth as dp
+
+
+def test_shared_first_layer_one_step_by_hand():
+    """One GD step of the Section 6 GDLN against the gradient written out by hand (numpy).
+
+    ŷ = Σ_j g_j ⊙ (W3_j W2_j W1 x): W1 (H1 units) is shared by every pathway, W2_j are pathway
+    j's rows of the second layer, W3_j its columns of the last. L = 1/(2P) Σ‖y − ŷ‖², so with
+    E = (Y − Ŷ)/P and E_j = E ⊙ g_j:
+        ∂L/∂W3_j = −E_j (W2_j W1 X)ᵀ,  ∂L/∂W2_j = −W3_jᵀ E_j (W1 X)ᵀ,
+        ∂L/∂W1 = −Σ_j (W3_j W2_j)ᵀ E_j Xᵀ   (the shared edge sums over the pathways through it)."""
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(3, 6)), rng.normal(size=(2, 6))
+    G = np.array([[1, 1, 1, 1, 1, 1], [1, 0, 1, 0, 1, 0], [0, 0, 1, 1, 1, 1]], float)
+    hid, H1, lr, std = [2, 3, 1], 4, 0.05, 0.6
+    g = fg.train_gdln(X, Y, G, hidden=hid, lr=lr, steps=1, seeds=1, init_std=std, loss="mean", every=1,
+                      depth=3, keep_params=True, shared_first=H1)
+    W1, W2, W3 = (w[0, 0] for w in g.params_ck)
+    assert W1.shape == (H1, 3) and W2.shape == (sum(hid), H1) and W3.shape == (2, sum(hid))
+    offs = np.concatenate([[0], np.cumsum(hid)])
+    rows = [slice(int(offs[j]), int(offs[j + 1])) for j in range(len(hid))]
+    P = X.shape[1]
+
+    def out(W1, W2s, W3s):
+        return sum((W3s[j] @ W2s[j] @ W1 @ X) * G[j] for j in range(len(hid)))
+
+    W2s, W3s = [W2[r] for r in rows], [W3[:, r] for r in rows]
+    Yh = out(W1, W2s, W3s)
+    np.testing.assert_allclose(g.outputs[0, 0], Yh, atol=1e-12)
+    E = (Y - Yh) / P
+    dW1 = -sum((W3s[j] @ W2s[j]).T @ (E * G[j]) @ X.T for j in range(len(hid)))
+    nW2 = [W2s[j] + lr * W3s[j].T @ (E * G[j]) @ (W1 @ X).T for j in range(len(hid))]
+    nW3 = [W3s[j] + lr * (E * G[j]) @ (W2s[j] @ W1 @ X).T for j in range(len(hid))]
+    Yh1 = out(W1 - lr * dW1, nW2, nW3)
+    np.testing.assert_allclose(g.outputs[0, 1], Yh1, atol=1e-12)
+    np.testing.assert_allclose(g.loss[0, 1], 0.5 * np.sum((Y - Yh1) ** 2) / P, rtol=1e-12)
+
+
+def test_shared_first_layer_starts_from_the_relu_weights():
+    """Paired seeds: with H1 = Σ hidden the GDLN's initial weights are the ReLU network's."""
+    X, Y = contexts(4, 3).numeric()
+    G = np.ones((2, X.shape[1]))
+    r = fg.train_relu(X, Y, hidden=[8, 8], lr=0.01, steps=1, seeds=2, init_std=0.1, every=1, keep_params=True)
+    g = fg.train_gdln(X, Y, G, hidden=[4, 4], lr=0.01, steps=1, seeds=2, init_std=0.1, every=1, depth=3,
+                      keep_params=True, shared_first=8)
+    for a, b in zip(r.params_ck, g.params_ck):
+        np.testing.assert_array_equal(a[:, 0], b[:, 0])
+
+
+def test_shared_first_layer_all_on_is_a_linear_network():
+    """With every gate on, the shared-layer GDLN is one deep linear network: loss equals that of a
+    linear 3-layer network trained by hand (second method: numpy GD on the stacked weights)."""
+    rng = np.random.default_rng(5)
+    X, Y = rng.normal(size=(3, 5)), rng.normal(size=(2, 5))
+    G = np.ones((2, 5))
+    lr, steps = 0.05, 30
+    g = fg.train_gdln(X, Y, G, hidden=[2, 2], lr=lr, steps=steps, seeds=1, init_std=0.5, loss="mean", every=steps,
+                      depth=3, keep_params=True, shared_first=3)
+    W1, W2, W3 = (np.array(w[0, 0]) for w in g.params_ck)
+    for _ in range(steps):
+        E = (Y - W3 @ W2 @ W1 @ X) / 5
+        W1, W2, W3 = (W1 + lr * (W3 @ W2).T @ E @ X.T, W2 + lr * W3.T @ E @ (W1 @ X).T,
+                      W3 + lr * E @ (W2 @ W1 @ X).T)
+    np.testing.assert_allclose(g.loss[0, -1], 0.5 * np.sum((Y - W3 @ W2 @ W1 @ X) ** 2) / 5, rtol=1e-10)
+
+
+@pytest.mark.parametrize("depth,width", [(2, 3), (3, 0)])
+def test_shared_first_layer_refuses_bad_settings(depth, width):
+    X, Y = contexts(4, 3).numeric()
+    with pytest.raises(SpecError) as e:
+        fg.train_gdln(X, Y, np.ones((1, X.shape[1])), hidden=[2], lr=0.01, steps=1, seeds=1, depth=depth,
+                      shared_first=width)
+    assert e.value.field in ("depth", "shared_first")
+
+
+def test_layer_activity_on_a_hand_built_network():
+    """Two items × two contexts (one-hot item ⊕ one-hot context; columns context-major).
+
+    First layer: unit 0 has weights (1, 1 | 1, 1): on everywhere; unit 1 (1, −2 | 0, 0): on for
+    item 0 only (half the datapoints). Second layer reads unit 0 only: unit a = +h0 (on
+    everywhere: common), unit b = −h0 (never on: none). Norms: ‖w1_0‖ = 2, ‖w1_1‖ = √5; W2
+    columns ‖(1, −1)‖ = √2 and 0, so the first layer's weights are 2√2 and 0: unit 0 carries
+    all of it. Second-layer weights ‖W2_row‖·‖W3_col‖ = 1·1 and 1·3 → common 1/4, none 3/4."""
+    X = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1]], float)
+    W1 = np.array([[1, 1, 1, 1], [1, -2, 0, 0]], float)
+    W2 = np.array([[1, 0], [-1, 0]], float)
+    W3 = np.array([[1, 3]], float)
+    a = dp.layer_activity([W1, W2, W3], X, blocks=2, items=2)
+    assert a["first_all_on_units"] == pytest.approx(0.5)
+    assert a["first_all_on_weight"] == pytest.approx(1.0)
+    assert a["first_on_fraction_weighted"] == pytest.approx(1.0)
+    assert a["second_weight_share"] == pytest.approx({"common": 0.25, "double": 0.0, "single": 0.0,
+                                                     "none": 0.75})
+
+
+def test_mode_ode_depth2_equals_the_closed_form():
+    """depth 2: the integrated mode ODE against section 2's closed form
+    a(t) = (s/d) / (1 + (s/(d a0) − 1) e^{−2 s t/τ}), loss ½tr Σy − Σ_α (s a − ½ d a²)."""
+    rng = np.random.default_rng(2)
+    X, Y = np.eye(3), rng.normal(size=(2, 3))           # Σx = I/3 so d = 1/3 for every mode
+    a0, tau = 1e-3, 2.0
+    t = np.linspace(0, 40, 9)
+    got = dp.mode_ode_loss(X, Y, a0, tau, t, loss_factor=1.0, depth=2)
+    s = np.linalg.svd(Y @ X.T / 3, compute_uv=False)
+    d = 1 / 3
+    L = np.full(t.shape, 0.5 * np.sum(Y * Y) / 3)
+    for sa in s:
+        a = (sa / d) / (1 + (sa / (d * a0) - 1) * np.exp(-2 * sa * t / tau))
+        L -= sa * a - 0.5 * d * a * a
+    np.testing.assert_allclose(got, L, rtol=1e-6, atol=1e-9)
+
+
+def _chain_loss(eta, a0, t_tau):
+    """Gradient descent on the balanced scalar chain b1 = b2 = b3 = a^(1/3) for the mode
+    s = 3/2, d = 1/2 (mean loss 9/4 − (s a − ½ d a²)), sampled at times t_tau (units of τ = 1/η)."""
+    b = np.full(3, a0 ** (1 / 3))
+    marks = set(int(round(x / eta)) for x in t_tau)
+    out = []
+    for k in range(int(round(max(t_tau) / eta)) + 1):
+        if k in marks:
+            a = np.prod(b)
+            out.append(2.25 - (1.5 * a - 0.25 * a * a))
+        r = 1.5 - 0.5 * np.prod(b)
+        b = b + eta * np.array([b[1] * b[2], b[0] * b[2], b[0] * b[1]]) * r
+    return np.array(out)
+
+
+def test_mode_ode_depth3_matches_the_discrete_chain():
+    """depth 3, one mode: the ODE against gradient descent on the balanced scalar chain
+    b_i ← b_i + η Π_{j≠i} b_j (s − d Π b) (a second method). GD differs from the flow by O(η),
+    so this is a convergence-order test: halving η halves the largest gap (order 1 ± 0.25), and
+    at η = 1e-3 the gap is below 5e-3 of the initial loss (it peaks where the loss drops fastest)."""
+    X, Y = np.eye(2), np.array([[3.0, 0.0]])            # one mode: s = 3/2, d = 1/2, end point 3
+    a0 = 1e-3
+    t_tau = np.arange(0, 13, 0.5)                        # in units of τ
+    ode = dp.mode_ode_loss(X, Y, a0, 1.0, t_tau, loss_factor=1.0, depth=3)
+    gaps = [np.max(np.abs(ode - _chain_loss(eta, a0, t_tau))) for eta in (2e-3, 1e-3)]
+    order = np.log2(gaps[0] / gaps[1])
+    assert 0.75 < order < 1.25, (gaps, order)
+    assert gaps[1] < 5e-3 * ode[0]
+    assert ode[-1] < 1e-3 * ode[0]                       # the mode was learned within the window
+
+
+def test_run_statistics_on_synthetic_runs():
+    t = np.arange(0, 1000, 100.0)
+    assert dp.first_crossing(t, np.linspace(0, 1, 10), 0.5) == 500.0
+    assert np.isnan(dp.first_crossing(t, np.zeros(10), 0.5))
+    x = np.array([1.0, 2, 3, 4, 5])
+    assert dp.r2(2 * x + 1, x) == pytest.approx(1.0)
+    assert dp.r2(np.array([1.0, -1, 1, -1, 1]), np.array([0.0, 0, 1, 1, 2])) < 0.2
+    base = np.exp(-t / 300)
+    runs = np.stack([base * 0.5, base, base * 2.0])      # the middle run is the mean in log space
+    assert dp.stereotypical(runs) == 1
+    # loss fully determined by the alignment time → all of its variance explained
+    ta = np.array([100.0, 200, 300, 400])
+    L = np.exp(-np.maximum(t[None, :] - ta[:, None], 0) / 200)
+    _, w, _ = dp.variance_explained(L, ta)
+    assert 0.8 < w <= 1.0 + 1e-12
+
+
+def test_seed_batches_give_the_same_runs_and_report_progress():
+    """Running the seeds in batches (for progress) changes nothing but the call pattern."""
+    X, Y = contexts(4, 3).numeric()
+    G = np.ones((2, X.shape[1]))
+    kw = dict(hidden=[3, 3], lr=0.05, steps=40, seeds=5, init_std=0.3, every=20, depth=3, shared_first=6)
+    whole = fg.train_gdln(X, Y, G, **kw)
+    seen = []
+    parts = fg.train_gdln(X, Y, G, batch=2, on_batch=seen.append, **kw)
+    assert seen == [2, 4, 5]
+    np.testing.assert_allclose(parts.loss, whole.loss, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(parts.outputs, whole.outputs, rtol=1e-12, atol=1e-15)
+    r1 = fg.train_relu(X, Y, hidden=[4, 4], lr=0.05, steps=40, seeds=3, init_std=0.3, every=20)
+    r2 = fg.train_relu(X, Y, hidden=[4, 4], lr=0.05, steps=40, seeds=3, init_std=0.3, every=20, batch=1)
+    np.testing.assert_allclose(r2.loss, r1.loss, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(r2.snapshots, r1.snapshots)
+    with pytest.raises(SpecError):
+        fg.train_relu(X, Y, hidden=[4, 4], lr=0.05, steps=4, seeds=3, every=2, batch=0)
+
+
+def test_shared_first_flow_one_pathway_is_the_mode_ode():
+    """One always-on pathway and white inputs (Σx = I): the shared-layer flow is a balanced
+    three-layer linear network from an aligned start, so each mode follows THEORY.md §2's ODE
+    τ da/dt = 3 a^{4/3}(s − d a) (second method: ``mode_ode_loss``)."""
+    rng = np.random.default_rng(7)
+    P = 4
+    X = np.sqrt(P) * np.linalg.qr(rng.normal(size=(P, P)))[0][:3]       # rows orthonormal·√P: Σx = I
+    Y = rng.normal(size=(2, P))
+    t = np.linspace(0, 60, 13)
+    flow = fg.shared_first_flow(X, Y, np.ones((1, P)), a0=1e-3, lr=0.5, loss="mean", times=t)
+    ode = dp.mode_ode_loss(X, Y, 1e-3, 2.0, t, loss_factor=1.0, depth=3)
+    np.testing.assert_allclose(flow, ode, rtol=1e-5, atol=1e-8)
+    assert flow[-1] < 0.5 * flow[0]                                      # something was learned
+
+
+def test_shared_first_flow_matches_gradient_descent_on_the_data():
+    """Gated case: the flow (effective-dataset form, continuous time) against gradient descent on
+    the raw data (ŷ = Σ_p g_p W3_p W2_p W1 x, the hand gradients of the one-step test) from the
+    same start. GD differs from the flow by O(η): halving η must halve the gap (order 1 ± 0.3)."""
+    rng = np.random.default_rng(11)
+    X, Y = rng.normal(size=(3, 6)), rng.normal(size=(2, 6))
+    G = np.array([[1, 1, 1, 1, 1, 1], [1, 1, 0, 0, 1, 0], [0, 1, 1, 1, 0, 1]], float)
+    K, P, a0 = 3, 6, 1e-2
+    # the documented start, rebuilt here: W1 = √K c V_rᵀ, W2_p = c I, W3_p = c Q_p
+    _, s, vt = np.linalg.svd(Y @ X.T / P, full_matrices=False)
+    Vr = vt[s > 1e-9 * s[0]].T
+    c = (a0 / np.sqrt(K)) ** (1 / 3)
+    Qs = []
+    for g in G:
+        u, _, wt = np.linalg.svd(((Y * g) @ X.T / P) @ Vr, full_matrices=False)
+        Qs.append(u @ wt)
+    T = 30.0                                                              # in units of τ = 1/η
+    flow = fg.shared_first_flow(X, Y, G, a0=a0, lr=1.0, loss="mean", times=[0.0, T / 2, T])
+
+    def gd(eta):
+        W1 = np.sqrt(K) * c * Vr.T
+        W2 = [c * np.eye(Vr.shape[1]) for _ in range(K)]
+        W3 = [c * q for q in Qs]
+        out = []
+        n = int(round(T / eta))
+        for k in range(n + 1):
+            Yh = sum((W3[j] @ W2[j] @ W1 @ X) * G[j] for j in range(K))
+            if k in (0, n // 2, n):
+                out.append(0.5 * np.sum((Y - Yh) ** 2) / P)
+            E = (Y - Yh) / P
+            d1 = sum((W3[j] @ W2[j]).T @ (E * G[j]) @ X.T for j in range(K))
+            d2 = [W3[j].T @ (E * G[j]) @ (W1 @ X).T for j in range(K)]
+            d3 = [(E * G[j]) @ (W2[j] @ W1 @ X).T for j in range(K)]
+            W1 = W1 + eta * d1
+            W2 = [W2[j] + eta * d2[j] for j in range(K)]
+            W3 = [W3[j] + eta * d3[j] for j in range(K)]
+        return np.array(out)
+
+    gaps = [np.max(np.abs(gd(eta) - flow)) for eta in (0.02, 0.01)]
+    assert flow[-1] < 0.5 * flow[0]
+    assert 0.7 < np.log2(gaps[0] / gaps[1]) < 1.3, gaps
+    assert gaps[1] < 0.02 * flow[0]
+    # a second integrator (implicit, exact Jacobian) gives the same flow
+    lsoda = fg.shared_first_flow(X, Y, G, a0=a0, lr=1.0, loss="mean", times=[0.0, T / 2, T], method="LSODA")
+    np.testing.assert_allclose(lsoda, flow, rtol=1e-6)
+
+
+def test_shared_first_flow_refuses_bad_input():
+    X, Y = contexts(4, 3).numeric()
+    G = np.ones((1, X.shape[1]))
+    with pytest.raises(SpecError) as e:
+        fg.shared_first_flow(X, Y, G, a0=0.0, lr=0.1, loss="mean", times=[0, 1])
+    assert e.value.field == "a0"
+    with pytest.raises(SpecError):
+        fg.shared_first_flow(X, Y, G, a0=1e-3, lr=0.1, loss="avg", times=[0, 1])
+
+
+def test_level_times_and_verdicts():
+    """Crossing times of synthetic curves L(t) = L0·e^{−t/1000}: ℓ·L0 is reached at −1000 ln ℓ."""
+    t = np.arange(0, 5001, 10.0)
+    L0 = 8.0
+    curve = L0 * np.exp(-t / 1000)
+    late = L0 * np.exp(-t / 1100)                       # 10 % slower
+    lv = dp._level_times(t, L0, {"gdln_flow": curve[None], "gdln_runs": np.stack([late, late, curve]),
+                                 "relu_runs": np.stack([late, np.full_like(t, L0), np.full_like(t, L0)])})
+    for level, row in lv.items():
+        want = -1000 * np.log(float(level.rstrip("%")) / 100)
+        assert abs(row["gdln_flow"] - want) <= 10
+        assert abs(row["gdln_runs"] - 1.1 * want) <= 11      # median of (late, late, curve)
+        assert np.isnan(row["relu_runs"])                   # only 1 of 3 runs gets there
+    assert dp._level_err(lv, "gdln_runs") == pytest.approx(1 / 11, abs=0.01)
+    assert dp._level_err(lv, "relu_runs") == np.inf
+    assert dp._verdict_below(0.04, 0.05, 0.15) == "confirmed"
+    assert dp._verdict_below(0.1, 0.05, 0.15) == "partly"
+    assert dp._verdict_below(0.1, 0.1, 0.25, strict=False) == "confirmed"
+    assert dp._verdict_below(np.inf, 0.1, 0.25) == "not borne out"
