@@ -102,3 +102,21 @@ def test_symbolic_matrix_at_random_values():
         s_num = sorted([float(vals[a]), float(np.sqrt(2) * vals[b])], reverse=True)
         got = sorted([float(s.subs(vals)) for s in svd.singular_values], reverse=True)
         np.testing.assert_allclose(got, s_num, rtol=1e-12)
+
+
+def test_bounded_simplification_helpers():
+    """tidy() simplifies small expressions and leaves large ones exact but untouched (bounded
+    time); the numeric pivot test recognises identities and non-zeros at random points."""
+    import sympy as sp
+
+    from theorykit import modes as md
+
+    D = sp.Symbol("Delta", positive=True)
+    assert md.tidy((D ** 2 - 1) / (D - 1)) == D + 1
+    big = sum(sp.sqrt(D + i) * (D + i) ** 2 for i in range(40))
+    assert sp.count_ops(big) > md.SIMPLIFY_MAX_OPS and md.tidy(big) is big
+    assert md._is_zero_at_random_points(sp.expand((D + 1) ** 3) - (D + 1) ** 3)
+    assert md._is_zero_at_random_points(sp.sqrt(D ** 2 + 2 * D + 1) - D - 1)
+    assert not md._is_zero_at_random_points(D - 1)
+    assert not md._is_zero_at_random_points(sp.sqrt(2) - sp.Rational(99, 70))   # 1.4142135… vs 1.4142857…
+    assert md._is_zero_at_random_points(sp.Integer(0))

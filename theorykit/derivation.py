@@ -35,7 +35,7 @@ import sympy as sp
 from .effective import EffectiveDataset, couplings, effective_dataset, input_correlation, output_correlation
 from .errors import DerivationError, SpecError
 from .gating import GDLNSpec
-from .modes import SVD, Mode, exact_svd, is_zero, reference_values
+from .modes import SVD, Mode, exact_svd, is_zero, reference_values, tidy
 from .trajectory import a0 as A0
 from .trajectory import mode_loss_reduction, mode_trajectory, t, t_half, tau
 
@@ -88,8 +88,7 @@ class Derivation:
             modes = []
             for m in svd.modes:
                 d = (m.v.T * eff.Sx * m.v)[0]
-                d = sp.factor(sp.simplify(d)) if m.exact_vectors and d.free_symbols else (
-                    sp.nsimplify(sp.radsimp(sp.simplify(d))) if m.exact_vectors else sp.N(d, 30))
+                d = tidy(d) if m.exact_vectors else sp.N(d, 30)
                 modes.append(Mode(m.s, m.u, m.v, d, m.exact_vectors))
             out[name] = SVD(tuple(modes), svd.shape, svd.reference)
             if not modes:
@@ -172,7 +171,7 @@ class Derivation:
     @cached_property
     def end_points(self) -> dict[str, list]:
         """End point s_α/d_α of each mode."""
-        return {n: [sp.simplify(m.s / m.d) for m in svd.modes] for n, svd in self.modes.items()}
+        return {n: [tidy(m.s / m.d) for m in svd.modes] for n, svd in self.modes.items()}
 
     @cached_property
     def ranking(self) -> list[tuple[str, sp.Expr]]:

@@ -53,6 +53,13 @@ def is_zero(expr, symbols=None, trials: int = 4, tol: float = 1e-10) -> bool:
             return False
     if not syms:
         return True
+    if sp.count_ops(expr) > SIMPLIFY_MAX_OPS:
+        # too large to simplify in bounded time: confirm at more random points, 50 digits
+        for _ in range(8):
+            pt = {s: sp.Float(rng.uniform(0.3, 2.5), 50) for s in syms}
+            if abs(complex(expr.subs(pt).evalf(50))) > tol:
+                return False
+        return True
     return sp.simplify(expr) == 0
 
 
@@ -60,14 +67,48 @@ def _num(expr, ref) -> float:
     return float(sp.re(sp.N(sp.sympify(expr).subs(ref), 30)))
 
 
-def _simp(x):
+#: expressions with more operations than this are kept as they are (still exact, just not
+#: tidied): SymPy's ``simplify`` can run for many minutes on large nested radicals, which a spec
+#: with symbolic entries in a 3 × 4 matrix can produce. Simplification here is presentation only.
+SIMPLIFY_MAX_OPS = 120
+
+
+def tidy(x):
+    """Exact, cheaper-to-read form of ``x``: ``factor(simplify(x))`` for a symbolic expression,
+    a denested radical for a number; ``x`` unchanged when it is larger than
+    :data:`SIMPLIFY_MAX_OPS` operations (bounded cost on any input)."""
     x = sp.sympify(x)
+    if sp.count_ops(x) > SIMPLIFY_MAX_OPS:
+        return x
     if x.free_symbols:
         return sp.factor(sp.simplify(x))
     try:
         return sp.nsimplify(sp.sqrtdenest(sp.radsimp(x))) if x.is_algebraic and not x.has(sp.CRootOf) else x
     except Exception:  # pragma: no cover - nsimplify is best-effort
         return x
+
+
+_simp = tidy
+
+#: total operation count of (G − λI) above which pivots are decided numerically (see _eigen_gram)
+NULLSPACE_SIMPLIFY_MAX_OPS = 300
+
+
+def _is_zero_at_random_points(x, trials: int = 3, digits: int = 40) -> bool:
+    """Pivot test for exact elimination: ``x`` is zero iff it vanishes (to 1e-25) at ``trials``
+    random parameter points evaluated with ``digits`` digits. A non-zero rational function or
+    radical vanishes at a random real point with probability zero, so this errs only at
+    negligible probability, and never runs long."""
+    x = sp.sympify(x)
+    if x.is_Number:
+        return bool(x == 0)
+    syms = sorted(x.free_symbols, key=str)
+    rng = np.random.default_rng(2024)
+    for _ in range(trials if syms else 1):
+        pt = {s: sp.Float(rng.uniform(0.3, 2.5), digits) for s in syms}
+        if abs(complex(x.subs(pt).evalf(digits))) > 1e-25:
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -217,11 +258,17 @@ def _eigen_gram(G: sp.Matrix, ref):
             out.append((r, vecs, False))
             continue
         N = (G - r * sp.eye(n)).applyfunc(lambda x: sp.radsimp(sp.expand(x)))
-        basis = N.nullspace(simplify=True)
+        if sum(sp.count_ops(x) for x in N) <= NULLSPACE_SIMPLIFY_MAX_OPS:
+            basis = N.nullspace(simplify=True)
+        else:
+            # large symbolic entries: SymPy's simplify-based pivoting has no time bound; decide
+            # pivots by evaluation at random parameter values instead (exact arithmetic kept)
+            basis = N.nullspace(iszerofunc=_is_zero_at_random_points)
         if not basis:
             raise DerivationError(f"could not find the null space for eigenvalue {r}")
         vecs = sp.GramSchmidt(basis, orthonormal=True)
-        vecs = [v.applyfunc(lambda x: sp.radsimp(sp.simplify(x))) for v in vecs]
+        vecs = [v.applyfunc(lambda x: sp.radsimp(tidy(x)) if sp.count_ops(x) <= SIMPLIFY_MAX_OPS else x)
+                for v in vecs]
         out.append((r, vecs, True))
     return out
 
