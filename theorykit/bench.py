@@ -138,7 +138,7 @@ def _ensemble_runner(X, Y, hidden, lr, init_std, dtype, networks, steps, seed=0,
     import jax
     import jax.numpy as jnp
 
-    from .simulate import DTYPES, _loss, relu_forward, relu_init
+    from .simulate import DTYPES, _loss, gd_step, relu_forward, relu_init
 
     dt = DTYPES[dtype]
     Xj, Yj = jnp.asarray(X, dt), jnp.asarray(Y, dt)
@@ -152,14 +152,8 @@ def _ensemble_runner(X, Y, hidden, lr, init_std, dtype, networks, steps, seed=0,
 
     def run(arg):
         params = init(arg) if start is None else list(arg)
-        vg = jax.value_and_grad(loss_fn)
-
-        def step(p, _):
-            val, g = vg(p)
-            return jax.tree_util.tree_map(lambda w, gw: w - lr * gw, p, g), val
-
         with jax.default_matmul_precision("highest"):
-            params, losses = jax.lax.scan(step, params, None, length=steps)
+            params, losses = jax.lax.scan(gd_step(loss_fn, lr), params, None, length=steps)
         return params, losses
 
     keys = jax.random.split(jax.random.PRNGKey(seed), networks) if start is None else \
@@ -250,7 +244,7 @@ def run_bench(quick: bool = False, json_out: str | None = None) -> int:
     for r in der:
         print(f"  {r['result']:<{w}}  {r['seconds']:8.2f} s")
     base = der[0]["seconds"]
-    print(f"  (ratios to the XoR derivation: " + ", ".join(f"{r['seconds'] / base:.1f}" for r in der[1:]) + ")")
+    print("  (ratios to the XoR derivation: " + ", ".join(f"{r['seconds'] / base:.1f}" for r in der[1:]) + ")")
     print("\nSimulation throughput, Section 4 ReLU network [11, 700, 60], network-steps per second")
     print(f"  ensemble: {cfg['ensemble_networks']} networks x {cfg['steps_long']} steps, execution only (compiled ahead); "
           f"naive: {cfg['naive_networks']} x {cfg['naive_steps']} jitted single steps; library call: simulate_relu, "

@@ -700,7 +700,7 @@ def relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: 
     import jax
     import jax.numpy as jnp
 
-    from .simulate import DTYPES, _loss, relu_forward, relu_init
+    from .simulate import DTYPES, _loss, gd_step, relu_forward, relu_init
 
     dt = DTYPES[dtype]
     Xj, Yj = jnp.asarray(X, dt), jnp.asarray(Y, dt)
@@ -715,14 +715,7 @@ def relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: 
         return _loss(relu_forward(params, Xj), Yj, loss)
 
     def run(key):
-        params = init(key)
-        vg = jax.value_and_grad(loss_fn)
-
-        def step(p, _):
-            val, g = vg(p)
-            return jax.tree_util.tree_map(lambda w, gw: w - lr * gw, p, g), val
-
-        return _scan_with_snapshots(step, loss_fn, params, bounds, record)
+        return _scan_with_snapshots(gd_step(loss_fn, lr), loss_fn, init(key), bounds, record)
 
     keys = jax.random.split(jax.random.PRNGKey(seed), seeds)
     L, snaps = jax.jit(jax.vmap(run))(keys)
@@ -742,7 +735,7 @@ def gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint",
     import jax
     import jax.numpy as jnp
 
-    from .simulate import DTYPES, _loss
+    from .simulate import DTYPES, _loss, gd_step
 
     dt = DTYPES[dtype]
     tr = spec.training
@@ -798,11 +791,7 @@ def gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint",
     def run(key):
         params = init(key)
         if schedule == "joint":
-            vg = jax.value_and_grad(loss_fn)
-
-            def step(p, _):
-                val, g = vg(p)
-                return jax.tree_util.tree_map(lambda w, gw: w - tr.lr * gw, p, g), val
+            step = gd_step(loss_fn, tr.lr)
         else:
             vg = jax.value_and_grad(staged_loss, has_aux=True)
 

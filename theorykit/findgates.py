@@ -53,7 +53,7 @@ import numpy as np
 from . import jaxify  # noqa: F401  (float64)
 from .errors import DivergenceError, SpecError
 from .gating import GDLNSpec, Pathway, Training
-from .simulate import gdln_forward, relu_forward, relu_gates
+from .simulate import _loss, gd_step, gdln_forward, relu_forward, relu_gates
 from .task import Task
 
 __all__ = ["ReluRun", "GdlnRun", "FoundGates", "train_relu", "train_gdln", "unit_rows", "cluster_gates",
@@ -99,20 +99,6 @@ class GdlnRun:
     recorded: object = None
 
 
-#: residual entries below this are set to zero in the training loss. A GDLN that can fit its
-#: targets exactly drives the residual down exponentially; once its square underflows into
-#: subnormal floats (~1e-308) every CPU step becomes ~100 times slower. Dropping residuals
-#: below 1e-150 changes the loss by < 1e-300 and the weights by far less than float64 rounding.
-RESIDUAL_FLOOR = 1e-150
-
-
-def _loss(Yh, Y, loss):
-    r = Y - Yh
-    r = jnp.where(jnp.abs(r) < RESIDUAL_FLOOR, 0.0, r)
-    val = 0.5 * jnp.sum(r ** 2)
-    return val if loss == "sum" else val / Y.shape[1]
-
-
 def _checkpoints(steps, every):
     if not isinstance(every, int) or every < 1:
         raise SpecError("every", f"needs a positive integer, got {every!r}", "e.g. every = 100")
@@ -144,11 +130,7 @@ def _trainer(kind: str, n_layers: int, steps: int, every: int, loss: str, keep_p
         def loss_fn(p):
             return _loss(forward(p, X, G, B), Y, loss)
 
-        vg = jax.value_and_grad(loss_fn)
-
-        def step(p, _):
-            val, g = vg(p)
-            return [w - lr * gw for w, gw in zip(p, g)], val
+        step = gd_step(loss_fn, lr)
 
         def chunk(p, _):
             snap = relu_gates(p, X)[0] if kind == "relu" else jnp.zeros((), bool)
@@ -747,7 +729,6 @@ def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times, rt
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     G = np.asarray(gates, float)
     K, P = G.shape
-    n_in, n_out = X.shape[0], Y.shape[0]
     Syx_full = Y @ X.T / P
     _, s, vt = np.linalg.svd(Syx_full, full_matrices=False)
     r = int(np.sum(s > tol * s[0]))
