@@ -735,7 +735,7 @@ def gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint",
     import jax
     import jax.numpy as jnp
 
-    from .simulate import DTYPES, _loss, gd_step
+    from .simulate import DTYPES, _loss, _random_init, gd_step
 
     dt = DTYPES[dtype]
     tr = spec.training
@@ -749,16 +749,7 @@ def gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint",
     record = sorted(set(int(r) for r in record if 0 <= r <= steps))
     bounds = [0] + record + ([steps] if not record or record[-1] != steps else [])
 
-    def init(key):
-        params = []
-        for p, sd in zip(spec.pathways, stds):
-            dims = [len(p.inputs)] + [p.hidden] * (p.depth - 1) + [len(p.outputs)]
-            Ws = []
-            for a, b in zip(dims[:-1], dims[1:]):
-                key, kk_ = jax.random.split(key)
-                Ws.append((sd * jax.random.normal(kk_, (b, a), dtype=jnp.float64)).astype(dt))
-            params.append(Ws)
-        return params
+    init = _random_init(spec, list(stds), dt)
 
     pout = Yj.shape[0]
     # gating a linear pathway's output equals gating its input: precompute g_p ∘ x_{s(p)}

@@ -148,14 +148,17 @@ def _aligned_init(spec: GDLNSpec, values, a0, dtype):
 
 
 def _random_init(spec: GDLNSpec, std, dtype):
+    """Seed → N(0, std²) weights of every pathway (``std`` one number, or one per pathway)."""
+    stds = list(std) if isinstance(std, (list, tuple)) else [std] * len(spec.pathways)
+
     def init(key):
         params = []
-        for p in spec.pathways:
+        for p, sd in zip(spec.pathways, stds):
             dims = [len(p.inputs)] + [p.hidden] * (p.depth - 1) + [len(p.outputs)]
             Ws = []
             for a, b in zip(dims[:-1], dims[1:]):
                 key, k = jax.random.split(key)
-                Ws.append((std * jax.random.normal(k, (b, a), dtype=jnp.float64)).astype(dtype))
+                Ws.append((sd * jax.random.normal(k, (b, a), dtype=jnp.float64)).astype(dtype))
             params.append(Ws)
         return params
 
