@@ -25,7 +25,11 @@ from .trajectory import (a0, discrete_mode_recurrence, mode_loss_reduction, mode
 from .jaxify import NotJaxSafe, to_jax
 from .race import RaceSystem, integrate_race
 from .derivation import Derivation
-from .simulate import SimResult, simulate_gdln, simulate_relu, simulate_relu_spec
+from .simulate import SimResult, simulate, simulate_gdln, simulate_relu, simulate_relu_spec
+from .graph import Edge, GraphSpec, Group, Node, graph_from_pathways
+from .engine import Net, SaveAt, train
+from .flow import graph_flow, integrate
+from .init import a0_rule, load_weights
 from .spec import load_spec, spec_from_dict, spec_to_toml
 from .io import atomic_write_text, write_json
 from .findgates import exact_reln_outputs, find_gates
@@ -41,7 +45,9 @@ __all__ = [
     "EffectiveDataset", "couplings", "effective_dataset", "input_correlation", "output_correlation",
     "SVD", "Mode", "exact_svd", "numeric_svd",
     "a0", "discrete_mode_recurrence", "mode_loss_reduction", "mode_ode_residual", "mode_trajectory", "t", "t_half",
-    "tau", "NotJaxSafe", "to_jax", "RaceSystem", "integrate_race", "Derivation", "SimResult", "simulate_gdln",
+    "tau", "NotJaxSafe", "to_jax", "RaceSystem", "integrate_race", "Derivation", "SimResult", "simulate", "simulate_gdln",
+    "Edge", "GraphSpec", "Group", "Node", "graph_from_pathways", "Net", "SaveAt", "train", "graph_flow", "integrate",
+    "a0_rule", "load_weights",
     "simulate_relu", "simulate_relu_spec", "load_spec", "spec_from_dict", "spec_to_toml", "atomic_write_text", "write_json",
     "exact_reln_outputs", "find_gates", "classify_context_gating", "context_gating_mismatch", "gate_census", "interlacing_holds",
     "interlacing_holds_exact", "is_staircase", "lp_realisable", "poly_bernoulli", "realisable_gate_patterns",

@@ -98,14 +98,16 @@ def _naive_runner(X, Y, hidden, lr, init_std, dtype):
     import jax
     import jax.numpy as jnp
 
-    from .simulate import DTYPES, _loss, relu_forward, relu_init
+    from .engine import Net, as_dtype, loss_value
+    from .init import random_params
+    from .simulate import relu_forward
 
-    dt = DTYPES[dtype]
+    dt = as_dtype(dtype)
     Xj, Yj = jnp.asarray(X, dt), jnp.asarray(Y, dt)
-    dims = [Xj.shape[0], hidden, Yj.shape[0]]
+    net = Net.chain(Xj.shape[0], [hidden], Yj.shape[0])
 
     def loss_fn(params):
-        return _loss(relu_forward(params, Xj), Yj, "sum")
+        return loss_value(relu_forward(params, Xj), Yj, "sum")
 
     @jax.jit
     def step(params):
@@ -113,15 +115,14 @@ def _naive_runner(X, Y, hidden, lr, init_std, dtype):
             val, g = jax.value_and_grad(loss_fn)(params)
             return [w - lr * gw for w, gw in zip(params, g)], val
 
-    def init(key):
-        return relu_init(key, dims, init_std, dt)
-
     def run(networks, steps, seed=0, start=None):
         """``start``: optional initial weights (list of arrays with a leading network axis)."""
-        keys = jax.random.split(jax.random.PRNGKey(seed), networks)
+        if start is None:
+            p0 = random_params(net, init_std, networks, seed, dtype)
+            start = [p0[k] for k in net.keys]
         finals = []
         for i in range(networks):
-            p = init(keys[i]) if start is None else [jnp.asarray(w[i], dt) for w in start]
+            p = [jnp.asarray(w[i], dt) for w in start]
             for _ in range(steps):
                 p, _ = step(p)
             finals.append(p)
@@ -132,40 +133,30 @@ def _naive_runner(X, Y, hidden, lr, init_std, dtype):
 
 
 def _ensemble_runner(X, Y, hidden, lr, init_std, dtype, networks, steps, seed=0, start=None):
-    """The ensemble simulator's computation (as in :func:`theorykit.simulate.simulate_relu`: jit(vmap) over
-    networks, lax.scan over steps), compiled ahead of time so that execution can be timed alone.
-    ``start``: initial weights with a leading network axis (else drawn as simulate_relu draws them)."""
+    """The one trainer (:func:`theorykit.engine.make_trainer`, as :func:`theorykit.simulate.simulate_relu`
+    calls it), compiled ahead of time so that execution can be timed alone. ``start``: initial
+    weights (list, leading network axis), else drawn as simulate_relu draws them."""
     import jax
     import jax.numpy as jnp
 
-    from .simulate import DTYPES, _loss, gd_step, relu_forward, relu_init
+    from .engine import Net, SaveAt, as_dtype, make_trainer, net_loss
+    from .init import random_params
 
-    dt = DTYPES[dtype]
-    Xj, Yj = jnp.asarray(X, dt), jnp.asarray(Y, dt)
-    dims = [Xj.shape[0], hidden, Yj.shape[0]]
-
-    def init(key):
-        return relu_init(key, dims, init_std, dt)
-
-    def loss_fn(params):
-        return _loss(relu_forward(params, Xj), Yj, "sum")
-
-    def run(arg):
-        params = init(arg) if start is None else list(arg)
-        with jax.default_matmul_precision("highest"):
-            params, losses = jax.lax.scan(gd_step(loss_fn, lr), params, None, length=steps)
-        return params, losses
-
-    keys = jax.random.split(jax.random.PRNGKey(seed), networks) if start is None else \
-        [jnp.asarray(w, dt) for w in start]
+    dt = as_dtype(dtype)
+    data = (jnp.asarray(X, dt), jnp.asarray(Y, dt))
+    net = Net.chain(data[0].shape[0], [hidden], data[1].shape[0])
+    p0 = random_params(net, init_std, networks, seed, dtype) if start is None else \
+        {k: jnp.asarray(w, dt) for k, w in zip(net.keys, start)}
+    tr = make_trainer(net_loss(net, "sum"), steps=steps, save=SaveAt())
+    lrs = jnp.full((networks,), lr, dt)
     t0 = time.perf_counter()
-    compiled = jax.jit(jax.vmap(run)).lower(keys).compile()
+    compiled = tr.fn.lower(p0, data, lrs).compile()
     t_compile = time.perf_counter() - t0
 
     def execute():
-        out = compiled(keys)
+        out = compiled(p0, data, lrs)
         jax.block_until_ready(out)
-        return out
+        return [out[0][k] for k in net.keys], out[1]
 
     return execute, t_compile
 

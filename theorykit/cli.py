@@ -89,7 +89,9 @@ def cmd_derive(args):
 
 def cmd_simulate(args):
     from .io import write_json
-    from .simulate import simulate_gdln, simulate_relu_spec
+    from .engine import Net
+    from .init import load_weights
+    from .simulate import simulate, simulate_relu_spec
 
     spec = _load(args.spec)
     values = _values(spec, args.set)
@@ -98,12 +100,22 @@ def cmd_simulate(args):
     if times.max() > steps:
         raise SpecError("--times", f"a time {times.max()} is beyond --steps {steps}", "raise --steps or lower --times")
     t0 = time.time()
+    init = args.init
+    if args.init_weights:
+        if args.network == "relu":
+            X, Y = spec.task.numeric(values)
+            net = Net.chain(X.shape[0], [spec.hidden_total], Y.shape[0])
+        else:
+            net = Net.from_graph(spec)
+        init = load_weights(args.init_weights, net, args.seeds, args.dtype)
     if args.network == "relu":
-        sim = simulate_relu_spec(spec, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype)
+        sim = simulate_relu_spec(spec, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype,
+                                 init=init if args.init_weights else None)
     else:
-        sim = simulate_gdln(spec, init=args.init, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype)
+        sim = simulate(spec, init=init, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype)
     idx = times.astype(int)
-    out = {"spec": spec.name, "network": args.network, "init": args.init if args.network == "gdln" else "random",
+    init_name = args.init_weights or (args.init if args.network == "gdln" else "random")
+    out = {"spec": spec.name, "network": args.network, "init": init_name, "devices": sim.devices,
            "seeds": args.seeds, "steps": steps, "dtype": args.dtype,
            "seconds": time.time() - t0,
            "loss": {"t": times, "mean": sim.mean[idx], "std": sim.std[idx]}}
@@ -230,6 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--set", action="append", metavar="NAME=VALUE")
     s.add_argument("--init", choices=["aligned", "random"], default="aligned",
                    help="aligned: exact aligned balanced weights of strength a0; random: N(0, init_std^2)")
+    s.add_argument("--init-weights", metavar="W.npz",
+                   help="start from these weights: an .npz keyed by edge, '<from>-><to>' (to_width x from_width, "
+                        "rows read/written for input/output edges), or W1, W2, ... for --network relu; an optional "
+                        "leading seed axis")
     s.add_argument("--network", choices=["gdln", "relu"], default="gdln",
                    help="the spec's GDLN, or a bias-free ReLU network of the same total width (random init)")
     s.add_argument("--seeds", type=int, default=4)

@@ -666,136 +666,51 @@ def loss_metrics(t: np.ndarray, loss: np.ndarray, fractions=(0.5, 0.1, 0.01)) ->
 
 
 # ---------------------------------------------------------------------------------------------
-# Simulations with snapshots (same initialisation as theorykit.simulate)
+# Simulations with parameter snapshots (callers of the one trainer, theorykit.engine.train)
 # ---------------------------------------------------------------------------------------------
-def _scan_with_snapshots(step, loss_fn, params, bounds, record):
-    """Run ``step`` (a lax.scan body) from ``params`` through the segments ``bounds``; return the
-    loss at every step (plus the final one) and the parameters at each step in ``record``."""
-    import jax
-    import jax.numpy as jnp
+def _param_saver(record, steps):
+    from .engine import SaveAt
 
-    losses, snaps = [], {}
-    with jax.default_matmul_precision("highest"):
-        if 0 in record:
-            snaps[0] = params
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            if b > a:
-                params, vals = jax.lax.scan(step, params, None, length=b - a)
-                losses.append(vals)
-            if b in record:
-                snaps[b] = params
-        losses.append(loss_fn(params)[None])
-    return jnp.concatenate(losses), snaps
+    record = sorted(set(int(r) for r in record if 0 <= r <= steps))
+    return record, SaveAt(steps=record, fns={"params": lambda p, d: p} if record else {})
 
 
 def relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: float, loss: str = "sum",
              dtype: str = "float64", seed: int = 0, record: Sequence[int] = ()):
-    """Bias-free one-hidden-layer ReLU networks, vmapped over seeds, with parameter snapshots.
-
-    Same initialisation (drawn in float64, cast to ``dtype``) and update as
-    :func:`theorykit.simulate.simulate_relu`, so the runs agree bit for bit; in addition returns the
-    parameters at the steps in ``record``.
+    """Bias-free one-hidden-layer ReLU networks, vmapped over seeds, with parameter snapshots:
+    :func:`theorykit.simulate.simulate_relu` that also returns the parameters at the steps in ``record``.
     Returns (loss[seeds, steps+1], snaps: dict step -> [W1 (seeds×H×d), W2 (seeds×p×H)]).
     """
-    import jax
-    import jax.numpy as jnp
+    from .simulate import simulate_relu
 
-    from .simulate import DTYPES, _loss, gd_step, relu_forward, relu_init
-
-    dt = DTYPES[dtype]
-    Xj, Yj = jnp.asarray(X, dt), jnp.asarray(Y, dt)
-    dims = [Xj.shape[0], hidden, Yj.shape[0]]
-    record = sorted(set(int(r) for r in record if 0 <= r <= steps))
-    bounds = [0] + record + ([steps] if not record or record[-1] != steps else [])
-
-    def init(key):
-        return relu_init(key, dims, init_std, dt)
-
-    def loss_fn(params):
-        return _loss(relu_forward(params, Xj), Yj, loss)
-
-    def run(key):
-        return _scan_with_snapshots(gd_step(loss_fn, lr), loss_fn, init(key), bounds, record)
-
-    keys = jax.random.split(jax.random.PRNGKey(seed), seeds)
-    L, snaps = jax.jit(jax.vmap(run))(keys)
-    return np.asarray(L, dtype=float), {s: [np.asarray(w) for w in v] for s, v in snaps.items()}
+    record, save = _param_saver(record, steps)
+    res = simulate_relu(X, Y, hidden=hidden, lr=lr, steps=steps, seeds=seeds, init_std=init_std, loss=loss,
+                        dtype=dtype, seed=seed, save=save, check=False)
+    keys = ["input->h1", "h1->output"]
+    snaps = {s: [np.asarray(res.extra["saved"]["params"][k])[:, j] for k in keys] for j, s in enumerate(record)}
+    return res.loss, snaps
 
 
 def gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint", dtype: str = "float64",
              seed: int = 0, record: Sequence[int] = (), staged_first=("common",), values=None):
-    """GDLN gradient descent with per-pathway random initial scales and parameter snapshots.
+    """GDLN gradient descent with per-pathway random initial scales and parameter snapshots:
+    :func:`theorykit.simulate.simulate` with ``init="random"``.
 
-    ``init_std``: one float (then identical to :func:`theorykit.simulate.simulate_gdln` with
-    ``init="random"``) or a mapping pathway name → std (the paper's GDLNs use 10·b for the common
-    pathway and 20·b for the others). ``schedule``: "joint" (total loss) or "staged" (pathways in
-    ``staged_first`` on the targets, the others on the residual of those). Returns
+    ``init_std``: one float or a mapping pathway name → std (the paper's GDLNs use 10·b for the
+    common pathway and 20·b for the others). ``schedule``: "joint" (total loss) or "staged"
+    (pathways in ``staged_first`` on the targets, the others on the residual of those). Returns
     (loss[seeds, steps+1] of the total loss, snaps: dict step -> params list per pathway).
     """
-    import jax
-    import jax.numpy as jnp
+    from .graph import graph_from_pathways
+    from .simulate import simulate
 
-    from .simulate import DTYPES, _loss, _random_init, gd_step
-
-    dt = DTYPES[dtype]
-    tr = spec.training
-    Xn, Yn = spec.task.numeric(values)
-    Xj, Yj = jnp.asarray(Xn, dt), jnp.asarray(Yn, dt)
-    gates = [jnp.asarray(p.active, dt) for p in spec.pathways]
-    ins = [np.array(p.inputs) for p in spec.pathways]
-    outs = [np.array(p.outputs) for p in spec.pathways]
-    stds = [float(init_std[p.name]) if isinstance(init_std, Mapping) else float(init_std) for p in spec.pathways]
-    first = [i for i, p in enumerate(spec.pathways) if p.name in staged_first]
-    record = sorted(set(int(r) for r in record if 0 <= r <= steps))
-    bounds = [0] + record + ([steps] if not record or record[-1] != steps else [])
-
-    init = _random_init(spec, list(stds), dt)
-
-    pout = Yj.shape[0]
-    # gating a linear pathway's output equals gating its input: precompute g_p ∘ x_{s(p)}
-    Xg = [Xj[i_, :] * g[None, :] for i_, g in zip(ins, gates)]
-    full_out = [tuple(o_) == tuple(range(pout)) for o_ in outs]
-
-    def forward(params, which=None):
-        Yh = jnp.zeros_like(Yj)
-        for i, (Ws, Xp) in enumerate(zip(params, Xg)):
-            if which is not None and i not in which:
-                continue
-            h = Xp
-            for W in Ws:
-                h = W @ h
-            Yh = Yh + h if full_out[i] else Yh.at[outs[i], :].add(h)
-        return Yh
-
-    def loss_fn(params):
-        return _loss(forward(params), Yj, tr.loss)
-
-    rest_idx = [i for i in range(len(spec.pathways)) if i not in first]
-
-    def staged_loss(params):
-        sg = jax.lax.stop_gradient
-        com = forward(params, first)
-        rest = forward(params, rest_idx)
-        # first pathways on the targets; the others on the residual of the first (no gradient across)
-        return _loss(com, Yj, tr.loss) + _loss(rest, Yj - sg(com), tr.loss), _loss(com + rest, Yj, tr.loss)
-
-    def run(key):
-        params = init(key)
-        if schedule == "joint":
-            step = gd_step(loss_fn, tr.lr)
-        else:
-            vg = jax.value_and_grad(staged_loss, has_aux=True)
-
-            def step(p, _):
-                (_, val), g = vg(p)
-                return jax.tree_util.tree_map(lambda w, gw: w - tr.lr * gw, p, g), val
-
-        return _scan_with_snapshots(step, loss_fn, params, bounds, record)
-
-    keys = jax.random.split(jax.random.PRNGKey(seed), seeds)
-    L, snaps = jax.jit(jax.vmap(run))(keys)
-    snaps = {s: [[np.asarray(w) for w in Ws] for Ws in v] for s, v in snaps.items()}
-    return np.asarray(L, dtype=float), snaps
+    g = graph_from_pathways(spec)
+    record, save = _param_saver(record, steps)
+    res = simulate(g, init="random", seeds=seeds, steps=steps, values=values, init_std=init_std, dtype=dtype,
+                   schedule=schedule, staged_first=staged_first, seed=seed, save=save)
+    saved = res.extra["saved"].get("params", {})
+    snaps = {s: [[np.asarray(saved[k])[:, j] for k in gp.edges] for gp in g.pathways] for j, s in enumerate(record)}
+    return res.loss, snaps
 
 
 # ---------------------------------------------------------------------------------------------

@@ -61,9 +61,23 @@ class Derivation:
     def __init__(self, spec: GDLNSpec, method: str = "auto", values: Mapping | None = None):
         if method not in METHODS:
             raise SpecError("method", f"unknown method {method!r}", f"use one of {METHODS}")
+        from .graph import GraphSpec
+
+        #: the graph of a graph spec (None for a pathway spec); with shared edges the race is the
+        #: graph flow of :func:`theorykit.flow.graph_flow`, else the pathway form is exact
+        self.graph = None
+        if isinstance(spec, GraphSpec):
+            self.graph = spec.subs(_exact_values(values)) if values else spec
+            spec = spec.as_pathway_spec()
+            if not self.graph.private_chains:
+                method = "race-reduction"
         self.spec = spec.subs(_exact_values(values)) if values else spec
         self.requested_method = method
         self.notes: list[str] = []
+        if self.graph is not None and not self.graph.private_chains:
+            self.notes.append("pathways share edges " + ", ".join(sorted(self.graph.shared_edges())) +
+                              ": no closed form; the race reduction with shared edges (theorykit.flow.graph_flow) "
+                              "is integrated from aligned, balanced weights of strength a0")
 
     # -- task → effective datasets ---------------------------------------------------------
     @property
@@ -257,6 +271,10 @@ class Derivation:
 
             f = self.loss_function(values)
             return np.asarray(f(jnp.asarray(times)), dtype=float) * np.ones_like(times)
+        if self.graph is not None and not self.graph.private_chains:
+            from .flow import graph_flow
+
+            return graph_flow(self.graph, times, values=values).extra["loss_at"][0]
         from .race import integrate_race
 
         sol = integrate_race(self.race_system(values), self.spec.training.a0, self.spec.tau, times)

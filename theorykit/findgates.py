@@ -42,7 +42,6 @@ the pathway once its hidden vectors have aligned). This is a stated rule, not a 
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -53,7 +52,9 @@ import numpy as np
 from . import jaxify  # noqa: F401  (float64)
 from .errors import DivergenceError, SpecError
 from .gating import GDLNSpec, Pathway, Training
-from .simulate import _loss, gd_step, gdln_forward, relu_forward, relu_gates
+from .engine import Net, SaveAt, loss_value, net_apply, net_loss, train, unit_activity
+from .init import random_params
+from .simulate import gdln_forward, relu_gates
 from .task import Task
 
 __all__ = ["ReluRun", "GdlnRun", "FoundGates", "train_relu", "train_gdln", "unit_rows", "cluster_gates",
@@ -100,179 +101,158 @@ class GdlnRun:
 
 
 def _checkpoints(steps, every):
-    if not isinstance(every, int) or every < 1:
+    if isinstance(every, bool) or not isinstance(every, int) or every < 1:
         raise SpecError("every", f"needs a positive integer, got {every!r}", "e.g. every = 100")
     n = steps // every
     return n, np.array([i * every for i in range(n)] + [steps])
 
 
-@functools.lru_cache(maxsize=None)
-def _trainer(kind: str, n_layers: int, steps: int, every: int, loss: str, keep_params: bool, record=None):
-    """A jitted, seed-vmapped gradient-descent loop with checkpoints.
-
-    Compiled once per (static settings, array shapes): the data, gates and learning rate are
-    arguments, so trying K = 1 … 8 with the same total width reuses one compilation.
-    kind ``"relu"``: ``ŷ = W_L relu(… relu(W_1 x))``. kind ``"gated"``: a GDLN in unit-gated
-    form, ``ŷ = W_L (G ⊙ ((W_{L−1} ⊙ B) … W_1 x))`` with ``G`` the gate of each hidden unit's
-    pathway on each datapoint and ``B`` a block mask keeping middle layers within a pathway."""
-    n = steps // every
-    rem = steps - n * every
-
-    def forward(p, X, G, B):
-        if kind == "relu":
-            return relu_forward(p, X)
-        h = p[0] @ X
-        for W in p[1:-1]:
-            h = (W * B) @ h
-        return p[-1] @ (G * h)
-
-    def run(p0, X, Y, G, B, lr, aux):
-        def loss_fn(p):
-            return _loss(forward(p, X, G, B), Y, loss)
-
-        step = gd_step(loss_fn, lr)
-
-        def chunk(p, _):
-            snap = relu_gates(p, X)[0] if kind == "relu" else jnp.zeros((), bool)
-            rec = (forward(p, X, G, B), snap, p if keep_params else None,
-                   None if record is None else record(p, aux))
-            p, vals = jax.lax.scan(step, p, None, length=every)
-            return p, (vals, rec)
-
-        with jax.default_matmul_precision("highest"):
-            p, (vals, recs) = jax.lax.scan(chunk, list(p0), None, length=n)
-            losses = vals.reshape(-1)
-            if rem:
-                p, ev = jax.lax.scan(step, p, None, length=rem)
-                losses = jnp.concatenate([losses, ev])
-            last = None if record is None else record(p, aux)
-            return p, jnp.concatenate([losses, loss_fn(p)[None]]), recs, (forward(p, X, G, B), last)
-
-    return jax.jit(jax.vmap(run, in_axes=(0, None, None, None, None, None, None)))
-
-
-def _execute(kind, p0, X, Y, G, B, lr, steps, every, loss, keep_params, record=None, aux=None, batch=None,
-             on_batch=None):
-    """Run the trainer over all seeds, ``batch`` seeds per compiled call (all at once by default).
-
-    Batching gives progress on long runs (``on_batch(seeds_done)`` after each call) and bounds
-    memory; the results are those of one call (each seed's run is independent)."""
-    seeds = int(p0[0].shape[0])
-    if batch is None or int(batch) >= seeds:
-        out = _execute_once(kind, p0, X, Y, G, B, lr, steps, every, loss, keep_params, record, aux)
-        if on_batch is not None:
-            on_batch(seeds)
-        return out
-    if int(batch) < 1:
-        raise SpecError("batch", f"needs a positive number of seeds per call, got {batch!r}", "e.g. batch = 10")
-    parts = []
-    for a in range(0, seeds, int(batch)):
-        sub = [w[a:a + int(batch)] for w in p0]
-        parts.append(_execute_once(kind, sub, X, Y, G, B, lr, steps, every, loss, keep_params, record, aux))
-        if on_batch is not None:
-            on_batch(min(a + int(batch), seeds))
-
-    def cat(items):
-        if items[0] is None:
-            return None
-        if isinstance(items[0], list):
-            return [np.concatenate(z, axis=0) for z in zip(*items)]
-        return jax.tree_util.tree_map(lambda *z: np.concatenate([np.asarray(x) for x in z], axis=0), *items)
-
-    t_ck = parts[0][0]
-    return (t_ck,) + tuple(cat([q[i] for q in parts]) for i in range(1, 7))
-
-
-def _execute_once(kind, p0, X, Y, G, B, lr, steps, every, loss, keep_params, record=None, aux=None):
+def _run_checkpointed(net, p0, X, Y, *, lr, steps, every, loss, keep_params, record, aux, batch, on_batch, what,
+                      unit_gates=None, snapshots=False):
+    """One call of :func:`theorykit.engine.train` with checkpoints at 0, every, …, steps: outputs
+    (and, on request, first-layer snapshots, the weights and ``record(params, aux)``)."""
     n, t_ck = _checkpoints(steps, every)
-    fn = _trainer(kind, len(p0), int(steps), int(every), loss, bool(keep_params), record)
-    aux = jnp.zeros(()) if aux is None else aux
-    params, losses, recs, (final, last) = fn(p0, X, Y, G, B, jnp.asarray(lr, jnp.float64), aux)
-    outs = np.concatenate([np.asarray(recs[0]), np.asarray(final)[:, None]], axis=1)
-    recorded = None
-    if record is not None:
-        recorded = jax.tree_util.tree_map(
-            lambda a, b: np.concatenate([np.asarray(a), np.asarray(b)[:, None]], axis=1), recs[3], last)
-    snaps = np.asarray(recs[1]) if kind == "relu" else None
-    pck = None
+    keys = net.keys
+
+    def as_list(p):
+        return [p[k] for k in keys]
+
+    fns = {"outputs": lambda p, d: net_apply(net, p, d[0], unit_gates)}
+    if snapshots:
+        first = net.nodes[0][0]
+        fns["snap"] = lambda p, d: unit_activity(net, p, d[0])[first] > 0
     if keep_params:
-        pck = [np.concatenate([np.asarray(a), np.asarray(b)[:, None]], axis=1) for a, b in zip(recs[2], params)]
-    return t_ck, np.asarray(losses, dtype=float), outs, snaps, [np.asarray(w) for w in params], pck, recorded
+        fns["params"] = lambda p, d: p
+    if record is not None:
+        fns["rec"] = lambda p, d: record(as_list(p), aux)
+    res = train(net_loss(net, loss) if unit_gates is None else
+                (lambda p, d: loss_value(net_apply(net, p, d[0], unit_gates), d[1], loss)),
+                p0, (X, Y), lr=lr, steps=steps, save=SaveAt(steps=list(t_ck), fns=fns), batch=batch,
+                on_batch=on_batch, check=what)
+    sv = res.saved
+    snaps = np.asarray(sv["snap"])[:, :n] if snapshots else None
+    pck = [np.asarray(sv["params"][k]) for k in keys] if keep_params else None
+    rec = jax.tree_util.tree_map(np.asarray, sv["rec"]) if record is not None else None
+    return t_ck, res.loss, np.asarray(sv["outputs"]), snaps, [np.asarray(res.params[k]) for k in keys], pck, rec
 
 
-def _check(loss, what, lr):
-    if (~np.isfinite(loss)).any() or (loss[:, -1] > 10 * loss[:, 0] + 1e-12).any():
-        raise DivergenceError(f"{what} diverged with lr={lr}; lower the learning rate")
-
-
-@functools.lru_cache(maxsize=None)
-def _normal_init(dims: tuple):
-    """Jitted, seed-vmapped N(0, 1) weights of a chain of layers ``dims`` (compiled once per dims).
-
-    The keys are split exactly as in :func:`theorykit.simulate.simulate_relu`."""
-    def init(key):
-        Ws = []
-        for a, b in zip(dims[:-1], dims[1:]):
-            key, k = jax.random.split(key)
-            Ws.append(jax.random.normal(k, (b, a), dtype=jnp.float64))
-        return Ws
-
-    return jax.jit(jax.vmap(init))
-
-
-def _init(dims, init_std, seed, seeds):
-    keys = jax.random.split(jax.random.PRNGKey(seed), seeds)
-    return [init_std * W for W in _normal_init(tuple(int(x) for x in dims))(keys)]
+def _chain_init(dims, init_std, seed, seeds):
+    """N(0, init_std²) weights of a chain of layers ``dims`` (as :func:`theorykit.simulate.simulate_relu`
+    draws them with the same seed), as a list with a seed axis."""
+    net = Net.chain(dims[0], list(dims[1:-1]), dims[-1])
+    p = random_params(net, init_std, seeds, seed)
+    return [p[k] for k in net.keys]
 
 
 def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std: float = 0.01,
                loss: str = "mean", seed: int = 0, every: int = 100, keep_params: bool = False,
                record=None, aux=None, batch: int | None = None, on_batch=None) -> ReluRun:
-    """Bias-free ReLU networks (one or more hidden layers), full-batch GD, vmapped over seeds.
+    """Bias-free ReLU networks (one or more hidden layers), full-batch GD, vmapped over seeds,
+    with checkpoints every ``every`` steps (a caller of :func:`theorykit.engine.train`).
 
     The initial weights are those of :func:`theorykit.simulate.simulate_relu` with the same
-    ``seed`` (same key splits), so the loss curves agree to rounding. ``batch`` seeds run per compiled
-    call, with ``on_batch(seeds_done)`` called after each (progress on long runs); the results
-    do not depend on it."""
+    ``seed``. ``batch`` seeds run per compiled call, with ``on_batch(seeds_done)`` called after
+    each (progress on long runs); the results do not depend on it."""
     if loss not in ("mean", "sum"):
         raise SpecError("loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
     widths = [int(hidden)] if isinstance(hidden, (int, np.integer)) else [int(w) for w in hidden]
-    p0 = _init([X.shape[0]] + widths + [Y.shape[0]], init_std, seed, seeds)
-    dummy = jnp.zeros(())
-    t_ck, losses, outs, snaps, params, pck, rec = _execute("relu", p0, X, Y, dummy, dummy, lr, steps, every, loss,
-                                                           keep_params, record, aux, batch, on_batch)
-    _check(losses, "ReLU training", lr)
+    net = Net.chain(X.shape[0], widths, Y.shape[0])
+    p0 = random_params(net, init_std, seeds, seed)
+    t_ck, losses, outs, snaps, params, pck, rec = _run_checkpointed(
+        net, p0, X, Y, lr=lr, steps=steps, every=every, loss=loss, keep_params=keep_params, record=record, aux=aux,
+        batch=batch, on_batch=on_batch, what="ReLU training", snapshots=True)
     settings = {"hidden": widths, "lr": lr, "steps": steps, "seeds": seeds, "init_std": init_std, "loss": loss,
                 "seed": seed, "every": every}
     return ReluRun(t_ck, losses, outs, snaps, params, pck, settings, rec)
+
+
+def gdln_graph(d: int, p: int, gates, hidden: Sequence[int], depth: int = 2, shared_first: int | None = None):
+    """The :class:`theorykit.engine.Net` of a GDLN of fixed gates (K × P): pathway j is node(s)
+    ``g{j+1}`` of ``hidden[j]`` units gated by row j; with ``shared_first=H1`` (depth 3) every
+    pathway reads one always-on node ``shared`` of H1 units (the paper's Section 6 design)."""
+    G = np.asarray(gates, float)
+    K = G.shape[0]
+    nodes, edges, ng = [], [], {}
+    full_in, full_out = np.arange(d), np.arange(p)
+    if shared_first is not None:
+        nodes.append(("shared", int(shared_first)))
+        edges.append(("input->shared", "input", "shared", full_in, None))
+    for j in range(K):
+        chain = [f"g{j + 1}"] + [f"g{j + 1}_{l}" for l in range(2, depth if shared_first is None else 2)]
+        for v in chain:
+            nodes.append((v, int(hidden[j])))
+            ng[v] = G[j]
+        if shared_first is None:
+            edges.append((f"input->{chain[0]}", "input", chain[0], full_in, None))
+        else:
+            edges.append((f"shared->{chain[0]}", "shared", chain[0], None, None))
+        edges += [(f"{a}->{b}", a, b, None, None) for a, b in zip(chain[:-1], chain[1:])]
+        edges.append((f"{chain[-1]}->output", chain[-1], "output", None, full_out))
+    return Net(d, p, tuple(nodes), tuple(edges), ng, {})
+
+
+def _split_stacked(net, stacked, hidden, shared_first):
+    """Edge weights from weights drawn for a stacked chain (paired seeds with a ReLU network)."""
+    offs = np.concatenate([[0], np.cumsum(hidden)]).astype(int)
+    out = {}
+    for j in range(len(hidden)):
+        sl = slice(offs[j], offs[j + 1])
+        name = f"g{j + 1}"
+        if shared_first is not None:
+            out["input->shared"] = stacked[0]
+            out[f"shared->{name}"] = stacked[1][:, sl, :]
+            out[f"{name}->output"] = stacked[2][:, :, sl]
+            continue
+        chain = [name] + [f"{name}_{l}" for l in range(2, len(stacked))]
+        out[f"input->{chain[0]}"] = stacked[0][:, sl, :]
+        for l, (a, b) in enumerate(zip(chain[:-1], chain[1:])):
+            out[f"{a}->{b}"] = stacked[l + 1][:, sl, sl]
+        out[f"{chain[-1]}->output"] = stacked[-1][:, :, sl]
+    return {k: out[k] for k in net.keys}
+
+
+def _restack(net, by_edge, hidden, shared_first, depth):
+    """The stacked form ``[W1, …, WL]`` (seed axis first; off-block entries zero) of edge weights."""
+    K = len(hidden)
+    offs = np.concatenate([[0], np.cumsum(hidden)]).astype(int)
+    names = [f"g{j + 1}" for j in range(K)]
+    if shared_first is not None:
+        return [by_edge["input->shared"], jnp.concatenate(tuple([by_edge[f"shared->{n}"] for n in names]), axis=-2),
+                jnp.concatenate(tuple([by_edge[f"{n}->output"] for n in names]), axis=-1)]
+    first = jnp.concatenate(tuple([by_edge[f"input->{n}"] for n in names]), axis=-2)
+    last = jnp.concatenate(tuple([by_edge[f"{n if depth == 2 else n + '_' + str(depth - 1)}->output"] for n in names]), axis=-1)
+    mids = []
+    for l in range(2, depth):
+        lead = by_edge[f"input->{names[0]}"].shape[:-2]
+        M = jnp.zeros(lead + (int(offs[-1]), int(offs[-1])))
+        for j, n in enumerate(names):
+            a = n if l == 2 else f"{n}_{l - 1}"
+            M = M.at[..., offs[j]:offs[j + 1], offs[j]:offs[j + 1]].set(by_edge[f"{a}->{n}_{l}"])
+        mids.append(M)
+    return [first] + mids + [last]
 
 
 def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, seeds: int = 4,
                init_std: float = 0.01, loss: str = "mean", seed: int = 0, every: int = 100,
                depth: int = 2, keep_params: bool = False, record=None, aux=None,
                shared_first: int | None = None, batch: int | None = None, on_batch=None) -> GdlnRun:
-    """A GDLN of fixed gates (K × P, one row per pathway) from random N(0, init_std²) weights.
+    """A GDLN of fixed gates (K × P, one row per pathway) from random N(0, init_std²) weights,
+    trained by :func:`theorykit.engine.train` on the graph of :func:`gdln_graph`.
 
     Pathway j has ``hidden[j]`` units per hidden layer and ``depth`` weight layers, sees every
-    input and writes every output. The pathways are laid side by side in unit-gated form:
-    hidden units ``sum(hidden[:j]) … sum(hidden[:j+1])−1`` belong to pathway j,
-    ``ŷ = W_L (G ⊙ ((W_{L−1} ⊙ B) … W_1 x))`` with ``G`` each unit's pathway gate and ``B`` the
-    block mask that keeps a middle layer inside its pathway. This is the GDLN of
-    :func:`theorykit.simulate.gdln_forward` exactly (same outputs, same gradients).
-
-    Initial weights: the stacked matrices are drawn as for a ReLU network of the same widths
-    with the same ``seed`` (:func:`train_relu`), so a GDLN and a ReLU network of equal total
-    width start from identical weights (paired seeds); middle-layer entries outside the
-    blocks are masked and never matter. ``params`` come back in that stacked form.
+    input and writes every output. Initial weights: drawn as for a ReLU network of the total
+    widths with the same ``seed`` (:func:`train_relu`) and cut into the pathways' blocks, so a
+    GDLN and a ReLU network of equal total width start from identical weights (paired seeds).
+    ``params`` and ``params_ck`` come back in that stacked form ``[W1, …, WL]`` (entries outside
+    the pathways' blocks are zero); ``record(params, aux)`` sees the stacked form too.
 
     ``shared_first=H1`` (depth 3 only) builds the GDLN of the paper's Section 6 instead: the
     first hidden layer (``H1`` units) is one node, always on and shared by every pathway; the
     pathways split the second hidden layer (pathway j owns ``hidden[j]`` of its units, gated by
-    its row of ``gates``). Pathway j is the chain ``x → W_1 → W_2[j's rows] → W_3[:, j's
-    units]``, so all pathways share the edge ``W_1``, which gets the summed gradient of every
-    pathway through it (THEORY.md §3). With ``H1 = sum(hidden)`` the initial weights are those
-    of a ReLU network ``[in, H1, H1, out]`` with the same seed (paired seeds)."""
+    its row of ``gates``), so all pathways share the edge ``W_1`` (THEORY.md §3). With
+    ``H1 = sum(hidden)`` the initial weights are those of a ReLU network ``[in, H1, H1, out]``
+    with the same seed (paired seeds)."""
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
     G = np.asarray(gates, dtype=float)
     K = G.shape[0]
@@ -280,8 +260,6 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
     if len(hidden) != K:
         raise SpecError("hidden", f"{len(hidden)} widths for {K} pathways", "give one width per pathway")
     Ht = sum(hidden)
-    Gu = jnp.asarray(np.repeat(G, hidden, axis=0))
-    owner = np.repeat(np.arange(K), hidden)
     if shared_first is not None:
         if depth != 3:
             raise SpecError("depth", f"shared_first needs depth 3, got {depth}",
@@ -290,14 +268,24 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
         if H1 < 1:
             raise SpecError("shared_first", f"needs a positive width, got {shared_first!r}",
                             "give the shared first layer's width, e.g. the ReLU layer's")
-        p0 = _init([X.shape[0], H1, Ht, Y.shape[0]], init_std, seed, seeds)
-        B = jnp.ones((Ht, H1))                  # the gated layer reads every shared unit
+        dims = [X.shape[0], H1, Ht, Y.shape[0]]
     else:
-        p0 = _init([X.shape[0]] + [Ht] * (depth - 1) + [Y.shape[0]], init_std, seed, seeds)
-        B = jnp.asarray((owner[:, None] == owner[None, :]).astype(float)) if depth > 2 else jnp.zeros(())
-    t_ck, losses, o, _, params, pck, rec = _execute("gated", p0, X, Y, Gu, B, lr, steps, every, loss, keep_params,
-                                                    record, aux, batch, on_batch)
-    _check(losses, "GDLN training", lr)
+        if depth not in (2, 3):
+            raise SpecError("depth", f"depth {depth!r} is not supported", "use 2 or 3")
+        dims = [X.shape[0]] + [Ht] * (depth - 1) + [Y.shape[0]]
+    net = gdln_graph(X.shape[0], Y.shape[0], G, hidden, depth, shared_first)
+    p0 = _split_stacked(net, _chain_init(dims, init_std, seed, seeds), hidden, shared_first)
+    stacked_record = None
+    if record is not None:
+        def stacked_record(plist, a):
+            return record(_restack(net, dict(zip(net.keys, plist)), hidden, shared_first, depth), a)
+
+    t_ck, losses, o, _, params, pck, rec = _run_checkpointed(
+        net, p0, X, Y, lr=lr, steps=steps, every=every, loss=loss, keep_params=keep_params, record=stacked_record,
+        aux=aux, batch=batch, on_batch=on_batch, what="GDLN training")
+    params = [np.asarray(w) for w in _restack(net, dict(zip(net.keys, params)), hidden, shared_first, depth)]
+    if pck is not None:
+        pck = [np.asarray(w) for w in _restack(net, dict(zip(net.keys, pck)), hidden, shared_first, depth)]
     return GdlnRun(t_ck, losses, o, params, pck, rec)
 
 
@@ -572,58 +560,30 @@ def exact_reln_trajectory(X, Y, *, hidden, lr: float, steps: int, init_std: floa
     """Train a ReLU network and its exact ReLN side by side from the same initial weights.
 
     The ReLN is a node-gated deep *linear* network with its own weights; at each step its gates
-    are the ReLU network's current unit activities (held fixed for the gradient). Returns
+    are the ReLU network's current unit activities (held fixed for the gradient). Both are one
+    ensemble of :func:`theorykit.engine.train`: the stepped state is the pair of weight sets and
+    the loss is the sum of the two losses, whose gradients do not mix. Returns
     ``(t_ck, relu_outputs, reln_outputs)`` at every checkpoint (checkpoints × p × P each)."""
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
     widths = [hidden] if isinstance(hidden, int) else list(hidden)
-    dims = [X.shape[0]] + widths + [Y.shape[0]]
-    key = jax.random.split(jax.random.PRNGKey(seed), 1)[0]
-    Ws = []
-    for a, b in zip(dims[:-1], dims[1:]):
-        key, k = jax.random.split(key)
-        Ws.append(init_std * jax.random.normal(k, (b, a), dtype=jnp.float64))
-
-    def gated_forward(p, gates):
-        h = X
-        for W, g in zip(p[:-1], gates):
-            h = g * (W @ h)
-        return p[-1] @ h
-
-    relu_grad = jax.grad(lambda p: _loss(relu_forward(p, X), Y, loss))
-    reln_grad = jax.grad(lambda p, g: _loss(gated_forward(p, g), Y, loss))
-
-    def step(state, _):
-        pr, pl = state
-        gates = [g.astype(X.dtype) for g in relu_gates(pr, X)]
-        gr, gl = relu_grad(pr), reln_grad(pl, gates)
-        pr = [w - lr * d for w, d in zip(pr, gr)]
-        pl = [w - lr * d for w, d in zip(pl, gl)]
-        return (pr, pl), None
-
+    relu = Net.chain(X.shape[0], widths, Y.shape[0])
+    lin = Net.chain(X.shape[0], widths, Y.shape[0], relu=False)
+    p = random_params(relu, init_std, 1, seed)
     n, t_ck = _checkpoints(steps, every)
-    rem = steps - n * every
 
-    def chunk(state, _):
-        pr, pl = state
-        gates = [g.astype(X.dtype) for g in relu_gates(pr, X)]
-        rec = (relu_forward(pr, X), gated_forward(pl, gates))
-        state, _ = jax.lax.scan(step, state, None, length=every)
-        return state, rec
+    def outputs(pair, d):
+        pr, pl = pair
+        gates = jax.lax.stop_gradient(unit_activity(relu, pr, d[0]))
+        return net_apply(relu, pr, d[0]), net_apply(lin, pl, d[0], gates)
 
-    @jax.jit
-    def run(p):
-        with jax.default_matmul_precision("highest"):
-            state, recs = jax.lax.scan(chunk, (p, p), None, length=n)
-            if rem:
-                state, _ = jax.lax.scan(step, state, None, length=rem)
-            pr, pl = state
-            gates = [g.astype(X.dtype) for g in relu_gates(pr, X)]
-            return recs, (relu_forward(pr, X), gated_forward(pl, gates)), pr
+    def both_losses(pair, d):
+        yr, yl = outputs(pair, d)
+        return loss_value(yr, d[1], loss) + loss_value(yl, d[1], loss)
 
-    recs, fin, pr_final = run(Ws)
-    ro = np.concatenate([np.asarray(recs[0]), np.asarray(fin[0])[None]])
-    lo = np.concatenate([np.asarray(recs[1]), np.asarray(fin[1])[None]])
-    return t_ck, ro, lo
+    res = train(both_losses, (p, p), (X, Y), lr=lr, steps=steps,
+                save=SaveAt(loss_every=0, steps=list(t_ck), fns={"out": outputs}))
+    ro, lo = res.saved["out"]
+    return t_ck, np.asarray(ro)[0], np.asarray(lo)[0]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import sympy as sp
 from .errors import SpecError
 from .task import Task
 
-__all__ = ["Pathway", "Training", "GDLNSpec", "xor_relns", "context_pathways", "lemma41_gatings"]
+__all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "lemma41_gatings"]
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,8 @@ class Pathway:
         if not any(act):
             raise SpecError(field + ".active", f"pathway {self.name!r} is active on no datapoint",
                             "turn it on somewhere or remove it")
-        ins = _check_indices(self.inputs, task.d, field + ".inputs", "input row")
-        outs = _check_indices(self.outputs, task.p, field + ".outputs", "output row")
+        ins = check_indices(self.inputs, task.d, field + ".inputs", "input row")
+        outs = check_indices(self.outputs, task.p, field + ".outputs", "output row")
         if isinstance(self.hidden, bool) or not isinstance(self.hidden, int) or self.hidden < 1:
             raise SpecError(field + ".hidden", f"needs a positive integer, got {self.hidden!r}", "e.g. hidden = 32")
         if isinstance(self.depth, bool) or self.depth not in (2, 3):
@@ -89,7 +89,8 @@ class Training:
     steps: int = 2000
 
 
-def _check_indices(vals, size, field, what):
+def check_indices(vals, size, field, what):
+    """Row indices from \"all\" or a list, checked: in range, not repeated, sorted."""
     if isinstance(vals, str):
         if vals == "all":
             return tuple(range(size))
@@ -108,8 +109,27 @@ def _check_indices(vals, size, field, what):
     return tuple(sorted(out))
 
 
+class TrainedSpec:
+    """What every spec (pathway form or graph) derives from its task and training settings."""
+
+    @property
+    def tau(self) -> float:
+        """Time constant of the gradient flow in units of steps: 1/η (mean) or 1/(Pη) (sum)."""
+        t = self.training
+        return 1.0 / (t.lr * (self.task.P if t.loss == "sum" else 1))
+
+    @property
+    def loss_factor(self) -> int:
+        """Reported loss / mean-loss: P for a summed loss, 1 for a mean loss."""
+        return self.task.P if self.training.loss == "sum" else 1
+
+    def subs(self, values: Mapping):
+        """The spec with the task's symbols replaced by values."""
+        return replace(self, task=self.task.subs(values))
+
+
 @dataclass(frozen=True)
-class GDLNSpec:
+class GDLNSpec(TrainedSpec):
     """A task, its pathways and training settings: the single source of derivation and simulation.
 
     Example
@@ -144,22 +164,8 @@ class GDLNSpec:
             raise SpecError("training.a0", f"needs a positive number, got {t.a0!r}", "e.g. a0 = 0.001")
 
     @property
-    def tau(self) -> float:
-        """Time constant of the gradient flow in units of steps: 1/η (mean) or 1/(Pη) (sum)."""
-        t = self.training
-        return 1.0 / (t.lr * (self.task.P if t.loss == "sum" else 1))
-
-    @property
-    def loss_factor(self) -> int:
-        """Reported loss / mean-loss: P for a summed loss, 1 for a mean loss."""
-        return self.task.P if self.training.loss == "sum" else 1
-
-    @property
     def hidden_total(self) -> int:
         return sum(p.hidden for p in self.pathways)
-
-    def subs(self, values: Mapping) -> "GDLNSpec":
-        return replace(self, task=self.task.subs(values))
 
     def with_pathways(self, pathways: Sequence[Pathway]) -> "GDLNSpec":
         return replace(self, pathways=tuple(pathways))

@@ -48,7 +48,7 @@ __all__ = ["load_spec", "spec_from_dict", "parse_assignment", "spec_to_toml"]
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _RESERVED = {"sqrt", "Rational", "t", "tau", "a_0", "lambda"}
-_TOP = {"name", "symbols", "data", "pathways", "training"}
+_TOP = {"name", "symbols", "data", "pathways", "training", "nodes", "edges", "schedule"}
 
 
 def load_spec(path) -> GDLNSpec:
@@ -234,8 +234,9 @@ def _training(table) -> Training:
     return Training(**kw)
 
 
-def spec_from_dict(data: Mapping, default_name: str = "spec") -> GDLNSpec:
-    """Build a :class:`GDLNSpec` from parsed TOML (a dict)."""
+def spec_from_dict(data: Mapping, default_name: str = "spec"):
+    """Build a :class:`GDLNSpec` (pathway form) or a :class:`~theorykit.graph.GraphSpec` (with
+    ``[[nodes]]`` and ``[[edges]]``) from parsed TOML (a dict)."""
     if not isinstance(data, Mapping):
         raise SpecError("spec", "must be a table", "see docs/specs.md")
     extra = set(data) - _TOP
@@ -248,6 +249,16 @@ def spec_from_dict(data: Mapping, default_name: str = "spec") -> GDLNSpec:
     task = _task(data.get("data"), symbols)
     if symbols:
         task = Task(task.X, task.Y, {**task.symbols, **symbols}, task.name, task.meta)
+    if any(k in data for k in ("nodes", "edges", "schedule")):
+        from .graph import parse_graph
+
+        if "pathways" in data or (isinstance(data.get("data"), dict) and "reln" in data["data"]):
+            raise SpecError("pathways", "a spec gives either [[pathways]] (or reln) or a graph ([[nodes]], [[edges]])",
+                            "keep one of the two forms")
+        return parse_graph(task, data.get("nodes"), data.get("edges"), data.get("schedule"),
+                           _training(data.get("training")), name)
+    if "schedule" in data:
+        raise SpecError("schedule", "a schedule needs a graph spec", "write the network as [[nodes]] and [[edges]]")
     pathways = _pathways(data.get("pathways"), data.get("data"), task)
     return GDLNSpec(task, tuple(pathways), _training(data.get("training")), name)
 

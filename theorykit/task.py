@@ -83,6 +83,15 @@ class Task:
         rep = {self.symbols.get(k, k) if isinstance(k, str) else k: v for k, v in values.items()}
         return Task(self.X.subs(rep), self.Y.subs(rep), self.symbols, self.name, dict(self.meta))
 
+    def value_map(self, values: Mapping | None = None) -> dict:
+        """``{symbol: value}`` for ``values`` keyed by name or symbol; every free symbol needs one."""
+        vals = {self.symbols.get(k, k) if isinstance(k, str) else k: v for k, v in (values or {}).items()}
+        missing = self.free_symbols - set(vals)
+        if missing:
+            raise SpecError("symbols", f"no value for {sorted(map(str, missing))}",
+                            "pass values, e.g. --set Delta=0.5 or values={'Delta': 0.5}")
+        return vals
+
     def numeric(self, values: Mapping | None = None, dtype=np.float64):
         """``(X, Y)`` as numpy arrays; every symbol needs a value."""
         t = self.subs(values or {})

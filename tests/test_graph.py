@@ -1,0 +1,249 @@
+"""The graph model: spec checks, the one trainer against a gradient-descent loop written out in
+numpy, schedules, weight files, and the race engine against simulation and scipy."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import theorykit as tk
+from theorykit.engine import Net, SaveAt, net_apply, train
+from theorykit.errors import SpecError
+from theorykit.flow import graph_flow, integrate
+from theorykit.graph import Edge, GraphSpec, Group, Node, graph_from_pathways
+from theorykit.init import a0_rule, load_weights, random_params, save_weights
+from theorykit.spec import spec_from_dict
+
+# A small task: 6 datapoints, 4 inputs, 3 outputs (integers, so the data are exact).
+X6 = [[1, 0, 1, 0, 1, 0], [0, 1, 0, 1, 0, 1], [1, 1, 0, 0, 1, 1], [0, 0, 1, 1, 1, 1]]
+Y6 = [[1, -1, 0, 1, 2, 0], [0, 1, 1, -1, 0, 1], [1, 0, -1, 0, 1, 1]]
+
+
+def shared_graph_dict(lr=0.02, steps=50):
+    """A shared first layer h (always on) feeding two gated modules; module b writes rows [0, 2]
+    only and its output edge has its own gate."""
+    return {
+        "name": "shared",
+        "data": {"inputs": X6, "targets": Y6},
+        "nodes": [{"name": "h", "width": 5},
+                  {"name": "a", "width": 3, "active": [1, 1, 1, 0, 0, 1]},
+                  {"name": "b", "width": 2, "active": [0, 1, 1, 1, 1, 0]}],
+        "edges": [{"from": "input", "to": "h", "rows": [0, 1, 2, 3]},
+                  {"from": "h", "to": "a"}, {"from": "h", "to": "b"},
+                  {"from": "a", "to": "output"},
+                  {"from": "b", "to": "output", "rows": [0, 2], "active": [1, 1, 0, 1, 1, 1]}],
+        "training": {"lr": lr, "loss": "mean", "a0": 1e-3, "init_std": 0.3, "steps": steps},
+    }
+
+
+def numpy_gd(W, X, Y, lr, steps, ga, gb, ge):
+    """The GDLN above trained by hand (float64 numpy): forward and backward written out.
+
+    h = W1 x; a = ga ⊙ (Wa h); b = gb ⊙ (Wb h); ŷ = Wao a + E_{0,2} (ge ⊙ (Wbo b)),
+    L = 1/(2P) Σ‖y − ŷ‖²; every gradient is the chain rule through these lines."""
+    W = {k: v.copy() for k, v in W.items()}
+    P = X.shape[1]
+    losses = []
+    for _ in range(steps + 1):
+        h = W["input->h"] @ X
+        a = ga * (W["h->a"] @ h)
+        b = gb * (W["h->b"] @ h)
+        yh = W["a->output"] @ a
+        yh[[0, 2]] += ge * (W["b->output"] @ b)
+        R = yh - Y                              # dL/dŷ = R / P
+        losses.append(0.5 * np.sum(R ** 2) / P)
+        D = R / P
+        gWao = D @ a.T
+        Db = ge * D[[0, 2]]
+        gWbo = Db @ b.T
+        da = W["a->output"].T @ D * ga
+        db = W["b->output"].T @ Db * gb
+        gWa, gWb = da @ h.T, db @ h.T
+        dh = W["h->a"].T @ da + W["h->b"].T @ db
+        gW1 = dh @ X.T
+        if len(losses) == steps + 1:
+            break
+        for k, g in (("input->h", gW1), ("h->a", gWa), ("h->b", gWb), ("a->output", gWao), ("b->output", gWbo)):
+            W[k] = W[k] - lr * g
+    return np.array(losses), W
+
+
+def test_graph_spec_pathways_and_sharing():
+    g = spec_from_dict(shared_graph_dict())
+    assert isinstance(g, GraphSpec)
+    names = [gp.name for gp in g.pathways]
+    assert names == ["h/a", "h/b"]
+    # pathway gate = product of the node gates and the edge gate on it
+    assert g.pathways[0].pathway.active == (1, 1, 1, 0, 0, 1)
+    assert g.pathways[1].pathway.active == (0, 1, 0, 1, 1, 0)
+    assert g.pathways[1].pathway.outputs == (0, 2)
+    assert g.shared_edges() == {"input->h": ["h/a", "h/b"]}
+    assert not g.private_chains
+    der = tk.Derivation(g)
+    assert der.method == "race-reduction" and any("share edges" in n for n in der.notes)
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda d: d["nodes"].append({"name": "z", "width": 2}), "nodes[3]"),           # unused node
+    (lambda d: d["edges"].append({"from": "q", "to": "a"}), "edges[5].from"),      # unknown node
+    (lambda d: d["nodes"][0].update(width=0), "nodes[0].width"),
+    (lambda d: d["edges"].append({"from": "a", "to": "h"}), "edges"),              # cycle h→a→h
+    (lambda d: d["edges"][3].update(rows=[0, 7]), "edges[3].rows"),
+    (lambda d: d["edges"][1].update(rows=[0]), "edges[1].rows"),                    # rows on a hidden edge
+    (lambda d: d["nodes"][1].update(active=[1, 0]), "nodes[1].active"),
+    (lambda d: d.update(pathways=[{"name": "x", "active": "all"}]), "pathways"),
+    (lambda d: d.update(schedule=[{"name": "g", "edges": ["h->nowhere"]}]), "schedule[0].edges"),
+])
+def test_graph_errors_name_the_field(mutate, field):
+    d = shared_graph_dict()
+    mutate(d)
+    with pytest.raises(SpecError) as e:
+        spec_from_dict(d)
+    assert e.value.field == field, str(e.value)
+    assert e.value.fix
+
+
+def test_trainer_matches_numpy_gradient_descent(tmp_path):
+    """From weights in a file (--init-weights), the one trainer equals the numpy loop to 1e-10:
+    node gates, an edge gate and output rows, with a shared edge."""
+    g = spec_from_dict(shared_graph_dict(lr=0.05, steps=60))
+    net = Net.from_graph(g)
+    rng = np.random.default_rng(3)
+    W0 = {k: 0.3 * rng.standard_normal(s) for k, s in net.shapes().items()}
+    path = tmp_path / "w.npz"
+    save_weights(path, {k: v[None] for k, v in W0.items()})
+    res = tk.simulate(g, init=load_weights(path, net, seeds=1), seeds=1, steps=60)
+    X, Y = (np.array(m, float) for m in (X6, Y6))
+    ref, Wend = numpy_gd(W0, X, Y, 0.05, 60, np.array([1, 1, 1, 0, 0, 1.]), np.array([0, 1, 1, 1, 1, 0.]),
+                         np.array([1, 1, 0, 1, 1, 1.]))
+    np.testing.assert_allclose(res.loss[0], ref, rtol=1e-10, atol=1e-13)
+    for k in W0:
+        np.testing.assert_allclose(np.asarray(res.params[k][0]), Wend[k], rtol=1e-10, atol=1e-12)
+    assert ref[-1] < 0.8 * ref[0]          # it learned something: the comparison is not of constants
+
+
+def test_weight_file_errors(tmp_path):
+    g = spec_from_dict(shared_graph_dict())
+    net = Net.from_graph(g)
+    np.savez(tmp_path / "bad.npz", **{k: np.zeros((2, 2)) for k in net.keys})
+    with pytest.raises(SpecError, match="input->h"):
+        load_weights(tmp_path / "bad.npz", net)
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(SpecError, match="not a readable"):
+        load_weights(tmp_path / "junk.npz", net)
+    good = {k: np.ones(s) for k, s in net.shapes().items()}
+    good["h->a"] = good["h->a"] * np.nan
+    np.savez(tmp_path / "nan.npz", **good)
+    with pytest.raises(SpecError, match="NaN"):
+        load_weights(tmp_path / "nan.npz", net)
+
+
+def test_schedule_matches_hand_written_staged_loop():
+    """Group schedule: nothing moves before step 3; group a fits Y from step 3; group b fits
+    Y − stop_gradient(ŷ_a) from step 6. Checked against autograd-free numpy: with the residual
+    target held fixed, b's loss gradient is the numpy loop's gradient with target Y − ŷ_a."""
+    d = shared_graph_dict(lr=0.05, steps=12)
+    d["schedule"] = [{"name": "a", "edges": ["input->h", "h->a", "a->output"], "start": 3},
+                     {"name": "b", "edges": ["h->b", "b->output"], "start": 6, "fit": ["a"]}]
+    g = spec_from_dict(d)
+    net = Net.from_graph(g)
+    rng = np.random.default_rng(5)
+    W = {k: 0.3 * rng.standard_normal(s) for k, s in net.shapes().items()}
+    res = tk.simulate(g, init={k: v[None] for k, v in W.items()}, seeds=1, steps=12)
+    X, Y = (np.array(m, float) for m in (X6, Y6))
+    ga, gb, ge = np.array([1, 1, 1, 0, 0, 1.]), np.array([0, 1, 1, 1, 1, 0.]), np.array([1, 1, 0, 1, 1, 1.])
+    P = X.shape[1]
+    losses = []
+    for t in range(13):
+        h = W["input->h"] @ X
+        a = ga * (W["h->a"] @ h)
+        b = gb * (W["h->b"] @ h)
+        ya = W["a->output"] @ a
+        yb = np.zeros_like(Y)
+        yb[[0, 2]] = ge * (W["b->output"] @ b)
+        losses.append(0.5 * np.sum((Y - ya - yb) ** 2) / P)
+        if t == 12:
+            break
+        G = {k: np.zeros_like(v) for k, v in W.items()}
+        if t >= 3:                                   # group a: L(Y − ŷ_a)
+            D = (ya - Y) / P
+            G["a->output"] += D @ a.T
+            da = W["a->output"].T @ D * ga
+            G["h->a"] += da @ h.T
+            G["input->h"] += (W["h->a"].T @ da) @ X.T
+        if t >= 6:                                   # group b: L((Y − ŷ_a) − ŷ_b), ŷ_a held fixed
+            D = (yb - (Y - ya))[[0, 2]] / P * ge
+            G["b->output"] += D @ b.T
+            db = W["b->output"].T @ D * gb
+            G["h->b"] += db @ h.T
+            G["input->h"] += (W["h->b"].T @ db) @ X.T   # the shared edge gets both terms
+        W = {k: W[k] - 0.05 * G[k] for k in W}
+    np.testing.assert_allclose(res.loss[0], losses, rtol=1e-10, atol=1e-13)
+    assert res.loss[0][0] == res.loss[0][3] and res.loss[0][4] != res.loss[0][3]
+
+
+def test_pathway_form_is_shorthand_for_private_chains():
+    spec = tk.GDLNSpec(tk.xor_margin(1), tk.xor_relns(8)["xor"], tk.Training(lr=0.05, init_std=0.2, steps=30))
+    g = graph_from_pathways(spec)
+    assert g.private_chains and [gp.name for gp in g.pathways] == ["point0", "point1", "point2", "point3"]
+    net = Net.from_graph(g)
+    p = random_params(net, 0.2, 1, 0)
+    X, _ = spec.task.numeric()
+    # the graph forward equals the pathway form ŷ = Σ_p g_p ⊙ (W2_p W1_p x), written out here
+    Xn = np.asarray(X)
+    want = sum(np.asarray(p[f"point{m}->output"][0]) @ np.asarray(p[f"input->point{m}"][0]) @ Xn *
+               np.array([float(i == m) for i in range(4)]) for m in range(4))
+    got = np.asarray(net_apply(net, {k: v[0] for k, v in p.items()}, np.asarray(X)))
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+def test_shared_edge_derivation_matches_simulation():
+    """Aligned, balanced start and small η: the race with shared edges, integrated at the
+    smallest widths from the effective datasets, tracks the full-width network within 2e-3 of L(0)."""
+    d = shared_graph_dict(lr=0.005, steps=6000)
+    d["training"]["a0"] = 1e-2
+    d["nodes"][2]["width"] = 4             # an aligned start needs the task's rank (3) in every node
+    g = spec_from_dict(d)
+    sim = tk.simulate(g, init="aligned", seeds=2, steps=6000)
+    der = tk.Derivation(g)
+    times = np.arange(0, 6001, 100)
+    pred = der.predict_loss(times)
+    L0 = sim.mean[0]
+    gap = np.max(np.abs(sim.mean[times] - pred)) / L0
+    assert gap < 2e-3, gap
+    assert sim.mean[-1] < 0.5 * L0          # the comparison covers the learning, not a plateau
+
+
+def test_flow_from_given_weights_is_the_networks_gradient_flow():
+    """Started from the simulation's own initial weights, the flow's loss and gradient descent's
+    differ by O(η): halving η (and doubling the steps) halves the gap."""
+    gaps = []
+    for lr, steps in ((0.02, 300), (0.01, 600)):
+        g = spec_from_dict(shared_graph_dict(lr=lr, steps=steps))
+        sim = tk.simulate(g, init="random", seeds=1, steps=steps, seed=2)
+        fl = graph_flow(g, np.arange(steps + 1), start=sim.extra["initial_params"])
+        gaps.append(np.max(np.abs(fl.extra["loss_at"][0] - sim.loss[0])))
+    assert 1.6 < gaps[0] / gaps[1] < 2.4, gaps
+
+
+def test_integrate_rk4_against_closed_form():
+    """dy/dt = 2y(s − y) from y0 has the logistic solution (THEORY.md §2 with d = 1, τ = 1)."""
+    s = 1.5
+    y0 = {"y": np.array([[1e-3], [1e-2]])}
+    res = integrate(lambda y, a: {"y": 2 * y["y"] * (s - y["y"])}, y0, None, t_end=6.0, record_every=0.5, h=0.01,
+                    record={"y": lambda y, a: y["y"][0]}, batched_args=False)
+    for b, a0 in enumerate((1e-3, 1e-2)):
+        want = s / (1 + (s / a0 - 1) * np.exp(-2 * s * res.t))
+        np.testing.assert_allclose(res.records["y"][b], want, rtol=1e-7)
+
+
+def test_a0_rule_depth_two_matches_linearised_alignment():
+    """a0 = σ²H/2 for depth 2 (the init module's derivation), checked on the numbers: the
+    symmetric growth ¼‖w1 + w2‖² over random draws has mean σ²H/2."""
+    assert a0_rule(0.1, 100) == pytest.approx(0.1 ** 2 * 100 / 2)
+    rng = np.random.default_rng(0)
+    H, sd = 400, 0.05
+    vals = [0.25 * np.sum((sd * rng.standard_normal(H) + sd * rng.standard_normal(H)) ** 2) for _ in range(400)]
+    assert np.mean(vals) == pytest.approx(a0_rule(sd, H), rel=0.02)
+    assert a0_rule([0.1, 0.2, 0.3], [10, 20, 30]) == pytest.approx(
+        0.1 * np.sqrt(5) * 0.2 * np.sqrt(10) * 0.3 * np.sqrt(15))

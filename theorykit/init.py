@@ -1,0 +1,251 @@
+"""Initial weights of a :class:`~theorykit.engine.Net`: random, aligned, or given (a weight file),
+and the one rule for the initial mode strength ``a0`` of a random start.
+
+Weights are dicts keyed by edge, ``"<from>-><to>"``, each ``to_width × from_width`` (for an edge
+from the input or to the output: the rows it reads or writes), with a leading ensemble axis. A
+ReLU chain's weights may also be keyed ``W1, W2, …``.
+
+**The a0 rule.** A pathway of depth L whose layer l has i.i.d. N(0, σ_l²) entries and fan-out
+n_l into the mode's direction starts, after the short silent-alignment phase, like an aligned,
+balanced pathway of strength
+
+    a0 = Π_l σ_l √(n_l / 2).
+
+Derivation for L = 2 (THEORY.md §2): with w1 = W1 v and w2 = W2ᵀ u (both in R^H), the mode
+strength is a = w1·w2. While the weights are small, τ dw1/dt = s w2 and τ dw2/dt = s w1, so
+w1 + w2 grows as e^{st/τ} and w1 − w2 decays as e^{−st/τ}: a(t) → ¼‖w1(0) + w2(0)‖² e^{2st/τ}.
+The closed form starts as a0 e^{2st/τ}, so a0 = ¼ E‖w1 + w2‖² = ¼(σ1² H + σ2² H) = σ²H/2 for
+σ1 = σ2 = σ, which is Π_l σ√(H/2). For L > 2 the same factor per layer (the half of each layer's
+squared norm along the growing, symmetric direction) is a stated rule, not a derivation; the
+depth suite reports how well it does.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .engine import Net, as_dtype
+from .errors import SpecError
+
+__all__ = ["a0_rule", "random_params", "aligned_params", "load_weights", "save_weights", "from_chain_names"]
+
+
+def a0_rule(stds: Sequence[float] | float, widths: Sequence[int] | int, depth: int | None = None) -> float:
+    """``a0 = Π_l σ_l √(n_l/2)`` (module docstring): ``stds`` per layer (or one σ), ``widths``
+    the hidden width each layer's mode vector lives in (or one H), ``depth`` L when both are one number."""
+    if np.isscalar(stds) and np.isscalar(widths):
+        L = 2 if depth is None else int(depth)
+        stds, widths = [stds] * L, [widths] * L
+    elif np.isscalar(stds):
+        stds = [stds] * len(widths)
+    elif np.isscalar(widths):
+        widths = [widths] * len(stds)
+    if len(stds) != len(widths):
+        raise SpecError("a0_rule", "one width per layer is needed", "give as many widths as stds")
+    return float(np.prod([s * np.sqrt(n / 2.0) for s, n in zip(stds, widths)]))
+
+
+def random_params(net: Net, scales: Mapping[str, float] | float, seeds: int = 1, seed: int = 0,
+                  dtype: str = "float64") -> dict:
+    """N(0, σ_e²) weights for every edge (σ_e from ``scales``, by edge key, or one number),
+    ``seeds`` members. Drawn in float64 and cast, so float32 and float64 runs start alike; the
+    key is split edge by edge in edge order."""
+    dt = as_dtype(dtype)
+    shapes = net.shapes()
+    sc = {k: float(scales) for k in shapes} if np.isscalar(scales) else dict(scales)
+
+    def one(key):
+        out = {}
+        for k in net.keys:
+            key, sub = jax.random.split(key)
+            out[k] = (sc[k] * jax.random.normal(sub, shapes[k], dtype=jnp.float64)).astype(dt)
+        return out
+
+    keys = jax.random.split(jax.random.PRNGKey(seed), seeds)
+    return jax.vmap(one)(keys)
+
+
+def _orthonormal(key, rows, cols, dtype):
+    A = jax.random.normal(key, (rows, max(cols, 1)), dtype=dtype)
+    Q, R = jnp.linalg.qr(A)
+    return (Q * jnp.sign(jnp.diag(R)))[:, :cols]
+
+
+def aligned_params(graph, a0: float, seeds: int = 1, seed: int = 0, dtype: str = "float64",
+                   values: Mapping | None = None) -> dict:
+    """Small, aligned, balanced weights of strength ``a0``.
+
+    Private chains (no shared edge): every mode of each pathway's effective dataset starts at
+    ``a0`` exactly (``W1 = a0^{1/L} R Vᵀ``, …, ``W_L = a0^{1/L} U Rᵀ``, R random orthonormal
+    frames, U, V the exact singular vectors), so the closed form holds up to the O(η) gap
+    between gradient descent and gradient flow.
+
+    Shared edges: each hidden node v gets a random orthonormal frame R_v of r columns (r: rank
+    of the full Σyx); an edge from the input is ``c_e R_v V_rᵀ`` (V_r: top right singular
+    vectors of Σyx, on the edge's rows), a hidden edge ``c_e R_v R_uᵀ``, an edge to the output
+    ``c_e Q_e R_uᵀ`` (Q_e: polar factor of Σ_{p∋e} Σyx_p V_r on its rows). With c_e² ∝ the number
+    of pathways through e the weights are balanced at every node; the common factor makes the
+    mean pathway strength ``a0``. The activity stays in the frames, so this network's gradient
+    flow is the r-dimensional flow that :mod:`theorykit.flow` integrates.
+    """
+    from .graph import graph_from_pathways
+
+    g = graph_from_pathways(graph)
+    dt = as_dtype(dtype)
+    if g.private_chains:
+        return _aligned_chains(g, a0, seeds, seed, dt, values)
+    return _aligned_shared(g, a0, seeds, seed, dt, values)
+
+
+def _aligned_chains(g, a0, seeds, seed, dt, values):
+    from .derivation import Derivation
+
+    spec = g.as_pathway_spec()
+    der = Derivation(spec, values=values)
+    vals = der.task.value_map(values)
+    frames = []
+    for gp in g.pathways:
+        svd = der.modes[gp.name]
+        U = np.array(svd.U.subs(vals).evalf(30).tolist(), dtype=float).reshape(svd.U.shape)
+        V = np.array(svd.V.subs(vals).evalf(30).tolist(), dtype=float).reshape(svd.V.shape)
+        if gp.pathway.hidden < svd.rank:
+            raise SpecError(f"nodes.{gp.name}.width", f"{gp.pathway.hidden} hidden units cannot hold rank {svd.rank}",
+                            f"set the width >= {svd.rank}")
+        frames.append((gp, U, V, svd.rank))
+
+    def one(key):
+        out = {}
+        for gp, U, V, r in frames:
+            key, *ks = jax.random.split(key, 3)
+            L = len(gp.edges)
+            widths = [g.width(k.split("->")[1]) for k in gp.edges[:-1]]
+            Rs = [_orthonormal(ks[min(j, 1)], w, r, dt) if j < 2 else
+                  _orthonormal(jax.random.fold_in(ks[1], j), w, r, dt) for j, w in enumerate(widths)]
+            c = a0 ** (1.0 / L)
+            out[gp.edges[0]] = c * Rs[0] @ jnp.asarray(V.T, dt)
+            for j in range(1, L - 1):
+                out[gp.edges[j]] = c * Rs[j] @ Rs[j - 1].T
+            out[gp.edges[-1]] = c * jnp.asarray(U, dt) @ Rs[-1].T
+        return out
+
+    return jax.vmap(one)(jax.random.split(jax.random.PRNGKey(seed), seeds))
+
+
+def _aligned_shared(g, a0, seeds, seed, dt, values):
+    X, Y = g.task.numeric(values)
+    P = X.shape[1]
+    _, s, vt = np.linalg.svd(Y @ X.T / P, full_matrices=False)
+    r = max(1, int(np.sum(s > 1e-9 * max(s[0], 1e-300))))
+    Vr = vt[:r].T
+    through = {}
+    for gp in g.pathways:
+        for k in gp.edges:
+            through.setdefault(k, []).append(gp)
+    node_w = {n.name: n.width for n in g.nodes}
+    for v, w in node_w.items():
+        if w < r:
+            raise SpecError(f"nodes.{v}.width", f"{w} units cannot hold the task's rank {r} in an aligned start",
+                            f"set width >= {r}, or use init = random")
+    # c_e ∝ sqrt(#pathways through e); the common factor sets the mean pathway strength to a0
+    rel = {e.key: np.sqrt(len(through[e.key])) for e in g.edges}
+    mean_prod = np.mean([np.prod([rel[k] for k in gp.edges]) for gp in g.pathways])
+    depth = np.mean([len(gp.edges) for gp in g.pathways])
+    c0 = (a0 / mean_prod) ** (1.0 / depth)
+    Q = {}
+    for e in g.edges:
+        if e.dst == "output":
+            S = sum((Y * np.asarray(gp.pathway.active, float)) @ X.T / P for gp in through[e.key])
+            u, _, wt = np.linalg.svd(S[list(e.rows)] @ Vr, full_matrices=False)
+            Q[e.key] = u @ wt
+
+    def one(key):
+        R = {}
+        for v in g.order:
+            key, sub = jax.random.split(key)
+            R[v] = _orthonormal(sub, node_w[v], r, dt)
+        out = {}
+        for e in g.edges:
+            c = c0 * rel[e.key]
+            if e.src == "input":
+                out[e.key] = c * R[e.dst] @ jnp.asarray(Vr[list(e.rows)].T, dt)
+            elif e.dst == "output":
+                out[e.key] = c * jnp.asarray(Q[e.key], dt) @ R[e.src].T
+            else:
+                out[e.key] = c * R[e.dst] @ R[e.src].T
+        return out
+
+    return jax.vmap(one)(jax.random.split(jax.random.PRNGKey(seed), seeds))
+
+
+# ---------------------------------------------------------------------------------------------
+# Weight files
+# ---------------------------------------------------------------------------------------------
+def from_chain_names(net: Net, weights: Mapping) -> dict:
+    """Accept ``W1, W2, …`` for a chain, or edge keys; return edge keys."""
+    if net.keys and all(k in weights for k in net.keys):
+        return {k: weights[k] for k in net.keys}
+    names = {f"W{i + 1}": k for i, k in enumerate(net.keys)}
+    if all(n in weights for n in names):
+        return {names[n]: weights[n] for n in names}
+    missing = [k for k in net.keys if k not in weights]
+    raise SpecError("init-weights", f"no weights for edges {missing}",
+                    f"key the arrays by edge ({', '.join(net.keys)}) or W1, W2, … for a ReLU chain")
+
+
+def load_weights(path, net: Net, seeds: int | None = None, dtype: str = "float64") -> dict:
+    """Read initial weights from an ``.npz`` (arrays keyed by edge or ``W1, W2, …``), checking every
+    shape; each array is ``to × from`` or has a leading seed axis. Returns weights with a seed axis."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            raw = {k: z[k] for k in z.files}
+    except FileNotFoundError:
+        raise SpecError("--init-weights", f"no such file: {path}", "give the path of an .npz of weights") from None
+    except Exception as exc:  # noqa: BLE001 - a corrupt or foreign file
+        raise SpecError("--init-weights", f"{path} is not a readable .npz ({type(exc).__name__}: {exc})",
+                        "save the weights with numpy.savez") from None
+    return check_weights(raw, net, seeds, dtype, str(path))
+
+
+def check_weights(raw: Mapping, net: Net, seeds: int | None = None, dtype: str = "float64",
+                  where: str = "weights") -> dict:
+    ws = from_chain_names(net, raw)
+    shapes = net.shapes()
+    out, n = {}, None
+    for k, W in ws.items():
+        W = np.asarray(W)
+        f = f"{where}[{k!r}]"
+        if W.dtype.kind not in "fiu":
+            raise SpecError(f, f"has dtype {W.dtype}", "store real numbers")
+        if W.ndim == 2:
+            W = W[None]
+        if W.ndim != 3 or W.shape[1:] != shapes[k]:
+            raise SpecError(f, f"has shape {W.shape[-2:] if W.ndim >= 2 else W.shape}, the edge needs {shapes[k]}",
+                            "each array is to_width × from_width (rows written/read for output/input edges)")
+        if not np.all(np.isfinite(W)):
+            raise SpecError(f, "holds NaN or inf", "store finite weights")
+        if n is None:
+            n = W.shape[0]
+        elif W.shape[0] != n:
+            raise SpecError(f, f"has {W.shape[0]} seeds, other arrays {n}", "give every edge the same seed axis")
+        out[k] = W
+    if seeds is not None and n == 1 and seeds > 1:
+        out = {k: np.repeat(W, seeds, axis=0) for k, W in out.items()}
+    elif seeds is not None and n != seeds:
+        raise SpecError(where, f"holds {n} seeds, {seeds} asked for", f"use --seeds {n}")
+    dt = as_dtype(dtype)
+    return {k: jnp.asarray(W, dt) for k, W in out.items()}
+
+
+def save_weights(path, params: Mapping, names: Mapping | None = None):
+    """Write weights (with their seed axis) to an ``.npz``, atomically; ``names`` renames keys."""
+    from .io import atomic_write_bytes
+    import io
+
+    buf = io.BytesIO()
+    np.savez(buf, **{(names or {}).get(k, k): np.asarray(v) for k, v in params.items()})
+    atomic_write_bytes(Path(path), buf.getvalue())
