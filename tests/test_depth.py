@@ -1,5 +1,6 @@
 """Two hidden layers (Section 6): the shared-first-layer GDLN, the gating measurement, the mode
 ODE and the run statistics of the depth suite, each against a hand computation or a second method."""
+import jax
 import numpy as np
 import pytest
 
@@ -244,8 +245,24 @@ def test_shared_first_flow_matches_gradient_descent_on_the_data():
     assert flow[-1] < 0.5 * flow[0]
     assert 0.7 < np.log2(gaps[0] / gaps[1]) < 1.3, gaps
     assert gaps[1] < 0.02 * flow[0]
-    # a second integrator (implicit, exact Jacobian) gives the same flow
-    lsoda = fg.shared_first_flow(X, Y, G, a0=a0, lr=1.0, loss="mean", times=[0.0, T / 2, T], method="LSODA")
+    # a second integrator: scipy's LSODA on the same vector field gives the same flow as the RK4 engine
+    from scipy.integrate import solve_ivp
+
+    from theorykit.flow import effective_arrays, effective_loss
+    from theorykit.init import aligned_net_params
+
+    r = Vr.shape[1]
+    net = fg.gdln_graph(3, 2, G, [r] * K, depth=3, shared_first=r)
+    p0 = {k: np.asarray(v[0]) for k, v in aligned_net_params(net, X, Y, a0).items()}
+    L = effective_loss(net, effective_arrays(net, X, Y))
+    keys, shapes = list(p0), [p0[k].shape for k in p0]
+    sizes = np.cumsum([0] + [int(np.prod(s_)) for s_ in shapes])
+    unflat = lambda y: {k: y[sizes[i]:sizes[i + 1]].reshape(shapes[i]) for i, k in enumerate(keys)}  # noqa: E731
+    grad = jax.jit(jax.grad(L))
+    rhs = lambda _t, y: -np.concatenate([np.asarray(grad(unflat(y))[k]).ravel() for k in keys])  # noqa: E731
+    sol = solve_ivp(rhs, (0, T), np.concatenate([p0[k].ravel() for k in keys]), t_eval=[0.0, T / 2, T],
+                    method="LSODA", rtol=1e-10, atol=1e-13)
+    lsoda = [float(L(unflat(y))) for y in sol.y.T]
     np.testing.assert_allclose(lsoda, flow, rtol=1e-6)
 
 

@@ -444,7 +444,7 @@ def _pathway_frames(spec, values=None):
     from .derivation import Derivation
 
     der = Derivation(spec, method="race-reduction", values=values)
-    vals = der._numeric_values(values)
+    vals = der.task.value_map(values)
     frames = {}
     for p in spec.pathways:
         svd = der.modes[p.name]
@@ -477,7 +477,7 @@ def race_flow(spec, times=None, *, a0=None, masks=None, values=None, dt: float |
     import jax
     import jax.numpy as jnp
 
-    from . import jaxify  # noqa: F401  (float64)
+    from .flow import integrate
 
     X, Y = spec.task.numeric(values)
     if target is not None:
@@ -542,27 +542,15 @@ def race_flow(spec, times=None, *, a0=None, masks=None, values=None, dt: float |
 
     grad = jax.grad(loss)
 
-    def f(params):
+    def f(params, _a):
         g1, g2 = grad(params)
         return (-(g1 * K1j) / tau, -(g2 * K2j) / tau)
-
-    def axpy(a, x, y):
-        return (x[0] + a * y[0], x[1] + a * y[1])
-
-    def rk4(params, _):
-        k1 = f(params)
-        k2 = f(axpy(h / 2, params, k1))
-        k3 = f(axpy(h / 2, params, k2))
-        k4 = f(axpy(h, params, k3))
-        return tuple(p_ + h / 6 * (a_ + 2 * b_ + 2 * c_ + d_) for p_, a_, b_, c_, d_ in zip(params, k1, k2, k3, k4)), None
 
     Uo = [jnp.asarray(fr[nm][0]) for nm in names]
     Vo = [jnp.asarray(fr[nm][1]) for nm in names]
     outs_idx = [np.array(p.outputs) for p in spec.pathways]
 
-    def strengths(params):
-        if not record_modes:
-            return []
+    def strengths(params, _a):
         W1, W2 = params
         res = []
         for i in range(npw):
@@ -571,9 +559,7 @@ def race_flow(spec, times=None, *, a0=None, masks=None, values=None, dt: float |
             res.append(jnp.sum(left * right.T, axis=1))
         return res
 
-    def svals(params):
-        if not record_svals:
-            return []
+    def svals(params, _a):
         M = params[1] @ params[0]
         res = []
         for i in range(npw):
@@ -581,22 +567,19 @@ def race_flow(spec, times=None, *, a0=None, masks=None, values=None, dt: float |
             res.append(jnp.pad(sv, (0, max(0, record_svals - sv.shape[0])))[:record_svals])
         return res
 
-    def record_step(params, _):
-        rec = (loss(params), strengths(params), svals(params))
-        params, _ = jax.lax.scan(rk4, params, None, length=sub)
-        return params, rec
-
-    def run(mask, a0row):
+    def start(mask, a0row):
         sc_r = jnp.sqrt(a0row * mask)[pw_of_row]                 # per hidden unit
-        params = (jnp.asarray(W1_0) * sc_r[:, None], jnp.asarray(W2_0) * sc_r[None, :])
-        params, (Ls, md, sv) = jax.lax.scan(record_step, params, None, length=nrec)
-        Ls = jnp.concatenate([Ls, loss(params)[None]])
-        md = [jnp.concatenate([m, mf[None]]) for m, mf in zip(md, strengths(params))]
-        sv = [jnp.concatenate([m, mf[None]]) for m, mf in zip(sv, svals(params))]
-        M = params[1] @ params[0]
-        return Ls, md, M, sv
+        return (jnp.asarray(W1_0) * sc_r[:, None], jnp.asarray(W2_0) * sc_r[None, :])
 
-    Ls, md, M, sv = jax.jit(jax.vmap(run))(jnp.asarray(masks), jnp.asarray(a0))
+    rec = {"loss": lambda y, _a: loss(y)}
+    if record_modes:
+        rec["modes"] = strengths
+    if record_svals:
+        rec["svals"] = svals
+    y0 = jax.vmap(start)(jnp.asarray(masks), jnp.asarray(a0))
+    res = integrate(f, y0, None, t_end=nrec * every, record_every=every, h=h, record=rec, batched_args=False)
+    Ls, md, sv = res.records["loss"], res.records.get("modes", []), res.records.get("svals", [])
+    M = np.einsum("bor,brd->bod", np.asarray(res.final[1]), np.asarray(res.final[0]))
     M = np.asarray(M)
     maps = {nm: M[:, list(p.outputs)][:, :, do[i]:do[i + 1]] for i, (nm, p) in enumerate(zip(names, spec.pathways))}
     fac = spec.loss_factor

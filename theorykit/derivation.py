@@ -275,10 +275,10 @@ class Derivation:
             from .flow import graph_flow
 
             return graph_flow(self.graph, times, values=values).extra["loss_at"][0]
-        from .race import integrate_race
+        from .flow import race_flow_system
 
-        sol = integrate_race(self.race_system(values), self.spec.training.a0, self.spec.tau, times)
-        return sol.loss * self.spec.loss_factor
+        sol = race_flow_system(self.race_system(values), self.spec.training.a0, self.spec.tau, times)
+        return sol.loss[0] * self.spec.loss_factor
 
     def predict_modes(self, times, values: Mapping | None = None) -> dict:
         """Per-pathway mode strengths a_α at ``times`` (closed form or race reduction)."""
@@ -292,9 +292,10 @@ class Derivation:
                 cols = [np.asarray(to_jax(a.subs(vals), [t])(times)) * np.ones_like(times) for a in trajs]
                 out[n] = np.stack(cols, axis=1)
             return out
-        from .race import integrate_race
+        from .flow import race_flow_system
 
-        return integrate_race(self.race_system(values), self.spec.training.a0, self.spec.tau, times).mode_strengths
+        sol = race_flow_system(self.race_system(values), self.spec.training.a0, self.spec.tau, times)
+        return {n: np.asarray(m[0]) for n, m in zip(sol.extra["names"], sol.records["modes"])}
 
     # -- display -------------------------------------------------------------------------------
     def summary(self, values: Mapping | None = None) -> dict:

@@ -114,6 +114,32 @@ class Net:
     def keys(self) -> list:
         return [e[0] for e in self.edges]
 
+    def paths(self, P: int) -> list:
+        """Every path from input to output: ``(edge keys, gate over the P datapoints, input rows,
+        output rows)``; the gate is the product of the node and edge gates on the path."""
+        out_edges = {}
+        for e in self.edges:
+            out_edges.setdefault(e[1], []).append(e)
+        found = []
+
+        def walk(v, acc):
+            for e in out_edges.get(v, []):
+                if e[2] == "output":
+                    found.append(acc + [e])
+                else:
+                    walk(e[2], acc + [e])
+
+        walk("input", [])
+        result = []
+        for es in found:
+            g = np.ones(P)
+            for k, _src, dst, _i, _o in es:
+                g = g * self.edge_gates.get(k, 1.0)
+                if dst != "output":
+                    g = g * self.node_gates.get(dst, 1.0)
+            result.append(([e[0] for e in es], g, es[0][3], es[-1][4]))
+        return result
+
     def chain_names(self) -> dict:
         """``W1, W2, …`` → edge key, for a chain (the ReLU weight names)."""
         return {f"W{i + 1}": k for i, k in enumerate(self.keys)}

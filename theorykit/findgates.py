@@ -35,10 +35,8 @@ network at every step and returns both networks' outputs at every checkpoint.
 
 Race reduction on numbers (:func:`race_system_numeric`, :func:`race_loss`): the effective
 datasets ``Σyx_p = (1/P) Y diag(g_p) Xᵀ`` and ``Σx_qp = (1/P) X diag(g_q g_p) Xᵀ`` in numpy,
-for data too large for exact SymPy (e.g. the digits). Initial mode strength rule for random
-initial weights of standard deviation σ and width H per layer: ``a0 = (σ √H)^L`` for a
-depth-L pathway (each random layer has norm σ√H along any fixed direction; the strength of
-the pathway once its hidden vectors have aligned). This is a stated rule, not a fit.
+for data too large for exact SymPy (e.g. the digits). The initial mode strength of a random
+start is the one rule of :func:`theorykit.init.a0_rule`, ``a0 = Π_l σ_l √(n_l/2)``.
 """
 from __future__ import annotations
 
@@ -60,7 +58,7 @@ from .task import Task
 __all__ = ["ReluRun", "GdlnRun", "FoundGates", "train_relu", "train_gdln", "unit_rows", "cluster_gates",
            "centroids_to_patterns", "patterns_to_spec", "pattern_ranks", "elbow_scores", "choose_elbow",
            "find_gates", "unstack_gdln", "exact_reln_outputs", "exact_reln_trajectory", "race_system_numeric", "race_loss", "balanced_flow_loss",
-           "random_init_a0", "ELBOW_THRESHOLD", "shared_first_flow", "shared_first_a0"]
+           "ELBOW_THRESHOLD", "shared_first_flow"]
 
 #: default threshold of the "improvement" elbow rule (fraction of the total improvement)
 ELBOW_THRESHOLD = 0.1
@@ -589,11 +587,6 @@ def exact_reln_trajectory(X, Y, *, hidden, lr: float, steps: int, init_std: floa
 # ---------------------------------------------------------------------------------------------
 # Race reduction on numbers
 # ---------------------------------------------------------------------------------------------
-def random_init_a0(init_std: float, hidden: int, depth: int = 2) -> float:
-    """Stated rule for the initial mode strength of a random-initialised pathway: (σ√H)^L."""
-    return float((init_std * np.sqrt(hidden)) ** depth)
-
-
 def race_system_numeric(X, Y, gates, depth: int | Sequence[int] = 2, names=None, tol: float = 1e-9):
     """A :class:`theorykit.race.RaceSystem` from numpy data and 0/1 gates (K × P), all pathways
     seeing every input and writing every output. U, V: numpy SVD truncated to the rank."""
@@ -627,10 +620,11 @@ def race_system_numeric(X, Y, gates, depth: int | Sequence[int] = 2, names=None,
 
 
 def balanced_flow_loss(system, a0: float, tau: float, times, rtol: float = 1e-8, atol: float = 1e-12) -> np.ndarray:
-    """Mean loss of the race reduction (integrated in weight space by :func:`theorykit.race.integrate_race`)."""
-    from .race import integrate_race
+    """Mean loss of the race reduction, integrated by the race engine
+    (:func:`theorykit.flow.race_flow_system`; ``rtol``/``atol`` are kept for callers and unused)."""
+    from .flow import race_flow_system
 
-    return integrate_race(system, a0, tau, times, rtol=rtol, atol=atol, form="weights").loss
+    return race_flow_system(system, a0, tau, times).loss[0]
 
 
 def _chain(Ws):
@@ -652,17 +646,11 @@ def race_loss(X, Y, gates, *, a0: float, lr: float, loss: str, times, depth=2) -
 # ---------------------------------------------------------------------------------------------
 # Gradient flow of the Section 6 GDLN (shared first layer) on its effective datasets
 # ---------------------------------------------------------------------------------------------
-def shared_first_a0(init_std: float, hidden_first: int, hidden_module: int) -> float:
-    """Stated rule for a pathway's initial strength in the shared-first-layer GDLN:
-    ``(σ√H1)·(σ√H_p)²`` (the shared layer has H1 units, the pathway's module H_p; each random
-    layer has norm σ√(rows) along a fixed direction). A rule, not a fit."""
-    return float(init_std * np.sqrt(hidden_first) * (init_std * np.sqrt(hidden_module)) ** 2)
-
-
-def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times, rtol: float = 1e-8,
-                      atol: float = 1e-12, tol: float = 1e-9, method: str = "DOP853") -> np.ndarray:
+def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times, h: float | None = None,
+                      tol: float = 1e-9) -> np.ndarray:
     """Loss of the Section 6 GDLN (first layer shared by every pathway, a gated module per
-    pathway in the second layer) under gradient flow, integrated on its effective datasets.
+    pathway in the second layer) under gradient flow, integrated on its effective datasets by the
+    race engine (:func:`theorykit.flow.net_flow`).
 
     This is the GDLN learning rule of THEORY.md §3 with a shared edge, at the smallest widths
     that can represent the task (r = rank of the full Σyx in both hidden layers):
@@ -671,72 +659,26 @@ def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times, rt
         τ dW3_p/dt = E_p (W2_p W1)ᵀ,   τ dW2_p/dt = W3_pᵀ E_p W1ᵀ,   τ dW1/dt = Σ_p (W3_p W2_p)ᵀ E_p,
 
     with ``Σyx_p = Y diag(g_p) Xᵀ/P`` and ``Σx_qp = X diag(g_q g_p) Xᵀ/P``. Start: small, aligned
-    and balanced. W1 = √K c V_rᵀ (V_r: the full Σyx's top right singular vectors), W2_p = c I,
-    W3_p = c Q_p (Q_p: the orthonormal polar factor of Σyx_p V_r), so ``W1 W1ᵀ = Σ_p W2_pᵀ W2_p``
-    and ``W2_p W2_pᵀ = W3_pᵀ W3_p`` hold, and each pathway starts at strength √K c³ = ``a0``.
-    τ = 1/η for the mean loss, 1/(Pη) for the summed loss (then the loss is returned summed).
-    With one always-on pathway and whitened inputs it is the balanced three-layer mode ODE of
-    THEORY.md §2 (a test checks this); with gates it is not a closed form but a deterministic
-    reduction of the network to its effective datasets, integrated numerically: ``method`` is a
-    scipy ``solve_ivp`` method, DOP853 by default (the flow is not stiff at these strengths;
-    the implicit methods get the exact Jacobian from ``jax.jacfwd`` and are ~100× slower)."""
-    from scipy.integrate import solve_ivp
+    and balanced (:func:`theorykit.init.aligned_net_params`): W1 = √K c V_rᵀ (V_r: the full Σyx's
+    top right singular vectors), W2_p = c I, W3_p = c Q_p (Q_p: the orthonormal polar factor of
+    Σyx_p V_r), so ``W1 W1ᵀ = Σ_p W2_pᵀ W2_p`` and ``W2_p W2_pᵀ = W3_pᵀ W3_p`` hold, and each pathway
+    starts at strength √K c³ = ``a0``. τ = 1/η for the mean loss, 1/(Pη) for the summed loss (then
+    the loss is returned summed). With one always-on pathway and whitened inputs it is the balanced
+    three-layer mode ODE of THEORY.md §2 (a test checks this)."""
+    from .flow import net_flow
+    from .init import aligned_net_params
 
     if loss not in ("mean", "sum"):
         raise SpecError("loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
     if not (np.isfinite(a0) and a0 > 0):
-        raise SpecError("a0", f"needs a positive initial strength, got {a0!r}", "e.g. shared_first_a0(σ, H1, Hp)")
+        raise SpecError("a0", f"needs a positive initial strength, got {a0!r}", "e.g. theorykit.init.a0_rule(σ, [H1, Hp, Hp])")
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     G = np.asarray(gates, float)
     K, P = G.shape
-    Syx_full = Y @ X.T / P
-    _, s, vt = np.linalg.svd(Syx_full, full_matrices=False)
+    s = np.linalg.svd(Y @ X.T / P, compute_uv=False)
     r = int(np.sum(s > tol * s[0]))
-    Vr = vt[:r].T
-    Syx = jnp.asarray(np.stack([(Y * g) @ X.T / P for g in G]))                     # K × out × in
-    Sx = jnp.asarray(np.stack([[(X * (G[q] * G[p])) @ X.T / P for p in range(K)] for q in range(K)]))  # q, p
-    c = (a0 / np.sqrt(K)) ** (1 / 3)
-    Q = []
-    for p in range(K):
-        u, _, wt = np.linalg.svd(np.asarray(Syx[p]) @ Vr, full_matrices=False)
-        Q.append(u @ wt)
-    W1 = np.sqrt(K) * c * Vr.T
-    W2 = np.stack([c * np.eye(r)] * K)
-    W3 = np.stack([c * q for q in Q])
-    sizes = [W1.size, W2.size, W3.size]
-    shapes = [W1.shape, W2.shape, W3.shape]
+    net = gdln_graph(X.shape[0], Y.shape[0], G, [r] * K, depth=3, shared_first=r)
+    p0 = aligned_net_params(net, X, Y, a0, 1, 0)
     tau = 1.0 / (lr * (P if loss == "sum" else 1))
-
-    def unpack(y):
-        a, b = sizes[0], sizes[0] + sizes[1]
-        return y[:a].reshape(shapes[0]), y[a:b].reshape(shapes[1]), y[b:].reshape(shapes[2])
-
-    @jax.jit
-    def rhs(y):
-        w1, w2, w3 = unpack(y)
-        Wp = jnp.einsum("kor,krs,si->koi", w3, w2, w1)                               # pathway maps
-        E = Syx - jnp.einsum("qoi,qpij->poj", Wp, Sx)                                 # E_p
-        d3 = jnp.einsum("poi,prs,si->por", E, w2, w1)                                 # E_p (W2_p W1)ᵀ
-        d2 = jnp.einsum("por,poi,si->prs", w3, E, w1)                                 # W3_pᵀ E_p W1ᵀ
-        d1 = jnp.einsum("por,prs,poi->si", w3, w2, E)                                 # Σ_p (W3_p W2_p)ᵀ E_p
-        return jnp.concatenate([d1.ravel(), d2.ravel(), d3.ravel()]) / tau
-
-    @jax.jit
-    def mean_loss(y):
-        w1, w2, w3 = unpack(y)
-        Wp = jnp.einsum("kor,krs,si->koi", w3, w2, w1)
-        lin = jnp.sum(Wp * Syx)
-        quad = jnp.einsum("qoi,qpij,poj->", Wp, Sx, Wp)
-        return 0.5 * float(np.sum(Y * Y) / P) - lin + 0.5 * quad
-
-    times = np.asarray(times, float)
-    y0 = np.concatenate([W1.ravel(), W2.ravel(), W3.ravel()])
-    jac = jax.jit(jax.jacfwd(rhs))
-    extra = {} if method in ("RK45", "DOP853", "RK23") else {"jac": lambda _t, y: np.asarray(jac(jnp.asarray(y)))}
-    sol = solve_ivp(lambda _t, y: np.asarray(rhs(jnp.asarray(y))), (0.0, float(times.max())), y0,
-                    t_eval=np.sort(times), method=method, rtol=rtol, atol=atol, **extra)
-    if not sol.success:
-        raise RuntimeError(f"shared-first-layer flow failed: {sol.message}")
-    order = np.argsort(np.argsort(times))
-    L = np.array([float(mean_loss(jnp.asarray(col))) for col in sol.y.T])[order]
-    return L * (P if loss == "sum" else 1)
+    res = net_flow(net, X, Y, p0, tau=tau, times=times, loss_factor=P if loss == "sum" else 1, h=h)
+    return res.loss[0]

@@ -31,7 +31,7 @@ import numpy as np
 from .engine import Net, as_dtype
 from .errors import SpecError
 
-__all__ = ["a0_rule", "random_params", "aligned_params", "load_weights", "save_weights", "from_chain_names"]
+__all__ = ["a0_rule", "random_params", "aligned_params", "aligned_net_params", "load_weights", "save_weights", "from_chain_names"]
 
 
 def a0_rule(stds: Sequence[float] | float, widths: Sequence[int] | int, depth: int | None = None) -> float:
@@ -50,10 +50,10 @@ def a0_rule(stds: Sequence[float] | float, widths: Sequence[int] | int, depth: i
 
 
 def random_params(net: Net, scales: Mapping[str, float] | float, seeds: int = 1, seed: int = 0,
-                  dtype: str = "float64") -> dict:
+                  dtype: str = "float64", keys=None) -> dict:
     """N(0, σ_e²) weights for every edge (σ_e from ``scales``, by edge key, or one number),
-    ``seeds`` members. Drawn in float64 and cast, so float32 and float64 runs start alike; the
-    key is split edge by edge in edge order."""
+    ``seeds`` members (or one per key in ``keys``). Drawn in float64 and cast, so float32 and
+    float64 runs start alike; each member's key is split edge by edge in edge order."""
     dt = as_dtype(dtype)
     shapes = net.shapes()
     sc = {k: float(scales) for k in shapes} if np.isscalar(scales) else dict(scales)
@@ -65,8 +65,9 @@ def random_params(net: Net, scales: Mapping[str, float] | float, seeds: int = 1,
             out[k] = (sc[k] * jax.random.normal(sub, shapes[k], dtype=jnp.float64)).astype(dt)
         return out
 
-    keys = jax.random.split(jax.random.PRNGKey(seed), seeds)
-    return jax.vmap(one)(keys)
+    if keys is None:
+        keys = jax.random.split(jax.random.PRNGKey(seed), seeds)
+    return jax.vmap(one)(jnp.asarray(keys))
 
 
 def _orthonormal(key, rows, cols, dtype):
@@ -137,45 +138,54 @@ def _aligned_chains(g, a0, seeds, seed, dt, values):
 
 def _aligned_shared(g, a0, seeds, seed, dt, values):
     X, Y = g.task.numeric(values)
+    return aligned_net_params(Net.from_graph(g), X, Y, a0, seeds, seed, dt)
+
+
+def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0, dtype="float64") -> dict:
+    """The shared-edge aligned start of :func:`aligned_params` (see there) for a :class:`Net` and
+    numeric data (X: d × P, Y: p × P)."""
+    dt = as_dtype(dtype) if isinstance(dtype, str) else dtype
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
     P = X.shape[1]
     _, s, vt = np.linalg.svd(Y @ X.T / P, full_matrices=False)
     r = max(1, int(np.sum(s > 1e-9 * max(s[0], 1e-300))))
     Vr = vt[:r].T
+    paths = net.paths(P)
     through = {}
-    for gp in g.pathways:
-        for k in gp.edges:
-            through.setdefault(k, []).append(gp)
-    node_w = {n.name: n.width for n in g.nodes}
-    for v, w in node_w.items():
+    for i, (keys, _g, _i, _o) in enumerate(paths):
+        for k in keys:
+            through.setdefault(k, []).append(i)
+    for v, w in net.nodes:
         if w < r:
             raise SpecError(f"nodes.{v}.width", f"{w} units cannot hold the task's rank {r} in an aligned start",
                             f"set width >= {r}, or use init = random")
     # c_e ∝ sqrt(#pathways through e); the common factor sets the mean pathway strength to a0
-    rel = {e.key: np.sqrt(len(through[e.key])) for e in g.edges}
-    mean_prod = np.mean([np.prod([rel[k] for k in gp.edges]) for gp in g.pathways])
-    depth = np.mean([len(gp.edges) for gp in g.pathways])
+    rel = {k: np.sqrt(len(through[k])) for k in net.keys}
+    mean_prod = np.mean([np.prod([rel[k] for k in keys]) for keys, _g, _i, _o in paths])
+    depth = np.mean([len(keys) for keys, _g, _i, _o in paths])
     c0 = (a0 / mean_prod) ** (1.0 / depth)
     Q = {}
-    for e in g.edges:
-        if e.dst == "output":
-            S = sum((Y * np.asarray(gp.pathway.active, float)) @ X.T / P for gp in through[e.key])
-            u, _, wt = np.linalg.svd(S[list(e.rows)] @ Vr, full_matrices=False)
-            Q[e.key] = u @ wt
+    for k, src, dst, ins, outs in net.edges:
+        if dst == "output":
+            S = sum((Y * paths[i][1]) @ X.T / P for i in through[k])
+            u, _, wt = np.linalg.svd(S[np.asarray(outs)] @ Vr, full_matrices=False)
+            Q[k] = u @ wt
+    width = dict(net.nodes)
 
     def one(key):
         R = {}
-        for v in g.order:
+        for v, _w in net.nodes:
             key, sub = jax.random.split(key)
-            R[v] = _orthonormal(sub, node_w[v], r, dt)
+            R[v] = _orthonormal(sub, width[v], r, dt)
         out = {}
-        for e in g.edges:
-            c = c0 * rel[e.key]
-            if e.src == "input":
-                out[e.key] = c * R[e.dst] @ jnp.asarray(Vr[list(e.rows)].T, dt)
-            elif e.dst == "output":
-                out[e.key] = c * jnp.asarray(Q[e.key], dt) @ R[e.src].T
+        for k, src, dst, ins, outs in net.edges:
+            c = c0 * rel[k]
+            if src == "input":
+                out[k] = c * R[dst] @ jnp.asarray(Vr[np.asarray(ins)].T, dt)
+            elif dst == "output":
+                out[k] = c * jnp.asarray(Q[k], dt) @ R[src].T
             else:
-                out[e.key] = c * R[e.dst] @ R[e.src].T
+                out[k] = c * R[dst] @ R[src].T
         return out
 
     return jax.vmap(one)(jax.random.split(jax.random.PRNGKey(seed), seeds))

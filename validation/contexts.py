@@ -36,6 +36,8 @@ from theorykit.contexts_theory import (classical_mds, classify_units, context_fa
 from theorykit.io import atomic_write_bytes, atomic_write_text, write_json
 from theorykit.progress import Progress
 
+from theorykit.init import a0_rule
+
 NAME = "contexts"
 DESCRIPTION = ("Sections 4-5: coupled pathway races (Proposition 4.2 by exhaustion), k-context closed forms for "
                "symbolic k, and the ReLU networks and GDLNs that follow them (Figs. 4a-c, 5)")
@@ -73,11 +75,6 @@ def _save_fig(fig, path: Path):
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
     plt.close(fig)
     atomic_write_bytes(path, buf.getvalue())
-
-
-def _a0_rule(std: float, hidden: int) -> float:
-    """a0 = σ²H/2 for a pathway of H hidden units with N(0, σ²) weights."""
-    return std ** 2 * hidden / 2
 
 
 def _loss_at(curve_t, curve, steps=LOSS_AT_STEPS) -> dict:
@@ -304,7 +301,7 @@ def _section4(cfg, pr) -> dict:
             gsn[(nm, sch)] = sn
             pr.update(note=f"GDLN {nm} {sch}")
     # theory: race reduction (joint) with a0 by rule, per pathway
-    a0c, a0x = _a0_rule(10 * b, gh), _a0_rule(20 * b, gh)
+    a0c, a0x = a0_rule(10 * b, gh), a0_rule(20 * b, gh)
     race = {}
     for nm, spec in specs.items():
         a0v = [a0c if p.name == "common" else a0x for p in spec.pathways]
@@ -327,7 +324,7 @@ def _section4(cfg, pr) -> dict:
         return np.stack([race_loss_at(rf, t, i) for i in range(len(Ab))])
 
     a_fit, err_fit, L_fit = _fit_a0(pred, A, Lm, L0)
-    relu_rule = _a0_rule(std_relu, H)
+    relu_rule = a0_rule(std_relu, H)
     L_relu_rule = pred(np.array([[relu_rule] * 4]))[0]
     pr.update(note="a0 fit")
     L_race_rule = race_loss_at(race["double"], t)
@@ -500,7 +497,7 @@ def _section5(cfg, kres, pr) -> dict:
         gl, gsn = {}, {}
         for sch in scheds:
             gl[sch], gsn[sch] = gdln_run(spec, init_std=gstd, seeds=seeds, steps=STEPS, schedule=sch, record=[STEPS])
-        a0g = _a0_rule(gstd, gh)
+        a0g = a0_rule(gstd, gh)
         tau_v = spec.tau
         L_cf = closed_form_loss(kres, H8, 8, kk, gam, t, tau_v, a0g, loss_factor=P)
         rf = race_flow(spec, T=STEPS, a0=a0g, record_modes=False, dt=tau_v / cfg["race_dt"], record_every=1)

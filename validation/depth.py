@@ -27,11 +27,11 @@ Measured per run:
 
 Theory curve: the balanced three-layer mode ODE τ da/dt = 3 a^{4/3}(s − d a) (THEORY.md §2)
 for each mode of the full data's Σyx (a single linear network; d_α = v_αᵀ Σx v_α), integrated
-with scipy ``solve_ivp``, initial strength by the stated rule a0 = (σ√H)³, not a fit. The paper
+by the race engine, initial strength by the one a0 rule (theorykit.init.a0_rule) a0 = (σ√(H/2))³, not a fit. The paper
 gives no closed form for the gated network, so the suite adds a reduction of its own: the GDLN's
 learning rule (THEORY.md §3, with the shared edge W1) integrated on the effective datasets at the
 smallest widths, from a small, aligned, balanced start (:func:`theorykit.findgates.shared_first_flow`,
-a0 = (σ√H)(σ√(H/4))² by rule). It is deterministic, so it describes a typical run, not the spread.
+a0 = σ√(H/2)·(σ√(H/8))² by the same rule). It is deterministic, so it describes a typical run, not the spread.
 
 full: H = 420, σ = 0.0006, η = 0.001, 30001 steps, 50 seeds (THEORY.md §9).
 quick: H = 96, σ = 0.0006·√(420/96) (keeps σ√H, hence a0, fixed), η = 0.002, 15001 steps
@@ -129,22 +129,28 @@ def stereotypical(loss):
 
 
 def mode_ode_loss(X, Y, a0, tau, times, loss_factor, depth=3):
-    """Loss of a single balanced depth-L linear network, mode by mode (THEORY.md §2)."""
-    from scipy.integrate import solve_ivp
+    """Loss of a single balanced depth-L linear network, mode by mode (THEORY.md §2):
+    ``τ da/dt = L a^(2−2/L)(s − d a)`` for every mode, integrated by the race engine."""
+    import jax.numpy as jnp
 
-    from theorykit.trajectory import deep_mode_rhs
+    from theorykit.flow import integrate
 
     P = X.shape[1]
     Syx, Sx = Y @ X.T / P, X @ X.T / P
     U, s, Vt = np.linalg.svd(Syx, full_matrices=False)
     keep = s > 1e-10 * s[0]
-    L = np.full(len(times), 0.5 * np.sum(Y * Y) / P)
-    for sa, v in zip(s[keep], Vt[keep]):
-        d = float(v @ Sx @ v)
-        sol = solve_ivp(lambda _t, a: deep_mode_rhs(a, sa, d, depth) / tau, (0, float(times.max())), [a0],
-                        t_eval=times, method="LSODA", rtol=1e-8, atol=1e-14)
-        a = sol.y[0]
-        L -= sa * a - 0.5 * d * a ** 2
+    sa = s[keep]
+    dd = np.array([float(v @ Sx @ v) for v in Vt[keep]])
+    times = np.asarray(times, float)
+    order = np.argsort(times)
+
+    def field_(a, _):
+        return depth * jnp.abs(a) ** (2.0 - 2.0 / depth) * (sa - dd * a) / tau
+
+    res = integrate(field_, jnp.full((1, len(sa)), float(a0)), None, times=times[order],
+                    h=tau / (40.0 * max(1.0, float(sa.max()))), record={"a": lambda a, _: a}, batched_args=False)
+    a = res.records["a"][0][np.argsort(order)]                 # len(times) × modes
+    L = 0.5 * np.sum(Y * Y) / P - (a * sa - 0.5 * dd * a ** 2).sum(axis=1)
     return loss_factor * L
 
 
@@ -178,7 +184,8 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     import jax.numpy as jnp
 
     from theorykit import contexts
-    from theorykit.findgates import random_init_a0, shared_first_a0, shared_first_flow, train_gdln, train_relu
+    from theorykit.findgates import shared_first_flow, train_gdln, train_relu
+    from theorykit.init import a0_rule
     from theorykit.progress import Progress
 
     out_dir = Path(out_dir)
@@ -220,9 +227,9 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                          loss="sum", every=every, depth=3, shared_first=H, on_batch=tick("GDLN, wide modules"))
         t_ck = relu.t_ck.astype(float)
         tau = 1.0 / (P * lr)
-        a0_lin = random_init_a0(sd, H, 3)
+        a0_lin = a0_rule(sd, H, 3)
         ode = mode_ode_loss(X, Y, a0_lin, tau, t_ck, P)
-        a0_p = shared_first_a0(sd, H, H // 4)
+        a0_p = a0_rule(sd, [H, H // 4, H // 4])
         flow = shared_first_flow(X, Y, G, a0=a0_p, lr=lr, loss="sum", times=t_ck)
         pr.update(note="mode ODE, GDLN flow")
     sim_s = time.time() - t0
@@ -346,7 +353,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                  f"{cmp['ode_vs_gdln_mean_max_rel']:.3f}·L(0) (final {cmp['ode_final']:.3g} vs ReLU "
                  f"{cmp['relu_final_mean']:.3g}: a linear network cannot fit the task); loss halves at ODE "
                  f"{_t(cmp['t_half']['mode_ode'])} vs ReLU {_t(cmp['t_half']['relu_mean'])}; a0 by the rule "
-                 f"(σ√H)³, not fitted",
+                 f"(σ√(H/2))³ (theorykit.init.a0_rule), not fitted",
          "agreement": "tolerance 0.05·L(0)",
          "verdict": _verdict_below(cmp["ode_vs_relu_mean_max_rel"], 0.05, 0.15, strict=True)},
         {"claim": "(timing) the GDLN flow predicts when the GDLN runs reach 50 %, 25 %, 10 % and 5 % of L(0)",
@@ -364,7 +371,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                  f"·L(0); final {cmp['flow_final']:.3g} (GDLN {cmp['gdln_final_mean']:.3g}, ReLU "
                  f"{cmp['relu_final_mean']:.3g}); loss halves at flow {_t(cmp['t_half']['gdln_flow'])}, GDLN "
                  f"{_t(cmp['t_half']['gdln_mean'])}, ReLU {_t(cmp['t_half']['relu_mean'])}; a0 by the rule "
-                 f"(σ√H)(σ√(H/4))², not fitted",
+                 f"σ√(H/2)·(σ√(H/8))² (theorykit.init.a0_rule), not fitted",
          "agreement": "tolerance 0.05·L(0) against the GDLN mean",
          "verdict": _verdict_below(cmp["flow_vs_gdln_mean_max_rel"], 0.05, 0.15, strict=True)},
     ]
@@ -375,8 +382,8 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                            "pathways' modules (H/4 units each), paired initial weights with the ReLU runs",
             "relu_gating": gating, "first_all_on_share_t": all_on_t, "r2_curve_relu": ra.get("r2_curve"), "comparison": cmp,
             "relu_mean": rm, "gdln_mean": gm, "gdln_wide_mean": wm, "mode_ode": ode, "gdln_flow": flow,
-            "a0_rule": {"linear_network": a0_lin, "rule": "(sigma*sqrt(H))^3", "gdln_pathway": a0_p,
-                        "gdln_rule": "(sigma*sqrt(H))*(sigma*sqrt(H/4))^2"},
+            "a0_rule": {"linear_network": a0_lin, "rule": "theorykit.init.a0_rule: (sigma*sqrt(H/2))^3", "gdln_pathway": a0_p,
+                        "gdln_rule": "sigma*sqrt(H/2)*(sigma*sqrt(H/8))^2"},
             "alignment_rule": f"first checkpoint with both top-mode cosines >= {ALIGN}",
             "figures": ["fig6_depth.png"], "claims": claims})
 

@@ -14,7 +14,7 @@ Parts
 3. Digits (scikit-learn's bundled 8×8 images; classes 0–4): a one-hidden-layer ReLU network,
    its gates found for K = 1 … 8, and how well the ReLN's loss tracks the ReLU network's,
    simulated (GDLN of the found gates from the same initial weights) and from the race
-   reduction (aligned initial maps, a0 by the stated rule (σ√H_p)², H_p = H/K).
+   reduction (aligned initial maps, a0 by the one rule of theorykit.init.a0_rule, σ²H_p/2, H_p = H/K).
 
 Hyper-parameters. full: THEORY.md §9 (summed loss, H = 700, init std 0.005/700, η = 0.001,
 8001 steps), 5 seeds. quick: H = 200, init std 0.005/200 (the paper's 0.005/H rule), η = 0.002
@@ -169,7 +169,8 @@ def _exact_reln(st):
 def _digits(st, progress):
     from sklearn.datasets import load_digits
 
-    from theorykit.findgates import (choose_elbow, elbow_scores, race_loss, random_init_a0, train_relu)
+    from theorykit.findgates import choose_elbow, elbow_scores, race_loss, train_relu
+    from theorykit.init import a0_rule
     from theorykit.progress import Progress
 
     ds = st["digits"]
@@ -186,7 +187,7 @@ def _digits(st, progress):
     rows = []
     for r in scores:
         G = np.array(r["patterns"])
-        a0 = random_init_a0(ds["init_std"], ds["hidden"] / len(G))
+        a0 = a0_rule(ds["init_std"], ds["hidden"] / len(G))
         t0 = time.time()
         race = race_loss(X, Y, G, a0=a0, lr=ds["lr"], loss="mean", times=times)
         rows.append({"K": r["K"], "pathways": len(G), "sizes": [int(g.sum()) for g in G], "hidden": r["hidden"],

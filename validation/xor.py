@@ -6,8 +6,8 @@ What it does
    pathway specs with Δ symbolic: s, d, mode trajectories, total losses (Eqs. 22–23), the exact
    crossover Δ* (root of s_linear = s_xor) and the half-loss times.
 2. **Simulation**, one jit(vmap(vmap(...))) program per network kind over Δ × seeds:
-   bias-free ReLU networks [3, 128, 1] (``relu_forward``), and both ReLNs as GDLNs
-   (``gdln_forward``), with random initial weights (the *same* draws as the ReLU network: the ReLN's
+   bias-free ReLU networks [3, 128, 1] (``theorykit.engine``), and both ReLNs as GDLNs
+   (their graphs, the same trainer), with random initial weights (the *same* draws as the ReLU network: the ReLN's
    pathway p takes the ReLU network's hidden units in order) and with exact aligned, balanced
    initial weights. Full-batch gradient descent on the mean loss, float64.
 3. **Measurements**, per Δ: learning time (first step at which the loss is below half its initial
@@ -45,11 +45,14 @@ import jax.numpy as jnp
 import numpy as np
 import sympy as sp
 
-from theorykit.gating import xor_relns
+from theorykit.gating import GDLNSpec, xor_relns
+from theorykit.graph import graph_from_pathways
 from theorykit.io import atomic_write_text, write_json
 from theorykit.latex import latex_document
 from theorykit.progress import Progress
-from theorykit.simulate import gdln_forward, relu_forward
+from theorykit.engine import Net, SaveAt, net_loss, train
+from theorykit.init import a0_rule as init_a0_rule
+from theorykit.init import random_params
 from theorykit.task import xor_margin
 from theorykit.trajectory import a0 as A0_SYM
 from theorykit.trajectory import discrete_mode_recurrence, t as T_SYM, tau as TAU_SYM
@@ -182,64 +185,37 @@ def classify_gates(pre, two_patterns, four_patterns, tol: float = GATE_TOL, weig
 
 
 # ================================================================================================
-# Simulation (one jit(vmap(vmap)) program per network kind, over Δ × seeds)
+# Simulation: every network of the grid is one member of the one trainer's ensemble (Δ × seeds)
 # ================================================================================================
-def _train(loss_fn, params, lr, steps, record_every):
-    """GD with on-device learning time: returns (params, recorded losses, final loss, learning time)."""
-    vg = jax.value_and_grad(loss_fn)
-    L0 = loss_fn(params)
-    half = 0.5 * L0
-
-    def step(carry, k):
-        p, prev, lt = carry
-        val, g = vg(p)
-        crossed = jnp.isnan(lt) & (val < half)
-        lt = jnp.where(crossed, k - 1.0 + (prev - half) / (prev - val), lt)
-        p = jax.tree_util.tree_map(lambda w, gw: w - lr * gw, p, g)
-        return (p, val, lt), val
-
-    def chunk(carry, k0):
-        carry, vals = jax.lax.scan(step, carry, k0 + jnp.arange(record_every, dtype=L0.dtype))
-        return carry, vals[0]
-
-    n = steps // record_every
-    carry0 = (params, L0, jnp.asarray(jnp.nan, L0.dtype))
-    (params, _, lt), rec = jax.lax.scan(chunk, carry0, jnp.arange(n, dtype=L0.dtype) * record_every)
-    final = loss_fn(params)
-    return params, jnp.concatenate([rec, final[None]]), lt
+def _grid_train(net, p0, Xs, Y, lr, steps, record_every, n_seeds):
+    """Train the members (Δ-major, then seed) of ``p0`` on X = Xs[Δ] with :func:`theorykit.engine.train`.
+    Returns (final params by edge, nΔ × seeds × …; loss recorded every ``record_every`` steps,
+    nΔ × seeds × (steps/record_every + 1); learning time, nΔ × seeds, from the per-step curve)."""
+    nD = Xs.shape[0]
+    data = (jnp.repeat(jnp.asarray(Xs), n_seeds, axis=0), jnp.broadcast_to(jnp.asarray(Y), (nD * n_seeds,) + Y.shape))
+    res = train(net_loss(net, "mean"), p0, data, lr=lr, steps=steps, save=SaveAt(loss_every=1), data_axis=0)
+    curves = res.loss.reshape(nD, n_seeds, steps + 1)
+    params = {k: np.asarray(v).reshape((nD, n_seeds) + v.shape[1:]) for k, v in res.params.items()}
+    return params, curves[..., ::record_every], learning_time(curves)
 
 
-def _mean_loss(Yh, Y):
-    return 0.5 * jnp.sum((Y - Yh) ** 2) / Y.shape[1]
-
-
-def _random_weights(key, hidden, d, p, std, dtype):
-    """N(0, std²) weights drawn exactly as :func:`theorykit.simulate.simulate_relu` draws them."""
-    key, k1 = jax.random.split(key)
-    W1 = std * jax.random.normal(k1, (hidden, d), dtype=dtype)
-    key, k2 = jax.random.split(key)
-    return W1, std * jax.random.normal(k2, (p, hidden), dtype=dtype)
+def _ensemble_keys(keys, nD):
+    return jnp.tile(jnp.asarray(keys), (nD, 1))
 
 
 def simulate_relu_grid(Xs, Y, keys, *, hidden, lr, steps, std, record_every=1):
-    """Bias-free ReLU networks for every Δ (Xs: nΔ × d × P) and seed: one jit(vmap(vmap)) program."""
-    d, p = Xs.shape[1], Y.shape[0]
-
-    def run(X, key):
-        W1, W2 = _random_weights(key, hidden, d, p, std, Xs.dtype)
-        params, rec, lt = _train(lambda ps: _mean_loss(relu_forward(ps, X), Y), [W1, W2], lr, steps, record_every)
-        return params, rec, lt
-
-    with jax.default_matmul_precision("highest"):
-        return jax.jit(jax.vmap(jax.vmap(run, (None, 0)), (0, None)))(Xs, keys)
+    """Bias-free ReLU networks for every Δ (Xs: nΔ × d × P) and seed (``keys``), the initial weights
+    drawn from each seed's key as :func:`theorykit.simulate.simulate_relu` draws them.
+    Returns ([W1, W2] with nΔ × seeds leading axes, recorded losses, learning times)."""
+    net = Net.chain(Xs.shape[1], [hidden], Y.shape[0])
+    p0 = random_params(net, std, keys=_ensemble_keys(keys, Xs.shape[0]))
+    params, rec, lt = _grid_train(net, p0, Xs, Y, lr, steps, record_every, len(keys))
+    return [params[k] for k in net.keys], rec, lt
 
 
-def _reln_layout(pathways):
-    gates = [np.asarray(p.active, float) for p in pathways]
-    ins = [np.asarray(p.inputs) for p in pathways]
-    outs = [np.asarray(p.outputs) for p in pathways]
-    sizes = [p.hidden for p in pathways]
-    return gates, ins, outs, sizes
+def _reln_net(pathways):
+    """The GDLN of a ReLN's pathways (private chains); its structure does not depend on Δ."""
+    return Net.from_graph(graph_from_pathways(GDLNSpec(xor_margin(1), tuple(pathways))))
 
 
 def simulate_reln_grid(Xs, Y, keys, pathways, *, hidden, lr, steps, std, record_every=1):
@@ -247,27 +223,22 @@ def simulate_reln_grid(Xs, Y, keys, pathways, *, hidden, lr, steps, std, record_
 
     Pathway p takes the ReLU network's hidden units ``offset_p … offset_p + H_p − 1`` (rows of W1,
     columns of W2), restricted to its input and output rows."""
-    gates, ins, outs, sizes = _reln_layout(pathways)
+    sizes = [q.hidden for q in pathways]
     if sum(sizes) != hidden:
         raise ValueError(f"the ReLN's pathways hold {sum(sizes)} units, the ReLU network {hidden}")
     d, p = Xs.shape[1], Y.shape[0]
-    G = [jnp.asarray(g, Xs.dtype) for g in gates]
-
-    def run(X, key):
-        W1, W2 = _random_weights(key, hidden, d, p, std, Xs.dtype)
-        params, off = [], 0
-        for H, i, o in zip(sizes, ins, outs):
-            params.append([W1[off:off + H][:, i], W2[o][:, off:off + H]])
-            off += H
-
-        def loss(ps):
-            return _mean_loss(gdln_forward(ps, X, G, ins, outs, p), Y)
-
-        _, rec, lt = _train(loss, params, lr, steps, record_every)
-        return rec, lt
-
-    with jax.default_matmul_precision("highest"):
-        return jax.jit(jax.vmap(jax.vmap(run, (None, 0)), (0, None)))(Xs, keys)
+    relu = Net.chain(d, [hidden], p)
+    w = random_params(relu, std, keys=_ensemble_keys(keys, Xs.shape[0]))
+    W1, W2 = w["input->h1"], w["h1->output"]
+    net = _reln_net(pathways)
+    p0, off = {}, 0
+    for q in pathways:
+        H, i, o = q.hidden, np.asarray(q.inputs), np.asarray(q.outputs)
+        p0[f"input->{q.name}"] = W1[:, off:off + H][:, :, i]
+        p0[f"{q.name}->output"] = W2[:, o][:, :, off:off + H]
+        off += H
+    _, rec, lt = _grid_train(net, p0, Xs, Y, lr, steps, record_every, len(keys))
+    return rec, lt
 
 
 def simulate_reln_aligned_grid(Xs, Y, keys, pathways, U, V, a0s, *, lr, steps, record_every=1):
@@ -275,28 +246,26 @@ def simulate_reln_aligned_grid(Xs, Y, keys, pathways, U, V, a0s, *, lr, steps, r
 
     ``U[p]``: (nΔ, |outputs_p|) and ``V[p]``: (nΔ, |inputs_p|) are the pathways' singular vectors at
     each Δ; ``W1 = √a0 r vᵀ``, ``W2 = √a0 u rᵀ`` with r a random unit vector in the hidden layer."""
-    gates, ins, outs, sizes = _reln_layout(pathways)
-    p = Y.shape[0]
-    G = [jnp.asarray(g, Xs.dtype) for g in gates]
-
-    def run(X, Us, Vs, key):
-        params = []
-        for j, H in enumerate(sizes):
+    nD, S = Xs.shape[0], len(keys)
+    net = _reln_net(pathways)
+    rs = []
+    for key in keys:                              # the frame r of each pathway, per seed
+        row = []
+        for q in pathways:
             key, k = jax.random.split(key)
-            r = jax.random.normal(k, (H, 1), Xs.dtype)
-            r = r / jnp.linalg.norm(r)
-            c = jnp.sqrt(a0s[j])
-            params.append([c * r @ Vs[j][None, :], c * Us[j][:, None] @ r.T])
-
-        def loss(ps):
-            return _mean_loss(gdln_forward(ps, X, G, ins, outs, p), Y)
-
-        _, rec, lt = _train(loss, params, lr, steps, record_every)
-        return rec, lt
-
-    with jax.default_matmul_precision("highest"):
-        f = jax.jit(jax.vmap(jax.vmap(run, (None, None, None, 0)), (0, 0, 0, None)))
-        return f(Xs, [jnp.asarray(u) for u in U], [jnp.asarray(v) for v in V], keys)
+            r = jax.random.normal(k, (q.hidden, 1), Xs.dtype)
+            row.append(r / jnp.linalg.norm(r))
+        rs.append(row)
+    p0 = {}
+    for j, q in enumerate(pathways):
+        c = float(np.sqrt(a0s[j]))
+        R = jnp.stack([rs[s_][j] for s_ in range(S)])                       # S × H × 1
+        Vj, Uj = jnp.asarray(V[j]), jnp.asarray(U[j])                       # nΔ × |in|, nΔ × |out|
+        p0[f"input->{q.name}"] = (c * R[None] @ Vj[:, None, None, :]).reshape((nD * S, q.hidden, Vj.shape[1]))
+        p0[f"{q.name}->output"] = (c * Uj[:, None, :, None] @ jnp.swapaxes(R, 1, 2)[None]).reshape(
+            (nD * S, Uj.shape[1], q.hidden))
+    _, rec, lt = _grid_train(net, p0, Xs, Y, lr, steps, record_every, S)
+    return rec, lt
 
 
 # ================================================================================================
@@ -437,7 +406,7 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
         pr.update(note="ReLNs (random init) trained")
 
         # a0 rule (per pathway; the pathways of one ReLN have equal widths)
-        a0_rule = {n: relns[n][0].hidden * std ** 2 / 2 for n in ("linear", "xor")}
+        a0_rule = {n: init_a0_rule(std, relns[n][0].hidden) for n in ("linear", "xor")}   # σ²H/2
         t0 = time.time()
         D = theory["Delta"]
         aligned, aligned_lt = {}, {}
