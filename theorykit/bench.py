@@ -253,13 +253,16 @@ def run_bench(quick: bool = False, json_out: str | None = None) -> int:
     else:
         print("  no GPU: these are CPU figures; the targets (H100: >= 10 M float32, >= 3 M float64) are not "
               "measured here")
-    print(f"\ntotal {total:.1f} s")
+    from .bench_derive import run_section  # exact-derivation scaling table (issue 15)
+    scaling = run_section(quick)
+    print(f"\ntotal {total:.1f} s (before the scaling table)")
     ok = all(r["matches_naive_recurrence"] for r in thr)
     if json_out:
         from .io import write_json
 
         write_json(json_out, {"mode": "quick" if quick else "full", "device": dev, "config": cfg,
                               "derivation": der, "throughput": thr, "targets_h100": targets,
-                              "gpu": dev["platform"] == "gpu", "seconds": total, "all_checks_pass": ok})
+                              "gpu": dev["platform"] == "gpu", "seconds": total, "all_checks_pass": ok,
+                              "derivation_scaling": scaling})
         print(f"wrote {json_out}")
     return 0 if ok else 1

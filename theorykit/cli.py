@@ -64,7 +64,7 @@ def cmd_derive(args):
     out = {"spec": spec.name, "method": der.method, "notes": der.notes, "tau": spec.tau,
            "a0": spec.training.a0, "loss_kind": spec.training.loss, "pathways": der.summary(),
            "couplings": [list(c) for c in der.couplings],
-           "ranking": [{"pathway": n, "top_singular_value": str(s)} for n, s in der.ranking]}
+           "ranking": [{"pathway": n, "top_singular_value": s} for n, s in der.ranking_text]}
     if der.method == "closed-form":
         out["latex"] = {"loss": __import__("sympy").latex(der.loss)}
     else:

@@ -32,7 +32,8 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
-from .effective import EffectiveDataset, couplings, effective_dataset, input_correlation, output_correlation
+from .effective import (EffectiveDataset, couplings, effective_dataset, input_correlation, input_correlation_float,
+                        output_trace)
 from .errors import DerivationError, SpecError
 from .gating import GDLNSpec
 from .modes import SVD, Mode, exact_svd, is_zero, reference_values, tidy
@@ -95,33 +96,54 @@ class Derivation:
     # -- effective datasets → modes ----------------------------------------------------------
     @cached_property
     def modes(self) -> dict[str, SVD]:
-        """Exact SVD of each pathway's Σyx, with input variances ``d_α = v_αᵀ Σx v_α``."""
+        """Exact SVD of each pathway's Σyx, with input variances ``d_α = v_αᵀ Σx v_α``.
+
+        Nothing is simplified or typeset here: values are exact as derived (symbolic ``d`` is
+        tidied for display on first access)."""
         out = {}
+        self._diag = {}
+        cache: dict = {}
         for name, eff in self.effective_datasets.items():
-            svd = exact_svd(eff.Syx, self.reference)
-            modes = []
-            for m in svd.modes:
-                d = (m.v.T * eff.Sx * m.v)[0]
-                d = tidy(d) if m.exact_vectors else sp.N(d, 30)
-                modes.append(Mode(m.s, m.u, m.v, d, m.exact_vectors))
+            if eff.exact is not None:
+                svd = exact_svd((eff.exact[0], eff.exact[1]), self.reference, cache)
+                Sx = eff.Sx_fmpq() if svd.modes else None
+                modes, ok = [], True
+                for m in svd.modes:
+                    d, diag = m.raw.v.quad_form(Sx)
+                    ok &= bool(diag)
+                    modes.append(m.with_d(d, d_float=float(d)))
+                self._diag[name] = ok
+            else:
+                svd = exact_svd(eff.Syx, self.reference, cache)
+                modes = []
+                for m in svd.modes:
+                    d = (m.v.T * eff.Sx * m.v)[0]
+                    modes.append(m.with_d(d, d_pending=True) if m.exact_vectors else m.with_d(sp.N(d, 30)))
             out[name] = SVD(tuple(modes), svd.shape, svd.reference)
             if not modes:
                 raise DerivationError(f"pathway {name!r}: its effective dataset Σyx is zero, there is nothing to learn "
                                       "(check its active datapoints and output rows)")
             for m in modes:
-                if _value(m.d, self.reference) <= 1e-14:
-                    raise DerivationError(f"pathway {name!r}: a mode with s = {m.s} has zero input variance d "
+                if m.d_float(self.reference) <= 1e-14:
+                    raise DerivationError(f"pathway {name!r}: a mode with s = {m.s_text} has zero input variance d "
                                           "(degenerate SVD); choose other parameter values")
         return out
 
     @cached_property
     def diagonalisable(self) -> dict[str, bool]:
-        """Whether Σx_p maps each right singular vector v_α to d_α v_α (Assumption 2.1)."""
+        """Whether Σx_p maps each right singular vector v_α to d_α v_α (Assumption 2.1).
+
+        Decided in exact arithmetic for rational tasks (over ℚ or ℚ(√D); to 40 digits for
+        vectors of roots of degree ≥ 3)."""
         out = {}
+        modes = self.modes
         for name, eff in self.effective_datasets.items():
+            if name in self._diag:
+                out[name] = self._diag[name]
+                continue
             ok = True
-            for m in self.modes[name].modes:
-                resid = eff.Sx * m.v - m.d * m.v
+            for m in modes[name].modes:
+                resid = eff.Sx * m.v - m.d_untidied * m.v
                 if m.exact_vectors:
                     ok &= all(is_zero(r) for r in resid)
                 else:
@@ -166,7 +188,7 @@ class Derivation:
     def loss(self) -> sp.Expr:
         """Closed-form loss L(t) = ½ tr Σy − Σ_p Σ_α (s a − ½ d a²), times P for a summed loss."""
         self._need_closed_form("loss")
-        L = output_correlation(self.task).trace() / 2
+        L = output_trace(self.task) / 2
         for n, svd in self.modes.items():
             for m, a in zip(svd.modes, self.trajectories[n]):
                 L -= mode_loss_reduction(m.s, m.d, a)
@@ -175,7 +197,7 @@ class Derivation:
     @cached_property
     def initial_loss(self) -> sp.Expr:
         """Loss with every map at zero: ½ tr Σy (times P for a summed loss)."""
-        return self.spec.loss_factor * output_correlation(self.task).trace() / 2
+        return self.spec.loss_factor * output_trace(self.task) / 2
 
     @cached_property
     def t_half(self) -> dict[str, list]:
@@ -192,8 +214,16 @@ class Derivation:
         """Pathways ordered fastest first by their top singular value (rate 2s/τ).
 
         With symbols, the order is the one at the reference values (see ``reference``)."""
-        items = [(n, svd.modes[0].s) for n, svd in self.modes.items()]
-        return sorted(items, key=lambda it: -_value(it[1], self.reference))
+        items = [(n, svd.modes[0]) for n, svd in self.modes.items()]
+        items = sorted(items, key=lambda it: -it[1].s_float(self.reference))
+        return [(n, m.s) for n, m in items]
+
+    @cached_property
+    def ranking_text(self) -> list[tuple[str, str]]:
+        """:attr:`ranking` with each value as exact text (no ``CRootOf`` object is built)."""
+        items = [(n, svd.modes[0]) for n, svd in self.modes.items()]
+        items = sorted(items, key=lambda it: -it[1].s_float(self.reference))
+        return [(n, m.s_text) for n, m in items]
 
     def _need_closed_form(self, what):
         if self.method != "closed-form":
@@ -226,24 +256,35 @@ class Derivation:
         vals = self._numeric_values(values)
         ps = self.spec.pathways
         idx = {p.name: i for i, p in enumerate(ps)}
+        exact = not self.task.free_symbols and all(e.exact is not None for e in self.effective_datasets.values())
         Syx, U, V = [], [], []
         for p in ps:
-            Syx.append(_np(self.effective_datasets[p.name].Syx, vals))
+            eff = self.effective_datasets[p.name]
             svd = self.modes[p.name]
-            U.append(_np(svd.U, vals))
-            V.append(_np(svd.V, vals))
+            if exact:
+                Syx.append(eff.Syx_float())
+                U_, _, V_ = svd.numeric()
+                U.append(U_)
+                V.append(V_)
+            else:
+                Syx.append(_np(eff.Syx, vals))
+                U.append(_np(svd.U, vals))
+                V.append(_np(svd.V, vals))
         Sx, O = {}, {}
         for q in ps:
             for p in ps:
                 shared = [r for r in q.outputs if r in p.outputs]
                 if not shared or not any(a and b for a, b in zip(q.active, p.active)):
                     continue
-                Sx[(idx[q.name], idx[p.name])] = _np(input_correlation(self.task, q, p), vals)
+                S = input_correlation_float(self.task, q, p) if exact else None
+                Sx[(idx[q.name], idx[p.name])] = S if S is not None else _np(input_correlation(self.task, q, p), vals)
                 Omat = np.zeros((len(p.outputs), len(q.outputs)))
-                for r in shared:
-                    Omat[p.outputs.index(r), q.outputs.index(r)] = 1.0
+                pos = {r: i for i, r in enumerate(p.outputs)}
+                for j, r in enumerate(q.outputs):
+                    if r in pos:
+                        Omat[pos[r], j] = 1.0
                 O[(idx[p.name], idx[q.name])] = Omat
-        trSy = float(sp.N(output_correlation(self.task).trace().subs(vals)))
+        trSy = float(sp.N(output_trace(self.task).subs(vals)))
         return RaceSystem([p.name for p in ps], Syx, Sx, O, trSy, U, V, [p.depth for p in ps])
 
     def predict_loss(self, times, values: Mapping | None = None, discrete: bool = False) -> np.ndarray:
@@ -259,18 +300,25 @@ class Derivation:
             self._need_closed_form("discrete prediction")
             vals = self._numeric_values(values)
             steps = int(np.max(times))
-            L = np.full(steps + 1, float(sp.N(output_correlation(self.task).trace().subs(vals))) / 2)
+            L = np.full(steps + 1, float(sp.N(output_trace(self.task).subs(vals))) / 2)
             for svd in self.modes.values():
                 for m in svd.modes:
-                    s_, d_ = float(sp.N(m.s.subs(vals))), float(sp.N(m.d.subs(vals)))
+                    s_, d_ = self._mode_numbers(m, vals)
                     a = discrete_mode_recurrence(s_, d_, self.spec.training.a0, self.spec.tau, steps)
                     L -= s_ * a - 0.5 * d_ * a ** 2
             return self.spec.loss_factor * L[times.astype(int)]
         if self.method == "closed-form":
-            import jax.numpy as jnp
-
-            f = self.loss_function(values)
-            return np.asarray(f(jnp.asarray(times)), dtype=float) * np.ones_like(times)
+            # numbers only: each mode's s and d at the values, the closed-form a(t) in numpy
+            # (the symbolic loss is neither built nor simplified)
+            vals = self._numeric_values(values)
+            a_init, tau_ = float(self.spec.training.a0), float(self.spec.tau)
+            L = np.full(times.shape, float(sp.N(output_trace(self.task).subs(vals))) / 2)
+            for svd in self.modes.values():
+                for m in svd.modes:
+                    s_, d_ = self._mode_numbers(m, vals)
+                    a = (s_ / d_) / (1 + (s_ / (d_ * a_init) - 1) * np.exp(-2 * s_ * times / tau_))
+                    L -= s_ * a - 0.5 * d_ * a ** 2
+            return self.spec.loss_factor * L
         if self.graph is not None and not self.graph.private_chains:
             from .flow import graph_flow
 
@@ -279,6 +327,12 @@ class Derivation:
 
         sol = race_flow_system(self.race_system(values), self.spec.training.a0, self.spec.tau, times)
         return sol.loss[0] * self.spec.loss_factor
+
+    def _mode_numbers(self, m, vals) -> tuple:
+        """(s, d) of a mode as floats at ``vals``."""
+        if m.raw is not None:
+            return m.s_float(), m.d_float()
+        return float(sp.N(sp.sympify(m.s).subs(vals), 30)), float(sp.N(sp.sympify(m.d_untidied).subs(vals), 30))
 
     def predict_modes(self, times, values: Mapping | None = None) -> dict:
         """Per-pathway mode strengths a_α at ``times`` (closed form or race reduction)."""
@@ -307,10 +361,11 @@ class Derivation:
         out = {}
         for n, svd in self.modes.items():
             out[n] = {
-                "singular_values": [str(m.s) for m in svd.modes],
-                "singular_values_float": [_value(m.s, ref) for m in svd.modes],
+                "singular_values": [m.s_text for m in svd.modes],
+                "singular_values_float": [m.s_float(ref) for m in svd.modes],
                 "input_variances": [str(m.d) for m in svd.modes],
-                "input_variances_float": [_value(m.d, ref) for m in svd.modes],
+                "input_variances_float": [m.d_float(ref) if m.raw is not None else _value(m.d, ref)
+                                          for m in svd.modes],
                 "exact_vectors": all(m.exact_vectors for m in svd.modes),
                 "diagonalisable": self.diagonalisable[n],
             }

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .effective import output_correlation
+from .effective import output_trace
 from .trajectory import a0, t, tau
 
 __all__ = ["derivation_latex", "derivation_latex_short", "latex_document"]
@@ -52,7 +52,7 @@ def derivation_latex(der, document: bool = False) -> str:
     parts.append(r"Loss $L = \tfrac{1}{2P}\sum_\mu \lVert y_\mu - \hat y_\mu\rVert^2$"
                  + (r" (times $P$: summed loss)" if der.spec.training.loss == "sum" else "")
                  + r", $\Sigma^{y} = \langle y y^\top\rangle$ with $\operatorname{tr}\Sigma^y = "
-                 + sp.latex(output_correlation(task).trace()) + "$.")
+                 + sp.latex(output_trace(task)) + "$.")
     parts.append(r"\subsection*{2. Pathways and effective datasets}")
     parts.append(r"$\Sigma^{yx}_p = \langle g_p\, y_{t(p)} x_{s(p)}^\top\rangle$, "
                  r"$\Sigma^{x}_{p} = \langle g_p\, x_{s(p)} x_{s(p)}^\top\rangle$.")
@@ -97,7 +97,7 @@ def derivation_latex(der, document: bool = False) -> str:
                      r"$G_p = \Sigma^{yx}_p - \sum_q O_{pq} M_q \Sigma^x_{qp}$. " + " ".join(der.notes).replace("_", r"\_"))
     parts.append(r"\subsection*{Ranking by speed}")
     parts.append(", ".join(f"${_tex_name(n)}: s_1 = {sp.latex(s)}$" for n, s in der.ranking) + " (fastest first).")
-    parts.append(f"Here $\\tau = {sp.latex(sp.nsimplify(der.spec.tau))}$ steps and $a_0 = {der.spec.training.a0}$.")
+    parts.append(f"Here $\\tau = {sp.latex(sp.Rational(repr(der.spec.tau)) if isinstance(der.spec.tau, float) else sp.sympify(der.spec.tau))}$ steps and $a_0 = {der.spec.training.a0}$.")
     body = "\n\n".join(parts)
     if document:
         return latex_document("Derivation: " + der.spec.name.replace("_", r"\_"), body)

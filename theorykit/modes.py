@@ -27,6 +27,7 @@ import numpy as np
 import sympy as sp
 
 from .errors import DerivationError
+from .exactla import X, rational_parts, rational_svd
 
 __all__ = ["Mode", "SVD", "exact_svd", "numeric_svd", "reference_values", "is_zero"]
 
@@ -75,16 +76,21 @@ SIMPLIFY_MAX_OPS = 120
 
 def tidy(x):
     """Exact, cheaper-to-read form of ``x``: ``factor(simplify(x))`` for a symbolic expression,
-    a denested radical for a number; ``x`` unchanged when it is larger than
-    :data:`SIMPLIFY_MAX_OPS` operations (bounded cost on any input)."""
+    ``sqrtdenest(radsimp(x))`` for a number (both exact rewritings: nothing is guessed from digits);
+    ``x`` unchanged when it is larger than :data:`SIMPLIFY_MAX_OPS` operations (bounded cost on any
+    input)."""
     x = sp.sympify(x)
+    if x.is_Rational or x.is_Symbol:
+        return x
     if sp.count_ops(x) > SIMPLIFY_MAX_OPS:
         return x
     if x.free_symbols:
         return sp.factor(sp.simplify(x))
+    if x.has(sp.CRootOf, sp.Float):
+        return x
     try:
-        return sp.nsimplify(sp.sqrtdenest(sp.radsimp(x))) if x.is_algebraic and not x.has(sp.CRootOf) else x
-    except Exception:  # pragma: no cover - nsimplify is best-effort
+        return sp.sqrtdenest(sp.radsimp(x))
+    except Exception:  # pragma: no cover - denesting is best-effort presentation
         return x
 
 
@@ -111,18 +117,96 @@ def _is_zero_at_random_points(x, trials: int = 3, digits: int = 40) -> bool:
     return True
 
 
-@dataclass(frozen=True)
 class Mode:
     """One mode α of an effective dataset: ``Σyx = Σ_α s_α u_α v_αᵀ``.
 
     ``d`` is the input variance ``v_αᵀ Σx v_α`` (``None`` until an input correlation is given).
+    Built from the exact engine (:mod:`theorykit.exactla`), ``s``, ``u``, ``v`` and ``d`` are SymPy
+    objects made on first access; ``s_text`` writes the exact value without building it and
+    ``s_float``/``d_float`` are its numbers.
     """
 
-    s: sp.Expr
-    u: sp.Matrix
-    v: sp.Matrix
-    d: sp.Expr | None = None
-    exact_vectors: bool = True
+    __slots__ = ("_s", "_u", "_v", "_d", "_d_pending", "exact_vectors", "raw", "_d_float")
+
+    def __init__(self, s=None, u=None, v=None, d=None, exact_vectors: bool = True, raw=None, d_pending=False,
+                 d_float=None):
+        self._s, self._u, self._v, self._d = s, u, v, d
+        self._d_pending = d_pending          # d is exact but not tidied yet (tidied on first access)
+        self.exact_vectors = bool(exact_vectors if raw is None else raw.exact_vectors)
+        self.raw = raw
+        self._d_float = d_float
+
+    @property
+    def s(self) -> sp.Expr:
+        if self._s is None:
+            self._s = self.raw.s.expr() if self.raw.s._expr is None else self.raw.s._expr
+        return self._s
+
+    @property
+    def u(self) -> sp.Matrix:
+        if self._u is None:
+            self._u = self.raw.u.sympy()
+        return self._u
+
+    @property
+    def v(self) -> sp.Matrix:
+        if self._v is None:
+            self._v = self.raw.v.sympy()
+        return self._v
+
+    @property
+    def d(self):
+        if self._d_pending:
+            self._d = tidy(self._d)
+            self._d_pending = False
+        return self._d
+
+    @property
+    def d_untidied(self):
+        """``d`` as derived (exact), without the presentation-only simplification."""
+        return self._d
+
+    @property
+    def s_text(self) -> str:
+        """The exact singular value as text that ``sympy.sympify`` reads back (built without
+        constructing a ``CRootOf`` object where the engine kept a polynomial and a root index)."""
+        if self.raw is not None and self._s is None:
+            return self.raw.s.text()
+        return str(self.s)
+
+    def s_float(self, ref=None) -> float:
+        if self.raw is not None:
+            return float(self.raw.s.mp)
+        return _num(self.s, ref or {})
+
+    def d_float(self, ref=None) -> float:
+        if self._d_float is not None:
+            return self._d_float
+        return _num(self._d, ref or {})
+
+    def with_d(self, d, d_pending=False, d_float=None) -> "Mode":
+        m = Mode(self._s, self._u, self._v, d, self.exact_vectors, self.raw, d_pending, d_float)
+        return m
+
+    def u_floats(self, ref=None) -> np.ndarray:
+        if self.raw is not None:
+            return self.raw.u.floats()
+        return np.array([_num(x, ref or {}) for x in self.u])
+
+    def v_floats(self, ref=None) -> np.ndarray:
+        if self.raw is not None:
+            return self.raw.v.floats()
+        return np.array([_num(x, ref or {}) for x in self.v])
+
+    def __eq__(self, other):
+        if not isinstance(other, Mode):
+            return NotImplemented
+        return (self.s, self.u, self.v, self.d) == (other.s, other.u, other.v, other.d)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"Mode(s={self.s_text}, d={self.d}, exact_vectors={self.exact_vectors})"
 
     def _repr_latex_(self):
         d = "" if self.d is None else f",\\quad d = {sp.latex(self.d)}"
@@ -160,13 +244,24 @@ class SVD:
     def S(self) -> sp.Matrix:
         return sp.diag(*self.singular_values) if self.modes else sp.zeros(0, 0)
 
+    def numeric(self, values: Mapping | None = None):
+        """``(U, s, V)`` as float arrays (from the exact engine's high-precision vectors, or by
+        evaluating the exact expressions at ``values`` and the reference values)."""
+        ref = dict(self.reference)
+        ref.update(values or {})
+        if not self.modes:
+            return np.zeros((self.shape[0], 0)), np.zeros(0), np.zeros((self.shape[1], 0))
+        U = np.stack([m.u_floats(ref) for m in self.modes], axis=1)
+        V = np.stack([m.v_floats(ref) for m in self.modes], axis=1)
+        return U, np.array([m.s_float(ref) for m in self.modes]), V
+
     def reconstruct(self) -> sp.Matrix:
         return self.U * self.S * self.V.T
 
     def floats(self, values: Mapping | None = None) -> list:
         ref = dict(self.reference)
         ref.update(values or {})
-        return [_num(s, ref) for s in self.singular_values]
+        return [m.s_float(ref) for m in self.modes]
 
     def _repr_latex_(self):
         return "$\\sigma = (" + ", ".join(sp.latex(s) for s in self.singular_values) + ")$"
@@ -211,8 +306,7 @@ def _eigen_gram(G: sp.Matrix, ref):
 
     Returns a list of (λ, [vectors], exact_vectors).
     """
-    cp = G.charpoly()
-    lam = cp.gen
+    cp = G.charpoly(sp.Dummy("x") if G.free_symbols else X)
     _, factors = cp.factor_list()
     found = []
     symbolic = bool(G.free_symbols)
@@ -234,7 +328,7 @@ def _eigen_gram(G: sp.Matrix, ref):
                 raise DerivationError(
                     f"the Gram matrix has an irreducible factor of degree {deg} in the symbols; "
                     "no closed-form singular values. Substitute numbers for the symbols (--set NAME=VALUE).")
-            rts = [sp.CRootOf(fp.as_expr(), i) for i in range(deg)]
+            rts = [sp.CRootOf(fp, i) for i in range(deg)]
         for r in dict.fromkeys(rts):
             if r == 0 or (not symbolic and abs(_num(r, ref)) < 1e-14):
                 continue
@@ -281,18 +375,45 @@ def _sign_fix(u: sp.Matrix, v: sp.Matrix, ref):
     return u, v
 
 
-def exact_svd(M: sp.Matrix, reference: Mapping | None = None) -> SVD:
+def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) -> SVD:
     """Exact SVD of ``M`` (see the module docstring for method and conventions).
+
+    A matrix with rational entries goes to the exact engine of :mod:`theorykit.exactla` (FLINT);
+    ``cache`` (a dict) lets calls share the SVDs of identical blocks. ``M`` may also be given as
+    ``(B, den)``: an integer numpy array and a common denominator.
 
     >>> import sympy as sp
     >>> exact_svd(sp.Matrix([[1, 1, 0], [0, 0, 2]])).singular_values
     [2, sqrt(2)]
     """
-    M = sp.Matrix(M).applyfunc(sp.expand)
+    if isinstance(M, tuple):
+        B, den = M
+        raws = rational_svd(B, den, cache)
+        return SVD(tuple(Mode(raw=r) for r in raws), tuple(B.shape), dict(reference or {}))
+    M = sp.Matrix(M)
+    if not M.free_symbols:
+        parts = rational_parts(M)
+        if parts is not None:
+            raws = rational_svd(parts[0], parts[1], cache)
+            return SVD(tuple(Mode(raw=r) for r in raws), (M.rows, M.cols), dict(reference or {}))
+    M = M.applyfunc(sp.expand)
     ref = dict(reference) if reference else reference_values(M.free_symbols)
     modes = []
     for rows, cols in _components(M):
         B = M.extract(rows, cols)
+        parts = rational_parts(B) if not B.free_symbols else None
+        if parts is not None:
+            # a numeric block of a symbolic matrix: the exact engine
+            for r in rational_svd(parts[0], parts[1], cache):
+                u = sp.zeros(M.rows, 1)
+                v = sp.zeros(M.cols, 1)
+                ub, vb = r.u.sympy(), r.v.sympy()
+                for a, i in enumerate(rows):
+                    u[i] = ub[a]
+                for a, j in enumerate(cols):
+                    v[j] = vb[a]
+                modes.append(Mode(r.s.expr() if r.s._expr is None else r.s._expr, u, v, None, r.exact_vectors))
+            continue
         if B.rows == 1 or B.cols == 1:
             flat = list(B)
             s = _simp(sp.sqrt(sum(x ** 2 for x in flat)))

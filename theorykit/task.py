@@ -207,17 +207,21 @@ def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str 
     Hc = structure(common, n, "data.common")
     Hs = [structure(b, n, f"data.blocks[{i}]") for i, b in enumerate(blocks)]
     P = n * k
-    X = sp.zeros(n + k, P)
     rows = Hc.rows + sum(H.rows for H in Hs)
-    Y = sp.zeros(rows, P)
+    # assembled as arrays (a SymPy matrix filled entry by entry takes seconds at n = 128)
+    X = np.full((n + k, P), sp.S.Zero, dtype=object)
+    Y = np.full((rows, P), sp.S.Zero, dtype=object)
+    Hc_a = np.array(Hc.tolist(), dtype=object)
+    Hs_a = [np.array(H.tolist(), dtype=object) for H in Hs]
     for c in range(k):
-        for i in range(n):
-            mu = c * n + i
-            X[i, mu] = 1
-            X[n + c, mu] = scale
-            Y[: Hc.rows, mu] = Hc[:, i]
-            off = Hc.rows + sum(H.rows for H in Hs[:c])
-            Y[off: off + Hs[c].rows, mu] = Hs[c][:, i]
+        cols = slice(c * n, (c + 1) * n)
+        X[np.arange(n), np.arange(c * n, (c + 1) * n)] = sp.S.One
+        X[n + c, cols] = scale
+        Y[: Hc.rows, cols] = Hc_a
+        off = Hc.rows + sum(H.rows for H in Hs[:c])
+        Y[off: off + Hs[c].rows, cols] = Hs_a[c]
+    Xm = sp.Matrix(n + k, P, X.ravel().tolist())
+    Ym = sp.Matrix(rows, P, Y.ravel().tolist())
     meta = {"n": n, "k": k, "common": common if isinstance(common, str) else "matrix",
             "blocks": [b if isinstance(b, str) else "matrix" for b in blocks], "context_scale": str(scale)}
-    return Task(X, Y, {}, "contexts", meta)
+    return Task(Xm, Ym, {}, "contexts", meta)

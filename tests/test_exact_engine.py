@@ -1,0 +1,204 @@
+"""The exact SVD engine (theorykit.exactla): checked against numpy's SVD (a second method), with
+exact identities M v = s u and Mᵀ u = s v proved by exact arithmetic, and with numeric guessing
+(nsimplify, mpmath identify/PSLQ) forbidden."""
+import json
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import theorykit as tk
+from theorykit.exactla import X, rational_svd
+from theorykit.modes import exact_svd, numeric_svd
+
+
+def _np_check(A, svd, tol=1e-12):
+    """Singular values and the reconstruction against numpy (float64) to ``tol``."""
+    A = np.asarray(A, dtype=float)
+    _, s_np, _ = numeric_svd(A)
+    U, s, V = svd.numeric()
+    assert s.size == s_np.size
+    np.testing.assert_allclose(s, s_np, rtol=0, atol=tol * max(1.0, s_np[0] if s_np.size else 1))
+    if s.size:
+        np.testing.assert_allclose(U @ np.diag(s) @ V.T, A, atol=tol * max(1.0, np.abs(A).max()) * 10)
+        np.testing.assert_allclose(V.T @ V, np.eye(s.size), atol=1e-12)
+        np.testing.assert_allclose(U.T @ U, np.eye(s.size), atol=1e-12)
+        assert list(s) == sorted(s, reverse=True)
+
+
+def _proved_zero(r) -> bool:
+    """Exact zero test: expansion, else the minimal polynomial of the algebraic number is x."""
+    r = sp.expand(r)
+    return r == 0 or sp.minimal_polynomial(r, X) == X
+
+
+def _exact_identities(M, svd):
+    """M v = s u and Mᵀ u = s v, exactly for exact vectors, to 40 digits for vectors of roots of
+    degree ≥ 3 (their singular values stay exact)."""
+    for m in svd.modes:
+        if m.exact_vectors:
+            for r in list(M * m.v - m.s * m.u) + list(M.T * m.u - m.s * m.v):
+                assert _proved_zero(r)
+        else:
+            with mpmath.workdps(50):
+                s = mpmath.mpf(m.raw.s.mp)
+                u, v = m.raw.u.mp(), m.raw.v.mp()
+                Mq = [[mpmath.mpf(x.p) / x.q for x in row] for row in M.tolist()]
+                for i in range(M.rows):
+                    assert abs(mpmath.fsum(Mq[i][j] * v[j] for j in range(M.cols)) - s * u[i]) < mpmath.mpf(10) ** -40
+                for j in range(M.cols):
+                    assert abs(mpmath.fsum(Mq[i][j] * u[i] for i in range(M.rows)) - s * v[j]) < mpmath.mpf(10) ** -40
+
+
+def _matrices(entries):
+    small = st.integers(1, 4)
+    return st.tuples(small, small).flatmap(
+        lambda rc: st.lists(st.lists(entries, min_size=rc[1], max_size=rc[1]), min_size=rc[0], max_size=rc[0]))
+
+
+@settings(max_examples=20, deadline=None)
+@given(_matrices(st.integers(-3, 3)), st.sampled_from(["plain", "dup_row", "dup_col", "block2"]))
+def test_integer_matrices_match_numpy_and_identities_hold_exactly(rows, shape):
+    """Random integer matrices; duplicated rows/columns give rank deficiency, a repeated block
+    gives repeated singular values."""
+    M = sp.Matrix(rows)
+    if shape == "dup_row":
+        M = M.col_join(M[0, :])
+    elif shape == "dup_col":
+        M = M.row_join(M[:, 0])
+    elif shape == "block2":
+        M = sp.diag(M, M)
+    svd = exact_svd(M)
+    assert svd.rank == M.rank()
+    _np_check(np.array(M.tolist(), dtype=float), svd)
+    _exact_identities(M, svd)
+    for m in svd.modes:                                   # sign convention: first non-zero of v positive
+        first = next(x for x in m.v_floats() if abs(x) > 1e-12)
+        assert first > 0
+
+
+@settings(max_examples=15, deadline=None)
+@given(_matrices(st.fractions(-2, 2, max_denominator=5)))
+def test_rational_matrices_match_numpy(rows):
+    M = sp.Matrix([[sp.Rational(x.numerator, x.denominator) for x in r] for r in rows])
+    svd = exact_svd(M)
+    assert svd.rank == M.rank()
+    _np_check(np.array(M.tolist(), dtype=float), svd)
+    _exact_identities(M, svd)
+
+
+def test_known_values_by_hand():
+    # MᵀM = [[5,4],[4,5]]: eigenvalues 9, 1 -> σ = 3, 1 (hand)
+    assert exact_svd(sp.Matrix([[2, 1], [1, 2], [0, 0]])).singular_values == [3, 1]
+    # MᵀM = [[1,1],[1,2]]: λ = (3 ± √5)/2, σ = (√5 ± 1)/2 (hand; denested exactly)
+    assert exact_svd(sp.Matrix([[1, 1], [0, 1]])).singular_values == [(1 + sp.sqrt(5)) / 2, (sp.sqrt(5) - 1) / 2]
+    # 3 × 3 identity twice stacked: σ = √2 three times (repeated), orthonormal V
+    svd = exact_svd(sp.Matrix.vstack(sp.eye(3), sp.eye(3)))
+    assert svd.singular_values == [sp.sqrt(2)] * 3 and svd.V.T * svd.V == sp.eye(3)
+
+
+def _circulant(n, bump):
+    return [[bump[(j - r) % n] if (j - r) % n < len(bump) else 0 for j in range(n)] for r in range(n)]
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(4, 12), st.lists(st.integers(0, 2), min_size=2, max_size=4).filter(any),
+       st.sampled_from(["double", "single"]))
+def test_ring_structured_tasks_match_numpy(n, bump, reln):
+    """Circulant (ring) structures in 3 contexts: every pathway's modes against numpy; exact
+    singular values (surds, or a polynomial and a root index) whose text reads back."""
+    R = sp.Matrix(_circulant(n, bump))
+    task = tk.contexts(n, 3, common=R, blocks=R)
+    subsets = [(0, 1), (0, 2), (1, 2)] if reln == "double" else [(0,), (1,), (2,)]
+    der = tk.Derivation(tk.GDLNSpec(task, tk.context_pathways(n, 3, subsets)))
+    for name, svd in der.modes.items():
+        A = der.effective_datasets[name].Syx_float()
+        _np_check(A, svd, tol=1e-12)
+        for m in svd.modes:
+            back = sp.sympify(m.s_text)
+            assert abs(float(back) - m.s_float()) < 1e-12 * max(1, m.s_float())
+
+
+def test_exact_strings_read_back_random_structure():
+    """A contexts task whose structure is a random 0/1 matrix over 10 items: every exact value in
+    the derive JSON parses back with sympify to the same number (CRootOf in x, not lambda)."""
+    rng = np.random.default_rng(7)
+    H = sp.Matrix(rng.integers(0, 2, size=(6, 10)).tolist())
+    task = tk.contexts(10, 3, common=H, blocks=H)
+    der = tk.Derivation(tk.GDLNSpec(task, tk.context_pathways(10, 3, [(0, 1), (0, 2), (1, 2)])))
+    summ = json.loads(json.dumps(der.summary()))
+    seen_root = False
+    for name, p in summ.items():
+        for key in ("singular_values", "input_variances"):
+            for text, val in zip(p[key], p[key + "_float"]):
+                assert "lambda" not in text
+                seen_root |= "CRootOf" in text
+                back = sp.sympify(text)
+                assert abs(float(back) - val) <= 1e-12 * max(1.0, abs(val))
+    assert seen_root, "this structure was chosen to have singular values of degree > 2"
+    for n, text in der.ranking_text:
+        assert float(sp.sympify(text)) == pytest.approx(der.modes[n].modes[0].s_float(), rel=1e-12)
+
+
+def test_no_numeric_guessing_on_result_paths(monkeypatch, tmp_path):
+    """nsimplify, mpmath.identify and PSLQ raise: every result-producing path still works."""
+    def forbidden(*a, **k):
+        raise AssertionError("numeric identification used on a result path")
+
+    import importlib
+
+    ssimp = importlib.import_module("sympy.simplify.simplify")
+
+    monkeypatch.setattr(sp, "nsimplify", forbidden)
+    monkeypatch.setattr(ssimp, "nsimplify", forbidden)
+    monkeypatch.setattr(mpmath, "identify", forbidden)
+    monkeypatch.setattr(mpmath, "pslq", forbidden)
+    # symbolic (XoR with Δ), numeric (Section 4), a ring with roots of degree > 2, random matrices
+    for name, paths in tk.xor_relns().items():
+        der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), paths))
+        der.summary(), der.loss, der.latex(document=True)
+    task = tk.contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
+    der = tk.Derivation(tk.GDLNSpec(task, tk.context_pathways(8, 3, [(0, 1), (0, 2), (1, 2)])))
+    der.summary(), der.method, der.ranking
+    R = sp.Matrix(_circulant(10, [1, 2, 1]))
+    der = tk.Derivation(tk.GDLNSpec(tk.contexts(10, 3, common=R, blocks=R), tk.context_pathways(10, 3, [(0, 1)])))
+    [m.s for svd in der.modes.values() for m in svd.modes]
+    exact_svd(sp.Matrix([[1, 2, 0], [3, 1, 1], [0, 1, 2]])).singular_values
+    from theorykit.cli import main
+
+    spec = tmp_path / "x.toml"
+    spec.write_text('name = "x"\n[symbols]\nDelta = {nonnegative = true}\n[data]\ntask = "xor-margin"\n'
+                    'reln = "xor"\nhidden = 8\n[training]\nlr = 0.01\nsteps = 100\n')
+    assert main(["derive", str(spec), "--set", "Delta=1/2", "--times", "0,10", "--json", str(tmp_path / "o.json"),
+                 "--latex", str(tmp_path / "o.tex")]) == 0
+
+
+def test_repeated_blocks_are_solved_once():
+    """Pathways whose correlations are permutations of one another share one SVD (the cache)."""
+    import theorykit.exactla as ex
+
+    calls = []
+    orig = ex._block_modes
+
+    def counting(B, den):
+        calls.append(B.shape)
+        return orig(B, den)
+
+    ex._block_modes = counting
+    try:
+        der = tk.Derivation(tk.GDLNSpec(tk.contexts(8, 4), tk.context_pathways(8, 4, [(0, 1, 2), (0, 1, 3),
+                                                                                      (0, 2, 3), (1, 2, 3)])))
+        der.modes
+    finally:
+        ex._block_modes = orig
+    # the common pathway (one block) + the four 3-context pathways (identical up to row order): 2 SVDs
+    assert len(calls) == 2
+
+
+def test_rational_svd_direct():
+    B = np.array([[2, 0], [0, 2], [0, 0]])
+    ms = rational_svd(B, 3)
+    assert [m.s.text() for m in ms] == ["2/3", "2/3"]

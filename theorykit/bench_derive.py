@@ -1,0 +1,179 @@
+"""Derivation time against task size (``theorykit bench``, derivation part).
+
+Measured in one process, start-up (imports) not counted, fresh objects for every case:
+
+* **paper results**: XoR ReLNs with Δ symbolic (modes, closed-form losses, crossover), Section 4
+  (common + double pathways on hierarchy/ring/cross: exact SVDs, method), Section 5 for k = 3…8
+  (common + (k−1)-context pathways, exact SVDs), and the symbolic-k derivation;
+* **scaling**: the contexts task with the hierarchy in every context and its common + (k−1)-context
+  pathways (``reln = "double"``) at n ∈ {8, 16, 32, 64, 128}, k ∈ {3, 4, 5}; and the ring: n items,
+  each row a bump of three neighbouring items (a circulant), the same block in 3 contexts and as the
+  common block, same pathways, at n ∈ {12, 24, 48}.
+
+A case's time runs from building the task to everything ``theorykit derive`` writes except the
+predicted loss curve (that is a numerical integration when pathways couple): effective datasets,
+exact SVDs, input variances, the Assumption 2.1 check, the method, exact strings and floats, the
+ranking.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+
+__all__ = ["ring_structure", "ring_task_spec", "hierarchy_spec", "derive_case", "paper_results", "scaling",
+           "run_section", "TARGETS"]
+
+#: targets of issue 15 (2-core CPU, seconds)
+TARGETS = {("hierarchy", 32, 4): 0.5, ("hierarchy", 64, 4): 2.0, ("hierarchy", 128, 4): 8.0,
+           ("ring", 12, 3): 0.5, ("ring", 48, 3): 10.0, "paper": 2.0}
+
+FULL_GRID = {"hierarchy": [(n, k) for n in (8, 16, 32, 64, 128) for k in (3, 4, 5)], "ring": [12, 24, 48]}
+QUICK_GRID = {"hierarchy": [(n, k) for n in (8, 16, 32) for k in (3, 4, 5)] + [(64, 4), (128, 4)],
+              "ring": [12, 24, 48]}
+
+
+def ring_structure(n: int):
+    """n × n circulant: row r is 1 on items r−1, r, r+1 (mod n)."""
+    import sympy as sp
+
+    return sp.Matrix(n, n, lambda r, j: 1 if (j - r) % n in (0, 1, n - 1) else 0)
+
+
+def _double(k):
+    return [S for S in itertools.combinations(range(k), k - 1)]
+
+
+def hierarchy_spec(n: int, k: int):
+    from .gating import GDLNSpec, Training, context_pathways
+    from .task import contexts
+
+    return GDLNSpec(contexts(n, k, blocks="hierarchy"), context_pathways(n, k, _double(k)), Training(loss="mean"))
+
+
+def ring_task_spec(n: int, k: int = 3):
+    from .gating import GDLNSpec, Training, context_pathways
+    from .task import contexts
+
+    R = ring_structure(n)
+    return GDLNSpec(contexts(n, k, common=R, blocks=R), context_pathways(n, k, _double(k)), Training(loss="mean"))
+
+
+def derive_case(make_spec) -> dict:
+    """Time one derivation (task construction included), fresh objects."""
+    from .derivation import Derivation
+
+    t0 = time.perf_counter()
+    spec = make_spec()
+    der = Derivation(spec)
+    summ = der.summary()
+    method = der.method
+    ranking = der.ranking_text
+    sec = time.perf_counter() - t0
+    modes = sum(len(v["singular_values"]) for v in summ.values())
+    kinds = set()
+    for svd in der.modes.values():
+        for m in svd.modes:
+            kinds.add(m.raw.s.kind if m.raw is not None else "expr")
+    return {"seconds": sec, "modes": modes, "method": method, "top": ranking[0][1] if ranking else None,
+            "value_kinds": sorted(kinds)}
+
+
+def paper_results(ks=(3, 4, 5, 6, 7, 8)) -> list:
+    """Wall time of each paper result's derivation."""
+    import sympy as sp
+
+    from .derivation import Derivation
+    from .gating import GDLNSpec, Training, context_pathways, xor_relns
+    from .suites import load_package
+    from .task import contexts, xor_margin
+
+    rows = []
+
+    def timed(fn):
+        t0 = time.perf_counter()
+        out = fn()
+        return time.perf_counter() - t0, out
+
+    def xor():
+        out = {}
+        for name, paths in xor_relns().items():
+            der = Derivation(GDLNSpec(xor_margin(), paths))
+            out[name] = (der.method, der.loss)
+        s_lin = Derivation(GDLNSpec(xor_margin(), xor_relns()["linear"])).modes["positive"].modes[0].s
+        s_xor = Derivation(GDLNSpec(xor_margin(), xor_relns()["xor"])).modes["point0"].modes[0].s
+        D = sp.Symbol("Delta", nonnegative=True)
+        return sp.solve(sp.Eq(s_lin, s_xor), D)
+
+    sec, crossing = timed(xor)
+    rows.append({"result": "XoR ReLNs, Delta symbolic: modes, closed-form losses, crossover", "seconds": sec,
+                 "detail": f"Delta* = {crossing}"})
+
+    def sec4():
+        task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
+        der = Derivation(GDLNSpec(task, context_pathways(8, 3, [(0, 1), (0, 2), (1, 2)]), Training(loss="sum")))
+        return der.modes, der.method
+
+    sec, (modes, meth) = timed(sec4)
+    rows.append({"result": "Section 4 (common + double; hierarchy, ring, cross)", "seconds": sec,
+                 "detail": f"method {meth}, {sum(m.rank for m in modes.values())} modes"})
+    for kk in ks:
+        def sec5(kk=kk):
+            der = Derivation(GDLNSpec(contexts(8, kk), context_pathways(8, kk, _double(kk)), Training(loss="sum")))
+            return der.modes, der.method
+
+        sec, (modes, _) = timed(sec5)
+        rows.append({"result": f"Section 5, k = {kk} (n = 8)", "seconds": sec,
+                     "detail": f"{sum(m.rank for m in modes.values())} modes"})
+    load_package("derivations")
+    from theorykit.derivations import k_contexts as kc
+
+    sec, res = timed(lambda: kc.derive(check_ks=[], latex=True))
+    rows.append({"result": "symbolic k (all k at once, LaTeX)", "seconds": sec,
+                 "detail": f"s = {res.kminus1['s']}"})
+    return rows
+
+
+def scaling(quick: bool = False, progress=None) -> list:
+    grid = QUICK_GRID if quick else FULL_GRID
+    rows = []
+    for n, k in grid["hierarchy"]:
+        r = derive_case(lambda n=n, k=k: hierarchy_spec(n, k))
+        rows.append({"task": "hierarchy", "n": n, "k": k, **r})
+        if progress:
+            progress(rows[-1])
+    for n in grid["ring"]:
+        r = derive_case(lambda n=n: ring_task_spec(n, 3))
+        rows.append({"task": "ring", "n": n, "k": 3, **r})
+        if progress:
+            progress(rows[-1])
+    return rows
+
+
+def _target(row):
+    return TARGETS.get((row["task"], row["n"], row["k"]))
+
+
+def run_section(quick: bool = False, out=print) -> dict:
+    """Measure and print the paper-results total and the scaling table; return them for JSON."""
+    out("\nExact derivation time (python-flint engine; task construction included, start-up not counted)")
+    paper = paper_results()
+    w = max(len(r["result"]) for r in paper)
+    for r in paper:
+        out(f"  {r['result']:<{w}}  {r['seconds']:7.2f} s")
+    total = sum(r["seconds"] for r in paper)
+    out(f"  {'paper results, total':<{w}}  {total:7.2f} s   (target < {TARGETS['paper']} s: "
+        f"{'met' if total < TARGETS['paper'] else 'NOT met'})")
+    out("\n  task       n   k   modes  values        seconds  target")
+    rows = []
+
+    def show(r):
+        t = _target(r)
+        tgt = "" if t is None else f"< {t:g} s {'met' if r['seconds'] < t else 'NOT met'}"
+        out(f"  {r['task']:<9}{r['n']:>4}{r['k']:>4}{r['modes']:>8}  {','.join(r['value_kinds']):<12}"
+            f"{r['seconds']:9.2f}  {tgt}")
+
+    rows = scaling(quick, progress=show)
+    return {"paper_results": paper, "paper_total_seconds": total, "scaling": rows,
+            "targets": {"paper": TARGETS["paper"],
+                        **{f"{a}-n{b}-k{c}": v for (a, b, c), v in
+                           ((k_, v_) for k_, v_ in TARGETS.items() if k_ != "paper")}}}
