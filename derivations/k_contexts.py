@@ -308,11 +308,12 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
     from theorykit.task import hierarchy
 
     t0 = time.time()
-    gam = sp.nsimplify(gam)
+    # exact: a float is read as the decimal it prints as (0.5 -> 1/2), never guessed from digits
+    gam = sp.Rational(repr(gam)) if isinstance(gam, float) else sp.sympify(gam, strict=True)
     task = contexts(nn, kk, context_scale=gam)
     H = hierarchy(nn)
     sv = structure_values(H)
-    vals = {k: kk, n: nn, gamma: gam, sigbar: sp.sqrt(sp.nsimplify(sv["sigbar"] ** 2))}
+    vals = {k: kk, n: nn, gamma: gam, sigbar: _exact_sigbar(H)}
     out = {"k": kk, "n": nn, "gamma": str(gam)}
     # common pathway
     A, B, C = res.common
@@ -345,7 +346,7 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
                 Rsym[off:off + H.rows, c * nn + i] = Ht[:, i] * ((1 if c == cp else 0) - sp.Rational(1, kk))
     if exact:
         Wstar = (Y * X.T) * (X * X.T).pinv()
-        R = (Y - Wstar * X).applyfunc(sp.nsimplify)
+        R = (Y - Wstar * X).applyfunc(sp.expand)                      # exact rationals
         out["residual_exact_match"] = bool((R - Rsym).applyfunc(sp.simplify).is_zero_matrix)
     else:
         Xf, Yf = np.array(X.evalf(), float), np.array(Y.evalf(), float)
@@ -418,6 +419,16 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
 # ---------------------------------------------------------------------------------------------
 # the derivation
 # ---------------------------------------------------------------------------------------------
+def _exact_sigbar(H):
+    """σ̄ = ‖H 1‖/√n exactly: with HᵀH 1 = λ 1 (the structure assumption), σ̄² = 1ᵀHᵀH1/n = λ."""
+    from theorykit.contexts_theory import structure_assumption
+
+    fact = structure_assumption(H)
+    if not fact["holds"]:
+        raise ValueError("the structure's 1 is not a right singular vector (HᵀH 1 ∝ 1 fails)")
+    return sp.sqrt(fact["sigbar_squared"])
+
+
 def derive(check_ks=range(2, 9), n_check: int = 4, race_check: bool = True, latex: bool = True,
            exact_check: bool = True) -> KContexts:
     """Derive the k-context results symbolically, check them numerically, and typeset them."""

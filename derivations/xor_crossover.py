@@ -146,7 +146,7 @@ def derive(task=None, relns=None, hidden: int = 128) -> dict:
         out[name] = r
     s_lin, s_xor = out["linear"]["s"], out["xor"]["s"]
     roots = sp.solve(sp.Eq(s_lin, s_xor), Delta)
-    roots = [sp.nsimplify(sp.radsimp(r)) for r in roots if r.is_real is not False and sp.N(r) >= 0]
+    roots = [sp.radsimp(r) for r in roots if r.is_real is not False and sp.N(r) >= 0]   # exact, no guessing
     if len(roots) != 1:
         raise RuntimeError(f"expected one non-negative crossover, found {roots}")
     dstar = sp.simplify(roots[0])

@@ -297,8 +297,22 @@ def test_k_contexts_script(tmp_path, capsys):
 def test_bench_throughput_matches_recurrence():
     from theorykit.bench import throughput
 
-    cfg = {"ensemble_networks": 2, "steps_short": 3, "steps_long": 4, "naive_networks": 1, "naive_steps": 3}
+    from theorykit.bench import gdln_throughput, race_throughput
+
+    cfg = {"ensemble_networks": 2, "steps_short": 3, "steps_long": 4, "naive_networks": 1, "naive_steps": 3,
+           "scan_networks": 2, "scan_steps": 3, "gdln_networks": 2, "gdln_steps": 3, "race_steps": 20}
     for dtype in ("float64", "float32"):
-        r = throughput(cfg, dtype)
+        r = throughput(cfg, dtype, mm_rate=1e9)
         assert r["matches_naive_recurrence"], r
         assert r["ensemble_network_steps_per_s"] > 0 and r["naive_network_steps_per_s"] > 0
+        assert r["scan_per_network_network_steps_per_s"] > 0
+        # XLA's count of one step against the hand count: forward W1X (700·11·24 multiply-adds) and W2h
+        # (60·700·24); backward dW2 and dh (60·700·24 each) and dW1 (700·11·24); 2 FLOP per multiply-add:
+        # 2·24·(2·7 700 + 3·42 000) = 6 787 200 (elementwise work adds a little)
+        assert r["flops_per_network_step_analytic"] == 6_787_200
+        fx = r["flops_per_network_step_xla"]
+        assert fx is None or 0.95 * r["flops_per_network_step_analytic"] <= fx <= 1.3 * r["flops_per_network_step_analytic"]
+    g = gdln_throughput(cfg, "float64", 1e9)
+    assert g["network_steps_per_s"] > 0
+    race = race_throughput(cfg)
+    assert race["families"] == 127 and race["families_per_s"] > 0

@@ -222,6 +222,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "effective datasets, exact SVDs and closed-form mode trajectories from a spec, simulate "
                     "the networks in JAX, and run the paper's validation suites ('Make Haste Slowly', ICLR 2025).",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--distributed", action="store_true",
+                   help="join a multi-host run first (jax.distributed.initialize(): on SLURM it reads the job's "
+                        "variables; elsewhere set JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID). "
+                        "Simulations then shard their ensemble over every device of every host")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     d = sub.add_parser("derive", help="derive modes, trajectories and the loss of a spec (JSON, LaTeX)",
@@ -300,6 +304,10 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     try:
+        if args.distributed:
+            import jax
+
+            jax.distributed.initialize()
         return args.func(args) or 0
     except SpecError as exc:
         print(f"theorykit: error in {exc}", file=sys.stderr)

@@ -31,7 +31,7 @@ from . import jaxify  # noqa: F401  (switches on float64)
 from .errors import DivergenceError, SpecError
 
 __all__ = ["Net", "SaveAt", "Trajectory", "Trainer", "make_trainer", "train", "net_apply", "net_loss", "unit_activity", "objective_for",
-           "RESIDUAL_FLOOR", "DTYPES", "as_dtype", "loss_value", "check_finite"]
+           "RESIDUAL_FLOOR", "DTYPES", "as_dtype", "loss_value", "check_finite", "ensemble_placement"]
 
 DTYPES = {"float64": jnp.float64, "float32": jnp.float32}
 
@@ -352,7 +352,8 @@ def make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None = 
 
 def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callable | None = None,
           mask: Callable | None = None, save: SaveAt = SaveAt(), data_axis: int | None = None,
-          batch: int | None = None, on_batch: Callable | None = None, check: str | None = None) -> Trajectory:
+          batch: int | None = None, on_batch: Callable | None = None, check: str | None = None,
+          devices=None) -> Trajectory:
     """Full-batch gradient descent on an ensemble, the one training loop of theorykit.
 
     Parameters
@@ -369,6 +370,9 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
     save: what to record (:class:`SaveAt`).
     batch: members per compiled call (memory); ``on_batch(done)`` is called after each batch.
     check: a name: raise :class:`DivergenceError` if a loss curve is non-finite or grows tenfold.
+    devices: the devices to shard the ensemble axis over (default: every local device; one device
+        means no sharding). The members are split evenly (the ensemble is padded to a multiple of
+        the device count, and the padding dropped); each member's arithmetic is unchanged.
     """
     tr = make_trainer(loss_fn, steps=steps, objective=objective, mask=mask, save=save, data_axis=data_axis)
     leaves = jax.tree_util.tree_leaves(params0)
@@ -377,19 +381,82 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
     if batch is not None and (isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1):
         raise SpecError("batch", f"needs a positive number of members per call, got {batch!r}", "e.g. batch = 10")
     size = E if not batch else int(batch)
+    place = ensemble_placement(devices)
     outs = []
     with jax.default_matmul_precision("highest"):
         for a in range(0, E, size):
             b = min(E, a + size)
             p_b = jax.tree_util.tree_map(lambda x: x[a:b], params0)
             d_b = jax.tree_util.tree_map(lambda x: x[a:b], data) if data_axis == 0 else data
-            outs.append(jax.block_until_ready(tr.fn(p_b, d_b, lrs[a:b])))
+            args, n = place((p_b, d_b if data_axis == 0 else None, lrs[a:b]))
+            if data_axis != 0:
+                args = (args[0], place.replicate(data), args[2])
+            res = place.gather(jax.block_until_ready(tr.fn(*args)))
+            outs.append(jax.tree_util.tree_map(lambda x: np.asarray(x)[:n], res))
             if on_batch is not None:
                 on_batch(b)
     cat = lambda *xs: np.concatenate([np.asarray(x) for x in xs])  # noqa: E731
-    params = jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs), *[o[0] for o in outs]) if save.final else None
+    params = jax.tree_util.tree_map(lambda *xs: jnp.asarray(np.concatenate(xs)), *[o[0] for o in outs]) \
+        if save.final else None
     loss = np.asarray(cat(*[o[1] for o in outs]), dtype=float) if tr.n_curve else np.zeros((E, 0))
     saved = jax.tree_util.tree_map(cat, *[o[2] for o in outs]) if len(tr.save_steps) else {}
     if check and tr.n_curve:
         check_finite(loss, check, lr)
-    return Trajectory(tr.t, loss, tr.save_steps, saved, params)
+    return Trajectory(tr.t, loss, tr.save_steps, saved, params, place.count)
+
+
+class ensemble_placement:
+    """Places an ensemble (leading axis) on devices: ``place(tree) → (sharded tree, members)``.
+
+    With one device it returns the tree as is. With D > 1 devices it pads the leading axis to a
+    multiple of D (repeating the last member) and shards it over a one-axis mesh ("ensemble"),
+    so ``jit(vmap(...))`` runs D slices in parallel; ``replicate(tree)`` copies shared data to
+    every device."""
+
+    def __init__(self, devices=None):
+        devs = list(jax.devices()) if devices is None else list(devices)
+        if not devs:
+            raise SpecError("devices", "no device given", "pass None (every device) or a list of devices")
+        self.count = len(devs)
+        if self.count > 1:
+            from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+            mesh = Mesh(np.array(devs), ("ensemble",))
+            self._split = NamedSharding(mesh, PartitionSpec("ensemble"))
+            self._copy = NamedSharding(mesh, PartitionSpec())
+
+    def __call__(self, tree):
+        leaves = [x for x in jax.tree_util.tree_leaves(tree) if x is not None]
+        n = leaves[0].shape[0]
+        if self.count == 1:
+            return tree, n
+        pad = (-n) % self.count
+
+        def put(x):
+            if x is None:
+                return None
+            x = np.asarray(x)
+            if pad:
+                x = np.concatenate([x, np.repeat(x[-1:], pad, axis=0)])
+            # each process fills the shards on its own devices (one host or several)
+            return jax.make_array_from_callback(x.shape, self._split, lambda idx: x[idx])
+
+        return jax.tree_util.tree_map(put, tree, is_leaf=lambda x: x is None), n
+
+    def replicate(self, tree):
+        if self.count == 1:
+            return tree
+
+        def put(x):
+            x = np.asarray(x)
+            return jax.make_array_from_callback(x.shape, self._copy, lambda idx: x[idx])
+
+        return jax.tree_util.tree_map(put, tree)
+
+    def gather(self, tree):
+        """Every member's results on this process (an all-gather across hosts when there are several)."""
+        if self.count == 1 or jax.process_count() == 1:
+            return tree
+        from jax.experimental import multihost_utils
+
+        return multihost_utils.process_allgather(tree, tiled=True)

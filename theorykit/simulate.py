@@ -128,7 +128,7 @@ def simulate(graph, *, init="aligned", seeds: int = 4, steps: int | None = None,
                 save=save or SaveAt(), batch=batch, on_batch=on_batch, check="GDLN simulation")
     return SimResult(res.t, res.loss, res.params,
                      {"init": kind, "schedule": [gr.name for gr in groups] or "joint", "saved": res.saved,
-                      "saved_steps": res.saved_steps, "initial_params": p0}, dtype)
+                      "saved_steps": res.saved_steps, "initial_params": p0}, dtype, res.devices)
 
 
 def simulate_gdln(spec, *, init="aligned", seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
@@ -203,7 +203,7 @@ def simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, s
     if snapshot_every:
         idx = np.searchsorted(res.saved_steps, [i * snapshot_every for i in range(steps // snapshot_every)])
         extra["snapshots"] = np.asarray(res.saved["snapshots"])[:, idx]
-    return SimResult(res.t, res.loss, params, extra, dtype)
+    return SimResult(res.t, res.loss, params, extra, dtype, res.devices)
 
 
 def simulate_relu_spec(spec, *, seeds: int = 4, steps: int | None = None, values: Mapping | None = None,

@@ -206,7 +206,9 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
         for c in off:
             G[j + 1, c * 8:(c + 1) * 8] = 0
     t0 = time.time()
-    with Progress("depth", 2 * seeds + st["wide_seeds"] + 1, enabled=progress) as pr:
+    from . import depth_protocols as dproto
+
+    with Progress("depth", 2 * seeds + st["wide_seeds"] + 1 + 4, enabled=progress) as pr:
         def tick(note):
             done = [0]
 
@@ -232,6 +234,8 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
         a0_p = a0_rule(sd, [H, H // 4, H // 4])
         flow = shared_first_flow(X, Y, G, a0=a0_p, lr=lr, loss="sum", times=t_ck)
         pr.update(note="mode ODE, GDLN flow")
+        # the Section 6 GDLN from its spec files: the paper's protocol beside the joint variant
+        protocols = dproto.run_protocols(mode, every, on_step=lambda note: pr.update(note=note))
     sim_s = time.time() - t0
 
     idx = t_ck.astype(int)
@@ -302,6 +306,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     _fig6(t_ck, relu.loss[:, idx], gd.loss[:, idx], out, ode, out_dir / "fig6_depth.png", st, wide=wm, flow=flow,
           gating=gating, all_on_t=(t_ck[:-1], all_on_t))
 
+    dproto.figure(protocols, out_dir / "fig6_protocols.png", _save)
     ra, ga = out["relu"], out["gdln"]
     g2 = gating["second_weight_share_mean"]
     claims = [
@@ -374,8 +379,9 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                  f"σ√(H/2)·(σ√(H/8))² (theorykit.init.a0_rule), not fitted",
          "agreement": "tolerance 0.05·L(0) against the GDLN mean",
          "verdict": _verdict_below(cmp["flow_vs_gdln_mean_max_rel"], 0.05, 0.15, strict=True)},
-    ]
+    ] + dproto.claims(protocols, every)
     return _never_to_none({"suite": NAME, "mode": mode, "settings": st, "sim_seconds": sim_s, "t": t_ck,
+            "protocols": protocols,
             "relu": {k: v for k, v in ra.items() if k != "r2_curve"},
             "gdln": {k: v for k, v in ga.items() if k != "r2_curve"},
             "gdln_design": "first layer shared and always on (H units), second layer split into the four "
@@ -385,7 +391,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
             "a0_rule": {"linear_network": a0_lin, "rule": "theorykit.init.a0_rule: (sigma*sqrt(H/2))^3", "gdln_pathway": a0_p,
                         "gdln_rule": "sigma*sqrt(H/2)*(sigma*sqrt(H/8))^2"},
             "alignment_rule": f"first checkpoint with both top-mode cosines >= {ALIGN}",
-            "figures": ["fig6_depth.png"], "claims": claims})
+            "figures": ["fig6_depth.png", "fig6_protocols.png"], "claims": claims})
 
 
 LEVELS = (0.5, 0.25, 0.1, 0.05)

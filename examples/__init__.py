@@ -1,0 +1,1 @@
+"""Example spec files of theorykit (installed as ``theorykit.examples``, package data)."""
