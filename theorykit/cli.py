@@ -21,6 +21,8 @@ EPILOG = """examples:
   theorykit validate all --quick --out results/
   theorykit find-gates contexts --K 4 --seeds 2 --out found.toml
   theorykit bench --quick
+  theorykit race-exhaust --k 4 --out results/
+  theorykit sweep examples/xor_linear.toml --grid Delta=0:2:21 --grid lr=0.01,0.05 --seeds 4 --steps 2000 --out sweep/
 """
 
 
@@ -215,6 +217,37 @@ def cmd_bench(args):
     return run_bench(quick=args.quick, json_out=args.json)
 
 
+def cmd_race_exhaust(args):
+    """Rank every context-gated family of the k-context task by race speed (orbits under its symmetry)."""
+    from .exhaust import race_exhaust, write_outputs
+
+    res = race_exhaust(args.k, gamma=args.gamma, a0=args.a0, batch=args.batch, race_dt=args.race_dt,
+                       use_symmetry=not args.no_symmetry, progress=not args.no_progress, steps=args.steps)
+    paths = write_outputs(res, args.out)
+    s = res.summary
+    print(f"race-exhaust k={s['k']}: {s['families']} families, symmetry group of order {s['symmetry']['group_order']}, "
+          f"{s['symmetry']['orbits_integrated']} orbits integrated in {s['seconds']['total']:.1f}s")
+    print(f"  winner (area): {s['winner']}; contains common + all (k-1)-context pathways: "
+          f"{s['winner_contains_common_and_all_(k-1)-context']}")
+    for nm, r in s["named"].items():
+        print(f"  {nm:>18}: rank {r['rank_area']:>6} area {r['area']:.4f}")
+    print(f"  -> {paths['json']}, {paths['figure']}")
+    return 0
+
+
+def cmd_sweep(args):
+    """A declared sweep (symbol grids x learning rates x seeds) through one sharded trainer call, resumable."""
+    from .sweep import parse_grid, run_sweep
+
+    spec = _load(args.spec)
+    grid = parse_grid(args.grid, spec.task.symbols)
+    res = run_sweep(spec, grid, seeds=args.seeds, steps=args.steps, out=args.out, chunk=args.chunk, dtype=args.dtype,
+                    progress=not args.no_progress)
+    print(f"sweep: {res['members']} members in {res['chunks']} chunks ({len(res['chunks_computed'])} computed this run, "
+          f"{res['seconds_this_run']:.1f}s) -> {Path(args.out) / 'sweep.json'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="theorykit",
@@ -289,6 +322,36 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--seed", type=int, default=0, help="random seed of initial weights and k-means")
     f.add_argument("--name", help="name of the written spec")
     f.set_defaults(func=cmd_find_gates)
+
+    r = sub.add_parser("race-exhaust", help="rank every context-gated family of the k-context task (race by exhaustion)",
+                       description="Integrate the coupled race of every family Lemma 4.1 allows on contexts(8, k) "
+                                   "(hierarchy in every context), one representative per orbit of the task's "
+                                   "symmetry (found and verified), and rank them. Writes exhaust.json and race_k<k>.png.")
+    r.add_argument("--k", type=int, default=4, help="number of contexts (3: 127 families; 4: 32 767)")
+    r.add_argument("--out", default=".", help="output folder (default: here)")
+    r.add_argument("--batch", type=int, default=256, help="families integrated at once (memory)")
+    r.add_argument("--gamma", type=float, help="context scale (default: the paper's Section 5 value, 1.1 at k = 4)")
+    r.add_argument("--a0", type=float, help="initial strength (default: the contexts suite's GDLN rule)")
+    r.add_argument("--race-dt", type=float, default=10, help="RK4 step tau/RACE_DT (default 10, the suite's quick setting)")
+    r.add_argument("--steps", type=int, default=8000, help="gradient steps raced (default 8000, the paper's)")
+    r.add_argument("--no-symmetry", action="store_true", help="integrate every family, not one per orbit")
+    r.add_argument("--no-progress", action="store_true")
+    r.set_defaults(func=cmd_race_exhaust)
+
+    w = sub.add_parser("sweep", help="run a declared sweep over symbol values, learning rates and seeds (resumable)",
+                       description="Every (symbol point, lr, seed) is one member of one sharded trainer call; chunks of "
+                                   "members are written atomically as they finish (DIR/chunks), and a re-run skips them. "
+                                   "DIR/sweep.json: the declaration and the final losses per grid point.")
+    w.add_argument("spec")
+    w.add_argument("--grid", action="append", metavar="NAME=VALUES",
+                   help="a symbol or lr: START:STOP:COUNT (linspace) or v1,v2,... (repeatable)")
+    w.add_argument("--seeds", type=int, default=4)
+    w.add_argument("--steps", type=int, help="gradient steps (default: the spec's)")
+    w.add_argument("--out", required=True, help="output folder (resumes a sweep already there)")
+    w.add_argument("--chunk", type=int, default=64, help="members per chunk (default 64)")
+    w.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    w.add_argument("--no-progress", action="store_true")
+    w.set_defaults(func=cmd_sweep)
 
     b = sub.add_parser("bench", help="benchmark derivation time and simulator throughput (ratios in one run)")
     b.add_argument("--quick", action="store_true", help="a CPU-sized run of a minute or two")

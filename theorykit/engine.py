@@ -353,7 +353,7 @@ def make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None = 
 def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callable | None = None,
           mask: Callable | None = None, save: SaveAt = SaveAt(), data_axis: int | None = None,
           batch: int | None = None, on_batch: Callable | None = None, check: str | None = None,
-          devices=None) -> Trajectory:
+          devices=None, on_batch_result: Callable | None = None) -> Trajectory:
     """Full-batch gradient descent on an ensemble, the one training loop of theorykit.
 
     Parameters
@@ -368,7 +368,9 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
     objective, mask: a schedule's objective ``(params, data, t)`` and update mask ``t → {key: 0/1}``
         (see :func:`objective_for`).
     save: what to record (:class:`SaveAt`).
-    batch: members per compiled call (memory); ``on_batch(done)`` is called after each batch.
+    batch: members per compiled call (memory); ``on_batch(done)`` is called after each batch, and
+        ``on_batch_result(start, stop, loss)`` with that batch's loss curves (members start..stop−1;
+        for writing results as they finish, e.g. :mod:`theorykit.sweep`).
     check: a name: raise :class:`DivergenceError` if a loss curve is non-finite or grows tenfold.
     devices: the devices to shard the ensemble axis over (default: every local device; one device
         means no sharding). The members are split evenly (the ensemble is padded to a multiple of
@@ -393,6 +395,8 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
                 args = (args[0], place.replicate(data), args[2])
             res = place.gather(jax.block_until_ready(tr.fn(*args)))
             outs.append(jax.tree_util.tree_map(lambda x: np.asarray(x)[:n], res))
+            if on_batch_result is not None:
+                on_batch_result(a, b, np.asarray(outs[-1][1], dtype=float))
             if on_batch is not None:
                 on_batch(b)
     cat = lambda *xs: np.concatenate([np.asarray(x) for x in xs])  # noqa: E731
