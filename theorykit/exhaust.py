@@ -119,7 +119,7 @@ def _key(p, task):
 def pathway_action(spec, sym: dict):
     """The image of each pathway under a symmetry, as indices into ``spec.pathways``, or None when
     some image is not a pathway of the superset. Pathway (gate g, inputs I, outputs O) goes to
-    (g ∘ σ⁻¹, rx⁻¹… ) — precisely: g'[σ[μ]] = g[μ], I' = {r : rx[r] ∈ I}, O' = {o : ry[o] ∈ O}."""
+    (g', I', O') with g'[σ[μ]] = g[μ], I' = {r : rx[r] ∈ I}, O' = {o : ry[o] ∈ O}."""
     keys = [_key(p, spec.task) for p in spec.pathways]
     where = {kk: j for j, kk in enumerate(keys)}
     sigma, rx, ry = sym["cols"], sym["rx"], sym["ry"]
