@@ -1,6 +1,6 @@
 """Command line: ``theorykit`` (also ``python -m theorykit``).
 
-Subcommands: derive, simulate, validate, find-gates, bench. Errors exit with status 2 and a message that
+Subcommands: derive, simulate, validate, find-gates, compare, bench. Errors exit with status 2 and a message that
 names the field and the fix.
 """
 from __future__ import annotations
@@ -20,6 +20,8 @@ EPILOG = """examples:
   theorykit validate xor --quick --out results/
   theorykit validate all --quick --out results/
   theorykit find-gates contexts --K 4 --seeds 2 --out found.toml
+  theorykit find-gates --checkpoints 'run/step_*.safetensors' --data run/data.npz --out found.toml
+  theorykit compare found.toml --checkpoints 'run/step_*.safetensors' --data run/data.npz --out cmp/
   theorykit bench --quick
 """
 
@@ -162,7 +164,16 @@ def cmd_find_gates(args):
     from .io import atomic_write_text
     from .spec import parse_assignment, spec_to_toml
 
+    if args.checkpoints:                                    # an imported run (theorykit/checkpoints.py)
+        from .checkpoints import cmd_find_gates_in_run
+
+        return cmd_find_gates_in_run(args)
     src = args.source
+    if src is None:
+        raise SpecError("source", "missing", "give a spec file or a built-in task, or --checkpoints and --data")
+    if args.steps is not None and not args.steps.strip().isdigit():
+        raise SpecError("--steps", f"{args.steps!r} is not a number of gradient steps", "e.g. --steps 2000")
+    steps = int(args.steps) if args.steps is not None else None
     if src in ("contexts", "xor-margin"):
         from .gating import Training
         from .task import contexts, xor_margin
@@ -196,7 +207,7 @@ def cmd_find_gates(args):
     if args.seeds < 1:
         raise SpecError("--seeds", f"needs a positive integer, got {args.seeds}", "e.g. --seeds 4")
     t0 = time.time()
-    found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=args.steps,
+    found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=steps,
                        hidden=args.hidden, lr=args.lr, seed=args.seed, name=args.name or f"found-{Path(src).stem}")
     atomic_write_text(args.out, spec_to_toml(found.spec))
     summ = found.summary()
@@ -207,6 +218,13 @@ def cmd_find_gates(args):
     if summ["mse"]:
         print("  output MSE by K: " + ", ".join(f"{k}:{m:.3g}" for k, m in zip(summ["Ks"], summ["mse"])))
     return 0
+
+
+def cmd_compare(args):
+    """A found spec against the run it was found in: run, GDLN from the run's first checkpoint, race."""
+    from .compare import cmd_compare as run_compare
+
+    return run_compare(args)
 
 
 def cmd_bench(args):
@@ -272,19 +290,38 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Train ReLU networks on a task, record binary hidden activity every 100 steps, "
                                    "k-means the units and write a spec with one pathway per gate pattern. K by the "
                                    "elbow of the ReLU-vs-GDLN output MSE over K = 1..--max-K unless --K is given.")
-    f.add_argument("source", help="a spec file (TOML; its task and training are used) or a built-in task: "
-                                  "'contexts' (the Section 4 task) or 'xor-margin' (with --set Delta=...)")
+    f.add_argument("source", nargs="?", help="a spec file (TOML; its task and training are used) or a built-in task: "
+                                  "'contexts' (the Section 4 task) or 'xor-margin' (with --set Delta=...); "
+                                  "or leave out and give --checkpoints and --data (your own run)")
     f.add_argument("--out", required=True, metavar="FOUND.toml", help="where to write the found spec")
     f.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
     f.add_argument("--K", type=int, help="number of clusters (default: elbow)")
     f.add_argument("--max-K", type=int, default=8, help="largest K tried for the elbow (default 8)")
     f.add_argument("--seeds", type=int, default=4, help="ReLU trainings (default 4)")
-    f.add_argument("--steps", type=int, help="gradient steps (default: the spec's or the task's)")
+    f.add_argument("--steps", help="gradient steps (default: the spec's or the task's); with --checkpoints, "
+                                   "the checkpoints' steps (0,100,...) when the file names have none")
     f.add_argument("--hidden", type=int, help="ReLU hidden width (default: the spec's total width)")
-    f.add_argument("--lr", type=float, help="learning rate (default: the spec's)")
+    f.add_argument("--lr", type=float, help="learning rate (default: the spec's; with --checkpoints: the "
+                                             "checkpoints' metadata)")
     f.add_argument("--seed", type=int, default=0, help="random seed of initial weights and k-means")
     f.add_argument("--name", help="name of the written spec")
+    f.add_argument("--quiet", action="store_true", help="no progress bar")
+    from .checkpoints import add_run_arguments
+
+    add_run_arguments(f)
     f.set_defaults(func=cmd_find_gates)
+
+    c = sub.add_parser("compare", help="compare a found spec with your own training run (HTML page and PNGs)",
+                       description="The run's loss at every checkpoint, the spec's GDLN trained from the run's first "
+                                   "checkpoint (paired start) and the race-reduction prediction, each with its "
+                                   "agreement as a share of L(0). Writes compare.html, loss.png, gates.png, "
+                                   "compare.json into --out.")
+    c.add_argument("spec", help="the spec find-gates wrote for this run")
+    add_run_arguments(c, required=True)
+    c.add_argument("--steps", help="the checkpoints' steps (0,100,...) when the file names have none")
+    c.add_argument("--lr", type=float, help="the run's learning rate (default: the spec's)")
+    c.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    c.set_defaults(func=cmd_compare)
 
     b = sub.add_parser("bench", help="benchmark derivation time and simulator throughput (ratios in one run)")
     b.add_argument("--quick", action="store_true", help="a CPU-sized run of a minute or two")
