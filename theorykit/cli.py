@@ -56,7 +56,7 @@ def _load(path):
 
 def cmd_derive(args):
     from .derivation import Derivation
-    from .io import atomic_write_text, write_json
+    from .io import atomic_write_text
 
     spec = _load(args.spec)
     values = _values(spec, args.set)
@@ -78,19 +78,15 @@ def cmd_derive(args):
         out["loss"] = {"t": times, "value": der.predict_loss(times)}
     if args.latex:
         atomic_write_text(args.latex, der.latex(document=True))
-    if args.json:
-        write_json(args.json, out)
-    else:
-        import json
+    from . import summary
 
-        from .io import jsonable
-
-        print(json.dumps(jsonable(out), indent=2))
+    if args.plot:
+        summary.plot(args.plot, der=der, values=values, times=times, title=spec.name)
+    summary.emit(args, out, lambda: summary.derive_text(der, out, values))
     return 0
 
 
 def cmd_simulate(args):
-    from .io import write_json
     from .engine import Net
     from .init import load_weights
     from .simulate import simulate, simulate_relu_spec
@@ -102,7 +98,7 @@ def cmd_simulate(args):
     if times.max() > steps:
         raise SpecError("--times", f"a time {times.max()} is beyond --steps {steps}", "raise --steps or lower --times")
     t0 = time.time()
-    init = args.init
+    init, der = args.init, None
     if args.init_weights:
         if args.network == "relu":
             X, Y = spec.task.numeric(values)
@@ -114,7 +110,10 @@ def cmd_simulate(args):
         sim = simulate_relu_spec(spec, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype,
                                  init=init if args.init_weights else None)
     else:
-        sim = simulate(spec, init=init, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype)
+        from .summary import plot_save
+
+        save, der = plot_save(spec, values, steps) if args.plot else (None, None)
+        sim = simulate(spec, init=init, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype, save=save)
     idx = times.astype(int)
     init_name = args.init_weights or (args.init if args.network == "gdln" else "random")
     out = {"spec": spec.name, "network": args.network, "init": init_name, "devices": sim.devices,
@@ -124,18 +123,16 @@ def cmd_simulate(args):
     if args.compare:
         from .derivation import Derivation
 
-        der = Derivation(spec, values=values)
+        der = der or Derivation(spec, values=values)
         pred = der.predict_loss(times)
         out["theory"] = {"method": der.method, "value": pred,
                          "max_abs_error_over_initial_loss": float(np.max(np.abs(sim.mean[idx] - pred)) / sim.mean[0])}
-    if args.json:
-        write_json(args.json, out)
-    else:
-        import json
+    from . import summary
 
-        from .io import jsonable
-
-        print(json.dumps(jsonable(out), indent=2))
+    if args.plot:
+        summary.plot(args.plot, der=der, values=values, times=times,
+                     sim=sim, title=f"{spec.name} ({args.network})")
+    summary.emit(args, out, lambda: summary.simulate_text(out))
     return 0
 
 
@@ -248,7 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("spec", help="spec file (TOML); see docs/specs.md")
     d.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
     d.add_argument("--times", help="comma-separated times in gradient steps at which to predict the loss")
-    d.add_argument("--json", metavar="OUT", help="write the JSON here (atomically) instead of stdout")
+    d.add_argument("--json", metavar="OUT", help="write the full JSON document here (atomically); '-': to stdout "
+                                                 "(the default on a pipe; a terminal gets a short summary)")
+    d.add_argument("--plot", metavar="OUT.png", help="draw the predicted loss and mode strengths a(t)")
     d.add_argument("--latex", metavar="OUT.tex", help="write a standalone LaTeX document of the derivation")
     d.add_argument("--method", choices=["auto", "closed-form", "race-reduction"], default="auto",
                    help="closed form where it applies (auto), insist on it, or integrate the race reduction")
@@ -271,7 +270,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--times", help="comma-separated steps at which to report the loss")
     s.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     s.add_argument("--compare", action="store_true", help="also report the theory and the largest error")
-    s.add_argument("--json", metavar="OUT")
+    s.add_argument("--json", metavar="OUT", help="write the full JSON document here; '-': to stdout (the default "
+                                                 "on a pipe; a terminal gets a short summary)")
+    s.add_argument("--plot", metavar="OUT.png", help="draw loss and mode strengths: theory as lines, simulation "
+                                                     "as mean ± spread over seeds")
     s.set_defaults(func=cmd_simulate)
 
     v = sub.add_parser("validate", help="run a validation suite: xor, contexts, depth, gates, lemmas, or all",
