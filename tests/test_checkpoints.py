@@ -248,3 +248,14 @@ def test_compare_refuses_a_spec_of_other_data(run_dir, tmp_path):
     found = tmp_path / "f.toml"
     assert main(["find-gates", "--checkpoints", ck, "--data", data, "--out", str(found), "--K", "1", "--quiet"]) == 0
     assert main(["compare", str(found), "--checkpoints", ck, "--data", str(other), "--out", str(tmp_path / "c")]) == 2
+
+
+def test_docs_page_names_the_commands_and_its_images_exist():
+    import re
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "own_network.md"
+    text = page.read_text("utf-8")
+    assert "theorykit find-gates --checkpoints" in text and "theorykit compare" in text
+    imgs = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert len(imgs) == 3 and all((page.parent / i).is_file() for i in imgs)
