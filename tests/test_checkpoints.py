@@ -259,3 +259,32 @@ def test_docs_page_names_the_commands_and_its_images_exist():
     assert "theorykit find-gates --checkpoints" in text and "theorykit compare" in text
     imgs = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
     assert len(imgs) == 3 and all((page.parent / i).is_file() for i in imgs)
+
+
+def test_two_hidden_layers(tmp_path):
+    """A 3 → 6 → 6 → 1 run: depth-3 pathways; the paired start keeps each pathway's diagonal block of W2."""
+    from theorykit.engine import SaveAt
+    from theorykit.simulate import simulate_relu
+    from theorykit.task import xor_margin
+
+    X, Y = xor_margin(0.5).numeric()
+    steps = [0, 40, 80, 120]
+    sim = simulate_relu(X, Y, hidden=[6, 6], lr=0.05, steps=120, seeds=1, init_std=0.3,
+                        save=SaveAt(steps=steps, fns={"p": lambda p, _d: p}))
+    P = sim.extra["saved"]["p"]
+    for i, s in enumerate(steps):
+        np.savez(tmp_path / f"ck{s}.npz", W1=P["input->h1"][0, i], W2=P["h1->h2"][0, i], W3=P["h2->output"][0, i])
+    np.savez(tmp_path / "data.npz", X=X, Y=Y)
+    run = load_checkpoints(str(tmp_path / "ck*.npz"), tmp_path / "data.npz")
+    assert run.widths == [6, 6] and list(run.steps) == steps
+    np.testing.assert_allclose(run.loss(), sim.loss[0][steps], rtol=1e-10, atol=1e-14)
+    found = find_gates_in_run(run, lr=0.05, K=2)
+    assert all(p.depth == 3 for p in found.spec.pathways)
+    start = paired_start(found.spec, run.params(0))
+    p0 = found.spec.pathways[0]
+    h = p0.hidden
+    np.testing.assert_array_equal(start[f"{p0.name}->{p0.name}_2"][0], run.params(0)[1][:h, :h])
+    from theorykit.compare import compare_run
+
+    cmp = compare_run(found.spec, run)
+    assert cmp.gdln_loss[0] > 0 and cmp.race_loss is not None and len(cmp.run_loss) == 4

@@ -89,3 +89,26 @@ def test_simresult_displays_as_a_figure(tmp_path):
     assert data[:8] == PNG
     (tmp_path / "r.png").write_bytes(data)
     assert _not_blank(tmp_path / "r.png")
+
+
+def test_progress_is_tqdm_on_a_terminal_and_quiet_otherwise():
+    import io
+
+    from theorykit.progress import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty, pipe = Tty(), io.StringIO()
+    with Progress("demo", 3, stream=tty) as pr:
+        for _ in range(3):
+            pr.update(note="x")
+    assert "demo" in tty.getvalue() and "3/3" in tty.getvalue()
+    with Progress("demo", 3, stream=pipe) as pr:
+        pr.update()
+    assert pipe.getvalue() == ""                       # not a terminal: nothing
+    quiet = Tty()
+    with Progress("demo", 3, stream=quiet, enabled=False) as pr:
+        pr.update()
+    assert quiet.getvalue() == ""                      # --quiet / --no-progress

@@ -540,18 +540,12 @@ def cmd_find_gates_in_run(args) -> int:
     t0 = time.time()
     run = run_from_args(args)
     lr, loss = run_settings(run, args.lr, args.loss)
-    progress = None
-    if args.K is None:
-        from .progress import Progress
+    from .progress import Progress
 
-        progress = Progress("find-gates", args.max_K, enabled=not getattr(args, "quiet", False))
-    try:
+    with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.quiet) as progress:
         found = find_gates_in_run(run, lr=lr, loss=loss, K=args.K, Ks=range(1, args.max_K + 1), seed=args.seed,
                                   name=args.name or f"found-{Path(run.files[0]).parent.name or 'run'}",
                                   progress=progress)
-    finally:
-        if progress is not None:
-            progress.close()
     atomic_write_text(args.out, spec_to_toml(found.spec))
     print(f"find-gates: {len(run.files)} checkpoints (steps {run.steps[0]}…{run.steps[-1]}), ReLU widths "
           f"{run.widths}; K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "

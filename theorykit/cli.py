@@ -204,8 +204,12 @@ def cmd_find_gates(args):
     if args.seeds < 1:
         raise SpecError("--seeds", f"needs a positive integer, got {args.seeds}", "e.g. --seeds 4")
     t0 = time.time()
-    found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=steps,
-                       hidden=args.hidden, lr=args.lr, seed=args.seed, name=args.name or f"found-{Path(src).stem}")
+    from .progress import Progress
+
+    with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.quiet) as pr:
+        found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=steps,
+                           hidden=args.hidden, lr=args.lr, seed=args.seed, name=args.name or f"found-{Path(src).stem}",
+                           progress=pr)
     atomic_write_text(args.out, spec_to_toml(found.spec))
     summ = found.summary()
     print(f"find-gates: K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "
