@@ -288,3 +288,28 @@ def test_two_hidden_layers(tmp_path):
 
     cmp = compare_run(found.spec, run)
     assert cmp.gdln_loss[0] > 0 and cmp.race_loss is not None and len(cmp.run_loss) == 4
+
+
+def test_data_as_rows_when_the_shapes_alone_do_not_tell(tmp_path):
+    """d = p = 3, P = 4: X.T and Y.T have equal column counts, so only the weights show the datapoints are rows."""
+    rng = np.random.default_rng(1)
+    X, Y = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    g = {"W1": 0.1 * rng.standard_normal((5, 3)), "W2": 0.1 * rng.standard_normal((3, 5))}
+    ck, data = _two(tmp_path, {0: g, 1: g}, X=X.T.copy(), Y=Y.T.copy())
+    msg = _raises("data.npz", "'X'", load_checkpoints, ck, data)
+    assert "rows" in msg
+    ck, data = _two(tmp_path, {0: g, 1: g}, X=X, Y=Y)                  # as columns: fine
+    assert load_checkpoints(ck, data).widths == [5]
+
+
+def test_derive_summary_is_short_for_many_modes(monkeypatch, capsys):
+    from pathlib import Path
+
+    from theorykit import summary
+
+    monkeypatch.setattr(summary, "stdout_is_terminal", lambda: True)
+    ex = Path(__file__).resolve().parents[1] / "examples" / "contexts_double.toml"
+    assert main(["derive", str(ex), "--times", "0,1000"]) == 0
+    out = capsys.readouterr().out
+    assert "more modes (--json for all)" in out or max(out.count("mode 5:"), 0) == 0
+    assert len(out.splitlines()) < 60

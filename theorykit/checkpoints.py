@@ -260,10 +260,13 @@ def _pick(arrays, path, names, ignore_bias):
     return out, keys
 
 
-def _check_shapes(Ws, keys, path, d, p):
+def _check_shapes(Ws, keys, path, d, p, P=None, data=None):
     f = str(path)
     W1 = Ws[0]
     if W1.shape[1] != d:
+        if P is not None and W1.shape[1] == P and W1.shape[0] != d and data is not None:
+            raise SpecError(f"{data}['X']", f"X is {d} × {P} but {f}[{keys[0]!r}] reads {P} inputs: the datapoints "
+                            "look like rows", "datapoints are columns: save X.T and Y.T (X is d × P, Y is p × P)")
         hint = (" (it looks transposed: in × out, as Flax's kernel; store out × in, e.g. kernel.T)"
                 if W1.shape[0] == d else "")
         raise SpecError(f"{f}[{keys[0]!r}]", f"has shape {W1.shape}, but the data's X has d = {d} rows: the first "
@@ -314,7 +317,7 @@ def load_checkpoints(checkpoints, data, *, layers=None, steps=None, ignore_bias:
         Ws, keys = _pick(arrays, path, names, ignore_bias)
         if names is None:
             names = {f"W{i + 1}": k for i, k in enumerate(keys)}
-        _check_shapes(Ws, keys, path, X.shape[0], Y.shape[0])
+        _check_shapes(Ws, keys, path, X.shape[0], Y.shape[0], X.shape[1], data if isinstance(data, (str, Path)) else None)
         if shapes is None:
             shapes = [W.shape for W in Ws]
             allW = [[] for _ in Ws]

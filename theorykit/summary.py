@@ -91,7 +91,7 @@ def _t_halves(der, values) -> dict:
     return out
 
 
-def derive_text(der, out: dict, values=None) -> str:
+def derive_text(der, out: dict, values=None, max_modes: int = 4) -> str:
     """The summary of ``derive``'s document ``out`` (see :func:`theorykit.cli.cmd_derive`)."""
     spec = der.spec
     L = [f"{spec.name}: {len(spec.pathways)} pathways, method {der.method}; τ = {_g(spec.tau)} steps, "
@@ -102,12 +102,18 @@ def derive_text(der, out: dict, values=None) -> str:
         s = summ[p.name]
         act = "all" if all(p.active) else f"{sum(p.active)}/{len(p.active)}"
         L.append(f"  {p.name:<12} active on {act} datapoints, {len(p.inputs)} inputs → {len(p.outputs)} outputs")
-        for i, (sv, dv) in enumerate(zip(s["singular_values"], s["input_variances"])):
+        shown = max_modes if len(s["singular_values"]) > max_modes + 1 else len(s["singular_values"])
+        for i, (sv, dv) in enumerate(zip(s["singular_values"][:shown], s["input_variances"][:shown])):
             sf, df = s["singular_values_float"][i], s["input_variances_float"][i]
             exact = f"  (s = {sv}, d = {dv})" if len(sv) + len(dv) < 50 else ""
             t_h = th.get(p.name, [])
             L.append(f"      mode {i + 1}: s = {_g(sf)}, d = {_g(df)}, end s/d = {_g(sf / df) if df else '—'}, "
                      f"t½ = {_g(t_h[i]) if i < len(t_h) else '—'}{exact}")
+        if shown < len(s["singular_values"]):
+            L.append(f"      … {len(s['singular_values']) - shown} more modes (--json for all)")
+    if der.method != "closed-form":
+        L.append("  (t½ here is each mode's own closed-form time, τ/(2s) ln(s/(d a0) − 1), as if it learned alone; "
+                 "the loss below integrates the coupled race reduction)")
     if out.get("loss"):
         L.append("  loss (theory):")
         for t_, v in zip(out["loss"]["t"], out["loss"]["value"]):
