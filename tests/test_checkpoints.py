@@ -313,3 +313,19 @@ def test_derive_summary_is_short_for_many_modes(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "more modes (--json for all)" in out or max(out.count("mode 5:"), 0) == 0
     assert len(out.splitlines()) < 60
+
+
+def test_steps_files_and_formats(tmp_path):
+    g = _good()
+    ck, data = _two(tmp_path, {0: g, 1: g})
+    with pytest.raises(SpecError, match="--steps"):
+        load_checkpoints(ck, data, steps="0,1,2")                       # 3 steps for 2 files
+    with pytest.raises(SpecError, match="matches no file"):
+        load_checkpoints(str(tmp_path / "nope_*.safetensors"), data)
+    (tmp_path / "step_2.safetensors").write_bytes(b"not a safetensors file")
+    _raises("step_2.safetensors", "readable", load_checkpoints, ck, data)
+    (tmp_path / "step_2.safetensors").unlink()
+    (tmp_path / "w_3.pt").write_bytes(b"")
+    _raises("w_3.pt", ".pt", load_checkpoints, [str(tmp_path / "step_0.safetensors"), str(tmp_path / "w_3.pt")], data)
+    with pytest.raises(SpecError, match="at least two"):
+        load_checkpoints(str(tmp_path / "step_0.safetensors"), data)
