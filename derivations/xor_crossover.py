@@ -214,8 +214,10 @@ def _latex(out) -> str:
         for pname, q in r["pathways"].items():
             parts.append(r"\paragraph{" + pname + r"} gate $g = (" + ",".join(map(str, q["active"])) + r")$:")
             parts.append(r"\[ \Sigma^{yx} = " + L(q["Syx"]) + r",\quad \Sigma^{x} = " + L(q["Sx"]) + r" \]")
+            # two display lines: on one, the point pathways' line ran into the margin (overfull box)
             parts.append(r"\[ s = " + L(q["s"]) + r",\quad d = v^\top\Sigma^x v = " + L(q["d"]) + r",\quad u = "
-                         + L(q["u"]) + r",\quad v^\top = " + L(q["v"].T) + r",\quad s/d = " + L(q["end_point"]) + r" \]")
+                         + L(q["u"]) + r",\quad s/d = " + L(q["end_point"]) + r" \]")
+            parts.append(r"\[ v^\top = " + L(q["v"].T) + r" \]")
         first = next(iter(r["pathways"].values()))
         parts.append(r"Mode trajectory of every pathway:")
         parts.append(r"\[ a(t) = " + L(first["trajectory"]) + r" \]")

@@ -42,57 +42,11 @@ def _timed(fn):
 
 
 def derivation_times(cfg) -> list:
-    """Wall time of each paper result's derivation (fresh objects, so no cached properties)."""
-    import sympy as sp
+    """Wall time of each paper result's derivation (fresh objects, so no cached properties):
+    :func:`theorykit.bench_derive.paper_results` for the Section 5 values of k in ``cfg``."""
+    from .bench_derive import paper_results
 
-    from .derivation import Derivation
-    from .gating import GDLNSpec, Training, context_pathways, xor_relns
-    from .suites import load_package
-    from .task import contexts, xor_margin
-
-    rows = []
-
-    def xor():
-        out = {}
-        for name, paths in xor_relns().items():
-            der = Derivation(GDLNSpec(xor_margin(), paths))
-            out[name] = (der.method, der.loss)
-        s_lin = Derivation(GDLNSpec(xor_margin(), xor_relns()["linear"])).modes["positive"].modes[0].s
-        s_xor = Derivation(GDLNSpec(xor_margin(), xor_relns()["xor"])).modes["point0"].modes[0].s
-        D = sp.Symbol("Delta", nonnegative=True)
-        crossing = sp.solve(sp.Eq(s_lin, s_xor), D)
-        return out, crossing
-
-    sec, (out, crossing) = _timed(xor)
-    rows.append({"result": "XoR ReLNs, Delta symbolic (Sec. 3): modes, closed-form losses, crossover",
-                 "seconds": sec, "detail": f"crossover Delta* = {crossing}"})
-
-    def sec4():
-        task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
-        der = Derivation(GDLNSpec(task, context_pathways(8, 3, [(0, 1), (0, 2), (1, 2)]), Training(loss="sum")))
-        return der.modes, der.method, der.race_system()
-
-    sec, (modes, meth, _) = _timed(sec4)
-    rows.append({"result": "Section 4 pathways (common + double; hierarchy, ring, cross): exact SVDs, race system",
-                 "seconds": sec, "detail": f"method {meth}, {sum(m.rank for m in modes.values())} modes"})
-    for kk in cfg["section5_ks"]:
-        def sec5(kk=kk):
-            task = contexts(8, kk)
-            fam = [tuple(c for c in range(kk) if c != q) for q in range(kk)]
-            der = Derivation(GDLNSpec(task, context_pathways(8, kk, fam), Training(loss="sum")))
-            return der.modes
-
-        sec, modes = _timed(sec5)
-        rows.append({"result": f"Section 5, k = {kk}: common + (k-1)-context pathways, exact SVDs (n = 8)",
-                     "seconds": sec, "detail": f"{sum(m.rank for m in modes.values())} modes"})
-    load_package("derivations")
-    from theorykit.derivations import k_contexts as kc
-
-    sec, res = _timed(lambda: kc.derive(check_ks=[], latex=True))
-    rows.append({"result": "Sections 4-5 for symbolic k, n, sigma (all k at once): common pathway, residual, "
-                           "(k-1)-, single- and r-context pathways, LaTeX",
-                 "seconds": sec, "detail": f"s = {res.kminus1['s']}, d = {res.kminus1['d_eff']}"})
-    return rows
+    return paper_results(ks=tuple(cfg["section5_ks"]))
 
 
 def _naive_runner(X, Y, hidden, lr, init_std, dtype):

@@ -1,6 +1,6 @@
 """Command line: ``theorykit`` (also ``python -m theorykit``).
 
-Subcommands: derive, simulate, validate, find-gates, bench. Errors exit with status 2 and a message that
+Subcommands: derive, simulate, validate, find-gates, compare, bench. Errors exit with status 2 and a message that
 names the field and the fix.
 """
 from __future__ import annotations
@@ -20,6 +20,8 @@ EPILOG = """examples:
   theorykit validate xor --quick --out results/
   theorykit validate all --quick --out results/
   theorykit find-gates contexts --K 4 --seeds 2 --out found.toml
+  theorykit find-gates --checkpoints 'run/step_*.safetensors' --data run/data.npz --out found.toml
+  theorykit compare found.toml --checkpoints 'run/step_*.safetensors' --data run/data.npz --out cmp/
   theorykit bench --quick
   theorykit race-exhaust --k 4 --out results/
   theorykit sweep examples/xor_linear.toml --grid Delta=0:2:21 --grid lr=0.01,0.05 --seeds 4 --steps 2000 --out sweep/
@@ -56,7 +58,7 @@ def _load(path):
 
 def cmd_derive(args):
     from .derivation import Derivation
-    from .io import atomic_write_text, write_json
+    from .io import atomic_write_text
 
     spec = _load(args.spec)
     values = _values(spec, args.set)
@@ -78,19 +80,15 @@ def cmd_derive(args):
         out["loss"] = {"t": times, "value": der.predict_loss(times)}
     if args.latex:
         atomic_write_text(args.latex, der.latex(document=True))
-    if args.json:
-        write_json(args.json, out)
-    else:
-        import json
+    from . import summary
 
-        from .io import jsonable
-
-        print(json.dumps(jsonable(out), indent=2))
+    if args.plot:
+        summary.plot(args.plot, der=der, values=values, times=times, title=spec.name)
+    summary.emit(args, out, lambda: summary.derive_text(der, out, values))
     return 0
 
 
 def cmd_simulate(args):
-    from .io import write_json
     from .engine import Net
     from .init import load_weights
     from .simulate import simulate, simulate_relu_spec
@@ -102,7 +100,7 @@ def cmd_simulate(args):
     if times.max() > steps:
         raise SpecError("--times", f"a time {times.max()} is beyond --steps {steps}", "raise --steps or lower --times")
     t0 = time.time()
-    init = args.init
+    init, der = args.init, None
     if args.init_weights:
         if args.network == "relu":
             X, Y = spec.task.numeric(values)
@@ -114,7 +112,10 @@ def cmd_simulate(args):
         sim = simulate_relu_spec(spec, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype,
                                  init=init if args.init_weights else None)
     else:
-        sim = simulate(spec, init=init, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype)
+        from .summary import plot_save
+
+        save, der = plot_save(spec, values, steps) if args.plot else (None, None)
+        sim = simulate(spec, init=init, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype, save=save)
     idx = times.astype(int)
     init_name = args.init_weights or (args.init if args.network == "gdln" else "random")
     out = {"spec": spec.name, "network": args.network, "init": init_name, "devices": sim.devices,
@@ -124,18 +125,16 @@ def cmd_simulate(args):
     if args.compare:
         from .derivation import Derivation
 
-        der = Derivation(spec, values=values)
+        der = der or Derivation(spec, values=values)
         pred = der.predict_loss(times)
         out["theory"] = {"method": der.method, "value": pred,
                          "max_abs_error_over_initial_loss": float(np.max(np.abs(sim.mean[idx] - pred)) / sim.mean[0])}
-    if args.json:
-        write_json(args.json, out)
-    else:
-        import json
+    from . import summary
 
-        from .io import jsonable
-
-        print(json.dumps(jsonable(out), indent=2))
+    if args.plot:
+        summary.plot(args.plot, der=der, values=values, times=times,
+                     sim=sim, title=f"{spec.name} ({args.network})")
+    summary.emit(args, out, lambda: summary.simulate_text(out))
     return 0
 
 
@@ -164,7 +163,16 @@ def cmd_find_gates(args):
     from .io import atomic_write_text
     from .spec import parse_assignment, spec_to_toml
 
+    if args.checkpoints:                                    # an imported run (theorykit/checkpoints.py)
+        from .checkpoints import cmd_find_gates_in_run
+
+        return cmd_find_gates_in_run(args)
     src = args.source
+    if src is None:
+        raise SpecError("source", "missing", "give a spec file or a built-in task, or --checkpoints and --data")
+    if args.steps is not None and not args.steps.strip().isdigit():
+        raise SpecError("--steps", f"{args.steps!r} is not a number of gradient steps", "e.g. --steps 2000")
+    steps = int(args.steps) if args.steps is not None else None
     if src in ("contexts", "xor-margin"):
         from .gating import Training
         from .task import contexts, xor_margin
@@ -198,8 +206,12 @@ def cmd_find_gates(args):
     if args.seeds < 1:
         raise SpecError("--seeds", f"needs a positive integer, got {args.seeds}", "e.g. --seeds 4")
     t0 = time.time()
-    found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=args.steps,
-                       hidden=args.hidden, lr=args.lr, seed=args.seed, name=args.name or f"found-{Path(src).stem}")
+    from .progress import Progress
+
+    with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.quiet) as pr:
+        found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=steps,
+                           hidden=args.hidden, lr=args.lr, seed=args.seed, name=args.name or f"found-{Path(src).stem}",
+                           progress=pr)
     atomic_write_text(args.out, spec_to_toml(found.spec))
     summ = found.summary()
     print(f"find-gates: K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "
@@ -209,6 +221,13 @@ def cmd_find_gates(args):
     if summ["mse"]:
         print("  output MSE by K: " + ", ".join(f"{k}:{m:.3g}" for k, m in zip(summ["Ks"], summ["mse"])))
     return 0
+
+
+def cmd_compare(args):
+    """A found spec against the run it was found in: run, GDLN from the run's first checkpoint, race."""
+    from .compare import cmd_compare as run_compare
+
+    return run_compare(args)
 
 
 def cmd_bench(args):
@@ -267,7 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("spec", help="spec file (TOML); see docs/specs.md")
     d.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
     d.add_argument("--times", help="comma-separated times in gradient steps at which to predict the loss")
-    d.add_argument("--json", metavar="OUT", help="write the JSON here (atomically) instead of stdout")
+    d.add_argument("--json", metavar="OUT", help="write the full JSON document here (atomically); '-': to stdout "
+                                                 "(the default on a pipe; a terminal gets a short summary)")
+    d.add_argument("--plot", metavar="OUT.png", help="draw the predicted loss and mode strengths a(t)")
     d.add_argument("--latex", metavar="OUT.tex", help="write a standalone LaTeX document of the derivation")
     d.add_argument("--method", choices=["auto", "closed-form", "race-reduction"], default="auto",
                    help="closed form where it applies (auto), insist on it, or integrate the race reduction")
@@ -290,7 +311,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--times", help="comma-separated steps at which to report the loss")
     s.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     s.add_argument("--compare", action="store_true", help="also report the theory and the largest error")
-    s.add_argument("--json", metavar="OUT")
+    s.add_argument("--json", metavar="OUT", help="write the full JSON document here; '-': to stdout (the default "
+                                                 "on a pipe; a terminal gets a short summary)")
+    s.add_argument("--plot", metavar="OUT.png", help="draw loss and mode strengths: theory as lines, simulation "
+                                                     "as mean ± spread over seeds")
     s.set_defaults(func=cmd_simulate)
 
     v = sub.add_parser("validate", help="run a validation suite: xor, contexts, depth, gates, lemmas, or all",
@@ -309,18 +333,25 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Train ReLU networks on a task, record binary hidden activity every 100 steps, "
                                    "k-means the units and write a spec with one pathway per gate pattern. K by the "
                                    "elbow of the ReLU-vs-GDLN output MSE over K = 1..--max-K unless --K is given.")
-    f.add_argument("source", help="a spec file (TOML; its task and training are used) or a built-in task: "
-                                  "'contexts' (the Section 4 task) or 'xor-margin' (with --set Delta=...)")
+    f.add_argument("source", nargs="?", help="a spec file (TOML; its task and training are used) or a built-in task: "
+                                  "'contexts' (the Section 4 task) or 'xor-margin' (with --set Delta=...); "
+                                  "or leave out and give --checkpoints and --data (your own run)")
     f.add_argument("--out", required=True, metavar="FOUND.toml", help="where to write the found spec")
     f.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
     f.add_argument("--K", type=int, help="number of clusters (default: elbow)")
     f.add_argument("--max-K", type=int, default=8, help="largest K tried for the elbow (default 8)")
     f.add_argument("--seeds", type=int, default=4, help="ReLU trainings (default 4)")
-    f.add_argument("--steps", type=int, help="gradient steps (default: the spec's or the task's)")
+    f.add_argument("--steps", help="gradient steps (default: the spec's or the task's); with --checkpoints, "
+                                   "the checkpoints' steps (0,100,...) when the file names have none")
     f.add_argument("--hidden", type=int, help="ReLU hidden width (default: the spec's total width)")
-    f.add_argument("--lr", type=float, help="learning rate (default: the spec's)")
+    f.add_argument("--lr", type=float, help="learning rate (default: the spec's; with --checkpoints: the "
+                                             "checkpoints' metadata)")
     f.add_argument("--seed", type=int, default=0, help="random seed of initial weights and k-means")
     f.add_argument("--name", help="name of the written spec")
+    f.add_argument("--quiet", action="store_true", help="no progress bar")
+    from .checkpoints import add_run_arguments
+
+    add_run_arguments(f)
     f.set_defaults(func=cmd_find_gates)
 
     r = sub.add_parser("race-exhaust", help="rank every context-gated family of the k-context task (race by exhaustion)",
@@ -352,6 +383,18 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     w.add_argument("--no-progress", action="store_true")
     w.set_defaults(func=cmd_sweep)
+
+    c = sub.add_parser("compare", help="compare a found spec with your own training run (HTML page and PNGs)",
+                       description="The run's loss at every checkpoint, the spec's GDLN trained from the run's first "
+                                   "checkpoint (paired start) and the race-reduction prediction, each with its "
+                                   "agreement as a share of L(0). Writes compare.html, loss.png, gates.png, "
+                                   "compare.json into --out.")
+    c.add_argument("spec", help="the spec find-gates wrote for this run")
+    add_run_arguments(c, required=True)
+    c.add_argument("--steps", help="the checkpoints' steps (0,100,...) when the file names have none")
+    c.add_argument("--lr", type=float, help="the run's learning rate (default: the spec's)")
+    c.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    c.set_defaults(func=cmd_compare)
 
     b = sub.add_parser("bench", help="benchmark derivation time and simulator throughput (ratios in one run)")
     b.add_argument("--quick", action="store_true", help="a CPU-sized run of a minute or two")

@@ -57,6 +57,7 @@ from .task import Task
 
 __all__ = ["ReluRun", "GdlnRun", "FoundGates", "train_relu", "train_gdln", "unit_rows", "cluster_gates",
            "centroids_to_patterns", "patterns_to_spec", "pattern_ranks", "elbow_scores", "choose_elbow",
+           "patterns_for_K", "elbow_scores_from",
            "find_gates", "unstack_gdln", "exact_reln_outputs", "exact_reln_trajectory", "race_system_numeric", "race_loss", "balanced_flow_loss",
            "ELBOW_THRESHOLD", "shared_first_flow"]
 
@@ -402,6 +403,39 @@ def output_mse(a, b) -> float:
     return float(np.mean((np.asarray(a) - np.asarray(b)) ** 2))
 
 
+def patterns_for_K(X, Y, rows, K: int, hidden_total: int, *, kmeans_seed: int = 0, n_init: int = 10) -> dict:
+    """Algorithm 1 for one K: k-means of the unit ``rows``, thresholded patterns, those with a
+    non-zero effective dataset kept, widths split from ``hidden_total`` by share.
+
+    Returns a dict: K, centroids, weights, inertia, patterns, shares, hidden (empty if none kept)."""
+    cl = cluster_gates(rows, K, seed=kmeans_seed, n_init=n_init)
+    pats = centroids_to_patterns(cl.centroids, cl.weights)
+    gates = [p for p, _ in pats]
+    ranks = pattern_ranks(X, Y, gates)
+    keep = [i for i, r in enumerate(ranks) if r > 0]
+    rec = {"K": K, "centroids": cl.centroids, "weights": cl.weights, "inertia": cl.inertia,
+           "patterns": [gates[i] for i in keep], "shares": [pats[i][1] for i in keep], "hidden": []}
+    if keep:
+        sh = np.array(rec["shares"]) / np.sum(rec["shares"])
+        rec["hidden"] = _hidden_split(sh, int(hidden_total), [ranks[i] for i in keep])
+    return rec
+
+
+def elbow_scores_from(X, Y, rows, Ks, hidden_total: int, fit, *, kmeans_seed: int = 0, n_init: int = 10,
+                      progress=None, empty: dict | None = None) -> list:
+    """The elbow's scores from given unit ``rows`` (snapshots of any run): for each K,
+    :func:`patterns_for_K`, then ``fit(rec)`` → a dict with at least ``mse`` (merged into the
+    record). ``empty``: the record's values when no pattern is kept (``mse`` = +inf by default)."""
+    out = []
+    for K in Ks:
+        rec = patterns_for_K(X, Y, rows, K, hidden_total, kmeans_seed=kmeans_seed, n_init=n_init)
+        rec.update(fit(rec) if rec["patterns"] else (empty or {"mse": float("inf")}))
+        out.append(rec)
+        if progress is not None:
+            progress.update(note=f"K={K}")
+    return out
+
+
 def elbow_scores(X, Y, relu: ReluRun, Ks=range(1, 9), *, kmeans_seed: int = 0, n_init: int = 10,
                  gdln_seed: int = 1, progress=None) -> list:
     """For each K: k-means, patterns, a GDLN of those patterns trained with the ReLU settings.
@@ -409,34 +443,19 @@ def elbow_scores(X, Y, relu: ReluRun, Ks=range(1, 9), *, kmeans_seed: int = 0, n
     Returns one dict per K: K, centroids, weights, patterns, hidden, mse (outputs, averaged over
     checkpoints/datapoints/outputs/paired seeds), loss_mse, loss_max_rel_err, gdln_loss (mean)."""
     st = relu.settings
-    rows = unit_rows(relu.snapshots)
-    out = []
-    for K in Ks:
-        cl = cluster_gates(rows, K, seed=kmeans_seed, n_init=n_init)
-        pats = centroids_to_patterns(cl.centroids, cl.weights)
-        gates = [p for p, _ in pats]
-        ranks = pattern_ranks(X, Y, gates)
-        keep = [i for i, r in enumerate(ranks) if r > 0]
-        rec = {"K": K, "centroids": cl.centroids, "weights": cl.weights, "inertia": cl.inertia,
-               "patterns": [gates[i] for i in keep], "shares": [pats[i][1] for i in keep]}
-        if not keep:
-            rec.update(mse=float(np.mean(relu.outputs ** 2)), loss_mse=float("nan"), hidden=[], gdln_loss=None,
-                       loss_max_rel_err=float("nan"))
-            out.append(rec)
-            continue
-        sh = np.array(rec["shares"]) / np.sum(rec["shares"])
-        hid = _hidden_split(sh, int(np.sum(st["hidden"][:1])), [ranks[i] for i in keep])
-        g = train_gdln(X, Y, np.array(rec["patterns"]), hidden=hid, lr=st["lr"], steps=st["steps"],
+
+    def fit(rec):
+        g = train_gdln(X, Y, np.array(rec["patterns"]), hidden=rec["hidden"], lr=st["lr"], steps=st["steps"],
                        seeds=st["seeds"], init_std=st["init_std"], loss=st["loss"], seed=gdln_seed, every=st["every"])
         rl, gl = relu.loss.mean(0), g.loss.mean(0)
-        rec.update(hidden=hid, mse=output_mse(relu.outputs, g.outputs),
-                   loss_mse=float(np.mean((rl - gl) ** 2)),
-                   loss_max_rel_err=float(np.max(np.abs(rl - gl)) / rl[0]), gdln_loss=gl,
-                   gdln_outputs_final=g.outputs[:, -1])
-        out.append(rec)
-        if progress is not None:
-            progress.update(note=f"K={K}")
-    return out
+        return dict(mse=output_mse(relu.outputs, g.outputs), loss_mse=float(np.mean((rl - gl) ** 2)),
+                    loss_max_rel_err=float(np.max(np.abs(rl - gl)) / rl[0]), gdln_loss=gl,
+                    gdln_outputs_final=g.outputs[:, -1])
+
+    empty = dict(mse=float(np.mean(relu.outputs ** 2)), loss_mse=float("nan"), hidden=[], gdln_loss=None,
+                 loss_max_rel_err=float("nan"))
+    return elbow_scores_from(X, Y, unit_rows(relu.snapshots), Ks, int(np.sum(st["hidden"][:1])), fit,
+                             kmeans_seed=kmeans_seed, n_init=n_init, progress=progress, empty=empty)
 
 
 def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW_THRESHOLD) -> int:

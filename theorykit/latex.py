@@ -23,7 +23,7 @@ def _tex_name(name: str) -> str:
 def _mat(M, limit=24) -> str:
     M = sp.Matrix(M)
     if M.rows > limit or M.cols > limit:
-        return r"\text{(" + f"{M.rows}\\times{M.cols}" + r" matrix, omitted)}"
+        return r"(" + f"{M.rows}\\times {M.cols}" + r"\text{ matrix, omitted})"   # \times in math mode, not inside \text (pdflatex stops there)
     return sp.latex(M)
 
 

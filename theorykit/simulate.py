@@ -52,6 +52,12 @@ class SimResult:
     def std(self) -> np.ndarray:
         return self.loss.std(axis=0)
 
+    def _repr_png_(self):
+        """In Jupyter: the loss, mean ± std over seeds (:func:`theorykit.summary.sim_png`)."""
+        from .summary import sim_png
+
+        return sim_png(self)
+
 
 def _schedule(graph, schedule, staged_first):
     """Groups from ``schedule``: a tuple of :class:`~theorykit.graph.Group`, ``"joint"`` (none,

@@ -1,0 +1,331 @@
+"""Your own training run: checkpoints + data → find-gates → compare (theorykit/checkpoints.py, compare.py).
+
+The checkpoints are written here with the safetensors numpy API (no torch), from a ReLU run of
+theorykit's own trainer, so the loss recomputed from the files has a second source to agree with.
+Every bad input of issue 14 item 1 raises SpecError naming the file and the key.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+safetensors_numpy = pytest.importorskip("safetensors.numpy")
+pytest.importorskip("sklearn")
+
+from theorykit.checkpoints import (find_gates_in_run, load_checkpoints, load_data, paired_start, parse_layers,  # noqa: E402
+                                   split_units)
+from theorykit.cli import main  # noqa: E402
+from theorykit.errors import SpecError  # noqa: E402
+
+LR, STEPS, EVERY, H = 0.02, 600, 50, 8
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """A bias-free ReLU network (3 → 8 → 1) on XoR with margin 0.5, trained by theorykit's trainer;
+    its weights every 50 steps saved as safetensors, its loss curve kept as the reference."""
+    from theorykit.engine import SaveAt
+    from theorykit.simulate import simulate_relu
+    from theorykit.task import xor_margin
+
+    d = tmp_path_factory.mktemp("run")
+    X, Y = xor_margin(0.5).numeric()
+    steps = list(range(0, STEPS + 1, EVERY))
+    sim = simulate_relu(X, Y, hidden=H, lr=LR, steps=STEPS, seeds=1, init_std=0.1,
+                        save=SaveAt(steps=steps, fns={"p": lambda p, _d: p}))
+    P = sim.extra["saved"]["p"]
+    for i, s in enumerate(steps):
+        safetensors_numpy.save_file({"W1": np.asarray(P["input->h1"][0, i]), "W2": np.asarray(P["h1->output"][0, i])},
+                                    str(d / f"step_{s:06d}.safetensors"), metadata={"lr": repr(LR), "loss": "mean"})
+    np.savez(d / "data.npz", X=X, Y=Y)
+    return d, sim.loss[0][steps], X, Y
+
+
+def _save(path, arrays, meta=None):
+    safetensors_numpy.save_file({k: np.ascontiguousarray(v) for k, v in arrays.items()}, str(path), metadata=meta)
+
+
+def _two(tmp_path, arrays_by_step, X=None, Y=None):
+    X = np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]]) if X is None else X
+    Y = np.array([[1.0, 1, -1, -1]]) if Y is None else Y
+    np.savez(tmp_path / "data.npz", X=X, Y=Y)
+    for s, arrays in arrays_by_step.items():
+        _save(tmp_path / f"step_{s}.safetensors", arrays)
+    return str(tmp_path / "step_*.safetensors"), str(tmp_path / "data.npz")
+
+
+def _good(rng=np.random.default_rng(0)):
+    return {"W1": 0.1 * rng.standard_normal((4, 3)), "W2": 0.1 * rng.standard_normal((1, 4))}
+
+
+# ------------------------------------------------------------------------------------------
+# reading a good run
+# ------------------------------------------------------------------------------------------
+def test_loss_recomputed_from_checkpoints_matches_the_trainer(run_dir):
+    d, ref, X, _ = run_dir
+    run = load_checkpoints(str(d / "step_*.safetensors"), d / "data.npz")
+    np.testing.assert_array_equal(run.steps, np.arange(0, STEPS + 1, EVERY))
+    assert run.widths == [H] and run.meta["lr"] == repr(LR)
+    # second source: the trainer's own loss curve at the same steps
+    np.testing.assert_allclose(run.loss("mean"), ref, rtol=1e-10, atol=1e-14)
+    # summed loss = P × mean loss (P = 4)
+    np.testing.assert_allclose(run.loss("sum"), 4 * run.loss("mean"), rtol=1e-14)
+    assert ref[-1] < 0.2 * ref[0]          # it learned: the test can tell curves apart
+
+
+def test_npz_checkpoints_layer_map_and_steps(tmp_path):
+    w = _good()
+    X = np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]])
+    np.savez(tmp_path / "data.npz", X=X, Y=np.array([[1.0, 1, -1, -1]]))
+    for name in ("a", "b"):
+        np.savez(tmp_path / f"ck_{name}.npz", **{"fc1.weight": w["W1"], "fc2.weight": w["W2"]})
+    run = load_checkpoints(str(tmp_path / "ck_*.npz"), tmp_path / "data.npz", layers="W1=fc1.weight,W2=fc2.weight",
+                           steps="0,10")
+    assert list(run.steps) == [0, 10] and run.keys == ["fc1.weight", "fc2.weight"]
+    # hand check of the forward pass: W2 relu(W1 x)
+    np.testing.assert_allclose(run.outputs()[0], w["W2"] @ np.maximum(w["W1"] @ X, 0))
+    with pytest.raises(SpecError, match="no step number"):
+        load_checkpoints(str(tmp_path / "ck_*.npz"), tmp_path / "data.npz", layers="W1=fc1.weight,W2=fc2.weight")
+    with pytest.raises(SpecError, match="--layers"):
+        parse_layers("W1=fc1.weight,W3=fc2.weight")
+
+
+def test_split_units_adds_up():
+    assert split_units([0.5, 0.3, 0.2], 32) == [15, 10, 7]     # 29·share floored + 1, remainders .8, .8
+    assert sum(split_units([0.97, 0.01, 0.01, 0.01], 10)) == 10
+    with pytest.raises(SpecError):
+        split_units([0.5, 0.5], 1)
+
+
+# ------------------------------------------------------------------------------------------
+# every bad input names the file and the key
+# ------------------------------------------------------------------------------------------
+def _raises(match_file, match_key, fn, *a, **kw):
+    with pytest.raises(SpecError) as ei:
+        fn(*a, **kw)
+    msg = str(ei.value)
+    assert match_file in msg and match_key in msg, msg
+    return msg
+
+
+def test_missing_key(tmp_path):
+    g = _good()
+    ck, data = _two(tmp_path, {0: g, 1: {"W1": g["W1"]}})
+    _raises("step_1.safetensors", "'W2'", load_checkpoints, ck, data)
+    ck2 = str(tmp_path / "step_0.safetensors")
+    _raises("step_0.safetensors", "'fc1.weight'", load_checkpoints, [ck2, str(tmp_path / "step_1.safetensors")], data,
+            layers="W1=fc1.weight,W2=W2")
+
+
+def test_shape_mismatch_and_transposed(tmp_path):
+    g = _good()
+    ck, data = _two(tmp_path, {0: g, 5: {"W1": g["W1"].T.copy(), "W2": g["W2"]}})
+    msg = _raises("step_5.safetensors", "'W1'", load_checkpoints, ck, data)
+    assert "transposed" in msg
+    # a later checkpoint of another width
+    d2 = tmp_path / "b"
+    d2.mkdir()
+    ck, data = _two(d2, {0: g, 5: {"W1": np.zeros((5, 3)), "W2": np.zeros((1, 5))}})
+    _raises("step_5.safetensors", "'W1'", load_checkpoints, ck, data)
+    # last layer against Y
+    d3 = tmp_path / "c"
+    d3.mkdir()
+    ck, data = _two(d3, {0: {"W1": g["W1"], "W2": np.zeros((2, 4))}, 1: g})
+    _raises("step_0.safetensors", "'W2'", load_checkpoints, ck, data)
+
+
+def test_biases_refused_unless_ignored(tmp_path):
+    g = _good()
+    ck, data = _two(tmp_path, {0: {**g, "b1": np.zeros(4)}, 1: {**g, "b1": np.zeros(4)}})
+    msg = _raises("step_0.safetensors", "'b1'", load_checkpoints, ck, data)
+    assert "bias-free" in msg and "--ignore-bias" in msg
+    run = load_checkpoints(ck, data, ignore_bias=True)
+    assert run.widths == [4]
+    d2 = tmp_path / "torch"
+    d2.mkdir()
+    ck, data = _two(d2, {0: {"fc1.weight": g["W1"], "fc1.bias": np.zeros(4), "fc2.weight": g["W2"]}, 1: {
+        "fc1.weight": g["W1"], "fc2.weight": g["W2"]}})
+    _raises("step_0.safetensors", "'fc1.bias'", load_checkpoints, ck, data, layers="W1=fc1.weight,W2=fc2.weight")
+
+
+def test_nans(tmp_path):
+    g = _good()
+    bad = dict(g, W2=np.full((1, 4), np.nan))
+    ck, data = _two(tmp_path, {0: g, 7: bad})
+    msg = _raises("step_7.safetensors", "'W2'", load_checkpoints, ck, data)
+    assert "NaN" in msg
+    d2 = tmp_path / "d"
+    d2.mkdir()
+    X = np.array([[1.0, np.nan, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]])
+    ck, data = _two(d2, {0: g, 1: g}, X=X)
+    _raises("data.npz", "'X'", load_checkpoints, ck, data)
+
+
+def test_data_with_datapoints_as_rows(tmp_path):
+    g = _good()
+    X = np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]])
+    ck, data = _two(tmp_path, {0: g, 1: g}, X=X.T.copy(), Y=np.array([[1.0, 1, -1, -1]]).T.copy())
+    msg = _raises("data.npz", "'X'", load_checkpoints, ck, data)
+    assert "rows" in msg
+    np.savez(tmp_path / "nox.npz", inputs=X, Y=np.ones((1, 4)))
+    _raises("nox.npz", "'X'", load_data, tmp_path / "nox.npz")
+
+
+def test_cli_exits_2_with_file_and_key(tmp_path, capsys):
+    g = _good()
+    ck, data = _two(tmp_path, {0: {**g, "b2": np.zeros(1)}, 1: g})
+    assert main(["find-gates", "--checkpoints", ck, "--data", data, "--lr", "0.1", "--out",
+                 str(tmp_path / "f.toml")]) == 2
+    err = capsys.readouterr().err
+    assert "step_0.safetensors" in err and "'b2'" in err
+    # no learning rate anywhere
+    d2 = tmp_path / "nolr"
+    d2.mkdir()
+    ck, data = _two(d2, {0: g, 1: g})
+    assert main(["find-gates", "--checkpoints", ck, "--data", data, "--out", str(tmp_path / "f.toml")]) == 2
+    assert "--lr" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------
+# the path end to end, at tiny size
+# ------------------------------------------------------------------------------------------
+def test_paired_start_cuts_the_relu_weights(run_dir):
+    d, _, X, Y = run_dir
+    run = load_checkpoints(str(d / "step_*.safetensors"), d / "data.npz")
+    found = find_gates_in_run(run, lr=LR, K=2)
+    spec = found.spec
+    assert sum(p.hidden for p in spec.pathways) == H
+    start = paired_start(spec, run.params(0))
+    W1, W2 = run.params(0)
+    h0 = spec.pathways[0].hidden
+    np.testing.assert_array_equal(start[f"input->{spec.pathways[0].name}"][0], W1[:h0])
+    np.testing.assert_array_equal(start[f"{spec.pathways[-1].name}->output"][0], W2[:, H - spec.pathways[-1].hidden:])
+    # with every gate on, the GDLN from the paired start is the linear network of the same weights:
+    # at t = 0 its output is W2 W1 X (a hand check of the cut and the trainer's forward pass)
+    from dataclasses import replace
+
+    from theorykit.checkpoints import gdln_outputs_from_start
+
+    on = replace(spec, pathways=tuple(replace(p, active=(1,) * 4) for p in spec.pathways))
+    out, _ = gdln_outputs_from_start(on, paired_start(on, run.params(0)), [0, 1], LR)
+    np.testing.assert_allclose(out[0, 0], W2 @ W1 @ X, rtol=1e-12, atol=1e-15)
+
+
+def test_find_gates_and_compare_end_to_end(run_dir, tmp_path, capsys):
+    d, ref, X, Y = run_dir
+    ck, data = str(d / "step_*.safetensors"), str(d / "data.npz")
+    found = tmp_path / "found.toml"
+    assert main(["find-gates", "--checkpoints", ck, "--data", data, "--out", str(found), "--max-K", "4",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "K = " in out and found.exists()
+    from theorykit.spec import load_spec
+
+    spec = load_spec(found)
+    assert spec.training.lr == LR and sum(p.hidden for p in spec.pathways) == H
+    np.testing.assert_array_equal(np.array(spec.task.numeric()[0]), X)
+    cmp_dir = tmp_path / "cmp"
+    assert main(["compare", str(found), "--checkpoints", ck, "--data", data, "--out", str(cmp_dir)]) == 0
+    import json
+
+    res = json.loads((cmp_dir / "compare.json").read_text())
+    np.testing.assert_allclose(res["run_loss"], ref, rtol=1e-10)
+    assert res["L0"] == pytest.approx(ref[0])
+    for k in ("gdln_vs_run", "race_vs_run", "race_vs_gdln"):
+        assert 0 <= res["agreement"][k] < 1.5
+    html = (cmp_dir / "compare.html").read_text()
+    assert html.count("data:image/png;base64,") == 2
+    for f in ("loss.png", "gates.png"):
+        assert (cmp_dir / f).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_compare_refuses_a_spec_of_other_data(run_dir, tmp_path):
+    d, *_ = run_dir
+    ck, data = str(d / "step_*.safetensors"), str(d / "data.npz")
+    other = tmp_path / "other.npz"
+    X, Y = load_data(data)
+    np.savez(other, X=2 * X, Y=Y)
+    found = tmp_path / "f.toml"
+    assert main(["find-gates", "--checkpoints", ck, "--data", data, "--out", str(found), "--K", "1", "--quiet"]) == 0
+    assert main(["compare", str(found), "--checkpoints", ck, "--data", str(other), "--out", str(tmp_path / "c")]) == 2
+
+
+def test_docs_page_names_the_commands_and_its_images_exist():
+    import re
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "own_network.md"
+    text = page.read_text("utf-8")
+    assert "theorykit find-gates --checkpoints" in text and "theorykit compare" in text
+    imgs = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert len(imgs) == 3 and all((page.parent / i).is_file() for i in imgs)
+
+
+def test_two_hidden_layers(tmp_path):
+    """A 3 → 6 → 6 → 1 run: depth-3 pathways; the paired start keeps each pathway's diagonal block of W2."""
+    from theorykit.engine import SaveAt
+    from theorykit.simulate import simulate_relu
+    from theorykit.task import xor_margin
+
+    X, Y = xor_margin(0.5).numeric()
+    steps = [0, 40, 80, 120]
+    sim = simulate_relu(X, Y, hidden=[6, 6], lr=0.05, steps=120, seeds=1, init_std=0.3,
+                        save=SaveAt(steps=steps, fns={"p": lambda p, _d: p}))
+    P = sim.extra["saved"]["p"]
+    for i, s in enumerate(steps):
+        np.savez(tmp_path / f"ck{s}.npz", W1=P["input->h1"][0, i], W2=P["h1->h2"][0, i], W3=P["h2->output"][0, i])
+    np.savez(tmp_path / "data.npz", X=X, Y=Y)
+    run = load_checkpoints(str(tmp_path / "ck*.npz"), tmp_path / "data.npz")
+    assert run.widths == [6, 6] and list(run.steps) == steps
+    np.testing.assert_allclose(run.loss(), sim.loss[0][steps], rtol=1e-10, atol=1e-14)
+    found = find_gates_in_run(run, lr=0.05, K=2)
+    assert all(p.depth == 3 for p in found.spec.pathways)
+    start = paired_start(found.spec, run.params(0))
+    p0 = found.spec.pathways[0]
+    h = p0.hidden
+    np.testing.assert_array_equal(start[f"{p0.name}->{p0.name}_2"][0], run.params(0)[1][:h, :h])
+    from theorykit.compare import compare_run
+
+    cmp = compare_run(found.spec, run)
+    assert cmp.gdln_loss[0] > 0 and cmp.race_loss is not None and len(cmp.run_loss) == 4
+
+
+def test_data_as_rows_when_the_shapes_alone_do_not_tell(tmp_path):
+    """d = p = 3, P = 4: X.T and Y.T have equal column counts, so only the weights show the datapoints are rows."""
+    rng = np.random.default_rng(1)
+    X, Y = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    g = {"W1": 0.1 * rng.standard_normal((5, 3)), "W2": 0.1 * rng.standard_normal((3, 5))}
+    ck, data = _two(tmp_path, {0: g, 1: g}, X=X.T.copy(), Y=Y.T.copy())
+    msg = _raises("data.npz", "'X'", load_checkpoints, ck, data)
+    assert "rows" in msg
+    ck, data = _two(tmp_path, {0: g, 1: g}, X=X, Y=Y)                  # as columns: fine
+    assert load_checkpoints(ck, data).widths == [5]
+
+
+def test_derive_summary_is_short_for_many_modes(monkeypatch, capsys):
+    from pathlib import Path
+
+    from theorykit import summary
+
+    monkeypatch.setattr(summary, "stdout_is_terminal", lambda: True)
+    ex = Path(__file__).resolve().parents[1] / "examples" / "contexts_double.toml"
+    assert main(["derive", str(ex), "--times", "0,1000"]) == 0
+    out = capsys.readouterr().out
+    assert "more modes (--json for all)" in out or max(out.count("mode 5:"), 0) == 0
+    assert len(out.splitlines()) < 60
+
+
+def test_steps_files_and_formats(tmp_path):
+    g = _good()
+    ck, data = _two(tmp_path, {0: g, 1: g})
+    with pytest.raises(SpecError, match="--steps"):
+        load_checkpoints(ck, data, steps="0,1,2")                       # 3 steps for 2 files
+    with pytest.raises(SpecError, match="matches no file"):
+        load_checkpoints(str(tmp_path / "nope_*.safetensors"), data)
+    (tmp_path / "step_2.safetensors").write_bytes(b"not a safetensors file")
+    _raises("step_2.safetensors", "readable", load_checkpoints, ck, data)
+    (tmp_path / "step_2.safetensors").unlink()
+    (tmp_path / "w_3.pt").write_bytes(b"")
+    _raises("w_3.pt", ".pt", load_checkpoints, [str(tmp_path / "step_0.safetensors"), str(tmp_path / "w_3.pt")], data)
+    with pytest.raises(SpecError, match="at least two"):
+        load_checkpoints(str(tmp_path / "step_0.safetensors"), data)

@@ -1,0 +1,76 @@
+"""Every .tex theorykit writes goes through pdflatex (Debian's texlive; .ci/run installs it):
+``derive --latex`` and the suites' ``xor_crossover.tex`` and ``k_contexts.tex``. Page 1 is rendered
+to PNG (pdftoppm) and must not be blank. Skips, saying why, without pdflatex or pdftoppm."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from theorykit.cli import main
+
+PDFLATEX, PDFTOPPM = shutil.which("pdflatex"), shutil.which("pdftoppm")
+pytestmark = pytest.mark.skipif(PDFLATEX is None or PDFTOPPM is None,
+                                reason="pdflatex/pdftoppm not installed (Debian: apt-get install texlive-latex-base "
+                                       "texlive-latex-recommended poppler-utils; .ci/run installs them)")
+EX = Path(__file__).resolve().parents[1] / "examples"
+
+
+def compile_tex(tex: Path) -> dict:
+    """pdflatex in nonstop mode (stops at the first error); returns errors, overfull boxes, page-1 PNG."""
+    r = subprocess.run([PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", tex.name], cwd=tex.parent,
+                       capture_output=True, text=True, timeout=120)
+    log = tex.with_suffix(".log").read_text(errors="replace")
+    errors = re.findall(r"^! .*$", log, flags=re.M)
+    assert r.returncode == 0 and not errors, f"{tex.name}: {errors[:3]}\n{r.stdout[-1500:]}"
+    pdf = tex.with_suffix(".pdf")
+    subprocess.run([PDFTOPPM, "-png", "-r", "40", "-f", "1", "-l", "1", "-singlefile", pdf.name, "page1"],
+                   cwd=tex.parent, check=True, timeout=60)
+    import matplotlib.image as mpimg
+
+    img = mpimg.imread(tex.parent / "page1.png")
+    return {"overfull": len(re.findall(r"^Overfull \\hbox", log, flags=re.M)),
+            "ink": float(np.mean(img[..., :3] < 0.5))}
+
+
+def test_the_checker_catches_an_error(tmp_path):
+    bad = tmp_path / "bad.tex"
+    bad.write_text(r"\documentclass{article}\begin{document}\text{$x}\end{document}")
+    with pytest.raises(AssertionError):
+        compile_tex(bad)
+
+
+@pytest.mark.parametrize("spec,sets", [("xor_linear.toml", []), ("xor_reln.toml", ["--set", "Delta=1"]),
+                                       ("contexts_double.toml", [])])
+def test_derive_latex_compiles(tmp_path, spec, sets):
+    tex = tmp_path / "d.tex"
+    assert main(["derive", str(EX / spec), *sets, "--latex", str(tex), "--json", str(tmp_path / "d.json")]) == 0
+    res = compile_tex(tex)
+    assert res["ink"] > 0.002, res          # page 1 has text on it
+    if spec != "contexts_double.toml":      # its 24-column X runs past the margin; the XoR documents fit
+        assert res["overfull"] == 0, res
+
+
+def test_xor_crossover_tex_compiles_without_overfull_boxes(tmp_path):
+    from theorykit.derivations.xor_crossover import derive
+    from theorykit.latex import latex_document
+
+    tex = tmp_path / "xor_crossover.tex"
+    # as validation/xor.py writes it
+    tex.write_text(latex_document(r"XoR with a margin: the two ReLNs and the crossover $\Delta^\ast$",
+                                  derive()["latex"]))
+    res = compile_tex(tex)
+    assert res["ink"] > 0.002 and res["overfull"] == 0, res
+
+
+def test_k_contexts_tex_compiles(tmp_path):
+    from theorykit.derivations import k_contexts as kc
+
+    tex = tmp_path / "k_contexts.tex"
+    tex.write_text(kc.derive(check_ks=range(2, 4), n_check=2, race_check=False, exact_check=False).latex)
+    res = compile_tex(tex)
+    assert res["ink"] > 0.002 and res["overfull"] == 0, res

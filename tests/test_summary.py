@@ -1,0 +1,114 @@
+"""A spec at a glance: terminal summaries of derive/simulate, --plot, SimResult in Jupyter."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from theorykit.cli import main
+
+EX = Path(__file__).resolve().parents[1] / "examples"
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _not_blank(path):
+    import matplotlib.image as mpimg
+
+    img = mpimg.imread(path)
+    return float(np.std(img[..., :3])) > 0.01
+
+
+@pytest.fixture
+def terminal(monkeypatch):
+    from theorykit import summary
+
+    monkeypatch.setattr(summary, "stdout_is_terminal", lambda: True)
+
+
+def test_derive_summary_on_a_terminal(terminal, capsys):
+    assert main(["derive", str(EX / "xor_reln.toml"), "--set", "Delta=1", "--times", "0,1000"]) == 0
+    out = capsys.readouterr().out
+    assert out.lstrip()[0] != "{" and "method closed-form" in out
+    # xor_reln at Delta = 1: each point pathway has s = √3/4, d = 3/4 (hand: Σyx = (1/4) y x_μᵀ with
+    # ‖x_μ‖ = √3, Σx = (1/4) x_μ x_μᵀ so d = 3/4); τ = 1/η = 100, a0 = 1e-3:
+    # t½ = τ/(2s) ln(s/(d a0) − 1) = 115.47 · ln(576.35) = 734.0
+    assert "s = sqrt(3)/4, d = 3/4" in out and "t½ = 734" in out
+    assert "end s/d = 0.5774" in out                     # 1/√3
+
+
+def test_json_on_a_pipe_and_when_asked(terminal, capsys, tmp_path):
+    assert main(["derive", str(EX / "xor_reln.toml"), "--set", "Delta=1", "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["method"] == "closed-form" and "pathways" in doc
+    out = tmp_path / "d.json"
+    assert main(["derive", str(EX / "xor_reln.toml"), "--set", "Delta=1", "--json", str(out)]) == 0
+    assert "method closed-form" in capsys.readouterr().out      # a terminal still gets the summary
+    assert json.loads(out.read_text())["tau"] == 100.0
+
+
+def test_simulate_summary_and_plot(terminal, capsys, tmp_path):
+    png = tmp_path / "s.png"
+    assert main(["simulate", str(EX / "xor_reln.toml"), "--set", "Delta=1", "--seeds", "2", "--steps", "1500",
+                 "--times", "0,700,1500", "--compare", "--plot", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "simulation (mean ± std)" in out and "theory (closed-form)" in out
+    assert png.read_bytes()[:8] == PNG and _not_blank(png)
+
+
+def test_mode_recorder_reaches_the_end_point():
+    """Simulated mode strengths u_αᵀ W_p v_α from aligned weights follow the closed form to s/d = 1/√3."""
+    from theorykit import Derivation
+    from theorykit.simulate import simulate
+    from theorykit.spec import load_spec
+    from theorykit.summary import plot_save
+
+    spec = load_spec(EX / "xor_reln.toml")
+    save, der = plot_save(spec, {"Delta": 1}, 2500, points=25)
+    sim = simulate(spec, seeds=2, steps=2500, values={"Delta": 1}, save=save)
+    modes = sim.extra["saved"]["modes"]
+    for name, S in modes.items():
+        S = np.asarray(S)
+        assert S.shape == (2, 26, 1)
+        # end point s/d; the gap decays as exp(−2s(t − t½)/τ) = exp(−0.00866 · 1766) ≈ 2e-7
+        assert S[:, -1, 0] == pytest.approx(1 / np.sqrt(3), rel=1e-4)
+        assert S[:, 0, 0] == pytest.approx(1e-3, rel=1e-6)                  # a0 of the aligned start
+    pred = Derivation(spec, values={"Delta": 1}).predict_modes(np.asarray(sim.extra["saved_steps"], float))
+    for name in modes:
+        # closed form vs simulation (gradient descent vs flow: O(η) apart)
+        assert np.max(np.abs(np.asarray(modes[name])[0, :, 0] - pred[name][:, 0])) < 0.02
+
+
+def test_simresult_displays_as_a_figure(tmp_path):
+    from theorykit.simulate import simulate
+    from theorykit.spec import load_spec
+
+    sim = simulate(load_spec(EX / "xor_reln.toml"), seeds=2, steps=200, values={"Delta": 1})
+    data = sim._repr_png_()
+    assert data[:8] == PNG
+    (tmp_path / "r.png").write_bytes(data)
+    assert _not_blank(tmp_path / "r.png")
+
+
+def test_progress_is_tqdm_on_a_terminal_and_quiet_otherwise():
+    import io
+
+    from theorykit.progress import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty, pipe = Tty(), io.StringIO()
+    with Progress("demo", 3, stream=tty) as pr:
+        for _ in range(3):
+            pr.update(note="x")
+    assert "demo" in tty.getvalue() and "3/3" in tty.getvalue()
+    with Progress("demo", 3, stream=pipe) as pr:
+        pr.update()
+    assert pipe.getvalue() == ""                       # not a terminal: nothing
+    quiet = Tty()
+    with Progress("demo", 3, stream=quiet, enabled=False) as pr:
+        pr.update()
+    assert quiet.getvalue() == ""                      # --quiet / --no-progress
