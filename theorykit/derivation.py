@@ -83,8 +83,12 @@ class Derivation:
     def modes(self) -> dict[str, SVD]:
         """Exact SVD of each pathway's Σyx, with input variances ``d_α = v_αᵀ Σx v_α``."""
         out = {}
-        for name, eff in self.effective_datasets.items():
-            svd = exact_svd(eff.Syx, self.reference)
+        for i, (name, eff) in enumerate(self.effective_datasets.items()):
+            try:
+                svd = exact_svd(eff.Syx, self.reference)
+            except DerivationError as exc:
+                exc.field = getattr(exc, "field", None) or f"pathways[{i}]"
+                raise
             modes = []
             for m in svd.modes:
                 d = (m.v.T * eff.Sx * m.v)[0]
@@ -93,11 +97,11 @@ class Derivation:
             out[name] = SVD(tuple(modes), svd.shape, svd.reference)
             if not modes:
                 raise DerivationError(f"pathway {name!r}: its effective dataset Σyx is zero, there is nothing to learn "
-                                      "(check its active datapoints and output rows)")
+                                      "(check its active datapoints and output rows)", field=f"pathways[{i}]")
             for m in modes:
                 if _value(m.d, self.reference) <= 1e-14:
-                    raise DerivationError(f"pathway {name!r}: a mode with s = {m.s} has zero input variance d "
-                                          "(degenerate SVD); choose other parameter values")
+                    raise DerivationError(f"pathway {name!r}: a mode has zero input variance d "
+                                          "(degenerate SVD); choose other parameter values", field=f"pathways[{i}]")
         return out
 
     @cached_property
