@@ -457,7 +457,8 @@ def cases(draw, mutate: float = 0.8, simulate: float = 1.0):
                 case.steps, case.seeds = draw(st.sampled_from([(10 ** 12, 1), (0, 1), (5, 10 ** 9), (5, 0),
                                                                (-3, 1), (10 ** 7, 2)]))
             else:
-                case.doc = MUTATIONS[which](draw, case.doc)
+                # a fresh copy each time: drawn values may be shared objects (st.just, sampled_from)
+                case.doc = MUTATIONS[which](draw, copy.deepcopy(case.doc))
                 if not isinstance(case.doc, dict):
                     break
     return case
@@ -657,13 +658,11 @@ def campaign(n: int, seed: int = 0, jobs: int = 1, time_limit: float = 120.0, es
         counts["cases"] += 1
         counts[out.kind] += 1
         if out.kind in ("crash", "hang"):
-            case = dict(todo_map[idx].__dict__)
             failures.append({"index": idx, "kind": out.kind, "detail": out.detail, "commands": out.commands,
                              "case": repr(todo_map[idx])})
             if log:
                 print(f"[{idx}] {out.kind.upper()}: {out.detail[:500]}\n{repr(todo_map[idx])[:1500]}", file=log,
                       flush=True)
-            del case
         if log and counts["cases"] % report_every == 0:
             print(f"{counts['cases']}/{n} cases, {time.time() - t0:.0f}s: {counts}", file=log, flush=True)
 

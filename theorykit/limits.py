@@ -44,6 +44,8 @@ SIM_COMPILE = (3.0, 1.5)
 SVD_CUBE_SECONDS = 1.5e-3
 #: symbolic entries make the exact SVD this much slower
 SYMBOLIC_FACTOR = 20.0
+#: seconds per exact (SymPy) multiply-add, e.g. in X G Xᵀ with the P × P gate matrix G
+SYMPY_OP_SECONDS = 3e-6
 #: seconds per multiply-add unit of the race reduction's right-hand side, per unit of horizon
 RACE_SECONDS = 3e-6
 
@@ -174,14 +176,19 @@ def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | 
     for i, pw in enumerate(spec.pathways):
         ni, no = len(pw.inputs), len(pw.outputs)
         m = min(ni, no)
-        secs = factor * (SVD_CUBE_SECONDS * m ** 3 + SYMPY_ENTRY_SECONDS * (ni + no) * P * 4 + 0.02)
-        nbytes = SYMPY_ENTRY_BYTES * (ni * no + ni * ni + no * no) * 4
+        # correlations X G Xᵀ, Y G Xᵀ through the dense P × P gate matrix, then the SVD
+        ops = float(ni + no) * P * P + float(ni * ni + ni * no) * P
+        secs = factor * (SVD_CUBE_SECONDS * m ** 3 + SYMPY_OP_SECONDS * ops + SYMPY_ENTRY_SECONDS * (ni + no) * P * 4
+                         + 0.02)
+        nbytes = SYMPY_ENTRY_BYTES * (ni * no + ni * ni + no * no) * 4 + 16.0 * P * P
         est.add(f"pathways[{i}]", secs, nbytes, None, 3.0)
         outs.append((ni, no))
     est.add("data", SYMPY_ENTRY_SECONDS * (d + p) * P, SYMPY_ENTRY_BYTES * (d * d + p * d + p * p), None, 1.0)
     if len(spec.pathways) > 1 and horizon:
         # the race reduction (only when pathways couple; counted always, as an upper bound)
         rhs = sum(no_p * no_q * ni_q + no_p * ni_q * ni_p for ni_p, no_p in outs for ni_q, no_q in outs)
+        pair_ops = sum(float(ni_q) * P * P + float(ni_q * ni_p) * P for ni_p, _ in outs for ni_q, _ in outs)
+        est.add("data", SYMPY_OP_SECONDS * pair_ops, 0.0, None, 2.0)
         span = max(1.0, math.log10(1.0 + float(horizon) / max(spec.tau, 1e-300)))
         est.add("--times", RACE_SECONDS * rhs * span + 0.3, 8.0 * rhs, None, 1.0)
     return est
