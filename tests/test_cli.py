@@ -88,3 +88,101 @@ def test_module_entry_point_help_from_another_folder(tmp_path):
     r = subprocess.run([sys.executable, "-m", "theorykit", "--help"], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "derive" in r.stdout and "validate" in r.stdout
+
+
+# --------------------------------------------------------------------------------------------
+# issue 16: every field checked, sizes estimated before any work, `check`, --debug, --force
+# --------------------------------------------------------------------------------------------
+_SMALL = '[data]\ninputs = [[1, -1], [1, 1]]\ntargets = [[1, -1]]\n[[pathways]]\nname = "a"\nactive = "all"\n'
+
+
+@pytest.mark.parametrize("text, command, field, words", [
+    # the four crashes of the issue
+    (_SMALL + "hidden = 1000000000000\n", "simulate", "pathways[0].hidden", ["memory", "limit", "lower"]),
+    (_SMALL + "[training]\nsteps = 100000000000000\n", "simulate", "training.steps", ["out of range"]),
+    (_SMALL.replace("[1, -1], [1, 1]", '[1, "sqrt(-1)"], [1, 1]'), "derive", "data.inputs[0][1]", ["imaginary"]),
+    (_SMALL.replace("[1, -1], [1, 1]", "[1, 1e308], [1, 1]"), "derive", "data.inputs[0][1]", ["too large", "rescale"]),
+    # more of the same family
+    (_SMALL.replace("[1, -1], [1, 1]", '[1, "2**sqrt(-1)"], [1, 1]'), "derive", "data.inputs[0][1]", ["imaginary"]),
+    (_SMALL.replace("[1, -1], [1, 1]", '[1, "0**-1"], [1, 1]'), "derive", "data.inputs[0][1]", ["zero"]),
+    (_SMALL.replace("[1, -1], [1, 1]", "[1, 1e-300], [1, 1]"), "derive", "data.inputs[0][1]", ["too small"]),
+    (_SMALL.replace("[1, -1], [1, 1]", '[1, "((10**64)**64)**64"], [1, 1]'), "derive", "data.inputs[0][1]", ["far"]),
+    ('[data]\ntask = "contexts"\nn = 1000000\nreln = "double"\n', "check", "data.n", ["memory", "lower data.n"]),
+    (_SMALL + "hidden = 10000000000\n", "simulate", "pathways[0].hidden", ["limit"]),
+])
+def test_bad_sizes_and_numbers_exit_2_naming_the_field(tmp_path, capsys, text, command, field, words):
+    spec = tmp_path / "bad.toml"
+    spec.write_text(text)
+    out = tmp_path / "out.json"
+    argv = [command, str(spec)] + (["--json", str(out)] if command != "check" else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"theorykit: error in {field}: "), err
+    assert "Traceback" not in err and "fix:" in err and len(err.strip().splitlines()) == 1
+    for w in words:
+        assert w in err, (w, err)
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]
+
+
+def test_set_value_making_an_entry_complex_names_the_option(tmp_path, capsys):
+    spec = tmp_path / "s.toml"
+    spec.write_text('[symbols]\nDelta = {}\n[data]\ninputs = [[1, "sqrt(Delta)"]]\ntargets = [[1, 1]]\n'
+                    '[[pathways]]\nname = "a"\nactive = "all"\n')
+    assert main(["derive", str(spec), "--set", "Delta=-1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("theorykit: error in --set Delta: ") and "data.inputs[0][1]" in err and "complex" in err
+
+
+def test_debug_shows_the_traceback(tmp_path, capsys):
+    spec = tmp_path / "s.toml"
+    spec.write_text(_SMALL.replace("[1, -1], [1, 1]", '[1, "sqrt(-1)"], [1, 1]'))
+    assert main(["derive", str(spec)]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+    assert main(["derive", str(spec), "--debug"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "SpecError" in err and "data.inputs[0][1]" in err
+
+
+def test_check_prints_a_summary_without_deriving(capsys):
+    assert main(["check", str(EX / "contexts_double.toml")]) == 0
+    out = capsys.readouterr().out
+    assert "11 inputs x 24 datapoints -> 60 outputs" in out      # n + k = 11, n k = 24, 15 + 3 * 15 = 60
+    assert "pathways: 4" in out and "race reduction" in out
+    assert "estimated derivation" in out and "estimated simulation" in out
+
+
+def test_check_refuses_what_derive_refuses(tmp_path, capsys):
+    spec = tmp_path / "s.toml"
+    spec.write_text(_SMALL + "hidden = 0\n")
+    assert main(["check", str(spec)]) == 2
+    assert "pathways[0].hidden" in capsys.readouterr().err
+
+
+def test_force_lifts_the_time_limit_but_never_the_memory_limit(tmp_path, capsys, monkeypatch):
+    spec = EX / "xor_reln.toml"
+    assert main(["check", str(spec), "--time-limit", "0.01"]) == 2
+    err = capsys.readouterr().err
+    assert "over the time limit" in err and "--force" in err
+    assert main(["check", str(spec), "--time-limit", "0.01", "--force"]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", "1000")
+    assert main(["check", str(spec), "--force"]) == 2
+    err = capsys.readouterr().err
+    assert "of memory" in err and "does not lift the memory limit" in err
+
+
+def test_memory_estimate_scales_with_sizes():
+    """Independent count: a depth-2 pathway has (d + p) H weights; float64 -> 8 bytes each, per seed."""
+    from theorykit.limits import simulation_estimate
+    from theorykit.spec import spec_from_dict
+
+    def spec(h):
+        return spec_from_dict({"data": {"inputs": [[1, 0], [0, 1]], "targets": [[1, -1]]},
+                               "pathways": [{"name": "a", "active": "all", "hidden": h}]})
+
+    small = simulation_estimate(spec(10 ** 6), steps=10, seeds=1)
+    big = simulation_estimate(spec(10 ** 12), steps=10, seeds=1)
+    assert big.bytes >= 8 * 3 * 10 ** 12           # at least the weights themselves
+    assert 0.9e6 < big.bytes / small.bytes < 1.1e6  # linear in the width
+    hist = simulation_estimate(spec(2), steps=10 ** 9, seeds=4)
+    assert hist.bytes >= 8 * 4 * 10 ** 9            # the loss history alone

@@ -61,3 +61,25 @@ def test_docs_build_strict(tmp_path):
     api = (site / "api" / "index.html").read_text("utf-8")
     assert "theorykit.derivation.Derivation" in api or "Derivation" in api
     assert (site / "lemmas" / "index.html").is_file()
+
+
+def test_specs_md_lists_every_field_the_parser_accepts():
+    """The field reference of docs/specs.md and the parser's key sets name the same fields."""
+    from theorykit import spec as spec_mod
+
+    text = (DOCS / "specs.md").read_text("utf-8")
+    section = text.split("## Field reference", 1)[1].split("\n## ", 1)[0]
+    documented = re.findall(r"^\| `([^`]+)` \|", section, flags=re.M)
+    assert sorted(documented) == sorted(spec_mod.FIELDS)
+    # and FIELDS is what the parser uses: every key set of the parser appears in FIELDS
+    keys = {("", spec_mod.TOP_KEYS), ("data.", spec_mod.DATA_KEYS), ("data.", spec_mod.XOR_KEYS),
+            ("data.", spec_mod.CONTEXTS_KEYS), ("pathways[].", spec_mod.PATHWAY_KEYS),
+            ("training.", spec_mod.TRAINING_KEYS), ("nodes[].", spec_mod.NODE_KEYS), ("edges[].", spec_mod.EDGE_KEYS),
+            ("schedule[].", spec_mod.SCHEDULE_KEYS)}
+    for prefix, names in keys:
+        for k in names:
+            full = prefix + k
+            assert full in spec_mod.FIELDS or any(f.startswith(full + ".") for f in spec_mod.FIELDS) \
+                or full in ("symbols", "data", "pathways", "training", "nodes", "edges", "schedule"), full
+    for row in re.findall(r"^\| `[^`]+` \|(.*)$", section, flags=re.M):
+        assert len([c for c in row.split("|") if c.strip()]) == 3, row   # type, range, default

@@ -1,13 +1,16 @@
 """Command line: ``theorykit`` (also ``python -m theorykit``).
 
-Subcommands: derive, simulate, validate, find-gates, compare, bench. Errors exit with status 2 and a message that
-names the field and the fix.
+Subcommands: check, derive, simulate, validate, find-gates, compare, race-exhaust, sweep, bench. Errors exit
+with status 2 and a message that names the field and the fix (``--debug`` adds the traceback). Sizes are
+checked against an estimate of memory and time (:mod:`theorykit.limits`) before any work starts.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
+import traceback
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +18,7 @@ import numpy as np
 from .errors import DerivationError, DivergenceError, SpecError, TheorykitError
 
 EPILOG = """examples:
+  theorykit check examples/xor_linear.toml
   theorykit derive examples/xor_linear.toml --set Delta=0.5 --times 0,100,1000 --json out.json --latex out.tex
   theorykit simulate examples/xor_linear.toml --set Delta=0.5 --init aligned --seeds 4 --steps 2000 --json sim.json
   theorykit validate xor --quick --out results/
@@ -28,43 +32,161 @@ EPILOG = """examples:
 """
 
 
+#: largest time (gradient steps) at which a loss may be asked for
+MAX_TIME = 1e12
+#: largest number of seeds
+MAX_SEEDS = 2 ** 31 - 1
+
+
 def _times(text, default_max):
     if text is None:
         return np.unique(np.linspace(0, default_max, 11).astype(int)).astype(float)
     try:
         vals = [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise SpecError("--times", f"{text!r} is not a comma-separated list of numbers", "write e.g. --times 0,100,1000") from None
-    if not vals or any(v < 0 or v != v for v in vals):
-        raise SpecError("--times", "times must be non-negative numbers", "write e.g. --times 0,100,1000")
+        raise SpecError("--times", f"{text[:60]!r} is not a comma-separated list of numbers",
+                        "write e.g. --times 0,100,1000") from None
+    if not vals or any(not (0 <= v <= MAX_TIME) for v in vals):
+        raise SpecError("--times", f"times must be numbers between 0 and {MAX_TIME:.0e}", "write e.g. --times 0,100,1000")
+    if len(vals) > 100000:
+        raise SpecError("--times", f"{len(vals)} times given (at most 100000)", "ask for fewer times")
     return np.array(vals)
 
 
-def _values(spec, sets):
-    from .spec import parse_assignment
+def _limits(args):
+    from .limits import Limits
 
-    vals = {}
+    tl = getattr(args, "time_limit", None)
+    if tl is not None and not (tl > 0 and tl == tl):
+        raise SpecError("--time-limit", f"needs a positive number of seconds, got {tl}", "e.g. --time-limit 600")
+    return Limits(max_seconds=tl, force=getattr(args, "force", False))
+
+
+def _values(spec, sets):
+    from .spec import check_values, parse_assignment
+
+    vals, given = {}, {}
     for a in sets or []:
         sym, v = parse_assignment(a, spec.task.symbols)
         vals[sym] = v
+        given[sym] = a.split("=", 1)[1].strip()
+    check_values(spec, vals, given)
     return vals
 
 
-def _load(path):
+def _load(path, limits=None):
     from .spec import load_spec
 
-    return load_spec(path)
+    return load_spec(path, limits=limits)
+
+
+def _int_arg(value, option, lo, hi, fix):
+    from .validate_fields import integer
+
+    return integer(value, option, lo=lo, hi=hi, fix=fix)
+
+
+def _write(option, path, text):
+    """Write one result file atomically; an unwritable path is an error naming the option."""
+    from .io import atomic_write_text
+
+    try:
+        atomic_write_text(path, text)
+    except OSError as exc:
+        raise SpecError(option, f"cannot write {path}: {exc.strerror or exc}", "give a writable path") from None
+
+
+def _json_text(obj):
+    from .io import jsonable
+
+    try:
+        return json.dumps(jsonable(obj), indent=2) + "\n"
+    except ValueError as exc:          # a non-finite number: never written
+        raise SpecError("training", f"the result is not finite ({exc})",
+                        "lower training.lr or training.a0, or rescale the data") from None
+
+
+def _sim_settings(args, spec):
+    from .spec import MAX_STEPS
+
+    steps = spec.training.steps if args.steps is None else _int_arg(
+        args.steps, "--steps", 1, MAX_STEPS, f"a positive integer (at most {MAX_STEPS:.0e}), e.g. --steps 2000".replace("e+0", "e"))
+    seeds = _int_arg(args.seeds, "--seeds", 1, MAX_SEEDS, "a positive integer, e.g. --seeds 4")
+    return steps, seeds
+
+
+def _sim_estimate(args, spec, steps, seeds, need_derivation):
+    from .limits import derivation_estimate, simulation_estimate
+
+    est = simulation_estimate(spec, steps=steps, seeds=seeds, network=args.network, dtype=args.dtype,
+                              steps_field="--steps" if args.steps is not None else "training.steps")
+    if need_derivation:
+        est = derivation_estimate(spec, horizon=steps) + est
+    return est
+
+
+def cmd_check(args):
+    """Validate a spec without deriving it and print a summary with the estimated costs."""
+    from .effective import couplings
+    from .limits import derivation_estimate, enforce, human_bytes, human_seconds, simulation_estimate
+
+    limits = _limits(args)
+    spec = _load(args.spec, limits)
+    values = _values(spec, args.set)
+    steps, seeds = _sim_settings(args, spec)
+    times = _times(args.times, spec.training.steps)
+    task = spec.task
+    free = sorted(map(str, task.free_symbols - set(values)))
+    der = derivation_estimate(spec, horizon=float(times.max()), symbolic=bool(free))
+    sim = simulation_estimate(spec, steps=steps, seeds=seeds, network=args.network, dtype=args.dtype,
+                              steps_field="--steps" if args.steps is not None else "training.steps")
+    enforce(der, limits)
+    enforce(sim, limits)
+    graph = spec if hasattr(spec, "size_view") else None
+    if graph is not None:
+        spec = graph.as_pathway_spec()
+    coupled = couplings(spec)
+    lines = [f"spec {spec.name!r} ({args.spec}): OK",
+             f"task: {task.name}, {task.d} inputs x {task.P} datapoints -> {task.p} outputs",
+             f"pathways: {len(spec.pathways)}, {spec.hidden_total} hidden units in all; "
+             + ("closed form expected (no pathways couple)" if not coupled else
+                f"{len(coupled)} coupled pairs: race reduction")]
+    for p in spec.pathways[:12]:
+        lines.append(f"  {p.name}: on {sum(p.active)}/{task.P} datapoints, {len(p.inputs)} inputs, "
+                     f"{len(p.outputs)} outputs, hidden {p.hidden}, depth {p.depth}")
+    if len(spec.pathways) > 12:
+        lines.append(f"  ... and {len(spec.pathways) - 12} more")
+    if graph is not None:
+        shared = graph.shared_edges()
+        lines.append(f"graph: {len(graph.nodes)} nodes, {len(graph.edges)} edges; "
+                     + (f"shared edges {sorted(shared)}: race reduction with shared edges" if shared else
+                        "no shared edge (private chains)")
+                     + (f"; schedule groups {[g.name for g in graph.schedule]}" if graph.schedule else ""))
+    syms = sorted(task.symbols)
+    lines.append("symbols: " + (", ".join(syms) if syms else "none")
+                 + (f" (no value for {free}: derive stays symbolic, simulate needs --set)" if free else ""))
+    lines.append(f"training: lr {spec.training.lr:g}, loss {spec.training.loss}, a0 {spec.training.a0:g}, "
+                 f"init_std {spec.training.init_std:g}, steps {spec.training.steps}")
+    lines.append(f"estimated derivation: {der.summary()}")
+    lines.append(f"estimated simulation ({args.network}, {seeds} seeds, {steps} steps, {args.dtype}): {sim.summary()}")
+    lines.append(f"limits: memory {human_bytes(limits.max_bytes)}, time {human_seconds(limits.max_seconds)}"
+                 + (" (--force: time limit lifted)" if limits.force else ""))
+    print("\n".join(lines))
+    return 0
 
 
 def cmd_derive(args):
     from .derivation import Derivation
-    from .io import atomic_write_text
+    from .limits import derivation_estimate, enforce
 
-    spec = _load(args.spec)
+    limits = _limits(args)
+    spec = _load(args.spec, limits)
     values = _values(spec, args.set)
+    times = _times(args.times, spec.training.steps)
+    free_left = bool(spec.task.free_symbols - set(values))
+    enforce(derivation_estimate(spec, horizon=float(times.max()), symbolic=free_left), limits)
     der = Derivation(spec, method=args.method, values=values)
     free = der.task.free_symbols
-    times = _times(args.times, spec.training.steps)
     out = {"spec": spec.name, "method": der.method, "notes": der.notes, "tau": spec.tau,
            "a0": spec.training.a0, "loss_kind": spec.training.loss, "pathways": der.summary(),
            "couplings": [list(c) for c in der.couplings],
@@ -78,8 +200,11 @@ def cmd_derive(args):
         out["notes"].append(f"symbols {sorted(map(str, free))} have no value: pass --set NAME=VALUE for predicted losses")
     else:
         out["loss"] = {"t": times, "value": der.predict_loss(times)}
+    # everything is computed before anything is written: an error leaves no file behind
+    text = _json_text(out)
+    latex = der.latex(document=True) if args.latex else None
     if args.latex:
-        atomic_write_text(args.latex, der.latex(document=True))
+        _write("--latex", args.latex, latex)
     from . import summary
 
     if args.plot:
@@ -91,14 +216,22 @@ def cmd_derive(args):
 def cmd_simulate(args):
     from .engine import Net
     from .init import load_weights
+    from .limits import enforce
     from .simulate import simulate, simulate_relu_spec
 
-    spec = _load(args.spec)
+    limits = _limits(args)
+    spec = _load(args.spec, limits)
     values = _values(spec, args.set)
-    steps = args.steps or spec.training.steps
+    steps, seeds = _sim_settings(args, spec)
     times = _times(args.times, steps)
     if times.max() > steps:
-        raise SpecError("--times", f"a time {times.max()} is beyond --steps {steps}", "raise --steps or lower --times")
+        raise SpecError("--times", f"a time {times.max():g} is beyond --steps {steps}", "raise --steps or lower --times")
+    missing = spec.task.free_symbols - set(values)
+    if missing:
+        names = sorted(map(str, missing))
+        raise SpecError("--set", f"no value for {names}", f"pass --set {names[0]}=VALUE")
+    need_der = (args.network == "gdln" and args.init == "aligned") or args.compare
+    enforce(_sim_estimate(args, spec, steps, seeds, need_der), limits)
     t0 = time.time()
     init, der = args.init, None
     if args.init_weights:
@@ -107,19 +240,19 @@ def cmd_simulate(args):
             net = Net.chain(X.shape[0], [spec.hidden_total], Y.shape[0])
         else:
             net = Net.from_graph(spec)
-        init = load_weights(args.init_weights, net, args.seeds, args.dtype)
+        init = load_weights(args.init_weights, net, seeds, args.dtype)
     if args.network == "relu":
-        sim = simulate_relu_spec(spec, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype,
+        sim = simulate_relu_spec(spec, seeds=seeds, steps=steps, values=values, dtype=args.dtype,
                                  init=init if args.init_weights else None)
     else:
         from .summary import plot_save
 
         save, der = plot_save(spec, values, steps) if args.plot else (None, None)
-        sim = simulate(spec, init=init, seeds=args.seeds, steps=steps, values=values, dtype=args.dtype, save=save)
+        sim = simulate(spec, init=init, seeds=seeds, steps=steps, values=values, dtype=args.dtype, save=save)
     idx = times.astype(int)
     init_name = args.init_weights or (args.init if args.network == "gdln" else "random")
     out = {"spec": spec.name, "network": args.network, "init": init_name, "devices": sim.devices,
-           "seeds": args.seeds, "steps": steps, "dtype": args.dtype,
+           "seeds": seeds, "steps": steps, "dtype": args.dtype,
            "seconds": time.time() - t0,
            "loss": {"t": times, "mean": sim.mean[idx], "std": sim.std[idx]}}
     if args.compare:
@@ -278,7 +411,31 @@ def build_parser() -> argparse.ArgumentParser:
                    help="join a multi-host run first (jax.distributed.initialize(): on SLURM it reads the job's "
                         "variables; elsewhere set JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID). "
                         "Simulations then shard their ensemble over every device of every host")
+    p.add_argument("--debug", action="store_true", help="show the Python traceback of an error")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def _common(sp_, limits=True):
+        sp_.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                         help="show the Python traceback of an error")
+        if limits:
+            sp_.add_argument("--force", action="store_true",
+                             help="run even when the estimated time is over the time limit (never the memory limit)")
+            sp_.add_argument("--time-limit", type=float, metavar="SECONDS",
+                             help="time limit of the size check (default 3600, or THEORYKIT_MAX_SECONDS)")
+
+    c = sub.add_parser("check", help="validate a spec without deriving it; print its size and estimated costs",
+                       description="Check every field of a spec and print a summary: task size, pathways, symbols, "
+                                   "and the estimated memory and time of the derivation and of a simulation "
+                                   "(with --steps/--seeds/--network as simulate would run it). Exit 2 when bad.")
+    c.add_argument("spec", help="spec file (TOML); see docs/specs.md")
+    c.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
+    c.add_argument("--times", help="times (gradient steps) a derivation would predict")
+    c.add_argument("--seeds", type=int, default=4)
+    c.add_argument("--steps", type=int, help="gradient steps (default: training.steps of the spec)")
+    c.add_argument("--network", choices=["gdln", "relu"], default="gdln")
+    c.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    _common(c)
+    c.set_defaults(func=cmd_check)
 
     d = sub.add_parser("derive", help="derive modes, trajectories and the loss of a spec (JSON, LaTeX)",
                        description="Derive each pathway's effective dataset, exact SVD and the loss trajectory. "
@@ -292,6 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--latex", metavar="OUT.tex", help="write a standalone LaTeX document of the derivation")
     d.add_argument("--method", choices=["auto", "closed-form", "race-reduction"], default="auto",
                    help="closed form where it applies (auto), insist on it, or integrate the race reduction")
+    _common(d)
     d.set_defaults(func=cmd_derive)
 
     s = sub.add_parser("simulate", help="simulate the spec's GDLN with gradient descent (JAX, vmapped over seeds)",
@@ -315,6 +473,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "on a pipe; a terminal gets a short summary)")
     s.add_argument("--plot", metavar="OUT.png", help="draw loss and mode strengths: theory as lines, simulation "
                                                      "as mean ± spread over seeds")
+    _common(s)
     s.set_defaults(func=cmd_simulate)
 
     v = sub.add_parser("validate", help="run a validation suite: xor, contexts, depth, gates, lemmas, or all",
@@ -327,6 +486,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--out", required=True, help="output folder")
     v.add_argument("--force", action="store_true", help="re-run parts already cached")
     v.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
+    _common(v, limits=False)
     v.set_defaults(func=cmd_validate)
 
     f = sub.add_parser("find-gates", help="find a GDLN's gates from trained ReLU networks (Algorithm 1) and write a spec",
@@ -352,6 +512,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .checkpoints import add_run_arguments
 
     add_run_arguments(f)
+    _common(f, limits=False)
     f.set_defaults(func=cmd_find_gates)
 
     r = sub.add_parser("race-exhaust", help="rank every context-gated family of the k-context task (race by exhaustion)",
@@ -399,16 +560,31 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="benchmark derivation time and simulator throughput (ratios in one run)")
     b.add_argument("--quick", action="store_true", help="a CPU-sized run of a minute or two")
     b.add_argument("--json", metavar="OUT")
+    _common(b, limits=False)
     b.set_defaults(func=cmd_bench)
     return p
 
 
+def _one_line(msg: str) -> str:
+    """Messages are one line: newlines and tabs (e.g. from a library's text) become spaces."""
+    return " ".join(msg.replace("\t", " ").splitlines())
+
+
+def _report(field, problem, fix=""):
+    msg = f"theorykit: error in {field}: {problem}"
+    if fix:
+        msg += f" (fix: {fix})"
+    print(_one_line(msg), file=sys.stderr)
+
+
 def main(argv=None) -> int:
+    """Run the command line; returns the exit status (0 ok, 2 a bad input or a refused run, 70 a bug)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    debug = getattr(args, "debug", False)
     try:
         if args.distributed:
             import jax
@@ -416,11 +592,36 @@ def main(argv=None) -> int:
             jax.distributed.initialize()
         return args.func(args) or 0
     except SpecError as exc:
-        print(f"theorykit: error in {exc}", file=sys.stderr)
+        if debug:
+            traceback.print_exc()
+        print(_one_line(f"theorykit: error in {exc}"), file=sys.stderr)
         return 2
-    except (DerivationError, DivergenceError, TheorykitError) as exc:
+    except DivergenceError as exc:
+        if debug:
+            traceback.print_exc()
+        _report("training.lr", str(exc), "lower training.lr (or rescale the data)")
+        return 2
+    except DerivationError as exc:
+        if debug:
+            traceback.print_exc()
+        _report(getattr(exc, "field", None) or "data", f"cannot derive: {exc}")
+        return 2
+    except TheorykitError as exc:
+        if debug:
+            traceback.print_exc()
         print(f"theorykit: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"theorykit: {exc}", file=sys.stderr)
+        if debug:
+            traceback.print_exc()
+        _report(getattr(exc, "filename", None) or "file", exc.strerror or str(exc))
         return 2
+    except KeyboardInterrupt:
+        print("theorykit: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: say so briefly; --debug shows where
+        if debug:
+            traceback.print_exc()
+        print(f"theorykit: internal error (a bug in theorykit, please report it): {type(exc).__name__}: "
+              f"{str(exc)[:300]}" + ("" if debug else " -- rerun with --debug for the traceback"), file=sys.stderr)
+        return 70

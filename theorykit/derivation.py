@@ -103,9 +103,14 @@ class Derivation:
         out = {}
         self._diag = {}
         cache: dict = {}
-        for name, eff in self.effective_datasets.items():
+        for i, (name, eff) in enumerate(self.effective_datasets.items()):
+            try:
+                svd = exact_svd((eff.exact[0], eff.exact[1]), self.reference, cache) if eff.exact is not None \
+                    else exact_svd(eff.Syx, self.reference, cache)
+            except DerivationError as exc:
+                exc.field = getattr(exc, "field", None) or f"pathways[{i}]"
+                raise
             if eff.exact is not None:
-                svd = exact_svd((eff.exact[0], eff.exact[1]), self.reference, cache)
                 Sx = eff.Sx_fmpq() if svd.modes else None
                 modes, ok = [], True
                 for m in svd.modes:
@@ -114,7 +119,6 @@ class Derivation:
                     modes.append(m.with_d(d, d_float=float(d)))
                 self._diag[name] = ok
             else:
-                svd = exact_svd(eff.Syx, self.reference, cache)
                 modes = []
                 for m in svd.modes:
                     d = (m.v.T * eff.Sx * m.v)[0]
@@ -122,11 +126,11 @@ class Derivation:
             out[name] = SVD(tuple(modes), svd.shape, svd.reference)
             if not modes:
                 raise DerivationError(f"pathway {name!r}: its effective dataset Σyx is zero, there is nothing to learn "
-                                      "(check its active datapoints and output rows)")
+                                      "(check its active datapoints and output rows)", field=f"pathways[{i}]")
             for m in modes:
                 if m.d_float(self.reference) <= 1e-14:
                     raise DerivationError(f"pathway {name!r}: a mode with s = {m.s_text} has zero input variance d "
-                                          "(degenerate SVD); choose other parameter values")
+                                          "(degenerate SVD); choose other parameter values", field=f"pathways[{i}]")
         return out
 
     @cached_property

@@ -34,7 +34,14 @@ class SpecError(TheorykitError, ValueError):
 
 
 class DerivationError(TheorykitError):
-    """A derivation cannot be carried out as asked (e.g. a degenerate SVD)."""
+    """A derivation cannot be carried out as asked (e.g. a degenerate SVD).
+
+    ``field``: the spec field at fault where one is known (e.g. ``pathways[1]``), else None.
+    """
+
+    def __init__(self, message: str = "", field: str | None = None):
+        self.field = field
+        super().__init__(message)
 
 
 class DivergenceError(TheorykitError):

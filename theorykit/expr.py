@@ -18,6 +18,7 @@ from typing import Mapping
 import sympy as sp
 
 from .errors import SpecError
+from .validate_fields import _log10_abs, _short, check_real_finite
 
 __all__ = ["parse_expr", "to_exact", "SYMBOL_ASSUMPTIONS"]
 
@@ -26,6 +27,8 @@ SYMBOL_ASSUMPTIONS = ("positive", "nonnegative", "real", "integer", "nonzero")
 
 _MAX_LEN = 500
 _MAX_POW = 64
+#: largest |log10| of a number an intermediate power may reach (guards against huge integers)
+_MAX_LOG10 = 400
 
 _BINOPS = {
     ast.Add: lambda a, b: a + b,
@@ -68,10 +71,21 @@ def parse_expr(text: str, symbols: Mapping[str, sp.Symbol], field: str = "expres
     except SyntaxError as exc:
         raise SpecError(field, f"cannot parse {text!r}: {exc.msg}",
                         "use numbers, declared symbols, + - * / **, parentheses, sqrt() and Rational()") from None
-    return _walk(tree.body, symbols, field, text)
+    except (ValueError, RecursionError, MemoryError) as exc:   # null bytes, too deeply nested
+        raise SpecError(field, f"cannot parse {text!r}: {type(exc).__name__}",
+                        "use a short expression without control characters or deep nesting") from None
+    try:
+        return _walk(tree.body, symbols, field, text)
+    except RecursionError:
+        raise SpecError(field, f"{text!r} is nested too deeply", "write a flatter expression") from None
 
 
 def _walk(node, symbols, field, text):
+    val = _walk1(node, symbols, field, text)
+    return check_real_finite(val, field, text)
+
+
+def _walk1(node, symbols, field, text):
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             raise SpecError(field, f"{node.value!r} in {text!r} is not a number", "use numbers only")
@@ -88,8 +102,18 @@ def _walk(node, symbols, field, text):
         left = _walk(node.left, symbols, field, text)
         right = _walk(node.right, symbols, field, text)
         if isinstance(node.op, ast.Pow):
-            if right.is_number and abs(float(right)) > _MAX_POW:
-                raise SpecError(field, f"exponent {right} in {text!r} is too large", f"keep |exponent| <= {_MAX_POW}")
+            if not right.is_number:
+                raise SpecError(field, f"exponent {right} in {text!r} is not a number", "use a numeric exponent")
+            if bool(abs(right) > _MAX_POW):
+                raise SpecError(field, f"exponent {_short(right)} in {text!r} is too large",
+                                f"keep |exponent| <= {_MAX_POW}")
+            if left == 0 and bool(right < 0):
+                raise SpecError(field, f"division by zero in {text!r} (0 to a negative power)", "fix the base")
+            if left.is_number and left != 0:
+                lg = _log10_abs(left)
+                if lg is not None and abs(lg * float(right)) > _MAX_LOG10:
+                    raise SpecError(field, f"{text!r} is about 1e{int(lg * float(right))}, far outside the "
+                                    "range of numbers in the data", "use numbers between 1e-6 and 1e6")
             return left ** right
         op = _BINOPS.get(type(node.op))
         if op is None:
@@ -104,6 +128,9 @@ def _walk(node, symbols, field, text):
                             "remove the call")
         args = [_walk(a, symbols, field, text) for a in node.args]
         if node.func.id == "sqrt" and len(args) == 1:
+            if args[0].is_number and bool(args[0] < 0):
+                raise SpecError(field, f"sqrt of the negative number {_short(args[0])} in {text!r} is imaginary; "
+                                "only real numbers are allowed", "take sqrt of a non-negative number")
             return sp.sqrt(args[0])
         if node.func.id == "Rational" and len(args) == 2:
             if not all(a.is_Integer for a in args) or args[1] == 0:

@@ -152,7 +152,8 @@ class GDLNSpec(TrainedSpec):
             raise SpecError("pathways", "no pathway declared", "add at least one [[pathways]] table")
         names = [p.name for p in paths]
         if len(set(names)) != len(names):
-            raise SpecError("pathways", f"pathway names repeat: {names}", "give each pathway its own name")
+            j = next(i for i, n in enumerate(names) if n in names[:i])
+            raise SpecError(f"pathways[{j}].name", f"pathway names repeat: {names}", "give each pathway its own name")
         checked = [p.resolve(self.task, f"pathways[{i}]") for i, p in enumerate(paths)]
         object.__setattr__(self, "pathways", tuple(checked))
         t = self.training

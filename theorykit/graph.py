@@ -315,6 +315,13 @@ class GraphSpec(TrainedSpec):
         pathways whose coupling :mod:`theorykit.flow` integrates."""
         return GDLNSpec(self.task, tuple(gp.pathway for gp in self.pathways), self.training, self.name)
 
+    def size_view(self) -> GDLNSpec:
+        """The pathway form with each pathway's ``hidden`` the widest node on it: what the size
+        checks of :mod:`theorykit.limits` estimate (an upper bound for the graph's cost)."""
+        pws = tuple(replace(gp.pathway, hidden=max(self.width(k.split("->")[1]) for k in gp.edges[:-1]))
+                    for gp in self.pathways)
+        return GDLNSpec(self.task, pws, self.training, self.name)
+
     def edge_init_scales(self, default: float) -> dict:
         return {e.key: (e.init_scale if e.init_scale is not None else default) for e in self.edges}
 

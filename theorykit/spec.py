@@ -32,6 +32,7 @@ Every error names the field and the fix.
 """
 from __future__ import annotations
 
+import itertools
 import re
 import tomllib
 from pathlib import Path
@@ -39,100 +40,166 @@ from typing import Mapping
 
 import sympy as sp
 
+from . import validate_fields as vf
 from .errors import SpecError
 from .expr import SYMBOL_ASSUMPTIONS, parse_expr, to_exact
 from .gating import GDLNSpec, Pathway, Training, context_pathways, xor_relns
+from .limits import Limits, enforce, task_estimate
 from .task import Task, contexts, xor_margin
 
-__all__ = ["load_spec", "spec_from_dict", "parse_assignment", "spec_to_toml"]
+__all__ = ["load_spec", "spec_from_dict", "parse_assignment", "spec_to_toml", "check_values", "FIELDS",
+           "MAX_SPEC_BYTES"]
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _RESERVED = {"sqrt", "Rational", "t", "tau", "a_0", "lambda"}
-_TOP = {"name", "symbols", "data", "pathways", "training", "nodes", "edges", "schedule"}
+
+#: keys each table admits (the parser refuses any other; docs/specs.md lists each one)
+TOP_KEYS = ("name", "symbols", "data", "pathways", "training", "nodes", "edges", "schedule")
+DATA_KEYS = ("inputs", "targets")
+XOR_KEYS = ("task", "reln", "Delta", "hidden")
+CONTEXTS_KEYS = ("task", "reln", "n", "k", "common", "blocks", "context_scale", "hidden")
+PATHWAY_KEYS = ("name", "active", "inputs", "outputs", "hidden", "depth")
+TRAINING_KEYS = ("lr", "loss", "a0", "init_std", "steps")
+#: graph specs (theorykit/graph.py parses these tables)
+NODE_KEYS = ("name", "width", "active")
+EDGE_KEYS = ("from", "to", "active", "init_scale", "rows")
+SCHEDULE_KEYS = ("name", "edges", "start", "fit")
+_TOP = set(TOP_KEYS)
+
+#: every field the parser accepts, as written in docs/specs.md (a test keeps the two in step)
+FIELDS = (["name", "symbols.NAME", "symbols.NAME.ASSUMPTION", "data.task"]
+          + [f"data.{k}" for k in DATA_KEYS]
+          + sorted({f"data.{k}" for k in XOR_KEYS + CONTEXTS_KEYS} - {"data.task"})
+          + [f"pathways[].{k}" for k in PATHWAY_KEYS] + [f"training.{k}" for k in TRAINING_KEYS]
+          + [f"nodes[].{k}" for k in NODE_KEYS] + [f"edges[].{k}" for k in EDGE_KEYS]
+          + [f"schedule[].{k}" for k in SCHEDULE_KEYS])
+
+#: largest spec file read (bytes)
+MAX_SPEC_BYTES = 16 << 20
+#: training settings: (low, high) of each number
+TRAINING_RANGES = {"lr": (1e-12, 1e3), "a0": (1e-12, 1e2), "init_std": (1e-12, 1e2)}
+#: largest number of gradient steps a spec may ask for (the memory and time estimates usually bind first)
+MAX_STEPS = 10 ** 9
+#: contexts task: largest n and k before the size estimate
+MAX_ITEMS = 1 << 20
 
 
-def load_spec(path) -> GDLNSpec:
-    """Read a TOML spec file."""
+def load_spec(path, limits: Limits | None = None) -> GDLNSpec:
+    """Read a TOML spec file (checked against ``limits``, by default :class:`~theorykit.limits.Limits`)."""
     path = Path(path)
     try:
+        size = path.stat().st_size
+        if size > MAX_SPEC_BYTES:
+            raise SpecError("spec", f"{path} is {size} bytes, larger than the {MAX_SPEC_BYTES} a spec may be",
+                            "keep large data out of the spec")
         raw = path.read_bytes()
     except FileNotFoundError:
         raise SpecError("spec", f"no such file: {path}", "give the path of a .toml spec") from None
+    except OSError as exc:
+        raise SpecError("spec", f"cannot read {path}: {exc.strerror or exc}", "give the path of a readable .toml file") \
+            from None
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SpecError("spec", f"{path} is not valid TOML: {exc}", "check the file's syntax") from None
-    return spec_from_dict(data, default_name=path.stem)
+    except RecursionError:
+        raise SpecError("spec", f"{path} is nested too deeply to read", "flatten its arrays and tables") from None
+    return spec_from_dict(data, default_name=path.stem, limits=limits)
 
 
 def _symbols(table) -> dict:
     if table is None:
         return {}
-    if not isinstance(table, dict):
-        raise SpecError("symbols", "must be a table of name = {assumption = true, ...}",
-                        "write [symbols] then Delta = {positive = true}")
+    table = vf.table(table, "symbols", "write [symbols] then Delta = {positive = true}")
     out = {}
     for name, assum in table.items():
         f = f"symbols.{name}"
         if not _NAME.match(name) or name in _RESERVED:
-            raise SpecError(f, f"{name!r} is not a usable symbol name", "use a letter then letters, digits or _, "
-                            f"not one of {sorted(_RESERVED)}")
+            raise SpecError(vf.path("symbols", repr(name)) if not _NAME.match(name) else f,
+                            f"{name!r} is not a usable symbol name",
+                            f"use an ASCII letter then letters, digits or _, not one of {sorted(_RESERVED)}")
         if isinstance(assum, str):
             assum = {a.strip(): True for a in assum.split(",") if a.strip()}
         if not isinstance(assum, dict):
-            raise SpecError(f, f"expected a table of assumptions, got {assum!r}", "e.g. Delta = {positive = true}")
+            raise SpecError(f, f"expected a table of assumptions, got {vf.type_name(assum)}",
+                            "e.g. Delta = {positive = true}")
         kw = {}
         for k, v in assum.items():
             if k not in SYMBOL_ASSUMPTIONS:
                 raise SpecError(f"{f}.{k}", f"unknown assumption {k!r}", f"use one of {list(SYMBOL_ASSUMPTIONS)}")
             if not isinstance(v, bool):
-                raise SpecError(f"{f}.{k}", f"needs true or false, got {v!r}", "write positive = true")
+                raise SpecError(f"{f}.{k}", f"needs true or false, got {vf.type_name(v)}", "write positive = true")
             kw[k] = v
         try:
             out[name] = sp.Symbol(name, **kw)
-        except Exception as exc:  # inconsistent assumptions
-            raise SpecError(f, f"inconsistent assumptions {kw}: {exc}", "drop the contradictory ones") from None
+        except Exception:  # inconsistent assumptions
+            raise SpecError(f, f"inconsistent assumptions {kw}", "drop the contradictory ones") from None
     return out
 
 
-def _matrix(rows, symbols, field) -> sp.Matrix:
+def _rows(rows, field):
     if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
-        raise SpecError(field, "must be a non-empty list of rows (lists)", "write e.g. [[1, -1], [0, 1]]")
+        raise SpecError(field, f"must be a non-empty list of rows (lists), got {vf.type_name(rows)}",
+                        "write e.g. [[1, -1], [0, 1]]")
     width = len(rows[0])
     if width == 0:
-        raise SpecError(field, "rows are empty", "give at least one datapoint (column)")
+        raise SpecError(field + "[0]", "the row is empty", "give at least one datapoint (column)")
     for i, r in enumerate(rows):
         if len(r) != width:
             raise SpecError(f"{field}[{i}]", f"has {len(r)} entries, row 0 has {width}",
                             "every row needs one entry per datapoint")
-    return sp.Matrix([[parse_expr(v, symbols, f"{field}[{i}][{j}]") if isinstance(v, str)
-                       else to_exact(v, f"{field}[{i}][{j}]") for j, v in enumerate(r)] for i, r in enumerate(rows)])
+    return len(rows), width
+
+
+def _matrix(rows, symbols, field) -> sp.Matrix:
+    _rows(rows, field)
+    return sp.Matrix([[vf.data_number(v, f"{field}[{i}][{j}]", symbols) for j, v in enumerate(r)]
+                      for i, r in enumerate(rows)])
 
 
 def _param(data, key, symbols, default):
     if key not in data:
         return default
-    v = data[key]
-    return parse_expr(v, symbols, f"data.{key}") if isinstance(v, str) else to_exact(v, f"data.{key}")
+    return vf.data_number(data[key], f"data.{key}", symbols)
 
 
-def _task(data, symbols):
-    if not isinstance(data, dict):
-        raise SpecError("data", "missing or not a table", "add a [data] table with inputs/targets or task = \"...\"")
+def _structure_rows(s, n, field):
+    """Rows of a named structure (without building it), for the size estimate."""
+    if isinstance(s, str):
+        return {"hierarchy": 2 * n - 1, "ring": 15, "cross": 15, "identity": n}.get(s, 1)
+    return len(s) if isinstance(s, list) else 1
+
+
+def _structure_arg(v, symbols, field, n):
+    if isinstance(v, str):
+        return vf.choice(v, field, ["hierarchy", "ring", "cross", "identity"],
+                         "use \"hierarchy\", \"ring\", \"cross\" or \"identity\", or an explicit matrix")
+    if isinstance(v, list) and v and all(isinstance(r, list) for r in v):
+        _r, cols = _rows(v, field)
+        if cols != n:
+            raise SpecError(field, f"an explicit structure needs n = {n} columns (items), got {cols}",
+                            "give a features × items matrix")
+        return _matrix(v, symbols, field)
+    raise SpecError(field, f"expected a structure name or a matrix, got {vf.type_name(v)}",
+                    "write \"hierarchy\" or e.g. [[1, 0], [0, 1]]")
+
+
+def _task(data, symbols, limits):
+    if data is None:
+        raise SpecError("data", "missing", "add a [data] table with inputs/targets or task = \"...\"")
+    data = vf.table(data, "data", "add a [data] table with inputs/targets or task = \"...\"")
     name = data.get("task")
     if name is None:
-        for key in ("inputs", "targets"):
-            if key not in data:
-                raise SpecError(f"data.{key}", "missing", "give inputs and targets as nested lists, or task = \"...\"")
-        extra = set(data) - {"inputs", "targets"}
-        if extra:
-            raise SpecError("data", f"unknown keys {sorted(extra)}", "use inputs and targets (or a built-in task)")
+        vf.no_unknown_keys(data, DATA_KEYS, "data", " (without task = ...)")
+        for key in DATA_KEYS:
+            vf.required(data, key, "data", "give inputs and targets as nested lists, or task = \"...\"")
+        d, P = _rows(data["inputs"], "data.inputs")
+        p, _ = _rows(data["targets"], "data.targets")
+        enforce(task_estimate(d, p, P, "data.inputs"), limits)
         return Task(_matrix(data["inputs"], symbols, "data.inputs"), _matrix(data["targets"], symbols, "data.targets"),
                     symbols)
     if name == "xor-margin":
-        extra = set(data) - {"task", "reln", "Delta", "hidden"}
-        if extra:
-            raise SpecError("data", f"unknown keys {sorted(extra)} for task xor-margin", "use Delta, reln and hidden")
+        vf.no_unknown_keys(data, XOR_KEYS, "data", " for task xor-margin")
         if "Delta" in data:
             D = _param(data, "Delta", symbols, None)
         else:
@@ -142,40 +209,59 @@ def _task(data, symbols):
             t = Task(t.X, t.Y, dict(symbols), t.name, t.meta)
         return t
     if name == "contexts":
-        extra = set(data) - {"task", "reln", "n", "k", "common", "blocks", "context_scale", "hidden"}
-        if extra:
-            raise SpecError("data", f"unknown keys {sorted(extra)} for task contexts",
-                            "use n, k, common, blocks, context_scale, reln and hidden")
-        n, k = data.get("n", 8), data.get("k", 3)
+        vf.no_unknown_keys(data, CONTEXTS_KEYS, "data", " for task contexts")
+        n = vf.integer(data.get("n", 8), "data.n", lo=1, hi=MAX_ITEMS, fix="items: a positive integer, e.g. n = 8")
+        k = vf.integer(data.get("k", 3), "data.k", lo=2, hi=MAX_ITEMS, fix="contexts: an integer >= 2, e.g. k = 3")
+        common = data.get("common", "hierarchy")
         blocks = data.get("blocks", "hierarchy")
-        if isinstance(blocks, list) and blocks and isinstance(blocks[0], list):
-            blocks = _matrix(blocks, symbols, "data.blocks")
-        scale = _param(data, "context_scale", symbols, 1)
-        return contexts(n, k, data.get("common", "hierarchy"), blocks, scale)
-    raise SpecError("data.task", f"unknown task {name!r}", "use \"xor-margin\" or \"contexts\", or give inputs/targets")
+        # size first, before any matrix is built
+        if isinstance(blocks, list) and blocks and all(isinstance(b, str) for b in blocks):
+            brows = sum(_structure_rows(b, n, "") for b in blocks)
+        else:
+            brows = k * _structure_rows(blocks, n, "")
+        p = _structure_rows(common, n, "") + brows
+        enforce(task_estimate(n + k, p, n * k, "data.n", n, 2.0), limits)
+        common = _structure_arg(common, symbols, "data.common", n)
+        if isinstance(blocks, list) and blocks and all(isinstance(b, str) for b in blocks):
+            if len(blocks) != k:
+                raise SpecError("data.blocks", f"{len(blocks)} structures given for k = {k} contexts",
+                                "give one per context, or one name for all")
+            blocks = [_structure_arg(b, symbols, f"data.blocks[{i}]", n) for i, b in enumerate(blocks)]
+        else:
+            blocks = _structure_arg(blocks, symbols, "data.blocks", n)
+        scale = _param(data, "context_scale", symbols, sp.Integer(1))
+        if scale.is_number and not bool(scale > 0):
+            raise SpecError("data.context_scale", f"{scale} is not positive", "e.g. context_scale = 1.1")
+        return contexts(n, k, common, blocks, scale)
+    raise SpecError("data.task", f"unknown task {name!r}" if isinstance(name, str) else
+                    f"needs a string, got {vf.type_name(name)}",
+                    "use \"xor-margin\" or \"contexts\", or give inputs/targets")
 
 
 def _builtin_pathways(data, task):
     reln = data.get("reln")
-    hidden = data.get("hidden")
     if task.name == "xor-margin":
-        sets = xor_relns(hidden or 128)
-        if reln not in sets:
-            raise SpecError("data.reln", f"unknown ReLN {reln!r} for xor-margin", f"use one of {sorted(sets)}")
-        return sets[reln]
+        sets = {"linear": 2, "xor": 4}
+        vf.choice(reln, "data.reln", sorted(sets), f"use one of {sorted(sets)} for xor-margin")
+        hidden = vf.integer(data.get("hidden", 128), "data.hidden", lo=sets[reln],
+                            fix=f"the total width, split over {sets[reln]} pathways: an integer >= {sets[reln]}")
+        return xor_relns(hidden)[reln]
     if task.name == "contexts":
-        n, k = task.meta["n"], task.meta["k"]
-        import itertools
-
+        k = task.meta["k"]
+        hidden = vf.integer(data.get("hidden", 100), "data.hidden", lo=1, fix="hidden units per pathway, e.g. 100")
+        names = ["all", "common", "double", "single"]
+        vf.choice(reln, "data.reln", names, f"use one of {names} for contexts")
+        n_sets = {"double": k, "single": k, "all": 2 ** k - 2, "common": 0}[reln]
+        if n_sets > 256:
+            raise SpecError("data.reln", f"reln = \"{reln}\" with k = {k} contexts makes {n_sets} pathways "
+                            "(more than 256)", "use fewer contexts or reln = \"double\" or \"single\"")
         sets = {
-            "double": [S for S in itertools.combinations(range(k), k - 1)],
-            "single": [(c,) for c in range(k)],
-            "all": [S for r in range(1, k) for S in itertools.combinations(range(k), r)],
-            "common": [],
+            "double": lambda: list(itertools.combinations(range(k), k - 1)),
+            "single": lambda: [(c,) for c in range(k)],
+            "all": lambda: [S for r in range(1, k) for S in itertools.combinations(range(k), r)],
+            "common": lambda: [],
         }
-        if reln not in sets:
-            raise SpecError("data.reln", f"unknown ReLN {reln!r} for contexts", f"use one of {sorted(sets)}")
-        return context_pathways(n, k, sets[reln], hidden=hidden or 100)
+        return context_pathways(task.meta["n"], k, sets[reln](), hidden=hidden)
     raise SpecError("data.reln", "built-in pathway sets exist only for built-in tasks", "declare [[pathways]]")
 
 
@@ -184,69 +270,63 @@ def _pathways(items, data, task):
         if isinstance(data, dict) and "reln" in data:
             return _builtin_pathways(data, task)
         raise SpecError("pathways", "missing", "add [[pathways]] tables, or reln = \"...\" under [data] for a built-in task")
+    if isinstance(data, dict) and "reln" in data:
+        raise SpecError("data.reln", "given together with [[pathways]]", "keep one: the built-in set or your pathways")
     if not isinstance(items, list) or not items:
         raise SpecError("pathways", "must be a non-empty array of tables", "write [[pathways]] blocks")
     out = []
+    seen = {}
     for i, it in enumerate(items):
         f = f"pathways[{i}]"
-        if not isinstance(it, dict):
-            raise SpecError(f, "must be a table", "write a [[pathways]] block")
-        extra = set(it) - {"name", "active", "inputs", "outputs", "hidden", "depth"}
-        if extra:
-            raise SpecError(f, f"unknown keys {sorted(extra)}", "use name, active, inputs, outputs, hidden, depth")
+        it = vf.table(it, f, "write a [[pathways]] block")
+        vf.no_unknown_keys(it, PATHWAY_KEYS, f)
         for key in ("name", "active"):
-            if key not in it:
-                raise SpecError(f"{f}.{key}", "missing", "every pathway needs a name and its active gates")
-        if not isinstance(it["name"], str):
-            raise SpecError(f"{f}.name", f"needs a string, got {it['name']!r}", "name = \"common\"")
+            vf.required(it, key, f, "every pathway needs a name and its active gates")
+        name = vf.label(it["name"], f"{f}.name", "name = \"common\" (at most 64 printable characters)")
+        if name in seen:
+            raise SpecError(f"{f}.name", f"{name!r} is also the name of pathways[{seen[name]}]",
+                            "give each pathway its own name")
+        seen[name] = i
+        hidden = vf.integer(it.get("hidden", 16), f"{f}.hidden", lo=1, hi=2 ** 62, fix="e.g. hidden = 32")
+        depth = vf.integer(it.get("depth", 2), f"{f}.depth", lo=2, hi=3, fix="use 2 (one hidden layer) or 3")
         act = it["active"]
         if isinstance(act, list):
             act = tuple(act)
-        out.append(Pathway(it["name"], act, it.get("inputs", "all"), it.get("outputs", "all"),
-                           it.get("hidden", 16), it.get("depth", 2)).resolve(task, f))
+        out.append(Pathway(name, act, it.get("inputs", "all"), it.get("outputs", "all"),
+                           hidden, depth).resolve(task, f))
     return out
 
 
 def _training(table) -> Training:
     if table is None:
         return Training()
-    if not isinstance(table, dict):
-        raise SpecError("training", "must be a table", "write [training] then lr = 0.05")
-    extra = set(table) - {"lr", "loss", "a0", "init_std", "steps"}
-    if extra:
-        raise SpecError("training", f"unknown keys {sorted(extra)}", "use lr, loss, a0, init_std, steps")
+    table = vf.table(table, "training", "write [training] then lr = 0.05")
+    vf.no_unknown_keys(table, TRAINING_KEYS, "training")
     kw = {}
-    for key, kind in (("lr", float), ("a0", float), ("init_std", float), ("steps", int), ("loss", str)):
-        if key not in table:
-            continue
-        v = table[key]
-        ok = isinstance(v, str) if kind is str else (isinstance(v, (int, float)) and not isinstance(v, bool))
-        if kind is int:
-            ok = isinstance(v, int) and not isinstance(v, bool) and v > 0
-        if kind is float and ok:
-            ok = v > 0 and v == v and v != float("inf")
-        if not ok:
-            raise SpecError(f"training.{key}", f"bad value {v!r}",
-                            {"lr": "a positive number, e.g. 0.05", "a0": "a positive number, e.g. 0.001",
-                             "init_std": "a positive number, e.g. 0.01", "steps": "a positive integer",
-                             "loss": "\"mean\" or \"sum\""}[key])
-        kw[key] = float(v) if kind is float else v
+    for key, (lo, hi) in TRAINING_RANGES.items():
+        if key in table:
+            kw[key] = vf.real(table[key], f"training.{key}", lo=lo, hi=hi,
+                              fix={"lr": "a positive number, e.g. 0.05", "a0": "a positive number, e.g. 0.001",
+                                   "init_std": "a positive number, e.g. 0.01"}[key] + f", between {lo:g} and {hi:g}")
+    if "steps" in table:
+        kw["steps"] = vf.integer(table["steps"], "training.steps", lo=1, hi=MAX_STEPS,
+                                 fix=f"a positive integer (at most {vf.fmt(MAX_STEPS)}), e.g. steps = 2000")
+    if "loss" in table:
+        kw["loss"] = vf.choice(table["loss"], "training.loss", ["mean", "sum"], "write loss = \"mean\" or \"sum\"")
     return Training(**kw)
 
 
-def spec_from_dict(data: Mapping, default_name: str = "spec"):
+def spec_from_dict(data: Mapping, default_name: str = "spec", limits: Limits | None = None):
     """Build a :class:`GDLNSpec` (pathway form) or a :class:`~theorykit.graph.GraphSpec` (with
     ``[[nodes]]`` and ``[[edges]]``) from parsed TOML (a dict)."""
     if not isinstance(data, Mapping):
         raise SpecError("spec", "must be a table", "see docs/specs.md")
-    extra = set(data) - _TOP
-    if extra:
-        raise SpecError("spec", f"unknown top-level keys {sorted(extra)}", f"use {sorted(_TOP)}")
-    name = data.get("name", default_name)
-    if not isinstance(name, str):
-        raise SpecError("name", f"needs a string, got {name!r}", "name = \"my-spec\"")
+    vf.no_unknown_keys(data, TOP_KEYS, "spec", " at the top level")
+    limits = limits or Limits()
+    name = vf.label(data.get("name", default_name) if "name" in data else (default_name or "spec")[:64] or "spec",
+                    "name", "name = \"my-spec\" (at most 64 printable characters)")
     symbols = _symbols(data.get("symbols"))
-    task = _task(data.get("data"), symbols)
+    task = _task(data.get("data"), symbols, limits)
     if symbols:
         task = Task(task.X, task.Y, {**task.symbols, **symbols}, task.name, task.meta)
     if any(k in data for k in ("nodes", "edges", "schedule")):
@@ -263,6 +343,33 @@ def spec_from_dict(data: Mapping, default_name: str = "spec"):
     return GDLNSpec(task, tuple(pathways), _training(data.get("training")), name)
 
 
+def check_values(spec: GDLNSpec, values: Mapping, given: Mapping | None = None) -> None:
+    """Refuse symbol values that make a data entry complex, infinite or out of range.
+
+    ``values``: symbol → value; ``given``: symbol → the text the user wrote (for messages).
+    Each bad entry is reported as ``--set NAME`` with the entry's field path."""
+    if not values:
+        return
+    given = given or {}
+    rep = {spec.task.symbols.get(k, k) if isinstance(k, str) else k: v for k, v in values.items()}
+    for mname, M in (("inputs", spec.task.X), ("targets", spec.task.Y)):
+        for i in range(M.rows):
+            for j in range(M.cols):
+                e = M[i, j]
+                used = e.free_symbols & set(rep)
+                if not used:
+                    continue
+                sym = sorted(used, key=str)[0]
+                fld = f"--set {sym}"
+                where = f"data.{mname}[{i}][{j}] = {e}"
+                try:
+                    val = e.subs(rep)
+                    vf.check_real_finite(val, fld, where)
+                    vf.check_magnitude(val, fld, text=where)
+                except SpecError as err:
+                    raise SpecError(fld, f"with {sym} = {given.get(sym, rep[sym])}: {err.problem}", err.fix) from None
+
+
 def parse_assignment(text: str, symbols: Mapping[str, sp.Symbol]) -> tuple:
     """Parse a ``NAME=VALUE`` command-line assignment (VALUE: a number or safe expression)."""
     if "=" not in text:
@@ -271,6 +378,7 @@ def parse_assignment(text: str, symbols: Mapping[str, sp.Symbol]) -> tuple:
     if name not in symbols:
         raise SpecError("--set", f"unknown symbol {name!r}", f"the spec declares {sorted(symbols) or 'no symbols'}")
     val = parse_expr(value, {}, f"--set {name}")
+    vf.check_magnitude(val, f"--set {name}", text=value)
     return symbols[name], val
 
 

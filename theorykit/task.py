@@ -176,7 +176,10 @@ def structure(spec, n: int, field: str = "data.structure") -> sp.Matrix:
     if isinstance(spec, str):
         if spec not in _STRUCTURES:
             raise SpecError(field, f"unknown structure {spec!r}", f"use one of {sorted(_STRUCTURES)} or a matrix")
-        return _STRUCTURES[spec](n)
+        try:
+            return _STRUCTURES[spec](n)
+        except SpecError as err:          # name the field the structure came from
+            raise SpecError(field, err.problem, err.fix) from None
     M = sp.Matrix(spec)
     if M.cols != n:
         raise SpecError(field, f"a given structure must have n={n} columns (items), got {M.cols}",
