@@ -328,6 +328,13 @@ def _eigen_gram(G: sp.Matrix, ref):
                 raise DerivationError(
                     f"the Gram matrix has an irreducible factor of degree {deg} in the symbols; "
                     "no closed-form singular values. Substitute numbers for the symbols (--set NAME=VALUE).")
+            if not fp.get_domain().is_Exact or fp.get_domain().is_EX or fp.get_domain().is_AlgebraicField:
+                # CRootOf needs rational coefficients; irrational entries (sqrt(2), ...) give a factor
+                # over an algebraic domain: say so instead of guessing or failing inside SymPy
+                raise DerivationError(
+                    f"the Gram matrix has an irreducible factor of degree {deg} with irrational coefficients "
+                    f"({fp.get_domain()}); exact singular values are not supported for it. Use rational entries "
+                    "in the data, or theorykit.numeric_svd for numbers.")
             rts = [sp.CRootOf(fp, i) for i in range(deg)]
         for r in dict.fromkeys(rts):
             if r == 0 or (not symbolic and abs(_num(r, ref)) < 1e-14):
