@@ -45,15 +45,11 @@ _BIAS = re.compile(r"(^|[._/])(bias|b\d*)$", re.IGNORECASE)
 # ---------------------------------------------------------------------------------------------
 def load_data(path) -> tuple[np.ndarray, np.ndarray]:
     """``(X, Y)`` from an ``.npz`` with ``X`` (d × P) and ``Y`` (p × P), float64, checked."""
+    from .init import read_npz
+
     path = Path(path)
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            raw = {k: z[k] for k in z.files}
-    except FileNotFoundError:
-        raise SpecError("--data", f"no such file: {path}", "give an .npz with arrays X (d × P) and Y (p × P)") from None
-    except Exception as exc:  # noqa: BLE001 - a corrupt or foreign file
-        raise SpecError("--data", f"{path} is not a readable .npz ({type(exc).__name__}: {exc})",
-                        "save the data with numpy.savez(path, X=X, Y=Y)") from None
+    raw = read_npz(path, "--data", "an .npz with arrays X (d × P) and Y (p × P)",
+                   "save the data with numpy.savez(path, X=X, Y=Y)")
     out = {}
     for key in ("X", "Y"):
         f = f"{path}[{key!r}]"

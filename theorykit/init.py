@@ -209,16 +209,21 @@ def from_chain_names(net: Net, weights: Mapping) -> dict:
 def load_weights(path, net: Net, seeds: int | None = None, dtype: str = "float64") -> dict:
     """Read initial weights from an ``.npz`` (arrays keyed by edge or ``W1, W2, …``), checking every
     shape; each array is ``to × from`` or has a leading seed axis. Returns weights with a seed axis."""
+    raw = read_npz(path, "--init-weights", "an .npz of weights", "save the weights with numpy.savez")
+    return check_weights(raw, net, seeds, dtype, str(path))
+
+
+def read_npz(path, option: str, what: str, how: str) -> dict:
+    """Every array of an ``.npz`` (no pickles); a missing or unreadable file is a :class:`SpecError`
+    naming ``option``."""
     path = Path(path)
     try:
         with np.load(path, allow_pickle=False) as z:
-            raw = {k: z[k] for k in z.files}
+            return {k: z[k] for k in z.files}
     except FileNotFoundError:
-        raise SpecError("--init-weights", f"no such file: {path}", "give the path of an .npz of weights") from None
+        raise SpecError(option, f"no such file: {path}", f"give the path of {what}") from None
     except Exception as exc:  # noqa: BLE001 - a corrupt or foreign file
-        raise SpecError("--init-weights", f"{path} is not a readable .npz ({type(exc).__name__}: {exc})",
-                        "save the weights with numpy.savez") from None
-    return check_weights(raw, net, seeds, dtype, str(path))
+        raise SpecError(option, f"{path} is not a readable .npz ({type(exc).__name__}: {exc})", how) from None
 
 
 def check_weights(raw: Mapping, net: Net, seeds: int | None = None, dtype: str = "float64",
