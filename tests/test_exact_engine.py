@@ -7,7 +7,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import theorykit as tk
@@ -62,7 +62,7 @@ def _matrices(entries):
 
 
 @pytest.mark.xfail(reason="known bug (open): for some integer matrices whose Gram factor has degree >= 3, the vectors of the smallest root come back accurate to ~1e-16 instead of 1e-40 after rational_svd canonicalises the block (_block_modes on the canonical block alone is exact to 1e-50); example [[0,0,-1],[1,3,0],[-1,0,-3]]", strict=False)
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(_matrices(st.integers(-3, 3)), st.sampled_from(["plain", "dup_row", "dup_col", "block2"]))
 def test_integer_matrices_match_numpy_and_identities_hold_exactly(rows, shape):
     """Random integer matrices; duplicated rows/columns give rank deficiency, a repeated block
@@ -84,7 +84,7 @@ def test_integer_matrices_match_numpy_and_identities_hold_exactly(rows, shape):
 
 
 @pytest.mark.xfail(reason="known bug (open): for some integer matrices whose Gram factor has degree >= 3, the vectors of the smallest root come back accurate to ~1e-16 instead of 1e-40 after rational_svd canonicalises the block (_block_modes on the canonical block alone is exact to 1e-50); example [[0,0,-1],[1,3,0],[-1,0,-3]]", strict=False)
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(_matrices(st.fractions(-2, 2, max_denominator=5)))
 def test_rational_matrices_match_numpy(rows):
     M = sp.Matrix([[sp.Rational(x.numerator, x.denominator) for x in r] for r in rows])
