@@ -75,8 +75,9 @@ def integrate(vector_field: Callable, y0, args=None, *, h: float, t_end: float |
     lengths = np.diff(np.concatenate([[0.0], ts]))
     ratio = lengths / h
     if not np.all(np.isfinite(ratio)) or ratio.sum() > 2e8:
-        raise SpecError("times", f"{ratio.sum():.3g} integration steps of {h:.3g} to reach t = {ts[-1]:.3g}",
-                        "ask for earlier times, or a larger step (training.lr sets the time scale)")
+        raise SpecError("training.lr", f"the flow would need {ratio.sum():.3g} integration steps of {h:.3g} to reach "
+                        f"t = {ts[-1]:.3g} (the time scale tau = 1/lr sets the step)",
+                        "ask for earlier --times, or check training.lr and the data's scale")
     nsub = np.where(lengths > 0, np.ceil(ratio - 1e-9), 0).astype(np.int32)
     steps = np.where(nsub > 0, lengths / np.maximum(nsub, 1), 0.0)
     record = dict(record or {})
