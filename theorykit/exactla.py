@@ -51,6 +51,15 @@ PREC_BITS = 256
 DPS = 60
 
 
+def _hp():
+    """The working precision of every mpmath operation on stored high-precision values.
+
+    An ``mpf`` keeps its bits, but every operation on it (even ``-x``) rounds to the *current*
+    context precision, 15 digits by default: arithmetic on stored values outside this context
+    silently drops them to double precision."""
+    return mpmath.workdps(DPS + 20)
+
+
 # --------------------------------------------------------------------------------------------
 # exact scalars
 # --------------------------------------------------------------------------------------------
@@ -158,8 +167,9 @@ class RatVec:
         return sp.Matrix([_q(x) * c for x in _entries(self.w)])
 
     def mp(self) -> list:
-        c = 1 / mpmath.sqrt(mpmath.mpf(int(self.N.p)) / int(self.N.q))
-        return [mpmath.mpf(int(x.p)) / int(x.q) * c for x in _entries(self.w)]
+        with _hp():
+            c = 1 / mpmath.sqrt(mpmath.mpf(int(self.N.p)) / int(self.N.q))
+            return [mpmath.mpf(int(x.p)) / int(x.q) * c for x in _entries(self.w)]
 
     def floats(self) -> np.ndarray:
         c = 1.0 / math.sqrt(float(Fraction(int(self.N.p), int(self.N.q))))
@@ -200,9 +210,10 @@ class QuadVec:
         return sp.Matrix([(_q(a) + _q(b) * r) * inv for a, b in zip(_entries(self.c), _entries(self.e))])
 
     def mp(self) -> list:
-        r = mpmath.sqrt(_mpq(self.D))
-        inv = 1 / mpmath.sqrt(_mpq(self.P) + _mpq(self.Q) * r)
-        return [(_mpq(a) + _mpq(b) * r) * inv for a, b in zip(_entries(self.c), _entries(self.e))]
+        with _hp():
+            r = mpmath.sqrt(_mpq(self.D))
+            inv = 1 / mpmath.sqrt(_mpq(self.P) + _mpq(self.Q) * r)
+            return [(_mpq(a) + _mpq(b) * r) * inv for a, b in zip(_entries(self.c), _entries(self.e))]
 
     def floats(self) -> np.ndarray:
         return np.array([float(x) for x in self.mp()])
@@ -244,7 +255,8 @@ class NumVec:
         self.vals = list(vals)
 
     def neg(self):
-        return NumVec([-x for x in self.vals])
+        with _hp():                      # ``-x`` rounds to the context precision (15 digits outside)
+            return NumVec([-x for x in self.vals])
 
     def sympy(self) -> sp.Matrix:
         return sp.Matrix([sp.Float(mpmath.nstr(x, 40), 40) for x in self.vals])
@@ -265,11 +277,13 @@ class NumVec:
     def quad_form(self, S: flint.fmpq_mat):
         n = len(self.vals)
         rows = S.tolist()
-        Sv = [mpmath.fsum(_mpq(rows[i][j]) * self.vals[j] for j in range(n) if rows[i][j] != 0) for i in range(n)]
-        d = mpmath.fsum(a * b for a, b in zip(self.vals, Sv))
-        resid = max((abs(a - d * b) for a, b in zip(Sv, self.vals)), default=mpmath.mpf(0))
-        scale = max([abs(d)] + [abs(a) for a in Sv] + [mpmath.mpf(1)])
-        return sp.Float(mpmath.nstr(d, 35), 30), bool(resid < scale * mpmath.mpf(10) ** (-(DPS - 20)))
+        with _hp():
+            Sv = [mpmath.fsum(_mpq(rows[i][j]) * self.vals[j] for j in range(n) if rows[i][j] != 0)
+                  for i in range(n)]
+            d = mpmath.fsum(a * b for a, b in zip(self.vals, Sv))
+            resid = max((abs(a - d * b) for a, b in zip(Sv, self.vals)), default=mpmath.mpf(0))
+            scale = max([abs(d)] + [abs(a) for a in Sv] + [mpmath.mpf(1)])
+            return sp.Float(mpmath.nstr(d, 35), 30), bool(resid < scale * mpmath.mpf(10) ** (-(DPS - 20)))
 
 
 def _mpq(x) -> mpmath.mpf:
