@@ -225,3 +225,72 @@ def test_high_precision_vectors_survive_sign_flip_and_permutation():
     import flint
     d, ok = ms[-1].v.quad_form(flint.fmpq_mat(3, 3, [1, 0, 0, 0, 1, 0, 0, 0, 1]))
     assert ok and abs(float(d) - 1) < 1e-25
+
+
+def _small_int_matrix(max_r=3, max_c=3):
+    return st.tuples(st.integers(1, max_r), st.integers(1, max_c)).flatmap(
+        lambda rc: st.lists(st.lists(st.integers(-2, 2), min_size=rc[1], max_size=rc[1]),
+                            min_size=rc[0], max_size=rc[0]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(_small_int_matrix(2, 3), _small_int_matrix(3, 2), st.integers(1, 3))
+def test_kronecker_tasks_match_numpy_and_identities_hold(a, b, den):
+    """M = (A ⊗ B)/den: the engine solves A and B and combines (values multiply, vectors are
+    Kronecker products). Checked against numpy's SVD of M itself (a second method) to 1e-12, with
+    exact identities M v = s u, Mᵀ u = s v, orthonormality and the sign convention."""
+    A, B = np.array(a), np.array(b)
+    Mi = np.kron(A, B)
+    M = sp.Matrix(Mi.tolist()) / den
+    svd = exact_svd(M)
+    assert svd.rank == np.linalg.matrix_rank(Mi) == np.linalg.matrix_rank(A) * np.linalg.matrix_rank(B)
+    _np_check(Mi / den, svd)
+    _exact_identities(M, svd)
+    for m in svd.modes:
+        first = next(x for x in m.v_floats() if abs(x) > 1e-12)
+        assert first > 0
+        assert float(sp.sympify(m.s_text)) == pytest.approx(m.s_float(), rel=1e-12)
+    # equal values are one exact value (shared text), in descending order
+    texts = [m.s_text for m in svd.modes]
+    vals = [m.s_float() for m in svd.modes]
+    for i in range(len(vals) - 1):
+        assert vals[i] >= vals[i + 1] - 1e-12
+        if abs(vals[i] - vals[i + 1]) < 1e-9 and svd.modes[i].raw.s.kind == svd.modes[i + 1].raw.s.kind == "sqrt":
+            assert texts[i] == texts[i + 1]
+
+
+def test_kronecker_detection_fires_and_solves_only_the_factors():
+    """A 6 × 6 dense A ⊗ B (A = [[2, 1], [1, 3]], B = [[1, 1, 0], [0, 1, 1], [1, 0, 1]]): detected
+    (the counter moves), and the eigen-solver only ever sees the 2 × 2 and 3 × 3 factors.
+    Hand values: AᵀA = [[5, 5], [5, 10]], eigenvalues (15 ± 5√5)/2, so σ_A = √((15 ± 5√5)/2);
+    B = I + P (P the cyclic shift) is normal with eigenvalues 1 + ωʲ (ω = e^{2πi/3}), so its
+    singular values are |1 + ωʲ| = 2, 1, 1. So σ(A ⊗ B) = 2σ_A, σ_A, σ_A for each σ_A:
+    7.236, 3.618, 3.618, 2.764, 1.382, 1.382."""
+    import theorykit.exactla as ex
+
+    A = np.array([[2, 1], [1, 3]])
+    B = np.array([[1, 1, 0], [0, 1, 1], [1, 0, 1]])
+    shapes = []
+    orig = ex._block_modes
+
+    def counting(Bk, den):
+        shapes.append(Bk.shape)
+        return orig(Bk, den)
+
+    before = ex.STATS["kronecker"]
+    ex._block_modes = counting
+    try:
+        ms = ex.rational_svd(np.kron(A, B), 1, {})
+    finally:
+        ex._block_modes = orig
+    assert ex.STATS["kronecker"] == before + 1
+    assert sorted(shapes) == [(2, 2), (3, 3)]
+    big, small = sp.sqrt((15 + 5 * sp.sqrt(5)) / 2), sp.sqrt((15 - 5 * sp.sqrt(5)) / 2)
+    want = [2 * big, big, big, 2 * small, small, small]
+    want = sorted(want, key=lambda e: -float(e))
+    got = [m.s.expr() for m in ms]
+    assert len(got) == 6
+    for g, w in zip(got, want):
+        assert _proved_zero(g - w)
+    # repeated values share one exact value object and keep the discovery order of their vectors
+    assert ms[1].s is ms[2].s and ms[4].s is ms[5].s

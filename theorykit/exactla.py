@@ -42,7 +42,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-__all__ = ["rational_parts", "rational_svd", "SValue", "RatVec", "QuadVec", "NumVec", "RawMode", "X"]
+__all__ = ["rational_parts", "rational_svd", "SValue", "RatVec", "QuadVec", "NumVec", "RawMode", "X", "STATS"]
 
 #: the variable of polynomials written in exact strings (``CRootOf(x**4 - …, 2)``): not ``lambda``,
 #: a Python keyword that ``sympify`` cannot read back
@@ -100,10 +100,13 @@ def _poly_text(f: flint.fmpz_poly) -> str:
 class SValue:
     """An exact positive real algebraic number with its high-precision value.
 
-    ``kind`` is ``"sqrt"`` (``√a``, a rational), ``"quad"`` (in ℚ(√D)) or ``"root"`` (root ``index``
-    of the irreducible integer polynomial ``poly`` in ``x``, numbered as SymPy's ``CRootOf``: real
-    roots ascending). ``expr()`` builds the SymPy expression (cached); ``text()`` writes it without
-    building it; ``mp`` is the value to ``DPS`` digits.
+    ``kind`` and ``data``: ``"sqrt"``, data ``a`` (an fmpq, ``s = √a``); ``"quad"``, data
+    ``(p0, p1, D)`` (fmpq, ``s = √(p0 + p1√D)``, D not a square); ``"root"``, data ``(poly, index)``
+    (``s`` is root ``index`` of the irreducible integer polynomial ``poly`` in ``x``, numbered as
+    SymPy's ``CRootOf``: real roots ascending). ``data`` determines ``s`` exactly (it is what
+    products of values, for Kronecker factors, are computed from). ``expr()`` builds the SymPy
+    expression (cached); ``text()`` writes it without building it; ``mp`` is the value to ``DPS``
+    digits.
     """
 
     __slots__ = ("kind", "data", "mp", "_expr", "_text")
@@ -500,6 +503,11 @@ def _sqrt_root_value(f: flint.fmpz_poly, alpha_mp: mpmath.mpf, den: int) -> tupl
 # --------------------------------------------------------------------------------------------
 def _block_modes(B: np.ndarray, den: int) -> list:
     """Modes of the block B/den (B an integer numpy array without zero rows or columns)."""
+    with _hp():                 # every mpmath value (singular values, vectors) to DPS digits
+        return _block_modes_hp(B, den)
+
+
+def _block_modes_hp(B: np.ndarray, den: int) -> list:
     r, c = B.shape
     side = "v" if c <= r else "u"          # the Gram matrix on the smaller side
     G = _gram(B, side)
@@ -518,7 +526,7 @@ def _block_modes(B: np.ndarray, den: int) -> list:
         cs = [flint.fmpq(x) for x in f.coeffs()]
         if m == 1:
             alpha = -cs[0] / cs[1]
-            s = SValue("sqrt", alpha, mpmath.sqrt(_mpq(alpha)) / den, sp.sqrt(_q(alpha)) / den)
+            s = SValue("sqrt", alpha / den2, mpmath.sqrt(_mpq(alpha)) / den, sp.sqrt(_q(alpha)) / den)
             for (w,) in blocks:
                 x = RatVec(w, _dot(w, w))
                 # the other side: B x/s = Bi w/den / (√N √α/den) = Bi w / √(N α)
@@ -532,7 +540,7 @@ def _block_modes(B: np.ndarray, den: int) -> list:
                 a0_, a1_ = -b / (2 * a), flint.fmpq(eps) / (2 * a)
                 s_expr = _sqrt_quad(a0_, a1_, D) / den
                 s_mp = mpmath.sqrt(_mpq(a0_) + _mpq(a1_) * mpmath.sqrt(_mpq(D))) / den
-                s = SValue("quad", (a0_, a1_, D), s_mp, s_expr)
+                s = SValue("quad", (a0_ / den2, a1_ / den2, D), s_mp, s_expr)
                 for w, Gw in blocks:
                     # q_α(G)w = a·Gw + (b + aα)w = a·Gw + (b/2)w + (ε/2)√D·w
                     cvec = Gw * a + w * (b / 2)
@@ -568,6 +576,187 @@ def _block_modes(B: np.ndarray, den: int) -> list:
     return out
 
 
+# --------------------------------------------------------------------------------------------
+# Kronecker factors
+# --------------------------------------------------------------------------------------------
+#: how often structure was used (``kronecker``: blocks solved as A ⊗ B from their factors'
+#: SVDs; ``kronecker_fallback``: a Kronecker split found whose values could not be combined in
+#: the exact representations here, solved directly instead). Counters only, for tests and notes.
+STATS = {"kronecker": 0, "kronecker_fallback": 0}
+
+
+def _divisors(n: int) -> list:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def _kron_split(C: np.ndarray):
+    """``(A, B)`` integer arrays with ``C = A ⊗ B`` (both factors larger than 1 × 1, ``B``
+    primitive with its first non-zero entry positive), or ``None``.
+
+    Exact test (Van Loan–Pitsianis): for factor shapes ``(p, q)`` and ``(r/p, c/q)`` the
+    rearranged matrix whose rows are the flattened ``(r/p) × (c/q)`` blocks of ``C`` has rank 1
+    over ℚ, i.e. every block is a rational multiple of the first non-zero block ``b``:
+    ``T[i]·b[k] = T[i, k]·b`` in integers. With ``B = b/gcd(b)`` primitive the multiples are
+    integers (``t·B`` integral with ``gcd(B) = 1`` forces ``t ∈ ℤ``)."""
+    r, c = C.shape
+    if C.dtype != object and int(np.max(np.abs(C))) >= 2 ** 31:
+        C = C.astype(object)
+    shapes = sorted(((p, q) for p in _divisors(r) for q in _divisors(c)
+                     if 1 < p * q < r * c), key=lambda pq: (pq[0] * pq[1], pq))
+    for p, q in shapes:
+        r2, c2 = r // p, c // q
+        T = C.reshape(p, r2, q, c2).transpose(0, 2, 1, 3).reshape(p * q, r2 * c2)
+        nz = np.flatnonzero(T.any(axis=1))
+        b = T[nz[0]]
+        k = int(np.flatnonzero(b)[0])
+        if not np.array_equal(T * b[k], np.outer(T[:, k], b)):
+            continue
+        g = 0
+        for x in b.tolist():
+            g = math.gcd(g, int(x))
+        if b[k] < 0:
+            g = -g
+        Bm = b // g
+        a = T[:, k] // Bm[k]
+        assert np.array_equal(np.outer(a, Bm), T)          # the exact factorisation, checked
+        return a.reshape(p, q), Bm.reshape(r2, c2)
+    return None
+
+
+def _kron_cols(a: list, b: list) -> list:
+    return [x * y for x in a for y in b]
+
+
+def _sq_quad(sv: "SValue"):
+    """``s²`` as ``(p0, p1, D)`` (p1 = 0, D = None for a rational), or None for a root."""
+    if sv.kind == "sqrt":
+        return sv.data, flint.fmpq(0), None
+    if sv.kind == "quad":
+        return sv.data
+    return None
+
+
+def _value_poly(sv: "SValue") -> flint.fmpz_poly:
+    """An integer polynomial with ``s`` among its roots: ``Q x² − P`` for ``s = √(P/Q)``; for
+    ``s² = p0 + p1√D`` the polynomial ``(x² − p0)² − p1²D`` cleared of denominators; ``poly`` for a root."""
+    if sv.kind == "root":
+        return sv.data[0]
+    if sv.kind == "sqrt":
+        a = sv.data
+        return flint.fmpz_poly([-int(a.p), 0, int(a.q)])
+    p0, p1, D = sv.data
+    c = [p0 * p0 - p1 * p1 * D, flint.fmpq(0), -2 * p0, flint.fmpq(0), flint.fmpq(1)]
+    den = 1
+    for x in c:
+        den = den * int(x.q) // math.gcd(den, int(x.q))
+    return flint.fmpz_poly([int(x * den) for x in c])
+
+
+#: largest degree of a product's polynomial (degree of one times the other's) tried exactly
+MAX_PRODUCT_DEGREE = 48
+
+
+def _value_product_poly(x: "SValue", y: "SValue", s_mp):
+    """``s = x·y`` as a root-kind (or sqrt-kind, when s² is rational) value: ``s`` is a root of
+    ``Res_z(f(z), z^{deg g} g(t/z))`` (f, g polynomials of x and y), whose irreducible factor
+    vanishing at ``s`` and root index are chosen from 256-bit root enclosures, as for any Gram root."""
+    f, g = _value_poly(x), _value_poly(y)
+    d1, d2 = f.degree(), g.degree()
+    if d1 * d2 > MAX_PRODUCT_DEGREE:
+        return None
+    ctx = flint.fmpz_mpoly_ctx.get(("z", "t"))
+    z, t = ctx.gens()
+    F = sum((int(c) * z ** i for i, c in enumerate(f.coeffs()) if c != 0), ctx.from_dict({}))
+    G = sum((int(c) * t ** j * z ** (d2 - j) for j, c in enumerate(g.coeffs()) if c != 0), ctx.from_dict({}))
+    R = F.resultant(G, "z")
+    coeffs = [0] * (d1 * d2 + 1)
+    for c, (_, k) in zip(R.coeffs(), R.monoms()):
+        coeffs[k] = int(c)
+    _, facs = flint.fmpz_poly(coeffs).factor()
+    with _hp():
+        best = None
+        for h, _ in facs:
+            val = abs(mpmath.polyval([int(c) for c in reversed(h.coeffs())], s_mp))
+            scale = mpmath.polyval([abs(int(c)) for c in reversed(h.coeffs())], abs(s_mp)) + 1
+            if best is None or val / scale < best[0]:
+                best = (val / scale, h)
+        h = best[1]
+        hc = h.coeffs()
+        if h.degree() <= 2 and (h.degree() == 1 or hc[1] == 0):      # s or s² rational: a surd
+            a = -flint.fmpq(int(hc[0]), int(hc[-1]))
+            a = a * a if h.degree() == 1 else a
+            return SValue("sqrt", a, s_mp, sp.sqrt(_q(a)))
+        mids = [_arb_mp(r) for r in _real_roots(h)]
+        idx = min(range(len(mids)), key=lambda i: abs(mids[i] - s_mp))
+    if h.coeffs()[-1] < 0:
+        h = -h
+    return SValue("root", (h, idx), s_mp)
+
+
+def _sv_mul(x: "SValue", y: "SValue"):
+    """The exact product of two singular values: in ℚ or one quadratic field where it stays there,
+    else as a root of an irreducible polynomial (None when that polynomial's degree would exceed
+    ``MAX_PRODUCT_DEGREE``)."""
+    with _hp():
+        s_mp = x.mp * y.mp
+    qx, qy = _sq_quad(x), _sq_quad(y)
+    if qx is not None and qy is not None:
+        (a0, a1, D1), (b0, b1, D2) = qx, qy
+        if D1 is None or D2 is None or D1 == D2:                  # one field: ℚ or ℚ(√D)
+            D = D1 if D1 is not None else D2
+            c0 = a0 * b0 + (a1 * b1 * D if D is not None else 0)
+            c1 = (a0 * b1 + a1 * b0) if D is not None else flint.fmpq(0)
+            if c1 == 0:
+                return SValue("sqrt", c0, s_mp, sp.sqrt(_q(c0)))
+            return SValue("quad", (c0, c1, D), s_mp, _sqrt_quad(c0, c1, D))
+    return _value_product_poly(x, y, s_mp)
+
+
+def _vec_kron(a, b):
+    """``a ⊗ b`` for two unit vectors, exact where both are (in one quadratic field), else to DPS digits."""
+    if isinstance(a, RatVec) and isinstance(b, RatVec):
+        return RatVec(_col(_kron_cols(a.w.entries(), b.w.entries())), a.N * b.N)
+    if isinstance(a, RatVec) and isinstance(b, QuadVec):
+        w = a.w.entries()
+        return QuadVec(_col(_kron_cols(w, b.c.entries())), _col(_kron_cols(w, b.e.entries())), b.D,
+                       a.N * b.P, a.N * b.Q)
+    if isinstance(a, QuadVec) and isinstance(b, RatVec):
+        w = b.w.entries()
+        return QuadVec(_col(_kron_cols(a.c.entries(), w)), _col(_kron_cols(a.e.entries(), w)), a.D,
+                       a.P * b.N, a.Q * b.N)
+    if isinstance(a, QuadVec) and isinstance(b, QuadVec) and a.D == b.D:
+        D = a.D
+        c = [x + D * y for x, y in zip(_kron_cols(a.c.entries(), b.c.entries()),
+                                       _kron_cols(a.e.entries(), b.e.entries()))]
+        e = [x + y for x, y in zip(_kron_cols(a.c.entries(), b.e.entries()),
+                                   _kron_cols(a.e.entries(), b.c.entries()))]
+        return QuadVec(_col(c), _col(e), D, a.P * b.P + a.Q * b.Q * D, a.P * b.Q + a.Q * b.P)
+    with _hp():
+        return NumVec(_kron_cols(a.mp(), b.mp()))
+
+
+def _kron_modes(C: np.ndarray, den: int, cache: dict):
+    """Modes of ``C/den`` from its Kronecker factors ``C = A ⊗ B`` (each solved by
+    :func:`rational_svd`, so recursively structured, sharing ``cache``): values are the products
+    ``σ_A σ_B``, vectors ``u_A ⊗ u_B`` and ``v_A ⊗ v_B`` (``A ⊗ B = (U_A ⊗ U_B)(S_A ⊗ S_B)(V_A ⊗ V_B)ᵀ``).
+    ``None`` when ``C`` has no Kronecker factors or their values cannot be combined exactly."""
+    split = _kron_split(C)
+    if split is None:
+        return None
+    A, Bk = split
+    ma, mb = rational_svd(A, 1, cache), rational_svd(Bk, den, cache)
+    out = []
+    for x in ma:
+        for y in mb:
+            s = _sv_mul(x.s, y.s)
+            if s is None:
+                STATS["kronecker_fallback"] += 1
+                return None
+            out.append(RawMode(s, _vec_kron(x.u, y.u), _vec_kron(x.v, y.v)))
+    STATS["kronecker"] += 1
+    return out
+
+
 def _embed(vec, idx, n):
     """A block vector placed at rows ``idx`` of an n-vector (same representation)."""
     if isinstance(vec, RatVec):
@@ -594,20 +783,61 @@ def rational_svd(B: np.ndarray, den: int = 1, cache: dict | None = None) -> list
     nr, nc = B.shape
     modes = []
     for rows, cols in _components(B != 0):
-        blk = B[np.ix_(rows, cols)]
-        rp, cp = _canonical(blk)
-        C = blk[np.ix_(rp, cp)]
-        key = (C.shape, den, tuple(C.ravel().tolist()))
-        if key not in cache:
-            cache[key] = _block_modes(np.ascontiguousarray(C), den)
-        rows_c = [rows[i] for i in rp]
-        cols_c = [cols[j] for j in cp]
-        for bm in cache[key]:
+        blk = np.ascontiguousarray(B[np.ix_(rows, cols)])
+        # Kronecker factors, in the order the matrix is given (a permutation can hide them)
+        kkey = ("kron", blk.shape, den, tuple(blk.ravel().tolist()))
+        if kkey not in cache:
+            cache[kkey] = _kron_modes(blk, den, cache) if min(blk.shape) > 1 else None
+        if cache[kkey] is not None:
+            block_modes, rows_c, cols_c = cache[kkey], rows, cols
+        else:
+            rp, cp = _canonical(blk)
+            C = blk[np.ix_(rp, cp)]
+            key = (C.shape, den, tuple(C.ravel().tolist()))
+            if key not in cache:
+                cache[key] = _block_modes(np.ascontiguousarray(C), den)
+            block_modes = cache[key]
+            rows_c = [rows[i] for i in rp]
+            cols_c = [cols[j] for j in cp]
+        for bm in block_modes:
             u = _embed(bm.u, rows_c, nr)
             v = _embed(bm.v, cols_c, nc)
             if v.first_sign() < 0:
                 u, v = u.neg(), v.neg()
             modes.append(RawMode(bm.s, u, v))
-    # descending by value (DPS digits); ties keep discovery order
-    order = sorted(range(len(modes)), key=lambda i: -modes[i].s.mp)
-    return [modes[i] for i in order]
+    return _sort_modes(modes)
+
+
+def _same_value(x: SValue, y: SValue) -> bool:
+    """Exact equality of two singular values from their exact data (no digits involved)."""
+    if x is y:
+        return True
+    if x.kind != y.kind:
+        return False
+    if x.kind == "root":
+        return x.data[1] == y.data[1] and x.data[0] == y.data[0]
+    return x.data == y.data
+
+
+def _sort_modes(modes: list) -> list:
+    """Descending by value; modes with exactly equal values (:func:`_same_value`) share one
+    ``SValue`` and keep discovery order among themselves. Values that are not exactly equal are
+    ordered by their DPS-digit values (distinct algebraic numbers of this size differ far above
+    that precision)."""
+    with _hp():
+        order = sorted(range(len(modes)), key=lambda i: -modes[i].s.mp)
+        groups: list = []
+        for i in order:
+            for g in groups[-3:]:                     # equal values sit next to each other
+                if _same_value(modes[g[0]].s, modes[i].s):
+                    g.append(i)
+                    break
+            else:
+                groups.append([i])
+    out = []
+    for g in groups:
+        s0 = modes[g[0]].s
+        for i in sorted(g):
+            m = modes[i]
+            out.append(m if m.s is s0 else RawMode(s0, m.u, m.v))
+    return out
