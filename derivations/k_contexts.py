@@ -210,24 +210,42 @@ def _family(gate_of, label: str) -> dict:
             "loss_reduction_per_pathway_per_alpha": ell}
 
 
+def _vandermonde_sum(p, j, r, kk):
+    """``Σ_j C(r, j) C(kk − r, r − j) p(j)`` for ``p`` a polynomial in ``j`` (coefficients in the
+    other symbols), exactly.
+
+    Write ``p(j) = Σ_m c_m [j]_m`` in falling factorials (``c_m = Δᵐp(0)/m!``, Newton's forward
+    differences). Each term is a Vandermonde convolution: ``C(r, j)[j]_m = [r]_m C(r−m, j−m)``, so
+    ``Σ_j C(r, j) C(kk−r, r−j)[j]_m = [r]_m C(kk−m, r−m) = C(kk, r)[r]_m²/[kk]_m``. The last form
+    holds for ``kk ≥ m``, so the result is valid for ``kk ≥ deg p`` (here deg p = 2 and k ≥ 2)."""
+    P = sp.Poly(sp.expand(p), j)
+    vals = [P.as_expr().subs(j, i) for i in range(P.degree() + 1)]
+    ff = lambda x, m: sp.Mul(*[x - i for i in range(m)])          # noqa: E731  falling factorial
+    out = 0
+    for m in range(len(vals)):
+        out += sp.together(vals[0] / sp.factorial(m)) * ff(r, m) ** 2 / ff(kk, m)
+        vals = [vals[i + 1] - vals[i] for i in range(len(vals) - 1)]
+    return sp.binomial(kk, r) * out
+
+
 def r_family() -> dict:
     """All C(k, r) pathways on r-subsets of contexts, on the residual (general r).
 
     Pathway S has context factor c_S = 1_S − (r/k)1 (from the residual's C_k e_c), so
     |c_S|² = r − r²/k and c_S·c_T = |S∩T| − r²/k. By Vandermonde, C(r, j)·C(k−r, r−j) subsets T
-    meet S in j contexts; ⟨g_S g_T⟩ = |S∩T|/k. SymPy sums the overlaps.
+    meet S in j contexts; ⟨g_S g_T⟩ = |S∩T|/k. The overlaps are summed exactly by
+    :func:`_vandermonde_sum` (factorial moments of the hypergeometric weights; SymPy's general
+    ``summation`` reaches the same closed form through hypergeometric-series machinery, ~10× slower).
     """
     j = sp.Symbol("j", integer=True, nonnegative=True)
     r = r_sym
     cS2 = r - r ** 2 / k
     s = sig * sp.sqrt(cS2) / (n * k)
-    summand = sp.binomial(r, j) * sp.binomial(k - r, r - j) * (j - r ** 2 / k) / cS2 * j / (n * k)
-    tot = sp.piecewise_fold(sp.summation(summand, (j, 0, r)))
-    if isinstance(tot, sp.Piecewise):
-        tot = tot.args[0][0]        # the branch k > 1 (k = 1 has no proper subsets)
-    d_eff = sp.simplify(sp.combsimp(tot))
+    # Σ_j C(r, j) C(k−r, r−j) · (j − r²/k)/|c_S|² · j/(nk)   (k ≥ 2: proper subsets exist)
+    tot = _vandermonde_sum((j - r ** 2 / k) / cS2 * j / (n * k), j, r, k)
+    d_eff = sp.combsimp(sp.factor(tot))
     N = sp.binomial(k, r)
-    frac = sp.simplify(sp.combsimp(N * s ** 2 / (2 * d_eff) / (sig ** 2 * (k - 1) / (2 * n * k))))
+    frac = sp.combsimp(sp.factor(sp.combsimp(N * s ** 2 / (2 * d_eff) / (sig ** 2 * (k - 1) / (2 * n * k)))))
     return {"s": _s(s), "d_eff": d_eff, "end_point": sp.simplify(s / d_eff), "pathways": N,
             "fraction_of_residual_learned": frac}
 

@@ -80,6 +80,19 @@ def test_r_family_general(res):
             assert d == pytest.approx(float(sp.binomial(kk - 2, rr - 1)) / kk)
 
 
+def test_vandermonde_sum_equals_brute_force():
+    """The factorial-moment summation against explicit sums over j at concrete k, r (exact rationals)."""
+    j = sp.Symbol("j", integer=True, nonnegative=True)
+    r = kc.r_sym
+    for p in (j * (j - r ** 2 / k), j ** 3 - 2 * j + r, sp.Integer(1)):
+        closed = kc._vandermonde_sum(p, j, r, k)
+        for kk in range(max(2, sp.degree(p, j)), 8):          # valid for k ≥ deg p (see its docstring)
+            for rr in range(1, kk):
+                brute = sum(sp.binomial(rr, jj) * sp.binomial(kk - rr, rr - jj) * p.subs({j: jj, r: rr, k: kk})
+                            for jj in range(0, rr + 1))
+                assert sp.simplify(closed.subs({r: rr, k: kk}) - brute) == 0
+
+
 def test_common_pathway_and_residual(res):
     A, B, C = res.common
     assert all(m["eigenvector_check"] and m["diagonalisable"] for m in res.common)
