@@ -54,6 +54,8 @@ def is_zero(expr, symbols=None, trials: int = 4, tol: float = 1e-10) -> bool:
             return False
     if not syms:
         return True
+    if _zero_by_radical_reduction(expr):
+        return True
     if sp.count_ops(expr) > SIMPLIFY_MAX_OPS:
         # too large to simplify in bounded time: confirm at more random points, 50 digits
         for _ in range(8):
@@ -62,6 +64,50 @@ def is_zero(expr, symbols=None, trials: int = 4, tol: float = 1e-10) -> bool:
                 return False
         return True
     return sp.simplify(expr) == 0
+
+
+def _zero_by_radical_reduction(expr) -> bool:
+    """True when ``expr`` is proved identically zero by exact polynomial arithmetic; False when
+    this test cannot decide (the caller goes on to ``simplify``).
+
+    Every square root ``b^(p/2)`` (``b`` free of radicals) is replaced by ``y_b^p`` with a fresh
+    symbol ``y_b``; the numerator of the resulting rational function is reduced modulo
+    ``y_b² − b`` for every ``b``. A zero remainder proves ``expr = 0`` (the substitution
+    ``y_b = √b`` maps the remainder to the numerator); a non-zero one decides nothing (``b`` may
+    be a square). Radicals other than square roots, and functions, make it undecided."""
+    ys = {}
+
+    def rad(e):
+        if e.is_Pow and e.exp.is_Rational and e.exp.q == 2:
+            b = e.base
+            if b.has(sp.Pow) and any(a.is_Pow and not a.exp.is_Integer for a in sp.preorder_traversal(b)):
+                raise ValueError
+            y = ys.setdefault(b, sp.Dummy("y"))
+            return y ** int(e.exp.p)
+        if e.is_Pow and not e.exp.is_Integer:
+            raise ValueError
+        if e.is_Function:
+            raise ValueError
+        return e
+
+    try:
+        body = expr.replace(lambda e: e.is_Pow or e.is_Function, rad)
+        if any(a.is_Pow and not a.exp.is_Integer for a in sp.preorder_traversal(body)):
+            return False
+        num, _ = sp.fraction(sp.together(body))
+        num = sp.expand(num)
+        if num == 0:
+            return True
+        gens = sorted(num.free_symbols, key=str)
+        if not gens or not set(ys.values()) <= set(gens) | set(ys.values()):
+            return False
+        gens = sorted(set(gens) | set(ys.values()), key=str)
+        P = sp.Poly(num, *gens)
+        for b, y in ys.items():
+            P = P.rem(sp.Poly(y ** 2 - b, *gens))
+        return P.is_zero
+    except (ValueError, sp.PolynomialError, sp.GeneratorsNeeded):
+        return False
 
 
 def _num(expr, ref) -> float:
