@@ -38,11 +38,21 @@ r_sym = sp.Symbol("r", positive=True, integer=True)
 
 
 def _s(x):
+    """Presentation form: ``factor(simplify(x))``; a rational function of the symbols (no radicals
+    or functions) goes straight to ``factor``, which is canonical for it (same form, no simplify)."""
+    x = sp.sympify(x)
+    if all(a.exp.is_Integer for a in x.atoms(sp.Pow)) and not x.atoms(sp.Function):
+        return sp.factor(x)
     return sp.factor(sp.simplify(x))
 
 
 def _zero(x) -> bool:
-    return sp.simplify(sp.together(sp.expand(x))) == 0
+    """Exact zero test: reduction modulo the square roots' relations (exact polynomial arithmetic),
+    else ``simplify``."""
+    from theorykit.modes import _zero_by_radical_reduction
+
+    x = sp.sympify(x)
+    return _zero_by_radical_reduction(x) or sp.simplify(sp.together(sp.expand(x))) == 0
 
 
 @dataclass

@@ -121,7 +121,8 @@ class Derivation:
             else:
                 modes = []
                 for m in svd.modes:
-                    d = (m.v.T * eff.Sx * m.v)[0]
+                    v = m.v_untidied                     # exact; its tidy form is for display only
+                    d = (v.T * eff.Sx * v)[0]
                     modes.append(m.with_d(d, d_pending=True) if m.exact_vectors else m.with_d(sp.N(d, 30)))
             out[name] = SVD(tuple(modes), svd.shape, svd.reference)
             if not modes:
@@ -147,7 +148,8 @@ class Derivation:
                 continue
             ok = True
             for m in modes[name].modes:
-                resid = eff.Sx * m.v - m.d_untidied * m.v
+                v = m.v_untidied
+                resid = eff.Sx * v - m.d_untidied * v
                 if m.exact_vectors:
                     ok &= all(is_zero(r) for r in resid)
                 else:

@@ -94,20 +94,28 @@ def _zero_by_radical_reduction(expr) -> bool:
         body = expr.replace(lambda e: e.is_Pow or e.is_Function, rad)
         if any(a.is_Pow and not a.exp.is_Integer for a in sp.preorder_traversal(body)):
             return False
-        num, _ = sp.fraction(sp.together(body))
-        num = sp.expand(num)
-        if num == 0:
+        if body == 0:
             return True
-        gens = sorted(num.free_symbols, key=str)
-        if not gens or not set(ys.values()) <= set(gens) | set(ys.values()):
+        # exact rational-function arithmetic over ℚ (sparse polynomials), the radicals' symbols
+        # first so that lex division by y² − b removes y²
+        yset = list(ys.values())
+        gens = yset + sorted(body.free_symbols - set(yset), key=str)
+        if not gens:
             return False
-        gens = sorted(set(gens) | set(ys.values()), key=str)
-        P = sp.Poly(num, *gens)
-        for b, y in ys.items():
-            P = P.rem(sp.Poly(y ** 2 - b, *gens))
-        return P.is_zero
-    except (ValueError, sp.PolynomialError, sp.GeneratorsNeeded):
+        F, *fg = sp.field(gens, sp.QQ)
+        num = F.from_expr(body).numer
+        R = num.ring
+        rels = [R.from_expr(y ** 2 - b) for b, y in ys.items()]
+        if rels:
+            num = num.rem(rels)
+        return num == 0
+    except (ValueError, sp.PolynomialError, sp.GeneratorsNeeded, sp.CoercionFailed):
         return False
+
+
+def _tidy_vec(v: sp.Matrix) -> sp.Matrix:
+    """A vector's presentation form (entrywise :func:`tidy` and ``radsimp``, bounded in size)."""
+    return v.applyfunc(lambda x: sp.radsimp(tidy(x)) if sp.count_ops(x) <= SIMPLIFY_MAX_OPS else x)
 
 
 def _num(expr, ref) -> float:
@@ -172,12 +180,13 @@ class Mode:
     ``s_float``/``d_float`` are its numbers.
     """
 
-    __slots__ = ("_s", "_u", "_v", "_d", "_d_pending", "exact_vectors", "raw", "_d_float")
+    __slots__ = ("_s", "_u", "_v", "_d", "_d_pending", "exact_vectors", "raw", "_d_float", "_uv_pending")
 
     def __init__(self, s=None, u=None, v=None, d=None, exact_vectors: bool = True, raw=None, d_pending=False,
-                 d_float=None):
+                 d_float=None, uv_pending=False):
         self._s, self._u, self._v, self._d = s, u, v, d
         self._d_pending = d_pending          # d is exact but not tidied yet (tidied on first access)
+        self._uv_pending = uv_pending        # u, v exact but not tidied yet (tidied on first access)
         self.exact_vectors = bool(exact_vectors if raw is None else raw.exact_vectors)
         self.raw = raw
         self._d_float = d_float
@@ -188,17 +197,34 @@ class Mode:
             self._s = self.raw.s.expr() if self.raw.s._expr is None else self.raw.s._expr
         return self._s
 
+    def _tidy_vectors(self):
+        if self._uv_pending:
+            self._u, self._v = _tidy_vec(self._u), _tidy_vec(self._v)
+            self._uv_pending = False
+
     @property
     def u(self) -> sp.Matrix:
         if self._u is None:
             self._u = self.raw.u.sympy()
+        self._tidy_vectors()
         return self._u
 
     @property
     def v(self) -> sp.Matrix:
         if self._v is None:
             self._v = self.raw.v.sympy()
+        self._tidy_vectors()
         return self._v
+
+    @property
+    def u_untidied(self) -> sp.Matrix:
+        """``u`` as derived (exact), without the presentation-only simplification."""
+        return self._u if self._u is not None else self.u
+
+    @property
+    def v_untidied(self) -> sp.Matrix:
+        """``v`` as derived (exact), without the presentation-only simplification."""
+        return self._v if self._v is not None else self.v
 
     @property
     def d(self):
@@ -231,7 +257,7 @@ class Mode:
         return _num(self._d, ref or {})
 
     def with_d(self, d, d_pending=False, d_float=None) -> "Mode":
-        m = Mode(self._s, self._u, self._v, d, self.exact_vectors, self.raw, d_pending, d_float)
+        m = Mode(self._s, self._u, self._v, d, self.exact_vectors, self.raw, d_pending, d_float, self._uv_pending)
         return m
 
     def u_floats(self, ref=None) -> np.ndarray:
@@ -413,9 +439,7 @@ def _eigen_gram(G: sp.Matrix, ref):
             basis = N.nullspace(iszerofunc=_is_zero_at_random_points)
         if not basis:
             raise DerivationError(f"could not find the null space for eigenvalue {r}")
-        vecs = sp.GramSchmidt(basis, orthonormal=True)
-        vecs = [v.applyfunc(lambda x: sp.radsimp(tidy(x)) if sp.count_ops(x) <= SIMPLIFY_MAX_OPS else x)
-                for v in vecs]
+        vecs = sp.GramSchmidt(basis, orthonormal=True)        # exact; tidied when shown (Mode.u/.v)
         out.append((r, vecs, True))
     return out
 
@@ -471,9 +495,9 @@ def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) ->
             flat = list(B)
             s = _simp(sp.sqrt(sum(x ** 2 for x in flat)))
             if B.rows == 1:
-                u_b, v_b = sp.Matrix([1]), (B.T / s).applyfunc(_simp)
+                u_b, v_b = sp.Matrix([1]), B.T / s              # tidied when shown (Mode.u/.v)
             else:
-                u_b, v_b = (B / s).applyfunc(_simp), sp.Matrix([1])
+                u_b, v_b = B / s, sp.Matrix([1])
             blocks = [(s, u_b, v_b, True)]
         else:
             blocks = []
@@ -482,14 +506,14 @@ def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) ->
                     s = _simp(sp.sqrt(lam))
                     for v_b in vecs:
                         u_b = (B * v_b / s)
-                        u_b = u_b.applyfunc(_simp) if ex else u_b.applyfunc(lambda x: sp.N(x, 30))
+                        u_b = u_b if ex else u_b.applyfunc(lambda x: sp.N(x, 30))
                         blocks.append((s, u_b, v_b, ex))
             else:
                 for lam, vecs, ex in _eigen_gram((B * B.T).applyfunc(sp.expand), ref):
                     s = _simp(sp.sqrt(lam))
                     for u_b in vecs:
                         v_b = (B.T * u_b / s)
-                        v_b = v_b.applyfunc(_simp) if ex else v_b.applyfunc(lambda x: sp.N(x, 30))
+                        v_b = v_b if ex else v_b.applyfunc(lambda x: sp.N(x, 30))
                         blocks.append((s, u_b, v_b, ex))
         for s, u_b, v_b, ex in blocks:
             u = sp.zeros(M.rows, 1)
@@ -499,7 +523,7 @@ def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) ->
             for a, j in enumerate(cols):
                 v[j] = v_b[a]
             u, v = _sign_fix(u, v, ref)
-            modes.append(Mode(s, u, v, None, ex))
+            modes.append(Mode(s, u, v, None, ex, uv_pending=ex))
     # stable order: by value, descending; ties keep discovery order
     modes = sorted(modes, key=lambda m: -_num(m.s, ref))
     return SVD(tuple(modes), (M.rows, M.cols), ref)
