@@ -39,13 +39,18 @@ def reference_values(symbols) -> dict:
 
 
 def is_zero(expr, symbols=None, trials: int = 4, tol: float = 1e-10) -> bool:
-    """Decide whether ``expr`` is identically zero: at random parameter values, then by simplify.
+    """Decide whether ``expr`` is identically zero: by exact reduction, at random parameter values,
+    then by simplify.
 
-    A numeric test at random values comes first (cheap and trustworthy for a non-zero
-    answer); if it passes everywhere the expression is simplified to confirm.
+    An exact proof comes first (:func:`_zero_by_radical_reduction`: rational-function arithmetic
+    modulo the square roots' relations); where it cannot decide, a numeric test at random values
+    (cheap and trustworthy for a non-zero answer), and if that passes everywhere the expression is
+    simplified to confirm.
     """
     expr = sp.sympify(expr)
     syms = sorted(expr.free_symbols if symbols is None else symbols, key=str)
+    if syms and _zero_by_radical_reduction(expr):       # exact proof first (the common case: zero)
+        return True
     rng = np.random.default_rng(12345)
     for _ in range(trials if syms else 1):
         pt = {s: sp.Float(rng.uniform(0.3, 2.5), 30) for s in syms}
@@ -53,8 +58,6 @@ def is_zero(expr, symbols=None, trials: int = 4, tol: float = 1e-10) -> bool:
         if abs(val) > tol:
             return False
     if not syms:
-        return True
-    if _zero_by_radical_reduction(expr):
         return True
     if sp.count_ops(expr) > SIMPLIFY_MAX_OPS:
         # too large to simplify in bounded time: confirm at more random points, 50 digits
@@ -113,6 +116,11 @@ def _zero_by_radical_reduction(expr) -> bool:
         return False
 
 
+def _radical_free(x) -> bool:
+    """No fractional powers and no functions: a rational function of its symbols."""
+    return all(a.exp.is_Integer for a in x.atoms(sp.Pow)) and not x.atoms(sp.Function)
+
+
 def _tidy_vec(v: sp.Matrix) -> sp.Matrix:
     """A vector's presentation form (entrywise :func:`tidy` and ``radsimp``, bounded in size)."""
     return v.applyfunc(lambda x: sp.radsimp(tidy(x)) if sp.count_ops(x) <= SIMPLIFY_MAX_OPS else x)
@@ -139,6 +147,13 @@ def tidy(x):
     if sp.count_ops(x) > SIMPLIFY_MAX_OPS:
         return x
     if x.free_symbols:
+        # a rational function of the symbols (possibly only after expansion: products of equal
+        # square roots multiply out) has a canonical factored form: factor it, no simplify needed
+        if _radical_free(x):
+            return sp.factor(x)
+        e = sp.expand(x)
+        if _radical_free(e):
+            return sp.factor(e)
         return sp.factor(sp.simplify(x))
     if x.has(sp.CRootOf, sp.Float):
         return x
