@@ -12,6 +12,12 @@ Method, for an integer matrix ``B`` with common denominator ``den`` (the matrix 
    sorted as tuples until stable) and the SVD of each *distinct* canonical block is computed once
    (``cache``): repeated blocks inside a matrix, and pathways whose correlations are permutations
    of one another (the (k−1)-context pathways of the contexts task), cost one SVD.
+   **Kronecker factors** are found first, in the order the block is given: ``C = A ⊗ B`` exactly
+   when the Van Loan–Pitsianis rearrangement (rows: the flattened sub-blocks) has rank 1 over ℚ,
+   tried for every pair of factor shapes that divide the dimensions. Then ``A`` and ``B`` are solved
+   (recursively, through the same cache) and combined: ``σ = σ_A σ_B`` (exact, in ℚ, one quadratic
+   field, or as a root of the irreducible factor of a resultant), ``u = u_A ⊗ u_B``,
+   ``v = v_A ⊗ v_B``. ``STATS`` counts how often this was used.
 2. **Gram matrix and characteristic polynomial.** ``G`` is the smaller of ``BᵀB`` and ``BBᵀ``
    (an integer matrix). Its characteristic polynomial is computed and factored over ℚ by FLINT.
 3. **Eigenspaces.** For each irreducible factor ``f`` (degree ``m``, multiplicity ``μ``) the

@@ -121,9 +121,12 @@ def _radical_free(x) -> bool:
     return all(a.exp.is_Integer for a in x.atoms(sp.Pow)) and not x.atoms(sp.Function)
 
 
-def _tidy_vec(v: sp.Matrix) -> sp.Matrix:
-    """A vector's presentation form (entrywise :func:`tidy` and ``radsimp``, bounded in size)."""
-    return v.applyfunc(lambda x: sp.radsimp(tidy(x)) if sp.count_ops(x) <= SIMPLIFY_MAX_OPS else x)
+def _tidy_vec(v: sp.Matrix, kind: str) -> sp.Matrix:
+    """A vector's presentation form: entrywise :func:`tidy` (``kind`` "plain"), or ``radsimp`` of it
+    ("rad": the eigenvectors of a Gram matrix), bounded in size."""
+    if kind == "rad":
+        return v.applyfunc(lambda x: sp.radsimp(tidy(x)) if sp.count_ops(x) <= SIMPLIFY_MAX_OPS else x)
+    return v.applyfunc(tidy)
 
 
 def _num(expr, ref) -> float:
@@ -201,7 +204,8 @@ class Mode:
                  d_float=None, uv_pending=False):
         self._s, self._u, self._v, self._d = s, u, v, d
         self._d_pending = d_pending          # d is exact but not tidied yet (tidied on first access)
-        self._uv_pending = uv_pending        # u, v exact but not tidied yet (tidied on first access)
+        # (u kind, v kind) of _tidy_vec while u, v are exact but not tidied yet (tidied on first access)
+        self._uv_pending = uv_pending
         self.exact_vectors = bool(exact_vectors if raw is None else raw.exact_vectors)
         self.raw = raw
         self._d_float = d_float
@@ -214,7 +218,8 @@ class Mode:
 
     def _tidy_vectors(self):
         if self._uv_pending:
-            self._u, self._v = _tidy_vec(self._u), _tidy_vec(self._v)
+            ku, kv = self._uv_pending
+            self._u, self._v = _tidy_vec(self._u, ku), _tidy_vec(self._v, kv)
             self._uv_pending = False
 
     @property
@@ -513,7 +518,7 @@ def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) ->
                 u_b, v_b = sp.Matrix([1]), B.T / s              # tidied when shown (Mode.u/.v)
             else:
                 u_b, v_b = B / s, sp.Matrix([1])
-            blocks = [(s, u_b, v_b, True)]
+            blocks = [(s, u_b, v_b, True, ("plain", "plain"))]
         else:
             blocks = []
             if B.cols <= B.rows:
@@ -522,15 +527,15 @@ def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) ->
                     for v_b in vecs:
                         u_b = (B * v_b / s)
                         u_b = u_b if ex else u_b.applyfunc(lambda x: sp.N(x, 30))
-                        blocks.append((s, u_b, v_b, ex))
+                        blocks.append((s, u_b, v_b, ex, ("plain", "rad")))
             else:
                 for lam, vecs, ex in _eigen_gram((B * B.T).applyfunc(sp.expand), ref):
                     s = _simp(sp.sqrt(lam))
                     for u_b in vecs:
                         v_b = (B.T * u_b / s)
                         v_b = v_b if ex else v_b.applyfunc(lambda x: sp.N(x, 30))
-                        blocks.append((s, u_b, v_b, ex))
-        for s, u_b, v_b, ex in blocks:
+                        blocks.append((s, u_b, v_b, ex, ("rad", "plain")))
+        for s, u_b, v_b, ex, kinds in blocks:
             u = sp.zeros(M.rows, 1)
             v = sp.zeros(M.cols, 1)
             for a, i in enumerate(rows):
@@ -538,7 +543,7 @@ def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) ->
             for a, j in enumerate(cols):
                 v[j] = v_b[a]
             u, v = _sign_fix(u, v, ref)
-            modes.append(Mode(s, u, v, None, ex, uv_pending=ex))
+            modes.append(Mode(s, u, v, None, ex, uv_pending=kinds if ex else False))
     # stable order: by value, descending; ties keep discovery order
     modes = sorted(modes, key=lambda m: -_num(m.s, ref))
     return SVD(tuple(modes), (M.rows, M.cols), ref)
