@@ -30,6 +30,7 @@ import sympy as sp
 from theorykit.contexts_theory import (ONE, CVec, E, SymPathway, TVec, gamma, gram_apply, k, n,
                                        residual_of_datapoint, sig, sigbar, sum_over_other_contexts,
                                        sx_apply, syx_apply)
+from theorykit.modes import _product_of_irreducible_powers, _zero_by_radical_reduction
 from theorykit.trajectory import mode_loss_reduction, mode_trajectory
 
 __all__ = ["derive", "KContexts", "closed_form_loss", "closed_form_modes", "check_against_numeric", "r_family"]
@@ -43,14 +44,14 @@ def _s(x):
     x = sp.sympify(x)
     if all(a.exp.is_Integer for a in x.atoms(sp.Pow)) and not x.atoms(sp.Function):
         return sp.factor(x)
+    if _product_of_irreducible_powers(x):
+        return sp.factor(x)             # e.g. σ√(k+1)/(√k n): nothing for simplify to combine
     return sp.factor(sp.simplify(x))
 
 
 def _zero(x) -> bool:
     """Exact zero test: reduction modulo the square roots' relations (exact polynomial arithmetic),
     else ``simplify``."""
-    from theorykit.modes import _zero_by_radical_reduction
-
     x = sp.sympify(x)
     return _zero_by_radical_reduction(x) or sp.simplify(sp.together(sp.expand(x))) == 0
 

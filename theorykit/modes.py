@@ -116,6 +116,22 @@ def _zero_by_radical_reduction(expr) -> bool:
         return False
 
 
+def _product_of_irreducible_powers(x) -> bool:
+    """``x`` a product of rational powers of numbers, symbols and irreducible integer polynomials
+    (e.g. ``√(Δ² + 2)/4``): ``factor`` leaves it as it is and ``simplify`` has nothing to combine."""
+    for f in sp.Mul.make_args(x):
+        b, e = f.as_base_exp()
+        if not e.is_Rational:
+            return False
+        if b.is_Number or b.is_Symbol:
+            continue
+        if not (b.is_Add and b.is_polynomial() and all(c.is_Integer for c in sp.Poly(b).coeffs())):
+            return False
+        if sp.factor(b) != b:
+            return False
+    return True
+
+
 def _radical_free(x) -> bool:
     """No fractional powers and no functions: a rational function of its symbols."""
     return all(a.exp.is_Integer for a in x.atoms(sp.Pow)) and not x.atoms(sp.Function)
@@ -152,7 +168,7 @@ def tidy(x):
     if x.free_symbols:
         # a rational function of the symbols (possibly only after expansion: products of equal
         # square roots multiply out) has a canonical factored form: factor it, no simplify needed
-        if _radical_free(x):
+        if _radical_free(x) or _product_of_irreducible_powers(x):
             return sp.factor(x)
         e = sp.expand(x)
         if _radical_free(e):
