@@ -30,7 +30,7 @@ import sympy as sp
 from theorykit.contexts_theory import (ONE, CVec, E, SymPathway, TVec, gamma, gram_apply, k, n,
                                        residual_of_datapoint, sig, sigbar, sum_over_other_contexts,
                                        sx_apply, syx_apply)
-from theorykit.trajectory import mode_loss_reduction, mode_trajectory
+from theorykit.theory.trajectory import mode_loss_reduction, mode_trajectory
 
 __all__ = ["derive", "KContexts", "closed_form_loss", "closed_form_modes", "check_against_numeric", "r_family"]
 
@@ -303,9 +303,9 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
     :func:`theorykit.effective_dataset`) decomposed by numpy (fast).
     """
     from theorykit import Derivation, GDLNSpec, Task, Training, context_pathways, contexts, effective_dataset
-    from theorykit.modes import numeric_svd
+    from theorykit.theory.modes import numeric_svd
     from theorykit.contexts_theory import context_family, race_flow, race_loss_at, structure_values
-    from theorykit.task import hierarchy
+    from theorykit.spec.task import hierarchy
 
     t0 = time.time()
     # exact: a float is read as the decimal it prints as (0.5 -> 1/2), never guessed from digits
@@ -449,7 +449,7 @@ def derive(check_ks=range(2, 9), n_check: int = 4, race_check: bool = True, late
 
 
 def to_latex(res: KContexts) -> str:
-    from theorykit.latex import latex_document
+    from theorykit.theory.latex import latex_document
 
     L = sp.latex
     A, B, C = res.common

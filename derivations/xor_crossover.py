@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theorykit.derivation import Derivation
-from theorykit.effective import output_correlation
-from theorykit.gating import GDLNSpec, xor_relns
-from theorykit.latex import latex_document
-from theorykit.task import xor_margin
-from theorykit.trajectory import a0, mode_trajectory, t, tau
+from theorykit.theory.derivation import Derivation
+from theorykit.theory.effective import output_correlation
+from theorykit.spec.gating import GDLNSpec, xor_relns
+from theorykit.theory.latex import latex_document
+from theorykit.spec.task import xor_margin
+from theorykit.theory.trajectory import a0, mode_trajectory, t, tau
 
 __all__ = ["derive", "half_loss_time", "A0_RULE", "main"]
 

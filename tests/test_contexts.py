@@ -9,7 +9,7 @@ from theorykit.contexts_theory import (ONE, E, classify_units, context_family, f
                                        loss_metrics, n, race_flow, race_loss_at, relu_run, relu_unit_groups, sig,
                                        structure_assumption, structure_values, sum_over_other_contexts)
 from theorykit.suites import load_package
-from theorykit.task import hierarchy
+from theorykit.spec.task import hierarchy
 
 load_package("derivations")
 from theorykit.derivations import k_contexts as kc  # noqa: E402
@@ -42,7 +42,7 @@ def test_context_algebra_rules():
 
 
 def test_structure_assumption_holds_for_hierarchy_not_ring():
-    from theorykit.task import ring
+    from theorykit.spec.task import ring
 
     assert structure_assumption(hierarchy(8))["holds"]
     assert structure_assumption(hierarchy(4))["sigbar_squared"] == 7
@@ -152,7 +152,7 @@ def test_aligned_simulation_matches_closed_form(res, kk, reference):
     assert err < 1e-3
     assert err == pytest.approx(reference, rel=0.25)
     # the discrete gradient-descent recurrence a <- a(1 + (s - d a)/tau)^2 with the derived s, d_eff
-    from theorykit.trajectory import discrete_mode_recurrence
+    from theorykit.theory.trajectory import discrete_mode_recurrence
 
     modes, _, Lres = kc.closed_form_modes(res, hierarchy(4), 4, kk, 1.0)
     L_d = np.full(steps + 1, Lres)
@@ -167,7 +167,7 @@ def test_aligned_simulation_matches_closed_form(res, kk, reference):
 # the race integrator
 # ------------------------------------------------------------------------------------------------
 def test_race_flow_matches_core_race_reduction():
-    """The factorised JAX race agrees with theorykit.race.integrate_race (matrix square roots, LSODA)."""
+    """The factorised JAX race agrees with theorykit.theory.race.integrate_race (matrix square roots, LSODA)."""
     from theorykit import Derivation
 
     task = contexts(4, 3)

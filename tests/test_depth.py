@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from theorykit import contexts
-from theorykit import findgates as fg
+from theorykit.analysis import findgates as fg
 from theorykit.errors import SpecError
 from theorykit.suites import load_suite
 
@@ -248,8 +248,8 @@ def test_shared_first_flow_matches_gradient_descent_on_the_data():
     # a second integrator: scipy's LSODA on the same vector field gives the same flow as the RK4 engine
     from scipy.integrate import solve_ivp
 
-    from theorykit.flow import effective_arrays, effective_loss
-    from theorykit.init import aligned_net_params
+    from theorykit.theory.flow import effective_arrays, effective_loss
+    from theorykit.sim.init import aligned_net_params
 
     r = Vr.shape[1]
     net = fg.gdln_graph(3, 2, G, [r] * K, depth=3, shared_first=r)

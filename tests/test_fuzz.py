@@ -14,7 +14,7 @@ import tomllib
 from hypothesis import HealthCheck, given, settings
 
 from theorykit import fuzz
-from theorykit.spec import spec_from_dict
+from theorykit.spec.files import spec_from_dict
 
 CASES = int(os.environ.get("THEORYKIT_FUZZ_CASES", "200"))
 SIM_SHARE = float(os.environ.get("THEORYKIT_FUZZ_SIMULATE", "0.15"))

@@ -7,12 +7,12 @@ import pytest
 import sympy as sp
 
 import theorykit as tk
-from theorykit.engine import Net, SaveAt, net_apply, train
+from theorykit.sim.engine import Net, SaveAt, net_apply, train
 from theorykit.errors import SpecError
-from theorykit.flow import graph_flow, integrate
-from theorykit.graph import Edge, GraphSpec, Group, Node, graph_from_pathways
-from theorykit.init import a0_rule, load_weights, random_params, save_weights
-from theorykit.spec import spec_from_dict
+from theorykit.theory.flow import graph_flow, integrate
+from theorykit.spec.graph import Edge, GraphSpec, Group, Node, graph_from_pathways
+from theorykit.sim.init import a0_rule, load_weights, random_params, save_weights
+from theorykit.spec.files import spec_from_dict
 
 # A small task: 6 datapoints, 4 inputs, 3 outputs (integers, so the data are exact).
 X6 = [[1, 0, 1, 0, 1, 0], [0, 1, 0, 1, 0, 1], [1, 1, 0, 0, 1, 1], [0, 0, 1, 1, 1, 1]]

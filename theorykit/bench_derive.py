@@ -44,15 +44,15 @@ def _double(k):
 
 
 def hierarchy_spec(n: int, k: int):
-    from .gating import GDLNSpec, Training, context_pathways
-    from .task import contexts
+    from .spec.gating import GDLNSpec, Training, context_pathways
+    from .spec.task import contexts
 
     return GDLNSpec(contexts(n, k, blocks="hierarchy"), context_pathways(n, k, _double(k)), Training(loss="mean"))
 
 
 def ring_task_spec(n: int, k: int = 3):
-    from .gating import GDLNSpec, Training, context_pathways
-    from .task import contexts
+    from .spec.gating import GDLNSpec, Training, context_pathways
+    from .spec.task import contexts
 
     R = ring_structure(n)
     return GDLNSpec(contexts(n, k, common=R, blocks=R), context_pathways(n, k, _double(k)), Training(loss="mean"))
@@ -60,7 +60,7 @@ def ring_task_spec(n: int, k: int = 3):
 
 def derive_case(make_spec) -> dict:
     """Time one derivation (task construction included), fresh objects."""
-    from .derivation import Derivation
+    from .theory.derivation import Derivation
 
     t0 = time.perf_counter()
     spec = make_spec()
@@ -82,10 +82,10 @@ def paper_results(ks=(3, 4, 5, 6, 7, 8)) -> list:
     """Wall time of each paper result's derivation."""
     import sympy as sp
 
-    from .derivation import Derivation
-    from .gating import GDLNSpec, Training, context_pathways, xor_relns
+    from .theory.derivation import Derivation
+    from .spec.gating import GDLNSpec, Training, context_pathways, xor_relns
     from .suites import load_package
-    from .task import contexts, xor_margin
+    from .spec.task import contexts, xor_margin
 
     rows = []
 

@@ -23,7 +23,7 @@ i.e. 1 is a right singular vector of H (HᵀH1 = σ̄²1, true for the hierarchy
 operators never mix different α, because ũ_α ⊥ ũ_β and ũ_α ⊥ ū.
 
 The second half of the module integrates the coupled race (the balanced pathway-map flow of
-:mod:`theorykit.race`) in JAX, in its factorised form: for balanced weights ``W2ᵀW2 = W1W1ᵀ``
+:mod:`theorykit.theory.race`) in JAX, in its factorised form: for balanced weights ``W2ᵀW2 = W1W1ᵀ``
 the flow ``τ dM = (MMᵀ)^{1/2}G + G(MᵀM)^{1/2}`` is exactly the gradient flow of ``W2 W1`` with
 ``rank`` hidden units, so no matrix square root is needed and the overlaps between pathways are
 those of the data (the loss is written on the datapoints themselves). Families of gatings are
@@ -441,7 +441,7 @@ class RaceFlow:
 
 def _pathway_frames(spec, values=None):
     """Exact left/right singular vectors of each pathway's own Σyx (floats), via the core Derivation."""
-    from .derivation import Derivation
+    from .theory.derivation import Derivation
 
     der = Derivation(spec, method="race-reduction", values=values)
     vals = der.task.value_map(values)
@@ -477,7 +477,7 @@ def race_flow(spec, times=None, *, a0=None, masks=None, values=None, dt: float |
     import jax
     import jax.numpy as jnp
 
-    from .flow import integrate
+    from .theory.flow import integrate
 
     X, Y = spec.task.numeric(values)
     if target is not None:
@@ -488,7 +488,7 @@ def race_flow(spec, times=None, *, a0=None, masks=None, values=None, dt: float |
     if frames == "exact" and target is None:
         fr = _pathway_frames(spec, values)
     else:
-        from .modes import numeric_svd
+        from .theory.modes import numeric_svd
         fr = {}
         for p in spec.pathways:
             g = np.asarray(p.active, float)
@@ -649,10 +649,10 @@ def loss_metrics(t: np.ndarray, loss: np.ndarray, fractions=(0.5, 0.1, 0.01)) ->
 
 
 # ---------------------------------------------------------------------------------------------
-# Simulations with parameter snapshots (callers of the one trainer, theorykit.engine.train)
+# Simulations with parameter snapshots (callers of the one trainer, theorykit.sim.engine.train)
 # ---------------------------------------------------------------------------------------------
 def _param_saver(record, steps):
-    from .engine import SaveAt
+    from .sim.engine import SaveAt
 
     record = sorted(set(int(r) for r in record if 0 <= r <= steps))
     return record, SaveAt(steps=record, fns={"params": lambda p, d: p} if record else {})
@@ -661,10 +661,10 @@ def _param_saver(record, steps):
 def relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: float, loss: str = "sum",
              dtype: str = "float64", seed: int = 0, record: Sequence[int] = ()):
     """Bias-free one-hidden-layer ReLU networks, vmapped over seeds, with parameter snapshots:
-    :func:`theorykit.simulate.simulate_relu` that also returns the parameters at the steps in ``record``.
+    :func:`theorykit.sim.simulate.simulate_relu` that also returns the parameters at the steps in ``record``.
     Returns (loss[seeds, steps+1], snaps: dict step -> [W1 (seeds×H×d), W2 (seeds×p×H)]).
     """
-    from .simulate import simulate_relu
+    from .sim.simulate import simulate_relu
 
     record, save = _param_saver(record, steps)
     res = simulate_relu(X, Y, hidden=hidden, lr=lr, steps=steps, seeds=seeds, init_std=init_std, loss=loss,
@@ -677,15 +677,15 @@ def relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: 
 def gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint", dtype: str = "float64",
              seed: int = 0, record: Sequence[int] = (), staged_first=("common",), values=None):
     """GDLN gradient descent with per-pathway random initial scales and parameter snapshots:
-    :func:`theorykit.simulate.simulate` with ``init="random"``.
+    :func:`theorykit.sim.simulate.simulate` with ``init="random"``.
 
     ``init_std``: one float or a mapping pathway name → std (the paper's GDLNs use 10·b for the
     common pathway and 20·b for the others). ``schedule``: "joint" (total loss) or "staged"
     (pathways in ``staged_first`` on the targets, the others on the residual of those). Returns
     (loss[seeds, steps+1] of the total loss, snaps: dict step -> params list per pathway).
     """
-    from .graph import graph_from_pathways
-    from .simulate import simulate
+    from .spec.graph import graph_from_pathways
+    from .sim.simulate import simulate
 
     g = graph_from_pathways(spec)
     record, save = _param_saver(record, steps)

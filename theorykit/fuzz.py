@@ -158,7 +158,7 @@ def pathway_specs(draw):
 
 def _usable_name(name) -> bool:
     from .errors import SpecError
-    from .validate_fields import label
+    from .spec.fields import label
 
     try:
         label(name, "name", "")

@@ -36,7 +36,7 @@ from theorykit.contexts_theory import (classical_mds, classify_units, context_fa
 from theorykit.io import atomic_write_bytes, atomic_write_text, write_json
 from theorykit.progress import Progress
 
-from theorykit.init import a0_rule
+from theorykit.sim.init import a0_rule
 
 NAME = "contexts"
 DESCRIPTION = ("Sections 4-5: coupled pathway races (Proposition 4.2 by exhaustion), k-context closed forms for "
@@ -475,7 +475,7 @@ def _section5(cfg, kres, pr) -> dict:
     from theorykit.contexts_theory import k as ksym
     from theorykit.contexts_theory import sig
     from theorykit.derivations.k_contexts import closed_form_loss, closed_form_modes
-    from theorykit.task import hierarchy
+    from theorykit.spec.task import hierarchy
 
     seeds = cfg["seeds"]
     out = {}

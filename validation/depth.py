@@ -27,10 +27,10 @@ Measured per run:
 
 Theory curve: the balanced three-layer mode ODE τ da/dt = 3 a^{4/3}(s − d a) (THEORY.md §2)
 for each mode of the full data's Σyx (a single linear network; d_α = v_αᵀ Σx v_α), integrated
-by the race engine, initial strength by the one a0 rule (theorykit.init.a0_rule) a0 = (σ√(H/2))³, not a fit. The paper
+by the race engine, initial strength by the one a0 rule (theorykit.sim.init.a0_rule) a0 = (σ√(H/2))³, not a fit. The paper
 gives no closed form for the gated network, so the suite adds a reduction of its own: the GDLN's
 learning rule (THEORY.md §3, with the shared edge W1) integrated on the effective datasets at the
-smallest widths, from a small, aligned, balanced start (:func:`theorykit.findgates.shared_first_flow`,
+smallest widths, from a small, aligned, balanced start (:func:`theorykit.analysis.findgates.shared_first_flow`,
 a0 = σ√(H/2)·(σ√(H/8))² by the same rule). It is deterministic, so it describes a typical run, not the spread.
 
 full: H = 420, σ = 0.0006, η = 0.001, 30001 steps, 50 seeds (THEORY.md §9).
@@ -133,7 +133,7 @@ def mode_ode_loss(X, Y, a0, tau, times, loss_factor, depth=3):
     ``τ da/dt = L a^(2−2/L)(s − d a)`` for every mode, integrated by the race engine."""
     import jax.numpy as jnp
 
-    from theorykit.flow import integrate
+    from theorykit.theory.flow import integrate
 
     P = X.shape[1]
     Syx, Sx = Y @ X.T / P, X @ X.T / P
@@ -184,8 +184,8 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     import jax.numpy as jnp
 
     from theorykit import contexts
-    from theorykit.findgates import shared_first_flow, train_gdln, train_relu
-    from theorykit.init import a0_rule
+    from theorykit.analysis.findgates import shared_first_flow, train_gdln, train_relu
+    from theorykit.sim.init import a0_rule
     from theorykit.progress import Progress
 
     out_dir = Path(out_dir)
@@ -358,7 +358,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                  f"{cmp['ode_vs_gdln_mean_max_rel']:.3f}·L(0) (final {cmp['ode_final']:.3g} vs ReLU "
                  f"{cmp['relu_final_mean']:.3g}: a linear network cannot fit the task); loss halves at ODE "
                  f"{_t(cmp['t_half']['mode_ode'])} vs ReLU {_t(cmp['t_half']['relu_mean'])}; a0 by the rule "
-                 f"(σ√(H/2))³ (theorykit.init.a0_rule), not fitted",
+                 f"(σ√(H/2))³ (theorykit.sim.init.a0_rule), not fitted",
          "agreement": "tolerance 0.05·L(0)",
          "verdict": _verdict_below(cmp["ode_vs_relu_mean_max_rel"], 0.05, 0.15, strict=True)},
         {"claim": "(timing) the GDLN flow predicts when the GDLN runs reach 50 %, 25 %, 10 % and 5 % of L(0)",
@@ -376,7 +376,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                  f"·L(0); final {cmp['flow_final']:.3g} (GDLN {cmp['gdln_final_mean']:.3g}, ReLU "
                  f"{cmp['relu_final_mean']:.3g}); loss halves at flow {_t(cmp['t_half']['gdln_flow'])}, GDLN "
                  f"{_t(cmp['t_half']['gdln_mean'])}, ReLU {_t(cmp['t_half']['relu_mean'])}; a0 by the rule "
-                 f"σ√(H/2)·(σ√(H/8))² (theorykit.init.a0_rule), not fitted",
+                 f"σ√(H/2)·(σ√(H/8))² (theorykit.sim.init.a0_rule), not fitted",
          "agreement": "tolerance 0.05·L(0) against the GDLN mean",
          "verdict": _verdict_below(cmp["flow_vs_gdln_mean_max_rel"], 0.05, 0.15, strict=True)},
     ] + dproto.claims(protocols, every)
@@ -388,7 +388,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                            "pathways' modules (H/4 units each), paired initial weights with the ReLU runs",
             "relu_gating": gating, "first_all_on_share_t": all_on_t, "r2_curve_relu": ra.get("r2_curve"), "comparison": cmp,
             "relu_mean": rm, "gdln_mean": gm, "gdln_wide_mean": wm, "mode_ode": ode, "gdln_flow": flow,
-            "a0_rule": {"linear_network": a0_lin, "rule": "theorykit.init.a0_rule: (sigma*sqrt(H/2))^3", "gdln_pathway": a0_p,
+            "a0_rule": {"linear_network": a0_lin, "rule": "theorykit.sim.init.a0_rule: (sigma*sqrt(H/2))^3", "gdln_pathway": a0_p,
                         "gdln_rule": "sigma*sqrt(H/2)*(sigma*sqrt(H/8))^2"},
             "alignment_rule": f"first checkpoint with both top-mode cosines >= {ALIGN}",
             "figures": ["fig6_depth.png", "fig6_protocols.png"], "claims": claims})

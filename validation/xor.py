@@ -6,7 +6,7 @@ What it does
    pathway specs with Δ symbolic: s, d, mode trajectories, total losses (Eqs. 22–23), the exact
    crossover Δ* (root of s_linear = s_xor) and the half-loss times.
 2. **Simulation**, one jit(vmap(vmap(...))) program per network kind over Δ × seeds:
-   bias-free ReLU networks [3, 128, 1] (``theorykit.engine``), and both ReLNs as GDLNs
+   bias-free ReLU networks [3, 128, 1] (``theorykit.sim.engine``), and both ReLNs as GDLNs
    (their graphs, the same trainer), with random initial weights (the *same* draws as the ReLU network: the ReLN's
    pathway p takes the ReLU network's hidden units in order) and with exact aligned, balanced
    initial weights. Full-batch gradient descent on the mean loss, float64.
@@ -45,17 +45,17 @@ import jax.numpy as jnp
 import numpy as np
 import sympy as sp
 
-from theorykit.gating import GDLNSpec, xor_relns
-from theorykit.graph import graph_from_pathways
+from theorykit.spec.gating import GDLNSpec, xor_relns
+from theorykit.spec.graph import graph_from_pathways
 from theorykit.io import atomic_write_text, write_json
-from theorykit.latex import latex_document
+from theorykit.theory.latex import latex_document
 from theorykit.progress import Progress
-from theorykit.engine import Net, SaveAt, net_loss, train
-from theorykit.init import a0_rule as init_a0_rule
-from theorykit.init import random_params
-from theorykit.task import xor_margin
-from theorykit.trajectory import a0 as A0_SYM
-from theorykit.trajectory import discrete_mode_recurrence, t as T_SYM, tau as TAU_SYM
+from theorykit.sim.engine import Net, SaveAt, net_loss, train
+from theorykit.sim.init import a0_rule as init_a0_rule
+from theorykit.sim.init import random_params
+from theorykit.spec.task import xor_margin
+from theorykit.theory.trajectory import a0 as A0_SYM
+from theorykit.theory.trajectory import discrete_mode_recurrence, t as T_SYM, tau as TAU_SYM
 
 NAME = "xor"
 DESCRIPTION = ("Section 3: XoR with a margin. Both ReLNs derived with Δ symbolic, the crossover Δ*, "
@@ -188,7 +188,7 @@ def classify_gates(pre, two_patterns, four_patterns, tol: float = GATE_TOL, weig
 # Simulation: every network of the grid is one member of the one trainer's ensemble (Δ × seeds)
 # ================================================================================================
 def _grid_train(net, p0, Xs, Y, lr, steps, record_every, n_seeds):
-    """Train the members (Δ-major, then seed) of ``p0`` on X = Xs[Δ] with :func:`theorykit.engine.train`.
+    """Train the members (Δ-major, then seed) of ``p0`` on X = Xs[Δ] with :func:`theorykit.sim.engine.train`.
     Returns (final params by edge, nΔ × seeds × …; loss recorded every ``record_every`` steps,
     nΔ × seeds × (steps/record_every + 1); learning time, nΔ × seeds, from the per-step curve)."""
     nD = Xs.shape[0]
@@ -205,7 +205,7 @@ def _ensemble_keys(keys, nD):
 
 def simulate_relu_grid(Xs, Y, keys, *, hidden, lr, steps, std, record_every=1):
     """Bias-free ReLU networks for every Δ (Xs: nΔ × d × P) and seed (``keys``), the initial weights
-    drawn from each seed's key as :func:`theorykit.simulate.simulate_relu` draws them.
+    drawn from each seed's key as :func:`theorykit.sim.simulate.simulate_relu` draws them.
     Returns ([W1, W2] with nΔ × seeds leading axes, recorded losses, learning times)."""
     net = Net.chain(Xs.shape[1], [hidden], Y.shape[0])
     p0 = random_params(net, std, keys=_ensemble_keys(keys, Xs.shape[0]))

@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 import sympy as sp
 
-from .errors import SpecError
+from ..errors import SpecError
 from .task import Task
 
 __all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "lemma41_gatings"]

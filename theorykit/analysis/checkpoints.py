@@ -19,7 +19,7 @@ unless ``ignore_bias=True``), NaN or inf, data whose datapoints are rows.
 
 :func:`imported_run` turns the checkpoints into what Algorithm 1 needs (first-layer binary
 activity at every checkpoint, outputs and losses), and :func:`find_gates_in_run` runs
-Algorithm 1 on it: clustering, the elbow (a GDLN per K trained with :func:`theorykit.simulate.simulate`
+Algorithm 1 on it: clustering, the elbow (a GDLN per K trained with :func:`theorykit.sim.simulate.simulate`
 from the run's own first checkpoint, the paired start) and the spec.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .errors import SpecError
+from ..errors import SpecError
 
 __all__ = ["RunCheckpoints", "load_data", "parse_layers", "parse_steps", "read_checkpoint", "load_checkpoints",
            "paired_start", "data_task", "gdln_outputs_from_start", "find_gates_in_run", "FoundInRun"]
@@ -45,7 +45,7 @@ _BIAS = re.compile(r"(^|[._/])(bias|b\d*)$", re.IGNORECASE)
 # ---------------------------------------------------------------------------------------------
 def load_data(path) -> tuple[np.ndarray, np.ndarray]:
     """``(X, Y)`` from an ``.npz`` with ``X`` (d × P) and ``Y`` (p × P), float64, checked."""
-    from .init import read_npz
+    from ..sim.init import read_npz
 
     path = Path(path)
     raw = read_npz(path, "--data", "an .npz with arrays X (d × P) and Y (p × P)",
@@ -352,11 +352,11 @@ def run_settings(run: RunCheckpoints, lr=None, loss=None) -> tuple[float, str]:
 # The GDLN of gate patterns, started from the run's own weights
 # ---------------------------------------------------------------------------------------------
 def data_task(X, Y, name: str = "imported"):
-    """A :class:`~theorykit.task.Task` of numeric data (floats kept exactly, via their decimal repr)."""
+    """A :class:`~theorykit.spec.task.Task` of numeric data (floats kept exactly, via their decimal repr)."""
     import sympy as sp
 
-    from .expr import to_exact
-    from .task import Task
+    from ..spec.expr import to_exact
+    from ..spec.task import Task
 
     def mat(A):
         return sp.Matrix([[to_exact(float(v)) if v != int(v) else sp.Integer(int(v)) for v in row] for row in A])
@@ -367,8 +367,8 @@ def data_task(X, Y, name: str = "imported"):
 def paired_start(spec, params: Sequence[np.ndarray]) -> dict:
     """Edge weights of a pathway spec's GDLN cut from one ReLU checkpoint ``[W1, …, WL]``: pathway
     j owns the next ``hidden_j`` units (rows of W1, columns of WL, a diagonal block of a middle
-    layer), as :func:`theorykit.findgates.train_gdln` pairs seeds. Widths must add up to the ReLU's."""
-    from .graph import graph_from_pathways
+    layer), as :func:`theorykit.analysis.findgates.train_gdln` pairs seeds. Widths must add up to the ReLU's."""
+    from ..spec.graph import graph_from_pathways
 
     g = graph_from_pathways(spec)
     L = len(params)
@@ -394,10 +394,10 @@ def paired_start(spec, params: Sequence[np.ndarray]) -> dict:
 
 def gdln_outputs_from_start(spec, start: Mapping, steps: Sequence[int], lr: float, data=None):
     """Train the spec's GDLN from ``start`` (edge weights with a seed axis) with
-    :func:`theorykit.simulate.simulate`, recording its outputs after each of ``steps`` steps.
+    :func:`theorykit.sim.simulate.simulate`, recording its outputs after each of ``steps`` steps.
     Returns ``(outputs (seeds × len(steps) × p × P), SimResult)``."""
-    from .engine import Net, SaveAt, net_apply
-    from .simulate import simulate
+    from ..sim.engine import Net, SaveAt, net_apply
+    from ..sim.simulate import simulate
 
     net = Net.from_graph(spec)
     steps = [int(s) for s in steps]
@@ -443,8 +443,8 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
     (paired start) for the run's steps and scored by its output MSE against the run at every
     checkpoint; K by the elbow (unless given); the spec of that K."""
     from .findgates import ELBOW_THRESHOLD, choose_elbow, elbow_scores_from, patterns_for_K
-    from .gating import Training
-    from .init import a0_rule
+    from ..spec.gating import Training
+    from ..sim.init import a0_rule
 
     X, Y = run.X, run.Y
     if run.depth == 3 and run.widths[0] != run.widths[1]:
@@ -529,8 +529,8 @@ def cmd_find_gates_in_run(args) -> int:
     """``find-gates --checkpoints … --data …``: Algorithm 1 on an imported run; writes the spec."""
     import time
 
-    from .io import atomic_write_text
-    from .spec import spec_to_toml
+    from ..io import atomic_write_text
+    from ..spec.files import spec_to_toml
 
     if args.source is not None:
         raise SpecError("source", f"{args.source!r} given with --checkpoints", "give either a task/spec or --checkpoints")
@@ -539,7 +539,7 @@ def cmd_find_gates_in_run(args) -> int:
     t0 = time.time()
     run = run_from_args(args)
     lr, loss = run_settings(run, args.lr, args.loss)
-    from .progress import Progress
+    from ..progress import Progress
 
     with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.quiet) as progress:
         found = find_gates_in_run(run, lr=lr, loss=loss, K=args.K, Ks=range(1, args.max_K + 1), seed=args.seed,

@@ -5,7 +5,7 @@ Pipeline (every step is a plain function, so each can be tested on its own):
 1. :func:`train_relu` -- full-batch gradient descent on bias-free ReLU networks over several
    seeds (vmapped), recording every ``every`` steps the first hidden layer's binary activity
    (H × P per snapshot) and the network's outputs. Its initialisation replicates
-   :func:`theorykit.simulate.simulate_relu` key for key, so the two agree to rounding.
+   :func:`theorykit.sim.simulate.simulate_relu` key for key, so the two agree to rounding.
 2. :func:`unit_rows` -- stack the snapshots: one row per (seed, snapshot, unit), the unit's
    binary activity over the P datapoints.
 3. :func:`cluster_gates` -- scikit-learn ``KMeans(n_clusters=K, n_init, random_state)`` over
@@ -13,7 +13,7 @@ Pipeline (every step is a plain function, so each can be tested on its own):
    the k-means objective is unchanged, the run is much faster.
 4. :func:`centroids_to_patterns` -- threshold each centroid at 0.5 to get a 0/1 gate per
    datapoint; all-zero patterns are dropped, identical patterns merged (their shares add).
-5. :func:`patterns_to_spec` -- a :class:`~theorykit.gating.GDLNSpec` with one pathway per
+5. :func:`patterns_to_spec` -- a :class:`~theorykit.spec.gating.GDLNSpec` with one pathway per
    pattern (inputs and outputs "all"); pathway hidden width = its share of the units ×
    the ReLU network's width, at least the rank of its effective Σyx.
 6. :func:`elbow_scores` / :func:`choose_elbow` -- for K = 1 … 8, train the GDLN of the K
@@ -36,7 +36,7 @@ network at every step and returns both networks' outputs at every checkpoint.
 Race reduction on numbers (:func:`race_system_numeric`, :func:`race_loss`): the effective
 datasets ``Σyx_p = (1/P) Y diag(g_p) Xᵀ`` and ``Σx_qp = (1/P) X diag(g_q g_p) Xᵀ`` in numpy,
 for data too large for exact SymPy (e.g. the digits). The initial mode strength of a random
-start is the one rule of :func:`theorykit.init.a0_rule`, ``a0 = Π_l σ_l √(n_l/2)``.
+start is the one rule of :func:`theorykit.sim.init.a0_rule`, ``a0 = Π_l σ_l √(n_l/2)``.
 """
 from __future__ import annotations
 
@@ -47,13 +47,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import jaxify  # noqa: F401  (float64)
-from .errors import DivergenceError, SpecError
-from .gating import GDLNSpec, Pathway, Training
-from .engine import Net, SaveAt, loss_value, net_apply, net_loss, train, unit_activity
-from .init import random_params
-from .simulate import gdln_forward, relu_gates
-from .task import Task
+from ..theory import jaxify  # noqa: F401  (float64)
+from ..errors import DivergenceError, SpecError
+from ..spec.gating import GDLNSpec, Pathway, Training
+from ..sim.engine import Net, SaveAt, loss_value, net_apply, net_loss, train, unit_activity
+from ..sim.init import random_params
+from ..sim.simulate import gdln_forward, relu_gates
+from ..spec.task import Task
 
 __all__ = ["ReluRun", "GdlnRun", "FoundGates", "train_relu", "train_gdln", "unit_rows", "cluster_gates",
            "centroids_to_patterns", "patterns_to_spec", "pattern_ranks", "elbow_scores", "choose_elbow",
@@ -108,7 +108,7 @@ def _checkpoints(steps, every):
 
 def _run_checkpointed(net, p0, X, Y, *, lr, steps, every, loss, keep_params, record, aux, batch, on_batch, what,
                       unit_gates=None, snapshots=False):
-    """One call of :func:`theorykit.engine.train` with checkpoints at 0, every, …, steps: outputs
+    """One call of :func:`theorykit.sim.engine.train` with checkpoints at 0, every, …, steps: outputs
     (and, on request, first-layer snapshots, the weights and ``record(params, aux)``)."""
     n, t_ck = _checkpoints(steps, every)
     keys = net.keys
@@ -136,7 +136,7 @@ def _run_checkpointed(net, p0, X, Y, *, lr, steps, every, loss, keep_params, rec
 
 
 def _chain_init(dims, init_std, seed, seeds):
-    """N(0, init_std²) weights of a chain of layers ``dims`` (as :func:`theorykit.simulate.simulate_relu`
+    """N(0, init_std²) weights of a chain of layers ``dims`` (as :func:`theorykit.sim.simulate.simulate_relu`
     draws them with the same seed), as a list with a seed axis."""
     net = Net.chain(dims[0], list(dims[1:-1]), dims[-1])
     p = random_params(net, init_std, seeds, seed)
@@ -147,9 +147,9 @@ def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std:
                loss: str = "mean", seed: int = 0, every: int = 100, keep_params: bool = False,
                record=None, aux=None, batch: int | None = None, on_batch=None) -> ReluRun:
     """Bias-free ReLU networks (one or more hidden layers), full-batch GD, vmapped over seeds,
-    with checkpoints every ``every`` steps (a caller of :func:`theorykit.engine.train`).
+    with checkpoints every ``every`` steps (a caller of :func:`theorykit.sim.engine.train`).
 
-    The initial weights are those of :func:`theorykit.simulate.simulate_relu` with the same
+    The initial weights are those of :func:`theorykit.sim.simulate.simulate_relu` with the same
     ``seed``. ``batch`` seeds run per compiled call, with ``on_batch(seeds_done)`` called after
     each (progress on long runs); the results do not depend on it."""
     if loss not in ("mean", "sum"):
@@ -167,7 +167,7 @@ def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std:
 
 
 def gdln_graph(d: int, p: int, gates, hidden: Sequence[int], depth: int = 2, shared_first: int | None = None):
-    """The :class:`theorykit.engine.Net` of a GDLN of fixed gates (K × P): pathway j is node(s)
+    """The :class:`theorykit.sim.engine.Net` of a GDLN of fixed gates (K × P): pathway j is node(s)
     ``g{j+1}`` of ``hidden[j]`` units gated by row j; with ``shared_first=H1`` (depth 3) every
     pathway reads one always-on node ``shared`` of H1 units (the paper's Section 6 design)."""
     G = np.asarray(gates, float)
@@ -237,7 +237,7 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
                depth: int = 2, keep_params: bool = False, record=None, aux=None,
                shared_first: int | None = None, batch: int | None = None, on_batch=None) -> GdlnRun:
     """A GDLN of fixed gates (K × P, one row per pathway) from random N(0, init_std²) weights,
-    trained by :func:`theorykit.engine.train` on the graph of :func:`gdln_graph`.
+    trained by :func:`theorykit.sim.engine.train` on the graph of :func:`gdln_graph`.
 
     Pathway j has ``hidden[j]`` units per hidden layer and ``depth`` weight layers, sees every
     input and writes every output. Initial weights: drawn as for a ReLU network of the total
@@ -289,7 +289,7 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
 
 
 def unstack_gdln(params, hidden: Sequence[int]) -> list:
-    """Per-pathway weight lists (as :func:`theorykit.simulate.gdln_forward` takes them) from the
+    """Per-pathway weight lists (as :func:`theorykit.sim.simulate.gdln_forward` takes them) from the
     stacked form of :func:`train_gdln` (one network, not batched)."""
     offs = np.concatenate([[0], np.cumsum(hidden)])
     out = []
@@ -554,7 +554,7 @@ def exact_reln_outputs(params, X):
     """Output of the exact ReLN at the ReLU weights ``params`` (one network, not batched).
 
     One hidden layer: a GDLN with one pathway per hidden unit h, gate ``1[w_h·x > 0]``, maps
-    ``W1[h, :]`` and ``W2[:, h]`` (evaluated with :func:`theorykit.simulate.gdln_forward`).
+    ``W1[h, :]`` and ``W2[:, h]`` (evaluated with :func:`theorykit.sim.simulate.gdln_forward`).
     Deeper: node-gated linear layers ``ŷ = W_L G_{L−1} W_{L−1} … G_1 W_1 x`` with ``G_l`` the
     diagonal of unit activities of the ReLU network on that datapoint (no nonlinearity applied)."""
     X = jnp.asarray(X)
@@ -578,7 +578,7 @@ def exact_reln_trajectory(X, Y, *, hidden, lr: float, steps: int, init_std: floa
 
     The ReLN is a node-gated deep *linear* network with its own weights; at each step its gates
     are the ReLU network's current unit activities (held fixed for the gradient). Both are one
-    ensemble of :func:`theorykit.engine.train`: the stepped state is the pair of weight sets and
+    ensemble of :func:`theorykit.sim.engine.train`: the stepped state is the pair of weight sets and
     the loss is the sum of the two losses, whose gradients do not mix. Returns
     ``(t_ck, relu_outputs, reln_outputs)`` at every checkpoint (checkpoints × p × P each)."""
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
@@ -607,9 +607,9 @@ def exact_reln_trajectory(X, Y, *, hidden, lr: float, steps: int, init_std: floa
 # Race reduction on numbers
 # ---------------------------------------------------------------------------------------------
 def race_system_numeric(X, Y, gates, depth: int | Sequence[int] = 2, names=None, tol: float = 1e-9):
-    """A :class:`theorykit.race.RaceSystem` from numpy data and 0/1 gates (K × P), all pathways
+    """A :class:`theorykit.theory.race.RaceSystem` from numpy data and 0/1 gates (K × P), all pathways
     seeing every input and writing every output. U, V: numpy SVD truncated to the rank."""
-    from .race import RaceSystem
+    from ..theory.race import RaceSystem
 
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     G = np.asarray(gates, float)
@@ -640,8 +640,8 @@ def race_system_numeric(X, Y, gates, depth: int | Sequence[int] = 2, names=None,
 
 def balanced_flow_loss(system, a0: float, tau: float, times, rtol: float = 1e-8, atol: float = 1e-12) -> np.ndarray:
     """Mean loss of the race reduction, integrated by the race engine
-    (:func:`theorykit.flow.race_flow_system`; ``rtol``/``atol`` are kept for callers and unused)."""
-    from .flow import race_flow_system
+    (:func:`theorykit.theory.flow.race_flow_system`; ``rtol``/``atol`` are kept for callers and unused)."""
+    from ..theory.flow import race_flow_system
 
     return race_flow_system(system, a0, tau, times).loss[0]
 
@@ -669,7 +669,7 @@ def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times, h:
                       tol: float = 1e-9) -> np.ndarray:
     """Loss of the Section 6 GDLN (first layer shared by every pathway, a gated module per
     pathway in the second layer) under gradient flow, integrated on its effective datasets by the
-    race engine (:func:`theorykit.flow.net_flow`).
+    race engine (:func:`theorykit.theory.flow.net_flow`).
 
     This is the GDLN learning rule of THEORY.md §3 with a shared edge, at the smallest widths
     that can represent the task (r = rank of the full Σyx in both hidden layers):
@@ -678,19 +678,19 @@ def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times, h:
         τ dW3_p/dt = E_p (W2_p W1)ᵀ,   τ dW2_p/dt = W3_pᵀ E_p W1ᵀ,   τ dW1/dt = Σ_p (W3_p W2_p)ᵀ E_p,
 
     with ``Σyx_p = Y diag(g_p) Xᵀ/P`` and ``Σx_qp = X diag(g_q g_p) Xᵀ/P``. Start: small, aligned
-    and balanced (:func:`theorykit.init.aligned_net_params`): W1 = √K c V_rᵀ (V_r: the full Σyx's
+    and balanced (:func:`theorykit.sim.init.aligned_net_params`): W1 = √K c V_rᵀ (V_r: the full Σyx's
     top right singular vectors), W2_p = c I, W3_p = c Q_p (Q_p: the orthonormal polar factor of
     Σyx_p V_r), so ``W1 W1ᵀ = Σ_p W2_pᵀ W2_p`` and ``W2_p W2_pᵀ = W3_pᵀ W3_p`` hold, and each pathway
     starts at strength √K c³ = ``a0``. τ = 1/η for the mean loss, 1/(Pη) for the summed loss (then
     the loss is returned summed). With one always-on pathway and whitened inputs it is the balanced
     three-layer mode ODE of THEORY.md §2 (a test checks this)."""
-    from .flow import net_flow
-    from .init import aligned_net_params
+    from ..theory.flow import net_flow
+    from ..sim.init import aligned_net_params
 
     if loss not in ("mean", "sum"):
         raise SpecError("loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
     if not (np.isfinite(a0) and a0 > 0):
-        raise SpecError("a0", f"needs a positive initial strength, got {a0!r}", "e.g. theorykit.init.a0_rule(σ, [H1, Hp, Hp])")
+        raise SpecError("a0", f"needs a positive initial strength, got {a0!r}", "e.g. theorykit.sim.init.a0_rule(σ, [H1, Hp, Hp])")
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     G = np.asarray(gates, float)
     K, P = G.shape

@@ -26,7 +26,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .errors import DerivationError
+from ..errors import DerivationError
 from .exactla import X, rational_parts, rational_svd
 
 __all__ = ["Mode", "SVD", "exact_svd", "numeric_svd", "reference_values", "is_zero"]
@@ -121,7 +121,7 @@ class Mode:
     """One mode α of an effective dataset: ``Σyx = Σ_α s_α u_α v_αᵀ``.
 
     ``d`` is the input variance ``v_αᵀ Σx v_α`` (``None`` until an input correlation is given).
-    Built from the exact engine (:mod:`theorykit.exactla`), ``s``, ``u``, ``v`` and ``d`` are SymPy
+    Built from the exact engine (:mod:`theorykit.theory.exactla`), ``s``, ``u``, ``v`` and ``d`` are SymPy
     objects made on first access; ``s_text`` writes the exact value without building it and
     ``s_float``/``d_float`` are its numbers.
     """
@@ -385,7 +385,7 @@ def _sign_fix(u: sp.Matrix, v: sp.Matrix, ref):
 def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) -> SVD:
     """Exact SVD of ``M`` (see the module docstring for method and conventions).
 
-    A matrix with rational entries goes to the exact engine of :mod:`theorykit.exactla` (FLINT);
+    A matrix with rational entries goes to the exact engine of :mod:`theorykit.theory.exactla` (FLINT);
     ``cache`` (a dict) lets calls share the SVDs of identical blocks. ``M`` may also be given as
     ``(B, den)``: an integer numpy array and a common denominator.
 

@@ -18,7 +18,7 @@ Three groups:
 * **Census** of the patterns a trained network uses: :func:`classify_context_gating`.
 
 Patterns are boolean numpy arrays of shape ``(n, k)`` (items × contexts). A gate vector over
-the P = n·k datapoints of :func:`theorykit.task.contexts` (context-major: column ``c·n + i`` is
+the P = n·k datapoints of :func:`theorykit.spec.task.contexts` (context-major: column ``c·n + i`` is
 item i in context c) converts with :func:`pattern_from_gates`.
 """
 from __future__ import annotations
@@ -137,7 +137,7 @@ def interlacing_holds_exact(A, rows_removed: Sequence[int], cols_removed: Sequen
 def gate_pattern(w_item: Sequence[float], w_context: Sequence[float], context_scale: float = 1.0) -> np.ndarray:
     """The unit's n × k pattern ``G[i, c] = 1[w_item[i] + context_scale · w_context[c] > 0]``.
 
-    This is exactly ``relu_gates`` of the unit on the inputs of :func:`theorykit.task.contexts`
+    This is exactly ``relu_gates`` of the unit on the inputs of :func:`theorykit.spec.task.contexts`
     (pre-activation 0 counts as off).
     """
     a = np.asarray(w_item, dtype=float)[:, None]
@@ -292,7 +292,7 @@ def classify_context_gating(pattern, n: int, k: int) -> str:
     (on for whole contexts: every column constant), ``"single-datapoint"`` (on for exactly one
     datapoint), ``"item-only"`` (on for whole items in every context: every row constant),
     ``"other-staircase"`` (realisable, none of the above) and ``"not-staircase"`` (no bias-free
-    unit realises it; never produced by a network of :mod:`theorykit.simulate`).
+    unit realises it; never produced by a network of :mod:`theorykit.sim.simulate`).
     """
     G = np.asarray(pattern, dtype=bool)
     if G.ndim == 1:

@@ -5,8 +5,8 @@
 * :func:`plot` -- loss and mode strengths a_α(t): theory as lines, simulation as mean ± spread
   (the strengths of a simulated pathway are ``u_αᵀ W_p(t) v_α``, W_p the product of its edges'
   weights, u_α and v_α the exact singular vectors of its effective dataset);
-* :func:`mode_recorder` -- the :class:`~theorykit.engine.SaveAt` function that records them;
-* :func:`sim_png` -- a :class:`~theorykit.simulate.SimResult` as a PNG (its ``_repr_png_``).
+* :func:`mode_recorder` -- the :class:`~theorykit.sim.engine.SaveAt` function that records them;
+* :func:`sim_png` -- a :class:`~theorykit.sim.simulate.SimResult` as a PNG (its ``_repr_png_``).
 
 The command line prints the summary on a terminal; on a pipe, or with ``--json -``, the full JSON
 document as before.
@@ -38,7 +38,7 @@ def emit(args, out: dict, text) -> None:
     unless it went to a file (``--json -``: always the JSON on stdout)."""
     import json
 
-    from .io import jsonable, write_json
+    from ..io import jsonable, write_json
 
     j = getattr(args, "json", None)
     if j and j != "-":
@@ -52,8 +52,8 @@ def emit(args, out: dict, text) -> None:
 def plot_save(spec, values, steps: int, points: int = 60):
     """``(SaveAt recording the mode strengths at ~points steps, Derivation)`` for ``simulate --plot``;
     ``(None, None)`` where the spec's modes cannot be had (the plot then shows the loss only)."""
-    from .derivation import Derivation
-    from .engine import SaveAt
+    from ..theory.derivation import Derivation
+    from ..sim.engine import SaveAt
 
     try:
         der = Derivation(spec, values=values)
@@ -142,8 +142,8 @@ def simulate_text(out: dict) -> str:
 
 def _frames(spec, der, values):
     """(graph pathway, U, V) per pathway with numeric singular vectors."""
-    from .derivation import _np
-    from .graph import graph_from_pathways
+    from ..theory.derivation import _np
+    from ..spec.graph import graph_from_pathways
 
     g = graph_from_pathways(spec)
     vals = der.task.value_map(values)
@@ -180,7 +180,7 @@ def plot(path, *, der=None, values=None, times=None, sim=None, title: str = "") 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    from .io import atomic_write_bytes
+    from ..io import atomic_write_bytes
 
     modes_sim = sim is not None and "modes" in (sim.extra.get("saved") or {})
     has_theory_modes = der is not None
@@ -238,7 +238,7 @@ def plot(path, *, der=None, values=None, times=None, sim=None, title: str = "") 
 
 
 def sim_png(sim) -> bytes:
-    """A :class:`~theorykit.simulate.SimResult` as a PNG: loss mean ± std over seeds."""
+    """A :class:`~theorykit.sim.simulate.SimResult` as a PNG: loss mean ± std over seeds."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)

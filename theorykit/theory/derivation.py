@@ -18,7 +18,7 @@ Method choice (keyword ``method``):
 * ``"auto"`` (default): the closed form when every pathway decouples (no two pathways
   that share an output row are on for a common datapoint) and every pathway's input
   correlation is diagonal in its own right singular vectors (Assumption 2.1); otherwise
-  the numerically integrated race reduction (:mod:`theorykit.race`).
+  the numerically integrated race reduction (:mod:`theorykit.theory.race`).
 * ``"closed-form"``: as auto, but a warning is issued (and recorded in ``notes``) when the
   closed form does not apply and the race reduction is used instead.
 * ``"race-reduction"``: always integrate the race reduction numerically.
@@ -34,8 +34,8 @@ import sympy as sp
 
 from .effective import (EffectiveDataset, couplings, effective_dataset, input_correlation, input_correlation_float,
                         output_trace)
-from .errors import DerivationError, SpecError
-from .gating import GDLNSpec
+from ..errors import DerivationError, SpecError
+from ..spec.gating import GDLNSpec
 from .modes import SVD, Mode, exact_svd, is_zero, reference_values, tidy
 from .trajectory import a0 as A0
 from .trajectory import mode_loss_reduction, mode_trajectory, t, t_half, tau
@@ -50,7 +50,7 @@ class Derivation:
 
     Parameters
     ----------
-    spec: the :class:`~theorykit.gating.GDLNSpec` (task, pathways, training).
+    spec: the :class:`~theorykit.spec.gating.GDLNSpec` (task, pathways, training).
     method: ``"auto"``, ``"closed-form"`` or ``"race-reduction"`` (see the module docstring).
     values: optional values for the task's symbols (names or symbols as keys); symbols
         without a value stay symbolic.
@@ -62,10 +62,10 @@ class Derivation:
     def __init__(self, spec: GDLNSpec, method: str = "auto", values: Mapping | None = None):
         if method not in METHODS:
             raise SpecError("method", f"unknown method {method!r}", f"use one of {METHODS}")
-        from .graph import GraphSpec
+        from ..spec.graph import GraphSpec
 
         #: the graph of a graph spec (None for a pathway spec); with shared edges the race is the
-        #: graph flow of :func:`theorykit.flow.graph_flow`, else the pathway form is exact
+        #: graph flow of :func:`theorykit.theory.flow.graph_flow`, else the pathway form is exact
         self.graph = None
         if isinstance(spec, GraphSpec):
             self.graph = spec.subs(_exact_values(values)) if values else spec
@@ -77,7 +77,7 @@ class Derivation:
         self.notes: list[str] = []
         if self.graph is not None and not self.graph.private_chains:
             self.notes.append("pathways share edges " + ", ".join(sorted(self.graph.shared_edges())) +
-                              ": no closed form; the race reduction with shared edges (theorykit.flow.graph_flow) "
+                              ": no closed form; the race reduction with shared edges (theorykit.theory.flow.graph_flow) "
                               "is integrated from aligned, balanced weights of strength a0")
 
     # -- task → effective datasets ---------------------------------------------------------
@@ -391,7 +391,7 @@ class Derivation:
 
 
 def _exact_values(values: Mapping) -> dict:
-    from .expr import to_exact
+    from ..spec.expr import to_exact
 
     return {k: to_exact(v, f"values[{k}]") if isinstance(v, (int, float)) else v for k, v in values.items()}
 

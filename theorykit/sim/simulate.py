@@ -1,19 +1,19 @@
 """Simulation of a spec's networks: the GDLN its graph defines, and the bias-free ReLU network of
 the same total width, by full-batch gradient descent in JAX, vmapped over seeds.
 
-Every function here is a thin caller of the one trainer, :func:`theorykit.engine.train`.
+Every function here is a thin caller of the one trainer, :func:`theorykit.sim.engine.train`.
 
 Precision: float64 by default (``jax_enable_x64`` is switched on when theorykit is imported).
 In float32 the matrix products run at ``"highest"`` precision on purpose (no TF32 on a GPU).
 
-Initialisations of the GDLN (keyword ``init``), see :mod:`theorykit.init`:
+Initialisations of the GDLN (keyword ``init``), see :mod:`theorykit.sim.init`:
 
 * ``"aligned"``: small, aligned, balanced weights of strength ``a0``; for private chains every
   mode starts at ``a0`` and the closed form holds up to the O(η) gap between gradient descent
   and gradient flow;
 * ``"random"``: i.i.d. N(0, σ_e²) weights (σ_e: the edge's ``init_scale`` or ``init_std``);
 * a dict of weights (``"<from>-><to>"`` keys, leading seed axis): the given start, e.g. a ReLU
-  run's own initial weights (:func:`theorykit.init.load_weights` reads them from a file).
+  run's own initial weights (:func:`theorykit.sim.init.load_weights` reads them from a file).
 """
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .engine import DTYPES, Net, SaveAt, as_dtype, net_apply, net_loss, objective_for, train, unit_activity
-from .errors import SpecError
-from .graph import Group, graph_from_pathways
+from ..errors import SpecError
+from ..spec.graph import Group, graph_from_pathways
 from .init import aligned_params, check_weights, random_params
 
 __all__ = ["SimResult", "simulate", "simulate_gdln", "simulate_relu", "simulate_relu_spec", "relu_forward",
@@ -53,14 +53,14 @@ class SimResult:
         return self.loss.std(axis=0)
 
     def _repr_png_(self):
-        """In Jupyter: the loss, mean ± std over seeds (:func:`theorykit.summary.sim_png`)."""
-        from .summary import sim_png
+        """In Jupyter: the loss, mean ± std over seeds (:func:`theorykit.analysis.summary.sim_png`)."""
+        from ..analysis.summary import sim_png
 
         return sim_png(self)
 
 
 def _schedule(graph, schedule, staged_first):
-    """Groups from ``schedule``: a tuple of :class:`~theorykit.graph.Group`, ``"joint"`` (none,
+    """Groups from ``schedule``: a tuple of :class:`~theorykit.spec.graph.Group`, ``"joint"`` (none,
     or the graph's own), or ``"staged"`` (pathways named in ``staged_first`` fit the targets, the
     others the residual of those, both from step 0)."""
     if isinstance(schedule, (list, tuple)):
@@ -104,8 +104,8 @@ def simulate(graph, *, init="aligned", seeds: int = 4, steps: int | None = None,
 
     ``init``: ``"aligned"``, ``"random"``, or a dict of initial weights (see module docstring).
     ``schedule``: ``"joint"`` (the graph's own schedule, if it has one, else the total loss),
-    ``"staged"`` with ``staged_first``, or a tuple of :class:`~theorykit.graph.Group`.
-    ``save``: what to record besides the loss curve (:class:`~theorykit.engine.SaveAt`).
+    ``"staged"`` with ``staged_first``, or a tuple of :class:`~theorykit.spec.graph.Group`.
+    ``save``: what to record besides the loss curve (:class:`~theorykit.sim.engine.SaveAt`).
     """
     g = graph_from_pathways(graph)
     if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:

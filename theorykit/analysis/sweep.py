@@ -3,14 +3,14 @@
 ``theorykit sweep SPEC --grid Delta=0:2:21 --grid lr=0.01,0.05 --seeds 4 --steps N --out DIR``
 
 Every member (one symbol-value point, one learning rate, one seed) is a member of the ensemble of
-one :func:`theorykit.engine.train` call: its data (X, Y at its symbol values) ride the ensemble
+one :func:`theorykit.sim.engine.train` call: its data (X, Y at its symbol values) ride the ensemble
 axis (``data_axis=0``), its learning rate is its own, and the ensemble is sharded over every
 device. The members run in chunks of ``chunk`` (the trainer's ``batch``); each finished chunk is
 written at once, atomically, to ``DIR/chunks/chunk_NNNNN.npz``, and a re-run of the same sweep
 skips the chunks already there. ``DIR/sweep.json`` holds the declaration, and, when every chunk is
 done, the final losses per member and their mean and spread over seeds per grid point.
 
-A member's start is the one :func:`theorykit.simulate.simulate` would give it (aligned weights of
+A member's start is the one :func:`theorykit.sim.simulate.simulate` would give it (aligned weights of
 the spec's a0 at its symbol values, seeds 0 … S−1), so a sweep's loss curves equal separate
 ``simulate`` calls.
 """
@@ -25,14 +25,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import SpecError
+from ..errors import SpecError
 
 __all__ = ["parse_grid", "plan_sweep", "run_sweep", "load_chunks"]
 
 
 def _numbers(name: str, text: str, symbols) -> list:
     """Values of ``NAME=a:b:n`` (n points from a to b) or ``NAME=v1,v2,…``; numbers via the safe parser."""
-    from .spec import parse_assignment
+    from ..spec.files import parse_assignment
 
     def num(v):
         key = name if name in symbols else "_x"
@@ -126,11 +126,11 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
     """Run (or resume) a sweep; returns the summary written to ``out/sweep.json`` plus ``t`` and ``loss``."""
     import jax.numpy as jnp
 
-    from .engine import Net, SaveAt, as_dtype, net_loss, objective_for, train
-    from .graph import graph_from_pathways
-    from .init import aligned_params
-    from .io import atomic_write_bytes, write_json
-    from .progress import Progress
+    from ..sim.engine import Net, SaveAt, as_dtype, net_loss, objective_for, train
+    from ..spec.graph import graph_from_pathways
+    from ..sim.init import aligned_params
+    from ..io import atomic_write_bytes, write_json
+    from ..progress import Progress
 
     if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
         raise SpecError("--chunk", f"needs a positive integer, got {chunk!r}", "e.g. --chunk 64")

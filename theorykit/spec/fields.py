@@ -17,7 +17,7 @@ from typing import Iterable, Mapping
 
 import sympy as sp
 
-from .errors import SpecError
+from ..errors import SpecError
 
 __all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "path", "table", "no_unknown_keys", "required", "integer",
            "real", "choice", "label", "data_number", "check_real_finite", "check_magnitude", "type_name"]

@@ -3,11 +3,11 @@
 Three loss curves at the run's checkpoint steps (time counted from the first checkpoint):
 
 * **run**: the imported ReLU network's loss, recomputed from each checkpoint's weights and the data;
-* **GDLN**: the spec's GDLN trained by :func:`theorykit.simulate.simulate` from the run's first
+* **GDLN**: the spec's GDLN trained by :func:`theorykit.sim.simulate.simulate` from the run's first
   checkpoint, its units cut into the pathways' blocks (the paired start,
-  :func:`theorykit.checkpoints.paired_start`), with the run's learning rate and loss;
-* **race**: the race-reduction prediction (:func:`theorykit.findgates.race_loss`) from aligned
-  pathways of the initial strength that the a0 rule (:func:`theorykit.init.a0_rule`) gives for
+  :func:`theorykit.analysis.checkpoints.paired_start`), with the run's learning rate and loss;
+* **race**: the race-reduction prediction (:func:`theorykit.analysis.findgates.race_loss`) from aligned
+  pathways of the initial strength that the a0 rule (:func:`theorykit.sim.init.a0_rule`) gives for
   the first checkpoint's weight scales and the pathways' widths (geometric mean over pathways).
 
 Agreement of two curves: ``max_t |L_a(t) − L_b(t)| / L_run(0)`` (a share of the run's initial
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import SpecError
+from ..errors import SpecError
 
 __all__ = ["Comparison", "compare_run", "write_comparison", "start_a0"]
 
@@ -30,7 +30,7 @@ __all__ = ["Comparison", "compare_run", "write_comparison", "start_a0"]
 def start_a0(params, hidden) -> float:
     """a0 of the paired start: Π_l σ_l √(h/2) per pathway of width h (σ_l: the run's layer-l std at
     its first checkpoint), geometric mean over pathways."""
-    from .init import a0_rule
+    from ..sim.init import a0_rule
 
     stds = [float(np.std(W)) for W in params]
     vals = [a0_rule(stds, [int(h)] * len(stds)) for h in hidden]
@@ -119,12 +119,12 @@ class Comparison:
 
 
 def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None) -> Comparison:
-    """Compare a pathway spec with an imported run (:class:`theorykit.checkpoints.RunCheckpoints`).
+    """Compare a pathway spec with an imported run (:class:`theorykit.analysis.checkpoints.RunCheckpoints`).
 
     ``lr`` / ``loss``: the run's learning rate and loss convention (default: the spec's training)."""
     from .checkpoints import gdln_outputs_from_start, paired_start
     from .findgates import race_loss
-    from .graph import GraphSpec
+    from ..spec.graph import GraphSpec
 
     if isinstance(spec, GraphSpec):
         raise SpecError("spec", "compare takes a pathway spec (as find-gates writes)",
@@ -175,7 +175,7 @@ _IMG_JS = """window.addEventListener("load", function(){
 
 def render_html(cmp: Comparison, figures: dict) -> str:
     """The comparison page (figures embedded as data URIs, the validation report's style)."""
-    from .report import _CSS, _e, _img_data_uri
+    from ..report import _CSS, _e, _img_data_uri
 
     ag = cmp.agreement()
     H = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -213,7 +213,7 @@ def render_html(cmp: Comparison, figures: dict) -> str:
 
 def write_comparison(cmp: Comparison, out_dir) -> list[Path]:
     """Write loss.png, gates.png, compare.json and compare.html (atomically) into ``out_dir``."""
-    from .io import atomic_write_bytes, atomic_write_text, write_json
+    from ..io import atomic_write_bytes, atomic_write_text, write_json
 
     out = Path(out_dir)
     paths = [atomic_write_bytes(out / "loss.png", _png(cmp.figure())),
@@ -229,7 +229,7 @@ def write_comparison(cmp: Comparison, out_dir) -> list[Path]:
 def cmd_compare(args) -> int:
     """``theorykit compare FOUND.toml --checkpoints … --data … --out DIR``."""
     from .checkpoints import run_from_args
-    from .spec import load_spec
+    from ..spec.files import load_spec
 
     spec = load_spec(args.spec)
     run = run_from_args(args)

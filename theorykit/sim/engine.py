@@ -4,7 +4,7 @@ Three things are kept apart, in the manner of diffrax's ``diffeqsolve(terms, sol
 
 * **what is stepped**: a :class:`Net` (the static structure of a graph GDLN or a ReLU network)
   and its parameters, a dict of weight matrices keyed ``"<from>-><to>"``; the training loss and,
-  for a :class:`~theorykit.graph.Group` schedule, the training objective built from it;
+  for a :class:`~theorykit.spec.graph.Group` schedule, the training objective built from it;
 * **how it is stepped**: :func:`train` (``W ← W − η ∇objective``, one ``lax.fori_loop`` between
   save points, ``vmap`` over an ensemble axis: seeds, swept symbol values, learning rates);
 * **what is recorded**: :class:`SaveAt` (the loss curve at a stride, and any functions of the
@@ -27,8 +27,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import jaxify  # noqa: F401  (switches on float64)
-from .errors import DivergenceError, SpecError
+from ..theory import jaxify  # noqa: F401  (switches on float64)
+from ..errors import DivergenceError, SpecError
 
 __all__ = ["Net", "SaveAt", "Trajectory", "Trainer", "make_trainer", "train", "net_apply", "net_loss", "unit_activity", "objective_for",
            "RESIDUAL_FLOOR", "DTYPES", "as_dtype", "loss_value", "check_finite", "ensemble_placement"]
@@ -85,8 +85,8 @@ class Net:
 
     @classmethod
     def from_graph(cls, graph) -> "Net":
-        """The :class:`Net` of a :class:`~theorykit.graph.GraphSpec` (or a pathway spec)."""
-        from .graph import INPUT, OUTPUT, graph_from_pathways
+        """The :class:`Net` of a :class:`~theorykit.spec.graph.GraphSpec` (or a pathway spec)."""
+        from ..spec.graph import INPUT, OUTPUT, graph_from_pathways
 
         g = graph_from_pathways(graph)
         node = g.node
@@ -207,7 +207,7 @@ def net_loss(net: Net, loss: str = "mean"):
 
 
 def objective_for(net: Net, schedule, loss: str = "mean"):
-    """Training objective and update mask of a :class:`~theorykit.graph.Group` schedule.
+    """Training objective and update mask of a :class:`~theorykit.spec.graph.Group` schedule.
 
     objective(params, data, t) = Σ_{groups g started by step t} L(T_g − ŷ_g), where ŷ_g is the
     output of g's edges into the output, and T_g = Y, or Y − stop_gradient(Σ_{h ∈ fit_g} ŷ_h).
@@ -370,7 +370,7 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
     save: what to record (:class:`SaveAt`).
     batch: members per compiled call (memory); ``on_batch(done)`` is called after each batch, and
         ``on_batch_result(start, stop, loss)`` with that batch's loss curves (members start..stop−1;
-        for writing results as they finish, e.g. :mod:`theorykit.sweep`).
+        for writing results as they finish, e.g. :mod:`theorykit.analysis.sweep`).
     check: a name: raise :class:`DivergenceError` if a loss curve is non-finite or grows tenfold.
     devices: the devices to shard the ensemble axis over (default: every local device; one device
         means no sharding). The members are split evenly (the ensemble is padded to a multiple of

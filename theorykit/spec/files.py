@@ -27,7 +27,7 @@ Layout::
     loss = "mean"                    # or "sum"
     a0 = 0.001
 
-Expression strings are parsed by :func:`theorykit.expr.parse_expr` (no eval).
+Expression strings are parsed by :func:`theorykit.spec.expr.parse_expr` (no eval).
 Every error names the field and the fix.
 """
 from __future__ import annotations
@@ -40,8 +40,8 @@ from typing import Mapping
 
 import sympy as sp
 
-from . import validate_fields as vf
-from .errors import SpecError
+from . import fields as vf
+from ..errors import SpecError
 from .expr import SYMBOL_ASSUMPTIONS, parse_expr, to_exact
 from .gating import GDLNSpec, Pathway, Training, context_pathways, xor_relns
 from .limits import Limits, enforce, task_estimate
@@ -60,7 +60,7 @@ XOR_KEYS = ("task", "reln", "Delta", "hidden")
 CONTEXTS_KEYS = ("task", "reln", "n", "k", "common", "blocks", "context_scale", "hidden")
 PATHWAY_KEYS = ("name", "active", "inputs", "outputs", "hidden", "depth")
 TRAINING_KEYS = ("lr", "loss", "a0", "init_std", "steps")
-#: graph specs (theorykit/graph.py parses these tables)
+#: graph specs (theorykit/spec/graph.py parses these tables)
 NODE_KEYS = ("name", "width", "active")
 EDGE_KEYS = ("from", "to", "active", "init_scale", "rows")
 SCHEDULE_KEYS = ("name", "edges", "start", "fit")
@@ -85,7 +85,7 @@ MAX_ITEMS = 1 << 20
 
 
 def load_spec(path, limits: Limits | None = None) -> GDLNSpec:
-    """Read a TOML spec file (checked against ``limits``, by default :class:`~theorykit.limits.Limits`)."""
+    """Read a TOML spec file (checked against ``limits``, by default :class:`~theorykit.spec.limits.Limits`)."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -317,7 +317,7 @@ def _training(table) -> Training:
 
 
 def spec_from_dict(data: Mapping, default_name: str = "spec", limits: Limits | None = None):
-    """Build a :class:`GDLNSpec` (pathway form) or a :class:`~theorykit.graph.GraphSpec` (with
+    """Build a :class:`GDLNSpec` (pathway form) or a :class:`~theorykit.spec.graph.GraphSpec` (with
     ``[[nodes]]`` and ``[[edges]]``) from parsed TOML (a dict)."""
     if not isinstance(data, Mapping):
         raise SpecError("spec", "must be a table", "see docs/specs.md")

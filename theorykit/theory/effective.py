@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .gating import GDLNSpec, Pathway
-from .task import Task
+from ..spec.gating import GDLNSpec, Pathway
+from ..spec.task import Task
 
 __all__ = ["EffectiveDataset", "effective_dataset", "input_correlation", "output_correlation", "output_trace", "couplings",
            "exact_parts"]

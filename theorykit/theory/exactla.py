@@ -1,6 +1,6 @@
 """Exact SVDs of rational matrices by exact linear algebra (python-flint), with no guessing.
 
-This is the engine behind :func:`theorykit.modes.exact_svd` for matrices with rational entries
+This is the engine behind :func:`theorykit.theory.modes.exact_svd` for matrices with rational entries
 (every numeric task). Nothing here identifies a number from its digits: every exact value comes
 from exact arithmetic over ℚ or over ℚ(α) for an algebraic α.
 

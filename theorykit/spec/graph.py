@@ -11,10 +11,10 @@ A network is a set of **nodes** (layers of units) and **edges** (weight matrices
 * a **pathway** is a path from ``input`` to ``output``; its gate is the product of the gates
   on it, its map the product of its edges.
 
-The pathway form of a spec (:class:`~theorykit.gating.GDLNSpec`) is shorthand for one private
+The pathway form of a spec (:class:`~theorykit.spec.gating.GDLNSpec`) is shorthand for one private
 chain per pathway (:func:`graph_from_pathways`). One :class:`GraphSpec` feeds the derivation
 (:meth:`GraphSpec.pathways`, :meth:`GraphSpec.shared_edges`) and the simulation
-(:mod:`theorykit.engine`) alike, so the two cannot drift.
+(:mod:`theorykit.sim.engine`) alike, so the two cannot drift.
 
 A **schedule** (the staged training of the paper's published code) is a list of
 :class:`Group` s: edges that start training at a given step, each group fitting either the
@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
-from .errors import SpecError
+from ..errors import SpecError
 from .gating import GDLNSpec, Pathway, TrainedSpec, Training, check_indices
 from .task import Task
 
@@ -310,14 +310,14 @@ class GraphSpec(TrainedSpec):
         return not self.shared_edges()
 
     def as_pathway_spec(self) -> GDLNSpec:
-        """The pathway form (one :class:`~theorykit.gating.Pathway` per path). Exact for the
+        """The pathway form (one :class:`~theorykit.spec.gating.Pathway` per path). Exact for the
         derivation whenever the pathways share no edge; with shared edges it is the list of
-        pathways whose coupling :mod:`theorykit.flow` integrates."""
+        pathways whose coupling :mod:`theorykit.theory.flow` integrates."""
         return GDLNSpec(self.task, tuple(gp.pathway for gp in self.pathways), self.training, self.name)
 
     def size_view(self) -> GDLNSpec:
         """The pathway form with each pathway's ``hidden`` the widest node on it: what the size
-        checks of :mod:`theorykit.limits` estimate (an upper bound for the graph's cost)."""
+        checks of :mod:`theorykit.spec.limits` estimate (an upper bound for the graph's cost)."""
         pws = tuple(replace(gp.pathway, hidden=max(self.width(k.split("->")[1]) for k in gp.edges[:-1]))
                     for gp in self.pathways)
         return GDLNSpec(self.task, pws, self.training, self.name)

@@ -1,4 +1,4 @@
-"""Initial weights of a :class:`~theorykit.engine.Net`: random, aligned, or given (a weight file),
+"""Initial weights of a :class:`~theorykit.sim.engine.Net`: random, aligned, or given (a weight file),
 and the one rule for the initial mode strength ``a0`` of a random start.
 
 Weights are dicts keyed by edge, ``"<from>-><to>"``, each ``to_width × from_width`` (for an edge
@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .engine import Net, as_dtype
-from .errors import SpecError
+from ..errors import SpecError
 
 __all__ = ["a0_rule", "random_params", "aligned_params", "aligned_net_params", "load_weights", "save_weights", "from_chain_names"]
 
@@ -91,9 +91,9 @@ def aligned_params(graph, a0: float, seeds: int = 1, seed: int = 0, dtype: str =
     ``c_e Q_e R_uᵀ`` (Q_e: polar factor of Σ_{p∋e} Σyx_p V_r on its rows). With c_e² ∝ the number
     of pathways through e the weights are balanced at every node; the common factor makes the
     mean pathway strength ``a0``. The activity stays in the frames, so this network's gradient
-    flow is the r-dimensional flow that :mod:`theorykit.flow` integrates.
+    flow is the r-dimensional flow that :mod:`theorykit.theory.flow` integrates.
     """
-    from .graph import graph_from_pathways
+    from ..spec.graph import graph_from_pathways
 
     g = graph_from_pathways(graph)
     dt = as_dtype(dtype)
@@ -103,7 +103,7 @@ def aligned_params(graph, a0: float, seeds: int = 1, seed: int = 0, dtype: str =
 
 
 def _aligned_chains(g, a0, seeds, seed, dt, values):
-    from .derivation import Derivation
+    from ..theory.derivation import Derivation
 
     spec = g.as_pathway_spec()
     der = Derivation(spec, values=values)
@@ -258,7 +258,7 @@ def check_weights(raw: Mapping, net: Net, seeds: int | None = None, dtype: str =
 
 def save_weights(path, params: Mapping, names: Mapping | None = None):
     """Write weights (with their seed axis) to an ``.npz``, atomically; ``names`` renames keys."""
-    from .io import atomic_write_bytes
+    from ..io import atomic_write_bytes
     import io
 
     buf = io.BytesIO()

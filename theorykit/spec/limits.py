@@ -25,7 +25,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from .errors import SpecError
+from ..errors import SpecError
 
 __all__ = ["Limits", "Estimate", "machine_memory", "task_estimate", "derivation_estimate", "simulation_estimate",
            "enforce", "human_bytes", "human_seconds"]
@@ -228,9 +228,10 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
     elif graph is not None:
         # a graph: every edge once (shared edges are not counted per pathway); a schedule's
         # objective evaluates each group's output as well (counted as twice the work)
-        from .engine import Net
+        from .graph import graph_from_pathways
 
-        shapes = Net.from_graph(graph).shapes()
+        g = graph_from_pathways(graph)
+        shapes = {e.key: g.edge_shape(e) for e in g.edges}
         work = 2.0 if graph.schedule else 1.0
         for i, e in enumerate(graph.edges):
             a, b = (float(x) for x in shapes[e.key])

@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from .errors import SpecError
+from ..errors import SpecError
 
 __all__ = ["Task", "xor_margin", "contexts", "structure", "hierarchy", "ring", "cross"]
 

@@ -5,7 +5,7 @@
   ``h``, recording chosen functions every ``record_every`` time units, ``vmap`` over the leading
   axis of the state and its arguments. The vector field, the solver settings and what is
   recorded are separate arguments (as in diffrax's ``diffeqsolve(terms, solver, saveat)``).
-  scipy's ``solve_ivp`` (:func:`theorykit.race.integrate_race`) is kept only as an independent
+  scipy's ``solve_ivp`` (:func:`theorykit.theory.race.integrate_race`) is kept only as an independent
   second method, in tests.
 * :func:`graph_flow` is the neural race reduction of a graph GDLN with shared edges
   (THEORY.md §3): gradient flow ``τ dW_e/dt = −∂L/∂W_e`` of its edge weights on the loss written
@@ -30,7 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import jaxify  # noqa: F401  (float64)
-from .errors import SpecError
+from ..errors import SpecError
 
 __all__ = ["FlowResult", "integrate", "net_flow", "graph_flow", "race_flow_system", "effective_arrays", "effective_loss"]
 
@@ -111,7 +111,7 @@ def integrate(vector_field: Callable, y0, args=None, *, h: float, t_end: float |
 # The race of a graph GDLN
 # ---------------------------------------------------------------------------------------------
 def effective_arrays(net, X, Y) -> dict:
-    """Numeric effective datasets of every pathway of a :class:`~theorykit.engine.Net` on data
+    """Numeric effective datasets of every pathway of a :class:`~theorykit.sim.engine.Net` on data
     X (d × P), Y (p × P): ``Syx`` (K × p × d, each in its rows and columns), ``Sx`` (K × K × d × d),
     ``trSy``; ⟨·⟩ averages over all P datapoints."""
     X, Y = np.asarray(X, float), np.asarray(Y, float)
@@ -154,7 +154,7 @@ def effective_loss(net, eff):
 
 def net_flow(net, X, Y, params0, *, tau: float, times, loss_factor: float = 1.0, h: float | None = None,
              record: Mapping[str, Callable] | None = None) -> FlowResult:
-    """Gradient flow ``τ dW_e/dt = −∂L/∂W_e`` of a :class:`~theorykit.engine.Net`'s edge weights on its
+    """Gradient flow ``τ dW_e/dt = −∂L/∂W_e`` of a :class:`~theorykit.sim.engine.Net`'s edge weights on its
     effective-dataset loss, from ``params0`` (leading batch axis), recorded at ``times`` exactly:
     ``records["loss"]`` (mean loss × ``loss_factor``) and ``record`` (name → fn(weights, None))."""
     eff = effective_arrays(net, X, Y)
@@ -190,7 +190,7 @@ def graph_flow(graph, times, *, values: Mapping | None = None, start="aligned", 
     """The race reduction of a graph GDLN (module docstring), recorded up to ``max(times)``.
 
     ``start``: ``"aligned"`` (small, aligned, balanced weights of strength ``a0`` at the
-    smallest widths, :func:`theorykit.init.aligned_params`) or a dict of weights with a leading
+    smallest widths, :func:`theorykit.sim.init.aligned_params`) or a dict of weights with a leading
     batch axis (e.g. a simulation's initial weights: then this is that network's gradient flow).
     ``h``: largest RK4 step in gradient steps (default τ/(40 s_max)). Records the loss in the
     training's own units (× P for a summed loss) at ``times`` exactly (``extra["loss_at"]``:
@@ -198,10 +198,10 @@ def graph_flow(graph, times, *, values: Mapping | None = None, start="aligned", 
     """
     from dataclasses import replace
 
-    from .graph import graph_from_pathways
-    from .init import aligned_params
+    from ..spec.graph import graph_from_pathways
+    from ..sim.init import aligned_params
 
-    from .engine import Net
+    from ..sim.engine import Net
 
     g = graph_from_pathways(graph)
     X, Y = g.task.numeric(values)
@@ -226,7 +226,7 @@ def graph_flow(graph, times, *, values: Mapping | None = None, start="aligned", 
 # The race of a pathway system (closed-form-free pathway specs, Algorithm 1's found gates)
 # ---------------------------------------------------------------------------------------------
 def race_flow_system(system, a0, tau: float, times, h: float | None = None) -> FlowResult:
-    """Integrate a :class:`theorykit.race.RaceSystem` (Σyx_p, Σx_qp, output overlaps O_pq, each
+    """Integrate a :class:`theorykit.theory.race.RaceSystem` (Σyx_p, Σx_qp, output overlaps O_pq, each
     pathway's singular vectors U_p, V_p, depth L_p) from aligned maps of strength ``a0`` (one
     number, or a batch of numbers: one run each).
 

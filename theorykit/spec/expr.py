@@ -17,8 +17,8 @@ from typing import Mapping
 
 import sympy as sp
 
-from .errors import SpecError
-from .validate_fields import _log10_abs, _short, check_real_finite
+from ..errors import SpecError
+from .fields import _log10_abs, _short, check_real_finite
 
 __all__ = ["parse_expr", "to_exact", "SYMBOL_ASSUMPTIONS"]
 
