@@ -414,6 +414,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show the Python traceback of an error")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
+    def _spec_options(sp_, times_help: str) -> None:
+        sp_.add_argument("spec", help="spec file (TOML); see docs/specs.md")
+        sp_.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
+        sp_.add_argument("--times", help=times_help)
+
+    def _run_size_options(sp_) -> None:
+        """The options that size a simulation (``check`` estimates with them, ``simulate`` runs with them)."""
+        sp_.add_argument("--network", choices=["gdln", "relu"], default="gdln",
+                         help="the spec's GDLN, or a bias-free ReLU network of the same total width (random init)")
+        sp_.add_argument("--seeds", type=int, default=4, help="independent networks trained at once (default 4)")
+        sp_.add_argument("--steps", type=int, help="gradient steps (default: training.steps of the spec)")
+        sp_.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+
     def _common(sp_, limits=True):
         sp_.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                          help="show the Python traceback of an error")
@@ -427,22 +440,15 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Check every field of a spec and print a summary: task size, pathways, symbols, "
                                    "and the estimated memory and time of the derivation and of a simulation "
                                    "(with --steps/--seeds/--network as simulate would run it). Exit 2 when bad.")
-    c.add_argument("spec", help="spec file (TOML); see docs/specs.md")
-    c.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
-    c.add_argument("--times", help="times (gradient steps) a derivation would predict")
-    c.add_argument("--seeds", type=int, default=4)
-    c.add_argument("--steps", type=int, help="gradient steps (default: training.steps of the spec)")
-    c.add_argument("--network", choices=["gdln", "relu"], default="gdln")
-    c.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    _spec_options(c, "times (gradient steps) a derivation would predict")
+    _run_size_options(c)
     _common(c)
     c.set_defaults(func=cmd_check)
 
     d = sub.add_parser("derive", help="derive modes, trajectories and the loss of a spec (JSON, LaTeX)",
                        description="Derive each pathway's effective dataset, exact SVD and the loss trajectory. "
                                    "Writes JSON (stdout or --json) and optionally a LaTeX document.")
-    d.add_argument("spec", help="spec file (TOML); see docs/specs.md")
-    d.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
-    d.add_argument("--times", help="comma-separated times in gradient steps at which to predict the loss")
+    _spec_options(d, "comma-separated times in gradient steps at which to predict the loss")
     d.add_argument("--json", metavar="OUT", help="write the full JSON document here (atomically); '-': to stdout "
                                                  "(the default on a pipe; a terminal gets a short summary)")
     d.add_argument("--plot", metavar="OUT.png", help="draw the predicted loss and mode strengths a(t)")
@@ -454,20 +460,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("simulate", help="simulate the spec's GDLN with gradient descent (JAX, vmapped over seeds)",
                        description="Full-batch gradient descent on the GDLN the spec defines, float64 by default.")
-    s.add_argument("spec")
-    s.add_argument("--set", action="append", metavar="NAME=VALUE")
+    _spec_options(s, "comma-separated steps at which to report the loss")
     s.add_argument("--init", choices=["aligned", "random"], default="aligned",
                    help="aligned: exact aligned balanced weights of strength a0; random: N(0, init_std^2)")
     s.add_argument("--init-weights", metavar="W.npz",
                    help="start from these weights: an .npz keyed by edge, '<from>-><to>' (to_width x from_width, "
                         "rows read/written for input/output edges), or W1, W2, ... for --network relu; an optional "
                         "leading seed axis")
-    s.add_argument("--network", choices=["gdln", "relu"], default="gdln",
-                   help="the spec's GDLN, or a bias-free ReLU network of the same total width (random init)")
-    s.add_argument("--seeds", type=int, default=4)
-    s.add_argument("--steps", type=int, help="gradient steps (default: training.steps of the spec)")
-    s.add_argument("--times", help="comma-separated steps at which to report the loss")
-    s.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    _run_size_options(s)
     s.add_argument("--compare", action="store_true", help="also report the theory and the largest error")
     s.add_argument("--json", metavar="OUT", help="write the full JSON document here; '-': to stdout (the default "
                                                  "on a pipe; a terminal gets a short summary)")
