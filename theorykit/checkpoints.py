@@ -609,7 +609,9 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
         rec = patterns_for_K(X, Y, rows, int(K), H, kmeans_seed=seed, n_init=n_init)
         scores, Ks = [], [int(K)]
     if not rec["patterns"]:
-        raise SpecError("patterns", "no gate pattern has a non-zero effective dataset", "use more clusters")
+        raise SpecError("--K", f"no gate pattern of the {K} clusters of the run's first-layer activity has a "
+                        "non-zero effective dataset (the units are off where the targets are)",
+                        "use more clusters (a larger --K), or check that the run learned the data")
     spec = spec_of(rec["patterns"], rec["shares"])
     from .compare import start_a0
 

@@ -1243,7 +1243,9 @@ def _weights_reference(case: Case, folder: Path, sim: dict) -> str | None:
     relu = "--network" in case.sim_args
     losses = []
     for s in range(case.seeds):
-        Ws = {k: (A if A.ndim == 2 else A[s if A.shape[0] > 1 else 0]) for k, A in W.items()}
+        Ws = {k: (A if A.ndim == 2 else A[s if A.shape[0] > 1 else 0]) for k, A in W.items() if A.ndim in (2, 3)}
+        if not relu and not all(e.key in Ws for e in g.edges):       # keyed W1, W2, ... (a chain)
+            Ws = {e.key: Ws[f"W{i + 1}"] for i, e in enumerate(g.edges)}
         if relu:
             Yh = Ws["W2"] @ np.maximum(Ws["W1"] @ X, 0.0)
         else:
