@@ -241,3 +241,24 @@ def test_file_kinds_are_in_the_mix():
     """The CI profile draws graph, weight-file and checkpoint cases too."""
     assert {"graph", "weights", "checkpoints"} <= set(fuzz.all_kinds())
     assert all(fuzz.KIND_WEIGHTS.get(k, 1) >= 1 for k in fuzz.all_kinds())
+
+
+# ------------------------------------------------------------------------------------------
+# regressions: crashes and hangs the campaigns found
+# ------------------------------------------------------------------------------------------
+def test_graph_with_very_many_paths_is_refused_at_once():
+    """40 layers of 2 nodes, fully connected (2**40 paths): the paths were listed before they
+    were counted (a hang); now they are counted in topological order first."""
+    import time
+
+    nodes, edges, prev = [], [], ["input"]
+    for layer in range(40):
+        cur = [f"n{layer}_{i}" for i in range(2)]
+        nodes += [{"name": c, "width": 1} for c in cur]
+        edges += [{"from": a, "to": b} for a in prev for b in cur]
+        prev = cur
+    edges += [{"from": a, "to": "output"} for a in prev]
+    t0 = time.time()
+    err = _spec_error(spec_from_dict, {"data": {"inputs": [[1, 0]], "targets": [[1, 1]]}, "nodes": nodes,
+                                       "edges": edges})
+    assert err.field == "edges" and str(2 ** 40) in err.problem and time.time() - t0 < 5

@@ -32,6 +32,8 @@ from .task import Task
 __all__ = ["Node", "Edge", "Group", "GraphSpec", "graph_from_pathways", "edge_key", "INPUT", "OUTPUT"]
 
 INPUT, OUTPUT = "input", "output"
+#: most paths from input to output a graph may have (each is a pathway of the derivation)
+MAX_PATHS = 10_000
 
 
 def edge_key(src: str, dst: str) -> str:
@@ -265,6 +267,10 @@ class GraphSpec(TrainedSpec):
         out_edges = {}
         for e in self.edges:
             out_edges.setdefault(e.src, []).append(e)
+        n_paths = self._count_paths()
+        if n_paths > MAX_PATHS:
+            raise SpecError("edges", f"the graph has {n_paths} paths from input to output (at most {MAX_PATHS})",
+                            "use fewer edges: the derivation works pathway by pathway")
         paths = []
 
         def walk(v, acc):
@@ -275,9 +281,6 @@ class GraphSpec(TrainedSpec):
                     walk(e.dst, acc + [e])
 
         walk(INPUT, [])
-        if len(paths) > 10_000:
-            raise SpecError("edges", f"the graph has {len(paths)} paths from input to output",
-                            "use fewer edges: the derivation works pathway by pathway")
         P = self.task.P
         node = {n.name: n for n in self.nodes}
         result = []
@@ -295,6 +298,19 @@ class GraphSpec(TrainedSpec):
         result = tuple(result)
         object.__setattr__(self, "_paths", result)
         return result
+
+    def _count_paths(self) -> int:
+        """The number of paths from input to output, counted in topological order (no path is listed)."""
+        order = self.__dict__.get("_topo")
+        if order is None:
+            return 0
+        count = {INPUT: 1}
+        into = {}
+        for e in self.edges:
+            into.setdefault(e.dst, []).append(e.src)
+        for v in order + [OUTPUT]:
+            count[v] = sum(count.get(u, 0) for u in into.get(v, []))
+        return count[OUTPUT]
 
     def shared_edges(self) -> dict:
         """Edge key → names of the pathways that run through it, for edges on more than one path."""
