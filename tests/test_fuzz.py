@@ -262,3 +262,41 @@ def test_graph_with_very_many_paths_is_refused_at_once():
     err = _spec_error(spec_from_dict, {"data": {"inputs": [[1, 0]], "targets": [[1, 1]]}, "nodes": nodes,
                                        "edges": edges})
     assert err.field == "edges" and str(2 ** 40) in err.problem and time.time() - t0 < 5
+
+
+_RADICAL_GRAPH = {
+    "data": {"inputs": [[-0.25, "-sqrt(3)/2", "1/3"], [0.1, 0, 0.1], [-3, "-sqrt(3)/2", -3]],
+             "targets": [[3, 2.0, "sqrt(2)"], ["Rational(2, 3)", "1/3", 1]]},
+    "nodes": [{"name": "h2", "width": 2}, {"name": "m0", "width": 1}, {"name": "Knoten-ä", "width": 5}],
+    "edges": [{"from": "input", "to": "h2"}, {"from": "input", "to": "m0", "rows": [0, 1, 2]},
+              {"from": "m0", "to": "Knoten-ä"}, {"from": "h2", "to": "output"},
+              {"from": "m0", "to": "output", "active": [1, 0, 0]},
+              {"from": "Knoten-ä", "to": "output", "active": [1, 0, 0], "rows": [0, 1]}]}
+
+
+def test_input_variances_in_floats_match_the_exact_ones():
+    """d = vᵀΣx v is evaluated from the numeric v (the exact d of nested radicals took minutes)."""
+    import sympy as sp
+
+    from theorykit.derivation import Derivation
+
+    spec = spec_from_dict({"data": {"inputs": [[1, "sqrt(2)", 0], [0, 1, "1/3"]], "targets": [[1, -1, "sqrt(3)"]]},
+                           "pathways": [{"name": "a", "active": [1, 1, 0]}, {"name": "b", "active": "all"}]})
+    der = Derivation(spec)
+    for svd in der.modes.values():
+        for m in svd.modes:
+            assert math.isclose(m.d_float(), float(sp.N(m.d_untidied, 30)), rel_tol=1e-9)
+
+
+@pytest.mark.slow
+def test_graph_with_cubic_radicals_derives_in_bounded_time(tmp_path):
+    """The fuzz hang (derive > 120 s): a graph whose exact SVDs are roots of cubics."""
+    import time
+
+    from theorykit.cli import main
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text(fuzz.to_toml(_RADICAL_GRAPH), "utf-8")
+    t0 = time.time()
+    assert main(["derive", str(spec), "--times", "0,5", "--json", str(tmp_path / "d.json")]) == 0
+    assert time.time() - t0 < 90
