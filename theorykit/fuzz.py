@@ -2,7 +2,9 @@
 
 A case is a spec file built by a Hypothesis strategy: a *valid* spec of one of the registered
 kinds (:data:`SPEC_KINDS`: pathway specs with explicit data, the built-in tasks ``xor-margin``
-and ``contexts``), then zero to three *mutations* (:data:`MUTATIONS`: wrong types, missing and
+and ``contexts``, graph specs with shared edges, gates, rows and schedules), then zero to three
+*mutations* (graph ones too: cycles, dangling edges, unused nodes, widths, rows, gates, schedules,
+path explosions) (:data:`MUTATIONS`: wrong types, missing and
 unknown keys, duplicate names, empty and ragged arrays, huge and tiny numbers, NaN and inf,
 complex expressions, deep nesting, non-ASCII names, sizes beyond the machine, broken TOML and
 bad ``--set`` values). Each case runs ``check``, ``derive`` and a short ``simulate`` through
@@ -17,8 +19,15 @@ bad ``--set`` values). Each case runs ``check``, ``derive`` and a short ``simula
 Anything else -- another exit status, a traceback, an exception escaping ``main``, a hang or a
 partly written file -- is a **crash**.
 
-A new kind of spec (e.g. graph specs) is added with :func:`register_spec_kind`; a new mutation
-by appending to :data:`MUTATIONS`.
+File kinds (:data:`FILE_KINDS`) bring their own files and commands: ``weights`` runs
+``simulate --init-weights W.npz`` (reference: the simulated L(0) equals the numpy loss of the
+given weights), ``checkpoints`` runs ``find-gates --checkpoints … --data …`` on ``.npz`` or
+hand-written ``.safetensors`` files; each file is damaged (truncated, wrong dtype or shape, NaN,
+huge values, missing, extra or renamed keys, a header that lies about its sizes). The outcome
+rules are the same: exit 2 naming the option, the file and the key, or a success.
+
+A new kind of spec is added with :func:`register_spec_kind`; a new mutation by adding to
+:data:`MUTATIONS`.
 
 Long campaign (workers in subprocesses, a hard time limit per case)::
 
