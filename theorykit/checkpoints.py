@@ -175,10 +175,10 @@ def read_safetensors(path, option: str = "--checkpoints", max_bytes: float | Non
         with open(path, "rb") as fh:
             head = fh.read(8)
             if len(head) < 8:
-                raise SpecError(f, f"is {size} bytes: too short for a safetensors header", how)
+                raise SpecError(f, f"is {size} bytes: too short to be a readable safetensors file", how)
             n = int.from_bytes(head, "little")
             if n < 2 or n > MAX_ST_HEADER or 8 + n > size:
-                raise SpecError(f"{f}: header length", f"the first 8 bytes declare a {n}-byte header, but the file "
+                raise SpecError(f"{f}: header length", f"not a readable safetensors file: the first 8 bytes declare a {n}-byte header, but the file "
                                 f"is {size} bytes" + (f" (at most {MAX_ST_HEADER} allowed)" if n > MAX_ST_HEADER else ""),
                                 "the file is truncated or not a safetensors file: save it again")
             raw = fh.read(n)
