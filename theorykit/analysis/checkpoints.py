@@ -33,10 +33,13 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..errors import SpecError
+from ..spec.fields import DATA_MAX, file_field
 
 __all__ = ["RunCheckpoints", "load_data", "parse_layers", "parse_steps", "read_checkpoint", "load_checkpoints",
-           "paired_start", "data_task", "gdln_outputs_from_start", "find_gates_in_run", "FoundInRun"]
+           "paired_start", "data_task", "read_safetensors", "check_metadata", "gdln_outputs_from_start", "find_gates_in_run", "FoundInRun"]
 
+#: largest magnitude of a weight read from a file (a larger one is a diverged run or a damaged file)
+MAX_WEIGHT = 1e6
 _BIAS = re.compile(r"(^|[._/])(bias|b\d*)$", re.IGNORECASE)
 
 
@@ -52,7 +55,7 @@ def load_data(path) -> tuple[np.ndarray, np.ndarray]:
                    "save the data with numpy.savez(path, X=X, Y=Y)")
     out = {}
     for key in ("X", "Y"):
-        f = f"{path}[{key!r}]"
+        f = file_field("--data", path, key)
         if key not in raw:
             raise SpecError(f, f"missing (the file has {sorted(raw)})",
                             "save inputs as X (d × P) and targets as Y (p × P), datapoints as columns")
@@ -63,16 +66,22 @@ def load_data(path) -> tuple[np.ndarray, np.ndarray]:
             A = A[None, :]
         if A.ndim != 2 or A.size == 0:
             raise SpecError(f, f"has shape {A.shape}", f"store {key} as a 2-D array, datapoints as columns")
+        with np.errstate(all="ignore"):
+            A = np.asarray(A, dtype=np.float64)
         if not np.all(np.isfinite(A)):
             raise SpecError(f, "holds NaN or inf", "store finite numbers")
-        out[key] = np.asarray(A, dtype=np.float64)
+        big = float(np.max(np.abs(A)))
+        if big > DATA_MAX:
+            raise SpecError(f, f"holds a number of magnitude {big:.3g}, more than {DATA_MAX:g}",
+                            "rescale the data (divide X, or Y, by one common factor)")
+        out[key] = A
     X, Y = out["X"], out["Y"]
     if X.shape[1] != Y.shape[1]:
         if X.shape[0] == Y.shape[0]:
-            raise SpecError(f"{path}['X']", f"X is {X.shape[0]} × {X.shape[1]} and Y {Y.shape[0]} × {Y.shape[1]}: "
+            raise SpecError(file_field("--data", path, "X"), f"X is {X.shape[0]} × {X.shape[1]} and Y {Y.shape[0]} × {Y.shape[1]}: "
                             "the datapoints look like rows", "datapoints are columns: save X.T and Y.T "
                             "(X is d × P, Y is p × P)")
-        raise SpecError(f"{path}['Y']", f"X has {X.shape[1]} datapoints (columns), Y has {Y.shape[1]}",
+        raise SpecError(file_field("--data", path, "Y"), f"X has {X.shape[1]} datapoints (columns), Y has {Y.shape[1]}",
                         "give one target column per input column")
     return X, Y
 
@@ -120,34 +129,144 @@ def parse_steps(text) -> list | None:
 
 
 def read_checkpoint(path) -> tuple[dict, dict]:
-    """``(arrays, metadata)`` of one checkpoint file (``.safetensors`` or ``.npz``)."""
+    """``(arrays, metadata)`` of one checkpoint file (``.safetensors`` or ``.npz``), every header
+    field checked (:func:`read_safetensors`, :func:`theorykit.sim.init.read_npz`)."""
+    from ..sim.init import read_npz
+
     path = Path(path)
     if not path.is_file():
         raise SpecError("--checkpoints", f"no such file: {path}", "give existing checkpoint files")
     suffix = path.suffix.lower()
     if suffix == ".safetensors":
-        try:
-            from safetensors import safe_open
-            from safetensors.numpy import load_file
-        except ImportError:  # pragma: no cover - a dependency
-            raise SpecError("--checkpoints", "reading .safetensors needs the safetensors package",
-                            "pip install safetensors") from None
-        try:
-            arrays = load_file(str(path))
-            with safe_open(str(path), framework="np") as fh:
-                meta = dict(fh.metadata() or {})
-        except Exception as exc:  # noqa: BLE001 - a corrupt or foreign file
-            raise SpecError(str(path), f"is not a readable safetensors file ({type(exc).__name__}: {exc})",
-                            "save it with safetensors (save_file)") from None
-        return dict(arrays), meta
+        arrays, meta = read_safetensors(path, "--checkpoints")
+        check_metadata(meta, path)
+        return arrays, meta
     if suffix == ".npz":
+        return read_npz(path, "--checkpoints", "a checkpoint (.npz)", "save it with numpy.savez"), {}
+    raise SpecError(file_field("--checkpoints", path), f"unknown checkpoint format {suffix!r}",
+                    "use .safetensors or .npz files")
+
+
+#: safetensors dtypes read (BF16 is widened to float32)
+_ST_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8", "I32": "<i4", "I16": "<i2",
+              "I8": "i1", "U64": "<u8", "U32": "<u4", "U16": "<u2", "U8": "u1", "BOOL": "?"}
+#: largest safetensors header (bytes), as the format's own reader allows
+MAX_ST_HEADER = 100_000_000
+
+
+def read_safetensors(path, option: str = "--checkpoints", max_bytes: float | None = None) -> tuple[dict, dict]:
+    """``(arrays, metadata)`` of a ``.safetensors`` file, read by hand (the format: an 8-byte
+    little-endian header length N, N bytes of JSON ``{name: {dtype, shape, data_offsets}, ...,
+    "__metadata__": {str: str}}``, then the data). Every header field is checked against the
+    file before any data is read: a header that lies about its sizes, a truncated file, an
+    unknown dtype or overlapping tensors are errors naming the file and the key."""
+    import json
+    import os
+
+    from ..sim.init import MAX_NPZ_BYTES
+    from ..spec.limits import Limits
+
+    path = Path(path)
+    f = file_field(option, path)
+    how = "save it with safetensors (save_file)"
+    limit = min(MAX_NPZ_BYTES, Limits().max_bytes) if max_bytes is None else max_bytes
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+            if len(head) < 8:
+                raise SpecError(f, f"is {size} bytes: too short to be a readable safetensors file", how)
+            n = int.from_bytes(head, "little")
+            if n < 2 or n > MAX_ST_HEADER or 8 + n > size:
+                raise SpecError(f"{f}: header length", f"not a readable safetensors file: the first 8 bytes declare a {n}-byte header, but the file "
+                                f"is {size} bytes" + (f" (at most {MAX_ST_HEADER} allowed)" if n > MAX_ST_HEADER else ""),
+                                "the file is truncated or not a safetensors file: save it again")
+            raw = fh.read(n)
+            try:
+                header = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+                raise SpecError(f"{f}: header", f"is not valid JSON ({type(exc).__name__}: {str(exc)[:120]})",
+                                how) from None
+            if not isinstance(header, dict):
+                raise SpecError(f"{f}: header", f"is a JSON {type(header).__name__}, not an object", how)
+            meta = header.pop("__metadata__", None)
+            if meta is None:
+                meta = {}
+            if not isinstance(meta, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                     for k, v in meta.items()):
+                raise SpecError(f"{f}: __metadata__", "must map strings to strings", how)
+            data_len = size - 8 - n
+            entries, total = [], 0
+            for key, ent in header.items():
+                kf = file_field(option, path, key)
+                if not isinstance(ent, dict) or set(ent) - {"dtype", "shape", "data_offsets"} or \
+                        not {"dtype", "shape", "data_offsets"} <= set(ent):
+                    raise SpecError(kf, "needs exactly dtype, shape and data_offsets in the header", how)
+                dt, shape, offs = ent["dtype"], ent["shape"], ent["data_offsets"]
+                if not isinstance(dt, str) or dt not in _ST_DTYPES:
+                    raise SpecError(f"{kf}.dtype", f"{str(dt)[:40]!r} is not a dtype read here",
+                                    f"store one of {sorted(_ST_DTYPES)} (float64 or float32 best)")
+                if not isinstance(shape, list) or len(shape) > 8 or \
+                        not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2 ** 62 for x in shape):
+                    raise SpecError(f"{kf}.shape", f"{str(shape)[:60]} is not a list of sizes", how)
+                if not (isinstance(offs, list) and len(offs) == 2 and
+                        all(isinstance(x, int) and not isinstance(x, bool) for x in offs)):
+                    raise SpecError(f"{kf}.data_offsets", f"{str(offs)[:60]} is not [begin, end]", how)
+                count = 1
+                for x in shape:
+                    count *= x
+                item = np.dtype(_ST_DTYPES[dt]).itemsize
+                begin, end = offs
+                if not 0 <= begin <= end or end - begin != count * item:
+                    raise SpecError(f"{kf}.data_offsets", f"{offs} hold {end - begin} bytes, but dtype {dt} and "
+                                    f"shape {shape} need {count * item}", "the header lies about its sizes: save "
+                                    "the file again")
+                if end > data_len:
+                    raise SpecError(f"{kf}.data_offsets", f"{offs} reach byte {end}, but the file holds "
+                                    f"{data_len} bytes of data", "the file is truncated: save it again")
+                total += end - begin
+                if total > limit:
+                    raise SpecError(kf, f"the tensors declare {total} bytes, more than the {int(limit)} a file may "
+                                    "hold here", "store smaller arrays")
+                entries.append((begin, end, key, dt, shape))
+            entries.sort()
+            for (b0, e0, k0, _, _), (b1, _, k1, _, _) in zip(entries, entries[1:]):
+                if b1 < e0:
+                    raise SpecError(f"{file_field(option, path, k1)}.data_offsets",
+                                    f"overlaps the data of {k0!r}", "the header is damaged: save the file again")
+            arrays = {}
+            for begin, end, key, dt, shape in entries:
+                fh.seek(8 + n + begin)
+                buf = fh.read(end - begin)
+                if len(buf) != end - begin:
+                    raise SpecError(file_field(option, path, key), "is cut short (the file shrank while read)", how)
+                A = np.frombuffer(buf, dtype=_ST_DTYPES[dt]).reshape(shape)
+                if dt == "BF16":
+                    A = (A.astype("<u4") << 16).view("<f4")
+                arrays[key] = A.copy()
+    except SpecError:
+        raise
+    except OSError as exc:
+        raise SpecError(f, f"cannot be read ({exc.strerror or exc})", "give a readable file") from None
+    return arrays, dict(meta)
+
+
+def check_metadata(meta: Mapping, path) -> dict:
+    """The run settings a safetensors file's metadata may hold (``lr``, ``loss``), checked where read."""
+    f = file_field("--checkpoints", path)
+    if "lr" in meta:
         try:
-            with np.load(path, allow_pickle=False) as z:
-                return {k: z[k] for k in z.files}, {}
-        except Exception as exc:  # noqa: BLE001
-            raise SpecError(str(path), f"is not a readable .npz ({type(exc).__name__}: {exc})",
-                            "save it with numpy.savez") from None
-    raise SpecError(str(path), f"unknown checkpoint format {suffix!r}", "use .safetensors or .npz files")
+            lr = float(meta["lr"])
+        except (TypeError, ValueError):
+            lr = None
+        if lr is None or not (np.isfinite(lr) and 0 < lr <= 1e3):
+            raise SpecError(f"{f}: metadata 'lr'", f"{str(meta['lr'])[:40]!r} is not a learning rate "
+                            "(a positive number up to 1e3)", "store the learning rate as a number string, or "
+                            "leave it out and give --lr")
+    if "loss" in meta and meta["loss"] not in ("mean", "sum"):
+        raise SpecError(f"{f}: metadata 'loss'", f"{str(meta['loss'])[:40]!r} is not \"mean\" or \"sum\"",
+                        "store loss = mean or sum, or leave it out and give --loss")
+    return dict(meta)
 
 
 def _step_from_name(path: Path):
@@ -220,10 +339,10 @@ class RunCheckpoints:
 
 
 def _pick(arrays, path, names, ignore_bias):
-    f = str(path)
+    f = file_field("--checkpoints", path)
     bias = sorted(k for k in arrays if _BIAS.search(k))
     if bias and not ignore_bias:
-        raise SpecError(f"{f}[{bias[0]!r}]", f"holds biases ({', '.join(bias)}); the theory is of bias-free networks",
+        raise SpecError(f"{f}: key {bias[0]!r}", f"holds biases ({', '.join(bias)}); the theory is of bias-free networks",
                         "train without biases (bias=False / use_bias=False), or pass --ignore-bias to drop them "
                         "(the results then describe a different network)")
     if names is None:
@@ -232,48 +351,53 @@ def _pick(arrays, path, names, ignore_bias):
             n += 1
         if n < 2:
             missing = "W1" if "W1" not in arrays else "W2"
-            raise SpecError(f"{f}[{missing!r}]", f"missing (the file has {sorted(arrays)})",
+            raise SpecError(f"{f}: key {missing!r}", f"missing (the file has {sorted(arrays)})",
                             "name the weights W1, W2 (, W3), or map them with --layers W1=fc1.weight,W2=fc2.weight")
         if n > 3:
-            raise SpecError(f"{f}['W{n}']", f"{n} weight layers: one or two hidden layers are supported",
+            raise SpecError(f"{f}: key 'W{n}'", f"{n} weight layers: one or two hidden layers are supported",
                             "give a network with 2 or 3 weight matrices")
         names = {f"W{i + 1}": f"W{i + 1}" for i in range(n)}
     out, keys = [], []
     for i in range(len(names)):
         key = names[f"W{i + 1}"]
         if key not in arrays:
-            raise SpecError(f"{f}[{key!r}]", f"missing (the file has {sorted(arrays)})",
+            raise SpecError(f"{f}: key {key!r}", f"missing (the file has {sorted(arrays)})",
                             "check --layers against the file's keys")
         W = np.asarray(arrays[key])
-        if W.dtype.kind not in "fiu" or W.ndim != 2:
-            raise SpecError(f"{f}[{key!r}]", f"has shape {W.shape} and dtype {W.dtype}",
-                            "each layer is a 2-D real matrix, out × in")
+        if W.dtype.kind not in "fiu" or W.ndim != 2 or W.size == 0:
+            raise SpecError(f"{f}: key {key!r}", f"has shape {W.shape} and dtype {W.dtype}",
+                            "each layer is a non-empty 2-D real matrix, out × in")
+        with np.errstate(all="ignore"):
+            W = np.asarray(W, np.float64)
         if not np.all(np.isfinite(W)):
-            raise SpecError(f"{f}[{key!r}]", "holds NaN or inf", "the run diverged or the file is damaged: drop "
+            raise SpecError(f"{f}: key {key!r}", "holds NaN or inf", "the run diverged or the file is damaged: drop "
                             "that checkpoint")
-        out.append(np.asarray(W, np.float64))
+        if np.max(np.abs(W)) > MAX_WEIGHT:
+            raise SpecError(f"{f}: key {key!r}", f"holds a weight of magnitude {np.max(np.abs(W)):.3g}, more than "
+                            f"{MAX_WEIGHT:g}", "the run diverged or the file is damaged: drop that checkpoint")
+        out.append(W)
         keys.append(key)
     return out, keys
 
 
 def _check_shapes(Ws, keys, path, d, p, P=None, data=None):
-    f = str(path)
+    f = file_field("--checkpoints", path)
     W1 = Ws[0]
     if W1.shape[1] != d:
         if P is not None and W1.shape[1] == P and W1.shape[0] != d and data is not None:
-            raise SpecError(f"{data}['X']", f"X is {d} × {P} but {f}[{keys[0]!r}] reads {P} inputs: the datapoints "
+            raise SpecError(file_field("--data", data, "X"), f"X is {d} × {P} but {f}: key {keys[0]!r} reads {P} inputs: the datapoints "
                             "look like rows", "datapoints are columns: save X.T and Y.T (X is d × P, Y is p × P)")
         hint = (" (it looks transposed: in × out, as Flax's kernel; store out × in, e.g. kernel.T)"
                 if W1.shape[0] == d else "")
-        raise SpecError(f"{f}[{keys[0]!r}]", f"has shape {W1.shape}, but the data's X has d = {d} rows: the first "
+        raise SpecError(f"{f}: key {keys[0]!r}", f"has shape {W1.shape}, but the data's X has d = {d} rows: the first "
                         f"layer must be hidden × {d}{hint}", "weights are out × in (PyTorch's nn.Linear.weight)")
     for l in range(1, len(Ws)):
         if Ws[l].shape[1] != Ws[l - 1].shape[0]:
             hint = " (it looks transposed)" if Ws[l].shape[0] == Ws[l - 1].shape[0] else ""
-            raise SpecError(f"{f}[{keys[l]!r}]", f"has shape {Ws[l].shape}, but {keys[l - 1]!r} has "
+            raise SpecError(f"{f}: key {keys[l]!r}", f"has shape {Ws[l].shape}, but {keys[l - 1]!r} has "
                             f"{Ws[l - 1].shape[0]} outputs{hint}", "weights are out × in, each reading the previous layer")
     if Ws[-1].shape[0] != p:
-        raise SpecError(f"{f}[{keys[-1]!r}]", f"has shape {Ws[-1].shape}, but the data's Y has p = {p} rows",
+        raise SpecError(f"{f}: key {keys[-1]!r}", f"has shape {Ws[-1].shape}, but the data's Y has p = {p} rows",
                         f"the last layer must be {p} × hidden (out × in)")
 
 
@@ -320,7 +444,7 @@ def load_checkpoints(checkpoints, data, *, layers=None, steps=None, ignore_bias:
             meta = m
         elif [W.shape for W in Ws] != shapes:
             l = next(i for i, W in enumerate(Ws) if W.shape != shapes[i])
-            raise SpecError(f"{path}[{keys[l]!r}]", f"has shape {Ws[l].shape}, the first checkpoint's is {shapes[l]}",
+            raise SpecError(file_field("--checkpoints", path, keys[l]), f"has shape {Ws[l].shape}, the first checkpoint's is {shapes[l]}",
                             "give checkpoints of one network")
         for l, W in enumerate(Ws):
             allW[l].append(W)
@@ -331,16 +455,12 @@ def load_checkpoints(checkpoints, data, *, layers=None, steps=None, ignore_bias:
 def run_settings(run: RunCheckpoints, lr=None, loss=None) -> tuple[float, str]:
     """Learning rate and loss convention: given, else from the checkpoint's metadata."""
     if lr is None and "lr" in run.meta:
-        try:
-            lr = float(run.meta["lr"])
-        except ValueError:
-            raise SpecError(f"{run.files[0]}[metadata 'lr']", f"{run.meta['lr']!r} is not a number",
-                            "store the learning rate as a number string") from None
+        lr = float(check_metadata(run.meta, run.files[0])["lr"])
     if lr is None:
         raise SpecError("--lr", "the learning rate of the run is not known (not in the checkpoints' metadata)",
                         "give --lr, the step size of the run's full-batch gradient descent")
-    if not (np.isfinite(lr) and lr > 0):
-        raise SpecError("--lr", f"needs a positive number, got {lr!r}", "e.g. --lr 0.05")
+    if not (np.isfinite(lr) and 0 < lr <= 1e3):
+        raise SpecError("--lr", f"needs a positive number up to 1e3, got {lr!r}", "e.g. --lr 0.05")
     loss = loss or run.meta.get("loss", "mean")
     if loss not in ("mean", "sum"):
         raise SpecError("--loss", f"{loss!r} is not \"mean\" or \"sum\"",
@@ -448,7 +568,7 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
 
     X, Y = run.X, run.Y
     if run.depth == 3 and run.widths[0] != run.widths[1]:
-        raise SpecError(f"{run.files[0]}[{run.keys[1]!r}]", f"hidden layers of {run.widths[0]} and {run.widths[1]} "
+        raise SpecError(file_field("--checkpoints", run.files[0], run.keys[1]), f"hidden layers of {run.widths[0]} and {run.widths[1]} "
                         "units", "Algorithm 1's GDLN of a two-hidden-layer network needs equal widths")
     threshold = ELBOW_THRESHOLD if threshold is None else threshold
     acts = run.hidden_activity()[0]                                   # checkpoints × H × P
@@ -489,7 +609,9 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
         rec = patterns_for_K(X, Y, rows, int(K), H, kmeans_seed=seed, n_init=n_init)
         scores, Ks = [], [int(K)]
     if not rec["patterns"]:
-        raise SpecError("patterns", "no gate pattern has a non-zero effective dataset", "use more clusters")
+        raise SpecError("--K", f"no gate pattern of the {K} clusters of the run's first-layer activity has a "
+                        "non-zero effective dataset (the units are off where the targets are)",
+                        "use more clusters (a larger --K), or check that the run learned the data")
     spec = spec_of(rec["patterns"], rec["shares"])
     from .compare import start_a0
 

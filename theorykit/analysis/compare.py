@@ -228,12 +228,15 @@ def write_comparison(cmp: Comparison, out_dir) -> list[Path]:
 
 def cmd_compare(args) -> int:
     """``theorykit compare FOUND.toml --checkpoints … --data … --out DIR``."""
-    from .checkpoints import run_from_args
+    from .checkpoints import check_metadata, run_from_args
     from ..spec.files import load_spec
 
     spec = load_spec(args.spec)
     run = run_from_args(args)
-    lr = args.lr if args.lr is not None else (float(run.meta["lr"]) if "lr" in run.meta else None)
+    lr = args.lr if args.lr is not None else (float(check_metadata(run.meta, run.files[0])["lr"])
+                                              if "lr" in run.meta else None)
+    if lr is not None and not (np.isfinite(lr) and 0 < lr <= 1e3):
+        raise SpecError("--lr", f"needs a positive number up to 1e3, got {lr!r}", "e.g. --lr 0.05")
     cmp = compare_run(spec, run, lr=lr, loss=args.loss or run.meta.get("loss"))
     paths = write_comparison(cmp, args.out)
     ag = cmp.agreement()

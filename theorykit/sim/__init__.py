@@ -2,5 +2,5 @@
 
 ``engine`` (the network, the trainer, what is recorded), ``init`` (initial weights and the one
 a0 rule) and ``simulate`` (a spec's GDLN and ReLU network through the trainer).
-Reads ``theorykit.spec`` and ``theorykit.theory``.
+Reads ``theorykit.spec.files`` and ``theorykit.theory``.
 """

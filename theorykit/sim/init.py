@@ -30,8 +30,10 @@ import numpy as np
 
 from .engine import Net, as_dtype
 from ..errors import SpecError
+from ..spec.fields import file_field
 
-__all__ = ["a0_rule", "random_params", "aligned_params", "aligned_net_params", "load_weights", "save_weights", "from_chain_names"]
+__all__ = ["a0_rule", "random_params", "aligned_params", "aligned_net_params", "load_weights", "save_weights", "from_chain_names",
+           "read_npz", "check_weights", "file_field"]
 
 
 def a0_rule(stds: Sequence[float] | float, widths: Sequence[int] | int, depth: int | None = None) -> float:
@@ -114,7 +116,9 @@ def _aligned_chains(g, a0, seeds, seed, dt, values):
         U = np.array(svd.U.subs(vals).evalf(30).tolist(), dtype=float).reshape(svd.U.shape)
         V = np.array(svd.V.subs(vals).evalf(30).tolist(), dtype=float).reshape(svd.V.shape)
         if gp.pathway.hidden < svd.rank:
-            raise SpecError(f"nodes.{gp.name}.width", f"{gp.pathway.hidden} hidden units cannot hold rank {svd.rank}",
+            narrowest = min(g.nodes_of(gp.edges), key=g.width)
+            raise SpecError(f"{g.node_field(narrowest)}.width",
+                            f"{gp.pathway.hidden} hidden units (node {narrowest!r}) cannot hold rank {svd.rank}",
                             f"set the width >= {svd.rank}")
         frames.append((gp, U, V, svd.rank))
 
@@ -138,12 +142,13 @@ def _aligned_chains(g, a0, seeds, seed, dt, values):
 
 def _aligned_shared(g, a0, seeds, seed, dt, values):
     X, Y = g.task.numeric(values)
-    return aligned_net_params(Net.from_graph(g), X, Y, a0, seeds, seed, dt)
+    return aligned_net_params(Net.from_graph(g), X, Y, a0, seeds, seed, dt, node_field=g.node_field)
 
 
-def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0, dtype="float64") -> dict:
+def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0, dtype="float64",
+                       node_field=None) -> dict:
     """The shared-edge aligned start of :func:`aligned_params` (see there) for a :class:`Net` and
-    numeric data (X: d × P, Y: p × P)."""
+    numeric data (X: d × P, Y: p × P). ``node_field(name)``: the spec field an error names."""
     dt = as_dtype(dtype) if isinstance(dtype, str) else dtype
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     P = X.shape[1]
@@ -157,7 +162,8 @@ def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0,
             through.setdefault(k, []).append(i)
     for v, w in net.nodes:
         if w < r:
-            raise SpecError(f"nodes.{v}.width", f"{w} units cannot hold the task's rank {r} in an aligned start",
+            raise SpecError(f"{node_field(v) if node_field else 'nodes.' + v}.width",
+                            f"{w} units (node {v!r}) cannot hold the task's rank {r} in an aligned start",
                             f"set width >= {r}, or use init = random")
     # c_e ∝ sqrt(#pathways through e); the common factor sets the mean pathway strength to a0
     rel = {k: np.sqrt(len(through[k])) for k in net.keys}
@@ -194,7 +200,7 @@ def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0,
 # ---------------------------------------------------------------------------------------------
 # Weight files
 # ---------------------------------------------------------------------------------------------
-def from_chain_names(net: Net, weights: Mapping) -> dict:
+def from_chain_names(net: Net, weights: Mapping, where: str = "init weights") -> dict:
     """Accept ``W1, W2, …`` for a chain, or edge keys; return edge keys."""
     if net.keys and all(k in weights for k in net.keys):
         return {k: weights[k] for k in net.keys}
@@ -202,7 +208,8 @@ def from_chain_names(net: Net, weights: Mapping) -> dict:
     if all(n in weights for n in names):
         return {names[n]: weights[n] for n in names}
     missing = [k for k in net.keys if k not in weights]
-    raise SpecError("init-weights", f"no weights for edges {missing}",
+    raise SpecError(f"{where}: key {missing[0]!r}", f"missing: no weights for edges {missing} (the file has "
+                    f"{sorted(map(str, weights))[:12]})",
                     f"key the arrays by edge ({', '.join(net.keys)}) or W1, W2, … for a ReLU chain")
 
 
@@ -210,39 +217,103 @@ def load_weights(path, net: Net, seeds: int | None = None, dtype: str = "float64
     """Read initial weights from an ``.npz`` (arrays keyed by edge or ``W1, W2, …``), checking every
     shape; each array is ``to × from`` or has a leading seed axis. Returns weights with a seed axis."""
     raw = read_npz(path, "--init-weights", "an .npz of weights", "save the weights with numpy.savez")
-    return check_weights(raw, net, seeds, dtype, str(path))
+    return check_weights(raw, net, seeds, dtype, file_field("--init-weights", path))
 
 
-def read_npz(path, option: str, what: str, how: str) -> dict:
-    """Every array of an ``.npz`` (no pickles); a missing or unreadable file is a :class:`SpecError`
-    naming ``option``."""
+#: largest magnitude of a weight read from a file
+MAX_WEIGHT = 1e6
+#: largest total size (bytes, as stored) of the arrays of one .npz file read (weights, data, checkpoints)
+MAX_NPZ_BYTES = 4 << 30
+
+
+def read_npz(path, option: str, what: str, how: str, max_bytes: float | None = None) -> dict:
+    """Every array of an ``.npz`` (no pickles, no object arrays); a missing, unreadable, truncated
+    or oversized file is a :class:`SpecError` naming ``option``, the file and, where one is at
+    fault, the key. Each array's header (dtype, shape) is checked before its data is read, so a
+    file that declares more data than memory allows is refused without reading it."""
+    import zipfile
+
+    from ..spec.limits import Limits
+
     path = Path(path)
+    f = file_field(option, path)
+    limit = min(MAX_NPZ_BYTES, Limits().max_bytes) if max_bytes is None else max_bytes
     try:
-        with np.load(path, allow_pickle=False) as z:
-            return {k: z[k] for k in z.files}
+        zf = zipfile.ZipFile(path)
     except FileNotFoundError:
         raise SpecError(option, f"no such file: {path}", f"give the path of {what}") from None
-    except Exception as exc:  # noqa: BLE001 - a corrupt or foreign file
-        raise SpecError(option, f"{path} is not a readable .npz ({type(exc).__name__}: {exc})", how) from None
+    except IsADirectoryError:
+        raise SpecError(option, f"{path} is a folder", f"give the path of {what}") from None
+    except Exception as exc:  # noqa: BLE001 - a corrupt, truncated or foreign file
+        raise SpecError(f, f"is not a readable .npz ({type(exc).__name__}: {_short_exc(exc)})", how) from None
+    out, total = {}, 0
+    with zf:
+        for info in zf.infolist():
+            key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            kf = file_field(option, path, key)
+            try:
+                with zf.open(info) as fh:
+                    version = np.lib.format.read_magic(fh)
+                    if version == (1, 0):
+                        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+                    else:
+                        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+            except Exception as exc:  # noqa: BLE001
+                raise SpecError(kf, f"is not a readable array ({type(exc).__name__}: {_short_exc(exc)})", how) \
+                    from None
+            if dtype.hasobject:
+                raise SpecError(kf, f"has dtype {dtype} (Python objects, read only with pickle)",
+                                "store real numbers (float64, float32 or integers)")
+            n = 1
+            for s in shape:
+                n *= int(s)
+            nbytes = n * dtype.itemsize
+            total += nbytes
+            if total > limit:
+                raise SpecError(kf, f"declares shape {tuple(shape)} ({nbytes} bytes), more than the "
+                                f"{int(limit)} bytes a file may hold here", "store smaller arrays")
+            try:
+                with zf.open(info) as fh:
+                    A = np.lib.format.read_array(fh, allow_pickle=False)
+            except Exception as exc:  # noqa: BLE001 - truncated data, a bad CRC
+                raise SpecError(kf, f"cannot be read ({type(exc).__name__}: {_short_exc(exc)})", how) from None
+            if key in out:
+                raise SpecError(kf, "appears twice in the file", how)
+            out[key] = A
+    return out
+
+
+def _short_exc(exc, n: int = 160) -> str:
+    s = " ".join(str(exc).split())
+    return s if len(s) <= n else s[: n - 3] + "..."
 
 
 def check_weights(raw: Mapping, net: Net, seeds: int | None = None, dtype: str = "float64",
-                  where: str = "weights") -> dict:
-    ws = from_chain_names(net, raw)
+                  where: str = "init weights") -> dict:
+    """Weights keyed by edge (or W1, W2, …), each ``to × from`` with an optional leading seed axis,
+    real and finite; errors name ``where`` and the key."""
+    ws = from_chain_names(net, raw, where)
     shapes = net.shapes()
     out, n = {}, None
     for k, W in ws.items():
         W = np.asarray(W)
-        f = f"{where}[{k!r}]"
+        f = f"{where}: key {k!r}"
         if W.dtype.kind not in "fiu":
-            raise SpecError(f, f"has dtype {W.dtype}", "store real numbers")
+            raise SpecError(f, f"has dtype {W.dtype}", "store real numbers (float64, float32 or integers)")
         if W.ndim == 2:
             W = W[None]
         if W.ndim != 3 or W.shape[1:] != shapes[k]:
-            raise SpecError(f, f"has shape {W.shape[-2:] if W.ndim >= 2 else W.shape}, the edge needs {shapes[k]}",
+            raise SpecError(f, f"has shape {W.shape}, the edge needs {shapes[k]} (or seeds × {shapes[k]})",
                             "each array is to_width × from_width (rows written/read for output/input edges)")
+        if W.shape[0] < 1:
+            raise SpecError(f, f"has shape {W.shape}: no seed", "give at least one set of weights")
+        with np.errstate(all="ignore"):
+            W = W.astype(np.float64)
         if not np.all(np.isfinite(W)):
-            raise SpecError(f, "holds NaN or inf", "store finite weights")
+            raise SpecError(f, "holds NaN or inf (or numbers beyond float64)", "store finite weights")
+        if np.max(np.abs(W)) > MAX_WEIGHT:
+            raise SpecError(f, f"holds a weight of magnitude {np.max(np.abs(W)):.3g}, more than {MAX_WEIGHT:g}",
+                            "store initial weights of a trainable size (small: e.g. std 0.01)")
         if n is None:
             n = W.shape[0]
         elif W.shape[0] != n:

@@ -20,7 +20,7 @@ import sympy as sp
 from ..errors import SpecError
 
 __all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "path", "table", "no_unknown_keys", "required", "integer",
-           "real", "choice", "label", "data_number", "check_real_finite", "check_magnitude", "type_name"]
+           "real", "choice", "label", "data_number", "check_real_finite", "check_magnitude", "type_name", "file_field"]
 
 #: smallest magnitude of a non-zero number in the data (inputs, targets, task parameters)
 DATA_MIN = 1e-6
@@ -51,6 +51,12 @@ def path(base: str, *parts) -> str:
     for p in parts:
         out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
     return out
+
+
+def file_field(option: str, path, key=None) -> str:
+    """The field path of a value read from a file: ``--init-weights W.npz: key 'h1->output'``."""
+    f = f"{option} {path}" if option else str(path)
+    return f if key is None else f"{f}: key {key!r}"
 
 
 def type_name(v) -> str:

@@ -32,6 +32,8 @@ from .task import Task
 __all__ = ["Node", "Edge", "Group", "GraphSpec", "graph_from_pathways", "edge_key", "INPUT", "OUTPUT"]
 
 INPUT, OUTPUT = "input", "output"
+#: most paths from input to output a graph may have (each is a pathway of the derivation)
+MAX_PATHS = 10_000
 
 
 def edge_key(src: str, dst: str) -> str:
@@ -216,6 +218,20 @@ class GraphSpec(TrainedSpec):
         cols = len(e.rows) if e.src == INPUT else self.width(e.src)
         return rows, cols
 
+    def node_field(self, name: str) -> str:
+        """The spec field of a node, ``nodes[i]`` (``task`` for the input and output)."""
+        for i, n in enumerate(self.nodes):
+            if n.name == name:
+                return f"nodes[{i}]"
+        return "task"
+
+    def pathway_field(self, i: int) -> str:
+        """The spec field an error about pathway ``i`` names: its narrowest hidden node, which holds
+        the pathway's width and (with its edges) its gate."""
+        gp = self.pathways[i]
+        hidden = self.nodes_of(gp.edges)
+        return self.node_field(min(hidden, key=self.width)) if hidden else "edges"
+
     @property
     def order(self) -> list:
         """Hidden nodes in topological order (from the input)."""
@@ -241,7 +257,7 @@ class GraphSpec(TrainedSpec):
             cyc = sorted(v for v, k in indeg.items() if k > 0)
             raise SpecError("edges", f"the edges form a cycle through {cyc}", "a GDLN is feed-forward: remove an edge")
         object.__setattr__(self, "_topo", order)
-        used = {v for gp in self.pathways for v in self._nodes_of(gp.edges)}
+        used = {v for gp in self.pathways for v in self.nodes_of(gp.edges)}
         for i, n in enumerate(self.nodes):
             if n.name not in used:
                 raise SpecError(f"nodes[{i}]", f"node {n.name!r} lies on no path from input to output",
@@ -253,7 +269,8 @@ class GraphSpec(TrainedSpec):
                                 "connect both ends or remove it")
 
     @staticmethod
-    def _nodes_of(keys):
+    def nodes_of(keys) -> list:
+        """The hidden nodes a path (its edge keys, in order) passes through."""
         return [k.split("->")[1] for k in keys[:-1]]
 
     @property
@@ -265,6 +282,10 @@ class GraphSpec(TrainedSpec):
         out_edges = {}
         for e in self.edges:
             out_edges.setdefault(e.src, []).append(e)
+        n_paths = self._count_paths()
+        if n_paths > MAX_PATHS:
+            raise SpecError("edges", f"the graph has {n_paths} paths from input to output (at most {MAX_PATHS})",
+                            "use fewer edges: the derivation works pathway by pathway")
         paths = []
 
         def walk(v, acc):
@@ -275,9 +296,6 @@ class GraphSpec(TrainedSpec):
                     walk(e.dst, acc + [e])
 
         walk(INPUT, [])
-        if len(paths) > 10_000:
-            raise SpecError("edges", f"the graph has {len(paths)} paths from input to output",
-                            "use fewer edges: the derivation works pathway by pathway")
         P = self.task.P
         node = {n.name: n for n in self.nodes}
         result = []
@@ -295,6 +313,19 @@ class GraphSpec(TrainedSpec):
         result = tuple(result)
         object.__setattr__(self, "_paths", result)
         return result
+
+    def _count_paths(self) -> int:
+        """The number of paths from input to output, counted in topological order (no path is listed)."""
+        order = self.__dict__.get("_topo")
+        if order is None:
+            return 0
+        count = {INPUT: 1}
+        into = {}
+        for e in self.edges:
+            into.setdefault(e.dst, []).append(e.src)
+        for v in order + [OUTPUT]:
+            count[v] = sum(count.get(u, 0) for u in into.get(v, []))
+        return count[OUTPUT]
 
     def shared_edges(self) -> dict:
         """Edge key → names of the pathways that run through it, for edges on more than one path."""

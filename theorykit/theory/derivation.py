@@ -93,6 +93,10 @@ class Derivation:
     def reference(self) -> dict:
         return reference_values(self.task.free_symbols)
 
+    def _pathway_field(self, i: int) -> str:
+        """The spec field of pathway i: ``pathways[i]``, or the graph node that holds it."""
+        return self.graph.pathway_field(i) if self.graph is not None else f"pathways[{i}]"
+
     # -- effective datasets → modes ----------------------------------------------------------
     @cached_property
     def modes(self) -> dict[str, SVD]:
@@ -108,7 +112,7 @@ class Derivation:
                 svd = exact_svd((eff.exact[0], eff.exact[1]), self.reference, cache) if eff.exact is not None \
                     else exact_svd(eff.Syx, self.reference, cache)
             except DerivationError as exc:
-                exc.field = getattr(exc, "field", None) or f"pathways[{i}]"
+                exc.field = getattr(exc, "field", None) or self._pathway_field(i)
                 raise
             if eff.exact is not None:
                 Sx = eff.Sx_fmpq() if svd.modes else None
@@ -122,15 +126,20 @@ class Derivation:
                 modes = []
                 for m in svd.modes:
                     d = (m.v.T * eff.Sx * m.v)[0]
-                    modes.append(m.with_d(d, d_pending=True) if m.exact_vectors else m.with_d(sp.N(d, 30)))
+                    if not m.exact_vectors:
+                        modes.append(m.with_d(sp.N(d, 30)))
+                        continue
+                    # d is kept exact; its value comes from the numeric vector (evaluating the exact
+                    # d, a sum of products of nested radicals that cancel, took minutes: a fuzz hang)
+                    modes.append(m.with_d(d, d_pending=True, d_float=_quad_float(m, eff.Sx, self.reference)))
             out[name] = SVD(tuple(modes), svd.shape, svd.reference)
             if not modes:
                 raise DerivationError(f"pathway {name!r}: its effective dataset Σyx is zero, there is nothing to learn "
-                                      "(check its active datapoints and output rows)", field=f"pathways[{i}]")
+                                      "(check its active datapoints and output rows)", field=self._pathway_field(i))
             for m in modes:
                 if m.d_float(self.reference) <= 1e-14:
                     raise DerivationError(f"pathway {name!r}: a mode with s = {m.s_text} has zero input variance d "
-                                          "(degenerate SVD); choose other parameter values", field=f"pathways[{i}]")
+                                          "(degenerate SVD); choose other parameter values", field=self._pathway_field(i))
         return out
 
     @cached_property
@@ -147,6 +156,9 @@ class Derivation:
                 continue
             ok = True
             for m in modes[name].modes:
+                if m.exact_vectors and not _maybe_eigvec(m, eff.Sx, self.reference):
+                    ok = False          # clearly not an eigenvector (in floats): no exact test needed
+                    continue
                 resid = eff.Sx * m.v - m.d_untidied * m.v
                 if m.exact_vectors:
                     ok &= all(is_zero(r) for r in resid)
@@ -368,8 +380,7 @@ class Derivation:
                 "singular_values": [m.s_text for m in svd.modes],
                 "singular_values_float": [m.s_float(ref) for m in svd.modes],
                 "input_variances": [str(m.d) for m in svd.modes],
-                "input_variances_float": [m.d_float(ref) if m.raw is not None else _value(m.d, ref)
-                                          for m in svd.modes],
+                "input_variances_float": [m.d_float(ref) for m in svd.modes],
                 "exact_vectors": all(m.exact_vectors for m in svd.modes),
                 "diagonalisable": self.diagonalisable[n],
             }
@@ -402,3 +413,24 @@ def _value(expr, ref) -> float:
 
 def _np(M, vals) -> np.ndarray:
     return np.array(sp.Matrix(M).subs(vals).evalf(30).tolist(), dtype=float).reshape(M.shape)
+
+
+def _quad_float(mode, Sx, ref) -> float | None:
+    """``vᵀ Σx v`` in floats from the mode's numeric ``v`` (None where symbols are left: evaluated later)."""
+    if Sx.free_symbols or any(x.free_symbols for x in mode.v):
+        return None
+    v = mode.v_floats(ref)
+    S = np.array([[float(x) for x in Sx.row(i)] for i in range(Sx.rows)], dtype=float)
+    return float(v @ S @ v)
+
+
+def _maybe_eigvec(mode, Sx, ref) -> bool:
+    """False when ``Σx v ≠ d v`` is plain in floats (a relative residual above 1e-8); True when it
+    may hold (the exact test decides)."""
+    if Sx.free_symbols or any(x.free_symbols for x in mode.v):
+        return True
+    d = mode.d_float(ref)
+    v = mode.v_floats(ref)
+    S = np.array([[float(x) for x in Sx.row(i)] for i in range(Sx.rows)], dtype=float)
+    r = S @ v - d * v
+    return bool(np.linalg.norm(r) <= 1e-8 * max(np.linalg.norm(S) * np.linalg.norm(v), 1e-300))
