@@ -6,6 +6,7 @@ import pytest
 
 from theorykit import contexts
 from theorykit import findgates as fg
+from theorykit.analysis.gates import layer_activity
 from theorykit.errors import SpecError
 from theorykit.suites import load_suite
 
@@ -96,7 +97,7 @@ def test_layer_activity_on_a_hand_built_network():
     W1 = np.array([[1, 1, 1, 1], [1, -2, 0, 0]], float)
     W2 = np.array([[1, 0], [-1, 0]], float)
     W3 = np.array([[1, 3]], float)
-    a = dp.layer_activity([W1, W2, W3], X, blocks=2, items=2)
+    a = layer_activity([W1, W2, W3], X, blocks=2)
     assert a["first_all_on_units"] == pytest.approx(0.5)
     assert a["first_all_on_weight"] == pytest.approx(1.0)
     assert a["first_on_fraction_weighted"] == pytest.approx(1.0)

@@ -215,7 +215,7 @@ def test_switch_point_known_answers(suite):
     assert v == pytest.approx(1.2)
 
 
-def test_classify_gates_known_patterns(suite):
+def test_gate_shares_known_patterns(suite):
     two = [(1, 1, 0, 0), (0, 0, 1, 1)]
     four = [tuple(int(i == m) for i in range(4)) for m in range(4)]
     pre = np.array([[1.0, 2.0, -1.0, -3.0],    # two
@@ -225,16 +225,16 @@ def test_classify_gates_known_patterns(suite):
                     [1.0, 1.0, 1.0, -1.0],     # three-point
                     [1.0, -1.0, 1.0, -1.0],    # mixed two
                     [1.0, 1e-12, -1.0, -1.0]])  # on the kink: four with the tolerance, two without
-    g = suite.classify_gates(pre, two, four)
+    g = suite.gate_shares(pre, two, four)
     assert g["two"] == pytest.approx(2 / 7) and g["four"] == pytest.approx(2 / 7)
     assert g["other"] == pytest.approx(3 / 7) and g["dead"] == pytest.approx(1 / 7)
     assert g["three_point"] == pytest.approx(1 / 7) and g["mixed_two"] == pytest.approx(1 / 7)
-    strict = suite.classify_gates(pre, two, four, tol=0.0)
+    strict = suite.gate_shares(pre, two, four, tol=0.0)
     assert strict["two"] == pytest.approx(3 / 7) and strict["four"] == pytest.approx(1 / 7)
     w = np.array([1.0, 0, 0, 0, 0, 0, 0])
-    assert suite.classify_gates(pre, two, four, weights=w)["two"] == pytest.approx(1.0)
+    assert suite.gate_shares(pre, two, four, weights=w)["two"] == pytest.approx(1.0)
     # batch axes
-    assert suite.classify_gates(np.stack([pre, pre]), two, four)["two"].shape == (2,)
+    assert suite.gate_shares(np.stack([pre, pre]), two, four)["two"].shape == (2,)
 
 
 def test_closest_curve(suite):

@@ -44,7 +44,7 @@ __all__ = [
     "syx_apply", "syxT_apply", "sx_apply", "gram_apply", "residual_of_datapoint",
     "structure_assumption", "structure_values",
     "race_flow", "race_loss_at", "RaceFlow", "context_family", "family_masks", "loss_metrics",
-    "relu_run", "gdln_run", "classify_units", "classical_mds", "pathway_maps_relu", "relu_unit_groups",
+    "relu_run", "gdln_run", "classical_mds",
 ]
 
 #: number of contexts, number of items (symbols)
@@ -699,97 +699,6 @@ def gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint",
 # ---------------------------------------------------------------------------------------------
 # Reading a trained ReLU network
 # ---------------------------------------------------------------------------------------------
-def classify_units(gates: np.ndarray, nn: int, kk: int, weights: np.ndarray | None = None,
-                   rel_threshold: float = 0.01) -> dict:
-    """Count hidden units by their gating pattern over the context task's datapoints.
-
-    ``gates``: (..., H, P) binary activity, datapoints context-major (P = nn·kk). Classes:
-    ``common`` (on for every datapoint), ``k-1-context`` (on for every datapoint of exactly
-    kk−1 contexts, off for every datapoint of the remaining one), ``single-context`` (on for every
-    datapoint of exactly one context, off elsewhere), ``other-context`` (on for whole contexts,
-    another number of them), ``silent`` (never on), ``other`` (not constant within a context:
-    item-dependent patterns, e.g. single datapoints or threshold "staircases").
-    With ``weights`` (..., H) (e.g. ‖w_in‖·‖w_out‖ per unit), also counts the *significant*
-    units, those above ``rel_threshold`` times the largest in their network.
-    """
-    g = np.asarray(gates, dtype=bool)
-    shp = g.shape[:-1]
-    G = g.reshape(shp + (kk, nn))
-    full = G.all(axis=-1)          # on for all items in that context
-    empty = (~G).all(axis=-1)      # off for all items in that context
-    consistent = (full | empty).all(axis=-1)
-    ncon = full.sum(axis=-1)
-    cls = np.full(shp, "other", dtype=object)
-    cls[consistent & (ncon == kk)] = "common"
-    cls[consistent & (ncon == kk - 1) & (kk > 2)] = "k-1-context"
-    cls[consistent & (ncon == 1)] = "single-context"
-    cls[consistent & (ncon == 0)] = "silent"
-    mid = consistent & (ncon > 1) & (ncon < kk - 1)
-    cls[mid] = "other-context"
-    if kk == 2:
-        cls[consistent & (ncon == 1)] = "single-context"
-    names = ["common", "k-1-context", "single-context", "other-context", "other", "silent"]
-    out = {"all": {c: int(np.sum(cls == c)) for c in names}}
-    # approximate reading (as the clustering of Algorithm 1 would): a unit counts as on in a context
-    # when it is on for at least half of that context's items; purity = fraction of the unit's
-    # datapoints that agree with that context-level template
-    frac = G.mean(axis=-1)
-    on_ctx = frac >= 0.5
-    nm_ = on_ctx.sum(axis=-1)
-    maj = np.full(shp, "other-context", dtype=object)
-    maj[nm_ == kk] = "common"
-    if kk > 2:
-        maj[nm_ == kk - 1] = "k-1-context"
-    maj[nm_ == 1] = "single-context"
-    maj[nm_ == 0] = "silent"
-    purity = np.where(on_ctx, frac, 1 - frac).mean(axis=-1)
-    mnames = ["common", "k-1-context", "single-context", "other-context", "silent"]
-    out["majority"] = {c: int(np.sum(maj == c)) for c in mnames}
-    out["majority_mean_purity"] = float(purity.mean())
-    if weights is not None:
-        w = np.asarray(weights, dtype=float)
-        wmax = w.max(axis=-1, keepdims=True)
-        sig_ = w > rel_threshold * wmax
-        out["significant"] = {c: int(np.sum((cls == c) & sig_)) for c in names}
-        out["significant_majority"] = {c: int(np.sum((maj == c) & sig_)) for c in mnames}
-        out["significant_majority_mean_purity"] = float(purity[sig_].mean()) if sig_.any() else None
-        # weight share of each majority class (how much of the network's weight each class carries)
-        out["weight_share_majority"] = {c: float(w[maj == c].sum() / w.sum()) for c in mnames}
-        out["significant_threshold"] = rel_threshold
-    out["majority_classes"] = maj
-    out["classes"] = cls
-    return out
-
-
-def relu_unit_groups(gates: np.ndarray, nn: int, kk: int, mode: str = "majority") -> dict:
-    """Hidden units of one ReLU network grouped by context-level gating: {label: [unit indices]}.
-
-    ``mode="exact"``: only units whose pattern is constant within every context; ``"majority"``: a
-    unit is on in a context when on for at least half of its items. Labels: "common" or "ctx12" etc.
-    (contexts, 1-based, the group is on in); silent units are left out.
-    """
-    G = np.asarray(gates, bool).reshape(gates.shape[0], kk, nn)
-    out: dict = {}
-    for h in range(G.shape[0]):
-        if mode == "exact":
-            if not all(G[h, c].all() or (~G[h, c]).all() for c in range(kk)):
-                continue
-            on = tuple(c for c in range(kk) if G[h, c].all())
-        else:
-            on = tuple(c for c in range(kk) if G[h, c].mean() >= 0.5)
-        if not on:
-            continue
-        label = "common" if len(on) == kk else "ctx" + "".join(str(c + 1) for c in on)
-        out.setdefault(label, []).append(h)
-    return out
-
-
-def pathway_maps_relu(W1: np.ndarray, W2: np.ndarray, gates: np.ndarray, nn: int, kk: int,
-                      mode: str = "majority") -> dict:
-    """The ReLN read off one trained ReLU network: {group label: W2[:, units] W1[units, :nn]} (items → outputs)."""
-    return {lab: W2[:, hs] @ W1[hs, :nn] for lab, hs in relu_unit_groups(gates, nn, kk, mode).items()}
-
-
 def classical_mds(D: np.ndarray, dim: int = 2) -> np.ndarray:
     """Classical (Torgerson) MDS of a distance matrix: coordinates (points × dim)."""
     D = np.asarray(D, dtype=float)

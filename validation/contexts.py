@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from theorykit import GDLNSpec, Training, context_pathways, contexts
-from theorykit.contexts_theory import (classical_mds, classify_units, context_family, family_masks, gdln_run,
-                                       loss_metrics, pathway_maps_relu, race_flow, race_loss_at, relu_run, relu_unit_groups,
-                                       structure_values)
+from theorykit.analysis.gates import UnitGates, context_census, pathway_maps, unit_gates, unit_weights
+from theorykit.contexts_theory import (classical_mds, context_family, family_masks, gdln_run, loss_metrics, race_flow,
+                                       race_loss_at, relu_run, structure_values)
 from theorykit.io import atomic_write_bytes, atomic_write_text, write_json
 from theorykit.progress import Progress
 
@@ -361,10 +361,10 @@ def _section4(cfg, pr) -> dict:
                   "area_joint": loss_metrics(t, a_)["area"], "area_staged": loss_metrics(t, b_)["area"]}
     # units of the trained ReLU networks
     W1f, W2f = rsn[STEPS]
-    gates = np.einsum("shd,dp->shp", W1f, X) > 0
-    wts = np.linalg.norm(W1f, axis=2) * np.linalg.norm(W2f, axis=1)
-    uc = classify_units(gates, 8, 3, weights=wts)
-    per_seed = [classify_units(gates[s], 8, 3, weights=wts[s]) for s in range(seeds)]
+    gates = unit_gates(np.einsum("shd,dp->shp", W1f, X))
+    wts = unit_weights(W1f, W2f)
+    uc = context_census(gates, 3, weights=wts)
+    per_seed = [context_census(gates[s], 3, weights=wts[s]) for s in range(seeds)]
     units = {"exact_all": uc["all"], "exact_significant": uc["significant"],
              "majority_all": uc["majority"], "majority_significant": uc["significant_majority"],
              "majority_mean_purity": uc["majority_mean_purity"],
@@ -429,7 +429,7 @@ def _end_points_sec4(spec_d, task, a0v, gsn, rsn, gates, wts, per_seed, cfg, rac
     W1f, W2f = rsn[STEPS]
     groups = {}
     for s in range(W1f.shape[0]):
-        mp = pathway_maps_relu(W1f[s], W2f[s], gates[s], 8, 3, mode="majority")
+        mp = pathway_maps(W1f[s], W2f[s], gates[s], 3)
         for lab, M in mp.items():
             groups.setdefault(lab, []).append(_svals(M, 8))
     sim["relu_groups_note"] = "units grouped by majority context gating; singular values of W2[:, group] W1[group, items]"
@@ -515,10 +515,10 @@ def _section5(cfg, kres, pr) -> dict:
         best_g = ((float(g[ig]), float(g[jg])), float(eg[ig, jg]))
         # units
         W1f, W2f = rsn[STEPS]
-        gates = np.einsum("shd,dp->shp", W1f, X) > 0
-        wts = np.linalg.norm(W1f, axis=2) * np.linalg.norm(W2f, axis=1)
-        uc = classify_units(gates, 8, kk, weights=wts)
-        on = (gates.reshape(gates.shape[0], gates.shape[1], kk, 8).mean(-1) >= 0.5).sum(-1)
+        gates = unit_gates(np.einsum("shd,dp->shp", W1f, X))
+        wts = unit_weights(W1f, W2f)
+        uc = context_census(gates, kk, weights=wts)
+        on = UnitGates(gates, kk, "majority").blocks_on
         on_hist = {str(c): {"units": int((on == c).sum()), "weight_share": float(wts[on == c].sum() / wts.sum())}
                    for c in range(kk + 1)}
         # end points: exact (closed form) vs GDLN (joint, and staged when run)
@@ -787,7 +787,7 @@ def _fig4b_data(s4, cfg):
     # ReLU: units grouped by final gating pattern (seed 0), item part of the group map at each snapshot
     rsn = s4["rsn"]
     X = s4["X"]
-    groups = relu_unit_groups(s4["final_gates"][0], 8, 3, mode="majority")
+    groups = UnitGates(s4["final_gates"][0], 3, "majority").groups()
     rel = {}
     for lab, hs in groups.items():
         arr = []

@@ -8,7 +8,7 @@ so each pathway is a depth-3 chain that sees the whole input. It is trained from
 weights as the ReLU runs (paired seeds). A variant with H units per module shows how much the
 modules' width (their initial strength) matters.
 
-How the ReLU runs gate is measured, not assumed (:func:`layer_activity`): the share of
+How the ReLU runs gate is measured, not assumed (:func:`theorykit.analysis.gates.layer_activity`): the share of
 first-layer units on for every datapoint (the paper: all of them), and the second layer's
 weight share by context pattern (the paper: common + two-of-three-context pathways).
 
@@ -154,36 +154,11 @@ def mode_ode_loss(X, Y, a0, tau, times, loss_factor, depth=3):
     return loss_factor * L
 
 
-def layer_activity(params, X, blocks=3, items=8):
-    """Gating of a trained two-hidden-layer ReLU network (numpy, one network).
-
-    First layer: the share of units (and of their weight ``‖w1_u‖·‖W2[:, u]‖``) that are on for
-    every datapoint, and the mean share of datapoints each unit is on for (weighted).
-    Second layer: each unit's context pattern (on in context c when it is on for at least half of
-    that context's items), with the weight share ``‖W2[u]‖·‖W3[:, u]‖`` of each pattern class:
-    common (every context), double (two of three), single (one), none."""
-    W1, W2, W3 = (np.asarray(w, float) for w in params)
-    pre1 = W1 @ X
-    on1 = pre1 > 0
-    w1 = np.linalg.norm(W1, axis=1) * np.linalg.norm(W2, axis=0)
-    live1 = on1.any(1)
-    frac1 = on1.mean(1)
-    on2 = (W2 @ np.maximum(pre1, 0)) > 0
-    w2 = np.linalg.norm(W2, axis=1) * np.linalg.norm(W3, axis=0)
-    pat = np.stack([on2[:, c * items:(c + 1) * items].mean(1) >= 0.5 for c in range(blocks)], axis=1)
-    n_on = pat.sum(1)
-    cls = {"common": n_on == blocks, "double": n_on == blocks - 1, "single": n_on == 1, "none": n_on == 0}
-    tot2 = w2.sum() if w2.sum() > 0 else 1.0
-    return {"first_all_on_units": float(on1.all(1).sum() / max(live1.sum(), 1)),
-            "first_all_on_weight": float(w1[on1.all(1)].sum() / max(w1.sum(), 1e-300)),
-            "first_on_fraction_weighted": float((w1 * frac1).sum() / max(w1.sum(), 1e-300)),
-            "second_weight_share": {k: float(w2[m].sum() / tot2) for k, m in cls.items()}}
-
-
 def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     import jax.numpy as jnp
 
     from theorykit import contexts
+    from theorykit.analysis.gates import layer_activity
     from theorykit.findgates import shared_first_flow, train_gdln, train_relu
     from theorykit.init import a0_rule
     from theorykit.progress import Progress

@@ -50,6 +50,7 @@ from theorykit.graph import graph_from_pathways
 from theorykit.io import atomic_write_text, write_json
 from theorykit.latex import latex_document
 from theorykit.progress import Progress
+from theorykit.analysis.gates import read_units, tally
 from theorykit.engine import Net, SaveAt, net_loss, train
 from theorykit.init import a0_rule as init_a0_rule
 from theorykit.init import random_params
@@ -154,34 +155,19 @@ def switch_point(x, y, level: float = 0.5):
     return float(np.mean(vals)), info
 
 
-def classify_gates(pre, two_patterns, four_patterns, tol: float = GATE_TOL, weights=None) -> dict:
-    """Shares of hidden units by gating pattern.
+def gate_shares(pre, two_patterns, four_patterns, tol: float = GATE_TOL, weights=None) -> dict:
+    """Shares of hidden units by gating pattern (per network), read by :class:`theorykit.analysis.gates.UnitGates`.
 
-    ``pre``: (..., H, P) pre-activations. A unit is on for point μ when
-    ``pre_μ > tol · max_ν |pre_ν|``. Returns the shares (over the last-but-one axis, i.e. per
-    network) of units whose pattern is in ``two_patterns`` (2-pathway), in ``four_patterns``
-    (4-pathway), anything else (``other``), and of ``dead`` units (on nowhere; part of other), plus
-    ``three_point`` and ``mixed_two`` (2-point patterns that are not 2-pathway patterns). With
-    ``weights`` (..., H) the shares are weighted (e.g. by each unit's contribution |w2|·‖w1‖).
+    ``pre``: (..., H, P) pre-activations, gated with the relative tolerance ``tol``. Shares of units
+    whose pattern is in ``two_patterns`` (2-pathway), in ``four_patterns`` (4-pathway), anything else
+    (``other``), and of ``dead`` units (on nowhere; part of other), plus ``three_point`` and
+    ``mixed_two`` (2-point patterns that are not 2-pathway patterns). With ``weights`` (..., H) the
+    shares are weighted (e.g. by each unit's contribution |w2|·‖w1‖).
     """
-    pre = np.asarray(pre, float)
-    scale = np.max(np.abs(pre), axis=-1, keepdims=True)
-    on = pre > tol * scale
-    n_on = on.sum(-1)
-
-    def match(patterns):
-        m = np.zeros(on.shape[:-1], bool)
-        for p in patterns:
-            m |= np.all(on == np.asarray(p, bool), axis=-1)
-        return m
-
-    two, four = match(two_patterns), match(four_patterns)
-    dead = n_on == 0
-    cats = {"two": two, "four": four, "other": ~(two | four), "dead": dead,
-            "three_point": n_on == 3, "mixed_two": (n_on == 2) & ~two}
-    w = np.ones(on.shape[:-1]) if weights is None else np.asarray(weights, float)
-    tot = w.sum(-1)
-    return {k: (v * w).sum(-1) / np.where(tot > 0, tot, 1.0) for k, v in cats.items()}
+    ug = read_units(np.asarray(pre, float), tol=tol)
+    two, four, n_on = ug.matches(two_patterns), ug.matches(four_patterns), ug.n_on
+    return tally({"two": two, "four": four, "other": ~(two | four), "dead": n_on == 0, "three_point": n_on == 3,
+                  "mixed_two": (n_on == 2) & ~two}, weights)
 
 
 # ================================================================================================
@@ -535,9 +521,9 @@ def _measure(cfg, theory, relns, deltas, times, tau, a0_rule, relu_curves, relu_
     contrib = np.abs(W2).sum(axis=2) * np.linalg.norm(W1, axis=-1)              # nΔ × seeds × H
     two = [p.active for p in relns["linear"]]
     four = [p.active for p in relns["xor"]]
-    g_count = {k: v.mean(axis=1) for k, v in classify_gates(pre, two, four).items()}
-    g_weight = {k: v.mean(axis=1) for k, v in classify_gates(pre, two, four, weights=contrib).items()}
-    g_strict = {k: v.mean(axis=1) for k, v in classify_gates(pre, two, four, tol=0.0).items()}
+    g_count = {k: v.mean(axis=1) for k, v in gate_shares(pre, two, four).items()}
+    g_weight = {k: v.mean(axis=1) for k, v in gate_shares(pre, two, four, weights=contrib).items()}
+    g_strict = {k: v.mean(axis=1) for k, v in gate_shares(pre, two, four, tol=0.0).items()}
     kink = (np.abs(pre) <= GATE_TOL * np.abs(pre).max(-1, keepdims=True)).any(-1).mean(axis=(1, 2))
 
     # switch points
