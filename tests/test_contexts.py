@@ -5,9 +5,10 @@ import pytest
 import sympy as sp
 
 from theorykit import GDLNSpec, Task, Training, context_pathways, contexts, simulate_gdln, simulate_relu
+from theorykit.analysis.curves import loss_metrics
 from theorykit.analysis.gates import UnitGates, context_census
 from theorykit.contexts_theory import (ONE, E, context_family, family_masks, gdln_run, k,
-                                       loss_metrics, n, race_flow, race_loss_at, relu_run, sig,
+                                       n, race_flow, race_loss_at, relu_run, sig,
                                        structure_assumption, structure_values, sum_over_other_contexts)
 from theorykit.suites import load_package
 from theorykit.task import hierarchy

@@ -6,6 +6,7 @@ import pytest
 
 from theorykit import contexts
 from theorykit import findgates as fg
+from theorykit.analysis import curves
 from theorykit.analysis.gates import layer_activity
 from theorykit.errors import SpecError
 from theorykit.suites import load_suite
@@ -155,18 +156,18 @@ def test_mode_ode_depth3_matches_the_discrete_chain():
 
 def test_run_statistics_on_synthetic_runs():
     t = np.arange(0, 1000, 100.0)
-    assert dp.first_crossing(t, np.linspace(0, 1, 10), 0.5) == 500.0
-    assert np.isnan(dp.first_crossing(t, np.zeros(10), 0.5))
+    assert curves.first_crossing(t, np.linspace(0, 1, 10), 0.5) == 500.0
+    assert np.isnan(curves.first_crossing(t, np.zeros(10), 0.5))
     x = np.array([1.0, 2, 3, 4, 5])
-    assert dp.r2(2 * x + 1, x) == pytest.approx(1.0)
-    assert dp.r2(np.array([1.0, -1, 1, -1, 1]), np.array([0.0, 0, 1, 1, 2])) < 0.2
+    assert curves.r2(2 * x + 1, x) == pytest.approx(1.0)
+    assert curves.r2(np.array([1.0, -1, 1, -1, 1]), np.array([0.0, 0, 1, 1, 2])) < 0.2
     base = np.exp(-t / 300)
     runs = np.stack([base * 0.5, base, base * 2.0])      # the middle run is the mean in log space
-    assert dp.stereotypical(runs) == 1
+    assert curves.stereotypical(runs) == 1
     # loss fully determined by the alignment time → all of its variance explained
     ta = np.array([100.0, 200, 300, 400])
     L = np.exp(-np.maximum(t[None, :] - ta[:, None], 0) / 200)
-    _, w, _ = dp.variance_explained(L, ta)
+    _, w, _ = curves.variance_explained(L, ta)
     assert 0.8 < w <= 1.0 + 1e-12
 
 
@@ -283,15 +284,15 @@ def test_level_times_and_verdicts():
     L0 = 8.0
     curve = L0 * np.exp(-t / 1000)
     late = L0 * np.exp(-t / 1100)                       # 10 % slower
-    lv = dp._level_times(t, L0, {"gdln_flow": curve[None], "gdln_runs": np.stack([late, late, curve]),
+    lv = curves.level_times(t, L0, {"gdln_flow": curve[None], "gdln_runs": np.stack([late, late, curve]),
                                  "relu_runs": np.stack([late, np.full_like(t, L0), np.full_like(t, L0)])})
     for level, row in lv.items():
         want = -1000 * np.log(float(level.rstrip("%")) / 100)
         assert abs(row["gdln_flow"] - want) <= 10
         assert abs(row["gdln_runs"] - 1.1 * want) <= 11      # median of (late, late, curve)
         assert np.isnan(row["relu_runs"])                   # only 1 of 3 runs gets there
-    assert dp._level_err(lv, "gdln_runs") == pytest.approx(1 / 11, abs=0.01)
-    assert dp._level_err(lv, "relu_runs") == np.inf
+    assert curves.level_error(lv, "gdln_runs") == pytest.approx(1 / 11, abs=0.01)
+    assert curves.level_error(lv, "relu_runs") == np.inf
     assert dp._verdict_below(0.04, 0.05, 0.15) == "confirmed"
     assert dp._verdict_below(0.1, 0.05, 0.15) == "partly"
     assert dp._verdict_below(0.1, 0.1, 0.25, strict=False) == "confirmed"

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import theorykit as tk
+from theorykit.analysis import curves
 from theorykit.suites import load_package, load_suite
 
 
@@ -176,7 +177,7 @@ def test_suite_relu_grid_matches_core_simulate_relu(suite):
         core = tk.simulate_relu(Xs[i], Y, hidden=32, lr=0.05, steps=300, seeds=3, init_std=0.01)
         np.testing.assert_allclose(rec[i], core.loss, rtol=1e-10, atol=1e-14)
         # on-device learning time = the measurement function on the recorded curve
-        np.testing.assert_allclose(lt[i], suite.learning_time(core.loss), rtol=1e-10)
+        np.testing.assert_allclose(lt[i], curves.learning_time(core.loss), rtol=1e-10)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -185,33 +186,33 @@ def test_suite_relu_grid_matches_core_simulate_relu(suite):
 def test_learning_time_known_answers(suite):
     t = np.arange(201.0)
     lin = 1.0 - t / 100.0                            # half at t = 50 exactly
-    assert suite.learning_time(lin) == pytest.approx(50.0)
-    assert suite.learning_time(np.array([1.0, 0.8, 0.4])) == pytest.approx(1.75)
-    assert np.isnan(suite.learning_time(np.full(10, 1.0)))
+    assert curves.learning_time(lin) == pytest.approx(50.0)
+    assert curves.learning_time(np.array([1.0, 0.8, 0.4])) == pytest.approx(1.75)
+    assert np.isnan(curves.learning_time(np.full(10, 1.0)))
     logistic = 1.0 / (1.0 + np.exp((t - 120.0) / 7.0))
     want = 120.0 + 7.0 * math.log(2.0 / logistic[0] - 1.0)   # solves logistic(t) = logistic(0)/2
-    assert suite.learning_time(logistic) == pytest.approx(want, abs=0.05)
+    assert curves.learning_time(logistic) == pytest.approx(want, abs=0.05)
     batch = np.stack([lin, np.full(201, 1.0), logistic])[None]
-    got = suite.learning_time(batch)
+    got = curves.learning_time(batch)
     assert got.shape == (1, 3) and got[0, 0] == pytest.approx(50.0) and np.isnan(got[0, 1])
     # recorded every 4 steps
-    assert suite.learning_time(lin[::4], times=t[::4]) == pytest.approx(50.0)
+    assert curves.learning_time(lin[::4], times=t[::4]) == pytest.approx(50.0)
 
 
 def test_switch_point_known_answers(suite):
     x = np.linspace(0, 2, 21)
     step = (x > 0.85).astype(float)
-    v, info = suite.switch_point(x, step)
+    v, info = curves.switch_point(x, step)
     assert 0.8 <= v <= 0.9 and info["misclassified"] == 0 and info["single_crossing"]
-    v, _ = suite.switch_point([0, 1, 2, 3], [0, 0.25, 0.75, 1])
+    v, _ = curves.switch_point([0, 1, 2, 3], [0, 0.25, 0.75, 1])
     assert v == pytest.approx(1.5)
     noisy = step.copy()
     noisy[3] = 1.0                                   # one outlier far from the switch
-    v, info = suite.switch_point(x, noisy)
+    v, info = curves.switch_point(x, noisy)
     assert 0.8 <= v <= 0.9 and info["misclassified"] == 1 and not info["single_crossing"]
-    assert suite.switch_point(x, np.zeros_like(x))[0] is None
-    assert suite.switch_point(x, np.ones_like(x))[0] is None
-    v, _ = suite.switch_point(x, x - 1.2, level=0.0)  # a signed difference crossing zero
+    assert curves.switch_point(x, np.zeros_like(x))[0] is None
+    assert curves.switch_point(x, np.ones_like(x))[0] is None
+    v, _ = curves.switch_point(x, x - 1.2, level=0.0)  # a signed difference crossing zero
     assert v == pytest.approx(1.2)
 
 
@@ -240,7 +241,7 @@ def test_gate_shares_known_patterns(suite):
 def test_closest_curve(suite):
     t = np.arange(100.0)
     relu = np.exp(-t / 10)
-    name, dists = suite.closest(relu, {"linear": np.exp(-t / 30), "xor": np.exp(-t / 11)})
+    name, dists = curves.closest(relu, {"linear": np.exp(-t / 30), "xor": np.exp(-t / 11)})
     assert name == "xor" and dists["xor"] < dists["linear"]
 
 

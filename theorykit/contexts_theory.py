@@ -43,7 +43,7 @@ __all__ = [
     "k", "n", "gamma", "sig", "sigbar", "CVec", "ONE", "E", "TVec",
     "syx_apply", "syxT_apply", "sx_apply", "gram_apply", "residual_of_datapoint",
     "structure_assumption", "structure_values",
-    "race_flow", "race_loss_at", "RaceFlow", "context_family", "family_masks", "loss_metrics",
+    "race_flow", "race_loss_at", "RaceFlow", "context_family", "family_masks",
     "relu_run", "gdln_run", "classical_mds",
 ]
 
@@ -623,29 +623,6 @@ def family_masks(kk: int, include_common: bool | None = None):
                                                     for b, S in zip(bits[1:], subsets) if b]
         labels.append("+".join(parts))
     return subsets, masks, labels
-
-
-def loss_metrics(t: np.ndarray, loss: np.ndarray, fractions=(0.5, 0.1, 0.01)) -> dict:
-    """Speed of a loss curve: times to reach fractions of L(0), normalised area, final value.
-
-    Times are linearly interpolated between steps; ``None`` when never reached.
-    """
-    L0 = float(loss[0])
-    out = {"L0": L0, "final_fraction": float(loss[-1] / L0),
-           "area": float(np.trapezoid(loss / L0, t) / (t[-1] - t[0]))}
-    for f in fractions:
-        thr = f * L0
-        idx = np.flatnonzero(loss <= thr)
-        if idx.size == 0:
-            out[f"t_{f:g}"] = None
-        else:
-            j = int(idx[0])
-            if j == 0:
-                out[f"t_{f:g}"] = float(t[0])
-            else:
-                l1, l2 = loss[j - 1], loss[j]
-                out[f"t_{f:g}"] = float(t[j - 1] + (l1 - thr) / (l1 - l2) * (t[j] - t[j - 1]))
-    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ common pathway plus one item-only pathway per proper non-empty subset of context
 3. integrates **one representative per orbit** with :func:`theorykit.contexts_theory.race_flow`
    (masks over the full superset, in batches), and expands the metrics back to every family —
    the race of a family and of its image are the same flow, up to relabelling rows;
-4. ranks every family by the contexts suite's metrics (:func:`loss_metrics`: normalised area of
+4. ranks every family by the contexts suite's metrics (:func:`theorykit.analysis.curves.loss_metrics`: normalised area of
    L(t)/L(0), times to 50 %, 10 %, 1 % of L(0)).
 """
 from __future__ import annotations
@@ -199,7 +199,8 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     one representative per orbit (default) or every family. ``race_dt``: RK4 step τ/race_dt, the
     loss recorded every ⌊τ/race_dt⌋ steps (the contexts suite's quick setting is 10).
     """
-    from .contexts_theory import loss_metrics, race_flow
+    from .analysis.curves import loss_metrics
+    from .contexts_theory import race_flow
 
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise SpecError("--steps", f"needs a positive integer, got {steps!r}", "e.g. --steps 8000")

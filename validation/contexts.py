@@ -31,8 +31,9 @@ import numpy as np
 
 from theorykit import GDLNSpec, Training, context_pathways, contexts
 from theorykit.analysis.gates import UnitGates, context_census, pathway_maps, unit_gates, unit_weights
-from theorykit.contexts_theory import (classical_mds, context_family, family_masks, gdln_run, loss_metrics, race_flow,
-                                       race_loss_at, relu_run, structure_values)
+from theorykit.analysis.curves import best_grid_row, loss_at_steps, loss_metrics, max_gap, time_errors
+from theorykit.contexts_theory import (classical_mds, context_family, family_masks, gdln_run, race_flow, race_loss_at,
+                                       relu_run, structure_values)
 from theorykit.io import atomic_write_bytes, atomic_write_text, write_json
 from theorykit.progress import Progress
 
@@ -77,36 +78,9 @@ def _save_fig(fig, path: Path):
     atomic_write_bytes(path, buf.getvalue())
 
 
-def _loss_at(curve_t, curve, steps=LOSS_AT_STEPS) -> dict:
-    return {int(s): float(np.interp(s, curve_t, curve)) for s in steps}
-
-
-def _times_err(t, sim, theory) -> dict:
-    ms, mt = loss_metrics(t, sim, FRACTIONS), loss_metrics(t, theory, FRACTIONS)
-    out = {}
-    for f in FRACTIONS:
-        a, b = ms[f"t_{f:g}"], mt[f"t_{f:g}"]
-        out[f"{f:g}"] = {"simulation": a, "theory": b,
-                         "error_steps": None if a is None or b is None else b - a,
-                         "relative_error": None if a is None or b is None or a == 0 else (b - a) / a}
-    return out
-
-
-def _max_rel(a, b, L0) -> float:
-    return float(np.max(np.abs(np.asarray(a) - np.asarray(b))) / L0)
-
-
 def _svals(M, top=None):
     s = np.linalg.svd(M, compute_uv=False)
     return s[:top] if top else s
-
-
-def _fit_a0(predict_batch, A, ref, L0):
-    """Best row of the a0 grid ``A`` (largest loss error minimal); predict_batch(A) -> batch × T+1."""
-    curves = predict_batch(A)
-    errs = np.max(np.abs(curves - ref[None]), axis=1) / L0
-    i = int(np.argmin(errs))
-    return A[i], float(errs[i]), curves[i]
 
 
 def _hidden_rep_relu(W1, X):
@@ -323,7 +297,7 @@ def _section4(cfg, pr) -> dict:
                        dt=dt, record_every=max(1, int(dt)))
         return np.stack([race_loss_at(rf, t, i) for i in range(len(Ab))])
 
-    a_fit, err_fit, L_fit = _fit_a0(pred, A, Lm, L0)
+    a_fit, err_fit, L_fit = best_grid_row(pred, A, Lm, L0)
     relu_rule = a0_rule(std_relu, H)
     L_relu_rule = pred(np.array([[relu_rule] * 4]))[0]
     pr.update(note="a0 fit")
@@ -333,29 +307,29 @@ def _section4(cfg, pr) -> dict:
         "relu_vs_race_fitted_a0": {"a0_common": float(a_fit[0]), "a0_context": float(a_fit[1]),
                                    "max_abs_error_over_L0": err_fit},
         "relu_vs_race_rule_a0": {"a0": relu_rule, "rule": "sigma^2 H / 2, H = 700",
-                                 "max_abs_error_over_L0": _max_rel(Lm, L_relu_rule, L0)},
-        "relu_vs_gdln_double_joint_max_abs_error_over_L0": _max_rel(Lm, L_gd, L0),
-        "gdln_double_joint_vs_race_rule_a0_max_abs_error_over_L0": _max_rel(L_gd, L_race_rule, L0),
-        "gdln_double_staged_vs_staged_theory_max_abs_error_over_L0": _max_rel(gd[("double", "staged")].mean(0),
+                                 "max_abs_error_over_L0": max_gap(Lm, L_relu_rule, L0)},
+        "relu_vs_gdln_double_joint_max_abs_error_over_L0": max_gap(Lm, L_gd, L0),
+        "gdln_double_joint_vs_race_rule_a0_max_abs_error_over_L0": max_gap(L_gd, L_race_rule, L0),
+        "gdln_double_staged_vs_staged_theory_max_abs_error_over_L0": max_gap(gd[("double", "staged")].mean(0),
                                                                               staged["loss"], L0),
-        "gdln_single_joint_vs_race_rule_a0_max_abs_error_over_L0": _max_rel(gd[("single", "joint")].mean(0),
+        "gdln_single_joint_vs_race_rule_a0_max_abs_error_over_L0": max_gap(gd[("single", "joint")].mean(0),
                                                                             race_loss_at(race["single"], t), L0),
         "relu_seed_spread_max_std_over_L0": float(np.max(Lr.std(0)) / L0),
-        "learning_time_errors_relu_vs_race_fitted": _times_err(t, Lm, L_fit),
-        "learning_time_errors_gdln_vs_race_rule": _times_err(t, L_gd, L_race_rule),
+        "learning_time_errors_relu_vs_race_fitted": time_errors(t, Lm, L_fit, FRACTIONS),
+        "learning_time_errors_gdln_vs_race_rule": time_errors(t, L_gd, L_race_rule, FRACTIONS),
         "a0_rule_gdln": {"common": a0c, "context": a0x, "rule": "sigma_p^2 H_p / 2"},
     }
-    loss_at = {"relu_mean": _loss_at(t, Lm), "theory_race_fitted_a0": _loss_at(t, L_fit),
-               "theory_race_rule_a0": _loss_at(t, L_race_rule), "gdln_double_joint": _loss_at(t, L_gd),
-               "gdln_double_staged": _loss_at(t, gd[("double", "staged")].mean(0)),
-               "gdln_single_joint": _loss_at(t, gd[("single", "joint")].mean(0)),
-               "gdln_all_seven_joint": _loss_at(t, gd[("all seven", "joint")].mean(0)),
-               "staged_theory": _loss_at(t, staged["loss"])}
+    loss_at = {"relu_mean": loss_at_steps(t, Lm, LOSS_AT_STEPS), "theory_race_fitted_a0": loss_at_steps(t, L_fit, LOSS_AT_STEPS),
+               "theory_race_rule_a0": loss_at_steps(t, L_race_rule, LOSS_AT_STEPS), "gdln_double_joint": loss_at_steps(t, L_gd, LOSS_AT_STEPS),
+               "gdln_double_staged": loss_at_steps(t, gd[("double", "staged")].mean(0), LOSS_AT_STEPS),
+               "gdln_single_joint": loss_at_steps(t, gd[("single", "joint")].mean(0), LOSS_AT_STEPS),
+               "gdln_all_seven_joint": loss_at_steps(t, gd[("all seven", "joint")].mean(0), LOSS_AT_STEPS),
+               "staged_theory": loss_at_steps(t, staged["loss"], LOSS_AT_STEPS)}
     # joint vs staged
     js = {}
     for nm in cfg["staged_families"]:
         a_, b_ = gd[(nm, "joint")].mean(0), gd[(nm, "staged")].mean(0)
-        js[nm] = {"max_abs_difference_over_L0": _max_rel(a_, b_, L0),
+        js[nm] = {"max_abs_difference_over_L0": max_gap(a_, b_, L0),
                   "step_of_max_difference": int(np.argmax(np.abs(a_ - b_))),
                   "final_joint": float(a_[-1]), "final_staged": float(b_[-1]),
                   "area_joint": loss_metrics(t, a_)["area"], "area_staged": loss_metrics(t, b_)["area"]}
@@ -540,19 +514,19 @@ def _section5(cfg, kres, pr) -> dict:
             "a0_gdln_rule": a0g, "a0_relu_fitted": {"common": best[0][0], "context": best[0][1]},
             "a0_closed_form_fitted_to_gdln": {"common": best_g[0][0], "context": best_g[0][1]},
             "max_abs_error_over_L0": {
-                "gdln_joint_vs_closed_form": _max_rel(gl["joint"].mean(0), L_cf, L0),
-                "gdln_joint_vs_race": _max_rel(gl["joint"].mean(0), L_race, L0),
-                "closed_form_vs_race": _max_rel(L_cf, L_race, L0),
+                "gdln_joint_vs_closed_form": max_gap(gl["joint"].mean(0), L_cf, L0),
+                "gdln_joint_vs_race": max_gap(gl["joint"].mean(0), L_race, L0),
+                "closed_form_vs_race": max_gap(L_cf, L_race, L0),
                 "relu_vs_closed_form_fitted_a0": best[1],
                 "gdln_joint_vs_closed_form_fitted_a0": best_g[1],
-                "relu_vs_gdln_joint": _max_rel(Lm, gl["joint"].mean(0), L0),
-                **({"gdln_staged_vs_closed_form": _max_rel(gl["staged"].mean(0), L_cf, L0)} if "staged" in gl else {}),
+                "relu_vs_gdln_joint": max_gap(Lm, gl["joint"].mean(0), L0),
+                **({"gdln_staged_vs_closed_form": max_gap(gl["staged"].mean(0), L_cf, L0)} if "staged" in gl else {}),
             },
-            "learning_time_errors_relu_vs_closed_form_fitted": _times_err(t, Lm, best[2]),
-            "learning_time_errors_gdln_vs_closed_form": _times_err(t, gl["joint"].mean(0), L_cf),
-            "loss_at": {"relu_mean": _loss_at(t, Lm), "closed_form_rule_a0": _loss_at(t, L_cf),
-                        "closed_form_fitted_a0": _loss_at(t, best[2]), "race_rule_a0": _loss_at(t, L_race),
-                        "gdln_joint": _loss_at(t, gl["joint"].mean(0))},
+            "learning_time_errors_relu_vs_closed_form_fitted": time_errors(t, Lm, best[2], FRACTIONS),
+            "learning_time_errors_gdln_vs_closed_form": time_errors(t, gl["joint"].mean(0), L_cf, FRACTIONS),
+            "loss_at": {"relu_mean": loss_at_steps(t, Lm, LOSS_AT_STEPS), "closed_form_rule_a0": loss_at_steps(t, L_cf, LOSS_AT_STEPS),
+                        "closed_form_fitted_a0": loss_at_steps(t, best[2], LOSS_AT_STEPS), "race_rule_a0": loss_at_steps(t, L_race, LOSS_AT_STEPS),
+                        "gdln_joint": loss_at_steps(t, gl["joint"].mean(0), LOSS_AT_STEPS)},
             "end_points": {"exact_kminus1_context": exact_ctx[:8],
                            "exact_formula": "sqrt((k-1)/k) * sigma_tilde_alpha",
                            "gdln_joint_context_mean": ctx_mean_joint.tolist(),

@@ -45,6 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
+from theorykit.analysis.curves import first_crossing, level_error, level_times, r2, stereotypical, variance_explained
+
 NAME = "depth"
 DESCRIPTION = "Two hidden layers (Section 6, Fig. 6): ReLU [11,H,H,60] vs depth-3 GDLN, alignment times, mode ODE"
 
@@ -95,37 +97,6 @@ def _record(p, aux):
     e_in = jnp.sum((W1 @ V4) ** 2) / (jnp.sum(W1 ** 2) + 1e-300)
     e_out = jnp.sum((U4.T @ WL) ** 2) / (jnp.sum(WL ** 2) + 1e-300)
     return jnp.stack([cos_in, cos_out, e_in, e_out])
-
-
-def first_crossing(t, x, level=ALIGN):
-    """First time at which x ≥ level (NaN if never)."""
-    idx = np.nonzero(np.asarray(x) >= level)[0]
-    return float(t[idx[0]]) if idx.size else float("nan")
-
-
-def r2(y, X):
-    """R² of a least-squares fit of y on the columns of X (with intercept)."""
-    y = np.asarray(y, float)
-    A = np.column_stack([np.ones(len(y)), np.asarray(X, float).reshape(len(y), -1)])
-    coef, *_ = np.linalg.lstsq(A, y, rcond=None)
-    ss = np.sum((y - y.mean()) ** 2)
-    return float(1 - np.sum((y - A @ coef) ** 2) / ss) if ss > 0 else float("nan")
-
-
-def variance_explained(loss_ck, regressors):
-    """Per-checkpoint R² of the loss across runs on the regressors; variance-weighted summary."""
-    var = loss_ck.var(axis=0)
-    r2s = np.array([r2(loss_ck[:, i], regressors) if var[i] > 0 else np.nan for i in range(loss_ck.shape[1])])
-    ok = np.isfinite(r2s)
-    weighted = float(np.sum(var[ok] * r2s[ok]) / np.sum(var[ok])) if ok.any() else float("nan")
-    imax = int(np.argmax(var))
-    return r2s, weighted, imax
-
-
-def stereotypical(loss):
-    """Index of the run closest to the mean curve (RMS distance in log loss)."""
-    lg = np.log(np.maximum(loss, 1e-300))
-    return int(np.argmin(np.sqrt(np.mean((lg - lg.mean(0)) ** 2, axis=1))))
 
 
 def mode_ode_loss(X, Y, a0, tau, times, loss_factor, depth=3):
@@ -217,8 +188,8 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     out = {}
     for name, r in (("relu", relu), ("gdln", gd)):
         rec = np.asarray(r.recorded)               # seeds × checkpoints × 4
-        ta = np.array([first_crossing(t_ck, np.minimum(rec[i, :, 0], rec[i, :, 1])) for i in range(seeds)])
-        ta4 = np.array([first_crossing(t_ck, np.minimum(rec[i, :, 2], rec[i, :, 3])) for i in range(seeds)])
+        ta = np.array([first_crossing(t_ck, np.minimum(rec[i, :, 0], rec[i, :, 1]), ALIGN) for i in range(seeds)])
+        ta4 = np.array([first_crossing(t_ck, np.minimum(rec[i, :, 2], rec[i, :, 3]), ALIGN) for i in range(seeds)])
         Lck = r.loss[:, idx]
         half = np.array([first_crossing(t_ck, -Lck[i], -0.5 * Lck[i, 0]) for i in range(seeds)])
         res = {"t_align": ta, "t_align4": ta4, "t_half_loss": half, "final_loss": r.loss[:, -1],
@@ -273,7 +244,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                       "gdln_wide_mean": first_crossing(t_ck, -wm, -0.01 * L0),
                       "mode_ode": first_crossing(t_ck, -ode, -0.01 * L0),
                       "gdln_flow": first_crossing(t_ck, -flow, -0.01 * L0)},
-           "level_times": _level_times(t_ck, L0, {"gdln_flow": flow[None], "gdln_runs": gd.loss[:, idx],
+           "level_times": level_times(t_ck, L0, {"gdln_flow": flow[None], "gdln_runs": gd.loss[:, idx],
                                                    "relu_runs": relu.loss[:, idx], "mode_ode": ode[None]}),
            "gdln_wide_final_mean": float(gdw.loss[:, -1].mean()),
            "ode_final": float(ode[-1]), "relu_final_mean": float(rm[-1]), "gdln_final_mean": float(gm[-1])}
@@ -340,9 +311,9 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
          "ours": "; ".join(f"{lv}: flow {_t(v['gdln_flow'])}, GDLN median {_t(v['gdln_runs'])}, ReLU median "
                            f"{_t(v['relu_runs'])}" for lv, v in cmp["level_times"].items()),
          "agreement": "largest relative error of the flow's crossing times against the GDLN medians (≤ 0.1 to "
-                      f"confirm): {_level_err(cmp['level_times'], 'gdln_runs'):.2f}; against the ReLU medians "
-                      f"{_level_err(cmp['level_times'], 'relu_runs'):.2f}",
-         "verdict": _verdict_below(_level_err(cmp["level_times"], "gdln_runs"), 0.1, 0.25, strict=False)},
+                      f"confirm): {level_error(cmp['level_times'], 'gdln_runs'):.2f}; against the ReLU medians "
+                      f"{level_error(cmp['level_times'], 'relu_runs'):.2f}",
+         "verdict": _verdict_below(level_error(cmp["level_times"], "gdln_runs"), 0.1, 0.25, strict=False)},
         {"claim": "the GDLN's own learning rule (THEORY.md §3, shared first layer) on its effective datasets, from "
                   "a small aligned balanced start, describes the GDLN runs and the ReLU runs (our reduction; the "
                   "paper gives none)",
@@ -367,36 +338,6 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                         "gdln_rule": "sigma*sqrt(H/2)*(sigma*sqrt(H/8))^2"},
             "alignment_rule": f"first checkpoint with both top-mode cosines >= {ALIGN}",
             "figures": ["fig6_depth.png", "fig6_protocols.png"], "claims": claims})
-
-
-LEVELS = (0.5, 0.25, 0.1, 0.05)
-
-
-def _level_times(t, L0, curves):
-    """For each level ℓ (share of L(0)): the first checkpoint each curve reaches ℓ·L(0); for a set
-    of runs (rows), the median over the runs (NaN when fewer than half of them reach it)."""
-    out = {}
-    for lv in LEVELS:
-        row = {}
-        for name, C in curves.items():
-            ts = np.array([first_crossing(t, -c, -lv * L0) for c in np.atleast_2d(C)])
-            ok = np.isfinite(ts)
-            row[name] = float(np.median(ts[ok])) if ok.sum() * 2 >= len(ts) else float("nan")
-        out[f"{lv:.0%}"] = row
-    return out
-
-
-def _level_err(levels, against):
-    """Largest relative error of the flow's crossing times against ``against`` (inf if one of
-    them never crosses a level the other reaches)."""
-    errs = []
-    for v in levels.values():
-        a, b = v["gdln_flow"], v[against]
-        if np.isfinite(a) and np.isfinite(b):
-            errs.append(abs(a - b) / max(b, 1.0))
-        elif np.isfinite(a) != np.isfinite(b):
-            errs.append(np.inf)
-    return float(max(errs)) if errs else float("nan")
 
 
 def _never_to_none(obj):

@@ -50,6 +50,8 @@ from theorykit.graph import graph_from_pathways
 from theorykit.io import atomic_write_text, write_json
 from theorykit.latex import latex_document
 from theorykit.progress import Progress
+from theorykit.analysis.curves import (curve_distance, fit_log_scale, learning_time, median_never_inf,
+                                       nan_to_none, switch_point)
 from theorykit.analysis.gates import read_units, tally
 from theorykit.engine import Net, SaveAt, net_loss, train
 from theorykit.init import a0_rule as init_a0_rule
@@ -82,79 +84,8 @@ CRITERIA = {"median_rel_error": 0.10, "switch_abs": 0.10, "closest_agreement": 0
 
 
 # ================================================================================================
-# Measurement functions (pure numpy; tested on synthetic curves)
+# Gates of the trained ReLU networks
 # ================================================================================================
-def learning_time(curves, frac: float = 0.5, initial=None, times=None) -> np.ndarray:
-    """First time a loss curve falls below ``frac`` × its initial value, interpolated linearly.
-
-    ``curves``: (..., T) losses at ``times`` (default 0, 1, …, T−1). ``initial`` overrides the
-    initial value (default ``curves[..., 0]``). NaN where the curve never falls below the level.
-    """
-    c = np.asarray(curves, dtype=float)
-    tt = np.arange(c.shape[-1], dtype=float) if times is None else np.asarray(times, dtype=float)
-    L0 = c[..., 0] if initial is None else np.broadcast_to(np.asarray(initial, dtype=float), c.shape[:-1])
-    level = frac * L0
-    below = c < level[..., None]
-    hit = below.any(axis=-1)
-    k = np.argmax(below, axis=-1)
-    flat_c = c.reshape(-1, c.shape[-1])
-    kk, lv, hh = k.reshape(-1), level.reshape(-1), hit.reshape(-1)
-    out = np.full(kk.shape, np.nan)
-    for i in range(kk.size):
-        if not hh[i]:
-            continue
-        j = kk[i]
-        if j == 0:
-            out[i] = tt[0]
-            continue
-        y0, y1 = flat_c[i, j - 1], flat_c[i, j]
-        w = (y0 - lv[i]) / (y0 - y1) if y0 != y1 else 1.0
-        out[i] = tt[j - 1] + w * (tt[j] - tt[j - 1])
-    return out.reshape(k.shape)
-
-
-def curve_distance(a, b) -> np.ndarray:
-    """RMS distance between loss curves over the run (last axis), broadcasting."""
-    return np.sqrt(np.mean((np.asarray(a, float) - np.asarray(b, float)) ** 2, axis=-1))
-
-
-def closest(curve, candidates: dict) -> tuple[str, dict]:
-    """Name of the candidate curve closest to ``curve`` (RMS over the run) and all distances."""
-    dists = {k: float(curve_distance(curve, v)) for k, v in candidates.items()}
-    return min(dists, key=dists.get), dists
-
-
-def switch_point(x, y, level: float = 0.5):
-    """Where ``y`` (low on the left, high on the right) crosses ``level``: a step-function fit.
-
-    The split k (left: ``y ≤ level``, right: ``y > level``) with the fewest misclassified points is
-    chosen, and the crossing is interpolated linearly between x[k−1] and x[k]. Ties are averaged.
-    Returns ``(value, info)``: value is None when y never crosses (all on one side); info gives
-    the number of misclassified points and whether y crosses the level exactly once.
-    """
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(y)
-    x, y = x[ok], y[ok]
-    n = x.size
-    above = y > level
-    info = {"misclassified": None, "single_crossing": None, "n_points": int(n)}
-    if n < 2 or above.all() or not above.any():
-        return None, info
-    errs = np.array([above[:k].sum() + (~above[k:]).sum() for k in range(n + 1)])
-    best = np.flatnonzero(errs == errs.min())
-    best = best[(best > 0) & (best < n)]
-    if best.size == 0:
-        return None, info
-    vals = []
-    for k in best:
-        y0, y1 = y[k - 1], y[k]
-        w = 0.5 if y1 == y0 else float(np.clip((level - y0) / (y1 - y0), 0.0, 1.0))
-        vals.append(x[k - 1] + w * (x[k] - x[k - 1]))
-    info["misclassified"] = int(errs.min())
-    info["single_crossing"] = bool(np.count_nonzero(np.diff(above.astype(int))) == 1)
-    return float(np.mean(vals)), info
-
-
 def gate_shares(pre, two_patterns, four_patterns, tol: float = GATE_TOL, weights=None) -> dict:
     """Shares of hidden units by gating pattern (per network), read by :class:`theorykit.analysis.gates.UnitGates`.
 
@@ -297,34 +228,9 @@ def _closed_form_lt(theory, name, deltas, a0, tau):
     return np.asarray(out)
 
 
-def _fit_a0(curve_fn, target, lo=1e-7, hi=0.3):
-    """a0 minimising the RMS distance of the closed form to ``target`` (golden section on log a0)."""
-    from scipy.optimize import minimize_scalar
-
-    def obj(la):
-        c = curve_fn(10.0 ** la)
-        return float(np.sqrt(np.mean((c - target) ** 2)))
-
-    res = minimize_scalar(obj, bounds=(math.log10(lo), math.log10(hi)), method="bounded",
-                          options={"xatol": 1e-4})
-    return 10.0 ** res.x, res.fun
-
-
 # ================================================================================================
 # The suite
 # ================================================================================================
-def _nan_to_none(x):
-    if isinstance(x, dict):
-        return {k: _nan_to_none(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_nan_to_none(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return _nan_to_none(x.tolist())
-    if isinstance(x, (float, np.floating)) and not math.isfinite(float(x)):
-        return None
-    return x
-
-
 def _load_theory():
     from theorykit.suites import load_package
 
@@ -429,7 +335,7 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
     result = {"suite": NAME, "mode": mode, "description": DESCRIPTION, "config": cfg,
               "device": str(jax.devices()[0]), **res, "figures": figs, "derivation_tex": DERIVATION_TEX,
               "timing_s": timing}
-    return _nan_to_none(result)
+    return nan_to_none(result)
 
 
 def _measure(cfg, theory, relns, deltas, times, tau, a0_rule, relu_curves, relu_lt, W1, W2, Xs,
@@ -459,7 +365,7 @@ def _measure(cfg, theory, relns, deltas, times, tau, a0_rule, relu_curves, relu_
             def curve(a0, x=x, n=n):
                 return cfs[n](np.array([x]), times, a0, tau)[0]
 
-            a, _ = _fit_a0(curve, target[i])
+            a, _ = fit_log_scale(curve, target[i])
             fit_a0[n][i] = a
             cf_fit[n][i] = curve(a)
             cf_lt_fit[n][i] = _closed_form_lt(theory, n, np.array([x]), a, tau)[0]
@@ -490,9 +396,9 @@ def _measure(cfg, theory, relns, deltas, times, tau, a0_rule, relu_curves, relu_
     }
 
     # learning times
-    relu_lt_med = _median_inf(relu_lt)
+    relu_lt_med = median_never_inf(relu_lt)
     relu_q = np.nanpercentile(relu_lt, [25, 75], axis=1) if np.isfinite(relu_lt).any() else np.full((2, nD), np.nan)
-    sim_lt_med = {n: _median_inf(sim_lt[n]) for n in ("linear", "xor")}
+    sim_lt_med = {n: median_never_inf(sim_lt[n]) for n in ("linear", "xor")}
 
     def rel_err_to_faster(lt_lin, lt_xor):
         fast = np.fmin(lt_lin, lt_xor)
@@ -628,12 +534,6 @@ def _theory_latex(th) -> dict:
         if r["t_half_loss"] is not None:
             out[f"{name} ReLN half-loss time"] = r"t_{1/2}^{\mathrm{" + lab + r"}} = " + L(r["t_half_loss"])
     return out
-
-
-def _median_inf(lt):
-    """Median over seeds (axis 1) counting 'never' (NaN) as +∞; NaN if the median is never."""
-    m = np.median(np.where(np.isfinite(lt), lt, np.inf), axis=1)
-    return np.where(np.isfinite(m), m, np.nan)
 
 
 def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreement, sw, g_count, g_weight,
