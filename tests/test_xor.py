@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import theorykit as tk
 from theorykit.analysis import curves
+from theorykit.sim import grid
 from theorykit.suites import load_package, load_suite
 
 
@@ -132,8 +133,8 @@ def test_aligned_gdln_matches_closed_form(name, delta):
     assert np.max(np.abs(sim.mean - pred)) / sim.mean[0] < 1e-3
 
 
-def test_suite_aligned_grid_is_the_discrete_recurrence(suite, theory):
-    """The suite's vmapped aligned-init ReLN simulation equals the exact discrete mode recurrence."""
+def test_aligned_grid_is_the_discrete_recurrence(theory):
+    """The vmapped aligned-init ReLN grid simulation (the xor suite's) equals the exact discrete mode recurrence."""
     import jax
     import jax.numpy as jnp
 
@@ -149,8 +150,8 @@ def test_suite_aligned_grid_is_the_discrete_recurrence(suite, theory):
         for q in theory[name]["pathways"].values():
             U.append(np.stack([np.array(q["u"].subs(D, x).evalf(), float).ravel() for x in deltas]))
             V.append(np.stack([np.array(q["v"].subs(D, x).evalf(), float).ravel() for x in deltas]))
-        rec, lt = suite.simulate_reln_aligned_grid(jnp.asarray(Xs), jnp.asarray(Y), jax.random.split(
-            jax.random.PRNGKey(3), 2), paths, U, V, [a0] * len(paths), lr=lr, steps=steps)
+        rec, lt = grid.simulate_reln_aligned_grid(jnp.asarray(Xs), jnp.asarray(Y), jax.random.split(
+            jax.random.PRNGKey(3), 2), paths, U, V, [a0] * len(paths), task=task, lr=lr, steps=steps)
         rec = np.asarray(rec)
         for i, x in enumerate(deltas):
             s = float(sp.N(theory[name]["s"].subs(D, x)))
@@ -160,7 +161,7 @@ def test_suite_aligned_grid_is_the_discrete_recurrence(suite, theory):
             assert np.max(np.abs(rec[i] - want[None, :])) < 1e-10
 
 
-def test_suite_relu_grid_matches_core_simulate_relu(suite):
+def test_relu_grid_matches_core_simulate_relu():
     """One program over Δ × seeds gives the core's ReLU loss curves, Δ by Δ (same initial weights)."""
     import jax
     import jax.numpy as jnp
@@ -170,8 +171,8 @@ def test_suite_relu_grid_matches_core_simulate_relu(suite):
     Xs = np.stack([task.numeric({"Delta": x})[0] for x in deltas])
     Y = task.numeric({"Delta": 1.0})[1]
     keys = jax.random.split(jax.random.PRNGKey(0), 3)
-    params, rec, lt = suite.simulate_relu_grid(jnp.asarray(Xs), jnp.asarray(Y), keys, hidden=32, lr=0.05,
-                                               steps=300, std=0.01)
+    params, rec, lt = grid.simulate_relu_grid(jnp.asarray(Xs), jnp.asarray(Y), keys, hidden=32, lr=0.05,
+                                              steps=300, std=0.01)
     rec, lt = np.asarray(rec), np.asarray(lt)
     for i in range(len(deltas)):
         core = tk.simulate_relu(Xs[i], Y, hidden=32, lr=0.05, steps=300, seeds=3, init_std=0.01)
@@ -183,7 +184,7 @@ def test_suite_relu_grid_matches_core_simulate_relu(suite):
 # -------------------------------------------------------------------------------------------------
 # measurement functions on synthetic curves
 # -------------------------------------------------------------------------------------------------
-def test_learning_time_known_answers(suite):
+def test_learning_time_known_answers():
     t = np.arange(201.0)
     lin = 1.0 - t / 100.0                            # half at t = 50 exactly
     assert curves.learning_time(lin) == pytest.approx(50.0)
@@ -199,7 +200,7 @@ def test_learning_time_known_answers(suite):
     assert curves.learning_time(lin[::4], times=t[::4]) == pytest.approx(50.0)
 
 
-def test_switch_point_known_answers(suite):
+def test_switch_point_known_answers():
     x = np.linspace(0, 2, 21)
     step = (x > 0.85).astype(float)
     v, info = curves.switch_point(x, step)
@@ -238,7 +239,7 @@ def test_gate_shares_known_patterns(suite):
     assert suite.gate_shares(np.stack([pre, pre]), two, four)["two"].shape == (2,)
 
 
-def test_closest_curve(suite):
+def test_closest_curve():
     t = np.arange(100.0)
     relu = np.exp(-t / 10)
     name, dists = curves.closest(relu, {"linear": np.exp(-t / 30), "xor": np.exp(-t / 11)})
