@@ -124,3 +124,14 @@ def test_layer_activity_three_contexts():
     n2 = np.linalg.norm(W2, axis=1) * W3[0]
     assert a["second_weight_share"] == pytest.approx({"common": n2[0] / n2.sum(), "double": n2[1] / n2.sum(),
                                                      "single": n2[2] / n2.sum(), "none": n2[3] / n2.sum()})
+
+
+def test_lemma_classes_by_hand():
+    # the census of Lemma 4.1 on PATTERNS (3 contexts × 2 items), written out by hand, plus the XOR gate
+    pats = np.vstack([PATTERNS, [[1, 0, 0, 1, 0, 0]]])
+    want = ["always-on", "context-only", "context-only", "dead", "item-only", "single-datapoint",
+            "other-staircase",   # on for (c1: both items), (c2: item 1): nested rows, a staircase
+            "not-staircase"]     # item 1 in context 1, item 2 in context 2: the XOR no bias-free unit makes
+    assert list(UnitGates(pats, blocks=3).lemma_classes()) == want
+    # leading axes are kept
+    assert UnitGates(np.stack([pats, pats]), blocks=3).lemma_classes().shape == (2, 8)

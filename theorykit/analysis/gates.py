@@ -12,7 +12,8 @@ these patterns in a few ways, all of them here:
   when it is on for at least half of them (as the clustering of Algorithm 1 would read it).
   From that: a class per unit (:data:`CONTEXT_CLASSES`), a pathway label per unit ("common",
   "ctx12", …), groups of units by label, and whether a unit's pattern is one of a named set of
-  patterns (:meth:`UnitGates.matches`, the xor suite's 2- and 4-pathway patterns).
+  patterns (:meth:`UnitGates.matches`, the xor suite's 2- and 4-pathway patterns), and the
+  classes of the census of Lemma 4.1 (:meth:`UnitGates.lemma_classes`).
 * :func:`tally` -- counts or (weighted) shares of units in each class, per network or pooled,
   and :func:`unit_weights` / :func:`significant`, the weight of a unit ``‖w_in‖·‖w_out‖`` and the
   units that carry a non-negligible share of it.
@@ -28,11 +29,15 @@ from functools import cached_property
 
 import numpy as np
 
-__all__ = ["CONTEXT_CLASSES", "RULES", "UnitGates", "unit_gates", "unit_weights", "significant", "tally",
+__all__ = ["CONTEXT_CLASSES", "LEMMA_CLASSES", "RULES", "UnitGates", "unit_gates", "unit_weights", "significant", "tally",
            "read_units", "context_census", "pathway_maps", "layer_activity"]
 
 #: classes of :meth:`UnitGates.classes`, in report order
 CONTEXT_CLASSES = ("common", "k-1-context", "single-context", "other-context", "other", "silent")
+
+#: classes of :meth:`UnitGates.lemma_classes` (the census of Lemma 4.1), in report order
+LEMMA_CLASSES = ("dead", "always-on", "context-only", "single-datapoint", "item-only", "other-staircase",
+                 "not-staircase")
 
 #: the rules that decide whether a unit is on in a block
 RULES = ("exact", "majority")
@@ -124,6 +129,31 @@ class UnitGates:
         cls[m == 0] = "silent"
         if self.rule == "exact":
             cls[~self.consistent] = "other"
+        return cls
+
+    @cached_property
+    def item_consistent(self) -> np.ndarray:
+        """Whether the unit's pattern is the same in every block, item by item (..., H)."""
+        g = self.on.reshape(self.on.shape[:-1] + (self.blocks, self.items))
+        return (g == g[..., :1, :]).all(axis=(-2, -1))
+
+    def lemma_classes(self) -> np.ndarray:
+        """Class of each unit in the census of Lemma 4.1 (..., H), one of :data:`LEMMA_CLASSES`
+        (blocks = contexts, items = the task's items), the first that applies: ``dead`` (never on),
+        ``always-on``, ``context-only`` (constant within every context), ``single-datapoint`` (on
+        for exactly one), ``item-only`` (the same in every context), ``other-staircase`` (realisable
+        by a bias-free unit, :func:`theorykit.lemmas.is_staircase`) and ``not-staircase``."""
+        from theorykit.lemmas import is_staircase
+
+        n_on = self.n_on
+        cls = np.full(n_on.shape, "", dtype=object)
+        for name, m in (("dead", n_on == 0), ("always-on", n_on == self.on.shape[-1]),
+                        ("context-only", self.consistent), ("single-datapoint", n_on == 1),
+                        ("item-only", self.item_consistent)):
+            cls[m & (cls == "")] = name
+        g = self.on.reshape(self.on.shape[:-1] + (self.blocks, self.items))
+        for idx in zip(*np.nonzero(cls == "")):
+            cls[idx] = "other-staircase" if is_staircase(g[idx].T) else "not-staircase"
         return cls
 
     def labels(self) -> np.ndarray:
