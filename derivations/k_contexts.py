@@ -271,12 +271,13 @@ def closed_form_modes(res: KContexts, H, nn: int, kk: int, gam: float) -> list:
 
 
 def closed_form_loss(res: KContexts, H, nn: int, kk: int, gam: float, times, tau_val: float, a0_common,
-                     a0_ctx=None, loss_factor: float = 1.0, residual_only: bool = False, _modes=None):
+                     a0_ctx=None, loss_factor: float = 1.0, residual_only: bool = False, modes=None):
     """The closed-form loss at ``times`` for a concrete structure H (numpy).
 
     ``a0_common``/``a0_ctx`` may be arrays (broadcast against each other): the result then has
-    their shape followed by the shape of ``times``."""
-    modes, L0, Lres = _modes or closed_form_modes(res, H, nn, kk, gam)
+    their shape followed by the shape of ``times``. ``modes``: the result of :func:`closed_form_modes`
+    for the same arguments, when the caller already has it (default: computed here)."""
+    modes, L0, Lres = modes or closed_form_modes(res, H, nn, kk, gam)
     a0_ctx = a0_common if a0_ctx is None else a0_ctx
     ac, ax = np.broadcast_arrays(np.asarray(a0_common, float), np.asarray(a0_ctx, float))
     times = np.asarray(times, float)

@@ -256,7 +256,7 @@ def test_gdln_run_equals_simulate_gdln(schedule):
 # reading trained ReLU networks
 # ------------------------------------------------------------------------------------------------
 def test_context_census_patterns():
-    nn, kk = 4, 3
+    kk = 3                                                  # contexts of 4 items each
     pats = []
     pats.append([1] * 12)                                   # common
     pats.append([1] * 4 + [1] * 4 + [0] * 4)                # on in contexts 1, 2: (k-1)-context
