@@ -8,6 +8,7 @@ from theorykit import contexts
 from theorykit import findgates as fg
 from theorykit.analysis import curves
 from theorykit.analysis.gates import layer_activity
+from theorykit.theory.mode_ode import mode_ode_loss
 from theorykit.errors import SpecError
 from theorykit.suites import load_suite
 
@@ -113,7 +114,7 @@ def test_mode_ode_depth2_equals_the_closed_form():
     X, Y = np.eye(3), rng.normal(size=(2, 3))           # Σx = I/3 so d = 1/3 for every mode
     a0, tau = 1e-3, 2.0
     t = np.linspace(0, 40, 9)
-    got = dp.mode_ode_loss(X, Y, a0, tau, t, loss_factor=1.0, depth=2)
+    got = mode_ode_loss(X, Y, a0, tau, t, loss_factor=1.0, depth=2)
     s = np.linalg.svd(Y @ X.T / 3, compute_uv=False)
     d = 1 / 3
     L = np.full(t.shape, 0.5 * np.sum(Y * Y) / 3)
@@ -146,7 +147,7 @@ def test_mode_ode_depth3_matches_the_discrete_chain():
     X, Y = np.eye(2), np.array([[3.0, 0.0]])            # one mode: s = 3/2, d = 1/2, end point 3
     a0 = 1e-3
     t_tau = np.arange(0, 13, 0.5)                        # in units of τ
-    ode = dp.mode_ode_loss(X, Y, a0, 1.0, t_tau, loss_factor=1.0, depth=3)
+    ode = mode_ode_loss(X, Y, a0, 1.0, t_tau, loss_factor=1.0, depth=3)
     gaps = [np.max(np.abs(ode - _chain_loss(eta, a0, t_tau))) for eta in (2e-3, 1e-3)]
     order = np.log2(gaps[0] / gaps[1])
     assert 0.75 < order < 1.25, (gaps, order)
@@ -200,7 +201,7 @@ def test_shared_first_flow_one_pathway_is_the_mode_ode():
     Y = rng.normal(size=(2, P))
     t = np.linspace(0, 60, 13)
     flow = fg.shared_first_flow(X, Y, np.ones((1, P)), a0=1e-3, lr=0.5, loss="mean", times=t)
-    ode = dp.mode_ode_loss(X, Y, 1e-3, 2.0, t, loss_factor=1.0, depth=3)
+    ode = mode_ode_loss(X, Y, 1e-3, 2.0, t, loss_factor=1.0, depth=3)
     np.testing.assert_allclose(flow, ode, rtol=1e-5, atol=1e-8)
     assert flow[-1] < 0.5 * flow[0]                                      # something was learned
 
@@ -297,3 +298,11 @@ def test_level_times_and_verdicts():
     assert dp._verdict_below(0.1, 0.05, 0.15) == "partly"
     assert dp._verdict_below(0.1, 0.1, 0.25, strict=False) == "confirmed"
     assert dp._verdict_below(np.inf, 0.1, 0.25) == "not borne out"
+
+
+def test_section6_gates_by_hand():
+    from theorykit.analysis.depth_runs import section6_gates
+
+    # two items, three contexts (context-major): common, ctx12, ctx13, ctx23
+    assert section6_gates(2, 3).tolist() == [[1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 0, 0], [1, 1, 0, 0, 1, 1],
+                                             [0, 0, 1, 1, 1, 1]]
