@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 
+from theorykit.analysis import context_races as races
 from theorykit.analysis import context_runs as runs
 from theorykit.progress import Progress
 
@@ -74,7 +75,7 @@ def run(out_dir, mode: str = "quick", progress: bool = True) -> dict:
     secs = {}
     with Progress("contexts", total=30, enabled=progress) as pr:
         t0 = time.time()
-        der = runs.derivation(out_dir, rcfg)
+        der = races.derivation(out_dir, rcfg)
         kres = der.pop("_obj")
         secs["derivation"] = time.time() - t0
         pr.update(note="symbolic derivation")
@@ -85,8 +86,8 @@ def run(out_dir, mode: str = "quick", progress: bool = True) -> dict:
         t0 = time.time()
         runs.snapshot_singular_values(s4, rcfg)
         a0_rank = s4["agreement"]["a0_rule_gdln"]["context"]
-        race_rank = runs.race_ranking(rcfg, a0_rank, pr)
-        rfam = runs.r_families(rcfg, a0_rank, pr)
+        race_rank = races.race_ranking(rcfg, a0_rank, pr)
+        rfam = races.r_families(rcfg, a0_rank, pr)
         secs["races"] = time.time() - t0
         t0 = time.time()
         s5 = runs.section5(rcfg, kres, pr)
