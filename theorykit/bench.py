@@ -289,7 +289,7 @@ def gdln_throughput(cfg, dtype: str, mm: float) -> dict:
 
 def race_throughput(cfg) -> dict:
     """The race engine on every context-gated family of Section 4 (k = 3: 127 families), float64."""
-    from .contexts_theory import family_masks, race_flow
+    from .theory.race import family_masks, race_flow
     from .spec.gating import GDLNSpec, Training, context_pathways
     from .spec.task import contexts
 

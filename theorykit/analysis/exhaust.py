@@ -10,10 +10,10 @@ common pathway plus one item-only pathway per proper non-empty subset of context
 2. builds the **induced action** on pathways (gate moved with the datapoints, input and output rows
    moved by the row permutations; the image must be a pathway of the superset, else the
    permutation is rejected) and on families (masks), and splits the families into orbits;
-3. integrates **one representative per orbit** with :func:`theorykit.contexts_theory.race_flow`
+3. integrates **one representative per orbit** with :func:`theorykit.theory.race.race_flow`
    (masks over the full superset, in batches), and expands the metrics back to every family —
    the race of a family and of its image are the same flow, up to relabelling rows;
-4. ranks every family by the contexts suite's metrics (:func:`loss_metrics`: normalised area of
+4. ranks every family by the contexts suite's metrics (:func:`theorykit.analysis.curves.loss_metrics`: normalised area of
    L(t)/L(0), times to 50 %, 10 %, 1 % of L(0)).
 """
 from __future__ import annotations
@@ -47,7 +47,7 @@ def default_a0() -> float:
 def exhaust_spec(k: int, gamma=None, n: int = 8):
     """The superset spec: ``contexts(n, k)`` (hierarchy everywhere, context scale γ) with the common
     pathway and one item-only pathway per proper non-empty context subset, summed loss, η = 0.001."""
-    from ..contexts_theory import family_masks
+    from ..theory.race import family_masks
     from ..spec.gating import GDLNSpec, Training, context_pathways
     from ..spec.task import contexts
 
@@ -199,7 +199,8 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     one representative per orbit (default) or every family. ``race_dt``: RK4 step τ/race_dt, the
     loss recorded every ⌊τ/race_dt⌋ steps (the contexts suite's quick setting is 10).
     """
-    from ..contexts_theory import loss_metrics, race_flow
+    from .curves import loss_metrics
+    from ..theory.race import race_flow
 
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise SpecError("--steps", f"needs a positive integer, got {steps!r}", "e.g. --steps 8000")

@@ -30,6 +30,8 @@ from typing import Iterable, Sequence
 import numpy as np
 import sympy as sp
 
+from ..analysis.gates import LEMMA_CLASSES, UnitGates
+
 __all__ = [
     "singular_values", "interlacing_bounds", "interlacing_holds", "exact_squared_singular_values",
     "interlacing_holds_exact", "gate_pattern", "pattern_from_gates", "has_xor_subpattern", "is_staircase",
@@ -279,9 +281,8 @@ def poly_bernoulli(n: int, k: int) -> int:
                for m in range(min(n, k) + 1))
 
 
-#: the classes of :func:`classify_context_gating`, in report order
-GATE_CLASSES = ("dead", "always-on", "context-only", "single-datapoint", "item-only", "other-staircase",
-                "not-staircase")
+#: the classes of :func:`classify_context_gating`, in report order (those of the one unit-gate classifier)
+GATE_CLASSES = LEMMA_CLASSES
 
 
 def classify_context_gating(pattern, n: int, k: int) -> str:
@@ -292,25 +293,15 @@ def classify_context_gating(pattern, n: int, k: int) -> str:
     (on for whole contexts: every column constant), ``"single-datapoint"`` (on for exactly one
     datapoint), ``"item-only"`` (on for whole items in every context: every row constant),
     ``"other-staircase"`` (realisable, none of the above) and ``"not-staircase"`` (no bias-free
-    unit realises it; never produced by a network of :mod:`theorykit.sim.simulate`).
+    unit realises it; never produced by a network of :mod:`theorykit.sim.simulate`). Read by the one
+    unit-gate classifier, :meth:`theorykit.analysis.gates.UnitGates.lemma_classes`.
     """
     G = np.asarray(pattern, dtype=bool)
     if G.ndim == 1:
         G = pattern_from_gates(G, n, k)
     if G.shape != (n, k):
         raise ValueError(f"expected an {n} × {k} pattern, got shape {G.shape}")
-    on = int(G.sum())
-    if on == 0:
-        return "dead"
-    if on == n * k:
-        return "always-on"
-    if (G == G[:1, :]).all():
-        return "context-only"
-    if on == 1:
-        return "single-datapoint"
-    if (G == G[:, :1]).all():
-        return "item-only"
-    return "other-staircase" if is_staircase(G) else "not-staircase"
+    return str(UnitGates(G.T.reshape(1, n * k), blocks=k).lemma_classes()[0])
 
 
 def stronger_reading_holds(pattern, n: int, k: int) -> bool:
@@ -324,11 +315,8 @@ def stronger_reading_holds(pattern, n: int, k: int) -> bool:
 
 def gate_census(gates: np.ndarray, n: int, k: int) -> dict:
     """Counts of :data:`GATE_CLASSES` over units; ``gates`` is H × P (or seeds × H × P), context-major."""
-    g = np.asarray(gates, dtype=bool).reshape(-1, n * k)
-    counts = {c: 0 for c in GATE_CLASSES}
-    for row in g:
-        counts[classify_context_gating(row, n, k)] += 1
-    return counts
+    cls = UnitGates(np.asarray(gates, dtype=bool).reshape(-1, n * k), blocks=k).lemma_classes()
+    return {c: int(np.sum(cls == c)) for c in GATE_CLASSES}
 
 
 def context_gating_mismatch(pre: np.ndarray, n: int, k: int) -> np.ndarray:

@@ -13,15 +13,25 @@ them comes from the data. For depth L the factor becomes
 (Assumption 2.1) the maps stay diagonal in that basis and this is Eq. 6 mode by mode; when
 they do not (different output singular vectors, non-white inputs) it is still exact for
 balanced initial weights. Initial maps are aligned: ``M_p(0) = a0 Σ_α u_α v_αᵀ``.
+
+Two integrators: :func:`integrate_race` (SciPy's ``solve_ivp`` on the matrix equation, kept as an
+independent second method for the tests) and :func:`race_flow`, the one used by every caller: the
+same flow in its factorised form (for balanced weights it is the gradient flow of ``W2 W1`` with
+``rank`` hidden units, so no matrix square root is needed), stepped by the one race engine
+(:func:`theorykit.theory.flow.integrate`, RK4 in JAX) and vmapped over families of gatings
+(masks over a superset of pathways; :func:`family_masks` lists the families Lemma 4.1 allows).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
-__all__ = ["RaceSystem", "RaceSolution", "integrate_race"]
+__all__ = ["RaceSystem", "RaceSolution", "integrate_race", "RaceFlow", "race_flow", "race_loss_at", "context_family",
+           "family_masks"]
 
 
 @dataclass
@@ -171,3 +181,206 @@ def integrate_race(system: RaceSystem, a0: float, tau: float, times, rtol: float
             strengths[n].append(np.einsum("ia,ij,ja->a", U, M, V))
     return RaceSolution(times, np.array(losses), {k: np.array(v) for k, v in strengths.items()},
                         to_maps(Y[:, -1]))
+
+
+# ---------------------------------------------------------------------------------------------
+# The coupled race, integrated in JAX (factorised balanced flow, data form)
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class RaceFlow:
+    """Result of :func:`race_flow`: loss (batch × (T+1), the reported loss) and mode strengths."""
+
+    t: np.ndarray
+    loss: np.ndarray
+    modes: dict            # name -> array batch × (T+1) × rank  (u_αᵀ M_p v_α)
+    final_maps: dict       # name -> array batch × out × in
+    names: list
+    dt: float
+    loss_factor: float = 1.0
+    extra: dict = field(default_factory=dict)
+
+
+def _pathway_frames(spec, values=None):
+    """Exact left/right singular vectors of each pathway's own Σyx (floats), via the core Derivation."""
+    from .derivation import Derivation
+
+    der = Derivation(spec, method="race-reduction", values=values)
+    vals = der.task.value_map(values)
+    frames = {}
+    for p in spec.pathways:
+        svd = der.modes[p.name]
+        U = np.array(svd.U.subs(vals).evalf(30).tolist(), dtype=float).reshape(svd.U.shape)
+        V = np.array(svd.V.subs(vals).evalf(30).tolist(), dtype=float).reshape(svd.V.shape)
+        frames[p.name] = (U, V)
+    return frames
+
+
+def race_flow(spec, times=None, *, a0=None, masks=None, values=None, dt: float | None = None,
+              frames: str = "numeric", target=None, record_modes: bool = True, T: int | None = None,
+              record_every: int | None = None, record_svals: int = 0) -> RaceFlow:
+    """Integrate the coupled race of ``spec``'s pathways from aligned, balanced maps of strength a0.
+
+    The flow is ``τ dW/dt = −∇L`` on balanced factors ``M_p = W2_p W1_p`` with as many hidden
+    units as the rank of the pathway's own Σyx. This is the matrix flow of the race reduction,
+    ``τ dM_p = (M_pM_pᵀ)^{1/2}G_p + G_p(M_pᵀM_p)^{1/2}``, ``G_p = Σyx_p − Σ_q O_pq M_q Σx_qp``
+    (balance is conserved and the flow never raises the rank); the loss is written on the
+    datapoints, so every overlap between pathways comes from the data, none is set by hand.
+    Fourth-order Runge–Kutta with step ``dt`` (gradient steps; default τ/40, at most the
+    recording interval); the loss and the mode strengths are recorded every ``record_every``
+    steps (default max(1, ⌊τ/40⌋)); ``RaceFlow.t`` holds the recording times.
+
+    ``masks`` (batch × pathways, 0/1): integrate every sub-family of the spec's pathways at
+    once (a masked pathway starts, and stays, at zero). ``a0``: a scalar, one value per pathway,
+    or batch × pathways. ``target``: numeric targets replacing the task's Y (e.g. a residual).
+    The reported loss is the spec's (times P for a summed loss). ``record_svals=m`` also records
+    the m largest singular values of every pathway's map (``extra["svals"][name]``: batch × rec × m).
+    """
+    import jax
+    import jax.numpy as jnp
+
+    from .flow import integrate
+
+    X, Y = spec.task.numeric(values)
+    if target is not None:
+        Y = np.asarray(target, dtype=float)
+    P = X.shape[1]
+    tau = spec.tau
+    names = [p.name for p in spec.pathways]
+    if frames == "exact" and target is None:
+        fr = _pathway_frames(spec, values)
+    else:
+        from .modes import numeric_svd
+        fr = {}
+        for p in spec.pathways:
+            g = np.asarray(p.active, float)
+            U, s, V = numeric_svd((Y[list(p.outputs)] * g) @ X[list(p.inputs)].T / P)
+            fr[p.name] = (U, V)
+    npw = len(names)
+    masks = np.ones((1, npw)) if masks is None else np.asarray(masks, dtype=float)
+    if masks.ndim == 1:
+        masks = masks[None]
+    B = masks.shape[0]
+    a0 = np.asarray(spec.training.a0 if a0 is None else a0, dtype=float)
+    if a0.ndim == 0:
+        a0 = np.full((B, npw), float(a0))
+    elif a0.ndim == 1:
+        a0 = np.tile(a0[None], (B, 1))
+    if T is None:
+        T = int(np.ceil(np.max(times))) if times is not None else spec.training.steps
+    every = max(1, int(tau // 40)) if record_every is None else int(record_every)
+    nrec = int(np.ceil(T / every))
+    h_max = tau / 40.0 if dt is None else float(dt)
+    sub = max(1, int(math.ceil(every / h_max - 1e-9)))
+    h = every / sub
+
+    # stack every pathway into one linear network with block-masked layers:
+    # Ŷ = (W2 ∘ K2)(W1 ∘ K1) X_big, X_big = rows [g_p ∘ X_{s(p)}]_p; K1 block-diagonal, K2 puts
+    # pathway p's hidden units on its output rows. Then M_p = (W2∘K2)[:, r_p](W1∘K1)[r_p, d_p].
+    ranks = [fr[nm][0].shape[1] for nm in names]
+    dins = [len(p.inputs) for p in spec.pathways]
+    ro = np.concatenate([[0], np.cumsum(ranks)]).astype(int)
+    do = np.concatenate([[0], np.cumsum(dins)]).astype(int)
+    R, D, pout = int(ro[-1]), int(do[-1]), Y.shape[0]
+    Xbig = np.concatenate([X[list(p.inputs)] * np.asarray(p.active, float)[None, :] for p in spec.pathways])
+    K1 = np.zeros((R, D))
+    K2 = np.zeros((pout, R))
+    Ubig = np.zeros((npw, pout, R))
+    Vbig = np.zeros((npw, D, R))
+    for i, p in enumerate(spec.pathways):
+        U, V = fr[names[i]]
+        K1[ro[i]:ro[i + 1], do[i]:do[i + 1]] = 1.0
+        K2[np.ix_(list(p.outputs), range(ro[i], ro[i + 1]))] = 1.0
+        Ubig[i][np.ix_(list(p.outputs), range(ro[i], ro[i + 1]))] = U
+        Vbig[i][do[i]:do[i + 1], ro[i]:ro[i + 1]] = V
+    W1_0 = np.einsum("pdr->rd", Vbig)          # blockdiag(V_pᵀ)
+    W2_0 = np.einsum("por->or", Ubig)          # U_p on its output rows
+    pw_of_row = np.repeat(np.arange(npw), ranks)
+    Yj, Xj, K1j, K2j = jnp.asarray(Y), jnp.asarray(Xbig), jnp.asarray(K1), jnp.asarray(K2)
+
+    def loss(params):
+        W1, W2 = params
+        return 0.5 * jnp.sum((Yj - W2 @ (W1 @ Xj)) ** 2) / P
+
+    grad = jax.grad(loss)
+
+    def f(params, _a):
+        g1, g2 = grad(params)
+        return (-(g1 * K1j) / tau, -(g2 * K2j) / tau)
+
+    Uo = [jnp.asarray(fr[nm][0]) for nm in names]
+    Vo = [jnp.asarray(fr[nm][1]) for nm in names]
+    outs_idx = [np.array(p.outputs) for p in spec.pathways]
+
+    def strengths(params, _a):
+        W1, W2 = params
+        res = []
+        for i in range(npw):
+            left = Uo[i].T @ W2[outs_idx[i], ro[i]:ro[i + 1]]          # r × r
+            right = W1[ro[i]:ro[i + 1], do[i]:do[i + 1]] @ Vo[i]       # r × r
+            res.append(jnp.sum(left * right.T, axis=1))
+        return res
+
+    def svals(params, _a):
+        M = params[1] @ params[0]
+        res = []
+        for i in range(npw):
+            sv = jnp.linalg.svd(M[outs_idx[i]][:, do[i]:do[i + 1]], compute_uv=False)
+            res.append(jnp.pad(sv, (0, max(0, record_svals - sv.shape[0])))[:record_svals])
+        return res
+
+    def start(mask, a0row):
+        sc_r = jnp.sqrt(a0row * mask)[pw_of_row]                 # per hidden unit
+        return (jnp.asarray(W1_0) * sc_r[:, None], jnp.asarray(W2_0) * sc_r[None, :])
+
+    rec = {"loss": lambda y, _a: loss(y)}
+    if record_modes:
+        rec["modes"] = strengths
+    if record_svals:
+        rec["svals"] = svals
+    y0 = jax.vmap(start)(jnp.asarray(masks), jnp.asarray(a0))
+    res = integrate(f, y0, None, t_end=nrec * every, record_every=every, h=h, record=rec, batched_args=False)
+    Ls, md, sv = res.records["loss"], res.records.get("modes", []), res.records.get("svals", [])
+    M = np.einsum("bor,brd->bod", np.asarray(res.final[1]), np.asarray(res.final[0]))
+    M = np.asarray(M)
+    maps = {nm: M[:, list(p.outputs)][:, :, do[i]:do[i + 1]] for i, (nm, p) in enumerate(zip(names, spec.pathways))}
+    fac = spec.loss_factor
+    return RaceFlow(np.arange(nrec + 1) * every, np.asarray(Ls) * fac,
+                    {nm: np.asarray(m) for nm, m in zip(names, md)} if record_modes else {},
+                    maps, names, h, fac, {"frames": {nm: fr[nm] for nm in names}, "record_every": every,
+                                          "svals": {nm: np.asarray(v) for nm, v in zip(names, sv)}})
+
+
+def race_loss_at(rf: RaceFlow, times, batch: int = 0) -> np.ndarray:
+    """The race's loss at ``times`` (linear interpolation between recording times)."""
+    return np.interp(np.asarray(times, float), rf.t, rf.loss[batch])
+
+
+# ---------------------------------------------------------------------------------------------
+# Gating families (Lemma 4.1) and race metrics
+# ---------------------------------------------------------------------------------------------
+def context_family(kk: int, r: int) -> list:
+    """All r-subsets of the kk contexts (0-based tuples)."""
+    return [tuple(S) for S in itertools.combinations(range(kk), r)]
+
+
+def family_masks(kk: int, include_common: bool | None = None):
+    """Every non-empty family of context-gated pathways Lemma 4.1 allows, as masks.
+
+    The superset is the common pathway (on in every context; sees items and contexts) and
+    one item-only pathway per proper non-empty subset of contexts. Returns (subsets, masks,
+    labels): ``subsets`` the proper subsets in superset order (after "common"), ``masks`` a
+    list of 0/1 tuples over [common] + subsets, ``labels`` readable names.
+    """
+    subsets = [S for r in range(1, kk) for S in itertools.combinations(range(kk), r)]
+    npw = 1 + len(subsets)
+    masks, labels = [], []
+    for bits in itertools.product((0, 1), repeat=npw):
+        if not any(bits):
+            continue
+        if include_common is not None and bool(bits[0]) != include_common:
+            continue
+        masks.append(bits)
+        parts = (["common"] if bits[0] else []) + ["".join(str(c + 1) for c in S)
+                                                    for b, S in zip(bits[1:], subsets) if b]
+        labels.append("+".join(parts))
+    return subsets, masks, labels
