@@ -11,7 +11,7 @@ Derives, from the effective datasets of the context task and with nothing typed 
 3. the full closed-form loss of the paper's scheme (common pathway on the targets, context
    pathways on its residual).
 
-All averages over the data are computed by :mod:`theorykit.contexts_theory`'s Kronecker
+All averages over the data are computed by :mod:`k_algebra`'s Kronecker
 algebra (i and c independent and uniform). The result is then checked against theorykit's
 exact numeric derivation on the actual effective datasets of ``contexts(n, k)`` for
 k = 2 … 8, and against the race reduction integrated from the data.
@@ -27,11 +27,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from theorykit.contexts_theory import (ONE, CVec, E, SymPathway, TVec, gamma, gram_apply, k, n,
-                                       residual_of_datapoint, sig, sigbar, sum_over_other_contexts,
-                                       sx_apply, syx_apply)
-from theorykit.modes import _product_of_irreducible_powers, _zero_by_radical_reduction
-from theorykit.trajectory import mode_loss_reduction, mode_trajectory
+from .k_algebra import (ONE, CVec, E, SymPathway, TVec, gamma, gram_apply, k, n, residual_of_datapoint, sig, sigbar,
+                        sum_over_other_contexts, sx_apply, syx_apply)
+from theorykit.theory.modes import product_of_irreducible_powers, zero_by_radical_reduction
+from theorykit.theory.trajectory import mode_loss_reduction, mode_trajectory
 
 __all__ = ["derive", "KContexts", "closed_form_loss", "closed_form_modes", "check_against_numeric", "r_family"]
 
@@ -44,7 +43,7 @@ def _s(x):
     x = sp.sympify(x)
     if all(a.exp.is_Integer for a in x.atoms(sp.Pow)) and not x.atoms(sp.Function):
         return sp.factor(x)
-    if _product_of_irreducible_powers(x):
+    if product_of_irreducible_powers(x):
         return sp.factor(x)             # e.g. σ√(k+1)/(√k n): nothing for simplify to combine
     return sp.factor(sp.simplify(x))
 
@@ -53,7 +52,7 @@ def _zero(x) -> bool:
     """Exact zero test: reduction modulo the square roots' relations (exact polynomial arithmetic),
     else ``simplify``."""
     x = sp.sympify(x)
-    return _zero_by_radical_reduction(x) or sp.simplify(sp.together(sp.expand(x))) == 0
+    return zero_by_radical_reduction(x) or sp.simplify(sp.together(sp.expand(x))) == 0
 
 
 @dataclass
@@ -280,7 +279,7 @@ def closed_form_modes(res: KContexts, H, nn: int, kk: int, gam: float) -> list:
     """Numeric modes of the closed form for a concrete structure: (s, d, multiplicity, group, L0 part).
 
     ``group`` is "common" or "context" (which initial strength a0 applies)."""
-    from theorykit.contexts_theory import structure_values
+    from .k_algebra import structure_values
 
     sv = structure_values(H)
     A, B, C = res.common
@@ -300,12 +299,13 @@ def closed_form_modes(res: KContexts, H, nn: int, kk: int, gam: float) -> list:
 
 
 def closed_form_loss(res: KContexts, H, nn: int, kk: int, gam: float, times, tau_val: float, a0_common,
-                     a0_ctx=None, loss_factor: float = 1.0, residual_only: bool = False, _modes=None):
+                     a0_ctx=None, loss_factor: float = 1.0, residual_only: bool = False, modes=None):
     """The closed-form loss at ``times`` for a concrete structure H (numpy).
 
     ``a0_common``/``a0_ctx`` may be arrays (broadcast against each other): the result then has
-    their shape followed by the shape of ``times``."""
-    modes, L0, Lres = _modes or closed_form_modes(res, H, nn, kk, gam)
+    their shape followed by the shape of ``times``. ``modes``: the result of :func:`closed_form_modes`
+    for the same arguments, when the caller already has it (default: computed here)."""
+    modes, L0, Lres = modes or closed_form_modes(res, H, nn, kk, gam)
     a0_ctx = a0_common if a0_ctx is None else a0_ctx
     ac, ax = np.broadcast_arrays(np.asarray(a0_common, float), np.asarray(a0_ctx, float))
     times = np.asarray(times, float)
@@ -332,9 +332,10 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
     :func:`theorykit.effective_dataset`) decomposed by numpy (fast).
     """
     from theorykit import Derivation, GDLNSpec, Task, Training, context_pathways, contexts, effective_dataset
-    from theorykit.modes import numeric_svd
-    from theorykit.contexts_theory import context_family, race_flow, race_loss_at, structure_values
-    from theorykit.task import hierarchy
+    from theorykit.theory.modes import numeric_svd
+    from theorykit.theory.race import context_family, race_flow, race_loss_at
+    from .k_algebra import structure_values
+    from theorykit.spec.task import hierarchy
 
     t0 = time.time()
     # exact: a float is read as the decimal it prints as (0.5 -> 1/2), never guessed from digits
@@ -450,7 +451,7 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
 # ---------------------------------------------------------------------------------------------
 def _exact_sigbar(H):
     """σ̄ = ‖H 1‖/√n exactly: with HᵀH 1 = λ 1 (the structure assumption), σ̄² = 1ᵀHᵀH1/n = λ."""
-    from theorykit.contexts_theory import structure_assumption
+    from .k_algebra import structure_assumption
 
     fact = structure_assumption(H)
     if not fact["holds"]:
@@ -478,7 +479,7 @@ def derive(check_ks=range(2, 9), n_check: int = 4, race_check: bool = True, late
 
 
 def to_latex(res: KContexts) -> str:
-    from theorykit.latex import latex_document
+    from theorykit.theory.latex import latex_document
 
     L = sp.latex
     A, B, C = res.common

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theorykit.derivation import Derivation
-from theorykit.effective import output_correlation
-from theorykit.gating import GDLNSpec, xor_relns
-from theorykit.latex import latex_document
-from theorykit.task import xor_margin
-from theorykit.trajectory import a0, mode_trajectory, t, tau
+from theorykit.theory.derivation import Derivation
+from theorykit.theory.effective import output_correlation
+from theorykit.spec.gating import GDLNSpec, xor_relns
+from theorykit.theory.latex import latex_document
+from theorykit.spec.task import xor_margin
+from theorykit.theory.trajectory import a0, mode_trajectory, t, tau
 
-__all__ = ["derive", "half_loss_time", "A0_RULE", "main"]
+__all__ = ["derive", "half_loss_time", "A0_RULE", "summary", "latex_rows", "main"]
 
 #: initial-condition rule used beside random (non-aligned) initial weights of std σ. In the early,
 #: linear phase each hidden unit i of a pathway obeys τ d(w2_i, c_i)/dt = s (c_i, w2_i) with
@@ -255,6 +255,42 @@ def _latex(out) -> str:
                      r"units aligned to their own singular vectors (such a unit also turns on for the other example "
                      r"of the same label).")
     return "\n".join(parts)
+
+
+def summary(th: dict, a0_rule_values: dict) -> dict:
+    """The derivation's results as JSON-ready strings and numbers (with the a0 rule's values per ReLN),
+    as the xor suite reports them."""
+    return {
+        "crossover": {"exact": str(th["crossover"]), "float": th["crossover_float"],
+                      "equation": str(th["crossover_equation"]),
+                      "equals_sqrt_2_over_3": bool(sp.simplify(th["crossover"] - sp.sqrt(sp.Rational(2, 3))) == 0)},
+        "faster_below": th["faster_below"], "faster_above": th["faster_above"],
+        "linear_faster_for": str(th["linear_faster_set"]),
+        "s_linear": str(th["s_linear"]), "d_linear": str(th["d_linear"]),
+        "s_xor": str(th["s_xor"]), "d_xor": str(th["d_xor"]),
+        "loss_linear": str(th["loss_linear"]), "loss_xor": str(th["loss_xor"]),
+        "t_half_loss": {n: str(th[n]["t_half_loss"]) for n in ("linear", "xor")},
+        "implementable_by_aligned_relu_units": {n: str(th["implementable"][n]["all"]) for n in ("linear", "xor")},
+        "a0_rule": th["a0_rule"], "a0_rule_values": a0_rule_values,
+        "learning_time_crossover_equals_crossover_under_a0_rule": (th["learning_time_crossover"] or {}).get(
+            "equal_at_crossover"),
+        "latex": latex_rows(th),
+    }
+
+
+def latex_rows(th: dict) -> dict:
+    """Math-only LaTeX of the derivation's results, one row per result (typeset by the validation report)."""
+    L = sp.latex
+    out = {"crossover": (r"s_{\mathrm{lin}}(\Delta) = " + L(th["s_linear"]) + " = " + L(th["s_xor"])
+                         + r" = s_{\mathrm{xor}}(\Delta)\;\Longrightarrow\;\Delta^\ast = " + L(th["crossover"])
+                         + rf" \approx {th['crossover_float']:.4f}")}
+    for name, lab in (("linear", "lin"), ("xor", "xor")):
+        r = th[name]
+        out[f"{name} ReLN"] = (r"s = " + L(r["s"]) + r",\quad d = " + L(r["d"]) + r",\quad L_{\mathrm{" + lab
+                               + r"}}(t) = " + L(r["loss"]))
+        if r["t_half_loss"] is not None:
+            out[f"{name} ReLN half-loss time"] = r"t_{1/2}^{\mathrm{" + lab + r"}} = " + L(r["t_half_loss"])
+    return out
 
 
 def main() -> int:

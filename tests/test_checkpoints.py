@@ -1,4 +1,4 @@
-"""Your own training run: checkpoints + data → find-gates → compare (theorykit/checkpoints.py, compare.py).
+"""Your own training run: checkpoints + data → find-gates → compare (theorykit/analysis/checkpoints.py, compare.py).
 
 The checkpoints are written here with the safetensors numpy API (no torch), from a ReLU run of
 theorykit's own trainer, so the loss recomputed from the files has a second source to agree with.
@@ -12,7 +12,7 @@ import pytest
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
 pytest.importorskip("sklearn")
 
-from theorykit.checkpoints import (find_gates_in_run, load_checkpoints, load_data, paired_start, parse_layers,  # noqa: E402
+from theorykit.analysis.checkpoints import (find_gates_in_run, load_checkpoints, load_data, paired_start, parse_layers,  # noqa: E402
                                    split_units)
 from theorykit.cli import main  # noqa: E402
 from theorykit.errors import SpecError  # noqa: E402
@@ -24,9 +24,9 @@ LR, STEPS, EVERY, H = 0.02, 600, 50, 8
 def run_dir(tmp_path_factory):
     """A bias-free ReLU network (3 → 8 → 1) on XoR with margin 0.5, trained by theorykit's trainer;
     its weights every 50 steps saved as safetensors, its loss curve kept as the reference."""
-    from theorykit.engine import SaveAt
-    from theorykit.simulate import simulate_relu
-    from theorykit.task import xor_margin
+    from theorykit.sim.engine import SaveAt
+    from theorykit.sim.simulate import simulate_relu
+    from theorykit.spec.task import xor_margin
 
     d = tmp_path_factory.mktemp("run")
     X, Y = xor_margin(0.5).numeric()
@@ -204,7 +204,7 @@ def test_paired_start_cuts_the_relu_weights(run_dir):
     # at t = 0 its output is W2 W1 X (a hand check of the cut and the trainer's forward pass)
     from dataclasses import replace
 
-    from theorykit.checkpoints import gdln_outputs_from_start
+    from theorykit.analysis.checkpoints import gdln_outputs_from_start
 
     on = replace(spec, pathways=tuple(replace(p, active=(1,) * 4) for p in spec.pathways))
     out, _ = gdln_outputs_from_start(on, paired_start(on, run.params(0)), [0, 1], LR)
@@ -219,7 +219,7 @@ def test_find_gates_and_compare_end_to_end(run_dir, tmp_path, capsys):
                  "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "K = " in out and found.exists()
-    from theorykit.spec import load_spec
+    from theorykit.spec.files import load_spec
 
     spec = load_spec(found)
     assert spec.training.lr == LR and sum(p.hidden for p in spec.pathways) == H
@@ -263,9 +263,9 @@ def test_docs_page_names_the_commands_and_its_images_exist():
 
 def test_two_hidden_layers(tmp_path):
     """A 3 → 6 → 6 → 1 run: depth-3 pathways; the paired start keeps each pathway's diagonal block of W2."""
-    from theorykit.engine import SaveAt
-    from theorykit.simulate import simulate_relu
-    from theorykit.task import xor_margin
+    from theorykit.sim.engine import SaveAt
+    from theorykit.sim.simulate import simulate_relu
+    from theorykit.spec.task import xor_margin
 
     X, Y = xor_margin(0.5).numeric()
     steps = [0, 40, 80, 120]
@@ -284,7 +284,7 @@ def test_two_hidden_layers(tmp_path):
     p0 = found.spec.pathways[0]
     h = p0.hidden
     np.testing.assert_array_equal(start[f"{p0.name}->{p0.name}_2"][0], run.params(0)[1][:h, :h])
-    from theorykit.compare import compare_run
+    from theorykit.analysis.compare import compare_run
 
     cmp = compare_run(found.spec, run)
     assert cmp.gdln_loss[0] > 0 and cmp.race_loss is not None and len(cmp.run_loss) == 4
@@ -305,7 +305,7 @@ def test_data_as_rows_when_the_shapes_alone_do_not_tell(tmp_path):
 def test_derive_summary_is_short_for_many_modes(monkeypatch, capsys):
     from pathlib import Path
 
-    from theorykit import summary
+    from theorykit.analysis import summary
 
     monkeypatch.setattr(summary, "stdout_is_terminal", lambda: True)
     ex = Path(__file__).resolve().parents[1] / "examples" / "contexts_double.toml"

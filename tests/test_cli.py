@@ -173,8 +173,8 @@ def test_force_lifts_the_time_limit_but_never_the_memory_limit(tmp_path, capsys,
 
 def test_memory_estimate_scales_with_sizes():
     """Independent count: a depth-2 pathway has (d + p) H weights; float64 -> 8 bytes each, per seed."""
-    from theorykit.limits import simulation_estimate
-    from theorykit.spec import spec_from_dict
+    from theorykit.spec.limits import simulation_estimate
+    from theorykit.spec.files import spec_from_dict
 
     def spec(h):
         return spec_from_dict({"data": {"inputs": [[1, 0], [0, 1]], "targets": [[1, -1]]},

@@ -18,9 +18,9 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not instal
 def compare_page(tmp_path) -> Path:
     """A comparison of a hand-made one-pathway spec with a two-checkpoint run (no training needed
     to test the page: the curves are whatever they are)."""
-    from theorykit.checkpoints import RunCheckpoints, data_task
-    from theorykit.compare import compare_run, write_comparison
-    from theorykit.gating import GDLNSpec, Pathway, Training
+    from theorykit.analysis.checkpoints import RunCheckpoints, data_task
+    from theorykit.analysis.compare import compare_run, write_comparison
+    from theorykit.spec.gating import GDLNSpec, Pathway, Training
 
     X = np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]])
     Y = np.array([[1.0, 1, -1, -1]])

@@ -5,11 +5,13 @@ import pytest
 import sympy as sp
 
 from theorykit import GDLNSpec, Task, Training, context_pathways, contexts, simulate_gdln, simulate_relu
-from theorykit.contexts_theory import (ONE, E, classify_units, context_family, family_masks, gdln_run, k,
-                                       loss_metrics, n, race_flow, race_loss_at, relu_run, relu_unit_groups, sig,
-                                       structure_assumption, structure_values, sum_over_other_contexts)
+from theorykit.analysis.curves import loss_metrics
+from theorykit.analysis.gates import UnitGates, context_census
+from theorykit.derivations.k_algebra import (ONE, E, k, n, sig, structure_assumption, structure_values, sum_over_other_contexts)
+from theorykit.theory.race import context_family, family_masks, race_flow, race_loss_at
+from theorykit.sim.simulate import gdln_run, relu_run
 from theorykit.suites import load_package
-from theorykit.task import hierarchy
+from theorykit.spec.task import hierarchy
 
 load_package("derivations")
 from theorykit.derivations import k_contexts as kc  # noqa: E402
@@ -42,7 +44,7 @@ def test_context_algebra_rules():
 
 
 def test_structure_assumption_holds_for_hierarchy_not_ring():
-    from theorykit.task import ring
+    from theorykit.spec.task import ring
 
     assert structure_assumption(hierarchy(8))["holds"]
     assert structure_assumption(hierarchy(4))["sigbar_squared"] == 7
@@ -165,7 +167,7 @@ def test_aligned_simulation_matches_closed_form(res, kk, reference):
     assert err < 1e-3
     assert err == pytest.approx(reference, rel=0.25)
     # the discrete gradient-descent recurrence a <- a(1 + (s - d a)/tau)^2 with the derived s, d_eff
-    from theorykit.trajectory import discrete_mode_recurrence
+    from theorykit.theory.trajectory import discrete_mode_recurrence
 
     modes, _, Lres = kc.closed_form_modes(res, hierarchy(4), 4, kk, 1.0)
     L_d = np.full(steps + 1, Lres)
@@ -180,7 +182,7 @@ def test_aligned_simulation_matches_closed_form(res, kk, reference):
 # the race integrator
 # ------------------------------------------------------------------------------------------------
 def test_race_flow_matches_core_race_reduction():
-    """The factorised JAX race agrees with theorykit.race.integrate_race (matrix square roots, LSODA)."""
+    """The factorised JAX race agrees with theorykit.theory.race.integrate_race (matrix square roots, LSODA)."""
     from theorykit import Derivation
 
     task = contexts(4, 3)
@@ -266,8 +268,8 @@ def test_gdln_run_equals_simulate_gdln(schedule):
 # ------------------------------------------------------------------------------------------------
 # reading trained ReLU networks
 # ------------------------------------------------------------------------------------------------
-def test_classify_units_patterns():
-    nn, kk = 4, 3
+def test_context_census_patterns():
+    kk = 3                                                  # contexts of 4 items each
     pats = []
     pats.append([1] * 12)                                   # common
     pats.append([1] * 4 + [1] * 4 + [0] * 4)                # on in contexts 1, 2: (k-1)-context
@@ -276,11 +278,11 @@ def test_classify_units_patterns():
     pats.append([1, 0, 0, 0] * 3)                           # item-gated: "other" (Lemma 4.1 allows it)
     pats.append([1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0])       # staircase w_i + w_c > 0: "other", majority double
     g = np.array(pats, bool)
-    out = classify_units(g, nn, kk, weights=np.ones(len(pats)))
+    out = context_census(g, kk, weights=np.ones(len(pats)))
     assert out["all"] == {"common": 1, "k-1-context": 1, "single-context": 1, "other-context": 0, "other": 2,
                           "silent": 1}
     assert out["majority"] == {"common": 1, "k-1-context": 2, "single-context": 1, "other-context": 0, "silent": 2}
-    groups = relu_unit_groups(g, nn, kk, mode="exact")
+    groups = UnitGates(g, kk, "exact").groups()
     assert groups == {"common": [0], "ctx12": [1], "ctx2": [2]}
 
 

@@ -5,7 +5,10 @@ import numpy as np
 import pytest
 
 from theorykit import contexts
-from theorykit import findgates as fg
+from theorykit.analysis import findgates as fg
+from theorykit.analysis import curves
+from theorykit.analysis.gates import layer_activity
+from theorykit.theory.mode_ode import mode_ode_loss
 from theorykit.errors import SpecError
 from theorykit.suites import load_suite
 
@@ -96,7 +99,7 @@ def test_layer_activity_on_a_hand_built_network():
     W1 = np.array([[1, 1, 1, 1], [1, -2, 0, 0]], float)
     W2 = np.array([[1, 0], [-1, 0]], float)
     W3 = np.array([[1, 3]], float)
-    a = dp.layer_activity([W1, W2, W3], X, blocks=2, items=2)
+    a = layer_activity([W1, W2, W3], X, blocks=2)
     assert a["first_all_on_units"] == pytest.approx(0.5)
     assert a["first_all_on_weight"] == pytest.approx(1.0)
     assert a["first_on_fraction_weighted"] == pytest.approx(1.0)
@@ -111,7 +114,7 @@ def test_mode_ode_depth2_equals_the_closed_form():
     X, Y = np.eye(3), rng.normal(size=(2, 3))           # Σx = I/3 so d = 1/3 for every mode
     a0, tau = 1e-3, 2.0
     t = np.linspace(0, 40, 9)
-    got = dp.mode_ode_loss(X, Y, a0, tau, t, loss_factor=1.0, depth=2)
+    got = mode_ode_loss(X, Y, a0, tau, t, loss_factor=1.0, depth=2)
     s = np.linalg.svd(Y @ X.T / 3, compute_uv=False)
     d = 1 / 3
     L = np.full(t.shape, 0.5 * np.sum(Y * Y) / 3)
@@ -144,7 +147,7 @@ def test_mode_ode_depth3_matches_the_discrete_chain():
     X, Y = np.eye(2), np.array([[3.0, 0.0]])            # one mode: s = 3/2, d = 1/2, end point 3
     a0 = 1e-3
     t_tau = np.arange(0, 13, 0.5)                        # in units of τ
-    ode = dp.mode_ode_loss(X, Y, a0, 1.0, t_tau, loss_factor=1.0, depth=3)
+    ode = mode_ode_loss(X, Y, a0, 1.0, t_tau, loss_factor=1.0, depth=3)
     gaps = [np.max(np.abs(ode - _chain_loss(eta, a0, t_tau))) for eta in (2e-3, 1e-3)]
     order = np.log2(gaps[0] / gaps[1])
     assert 0.75 < order < 1.25, (gaps, order)
@@ -154,18 +157,18 @@ def test_mode_ode_depth3_matches_the_discrete_chain():
 
 def test_run_statistics_on_synthetic_runs():
     t = np.arange(0, 1000, 100.0)
-    assert dp.first_crossing(t, np.linspace(0, 1, 10), 0.5) == 500.0
-    assert np.isnan(dp.first_crossing(t, np.zeros(10), 0.5))
+    assert curves.first_crossing(t, np.linspace(0, 1, 10), 0.5) == 500.0
+    assert np.isnan(curves.first_crossing(t, np.zeros(10), 0.5))
     x = np.array([1.0, 2, 3, 4, 5])
-    assert dp.r2(2 * x + 1, x) == pytest.approx(1.0)
-    assert dp.r2(np.array([1.0, -1, 1, -1, 1]), np.array([0.0, 0, 1, 1, 2])) < 0.2
+    assert curves.r2(2 * x + 1, x) == pytest.approx(1.0)
+    assert curves.r2(np.array([1.0, -1, 1, -1, 1]), np.array([0.0, 0, 1, 1, 2])) < 0.2
     base = np.exp(-t / 300)
     runs = np.stack([base * 0.5, base, base * 2.0])      # the middle run is the mean in log space
-    assert dp.stereotypical(runs) == 1
+    assert curves.stereotypical(runs) == 1
     # loss fully determined by the alignment time → all of its variance explained
     ta = np.array([100.0, 200, 300, 400])
     L = np.exp(-np.maximum(t[None, :] - ta[:, None], 0) / 200)
-    _, w, _ = dp.variance_explained(L, ta)
+    _, w, _ = curves.variance_explained(L, ta)
     assert 0.8 < w <= 1.0 + 1e-12
 
 
@@ -198,7 +201,7 @@ def test_shared_first_flow_one_pathway_is_the_mode_ode():
     Y = rng.normal(size=(2, P))
     t = np.linspace(0, 60, 13)
     flow = fg.shared_first_flow(X, Y, np.ones((1, P)), a0=1e-3, lr=0.5, loss="mean", times=t)
-    ode = dp.mode_ode_loss(X, Y, 1e-3, 2.0, t, loss_factor=1.0, depth=3)
+    ode = mode_ode_loss(X, Y, 1e-3, 2.0, t, loss_factor=1.0, depth=3)
     np.testing.assert_allclose(flow, ode, rtol=1e-5, atol=1e-8)
     assert flow[-1] < 0.5 * flow[0]                                      # something was learned
 
@@ -248,8 +251,8 @@ def test_shared_first_flow_matches_gradient_descent_on_the_data():
     # a second integrator: scipy's LSODA on the same vector field gives the same flow as the RK4 engine
     from scipy.integrate import solve_ivp
 
-    from theorykit.flow import effective_arrays, effective_loss
-    from theorykit.init import aligned_net_params
+    from theorykit.theory.flow import effective_arrays, effective_loss
+    from theorykit.sim.init import aligned_net_params
 
     r = Vr.shape[1]
     net = fg.gdln_graph(3, 2, G, [r] * K, depth=3, shared_first=r)
@@ -282,16 +285,24 @@ def test_level_times_and_verdicts():
     L0 = 8.0
     curve = L0 * np.exp(-t / 1000)
     late = L0 * np.exp(-t / 1100)                       # 10 % slower
-    lv = dp._level_times(t, L0, {"gdln_flow": curve[None], "gdln_runs": np.stack([late, late, curve]),
+    lv = curves.level_times(t, L0, {"gdln_flow": curve[None], "gdln_runs": np.stack([late, late, curve]),
                                  "relu_runs": np.stack([late, np.full_like(t, L0), np.full_like(t, L0)])})
     for level, row in lv.items():
         want = -1000 * np.log(float(level.rstrip("%")) / 100)
         assert abs(row["gdln_flow"] - want) <= 10
         assert abs(row["gdln_runs"] - 1.1 * want) <= 11      # median of (late, late, curve)
         assert np.isnan(row["relu_runs"])                   # only 1 of 3 runs gets there
-    assert dp._level_err(lv, "gdln_runs") == pytest.approx(1 / 11, abs=0.01)
-    assert dp._level_err(lv, "relu_runs") == np.inf
+    assert curves.level_error(lv, "gdln_runs") == pytest.approx(1 / 11, abs=0.01)
+    assert curves.level_error(lv, "relu_runs") == np.inf
     assert dp._verdict_below(0.04, 0.05, 0.15) == "confirmed"
     assert dp._verdict_below(0.1, 0.05, 0.15) == "partly"
     assert dp._verdict_below(0.1, 0.1, 0.25, strict=False) == "confirmed"
     assert dp._verdict_below(np.inf, 0.1, 0.25) == "not borne out"
+
+
+def test_section6_gates_by_hand():
+    from theorykit.analysis.depth_runs import section6_gates
+
+    # two items, three contexts (context-major): common, ctx12, ctx13, ctx23
+    assert section6_gates(2, 3).tolist() == [[1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 0, 0], [1, 1, 0, 0, 1, 1],
+                                             [0, 0, 1, 1, 1, 1]]

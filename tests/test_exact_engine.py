@@ -1,4 +1,4 @@
-"""The exact SVD engine (theorykit.exactla): checked against numpy's SVD (a second method), with
+"""The exact SVD engine (theorykit.theory.exactla): checked against numpy's SVD (a second method), with
 exact identities M v = s u and Mᵀ u = s v proved by exact arithmetic, and with numeric guessing
 (nsimplify, mpmath identify/PSLQ) forbidden."""
 import json
@@ -11,8 +11,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import theorykit as tk
-from theorykit.exactla import X, rational_svd
-from theorykit.modes import exact_svd, numeric_svd
+from theorykit.theory.exactla import X, rational_svd
+from theorykit.theory.modes import exact_svd, numeric_svd
 
 
 def _np_check(A, svd, tol=1e-12):
@@ -181,7 +181,7 @@ def test_no_numeric_guessing_on_result_paths(monkeypatch, tmp_path):
 
 def test_repeated_blocks_are_solved_once():
     """Pathways whose correlations are permutations of one another share one SVD (the cache)."""
-    import theorykit.exactla as ex
+    import theorykit.theory.exactla as ex
 
     calls = []
     orig = ex._block_modes
@@ -268,7 +268,7 @@ def test_kronecker_detection_fires_and_solves_only_the_factors():
     B = I + P (P the cyclic shift) is normal with eigenvalues 1 + ωʲ (ω = e^{2πi/3}), so its
     singular values are |1 + ωʲ| = 2, 1, 1. So σ(A ⊗ B) = 2σ_A, σ_A, σ_A for each σ_A:
     7.236, 3.618, 3.618, 2.764, 1.382, 1.382."""
-    import theorykit.exactla as ex
+    import theorykit.theory.exactla as ex
 
     A = np.array([[2, 1], [1, 3]])
     B = np.array([[1, 1, 0], [0, 1, 1], [1, 0, 1]])

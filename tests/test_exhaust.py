@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from theorykit.exhaust import context_symmetries, exhaust_spec, family_orbits, pathway_action, race_exhaust
+from theorykit.analysis.exhaust import context_symmetries, exhaust_spec, family_orbits, pathway_action, race_exhaust
 
 
 def test_symmetry_found_and_orbits():

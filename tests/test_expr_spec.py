@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 import theorykit as tk
 from theorykit.errors import DerivationError, SpecError
-from theorykit.expr import parse_expr
-from theorykit.spec import load_spec, spec_from_dict, spec_to_toml
+from theorykit.spec.expr import parse_expr
+from theorykit.spec.files import load_spec, spec_from_dict, spec_to_toml
 
 D = sp.Symbol("Delta", positive=True)
 

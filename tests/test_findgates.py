@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from theorykit import Derivation, contexts, load_spec, spec_to_toml, xor_margin
-from theorykit import findgates as fg
-from theorykit.simulate import gdln_forward, relu_forward, simulate_relu
+from theorykit.analysis import findgates as fg
+from theorykit.sim.simulate import gdln_forward, relu_forward, simulate_relu
 
 pytest.importorskip("sklearn")
 
@@ -193,11 +193,11 @@ def test_find_gates_api_and_cli(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------------
-# Numeric race reduction: weight-space balanced flow vs theorykit.race (matrix-power form)
+# Numeric race reduction: weight-space balanced flow vs theorykit.theory.race (matrix-power form)
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("depth", [2, 3])
 def test_balanced_flow_matches_race_reduction(depth):
-    from theorykit.race import integrate_race
+    from theorykit.theory.race import integrate_race
 
     rng = np.random.default_rng(3)
     X, Y = rng.normal(size=(3, 6)), rng.normal(size=(2, 6))

@@ -14,7 +14,7 @@ import tomllib
 from hypothesis import HealthCheck, given, settings
 
 from theorykit import fuzz
-from theorykit.spec import spec_from_dict
+from theorykit.spec.files import spec_from_dict
 
 CASES = int(os.environ.get("THEORYKIT_FUZZ_CASES", "200"))
 SIM_SHARE = float(os.environ.get("THEORYKIT_FUZZ_SIMULATE", "0.15"))
@@ -77,3 +77,226 @@ def test_an_unnamed_error_is_detected(tmp_path, monkeypatch):
                                   "pathways": [{"name": "a", "active": "all"}]}, simulate=False)
     out = fuzz.run_case(case, tmp_path)
     assert out.kind == "crash" and "without naming a field" in out.detail
+
+
+# ------------------------------------------------------------------------------------------
+# data, weight and checkpoint files: each damage is exit 2 naming the option, the file and the key
+# ------------------------------------------------------------------------------------------
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from theorykit.errors import SpecError  # noqa: E402
+
+
+def _good_weights():
+    rng = np.random.default_rng(0)
+    return {"W1": 0.3 * rng.standard_normal((3, 2)), "W2": 0.3 * rng.standard_normal((1, 3))}
+
+
+def _spec_error(fn, *a, **kw):
+    with pytest.raises(SpecError) as ei:
+        fn(*a, **kw)
+    return ei.value
+
+
+@pytest.mark.parametrize("lie", fuzz._ST_LIES)
+def test_safetensors_header_lies_are_named(tmp_path, lie):
+    """A hand-written .safetensors whose header lies (sizes, offsets, dtype, length, JSON, metadata)."""
+    from theorykit.analysis.checkpoints import read_checkpoint
+
+    path = tmp_path / "step_0.safetensors"
+    path.write_bytes(fuzz.safetensors_bytes(_good_weights(), {"lr": "0.05"}, lie))
+    try:
+        arrays, meta = read_checkpoint(path)
+    except SpecError as err:
+        assert str(err.field).startswith(f"--checkpoints {path}"), err
+        assert err.fix
+        return
+    # the few lies a reader may accept are harmless: the arrays are what was written
+    assert lie in ("offsets-overlap", "dtype-other"), (lie, sorted(arrays))
+
+
+def test_safetensors_by_hand_round_trips(tmp_path):
+    from theorykit.analysis.checkpoints import read_safetensors
+
+    W = _good_weights()
+    W["b"] = np.arange(6, dtype=np.int32).reshape(2, 3)
+    path = tmp_path / "a.safetensors"
+    path.write_bytes(fuzz.safetensors_bytes(W, {"loss": "sum"}))
+    arrays, meta = read_safetensors(path)
+    assert meta == {"loss": "sum"} and sorted(arrays) == sorted(W)
+    for k in W:
+        np.testing.assert_array_equal(arrays[k], W[k])
+
+
+def test_safetensors_length_beyond_the_file_names_the_header(tmp_path):
+    from theorykit.analysis.checkpoints import read_checkpoint
+
+    path = tmp_path / "s.safetensors"
+    path.write_bytes(fuzz.safetensors_bytes(_good_weights(), lie="length-huge"))
+    err = _spec_error(read_checkpoint, path)
+    assert err.field.endswith("header length") and str(2 ** 63 + 5) in err.problem
+    path.write_bytes(fuzz.safetensors_bytes(_good_weights(), lie="offsets-beyond"))
+    err = _spec_error(read_checkpoint, path)
+    assert err.field == f"--checkpoints {path}: key 'W1'.data_offsets" and "save the file again" in err.fix
+
+
+@pytest.mark.parametrize("header,n", fuzz._NPY_LIES)
+def test_npy_header_lies_are_named(tmp_path, header, n):
+    """An .npz member whose .npy header lies (huge shape, object dtype, bad literal) is refused
+    before its data is read, naming the key."""
+    from theorykit.sim.init import read_npz
+
+    path = tmp_path / "W.npz"
+    path.write_bytes(fuzz.npz_bytes({"X": np.ones((2, 2)), "Y.npy": fuzz.npy_bytes(header=header, data=b"\0" * n)}))
+    try:
+        out = read_npz(path, "--data", "data", "save it again")
+    except SpecError as err:
+        assert err.field == f"--data {path}: key 'Y'", err
+        return
+    assert out["Y"].size * out["Y"].itemsize <= n       # a header that told the truth
+
+
+@pytest.mark.parametrize("damage", ["truncate", "dtype", "shape", "nan", "huge", "missing", "extra", "garbage"])
+def test_weight_file_damage_is_exit_2_naming_file_and_key(tmp_path, capsys, damage):
+    from theorykit.cli import main
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[data]\ninputs = [[1, 0], [0, 1]]\ntargets = [[1, -1]]\n'
+                    '[[pathways]]\nname = "p"\nactive = "all"\nhidden = 3\n', "utf-8")
+    W = {"input->p": 0.1 * np.ones((3, 2)), "p->output": 0.1 * np.ones((1, 3))}
+    key = "input->p"
+    if damage == "dtype":
+        W[key] = W[key].astype(complex)
+    elif damage == "shape":
+        W[key] = W[key].T
+    elif damage == "nan":
+        W[key][0, 0] = np.nan
+    elif damage == "huge":
+        W[key][0, 0] = 1e300
+    elif damage == "missing":
+        del W[key]
+    elif damage == "extra":
+        W["p->ghost"] = np.ones(2)
+    data = fuzz.npz_bytes(W)
+    if damage == "truncate":
+        data = data[: len(data) // 2]
+    elif damage == "garbage":
+        data = b"\x93NUMPY not a zip"
+    path = tmp_path / "W.npz"
+    path.write_bytes(data)
+    out = tmp_path / "sim.json"
+    rc = main(["simulate", str(spec), "--init-weights", str(path), "--steps", "2", "--seeds", "1", "--times", "0,2",
+               "--json", str(out)])
+    err = capsys.readouterr().err
+    if damage == "extra":                 # an extra array is ignored
+        assert rc == 0 and out.exists(), err
+        return
+    assert rc == 2 and "Traceback" not in err and not out.exists(), err
+    assert err.startswith(f"theorykit: error in --init-weights {path}"), err
+    if damage not in ("truncate", "garbage"):
+        assert f"key '{key}'" in err, err
+
+
+@pytest.mark.parametrize("damage", ["truncate", "dtype", "shape", "nan", "missing", "rows-as-columns", "huge"])
+def test_data_file_damage_names_file_and_key(tmp_path, damage):
+    from theorykit.analysis.checkpoints import load_data
+
+    X, Y = np.ones((2, 4)), np.ones((1, 4))
+    arrays = {"X": X, "Y": Y}
+    if damage == "dtype":
+        arrays["X"] = np.full((2, 4), "a")
+    elif damage == "shape":
+        arrays["X"] = np.ones((2, 4, 1))
+    elif damage == "nan":
+        arrays["Y"] = np.full((1, 4), np.inf)
+    elif damage == "missing":
+        del arrays["Y"]
+    elif damage == "rows-as-columns":
+        arrays = {"X": X.T, "Y": Y.T}
+    elif damage == "huge":
+        arrays["X"] = np.full((2, 4), 1e300)
+    data = fuzz.npz_bytes(arrays)
+    if damage == "truncate":
+        data = data[:-30]
+    path = tmp_path / "data.npz"
+    path.write_bytes(data)
+    err = _spec_error(load_data, path)
+    assert err.field.startswith(f"--data {path}"), err
+    if damage != "truncate":
+        assert ": key '" in err.field, err
+
+
+@pytest.mark.parametrize("meta", [{"lr": "fast"}, {"lr": "-1"}, {"lr": "inf"}, {"loss": "median"}])
+def test_checkpoint_metadata_is_checked_where_read(tmp_path, meta):
+    from theorykit.analysis.checkpoints import read_checkpoint
+
+    path = tmp_path / "step_0.safetensors"
+    path.write_bytes(fuzz.safetensors_bytes(_good_weights(), meta))
+    err = _spec_error(read_checkpoint, path)
+    assert err.field == f"--checkpoints {path}: metadata '{next(iter(meta))}'", err
+
+
+def test_file_kinds_are_in_the_mix():
+    """The CI profile draws graph, weight-file and checkpoint cases too."""
+    assert {"graph", "weights", "checkpoints"} <= set(fuzz.all_kinds())
+    assert all(fuzz.KIND_WEIGHTS.get(k, 1) >= 1 for k in fuzz.all_kinds())
+
+
+# ------------------------------------------------------------------------------------------
+# regressions: crashes and hangs the campaigns found
+# ------------------------------------------------------------------------------------------
+def test_graph_with_very_many_paths_is_refused_at_once():
+    """40 layers of 2 nodes, fully connected (2**40 paths): the paths were listed before they
+    were counted (a hang); now they are counted in topological order first."""
+    import time
+
+    nodes, edges, prev = [], [], ["input"]
+    for layer in range(40):
+        cur = [f"n{layer}_{i}" for i in range(2)]
+        nodes += [{"name": c, "width": 1} for c in cur]
+        edges += [{"from": a, "to": b} for a in prev for b in cur]
+        prev = cur
+    edges += [{"from": a, "to": "output"} for a in prev]
+    t0 = time.time()
+    err = _spec_error(spec_from_dict, {"data": {"inputs": [[1, 0]], "targets": [[1, 1]]}, "nodes": nodes,
+                                       "edges": edges})
+    assert err.field == "edges" and str(2 ** 40) in err.problem and time.time() - t0 < 5
+
+
+_RADICAL_GRAPH = {
+    "data": {"inputs": [[-0.25, "-sqrt(3)/2", "1/3"], [0.1, 0, 0.1], [-3, "-sqrt(3)/2", -3]],
+             "targets": [[3, 2.0, "sqrt(2)"], ["Rational(2, 3)", "1/3", 1]]},
+    "nodes": [{"name": "h2", "width": 2}, {"name": "m0", "width": 1}, {"name": "Knoten-ä", "width": 5}],
+    "edges": [{"from": "input", "to": "h2"}, {"from": "input", "to": "m0", "rows": [0, 1, 2]},
+              {"from": "m0", "to": "Knoten-ä"}, {"from": "h2", "to": "output"},
+              {"from": "m0", "to": "output", "active": [1, 0, 0]},
+              {"from": "Knoten-ä", "to": "output", "active": [1, 0, 0], "rows": [0, 1]}]}
+
+
+def test_input_variances_in_floats_match_the_exact_ones():
+    """d = vᵀΣx v is evaluated from the numeric v (the exact d of nested radicals took minutes)."""
+    import sympy as sp
+
+    from theorykit.theory.derivation import Derivation
+
+    spec = spec_from_dict({"data": {"inputs": [[1, "sqrt(2)", 0], [0, 1, "1/3"]], "targets": [[1, -1, "sqrt(3)"]]},
+                           "pathways": [{"name": "a", "active": [1, 1, 0]}, {"name": "b", "active": "all"}]})
+    der = Derivation(spec)
+    for svd in der.modes.values():
+        for m in svd.modes:
+            assert math.isclose(m.d_float(), float(sp.N(m.d_untidied, 30)), rel_tol=1e-9)
+
+
+@pytest.mark.slow
+def test_graph_with_cubic_radicals_derives_in_bounded_time(tmp_path):
+    """The fuzz hang (derive > 120 s): a graph whose exact SVDs are roots of cubics."""
+    import time
+
+    from theorykit.cli import main
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text(fuzz.to_toml(_RADICAL_GRAPH), "utf-8")
+    t0 = time.time()
+    assert main(["derive", str(spec), "--times", "0,5", "--json", str(tmp_path / "d.json")]) == 0
+    assert time.time() - t0 < 90

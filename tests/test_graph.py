@@ -7,12 +7,12 @@ import pytest
 import sympy as sp
 
 import theorykit as tk
-from theorykit.engine import Net, SaveAt, net_apply, train
+from theorykit.sim.engine import Net, SaveAt, net_apply, train
 from theorykit.errors import SpecError
-from theorykit.flow import graph_flow, integrate
-from theorykit.graph import Edge, GraphSpec, Group, Node, graph_from_pathways
-from theorykit.init import a0_rule, load_weights, random_params, save_weights
-from theorykit.spec import spec_from_dict
+from theorykit.theory.flow import graph_flow, integrate
+from theorykit.spec.graph import Edge, GraphSpec, Group, Node, graph_from_pathways
+from theorykit.sim.init import a0_rule, load_weights, random_params, save_weights
+from theorykit.spec.files import spec_from_dict
 
 # A small task: 6 datapoints, 4 inputs, 3 outputs (integers, so the data are exact).
 X6 = [[1, 0, 1, 0, 1, 0], [0, 1, 0, 1, 0, 1], [1, 1, 0, 0, 1, 1], [0, 0, 1, 1, 1, 1]]
@@ -247,3 +247,31 @@ def test_a0_rule_depth_two_matches_linearised_alignment():
     assert np.mean(vals) == pytest.approx(a0_rule(sd, H), rel=0.02)
     assert a0_rule([0.1, 0.2, 0.3], [10, 20, 30]) == pytest.approx(
         0.1 * np.sqrt(5) * 0.2 * np.sqrt(10) * 0.3 * np.sqrt(15))
+
+
+def test_graph_derivation_and_aligned_start_errors_name_graph_fields():
+    """Errors about a pathway of a graph spec name the graph's own fields (``nodes[i]``), never the
+    ``pathways[i]`` a graph file does not have."""
+    from theorykit import Derivation
+    from theorykit.errors import DerivationError
+    from theorykit.sim.init import aligned_params
+
+    # pathway b (node b, reads input row 0, on both datapoints): Σyx_b = (1·1 + (−1)·1)/2 = 0
+    doc = {"name": "g", "data": {"inputs": [[1, 1], [0, 1]], "targets": [[1, -1]]},
+           "training": {"lr": 0.05, "steps": 10},
+           "nodes": [{"name": "a", "width": 2, "active": [1, 0]}, {"name": "b", "width": 2}],
+           "edges": [{"from": "input", "to": "a"}, {"from": "a", "to": "output"},
+                     {"from": "input", "to": "b", "rows": [0]}, {"from": "b", "to": "output"}]}
+    with pytest.raises(DerivationError) as err:
+        Derivation(spec_from_dict(doc)).modes
+    assert err.value.field == "nodes[1]"
+    # one chain input → wide → narrow → output on X = Y = I (Σyx = I/2, rank 2): the narrow node
+    # (width 1, nodes[1]) cannot hold rank 2 in an aligned start
+    doc2 = {"name": "g2", "data": {"inputs": [[1, 0], [0, 1]], "targets": [[1, 0], [0, 1]]},
+            "training": {"lr": 0.05, "steps": 10},
+            "nodes": [{"name": "wide", "width": 3}, {"name": "narrow", "width": 1}],
+            "edges": [{"from": "input", "to": "wide"}, {"from": "wide", "to": "narrow"},
+                      {"from": "narrow", "to": "output"}]}
+    with pytest.raises(SpecError) as err2:
+        aligned_params(spec_from_dict(doc2), 1e-3)
+    assert err2.value.field == "nodes[1].width"

@@ -6,8 +6,8 @@ import pytest
 import sympy as sp
 
 import theorykit as tk
-from theorykit.jaxify import NotJaxSafe, to_jax
-from theorykit.trajectory import a0, mode_trajectory, t, tau
+from theorykit.theory.jaxify import NotJaxSafe, to_jax
+from theorykit.theory.trajectory import a0, mode_trajectory, t, tau
 
 s, d = sp.symbols("s d", positive=True)
 

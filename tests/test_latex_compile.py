@@ -57,7 +57,7 @@ def test_derive_latex_compiles(tmp_path, spec, sets):
 
 def test_xor_crossover_tex_compiles_without_overfull_boxes(tmp_path):
     from theorykit.derivations.xor_crossover import derive
-    from theorykit.latex import latex_document
+    from theorykit.theory.latex import latex_document
 
     tex = tmp_path / "xor_crossover.tex"
     # as validation/xor.py writes it

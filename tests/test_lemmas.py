@@ -14,14 +14,14 @@ from hypothesis import example, find, given, settings
 from hypothesis import strategies as st
 
 import theorykit as tk
-from theorykit.effective import effective_dataset
-from theorykit.gating import Pathway, context_pathways
-from theorykit.lemmas import (all_patterns, classify_context_gating, exact_squared_singular_values, gate_census,
+from theorykit.theory.effective import effective_dataset
+from theorykit.spec.gating import Pathway, context_pathways
+from theorykit.theory.lemmas import (all_patterns, classify_context_gating, exact_squared_singular_values, gate_census,
                               gate_pattern, has_xor_subpattern, interlacing_bounds, interlacing_holds,
                               interlacing_holds_exact, is_staircase, lp_realisable, pattern_from_gates,
                               poly_bernoulli, realisable_gate_patterns, singular_values, staircase_weights,
                               stronger_reading_holds, top_singular_value)
-from theorykit.task import Task
+from theorykit.spec.task import Task
 
 # =============================================================================================
 # 1. Generalised interlacing (Thompson 1972)
@@ -337,7 +337,7 @@ PINNED_CTX = [0.0, 0.0, 1.0]
 @example(PINNED_ITEM, PINNED_CTX, 1.0)
 def test_unit_gate_pattern_is_exactly_a_staircase(w_item, w_ctx, scale):
     """What Lemma 4.1's proof does establish, stated exactly: the gate pattern of a bias-free ReLU
-    unit on the Section 4 inputs (computed by theorykit.simulate.relu_gates) is a staircase (no 2×2
+    unit on the Section 4 inputs (computed by theorykit.sim.simulate.relu_gates) is a staircase (no 2×2
     XOR sub-pattern) and LP-feasible.
 
     It does NOT establish the paper's stronger reading (context alone or a single datapoint):
@@ -346,7 +346,7 @@ def test_unit_gate_pattern_is_exactly_a_staircase(w_item, w_ctx, scale):
     functional argument, and the single-datapoint case is left to Proposition 4.2.
     """
     import jax.numpy as jnp
-    from theorykit.simulate import relu_gates
+    from theorykit.sim.simulate import relu_gates
 
     X = _SEC4_X[scale]
     W1 = jnp.asarray([list(w_item) + list(w_ctx)])
@@ -427,7 +427,7 @@ def test_context_gating_mismatch_hand_example():
     """n = 2 items, k = 2 contexts, pre-activations (context-major) [3, −1 | −2, 0.5]:
     context 1 best on (cost 1), context 2 best off (cost 0.5); total |pre| = 6.5 → 1.5/6.5.
     A context-gated unit [1, 2 | −1, −3] costs 0."""
-    from theorykit.lemmas import context_gating_mismatch
+    from theorykit.theory.lemmas import context_gating_mismatch
 
     m = context_gating_mismatch(np.array([[3.0, -1.0, -2.0, 0.5], [1.0, 2.0, -1.0, -3.0]]), 2, 2)
     np.testing.assert_allclose(m, [1.5 / 6.5, 0.0])

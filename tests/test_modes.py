@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import theorykit as tk
-from theorykit.modes import exact_svd, numeric_svd
+from theorykit.theory.modes import exact_svd, numeric_svd
 
 D = sp.Symbol("Delta", nonnegative=True)
 
@@ -109,7 +109,7 @@ def test_bounded_simplification_helpers():
     time); the numeric pivot test recognises identities and non-zeros at random points."""
     import sympy as sp
 
-    from theorykit import modes as md
+    from theorykit.theory import modes as md
 
     D = sp.Symbol("Delta", positive=True)
     assert md.tidy((D ** 2 - 1) / (D - 1)) == D + 1

@@ -88,7 +88,7 @@ def test_relu_simulation_shapes_seeds_and_float32():
 def test_race_reduction_two_forms_agree(depth):
     """The race reduction integrated on minimal balanced weights and as the matrix equation for the
     maps (balanced power formula, eigendecompositions) are two independent routes to one flow."""
-    from theorykit.race import integrate_race
+    from theorykit.theory.race import integrate_race
 
     task = tk.contexts(4, 3)
     paths = [tk.Pathway(p.name, p.active, p.inputs, p.outputs, 8, depth)

@@ -22,7 +22,7 @@ def _not_blank(path):
 
 @pytest.fixture
 def terminal(monkeypatch):
-    from theorykit import summary
+    from theorykit.analysis import summary
 
     monkeypatch.setattr(summary, "stdout_is_terminal", lambda: True)
 
@@ -60,9 +60,9 @@ def test_simulate_summary_and_plot(terminal, capsys, tmp_path):
 def test_mode_recorder_reaches_the_end_point():
     """Simulated mode strengths u_αᵀ W_p v_α from aligned weights follow the closed form to s/d = 1/√3."""
     from theorykit import Derivation
-    from theorykit.simulate import simulate
-    from theorykit.spec import load_spec
-    from theorykit.summary import plot_save
+    from theorykit.sim.simulate import simulate
+    from theorykit.spec.files import load_spec
+    from theorykit.analysis.summary import plot_save
 
     spec = load_spec(EX / "xor_reln.toml")
     save, der = plot_save(spec, {"Delta": 1}, 2500, points=25)
@@ -81,8 +81,8 @@ def test_mode_recorder_reaches_the_end_point():
 
 
 def test_simresult_displays_as_a_figure(tmp_path):
-    from theorykit.simulate import simulate
-    from theorykit.spec import load_spec
+    from theorykit.sim.simulate import simulate
+    from theorykit.spec.files import load_spec
 
     sim = simulate(load_spec(EX / "xor_reln.toml"), seeds=2, steps=200, values={"Delta": 1})
     data = sim._repr_png_()

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from theorykit.errors import SpecError
-from theorykit.simulate import simulate
-from theorykit.spec import load_spec
-from theorykit.sweep import parse_grid, run_sweep
+from theorykit.sim.simulate import simulate
+from theorykit.spec.files import load_spec
+from theorykit.analysis.sweep import parse_grid, run_sweep
 
 SPEC = "examples/xor_linear.toml"
 

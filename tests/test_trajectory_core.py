@@ -4,7 +4,7 @@ import pytest
 import sympy as sp
 
 import theorykit as tk
-from theorykit.trajectory import a0, discrete_mode_recurrence, mode_trajectory, t, t_half, tau
+from theorykit.theory.trajectory import a0, discrete_mode_recurrence, mode_trajectory, t, t_half, tau
 
 s, d = sp.symbols("s d", positive=True)
 

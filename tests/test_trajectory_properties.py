@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 from scipy.integrate import solve_ivp
 
 import theorykit as tk
-from theorykit.derivation import Derivation
-from theorykit.gating import GDLNSpec, Pathway, Training
-from theorykit.simulate import gdln_forward, relu_forward, relu_gates
-from theorykit.task import Task
-from theorykit.trajectory import a0 as A0
-from theorykit.trajectory import mode_ode_residual, mode_trajectory, t as T, t_half, tau as TAU
+from theorykit.theory.derivation import Derivation
+from theorykit.spec.gating import GDLNSpec, Pathway, Training
+from theorykit.sim.simulate import gdln_forward, relu_forward, relu_gates
+from theorykit.spec.task import Task
+from theorykit.theory.trajectory import a0 as A0
+from theorykit.theory.trajectory import mode_ode_residual, mode_trajectory, t as T, t_half, tau as TAU
 
 
 def _scaled(frac: float, floor: int = 8) -> settings:
@@ -136,7 +136,7 @@ def test_race_reduction_with_one_pathway_equals_closed_form(spec):
 
 
 # Found by the property above (Hypothesis): singular values that are roots of an irreducible cubic
-# (exact CRootOf) make Derivation.predict_loss fail in theorykit.jaxify (NotJaxSafe: 'lambda_').
+# (exact CRootOf) make Derivation.predict_loss fail in theorykit.theory.jaxify (NotJaxSafe: 'lambda_').
 CUBIC_SPEC = GDLNSpec(Task(sp.eye(3), sp.Matrix([[-3, 3, 0], [0, -2, -1], [-2, 0, 0]])),
                       [Pathway("p", (1, 1, 1), "all", "all", hidden=8)], Training(lr=0.05, a0=1e-3))
 
@@ -173,7 +173,7 @@ SEC4 = tk.contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
 def test_exact_reln_equals_relu_output_along_training():
     """At checkpoints every 500 steps of one training run on the Section 4 task (bias-free ReLU
     net, 64 hidden units, sum loss, η = 0.001, full-batch gradient descent written here with
-    theorykit.simulate.relu_forward), the per-unit-gated GDLN's output equals the ReLU network's
+    theorykit.sim.simulate.relu_forward), the per-unit-gated GDLN's output equals the ReLU network's
     output on every datapoint, to float64 rounding (W2 diag(g_μ) W1 x_μ = W2 relu(W1 x_μ))."""
     import jax
 

@@ -10,6 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import theorykit as tk
+from theorykit.analysis import curves
+from theorykit.sim import grid
 from theorykit.suites import load_package, load_suite
 
 
@@ -131,8 +133,8 @@ def test_aligned_gdln_matches_closed_form(name, delta):
     assert np.max(np.abs(sim.mean - pred)) / sim.mean[0] < 1e-3
 
 
-def test_suite_aligned_grid_is_the_discrete_recurrence(suite, theory):
-    """The suite's vmapped aligned-init ReLN simulation equals the exact discrete mode recurrence."""
+def test_aligned_grid_is_the_discrete_recurrence(theory):
+    """The vmapped aligned-init ReLN grid simulation (the xor suite's) equals the exact discrete mode recurrence."""
     import jax
     import jax.numpy as jnp
 
@@ -148,8 +150,8 @@ def test_suite_aligned_grid_is_the_discrete_recurrence(suite, theory):
         for q in theory[name]["pathways"].values():
             U.append(np.stack([np.array(q["u"].subs(D, x).evalf(), float).ravel() for x in deltas]))
             V.append(np.stack([np.array(q["v"].subs(D, x).evalf(), float).ravel() for x in deltas]))
-        rec, lt = suite.simulate_reln_aligned_grid(jnp.asarray(Xs), jnp.asarray(Y), jax.random.split(
-            jax.random.PRNGKey(3), 2), paths, U, V, [a0] * len(paths), lr=lr, steps=steps)
+        rec, lt = grid.simulate_reln_aligned_grid(jnp.asarray(Xs), jnp.asarray(Y), jax.random.split(
+            jax.random.PRNGKey(3), 2), paths, U, V, [a0] * len(paths), task=task, lr=lr, steps=steps)
         rec = np.asarray(rec)
         for i, x in enumerate(deltas):
             s = float(sp.N(theory[name]["s"].subs(D, x)))
@@ -159,7 +161,7 @@ def test_suite_aligned_grid_is_the_discrete_recurrence(suite, theory):
             assert np.max(np.abs(rec[i] - want[None, :])) < 1e-10
 
 
-def test_suite_relu_grid_matches_core_simulate_relu(suite):
+def test_relu_grid_matches_core_simulate_relu():
     """One program over Δ × seeds gives the core's ReLU loss curves, Δ by Δ (same initial weights)."""
     import jax
     import jax.numpy as jnp
@@ -169,53 +171,53 @@ def test_suite_relu_grid_matches_core_simulate_relu(suite):
     Xs = np.stack([task.numeric({"Delta": x})[0] for x in deltas])
     Y = task.numeric({"Delta": 1.0})[1]
     keys = jax.random.split(jax.random.PRNGKey(0), 3)
-    params, rec, lt = suite.simulate_relu_grid(jnp.asarray(Xs), jnp.asarray(Y), keys, hidden=32, lr=0.05,
-                                               steps=300, std=0.01)
+    params, rec, lt = grid.simulate_relu_grid(jnp.asarray(Xs), jnp.asarray(Y), keys, hidden=32, lr=0.05,
+                                              steps=300, std=0.01)
     rec, lt = np.asarray(rec), np.asarray(lt)
     for i in range(len(deltas)):
         core = tk.simulate_relu(Xs[i], Y, hidden=32, lr=0.05, steps=300, seeds=3, init_std=0.01)
         np.testing.assert_allclose(rec[i], core.loss, rtol=1e-10, atol=1e-14)
         # on-device learning time = the measurement function on the recorded curve
-        np.testing.assert_allclose(lt[i], suite.learning_time(core.loss), rtol=1e-10)
+        np.testing.assert_allclose(lt[i], curves.learning_time(core.loss), rtol=1e-10)
 
 
 # -------------------------------------------------------------------------------------------------
 # measurement functions on synthetic curves
 # -------------------------------------------------------------------------------------------------
-def test_learning_time_known_answers(suite):
+def test_learning_time_known_answers():
     t = np.arange(201.0)
     lin = 1.0 - t / 100.0                            # half at t = 50 exactly
-    assert suite.learning_time(lin) == pytest.approx(50.0)
-    assert suite.learning_time(np.array([1.0, 0.8, 0.4])) == pytest.approx(1.75)
-    assert np.isnan(suite.learning_time(np.full(10, 1.0)))
+    assert curves.learning_time(lin) == pytest.approx(50.0)
+    assert curves.learning_time(np.array([1.0, 0.8, 0.4])) == pytest.approx(1.75)
+    assert np.isnan(curves.learning_time(np.full(10, 1.0)))
     logistic = 1.0 / (1.0 + np.exp((t - 120.0) / 7.0))
     want = 120.0 + 7.0 * math.log(2.0 / logistic[0] - 1.0)   # solves logistic(t) = logistic(0)/2
-    assert suite.learning_time(logistic) == pytest.approx(want, abs=0.05)
+    assert curves.learning_time(logistic) == pytest.approx(want, abs=0.05)
     batch = np.stack([lin, np.full(201, 1.0), logistic])[None]
-    got = suite.learning_time(batch)
+    got = curves.learning_time(batch)
     assert got.shape == (1, 3) and got[0, 0] == pytest.approx(50.0) and np.isnan(got[0, 1])
     # recorded every 4 steps
-    assert suite.learning_time(lin[::4], times=t[::4]) == pytest.approx(50.0)
+    assert curves.learning_time(lin[::4], times=t[::4]) == pytest.approx(50.0)
 
 
-def test_switch_point_known_answers(suite):
+def test_switch_point_known_answers():
     x = np.linspace(0, 2, 21)
     step = (x > 0.85).astype(float)
-    v, info = suite.switch_point(x, step)
+    v, info = curves.switch_point(x, step)
     assert 0.8 <= v <= 0.9 and info["misclassified"] == 0 and info["single_crossing"]
-    v, _ = suite.switch_point([0, 1, 2, 3], [0, 0.25, 0.75, 1])
+    v, _ = curves.switch_point([0, 1, 2, 3], [0, 0.25, 0.75, 1])
     assert v == pytest.approx(1.5)
     noisy = step.copy()
     noisy[3] = 1.0                                   # one outlier far from the switch
-    v, info = suite.switch_point(x, noisy)
+    v, info = curves.switch_point(x, noisy)
     assert 0.8 <= v <= 0.9 and info["misclassified"] == 1 and not info["single_crossing"]
-    assert suite.switch_point(x, np.zeros_like(x))[0] is None
-    assert suite.switch_point(x, np.ones_like(x))[0] is None
-    v, _ = suite.switch_point(x, x - 1.2, level=0.0)  # a signed difference crossing zero
+    assert curves.switch_point(x, np.zeros_like(x))[0] is None
+    assert curves.switch_point(x, np.ones_like(x))[0] is None
+    v, _ = curves.switch_point(x, x - 1.2, level=0.0)  # a signed difference crossing zero
     assert v == pytest.approx(1.2)
 
 
-def test_classify_gates_known_patterns(suite):
+def test_gate_shares_known_patterns(suite):
     two = [(1, 1, 0, 0), (0, 0, 1, 1)]
     four = [tuple(int(i == m) for i in range(4)) for m in range(4)]
     pre = np.array([[1.0, 2.0, -1.0, -3.0],    # two
@@ -225,22 +227,22 @@ def test_classify_gates_known_patterns(suite):
                     [1.0, 1.0, 1.0, -1.0],     # three-point
                     [1.0, -1.0, 1.0, -1.0],    # mixed two
                     [1.0, 1e-12, -1.0, -1.0]])  # on the kink: four with the tolerance, two without
-    g = suite.classify_gates(pre, two, four)
+    g = suite.gate_shares(pre, two, four)
     assert g["two"] == pytest.approx(2 / 7) and g["four"] == pytest.approx(2 / 7)
     assert g["other"] == pytest.approx(3 / 7) and g["dead"] == pytest.approx(1 / 7)
     assert g["three_point"] == pytest.approx(1 / 7) and g["mixed_two"] == pytest.approx(1 / 7)
-    strict = suite.classify_gates(pre, two, four, tol=0.0)
+    strict = suite.gate_shares(pre, two, four, tol=0.0)
     assert strict["two"] == pytest.approx(3 / 7) and strict["four"] == pytest.approx(1 / 7)
     w = np.array([1.0, 0, 0, 0, 0, 0, 0])
-    assert suite.classify_gates(pre, two, four, weights=w)["two"] == pytest.approx(1.0)
+    assert suite.gate_shares(pre, two, four, weights=w)["two"] == pytest.approx(1.0)
     # batch axes
-    assert suite.classify_gates(np.stack([pre, pre]), two, four)["two"].shape == (2,)
+    assert suite.gate_shares(np.stack([pre, pre]), two, four)["two"].shape == (2,)
 
 
-def test_closest_curve(suite):
+def test_closest_curve():
     t = np.arange(100.0)
     relu = np.exp(-t / 10)
-    name, dists = suite.closest(relu, {"linear": np.exp(-t / 30), "xor": np.exp(-t / 11)})
+    name, dists = curves.closest(relu, {"linear": np.exp(-t / 30), "xor": np.exp(-t / 11)})
     assert name == "xor" and dists["xor"] < dists["linear"]
 
 

@@ -15,25 +15,25 @@ Importing theorykit switches JAX to float64 (``jax_enable_x64``): validation run
 unless a dtype is asked for.
 """
 from .errors import DerivationError, DivergenceError, SpecError, TheorykitError
-from .expr import parse_expr
-from .task import Task, contexts, cross, hierarchy, ring, structure, xor_margin
-from .gating import GDLNSpec, Pathway, Training, context_pathways, lemma41_gatings, xor_relns
-from .effective import EffectiveDataset, couplings, effective_dataset, input_correlation, output_correlation
-from .modes import SVD, Mode, exact_svd, numeric_svd
-from .trajectory import (a0, discrete_mode_recurrence, mode_loss_reduction, mode_ode_residual, mode_trajectory,
+from .spec.expr import parse_expr
+from .spec.task import Task, contexts, cross, hierarchy, ring, structure, xor_margin
+from .spec.gating import GDLNSpec, Pathway, Training, context_pathways, lemma41_gatings, xor_relns
+from .theory.effective import EffectiveDataset, couplings, effective_dataset, input_correlation, output_correlation
+from .theory.modes import SVD, Mode, exact_svd, numeric_svd
+from .theory.trajectory import (a0, discrete_mode_recurrence, mode_loss_reduction, mode_ode_residual, mode_trajectory,
                          t, t_half, tau)
-from .jaxify import NotJaxSafe, to_jax
-from .race import RaceSystem, integrate_race
-from .derivation import Derivation
-from .simulate import SimResult, simulate, simulate_gdln, simulate_relu, simulate_relu_spec
-from .graph import Edge, GraphSpec, Group, Node, graph_from_pathways
-from .engine import Net, SaveAt, train
-from .flow import graph_flow, integrate
-from .init import a0_rule, load_weights
-from .spec import load_spec, spec_from_dict, spec_to_toml
+from .theory.jaxify import NotJaxSafe, to_jax
+from .theory.race import RaceSystem, integrate_race
+from .theory.derivation import Derivation
+from .sim.simulate import SimResult, simulate, simulate_gdln, simulate_relu, simulate_relu_spec
+from .spec.graph import Edge, GraphSpec, Group, Node, graph_from_pathways
+from .sim.engine import Net, SaveAt, train
+from .theory.flow import graph_flow, integrate
+from .sim.init import a0_rule, load_weights
+from .spec.files import load_spec, spec_from_dict, spec_to_toml
 from .io import atomic_write_text, write_json
-from .findgates import exact_reln_outputs, find_gates
-from .lemmas import (classify_context_gating, context_gating_mismatch, gate_census, interlacing_holds,
+from .analysis.findgates import exact_reln_outputs, find_gates
+from .theory.lemmas import (classify_context_gating, context_gating_mismatch, gate_census, interlacing_holds,
                      interlacing_holds_exact, is_staircase, lp_realisable, poly_bernoulli, realisable_gate_patterns)
 
 __version__ = "0.1.0"

@@ -8,7 +8,7 @@ Two parts, both reported as plain numbers and as ratios taken in the same proces
    derivation of :mod:`theorykit.derivations.k_contexts` (which covers every k at once).
 2. **Simulation throughput** on the Section 4 ReLU network ([11, 700, 60], no bias, summed loss,
    η = 0.001, full-batch gradient descent), in network-steps per second: the ensemble simulator
-   (:func:`theorykit.simulate.simulate_relu`, ``jit(vmap)`` over networks, ``lax.scan`` over steps)
+   (:func:`theorykit.sim.simulate.simulate_relu`, ``jit(vmap)`` over networks, ``lax.scan`` over steps)
    against a naive loop (one jitted gradient step per call, Python loops over networks and steps),
    in float64 and float32 (matmuls at "highest" precision). The ensemble's computation is compiled
    ahead of time and its execution timed alone (best of two); the library call is also timed end to
@@ -54,9 +54,9 @@ def _naive_runner(X, Y, hidden, lr, init_std, dtype):
     import jax
     import jax.numpy as jnp
 
-    from .engine import Net, as_dtype, loss_value
-    from .init import random_params
-    from .simulate import relu_forward
+    from .sim.engine import Net, as_dtype, loss_value
+    from .sim.init import random_params
+    from .sim.simulate import relu_forward
 
     dt = as_dtype(dtype)
     Xj, Yj = jnp.asarray(X, dt), jnp.asarray(Y, dt)
@@ -89,15 +89,15 @@ def _naive_runner(X, Y, hidden, lr, init_std, dtype):
 
 
 def _ensemble_runner(X, Y, hidden, lr, init_std, dtype, networks, steps, seed=0, start=None):
-    """The one trainer (:func:`theorykit.engine.make_trainer`, as :func:`theorykit.simulate.simulate_relu`
+    """The one trainer (:func:`theorykit.sim.engine.make_trainer`, as :func:`theorykit.sim.simulate.simulate_relu`
     calls it), compiled ahead of time so that execution can be timed alone. ``start``: initial
     weights (list, leading network axis), else drawn as simulate_relu draws them. Returns
     (execute, compile seconds, FLOPs of the compiled program from XLA's cost analysis)."""
     import jax
     import jax.numpy as jnp
 
-    from .engine import Net, SaveAt, as_dtype, make_trainer, net_loss
-    from .init import random_params
+    from .sim.engine import Net, SaveAt, as_dtype, make_trainer, net_loss
+    from .sim.init import random_params
 
     dt = as_dtype(dtype)
     data = (jnp.asarray(X, dt), jnp.asarray(Y, dt))
@@ -145,8 +145,8 @@ def _step_flops(net, data, dtype):
     import jax
     import jax.numpy as jnp
 
-    from .engine import net_loss
-    from .init import random_params
+    from .sim.engine import net_loss
+    from .sim.init import random_params
 
     p = {k: v[0] for k, v in random_params(net, 0.01, 1, 0, dtype).items()}
     vg = jax.value_and_grad(net_loss(net, "sum"))
@@ -165,7 +165,7 @@ def matmul_rate(dtype: str, n: int = 1024, reps: int = 8) -> float:
     import jax
     import jax.numpy as jnp
 
-    from .engine import as_dtype
+    from .sim.engine import as_dtype
 
     dt = as_dtype(dtype)
     A = jax.random.normal(jax.random.PRNGKey(0), (n, n), dt) / np.sqrt(n)
@@ -188,9 +188,9 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None) -> dict:
     in network-steps/s and FLOP/s, with the discrete gradient-descent recurrence checked."""
     import jax
 
-    from .engine import Net, SaveAt, as_dtype, make_trainer, net_loss
-    from .simulate import simulate_relu
-    from .task import contexts
+    from .sim.engine import Net, SaveAt, as_dtype, make_trainer, net_loss
+    from .sim.simulate import simulate_relu
+    from .spec.task import contexts
 
     X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
     H, lr, std = 700, 0.001, 0.005 / 700
@@ -258,9 +258,9 @@ def gdln_throughput(cfg, dtype: str, mm: float) -> dict:
     size, as one ensemble of the one trainer: network-steps/s and FLOP/s."""
     import jax.numpy as jnp
 
-    from .engine import Net, SaveAt, as_dtype, make_trainer, net_loss, objective_for
-    from .init import random_params
-    from .spec import load_spec
+    from .sim.engine import Net, SaveAt, as_dtype, make_trainer, net_loss, objective_for
+    from .sim.init import random_params
+    from .spec.files import load_spec
     from .suites import load_package
 
     load_package("validation")
@@ -289,9 +289,9 @@ def gdln_throughput(cfg, dtype: str, mm: float) -> dict:
 
 def race_throughput(cfg) -> dict:
     """The race engine on every context-gated family of Section 4 (k = 3: 127 families), float64."""
-    from .contexts_theory import family_masks, race_flow
-    from .gating import GDLNSpec, Training, context_pathways
-    from .task import contexts
+    from .theory.race import family_masks, race_flow
+    from .spec.gating import GDLNSpec, Training, context_pathways
+    from .spec.task import contexts
 
     task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
     subsets, masks, _labels = family_masks(3)
@@ -315,7 +315,7 @@ def _device():
 
 def run_bench(quick: bool = False, json_out: str | None = None) -> int:
     """Run the benchmark, print a table, optionally write JSON (atomically). Returns an exit status."""
-    from . import jaxify  # noqa: F401  (float64 available)
+    from .theory import jaxify  # noqa: F401  (float64 available)
 
     cfg = QUICK if quick else FULL
     dev = _device()

@@ -44,15 +44,15 @@ def _double(k):
 
 
 def hierarchy_spec(n: int, k: int):
-    from .gating import GDLNSpec, Training, context_pathways
-    from .task import contexts
+    from .spec.gating import GDLNSpec, Training, context_pathways
+    from .spec.task import contexts
 
     return GDLNSpec(contexts(n, k, blocks="hierarchy"), context_pathways(n, k, _double(k)), Training(loss="mean"))
 
 
 def ring_task_spec(n: int, k: int = 3):
-    from .gating import GDLNSpec, Training, context_pathways
-    from .task import contexts
+    from .spec.gating import GDLNSpec, Training, context_pathways
+    from .spec.task import contexts
 
     R = ring_structure(n)
     return GDLNSpec(contexts(n, k, common=R, blocks=R), context_pathways(n, k, _double(k)), Training(loss="mean"))
@@ -60,7 +60,7 @@ def ring_task_spec(n: int, k: int = 3):
 
 def derive_case(make_spec) -> dict:
     """Time one derivation (task construction included), fresh objects."""
-    from .derivation import Derivation
+    from .theory.derivation import Derivation
 
     t0, c0 = time.perf_counter(), time.process_time()
     spec = make_spec()
@@ -86,7 +86,7 @@ def warm_imports():
     import scipy.sparse.csgraph  # noqa: F401
     import sympy.physics.units  # noqa: F401
 
-    from . import derivation, exactla, gating, modes, task  # noqa: F401
+    from .theory import derivation, exactla, gating, modes, task  # noqa: F401
 
 
 def paper_results(ks=(3, 4, 5, 6, 7, 8)) -> list:
@@ -95,10 +95,10 @@ def paper_results(ks=(3, 4, 5, 6, 7, 8)) -> list:
 
     warm_imports()
 
-    from .derivation import Derivation
-    from .gating import GDLNSpec, Training, context_pathways, xor_relns
+    from .theory.derivation import Derivation
+    from .spec.gating import GDLNSpec, Training, context_pathways, xor_relns
     from .suites import load_package
-    from .task import contexts, xor_margin
+    from .spec.task import contexts, xor_margin
 
     rows = []
 

@@ -2,7 +2,7 @@
 
 Subcommands: check, derive, simulate, validate, find-gates, compare, race-exhaust, sweep, bench. Errors exit
 with status 2 and a message that names the field and the fix (``--debug`` adds the traceback). Sizes are
-checked against an estimate of memory and time (:mod:`theorykit.limits`) before any work starts.
+checked against an estimate of memory and time (:mod:`theorykit.spec.limits`) before any work starts.
 """
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def _times(text, default_max):
 
 
 def _limits(args):
-    from .limits import Limits
+    from .spec.limits import Limits
 
     tl = getattr(args, "time_limit", None)
     if tl is not None and not (tl > 0 and tl == tl):
@@ -63,7 +63,7 @@ def _limits(args):
 
 
 def _values(spec, sets):
-    from .spec import check_values, parse_assignment
+    from .spec.files import check_values, parse_assignment
 
     vals, given = {}, {}
     for a in sets or []:
@@ -75,13 +75,13 @@ def _values(spec, sets):
 
 
 def _load(path, limits=None):
-    from .spec import load_spec
+    from .spec.files import load_spec
 
     return load_spec(path, limits=limits)
 
 
 def _int_arg(value, option, lo, hi, fix):
-    from .validate_fields import integer
+    from .spec.fields import integer
 
     return integer(value, option, lo=lo, hi=hi, fix=fix)
 
@@ -107,7 +107,7 @@ def _json_text(obj):
 
 
 def _sim_settings(args, spec):
-    from .spec import MAX_STEPS
+    from .spec.files import MAX_STEPS
 
     steps = spec.training.steps if args.steps is None else _int_arg(
         args.steps, "--steps", 1, MAX_STEPS, f"a positive integer (at most {MAX_STEPS:.0e}), e.g. --steps 2000".replace("e+0", "e"))
@@ -116,7 +116,7 @@ def _sim_settings(args, spec):
 
 
 def _sim_estimate(args, spec, steps, seeds, need_derivation):
-    from .limits import derivation_estimate, simulation_estimate
+    from .spec.limits import derivation_estimate, simulation_estimate
 
     est = simulation_estimate(spec, steps=steps, seeds=seeds, network=args.network, dtype=args.dtype,
                               steps_field="--steps" if args.steps is not None else "training.steps")
@@ -127,8 +127,8 @@ def _sim_estimate(args, spec, steps, seeds, need_derivation):
 
 def cmd_check(args):
     """Validate a spec without deriving it and print a summary with the estimated costs."""
-    from .effective import couplings
-    from .limits import derivation_estimate, enforce, human_bytes, human_seconds, simulation_estimate
+    from .theory.effective import couplings
+    from .spec.limits import derivation_estimate, enforce, human_bytes, human_seconds, simulation_estimate
 
     limits = _limits(args)
     spec = _load(args.spec, limits)
@@ -176,8 +176,8 @@ def cmd_check(args):
 
 
 def cmd_derive(args):
-    from .derivation import Derivation
-    from .limits import derivation_estimate, enforce
+    from .theory.derivation import Derivation
+    from .spec.limits import derivation_estimate, enforce
 
     limits = _limits(args)
     spec = _load(args.spec, limits)
@@ -205,7 +205,7 @@ def cmd_derive(args):
     latex = der.latex(document=True) if args.latex else None
     if args.latex:
         _write("--latex", args.latex, latex)
-    from . import summary
+    from .analysis import summary
 
     if args.plot:
         summary.plot(args.plot, der=der, values=values, times=times, title=spec.name)
@@ -214,10 +214,10 @@ def cmd_derive(args):
 
 
 def cmd_simulate(args):
-    from .engine import Net
-    from .init import load_weights
-    from .limits import enforce
-    from .simulate import simulate, simulate_relu_spec
+    from .sim.engine import Net
+    from .sim.init import load_weights
+    from .spec.limits import enforce
+    from .sim.simulate import simulate, simulate_relu_spec
 
     limits = _limits(args)
     spec = _load(args.spec, limits)
@@ -245,7 +245,7 @@ def cmd_simulate(args):
         sim = simulate_relu_spec(spec, seeds=seeds, steps=steps, values=values, dtype=args.dtype,
                                  init=init if args.init_weights else None)
     else:
-        from .summary import plot_save
+        from .analysis.summary import plot_save
 
         save, der = plot_save(spec, values, steps) if args.plot else (None, None)
         sim = simulate(spec, init=init, seeds=seeds, steps=steps, values=values, dtype=args.dtype, save=save)
@@ -256,13 +256,13 @@ def cmd_simulate(args):
            "seconds": time.time() - t0,
            "loss": {"t": times, "mean": sim.mean[idx], "std": sim.std[idx]}}
     if args.compare:
-        from .derivation import Derivation
+        from .theory.derivation import Derivation
 
         der = der or Derivation(spec, values=values)
         pred = der.predict_loss(times)
         out["theory"] = {"method": der.method, "value": pred,
                          "max_abs_error_over_initial_loss": float(np.max(np.abs(sim.mean[idx] - pred)) / sim.mean[0])}
-    from . import summary
+    from .analysis import summary
 
     if args.plot:
         summary.plot(args.plot, der=der, values=values, times=times,
@@ -292,12 +292,12 @@ def _validation():
 
 def cmd_find_gates(args):
     """Algorithm 1: train ReLU networks, cluster their binary unit activity, write a GDLN spec."""
-    from .findgates import find_gates
+    from .analysis.findgates import find_gates
     from .io import atomic_write_text
-    from .spec import parse_assignment, spec_to_toml
+    from .spec.files import parse_assignment, spec_to_toml
 
-    if args.checkpoints:                                    # an imported run (theorykit/checkpoints.py)
-        from .checkpoints import cmd_find_gates_in_run
+    if args.checkpoints:                                    # an imported run (theorykit/analysis/checkpoints.py)
+        from .analysis.checkpoints import cmd_find_gates_in_run
 
         return cmd_find_gates_in_run(args)
     src = args.source
@@ -307,8 +307,8 @@ def cmd_find_gates(args):
         raise SpecError("--steps", f"{args.steps!r} is not a number of gradient steps", "e.g. --steps 2000")
     steps = int(args.steps) if args.steps is not None else None
     if src in ("contexts", "xor-margin"):
-        from .gating import Training
-        from .task import contexts, xor_margin
+        from .spec.gating import Training
+        from .spec.task import contexts, xor_margin
 
         if src == "contexts":
             if args.set:
@@ -324,7 +324,7 @@ def cmd_find_gates(args):
             task = task.subs(vals)
             training = Training(lr=0.05, loss="mean", init_std=0.01, steps=2000)
             hidden = 128
-        from .gating import GDLNSpec, Pathway
+        from .spec.gating import GDLNSpec, Pathway
 
         source = GDLNSpec(task, (Pathway("all", "all", "all", "all", hidden),), training, src)
     else:
@@ -358,7 +358,7 @@ def cmd_find_gates(args):
 
 def cmd_compare(args):
     """A found spec against the run it was found in: run, GDLN from the run's first checkpoint, race."""
-    from .compare import cmd_compare as run_compare
+    from .analysis.compare import cmd_compare as run_compare
 
     return run_compare(args)
 
@@ -371,7 +371,7 @@ def cmd_bench(args):
 
 def cmd_race_exhaust(args):
     """Rank every context-gated family of the k-context task by race speed (orbits under its symmetry)."""
-    from .exhaust import race_exhaust, write_outputs
+    from .analysis.exhaust import race_exhaust, write_outputs
 
     res = race_exhaust(args.k, gamma=args.gamma, a0=args.a0, batch=args.batch, race_dt=args.race_dt,
                        use_symmetry=not args.no_symmetry, progress=not args.no_progress, steps=args.steps)
@@ -389,7 +389,7 @@ def cmd_race_exhaust(args):
 
 def cmd_sweep(args):
     """A declared sweep (symbol grids x learning rates x seeds) through one sharded trainer call, resumable."""
-    from .sweep import parse_grid, run_sweep
+    from .analysis.sweep import parse_grid, run_sweep
 
     spec = _load(args.spec)
     grid = parse_grid(args.grid, spec.task.symbols)
@@ -414,6 +414,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show the Python traceback of an error")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
+    def _spec_options(sp_, times_help: str) -> None:
+        sp_.add_argument("spec", help="spec file (TOML); see docs/specs.md")
+        sp_.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
+        sp_.add_argument("--times", help=times_help)
+
+    def _run_size_options(sp_) -> None:
+        """The options that size a simulation (``check`` estimates with them, ``simulate`` runs with them)."""
+        sp_.add_argument("--network", choices=["gdln", "relu"], default="gdln",
+                         help="the spec's GDLN, or a bias-free ReLU network of the same total width (random init)")
+        sp_.add_argument("--seeds", type=int, default=4, help="independent networks trained at once (default 4)")
+        sp_.add_argument("--steps", type=int, help="gradient steps (default: training.steps of the spec)")
+        sp_.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+
     def _common(sp_, limits=True):
         sp_.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                          help="show the Python traceback of an error")
@@ -427,22 +440,15 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Check every field of a spec and print a summary: task size, pathways, symbols, "
                                    "and the estimated memory and time of the derivation and of a simulation "
                                    "(with --steps/--seeds/--network as simulate would run it). Exit 2 when bad.")
-    c.add_argument("spec", help="spec file (TOML); see docs/specs.md")
-    c.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
-    c.add_argument("--times", help="times (gradient steps) a derivation would predict")
-    c.add_argument("--seeds", type=int, default=4)
-    c.add_argument("--steps", type=int, help="gradient steps (default: training.steps of the spec)")
-    c.add_argument("--network", choices=["gdln", "relu"], default="gdln")
-    c.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    _spec_options(c, "times (gradient steps) a derivation would predict")
+    _run_size_options(c)
     _common(c)
     c.set_defaults(func=cmd_check)
 
     d = sub.add_parser("derive", help="derive modes, trajectories and the loss of a spec (JSON, LaTeX)",
                        description="Derive each pathway's effective dataset, exact SVD and the loss trajectory. "
                                    "Writes JSON (stdout or --json) and optionally a LaTeX document.")
-    d.add_argument("spec", help="spec file (TOML); see docs/specs.md")
-    d.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
-    d.add_argument("--times", help="comma-separated times in gradient steps at which to predict the loss")
+    _spec_options(d, "comma-separated times in gradient steps at which to predict the loss")
     d.add_argument("--json", metavar="OUT", help="write the full JSON document here (atomically); '-': to stdout "
                                                  "(the default on a pipe; a terminal gets a short summary)")
     d.add_argument("--plot", metavar="OUT.png", help="draw the predicted loss and mode strengths a(t)")
@@ -454,20 +460,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("simulate", help="simulate the spec's GDLN with gradient descent (JAX, vmapped over seeds)",
                        description="Full-batch gradient descent on the GDLN the spec defines, float64 by default.")
-    s.add_argument("spec")
-    s.add_argument("--set", action="append", metavar="NAME=VALUE")
+    _spec_options(s, "comma-separated steps at which to report the loss")
     s.add_argument("--init", choices=["aligned", "random"], default="aligned",
                    help="aligned: exact aligned balanced weights of strength a0; random: N(0, init_std^2)")
     s.add_argument("--init-weights", metavar="W.npz",
                    help="start from these weights: an .npz keyed by edge, '<from>-><to>' (to_width x from_width, "
                         "rows read/written for input/output edges), or W1, W2, ... for --network relu; an optional "
                         "leading seed axis")
-    s.add_argument("--network", choices=["gdln", "relu"], default="gdln",
-                   help="the spec's GDLN, or a bias-free ReLU network of the same total width (random init)")
-    s.add_argument("--seeds", type=int, default=4)
-    s.add_argument("--steps", type=int, help="gradient steps (default: training.steps of the spec)")
-    s.add_argument("--times", help="comma-separated steps at which to report the loss")
-    s.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    _run_size_options(s)
     s.add_argument("--compare", action="store_true", help="also report the theory and the largest error")
     s.add_argument("--json", metavar="OUT", help="write the full JSON document here; '-': to stdout (the default "
                                                  "on a pipe; a terminal gets a short summary)")
@@ -509,7 +509,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--seed", type=int, default=0, help="random seed of initial weights and k-means")
     f.add_argument("--name", help="name of the written spec")
     f.add_argument("--quiet", action="store_true", help="no progress bar")
-    from .checkpoints import add_run_arguments
+    from .analysis.checkpoints import add_run_arguments
 
     add_run_arguments(f)
     _common(f, limits=False)

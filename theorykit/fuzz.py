@@ -2,7 +2,9 @@
 
 A case is a spec file built by a Hypothesis strategy: a *valid* spec of one of the registered
 kinds (:data:`SPEC_KINDS`: pathway specs with explicit data, the built-in tasks ``xor-margin``
-and ``contexts``), then zero to three *mutations* (:data:`MUTATIONS`: wrong types, missing and
+and ``contexts``, graph specs with shared edges, gates, rows and schedules), then zero to three
+*mutations* (graph ones too: cycles, dangling edges, unused nodes, widths, rows, gates, schedules,
+path explosions) (:data:`MUTATIONS`: wrong types, missing and
 unknown keys, duplicate names, empty and ragged arrays, huge and tiny numbers, NaN and inf,
 complex expressions, deep nesting, non-ASCII names, sizes beyond the machine, broken TOML and
 bad ``--set`` values). Each case runs ``check``, ``derive`` and a short ``simulate`` through
@@ -17,8 +19,15 @@ bad ``--set`` values). Each case runs ``check``, ``derive`` and a short ``simula
 Anything else -- another exit status, a traceback, an exception escaping ``main``, a hang or a
 partly written file -- is a **crash**.
 
-A new kind of spec (e.g. graph specs) is added with :func:`register_spec_kind`; a new mutation
-by appending to :data:`MUTATIONS`.
+File kinds (:data:`FILE_KINDS`) bring their own files and commands: ``weights`` runs
+``simulate --init-weights W.npz`` (reference: the simulated L(0) equals the numpy loss of the
+given weights), ``checkpoints`` runs ``find-gates --checkpoints … --data …`` on ``.npz`` or
+hand-written ``.safetensors`` files; each file is damaged (truncated, wrong dtype or shape, NaN,
+huge values, missing, extra or renamed keys, a header that lies about its sizes). The outcome
+rules are the same: exit 2 naming the option, the file and the key, or a success.
+
+A new kind of spec is added with :func:`register_spec_kind`; a new mutation by adding to
+:data:`MUTATIONS`.
 
 Long campaign (workers in subprocesses, a hard time limit per case)::
 
@@ -103,14 +112,25 @@ class Case:
     sim_args: list = field(default_factory=list)
     mutations: list = field(default_factory=list)
     simulate: bool = True
+    #: data and checkpoint files written beside the spec (name -> bytes)
+    files: dict = field(default_factory=dict)
+    #: commands run instead of check/derive/simulate: (name, argv with "{dir}" for the case's folder, output or None)
+    runs: list | None = None
+    #: an extra reference: "weights" (simulated L(0) = the numpy loss of the given initial weights)
+    ref: str | None = None
 
     def spec_bytes(self) -> bytes:
         return self.raw if self.raw is not None else to_toml(self.doc).encode("utf-8")
 
     def __repr__(self):
         body = self.spec_bytes()[:2000]
+        extra = ""
+        if self.runs:
+            extra += f", runs={[r[1] for r in self.runs]}"
+        for name, data in self.files.items():
+            extra += f",\nfile {name} ({len(data)} bytes) = {data[:600]!r}"
         return (f"Case(kind={self.kind!r}, mutations={self.mutations}, sets={self.sets}, steps={self.steps}, "
-                f"seeds={self.seeds}, sim_args={self.sim_args},\nspec=\n{body.decode('utf-8', 'replace')})")
+                f"seeds={self.seeds}, sim_args={self.sim_args}{extra},\nspec=\n{body.decode('utf-8', 'replace')})")
 
 
 # --- valid specs of every kind -------------------------------------------------------------------
@@ -123,11 +143,11 @@ _SET_VALUES = st.sampled_from(["0.5", "1", "2", "sqrt(2)", "3/4"])
 
 
 @st.composite
-def pathway_specs(draw):
-    """Explicit data (numbers, expressions, symbols) and 1-3 [[pathways]]."""
+def pathway_specs(draw, numeric: bool = False):
+    """Explicit data (numbers, expressions, symbols) and 1-3 [[pathways]] (``numeric``: plain numbers only)."""
     P, d, p = draw(st.integers(1, 5)), draw(st.integers(1, 4)), draw(st.integers(1, 3))
-    symbolic = draw(st.booleans())
-    atom = st.one_of(_NUMS, _EXPRS, _SYM_EXPRS) if symbolic else st.one_of(_NUMS, _EXPRS)
+    symbolic = not numeric and draw(st.booleans())
+    atom = _NUMS if numeric else st.one_of(_NUMS, _EXPRS, _SYM_EXPRS) if symbolic else st.one_of(_NUMS, _EXPRS)
     mat = lambda r, c: [[draw(atom) for _ in range(c)] for _ in range(r)]  # noqa: E731
     doc = {"name": draw(st.sampled_from(["fuzz", "spec-1", "Spezifikation"]))}
     if symbolic:
@@ -158,7 +178,7 @@ def pathway_specs(draw):
 
 def _usable_name(name) -> bool:
     from .errors import SpecError
-    from .validate_fields import label
+    from .spec.fields import label
 
     try:
         label(name, "name", "")
@@ -226,6 +246,96 @@ def register_spec_kind(name: str, strategy: Callable[[], st.SearchStrategy]) -> 
 
 def valid_specs() -> st.SearchStrategy:
     return st.one_of(*[s() for s in SPEC_KINDS.values()])
+
+
+# --- graph specs ---------------------------------------------------------------------------------
+_NODE_NAMES = ["h1", "h2", "shared", "m0", "m1", "m2", "Knoten-ä", "层", "node one"]
+
+
+def _gate(draw, P, on):
+    """A 0/1 gate per datapoint, on at datapoint ``on`` (so every path's product of gates is on somewhere)."""
+    g = draw(st.lists(st.integers(0, 1), min_size=P, max_size=P))
+    g[on] = 1
+    return g
+
+
+def _row_subset(draw, n):
+    return sorted(draw(st.sets(st.integers(0, n - 1), min_size=1)))
+
+
+@st.composite
+def graph_specs(draw, numeric: bool = False):
+    """A small GDLN graph: 1-2 first-layer nodes fed by the input, 0-3 modules behind them (so
+    first-layer edges are shared by several pathways), node gates, edge gates, rows on input and
+    output edges, init scales and an optional [[schedule]] of one or two groups.
+    ``numeric``: data of plain numbers only (no symbols, no expressions)."""
+    P, d, p = draw(st.integers(1, 5)), draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    symbolic = not numeric and draw(st.integers(0, 3)) == 0
+    atom = _NUMS if numeric else st.one_of(_NUMS, _EXPRS, _SYM_EXPRS) if symbolic else st.one_of(_NUMS, _EXPRS)
+    mat = lambda r, c: [[draw(atom) for _ in range(c)] for _ in range(r)]  # noqa: E731
+    doc = {"name": draw(st.sampled_from(["graph", "g-1", "Netz"]))}
+    if symbolic:
+        doc["symbols"] = {"Delta": draw(st.sampled_from([{"positive": True}, "nonnegative"]))}
+    doc["data"] = {"inputs": mat(d, P), "targets": mat(p, P)}
+    on = draw(st.integers(0, P - 1))
+    names = draw(st.lists(st.sampled_from(_NODE_NAMES), min_size=1, max_size=5, unique=True))
+    n1 = draw(st.integers(1, min(2, len(names))))
+    first, modules = names[:n1], names[n1:]
+    nodes = []
+    for n in names:
+        node = {"name": n, "width": draw(st.integers(1, 6))}
+        if draw(st.integers(0, 2)) == 0:
+            node["active"] = _gate(draw, P, on) if draw(st.booleans()) else "all"
+        nodes.append(node)
+    edges = []
+
+    def edge(a, b):
+        e = {"from": a, "to": b}
+        if draw(st.integers(0, 3)) == 0:
+            e["active"] = _gate(draw, P, on)
+        if (a == "input" or b == "output") and draw(st.booleans()):
+            e["rows"] = _row_subset(draw, d if a == "input" else p) if draw(st.integers(0, 3)) else "all"
+        if draw(st.integers(0, 4)) == 0:
+            e["init_scale"] = draw(st.sampled_from([0.001, 0.01, 0.1]))
+        edges.append(e)
+
+    for a in first:
+        edge("input", a)
+    feeds = {a: [] for a in first}
+    for m in modules:
+        for a in draw(st.lists(st.sampled_from(first), min_size=1, max_size=len(first), unique=True)):
+            feeds[a].append(m)
+            edge(a, m)
+    for a in first:
+        if not feeds[a] or draw(st.integers(0, 3)) == 0:
+            edge(a, "output")
+    for m in modules:
+        edge(m, "output")
+    # nodes and edges in a drawn order (the parser must not depend on it)
+    if draw(st.booleans()):
+        nodes = draw(st.permutations(nodes))
+        edges = draw(st.permutations(edges))
+    doc["nodes"], doc["edges"] = list(nodes), list(edges)
+    if draw(st.integers(0, 2)) == 0:
+        keys = [f"{e['from']}->{e['to']}" for e in edges]
+        outs = [k for k in keys if k.endswith("->output")]
+        if len(outs) > 1 and draw(st.booleans()):
+            late = draw(st.lists(st.sampled_from(outs), min_size=1, max_size=len(outs) - 1, unique=True))
+            g1 = {"name": "common", "edges": [k for k in keys if k not in late]}
+            g2 = {"name": "context", "edges": late, "start": draw(st.integers(0, 4)),
+                  "fit": draw(st.sampled_from([["common"], "targets", "common"]))}
+            if draw(st.booleans()):
+                g1["start"] = draw(st.integers(0, 2))
+            doc["schedule"] = [g1, g2]
+        else:
+            doc["schedule"] = [{"name": "all", "edges": keys, "start": draw(st.integers(0, 3))}]
+    if draw(st.booleans()):
+        doc["training"] = _training(draw)
+    sets = [f"Delta={draw(_SET_VALUES)}"] if symbolic else []
+    return "graph", doc, sets
+
+
+register_spec_kind("graph", graph_specs)
 
 
 # --- mutations ----------------------------------------------------------------------------------
@@ -327,25 +437,20 @@ def _number_paths(doc):
     return lambda x: isinstance(x, (int, float)) and not isinstance(x, bool) or isinstance(x, str)
 
 
-def _m_huge_tiny(draw, doc):
-    p = _pick(draw, doc, _number_paths(doc))
-    if p:
-        _set(doc, p, draw(_HUGE_TINY))
-    return doc
+def _replace_a_number(values: st.SearchStrategy) -> Callable:
+    """A mutation that replaces one number (or expression string) of the spec by a draw of ``values``."""
+    def mutate(draw, doc):
+        p = _pick(draw, doc, _number_paths(doc))
+        if p:
+            _set(doc, p, draw(values))
+        return doc
+
+    return mutate
 
 
-def _m_nonfinite(draw, doc):
-    p = _pick(draw, doc, _number_paths(doc))
-    if p:
-        _set(doc, p, draw(_NONFINITE))
-    return doc
-
-
-def _m_bad_expr(draw, doc):
-    p = _pick(draw, doc, _number_paths(doc))
-    if p:
-        _set(doc, p, draw(_BAD_EXPRS))
-    return doc
+_m_huge_tiny = _replace_a_number(_HUGE_TINY)
+_m_nonfinite = _replace_a_number(_NONFINITE)
+_m_bad_expr = _replace_a_number(_BAD_EXPRS)
 
 
 def _m_deep(draw, doc):
@@ -414,12 +519,510 @@ def _m_training(draw, doc):
     return doc
 
 
+# --- graph mutations (a no-op on a spec without a graph, except graph-onto-pathways) -------------------
+def _graph(doc):
+    return isinstance(doc.get("nodes"), list) and isinstance(doc.get("edges"), list) and doc["nodes"] and \
+        doc["edges"] and all(isinstance(x, dict) for x in doc["nodes"] + doc["edges"])
+
+
+def _node_names(doc):
+    return [n.get("name") for n in doc["nodes"] if isinstance(n.get("name"), str)] or ["h1"]
+
+
+def _m_graph_cycle(draw, doc):
+    """A self-loop, a back edge or a longer cycle through the hidden nodes."""
+    if not _graph(doc):
+        return doc
+    names = _node_names(doc)
+    a = draw(st.sampled_from(names))
+    how = draw(st.integers(0, 2))
+    if how == 0 or len(names) == 1:
+        doc["edges"].append({"from": a, "to": a})
+    elif how == 1:
+        b = draw(st.sampled_from([n for n in names if n != a]))
+        doc["edges"] += [{"from": a, "to": b}, {"from": b, "to": a}]
+    else:
+        ring = draw(st.permutations(names))
+        doc["edges"] += [{"from": x, "to": y} for x, y in zip(ring, ring[1:] + ring[:1])]
+    return doc
+
+
+def _m_graph_dangling(draw, doc):
+    """An edge from or to a node that is not declared (or to input / from output)."""
+    if not _graph(doc):
+        return doc
+    ghost = draw(st.sampled_from(["ghost", "H1", "", " h1", "input ", "Output", "h1->output", "通路", 7, None]))
+    e = draw(st.sampled_from(doc["edges"]))
+    end = draw(st.sampled_from(["from", "to"]))
+    if ghost is None:
+        e.pop(end, None)
+    else:
+        e[end] = ghost if draw(st.integers(0, 3)) else ("output" if end == "from" else "input")
+    return doc
+
+
+def _m_graph_unused(draw, doc):
+    """A node on no path: no edges, only an edge in, or only an edge out."""
+    if not _graph(doc):
+        return doc
+    name = draw(st.sampled_from(["spare", "h9", "unused node"]))
+    doc["nodes"].append({"name": name, "width": draw(st.integers(1, 4))})
+    how = draw(st.integers(0, 2))
+    if how == 1:
+        doc["edges"].append({"from": "input", "to": name})
+    elif how == 2:
+        doc["edges"].append({"from": name, "to": "output"})
+    return doc
+
+
+_WIDTHS = st.sampled_from([0, -1, -(2 ** 63), 10 ** 12, 2 ** 62, 2 ** 64, 10 ** 7, 10 ** 5, 1.5, 2.0, "8", True,
+                           math.nan, [4], {"w": 4}])
+
+
+def _m_graph_width(draw, doc):
+    if not _graph(doc):
+        return doc
+    n = draw(st.sampled_from(doc["nodes"]))
+    n["width"] = draw(_WIDTHS)
+    if draw(st.integers(0, 3)) == 0:        # every node huge (the size estimate must refuse it)
+        for m in doc["nodes"]:
+            m["width"] = 10 ** 6
+    return doc
+
+
+def _m_graph_rows(draw, doc):
+    if not _graph(doc):
+        return doc
+    e = draw(st.sampled_from(doc["edges"]))
+    e["rows"] = draw(st.sampled_from([[-1], [99], [0, 0], [], "some", [True], [0.5], [[0]], 2 ** 64, "all", [0],
+                                      list(range(50)), [0, 10 ** 20]]))
+    return doc
+
+
+def _m_graph_active(draw, doc):
+    if not _graph(doc):
+        return doc
+    item = draw(st.sampled_from(doc["nodes"] + doc["edges"]))
+    item["active"] = draw(st.sampled_from([[], [2], [1, 1, 1, 1, 1, 1, 1, 1, 1], [0] * 5, [0], "none", "ALL", 1,
+                                           [True], [1.0], [[1]], [-1], {"a": 1}, [1] * 10 ** 4]))
+    if draw(st.integers(0, 2)) == 0 and isinstance(doc.get("data"), dict) and \
+            isinstance(doc["data"].get("inputs"), list) and doc["data"]["inputs"] and \
+            isinstance(doc["data"]["inputs"][0], list):
+        # gates that never overlap: every pathway off everywhere
+        P = len(doc["data"]["inputs"][0])
+        for j, it in enumerate(doc["nodes"] + doc["edges"]):
+            it["active"] = [1 if (i + j) % 2 else 0 for i in range(P)]
+    return doc
+
+
+def _m_graph_names(draw, doc):
+    """Node names that are reserved, duplicated, empty, not strings or contain the edge arrow."""
+    if not _graph(doc):
+        return doc
+    n = draw(st.sampled_from(doc["nodes"]))
+    old = n.get("name")
+    new = draw(st.sampled_from(["input", "output", "", " ", "a->b", "->", "h1", "m0", 3, None, ["h1"], "x" * 300,
+                                "\x00", "Δ", "a\tb"]))
+    if new is None:
+        n.pop("name", None)
+        return doc
+    n["name"] = new
+    if isinstance(old, str) and isinstance(new, str) and draw(st.booleans()):   # keep the edges pointing at it
+        for e in doc["edges"]:
+            for end in ("from", "to"):
+                if e.get(end) == old:
+                    e[end] = new
+        for g in doc.get("schedule") or []:
+            if isinstance(g, dict) and isinstance(g.get("edges"), list):
+                g["edges"] = [k.replace(old, new) if isinstance(k, str) else k for k in g["edges"]]
+    return doc
+
+
+def _m_graph_schedule(draw, doc):
+    """Schedule groups naming unknown edges or later groups, bad starts, duplicate or empty groups."""
+    if not _graph(doc):
+        return doc
+    keys = [f"{e.get('from')}->{e.get('to')}" for e in doc["edges"]]
+    sched = doc.get("schedule")
+    if not isinstance(sched, list) or not sched or not all(isinstance(g, dict) for g in sched):
+        sched = doc["schedule"] = [{"name": "all", "edges": list(keys)}]
+    g = draw(st.sampled_from(sched))
+    how = draw(st.integers(0, 8))
+    if how == 0:
+        g["edges"] = (g.get("edges") or []) + [draw(st.sampled_from(["ghost->output", "input->output", "h1 -> output",
+                                                                     "", "->", "a->b->c"]))]
+    elif how == 1:
+        g["start"] = draw(st.sampled_from([-1, 10 ** 20, 2 ** 63, "5", True, 1.5, math.inf, 10 ** 9]))
+    elif how == 2:
+        g["fit"] = draw(st.sampled_from(["later", ["later"], [g.get("name", "x")], [], 1, [1], "targets", ["targets"],
+                                         None]))
+        if g["fit"] is None:
+            g["fit"] = g.get("name", "x")
+    elif how == 3:
+        sched.append(copy.deepcopy(g))
+    elif how == 4:
+        g["edges"] = draw(st.sampled_from([[], "input->h1", [1], [["input->h1"]]]))
+    elif how == 5:
+        sched.append({"name": "late", "edges": [k for k in keys if not k.endswith("->output")][:1] or keys[:1]})
+        sched[0]["fit"] = ["late"]
+    elif how == 6:
+        for gr in sched:            # drop the output edges: no group writes to the output
+            if isinstance(gr.get("edges"), list):
+                gr["edges"] = [k for k in gr["edges"] if not str(k).endswith("->output")]
+    elif how == 7:
+        doc["schedule"] = draw(st.sampled_from([[], {}, "staged", [1], [[]]]))
+    else:
+        g[draw(st.sampled_from(["step", "Edges", "until"]))] = 1
+    return doc
+
+
+def _m_graph_explosion(draw, doc):
+    """Many nodes or a layered graph with very many paths (the path count must be refused early)."""
+    layers, per = draw(st.sampled_from([(40, 2), (25, 2), (12, 3), (6, 5), (2, 200), (1, 3000)]))
+    nodes, edges = [], []
+    prev = ["input"]
+    for l in range(layers):
+        cur = [f"n{l}_{i}" for i in range(per)]
+        nodes += [{"name": c, "width": 1} for c in cur]
+        edges += [{"from": a, "to": b} for a in prev for b in cur]
+        prev = cur
+    edges += [{"from": a, "to": "output"} for a in prev]
+    doc["nodes"], doc["edges"] = nodes, edges
+    for k in ("pathways", "schedule"):
+        doc.pop(k, None)
+    if isinstance(doc.get("data"), dict):
+        doc["data"].pop("reln", None)
+        doc["data"].pop("hidden", None)
+    return doc
+
+
+def _m_graph_init_scale(draw, doc):
+    if not _graph(doc):
+        return doc
+    e = draw(st.sampled_from(doc["edges"]))
+    e["init_scale"] = draw(st.sampled_from([0, -0.1, 0.0, math.nan, math.inf, 1e300, 1e6, 1e-300, "0.1", True, [0.1]]))
+    return doc
+
+
+def _m_graph_and_pathways(draw, doc):
+    """Both forms at once, or a graph table on a built-in task, or a schedule without a graph."""
+    how = draw(st.integers(0, 2))
+    if how == 0:
+        doc["pathways"] = [{"name": "p", "active": "all"}]
+        doc.setdefault("nodes", [{"name": "h1", "width": 2}])
+    elif how == 1:
+        doc["schedule"] = [{"name": "all", "edges": ["input->p", "p->output"]}]
+        doc.pop("nodes", None)
+        doc.pop("edges", None)
+    else:
+        doc["nodes"] = draw(st.sampled_from([[], {}, "h1", [{"name": "h1"}], [{"width": 2}], [[1]]]))
+    return doc
+
+
 #: mutations: name -> function(draw, doc) -> doc (the doc is a deep copy, mutated in place)
 MUTATIONS: dict[str, Callable] = {
     "wrong-type": _m_wrong_type, "missing-key": _m_delete, "unknown-key": _m_unknown_key,
     "duplicate": _m_duplicate, "empty-or-ragged": _m_empty_or_ragged, "huge-or-tiny": _m_huge_tiny,
     "nan-or-inf": _m_nonfinite, "bad-expression": _m_bad_expr, "deep-nesting": _m_deep,
     "non-ascii": _m_non_ascii, "sizes": _m_sizes, "big-data": _m_big_data, "training": _m_training,
+    "graph-cycle": _m_graph_cycle, "graph-dangling": _m_graph_dangling, "graph-unused-node": _m_graph_unused,
+    "graph-width": _m_graph_width, "graph-rows": _m_graph_rows, "graph-active": _m_graph_active,
+    "graph-names": _m_graph_names, "graph-schedule": _m_graph_schedule, "graph-explosion": _m_graph_explosion,
+    "graph-init-scale": _m_graph_init_scale, "graph-and-pathways": _m_graph_and_pathways,
+}
+
+# ------------------------------------------------------------------------------------------------
+# data, weight and checkpoint files (.npz, .safetensors): written by hand, then damaged
+# ------------------------------------------------------------------------------------------------
+def npy_bytes(A=None, header: str | None = None, data: bytes | None = None) -> bytes:
+    """A ``.npy`` member: the array ``A``, or a hand-written ``header`` (a dict literal) and ``data``."""
+    import numpy as np
+
+    if header is None:
+        buf = io.BytesIO()
+        np.lib.format.write_array(buf, np.asarray(A), allow_pickle=True)
+        return buf.getvalue()
+    h = header.encode("latin1")
+    h += b" " * (-(10 + len(h) + 1) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(h).to_bytes(2, "little") + h + (data or b"")
+
+
+def npz_bytes(members: dict) -> bytes:
+    """An ``.npz`` (a zip of ``name.npy``): each value an array, or the bytes of a member."""
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for k, v in members.items():
+            z.writestr(k if k.endswith(".npy") or isinstance(v, bytes) and not k.isidentifier() else f"{k}.npy",
+                       v if isinstance(v, bytes) else npy_bytes(v))
+    return buf.getvalue()
+
+
+_ST_NAMES = {"float64": "F64", "float32": "F32", "float16": "F16", "int64": "I64", "int32": "I32", "int8": "I8",
+             "uint8": "U8", "bool": "BOOL", "complex128": "C128"}
+
+
+def safetensors_bytes(arrays: dict, meta: dict | None = None, lie: str | None = None) -> bytes:
+    """A ``.safetensors`` file by hand: 8-byte little-endian header length, JSON header, data.
+    ``lie``: a damage to the header (see :data:`_ST_LIES`)."""
+    import numpy as np
+
+    header, data = {}, b""
+    for k, A in arrays.items():
+        A = np.ascontiguousarray(A)
+        b = A.astype(A.dtype.newbyteorder("<")).tobytes() if A.dtype.kind in "fiuc" else A.tobytes()
+        header[k] = {"dtype": _ST_NAMES.get(A.dtype.name, A.dtype.str), "shape": list(A.shape),
+                     "data_offsets": [len(data), len(data) + len(b)]}
+        data += b
+    if meta is not None:
+        header["__metadata__"] = meta
+    first = next((k for k in header if k != "__metadata__"), None)
+    if lie and first is not None:
+        ent = header[first]
+        if lie == "offsets-beyond":
+            ent["data_offsets"] = [ent["data_offsets"][0], len(data) + 64]
+        elif lie == "offsets-short":
+            ent["data_offsets"] = [ent["data_offsets"][0], max(ent["data_offsets"][1] - 8, 0)]
+        elif lie == "offsets-overlap" and len(header) > 1:
+            for k in header:
+                if k not in ("__metadata__", first):
+                    header[k]["data_offsets"] = [0, header[k]["data_offsets"][1] - header[k]["data_offsets"][0]]
+                    break
+        elif lie == "offsets-negative":
+            ent["data_offsets"] = [-8, ent["data_offsets"][1] - 8]
+        elif lie == "offsets-float":
+            ent["data_offsets"] = [0.0, float(ent["data_offsets"][1])]
+        elif lie == "shape-bigger":
+            ent["shape"] = [x * 1000 for x in ent["shape"]] or [10 ** 9]
+        elif lie == "shape-huge":
+            ent["shape"] = [2 ** 40, 2 ** 40]
+            ent["data_offsets"] = [0, 2 ** 83]
+        elif lie == "shape-negative":
+            ent["shape"] = [-1] + ent["shape"][1:]
+        elif lie == "dtype-unknown":
+            ent["dtype"] = "F8_E4M3"
+        elif lie == "dtype-other":
+            ent["dtype"] = "F16" if ent["dtype"] != "F16" else "F64"
+        elif lie == "missing-field":
+            ent.pop("data_offsets")
+        elif lie == "extra-field":
+            ent["stride"] = [1]
+        elif lie == "meta-not-str":
+            header["__metadata__"] = {"lr": 0.05}
+        elif lie == "meta-lr":
+            header["__metadata__"] = {"lr": "not a number"}
+        elif lie == "meta-lr-neg":
+            header["__metadata__"] = {"lr": "-0.5"}
+        elif lie == "meta-lr-nan":
+            header["__metadata__"] = {"lr": "nan"}
+        elif lie == "meta-loss":
+            header["__metadata__"] = {"loss": "median", "lr": "0.05"}
+        elif lie == "entry-not-table":
+            header[first] = [1, 2]
+    h = json.dumps(header).encode("utf-8")
+    if lie == "not-json":
+        h = h[: len(h) // 2]
+    elif lie == "header-list":
+        h = b"[1, 2, 3]"
+    elif lie == "header-not-utf8":
+        h = b"\xff\xfe" + h
+    h += b" " * (-len(h) % 8)
+    n = len(h)
+    if lie == "length-too-big":
+        n += 1000
+    elif lie == "length-huge":
+        n = 2 ** 63 + 5
+    elif lie == "length-small":
+        n = max(n // 2, 1)
+    elif lie == "length-zero":
+        n = 0
+    return n.to_bytes(8, "little") + h + data
+
+
+_ST_LIES = ["offsets-beyond", "offsets-short", "offsets-overlap", "offsets-negative", "offsets-float", "shape-bigger",
+            "shape-huge", "shape-negative", "dtype-unknown", "dtype-other", "missing-field", "extra-field",
+            "meta-not-str", "meta-lr", "meta-lr-neg", "meta-lr-nan", "meta-loss", "entry-not-table", "not-json",
+            "header-list", "header-not-utf8", "length-too-big", "length-huge", "length-small", "length-zero"]
+_NPY_LIES = [
+    ("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000, 1000000), }", 64),
+    ("{'descr': '<f8', 'fortran_order': False, 'shape': (100, 100), }", 80),
+    ("{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", 16),
+    ("{'descr': '<f8', 'fortran_order': False, 'shape': (-1, 2), }", 16),
+    ("{'descr': 'not a dtype', 'fortran_order': False, 'shape': (2,), }", 16),
+    ("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2)", 32),
+    ("__import__('os').system('true')", 8),
+    ("{'descr': '<f8', 'fortran_order': True, 'shape': (2,), 'extra': 1}", 16),
+    ("{'descr': '<c16', 'fortran_order': False, 'shape': (1, 1), }", 16),
+    ("{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (1, 1), }", 8),
+]
+
+
+@dataclass
+class FileDoc:
+    """A data/weight/checkpoint file before it is written: its arrays, metadata and damage."""
+
+    fmt: str                           # "npz" or "safetensors"
+    arrays: dict
+    meta: dict | None = None
+    lie: str | None = None             # a safetensors header lie
+    npy_lie: tuple | None = None       # (key, header, data length) of a hand-written .npy member
+    truncate: float | None = None      # keep this share of the bytes
+    raw: bytes | None = None           # the bytes, whatever the arrays say
+
+    def to_bytes(self) -> bytes:
+        if self.raw is not None:
+            return self.raw
+        if self.fmt == "safetensors":
+            b = safetensors_bytes(self.arrays, self.meta, self.lie)
+        else:
+            members = dict(self.arrays)
+            if self.npy_lie:
+                key, header, n = self.npy_lie
+                members[key] = npy_bytes(header=header, data=b"\x00" * n)
+            b = npz_bytes(members)
+        if self.truncate is not None:
+            b = b[: int(len(b) * self.truncate)]
+        return b
+
+
+def _damage_file(draw, f: FileDoc) -> str:
+    """One damage to a file: truncated, wrong dtype or shape, NaN, huge, missing or extra keys, a lying header."""
+    import numpy as np
+
+    keys = sorted(f.arrays)
+    how = draw(st.sampled_from(["truncate", "dtype", "shape", "nan", "huge", "missing-key", "extra-key", "rename",
+                                "lie", "garbage"]))
+    k = draw(st.sampled_from(keys)) if keys else None
+    A = np.asarray(f.arrays[k]) if k is not None else None
+    if how == "truncate":
+        f.truncate = draw(st.sampled_from([0.0, 0.01, 0.1, 0.5, 0.9, 0.99]))
+    elif how == "dtype" and k is not None:
+        dt = draw(st.sampled_from(["complex128", "bool", "int8", "float16", "float32", "uint64", "U3", "object",
+                                   "datetime64[s]", "longdouble"]))
+        if dt == "object":
+            f.arrays[k] = np.array([object()] * 2 if f.fmt == "npz" else A.tolist(), dtype=object) \
+                if f.fmt == "npz" else A.astype("float32")
+        elif dt == "datetime64[s]":
+            f.arrays[k] = np.zeros(A.shape, dtype="datetime64[s]")
+        elif dt == "U3":
+            f.arrays[k] = np.full(A.shape, "abc")
+        else:
+            with np.errstate(all="ignore"):
+                f.arrays[k] = A.astype(dt)
+    elif how == "shape" and k is not None:
+        f.arrays[k] = draw(st.sampled_from([
+            A.T, A[None], A.ravel(), A[:0], np.asarray(1.0), A[..., :-1], np.zeros(tuple(x + 1 for x in A.shape)),
+            np.zeros((2,) + A.shape), np.zeros((0,) + A.shape), np.zeros((1, 1, 1, 1))]))
+    elif how == "nan" and k is not None and A.size:
+        B = A.astype(float).copy()
+        B.flat[draw(st.integers(0, B.size - 1))] = draw(st.sampled_from([np.nan, np.inf, -np.inf]))
+        f.arrays[k] = B
+    elif how == "huge" and k is not None:
+        f.arrays[k] = A.astype(float) * draw(st.sampled_from([1e300, 1e20, 1e7, 1e-300, -1e5]))
+    elif how == "missing-key" and k is not None:
+        del f.arrays[k]
+    elif how == "extra-key":
+        f.arrays[draw(st.sampled_from(["b1", "fc1.bias", "W3", "W4", "junk", "input->ghost", "ü", ""]))] = \
+            draw(st.sampled_from([np.zeros(3), np.ones((2, 2)), np.asarray(0.5)]))
+    elif how == "rename" and k is not None:
+        f.arrays[draw(st.sampled_from([k.upper(), k + " ", "w1", "x", k.replace("->", "-")]))] = f.arrays.pop(k)
+    elif how == "lie":
+        if f.fmt == "safetensors":
+            f.lie = draw(st.sampled_from(_ST_LIES))
+        else:
+            header, n = draw(st.sampled_from(_NPY_LIES))
+            f.npy_lie = (k or "X", header, n)
+    else:
+        f.raw = draw(st.sampled_from([b"", b"PK\x03\x04", b"\x00" * 7, b"\x08" + b"\x00" * 7 + b"{}", b"not a file",
+                                      (16).to_bytes(8, "little") + b'{"__metadata__":', b"\x93NUMPY\x01\x00",
+                                      b"PK\x05\x06" + b"\x00" * 18]))
+    return f"file-{how}"
+
+
+def _rng(draw):
+    import numpy as np
+
+    return np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+
+
+def _spec_shapes(doc, relu: bool):
+    """The weight shapes (key -> (rows, cols)) of a valid spec's network, from the spec itself."""
+    from .spec.graph import graph_from_pathways
+    from .spec.files import spec_from_dict
+
+    g = graph_from_pathways(spec_from_dict(doc))
+    if relu:
+        H = sum(n.width for n in g.nodes)
+        return {"W1": (H, g.task.d), "W2": (g.task.p, H)}
+    return {e.key: g.edge_shape(e) for e in g.edges}
+
+
+@st.composite
+def weight_file_cases(draw, mutate: float = 0.8):
+    """``simulate SPEC --init-weights W.npz`` with a valid numeric spec (graph or pathways) and a
+    weight file of the right shapes, then damaged. Reference: the simulated L(0) equals the
+    loss of those weights computed here with numpy."""
+    kind, doc, sets = draw(st.one_of(graph_specs(numeric=True), pathway_specs(numeric=True)))
+    doc.pop("schedule", None) if draw(st.integers(0, 3)) == 0 else None
+    relu = kind == "pathways" and all(pw.get("depth", 2) == 2 for pw in doc["pathways"]) and draw(st.booleans())
+    shapes = _spec_shapes(doc, relu)
+    seeds = draw(st.sampled_from([1, 2]))
+    lead = draw(st.sampled_from([(), (seeds,)] if seeds > 1 else [(), (1,)]))
+    rng = _rng(draw)
+    scale = draw(st.sampled_from([0.01, 0.1, 0.5]))
+    f = FileDoc("npz", {k: scale * rng.standard_normal(lead + sh) for k, sh in shapes.items()})
+    muts = []
+    if draw(st.floats(0, 1)) < mutate:
+        for _ in range(draw(st.integers(1, 2))):
+            muts.append(_damage_file(draw, f))
+    sim = ["--network", "relu"] if relu else []
+    argv = ["simulate", "{dir}/spec.toml", "--init-weights", "{dir}/W.npz", "--steps", "3", "--seeds", str(seeds),
+            "--times", "0,3", *sim, "--json", "{dir}/sim.json", "--time-limit", "30"]
+    return Case("weights", doc, None, list(sets), steps=3, seeds=seeds, sim_args=sim, mutations=muts,
+                files={"W.npz": f.to_bytes()}, runs=[("simulate", argv, "sim.json")], ref="weights")
+
+
+@st.composite
+def checkpoint_cases(draw, mutate: float = 0.85):
+    """``find-gates --checkpoints 'step_*.EXT' --data data.npz --K 1``: an imported run of a bias-free
+    ReLU network (1 or 2 hidden layers) saved as .npz or hand-written .safetensors, then damaged."""
+    import numpy as np
+
+    rng = _rng(draw)
+    P, d, p, H = draw(st.integers(3, 6)), draw(st.integers(1, 3)), draw(st.integers(1, 2)), draw(st.integers(2, 5))
+    depth = draw(st.sampled_from([2, 2, 3]))
+    X = rng.integers(-2, 3, (d, P)).astype(float)
+    X[0] = np.where(X[0] == 0, 1.0, X[0])
+    Y = rng.integers(-1, 2, (p, P)).astype(float)
+    Y[0, 0] = 1.0
+    fmt = draw(st.sampled_from(["npz", "safetensors"]))
+    dims = [d] + [H] * (depth - 1) + [p]
+    W0 = {f"W{i + 1}": 0.3 * rng.standard_normal((dims[i + 1], dims[i])) for i in range(depth)}
+    steps = [0, draw(st.sampled_from([2, 4]))]
+    lr_meta = fmt == "safetensors" and draw(st.booleans())
+    meta = {"lr": "0.05", "loss": draw(st.sampled_from(["mean", "sum"]))} if lr_meta else None
+    docs = {"data.npz": FileDoc("npz", {"X": X, "Y": Y})}
+    for i, s in enumerate(steps):
+        Ws = {k: W + 0.01 * i * rng.standard_normal(W.shape) for k, W in W0.items()}
+        docs[f"step_{s}.{fmt}"] = FileDoc(fmt, Ws, meta)
+    muts = []
+    if draw(st.floats(0, 1)) < mutate:
+        for _ in range(draw(st.integers(1, 2))):
+            name = draw(st.sampled_from(sorted(docs)))
+            muts.append(f"{name}:{_damage_file(draw, docs[name])}")
+    argv = ["find-gates", "--checkpoints", f"{{dir}}/step_*.{fmt}", "--data", "{dir}/data.npz", "--K", "1",
+            "--out", "{dir}/found.toml", "--quiet"]
+    if not lr_meta or draw(st.booleans()):
+        argv += ["--lr", draw(st.sampled_from(["0.05", "0.05", "-1", "nan", "1e9"])) if muts else "0.05"]
+    return Case("checkpoints", None, b"", [], steps=steps[-1], mutations=muts,
+                files={n: f.to_bytes() for n, f in docs.items()}, runs=[("find-gates", argv, "found.toml")])
+
+
+#: kinds of case that bring their own files and commands: name -> a strategy of Case
+FILE_KINDS: dict[str, Callable[[], st.SearchStrategy]] = {
+    "weights": weight_file_cases,
+    "checkpoints": checkpoint_cases,
 }
 
 _RAW = st.sampled_from([
@@ -432,13 +1035,31 @@ _BAD_SETS = st.sampled_from(["Delta=-1", "Delta=sqrt(-1)", "Delta=1e9", "Delta=n
                              "Delta=-0.5"])
 
 
-@st.composite
-def cases(draw, mutate: float = 0.8, simulate: float = 1.0):
-    """Valid specs of every registered kind, a fraction ``mutate`` of them mutated 1-3 times.
+#: how often each kind is drawn (relative); a kind not listed has weight 1
+KIND_WEIGHTS = {"pathways": 3, "graph": 3, "xor-margin": 1, "contexts": 1, "weights": 1, "checkpoints": 1}
+_GRAPH_MUTATIONS = sorted(k for k in MUTATIONS if k.startswith("graph-"))
 
-    ``simulate``: the fraction of cases that also run ``simulate`` (each one compiles a JAX program,
-    seconds on a CPU); check and derive run on every case."""
-    kind, doc, sets = draw(valid_specs())
+
+def all_kinds() -> list:
+    return sorted(SPEC_KINDS) + sorted(FILE_KINDS)
+
+
+@st.composite
+def cases(draw, mutate: float = 0.8, simulate: float = 1.0, kinds=None):
+    """Valid specs of every registered kind, a fraction ``mutate`` of them mutated 1-3 times; and
+    cases of the file kinds (:data:`FILE_KINDS`: weight files, checkpoints), their files damaged.
+
+    ``simulate``: the fraction of spec cases that also run ``simulate`` (each one compiles a JAX
+    program, seconds on a CPU); check and derive run on every spec case. ``kinds``: draw only these."""
+    kinds = sorted(kinds) if kinds else all_kinds()
+    unknown = [k for k in kinds if k not in SPEC_KINDS and k not in FILE_KINDS]
+    if unknown:
+        raise ValueError(f"unknown kinds {unknown}: use {all_kinds()}")
+    pool = [k for k in kinds for _ in range(KIND_WEIGHTS.get(k, 1))]
+    kind = draw(st.sampled_from(pool))
+    if kind in FILE_KINDS:
+        return draw(FILE_KINDS[kind](mutate=mutate))
+    kind, doc, sets = draw(SPEC_KINDS[kind]())
     case = Case(kind, copy.deepcopy(doc), None, list(sets), steps=draw(st.sampled_from([5, 20])),
                 seeds=draw(st.sampled_from([1, 2])), simulate=draw(st.floats(0, 1)) < simulate)
     if draw(st.floats(0, 1)) < 0.15:
@@ -446,7 +1067,10 @@ def cases(draw, mutate: float = 0.8, simulate: float = 1.0):
     if draw(st.floats(0, 1)) < mutate:
         n = draw(st.integers(1, 3))
         for _ in range(n):
-            which = draw(st.sampled_from(sorted(MUTATIONS) + ["raw-file", "set-value", "cli-sizes"]))
+            if kind == "graph" and draw(st.booleans()):
+                which = draw(st.sampled_from(_GRAPH_MUTATIONS))
+            else:
+                which = draw(st.sampled_from(sorted(MUTATIONS) + ["raw-file", "set-value", "cli-sizes"]))
             case.mutations.append(which)
             if which == "raw-file":
                 case.raw = draw(_RAW)
@@ -478,8 +1102,9 @@ class Outcome:
     commands: list = field(default_factory=list)   # (command, rc, first stderr line)
 
 
-_FIELD_ROOTS = ("spec", "name", "symbols", "data", "pathways", "training", "nodes", "edges", "--set", "--steps",
-                "--seeds", "--times", "--json", "--latex", "--time-limit", "THEORYKIT_")
+_FIELD_ROOTS = ("spec", "name", "symbols", "data", "pathways", "training", "nodes", "edges", "schedule", "--set",
+                "--steps", "--seeds", "--times", "--json", "--latex", "--time-limit", "THEORYKIT_", "--init-weights",
+                "--checkpoints", "--data", "--layers", "--lr", "--loss", "--K", "--out", "--network")
 _ERR = re.compile(r"^theorykit: error in (.+?): \S")
 
 
@@ -545,6 +1170,12 @@ def run_case(case: Case, folder, time_limit: float = 120.0, estimate_limit: floa
                           "--times", times, *case.sim_args, "--json", str(sim_json), *lim], sim_json)]
     if not case.simulate:
         runs = runs[:2]
+    if case.runs is not None:
+        runs = [(name, [a.replace("{dir}", str(folder)) for a in argv], folder / out if out else None)
+                for name, argv, out in case.runs]
+    for name, data in case.files.items():
+        (folder / name).write_bytes(data)
+    keep = {"spec.toml", *case.files, *(r[2].name for r in runs if r[2] is not None)}
     outcome = Outcome("success")
     results = {}
     any_error = False
@@ -558,7 +1189,7 @@ def run_case(case: Case, folder, time_limit: float = 120.0, estimate_limit: floa
             return Outcome("crash", f"{name}: exception escaped main(): {rc[1][-3000:]}", outcome.commands)
         if "Traceback" in err:
             return Outcome("crash", f"{name}: traceback on stderr:\n{err[-3000:]}", outcome.commands)
-        left = _leftovers(folder, {"spec.toml", "derive.json", "sim.json"})
+        left = _leftovers(folder, keep)
         if left:
             return Outcome("crash", f"{name}: left files behind: {left}", outcome.commands)
         if rc == 0:
@@ -566,7 +1197,8 @@ def run_case(case: Case, folder, time_limit: float = 120.0, estimate_limit: floa
                 if not out_file.exists():
                     return Outcome("crash", f"{name}: exit 0 but no {out_file.name}", outcome.commands)
                 try:
-                    results[name] = json.loads(out_file.read_text("utf-8"))
+                    text = out_file.read_text("utf-8")
+                    results[name] = json.loads(text) if out_file.suffix == ".json" else _toml_loads(text)
                 except ValueError as exc:
                     return Outcome("crash", f"{name}: unreadable {out_file.name}: {exc}", outcome.commands)
             elif "OK" not in out:
@@ -589,22 +1221,79 @@ def run_case(case: Case, folder, time_limit: float = 120.0, estimate_limit: floa
         if not math.isclose(ld, ls, rel_tol=1e-6, abs_tol=1e-12):
             return Outcome("crash", f"reference mismatch: derived L(0) = {ld!r}, simulated L(0) = {ls!r}",
                            outcome.commands)
+    if case.ref == "weights" and "simulate" in results:
+        bad = _weights_reference(case, folder, results["simulate"])
+        if bad:
+            return Outcome("crash", bad, outcome.commands)
     if any_error:
         outcome.kind = "error"
     return outcome
 
 
+def _toml_loads(text):
+    import tomllib
+
+    return tomllib.loads(text)
+
+
+def _weights_reference(case: Case, folder: Path, sim: dict) -> str | None:
+    """The simulated L(0) from given weights against this numpy forward pass of the spec's graph
+    (``h_v = g_v ⊙ Σ_e g_e ⊙ W_e h_u``; a ReLU chain for ``--network relu``); None if they agree."""
+    import numpy as np
+
+    from .spec.graph import INPUT, OUTPUT, graph_from_pathways
+    from .spec.files import load_spec
+
+    g = graph_from_pathways(load_spec(folder / "spec.toml"))
+    X, Y = (np.asarray(A, float) for A in g.task.numeric())
+    P = X.shape[1]
+    with np.load(folder / "W.npz") as z:
+        W = {k: np.asarray(z[k], np.float64) for k in z.files}
+    relu = "--network" in case.sim_args
+    losses = []
+    for s in range(case.seeds):
+        Ws = {k: (A if A.ndim == 2 else A[s if A.shape[0] > 1 else 0]) for k, A in W.items() if A.ndim in (2, 3)}
+        if not relu and not all(e.key in Ws for e in g.edges):       # keyed W1, W2, ... (a chain)
+            Ws = {e.key: Ws[f"W{i + 1}"] for i, e in enumerate(g.edges)}
+        if relu:
+            Yh = Ws["W2"] @ np.maximum(Ws["W1"] @ X, 0.0)
+        else:
+            h = {INPUT: X}
+            Yh = np.zeros_like(Y)
+            for v in g.order + [OUTPUT]:
+                acc = np.zeros((g.width(v) if v != OUTPUT else Y.shape[0], P))
+                for e in g.edges:
+                    if e.dst != v:
+                        continue
+                    src = h[e.src][list(e.rows)] if e.src == INPUT else h[e.src]
+                    z = (Ws[e.key] @ src) * np.asarray(e.active, float)[None, :]
+                    if v == OUTPUT:
+                        acc[list(e.rows)] += z
+                    else:
+                        acc += z
+                if v == OUTPUT:
+                    Yh = acc
+                else:
+                    h[v] = acc * np.asarray(g.node[v].active, float)[None, :]
+        L = 0.5 * float(np.sum((Y - Yh) ** 2))
+        losses.append(L / P if g.training.loss == "mean" else L)
+    want, got = float(np.mean(losses)), sim["loss"]["mean"][0]
+    if not math.isclose(want, got, rel_tol=1e-6, abs_tol=1e-12):
+        return f"reference mismatch: L(0) of the given weights = {want!r} (numpy), simulated {got!r}"
+    return None
+
+
 # ------------------------------------------------------------------------------------------------
 # the long campaign: workers in subprocesses, a hard wall-clock limit per case
 # ------------------------------------------------------------------------------------------------
-def _generate(n: int, seed: int) -> list:
+def _generate(n: int, seed: int, kinds=None) -> list:
     from hypothesis import HealthCheck, Phase, given, settings
 
     out = []
 
     @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate], derandomize=False,
               suppress_health_check=list(HealthCheck))
-    @given(cases())
+    @given(cases(kinds=kinds))
     def collect(case):
         out.append(case)
 
@@ -630,13 +1319,13 @@ def _worker(conn, time_limit, estimate_limit):
 
 
 def campaign(n: int, seed: int = 0, jobs: int = 1, time_limit: float = 120.0, estimate_limit: float = 30.0,
-             log=None, report_every: int = 100) -> dict:
+             log=None, report_every: int = 100, kinds=None) -> dict:
     """Run ``n`` cases; returns the counts and the failing cases."""
     import multiprocessing as mp
     from multiprocessing.connection import wait
 
     t0 = time.time()
-    todo = list(enumerate(_generate(n, seed)))
+    todo = list(enumerate(_generate(n, seed, kinds)))
     gen_secs = time.time() - t0
     ctx = mp.get_context("spawn")
     counts = {"cases": 0, "success": 0, "error": 0, "crash": 0, "hang": 0}
@@ -727,8 +1416,15 @@ def main(argv=None) -> int:
     ap.add_argument("--estimate-limit", type=float, default=30.0,
                     help="the --time-limit given to the commands (estimated-longer runs are refused)")
     ap.add_argument("--out", help="write the counts and the failing cases here (JSON)")
+    ap.add_argument("--kinds", help=f"comma-separated kinds of case to draw (default: all of {all_kinds()})")
+    ap.add_argument("--report-every", type=int, default=100, help="print the counts every this many cases")
     args = ap.parse_args(argv)
-    res = campaign(args.cases, args.seed, args.jobs, args.time_limit, args.estimate_limit, log=sys.stderr)
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] if args.kinds else None
+    bad = [k for k in kinds or [] if k not in all_kinds()]
+    if bad:
+        ap.error(f"unknown kinds {bad}: use {all_kinds()}")
+    res = campaign(args.cases, args.seed, args.jobs, args.time_limit, args.estimate_limit, log=sys.stderr,
+                   report_every=args.report_every, kinds=kinds)
     c = res["counts"]
     print(f"cases {c['cases']}, clean errors {c['error']}, successes {c['success']}, crashes {c['crash']}, "
           f"hangs {c['hang']} ({c['seconds']} s, {c['generate_seconds']} s generating)")

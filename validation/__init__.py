@@ -81,10 +81,11 @@ def code_fingerprint() -> dict:
 
 
 def _suite_source(mod) -> str:
-    """Hash of the suite module's source and of the private helper modules beside it (``_*.py``)."""
+    """Hash of the suite module's source and of the helper modules beside it: private ones (``_*.py``) and
+    the suite's own (``<suite>_*.py``, e.g. ``xor_figures.py``)."""
     path = Path(mod.__file__).resolve()
     h = hashlib.sha256(path.read_bytes())
-    for p in sorted(path.parent.glob("_*.py")):
+    for p in sorted(set(path.parent.glob("_*.py")) | set(path.parent.glob(f"{path.stem}_*.py"))):
         if p.name != "__init__.py":
             h.update(p.name.encode() + b"\0" + p.read_bytes())
     return h.hexdigest()

@@ -8,7 +8,7 @@ so each pathway is a depth-3 chain that sees the whole input. It is trained from
 weights as the ReLU runs (paired seeds). A variant with H units per module shows how much the
 modules' width (their initial strength) matters.
 
-How the ReLU runs gate is measured, not assumed (:func:`layer_activity`): the share of
+How the ReLU runs gate is measured, not assumed (:func:`theorykit.analysis.gates.layer_activity`): the share of
 first-layer units on for every datapoint (the paper: all of them), and the second layer's
 weight share by context pattern (the paper: common + two-of-three-context pathways).
 
@@ -27,10 +27,10 @@ Measured per run:
 
 Theory curve: the balanced three-layer mode ODE τ da/dt = 3 a^{4/3}(s − d a) (THEORY.md §2)
 for each mode of the full data's Σyx (a single linear network; d_α = v_αᵀ Σx v_α), integrated
-by the race engine, initial strength by the one a0 rule (theorykit.init.a0_rule) a0 = (σ√(H/2))³, not a fit. The paper
+by the race engine, initial strength by the one a0 rule (theorykit.sim.init.a0_rule) a0 = (σ√(H/2))³, not a fit. The paper
 gives no closed form for the gated network, so the suite adds a reduction of its own: the GDLN's
 learning rule (THEORY.md §3, with the shared edge W1) integrated on the effective datasets at the
-smallest widths, from a small, aligned, balanced start (:func:`theorykit.findgates.shared_first_flow`,
+smallest widths, from a small, aligned, balanced start (:func:`theorykit.analysis.findgates.shared_first_flow`,
 a0 = σ√(H/2)·(σ√(H/8))² by the same rule). It is deterministic, so it describes a typical run, not the spread.
 
 full: H = 420, σ = 0.0006, η = 0.001, 30001 steps, 50 seeds (THEORY.md §9).
@@ -44,6 +44,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from theorykit.analysis.alignment import layer_alignment
+from theorykit.analysis.depth_runs import compare_curves, relu_gating, run_statistics, section6_gates
+from theorykit.analysis.curves import level_error
+from theorykit.theory.mode_ode import mode_ode_loss
 
 NAME = "depth"
 DESCRIPTION = "Two hidden layers (Section 6, Fig. 6): ReLU [11,H,H,60] vs depth-3 GDLN, alignment times, mode ODE"
@@ -65,127 +70,12 @@ def _save(fig, path):
     atomic_write_bytes(path, buf.getvalue())
 
 
-def _top_vector(M, v0, iters=100):
-    """Top eigenvector of the PSD matrix-vector map ``M`` by power iteration (jit-friendly)."""
-    import jax
-    import jax.numpy as jnp
-
-    def body(_, v):
-        w = M(v)
-        return w / (jnp.linalg.norm(w) + 1e-300)
-
-    return jax.lax.fori_loop(0, iters, body, v0 / jnp.linalg.norm(v0))
-
-
-def _record(p, aux):
-    """Alignment of the first and last layers with the data's singular vectors (inside the jit).
-
-    Returns [cos_in, cos_out, energy_in, energy_out]: cosines between the data's top singular
-    vectors (v₁, u₁) and the layer's top right (first layer) / left (last layer) singular vectors
-    (power iteration, fixed start vectors), and the share of each layer's squared norm that lies
-    in the data's top-4 singular subspace."""
-    import jax.numpy as jnp
-
-    U4, V4, s_in, s_out = aux
-    W1, WL = p[0], p[-1]
-    r1 = _top_vector(lambda v: W1.T @ (W1 @ v), s_in)
-    l1 = _top_vector(lambda v: WL @ (WL.T @ v), s_out)
-    cos_in = jnp.abs(V4[:, 0] @ r1)
-    cos_out = jnp.abs(U4[:, 0] @ l1)
-    e_in = jnp.sum((W1 @ V4) ** 2) / (jnp.sum(W1 ** 2) + 1e-300)
-    e_out = jnp.sum((U4.T @ WL) ** 2) / (jnp.sum(WL ** 2) + 1e-300)
-    return jnp.stack([cos_in, cos_out, e_in, e_out])
-
-
-def first_crossing(t, x, level=ALIGN):
-    """First time at which x ≥ level (NaN if never)."""
-    idx = np.nonzero(np.asarray(x) >= level)[0]
-    return float(t[idx[0]]) if idx.size else float("nan")
-
-
-def r2(y, X):
-    """R² of a least-squares fit of y on the columns of X (with intercept)."""
-    y = np.asarray(y, float)
-    A = np.column_stack([np.ones(len(y)), np.asarray(X, float).reshape(len(y), -1)])
-    coef, *_ = np.linalg.lstsq(A, y, rcond=None)
-    ss = np.sum((y - y.mean()) ** 2)
-    return float(1 - np.sum((y - A @ coef) ** 2) / ss) if ss > 0 else float("nan")
-
-
-def variance_explained(loss_ck, regressors):
-    """Per-checkpoint R² of the loss across runs on the regressors; variance-weighted summary."""
-    var = loss_ck.var(axis=0)
-    r2s = np.array([r2(loss_ck[:, i], regressors) if var[i] > 0 else np.nan for i in range(loss_ck.shape[1])])
-    ok = np.isfinite(r2s)
-    weighted = float(np.sum(var[ok] * r2s[ok]) / np.sum(var[ok])) if ok.any() else float("nan")
-    imax = int(np.argmax(var))
-    return r2s, weighted, imax
-
-
-def stereotypical(loss):
-    """Index of the run closest to the mean curve (RMS distance in log loss)."""
-    lg = np.log(np.maximum(loss, 1e-300))
-    return int(np.argmin(np.sqrt(np.mean((lg - lg.mean(0)) ** 2, axis=1))))
-
-
-def mode_ode_loss(X, Y, a0, tau, times, loss_factor, depth=3):
-    """Loss of a single balanced depth-L linear network, mode by mode (THEORY.md §2):
-    ``τ da/dt = L a^(2−2/L)(s − d a)`` for every mode, integrated by the race engine."""
-    import jax.numpy as jnp
-
-    from theorykit.flow import integrate
-
-    P = X.shape[1]
-    Syx, Sx = Y @ X.T / P, X @ X.T / P
-    U, s, Vt = np.linalg.svd(Syx, full_matrices=False)
-    keep = s > 1e-10 * s[0]
-    sa = s[keep]
-    dd = np.array([float(v @ Sx @ v) for v in Vt[keep]])
-    times = np.asarray(times, float)
-    order = np.argsort(times)
-
-    def field_(a, _):
-        return depth * jnp.abs(a) ** (2.0 - 2.0 / depth) * (sa - dd * a) / tau
-
-    res = integrate(field_, jnp.full((1, len(sa)), float(a0)), None, times=times[order],
-                    h=tau / (40.0 * max(1.0, float(sa.max()))), record={"a": lambda a, _: a}, batched_args=False)
-    a = res.records["a"][0][np.argsort(order)]                 # len(times) × modes
-    L = 0.5 * np.sum(Y * Y) / P - (a * sa - 0.5 * dd * a ** 2).sum(axis=1)
-    return loss_factor * L
-
-
-def layer_activity(params, X, blocks=3, items=8):
-    """Gating of a trained two-hidden-layer ReLU network (numpy, one network).
-
-    First layer: the share of units (and of their weight ``‖w1_u‖·‖W2[:, u]‖``) that are on for
-    every datapoint, and the mean share of datapoints each unit is on for (weighted).
-    Second layer: each unit's context pattern (on in context c when it is on for at least half of
-    that context's items), with the weight share ``‖W2[u]‖·‖W3[:, u]‖`` of each pattern class:
-    common (every context), double (two of three), single (one), none."""
-    W1, W2, W3 = (np.asarray(w, float) for w in params)
-    pre1 = W1 @ X
-    on1 = pre1 > 0
-    w1 = np.linalg.norm(W1, axis=1) * np.linalg.norm(W2, axis=0)
-    live1 = on1.any(1)
-    frac1 = on1.mean(1)
-    on2 = (W2 @ np.maximum(pre1, 0)) > 0
-    w2 = np.linalg.norm(W2, axis=1) * np.linalg.norm(W3, axis=0)
-    pat = np.stack([on2[:, c * items:(c + 1) * items].mean(1) >= 0.5 for c in range(blocks)], axis=1)
-    n_on = pat.sum(1)
-    cls = {"common": n_on == blocks, "double": n_on == blocks - 1, "single": n_on == 1, "none": n_on == 0}
-    tot2 = w2.sum() if w2.sum() > 0 else 1.0
-    return {"first_all_on_units": float(on1.all(1).sum() / max(live1.sum(), 1)),
-            "first_all_on_weight": float(w1[on1.all(1)].sum() / max(w1.sum(), 1e-300)),
-            "first_on_fraction_weighted": float((w1 * frac1).sum() / max(w1.sum(), 1e-300)),
-            "second_weight_share": {k: float(w2[m].sum() / tot2) for k, m in cls.items()}}
-
-
 def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     import jax.numpy as jnp
 
     from theorykit import contexts
-    from theorykit.findgates import shared_first_flow, train_gdln, train_relu
-    from theorykit.init import a0_rule
+    from theorykit.analysis.findgates import shared_first_flow, train_gdln, train_relu
+    from theorykit.sim.init import a0_rule
     from theorykit.progress import Progress
 
     out_dir = Path(out_dir)
@@ -199,12 +89,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     rng = np.random.default_rng(12345)                    # fixed start vectors of the power iterations
     aux = (jnp.asarray(U[:, :4]), jnp.asarray(Vt[:4].T), jnp.asarray(rng.normal(size=X.shape[0])),
            jnp.asarray(rng.normal(size=Y.shape[0])))
-    G = np.zeros((4, P))
-    G[0] = 1
-    for j, off in enumerate([(2,), (1,), (0,)]):          # ctx12 (off in 3), ctx13, ctx23
-        G[j + 1] = 1
-        for c in off:
-            G[j + 1, c * 8:(c + 1) * 8] = 0
+    G = section6_gates(8, 3)                               # common, ctx12, ctx13, ctx23
     t0 = time.time()
     from . import depth_protocols as dproto
 
@@ -218,11 +103,11 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
             return on_batch
 
         relu = train_relu(X, Y, hidden=[H, H], lr=lr, steps=steps, seeds=seeds, init_std=sd, loss="sum",
-                          every=every, record=_record, aux=aux, batch=st["batch"], on_batch=tick("ReLU"))
+                          every=every, record=layer_alignment, aux=aux, batch=st["batch"], on_batch=tick("ReLU"))
         # the paper's GDLN (Section 6): first layer shared and always on, second layer split into
         # the four pathways' modules (H/4 units each): same widths and initial weights as the ReLU runs
         gd = train_gdln(X, Y, G, hidden=[H // 4] * 4, lr=lr, steps=steps, seeds=seeds, init_std=sd, loss="sum",
-                        every=every, depth=3, record=_record, aux=aux, shared_first=H, batch=st["batch"],
+                        every=every, depth=3, record=layer_alignment, aux=aux, shared_first=H, batch=st["batch"],
                         on_batch=tick("GDLN (shared first layer)"))
         # variant: every module as wide as the ReLU layer (larger initial pathway strength)
         gdw = train_gdln(X, Y, G, hidden=[H] * 4, lr=lr, steps=steps, seeds=st["wide_seeds"], init_std=sd,
@@ -239,70 +124,10 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     sim_s = time.time() - t0
 
     idx = t_ck.astype(int)
-    out = {}
-    for name, r in (("relu", relu), ("gdln", gd)):
-        rec = np.asarray(r.recorded)               # seeds × checkpoints × 4
-        ta = np.array([first_crossing(t_ck, np.minimum(rec[i, :, 0], rec[i, :, 1])) for i in range(seeds)])
-        ta4 = np.array([first_crossing(t_ck, np.minimum(rec[i, :, 2], rec[i, :, 3])) for i in range(seeds)])
-        Lck = r.loss[:, idx]
-        half = np.array([first_crossing(t_ck, -Lck[i], -0.5 * Lck[i, 0]) for i in range(seeds)])
-        res = {"t_align": ta, "t_align4": ta4, "t_half_loss": half, "final_loss": r.loss[:, -1],
-               "stereotypical_run": stereotypical(Lck)}
-        fin = np.isfinite(ta)
-        fin4 = np.isfinite(ta4)
-        res["aligned_runs"] = int(fin.sum())
-        res["aligned4_runs"] = int(fin4.sum())
-        if fin.sum() >= 3 and np.std(ta[fin]) > 0:
-            r2s, w, imax = variance_explained(Lck[fin], ta[fin])
-            res.update(r2_weighted=w, r2_at_max_var=float(r2s[imax]), t_max_var=float(t_ck[imax]),
-                       r2_half_time=r2(half[fin], ta[fin]) if np.all(np.isfinite(half[fin])) else None,
-                       r2_curve=r2s)
-        both = fin & fin4
-        if both.sum() >= 4 and np.std(ta4[both]) > 0:
-            _, w2, _ = variance_explained(Lck[both], np.column_stack([ta[both], ta4[both]]))
-            _, w4, _ = variance_explained(Lck[both], ta4[both])
-            res.update(r2_weighted_align4=w4, r2_weighted_both=w2)
-        res["loss_rel_spread_max"] = float(np.max(Lck.std(0) / np.maximum(Lck.mean(0), 1e-300)))
-        out[name] = res
-
-    # how the ReLU runs gate (paper: first layer all on; second layer common + 2-of-3 contexts)
-    acts = [layer_activity([np.asarray(w)[i] for w in relu.params], X) for i in range(seeds)]
-    snaps = np.asarray(relu.snapshots)                         # seeds × (checkpoints−1) × H × P
-    live = snaps.any(axis=3)
-    all_on_t = (snaps.all(axis=3).sum(2) / np.maximum(live.sum(2), 1)).mean(0)   # share over time
-    gating = {"first_all_on_units_mean": float(np.mean([a["first_all_on_units"] for a in acts])),
-              "first_all_on_weight_mean": float(np.mean([a["first_all_on_weight"] for a in acts])),
-              "first_on_fraction_weighted_mean": float(np.mean([a["first_on_fraction_weighted"] for a in acts])),
-              "first_all_on_units_max_over_time": float(all_on_t.max()),
-              "second_weight_share_mean": {k: float(np.mean([a["second_weight_share"][k] for a in acts]))
-                                           for k in ("common", "double", "single", "none")}}
-
-    rm, gm = relu.loss[:, idx].mean(0), gd.loss[:, idx].mean(0)
-    wm = gdw.loss[:, idx].mean(0)
-    L0 = rm[0]
-    sr, sg = relu.loss[out["relu"]["stereotypical_run"], idx], gd.loss[out["gdln"]["stereotypical_run"], idx]
-    cmp = {"stereo_relu_vs_gdln_max_rel": float(np.max(np.abs(sr - sg)) / L0),
-           "mean_relu_vs_gdln_max_rel": float(np.max(np.abs(rm - gm)) / L0),
-           "ode_vs_relu_mean_max_rel": float(np.max(np.abs(ode - rm)) / L0),
-           "ode_vs_gdln_mean_max_rel": float(np.max(np.abs(ode - gm)) / L0),
-           "flow_vs_gdln_mean_max_rel": float(np.max(np.abs(flow - gm)) / L0),
-           "flow_vs_gdln_stereo_max_rel": float(np.max(np.abs(flow - sg)) / L0),
-           "flow_vs_relu_mean_max_rel": float(np.max(np.abs(flow - rm)) / L0),
-           "flow_final": float(flow[-1]),
-           "wide_gdln_vs_relu_mean_max_rel": float(np.max(np.abs(wm - rm)) / L0),
-           "t_half": {"relu_mean": first_crossing(t_ck, -rm, -0.5 * L0), "gdln_mean": first_crossing(t_ck, -gm, -0.5 * L0),
-                      "gdln_wide_mean": first_crossing(t_ck, -wm, -0.5 * L0),
-                      "mode_ode": first_crossing(t_ck, -ode, -0.5 * L0),
-                      "gdln_flow": first_crossing(t_ck, -flow, -0.5 * L0)},
-           "t_1pct": {"relu_mean": first_crossing(t_ck, -rm, -0.01 * L0), "gdln_mean": first_crossing(t_ck, -gm, -0.01 * L0),
-                      "gdln_wide_mean": first_crossing(t_ck, -wm, -0.01 * L0),
-                      "mode_ode": first_crossing(t_ck, -ode, -0.01 * L0),
-                      "gdln_flow": first_crossing(t_ck, -flow, -0.01 * L0)},
-           "level_times": _level_times(t_ck, L0, {"gdln_flow": flow[None], "gdln_runs": gd.loss[:, idx],
-                                                   "relu_runs": relu.loss[:, idx], "mode_ode": ode[None]}),
-           "gdln_wide_final_mean": float(gdw.loss[:, -1].mean()),
-           "ode_final": float(ode[-1]), "relu_final_mean": float(rm[-1]), "gdln_final_mean": float(gm[-1])}
-
+    out = {name: run_statistics(r, t_ck, ALIGN) for name, r in (("relu", relu), ("gdln", gd))}
+    gating, all_on_t = relu_gating(relu, X)
+    rm, gm, wm, cmp = compare_curves(relu, gd, gdw, ode, flow, t_ck, out["relu"]["stereotypical_run"],
+                                     out["gdln"]["stereotypical_run"])
     _fig6(t_ck, relu.loss[:, idx], gd.loss[:, idx], out, ode, out_dir / "fig6_depth.png", st, wide=wm, flow=flow,
           gating=gating, all_on_t=(t_ck[:-1], all_on_t))
 
@@ -358,16 +183,16 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                  f"{cmp['ode_vs_gdln_mean_max_rel']:.3f}·L(0) (final {cmp['ode_final']:.3g} vs ReLU "
                  f"{cmp['relu_final_mean']:.3g}: a linear network cannot fit the task); loss halves at ODE "
                  f"{_t(cmp['t_half']['mode_ode'])} vs ReLU {_t(cmp['t_half']['relu_mean'])}; a0 by the rule "
-                 f"(σ√(H/2))³ (theorykit.init.a0_rule), not fitted",
+                 f"(σ√(H/2))³ (theorykit.sim.init.a0_rule), not fitted",
          "agreement": "tolerance 0.05·L(0)",
          "verdict": _verdict_below(cmp["ode_vs_relu_mean_max_rel"], 0.05, 0.15, strict=True)},
         {"claim": "(timing) the GDLN flow predicts when the GDLN runs reach 50 %, 25 %, 10 % and 5 % of L(0)",
          "ours": "; ".join(f"{lv}: flow {_t(v['gdln_flow'])}, GDLN median {_t(v['gdln_runs'])}, ReLU median "
                            f"{_t(v['relu_runs'])}" for lv, v in cmp["level_times"].items()),
          "agreement": "largest relative error of the flow's crossing times against the GDLN medians (≤ 0.1 to "
-                      f"confirm): {_level_err(cmp['level_times'], 'gdln_runs'):.2f}; against the ReLU medians "
-                      f"{_level_err(cmp['level_times'], 'relu_runs'):.2f}",
-         "verdict": _verdict_below(_level_err(cmp["level_times"], "gdln_runs"), 0.1, 0.25, strict=False)},
+                      f"confirm): {level_error(cmp['level_times'], 'gdln_runs'):.2f}; against the ReLU medians "
+                      f"{level_error(cmp['level_times'], 'relu_runs'):.2f}",
+         "verdict": _verdict_below(level_error(cmp["level_times"], "gdln_runs"), 0.1, 0.25, strict=False)},
         {"claim": "the GDLN's own learning rule (THEORY.md §3, shared first layer) on its effective datasets, from "
                   "a small aligned balanced start, describes the GDLN runs and the ReLU runs (our reduction; the "
                   "paper gives none)",
@@ -376,7 +201,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                  f"·L(0); final {cmp['flow_final']:.3g} (GDLN {cmp['gdln_final_mean']:.3g}, ReLU "
                  f"{cmp['relu_final_mean']:.3g}); loss halves at flow {_t(cmp['t_half']['gdln_flow'])}, GDLN "
                  f"{_t(cmp['t_half']['gdln_mean'])}, ReLU {_t(cmp['t_half']['relu_mean'])}; a0 by the rule "
-                 f"σ√(H/2)·(σ√(H/8))² (theorykit.init.a0_rule), not fitted",
+                 f"σ√(H/2)·(σ√(H/8))² (theorykit.sim.init.a0_rule), not fitted",
          "agreement": "tolerance 0.05·L(0) against the GDLN mean",
          "verdict": _verdict_below(cmp["flow_vs_gdln_mean_max_rel"], 0.05, 0.15, strict=True)},
     ] + dproto.claims(protocols, every)
@@ -388,40 +213,10 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                            "pathways' modules (H/4 units each), paired initial weights with the ReLU runs",
             "relu_gating": gating, "first_all_on_share_t": all_on_t, "r2_curve_relu": ra.get("r2_curve"), "comparison": cmp,
             "relu_mean": rm, "gdln_mean": gm, "gdln_wide_mean": wm, "mode_ode": ode, "gdln_flow": flow,
-            "a0_rule": {"linear_network": a0_lin, "rule": "theorykit.init.a0_rule: (sigma*sqrt(H/2))^3", "gdln_pathway": a0_p,
+            "a0_rule": {"linear_network": a0_lin, "rule": "theorykit.sim.init.a0_rule: (sigma*sqrt(H/2))^3", "gdln_pathway": a0_p,
                         "gdln_rule": "sigma*sqrt(H/2)*(sigma*sqrt(H/8))^2"},
             "alignment_rule": f"first checkpoint with both top-mode cosines >= {ALIGN}",
             "figures": ["fig6_depth.png", "fig6_protocols.png"], "claims": claims})
-
-
-LEVELS = (0.5, 0.25, 0.1, 0.05)
-
-
-def _level_times(t, L0, curves):
-    """For each level ℓ (share of L(0)): the first checkpoint each curve reaches ℓ·L(0); for a set
-    of runs (rows), the median over the runs (NaN when fewer than half of them reach it)."""
-    out = {}
-    for lv in LEVELS:
-        row = {}
-        for name, C in curves.items():
-            ts = np.array([first_crossing(t, -c, -lv * L0) for c in np.atleast_2d(C)])
-            ok = np.isfinite(ts)
-            row[name] = float(np.median(ts[ok])) if ok.sum() * 2 >= len(ts) else float("nan")
-        out[f"{lv:.0%}"] = row
-    return out
-
-
-def _level_err(levels, against):
-    """Largest relative error of the flow's crossing times against ``against`` (inf if one of
-    them never crosses a level the other reaches)."""
-    errs = []
-    for v in levels.values():
-        a, b = v["gdln_flow"], v[against]
-        if np.isfinite(a) and np.isfinite(b):
-            errs.append(abs(a - b) / max(b, 1.0))
-        elif np.isfinite(a) != np.isfinite(b):
-            errs.append(np.inf)
-    return float(max(errs)) if errs else float("nan")
 
 
 def _never_to_none(obj):

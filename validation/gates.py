@@ -14,7 +14,7 @@ Parts
 3. Digits (scikit-learn's bundled 8×8 images; classes 0–4): a one-hidden-layer ReLU network,
    its gates found for K = 1 … 8, and how well the ReLN's loss tracks the ReLU network's,
    simulated (GDLN of the found gates from the same initial weights) and from the race
-   reduction (aligned initial maps, a0 by the one rule of theorykit.init.a0_rule, σ²H_p/2, H_p = H/K).
+   reduction (aligned initial maps, a0 by the one rule of theorykit.sim.init.a0_rule, σ²H_p/2, H_p = H/K).
 
 Hyper-parameters. full: THEORY.md §9 (summed loss, H = 700, init std 0.005/700, η = 0.001,
 8001 steps), 5 seeds. quick: H = 200, init std 0.005/200 (the paper's 0.005/H rule), η = 0.002
@@ -68,7 +68,7 @@ def _label(pattern, n=8, k=3):
 
 def _section4(st, progress):
     from theorykit import contexts
-    from theorykit.findgates import choose_elbow, elbow_scores, train_relu
+    from theorykit.analysis.findgates import choose_elbow, elbow_scores, train_relu
     from theorykit.progress import Progress
 
     task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
@@ -140,8 +140,8 @@ def _fig9(per_k, K_imp, K_chord, path):
 
 def _exact_reln(st):
     from theorykit import contexts
-    from theorykit.findgates import exact_reln_outputs, exact_reln_trajectory, train_relu
-    from theorykit.simulate import relu_forward
+    from theorykit.analysis.findgates import exact_reln_outputs, exact_reln_trajectory, train_relu
+    from theorykit.sim.simulate import relu_forward
 
     X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
     r = st["reln"]
@@ -169,8 +169,8 @@ def _exact_reln(st):
 def _digits(st, progress):
     from sklearn.datasets import load_digits
 
-    from theorykit.findgates import choose_elbow, elbow_scores, race_loss, train_relu
-    from theorykit.init import a0_rule
+    from theorykit.analysis.findgates import choose_elbow, elbow_scores, race_loss, train_relu
+    from theorykit.sim.init import a0_rule
     from theorykit.progress import Progress
 
     ds = st["digits"]

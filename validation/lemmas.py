@@ -32,7 +32,7 @@ def _orth(rng, n):
 
 
 def _interlacing_random(count: int, seed: int = 0) -> dict:
-    from theorykit.lemmas import interlacing_holds
+    from theorykit.theory.lemmas import interlacing_holds
 
     rng = np.random.default_rng(seed)
     choices = np.array([0.0, 0.0, 1e-3, 0.5, 1.0, 1.0, 2.0, 3.0, 1e3])
@@ -52,7 +52,7 @@ def _interlacing_random(count: int, seed: int = 0) -> dict:
 
 
 def _interlacing_exact(count: int, seed: int = 1) -> dict:
-    from theorykit.lemmas import interlacing_holds_exact
+    from theorykit.theory.lemmas import interlacing_holds_exact
 
     rng = np.random.default_rng(seed)
     bad = 0
@@ -68,9 +68,9 @@ def _interlacing_exact(count: int, seed: int = 1) -> dict:
 def _section4_restrictions() -> dict:
     """Top singular value of Section 4 pathways with all features vs restricted features."""
     import theorykit as tk
-    from theorykit.effective import effective_dataset
-    from theorykit.gating import Pathway
-    from theorykit.lemmas import interlacing_holds, top_singular_value
+    from theorykit.theory.effective import effective_dataset
+    from theorykit.spec.gating import Pathway
+    from theorykit.theory.lemmas import interlacing_holds, top_singular_value
 
     task = tk.contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
     n, k = 8, 3
@@ -95,7 +95,7 @@ def _section4_restrictions() -> dict:
 
 
 def _positive_data(count: int, seed: int = 2) -> dict:
-    from theorykit.lemmas import top_singular_value as top
+    from theorykit.theory.lemmas import top_singular_value as top
 
     rng = np.random.default_rng(seed)
     fails = {"sum_nonnegative": 0, "pathway_fixed_P_nonnegative": 0, "averaged_nonnegative": 0,
@@ -119,7 +119,7 @@ def _positive_data(count: int, seed: int = 2) -> dict:
 
 
 def _gate_characterisation(sizes, lp_max_cells: int) -> dict:
-    from theorykit.lemmas import (all_patterns, has_xor_subpattern, is_staircase, lp_realisable, poly_bernoulli,
+    from theorykit.theory.lemmas import (all_patterns, has_xor_subpattern, is_staircase, lp_realisable, poly_bernoulli,
                                   realisable_gate_patterns)
 
     rows = []
@@ -146,7 +146,7 @@ def _gate_characterisation(sizes, lp_max_cells: int) -> dict:
 
 
 def _section4_pattern_counts() -> dict:
-    from theorykit.lemmas import poly_bernoulli
+    from theorykit.theory.lemmas import poly_bernoulli
 
     n, k = 8, 3
     total = poly_bernoulli(n, k)
@@ -160,8 +160,8 @@ def _section4_pattern_counts() -> dict:
 
 def _census(seeds: int, progress: bool) -> dict:
     import theorykit as tk
-    from theorykit.lemmas import GATE_CLASSES, classify_context_gating, context_gating_mismatch, gate_census
-    from theorykit.simulate import simulate_relu
+    from theorykit.theory.lemmas import GATE_CLASSES, classify_context_gating, context_gating_mismatch, gate_census
+    from theorykit.sim.simulate import simulate_relu
 
     n, k, H = 8, 3, 700
     task = tk.contexts(n, k, blocks=["hierarchy", "ring", "cross"])
@@ -209,7 +209,7 @@ def _figure(census: dict, out_dir: Path) -> str:
     import matplotlib.pyplot as plt
 
     from theorykit.io import atomic_write_bytes
-    from theorykit.lemmas import GATE_CLASSES
+    from theorykit.theory.lemmas import GATE_CLASSES
 
     colors = dict(zip(GATE_CLASSES, ["#999999", "#444444", "#1f77b4", "#ff7f0e", "#9467bd", "#2ca02c", "#d62728"]))
     fig, ax = plt.subplots(1, 2, figsize=(11, 3.8))

@@ -6,7 +6,7 @@ What it does
    pathway specs with Δ symbolic: s, d, mode trajectories, total losses (Eqs. 22–23), the exact
    crossover Δ* (root of s_linear = s_xor) and the half-loss times.
 2. **Simulation**, one jit(vmap(vmap(...))) program per network kind over Δ × seeds:
-   bias-free ReLU networks [3, 128, 1] (``theorykit.engine``), and both ReLNs as GDLNs
+   bias-free ReLU networks [3, 128, 1] (``theorykit.sim.engine``), and both ReLNs as GDLNs
    (their graphs, the same trainer), with random initial weights (the *same* draws as the ReLU network: the ReLN's
    pathway p takes the ReLU network's hidden units in order) and with exact aligned, balanced
    initial weights. Full-batch gradient descent on the mean loss, float64.
@@ -32,11 +32,10 @@ Gate classification of a trained ReLU unit: its set of points with pre-activatio
 pre-activation ≈ 0 on a point, from being classified by rounding noise). "2-pathway" patterns are the
 gates of the linear ReLN's pathways, "4-pathway" patterns those of the XoR ReLN's pathways (both read
 from the pathway specs); everything else is "other" (dead units, 3-point patterns, mixed 2-point
-patterns), and dead units are also counted on their own.
+patterns: ``three_point``, ``mixed_two``), and dead units are also counted on their own (``dead``).
 """
 from __future__ import annotations
 
-import math
 import time
 from pathlib import Path
 
@@ -45,17 +44,17 @@ import jax.numpy as jnp
 import numpy as np
 import sympy as sp
 
-from theorykit.gating import GDLNSpec, xor_relns
-from theorykit.graph import graph_from_pathways
+from theorykit.spec.gating import xor_relns
 from theorykit.io import atomic_write_text, write_json
-from theorykit.latex import latex_document
+from theorykit.theory.latex import latex_document
 from theorykit.progress import Progress
-from theorykit.engine import Net, SaveAt, net_loss, train
-from theorykit.init import a0_rule as init_a0_rule
-from theorykit.init import random_params
-from theorykit.task import xor_margin
-from theorykit.trajectory import a0 as A0_SYM
-from theorykit.trajectory import discrete_mode_recurrence, t as T_SYM, tau as TAU_SYM
+from theorykit.analysis.curves import curve_distance, median_never_inf, nan_to_none, switch_point
+from theorykit.analysis.gates import read_units, tally
+from theorykit.sim.init import a0_rule as init_a0_rule
+from theorykit.sim.grid import simulate_reln_aligned_grid, simulate_reln_grid, simulate_relu_grid
+from theorykit.spec.task import xor_margin
+from theorykit.theory.closed_grid import (ClosedFormGrid, discrete_loss_grid, fit_a0_grid, half_loss_time_grid,
+                                          values_on_grid, vectors_on_grid)
 
 NAME = "xor"
 DESCRIPTION = ("Section 3: XoR with a margin. Both ReLNs derived with Δ symbolic, the crossover Δ*, "
@@ -81,271 +80,27 @@ CRITERIA = {"median_rel_error": 0.10, "switch_abs": 0.10, "closest_agreement": 0
 
 
 # ================================================================================================
-# Measurement functions (pure numpy; tested on synthetic curves)
+# Gates of the trained ReLU networks
 # ================================================================================================
-def learning_time(curves, frac: float = 0.5, initial=None, times=None) -> np.ndarray:
-    """First time a loss curve falls below ``frac`` × its initial value, interpolated linearly.
-
-    ``curves``: (..., T) losses at ``times`` (default 0, 1, …, T−1). ``initial`` overrides the
-    initial value (default ``curves[..., 0]``). NaN where the curve never falls below the level.
-    """
-    c = np.asarray(curves, dtype=float)
-    tt = np.arange(c.shape[-1], dtype=float) if times is None else np.asarray(times, dtype=float)
-    L0 = c[..., 0] if initial is None else np.broadcast_to(np.asarray(initial, dtype=float), c.shape[:-1])
-    level = frac * L0
-    below = c < level[..., None]
-    hit = below.any(axis=-1)
-    k = np.argmax(below, axis=-1)
-    flat_c = c.reshape(-1, c.shape[-1])
-    kk, lv, hh = k.reshape(-1), level.reshape(-1), hit.reshape(-1)
-    out = np.full(kk.shape, np.nan)
-    for i in range(kk.size):
-        if not hh[i]:
-            continue
-        j = kk[i]
-        if j == 0:
-            out[i] = tt[0]
-            continue
-        y0, y1 = flat_c[i, j - 1], flat_c[i, j]
-        w = (y0 - lv[i]) / (y0 - y1) if y0 != y1 else 1.0
-        out[i] = tt[j - 1] + w * (tt[j] - tt[j - 1])
-    return out.reshape(k.shape)
-
-
-def curve_distance(a, b) -> np.ndarray:
-    """RMS distance between loss curves over the run (last axis), broadcasting."""
-    return np.sqrt(np.mean((np.asarray(a, float) - np.asarray(b, float)) ** 2, axis=-1))
-
-
-def closest(curve, candidates: dict) -> tuple[str, dict]:
-    """Name of the candidate curve closest to ``curve`` (RMS over the run) and all distances."""
-    dists = {k: float(curve_distance(curve, v)) for k, v in candidates.items()}
-    return min(dists, key=dists.get), dists
-
-
-def switch_point(x, y, level: float = 0.5):
-    """Where ``y`` (low on the left, high on the right) crosses ``level``: a step-function fit.
-
-    The split k (left: ``y ≤ level``, right: ``y > level``) with the fewest misclassified points is
-    chosen, and the crossing is interpolated linearly between x[k−1] and x[k]. Ties are averaged.
-    Returns ``(value, info)``: value is None when y never crosses (all on one side); info gives
-    the number of misclassified points and whether y crosses the level exactly once.
-    """
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(y)
-    x, y = x[ok], y[ok]
-    n = x.size
-    above = y > level
-    info = {"misclassified": None, "single_crossing": None, "n_points": int(n)}
-    if n < 2 or above.all() or not above.any():
-        return None, info
-    errs = np.array([above[:k].sum() + (~above[k:]).sum() for k in range(n + 1)])
-    best = np.flatnonzero(errs == errs.min())
-    best = best[(best > 0) & (best < n)]
-    if best.size == 0:
-        return None, info
-    vals = []
-    for k in best:
-        y0, y1 = y[k - 1], y[k]
-        w = 0.5 if y1 == y0 else float(np.clip((level - y0) / (y1 - y0), 0.0, 1.0))
-        vals.append(x[k - 1] + w * (x[k] - x[k - 1]))
-    info["misclassified"] = int(errs.min())
-    info["single_crossing"] = bool(np.count_nonzero(np.diff(above.astype(int))) == 1)
-    return float(np.mean(vals)), info
-
-
-def classify_gates(pre, two_patterns, four_patterns, tol: float = GATE_TOL, weights=None) -> dict:
-    """Shares of hidden units by gating pattern.
-
-    ``pre``: (..., H, P) pre-activations. A unit is on for point μ when
-    ``pre_μ > tol · max_ν |pre_ν|``. Returns the shares (over the last-but-one axis, i.e. per
-    network) of units whose pattern is in ``two_patterns`` (2-pathway), in ``four_patterns``
-    (4-pathway), anything else (``other``), and of ``dead`` units (on nowhere; part of other), plus
-    ``three_point`` and ``mixed_two`` (2-point patterns that are not 2-pathway patterns). With
-    ``weights`` (..., H) the shares are weighted (e.g. by each unit's contribution |w2|·‖w1‖).
-    """
-    pre = np.asarray(pre, float)
-    scale = np.max(np.abs(pre), axis=-1, keepdims=True)
-    on = pre > tol * scale
-    n_on = on.sum(-1)
-
-    def match(patterns):
-        m = np.zeros(on.shape[:-1], bool)
-        for p in patterns:
-            m |= np.all(on == np.asarray(p, bool), axis=-1)
-        return m
-
-    two, four = match(two_patterns), match(four_patterns)
-    dead = n_on == 0
-    cats = {"two": two, "four": four, "other": ~(two | four), "dead": dead,
-            "three_point": n_on == 3, "mixed_two": (n_on == 2) & ~two}
-    w = np.ones(on.shape[:-1]) if weights is None else np.asarray(weights, float)
-    tot = w.sum(-1)
-    return {k: (v * w).sum(-1) / np.where(tot > 0, tot, 1.0) for k, v in cats.items()}
-
-
-# ================================================================================================
-# Simulation: every network of the grid is one member of the one trainer's ensemble (Δ × seeds)
-# ================================================================================================
-def _grid_train(net, p0, Xs, Y, lr, steps, record_every, n_seeds):
-    """Train the members (Δ-major, then seed) of ``p0`` on X = Xs[Δ] with :func:`theorykit.engine.train`.
-    Returns (final params by edge, nΔ × seeds × …; loss recorded every ``record_every`` steps,
-    nΔ × seeds × (steps/record_every + 1); learning time, nΔ × seeds, from the per-step curve)."""
-    nD = Xs.shape[0]
-    data = (jnp.repeat(jnp.asarray(Xs), n_seeds, axis=0), jnp.broadcast_to(jnp.asarray(Y), (nD * n_seeds,) + Y.shape))
-    res = train(net_loss(net, "mean"), p0, data, lr=lr, steps=steps, save=SaveAt(loss_every=1), data_axis=0)
-    curves = res.loss.reshape(nD, n_seeds, steps + 1)
-    params = {k: np.asarray(v).reshape((nD, n_seeds) + v.shape[1:]) for k, v in res.params.items()}
-    return params, curves[..., ::record_every], learning_time(curves)
-
-
-def _ensemble_keys(keys, nD):
-    return jnp.tile(jnp.asarray(keys), (nD, 1))
-
-
-def simulate_relu_grid(Xs, Y, keys, *, hidden, lr, steps, std, record_every=1):
-    """Bias-free ReLU networks for every Δ (Xs: nΔ × d × P) and seed (``keys``), the initial weights
-    drawn from each seed's key as :func:`theorykit.simulate.simulate_relu` draws them.
-    Returns ([W1, W2] with nΔ × seeds leading axes, recorded losses, learning times)."""
-    net = Net.chain(Xs.shape[1], [hidden], Y.shape[0])
-    p0 = random_params(net, std, keys=_ensemble_keys(keys, Xs.shape[0]))
-    params, rec, lt = _grid_train(net, p0, Xs, Y, lr, steps, record_every, len(keys))
-    return [params[k] for k in net.keys], rec, lt
-
-
-def _reln_net(pathways):
-    """The GDLN of a ReLN's pathways (private chains); its structure does not depend on Δ."""
-    return Net.from_graph(graph_from_pathways(GDLNSpec(xor_margin(1), tuple(pathways))))
-
-
-def simulate_reln_grid(Xs, Y, keys, pathways, *, hidden, lr, steps, std, record_every=1):
-    """A ReLN (GDLN) with the same random initial weights as the ReLU network, for every Δ and seed.
-
-    Pathway p takes the ReLU network's hidden units ``offset_p … offset_p + H_p − 1`` (rows of W1,
-    columns of W2), restricted to its input and output rows."""
-    sizes = [q.hidden for q in pathways]
-    if sum(sizes) != hidden:
-        raise ValueError(f"the ReLN's pathways hold {sum(sizes)} units, the ReLU network {hidden}")
-    d, p = Xs.shape[1], Y.shape[0]
-    relu = Net.chain(d, [hidden], p)
-    w = random_params(relu, std, keys=_ensemble_keys(keys, Xs.shape[0]))
-    W1, W2 = w["input->h1"], w["h1->output"]
-    net = _reln_net(pathways)
-    p0, off = {}, 0
-    for q in pathways:
-        H, i, o = q.hidden, np.asarray(q.inputs), np.asarray(q.outputs)
-        p0[f"input->{q.name}"] = W1[:, off:off + H][:, :, i]
-        p0[f"{q.name}->output"] = W2[:, o][:, :, off:off + H]
-        off += H
-    _, rec, lt = _grid_train(net, p0, Xs, Y, lr, steps, record_every, len(keys))
-    return rec, lt
-
-
-def simulate_reln_aligned_grid(Xs, Y, keys, pathways, U, V, a0s, *, lr, steps, record_every=1):
-    """A ReLN with exact aligned, balanced initial weights of strength a0_p (rank-one pathways).
-
-    ``U[p]``: (nΔ, |outputs_p|) and ``V[p]``: (nΔ, |inputs_p|) are the pathways' singular vectors at
-    each Δ; ``W1 = √a0 r vᵀ``, ``W2 = √a0 u rᵀ`` with r a random unit vector in the hidden layer."""
-    nD, S = Xs.shape[0], len(keys)
-    net = _reln_net(pathways)
-    rs = []
-    for key in keys:                              # the frame r of each pathway, per seed
-        row = []
-        for q in pathways:
-            key, k = jax.random.split(key)
-            r = jax.random.normal(k, (q.hidden, 1), Xs.dtype)
-            row.append(r / jnp.linalg.norm(r))
-        rs.append(row)
-    p0 = {}
-    for j, q in enumerate(pathways):
-        c = float(np.sqrt(a0s[j]))
-        R = jnp.stack([rs[s_][j] for s_ in range(S)])                       # S × H × 1
-        Vj, Uj = jnp.asarray(V[j]), jnp.asarray(U[j])                       # nΔ × |in|, nΔ × |out|
-        p0[f"input->{q.name}"] = (c * R[None] @ Vj[:, None, None, :]).reshape((nD * S, q.hidden, Vj.shape[1]))
-        p0[f"{q.name}->output"] = (c * Uj[:, None, :, None] @ jnp.swapaxes(R, 1, 2)[None]).reshape(
-            (nD * S, Uj.shape[1], q.hidden))
-    _, rec, lt = _grid_train(net, p0, Xs, Y, lr, steps, record_every, S)
-    return rec, lt
-
-
-# ================================================================================================
-# Closed forms on the grid
-# ================================================================================================
-class _ClosedForm:
-    """Closed-form loss L(t) of one ReLN on a grid of Δ (numpy, lambdified once from the derivation).
-
-    Where s = 0 (the linear ReLN at Δ = 0) the mode does not move and L stays at L(0) = ½ tr Σy."""
-
-    def __init__(self, theory, name):
-        D = theory["Delta"]
-        self.f = sp.lambdify((T_SYM, D, A0_SYM, TAU_SYM), theory[name]["loss"], "numpy")
-        self.s = sp.lambdify(D, theory[name]["s"], "numpy")
-        self.L_zero = float(theory[name]["initial_loss"])
-
-    def __call__(self, deltas, times, a0, tau):
-        deltas = np.asarray(deltas, float)
-        a0 = np.broadcast_to(np.asarray(a0, float), deltas.shape)[:, None]
-        s_vals = np.asarray([float(self.s(x)) for x in deltas])
-        with np.errstate(all="ignore"):
-            L = np.asarray(self.f(np.asarray(times, float)[None, :], deltas[:, None], a0, tau), float)
-            L0 = np.asarray(self.f(np.zeros((1, 1)), deltas[:, None], a0, tau), float)
-        L = np.broadcast_to(L, (deltas.size, np.size(times)))
-        L0 = np.where(np.isfinite(L0), L0, self.L_zero)
-        still = (s_vals <= 1e-15)[:, None] | ~np.isfinite(L)
-        return np.where(still, L0, L)
-
-
-def _closed_form_lt(theory, name, deltas, a0, tau):
-    """Closed-form half-loss time (continuous time, in steps); NaN where s = 0."""
-    D = theory["Delta"]
-    expr = theory[name]["t_half_loss"]
-    f = sp.lambdify((D, A0_SYM, TAU_SYM), expr, "numpy")
-    out = []
-    for x in deltas:
-        with np.errstate(all="ignore"):
-            try:
-                v = float(f(float(x), a0, tau))
-            except (ZeroDivisionError, ValueError):
-                v = float("nan")
-        out.append(v if np.isfinite(v) and v > 0 else float("nan"))
-    return np.asarray(out)
-
-
-def _fit_a0(curve_fn, target, lo=1e-7, hi=0.3):
-    """a0 minimising the RMS distance of the closed form to ``target`` (golden section on log a0)."""
-    from scipy.optimize import minimize_scalar
-
-    def obj(la):
-        c = curve_fn(10.0 ** la)
-        return float(np.sqrt(np.mean((c - target) ** 2)))
-
-    res = minimize_scalar(obj, bounds=(math.log10(lo), math.log10(hi)), method="bounded",
-                          options={"xatol": 1e-4})
-    return 10.0 ** res.x, res.fun
+def gate_shares(pre, two_patterns, four_patterns, tol: float = GATE_TOL, weights=None) -> dict:
+    """Shares (per network; weighted by ``weights`` (..., H) if given) of the units of ``pre`` (..., H, P)
+    in the classes of the module docstring, read by :class:`theorykit.analysis.gates.UnitGates`."""
+    ug = read_units(np.asarray(pre, float), tol=tol)
+    two, four, n_on = ug.matches(two_patterns), ug.matches(four_patterns), ug.n_on
+    return tally({"two": two, "four": four, "other": ~(two | four), "dead": n_on == 0, "three_point": n_on == 3,
+                  "mixed_two": (n_on == 2) & ~two}, weights)
 
 
 # ================================================================================================
 # The suite
 # ================================================================================================
-def _nan_to_none(x):
-    if isinstance(x, dict):
-        return {k: _nan_to_none(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_nan_to_none(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return _nan_to_none(x.tolist())
-    if isinstance(x, (float, np.floating)) and not math.isfinite(float(x)):
-        return None
-    return x
-
-
 def _load_theory():
     from theorykit.suites import load_package
 
     load_package("derivations")
-    from theorykit.derivations.xor_crossover import derive
+    from theorykit.derivations.xor_crossover import derive, summary
 
-    return derive
+    return derive, summary
 
 
 def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None = None) -> dict:
@@ -365,7 +120,7 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
     with Progress("xor", total=len(stages), enabled=progress) as pr:
         # ---- 1. theory ------------------------------------------------------------------------
         t0 = time.time()
-        derive = _load_theory()
+        derive, summary = _load_theory()
         theory = derive(hidden=cfg["hidden"])
         atomic_write_text(out_dir / DERIVATION_TEX, latex_document(
             r"XoR with a margin: the two ReLNs and the crossover $\Delta^\ast$", theory["latex"]))
@@ -399,7 +154,7 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
         t0 = time.time()
         sims, sim_lt = {}, {}
         for name in ("linear", "xor"):
-            c, lt = simulate_reln_grid(Xs_j, Y_j, keys, relns[name], hidden=H, lr=lr, steps=steps, std=std,
+            c, lt = simulate_reln_grid(Xs_j, Y_j, keys, relns[name], task=task, hidden=H, lr=lr, steps=steps, std=std,
                                        record_every=rec_every)
             sims[name], sim_lt[name] = np.asarray(c, float), np.asarray(lt, float)
         timing["reln_random"] = time.time() - t0
@@ -412,14 +167,10 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
         aligned, aligned_lt = {}, {}
         akeys = jax.random.split(jax.random.PRNGKey(1), cfg["aligned_seeds"])
         for name in ("linear", "xor"):
-            U, V = [], []
-            for q in theory[name]["pathways"].values():
-                fu = sp.lambdify(D, q["u"] + 0 * sp.ones(*q["u"].shape) * D, "numpy")
-                fv = sp.lambdify(D, q["v"] + 0 * sp.ones(*q["v"].shape) * D, "numpy")
-                U.append(np.stack([np.asarray(fu(x), float).ravel() for x in deltas]))
-                V.append(np.stack([np.asarray(fv(x), float).ravel() for x in deltas]))
+            U = [vectors_on_grid(q["u"], D, deltas) for q in theory[name]["pathways"].values()]
+            V = [vectors_on_grid(q["v"], D, deltas) for q in theory[name]["pathways"].values()]
             a0s = [a0_rule[name]] * len(relns[name])
-            c, lt = simulate_reln_aligned_grid(Xs_j, Y_j, akeys, relns[name], U, V, a0s, lr=lr, steps=steps,
+            c, lt = simulate_reln_aligned_grid(Xs_j, Y_j, akeys, relns[name], U, V, a0s, task=task, lr=lr, steps=steps,
                                                record_every=rec_every)
             aligned[name], aligned_lt[name] = np.asarray(c, float), np.asarray(lt, float)
         timing["reln_aligned"] = time.time() - t0
@@ -427,13 +178,15 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
 
         # ---- 3. measurements -----------------------------------------------------------------------
         t0 = time.time()
-        res = _measure(cfg, theory, relns, deltas, times, tau, a0_rule, relu_curves, relu_lt, W1, W2, Xs,
+        res = _measure(cfg, theory, summary, relns, deltas, times, tau, a0_rule, relu_curves, relu_lt, W1, W2, Xs,
                        sims, sim_lt, aligned)
         timing["measure"] = time.time() - t0
         pr.update(note="measured")
 
         t0 = time.time()
-        figs = _figures(out_dir, cfg, theory, deltas, times, res["_arrays"])
+        from .xor_figures import figures
+
+        figs = figures(out_dir, cfg, theory, deltas, times, res["_arrays"])
         timing["figures"] = time.time() - t0
         pr.update(note="figures written")
 
@@ -443,56 +196,33 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
     result = {"suite": NAME, "mode": mode, "description": DESCRIPTION, "config": cfg,
               "device": str(jax.devices()[0]), **res, "figures": figs, "derivation_tex": DERIVATION_TEX,
               "timing_s": timing}
-    return _nan_to_none(result)
+    return nan_to_none(result)
 
 
-def _measure(cfg, theory, relns, deltas, times, tau, a0_rule, relu_curves, relu_lt, W1, W2, Xs,
+def _measure(cfg, theory, summary, relns, deltas, times, tau, a0_rule, relu_curves, relu_lt, W1, W2, Xs,
              sims, sim_lt, aligned):
     nD = len(deltas)
     dstar = theory["crossover_float"]
     D = theory["Delta"]
-    s_num = {n: np.array([float(sp.N(theory[n]["s"].subs(D, sp.Float(x, 30)))) for x in deltas])
-             for n in ("linear", "xor")}
-    d_num = {n: np.array([float(sp.N(theory[n]["d"].subs(D, sp.Float(x, 30)))) for x in deltas])
-             for n in ("linear", "xor")}
+    s_num = {n: values_on_grid(theory[n]["s"], D, deltas) for n in ("linear", "xor")}
+    d_num = {n: values_on_grid(theory[n]["d"], D, deltas) for n in ("linear", "xor")}
     faster = np.where(s_num["linear"] > s_num["xor"], "linear", "xor")
 
     # closed forms with the a0 rule, and with a0 fitted to the random-init ReLN simulations
-    cfs = {n: _ClosedForm(theory, n) for n in ("linear", "xor")}
+    cfs = {n: ClosedFormGrid(theory[n]["loss"], theory[n]["s"], theory[n]["initial_loss"], D) for n in ("linear", "xor")}
     cf_rule = {n: cfs[n](deltas, times, a0_rule[n], tau) for n in ("linear", "xor")}
-    cf_lt_rule = {n: _closed_form_lt(theory, n, deltas, a0_rule[n], tau) for n in ("linear", "xor")}
-    fit_a0 = {n: np.full(nD, np.nan) for n in ("linear", "xor")}
-    cf_fit = {n: np.array(cf_rule[n]) for n in ("linear", "xor")}
-    cf_lt_fit = {n: np.full(nD, np.nan) for n in ("linear", "xor")}
-    for n in ("linear", "xor"):
-        target = sims[n].mean(axis=1)
-        for i, x in enumerate(deltas):
-            if s_num[n][i] <= 1e-15:
-                continue
-
-            def curve(a0, x=x, n=n):
-                return cfs[n](np.array([x]), times, a0, tau)[0]
-
-            a, _ = _fit_a0(curve, target[i])
-            fit_a0[n][i] = a
-            cf_fit[n][i] = curve(a)
-            cf_lt_fit[n][i] = _closed_form_lt(theory, n, np.array([x]), a, tau)[0]
+    cf_lt_rule = {n: half_loss_time_grid(theory[n]["t_half_loss"], D, deltas, a0_rule[n], tau) for n in ("linear", "xor")}
+    fits = {n: fit_a0_grid(cfs[n], theory[n]["t_half_loss"], D, deltas, times, tau, sims[n].mean(axis=1), s_num[n],
+                           cf_rule[n]) for n in ("linear", "xor")}
+    fit_a0, cf_fit, cf_lt_fit = ({n: f[j] for n, f in fits.items()} for j in range(3))
 
     # agreement of the closed forms with the ReLN simulations
     def max_rel(sim, cf):
         L0 = sim[..., :1]
         return float(np.nanmax(np.abs(sim - cf) / L0))
 
-    discrete = {}
-    for n in ("linear", "xor"):
-        steps = int(times[-1])
-        k = len(relns[n])
-        trSy_half = 0.5
-        curves = []
-        for i in range(nD):
-            a = discrete_mode_recurrence(s_num[n][i], d_num[n][i], a0_rule[n], tau, steps)
-            curves.append(trSy_half - k * (s_num[n][i] * a - 0.5 * d_num[n][i] * a ** 2))
-        discrete[n] = np.asarray(curves)[:, times.astype(int)]
+    discrete = {n: discrete_loss_grid(s_num[n], d_num[n], a0_rule[n], tau, times, len(relns[n]), 0.5)
+                for n in ("linear", "xor")}
     agreement = {
         "random_init_a0_rule": {n: max_rel(sims[n].mean(axis=1), cf_rule[n]) for n in ("linear", "xor")},
         "random_init_a0_rule_discrete": {n: max_rel(sims[n].mean(axis=1), discrete[n]) for n in ("linear", "xor")},
@@ -504,9 +234,9 @@ def _measure(cfg, theory, relns, deltas, times, tau, a0_rule, relu_curves, relu_
     }
 
     # learning times
-    relu_lt_med = _median_inf(relu_lt)
+    relu_lt_med = median_never_inf(relu_lt)
     relu_q = np.nanpercentile(relu_lt, [25, 75], axis=1) if np.isfinite(relu_lt).any() else np.full((2, nD), np.nan)
-    sim_lt_med = {n: _median_inf(sim_lt[n]) for n in ("linear", "xor")}
+    sim_lt_med = {n: median_never_inf(sim_lt[n]) for n in ("linear", "xor")}
 
     def rel_err_to_faster(lt_lin, lt_xor):
         fast = np.fmin(lt_lin, lt_xor)
@@ -535,9 +265,9 @@ def _measure(cfg, theory, relns, deltas, times, tau, a0_rule, relu_curves, relu_
     contrib = np.abs(W2).sum(axis=2) * np.linalg.norm(W1, axis=-1)              # nΔ × seeds × H
     two = [p.active for p in relns["linear"]]
     four = [p.active for p in relns["xor"]]
-    g_count = {k: v.mean(axis=1) for k, v in classify_gates(pre, two, four).items()}
-    g_weight = {k: v.mean(axis=1) for k, v in classify_gates(pre, two, four, weights=contrib).items()}
-    g_strict = {k: v.mean(axis=1) for k, v in classify_gates(pre, two, four, tol=0.0).items()}
+    g_count = {k: v.mean(axis=1) for k, v in gate_shares(pre, two, four).items()}
+    g_weight = {k: v.mean(axis=1) for k, v in gate_shares(pre, two, four, weights=contrib).items()}
+    g_strict = {k: v.mean(axis=1) for k, v in gate_shares(pre, two, four, tol=0.0).items()}
     kink = (np.abs(pre) <= GATE_TOL * np.abs(pre).max(-1, keepdims=True)).any(-1).mean(axis=(1, 2))
 
     # switch points
@@ -561,22 +291,7 @@ def _measure(cfg, theory, relns, deltas, times, tau, a0_rule, relu_curves, relu_
                      g_weight, deltas, agreement, errs["closed_form_a0_rule"])
 
     th = theory
-    theory_out = {
-        "crossover": {"exact": str(th["crossover"]), "float": th["crossover_float"],
-                      "equation": str(th["crossover_equation"]),
-                      "equals_sqrt_2_over_3": bool(sp.simplify(th["crossover"] - sp.sqrt(sp.Rational(2, 3))) == 0)},
-        "faster_below": th["faster_below"], "faster_above": th["faster_above"],
-        "linear_faster_for": str(th["linear_faster_set"]),
-        "s_linear": str(th["s_linear"]), "d_linear": str(th["d_linear"]),
-        "s_xor": str(th["s_xor"]), "d_xor": str(th["d_xor"]),
-        "loss_linear": str(th["loss_linear"]), "loss_xor": str(th["loss_xor"]),
-        "t_half_loss": {n: str(th[n]["t_half_loss"]) for n in ("linear", "xor")},
-        "implementable_by_aligned_relu_units": {n: str(th["implementable"][n]["all"]) for n in ("linear", "xor")},
-        "a0_rule": th["a0_rule"], "a0_rule_values": a0_rule,
-        "learning_time_crossover_equals_crossover_under_a0_rule": (th["learning_time_crossover"] or {}).get(
-            "equal_at_crossover"),
-        "latex": _theory_latex(th),
-    }
+    theory_out = summary(th, a0_rule)
     table = [{"delta": float(x), "faster_reln": str(faster[i]),
               "relu_median": relu_lt_med[i], "relu_q25": relu_q[0][i], "relu_q75": relu_q[1][i],
               "linear_closed_form": cf_lt_rule["linear"][i], "xor_closed_form": cf_lt_rule["xor"][i],
@@ -627,27 +342,6 @@ def _measure(cfg, theory, relns, deltas, times, tau, a0_rule, relu_curves, relu_
                     "crossover_sim": crossover_sim, "g_count": g_count, "g_weight": g_weight},
     }
     return out
-
-
-def _theory_latex(th) -> dict:
-    """Math-only LaTeX of the derivation's results (typeset by the validation report)."""
-    L = sp.latex
-    out = {"crossover": (r"s_{\mathrm{lin}}(\Delta) = " + L(th["s_linear"]) + " = " + L(th["s_xor"])
-                         + r" = s_{\mathrm{xor}}(\Delta)\;\Longrightarrow\;\Delta^\ast = " + L(th["crossover"])
-                         + rf" \approx {th['crossover_float']:.4f}")}
-    for name, lab in (("linear", "lin"), ("xor", "xor")):
-        r = th[name]
-        out[f"{name} ReLN"] = (r"s = " + L(r["s"]) + r",\quad d = " + L(r["d"]) + r",\quad L_{\mathrm{" + lab
-                               + r"}}(t) = " + L(r["loss"]))
-        if r["t_half_loss"] is not None:
-            out[f"{name} ReLN half-loss time"] = r"t_{1/2}^{\mathrm{" + lab + r"}} = " + L(r["t_half_loss"])
-    return out
-
-
-def _median_inf(lt):
-    """Median over seeds (axis 1) counting 'never' (NaN) as +∞; NaN if the median is never."""
-    m = np.median(np.where(np.isfinite(lt), lt, np.inf), axis=1)
-    return np.where(np.isfinite(m), m, np.nan)
 
 
 def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreement, sw, g_count, g_weight,
@@ -785,82 +479,6 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
         r["ours"] = ours[r["id"]]
         r["agreement"] = agree[r["id"]]
     return rows
-
-
-# ================================================================================================
-# Figures
-# ================================================================================================
-COLORS = {"relu": "black", "linear": "tab:blue", "xor": "tab:orange"}
-
-
-def _figures(out_dir, cfg, theory, deltas, times, A):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    dstar = theory["crossover_float"]
-    files = []
-    # Fig. 2d: learning time against Δ
-    fig, ax = plt.subplots(figsize=(5.5, 4))
-    m, q = A["relu_lt_med"], A["relu_q"]
-    ax.fill_between(deltas, q[0], q[1], color=COLORS["relu"], alpha=0.15, lw=0)
-    ax.plot(deltas, m, "o-", color=COLORS["relu"], ms=3, label="ReLU network (median, IQR)")
-    for n, lab in (("linear", "linear ReLN"), ("xor", "XoR ReLN")):
-        ax.plot(deltas, A["cf_lt_rule"][n], "-", color=COLORS[n], label=f"{lab} (closed form)")
-        ax.plot(deltas, A["sim_lt_med"][n], "x", color=COLORS[n], ms=4, label=f"{lab} (simulated)")
-    ax.axvline(dstar, color="grey", ls="--", label=r"$\Delta^\ast=\sqrt{2/3}$")
-    if A["crossover_sim"] is not None:
-        ax.axvline(A["crossover_sim"], color="grey", ls=":", label="ReLU switch (sim)")
-    ax.set_yscale("log")
-    ax.set_xlabel(r"margin $\Delta$")
-    ax.set_ylabel("learning time (steps to half the initial loss)")
-    finite = np.concatenate([v[np.isfinite(v)] for v in [m] + list(A["cf_lt_rule"].values())])
-    if finite.size:
-        ax.set_ylim(0.7 * finite.min(), min(3 * finite.max(), 20 * np.nanmax(m)))
-    ax.set_title(f"Fig. 2d: learning time (lr={cfg['lr']}, σ={cfg['init_std']}, {cfg['seeds']} seeds)", fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    p = Path(out_dir) / "fig2d_learning_time.png"
-    fig.savefig(p, dpi=130)
-    plt.close(fig)
-    files.append({"file": p.name, "caption": "Fig. 2d: learning time (steps to half the initial loss) against the "
-                  "margin Δ: ReLU networks (median, IQR), linear and XoR ReLNs (closed form, simulated); Δ* dashed, "
-                  "the ReLU switch point dotted"})
-
-    # Fig. 2e: loss curves for several Δ
-    want = [x for x in cfg["curve_deltas"] if x <= deltas[-1] + 1e-12]
-    idx = sorted({int(np.argmin(np.abs(deltas - x))) for x in want})
-    ncol = min(3, len(idx))
-    nrow = int(math.ceil(len(idx) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4 * ncol, 3 * nrow), squeeze=False)
-    rc = A["relu_curves"]
-    for a, i in zip(axes.ravel(), idx):
-        fin = np.isfinite(A["relu_lt_med"][i])
-        tmax = 4 * A["relu_lt_med"][i] if fin else times[-1]
-        tmax = min(max(tmax, 50), times[-1])
-        sel = times <= tmax
-        mu = rc[i].mean(0)
-        a.fill_between(times[sel], rc[i].min(0)[sel], rc[i].max(0)[sel], color="k", alpha=0.12, lw=0)
-        a.plot(times[sel], mu[sel], color=COLORS["relu"], lw=2, label="ReLU (mean, range)")
-        for n, lab in (("linear", "linear ReLN"), ("xor", "XoR ReLN")):
-            a.plot(times[sel], A["cf_rule"][n][i][sel], "--", color=COLORS[n], lw=1.5, label=f"{lab} closed form")
-            a.plot(times[sel], A["sims"][n][i].mean(0)[sel], "-", color=COLORS[n], lw=0.8, alpha=0.7,
-                   label=f"{lab} sim")
-        a.set_title(f"Δ = {deltas[i]:.3g}", fontsize=9)
-        a.set_xlabel("step")
-        a.set_ylabel("loss")
-    for a in axes.ravel()[len(idx):]:
-        a.axis("off")
-    axes.ravel()[0].legend(fontsize=6)
-    fig.suptitle(r"Fig. 2e: loss curves; $\Delta^\ast \approx$" + f"{dstar:.3f}", fontsize=10)
-    fig.tight_layout()
-    p = Path(out_dir) / "fig2e_loss_curves.png"
-    fig.savefig(p, dpi=130)
-    plt.close(fig)
-    files.append({"file": p.name, "caption": "Fig. 2e: loss curves of the ReLU networks (mean, range over seeds) beside "
-                  "the linear and XoR ReLNs (closed form dashed, simulation thin) for several Δ"})
-    return files
 
 
 def main(argv=None) -> int:  # pragma: no cover - convenience entry point

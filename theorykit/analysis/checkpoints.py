@@ -1,0 +1,680 @@
+"""A training run brought from elsewhere: weight checkpoints of a bias-free ReLU network and its data.
+
+Reads a series of checkpoints (``.safetensors``, read with the ``safetensors`` package's numpy
+API, no torch needed; or ``.npz``) of a bias-free ReLU network with one or two hidden layers,
+``ŷ = W2 relu(W1 x)`` or ``ŷ = W3 relu(W2 relu(W1 x))``, and the training data (an ``.npz`` with
+``X``, d × P, and ``Y``, p × P: datapoints as columns, as everywhere in theorykit).
+
+* Layer names: ``W1, W2, …`` by default, or a mapping ``{"W1": "fc1.weight", …}``
+  (:func:`parse_layers` reads ``W1=fc1.weight,W2=fc2.weight``).
+* Orientation: each weight is out × in (PyTorch's ``nn.Linear.weight``); it is checked against
+  the data (``W1`` has d columns, the last layer p rows) and against its neighbours.
+* Step numbers: the last integer in each file name (``step_000100.safetensors`` → 100), or given.
+* The loss convention and learning rate may be stored in a safetensors file's metadata
+  (``lr``, ``loss``: ``"mean"`` for L = 1/(2P) Σ‖ŷ − y‖², ``"sum"`` for ½ Σ‖ŷ − y‖²).
+
+Every bad input raises :class:`~theorykit.errors.SpecError` whose field names the file and
+the key: a missing key, a shape mismatch, biases present (the theory is bias-free; refused
+unless ``ignore_bias=True``), NaN or inf, data whose datapoints are rows.
+
+:func:`imported_run` turns the checkpoints into what Algorithm 1 needs (first-layer binary
+activity at every checkpoint, outputs and losses), and :func:`find_gates_in_run` runs
+Algorithm 1 on it: clustering, the elbow (a GDLN per K trained with :func:`theorykit.sim.simulate.simulate`
+from the run's own first checkpoint, the paired start) and the spec.
+"""
+from __future__ import annotations
+
+import glob as _glob
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from ..errors import SpecError
+from ..spec.fields import DATA_MAX, file_field
+
+__all__ = ["RunCheckpoints", "load_data", "parse_layers", "parse_steps", "read_checkpoint", "load_checkpoints",
+           "paired_start", "data_task", "read_safetensors", "check_metadata", "gdln_outputs_from_start", "find_gates_in_run", "FoundInRun"]
+
+#: largest magnitude of a weight read from a file (a larger one is a diverged run or a damaged file)
+MAX_WEIGHT = 1e6
+_BIAS = re.compile(r"(^|[._/])(bias|b\d*)$", re.IGNORECASE)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading files
+# ---------------------------------------------------------------------------------------------
+def load_data(path) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, Y)`` from an ``.npz`` with ``X`` (d × P) and ``Y`` (p × P), float64, checked."""
+    from ..sim.init import read_npz
+
+    path = Path(path)
+    raw = read_npz(path, "--data", "an .npz with arrays X (d × P) and Y (p × P)",
+                   "save the data with numpy.savez(path, X=X, Y=Y)")
+    out = {}
+    for key in ("X", "Y"):
+        f = file_field("--data", path, key)
+        if key not in raw:
+            raise SpecError(f, f"missing (the file has {sorted(raw)})",
+                            "save inputs as X (d × P) and targets as Y (p × P), datapoints as columns")
+        A = raw[key]
+        if A.dtype.kind not in "fiub":
+            raise SpecError(f, f"has dtype {A.dtype}", "store real numbers")
+        if A.ndim == 1:
+            A = A[None, :]
+        if A.ndim != 2 or A.size == 0:
+            raise SpecError(f, f"has shape {A.shape}", f"store {key} as a 2-D array, datapoints as columns")
+        with np.errstate(all="ignore"):
+            A = np.asarray(A, dtype=np.float64)
+        if not np.all(np.isfinite(A)):
+            raise SpecError(f, "holds NaN or inf", "store finite numbers")
+        big = float(np.max(np.abs(A)))
+        if big > DATA_MAX:
+            raise SpecError(f, f"holds a number of magnitude {big:.3g}, more than {DATA_MAX:g}",
+                            "rescale the data (divide X, or Y, by one common factor)")
+        out[key] = A
+    X, Y = out["X"], out["Y"]
+    if X.shape[1] != Y.shape[1]:
+        if X.shape[0] == Y.shape[0]:
+            raise SpecError(file_field("--data", path, "X"), f"X is {X.shape[0]} × {X.shape[1]} and Y {Y.shape[0]} × {Y.shape[1]}: "
+                            "the datapoints look like rows", "datapoints are columns: save X.T and Y.T "
+                            "(X is d × P, Y is p × P)")
+        raise SpecError(file_field("--data", path, "Y"), f"X has {X.shape[1]} datapoints (columns), Y has {Y.shape[1]}",
+                        "give one target column per input column")
+    return X, Y
+
+
+def parse_layers(text: str | Mapping | None) -> dict | None:
+    """``"W1=fc1.weight,W2=fc2.weight"`` → ``{"W1": "fc1.weight", "W2": "fc2.weight"}`` (checked)."""
+    if text is None:
+        return None
+    if isinstance(text, Mapping):
+        items = list(text.items())
+    else:
+        items = []
+        for part in str(text).split(","):
+            if not part.strip():
+                continue
+            if "=" not in part:
+                raise SpecError("--layers", f"{part.strip()!r} is not NAME=KEY", "write e.g. W1=fc1.weight,W2=fc2.weight")
+            a, b = (s.strip() for s in part.split("=", 1))
+            items.append((a, b))
+    names = [a for a, _ in items]
+    want = [f"W{i + 1}" for i in range(len(items))]
+    if sorted(names, key=lambda n: (len(n), n)) != want or not items:
+        raise SpecError("--layers", f"names {names} are not W1, W2, … in full",
+                        "map every layer, e.g. W1=fc1.weight,W2=fc2.weight")
+    if len(items) not in (2, 3):
+        raise SpecError("--layers", f"{len(items)} layers: one or two hidden layers (2 or 3 weights) are supported",
+                        "map W1, W2 (and W3)")
+    return dict(items)
+
+
+def parse_steps(text) -> list | None:
+    if text is None:
+        return None
+    if isinstance(text, (list, tuple, np.ndarray)):
+        vals = list(text)
+    else:
+        try:
+            vals = [int(s) for s in str(text).split(",") if s.strip()]
+        except ValueError:
+            raise SpecError("--steps", f"{text!r} is not a comma-separated list of integers",
+                            "write e.g. --steps 0,100,200") from None
+    if any(int(v) != v or v < 0 for v in vals):
+        raise SpecError("--steps", "steps must be non-negative integers", "write e.g. --steps 0,100,200")
+    return [int(v) for v in vals]
+
+
+def read_checkpoint(path) -> tuple[dict, dict]:
+    """``(arrays, metadata)`` of one checkpoint file (``.safetensors`` or ``.npz``), every header
+    field checked (:func:`read_safetensors`, :func:`theorykit.sim.init.read_npz`)."""
+    from ..sim.init import read_npz
+
+    path = Path(path)
+    if not path.is_file():
+        raise SpecError("--checkpoints", f"no such file: {path}", "give existing checkpoint files")
+    suffix = path.suffix.lower()
+    if suffix == ".safetensors":
+        arrays, meta = read_safetensors(path, "--checkpoints")
+        check_metadata(meta, path)
+        return arrays, meta
+    if suffix == ".npz":
+        return read_npz(path, "--checkpoints", "a checkpoint (.npz)", "save it with numpy.savez"), {}
+    raise SpecError(file_field("--checkpoints", path), f"unknown checkpoint format {suffix!r}",
+                    "use .safetensors or .npz files")
+
+
+#: safetensors dtypes read (BF16 is widened to float32)
+_ST_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8", "I32": "<i4", "I16": "<i2",
+              "I8": "i1", "U64": "<u8", "U32": "<u4", "U16": "<u2", "U8": "u1", "BOOL": "?"}
+#: largest safetensors header (bytes), as the format's own reader allows
+MAX_ST_HEADER = 100_000_000
+
+
+def read_safetensors(path, option: str = "--checkpoints", max_bytes: float | None = None) -> tuple[dict, dict]:
+    """``(arrays, metadata)`` of a ``.safetensors`` file, read by hand (the format: an 8-byte
+    little-endian header length N, N bytes of JSON ``{name: {dtype, shape, data_offsets}, ...,
+    "__metadata__": {str: str}}``, then the data). Every header field is checked against the
+    file before any data is read: a header that lies about its sizes, a truncated file, an
+    unknown dtype or overlapping tensors are errors naming the file and the key."""
+    import json
+    import os
+
+    from ..sim.init import MAX_NPZ_BYTES
+    from ..spec.limits import Limits
+
+    path = Path(path)
+    f = file_field(option, path)
+    how = "save it with safetensors (save_file)"
+    limit = min(MAX_NPZ_BYTES, Limits().max_bytes) if max_bytes is None else max_bytes
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+            if len(head) < 8:
+                raise SpecError(f, f"is {size} bytes: too short to be a readable safetensors file", how)
+            n = int.from_bytes(head, "little")
+            if n < 2 or n > MAX_ST_HEADER or 8 + n > size:
+                raise SpecError(f"{f}: header length", f"not a readable safetensors file: the first 8 bytes declare a {n}-byte header, but the file "
+                                f"is {size} bytes" + (f" (at most {MAX_ST_HEADER} allowed)" if n > MAX_ST_HEADER else ""),
+                                "the file is truncated or not a safetensors file: save it again")
+            raw = fh.read(n)
+            try:
+                header = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+                raise SpecError(f"{f}: header", f"is not valid JSON ({type(exc).__name__}: {str(exc)[:120]})",
+                                how) from None
+            if not isinstance(header, dict):
+                raise SpecError(f"{f}: header", f"is a JSON {type(header).__name__}, not an object", how)
+            meta = header.pop("__metadata__", None)
+            if meta is None:
+                meta = {}
+            if not isinstance(meta, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                     for k, v in meta.items()):
+                raise SpecError(f"{f}: __metadata__", "must map strings to strings", how)
+            data_len = size - 8 - n
+            entries, total = [], 0
+            for key, ent in header.items():
+                kf = file_field(option, path, key)
+                if not isinstance(ent, dict) or set(ent) - {"dtype", "shape", "data_offsets"} or \
+                        not {"dtype", "shape", "data_offsets"} <= set(ent):
+                    raise SpecError(kf, "needs exactly dtype, shape and data_offsets in the header", how)
+                dt, shape, offs = ent["dtype"], ent["shape"], ent["data_offsets"]
+                if not isinstance(dt, str) or dt not in _ST_DTYPES:
+                    raise SpecError(f"{kf}.dtype", f"{str(dt)[:40]!r} is not a dtype read here",
+                                    f"store one of {sorted(_ST_DTYPES)} (float64 or float32 best)")
+                if not isinstance(shape, list) or len(shape) > 8 or \
+                        not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2 ** 62 for x in shape):
+                    raise SpecError(f"{kf}.shape", f"{str(shape)[:60]} is not a list of sizes", how)
+                if not (isinstance(offs, list) and len(offs) == 2 and
+                        all(isinstance(x, int) and not isinstance(x, bool) for x in offs)):
+                    raise SpecError(f"{kf}.data_offsets", f"{str(offs)[:60]} is not [begin, end]", how)
+                count = 1
+                for x in shape:
+                    count *= x
+                item = np.dtype(_ST_DTYPES[dt]).itemsize
+                begin, end = offs
+                if not 0 <= begin <= end or end - begin != count * item:
+                    raise SpecError(f"{kf}.data_offsets", f"{offs} hold {end - begin} bytes, but dtype {dt} and "
+                                    f"shape {shape} need {count * item}", "the header lies about its sizes: save "
+                                    "the file again")
+                if end > data_len:
+                    raise SpecError(f"{kf}.data_offsets", f"{offs} reach byte {end}, but the file holds "
+                                    f"{data_len} bytes of data", "the file is truncated: save it again")
+                total += end - begin
+                if total > limit:
+                    raise SpecError(kf, f"the tensors declare {total} bytes, more than the {int(limit)} a file may "
+                                    "hold here", "store smaller arrays")
+                entries.append((begin, end, key, dt, shape))
+            entries.sort()
+            for (b0, e0, k0, _, _), (b1, _, k1, _, _) in zip(entries, entries[1:]):
+                if b1 < e0:
+                    raise SpecError(f"{file_field(option, path, k1)}.data_offsets",
+                                    f"overlaps the data of {k0!r}", "the header is damaged: save the file again")
+            arrays = {}
+            for begin, end, key, dt, shape in entries:
+                fh.seek(8 + n + begin)
+                buf = fh.read(end - begin)
+                if len(buf) != end - begin:
+                    raise SpecError(file_field(option, path, key), "is cut short (the file shrank while read)", how)
+                A = np.frombuffer(buf, dtype=_ST_DTYPES[dt]).reshape(shape)
+                if dt == "BF16":
+                    A = (A.astype("<u4") << 16).view("<f4")
+                arrays[key] = A.copy()
+    except SpecError:
+        raise
+    except OSError as exc:
+        raise SpecError(f, f"cannot be read ({exc.strerror or exc})", "give a readable file") from None
+    return arrays, dict(meta)
+
+
+def check_metadata(meta: Mapping, path) -> dict:
+    """The run settings a safetensors file's metadata may hold (``lr``, ``loss``), checked where read."""
+    f = file_field("--checkpoints", path)
+    if "lr" in meta:
+        try:
+            lr = float(meta["lr"])
+        except (TypeError, ValueError):
+            lr = None
+        if lr is None or not (np.isfinite(lr) and 0 < lr <= 1e3):
+            raise SpecError(f"{f}: metadata 'lr'", f"{str(meta['lr'])[:40]!r} is not a learning rate "
+                            "(a positive number up to 1e3)", "store the learning rate as a number string, or "
+                            "leave it out and give --lr")
+    if "loss" in meta and meta["loss"] not in ("mean", "sum"):
+        raise SpecError(f"{f}: metadata 'loss'", f"{str(meta['loss'])[:40]!r} is not \"mean\" or \"sum\"",
+                        "store loss = mean or sum, or leave it out and give --loss")
+    return dict(meta)
+
+
+def _step_from_name(path: Path):
+    nums = re.findall(r"\d+", path.stem)
+    return int(nums[-1]) if nums else None
+
+
+def _expand(checkpoints) -> list[Path]:
+    if isinstance(checkpoints, (str, Path)):
+        pats = [str(checkpoints)]
+    else:
+        pats = [str(c) for c in checkpoints]
+    files = []
+    for pat in pats:
+        hits = sorted(_glob.glob(pat)) if any(ch in pat for ch in "*?[") else [pat]
+        if not hits:
+            raise SpecError("--checkpoints", f"{pat!r} matches no file", "give a glob such as 'run/step_*.safetensors'")
+        files += [Path(h) for h in hits]
+    return files
+
+
+# ---------------------------------------------------------------------------------------------
+# The run
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class RunCheckpoints:
+    """A checked run: ``weights[l]`` is checkpoints × out × in (float64), at ``steps``."""
+
+    steps: np.ndarray
+    weights: list
+    files: list
+    X: np.ndarray
+    Y: np.ndarray
+    meta: dict = field(default_factory=dict)
+    keys: list = field(default_factory=list)
+
+    @property
+    def widths(self) -> list:
+        return [int(W.shape[1]) for W in self.weights[:-1]]
+
+    @property
+    def depth(self) -> int:
+        return len(self.weights)
+
+    def params(self, i: int) -> list:
+        return [W[i] for W in self.weights]
+
+    def hidden_activity(self) -> list:
+        """Pre-activation signs: per hidden layer, checkpoints × H × P booleans (1[pre > 0])."""
+        h = np.broadcast_to(self.X, (len(self.steps),) + self.X.shape)
+        acts = []
+        for W in self.weights[:-1]:
+            pre = W @ h
+            acts.append(pre > 0)
+            h = np.maximum(pre, 0.0)
+        return acts
+
+    def outputs(self) -> np.ndarray:
+        """Network outputs at every checkpoint (checkpoints × p × P)."""
+        h = np.broadcast_to(self.X, (len(self.steps),) + self.X.shape)
+        for W in self.weights[:-1]:
+            h = np.maximum(W @ h, 0.0)
+        return self.weights[-1] @ h
+
+    def loss(self, kind: str = "mean") -> np.ndarray:
+        """The training loss at every checkpoint: 1/(2P) Σ‖ŷ − y‖² (``"mean"``) or ½ Σ‖ŷ − y‖²."""
+        r = self.outputs() - self.Y
+        L = 0.5 * np.sum(r * r, axis=(1, 2))
+        return L / self.X.shape[1] if kind == "mean" else L
+
+
+def _pick(arrays, path, names, ignore_bias):
+    f = file_field("--checkpoints", path)
+    bias = sorted(k for k in arrays if _BIAS.search(k))
+    if bias and not ignore_bias:
+        raise SpecError(f"{f}: key {bias[0]!r}", f"holds biases ({', '.join(bias)}); the theory is of bias-free networks",
+                        "train without biases (bias=False / use_bias=False), or pass --ignore-bias to drop them "
+                        "(the results then describe a different network)")
+    if names is None:
+        n = 0
+        while f"W{n + 1}" in arrays:
+            n += 1
+        if n < 2:
+            missing = "W1" if "W1" not in arrays else "W2"
+            raise SpecError(f"{f}: key {missing!r}", f"missing (the file has {sorted(arrays)})",
+                            "name the weights W1, W2 (, W3), or map them with --layers W1=fc1.weight,W2=fc2.weight")
+        if n > 3:
+            raise SpecError(f"{f}: key 'W{n}'", f"{n} weight layers: one or two hidden layers are supported",
+                            "give a network with 2 or 3 weight matrices")
+        names = {f"W{i + 1}": f"W{i + 1}" for i in range(n)}
+    out, keys = [], []
+    for i in range(len(names)):
+        key = names[f"W{i + 1}"]
+        if key not in arrays:
+            raise SpecError(f"{f}: key {key!r}", f"missing (the file has {sorted(arrays)})",
+                            "check --layers against the file's keys")
+        W = np.asarray(arrays[key])
+        if W.dtype.kind not in "fiu" or W.ndim != 2 or W.size == 0:
+            raise SpecError(f"{f}: key {key!r}", f"has shape {W.shape} and dtype {W.dtype}",
+                            "each layer is a non-empty 2-D real matrix, out × in")
+        with np.errstate(all="ignore"):
+            W = np.asarray(W, np.float64)
+        if not np.all(np.isfinite(W)):
+            raise SpecError(f"{f}: key {key!r}", "holds NaN or inf", "the run diverged or the file is damaged: drop "
+                            "that checkpoint")
+        if np.max(np.abs(W)) > MAX_WEIGHT:
+            raise SpecError(f"{f}: key {key!r}", f"holds a weight of magnitude {np.max(np.abs(W)):.3g}, more than "
+                            f"{MAX_WEIGHT:g}", "the run diverged or the file is damaged: drop that checkpoint")
+        out.append(W)
+        keys.append(key)
+    return out, keys
+
+
+def _check_shapes(Ws, keys, path, d, p, P=None, data=None):
+    f = file_field("--checkpoints", path)
+    W1 = Ws[0]
+    if W1.shape[1] != d:
+        if P is not None and W1.shape[1] == P and W1.shape[0] != d and data is not None:
+            raise SpecError(file_field("--data", data, "X"), f"X is {d} × {P} but {f}: key {keys[0]!r} reads {P} inputs: the datapoints "
+                            "look like rows", "datapoints are columns: save X.T and Y.T (X is d × P, Y is p × P)")
+        hint = (" (it looks transposed: in × out, as Flax's kernel; store out × in, e.g. kernel.T)"
+                if W1.shape[0] == d else "")
+        raise SpecError(f"{f}: key {keys[0]!r}", f"has shape {W1.shape}, but the data's X has d = {d} rows: the first "
+                        f"layer must be hidden × {d}{hint}", "weights are out × in (PyTorch's nn.Linear.weight)")
+    for l in range(1, len(Ws)):
+        if Ws[l].shape[1] != Ws[l - 1].shape[0]:
+            hint = " (it looks transposed)" if Ws[l].shape[0] == Ws[l - 1].shape[0] else ""
+            raise SpecError(f"{f}: key {keys[l]!r}", f"has shape {Ws[l].shape}, but {keys[l - 1]!r} has "
+                            f"{Ws[l - 1].shape[0]} outputs{hint}", "weights are out × in, each reading the previous layer")
+    if Ws[-1].shape[0] != p:
+        raise SpecError(f"{f}: key {keys[-1]!r}", f"has shape {Ws[-1].shape}, but the data's Y has p = {p} rows",
+                        f"the last layer must be {p} × hidden (out × in)")
+
+
+def load_checkpoints(checkpoints, data, *, layers=None, steps=None, ignore_bias: bool = False) -> RunCheckpoints:
+    """Read and check a run: ``checkpoints`` a glob, a path or a list of paths; ``data`` an ``.npz``
+    path or ``(X, Y)``; ``layers`` a mapping or ``"W1=…,W2=…"``; ``steps`` one per file."""
+    if isinstance(data, (str, Path)):
+        X, Y = load_data(data)
+    else:
+        X, Y = (np.asarray(a, np.float64) for a in data)
+    names = parse_layers(layers)
+    files = _expand(checkpoints)
+    steps = parse_steps(steps)
+    if steps is not None:
+        if len(steps) != len(files):
+            raise SpecError("--steps", f"{len(steps)} steps for {len(files)} checkpoint files",
+                            "give one step per file, in the order of the sorted file names")
+        order = list(range(len(files)))
+    else:
+        found = [_step_from_name(p) for p in files]
+        if any(s is None for s in found):
+            bad = files[found.index(None)]
+            raise SpecError("--steps", f"no step number in the file name {bad.name!r}",
+                            "name files like step_000100.safetensors, or give --steps 0,100,…")
+        steps = found
+        order = sorted(range(len(files)), key=lambda i: steps[i])
+    files = [files[i] for i in order]
+    steps = [steps[i] for i in order]
+    if len(set(steps)) != len(steps):
+        raise SpecError("--steps", f"repeated step numbers {sorted(steps)}", "give each checkpoint its own step")
+    if len(files) < 2:
+        raise SpecError("--checkpoints", f"{len(files)} checkpoint file: a run needs at least two",
+                        "save checkpoints during training, e.g. every 100 steps from step 0")
+    allW, meta, keys, shapes = None, {}, None, None
+    for path in files:
+        arrays, m = read_checkpoint(path)
+        Ws, keys = _pick(arrays, path, names, ignore_bias)
+        if names is None:
+            names = {f"W{i + 1}": k for i, k in enumerate(keys)}
+        _check_shapes(Ws, keys, path, X.shape[0], Y.shape[0], X.shape[1], data if isinstance(data, (str, Path)) else None)
+        if shapes is None:
+            shapes = [W.shape for W in Ws]
+            allW = [[] for _ in Ws]
+            meta = m
+        elif [W.shape for W in Ws] != shapes:
+            l = next(i for i, W in enumerate(Ws) if W.shape != shapes[i])
+            raise SpecError(file_field("--checkpoints", path, keys[l]), f"has shape {Ws[l].shape}, the first checkpoint's is {shapes[l]}",
+                            "give checkpoints of one network")
+        for l, W in enumerate(Ws):
+            allW[l].append(W)
+    return RunCheckpoints(np.asarray(steps, int), [np.stack(w) for w in allW], [str(f) for f in files], X, Y, meta,
+                          keys)
+
+
+def run_settings(run: RunCheckpoints, lr=None, loss=None) -> tuple[float, str]:
+    """Learning rate and loss convention: given, else from the checkpoint's metadata."""
+    if lr is None and "lr" in run.meta:
+        lr = float(check_metadata(run.meta, run.files[0])["lr"])
+    if lr is None:
+        raise SpecError("--lr", "the learning rate of the run is not known (not in the checkpoints' metadata)",
+                        "give --lr, the step size of the run's full-batch gradient descent")
+    if not (np.isfinite(lr) and 0 < lr <= 1e3):
+        raise SpecError("--lr", f"needs a positive number up to 1e3, got {lr!r}", "e.g. --lr 0.05")
+    loss = loss or run.meta.get("loss", "mean")
+    if loss not in ("mean", "sum"):
+        raise SpecError("--loss", f"{loss!r} is not \"mean\" or \"sum\"",
+                        "\"mean\": L = 1/(2P) Σ‖ŷ−y‖²; \"sum\": L = ½ Σ‖ŷ−y‖²")
+    return float(lr), loss
+
+
+# ---------------------------------------------------------------------------------------------
+# The GDLN of gate patterns, started from the run's own weights
+# ---------------------------------------------------------------------------------------------
+def data_task(X, Y, name: str = "imported"):
+    """A :class:`~theorykit.spec.task.Task` of numeric data (floats kept exactly, via their decimal repr)."""
+    import sympy as sp
+
+    from ..spec.expr import to_exact
+    from ..spec.task import Task
+
+    def mat(A):
+        return sp.Matrix([[to_exact(float(v)) if v != int(v) else sp.Integer(int(v)) for v in row] for row in A])
+
+    return Task(mat(X), mat(Y), {}, name)
+
+
+def paired_start(spec, params: Sequence[np.ndarray]) -> dict:
+    """Edge weights of a pathway spec's GDLN cut from one ReLU checkpoint ``[W1, …, WL]``: pathway
+    j owns the next ``hidden_j`` units (rows of W1, columns of WL, a diagonal block of a middle
+    layer), as :func:`theorykit.analysis.findgates.train_gdln` pairs seeds. Widths must add up to the ReLU's."""
+    from ..spec.graph import graph_from_pathways
+
+    g = graph_from_pathways(spec)
+    L = len(params)
+    H = params[0].shape[0]
+    tot = sum(p.hidden for p in spec.pathways)
+    if tot != H or any(p.depth != L for p in spec.pathways):
+        raise SpecError("pathways.hidden", f"the pathways' widths add up to {tot} (depths "
+                        f"{sorted({p.depth for p in spec.pathways})}), the run's network has {H} hidden units and "
+                        f"{L} layers", "use the spec found in this run, or widths that add up to the run's")
+    if L == 3 and params[1].shape[0] != H:
+        raise SpecError("pathways.hidden", f"hidden layers of {H} and {params[1].shape[0]} units",
+                        "the paired start of a depth-3 pathway spec needs equal hidden widths")
+    out, off = {}, 0
+    for gp, p in zip(g.pathways, spec.pathways):
+        sl = slice(off, off + p.hidden)
+        off += p.hidden
+        ins, outs = list(p.inputs), list(p.outputs)
+        ws = [params[0][sl][:, ins]] + [W[sl, sl] for W in params[1:-1]] + [params[-1][outs][:, sl]]
+        for k, W in zip(gp.edges, ws):
+            out[k] = np.asarray(W, np.float64)[None]
+    return out
+
+
+def gdln_outputs_from_start(spec, start: Mapping, steps: Sequence[int], lr: float, data=None):
+    """Train the spec's GDLN from ``start`` (edge weights with a seed axis) with
+    :func:`theorykit.sim.simulate.simulate`, recording its outputs after each of ``steps`` steps.
+    Returns ``(outputs (seeds × len(steps) × p × P), SimResult)``."""
+    from ..sim.engine import Net, SaveAt, net_apply
+    from ..sim.simulate import simulate
+
+    net = Net.from_graph(spec)
+    steps = [int(s) for s in steps]
+    save = SaveAt(loss_every=1, steps=steps, fns={"out": lambda p, d: net_apply(net, p, d[0])})
+    sim = simulate(spec, init=dict(start), seeds=int(next(iter(start.values())).shape[0]), steps=max(steps),
+                   lr=lr, save=save)
+    saved = np.asarray(sim.extra["saved"]["out"])
+    idx = np.searchsorted(sim.extra["saved_steps"], steps)
+    return saved[:, idx], sim
+
+
+def split_units(shares, H: int) -> list:
+    """``H`` units split by ``shares`` (summing to 1): largest remainders, at least one unit each."""
+    shares = np.asarray(shares, float)
+    K = len(shares)
+    if K > H:
+        raise SpecError("K", f"{K} pathways cannot share {H} hidden units", f"use K <= {H}")
+    base = np.maximum(np.floor(shares * (H - K)).astype(int), 0) + 1
+    rem = shares * (H - K) - np.floor(shares * (H - K))
+    for j in np.argsort(-rem, kind="stable")[:H - int(base.sum())]:
+        base[j] += 1
+    return [int(b) for b in base]
+
+
+@dataclass
+class FoundInRun:
+    spec: object
+    K: int
+    Ks: list
+    scores: list
+    run: RunCheckpoints
+    rule: str
+    lr: float
+    loss: str
+    notes: list = field(default_factory=list)
+
+
+def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: int | None = None,
+                      Ks=range(1, 9), seed: int = 0, n_init: int = 10, rule: str = "improvement",
+                      threshold: float | None = None, name: str = "found-gates", progress=None) -> FoundInRun:
+    """Algorithm 1 on an imported run: the first hidden layer's binary activity at every checkpoint
+    is clustered; for each K the GDLN of the K patterns is trained from the run's first checkpoint
+    (paired start) for the run's steps and scored by its output MSE against the run at every
+    checkpoint; K by the elbow (unless given); the spec of that K."""
+    from .findgates import ELBOW_THRESHOLD, choose_elbow, elbow_scores_from, patterns_for_K
+    from ..spec.gating import Training
+    from ..sim.init import a0_rule
+
+    X, Y = run.X, run.Y
+    if run.depth == 3 and run.widths[0] != run.widths[1]:
+        raise SpecError(file_field("--checkpoints", run.files[0], run.keys[1]), f"hidden layers of {run.widths[0]} and {run.widths[1]} "
+                        "units", "Algorithm 1's GDLN of a two-hidden-layer network needs equal widths")
+    threshold = ELBOW_THRESHOLD if threshold is None else threshold
+    acts = run.hidden_activity()[0]                                   # checkpoints × H × P
+    rows = acts.reshape(-1, acts.shape[-1]).astype(float)
+    ref = run.outputs()                                               # checkpoints × p × P
+    t_rel = [int(s - run.steps[0]) for s in run.steps]
+    H = run.widths[0]
+    task = data_task(X, Y)
+    W0 = run.params(0)
+    stds = [float(np.std(W)) for W in W0]
+    a0 = a0_rule(stds, [max(H, 1)] * len(stds))
+    training = Training(lr=lr, loss=loss, a0=a0, init_std=float(np.exp(np.mean(np.log(np.maximum(stds, 1e-300))))),
+                        steps=max(t_rel[-1], 1))
+    from .findgates import patterns_to_spec
+
+    def spec_of(patterns, shares, nm=name):
+        spec = patterns_to_spec(task, list(zip(patterns, shares)), H, training, nm, depth=run.depth)
+        # the paired start cuts the run's H units into the pathways: widths by share adding up to H
+        # exactly (largest remainders, at least one unit each), even where that is below a rank
+        sh = np.array([shares[patterns.index(p.active)] for p in spec.pathways], float)
+        return replace(spec, pathways=tuple(replace(p, hidden=h) for p, h in
+                                            zip(spec.pathways, split_units(sh / sh.sum(), H))))
+
+    def fit(rec):
+        spec = spec_of(rec["patterns"], rec["shares"])
+        out, sim = gdln_outputs_from_start(spec, paired_start(spec, W0), t_rel, lr)
+        return {"mse": float(np.mean((out[0] - ref) ** 2)), "gdln_loss": sim.mean[t_rel],
+                "hidden": [p.hidden for p in spec.pathways]}
+
+    notes = []
+    if K is None:
+        scores = elbow_scores_from(X, Y, rows, Ks, H, fit, kmeans_seed=seed, n_init=n_init, progress=progress)
+        Ks = [r["K"] for r in scores]
+        K = choose_elbow(Ks, [r["mse"] for r in scores], rule, threshold)
+        rec = scores[Ks.index(K)]
+        notes.append(f"K = {K} by the {rule!r} elbow rule (threshold {threshold}) over K = {Ks}")
+    else:
+        rec = patterns_for_K(X, Y, rows, int(K), H, kmeans_seed=seed, n_init=n_init)
+        scores, Ks = [], [int(K)]
+    if not rec["patterns"]:
+        raise SpecError("--K", f"no gate pattern of the {K} clusters of the run's first-layer activity has a "
+                        "non-zero effective dataset (the units are off where the targets are)",
+                        "use more clusters (a larger --K), or check that the run learned the data")
+    spec = spec_of(rec["patterns"], rec["shares"])
+    from .compare import start_a0
+
+    spec = replace(spec, training=replace(training, a0=start_a0(W0, [p.hidden for p in spec.pathways])))
+    if len(spec.pathways) < K:
+        notes.append(f"{K} clusters gave {len(spec.pathways)} distinct non-empty gate patterns")
+    return FoundInRun(spec, int(K), list(Ks), scores, run, rule, lr, loss, notes)
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line (called from theorykit.cli)
+# ---------------------------------------------------------------------------------------------
+def add_run_arguments(parser, required: bool = False):
+    """The options that name an imported run (shared by find-gates and compare)."""
+    parser.add_argument("--checkpoints", required=required, metavar="GLOB",
+                        help="weight checkpoints of a bias-free ReLU network (.safetensors or .npz), e.g. "
+                             "'run/step_*.safetensors' (quote the glob); step numbers from the file names")
+    parser.add_argument("--data", required=required, metavar="DATA.npz",
+                        help="the run's data: X (d x P) and Y (p x P), datapoints as columns")
+    parser.add_argument("--layers", metavar="W1=KEY,W2=KEY",
+                        help="the checkpoint keys of the layers (default W1, W2, ...), e.g. W1=fc1.weight,W2=fc2.weight")
+    parser.add_argument("--ignore-bias", action="store_true",
+                        help="drop bias arrays instead of refusing them (the theory is of bias-free networks)")
+    parser.add_argument("--loss", choices=["mean", "sum"],
+                        help="the run's loss: mean = 1/(2P) sum ||y^-y||^2, sum = 1/2 sum ||y^-y||^2 "
+                             "(default: the checkpoints' metadata, else mean)")
+
+
+def run_from_args(args) -> RunCheckpoints:
+    if not args.data:
+        raise SpecError("--data", "an imported run needs its data", "give --data DATA.npz with X (d × P) and Y (p × P)")
+    return load_checkpoints(args.checkpoints, args.data, layers=args.layers,
+                            steps=args.steps if args.steps is not None else None, ignore_bias=args.ignore_bias)
+
+
+def cmd_find_gates_in_run(args) -> int:
+    """``find-gates --checkpoints … --data …``: Algorithm 1 on an imported run; writes the spec."""
+    import time
+
+    from ..io import atomic_write_text
+    from ..spec.files import spec_to_toml
+
+    if args.source is not None:
+        raise SpecError("source", f"{args.source!r} given with --checkpoints", "give either a task/spec or --checkpoints")
+    if args.K is not None and args.K < 1:
+        raise SpecError("--K", f"needs a positive integer, got {args.K}", "e.g. --K 4")
+    t0 = time.time()
+    run = run_from_args(args)
+    lr, loss = run_settings(run, args.lr, args.loss)
+    from ..progress import Progress
+
+    with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.quiet) as progress:
+        found = find_gates_in_run(run, lr=lr, loss=loss, K=args.K, Ks=range(1, args.max_K + 1), seed=args.seed,
+                                  name=args.name or f"found-{Path(run.files[0]).parent.name or 'run'}",
+                                  progress=progress)
+    atomic_write_text(args.out, spec_to_toml(found.spec))
+    print(f"find-gates: {len(run.files)} checkpoints (steps {run.steps[0]}…{run.steps[-1]}), ReLU widths "
+          f"{run.widths}; K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "
+          f"-> {args.out} ({time.time() - t0:.1f}s)")
+    for p in found.spec.pathways:
+        print(f"  {p.name}: hidden {p.hidden}, active on {sum(p.active)} of {len(p.active)} datapoints")
+    if found.scores:
+        print("  output MSE by K: " + ", ".join(f"{r['K']}:{r['mse']:.3g}" for r in found.scores))
+    for n in found.notes:
+        print(f"  note: {n}")
+    return 0

@@ -1,0 +1,250 @@
+"""A found spec against the run it was found in (``theorykit compare``).
+
+Three loss curves at the run's checkpoint steps (time counted from the first checkpoint):
+
+* **run**: the imported ReLU network's loss, recomputed from each checkpoint's weights and the data;
+* **GDLN**: the spec's GDLN trained by :func:`theorykit.sim.simulate.simulate` from the run's first
+  checkpoint, its units cut into the pathways' blocks (the paired start,
+  :func:`theorykit.analysis.checkpoints.paired_start`), with the run's learning rate and loss;
+* **race**: the race-reduction prediction (:func:`theorykit.analysis.findgates.race_loss`) from aligned
+  pathways of the initial strength that the a0 rule (:func:`theorykit.sim.init.a0_rule`) gives for
+  the first checkpoint's weight scales and the pathways' widths (geometric mean over pathways).
+
+Agreement of two curves: ``max_t |L_a(t) − L_b(t)| / L_run(0)`` (a share of the run's initial
+loss). :func:`write_comparison` writes ``compare.html`` (figures embedded), ``loss.png``,
+``gates.png`` and ``compare.json`` atomically.
+"""
+from __future__ import annotations
+
+import io as _io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SpecError
+
+__all__ = ["Comparison", "compare_run", "write_comparison", "start_a0"]
+
+
+def start_a0(params, hidden) -> float:
+    """a0 of the paired start: Π_l σ_l √(h/2) per pathway of width h (σ_l: the run's layer-l std at
+    its first checkpoint), geometric mean over pathways."""
+    from ..sim.init import a0_rule
+
+    stds = [float(np.std(W)) for W in params]
+    vals = [a0_rule(stds, [int(h)] * len(stds)) for h in hidden]
+    return float(np.exp(np.mean(np.log(vals))))
+
+
+@dataclass
+class Comparison:
+    steps: np.ndarray            # the run's checkpoint steps
+    t: np.ndarray                # steps since the first checkpoint
+    run_loss: np.ndarray
+    gdln_loss: np.ndarray
+    race_loss: np.ndarray | None
+    spec: object
+    a0: float
+    lr: float
+    loss: str
+    notes: list = field(default_factory=list)
+
+    @property
+    def L0(self) -> float:
+        return float(self.run_loss[0])
+
+    def agreement(self) -> dict:
+        """Largest gap between curves as a share of the run's initial loss."""
+        def gap(a, b):
+            return float(np.max(np.abs(np.asarray(a) - np.asarray(b))) / self.L0)
+
+        out = {"gdln_vs_run": gap(self.gdln_loss, self.run_loss)}
+        if self.race_loss is not None:
+            out["race_vs_run"] = gap(self.race_loss, self.run_loss)
+            out["race_vs_gdln"] = gap(self.race_loss, self.gdln_loss)
+        return out
+
+    def summary(self) -> dict:
+        return {"spec": self.spec.name, "lr": self.lr, "loss_kind": self.loss, "a0": self.a0,
+                "pathways": [{"name": p.name, "hidden": p.hidden, "active": "".join(map(str, p.active))}
+                             for p in self.spec.pathways],
+                "steps": self.steps, "run_loss": self.run_loss, "gdln_loss": self.gdln_loss,
+                "race_loss": self.race_loss, "L0": self.L0, "agreement": self.agreement(), "notes": self.notes}
+
+    def figure(self):
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+        for ax, log in zip(axes, (False, True)):
+            ax.plot(self.steps, self.run_loss, "o", ms=4, color="k", label="your ReLU run (checkpoints)")
+            ax.plot(self.steps, self.gdln_loss, "-", color="C0", label="found GDLN, paired start (simulated)")
+            if self.race_loss is not None:
+                ax.plot(self.steps, self.race_loss, "--", color="C3", label="race reduction (theory)")
+            ax.set_xlabel("step")
+            ax.set_ylabel(f"loss ({self.loss})")
+            if log:
+                ax.set_yscale("log")
+        axes[0].legend(fontsize=8)
+        ag = self.agreement()
+        fig.suptitle(f"{self.spec.name}: {len(self.spec.pathways)} pathways; max gap / L(0): GDLN "
+                     f"{ag['gdln_vs_run']:.3f}" + (f", race {ag['race_vs_run']:.3f}" if "race_vs_run" in ag else ""),
+                     fontsize=10)
+        fig.tight_layout()
+        return fig
+
+    def gates_figure(self):
+        import matplotlib.pyplot as plt
+
+        G = np.array([p.active for p in self.spec.pathways], float)
+        fig, ax = plt.subplots(figsize=(10, max(2.0, 0.9 + 0.35 * len(G))))
+        ax.imshow(G, aspect="auto", cmap="Greys", interpolation="nearest", vmin=0, vmax=1)
+        ax.set_yticks(range(len(G)), [f"{p.name} ({p.hidden} units)" for p in self.spec.pathways])
+        ax.set_xlabel("datapoint")
+        ax.set_title("gates of the found pathways (black: on)", fontsize=10)
+        fig.tight_layout()
+        return fig
+
+    def _repr_png_(self):
+        import matplotlib.pyplot as plt
+
+        fig = self.figure()
+        buf = _io.BytesIO()
+        fig.savefig(buf, format="png", dpi=90)
+        plt.close(fig)
+        return buf.getvalue()
+
+
+def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None) -> Comparison:
+    """Compare a pathway spec with an imported run (:class:`theorykit.analysis.checkpoints.RunCheckpoints`).
+
+    ``lr`` / ``loss``: the run's learning rate and loss convention (default: the spec's training)."""
+    from .checkpoints import gdln_outputs_from_start, paired_start
+    from .findgates import race_loss
+    from ..spec.graph import GraphSpec
+
+    if isinstance(spec, GraphSpec):
+        raise SpecError("spec", "compare takes a pathway spec (as find-gates writes)",
+                        "give the spec that find-gates found in this run")
+    Xs, Ys = spec.task.numeric()
+    if Xs.shape != run.X.shape or Ys.shape != run.Y.shape or not (np.allclose(Xs, run.X) and np.allclose(Ys, run.Y)):
+        raise SpecError("--data", f"the spec's data ({Xs.shape[0]} × {Xs.shape[1]} inputs) is not the run's "
+                        f"({run.X.shape[0]} × {run.X.shape[1]})", "compare a spec with the run it was found in")
+    lr = float(spec.training.lr if lr is None else lr)
+    loss = loss or spec.training.loss
+    t = (run.steps - run.steps[0]).astype(int)
+    W0 = run.params(0)
+    start = paired_start(spec, W0)
+    run_loss = run.loss(loss)
+    _, sim = gdln_outputs_from_start(spec, start, list(t), lr)
+    gdln_loss = sim.mean[t]
+    notes = []
+    a0 = start_a0(W0, [p.hidden for p in spec.pathways])
+    race = None
+    full = all(len(p.inputs) == spec.task.d and len(p.outputs) == spec.task.p for p in spec.pathways)
+    if full:
+        G = np.array([p.active for p in spec.pathways], float)
+        race = race_loss(run.X, run.Y, G, a0=a0, lr=lr, loss=loss, times=t.astype(float),
+                         depth=[p.depth for p in spec.pathways])
+    else:
+        notes.append("race prediction left out: it is computed here for pathways that see every input and output")
+    return Comparison(run.steps, t, run_loss, np.asarray(gdln_loss), None if race is None else np.asarray(race),
+                      spec, a0, lr, loss, notes)
+
+
+def _png(fig) -> bytes:
+    import matplotlib.pyplot as plt
+
+    buf = _io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+# marks each <img> data-loaded="yes"/"no" once the page has loaded (as the validation report does)
+_IMG_JS = """window.addEventListener("load", function(){
+  var imgs = document.querySelectorAll("img"), ok = 0;
+  imgs.forEach(function(im){ var good = im.complete && im.naturalWidth > 0;
+    im.setAttribute("data-loaded", good ? "yes" : "no"); if (good) ok++; });
+  document.body.setAttribute("data-images", ok + "/" + imgs.length);
+});"""
+
+
+def render_html(cmp: Comparison, figures: dict) -> str:
+    """The comparison page (figures embedded as data URIs, the validation report's style)."""
+    from ..report import _CSS, _e, _img_data_uri
+
+    ag = cmp.agreement()
+    H = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+         f"<title>theorykit compare: {_e(cmp.spec.name)}</title>", f"<style>{_CSS}</style>", "</head><body>",
+         f"<h1>{_e(cmp.spec.name)} against the run it was found in</h1>",
+         f'<p class="sub">{len(cmp.spec.pathways)} pathways; {len(cmp.steps)} checkpoints, steps '
+         f"{int(cmp.steps[0])}…{int(cmp.steps[-1])}; lr {cmp.lr:g}, loss {_e(cmp.loss)}; "
+         f"a0 = {cmp.a0:.3g} (a0 rule at the first checkpoint).</p>",
+         "<h2>Agreement</h2>", '<table class="nums"><tbody>',
+         f"<tr><td>run's initial loss L(0)</td><td>{cmp.L0:.6g}</td></tr>"]
+    labels = {"gdln_vs_run": "found GDLN (paired start) vs run: max |ΔL| / L(0)",
+              "race_vs_run": "race reduction vs run: max |ΔL| / L(0)",
+              "race_vs_gdln": "race reduction vs found GDLN: max |ΔL| / L(0)"}
+    for k, v in ag.items():
+        H.append(f"<tr><td>{_e(labels[k])}</td><td>{v:.4f}</td></tr>")
+    H.append("</tbody></table>")
+    for n in cmp.notes:
+        H.append(f'<p class="small">{_e(n)}</p>')
+    for name, cap in figures.items():
+        H.append(f'<figure><img src="{_img_data_uri(Path(name))}" alt="{_e(cap)}">'
+                 f"<figcaption>{_e(cap)}</figcaption></figure>")
+    H += ["<h2>Pathways</h2>", "<table><thead><tr><th>pathway</th><th>hidden units</th><th>active on</th>"
+          "</tr></thead><tbody>"]
+    for p in cmp.spec.pathways:
+        H.append(f"<tr><td>{_e(p.name)}</td><td>{p.hidden}</td><td>{sum(p.active)} of {len(p.active)} "
+                 "datapoints</td></tr>")
+    H += ["</tbody></table>", "<h2>Loss at the checkpoints</h2>",
+          "<table><thead><tr><th>step</th><th>run</th><th>GDLN</th><th>race</th></tr></thead><tbody>"]
+    for i, s in enumerate(cmp.steps):
+        r = f"{cmp.race_loss[i]:.6g}" if cmp.race_loss is not None else "–"
+        H.append(f"<tr><td>{int(s)}</td><td>{cmp.run_loss[i]:.6g}</td><td>{cmp.gdln_loss[i]:.6g}</td><td>{r}</td></tr>")
+    H += ["</tbody></table>", f"<script>{_IMG_JS}</script>", "</body></html>"]
+    return "\n".join(H) + "\n"
+
+
+def write_comparison(cmp: Comparison, out_dir) -> list[Path]:
+    """Write loss.png, gates.png, compare.json and compare.html (atomically) into ``out_dir``."""
+    from ..io import atomic_write_bytes, atomic_write_text, write_json
+
+    out = Path(out_dir)
+    paths = [atomic_write_bytes(out / "loss.png", _png(cmp.figure())),
+             atomic_write_bytes(out / "gates.png", _png(cmp.gates_figure())),
+             write_json(out / "compare.json", cmp.summary())]
+    figs = {str(out / "loss.png"): "loss: your run (dots), the found spec's GDLN from the run's first checkpoint "
+                                   "(line), the race reduction (dashes); linear and log scale",
+            str(out / "gates.png"): "gates of the found pathways over the datapoints"}
+    paths.append(atomic_write_text(out / "compare.html", render_html(cmp, figs)))
+    return paths
+
+
+def cmd_compare(args) -> int:
+    """``theorykit compare FOUND.toml --checkpoints … --data … --out DIR``."""
+    from .checkpoints import check_metadata, run_from_args
+    from ..spec.files import load_spec
+
+    spec = load_spec(args.spec)
+    run = run_from_args(args)
+    lr = args.lr if args.lr is not None else (float(check_metadata(run.meta, run.files[0])["lr"])
+                                              if "lr" in run.meta else None)
+    if lr is not None and not (np.isfinite(lr) and 0 < lr <= 1e3):
+        raise SpecError("--lr", f"needs a positive number up to 1e3, got {lr!r}", "e.g. --lr 0.05")
+    cmp = compare_run(spec, run, lr=lr, loss=args.loss or run.meta.get("loss"))
+    paths = write_comparison(cmp, args.out)
+    ag = cmp.agreement()
+    print(f"compare: {spec.name} ({len(spec.pathways)} pathways) against {len(run.files)} checkpoints, "
+          f"L(0) = {cmp.L0:.4g}")
+    print(f"  found GDLN (paired start) vs run: max |dL| / L(0) = {ag['gdln_vs_run']:.4f}")
+    if "race_vs_run" in ag:
+        print(f"  race reduction vs run:            max |dL| / L(0) = {ag['race_vs_run']:.4f}")
+        print(f"  race reduction vs found GDLN:     max |dL| / L(0) = {ag['race_vs_gdln']:.4f}")
+    print("  wrote " + ", ".join(str(p) for p in paths))
+    return 0

@@ -1,0 +1,167 @@
+"""The symbolic derivation and the races of the contexts suite (Sections 4-5 of the paper).
+
+Driven by the suite's settings dict ``cfg`` (see :mod:`theorykit.analysis.context_runs`):
+
+* :func:`derivation` -- the symbolic-k derivation (``derivations/k_contexts.py``), written as LaTeX;
+* :func:`race_ranking` -- Proposition 4.2 by exhaustion: the race of all 127 context gatings (and
+  datapoint-level ones), ranked by speed;
+* :func:`r_families` -- for k = 3 … 6, common + all r-context pathways (Finding 3).
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from theorykit import GDLNSpec, Training, context_pathways, contexts
+from theorykit.analysis.curves import loss_metrics
+from theorykit.theory.race import context_family, family_masks, race_flow
+from theorykit.io import atomic_write_text
+
+__all__ = ["derivation", "race_ranking", "r_families"]
+
+
+# ---------------------------------------------------------------------------------------------
+# symbolic derivation
+# ---------------------------------------------------------------------------------------------
+def derivation(out_dir: Path, cfg) -> dict:
+    from theorykit.suites import load_package
+
+    load_package("derivations")
+    from theorykit.derivations import k_contexts as kc
+
+    t0 = time.time()
+    res = kc.derive(check_ks=range(2, 9), n_check=4, race_check=cfg["race_check"], exact_check=cfg["exact_checks"])
+    # one check with a scaled context (the k = 5 experiments used 1.35)
+    res.checks.append(kc.check_against_numeric(res, 5, 4, gam=1.35, race=False, exact=False))
+    atomic_write_text(out_dir / "k_contexts.tex", res.latex)
+    summ = res.summary()
+    worst = max(max(c["common_max_abs_error"], c["kminus1_s_max_abs_error"], c["kminus1_d_own_max_abs_error"],
+                    c["kminus1_d_eff_max_abs_error"], c.get("residual_max_abs_error", 0.0) or 0.0)
+                for c in res.checks)
+    summ["worst_abs_error_k2_to_8"] = worst
+    summ["all_residuals_match"] = all(c["residual_exact_match"] for c in res.checks)
+    summ["symbolic_seconds"] = res.seconds
+    summ["total_seconds"] = time.time() - t0
+    summ["latex_file"] = "k_contexts.tex"
+    summ["_obj"] = res
+    return summ
+
+
+
+
+# ---------------------------------------------------------------------------------------------
+# the race, by exhaustion (Proposition 4.2)
+# ---------------------------------------------------------------------------------------------
+def race_ranking(cfg, a0: float, pr) -> dict:
+    task = contexts(8, 3, blocks=cfg["sec4_blocks"])
+    subsets, masks, labels = family_masks(3)
+    spec = GDLNSpec(task, context_pathways(8, 3, subsets), Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
+    dt = spec.tau / cfg["race_dt"]
+    rev = max(1, int(dt))
+    rf = race_flow(spec, T=cfg["steps"], masks=np.array(masks), a0=a0, record_modes=False, dt=dt, record_every=rev)
+    pr.update(note="race: 127 families")
+    rows = []
+    for lab, m, L in zip(labels, masks, rf.loss):
+        met = loss_metrics(rf.t, L, cfg["fractions"])
+        met.update({"family": lab, "pathways": int(sum(m)), "has_common": bool(m[0]),
+                    "loss_at_2000": float(np.interp(2000, rf.t, L))})
+        rows.append(met)
+    # edge case of Lemma 4.1: pathways on single datapoints (24 of them), with and without doubles
+    pts = []
+    P = task.P
+    from theorykit import Pathway
+
+    base = context_pathways(8, 3, [(0, 1), (0, 2), (1, 2)])
+    single_pts = [Pathway(f"pt{mu}", tuple(int(i == mu) for i in range(P)), tuple(range(8)), "all", 8)
+                  for mu in range(P)]
+    for lab, paths in (("common+24 single-datapoint", [base[0]] + single_pts),
+                       ("common+12+13+23+24 single-datapoint", base + single_pts),
+                       ("24 single-datapoint (all inputs)", [Pathway(f"ptx{mu}", tuple(int(i == mu) for i in range(P)),
+                                                                     "all", "all", 8) for mu in range(P)])):
+        sp_ = GDLNSpec(task, paths, Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
+        r2 = race_flow(sp_, T=cfg["steps"], a0=a0, record_modes=False, dt=dt, record_every=rev)
+        met = loss_metrics(r2.t, r2.loss[0], cfg["fractions"])
+        met.update({"family": lab, "pathways": len(paths), "has_common": lab.startswith("common"),
+                    "loss_at_2000": float(np.interp(2000, r2.t, r2.loss[0])), "datapoint_level": True})
+        pts.append(met)
+    pr.update(note="race: datapoint-level gatings")
+    allrows = rows + pts
+    by_area = sorted(allrows, key=lambda r: r["area"])
+    key1 = lambda r: (r["t_0.01"] is None, r["t_0.01"] or 0.0)  # noqa: E731
+    by_t1 = sorted(allrows, key=key1)
+    named = {"common+12+13+23": "common+double", "common+1+2+3": "common+single",
+             "common+1+2+3+12+13+23": "all seven", "common": "common only"}
+    named_rows = {v: next(r for r in allrows if r["family"] == k) for k, v in named.items()}
+    win, second = by_area[0], by_area[1]
+    near = [r for r in by_area if r["area"] <= 1.01 * win["area"]]
+    core = {"common", "12", "13", "23"}
+    near_all_contain_core = all(core <= set(r["family"].split("+")) for r in near if not r.get("datapoint_level"))
+    lacking = next(r for r in by_area if not core <= set(r["family"].split("+")))
+    dbl, sgl = named_rows["common+double"], named_rows["common+single"]
+    # how much the single-context pathways learn when all seven race
+    spec7 = GDLNSpec(task, context_pathways(8, 3, subsets), Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
+    rf7 = race_flow(spec7, T=cfg["steps"], a0=a0, record_modes=False, dt=dt, record_every=rev)
+    share = {}
+    X, Y = task.numeric()
+    for p in spec7.pathways:
+        M = rf7.final_maps[p.name][0]
+        out = (M @ X[list(p.inputs)]) * np.asarray(p.active, float)[None, :]
+        share[p.name] = float(np.linalg.norm(out))
+    tot = sum(share.values())
+    share = {k_: v / tot for k_, v in share.items()}
+    pr.update(note="race: all seven")
+    # robustness of the winner to a0 (named families only)
+    robust = {}
+    sel = [labels.index(k_) for k_ in named if k_ in labels]
+    for a in cfg["robust_a0"]:
+        rr = race_flow(spec, T=cfg["steps"], masks=np.array([masks[i] for i in sel]), a0=a, record_modes=False, dt=dt,
+                       record_every=rev)
+        robust[f"{a:g}"] = {named[labels[i]]: loss_metrics(rr.t, L, cfg["fractions"])["area"] for i, L in zip(sel, rr.loss)}
+    pr.update(note="race: a0 robustness")
+    return {
+        "a0": a0, "families": len(allrows), "context_families": len(rows), "metric": "area = mean of L(t)/L(0) over 0..8000 steps (lower is faster)",
+        "ranking_by_area": [{k_: r[k_] for k_ in ("family", "area", "t_0.5", "t_0.1", "t_0.01", "loss_at_2000", "pathways")}
+                            for r in by_area],
+        "ranking_by_time_to_1pct_top10": [{k_: r[k_] for k_ in ("family", "t_0.01", "area")} for r in by_t1[:10]],
+        "winner": win["family"], "runner_up": second["family"],
+        "within_1pct_of_winner": [r["family"] for r in near],
+        "all_within_1pct_contain_common_and_all_doubles": near_all_contain_core,
+        "best_family_lacking_common_or_a_double": lacking["family"],
+        "its_area_excess_over_common_double": lacking["area"] / named_rows["common+double"]["area"] - 1,
+        "common_double_area_excess_over_winner": named_rows["common+double"]["area"] / win["area"] - 1,
+        "margin_area_relative": (second["area"] - win["area"]) / win["area"],
+        "named": {k_: {kk: v[kk] for kk in ("area", "t_0.5", "t_0.1", "t_0.01", "loss_at_2000", "final_fraction")}
+                  for k_, v in named_rows.items()},
+        "double_vs_single_area_ratio": sgl["area"] / dbl["area"],
+        "rank_of_common_double_by_area": 1 + [r["family"] for r in by_area].index("common+12+13+23"),
+        "best_without_common_by_area": next(r["family"] for r in by_area if not r["has_common"]),
+        "winner_by_time_to_1pct": by_t1[0]["family"],
+        "all_seven_output_share": share,
+        "a0_robustness_area": robust,
+        "_curves": {"t": rf.t, **{named[k_]: rf.loss[labels.index(k_)] for k_ in named}},
+    }
+
+
+def r_families(cfg, a0: float, pr) -> dict:
+    """For k = 3 … 6: common + all r-context pathways, r = 1 … k−1 (Finding 3)."""
+    out = {}
+    for kk in cfg["rfamily_k"]:
+        gam = cfg["sec5"][kk]["gamma"]
+        task = contexts(8, kk, context_scale=gam)
+        rows = {}
+        rs = range(1, kk) if cfg["rfamily_all_r"] else sorted({1, kk // 2, kk - 1})
+        for r in rs:
+            spec = GDLNSpec(task, context_pathways(8, kk, context_family(kk, r)),
+                            Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
+            dt = spec.tau / cfg["race_dt"]
+            rf = race_flow(spec, T=cfg["steps"], a0=a0, record_modes=False, dt=dt, record_every=max(1, int(dt)))
+            m = loss_metrics(rf.t, rf.loss[0], cfg["fractions"])
+            rows[str(r)] = {kk_: m[kk_] for kk_ in ("area", "t_0.5", "t_0.1", "t_0.01", "final_fraction")}
+        best = min(rows, key=lambda r_: rows[r_]["area"])
+        out[str(kk)] = {"gamma": gam, "families": rows, "winner_r": int(best),
+                        "kminus1_wins": int(best) == kk - 1,
+                        "single_over_kminus1_area": rows["1"]["area"] / rows[str(kk - 1)]["area"]}
+        pr.update(note=f"r-families k={kk}")
+    return out

@@ -1,0 +1,345 @@
+"""The race by exhaustion beyond the paper: every context-gated family on the k-context task.
+
+For the Section 5 task (``contexts(8, k)``: the hierarchy in every context) Lemma 4.1 allows a
+common pathway plus one item-only pathway per proper non-empty subset of contexts, so
+2^(2^k − 1) − 1 non-empty families (127 at k = 3, 32 767 at k = 4). This module
+
+1. **finds the task's symmetry** rather than assuming it: a permutation π of the contexts is kept
+   when moving every datapoint (i, c) to (i, π(c)) maps X and Y onto row permutations of
+   themselves, checked exactly on the task's SymPy matrices and again on the floats;
+2. builds the **induced action** on pathways (gate moved with the datapoints, input and output rows
+   moved by the row permutations; the image must be a pathway of the superset, else the
+   permutation is rejected) and on families (masks), and splits the families into orbits;
+3. integrates **one representative per orbit** with :func:`theorykit.theory.race.race_flow`
+   (masks over the full superset, in batches), and expands the metrics back to every family —
+   the race of a family and of its image are the same flow, up to relabelling rows;
+4. ranks every family by the contexts suite's metrics (:func:`theorykit.analysis.curves.loss_metrics`: normalised area of
+   L(t)/L(0), times to 50 %, 10 %, 1 % of L(0)).
+"""
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import SpecError
+
+__all__ = ["SEC5_GAMMA", "ETA", "STEPS", "default_a0", "exhaust_spec", "context_symmetries", "pathway_action",
+           "family_orbits", "race_exhaust", "named_families"]
+
+# paper hyper-parameters (Section 5; the contexts suite's, validation/contexts.py)
+ETA = 0.001
+STEPS = 8000
+SEC5_GAMMA = {3: 1.0, 4: 1.1, 5: 1.35}
+FRACTIONS = (0.5, 0.1, 0.01)
+
+
+def default_a0() -> float:
+    """The a0 the contexts suite ranks with: the rule for a context pathway of its GDLN (σ = 20·0.0005/700, H = 50)."""
+    from ..sim.init import a0_rule
+
+    return a0_rule(20 * 0.0005 / 700, 50)
+
+
+def exhaust_spec(k: int, gamma=None, n: int = 8):
+    """The superset spec: ``contexts(n, k)`` (hierarchy everywhere, context scale γ) with the common
+    pathway and one item-only pathway per proper non-empty context subset, summed loss, η = 0.001."""
+    from ..theory.race import family_masks
+    from ..spec.gating import GDLNSpec, Training, context_pathways
+    from ..spec.task import contexts
+
+    if not isinstance(k, int) or k < 2:
+        raise SpecError("--k", f"needs an integer k >= 2, got {k!r}", "use --k 3 or --k 4")
+    if k > 5:
+        raise SpecError("--k", f"k = {k} has 2^{2 ** k - 1} - 1 families: too many to enumerate",
+                        "use --k 3, 4 or 5")
+    g = SEC5_GAMMA.get(k, 1.0) if gamma is None else gamma
+    subsets, masks, labels = family_masks(k)
+    task = contexts(n, k, context_scale=g)
+    spec = GDLNSpec(task, context_pathways(n, k, subsets), Training(lr=ETA, loss="sum", steps=STEPS))
+    return spec, subsets, np.array(masks, dtype=np.int8), labels
+
+
+# ---------------------------------------------------------------------------------------------
+# symmetry
+# ---------------------------------------------------------------------------------------------
+def _row_perm(A, B):
+    """ρ with B[r] == A[ρ[r]] for every row r (a bijection), or None. Rows compared as tuples of
+    exact entries (SymPy numbers) or floats, whichever the arrays hold."""
+    index = {}
+    for r in range(A.shape[0]):
+        index.setdefault(tuple(A[r]), []).append(r)
+    rho = []
+    for r in range(B.shape[0]):
+        cand = index.get(tuple(B[r]))
+        if not cand:
+            return None
+        rho.append(cand.pop(0))
+    return np.array(rho, dtype=int)
+
+
+def context_symmetries(task, n: int, k: int) -> list:
+    """Every permutation π of the k contexts that is a symmetry of ``task``.
+
+    π moves datapoint (i, c) (column c·n + i) to (i, π(c)); it is kept when the moved X and Y are
+    row permutations of X and Y, found on the exact matrices and verified on the floats. Returns
+    dicts {"pi", "cols" (σ: column μ goes to σ[μ]), "rx", "ry"} with Xπ = X[rx], Yπ = Y[ry],
+    where Xπ[:, σ[μ]] = X[:, μ]; so X[rx[r], σ[μ]] = X[r, μ].
+    """
+    Xe = np.array(task.X.tolist(), dtype=object)
+    Ye = np.array(task.Y.tolist(), dtype=object)
+    Xf, Yf = task.numeric()
+    P = n * k
+    if Xe.shape[1] != P:
+        raise SpecError("task", f"expected n·k = {P} datapoints, got {Xe.shape[1]}", "use contexts(n, k)")
+    out = []
+    for pi in itertools.permutations(range(k)):
+        sigma = np.array([pi[mu // n] * n + mu % n for mu in range(P)])
+        inv = np.argsort(sigma)                      # Xπ[:, ν] = X[:, inv[ν]]
+        rx, ry = _row_perm(Xe, Xe[:, inv]), _row_perm(Ye, Ye[:, inv])
+        if rx is None or ry is None:
+            continue
+        # verify: exactly, and on the numeric matrices
+        if not (np.all(Xe[rx] == Xe[:, inv]) and np.all(Ye[ry] == Ye[:, inv])):
+            continue
+        if not (np.array_equal(Xf[rx], Xf[:, inv]) and np.array_equal(Yf[ry], Yf[:, inv])):
+            continue
+        out.append({"pi": tuple(int(c) for c in pi), "cols": sigma, "rx": rx, "ry": ry})
+    return out
+
+
+def _key(p, task):
+    q = p.resolve(task)
+    return (tuple(int(a) for a in q.active), tuple(sorted(q.inputs)), tuple(sorted(q.outputs)))
+
+
+def pathway_action(spec, sym: dict):
+    """The image of each pathway under a symmetry, as indices into ``spec.pathways``, or None when
+    some image is not a pathway of the superset. Pathway (gate g, inputs I, outputs O) goes to
+    (g', I', O') with g'[σ[μ]] = g[μ], I' = {r : rx[r] ∈ I}, O' = {o : ry[o] ∈ O}."""
+    keys = [_key(p, spec.task) for p in spec.pathways]
+    where = {kk: j for j, kk in enumerate(keys)}
+    sigma, rx, ry = sym["cols"], sym["rx"], sym["ry"]
+    perm = []
+    for g, I, O in keys:
+        g2 = np.zeros(len(g), dtype=int)
+        g2[sigma] = g
+        I2 = tuple(sorted(r for r in range(len(rx)) if rx[r] in I))
+        O2 = tuple(sorted(o for o in range(len(ry)) if ry[o] in O))
+        j = where.get((tuple(int(a) for a in g2), I2, O2))
+        if j is None:
+            return None
+        perm.append(j)
+    return np.array(perm, dtype=int)
+
+
+def family_orbits(masks: np.ndarray, perms: list):
+    """Orbits of the families (rows of 0/1 ``masks``) under pathway permutations.
+
+    Returns (rep_index, orbit_of): ``rep_index`` the row of each orbit's representative (the
+    family whose bit code is smallest), ``orbit_of[f]`` the orbit of family f."""
+    npw = masks.shape[1]
+    w = (1 << np.arange(npw, dtype=np.int64))
+    code = masks.astype(np.int64) @ w
+    best = code.copy()
+    for perm in perms:
+        moved = np.zeros_like(masks)
+        moved[:, perm] = masks                     # pathway j's bit goes to perm[j]
+        best = np.minimum(best, moved.astype(np.int64) @ w)
+    row_of = {int(c): i for i, c in enumerate(code)}
+    reps_codes, orbit_of = np.unique(best, return_inverse=True)
+    rep_index = np.array([row_of[int(c)] for c in reps_codes], dtype=int)
+    return rep_index, orbit_of
+
+
+def named_families(k: int, labels: list) -> dict:
+    """The named sets: common only, common + all r-context pathways (r = 1 … k−1), all pathways."""
+    words = {1: "singles", 2: "doubles", 3: "triples", 4: "quadruples"}
+    out = {"common only": "common"}
+    for r in range(1, k):
+        out[f"common + {words.get(r, f'{r}-context')}"] = "+".join(
+            ["common"] + ["".join(str(c + 1) for c in S) for S in itertools.combinations(range(k), r)])
+    out["all"] = labels[-1]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the race
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class ExhaustResult:
+    summary: dict
+    t: np.ndarray
+    curves: dict          # label -> normalised loss curve L(t)/L(0), for the figure
+    metrics: list         # one dict per family, in family_masks order
+
+
+def _bar(total, enabled, label):
+    if not enabled:
+        return None
+    try:
+        from tqdm import tqdm
+
+        return tqdm(total=total, desc=label, unit="family", file=sys.stderr)
+    except ImportError:
+        from ..progress import Progress
+
+        return Progress(label, total).__enter__()
+
+
+def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int = 256, race_dt: float = 10,
+                 use_symmetry: bool = True, families=None, progress: bool = True, curves_top: int = 8,
+                 steps: int = STEPS) -> ExhaustResult:
+    """Rank every context-gated family of the k-context task by the race's speed.
+
+    ``families``: restrict to these rows of ``family_masks(k)`` (tests). ``use_symmetry``: integrate
+    one representative per orbit (default) or every family. ``race_dt``: RK4 step τ/race_dt, the
+    loss recorded every ⌊τ/race_dt⌋ steps (the contexts suite's quick setting is 10).
+    """
+    from .curves import loss_metrics
+    from ..theory.race import race_flow
+
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise SpecError("--steps", f"needs a positive integer, got {steps!r}", "e.g. --steps 8000")
+    if not race_dt > 0:
+        raise SpecError("--race-dt", f"needs a positive number, got {race_dt!r}", "e.g. --race-dt 10")
+    if batch < 1:
+        raise SpecError("--batch", f"needs a positive integer, got {batch}", "e.g. --batch 256")
+    t_start = time.time()
+    spec, subsets, masks, labels = exhaust_spec(k, gamma)
+    a0 = default_a0() if a0 is None else float(a0)
+    fam = np.arange(len(masks)) if families is None else np.asarray(families, dtype=int)
+    syms = context_symmetries(spec.task, 8, k)
+    perms = []
+    for s in syms:
+        pa = pathway_action(spec, s)
+        if pa is not None:
+            perms.append(pa)
+    if use_symmetry:
+        rep_index, orbit_of = family_orbits(masks, perms)
+    else:
+        rep_index, orbit_of = np.arange(len(masks)), np.arange(len(masks))
+    todo = np.unique(orbit_of[fam])                # orbits we need
+    reps = rep_index[todo]
+    dt = spec.tau / race_dt
+    rev = max(1, int(dt))
+    t_sym = time.time() - t_start
+    per_orbit, t = {}, None
+    bar = _bar(len(reps), progress, f"race k={k}")
+    t0 = time.time()
+    keep_curve = {}
+    for s in range(0, len(reps), batch):
+        chunk = reps[s:s + batch]
+        rf = race_flow(spec, T=steps, masks=masks[chunk].astype(float), a0=a0, record_modes=False, dt=dt,
+                       record_every=rev)
+        t = rf.t
+        for o, L in zip(todo[s:s + batch], rf.loss):
+            per_orbit[int(o)] = loss_metrics(rf.t, L, FRACTIONS)
+            keep_curve[int(o)] = (L / L[0]).astype(np.float32)
+        if bar is not None:
+            bar.update(len(chunk))
+    if bar is not None:
+        bar.close() if hasattr(bar, "close") else bar.__exit__(None, None, None)
+    t_race = time.time() - t0
+    rows = []
+    for f in fam:
+        m = dict(per_orbit[int(orbit_of[f])])
+        m.update({"family": labels[f], "index": int(f), "orbit": int(orbit_of[f]), "pathways": int(masks[f].sum()),
+                  "has_common": bool(masks[f][0])})
+        rows.append(m)
+    by_area = sorted(rows, key=lambda r: (r["area"], r["index"]))
+    for i, r in enumerate(by_area):
+        r["rank_area"] = i + 1
+    key1 = lambda r: (r["t_0.01"] is None, r["t_0.01"] or 0.0, r["index"])  # noqa: E731
+    for i, r in enumerate(sorted(rows, key=key1)):
+        r["rank_t_0.01"] = i + 1
+    core = {"common"} | {"".join(str(c + 1) for c in S) for S in itertools.combinations(range(k), k - 1)}
+    contains_core = lambda r: core <= set(r["family"].split("+"))  # noqa: E731
+    win = by_area[0]
+    near = [r for r in by_area if r["area"] <= 1.01 * win["area"]]
+    best_lacking = next((r for r in by_area if not contains_core(r)), None)
+    named = named_families(k, labels)
+    lab_row = {r["family"]: r for r in rows}
+    named_rows = {nm: lab_row[lab] for nm, lab in named.items() if lab in lab_row}
+    cols = ("family", "area", "t_0.5", "t_0.1", "t_0.01", "final_fraction", "pathways", "rank_area", "rank_t_0.01",
+            "orbit")
+    summary = {
+        "k": k, "gamma": _num(spec.task.meta["context_scale"]),
+        "task": f"contexts(8, {k}, context_scale={spec.task.meta['context_scale']}): hierarchy in every context",
+        "lr": ETA, "loss": "sum", "steps": steps, "tau": spec.tau, "a0": a0, "rk4_dt": dt, "record_every": rev,
+        "families": len(masks), "families_ranked": len(rows),
+        "symmetry": {"group_order": len(syms), "permutations": [list(s["pi"]) for s in syms],
+                     "acting_on_pathways": len(perms), "verified": "exact (SymPy) and float row permutations of X and Y",
+                     "orbits": int(orbit_of.max()) + 1, "orbits_integrated": int(len(reps)), "used": use_symmetry},
+        "metric": f"area = mean of L(t)/L(0) over 0..{steps} steps (lower is faster); t_f = first step with L <= f L(0)",
+        "winner": win["family"], "winner_contains_common_and_all_(k-1)-context": contains_core(win),
+        "within_1pct_of_winner": [r["family"] for r in near],
+        "all_within_1pct_contain_common_and_all_(k-1)-context": all(contains_core(r) for r in near),
+        "best_family_lacking_common_or_a_(k-1)-context_pathway": best_lacking and
+        {c: best_lacking[c] for c in cols},
+        "top20_by_area": [{c: r[c] for c in cols} for r in by_area[:20]],
+        "named": {nm: {c: r[c] for c in cols} for nm, r in named_rows.items()},
+        "seconds": {"symmetry": t_sym, "race": t_race, "total": time.time() - t_start},
+    }
+    # curves for the figure: the top families and the named sets
+    want = [r["family"] for r in by_area[:curves_top]] + [r["family"] for r in named_rows.values()]
+    curves = {lab: keep_curve[int(lab_row[lab]["orbit"])] for lab in dict.fromkeys(want)}
+    return ExhaustResult(summary, t, curves, rows)
+
+
+def _num(s: str) -> float:
+    from fractions import Fraction
+
+    return float(Fraction(s))
+
+
+def write_outputs(res: ExhaustResult, out_dir) -> dict:
+    """``exhaust.json`` (atomic) and ``race_k<k>.png`` in ``out_dir``; returns the paths."""
+    import io
+    from pathlib import Path
+
+    from ..io import atomic_write_bytes, write_json
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    k = res.summary["k"]
+    data = dict(res.summary)
+    data["ranking_by_area"] = [{c: r[c] for c in ("family", "area", "t_0.01", "rank_area", "orbit")}
+                               for r in sorted(res.metrics, key=lambda r: r["rank_area"])]
+    jpath = write_json(out / "exhaust.json", data)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    named = {r["family"]: nm for nm, r in res.summary["named"].items()}
+    top = [r["family"] for r in res.summary["top20_by_area"][:5]]
+    for lab, c in res.curves.items():
+        if lab in named:
+            a1.plot(res.t, c, lw=2, ls="--", label=f"{named[lab]} (#{res.summary['named'][named[lab]]['rank_area']})")
+        elif lab in top:
+            a1.plot(res.t, c, lw=1, label=f"#{top.index(lab) + 1} {lab}" if len(lab) < 40 else f"#{top.index(lab) + 1}")
+    a1.set_xlabel("gradient step")
+    a1.set_ylabel("L(t) / L(0)")
+    a1.set_yscale("log")
+    a1.set_title(f"k = {k}: top families and named sets (race reduction)")
+    a1.legend(fontsize=6.5)
+    areas = np.sort([r["area"] for r in res.metrics])
+    a2.plot(np.arange(1, len(areas) + 1), areas, color="0.3", lw=1)
+    for nm, r in res.summary["named"].items():
+        a2.plot([r["rank_area"]], [r["area"]], "o", label=f"{nm}: #{r['rank_area']}")
+    a2.set_xscale("log")
+    a2.set_xlabel("rank (by area)")
+    a2.set_ylabel("area of L/L(0)")
+    a2.set_title(f"all {len(areas)} families")
+    a2.legend(fontsize=7)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120)
+    plt.close(fig)
+    ppath = atomic_write_bytes(out / f"race_k{k}.png", buf.getvalue())
+    return {"json": jpath, "figure": ppath}

@@ -1,0 +1,258 @@
+"""A spec at a glance: short terminal summaries of ``derive`` and ``simulate``, and their figure.
+
+* :func:`derive_text` -- method, pathways, s and d per mode, t½, the loss at the requested times;
+* :func:`simulate_text` -- the simulated loss (mean ± std over seeds) with the theory beside it;
+* :func:`plot` -- loss and mode strengths a_α(t): theory as lines, simulation as mean ± spread
+  (the strengths of a simulated pathway are ``u_αᵀ W_p(t) v_α``, W_p the product of its edges'
+  weights, u_α and v_α the exact singular vectors of its effective dataset);
+* :func:`mode_recorder` -- the :class:`~theorykit.sim.engine.SaveAt` function that records them;
+* :func:`sim_png` -- a :class:`~theorykit.sim.simulate.SimResult` as a PNG (its ``_repr_png_``).
+
+The command line prints the summary on a terminal; on a pipe, or with ``--json -``, the full JSON
+document as before.
+"""
+from __future__ import annotations
+
+import io
+import sys
+
+import numpy as np
+
+__all__ = ["derive_text", "simulate_text", "plot", "mode_recorder", "sim_png", "wants_summary", "emit",
+           "plot_save"]
+
+
+def wants_summary(args) -> bool:
+    """The summary on a terminal (or with --summary); JSON on a pipe or with ``--json -``."""
+    if getattr(args, "json", None) == "-":
+        return False
+    return bool(getattr(args, "summary", False)) or stdout_is_terminal()
+
+
+def stdout_is_terminal() -> bool:
+    return hasattr(sys.stdout, "isatty") and sys.stdout.isatty()
+
+
+def emit(args, out: dict, text) -> None:
+    """``--json FILE``: write it; then the summary ``text()`` on a terminal, else the JSON on stdout
+    unless it went to a file (``--json -``: always the JSON on stdout)."""
+    import json
+
+    from ..io import jsonable, write_json
+
+    j = getattr(args, "json", None)
+    if j and j != "-":
+        write_json(j, out)
+    if wants_summary(args):
+        print(text())
+    elif not j or j == "-":
+        print(json.dumps(jsonable(out), indent=2))
+
+
+def plot_save(spec, values, steps: int, points: int = 60):
+    """``(SaveAt recording the mode strengths at ~points steps, Derivation)`` for ``simulate --plot``;
+    ``(None, None)`` where the spec's modes cannot be had (the plot then shows the loss only)."""
+    from ..theory.derivation import Derivation
+    from ..sim.engine import SaveAt
+
+    try:
+        der = Derivation(spec, values=values)
+        fn = mode_recorder(spec, der, values)
+    except Exception:  # noqa: BLE001 - e.g. symbols without values, a graph without per-pathway modes
+        return None, None
+    at = sorted({int(v) for v in np.linspace(0, steps, points + 1)})
+    return SaveAt(loss_every=1, steps=at, fns={"modes": fn}), der
+
+
+def _g(v) -> str:
+    try:
+        return f"{float(v):.4g}"
+    except (TypeError, ValueError):
+        return "—"
+
+
+def _t_halves(der, values) -> dict:
+    import sympy as sp
+
+    try:
+        vals = der._numeric_values(values)
+    except Exception:  # noqa: BLE001 - symbols without values: no numbers
+        return {}
+    out = {}
+    for n, svd in der.modes.items():
+        row = []
+        for m in svd.modes:
+            try:
+                v = complex(sp.N(der.t_half[n][len(row)].subs(vals)))
+                row.append(v.real if abs(v.imag) < 1e-12 and np.isfinite(v.real) else float("nan"))
+            except Exception:  # noqa: BLE001 - e.g. no closed form for d
+                row.append(float("nan"))
+        out[n] = row
+    return out
+
+
+def derive_text(der, out: dict, values=None, max_modes: int = 4) -> str:
+    """The summary of ``derive``'s document ``out`` (see :func:`theorykit.cli.cmd_derive`)."""
+    spec = der.spec
+    L = [f"{spec.name}: {len(spec.pathways)} pathways, method {der.method}; τ = {_g(spec.tau)} steps, "
+         f"a0 = {_g(spec.training.a0)}, loss {spec.training.loss}"]
+    th = _t_halves(der, values)
+    summ = out["pathways"]
+    for p in spec.pathways:
+        s = summ[p.name]
+        act = "all" if all(p.active) else f"{sum(p.active)}/{len(p.active)}"
+        L.append(f"  {p.name:<12} active on {act} datapoints, {len(p.inputs)} inputs → {len(p.outputs)} outputs")
+        shown = max_modes if len(s["singular_values"]) > max_modes + 1 else len(s["singular_values"])
+        for i, (sv, dv) in enumerate(zip(s["singular_values"][:shown], s["input_variances"][:shown])):
+            sf, df = s["singular_values_float"][i], s["input_variances_float"][i]
+            exact = f"  (s = {sv}, d = {dv})" if len(sv) + len(dv) < 50 else ""
+            t_h = th.get(p.name, [])
+            L.append(f"      mode {i + 1}: s = {_g(sf)}, d = {_g(df)}, end s/d = {_g(sf / df) if df else '—'}, "
+                     f"t½ = {_g(t_h[i]) if i < len(t_h) else '—'}{exact}")
+        if shown < len(s["singular_values"]):
+            L.append(f"      … {len(s['singular_values']) - shown} more modes (--json for all)")
+    if der.method != "closed-form":
+        L.append("  (t½ here is each mode's own closed-form time, τ/(2s) ln(s/(d a0) − 1), as if it learned alone; "
+                 "the loss below integrates the coupled race reduction)")
+    if out.get("loss"):
+        L.append("  loss (theory):")
+        for t_, v in zip(out["loss"]["t"], out["loss"]["value"]):
+            L.append(f"      t = {_g(t_):>8}   L = {_g(v)}")
+    for n in out.get("notes", []):
+        L.append(f"  note: {n}")
+    return "\n".join(L)
+
+
+def simulate_text(out: dict) -> str:
+    """The summary of ``simulate``'s document ``out``: loss mean ± std beside the theory."""
+    L = [f"{out['spec']}: {out['network']} network, init {out['init']}, {out['seeds']} seeds, {out['steps']} steps, "
+         f"{out['dtype']} ({out['seconds']:.1f}s)"]
+    th = out.get("theory")
+    head = f"      {'t':>8}   {'simulation (mean ± std)':>26}" + (f"   {'theory (' + th['method'] + ')':>22}" if th else "")
+    L.append(head)
+    for i, t_ in enumerate(out["loss"]["t"]):
+        row = f"      {_g(t_):>8}   {_g(out['loss']['mean'][i]):>14} ± {_g(out['loss']['std'][i]):<9}"
+        if th:
+            row += f"   {_g(th['value'][i]):>22}"
+        L.append(row)
+    if th:
+        L.append(f"  largest |simulation − theory| / L(0): {_g(th['max_abs_error_over_initial_loss'])}")
+    return "\n".join(L)
+
+
+def _frames(spec, der, values):
+    """(graph pathway, U, V) per pathway with numeric singular vectors."""
+    from ..theory.derivation import _np
+    from ..spec.graph import graph_from_pathways
+
+    g = graph_from_pathways(spec)
+    vals = der.task.value_map(values)
+    out = []
+    for gp in g.pathways:
+        svd = der.modes[gp.name]
+        out.append((gp, _np(svd.U, vals), _np(svd.V, vals)))
+    return out
+
+
+def mode_recorder(spec, der, values=None):
+    """``fn(params, data)`` → {pathway: strengths (rank,)} = diag(Uᵀ W_p V), for :class:`SaveAt`."""
+    import jax.numpy as jnp
+
+    frames = _frames(spec, der, values)
+
+    def fn(params, _data):
+        res = {}
+        for gp, U, V in frames:
+            M = params[gp.edges[0]]
+            for k in gp.edges[1:]:
+                M = params[k] @ M
+            res[gp.name] = jnp.einsum("or,oi,ir->r", jnp.asarray(U), M, jnp.asarray(V))
+        return res
+
+    return fn
+
+
+def plot(path, *, der=None, values=None, times=None, sim=None, title: str = "") -> None:
+    """Loss and mode strengths: theory (``der``) as lines over ``times``, a simulation (``sim``,
+    with ``sim.extra['saved']['modes']`` from :func:`mode_recorder`) as mean ± std."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    from ..io import atomic_write_bytes
+
+    modes_sim = sim is not None and "modes" in (sim.extra.get("saved") or {})
+    has_theory_modes = der is not None
+    n_ax = 2 if (modes_sim or has_theory_modes) else 1
+    fig, axes = plt.subplots(1, n_ax, figsize=(5.2 * n_ax, 3.8), squeeze=False)
+    ax = axes[0, 0]
+    tmax = max(float(np.max(times)) if times is not None else 0.0, float(sim.t[-1]) if sim is not None else 0.0)
+    grid = np.linspace(0.0, tmax, 300)
+    if sim is not None:
+        m, s = sim.mean, sim.std
+        ax.fill_between(sim.t, m - s, m + s, color="C0", alpha=0.25, lw=0)
+        ax.plot(sim.t, m, color="C0", lw=1.5, label=f"simulation (mean ± std, {sim.loss.shape[0]} seeds)")
+    if der is not None:
+        try:
+            ax.plot(grid, der.predict_loss(grid, values), "k--", lw=1.2, label=f"theory ({der.method})")
+        except Exception as exc:  # noqa: BLE001 - symbols without values
+            ax.text(0.5, 0.5, f"no theory curve: {exc}", transform=ax.transAxes, ha="center", fontsize=7, wrap=True)
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss")
+    ax.legend(fontsize=7)
+    if n_ax == 2:
+        ax = axes[0, 1]
+        pred = None
+        if der is not None:
+            try:
+                pred = der.predict_modes(grid, values)
+            except Exception:  # noqa: BLE001
+                pred = None
+        names = list(pred) if pred else list(sim.extra["saved"]["modes"]) if modes_sim else []
+        for i, n in enumerate(names):
+            c = f"C{i % 10}"
+            if pred:
+                A = np.asarray(pred[n])
+                for j in range(A.shape[1]):
+                    ax.plot(grid, A[:, j], "--", color=c, lw=1.1, label=f"{n} α={j + 1} theory" if A.shape[1] <= 3 else
+                            (f"{n} theory" if j == 0 else None))
+            if modes_sim:
+                S = np.asarray(sim.extra["saved"]["modes"][n])           # seeds × saves × rank
+                ts = np.asarray(sim.extra["saved_steps"])
+                mu, sd = S.mean(0), S.std(0)
+                for j in range(S.shape[2]):
+                    ax.fill_between(ts, mu[:, j] - sd[:, j], mu[:, j] + sd[:, j], color=c, alpha=0.2, lw=0)
+                    ax.plot(ts, mu[:, j], "-", color=c, lw=1.3, label=f"{n} simulation" if j == 0 else None)
+        ax.set_xlabel("step")
+        ax.set_ylabel("mode strength $a_\\alpha(t)$")
+        if names:
+            ax.legend(fontsize=6, ncol=2)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def sim_png(sim) -> bytes:
+    """A :class:`~theorykit.sim.simulate.SimResult` as a PNG: loss mean ± std over seeds."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.5))
+    m, s = sim.mean, sim.std
+    ax.fill_between(sim.t, m - s, m + s, color="C0", alpha=0.25, lw=0)
+    ax.plot(sim.t, m, color="C0", label=f"loss, mean ± std over {sim.loss.shape[0]} seeds")
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    plt.close(fig)
+    return buf.getvalue()

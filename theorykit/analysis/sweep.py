@@ -1,0 +1,207 @@
+"""Declared sweeps: grids of symbol values × learning rates × seeds, through one call of the trainer.
+
+``theorykit sweep SPEC --grid Delta=0:2:21 --grid lr=0.01,0.05 --seeds 4 --steps N --out DIR``
+
+Every member (one symbol-value point, one learning rate, one seed) is a member of the ensemble of
+one :func:`theorykit.sim.engine.train` call: its data (X, Y at its symbol values) ride the ensemble
+axis (``data_axis=0``), its learning rate is its own, and the ensemble is sharded over every
+device. The members run in chunks of ``chunk`` (the trainer's ``batch``); each finished chunk is
+written at once, atomically, to ``DIR/chunks/chunk_NNNNN.npz``, and a re-run of the same sweep
+skips the chunks already there. ``DIR/sweep.json`` holds the declaration, and, when every chunk is
+done, the final losses per member and their mean and spread over seeds per grid point.
+
+A member's start is the one :func:`theorykit.sim.simulate.simulate` would give it (aligned weights of
+the spec's a0 at its symbol values, seeds 0 … S−1), so a sweep's loss curves equal separate
+``simulate`` calls.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import itertools
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SpecError
+
+__all__ = ["parse_grid", "plan_sweep", "run_sweep", "load_chunks"]
+
+
+def _numbers(name: str, text: str, symbols) -> list:
+    """Values of ``NAME=a:b:n`` (n points from a to b) or ``NAME=v1,v2,…``; numbers via the safe parser."""
+    from ..spec.files import parse_assignment
+
+    def num(v):
+        key = name if name in symbols else "_x"
+        syms = symbols if name in symbols else {"_x": None}
+        _, val = parse_assignment(f"{key}={v}", syms)
+        try:
+            return float(val)
+        except TypeError:
+            raise SpecError("--grid", f"{v!r} is not a number", "write numbers, e.g. Delta=0:2:21") from None
+
+    text = text.strip()
+    if ":" in text:
+        parts = text.split(":")
+        if len(parts) != 3:
+            raise SpecError("--grid", f"{name}={text!r}: a range is START:STOP:COUNT", "write e.g. Delta=0:2:21")
+        a, b = num(parts[0]), num(parts[1])
+        try:
+            n = int(parts[2])
+        except ValueError:
+            raise SpecError("--grid", f"{name}: COUNT {parts[2]!r} is not an integer", "write e.g. Delta=0:2:21") from None
+        if n < 1:
+            raise SpecError("--grid", f"{name}: COUNT must be at least 1", "write e.g. Delta=0:2:21")
+        return [float(x) for x in np.linspace(a, b, n)]
+    vals = [num(v) for v in text.split(",") if v.strip()]
+    if not vals:
+        raise SpecError("--grid", f"{name}: no values", "write e.g. lr=0.01,0.05")
+    return vals
+
+
+def parse_grid(items, symbols) -> dict:
+    """``["Delta=0:2:21", "lr=0.01,0.05"]`` → {"Delta": [...], "lr": [...]} (names: the spec's symbols or lr)."""
+    grid = {}
+    for it in items or []:
+        if "=" not in it:
+            raise SpecError("--grid", f"{it!r} is not NAME=VALUES", "write e.g. --grid Delta=0:2:21 or --grid lr=0.01,0.05")
+        name, text = (s.strip() for s in it.split("=", 1))
+        if name != "lr" and name not in symbols:
+            raise SpecError("--grid", f"unknown name {name!r}", f"sweep lr or a symbol of the spec: {sorted(symbols)}")
+        if name in grid:
+            raise SpecError("--grid", f"{name} is given twice", "give each name once")
+        grid[name] = _numbers(name, text, symbols)
+    return grid
+
+
+def plan_sweep(spec, grid: dict, seeds: int, steps: int | None = None) -> dict:
+    """Members in order: every symbol point (product over the grid's symbols), every lr, every seed."""
+    if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:
+        raise SpecError("--seeds", f"needs a positive integer, got {seeds!r}", "e.g. --seeds 4")
+    steps = spec.training.steps if steps is None else int(steps)
+    if steps < 1:
+        raise SpecError("--steps", f"needs a positive integer, got {steps}", "e.g. --steps 2000")
+    names = [n for n in grid if n != "lr"]
+    free = sorted(map(str, spec.task.free_symbols))
+    missing = [s for s in free if s not in names]
+    if missing:
+        raise SpecError("--grid", f"no values for symbols {missing}", f"add --grid {missing[0]}=START:STOP:COUNT")
+    points = list(itertools.product(*[grid[n] for n in names]))
+    lrs = grid.get("lr", [spec.training.lr])
+    if any(not (lr > 0) for lr in lrs):
+        raise SpecError("--grid", "learning rates must be positive", "e.g. lr=0.01,0.05")
+    members = [(pi, li, s) for pi in range(len(points)) for li in range(len(lrs)) for s in range(seeds)]
+    return {"names": names, "points": points, "lrs": lrs, "seeds": seeds, "steps": steps, "members": members}
+
+
+def _key(spec, plan, dtype) -> str:
+    desc = json.dumps({"spec": spec.name, "task": repr(spec.task.X.tolist()) + repr(spec.task.Y.tolist()),
+                       "pathways": [repr(p) for p in spec.pathways], "training": repr(spec.training),
+                       "names": plan["names"], "points": plan["points"], "lrs": plan["lrs"], "seeds": plan["seeds"],
+                       "steps": plan["steps"], "dtype": dtype}, sort_keys=True, default=str)
+    return hashlib.sha256(desc.encode()).hexdigest()[:16]
+
+
+def _chunk_path(out: Path, i: int) -> Path:
+    return out / "chunks" / f"chunk_{i:05d}.npz"
+
+
+def load_chunks(out, n_chunks: int):
+    """Loss curves of the finished chunks: {chunk index: (members, loss)}."""
+    out = Path(out)
+    done = {}
+    for i in range(n_chunks):
+        p = _chunk_path(out, i)
+        if p.exists():
+            with np.load(p) as z:
+                done[i] = (z["members"], z["loss"])
+    return done
+
+
+def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out, chunk: int = 64,
+              dtype: str = "float64", progress: bool = True, devices=None) -> dict:
+    """Run (or resume) a sweep; returns the summary written to ``out/sweep.json`` plus ``t`` and ``loss``."""
+    import jax.numpy as jnp
+
+    from ..sim.engine import Net, SaveAt, as_dtype, net_loss, objective_for, train
+    from ..spec.graph import graph_from_pathways
+    from ..sim.init import aligned_params
+    from ..io import atomic_write_bytes, write_json
+    from ..progress import Progress
+
+    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
+        raise SpecError("--chunk", f"needs a positive integer, got {chunk!r}", "e.g. --chunk 64")
+    plan = plan_sweep(spec, grid, seeds, steps)
+    out = Path(out)
+    (out / "chunks").mkdir(parents=True, exist_ok=True)
+    key = _key(spec, plan, dtype)
+    manifest = out / "sweep.json"
+    if manifest.exists():
+        old = json.loads(manifest.read_text())
+        if old.get("key") != key:
+            raise SpecError("--out", f"{out} holds a different sweep (key {old.get('key')}, this one {key})",
+                            "use another folder, or delete it")
+    members = plan["members"]
+    E = len(members)
+    n_chunks = -(-E // chunk)
+    decl = {"key": key, "spec": spec.name, "grid": {n: list(map(float, v)) for n, v in grid.items()},
+            "names": plan["names"], "lrs": plan["lrs"], "seeds": seeds, "steps": plan["steps"], "dtype": dtype,
+            "members": E, "chunk": chunk, "chunks": n_chunks, "complete": False}
+    done = load_chunks(out, n_chunks)
+    if not manifest.exists() or not done:
+        write_json(manifest, decl)
+    todo = [i for i in range(n_chunks) if i not in done]
+
+    g = graph_from_pathways(spec)
+    tr = g.training
+    net = Net.from_graph(g)
+    dt = as_dtype(dtype)
+    a0 = tr.a0
+    t0 = time.time()
+    if todo:
+        idx = np.concatenate([np.arange(i * chunk, min(E, (i + 1) * chunk)) for i in todo])
+        need_pts = sorted({members[m][0] for m in idx})
+        starts, Xs, Ys = {}, {}, {}
+        for pi in need_pts:
+            vals = {spec.task.symbols[n]: v for n, v in zip(plan["names"], plan["points"][pi])}
+            X, Y = g.task.numeric(vals)
+            Xs[pi], Ys[pi] = X, Y
+            starts[pi] = aligned_params(g, a0, seeds, 0, dtype, vals)
+        p0 = {e: jnp.asarray(np.stack([np.asarray(starts[members[m][0]][e][members[m][2]]) for m in idx]))
+              for e in starts[need_pts[0]]}
+        data = (jnp.asarray(np.stack([Xs[members[m][0]] for m in idx]), dt),
+                jnp.asarray(np.stack([Ys[members[m][0]] for m in idx]), dt))
+        lrs = np.array([plan["lrs"][members[m][1]] for m in idx])
+        objective, mask = objective_for(net, g.schedule, tr.loss)
+        pr = Progress("sweep", total=len(idx), enabled=progress)
+        pr.__enter__()
+        pos = {"a": 0, "k": 0}
+
+        def on_result(a, b, loss):
+            i = todo[pos["k"]]
+            pos["k"] += 1
+            buf = io.BytesIO()
+            np.savez(buf, members=idx[a:b], loss=np.asarray(loss))
+            atomic_write_bytes(_chunk_path(out, i), buf.getvalue())
+            done[i] = (idx[a:b], np.asarray(loss))
+            pr.update(b - a, note=f"chunk {i + 1}/{n_chunks} written")
+
+        # one call of the sharded trainer; its batches are exactly the pending chunks (only the
+        # last chunk of the sweep can be short, and it comes last)
+        train(net_loss(net, tr.loss), p0, data, lr=lrs, steps=plan["steps"], objective=objective, mask=mask,
+              save=SaveAt(final=False), data_axis=0, batch=chunk, on_batch_result=on_result, devices=devices)
+        pr.__exit__(None, None, None)
+    loss = np.concatenate([done[i][1] for i in range(n_chunks)])
+    t = np.arange(plan["steps"] + 1)
+    S, nl = seeds, len(plan["lrs"])
+    fin = loss[:, -1].reshape(len(plan["points"]), nl, S)
+    summary = dict(decl, complete=True, seconds_this_run=time.time() - t0, chunks_computed=todo,
+                   results=[{**{n: float(v) for n, v in zip(plan["names"], pt)}, "lr": float(lr),
+                             "final_loss_mean": float(np.mean(fin[pi, li])), "final_loss_std": float(np.std(fin[pi, li])),
+                             "diverged_seeds": int(np.sum(~np.isfinite(fin[pi, li])))}
+                            for pi, pt in enumerate(plan["points"]) for li, lr in enumerate(plan["lrs"])])
+    write_json(manifest, summary)
+    return dict(summary, t=t, loss=loss)

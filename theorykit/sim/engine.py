@@ -1,0 +1,466 @@
+"""The one trainer: full-batch gradient descent on any network of theorykit, in JAX.
+
+Three things are kept apart, in the manner of diffrax's ``diffeqsolve(terms, solver, saveat)``:
+
+* **what is stepped**: a :class:`Net` (the static structure of a graph GDLN or a ReLU network)
+  and its parameters, a dict of weight matrices keyed ``"<from>-><to>"``; the training loss and,
+  for a :class:`~theorykit.spec.graph.Group` schedule, the training objective built from it;
+* **how it is stepped**: :func:`train` (``W ← W − η ∇objective``, one ``lax.fori_loop`` between
+  save points, ``vmap`` over an ensemble axis: seeds, swept symbol values, learning rates);
+* **what is recorded**: :class:`SaveAt` (the loss curve at a stride, and any functions of the
+  parameters at chosen steps: outputs, hidden activity, weights, alignment, …).
+
+Every simulation of the package goes through :func:`train`. Float64 by default; float32
+products run at ``"highest"`` precision on purpose (no TF32 on a GPU).
+
+Forward pass of a :class:`Net` (THEORY.md §3): ``h_v = g_v ⊙ Σ_{e: u→v} g_e ⊙ (W_e h_u)``,
+the output summing its edges into their rows. With ``relu=True`` a hidden node applies
+``relu`` instead of a fixed gate (a bias-free ReLU network); ``unit_gates`` overrides the gate
+of chosen nodes by a (units × datapoints) 0/1 array (the exact ReLN: a ReLU network's own gates).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..theory import jaxify  # noqa: F401  (switches on float64)
+from ..errors import DivergenceError, SpecError
+
+__all__ = ["Net", "SaveAt", "Trajectory", "Trainer", "make_trainer", "train", "net_apply", "net_loss", "unit_activity", "objective_for",
+           "RESIDUAL_FLOOR", "DTYPES", "as_dtype", "loss_value", "check_finite", "ensemble_placement"]
+
+DTYPES = {"float64": jnp.float64, "float32": jnp.float32}
+
+#: residual entries below this are set to zero in the training loss. A network that can fit its
+#: targets exactly drives the residual down exponentially; once its square underflows into
+#: subnormal floats (~1e-308) every CPU step becomes ~100 times slower. Dropping residuals
+#: below 1e-150 changes the loss by < 1e-300 and the weights by far less than float64 rounding.
+RESIDUAL_FLOOR = 1e-150
+
+
+def as_dtype(name):
+    if name not in DTYPES:
+        raise SpecError("dtype", f"unknown dtype {name!r}", f"use one of {sorted(DTYPES)}")
+    return DTYPES[name]
+
+
+def loss_value(Yh, Y, loss: str):
+    """½Σ‖y − ŷ‖² (``"sum"``) or that over P (``"mean"``), with the residual floor."""
+    res = Y - Yh
+    res = jnp.where(jnp.abs(res) < RESIDUAL_FLOOR, 0.0, res)
+    r = 0.5 * jnp.sum(res ** 2)
+    return r if loss == "sum" else r / Y.shape[-1]
+
+
+def check_finite(loss: np.ndarray, what: str, lr):
+    loss = np.atleast_2d(loss)
+    if (~np.isfinite(loss)).any() or (loss[:, -1] > 10 * loss[:, 0] + 1e-12).any():
+        raise DivergenceError(f"{what} diverged with lr={lr} (loss became non-finite or grew tenfold); "
+                              "lower training.lr")
+
+
+# ---------------------------------------------------------------------------------------------
+# What is stepped: the network
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Net:
+    """Static structure of a network: hidden nodes in topological order, edges, gates.
+
+    ``edges``: tuples ``(key, src, dst, in_rows, out_rows)`` with ``in_rows`` the input rows of an
+    edge from ``input`` and ``out_rows`` the output rows of an edge to ``output`` (else None).
+    ``node_gates`` / ``edge_gates``: key → 0/1 vector over datapoints (absent: always on).
+    """
+
+    d: int
+    p: int
+    nodes: tuple                      # ((name, width), ...) in topological order
+    edges: tuple
+    node_gates: Mapping = field(default_factory=dict)
+    edge_gates: Mapping = field(default_factory=dict)
+    relu: bool = False
+
+    @classmethod
+    def from_graph(cls, graph) -> "Net":
+        """The :class:`Net` of a :class:`~theorykit.spec.graph.GraphSpec` (or a pathway spec)."""
+        from ..spec.graph import INPUT, OUTPUT, graph_from_pathways
+
+        g = graph_from_pathways(graph)
+        node = g.node
+        nodes = tuple((v, node[v].width) for v in g.order)
+        edges = tuple((e.key, e.src, e.dst, np.asarray(e.rows) if e.src == INPUT else None,
+                       np.asarray(e.rows) if e.dst == OUTPUT else None) for e in g.edges)
+        ng = {n.name: np.asarray(n.active, float) for n in g.nodes if not all(n.active)}
+        eg = {e.key: np.asarray(e.active, float) for e in g.edges if not all(e.active)}
+        return cls(g.task.d, g.task.p, nodes, edges, ng, eg)
+
+    @classmethod
+    def chain(cls, d: int, widths: Sequence[int], p: int, relu: bool = True) -> "Net":
+        """A fully connected chain input → h1 → … → output (a bias-free ReLU network by default)."""
+        names = ["input"] + [f"h{i + 1}" for i in range(len(widths))] + ["output"]
+        edges = tuple((f"{a}->{b}", a, b, np.arange(d) if a == "input" else None,
+                       np.arange(p) if b == "output" else None) for a, b in zip(names[:-1], names[1:]))
+        return cls(d, p, tuple((f"h{i + 1}", w) for i, w in enumerate(widths)), edges, {}, {}, relu)
+
+    def shapes(self) -> dict:
+        width = dict(self.nodes)
+        return {k: (len(o) if o is not None else width[dst], len(i) if i is not None else width[src])
+                for k, src, dst, i, o in self.edges}
+
+    @property
+    def keys(self) -> list:
+        return [e[0] for e in self.edges]
+
+    def paths(self, P: int) -> list:
+        """Every path from input to output: ``(edge keys, gate over the P datapoints, input rows,
+        output rows)``; the gate is the product of the node and edge gates on the path."""
+        out_edges = {}
+        for e in self.edges:
+            out_edges.setdefault(e[1], []).append(e)
+        found = []
+
+        def walk(v, acc):
+            for e in out_edges.get(v, []):
+                if e[2] == "output":
+                    found.append(acc + [e])
+                else:
+                    walk(e[2], acc + [e])
+
+        walk("input", [])
+        result = []
+        for es in found:
+            g = np.ones(P)
+            for k, _src, dst, _i, _o in es:
+                g = g * self.edge_gates.get(k, 1.0)
+                if dst != "output":
+                    g = g * self.node_gates.get(dst, 1.0)
+            result.append(([e[0] for e in es], g, es[0][3], es[-1][4]))
+        return result
+
+    def chain_names(self) -> dict:
+        """``W1, W2, …`` → edge key, for a chain (the ReLU weight names)."""
+        return {f"W{i + 1}": k for i, k in enumerate(self.keys)}
+
+
+def _hidden(net: Net, params, X, unit_gates=None, collect=False):
+    """Hidden activity of every node (and pre-activations if ``collect``)."""
+    h = {"input": X}
+    pre_all = {}
+    incoming = {}
+    for e in net.edges:
+        incoming.setdefault(e[2], []).append(e)
+    for v, _w in net.nodes:
+        pre = None
+        for k, src, _dst, ins, _outs in incoming.get(v, []):
+            x = h[src] if ins is None or len(ins) == net.d and np.all(ins == np.arange(net.d)) else h[src][ins, :]
+            z = params[k] @ x
+            if k in net.edge_gates:
+                z = z * net.edge_gates[k].astype(X.dtype)[None, :]
+            pre = z if pre is None else pre + z
+        if collect:
+            pre_all[v] = pre
+        if unit_gates is not None and v in unit_gates:
+            h[v] = pre * unit_gates[v]
+        elif net.relu:
+            h[v] = jax.nn.relu(pre)
+        elif v in net.node_gates:
+            h[v] = pre * net.node_gates[v].astype(X.dtype)[None, :]
+        else:
+            h[v] = pre
+    return h, pre_all
+
+
+def net_apply(net: Net, params, X, unit_gates=None, edges: Sequence[str] | None = None):
+    """Output ``ŷ`` (p × P). ``edges``: only these edges into the output contribute (a group's output)."""
+    h, _ = _hidden(net, params, X, unit_gates)
+    Yh = jnp.zeros((net.p, X.shape[1]), dtype=X.dtype)
+    for k, src, dst, _ins, outs in net.edges:
+        if dst != "output" or (edges is not None and k not in edges):
+            continue
+        z = params[k] @ h[src]
+        if k in net.edge_gates:
+            z = z * net.edge_gates[k].astype(X.dtype)[None, :]
+        Yh = Yh + z if len(outs) == net.p and np.all(outs == np.arange(net.p)) else Yh.at[outs, :].add(z)
+    return Yh
+
+
+def unit_activity(net: Net, params, X) -> dict:
+    """0/1 activity (units × datapoints) of every hidden node: ``pre > 0`` for a ReLU network,
+    the node's gate for a GDLN."""
+    _, pre = _hidden(net, params, X, collect=True)
+    if net.relu:
+        return {v: (pre[v] > 0).astype(X.dtype) for v, _ in net.nodes}
+    return {v: jnp.broadcast_to(jnp.asarray(net.node_gates.get(v, np.ones(X.shape[1])), X.dtype)[None, :],
+                                (w, X.shape[1])) for v, w in net.nodes}
+
+
+def net_loss(net: Net, loss: str = "mean"):
+    """``(params, data) → L``, with ``data = (X, Y)``."""
+    def fn(params, data):
+        X, Y = data
+        return loss_value(net_apply(net, params, X), Y, loss)
+
+    return fn
+
+
+def objective_for(net: Net, schedule, loss: str = "mean"):
+    """Training objective and update mask of a :class:`~theorykit.spec.graph.Group` schedule.
+
+    objective(params, data, t) = Σ_{groups g started by step t} L(T_g − ŷ_g), where ŷ_g is the
+    output of g's edges into the output, and T_g = Y, or Y − stop_gradient(Σ_{h ∈ fit_g} ŷ_h).
+    mask(t)[e] = 1 once a group holding edge e has started. Nothing depends on group names.
+    """
+    if not schedule:
+        return None, None
+    starts = {}
+    for g in schedule:
+        for k in g.edges:
+            starts[k] = min(starts.get(k, g.start), g.start)
+    out_edges = {g.name: [k for k in g.edges if k.endswith("->output")] for g in schedule}
+
+    def objective(params, data, t):
+        X, Y = data
+        outs = {g.name: net_apply(net, params, X, edges=out_edges[g.name]) for g in schedule}
+        total = 0.0
+        for g in schedule:
+            target = Y
+            for h in g.fit:
+                target = target - jax.lax.stop_gradient(outs[h])
+            total = total + jnp.where(t >= g.start, loss_value(outs[g.name], target, loss), 0.0)
+        return total
+
+    def mask(t):
+        return {k: (t >= s) for k, s in starts.items()}
+
+    return objective, mask
+
+
+# ---------------------------------------------------------------------------------------------
+# What is recorded
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SaveAt:
+    """What :func:`train` records.
+
+    ``loss_every``: the loss curve every that many steps (and at the last step); 0: none.
+    ``steps``: steps at which each function in ``fns`` is recorded (``fn(params, data)``: any
+    pytree, e.g. outputs, hidden activity, the weights). ``final``: keep the final parameters.
+    """
+
+    loss_every: int = 1
+    steps: Sequence[int] = ()
+    fns: Mapping[str, Callable] = field(default_factory=dict)
+    final: bool = True
+
+
+@dataclass
+class Trajectory:
+    """Result of :func:`train`: ``loss[member, i]`` is the loss after ``t[i]`` steps;
+    ``saved[name][member, j]`` the recorded function at ``saved_steps[j]``."""
+
+    t: np.ndarray
+    loss: np.ndarray
+    saved_steps: np.ndarray
+    saved: dict
+    params: object = None
+    devices: int = 1
+
+
+# ---------------------------------------------------------------------------------------------
+# How it is stepped
+# ---------------------------------------------------------------------------------------------
+def _build_run(loss_fn, objective, mask, steps: int, save: SaveAt):
+    every = save.loss_every
+    n_curve = (steps // every + 1 + (1 if every and steps % every else 0)) if every else 0
+
+    def run(params, data, lr, seg_lengths):
+        vg = jax.value_and_grad(loss_fn)
+        og = jax.grad(objective) if objective is not None else None
+
+        def body(t, carry):
+            p, buf = carry
+            if og is None:
+                val, g = vg(p, data)
+            else:
+                val = loss_fn(p, data)
+                g = og(p, data, t)
+            if mask is not None:
+                m = mask(t)
+                g = {k: (gw * m[k].astype(gw.dtype) if k in m else gw) for k, gw in g.items()}
+            p = jax.tree_util.tree_map(lambda w, gw: w - lr.astype(w.dtype) * gw, p, g)
+            if every:
+                idx = jnp.where(t % every == 0, t // every, n_curve)      # slot n_curve: a scratch slot
+                buf = buf.at[idx].set(val.astype(buf.dtype))
+            return p, buf
+
+        dt = jax.tree_util.tree_leaves(params)[0].dtype
+        buf = jnp.zeros(n_curve + 1, dt)
+
+        def segment(carry, seg):
+            start, length = seg
+            p, buf = jax.lax.fori_loop(start, start + length, body, carry)
+            rec = {name: fn(p, data) for name, fn in save.fns.items()}
+            return (p, buf), rec
+
+        starts = jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.cumsum(seg_lengths)[:-1]]).astype(jnp.int32)
+        (params, buf), recs = jax.lax.scan(segment, (params, buf), (starts, seg_lengths))
+        final = loss_fn(params, data)
+        if every:
+            buf = buf.at[n_curve - 1].set(final.astype(buf.dtype))
+        return params, buf[:n_curve], recs, final
+
+    return run, n_curve
+
+
+@dataclass(frozen=True)
+class Trainer:
+    """A compiled-once training loop: ``fn(params0, data, lrs) → (params, loss curve, saved)``,
+    jitted and vmapped over the ensemble axis (see :func:`make_trainer`)."""
+
+    fn: Callable
+    t: np.ndarray
+    save_steps: np.ndarray
+    n_curve: int
+
+
+def make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None = None, mask: Callable | None = None,
+                 save: SaveAt = SaveAt(), data_axis: int | None = None) -> Trainer:
+    """The loop of :func:`train`, built and jitted but not run (benchmarks compile it ahead of time)."""
+    if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or steps < 0:
+        raise SpecError("steps", f"needs a non-negative integer, got {steps!r}", "e.g. steps = 2000")
+    steps = int(steps)
+    save_steps = sorted({int(s) for s in save.steps}) if save.fns else []
+    if any(s < 0 or s > steps for s in save_steps):
+        raise SpecError("save.steps", f"steps to record must lie in 0..{steps}", "drop the others")
+    seg = np.diff([0] + save_steps).astype(np.int32)
+    tail = steps - (save_steps[-1] if save_steps else 0)
+    run_a, n_curve = _build_run(loss_fn, objective, mask, steps, save)
+    segs = jnp.asarray(np.append(seg, tail).astype(np.int32))
+
+    def member(p, d, eta):
+        # one segment per save step (recording at its end), then the tail up to `steps`
+        p, buf, recs, _final = run_a(p, d, eta, segs)
+        return p, buf, jax.tree_util.tree_map(lambda r: r[:len(seg)], recs)
+
+    every = save.loss_every
+    t = np.unique(np.append(np.arange(0, steps + 1, every), steps)) if every else np.zeros(0, int)
+    return Trainer(jax.jit(jax.vmap(member, in_axes=(0, data_axis, 0))), t, np.asarray(save_steps, int), n_curve)
+
+
+def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callable | None = None,
+          mask: Callable | None = None, save: SaveAt = SaveAt(), data_axis: int | None = None,
+          batch: int | None = None, on_batch: Callable | None = None, check: str | None = None,
+          devices=None, on_batch_result: Callable | None = None) -> Trajectory:
+    """Full-batch gradient descent on an ensemble, the one training loop of theorykit.
+
+    Parameters
+    ----------
+    loss_fn: ``(params, data) → L``, the reported loss (and the training objective when
+        ``objective`` is None).
+    params0: pytree whose leaves have a leading ensemble axis (one member per seed, swept
+        value, …).
+    data: pytree passed to ``loss_fn``; with ``data_axis=0`` its leaves carry the ensemble axis
+        too (a grid of symbol values), else it is shared by every member.
+    lr: step size η, one number or one per member.
+    objective, mask: a schedule's objective ``(params, data, t)`` and update mask ``t → {key: 0/1}``
+        (see :func:`objective_for`).
+    save: what to record (:class:`SaveAt`).
+    batch: members per compiled call (memory); ``on_batch(done)`` is called after each batch, and
+        ``on_batch_result(start, stop, loss)`` with that batch's loss curves (members start..stop−1;
+        for writing results as they finish, e.g. :mod:`theorykit.analysis.sweep`).
+    check: a name: raise :class:`DivergenceError` if a loss curve is non-finite or grows tenfold.
+    devices: the devices to shard the ensemble axis over (default: every local device; one device
+        means no sharding). The members are split evenly (the ensemble is padded to a multiple of
+        the device count, and the padding dropped); each member's arithmetic is unchanged.
+    """
+    tr = make_trainer(loss_fn, steps=steps, objective=objective, mask=mask, save=save, data_axis=data_axis)
+    leaves = jax.tree_util.tree_leaves(params0)
+    E = leaves[0].shape[0]
+    lrs = jnp.broadcast_to(jnp.asarray(lr, dtype=leaves[0].dtype), (E,))
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1):
+        raise SpecError("batch", f"needs a positive number of members per call, got {batch!r}", "e.g. batch = 10")
+    size = E if not batch else int(batch)
+    place = ensemble_placement(devices)
+    outs = []
+    with jax.default_matmul_precision("highest"):
+        for a in range(0, E, size):
+            b = min(E, a + size)
+            p_b = jax.tree_util.tree_map(lambda x: x[a:b], params0)
+            d_b = jax.tree_util.tree_map(lambda x: x[a:b], data) if data_axis == 0 else data
+            args, n = place((p_b, d_b if data_axis == 0 else None, lrs[a:b]))
+            if data_axis != 0:
+                args = (args[0], place.replicate(data), args[2])
+            res = place.gather(jax.block_until_ready(tr.fn(*args)))
+            outs.append(jax.tree_util.tree_map(lambda x: np.asarray(x)[:n], res))
+            if on_batch_result is not None:
+                on_batch_result(a, b, np.asarray(outs[-1][1], dtype=float))
+            if on_batch is not None:
+                on_batch(b)
+    cat = lambda *xs: np.concatenate([np.asarray(x) for x in xs])  # noqa: E731
+    params = jax.tree_util.tree_map(lambda *xs: jnp.asarray(np.concatenate(xs)), *[o[0] for o in outs]) \
+        if save.final else None
+    loss = np.asarray(cat(*[o[1] for o in outs]), dtype=float) if tr.n_curve else np.zeros((E, 0))
+    saved = jax.tree_util.tree_map(cat, *[o[2] for o in outs]) if len(tr.save_steps) else {}
+    if check and tr.n_curve:
+        check_finite(loss, check, lr)
+    return Trajectory(tr.t, loss, tr.save_steps, saved, params, place.count)
+
+
+class ensemble_placement:
+    """Places an ensemble (leading axis) on devices: ``place(tree) → (sharded tree, members)``.
+
+    With one device it returns the tree as is. With D > 1 devices it pads the leading axis to a
+    multiple of D (repeating the last member) and shards it over a one-axis mesh ("ensemble"),
+    so ``jit(vmap(...))`` runs D slices in parallel; ``replicate(tree)`` copies shared data to
+    every device."""
+
+    def __init__(self, devices=None):
+        devs = list(jax.devices()) if devices is None else list(devices)
+        if not devs:
+            raise SpecError("devices", "no device given", "pass None (every device) or a list of devices")
+        self.count = len(devs)
+        if self.count > 1:
+            from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+            mesh = Mesh(np.array(devs), ("ensemble",))
+            self._split = NamedSharding(mesh, PartitionSpec("ensemble"))
+            self._copy = NamedSharding(mesh, PartitionSpec())
+
+    def __call__(self, tree):
+        leaves = [x for x in jax.tree_util.tree_leaves(tree) if x is not None]
+        n = leaves[0].shape[0]
+        if self.count == 1:
+            return tree, n
+        pad = (-n) % self.count
+
+        def put(x):
+            if x is None:
+                return None
+            x = np.asarray(x)
+            if pad:
+                x = np.concatenate([x, np.repeat(x[-1:], pad, axis=0)])
+            # each process fills the shards on its own devices (one host or several)
+            return jax.make_array_from_callback(x.shape, self._split, lambda idx: x[idx])
+
+        return jax.tree_util.tree_map(put, tree, is_leaf=lambda x: x is None), n
+
+    def replicate(self, tree):
+        if self.count == 1:
+            return tree
+
+        def put(x):
+            x = np.asarray(x)
+            return jax.make_array_from_callback(x.shape, self._copy, lambda idx: x[idx])
+
+        return jax.tree_util.tree_map(put, tree)
+
+    def gather(self, tree):
+        """Every member's results on this process (an all-gather across hosts when there are several)."""
+        if self.count == 1 or jax.process_count() == 1:
+            return tree
+        from jax.experimental import multihost_utils
+
+        return multihost_utils.process_allgather(tree, tiled=True)

@@ -1,0 +1,107 @@
+"""Ensembles over a grid of datasets: one trainer's program for every (grid point, seed) network.
+
+The xor suite's Δ grid: the datasets ``Xs`` (nΔ × d × P) share the targets ``Y``; every network of
+the grid is one member of :func:`theorykit.sim.engine.train`'s ensemble (grid-major, then seed), so the
+whole grid is one jit(vmap(...)) program. :func:`simulate_relu_grid` trains bias-free ReLU
+networks; :func:`simulate_reln_grid` a ReLN (a GDLN of resolved pathways) from the *same* random
+weights as the ReLU network; :func:`simulate_reln_aligned_grid` a ReLN from exact aligned, balanced
+weights. Each returns the recorded loss curves and the learning times (first step below half the
+initial loss, :func:`theorykit.analysis.curves.learning_time`, from the per-step curve).
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from theorykit.analysis.curves import learning_time
+from theorykit.sim.engine import Net, SaveAt, net_loss, train
+from theorykit.spec.gating import GDLNSpec
+from theorykit.spec.graph import graph_from_pathways
+from theorykit.sim.init import random_params
+
+__all__ = ["train_grid", "grid_keys", "reln_net", "simulate_relu_grid", "simulate_reln_grid",
+           "simulate_reln_aligned_grid"]
+
+
+def train_grid(net, p0, Xs, Y, lr, steps, record_every, n_seeds):
+    """Train the members (Δ-major, then seed) of ``p0`` on X = Xs[Δ] with :func:`theorykit.sim.engine.train`.
+    Returns (final params by edge, nΔ × seeds × …; loss recorded every ``record_every`` steps,
+    nΔ × seeds × (steps/record_every + 1); learning time, nΔ × seeds, from the per-step curve)."""
+    nD = Xs.shape[0]
+    data = (jnp.repeat(jnp.asarray(Xs), n_seeds, axis=0), jnp.broadcast_to(jnp.asarray(Y), (nD * n_seeds,) + Y.shape))
+    res = train(net_loss(net, "mean"), p0, data, lr=lr, steps=steps, save=SaveAt(loss_every=1), data_axis=0)
+    curves = res.loss.reshape(nD, n_seeds, steps + 1)
+    params = {k: np.asarray(v).reshape((nD, n_seeds) + v.shape[1:]) for k, v in res.params.items()}
+    return params, curves[..., ::record_every], learning_time(curves)
+
+
+def grid_keys(keys, nD):
+    """The seeds' keys repeated for each of ``nD`` grid points (grid-major), as the members are laid out."""
+    return jnp.tile(jnp.asarray(keys), (nD, 1))
+
+
+def simulate_relu_grid(Xs, Y, keys, *, hidden, lr, steps, std, record_every=1):
+    """Bias-free ReLU networks for every Δ (Xs: nΔ × d × P) and seed (``keys``), the initial weights
+    drawn from each seed's key as :func:`theorykit.sim.simulate.simulate_relu` draws them.
+    Returns ([W1, W2] with nΔ × seeds leading axes, recorded losses, learning times)."""
+    net = Net.chain(Xs.shape[1], [hidden], Y.shape[0])
+    p0 = random_params(net, std, keys=grid_keys(keys, Xs.shape[0]))
+    params, rec, lt = train_grid(net, p0, Xs, Y, lr, steps, record_every, len(keys))
+    return [params[k] for k in net.keys], rec, lt
+
+
+def reln_net(task, pathways):
+    """The GDLN of a ReLN's resolved pathways on ``task`` (private chains); its structure does not depend
+    on the task's symbol values."""
+    return Net.from_graph(graph_from_pathways(GDLNSpec(task, tuple(pathways))))
+
+
+def simulate_reln_grid(Xs, Y, keys, pathways, *, task, hidden, lr, steps, std, record_every=1):
+    """A ReLN (GDLN) with the same random initial weights as the ReLU network, for every Δ and seed.
+
+    Pathway p takes the ReLU network's hidden units ``offset_p … offset_p + H_p − 1`` (rows of W1,
+    columns of W2), restricted to its input and output rows."""
+    sizes = [q.hidden for q in pathways]
+    if sum(sizes) != hidden:
+        raise ValueError(f"the ReLN's pathways hold {sum(sizes)} units, the ReLU network {hidden}")
+    d, p = Xs.shape[1], Y.shape[0]
+    relu = Net.chain(d, [hidden], p)
+    w = random_params(relu, std, keys=grid_keys(keys, Xs.shape[0]))
+    W1, W2 = w["input->h1"], w["h1->output"]
+    net = reln_net(task, pathways)
+    p0, off = {}, 0
+    for q in pathways:
+        H, i, o = q.hidden, np.asarray(q.inputs), np.asarray(q.outputs)
+        p0[f"input->{q.name}"] = W1[:, off:off + H][:, :, i]
+        p0[f"{q.name}->output"] = W2[:, o][:, :, off:off + H]
+        off += H
+    _, rec, lt = train_grid(net, p0, Xs, Y, lr, steps, record_every, len(keys))
+    return rec, lt
+
+
+def simulate_reln_aligned_grid(Xs, Y, keys, pathways, U, V, a0s, *, task, lr, steps, record_every=1):
+    """A ReLN with exact aligned, balanced initial weights of strength a0_p (rank-one pathways).
+
+    ``U[p]``: (nΔ, |outputs_p|) and ``V[p]``: (nΔ, |inputs_p|) are the pathways' singular vectors at
+    each Δ; ``W1 = √a0 r vᵀ``, ``W2 = √a0 u rᵀ`` with r a random unit vector in the hidden layer."""
+    nD, S = Xs.shape[0], len(keys)
+    net = reln_net(task, pathways)
+    rs = []
+    for key in keys:                              # the frame r of each pathway, per seed
+        row = []
+        for q in pathways:
+            key, k = jax.random.split(key)
+            r = jax.random.normal(k, (q.hidden, 1), Xs.dtype)
+            row.append(r / jnp.linalg.norm(r))
+        rs.append(row)
+    p0 = {}
+    for j, q in enumerate(pathways):
+        c = float(np.sqrt(a0s[j]))
+        R = jnp.stack([rs[s_][j] for s_ in range(S)])                       # S × H × 1
+        Vj, Uj = jnp.asarray(V[j]), jnp.asarray(U[j])                       # nΔ × |in|, nΔ × |out|
+        p0[f"input->{q.name}"] = (c * R[None] @ Vj[:, None, None, :]).reshape((nD * S, q.hidden, Vj.shape[1]))
+        p0[f"{q.name}->output"] = (c * Uj[:, None, :, None] @ jnp.swapaxes(R, 1, 2)[None]).reshape(
+            (nD * S, Uj.shape[1], q.hidden))
+    _, rec, lt = train_grid(net, p0, Xs, Y, lr, steps, record_every, S)
+    return rec, lt

@@ -1,0 +1,268 @@
+"""Simulation of a spec's networks: the GDLN its graph defines, and the bias-free ReLU network of
+the same total width, by full-batch gradient descent in JAX, vmapped over seeds.
+
+Every function here is a thin caller of the one trainer, :func:`theorykit.sim.engine.train`.
+
+Precision: float64 by default (``jax_enable_x64`` is switched on when theorykit is imported).
+In float32 the matrix products run at ``"highest"`` precision on purpose (no TF32 on a GPU).
+
+Initialisations of the GDLN (keyword ``init``), see :mod:`theorykit.sim.init`:
+
+* ``"aligned"``: small, aligned, balanced weights of strength ``a0``; for private chains every
+  mode starts at ``a0`` and the closed form holds up to the O(η) gap between gradient descent
+  and gradient flow;
+* ``"random"``: i.i.d. N(0, σ_e²) weights (σ_e: the edge's ``init_scale`` or ``init_std``);
+* a dict of weights (``"<from>-><to>"`` keys, leading seed axis): the given start, e.g. a ReLU
+  run's own initial weights (:func:`theorykit.sim.init.load_weights` reads them from a file).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .engine import DTYPES, Net, SaveAt, as_dtype, net_apply, net_loss, objective_for, train, unit_activity
+from ..errors import SpecError
+from ..spec.graph import Group, graph_from_pathways
+from .init import aligned_params, check_weights, random_params
+
+__all__ = ["SimResult", "simulate", "simulate_gdln", "simulate_relu", "simulate_relu_spec", "relu_forward",
+           "relu_gates", "gdln_forward", "DTYPES", "relu_run", "gdln_run"]
+
+
+@dataclass
+class SimResult:
+    """Loss curves of an ensemble: ``loss[seed, i]`` is the loss after ``t[i]`` steps."""
+
+    t: np.ndarray
+    loss: np.ndarray
+    params: object = None
+    extra: dict = field(default_factory=dict)
+    dtype: str = "float64"
+    devices: int = 1
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.loss.mean(axis=0)
+
+    @property
+    def std(self) -> np.ndarray:
+        return self.loss.std(axis=0)
+
+    def _repr_png_(self):
+        """In Jupyter: the loss, mean ± std over seeds (:func:`theorykit.analysis.summary.sim_png`)."""
+        from ..analysis.summary import sim_png
+
+        return sim_png(self)
+
+
+def _schedule(graph, schedule, staged_first):
+    """Groups from ``schedule``: a tuple of :class:`~theorykit.spec.graph.Group`, ``"joint"`` (none,
+    or the graph's own), or ``"staged"`` (pathways named in ``staged_first`` fit the targets, the
+    others the residual of those, both from step 0)."""
+    if isinstance(schedule, (list, tuple)):
+        return tuple(schedule)
+    if schedule == "joint":
+        return graph.schedule
+    if schedule != "staged":
+        raise SpecError("schedule", f"unknown schedule {schedule!r}", "use \"joint\", \"staged\" or a list of groups")
+    first = [gp for gp in graph.pathways if gp.name in staged_first]
+    if not first or len(first) == len(graph.pathways):
+        raise SpecError("staged_first", f"names {list(staged_first)} must pick some but not all pathways "
+                        f"of {[gp.name for gp in graph.pathways]}", "name the pathways that fit the targets first")
+    a = sorted({k for gp in first for k in gp.edges})
+    b = sorted({k for gp in graph.pathways if gp not in first for k in gp.edges} - set(a))
+    return (Group("first", tuple(a)), Group("rest", tuple(b), 0, ("first",)))
+
+
+def _edge_scales(g, std):
+    """σ per edge: one number (the edges' own ``init_scale`` first), or a mapping by pathway name
+    (every edge of that pathway) or by edge key."""
+    if not isinstance(std, Mapping):
+        return g.edge_init_scales(float(std))
+    out = {}
+    for gp in g.pathways:
+        for k in gp.edges:
+            if k in std:
+                out[k] = float(std[k])
+            elif gp.name in std:
+                out.setdefault(k, float(std[gp.name]))
+    missing = [e.key for e in g.edges if e.key not in out]
+    if missing:
+        raise SpecError("init_std", f"no std for edges {missing}", "give one per pathway name or edge key")
+    return out
+
+
+def simulate(graph, *, init="aligned", seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
+             a0: float | None = None, init_std: float | None = None, dtype: str = "float64", schedule="joint",
+             staged_first: Sequence[str] = (), seed: int = 0, save: SaveAt | None = None, lr: float | None = None,
+             batch: int | None = None, on_batch=None) -> SimResult:
+    """Full-batch gradient descent on the GDLN of a graph (or pathway) spec, vmapped over ``seeds``.
+
+    ``init``: ``"aligned"``, ``"random"``, or a dict of initial weights (see module docstring).
+    ``schedule``: ``"joint"`` (the graph's own schedule, if it has one, else the total loss),
+    ``"staged"`` with ``staged_first``, or a tuple of :class:`~theorykit.spec.graph.Group`.
+    ``save``: what to record besides the loss curve (:class:`~theorykit.sim.engine.SaveAt`).
+    """
+    g = graph_from_pathways(graph)
+    if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:
+        raise SpecError("seeds", f"needs a positive integer, got {seeds!r}", "e.g. --seeds 4")
+    tr = g.training
+    steps = tr.steps if steps is None else steps
+    lr = tr.lr if lr is None else lr
+    net = Net.from_graph(g)
+    Xn, Yn = g.task.numeric(values)
+    dt = as_dtype(dtype)
+    data = (jnp.asarray(Xn, dt), jnp.asarray(Yn, dt))
+    if isinstance(init, Mapping):
+        p0 = check_weights(init, net, seeds, dtype, "init weights")
+        kind = "given"
+    elif init == "aligned":
+        p0 = aligned_params(g, tr.a0 if a0 is None else a0, seeds, seed, dtype, values)
+        kind = init
+    elif init == "random":
+        p0 = random_params(net, _edge_scales(g, tr.init_std if init_std is None else init_std), seeds, seed, dtype)
+        kind = init
+    else:
+        raise SpecError("init", f"unknown init {init!r}", "use \"aligned\", \"random\" or a dict of weights")
+    groups = _schedule(g, schedule, staged_first)
+    objective, mask = objective_for(net, groups, tr.loss)
+    res = train(net_loss(net, tr.loss), p0, data, lr=lr, steps=steps, objective=objective, mask=mask,
+                save=save or SaveAt(), batch=batch, on_batch=on_batch, check="GDLN simulation")
+    return SimResult(res.t, res.loss, res.params,
+                     {"init": kind, "schedule": [gr.name for gr in groups] or "joint", "saved": res.saved,
+                      "saved_steps": res.saved_steps, "initial_params": p0}, dtype, res.devices)
+
+
+def simulate_gdln(spec, *, init="aligned", seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
+                  a0: float | None = None, init_std: float | None = None, dtype: str = "float64",
+                  schedule="joint", staged_first: Sequence[str] = ("common",), seed: int = 0) -> SimResult:
+    """:func:`simulate` with the pathway-form defaults (``"staged"`` puts pathways named in
+    ``staged_first`` on the targets, the others on the residual)."""
+    return simulate(spec, init=init, seeds=seeds, steps=steps, values=values, a0=a0, init_std=init_std,
+                    dtype=dtype, schedule=schedule, staged_first=staged_first, seed=seed)
+
+
+# ---------------------------------------------------------------------------------------------
+# ReLU network
+# ---------------------------------------------------------------------------------------------
+def relu_forward(params, X):
+    """Bias-free ReLU network ``ŷ = W_L relu(… relu(W_1 x))`` (``params``: ``[W1, …, WL]``)."""
+    net = Net.chain(X.shape[0], [W.shape[0] for W in params[:-1]], params[-1].shape[0])
+    return net_apply(net, dict(zip(net.keys, params)), X)
+
+
+def relu_gates(params, X):
+    """Binary activity (hidden unit × datapoint) of every hidden layer: 1 where pre-activation > 0."""
+    net = Net.chain(X.shape[0], [W.shape[0] for W in params[:-1]], params[-1].shape[0])
+    act = unit_activity(net, dict(zip(net.keys, params)), X)
+    return [act[v] > 0 for v, _ in net.nodes]
+
+
+def gdln_forward(params, X, gates, inputs, outputs, p_out):
+    """Output of a pathway-form GDLN: ``ŷ = Σ_p g_p ⊙ (W_p x_{s(p)})`` into each pathway's rows
+    (``params[p]``: that pathway's ``[W1, …, WL]``)."""
+    Yh = jnp.zeros((p_out, X.shape[1]), dtype=X.dtype)
+    for Ws, g, ins, outs in zip(params, gates, inputs, outputs):
+        h = X[np.asarray(ins), :]
+        for W in Ws:
+            h = W @ h
+        Yh = Yh.at[np.asarray(outs), :].add(h * g[None, :])
+    return Yh
+
+
+def simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, seeds: int = 4,
+                  init_std: float = 0.01, loss: str = "mean", dtype: str = "float64", seed: int = 0,
+                  snapshot_every: int | None = None, check: bool = True, init: Mapping | None = None,
+                  save: SaveAt | None = None, batch: int | None = None, on_batch=None) -> SimResult:
+    """Full-batch gradient descent on bias-free ReLU networks (vmapped over ``seeds``).
+
+    ``hidden`` is one width or a list of widths (two for two hidden layers). ``init``: given
+    initial weights (``W1, W2, …`` or edge keys, leading seed axis). With ``snapshot_every`` the
+    binary first-hidden-layer activity is recorded every that many steps (``extra["snapshots"]``:
+    seeds × snapshots × H × P), for finding gates (Algorithm 1). ``extra["gates"]`` holds the
+    final activity of every hidden layer. ``params`` is ``[W1, …, WL]``, each with a seed axis.
+    """
+    if loss not in ("mean", "sum"):
+        raise SpecError("training.loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
+    dt = as_dtype(dtype)
+    X, Y = jnp.asarray(X, dt), jnp.asarray(Y, dt)
+    widths = [hidden] if isinstance(hidden, int) else list(hidden)
+    net = Net.chain(X.shape[0], widths, Y.shape[0])
+    p0 = check_weights(init, net, seeds, dtype, "init weights") if init is not None else \
+        random_params(net, init_std, seeds, seed, dtype)
+    save = save or SaveAt()
+    if snapshot_every:
+        first = net.nodes[0][0]
+        n = steps // snapshot_every
+        fns = dict(save.fns, snapshots=lambda p, d: unit_activity(net, p, d[0])[first] > 0)
+        save = SaveAt(save.loss_every, sorted(set(save.steps) | {i * snapshot_every for i in range(n)}), fns, save.final)
+    res = train(net_loss(net, loss), p0, (X, Y), lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
+                check="ReLU simulation" if check else None)
+    params = [res.params[k] for k in net.keys]
+    acts = jax.vmap(lambda p: unit_activity(net, p, X))(res.params)
+    extra = {"gates": [np.asarray(acts[v] > 0) for v, _ in net.nodes], "saved": res.saved,
+             "saved_steps": res.saved_steps}
+    if snapshot_every:
+        idx = np.searchsorted(res.saved_steps, [i * snapshot_every for i in range(steps // snapshot_every)])
+        extra["snapshots"] = np.asarray(res.saved["snapshots"])[:, idx]
+    return SimResult(res.t, res.loss, params, extra, dtype, res.devices)
+
+
+def simulate_relu_spec(spec, *, seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
+                       init_std: float | None = None, dtype: str = "float64", seed: int = 0,
+                       snapshot_every: int | None = None, init: Mapping | None = None) -> SimResult:
+    """The bias-free ReLU network that matches a spec: same task, same total width
+    (Σ over hidden nodes), same training settings (lr, loss, init_std)."""
+    g = graph_from_pathways(spec)
+    X, Y = g.task.numeric(values)
+    tr = g.training
+    return simulate_relu(X, Y, hidden=spec.hidden_total, lr=tr.lr, steps=tr.steps if steps is None else steps,
+                         seeds=seeds, init_std=tr.init_std if init_std is None else init_std, loss=tr.loss,
+                         dtype=dtype, seed=seed, snapshot_every=snapshot_every, init=init)
+
+
+# ---------------------------------------------------------------------------------------------
+# Simulations with parameter snapshots (callers of the one trainer, theorykit.sim.engine.train)
+# ---------------------------------------------------------------------------------------------
+def _param_saver(record, steps):
+    record = sorted(set(int(r) for r in record if 0 <= r <= steps))
+    return record, SaveAt(steps=record, fns={"params": lambda p, d: p} if record else {})
+
+
+def relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: float, loss: str = "sum",
+             dtype: str = "float64", seed: int = 0, record: Sequence[int] = ()):
+    """Bias-free one-hidden-layer ReLU networks, vmapped over seeds, with parameter snapshots:
+    :func:`theorykit.sim.simulate.simulate_relu` that also returns the parameters at the steps in ``record``.
+    Returns (loss[seeds, steps+1], snaps: dict step -> [W1 (seeds×H×d), W2 (seeds×p×H)]).
+    """
+    record, save = _param_saver(record, steps)
+    res = simulate_relu(X, Y, hidden=hidden, lr=lr, steps=steps, seeds=seeds, init_std=init_std, loss=loss,
+                        dtype=dtype, seed=seed, save=save, check=False)
+    keys = ["input->h1", "h1->output"]
+    snaps = {s: [np.asarray(res.extra["saved"]["params"][k])[:, j] for k in keys] for j, s in enumerate(record)}
+    return res.loss, snaps
+
+
+def gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint", dtype: str = "float64",
+             seed: int = 0, record: Sequence[int] = (), staged_first=("common",), values=None):
+    """GDLN gradient descent with per-pathway random initial scales and parameter snapshots:
+    :func:`theorykit.sim.simulate.simulate` with ``init="random"``.
+
+    ``init_std``: one float or a mapping pathway name → std (the paper's GDLNs use 10·b for the
+    common pathway and 20·b for the others). ``schedule``: "joint" (total loss) or "staged"
+    (pathways in ``staged_first`` on the targets, the others on the residual of those). Returns
+    (loss[seeds, steps+1] of the total loss, snaps: dict step -> params list per pathway).
+    """
+    from ..spec.graph import graph_from_pathways
+
+    g = graph_from_pathways(spec)
+    record, save = _param_saver(record, steps)
+    res = simulate(g, init="random", seeds=seeds, steps=steps, values=values, init_std=init_std, dtype=dtype,
+                   schedule=schedule, staged_first=staged_first, seed=seed, save=save)
+    saved = res.extra["saved"].get("params", {})
+    snaps = {s: [[np.asarray(saved[k])[:, j] for k in gp.edges] for gp in g.pathways] for j, s in enumerate(record)}
+    return res.loss, snaps

@@ -1,0 +1,143 @@
+"""Safe parsing of expression strings from spec files.
+
+Spec files are data. Expression strings are parsed with :mod:`ast` into a tree that is
+walked by hand: only numbers, declared symbols, ``+ - * / **``, unary minus, parentheses,
+``sqrt(x)`` and ``Rational(p, q)`` are accepted. Nothing is passed to ``eval``, ``exec``
+or :func:`sympy.sympify` (which calls ``eval``).
+
+Decimal literals become exact rationals (``0.33`` is ``33/100``), so that a spec written
+with decimals is derived exactly.
+"""
+from __future__ import annotations
+
+import ast
+import math
+import numbers
+from typing import Mapping
+
+import sympy as sp
+
+from ..errors import SpecError
+from .fields import _log10_abs, _short, check_real_finite
+
+__all__ = ["parse_expr", "to_exact", "SYMBOL_ASSUMPTIONS"]
+
+#: assumptions a ``[symbols]`` table may declare
+SYMBOL_ASSUMPTIONS = ("positive", "nonnegative", "real", "integer", "nonzero")
+
+_MAX_LEN = 500
+_MAX_POW = 64
+#: largest |log10| of a number an intermediate power may reach (guards against huge integers)
+_MAX_LOG10 = 400
+
+_BINOPS = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+}
+
+
+def to_exact(value, field: str = "value") -> sp.Expr:
+    """Turn a TOML number into an exact SymPy number (floats via their decimal repr)."""
+    if isinstance(value, bool):
+        raise SpecError(field, f"got a boolean {value!r}, expected a number", "write 0 or 1")
+    if isinstance(value, numbers.Integral):
+        return sp.Integer(int(value))
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise SpecError(field, f"{value!r} is not a finite number", "use a finite number")
+        return sp.Rational(repr(value))
+    if isinstance(value, sp.Basic):
+        return value
+    raise SpecError(field, f"expected a number, got {type(value).__name__} {value!r}",
+                    "write a number or an expression string such as \"sqrt(2)*Delta\"")
+
+
+def parse_expr(text: str, symbols: Mapping[str, sp.Symbol], field: str = "expression") -> sp.Expr:
+    """Parse ``text`` into a SymPy expression without evaluating any code.
+
+    >>> import sympy as sp
+    >>> D = sp.Symbol("Delta", positive=True)
+    >>> parse_expr("sqrt(2)*Delta/2 + 0.5", {"Delta": D})
+    sqrt(2)*Delta/2 + 1/2
+    """
+    if not isinstance(text, str):
+        return to_exact(text, field)
+    if len(text) > _MAX_LEN:
+        raise SpecError(field, f"expression is longer than {_MAX_LEN} characters", "shorten it")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise SpecError(field, f"cannot parse {text!r}: {exc.msg}",
+                        "use numbers, declared symbols, + - * / **, parentheses, sqrt() and Rational()") from None
+    except (ValueError, RecursionError, MemoryError) as exc:   # null bytes, too deeply nested
+        raise SpecError(field, f"cannot parse {text!r}: {type(exc).__name__}",
+                        "use a short expression without control characters or deep nesting") from None
+    try:
+        return _walk(tree.body, symbols, field, text)
+    except RecursionError:
+        raise SpecError(field, f"{text!r} is nested too deeply", "write a flatter expression") from None
+
+
+def _walk(node, symbols, field, text):
+    val = _walk1(node, symbols, field, text)
+    return check_real_finite(val, field, text)
+
+
+def _walk1(node, symbols, field, text):
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+            raise SpecError(field, f"{node.value!r} in {text!r} is not a number", "use numbers only")
+        return to_exact(node.value, field)
+    if isinstance(node, ast.Name):
+        if node.id in symbols:
+            return symbols[node.id]
+        raise SpecError(field, f"unknown symbol {node.id!r} in {text!r}",
+                        f"declare it under [symbols] (declared: {sorted(symbols) or 'none'})")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        val = _walk(node.operand, symbols, field, text)
+        return -val if isinstance(node.op, ast.USub) else val
+    if isinstance(node, ast.BinOp):
+        left = _walk(node.left, symbols, field, text)
+        right = _walk(node.right, symbols, field, text)
+        if isinstance(node.op, ast.Pow):
+            if not right.is_number:
+                raise SpecError(field, f"exponent {right} in {text!r} is not a number", "use a numeric exponent")
+            if bool(abs(right) > _MAX_POW):
+                raise SpecError(field, f"exponent {_short(right)} in {text!r} is too large",
+                                f"keep |exponent| <= {_MAX_POW}")
+            if left == 0 and bool(right < 0):
+                raise SpecError(field, f"division by zero in {text!r} (0 to a negative power)", "fix the base")
+            if left.is_number and left != 0:
+                lg = _log10_abs(left)
+                if lg is not None and abs(lg * float(right)) > _MAX_LOG10:
+                    raise SpecError(field, f"{text!r} is about 1e{int(lg * float(right))}, far outside the "
+                                    "range of numbers in the data", "use numbers between 1e-6 and 1e6")
+            return left ** right
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise SpecError(field, f"operator {type(node.op).__name__} in {text!r} is not allowed",
+                            "use only + - * / **")
+        if isinstance(node.op, ast.Div) and right == 0:
+            raise SpecError(field, f"division by zero in {text!r}", "fix the denominator")
+        return op(left, right)
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name) or node.keywords:
+            raise SpecError(field, f"only sqrt(x) and Rational(p, q) may be called in {text!r}",
+                            "remove the call")
+        args = [_walk(a, symbols, field, text) for a in node.args]
+        if node.func.id == "sqrt" and len(args) == 1:
+            if args[0].is_number and bool(args[0] < 0):
+                raise SpecError(field, f"sqrt of the negative number {_short(args[0])} in {text!r} is imaginary; "
+                                "only real numbers are allowed", "take sqrt of a non-negative number")
+            return sp.sqrt(args[0])
+        if node.func.id == "Rational" and len(args) == 2:
+            if not all(a.is_Integer for a in args) or args[1] == 0:
+                raise SpecError(field, f"Rational needs two integers, the second nonzero, in {text!r}",
+                                "write Rational(p, q) with integers p and q != 0")
+            return sp.Rational(args[0], args[1])
+        raise SpecError(field, f"function {node.func.id!r} is not allowed in {text!r}",
+                        "only sqrt(x) and Rational(p, q) are allowed")
+    raise SpecError(field, f"{type(node).__name__} is not allowed in {text!r}",
+                    "use numbers, declared symbols, + - * / **, parentheses, sqrt() and Rational()")

@@ -1,0 +1,208 @@
+"""Field checks shared by every spec parser (pathway specs now, graph specs later).
+
+Each helper checks one value read from a spec file and either returns it (converted) or
+raises :class:`~theorykit.errors.SpecError` naming the field path (``pathways[2].hidden``,
+``data.inputs[3][1]``), what is wrong and how to fix it. Parsers call them where they read a
+field, so a field is checked once, in one way, wherever it appears.
+
+Numbers in the data are exact (SymPy); they must be real, finite and, when they are plain
+numbers, ``0`` or of magnitude in ``[DATA_MIN, DATA_MAX]`` (see :func:`data_number`).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import unicodedata
+from typing import Iterable, Mapping
+
+import sympy as sp
+
+from ..errors import SpecError
+
+__all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "path", "table", "no_unknown_keys", "required", "integer",
+           "real", "choice", "label", "data_number", "check_real_finite", "check_magnitude", "type_name", "file_field"]
+
+#: smallest magnitude of a non-zero number in the data (inputs, targets, task parameters)
+DATA_MIN = 1e-6
+#: largest magnitude of a number in the data
+DATA_MAX = 1e6
+#: longest name (pathway, spec) accepted
+NAME_MAX_LEN = 64
+
+
+
+def fmt(x: float) -> str:
+    """1e6 -> '1e6', 0.05 -> '0.05' (short, for messages)."""
+    s = f"{x:g}"
+    if "e" in s:
+        m, e = s.split("e")
+        s = f"{m}e{int(e)}"
+    return s
+
+
+_SCALE_FIX = (f"numbers in the data must be 0 or between {fmt(DATA_MIN)} and {fmt(DATA_MAX)} in magnitude: "
+              "rescale the task (divide every input, or every target, by one common factor; "
+              "the learning dynamics only change their time scale)")
+
+
+def path(base: str, *parts) -> str:
+    """``path("pathways", 2, "hidden") == "pathways[2].hidden"``; ints become indices."""
+    out = base
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def file_field(option: str, path, key=None) -> str:
+    """The field path of a value read from a file: ``--init-weights W.npz: key 'h1->output'``."""
+    f = f"{option} {path}" if option else str(path)
+    return f if key is None else f"{f}: key {key!r}"
+
+
+def type_name(v) -> str:
+    """A TOML-ish name for the type of ``v``, for messages."""
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, numbers.Integral):
+        return "an integer"
+    if isinstance(v, float):
+        return "a float"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, (list, tuple)):
+        return "an array"
+    if isinstance(v, Mapping):
+        return "a table"
+    return f"a {type(v).__name__}"
+
+
+def _short(v, n: int = 60) -> str:
+    s = repr(v)
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+def table(value, field: str, fix: str) -> dict:
+    """``value`` must be a table (dict)."""
+    if not isinstance(value, Mapping):
+        raise SpecError(field, f"must be a table, got {type_name(value)} {_short(value)}", fix)
+    return dict(value)
+
+
+def no_unknown_keys(tab: Mapping, allowed: Iterable[str], field: str, what: str = "") -> None:
+    """Refuse keys of ``tab`` not in ``allowed`` (a misspelt key is never ignored)."""
+    allowed = list(allowed)
+    extra = [k for k in tab if k not in allowed]
+    if extra:
+        raise SpecError(field, f"unknown keys {sorted(map(str, extra))}{what}", f"use only {allowed}")
+
+
+def required(tab: Mapping, key: str, field: str, fix: str):
+    if key not in tab:
+        raise SpecError(path(field, key), "missing", fix)
+    return tab[key]
+
+
+def integer(value, field: str, *, lo: int, hi: int | None = None, fix: str) -> int:
+    """An integer (not a boolean, not a float) in ``[lo, hi]``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise SpecError(field, f"needs an integer, got {type_name(value)} {_short(value)}", fix)
+    v = int(value)
+    if v < lo or (hi is not None and v > hi):
+        rng = f"at least {lo}" if hi is None else f"between {lo} and {hi}"
+        raise SpecError(field, f"{_short(v)} is out of range: must be {rng}", fix)
+    return v
+
+
+def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = False) -> float:
+    """A finite real number (TOML integer or float, not a boolean) in ``[lo, hi]`` (``(lo, hi]`` if lo_open)."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float)):
+        raise SpecError(field, f"needs a number, got {type_name(value)} {_short(value)}", fix)
+    try:
+        v = float(value)
+    except OverflowError:
+        v = math.inf
+    if not math.isfinite(v):
+        raise SpecError(field, f"{_short(value)} is not a finite number", fix)
+    if v < lo or v > hi or (lo_open and v == lo):
+        left = "(" if lo_open else "["
+        raise SpecError(field, f"{fmt(v)} is out of range {left}{fmt(lo)}, {fmt(hi)}]", fix)
+    return v
+
+
+def choice(value, field: str, choices: Iterable[str], fix: str | None = None) -> str:
+    choices = list(choices)
+    if not isinstance(value, str) or value not in choices:
+        raise SpecError(field, f"{_short(value)} is not one of {choices}", fix or f"use one of {choices}")
+    return value
+
+
+def label(value, field: str, fix: str) -> str:
+    """A non-empty name of at most NAME_MAX_LEN printable characters (any script; no control characters)."""
+    if not isinstance(value, str):
+        raise SpecError(field, f"needs a string, got {type_name(value)} {_short(value)}", fix)
+    if not value or not value.strip():
+        raise SpecError(field, "is empty", fix)
+    if len(value) > NAME_MAX_LEN:
+        raise SpecError(field, f"is {len(value)} characters long, more than {NAME_MAX_LEN}", fix)
+    bad = [c for c in value if unicodedata.category(c)[0] in "CZ" and c != " "]
+    if bad:
+        raise SpecError(field, f"contains control or separator characters {bad[:3]!r}",
+                        "use letters, digits, spaces and punctuation only")
+    return value
+
+
+def check_real_finite(expr, field: str, text=None) -> sp.Expr:
+    """Refuse imaginary, complex, infinite or undefined values (also inside symbolic expressions)."""
+    what = f" {text!r}" if text is not None else ""
+    if not isinstance(expr, sp.Basic):
+        raise SpecError(field, f"expected a number, got {type_name(expr)}", "write a real number")
+    if expr.has(sp.nan) or expr.has(sp.zoo) or expr.has(sp.oo) or expr.has(-sp.oo):
+        raise SpecError(field, f"the value{what} is infinite or undefined", "write a finite real number")
+    if expr.has(sp.I) or expr.is_real is False:
+        raise SpecError(field, f"the value{what} is imaginary or complex; only real numbers are allowed",
+                        "write a real number (e.g. sqrt(x) needs x >= 0)")
+    return expr
+
+
+def _log10_abs(x: sp.Expr):
+    """log10 |x| of a non-zero real number without overflowing (None if it cannot be evaluated)."""
+    if x.is_Rational:
+        p, q = abs(int(x.p)), int(x.q)
+        return math.log10(p) - math.log10(q)
+    try:
+        v = sp.Abs(x).evalf(30)
+        if v.is_zero:
+            return -math.inf
+        return float(sp.log(v, 10).evalf(15))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def check_magnitude(expr: sp.Expr, field: str, *, lo: float = DATA_MIN, hi: float = DATA_MAX, text=None,
+                    fix: str = _SCALE_FIX) -> sp.Expr:
+    """A number (no symbols) must be 0 or have ``lo <= |x| <= hi``; symbolic values pass."""
+    if expr.free_symbols or expr == 0:
+        return expr
+    what = _short(text) if text is not None else "the value"
+    lg = _log10_abs(expr)
+    if lg is None:
+        raise SpecError(field, f"{what} cannot be evaluated to a real number", "write a real number")
+    if lg > math.log10(hi) + 1e-12:
+        shown = f"about 1e{int(lg)}" if lg > 15 else fmt(float(expr))
+        raise SpecError(field, f"{what} is too large ({shown}; at most {fmt(hi)} in magnitude)", fix)
+    if lg < math.log10(lo) - 1e-12:
+        shown = f"about 1e{int(math.floor(lg))}" if lg < -15 else fmt(float(expr))
+        raise SpecError(field, f"{what} is too small ({shown}; non-zero numbers need at least {fmt(lo)} in magnitude)",
+                        fix + "; or write 0")
+    return expr
+
+
+def data_number(value, field: str, symbols: Mapping[str, sp.Symbol] | None = None, *, lo: float = DATA_MIN,
+                hi: float = DATA_MAX) -> sp.Expr:
+    """A data entry: a TOML number or an expression string, exact, real, finite and in range."""
+    from .expr import parse_expr, to_exact
+
+    text = value if isinstance(value, str) else None
+    v = parse_expr(value, symbols or {}, field) if isinstance(value, str) else to_exact(value, field)
+    check_real_finite(v, field, text)
+    return check_magnitude(v, field, lo=lo, hi=hi, text=text if text is not None else value)

@@ -1,0 +1,418 @@
+"""Spec files (TOML): the single source of a derivation and a simulation.
+
+Layout::
+
+    name = "xor-linear"
+
+    [symbols]
+    Delta = {positive = true}        # or: Delta = "positive", or Delta = {}
+
+    [data]                           # either explicit matrices ...
+    inputs  = [[1, -1], ["Delta", "-Delta"]]     # d × P, numbers or expression strings
+    targets = [[1, -1]]                          # p × P
+    # ... or a built-in task:
+    # task = "xor-margin"            # parameters: Delta (number or expression)
+    # task = "contexts"              # parameters: n, k, common, blocks, context_scale
+    # reln = "linear"                # a built-in pathway set, instead of [[pathways]]
+
+    [[pathways]]
+    name = "positive"
+    active = [1, 0]                  # one 0/1 gate per datapoint, or "all"
+    inputs = "all"                   # or row indices
+    outputs = "all"
+    hidden = 64
+
+    [training]
+    lr = 0.05
+    loss = "mean"                    # or "sum"
+    a0 = 0.001
+
+Expression strings are parsed by :func:`theorykit.spec.expr.parse_expr` (no eval).
+Every error names the field and the fix.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+import tomllib
+from pathlib import Path
+from typing import Mapping
+
+import sympy as sp
+
+from . import fields as vf
+from ..errors import SpecError
+from .expr import SYMBOL_ASSUMPTIONS, parse_expr, to_exact
+from .gating import GDLNSpec, Pathway, Training, context_pathways, xor_relns
+from .limits import Limits, enforce, task_estimate
+from .task import Task, contexts, xor_margin
+
+__all__ = ["load_spec", "spec_from_dict", "parse_assignment", "spec_to_toml", "check_values", "FIELDS",
+           "MAX_SPEC_BYTES"]
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_RESERVED = {"sqrt", "Rational", "t", "tau", "a_0", "lambda"}
+
+#: keys each table admits (the parser refuses any other; docs/specs.md lists each one)
+TOP_KEYS = ("name", "symbols", "data", "pathways", "training", "nodes", "edges", "schedule")
+DATA_KEYS = ("inputs", "targets")
+XOR_KEYS = ("task", "reln", "Delta", "hidden")
+CONTEXTS_KEYS = ("task", "reln", "n", "k", "common", "blocks", "context_scale", "hidden")
+PATHWAY_KEYS = ("name", "active", "inputs", "outputs", "hidden", "depth")
+TRAINING_KEYS = ("lr", "loss", "a0", "init_std", "steps")
+#: graph specs (theorykit/spec/graph.py parses these tables)
+NODE_KEYS = ("name", "width", "active")
+EDGE_KEYS = ("from", "to", "active", "init_scale", "rows")
+SCHEDULE_KEYS = ("name", "edges", "start", "fit")
+_TOP = set(TOP_KEYS)
+
+#: every field the parser accepts, as written in docs/specs.md (a test keeps the two in step)
+FIELDS = (["name", "symbols.NAME", "symbols.NAME.ASSUMPTION", "data.task"]
+          + [f"data.{k}" for k in DATA_KEYS]
+          + sorted({f"data.{k}" for k in XOR_KEYS + CONTEXTS_KEYS} - {"data.task"})
+          + [f"pathways[].{k}" for k in PATHWAY_KEYS] + [f"training.{k}" for k in TRAINING_KEYS]
+          + [f"nodes[].{k}" for k in NODE_KEYS] + [f"edges[].{k}" for k in EDGE_KEYS]
+          + [f"schedule[].{k}" for k in SCHEDULE_KEYS])
+
+#: largest spec file read (bytes)
+MAX_SPEC_BYTES = 16 << 20
+#: training settings: (low, high) of each number
+TRAINING_RANGES = {"lr": (1e-12, 1e3), "a0": (1e-12, 1e2), "init_std": (1e-12, 1e2)}
+#: largest number of gradient steps a spec may ask for (the memory and time estimates usually bind first)
+MAX_STEPS = 10 ** 9
+#: contexts task: largest n and k before the size estimate
+MAX_ITEMS = 1 << 20
+
+
+def load_spec(path, limits: Limits | None = None) -> GDLNSpec:
+    """Read a TOML spec file (checked against ``limits``, by default :class:`~theorykit.spec.limits.Limits`)."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_SPEC_BYTES:
+            raise SpecError("spec", f"{path} is {size} bytes, larger than the {MAX_SPEC_BYTES} a spec may be",
+                            "keep large data out of the spec")
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SpecError("spec", f"no such file: {path}", "give the path of a .toml spec") from None
+    except OSError as exc:
+        raise SpecError("spec", f"cannot read {path}: {exc.strerror or exc}", "give the path of a readable .toml file") \
+            from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SpecError("spec", f"{path} is not valid TOML: {exc}", "check the file's syntax") from None
+    except RecursionError:
+        raise SpecError("spec", f"{path} is nested too deeply to read", "flatten its arrays and tables") from None
+    return spec_from_dict(data, default_name=path.stem, limits=limits)
+
+
+def _symbols(table) -> dict:
+    if table is None:
+        return {}
+    table = vf.table(table, "symbols", "write [symbols] then Delta = {positive = true}")
+    out = {}
+    for name, assum in table.items():
+        f = f"symbols.{name}"
+        if not _NAME.match(name) or name in _RESERVED:
+            raise SpecError(vf.path("symbols", repr(name)) if not _NAME.match(name) else f,
+                            f"{name!r} is not a usable symbol name",
+                            f"use an ASCII letter then letters, digits or _, not one of {sorted(_RESERVED)}")
+        if isinstance(assum, str):
+            assum = {a.strip(): True for a in assum.split(",") if a.strip()}
+        if not isinstance(assum, dict):
+            raise SpecError(f, f"expected a table of assumptions, got {vf.type_name(assum)}",
+                            "e.g. Delta = {positive = true}")
+        kw = {}
+        for k, v in assum.items():
+            if k not in SYMBOL_ASSUMPTIONS:
+                raise SpecError(f"{f}.{k}", f"unknown assumption {k!r}", f"use one of {list(SYMBOL_ASSUMPTIONS)}")
+            if not isinstance(v, bool):
+                raise SpecError(f"{f}.{k}", f"needs true or false, got {vf.type_name(v)}", "write positive = true")
+            kw[k] = v
+        try:
+            out[name] = sp.Symbol(name, **kw)
+        except Exception:  # inconsistent assumptions
+            raise SpecError(f, f"inconsistent assumptions {kw}", "drop the contradictory ones") from None
+    return out
+
+
+def _rows(rows, field):
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
+        raise SpecError(field, f"must be a non-empty list of rows (lists), got {vf.type_name(rows)}",
+                        "write e.g. [[1, -1], [0, 1]]")
+    width = len(rows[0])
+    if width == 0:
+        raise SpecError(field + "[0]", "the row is empty", "give at least one datapoint (column)")
+    for i, r in enumerate(rows):
+        if len(r) != width:
+            raise SpecError(f"{field}[{i}]", f"has {len(r)} entries, row 0 has {width}",
+                            "every row needs one entry per datapoint")
+    return len(rows), width
+
+
+def _matrix(rows, symbols, field) -> sp.Matrix:
+    _rows(rows, field)
+    return sp.Matrix([[vf.data_number(v, f"{field}[{i}][{j}]", symbols) for j, v in enumerate(r)]
+                      for i, r in enumerate(rows)])
+
+
+def _param(data, key, symbols, default):
+    if key not in data:
+        return default
+    return vf.data_number(data[key], f"data.{key}", symbols)
+
+
+def _structure_rows(s, n, field):
+    """Rows of a named structure (without building it), for the size estimate."""
+    if isinstance(s, str):
+        return {"hierarchy": 2 * n - 1, "ring": 15, "cross": 15, "identity": n}.get(s, 1)
+    return len(s) if isinstance(s, list) else 1
+
+
+def _structure_arg(v, symbols, field, n):
+    if isinstance(v, str):
+        return vf.choice(v, field, ["hierarchy", "ring", "cross", "identity"],
+                         "use \"hierarchy\", \"ring\", \"cross\" or \"identity\", or an explicit matrix")
+    if isinstance(v, list) and v and all(isinstance(r, list) for r in v):
+        _r, cols = _rows(v, field)
+        if cols != n:
+            raise SpecError(field, f"an explicit structure needs n = {n} columns (items), got {cols}",
+                            "give a features × items matrix")
+        return _matrix(v, symbols, field)
+    raise SpecError(field, f"expected a structure name or a matrix, got {vf.type_name(v)}",
+                    "write \"hierarchy\" or e.g. [[1, 0], [0, 1]]")
+
+
+def _task(data, symbols, limits):
+    if data is None:
+        raise SpecError("data", "missing", "add a [data] table with inputs/targets or task = \"...\"")
+    data = vf.table(data, "data", "add a [data] table with inputs/targets or task = \"...\"")
+    name = data.get("task")
+    if name is None:
+        vf.no_unknown_keys(data, DATA_KEYS, "data", " (without task = ...)")
+        for key in DATA_KEYS:
+            vf.required(data, key, "data", "give inputs and targets as nested lists, or task = \"...\"")
+        d, P = _rows(data["inputs"], "data.inputs")
+        p, _ = _rows(data["targets"], "data.targets")
+        enforce(task_estimate(d, p, P, "data.inputs"), limits)
+        return Task(_matrix(data["inputs"], symbols, "data.inputs"), _matrix(data["targets"], symbols, "data.targets"),
+                    symbols)
+    if name == "xor-margin":
+        vf.no_unknown_keys(data, XOR_KEYS, "data", " for task xor-margin")
+        if "Delta" in data:
+            D = _param(data, "Delta", symbols, None)
+        else:
+            D = symbols.get("Delta")
+        t = xor_margin(D)
+        if isinstance(D, sp.Basic) and D.free_symbols:
+            t = Task(t.X, t.Y, dict(symbols), t.name, t.meta)
+        return t
+    if name == "contexts":
+        vf.no_unknown_keys(data, CONTEXTS_KEYS, "data", " for task contexts")
+        n = vf.integer(data.get("n", 8), "data.n", lo=1, hi=MAX_ITEMS, fix="items: a positive integer, e.g. n = 8")
+        k = vf.integer(data.get("k", 3), "data.k", lo=2, hi=MAX_ITEMS, fix="contexts: an integer >= 2, e.g. k = 3")
+        common = data.get("common", "hierarchy")
+        blocks = data.get("blocks", "hierarchy")
+        # size first, before any matrix is built
+        if isinstance(blocks, list) and blocks and all(isinstance(b, str) for b in blocks):
+            brows = sum(_structure_rows(b, n, "") for b in blocks)
+        else:
+            brows = k * _structure_rows(blocks, n, "")
+        p = _structure_rows(common, n, "") + brows
+        enforce(task_estimate(n + k, p, n * k, "data.n", n, 2.0), limits)
+        common = _structure_arg(common, symbols, "data.common", n)
+        if isinstance(blocks, list) and blocks and all(isinstance(b, str) for b in blocks):
+            if len(blocks) != k:
+                raise SpecError("data.blocks", f"{len(blocks)} structures given for k = {k} contexts",
+                                "give one per context, or one name for all")
+            blocks = [_structure_arg(b, symbols, f"data.blocks[{i}]", n) for i, b in enumerate(blocks)]
+        else:
+            blocks = _structure_arg(blocks, symbols, "data.blocks", n)
+        scale = _param(data, "context_scale", symbols, sp.Integer(1))
+        if scale.is_number and not bool(scale > 0):
+            raise SpecError("data.context_scale", f"{scale} is not positive", "e.g. context_scale = 1.1")
+        return contexts(n, k, common, blocks, scale)
+    raise SpecError("data.task", f"unknown task {name!r}" if isinstance(name, str) else
+                    f"needs a string, got {vf.type_name(name)}",
+                    "use \"xor-margin\" or \"contexts\", or give inputs/targets")
+
+
+def _builtin_pathways(data, task):
+    reln = data.get("reln")
+    if task.name == "xor-margin":
+        sets = {"linear": 2, "xor": 4}
+        vf.choice(reln, "data.reln", sorted(sets), f"use one of {sorted(sets)} for xor-margin")
+        hidden = vf.integer(data.get("hidden", 128), "data.hidden", lo=sets[reln],
+                            fix=f"the total width, split over {sets[reln]} pathways: an integer >= {sets[reln]}")
+        return xor_relns(hidden)[reln]
+    if task.name == "contexts":
+        k = task.meta["k"]
+        hidden = vf.integer(data.get("hidden", 100), "data.hidden", lo=1, fix="hidden units per pathway, e.g. 100")
+        names = ["all", "common", "double", "single"]
+        vf.choice(reln, "data.reln", names, f"use one of {names} for contexts")
+        n_sets = {"double": k, "single": k, "all": 2 ** k - 2, "common": 0}[reln]
+        if n_sets > 256:
+            raise SpecError("data.reln", f"reln = \"{reln}\" with k = {k} contexts makes {n_sets} pathways "
+                            "(more than 256)", "use fewer contexts or reln = \"double\" or \"single\"")
+        sets = {
+            "double": lambda: list(itertools.combinations(range(k), k - 1)),
+            "single": lambda: [(c,) for c in range(k)],
+            "all": lambda: [S for r in range(1, k) for S in itertools.combinations(range(k), r)],
+            "common": lambda: [],
+        }
+        return context_pathways(task.meta["n"], k, sets[reln](), hidden=hidden)
+    raise SpecError("data.reln", "built-in pathway sets exist only for built-in tasks", "declare [[pathways]]")
+
+
+def _pathways(items, data, task):
+    if items is None:
+        if isinstance(data, dict) and "reln" in data:
+            return _builtin_pathways(data, task)
+        raise SpecError("pathways", "missing", "add [[pathways]] tables, or reln = \"...\" under [data] for a built-in task")
+    if isinstance(data, dict) and "reln" in data:
+        raise SpecError("data.reln", "given together with [[pathways]]", "keep one: the built-in set or your pathways")
+    if not isinstance(items, list) or not items:
+        raise SpecError("pathways", "must be a non-empty array of tables", "write [[pathways]] blocks")
+    out = []
+    seen = {}
+    for i, it in enumerate(items):
+        f = f"pathways[{i}]"
+        it = vf.table(it, f, "write a [[pathways]] block")
+        vf.no_unknown_keys(it, PATHWAY_KEYS, f)
+        for key in ("name", "active"):
+            vf.required(it, key, f, "every pathway needs a name and its active gates")
+        name = vf.label(it["name"], f"{f}.name", "name = \"common\" (at most 64 printable characters)")
+        if name in seen:
+            raise SpecError(f"{f}.name", f"{name!r} is also the name of pathways[{seen[name]}]",
+                            "give each pathway its own name")
+        seen[name] = i
+        hidden = vf.integer(it.get("hidden", 16), f"{f}.hidden", lo=1, hi=2 ** 62, fix="e.g. hidden = 32")
+        depth = vf.integer(it.get("depth", 2), f"{f}.depth", lo=2, hi=3, fix="use 2 (one hidden layer) or 3")
+        act = it["active"]
+        if isinstance(act, list):
+            act = tuple(act)
+        out.append(Pathway(name, act, it.get("inputs", "all"), it.get("outputs", "all"),
+                           hidden, depth).resolve(task, f))
+    return out
+
+
+def _training(table) -> Training:
+    if table is None:
+        return Training()
+    table = vf.table(table, "training", "write [training] then lr = 0.05")
+    vf.no_unknown_keys(table, TRAINING_KEYS, "training")
+    kw = {}
+    for key, (lo, hi) in TRAINING_RANGES.items():
+        if key in table:
+            kw[key] = vf.real(table[key], f"training.{key}", lo=lo, hi=hi,
+                              fix={"lr": "a positive number, e.g. 0.05", "a0": "a positive number, e.g. 0.001",
+                                   "init_std": "a positive number, e.g. 0.01"}[key] + f", between {lo:g} and {hi:g}")
+    if "steps" in table:
+        kw["steps"] = vf.integer(table["steps"], "training.steps", lo=1, hi=MAX_STEPS,
+                                 fix=f"a positive integer (at most {vf.fmt(MAX_STEPS)}), e.g. steps = 2000")
+    if "loss" in table:
+        kw["loss"] = vf.choice(table["loss"], "training.loss", ["mean", "sum"], "write loss = \"mean\" or \"sum\"")
+    return Training(**kw)
+
+
+def spec_from_dict(data: Mapping, default_name: str = "spec", limits: Limits | None = None):
+    """Build a :class:`GDLNSpec` (pathway form) or a :class:`~theorykit.spec.graph.GraphSpec` (with
+    ``[[nodes]]`` and ``[[edges]]``) from parsed TOML (a dict)."""
+    if not isinstance(data, Mapping):
+        raise SpecError("spec", "must be a table", "see docs/specs.md")
+    vf.no_unknown_keys(data, TOP_KEYS, "spec", " at the top level")
+    limits = limits or Limits()
+    name = vf.label(data.get("name", default_name) if "name" in data else (default_name or "spec")[:64] or "spec",
+                    "name", "name = \"my-spec\" (at most 64 printable characters)")
+    symbols = _symbols(data.get("symbols"))
+    task = _task(data.get("data"), symbols, limits)
+    if symbols:
+        task = Task(task.X, task.Y, {**task.symbols, **symbols}, task.name, task.meta)
+    if any(k in data for k in ("nodes", "edges", "schedule")):
+        from .graph import parse_graph
+
+        if "pathways" in data or (isinstance(data.get("data"), dict) and "reln" in data["data"]):
+            raise SpecError("pathways", "a spec gives either [[pathways]] (or reln) or a graph ([[nodes]], [[edges]])",
+                            "keep one of the two forms")
+        return parse_graph(task, data.get("nodes"), data.get("edges"), data.get("schedule"),
+                           _training(data.get("training")), name)
+    if "schedule" in data:
+        raise SpecError("schedule", "a schedule needs a graph spec", "write the network as [[nodes]] and [[edges]]")
+    pathways = _pathways(data.get("pathways"), data.get("data"), task)
+    return GDLNSpec(task, tuple(pathways), _training(data.get("training")), name)
+
+
+def check_values(spec: GDLNSpec, values: Mapping, given: Mapping | None = None) -> None:
+    """Refuse symbol values that make a data entry complex, infinite or out of range.
+
+    ``values``: symbol → value; ``given``: symbol → the text the user wrote (for messages).
+    Each bad entry is reported as ``--set NAME`` with the entry's field path."""
+    if not values:
+        return
+    given = given or {}
+    rep = {spec.task.symbols.get(k, k) if isinstance(k, str) else k: v for k, v in values.items()}
+    for mname, M in (("inputs", spec.task.X), ("targets", spec.task.Y)):
+        for i in range(M.rows):
+            for j in range(M.cols):
+                e = M[i, j]
+                used = e.free_symbols & set(rep)
+                if not used:
+                    continue
+                sym = sorted(used, key=str)[0]
+                fld = f"--set {sym}"
+                where = f"data.{mname}[{i}][{j}] = {e}"
+                try:
+                    val = e.subs(rep)
+                    vf.check_real_finite(val, fld, where)
+                    vf.check_magnitude(val, fld, text=where)
+                except SpecError as err:
+                    raise SpecError(fld, f"with {sym} = {given.get(sym, rep[sym])}: {err.problem}", err.fix) from None
+
+
+def parse_assignment(text: str, symbols: Mapping[str, sp.Symbol]) -> tuple:
+    """Parse a ``NAME=VALUE`` command-line assignment (VALUE: a number or safe expression)."""
+    if "=" not in text:
+        raise SpecError("--set", f"{text!r} is not NAME=VALUE", "write e.g. --set Delta=0.5")
+    name, value = (s.strip() for s in text.split("=", 1))
+    if name not in symbols:
+        raise SpecError("--set", f"unknown symbol {name!r}", f"the spec declares {sorted(symbols) or 'no symbols'}")
+    val = parse_expr(value, {}, f"--set {name}")
+    vf.check_magnitude(val, f"--set {name}", text=value)
+    return symbols[name], val
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, sp.Basic):
+        return _toml_value(str(v)) if not v.is_Integer else str(int(v))
+    return repr(v)
+
+
+def spec_to_toml(spec: GDLNSpec) -> str:
+    """Write a spec as TOML with explicit data (round-trips through :func:`load_spec`)."""
+    lines = [f"name = {_toml_value(spec.name)}", ""]
+    syms = spec.task.symbols
+    if syms:
+        lines.append("[symbols]")
+        for n, s in syms.items():
+            assum = {k: True for k in SYMBOL_ASSUMPTIONS if s.assumptions0.get(k)}
+            lines.append(f"{n} = {{{', '.join(f'{k} = true' for k in assum)}}}")
+        lines.append("")
+    lines.append("[data]")
+    lines.append("inputs = " + _toml_value([[x for x in spec.task.X.row(i)] for i in range(spec.task.d)]))
+    lines.append("targets = " + _toml_value([[x for x in spec.task.Y.row(i)] for i in range(spec.task.p)]))
+    lines.append("")
+    for p in spec.pathways:
+        lines += ["[[pathways]]", f"name = {_toml_value(p.name)}", f"active = {_toml_value(list(p.active))}",
+                  f"inputs = {_toml_value(list(p.inputs))}", f"outputs = {_toml_value(list(p.outputs))}",
+                  f"hidden = {p.hidden}", f"depth = {p.depth}", ""]
+    t = spec.training
+    lines += ["[training]", f"lr = {t.lr!r}", f"loss = {_toml_value(t.loss)}", f"a0 = {t.a0!r}",
+              f"init_std = {t.init_std!r}", f"steps = {t.steps}", ""]
+    return "\n".join(lines)

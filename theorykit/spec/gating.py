@@ -1,0 +1,221 @@
+"""Gating: pathways of a gated deep linear network (GDLN) and the spec that holds them.
+
+A **pathway** is a path from input rows to output rows through one layer of hidden units;
+its **gate** is 0 or 1 on each datapoint. One :class:`GDLNSpec` (task + pathways +
+training settings) is the single source for both the derivation and the simulation, so
+the two cannot drift apart.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field, replace
+from typing import Mapping, Sequence
+
+import sympy as sp
+
+from ..errors import SpecError
+from .task import Task
+
+__all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "lemma41_gatings"]
+
+
+@dataclass(frozen=True)
+class Pathway:
+    """One GDLN pathway.
+
+    Attributes
+    ----------
+    name: label used in reports.
+    active: gate per datapoint, a tuple of 0/1 of length P.
+    inputs: input row indices the pathway sees.
+    outputs: output row indices the pathway writes to.
+    hidden: number of hidden units (used by the simulation only).
+    depth: number of weight layers (2: one hidden layer).
+    """
+
+    name: str
+    active: tuple
+    inputs: tuple
+    outputs: tuple
+    hidden: int = 16
+    depth: int = 2
+
+    def gate_matrix(self) -> sp.Matrix:
+        return sp.diag(*self.active)
+
+    def resolve(self, task: Task, field: str = "pathway") -> "Pathway":
+        """This pathway checked against ``task``, with "all" expanded to indices."""
+        act = self.active
+        if isinstance(act, str):
+            if act != "all":
+                raise SpecError(field + ".active", f"expected a list of gates or \"all\", got {act!r}",
+                                f"give a list of {task.P} zeros and ones, or \"all\"")
+            act = (1,) * task.P
+        if not isinstance(act, (list, tuple)) or len(act) != task.P:
+            raise SpecError(field + ".active", f"needs one gate per datapoint ({task.P}), got {self.active!r}",
+                            f"give a list of {task.P} zeros and ones, or \"all\"")
+        for g in act:
+            if isinstance(g, bool) or not isinstance(g, (int, sp.Integer)) or g not in (0, 1):
+                raise SpecError(field + ".active", f"gate {g!r} is not 0 or 1",
+                                "gates are binary: 1 = pathway on for that datapoint")
+        act = tuple(int(g) for g in act)
+        if not any(act):
+            raise SpecError(field + ".active", f"pathway {self.name!r} is active on no datapoint",
+                            "turn it on somewhere or remove it")
+        ins = check_indices(self.inputs, task.d, field + ".inputs", "input row")
+        outs = check_indices(self.outputs, task.p, field + ".outputs", "output row")
+        if isinstance(self.hidden, bool) or not isinstance(self.hidden, int) or self.hidden < 1:
+            raise SpecError(field + ".hidden", f"needs a positive integer, got {self.hidden!r}", "e.g. hidden = 32")
+        if isinstance(self.depth, bool) or self.depth not in (2, 3):
+            raise SpecError(field + ".depth", f"depth {self.depth!r} is not supported", "use 2 (one hidden layer) or 3")
+        if not isinstance(self.name, str) or not self.name:
+            raise SpecError(field + ".name", f"needs a non-empty string, got {self.name!r}", "name = \"common\"")
+        return replace(self, active=act, inputs=ins, outputs=outs)
+
+
+@dataclass(frozen=True)
+class Training:
+    """Gradient-descent settings.
+
+    lr: step size η. loss: ``"mean"`` (L = 1/(2P) Σ‖·‖², τ = 1/η) or ``"sum"``
+    (L = ½ Σ‖·‖², the paper's published code, τ = 1/(Pη)). a0: initial mode strength for
+    the closed form and the aligned initialisation. init_std: std of random initial weights.
+    """
+
+    lr: float = 0.05
+    loss: str = "mean"
+    a0: float = 1e-3
+    init_std: float = 0.01
+    steps: int = 2000
+
+
+def check_indices(vals, size, field, what):
+    """Row indices from \"all\" or a list, checked: in range, not repeated, sorted."""
+    if isinstance(vals, str):
+        if vals == "all":
+            return tuple(range(size))
+        raise SpecError(field, f"expected \"all\" or a list of {what} indices, got {vals!r}",
+                        f"write \"all\" or e.g. [0, 1]")
+    if not isinstance(vals, (list, tuple)) or not vals:
+        raise SpecError(field, f"expected \"all\" or a non-empty list of {what} indices, got {vals!r}",
+                        "write \"all\" or e.g. [0, 1]")
+    out = []
+    for v in vals:
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < size:
+            raise SpecError(field, f"{v!r} is not a {what} index in 0..{size - 1}", f"use integers below {size}")
+        out.append(v)
+    if len(set(out)) != len(out):
+        raise SpecError(field, f"repeated {what} index in {vals!r}", "list each index once")
+    return tuple(sorted(out))
+
+
+class TrainedSpec:
+    """What every spec (pathway form or graph) derives from its task and training settings."""
+
+    @property
+    def tau(self) -> float:
+        """Time constant of the gradient flow in units of steps: 1/η (mean) or 1/(Pη) (sum)."""
+        t = self.training
+        return 1.0 / (t.lr * (self.task.P if t.loss == "sum" else 1))
+
+    @property
+    def loss_factor(self) -> int:
+        """Reported loss / mean-loss: P for a summed loss, 1 for a mean loss."""
+        return self.task.P if self.training.loss == "sum" else 1
+
+    def subs(self, values: Mapping):
+        """The spec with the task's symbols replaced by values."""
+        return replace(self, task=self.task.subs(values))
+
+
+@dataclass(frozen=True)
+class GDLNSpec(TrainedSpec):
+    """A task, its pathways and training settings: the single source of derivation and simulation.
+
+    Example
+    -------
+    >>> from theorykit import xor_margin, xor_relns, GDLNSpec
+    >>> spec = GDLNSpec(xor_margin(), xor_relns()["linear"])
+    >>> [p.name for p in spec.pathways]
+    ['positive', 'negative']
+    """
+
+    task: Task
+    pathways: tuple
+    training: Training = field(default_factory=Training)
+    name: str = "spec"
+
+    def __post_init__(self):
+        paths = tuple(self.pathways)
+        object.__setattr__(self, "pathways", paths)
+        if not paths:
+            raise SpecError("pathways", "no pathway declared", "add at least one [[pathways]] table")
+        names = [p.name for p in paths]
+        if len(set(names)) != len(names):
+            j = next(i for i, n in enumerate(names) if n in names[:i])
+            raise SpecError(f"pathways[{j}].name", f"pathway names repeat: {names}", "give each pathway its own name")
+        checked = [p.resolve(self.task, f"pathways[{i}]") for i, p in enumerate(paths)]
+        object.__setattr__(self, "pathways", tuple(checked))
+        t = self.training
+        if not (isinstance(t.lr, (int, float)) and t.lr > 0):
+            raise SpecError("training.lr", f"needs a positive number, got {t.lr!r}", "e.g. lr = 0.05")
+        if t.loss not in ("mean", "sum"):
+            raise SpecError("training.loss", f"{t.loss!r} is not \"mean\" or \"sum\"", "write loss = \"mean\"")
+        if not (isinstance(t.a0, (int, float)) and t.a0 > 0):
+            raise SpecError("training.a0", f"needs a positive number, got {t.a0!r}", "e.g. a0 = 0.001")
+
+    @property
+    def hidden_total(self) -> int:
+        return sum(p.hidden for p in self.pathways)
+
+    def with_pathways(self, pathways: Sequence[Pathway]) -> "GDLNSpec":
+        return replace(self, pathways=tuple(pathways))
+
+
+# ---------------------------------------------------------------------------------
+# Standard ReLNs of the built-in tasks
+# ---------------------------------------------------------------------------------
+def xor_relns(hidden: int = 128) -> dict:
+    """The two ReLNs of the XoR-with-margin task (THEORY.md §4).
+
+    ``"linear"``: one pathway on the positive examples, one on the negative.
+    ``"xor"``: four pathways, each on for exactly one example. ``hidden`` is the total width.
+    """
+    lin = [Pathway("positive", (1, 1, 0, 0), "all", "all", hidden // 2),
+           Pathway("negative", (0, 0, 1, 1), "all", "all", hidden // 2)]
+    xor = [Pathway(f"point{m}", tuple(int(i == m) for i in range(4)), "all", "all", hidden // 4) for m in range(4)]
+    return {"linear": lin, "xor": xor}
+
+
+def context_pathways(n: int, k: int, subsets: Sequence[Sequence[int]], common: bool = True,
+                     hidden: int = 100) -> list:
+    """A common pathway (all contexts, sees items and contexts) plus one pathway per subset of contexts.
+
+    A context pathway is on for the datapoints of its contexts and sees the item rows only;
+    every pathway writes to all outputs.
+    """
+    paths = []
+    if common:
+        paths.append(Pathway("common", (1,) * (n * k), "all", "all", hidden))
+    for S in subsets:
+        S = tuple(sorted(S))
+        act = tuple(int(mu // n in S) for mu in range(n * k))
+        paths.append(Pathway("ctx" + "".join(str(c + 1) for c in S), act, tuple(range(n)), "all", hidden))
+    return paths
+
+
+def lemma41_gatings(k: int = 3) -> dict:
+    """Every context-gated pathway set Lemma 4.1 allows for k contexts, by name.
+
+    A bias-free unit on one-hot item + context gates on whole contexts (or single datapoints);
+    here we enumerate the context-level choices: a common pathway plus any non-empty family
+    of proper, non-empty context subsets, grouped by subset size, and the named sets of the paper.
+    """
+    ctx = range(k)
+    out = {}
+    proper = [S for r in range(1, k) for S in itertools.combinations(ctx, r)]
+    for r in range(1, k):
+        out[f"common+{r}-context"] = [S for S in proper if len(S) == r]
+    out["common+all-proper"] = proper
+    out["common-only"] = []
+    return out

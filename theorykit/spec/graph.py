@@ -1,0 +1,469 @@
+"""A GDLN as a graph (THEORY.md §3; Saxe, Sodhani & Lewallen 2022): the one model of theorykit.
+
+A network is a set of **nodes** (layers of units) and **edges** (weight matrices):
+
+* a node has a ``width`` and a gate per datapoint (``active``; default: on everywhere);
+* an edge ``u -> v`` has a weight matrix ``W_e`` (``width(v) × width(u)``), an optional gate
+  per datapoint, an optional ``init_scale`` and, from ``input`` or to ``output``, the ``rows``
+  it reads or writes;
+* forward pass: ``h_v = g_v ⊙ Σ_{e: u→v} g_e ⊙ (W_e h_u)``; the output sums its incoming
+  edges in the same way, each edge into its own rows;
+* a **pathway** is a path from ``input`` to ``output``; its gate is the product of the gates
+  on it, its map the product of its edges.
+
+The pathway form of a spec (:class:`~theorykit.spec.gating.GDLNSpec`) is shorthand for one private
+chain per pathway (:func:`graph_from_pathways`). One :class:`GraphSpec` feeds the derivation
+(:meth:`GraphSpec.pathways`, :meth:`GraphSpec.shared_edges`) and the simulation
+(:mod:`theorykit.sim.engine`) alike, so the two cannot drift.
+
+A **schedule** (the staged training of the paper's published code) is a list of
+:class:`Group` s: edges that start training at a given step, each group fitting either the
+targets or the residual of named groups (``Y − stop_gradient(their output)``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Mapping, Sequence
+
+from ..errors import SpecError
+from .gating import GDLNSpec, Pathway, TrainedSpec, Training, check_indices
+from .task import Task
+
+__all__ = ["Node", "Edge", "Group", "GraphSpec", "graph_from_pathways", "edge_key", "INPUT", "OUTPUT"]
+
+INPUT, OUTPUT = "input", "output"
+#: most paths from input to output a graph may have (each is a pathway of the derivation)
+MAX_PATHS = 10_000
+
+
+def edge_key(src: str, dst: str) -> str:
+    """The name of edge ``src -> dst`` (also its key in weight files): ``"src->dst"``."""
+    return f"{src}->{dst}"
+
+
+def _gate_tuple(act, P, field_name, what="datapoint"):
+    if act is None or (isinstance(act, str) and act == "all"):
+        return (1,) * P
+    if isinstance(act, str):
+        raise SpecError(field_name, f"expected a list of gates or \"all\", got {act!r}",
+                        f"give a list of {P} zeros and ones, or \"all\"")
+    if not isinstance(act, (list, tuple)) or len(act) != P:
+        raise SpecError(field_name, f"needs one gate per {what} ({P}), got {act!r}",
+                        f"give a list of {P} zeros and ones, or \"all\"")
+    out = []
+    for g in act:
+        if isinstance(g, bool) or not isinstance(g, int) or g not in (0, 1):
+            raise SpecError(field_name, f"gate {g!r} is not 0 or 1", "gates are binary: 1 = on for that datapoint")
+        out.append(int(g))
+    if not any(out):
+        raise SpecError(field_name, "is off on every datapoint", "turn it on somewhere or remove it")
+    return tuple(out)
+
+
+def _positive_int(v, field_name, example):
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise SpecError(field_name, f"needs a positive integer, got {v!r}", f"e.g. {example}")
+    return v
+
+
+@dataclass(frozen=True)
+class Node:
+    """A layer of ``width`` units, gated per datapoint by ``active`` (a 0/1 tuple, or ``"all"``)."""
+
+    name: str
+    width: int
+    active: object = "all"
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A weight matrix from node ``src`` to node ``dst``.
+
+    ``active``: gate per datapoint (``"all"`` by default). ``init_scale``: std of its random
+    initial weights (default: ``training.init_std``). ``rows``: from ``input``, the input rows
+    it reads; to ``output``, the output rows it writes (``"all"`` by default).
+    """
+
+    src: str
+    dst: str
+    active: object = "all"
+    init_scale: float | None = None
+    rows: object = "all"
+
+    @property
+    def key(self) -> str:
+        return edge_key(self.src, self.dst)
+
+
+@dataclass(frozen=True)
+class Group:
+    """A schedule group: ``edges`` train from step ``start`` on; the group's output (the sum of
+    its edges into ``output``) fits the targets (``fit = ()``) or the residual
+    ``Y − stop_gradient(Σ output of the groups named in fit)``."""
+
+    name: str
+    edges: tuple
+    start: int = 0
+    fit: tuple = ()
+
+
+@dataclass(frozen=True)
+class GraphPathway:
+    """A path from input to output: its name, its edges (keys, in order) and its pathway data."""
+
+    name: str
+    edges: tuple
+    pathway: Pathway
+
+
+@dataclass(frozen=True)
+class GraphSpec(TrainedSpec):
+    """A task, a GDLN graph and training settings (and optionally a schedule).
+
+    Nodes and edges are checked on construction: every error names its field
+    (``nodes[2].width``, ``edges[0].to``) and says how to fix it.
+    """
+
+    task: Task
+    nodes: tuple
+    edges: tuple
+    training: Training = field(default_factory=Training)
+    name: str = "graph"
+    schedule: tuple = ()
+    path_names: Mapping = field(default_factory=dict)   # tuple of hidden nodes -> pathway name
+
+    def __post_init__(self):
+        P, d, p = self.task.P, self.task.d, self.task.p
+        nodes, names = [], set()
+        if not self.nodes:
+            raise SpecError("nodes", "no node declared", "add [[nodes]] tables (name, width)")
+        for i, n in enumerate(self.nodes):
+            f = f"nodes[{i}]"
+            if not isinstance(n.name, str) or not n.name:
+                raise SpecError(f"{f}.name", f"needs a non-empty string, got {n.name!r}", "name = \"h1\"")
+            if n.name in (INPUT, OUTPUT):
+                raise SpecError(f"{f}.name", f"{n.name!r} is reserved", "input and output exist already; pick another name")
+            if n.name in names:
+                raise SpecError(f"{f}.name", f"node {n.name!r} is declared twice", "give each node its own name")
+            names.add(n.name)
+            nodes.append(replace(n, width=_positive_int(n.width, f"{f}.width", "width = 64"),
+                                 active=_gate_tuple(n.active, P, f"{f}.active")))
+        edges, keys = [], set()
+        if not self.edges:
+            raise SpecError("edges", "no edge declared", "add [[edges]] tables (from, to)")
+        for i, e in enumerate(self.edges):
+            f = f"edges[{i}]"
+            if e.src != INPUT and e.src not in names:
+                raise SpecError(f"{f}.from", f"unknown node {e.src!r}", f"use \"input\" or one of {sorted(names)}")
+            if e.dst != OUTPUT and e.dst not in names:
+                raise SpecError(f"{f}.to", f"unknown node {e.dst!r}", f"use \"output\" or one of {sorted(names)}")
+            if e.src == OUTPUT:
+                raise SpecError(f"{f}.from", "an edge cannot leave the output", "edges run from input towards output")
+            if e.dst == INPUT:
+                raise SpecError(f"{f}.to", "an edge cannot enter the input", "edges run from input towards output")
+            if e.key in keys:
+                raise SpecError(f, f"edge {e.key} is declared twice", "declare each edge once")
+            keys.add(e.key)
+            rows = e.rows
+            if e.src == INPUT or e.dst == OUTPUT:
+                size = d if e.src == INPUT else p
+                what = "input row" if e.src == INPUT else "output row"
+                if e.src == INPUT and e.dst == OUTPUT:
+                    raise SpecError(f, "an edge from input straight to output has no hidden layer",
+                                    "route it through a node")
+                rows = _rows(rows, size, f"{f}.rows", what)
+            elif rows not in ("all", None):
+                raise SpecError(f"{f}.rows", "rows apply only to edges from input or to output",
+                                "drop rows here")
+            else:
+                rows = None
+            scale = e.init_scale
+            if scale is not None:
+                if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (0 < scale < 1e6):
+                    raise SpecError(f"{f}.init_scale", f"needs a positive finite number, got {scale!r}",
+                                    "e.g. init_scale = 0.001")
+                scale = float(scale)
+            edges.append(replace(e, active=_gate_tuple(e.active, P, f"{f}.active"), rows=rows, init_scale=scale))
+        object.__setattr__(self, "nodes", tuple(nodes))
+        object.__setattr__(self, "edges", tuple(edges))
+        self._check_acyclic_and_used()
+        object.__setattr__(self, "schedule", tuple(self._check_schedule()))
+        t = self.training
+        if not (isinstance(t.lr, (int, float)) and t.lr > 0):
+            raise SpecError("training.lr", f"needs a positive number, got {t.lr!r}", "e.g. lr = 0.05")
+        if t.loss not in ("mean", "sum"):
+            raise SpecError("training.loss", f"{t.loss!r} is not \"mean\" or \"sum\"", "write loss = \"mean\"")
+        if not self.pathways:
+            raise SpecError("edges", "no path runs from input to output", "connect input to output through the nodes")
+        for gp in self.pathways:
+            if not any(gp.pathway.active):
+                raise SpecError("nodes", f"pathway {gp.name} is off on every datapoint (its gates never overlap)",
+                                "check the node and edge gates along it")
+
+    # -- structure ---------------------------------------------------------------------------
+    @property
+    def node(self) -> dict:
+        return {n.name: n for n in self.nodes}
+
+    def width(self, name: str) -> int:
+        if name == INPUT:
+            return self.task.d
+        if name == OUTPUT:
+            return self.task.p
+        return self.node[name].width
+
+    def edge_shape(self, e: Edge) -> tuple:
+        """``(rows, cols)`` of ``W_e``: the destination's width (or rows written) × the source's."""
+        rows = len(e.rows) if e.dst == OUTPUT else self.width(e.dst)
+        cols = len(e.rows) if e.src == INPUT else self.width(e.src)
+        return rows, cols
+
+    def node_field(self, name: str) -> str:
+        """The spec field of a node, ``nodes[i]`` (``task`` for the input and output)."""
+        for i, n in enumerate(self.nodes):
+            if n.name == name:
+                return f"nodes[{i}]"
+        return "task"
+
+    def pathway_field(self, i: int) -> str:
+        """The spec field an error about pathway ``i`` names: its narrowest hidden node, which holds
+        the pathway's width and (with its edges) its gate."""
+        gp = self.pathways[i]
+        hidden = self.nodes_of(gp.edges)
+        return self.node_field(min(hidden, key=self.width)) if hidden else "edges"
+
+    @property
+    def order(self) -> list:
+        """Hidden nodes in topological order (from the input)."""
+        return self._topo
+
+    def _check_acyclic_and_used(self):
+        succ = {n.name: [] for n in self.nodes}
+        succ[INPUT] = []
+        indeg = {n.name: 0 for n in self.nodes}
+        for e in self.edges:
+            if e.dst != OUTPUT and e.src != INPUT:
+                succ[e.src].append(e.dst)
+                indeg[e.dst] += 1
+        order, ready = [], [n.name for n in self.nodes if indeg[n.name] == 0]
+        while ready:
+            v = ready.pop(0)
+            order.append(v)
+            for w in succ[v]:
+                indeg[w] -= 1
+                if indeg[w] == 0:
+                    ready.append(w)
+        if len(order) < len(self.nodes):
+            cyc = sorted(v for v, k in indeg.items() if k > 0)
+            raise SpecError("edges", f"the edges form a cycle through {cyc}", "a GDLN is feed-forward: remove an edge")
+        object.__setattr__(self, "_topo", order)
+        used = {v for gp in self.pathways for v in self.nodes_of(gp.edges)}
+        for i, n in enumerate(self.nodes):
+            if n.name not in used:
+                raise SpecError(f"nodes[{i}]", f"node {n.name!r} lies on no path from input to output",
+                                "connect it (an edge in and an edge out) or remove it")
+        used_edges = {k for gp in self.pathways for k in gp.edges}
+        for i, e in enumerate(self.edges):
+            if e.key not in used_edges:
+                raise SpecError(f"edges[{i}]", f"edge {e.key} lies on no path from input to output",
+                                "connect both ends or remove it")
+
+    @staticmethod
+    def nodes_of(keys) -> list:
+        """The hidden nodes a path (its edge keys, in order) passes through."""
+        return [k.split("->")[1] for k in keys[:-1]]
+
+    @property
+    def pathways(self) -> tuple:
+        """Every path from input to output, as :class:`GraphPathway` (depth-first, in edge order)."""
+        cached = self.__dict__.get("_paths")
+        if cached is not None:
+            return cached
+        out_edges = {}
+        for e in self.edges:
+            out_edges.setdefault(e.src, []).append(e)
+        n_paths = self._count_paths()
+        if n_paths > MAX_PATHS:
+            raise SpecError("edges", f"the graph has {n_paths} paths from input to output (at most {MAX_PATHS})",
+                            "use fewer edges: the derivation works pathway by pathway")
+        paths = []
+
+        def walk(v, acc):
+            for e in out_edges.get(v, []):
+                if e.dst == OUTPUT:
+                    paths.append(acc + [e])
+                elif e.dst not in (x.dst for x in acc):
+                    walk(e.dst, acc + [e])
+
+        walk(INPUT, [])
+        P = self.task.P
+        node = {n.name: n for n in self.nodes}
+        result = []
+        for es in paths:
+            gate = [1] * P
+            for e in es:
+                gate = [a * b for a, b in zip(gate, e.active)]
+                if e.dst != OUTPUT:
+                    gate = [a * b for a, b in zip(gate, node[e.dst].active)]
+            hidden = tuple(e.dst for e in es[:-1])
+            name = self.path_names.get(hidden, "/".join(hidden))
+            width = min(node[h].width for h in hidden)
+            pw = Pathway(name, tuple(gate), es[0].rows, es[-1].rows, width, len(es))
+            result.append(GraphPathway(name, tuple(e.key for e in es), pw))
+        result = tuple(result)
+        object.__setattr__(self, "_paths", result)
+        return result
+
+    def _count_paths(self) -> int:
+        """The number of paths from input to output, counted in topological order (no path is listed)."""
+        order = self.__dict__.get("_topo")
+        if order is None:
+            return 0
+        count = {INPUT: 1}
+        into = {}
+        for e in self.edges:
+            into.setdefault(e.dst, []).append(e.src)
+        for v in order + [OUTPUT]:
+            count[v] = sum(count.get(u, 0) for u in into.get(v, []))
+        return count[OUTPUT]
+
+    def shared_edges(self) -> dict:
+        """Edge key → names of the pathways that run through it, for edges on more than one path."""
+        on = {}
+        for gp in self.pathways:
+            for k in gp.edges:
+                on.setdefault(k, []).append(gp.name)
+        return {k: v for k, v in on.items() if len(v) > 1}
+
+    @property
+    def private_chains(self) -> bool:
+        """True when no edge is shared, every hidden node is on one path and gated as a whole."""
+        return not self.shared_edges()
+
+    def as_pathway_spec(self) -> GDLNSpec:
+        """The pathway form (one :class:`~theorykit.spec.gating.Pathway` per path). Exact for the
+        derivation whenever the pathways share no edge; with shared edges it is the list of
+        pathways whose coupling :mod:`theorykit.theory.flow` integrates."""
+        return GDLNSpec(self.task, tuple(gp.pathway for gp in self.pathways), self.training, self.name)
+
+    def size_view(self) -> GDLNSpec:
+        """The pathway form with each pathway's ``hidden`` the widest node on it: what the size
+        checks of :mod:`theorykit.spec.limits` estimate (an upper bound for the graph's cost)."""
+        pws = tuple(replace(gp.pathway, hidden=max(self.width(k.split("->")[1]) for k in gp.edges[:-1]))
+                    for gp in self.pathways)
+        return GDLNSpec(self.task, pws, self.training, self.name)
+
+    def edge_init_scales(self, default: float) -> dict:
+        return {e.key: (e.init_scale if e.init_scale is not None else default) for e in self.edges}
+
+    @property
+    def hidden_total(self) -> int:
+        return sum(n.width for n in self.nodes)
+
+    def _check_schedule(self):
+        out, names = [], set()
+        keys = {e.key for e in self.edges}
+        for i, g in enumerate(self.schedule):
+            f = f"schedule[{i}]"
+            if not isinstance(g.name, str) or not g.name:
+                raise SpecError(f"{f}.name", f"needs a non-empty string, got {g.name!r}", "name = \"common\"")
+            if g.name in names:
+                raise SpecError(f"{f}.name", f"group {g.name!r} is declared twice", "give each group its own name")
+            if isinstance(g.start, bool) or not isinstance(g.start, int) or g.start < 0:
+                raise SpecError(f"{f}.start", f"needs a step >= 0, got {g.start!r}", "e.g. start = 500")
+            if not g.edges:
+                raise SpecError(f"{f}.edges", "lists no edge", "list the edges it trains, e.g. [\"h1->m0\"]")
+            for k in g.edges:
+                if k not in keys:
+                    raise SpecError(f"{f}.edges", f"unknown edge {k!r}", f"use one of {sorted(keys)}")
+            fit = (g.fit,) if isinstance(g.fit, str) and g.fit != "targets" else \
+                () if g.fit in ("targets", None) else tuple(g.fit)
+            for h in fit:
+                if h not in names:
+                    raise SpecError(f"{f}.fit", f"{h!r} is not an earlier group",
+                                    "fit \"targets\" or the residual of groups declared above")
+            names.add(g.name)
+            out.append(replace(g, edges=tuple(g.edges), fit=fit))
+        if out:
+            covered = {k for g in out for k in g.edges}
+            missing = [e.key for e in self.edges if e.key not in covered]
+            if missing:
+                raise SpecError("schedule", f"edges in no group: {missing}", "add each edge to a group")
+            if not any(k.endswith("->" + OUTPUT) for g in out for k in g.edges):
+                raise SpecError("schedule", "no group writes to the output", "add the output edges to groups")
+        return out
+
+
+def _rows(vals, size, field_name, what):
+    return check_indices("all" if vals is None else vals, size, field_name, what)
+
+
+def graph_from_pathways(spec: GDLNSpec | GraphSpec) -> GraphSpec:
+    """The graph of a pathway spec: one private chain per pathway.
+
+    A depth-2 pathway ``p`` becomes node ``p`` (its ``hidden`` units, gated by its gate) with
+    edges ``input->p`` (reading its input rows) and ``p->output`` (writing its output rows);
+    a depth-L pathway has nodes ``p``, ``p_2``, …, ``p_{L-1}``. The gate sits on every hidden
+    node of the chain; a per-datapoint gate commutes with a linear map, so the output is the
+    pathway form's ``g_p ⊙ (W_p x)``.
+    """
+    if isinstance(spec, GraphSpec):
+        return spec
+    nodes, edges, names = [], [], {}
+    for p in spec.pathways:
+        chain = [p.name] + [f"{p.name}_{j}" for j in range(2, p.depth)]
+        names[tuple(chain)] = p.name
+        nodes += [Node(h, p.hidden, p.active) for h in chain]
+        edges.append(Edge(INPUT, chain[0], rows=list(p.inputs)))
+        edges += [Edge(a, b) for a, b in zip(chain[:-1], chain[1:])]
+        edges.append(Edge(chain[-1], OUTPUT, rows=list(p.outputs)))
+    return GraphSpec(spec.task, tuple(nodes), tuple(edges), spec.training, spec.name, (), names)
+
+
+def parse_graph(task: Task, nodes, edges, schedule, training: Training, name: str) -> GraphSpec:
+    """A :class:`GraphSpec` from parsed TOML tables (``[[nodes]]``, ``[[edges]]``, ``[[schedule]]``)."""
+    if not isinstance(nodes, list) or not nodes:
+        raise SpecError("nodes", "must be a non-empty array of tables", "write [[nodes]] blocks with name and width")
+    if not isinstance(edges, list) or not edges:
+        raise SpecError("edges", "must be a non-empty array of tables", "write [[edges]] blocks with from and to")
+    ns, es, gs = [], [], []
+    for i, it in enumerate(nodes):
+        f = f"nodes[{i}]"
+        _table(it, f, {"name", "width", "active"}, ("name", "width"))
+        act = it.get("active", "all")
+        ns.append(Node(it["name"], it["width"], tuple(act) if isinstance(act, list) else act))
+    for i, it in enumerate(edges):
+        f = f"edges[{i}]"
+        _table(it, f, {"from", "to", "active", "init_scale", "rows"}, ("from", "to"))
+        for key in ("from", "to"):
+            if not isinstance(it[key], str):
+                raise SpecError(f"{f}.{key}", f"needs a node name (string), got {it[key]!r}", "e.g. from = \"input\"")
+        act = it.get("active", "all")
+        es.append(Edge(it["from"], it["to"], tuple(act) if isinstance(act, list) else act, it.get("init_scale"),
+                       it.get("rows", "all")))
+    if schedule is not None:
+        if not isinstance(schedule, list) or not schedule:
+            raise SpecError("schedule", "must be a non-empty array of tables", "write [[schedule]] blocks")
+        for i, it in enumerate(schedule):
+            f = f"schedule[{i}]"
+            _table(it, f, {"name", "edges", "start", "fit"}, ("name", "edges"))
+            ed = it["edges"]
+            if not isinstance(ed, list) or not all(isinstance(x, str) for x in ed):
+                raise SpecError(f"{f}.edges", f"needs a list of edge names, got {ed!r}", "e.g. edges = [\"h1->m0\"]")
+            fit = it.get("fit", "targets")
+            if not (isinstance(fit, str) or (isinstance(fit, list) and all(isinstance(x, str) for x in fit))):
+                raise SpecError(f"{f}.fit", f"needs \"targets\" or a list of group names, got {fit!r}",
+                                "fit = \"targets\" or fit = [\"common\"]")
+            gs.append(Group(it["name"], tuple(ed), it.get("start", 0), fit))
+    return GraphSpec(task, tuple(ns), tuple(es), training, name, tuple(gs))
+
+
+def _table(it, f, allowed, required):
+    if not isinstance(it, dict):
+        raise SpecError(f, "must be a table", "write a [[...]] block")
+    extra = set(it) - allowed
+    if extra:
+        raise SpecError(f, f"unknown keys {sorted(extra)}", f"use {sorted(allowed)}")
+    for key in required:
+        if key not in it:
+            raise SpecError(f"{f}.{key}", "missing", f"every entry needs {', '.join(required)}")

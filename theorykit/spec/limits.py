@@ -1,0 +1,321 @@
+"""Estimates of the memory and time a spec needs, checked before any work starts.
+
+Three stages are estimated from sizes alone (no SymPy, no JAX):
+
+* **task**: building the exact task matrices (``(d + p) × P`` SymPy entries);
+* **derivation**: effective datasets, exact SVDs (one Gram-matrix eigenproblem per pathway,
+  roughly cubic in its size), and for coupled specs the numerically integrated race reduction;
+* **simulation**: full-batch gradient descent in JAX, vmapped over seeds: parameters, gradients,
+  activations and the loss history (``seeds × (steps + 1)`` numbers) in memory; a compile
+  overhead plus ``steps × seeds × 6 × (multiply-adds per step)`` at a modest CPU rate in time.
+
+The estimates are deliberately rough and on the high side for a small CPU machine (they were
+calibrated on 2 cores). :func:`enforce` compares one with the :class:`Limits`: over the memory
+limit is always an error; over the time limit is an error unless ``force`` is set
+(``--force`` on the command line). Every error names the field that drives the cost, gives the
+estimate and the limit, and says how far to lower the field.
+
+Defaults: memory limit = half of this machine's memory (physical, or the cgroup limit when
+lower); time limit = 3600 s. The environment variables ``THEORYKIT_MAX_BYTES`` and
+``THEORYKIT_MAX_SECONDS`` change the defaults; ``--time-limit`` changes the time limit of one command.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+
+from ..errors import SpecError
+
+__all__ = ["Limits", "Estimate", "machine_memory", "task_estimate", "derivation_estimate", "simulation_estimate",
+           "enforce", "human_bytes", "human_seconds"]
+
+#: bytes per SymPy matrix entry (pointer + share of small objects), generous
+SYMPY_ENTRY_BYTES = 200
+#: seconds to build one SymPy matrix entry
+SYMPY_ENTRY_SECONDS = 2e-5
+#: sustained float64 FLOP/s of the simulation on a 2-core CPU, conservatively (the bench measures 15-70 GFLOP/s)
+SIM_FLOPS = 5e9
+#: overhead per gradient step per pathway (s)
+SIM_STEP_OVERHEAD = 3e-6
+#: JIT compilation (s): a constant and a part per pathway
+SIM_COMPILE = (3.0, 1.5)
+#: seconds per unit of m³ in one pathway's exact SVD (m: the smaller side of its Σyx)
+SVD_CUBE_SECONDS = 1.5e-3
+#: symbolic entries make the exact SVD this much slower
+SYMBOLIC_FACTOR = 20.0
+#: seconds per exact (SymPy) multiply-add, e.g. in X G Xᵀ with the P × P gate matrix G
+SYMPY_OP_SECONDS = 3e-6
+#: seconds per multiply-add unit of the race reduction's right-hand side, per unit of horizon
+RACE_SECONDS = 3e-6
+
+
+def machine_memory() -> int:
+    """Bytes of memory this process may use: physical memory, or a lower cgroup limit."""
+    total = None
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = 8 << 30
+    for cg in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(cg) as fh:
+                txt = fh.read().strip()
+            if txt.isdigit() and 0 < int(txt) < total:
+                total = int(txt)
+        except OSError:
+            pass
+    return int(total)
+
+
+def _env_number(name, default):
+    txt = os.environ.get(name)
+    if not txt:
+        return default
+    try:
+        v = float(txt)
+    except ValueError:
+        raise SpecError(name, f"environment variable {name}={txt!r} is not a number", f"unset {name} or give a number")
+    if not (v > 0 and math.isfinite(v)):
+        raise SpecError(name, f"environment variable {name}={txt!r} must be positive", f"unset {name}")
+    return v
+
+
+@dataclass
+class Limits:
+    """Memory (bytes, never overridden) and time (seconds, overridden by ``force``) limits."""
+
+    max_bytes: float | None = None
+    max_seconds: float | None = None
+    force: bool = False
+
+    def __post_init__(self):
+        if self.max_bytes is None:
+            self.max_bytes = _env_number("THEORYKIT_MAX_BYTES", machine_memory() / 2)
+        if self.max_seconds is None:
+            self.max_seconds = _env_number("THEORYKIT_MAX_SECONDS", 3600.0)
+
+
+@dataclass
+class Estimate:
+    """Estimated cost of one stage, with the parts that make it up.
+
+    ``parts``: (field, seconds, bytes, scale) -- the field a user would lower, the cost it
+    drives, and how the cost grows with it (1: linearly; 3: cubically).
+    """
+
+    stage: str
+    seconds: float = 0.0
+    bytes: float = 0.0
+    parts: list = field(default_factory=list)
+
+    def add(self, fld, seconds=0.0, nbytes=0.0, value=None, power=1.0):
+        self.seconds += seconds
+        self.bytes += nbytes
+        self.parts.append((fld, seconds, nbytes, value, power))
+        return self
+
+    def __add__(self, other: "Estimate") -> "Estimate":
+        out = Estimate(self.stage + " + " + other.stage, self.seconds + other.seconds, self.bytes + other.bytes,
+                       self.parts + other.parts)
+        for src in (self, other):
+            for k, v in src.__dict__.items():
+                if k not in ("stage", "seconds", "bytes", "parts"):
+                    setattr(out, k, v)
+        return out
+
+    def summary(self) -> str:
+        return f"about {human_seconds(self.seconds)}, {human_bytes(self.bytes)}"
+
+
+def human_bytes(b: float) -> str:
+    b = float(b)
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB", "EB"):
+        if b < 1000 or unit == "EB":
+            return f"{b:.3g} {unit}" if b < 1e21 or unit != "EB" else f"{b:.3g} B"
+        b /= 1000
+    return f"{b:.3g} B"
+
+
+def human_seconds(s: float) -> str:
+    s = float(s)
+    if s < 120:
+        return f"{s:.3g} s"
+    if s < 7200:
+        return f"{s / 60:.3g} min"
+    if s < 2 * 86400:
+        return f"{s / 3600:.3g} h"
+    if s < 2 * 365 * 86400:
+        return f"{s / 86400:.3g} days"
+    return f"{s / (365 * 86400):.3g} years"
+
+
+# ----------------------------------------------------------------------------------------------
+# stages
+# ----------------------------------------------------------------------------------------------
+def task_estimate(d: int, p: int, P: int, size_field: str = "data", value=None, power: float = 1.0) -> Estimate:
+    """Building a task of d inputs, p outputs and P datapoints as exact SymPy matrices.
+
+    ``power``: how the size grows with ``value`` of ``size_field`` (2 for the items n of the contexts task)."""
+    entries = float(d + p) * float(P)
+    return Estimate("building the task").add(size_field, entries * SYMPY_ENTRY_SECONDS, entries * SYMPY_ENTRY_BYTES,
+                                              value, power)
+
+
+def _node_index(graph, name):
+    return [n.name for n in graph.nodes].index(name)
+
+
+def _sized(spec):
+    """A graph spec is estimated through its pathways (each as wide as its widest node)."""
+    return spec.size_view() if hasattr(spec, "size_view") else spec
+
+
+def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | None = None) -> Estimate:
+    """Effective datasets and exact SVDs of every pathway, plus the race reduction where pathways couple.
+
+    ``horizon``: the largest time (gradient steps) at which the loss is predicted.
+    """
+    spec = _sized(spec)
+    task = spec.task
+    d, p, P = task.d, task.p, task.P
+    symbolic = bool(task.free_symbols) if symbolic is None else symbolic
+    est = Estimate("derivation")
+    factor = SYMBOLIC_FACTOR if symbolic else 1.0
+    outs = []
+    for i, pw in enumerate(spec.pathways):
+        ni, no = len(pw.inputs), len(pw.outputs)
+        m = min(ni, no)
+        # correlations X G Xᵀ, Y G Xᵀ through the dense P × P gate matrix, then the SVD
+        ops = float(ni + no) * P * P + float(ni * ni + ni * no) * P
+        secs = factor * (SVD_CUBE_SECONDS * m ** 3 + SYMPY_OP_SECONDS * ops + SYMPY_ENTRY_SECONDS * (ni + no) * P * 4
+                         + 0.02)
+        nbytes = SYMPY_ENTRY_BYTES * (ni * no + ni * ni + no * no) * 4 + 16.0 * P * P
+        est.add(f"pathways[{i}]", secs, nbytes, None, 3.0)
+        outs.append((ni, no))
+    est.add("data", SYMPY_ENTRY_SECONDS * (d + p) * P, SYMPY_ENTRY_BYTES * (d * d + p * d + p * p), None, 1.0)
+    if len(spec.pathways) > 1 and horizon:
+        # the race reduction (only when pathways couple; counted always, as an upper bound)
+        rhs = sum(no_p * no_q * ni_q + no_p * ni_q * ni_p for ni_p, no_p in outs for ni_q, no_q in outs)
+        pair_ops = sum(float(ni_q) * P * P + float(ni_q * ni_p) * P for ni_p, _ in outs for ni_q, _ in outs)
+        est.add("data", SYMPY_OP_SECONDS * pair_ops, 0.0, None, 2.0)
+        span = max(1.0, math.log10(1.0 + float(horizon) / max(spec.tau, 1e-300)))
+        est.add("--times", RACE_SECONDS * rhs * span + 0.3, 8.0 * rhs, None, 1.0)
+    return est
+
+
+def _dims(pw):
+    return [len(pw.inputs)] + [pw.hidden] * (pw.depth - 1) + [len(pw.outputs)]
+
+
+def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", dtype: str = "float64",
+                        steps_field: str = "training.steps", seeds_field: str = "--seeds") -> Estimate:
+    """Gradient descent on the spec's GDLN (or the ReLU network of the same width), vmapped over seeds."""
+    graph = spec if hasattr(spec, "size_view") else None
+    spec = _sized(spec)
+    item = 4 if dtype == "float32" else 8
+    P, d, p = spec.task.P, spec.task.d, spec.task.p
+    est = Estimate("simulation")
+    steps, seeds = float(steps), float(seeds)
+    if network == "relu":
+        H = float(sum(pw.hidden for pw in spec.pathways))
+        params = d * H + H * p
+        acts = H * P * 2 + p * P
+        per_step = 6.0 * params * P
+        wfield = "pathways[0].hidden" if len(spec.pathways) == 1 else "pathways[*].hidden (their sum)"
+        est.add(wfield, steps * seeds * (per_step / SIM_FLOPS + SIM_STEP_OVERHEAD),
+                seeds * item * (6 * params + 4 * acts), H, 1.0)
+    elif graph is not None:
+        # a graph: every edge once (shared edges are not counted per pathway); a schedule's
+        # objective evaluates each group's output as well (counted as twice the work)
+        from .graph import graph_from_pathways
+
+        g = graph_from_pathways(graph)
+        shapes = {e.key: g.edge_shape(e) for e in g.edges}
+        work = 2.0 if graph.schedule else 1.0
+        for i, e in enumerate(graph.edges):
+            a, b = (float(x) for x in shapes[e.key])
+            params = a * b
+            est.add(f"edges[{i}]" if e.dst == "output" or e.src == "input" else f"nodes[{_node_index(graph, e.dst)}].width",
+                    steps * seeds * (work * 6.0 * params * P / SIM_FLOPS + SIM_STEP_OVERHEAD / len(graph.edges)),
+                    seeds * item * (6 * params + 4 * a * P), int(a), 1.0)
+    else:
+        for i, pw in enumerate(spec.pathways):
+            dims = [float(x) for x in _dims(pw)]
+            params = sum(a * b for a, b in zip(dims[:-1], dims[1:]))
+            acts = sum(dims[1:]) * P
+            per_step = 6.0 * params * P
+            est.add(f"pathways[{i}].hidden", steps * seeds * (per_step / SIM_FLOPS + SIM_STEP_OVERHEAD),
+                    seeds * item * (6 * params + 4 * acts + float(pw.hidden) * (pw.depth - 1) * 2),
+                    pw.hidden, 1.0)
+    # the loss history: seeds × (steps + 1) numbers, kept twice (device and host)
+    est.add(steps_field, 0.0, 2 * 8.0 * seeds * (steps + 1), int(steps), 1.0)
+    n = len(spec.pathways) if network == "gdln" else 1
+    est.add("compile", SIM_COMPILE[0] + SIM_COMPILE[1] * n, 0.0, None, 0.0)
+    est.seconds_per_step = (est.seconds - SIM_COMPILE[0] - SIM_COMPILE[1] * n) / max(steps, 1.0)
+    est.steps_field, est.seeds_field, est.steps, est.seeds = steps_field, seeds_field, steps, seeds
+    return est
+
+
+# ----------------------------------------------------------------------------------------------
+# the check
+# ----------------------------------------------------------------------------------------------
+#: sizes considered ordinary, to decide which field is out of proportion
+_TYPICAL = {"steps": 1e4, "seeds": 8, "hidden": 1e3}
+
+
+def _candidates(est: Estimate, key: int):
+    """(field, value, cost driven by it) for every field a user can lower, with its cost share."""
+    out = [(pt[0], pt[3], pt[key], pt[4]) for pt in est.parts if pt[0] != "compile"]
+    if hasattr(est, "seeds"):
+        run = sum(pt[key] for pt in est.parts
+                  if pt[0] == est.steps_field or (pt[0].startswith("pathways") and "hidden" in pt[0]))
+        out.append((est.seeds_field, int(est.seeds), run, 1.0))
+        if key == 1:
+            out.append((est.steps_field, int(est.steps), run, 1.0))
+    return out
+
+
+def _kind(fld):
+    return "steps" if "steps" in fld else "seeds" if "seeds" in fld else "hidden" if "hidden" in fld else None
+
+
+def _pick(est: Estimate, key: int, limit: float):
+    """The field to name: among those that alone could bring the cost under the limit, the most out of
+    proportion to an ordinary size; else the one driving the largest cost."""
+    total = est.bytes if key == 2 else est.seconds
+    best = None
+    for fld, value, cost, power in _candidates(est, key):
+        if cost <= 0:
+            continue
+        room = limit - (total - cost)
+        target = None
+        if isinstance(value, (int, float)) and value > 1 and room > 0:
+            t = int(value * (room / cost) ** (1.0 / max(power, 1e-9)))
+            target = t if 1 <= t < value else None
+        typical = _TYPICAL.get(_kind(fld))
+        score = (target is not None, (value / typical) if (typical and value) else 0.0, cost)
+        if best is None or score > best[0]:
+            best = (score, fld, value, target)
+    if best is None:
+        return "spec", "lower the sizes in the spec"
+    _, fld, value, target = best
+    if target is not None:
+        return fld, f"lower {fld} from {value} to at most {target}"
+    if fld.startswith("pathways[") and not fld.endswith("hidden"):
+        return fld, f"make {fld} smaller (fewer input and output rows), or use fewer datapoints"
+    return fld, f"lower {fld} (and the sizes it multiplies: seeds, steps, widths, datapoints)"
+
+
+def enforce(est: Estimate, limits: Limits) -> None:
+    """Raise :class:`SpecError` when ``est`` is over the memory limit, or over the time limit without force."""
+    if est.bytes > limits.max_bytes:
+        fld, how = _pick(est, 2, limits.max_bytes)
+        raise SpecError(fld, f"{est.stage} needs an estimated {human_bytes(est.bytes)} of memory, over the limit of "
+                             f"{human_bytes(limits.max_bytes)} (half this machine's memory, or THEORYKIT_MAX_BYTES)",
+                        how + "; --force does not lift the memory limit")
+    if est.seconds > limits.max_seconds and not limits.force:
+        fld, how = _pick(est, 1, limits.max_seconds)
+        raise SpecError(fld, f"{est.stage} needs an estimated {human_seconds(est.seconds)}, over the time limit of "
+                             f"{human_seconds(limits.max_seconds)}",
+                        how + "; or pass --force (or a larger --time-limit) to run it anyway")

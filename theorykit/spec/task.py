@@ -1,0 +1,230 @@
+"""Tasks: inputs ``X`` (d × P) and targets ``Y`` (p × P), datapoints as columns.
+
+Entries are exact SymPy numbers or expressions in declared symbols (such as ``Delta``).
+Built-in tasks:
+
+* :func:`xor_margin` -- XoR in two dimensions plus a third, linearly separable coordinate
+  with margin ``Delta`` (THEORY.md §4);
+* :func:`contexts` -- one-hot items and contexts with structured output blocks (THEORY.md §5).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+from ..errors import SpecError
+
+__all__ = ["Task", "xor_margin", "contexts", "structure", "hierarchy", "ring", "cross"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """A supervised task with exact entries.
+
+    Attributes
+    ----------
+    X, Y:
+        SymPy matrices, inputs (d × P) and targets (p × P); column μ is datapoint μ.
+    symbols:
+        Name → SymPy symbol for every free symbol the entries may use.
+    name:
+        Short name (``"xor-margin"``, ``"contexts"`` or ``"custom"``).
+    meta:
+        Task parameters (e.g. ``{"n": 8, "k": 3}``), kept for reports.
+    """
+
+    X: sp.Matrix
+    Y: sp.Matrix
+    symbols: Mapping[str, sp.Symbol] = field(default_factory=dict)
+    name: str = "custom"
+    meta: Mapping[str, object] = field(default_factory=dict)
+
+    def __post_init__(self):
+        X, Y = sp.Matrix(self.X), sp.Matrix(self.Y)
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "Y", Y)
+        if X.cols == 0 or X.rows == 0:
+            raise SpecError("data.inputs", "the input matrix is empty", "give at least one datapoint with one feature")
+        if Y.rows == 0:
+            raise SpecError("data.targets", "the target matrix is empty", "give at least one target row")
+        if X.cols != Y.cols:
+            raise SpecError("data.targets", f"inputs have {X.cols} datapoints (columns) but targets have {Y.cols}",
+                            "datapoints are columns: give inputs as d × P and targets as p × P")
+        known = set(self.symbols.values())
+        free = (X.free_symbols | Y.free_symbols) - known
+        if free:
+            raise SpecError("data", f"unknown symbols {sorted(map(str, free))}", "declare them under [symbols]")
+
+    # -- sizes -----------------------------------------------------------------
+    @property
+    def P(self) -> int:
+        """Number of datapoints."""
+        return self.X.cols
+
+    @property
+    def d(self) -> int:
+        """Input dimension."""
+        return self.X.rows
+
+    @property
+    def p(self) -> int:
+        """Output dimension."""
+        return self.Y.rows
+
+    @property
+    def free_symbols(self) -> set:
+        return self.X.free_symbols | self.Y.free_symbols
+
+    def subs(self, values: Mapping) -> "Task":
+        """The task with symbols replaced by values (names or symbols as keys)."""
+        rep = {self.symbols.get(k, k) if isinstance(k, str) else k: v for k, v in values.items()}
+        return Task(self.X.subs(rep), self.Y.subs(rep), self.symbols, self.name, dict(self.meta))
+
+    def value_map(self, values: Mapping | None = None) -> dict:
+        """``{symbol: value}`` for ``values`` keyed by name or symbol; every free symbol needs one."""
+        vals = {self.symbols.get(k, k) if isinstance(k, str) else k: v for k, v in (values or {}).items()}
+        missing = self.free_symbols - set(vals)
+        if missing:
+            raise SpecError("symbols", f"no value for {sorted(map(str, missing))}",
+                            "pass values, e.g. --set Delta=0.5 or values={'Delta': 0.5}")
+        return vals
+
+    def numeric(self, values: Mapping | None = None, dtype=np.float64):
+        """``(X, Y)`` as numpy arrays; every symbol needs a value."""
+        t = self.subs(values or {})
+        if t.free_symbols:
+            raise SpecError("symbols", f"no value for {sorted(map(str, t.free_symbols))}",
+                            "pass values, e.g. --set Delta=0.5")
+        return np.array(t.X.evalf(), dtype=dtype), np.array(t.Y.evalf(), dtype=dtype)
+
+    def _repr_latex_(self):
+        return f"$X = {sp.latex(self.X)},\\quad Y = {sp.latex(self.Y)}$"
+
+    def latex(self) -> str:
+        return self._repr_latex_().strip("$")
+
+
+# ---------------------------------------------------------------------------------
+# XoR with a margin (THEORY.md §4)
+# ---------------------------------------------------------------------------------
+def xor_margin(delta: sp.Expr | float | None = None) -> Task:
+    """XoR in the first two coordinates, separable with margin ``delta`` in the third.
+
+    Datapoints (columns), in order: ``(1, 1, Δ)`` and ``(−1, −1, Δ)`` with label ``+1``,
+    ``(1, −1, −Δ)`` and ``(−1, 1, −Δ)`` with label ``−1``: ``y = x1·x2`` and the third
+    coordinate is ``+Δ`` on positive and ``−Δ`` on negative examples. ``Δ = 0`` is the
+    classical XoR. With ``delta=None`` Δ is the positive symbol ``Delta``.
+    """
+    D = sp.Symbol("Delta", nonnegative=True) if delta is None else sp.sympify(delta) if not isinstance(delta, float) else sp.Rational(repr(delta))
+    symbols = {"Delta": D} if isinstance(D, sp.Symbol) else {}
+    pts = [(1, 1), (-1, -1), (1, -1), (-1, 1)]
+    X = sp.Matrix([[a for a, b in pts], [b for a, b in pts], [D * a * b for a, b in pts]])
+    Y = sp.Matrix([[a * b for a, b in pts]])
+    return Task(X, Y, symbols, "xor-margin", {"Delta": str(D)})
+
+
+# ---------------------------------------------------------------------------------
+# Context tasks (THEORY.md §5)
+# ---------------------------------------------------------------------------------
+def hierarchy(n: int = 8) -> sp.Matrix:
+    """Binary-tree features: for h = 1, 2, 4, …, n, h rows each on a block of n/h items."""
+    if n < 1 or n & (n - 1):
+        raise SpecError("data.structure", f"the hierarchy needs n a power of two, got n={n}", "use n = 2, 4, 8, 16, …")
+    rows = []
+    h = 1
+    while h <= n:
+        for i in range(h):
+            rows.append([1 if i * n // h <= j < (i + 1) * n // h else 0 for j in range(n)])
+        h *= 2
+    return sp.Matrix(rows)
+
+
+def cross(n: int = 8) -> sp.Matrix:
+    """The hierarchy with its pair rows regrouped as {0,2}, {1,3}, {4,6}, {5,7}."""
+    if n != 8:
+        raise SpecError("data.structure", f"'cross' is defined for n = 8 items, got n={n}", "use n = 8 or another structure")
+    H = hierarchy(8)
+    for r, (a, b) in enumerate([(0, 2), (1, 3), (4, 6), (5, 7)]):
+        H[3 + r, :] = sp.Matrix([[1 if j in (a, b) else 0 for j in range(8)]])
+    return H
+
+
+RING_BUMP = ("0", "0.33", "0.66", "1", "1", "0.66", "0.33", "0")
+
+
+def ring(n: int = 8) -> sp.Matrix:
+    """Row 0 all ones; row r ≥ 1 is the bump (0, .33, .66, 1, 1, .66, .33, 0) rotated left by r−1.
+
+    The decimals 0.33 and 0.66 (not thirds) are those of the paper's experiments; they are
+    kept exact as 33/100 and 66/100.
+    """
+    if n != 8:
+        raise SpecError("data.structure", f"'ring' is defined for n = 8 items, got n={n}", "use n = 8 or another structure")
+    b = [sp.Rational(v) for v in RING_BUMP]
+    rows = [[1] * 8] + [[b[(j + r - 1) % 8] for j in range(8)] for r in range(1, 15)]
+    return sp.Matrix(rows)
+
+
+_STRUCTURES = {"hierarchy": hierarchy, "cross": cross, "ring": ring, "identity": lambda n: sp.eye(n)}
+
+
+def structure(spec, n: int, field: str = "data.structure") -> sp.Matrix:
+    """A structure matrix (features × items) from a name or an explicit matrix."""
+    if isinstance(spec, str):
+        if spec not in _STRUCTURES:
+            raise SpecError(field, f"unknown structure {spec!r}", f"use one of {sorted(_STRUCTURES)} or a matrix")
+        try:
+            return _STRUCTURES[spec](n)
+        except SpecError as err:          # name the field the structure came from
+            raise SpecError(field, err.problem, err.fix) from None
+    M = sp.Matrix(spec)
+    if M.cols != n:
+        raise SpecError(field, f"a given structure must have n={n} columns (items), got {M.cols}",
+                        "give a features × items matrix")
+    return M
+
+
+def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str = "hierarchy",
+             context_scale=1) -> Task:
+    """The context task: one-hot item (n) stacked on a scaled one-hot context (k).
+
+    Columns are context-major (context c holds columns c·n … c·n+n−1). Outputs: the
+    ``common`` block in every context, then one block per context, equal to its structure
+    in its own context and zero elsewhere.
+
+    ``blocks`` is one structure for every context or a list of k structures. Section 4 of
+    the paper uses ``blocks=["hierarchy", "ring", "cross"]``; Section 5 the hierarchy
+    everywhere with ``context_scale`` 1, 1.1, 1.35 for k = 3, 4, 5.
+    """
+    for name, v in (("data.n", n), ("data.k", k)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise SpecError(name, f"must be a positive integer, got {v!r}", "use e.g. n = 8, k = 3")
+    if isinstance(blocks, str) or not isinstance(blocks, (list, tuple)):
+        blocks = [blocks] * k
+    if len(blocks) != k:
+        raise SpecError("data.blocks", f"{len(blocks)} structures given for k={k} contexts", "give one per context")
+    scale = sp.Rational(repr(context_scale)) if isinstance(context_scale, float) else sp.sympify(context_scale)
+    Hc = structure(common, n, "data.common")
+    Hs = [structure(b, n, f"data.blocks[{i}]") for i, b in enumerate(blocks)]
+    P = n * k
+    rows = Hc.rows + sum(H.rows for H in Hs)
+    # assembled as arrays (a SymPy matrix filled entry by entry takes seconds at n = 128)
+    X = np.full((n + k, P), sp.S.Zero, dtype=object)
+    Y = np.full((rows, P), sp.S.Zero, dtype=object)
+    Hc_a = np.array(Hc.tolist(), dtype=object)
+    Hs_a = [np.array(H.tolist(), dtype=object) for H in Hs]
+    for c in range(k):
+        cols = slice(c * n, (c + 1) * n)
+        X[np.arange(n), np.arange(c * n, (c + 1) * n)] = sp.S.One
+        X[n + c, cols] = scale
+        Y[: Hc.rows, cols] = Hc_a
+        off = Hc.rows + sum(H.rows for H in Hs[:c])
+        Y[off: off + Hs[c].rows, cols] = Hs_a[c]
+    Xm = sp.Matrix(n + k, P, X.ravel().tolist())
+    Ym = sp.Matrix(rows, P, Y.ravel().tolist())
+    meta = {"n": n, "k": k, "common": common if isinstance(common, str) else "matrix",
+            "blocks": [b if isinstance(b, str) else "matrix" for b in blocks], "context_scale": str(scale)}
+    return Task(Xm, Ym, {}, "contexts", meta)

@@ -1,0 +1,438 @@
+"""The derivation object: from a GDLN spec to its learning dynamics.
+
+Build it once, then read its results as properties (in the manner of SymPy's
+``KanesMethod``)::
+
+    >>> from theorykit import Derivation, GDLNSpec, xor_margin, xor_relns
+    >>> der = Derivation(GDLNSpec(xor_margin(), xor_relns()["xor"]))
+    >>> der.method
+    'closed-form'
+    >>> der.modes["point0"].singular_values
+    [sqrt(Delta**2 + 2)/4]
+    >>> der.loss.subs({"Delta": 0}) # doctest: +SKIP
+
+Data flow: task → gating → effective datasets → modes (SVD) → trajectories → loss.
+
+Method choice (keyword ``method``):
+
+* ``"auto"`` (default): the closed form when every pathway decouples (no two pathways
+  that share an output row are on for a common datapoint) and every pathway's input
+  correlation is diagonal in its own right singular vectors (Assumption 2.1); otherwise
+  the numerically integrated race reduction (:mod:`theorykit.theory.race`).
+* ``"closed-form"``: as auto, but a warning is issued (and recorded in ``notes``) when the
+  closed form does not apply and the race reduction is used instead.
+* ``"race-reduction"``: always integrate the race reduction numerically.
+"""
+from __future__ import annotations
+
+import warnings
+from functools import cached_property
+from typing import Mapping
+
+import numpy as np
+import sympy as sp
+
+from .effective import (EffectiveDataset, couplings, effective_dataset, input_correlation, input_correlation_float,
+                        output_trace)
+from ..errors import DerivationError, SpecError
+from ..spec.gating import GDLNSpec
+from .modes import SVD, Mode, exact_svd, is_zero, reference_values, tidy
+from .trajectory import a0 as A0
+from .trajectory import mode_loss_reduction, mode_trajectory, t, t_half, tau
+
+__all__ = ["Derivation"]
+
+METHODS = ("auto", "closed-form", "race-reduction")
+
+
+class Derivation:
+    """Learning dynamics of a GDLN spec, derived exactly where the maths is exact.
+
+    Parameters
+    ----------
+    spec: the :class:`~theorykit.spec.gating.GDLNSpec` (task, pathways, training).
+    method: ``"auto"``, ``"closed-form"`` or ``"race-reduction"`` (see the module docstring).
+    values: optional values for the task's symbols (names or symbols as keys); symbols
+        without a value stay symbolic.
+
+    Results (properties): ``effective_datasets``, ``modes``, ``diagonalisable``,
+    ``couplings``, ``method``, ``trajectories``, ``loss``, ``t_half``, ``ranking``, ``notes``.
+    """
+
+    def __init__(self, spec: GDLNSpec, method: str = "auto", values: Mapping | None = None):
+        if method not in METHODS:
+            raise SpecError("method", f"unknown method {method!r}", f"use one of {METHODS}")
+        from ..spec.graph import GraphSpec
+
+        #: the graph of a graph spec (None for a pathway spec); with shared edges the race is the
+        #: graph flow of :func:`theorykit.theory.flow.graph_flow`, else the pathway form is exact
+        self.graph = None
+        if isinstance(spec, GraphSpec):
+            self.graph = spec.subs(_exact_values(values)) if values else spec
+            spec = spec.as_pathway_spec()
+            if not self.graph.private_chains:
+                method = "race-reduction"
+        self.spec = spec.subs(_exact_values(values)) if values else spec
+        self.requested_method = method
+        self.notes: list[str] = []
+        if self.graph is not None and not self.graph.private_chains:
+            self.notes.append("pathways share edges " + ", ".join(sorted(self.graph.shared_edges())) +
+                              ": no closed form; the race reduction with shared edges (theorykit.theory.flow.graph_flow) "
+                              "is integrated from aligned, balanced weights of strength a0")
+
+    # -- task → effective datasets ---------------------------------------------------------
+    @property
+    def task(self):
+        return self.spec.task
+
+    @cached_property
+    def effective_datasets(self) -> dict[str, EffectiveDataset]:
+        return {p.name: effective_dataset(self.task, p) for p in self.spec.pathways}
+
+    @cached_property
+    def reference(self) -> dict:
+        return reference_values(self.task.free_symbols)
+
+    def _pathway_field(self, i: int) -> str:
+        """The spec field of pathway i: ``pathways[i]``, or the graph node that holds it."""
+        return self.graph.pathway_field(i) if self.graph is not None else f"pathways[{i}]"
+
+    # -- effective datasets → modes ----------------------------------------------------------
+    @cached_property
+    def modes(self) -> dict[str, SVD]:
+        """Exact SVD of each pathway's Σyx, with input variances ``d_α = v_αᵀ Σx v_α``.
+
+        Nothing is simplified or typeset here: values are exact as derived (symbolic ``d`` is
+        tidied for display on first access)."""
+        out = {}
+        self._diag = {}
+        cache: dict = {}
+        for i, (name, eff) in enumerate(self.effective_datasets.items()):
+            try:
+                svd = exact_svd((eff.exact[0], eff.exact[1]), self.reference, cache) if eff.exact is not None \
+                    else exact_svd(eff.Syx, self.reference, cache)
+            except DerivationError as exc:
+                exc.field = getattr(exc, "field", None) or self._pathway_field(i)
+                raise
+            if eff.exact is not None:
+                Sx = eff.Sx_fmpq() if svd.modes else None
+                modes, ok = [], True
+                for m in svd.modes:
+                    d, diag = m.raw.v.quad_form(Sx)
+                    ok &= bool(diag)
+                    modes.append(m.with_d(d, d_float=float(d)))
+                self._diag[name] = ok
+            else:
+                modes = []
+                for m in svd.modes:
+                    v = m.v_untidied                     # exact; its tidy form is for display only
+                    d = (v.T * eff.Sx * v)[0]
+                    if not m.exact_vectors:
+                        modes.append(m.with_d(sp.N(d, 30)))
+                        continue
+                    # d is kept exact; its value comes from the numeric vector (evaluating the exact
+                    # d, a sum of products of nested radicals that cancel, took minutes: a fuzz hang)
+                    modes.append(m.with_d(d, d_pending=True, d_float=_quad_float(m, eff.Sx, self.reference)))
+            out[name] = SVD(tuple(modes), svd.shape, svd.reference)
+            if not modes:
+                raise DerivationError(f"pathway {name!r}: its effective dataset Σyx is zero, there is nothing to learn "
+                                      "(check its active datapoints and output rows)", field=self._pathway_field(i))
+            for m in modes:
+                if m.d_float(self.reference) <= 1e-14:
+                    raise DerivationError(f"pathway {name!r}: a mode with s = {m.s_text} has zero input variance d "
+                                          "(degenerate SVD); choose other parameter values", field=self._pathway_field(i))
+        return out
+
+    @cached_property
+    def diagonalisable(self) -> dict[str, bool]:
+        """Whether Σx_p maps each right singular vector v_α to d_α v_α (Assumption 2.1).
+
+        Decided in exact arithmetic for rational tasks (over ℚ or ℚ(√D); to 40 digits for
+        vectors of roots of degree ≥ 3)."""
+        out = {}
+        modes = self.modes
+        for name, eff in self.effective_datasets.items():
+            if name in self._diag:
+                out[name] = self._diag[name]
+                continue
+            ok = True
+            for m in modes[name].modes:
+                if m.exact_vectors and not _maybe_eigvec(m, eff.Sx, self.reference):
+                    ok = False          # clearly not an eigenvector (in floats): no exact test needed
+                    continue
+                v = m.v_untidied
+                resid = eff.Sx * v - m.d_untidied * v
+                if m.exact_vectors:
+                    ok &= all(is_zero(r) for r in resid)
+                else:
+                    ok &= all(abs(complex(sp.N(r.subs(self.reference), 30))) < 1e-20 for r in resid)
+            out[name] = bool(ok)
+        return out
+
+    @cached_property
+    def couplings(self) -> list:
+        """Pairs of pathways that share output rows and are both on for some datapoint."""
+        return couplings(self.spec)
+
+    @cached_property
+    def method(self) -> str:
+        """``"closed-form"`` or ``"race-reduction"``: which method produced the results."""
+        if self.requested_method == "race-reduction":
+            return "race-reduction"
+        reasons = []
+        if self.couplings:
+            reasons.append(f"pathways {self.couplings} couple (shared outputs and datapoints)")
+        bad = [n for n, ok in self.diagonalisable.items() if not ok]
+        if bad:
+            reasons.append(f"correlations of {bad} are not mutually diagonalisable")
+        if any(p.depth != 2 for p in self.spec.pathways):
+            reasons.append("pathways deeper than two layers have no closed form here")
+        if not reasons:
+            return "closed-form"
+        msg = "closed form not applicable: " + "; ".join(reasons) + "; using the race reduction"
+        self.notes.append(msg)
+        if self.requested_method == "closed-form":
+            warnings.warn(msg, stacklevel=2)
+        return "race-reduction"
+
+    # -- modes → trajectories ----------------------------------------------------------------
+    @cached_property
+    def trajectories(self) -> dict[str, list]:
+        """Closed-form a_α(t) of every mode (symbols ``t``, ``tau``, ``a_0``); per pathway."""
+        self._need_closed_form("trajectories")
+        return {n: [mode_trajectory(m.s, m.d) for m in svd.modes] for n, svd in self.modes.items()}
+
+    @cached_property
+    def loss(self) -> sp.Expr:
+        """Closed-form loss L(t) = ½ tr Σy − Σ_p Σ_α (s a − ½ d a²), times P for a summed loss."""
+        self._need_closed_form("loss")
+        L = output_trace(self.task) / 2
+        for n, svd in self.modes.items():
+            for m, a in zip(svd.modes, self.trajectories[n]):
+                L -= mode_loss_reduction(m.s, m.d, a)
+        return self.spec.loss_factor * L
+
+    @cached_property
+    def initial_loss(self) -> sp.Expr:
+        """Loss with every map at zero: ½ tr Σy (times P for a summed loss)."""
+        return self.spec.loss_factor * output_trace(self.task) / 2
+
+    @cached_property
+    def t_half(self) -> dict[str, list]:
+        """Half-way time of each mode: τ/(2s) · ln(s/(d a0) − 1)."""
+        return {n: [t_half(m.s, m.d) for m in svd.modes] for n, svd in self.modes.items()}
+
+    @cached_property
+    def end_points(self) -> dict[str, list]:
+        """End point s_α/d_α of each mode."""
+        return {n: [tidy(m.s / m.d) for m in svd.modes] for n, svd in self.modes.items()}
+
+    @cached_property
+    def ranking(self) -> list[tuple[str, sp.Expr]]:
+        """Pathways ordered fastest first by their top singular value (rate 2s/τ).
+
+        With symbols, the order is the one at the reference values (see ``reference``)."""
+        items = [(n, svd.modes[0]) for n, svd in self.modes.items()]
+        items = sorted(items, key=lambda it: -it[1].s_float(self.reference))
+        return [(n, m.s) for n, m in items]
+
+    @cached_property
+    def ranking_text(self) -> list[tuple[str, str]]:
+        """:attr:`ranking` with each value as exact text (no ``CRootOf`` object is built)."""
+        items = [(n, svd.modes[0]) for n, svd in self.modes.items()]
+        items = sorted(items, key=lambda it: -it[1].s_float(self.reference))
+        return [(n, m.s_text) for n, m in items]
+
+    def _need_closed_form(self, what):
+        if self.method != "closed-form":
+            raise DerivationError(f"{what}: no closed form for this spec ({'; '.join(self.notes)}). "
+                                  "Use predict_loss(), which integrates the race reduction.")
+
+    # -- numbers -----------------------------------------------------------------------------
+    def _numeric_values(self, values: Mapping | None) -> dict:
+        vals = {}
+        for k, v in (values or {}).items():
+            vals[self.task.symbols.get(k, k) if isinstance(k, str) else k] = v
+        missing = self.task.free_symbols - set(vals)
+        if missing:
+            raise SpecError("symbols", f"no value for {sorted(map(str, missing))}",
+                            "pass values, e.g. --set Delta=0.5 or values={'Delta': 0.5}")
+        vals.update({tau: self.spec.tau, A0: self.spec.training.a0})
+        return vals
+
+    def loss_function(self, values: Mapping | None = None):
+        """The closed-form loss as a JAX function of t (jit/vmap/grad-safe), at given symbol values."""
+        from .jaxify import to_jax
+
+        vals = self._numeric_values(values)
+        return to_jax(self.loss.subs(vals), [t])
+
+    def race_system(self, values: Mapping | None = None):
+        """The numeric race-reduction system (float64) at given symbol values."""
+        from .race import RaceSystem
+
+        vals = self._numeric_values(values)
+        ps = self.spec.pathways
+        idx = {p.name: i for i, p in enumerate(ps)}
+        exact = not self.task.free_symbols and all(e.exact is not None for e in self.effective_datasets.values())
+        Syx, U, V = [], [], []
+        for p in ps:
+            eff = self.effective_datasets[p.name]
+            svd = self.modes[p.name]
+            if exact:
+                Syx.append(eff.Syx_float())
+                U_, _, V_ = svd.numeric()
+                U.append(U_)
+                V.append(V_)
+            else:
+                Syx.append(_np(eff.Syx, vals))
+                U.append(_np(svd.U, vals))
+                V.append(_np(svd.V, vals))
+        Sx, O = {}, {}
+        for q in ps:
+            for p in ps:
+                shared = [r for r in q.outputs if r in p.outputs]
+                if not shared or not any(a and b for a, b in zip(q.active, p.active)):
+                    continue
+                S = input_correlation_float(self.task, q, p) if exact else None
+                Sx[(idx[q.name], idx[p.name])] = S if S is not None else _np(input_correlation(self.task, q, p), vals)
+                Omat = np.zeros((len(p.outputs), len(q.outputs)))
+                pos = {r: i for i, r in enumerate(p.outputs)}
+                for j, r in enumerate(q.outputs):
+                    if r in pos:
+                        Omat[pos[r], j] = 1.0
+                O[(idx[p.name], idx[q.name])] = Omat
+        trSy = float(sp.N(output_trace(self.task).subs(vals)))
+        return RaceSystem([p.name for p in ps], Syx, Sx, O, trSy, U, V, [p.depth for p in ps])
+
+    def predict_loss(self, times, values: Mapping | None = None, discrete: bool = False) -> np.ndarray:
+        """Predicted loss at ``times`` (gradient steps), by this derivation's method.
+
+        With ``discrete=True`` (closed-form specs only) each mode follows the discrete
+        gradient-descent recurrence ``a ← a(1 + (s − d a)/τ)²`` instead of the flow; for
+        aligned, balanced initial weights this is exact for gradient descent, not O(η)."""
+        times = np.asarray(times, dtype=float)
+        if discrete:
+            from .trajectory import discrete_mode_recurrence
+
+            self._need_closed_form("discrete prediction")
+            vals = self._numeric_values(values)
+            steps = int(np.max(times))
+            L = np.full(steps + 1, float(sp.N(output_trace(self.task).subs(vals))) / 2)
+            for svd in self.modes.values():
+                for m in svd.modes:
+                    s_, d_ = self._mode_numbers(m, vals)
+                    a = discrete_mode_recurrence(s_, d_, self.spec.training.a0, self.spec.tau, steps)
+                    L -= s_ * a - 0.5 * d_ * a ** 2
+            return self.spec.loss_factor * L[times.astype(int)]
+        if self.method == "closed-form":
+            # numbers only: each mode's s and d at the values, the closed-form a(t) in numpy
+            # (the symbolic loss is neither built nor simplified)
+            vals = self._numeric_values(values)
+            a_init, tau_ = float(self.spec.training.a0), float(self.spec.tau)
+            L = np.full(times.shape, float(sp.N(output_trace(self.task).subs(vals))) / 2)
+            for svd in self.modes.values():
+                for m in svd.modes:
+                    s_, d_ = self._mode_numbers(m, vals)
+                    a = (s_ / d_) / (1 + (s_ / (d_ * a_init) - 1) * np.exp(-2 * s_ * times / tau_))
+                    L -= s_ * a - 0.5 * d_ * a ** 2
+            return self.spec.loss_factor * L
+        if self.graph is not None and not self.graph.private_chains:
+            from .flow import graph_flow
+
+            return graph_flow(self.graph, times, values=values).extra["loss_at"][0]
+        from .flow import race_flow_system
+
+        sol = race_flow_system(self.race_system(values), self.spec.training.a0, self.spec.tau, times)
+        return sol.loss[0] * self.spec.loss_factor
+
+    def _mode_numbers(self, m, vals) -> tuple:
+        """(s, d) of a mode as floats at ``vals``."""
+        if m.raw is not None:
+            return m.s_float(), m.d_float()
+        return float(sp.N(sp.sympify(m.s).subs(vals), 30)), float(sp.N(sp.sympify(m.d_untidied).subs(vals), 30))
+
+    def predict_modes(self, times, values: Mapping | None = None) -> dict:
+        """Per-pathway mode strengths a_α at ``times`` (closed form or race reduction)."""
+        times = np.asarray(times, dtype=float)
+        vals = self._numeric_values(values)
+        if self.method == "closed-form":
+            from .jaxify import to_jax
+
+            out = {}
+            for n, trajs in self.trajectories.items():
+                cols = [np.asarray(to_jax(a.subs(vals), [t])(times)) * np.ones_like(times) for a in trajs]
+                out[n] = np.stack(cols, axis=1)
+            return out
+        from .flow import race_flow_system
+
+        sol = race_flow_system(self.race_system(values), self.spec.training.a0, self.spec.tau, times)
+        return {n: np.asarray(m[0]) for n, m in zip(sol.extra["names"], sol.records["modes"])}
+
+    # -- display -------------------------------------------------------------------------------
+    def summary(self, values: Mapping | None = None) -> dict:
+        """JSON-ready summary: per-pathway singular values (exact strings and floats), input
+        variances, end points, and the method."""
+        ref = dict(self.reference)
+        if values:
+            ref.update({self.task.symbols.get(k, k) if isinstance(k, str) else k: v for k, v in values.items()})
+        out = {}
+        for n, svd in self.modes.items():
+            out[n] = {
+                "singular_values": [m.s_text for m in svd.modes],
+                "singular_values_float": [m.s_float(ref) for m in svd.modes],
+                "input_variances": [str(m.d) for m in svd.modes],
+                "input_variances_float": [m.d_float(ref) for m in svd.modes],
+                "exact_vectors": all(m.exact_vectors for m in svd.modes),
+                "diagonalisable": self.diagonalisable[n],
+            }
+        return out
+
+    def latex(self, document: bool = False) -> str:
+        """The derivation step by step as LaTeX (a standalone document with ``document=True``)."""
+        from .latex import derivation_latex
+
+        return derivation_latex(self, document=document)
+
+    def _repr_latex_(self):
+        from .latex import derivation_latex_short
+
+        return derivation_latex_short(self)
+
+    def __repr__(self):
+        return f"Derivation({self.spec.name!r}, pathways={[p.name for p in self.spec.pathways]}, method={self.requested_method!r})"
+
+
+def _exact_values(values: Mapping) -> dict:
+    from ..spec.expr import to_exact
+
+    return {k: to_exact(v, f"values[{k}]") if isinstance(v, (int, float)) else v for k, v in values.items()}
+
+
+def _value(expr, ref) -> float:
+    return float(sp.re(sp.N(sp.sympify(expr).subs(ref), 30)))
+
+
+def _np(M, vals) -> np.ndarray:
+    return np.array(sp.Matrix(M).subs(vals).evalf(30).tolist(), dtype=float).reshape(M.shape)
+
+
+def _quad_float(mode, Sx, ref) -> float | None:
+    """``vᵀ Σx v`` in floats from the mode's numeric ``v`` (None where symbols are left: evaluated later)."""
+    if Sx.free_symbols or any(x.free_symbols for x in mode.v):
+        return None
+    v = mode.v_floats(ref)
+    S = np.array([[float(x) for x in Sx.row(i)] for i in range(Sx.rows)], dtype=float)
+    return float(v @ S @ v)
+
+
+def _maybe_eigvec(mode, Sx, ref) -> bool:
+    """False when ``Σx v ≠ d v`` is plain in floats (a relative residual above 1e-8); True when it
+    may hold (the exact test decides)."""
+    if Sx.free_symbols or any(x.free_symbols for x in mode.v):
+        return True
+    d = mode.d_float(ref)
+    v = mode.v_floats(ref)
+    S = np.array([[float(x) for x in Sx.row(i)] for i in range(Sx.rows)], dtype=float)
+    r = S @ v - d * v
+    return bool(np.linalg.norm(r) <= 1e-8 * max(np.linalg.norm(S) * np.linalg.norm(v), 1e-300))

@@ -1,0 +1,172 @@
+"""Effective datasets of GDLN pathways (THEORY.md §3).
+
+For pathway p with gate g_p, input rows s(p) and output rows t(p):
+
+* ``Σyx_p = ⟨ g_p y_{t(p)} x_{s(p)}ᵀ ⟩`` (its input-output correlation),
+* ``Σx_qp = ⟨ g_q g_p x_{s(q)} x_{s(p)}ᵀ ⟩`` (input correlation between two pathways),
+
+where ⟨·⟩ averages over all P datapoints (a gated-off datapoint counts as zero).
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ..spec.gating import GDLNSpec, Pathway
+from ..spec.task import Task
+
+__all__ = ["EffectiveDataset", "effective_dataset", "input_correlation", "output_correlation", "output_trace", "couplings",
+           "exact_parts"]
+
+
+class EffectiveDataset:
+    """The effective dataset of one pathway: exact SymPy matrices ``Syx`` and ``Sx``.
+
+    For a task with rational entries they are kept as integer arrays over a common denominator
+    (``exact``: ``(Syx_B, den, Sx_B, den)``) and the SymPy matrices are built on first access.
+    """
+
+    __slots__ = ("pathway", "_Syx", "_Sx", "exact")
+
+    def __init__(self, pathway: Pathway, Syx: sp.Matrix | None = None, Sx: sp.Matrix | None = None, exact=None):
+        self.pathway, self._Syx, self._Sx, self.exact = pathway, Syx, Sx, exact
+
+    @property
+    def Syx(self) -> sp.Matrix:
+        if self._Syx is None:
+            self._Syx = _to_sympy(self.exact[0], self.exact[1])
+        return self._Syx
+
+    @property
+    def Sx(self) -> sp.Matrix:
+        if self._Sx is None:
+            self._Sx = _to_sympy(self.exact[2], self.exact[3])
+        return self._Sx
+
+    def Sx_fmpq(self):
+        """Σx as a FLINT rational matrix (exact tasks only)."""
+        import flint
+
+        B, den = self.exact[2], self.exact[3]
+        r, c = B.shape
+        return flint.fmpq_mat(r, c, [flint.fmpq(int(x), den) for x in B.ravel()])
+
+    def Syx_float(self):
+        return self.exact[0].astype(float) / self.exact[1] if self.exact is not None else None
+
+    def _repr_latex_(self):
+        return (f"$\\Sigma^{{yx}}_{{\\mathrm{{{self.pathway.name}}}}} = {sp.latex(self.Syx)},\\quad "
+                f"\\Sigma^{{x}}_{{\\mathrm{{{self.pathway.name}}}}} = {sp.latex(self.Sx)}$")
+
+    def latex(self) -> str:
+        return self._repr_latex_().strip("$")
+
+
+def _to_sympy(B, den) -> sp.Matrix:
+    r, c = B.shape
+    return sp.Matrix(r, c, [sp.Rational(int(x), den) for x in B.ravel()])
+
+
+def exact_parts(task: Task):
+    """``(X_B, x_den, Y_B, y_den)``: the task's inputs and targets as integer numpy arrays over
+    common denominators, or ``None`` when an entry is symbolic or irrational. Cached on the task."""
+    cached = getattr(task, "_exact_parts", False)
+    if cached is not False:
+        return cached
+    from .modes import rational_parts
+
+    out = None
+    if not task.free_symbols:
+        px, py = rational_parts(task.X), rational_parts(task.Y)
+        if px is not None and py is not None:
+            out = (px[0], px[1], py[0], py[1])
+    object.__setattr__(task, "_exact_parts", out)
+    return out
+
+
+def _int_matmul(A, B):
+    """Exact integer product (int64 when it cannot overflow, else Python integers)."""
+    if A.dtype != object and B.dtype != object:
+        ma = int(np.max(np.abs(A))) if A.size else 0
+        mb = int(np.max(np.abs(B))) if B.size else 0
+        if ma * mb * max(A.shape[1], 1) < 2 ** 62:
+            return A @ B
+    return A.astype(object) @ B.astype(object)
+
+
+def _gated(task: Task, gates) -> sp.Matrix:
+    return sp.diag(*gates)
+
+
+def _plain_gates(gates) -> bool:
+    return all(g in (0, 1) and not isinstance(g, sp.Basic) or g in (sp.S.Zero, sp.S.One) for g in gates)
+
+
+def effective_dataset(task: Task, p: Pathway) -> EffectiveDataset:
+    """Σyx_p and Σx_pp of pathway ``p`` on ``task``."""
+    p = p.resolve(task)
+    parts = exact_parts(task)
+    if parts is not None and _plain_gates(p.active):
+        Xb, xd, Yb, yd = parts
+        act = [i for i, g in enumerate(p.active) if g]
+        Xa = Xb[np.ix_(list(p.inputs), act)]
+        Ya = Yb[np.ix_(list(p.outputs), act)]
+        Syx = _int_matmul(Ya, Xa.T)
+        Sx = _int_matmul(Xa, Xa.T)
+        return EffectiveDataset(p, exact=(Syx, yd * xd * task.P, Sx, xd * xd * task.P))
+    X = task.X.extract(list(p.inputs), list(range(task.P)))
+    Y = task.Y.extract(list(p.outputs), list(range(task.P)))
+    G = _gated(task, p.active)
+    Syx = (Y * G * X.T) / task.P
+    Sx = (X * G * X.T) / task.P
+    return EffectiveDataset(p, Syx.applyfunc(sp.expand), Sx.applyfunc(sp.expand))
+
+
+def input_correlation_float(task: Task, q: Pathway, p: Pathway):
+    """Σx_qp as floats (exact integer product first), or None for a symbolic task."""
+    parts = exact_parts(task)
+    q, p = q.resolve(task), p.resolve(task)
+    if parts is None or not (_plain_gates(q.active) and _plain_gates(p.active)):
+        return None
+    Xb, xd, _, _ = parts
+    act = [i for i, (a, b) in enumerate(zip(q.active, p.active)) if a and b]
+    M = _int_matmul(Xb[np.ix_(list(q.inputs), act)], Xb[np.ix_(list(p.inputs), act)].T)
+    return M.astype(float) / (xd * xd * task.P)
+
+
+def output_trace(task: Task) -> sp.Expr:
+    """tr Σy = ⟨‖y‖²⟩, exact, without forming Σy."""
+    parts = exact_parts(task)
+    if parts is not None:
+        Yb, yd = parts[2], parts[3]
+        tot = int(np.sum(Yb.astype(object) ** 2)) if Yb.dtype == object or np.max(np.abs(Yb)) > 2 ** 20 \
+            else int(np.sum(Yb.astype(np.int64) ** 2))
+        return sp.Rational(tot, yd * yd * task.P)
+    return sp.expand(sum(x ** 2 for x in task.Y) / task.P)
+
+
+def input_correlation(task: Task, q: Pathway, p: Pathway) -> sp.Matrix:
+    """Σx_qp = ⟨ g_q g_p x_{s(q)} x_{s(p)}ᵀ ⟩ (|s(q)| × |s(p)|)."""
+    q, p = q.resolve(task), p.resolve(task)
+    Xq = task.X.extract(list(q.inputs), list(range(task.P)))
+    Xp = task.X.extract(list(p.inputs), list(range(task.P)))
+    G = _gated(task, [a * b for a, b in zip(q.active, p.active)])
+    return ((Xq * G * Xp.T) / task.P).applyfunc(sp.expand)
+
+
+def output_correlation(task: Task) -> sp.Matrix:
+    """Σy = ⟨ y yᵀ ⟩."""
+    return (task.Y * task.Y.T / task.P).applyfunc(sp.expand)
+
+
+def couplings(spec: GDLNSpec) -> list:
+    """Pairs (q, p) of distinct pathways that interact: shared output rows and a shared datapoint."""
+    out = []
+    ps = spec.pathways
+    for i, q in enumerate(ps):
+        for p in ps[i + 1:]:
+            shared_out = set(q.outputs) & set(p.outputs)
+            shared_pts = any(a and b for a, b in zip(q.active, p.active))
+            if shared_out and shared_pts:
+                out.append((q.name, p.name))
+    return out

@@ -1,0 +1,336 @@
+"""The paper's lemmas (Appendices D–E, THEORY.md §8) as small, checkable functions.
+
+Three groups:
+
+* **Interlacing** (Thompson 1972): if ``B`` is ``A`` (m × n) with ``r`` rows and ``c`` columns
+  removed, then ``σ_i(A) ≥ σ_i(B) ≥ σ_{i+r+c}(A)`` for ``i = 1 … min(m−r, n−c)``, with
+  ``σ_j(A) = 0`` for ``j > min(m, n)``. :func:`interlacing_holds` (floats, tolerance scaled by
+  ``‖A‖₂``) and :func:`interlacing_holds_exact` (SymPy, exact algebraic numbers).
+* **Gate patterns of one bias-free ReLU unit** on one-hot item + (scaled) one-hot context: the
+  pre-activation on (item i, context c) is ``a_i + s·b_c``, so the unit's n × k on/off pattern is
+  ``G[i, c] = 1[a_i + s b_c > 0]``. Exact characterisation (proved in ``docs/lemmas.md`` and
+  checked exhaustively by the tests): ``G`` is realisable ⇔ it has no 2 × 2 XOR sub-pattern ⇔
+  its rows are nested ⇔ after sorting rows and columns it is a staircase (Ferrers diagram).
+  Three independent deciders: :func:`realisable_gate_patterns` (enumeration of all orderings of
+  the weights), :func:`lp_realisable` (linear-programming feasibility) and
+  :func:`is_staircase` / :func:`has_xor_subpattern` (combinatorial). Their count is the
+  poly-Bernoulli number :func:`poly_bernoulli` (these are the "lonesum" matrices).
+* **Census** of the patterns a trained network uses: :func:`classify_context_gating`.
+
+Patterns are boolean numpy arrays of shape ``(n, k)`` (items × contexts). A gate vector over
+the P = n·k datapoints of :func:`theorykit.spec.task.contexts` (context-major: column ``c·n + i`` is
+item i in context c) converts with :func:`pattern_from_gates`.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Iterable, Sequence
+
+import numpy as np
+import sympy as sp
+
+from ..analysis.gates import LEMMA_CLASSES, UnitGates
+
+__all__ = [
+    "singular_values", "interlacing_bounds", "interlacing_holds", "exact_squared_singular_values",
+    "interlacing_holds_exact", "gate_pattern", "pattern_from_gates", "has_xor_subpattern", "is_staircase",
+    "staircase_weights", "lp_realisable", "realisable_gate_patterns", "all_patterns", "poly_bernoulli",
+    "GATE_CLASSES", "classify_context_gating", "stronger_reading_holds", "gate_census", "top_singular_value",
+    "context_gating_mismatch",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# Interlacing
+# ---------------------------------------------------------------------------------------------
+def singular_values(A: np.ndarray) -> np.ndarray:
+    """Singular values of ``A`` in descending order (length min(m, n); empty for an empty matrix)."""
+    A = np.asarray(A, dtype=float)
+    if A.size == 0:
+        return np.zeros(0)
+    return np.linalg.svd(A, compute_uv=False)
+
+
+def top_singular_value(A) -> float:
+    """σ₁ of ``A`` (0 for a zero or empty matrix); accepts numpy arrays and SymPy matrices."""
+    A = np.array(sp.Matrix(A).evalf(30).tolist(), dtype=float) if isinstance(A, sp.MatrixBase) else A
+    s = singular_values(A)
+    return float(s[0]) if s.size else 0.0
+
+
+def _submatrix(A, rows_removed: Iterable[int], cols_removed: Iterable[int]):
+    rr, cr = set(rows_removed), set(cols_removed)
+    keep_r = [i for i in range(A.shape[0]) if i not in rr]
+    keep_c = [j for j in range(A.shape[1]) if j not in cr]
+    return keep_r, keep_c
+
+
+def interlacing_bounds(A: np.ndarray, rows_removed: Sequence[int], cols_removed: Sequence[int]):
+    """``(upper, sigma_B, lower)``: the arrays σ_i(A), σ_i(B), σ_{i+r+c}(A) for i = 1 … min dims of B.
+
+    ``σ_j(A)`` beyond ``min(m, n)`` counts as 0 (the zero padding of Thompson's statement).
+    """
+    A = np.asarray(A, dtype=float)
+    keep_r, keep_c = _submatrix(A, rows_removed, cols_removed)
+    r, c = A.shape[0] - len(keep_r), A.shape[1] - len(keep_c)
+    sA = singular_values(A)
+    sB = singular_values(A[np.ix_(keep_r, keep_c)])
+    q = sB.size
+    pad = np.concatenate([sA, np.zeros(q + r + c)])
+    return pad[:q], sB, pad[r + c: r + c + q]
+
+
+def interlacing_holds(A: np.ndarray, rows_removed: Sequence[int], cols_removed: Sequence[int],
+                      tol: float | None = None) -> bool:
+    """Whether ``σ_i(A) ≥ σ_i(B) ≥ σ_{i+r+c}(A)`` holds for every i, up to ``tol``.
+
+    ``tol`` defaults to ``32 · eps · max(m, n) · σ₁(A)``: the backward error of a floating-point
+    SVD is of order ``eps · ‖A‖₂`` per singular value, so the tolerance scales with the matrix.
+    """
+    A = np.asarray(A, dtype=float)
+    up, sB, low = interlacing_bounds(A, rows_removed, cols_removed)
+    if tol is None:
+        s1 = singular_values(A)
+        tol = 32 * np.finfo(float).eps * max(A.shape) * (float(s1[0]) if s1.size else 0.0)
+    return bool(np.all(up >= sB - tol) and np.all(sB >= low - tol))
+
+
+def exact_squared_singular_values(A) -> list:
+    """Exact squared singular values (eigenvalues of the smaller Gram matrix), descending.
+
+    Entries must be rational; values are exact algebraic numbers (radicals or ``CRootOf``),
+    each repeated by its multiplicity, zeros included, length min(m, n).
+    """
+    A = sp.Matrix(A)
+    if A.rows == 0 or A.cols == 0:
+        return []
+    G = A.T * A if A.cols <= A.rows else A * A.T
+    lam = sp.Symbol("lam")
+    roots = sp.Poly(G.charpoly(lam).as_expr(), lam).real_roots()  # sorted ascending, with multiplicity
+    if len(roots) != G.rows:
+        raise ValueError("a Gram matrix must have only real eigenvalues")
+    return list(reversed(roots))
+
+
+def _ge(x, y) -> bool:
+    rel = sp.Ge(x, y)
+    if rel not in (sp.true, sp.false):
+        raise ValueError(f"cannot decide {x} >= {y} exactly")
+    return bool(rel)
+
+
+def interlacing_holds_exact(A, rows_removed: Sequence[int], cols_removed: Sequence[int]) -> bool:
+    """Thompson's inequalities, decided exactly on squared singular values (A rational)."""
+    A = sp.Matrix(A)
+    rr, cr = set(rows_removed), set(cols_removed)
+    keep_r = [i for i in range(A.rows) if i not in rr]
+    keep_c = [j for j in range(A.cols) if j not in cr]
+    r, c = A.rows - len(keep_r), A.cols - len(keep_c)
+    lA = exact_squared_singular_values(A)
+    lB = exact_squared_singular_values(A.extract(keep_r, keep_c)) if keep_r and keep_c else []
+    pad = lA + [sp.Integer(0)] * (len(lB) + r + c)
+    return all(_ge(pad[i], lB[i]) and _ge(lB[i], pad[i + r + c]) for i in range(len(lB)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Gate patterns of one bias-free ReLU unit on one-hot item + one-hot context
+# ---------------------------------------------------------------------------------------------
+def gate_pattern(w_item: Sequence[float], w_context: Sequence[float], context_scale: float = 1.0) -> np.ndarray:
+    """The unit's n × k pattern ``G[i, c] = 1[w_item[i] + context_scale · w_context[c] > 0]``.
+
+    This is exactly ``relu_gates`` of the unit on the inputs of :func:`theorykit.spec.task.contexts`
+    (pre-activation 0 counts as off).
+    """
+    a = np.asarray(w_item, dtype=float)[:, None]
+    b = np.asarray(w_context, dtype=float)[None, :]
+    return (a + context_scale * b) > 0
+
+
+def pattern_from_gates(gates: Sequence, n: int, k: int) -> np.ndarray:
+    """n × k pattern from a gate vector over the P = n·k context-major datapoints (or H × P → H × n × k)."""
+    g = np.asarray(gates).astype(bool)
+    if g.shape[-1] != n * k:
+        raise ValueError(f"expected {n * k} datapoints, got {g.shape[-1]}")
+    return np.swapaxes(g.reshape(g.shape[:-1] + (k, n)), -1, -2)
+
+
+def has_xor_subpattern(pattern: np.ndarray) -> bool:
+    """Whether some items i, i' and contexts c, c' give on at (i,c), (i',c') and off at (i,c'), (i',c).
+
+    This is the 2 × 2 pattern the proof of Lemma 4.1 rules out.
+    """
+    G = np.asarray(pattern, dtype=bool)
+    n = G.shape[0]
+    for i in range(n):
+        for j in range(i + 1, n):
+            # XOR on rows i, j ⇔ row i ⊄ row j and row j ⊄ row i
+            if (G[i] & ~G[j]).any() and (G[j] & ~G[i]).any():
+                return True
+    return False
+
+
+def is_staircase(pattern: np.ndarray) -> bool:
+    """Whether some ordering of items and of contexts makes the pattern a staircase.
+
+    Decided by sorting: rows by their number of on-entries (descending), columns likewise; the
+    pattern is a staircase (Ferrers diagram) iff then every row is a run of ones followed by
+    zeros. Independent of :func:`has_xor_subpattern` (which the tests compare it with).
+    """
+    G = np.asarray(pattern, dtype=bool)
+    if G.size == 0:
+        return True
+    rows = np.argsort(-G.sum(axis=1), kind="stable")
+    cols = np.argsort(-G.sum(axis=0), kind="stable")
+    S = G[np.ix_(rows, cols)]
+    r = S.sum(axis=1)
+    prefix = np.arange(S.shape[1])[None, :] < r[:, None]
+    return bool(np.array_equal(S, prefix))
+
+
+def staircase_weights(pattern: np.ndarray, context_scale: float = 1.0):
+    """Constructive weights ``(w_item, w_context)`` realising a staircase pattern (the sufficiency proof).
+
+    With columns ranked by descending on-count (rank ρ_c = 0, 1, …) and row i on for its r_i
+    highest-ranked columns: ``a_i = r_i − ½``, ``s·b_c = −ρ_c``; then ``a_i + s b_c > 0 ⇔ ρ_c < r_i``.
+    Raises ValueError for a pattern that is not a staircase.
+    """
+    G = np.asarray(pattern, dtype=bool)
+    if not is_staircase(G):
+        raise ValueError("not a staircase pattern: no bias-free unit realises it")
+    cols = np.argsort(-G.sum(axis=0), kind="stable")
+    rank = np.empty(G.shape[1])
+    rank[cols] = np.arange(G.shape[1])
+    a = G.sum(axis=1) - 0.5
+    b = -rank / context_scale
+    assert np.array_equal(gate_pattern(a, b, context_scale), G)
+    return a, b
+
+
+def lp_realisable(pattern: np.ndarray, context_scale: float = 1.0):
+    """Decide by linear programming whether one bias-free unit realises ``pattern``.
+
+    Feasibility of ``a_i + s b_c ≥ 1`` (on) and ``a_i + s b_c ≤ 0`` (off): a strict inequality
+    ``> 0`` on finitely many points can be scaled up to ``≥ 1``, so this is exact. Returns
+    ``(feasible, (w_item, w_context) or None)``.
+    """
+    from scipy.optimize import linprog
+
+    G = np.asarray(pattern, dtype=bool)
+    n, k = G.shape
+    A, rhs = [], []
+    for i in range(n):
+        for c in range(k):
+            row = np.zeros(n + k)
+            row[i], row[n + c] = 1.0, context_scale
+            if G[i, c]:
+                A.append(-row)
+                rhs.append(-1.0)
+            else:
+                A.append(row)
+                rhs.append(0.0)
+    res = linprog(np.zeros(n + k), A_ub=np.array(A), b_ub=np.array(rhs), bounds=[(None, None)] * (n + k),
+                  method="highs")
+    if res.status == 0:
+        return True, (res.x[:n], res.x[n:])
+    if res.status == 2:
+        return False, None
+    raise RuntimeError(f"linprog failed: {res.message}")
+
+
+def realisable_gate_patterns(n: int, k: int) -> set:
+    """Every n × k pattern one bias-free ReLU unit can produce, by enumerating weight orderings.
+
+    A pattern ``1[a_i > t_c]`` (``t_c = −s b_c``) depends only on how the values a_i and t_c
+    interleave, ties counting as off. Rank the distinct thresholds 0, 1, …; each t_c gets a rank
+    in {0 … k−1} and each a_i the number of threshold ranks below it, in {0 … k}. Enumerating all
+    ``k^k (k+1)^n`` such integer assignments therefore reaches every realisable pattern, and
+    every assignment is itself a realisable choice of weights. Patterns are returned as
+    bytes of the row-major boolean n × k array (``np.frombuffer(p, bool).reshape(n, k)``).
+    """
+    if n < 1 or k < 1:
+        raise ValueError("n and k must be positive")
+    out = set()
+    a_all = np.array(list(itertools.product(range(k + 1), repeat=n)), dtype=np.int8)  # (A, n)
+    for t in itertools.product(range(k), repeat=k):
+        G = a_all[:, :, None] > np.array(t, dtype=np.int8)[None, None, :]             # (A, n, k)
+        out.update(g.tobytes() for g in np.ascontiguousarray(G))
+    return out
+
+
+def all_patterns(n: int, k: int) -> np.ndarray:
+    """All 2^(n·k) boolean n × k patterns, shape (2^(nk), n, k)."""
+    m = n * k
+    idx = np.arange(2 ** m, dtype=np.int64)[:, None]
+    bits = ((idx >> np.arange(m)) & 1).astype(bool)
+    return bits.reshape(-1, n, k)
+
+
+def _stirling2(n: int, k: int) -> int:
+    return int(sp.functions.combinatorial.numbers.stirling(n, k, kind=2))
+
+
+def poly_bernoulli(n: int, k: int) -> int:
+    """Poly-Bernoulli number ``B_n^(−k) = Σ_m (m!)² S(n+1, m+1) S(k+1, m+1)``.
+
+    It counts the n × k "lonesum" binary matrices (Brewbaker 2008), i.e. those without a 2 × 2
+    XOR sub-pattern, i.e. (as the tests check) the gate patterns one bias-free unit realises.
+    B_2^(−2) = 14: all 16 two-by-two patterns but the two XOR ones.
+    """
+    return sum(math.factorial(m) ** 2 * _stirling2(n + 1, m + 1) * _stirling2(k + 1, m + 1)
+               for m in range(min(n, k) + 1))
+
+
+#: the classes of :func:`classify_context_gating`, in report order (those of the one unit-gate classifier)
+GATE_CLASSES = LEMMA_CLASSES
+
+
+def classify_context_gating(pattern, n: int, k: int) -> str:
+    """Class of one unit's gate pattern on the n-item, k-context task.
+
+    ``pattern`` is an n × k array or a gate vector over the P = n·k context-major datapoints.
+    Classes (first that applies): ``"dead"`` (never on), ``"always-on"``, ``"context-only"``
+    (on for whole contexts: every column constant), ``"single-datapoint"`` (on for exactly one
+    datapoint), ``"item-only"`` (on for whole items in every context: every row constant),
+    ``"other-staircase"`` (realisable, none of the above) and ``"not-staircase"`` (no bias-free
+    unit realises it; never produced by a network of :mod:`theorykit.sim.simulate`). Read by the one
+    unit-gate classifier, :meth:`theorykit.analysis.gates.UnitGates.lemma_classes`.
+    """
+    G = np.asarray(pattern, dtype=bool)
+    if G.ndim == 1:
+        G = pattern_from_gates(G, n, k)
+    if G.shape != (n, k):
+        raise ValueError(f"expected an {n} × {k} pattern, got shape {G.shape}")
+    return str(UnitGates(G.T.reshape(1, n * k), blocks=k).lemma_classes()[0])
+
+
+def stronger_reading_holds(pattern, n: int, k: int) -> bool:
+    """The paper's informal Lemma 4.1: the unit "gates on context alone or on a single datapoint".
+
+    True for dead, always-on, context-only and single-datapoint patterns. (False in general:
+    see ``docs/lemmas.md`` and the pinned counterexample in ``tests/test_lemmas.py``.)
+    """
+    return classify_context_gating(pattern, n, k) in ("dead", "always-on", "context-only", "single-datapoint")
+
+
+def gate_census(gates: np.ndarray, n: int, k: int) -> dict:
+    """Counts of :data:`GATE_CLASSES` over units; ``gates`` is H × P (or seeds × H × P), context-major."""
+    cls = UnitGates(np.asarray(gates, dtype=bool).reshape(-1, n * k), blocks=k).lemma_classes()
+    return {c: int(np.sum(cls == c)) for c in GATE_CLASSES}
+
+
+def context_gating_mismatch(pre: np.ndarray, n: int, k: int) -> np.ndarray:
+    """Per unit: how far its ReLU gating is, in activity, from the nearest context-only gating.
+
+    ``pre`` is H × P pre-activations (context-major datapoints). Gating unit j on a whole context c
+    instead of by its sign changes its output on the datapoints of c by ``|pre|`` where ``pre < 0``;
+    gating it off for c removes ``pre`` where ``pre > 0``. The cost of the best choice per context,
+    summed over contexts and divided by ``Σ_μ |pre_jμ|``, is returned (0: the unit is exactly
+    context-gated; units with all-zero pre-activations get 0).
+    """
+    pre = np.asarray(pre, dtype=float).reshape(-1, k, n)          # H × k × n
+    neg = np.maximum(-pre, 0).sum(axis=2)                          # cost of "on for context c"
+    pos = np.maximum(pre, 0).sum(axis=2)                           # cost of "off for context c"
+    cost = np.minimum(neg, pos).sum(axis=1)
+    total = np.abs(pre).sum(axis=(1, 2))
+    return np.divide(cost, total, out=np.zeros_like(cost), where=total > 0)

@@ -1,0 +1,579 @@
+"""Modes: exact singular value decompositions of effective datasets.
+
+Generic symbolic SVD is slow and yields nested radicals, so :func:`exact_svd` derives from
+structure first:
+
+1. zero rows and columns are dropped, and the matrix is split into the connected blocks of
+   its bipartite non-zero pattern (a block-diagonal matrix has the union of its blocks' SVDs);
+2. a block with one row or one column is rank one: ``σ = ‖b‖``, no eigenproblem at all;
+3. otherwise the smaller Gram matrix ``BᵀB`` (or ``BBᵀ``) is used: its characteristic
+   polynomial is factored over the rationals (or the symbols' field), each factor is solved
+   by radicals where its degree allows and kept as an exact ``CRootOf`` otherwise, and the
+   singular vectors come from exact null spaces. Vectors of ``CRootOf`` roots are computed
+   numerically (marked ``exact_vectors=False``); the singular values stay exact.
+
+Conventions: singular values are sorted in descending order (evaluated at the reference
+values of the symbols when symbolic); for each mode the first non-zero entry of the right
+(input) singular vector ``v`` is made positive, and ``u`` is flipped with it. Repeated
+singular values get an orthonormal basis from Gram–Schmidt on the exact null space.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..errors import DerivationError
+from .exactla import X, rational_parts, rational_svd
+
+__all__ = ["Mode", "SVD", "exact_svd", "numeric_svd", "reference_values", "is_zero", "zero_by_radical_reduction",
+           "product_of_irreducible_powers"]
+
+
+def reference_values(symbols) -> dict:
+    """Fixed, generic positive values for symbols, used to order modes and to test identities."""
+    vals = [sp.Rational(7, 10), sp.Rational(13, 10), sp.Rational(5, 3), sp.Rational(3, 7), sp.Rational(11, 5)]
+    return {s: vals[i % len(vals)] + i for i, s in enumerate(sorted(symbols, key=str))}
+
+
+def is_zero(expr, symbols=None, trials: int = 4, tol: float = 1e-10) -> bool:
+    """Decide whether ``expr`` is identically zero: by exact reduction, at random parameter values,
+    then by simplify.
+
+    An exact proof comes first (:func:`zero_by_radical_reduction`: rational-function arithmetic
+    modulo the square roots' relations); where it cannot decide, a numeric test at random values
+    (cheap and trustworthy for a non-zero answer), and if that passes everywhere the expression is
+    simplified to confirm.
+    """
+    expr = sp.sympify(expr)
+    syms = sorted(expr.free_symbols if symbols is None else symbols, key=str)
+    if syms and zero_by_radical_reduction(expr):       # exact proof first (the common case: zero)
+        return True
+    rng = np.random.default_rng(12345)
+    for _ in range(trials if syms else 1):
+        pt = {s: sp.Float(rng.uniform(0.3, 2.5), 30) for s in syms}
+        val = complex(expr.subs(pt).evalf(30))
+        if abs(val) > tol:
+            return False
+    if not syms:
+        return True
+    if sp.count_ops(expr) > SIMPLIFY_MAX_OPS:
+        # too large to simplify in bounded time: confirm at more random points, 50 digits
+        for _ in range(8):
+            pt = {s: sp.Float(rng.uniform(0.3, 2.5), 50) for s in syms}
+            if abs(complex(expr.subs(pt).evalf(50))) > tol:
+                return False
+        return True
+    return sp.simplify(expr) == 0
+
+
+def zero_by_radical_reduction(expr) -> bool:
+    """True when ``expr`` is proved identically zero by exact polynomial arithmetic; False when
+    this test cannot decide (the caller goes on to ``simplify``).
+
+    Every square root ``b^(p/2)`` (``b`` free of radicals) is replaced by ``y_b^p`` with a fresh
+    symbol ``y_b``; the numerator of the resulting rational function is reduced modulo
+    ``y_b² − b`` for every ``b``. A zero remainder proves ``expr = 0`` (the substitution
+    ``y_b = √b`` maps the remainder to the numerator); a non-zero one decides nothing (``b`` may
+    be a square). Radicals other than square roots, and functions, make it undecided."""
+    ys = {}
+
+    def rad(e):
+        if e.is_Pow and e.exp.is_Rational and e.exp.q == 2:
+            b = e.base
+            if b.has(sp.Pow) and any(a.is_Pow and not a.exp.is_Integer for a in sp.preorder_traversal(b)):
+                raise ValueError
+            y = ys.setdefault(b, sp.Dummy("y"))
+            return y ** int(e.exp.p)
+        if e.is_Pow and not e.exp.is_Integer:
+            raise ValueError
+        if e.is_Function:
+            raise ValueError
+        return e
+
+    try:
+        body = expr.replace(lambda e: e.is_Pow or e.is_Function, rad)
+        if any(a.is_Pow and not a.exp.is_Integer for a in sp.preorder_traversal(body)):
+            return False
+        if body == 0:
+            return True
+        # exact rational-function arithmetic over ℚ (sparse polynomials), the radicals' symbols
+        # first so that lex division by y² − b removes y²
+        yset = list(ys.values())
+        gens = yset + sorted(body.free_symbols - set(yset), key=str)
+        if not gens:
+            return False
+        F, *fg = sp.field(gens, sp.QQ)
+        num = F.from_expr(body).numer
+        R = num.ring
+        rels = [R.from_expr(y ** 2 - b) for b, y in ys.items()]
+        if rels:
+            num = num.rem(rels)
+        return num == 0
+    except (ValueError, sp.PolynomialError, sp.GeneratorsNeeded, sp.CoercionFailed):
+        return False
+
+
+def product_of_irreducible_powers(x) -> bool:
+    """``x`` a product of rational powers of numbers, symbols and irreducible integer polynomials
+    (e.g. ``√(Δ² + 2)/4``): ``factor`` leaves it as it is and ``simplify`` has nothing to combine."""
+    for f in sp.Mul.make_args(x):
+        b, e = f.as_base_exp()
+        if not e.is_Rational:
+            return False
+        if b.is_Number or b.is_Symbol:
+            continue
+        if not (b.is_Add and b.is_polynomial() and all(c.is_Integer for c in sp.Poly(b).coeffs())):
+            return False
+        if sp.factor(b) != b:
+            return False
+    return True
+
+
+def _radical_free(x) -> bool:
+    """No fractional powers and no functions: a rational function of its symbols."""
+    return all(a.exp.is_Integer for a in x.atoms(sp.Pow)) and not x.atoms(sp.Function)
+
+
+def _tidy_vec(v: sp.Matrix, kind: str) -> sp.Matrix:
+    """A vector's presentation form: entrywise :func:`tidy` (``kind`` "plain"), or ``radsimp`` of it
+    ("rad": the eigenvectors of a Gram matrix), bounded in size."""
+    if kind == "rad":
+        return v.applyfunc(lambda x: sp.radsimp(tidy(x)) if sp.count_ops(x) <= SIMPLIFY_MAX_OPS else x)
+    return v.applyfunc(tidy)
+
+
+def _num(expr, ref) -> float:
+    return float(sp.re(sp.N(sp.sympify(expr).subs(ref), 30)))
+
+
+#: expressions with more operations than this are kept as they are (still exact, just not
+#: tidied): SymPy's ``simplify`` can run for many minutes on large nested radicals, which a spec
+#: with symbolic entries in a 3 × 4 matrix can produce. Simplification here is presentation only.
+SIMPLIFY_MAX_OPS = 120
+
+
+def tidy(x):
+    """Exact, cheaper-to-read form of ``x``: ``factor(simplify(x))`` for a symbolic expression,
+    ``sqrtdenest(radsimp(x))`` for a number (both exact rewritings: nothing is guessed from digits);
+    ``x`` unchanged when it is larger than :data:`SIMPLIFY_MAX_OPS` operations (bounded cost on any
+    input)."""
+    x = sp.sympify(x)
+    if x.is_Rational or x.is_Symbol:
+        return x
+    if sp.count_ops(x) > SIMPLIFY_MAX_OPS:
+        return x
+    if x.free_symbols:
+        # a rational function of the symbols (possibly only after expansion: products of equal
+        # square roots multiply out) has a canonical factored form: factor it, no simplify needed
+        if _radical_free(x) or product_of_irreducible_powers(x):
+            return sp.factor(x)
+        e = sp.expand(x)
+        if _radical_free(e):
+            return sp.factor(e)
+        return sp.factor(sp.simplify(x))
+    if x.has(sp.CRootOf, sp.Float):
+        return x
+    try:
+        return sp.sqrtdenest(sp.radsimp(x))
+    except Exception:  # pragma: no cover - denesting is best-effort presentation
+        return x
+
+
+_simp = tidy
+
+#: total operation count of (G − λI) above which pivots are decided numerically (see _eigen_gram)
+NULLSPACE_SIMPLIFY_MAX_OPS = 300
+
+
+def _is_zero_at_random_points(x, trials: int = 3, digits: int = 40) -> bool:
+    """Pivot test for exact elimination: ``x`` is zero iff it vanishes (to 1e-25) at ``trials``
+    random parameter points evaluated with ``digits`` digits. A non-zero rational function or
+    radical vanishes at a random real point with probability zero, so this errs only at
+    negligible probability, and never runs long."""
+    x = sp.sympify(x)
+    if x.is_Number:
+        return bool(x == 0)
+    syms = sorted(x.free_symbols, key=str)
+    rng = np.random.default_rng(2024)
+    for _ in range(trials if syms else 1):
+        pt = {s: sp.Float(rng.uniform(0.3, 2.5), digits) for s in syms}
+        if abs(complex(x.subs(pt).evalf(digits))) > 1e-25:
+            return False
+    return True
+
+
+class Mode:
+    """One mode α of an effective dataset: ``Σyx = Σ_α s_α u_α v_αᵀ``.
+
+    ``d`` is the input variance ``v_αᵀ Σx v_α`` (``None`` until an input correlation is given).
+    Built from the exact engine (:mod:`theorykit.theory.exactla`), ``s``, ``u``, ``v`` and ``d`` are SymPy
+    objects made on first access; ``s_text`` writes the exact value without building it and
+    ``s_float``/``d_float`` are its numbers.
+    """
+
+    __slots__ = ("_s", "_u", "_v", "_d", "_d_pending", "exact_vectors", "raw", "_d_float", "_uv_pending")
+
+    def __init__(self, s=None, u=None, v=None, d=None, exact_vectors: bool = True, raw=None, d_pending=False,
+                 d_float=None, uv_pending=False):
+        self._s, self._u, self._v, self._d = s, u, v, d
+        self._d_pending = d_pending          # d is exact but not tidied yet (tidied on first access)
+        # (u kind, v kind) of _tidy_vec while u, v are exact but not tidied yet (tidied on first access)
+        self._uv_pending = uv_pending
+        self.exact_vectors = bool(exact_vectors if raw is None else raw.exact_vectors)
+        self.raw = raw
+        self._d_float = d_float
+
+    @property
+    def s(self) -> sp.Expr:
+        if self._s is None:
+            self._s = self.raw.s.expr() if self.raw.s._expr is None else self.raw.s._expr
+        return self._s
+
+    def _tidy_vectors(self):
+        if self._uv_pending:
+            ku, kv = self._uv_pending
+            self._u, self._v = _tidy_vec(self._u, ku), _tidy_vec(self._v, kv)
+            self._uv_pending = False
+
+    @property
+    def u(self) -> sp.Matrix:
+        if self._u is None:
+            self._u = self.raw.u.sympy()
+        self._tidy_vectors()
+        return self._u
+
+    @property
+    def v(self) -> sp.Matrix:
+        if self._v is None:
+            self._v = self.raw.v.sympy()
+        self._tidy_vectors()
+        return self._v
+
+    @property
+    def u_untidied(self) -> sp.Matrix:
+        """``u`` as derived (exact), without the presentation-only simplification."""
+        return self._u if self._u is not None else self.u
+
+    @property
+    def v_untidied(self) -> sp.Matrix:
+        """``v`` as derived (exact), without the presentation-only simplification."""
+        return self._v if self._v is not None else self.v
+
+    @property
+    def d(self):
+        if self._d_pending:
+            self._d = tidy(self._d)
+            self._d_pending = False
+        return self._d
+
+    @property
+    def d_untidied(self):
+        """``d`` as derived (exact), without the presentation-only simplification."""
+        return self._d
+
+    @property
+    def s_text(self) -> str:
+        """The exact singular value as text that ``sympy.sympify`` reads back (built without
+        constructing a ``CRootOf`` object where the engine kept a polynomial and a root index)."""
+        if self.raw is not None and self._s is None:
+            return self.raw.s.text()
+        return str(self.s)
+
+    def s_float(self, ref=None) -> float:
+        if self.raw is not None:
+            return float(self.raw.s.mp)
+        return _num(self.s, ref or {})
+
+    def d_float(self, ref=None) -> float:
+        if self._d_float is not None:
+            return self._d_float
+        return _num(self._d, ref or {})
+
+    def with_d(self, d, d_pending=False, d_float=None) -> "Mode":
+        m = Mode(self._s, self._u, self._v, d, self.exact_vectors, self.raw, d_pending, d_float, self._uv_pending)
+        return m
+
+    def u_floats(self, ref=None) -> np.ndarray:
+        if self.raw is not None:
+            return self.raw.u.floats()
+        return np.array([_num(x, ref or {}) for x in self.u])
+
+    def v_floats(self, ref=None) -> np.ndarray:
+        if self.raw is not None:
+            return self.raw.v.floats()
+        return np.array([_num(x, ref or {}) for x in self.v])
+
+    def __eq__(self, other):
+        if not isinstance(other, Mode):
+            return NotImplemented
+        return (self.s, self.u, self.v, self.d) == (other.s, other.u, other.v, other.d)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"Mode(s={self.s_text}, d={self.d}, exact_vectors={self.exact_vectors})"
+
+    def _repr_latex_(self):
+        d = "" if self.d is None else f",\\quad d = {sp.latex(self.d)}"
+        return f"$s = {sp.latex(self.s)}{d}$"
+
+    def latex(self) -> str:
+        return self._repr_latex_().strip("$")
+
+
+@dataclass(frozen=True)
+class SVD:
+    """Exact SVD of a matrix, modes in descending order of singular value."""
+
+    modes: tuple
+    shape: tuple
+    reference: Mapping = field(default_factory=dict)
+
+    @property
+    def singular_values(self) -> list:
+        return [m.s for m in self.modes]
+
+    @property
+    def rank(self) -> int:
+        return len(self.modes)
+
+    @property
+    def U(self) -> sp.Matrix:
+        return sp.Matrix.hstack(*[m.u for m in self.modes]) if self.modes else sp.zeros(self.shape[0], 0)
+
+    @property
+    def V(self) -> sp.Matrix:
+        return sp.Matrix.hstack(*[m.v for m in self.modes]) if self.modes else sp.zeros(self.shape[1], 0)
+
+    @property
+    def S(self) -> sp.Matrix:
+        return sp.diag(*self.singular_values) if self.modes else sp.zeros(0, 0)
+
+    def numeric(self, values: Mapping | None = None):
+        """``(U, s, V)`` as float arrays (from the exact engine's high-precision vectors, or by
+        evaluating the exact expressions at ``values`` and the reference values)."""
+        ref = dict(self.reference)
+        ref.update(values or {})
+        if not self.modes:
+            return np.zeros((self.shape[0], 0)), np.zeros(0), np.zeros((self.shape[1], 0))
+        U = np.stack([m.u_floats(ref) for m in self.modes], axis=1)
+        V = np.stack([m.v_floats(ref) for m in self.modes], axis=1)
+        return U, np.array([m.s_float(ref) for m in self.modes]), V
+
+    def reconstruct(self) -> sp.Matrix:
+        return self.U * self.S * self.V.T
+
+    def floats(self, values: Mapping | None = None) -> list:
+        ref = dict(self.reference)
+        ref.update(values or {})
+        return [m.s_float(ref) for m in self.modes]
+
+    def _repr_latex_(self):
+        return "$\\sigma = (" + ", ".join(sp.latex(s) for s in self.singular_values) + ")$"
+
+    def latex(self) -> str:
+        return self._repr_latex_().strip("$")
+
+
+def _components(M: sp.Matrix):
+    """Connected blocks of the bipartite non-zero pattern: list of (row indices, col indices)."""
+    rows = [i for i in range(M.rows) if any(M[i, j] != 0 for j in range(M.cols))]
+    cols = [j for j in range(M.cols) if any(M[i, j] != 0 for i in range(M.rows))]
+    parent = {("r", i): ("r", i) for i in rows}
+    parent.update({("c", j): ("c", j) for j in cols})
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for i in rows:
+        for j in cols:
+            if M[i, j] != 0:
+                ra, rb = find(("r", i)), find(("c", j))
+                if ra != rb:
+                    parent[ra] = rb
+    groups: dict = {}
+    for node in parent:
+        groups.setdefault(find(node), []).append(node)
+    out = []
+    for nodes in groups.values():
+        r = sorted(i for t, i in nodes if t == "r")
+        c = sorted(j for t, j in nodes if t == "c")
+        if r and c:
+            out.append((r, c))
+    return out
+
+
+def _eigen_gram(G: sp.Matrix, ref):
+    """Positive eigenvalues of a PSD Gram matrix with orthonormal eigenvectors.
+
+    Returns a list of (λ, [vectors], exact_vectors).
+    """
+    cp = G.charpoly(sp.Dummy("x") if G.free_symbols else X)
+    _, factors = cp.factor_list()
+    found = []
+    symbolic = bool(G.free_symbols)
+    for fp, _mult in factors:
+        f = fp.as_expr()
+        deg = fp.degree()
+        if deg == 0:
+            continue
+        if deg <= 2 or (deg <= 4 and not symbolic):
+            rts = sp.roots(fp, multiple=True)
+            # radicals only where they are real surds: a cubic with three real roots
+            # (casus irreducibilis) would need complex radicals, so keep CRootOf there
+            if len(rts) != deg or (deg > 2 and any(r.has(sp.I) or sp.count_ops(r) > 40 for r in rts)):
+                rts = None
+        else:
+            rts = None
+        if rts is None:
+            if symbolic:
+                raise DerivationError(
+                    f"the Gram matrix has an irreducible factor of degree {deg} in the symbols; "
+                    "no closed-form singular values. Substitute numbers for the symbols (--set NAME=VALUE).")
+            if not fp.get_domain().is_Exact or fp.get_domain().is_EX or fp.get_domain().is_AlgebraicField:
+                # CRootOf needs rational coefficients; irrational entries (sqrt(2), ...) give a factor
+                # over an algebraic domain: say so instead of guessing or failing inside SymPy
+                raise DerivationError(
+                    f"the Gram matrix has an irreducible factor of degree {deg} with irrational coefficients "
+                    f"({fp.get_domain()}); exact singular values are not supported for it. Use rational entries "
+                    "in the data, or theorykit.numeric_svd for numbers.")
+            rts = [sp.CRootOf(fp, i) for i in range(deg)]
+        for r in dict.fromkeys(rts):
+            if r == 0 or (not symbolic and abs(_num(r, ref)) < 1e-14):
+                continue
+            if _num(r, ref) < 0:
+                raise DerivationError(f"negative eigenvalue {r} of a Gram matrix")
+            found.append(r)
+    out = []
+    n = G.rows
+    for r in dict.fromkeys(found):
+        if r.has(sp.CRootOf):
+            # exact value, numeric vectors at high precision
+            with mpmath.workdps(60):
+                A = mpmath.matrix([[mpmath.mpf(str(sp.N(G[i, j], 60))) for j in range(n)] for i in range(n)])
+                E, Q = mpmath.eigsy(A)
+                val = mpmath.mpf(str(sp.N(r, 60)))
+                scale = max(abs(E[j]) for j in range(n))
+                vecs = [sp.Matrix([sp.Float(str(Q[i, j]), 40) for i in range(n)])
+                        for j in range(n) if abs(E[j] - val) < mpmath.mpf("1e-35") * scale]
+            if not vecs:
+                raise DerivationError(f"no eigenvector found for the eigenvalue {r}")
+            out.append((r, vecs, False))
+            continue
+        N = (G - r * sp.eye(n)).applyfunc(lambda x: sp.radsimp(sp.expand(x)))
+        if sum(sp.count_ops(x) for x in N) <= NULLSPACE_SIMPLIFY_MAX_OPS:
+            basis = N.nullspace(simplify=True)
+        else:
+            # large symbolic entries: SymPy's simplify-based pivoting has no time bound; decide
+            # pivots by evaluation at random parameter values instead (exact arithmetic kept)
+            basis = N.nullspace(iszerofunc=_is_zero_at_random_points)
+        if not basis:
+            raise DerivationError(f"could not find the null space for eigenvalue {r}")
+        vecs = sp.GramSchmidt(basis, orthonormal=True)        # exact; tidied when shown (Mode.u/.v)
+        out.append((r, vecs, True))
+    return out
+
+
+def _sign_fix(u: sp.Matrix, v: sp.Matrix, ref):
+    for x in v:
+        val = _num(x, ref)
+        if abs(val) > 1e-12:
+            return (u, v) if val > 0 else (-u, -v)
+    return u, v
+
+
+def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) -> SVD:
+    """Exact SVD of ``M`` (see the module docstring for method and conventions).
+
+    A matrix with rational entries goes to the exact engine of :mod:`theorykit.theory.exactla` (FLINT);
+    ``cache`` (a dict) lets calls share the SVDs of identical blocks. ``M`` may also be given as
+    ``(B, den)``: an integer numpy array and a common denominator.
+
+    >>> import sympy as sp
+    >>> exact_svd(sp.Matrix([[1, 1, 0], [0, 0, 2]])).singular_values
+    [2, sqrt(2)]
+    """
+    if isinstance(M, tuple):
+        B, den = M
+        raws = rational_svd(B, den, cache)
+        return SVD(tuple(Mode(raw=r) for r in raws), tuple(B.shape), dict(reference or {}))
+    M = sp.Matrix(M)
+    if not M.free_symbols:
+        parts = rational_parts(M)
+        if parts is not None:
+            raws = rational_svd(parts[0], parts[1], cache)
+            return SVD(tuple(Mode(raw=r) for r in raws), (M.rows, M.cols), dict(reference or {}))
+    M = M.applyfunc(sp.expand)
+    ref = dict(reference) if reference else reference_values(M.free_symbols)
+    modes = []
+    for rows, cols in _components(M):
+        B = M.extract(rows, cols)
+        parts = rational_parts(B) if not B.free_symbols else None
+        if parts is not None:
+            # a numeric block of a symbolic matrix: the exact engine
+            for r in rational_svd(parts[0], parts[1], cache):
+                u = sp.zeros(M.rows, 1)
+                v = sp.zeros(M.cols, 1)
+                ub, vb = r.u.sympy(), r.v.sympy()
+                for a, i in enumerate(rows):
+                    u[i] = ub[a]
+                for a, j in enumerate(cols):
+                    v[j] = vb[a]
+                modes.append(Mode(r.s.expr() if r.s._expr is None else r.s._expr, u, v, None, r.exact_vectors))
+            continue
+        if B.rows == 1 or B.cols == 1:
+            flat = list(B)
+            s = _simp(sp.sqrt(sum(x ** 2 for x in flat)))
+            if B.rows == 1:
+                u_b, v_b = sp.Matrix([1]), B.T / s              # tidied when shown (Mode.u/.v)
+            else:
+                u_b, v_b = B / s, sp.Matrix([1])
+            blocks = [(s, u_b, v_b, True, ("plain", "plain"))]
+        else:
+            blocks = []
+            if B.cols <= B.rows:
+                for lam, vecs, ex in _eigen_gram((B.T * B).applyfunc(sp.expand), ref):
+                    s = _simp(sp.sqrt(lam))
+                    for v_b in vecs:
+                        u_b = (B * v_b / s)
+                        u_b = u_b if ex else u_b.applyfunc(lambda x: sp.N(x, 30))
+                        blocks.append((s, u_b, v_b, ex, ("plain", "rad")))
+            else:
+                for lam, vecs, ex in _eigen_gram((B * B.T).applyfunc(sp.expand), ref):
+                    s = _simp(sp.sqrt(lam))
+                    for u_b in vecs:
+                        v_b = (B.T * u_b / s)
+                        v_b = v_b if ex else v_b.applyfunc(lambda x: sp.N(x, 30))
+                        blocks.append((s, u_b, v_b, ex, ("rad", "plain")))
+        for s, u_b, v_b, ex, kinds in blocks:
+            u = sp.zeros(M.rows, 1)
+            v = sp.zeros(M.cols, 1)
+            for a, i in enumerate(rows):
+                u[i] = u_b[a]
+            for a, j in enumerate(cols):
+                v[j] = v_b[a]
+            u, v = _sign_fix(u, v, ref)
+            modes.append(Mode(s, u, v, None, ex, uv_pending=kinds if ex else False))
+    # stable order: by value, descending; ties keep discovery order
+    modes = sorted(modes, key=lambda m: -_num(m.s, ref))
+    return SVD(tuple(modes), (M.rows, M.cols), ref)
+
+
+def numeric_svd(M: np.ndarray, tol: float = 1e-12):
+    """numpy SVD with theorykit's conventions (descending, first non-zero of v positive, rank-trimmed)."""
+    U, s, Vt = np.linalg.svd(np.asarray(M, dtype=float), full_matrices=False)
+    keep = s > tol * max(1.0, s[0] if s.size else 1.0)
+    U, s, V = U[:, keep], s[keep], Vt[keep].T
+    for a in range(s.size):
+        i = np.flatnonzero(np.abs(V[:, a]) > 1e-9)
+        if i.size and V[i[0], a] < 0:
+            U[:, a] *= -1
+            V[:, a] *= -1
+    return U, s, V
