@@ -9,7 +9,7 @@ from theorykit.errors import DivergenceError
 
 
 def _steps_to_converge(der, values, factor=2.5):
-    th = [float(sp.N(x.subs(der._numeric_values(values)))) for ts in der.t_half.values() for x in ts]
+    th = [float(sp.N(x.subs(der.numeric_values(values)))) for ts in der.t_half.values() for x in ts]
     return int(factor * max(th))
 
 

@@ -242,7 +242,7 @@ def katex_css_inline() -> str:
     return css
 
 
-def _img_data_uri(path: Path) -> str | None:
+def img_data_uri(path: Path) -> str | None:
     try:
         data = path.read_bytes()
     except OSError:
@@ -252,7 +252,7 @@ def _img_data_uri(path: Path) -> str | None:
     return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
 
 
-_CSS = """
+PAGE_CSS = """
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1f2328;
  max-width:1150px;margin:0 auto;padding:24px 28px;background:#fff}
 h1{font-size:1.7em;margin:.2em 0}h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:1.6em}
@@ -299,7 +299,7 @@ _JS = r"""
 """
 
 
-def _e(s) -> str:
+def html_escape(s) -> str:
     return html.escape(str(s), quote=True)
 
 
@@ -310,55 +310,55 @@ def render_html(results: dict, out_dir) -> str:
     counts = results.get("verdict_counts", {})
     H = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
          '<meta name="viewport" content="width=device-width, initial-scale=1">',
-         f"<title>theorykit validation report ({_e(mode)})</title>",
-         f"<style>{katex_css_inline()}</style>", f"<style>{_CSS}</style>", "</head><body>",
+         f"<title>theorykit validation report ({html_escape(mode)})</title>",
+         f"<style>{katex_css_inline()}</style>", f"<style>{PAGE_CSS}</style>", "</head><body>",
          f"<h1>theorykit validation report</h1>",
          f'<p class="sub">Reproduction of <em>Make Haste Slowly: A Theory of Emergent Structured Mixed '
          f'Selectivity in Feature Learning ReLU Networks</em> (Jarvis, Klein, Rosman &amp; Saxe, ICLR 2025). '
-         f'theorykit {_e(results.get("theorykit_version", "?"))}, <b>{_e(mode)}</b> mode'
+         f'theorykit {html_escape(results.get("theorykit_version", "?"))}, <b>{html_escape(mode)}</b> mode'
          + (f', {results["seconds"]:.0f} s' if isinstance(results.get("seconds"), (int, float)) else "")
          + ".</p>", '<div class="summary">']
     for v in VERDICTS:
-        H.append(f'<span class="badge" style="background:{_COLOURS[v]}">{_e(v)}: {counts.get(v, 0)}</span>')
+        H.append(f'<span class="badge" style="background:{_COLOURS[v]}">{html_escape(v)}: {counts.get(v, 0)}</span>')
     H.append("</div>")
     status = results.get("status") or {}
     if status:
-        H.append('<p class="small">Suites: ' + ", ".join(f"{_e(k)} ({_e(v)})" for k, v in status.items())
+        H.append('<p class="small">Suites: ' + ", ".join(f"{html_escape(k)} ({html_escape(v)})" for k, v in status.items())
                  + ".</p>")
 
     H += ["<h2>Claims</h2>", "<table><thead><tr><th>suite</th><th>paper claim</th><th>our figure</th>"
           "<th>agreement</th><th>verdict</th></tr></thead><tbody>"]
     for r in results.get("claims", []):
-        src = f'<div class="small">{_e(r["source"])}</div>' if r.get("source") else ""
-        H.append(f'<tr><td>{_e(r["suite"])}</td><td>{_e(r["claim"])}{src}</td><td>{_e(r["ours"])}</td>'
-                 f'<td>{_e(r["agreement"])}</td><td class="v" style="color:{_COLOURS[r["verdict_class"]]}">'
-                 f'{_e(r["verdict"])}</td></tr>')
+        src = f'<div class="small">{html_escape(r["source"])}</div>' if r.get("source") else ""
+        H.append(f'<tr><td>{html_escape(r["suite"])}</td><td>{html_escape(r["claim"])}{src}</td><td>{html_escape(r["ours"])}</td>'
+                 f'<td>{html_escape(r["agreement"])}</td><td class="v" style="color:{_COLOURS[r["verdict_class"]]}">'
+                 f'{html_escape(r["verdict"])}</td></tr>')
     if not results.get("claims"):
         H.append('<tr><td colspan="5">no claims</td></tr>')
     H.append("</tbody></table>")
 
     for name, res in results.get("suites", {}).items():
-        H.append(f'<h2 id="{_e(name)}">{_e(name)}</h2>')
+        H.append(f'<h2 id="{html_escape(name)}">{html_escape(name)}</h2>')
         if res.get("description"):
-            H.append(f"<p>{_e(res['description'])}</p>")
+            H.append(f"<p>{html_escape(res['description'])}</p>")
         nums = _key_numbers(res)
         if nums:
-            H.append('<table class="nums"><tbody>' + "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>"
+            H.append('<table class="nums"><tbody>' + "".join(f"<tr><td>{html_escape(k)}</td><td>{html_escape(v)}</td></tr>"
                                                              for k, v in nums) + "</tbody></table>")
         for label, tex in collect_latex(res):
             body, disp = _strip_math_delims(tex)
             cls = "tex display" if disp else "tex"
-            H.append(f'<div class="eq"><div class="lab">{_e(label)}</div>'
-                     f'<div class="{cls}" data-tex="{_e(body)}"><code>{_e(body)}</code></div></div>')
+            H.append(f'<div class="eq"><div class="lab">{html_escape(label)}</div>'
+                     f'<div class="{cls}" data-tex="{html_escape(body)}"><code>{html_escape(body)}</code></div></div>')
         for f, cap in _figures(res):
-            uri = _img_data_uri(out_dir / f)
+            uri = img_data_uri(out_dir / f)
             if uri is None:
-                H.append(f'<p class="missing">figure {_e(f)} is missing</p>')
+                H.append(f'<p class="missing">figure {html_escape(f)} is missing</p>')
             else:
-                H.append(f'<figure><img src="{uri}" alt="{_e(cap)}"><figcaption>{_e(cap if cap != f else f)}</figcaption></figure>')
+                H.append(f'<figure><img src="{uri}" alt="{html_escape(cap)}"><figcaption>{html_escape(cap if cap != f else f)}</figcaption></figure>')
     for name, err in (results.get("failed") or {}).items():
-        H.append(f'<h2 id="{_e(name)}">{_e(name)} <span style="color:{_COLOURS["failed"]}">(failed)</span></h2>')
-        H.append(f"<pre>{_e(err.get('traceback') or err.get('error', err))}</pre>")
+        H.append(f'<h2 id="{html_escape(name)}">{html_escape(name)} <span style="color:{_COLOURS["failed"]}">(failed)</span></h2>')
+        H.append(f"<pre>{html_escape(err.get('traceback') or err.get('error', err))}</pre>")
     H.append(f"<script>{_asset('katex.min.js').decode('utf-8')}</script>")
     H.append(f"<script>{_asset('contrib', 'auto-render.min.js').decode('utf-8')}</script>")
     H.append(f"<script>{_JS}</script>")

@@ -175,14 +175,14 @@ _IMG_JS = """window.addEventListener("load", function(){
 
 def render_html(cmp: Comparison, figures: dict) -> str:
     """The comparison page (figures embedded as data URIs, the validation report's style)."""
-    from ..report import _CSS, _e, _img_data_uri
+    from ..report import PAGE_CSS, html_escape, img_data_uri
 
     ag = cmp.agreement()
     H = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-         f"<title>theorykit compare: {_e(cmp.spec.name)}</title>", f"<style>{_CSS}</style>", "</head><body>",
-         f"<h1>{_e(cmp.spec.name)} against the run it was found in</h1>",
+         f"<title>theorykit compare: {html_escape(cmp.spec.name)}</title>", f"<style>{PAGE_CSS}</style>", "</head><body>",
+         f"<h1>{html_escape(cmp.spec.name)} against the run it was found in</h1>",
          f'<p class="sub">{len(cmp.spec.pathways)} pathways; {len(cmp.steps)} checkpoints, steps '
-         f"{int(cmp.steps[0])}…{int(cmp.steps[-1])}; lr {cmp.lr:g}, loss {_e(cmp.loss)}; "
+         f"{int(cmp.steps[0])}…{int(cmp.steps[-1])}; lr {cmp.lr:g}, loss {html_escape(cmp.loss)}; "
          f"a0 = {cmp.a0:.3g} (a0 rule at the first checkpoint).</p>",
          "<h2>Agreement</h2>", '<table class="nums"><tbody>',
          f"<tr><td>run's initial loss L(0)</td><td>{cmp.L0:.6g}</td></tr>"]
@@ -190,17 +190,17 @@ def render_html(cmp: Comparison, figures: dict) -> str:
               "race_vs_run": "race reduction vs run: max |ΔL| / L(0)",
               "race_vs_gdln": "race reduction vs found GDLN: max |ΔL| / L(0)"}
     for k, v in ag.items():
-        H.append(f"<tr><td>{_e(labels[k])}</td><td>{v:.4f}</td></tr>")
+        H.append(f"<tr><td>{html_escape(labels[k])}</td><td>{v:.4f}</td></tr>")
     H.append("</tbody></table>")
     for n in cmp.notes:
-        H.append(f'<p class="small">{_e(n)}</p>')
+        H.append(f'<p class="small">{html_escape(n)}</p>')
     for name, cap in figures.items():
-        H.append(f'<figure><img src="{_img_data_uri(Path(name))}" alt="{_e(cap)}">'
-                 f"<figcaption>{_e(cap)}</figcaption></figure>")
+        H.append(f'<figure><img src="{img_data_uri(Path(name))}" alt="{html_escape(cap)}">'
+                 f"<figcaption>{html_escape(cap)}</figcaption></figure>")
     H += ["<h2>Pathways</h2>", "<table><thead><tr><th>pathway</th><th>hidden units</th><th>active on</th>"
           "</tr></thead><tbody>"]
     for p in cmp.spec.pathways:
-        H.append(f"<tr><td>{_e(p.name)}</td><td>{p.hidden}</td><td>{sum(p.active)} of {len(p.active)} "
+        H.append(f"<tr><td>{html_escape(p.name)}</td><td>{p.hidden}</td><td>{sum(p.active)} of {len(p.active)} "
                  "datapoints</td></tr>")
     H += ["</tbody></table>", "<h2>Loss at the checkpoints</h2>",
           "<table><thead><tr><th>step</th><th>run</th><th>GDLN</th><th>race</th></tr></thead><tbody>"]

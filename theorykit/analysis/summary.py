@@ -75,7 +75,7 @@ def _t_halves(der, values) -> dict:
     import sympy as sp
 
     try:
-        vals = der._numeric_values(values)
+        vals = der.numeric_values(values)
     except Exception:  # noqa: BLE001 - symbols without values: no numbers
         return {}
     out = {}
@@ -142,7 +142,7 @@ def simulate_text(out: dict) -> str:
 
 def _frames(spec, der, values):
     """(graph pathway, U, V) per pathway with numeric singular vectors."""
-    from ..theory.derivation import _np
+    from ..theory.derivation import numeric_matrix
     from ..spec.graph import graph_from_pathways
 
     g = graph_from_pathways(spec)
@@ -150,7 +150,7 @@ def _frames(spec, der, values):
     out = []
     for gp in g.pathways:
         svd = der.modes[gp.name]
-        out.append((gp, _np(svd.U, vals), _np(svd.V, vals)))
+        out.append((gp, numeric_matrix(svd.U, vals), numeric_matrix(svd.V, vals)))
     return out
 
 

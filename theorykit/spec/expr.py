@@ -18,7 +18,7 @@ from typing import Mapping
 import sympy as sp
 
 from ..errors import SpecError
-from .fields import _log10_abs, _short, check_real_finite
+from .fields import log10_abs, short_repr, check_real_finite
 
 __all__ = ["parse_expr", "to_exact", "SYMBOL_ASSUMPTIONS"]
 
@@ -105,12 +105,12 @@ def _walk1(node, symbols, field, text):
             if not right.is_number:
                 raise SpecError(field, f"exponent {right} in {text!r} is not a number", "use a numeric exponent")
             if bool(abs(right) > _MAX_POW):
-                raise SpecError(field, f"exponent {_short(right)} in {text!r} is too large",
+                raise SpecError(field, f"exponent {short_repr(right)} in {text!r} is too large",
                                 f"keep |exponent| <= {_MAX_POW}")
             if left == 0 and bool(right < 0):
                 raise SpecError(field, f"division by zero in {text!r} (0 to a negative power)", "fix the base")
             if left.is_number and left != 0:
-                lg = _log10_abs(left)
+                lg = log10_abs(left)
                 if lg is not None and abs(lg * float(right)) > _MAX_LOG10:
                     raise SpecError(field, f"{text!r} is about 1e{int(lg * float(right))}, far outside the "
                                     "range of numbers in the data", "use numbers between 1e-6 and 1e6")
@@ -129,7 +129,7 @@ def _walk1(node, symbols, field, text):
         args = [_walk(a, symbols, field, text) for a in node.args]
         if node.func.id == "sqrt" and len(args) == 1:
             if args[0].is_number and bool(args[0] < 0):
-                raise SpecError(field, f"sqrt of the negative number {_short(args[0])} in {text!r} is imaginary; "
+                raise SpecError(field, f"sqrt of the negative number {short_repr(args[0])} in {text!r} is imaginary; "
                                 "only real numbers are allowed", "take sqrt of a non-negative number")
             return sp.sqrt(args[0])
         if node.func.id == "Rational" and len(args) == 2:

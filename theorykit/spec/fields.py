@@ -76,7 +76,7 @@ def type_name(v) -> str:
     return f"a {type(v).__name__}"
 
 
-def _short(v, n: int = 60) -> str:
+def short_repr(v, n: int = 60) -> str:
     s = repr(v)
     return s if len(s) <= n else s[: n - 3] + "..."
 
@@ -84,7 +84,7 @@ def _short(v, n: int = 60) -> str:
 def table(value, field: str, fix: str) -> dict:
     """``value`` must be a table (dict)."""
     if not isinstance(value, Mapping):
-        raise SpecError(field, f"must be a table, got {type_name(value)} {_short(value)}", fix)
+        raise SpecError(field, f"must be a table, got {type_name(value)} {short_repr(value)}", fix)
     return dict(value)
 
 
@@ -105,24 +105,24 @@ def required(tab: Mapping, key: str, field: str, fix: str):
 def integer(value, field: str, *, lo: int, hi: int | None = None, fix: str) -> int:
     """An integer (not a boolean, not a float) in ``[lo, hi]``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise SpecError(field, f"needs an integer, got {type_name(value)} {_short(value)}", fix)
+        raise SpecError(field, f"needs an integer, got {type_name(value)} {short_repr(value)}", fix)
     v = int(value)
     if v < lo or (hi is not None and v > hi):
         rng = f"at least {lo}" if hi is None else f"between {lo} and {hi}"
-        raise SpecError(field, f"{_short(v)} is out of range: must be {rng}", fix)
+        raise SpecError(field, f"{short_repr(v)} is out of range: must be {rng}", fix)
     return v
 
 
 def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = False) -> float:
     """A finite real number (TOML integer or float, not a boolean) in ``[lo, hi]`` (``(lo, hi]`` if lo_open)."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float)):
-        raise SpecError(field, f"needs a number, got {type_name(value)} {_short(value)}", fix)
+        raise SpecError(field, f"needs a number, got {type_name(value)} {short_repr(value)}", fix)
     try:
         v = float(value)
     except OverflowError:
         v = math.inf
     if not math.isfinite(v):
-        raise SpecError(field, f"{_short(value)} is not a finite number", fix)
+        raise SpecError(field, f"{short_repr(value)} is not a finite number", fix)
     if v < lo or v > hi or (lo_open and v == lo):
         left = "(" if lo_open else "["
         raise SpecError(field, f"{fmt(v)} is out of range {left}{fmt(lo)}, {fmt(hi)}]", fix)
@@ -132,14 +132,14 @@ def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = F
 def choice(value, field: str, choices: Iterable[str], fix: str | None = None) -> str:
     choices = list(choices)
     if not isinstance(value, str) or value not in choices:
-        raise SpecError(field, f"{_short(value)} is not one of {choices}", fix or f"use one of {choices}")
+        raise SpecError(field, f"{short_repr(value)} is not one of {choices}", fix or f"use one of {choices}")
     return value
 
 
 def label(value, field: str, fix: str) -> str:
     """A non-empty name of at most NAME_MAX_LEN printable characters (any script; no control characters)."""
     if not isinstance(value, str):
-        raise SpecError(field, f"needs a string, got {type_name(value)} {_short(value)}", fix)
+        raise SpecError(field, f"needs a string, got {type_name(value)} {short_repr(value)}", fix)
     if not value or not value.strip():
         raise SpecError(field, "is empty", fix)
     if len(value) > NAME_MAX_LEN:
@@ -164,7 +164,7 @@ def check_real_finite(expr, field: str, text=None) -> sp.Expr:
     return expr
 
 
-def _log10_abs(x: sp.Expr):
+def log10_abs(x: sp.Expr):
     """log10 |x| of a non-zero real number without overflowing (None if it cannot be evaluated)."""
     if x.is_Rational:
         p, q = abs(int(x.p)), int(x.q)
@@ -183,8 +183,8 @@ def check_magnitude(expr: sp.Expr, field: str, *, lo: float = DATA_MIN, hi: floa
     """A number (no symbols) must be 0 or have ``lo <= |x| <= hi``; symbolic values pass."""
     if expr.free_symbols or expr == 0:
         return expr
-    what = _short(text) if text is not None else "the value"
-    lg = _log10_abs(expr)
+    what = short_repr(text) if text is not None else "the value"
+    lg = log10_abs(expr)
     if lg is None:
         raise SpecError(field, f"{what} cannot be evaluated to a real number", "write a real number")
     if lg > math.log10(hi) + 1e-12:

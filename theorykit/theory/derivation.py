@@ -249,7 +249,8 @@ class Derivation:
                                   "Use predict_loss(), which integrates the race reduction.")
 
     # -- numbers -----------------------------------------------------------------------------
-    def _numeric_values(self, values: Mapping | None) -> dict:
+    def numeric_values(self, values: Mapping | None) -> dict:
+        """``values`` keyed by the task's SymPy symbols (names resolved), for ``subs``."""
         vals = {}
         for k, v in (values or {}).items():
             vals[self.task.symbols.get(k, k) if isinstance(k, str) else k] = v
@@ -264,14 +265,14 @@ class Derivation:
         """The closed-form loss as a JAX function of t (jit/vmap/grad-safe), at given symbol values."""
         from .jaxify import to_jax
 
-        vals = self._numeric_values(values)
+        vals = self.numeric_values(values)
         return to_jax(self.loss.subs(vals), [t])
 
     def race_system(self, values: Mapping | None = None):
         """The numeric race-reduction system (float64) at given symbol values."""
         from .race import RaceSystem
 
-        vals = self._numeric_values(values)
+        vals = self.numeric_values(values)
         ps = self.spec.pathways
         idx = {p.name: i for i, p in enumerate(ps)}
         exact = not self.task.free_symbols and all(e.exact is not None for e in self.effective_datasets.values())
@@ -285,9 +286,9 @@ class Derivation:
                 U.append(U_)
                 V.append(V_)
             else:
-                Syx.append(_np(eff.Syx, vals))
-                U.append(_np(svd.U, vals))
-                V.append(_np(svd.V, vals))
+                Syx.append(numeric_matrix(eff.Syx, vals))
+                U.append(numeric_matrix(svd.U, vals))
+                V.append(numeric_matrix(svd.V, vals))
         Sx, O = {}, {}
         for q in ps:
             for p in ps:
@@ -295,7 +296,7 @@ class Derivation:
                 if not shared or not any(a and b for a, b in zip(q.active, p.active)):
                     continue
                 S = input_correlation_float(self.task, q, p) if exact else None
-                Sx[(idx[q.name], idx[p.name])] = S if S is not None else _np(input_correlation(self.task, q, p), vals)
+                Sx[(idx[q.name], idx[p.name])] = S if S is not None else numeric_matrix(input_correlation(self.task, q, p), vals)
                 Omat = np.zeros((len(p.outputs), len(q.outputs)))
                 pos = {r: i for i, r in enumerate(p.outputs)}
                 for j, r in enumerate(q.outputs):
@@ -316,7 +317,7 @@ class Derivation:
             from .trajectory import discrete_mode_recurrence
 
             self._need_closed_form("discrete prediction")
-            vals = self._numeric_values(values)
+            vals = self.numeric_values(values)
             steps = int(np.max(times))
             L = np.full(steps + 1, float(sp.N(output_trace(self.task).subs(vals))) / 2)
             for svd in self.modes.values():
@@ -328,7 +329,7 @@ class Derivation:
         if self.method == "closed-form":
             # numbers only: each mode's s and d at the values, the closed-form a(t) in numpy
             # (the symbolic loss is neither built nor simplified)
-            vals = self._numeric_values(values)
+            vals = self.numeric_values(values)
             a_init, tau_ = float(self.spec.training.a0), float(self.spec.tau)
             L = np.full(times.shape, float(sp.N(output_trace(self.task).subs(vals))) / 2)
             for svd in self.modes.values():
@@ -355,7 +356,7 @@ class Derivation:
     def predict_modes(self, times, values: Mapping | None = None) -> dict:
         """Per-pathway mode strengths a_α at ``times`` (closed form or race reduction)."""
         times = np.asarray(times, dtype=float)
-        vals = self._numeric_values(values)
+        vals = self.numeric_values(values)
         if self.method == "closed-form":
             from .jaxify import to_jax
 
@@ -413,7 +414,7 @@ def _value(expr, ref) -> float:
     return float(sp.re(sp.N(sp.sympify(expr).subs(ref), 30)))
 
 
-def _np(M, vals) -> np.ndarray:
+def numeric_matrix(M, vals) -> np.ndarray:
     return np.array(sp.Matrix(M).subs(vals).evalf(30).tolist(), dtype=float).reshape(M.shape)
 
 

@@ -480,6 +480,19 @@ def _arb_mp(a) -> mpmath.mpf:
         flint.ctx.prec = old
 
 
+
+def _factor_vanishing_at(facs, s):
+    """Of the irreducible factors ``facs`` (flint ``factor()`` pairs) of a polynomial with the root
+    ``s`` (an mpmath number at the caller's working precision), the one that vanishes at ``s``:
+    the smallest |h(s)| relative to the size of its terms (the others are bounded away from 0)."""
+    best = None
+    for h, _ in facs:
+        val = abs(mpmath.polyval([int(c) for c in reversed(h.coeffs())], s))
+        scale = mpmath.polyval([abs(int(c)) for c in reversed(h.coeffs())], abs(s)) + 1
+        if best is None or val / scale < best[0]:
+            best = (val / scale, h)
+    return best[1]
+
 def _sqrt_root_value(f: flint.fmpz_poly, alpha_mp: mpmath.mpf, den: int) -> tuple:
     """``s = √α/den`` with α a root of the irreducible f: the irreducible integer polynomial of s
     (a factor of f(den²x²)) and its CRootOf index (real roots ascending)."""
@@ -491,13 +504,7 @@ def _sqrt_root_value(f: flint.fmpz_poly, alpha_mp: mpmath.mpf, den: int) -> tupl
     _, facs = gp.factor()
     with mpmath.workdps(DPS + 20):
         s = mpmath.sqrt(alpha_mp) / den
-        best = None
-        for h, _ in facs:
-            val = abs(mpmath.polyval([int(c) for c in reversed(h.coeffs())], s))
-            scale = mpmath.polyval([abs(int(c)) for c in reversed(h.coeffs())], abs(s)) + 1
-            if best is None or val / scale < best[0]:
-                best = (val / scale, h)
-        h = best[1]
+        h = _factor_vanishing_at(facs, s)
     roots = _real_roots(h)
     mids = [_arb_mp(r) for r in roots]
     idx = min(range(len(mids)), key=lambda i: abs(mids[i] - s))
@@ -680,13 +687,7 @@ def _value_product_poly(x: "SValue", y: "SValue", s_mp):
         coeffs[k] = int(c)
     _, facs = flint.fmpz_poly(coeffs).factor()
     with _hp():
-        best = None
-        for h, _ in facs:
-            val = abs(mpmath.polyval([int(c) for c in reversed(h.coeffs())], s_mp))
-            scale = mpmath.polyval([abs(int(c)) for c in reversed(h.coeffs())], abs(s_mp)) + 1
-            if best is None or val / scale < best[0]:
-                best = (val / scale, h)
-        h = best[1]
+        h = _factor_vanishing_at(facs, s_mp)
         hc = h.coeffs()
         if h.degree() <= 2 and (h.degree() == 1 or hc[1] == 0):      # s or s² rational: a surd
             a = -flint.fmpq(int(hc[0]), int(hc[-1]))

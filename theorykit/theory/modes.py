@@ -230,7 +230,7 @@ class Mode:
     @property
     def s(self) -> sp.Expr:
         if self._s is None:
-            self._s = self.raw.s.expr() if self.raw.s._expr is None else self.raw.s._expr
+            self._s = self.raw.s.expr()
         return self._s
 
     def _tidy_vectors(self):
@@ -526,7 +526,7 @@ def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) ->
                     u[i] = ub[a]
                 for a, j in enumerate(cols):
                     v[j] = vb[a]
-                modes.append(Mode(r.s.expr() if r.s._expr is None else r.s._expr, u, v, None, r.exact_vectors))
+                modes.append(Mode(r.s.expr(), u, v, None, r.exact_vectors))
             continue
         if B.rows == 1 or B.cols == 1:
             flat = list(B)
