@@ -7,7 +7,6 @@ import sympy as sp
 from theorykit import GDLNSpec, Task, Training, context_pathways, contexts, simulate_gdln, simulate_relu
 from theorykit.analysis.curves import loss_metrics
 from theorykit.analysis.gates import UnitGates, context_census
-from theorykit.derivations.k_algebra import (ONE, E, k, n, sig, structure_assumption, structure_values, sum_over_other_contexts)
 from theorykit.theory.race import context_family, family_masks, race_flow, race_loss_at
 from theorykit.sim.simulate import gdln_run, relu_run
 from theorykit.suites import load_package
@@ -15,6 +14,8 @@ from theorykit.spec.task import hierarchy
 
 load_package("derivations")
 from theorykit.derivations import k_contexts as kc  # noqa: E402
+from theorykit.derivations.k_algebra import (ONE, E, k, n, sig, structure_assumption, structure_values,  # noqa: E402
+                                             sum_over_other_contexts)
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,6 @@ from theorykit.analysis.curves import best_grid_row, loss_at_steps, loss_metrics
 from theorykit.analysis.gates import UnitGates, context_census, pathway_maps, unit_gates, unit_weights
 from theorykit.theory.race import context_family, race_flow, race_loss_at
 from theorykit.sim.simulate import gdln_run, relu_run
-from theorykit.derivations.k_algebra import structure_values
 from theorykit.sim.init import a0_rule
 
 __all__ = ["section4", "staged_theory", "end_points_sec4", "mds_at", "section5", "snapshot_singular_values", "svals", "hidden_rep_relu", "hidden_rep_gdln", "distances"]
@@ -262,8 +261,11 @@ def mds_at(rsn, gsn_d, spec_d, X, times):
 # Section 5
 # ---------------------------------------------------------------------------------------------
 def section5(cfg, kres, pr) -> dict:
+    from theorykit.suites import load_package
+
+    load_package("derivations")      # installed, or from the checkout
     from theorykit.derivations.k_algebra import k as ksym
-    from theorykit.derivations.k_algebra import sig
+    from theorykit.derivations.k_algebra import sig, structure_values
     from theorykit.derivations.k_contexts import closed_form_loss, closed_form_modes
     from theorykit.spec.task import hierarchy
 
