@@ -289,6 +289,8 @@ def race_flow_system(system, a0, tau: float, times, h: float | None = None) -> F
 
     s_max = max([float(np.linalg.norm(np.asarray(S), 2)) for S in system.Syx] + [1.0])
     order = np.argsort(times)
+    if _stackable(system):
+        field_, start, loss, strengths, data = _stacked_race(system, tau)
     res = integrate(field_, jax.jit(jax.vmap(start))(jnp.asarray(a0s)), data, times=times[order],
                     h=h if h is not None else tau / (40.0 * s_max),
                     record={"loss": loss, "modes": strengths}, batched_args=False)
@@ -297,3 +299,62 @@ def race_flow_system(system, a0, tau: float, times, h: float | None = None) -> F
     res.t = times
     res.extra["names"] = list(system.names)
     return res
+
+
+def _stackable(system) -> bool:
+    """Depth-2 pathways whose maps all have one shape: the race can be written on stacked arrays."""
+    shapes = {np.asarray(S).shape for S in system.Syx}
+    return len(system.Syx) > 1 and len(shapes) == 1 and all(L == 2 for L in system.depth)
+
+
+def _stacked_race(system, tau: float):
+    """The depth-2 race of :func:`race_flow_system` on stacked arrays (K pathways, one map shape):
+    the loss is one einsum, so tracing and compiling do not grow with the K² pathway pairs.
+
+    Each pathway's factors are padded to the largest rank with zero rows of ``W1`` and zero
+    columns of ``W2``; a hidden unit with no weights in or out gets no gradient, so the padding
+    stays zero and the flow is the unpadded one exactly. Pairs without an output overlap or an
+    input correlation contribute zero."""
+    K = len(system.Syx)
+    p, d = np.asarray(system.Syx[0]).shape
+    r = max(1, max(np.asarray(u).shape[1] for u in system.U))
+    Syx = np.stack([np.asarray(S, float) for S in system.Syx])
+    O = np.zeros((K, K, p, p))
+    Sx = np.zeros((K, K, d, d))                  # Sx[q, p] = Σx_qp
+    for a in range(K):
+        for b in range(K):
+            if (a, b) in system.O and (b, a) in system.Sx:
+                O[a, b] = system.O[(a, b)]
+                Sx[b, a] = system.Sx[(b, a)]
+    U = np.zeros((K, p, r))
+    V = np.zeros((K, d, r))
+    for j, (u, v) in enumerate(zip(system.U, system.V)):
+        U[j, :, :u.shape[1]] = u
+        V[j, :, :v.shape[1]] = v
+    data = {"Syx": jnp.asarray(Syx), "O": jnp.asarray(O), "Sx": jnp.asarray(Sx), "U": jnp.asarray(U),
+            "V": jnp.asarray(V)}
+
+    def maps(Ws):
+        return jnp.einsum("kpr,krd->kpd", Ws[1], Ws[0])
+
+    def loss(Ws, dd):
+        M = maps(Ws)
+        coupled = jnp.einsum("apd,abpq,bqe,baed->", M, dd["O"], M, dd["Sx"])
+        return 0.5 * system.Sy_trace - jnp.sum(M * dd["Syx"]) + 0.5 * coupled
+
+    grad = jax.grad(loss)
+
+    def field_(Ws, dd):
+        return jax.tree_util.tree_map(lambda g: -g / tau, grad(Ws, dd))
+
+    def start(a):
+        c = jnp.sqrt(a)
+        return [c * jnp.swapaxes(data["V"], 1, 2), c * data["U"]]
+
+    ranks = [np.asarray(u).shape[1] for u in system.U]
+
+    def strengths(Ws, dd):
+        s = jnp.einsum("kia,kij,kja->ka", dd["U"], maps(Ws), dd["V"])
+        return [s[j, :rj] for j, rj in enumerate(ranks)]
+
+    return field_, start, loss, strengths, data
