@@ -296,3 +296,10 @@ def test_kronecker_detection_fires_and_solves_only_the_factors():
         assert _proved_zero(g - w)
     # repeated values share one exact value object and keep the discovery order of their vectors
     assert ms[1].s is ms[2].s and ms[4].s is ms[5].s
+
+
+def test_bench_warm_imports_resolve():
+    """The bench's start-up imports name real modules (a layout move once broke `bench --quick`)."""
+    from theorykit.bench_derive import warm_imports
+
+    warm_imports()

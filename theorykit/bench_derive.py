@@ -86,7 +86,8 @@ def warm_imports():
     import scipy.sparse.csgraph  # noqa: F401
     import sympy.physics.units  # noqa: F401
 
-    from .theory import derivation, exactla, gating, modes, task  # noqa: F401
+    from .spec import gating, task  # noqa: F401
+    from .theory import derivation, exactla, modes  # noqa: F401
 
 
 def paper_results(ks=(3, 4, 5, 6, 7, 8)) -> list:
