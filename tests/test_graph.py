@@ -237,6 +237,33 @@ def test_integrate_rk4_against_closed_form():
         np.testing.assert_allclose(res.records["y"][b], want, rtol=1e-7)
 
 
+@pytest.mark.parametrize("rtol", [1e-6, 1e-9])
+def test_integrate_dopri5_against_closed_form(rtol):
+    """The adaptive solver on the same logistic flow: a batch whose elements need different steps,
+    recording times it must hit exactly, and an error that follows the tolerance."""
+    from theorykit.theory.flow import Dopri5
+
+    s = 1.5
+    a0s = (1e-6, 1e-3, 1e-1)
+    times = np.array([0.0, 0.3, 0.30001, 2.0, 4.0, 4.0, 9.0])
+    res = integrate(lambda y, a: 2 * y * (s - y), np.array(a0s), None, times=times, solver=Dopri5(rtol=rtol, atol=1e-14),
+                    record={"y": lambda y, a: y}, batched_args=False)
+    want = np.array([s / (1 + (s / a0 - 1) * np.exp(-2 * s * times)) for a0 in a0s])
+    err = np.max(np.abs(res.records["y"] - want) / want)
+    assert err < 50 * rtol, err
+    assert res.extra["solver"] == "dopri5" and 20 < res.extra["steps"] < 5000
+
+
+def test_integrate_dopri5_clean_error_when_the_flow_blows_up():
+    """dy/dt = y² from 1 blows up at t = 1: the step collapses, and the error names the field."""
+    from theorykit.errors import SpecError
+    from theorykit.theory.flow import Dopri5
+
+    with pytest.raises(SpecError, match="training.lr"):
+        integrate(lambda y, a: y * y, np.ones(1), None, times=[0.5, 2.0], solver=Dopri5(max_steps=2000),
+                  record={"y": lambda y, a: y}, batched_args=False)
+
+
 def test_a0_rule_depth_two_matches_linearised_alignment():
     """a0 = σ²H/2 for depth 2 (the init module's derivation), checked on the numbers: the
     symmetric growth ¼‖w1 + w2‖² over random draws has mean σ²H/2."""
@@ -300,11 +327,13 @@ def test_stacked_race_equals_pathway_by_pathway_race():
     system = RaceSystem([f"p{j}" for j in range(K)], Syx, Sx, O, float(np.sum(Y * Y) / P), U, V, [2] * K)
     assert fl._stackable(system)
     times = [0, 50, 200, 1000]
-    a = fl.race_flow_system(system, [1e-3, 1e-2], 10.0, times)
+    # one fixed RK4 step for both, so they run the same recurrence (adaptive steps would differ
+    # with the padding, which enters the error norm)
+    a = fl.race_flow_system(system, [1e-3, 1e-2], 10.0, times, h=0.25)
     orig = fl._stackable
     try:
         fl._stackable = lambda s: False
-        b = fl.race_flow_system(system, [1e-3, 1e-2], 10.0, times)
+        b = fl.race_flow_system(system, [1e-3, 1e-2], 10.0, times, h=0.25)
     finally:
         fl._stackable = orig
     assert np.max(np.abs(a.records["loss"] - b.records["loss"])) < 1e-12

@@ -1,12 +1,13 @@
 """The one race engine: gradient flows of the theory, integrated in JAX and vmapped over a batch
 (gating families, initial strengths, swept values).
 
-* :func:`integrate` is the integrator: classical fourth-order Runge–Kutta with a fixed step
-  ``h``, recording chosen functions every ``record_every`` time units, ``vmap`` over the leading
-  axis of the state and its arguments. The vector field, the solver settings and what is
-  recorded are separate arguments (as in diffrax's ``diffeqsolve(terms, solver, saveat)``).
-  scipy's ``solve_ivp`` (:func:`theorykit.theory.race.integrate_race`) is kept only as an independent
-  second method, in tests.
+* :func:`integrate` is the integrator. What is stepped (the vector field), how it is stepped (the
+  solver: :class:`Dopri5`, adaptive Dormand–Prince 5(4), the default of every flow here; or
+  :class:`RK4`, a fixed step, where a result must not depend on a tolerance) and what is recorded
+  (functions of the state at given times) are separate arguments, as in diffrax's
+  ``diffeqsolve(terms, solver, saveat)``. It ``vmap``s over the leading axis of the state and its
+  arguments. scipy's ``solve_ivp`` (:func:`theorykit.theory.race.integrate_race`) is kept only as
+  an independent second method, in tests.
 * :func:`graph_flow` is the neural race reduction of a graph GDLN with shared edges
   (THEORY.md §3): gradient flow ``τ dW_e/dt = −∂L/∂W_e`` of its edge weights on the loss written
   through the pathways' effective datasets,
@@ -32,7 +33,7 @@ import numpy as np
 from . import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
 
-__all__ = ["FlowResult", "integrate", "net_flow", "graph_flow", "race_flow_system", "effective_arrays", "effective_loss"]
+__all__ = ["FlowResult", "RK4", "Dopri5", "integrate", "net_flow", "graph_flow", "race_flow_system", "effective_arrays", "effective_loss"]
 
 
 @dataclass
@@ -55,26 +56,82 @@ class FlowResult:
 MAX_FLOW_STEPS = 2e6
 
 
-def integrate(vector_field: Callable, y0, args=None, *, h: float, t_end: float | None = None,
-              record_every: float | None = None, times=None, record: Mapping[str, Callable] | None = None,
-              batched_args: bool = True) -> FlowResult:
-    """Integrate ``dy/dt = vector_field(y, args)`` from ``y0`` (leading batch axis), starting at t = 0.
+@dataclass(frozen=True)
+class RK4:
+    """Classical fourth-order Runge–Kutta with a fixed largest step ``h`` (time units). Each
+    interval between recording times is cut into ``ceil(length / h)`` equal steps. Use it where a
+    result must not depend on a tolerance (comparisons against a discrete recurrence, timings)."""
 
-    What is recorded: ``record`` (name → ``fn(y, args)``) at ``times`` (sorted, ≥ 0), or at
-    t = 0, record_every, 2·record_every, … up to the first multiple ≥ ``t_end``. How: RK4, each
-    interval between recording times cut into ``ceil(length / h)`` equal steps (so no step is
-    longer than ``h`` and every recording time is hit exactly).
-    """
+    h: float
+
+
+@dataclass(frozen=True)
+class Dopri5:
+    """Dormand–Prince 5(4) with adaptive steps (the method of SciPy's ``RK45``): a step is kept when
+    the RMS over the state of ``err / (atol + rtol·max(|y|, |y_new|))`` is at most 1; the next step
+    is ``0.9·err^(−1/5)`` times this one (between 0.2× and 5×), never above ``h_max``. Each batch
+    element has its own step. ``max_steps``: most steps one element may take over the whole flow;
+    beyond it the flow stops with a clean error."""
+
+    rtol: float = 1e-8
+    atol: float = 1e-10
+    h_max: float = math.inf
+    max_steps: int = 200_000
+
+
+# Dormand–Prince 5(4) tableau (Dormand & Prince 1980; Hairer, Nørsett & Wanner, Table II.5.2)
+_DP_C = (0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0)
+_DP_A = ((), (1 / 5,), (3 / 40, 9 / 40), (44 / 45, -56 / 15, 32 / 9),
+         (19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729),
+         (9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656),
+         (35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84))
+_DP_B = (35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0)
+_DP_E = (71 / 57600, 0.0, -71 / 16695, 71 / 1920, -17253 / 339200, 22 / 525, -1 / 40)   # b − b̂
+
+
+def _tree_lin(y, coeffs, ks, dt):
+    """y + dt Σ_i coeffs[i] k_i over pytrees (zero coefficients skipped)."""
+    terms = [(c, k) for c, k in zip(coeffs, ks) if c != 0.0]
+    return jax.tree_util.tree_map(lambda y_, *k_: y_ + dt * sum(c * kk for (c, _), kk in zip(terms, k_)),
+                                  y, *[k for _c, k in terms])
+
+
+def _recording_times(times, t_end, record_every):
     if times is None:
         if not (record_every and record_every > 0 and t_end is not None and t_end >= 0):
             raise SpecError("flow", f"needs record_every > 0 and t_end >= 0 (got {record_every}, {t_end})",
                             "pass positive recording intervals, or times")
         nrec = int(math.ceil(t_end / record_every - 1e-12))
-        ts = np.arange(nrec + 1) * float(record_every)
-    else:
-        ts = np.asarray(times, float)
-        if ts.ndim != 1 or ts.size == 0 or (ts < 0).any() or (np.diff(ts) < 0).any() or not np.isfinite(ts).all():
-            raise SpecError("times", "recording times must be finite, non-negative and sorted", "sort them")
+        return np.arange(nrec + 1) * float(record_every)
+    ts = np.asarray(times, float)
+    if ts.ndim != 1 or ts.size == 0 or (ts < 0).any() or (np.diff(ts) < 0).any() or not np.isfinite(ts).all():
+        raise SpecError("times", "recording times must be finite, non-negative and sorted", "sort them")
+    return ts
+
+
+def integrate(vector_field: Callable, y0, args=None, *, h: float | None = None, solver=None,
+              t_end: float | None = None, record_every: float | None = None, times=None,
+              record: Mapping[str, Callable] | None = None, batched_args: bool = True) -> FlowResult:
+    """Integrate ``dy/dt = vector_field(y, args)`` from ``y0`` (leading batch axis), starting at t = 0.
+
+    What is stepped: ``vector_field``. How: ``solver``, :class:`RK4` (``h=`` is shorthand for
+    ``RK4(h)``) or :class:`Dopri5`. What is recorded: ``record`` (name → ``fn(y, args)``) at
+    ``times`` (sorted, ≥ 0), or at t = 0, record_every, 2·record_every, … up to the first multiple
+    ≥ ``t_end``. Every recording time is hit exactly.
+    """
+    ts = _recording_times(times, t_end, record_every)
+    if solver is None:
+        if h is None:
+            raise SpecError("h", "needs a step h or a solver", "e.g. h = tau / 40, or solver=Dopri5()")
+        solver = RK4(h)
+    if isinstance(solver, RK4):
+        return _integrate_rk4(vector_field, y0, args, solver.h, ts, dict(record or {}), batched_args)
+    if isinstance(solver, Dopri5):
+        return _integrate_dopri5(vector_field, y0, args, solver, ts, dict(record or {}), batched_args)
+    raise SpecError("solver", f"{solver!r} is not a solver", "use theorykit.theory.flow.RK4(h) or Dopri5()")
+
+
+def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args) -> FlowResult:
     if not h > 0:
         raise SpecError("h", f"needs a positive step, got {h!r}", "e.g. h = tau / 40")
     lengths = np.diff(np.concatenate([[0.0], ts]))
@@ -85,7 +142,6 @@ def integrate(vector_field: Callable, y0, args=None, *, h: float, t_end: float |
                         "ask for earlier --times, or check training.lr and the data's scale")
     nsub = np.where(lengths > 0, np.ceil(ratio - 1e-9), 0).astype(np.int32)
     steps = np.where(nsub > 0, lengths / np.maximum(nsub, 1), 0.0)
-    record = dict(record or {})
 
     def axpy(a, x, y):
         return jax.tree_util.tree_map(lambda u, v: u + a * v, x, y)
@@ -117,7 +173,79 @@ def integrate(vector_field: Callable, y0, args=None, *, h: float, t_end: float |
 
     with jax.default_matmul_precision("highest"):
         final, recs = jax.jit(jax.vmap(one, in_axes=(0, 0 if batched_args else None)))(y0, args)
-    return FlowResult(ts, jax.tree_util.tree_map(np.asarray, recs), final, float(steps.max(initial=0.0)))
+    return FlowResult(ts, jax.tree_util.tree_map(np.asarray, recs), final, float(steps.max(initial=0.0)),
+                      extra={"solver": "rk4", "steps": int(nsub.sum())})
+
+
+def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batched_args) -> FlowResult:
+    if not (solver.rtol > 0 and solver.atol >= 0 and solver.h_max > 0 and solver.max_steps >= 1):
+        raise SpecError("solver", f"{solver!r} needs rtol > 0, atol >= 0, h_max > 0, max_steps >= 1",
+                        "e.g. Dopri5(rtol=1e-8, atol=1e-10)")
+    rtol, atol, h_max, max_steps = float(solver.rtol), float(solver.atol), float(solver.h_max), int(solver.max_steps)
+    span = float(ts[-1])
+    h_first = min(h_max, span / 100.0) if span > 0 else 1.0
+
+    a_tab = jnp.asarray([list(row) + [0.0] * (7 - len(row)) for row in _DP_A])
+
+    def rms(tree):
+        leaves = jax.tree_util.tree_leaves(tree)
+        return jnp.sqrt(sum(jnp.sum(x * x) for x in leaves) / sum(x.size for x in leaves))
+
+    def one(y, a):
+        f0 = vector_field(y, a)
+        # first step from the size of the solution and its derivative (Hairer et al., II.4)
+        d0, d1 = rms(jax.tree_util.tree_map(lambda x: x / (atol + rtol * jnp.abs(x)), y)), \
+            rms(jax.tree_util.tree_map(lambda x, k: k / (atol + rtol * jnp.abs(x)), y, f0))
+        h0 = jnp.where((d0 > 1e-5) & (d1 > 1e-5), 0.01 * d0 / jnp.maximum(d1, 1e-300), 1e-6 * max(span, 1.0))
+        h0 = jnp.minimum(h0, h_first)
+
+        def step(state, t_stop):
+            t, yc, fc, dt, n, ok = state
+            dt_try = jnp.minimum(dt, t_stop - t)
+
+            # the six new stages as one loop over the tableau's rows, so the vector field is traced
+            # once (as in the RK4 loop): ks[i] = f(y + dt Σ_j A[i, j] ks[j])
+            def stage(i, ks):
+                yi = jax.tree_util.tree_map(lambda y_, k_: y_ + dt_try * jnp.tensordot(a_tab[i], k_, 1), yc, ks)
+                ki = vector_field(yi, a)
+                return jax.tree_util.tree_map(lambda k_, v: k_.at[i].set(v), ks, ki)
+
+            ks0 = jax.tree_util.tree_map(lambda v: jnp.zeros((7,) + v.shape, v.dtype).at[0].set(v), fc)
+            ksa = jax.lax.fori_loop(1, 7, stage, ks0)
+            ks = [jax.tree_util.tree_map(lambda k_, j=j: k_[j], ksa) for j in range(7)]
+            ynew = _tree_lin(yc, _DP_A[6], ks, dt_try)          # 5th-order solution (row 7 = b)
+            err_tree = _tree_lin(jax.tree_util.tree_map(jnp.zeros_like, yc), _DP_E, ks, dt_try)
+            scale = jax.tree_util.tree_map(lambda u, v: atol + rtol * jnp.maximum(jnp.abs(u), jnp.abs(v)), yc, ynew)
+            err = rms(jax.tree_util.tree_map(lambda e, s_: e / s_, err_tree, scale))
+            err = jnp.where(jnp.isfinite(err), err, jnp.inf)
+            accept = err <= 1.0
+            fac = jnp.clip(0.9 * jnp.where(err > 0, err, 1e-10) ** -0.2, 0.2, 5.0)
+            dt_next = jnp.minimum(dt_try * fac, h_max)
+            # a step cut short by the recording time does not shrink the next one
+            dt_next = jnp.where(accept & (dt_try < dt), jnp.maximum(dt_next, dt), dt_next)
+            pick = lambda new, old: jax.tree_util.tree_map(lambda u, v: jnp.where(accept, u, v), new, old)
+            t_new = jnp.where(accept, jnp.where(t_stop - (t + dt_try) <= 1e-12 * jnp.maximum(1.0, t_stop), t_stop,
+                                                t + dt_try), t)
+            return (t_new, pick(ynew, yc), pick(ks[6], fc), dt_next, n + 1,
+                    ok & (n + 1 < max_steps) & (dt_next > 1e-14 * jnp.maximum(1.0, t_stop)))
+
+        def interval(state, t_stop):
+            state = jax.lax.while_loop(lambda s_: (s_[0] < t_stop) & s_[5], lambda s_: step(s_, t_stop), state)
+            return state, {k: fn(state[1], a) for k, fn in record.items()}
+
+        state0 = (jnp.asarray(0.0), y, f0, h0, jnp.asarray(0), jnp.asarray(True))
+        state, recs = jax.lax.scan(interval, state0, jnp.asarray(ts))
+        return state[1], recs, state[4], state[5]
+
+    with jax.default_matmul_precision("highest"):
+        final, recs, nsteps, ok = jax.jit(jax.vmap(one, in_axes=(0, 0 if batched_args else None)))(y0, args)
+    ok, nsteps = np.asarray(ok), np.asarray(nsteps)
+    if not ok.all():
+        raise SpecError("training.lr", f"the adaptive flow stopped before t = {ts[-1]:.3g}: the step fell below "
+                        f"round-off or passed {max_steps} steps (the flow diverges, or its time scale is out of "
+                        "proportion with the data's)", "ask for earlier --times, or check training.lr and the data's scale")
+    return FlowResult(ts, jax.tree_util.tree_map(np.asarray, recs), final, 0.0,
+                      extra={"solver": "dopri5", "steps": int(nsteps.max(initial=0))})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,7 +309,7 @@ def net_flow(net, X, Y, params0, *, tau: float, times, loss_factor: float = 1.0,
     rec.update(record or {})
     times = np.asarray(times, float)
     order = np.argsort(times)
-    res = integrate(field_, params0, None, times=times[order], h=h if h is not None else _default_step(tau, eff),
+    res = integrate(field_, params0, None, times=times[order], solver=_solver(h),
                     record=rec, batched_args=False)
     inv = np.argsort(order)
     res.records = jax.tree_util.tree_map(lambda r: r[:, inv], res.records)
@@ -190,11 +318,10 @@ def net_flow(net, X, Y, params0, *, tau: float, times, loss_factor: float = 1.0,
     return res
 
 
-def _default_step(tau, eff):
-    """RK4 step: τ/40 divided by the largest singular value of the effective datasets (at least 1),
-    so a mode's growth rate 2s/τ times the step stays below 1/20."""
-    s = max([np.linalg.norm(S, 2) for S in eff["Syx"]] + [1.0])
-    return tau / (40.0 * s)
+def _solver(h):
+    """The race engine's default: adaptive Dormand–Prince (rtol 1e-8); a given step ``h`` asks for
+    fixed-step RK4 instead (results that must not depend on a tolerance)."""
+    return RK4(h) if h is not None else Dopri5()
 
 
 def graph_flow(graph, times, *, values: Mapping | None = None, start="aligned", a0: float | None = None,
@@ -205,7 +332,7 @@ def graph_flow(graph, times, *, values: Mapping | None = None, start="aligned", 
     ``start``: ``"aligned"`` (small, aligned, balanced weights of strength ``a0`` at the
     smallest widths, :func:`theorykit.sim.init.aligned_params`) or a dict of weights with a leading
     batch axis (e.g. a simulation's initial weights: then this is that network's gradient flow).
-    ``h``: largest RK4 step in gradient steps (default τ/(40 s_max)). Records the loss in the
+    ``h``: a fixed RK4 step in gradient steps (default: adaptive steps, :class:`Dopri5`). Records the loss in the
     training's own units (× P for a summed loss) at ``times`` exactly (``extra["loss_at"]``:
     batch × len(times)), and ``record`` (name → fn(weights, None)) likewise.
     """
@@ -292,12 +419,11 @@ def race_flow_system(system, a0, tau: float, times, h: float | None = None) -> F
     def strengths(Ws, d):
         return [jnp.einsum("ia,ij,ja->a", u, M, v) for u, M, v in zip(d["U"], maps(Ws), d["V"])]
 
-    s_max = max([float(np.linalg.norm(np.asarray(S), 2)) for S in system.Syx] + [1.0])
     order = np.argsort(times)
     if _stackable(system):
         field_, start, loss, strengths, data = _stacked_race(system, tau)
     res = integrate(field_, jax.jit(jax.vmap(start))(jnp.asarray(a0s)), data, times=times[order],
-                    h=h if h is not None else tau / (40.0 * s_max),
+                    solver=_solver(h),
                     record={"loss": loss, "modes": strengths}, batched_args=False)
     inv = np.argsort(order)
     res.records = jax.tree_util.tree_map(lambda r: r[:, inv], res.records)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from theorykit.theory.flow import integrate
+from theorykit.theory.flow import Dopri5, integrate
 
 __all__ = ["mode_ode_loss"]
 
@@ -29,7 +29,7 @@ def mode_ode_loss(X, Y, a0, tau, times, loss_factor, depth=3):
         return depth * jnp.abs(a) ** (2.0 - 2.0 / depth) * (sa - dd * a) / tau
 
     res = integrate(field_, jnp.full((1, len(sa)), float(a0)), None, times=times[order],
-                    h=tau / (40.0 * max(1.0, float(sa.max()))), record={"a": lambda a, _: a}, batched_args=False)
+                    solver=Dopri5(), record={"a": lambda a, _: a}, batched_args=False)
     a = res.records["a"][0][np.argsort(order)]                 # len(times) × modes
     L = 0.5 * np.sum(Y * Y) / P - (a * sa - 0.5 * dd * a ** 2).sum(axis=1)
     return loss_factor * L
