@@ -264,6 +264,23 @@ def test_integrate_dopri5_clean_error_when_the_flow_blows_up():
                   record={"y": lambda y, a: y}, batched_args=False)
 
 
+def test_flow_out_of_proportion_with_its_data_is_refused_before_it_runs():
+    """A fuzz hang (issue 16): a graph whose inputs are of scale 1e6 asked the race for ~1e7 steps.
+    s_max ≈ 1e6 and τ = 50, so 50 gradient steps need 50·40·1e6/50 = 4e7 steps of τ/(40 s_max),
+    over the budget of 2e6: a clean error, with either solver, before any step is taken."""
+    from theorykit.theory.flow import MAX_FLOW_STEPS
+
+    d = shared_graph_dict()
+    d["data"] = {"inputs": (np.array(X6) * 1e6).tolist(), "targets": Y6}
+    g = spec_from_dict(d)
+    for h in (None, 0.5):
+        with pytest.raises(SpecError, match="training.lr") as e:
+            graph_flow(g, np.arange(51), h=h)
+        assert "integration steps" in str(e.value)
+    assert MAX_FLOW_STEPS < 4e7
+    graph_flow(spec_from_dict(shared_graph_dict()), np.arange(51))        # the same graph at scale 1 runs
+
+
 def test_a0_rule_depth_two_matches_linearised_alignment():
     """a0 = σ²H/2 for depth 2 (the init module's derivation), checked on the numbers: the
     symmetric growth ¼‖w1 + w2‖² over random draws has mean σ²H/2."""

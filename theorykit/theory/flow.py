@@ -111,15 +111,22 @@ def _recording_times(times, t_end, record_every):
 
 def integrate(vector_field: Callable, y0, args=None, *, h: float | None = None, solver=None,
               t_end: float | None = None, record_every: float | None = None, times=None,
-              record: Mapping[str, Callable] | None = None, batched_args: bool = True) -> FlowResult:
+              record: Mapping[str, Callable] | None = None, batched_args: bool = True,
+              rate: float | None = None) -> FlowResult:
     """Integrate ``dy/dt = vector_field(y, args)`` from ``y0`` (leading batch axis), starting at t = 0.
 
     What is stepped: ``vector_field``. How: ``solver``, :class:`RK4` (``h=`` is shorthand for
     ``RK4(h)``) or :class:`Dopri5`. What is recorded: ``record`` (name → ``fn(y, args)``) at
     ``times`` (sorted, ≥ 0), or at t = 0, record_every, 2·record_every, … up to the first multiple
     ≥ ``t_end``. Every recording time is hit exactly.
+
+    ``rate``: the field's fastest rate (1/time; s_max/τ for a race). A flow longer than
+    :data:`MAX_FLOW_STEPS` steps of 1/(40·rate) is refused before it starts, with either solver:
+    its time scale is out of proportion with its data.
     """
     ts = _recording_times(times, t_end, record_every)
+    if rate is not None and rate > 0:
+        _check_budget(ts, 1.0 / (40.0 * rate))
     if solver is None:
         if h is None:
             raise SpecError("h", "needs a step h or a solver", "e.g. h = tau / 40, or solver=Dopri5()")
@@ -131,15 +138,20 @@ def integrate(vector_field: Callable, y0, args=None, *, h: float | None = None, 
     raise SpecError("solver", f"{solver!r} is not a solver", "use theorykit.theory.flow.RK4(h) or Dopri5()")
 
 
+def _check_budget(ts, h):
+    n = float(ts[-1]) / h if h > 0 else math.inf
+    if not (math.isfinite(n) and n <= MAX_FLOW_STEPS):
+        raise SpecError("training.lr", f"the flow would need {n:.3g} integration steps of {h:.3g} to reach "
+                        f"t = {ts[-1]:.3g} (the time scale tau = 1/lr sets the step)",
+                        "ask for earlier --times, or check training.lr and the data's scale")
+
+
 def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args) -> FlowResult:
     if not h > 0:
         raise SpecError("h", f"needs a positive step, got {h!r}", "e.g. h = tau / 40")
     lengths = np.diff(np.concatenate([[0.0], ts]))
     ratio = lengths / h
-    if not np.all(np.isfinite(ratio)) or ratio.sum() > MAX_FLOW_STEPS:
-        raise SpecError("training.lr", f"the flow would need {ratio.sum():.3g} integration steps of {h:.3g} to reach "
-                        f"t = {ts[-1]:.3g} (the time scale tau = 1/lr sets the step)",
-                        "ask for earlier --times, or check training.lr and the data's scale")
+    _check_budget(ts, h)
     nsub = np.where(lengths > 0, np.ceil(ratio - 1e-9), 0).astype(np.int32)
     steps = np.where(nsub > 0, lengths / np.maximum(nsub, 1), 0.0)
 
@@ -309,13 +321,20 @@ def net_flow(net, X, Y, params0, *, tau: float, times, loss_factor: float = 1.0,
     rec.update(record or {})
     times = np.asarray(times, float)
     order = np.argsort(times)
-    res = integrate(field_, params0, None, times=times[order], solver=_solver(h),
+    res = integrate(field_, params0, None, times=times[order], solver=_solver(h), rate=_rate(tau, eff["Syx"]),
                     record=rec, batched_args=False)
     inv = np.argsort(order)
     res.records = jax.tree_util.tree_map(lambda r: r[:, inv], res.records)
     res.t = times
     res.extra["loss_at"] = res.records["loss"]
     return res
+
+
+def _rate(tau, syx):
+    """Fastest rate of a race, s_max/τ (s_max: the largest singular value of the pathways' Σyx, at
+    least 1), for :func:`integrate`'s step budget (steps of τ/(40 s_max))."""
+    s = max([float(np.linalg.norm(np.asarray(S), 2)) for S in syx] + [1.0])
+    return s / tau
 
 
 def _solver(h):
@@ -423,7 +442,7 @@ def race_flow_system(system, a0, tau: float, times, h: float | None = None) -> F
     if _stackable(system):
         field_, start, loss, strengths, data = _stacked_race(system, tau)
     res = integrate(field_, jax.jit(jax.vmap(start))(jnp.asarray(a0s)), data, times=times[order],
-                    solver=_solver(h),
+                    solver=_solver(h), rate=_rate(tau, system.Syx),
                     record={"loss": loss, "modes": strengths}, batched_args=False)
     inv = np.argsort(order)
     res.records = jax.tree_util.tree_map(lambda r: r[:, inv], res.records)

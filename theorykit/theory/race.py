@@ -339,7 +339,7 @@ def race_flow(spec, times=None, *, a0=None, masks=None, values=None, dt: float |
         rec["svals"] = svals
     y0 = jax.vmap(start)(jnp.asarray(masks), jnp.asarray(a0))
     res = integrate(f, y0, None, t_end=nrec * every, record_every=every, solver=RK4(h) if dt is not None else Dopri5(),
-                    record=rec, batched_args=False)
+                    record=rec, batched_args=False, rate=max(1.0, float(np.linalg.norm(Y @ X.T / P, 2))) / tau)
     Ls, md, sv = res.records["loss"], res.records.get("modes", []), res.records.get("svals", [])
     M = np.einsum("bor,brd->bod", np.asarray(res.final[1]), np.asarray(res.final[0]))
     M = np.asarray(M)
