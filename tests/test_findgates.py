@@ -103,6 +103,33 @@ def test_train_gdln_one_step_by_hand():
                                rtol=1e-12)
 
 
+def test_train_gdln_many_against_numpy_gradient_descent():
+    """Several gatings in one call: each equals plain numpy gradient descent on its unit-gated GDLN
+    (h = G_units ⊙ W1 x, ŷ = W2 h, summed loss), from the stacked initial weights train_gdln draws;
+    gatings of two total widths exercise the grouping."""
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(4, 7)), rng.normal(size=(3, 7))
+    Gs = [np.ones((1, 7)), (rng.random((3, 7)) > 0.4).astype(float), (rng.random((2, 7)) > 0.3).astype(float)]
+    Hs = [[6], [2, 2, 2], [3, 2]]
+    lr, steps = 0.01, 40
+    runs = fg.train_gdln_many(X, Y, Gs, Hs, lr=lr, steps=steps, seeds=2, init_std=0.4, loss="sum", seed=5, every=10)
+    for G, H, run in zip(Gs, Hs, runs):
+        ref = fg.train_gdln(X, Y, G, hidden=H, lr=lr, steps=0, seeds=2, init_std=0.4, loss="sum", seed=5, every=1)
+        Gu = np.repeat(G, H, axis=0)
+        for s in range(2):
+            W1, W2 = (w[s].copy() for w in ref.params)            # the initial stacked weights
+            losses = []
+            for _ in range(steps + 1):
+                h = Gu * (W1 @ X)
+                R = W2 @ h - Y
+                losses.append(0.5 * np.sum(R ** 2))
+                gW2, gW1 = R @ h.T, (Gu * (W2.T @ R)) @ X.T
+                W1, W2 = W1 - lr * gW1, W2 - lr * gW2
+            np.testing.assert_allclose(run.loss[s], losses, rtol=1e-11)
+            assert losses[-1] < 0.5 * losses[0]                      # it learned
+            np.testing.assert_allclose(run.params[0][s], W1 + lr * gW1, atol=1e-11)
+
+
 # ------------------------------------------------------------------------------------------------
 # Algorithm 1 pieces
 # ------------------------------------------------------------------------------------------------

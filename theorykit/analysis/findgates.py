@@ -50,7 +50,7 @@ import numpy as np
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import DivergenceError, SpecError
 from ..spec.gating import GDLNSpec, Pathway, Training
-from ..sim.engine import Net, SaveAt, loss_value, net_apply, net_loss, train, unit_activity
+from ..sim.engine import Net, SaveAt, loss_value, net_apply, train, train_net, unit_activity
 from ..sim.init import random_params
 from ..sim.simulate import gdln_forward, relu_gates
 from ..spec.task import Task
@@ -124,10 +124,13 @@ def _run_checkpointed(net, p0, X, Y, *, lr, steps, every, loss, keep_params, rec
         fns["params"] = lambda p, d: p
     if record is not None:
         fns["rec"] = lambda p, d: record(as_list(p), aux)
-    res = train(net_loss(net, loss) if unit_gates is None else
-                (lambda p, d: loss_value(net_apply(net, p, d[0], unit_gates), d[1], loss)),
-                p0, (X, Y), lr=lr, steps=steps, save=SaveAt(steps=list(t_ck), fns=fns), batch=batch,
-                on_batch=on_batch, check=what)
+    save = SaveAt(steps=list(t_ck), fns=fns)
+    if unit_gates is None:
+        res = train_net(net, p0, (X, Y), loss=loss, lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
+                        check=what)
+    else:
+        res = train(lambda p, d: loss_value(net_apply(net, p, d[0], unit_gates), d[1], loss), p0, (X, Y), lr=lr,
+                    steps=steps, save=save, batch=batch, on_batch=on_batch, check=what)
     sv = res.saved
     snaps = np.asarray(sv["snap"])[:, :n] if snapshots else None
     pck = [np.asarray(sv["params"][k]) for k in keys] if keep_params else None
@@ -288,6 +291,53 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
     return GdlnRun(t_ck, losses, o, params, pck, rec)
 
 
+def train_gdln_many(X, Y, gate_sets: Sequence, hidden_sets: Sequence, *, lr: float, steps: int, seeds: int = 4,
+                    init_std: float = 0.01, loss: str = "mean", seed: int = 0, every: int = 100) -> list:
+    """:func:`train_gdln` (depth 2) for several gatings at once: one :class:`GdlnRun` per entry of
+    ``gate_sets`` (K × P each) with widths ``hidden_sets``, equal to ``train_gdln(X, Y, G, hidden=h, …)``.
+
+    A depth-2 GDLN whose pathways all read the whole input and write the whole output is one
+    layer of ``sum(hidden)`` units, each gated by its pathway's row of G (the packed form of
+    :func:`theorykit.sim.engine.pack_net`). Gatings of the same total width therefore differ only in
+    a (units × P) gate array, which the one trainer takes as per-member data: every such gating and
+    seed is one member of one compiled ensemble (Algorithm 1's elbow: K = 1 … 8 in one call)."""
+    if loss not in ("mean", "sum"):
+        raise SpecError("loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
+    if len(gate_sets) != len(hidden_sets):
+        raise SpecError("hidden", f"{len(hidden_sets)} width lists for {len(gate_sets)} gatings", "give one per gating")
+    X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
+    P = X.shape[1]
+    units = []
+    for G, hidden in zip(gate_sets, hidden_sets):
+        G = np.asarray(G, float)
+        if G.ndim != 2 or G.shape[1] != P or G.shape[0] != len(hidden):
+            raise SpecError("gates", f"a gating of shape {G.shape} with {len(hidden)} widths, for {P} datapoints",
+                            "give one row of P gates per pathway and one width per pathway")
+        units.append(np.repeat(G, [int(h) for h in hidden], axis=0))
+    runs = [None] * len(units)
+    n, t_ck = _checkpoints(steps, every)
+    for Ht in sorted({u.shape[0] for u in units}):
+        idx = [i for i, u in enumerate(units) if u.shape[0] == Ht]
+        net = Net.chain(X.shape[0], [Ht], Y.shape[0], relu=False)
+        h = net.nodes[0][0]
+        w0 = _chain_init([X.shape[0], Ht, Y.shape[0]], init_std, seed, seeds)
+        m = len(idx)
+        p0 = {k: jnp.tile(w, (m, 1, 1)) for k, w in zip(net.keys, w0)}          # gating-major, then seed
+        gates = jnp.asarray(np.repeat(np.stack([units[i] for i in idx]), seeds, axis=0))
+        data = (jnp.broadcast_to(X, (m * seeds,) + X.shape), jnp.broadcast_to(Y, (m * seeds,) + Y.shape), gates)
+
+        def out(p, d):
+            return net_apply(net, p, d[0], {h: d[2]})
+
+        res = train(lambda p, d: loss_value(out(p, d), d[1], loss), p0, data, lr=lr, steps=steps, data_axis=0,
+                    save=SaveAt(steps=list(t_ck), fns={"outputs": out}), check="GDLN training")
+        o = np.asarray(res.saved["outputs"])
+        for j, i in enumerate(idx):
+            sl = slice(j * seeds, (j + 1) * seeds)
+            runs[i] = GdlnRun(t_ck, res.loss[sl], o[sl], [np.asarray(res.params[k])[sl] for k in net.keys])
+    return runs
+
+
 def unstack_gdln(params, hidden: Sequence[int]) -> list:
     """Per-pathway weight lists (as :func:`theorykit.sim.simulate.gdln_forward` takes them) from the
     stacked form of :func:`train_gdln` (one network, not batched)."""
@@ -422,13 +472,14 @@ def patterns_for_K(X, Y, rows, K: int, hidden_total: int, *, kmeans_seed: int = 
 
 
 def elbow_scores_from(X, Y, rows, Ks, hidden_total: int, fit, *, kmeans_seed: int = 0, n_init: int = 10,
-                      progress=None, empty: dict | None = None) -> list:
+                      progress=None, empty: dict | None = None, patterns: dict | None = None) -> list:
     """The elbow's scores from given unit ``rows`` (snapshots of any run): for each K,
     :func:`patterns_for_K`, then ``fit(rec)`` → a dict with at least ``mse`` (merged into the
     record). ``empty``: the record's values when no pattern is kept (``mse`` = +inf by default)."""
     out = []
     for K in Ks:
-        rec = patterns_for_K(X, Y, rows, K, hidden_total, kmeans_seed=kmeans_seed, n_init=n_init)
+        rec = dict(patterns[K]) if patterns is not None and K in patterns else \
+            patterns_for_K(X, Y, rows, K, hidden_total, kmeans_seed=kmeans_seed, n_init=n_init)
         rec.update(fit(rec) if rec["patterns"] else (empty or {"mse": float("inf")}))
         out.append(rec)
         if progress is not None:
@@ -443,10 +494,18 @@ def elbow_scores(X, Y, relu: ReluRun, Ks=range(1, 9), *, kmeans_seed: int = 0, n
     Returns one dict per K: K, centroids, weights, patterns, hidden, mse (outputs, averaged over
     checkpoints/datapoints/outputs/paired seeds), loss_mse, loss_max_rel_err, gdln_loss (mean)."""
     st = relu.settings
+    rows = unit_rows(relu.snapshots)
+    Ht = int(np.sum(st["hidden"][:1]))
+    # the GDLNs of every K are trained in one call of the trainer (train_gdln_many)
+    recs = {K: patterns_for_K(X, Y, rows, K, Ht, kmeans_seed=kmeans_seed, n_init=n_init) for K in Ks}
+    live = [K for K in Ks if recs[K]["patterns"]]
+    runs = dict(zip(live, train_gdln_many(X, Y, [np.array(recs[K]["patterns"]) for K in live],
+                                          [recs[K]["hidden"] for K in live], lr=st["lr"], steps=st["steps"],
+                                          seeds=st["seeds"], init_std=st["init_std"], loss=st["loss"],
+                                          seed=gdln_seed, every=st["every"])))
 
     def fit(rec):
-        g = train_gdln(X, Y, np.array(rec["patterns"]), hidden=rec["hidden"], lr=st["lr"], steps=st["steps"],
-                       seeds=st["seeds"], init_std=st["init_std"], loss=st["loss"], seed=gdln_seed, every=st["every"])
+        g = runs[rec["K"]]
         rl, gl = relu.loss.mean(0), g.loss.mean(0)
         return dict(mse=output_mse(relu.outputs, g.outputs), loss_mse=float(np.mean((rl - gl) ** 2)),
                     loss_max_rel_err=float(np.max(np.abs(rl - gl)) / rl[0]), gdln_loss=gl,
@@ -454,8 +513,8 @@ def elbow_scores(X, Y, relu: ReluRun, Ks=range(1, 9), *, kmeans_seed: int = 0, n
 
     empty = dict(mse=float(np.mean(relu.outputs ** 2)), loss_mse=float("nan"), hidden=[], gdln_loss=None,
                  loss_max_rel_err=float("nan"))
-    return elbow_scores_from(X, Y, unit_rows(relu.snapshots), Ks, int(np.sum(st["hidden"][:1])), fit,
-                             kmeans_seed=kmeans_seed, n_init=n_init, progress=progress, empty=empty)
+    return elbow_scores_from(X, Y, rows, Ks, Ht, fit, kmeans_seed=kmeans_seed, n_init=n_init, progress=progress,
+                             empty=empty, patterns=recs)
 
 
 def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW_THRESHOLD) -> int:

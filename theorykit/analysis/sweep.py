@@ -126,7 +126,7 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
     """Run (or resume) a sweep; returns the summary written to ``out/sweep.json`` plus ``t`` and ``loss``."""
     import jax.numpy as jnp
 
-    from ..sim.engine import Net, SaveAt, as_dtype, net_loss, objective_for, train
+    from ..sim.engine import Net, SaveAt, as_dtype, train_net
     from ..spec.graph import graph_from_pathways
     from ..sim.init import aligned_params
     from ..io import atomic_write_bytes, write_json
@@ -175,7 +175,6 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
         data = (jnp.asarray(np.stack([Xs[members[m][0]] for m in idx]), dt),
                 jnp.asarray(np.stack([Ys[members[m][0]] for m in idx]), dt))
         lrs = np.array([plan["lrs"][members[m][1]] for m in idx])
-        objective, mask = objective_for(net, g.schedule, tr.loss)
         pr = Progress("sweep", total=len(idx), enabled=progress)
         pr.__enter__()
         pos = {"a": 0, "k": 0}
@@ -191,8 +190,8 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
 
         # one call of the sharded trainer; its batches are exactly the pending chunks (only the
         # last chunk of the sweep can be short, and it comes last)
-        train(net_loss(net, tr.loss), p0, data, lr=lrs, steps=plan["steps"], objective=objective, mask=mask,
-              save=SaveAt(final=False), data_axis=0, batch=chunk, on_batch_result=on_result, devices=devices)
+        train_net(net, p0, data, loss=tr.loss, schedule=g.schedule, lr=lrs, steps=plan["steps"],
+                  save=SaveAt(final=False), data_axis=0, batch=chunk, on_batch_result=on_result, devices=devices)
         pr.__exit__(None, None, None)
     loss = np.concatenate([done[i][1] for i in range(n_chunks)])
     t = np.arange(plan["steps"] + 1)

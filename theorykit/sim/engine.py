@@ -30,7 +30,7 @@ import numpy as np
 from ..theory import jaxify  # noqa: F401  (switches on float64)
 from ..errors import DivergenceError, SpecError
 
-__all__ = ["Net", "SaveAt", "Trajectory", "Trainer", "make_trainer", "train", "net_apply", "net_loss", "unit_activity", "objective_for",
+__all__ = ["Net", "Packing", "pack_net", "SaveAt", "Trajectory", "Trainer", "make_trainer", "train", "train_net", "net_apply", "net_loss", "unit_activity", "objective_for",
            "RESIDUAL_FLOOR", "DTYPES", "as_dtype", "loss_value", "check_finite", "ensemble_placement"]
 
 DTYPES = {"float64": jnp.float64, "float32": jnp.float32}
@@ -145,6 +145,112 @@ class Net:
         return {f"W{i + 1}": k for i, k in enumerate(self.keys)}
 
 
+@dataclass(frozen=True)
+class Packing:
+    """Sibling hidden nodes merged into one node, for speed (:func:`pack_net`).
+
+    ``net``: the packed :class:`Net`; ``schedule``: the schedule on its edge keys; ``members``:
+    merged edge key → the original edge keys, in order, and the axis they are stacked on (0 for
+    edges into the merged node, their rows; 1 for edges out of it, their columns)."""
+
+    net: Net
+    schedule: tuple
+    members: Mapping
+    sizes: Mapping                    # original edge key → (rows, columns)
+
+    def pack(self, params):
+        """Original weights (a dict, any leading axes) → the packed net's weights."""
+        out = {k: v for k, v in params.items() if not any(k in m for m, _ax in self.members.values())}
+        for key, (ms, ax) in self.members.items():
+            out[key] = jnp.concatenate([params[m] for m in ms], axis=ax - 2)
+        return out
+
+    def unpack(self, params):
+        """The packed net's weights → the original edge keys (slices, no copies of data in jit)."""
+        out = {k: v for k, v in params.items() if k not in self.members}
+        for key, (ms, ax) in self.members.items():
+            cuts = np.cumsum([self.sizes[m][ax] for m in ms])[:-1].tolist()
+            split = np.split if isinstance(params[key], np.ndarray) else jnp.split      # numpy outside jit
+            for m, part in zip(ms, split(params[key], cuts, axis=ax - 2)):
+                out[m] = part
+        return out
+
+
+def pack_net(net: Net, schedule=()) -> Packing | None:
+    """Merge *sibling* hidden nodes: nodes with one edge in and one edge out, all in from the same
+    node (the same input rows) and all out to the same node (the same output rows), with no edge
+    gates, whose edges belong to the same schedule groups. The merged node's gate is per unit
+    (units × datapoints); its in-edge stacks the rows, its out-edge the columns, of the members'.
+    The forward pass, the loss and the gradient descent step are those of the original network
+    (each weight entry gets the same update); only the number of matrix products changes, from one
+    per pathway to one per merged layer. ``None`` when there is nothing to merge."""
+    if net.relu:
+        return None
+    ins, outs = {}, {}
+    for e in net.edges:
+        outs.setdefault(e[1], []).append(e)
+        ins.setdefault(e[2], []).append(e)
+    groups_of = {}
+    for gr in schedule or ():
+        for k in gr.edges:
+            groups_of.setdefault(k, set()).add(gr.name)
+    rows = lambda r: None if r is None else tuple(int(i) for i in r)  # noqa: E731
+    buckets = {}
+    for v, w in net.nodes:
+        if len(ins.get(v, [])) != 1 or len(outs.get(v, [])) != 1:
+            continue
+        ei, eo = ins[v][0], outs[v][0]
+        if ei[0] in net.edge_gates or eo[0] in net.edge_gates:
+            continue
+        key = (ei[1], rows(ei[3]), eo[2], rows(eo[4]), frozenset(groups_of.get(ei[0], ())),
+               frozenset(groups_of.get(eo[0], ())))
+        buckets.setdefault(key, []).append(v)
+    merges = [vs for vs in buckets.values() if len(vs) > 1]
+    if not merges:
+        return None
+    width = dict(net.nodes)
+    P = next((len(g) for g in list(net.node_gates.values()) + list(net.edge_gates.values())), None)
+    shapes = net.shapes()
+    merged_of = {v: i for i, vs in enumerate(merges) for v in vs}
+    nodes, edges, gates, members, rename = [], [], {}, {}, {}
+    for v, w in net.nodes:
+        if v not in merged_of:
+            nodes.append((v, w))
+            if v in net.node_gates:
+                gates[v] = net.node_gates[v]
+            continue
+        vs = merges[merged_of[v]]
+        if v != vs[0]:
+            continue
+        name = "+".join(vs)
+        nodes.append((name, sum(width[u] for u in vs)))
+        if any(u in net.node_gates for u in vs):
+            gates[name] = np.concatenate([np.broadcast_to(np.asarray(net.node_gates.get(u, np.ones(P)), float)[None, :],
+                                                          (width[u], P)) for u in vs])
+        ei, eo = ins[vs[0]][0], outs[vs[0]][0]
+        k_in, k_out = f"{ei[1]}->{name}", f"{name}->{eo[2]}"
+        members[k_in] = ([ins[u][0][0] for u in vs], 0)
+        members[k_out] = ([outs[u][0][0] for u in vs], 1)
+        rename.update({ins[u][0][0]: k_in for u in vs})
+        rename.update({outs[u][0][0]: k_out for u in vs})
+    done = set()
+    for e in net.edges:
+        k = rename.get(e[0], e[0])
+        if k in done:
+            continue
+        done.add(k)
+        if k == e[0]:
+            edges.append(e)
+        elif k in members and members[k][1] == 0:
+            edges.append((k, e[1], k.split("->", 1)[1], e[3], None))
+        else:
+            edges.append((k, k.split("->", 1)[0], e[2], None, e[4]))
+    packed = Net(net.d, net.p, tuple(nodes), tuple(edges), gates, dict(net.edge_gates), False)
+    sched = tuple(type(gr)(gr.name, tuple(dict.fromkeys(rename.get(k, k) for k in gr.edges)), gr.start, tuple(gr.fit))
+                  for gr in schedule or ())
+    return Packing(packed, sched, members, shapes)
+
+
 def _hidden(net: Net, params, X, unit_gates=None, collect=False):
     """Hidden activity of every node (and pre-activations if ``collect``)."""
     h = {"input": X}
@@ -167,7 +273,8 @@ def _hidden(net: Net, params, X, unit_gates=None, collect=False):
         elif net.relu:
             h[v] = jax.nn.relu(pre)
         elif v in net.node_gates:
-            h[v] = pre * net.node_gates[v].astype(X.dtype)[None, :]
+            gate = net.node_gates[v].astype(X.dtype)
+            h[v] = pre * (gate if gate.ndim == 2 else gate[None, :])
         else:
             h[v] = pre
     return h, pre_all
@@ -407,6 +514,27 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
     if check and tr.n_curve:
         check_finite(loss, check, lr)
     return Trajectory(tr.t, loss, tr.save_steps, saved, params, place.count)
+
+
+def train_net(net: Net, params0, data, *, loss: str = "mean", schedule=(), save: SaveAt = SaveAt(),
+              pack: bool = True, **options) -> Trajectory:
+    """:func:`train` on a :class:`Net`: its loss (``"mean"`` or ``"sum"``), the objective and mask of
+    a ``schedule`` (:func:`objective_for`), and the other options of :func:`train`.
+
+    Sibling hidden nodes are merged first (:func:`pack_net`; ``pack=False`` to keep them apart):
+    the same gradient descent with fewer, larger matrix products. ``params0``, the recorded
+    functions (``save.fns`` see the original edge keys) and the final weights are unchanged."""
+    pk = pack_net(net, schedule) if pack else None
+    if pk is None:
+        objective, mask = objective_for(net, schedule, loss)
+        return train(net_loss(net, loss), params0, data, objective=objective, mask=mask, save=save, **options)
+    objective, mask = objective_for(pk.net, pk.schedule, loss)
+    fns = {name: (lambda fn: lambda p, d: fn(pk.unpack(p), d))(fn) for name, fn in save.fns.items()}
+    res = train(net_loss(pk.net, loss), pk.pack(params0), data, objective=objective, mask=mask,
+                save=SaveAt(save.loss_every, save.steps, fns, save.final), **options)
+    if res.params is not None:
+        res.params = {k: jnp.asarray(v) for k, v in pk.unpack({k: np.asarray(v) for k, v in res.params.items()}).items()}
+    return res
 
 
 class ensemble_placement:

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from theorykit.analysis.curves import learning_time
-from theorykit.sim.engine import Net, SaveAt, net_loss, train
+from theorykit.sim.engine import Net, SaveAt, train_net
 from theorykit.spec.gating import GDLNSpec
 from theorykit.spec.graph import graph_from_pathways
 from theorykit.sim.init import random_params
@@ -30,7 +30,7 @@ def train_grid(net, p0, Xs, Y, lr, steps, record_every, n_seeds):
     nΔ × seeds × (steps/record_every + 1); learning time, nΔ × seeds, from the per-step curve)."""
     nD = Xs.shape[0]
     data = (jnp.repeat(jnp.asarray(Xs), n_seeds, axis=0), jnp.broadcast_to(jnp.asarray(Y), (nD * n_seeds,) + Y.shape))
-    res = train(net_loss(net, "mean"), p0, data, lr=lr, steps=steps, save=SaveAt(loss_every=1), data_axis=0)
+    res = train_net(net, p0, data, loss="mean", lr=lr, steps=steps, save=SaveAt(loss_every=1), data_axis=0)
     curves = res.loss.reshape(nD, n_seeds, steps + 1)
     params = {k: np.asarray(v).reshape((nD, n_seeds) + v.shape[1:]) for k, v in res.params.items()}
     return params, curves[..., ::record_every], learning_time(curves)

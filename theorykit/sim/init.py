@@ -21,6 +21,7 @@ depth suite reports how well it does.
 """
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -56,20 +57,26 @@ def random_params(net: Net, scales: Mapping[str, float] | float, seeds: int = 1,
     """N(0, σ_e²) weights for every edge (σ_e from ``scales``, by edge key, or one number),
     ``seeds`` members (or one per key in ``keys``). Drawn in float64 and cast, so float32 and
     float64 runs start alike; each member's key is split edge by edge in edge order."""
-    dt = as_dtype(dtype)
     shapes = net.shapes()
     sc = {k: float(scales) for k in shapes} if np.isscalar(scales) else dict(scales)
-
-    def one(key):
-        out = {}
-        for k in net.keys:
-            key, sub = jax.random.split(key)
-            out[k] = (sc[k] * jax.random.normal(sub, shapes[k], dtype=jnp.float64)).astype(dt)
-        return out
-
     if keys is None:
         keys = jax.random.split(jax.random.PRNGKey(seed), seeds)
-    return jax.vmap(one)(jnp.asarray(keys))
+    layout = tuple((k, tuple(int(n) for n in shapes[k]), sc[k]) for k in net.keys)
+    return _draw(layout, str(np.dtype(as_dtype(dtype))))(jnp.asarray(keys))
+
+
+@functools.lru_cache(maxsize=128)
+def _draw(layout: tuple, dtype: str):
+    """The compiled draw of :func:`random_params` for one layout of edges (key, shape, σ): built
+    once per layout, so repeated draws (an elbow's K networks, a sweep's chunks) do not recompile."""
+    def one(key):
+        out = {}
+        for k, shape, s in layout:
+            key, sub = jax.random.split(key)
+            out[k] = (s * jax.random.normal(sub, shape, dtype=jnp.float64)).astype(dtype)
+        return out
+
+    return jax.jit(jax.vmap(one))
 
 
 def _orthonormal(key, rows, cols, dtype):

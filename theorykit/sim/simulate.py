@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .engine import DTYPES, Net, SaveAt, as_dtype, net_apply, net_loss, objective_for, train, unit_activity
+from .engine import DTYPES, Net, SaveAt, as_dtype, net_apply, net_loss, train, train_net, unit_activity
 from ..errors import SpecError
 from ..spec.graph import Group, graph_from_pathways
 from .init import aligned_params, check_weights, random_params
@@ -129,9 +129,8 @@ def simulate(graph, *, init="aligned", seeds: int = 4, steps: int | None = None,
     else:
         raise SpecError("init", f"unknown init {init!r}", "use \"aligned\", \"random\" or a dict of weights")
     groups = _schedule(g, schedule, staged_first)
-    objective, mask = objective_for(net, groups, tr.loss)
-    res = train(net_loss(net, tr.loss), p0, data, lr=lr, steps=steps, objective=objective, mask=mask,
-                save=save or SaveAt(), batch=batch, on_batch=on_batch, check="GDLN simulation")
+    res = train_net(net, p0, data, loss=tr.loss, schedule=groups, lr=lr, steps=steps, save=save or SaveAt(),
+                    batch=batch, on_batch=on_batch, check="GDLN simulation")
     return SimResult(res.t, res.loss, res.params,
                      {"init": kind, "schedule": [gr.name for gr in groups] or "joint", "saved": res.saved,
                       "saved_steps": res.saved_steps, "initial_params": p0}, dtype, res.devices)

@@ -55,6 +55,10 @@ class FlowResult:
 #: spec's time scale is out of proportion with its data (a fuzz hang: 1.4e7 steps ran for minutes)
 MAX_FLOW_STEPS = 2e6
 
+#: RK4 flows of at least this many steps × batch members unroll the four stages (faster per step,
+#: slower to compile)
+UNROLL_STEPS = 5000
+
 
 @dataclass(frozen=True)
 class RK4:
@@ -158,14 +162,25 @@ def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args) -> FlowR
     def axpy(a, x, y):
         return jax.tree_util.tree_map(lambda u, v: u + a * v, x, y)
 
-    # RK4 as a loop over its four stages, so the vector field is traced and compiled once, not
-    # four times (compile time dominated small flows): k_i = f(y + c_i dt k_{i−1}), y += dt Σ b_i k_i
+    # Long flows unroll RK4's four stages (about 20 % faster per step); short ones loop over them,
+    # so the vector field is traced and compiled once, not four times (compile time dominated
+    # small flows): k_i = f(y + c_i dt k_{i−1}), y += dt Σ b_i k_i
+    batch = jax.tree_util.tree_leaves(y0)[0].shape[0]
+    unroll = int(nsub.sum()) * batch >= UNROLL_STEPS
     c_stage = jnp.asarray([0.0, 0.5, 0.5, 1.0])
     b_stage = jnp.asarray([1.0, 2.0, 2.0, 1.0]) / 6.0
+    # equal recording intervals after the first (the common case): a loop of static length
+    uniform = nsub.size > 1 and bool(np.all(nsub[1:] == nsub[1]) and np.all(steps[1:] == steps[1]))
 
     def one(y, a):
-        def rk4(_, carry):
-            yc, dt = carry
+        def rk4_step(yc, dt):
+            if unroll:
+                k1 = vector_field(yc, a)
+                k2 = vector_field(axpy(dt / 2, yc, k1), a)
+                k3 = vector_field(axpy(dt / 2, yc, k2), a)
+                k4 = vector_field(axpy(dt, yc, k3), a)
+                return jax.tree_util.tree_map(lambda y_, a_, b_, c_, d_: y_ + dt / 6 * (a_ + 2 * b_ + 2 * c_ + d_),
+                                              yc, k1, k2, k3, k4)
 
             def stage(i, sk):
                 acc, k = sk
@@ -173,15 +188,28 @@ def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args) -> FlowR
                 return axpy(b_stage[i] * dt, acc, k), k
 
             zero = jax.tree_util.tree_map(jnp.zeros_like, yc)
-            ynew, _ = jax.lax.fori_loop(0, 4, stage, (yc, zero))
-            return ynew, dt
+            return jax.lax.fori_loop(0, 4, stage, (yc, zero))[0]
+
+        def record_at(yc):
+            return {k: fn(yc, a) for k, fn in record.items()}
 
         def interval(yc, seg):
             n, dt = seg
-            yc, _ = jax.lax.fori_loop(0, n, rk4, (yc, dt))
-            return yc, {k: fn(yc, a) for k, fn in record.items()}
+            yc, _ = jax.lax.fori_loop(0, n, lambda _i, c: (rk4_step(c[0], c[1]), c[1]), (yc, dt))
+            return yc, record_at(yc)
 
-        return jax.lax.scan(interval, y, (jnp.asarray(nsub), jnp.asarray(steps)))
+        if not uniform:
+            return jax.lax.scan(interval, y, (jnp.asarray(nsub), jnp.asarray(steps)))
+        # the step is a constant of the compiled loop here, and the loop's length is static
+        n1, dt1 = int(nsub[1]), float(steps[1])
+
+        def interval_uniform(yc, _):
+            yc = jax.lax.fori_loop(0, n1, lambda _i, c: rk4_step(c, dt1), yc)
+            return yc, record_at(yc)
+
+        y, first = interval(y, (jnp.asarray(nsub[0]), jnp.asarray(steps[0])))
+        y, rest = jax.lax.scan(interval_uniform, y, None, length=nsub.size - 1)
+        return y, jax.tree_util.tree_map(lambda u, v: jnp.concatenate([u[None], v]), first, rest)
 
     with jax.default_matmul_precision("highest"):
         final, recs = jax.jit(jax.vmap(one, in_axes=(0, 0 if batched_args else None)))(y0, args)

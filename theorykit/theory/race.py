@@ -225,8 +225,8 @@ def race_flow(spec, times=None, *, a0=None, masks=None, values=None, dt: float |
     ``τ dM_p = (M_pM_pᵀ)^{1/2}G_p + G_p(M_pᵀM_p)^{1/2}``, ``G_p = Σyx_p − Σ_q O_pq M_q Σx_qp``
     (balance is conserved and the flow never raises the rank); the loss is written on the
     datapoints, so every overlap between pathways comes from the data, none is set by hand.
-    Adaptive Dormand–Prince steps (:class:`theorykit.theory.flow.Dopri5`), or fixed-step RK4 with
-    step ``dt`` (gradient steps, at most the recording interval) when ``dt`` is given; the loss and the mode strengths are recorded every ``record_every``
+    Fourth-order Runge–Kutta with step ``dt`` (gradient steps; default τ/40, at most the
+    recording interval: the recording is dense, so adaptive steps would gain nothing); the loss and the mode strengths are recorded every ``record_every``
     steps (default max(1, ⌊τ/40⌋)); ``RaceFlow.t`` holds the recording times.
 
     ``masks`` (batch × pathways, 0/1): integrate every sub-family of the spec's pathways at
@@ -238,7 +238,7 @@ def race_flow(spec, times=None, *, a0=None, masks=None, values=None, dt: float |
     import jax
     import jax.numpy as jnp
 
-    from .flow import RK4, Dopri5, integrate
+    from .flow import RK4, integrate
 
     X, Y = spec.task.numeric(values)
     if target is not None:
@@ -338,7 +338,7 @@ def race_flow(spec, times=None, *, a0=None, masks=None, values=None, dt: float |
     if record_svals:
         rec["svals"] = svals
     y0 = jax.vmap(start)(jnp.asarray(masks), jnp.asarray(a0))
-    res = integrate(f, y0, None, t_end=nrec * every, record_every=every, solver=RK4(h) if dt is not None else Dopri5(),
+    res = integrate(f, y0, None, t_end=nrec * every, record_every=every, solver=RK4(h),
                     record=rec, batched_args=False, rate=max(1.0, float(np.linalg.norm(Y @ X.T / P, 2))) / tau)
     Ls, md, sv = res.records["loss"], res.records.get("modes", []), res.records.get("svals", [])
     M = np.einsum("bor,brd->bod", np.asarray(res.final[1]), np.asarray(res.final[0]))
