@@ -31,7 +31,7 @@ import numpy as np
 PROTOCOLS = ("paper", "joint")
 DATASETS = {"hierarchy": ["hierarchy"] * 3, "suite": ["hierarchy", "ring", "cross"]}
 SIZES = {"full": {"factor": 1.0, "time": 1, "seeds": 10, "relu_std": 6e-4},
-         "quick": {"factor": 7 / 30, "time": 2, "seeds": 3, "relu_std": 6e-4}}
+         "quick": {"factor": 7 / 30, "time": 2, "seeds": 2, "relu_std": 6e-4}}
 
 
 def spec_path(name: str) -> Path:
