@@ -911,6 +911,7 @@ def _damage_file(draw, f: FileDoc) -> str:
             with np.errstate(all="ignore"):
                 f.arrays[k] = A.astype(dt)
     elif how == "shape" and k is not None:
+        A = np.atleast_1d(A)            # an earlier damage may have left a scalar (a generator crash, seed 7002)
         f.arrays[k] = draw(st.sampled_from([
             A.T, A[None], A.ravel(), A[:0], np.asarray(1.0), A[..., :-1], np.zeros(tuple(x + 1 for x in A.shape)),
             np.zeros((2,) + A.shape), np.zeros((0,) + A.shape), np.zeros((1, 1, 1, 1))]))
