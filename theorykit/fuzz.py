@@ -994,12 +994,14 @@ def checkpoint_cases(draw, mutate: float = 0.85):
     P, d, p, H = draw(st.integers(3, 6)), draw(st.integers(1, 3)), draw(st.integers(1, 2)), draw(st.integers(2, 5))
     depth = draw(st.sampled_from([2, 2, 3]))
     X = rng.integers(-2, 3, (d, P)).astype(float)
-    X[0] = np.where(X[0] == 0, 1.0, X[0])
-    Y = rng.integers(-1, 2, (p, P)).astype(float)
+    X[0] = 1.0                       # a constant input: with W1's first column > 0 (below) most units are on,
+    Y = rng.integers(-1, 2, (p, P)).astype(float)          # so K = 1 finds a pattern and the valid case succeeds
     Y[0, 0] = 1.0
     fmt = draw(st.sampled_from(["npz", "safetensors"]))
     dims = [d] + [H] * (depth - 1) + [p]
     W0 = {f"W{i + 1}": 0.3 * rng.standard_normal((dims[i + 1], dims[i])) for i in range(depth)}
+    for i in range(depth - 1):
+        W0[f"W{i + 1}"][:, 0] = 1.0 + np.abs(W0[f"W{i + 1}"][:, 0])
     steps = [0, draw(st.sampled_from([2, 4]))]
     lr_meta = fmt == "safetensors" and draw(st.booleans())
     meta = {"lr": "0.05", "loss": draw(st.sampled_from(["mean", "sum"]))} if lr_meta else None
