@@ -357,3 +357,44 @@ def test_stacked_race_equals_pathway_by_pathway_race():
     assert a.records["loss"][0, -1] < 0.5 * a.records["loss"][0, 0]          # it did learn
     for x, y in zip(a.records["modes"], b.records["modes"]):
         assert np.max(np.abs(np.asarray(x) - np.asarray(y))) < 1e-12
+
+
+def test_packed_siblings_train_as_the_unpacked_graph():
+    """pack_net merges sibling modules (one edge in from h, one edge out to the output, same
+    schedule groups) into one node per group, with per-unit gates. Training the packed net is the
+    same gradient descent: the loss curve, the recorded outputs and the final weights equal the
+    unpacked engine's (itself checked against numpy above) to rounding, under a staged schedule."""
+    import jax.numpy as jnp
+
+    from theorykit.sim.engine import net_apply, pack_net, train_net
+    from theorykit.spec.graph import graph_from_pathways
+
+    d = {"name": "siblings", "data": {"inputs": X6, "targets": Y6},
+         "nodes": [{"name": "h", "width": 4},
+                   {"name": "m1", "width": 2}, {"name": "m2", "width": 3, "active": [1, 1, 0, 0, 1, 1]},
+                   {"name": "m3", "width": 2, "active": [0, 1, 1, 1, 1, 0]}],
+         "edges": [{"from": "input", "to": "h"}, {"from": "h", "to": "m1"}, {"from": "h", "to": "m2"},
+                   {"from": "h", "to": "m3"}, {"from": "m1", "to": "output"}, {"from": "m2", "to": "output"},
+                   {"from": "m3", "to": "output"}],
+         "schedule": [{"name": "common", "edges": ["input->h", "h->m1", "h->m2", "m1->output", "m2->output"],
+                       "start": 2},
+                      {"name": "ctx", "edges": ["h->m3", "m3->output"], "start": 8, "fit": ["common"]}],
+         "training": {"lr": 0.05, "loss": "mean", "a0": 1e-3, "init_std": 0.3, "steps": 30}}
+    g = graph_from_pathways(spec_from_dict(d))
+    net = Net.from_graph(g)
+    pk = pack_net(net, g.schedule)
+    assert [n for n, _w in pk.net.nodes] == ["h", "m1+m2", "m3"]
+    assert pk.net.node_gates["m1+m2"].shape == (5, 6) and "m3" in pk.net.node_gates
+    assert [gr.edges for gr in pk.schedule] == [("input->h", "h->m1+m2", "m1+m2->output"), ("h->m3", "m3->output")]
+    p0 = random_params(net, 0.3, 2, 4)
+    data = tuple(jnp.asarray(np.array(m, float)) for m in (X6, Y6))
+    save = SaveAt(steps=[5, 20], fns={"out": lambda p, dd: net_apply(net, p, dd[0])})
+    runs = [train_net(net, p0, data, loss="mean", schedule=g.schedule, lr=0.05, steps=30, save=save, pack=flag)
+            for flag in (True, False)]
+    a, b = runs
+    np.testing.assert_allclose(a.loss, b.loss, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(np.asarray(a.saved["out"]), np.asarray(b.saved["out"]), atol=1e-12)
+    assert set(a.params) == set(b.params) == set(net.keys)
+    for k in net.keys:
+        np.testing.assert_allclose(np.asarray(a.params[k]), np.asarray(b.params[k]), atol=1e-12)
+    assert np.all(a.loss[:, 2] == a.loss[:, 0]) and a.loss[0, -1] < 0.8 * a.loss[0, 0]   # held, then learned
