@@ -243,15 +243,17 @@ def cmd_simulate(args):
         init = load_weights(args.init_weights, net, seeds, args.dtype)
     if args.network == "relu":
         sim = simulate_relu_spec(spec, seeds=seeds, steps=steps, values=values, dtype=args.dtype,
-                                 init=init if args.init_weights else None)
+                                 init=init if args.init_weights else None, fused=args.fused)
     else:
         from .analysis.summary import plot_save
 
         save, der = plot_save(spec, values, steps) if args.plot else (None, None)
-        sim = simulate(spec, init=init, seeds=seeds, steps=steps, values=values, dtype=args.dtype, save=save)
+        sim = simulate(spec, init=init, seeds=seeds, steps=steps, values=values, dtype=args.dtype, save=save,
+                       fused=args.fused)
     idx = times.astype(int)
     init_name = args.init_weights or (args.init if args.network == "gdln" else "random")
     out = {"spec": spec.name, "network": args.network, "init": init_name, "devices": sim.devices,
+           "engine": "fused" if args.fused else "plain",
            "seeds": seeds, "steps": steps, "dtype": args.dtype,
            "seconds": time.time() - t0,
            "loss": {"t": times, "mean": sim.mean[idx], "std": sim.std[idx]}}
@@ -468,6 +470,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "rows read/written for input/output edges), or W1, W2, ... for --network relu; an optional "
                         "leading seed axis")
     _run_size_options(s)
+    s.add_argument("--fused", action="store_true",
+                   help="step with the fused multi-step kernel (Pallas; fast on a GPU, interpreted and slow on a "
+                        "CPU): depth-2 networks without a schedule, loss curve only (not with --plot)")
     s.add_argument("--compare", action="store_true", help="also report the theory and the largest error")
     s.add_argument("--json", metavar="OUT", help="write the full JSON document here; '-': to stdout (the default "
                                                  "on a pipe; a terminal gets a short summary)")

@@ -517,13 +517,20 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
 
 
 def train_net(net: Net, params0, data, *, loss: str = "mean", schedule=(), save: SaveAt = SaveAt(),
-              pack: bool = True, **options) -> Trajectory:
+              pack: bool = True, fused: bool = False, **options) -> Trajectory:
     """:func:`train` on a :class:`Net`: its loss (``"mean"`` or ``"sum"``), the objective and mask of
     a ``schedule`` (:func:`objective_for`), and the other options of :func:`train`.
 
     Sibling hidden nodes are merged first (:func:`pack_net`; ``pack=False`` to keep them apart):
     the same gradient descent with fewer, larger matrix products. ``params0``, the recorded
-    functions (``save.fns`` see the original edge keys) and the final weights are unchanged."""
+    functions (``save.fns`` see the original edge keys) and the final weights are unchanged.
+
+    ``fused=True`` steps with the fused multi-step kernel of :mod:`theorykit.sim.fused` (one kernel
+    call per recorded loss; for a GPU): depth-2 networks (a ReLU network with one hidden layer, or
+    a GDLN whose pathways each run input → node → output), without a schedule, recording only the
+    loss curve; options ``lr``, ``steps``, ``check``."""
+    if fused:
+        return _train_fused(net, schedule, params0, data, loss, save, options)
     pk = pack_net(net, schedule) if pack else None
     if pk is None:
         objective, mask = objective_for(net, schedule, loss)
@@ -534,6 +541,25 @@ def train_net(net: Net, params0, data, *, loss: str = "mean", schedule=(), save:
                 save=SaveAt(save.loss_every, save.steps, fns, save.final), **options)
     if res.params is not None:
         res.params = {k: jnp.asarray(v) for k, v in pk.unpack({k: np.asarray(v) for k, v in res.params.items()}).items()}
+    return res
+
+
+def _train_fused(net, schedule, params0, data, loss, save, options):
+    from .fused import fused_train, supports
+
+    why = supports(net, schedule, options.get("lr"))
+    if why:
+        raise SpecError("fused", f"the fused kernel cannot train this network: {why}",
+                        "leave fused off (the plain engine trains every network)")
+    options = {k: v for k, v in options.items() if v is not None}
+    extra = sorted(set(options) - {"lr", "steps", "check"})
+    if extra or save.fns:
+        what = ", ".join(extra) or "recorded functions (save.fns)"
+        raise SpecError("fused", f"the fused kernel records only the loss curve and takes lr, steps and check; got {what}",
+                        "leave fused off for these options")
+    res = fused_train(net, params0, data, loss=loss, loss_every=save.loss_every, **options)
+    if not save.final:
+        res.params = None
     return res
 
 

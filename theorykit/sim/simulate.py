@@ -99,13 +99,14 @@ def _edge_scales(g, std):
 def simulate(graph, *, init="aligned", seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
              a0: float | None = None, init_std: float | None = None, dtype: str = "float64", schedule="joint",
              staged_first: Sequence[str] = (), seed: int = 0, save: SaveAt | None = None, lr: float | None = None,
-             batch: int | None = None, on_batch=None) -> SimResult:
+             batch: int | None = None, on_batch=None, fused: bool = False) -> SimResult:
     """Full-batch gradient descent on the GDLN of a graph (or pathway) spec, vmapped over ``seeds``.
 
     ``init``: ``"aligned"``, ``"random"``, or a dict of initial weights (see module docstring).
     ``schedule``: ``"joint"`` (the graph's own schedule, if it has one, else the total loss),
     ``"staged"`` with ``staged_first``, or a tuple of :class:`~theorykit.spec.graph.Group`.
     ``save``: what to record besides the loss curve (:class:`~theorykit.sim.engine.SaveAt`).
+    ``fused``: step with the fused multi-step kernel (:mod:`theorykit.sim.fused`; depth-2, no schedule).
     """
     g = graph_from_pathways(graph)
     if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:
@@ -130,7 +131,7 @@ def simulate(graph, *, init="aligned", seeds: int = 4, steps: int | None = None,
         raise SpecError("init", f"unknown init {init!r}", "use \"aligned\", \"random\" or a dict of weights")
     groups = _schedule(g, schedule, staged_first)
     res = train_net(net, p0, data, loss=tr.loss, schedule=groups, lr=lr, steps=steps, save=save or SaveAt(),
-                    batch=batch, on_batch=on_batch, check="GDLN simulation")
+                    batch=batch, on_batch=on_batch, check="GDLN simulation", fused=fused)
     return SimResult(res.t, res.loss, res.params,
                      {"init": kind, "schedule": [gr.name for gr in groups] or "joint", "saved": res.saved,
                       "saved_steps": res.saved_steps, "initial_params": p0}, dtype, res.devices)
@@ -176,7 +177,8 @@ def gdln_forward(params, X, gates, inputs, outputs, p_out):
 def simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, seeds: int = 4,
                   init_std: float = 0.01, loss: str = "mean", dtype: str = "float64", seed: int = 0,
                   snapshot_every: int | None = None, check: bool = True, init: Mapping | None = None,
-                  save: SaveAt | None = None, batch: int | None = None, on_batch=None) -> SimResult:
+                  save: SaveAt | None = None, batch: int | None = None, on_batch=None,
+                  fused: bool = False) -> SimResult:
     """Full-batch gradient descent on bias-free ReLU networks (vmapped over ``seeds``).
 
     ``hidden`` is one width or a list of widths (two for two hidden layers). ``init``: given
@@ -184,6 +186,7 @@ def simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, s
     binary first-hidden-layer activity is recorded every that many steps (``extra["snapshots"]``:
     seeds × snapshots × H × P), for finding gates (Algorithm 1). ``extra["gates"]`` holds the
     final activity of every hidden layer. ``params`` is ``[W1, …, WL]``, each with a seed axis.
+    ``fused``: step with the fused multi-step kernel (:mod:`theorykit.sim.fused`; one hidden layer).
     """
     if loss not in ("mean", "sum"):
         raise SpecError("training.loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
@@ -199,8 +202,12 @@ def simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, s
         n = steps // snapshot_every
         fns = dict(save.fns, snapshots=lambda p, d: unit_activity(net, p, d[0])[first] > 0)
         save = SaveAt(save.loss_every, sorted(set(save.steps) | {i * snapshot_every for i in range(n)}), fns, save.final)
-    res = train(net_loss(net, loss), p0, (X, Y), lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
-                check="ReLU simulation" if check else None)
+    if fused:
+        res = train_net(net, p0, (X, Y), loss=loss, lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
+                        check="ReLU simulation" if check else None, fused=True)
+    else:
+        res = train(net_loss(net, loss), p0, (X, Y), lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
+                    check="ReLU simulation" if check else None)
     params = [res.params[k] for k in net.keys]
     acts = jax.vmap(lambda p: unit_activity(net, p, X))(res.params)
     extra = {"gates": [np.asarray(acts[v] > 0) for v, _ in net.nodes], "saved": res.saved,
@@ -213,7 +220,8 @@ def simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, s
 
 def simulate_relu_spec(spec, *, seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
                        init_std: float | None = None, dtype: str = "float64", seed: int = 0,
-                       snapshot_every: int | None = None, init: Mapping | None = None) -> SimResult:
+                       snapshot_every: int | None = None, init: Mapping | None = None,
+                       fused: bool = False) -> SimResult:
     """The bias-free ReLU network that matches a spec: same task, same total width
     (Σ over hidden nodes), same training settings (lr, loss, init_std)."""
     g = graph_from_pathways(spec)
@@ -221,7 +229,7 @@ def simulate_relu_spec(spec, *, seeds: int = 4, steps: int | None = None, values
     tr = g.training
     return simulate_relu(X, Y, hidden=spec.hidden_total, lr=tr.lr, steps=tr.steps if steps is None else steps,
                          seeds=seeds, init_std=tr.init_std if init_std is None else init_std, loss=tr.loss,
-                         dtype=dtype, seed=seed, snapshot_every=snapshot_every, init=init)
+                         dtype=dtype, seed=seed, snapshot_every=snapshot_every, init=init, fused=fused)
 
 
 # ---------------------------------------------------------------------------------------------

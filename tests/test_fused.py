@@ -1,0 +1,177 @@
+"""The fused multi-step kernel (theorykit.sim.fused) against the plain engine, in Pallas's
+interpreter on the CPU: the same gradient-descent recurrence, step for step.
+
+The second method is the plain engine (jax.grad of the loss, one XLA loop step per gradient
+step), itself checked against hand-written numpy gradient descent in test_graph.py and
+test_findgates.py; the ReLU case is also checked here against numpy directly. Tolerances: float64 rounding over a few hundred steps (1e-12 relative);
+float32 against float64 at 1e-4 (single-precision rounding accumulated over the run)."""
+from dataclasses import replace
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from theorykit.errors import SpecError
+from theorykit.sim.engine import Net, SaveAt, train_net
+from theorykit.sim.fused import layout, pad_to, supports
+from theorykit.sim.init import random_params
+from theorykit.spec.gating import GDLNSpec, Training, context_pathways
+from theorykit.spec.graph import Group
+from theorykit.spec.task import contexts
+
+
+def _both(net, p0, data, **kw):
+    ref = train_net(net, p0, data, **kw)
+    fu = train_net(net, p0, data, fused=True, **kw)
+    return ref, fu
+
+
+def _close(ref, fu, rtol):
+    np.testing.assert_array_equal(ref.t, fu.t)
+    np.testing.assert_allclose(fu.loss, ref.loss, rtol=rtol, atol=0)
+    assert set(fu.params) == set(ref.params)
+    for k in ref.params:
+        a, b = np.asarray(ref.params[k], float), np.asarray(fu.params[k], float)
+        assert a.shape == b.shape
+        np.testing.assert_allclose(b, a, rtol=0, atol=rtol * np.abs(a).max())
+
+
+def test_pad_to():
+    assert [pad_to(n) for n in (1, 11, 16, 17, 24, 60, 700)] == [16, 16, 16, 32, 32, 64, 1024]
+
+
+def test_relu_network_odd_sizes_matches_plain_engine():
+    """Odd sizes, so every dimension is zero-padded inside the kernel; a visible fit over 300 steps."""
+    rng = np.random.default_rng(3)
+    D, H, O, P = 5, 19, 3, 7
+    X, Y = rng.standard_normal((D, P)), rng.standard_normal((O, P))
+    net = Net.chain(D, [H], O)
+    p0 = random_params(net, 0.3, 3, 0, "float64")
+    ref, fu = _both(net, p0, (jnp.asarray(X), jnp.asarray(Y)), loss="sum", lr=0.02, steps=300,
+                    save=SaveAt(loss_every=75))
+    assert ref.loss[:, -1].max() < 0.5 * ref.loss[:, 0].min()        # it learned something
+    _close(ref, fu, 1e-12)
+    # numpy, by hand: L = ½‖Y − W2 relu(W1 X)‖², ∂L/∂W2 = −R aᵀ, ∂L/∂W1 = −((W2ᵀR) ⊙ [h > 0]) Xᵀ
+    W1, W2 = np.asarray(p0["input->h1"][1]), np.asarray(p0["h1->output"][1])
+    for _ in range(300):
+        h = W1 @ X
+        a = np.maximum(h, 0)
+        R = Y - W2 @ a
+        W1, W2 = W1 + 0.02 * ((W2.T @ R) * (h > 0)) @ X.T, W2 + 0.02 * R @ a.T
+    np.testing.assert_allclose(np.asarray(fu.params["input->h1"][1]), W1, rtol=0, atol=1e-12 * np.abs(W1).max())
+    np.testing.assert_allclose(np.asarray(fu.params["h1->output"][1]), W2, rtol=0, atol=1e-12 * np.abs(W2).max())
+
+
+def test_context_gdln_with_masks_and_gates_matches_plain_engine():
+    """Section 4's task, common + every context pathway: the context pathways read 8 of the 11
+    input rows (masked weights) and are gated per pattern; mean loss, a loss record off the grid."""
+    task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
+    paths = [replace(p, hidden=6) for p in context_pathways(8, 3, [(0,), (1,), (2,), (0, 1)])]
+    net = Net.from_graph(GDLNSpec(task, paths, Training(lr=0.01, loss="mean", a0=1e-2)))
+    lay = layout(net)
+    assert lay.M1 is not None and lay.G is not None
+    X, Y = task.numeric()
+    p0 = random_params(net, 0.05, 2, 1, "float64")
+    ref, fu = _both(net, p0, (jnp.asarray(X), jnp.asarray(Y)), loss="mean", lr=0.05, steps=250,
+                    save=SaveAt(loss_every=100))
+    np.testing.assert_array_equal(fu.t, [0, 100, 200, 250])
+    _close(ref, fu, 1e-12)
+
+
+def test_float32_tracks_float64():
+    rng = np.random.default_rng(5)
+    D, H, O, P = 4, 12, 2, 6
+    X, Y = rng.standard_normal((D, P)), rng.standard_normal((O, P))
+    net = Net.chain(D, [H], O)
+    p64 = random_params(net, 0.3, 2, 0, "float64")
+    p32 = {k: jnp.asarray(v, jnp.float32) for k, v in p64.items()}
+    ref = train_net(net, p64, (jnp.asarray(X), jnp.asarray(Y)), loss="sum", lr=0.02, steps=100)
+    fu = train_net(net, p32, (jnp.asarray(X, jnp.float32), jnp.asarray(Y, jnp.float32)), loss="sum",
+                   lr=0.02, steps=100, fused=True)
+    assert fu.params["input->h1"].dtype == jnp.float32
+    np.testing.assert_allclose(fu.loss, ref.loss, rtol=1e-4)
+
+
+def test_no_steps_and_no_loss_curve():
+    rng = np.random.default_rng(1)
+    net = Net.chain(3, [5], 2)
+    p0 = random_params(net, 0.3, 2, 0, "float64")
+    data = (jnp.asarray(rng.standard_normal((3, 4))), jnp.asarray(rng.standard_normal((2, 4))))
+    r0 = train_net(net, p0, data, loss="sum", lr=0.1, steps=0, fused=True)
+    np.testing.assert_array_equal(r0.t, [0])
+    for k in p0:
+        np.testing.assert_array_equal(np.asarray(r0.params[k]), np.asarray(p0[k]))
+    ref, fu = _both(net, p0, data, loss="sum", lr=0.1, steps=40, save=SaveAt(loss_every=0))
+    assert fu.loss.shape == (2, 0)
+    _close(ref, fu, 1e-12)
+
+
+def test_layout_pack_unpack_round_trip():
+    task = contexts(8, 2, blocks=["hierarchy", "ring"])
+    net = Net.from_graph(GDLNSpec(task, context_pathways(8, 2, [(0,), (1,)]), Training(lr=0.01)))
+    lay = layout(net)
+    p0 = random_params(net, 0.1, 3, 2, "float64")
+    W1, W2 = lay.pack(p0)
+    assert W1.shape == (3, lay.units, net.d) and W2.shape == (3, net.p, lay.units)
+    assert np.all(np.asarray(W1)[:, lay.M1 == 0] == 0)       # entries that are not weights stay zero
+    back = lay.unpack(W1, W2)
+    for k in p0:
+        np.testing.assert_array_equal(np.asarray(back[k]), np.asarray(p0[k]))
+
+
+@pytest.mark.parametrize("case, reason", [
+    ("deep", "joins two hidden nodes"),
+    ("schedule", "schedule"),
+    ("lrs", "different step sizes"),
+])
+def test_out_of_scope_networks_are_refused_with_the_reason(case, reason):
+    net = Net.chain(3, [4, 4], 2) if case == "deep" else Net.chain(3, [4], 2)
+    schedule = (Group("all", tuple(net.keys), 5),) if case == "schedule" else ()
+    lr = [0.1, 0.2] if case == "lrs" else 0.1
+    assert reason in supports(net, schedule, lr)
+    p0 = random_params(net, 0.1, 2, 0, "float64")
+    data = (jnp.ones((3, 4)), jnp.ones((2, 4)))
+    with pytest.raises(SpecError) as err:
+        train_net(net, p0, data, schedule=schedule, lr=lr, steps=3, fused=True)
+    assert err.value.field == "fused" and reason in str(err.value)
+
+
+def test_recorded_functions_and_other_options_are_refused():
+    net = Net.chain(3, [4], 2)
+    p0 = random_params(net, 0.1, 2, 0, "float64")
+    data = (jnp.ones((3, 4)), jnp.ones((2, 4)))
+    with pytest.raises(SpecError, match="save.fns"):
+        train_net(net, p0, data, lr=0.1, steps=3, fused=True, save=SaveAt(steps=[1], fns={"w": lambda p, d: p}))
+    with pytest.raises(SpecError, match="batch"):
+        train_net(net, p0, data, lr=0.1, steps=3, fused=True, batch=1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("relu", [True, False])
+def test_kernel_lowers_to_triton_for_a_gpu(dtype, relu):
+    """No GPU in CI, but the kernel's lowering to Triton (Pallas's GPU backend) runs on the CPU:
+    exporting for the "cuda" platform lowers every operation of the kernel (the loop, the
+    transposed products at "highest" precision, the masks) or fails naming the one it cannot."""
+    import jax
+    from jax.experimental.pallas import triton  # noqa: F401  (registers the Triton lowering)
+    from functools import partial
+
+    from theorykit.sim.fused import fused_steps
+
+    dt = jnp.dtype(dtype)
+    E, H, D, O, P = 2, 1024, 16, 64, 32          # the Section 4 network's padded shapes
+    args = [jnp.zeros((E, H, D), dt), jnp.zeros((E, O, H), dt), jnp.zeros((D, P), dt), jnp.zeros((O, P), dt),
+            None if relu else jnp.zeros((H, P), dt), None if relu else jnp.zeros((H, D), dt)]
+    f = partial(fused_steps, steps=10, lr=1e-3, relu=relu, interpret=False)
+    checks = [jax.export.DisabledSafetyCheck.custom_call("__gpu$xla.gpu.triton")]
+    try:
+        exp = jax.export.export(jax.jit(lambda *a: f(*a)), platforms=["cuda"], disabled_checks=checks)(*args)
+    except Exception as exc:                     # newer jaxlibs compile the Triton module too, which needs CUDA
+        import traceback
+
+        tb = "".join(traceback.format_exception(exc))
+        if "lower_jaxpr_to_triton" in tb or "LoweringError" in tb:
+            raise
+        pytest.skip(f"this jaxlib compiles Triton modules at export, which needs CUDA: {type(exc).__name__}")
+    text = exp.mlir_module()
+    assert text.count("xla.gpu.triton") == 1 and "num_warps = 8" in text
