@@ -12,6 +12,7 @@ import tempfile
 import tomllib
 
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from theorykit import fuzz
 from theorykit.spec.files import spec_from_dict
@@ -300,3 +301,16 @@ def test_graph_with_cubic_radicals_derives_in_bounded_time(tmp_path):
     t0 = time.time()
     assert main(["derive", str(spec), "--times", "0,5", "--json", str(tmp_path / "d.json")]) == 0
     assert time.time() - t0 < 90
+
+
+@given(st_damage=st.data())
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+def test_file_damage_composes(st_damage):
+    """Damages pile up on one file: any sequence of them still yields bytes to write. Regression:
+    seed 7414 cast an earlier damage's strings ("abc") to float and stopped the campaign's generator."""
+    for fmt in ("npz", "safetensors"):
+        f = fuzz.FileDoc(fmt, {"W1": np.ones((3, 2)), "W2": np.arange(4.0).reshape(2, 2)})
+        f.arrays["W1"] = np.full((3, 2), "abc")            # the damage that broke the later ones
+        for _ in range(4):
+            fuzz._damage_file(st_damage.draw, f)
+        assert isinstance(f.to_bytes(), bytes)

@@ -895,6 +895,10 @@ def _damage_file(draw, f: FileDoc) -> str:
                                 "lie", "garbage"]))
     k = draw(st.sampled_from(keys)) if keys else None
     A = np.asarray(f.arrays[k]) if k is not None else None
+    if A is not None and A.dtype.kind not in "biufc":
+        # an earlier damage left strings, dates or objects: damage their numeric stand-in (a generator
+        # crash, seed 7414: "abc" cast to float)
+        A = np.zeros(A.shape)
     if how == "truncate":
         f.truncate = draw(st.sampled_from([0.0, 0.01, 0.1, 0.5, 0.9, 0.99]))
     elif how == "dtype" and k is not None:
@@ -916,11 +920,11 @@ def _damage_file(draw, f: FileDoc) -> str:
             A.T, A[None], A.ravel(), A[:0], np.asarray(1.0), A[..., :-1], np.zeros(tuple(x + 1 for x in A.shape)),
             np.zeros((2,) + A.shape), np.zeros((0,) + A.shape), np.zeros((1, 1, 1, 1))]))
     elif how == "nan" and k is not None and A.size:
-        B = A.astype(float).copy()
+        B = np.real(A).astype(float)
         B.flat[draw(st.integers(0, B.size - 1))] = draw(st.sampled_from([np.nan, np.inf, -np.inf]))
         f.arrays[k] = B
     elif how == "huge" and k is not None:
-        f.arrays[k] = A.astype(float) * draw(st.sampled_from([1e300, 1e20, 1e7, 1e-300, -1e5]))
+        f.arrays[k] = np.real(A).astype(float) * draw(st.sampled_from([1e300, 1e20, 1e7, 1e-300, -1e5]))
     elif how == "missing-key" and k is not None:
         del f.arrays[k]
     elif how == "extra-key":
