@@ -175,3 +175,18 @@ def test_kernel_lowers_to_triton_for_a_gpu(dtype, relu):
         pytest.skip(f"this jaxlib compiles Triton modules at export, which needs CUDA: {type(exc).__name__}")
     text = exp.mlir_module()
     assert text.count("xla.gpu.triton") == 1 and "num_warps = 8" in text
+
+
+@pytest.mark.skipif(__import__("jax").default_backend() != "gpu", reason="needs a GPU (the compiled Triton kernel)")
+@pytest.mark.parametrize("dtype, rtol", [("float32", 1e-4), ("float64", 1e-12)])
+def test_compiled_kernel_on_a_gpu_matches_plain_engine(dtype, rtol):
+    """On a GPU the kernel is compiled by Triton, not interpreted: the Section 4 ReLU network
+    [11, 700, 60] (padded to [16, 1024, 64]) against the plain engine, both at "highest" precision."""
+    from theorykit.spec.task import contexts as ctx
+
+    X, Y = ctx(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
+    net = Net.chain(X.shape[0], [700], Y.shape[0])
+    p0 = random_params(net, 0.005 / 700, 4, 0, dtype)
+    data = (jnp.asarray(X, p0["input->h1"].dtype), jnp.asarray(Y, p0["input->h1"].dtype))
+    ref, fu = _both(net, p0, data, loss="sum", lr=1e-3, steps=500, save=SaveAt(loss_every=250))
+    _close(ref, fu, rtol)
