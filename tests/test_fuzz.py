@@ -80,6 +80,35 @@ def test_an_unnamed_error_is_detected(tmp_path, monkeypatch):
     assert out.kind == "crash" and "without naming a field" in out.detail
 
 
+def test_a_hang_is_detected_by_cpu_time_not_by_load(tmp_path, monkeypatch):
+    """A command that computes without end is a hang once it has used the limit's CPU seconds;
+    one that waits (a loaded machine, as far as CPU time goes) for longer is not."""
+    import time
+
+    import theorykit.cli as cli
+
+    def spin(args):
+        while True:
+            pass
+
+    def wait(args):
+        time.sleep(1.5)                      # 1.5 s of wall time, almost no CPU time
+        print("OK")
+        return 0
+
+    case = fuzz.Case("pathways", {"data": {"inputs": [[1]], "targets": [[1]]},
+                                  "pathways": [{"name": "a", "active": "all"}]}, simulate=False)
+    for sub in ("a", "b"):
+        (tmp_path / sub).mkdir()
+    monkeypatch.setattr(cli, "cmd_derive", spin)
+    out = fuzz.run_case(case, tmp_path / "a", time_limit=0.5)
+    assert out.kind == "hang" and "CPU time" in out.detail
+    monkeypatch.undo()
+    monkeypatch.setattr(cli, "cmd_check", wait)
+    out = fuzz.run_case(case, tmp_path / "b", time_limit=0.5)
+    assert out.kind == "success", out.detail
+
+
 # ------------------------------------------------------------------------------------------
 # data, weight and checkpoint files: each damage is exit 2 naming the option, the file and the key
 # ------------------------------------------------------------------------------------------
@@ -314,3 +343,37 @@ def test_file_damage_composes(st_damage):
         for _ in range(4):
             fuzz._damage_file(st_damage.draw, f)
         assert isinstance(f.to_bytes(), bytes)
+
+
+_NESTED_RADICALS = '''
+name = "fuzz"
+symbols = {Delta = "positive, real"}
+data = {inputs = [[0.1, "Rational(2, 3)"], [-0.25, "-Delta"], ["-sqrt(3)/2", "Rational(2, 3)"], ["Delta**2", "sqrt(Delta)"]], targets = [["sqrt(2)", "Delta"], [2, 0], [-3, 0.1]]}
+pathways = [{name = "p0", active = [0, 1], hidden = 7}, {name = "p1", active = "all", hidden = 6}]
+training = {lr = 0.1, loss = "sum", a0 = 0.001, init_std = 0.01, steps = 54}
+'''
+
+
+@pytest.mark.slow
+def test_eigenvectors_of_nested_radicals_derive_and_match_numpy(tmp_path):
+    """Campaign seed 7417, case 126: derive ran past 300 s. With Delta = 1/2, pathway p1's Σyx has
+    entries in Q(√2, √3); its exact eigenvectors are 7,000-node nested radicals. SymPy's adaptive
+    N() on them, the term-sorting str() (227 s for one entry) and the automatic flattening of
+    vᵀΣx v were the cost. Checked here against numpy, an independent float computation."""
+    import json
+
+    from theorykit.cli import main
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text(_NESTED_RADICALS, "utf-8")
+    out = tmp_path / "d.json"
+    assert main(["derive", str(spec), "--set", "Delta=0.5", "--times", "0,5", "--json", str(out)]) == 0
+    p1 = json.loads(out.read_text("utf-8"))["pathways"]["p1"]
+    # the spec's data at Delta = 1/2 in floats; p1 is active on both datapoints (P = 2)
+    X = np.array([[0.1, 2 / 3], [-0.25, -0.5], [-np.sqrt(3) / 2, 2 / 3], [0.25, np.sqrt(0.5)]])
+    Y = np.array([[np.sqrt(2), 0.5], [2, 0], [-3, 0.1]])
+    U, s, Vt = np.linalg.svd(Y @ X.T / 2)
+    np.testing.assert_allclose(p1["singular_values_float"], s[:2], rtol=1e-12)
+    Sx = X @ X.T / 2
+    np.testing.assert_allclose(p1["input_variances_float"], [Vt[a] @ Sx @ Vt[a] for a in range(2)], rtol=1e-10)
+    assert all(len(t) > 100_000 for t in p1["input_variances"])     # exact, printed in full

@@ -120,3 +120,19 @@ def test_bounded_simplification_helpers():
     assert not md._is_zero_at_random_points(D - 1)
     assert not md._is_zero_at_random_points(sp.sqrt(2) - sp.Rational(99, 70))   # 1.4142135… vs 1.4142857…
     assert md._is_zero_at_random_points(sp.Integer(0))
+
+
+@pytest.mark.parametrize("expr", [
+    sp.sqrt(2), sp.Rational(3, 7), sp.Integer(-8) ** sp.Rational(1, 3),
+    sp.cos(sp.pi / 7), sp.re((1 + sp.I) ** sp.Rational(1, 3)), sp.Float(0.1, 30) * sp.sqrt(7),
+    sp.CRootOf(sp.Symbol("x") ** 5 - sp.Symbol("x") - 1, 0),
+    (sp.Rational(1, 2) + sp.sqrt(3) * sp.I / 2) ** sp.Rational(1, 3) * sp.sqrt(5),
+    sp.Add(sp.sqrt(2 + sp.sqrt(3)), -sp.sqrt(sp.Rational(1, 2)) * (1 + sp.sqrt(3)), evaluate=False),  # exactly 0
+])
+def test_bounded_float_evaluation_agrees_with_sympy(expr):
+    """modes.num (fixed-precision mpmath, 40/80/160/320 digits until two agree) against SymPy's
+    adaptive N at 50 digits, including an exact zero written as nested radicals."""
+    from theorykit.theory.modes import num
+
+    ref = float(sp.re(sp.N(expr, 50)))
+    assert abs(num(expr, {}) - ref) <= 1e-15 * max(1.0, abs(ref))

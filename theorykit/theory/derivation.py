@@ -36,7 +36,7 @@ from .effective import (EffectiveDataset, couplings, effective_dataset, input_co
                         output_trace)
 from ..errors import DerivationError, SpecError
 from ..spec.gating import GDLNSpec
-from .modes import SVD, Mode, exact_svd, is_zero, reference_values, tidy
+from .modes import SVD, exact_svd, exact_text, num, is_large, is_zero, lazy_matvec, quad_exact, reference_values, tidy
 from .trajectory import a0 as A0
 from .trajectory import mode_loss_reduction, mode_trajectory, t, t_half, tau
 
@@ -126,7 +126,7 @@ class Derivation:
                 modes = []
                 for m in svd.modes:
                     v = m.v_untidied                     # exact; its tidy form is for display only
-                    d = (v.T * eff.Sx * v)[0]
+                    d = quad_exact(v, eff.Sx)
                     if not m.exact_vectors:
                         modes.append(m.with_d(sp.N(d, 30)))
                         continue
@@ -161,7 +161,11 @@ class Derivation:
                     ok = False          # clearly not an eigenvector (in floats): no exact test needed
                     continue
                 v = m.v_untidied
-                resid = eff.Sx * v - m.d_untidied * v
+                if is_large(m.d_untidied) or any(is_large(x) for x in v):   # exact, built unevaluated
+                    Sv, d = lazy_matvec(eff.Sx, v), m.d_untidied
+                    resid = [sp.Add(Sv[i], sp.Mul(-1, d, v[i], evaluate=False), evaluate=False) for i in range(v.rows)]
+                else:
+                    resid = eff.Sx * v - m.d_untidied * v
                 if m.exact_vectors:
                     ok &= all(is_zero(r) for r in resid)
                 else:
@@ -382,7 +386,7 @@ class Derivation:
             out[n] = {
                 "singular_values": [m.s_text for m in svd.modes],
                 "singular_values_float": [m.s_float(ref) for m in svd.modes],
-                "input_variances": [str(m.d) for m in svd.modes],
+                "input_variances": [exact_text(m.d) for m in svd.modes],
                 "input_variances_float": [m.d_float(ref) for m in svd.modes],
                 "exact_vectors": all(m.exact_vectors for m in svd.modes),
                 "diagonalisable": self.diagonalisable[n],
@@ -410,12 +414,10 @@ def _exact_values(values: Mapping) -> dict:
     return {k: to_exact(v, f"values[{k}]") if isinstance(v, (int, float)) else v for k, v in values.items()}
 
 
-def _value(expr, ref) -> float:
-    return float(sp.re(sp.N(sp.sympify(expr).subs(ref), 30)))
-
-
 def numeric_matrix(M, vals) -> np.ndarray:
-    return np.array(sp.Matrix(M).subs(vals).evalf(30).tolist(), dtype=float).reshape(M.shape)
+    """A real exact matrix in floats, entry by entry in bounded time (:func:`~theorykit.theory.modes.num`)."""
+    M = sp.Matrix(M)
+    return np.array([[num(M[i, j], vals) for j in range(M.cols)] for i in range(M.rows)], dtype=float).reshape(M.shape)
 
 
 def _quad_float(mode, Sx, ref) -> float | None:

@@ -54,6 +54,8 @@ def is_zero(expr, symbols=None, trials: int = 4, tol: float = 1e-10) -> bool:
         return True
     rng = np.random.default_rng(12345)
     for _ in range(trials if syms else 1):
+        if not syms:
+            return _mp_abs(expr) <= tol
         pt = {s: sp.Float(rng.uniform(0.3, 2.5), 30) for s in syms}
         val = complex(expr.subs(pt).evalf(30))
         if abs(val) > tol:
@@ -146,8 +148,126 @@ def _tidy_vec(v: sp.Matrix, kind: str) -> sp.Matrix:
     return v.applyfunc(tidy)
 
 
-def _num(expr, ref) -> float:
-    return float(sp.re(sp.N(sp.sympify(expr).subs(ref), 30)))
+def num(expr, ref) -> float:
+    """The real part of an exact expression, as a float, in bounded time.
+
+    SymPy's ``N`` raises its working precision until each sum is accurate, which on large nested
+    radicals that nearly cancel ran for many minutes (a fuzz hang: the eigenvectors of a 3 × 3 Gram
+    matrix over Q(√2, √3)). Here the expression is evaluated once per precision, 40, 80, 160 then 320
+    digits, in mpmath, sharing repeated subexpressions; two successive precisions agreeing to 25
+    digits settle it. Only what this cannot evaluate (an unknown function) goes to ``N``."""
+    e = sp.sympify(expr)
+    if ref:
+        e = e.subs(ref)
+    if e.is_Number:
+        return float(e)
+    if not e.free_symbols:
+        try:
+            prev = None
+            for dps in (40, 80, 160, 320):
+                with mpmath.workdps(dps):
+                    val = mpmath.re(_mp_value(e, {}))
+                    if prev is not None and abs(val - prev) <= mpmath.mpf(10) ** -25 * max(1, abs(val)):
+                        return float(val)
+                    prev = val
+        except (_NotFast, RecursionError, ValueError, TypeError, ZeroDivisionError):
+            pass
+    return float(sp.re(sp.N(e, 30)))
+
+
+def _mp_abs(expr) -> float:
+    """``|expr|`` (no free symbols) at 80 digits in mpmath, in time linear in its size (SymPy's ``N``
+    on an exact zero made of nested radicals raises its precision without end)."""
+    try:
+        with mpmath.workdps(80):
+            return float(abs(_mp_value(sp.sympify(expr), {})))
+    except (_NotFast, RecursionError, ValueError, TypeError, ZeroDivisionError):
+        return abs(complex(sp.sympify(expr).evalf(30)))
+
+
+#: expressions with more nodes than this are printed without SymPy's canonical term order and
+#: combined without its automatic flattening: sorting the terms of one 7,000-node eigenvector entry
+#: for ``str`` took 227 s (4.9 s unsorted), and ``vᵀ Σx v`` by matrix product 11.8 s (0.4 ms unevaluated).
+#: Both are the same exact expressions; the text still reads back with ``sympify``.
+LARGE_NODES = 2000
+
+
+def is_large(x, cap: int = LARGE_NODES) -> bool:
+    """More than ``cap`` nodes in the expression tree (stops counting at ``cap``)."""
+    for i, _ in enumerate(sp.preorder_traversal(sp.sympify(x))):
+        if i >= cap:
+            return True
+    return False
+
+
+def exact_text(x) -> str:
+    """``str(x)``, or for a large expression the same exact expression printed in its stored term order."""
+    x = sp.sympify(x)
+    return sp.sstr(x, order="none") if is_large(x) else str(x)
+
+
+def lazy_matvec(S: sp.Matrix, v: sp.Matrix) -> sp.Matrix:
+    """``S v`` exactly; for a large ``v`` built without SymPy's automatic flattening (see :data:`LARGE_NODES`)."""
+    if not any(is_large(x) for x in v):
+        return S * v
+    return sp.Matrix([sp.Add(*[sp.Mul(S[i, j], v[j], evaluate=False) for j in range(v.rows)
+                               if S[i, j] != 0 and v[j] != 0], evaluate=False) for i in range(S.rows)])
+
+
+def quad_exact(v: sp.Matrix, S: sp.Matrix):
+    """``vᵀ S v`` exactly; for a large ``v`` built unevaluated (see :data:`LARGE_NODES`)."""
+    if not any(is_large(x) for x in v):
+        return (v.T * S * v)[0]
+    terms = [sp.Mul(v[i], S[i, j], v[j], evaluate=False) for i in range(v.rows) for j in range(v.rows)
+             if S[i, j] != 0 and v[i] != 0 and v[j] != 0]
+    return sp.Add(*terms, evaluate=False) if terms else sp.Integer(0)
+
+
+class _NotFast(Exception):
+    """An expression :func:`_mp_value` does not evaluate (the caller uses SymPy's ``N``)."""
+
+
+_MP_FUNCS = {sp.re: mpmath.re, sp.im: mpmath.im, sp.Abs: abs, sp.exp: mpmath.exp, sp.log: mpmath.log,
+             sp.cos: mpmath.cos, sp.sin: mpmath.sin, sp.acos: mpmath.acos, sp.atan: mpmath.atan}
+
+
+def _mp_value(e, memo):
+    """``e`` (no free symbols) in mpmath at the current precision; ``memo`` shares subexpressions."""
+    hit = memo.get(e)
+    if hit is not None:
+        return hit
+    if e.is_Integer:
+        r = mpmath.mpf(int(e))
+    elif e.is_Rational:
+        r = mpmath.mpf(int(e.p)) / int(e.q)
+    elif e.is_Float:
+        r = mpmath.mpf(e._mpf_)
+    elif e is sp.I:
+        r = mpmath.mpc(0, 1)
+    elif e is sp.pi:
+        r = +mpmath.pi
+    elif e is sp.E:
+        r = +mpmath.e
+    elif e.is_Add:
+        r = mpmath.fsum([_mp_value(a, memo) for a in e.args])
+    elif e.is_Mul:
+        r = mpmath.fprod([_mp_value(a, memo) for a in e.args])
+    elif e.is_Pow:
+        b, x = _mp_value(e.base, memo), e.exp
+        if x.is_Integer:
+            r = b ** int(x)
+        elif x.is_Rational:
+            r = mpmath.power(b, mpmath.mpf(int(x.p)) / int(x.q))     # the principal branch, as SymPy's
+        else:
+            r = mpmath.power(b, _mp_value(x, memo))
+    elif type(e) in _MP_FUNCS:
+        r = _MP_FUNCS[type(e)](*[_mp_value(a, memo) for a in e.args])
+    elif isinstance(e, sp.CRootOf):
+        r = mpmath.mpmathify(str(sp.N(e, mpmath.mp.dps + 5)).replace("*I", "j").replace(" ", ""))
+    else:
+        raise _NotFast(type(e).__name__)
+    memo[e] = r
+    return r
 
 
 #: expressions with more operations than this are kept as they are (still exact, just not
@@ -281,17 +401,17 @@ class Mode:
         constructing a ``CRootOf`` object where the engine kept a polynomial and a root index)."""
         if self.raw is not None and self._s is None:
             return self.raw.s.text()
-        return str(self.s)
+        return exact_text(self.s)
 
     def s_float(self, ref=None) -> float:
         if self.raw is not None:
             return float(self.raw.s.mp)
-        return _num(self.s, ref or {})
+        return num(self.s, ref or {})
 
     def d_float(self, ref=None) -> float:
         if self._d_float is not None:
             return self._d_float
-        return _num(self._d, ref or {})
+        return num(self._d, ref or {})
 
     def with_d(self, d, d_pending=False, d_float=None) -> "Mode":
         m = Mode(self._s, self._u, self._v, d, self.exact_vectors, self.raw, d_pending, d_float, self._uv_pending)
@@ -300,12 +420,12 @@ class Mode:
     def u_floats(self, ref=None) -> np.ndarray:
         if self.raw is not None:
             return self.raw.u.floats()
-        return np.array([_num(x, ref or {}) for x in self.u])
+        return np.array([num(x, ref or {}) for x in self.u])
 
     def v_floats(self, ref=None) -> np.ndarray:
         if self.raw is not None:
             return self.raw.v.floats()
-        return np.array([_num(x, ref or {}) for x in self.v])
+        return np.array([num(x, ref or {}) for x in self.v])
 
     def __eq__(self, other):
         if not isinstance(other, Mode):
@@ -446,9 +566,9 @@ def _eigen_gram(G: sp.Matrix, ref):
                     "in the data, or theorykit.numeric_svd for numbers.")
             rts = [sp.CRootOf(fp, i) for i in range(deg)]
         for r in dict.fromkeys(rts):
-            if r == 0 or (not symbolic and abs(_num(r, ref)) < 1e-14):
+            if r == 0 or (not symbolic and abs(num(r, ref)) < 1e-14):
                 continue
-            if _num(r, ref) < 0:
+            if num(r, ref) < 0:
                 raise DerivationError(f"negative eigenvalue {r} of a Gram matrix")
             found.append(r)
     out = []
@@ -483,7 +603,7 @@ def _eigen_gram(G: sp.Matrix, ref):
 
 def _sign_fix(u: sp.Matrix, v: sp.Matrix, ref):
     for x in v:
-        val = _num(x, ref)
+        val = num(x, ref)
         if abs(val) > 1e-12:
             return (u, v) if val > 0 else (-u, -v)
     return u, v
@@ -562,7 +682,7 @@ def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) ->
             u, v = _sign_fix(u, v, ref)
             modes.append(Mode(s, u, v, None, ex, uv_pending=kinds if ex else False))
     # stable order: by value, descending; ties keep discovery order
-    modes = sorted(modes, key=lambda m: -_num(m.s, ref))
+    modes = sorted(modes, key=lambda m: -num(m.s, ref))
     return SVD(tuple(modes), (M.rows, M.cols), ref)
 
 
