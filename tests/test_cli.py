@@ -55,8 +55,24 @@ def test_simulate_writes_loss(tmp_path):
     assert set(res["loss"]) == {"t", "mean", "std"} and res["theory"]["method"] == "closed-form"
 
 
+def test_simulate_fused_equals_plain_at_the_asked_times(tmp_path):
+    """--fused (the Pallas kernel, interpreted on the CPU) records the loss only at --times and
+    matches the plain engine there; the same seeds give the same initial weights."""
+    res = {}
+    for engine in ("plain", "fused"):
+        out = tmp_path / f"{engine}.json"
+        argv = ["simulate", str(EX / "contexts_double.toml"), "--init", "random", "--seeds", "2", "--steps", "120",
+                "--times", "0,40,100,120", "--json", str(out)] + (["--fused"] if engine == "fused" else [])
+        assert main(argv) == 0
+        res[engine] = json.loads(out.read_text())
+    assert res["fused"]["engine"] == "fused" and res["fused"]["loss"]["t"] == [0, 40, 100, 120]
+    assert res["fused"]["loss"]["mean"] == pytest.approx(res["plain"]["loss"]["mean"], rel=1e-12)
+
+
 @pytest.mark.parametrize("argv, needle", [
     (["derive", "nope.toml"], "no such file"),
+    (["simulate", str(EX / "section6_paper.toml"), "--steps", "5", "--fused"], "--fused: the fused kernel cannot "
+                                                                               "train this network: it has a schedule"),
     (["derive", str(EX / "xor_linear.toml"), "--set", "Gamma=1"], "--set"),
     (["derive", str(EX / "xor_linear.toml"), "--set", "Delta=__import__('os')"], "--set Delta"),
     (["derive", str(EX / "xor_linear.toml"), "--times", "a,b"], "--times"),

@@ -241,16 +241,26 @@ def cmd_simulate(args):
         else:
             net = Net.from_graph(spec)
         init = load_weights(args.init_weights, net, seeds, args.dtype)
-    if args.network == "relu":
-        sim = simulate_relu_spec(spec, seeds=seeds, steps=steps, values=values, dtype=args.dtype,
-                                 init=init if args.init_weights else None, fused=args.fused)
-    else:
-        from .analysis.summary import plot_save
+    fused_save = None
+    if args.fused:      # the loss only where --times asks (the fused kernel runs the steps between in one call)
+        from .sim.engine import SaveAt
 
-        save, der = plot_save(spec, values, steps) if args.plot else (None, None)
-        sim = simulate(spec, init=init, seeds=seeds, steps=steps, values=values, dtype=args.dtype, save=save,
-                       fused=args.fused)
-    idx = times.astype(int)
+        fused_save = SaveAt(loss_every=max(1, int(np.gcd.reduce(np.append(times.astype(int), steps)))))
+    try:
+        if args.network == "relu":
+            sim = simulate_relu_spec(spec, seeds=seeds, steps=steps, values=values, dtype=args.dtype,
+                                     init=init if args.init_weights else None, fused=args.fused, save=fused_save)
+        else:
+            from .analysis.summary import plot_save
+
+            save, der = plot_save(spec, values, steps) if args.plot else (fused_save, None)
+            sim = simulate(spec, init=init, seeds=seeds, steps=steps, values=values, dtype=args.dtype, save=save,
+                           fused=args.fused)
+    except SpecError as exc:
+        if exc.field != "fused":
+            raise
+        raise SpecError("--fused", exc.problem, "leave --fused off: the plain engine trains every network") from None
+    idx = np.searchsorted(sim.t, times.astype(int))
     init_name = args.init_weights or (args.init if args.network == "gdln" else "random")
     out = {"spec": spec.name, "network": args.network, "init": init_name, "devices": sim.devices,
            "engine": "fused" if args.fused else "plain",

@@ -1073,7 +1073,8 @@ def cases(draw, mutate: float = 0.8, simulate: float = 1.0, kinds=None):
     case = Case(kind, copy.deepcopy(doc), None, list(sets), steps=draw(st.sampled_from([5, 20])),
                 seeds=draw(st.sampled_from([1, 2])), simulate=draw(st.floats(0, 1)) < simulate)
     if draw(st.floats(0, 1)) < 0.15:
-        case.sim_args = draw(st.sampled_from([["--network", "relu"], ["--init", "random"], ["--dtype", "float32"]]))
+        case.sim_args = draw(st.sampled_from([["--network", "relu"], ["--init", "random"], ["--dtype", "float32"],
+                                              ["--fused"], ["--network", "relu", "--fused"]]))
     if draw(st.floats(0, 1)) < mutate:
         n = draw(st.integers(1, 3))
         for _ in range(n):
@@ -1114,7 +1115,7 @@ class Outcome:
 
 _FIELD_ROOTS = ("spec", "name", "symbols", "data", "pathways", "training", "nodes", "edges", "schedule", "--set",
                 "--steps", "--seeds", "--times", "--json", "--latex", "--time-limit", "THEORYKIT_", "--init-weights",
-                "--checkpoints", "--data", "--layers", "--lr", "--loss", "--K", "--out", "--network")
+                "--checkpoints", "--data", "--layers", "--lr", "--loss", "--K", "--out", "--network", "--fused")
 _ERR = re.compile(r"^theorykit: error in (.+?): \S")
 
 

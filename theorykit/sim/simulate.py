@@ -221,7 +221,7 @@ def simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, s
 def simulate_relu_spec(spec, *, seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
                        init_std: float | None = None, dtype: str = "float64", seed: int = 0,
                        snapshot_every: int | None = None, init: Mapping | None = None,
-                       fused: bool = False) -> SimResult:
+                       fused: bool = False, save: SaveAt | None = None) -> SimResult:
     """The bias-free ReLU network that matches a spec: same task, same total width
     (Σ over hidden nodes), same training settings (lr, loss, init_std)."""
     g = graph_from_pathways(spec)
@@ -229,7 +229,7 @@ def simulate_relu_spec(spec, *, seeds: int = 4, steps: int | None = None, values
     tr = g.training
     return simulate_relu(X, Y, hidden=spec.hidden_total, lr=tr.lr, steps=tr.steps if steps is None else steps,
                          seeds=seeds, init_std=tr.init_std if init_std is None else init_std, loss=tr.loss,
-                         dtype=dtype, seed=seed, snapshot_every=snapshot_every, init=init, fused=fused)
+                         dtype=dtype, seed=seed, snapshot_every=snapshot_every, init=init, fused=fused, save=save)
 
 
 # ---------------------------------------------------------------------------------------------
