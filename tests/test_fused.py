@@ -36,17 +36,21 @@ def _close(ref, fu, rtol):
         np.testing.assert_allclose(b, a, rtol=0, atol=rtol * np.abs(a).max())
 
 
+def _relu_problem(seed, D, H, O, P, members):
+    """Random data X (D × P), Y (O × P) and a [D, H, O] ReLU network's initial weights (std 0.3)."""
+    rng = np.random.default_rng(seed)
+    X, Y = rng.standard_normal((D, P)), rng.standard_normal((O, P))
+    net = Net.chain(D, [H], O)
+    return X, Y, net, random_params(net, 0.3, members, 0, "float64")
+
+
 def test_pad_to():
     assert [pad_to(n) for n in (1, 11, 16, 17, 24, 60, 700)] == [16, 16, 16, 32, 32, 64, 1024]
 
 
 def test_relu_network_odd_sizes_matches_plain_engine():
     """Odd sizes, so every dimension is zero-padded inside the kernel; a visible fit over 300 steps."""
-    rng = np.random.default_rng(3)
-    D, H, O, P = 5, 19, 3, 7
-    X, Y = rng.standard_normal((D, P)), rng.standard_normal((O, P))
-    net = Net.chain(D, [H], O)
-    p0 = random_params(net, 0.3, 3, 0, "float64")
+    X, Y, net, p0 = _relu_problem(3, 5, 19, 3, 7, members=3)
     ref, fu = _both(net, p0, (jnp.asarray(X), jnp.asarray(Y)), loss="sum", lr=0.02, steps=300,
                     save=SaveAt(loss_every=75))
     assert ref.loss[:, -1].max() < 0.5 * ref.loss[:, 0].min()        # it learned something
@@ -79,11 +83,7 @@ def test_context_gdln_with_masks_and_gates_matches_plain_engine():
 
 
 def test_float32_tracks_float64():
-    rng = np.random.default_rng(5)
-    D, H, O, P = 4, 12, 2, 6
-    X, Y = rng.standard_normal((D, P)), rng.standard_normal((O, P))
-    net = Net.chain(D, [H], O)
-    p64 = random_params(net, 0.3, 2, 0, "float64")
+    X, Y, net, p64 = _relu_problem(5, 4, 12, 2, 6, members=2)
     p32 = {k: jnp.asarray(v, jnp.float32) for k, v in p64.items()}
     ref = train_net(net, p64, (jnp.asarray(X), jnp.asarray(Y)), loss="sum", lr=0.02, steps=100)
     fu = train_net(net, p32, (jnp.asarray(X, jnp.float32), jnp.asarray(Y, jnp.float32)), loss="sum",
