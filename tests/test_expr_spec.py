@@ -71,6 +71,10 @@ def _xor_dict(**over):
     (lambda d: d["pathways"][0].update(inputs=[0, 7]), "pathways[0].inputs"),
     (lambda d: d["pathways"][0].update(hidden=0), "pathways[0].hidden"),
     (lambda d: d["pathways"][0].pop("name"), "pathways[0].name"),
+    # names that cannot name a hidden node of the pathway's graph (simulate builds one per pathway)
+    (lambda d: d["pathways"][0].update(name="input->pos"), "pathways[0].name"),
+    (lambda d: d["pathways"][1].update(name="input"), "pathways[1].name"),
+    (lambda d: d["pathways"][0].update(depth=3) or d["pathways"][1].update(name="pos_2"), "pathways[1].name"),
     (lambda d: d["training"].update(lr=-1), "training.lr"),
     (lambda d: d["training"].update(loss="median"), "training.loss"),
     (lambda d: d["symbols"].update(Delta={"blue": True}), "symbols.Delta.blue"),
@@ -85,6 +89,17 @@ def test_bad_specs_name_the_field(mutate, field):
         spec_from_dict(d)
     assert err.value.field.startswith(field.split("[")[0]) and field.split(".")[0] in str(err.value)
     assert err.value.fix, "every error says how to fix it"
+
+
+def test_every_accepted_pathway_spec_has_a_graph():
+    """What check and derive accept, simulate's graph accepts too: pathway and inner-node names stay apart."""
+    from theorykit.spec.graph import graph_from_pathways
+
+    d = _xor_dict()
+    d["pathways"][0].update(name="pos_3", depth=3)     # inner node pos_3_2: no clash with "pos_2" below
+    d["pathways"][1].update(name="pos_2")
+    g = graph_from_pathways(spec_from_dict(d))
+    assert [n.name for n in g.nodes] == ["pos_3", "pos_3_2", "pos_2"]
 
 
 def test_spec_roundtrip_through_toml(tmp_path):

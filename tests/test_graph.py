@@ -93,6 +93,10 @@ def test_graph_spec_pathways_and_sharing():
     (lambda d: d["nodes"][1].update(active=[1, 0]), "nodes[1].active"),
     (lambda d: d.update(pathways=[{"name": "x", "active": "all"}]), "pathways"),
     (lambda d: d.update(schedule=[{"name": "g", "edges": ["h->nowhere"]}]), "schedule[0].edges"),
+    # the arrow joins an edge key's two ends, so a node named "a->b" would make keys ambiguous
+    (lambda d: [e.update({k: "a->b"}) for e in d["edges"] for k in ("from", "to") if e[k] == "a"]
+     and d["nodes"][1].update(name="a->b"), "nodes[1].name"),
+    (lambda d: d["nodes"][0].update(name="output"), "nodes[0].name"),
 ])
 def test_graph_errors_name_the_field(mutate, field):
     d = shared_graph_dict()

@@ -160,6 +160,8 @@ def pathway_specs(draw, numeric: bool = False):
         name = draw(_NAMES)
         if name in used or not _usable_name(name):
             name = f"p{i}"
+        while name in used:
+            name += "x"
         used.add(name)
         gates = draw(st.lists(st.integers(0, 1), min_size=P, max_size=P).filter(any))
         pw = {"name": name, "active": gates if draw(st.integers(0, 3)) else "all"}
@@ -171,6 +173,9 @@ def pathway_specs(draw, numeric: bool = False):
         if draw(st.integers(0, 4)) == 0:
             pw["depth"] = 3
         paths.append(pw)
+    for pw in paths:   # a depth-3 pathway p has an inner node p_2, which no pathway may be named
+        if pw.get("depth") == 3 and pw["name"] + "_2" in used:
+            del pw["depth"]
     doc["pathways"] = paths
     if draw(st.booleans()):
         doc["training"] = _training(draw)
@@ -180,10 +185,10 @@ def pathway_specs(draw, numeric: bool = False):
 
 def _usable_name(name) -> bool:
     from .errors import SpecError
-    from .spec.fields import label
+    from .spec.fields import node_label
 
     try:
-        label(name, "name", "")
+        node_label(name, "name", "")
         return True
     except SpecError:
         return False
@@ -617,6 +622,21 @@ def _m_graph_active(draw, doc):
     return doc
 
 
+def _m_pathway_names(draw, doc):
+    """Pathway names that are reserved, contain the edge arrow, or equal a deep pathway's inner node."""
+    paths = doc.get("pathways")
+    if not (isinstance(paths, list) and paths and all(isinstance(p, dict) for p in paths)):
+        return doc
+    p = draw(st.sampled_from(paths))
+    how = draw(st.sampled_from(["input", "output", "a->b", "->", "input->h1", "inner"]))
+    if how != "inner":
+        p["name"] = how
+    elif len(paths) > 1 and isinstance(paths[0].get("name"), str):
+        paths[0]["depth"] = 3
+        paths[1]["name"] = paths[0]["name"] + "_2"
+    return doc
+
+
 def _m_graph_names(draw, doc):
     """Node names that are reserved, duplicated, empty, not strings or contain the edge arrow."""
     if not _graph(doc):
@@ -726,7 +746,7 @@ MUTATIONS: dict[str, Callable] = {
     "wrong-type": _m_wrong_type, "missing-key": _m_delete, "unknown-key": _m_unknown_key,
     "duplicate": _m_duplicate, "empty-or-ragged": _m_empty_or_ragged, "huge-or-tiny": _m_huge_tiny,
     "nan-or-inf": _m_nonfinite, "bad-expression": _m_bad_expr, "deep-nesting": _m_deep,
-    "non-ascii": _m_non_ascii, "sizes": _m_sizes, "big-data": _m_big_data, "training": _m_training,
+    "non-ascii": _m_non_ascii, "pathway-names": _m_pathway_names, "sizes": _m_sizes, "big-data": _m_big_data, "training": _m_training,
     "graph-cycle": _m_graph_cycle, "graph-dangling": _m_graph_dangling, "graph-unused-node": _m_graph_unused,
     "graph-width": _m_graph_width, "graph-rows": _m_graph_rows, "graph-active": _m_graph_active,
     "graph-names": _m_graph_names, "graph-schedule": _m_graph_schedule, "graph-explosion": _m_graph_explosion,

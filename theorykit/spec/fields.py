@@ -151,6 +151,23 @@ def label(value, field: str, fix: str) -> str:
     return value
 
 
+RESERVED_NODE_NAMES = ("input", "output")
+EDGE_ARROW = "->"
+
+
+def node_label(value, field: str, fix: str) -> str:
+    """A :func:`label` that can name a hidden node (a pathway's or a graph's): not ``input`` or
+    ``output``, which the graph reserves, and without ``->``, which joins the two ends of an edge key."""
+    value = label(value, field, fix)
+    if value in RESERVED_NODE_NAMES:
+        raise SpecError(field, f"{value!r} is reserved for the network's own input and output",
+                        "pick another name")
+    if EDGE_ARROW in value:
+        raise SpecError(field, f"{value!r} contains {EDGE_ARROW!r}, which joins the ends of an edge key",
+                        f"drop the {EDGE_ARROW!r} (e.g. {value.replace(EDGE_ARROW, '_to_')!r})")
+    return value
+
+
 def check_real_finite(expr, field: str, text=None) -> sp.Expr:
     """Refuse imaginary, complex, infinite or undefined values (also inside symbolic expressions)."""
     what = f" {text!r}" if text is not None else ""

@@ -282,7 +282,7 @@ def _pathways(items, data, task):
         vf.no_unknown_keys(it, PATHWAY_KEYS, f)
         for key in ("name", "active"):
             vf.required(it, key, f, "every pathway needs a name and its active gates")
-        name = vf.label(it["name"], f"{f}.name", "name = \"common\" (at most 64 printable characters)")
+        name = vf.node_label(it["name"], f"{f}.name", "name = \"common\" (at most 64 printable characters)")
         if name in seen:
             raise SpecError(f"{f}.name", f"{name!r} is also the name of pathways[{seen[name]}]",
                             "give each pathway its own name")

@@ -14,6 +14,7 @@ from typing import Mapping, Sequence
 import sympy as sp
 
 from ..errors import SpecError
+from .fields import node_label
 from .task import Task
 
 __all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "lemma41_gatings"]
@@ -68,8 +69,7 @@ class Pathway:
             raise SpecError(field + ".hidden", f"needs a positive integer, got {self.hidden!r}", "e.g. hidden = 32")
         if isinstance(self.depth, bool) or self.depth not in (2, 3):
             raise SpecError(field + ".depth", f"depth {self.depth!r} is not supported", "use 2 (one hidden layer) or 3")
-        if not isinstance(self.name, str) or not self.name:
-            raise SpecError(field + ".name", f"needs a non-empty string, got {self.name!r}", "name = \"common\"")
+        node_label(self.name, field + ".name", "name = \"common\"")
         return replace(self, active=act, inputs=ins, outputs=outs)
 
 
@@ -87,6 +87,11 @@ class Training:
     a0: float = 1e-3
     init_std: float = 0.01
     steps: int = 2000
+
+
+def chain_node_names(p: "Pathway") -> list:
+    """The hidden nodes of pathway ``p`` as a chain: ``p``, then ``p_2``, …, ``p_{L-1}`` for depth L."""
+    return [p.name] + [f"{p.name}_{j}" for j in range(2, p.depth)]
 
 
 def check_indices(vals, size, field, what):
@@ -155,6 +160,14 @@ class GDLNSpec(TrainedSpec):
             j = next(i for i, n in enumerate(names) if n in names[:i])
             raise SpecError(f"pathways[{j}].name", f"pathway names repeat: {names}", "give each pathway its own name")
         checked = [p.resolve(self.task, f"pathways[{i}]") for i, p in enumerate(paths)]
+        owner = {p.name: i for i, p in enumerate(checked)}
+        for i, p in enumerate(checked):   # the inner layers of a deep chain are nodes p_2, ..., p_{L-1}
+            for j, inner in enumerate(chain_node_names(p)[1:], start=2):
+                if inner in owner:
+                    raise SpecError(f"pathways[{owner[inner]}].name",
+                                    f"{inner!r} is also the name of hidden layer {j} of pathways[{i}] "
+                                    f"({p.name!r}, depth {p.depth})", "rename one of the two pathways")
+                owner[inner] = i
         object.__setattr__(self, "pathways", tuple(checked))
         t = self.training
         if not (isinstance(t.lr, (int, float)) and t.lr > 0):

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 from ..errors import SpecError
-from .gating import GDLNSpec, Pathway, TrainedSpec, Training, check_indices
+from .fields import node_label
+from .gating import GDLNSpec, Pathway, TrainedSpec, Training, chain_node_names, check_indices
 from .task import Task
 
 __all__ = ["Node", "Edge", "Group", "GraphSpec", "graph_from_pathways", "edge_key", "INPUT", "OUTPUT"]
@@ -139,10 +140,7 @@ class GraphSpec(TrainedSpec):
             raise SpecError("nodes", "no node declared", "add [[nodes]] tables (name, width)")
         for i, n in enumerate(self.nodes):
             f = f"nodes[{i}]"
-            if not isinstance(n.name, str) or not n.name:
-                raise SpecError(f"{f}.name", f"needs a non-empty string, got {n.name!r}", "name = \"h1\"")
-            if n.name in (INPUT, OUTPUT):
-                raise SpecError(f"{f}.name", f"{n.name!r} is reserved", "input and output exist already; pick another name")
+            node_label(n.name, f"{f}.name", "name = \"h1\" (at most 64 printable characters)")
             if n.name in names:
                 raise SpecError(f"{f}.name", f"node {n.name!r} is declared twice", "give each node its own name")
             names.add(n.name)
@@ -411,7 +409,7 @@ def graph_from_pathways(spec: GDLNSpec | GraphSpec) -> GraphSpec:
         return spec
     nodes, edges, names = [], [], {}
     for p in spec.pathways:
-        chain = [p.name] + [f"{p.name}_{j}" for j in range(2, p.depth)]
+        chain = chain_node_names(p)
         names[tuple(chain)] = p.name
         nodes += [Node(h, p.hidden, p.active) for h in chain]
         edges.append(Edge(INPUT, chain[0], rows=list(p.inputs)))
