@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import sympy as sp
 
 import theorykit as tk
-from theorykit.sim.engine import Net, SaveAt, net_apply, train
+from theorykit.sim.engine import Net, SaveAt, net_apply
 from theorykit.errors import SpecError
 from theorykit.theory.flow import graph_flow, integrate
-from theorykit.spec.graph import Edge, GraphSpec, Group, Node, graph_from_pathways
+from theorykit.spec.graph import GraphSpec, graph_from_pathways
 from theorykit.sim.init import a0_rule, load_weights, random_params, save_weights
 from theorykit.spec.files import spec_from_dict
 

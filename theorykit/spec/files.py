@@ -42,7 +42,7 @@ import sympy as sp
 
 from . import fields as vf
 from ..errors import SpecError
-from .expr import SYMBOL_ASSUMPTIONS, parse_expr, to_exact
+from .expr import SYMBOL_ASSUMPTIONS, parse_expr
 from .gating import GDLNSpec, Pathway, Training, context_pathways, xor_relns
 from .limits import Limits, enforce, task_estimate
 from .task import Task, contexts, xor_margin

@@ -100,7 +100,7 @@ def check_indices(vals, size, field, what):
         if vals == "all":
             return tuple(range(size))
         raise SpecError(field, f"expected \"all\" or a list of {what} indices, got {vals!r}",
-                        f"write \"all\" or e.g. [0, 1]")
+                        "write \"all\" or e.g. [0, 1]")
     if not isinstance(vals, (list, tuple)) or not vals:
         raise SpecError(field, f"expected \"all\" or a non-empty list of {what} indices, got {vals!r}",
                         "write \"all\" or e.g. [0, 1]")

@@ -23,7 +23,7 @@ targets or the residual of named groups (``Y − stop_gradient(their output)``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Sequence
+from typing import Mapping
 
 from ..errors import SpecError
 from .fields import node_label
