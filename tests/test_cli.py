@@ -106,6 +106,21 @@ def test_module_entry_point_help_from_another_folder(tmp_path):
     assert r.returncode == 0 and "derive" in r.stdout and "validate" in r.stdout
 
 
+def test_every_command_and_option_explains_itself():
+    """`theorykit COMMAND --help` opens with a description, and every option has a help line."""
+    import argparse
+
+    from theorykit.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert {"check", "derive", "simulate", "validate", "bench"} <= set(sub.choices)
+    for name, parser in sub.choices.items():
+        assert parser.description and len(parser.description) > 40, f"{name}: no description"
+        for act in parser._actions:
+            if act.option_strings and act.help != argparse.SUPPRESS:
+                assert act.help, f"{name} {act.option_strings[0]}: no help text"
+
+
 # --------------------------------------------------------------------------------------------
 # issue 16: every field checked, sizes estimated before any work, `check`, --debug, --force
 # --------------------------------------------------------------------------------------------

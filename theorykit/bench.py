@@ -16,7 +16,7 @@ Two parts, both reported as plain numbers and as ratios taken in the same proces
    ensemble's first network must equal the naive loop's (same initial weights) to float tolerance.
 
 ``--quick`` is a CPU run of a minute or two; the default sizes are meant for a GPU (targets on an
-H100: ≥ 10 M network-steps/s in float32, ≥ 3 M in float64).
+H100: ≥ 7 M network-steps/s in float32 at "highest" precision, ≥ 3 M in float64).
 """
 from __future__ import annotations
 
