@@ -202,6 +202,62 @@ def test_force_lifts_the_time_limit_but_never_the_memory_limit(tmp_path, capsys,
     assert "of memory" in err and "does not lift the memory limit" in err
 
 
+def test_deeply_nested_radicals_are_refused_before_exact_arithmetic(tmp_path, capsys):
+    """Fuzz seed 7615: sixty nested square roots of 2 are the one number 2**(1/2**60), of degree
+    2**60 over the rationals; `check` accepted it and `derive` ran for hours in radsimp. With
+    sqrt(3) beside it (same base 2 as the nested root, so one radicand is 2 and the other 3) the
+    field the data generate has degree at most 2**60 * 2 = 2**61."""
+    import time
+
+    nested = "sqrt(" * 60 + "2" + ")" * 60
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'[data]\ninputs = [[1, "{nested}"], [1, 1]]\ntargets = [[1, "sqrt(3)"]]\n'
+                    '[[pathways]]\nname = "a"\nactive = "all"\n')
+    for cmd in ("check", "derive"):
+        t0 = time.time()
+        assert main([cmd, str(spec)]) == 2
+        err = capsys.readouterr().err
+        assert time.time() - t0 < 30
+        assert err.startswith("theorykit: error in data.inputs[0][1]: "), err
+        assert "index 2**60" in err and "degree up to 2**61" in err and "2 different radicands" in err
+        assert "--force" in err and "Traceback" not in err
+
+
+def test_radicals_bound_the_degree_of_the_number_field():
+    """Hand count: sqrt(2) and 2**(1/4) share the radicand 2 (lcm of indices 2, 4 = 4); sqrt(3)
+    adds index 2 for radicand 3; sqrt(Delta) adds 2 for the symbol: degree bound 4 * 2 * 2 = 16."""
+    import sympy as sp
+    from theorykit.spec.task import Task
+
+    D = sp.Symbol("Delta", positive=True)
+    t = Task(sp.Matrix([[sp.sqrt(2), 2 ** sp.Rational(1, 4)], [1, sp.sqrt(3) / 2]]),
+             sp.Matrix([[sp.sqrt(D), sp.Rational(1, 3)]]), {"Delta": D})
+    r = t.radicals
+    assert r.degree == 16 and r.deepest == ("data.inputs[0][1]", 4)
+    assert Task(sp.Matrix([[1, 2]]), sp.Matrix([[3, sp.Rational(1, 2)]])).radicals.degree == 1
+
+
+def test_the_time_estimate_grows_with_the_number_field_degree(tmp_path):
+    """The radical term is linear in the degree: 8 square roots of distinct primes (degree 256)
+    against 4 (degree 16) multiply it by 16; the sizes are equal, so nothing else changes."""
+    from theorykit.spec.files import spec_from_dict
+    from theorykit.spec.limits import derivation_estimate
+
+    def est(k):
+        primes = [2, 3, 5, 7, 11, 13, 17, 19]
+        v = [f"sqrt({q})" if i < k else i % 3 + 1 for i, q in enumerate(primes)]
+        s = spec_from_dict({"data": {"inputs": [[v[0], v[1], 1, 0], [v[2], 1, v[3], 1]],
+                                     "targets": [[v[4], 1, v[5], 0], [0, v[6], 1, v[7]]]},
+                            "pathways": [{"name": "a", "active": "all"}]})
+        return derivation_estimate(s)
+
+    e0, e4, e8 = est(0), est(4), est(8)
+    assert not hasattr(e0, "radicals")
+    r4, r8 = e4.radicals[2], e8.radicals[2]
+    assert r8 / r4 == pytest.approx(16.0)
+    assert e8.seconds - r8 == pytest.approx(e0.seconds) and e4.seconds - r4 == pytest.approx(e0.seconds)
+
+
 def test_memory_estimate_scales_with_sizes():
     """Independent count: a depth-2 pathway has (d + p) H weights; float64 -> 8 bytes each, per seed."""
     from theorykit.spec.limits import simulation_estimate

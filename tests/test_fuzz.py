@@ -109,6 +109,19 @@ def test_a_hang_is_detected_by_cpu_time_not_by_load(tmp_path, monkeypatch):
     assert out.kind == "success", out.detail
 
 
+def test_a_hang_is_retried_alone_in_a_fresh_process():
+    """The retry of a hang runs the case in a new worker with the campaign's limits and returns
+    its outcome; a case that errors cleanly (an unknown symbol) comes back as a clean error, the
+    same as in the campaign's own workers."""
+    import multiprocessing as mp
+
+    case = fuzz.Case("pathways", {"data": {"inputs": [["Gamma"]], "targets": [[1]]},
+                                  "pathways": [{"name": "a", "active": "all"}]}, simulate=False)
+    out = fuzz._run_alone(mp.get_context("spawn"), case, 0, 60.0, 30.0, 240.0)
+    assert out.kind == "error", out.detail
+    assert [c[1] for c in out.commands] == [2, 2]
+
+
 # ------------------------------------------------------------------------------------------
 # data, weight and checkpoint files: each damage is exit 2 naming the option, the file and the key
 # ------------------------------------------------------------------------------------------

@@ -58,6 +58,8 @@ from typing import Callable
 
 from hypothesis import strategies as st
 
+from .io import atomic_write_text
+
 __all__ = ["Case", "Outcome", "SPEC_KINDS", "MUTATIONS", "register_spec_kind", "valid_specs", "cases", "to_toml",
            "run_case", "campaign", "main"]
 
@@ -1352,9 +1354,38 @@ def _worker(conn, time_limit, estimate_limit):
         conn.send((idx, out))
 
 
+def _run_alone(ctx, case, idx, time_limit, estimate_limit, hard) -> Outcome:
+    """Run one case in a new worker process, with the campaign's limits (a hang's retry)."""
+    from multiprocessing.connection import wait
+
+    a, b = ctx.Pipe()
+    p = ctx.Process(target=_worker, args=(b, time_limit, estimate_limit), daemon=True)
+    p.start()
+    try:
+        a.send((idx, case))
+        if not wait([a], timeout=hard):
+            return Outcome("hang", f"no answer within {hard:.0f}s (the retry's worker was killed)")
+        try:
+            return a.recv()[1]
+        except (EOFError, OSError):
+            return Outcome("crash", "the retry's worker process died")
+    finally:
+        try:
+            a.send(None)
+        except OSError:
+            pass
+        p.join(timeout=5)
+        if p.is_alive():
+            p.kill()
+            p.join(timeout=5)
+
+
 def campaign(n: int, seed: int = 0, jobs: int = 1, time_limit: float = 120.0, estimate_limit: float = 30.0,
-             log=None, report_every: int = 100, kinds=None) -> dict:
-    """Run ``n`` cases; returns the counts and the failing cases."""
+             log=None, report_every: int = 100, kinds=None, retry_hangs: bool = True) -> dict:
+    """Run ``n`` cases; returns the counts and the failing cases.
+
+    ``retry_hangs``: run each hanging case once more, alone in a fresh process; the hang still
+    counts, and ``counts["hang_not_repeated"]`` says how many did not hang again."""
     import multiprocessing as mp
     from multiprocessing.connection import wait
 
@@ -1362,7 +1393,7 @@ def campaign(n: int, seed: int = 0, jobs: int = 1, time_limit: float = 120.0, es
     todo = list(enumerate(_generate(n, seed, kinds)))
     gen_secs = time.time() - t0
     ctx = mp.get_context("spawn")
-    counts = {"cases": 0, "success": 0, "error": 0, "crash": 0, "hang": 0}
+    counts = {"cases": 0, "success": 0, "error": 0, "crash": 0, "hang": 0, "hang_not_repeated": 0}
     failures = []
     workers = {}
 
@@ -1381,11 +1412,24 @@ def campaign(n: int, seed: int = 0, jobs: int = 1, time_limit: float = 120.0, es
         counts["cases"] += 1
         counts[out.kind] += 1
         if out.kind in ("crash", "hang"):
-            failures.append({"index": idx, "kind": out.kind, "detail": out.detail, "commands": out.commands,
-                             "case": repr(todo_map[idx])})
+            entry = {"index": idx, "kind": out.kind, "detail": out.detail, "commands": out.commands,
+                     "case": repr(todo_map[idx])}
+            if out.kind == "hang" and retry_hangs:
+                # a hang still counts as one; the retry, alone in a fresh process, tells a hang of the
+                # code (it hangs again) from one of the machine (a long compile under contention)
+                t_retry = time.time()
+                again = _run_alone(ctx, todo_map[idx], idx, time_limit, estimate_limit, hard)
+                for w in workers.values():            # the others' clocks stop while the retry runs
+                    if w["since"] is not None:
+                        w["since"] += time.time() - t_retry
+                entry["retry"] = {"kind": again.kind, "commands": again.commands}
+                if again.kind != "hang":
+                    counts["hang_not_repeated"] += 1
+            failures.append(entry)
             if log:
-                print(f"[{idx}] {out.kind.upper()}: {out.detail[:500]}\n{repr(todo_map[idx])[:1500]}", file=log,
-                      flush=True)
+                retry = f" (alone in a fresh process: {entry['retry']['kind']})" if "retry" in entry else ""
+                print(f"[{idx}] {out.kind.upper()}{retry}: {out.detail[:500]}\n{repr(todo_map[idx])[:1500]}",
+                      file=log, flush=True)
         if log and counts["cases"] % report_every == 0:
             print(f"{counts['cases']}/{n} cases, {time.time() - t0:.0f}s: {counts}", file=log, flush=True)
 
@@ -1452,18 +1496,22 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="write the counts and the failing cases here (JSON)")
     ap.add_argument("--kinds", help=f"comma-separated kinds of case to draw (default: all of {all_kinds()})")
     ap.add_argument("--report-every", type=int, default=100, help="print the counts every this many cases")
+    ap.add_argument("--no-retry-hangs", action="store_true",
+                    help="do not run a hanging case again alone in a fresh process (by default it is, and the "
+                         "counts say how many hangs did not repeat)")
     args = ap.parse_args(argv)
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] if args.kinds else None
     bad = [k for k in kinds or [] if k not in all_kinds()]
     if bad:
         ap.error(f"unknown kinds {bad}: use {all_kinds()}")
     res = campaign(args.cases, args.seed, args.jobs, args.time_limit, args.estimate_limit, log=sys.stderr,
-                   report_every=args.report_every, kinds=kinds)
+                   report_every=args.report_every, kinds=kinds, retry_hangs=not args.no_retry_hangs)
     c = res["counts"]
     print(f"cases {c['cases']}, clean errors {c['error']}, successes {c['success']}, crashes {c['crash']}, "
-          f"hangs {c['hang']} ({c['seconds']} s, {c['generate_seconds']} s generating)")
+          f"hangs {c['hang']} (not repeated alone: {c['hang_not_repeated']}) "
+          f"({c['seconds']} s, {c['generate_seconds']} s generating)")
     if args.out:
-        Path(args.out).write_text(json.dumps(res, indent=2, default=str) + "\n", "utf-8")
+        atomic_write_text(args.out, json.dumps(res, indent=2, default=str) + "\n")
     return 1 if (c["crash"] or c["hang"]) else 0
 
 

@@ -46,6 +46,8 @@ SVD_CUBE_SECONDS = 1.5e-3
 SYMBOLIC_FACTOR = 20.0
 #: seconds per exact (SymPy) multiply-add, e.g. in X G Xᵀ with the P × P gate matrix G
 SYMPY_OP_SECONDS = 3e-6
+#: seconds per unit of (number-field degree × pathway work) when the data hold radicals (see derivation_estimate)
+RADICAL_SECONDS = 6e-3
 #: seconds per multiply-add unit of the race reduction's right-hand side, per unit of horizon
 RACE_SECONDS = 3e-6
 
@@ -182,6 +184,7 @@ def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | 
     symbolic = bool(task.free_symbols) if symbolic is None else symbolic
     est = Estimate("derivation")
     factor = SYMBOLIC_FACTOR if symbolic else 1.0
+    rad = task.radicals if hasattr(task, "X") else None
     outs = []
     for i, pw in enumerate(spec.pathways):
         ni, no = len(pw.inputs), len(pw.outputs)
@@ -193,6 +196,19 @@ def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | 
         nbytes = SYMPY_ENTRY_BYTES * (ni * no + ni * ni + no * no) * 4 + 16.0 * P * P
         est.add(f"pathways[{i}]", secs, nbytes, None, 3.0)
         outs.append((ni, no))
+    if rad is not None and rad.degree > 1:
+        # exact arithmetic in a number field of degree D (see Task.radicals). Measured on 2 cores
+        # (a 3 × 4 task, two pathways of 3 inputs and 2 outputs, work units w = 56 below): 2, 4,
+        # 6, 8, 10 square roots of distinct primes (D = 4 … 1024) took 9, 14, 28, 97, 158 s beyond
+        # start-up, against 2.6 s with none: roughly linear in D, about 3e-3 s per unit of D·w;
+        # twice that is taken, to stay on the high side
+        work = sum(min(ni, no) ** 3 + (ni + no) * P for ni, no in outs)
+        degree = float(min(rad.degree, 10 ** 30))
+        field_name = (rad.deepest[0] if task.name == "custom" else
+                      "data.Delta" if "Delta" in getattr(task, "meta", {}) else "data")
+        secs = RADICAL_SECONDS * degree * work * (SYMBOLIC_FACTOR if symbolic else 1.0)
+        est.add(field_name, secs, 0.0, None, 1.0)
+        est.radicals = (rad, field_name, secs)
     est.add("data", SYMPY_ENTRY_SECONDS * (d + p) * P, SYMPY_ENTRY_BYTES * (d * d + p * d + p * p), None, 1.0)
     if len(spec.pathways) > 1 and horizon:
         # the race reduction (only when pathways couple; counted always, as an upper bound)
@@ -315,6 +331,18 @@ def enforce(est: Estimate, limits: Limits) -> None:
                              f"{human_bytes(limits.max_bytes)} (half this machine's memory, or THEORYKIT_MAX_BYTES)",
                         how + "; --force does not lift the memory limit")
     if est.seconds > limits.max_seconds and not limits.force:
+        radicals = getattr(est, "radicals", None)
+        if radicals is not None and est.seconds - radicals[2] <= limits.max_seconds:
+            rad, fld, _ = radicals
+            n = len(rad.indices)
+            raise SpecError(fld, f"{est.stage} needs an estimated {human_seconds(est.seconds)}, over the time limit of "
+                                 f"{human_seconds(limits.max_seconds)}: the data's radicals (of "
+                                 f"{f'{n} different radicands' if n > 1 else 'one radicand'}, the deepest a root "
+                                 f"of index {rad.deepest_index}) "
+                                 f"generate a number field of degree up to {rad.describe()}, and exact arithmetic "
+                                 "slows with that degree",
+                            "write fewer or shallower radicals (a decimal such as 1.4142 is kept as an exact "
+                            "rational), or pass --force (or a larger --time-limit) to run it anyway")
         fld, how = _pick(est, 1, limits.max_seconds)
         raise SpecError(fld, f"{est.stage} needs an estimated {human_seconds(est.seconds)}, over the time limit of "
                              f"{human_seconds(limits.max_seconds)}",
