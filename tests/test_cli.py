@@ -258,6 +258,22 @@ def test_the_time_estimate_grows_with_the_number_field_degree(tmp_path):
     assert e8.seconds - r8 == pytest.approx(e0.seconds) and e4.seconds - r4 == pytest.approx(e0.seconds)
 
 
+def test_weight_file_keys_the_network_does_not_read_are_reported(tmp_path, capsys):
+    """A state dict from elsewhere may carry biases or counters: the run goes on (exit 0), and stderr
+    and the JSON name the keys that were not read."""
+    import numpy as np
+
+    spec = tmp_path / "x.toml"
+    spec.write_text('data = {task = "xor-margin", reln = "linear", hidden = 4, Delta = "1/3"}\n')
+    np.savez(tmp_path / "w.npz", W1=0.1 * np.ones((4, 3)), W2=0.1 * np.ones((1, 4)), **{"fc1.bias": np.zeros(4)})
+    out = tmp_path / "s.json"
+    assert main(["simulate", str(spec), "--network", "relu", "--init-weights", str(tmp_path / "w.npz"),
+                 "--steps", "2", "--seeds", "1", "--json", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "1 key not read, ['fc1.bias']" in err and "W1, W2" in err and "no biases" in err
+    assert json.loads(out.read_text())["init_keys_not_read"] == ["fc1.bias"]
+
+
 def test_memory_estimate_scales_with_sizes():
     """Independent count: a depth-2 pathway has (d + p) H weights; float64 -> 8 bytes each, per seed."""
     from theorykit.spec.limits import simulation_estimate

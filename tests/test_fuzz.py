@@ -122,6 +122,22 @@ def test_a_hang_is_retried_alone_in_a_fresh_process():
     assert [c[1] for c in out.commands] == [2, 2]
 
 
+def test_weight_reference_ignores_extra_keys_of_any_dtype(tmp_path):
+    """Fuzz seed 7720, cases 449-452: a weight file with an extra key `ü` holding the string 'abc'.
+    `simulate` ran (extra keys are not read) and the runner's own numpy reference crashed converting
+    'abc' to float. The reference now reads only real arrays, and agrees with the simulated L(0)."""
+    rng = np.random.default_rng(1)
+    W = {"W1": 0.1 * rng.standard_normal((4, 3)), "W2": 0.1 * rng.standard_normal((1, 4)),
+         "ü": np.asarray("abc"), "fc1.bias": np.zeros(4)}
+    argv = ["simulate", "{dir}/spec.toml", "--init-weights", "{dir}/W.npz", "--steps", "3", "--seeds", "1",
+            "--times", "0,3", "--network", "relu", "--json", "{dir}/sim.json", "--time-limit", "30"]
+    case = fuzz.Case("weights", {"data": {"task": "xor-margin", "reln": "linear", "hidden": 4, "Delta": "1/3"}},
+                     steps=3, seeds=1, sim_args=["--network", "relu"], files={"W.npz": fuzz.npz_bytes(W)},
+                     runs=[("simulate", argv, "sim.json")], ref="weights")
+    out = fuzz.run_case(case, tmp_path)
+    assert out.kind == "success", out.detail
+
+
 # ------------------------------------------------------------------------------------------
 # data, weight and checkpoint files: each damage is exit 2 naming the option, the file and the key
 # ------------------------------------------------------------------------------------------

@@ -240,7 +240,14 @@ def cmd_simulate(args):
             net = Net.chain(X.shape[0], [spec.hidden_total], Y.shape[0])
         else:
             net = Net.from_graph(spec)
-        init = load_weights(args.init_weights, net, seeds, args.dtype)
+        unused = []
+        init = load_weights(args.init_weights, net, seeds, args.dtype, unused=unused)
+        if unused:
+            # not an error: files from elsewhere carry biases, optimizer state or counters
+            print(_one_line(f"theorykit: note: --init-weights {args.init_weights}: "
+                            f"{len(unused)} key{'s' if len(unused) > 1 else ''} not read, {unused[:8]!r}"
+                            f"{' …' if len(unused) > 8 else ''}: this network reads only {_weight_names(net)} "
+                            "(it has no biases)"), file=sys.stderr)
     fused_save = None
     if args.fused:      # the loss only where --times asks (the fused kernel runs the steps between in one call)
         from .sim.engine import SaveAt
@@ -263,6 +270,7 @@ def cmd_simulate(args):
     idx = np.searchsorted(sim.t, times.astype(int))
     init_name = args.init_weights or (args.init if args.network == "gdln" else "random")
     out = {"spec": spec.name, "network": args.network, "init": init_name, "devices": sim.devices,
+           **({"init_keys_not_read": unused} if args.init_weights else {}),
            "engine": "fused" if args.fused else "plain",
            "seeds": seeds, "steps": steps, "dtype": args.dtype,
            "seconds": time.time() - t0,
@@ -281,6 +289,14 @@ def cmd_simulate(args):
                      sim=sim, title=f"{spec.name} ({args.network})")
     summary.emit(args, out, lambda: summary.simulate_text(out))
     return 0
+
+
+def _weight_names(net) -> str:
+    """``W1, W2 or the edge keys input->h1, h1->output`` (shortened past six)."""
+    def some(names):
+        return ", ".join(names[:6]) + (" …" if len(names) > 6 else "")
+    keys = list(net.keys)
+    return f"{some([f'W{i + 1}' for i in range(len(keys))])} or the edge keys {some(keys)}"
 
 
 def cmd_validate(args):

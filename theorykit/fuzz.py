@@ -1284,7 +1284,8 @@ def _weights_reference(case: Case, folder: Path, sim: dict) -> str | None:
     X, Y = (np.asarray(A, float) for A in g.task.numeric())
     P = X.shape[1]
     with np.load(folder / "W.npz") as z:
-        W = {k: np.asarray(z[k], np.float64) for k in z.files}
+        # only real arrays: the file may carry extra keys of any dtype, which simulate does not read
+        W = {k: np.asarray(z[k], np.float64) for k in z.files if np.asarray(z[k]).dtype.kind in "fiub"}
     relu = "--network" in case.sim_args
     losses = []
     for s in range(case.seeds):

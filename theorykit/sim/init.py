@@ -33,7 +33,7 @@ from .engine import Net, as_dtype
 from ..errors import SpecError
 from ..spec.fields import file_field
 
-__all__ = ["a0_rule", "random_params", "aligned_params", "aligned_net_params", "load_weights", "save_weights", "from_chain_names",
+__all__ = ["a0_rule", "random_params", "aligned_params", "aligned_net_params", "load_weights", "save_weights", "from_chain_names", "unused_weight_keys",
            "read_npz", "check_weights", "file_field"]
 
 
@@ -234,11 +234,23 @@ def from_chain_names(net: Net, weights: Mapping, where: str = "init weights") ->
                     f"key the arrays by edge ({', '.join(net.keys)}) or W1, W2, … for a ReLU chain")
 
 
-def load_weights(path, net: Net, seeds: int | None = None, dtype: str = "float64") -> dict:
+def unused_weight_keys(raw: Mapping, net: Net) -> list:
+    """The keys of ``raw`` that :func:`from_chain_names` does not read for ``net`` (biases,
+    optimizer state, misnamed arrays): reported, since they change nothing in the run."""
+    used = set(net.keys) if net.keys and all(k in raw for k in net.keys) else \
+        {f"W{i + 1}" for i in range(len(net.keys))}
+    return sorted(str(k) for k in raw if k not in used)
+
+
+def load_weights(path, net: Net, seeds: int | None = None, dtype: str = "float64", unused: list | None = None) -> dict:
     """Read initial weights from an ``.npz`` (arrays keyed by edge or ``W1, W2, …``), checking every
-    shape; each array is ``to × from`` or has a leading seed axis. Returns weights with a seed axis."""
+    shape; each array is ``to × from`` or has a leading seed axis. Returns weights with a seed axis.
+    ``unused``: a list that receives the file's keys the network does not read."""
     raw = read_npz(path, "--init-weights", "an .npz of weights", "save the weights with numpy.savez")
-    return check_weights(raw, net, seeds, dtype, file_field("--init-weights", path))
+    out = check_weights(raw, net, seeds, dtype, file_field("--init-weights", path))
+    if unused is not None:
+        unused.extend(unused_weight_keys(raw, net))
+    return out
 
 
 #: largest magnitude of a weight read from a file
