@@ -52,6 +52,34 @@ def test_fuzz_bad_input_never_crashes(case):
     assert out.kind in ("success", "error"), f"{out.kind}: {out.detail}\n{case!r}\n{out.commands}"
 
 
+def test_composed_deep_nesting_is_written_and_refused_by_name(tmp_path):
+    """Two deep-nesting mutations compose (600 levels; fuzz seed 8004 drew it): the harness's TOML
+    writer once recursed past Python's limit and took the campaign down. The text expected here is
+    written by hand: d opening brackets, the value, d closing ones. theorykit refuses the file by
+    name (exit 2, field ``spec``) in both commands."""
+    for d in (600, 5000):
+        nested = 1
+        for _ in range(d):
+            nested = [nested]
+        assert fuzz.to_toml({"data": nested}) == "data = " + "[" * d + "1" + "]" * d + "\n"
+    table = 1
+    for _ in range(600):
+        table = {"a": table}
+    assert fuzz.to_toml({"data": table}) == "data = " + "{a = " * 600 + "1" + "}" * 600 + "\n"
+    case = fuzz.Case("contexts", {"name": "t", "data": nested}, simulate=False, mutations=["deep-nesting"] * 2)
+    out = fuzz.run_case(case, tmp_path, time_limit=120, estimate_limit=30)
+    assert out.kind == "error", out.detail
+    assert [c[1] for c in out.commands] == [2, 2] and all("error in spec:" in c[2] for c in out.commands)
+
+
+def test_the_report_of_an_unwritable_case_does_not_end_the_campaign():
+    """A case the harness cannot write (here a set, which TOML has no form for) is reported by kind
+    and mutations, with the reason, instead of raising inside the campaign's bookkeeping."""
+    case = fuzz.Case("pathways", {"data": {1, 2}}, mutations=["wrong-type"])
+    text = fuzz._safe_repr(case)
+    assert "pathways" in text and "wrong-type" in text and "TypeError" in text
+
+
 def test_a_crash_is_detected(tmp_path, monkeypatch):
     """The oracle can fail: a command that raises an unexpected exception is a crash."""
     import theorykit.cli as cli

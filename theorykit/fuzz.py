@@ -74,7 +74,7 @@ def _key(k) -> str:
     return k if _BARE.match(k) else json.dumps(k, ensure_ascii=False)
 
 
-def _val(v) -> str:
+def _scalar(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
@@ -88,11 +88,41 @@ def _val(v) -> str:
         return r if ("." in r or "e" in r) else r + ".0"
     if isinstance(v, str):
         return json.dumps(v, ensure_ascii=False)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_val(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{_key(k)} = {_val(x)}" for k, x in v.items()) + "}"
     raise TypeError(f"cannot write {type(v).__name__} to TOML")
+
+
+class _Text(str):
+    """Punctuation already written out (a str subclass, so a spec string is never taken for it)."""
+
+
+def _val(v) -> str:
+    """One TOML inline value. Iterative, not recursive: the deep-nesting mutation composes (two
+    draws of depth 300 nest 600 deep), and a recursive writer hit Python's recursion limit, in the
+    worker and again in the campaign's own report of the case (fuzz seed 8004, cases 416-421)."""
+    out, stack = [], [v]
+    while stack:
+        x = stack.pop()
+        if type(x) is _Text:
+            out.append(x)
+        elif isinstance(x, (list, tuple)):
+            stack.append(_Text("]"))
+            for i in reversed(range(len(x))):
+                stack.append(x[i])
+                if i:
+                    stack.append(_Text(", "))
+            stack.append(_Text("["))
+        elif isinstance(x, dict):
+            items = list(x.items())
+            stack.append(_Text("}"))
+            for i in reversed(range(len(items))):
+                stack.append(items[i][1])
+                stack.append(_Text(f"{_key(items[i][0])} = "))
+                if i:
+                    stack.append(_Text(", "))
+            stack.append(_Text("{"))
+        else:
+            out.append(_scalar(x))
+    return "".join(out)
 
 
 def to_toml(doc: dict) -> str:
@@ -1381,6 +1411,14 @@ def _run_alone(ctx, case, idx, time_limit, estimate_limit, hard) -> Outcome:
             p.join(timeout=5)
 
 
+def _safe_repr(case) -> str:
+    """The case as text for the report; a case the harness cannot write is still reported, not fatal."""
+    try:
+        return repr(case)
+    except Exception as exc:  # noqa: BLE001 -- the report of a failure must not end the campaign
+        return f"Case(kind={case.kind!r}, mutations={case.mutations}) (not printable: {type(exc).__name__}: {exc})"
+
+
 def campaign(n: int, seed: int = 0, jobs: int = 1, time_limit: float = 120.0, estimate_limit: float = 30.0,
              log=None, report_every: int = 100, kinds=None, retry_hangs: bool = True) -> dict:
     """Run ``n`` cases; returns the counts and the failing cases.
@@ -1414,7 +1452,7 @@ def campaign(n: int, seed: int = 0, jobs: int = 1, time_limit: float = 120.0, es
         counts[out.kind] += 1
         if out.kind in ("crash", "hang"):
             entry = {"index": idx, "kind": out.kind, "detail": out.detail, "commands": out.commands,
-                     "case": repr(todo_map[idx])}
+                     "case": _safe_repr(todo_map[idx])}
             if out.kind == "hang" and retry_hangs:
                 # a hang still counts as one; the retry, alone in a fresh process, tells a hang of the
                 # code (it hangs again) from one of the machine (a long compile under contention)
@@ -1429,7 +1467,7 @@ def campaign(n: int, seed: int = 0, jobs: int = 1, time_limit: float = 120.0, es
             failures.append(entry)
             if log:
                 retry = f" (alone in a fresh process: {entry['retry']['kind']})" if "retry" in entry else ""
-                print(f"[{idx}] {out.kind.upper()}{retry}: {out.detail[:500]}\n{repr(todo_map[idx])[:1500]}",
+                print(f"[{idx}] {out.kind.upper()}{retry}: {out.detail[:500]}\n{entry['case'][:1500]}",
                       file=log, flush=True)
         if log and counts["cases"] % report_every == 0:
             print(f"{counts['cases']}/{n} cases, {time.time() - t0:.0f}s: {counts}", file=log, flush=True)
