@@ -333,7 +333,7 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
     """
     from theorykit import Derivation, GDLNSpec, Task, Training, context_pathways, contexts, effective_dataset
     from theorykit.theory.modes import numeric_svd
-    from theorykit.theory.race import context_family, race_flow, race_loss_at
+    from theorykit.theory.race import RaceSystem, context_family
     from .k_algebra import structure_values
     from theorykit.spec.task import hierarchy
 
@@ -438,8 +438,8 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
     if race:
         times = np.array([0, 2000, 5000, 10000, 20000])
         tau_v = spec.tau
-        rf = race_flow(spec, times, record_modes=False)
-        L_race = race_loss_at(rf, times)
+        rf = RaceSystem.from_spec(spec).solve(times, modes=False)
+        L_race = rf.loss_at(times)
         L_cf = closed_form_loss(res, H, nn, kk, float(gam), times, tau_v, spec.training.a0, residual_only=True)
         out["race_vs_closed_form_max_rel"] = float(np.max(np.abs(L_race - L_cf)) / L_cf[0])
     out["seconds"] = time.time() - t0

@@ -25,13 +25,13 @@ def run_dir(tmp_path_factory):
     """A bias-free ReLU network (3 → 8 → 1) on XoR with margin 0.5, trained by theorykit's trainer;
     its weights every 50 steps saved as safetensors, its loss curve kept as the reference."""
     from theorykit.sim.engine import SaveAt
-    from theorykit.sim.simulate import simulate_relu
+    from theorykit.sim.simulate import simulate
     from theorykit.spec.task import xor_margin
 
     d = tmp_path_factory.mktemp("run")
     X, Y = xor_margin(0.5).numeric()
     steps = list(range(0, STEPS + 1, EVERY))
-    sim = simulate_relu(X, Y, hidden=H, lr=LR, steps=STEPS, seeds=1, init_std=0.1,
+    sim = simulate((X, Y), network="relu", hidden=H, lr=LR, steps=STEPS, seeds=1, init_std=0.1,
                         save=SaveAt(steps=steps, fns={"p": lambda p, _d: p}))
     P = sim.extra["saved"]["p"]
     for i, s in enumerate(steps):
@@ -264,12 +264,12 @@ def test_docs_page_names_the_commands_and_its_images_exist():
 def test_two_hidden_layers(tmp_path):
     """A 3 → 6 → 6 → 1 run: depth-3 pathways; the paired start keeps each pathway's diagonal block of W2."""
     from theorykit.sim.engine import SaveAt
-    from theorykit.sim.simulate import simulate_relu
+    from theorykit.sim.simulate import simulate
     from theorykit.spec.task import xor_margin
 
     X, Y = xor_margin(0.5).numeric()
     steps = [0, 40, 80, 120]
-    sim = simulate_relu(X, Y, hidden=[6, 6], lr=0.05, steps=120, seeds=1, init_std=0.3,
+    sim = simulate((X, Y), network="relu", hidden=[6, 6], lr=0.05, steps=120, seeds=1, init_std=0.3,
                         save=SaveAt(steps=steps, fns={"p": lambda p, _d: p}))
     P = sim.extra["saved"]["p"]
     for i, s in enumerate(steps):

@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from theorykit import GDLNSpec, Task, Training, context_pathways, contexts, simulate_gdln, simulate_relu
+from theorykit import GDLNSpec, Task, Training, context_pathways, contexts, simulate
 from theorykit.analysis.curves import loss_metrics
 from theorykit.analysis.gates import UnitGates, context_census
-from theorykit.theory.race import context_family, family_masks, race_flow, race_loss_at
+from theorykit.theory.flow import RK4
+from theorykit.theory.race import RaceSystem, context_family, family_masks
 from theorykit.sim.simulate import gdln_run, relu_run
 from theorykit.suites import load_package
 from theorykit.spec.task import hierarchy
@@ -159,7 +160,7 @@ def test_aligned_simulation_matches_closed_form(res, kk, reference):
     (THEORY §5 reports 6.1e-4, 4.9e-4, 4.0e-4), and the discrete recurrence to rounding."""
     steps = 20000
     spec = _residual_spec(kk, steps=steps)
-    sim = simulate_gdln(spec, init="aligned", seeds=2, steps=steps)
+    sim = simulate(spec, init="aligned", seeds=2, steps=steps)
     t = np.arange(steps + 1)
     L_cf = kc.closed_form_loss(res, hierarchy(4), 4, kk, 1.0, t, spec.tau, 1e-3, residual_only=True)
     L0 = L_cf[0]
@@ -182,8 +183,10 @@ def test_aligned_simulation_matches_closed_form(res, kk, reference):
 # ------------------------------------------------------------------------------------------------
 # the race integrator
 # ------------------------------------------------------------------------------------------------
-def test_race_flow_matches_core_race_reduction():
-    """The factorised JAX race agrees with theorykit.theory.race.integrate_race (matrix square roots, LSODA)."""
+def test_race_matches_scipy_map_equation():
+    """The derivation's race (blocks, JAX, Dopri5 at rtol 1e-8) agrees with SciPy's map equation
+    (matrix square roots, LSODA at rtol 1e-10: tests/race_reference.py), and with its own RK4."""
+    from race_reference import scipy_race_spec
     from theorykit import Derivation
 
     task = contexts(4, 3)
@@ -191,9 +194,10 @@ def test_race_flow_matches_core_race_reduction():
                     Training(lr=0.02, loss="mean", a0=1e-3, steps=2000))
     times = np.array([0.0, 500.0, 1000.0, 2000.0])
     core = Derivation(spec, method="race-reduction").predict_loss(times)
-    rf = race_flow(spec, times, frames="exact")
-    ours = race_loss_at(rf, times)
-    assert np.max(np.abs(core - ours)) / core[0] < 1e-5
+    ref, _ = scipy_race_spec(spec, times=times)
+    assert np.max(np.abs(core - ref)) / ref[0] < 1e-7
+    rk4 = RaceSystem.from_spec(spec).solve(times, solver=RK4(spec.tau / 40)).loss[0]
+    assert np.max(np.abs(rk4 - ref)) / ref[0] < 1e-6
 
 
 def test_race_flow_step_converged_and_masks():
@@ -201,12 +205,16 @@ def test_race_flow_step_converged_and_masks():
     subsets, masks, labels = family_masks(3)
     spec = GDLNSpec(task, context_pathways(4, 3, subsets), Training(lr=0.02, loss="mean", a0=1e-3, steps=1500))
     pick = [labels.index("common+12+13+23"), labels.index("common+1+2+3")]
-    rf = race_flow(spec, T=1500, masks=np.array([masks[i] for i in pick]), record_modes=False)
-    fine = race_flow(spec, T=1500, masks=np.array([masks[i] for i in pick]), record_modes=False, dt=0.25)
+    system = RaceSystem.from_spec(spec)
+    every = max(1, int(spec.tau // 40))
+    rf = system.solve(t_end=1500, record_every=every, masks=np.array([masks[i] for i in pick]), modes=False,
+                      solver=RK4(spec.tau / 40))
+    fine = system.solve(t_end=1500, record_every=every, masks=np.array([masks[i] for i in pick]), modes=False,
+                        solver=RK4(0.25))
     assert np.max(np.abs(rf.loss - fine.loss)) / rf.loss[0, 0] < 1e-7
     # a masked pathway stays at zero: same as integrating the sub-spec
     sub = GDLNSpec(task, context_pathways(4, 3, [(0, 1), (0, 2), (1, 2)]), spec.training)
-    direct = race_flow(sub, T=1500, record_modes=False)
+    direct = RaceSystem.from_spec(sub).solve(t_end=1500, record_every=every, modes=False, solver=RK4(spec.tau / 40))
     assert np.max(np.abs(direct.loss[0] - rf.loss[0])) / rf.loss[0, 0] < 1e-10
     assert np.abs(rf.final_maps["ctx1"][0]).max() == 0.0
 
@@ -231,9 +239,8 @@ def test_joint_reference_losses():
     for nm, subs in fams.items():
         spec = GDLNSpec(task, context_pathways(4, 3, subs, hidden=100),
                         Training(lr=0.02, loss="mean", steps=2000, init_std=0.001))
-        got[nm] = simulate_gdln(spec, init="random", seeds=4, steps=2000).mean[2000]
-        rf = race_flow(spec, T=2000, a0=0.001 ** 2 * 100 / 2, record_modes=False)
-        race[nm] = race_loss_at(rf, [2000])[0]
+        got[nm] = simulate(spec, init="random", seeds=4, steps=2000).mean[2000]
+        race[nm] = RaceSystem.from_spec(spec).solve([2000], a0=0.001 ** 2 * 100 / 2, modes=False).loss[0, 0]
     for nm in fams:
         assert got[nm] == pytest.approx(ref[nm], rel=0.12)
         assert race[nm] == pytest.approx(got[nm], rel=0.35)
@@ -250,7 +257,7 @@ def test_relu_run_equals_simulate_relu(dtype):
     X, Y = task.numeric()
     L, snaps = relu_run(X, Y, hidden=20, lr=0.01, steps=300, seeds=3, init_std=0.05, loss="sum", record=[0, 150, 300],
                         dtype=dtype)
-    ref = simulate_relu(X, Y, hidden=20, lr=0.01, steps=300, seeds=3, init_std=0.05, loss="sum", dtype=dtype)
+    ref = simulate((X, Y), network="relu", hidden=20, lr=0.01, steps=300, seeds=3, init_std=0.05, loss="sum", dtype=dtype)
     tol = 1e-12 if dtype == "float64" else 1e-5
     assert np.max(np.abs(L - ref.loss)) < tol * L[0, 0]
     assert np.allclose(snaps[300][0], np.asarray(ref.params[0]), rtol=tol, atol=0)
@@ -262,7 +269,7 @@ def test_gdln_run_equals_simulate_gdln(schedule):
     spec = GDLNSpec(task, context_pathways(4, 3, [(0, 1), (0, 2), (1, 2)], hidden=8),
                     Training(lr=0.02, loss="mean", steps=400, init_std=0.05))
     L, _ = gdln_run(spec, init_std=0.05, seeds=2, steps=400, schedule=schedule)
-    ref = simulate_gdln(spec, init="random", seeds=2, steps=400, schedule=schedule)
+    ref = simulate(spec, init="random", seeds=2, steps=400, schedule=schedule)
     assert np.max(np.abs(L - ref.loss)) < 1e-12 * L[0, 0]
 
 

@@ -26,7 +26,7 @@ def test_not_diagonalisable_falls_back_to_race_reduction_with_a_warning():
 def test_race_reduction_follows_the_non_diagonalisable_network():
     spec = _skewed_spec(lr=0.01)
     der = tk.Derivation(spec)
-    sim = tk.simulate_gdln(spec, seeds=1, steps=3000)
+    sim = tk.simulate(spec, seeds=1, steps=3000)
     ts = np.arange(0, 3001, 100)
     pred = der.predict_loss(ts)
     # least squares can fit y exactly (X is invertible): the loss must go to zero, and the race

@@ -4,7 +4,7 @@ import pytest
 
 from theorykit import Derivation, contexts, load_spec, spec_to_toml, xor_margin
 from theorykit.analysis import findgates as fg
-from theorykit.sim.simulate import gdln_forward, relu_forward, simulate_relu
+from theorykit.sim.simulate import gdln_forward, relu_forward, simulate
 
 pytest.importorskip("sklearn")
 
@@ -67,7 +67,7 @@ def test_fixed_gates_do_not_track(ctx):
 def test_train_relu_matches_simulate_relu(ctx):
     X, Y = ctx
     a = fg.train_relu(X, Y, hidden=20, lr=0.01, steps=250, seeds=2, init_std=0.05, loss="sum", every=100)
-    b = simulate_relu(X, Y, hidden=20, lr=0.01, steps=250, seeds=2, init_std=0.05, loss="sum", snapshot_every=100)
+    b = simulate((X, Y), network="relu", hidden=20, lr=0.01, steps=250, seeds=2, init_std=0.05, loss="sum", snapshot_every=100)
     np.testing.assert_allclose(a.loss, b.loss, rtol=1e-10, atol=1e-13)
     np.testing.assert_array_equal(a.snapshots, b.extra["snapshots"])
     # records before each full block of 100 steps (as simulate_relu snapshots), then the final state
@@ -224,15 +224,15 @@ def test_find_gates_api_and_cli(tmp_path):
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("depth", [2, 3])
 def test_balanced_flow_matches_race_reduction(depth):
-    from theorykit.theory.race import integrate_race
+    from race_reference import scipy_race
+    from theorykit.theory.race import RaceSystem
 
     rng = np.random.default_rng(3)
     X, Y = rng.normal(size=(3, 6)), rng.normal(size=(2, 6))
     G = np.array([[1, 1, 1, 1, 1, 1], [1, 0, 1, 0, 1, 1]], float)
-    system = fg.race_system_numeric(X, Y, G, depth)
     times = np.array([0.0, 5.0, 20.0, 60.0])
-    a = integrate_race(system, 0.05, 2.0, times, form="maps").loss
-    b = fg.balanced_flow_loss(system, 0.05, 2.0, times)
+    a, _ = scipy_race(X, Y, G, a0=0.05, tau=2.0, times=times, depth=depth, form="maps", rtol=1e-8, atol=1e-12)
+    b = RaceSystem.from_data(X, Y, G, depth=depth).solve(times, tau=2.0, a0=0.05).loss[0]
     assert a[-1] < 0.5 * a[0]
     # two integrators of one ODE at rtol 1e-8
     np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-9)

@@ -324,42 +324,34 @@ def test_graph_derivation_and_aligned_start_errors_name_graph_fields():
     assert err2.value.field == "nodes[1].width"
 
 
-def test_stacked_race_equals_pathway_by_pathway_race():
-    """The race on stacked arrays (one einsum, ranks padded with zeros) is the pathway-by-pathway
-    race: same losses and mode strengths, on a system with asymmetric input correlations (pathways
-    read different input rows), unequal ranks and a batch of a0."""
-    import theorykit.theory.flow as fl
+def test_race_blocks_equal_the_unsplit_race_and_scipy():
+    """The race split into independent blocks (theorykit.theory.race.RaceSystem) is the unsplit race
+    and SciPy's map equation (tests/race_reference.py): pathways read different input rows and
+    write different outputs (no projection, one block with masks), or all outputs (blocks)."""
+    from race_reference import scipy_race
+    from theorykit.theory.flow import RK4
     from theorykit.theory.race import RaceSystem
 
     rng = np.random.default_rng(1)
     K, p, d, D, P = 4, 3, 4, 7, 12
     X, Y = rng.normal(size=(D, P)), rng.normal(size=(p, P))
     G = (rng.random((K, P)) > 0.4).astype(float)
-    rows = [rng.choice(D, d, replace=False) for _ in range(K)]
-    Syx = [(Y * G[j]) @ X[rows[j]].T / P for j in range(K)]
-    Sx = {(q, r): (X[rows[q]] * G[q] * G[r]) @ X[rows[r]].T / P for q in range(K) for r in range(K)}
-    O = {(a, b): np.eye(p) for a in range(K) for b in range(K)}
-    U, V = [], []
-    for j, S in enumerate(Syx):
-        u, _s, vt = np.linalg.svd(S, full_matrices=False)
-        U.append(u[:, :2 + j % 2])
-        V.append(vt[:2 + j % 2].T)
-    system = RaceSystem([f"p{j}" for j in range(K)], Syx, Sx, O, float(np.sum(Y * Y) / P), U, V, [2] * K)
-    assert fl._stackable(system)
+    rows = [sorted(rng.choice(D, d, replace=False)) for _ in range(K)]
+    outs = [[0, 1, 2], [0, 1], [1, 2], [0, 1, 2]]
     times = [0, 50, 200, 1000]
-    # one fixed RK4 step for both, so they run the same recurrence (adaptive steps would differ
-    # with the padding, which enters the error norm)
-    a = fl.race_flow_system(system, [1e-3, 1e-2], 10.0, times, h=0.25)
-    orig = fl._stackable
-    try:
-        fl._stackable = lambda s: False
-        b = fl.race_flow_system(system, [1e-3, 1e-2], 10.0, times, h=0.25)
-    finally:
-        fl._stackable = orig
-    assert np.max(np.abs(a.records["loss"] - b.records["loss"])) < 1e-12
-    assert a.records["loss"][0, -1] < 0.5 * a.records["loss"][0, 0]          # it did learn
-    for x, y in zip(a.records["modes"], b.records["modes"]):
-        assert np.max(np.abs(np.asarray(x) - np.asarray(y))) < 1e-12
+    for outputs in (None, outs):
+        split = RaceSystem.from_data(X, Y, G, inputs=rows, outputs=outputs)
+        whole = RaceSystem.from_data(X, Y, G, inputs=rows, outputs=outputs, split=False)
+        # one fixed RK4 step for both: the same recurrence in other coordinates
+        a = split.solve(times, tau=10.0, a0=[[1e-3] * K, [1e-2] * K], solver=RK4(0.25))
+        b = whole.solve(times, tau=10.0, a0=[[1e-3] * K, [1e-2] * K], solver=RK4(0.25))
+        assert np.max(np.abs(a.loss - b.loss)) < 1e-12
+        for n in a.names:
+            assert np.max(np.abs(a.modes[n] - b.modes[n])) < 1e-12
+        ref, _ = scipy_race(X, Y, G, a0=1e-2, tau=10.0, times=times, inputs=rows, outputs=outputs)
+        np.testing.assert_allclose(split.solve(times, tau=10.0, a0=1e-2).loss[0], ref, rtol=1e-7)
+        assert a.loss[0, -1] < 0.5 * a.loss[0, 0]          # it did learn
+    assert len(RaceSystem.from_data(X, Y, G, inputs=rows, outputs=outs).blocks) == 1
 
 
 def test_packed_siblings_train_as_the_unpacked_graph():

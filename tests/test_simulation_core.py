@@ -22,7 +22,7 @@ def test_xor_relns_aligned_simulation_matches_closed_form(reln, delta):
     der = tk.Derivation(spec, values={"Delta": delta})
     assert der.method == "closed-form"
     steps = _steps_to_converge(der, {})
-    sim = tk.simulate_gdln(spec, values={"Delta": delta}, seeds=2, steps=steps)
+    sim = tk.simulate(spec, values={"Delta": delta}, seeds=2, steps=steps)
     flow = der.predict_loss(sim.t)
     gd = der.predict_loss(sim.t, discrete=True)
     L0 = sim.mean[0]
@@ -35,7 +35,7 @@ def test_summed_loss_uses_tau_one_over_P_eta():
     spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"], tk.Training(lr=0.0005, a0=1e-3, loss="sum"))
     der = tk.Derivation(spec, values={"Delta": 1})
     assert spec.tau == pytest.approx(1 / (4 * 0.0005))
-    sim = tk.simulate_gdln(spec, values={"Delta": 1}, seeds=1, steps=_steps_to_converge(der, {}))
+    sim = tk.simulate(spec, values={"Delta": 1}, seeds=1, steps=_steps_to_converge(der, {}))
     assert sim.mean[0] == pytest.approx(4 * 0.5, rel=1e-2)     # ½ Σ_μ y² = 2 with four labels ±1 (a0 > 0)
     assert np.max(np.abs(sim.mean - der.predict_loss(sim.t, discrete=True))) < 1e-10
 
@@ -51,7 +51,7 @@ def test_race_reduction_tracks_coupled_gdln_at_order_eta():
         der = tk.Derivation(spec)
         assert der.method == "race-reduction" and der.couplings
         steps = int(40 / lr)
-        sim = tk.simulate_gdln(spec, seeds=1, steps=steps)
+        sim = tk.simulate(spec, seeds=1, steps=steps)
         ts = np.arange(0, steps + 1, steps // 40)
         pred = der.predict_loss(ts)
         errs.append(np.max(np.abs(sim.mean[ts] - pred)) / pred[0])
@@ -70,33 +70,35 @@ def test_single_pathway_race_equals_closed_form():
 def test_divergence_is_reported_not_written():
     spec = tk.GDLNSpec(tk.xor_margin(1), tk.xor_relns()["linear"], tk.Training(lr=50.0))
     with pytest.raises(DivergenceError, match="lr"):
-        tk.simulate_gdln(spec, seeds=1, steps=200)
+        tk.simulate(spec, seeds=1, steps=200)
 
 
 def test_relu_simulation_shapes_seeds_and_float32():
     X, Y = tk.xor_margin(1).numeric()
-    r64 = tk.simulate_relu(X, Y, hidden=16, lr=0.05, steps=50, seeds=3, init_std=0.1)
+    r64 = tk.simulate((X, Y), network="relu", hidden=16, lr=0.05, steps=50, seeds=3, init_std=0.1)
     assert r64.loss.shape == (3, 51) and r64.extra["gates"][0].shape == (3, 16, 4)
-    again = tk.simulate_relu(X, Y, hidden=16, lr=0.05, steps=50, seeds=3, init_std=0.1)
+    again = tk.simulate((X, Y), network="relu", hidden=16, lr=0.05, steps=50, seeds=3, init_std=0.1)
     np.testing.assert_array_equal(r64.loss, again.loss)        # seeded
     assert not np.allclose(r64.loss[0], r64.loss[1])            # seeds differ
-    r32 = tk.simulate_relu(X, Y, hidden=16, lr=0.05, steps=50, seeds=3, init_std=0.1, dtype="float32")
+    r32 = tk.simulate((X, Y), network="relu", hidden=16, lr=0.05, steps=50, seeds=3, init_std=0.1, dtype="float32")
     np.testing.assert_allclose(r32.loss, r64.loss, rtol=1e-4)
 
 
-@pytest.mark.parametrize("depth", [2])   # depth 3: tests/test_findgates.py (the maps form is slow there)
+@pytest.mark.parametrize("depth", [2])   # depth 3: tests/test_findgates.py (the maps form is slow here)
 def test_race_reduction_two_forms_agree(depth):
-    """The race reduction integrated on minimal balanced weights and as the matrix equation for the
-    maps (balanced power formula, eigendecompositions) are two independent routes to one flow."""
-    from theorykit.theory.race import integrate_race
+    """The race reduction integrated by SciPy on minimal balanced weights and as the matrix equation
+    for the maps (balanced power formula, eigendecompositions: tests/race_reference.py) are two
+    independent routes to one flow; theorykit's engine (blocks, JAX, Dopri5) is a third."""
+    from race_reference import scipy_race_spec
 
     task = tk.contexts(4, 3)
     paths = [tk.Pathway(p.name, p.active, p.inputs, p.outputs, 8, depth)
              for p in tk.context_pathways(4, 3, [(0, 1), (0, 2), (1, 2)])]
     spec = tk.GDLNSpec(task, paths, tk.Training(lr=0.02, a0=1e-2))
-    system = tk.Derivation(spec).race_system()
     ts = np.linspace(0, 2500, 11)
-    w = integrate_race(system, 1e-2, spec.tau, ts, form="weights")
-    m = integrate_race(system, 1e-2, spec.tau, ts, form="maps")
-    np.testing.assert_allclose(w.loss, m.loss, rtol=1e-5, atol=1e-8 * w.loss[0])
-    assert w.loss[-1] < 0.5 * w.loss[0]
+    w, _ = scipy_race_spec(spec, times=ts, form="weights")
+    m, _ = scipy_race_spec(spec, times=ts, form="maps")
+    ours = tk.Derivation(spec).predict_loss(ts)
+    np.testing.assert_allclose(w, m, rtol=1e-6, atol=1e-9 * w[0])
+    np.testing.assert_allclose(ours, m, rtol=1e-6, atol=1e-9 * w[0])
+    assert w[-1] < 0.5 * w[0]

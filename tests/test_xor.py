@@ -10,6 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import theorykit as tk
+from theorykit.io import write_json
+from theorykit.theory.trajectory import a0 as A0, discrete_mode_recurrence, t as T_SYM, tau as TAU
 from theorykit.analysis import curves
 from theorykit.sim import grid
 from theorykit.suites import load_package, load_suite
@@ -70,7 +72,7 @@ def test_total_losses_are_eqs_22_23(theory, delta, time, a0):
                           ("xor", 4, math.sqrt(2 + delta ** 2) / 4, (2 + delta ** 2) / 4)):
         a = (s / d) / (1 + (s / (d * a0) - 1) * math.exp(-2 * s * time / tau))
         want = 0.5 - n * (s * a - 0.5 * d * a * a)
-        got = float(sp.N(theory[name]["loss"].subs({D: delta, tk.t: time, tk.tau: tau, tk.a0: a0}), 20))
+        got = float(sp.N(theory[name]["loss"].subs({D: delta, T_SYM: time, TAU: tau, A0: a0}), 20))
         assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
 
 
@@ -79,11 +81,11 @@ def test_half_loss_time_solves_the_loss(theory):
     D = theory["Delta"]
     for name in ("linear", "xor"):
         for delta in (0.3, 0.8165, 1.7):
-            vals = {D: delta, tk.tau: 20.0, tk.a0: 2e-3}
+            vals = {D: delta, TAU: 20.0, A0: 2e-3}
             th = float(sp.N(theory[name]["t_half_loss"].subs(vals)))
             L = theory[name]["loss"].subs(vals)
-            L0 = float(sp.N(L.subs(tk.t, 0)))
-            assert float(sp.N(L.subs(tk.t, th))) == pytest.approx(L0 / 2, rel=1e-10)
+            L0 = float(sp.N(L.subs(T_SYM, 0)))
+            assert float(sp.N(L.subs(T_SYM, th))) == pytest.approx(L0 / 2, rel=1e-10)
 
 
 def test_a0_rule_learning_times_cross_at_delta_star(theory):
@@ -126,7 +128,7 @@ def test_aligned_gdln_matches_closed_form(name, delta):
     """Core simulate_gdln with aligned init, small lr: within 1e-3 of the initial loss (GD vs flow is O(η))."""
     tr = tk.Training(lr=0.002, loss="mean", a0=0.01, steps=9000)
     spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns(hidden=8)[name], training=tr)
-    sim = tk.simulate_gdln(spec, init="aligned", seeds=1, values={"Delta": delta})
+    sim = tk.simulate(spec, init="aligned", seeds=1, values={"Delta": delta})
     der = tk.Derivation(spec, values={"Delta": delta})
     pred = der.predict_loss(sim.t)
     assert sim.mean[-1] < 0.05 * sim.mean[0]  # it learned
@@ -156,7 +158,7 @@ def test_aligned_grid_is_the_discrete_recurrence(theory):
         for i, x in enumerate(deltas):
             s = float(sp.N(theory[name]["s"].subs(D, x)))
             d = float(sp.N(theory[name]["d"].subs(D, x)))
-            a = tk.discrete_mode_recurrence(s, d, a0, 1 / lr, steps)
+            a = discrete_mode_recurrence(s, d, a0, 1 / lr, steps)
             want = 0.5 - len(paths) * (s * a - 0.5 * d * a * a)
             assert np.max(np.abs(rec[i] - want[None, :])) < 1e-10
 
@@ -175,7 +177,7 @@ def test_relu_grid_matches_core_simulate_relu():
                                               steps=300, std=0.01)
     rec, lt = np.asarray(rec), np.asarray(lt)
     for i in range(len(deltas)):
-        core = tk.simulate_relu(Xs[i], Y, hidden=32, lr=0.05, steps=300, seeds=3, init_std=0.01)
+        core = tk.simulate((Xs[i], Y), network="relu", hidden=32, lr=0.05, steps=300, seeds=3, init_std=0.01)
         np.testing.assert_allclose(rec[i], core.loss, rtol=1e-10, atol=1e-14)
         # on-device learning time = the measurement function on the recorded curve
         np.testing.assert_allclose(lt[i], curves.learning_time(core.loss), rtol=1e-10)
@@ -253,7 +255,7 @@ def test_closest_curve():
 def test_suite_tiny_run(suite, tmp_path):
     cfg = {"n_delta": 5, "seeds": 2, "steps": 400, "hidden": 16, "curve_deltas": [0.0, 1.0, 2.0]}
     res = suite.run(tmp_path, "quick", progress=False, config=cfg)
-    tk.write_json(tmp_path / "xor.json", res)          # JSON-safe (no NaN)
+    write_json(tmp_path / "xor.json", res)          # JSON-safe (no NaN)
     back = json.loads((tmp_path / "xor.json").read_text())
     assert back["crossover_theory"]["exact"] == "sqrt(6)/3"
     assert back["crossover_theory"]["float"] == pytest.approx(math.sqrt(2 / 3))

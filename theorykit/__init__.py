@@ -1,54 +1,75 @@
 """theorykit: learning dynamics of ReLU networks through gated deep linear networks.
 
-Implements "Make Haste Slowly: A Theory of Emergent Structured Mixed Selectivity in
-Feature Learning ReLU Networks" (Jarvis, Klein, Rosman & Saxe, ICLR 2025).
+Implements "Make Haste Slowly: A Theory of Emergent Structured Mixed Selectivity in Feature
+Learning ReLU Networks" (Jarvis, Klein, Rosman & Saxe, ICLR 2025).
 
-Data flows one way: task → gating → effective datasets → modes (SVD) → trajectories →
-JAX → simulation → comparison → report. The public API is flat::
+Data flows one way: spec → theory → sim → analysis → interfaces (cli, report, bench). The flat
+namespace holds what a researcher types; the rest is reached through the subpackages
+(``theorykit.theory``: the race engine and the integrator; ``theorykit.sim``: the trainer for your
+own ``Net``; ``theorykit.net``: the network description and its starts)::
 
     >>> import theorykit as tk
     >>> der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"]))
     >>> der.modes["positive"].singular_values
     [Delta/2]
 
-Importing theorykit switches JAX to float64 (``jax_enable_x64``): validation runs in float64
-unless a dtype is asked for.
+Names load on first use, so ``import theorykit`` (and the command line's ``--help``) is quick.
+JAX computes in float64 once theorykit is imported (``jax_enable_x64``): validation runs in
+float64 unless a dtype is asked for.
 """
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
 from .errors import DerivationError, DivergenceError, SpecError, TheorykitError
-from .spec.expr import parse_expr
-from .spec.task import Task, contexts, cross, hierarchy, ring, structure, xor_margin
-from .spec.gating import GDLNSpec, Pathway, Training, context_pathways, lemma41_gatings, xor_relns
-from .theory.effective import EffectiveDataset, couplings, effective_dataset, input_correlation, output_correlation
-from .theory.modes import SVD, Mode, exact_svd, numeric_svd
-from .theory.trajectory import (a0, discrete_mode_recurrence, mode_loss_reduction, mode_ode_residual, mode_trajectory,
-                         t, t_half, tau)
-from .theory.jaxify import NotJaxSafe, to_jax
-from .theory.race import RaceSystem, integrate_race
-from .theory.derivation import Derivation
-from .sim.simulate import SimResult, simulate, simulate_gdln, simulate_relu, simulate_relu_spec
-from .spec.graph import Edge, GraphSpec, Group, Node, graph_from_pathways
-from .sim.engine import Net, SaveAt, train
-from .theory.flow import graph_flow, integrate
-from .sim.init import a0_rule, load_weights
-from .spec.files import load_spec, spec_from_dict, spec_to_toml
-from .io import atomic_write_text, write_json
-from .analysis.findgates import exact_reln_outputs, find_gates
-from .theory.lemmas import (classify_context_gating, context_gating_mismatch, gate_census, interlacing_holds,
-                     interlacing_holds_exact, is_staircase, lp_realisable, poly_bernoulli, realisable_gate_patterns)
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "DerivationError", "DivergenceError", "SpecError", "TheorykitError", "parse_expr",
-    "Task", "contexts", "cross", "hierarchy", "ring", "structure", "xor_margin",
-    "GDLNSpec", "Pathway", "Training", "context_pathways", "lemma41_gatings", "xor_relns",
-    "EffectiveDataset", "couplings", "effective_dataset", "input_correlation", "output_correlation",
-    "SVD", "Mode", "exact_svd", "numeric_svd",
-    "a0", "discrete_mode_recurrence", "mode_loss_reduction", "mode_ode_residual", "mode_trajectory", "t", "t_half",
-    "tau", "NotJaxSafe", "to_jax", "RaceSystem", "integrate_race", "Derivation", "SimResult", "simulate", "simulate_gdln",
-    "Edge", "GraphSpec", "Group", "Node", "graph_from_pathways", "Net", "SaveAt", "train", "graph_flow", "integrate",
-    "a0_rule", "load_weights",
-    "simulate_relu", "simulate_relu_spec", "load_spec", "spec_from_dict", "spec_to_toml", "atomic_write_text", "write_json",
-    "exact_reln_outputs", "find_gates", "classify_context_gating", "context_gating_mismatch", "gate_census", "interlacing_holds",
-    "interlacing_holds_exact", "is_staircase", "lp_realisable", "poly_bernoulli", "realisable_gate_patterns",
-]
+# float64 in JAX: set before JAX loads (it reads the variable then), or now if it already has
+if "jax" in sys.modules:
+    sys.modules["jax"].config.update("jax_enable_x64", True)
+else:
+    os.environ.setdefault("JAX_ENABLE_X64", "true")
+
+#: the flat API: name -> the module that defines it (loaded on first use, PEP 562)
+_API = {
+    # tasks and specs
+    "Task": "spec.task", "contexts": "spec.task", "cross": "spec.task", "hierarchy": "spec.task", "ring": "spec.task",
+    "structure": "spec.task", "xor_margin": "spec.task", "parse_expr": "spec.expr",
+    "GDLNSpec": "spec.gating", "Pathway": "spec.gating", "Training": "spec.gating",
+    "context_pathways": "spec.gating", "lemma41_gatings": "spec.gating", "xor_relns": "spec.gating",
+    "GraphSpec": "spec.graph", "Node": "spec.graph", "Edge": "spec.graph", "Group": "spec.graph",
+    "graph_from_pathways": "spec.graph",
+    "load_spec": "spec.files", "spec_from_dict": "spec.files", "spec_to_toml": "spec.files",
+    # the theory
+    "EffectiveDataset": "theory.effective", "effective_dataset": "theory.effective", "couplings": "theory.effective",
+    "SVD": "theory.modes", "Mode": "theory.modes", "exact_svd": "theory.modes",
+    "mode_trajectory": "theory.trajectory", "t_half": "theory.trajectory", "mode_loss_reduction": "theory.trajectory",
+    "Derivation": "theory.derivation", "RaceSystem": "theory.race", "to_jax": "theory.jaxify",
+    "NotJaxSafe": "theory.jaxify",
+    "interlacing_holds": "theory.lemmas", "interlacing_holds_exact": "theory.lemmas", "is_staircase": "theory.lemmas",
+    "lp_realisable": "theory.lemmas", "realisable_gate_patterns": "theory.lemmas", "gate_census": "theory.lemmas",
+    "poly_bernoulli": "theory.lemmas", "classify_context_gating": "theory.lemmas",
+    "context_gating_mismatch": "theory.lemmas",
+    # networks and simulation
+    "a0_rule": "sim.init", "simulate": "sim.simulate", "SimResult": "sim.simulate",
+    # analysis
+    "find_gates": "analysis.findgates", "exact_reln_outputs": "analysis.findgates",
+}
+
+__all__ = ["DerivationError", "DivergenceError", "SpecError", "TheorykitError", "__version__", *_API]
+
+
+def __getattr__(name: str):
+    module = _API.get(name)
+    if module is None:
+        raise AttributeError(f"module 'theorykit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_API))

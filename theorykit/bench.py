@@ -8,7 +8,7 @@ Two parts, both reported as plain numbers and as ratios taken in the same proces
    derivation of :mod:`theorykit.derivations.k_contexts` (which covers every k at once).
 2. **Simulation throughput** on the Section 4 ReLU network ([11, 700, 60], no bias, summed loss,
    η = 0.001, full-batch gradient descent), in network-steps per second: the ensemble simulator
-   (:func:`theorykit.sim.simulate.simulate_relu`, ``jit(vmap)`` over networks, ``lax.scan`` over steps)
+   (:func:`theorykit.sim.simulate.simulate` (``network="relu"``), ``jit(vmap)`` over networks, ``lax.scan`` over steps)
    against a naive loop (one jitted gradient step per call, Python loops over networks and steps),
    in float64 and float32 (matmuls at "highest" precision). The ensemble's computation is compiled
    ahead of time and its execution timed alone (best of two); the library call is also timed end to
@@ -89,9 +89,9 @@ def _naive_runner(X, Y, hidden, lr, init_std, dtype):
 
 
 def _ensemble_runner(X, Y, hidden, lr, init_std, dtype, networks, steps, seed=0, start=None):
-    """The one trainer (:func:`theorykit.sim.engine.make_trainer`, as :func:`theorykit.sim.simulate.simulate_relu`
+    """The one trainer (:func:`theorykit.sim.engine.make_trainer`, as :func:`theorykit.sim.simulate.simulate` (``network="relu"``)
     calls it), compiled ahead of time so that execution can be timed alone. ``start``: initial
-    weights (list, leading network axis), else drawn as simulate_relu draws them. Returns
+    weights (list, leading network axis), else drawn as simulate draws them. Returns
     (execute, compile seconds, FLOPs of the compiled program from XLA's cost analysis)."""
     import jax
     import jax.numpy as jnp
@@ -189,7 +189,7 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None) -> dict:
     import jax
 
     from .sim.engine import Net, SaveAt, as_dtype, make_trainer, net_loss
-    from .sim.simulate import simulate_relu
+    from .sim.simulate import simulate
     from .spec.task import contexts
 
     X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
@@ -202,9 +202,9 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None) -> dict:
     ens_time = min(_timed(execute)[0] for _ in range(2))
     ens_rate = B * S / ens_time
     # 2. the library call end to end (compilation included)
-    t_lib, r_lib = _timed(lambda: simulate_relu(X, Y, hidden=H, lr=lr, steps=cfg["steps_short"], seeds=B,
+    t_lib, r_lib = _timed(lambda: simulate((X, Y), network="relu", hidden=H, lr=lr, steps=cfg["steps_short"], seeds=B,
                                                 init_std=std, loss="sum", dtype=dtype))
-    start = simulate_relu(X, Y, hidden=H, lr=lr, steps=0, seeds=B, init_std=std, loss="sum", dtype=dtype).params
+    start = simulate((X, Y), network="relu", hidden=H, lr=lr, steps=0, seeds=B, init_std=std, loss="sum", dtype=dtype).params
     # 3a. baseline: one jitted step per call (Python loops over networks and steps)
     naive = _naive_runner(X, Y, H, lr, std, dtype)
     naive(1, 2)                                  # compile and warm up
@@ -224,7 +224,7 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None) -> dict:
         t_s, _ = _timed(lambda: [jax.block_until_ready(comp1(p, data, lr1)) for p in p_one])
     scan_rate = cfg["scan_networks"] * Ss / t_s
     # 4. the discrete GD recurrence: network 0 of the library ensemble, of the timed runner and of the naive loop
-    r_chk = simulate_relu(X, Y, hidden=H, lr=lr, steps=Sn, seeds=B, init_std=std, loss="sum", dtype=dtype)
+    r_chk = simulate((X, Y), network="relu", hidden=H, lr=lr, steps=Sn, seeds=B, init_std=std, loss="sum", dtype=dtype)
     ex_chk, _, _ = _ensemble_runner(X, Y, H, lr, std, dtype, B, Sn, start=start)
     p_run = ex_chk()[0]
     lib_W = [np.asarray(w[0]) for w in r_chk.params]
@@ -322,7 +322,8 @@ def gdln_throughput(cfg, dtype: str, mm: float) -> dict:
 
 def race_throughput(cfg) -> dict:
     """The race engine on every context-gated family of Section 4 (k = 3: 127 families), float64."""
-    from .theory.race import family_masks, race_flow
+    from .theory.flow import RK4
+    from .theory.race import RaceSystem, family_masks
     from .spec.gating import GDLNSpec, Training, context_pathways
     from .spec.task import contexts
 
@@ -331,10 +332,12 @@ def race_throughput(cfg) -> dict:
     spec = GDLNSpec(task, context_pathways(8, 3, subsets), Training(lr=0.001, loss="sum", a0=1e-4))
     masks = np.asarray(masks, float)
     T = cfg["race_steps"]
-    race_flow(spec, [0, 10], masks=masks[:2], T=10, record_every=10)          # compile a small one first
-    t, rf = _timed(lambda: race_flow(spec, [0, T], masks=masks, T=T, record_every=max(1, T // 20)))
+    system = RaceSystem.from_spec(spec)
+    solver = RK4(spec.tau / 40)
+    system.solve(t_end=10, record_every=10, masks=masks[:2], solver=solver)          # compile a small one first
+    t, rf = _timed(lambda: system.solve(t_end=T, record_every=max(1, T // 20), masks=masks, solver=solver))
     return {"families": int(masks.shape[0]), "flow_steps": T, "seconds": t, "families_per_s": masks.shape[0] / t,
-            "rk4_step": rf.dt, "final_loss_range": [float(rf.loss[:, -1].min()), float(rf.loss[:, -1].max())]}
+            "rk4_step": rf.extra["h"], "final_loss_range": [float(rf.loss[:, -1].min()), float(rf.loss[:, -1].max())]}
 
 
 def _device():

@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 
 from theorykit.analysis.context_runs import svals
-from theorykit.theory.race import race_loss_at
 from theorykit.io import atomic_write_bytes, write_json
 
 
@@ -36,8 +35,8 @@ def fig4a(s4, path):
         a.plot(t, s4["gdln"][("double", "staged")].mean(0), color="C0", lw=1.0, ls=":", label="ReLN double (staged)")
         a.plot(t, s4["gdln"][("single", "joint")].mean(0), color="C3", lw=1.6, label="ReLN single (GDLN, joint)")
         a.plot(t, s4["gdln"][("all seven", "joint")].mean(0), color="C2", lw=1.0, label="all seven (GDLN, joint)")
-        a.plot(t, race_loss_at(s4["race"]["double"], t), color="C1", ls="--", lw=1.6, label="race reduction, double (rule a0)")
-        a.plot(t, race_loss_at(s4["race"]["single"], t), color="C4", ls="--", lw=1.2, label="race reduction, single")
+        a.plot(t, s4["race"]["double"].loss_at(t), color="C1", ls="--", lw=1.6, label="race reduction, double (rule a0)")
+        a.plot(t, s4["race"]["single"].loss_at(t), color="C4", ls="--", lw=1.2, label="race reduction, single")
         a.plot(t, s4["fit_curve"], color="C1", ls="-.", lw=1.0, label="race reduction, double (a0 fitted to ReLU)")
         a.plot(t, s4["staged"]["loss"], color="C5", ls=(0, (1, 1)), lw=1.6, label="closed form / staged theory")
         a.set_xlabel("gradient step")
@@ -51,9 +50,9 @@ def fig4a(s4, path):
     write_json(path.with_suffix(".json"), {
         "figure": "4a", "every": 10, "t": t[sub], "relu_mean": s4["relu"].mean(0)[sub], "relu_std": s4["relu"].std(0)[sub],
         **{f"gdln_{nm.replace(' ', '_')}_{sch}": L.mean(0)[sub] for (nm, sch), L in s4["gdln"].items()},
-        "race_double_rule_a0": race_loss_at(s4["race"]["double"], t)[sub],
-        "race_single_rule_a0": race_loss_at(s4["race"]["single"], t)[sub],
-        "race_all_seven_rule_a0": race_loss_at(s4["race"]["all seven"], t)[sub],
+        "race_double_rule_a0": s4["race"]["double"].loss_at(t)[sub],
+        "race_single_rule_a0": s4["race"]["single"].loss_at(t)[sub],
+        "race_all_seven_rule_a0": s4["race"]["all seven"].loss_at(t)[sub],
         "race_double_a0_fitted_to_relu": s4["fit_curve"][sub], "staged_theory": s4["staged"]["loss"][sub],
         "staged_theory_note": s4["staged"]["note"]})
 

@@ -63,7 +63,7 @@ def scaled(graph, factor: float, time: int):
 
 def run_protocols(mode: str, every: int, on_step=None) -> dict:
     """Simulate both protocols and the ReLU network on both datasets; return curves and metrics."""
-    from theorykit import contexts, load_spec, simulate, simulate_relu
+    from theorykit import contexts, load_spec, simulate
 
     sz = SIZES[mode]
     out = {}
@@ -79,7 +79,7 @@ def run_protocols(mode: str, every: int, on_step=None) -> dict:
             sim = simulate(g, init="random", seeds=sz["seeds"], steps=tr.steps, seed=1)
             if relu is None:
                 H = g.node["h1"].width
-                relu = simulate_relu(X, Y, hidden=[H, H], lr=tr.lr, steps=tr.steps, seeds=sz["seeds"],
+                relu = simulate((X, Y), network="relu", hidden=[H, H], lr=tr.lr, steps=tr.steps, seeds=sz["seeds"],
                                      init_std=sz["relu_std"] / np.sqrt(sz["factor"]), loss="sum", seed=2)
                 row["relu"] = _curve(relu.loss, every)
             row[prot] = _curve(sim.loss, every)

@@ -169,7 +169,8 @@ def _exact_reln(st):
 def _digits(st, progress):
     from sklearn.datasets import load_digits
 
-    from theorykit.analysis.findgates import choose_elbow, elbow_scores, race_loss, train_relu
+    from theorykit.analysis.findgates import choose_elbow, elbow_scores, train_relu
+    from theorykit.theory.race import RaceSystem
     from theorykit.sim.init import a0_rule
     from theorykit.progress import Progress
 
@@ -189,7 +190,7 @@ def _digits(st, progress):
         G = np.array(r["patterns"])
         a0 = a0_rule(ds["init_std"], ds["hidden"] / len(G))
         t0 = time.time()
-        race = race_loss(X, Y, G, a0=a0, lr=ds["lr"], loss="mean", times=times)
+        race = RaceSystem.from_data(X, Y, G).solve(times, tau=1.0 / ds["lr"], a0=a0, modes=False).loss[0]
         rows.append({"K": r["K"], "pathways": len(G), "sizes": [int(g.sum()) for g in G], "hidden": r["hidden"],
                      "mse": r["mse"], "sim_max_rel_err": r["loss_max_rel_err"],
                      "sim_final_rel_err": float(abs(r["gdln_loss"][-1] - rl[-1]) / rl[-1]),

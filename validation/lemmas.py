@@ -161,13 +161,13 @@ def _section4_pattern_counts() -> dict:
 def _census(seeds: int, progress: bool) -> dict:
     import theorykit as tk
     from theorykit.theory.lemmas import GATE_CLASSES, classify_context_gating, context_gating_mismatch, gate_census
-    from theorykit.sim.simulate import simulate_relu
+    from theorykit.sim.simulate import simulate
 
     n, k, H = 8, 3, 700
     task = tk.contexts(n, k, blocks=["hierarchy", "ring", "cross"])
     X, Y = task.numeric()
     steps, every = 8001, 500
-    res = simulate_relu(X, Y, hidden=H, lr=0.001, steps=steps, seeds=seeds, init_std=0.005 / H, loss="sum",
+    res = simulate((X, Y), network="relu", hidden=H, lr=0.001, steps=steps, seeds=seeds, init_std=0.005 / H, loss="sum",
                         snapshot_every=every, seed=0)
     gates = res.extra["gates"][0]                       # seeds × H × P
     W1, W2 = (np.asarray(w) for w in res.params)        # seeds × H × d, seeds × p × H

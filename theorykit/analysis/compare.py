@@ -123,7 +123,7 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None) 
 
     ``lr`` / ``loss``: the run's learning rate and loss convention (default: the spec's training)."""
     from .checkpoints import gdln_outputs_from_start, paired_start
-    from .findgates import race_loss
+    from ..theory.race import RaceSystem
     from ..spec.graph import GraphSpec
 
     if isinstance(spec, GraphSpec):
@@ -143,15 +143,10 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None) 
     gdln_loss = sim.mean[t]
     notes = []
     a0 = start_a0(W0, [p.hidden for p in spec.pathways])
-    race = None
-    full = all(len(p.inputs) == spec.task.d and len(p.outputs) == spec.task.p for p in spec.pathways)
-    if full:
-        G = np.array([p.active for p in spec.pathways], float)
-        race = race_loss(run.X, run.Y, G, a0=a0, lr=lr, loss=loss, times=t.astype(float),
-                         depth=[p.depth for p in spec.pathways])
-    else:
-        notes.append("race prediction left out: it is computed here for pathways that see every input and output")
-    return Comparison(run.steps, t, run_loss, np.asarray(gdln_loss), None if race is None else np.asarray(race),
+    P = run.X.shape[1]
+    race = RaceSystem.from_spec(spec).solve(t.astype(float), tau=1.0 / (lr * (P if loss == "sum" else 1)), a0=a0,
+                                            loss_factor=P if loss == "sum" else 1, modes=False).loss[0]
+    return Comparison(run.steps, t, run_loss, np.asarray(gdln_loss), np.asarray(race),
                       spec, a0, lr, loss, notes)
 
 
@@ -224,27 +219,3 @@ def write_comparison(cmp: Comparison, out_dir) -> list[Path]:
             str(out / "gates.png"): "gates of the found pathways over the datapoints"}
     paths.append(atomic_write_text(out / "compare.html", render_html(cmp, figs)))
     return paths
-
-
-def cmd_compare(args) -> int:
-    """``theorykit compare FOUND.toml --checkpoints … --data … --out DIR``."""
-    from .checkpoints import check_metadata, run_from_args
-    from ..spec.files import load_spec
-
-    spec = load_spec(args.spec)
-    run = run_from_args(args)
-    lr = args.lr if args.lr is not None else (float(check_metadata(run.meta, run.files[0])["lr"])
-                                              if "lr" in run.meta else None)
-    if lr is not None and not (np.isfinite(lr) and 0 < lr <= 1e3):
-        raise SpecError("--lr", f"needs a positive number up to 1e3, got {lr!r}", "e.g. --lr 0.05")
-    cmp = compare_run(spec, run, lr=lr, loss=args.loss or run.meta.get("loss"))
-    paths = write_comparison(cmp, args.out)
-    ag = cmp.agreement()
-    print(f"compare: {spec.name} ({len(spec.pathways)} pathways) against {len(run.files)} checkpoints, "
-          f"L(0) = {cmp.L0:.4g}")
-    print(f"  found GDLN (paired start) vs run: max |dL| / L(0) = {ag['gdln_vs_run']:.4f}")
-    if "race_vs_run" in ag:
-        print(f"  race reduction vs run:            max |dL| / L(0) = {ag['race_vs_run']:.4f}")
-        print(f"  race reduction vs found GDLN:     max |dL| / L(0) = {ag['race_vs_gdln']:.4f}")
-    print("  wrote " + ", ".join(str(p) for p in paths))
-    return 0

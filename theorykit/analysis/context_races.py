@@ -16,7 +16,8 @@ import numpy as np
 
 from theorykit import GDLNSpec, Training, context_pathways, contexts
 from theorykit.analysis.curves import loss_metrics
-from theorykit.theory.race import context_family, family_masks, race_flow
+from theorykit.theory.flow import RK4
+from theorykit.theory.race import RaceSystem, context_family, family_masks
 from theorykit.io import atomic_write_text
 
 __all__ = ["derivation", "race_ranking", "r_families"]
@@ -60,7 +61,7 @@ def race_ranking(cfg, a0: float, pr) -> dict:
     spec = GDLNSpec(task, context_pathways(8, 3, subsets), Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
     dt = spec.tau / cfg["race_dt"]
     rev = max(1, int(dt))
-    rf = race_flow(spec, T=cfg["steps"], masks=np.array(masks), a0=a0, record_modes=False, dt=dt, record_every=rev)
+    rf = RaceSystem.from_spec(spec).solve(t_end=cfg["steps"], record_every=rev, a0=a0, masks=np.array(masks), solver=RK4(dt), modes=False)
     pr.update(note="race: 127 families")
     rows = []
     for lab, m, L in zip(labels, masks, rf.loss):
@@ -81,7 +82,7 @@ def race_ranking(cfg, a0: float, pr) -> dict:
                        ("24 single-datapoint (all inputs)", [Pathway(f"ptx{mu}", tuple(int(i == mu) for i in range(P)),
                                                                      "all", "all", 8) for mu in range(P)])):
         sp_ = GDLNSpec(task, paths, Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
-        r2 = race_flow(sp_, T=cfg["steps"], a0=a0, record_modes=False, dt=dt, record_every=rev)
+        r2 = RaceSystem.from_spec(sp_).solve(t_end=cfg["steps"], record_every=rev, a0=a0, solver=RK4(dt), modes=False)
         met = loss_metrics(r2.t, r2.loss[0], cfg["fractions"])
         met.update({"family": lab, "pathways": len(paths), "has_common": lab.startswith("common"),
                     "loss_at_2000": float(np.interp(2000, r2.t, r2.loss[0])), "datapoint_level": True})
@@ -102,7 +103,7 @@ def race_ranking(cfg, a0: float, pr) -> dict:
     dbl, sgl = named_rows["common+double"], named_rows["common+single"]
     # how much the single-context pathways learn when all seven race
     spec7 = GDLNSpec(task, context_pathways(8, 3, subsets), Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
-    rf7 = race_flow(spec7, T=cfg["steps"], a0=a0, record_modes=False, dt=dt, record_every=rev)
+    rf7 = RaceSystem.from_spec(spec7).solve(t_end=cfg["steps"], record_every=rev, a0=a0, solver=RK4(dt), modes=False)
     share = {}
     X, Y = task.numeric()
     for p in spec7.pathways:
@@ -116,8 +117,7 @@ def race_ranking(cfg, a0: float, pr) -> dict:
     robust = {}
     sel = [labels.index(k_) for k_ in named if k_ in labels]
     for a in cfg["robust_a0"]:
-        rr = race_flow(spec, T=cfg["steps"], masks=np.array([masks[i] for i in sel]), a0=a, record_modes=False, dt=dt,
-                       record_every=rev)
+        rr = RaceSystem.from_spec(spec).solve(t_end=cfg["steps"], record_every=rev, a0=a, masks=np.array([masks[i] for i in sel]), solver=RK4(dt), modes=False)
         robust[f"{a:g}"] = {named[labels[i]]: loss_metrics(rr.t, L, cfg["fractions"])["area"] for i, L in zip(sel, rr.loss)}
     pr.update(note="race: a0 robustness")
     return {
@@ -156,7 +156,7 @@ def r_families(cfg, a0: float, pr) -> dict:
             spec = GDLNSpec(task, context_pathways(8, kk, context_family(kk, r)),
                             Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
             dt = spec.tau / cfg["race_dt"]
-            rf = race_flow(spec, T=cfg["steps"], a0=a0, record_modes=False, dt=dt, record_every=max(1, int(dt)))
+            rf = RaceSystem.from_spec(spec).solve(t_end=cfg["steps"], record_every=max(1, int(dt)), a0=a0, solver=RK4(dt), modes=False)
             m = loss_metrics(rf.t, rf.loss[0], cfg["fractions"])
             rows[str(r)] = {kk_: m[kk_] for kk_ in ("area", "t_0.5", "t_0.1", "t_0.01", "final_fraction")}
         best = min(rows, key=lambda r_: rows[r_]["area"])

@@ -21,7 +21,8 @@ import numpy as np
 from theorykit import GDLNSpec, Training, context_pathways, contexts
 from theorykit.analysis.curves import best_grid_row, loss_at_steps, loss_metrics, max_gap, time_errors
 from theorykit.analysis.gates import UnitGates, context_census, pathway_maps, unit_gates, unit_weights
-from theorykit.theory.race import context_family, race_flow, race_loss_at
+from theorykit.theory.flow import RK4
+from theorykit.theory.race import RaceSystem, context_family
 from theorykit.sim.simulate import gdln_run, relu_run
 from theorykit.sim.init import a0_rule
 
@@ -93,8 +94,7 @@ def section4(cfg, pr) -> dict:
     race = {}
     for nm, spec in specs.items():
         a0v = [a0c if p.name == "common" else a0x for p in spec.pathways]
-        race[nm] = race_flow(spec, T=cfg["steps"], a0=np.array(a0v), record_modes=False,
-                             dt=spec.tau / cfg["race_dt"], record_every=1, record_svals=4 if nm == "double" else 0)
+        race[nm] = RaceSystem.from_spec(spec).solve(t_end=cfg["steps"], record_every=1, a0=np.array(a0v), solver=RK4(spec.tau / cfg["race_dt"]), modes=False, svals=4 if nm == "double" else 0)
     pr.update(note="race (rule a0)")
     spec_d = specs["double"]
     # staged closed form (paper's scheme): common pathway by its own modes; double pathways on the residual
@@ -107,15 +107,14 @@ def section4(cfg, pr) -> dict:
 
     def pred(Ab):
         dt = spec_d.tau / cfg["race_dt"]
-        rf = race_flow(spec_d, T=cfg["steps"], masks=np.ones((len(Ab), 4)), a0=Ab, record_modes=False,
-                       dt=dt, record_every=max(1, int(dt)))
-        return np.stack([race_loss_at(rf, t, i) for i in range(len(Ab))])
+        rf = RaceSystem.from_spec(spec_d).solve(t_end=cfg["steps"], record_every=max(1, int(dt)), a0=Ab, masks=np.ones((len(Ab), 4)), solver=RK4(dt), modes=False)
+        return np.stack([rf.loss_at(t, i) for i in range(len(Ab))])
 
     a_fit, err_fit, L_fit = best_grid_row(pred, A, Lm, L0)
     relu_rule = a0_rule(std_relu, H)
     L_relu_rule = pred(np.array([[relu_rule] * 4]))[0]
     pr.update(note="a0 fit")
-    L_race_rule = race_loss_at(race["double"], t)
+    L_race_rule = race["double"].loss_at(t)
     L_gd = gd[("double", "joint")].mean(0)
     agreement = {
         "relu_vs_race_fitted_a0": {"a0_common": float(a_fit[0]), "a0_context": float(a_fit[1]),
@@ -127,7 +126,7 @@ def section4(cfg, pr) -> dict:
         "gdln_double_staged_vs_staged_theory_max_abs_error_over_L0": max_gap(gd[("double", "staged")].mean(0),
                                                                               staged["loss"], L0),
         "gdln_single_joint_vs_race_rule_a0_max_abs_error_over_L0": max_gap(gd[("single", "joint")].mean(0),
-                                                                            race_loss_at(race["single"], t), L0),
+                                                                            race["single"].loss_at(t), L0),
         "relu_seed_spread_max_std_over_L0": float(np.max(Lr.std(0)) / L0),
         "learning_time_errors_relu_vs_race_fitted": time_errors(t, Lm, L_fit, cfg["fractions"]),
         "learning_time_errors_gdln_vs_race_rule": time_errors(t, L_gd, L_race_rule, cfg["fractions"]),
@@ -182,14 +181,13 @@ def staged_theory(task, spec_d, a0c, a0x, cfg):
     W = np.linalg.lstsq(X.T, Y.T, rcond=None)[0].T
     R = Y - W @ X
     spec_c = GDLNSpec(task, [spec_d.pathways[0]], spec_d.training)
-    rc = race_flow(spec_c, T=cfg["steps"], a0=a0c, record_modes=False, dt=spec_c.tau / cfg["race_dt"], record_every=1)
+    rc = RaceSystem.from_spec(spec_c).solve(t_end=cfg["steps"], record_every=1, a0=a0c, solver=RK4(spec_c.tau / cfg["race_dt"]), modes=False)
     spec_r = GDLNSpec(task, list(spec_d.pathways[1:]), spec_d.training)
-    rr = race_flow(spec_r, T=cfg["steps"], a0=a0x, record_modes=False, dt=spec_r.tau / cfg["race_dt"], target=R,
-                   record_every=1)
+    rr = RaceSystem.from_spec(spec_r, target=R).solve(t_end=cfg["steps"], record_every=1, a0=a0x, solver=RK4(spec_r.tau / cfg["race_dt"]), modes=False)
     # the loss decomposes: additive part (common) + interaction part (context pathways on R)
     Lres0 = 0.5 * np.sum(R ** 2)
-    Lc = race_loss_at(rc, np.arange(cfg["steps"] + 1))           # common alone on Y: ends at the residual loss
-    Lr_ = race_loss_at(rr, np.arange(cfg["steps"] + 1))          # context pathways on R: starts at Lres0
+    Lc = rc.loss_at(np.arange(cfg["steps"] + 1))           # common alone on Y: ends at the residual loss
+    Lr_ = rr.loss_at(np.arange(cfg["steps"] + 1))          # context pathways on R: starts at Lres0
     # is the common pathway's Σx diagonal in its modes here? (no for the ring: closed form approximate)
     return {"loss": Lc - Lres0 + Lr_, "residual_loss": float(Lres0), "note":
             "common pathway integrated alone on the targets (its input correlation is not diagonal in its modes "
@@ -200,8 +198,7 @@ def staged_theory(task, spec_d, a0c, a0x, cfg):
 def end_points_sec4(spec_d, task, a0v, gsn, rsn, gates, wts, per_seed, cfg, race8000):
     X, Y = task.numeric()
     Tlong = 40000
-    rf = race_flow(spec_d, T=Tlong, a0=np.array(a0v), record_modes=False, dt=spec_d.tau / cfg["race_dt"],
-                   record_every=100)
+    rf = RaceSystem.from_spec(spec_d).solve(t_end=Tlong, record_every=100, a0=np.array(a0v), solver=RK4(spec_d.tau / cfg["race_dt"]), modes=False)
     out = {"exact_note": "race reduction integrated to t = 40000 steps (converged), singular values of each pathway's map"}
     ex = {p.name: svals(rf.final_maps[p.name][0], 8).tolist() for p in spec_d.pathways}
     # GDLN joint and staged (mean over seeds of sorted singular values)
@@ -292,8 +289,8 @@ def section5(cfg, kres, pr) -> dict:
         a0g = a0_rule(gstd, gh)
         tau_v = spec.tau
         L_cf = closed_form_loss(kres, H8, 8, kk, gam, t, tau_v, a0g, loss_factor=P)
-        rf = race_flow(spec, T=cfg["steps"], a0=a0g, record_modes=False, dt=tau_v / cfg["race_dt"], record_every=1)
-        L_race = race_loss_at(rf, t)
+        rf = RaceSystem.from_spec(spec).solve(t_end=cfg["steps"], record_every=1, a0=a0g, solver=RK4(tau_v / cfg["race_dt"]), modes=False)
+        L_race = rf.loss_at(t)
         # ReLU: fit (a0_common, a0_ctx) of the closed form on a fine log grid (vectorised, cheap)
         g = np.logspace(-11, -2, 55)
         Lm = Lr.mean(0)

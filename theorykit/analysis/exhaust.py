@@ -200,7 +200,8 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     loss recorded every ⌊τ/race_dt⌋ steps (the contexts suite's quick setting is 10).
     """
     from .curves import loss_metrics
-    from ..theory.race import race_flow
+    from ..theory.flow import RK4
+    from ..theory.race import RaceSystem
 
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise SpecError("--steps", f"needs a positive integer, got {steps!r}", "e.g. --steps 8000")
@@ -233,8 +234,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     keep_curve = {}
     for s in range(0, len(reps), batch):
         chunk = reps[s:s + batch]
-        rf = race_flow(spec, T=steps, masks=masks[chunk].astype(float), a0=a0, record_modes=False, dt=dt,
-                       record_every=rev)
+        rf = RaceSystem.from_spec(spec).solve(t_end=steps, record_every=rev, a0=a0, masks=masks[chunk].astype(float), solver=RK4(dt), modes=False)
         t = rf.t
         for o, L in zip(todo[s:s + batch], rf.loss):
             per_orbit[int(o)] = loss_metrics(rf.t, L, FRACTIONS)

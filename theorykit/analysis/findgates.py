@@ -33,10 +33,10 @@ activity ``1[pre-activation > 0]``. :func:`exact_reln_outputs` is its output at 
 :func:`exact_reln_trajectory` trains it by gradient descent with the gates read off the ReLU
 network at every step and returns both networks' outputs at every checkpoint.
 
-Race reduction on numbers (:func:`race_system_numeric`, :func:`race_loss`): the effective
-datasets ``Σyx_p = (1/P) Y diag(g_p) Xᵀ`` and ``Σx_qp = (1/P) X diag(g_q g_p) Xᵀ`` in numpy,
-for data too large for exact SymPy (e.g. the digits). The initial mode strength of a random
-start is the one rule of :func:`theorykit.sim.init.a0_rule`, ``a0 = Π_l σ_l √(n_l/2)``.
+The race of found gates on data too large for exact SymPy (e.g. the digits) is
+:meth:`theorykit.theory.race.RaceSystem.from_data` (effective datasets in numpy). The initial mode
+strength of a random start is the one rule of :func:`theorykit.sim.init.a0_rule`,
+``a0 = Π_l σ_l √(n_l/2)``.
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ from ..spec.task import Task
 __all__ = ["ReluRun", "GdlnRun", "FoundGates", "train_relu", "train_gdln", "unit_rows", "cluster_gates",
            "centroids_to_patterns", "patterns_to_spec", "pattern_ranks", "elbow_scores", "choose_elbow",
            "patterns_for_K", "elbow_scores_from",
-           "find_gates", "unstack_gdln", "exact_reln_outputs", "exact_reln_trajectory", "race_system_numeric", "race_loss", "balanced_flow_loss",
+           "find_gates", "unstack_gdln", "exact_reln_outputs", "exact_reln_trajectory",
            "ELBOW_THRESHOLD", "shared_first_flow"]
 
 #: default threshold of the "improvement" elbow rule (fraction of the total improvement)
@@ -660,65 +660,6 @@ def exact_reln_trajectory(X, Y, *, hidden, lr: float, steps: int, init_std: floa
                 save=SaveAt(loss_every=0, steps=list(t_ck), fns={"out": outputs}))
     ro, lo = res.saved["out"]
     return t_ck, np.asarray(ro)[0], np.asarray(lo)[0]
-
-
-# ---------------------------------------------------------------------------------------------
-# Race reduction on numbers
-# ---------------------------------------------------------------------------------------------
-def race_system_numeric(X, Y, gates, depth: int | Sequence[int] = 2, names=None, tol: float = 1e-9):
-    """A :class:`theorykit.theory.race.RaceSystem` from numpy data and 0/1 gates (K × P), all pathways
-    seeing every input and writing every output. U, V: numpy SVD truncated to the rank."""
-    from ..theory.race import RaceSystem
-
-    X, Y = np.asarray(X, float), np.asarray(Y, float)
-    G = np.asarray(gates, float)
-    K, P = G.shape
-    depths = [depth] * K if isinstance(depth, int) else list(depth)
-    Syx, U, V = [], [], []
-    for g in G:
-        S = (Y * g) @ X.T / P
-        u, s, vt = np.linalg.svd(S, full_matrices=False)
-        r = int(np.sum(s > tol * max(s.max(initial=0.0), 1e-300))) if s.size and s.max() > tol else 0
-        if r == 0:
-            raise SpecError("gates", "a pattern has a zero effective dataset", "drop it")
-        Syx.append(S)
-        U.append(u[:, :r])
-        V.append(vt[:r].T)
-    Sx, O = {}, {}
-    I = np.eye(Y.shape[0])
-    for q in range(K):
-        for p in range(K):
-            gg = G[q] * G[p]
-            if not gg.any():
-                continue
-            Sx[(q, p)] = (X * gg) @ X.T / P
-            O[(p, q)] = I
-    trSy = float(np.sum(Y * Y) / P)
-    return RaceSystem(list(names or [f"g{j + 1}" for j in range(K)]), Syx, Sx, O, trSy, U, V, depths)
-
-
-def balanced_flow_loss(system, a0: float, tau: float, times, rtol: float = 1e-8, atol: float = 1e-12) -> np.ndarray:
-    """Mean loss of the race reduction, integrated by the race engine
-    (:func:`theorykit.theory.flow.race_flow_system`; ``rtol``/``atol`` are kept for callers and unused)."""
-    from ..theory.flow import race_flow_system
-
-    return race_flow_system(system, a0, tau, times).loss[0]
-
-
-def _chain(Ws):
-    """W_L … W_1 for a list [W_1, …, W_L]."""
-    M = Ws[0]
-    for W in Ws[1:]:
-        M = W @ M
-    return M
-
-
-def race_loss(X, Y, gates, *, a0: float, lr: float, loss: str, times, depth=2) -> np.ndarray:
-    """Race-reduction loss (in the training's own units: summed or mean) at ``times``, from
-    aligned maps of strength ``a0`` (integrated with :func:`balanced_flow_loss`)."""
-    P = np.asarray(X).shape[1]
-    tau = 1.0 / (lr * (P if loss == "sum" else 1))
-    return balanced_flow_loss(race_system_numeric(X, Y, gates, depth), a0, tau, times) * (P if loss == "sum" else 1)
 
 
 # ---------------------------------------------------------------------------------------------

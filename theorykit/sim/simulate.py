@@ -29,8 +29,7 @@ from ..errors import SpecError
 from ..spec.graph import Group, graph_from_pathways
 from .init import aligned_params, check_weights, random_params
 
-__all__ = ["SimResult", "simulate", "simulate_gdln", "simulate_relu", "simulate_relu_spec", "relu_forward",
-           "relu_gates", "gdln_forward", "DTYPES", "relu_run", "gdln_run"]
+__all__ = ["SimResult", "simulate", "relu_forward", "relu_gates", "gdln_forward", "DTYPES", "relu_run", "gdln_run"]
 
 
 @dataclass
@@ -96,7 +95,7 @@ def _edge_scales(g, std):
     return out
 
 
-def simulate(graph, *, init="aligned", seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
+def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
              a0: float | None = None, init_std: float | None = None, dtype: str = "float64", schedule="joint",
              staged_first: Sequence[str] = (), seed: int = 0, save: SaveAt | None = None, lr: float | None = None,
              batch: int | None = None, on_batch=None, fused: bool = False) -> SimResult:
@@ -137,15 +136,6 @@ def simulate(graph, *, init="aligned", seeds: int = 4, steps: int | None = None,
                       "saved_steps": res.saved_steps, "initial_params": p0}, dtype, res.devices)
 
 
-def simulate_gdln(spec, *, init="aligned", seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
-                  a0: float | None = None, init_std: float | None = None, dtype: str = "float64",
-                  schedule="joint", staged_first: Sequence[str] = ("common",), seed: int = 0) -> SimResult:
-    """:func:`simulate` with the pathway-form defaults (``"staged"`` puts pathways named in
-    ``staged_first`` on the targets, the others on the residual)."""
-    return simulate(spec, init=init, seeds=seeds, steps=steps, values=values, a0=a0, init_std=init_std,
-                    dtype=dtype, schedule=schedule, staged_first=staged_first, seed=seed)
-
-
 # ---------------------------------------------------------------------------------------------
 # ReLU network
 # ---------------------------------------------------------------------------------------------
@@ -174,7 +164,7 @@ def gdln_forward(params, X, gates, inputs, outputs, p_out):
     return Yh
 
 
-def simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, seeds: int = 4,
+def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, seeds: int = 4,
                   init_std: float = 0.01, loss: str = "mean", dtype: str = "float64", seed: int = 0,
                   snapshot_every: int | None = None, check: bool = True, init: Mapping | None = None,
                   save: SaveAt | None = None, batch: int | None = None, on_batch=None,
@@ -218,18 +208,57 @@ def simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, s
     return SimResult(res.t, res.loss, params, extra, dtype, res.devices)
 
 
-def simulate_relu_spec(spec, *, seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
-                       init_std: float | None = None, dtype: str = "float64", seed: int = 0,
-                       snapshot_every: int | None = None, init: Mapping | None = None,
-                       fused: bool = False, save: SaveAt | None = None) -> SimResult:
-    """The bias-free ReLU network that matches a spec: same task, same total width
-    (Σ over hidden nodes), same training settings (lr, loss, init_std)."""
-    g = graph_from_pathways(spec)
-    X, Y = g.task.numeric(values)
-    tr = g.training
-    return simulate_relu(X, Y, hidden=spec.hidden_total, lr=tr.lr, steps=tr.steps if steps is None else steps,
-                         seeds=seeds, init_std=tr.init_std if init_std is None else init_std, loss=tr.loss,
-                         dtype=dtype, seed=seed, snapshot_every=snapshot_every, init=init, fused=fused, save=save)
+def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, steps: int | None = None,
+             values: Mapping | None = None, dtype: str = "float64", seed: int = 0, save: SaveAt | None = None,
+             lr: float | None = None, init_std=None, a0: float | None = None, schedule="joint",
+             staged_first: Sequence[str] = ("common",), hidden=None, loss: str | None = None,
+             snapshot_every: int | None = None, batch: int | None = None, on_batch=None,
+             fused: bool = False, check: bool = True) -> SimResult:
+    """Full-batch gradient descent, vmapped over ``seeds``: the one way to simulate.
+
+    ``source``: a pathway or graph spec, or data ``(X, Y)`` (d × P, p × P; then ``network="relu"``
+    and ``hidden``, ``lr``, ``steps`` are needed). ``network``:
+
+    * ``"gdln"``: the spec's GDLN. ``init``: ``"aligned"``, ``"random"`` or a dict of weights;
+      ``schedule``: ``"joint"`` (the graph's own schedule, if any, else the total loss),
+      ``"staged"`` (pathways in ``staged_first`` fit the targets, the others the residual) or a
+      tuple of :class:`~theorykit.spec.graph.Group`;
+    * ``"relu"``: a bias-free ReLU network of the spec's total width (or ``hidden``: one width, or
+      one per hidden layer), random N(0, init_std²) weights or ``init`` (``W1, W2, …`` or edge
+      keys). ``snapshot_every``: record the first hidden layer's binary activity (``extra["snapshots"]``:
+      seeds × snapshots × H × P); ``extra["gates"]``: every hidden layer's final activity.
+
+    Training settings default to the spec's (``lr``, ``loss``, ``init_std``, ``a0``, ``steps``).
+    ``save``: what to record besides the loss curve (:class:`~theorykit.sim.engine.SaveAt`).
+    ``fused``: the fused multi-step kernel (:mod:`theorykit.sim.fused`; depth 2, no schedule).
+    """
+    if network not in ("gdln", "relu"):
+        raise SpecError("network", f"unknown network {network!r}", "use \"gdln\" or \"relu\"")
+    if isinstance(source, tuple) and len(source) == 2:
+        if network != "relu":
+            raise SpecError("network", "data (X, Y) trains a ReLU network", "pass network=\"relu\", or a spec")
+        X, Y = source
+        if hidden is None or lr is None or steps is None:
+            raise SpecError("hidden" if hidden is None else "lr" if lr is None else "steps",
+                            "is needed to train on data (X, Y)", "pass hidden=, lr= and steps=")
+        return _simulate_relu(X, Y, hidden=hidden, lr=lr, steps=steps, seeds=seeds,
+                              init_std=0.01 if init_std is None else init_std, loss=loss or "mean", dtype=dtype,
+                              seed=seed, snapshot_every=snapshot_every, check=check,
+                              init=init if isinstance(init, Mapping) else None, save=save, batch=batch,
+                              on_batch=on_batch, fused=fused)
+    if network == "relu":
+        g = graph_from_pathways(source)
+        X, Y = g.task.numeric(values)
+        tr = g.training
+        return _simulate_relu(X, Y, hidden=source.hidden_total if hidden is None else hidden,
+                              lr=tr.lr if lr is None else lr, steps=tr.steps if steps is None else steps,
+                              seeds=seeds, init_std=tr.init_std if init_std is None else init_std,
+                              loss=loss or tr.loss, dtype=dtype, seed=seed, snapshot_every=snapshot_every,
+                              init=init if isinstance(init, Mapping) else None, fused=fused, save=save,
+                              batch=batch, on_batch=on_batch, check=check)
+    return _simulate_gdln(source, init=init, seeds=seeds, steps=steps, values=values, a0=a0, init_std=init_std,
+                          dtype=dtype, schedule=schedule, staged_first=staged_first, seed=seed, save=save, lr=lr,
+                          batch=batch, on_batch=on_batch, fused=fused)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -243,11 +272,11 @@ def _param_saver(record, steps):
 def relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: float, loss: str = "sum",
              dtype: str = "float64", seed: int = 0, record: Sequence[int] = ()):
     """Bias-free one-hidden-layer ReLU networks, vmapped over seeds, with parameter snapshots:
-    :func:`theorykit.sim.simulate.simulate_relu` that also returns the parameters at the steps in ``record``.
+    :func:`simulate` (``network="relu"``) that also returns the parameters at the steps in ``record``.
     Returns (loss[seeds, steps+1], snaps: dict step -> [W1 (seeds×H×d), W2 (seeds×p×H)]).
     """
     record, save = _param_saver(record, steps)
-    res = simulate_relu(X, Y, hidden=hidden, lr=lr, steps=steps, seeds=seeds, init_std=init_std, loss=loss,
+    res = _simulate_relu(X, Y, hidden=hidden, lr=lr, steps=steps, seeds=seeds, init_std=init_std, loss=loss,
                         dtype=dtype, seed=seed, save=save, check=False)
     keys = ["input->h1", "h1->output"]
     snaps = {s: [np.asarray(res.extra["saved"]["params"][k])[:, j] for k in keys] for j, s in enumerate(record)}
@@ -268,7 +297,7 @@ def gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint",
 
     g = graph_from_pathways(spec)
     record, save = _param_saver(record, steps)
-    res = simulate(g, init="random", seeds=seeds, steps=steps, values=values, init_std=init_std, dtype=dtype,
+    res = _simulate_gdln(g, init="random", seeds=seeds, steps=steps, values=values, init_std=init_std, dtype=dtype,
                    schedule=schedule, staged_first=staged_first, seed=seed, save=save)
     saved = res.extra["saved"].get("params", {})
     snaps = {s: [[np.asarray(saved[k])[:, j] for k in gp.edges] for gp in g.pathways] for j, s in enumerate(record)}

@@ -173,10 +173,14 @@ def _sized(spec):
     return spec.size_view() if hasattr(spec, "size_view") else spec
 
 
-def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | None = None) -> Estimate:
+def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | None = None,
+                        horizon_field: str = "--times") -> Estimate:
     """Effective datasets and exact SVDs of every pathway, plus the race reduction where pathways couple.
 
-    ``horizon``: the largest time (gradient steps) at which the loss is predicted.
+    ``horizon``: the largest time (gradient steps) at which the loss is predicted, or None when
+    no loss curve is asked for (then the race reduction is not counted: only what the command
+    line asks for is estimated). ``horizon_field``: the option that asked for it, named when
+    the estimate is over a limit.
     """
     spec = _sized(spec)
     task = spec.task
@@ -216,7 +220,7 @@ def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | 
         pair_ops = sum(float(ni_q) * P * P + float(ni_q * ni_p) * P for ni_p, _ in outs for ni_q, _ in outs)
         est.add("data", SYMPY_OP_SECONDS * pair_ops, 0.0, None, 2.0)
         span = max(1.0, math.log10(1.0 + float(horizon) / max(spec.tau, 1e-300)))
-        est.add("--times", RACE_SECONDS * rhs * span + 0.3, 8.0 * rhs, None, 1.0)
+        est.add(horizon_field, RACE_SECONDS * rhs * span + 0.3, 8.0 * rhs, None, 1.0)
     return est
 
 

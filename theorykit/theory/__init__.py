@@ -3,9 +3,8 @@
 ``effective`` (each pathway's effective dataset), ``modes`` and ``exactla`` (exact SVDs),
 ``trajectory`` (closed-form mode trajectories; ``closed_grid`` evaluates them on a grid of
 symbol values, ``mode_ode`` integrates a deep chain's balanced mode ODE), ``race`` (the neural
-race reduction: the JAX ``race_flow`` every caller uses, gating families, and the SciPy reference
-integrator), ``flow`` (the one race engine: RK4 in JAX, and the gradient flow of a graph),
-``derivation`` (the derivation object), ``lemmas``, ``latex`` and ``jaxify``. Reads
-``theorykit.spec``; of the simulator only the network layout (``sim.engine.Net``), for the
-gradient flow of a network's own weights.
+race reduction: one :class:`~theorykit.theory.race.RaceSystem`, with one loss, one start and one
+``solve``, for every caller; the gating families), ``flow`` (the one integrator, and the gradient
+flow of a graph with shared edges), ``derivation`` (the derivation object), ``lemmas``, ``latex``
+and ``jaxify``. Reads ``theorykit.spec`` and the network description ``theorykit.net``.
 """

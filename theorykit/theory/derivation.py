@@ -32,8 +32,7 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
-from .effective import (EffectiveDataset, couplings, effective_dataset, input_correlation, input_correlation_float,
-                        output_trace)
+from .effective import EffectiveDataset, couplings, effective_dataset, output_trace
 from ..errors import DerivationError, SpecError
 from ..spec.gating import GDLNSpec
 from .modes import SVD, exact_svd, exact_text, num, is_large, is_zero, lazy_matvec, quad_exact, reference_values, tidy
@@ -272,43 +271,35 @@ class Derivation:
         vals = self.numeric_values(values)
         return to_jax(self.loss.subs(vals), [t])
 
-    def race_system(self, values: Mapping | None = None):
-        """The numeric race-reduction system (float64) at given symbol values."""
+    def race_system(self, values: Mapping | None = None, frames: str = "exact"):
+        """The numeric race-reduction system (float64) at given symbol values
+        (:class:`~theorykit.theory.race.RaceSystem`; built once per values).
+
+        ``frames="exact"``: each pathway's singular vectors from its exact SVD, so the recorded
+        mode strengths are the derivation's modes; ``"numeric"``: numpy's SVD of its float Σyx
+        (faster; the same loss, since an aligned start ``a0 U Vᵀ`` does not depend on the basis
+        chosen within a repeated singular value)."""
         from .race import RaceSystem
 
-        vals = self.numeric_values(values)
-        ps = self.spec.pathways
-        idx = {p.name: i for i, p in enumerate(ps)}
-        exact = not self.task.free_symbols and all(e.exact is not None for e in self.effective_datasets.values())
-        Syx, U, V = [], [], []
-        for p in ps:
-            eff = self.effective_datasets[p.name]
-            svd = self.modes[p.name]
-            if exact:
-                Syx.append(eff.Syx_float())
-                U_, _, V_ = svd.numeric()
-                U.append(U_)
-                V.append(V_)
-            else:
-                Syx.append(numeric_matrix(eff.Syx, vals))
-                U.append(numeric_matrix(svd.U, vals))
-                V.append(numeric_matrix(svd.V, vals))
-        Sx, O = {}, {}
-        for q in ps:
-            for p in ps:
-                shared = [r for r in q.outputs if r in p.outputs]
-                if not shared or not any(a and b for a, b in zip(q.active, p.active)):
-                    continue
-                S = input_correlation_float(self.task, q, p) if exact else None
-                Sx[(idx[q.name], idx[p.name])] = S if S is not None else numeric_matrix(input_correlation(self.task, q, p), vals)
-                Omat = np.zeros((len(p.outputs), len(q.outputs)))
-                pos = {r: i for i, r in enumerate(p.outputs)}
-                for j, r in enumerate(q.outputs):
-                    if r in pos:
-                        Omat[pos[r], j] = 1.0
-                O[(idx[p.name], idx[q.name])] = Omat
-        trSy = float(sp.N(output_trace(self.task).subs(vals)))
-        return RaceSystem([p.name for p in ps], Syx, Sx, O, trSy, U, V, [p.depth for p in ps])
+        key = (frames,) + tuple(sorted((str(k), float(v)) for k, v in (values or {}).items()))
+        cache = self.__dict__.setdefault("_race_systems", {})
+        if key not in cache and frames == "numeric":
+            cache[key] = RaceSystem.from_spec(self.spec, values)
+        if key not in cache:
+            vals = self.numeric_values(values)
+            frames = []
+            for p in self.spec.pathways:
+                svd = self.modes[p.name]
+                if self.task.free_symbols:
+                    frames.append((numeric_matrix(svd.U, vals), numeric_matrix(svd.V, vals)))
+                else:
+                    U_, _s, V_ = svd.numeric()
+                    frames.append((U_, V_))
+            cache[key] = RaceSystem.from_spec(self.spec, values, frames=frames)
+        return cache[key]
+
+    def _race(self, times, values, frames="exact"):
+        return self.race_system(values, frames).solve(np.asarray(times, float))
 
     def predict_loss(self, times, values: Mapping | None = None, discrete: bool = False) -> np.ndarray:
         """Predicted loss at ``times`` (gradient steps), by this derivation's method.
@@ -346,10 +337,7 @@ class Derivation:
             from .flow import graph_flow
 
             return graph_flow(self.graph, times, values=values).extra["loss_at"][0]
-        from .flow import race_flow_system
-
-        sol = race_flow_system(self.race_system(values), self.spec.training.a0, self.spec.tau, times)
-        return sol.loss[0] * self.spec.loss_factor
+        return self._race(times, values, "numeric").loss[0]
 
     def _mode_numbers(self, m, vals) -> tuple:
         """(s, d) of a mode as floats at ``vals``."""
@@ -369,10 +357,8 @@ class Derivation:
                 cols = [np.asarray(to_jax(a.subs(vals), [t])(times)) * np.ones_like(times) for a in trajs]
                 out[n] = np.stack(cols, axis=1)
             return out
-        from .flow import race_flow_system
-
-        sol = race_flow_system(self.race_system(values), self.spec.training.a0, self.spec.tau, times)
-        return {n: np.asarray(m[0]) for n, m in zip(sol.extra["names"], sol.records["modes"])}
+        sol = self._race(times, values)
+        return {n: sol.modes[n][0] for n in sol.names}
 
     # -- display -------------------------------------------------------------------------------
     def summary(self, values: Mapping | None = None) -> dict:

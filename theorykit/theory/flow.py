@@ -33,7 +33,7 @@ import numpy as np
 from . import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
 
-__all__ = ["FlowResult", "RK4", "Dopri5", "integrate", "net_flow", "graph_flow", "race_flow_system", "effective_arrays", "effective_loss"]
+__all__ = ["FlowResult", "RK4", "Dopri5", "integrate", "net_flow", "graph_flow", "effective_arrays", "effective_loss"]
 
 
 @dataclass
@@ -221,22 +221,58 @@ def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batche
     if not (solver.rtol > 0 and solver.atol >= 0 and solver.h_max > 0 and solver.max_steps >= 1):
         raise SpecError("solver", f"{solver!r} needs rtol > 0, atol >= 0, h_max > 0, max_steps >= 1",
                         "e.g. Dopri5(rtol=1e-8, atol=1e-10)")
-    rtol, atol, h_max, max_steps = float(solver.rtol), float(solver.atol), float(solver.h_max), int(solver.max_steps)
-    span = float(ts[-1])
-    h_first = min(h_max, span / 100.0) if span > 0 else 1.0
+    # the recording times travel as an argument, padded to a power of two with the last time
+    # (empty intervals; at least 16), so one compiled program serves any times of the same count bucket
+    n = ts.size
+    padded = np.concatenate([ts, np.full(max(16, 1 << max(0, (n - 1).bit_length())) - n, ts[-1])])
+    key = ("dopri5", vector_field, tuple(record.items()), solver, batched_args)
+    run = _COMPILED.get(key)
+    if run is None:
+        run = _COMPILED.put(key, jax.jit(jax.vmap(_dopri5_one(vector_field, solver, record),
+                                                  in_axes=(0, 0 if batched_args else None, None))))
+    with jax.default_matmul_precision("highest"):
+        final, recs, nsteps, ok = run(y0, args, jnp.asarray(padded))
+    ok, nsteps = np.asarray(ok), np.asarray(nsteps)
+    if not ok.all():
+        raise SpecError("training.lr", f"the adaptive flow stopped before t = {ts[-1]:.3g}: the step fell below "
+                        f"round-off or passed {solver.max_steps} steps (the flow diverges, or its time scale is out of "
+                        "proportion with the data's)", "ask for earlier --times, or check training.lr and the data's scale")
+    recs = jax.tree_util.tree_map(lambda r: np.asarray(r)[:, :n], recs)
+    return FlowResult(ts, recs, final, 0.0, extra={"solver": "dopri5", "steps": int(nsteps.max(initial=0))})
 
+
+class _LRU(dict):
+    """Compiled programs of :func:`integrate`, keyed by what is stepped and recorded (bounded)."""
+
+    size = 32
+
+    def put(self, key, value):
+        if len(self) >= self.size:
+            self.pop(next(iter(self)))
+        self[key] = value
+        return value
+
+
+_COMPILED = _LRU()
+
+
+def _dopri5_one(vector_field, solver: Dopri5, record):
+    """One batch member's adaptive Dormand–Prince flow, recorded at the times ``ts`` (an argument)."""
+    rtol, atol, h_max, max_steps = float(solver.rtol), float(solver.atol), float(solver.h_max), int(solver.max_steps)
     a_tab = jnp.asarray([list(row) + [0.0] * (7 - len(row)) for row in _DP_A])
 
     def rms(tree):
         leaves = jax.tree_util.tree_leaves(tree)
         return jnp.sqrt(sum(jnp.sum(x * x) for x in leaves) / sum(x.size for x in leaves))
 
-    def one(y, a):
+    def one(y, a, ts):
+        span = ts[-1]
+        h_first = jnp.where(span > 0, jnp.minimum(h_max, span / 100.0), 1.0)
         f0 = vector_field(y, a)
         # first step from the size of the solution and its derivative (Hairer et al., II.4)
         d0, d1 = rms(jax.tree_util.tree_map(lambda x: x / (atol + rtol * jnp.abs(x)), y)), \
             rms(jax.tree_util.tree_map(lambda x, k: k / (atol + rtol * jnp.abs(x)), y, f0))
-        h0 = jnp.where((d0 > 1e-5) & (d1 > 1e-5), 0.01 * d0 / jnp.maximum(d1, 1e-300), 1e-6 * max(span, 1.0))
+        h0 = jnp.where((d0 > 1e-5) & (d1 > 1e-5), 0.01 * d0 / jnp.maximum(d1, 1e-300), 1e-6 * jnp.maximum(span, 1.0))
         h0 = jnp.minimum(h0, h_first)
 
         def step(state, t_stop):
@@ -274,18 +310,10 @@ def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batche
             return state, {k: fn(state[1], a) for k, fn in record.items()}
 
         state0 = (jnp.asarray(0.0), y, f0, h0, jnp.asarray(0), jnp.asarray(True))
-        state, recs = jax.lax.scan(interval, state0, jnp.asarray(ts))
+        state, recs = jax.lax.scan(interval, state0, ts)
         return state[1], recs, state[4], state[5]
 
-    with jax.default_matmul_precision("highest"):
-        final, recs, nsteps, ok = jax.jit(jax.vmap(one, in_axes=(0, 0 if batched_args else None)))(y0, args)
-    ok, nsteps = np.asarray(ok), np.asarray(nsteps)
-    if not ok.all():
-        raise SpecError("training.lr", f"the adaptive flow stopped before t = {ts[-1]:.3g}: the step fell below "
-                        f"round-off or passed {max_steps} steps (the flow diverges, or its time scale is out of "
-                        "proportion with the data's)", "ask for earlier --times, or check training.lr and the data's scale")
-    return FlowResult(ts, jax.tree_util.tree_map(np.asarray, recs), final, 0.0,
-                      extra={"solver": "dopri5", "steps": int(nsteps.max(initial=0))})
+    return one
 
 
 # ---------------------------------------------------------------------------------------------
@@ -407,132 +435,3 @@ def graph_flow(graph, times, *, values: Mapping | None = None, start="aligned", 
                    h=h, record=record)
     res.extra["widths"] = {n.name: n.width for n in shape_graph.nodes}
     return res
-
-
-# ---------------------------------------------------------------------------------------------
-# The race of a pathway system (closed-form-free pathway specs, Algorithm 1's found gates)
-# ---------------------------------------------------------------------------------------------
-def race_flow_system(system, a0, tau: float, times, h: float | None = None) -> FlowResult:
-    """Integrate a :class:`theorykit.theory.race.RaceSystem` (Σyx_p, Σx_qp, output overlaps O_pq, each
-    pathway's singular vectors U_p, V_p, depth L_p) from aligned maps of strength ``a0`` (one
-    number, or a batch of numbers: one run each).
-
-    Gradient flow on a minimal balanced factorisation of each map (W_1 = a0^{1/L} V_pᵀ, middle
-    layers a0^{1/L} I, W_L = a0^{1/L} U_p; hidden width = the pathway's rank) of the loss
-    ``½ tr Σy − Σ_p ⟨M_p, Σyx_p⟩ + ½ Σ_{p,q} ⟨M_p, O_pq M_q Σx_qp⟩``. Balance is conserved, so the
-    maps follow the balanced matrix flow of the race reduction (THEORY.md §3) exactly.
-    ``records``: ``loss`` (mean loss) and ``modes`` (per pathway u_αᵀ M_p v_α), batch × len(times).
-    """
-    times = np.asarray(times, float)
-    a0s = np.atleast_1d(np.asarray(a0, float))
-    Syx = [jnp.asarray(S) for S in system.Syx]
-    pairs = [(p, q, jnp.asarray(system.O[(p, q)]), jnp.asarray(system.Sx[(q, p)]))
-             for p in range(len(Syx)) for q in range(len(Syx)) if (p, q) in system.O and (q, p) in system.Sx]
-    U = [jnp.asarray(u) for u in system.U]
-    V = [jnp.asarray(v) for v in system.V]
-
-    # the system's arrays travel as arguments, not as constants folded into the compiled program
-    data = {"Syx": Syx, "O": [O for _p, _q, O, _S in pairs], "Sx": [S for _p, _q, _O, S in pairs], "U": U, "V": V}
-    pq = [(p, q) for p, q, _O, _S in pairs]
-
-    def maps(Ws):
-        out = []
-        for chain in Ws:
-            M = chain[0]
-            for W in chain[1:]:
-                M = W @ M
-            out.append(M)
-        return out
-
-    def loss(Ws, d):
-        Ms = maps(Ws)
-        val = 0.5 * system.Sy_trace - sum(jnp.sum(M * S) for M, S in zip(Ms, d["Syx"]))
-        for (p, q), O, Sx in zip(pq, d["O"], d["Sx"]):
-            val = val + 0.5 * jnp.sum(Ms[p] * (O @ Ms[q] @ Sx))
-        return val
-
-    grad = jax.grad(loss)
-
-    def field_(Ws, d):
-        return jax.tree_util.tree_map(lambda g: -g / tau, grad(Ws, d))
-
-    def start(a):
-        Ws = []
-        for u, v, L in zip(U, V, system.depth):
-            c = a ** (1.0 / L)
-            Ws.append([c * v.T] + [c * jnp.eye(u.shape[1])] * (L - 2) + [c * u])
-        return Ws
-
-    def strengths(Ws, d):
-        return [jnp.einsum("ia,ij,ja->a", u, M, v) for u, M, v in zip(d["U"], maps(Ws), d["V"])]
-
-    order = np.argsort(times)
-    if _stackable(system):
-        field_, start, loss, strengths, data = _stacked_race(system, tau)
-    res = integrate(field_, jax.jit(jax.vmap(start))(jnp.asarray(a0s)), data, times=times[order],
-                    solver=_solver(h), rate=_rate(tau, system.Syx),
-                    record={"loss": loss, "modes": strengths}, batched_args=False)
-    inv = np.argsort(order)
-    res.records = jax.tree_util.tree_map(lambda r: r[:, inv], res.records)
-    res.t = times
-    res.extra["names"] = list(system.names)
-    return res
-
-
-def _stackable(system) -> bool:
-    """Depth-2 pathways whose maps all have one shape: the race can be written on stacked arrays."""
-    shapes = {np.asarray(S).shape for S in system.Syx}
-    return len(system.Syx) > 1 and len(shapes) == 1 and all(L == 2 for L in system.depth)
-
-
-def _stacked_race(system, tau: float):
-    """The depth-2 race of :func:`race_flow_system` on stacked arrays (K pathways, one map shape):
-    the loss is one einsum, so tracing and compiling do not grow with the K² pathway pairs.
-
-    Each pathway's factors are padded to the largest rank with zero rows of ``W1`` and zero
-    columns of ``W2``; a hidden unit with no weights in or out gets no gradient, so the padding
-    stays zero and the flow is the unpadded one exactly. Pairs without an output overlap or an
-    input correlation contribute zero."""
-    K = len(system.Syx)
-    p, d = np.asarray(system.Syx[0]).shape
-    r = max(1, max(np.asarray(u).shape[1] for u in system.U))
-    Syx = np.stack([np.asarray(S, float) for S in system.Syx])
-    O = np.zeros((K, K, p, p))
-    Sx = np.zeros((K, K, d, d))                  # Sx[q, p] = Σx_qp
-    for a in range(K):
-        for b in range(K):
-            if (a, b) in system.O and (b, a) in system.Sx:
-                O[a, b] = system.O[(a, b)]
-                Sx[b, a] = system.Sx[(b, a)]
-    U = np.zeros((K, p, r))
-    V = np.zeros((K, d, r))
-    for j, (u, v) in enumerate(zip(system.U, system.V)):
-        U[j, :, :u.shape[1]] = u
-        V[j, :, :v.shape[1]] = v
-    data = {"Syx": jnp.asarray(Syx), "O": jnp.asarray(O), "Sx": jnp.asarray(Sx), "U": jnp.asarray(U),
-            "V": jnp.asarray(V)}
-
-    def maps(Ws):
-        return jnp.einsum("kpr,krd->kpd", Ws[1], Ws[0])
-
-    def loss(Ws, dd):
-        M = maps(Ws)
-        coupled = jnp.einsum("apd,abpq,bqe,baed->", M, dd["O"], M, dd["Sx"])
-        return 0.5 * system.Sy_trace - jnp.sum(M * dd["Syx"]) + 0.5 * coupled
-
-    grad = jax.grad(loss)
-
-    def field_(Ws, dd):
-        return jax.tree_util.tree_map(lambda g: -g / tau, grad(Ws, dd))
-
-    def start(a):
-        c = jnp.sqrt(a)
-        return [c * jnp.swapaxes(data["V"], 1, 2), c * data["U"]]
-
-    ranks = [np.asarray(u).shape[1] for u in system.U]
-
-    def strengths(Ws, dd):
-        s = jnp.einsum("kia,kij,kja->ka", dd["U"], maps(Ws), dd["V"])
-        return [s[j, :rj] for j, rj in enumerate(ranks)]
-
-    return field_, start, loss, strengths, data

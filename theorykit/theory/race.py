@@ -1,363 +1,419 @@
-"""The neural race reduction, integrated numerically (THEORY.md §3).
+"""The neural race reduction: one system, one loss, one vector field (docs/theory.md#race).
 
-With balanced weights (``W2ᵀW2 = W1W1ᵀ``, preserved by gradient flow), a depth-2 pathway's
-map ``M_p = W2 W1`` obeys the closed matrix equation
+With balanced weights (``W_{l+1}ᵀW_{l+1} = W_l W_lᵀ``, kept by gradient flow) a pathway's map
+``M_p = W_L … W_1`` follows the race reduction
 
-    τ dM_p/dt = (M_p M_pᵀ)^{1/2} G_p + G_p (M_pᵀ M_p)^{1/2},
-    G_p = Σyx_p − Σ_q O_pq M_q Σx_qp,
+    τ dM_p/dt = Σ_j (M_p M_pᵀ)^{(L−j)/L} G_p (M_pᵀ M_p)^{(j−1)/L},
+    G_p = Σyx_p − Σ_q M_q Σx_qp,
 
-where ``O_pq`` selects the output rows pathways p and q share and ``Σx_qp`` is their joint
-input correlation (THEORY.md §3). The pathways race through ``G_p``: every overlap between
-them comes from the data. For depth L the factor becomes
-``Σ_j (MMᵀ)^{(L−j)/L} G (MᵀM)^{(j−1)/L}``. When all correlations share singular vectors
-(Assumption 2.1) the maps stay diagonal in that basis and this is Eq. 6 mode by mode; when
-they do not (different output singular vectors, non-white inputs) it is still exact for
-balanced initial weights. Initial maps are aligned: ``M_p(0) = a0 Σ_α u_α v_αᵀ``.
+where every map is embedded in the full output × input matrix (zero outside the pathway's output
+rows and input columns), so two pathways couple exactly where they share outputs and datapoints:
+``Σx_qp = ⟨g_q g_p x xᵀ⟩`` vanishes when they share no datapoint, and ``⟨M_p, M_q Σx_qp⟩``
+when they share no output row. Every overlap comes from the data; none is set by hand.
 
-Two integrators: :func:`integrate_race` (SciPy's ``solve_ivp`` on the matrix equation, kept as an
-independent second method for the tests) and :func:`race_flow`, the one used by every caller: the
-same flow in its factorised form (for balanced weights it is the gradient flow of ``W2 W1`` with
-``rank`` hidden units, so no matrix square root is needed), stepped by the one race engine
-(:func:`theorykit.theory.flow.integrate`, RK4 in JAX) and vmapped over families of gatings
-(masks over a superset of pathways; :func:`family_masks` lists the families Lemma 4.1 allows).
+The flow is integrated in its factorised form: gradient flow ``τ dW/dt = −∇L`` of the one loss
+
+    L(W) = ½ tr Σy − Σ_p ⟨M_p, Σyx_p⟩ + ½ Σ_{p,q} ⟨M_p, M_q Σx_qp⟩
+
+on a minimal balanced factorisation of each aligned initial map (``W_1 = a^{1/L} V_pᵀ``, middle
+layers ``a^{1/L} I``, ``W_L = a^{1/L} U_p``; hidden width = the pathway's rank). Balance is
+conserved and the rank never grows, so this is the matrix flow above exactly, with matrix products
+only. Pathways are stacked (ranks padded with zero units, which get no gradient and stay zero),
+so tracing and compiling do not grow with the number of pathway pairs.
+
+Where every pathway writes the same outputs, the outputs are first projected on the span of the
+pathways' Σyx columns: every map's columns stay in that span under the flow (``G_p``'s columns
+lie in ``col Σyx_p + Σ_q col M_q``), so the projected flow is the same flow, on fewer rows.
+
+One engine for every caller: :meth:`RaceSystem.solve` (the theory's predictions, Algorithm 1's
+found gates, the race by exhaustion over masks of a superset of pathways, swept initial
+strengths) through the one integrator :func:`theorykit.theory.flow.integrate`. SciPy's
+``solve_ivp`` on the map equation is the independent second method in the tests.
 """
 from __future__ import annotations
 
 import itertools
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
+import jax
+import jax.numpy as jnp
 import numpy as np
-from scipy.integrate import solve_ivp
 
-__all__ = ["RaceSystem", "RaceSolution", "integrate_race", "RaceFlow", "race_flow", "race_loss_at", "context_family",
-           "family_masks"]
+from . import jaxify  # noqa: F401  (float64)
+from .flow import Dopri5, integrate
+from .modes import numeric_svd
+from ..errors import SpecError
+
+__all__ = ["RaceSystem", "RaceResult", "context_family", "family_masks"]
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class RaceSystem:
-    """Numeric data of a coupled pathway system (all matrices float64)."""
+    """Numeric data of a system of pathways that race (float64), split into independent blocks.
 
-    names: list
-    Syx: list           # Σyx_p, |t(p)| × |s(p)|
-    Sx: dict            # (q, p) -> Σx_qp, |s(q)| × |s(p)|
-    O: dict             # (p, q) -> output overlap |t(p)| × |t(q)|
-    Sy_trace: float     # tr Σy
-    U: list             # left singular vectors of Σyx_p (columns)
-    V: list             # right singular vectors
-    depth: list
+    Pathway maps are embedded in the full output × input matrix. The input space is split into
+    orthogonal subspaces ``R_b`` that every ``Σx_qp`` and every ``Σyx_pᵀΣyx_q`` leave invariant
+    (found from the eigenvectors of a random combination of them, then joined wherever any of
+    them connects two: the split is checked, not assumed), and the outputs into ``O_b =
+    Σ_p Σyx_p R_b``. In those bases every Σyx_p and Σx_qp is block diagonal, the flow keeps the
+    maps block diagonal (``G_p`` is), and an aligned start is block diagonal (the partial
+    isometry ``U_p V_pᵀ`` of a block-diagonal matrix is), so the race is one small race per
+    block, integrated side by side. Where pathways write different outputs there is one block,
+    in the original coordinates, with output masks. Arrays (``nb`` blocks, padded):
 
-    def loss(self, Ms) -> float:
-        """Mean loss ½⟨‖y − ŷ‖²⟩ of the maps ``Ms``."""
-        n = len(Ms)
-        val = 0.5 * self.Sy_trace
-        for p in range(n):
-            val -= np.sum(Ms[p] * self.Syx[p])
-            for q in range(n):
-                if (p, q) in self.O and (q, p) in self.Sx:
-                    val += 0.5 * np.sum(Ms[p] * (self.O[(p, q)] @ Ms[q] @ self.Sx[(q, p)]))
-        return float(val)
+    ``Syx`` nb × K × pb × db; ``Sxb`` nb × Kdb × Kdb (block (q, p): Σx_qp); ``Uf``/``Vf`` nb × K ×
+    pb × r and nb × K × db × r, each pathway's singular vectors in each block (the start);
+    ``Um``/``Vm`` nb × K × pb × R and nb × K × db × R, each pathway's mode vectors (the frames
+    asked for) in each block; ``Ob`` nb × p × pb and ``Rb`` nb × d × db, the bases; ``om`` nb × K ×
+    pb, the output masks.
+    """
 
-    def grads(self, Ms):
-        out = []
-        for p in range(len(Ms)):
-            G = self.Syx[p].copy()
-            for q in range(len(Ms)):
-                if (p, q) in self.O and (q, p) in self.Sx:
-                    G -= self.O[(p, q)] @ Ms[q] @ self.Sx[(q, p)]
-            out.append(G)
+    names: tuple
+    arrays_np: dict
+    trSy: float
+    ranks: tuple
+    depth: tuple
+    outputs: tuple
+    inputs: tuple
+    tau: float | None = None          # defaults of :meth:`solve` (a spec's τ, a0 and loss factor)
+    a0: float | None = None
+    loss_factor: float = 1.0
+
+    # -- construction ------------------------------------------------------------------------
+    @classmethod
+    def from_data(cls, X, Y, gates, *, inputs=None, outputs=None, depth=2, names=None, frames=None,
+                  split: bool = True, tol: float = 1e-10) -> "RaceSystem":
+        """The race of pathways with 0/1 ``gates`` (K × P) on data X (d × P), Y (p × P).
+
+        ``inputs``/``outputs``: per pathway, the input and output indices it sees (default all).
+        ``frames``: per pathway ``(U, V)`` in its own rows and columns, the mode vectors whose
+        strengths are recorded (default: numpy's SVD of its Σyx,
+        :func:`theorykit.theory.modes.numeric_svd`). ``depth``: one depth or one per pathway.
+        ``split``: integrate independent blocks side by side (class docstring)."""
+        X, Y = np.asarray(X, float), np.asarray(Y, float)
+        G = np.atleast_2d(np.asarray(gates, float))
+        K, P = G.shape
+        d, p = X.shape[0], Y.shape[0]
+        if X.shape[1] != P or Y.shape[1] != P:
+            raise SpecError("gates", f"gates cover {P} datapoints, the data {X.shape[1]}", "one gate per datapoint")
+        ins = [list(range(d)) if inputs is None or inputs[k] is None else list(inputs[k]) for k in range(K)]
+        outs = [list(range(p)) if outputs is None or outputs[k] is None else list(outputs[k]) for k in range(K)]
+        im, om = np.zeros((K, d)), np.zeros((K, p))
+        for k in range(K):
+            im[k, ins[k]] = 1.0
+            om[k, outs[k]] = 1.0
+        Syx = np.stack([((Y * G[k]) @ X.T / P) * om[k][:, None] * im[k][None, :] for k in range(K)])
+        Sx = np.zeros((K, K, d, d))
+        for q in range(K):
+            for r in range(q, K):
+                S = ((X * (G[q] * G[r])) @ X.T / P) * im[q][:, None] * im[r][None, :]
+                Sx[q, r], Sx[r, q] = S, S.T
+        modes = []
+        for k in range(K):
+            if frames is not None and frames[k] is not None:
+                u, v = (np.asarray(a, float) for a in frames[k])
+            else:
+                u, _s, v = numeric_svd(Syx[k][np.ix_(outs[k], ins[k])])
+            U, V = np.zeros((p, u.shape[1])), np.zeros((d, v.shape[1]))
+            U[outs[k]] = u
+            V[ins[k]] = v
+            modes.append((U, V))
+        depths = (int(depth),) * K if isinstance(depth, (int, np.integer)) else tuple(int(x) for x in depth)
+        same_out = bool(np.all(om == om[:1]))
+        Rb, Ob = _blocks(Syx, Sx, tol) if split and same_out else ([np.eye(d)], [np.eye(p)])
+        arr = _block_arrays(Syx, Sx, modes, Rb, Ob, om if not same_out else None)
+        return cls(tuple(names or [f"g{k + 1}" for k in range(K)]), arr, float(np.sum(Y * Y) / P),
+                   tuple(U.shape[1] for U, _V in modes), depths, tuple(map(tuple, outs)), tuple(map(tuple, ins)))
+
+    @classmethod
+    def from_spec(cls, spec, values=None, *, frames=None, target=None, split: bool = True) -> "RaceSystem":
+        """The race of a :class:`~theorykit.spec.gating.GDLNSpec`'s pathways on its task's numbers
+        (``target`` replaces Y, e.g. by a residual)."""
+        X, Y = spec.task.numeric(values)
+        if target is not None:
+            Y = np.asarray(target, float)
+        ps = spec.pathways
+        system = cls.from_data(X, Y, [p.active for p in ps], inputs=[p.inputs for p in ps],
+                               outputs=[p.outputs for p in ps], depth=[p.depth for p in ps],
+                               names=[p.name for p in ps], frames=frames, split=split)
+        return replace(system, tau=float(spec.tau), a0=float(spec.training.a0), loss_factor=float(spec.loss_factor))
+
+    # -- the one loss and the one start ------------------------------------------------------
+    def start(self, a0, mask=None):
+        """Aligned, balanced factors of strength ``a0`` (a number or one per pathway; ``mask``
+        zeroes pathways, which then stay at zero)."""
+        a = jnp.broadcast_to(jnp.asarray(a0, jnp.float64), (self.K,))
+        if mask is not None:
+            a = a * jnp.asarray(mask, jnp.float64)
+        return _start(a, self.arrays(), self._groups())
+
+    def loss(self, Ws) -> float:
+        """The mean loss ½⟨‖y − ŷ‖²⟩ of the factors ``Ws`` (module docstring)."""
+        return _loss(Ws, self.arrays(), self._groups(), self.K)
+
+    def arrays(self) -> dict:
+        """The system's arrays, as the compiled vector field takes them."""
+        out = {k: jnp.asarray(v) for k, v in self.arrays_np.items() if k not in ("Ob", "Rb")}
+        out["trSy"] = jnp.asarray(self.trSy)
         return out
 
+    @property
+    def K(self) -> int:
+        return len(self.names)
 
-def _psd_power(A, power):
-    w, Q = np.linalg.eigh(0.5 * (A + A.T))
-    w = np.clip(w, 0.0, None)
-    return (Q * w ** power) @ Q.T
+    @property
+    def blocks(self) -> list:
+        """The blocks' (output, input) dimensions."""
+        return list(zip(self.arrays_np["pdim"].tolist(), self.arrays_np["ddim"].tolist()))
+
+    def _groups(self) -> tuple:
+        return tuple((L, tuple(k for k in range(self.K) if self.depth[k] == L)) for L in sorted(set(self.depth)))
+
+    @cached_property
+    def rate(self) -> float:
+        """Largest singular value of the pathways' Σyx (at least 1): the flow's fastest rate × τ."""
+        S = self.arrays_np["Syx"]
+        top = np.linalg.svd(S, compute_uv=False)[..., 0] if S.size else np.zeros(0)
+        return max(float(np.max(top, initial=0.0)), 1.0)
+
+    # -- solving -------------------------------------------------------------------------------
+    def solve(self, times=None, *, tau: float | None = None, a0=None, masks=None, solver=None, t_end=None,
+              record_every=None, modes: bool = True, svals: int = 0, loss_factor: float | None = None) -> "RaceResult":
+        """Integrate the race from aligned maps of strength ``a0`` with :func:`~theorykit.theory.flow.integrate`.
+
+        ``a0``: a number, one per pathway, or batch × pathways; ``masks`` (batch × pathways, 0/1)
+        integrates sub-families of these pathways at once. Recorded at ``times`` exactly, or every
+        ``record_every`` up to ``t_end``. ``solver``: :class:`~theorykit.theory.flow.Dopri5`
+        (default) or :class:`~theorykit.theory.flow.RK4`. The loss is the mean loss ×
+        ``loss_factor`` (P for a summed loss); ``modes``: each pathway's u_αᵀ M_p v_α; ``svals=m``:
+        the m largest singular values of each map. ``tau``, ``a0``, ``loss_factor``: by default the
+        spec's (:meth:`from_spec`)."""
+        tau = self.tau if tau is None else tau
+        a0 = self.a0 if a0 is None else a0
+        loss_factor = self.loss_factor if loss_factor is None else loss_factor
+        if tau is None or a0 is None:
+            raise SpecError("tau" if tau is None else "a0", "needs a time scale and an initial strength",
+                            "pass tau= and a0=, or build the system with RaceSystem.from_spec")
+        K = self.K
+        a = np.asarray(a0, float)
+        a = a[None] if a.ndim == 1 else a
+        B = max(a.shape[0] if a.ndim == 2 else 1, 1 if masks is None else np.atleast_2d(masks).shape[0])
+        masks = np.ones((B, K)) if masks is None else np.broadcast_to(np.atleast_2d(np.asarray(masks, float)), (B, K))
+        a = np.broadcast_to(a, (B, K))
+        groups, data = self._groups(), self.arrays()
+        y0 = jax.vmap(lambda aa, mm: _start(aa * mm, data, groups))(jnp.asarray(a), jnp.asarray(masks))
+        data["tau"] = jnp.asarray(float(tau))
+        order = None
+        if times is not None:
+            times = np.asarray(times, float)
+            order = np.argsort(times, kind="stable")
+            times = times[order]
+        record = {"loss": _RECORD_LOSS[groups, K]}
+        if modes:
+            record["modes"] = _RECORD_MODES[groups, K]
+        if svals:
+            data["Ob"], data["Rb"] = jnp.asarray(self.arrays_np["Ob"]), jnp.asarray(self.arrays_np["Rb"])
+            record["svals"] = _record_svals(groups, K, int(svals))
+        res = integrate(_FIELD[groups, K], y0, data, times=times, t_end=t_end, record_every=record_every,
+                        solver=solver or Dopri5(), record=record, batched_args=False, rate=self.rate / tau)
+        recs = {k: np.asarray(v) for k, v in res.records.items()}
+        t = res.t
+        if order is not None:
+            inv = np.argsort(order)
+            recs = {k: v[:, inv] for k, v in recs.items()}
+            t = t[inv]
+        out_modes = {n: recs["modes"][:, :, k, :self.ranks[k]] for k, n in enumerate(self.names)} if modes else {}
+        extra = {"solver": res.extra.get("solver"), "steps": res.extra.get("steps"), "h": res.h,
+                 "blocks": len(self.blocks)}
+        if svals:
+            extra["svals"] = {n: recs["svals"][:, :, k] for k, n in enumerate(self.names)}
+        final = np.asarray(jax.vmap(lambda W: _maps(W, groups, K))(res.final))        # batch × nb × K × pb × db
+        full = np.einsum("bip,zbkpq,bjq->zkij", self.arrays_np["Ob"], final, self.arrays_np["Rb"], optimize=True)
+        maps = {n: full[:, k][:, list(self.outputs[k])][:, :, list(self.inputs[k])] for k, n in enumerate(self.names)}
+        return RaceResult(t, recs["loss"] * loss_factor, out_modes, maps, list(self.names), extra)
 
 
 @dataclass
-class RaceSolution:
-    """Result of :func:`integrate_race`: mean loss and per-pathway mode strengths at ``t``."""
+class RaceResult:
+    """A race integrated by :meth:`RaceSystem.solve`: ``loss`` (batch × len(t)), ``modes``
+    (name → batch × len(t) × rank), ``final_maps`` (name → batch × outputs × inputs of the
+    pathway)."""
 
     t: np.ndarray
     loss: np.ndarray
-    mode_strengths: dict   # name -> array (len(t), rank): u_αᵀ M_p(t) v_α
-    maps: list             # final maps
-
-
-def _chain(Ws):
-    """W_L … W_1 for a list [W_1, …, W_L]."""
-    out = Ws[0]
-    for W in Ws[1:]:
-        out = W @ out
-    return out
-
-
-def integrate_race(system: RaceSystem, a0: float, tau: float, times, rtol: float = 1e-8,
-                   atol: float = 1e-12, form: str = "weights") -> RaceSolution:
-    """Integrate the balanced pathway-map flow from aligned initial maps of strength ``a0``.
-
-    ``form="weights"`` (default) integrates gradient flow on a minimal balanced factorisation of
-    each aligned initial map (``W_1 = a0^{1/L} Vᵀ``, middle layers ``a0^{1/L} I_r``,
-    ``W_L = a0^{1/L} U``, hidden width r = the pathway's rank). Balance is conserved by the flow,
-    so the maps follow the balanced power formula above exactly; a GDLN started from aligned
-    weights keeps its hidden activity in an r-dimensional subspace, so this is also its exact
-    gradient flow. It needs only matrix products (explicit RK45). ``form="maps"`` integrates the
-    matrix equation for the maps directly (an eigendecomposition per evaluation, LSODA): slower,
-    kept as an independent second method.
-    """
-    if form not in ("weights", "maps"):
-        raise ValueError(f"form must be 'weights' or 'maps', got {form!r}")
-    times = np.asarray(times, dtype=float)
-    order = np.argsort(np.argsort(times))
-    if form == "weights":
-        shapes = []
-        for U, V, L in zip(system.U, system.V, system.depth):
-            r = U.shape[1]
-            shapes.append([(r, V.shape[0])] + [(r, r)] * (L - 2) + [(U.shape[0], r)])
-        flat = [sh for shs in shapes for sh in shs]
-        offs = np.cumsum([0] + [a * b for a, b in flat])
-        y0 = []
-        for U, V, L in zip(system.U, system.V, system.depth):
-            c = a0 ** (1.0 / L)
-            y0 += [c * V.T] + [c * np.eye(U.shape[1])] * (L - 2) + [c * U]
-        y0 = np.concatenate([w.ravel() for w in y0])
-
-        def unpack_w(y):
-            Ws = [y[offs[i]:offs[i + 1]].reshape(flat[i]) for i in range(len(flat))]
-            out, k = [], 0
-            for shs in shapes:
-                out.append(Ws[k:k + len(shs)])
-                k += len(shs)
-            return out
-
-        def to_maps(y):
-            return [_chain(Ws) for Ws in unpack_w(y)]
-
-        def rhs(_t, y):
-            Wp = unpack_w(y)
-            Gs = system.grads([_chain(Ws) for Ws in Wp])
-            dys = []
-            for Ws, G in zip(Wp, Gs):
-                L = len(Ws)
-                for l in range(L):
-                    g = G if l + 1 == L else _chain(Ws[l + 1:]).T @ G
-                    g = g if l == 0 else g @ _chain(Ws[:l]).T
-                    dys.append(g.ravel() / tau)
-            return np.concatenate(dys)
-
-        method = "RK45"
-    else:
-        shapes_m = [m.shape for m in system.Syx]
-        offs_m = np.cumsum([0] + [a * b for a, b in shapes_m])
-        y0 = np.concatenate([(a0 * (U @ V.T)).ravel() for U, V in zip(system.U, system.V)])
-
-        def to_maps(y):
-            return [y[offs_m[i]:offs_m[i + 1]].reshape(shapes_m[i]) for i in range(len(shapes_m))]
-
-        def rhs(_t, y):
-            Ms = to_maps(y)
-            Gs = system.grads(Ms)
-            out = []
-            for M, G, L in zip(Ms, Gs, system.depth):
-                MMt, MtM = M @ M.T, M.T @ M
-                dM = np.zeros_like(M)
-                for j in range(1, L + 1):
-                    dM += _psd_power(MMt, (L - j) / L) @ G @ _psd_power(MtM, (j - 1) / L)
-                out.append(dM.ravel() / tau)
-            return np.concatenate(out)
-
-        method = "LSODA"
-    sol = solve_ivp(rhs, (0.0, float(times.max())), y0, t_eval=np.sort(times), method=method,
-                    rtol=rtol, atol=atol)
-    if not sol.success:
-        raise RuntimeError(f"race integration failed: {sol.message}")
-    Y = sol.y[:, order]
-    losses, strengths = [], {n: [] for n in system.names}
-    for col in Y.T:
-        Ms = to_maps(col)
-        losses.append(system.loss(Ms))
-        for n, M, U, V in zip(system.names, Ms, system.U, system.V):
-            strengths[n].append(np.einsum("ia,ij,ja->a", U, M, V))
-    return RaceSolution(times, np.array(losses), {k: np.array(v) for k, v in strengths.items()},
-                        to_maps(Y[:, -1]))
-
-
-# ---------------------------------------------------------------------------------------------
-# The coupled race, integrated in JAX (factorised balanced flow, data form)
-# ---------------------------------------------------------------------------------------------
-@dataclass
-class RaceFlow:
-    """Result of :func:`race_flow`: loss (batch × (T+1), the reported loss) and mode strengths."""
-
-    t: np.ndarray
-    loss: np.ndarray
-    modes: dict            # name -> array batch × (T+1) × rank  (u_αᵀ M_p v_α)
-    final_maps: dict       # name -> array batch × out × in
+    modes: dict
+    final_maps: dict
     names: list
-    dt: float
-    loss_factor: float = 1.0
     extra: dict = field(default_factory=dict)
 
-
-def _pathway_frames(spec, values=None):
-    """Exact left/right singular vectors of each pathway's own Σyx (floats), via the core Derivation."""
-    from .derivation import Derivation
-
-    der = Derivation(spec, method="race-reduction", values=values)
-    vals = der.task.value_map(values)
-    frames = {}
-    for p in spec.pathways:
-        svd = der.modes[p.name]
-        U = np.array(svd.U.subs(vals).evalf(30).tolist(), dtype=float).reshape(svd.U.shape)
-        V = np.array(svd.V.subs(vals).evalf(30).tolist(), dtype=float).reshape(svd.V.shape)
-        frames[p.name] = (U, V)
-    return frames
-
-
-def race_flow(spec, times=None, *, a0=None, masks=None, values=None, dt: float | None = None,
-              frames: str = "numeric", target=None, record_modes: bool = True, T: int | None = None,
-              record_every: int | None = None, record_svals: int = 0) -> RaceFlow:
-    """Integrate the coupled race of ``spec``'s pathways from aligned, balanced maps of strength a0.
-
-    The flow is ``τ dW/dt = −∇L`` on balanced factors ``M_p = W2_p W1_p`` with as many hidden
-    units as the rank of the pathway's own Σyx. This is the matrix flow of the race reduction,
-    ``τ dM_p = (M_pM_pᵀ)^{1/2}G_p + G_p(M_pᵀM_p)^{1/2}``, ``G_p = Σyx_p − Σ_q O_pq M_q Σx_qp``
-    (balance is conserved and the flow never raises the rank); the loss is written on the
-    datapoints, so every overlap between pathways comes from the data, none is set by hand.
-    Fourth-order Runge–Kutta with step ``dt`` (gradient steps; default τ/40, at most the
-    recording interval: the recording is dense, so adaptive steps would gain nothing); the loss and the mode strengths are recorded every ``record_every``
-    steps (default max(1, ⌊τ/40⌋)); ``RaceFlow.t`` holds the recording times.
-
-    ``masks`` (batch × pathways, 0/1): integrate every sub-family of the spec's pathways at
-    once (a masked pathway starts, and stays, at zero). ``a0``: a scalar, one value per pathway,
-    or batch × pathways. ``target``: numeric targets replacing the task's Y (e.g. a residual).
-    The reported loss is the spec's (times P for a summed loss). ``record_svals=m`` also records
-    the m largest singular values of every pathway's map (``extra["svals"][name]``: batch × rec × m).
-    """
-    import jax
-    import jax.numpy as jnp
-
-    from .flow import RK4, integrate
-
-    X, Y = spec.task.numeric(values)
-    if target is not None:
-        Y = np.asarray(target, dtype=float)
-    P = X.shape[1]
-    tau = spec.tau
-    names = [p.name for p in spec.pathways]
-    if frames == "exact" and target is None:
-        fr = _pathway_frames(spec, values)
-    else:
-        from .modes import numeric_svd
-        fr = {}
-        for p in spec.pathways:
-            g = np.asarray(p.active, float)
-            U, s, V = numeric_svd((Y[list(p.outputs)] * g) @ X[list(p.inputs)].T / P)
-            fr[p.name] = (U, V)
-    npw = len(names)
-    masks = np.ones((1, npw)) if masks is None else np.asarray(masks, dtype=float)
-    if masks.ndim == 1:
-        masks = masks[None]
-    B = masks.shape[0]
-    a0 = np.asarray(spec.training.a0 if a0 is None else a0, dtype=float)
-    if a0.ndim == 0:
-        a0 = np.full((B, npw), float(a0))
-    elif a0.ndim == 1:
-        a0 = np.tile(a0[None], (B, 1))
-    if T is None:
-        T = int(np.ceil(np.max(times))) if times is not None else spec.training.steps
-    every = max(1, int(tau // 40)) if record_every is None else int(record_every)
-    nrec = int(np.ceil(T / every))
-    h_max = tau / 40.0 if dt is None else float(dt)
-    sub = max(1, int(math.ceil(every / h_max - 1e-9)))
-    h = every / sub
-
-    # stack every pathway into one linear network with block-masked layers:
-    # Ŷ = (W2 ∘ K2)(W1 ∘ K1) X_big, X_big = rows [g_p ∘ X_{s(p)}]_p; K1 block-diagonal, K2 puts
-    # pathway p's hidden units on its output rows. Then M_p = (W2∘K2)[:, r_p](W1∘K1)[r_p, d_p].
-    ranks = [fr[nm][0].shape[1] for nm in names]
-    dins = [len(p.inputs) for p in spec.pathways]
-    ro = np.concatenate([[0], np.cumsum(ranks)]).astype(int)
-    do = np.concatenate([[0], np.cumsum(dins)]).astype(int)
-    R, D, pout = int(ro[-1]), int(do[-1]), Y.shape[0]
-    Xbig = np.concatenate([X[list(p.inputs)] * np.asarray(p.active, float)[None, :] for p in spec.pathways])
-    K1 = np.zeros((R, D))
-    K2 = np.zeros((pout, R))
-    Ubig = np.zeros((npw, pout, R))
-    Vbig = np.zeros((npw, D, R))
-    for i, p in enumerate(spec.pathways):
-        U, V = fr[names[i]]
-        K1[ro[i]:ro[i + 1], do[i]:do[i + 1]] = 1.0
-        K2[np.ix_(list(p.outputs), range(ro[i], ro[i + 1]))] = 1.0
-        Ubig[i][np.ix_(list(p.outputs), range(ro[i], ro[i + 1]))] = U
-        Vbig[i][do[i]:do[i + 1], ro[i]:ro[i + 1]] = V
-    W1_0 = np.einsum("pdr->rd", Vbig)          # blockdiag(V_pᵀ)
-    W2_0 = np.einsum("por->or", Ubig)          # U_p on its output rows
-    pw_of_row = np.repeat(np.arange(npw), ranks)
-    Yj, Xj, K1j, K2j = jnp.asarray(Y), jnp.asarray(Xbig), jnp.asarray(K1), jnp.asarray(K2)
-
-    def loss(params):
-        W1, W2 = params
-        return 0.5 * jnp.sum((Yj - W2 @ (W1 @ Xj)) ** 2) / P
-
-    grad = jax.grad(loss)
-
-    def f(params, _a):
-        g1, g2 = grad(params)
-        return (-(g1 * K1j) / tau, -(g2 * K2j) / tau)
-
-    Uo = [jnp.asarray(fr[nm][0]) for nm in names]
-    Vo = [jnp.asarray(fr[nm][1]) for nm in names]
-    outs_idx = [np.array(p.outputs) for p in spec.pathways]
-
-    def strengths(params, _a):
-        W1, W2 = params
-        res = []
-        for i in range(npw):
-            left = Uo[i].T @ W2[outs_idx[i], ro[i]:ro[i + 1]]          # r × r
-            right = W1[ro[i]:ro[i + 1], do[i]:do[i + 1]] @ Vo[i]       # r × r
-            res.append(jnp.sum(left * right.T, axis=1))
-        return res
-
-    def svals(params, _a):
-        M = params[1] @ params[0]
-        res = []
-        for i in range(npw):
-            sv = jnp.linalg.svd(M[outs_idx[i]][:, do[i]:do[i + 1]], compute_uv=False)
-            res.append(jnp.pad(sv, (0, max(0, record_svals - sv.shape[0])))[:record_svals])
-        return res
-
-    def start(mask, a0row):
-        sc_r = jnp.sqrt(a0row * mask)[pw_of_row]                 # per hidden unit
-        return (jnp.asarray(W1_0) * sc_r[:, None], jnp.asarray(W2_0) * sc_r[None, :])
-
-    rec = {"loss": lambda y, _a: loss(y)}
-    if record_modes:
-        rec["modes"] = strengths
-    if record_svals:
-        rec["svals"] = svals
-    y0 = jax.vmap(start)(jnp.asarray(masks), jnp.asarray(a0))
-    res = integrate(f, y0, None, t_end=nrec * every, record_every=every, solver=RK4(h),
-                    record=rec, batched_args=False, rate=max(1.0, float(np.linalg.norm(Y @ X.T / P, 2))) / tau)
-    Ls, md, sv = res.records["loss"], res.records.get("modes", []), res.records.get("svals", [])
-    M = np.einsum("bor,brd->bod", np.asarray(res.final[1]), np.asarray(res.final[0]))
-    M = np.asarray(M)
-    maps = {nm: M[:, list(p.outputs)][:, :, do[i]:do[i + 1]] for i, (nm, p) in enumerate(zip(names, spec.pathways))}
-    fac = spec.loss_factor
-    return RaceFlow(np.arange(nrec + 1) * every, np.asarray(Ls) * fac,
-                    {nm: np.asarray(m) for nm, m in zip(names, md)} if record_modes else {},
-                    maps, names, h, fac, {"frames": {nm: fr[nm] for nm in names}, "record_every": every,
-                                          "svals": {nm: np.asarray(v) for nm, v in zip(names, sv)}})
-
-
-def race_loss_at(rf: RaceFlow, times, batch: int = 0) -> np.ndarray:
-    """The race's loss at ``times`` (linear interpolation between recording times)."""
-    return np.interp(np.asarray(times, float), rf.t, rf.loss[batch])
+    def loss_at(self, times, batch: int = 0) -> np.ndarray:
+        """The loss at ``times`` (linear interpolation between recording times)."""
+        return np.interp(np.asarray(times, float), self.t, self.loss[batch])
 
 
 # ---------------------------------------------------------------------------------------------
-# Gating families (Lemma 4.1) and race metrics
+# The split into blocks
+# ---------------------------------------------------------------------------------------------
+def _orth(A, tol):
+    if A.size == 0:
+        return np.zeros((A.shape[0], 0))
+    U, s, _ = np.linalg.svd(A, full_matrices=False)
+    return U[:, s > tol * max(s[0], 1e-300)] if s.size and s[0] > 0 else np.zeros((A.shape[0], 0))
+
+
+def _blocks(Syx, Sx, tol):
+    """Orthonormal input bases R_b and output bases O_b that split the race (class docstring)."""
+    from scipy.sparse.csgraph import connected_components
+
+    K, p, d = Syx.shape
+    gens = [Sx[q, r] for q in range(K) for r in range(K)]
+    gens += [Syx[q].T @ Syx[r] for q in range(K) for r in range(K)]
+    scale = max(max(float(np.abs(g).max()) for g in gens), 1e-300)
+    rng = np.random.default_rng(20250125)
+    A = sum(rng.normal() * (g + g.T) for g in gens)
+    _w, Q = np.linalg.eigh(A)
+    adj = np.zeros((d, d), bool)
+    for g in gens:
+        adj |= np.abs(Q.T @ g @ Q) > tol * scale
+    nc, lab = connected_components(adj, directed=False)
+    Rb, Ob = [], []
+    S_all = Syx.transpose(1, 0, 2).reshape(p, K * d) if K else np.zeros((p, 0))
+    for c in range(nc):
+        R = Q[:, lab == c]
+        O = _orth(np.concatenate([Syx[k] @ R for k in range(K)], axis=1), 1e-12)
+        Rb.append(R)
+        Ob.append(O)
+    # check the split: every Σyx_p is rebuilt from its blocks
+    rebuilt = sum(np.einsum("ia,kab,jb->kij", O, np.einsum("ia,kij,jb->kab", O, Syx, R), R) for O, R in zip(Ob, Rb))
+    if not np.allclose(rebuilt, Syx, rtol=0, atol=1e-9 * max(float(np.abs(S_all).max(initial=0.0)), 1e-300)):
+        return [np.eye(d)], [np.eye(p)]
+    return Rb, Ob
+
+
+def _block_arrays(Syx, Sx, modes, Rb, Ob, om) -> dict:
+    """The padded block arrays of :class:`RaceSystem` (``om``: output masks, one block only)."""
+    K, p, d = Syx.shape
+    nb = len(Rb)
+    pb = max(1, max(O.shape[1] for O in Ob))
+    db = max(1, max(R.shape[1] for R in Rb))
+    Rmax = max([U.shape[1] for U, _V in modes] + [1])
+    sy = np.zeros((nb, K, pb, db))
+    sxb = np.zeros((nb, K, db, K, db))
+    Ob_, Rb_ = np.zeros((nb, p, pb)), np.zeros((nb, d, db))
+    Um, Vm = np.zeros((nb, K, pb, Rmax)), np.zeros((nb, K, db, Rmax))
+    frames = []
+    for b, (O, R) in enumerate(zip(Ob, Rb)):
+        po, dr = O.shape[1], R.shape[1]
+        Ob_[b, :, :po], Rb_[b, :, :dr] = O, R
+        for k in range(K):
+            sy[b, k, :po, :dr] = O.T @ Syx[k] @ R
+            for q in range(K):
+                sxb[b, q, :dr, k, :dr] = R.T @ Sx[q, k] @ R
+            U, V = modes[k]
+            Um[b, k, :po, :U.shape[1]] = O.T @ U
+            Vm[b, k, :dr, :V.shape[1]] = R.T @ V
+            u, _s, v = numeric_svd(sy[b, k, :po, :dr]) if po and dr else (np.zeros((po, 0)), None, np.zeros((dr, 0)))
+            frames.append((b, k, u, v))
+    r = max([u.shape[1] for _b, _k, u, _v in frames] + [1])
+    Uf, Vf = np.zeros((nb, K, pb, r)), np.zeros((nb, K, db, r))
+    for b, k, u, v in frames:
+        Uf[b, k, :u.shape[0], :u.shape[1]] = u
+        Vf[b, k, :v.shape[0], :v.shape[1]] = v
+    mask = np.ones((nb, K, pb)) if om is None else om[None].astype(float)
+    return {"Syx": sy, "Sxb": sxb.reshape(nb, K * db, K * db), "Uf": Uf, "Vf": Vf, "Um": Um, "Vm": Vm,
+            "om": mask, "Ob": Ob_, "Rb": Rb_, "pdim": np.array([O.shape[1] for O in Ob]),
+            "ddim": np.array([R.shape[1] for R in Rb])}
+
+
+# ---------------------------------------------------------------------------------------------
+# The compiled pieces (module level, keyed by the layout, so a second system of the same layout
+# reuses the compiled program). Factors: one list of layers per depth group, each layer
+# nb × K_group × out × in.
+# ---------------------------------------------------------------------------------------------
+def _start(a, dd, groups):
+    Ws = []
+    r = dd["Uf"].shape[3]
+    nb = dd["Uf"].shape[0]
+    for L, idx in groups:
+        ix = np.asarray(idx)
+        c = (a[ix] ** (1.0 / L))[None, :, None, None]
+        layers = [c * jnp.swapaxes(dd["Vf"][:, ix], 2, 3)]
+        layers += [c * jnp.broadcast_to(jnp.eye(r), (nb, len(ix), r, r))] * (L - 2)
+        layers.append(c * dd["Uf"][:, ix])
+        Ws.append(layers)
+    return Ws
+
+
+def _maps(Ws, groups, K):
+    parts, order = [], []
+    for (_L, idx), layers in zip(groups, Ws):
+        M = layers[0]
+        for W in layers[1:]:
+            M = jnp.einsum("bkxy,bkyz->bkxz", W, M)
+        parts.append(M)
+        order += list(idx)
+    M = jnp.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+    if order != list(range(K)):
+        M = M[:, np.argsort(order)]
+    return M
+
+
+def _loss(Ws, dd, groups, K):
+    masked = [list(layers[:-1]) + [layers[-1] * dd["om"][:, np.asarray(idx)][..., None]]
+              for (_L, idx), layers in zip(groups, Ws)]
+    M = _maps(masked, groups, K)                                    # nb × K × pb × db
+    # Σ_{p,q} ⟨M_p, M_q Σx_qp⟩ per block as one matrix product: [M_1 … M_K] (pb × K db) times
+    # the block matrix of the Σx_qp (K db × K db, block (q, p))
+    Mcat = jnp.swapaxes(M, 1, 2).reshape(M.shape[0], M.shape[2], -1)
+    coupled = jnp.sum(Mcat * jnp.einsum("bij,bjk->bik", Mcat, dd["Sxb"]))
+    return 0.5 * dd["trSy"] - jnp.sum(M * dd["Syx"]) + 0.5 * coupled
+
+
+class _Cache(dict):
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key):
+        self[key] = fn = self.make(*key)
+        return fn
+
+
+def _make_field(groups, K):
+    grad = jax.grad(lambda Ws, dd: _loss(Ws, dd, groups, K))
+
+    def field_(Ws, dd):
+        return jax.tree_util.tree_map(lambda g: -g / dd["tau"], grad(Ws, dd))
+
+    return field_
+
+
+def _make_loss(groups, K):
+    return lambda Ws, dd: _loss(Ws, dd, groups, K)
+
+
+def _make_modes(groups, K):
+    return lambda Ws, dd: jnp.einsum("bkia,bkij,bkja->ka", dd["Um"], _maps(Ws, groups, K), dd["Vm"])
+
+
+_FIELD, _RECORD_LOSS, _RECORD_MODES = _Cache(_make_field), _Cache(_make_loss), _Cache(_make_modes)
+_SVALS: dict = {}
+
+
+def _record_svals(groups, K, m):
+    key = (groups, K, m)
+    if key not in _SVALS:
+        def svals(Ws, dd):
+            full = jnp.einsum("bip,bkpq,bjq->kij", dd["Ob"], _maps(Ws, groups, K), dd["Rb"])
+            sv = jnp.linalg.svd(full, compute_uv=False)
+            return jnp.pad(sv, ((0, 0), (0, max(0, m - sv.shape[1]))))[:, :m]
+        _SVALS[key] = svals
+    return _SVALS[key]
+
+
+# ---------------------------------------------------------------------------------------------
+# Gating families (Lemma 4.1)
 # ---------------------------------------------------------------------------------------------
 def context_family(kk: int, r: int) -> list:
     """All r-subsets of the kk contexts (0-based tuples)."""
@@ -385,3 +441,4 @@ def family_masks(kk: int, include_common: bool | None = None):
                                                     for b, S in zip(bits[1:], subsets) if b]
         labels.append("+".join(parts))
     return subsets, masks, labels
+

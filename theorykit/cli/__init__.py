@@ -1,0 +1,80 @@
+"""Command line: ``theorykit`` (also ``python -m theorykit``).
+
+Subcommands: check, derive, simulate, validate, find-gates, compare, race-exhaust, sweep, bench; one
+module each in this package, imported only when its command runs (the parser, :mod:`.parser`, needs
+nothing but argparse, so ``--help`` answers at once). Errors exit with status 2 and a message that
+names the field and the fix (``--debug`` adds the traceback). Sizes are checked against an estimate
+of memory and time (:mod:`theorykit.spec.limits`) before any work starts.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+import traceback
+
+from ..errors import DerivationError, DivergenceError, SpecError, TheorykitError
+from .parser import build_parser
+
+__all__ = ["main", "build_parser"]
+
+
+def _one_line(msg: str) -> str:
+    return " ".join(msg.replace("\t", " ").splitlines())
+
+
+def _report(field, problem, fix=""):
+    msg = f"theorykit: error in {field}: {problem}"
+    if fix:
+        msg += f" (fix: {fix})"
+    print(_one_line(msg), file=sys.stderr)
+
+
+def main(argv=None) -> int:
+    """Run the command line; returns the exit status (0 ok, 2 a bad input or a refused run, 70 a bug)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "module", None):
+        parser.print_help()
+        return 2
+    debug = getattr(args, "debug", False)
+    try:
+        if args.distributed:
+            import jax
+
+            jax.distributed.initialize()
+        command = importlib.import_module(f"{__name__}.{args.module}")
+        return command.run(args) or 0
+    except SpecError as exc:
+        if debug:
+            traceback.print_exc()
+        print(_one_line(f"theorykit: error in {exc}"), file=sys.stderr)
+        return 2
+    except DivergenceError as exc:
+        if debug:
+            traceback.print_exc()
+        _report("training.lr", str(exc), "lower training.lr (or rescale the data)")
+        return 2
+    except DerivationError as exc:
+        if debug:
+            traceback.print_exc()
+        _report(getattr(exc, "field", None) or "data", f"cannot derive: {exc}")
+        return 2
+    except TheorykitError as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"theorykit: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if debug:
+            traceback.print_exc()
+        _report(getattr(exc, "filename", None) or "file", exc.strerror or str(exc))
+        return 2
+    except KeyboardInterrupt:
+        print("theorykit: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: say so briefly; --debug shows where
+        if debug:
+            traceback.print_exc()
+        print(f"theorykit: internal error (a bug in theorykit, please report it): {type(exc).__name__}: "
+              f"{str(exc)[:300]}" + ("" if debug else " -- rerun with --debug for the traceback"), file=sys.stderr)
+        return 70

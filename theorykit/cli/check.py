@@ -1,0 +1,55 @@
+"""`theorykit check`: every field of a spec, its size, and the estimated cost of what is asked."""
+from __future__ import annotations
+
+from ..spec.limits import derivation_estimate, enforce, human_bytes, human_seconds, simulation_estimate
+from ..theory.effective import couplings
+from .common import limits_from, load_spec_arg, parse_times, sim_settings, values_from
+
+
+def run(args):
+    """Validate a spec without deriving it and print a summary with the estimated costs (the derivation's
+    loss curve only with --times, as derive would integrate it)."""
+    limits = limits_from(args)
+    spec = load_spec_arg(args.spec, limits)
+    values = values_from(spec, args.set)
+    steps, seeds = sim_settings(args, spec)
+    times = parse_times(args.times, spec.training.steps)
+    task = spec.task
+    free = sorted(map(str, task.free_symbols - set(values)))
+    der = derivation_estimate(spec, horizon=float(times.max()) if args.times is not None else None,
+                              symbolic=bool(free))
+    sim = simulation_estimate(spec, steps=steps, seeds=seeds, network=args.network, dtype=args.dtype,
+                              steps_field="--steps" if args.steps is not None else "training.steps")
+    enforce(der, limits)
+    enforce(sim, limits)
+    graph = spec if hasattr(spec, "size_view") else None
+    if graph is not None:
+        spec = graph.as_pathway_spec()
+    coupled = couplings(spec)
+    lines = [f"spec {spec.name!r} ({args.spec}): OK",
+             f"task: {task.name}, {task.d} inputs x {task.P} datapoints -> {task.p} outputs",
+             f"pathways: {len(spec.pathways)}, {spec.hidden_total} hidden units in all; "
+             + ("closed form expected (no pathways couple)" if not coupled else
+                f"{len(coupled)} coupled pairs: race reduction")]
+    for p in spec.pathways[:12]:
+        lines.append(f"  {p.name}: on {sum(p.active)}/{task.P} datapoints, {len(p.inputs)} inputs, "
+                     f"{len(p.outputs)} outputs, hidden {p.hidden}, depth {p.depth}")
+    if len(spec.pathways) > 12:
+        lines.append(f"  ... and {len(spec.pathways) - 12} more")
+    if graph is not None:
+        shared = graph.shared_edges()
+        lines.append(f"graph: {len(graph.nodes)} nodes, {len(graph.edges)} edges; "
+                     + (f"shared edges {sorted(shared)}: race reduction with shared edges" if shared else
+                        "no shared edge (private chains)")
+                     + (f"; schedule groups {[g.name for g in graph.schedule]}" if graph.schedule else ""))
+    syms = sorted(task.symbols)
+    lines.append("symbols: " + (", ".join(syms) if syms else "none")
+                 + (f" (no value for {free}: derive stays symbolic, simulate needs --set)" if free else ""))
+    lines.append(f"training: lr {spec.training.lr:g}, loss {spec.training.loss}, a0 {spec.training.a0:g}, "
+                 f"init_std {spec.training.init_std:g}, steps {spec.training.steps}")
+    lines.append(f"estimated derivation: {der.summary()}")
+    lines.append(f"estimated simulation ({args.network}, {seeds} seeds, {steps} steps, {args.dtype}): {sim.summary()}")
+    lines.append(f"limits: memory {human_bytes(limits.max_bytes)}, time {human_seconds(limits.max_seconds)}"
+                 + (" (--force: time limit lifted)" if limits.force else ""))
+    print("\n".join(lines))
+    return 0

@@ -1,0 +1,111 @@
+"""Shared pieces of the commands: reading options, estimating costs, writing results."""
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+from ..errors import SpecError
+from ..io import atomic_write_text, jsonable
+from ..spec.fields import integer
+from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment
+from ..spec.limits import Limits, derivation_estimate, simulation_estimate
+
+#: largest time (gradient steps) at which a loss may be asked for
+MAX_TIME = 1e12
+#: largest number of seeds
+MAX_SEEDS = 2 ** 31 - 1
+#: networks trained at once unless --seeds (or a weight file) says otherwise
+DEFAULT_SEEDS = 4
+
+
+def parse_times(text, default_max):
+    """``--times`` as a sorted array; ``None`` gives 11 times from 0 to ``default_max``."""
+    if text is None:
+        return np.unique(np.linspace(0, default_max, 11).astype(int)).astype(float)
+    try:
+        vals = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise SpecError("--times", f"{text[:60]!r} is not a comma-separated list of numbers",
+                        "write e.g. --times 0,100,1000") from None
+    if not vals or any(not (0 <= v <= MAX_TIME) for v in vals):
+        raise SpecError("--times", f"times must be numbers between 0 and {MAX_TIME:.0e}", "write e.g. --times 0,100,1000")
+    if len(vals) > 100000:
+        raise SpecError("--times", f"{len(vals)} times given (at most 100000)", "ask for fewer times")
+    return np.array(vals)
+
+
+def limits_from(args) -> Limits:
+    tl = getattr(args, "time_limit", None)
+    if tl is not None and not (tl > 0 and tl == tl):
+        raise SpecError("--time-limit", f"needs a positive number of seconds, got {tl}", "e.g. --time-limit 600")
+    return Limits(max_seconds=tl, force=getattr(args, "force", False))
+
+
+def values_from(spec, sets) -> dict:
+    """``--set NAME=VALUE`` options as symbol values, checked against the spec."""
+    vals, given = {}, {}
+    for a in sets or []:
+        sym, v = parse_assignment(a, spec.task.symbols)
+        vals[sym] = v
+        given[sym] = a.split("=", 1)[1].strip()
+    check_values(spec, vals, given)
+    return vals
+
+
+def load_spec_arg(path, limits=None):
+    return load_spec(path, limits=limits)
+
+
+def int_arg(value, option, lo, hi, fix):
+    return integer(value, option, lo=lo, hi=hi, fix=fix)
+
+
+def write_result(option, path, text):
+    """Write one result file atomically; an unwritable path is an error naming the option."""
+    try:
+        atomic_write_text(path, text)
+    except OSError as exc:
+        raise SpecError(option, f"cannot write {path}: {exc.strerror or exc}", "give a writable path") from None
+
+
+def json_text(obj) -> str:
+    try:
+        return json.dumps(jsonable(obj), indent=2) + "\n"
+    except ValueError as exc:          # a non-finite number: never written
+        raise SpecError("training", f"the result is not finite ({exc})",
+                        "lower training.lr or training.a0, or rescale the data") from None
+
+
+def sim_settings(args, spec):
+    steps = spec.training.steps if args.steps is None else int_arg(
+        args.steps, "--steps", 1, MAX_STEPS, f"a positive integer (at most {MAX_STEPS:.0e}), e.g. --steps 2000".replace("e+0", "e"))
+    seeds = int_arg(DEFAULT_SEEDS if args.seeds is None else args.seeds, "--seeds", 1, MAX_SEEDS,
+                    "a positive integer, e.g. --seeds 4")
+    return steps, seeds
+
+
+def sim_estimate(args, spec, steps, seeds, need_derivation):
+    est = simulation_estimate(spec, steps=steps, seeds=seeds, network=args.network, dtype=args.dtype,
+                              steps_field="--steps" if args.steps is not None else "training.steps")
+    if need_derivation:
+        est = derivation_estimate(spec, horizon=None) + est
+    return est
+
+
+def one_line(msg: str) -> str:
+    """Messages are one line: newlines and tabs (e.g. from a library's text) become spaces."""
+    return " ".join(msg.replace("\t", " ").splitlines())
+
+
+def note(msg: str) -> None:
+    print(one_line(f"theorykit: note: {msg}"), file=sys.stderr)
+
+
+def weight_names(net) -> str:
+    """``W1, W2 or the edge keys input->h1, h1->output`` (shortened past six)."""
+    def some(names):
+        return ", ".join(names[:6]) + (" …" if len(names) > 6 else "")
+    keys = list(net.keys)
+    return f"{some([f'W{i + 1}' for i in range(len(keys))])} or the edge keys {some(keys)}"

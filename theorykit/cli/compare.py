@@ -1,0 +1,32 @@
+"""`theorykit compare`: a found spec against the run it was found in (run, GDLN from the run's first
+checkpoint, race reduction)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..analysis.checkpoints import check_metadata
+from ..analysis.compare import compare_run, write_comparison
+from ..errors import SpecError
+from ..spec.files import load_spec
+from .runs import run_from_args
+
+
+def run(args) -> int:
+    """``theorykit compare FOUND.toml --checkpoints … --data … --out DIR``."""
+    spec = load_spec(args.spec)
+    run = run_from_args(args)
+    lr = args.lr if args.lr is not None else (float(check_metadata(run.meta, run.files[0])["lr"])
+                                              if "lr" in run.meta else None)
+    if lr is not None and not (np.isfinite(lr) and 0 < lr <= 1e3):
+        raise SpecError("--lr", f"needs a positive number up to 1e3, got {lr!r}", "e.g. --lr 0.05")
+    cmp = compare_run(spec, run, lr=lr, loss=args.loss or run.meta.get("loss"))
+    paths = write_comparison(cmp, args.out)
+    ag = cmp.agreement()
+    print(f"compare: {spec.name} ({len(spec.pathways)} pathways) against {len(run.files)} checkpoints, "
+          f"L(0) = {cmp.L0:.4g}")
+    print(f"  found GDLN (paired start) vs run: max |dL| / L(0) = {ag['gdln_vs_run']:.4f}")
+    if "race_vs_run" in ag:
+        print(f"  race reduction vs run:            max |dL| / L(0) = {ag['race_vs_run']:.4f}")
+        print(f"  race reduction vs found GDLN:     max |dL| / L(0) = {ag['race_vs_gdln']:.4f}")
+    print("  wrote " + ", ".join(str(p) for p in paths))
+    return 0

@@ -1,0 +1,46 @@
+"""`theorykit derive`: the exact derivation, and the loss curve only where one is asked for."""
+from __future__ import annotations
+
+import sympy as sp
+
+from ..analysis import summary
+from ..spec.limits import derivation_estimate, enforce
+from ..theory.derivation import Derivation
+from .common import json_text, limits_from, load_spec_arg, parse_times, values_from, write_result
+
+
+def run(args):
+    limits = limits_from(args)
+    spec = load_spec_arg(args.spec, limits)
+    values = values_from(spec, args.set)
+    # a loss curve is integrated only for --times or --plot; without them the derivation is all
+    curve = args.times is not None or bool(args.plot)
+    times = parse_times(args.times, spec.training.steps)
+    free_left = bool(spec.task.free_symbols - set(values))
+    enforce(derivation_estimate(spec, horizon=float(times.max()) if curve else None, symbolic=free_left,
+                                horizon_field="--times" if args.times is not None else "--plot"), limits)
+    der = Derivation(spec, method=args.method, values=values)
+    free = der.task.free_symbols
+    out = {"spec": spec.name, "method": der.method, "notes": der.notes, "tau": spec.tau,
+           "a0": spec.training.a0, "loss_kind": spec.training.loss, "pathways": der.summary(),
+           "couplings": [list(c) for c in der.couplings],
+           "ranking": [{"pathway": n, "top_singular_value": s} for n, s in der.ranking_text]}
+    out["latex"] = {"loss": sp.latex(der.loss)} if der.method == "closed-form" else {}
+    if free:
+        out["loss"] = None
+        out["notes"].append(f"symbols {sorted(map(str, free))} have no value: pass --set NAME=VALUE for predicted losses")
+    elif der.method == "closed-form" or curve:
+        # the closed form costs nothing to evaluate; the race reduction is integrated when asked
+        out["loss"] = {"t": times, "value": der.predict_loss(times)}
+    else:
+        out["loss"] = None
+        out["notes"].append("the loss curve is the race reduction, integrated numerically: pass --times t1,t2,... "
+                            "(or --plot) to have it")
+    # everything is computed before anything is written: an error leaves no file behind
+    json_text(out)          # a non-finite number is refused here, before any file is written
+    if args.latex:
+        write_result("--latex", args.latex, der.latex(document=True))
+    if args.plot:
+        summary.plot(args.plot, der=der, values=values, times=times, title=spec.name)
+    summary.emit(args, out, lambda: summary.derive_text(der, out, values))
+    return 0

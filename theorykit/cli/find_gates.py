@@ -1,0 +1,95 @@
+"""`theorykit find-gates`."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ..analysis.checkpoints import find_gates_in_run, run_settings
+from ..analysis.findgates import find_gates
+from ..errors import SpecError
+from ..io import atomic_write_text
+from ..progress import Progress
+from ..spec.files import parse_assignment, spec_to_toml
+from ..spec.gating import GDLNSpec, Pathway, Training
+from ..spec.task import contexts, xor_margin
+from .common import load_spec_arg, values_from
+from .runs import run_from_args
+
+
+def run(args):
+    """Algorithm 1: train ReLU networks, cluster their binary unit activity, write a GDLN spec."""
+    if args.checkpoints:                                    # an imported run (theorykit/analysis/checkpoints.py)
+        return _from_run(args)
+    src = args.source
+    if src is None:
+        raise SpecError("source", "missing", "give a spec file or a built-in task, or --checkpoints and --data")
+    if args.steps is not None and not args.steps.strip().isdigit():
+        raise SpecError("--steps", f"{args.steps!r} is not a number of gradient steps", "e.g. --steps 2000")
+    steps = int(args.steps) if args.steps is not None else None
+    if src in ("contexts", "xor-margin"):
+        if src == "contexts":
+            if args.set:
+                raise SpecError("--set", "the contexts task has no symbols", "leave out --set")
+            task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
+            training = Training(lr=0.001, loss="sum", init_std=0.005 / 700, steps=8001)
+            hidden = 700
+        else:
+            task = xor_margin()
+            vals = dict(parse_assignment(a, task.symbols) for a in (args.set or []))
+            if task.free_symbols - set(vals):
+                raise SpecError("--set", "xor-margin needs a value for Delta", "add --set Delta=0.5")
+            task = task.subs(vals)
+            training = Training(lr=0.05, loss="mean", init_std=0.01, steps=2000)
+            hidden = 128
+        source = GDLNSpec(task, (Pathway("all", "all", "all", "all", hidden),), training, src)
+    else:
+        spec = load_spec_arg(src)
+        values = values_from(spec, args.set)
+        source = spec.subs(values) if values else spec
+        if source.task.free_symbols:
+            raise SpecError("--set", f"no value for {sorted(map(str, source.task.free_symbols))}",
+                            "pass --set NAME=VALUE")
+    if args.K is not None and args.K < 1:
+        raise SpecError("--K", f"needs a positive integer, got {args.K}", "e.g. --K 4")
+    if args.seeds < 1:
+        raise SpecError("--seeds", f"needs a positive integer, got {args.seeds}", "e.g. --seeds 4")
+    t0 = time.time()
+    with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.quiet) as pr:
+        found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=steps,
+                           hidden=args.hidden, lr=args.lr, seed=args.seed, name=args.name or f"found-{Path(src).stem}",
+                           progress=pr)
+    atomic_write_text(args.out, spec_to_toml(found.spec))
+    summ = found.summary()
+    print(f"find-gates: K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "
+          f"-> {args.out} ({time.time() - t0:.1f}s)")
+    for p in found.spec.pathways:
+        print(f"  {p.name}: hidden {p.hidden}, active {''.join(map(str, p.active))}")
+    if summ["mse"]:
+        print("  output MSE by K: " + ", ".join(f"{k}:{m:.3g}" for k, m in zip(summ["Ks"], summ["mse"])))
+    return 0
+
+
+def _from_run(args) -> int:
+    """``find-gates --checkpoints … --data …``: Algorithm 1 on an imported run; writes the spec."""
+    if args.source is not None:
+        raise SpecError("source", f"{args.source!r} given with --checkpoints", "give either a task/spec or --checkpoints")
+    if args.K is not None and args.K < 1:
+        raise SpecError("--K", f"needs a positive integer, got {args.K}", "e.g. --K 4")
+    t0 = time.time()
+    run = run_from_args(args)
+    lr, loss = run_settings(run, args.lr, args.loss)
+    with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.quiet) as progress:
+        found = find_gates_in_run(run, lr=lr, loss=loss, K=args.K, Ks=range(1, args.max_K + 1), seed=args.seed,
+                                  name=args.name or f"found-{Path(run.files[0]).parent.name or 'run'}",
+                                  progress=progress)
+    atomic_write_text(args.out, spec_to_toml(found.spec))
+    print(f"find-gates: {len(run.files)} checkpoints (steps {run.steps[0]}…{run.steps[-1]}), ReLU widths "
+          f"{run.widths}; K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "
+          f"-> {args.out} ({time.time() - t0:.1f}s)")
+    for p in found.spec.pathways:
+        print(f"  {p.name}: hidden {p.hidden}, active on {sum(p.active)} of {len(p.active)} datapoints")
+    if found.scores:
+        print("  output MSE by K: " + ", ".join(f"{r['K']}:{r['mse']:.3g}" for r in found.scores))
+    for n in found.notes:
+        print(f"  note: {n}")
+    return 0

@@ -1,0 +1,213 @@
+"""The command line's parser: every command, option and help text, and nothing heavier than argparse,
+so that ``theorykit --help`` and ``theorykit COMMAND --help`` answer at once. Each command runs in
+its own module of :mod:`theorykit.cli` (``set_defaults(module=...)``), imported only when it runs."""
+from __future__ import annotations
+
+import argparse
+
+EPILOG = """examples:
+  theorykit check examples/xor_linear.toml
+  theorykit derive examples/xor_linear.toml --set Delta=0.5 --times 0,100,1000 --json out.json --latex out.tex
+  theorykit simulate examples/xor_linear.toml --set Delta=0.5 --init aligned --seeds 4 --steps 2000 --json sim.json
+  theorykit validate xor --quick --out results/
+  theorykit validate all --quick --out results/
+  theorykit find-gates contexts --K 4 --seeds 2 --out found.toml
+  theorykit find-gates --checkpoints 'run/step_*.safetensors' --data run/data.npz --out found.toml
+  theorykit compare found.toml --checkpoints 'run/step_*.safetensors' --data run/data.npz --out cmp/
+  theorykit bench --quick
+  theorykit race-exhaust --k 4 --out results/
+  theorykit sweep examples/xor_linear.toml --grid Delta=0:2:21 --grid lr=0.01,0.05 --seeds 4 --steps 2000 --out sweep/
+"""
+
+
+def add_run_arguments(parser, required: bool = False):
+    """The options that name an imported run (shared by find-gates and compare)."""
+    parser.add_argument("--checkpoints", required=required, metavar="GLOB",
+                        help="weight checkpoints of a bias-free ReLU network (.safetensors or .npz), e.g. "
+                             "'run/step_*.safetensors' (quote the glob); step numbers from the file names")
+    parser.add_argument("--data", required=required, metavar="DATA.npz",
+                        help="the run's data: X (d x P) and Y (p x P), datapoints as columns")
+    parser.add_argument("--layers", metavar="W1=KEY,W2=KEY",
+                        help="the checkpoint keys of the layers (default W1, W2, ...), e.g. W1=fc1.weight,W2=fc2.weight")
+    parser.add_argument("--ignore-bias", action="store_true",
+                        help="drop bias arrays instead of refusing them (the theory is of bias-free networks)")
+    parser.add_argument("--loss", choices=["mean", "sum"],
+                        help="the run's loss: mean = 1/(2P) sum ||y^-y||^2, sum = 1/2 sum ||y^-y||^2 "
+                             "(default: the checkpoints' metadata, else mean)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="theorykit",
+        description="Learning dynamics of ReLU networks through gated deep linear networks (GDLNs): derive "
+                    "effective datasets, exact SVDs and closed-form mode trajectories from a spec, simulate "
+                    "the networks in JAX, and run the paper's validation suites ('Make Haste Slowly', ICLR 2025).",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--distributed", action="store_true",
+                   help="join a multi-host run first (jax.distributed.initialize(): on SLURM it reads the job's "
+                        "variables; elsewhere set JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID). "
+                        "Simulations then shard their ensemble over every device of every host")
+    p.add_argument("--debug", action="store_true", help="show the Python traceback of an error")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def _spec_options(sp_, times_help: str) -> None:
+        sp_.add_argument("spec", help="spec file (TOML); see docs/specs.md")
+        sp_.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
+        sp_.add_argument("--times", help=times_help)
+
+    def _run_size_options(sp_) -> None:
+        """The options that size a simulation (``check`` estimates with them, ``simulate`` runs with them)."""
+        sp_.add_argument("--network", choices=["gdln", "relu"], default="gdln",
+                         help="the spec's GDLN, or a bias-free ReLU network of the same total width (random init)")
+        sp_.add_argument("--seeds", type=int, help="independent networks trained at once (default 4; with --init-weights, "
+                                               "the file's number of seeds)")
+        sp_.add_argument("--steps", type=int, help="gradient steps (default: training.steps of the spec)")
+        sp_.add_argument("--dtype", choices=["float64", "float32"], default="float64",
+                         help="simulation precision (default float64; float32 products run at \"highest\" precision)")
+
+    def _common(sp_, limits=True):
+        sp_.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                         help="show the Python traceback of an error")
+        if limits:
+            sp_.add_argument("--force", action="store_true",
+                             help="run even when the estimated time is over the time limit (never the memory limit)")
+            sp_.add_argument("--time-limit", type=float, metavar="SECONDS",
+                             help="time limit of the size check (default 3600, or THEORYKIT_MAX_SECONDS)")
+
+    c = sub.add_parser("check", help="validate a spec without deriving it; print its size and estimated costs",
+                       description="Check every field of a spec and print a summary: task size, pathways, symbols, "
+                                   "and the estimated memory and time of the derivation and of a simulation "
+                                   "(with --steps/--seeds/--network as simulate would run it). Exit 2 when bad.")
+    _spec_options(c, "times (gradient steps) a derivation would predict")
+    _run_size_options(c)
+    _common(c)
+    c.set_defaults(module="check")
+
+    d = sub.add_parser("derive", help="derive modes, trajectories and the loss of a spec (JSON, LaTeX)",
+                       description="Derive each pathway's effective dataset, exact SVD and the loss trajectory. "
+                                   "Writes JSON (stdout or --json) and optionally a LaTeX document.")
+    _spec_options(d, "comma-separated times in gradient steps at which to predict the loss")
+    d.add_argument("--json", metavar="OUT", help="write the full JSON document here (atomically); '-': to stdout "
+                                                 "(the default on a pipe; a terminal gets a short summary)")
+    d.add_argument("--plot", metavar="OUT.png", help="draw the predicted loss and mode strengths a(t)")
+    d.add_argument("--latex", metavar="OUT.tex", help="write a standalone LaTeX document of the derivation")
+    d.add_argument("--method", choices=["auto", "closed-form", "race-reduction"], default="auto",
+                   help="closed form where it applies (auto), insist on it, or integrate the race reduction")
+    _common(d)
+    d.set_defaults(module="derive")
+
+    s = sub.add_parser("simulate", help="simulate the spec's GDLN with gradient descent (JAX, vmapped over seeds)",
+                       description="Full-batch gradient descent on the GDLN the spec defines, float64 by default.")
+    _spec_options(s, "comma-separated steps at which to report the loss")
+    s.add_argument("--init", choices=["aligned", "random"], default="aligned",
+                   help="aligned: exact aligned balanced weights of strength a0; random: N(0, init_std^2)")
+    s.add_argument("--init-weights", metavar="W.npz",
+                   help="start from these weights: an .npz keyed by edge, '<from>-><to>' (to_width x from_width, "
+                        "rows read/written for input/output edges), or W1, W2, ... for --network relu; an optional "
+                        "leading seed axis")
+    _run_size_options(s)
+    s.add_argument("--fused", action="store_true",
+                   help="step with the fused multi-step kernel (Pallas; fast on a GPU, interpreted and slow on a "
+                        "CPU): depth-2 networks without a schedule, loss curve only (not with --plot)")
+    s.add_argument("--compare", action="store_true", help="also report the theory and the largest error")
+    s.add_argument("--json", metavar="OUT", help="write the full JSON document here; '-': to stdout (the default "
+                                                 "on a pipe; a terminal gets a short summary)")
+    s.add_argument("--plot", metavar="OUT.png", help="draw loss and mode strengths: theory as lines, simulation "
+                                                     "as mean ± spread over seeds")
+    _common(s)
+    s.set_defaults(module="simulate")
+
+    v = sub.add_parser("validate", help="run a validation suite: xor, contexts, depth, gates, lemmas, or all",
+                       description="Reproduce the paper's results: symbolic predictions beside simulated networks. "
+                                   "Writes <suite>.json and PNG figures into --out.")
+    v.add_argument("suite", help="xor | contexts | depth | gates | lemmas | all")
+    g = v.add_mutually_exclusive_group()
+    g.add_argument("--quick", action="store_true", help="CPU-sized run (default)")
+    g.add_argument("--full", action="store_true", help="paper-sized run, meant for a GPU")
+    v.add_argument("--out", required=True, help="output folder")
+    v.add_argument("--force", action="store_true", help="re-run parts already cached")
+    v.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
+    _common(v, limits=False)
+    v.set_defaults(module="validate")
+
+    f = sub.add_parser("find-gates", help="find a GDLN's gates from trained ReLU networks (Algorithm 1) and write a spec",
+                       description="Train ReLU networks on a task, record binary hidden activity every 100 steps, "
+                                   "k-means the units and write a spec with one pathway per gate pattern. K by the "
+                                   "elbow of the ReLU-vs-GDLN output MSE over K = 1..--max-K unless --K is given.")
+    f.add_argument("source", nargs="?", help="a spec file (TOML; its task and training are used) or a built-in task: "
+                                  "'contexts' (the Section 4 task) or 'xor-margin' (with --set Delta=...); "
+                                  "or leave out and give --checkpoints and --data (your own run)")
+    f.add_argument("--out", required=True, metavar="FOUND.toml", help="where to write the found spec")
+    f.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
+    f.add_argument("--K", type=int, help="number of clusters (default: elbow)")
+    f.add_argument("--max-K", type=int, default=8, help="largest K tried for the elbow (default 8)")
+    f.add_argument("--seeds", type=int, default=4, help="ReLU trainings (default 4)")
+    f.add_argument("--steps", help="gradient steps (default: the spec's or the task's); with --checkpoints, "
+                                   "the checkpoints' steps (0,100,...) when the file names have none")
+    f.add_argument("--hidden", type=int, help="ReLU hidden width (default: the spec's total width)")
+    f.add_argument("--lr", type=float, help="learning rate (default: the spec's; with --checkpoints: the "
+                                             "checkpoints' metadata)")
+    f.add_argument("--seed", type=int, default=0, help="random seed of initial weights and k-means")
+    f.add_argument("--name", help="name of the written spec")
+    f.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_run_arguments(f)
+    _common(f, limits=False)
+    f.set_defaults(module="find_gates")
+
+    r = sub.add_parser("race-exhaust", help="rank every context-gated family of the k-context task (race by exhaustion)",
+                       description="Integrate the coupled race of every family Lemma 4.1 allows on contexts(8, k) "
+                                   "(hierarchy in every context), one representative per orbit of the task's "
+                                   "symmetry (found and verified), and rank them. Writes exhaust.json and race_k<k>.png.")
+    r.add_argument("--k", type=int, default=4, help="number of contexts (3: 127 families; 4: 32 767)")
+    r.add_argument("--out", default=".", help="output folder (default: here)")
+    r.add_argument("--batch", type=int, default=256, help="families integrated at once (memory)")
+    r.add_argument("--gamma", type=float, help="context scale (default: the paper's Section 5 value, 1.1 at k = 4)")
+    r.add_argument("--a0", type=float, help="initial strength (default: the contexts suite's GDLN rule)")
+    r.add_argument("--race-dt", type=float, default=10, help="RK4 step tau/RACE_DT (default 10, the suite's quick setting)")
+    r.add_argument("--steps", type=int, default=8000, help="gradient steps raced (default 8000, the paper's)")
+    r.add_argument("--no-symmetry", action="store_true", help="integrate every family, not one per orbit")
+    r.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
+    r.set_defaults(module="race_exhaust")
+
+    w = sub.add_parser("sweep", help="run a declared sweep over symbol values, learning rates and seeds (resumable)",
+                       description="Every (symbol point, lr, seed) is one member of one sharded trainer call; chunks of "
+                                   "members are written atomically as they finish (DIR/chunks), and a re-run skips them. "
+                                   "DIR/sweep.json: the declaration and the final losses per grid point.")
+    w.add_argument("spec")
+    w.add_argument("--grid", action="append", metavar="NAME=VALUES",
+                   help="a symbol or lr: START:STOP:COUNT (linspace) or v1,v2,... (repeatable)")
+    w.add_argument("--seeds", type=int, default=4, help="seeds per (symbol point, learning rate) (default 4)")
+    w.add_argument("--steps", type=int, help="gradient steps (default: the spec's)")
+    w.add_argument("--out", required=True, help="output folder (resumes a sweep already there)")
+    w.add_argument("--chunk", type=int, default=64, help="members per chunk (default 64)")
+    w.add_argument("--dtype", choices=["float64", "float32"], default="float64",
+                   help="simulation precision (default float64; float32 products run at \"highest\" precision)")
+    w.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
+    w.set_defaults(module="sweep")
+
+    c = sub.add_parser("compare", help="compare a found spec with your own training run (HTML page and PNGs)",
+                       description="The run's loss at every checkpoint, the spec's GDLN trained from the run's first "
+                                   "checkpoint (paired start) and the race-reduction prediction, each with its "
+                                   "agreement as a share of L(0). Writes compare.html, loss.png, gates.png, "
+                                   "compare.json into --out.")
+    c.add_argument("spec", help="the spec find-gates wrote for this run")
+    add_run_arguments(c, required=True)
+    c.add_argument("--steps", help="the checkpoints' steps (0,100,...) when the file names have none")
+    c.add_argument("--lr", type=float, help="the run's learning rate (default: the spec's)")
+    c.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    c.set_defaults(module="compare")
+
+    b = sub.add_parser("bench", help="benchmark derivation time and simulator throughput (ratios in one run)",
+                       description="Time each paper result's derivation, then train the Section 4 ReLU network "
+                                   "[11, 700, 60] as a vmapped ensemble in float64 and float32 and report "
+                                   "network-steps/s, FLOP/s (XLA's cost analysis), the device's own measured "
+                                   "matmul rate and the fraction of it reached, two baselines (one jitted step "
+                                   "per call; one jitted lax.scan per network), the Section 6 GDLN and the race "
+                                   "engine. Every figure is measured in this one run and names its device and "
+                                   "precision; the ensemble is checked against the discrete gradient-descent "
+                                   "recurrence. On a GPU it also times the fused kernel (simulate --fused).")
+    b.add_argument("--quick", action="store_true", help="a CPU-sized run of a minute or two (default: GPU sizes)")
+    b.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file (atomically)")
+    _common(b, limits=False)
+    b.set_defaults(module="bench")
+    return p

@@ -1,0 +1,20 @@
+"""`theorykit race-exhaust`."""
+from __future__ import annotations
+
+from ..analysis.exhaust import race_exhaust, write_outputs
+
+
+def run(args):
+    """Rank every context-gated family of the k-context task by race speed (orbits under its symmetry)."""
+    res = race_exhaust(args.k, gamma=args.gamma, a0=args.a0, batch=args.batch, race_dt=args.race_dt,
+                       use_symmetry=not args.no_symmetry, progress=not args.no_progress, steps=args.steps)
+    paths = write_outputs(res, args.out)
+    s = res.summary
+    print(f"race-exhaust k={s['k']}: {s['families']} families, symmetry group of order {s['symmetry']['group_order']}, "
+          f"{s['symmetry']['orbits_integrated']} orbits integrated in {s['seconds']['total']:.1f}s")
+    print(f"  winner (area): {s['winner']}; contains common + all (k-1)-context pathways: "
+          f"{s['winner_contains_common_and_all_(k-1)-context']}")
+    for nm, r in s["named"].items():
+        print(f"  {nm:>18}: rank {r['rank_area']:>6} area {r['area']:.4f}")
+    print(f"  -> {paths['json']}, {paths['figure']}")
+    return 0

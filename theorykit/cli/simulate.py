@@ -1,0 +1,84 @@
+"""`theorykit simulate`."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..analysis import summary
+from ..analysis.summary import plot_save
+from ..errors import SpecError
+from ..sim.engine import Net, SaveAt
+from ..sim.init import load_weights
+from ..sim.simulate import simulate
+from ..spec.limits import enforce
+from ..theory.derivation import Derivation
+from .common import (limits_from, load_spec_arg, note, parse_times, sim_estimate, sim_settings, values_from,
+                     weight_names)
+
+
+def run(args):
+    limits = limits_from(args)
+    spec = load_spec_arg(args.spec, limits)
+    values = values_from(spec, args.set)
+    steps, seeds = sim_settings(args, spec)
+    times = parse_times(args.times, steps)
+    if times.max() > steps:
+        raise SpecError("--times", f"a time {times.max():g} is beyond --steps {steps}", "raise --steps or lower --times")
+    missing = spec.task.free_symbols - set(values)
+    if missing:
+        names = sorted(map(str, missing))
+        raise SpecError("--set", f"no value for {names}", f"pass --set {names[0]}=VALUE")
+    init, der, unused = args.init, None, []
+    if args.init_weights:
+        if args.network == "relu":
+            X, Y = spec.task.numeric(values)
+            net = Net.chain(X.shape[0], [spec.hidden_total], Y.shape[0])
+        else:
+            net = Net.from_graph(spec)
+        # without --seeds, the file's seed count is the number of networks
+        init = load_weights(args.init_weights, net, None if args.seeds is None else seeds, args.dtype, unused=unused)
+        seeds = int(next(iter(init.values())).shape[0])
+        if unused:
+            # not an error: files from elsewhere carry biases, optimizer state or counters
+            note(f"--init-weights {args.init_weights}: {len(unused)} key{'s' if len(unused) > 1 else ''} not read, "
+                 f"{unused[:8]!r}{' …' if len(unused) > 8 else ''}: this network reads only {weight_names(net)} "
+                 "(it has no biases)")
+    need_der = (args.network == "gdln" and args.init == "aligned") or args.compare
+    enforce(sim_estimate(args, spec, steps, seeds, need_der), limits)
+    t0 = time.time()
+    fused_save = None
+    if args.fused:      # the loss only where --times asks (the fused kernel runs the steps between in one call)
+        fused_save = SaveAt(loss_every=max(1, int(np.gcd.reduce(np.append(times.astype(int), steps)))))
+    try:
+        if args.network == "relu":
+            sim = simulate(spec, network="relu", seeds=seeds, steps=steps, values=values, dtype=args.dtype,
+                           init=init if args.init_weights else None, fused=args.fused, save=fused_save)
+        else:
+            save, der = plot_save(spec, values, steps) if args.plot else (fused_save, None)
+            sim = simulate(spec, init=init, seeds=seeds, steps=steps, values=values, dtype=args.dtype, save=save,
+                           fused=args.fused)
+    except SpecError as exc:
+        if exc.field != "fused":
+            raise
+        raise SpecError("--fused", exc.problem, "leave --fused off: the plain engine trains every network") from None
+    idx = np.searchsorted(sim.t, times.astype(int))
+    init_name = args.init_weights or (args.init if args.network == "gdln" else "random")
+    out = {"spec": spec.name, "network": args.network, "init": init_name, "devices": sim.devices,
+           **({"init_keys_not_read": unused} if args.init_weights else {}),
+           "engine": "fused" if args.fused else "plain",
+           "seeds": seeds, "steps": steps, "dtype": args.dtype,
+           "seconds": time.time() - t0,
+           "loss": {"t": times, "mean": sim.mean[idx], "std": sim.std[idx]}}
+    if args.compare:
+
+        der = der or Derivation(spec, values=values)
+        pred = der.predict_loss(times)
+        out["theory"] = {"method": der.method, "value": pred,
+                         "max_abs_error_over_initial_loss": float(np.max(np.abs(sim.mean[idx] - pred)) / sim.mean[0])}
+
+    if args.plot:
+        summary.plot(args.plot, der=der, values=values, times=times,
+                     sim=sim, title=f"{spec.name} ({args.network})")
+    summary.emit(args, out, lambda: summary.simulate_text(out))
+    return 0
