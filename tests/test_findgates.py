@@ -4,7 +4,7 @@ import pytest
 
 from theorykit import Derivation, contexts, load_spec, spec_to_toml, xor_margin
 from theorykit.analysis import findgates as fg
-from theorykit.sim.simulate import gdln_forward, relu_forward, simulate_relu
+from theorykit.sim.simulate import gdln_forward, relu_forward
 
 pytest.importorskip("sklearn")
 
@@ -64,14 +64,29 @@ def test_fixed_gates_do_not_track(ctx):
 # ------------------------------------------------------------------------------------------------
 # Trainers against independent implementations
 # ------------------------------------------------------------------------------------------------
-def test_train_relu_matches_simulate_relu(ctx):
+def test_train_relu_matches_numpy_gradient_descent(ctx):
+    """train_relu against plain numpy gradient descent (tests/_gd_reference.py) from its own step-0
+    weights: the loss at every step, the weights at every checkpoint, and the activity snapshots
+    (1 where the numpy pre-activation W1 X is positive)."""
+    from _gd_reference import relu_gd
+
     X, Y = ctx
-    a = fg.train_relu(X, Y, hidden=20, lr=0.01, steps=250, seeds=2, init_std=0.05, loss="sum", every=100)
-    b = simulate_relu(X, Y, hidden=20, lr=0.01, steps=250, seeds=2, init_std=0.05, loss="sum", snapshot_every=100)
-    np.testing.assert_allclose(a.loss, b.loss, rtol=1e-10, atol=1e-13)
-    np.testing.assert_array_equal(a.snapshots, b.extra["snapshots"])
-    # records before each full block of 100 steps (as simulate_relu snapshots), then the final state
+    a = fg.train_relu(X, Y, hidden=20, lr=0.01, steps=250, seeds=2, init_std=0.05, loss="sum", every=100,
+                      keep_params=True)
+    # records before each full block of 100 steps, then the final state
     assert list(a.t_ck) == [0, 100, 250] and a.snapshots.shape[1] == 2
+    W1s, W2s = a.params_ck
+    for s in range(2):
+        ref, _, _ = relu_gd(W1s[s, 0], W2s[s, 0], X, Y, lr=0.01, steps=250, loss="sum")
+        assert ref[-1] < 0.9 * ref[0]
+        np.testing.assert_allclose(a.loss[s], ref, rtol=1e-10, atol=0)
+        for j, t in enumerate(a.t_ck):
+            _, W1, W2 = relu_gd(W1s[s, 0], W2s[s, 0], X, Y, lr=0.01, steps=int(t), loss="sum")
+            np.testing.assert_allclose(W1s[s, j], W1, rtol=0, atol=1e-10 * np.abs(W1).max())
+            np.testing.assert_allclose(W2s[s, j], W2, rtol=0, atol=1e-10 * np.abs(W2).max())
+            np.testing.assert_allclose(a.outputs[s, j], W2 @ np.maximum(W1 @ X, 0), rtol=0, atol=1e-10)
+            if j < 2:
+                np.testing.assert_array_equal(a.snapshots[s, j], W1 @ X > 0)
 
 
 def test_train_gdln_one_step_by_hand():
