@@ -203,17 +203,66 @@ def test_safetensors_header_lies_are_named(tmp_path, lie):
     assert lie in ("offsets-overlap", "dtype-other"), (lie, sorted(arrays))
 
 
-def test_safetensors_by_hand_round_trips(tmp_path):
-    from theorykit.analysis.checkpoints import read_safetensors
-
+def test_fuzz_safetensors_writer_is_read_by_the_safetensors_package():
+    """The fuzz harness's own safetensors writer, read by the safetensors package (an independent reader)."""
+    stn = pytest.importorskip("safetensors.numpy")
     W = _good_weights()
     W["b"] = np.arange(6, dtype=np.int32).reshape(2, 3)
-    path = tmp_path / "a.safetensors"
-    path.write_bytes(fuzz.safetensors_bytes(W, {"loss": "sum"}))
-    arrays, meta = read_safetensors(path)
-    assert meta == {"loss": "sum"} and sorted(arrays) == sorted(W)
+    back = stn.load(fuzz.safetensors_bytes(W, {"loss": "sum"}))
+    assert sorted(back) == sorted(W)
     for k in W:
+        assert back[k].dtype == W[k].dtype
+        np.testing.assert_array_equal(back[k], W[k])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint64",
+                                   "uint32", "uint16", "uint8"])
+def test_read_safetensors_reads_files_written_by_the_safetensors_package(tmp_path, dtype):
+    """theorykit's reader against files written by the safetensors package (an independent writer):
+    every value and dtype back exactly, and the metadata."""
+    stn = pytest.importorskip("safetensors.numpy")
+    from theorykit.analysis.checkpoints import read_safetensors
+
+    rng = np.random.default_rng(3)
+    if np.dtype(dtype).kind == "f":
+        W = {"W1": (0.3 * rng.standard_normal((3, 2))).astype(dtype), "W2": np.array([[-1.5, 0.0, 2.0 ** -9]], dtype)}
+    else:
+        info = np.iinfo(dtype)
+        W = {"W1": rng.integers(info.min, info.max, (3, 2), endpoint=True).astype(dtype),
+             "W2": np.array([[info.min, 0, info.max]], dtype)}
+    W["scalar"] = np.array(7, dtype)
+    path = tmp_path / "a.safetensors"
+    stn.save_file(W, str(path), metadata={"loss": "sum", "lr": "0.05"})
+    arrays, meta = read_safetensors(path)
+    assert meta == {"loss": "sum", "lr": "0.05"} and sorted(arrays) == sorted(W)
+    for k in W:
+        assert arrays[k].shape == W[k].shape
+        assert arrays[k].dtype == W[k].dtype, (k, arrays[k].dtype)
         np.testing.assert_array_equal(arrays[k], W[k])
+
+
+def test_read_safetensors_widens_bfloat16_to_float32(tmp_path):
+    """bfloat16 written by the safetensors package (via ml_dtypes, which JAX installs): read back as
+    float32 with the values the bfloat16 numbers hold. The expected values are converted independently:
+    a bfloat16 is the upper 16 bits of a float32, so the bit pattern b << 16 viewed as float32; and the
+    chosen values (1.5, -2.25, 2^-7, 0, 3.140625, -65536, 1e-40 → subnormal) hold those values exactly."""
+    stn = pytest.importorskip("safetensors.numpy")
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    from theorykit.analysis.checkpoints import read_safetensors
+
+    exact = np.array([1.5, -2.25, 2.0 ** -7, 0.0, 3.140625, -65536.0], np.float32)
+    a = exact.astype(ml_dtypes.bfloat16)
+    rng = np.random.default_rng(5)
+    b = rng.standard_normal((4, 3)).astype(np.float32).astype(ml_dtypes.bfloat16)   # rounded to bfloat16
+    path = tmp_path / "bf.safetensors"
+    stn.save_file({"a": a, "b": b}, str(path))
+    arrays, _ = read_safetensors(path)
+    assert arrays["a"].dtype == np.float32 and arrays["b"].dtype == np.float32
+    np.testing.assert_array_equal(arrays["a"], exact)
+    bits = b.view(np.uint16).astype(np.uint32) << 16                 # by hand, from the bit pattern
+    np.testing.assert_array_equal(arrays["b"], bits.view(np.float32))
+    np.testing.assert_array_equal(arrays["b"], b.astype(np.float32))  # and ml_dtypes' own conversion
+    assert np.abs(arrays["b"] - b.astype(np.float64)).max() == 0
 
 
 def test_safetensors_length_beyond_the_file_names_the_header(tmp_path):
