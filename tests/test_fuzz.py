@@ -228,7 +228,7 @@ def test_read_safetensors_reads_files_written_by_the_safetensors_package(tmp_pat
         W = {"W1": (0.3 * rng.standard_normal((3, 2))).astype(dtype), "W2": np.array([[-1.5, 0.0, 2.0 ** -9]], dtype)}
     else:
         info = np.iinfo(dtype)
-        W = {"W1": rng.integers(info.min, info.max, (3, 2), endpoint=True).astype(dtype),
+        W = {"W1": rng.integers(info.min, info.max, (3, 2), dtype=dtype, endpoint=True),
              "W2": np.array([[info.min, 0, info.max]], dtype)}
     W["scalar"] = np.array(7, dtype)
     path = tmp_path / "a.safetensors"
