@@ -265,21 +265,36 @@ def test_family_masks_count():
 # THEORY's joint reference (4-item hierarchy, k = 3, 100 hidden per module, eta = 0.02, mean loss)
 # ------------------------------------------------------------------------------------------------
 def test_joint_reference_losses():
-    """THEORY §5 quick joint check: loss at step 2000 was 0.063 (common + double), 0.184 (common + single),
-    0.060 (all seven); its initial scale was not given: N(0, 0.001^2) reproduces it."""
+    """4-item hierarchy, k = 3, 100 hidden units per pathway, η = 0.02, mean loss, N(0, 0.001²) start.
+
+    Independent sources: the loss at every step equals plain numpy gradient descent on the gated
+    network (tests/_gd_reference.py) from the same initial weights; the race reduction, started at the
+    strength a0 = σ²·H/2 that N(0, σ²) weights give a mode on average, follows it within 35%; and
+    both methods order the families single > double > all at step 2000. (No pinned loss values: the
+    earlier reference numbers came from runs of this code.)"""
+    from _gd_reference import gdln_gd
+
     task = contexts(4, 3)
+    X, Y = task.numeric()
     fams = {"double": [(0, 1), (0, 2), (1, 2)], "single": [(0,), (1,), (2,)],
             "all": [(0,), (1,), (2,), (0, 1), (0, 2), (1, 2)]}
-    ref = {"double": 0.063, "single": 0.184, "all": 0.060}
     got, race = {}, {}
     for nm, subs in fams.items():
         spec = GDLNSpec(task, context_pathways(4, 3, subs, hidden=100),
                         Training(lr=0.02, loss="mean", steps=2000, init_std=0.001))
-        got[nm] = simulate_gdln(spec, init="random", seeds=4, steps=2000).mean[2000]
+        sim = simulate_gdln(spec, init="random", seeds=2, steps=2000)
+        p0 = sim.extra["initial_params"]
+        paths = [(p.active, p.inputs, p.outputs) for p in spec.pathways]
+        for seed in range(2):
+            params = [[np.asarray(p0[f"input->{p.name}"])[seed], np.asarray(p0[f"{p.name}->output"])[seed]]
+                      for p in spec.pathways]
+            ref, _ = gdln_gd(paths, params, X, Y, lr=0.02, steps=2000, loss="mean")
+            assert np.max(np.abs(sim.loss[seed] - ref)) < 1e-9 * ref[0], nm
+        got[nm] = sim.mean[2000]
+        assert got[nm] < 0.5 * sim.mean[0]                    # it learned something by step 2000
         rf = race_flow(spec, T=2000, a0=0.001 ** 2 * 100 / 2, record_modes=False)
         race[nm] = race_loss_at(rf, [2000])[0]
     for nm in fams:
-        assert got[nm] == pytest.approx(ref[nm], rel=0.12)
         assert race[nm] == pytest.approx(got[nm], rel=0.35)
     assert got["single"] > got["double"] > got["all"]
     assert race["single"] > race["double"] > race["all"]
