@@ -37,29 +37,35 @@ def relu_gd(W1, W2, X, Y, lr, steps, loss="sum"):
 
 
 def gdln_gd(pathways, params, X, Y, lr, steps, loss="mean", staged_first=None):
-    """Depth-2 pathway-form GDLN: ŷ = Σ_p g_p ⊙ (W2_p W1_p X[inputs_p]) into the rows outputs_p.
+    """Pathway-form GDLN of any depth: ŷ = Σ_p g_p ⊙ (W_L,p ⋯ W_1,p X[inputs_p]) into the rows outputs_p
+    (a linear chain gated by one gate per datapoint: gating the hidden layers is the same as gating
+    the output).
 
     ``pathways``: (gate vector over datapoints, input rows, output rows) per pathway; ``params``:
-    [W1_p, W2_p] per pathway. ``staged_first``: indices of pathways that fit Y while the others fit
+    [W1_p, …, WL_p] per pathway. ``staged_first``: indices of pathways that fit Y while the others fit
     Y minus those pathways' (fixed) output; None: every pathway descends the total loss.
     Returns the total loss L(Y − ŷ) at every step (steps+1 values) and the final params.
     """
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     c = _scale(loss, X.shape[1])
-    Ws = [[np.array(W1, float), np.array(W2, float)] for W1, W2 in params]
+    Ws = [[np.array(W, float) for W in pw] for pw in params]
     first = set(staged_first or ())
 
-    def outputs():
-        outs = []
-        for (g, ins, rows), (W1, W2) in zip(pathways, Ws):
+    def forward():
+        acts, outs = [], []
+        for (g, ins, rows), pw in zip(pathways, Ws):
+            h = [X[list(ins)]]
+            for W in pw:
+                h.append(W @ h[-1])
             o = np.zeros_like(Y)
-            o[list(rows)] = (W2 @ (W1 @ X[list(ins)])) * np.asarray(g, float)[None, :]
+            o[list(rows)] = h[-1] * np.asarray(g, float)[None, :]
+            acts.append(h)
             outs.append(o)
-        return outs
+        return acts, outs
 
     L = np.empty(steps + 1)
     for t in range(steps + 1):
-        outs = outputs()
+        acts, outs = forward()
         Yh = sum(outs)
         L[t] = loss_of(Yh, Y, loss)
         if t == steps:
@@ -68,11 +74,13 @@ def gdln_gd(pathways, params, X, Y, lr, steps, loss="mean", staged_first=None):
         if first:
             E_first = (sum(outs[i] for i in first) - Y) * c      # the first group's own objective
         new = []
-        for i, ((g, ins, rows), (W1, W2)) in enumerate(zip(pathways, Ws)):
+        for i, ((g, ins, rows), pw, h) in enumerate(zip(pathways, Ws, acts)):
             E = E_first if i in first else E_all
-            Eg = E[list(rows)] * np.asarray(g, float)[None, :]
-            x = X[list(ins)]
-            h = W1 @ x
-            new.append([W1 - lr * (W2.T @ Eg) @ x.T, W2 - lr * Eg @ h.T])
+            delta = E[list(rows)] * np.asarray(g, float)[None, :]
+            grads = [None] * len(pw)
+            for l in range(len(pw) - 1, -1, -1):
+                grads[l] = delta @ h[l].T
+                delta = pw[l].T @ delta
+            new.append([W - lr * G for W, G in zip(pw, grads)])
         Ws = new
     return L, Ws
