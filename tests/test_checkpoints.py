@@ -6,6 +6,8 @@ Every bad input of issue 14 item 1 raises SpecError naming the file and the key.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -342,8 +344,20 @@ def test_derive_summary_is_short_for_many_modes(monkeypatch, capsys):
     ex = Path(__file__).resolve().parents[1] / "examples" / "contexts_double.toml"
     assert main(["derive", str(ex), "--times", "0,1000"]) == 0
     out = capsys.readouterr().out
-    assert "more modes (--json for all)" in out or max(out.count("mode 5:"), 0) == 0
-    assert len(out.splitlines()) < 60
+    assert len(out.splitlines()) < 60 and "mode 5:" not in out
+    # four pathways: common (10 modes) and three (k−1)-context pathways (8 modes each), four shown each
+    heads = re.findall(r"^  (\w+) +active on", out, flags=re.M)
+    assert heads == ["common", "ctx12", "ctx13", "ctx23"]
+    assert re.findall(r"… (\d+) more modes \(--json for all\)", out) == ["6", "4", "4", "4"]
+    modes = re.findall(r"mode \d: s = ([\d.]+), d = ([\d.]+), end s/d = ([\d.]+), t½ = ([\d.]+)", out)
+    assert len(modes) == 16
+    # the printed numbers obey the mode relations (example: lr 0.01, mean loss: τ = 100 steps; a0 = 0.001):
+    # end = s/d, and t½ = τ/(2s)·ln(s/(d a0) − 1), where a(t) = (s/d)/(1 + (s/(d a0) − 1) e^{−2st/τ}) = s/(2d)
+    for s_, d_, end, th in (tuple(map(float, m)) for m in modes):
+        assert end == pytest.approx(s_ / d_, rel=3e-3)
+        assert th == pytest.approx(100 / (2 * s_) * np.log(s_ / (d_ * 1e-3) - 1), rel=3e-3)
+    # ctx12's first mode, by the printed exact values s = √10/8, d = 1/12
+    assert "mode 1: s = 0.3953, d = 0.08333" in out and "(s = sqrt(10)/8, d = 1/12)" in out
 
 
 def test_steps_files_and_formats(tmp_path):

@@ -219,17 +219,40 @@ def test_patterns_to_spec_roundtrip(tmp_path):
     assert L[1] < L[0]
 
 
+def _realisable_by_a_bias_free_unit(X, active) -> bool:
+    """Lemma 4.1's condition, by linear programming (SciPy): some w has w·x > 0 exactly on the active
+    datapoints (w·x_μ ≥ 1 where on, ≤ 0 where off; a strict margin can be scaled to 1)."""
+    from scipy.optimize import linprog
+
+    X = np.asarray(X, float)
+    on = np.asarray(active, bool)
+    A = np.vstack([-X[:, on].T, X[:, ~on].T])
+    b = np.concatenate([-np.ones(on.sum()), np.zeros((~on).sum())])
+    r = linprog(np.zeros(X.shape[0]), A_ub=A, b_ub=b, bounds=[(None, None)] * X.shape[0], method="highs")
+    return r.status == 0
+
+
 def test_find_gates_api_and_cli(tmp_path):
     from theorykit.cli import main
 
     task = xor_margin().subs({"Delta": 1})
-    found = fg.find_gates(task, K=2, seeds=2, steps=300, hidden=16, lr=0.05, every=50)
-    assert found.K == 2 and 1 <= len(found.spec.pathways) <= 2
+    X, _ = task.numeric()
+    found = fg.find_gates(task, K=2, seeds=2, steps=300, hidden=16, lr=0.05, every=100)
+    # K = 2 clusters of the 16 units: two pathways holding all 16, with distinct gate patterns, each one
+    # a bias-free ReLU unit can have (Lemma 4.1; checked by linear programming)
+    assert found.K == 2 and len(found.spec.pathways) == 2
+    assert sum(p.hidden for p in found.spec.pathways) == 16
+    acts = [p.active for p in found.spec.pathways]
+    assert len(set(acts)) == 2 and all(any(a) for a in acts)
+    assert all(_realisable_by_a_bias_free_unit(X, a) for a in acts), acts
+    # the LP can say no: the four points sum to zero, so no w is positive on all of them
+    assert not _realisable_by_a_bias_free_unit(X, (1, 1, 1, 1))
     out = tmp_path / "found.toml"
     assert main(["find-gates", "xor-margin", "--set", "Delta=1", "--K", "2", "--seeds", "2", "--steps", "300",
-                 "--hidden", "16", "--out", str(out)]) == 0
+                 "--hidden", "16", "--lr", "0.05", "--out", str(out), "--quiet"]) == 0
     spec = load_spec(out)
-    assert sum(p.hidden for p in spec.pathways) >= 16
+    # the command line runs the same algorithm with the same settings: the same pathways
+    assert [(p.active, p.hidden) for p in spec.pathways] == [(p.active, p.hidden) for p in found.spec.pathways]
     assert main(["derive", str(out), "--times", "0,10", "--json", str(tmp_path / "d.json")]) == 0
     assert main(["find-gates", "xor-margin", "--K", "2", "--out", str(out)]) == 2   # Delta missing
 
