@@ -6,6 +6,7 @@ written; derived and simulated initial losses agree) or exit 2 with one message 
 no file left behind. CI runs THEORYKIT_FUZZ_CASES (default 200) derandomized cases; the long
 campaign is ``python -m theorykit.fuzz --cases 10000``.
 """
+import itertools
 import math
 import os
 import tempfile
@@ -37,11 +38,83 @@ def test_toml_writer_round_trips(case):
         assert _same(tomllib.loads(fuzz.to_toml(case.doc)), case.doc)
 
 
+def _expected_pathways(kind, doc):
+    """What a valid document must parse to, read off the document itself: (name, active, inputs,
+    outputs, hidden, depth) per pathway, and the task's (d, p, P)."""
+    data = doc["data"]
+    if kind == "pathways":
+        d, p, P = len(data["inputs"]), len(data["targets"]), len(data["inputs"][0])
+        out = []
+        for pw in doc["pathways"]:
+            act = tuple([1] * P if pw["active"] == "all" else pw["active"])
+            out.append((pw["name"], act, tuple(pw.get("inputs", range(d))), tuple(pw.get("outputs", range(p))),
+                        pw["hidden"], pw.get("depth", 2)))
+        return out, (d, p, P)
+    if kind == "xor-margin":
+        # x = (±1, ±1, ±Δ), y = x1·x2: d = 3, p = 1, P = 4. "linear": two pathways, on for the two
+        # points of each label; "xor": one pathway per point. The total width is split evenly.
+        H = data["hidden"]
+        if data["reln"] == "linear":
+            pats = [("positive", (1, 1, 0, 0)), ("negative", (0, 0, 1, 1))]
+        else:
+            pats = [(f"point{m}", tuple(int(i == m) for i in range(4))) for m in range(4)]
+        return [(nm, a, (0, 1, 2), (0,), H // len(pats), 2) for nm, a in pats], (3, 1, 4)
+    # contexts: n items in each of k contexts, P = n·k datapoints; inputs: n item rows then k context
+    # rows. A common pathway (on everywhere, sees every input) plus one pathway per context subset S
+    # (on for the datapoints of S, sees the item rows): "double" the k subsets of size k − 1, "single"
+    # the k singletons, "all" every proper non-empty subset, "common" none. Each pathway has `hidden` units.
+    n, k, H = data["n"], data["k"], data["hidden"]
+    subsets = {"double": list(itertools.combinations(range(k), k - 1)), "single": [(c,) for c in range(k)],
+               "all": [S for r in range(1, k) for S in itertools.combinations(range(k), r)], "common": []}
+    subs = subsets[data["reln"]]
+    out = [("common", (1,) * (n * k), tuple(range(n + k)), None, H, 2)]
+    out += [("ctx" + "".join(str(c + 1) for c in S), tuple(int(mu // n in S) for mu in range(n * k)),
+             tuple(range(n)), None, H, 2) for S in subs]
+    return out, (n + k, None, n * k)
+
+
+def _norm(v, P):
+    """A gate as written or parsed: "all" and P ones are the same gate."""
+    return "all" if v is None or v == "all" or tuple(v) == (1,) * P else tuple(v)
+
+
+def _check_graph(doc, spec):
+    """A graph document: its nodes and edges, as stated, and one pathway per input→output path (counted
+    here by walking the document's edges)."""
+    P = len(doc["data"]["inputs"][0])
+    assert (spec.task.d, spec.task.p, spec.task.P) == (len(doc["data"]["inputs"]), len(doc["data"]["targets"]), P)
+    nodes = {(n["name"], n["width"], _norm(n.get("active"), P)) for n in doc["nodes"]}
+    assert {(n.name, n.width, _norm(n.active, P)) for n in spec.nodes} == nodes
+    edges = {(e["from"], e["to"], _norm(e.get("active"), P), e.get("init_scale")) for e in doc["edges"]}
+    assert {(e.src, e.dst, _norm(e.active, P), e.init_scale) for e in spec.edges} == edges
+    out = {}
+    for e in doc["edges"]:
+        out.setdefault(e["from"], []).append(e["to"])
+
+    def paths(v):
+        return 1 if v == "output" else sum(paths(w) for w in out.get(v, []))
+
+    assert len(spec.pathways) == paths("input")
+
+
 @given(fuzz.valid_specs())
 def test_every_valid_spec_kind_parses(item):
+    """Each valid document parses to the pathways, gates, rows, widths and training it states."""
     kind, doc, sets = item
+    assert kind in fuzz.SPEC_KINDS
     spec = spec_from_dict(doc)
-    assert spec.pathways and kind in fuzz.SPEC_KINDS
+    if kind == "graph":
+        return _check_graph(doc, spec)
+    want, (d, p, P) = _expected_pathways(kind, doc)
+    assert (spec.task.d, spec.task.P) == (d, P) and (p is None or spec.task.p == p)
+    got = [(q.name, tuple(q.active), tuple(q.inputs), tuple(q.outputs), q.hidden, q.depth) for q in spec.pathways]
+    if kind == "contexts":          # every pathway writes to all outputs
+        want = [w[:3] + (tuple(range(spec.task.p)),) + w[4:] for w in want]
+    assert got == want
+    tr = doc.get("training", {})
+    defaults = {"lr": 0.05, "loss": "mean", "a0": 0.001, "init_std": 0.01, "steps": 2000}   # docs/specs.md
+    for key, default in defaults.items():
+        assert getattr(spec.training, key) == tr.get(key, default), key
 
 
 @settings(max_examples=CASES, deadline=None, suppress_health_check=list(HealthCheck))
