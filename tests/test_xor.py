@@ -265,6 +265,36 @@ def test_suite_tiny_run(suite, tmp_path):
     for c in back["claims"]:
         assert c["verdict"] in ("supported", "partly supported", "not supported")
         assert c["claim"] and c["ours"] and c["agreement"]       # paper claim → our figure → agreement → verdict
+    # each verdict follows from its own measured numbers by the criterion it states (recomputed here;
+    # the thresholds are the ones the criteria texts give: 10% median error, |Δ − Δ*| ≤ 0.1, 90% agreement)
+    dstar = math.sqrt(2 / 3)
+    C = {c["id"]: c for c in back["claims"]}
+
+    def verdict(ok, partly=False):
+        return "supported" if ok else ("partly supported" if partly else "not supported")
+
+    m = C["crossover-derived"]["measured"]
+    assert m == {"derived": "sqrt(6)/3", "faster_below": "xor", "faster_above": "linear"}   # s_lin = s_xor at √(2/3)
+    assert C["crossover-derived"]["verdict"] == "supported"
+    m = C["finding1-learning-time"]["measured"]
+    assert m["median_rel_error_closed_form"] == pytest.approx(back["median_rel_error_to_faster_reln"])
+    assert C["finding1-learning-time"]["verdict"] == verdict(m["median_rel_error_closed_form"] <= 0.10)
+    sim = C["finding1-switch-point"]["measured"]["crossover_sim"]
+    assert sim == back["crossover_sim"]["value"]
+    assert C["finding1-switch-point"]["verdict"] == verdict(sim is not None and abs(sim - dstar) <= 0.10)
+    m = C["fig2e-closest-is-faster"]["measured"]
+    assert 0 <= m["agreement_away_from_crossover"] <= 1
+    assert C["fig2e-closest-is-faster"]["verdict"] == verdict(m["agreement_away_from_crossover"] >= 0.90)
+    m = C["finding1-nonlinear-while-separable"]["measured"]
+    assert C["finding1-nonlinear-while-separable"]["verdict"] == verdict(
+        m["mean_share_four_pathway"] > m["mean_share_two_pathway"])
+    m = C["gating-switch-at-crossover"]["measured"]
+    near = [x is not None and abs(x - dstar) <= 0.10 for x in (m["switch_unit_count"], m["switch_contribution_weighted"])]
+    assert C["gating-switch-at-crossover"]["verdict"] == verdict(near[0], partly=near[1])
+    m = C["reln-closed-form"]["measured"]
+    assert C["reln-closed-form"]["verdict"] == verdict(
+        max(m["aligned_discrete"].values()) < 1e-8 and max(m["random_a0_rule"].values()) < 0.05,
+        partly=max(m["random_a0_fit"].values()) < 0.05)
     assert [f["file"] for f in back["figures"]] == ["fig2d_learning_time.png", "fig2e_loss_curves.png"]
     for f in back["figures"]:
         assert (tmp_path / f["file"]).stat().st_size > 1000 and f["caption"]
