@@ -121,6 +121,42 @@ def test_symbolic_equals_numeric_derivation(res, kk):
     assert c["residual_exact_match"] and c["common_closed_form"]
 
 
+def _grouped(pairs, tol=1e-9):
+    """(s, d·multiplicity) pairs summed over equal s: basis-free within a degenerate singular space."""
+    out = []
+    for s_, w in sorted(pairs, reverse=True):
+        if out and abs(out[-1][0] - s_) < tol:
+            out[-1][1] += w
+        else:
+            out.append([s_, w])
+    return out
+
+
+@pytest.mark.parametrize("kk,gam", [(2, 1.0), (3, 1.0), (4, 1.0), (5, 1.35), (6, 1.0)])
+def test_common_pathway_modes_match_numpy_svd(res, kk, gam):
+    """The common pathway's derived modes (A: one per σ̃, B: k − 1 equal ones, C) against numpy: the
+    singular values of Σ^yx = Y Xᵀ/P of the task, and the input variance vᵀ Σ^x v (Σ^x = X Xᵀ/P) summed
+    over each group of equal singular values (so the choice of basis in a degenerate space does not matter)."""
+    X, Y = contexts(4, kk, context_scale=gam).numeric()
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    P = X.shape[1]
+    _, S, Vt = np.linalg.svd(Y @ X.T / P)
+    keep = S > 1e-10
+    numpy_modes = [(s_, float(v @ (X @ X.T / P) @ v)) for s_, v in zip(S[keep], Vt[:len(S)][keep])]
+    sv = structure_values(hierarchy(4))
+    A, B, C = res.common
+    base = {k: kk, n: 4, kc.gamma: gam, kc.sigbar: sv["sigbar"]}
+    f = lambda e, v: float(sp.N(e.subs(v)))  # noqa: E731
+    derived = [(f(B["s"], base), f(B["d"], base) * f(B["multiplicity"], base)), (f(C["s"], base), f(C["d"], base))]
+    derived += [(f(A["s"], {**base, sig: st}), f(A["d"], {**base, sig: st})) for st in sv["sigma_tilde"]]
+    assert f(B["multiplicity"], base) == kk - 1
+    got, want = _grouped(derived), _grouped(numpy_modes)
+    assert len(got) == len(want)
+    np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-10, atol=1e-12)
+    # and the number of modes: the rank of Σ^yx
+    assert sum(1 for _ in sv["sigma_tilde"]) + int(kk - 1) + 1 == int(keep.sum())
+
+
 def test_symbolic_equals_exact_derivation_k3(res):
     c = kc.check_against_numeric(res, 3, 4, race=True, exact=True)
     assert c["residual_exact_match"] and c["common_closed_form"]

@@ -86,10 +86,41 @@ def test_half_loss_time_solves_the_loss(theory):
             assert float(sp.N(L.subs(tk.t, th))) == pytest.approx(L0 / 2, rel=1e-10)
 
 
+def _half_loss_time_by_hand(n_paths, s, d, a0, tau):
+    """t where ½ − n·(s a − d a²/2) = ¼ (half of L(0) ≈ ½), with the logistic a(t) of each mode; SciPy brentq."""
+    from scipy.optimize import brentq
+
+    def L(t):
+        a = (s / d) / (1 + (s / (d * a0) - 1) * math.exp(-2 * s * t / tau))
+        return 0.5 - n_paths * (s * a - d * a * a / 2)
+
+    L0 = L(0.0)
+    return brentq(lambda t: L(t) - L0 / 2, 0.0, 1e6 * tau, xtol=1e-14, rtol=1e-15)
+
+
 def test_a0_rule_learning_times_cross_at_delta_star(theory):
+    """Under a0 = H σ²/2 (128 units: 64 per linear pathway, 32 per XoR pathway) the half-loss times
+    are equal at Δ* = √(2/3), by an independent computation: at Δ*, s_lin = s_xor = Δ*/2 while
+    d_xor = 2/3 = 2 d_lin and a0_xor = a0_lin/2, so both ReLNs start at the same fraction
+    d a0/s of their end points, grow at the same rate 2s/τ, and lose the same 6 s² f(u) of loss:
+    their loss curves coincide. Below Δ* the XoR ReLN is faster, above it the linear one."""
     lt = theory["learning_time_crossover"]
-    assert lt["equal_at_crossover"] is True
-    assert lt["difference_at_crossover"] == 0
+    assert lt["equal_at_crossover"] is True and lt["difference_at_crossover"] == 0
+    D = theory["Delta"]
+    sigma = [x for x in lt["t_half_loss_rule"]["linear"].free_symbols if str(x) == "sigma"][0]
+    sig, tau = 0.01, 20.0
+    dstar = math.sqrt(2 / 3)
+    for delta in (0.7 * dstar, dstar, 1.4 * dstar):
+        hand = {"linear": _half_loss_time_by_hand(2, delta / 2, delta ** 2 / 2, 64 * sig ** 2 / 2, tau),
+                "xor": _half_loss_time_by_hand(4, math.sqrt(2 + delta ** 2) / 4, (2 + delta ** 2) / 4,
+                                               32 * sig ** 2 / 2, tau)}
+        for name in ("linear", "xor"):
+            got = float(sp.N(lt["t_half_loss_rule"][name].subs({D: delta, sigma: sig, tk.tau: tau}), 20))
+            assert got == pytest.approx(hand[name], rel=1e-9), (name, delta)
+        if delta == dstar:
+            assert hand["linear"] == pytest.approx(hand["xor"], rel=1e-10)
+        else:
+            assert (hand["linear"] < hand["xor"]) == (delta > dstar), delta
 
 
 def test_implementability(theory):
