@@ -12,6 +12,8 @@ import os
 import tempfile
 import tomllib
 
+import pytest
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -71,6 +73,30 @@ def _expected_pathways(kind, doc):
     out += [("ctx" + "".join(str(c + 1) for c in S), tuple(int(mu // n in S) for mu in range(n * k)),
              tuple(range(n)), None, H, 2) for S in subs]
     return out, (n + k, None, n * k)
+
+
+@pytest.mark.parametrize("reln", ["double", "single", "all", "common"])
+@pytest.mark.parametrize("n,k", [(2, 2), (2, 3), (4, 3), (2, 4)])
+def test_every_contexts_reln_parses_as_stated(reln, n, k):
+    """Every built-in contexts pathway set at several n, k (the random draws above reach few of them)."""
+    doc = {"name": "ctx", "data": {"task": "contexts", "n": n, "k": k, "reln": reln, "hidden": 3}}
+    spec = spec_from_dict(doc)
+    want, (d, _, P) = _expected_pathways("contexts", doc)
+    assert (spec.task.d, spec.task.P) == (d, P)
+    got = [(q.name, tuple(q.active), tuple(q.inputs), q.hidden, q.depth) for q in spec.pathways]
+    assert got == [w[:3] + w[4:] for w in want]
+    assert all(tuple(q.outputs) == tuple(range(spec.task.p)) for q in spec.pathways)
+
+
+@pytest.mark.parametrize("reln", ["linear", "xor"])
+@pytest.mark.parametrize("hidden", [4, 10, 128])
+def test_every_xor_reln_parses_as_stated(reln, hidden):
+    doc = {"data": {"task": "xor-margin", "reln": reln, "hidden": hidden, "Delta": 1}}
+    spec = spec_from_dict(doc)
+    want, (d, p, P) = _expected_pathways("xor-margin", doc)
+    assert (spec.task.d, spec.task.p, spec.task.P) == (d, p, P)
+    assert [(q.name, tuple(q.active), tuple(q.inputs), tuple(q.outputs), q.hidden, q.depth)
+            for q in spec.pathways] == want
 
 
 def _norm(v, P):
@@ -243,7 +269,7 @@ def test_weight_reference_ignores_extra_keys_of_any_dtype(tmp_path):
 # data, weight and checkpoint files: each damage is exit 2 naming the option, the file and the key
 # ------------------------------------------------------------------------------------------
 import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+
 
 from theorykit.errors import SpecError  # noqa: E402
 
