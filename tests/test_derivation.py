@@ -57,6 +57,27 @@ def test_ranking_and_t_half():
     fast = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"]), values={"Delta": 2})
     # s_xor(2) = √6/4 ≈ 0.61 < 1: at Δ = 2 the linear ReLN is the faster learner (THEORY §4)
     assert float(fast.ranking[0][1]) < float(der.ranking[0][1])
+    # t½ by hand: a(t) = (s/d) / (1 + (s/(d a0) − 1) e^{−2st/τ}) reaches half its end point s/(2d) when
+    # 1 + (s/(d a0) − 1) e^{−2st/τ} = 2, i.e. at t½ = τ/(2s) · ln(s/(d a0) − 1).
+    # linear ReLN: s = Δ/2, d = Δ²/2 → t½ = (τ/Δ) ln(1/(Δ a0) − 1);
+    # XoR ReLN: s = √(Δ²+2)/4, d = (Δ²+2)/4 → t½ = (2τ/√(Δ²+2)) ln(1/(a0 √(Δ²+2)) − 1).
+    lin = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"]))
+    xor = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"]))
+    (th_lin,), (th_xor,) = lin.t_half["positive"], xor.t_half["point0"]
+    sym = {str(x): x for x in th_lin.free_symbols | th_xor.free_symbols}
+    D, tau, a0 = sym["Delta"], sym["tau"], sym["a_0"]
+    assert sp.simplify(th_lin - tau / D * sp.log(1 / (D * a0) - 1)) == 0
+    r = sp.sqrt(D ** 2 + 2)
+    assert sp.simplify(th_xor - 2 * tau / r * sp.log(1 / (a0 * r) - 1)) == 0
+    assert all(v == [th_lin] for v in lin.t_half.values()) and all(v == [th_xor] for v in xor.t_half.values())
+    # numerically: the hand logistic is at exactly half its end point at the derived t½
+    for Dv, a0v, tv in ((2.0, 1e-3, 20.0), (0.5, 1e-2, 100.0), (1.2, 1e-3, 1.0)):
+        for th, s_, d_ in ((th_lin, Dv / 2, Dv ** 2 / 2), (th_xor, np.sqrt(Dv ** 2 + 2) / 4, (Dv ** 2 + 2) / 4)):
+            t_h = float(th.subs({D: Dv, tau: tv, a0: a0v}))
+            a = (s_ / d_) / (1 + (s_ / (d_ * a0v) - 1) * np.exp(-2 * s_ * t_h / tv))
+            assert a == pytest.approx(s_ / (2 * d_), rel=1e-12)
+    # at Δ = 2 the derivation with values gives the numbers: linear t½ = (τ/2) ln(1/(2 a0) − 1)
+    assert sp.simplify(der.t_half["positive"][0] - tau / 2 * sp.log(1 / (2 * a0) - 1)) == 0
 
 
 def test_latex_reprs():

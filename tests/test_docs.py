@@ -13,7 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+import theorykit as tk
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -23,16 +26,78 @@ def _pycon_blocks(text: str) -> str:
     return "\n".join(m.group(1) for m in re.finditer(r"```pycon\n(.*?)```", text, flags=re.S))
 
 
+def _xor_modes_by_hand(delta):
+    """The XoR ReLNs' modes at margin Δ (mean loss, P = 4, x = (±1, ±1, ±Δ), y = x1·x2), by hand.
+
+    linear: pathway "positive" is on for x = (1, 1, Δ), (−1, −1, Δ), both with y = 1: Σ^yx = (0, 0, 2Δ)/4,
+    one singular value s = Δ/2 along e3, input variance along e3 d = 2Δ²/4 = Δ²/2; "negative" alike.
+    xor: pathway m is on for x_m alone: s = |x_m|/4 = √(2+Δ²)/4, d = |x_m|²/4 = (2+Δ²)/4.
+    With no network L = Σy²/(2P) = ½; a mode of strength a lowers it by s·a − d·a²/2 (both ReLNs fit
+    the task: 2 · (Δ/2)²/(2·Δ²/2) = ½ and 4 · s²/(2d) = 4/8 = ½). Returns {name: (s, d, count)}."""
+    return {"linear": (delta / 2, delta ** 2 / 2, 2), "xor": (np.sqrt(2 + delta ** 2) / 4, (2 + delta ** 2) / 4, 4)}
+
+
+def _mode_losses(s, d, count, a0, lr, steps):
+    """Gradient descent a ← a (1 + (s − d a)/τ)² and gradient flow a(t) = (s/d)/(1 + (s/(d a0) − 1)
+    e^{−2st/τ}) of ``count`` equal modes, τ = 1/η; the loss ½ − count·(s a − d a²/2) of each."""
+    tau, a, disc = 1 / lr, a0, np.empty(steps + 1)
+    for i in range(steps + 1):
+        disc[i] = 0.5 - count * (s * a - d * a * a / 2)
+        a = a * (1 + (s - d * a) / tau) ** 2
+    af = (s / d) / (1 + (s / (d * a0) - 1) * np.exp(-2 * s * np.arange(steps + 1) / tau))
+    return disc, 0.5 - count * (s * af - d * af ** 2 / 2)
+
+
+def _relu_gd(W1, W2, X, Y, lr, steps):
+    """ŷ = W2 relu(W1 X), mean loss ½Σ‖y − ŷ‖²/P, plain gradient descent; the loss at every step."""
+    P, out = X.shape[1], np.empty(steps + 1)
+    for t in range(steps + 1):
+        pre = W1 @ X
+        h = np.maximum(pre, 0)
+        E = (W2 @ h - Y) / P
+        out[t] = 0.5 * P * np.sum(E ** 2)
+        W1, W2 = W1 - lr * ((W2.T @ E) * (pre > 0)) @ X.T, W2 - lr * E @ h.T
+    return out
+
+
 def test_tutorial_session_runs_as_written(tmp_path, monkeypatch):
-    src = _pycon_blocks((DOCS / "tutorial.md").read_text("utf-8"))
+    """The tutorial's REPL session runs as written (doctest), and every measured number it prints is
+    recomputed here by an independent method (numpy, modes derived by hand above) to the digits printed."""
+    text = (DOCS / "tutorial.md").read_text("utf-8")
+    src = _pycon_blocks(text)
     assert src.count(">>>") > 20
     monkeypatch.chdir(tmp_path)       # the session writes xor_linear.tex
     test = doctest.DocTestParser().get_doctest(src, {}, "tutorial.md", str(DOCS / "tutorial.md"), 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     out = []
-    runner.run(test, out=out.append)
+    runner.run(test, out=out.append, clear_globs=False)
     assert runner.failures == 0, "".join(out)
     assert (tmp_path / "xor_linear.tex").read_text().startswith("\\documentclass")
+    g = test.globs
+
+    # the aligned linear ReLN at Δ = 1.2 (lr 0.05, a0 0.001, 2000 steps): "0.021 True"
+    (printed_flow,) = re.findall(r"^(\d\.\d{3}) True$", src, flags=re.M)
+    s, d, m = _xor_modes_by_hand(1.2)["linear"]
+    disc, flow = _mode_losses(s, d, m, 1e-3, 0.05, 2000)
+    np.testing.assert_allclose(g["disc"], disc, rtol=1e-12, atol=1e-13)   # the session's discrete prediction
+    np.testing.assert_allclose(g["flow"], flow, rtol=1e-12, atol=1e-13)   # and its closed form
+    assert f"{np.max(np.abs(disc - flow)) / disc[0]:.3f}" == printed_flow
+
+    # the ReLU network against each ReLN's theory: "linear 0.010", "xor 0.055"
+    printed = dict(re.findall(r"^(linear|xor) (\d\.\d{3})$", src, flags=re.M))
+    assert sorted(printed) == ["linear", "xor"]
+    X, Y = g["X"], g["Y"]
+    relu = g["relu"]
+    W1s, W2s = [np.asarray(w) for w in tk.simulate((X, Y), network="relu", hidden=128, lr=0.05, steps=0, seeds=4,
+                                                        init_std=0.01).params]   # the same start (seed 0)
+    runs = np.array([_relu_gd(W1s[i], W2s[i], np.asarray(X, float), np.asarray(Y, float), 0.05, 2000)
+                     for i in range(4)])
+    np.testing.assert_allclose(relu.loss, runs, rtol=1e-9, atol=1e-13)
+    for name, hidden in (("linear", 64), ("xor", 32)):
+        s, d, m = _xor_modes_by_hand(1.2)[name]
+        _, theory = _mode_losses(s, d, m, hidden * 0.01 ** 2 / 2, 0.05, 2000)   # a0 = H σ²/2
+        rms = np.sqrt(np.mean((runs.mean(axis=0) - theory) ** 2)) / runs.mean(axis=0)[0]
+        assert f"{rms:.3f}" == printed[name], (name, rms)
 
 
 def test_every_figure_page_names_its_command_and_its_images_exist():

@@ -299,7 +299,31 @@ def test_kronecker_detection_fires_and_solves_only_the_factors():
 
 
 def test_bench_warm_imports_resolve():
-    """The bench's start-up imports name real modules (a layout move once broke `bench --quick`)."""
-    from theorykit.bench_derive import warm_imports
+    """The bench's start-up imports name real modules (a layout move once broke `bench --quick`) and do
+    their job: in a fresh interpreter they load what the derivation would otherwise import lazily on
+    first use (sympy.physics.units by simplify, SciPy's graph routines), so a derivation run afterwards
+    imports no more of those."""
+    import subprocess
+    import sys
 
-    warm_imports()
+    code = """
+import sys, json
+import theorykit
+before = set(sys.modules)
+from theorykit.bench_derive import warm_imports
+warm_imports()
+mid = set(sys.modules)
+import sympy as sp
+x = sp.Symbol("x")
+sp.simplify(sp.sin(x) ** 2 + sp.cos(x) ** 2)
+theorykit.Derivation(theorykit.GDLNSpec(theorykit.xor_margin(), theorykit.xor_relns()["xor"]),
+                     values={"Delta": 2}).loss
+print(json.dumps({"new": sorted(mid - before), "later": sorted(set(sys.modules) - mid), "all": sorted(mid)}))
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert {"sympy.physics.units", "scipy.sparse.csgraph"} <= set(out["new"])      # loaded by the warm-up
+    assert {"theorykit.spec.gating", "theorykit.spec.task", "theorykit.theory.derivation",
+            "theorykit.theory.exactla", "theorykit.theory.modes"} <= set(out["all"])
+    assert not [m for m in out["later"] if m.startswith(("sympy.physics", "scipy.sparse"))], out["later"]

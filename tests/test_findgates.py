@@ -4,7 +4,7 @@ import pytest
 
 from theorykit import Derivation, contexts, load_spec, spec_to_toml, xor_margin
 from theorykit.analysis import findgates as fg
-from theorykit.sim.simulate import gdln_forward, relu_forward, simulate
+from theorykit.sim.simulate import gdln_forward, relu_forward
 
 pytest.importorskip("sklearn")
 
@@ -64,14 +64,29 @@ def test_fixed_gates_do_not_track(ctx):
 # ------------------------------------------------------------------------------------------------
 # Trainers against independent implementations
 # ------------------------------------------------------------------------------------------------
-def test_train_relu_matches_simulate_relu(ctx):
+def test_train_relu_matches_numpy_gradient_descent(ctx):
+    """train_relu against plain numpy gradient descent (tests/_gd_reference.py) from its own step-0
+    weights: the loss at every step, the weights at every checkpoint, and the activity snapshots
+    (1 where the numpy pre-activation W1 X is positive)."""
+    from _gd_reference import relu_gd
+
     X, Y = ctx
-    a = fg.train_relu(X, Y, hidden=20, lr=0.01, steps=250, seeds=2, init_std=0.05, loss="sum", every=100)
-    b = simulate((X, Y), network="relu", hidden=20, lr=0.01, steps=250, seeds=2, init_std=0.05, loss="sum", snapshot_every=100)
-    np.testing.assert_allclose(a.loss, b.loss, rtol=1e-10, atol=1e-13)
-    np.testing.assert_array_equal(a.snapshots, b.extra["snapshots"])
-    # records before each full block of 100 steps (as simulate_relu snapshots), then the final state
+    a = fg.train_relu(X, Y, hidden=20, lr=0.01, steps=250, seeds=2, init_std=0.05, loss="sum", every=100,
+                      keep_params=True)
+    # records before each full block of 100 steps, then the final state
     assert list(a.t_ck) == [0, 100, 250] and a.snapshots.shape[1] == 2
+    W1s, W2s = a.params_ck
+    for s in range(2):
+        ref, _, _ = relu_gd(W1s[s, 0], W2s[s, 0], X, Y, lr=0.01, steps=250, loss="sum")
+        assert ref[-1] < 0.9 * ref[0]
+        np.testing.assert_allclose(a.loss[s], ref, rtol=1e-10, atol=0)
+        for j, t in enumerate(a.t_ck):
+            _, W1, W2 = relu_gd(W1s[s, 0], W2s[s, 0], X, Y, lr=0.01, steps=int(t), loss="sum")
+            np.testing.assert_allclose(W1s[s, j], W1, rtol=0, atol=1e-10 * np.abs(W1).max())
+            np.testing.assert_allclose(W2s[s, j], W2, rtol=0, atol=1e-10 * np.abs(W2).max())
+            np.testing.assert_allclose(a.outputs[s, j], W2 @ np.maximum(W1 @ X, 0), rtol=0, atol=1e-10)
+            if j < 2:
+                np.testing.assert_array_equal(a.snapshots[s, j], W1 @ X > 0)
 
 
 def test_train_gdln_one_step_by_hand():
@@ -204,17 +219,40 @@ def test_patterns_to_spec_roundtrip(tmp_path):
     assert L[1] < L[0]
 
 
+def _realisable_by_a_bias_free_unit(X, active) -> bool:
+    """Lemma 4.1's condition, by linear programming (SciPy): some w has w·x > 0 exactly on the active
+    datapoints (w·x_μ ≥ 1 where on, ≤ 0 where off; a strict margin can be scaled to 1)."""
+    from scipy.optimize import linprog
+
+    X = np.asarray(X, float)
+    on = np.asarray(active, bool)
+    A = np.vstack([-X[:, on].T, X[:, ~on].T])
+    b = np.concatenate([-np.ones(on.sum()), np.zeros((~on).sum())])
+    r = linprog(np.zeros(X.shape[0]), A_ub=A, b_ub=b, bounds=[(None, None)] * X.shape[0], method="highs")
+    return r.status == 0
+
+
 def test_find_gates_api_and_cli(tmp_path):
     from theorykit.cli import main
 
     task = xor_margin().subs({"Delta": 1})
-    found = fg.find_gates(task, K=2, seeds=2, steps=300, hidden=16, lr=0.05, every=50)
-    assert found.K == 2 and 1 <= len(found.spec.pathways) <= 2
+    X, _ = task.numeric()
+    found = fg.find_gates(task, K=2, seeds=2, steps=300, hidden=16, lr=0.05, every=100)
+    # K = 2 clusters of the 16 units: two pathways holding all 16, with distinct gate patterns, each one
+    # a bias-free ReLU unit can have (Lemma 4.1; checked by linear programming)
+    assert found.K == 2 and len(found.spec.pathways) == 2
+    assert sum(p.hidden for p in found.spec.pathways) == 16
+    acts = [p.active for p in found.spec.pathways]
+    assert len(set(acts)) == 2 and all(any(a) for a in acts)
+    assert all(_realisable_by_a_bias_free_unit(X, a) for a in acts), acts
+    # the LP can say no: the four points sum to zero, so no w is positive on all of them
+    assert not _realisable_by_a_bias_free_unit(X, (1, 1, 1, 1))
     out = tmp_path / "found.toml"
     assert main(["find-gates", "xor-margin", "--set", "Delta=1", "--K", "2", "--seeds", "2", "--steps", "300",
-                 "--hidden", "16", "--out", str(out)]) == 0
+                 "--hidden", "16", "--lr", "0.05", "--out", str(out), "--quiet"]) == 0
     spec = load_spec(out)
-    assert sum(p.hidden for p in spec.pathways) >= 16
+    # the command line runs the same algorithm with the same settings: the same pathways
+    assert [(p.active, p.hidden) for p in spec.pathways] == [(p.active, p.hidden) for p in found.spec.pathways]
     assert main(["derive", str(out), "--times", "0,10", "--json", str(tmp_path / "d.json")]) == 0
     assert main(["find-gates", "xor-margin", "--K", "2", "--out", str(out)]) == 2   # Delta missing
 

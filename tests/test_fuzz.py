@@ -6,10 +6,13 @@ written; derived and simulated initial losses agree) or exit 2 with one message 
 no file left behind. CI runs THEORYKIT_FUZZ_CASES (default 200) derandomized cases; the long
 campaign is ``python -m theorykit.fuzz --cases 10000``.
 """
+import itertools
 import math
 import os
 import tempfile
 import tomllib
+
+import pytest
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -37,11 +40,107 @@ def test_toml_writer_round_trips(case):
         assert _same(tomllib.loads(fuzz.to_toml(case.doc)), case.doc)
 
 
+def _expected_pathways(kind, doc):
+    """What a valid document must parse to, read off the document itself: (name, active, inputs,
+    outputs, hidden, depth) per pathway, and the task's (d, p, P)."""
+    data = doc["data"]
+    if kind == "pathways":
+        d, p, P = len(data["inputs"]), len(data["targets"]), len(data["inputs"][0])
+        out = []
+        for pw in doc["pathways"]:
+            act = tuple([1] * P if pw["active"] == "all" else pw["active"])
+            out.append((pw["name"], act, tuple(pw.get("inputs", range(d))), tuple(pw.get("outputs", range(p))),
+                        pw["hidden"], pw.get("depth", 2)))
+        return out, (d, p, P)
+    if kind == "xor-margin":
+        # x = (±1, ±1, ±Δ), y = x1·x2: d = 3, p = 1, P = 4. "linear": two pathways, on for the two
+        # points of each label; "xor": one pathway per point. The total width is split evenly.
+        H = data["hidden"]
+        if data["reln"] == "linear":
+            pats = [("positive", (1, 1, 0, 0)), ("negative", (0, 0, 1, 1))]
+        else:
+            pats = [(f"point{m}", tuple(int(i == m) for i in range(4))) for m in range(4)]
+        return [(nm, a, (0, 1, 2), (0,), H // len(pats), 2) for nm, a in pats], (3, 1, 4)
+    # contexts: n items in each of k contexts, P = n·k datapoints; inputs: n item rows then k context
+    # rows. A common pathway (on everywhere, sees every input) plus one pathway per context subset S
+    # (on for the datapoints of S, sees the item rows): "double" the k subsets of size k − 1, "single"
+    # the k singletons, "all" every proper non-empty subset, "common" none. Each pathway has `hidden` units.
+    n, k, H = data["n"], data["k"], data["hidden"]
+    subsets = {"double": list(itertools.combinations(range(k), k - 1)), "single": [(c,) for c in range(k)],
+               "all": [S for r in range(1, k) for S in itertools.combinations(range(k), r)], "common": []}
+    subs = subsets[data["reln"]]
+    out = [("common", (1,) * (n * k), tuple(range(n + k)), None, H, 2)]
+    out += [("ctx" + "".join(str(c + 1) for c in S), tuple(int(mu // n in S) for mu in range(n * k)),
+             tuple(range(n)), None, H, 2) for S in subs]
+    return out, (n + k, None, n * k)
+
+
+@pytest.mark.parametrize("reln", ["double", "single", "all", "common"])
+@pytest.mark.parametrize("n,k", [(2, 2), (2, 3), (4, 3), (2, 4)])
+def test_every_contexts_reln_parses_as_stated(reln, n, k):
+    """Every built-in contexts pathway set at several n, k (the random draws above reach few of them)."""
+    doc = {"name": "ctx", "data": {"task": "contexts", "n": n, "k": k, "reln": reln, "hidden": 3}}
+    spec = spec_from_dict(doc)
+    want, (d, _, P) = _expected_pathways("contexts", doc)
+    assert (spec.task.d, spec.task.P) == (d, P)
+    got = [(q.name, tuple(q.active), tuple(q.inputs), q.hidden, q.depth) for q in spec.pathways]
+    assert got == [w[:3] + w[4:] for w in want]
+    assert all(tuple(q.outputs) == tuple(range(spec.task.p)) for q in spec.pathways)
+
+
+@pytest.mark.parametrize("reln", ["linear", "xor"])
+@pytest.mark.parametrize("hidden", [4, 10, 128])
+def test_every_xor_reln_parses_as_stated(reln, hidden):
+    doc = {"data": {"task": "xor-margin", "reln": reln, "hidden": hidden, "Delta": 1}}
+    spec = spec_from_dict(doc)
+    want, (d, p, P) = _expected_pathways("xor-margin", doc)
+    assert (spec.task.d, spec.task.p, spec.task.P) == (d, p, P)
+    assert [(q.name, tuple(q.active), tuple(q.inputs), tuple(q.outputs), q.hidden, q.depth)
+            for q in spec.pathways] == want
+
+
+def _norm(v, P):
+    """A gate as written or parsed: "all" and P ones are the same gate."""
+    return "all" if v is None or v == "all" or tuple(v) == (1,) * P else tuple(v)
+
+
+def _check_graph(doc, spec):
+    """A graph document: its nodes and edges, as stated, and one pathway per input→output path (counted
+    here by walking the document's edges)."""
+    P = len(doc["data"]["inputs"][0])
+    assert (spec.task.d, spec.task.p, spec.task.P) == (len(doc["data"]["inputs"]), len(doc["data"]["targets"]), P)
+    nodes = {(n["name"], n["width"], _norm(n.get("active"), P)) for n in doc["nodes"]}
+    assert {(n.name, n.width, _norm(n.active, P)) for n in spec.nodes} == nodes
+    edges = {(e["from"], e["to"], _norm(e.get("active"), P), e.get("init_scale")) for e in doc["edges"]}
+    assert {(e.src, e.dst, _norm(e.active, P), e.init_scale) for e in spec.edges} == edges
+    out = {}
+    for e in doc["edges"]:
+        out.setdefault(e["from"], []).append(e["to"])
+
+    def paths(v):
+        return 1 if v == "output" else sum(paths(w) for w in out.get(v, []))
+
+    assert len(spec.pathways) == paths("input")
+
+
 @given(fuzz.valid_specs())
 def test_every_valid_spec_kind_parses(item):
+    """Each valid document parses to the pathways, gates, rows, widths and training it states."""
     kind, doc, sets = item
+    assert kind in fuzz.SPEC_KINDS
     spec = spec_from_dict(doc)
-    assert spec.pathways and kind in fuzz.SPEC_KINDS
+    if kind == "graph":
+        return _check_graph(doc, spec)
+    want, (d, p, P) = _expected_pathways(kind, doc)
+    assert (spec.task.d, spec.task.P) == (d, P) and (p is None or spec.task.p == p)
+    got = [(q.name, tuple(q.active), tuple(q.inputs), tuple(q.outputs), q.hidden, q.depth) for q in spec.pathways]
+    if kind == "contexts":          # every pathway writes to all outputs
+        want = [w[:3] + (tuple(range(spec.task.p)),) + w[4:] for w in want]
+    assert got == want
+    tr = doc.get("training", {})
+    defaults = {"lr": 0.05, "loss": "mean", "a0": 0.001, "init_std": 0.01, "steps": 2000}   # docs/specs.md
+    for key, default in defaults.items():
+        assert getattr(spec.training, key) == tr.get(key, default), key
 
 
 @settings(max_examples=CASES, deadline=None, suppress_health_check=list(HealthCheck))
@@ -170,7 +269,7 @@ def test_weight_reference_ignores_extra_keys_of_any_dtype(tmp_path):
 # data, weight and checkpoint files: each damage is exit 2 naming the option, the file and the key
 # ------------------------------------------------------------------------------------------
 import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+
 
 from theorykit.errors import SpecError  # noqa: E402
 
@@ -203,17 +302,66 @@ def test_safetensors_header_lies_are_named(tmp_path, lie):
     assert lie in ("offsets-overlap", "dtype-other"), (lie, sorted(arrays))
 
 
-def test_safetensors_by_hand_round_trips(tmp_path):
-    from theorykit.analysis.checkpoints import read_safetensors
-
+def test_fuzz_safetensors_writer_is_read_by_the_safetensors_package():
+    """The fuzz harness's own safetensors writer, read by the safetensors package (an independent reader)."""
+    stn = pytest.importorskip("safetensors.numpy")
     W = _good_weights()
     W["b"] = np.arange(6, dtype=np.int32).reshape(2, 3)
-    path = tmp_path / "a.safetensors"
-    path.write_bytes(fuzz.safetensors_bytes(W, {"loss": "sum"}))
-    arrays, meta = read_safetensors(path)
-    assert meta == {"loss": "sum"} and sorted(arrays) == sorted(W)
+    back = stn.load(fuzz.safetensors_bytes(W, {"loss": "sum"}))
+    assert sorted(back) == sorted(W)
     for k in W:
+        assert back[k].dtype == W[k].dtype
+        np.testing.assert_array_equal(back[k], W[k])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint64",
+                                   "uint32", "uint16", "uint8"])
+def test_read_safetensors_reads_files_written_by_the_safetensors_package(tmp_path, dtype):
+    """theorykit's reader against files written by the safetensors package (an independent writer):
+    every value and dtype back exactly, and the metadata."""
+    stn = pytest.importorskip("safetensors.numpy")
+    from theorykit.analysis.checkpoints import read_safetensors
+
+    rng = np.random.default_rng(3)
+    if np.dtype(dtype).kind == "f":
+        W = {"W1": (0.3 * rng.standard_normal((3, 2))).astype(dtype), "W2": np.array([[-1.5, 0.0, 2.0 ** -9]], dtype)}
+    else:
+        info = np.iinfo(dtype)
+        W = {"W1": rng.integers(info.min, info.max, (3, 2), dtype=dtype, endpoint=True),
+             "W2": np.array([[info.min, 0, info.max]], dtype)}
+    W["scalar"] = np.array(7, dtype)
+    path = tmp_path / "a.safetensors"
+    stn.save_file(W, str(path), metadata={"loss": "sum", "lr": "0.05"})
+    arrays, meta = read_safetensors(path)
+    assert meta == {"loss": "sum", "lr": "0.05"} and sorted(arrays) == sorted(W)
+    for k in W:
+        assert arrays[k].shape == W[k].shape
+        assert arrays[k].dtype == W[k].dtype, (k, arrays[k].dtype)
         np.testing.assert_array_equal(arrays[k], W[k])
+
+
+def test_read_safetensors_widens_bfloat16_to_float32(tmp_path):
+    """bfloat16 written by the safetensors package (via ml_dtypes, which JAX installs): read back as
+    float32 with the values the bfloat16 numbers hold. The expected values are converted independently:
+    a bfloat16 is the upper 16 bits of a float32, so the bit pattern b << 16 viewed as float32; and the
+    chosen values (1.5, -2.25, 2^-7, 0, 3.140625, -65536, 1e-40 → subnormal) hold those values exactly."""
+    stn = pytest.importorskip("safetensors.numpy")
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    from theorykit.analysis.checkpoints import read_safetensors
+
+    exact = np.array([1.5, -2.25, 2.0 ** -7, 0.0, 3.140625, -65536.0], np.float32)
+    a = exact.astype(ml_dtypes.bfloat16)
+    rng = np.random.default_rng(5)
+    b = rng.standard_normal((4, 3)).astype(np.float32).astype(ml_dtypes.bfloat16)   # rounded to bfloat16
+    path = tmp_path / "bf.safetensors"
+    stn.save_file({"a": a, "b": b}, str(path))
+    arrays, _ = read_safetensors(path)
+    assert arrays["a"].dtype == np.float32 and arrays["b"].dtype == np.float32
+    np.testing.assert_array_equal(arrays["a"], exact)
+    bits = b.view(np.uint16).astype(np.uint32) << 16                 # by hand, from the bit pattern
+    np.testing.assert_array_equal(arrays["b"], bits.view(np.float32))
+    np.testing.assert_array_equal(arrays["b"], b.astype(np.float32))  # and ml_dtypes' own conversion
+    assert np.abs(arrays["b"] - b.astype(np.float64)).max() == 0
 
 
 def test_safetensors_length_beyond_the_file_names_the_header(tmp_path):

@@ -1,6 +1,7 @@
 """Atomic, NaN-safe result files."""
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -15,7 +16,14 @@ __all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable"]
 def atomic_write_bytes(path, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically: a temporary file in the same folder, then rename."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    # errors name the output path (not the temporary file) and say what is wrong with it
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder: give a file name to write to", str(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise NotADirectoryError(errno.ENOTDIR, "cannot be written: a part of its folder path is a file, not a "
+                                 "folder", str(path)) from None
     fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
     umask = os.umask(0)
     os.umask(umask)

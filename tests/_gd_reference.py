@@ -1,0 +1,86 @@
+"""Independent references for the simulators' tests: full-batch gradient descent written out in
+plain numpy (float64), with the gradients derived by hand. Nothing here imports theorykit.
+
+Loss: ``"sum"``: L = ½ Σ‖y − ŷ‖²; ``"mean"``: that divided by the number of datapoints P.
+With the error E = (ŷ − Y)·c (c = 1 or 1/P), a linear layer ŷ = W h has ∂L/∂W = E hᵀ and passes
+Wᵀ E back to h; a ReLU passes it through where its pre-activation is positive.
+"""
+import numpy as np
+
+
+def _scale(loss, P):
+    return 1.0 if loss == "sum" else 1.0 / P
+
+
+def loss_of(Yh, Y, loss):
+    return 0.5 * np.sum((Y - Yh) ** 2) * _scale(loss, Y.shape[1])
+
+
+def relu_gd(W1, W2, X, Y, lr, steps, loss="sum"):
+    """One-hidden-layer bias-free ReLU network ŷ = W2 relu(W1 X). Returns (loss[steps+1], W1, W2)."""
+    W1, W2 = np.array(W1, float), np.array(W2, float)
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    c = _scale(loss, X.shape[1])
+    out = np.empty(steps + 1)
+    for t in range(steps + 1):
+        pre = W1 @ X
+        h = np.maximum(pre, 0.0)
+        Yh = W2 @ h
+        out[t] = loss_of(Yh, Y, loss)
+        if t == steps:
+            break
+        E = (Yh - Y) * c
+        gW2 = E @ h.T
+        gW1 = ((W2.T @ E) * (pre > 0)) @ X.T
+        W1, W2 = W1 - lr * gW1, W2 - lr * gW2
+    return out, W1, W2
+
+
+def gdln_gd(pathways, params, X, Y, lr, steps, loss="mean", staged_first=None):
+    """Pathway-form GDLN of any depth: ŷ = Σ_p g_p ⊙ (W_L,p ⋯ W_1,p X[inputs_p]) into the rows outputs_p
+    (a linear chain gated by one gate per datapoint: gating the hidden layers is the same as gating
+    the output).
+
+    ``pathways``: (gate vector over datapoints, input rows, output rows) per pathway; ``params``:
+    [W1_p, …, WL_p] per pathway. ``staged_first``: indices of pathways that fit Y while the others fit
+    Y minus those pathways' (fixed) output; None: every pathway descends the total loss.
+    Returns the total loss L(Y − ŷ) at every step (steps+1 values) and the final params.
+    """
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    c = _scale(loss, X.shape[1])
+    Ws = [[np.array(W, float) for W in pw] for pw in params]
+    first = set(staged_first or ())
+
+    def forward():
+        acts, outs = [], []
+        for (g, ins, rows), pw in zip(pathways, Ws):
+            h = [X[list(ins)]]
+            for W in pw:
+                h.append(W @ h[-1])
+            o = np.zeros_like(Y)
+            o[list(rows)] = h[-1] * np.asarray(g, float)[None, :]
+            acts.append(h)
+            outs.append(o)
+        return acts, outs
+
+    L = np.empty(steps + 1)
+    for t in range(steps + 1):
+        acts, outs = forward()
+        Yh = sum(outs)
+        L[t] = loss_of(Yh, Y, loss)
+        if t == steps:
+            break
+        E_all = (Yh - Y) * c
+        if first:
+            E_first = (sum(outs[i] for i in first) - Y) * c      # the first group's own objective
+        new = []
+        for i, ((g, ins, rows), pw, h) in enumerate(zip(pathways, Ws, acts)):
+            E = E_first if i in first else E_all
+            delta = E[list(rows)] * np.asarray(g, float)[None, :]
+            grads = [None] * len(pw)
+            for l in range(len(pw) - 1, -1, -1):
+                grads[l] = delta @ h[l].T
+                delta = pw[l].T @ delta
+            new.append([W - lr * G for W, G in zip(pw, grads)])
+        Ws = new
+    return L, Ws

@@ -1,0 +1,102 @@
+"""theorykit.io: result files are written atomically. A write that fails part-way leaves the old
+file as it was and no temporary file behind; a bad output path is an error naming that path."""
+import errno
+import json
+import os
+
+import pytest
+
+from theorykit import io
+
+
+def _names(folder):
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.fixture
+def old(tmp_path):
+    f = tmp_path / "result.json"
+    f.write_text('{"old": true}\n')
+    return f
+
+
+def test_new_file_is_written_whole_with_ordinary_permissions(tmp_path):
+    f = tmp_path / "sub" / "r.json"
+    io.write_json(f, {"a": [1, 2.5]})
+    assert json.loads(f.read_text()) == {"a": [1, 2.5]} and _names(f.parent) == ["r.json"]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert f.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_failed_rename_keeps_the_old_file_and_removes_the_temporary(old, monkeypatch):
+    def boom(src, dst):
+        raise OSError(errno.EIO, "simulated failure in rename")
+
+    monkeypatch.setattr(io.os, "replace", boom)
+    with pytest.raises(OSError, match="simulated failure"):
+        io.write_json(old, {"new": True})
+    assert old.read_text() == '{"old": true}\n' and _names(old.parent) == ["result.json"]
+
+
+class _HalfWriter:
+    """A file object that writes half of the data, then fails as a full disk would."""
+
+    def __init__(self, fh):
+        self.fh = fh
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.fh.close()
+
+    def write(self, data):
+        self.fh.write(data[: len(data) // 2])
+        self.fh.flush()
+        raise OSError(errno.ENOSPC, "No space left on device (simulated)")
+
+    def __getattr__(self, name):
+        return getattr(self.fh, name)
+
+
+def test_write_failing_part_way_keeps_the_old_file_and_removes_the_temporary(old, monkeypatch):
+    real = os.fdopen
+    seen = []
+
+    def half(fd, *a, **kw):
+        seen.append(fd)
+        return _HalfWriter(real(fd, *a, **kw))
+
+    monkeypatch.setattr(io.os, "fdopen", half)
+    with pytest.raises(OSError, match="No space left"):
+        io.atomic_write_text(old, "x" * 10000)
+    assert seen, "the writer did not go through os.fdopen: this test no longer tests it"
+    assert old.read_text() == '{"old": true}\n' and _names(old.parent) == ["result.json"]
+
+
+def test_interrupt_during_fsync_keeps_the_old_file_and_removes_the_temporary(old, monkeypatch):
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(io.os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        io.atomic_write_bytes(old, b"new contents")
+    assert old.read_text() == '{"old": true}\n' and _names(old.parent) == ["result.json"]
+
+
+def test_non_finite_number_is_refused_before_the_file_is_touched(old):
+    with pytest.raises(ValueError, match="non-finite"):
+        io.write_json(old, {"loss": [1.0, float("nan")]})
+    assert old.read_text() == '{"old": true}\n' and _names(old.parent) == ["result.json"]
+
+
+def test_bad_output_paths_name_the_path(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(NotADirectoryError) as ei:
+        io.atomic_write_text(tmp_path / "afile" / "r.json", "{}")
+    assert ei.value.filename == str(tmp_path / "afile" / "r.json")
+    with pytest.raises(IsADirectoryError) as ei:
+        io.atomic_write_text(tmp_path, "{}")
+    assert ei.value.filename == str(tmp_path) and "folder" in ei.value.strerror
+    assert _names(tmp_path) == ["afile"] and (tmp_path / "afile").read_text() == "x"
