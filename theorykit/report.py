@@ -97,10 +97,10 @@ _THEORY_ANCHORS = {"2": "mode-ode", "3": "race", "4": "xor", "5": "contexts", "6
 _THEORY_RE = re.compile(r"THEORY\.md(?:\s*§\s*(\d+)(?:\s*,\s*§\s*\d+)*)?")
 _LONG_FLOAT_RE = re.compile(r"(?<![\w.])(-?\d+\.\d+(?:[eE][-+]?\d+)?|-?\d+[eE][-+]?\d+)(?![\w.])")
 _LATEX_NAME_RE = re.compile(r"\\[A-Za-z]+(?:\{[^{}]*\})*(?:_(?:\\[A-Za-z]+|\{[^{}]*\}|[A-Za-z0-9]))?")
-_CODE_MATH_HINT = re.compile(r"\*\*|\b(?:sqrt|binomial|exp|log|Rational)\(|[\w)}]\*[\w(\\]|\)/\(|\w/\(")
+_CODE_MATH_HINT = re.compile(r"\*\*|\b(?:sqrt|binomial|exp|log|Rational|Interval)\(|[\w)}]\*[\w(\\]|\)/\(|\w/\(")
 _EXPR_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_\\{}().*/^+-")
 _FUNCS = {"sqrt": "sqrt", "exp": "exp", "log": "log", "binomial": "binomial", "Rational": "Rational",
-          "Abs": "Abs"}
+          "Abs": "Abs", "Interval": "Interval"}
 
 
 def _theory_ref(m) -> str:
@@ -144,7 +144,7 @@ def _dict_spans(s: str):
 def _expr_to_latex(text: str) -> str | None:
     """LaTeX of a SymPy-printed expression string such as ``\\tilde{\\sigma}_\\alpha*sqrt(k - 1)/(k**(3/2)*n)``,
     or ``None`` where it is not one. The string is parsed by Python's ``ast`` and rebuilt from a
-    small whitelist (numbers, names, + − * / **, sqrt, exp, log, binomial, Rational): nothing is
+    small whitelist (numbers, names, + − * / **, sqrt, exp, log, binomial, Rational, Interval): nothing is
     evaluated or sympified."""
     import ast
 
@@ -155,9 +155,9 @@ def _expr_to_latex(text: str) -> str | None:
     def hold(m):
         key = f"Ltx{len(names)}x"
         names[key] = m.group(0)
-        return key
+        return f" {key} "      # spaced: a name glued to its neighbours ("H\\rVert") is not code math
 
-    src = _LATEX_NAME_RE.sub(hold, text).replace("^", "**")
+    src = _LATEX_NAME_RE.sub(hold, text).replace("^", "**").strip()
     try:
         tree = ast.parse(src, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -200,6 +200,8 @@ def _code_math(s: str) -> str:
                 j += 1
             run = s[i:j]
             core = run.rstrip(".")
+            while depth < 0 and core.endswith(")"):      # the close of a parenthesis of the prose
+                core, depth = core[:-1], depth + 1
             if depth == 0 and _CODE_MATH_HINT.search(core):
                 tex = _expr_to_latex(core)
                 if tex is not None:
