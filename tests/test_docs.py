@@ -148,3 +148,35 @@ def test_specs_md_lists_every_field_the_parser_accepts():
                 or full in ("symbols", "data", "pathways", "training", "nodes", "edges", "schedule"), full
     for row in re.findall(r"^\| `[^`]+` \|(.*)$", section, flags=re.M):
         assert len([c for c in row.split("|") if c.strip()]) == 3, row   # type, range, default
+
+
+def test_readme_is_a_short_introduction_without_history():
+    """The README fits a five-minute read: at most 200 lines, no commit hashes, and it links the
+    pages the measurements and the history moved to (which exist)."""
+    text = (ROOT / "README.md").read_text("utf-8")
+    assert len(text.splitlines()) <= 200
+    hashes = [h for h in re.findall(r"\b[0-9a-f]{7,40}\b", text) if re.search(r"[a-f]", h) and re.search(r"\d", h)]
+    assert hashes == [], hashes
+    for page in ("docs/performance.md", "docs/validation.md", "docs/theory.md", "CHANGELOG.md"):
+        assert f"({page})" in text and (ROOT / page).is_file(), page
+    for target in re.findall(r"\]\(((?:docs|examples)/[^)#]+)", text):
+        if not target.startswith("examples/notebooks"):       # written by the notebooks' own work
+            assert (ROOT / target).exists(), target
+
+
+def test_theory_anchors_cited_anywhere_exist():
+    """Every anchor of ``docs/theory.md`` cited in the code, the suites, the tests, the docs and the examples
+    is an anchor of docs/theory.md; the docs and examples no longer cite the external THEORY.md."""
+    anchors = set(re.findall(r"\{#([a-z0-9-]+)\}", (DOCS / "theory.md").read_text("utf-8")))
+    assert {"mode-ode", "closed-form", "effective-datasets", "race", "a0-rule", "time-conventions", "xor",
+            "contexts", "lemma-4-1", "interlacing"} <= anchors
+    cited = {}
+    for folder in ("theorykit", "validation", "derivations", "tests", "docs", "examples"):
+        for f in (ROOT / folder).rglob("*"):
+            if f.suffix in (".py", ".md", ".toml") and f.is_file():
+                for a in re.findall(r"theory\.md#([A-Za-z0-9_-]+)", f.read_text("utf-8", errors="replace")):
+                    cited.setdefault(a, f.relative_to(ROOT))
+    missing = {a: str(f) for a, f in cited.items() if a not in anchors}
+    assert missing == {}
+    for f in [ROOT / "README.md", *DOCS.rglob("*.md"), *(ROOT / "examples").rglob("*.toml")]:
+        assert "THEORY.md" not in f.read_text("utf-8"), f

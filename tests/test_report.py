@@ -125,7 +125,7 @@ def test_run_writes_results_reports_and_figures(fakes):
     assert res["verdict_counts"] == {"confirmed": 2, "partly": 2, "not borne out": 2, "n/a": 0, "failed": 0}
     # the xor-style row (measured / criterion) fills "our figure" and "agreement"
     row = res["claims"][1]
-    assert row["ours"] == "x = 0.1235; y = [1, 2]" and row["agreement"] == "|x| < 1"
+    assert row["ours"] == "x 0.123, y (1, 2)" and row["agreement"] == "|x| < 1"
     one = json.loads((out / "alpha.json").read_text())
     assert one["suite"] == "alpha" and one["seconds"] >= 0 and one["cache_key"]
     assert not (out / validation.STAGING_DIR).exists()
@@ -306,3 +306,49 @@ def test_katex_assets_are_package_data():
         assert root.joinpath(*f.split("/")).is_file(), f
     css = report.katex_css_inline()
     assert css.count("@font-face") == css.count("data:font/woff2;base64,") > 10
+
+
+def _visible(html_page: str) -> str:
+    """The page's text outside its inline scripts and styles (KaTeX's own code is not content)."""
+    return re.sub(r"<(script|style)>.*?</\1>", "", html_page, flags=re.S)
+
+
+def test_report_cells_hold_prose_rounded_figures_and_math_only(tmp_path):
+    """A suite result with every kind of raw program output the report once showed: a dict value,
+    a dict printed into a string, 17-digit floats, SymPy-printed code math and a reference to the
+    external THEORY.md note. None of it may survive into report.md or report.html."""
+    counts = {"common": 1006, "k-1-context": 2803, "single-context": 12}
+    suite = {
+        "description": "Context tasks (THEORY.md §5, §9).",
+        "long_value": 0.12345678901234567,
+        "expr_value": r"\tilde{\sigma}_\alpha*sqrt(k - 1)/(k**(3/2)*n)",
+        "claims": [
+            {"claim": "units are common or (k-1)-context (THEORY.md §5)", "ours": counts,
+             "agreement": f"significant units by context: {counts}; mean purity 0.91234567890123456",
+             "verdict": "confirmed", "source": "paper Section 4; THEORY.md"},
+            {"claim": "closed form", "verdict": "confirmed", "agreement": "exact",
+             "ours": r"s = \tilde{\sigma}_\alpha*sqrt(k - 1)/(k**(3/2)*n), d = 1/(k*n)"},
+            {"claim": "a float", "ours": 2.718281828459045, "agreement": {"rel_error": 1.2345678901234e-05},
+             "verdict": "partly"},
+        ]}
+    res = report.build_results("quick", {"contexts": suite})
+    md = report.render_markdown(res)
+    page = _visible(report.render_html(res, tmp_path))
+    for name, text in (("report.md", md), ("report.html", page)):
+        assert "THEORY.md" not in text, name
+        assert "{'" not in text and "&#x27;common&#x27;" not in text and "'common'" not in text, name
+        assert not re.search(r"\d\.\d{5,}", text), (name, re.findall(r"\d\.\d{5,}", text))
+        assert "**(" not in text and "sqrt(" not in text and "k*n" not in text, name
+        # what replaced them: prose, rounded figures, LaTeX, the project's theory page
+        assert "common 1006, k−1-context 2803, single-context 12" in text, name
+        assert "0.123" in text and "0.912" in text and "2.72" in text and "1.23e-05" in text, name
+        assert "docs/theory.md#contexts" in text, name
+        assert r"\tilde{\sigma}_\alpha" in text and r"\sqrt{k - 1}" in text and r"k^{\frac{3}{2}}" in text, name
+        assert r"$\frac{1}{k n}$" in text, name
+
+
+def test_prose_leaves_ordinary_text_alone():
+    for s in ("tolerance 0.05·L(0)", "k = 2..8", "common+double within 0.84% of the winner",
+              "version 0.1.0 at step 30001", "results/*.png", "(a*b, c)", "|x| < 1"):
+        assert report.prose(s) == s
+    assert report.prose("Δ* = sqrt(6)/3 ≈ 0.8165") == r"Δ* = $\frac{\sqrt{6}}{3}$ ≈ 0.8165"

@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 
 __all__ = ["build_results", "write_reports", "render_markdown", "render_html", "verdict_class", "claim_rows",
-           "collect_latex", "VERDICTS"]
+           "collect_latex", "prose", "VERDICTS"]
 
 #: verdict classes, in the order of the summary
 VERDICTS = ("confirmed", "partly", "not borne out", "n/a", "failed")
@@ -51,26 +51,192 @@ def verdict_class(verdict) -> str:
     return _VERDICT_WORDS.get(v, "n/a")
 
 
+def _num(x: float) -> str:
+    """A float to 3 significant figures (``1.23e-05`` style below 1e-3 or from 1e5 up)."""
+    if not math.isfinite(x):
+        return {math.inf: "∞", -math.inf: "−∞"}.get(x, "not a number")
+    return f"{x:.3g}"
+
+
+def _key(k) -> str:
+    return str(k).replace("_", " ").replace("k-1", "k−1")
+
+
 def _fmt(v, depth=0) -> str:
-    """A short human-readable rendering of a claim's value (numbers to 4 significant digits)."""
+    """A short human-readable rendering of a claim's value: numbers to 3 significant figures,
+    dicts as ``key value, key value`` (nested ones in parentheses), lists as ``a, b, c``;
+    strings through :func:`prose`."""
     if isinstance(v, bool) or v is None:
         return {True: "yes", False: "no", None: "—"}[v]
     if isinstance(v, float):
-        if not math.isfinite(v):
-            return str(v)
-        return f"{v:.4g}"
+        return _num(v)
     if isinstance(v, int):
         return str(v)
     if isinstance(v, dict):
-        if depth > 1:
-            return "{…}"
+        if depth > 2:
+            return "…"
         items = list(v.items())
-        s = "; ".join(f"{k.replace('_', ' ')} = {_fmt(x, depth + 1)}" for k, x in items[:6])
-        return s + ("; …" if len(items) > 6 else "")
+        parts = []
+        for k, x in items[:8]:
+            s = _fmt(x, depth + 1)
+            sep = ": " if re.fullmatch(r"-?[\d.]+", str(k)) else " "      # "3: 2" for numeric keys, "common 1006"
+            parts.append(f"{_key(k)}{sep}({s})" if isinstance(x, (dict, list, tuple)) and x else f"{_key(k)}{sep}{s}")
+        return ", ".join(parts) + (", …" if len(items) > 8 else "")
     if isinstance(v, (list, tuple)):
         s = ", ".join(_fmt(x, depth + 1) for x in list(v)[:8])
-        return "[" + s + (", …" if len(v) > 8 else "") + "]"
-    return str(v)
+        return s + (", …" if len(v) > 8 else "")
+    return prose(str(v))
+
+
+# ------------------------------------------------------------------------------------------------
+# prose: what a suite wrote, made fit for a table cell
+# ------------------------------------------------------------------------------------------------
+#: sections of the external note the suites once cited, and the theory page's anchors for them
+_THEORY_ANCHORS = {"2": "mode-ode", "3": "race", "4": "xor", "5": "contexts", "6": "two-hidden-layers",
+                   "7": "finding-gates", "8": "lemma-4-1", "9": "paper-settings"}
+_THEORY_RE = re.compile(r"THEORY\.md(?:\s*§\s*(\d+)(?:\s*,\s*§\s*\d+)*)?")
+_LONG_FLOAT_RE = re.compile(r"(?<![\w.])(-?\d+\.\d+(?:[eE][-+]?\d+)?|-?\d+[eE][-+]?\d+)(?![\w.])")
+_LATEX_NAME_RE = re.compile(r"\\[A-Za-z]+(?:\{[^{}]*\})*(?:_(?:\\[A-Za-z]+|\{[^{}]*\}|[A-Za-z0-9]))?")
+_CODE_MATH_HINT = re.compile(r"\*\*|\b(?:sqrt|binomial|exp|log|Rational|Interval)\(|[\w)}]\*[\w(\\]|\)/\(|\w/\(")
+_EXPR_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_\\{}().*/^+-")
+_FUNCS = {"sqrt": "sqrt", "exp": "exp", "log": "log", "binomial": "binomial", "Rational": "Rational",
+          "Abs": "Abs", "Interval": "Interval"}
+
+
+def _theory_ref(m) -> str:
+    anchor = _THEORY_ANCHORS.get(m.group(1) or "")
+    return "docs/theory.md" + (f"#{anchor}" if anchor else "")
+
+
+def _long_float(m) -> str:
+    s = m.group(1)
+    digits = len(re.sub(r"[^0-9]", "", s.split("e")[0].split("E")[0]).lstrip("0"))
+    if digits <= 4 and "e" not in s.lower():
+        return s
+    try:
+        return _num(float(s))
+    except ValueError:
+        return s
+
+
+def _dict_spans(s: str):
+    """Spans of balanced ``{…}`` that read as a Python dict literal (keys quoted or numbers)."""
+    import ast
+
+    i = 0
+    while i < len(s):
+        if s[i] == "{" and i + 1 < len(s) and (s[i + 1] in "'\"-}" or s[i + 1].isdigit()):
+            depth = 0
+            for j in range(i, len(s)):
+                depth += {"{": 1, "}": -1}.get(s[j], 0)
+                if depth == 0:
+                    try:
+                        val = ast.literal_eval(s[i:j + 1])
+                    except (ValueError, SyntaxError, MemoryError, RecursionError):
+                        break
+                    if isinstance(val, dict):
+                        yield i, j + 1, val
+                        i = j
+                    break
+        i += 1
+
+
+def _expr_to_latex(text: str) -> str | None:
+    """LaTeX of a SymPy-printed expression string such as ``\\tilde{\\sigma}_\\alpha*sqrt(k - 1)/(k**(3/2)*n)``,
+    or ``None`` where it is not one. The string is parsed by Python's ``ast`` and rebuilt from a
+    small whitelist (numbers, names, + − * / **, sqrt, exp, log, binomial, Rational, Interval): nothing is
+    evaluated or sympified."""
+    import ast
+
+    import sympy as sp
+
+    names = {}
+
+    def hold(m):
+        key = f"Ltx{len(names)}x"
+        names[key] = m.group(0)
+        return f" {key} "      # spaced: a name glued to its neighbours ("H\\rVert") is not code math
+
+    src = _LATEX_NAME_RE.sub(hold, text).replace("^", "**").strip()
+    try:
+        tree = ast.parse(src, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    symbols = {}
+
+    def build(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            return sp.Integer(node.value) if isinstance(node.value, int) else sp.Float(float(_num(node.value)), 3)
+        if isinstance(node, ast.Name):
+            return symbols.setdefault(node.id, sp.Symbol(node.id))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            x = build(node.operand)
+            return -x if isinstance(node.op, ast.USub) else x
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
+            a, b = build(node.left), build(node.right)
+            return {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
+                    ast.Div: lambda: a / b, ast.Pow: lambda: a ** b}[type(node.op)]()
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS
+                and not node.keywords and 1 <= len(node.args) <= 2):
+            return getattr(sp, _FUNCS[node.func.id])(*[build(a) for a in node.args])
+        raise ValueError("not an expression")
+
+    try:
+        expr = build(tree.body)
+    except (ValueError, TypeError, ZeroDivisionError, RecursionError):
+        return None
+    latex_names = {sym: names[name] for name, sym in symbols.items() if name in names}
+    return sp.latex(expr, symbol_names=latex_names)
+
+
+def _code_math(s: str) -> str:
+    """Replace runs of SymPy-printed code math in prose by ``$…$`` LaTeX."""
+    out, i = [], 0
+    while i < len(s):
+        if s[i] in _EXPR_CHARS and (i == 0 or s[i - 1] not in _EXPR_CHARS):
+            j, depth = i, 0
+            while j < len(s) and (s[j] in _EXPR_CHARS or (s[j] in " ," and depth > 0)):
+                depth += {"(": 1, ")": -1}.get(s[j], 0)
+                j += 1
+            run = s[i:j]
+            core = run.rstrip(".")
+            while depth < 0 and core.endswith(")"):      # the close of a parenthesis of the prose
+                core, depth = core[:-1], depth + 1
+            if depth == 0 and _CODE_MATH_HINT.search(core):
+                tex = _expr_to_latex(core)
+                if tex is not None:
+                    out.append(f"${tex}$" + run[len(core):])
+                    i = j
+                    continue
+            out.append(run)
+            i = j
+        else:
+            out.append(s[i])
+            i += 1
+    return "".join(out)
+
+
+def prose(s: str) -> str:
+    """A suite's text made fit for the report: a Python dict literal becomes ``key value, …``,
+    SymPy-printed code math becomes ``$…$`` LaTeX, long floats are rounded to 3 significant
+    figures, and references to the external theory note point to ``docs/theory.md``. Mathematics
+    the suite already typeset as ``$…$`` is kept (only its long floats are rounded)."""
+    s = str(s)
+    if "THEORY.md" in s:
+        s = _THEORY_RE.sub(_theory_ref, s)
+    if "{" in s:
+        parts, last = [], 0
+        for a, b, val in list(_dict_spans(s)):
+            parts += [s[last:a], _fmt(val)]
+            last = b
+        s = "".join(parts) + s[last:]
+    if "$" in s:      # already typeset by the suite: leave its mathematics alone
+        pieces = s.split("$")
+        s = "$".join(_LONG_FLOAT_RE.sub(_long_float, _code_math(p) if k % 2 == 0 else p)
+                     for k, p in enumerate(pieces))
+    else:
+        s = _LONG_FLOAT_RE.sub(_long_float, _code_math(s))
+    return s
 
 
 def claim_rows(name: str, result: dict) -> list[dict]:
@@ -81,13 +247,12 @@ def claim_rows(name: str, result: dict) -> list[dict]:
             continue
         ours = c.get("ours", c.get("figure", c.get("measured")))
         agreement = c.get("agreement", c.get("criterion"))
-        row = {"suite": name, "id": c.get("id"), "claim": str(c.get("claim", "")),
-               "ours": ours if isinstance(ours, str) else _fmt(ours),
-               "agreement": agreement if isinstance(agreement, str) else _fmt(agreement),
+        row = {"suite": name, "id": c.get("id"), "claim": prose(c.get("claim", "")),
+               "ours": _fmt(ours), "agreement": _fmt(agreement),
                "verdict": str(c.get("verdict", "n/a")), "verdict_class": verdict_class(c.get("verdict"))}
         for k in ("source", "prediction", "criterion", "figure"):
             if k in c and k not in row:
-                row[k] = c[k] if isinstance(c[k], str) else _fmt(c[k])
+                row[k] = _fmt(c[k])
         rows.append(row)
     return rows
 
@@ -207,7 +372,7 @@ def render_markdown(results: dict) -> str:
     for name, res in results.get("suites", {}).items():
         L += [f"## {name}", ""]
         if res.get("description"):
-            L += [str(res["description"]), ""]
+            L += [prose(res["description"]), ""]
         nums = _key_numbers(res)
         if nums:
             L += ["| quantity | value |", "|---|---|"] + [f"| {_md_cell(k)} | {_md_cell(v)} |" for k, v in nums] + [""]
@@ -340,7 +505,7 @@ def render_html(results: dict, out_dir) -> str:
     for name, res in results.get("suites", {}).items():
         H.append(f'<h2 id="{html_escape(name)}">{html_escape(name)}</h2>')
         if res.get("description"):
-            H.append(f"<p>{html_escape(res['description'])}</p>")
+            H.append(f"<p>{html_escape(prose(res['description']))}</p>")
         nums = _key_numbers(res)
         if nums:
             H.append('<table class="nums"><tbody>' + "".join(f"<tr><td>{html_escape(k)}</td><td>{html_escape(v)}</td></tr>"

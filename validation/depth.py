@@ -177,7 +177,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                  f" GDLN {_t(cmp['t_1pct']['gdln_mean'])}, wide {_t(cmp['t_1pct']['gdln_wide_mean'])}",
          "agreement": "tolerance 0.05·L(0)",
          "verdict": _verdict_below(cmp["stereo_relu_vs_gdln_max_rel"], 0.05, 0.15, strict=True)},
-        {"claim": "balanced three-layer mode ODE (THEORY.md §2, one linear network; no closed form for the "
+        {"claim": "balanced three-layer mode ODE (docs/theory.md, deeper pathways; one linear network; no closed form for the "
                   "gated case in the paper) describes the runs",
          "ours": f"mode ODE vs ReLU mean max {cmp['ode_vs_relu_mean_max_rel']:.3f}·L(0), vs GDLN mean "
                  f"{cmp['ode_vs_gdln_mean_max_rel']:.3f}·L(0) (final {cmp['ode_final']:.3g} vs ReLU "
@@ -193,7 +193,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                       f"confirm): {level_error(cmp['level_times'], 'gdln_runs'):.2f}; against the ReLU medians "
                       f"{level_error(cmp['level_times'], 'relu_runs'):.2f}",
          "verdict": _verdict_below(level_error(cmp["level_times"], "gdln_runs"), 0.1, 0.25, strict=False)},
-        {"claim": "the GDLN's own learning rule (THEORY.md §3, shared first layer) on its effective datasets, from "
+        {"claim": "the GDLN's own learning rule (docs/theory.md, the race with shared edges; shared first layer) on its effective datasets, from "
                   "a small aligned balanced start, describes the GDLN runs and the ReLU runs (our reduction; the "
                   "paper gives none)",
          "ours": f"flow vs GDLN mean max {cmp['flow_vs_gdln_mean_max_rel']:.3f}·L(0), vs the stereotypical GDLN run "

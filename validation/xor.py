@@ -357,7 +357,7 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
         "id": "crossover-derived",
         "claim": "The ReLNs are equally fast at Δ* = √(2/3), the root of s_linear(Δ) = s_xor(Δ); the XoR ReLN is "
                  "faster below, the linear ReLN above.",
-        "source": "paper Section 3 and Appendix C, Eqs. 24–26; THEORY.md §4",
+        "source": "paper Section 3 and Appendix C, Eqs. 24–26; docs/theory.md, XoR with a margin",
         "prediction": "sqrt(6)/3 ≈ 0.8165",
         "measured": {"derived": str(theory["crossover"]), "faster_below": theory["faster_below"],
                      "faster_above": theory["faster_above"]},
@@ -430,7 +430,7 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
     rows.append({
         "id": "reln-closed-form",
         "claim": "Each ReLN follows its closed-form loss (Eqs. 22–23).",
-        "source": "paper Appendix C; THEORY.md §2",
+        "source": "paper Appendix C; docs/theory.md, the closed form",
         "prediction": "simulated ReLN loss = closed form up to O(η) (aligned init) / up to the a0 rule (random init)",
         "measured": {"aligned_flow": agreement["aligned_init_flow"], "aligned_discrete": agreement["aligned_init_discrete"],
                      "random_a0_rule": agreement["random_init_a0_rule"], "random_a0_fit": agreement["random_init_a0_fit"]},
