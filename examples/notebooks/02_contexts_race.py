@@ -50,7 +50,7 @@ from theorykit.derivations.k_algebra import k, n, sig
 # %%
 res = k_contexts.derive(check_ks=(3,), race_check=False, latex=False)
 print(f"derived in {res.seconds:.2f} s")
-rows = [rf"\text{{{m['sector']}}}: & s = {sp.latex(m['s'])}, & d = {sp.latex(m['d'])}" for m in res.common]
+rows = [rf"\text{{{m['sector']}}}:\quad & s = {sp.latex(m['s'])}, & d = {sp.latex(m['d'])}" for m in res.common]
 display(Math(r"\text{common pathway}\qquad\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}"))
 
 # %% [markdown]
