@@ -1,0 +1,67 @@
+"""mkdocs hook: the notebooks of examples/notebooks as pages of the docs, with their math typeset by KaTeX.
+
+* ``on_files`` adds every ``examples/notebooks/*.ipynb`` (committed with its outputs) to the site as
+  ``notebooks/<name>.ipynb``, before mkdocs-jupyter (``execute: false``) turns it into a page: the
+  notebooks stay where a user runs them, with no copy of them in ``docs/``.
+* ``on_post_page`` drops the MathJax and Mermaid scripts that nbconvert's template loads from a CDN
+  (the docs work with no network) and typesets the notebook's markdown and LaTeX outputs (and its
+  headings in the page's table of contents) with the
+  vendored KaTeX that every page already loads (``docs/_hooks/katex_assets.py``). The page's
+  ``<body>`` gets ``data-math="rendered"`` once that has run (the browser test reads it).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File
+
+SRC = Path("examples") / "notebooks"
+DEST = "notebooks/"
+
+# <script ...>...</script> blocks that load or configure MathJax or Mermaid (nbconvert's lab template)
+_CDN_SCRIPT = re.compile(r"<script\b[^>]*>(?:(?!</script>).)*?(?:mathjax|MathJax|mermaid)(?:(?!</script>).)*?</script>\s*",
+                         re.S)
+_CDN_SRC = re.compile(r"<script\b[^>]*\bsrc=\"(?:[^\"]*(?:mathjax|MathJax|mermaid)[^\"]*)?\"[^>]*>\s*</script>\s*")
+
+_RENDER = """<style>.jupyter-wrapper .jp-RenderedLatex { overflow-y: hidden; }</style>
+<script>
+document.addEventListener("DOMContentLoaded", function () {
+  var opts = {delimiters: [{left: "$$", right: "$$", display: true}, {left: "\\\\[", right: "\\\\]", display: true},
+                           {left: "$", right: "$", display: false}, {left: "\\\\(", right: "\\\\)", display: false}],
+              throwOnError: false};
+  document.querySelectorAll(".jp-RenderedMarkdown, .jp-RenderedLatex, .jp-MarkdownOutput, .md-nav--secondary").forEach(function (el) {
+    renderMathInElement(el, opts);
+  });
+  document.body.setAttribute("data-math", "rendered");
+});
+</script>
+"""
+
+
+def _root(config) -> Path:
+    return Path(config["config_file_path"]).resolve().parent
+
+
+@event_priority(100)          # before mkdocs-jupyter's on_files, which makes pages of the .ipynb files
+def on_files(files, config):
+    # a plain File rooted at examples/ (not File.generated): mkdocs-jupyter's NotebookFile wrapper
+    # derives the source path from src_dir and src_uri, which a generated file does not have
+    src_dir = str(_root(config) / SRC.parent)
+    for nb in sorted((_root(config) / SRC).glob("*.ipynb")):
+        files.append(File(DEST + nb.name, src_dir=src_dir, dest_dir=config["site_dir"],
+                          use_directory_urls=config["use_directory_urls"]))
+    return files
+
+
+def _is_notebook(page) -> bool:
+    return page.file.src_uri.startswith(DEST) and page.file.src_uri.endswith(".ipynb")
+
+
+def on_post_page(output, page, config):
+    if not _is_notebook(page):
+        return output
+    output = _CDN_SRC.sub("", output)
+    output = _CDN_SCRIPT.sub("", output)
+    return output.replace("</body>", _RENDER + "</body>", 1)
