@@ -590,6 +590,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--out", required=True, metavar="DIR", help="output folder")
     c.set_defaults(func=cmd_compare)
 
+    from .predict_cmd import add_parser as _add_predict
+    _add_predict(sub)
+
     b = sub.add_parser("bench", help="benchmark derivation time and simulator throughput (ratios in one run)",
                        description="Time each paper result's derivation, then train the Section 4 ReLU network "
                                    "[11, 700, 60] as a vmapped ensemble in float64 and float32 and report "

@@ -519,14 +519,16 @@ def _residual_score(X, R, gates):
     return out
 
 
-def estimate_seconds(P: int, d: int, p: int, n_candidates: int, families: int, steps: int, tau: float,
+def estimate_seconds(P: int, d: int, rank: int, pathways: float, families: int, steps: int, tau: float,
                      race_dt: float) -> float:
-    """A rough CPU estimate of the race search (fitted on the 2-core development machine: about 1.5 s of
-    compilation per engine call, plus the RK4 arithmetic)."""
+    """A rough CPU estimate of the race search: about 1 s of compilation per engine call plus the RK4
+    arithmetic of each family (its stacked network has R = pathways·rank hidden rows and D = pathways·d
+    inputs), at the 1e10 FLOP/s measured on the 2-core development CPU (contexts(8, 3): 32 families of
+    about 30 pathways took 290 s)."""
     rk = steps / (tau / race_dt)
-    calls = max(1, math.ceil(families / 64))
-    flops = families * rk * 4 * 6 * (n_candidates * min(d, p)) * (n_candidates * d) * P
-    return 1.5 * calls + flops / 2e9
+    R, D = pathways * rank, pathways * d
+    flops = families * rk * 4 * 6 * R * D * P
+    return 1.0 * max(1, math.ceil(families / 16)) + flops / 1e10
 
 
 def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int = 3, shortlist: int = 8,
@@ -586,14 +588,23 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     if method == "exhaustive" and n_fam > max_families:
         raise SpecError("--search", f"exhaustive search over {len(cand)} orbits means {n_fam} families, more than "
                                     f"max_families = {max_families}", "use --search beam or forward")
-    if time_bound is not None:
-        fam_est = n_fam if method == "exhaustive" else (beam * shortlist * min(len(cand), 8))
-        npw = np.mean([len(m) for m in members]) if members else 1
-        est = t_enum + estimate_seconds(P, X.shape[0], Y.shape[0], min(48, int(npw * 4)), fam_est, steps, tau, race_dt)
-        if est > time_bound:
-            raise SpecError("--search", f"the estimated run time is {est:.0f} s (over the {time_bound:.0f} s bound; "
-                                        f"{len(cand)} candidate orbits, {method} search)",
-                            "lower --beam or --shortlist, or --steps, or use --search forward")
+    est = None
+    if members:
+        rank = max(1, min(X.shape[0], Y.shape[0]))
+        sizes = sorted((len(members[k]) for k in cand), reverse=True)
+        if method == "exhaustive":
+            fam_est, npw = n_fam, sum(sizes) / 2.0
+        else:
+            rounds_est = min(len(cand), 4)
+            fam_est = rounds_est * (1 if method == "forward" else int(beam)) * min(int(shortlist), len(cand))
+            npw = float(np.mean(sizes)) * (rounds_est + 1) / 2.0
+        est = t_enum + estimate_seconds(P, X.shape[0], rank, npw, fam_est, steps, tau, race_dt)
+    if time_bound is not None and est is not None and est > time_bound:
+        opt = "--search beam with a smaller --beam/--shortlist" if method == "exhaustive" else \
+            "--shortlist and --beam (or --steps, or --max-orbit-size)"
+        raise SpecError("--time-bound", f"the estimated run time is {est:.0f} s, over the {time_bound:g} s bound "
+                                        f"({len(cand)} candidate orbits, {method} search, {steps} steps)",
+                        f"lower {opt}, or raise --time-bound")
     t2 = time.time()
     fam_of = lambda orbs: sorted(int(i) for k in orbs for i in members[k])  # noqa: E731
     results = {}            # frozenset(orbits) -> (area, t_half, curve, Yhat)
@@ -664,7 +675,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     orbits = [{"orbit": k, "size": int(len(members[k])), "example": [int(v) for v in pats[members[k][0]]],
                "on": int(pats[members[k][0]].sum()), "candidate": k in cand, "in_prediction": k in best_set}
               for k in range(n_orb)]
-    search_info = {"method": method, "requested": search, "covered": covered, "orbits": n_orb,
+    search_info = {"estimated_seconds": est, "method": method, "requested": search, "covered": covered, "orbits": n_orb,
                    "candidates": len(cand), "left_out_orbits_larger_than": max_orbit_size if big else None,
                    "left_out": len(big), "families_raced": len(results), "rounds": rounds,
                    "metric": f"area of L(t)/L(0) over 0..{steps} steps (race reduction, RK4 step tau/{race_dt:g})",
