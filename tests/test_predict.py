@@ -223,3 +223,33 @@ def test_cli_predict_errors_name_the_field(tmp_path, capsys):
     assert main(["predict", str(bad), "--hidden", "8", "--out", str(tmp_path / "o.toml")]) == 2
     assert "error in data" in capsys.readouterr().err
     assert not (tmp_path / "o.toml").exists()
+
+
+def test_cli_time_bound_refuses_with_an_estimate(tmp_path, capsys):
+    from theorykit.cli import main
+
+    spec_path = tmp_path / "xor.toml"
+    spec_path.write_text(XOR_TOML)
+    out = tmp_path / "o.toml"
+    assert main(["predict", str(spec_path), "--hidden", "8", "--set", "Delta=1", "--out", str(out),
+                 "--time-bound", "0.001"]) == 2
+    err = capsys.readouterr().err
+    assert "error in --time-bound" in err and "estimated run time" in err and "--beam" in err
+    assert not out.exists()
+
+
+def test_validation_page_and_agreements(tmp_path):
+    """Two ReLU networks on XoR Δ = 0.5: the page is written with its figures, and the agreements are
+    recomputed here from the curves and weights the validation keeps."""
+    from theorykit.analysis.predict_validate import validate_prediction
+
+    pred = predict_reln(tk.xor_margin(0.5), 32, XOR_TRAINING)
+    val = validate_prediction(pred, seeds=2, html_dir=tmp_path)
+    L0 = val.relu_loss[:, 0].mean()
+    rms = np.sqrt(np.mean((val.pred_loss - val.relu_loss.mean(axis=0)) ** 2)) / L0
+    assert val.rms_gap == pytest.approx(rms)
+    assert val.pred_loss[0] == pytest.approx(pred.loss[0])
+    assert 0.0 <= val.weight_share <= 1.0 and 0.0 <= val.jaccard <= 1.0 and 0.0 <= val.gate_change_share <= 1.0
+    html = (tmp_path / "validate.html").read_text()
+    assert html.count("data:image/png;base64,") == 2 and "RMS gap" in html
+    assert json.loads((tmp_path / "validate.json").read_text())["validation"]["seeds"] == 2
