@@ -253,3 +253,19 @@ def test_validation_page_and_agreements(tmp_path):
     html = (tmp_path / "validate.html").read_text()
     assert html.count("data:image/png;base64,") == 2 and "RMS gap" in html
     assert json.loads((tmp_path / "validate.json").read_text())["validation"]["seeds"] == 2
+
+
+def test_relaxed_consistency_equals_top_mode_for_one_output():
+    """With one output, u is a scalar, so the (u, w) LP of consistent_any_output must agree with the
+    top-mode test (w₀ = ±v₁ up to scale), pattern by pattern, on random data."""
+    from theorykit.analysis.predict import consistent_any_output
+
+    rng = np.random.default_rng(4)
+    for _ in range(4):
+        X = rng.integers(-2, 3, size=(3, 5)).astype(float)
+        Y = rng.integers(-2, 3, size=(1, 5)).astype(float)
+        pats, _, _ = realisable_patterns(X, method="exact")
+        for g in pats:
+            if np.linalg.norm((Y * g) @ X.T) == 0:
+                continue
+            assert consistent_any_output(X, Y, g)[0] == consistent_pattern(X, Y, g)[0], (X, Y, g)

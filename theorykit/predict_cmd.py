@@ -46,6 +46,8 @@ def add_parser(subparsers):
     p.add_argument("--enumerate", choices=["auto", "exact", "sample"], default="auto", dest="enum_method",
                    help="pattern enumeration (default auto)")
     p.add_argument("--samples", type=int, default=20000, help="weight vectors of the sampled enumeration (default 20000)")
+    p.add_argument("--consistency", choices=["top", "any-output", "off"], default="top",
+                   help="pattern consistency test: top input mode (default), any output direction, or none")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled enumeration (and of --validate)")
     p.add_argument("--steps", type=int, help="race horizon in steps (default: training.steps)")
     p.add_argument("--time-bound", type=float, default=60.0,
@@ -116,7 +118,7 @@ def run(args) -> int:
     pred = predict_reln(task, args.hidden, training, search=args.search, beam=args.beam, shortlist=args.shortlist,
                         seed=args.seed, max_patterns=args.max_patterns, samples=args.samples,
                         enumerate_method=args.enum_method, max_families=args.max_families,
-                        max_orbit_size=args.max_orbit_size, steps=args.steps,
+                        max_orbit_size=args.max_orbit_size, steps=args.steps, consistency=args.consistency,
                         time_bound=args.time_bound or None)
     spec = pred.to_spec(f"{name}-predicted"[:64])
     out = atomic_write_text(args.out, spec_to_toml(spec))

@@ -63,7 +63,7 @@ import numpy as np
 from ..errors import SpecError
 
 __all__ = ["Prediction", "predict_reln", "realisable_patterns", "lp_pattern_feasible", "cover_bound",
-           "data_symmetries", "pattern_orbits", "share_hidden", "estimate_seconds", "consistent_pattern"]
+           "data_symmetries", "pattern_orbits", "share_hidden", "estimate_seconds", "consistent_pattern", "consistent_any_output"]
 
 #: largest datapoint count enumerated exactly by default
 EXACT_MAX_P = 16
@@ -198,6 +198,29 @@ def consistent_pattern(X, Y, gates, tol: float = 1e-9):
         if res.status == 0:
             return True, int(c)
     return False, 0
+
+
+def consistent_any_output(X, Y, gates):
+    """The relaxed consistency test (``consistency="any-output"``): some output direction u makes the
+    unit's growth direction ``w₀ = Sᵀu`` (S = Y diag(g) Xᵀ) positive on every on-datapoint, and some w equal
+    to w₀ there is ≤ 0 on the rest. One LP in (u, w). For one output it is the top-mode test of
+    :func:`consistent_pattern`; with several outputs it also admits units that grow along lower modes."""
+    from scipy.optimize import linprog
+
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    g = np.asarray(gates, bool)
+    S = (Y * g[None, :]) @ X.T                     # p × d
+    p, d = S.shape
+    A_on = (S @ X[:, g]).T                         # on × p: uᵀ S x_μ
+    sc = max(np.abs(A_on).max(), 1e-300)
+    # variables [u (p), w (d)]: −uᵀSx_μ ≤ −1 (on), w·x_ν ≤ 0 (off), w·x_μ − uᵀSx_μ = 0 (on)
+    A_ub = np.vstack([np.hstack([-A_on / sc, np.zeros((A_on.shape[0], d))]),
+                      np.hstack([np.zeros((int((~g).sum()), p)), X[:, ~g].T])])
+    b_ub = np.r_[-np.ones(A_on.shape[0]), np.zeros(int((~g).sum()))]
+    A_eq = np.hstack([-A_on / sc, X[:, g].T])
+    res = linprog(np.zeros(p + d), A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=np.zeros(A_on.shape[0]),
+                  bounds=[(None, None)] * (p + d), method="highs")
+    return res.status == 0, 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -534,7 +557,7 @@ def estimate_seconds(P: int, d: int, rank: int, pathways: float, families: int, 
 def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int = 3, shortlist: int = 8,
                  seed: int = 0, max_patterns: int = 4096, samples: int = 20000, enumerate_method: str = "auto",
                  max_families: int = 1023, max_orbit_size: int = 32, min_gain: float = 1e-3, race_dt: float = 10.0,
-                 steps: int | None = None, max_group: int = 2000, runners_up: int = 8, consistency: bool = True,
+                 steps: int | None = None, max_group: int = 2000, runners_up: int = 8, consistency="top", max_checked: int = 4000,
                  time_bound: float | None = None) -> Prediction:
     """Predict, from (X, Y) alone, the ReLN a bias-free ReLU network of width ``hidden`` learns.
 
@@ -563,13 +586,24 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                    for g in pats], dtype=bool) if len(pats) else np.zeros(0, bool)
     enum_info["dropped_zero_correlation"] = int((~nz).sum())
     pats = pats[nz]
-    if consistency:
-        keep = np.array([consistent_pattern(X, Y, g)[0] for g in pats], dtype=bool)
-        enum_info["dropped_inconsistent"] = int((~keep).sum())
-        pats = pats[keep]
     if not len(pats):
         raise SpecError("data.targets", "no realisable gate pattern has a non-zero input-output correlation",
                         "the targets are orthogonal to every gated input: nothing can be learned")
+    if consistency not in ("top", "any-output", "off", True, False):
+        raise SpecError("--consistency", f"unknown test {consistency!r}", "use top, any-output or off")
+    if consistency in ("top", "any-output", True):
+        test = consistent_any_output if consistency == "any-output" else consistent_pattern
+        if len(pats) > max_checked:
+            enum_info["consistency_checked"] = f"the {max_checked} most often sampled of {len(pats)} patterns"
+            pats = pats[:max_checked]
+        keep = np.array([test(X, Y, g)[0] for g in pats], dtype=bool)
+        enum_info["consistency"] = "top" if consistency is True else consistency
+        enum_info["dropped_inconsistent"] = int((~keep).sum())
+        pats = pats[keep]
+        if not len(pats):
+            raise SpecError("--consistency", f"none of the {len(keep)} patterns found passes the {enum_info['consistency']!r} "
+                                             "consistency test", "try --consistency any-output, more --samples, or "
+                                                                 "--consistency off")
     # 2. symmetry and orbits
     t1 = time.time()
     perms, sym_info = data_symmetries(X, Y, task, max_group=max_group)
