@@ -57,6 +57,7 @@ _API = {
     "a0_rule": "sim.init", "simulate": "sim.simulate", "SimResult": "sim.simulate",
     # analysis
     "find_gates": "analysis.findgates", "exact_reln_outputs": "analysis.findgates",
+    "predict_reln": "analysis.predict",
 }
 
 __all__ = ["DerivationError", "DivergenceError", "SpecError", "TheorykitError", "__version__", *_API]

@@ -92,14 +92,14 @@ lr, steps, sigma = 0.05, 800, 0.01
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
 for ax, D in zip(axes, (0.5, 1.2)):
     X, Y = task.numeric({"Delta": D})
-    relu = tk.simulate_relu(X, Y, hidden=H, lr=lr, steps=steps, seeds=4, init_std=sigma)
+    relu = tk.simulate((X, Y), network="relu", hidden=H, lr=lr, steps=steps, seeds=4, init_std=sigma)
     L0 = relu.mean[0]
     ax.plot(relu.t, relu.mean / L0, color="k", lw=4, alpha=0.3, label="ReLU network")
     for name, color in (("linear", "C0"), ("xor", "C1")):
         a0 = relns[name][0].hidden * sigma**2 / 2
         spec = tk.GDLNSpec(task, relns[name], tk.Training(lr=lr, a0=a0, init_std=sigma))
         theory = tk.Derivation(spec).predict_loss(relu.t, values={"Delta": D})
-        gdln = tk.simulate_gdln(spec, values={"Delta": D}, init="random", seeds=4, steps=steps)
+        gdln = tk.simulate(spec, values={"Delta": D}, init="random", seeds=4, steps=steps)
         ax.plot(relu.t, theory / L0, color=color, label=f"{name} ReLN, closed form")
         ax.plot(gdln.t, gdln.mean / L0, color=color, ls="--", label=f"{name} ReLN, simulated")
         rms = np.sqrt(np.mean((relu.mean - theory) ** 2)) / L0

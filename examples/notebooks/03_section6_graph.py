@@ -88,7 +88,7 @@ runs = {"paper's protocol (staged)": tk.simulate(paper, init="random", seeds=2, 
         "joint variant": tk.simulate(joint, init="random", seeds=2, seed=1)}
 X, Y = paper.task.numeric()
 H = paper.node["h1"].width
-relu = tk.simulate_relu(X, Y, hidden=[H, H], lr=paper.training.lr, steps=steps, seeds=2,
+relu = tk.simulate((X, Y), network="relu", hidden=[H, H], lr=paper.training.lr, steps=steps, seeds=2,
                         init_std=6e-4 / np.sqrt(7 / 30), loss="sum", seed=2)
 print(f"trained in {time.time() - t0:.1f} s")
 

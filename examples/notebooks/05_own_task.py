@@ -117,7 +117,7 @@ fig, axes = plt.subplots(1, 3, figsize=(12, 3.4), sharey=True)
 cases = {"split (closed form)": (split, der), "with a common pathway (race)": (common, der_c),
          "random inputs (race)": (der_r.spec, der_r)}
 for ax, (title, (spec, d)) in zip(axes, cases.items()):
-    sim = tk.simulate_gdln(spec, init="aligned", seeds=1)
+    sim = tk.simulate(spec, init="aligned", seeds=1)
     theory = d.predict_loss(sim.t)
     L0 = sim.mean[0]
     gap = np.max(np.abs(sim.mean - theory)) / L0

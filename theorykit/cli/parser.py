@@ -36,6 +36,54 @@ def add_run_arguments(parser, required: bool = False):
                              "(default: the checkpoints' metadata, else mean)")
 
 
+PREDICT_DESCRIPTION = """Predict, from the data alone, the gated deep linear network (ReLN) a bias-free ReLU network of
+width H learns by full-batch gradient descent from small random weights.
+
+1. Enumerate the gate patterns one bias-free ReLU unit can realise on the data: exactly (LP
+   feasibility, depth-first) for up to 16 datapoints and at most --max-patterns patterns, else by a
+   seeded search (--samples random N(0, I) weight vectors, --seed). Keep the patterns whose units
+   keep them while learning (Definition 3.1's consistency, one LP each).
+2. Group them into orbits of the data's symmetry (datapoint permutations preserving X'X and Y'Y,
+   found by backtracking and verified exactly).
+3. Race families (unions of orbits) with the race reduction and rank them by the area of L(t)/L(0):
+   exhaustively where the family count allows, else beam/forward search by area.
+4. Share the H units equally among the winning family's pathways; a0 of each = a0_rule(init_std, H_p).
+
+Writes the predicted ReLN as a spec (atomically), prints its pathways and gates, the half-way time of
+the predicted loss and the runner-up families with their areas."""
+
+
+def _add_predict(subparsers):
+    p = subparsers.add_parser("predict", help="predict the ReLN a ReLU network will learn, from data alone",
+                              description=PREDICT_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("spec", help="TOML with [data] (and [symbols]) and [training]; pathways not needed")
+    p.add_argument("--hidden", type=int, required=True, metavar="H", help="hidden width of the ReLU network")
+    p.add_argument("--out", required=True, metavar="PRED.toml", help="write the predicted ReLN spec here (atomic)")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="value of a symbol of the data")
+    p.add_argument("--search", choices=["auto", "exhaustive", "forward", "beam"], default="auto",
+                   help="family search (default auto: exhaustive when at most --max-families families)")
+    p.add_argument("--beam", type=int, default=3, help="beam width of --search beam (default 3)")
+    p.add_argument("--shortlist", type=int, default=8, help="orbits tried per family and round (default 8)")
+    p.add_argument("--max-families", type=int, default=1023, help="largest exhaustive search (default 1023)")
+    p.add_argument("--max-patterns", type=int, default=4096, help="largest exact enumeration (default 4096)")
+    p.add_argument("--max-orbit-size", type=int, default=32, help="orbits with more patterns are left out (default 32)")
+    p.add_argument("--enumerate", choices=["auto", "exact", "sample"], default="auto", dest="enum_method",
+                   help="pattern enumeration (default auto)")
+    p.add_argument("--samples", type=int, default=20000, help="weight vectors of the sampled enumeration (default 20000)")
+    p.add_argument("--consistency", choices=["top", "any-output", "off"], default="top",
+                   help="pattern consistency test: top input mode (default), any output direction, or none")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampled enumeration (and of --validate)")
+    p.add_argument("--steps", type=int, help="race horizon in steps (default: training.steps)")
+    p.add_argument("--time-bound", type=float, default=60.0,
+                   help="refuse when the estimated run time exceeds this many seconds (default 60; 0: no bound)")
+    p.add_argument("--validate", action="store_true", help="train the ReLU network, run Algorithm 1, compare")
+    p.add_argument("--seeds", type=int, default=8, help="ReLU networks trained by --validate (default 8)")
+    p.add_argument("--json", metavar="OUT", help="write the prediction (and validation) as JSON (atomic)")
+    p.add_argument("--html", metavar="DIR", help="with --validate: write the validation page and figures here")
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the Python traceback of an error")
+    p.set_defaults(module="predict")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="theorykit",
@@ -196,6 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--lr", type=float, help="the run's learning rate (default: the spec's)")
     c.add_argument("--out", required=True, metavar="DIR", help="output folder")
     c.set_defaults(module="compare")
+
+    _add_predict(sub)
 
     b = sub.add_parser("bench", help="benchmark derivation time and simulator throughput (ratios in one run)",
                        description="Time each paper result's derivation, then train the Section 4 ReLU network "

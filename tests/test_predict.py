@@ -1,0 +1,271 @@
+"""``theorykit predict``: the ReLN predicted from data alone (theorykit/analysis/predict.py).
+
+Golden values come from hand derivations written beside each test, or from a second method written
+here (a brute-force LP with a different formulation; the lemma module's enumeration of weight orderings).
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings, strategies as st
+from scipy.optimize import linprog
+
+import theorykit as tk
+from theorykit.analysis.predict import (consistent_pattern, data_symmetries, pattern_orbits, predict_reln,
+                                        realisable_patterns, share_hidden)
+from theorykit.spec.gating import Training
+
+XOR_TRAINING = Training(lr=0.05, loss="mean", init_std=0.01, steps=2000)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. enumeration against brute force
+# ---------------------------------------------------------------------------------------------
+def _brute_realisable(X, g):
+    """Independent decider: maximise the margin t of ``w·x ≥ t`` (on), ``w·x ≤ 0`` (off) with |w_i| ≤ 1, t ≤ 1;
+    g is realisable iff the optimum t* > 0 (a different LP from the code's ``≥ 1`` feasibility)."""
+    d = X.shape[0]
+    g = np.asarray(g, bool)
+    A, b = [], []
+    for mu in range(X.shape[1]):
+        if g[mu]:
+            A.append(np.r_[-X[:, mu], 1.0])
+        else:
+            A.append(np.r_[X[:, mu], 0.0])
+        b.append(0.0)
+    res = linprog(np.r_[np.zeros(d), -1.0], A_ub=np.array(A), b_ub=np.array(b),
+                  bounds=[(-1, 1)] * d + [(None, 1)], method="highs")
+    assert res.status == 0
+    return -res.fun > 1e-9
+
+
+@settings(max_examples=25)
+@given(st.integers(1, 3).flatmap(lambda d: st.integers(1, 6).flatmap(
+    lambda P: st.lists(st.lists(st.integers(-3, 3), min_size=P, max_size=P), min_size=d, max_size=d))))
+def test_exact_enumeration_matches_brute_force(rows):
+    X = np.array(rows, float)
+    P = X.shape[1]
+    pats, counts, info = realisable_patterns(X, method="exact")
+    got = {tuple(int(v) for v in p) for p in pats}
+    want = set()
+    for bits in range(1, 2 ** P):            # all 2^P patterns but the all-off one
+        g = tuple((bits >> mu) & 1 for mu in range(P))
+        if _brute_realisable(X, g):
+            want.add(g)
+    assert got == want
+    assert info["method"] == "exact" and counts is None
+
+
+def test_exact_enumeration_on_context_data_equals_the_lemma_enumeration():
+    """On contexts(3, 2) a unit's pre-activation is a_i + b_c: the lemma module enumerates those patterns by
+    weight orderings (independent of any LP); their number is the poly-Bernoulli B_3^(-2) = 46 (Σ_m (m!)²
+    S(4, m+1) S(3, m+1) = 1 + 7·3 + 4·6·1 = 46), all-off included."""
+    from theorykit.theory.lemmas import poly_bernoulli, realisable_gate_patterns
+
+    X, _ = tk.contexts(2, 3, blocks="identity", common="identity").numeric()
+    pats, _, _ = realisable_patterns(X, method="exact")
+    n, k = 2, 3
+    lemma = {np.frombuffer(p, bool).reshape(n, k).T.reshape(-1).tobytes() for p in realisable_gate_patterns(n, k)}
+    lemma.discard(np.zeros(n * k, bool).tobytes())
+    assert {p.tobytes() for p in pats} == lemma
+    assert len(pats) == poly_bernoulli(n, k) - 1 == 45
+
+
+def test_sampled_patterns_are_realisable_and_seeded():
+    X = np.random.default_rng(3).standard_normal((3, 9))
+    a, ca, ia = realisable_patterns(X, method="sample", samples=3000, seed=5)
+    b, cb, _ = realisable_patterns(X, method="sample", samples=3000, seed=5)
+    assert np.array_equal(a, b) and np.array_equal(ca, cb) and ca.sum() <= 3000
+    assert all(_brute_realisable(X, g) for g in a)
+    exact, _, _ = realisable_patterns(X, method="exact")
+    assert {p.tobytes() for p in a} <= {p.tobytes() for p in exact}
+    assert ia["method"] == "sample"
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. consistency and symmetry (hand derivations on XoR)
+# ---------------------------------------------------------------------------------------------
+def test_consistency_on_xor_by_hand():
+    """XoR points x0 = (1,1,Δ), x1 = (−1,−1,Δ) (y = +1), x2 = (1,−1,−Δ), x3 = (−1,1,−Δ) (y = −1), Δ = 1/2.
+    Single {0}: v₁ ∝ x0, positive on x0, and w = x0 + n (n ⊥ x0) can be ≤ 0 elsewhere: kept.
+    Pair {0,1}: Σyx ∝ x0 + x1 = (0,0,2Δ): v₁ = e3, on x0, x1, −Δ on x2, x3: kept.
+    Mixed pair {1,3}: Σyx ∝ x1 − x3 = (0,−2,2Δ): v₁·x1 = 1+Δ² > 0 but v₁·x3 = −1−Δ² < 0: dropped.
+    Triple {0,1,2}: Σyx ∝ (−1,1,3Δ): positive on x0, x1 and negative on x2: dropped."""
+    X, Y = tk.xor_margin(0.5).numeric()
+    assert consistent_pattern(X, Y, [1, 0, 0, 0])[0]
+    assert consistent_pattern(X, Y, [1, 1, 0, 0])[0]
+    assert not consistent_pattern(X, Y, [0, 1, 0, 1])[0]
+    assert not consistent_pattern(X, Y, [1, 1, 1, 0])[0]
+
+
+def test_xor_symmetry_group_by_hand():
+    """YᵀY = y yᵀ with y = (1,1,−1,−1) is kept by the permutations that keep or swap the classes {0,1}, {2,3}
+    (2·2·2 = 8); XᵀX has 2+Δ² on the diagonal, Δ²−2 within a class and −Δ² across, so all 8 keep it."""
+    X, Y = tk.xor_margin(0.5).numeric()
+    perms, info = data_symmetries(X, Y, tk.xor_margin(0.5))
+    assert info["order"] == 8 and info["exact"]
+    for s in perms:
+        assert {frozenset(s[[0, 1]]), frozenset(s[[2, 3]])} == {frozenset({0, 1}), frozenset({2, 3})}
+    singles = np.eye(4, dtype=bool)
+    assert len(set(pattern_orbits(singles, perms))) == 1
+
+
+def test_no_symmetry_on_generic_data():
+    rng = np.random.default_rng(0)
+    X, Y = rng.standard_normal((3, 6)), rng.standard_normal((2, 6))
+    perms, info = data_symmetries(X, Y)
+    assert info["order"] == 1 and np.array_equal(perms[0], np.arange(6))
+
+
+def test_share_hidden_rule():
+    assert share_hidden(10, 3) == [4, 3, 3]
+    assert share_hidden(128, 4) == [32] * 4
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. XoR on both sides of Δ* = sqrt(2/3)
+# ---------------------------------------------------------------------------------------------
+# Hand derivation: the single-datapoint pathway has s_xor = |x_μ|/4 = sqrt(2+Δ²)/4; the linear pathway
+# (on both points of one label) s_lin = |x0 + x1|/4 = 2Δ/4; equal at 4Δ² = Δ² + 2, Δ* = sqrt(2/3) ≈ 0.816.
+@pytest.mark.parametrize("delta, expected", [(0.6, "xor"), (1.0, "linear")])
+def test_xor_prediction_both_sides_of_the_crossover(delta, expected):
+    assert (delta < math.sqrt(2 / 3)) == (expected == "xor")
+    pred = predict_reln(tk.xor_margin(delta), 128, XOR_TRAINING)
+    got = {tuple(int(v) for v in g) for g in pred.gates}
+    if expected == "xor":
+        assert got == {(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1)}
+        assert pred.widths == [32] * 4
+        assert np.allclose(pred.a0, 0.01 ** 2 * 32 / 2)          # a0 rule σ²H_p/2
+    else:
+        assert got == {(1, 1, 0, 0), (0, 0, 1, 1)}
+        assert pred.widths == [64, 64]
+        assert np.allclose(pred.a0, 0.01 ** 2 * 64 / 2)
+    assert pred.search["method"] == "exhaustive"
+    assert pred.runners_up and all(r["area"] >= pred.area for r in pred.runners_up)
+    assert pred.t_half is not None and pred.loss[-1] < 0.01 * pred.loss[0]
+    spec = pred.to_spec()
+    assert sum(p.hidden for p in spec.pathways) == 128
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. family search against exhaustive search
+# ---------------------------------------------------------------------------------------------
+def test_beam_and_forward_against_exhaustive():
+    """Two output groups on random ±1 data (more orbits than XoR): the beam's and the forward search's
+    winners are families the exhaustive search also raced, with the same area, and no better than its winner."""
+    rng = np.random.default_rng(11)
+    X = rng.choice([-1, 1], size=(3, 5)).astype(int)
+    Y = np.stack([X[0] * X[1], X[2]])
+    task = tk.Task(sp.Matrix(X.tolist()), sp.Matrix(Y.tolist()))
+    tr = Training(lr=0.05, loss="mean", init_std=0.01, steps=600)
+    ex = predict_reln(task, 32, tr, search="exhaustive", max_families=4095)
+    assert ex.search["method"] == "exhaustive" and ex.search["candidates"] >= 3
+    for method in ("beam", "forward"):
+        other = predict_reln(task, 32, tr, search=method, beam=2, shortlist=4)
+        assert other.search["method"] == method
+        assert other.area >= ex.area - 1e-12
+        fam = sorted(other.search["prediction_orbits"])
+        same = [r for r in ex.runners_up + [{"family": ex.search["prediction_orbits"], "area": ex.area}]
+                if sorted(r["family"]) == fam]
+        if same:                       # among the exhaustive ranking's top: the same race gives the same area
+            assert abs(same[0]["area"] - other.area) < 1e-9
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. command line
+# ---------------------------------------------------------------------------------------------
+XOR_TOML = """[symbols]
+Delta = {positive = true}
+[data]
+task = "xor-margin"
+[training]
+lr = 0.05
+loss = "mean"
+init_std = 0.01
+steps = 2000
+"""
+
+
+def test_cli_predict_xor_linear_side(tmp_path, capsys):
+    from theorykit.cli import main
+    from theorykit.spec.files import load_spec
+
+    spec_path = tmp_path / "xor.toml"
+    spec_path.write_text(XOR_TOML)
+    out, js = tmp_path / "pred.toml", tmp_path / "pred.json"
+    rc = main(["predict", str(spec_path), "--hidden", "64", "--set", "Delta=1", "--out", str(out), "--json", str(js)])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "predicted ReLN: 2 pathways" in text and "runner-up" in text
+    spec = load_spec(out)
+    assert sorted(p.active for p in spec.pathways) == [(0, 0, 1, 1), (1, 1, 0, 0)]
+    assert [p.hidden for p in spec.pathways] == [32, 32]
+    doc = json.loads(js.read_text())
+    assert doc["prediction"]["pathways"][0]["a0"] == pytest.approx(0.01 ** 2 * 32 / 2)   # σ²H_p/2
+    assert doc["prediction"]["search"]["method"] == "exhaustive"
+
+
+def test_cli_predict_errors_name_the_field(tmp_path, capsys):
+    from theorykit.cli import main
+
+    spec_path = tmp_path / "xor.toml"
+    spec_path.write_text(XOR_TOML)
+    assert main(["predict", str(spec_path), "--hidden", "0", "--out", str(tmp_path / "o.toml")]) == 2
+    assert "--hidden" in capsys.readouterr().err
+    assert main(["predict", str(spec_path), "--hidden", "8", "--out", str(tmp_path / "o.toml")]) == 2
+    assert "--set" in capsys.readouterr().err
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[training]\nlr = 0.1\n")
+    assert main(["predict", str(bad), "--hidden", "8", "--out", str(tmp_path / "o.toml")]) == 2
+    assert "error in data" in capsys.readouterr().err
+    assert not (tmp_path / "o.toml").exists()
+
+
+def test_cli_time_bound_refuses_with_an_estimate(tmp_path, capsys):
+    from theorykit.cli import main
+
+    spec_path = tmp_path / "xor.toml"
+    spec_path.write_text(XOR_TOML)
+    out = tmp_path / "o.toml"
+    assert main(["predict", str(spec_path), "--hidden", "8", "--set", "Delta=1", "--out", str(out),
+                 "--time-bound", "0.001"]) == 2
+    err = capsys.readouterr().err
+    assert "error in --time-bound" in err and "estimated run time" in err and "--beam" in err
+    assert not out.exists()
+
+
+def test_validation_page_and_agreements(tmp_path):
+    """Two ReLU networks on XoR Δ = 0.5: the page is written with its figures, and the agreements are
+    recomputed here from the curves and weights the validation keeps."""
+    from theorykit.analysis.predict_validate import validate_prediction
+
+    pred = predict_reln(tk.xor_margin(0.5), 32, XOR_TRAINING)
+    val = validate_prediction(pred, seeds=2, html_dir=tmp_path)
+    L0 = val.relu_loss[:, 0].mean()
+    rms = np.sqrt(np.mean((val.pred_loss - val.relu_loss.mean(axis=0)) ** 2)) / L0
+    assert val.rms_gap == pytest.approx(rms)
+    assert val.pred_loss[0] == pytest.approx(pred.loss[0])
+    assert 0.0 <= val.weight_share <= 1.0 and 0.0 <= val.jaccard <= 1.0 and 0.0 <= val.gate_change_share <= 1.0
+    html = (tmp_path / "validate.html").read_text()
+    assert html.count("data:image/png;base64,") == 2 and "RMS gap" in html
+    assert json.loads((tmp_path / "validate.json").read_text())["validation"]["seeds"] == 2
+
+
+def test_relaxed_consistency_equals_top_mode_for_one_output():
+    """With one output, u is a scalar, so the (u, w) LP of consistent_any_output must agree with the
+    top-mode test (w₀ = ±v₁ up to scale), pattern by pattern, on random data."""
+    from theorykit.analysis.predict import consistent_any_output
+
+    rng = np.random.default_rng(4)
+    for _ in range(4):
+        X = rng.integers(-2, 3, size=(3, 5)).astype(float)
+        Y = rng.integers(-2, 3, size=(1, 5)).astype(float)
+        pats, _, _ = realisable_patterns(X, method="exact")
+        for g in pats:
+            if np.linalg.norm((Y * g) @ X.T) == 0:
+                continue
+            assert consistent_any_output(X, Y, g)[0] == consistent_pattern(X, Y, g)[0], (X, Y, g)

@@ -1,0 +1,719 @@
+"""From data to dynamics without training: predict the ReLN a ReLU network will learn.
+
+:func:`predict_reln` reads only the data (X, Y), the width H and the training settings, and
+returns the gated deep linear network (a ReLN: one pathway per gate pattern) whose race it
+predicts the ReLU network to run. Four stages, each stated in the result:
+
+1. **Gate patterns.** A bias-free ReLU unit with first-layer weights w is on for datapoint μ iff
+   ``w·x_μ > 0``; a pattern g ∈ {0,1}^P is *realisable* iff some w gives it, i.e. iff the linear
+   program ``w·x_μ ≥ 1 (g_μ = 1), w·x_μ ≤ 0 (g_μ = 0)`` is feasible (a strict inequality on
+   finitely many points scales to ``≥ 1``, so this is exact). :func:`realisable_patterns`
+   enumerates them **exactly** by a depth-first search over the datapoints that prunes every
+   infeasible prefix (one LP per node; a child the parent's witness already satisfies needs
+   none), when Cover's bound ``2 Σ_{k<r} C(P−1, k)`` (r = rank X) on their number is at most
+   ``max_patterns``. Beyond that it runs a **seeded search**: ``samples`` weight vectors drawn
+   N(0, I) (the isotropic law of a small random initialisation) and their patterns; each is
+   realisable by construction, and the count found is reported (the search may miss rare
+   patterns). The all-off pattern is dropped (such a unit never learns), and so is any pattern
+   whose effective correlation ``Y diag(g) Xᵀ`` is zero (its pathway starts and stays at zero).
+1b. **Consistency (Definition 3.1).** The ReLN's gates must be those its own units produce. A
+   unit grows along its pathway's top input direction ±v₁ (of ``Y diag(g) Xᵀ``), so a pattern is
+   kept only when ±v₁ is positive on all its datapoints and some w equal to ±v₁ on them (free
+   orthogonally to them) is ≤ 0 on the rest (:func:`consistent_pattern`, one LP). XoR's mixed pairs
+   and triples fail it: their units learn their way out of the pattern.
+2. **Symmetry.** A permutation σ of the datapoints is kept when it preserves both Gram matrices,
+   ``XᵀX`` and ``YᵀY`` (checked exactly on the task's rational entries; on floats with a 1e-12
+   relative tolerance for irrational data). Then some orthogonal map of the inputs and one of the
+   outputs carry (X, Y) to their permuted copies; squared loss and an isotropic Gaussian
+   initialisation are invariant under both, so the ReLU network's dynamics (in distribution) and
+   the race are equivariant, and patterns in one orbit play the same role. The group is found by
+   backtracking (every element enumerated, capped at ``max_group``; a truncated group gives finer
+   orbits, never wrong ones). Candidate families are unions of whole orbits.
+3. **Family search by the race.** A family's pathways each see every input and write every
+   output; the family's race reduction (:meth:`theorykit.theory.race.RaceSystem.solve`, the one race
+   engine, RK4 with step τ/``race_dt``) is integrated from aligned, balanced maps with the
+   a0 of stage 4, and ranked by the area of L(t)/L(0) over the training horizon (lower is
+   faster), as ``race-exhaust`` does. ``search="exhaustive"``: every non-empty union of the
+   candidate orbits; ``"forward"`` (beam 1) or ``"beam"``: start from nothing, add one orbit at a
+   time, keeping the ``beam`` best families by area, with the candidates at each step the
+   ``shortlist`` orbits of largest top singular value of the *residual* correlation
+   ``(R ∘ g) Xᵀ / P`` (R = Y − the family's final output; R = Y at the start), and stop when no
+   addition lowers the area by more than ``min_gain`` (relative). ``"auto"``: exhaustive when the
+   candidate orbits give at most ``max_families`` families, else beam.
+4. **Width and a0 (stated rule).** The H hidden units are shared equally among the family's m
+   pathways (H // m each, the remainder one each to the first pathways), and each pathway's
+   initial mode strength is the one a0 rule, ``a0_p = a0_rule(init_std, H_p)`` = σ²H_p/2
+   (:func:`theorykit.sim.init.a0_rule`). A family with more pathways therefore starts each of
+   them weaker: the rule prices extra pathways in the race itself, with no parsimony constant.
+
+The prediction is the family of least area. Its runner-ups (the next families by area) are kept
+with their areas. Everything rests on the paper's assumptions (small initialisation, full-batch
+gradient descent, gates fixed after an early alignment phase); :mod:`.predict_validate` trains the
+ReLU network and says where it departs.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import SpecError
+from ..theory.flow import RK4
+from ..theory.race import RaceSystem
+
+__all__ = ["Prediction", "predict_reln", "realisable_patterns", "lp_pattern_feasible", "cover_bound",
+           "data_symmetries", "pattern_orbits", "share_hidden", "estimate_seconds", "consistent_pattern", "consistent_any_output"]
+
+#: largest datapoint count enumerated exactly by default
+EXACT_MAX_P = 16
+#: time bound the command promises (seconds) on the 2-core CPU for P ≤ 24, d ≤ 12
+TIME_BOUND_S = 60.0
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. realisable gate patterns
+# ---------------------------------------------------------------------------------------------
+def lp_pattern_feasible(X, gates):
+    """Whether one bias-free ReLU unit realises ``gates`` on the columns of ``X`` (exact LP feasibility).
+
+    Constraints ``w·x_μ ≥ 1`` where the gate is 1 and ``w·x_μ ≤ 0`` where it is 0 (pre-activation 0
+    counts as off). Returns ``(feasible, w or None)``."""
+    from scipy.optimize import linprog
+
+    X = np.asarray(X, float)
+    g = np.asarray(gates, bool)
+    A = np.where(g[:, None], -X.T, X.T)
+    b = np.where(g, -1.0, 0.0)
+    res = linprog(np.zeros(X.shape[0]), A_ub=A, b_ub=b, bounds=[(None, None)] * X.shape[0], method="highs")
+    if res.status == 0:
+        return True, res.x
+    if res.status == 2:
+        return False, None
+    raise RuntimeError(f"linprog failed: {res.message}")
+
+
+def cover_bound(P: int, r: int) -> int:
+    """Cover's count ``2 Σ_{k<r} C(P−1, k)``: the number of patterns P points of rank r admit in
+    general position (an upper bound otherwise), all-off and all-on included."""
+    return 2 * sum(math.comb(P - 1, k) for k in range(min(r, P)))
+
+
+def realisable_patterns(X, *, method: str = "auto", max_patterns: int = 4096, samples: int = 20000,
+                        seed: int = 0, exact_max_p: int = EXACT_MAX_P):
+    """Realisable gate patterns of the data's columns (bias-free units), all-off dropped.
+
+    Returns ``(patterns (N × P bool), counts (N,) or None, info)``. ``method``: ``"exact"`` (depth-first
+    search with LP pruning, every pattern), ``"sample"`` (``samples`` seeded N(0, I) weight vectors;
+    ``counts`` = how many drew each pattern), or ``"auto"`` (exact when P ≤ ``exact_max_p`` and Cover's
+    bound is at most ``max_patterns``)."""
+    X = np.asarray(X, float)
+    d, P = X.shape
+    r = int(np.linalg.matrix_rank(X)) if X.size else 0
+    bound = cover_bound(P, r)
+    if method == "auto":
+        method = "exact" if P <= exact_max_p and bound <= max_patterns else "sample"
+    if method == "exact":
+        pats = _exact_patterns(X, max_patterns)
+        if pats is None:
+            raise SpecError("max_patterns", f"the data has more than {max_patterns} realisable gate patterns",
+                            "raise --max-patterns, or use the sampled search (--enumerate sample)")
+        info = {"method": "exact", "how": "depth-first search over datapoints, LP feasibility of every prefix "
+                                          "(w·x ≥ 1 on, w·x ≤ 0 off)", "cover_bound": bound, "rank": r}
+        out = np.array(sorted(pats, key=lambda p: (sum(p), p)), dtype=bool).reshape(-1, P)
+        return out[out.any(axis=1)], None, {**info, "found": int(out.any(axis=1).sum())}
+    if method != "sample":
+        raise SpecError("enumerate", f"unknown method {method!r}", "use \"auto\", \"exact\" or \"sample\"")
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((int(samples), d))
+    G = (W @ X) > 0
+    G = G[G.any(axis=1)]
+    uniq, counts = np.unique(np.packbits(G, axis=1), axis=0, return_counts=True)
+    pats = np.unpackbits(uniq, axis=1)[:, :P].astype(bool)
+    order = np.argsort(-counts, kind="stable")
+    info = {"method": "sample", "how": f"{int(samples)} weight vectors N(0, I), seed {seed}; each pattern found is "
+                                       "realisable by construction; rare patterns may be missed",
+            "cover_bound": bound, "rank": r, "found": int(len(pats))}
+    return pats[order], counts[order], info
+
+
+def _exact_patterns(X, cap):
+    """Every realisable pattern (tuples), or None beyond ``cap``. A node is a feasible prefix with a
+    witness w; a child whose bit the witness already gives (w·x > 1e-9 for on, after scaling w up;
+    w·x < −1e-9, or w = 0, for off) needs no LP."""
+    d, P = X.shape
+    out = []
+    stack = [((), np.zeros(d))]
+    while stack:
+        pre, w = stack.pop()
+        k = len(pre)
+        if k == P:
+            out.append(pre)
+            if len(out) > cap:
+                return None
+            continue
+        x = X[:, k]
+        v = float(w @ x)
+        zero = not np.any(w)
+        for bit in (0, 1):
+            g = pre + (bit,)
+            if bit == 1 and v > 1e-9:
+                stack.append((g, w * max(1.0, 1.0 / v)))
+            elif bit == 0 and (zero or v < -1e-9):
+                stack.append((g, w))
+            else:
+                ok, ww = lp_pattern_feasible(X[:, :k + 1], g)
+                if ok:
+                    stack.append((g, ww))
+    return out
+
+
+def consistent_pattern(X, Y, gates, tol: float = 1e-9):
+    """Whether the units of pathway ``gates`` can keep exactly these gates while they learn (Definition 3.1).
+
+    From a small start a unit's weights grow along the pathway's top input direction v₁ (right singular
+    vector of ``Y diag(g) Xᵀ``), with the sign of its output weight. Its pre-activations on the pathway's
+    own datapoints are then those of ±v₁; on the other datapoints it is free to add any component n
+    orthogonal to its own datapoints (the GDLN never sees it). So g is kept iff for one sign c = ±1:
+    ``c v₁·x_μ > 0`` on every on-datapoint, and the LP ``w·x_μ = c v₁·x_μ`` (on), ``w·x_ν ≤ 0`` (off) is
+    feasible. Returns ``(consistent, sign or 0)``."""
+    from scipy.optimize import linprog
+
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    g = np.asarray(gates, bool)
+    S = (Y * g[None, :]) @ X.T
+    _, sv, Vt = np.linalg.svd(S)
+    if not sv.size or sv[0] <= 0:
+        return False, 0
+    v = Vt[0]
+    pre = v @ X[:, g]
+    scale = max(np.abs(pre).max(), 1e-300)
+    for c in (1.0, -1.0):
+        if not np.all(c * pre > tol * scale):
+            continue
+        if g.all():
+            return True, int(c)
+        res = linprog(np.zeros(X.shape[0]), A_ub=X[:, ~g].T, b_ub=np.zeros(int((~g).sum())),
+                      A_eq=X[:, g].T, b_eq=c * pre / scale, bounds=[(None, None)] * X.shape[0], method="highs")
+        if res.status == 0:
+            return True, int(c)
+    return False, 0
+
+
+def consistent_any_output(X, Y, gates):
+    """The relaxed consistency test (``consistency="any-output"``): some output direction u makes the
+    unit's growth direction ``w₀ = Sᵀu`` (S = Y diag(g) Xᵀ) positive on every on-datapoint, and some w equal
+    to w₀ there is ≤ 0 on the rest. One LP in (u, w). For one output it is the top-mode test of
+    :func:`consistent_pattern`; with several outputs it also admits units that grow along lower modes."""
+    from scipy.optimize import linprog
+
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    g = np.asarray(gates, bool)
+    S = (Y * g[None, :]) @ X.T                     # p × d
+    p, d = S.shape
+    A_on = (S @ X[:, g]).T                         # on × p: uᵀ S x_μ
+    sc = max(np.abs(A_on).max(), 1e-300)
+    # variables [u (p), w (d)]: −uᵀSx_μ ≤ −1 (on), w·x_ν ≤ 0 (off), w·x_μ − uᵀSx_μ = 0 (on)
+    A_ub = np.vstack([np.hstack([-A_on / sc, np.zeros((A_on.shape[0], d))]),
+                      np.hstack([np.zeros((int((~g).sum()), p)), X[:, ~g].T])])
+    b_ub = np.r_[-np.ones(A_on.shape[0]), np.zeros(int((~g).sum()))]
+    A_eq = np.hstack([-A_on / sc, X[:, g].T])
+    res = linprog(np.zeros(p + d), A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=np.zeros(A_on.shape[0]),
+                  bounds=[(None, None)] * (p + d), method="highs")
+    return res.status == 0, 0
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. symmetry
+# ---------------------------------------------------------------------------------------------
+def _grams(task, X, Y):
+    from ..theory.effective import exact_parts
+
+    parts = exact_parts(task) if task is not None else None
+    if parts is not None:
+        Xb, _, Yb, _ = parts
+        Xo, Yo = Xb.astype(object), Yb.astype(object)
+        return (Xo.T @ Xo), (Yo.T @ Yo), True
+    return X.T @ X, Y.T @ Y, False
+
+
+def data_symmetries(X, Y, task=None, max_group: int = 2000):
+    """Datapoint permutations preserving XᵀX and YᵀY (see the module docstring).
+
+    Returns ``(perms (list of arrays σ: datapoint μ goes to σ[μ]), info)``. Exact comparison on
+    the task's rational entries when ``task`` has them; else floats to 1e-12 relative."""
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    P = X.shape[1]
+    Kx, Ky, exact = _grams(task, X, Y)
+    if exact:
+        eq = lambda a, b: a == b  # noqa: E731
+    else:
+        sc = max(1.0, float(np.max(np.abs(Kx))), float(np.max(np.abs(Ky))))
+        eq = lambda a, b: abs(float(a) - float(b)) <= 1e-12 * sc  # noqa: E731
+
+    # colour: diagonal entries and the sorted rows (invariants of a symmetry)
+    def colour(mu):
+        return (Kx[mu, mu], Ky[mu, mu], tuple(sorted(Kx[mu])), tuple(sorted(Ky[mu])))
+
+    if not exact:
+        def colour(mu):  # noqa: F811 - rounded on floats
+            return tuple(np.round([Kx[mu, mu], Ky[mu, mu]] + sorted(Kx[mu]) + sorted(Ky[mu]), 9))
+    cols = [colour(mu) for mu in range(P)]
+    cand = [[nu for nu in range(P) if cols[nu] == cols[mu]] for mu in range(P)]
+    perms, truncated = [], False
+    sigma = [-1] * P
+    used = [False] * P
+
+    def ok(mu, nu):
+        if not (eq(Kx[mu, mu], Kx[nu, nu]) and eq(Ky[mu, mu], Ky[nu, nu])):
+            return False
+        for m2 in range(mu):
+            n2 = sigma[m2]
+            if not (eq(Kx[mu, m2], Kx[nu, n2]) and eq(Ky[mu, m2], Ky[nu, n2])):
+                return False
+        return True
+
+    def rec(mu):
+        nonlocal truncated
+        if truncated:
+            return
+        if mu == P:
+            perms.append(np.array(sigma, dtype=int))
+            if len(perms) >= max_group:
+                truncated = True
+            return
+        for nu in cand[mu]:
+            if not used[nu] and ok(mu, nu):
+                sigma[mu], used[nu] = nu, True
+                rec(mu + 1)
+                sigma[mu], used[nu] = -1, False
+
+    rec(0)
+    # verify every kept permutation in full (exactly where the task allows)
+    good = []
+    for s in perms:
+        inv = np.argsort(s)
+        if exact:
+            okx = all(Kx[inv[a], inv[b]] == Kx[a, b] for a in range(P) for b in range(P))
+            oky = all(Ky[inv[a], inv[b]] == Ky[a, b] for a in range(P) for b in range(P))
+        else:
+            okx = np.allclose(X.T @ X, (X.T @ X)[np.ix_(inv, inv)], rtol=0, atol=1e-12 * max(1, np.abs(X).max() ** 2))
+            oky = np.allclose(Y.T @ Y, (Y.T @ Y)[np.ix_(inv, inv)], rtol=0, atol=1e-12 * max(1, np.abs(Y).max() ** 2))
+        if okx and oky:
+            good.append(s)
+    info = {"order": len(good), "truncated_at": max_group if truncated else None,
+            "test": "XᵀX and YᵀY preserved " + ("exactly (rational entries)" if exact else "to 1e-12 (floats)"),
+            "exact": exact}
+    return good, info
+
+
+def pattern_orbits(patterns, perms):
+    """Orbit index of every pattern under the datapoint permutations (a pattern moves with its datapoints).
+
+    Patterns whose image is not in the list are left in their own orbit for that permutation (it never
+    happens for an exact enumeration; a sampled one may lack an image)."""
+    pats = np.asarray(patterns, bool)
+    N = len(pats)
+    key = {p.tobytes(): i for i, p in enumerate(pats)}
+    parent = list(range(N))
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for s in perms:
+        moved = np.zeros_like(pats)
+        moved[:, s] = pats
+        for i, m in enumerate(moved):
+            j = key.get(m.tobytes())
+            if j is not None:
+                a, b = find(i), find(j)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    roots = [find(i) for i in range(N)]
+    uniq = {r: k for k, r in enumerate(dict.fromkeys(roots))}
+    return np.array([uniq[r] for r in roots], dtype=int)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. width and a0
+# ---------------------------------------------------------------------------------------------
+def share_hidden(H: int, m: int) -> list:
+    """The stated rule: H units shared equally among m pathways, remainder one each to the first."""
+    if m < 1:
+        return []
+    return [H // m + (1 if j < H % m else 0) for j in range(m)]
+
+
+def _a0s(init_std, H, m):
+    from ..sim.init import a0_rule
+
+    return [a0_rule(init_std, max(h, 1)) for h in share_hidden(H, m)]
+
+
+# ---------------------------------------------------------------------------------------------
+# the result
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Prediction:
+    """What :func:`predict_reln` predicts: pathways (gate vectors), their widths and a0, the race's loss
+    curve and half-way time, the runner-up families, and what each stage did."""
+
+    task: object
+    training: object
+    hidden: int
+    gates: np.ndarray             # m × P
+    widths: list
+    a0: list
+    t: np.ndarray
+    loss: np.ndarray              # the race's loss (the spec's loss: times P for a summed loss)
+    t_half: float | None
+    area: float
+    runners_up: list              # [{"family": [orbit labels], "pathways": m, "area": …, "t_half": …}]
+    search: dict
+    enumeration: dict
+    symmetry: dict
+    orbits: list                  # [{"orbit": k, "size": n, "example": gate list, "in_prediction": bool}]
+    seconds: dict = field(default_factory=dict)
+    curves: dict = field(default_factory=dict)  # label -> L/L0 of the best families (figure)
+
+    # -- outputs --------------------------------------------------------------------------------------
+    def to_spec(self, name: str = "predicted-reln"):
+        """The predicted ReLN as a :class:`~theorykit.spec.gating.GDLNSpec` (every pathway sees all
+        inputs and writes all outputs; ``training.a0`` = the geometric mean of the pathways' a0)."""
+        from dataclasses import replace
+
+        from ..spec.gating import GDLNSpec, Pathway
+
+        paths = [Pathway(f"p{j + 1}", tuple(int(v) for v in g), "all", "all", int(h))
+                 for j, (g, h) in enumerate(zip(self.gates, self.widths))]
+        tr = replace(self.training, a0=float(np.exp(np.mean(np.log(self.a0)))))
+        return GDLNSpec(self.task, tuple(paths), tr, name)
+
+    def summary(self) -> dict:
+        return {"hidden": self.hidden, "pathways": [{"name": f"p{j + 1}", "active": [int(v) for v in g],
+                                                     "hidden": int(h), "a0": float(a)}
+                                                    for j, (g, h, a) in enumerate(zip(self.gates, self.widths, self.a0))],
+                "t_half": self.t_half, "area": self.area, "loss_0": float(self.loss[0]),
+                "loss_end": float(self.loss[-1]), "runners_up": self.runners_up, "search": self.search,
+                "enumeration": self.enumeration, "symmetry": self.symmetry, "orbits": self.orbits,
+                "share_rule": "H shared equally among the pathways (remainder to the first); a0_p = a0_rule(init_std, H_p)",
+                "seconds": self.seconds}
+
+    def table_rows(self):
+        return [(f"p{j + 1}", "".join(str(int(v)) for v in g), int(h), float(a))
+                for j, (g, h, a) in enumerate(zip(self.gates, self.widths, self.a0))]
+
+    def text(self) -> str:
+        th = f"{self.t_half:.1f}" if self.t_half is not None else "never"
+        lines = [f"predicted ReLN: {len(self.gates)} pathways, H = {self.hidden}; half-way time {th} steps; "
+                 f"area {self.area:.5f}",
+                 f"  search: {self.search['method']} ({self.search['covered']})",
+                 f"  patterns: {self.enumeration['method']}, {self.enumeration['found']} found; symmetry group of order "
+                 f"{self.symmetry['order']}, {self.search['orbits']} orbits ({self.search['candidates']} candidates)"]
+        for nm, g, h, a in self.table_rows():
+            lines.append(f"  {nm}: gates {g}  hidden {h}  a0 {a:.3g}")
+        if self.runners_up:
+            lines.append("  runner-up families (area, pathways):")
+            for r in self.runners_up[:5]:
+                lines.append(f"    {r['area']:.5f}  {r['pathways']:3d}  orbits {'+'.join(map(str, r['family']))}")
+        return "\n".join(lines)
+
+    def figure(self):
+        import matplotlib.pyplot as plt
+
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1.4, 1]})
+        a1.plot(self.t, self.loss / self.loss[0], "k", lw=2, label="predicted ReLN (race)")
+        for lab, c in list(self.curves.items())[1:5]:
+            a1.plot(self.t, c, lw=1, ls="--", label=f"runner-up {lab}")
+        if self.t_half is not None:
+            a1.axvline(self.t_half, color="0.6", lw=0.8)
+        a1.set_xlabel("gradient step")
+        a1.set_ylabel("L(t) / L(0)")
+        a1.legend(fontsize=7)
+        a1.set_title("predicted loss")
+        a2.imshow(np.asarray(self.gates, float), aspect="auto", cmap="Greys", vmin=0, vmax=1, interpolation="nearest")
+        a2.set_xlabel("datapoint")
+        a2.set_ylabel("pathway")
+        a2.set_yticks(range(len(self.gates)))
+        a2.set_yticklabels([f"p{j + 1} ({h})" for j, h in enumerate(self.widths)], fontsize=7)
+        a2.set_title("predicted gates (black = on)")
+        fig.tight_layout()
+        return fig
+
+    def plot(self, path=None):
+        """Draw the predicted loss and gates; with ``path``, write a PNG there (atomically)."""
+        fig = self.figure()
+        if path is not None:
+            import io
+
+            import matplotlib.pyplot as plt
+
+            from ..io import atomic_write_bytes
+
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=110)
+            plt.close(fig)
+            return atomic_write_bytes(path, buf.getvalue())
+        return fig
+
+    def _repr_html_(self):
+        import base64
+        import io
+
+        import matplotlib.pyplot as plt
+
+        from ..report import html_escape
+
+        fig = self.figure()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=90)
+        plt.close(fig)
+        rows = "".join(f"<tr><td>{n}</td><td><code>{g}</code></td><td>{h}</td><td>{a:.3g}</td></tr>"
+                       for n, g, h, a in self.table_rows())
+        ru = "".join(f"<tr><td>{html_escape('+'.join(map(str, r['family'])))}</td><td>{r['pathways']}</td>"
+                     f"<td>{r['area']:.5f}</td></tr>" for r in self.runners_up[:5])
+        th = f"{self.t_half:.1f}" if self.t_half is not None else "never"
+        return (f"<p><b>Predicted ReLN</b>: {len(self.gates)} pathways, H = {self.hidden}, half-way time {th} "
+                f"steps, area {self.area:.5f}; search {html_escape(self.search['method'])} "
+                f"({html_escape(self.search['covered'])})</p>"
+                f"<table><tr><th>pathway</th><th>gates</th><th>hidden</th><th>a0</th></tr>{rows}</table>"
+                f"<p>runner-ups (orbits, pathways, area)</p><table>{ru}</table>"
+                f'<img src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode()}">')
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. the race over families
+# ---------------------------------------------------------------------------------------------
+def _race_families(task, training, gates_all, families, H, *, race_dt, steps, chunk_pathways=48):
+    """Race each family (a list of pattern indices) with the stated width/a0 rule; returns
+    (t, list of loss curves, list of final outputs Ŷ)."""
+    X, Y = task.numeric()
+    out_L, out_Y, t = [None] * len(families), [None] * len(families), None
+    # group families so that the union of their pathways stays small (the engine's cost is quadratic in it)
+    groups, cur, cur_set = [], [], set()
+    for i, fam in enumerate(families):
+        s = cur_set | set(fam)
+        if cur and len(s) > chunk_pathways:
+            groups.append(cur)
+            cur, s = [], set(fam)
+        cur.append(i)
+        cur_set = s
+    if cur:
+        groups.append(cur)
+    tau = 1.0 / (training.lr * (task.P if training.loss == "sum" else 1))
+    dt = tau / race_dt
+    rev = max(1, int(dt))
+    for grp in groups:
+        union = sorted(set().union(*[set(families[i]) for i in grp]))
+        col = {p: j for j, p in enumerate(union)}
+        system = RaceSystem.from_data(X, Y, np.asarray([gates_all[p] for p in union], float),
+                                      names=[f"q{p}" for p in union])
+        masks = np.zeros((len(grp), len(union)))
+        a0 = np.full((len(grp), len(union)), 1e-12)
+        for b, i in enumerate(grp):
+            fam = families[i]
+            for j, a in zip(fam, _a0s(training.init_std, H, len(fam))):
+                masks[b, col[j]] = 1.0
+                a0[b, col[j]] = a
+        rf = system.solve(t_end=int(steps), record_every=rev, tau=tau, a0=a0, masks=masks, solver=RK4(dt),
+                          modes=False, loss_factor=task.P if training.loss == "sum" else 1)
+        t = rf.t
+        for b, i in enumerate(grp):
+            out_L[i] = np.asarray(rf.loss[b], float)
+            Yh = np.zeros_like(Y)
+            for p in families[i]:
+                M = rf.final_maps[f"q{p}"][b]
+                Yh += M @ (X * gates_all[p][None, :].astype(float))
+            out_Y[i] = Yh
+    return t, out_L, out_Y
+
+
+def _residual_score(X, R, gates):
+    P = X.shape[1]
+    out = np.zeros(len(gates))
+    for i, g in enumerate(gates):
+        S = (R * g[None, :]) @ X.T / P
+        out[i] = np.linalg.norm(S, 2)
+    return out
+
+
+def estimate_seconds(P: int, d: int, rank: int, pathways: float, families: int, steps: int, tau: float,
+                     race_dt: float) -> float:
+    """A rough CPU estimate of the race search: about 1 s of compilation per engine call plus the RK4
+    arithmetic of each family (its stacked network has R = pathways·rank hidden rows and D = pathways·d
+    inputs), at the 1e10 FLOP/s measured on the 2-core development CPU (contexts(8, 3): 32 families of
+    about 30 pathways took 290 s)."""
+    rk = steps / (tau / race_dt)
+    R, D = pathways * rank, pathways * d
+    flops = families * rk * 4 * 6 * R * D * P
+    return 1.0 * max(1, math.ceil(families / 16)) + flops / 1e10
+
+
+def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int = 3, shortlist: int = 8,
+                 seed: int = 0, max_patterns: int = 4096, samples: int = 20000, enumerate_method: str = "auto",
+                 max_families: int = 1023, max_orbit_size: int = 32, min_gain: float = 1e-3, race_dt: float = 10.0,
+                 steps: int | None = None, max_group: int = 2000, runners_up: int = 8, consistency="top", max_checked: int = 4000,
+                 time_bound: float | None = None) -> Prediction:
+    """Predict, from (X, Y) alone, the ReLN a bias-free ReLU network of width ``hidden`` learns.
+
+    See the module docstring for the four stages and the stated rules. ``search``: ``"auto"``,
+    ``"exhaustive"``, ``"forward"`` (beam width 1) or ``"beam"`` (width ``beam``). ``time_bound``
+    (seconds): refuse, with an estimate naming the bounding option, when the search's estimate
+    exceeds it. The task must be numeric (substitute symbols first: ``task.subs({...})``)."""
+    from ..analysis.curves import loss_metrics
+
+    t0 = time.time()
+    if isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer)) or hidden < 1:
+        raise SpecError("--hidden", f"needs a positive integer, got {hidden!r}", "e.g. --hidden 128")
+    if search not in ("auto", "exhaustive", "forward", "beam"):
+        raise SpecError("--search", f"unknown search {search!r}", "use exhaustive, forward or beam")
+    if task.free_symbols:
+        raise SpecError("symbols", f"no value for {sorted(map(str, task.free_symbols))}",
+                        "give every symbol a value, e.g. --set Delta=0.5")
+    steps = int(training.steps if steps is None else steps)
+    X, Y = task.numeric()
+    P = X.shape[1]
+    # 1. patterns
+    pats, counts, enum_info = realisable_patterns(X, method=enumerate_method, max_patterns=max_patterns,
+                                                  samples=samples, seed=seed)
+    t_enum = time.time() - t0
+    nz = np.array([np.linalg.norm((Y * g[None, :]) @ X.T) > 1e-12 * max(1.0, np.abs(Y).max() * np.abs(X).max())
+                   for g in pats], dtype=bool) if len(pats) else np.zeros(0, bool)
+    enum_info["dropped_zero_correlation"] = int((~nz).sum())
+    pats = pats[nz]
+    if not len(pats):
+        raise SpecError("data.targets", "no realisable gate pattern has a non-zero input-output correlation",
+                        "the targets are orthogonal to every gated input: nothing can be learned")
+    if consistency not in ("top", "any-output", "off", True, False):
+        raise SpecError("--consistency", f"unknown test {consistency!r}", "use top, any-output or off")
+    if consistency in ("top", "any-output", True):
+        test = consistent_any_output if consistency == "any-output" else consistent_pattern
+        if len(pats) > max_checked:
+            enum_info["consistency_checked"] = f"the {max_checked} most often sampled of {len(pats)} patterns"
+            pats = pats[:max_checked]
+        keep = np.array([test(X, Y, g)[0] for g in pats], dtype=bool)
+        enum_info["consistency"] = "top" if consistency is True else consistency
+        enum_info["dropped_inconsistent"] = int((~keep).sum())
+        pats = pats[keep]
+        if not len(pats):
+            raise SpecError("--consistency", f"none of the {len(keep)} patterns found passes the {enum_info['consistency']!r} "
+                                             "consistency test", "try --consistency any-output, more --samples, or "
+                                                                 "--consistency off")
+    # 2. symmetry and orbits
+    t1 = time.time()
+    perms, sym_info = data_symmetries(X, Y, task, max_group=max_group)
+    orbit_of = pattern_orbits(pats, perms)
+    n_orb = int(orbit_of.max()) + 1
+    members = [np.flatnonzero(orbit_of == k) for k in range(n_orb)]
+    t_sym = time.time() - t1
+    big = [k for k in range(n_orb) if len(members[k]) > max_orbit_size]
+    cand = [k for k in range(n_orb) if len(members[k]) <= max_orbit_size]
+    tau = 1.0 / (training.lr * (P if training.loss == "sum" else 1))
+    # 3. search
+    n_fam = 2 ** len(cand) - 1
+    method = search
+    if method == "auto":
+        method = "exhaustive" if n_fam <= max_families else "beam"
+    if method == "exhaustive" and n_fam > max_families:
+        raise SpecError("--search", f"exhaustive search over {len(cand)} orbits means {n_fam} families, more than "
+                                    f"max_families = {max_families}", "use --search beam or forward")
+    est = None
+    if members:
+        rank = max(1, min(X.shape[0], Y.shape[0]))
+        sizes = sorted((len(members[k]) for k in cand), reverse=True)
+        if method == "exhaustive":
+            fam_est, npw = n_fam, sum(sizes) / 2.0
+        else:
+            rounds_est = min(len(cand), 4)
+            fam_est = rounds_est * (1 if method == "forward" else int(beam)) * min(int(shortlist), len(cand))
+            npw = float(np.mean(sizes)) * (rounds_est + 1) / 2.0
+        est = t_enum + estimate_seconds(P, X.shape[0], rank, npw, fam_est, steps, tau, race_dt)
+    if time_bound is not None and est is not None and est > time_bound:
+        opt = "--search beam with a smaller --beam/--shortlist" if method == "exhaustive" else \
+            "--shortlist and --beam (or --steps, or --max-orbit-size)"
+        raise SpecError("--time-bound", f"the estimated run time is {est:.0f} s, over the {time_bound:g} s bound "
+                                        f"({len(cand)} candidate orbits, {method} search, {steps} steps)",
+                        f"lower {opt}, or raise --time-bound")
+    t2 = time.time()
+    fam_of = lambda orbs: sorted(int(i) for k in orbs for i in members[k])  # noqa: E731
+    results = {}            # frozenset(orbits) -> (area, t_half, curve, Yhat)
+    tgrid = None
+
+    def run(list_of_orbsets):
+        nonlocal tgrid
+        todo = [o for o in list_of_orbsets if frozenset(o) not in results]
+        if not todo:
+            return
+        fams = [fam_of(o) for o in todo]
+        t, Ls, Yh = _race_families(task, training, pats, fams, hidden, race_dt=race_dt, steps=steps)
+        tgrid = t
+        for o, L, yh in zip(todo, Ls, Yh):
+            m = loss_metrics(t, L, (0.5,))
+            results[frozenset(o)] = (m["area"], m["t_0.5"], L, yh)
+
+    if method == "exhaustive":
+        all_sets = [tuple(c for c, b in zip(cand, bits) if b) for bits in itertools.product((0, 1), repeat=len(cand))
+                    if any(bits)]
+        run(all_sets)
+        covered = f"all {len(all_sets)} non-empty unions of the {len(cand)} candidate orbits"
+        rounds = []
+    else:
+        width = 1 if method == "forward" else int(beam)
+        frontier = [frozenset()]
+        best_area = np.inf
+        rounds = []
+        seen_total = 0
+        while True:
+            expand = []
+            for fs in frontier:
+                R = Y - results[fs][3] if fs else Y
+                rest = [k for k in cand if k not in fs]
+                if not rest:
+                    continue
+                reps = np.array([pats[members[k][0]] for k in rest])
+                sc = _residual_score(X, R, reps)
+                top = [rest[i] for i in np.argsort(-sc, kind="stable")[:shortlist]]
+                expand += [tuple(sorted(fs | {k})) for k in top]
+            expand = list(dict.fromkeys(expand))
+            if not expand:
+                break
+            run(expand)
+            seen_total += len(expand)
+            ranked = sorted({frozenset(e) for e in expand}, key=lambda f: results[f][0])
+            new_best = results[ranked[0]][0]
+            rounds.append({"families_raced": len(expand), "best_area": new_best,
+                           "best": sorted(ranked[0])})
+            if new_best >= best_area * (1 - min_gain):
+                break
+            best_area = new_best
+            frontier = ranked[:width]
+        covered = (f"{method} search (beam width {width}, shortlist {shortlist} orbits by residual correlation per "
+                   f"family, stop when the area gains < {min_gain:g}): {seen_total} families raced in {len(rounds)} "
+                   f"rounds, of {n_fam} possible unions of {len(cand)} candidate orbits")
+    t_race = time.time() - t2
+    ranked = sorted(results.items(), key=lambda kv: (kv[1][0], len(kv[0])))
+    best_set, (area, t_half, curve, _) = ranked[0]
+    fam = fam_of(sorted(best_set))
+    gates = pats[fam]
+    m = len(fam)
+    widths = share_hidden(int(hidden), m)
+    a0 = _a0s(training.init_std, int(hidden), m)
+    ru = [{"family": sorted(int(k) for k in fs), "pathways": len(fam_of(fs)), "area": float(v[0]),
+           "t_half": v[1]} for fs, v in ranked[1:1 + runners_up]]
+    curves = {"+".join(map(str, sorted(fs))): v[2] / v[2][0] for fs, v in ranked[:6]}
+    orbits = [{"orbit": k, "size": int(len(members[k])), "example": [int(v) for v in pats[members[k][0]]],
+               "on": int(pats[members[k][0]].sum()), "candidate": k in cand, "in_prediction": k in best_set}
+              for k in range(n_orb)]
+    search_info = {"estimated_seconds": est, "method": method, "requested": search, "covered": covered, "orbits": n_orb,
+                   "candidates": len(cand), "left_out_orbits_larger_than": max_orbit_size if big else None,
+                   "left_out": len(big), "families_raced": len(results), "rounds": rounds,
+                   "metric": f"area of L(t)/L(0) over 0..{steps} steps (race reduction, RK4 step tau/{race_dt:g})",
+                   "prediction_orbits": sorted(int(k) for k in best_set)}
+    secs = {"patterns": t_enum, "symmetry": t_sym, "race": t_race, "total": time.time() - t0}
+    return Prediction(task, training, int(hidden), gates, widths, a0, tgrid, curve, t_half, float(area), ru,
+                      search_info, enum_info, sym_info, orbits, secs, curves)

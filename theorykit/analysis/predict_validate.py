@@ -1,0 +1,204 @@
+"""Check a :class:`~theorykit.analysis.predict.Prediction` against trained ReLU networks.
+
+:func:`validate_prediction` trains ``seeds`` bias-free ReLU networks of the predicted width with
+the spec's hyper-parameters from small random weights (the one trainer, through Algorithm 1's
+:func:`~theorykit.analysis.findgates.find_gates`, which also clusters their units), and reports:
+
+* **loss agreement**: RMS over the steps of (predicted race loss − mean ReLU loss), over the ReLU
+  networks' mean L(0); also the largest gap;
+* **pathway agreement**: the share of the ReLU networks' weight (‖W1_j‖·‖W2_j‖ per unit, final
+  weights) in units whose final gate pattern is one of the predicted patterns; and the overlap
+  (Jaccard index) of Algorithm 1's found patterns (K = the predicted pathway count) with the
+  predicted ones;
+* **gate changes**: the weighted share of units whose gate pattern at the end differs from
+  their pattern at the predicted half-way time (the paper assumes gates fixed after an early
+  alignment phase; a large share says that assumption fails on this task).
+
+Unit gates: on where the pre-activation exceeds 1e-6 × the unit's largest |pre-activation|
+(the xor suite's rule). ``html_dir`` gets ``validate.html`` (figures embedded), ``loss.png``,
+``gates.png`` and ``validate.json``, written atomically.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["Validation", "validate_prediction"]
+
+GATE_TOL = 1e-6
+
+
+def _unit_gates(W1, X):
+    pre = np.einsum("shd,dp->shp", W1, X)
+    mx = np.abs(pre).max(axis=-1, keepdims=True)
+    return pre > GATE_TOL * np.where(mx > 0, mx, 1.0)
+
+
+@dataclass
+class Validation:
+    t: np.ndarray
+    relu_loss: np.ndarray        # seeds × T
+    pred_loss: np.ndarray        # on t
+    rms_gap: float
+    max_gap: float
+    weight_share: float
+    jaccard: float
+    found: list                  # [(pattern tuple, share)]
+    gate_change_share: float
+    seeds: int
+    predicted: list
+    top_unit_patterns: list      # [(pattern string, weight share)]
+    notes: list = field(default_factory=list)
+
+    def summary(self) -> dict:
+        return {"seeds": self.seeds, "rms_gap_over_L0": self.rms_gap, "max_gap_over_L0": self.max_gap,
+                "relu_weight_share_in_predicted_patterns": self.weight_share,
+                "found_vs_predicted_jaccard": self.jaccard,
+                "found_patterns": [{"active": list(p), "share": s} for p, s in self.found],
+                "gate_change_share_after_t_half": self.gate_change_share,
+                "top_relu_unit_patterns": [{"pattern": p, "weight_share": s} for p, s in self.top_unit_patterns],
+                "notes": self.notes}
+
+    def text(self) -> str:
+        return "\n".join([f"validation ({self.seeds} ReLU networks):",
+                          f"  loss: RMS gap {self.rms_gap:.4f} L(0), largest gap {self.max_gap:.4f} L(0)",
+                          f"  pathways: {self.weight_share:.3f} of the ReLU weight lies in predicted patterns; "
+                          f"Algorithm 1 found {len(self.found)} patterns, Jaccard with the prediction {self.jaccard:.2f}",
+                          f"  gates changing after the predicted half-way time: {self.gate_change_share:.3f} of the weight"]
+                         + [f"  note: {n}" for n in self.notes])
+
+    def figures(self, pred):
+        import matplotlib.pyplot as plt
+
+        L0 = float(self.relu_loss[:, 0].mean())
+        f1, ax = plt.subplots(1, 2, figsize=(10, 3.6))
+        for a, log in zip(ax, (False, True)):
+            for c in self.relu_loss:
+                a.plot(self.t, c / L0, color="tab:orange", lw=0.5, alpha=0.5)
+            a.plot(self.t, self.relu_loss.mean(axis=0) / L0, color="tab:orange", lw=2, label="ReLU networks (mean)")
+            a.plot(self.t, self.pred_loss / L0, "k--", lw=2, label="predicted ReLN (race)")
+            a.set_xlabel("gradient step")
+            a.set_ylabel("L / L(0)")
+            if log:
+                a.set_yscale("log")
+        ax[0].legend(fontsize=8)
+        ax[0].set_title(f"loss: RMS gap {self.rms_gap:.3f} L(0)")
+        f1.tight_layout()
+        P = len(self.predicted[0])
+        f2, ax = plt.subplots(1, 3, figsize=(12, 3.4))
+        ax[0].imshow(np.array(self.predicted, float), aspect="auto", cmap="Greys", vmin=0, vmax=1)
+        ax[0].set_title("predicted gates")
+        tops = self.top_unit_patterns[:12]
+        ax[1].imshow(np.array([[int(ch) for ch in p] for p, _ in tops], float).reshape(-1, P), aspect="auto",
+                     cmap="Greys", vmin=0, vmax=1)
+        ax[1].set_yticks(range(len(tops)))
+        ax[1].set_yticklabels([f"{s:.2f}" for _, s in tops], fontsize=7)
+        ax[1].set_title("ReLU units: top patterns (weight share)")
+        fp = self.found
+        ax[2].imshow(np.array([p for p, _ in fp], float).reshape(-1, P), aspect="auto", cmap="Greys", vmin=0, vmax=1)
+        ax[2].set_yticks(range(len(fp)))
+        ax[2].set_yticklabels([f"{s:.2f}" for _, s in fp], fontsize=7)
+        ax[2].set_title("found gates (Algorithm 1)")
+        for a in ax:
+            a.set_xlabel("datapoint")
+        f2.tight_layout()
+        return f1, f2
+
+
+def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: int | None = None,
+                        html_dir=None) -> Validation:
+    """Train ReLU networks with the prediction's settings and compare (module docstring)."""
+    from .findgates import find_gates
+
+    task = pred.task if task is None else task
+    tr = pred.training
+    steps = int(tr.steps)
+    every = max(1, steps // 100)
+    K = len(pred.gates) if K is None else int(K)
+    fg = find_gates(task, K=K, seeds=int(seeds), steps=steps, hidden=pred.hidden, lr=tr.lr, init_std=tr.init_std,
+                    loss=tr.loss, every=every, seed=seed)
+    run = fg.relu
+    X, _ = task.numeric()
+    L = np.asarray(run.loss, float)
+    t = np.arange(L.shape[1], dtype=float)
+    pl = np.interp(t, pred.t, pred.loss)
+    L0 = float(L[:, 0].mean())
+    mean = L.mean(axis=0)
+    rms = float(np.sqrt(np.mean((pl - mean) ** 2)) / L0)
+    mx = float(np.max(np.abs(pl - mean)) / L0)
+    W1 = np.asarray(run.params[0], float)
+    W2 = np.asarray(run.params[1], float)
+    G = _unit_gates(W1, X)                                          # seeds × H × P
+    w = np.linalg.norm(W1, axis=-1) * np.linalg.norm(W2, axis=-2)  # seeds × H
+    predicted = {tuple(int(v) for v in g) for g in pred.gates}
+    inpred = np.array([[tuple(int(v) for v in u) in predicted for u in Gs] for Gs in G])
+    share = float((w * inpred).sum() / w.sum()) if w.sum() > 0 else 0.0
+    found = [(tuple(int(v) for v in p.active), p.hidden / fg.spec.hidden_total) for p in fg.spec.pathways]
+    fset = {p for p, _ in found}
+    jac = len(fset & predicted) / len(fset | predicted) if fset | predicted else 1.0
+    # gate changes after the predicted half-way time (snapshots: seeds × ck × H × P, at run.t_ck[:-1])
+    notes = []
+    snaps = np.asarray(run.snapshots).astype(bool)
+    th = pred.t_half if pred.t_half is not None else 0.0
+    ck = np.asarray(run.t_ck)[:-1]
+    j = int(np.searchsorted(ck, th))
+    j = min(j, snaps.shape[1] - 1)
+    changed = np.any(snaps[:, j] != G, axis=-1)
+    gchg = float((w * changed).sum() / w.sum()) if w.sum() > 0 else 0.0
+    notes.append(f"gate change measured between step {int(ck[j])} and the end ({steps})")
+    # top unit patterns by weight
+    acc = {}
+    for Gs, ws in zip(G, w):
+        for u, wt in zip(Gs, ws):
+            k = "".join(str(int(v)) for v in u)
+            acc[k] = acc.get(k, 0.0) + float(wt)
+    tot = sum(acc.values()) or 1.0
+    tops = sorted(((k, v / tot) for k, v in acc.items()), key=lambda kv: -kv[1])[:20]
+    val = Validation(t, L, pl, rms, mx, share, jac, found, gchg, int(seeds), [list(map(int, g)) for g in pred.gates],
+                     tops, notes)
+    if html_dir is not None:
+        write_validation(val, pred, html_dir)
+    return val
+
+
+def write_validation(val: Validation, pred, out_dir) -> list:
+    """``validate.html`` (figures embedded), ``loss.png``, ``gates.png``, ``validate.json``, atomically."""
+    from ..io import atomic_write_bytes, atomic_write_text, write_json
+    from ..report import PAGE_CSS, html_escape, img_data_uri
+    from .compare import _IMG_JS, _png
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    f1, f2 = val.figures(pred)
+    paths = [atomic_write_bytes(out / "loss.png", _png(f1)), atomic_write_bytes(out / "gates.png", _png(f2)),
+             write_json(out / "validate.json", {"prediction": pred.summary(), "validation": val.summary()})]
+    rows = [("RMS gap, predicted − mean ReLU loss, / L(0)", f"{val.rms_gap:.4f}"),
+            ("largest gap / L(0)", f"{val.max_gap:.4f}"),
+            ("ReLU weight in predicted patterns", f"{val.weight_share:.3f}"),
+            ("Jaccard(found patterns, predicted patterns)", f"{val.jaccard:.2f}"),
+            ("weight in units whose gates change after the predicted t½", f"{val.gate_change_share:.3f}")]
+    H = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+         "<title>theorykit predict --validate</title>", f"<style>{PAGE_CSS}</style>", "</head><body>",
+         "<h1>Predicted ReLN against trained ReLU networks</h1>",
+         f'<p class="sub">{len(pred.gates)} predicted pathways, H = {pred.hidden}; {val.seeds} ReLU networks; '
+         f"lr {pred.training.lr:g}, loss {html_escape(pred.training.loss)}, init_std {pred.training.init_std:g}; "
+         f"search: {html_escape(pred.search['covered'])}</p>",
+         '<h2>Agreement</h2><table class="nums"><tbody>']
+    H += [f"<tr><td>{html_escape(a)}</td><td>{b}</td></tr>" for a, b in rows]
+    H.append("</tbody></table>")
+    for n in val.notes:
+        H.append(f'<p class="small">{html_escape(n)}</p>')
+    for p, cap in ((out / "loss.png", "loss: ReLU networks (orange; mean thick) and the predicted ReLN's race "
+                                      "(dashes); linear and log scale"),
+                   (out / "gates.png", "gates: predicted (left), the ReLU units' final patterns by weight share "
+                                       "(middle), Algorithm 1's found pathways (right)")):
+        H.append(f'<figure><img src="{img_data_uri(p)}" alt="{html_escape(cap)}">'
+                 f"<figcaption>{html_escape(cap)}</figcaption></figure>")
+    H += ["<h2>Predicted pathways</h2><table><thead><tr><th>pathway</th><th>gates</th><th>hidden</th><th>a0</th>"
+          "</tr></thead><tbody>"]
+    H += [f"<tr><td>{n}</td><td><code>{g}</code></td><td>{h}</td><td>{a:.3g}</td></tr>" for n, g, h, a in pred.table_rows()]
+    H += ["</tbody></table>", f"<script>{_IMG_JS}</script>", "</body></html>"]
+    paths.append(atomic_write_text(out / "validate.html", "\n".join(H) + "\n"))
+    return paths

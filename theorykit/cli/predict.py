@@ -1,0 +1,82 @@
+"""`theorykit predict SPEC.toml --hidden H --out PRED.toml`: the ReLN a ReLU network will learn, from data.
+
+SPEC holds ``[data]`` (and ``[symbols]``) and ``[training]``; it needs no pathways (any it has are
+ignored). The method is :func:`theorykit.analysis.predict.predict_reln`; ``--validate`` trains the
+ReLU network and compares (:func:`theorykit.analysis.predict_validate.validate_prediction`).
+"""
+from __future__ import annotations
+
+import math
+import tomllib
+from pathlib import Path
+
+from ..analysis.predict import predict_reln
+from ..analysis.predict_validate import validate_prediction
+from ..errors import SpecError
+from ..io import atomic_write_text, write_json
+from ..spec import files as sf
+from ..spec.files import spec_to_toml
+from ..spec.limits import Limits
+from ..spec.task import Task
+
+
+def load_task_training(path, assignments=()):
+    """``(task, training, name)`` from a spec file's ``[data]``, ``[symbols]`` and ``[training]`` (the spec
+    parsers' own field checks), with ``--set`` values substituted."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SpecError("spec", f"no such file: {path}", "give the path of a .toml spec") from None
+    if len(raw) > sf.MAX_SPEC_BYTES:
+        raise SpecError("spec", f"{path} is larger than {sf.MAX_SPEC_BYTES} bytes", "keep large data out of the spec")
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SpecError("spec", f"{path} is not valid TOML: {exc}", "check the file's syntax") from None
+    symbols = sf._symbols(data.get("symbols"))
+    task = sf._task(data.get("data"), symbols, Limits())
+    if symbols:
+        task = Task(task.X, task.Y, {**task.symbols, **symbols}, task.name, task.meta)
+    training = sf._training(data.get("training"))
+    vals = {}
+    for a in assignments:
+        sym, v = sf.parse_assignment(a, task.symbols)
+        vals[sym] = v
+    if vals:
+        task = task.subs(vals)
+    if task.free_symbols:
+        raise SpecError("--set", f"no value for {sorted(map(str, task.free_symbols))}",
+                        "give every symbol a value, e.g. --set Delta=0.5")
+    name = data.get("name", path.stem) if isinstance(data.get("name", path.stem), str) else path.stem
+    return task, training, name
+
+
+def run(args) -> int:
+    for flag, v, lo in (("--hidden", args.hidden, 1), ("--beam", args.beam, 1), ("--shortlist", args.shortlist, 1),
+                        ("--seeds", args.seeds, 1), ("--samples", args.samples, 1),
+                        ("--max-families", args.max_families, 1), ("--max-patterns", args.max_patterns, 1)):
+        if v < lo:
+            raise SpecError(flag, f"needs an integer >= {lo}, got {v}", f"e.g. {flag} {max(lo, 8)}")
+    if args.steps is not None and args.steps < 1:
+        raise SpecError("--steps", f"needs a positive integer, got {args.steps}", "e.g. --steps 2000")
+    if not (math.isfinite(args.time_bound) and args.time_bound >= 0):
+        raise SpecError("--time-bound", f"needs a number >= 0, got {args.time_bound}", "e.g. --time-bound 60")
+    task, training, name = load_task_training(args.spec, args.set)
+    pred = predict_reln(task, args.hidden, training, search=args.search, beam=args.beam, shortlist=args.shortlist,
+                        seed=args.seed, max_patterns=args.max_patterns, samples=args.samples,
+                        enumerate_method=args.enum_method, max_families=args.max_families,
+                        max_orbit_size=args.max_orbit_size, steps=args.steps, consistency=args.consistency,
+                        time_bound=args.time_bound or None)
+    spec = pred.to_spec(f"{name}-predicted"[:64])
+    out = atomic_write_text(args.out, spec_to_toml(spec))
+    print(pred.text())
+    print(f"  wrote {out}")
+    doc = {"prediction": pred.summary()}
+    if args.validate:
+        val = validate_prediction(pred, seeds=args.seeds, seed=args.seed, html_dir=args.html)
+        doc["validation"] = val.summary()
+        print(val.text())
+    if args.json:
+        print(f"  wrote {write_json(args.json, doc)}")
+    return 0
