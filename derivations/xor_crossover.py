@@ -1,4 +1,4 @@
-"""Section 3 of the paper: the XoR-with-margin task and its two ReLNs (THEORY.md §4, Appendix C).
+"""Section 3 of the paper: the XoR-with-margin task and its two ReLNs (docs/theory.md#xor, Appendix C).
 
 Everything is derived from the task and the pathway specs with Δ a symbol; nothing is typed in:
 

@@ -22,7 +22,7 @@ def test_derive_writes_required_json_and_latex(tmp_path):
     res = json.loads(out.read_text())
     assert res["method"] == "closed-form"
     pos = res["pathways"]["positive"]
-    # THEORY §4: s_linear = Δ/2 = 1/4, d_linear = Δ²/2 = 1/8 at Δ = 1/2
+    # docs/theory.md#xor: s_linear = Δ/2 = 1/4, d_linear = Δ²/2 = 1/8 at Δ = 1/2
     assert pos["singular_values"] == ["1/4"] and pos["singular_values_float"] == [0.25]
     assert pos["input_variances"] == ["1/8"]
     assert res["loss"]["t"] == [0, 100, 1000] and len(res["loss"]["value"]) == 3

@@ -1,12 +1,12 @@
-"""Context tasks (THEORY.md §5): symbolic-k derivation, its numeric checks, the race integrator,
+"""Context tasks (docs/theory.md#contexts): symbolic-k derivation, its numeric checks, the race integrator,
 simulations from exact aligned weights, and the readers of trained ReLU networks."""
 import numpy as np
 import pytest
 import sympy as sp
 
 from theorykit import GDLNSpec, Task, Training, context_pathways, contexts, simulate
-from theorykit.analysis.curves import loss_metrics
-from theorykit.analysis.gates import UnitGates, context_census
+from theorykit.curves import loss_metrics
+from theorykit.theory.gates import UnitGates, context_census
 from theorykit.theory.flow import RK4
 from theorykit.theory.race import RaceSystem, context_family, family_masks
 from theorykit.sim.simulate import gdln_run, relu_run
@@ -14,8 +14,8 @@ from theorykit.suites import load_package
 from theorykit.spec.task import hierarchy
 
 load_package("derivations")
-from theorykit.derivations import k_contexts as kc  # noqa: E402
-from theorykit.derivations.k_algebra import (ONE, E, k, n, sig, structure_assumption, structure_values,  # noqa: E402
+from theorykit.theory import k_contexts as kc  # noqa: E402
+from theorykit.theory.k_algebra import (ONE, E, k, n, sig, structure_assumption, structure_values,  # noqa: E402
                                              sum_over_other_contexts)
 
 
@@ -54,7 +54,7 @@ def test_structure_assumption_holds_for_hierarchy_not_ring():
 
 
 # ------------------------------------------------------------------------------------------------
-# symbolic results (THEORY.md §5)
+# symbolic results (docs/theory.md#contexts)
 # ------------------------------------------------------------------------------------------------
 def test_kminus1_pathways_match_theory(res):
     K = res.kminus1
@@ -67,7 +67,7 @@ def test_kminus1_pathways_match_theory(res):
 
 
 def test_single_context_equal_on_residual(res):
-    """On the residual alone single-context and (k-1)-context modules have equal s and d (THEORY §5)."""
+    """On the residual alone single-context and (k-1)-context modules have equal s and d (docs/theory.md#contexts)."""
     assert _eq(res.single["s"], res.kminus1["s"])
     assert _eq(res.single["d_eff"], res.kminus1["d_eff"])
     assert res.single["ansatz_closed"] and res.single["end_maps_reproduce_residual"]
@@ -422,8 +422,10 @@ def test_loss_metrics():
 # command-line entry points
 # ------------------------------------------------------------------------------------------------
 def test_k_contexts_script(tmp_path, capsys):
+    from theorykit.derivations import k_contexts as script
+
     tex, js = tmp_path / "k.tex", tmp_path / "k.json"
-    assert kc.main(["--quick", "--latex", str(tex), "--json", str(js)]) == 0
+    assert script.main(["--quick", "--latex", str(tex), "--json", str(js)]) == 0
     assert tex.read_text().startswith("\\documentclass")
     import json
 

@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from theorykit import contexts
-from theorykit.analysis import findgates as fg
-from theorykit.analysis import curves
-from theorykit.analysis.gates import layer_activity
+from theorykit.analysis import runs as fr
+from theorykit.analysis import reln as fl
+from theorykit import curves
+from theorykit.theory.gates import layer_activity
 from theorykit.theory.mode_ode import mode_ode_loss
 from theorykit.errors import SpecError
 from theorykit.suites import load_suite
@@ -27,7 +28,7 @@ def test_shared_first_layer_one_step_by_hand():
     X, Y = rng.normal(size=(3, 6)), rng.normal(size=(2, 6))
     G = np.array([[1, 1, 1, 1, 1, 1], [1, 0, 1, 0, 1, 0], [0, 0, 1, 1, 1, 1]], float)
     hid, H1, lr, std = [2, 3, 1], 4, 0.05, 0.6
-    g = fg.train_gdln(X, Y, G, hidden=hid, lr=lr, steps=1, seeds=1, init_std=std, loss="mean", every=1,
+    g = fr.train_gdln(X, Y, G, hidden=hid, lr=lr, steps=1, seeds=1, init_std=std, loss="mean", every=1,
                       depth=3, keep_params=True, shared_first=H1)
     W1, W2, W3 = (w[0, 0] for w in g.params_ck)
     assert W1.shape == (H1, 3) and W2.shape == (sum(hid), H1) and W3.shape == (2, sum(hid))
@@ -54,8 +55,8 @@ def test_shared_first_layer_starts_from_the_relu_weights():
     """Paired seeds: with H1 = Σ hidden the GDLN's initial weights are the ReLU network's."""
     X, Y = contexts(4, 3).numeric()
     G = np.ones((2, X.shape[1]))
-    r = fg.train_relu(X, Y, hidden=[8, 8], lr=0.01, steps=1, seeds=2, init_std=0.1, every=1, keep_params=True)
-    g = fg.train_gdln(X, Y, G, hidden=[4, 4], lr=0.01, steps=1, seeds=2, init_std=0.1, every=1, depth=3,
+    r = fr.train_relu(X, Y, hidden=[8, 8], lr=0.01, steps=1, seeds=2, init_std=0.1, every=1, keep_params=True)
+    g = fr.train_gdln(X, Y, G, hidden=[4, 4], lr=0.01, steps=1, seeds=2, init_std=0.1, every=1, depth=3,
                       keep_params=True, shared_first=8)
     for a, b in zip(r.params_ck, g.params_ck):
         np.testing.assert_array_equal(a[:, 0], b[:, 0])
@@ -68,7 +69,7 @@ def test_shared_first_layer_all_on_is_a_linear_network():
     X, Y = rng.normal(size=(3, 5)), rng.normal(size=(2, 5))
     G = np.ones((2, 5))
     lr, steps = 0.05, 30
-    g = fg.train_gdln(X, Y, G, hidden=[2, 2], lr=lr, steps=steps, seeds=1, init_std=0.5, loss="mean", every=steps,
+    g = fr.train_gdln(X, Y, G, hidden=[2, 2], lr=lr, steps=steps, seeds=1, init_std=0.5, loss="mean", every=steps,
                       depth=3, keep_params=True, shared_first=3)
     W1, W2, W3 = (np.array(w[0, 0]) for w in g.params_ck)
     for _ in range(steps):
@@ -82,7 +83,7 @@ def test_shared_first_layer_all_on_is_a_linear_network():
 def test_shared_first_layer_refuses_bad_settings(depth, width):
     X, Y = contexts(4, 3).numeric()
     with pytest.raises(SpecError) as e:
-        fg.train_gdln(X, Y, np.ones((1, X.shape[1])), hidden=[2], lr=0.01, steps=1, seeds=1, depth=depth,
+        fr.train_gdln(X, Y, np.ones((1, X.shape[1])), hidden=[2], lr=0.01, steps=1, seeds=1, depth=depth,
                       shared_first=width)
     assert e.value.field in ("depth", "shared_first")
 
@@ -177,30 +178,30 @@ def test_seed_batches_give_the_same_runs_and_report_progress():
     X, Y = contexts(4, 3).numeric()
     G = np.ones((2, X.shape[1]))
     kw = dict(hidden=[3, 3], lr=0.05, steps=40, seeds=5, init_std=0.3, every=20, depth=3, shared_first=6)
-    whole = fg.train_gdln(X, Y, G, **kw)
+    whole = fr.train_gdln(X, Y, G, **kw)
     seen = []
-    parts = fg.train_gdln(X, Y, G, batch=2, on_batch=seen.append, **kw)
+    parts = fr.train_gdln(X, Y, G, batch=2, on_batch=seen.append, **kw)
     assert seen == [2, 4, 5]
     np.testing.assert_allclose(parts.loss, whole.loss, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(parts.outputs, whole.outputs, rtol=1e-12, atol=1e-15)
-    r1 = fg.train_relu(X, Y, hidden=[4, 4], lr=0.05, steps=40, seeds=3, init_std=0.3, every=20)
-    r2 = fg.train_relu(X, Y, hidden=[4, 4], lr=0.05, steps=40, seeds=3, init_std=0.3, every=20, batch=1)
+    r1 = fr.train_relu(X, Y, hidden=[4, 4], lr=0.05, steps=40, seeds=3, init_std=0.3, every=20)
+    r2 = fr.train_relu(X, Y, hidden=[4, 4], lr=0.05, steps=40, seeds=3, init_std=0.3, every=20, batch=1)
     np.testing.assert_allclose(r2.loss, r1.loss, rtol=1e-12, atol=1e-15)
     np.testing.assert_array_equal(r2.snapshots, r1.snapshots)
     with pytest.raises(SpecError):
-        fg.train_relu(X, Y, hidden=[4, 4], lr=0.05, steps=4, seeds=3, every=2, batch=0)
+        fr.train_relu(X, Y, hidden=[4, 4], lr=0.05, steps=4, seeds=3, every=2, batch=0)
 
 
 def test_shared_first_flow_one_pathway_is_the_mode_ode():
     """One always-on pathway and white inputs (Σx = I): the shared-layer flow is a balanced
-    three-layer linear network from an aligned start, so each mode follows THEORY.md §2's ODE
+    three-layer linear network from an aligned start, so each mode follows docs/theory.md#mode-ode's ODE
     τ da/dt = 3 a^{4/3}(s − d a) (second method: ``mode_ode_loss``)."""
     rng = np.random.default_rng(7)
     P = 4
     X = np.sqrt(P) * np.linalg.qr(rng.normal(size=(P, P)))[0][:3]       # rows orthonormal·√P: Σx = I
     Y = rng.normal(size=(2, P))
     t = np.linspace(0, 60, 13)
-    flow = fg.shared_first_flow(X, Y, np.ones((1, P)), a0=1e-3, lr=0.5, loss="mean", times=t)
+    flow = fl.shared_first_flow(X, Y, np.ones((1, P)), a0=1e-3, lr=0.5, loss="mean", times=t)
     ode = mode_ode_loss(X, Y, 1e-3, 2.0, t, loss_factor=1.0, depth=3)
     np.testing.assert_allclose(flow, ode, rtol=1e-5, atol=1e-8)
     assert flow[-1] < 0.5 * flow[0]                                      # something was learned
@@ -223,7 +224,7 @@ def test_shared_first_flow_matches_gradient_descent_on_the_data():
         u, _, wt = np.linalg.svd(((Y * g) @ X.T / P) @ Vr, full_matrices=False)
         Qs.append(u @ wt)
     T = 30.0                                                              # in units of τ = 1/η
-    flow = fg.shared_first_flow(X, Y, G, a0=a0, lr=1.0, loss="mean", times=[0.0, T / 2, T])
+    flow = fl.shared_first_flow(X, Y, G, a0=a0, lr=1.0, loss="mean", times=[0.0, T / 2, T])
 
     def gd(eta):
         W1 = np.sqrt(K) * c * Vr.T
@@ -252,10 +253,10 @@ def test_shared_first_flow_matches_gradient_descent_on_the_data():
     from scipy.integrate import solve_ivp
 
     from theorykit.theory.flow import effective_arrays, effective_loss
-    from theorykit.sim.init import aligned_net_params
+    from theorykit.net.starts import aligned_net_params
 
     r = Vr.shape[1]
-    net = fg.gdln_graph(3, 2, G, [r] * K, depth=3, shared_first=r)
+    net = fr.gdln_graph(3, 2, G, [r] * K, depth=3, shared_first=r)
     p0 = {k: np.asarray(v[0]) for k, v in aligned_net_params(net, X, Y, a0).items()}
     L = effective_loss(net, effective_arrays(net, X, Y))
     keys, shapes = list(p0), [p0[k].shape for k in p0]
@@ -273,10 +274,10 @@ def test_shared_first_flow_refuses_bad_input():
     X, Y = contexts(4, 3).numeric()
     G = np.ones((1, X.shape[1]))
     with pytest.raises(SpecError) as e:
-        fg.shared_first_flow(X, Y, G, a0=0.0, lr=0.1, loss="mean", times=[0, 1])
+        fl.shared_first_flow(X, Y, G, a0=0.0, lr=0.1, loss="mean", times=[0, 1])
     assert e.value.field == "a0"
     with pytest.raises(SpecError):
-        fg.shared_first_flow(X, Y, G, a0=1e-3, lr=0.1, loss="avg", times=[0, 1])
+        fl.shared_first_flow(X, Y, G, a0=1e-3, lr=0.1, loss="avg", times=[0, 1])
 
 
 def test_level_times_and_verdicts():

@@ -55,7 +55,7 @@ def test_ranking_and_t_half():
     # at Δ = 2: s_linear = 1, both pathways tie
     assert [s for _, s in der.ranking] == [1, 1]
     fast = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"]), values={"Delta": 2})
-    # s_xor(2) = √6/4 ≈ 0.61 < 1: at Δ = 2 the linear ReLN is the faster learner (THEORY §4)
+    # s_xor(2) = √6/4 ≈ 0.61 < 1: at Δ = 2 the linear ReLN is the faster learner (docs/theory.md#xor)
     assert float(fast.ranking[0][1]) < float(der.ranking[0][1])
     # t½ by hand: a(t) = (s/d) / (1 + (s/(d a0) − 1) e^{−2st/τ}) reaches half its end point s/(2d) when
     # 1 + (s/(d a0) − 1) e^{−2st/τ} = 2, i.e. at t½ = τ/(2s) · ln(s/(d a0) − 1).

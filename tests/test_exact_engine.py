@@ -11,8 +11,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import theorykit as tk
-from theorykit.theory.exactla import X, rational_svd
-from theorykit.theory.modes import exact_svd, numeric_svd
+from theorykit.theory.exact_values import X
+from theorykit.theory.exactla import rational_svd
+from theorykit.theory.svd import exact_svd
+from theorykit.linalg import numeric_svd
 
 
 def _np_check(A, svd, tol=1e-12):

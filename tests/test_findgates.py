@@ -4,6 +4,8 @@ import pytest
 
 from theorykit import Derivation, contexts, load_spec, spec_to_toml, xor_margin
 from theorykit.analysis import findgates as fg
+from theorykit.analysis import runs as fr
+from theorykit.analysis import reln as fl
 from theorykit.sim.simulate import gdln_forward, relu_forward
 
 pytest.importorskip("sklearn")
@@ -19,7 +21,7 @@ def ctx():
 # ------------------------------------------------------------------------------------------------
 def test_exact_reln_forward_equals_relu_at_every_checkpoint(ctx):
     X, Y = ctx
-    run = fg.train_relu(X, Y, hidden=24, lr=0.02, steps=400, seeds=2, init_std=0.1, every=50, keep_params=True)
+    run = fr.train_relu(X, Y, hidden=24, lr=0.02, steps=400, seeds=2, init_std=0.1, every=50, keep_params=True)
     n_ck = len(run.t_ck)
     assert n_ck == 9 and run.params_ck[0].shape[:2] == (2, n_ck)
     changed = False
@@ -27,7 +29,7 @@ def test_exact_reln_forward_equals_relu_at_every_checkpoint(ctx):
         first = None
         for c in range(n_ck):
             params = [W[s, c] for W in run.params_ck]
-            a = np.asarray(fg.exact_reln_outputs(params, X))
+            a = np.asarray(fl.exact_reln_outputs(params, X))
             b = np.asarray(relu_forward(params, X))
             # both sum the same H products; float64 rounding only
             np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
@@ -42,7 +44,7 @@ def test_exact_reln_forward_equals_relu_at_every_checkpoint(ctx):
 @pytest.mark.parametrize("hidden", [16, [12, 12]])
 def test_exact_reln_trained_side_by_side_tracks_relu(ctx, hidden):
     X, Y = ctx
-    t, ro, lo = fg.exact_reln_trajectory(X, Y, hidden=hidden, lr=0.02, steps=300, init_std=0.3, every=25)
+    t, ro, lo = fl.exact_reln_trajectory(X, Y, hidden=hidden, lr=0.02, steps=300, init_std=0.3, every=25)
     assert ro.shape == lo.shape == (len(t), Y.shape[0], X.shape[1])
     assert np.max(np.abs(ro[-1] - ro[0])) > 0.1          # it learned something
     # the ReLN's gradient with the ReLU gates held fixed is the ReLU gradient (ReLU' = gate), so the
@@ -53,9 +55,9 @@ def test_exact_reln_trained_side_by_side_tracks_relu(ctx, hidden):
 def test_fixed_gates_do_not_track(ctx):
     """Control: a GDLN with the ReLU network's *initial* gates frozen is not the exact ReLN."""
     X, Y = ctx
-    run = fg.train_relu(X, Y, hidden=16, lr=0.02, steps=300, seeds=1, init_std=0.3, every=300, keep_params=True)
+    run = fr.train_relu(X, Y, hidden=16, lr=0.02, steps=300, seeds=1, init_std=0.3, every=300, keep_params=True)
     g0 = np.asarray(run.snapshots[0, 0], float)              # H × P at t = 0
-    gd = fg.train_gdln(X, Y, g0, hidden=[1] * 16, lr=0.02, steps=300, seeds=1, init_std=0.3, every=300)
+    gd = fr.train_gdln(X, Y, g0, hidden=[1] * 16, lr=0.02, steps=300, seeds=1, init_std=0.3, every=300)
     # same initial weights (paired seeds): identical at t = 0, different once gates move
     np.testing.assert_allclose(gd.outputs[0, 0], run.outputs[0, 0], atol=1e-12)
     assert np.max(np.abs(gd.outputs[0, -1] - run.outputs[0, -1])) > 1e-3
@@ -71,7 +73,7 @@ def test_train_relu_matches_numpy_gradient_descent(ctx):
     from _gd_reference import relu_gd
 
     X, Y = ctx
-    a = fg.train_relu(X, Y, hidden=20, lr=0.01, steps=250, seeds=2, init_std=0.05, loss="sum", every=100,
+    a = fr.train_relu(X, Y, hidden=20, lr=0.01, steps=250, seeds=2, init_std=0.05, loss="sum", every=100,
                       keep_params=True)
     # records before each full block of 100 steps, then the final state
     assert list(a.t_ck) == [0, 100, 250] and a.snapshots.shape[1] == 2
@@ -95,10 +97,10 @@ def test_train_gdln_one_step_by_hand():
     X, Y = rng.normal(size=(3, 5)), rng.normal(size=(2, 5))
     G = np.array([[1, 1, 0, 0, 1], [0, 1, 1, 1, 0]], float)
     hid, lr, std = [3, 2], 0.1, 0.5
-    g = fg.train_gdln(X, Y, G, hidden=hid, lr=lr, steps=1, seeds=1, init_std=std, loss="mean", every=1,
+    g = fr.train_gdln(X, Y, G, hidden=hid, lr=lr, steps=1, seeds=1, init_std=std, loss="mean", every=1,
                       keep_params=True)
     W1, W2 = (w[0, 0] for w in g.params_ck)                    # initial stacked weights
-    paths = fg.unstack_gdln([W1, W2], hid)
+    paths = fr.unstack_gdln([W1, W2], hid)
     P = X.shape[1]
     # ŷ = Σ_j g_j ⊙ (W2_j W1_j x); L = 1/(2P) Σ‖y − ŷ‖²
     Yh = sum((W2j @ W1j @ X) * G[j] for j, (W1j, W2j) in enumerate(paths))
@@ -127,9 +129,9 @@ def test_train_gdln_many_against_numpy_gradient_descent():
     Gs = [np.ones((1, 7)), (rng.random((3, 7)) > 0.4).astype(float), (rng.random((2, 7)) > 0.3).astype(float)]
     Hs = [[6], [2, 2, 2], [3, 2]]
     lr, steps = 0.01, 40
-    runs = fg.train_gdln_many(X, Y, Gs, Hs, lr=lr, steps=steps, seeds=2, init_std=0.4, loss="sum", seed=5, every=10)
+    runs = fr.train_gdln_many(X, Y, Gs, Hs, lr=lr, steps=steps, seeds=2, init_std=0.4, loss="sum", seed=5, every=10)
     for G, H, run in zip(Gs, Hs, runs):
-        ref = fg.train_gdln(X, Y, G, hidden=H, lr=lr, steps=0, seeds=2, init_std=0.4, loss="sum", seed=5, every=1)
+        ref = fr.train_gdln(X, Y, G, hidden=H, lr=lr, steps=0, seeds=2, init_std=0.4, loss="sum", seed=5, every=1)
         Gu = np.repeat(G, H, axis=0)
         for s in range(2):
             W1, W2 = (w[s].copy() for w in ref.params)            # the initial stacked weights

@@ -12,9 +12,11 @@ import numpy as np
 import pytest
 
 from theorykit.errors import SpecError
-from theorykit.sim.engine import Net, SaveAt, train_net
+from theorykit.net.layout import Net
+from theorykit.sim.record import SaveAt
+from theorykit.sim.engine import train_net
 from theorykit.sim.fused import layout, pad_to, supports
-from theorykit.sim.init import random_params
+from theorykit.net.starts import random_params
 from theorykit.spec.gating import GDLNSpec, Training, context_pathways
 from theorykit.spec.graph import Group
 from theorykit.spec.task import contexts

@@ -4,7 +4,7 @@ Each case runs ``check``, ``derive`` and (for a share of the cases, each compile
 a short ``simulate`` via :func:`theorykit.cli.main`. The outcome is a success (the result file is
 written; derived and simulated initial losses agree) or exit 2 with one message naming a field and
 no file left behind. CI runs THEORYKIT_FUZZ_CASES (default 200) derandomized cases; the long
-campaign is ``python -m theorykit.fuzz --cases 10000``.
+campaign is ``python tests/fuzz.py --cases 10000``.
 """
 import itertools
 import math
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from theorykit import fuzz
+import fuzz
 from theorykit.spec.files import spec_from_dict
 
 CASES = int(os.environ.get("THEORYKIT_FUZZ_CASES", "200"))
@@ -181,12 +181,13 @@ def test_the_report_of_an_unwritable_case_does_not_end_the_campaign():
 
 def test_a_crash_is_detected(tmp_path, monkeypatch):
     """The oracle can fail: a command that raises an unexpected exception is a crash."""
-    import theorykit.cli as cli
+    import theorykit.cli.check as cli_check
+    import theorykit.cli.derive as cli_derive
 
     def boom(args):
         raise TypeError("Cannot convert complex to float")
 
-    monkeypatch.setattr(cli, "cmd_check", boom)
+    monkeypatch.setattr(cli_check, "run", boom)
     case = fuzz.Case("pathways", {"data": {"inputs": [[1]], "targets": [[1]]},
                                   "pathways": [{"name": "a", "active": "all"}]}, simulate=False)
     out = fuzz.run_case(case, tmp_path)
@@ -194,13 +195,14 @@ def test_a_crash_is_detected(tmp_path, monkeypatch):
 
 
 def test_an_unnamed_error_is_detected(tmp_path, monkeypatch):
-    import theorykit.cli as cli
+    import theorykit.cli.check as cli_check
+    import theorykit.cli.derive as cli_derive
     from theorykit.errors import TheorykitError
 
     def vague(args):
         raise TheorykitError("something went wrong")
 
-    monkeypatch.setattr(cli, "cmd_derive", vague)
+    monkeypatch.setattr(cli_derive, "run", vague)
     case = fuzz.Case("pathways", {"data": {"inputs": [[1]], "targets": [[1]]},
                                   "pathways": [{"name": "a", "active": "all"}]}, simulate=False)
     out = fuzz.run_case(case, tmp_path)
@@ -212,7 +214,8 @@ def test_a_hang_is_detected_by_cpu_time_not_by_load(tmp_path, monkeypatch):
     one that waits (a loaded machine, as far as CPU time goes) for longer is not."""
     import time
 
-    import theorykit.cli as cli
+    import theorykit.cli.check as cli_check
+    import theorykit.cli.derive as cli_derive
 
     def spin(args):
         while True:
@@ -227,11 +230,11 @@ def test_a_hang_is_detected_by_cpu_time_not_by_load(tmp_path, monkeypatch):
                                   "pathways": [{"name": "a", "active": "all"}]}, simulate=False)
     for sub in ("a", "b"):
         (tmp_path / sub).mkdir()
-    monkeypatch.setattr(cli, "cmd_derive", spin)
+    monkeypatch.setattr(cli_derive, "run", spin)
     out = fuzz.run_case(case, tmp_path / "a", time_limit=0.5)
     assert out.kind == "hang" and "CPU time" in out.detail
     monkeypatch.undo()
-    monkeypatch.setattr(cli, "cmd_check", wait)
+    monkeypatch.setattr(cli_check, "run", wait)
     out = fuzz.run_case(case, tmp_path / "b", time_limit=0.5)
     assert out.kind == "success", out.detail
 
@@ -288,7 +291,7 @@ def _spec_error(fn, *a, **kw):
 @pytest.mark.parametrize("lie", fuzz._ST_LIES)
 def test_safetensors_header_lies_are_named(tmp_path, lie):
     """A hand-written .safetensors whose header lies (sizes, offsets, dtype, length, JSON, metadata)."""
-    from theorykit.analysis.checkpoints import read_checkpoint
+    from theorykit.analysis.safetensors_io import read_checkpoint
 
     path = tmp_path / "step_0.safetensors"
     path.write_bytes(fuzz.safetensors_bytes(_good_weights(), {"lr": "0.05"}, lie))
@@ -320,7 +323,7 @@ def test_read_safetensors_reads_files_written_by_the_safetensors_package(tmp_pat
     """theorykit's reader against files written by the safetensors package (an independent writer):
     every value and dtype back exactly, and the metadata."""
     stn = pytest.importorskip("safetensors.numpy")
-    from theorykit.analysis.checkpoints import read_safetensors
+    from theorykit.analysis.safetensors_io import read_safetensors
 
     rng = np.random.default_rng(3)
     if np.dtype(dtype).kind == "f":
@@ -347,7 +350,7 @@ def test_read_safetensors_widens_bfloat16_to_float32(tmp_path):
     chosen values (1.5, -2.25, 2^-7, 0, 3.140625, -65536, 1e-40 → subnormal) hold those values exactly."""
     stn = pytest.importorskip("safetensors.numpy")
     ml_dtypes = pytest.importorskip("ml_dtypes")
-    from theorykit.analysis.checkpoints import read_safetensors
+    from theorykit.analysis.safetensors_io import read_safetensors
 
     exact = np.array([1.5, -2.25, 2.0 ** -7, 0.0, 3.140625, -65536.0], np.float32)
     a = exact.astype(ml_dtypes.bfloat16)
@@ -365,7 +368,7 @@ def test_read_safetensors_widens_bfloat16_to_float32(tmp_path):
 
 
 def test_safetensors_length_beyond_the_file_names_the_header(tmp_path):
-    from theorykit.analysis.checkpoints import read_checkpoint
+    from theorykit.analysis.safetensors_io import read_checkpoint
 
     path = tmp_path / "s.safetensors"
     path.write_bytes(fuzz.safetensors_bytes(_good_weights(), lie="length-huge"))
@@ -380,7 +383,7 @@ def test_safetensors_length_beyond_the_file_names_the_header(tmp_path):
 def test_npy_header_lies_are_named(tmp_path, header, n):
     """An .npz member whose .npy header lies (huge shape, object dtype, bad literal) is refused
     before its data is read, naming the key."""
-    from theorykit.sim.init import read_npz
+    from theorykit.sim.weights import read_npz
 
     path = tmp_path / "W.npz"
     path.write_bytes(fuzz.npz_bytes({"X": np.ones((2, 2)), "Y.npy": fuzz.npy_bytes(header=header, data=b"\0" * n)}))
@@ -464,7 +467,7 @@ def test_data_file_damage_names_file_and_key(tmp_path, damage):
 
 @pytest.mark.parametrize("meta", [{"lr": "fast"}, {"lr": "-1"}, {"lr": "inf"}, {"loss": "median"}])
 def test_checkpoint_metadata_is_checked_where_read(tmp_path, meta):
-    from theorykit.analysis.checkpoints import read_checkpoint
+    from theorykit.analysis.safetensors_io import read_checkpoint
 
     path = tmp_path / "step_0.safetensors"
     path.write_bytes(fuzz.safetensors_bytes(_good_weights(), meta))

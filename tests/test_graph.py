@@ -6,11 +6,13 @@ import numpy as np
 import pytest
 
 import theorykit as tk
-from theorykit.sim.engine import Net, SaveAt, net_apply
+from theorykit.net.layout import Net, net_apply
+from theorykit.sim.record import SaveAt
 from theorykit.errors import SpecError
 from theorykit.theory.flow import graph_flow, integrate
 from theorykit.spec.graph import GraphSpec, graph_from_pathways
-from theorykit.sim.init import a0_rule, load_weights, random_params, save_weights
+from theorykit.net.starts import a0_rule, random_params
+from theorykit.sim.weights import load_weights, save_weights
 from theorykit.spec.files import spec_from_dict
 
 # A small task: 6 datapoints, 4 inputs, 3 outputs (integers, so the data are exact).
@@ -230,7 +232,7 @@ def test_flow_from_given_weights_is_the_networks_gradient_flow():
 
 
 def test_integrate_rk4_against_closed_form():
-    """dy/dt = 2y(s − y) from y0 has the logistic solution (THEORY.md §2 with d = 1, τ = 1)."""
+    """dy/dt = 2y(s − y) from y0 has the logistic solution (docs/theory.md#mode-ode with d = 1, τ = 1)."""
     s = 1.5
     y0 = {"y": np.array([[1e-3], [1e-2]])}
     res = integrate(lambda y, a: {"y": 2 * y["y"] * (s - y["y"])}, y0, None, t_end=6.0, record_every=0.5, h=0.01,
@@ -301,7 +303,7 @@ def test_graph_derivation_and_aligned_start_errors_name_graph_fields():
     ``pathways[i]`` a graph file does not have."""
     from theorykit import Derivation
     from theorykit.errors import DerivationError
-    from theorykit.sim.init import aligned_params
+    from theorykit.net.starts import aligned_params
 
     # pathway b (node b, reads input row 0, on both datapoints): Σyx_b = (1·1 + (−1)·1)/2 = 0
     doc = {"name": "g", "data": {"inputs": [[1, 1], [0, 1]], "targets": [[1, -1]]},
@@ -361,7 +363,9 @@ def test_packed_siblings_train_as_the_unpacked_graph():
     unpacked engine's (itself checked against numpy above) to rounding, under a staged schedule."""
     import jax.numpy as jnp
 
-    from theorykit.sim.engine import net_apply, pack_net, train_net
+    from theorykit.net.layout import net_apply
+
+    from theorykit.sim.engine import pack_net, train_net
     from theorykit.spec.graph import graph_from_pathways
 
     d = {"name": "siblings", "data": {"inputs": X6, "targets": Y6},

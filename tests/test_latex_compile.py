@@ -68,7 +68,7 @@ def test_xor_crossover_tex_compiles_without_overfull_boxes(tmp_path):
 
 
 def test_k_contexts_tex_compiles(tmp_path):
-    from theorykit.derivations import k_contexts as kc
+    from theorykit.theory import k_contexts as kc
 
     tex = tmp_path / "k_contexts.tex"
     tex.write_text(kc.derive(check_ks=range(2, 4), n_check=2, race_check=False, exact_check=False).latex)

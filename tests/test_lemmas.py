@@ -1,4 +1,4 @@
-"""The paper's lemmas (Appendices D–E; THEORY.md §8) as property tests that state exactly what holds.
+"""The paper's lemmas (Appendices D–E; docs/theory.md#lemma-4-1) as property tests that state exactly what holds.
 
 Golden values here come from hand derivations (in comments), from the literature (poly-Bernoulli
 numbers count the lonesum matrices, Brewbaker 2008) or from a second, independent method

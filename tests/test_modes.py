@@ -6,7 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import theorykit as tk
-from theorykit.theory.modes import exact_svd, numeric_svd
+from theorykit.theory.svd import exact_svd
+from theorykit.linalg import numeric_svd
 
 D = sp.Symbol("Delta", nonnegative=True)
 
@@ -26,7 +27,7 @@ def _check_against_numpy(M, svd, values=None):
 
 
 def test_xor_reln_modes_match_theory_at_random_delta():
-    """THEORY.md §4: s_lin = Δ/2, d_lin = Δ²/2, s_xor = √(2+Δ²)/4, d_xor = (2+Δ²)/4."""
+    """docs/theory.md#xor: s_lin = Δ/2, d_lin = Δ²/2, s_xor = √(2+Δ²)/4, d_xor = (2+Δ²)/4."""
     task = tk.xor_margin()
     rng = np.random.default_rng(0)
     for name, ps in tk.xor_relns().items():
@@ -65,7 +66,7 @@ def test_sign_convention_and_order():
 
 
 def test_context_task_modes_match_numpy_and_theory_end_points():
-    """The 8-item hierarchy, k = 3: the residual-pathway end points √((k−1)/k)·σ̃ of THEORY §5 are
+    """The 8-item hierarchy, k = 3: the residual-pathway end points √((k−1)/k)·σ̃ of docs/theory.md#contexts are
     2.160, 1.414 (twice), 0.816; here we check the centred structure's σ̃ via numpy, and the exact
     SVD of every Section 4 pathway against numpy."""
     H = tk.hierarchy(8)

@@ -15,8 +15,8 @@ from hypothesis import given, settings, strategies as st
 from scipy.optimize import linprog
 
 import theorykit as tk
-from theorykit.analysis.predict import (consistent_pattern, data_symmetries, pattern_orbits, predict_reln,
-                                        realisable_patterns, share_hidden)
+from theorykit.analysis.patterns import consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
+from theorykit.analysis.predict import predict_reln, share_hidden
 from theorykit.spec.gating import Training
 
 XOR_TRAINING = Training(lr=0.05, loss="mean", init_std=0.01, steps=2000)
@@ -258,7 +258,7 @@ def test_validation_page_and_agreements(tmp_path):
 def test_relaxed_consistency_equals_top_mode_for_one_output():
     """With one output, u is a scalar, so the (u, w) LP of consistent_any_output must agree with the
     top-mode test (w₀ = ±v₁ up to scale), pattern by pattern, on random data."""
-    from theorykit.analysis.predict import consistent_any_output
+    from theorykit.analysis.patterns import consistent_any_output
 
     rng = np.random.default_rng(4)
     for _ in range(4):

@@ -13,8 +13,10 @@ import textwrap
 SCRIPT = textwrap.dedent("""
     import json, numpy as np, jax
     import theorykit as tk
-    from theorykit.sim.engine import Net, SaveAt, net_loss, train
-    from theorykit.sim.init import random_params
+    from theorykit.net.layout import Net, net_loss
+    from theorykit.sim.record import SaveAt
+    from theorykit.sim.engine import train
+    from theorykit.net.starts import random_params
     assert jax.device_count() == 4, jax.devices()
     X, Y = tk.contexts(4, 3).numeric()
     net = Net.chain(X.shape[0], [16], Y.shape[0])
@@ -52,8 +54,9 @@ MP_SCRIPT = textwrap.dedent("""
         jax.distributed.initialize(coordinator_address="127.0.0.1:" + sys.argv[2], num_processes=2,
                                    process_id=int(sys.argv[1]))
     import theorykit as tk
-    from theorykit.sim.engine import Net, net_loss, train
-    from theorykit.sim.init import random_params
+    from theorykit.net.layout import Net, net_loss
+    from theorykit.sim.engine import train
+    from theorykit.net.starts import random_params
     X, Y = tk.contexts(4, 3).numeric()
     net = Net.chain(X.shape[0], [16], Y.shape[0])
     p0 = random_params(net, 0.1, seeds=5, seed=3)

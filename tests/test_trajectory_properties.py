@@ -1,4 +1,4 @@
-"""Properties of the closed-form trajectories (THEORY.md §2) and of the exact ReLN (§3, Definition 3.1).
+"""Properties of the closed-form trajectories (docs/theory.md#mode-ode) and of the exact ReLN (§3, Definition 3.1).
 
 Every check compares the closed form with a second, independent method: a numerical ODE solver
 (scipy), the numerically integrated race reduction, or the ReLU network's own forward pass.

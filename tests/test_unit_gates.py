@@ -1,8 +1,8 @@
-"""The one unit-gate classifier (theorykit.analysis.gates) against patterns written out by hand."""
+"""The one unit-gate classifier (theorykit.theory.gates) against patterns written out by hand."""
 import numpy as np
 import pytest
 
-from theorykit.analysis.gates import (UnitGates, context_census, layer_activity, pathway_maps, read_units, significant,
+from theorykit.theory.gates import (UnitGates, context_census, layer_activity, pathway_maps, read_units, significant,
                                       tally, unit_gates, unit_weights)
 
 # three contexts × two items, context-major: columns (c1 i1, c1 i2, c2 i1, c2 i2, c3 i1, c3 i2)

@@ -1,5 +1,5 @@
 """Section 3 (XoR with a margin): the derivation of Δ*, the ReLNs' closed forms against simulation,
-and the measurement functions of the ``xor`` validation suite (THEORY.md §2, §4)."""
+and the measurement functions of the ``xor`` validation suite (docs/theory.md#mode-ode)."""
 import json
 import math
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import theorykit as tk
 from theorykit.io import write_json
 from theorykit.theory.trajectory import a0 as A0, discrete_mode_recurrence, t as T_SYM, tau as TAU
-from theorykit.analysis import curves
+from theorykit import curves
 from theorykit.sim import grid
 from theorykit.suites import load_package, load_suite
 
@@ -39,7 +39,7 @@ def suite():
 # derivation
 # -------------------------------------------------------------------------------------------------
 def test_crossover_is_sqrt_two_thirds(theory):
-    """Δ* derived by sympy.solve from the derived singular values equals √(2/3) (THEORY.md §4)."""
+    """Δ* derived by sympy.solve from the derived singular values equals √(2/3) (docs/theory.md#xor)."""
     assert sp.simplify(theory["crossover"] - sp.sqrt(sp.Rational(2, 3))) == 0
     assert theory["crossover_float"] == pytest.approx(math.sqrt(2 / 3), abs=1e-15)
     assert theory["faster_below"] == "xor" and theory["faster_above"] == "linear"
@@ -117,7 +117,7 @@ def test_a0_rule_learning_times_cross_at_delta_star(theory):
                 "xor": _half_loss_time_by_hand(4, math.sqrt(2 + delta ** 2) / 4, (2 + delta ** 2) / 4,
                                                32 * sig ** 2 / 2, tau)}
         for name in ("linear", "xor"):
-            got = float(sp.N(lt["t_half_loss_rule"][name].subs({D: delta, sigma: sig, tk.tau: tau}), 20))
+            got = float(sp.N(lt["t_half_loss_rule"][name].subs({D: delta, sigma: sig, TAU: tau}), 20))
             assert got == pytest.approx(hand[name], rel=1e-9), (name, delta)
         if delta == dstar:
             assert hand["linear"] == pytest.approx(hand["xor"], rel=1e-10)

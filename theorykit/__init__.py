@@ -45,18 +45,18 @@ _API = {
     "load_spec": "spec.files", "spec_from_dict": "spec.files", "spec_to_toml": "spec.files",
     # the theory
     "EffectiveDataset": "theory.effective", "effective_dataset": "theory.effective", "couplings": "theory.effective",
-    "SVD": "theory.modes", "Mode": "theory.modes", "exact_svd": "theory.modes",
+    "SVD": "theory.modes", "Mode": "theory.modes", "exact_svd": "theory.svd",
     "mode_trajectory": "theory.trajectory", "t_half": "theory.trajectory", "mode_loss_reduction": "theory.trajectory",
     "Derivation": "theory.derivation", "RaceSystem": "theory.race", "to_jax": "theory.jaxify",
     "NotJaxSafe": "theory.jaxify",
-    "interlacing_holds": "theory.lemmas", "interlacing_holds_exact": "theory.lemmas", "is_staircase": "theory.lemmas",
+    "interlacing_holds": "theory.lemmas", "interlacing_holds_exact": "theory.lemmas", "is_staircase": "theory.gates",
     "lp_realisable": "theory.lemmas", "realisable_gate_patterns": "theory.lemmas", "gate_census": "theory.lemmas",
     "poly_bernoulli": "theory.lemmas", "classify_context_gating": "theory.lemmas",
     "context_gating_mismatch": "theory.lemmas",
     # networks and simulation
-    "a0_rule": "sim.init", "simulate": "sim.simulate", "SimResult": "sim.simulate",
+    "a0_rule": "net.starts", "simulate": "sim.simulate", "SimResult": "sim.simulate",
     # analysis
-    "find_gates": "analysis.findgates", "exact_reln_outputs": "analysis.findgates",
+    "find_gates": "analysis.findgates", "exact_reln_outputs": "analysis.reln",
     "predict_reln": "analysis.predict",
 }
 

@@ -5,7 +5,7 @@ Two parts, both reported as plain numbers and as ratios taken in the same proces
 1. **Derivation time** of each paper result: the XoR ReLNs with Δ symbolic (Section 3), the
    Section 4 pathways (common + double on hierarchy/ring/cross, exact SVDs), the Section 5 ReLNs
    for k = 3, 4, 5 (exact SVDs of the common + (k−1)-context pathways), and the symbolic-k
-   derivation of :mod:`theorykit.derivations.k_contexts` (which covers every k at once).
+   derivation of :mod:`theorykit.theory.k_contexts` (which covers every k at once).
 2. **Simulation throughput** on the Section 4 ReLU network ([11, 700, 60], no bias, summed loss,
    η = 0.001, full-batch gradient descent), in network-steps per second: the ensemble simulator
    (:func:`theorykit.sim.simulate.simulate` (``network="relu"``), ``jit(vmap)`` over networks, ``lax.scan`` over steps)
@@ -24,6 +24,21 @@ import platform
 import time
 
 import numpy as np
+from .bench_derive import paper_results, run_section
+from .net.layout import Net, as_dtype, loss_value, net_loss, objective_for
+from .net.starts import random_params
+from .sim.simulate import relu_forward, simulate
+from .sim.record import SaveAt
+from .sim.engine import make_trainer
+from .spec.task import contexts
+from .sim.fused import fused_steps, pad_to
+from .spec.files import load_spec, example_path
+from .spec.graph import scaled
+from .theory.flow import RK4
+from .theory.race import RaceSystem, family_masks
+from .spec.gating import GDLNSpec, Training, context_pathways
+from .theory import jaxify
+from .io import write_json
 
 __all__ = ["run_bench", "derivation_times", "throughput"]
 
@@ -44,7 +59,6 @@ def _timed(fn):
 def derivation_times(cfg) -> list:
     """Wall time of each paper result's derivation (fresh objects, so no cached properties):
     :func:`theorykit.bench_derive.paper_results` for the Section 5 values of k in ``cfg``."""
-    from .bench_derive import paper_results
 
     return paper_results(ks=tuple(cfg["section5_ks"]))
 
@@ -54,9 +68,6 @@ def _naive_runner(X, Y, hidden, lr, init_std, dtype):
     import jax
     import jax.numpy as jnp
 
-    from .sim.engine import Net, as_dtype, loss_value
-    from .sim.init import random_params
-    from .sim.simulate import relu_forward
 
     dt = as_dtype(dtype)
     Xj, Yj = jnp.asarray(X, dt), jnp.asarray(Y, dt)
@@ -96,8 +107,8 @@ def _ensemble_runner(X, Y, hidden, lr, init_std, dtype, networks, steps, seed=0,
     import jax
     import jax.numpy as jnp
 
-    from .sim.engine import Net, SaveAt, as_dtype, make_trainer, net_loss
-    from .sim.init import random_params
+
+
 
     dt = as_dtype(dtype)
     data = (jnp.asarray(X, dt), jnp.asarray(Y, dt))
@@ -145,8 +156,6 @@ def _step_flops(net, data, dtype):
     import jax
     import jax.numpy as jnp
 
-    from .sim.engine import net_loss
-    from .sim.init import random_params
 
     p = {k: v[0] for k, v in random_params(net, 0.01, 1, 0, dtype).items()}
     vg = jax.value_and_grad(net_loss(net, "sum"))
@@ -165,7 +174,6 @@ def matmul_rate(dtype: str, n: int = 1024, reps: int = 8) -> float:
     import jax
     import jax.numpy as jnp
 
-    from .sim.engine import as_dtype
 
     dt = as_dtype(dtype)
     A = jax.random.normal(jax.random.PRNGKey(0), (n, n), dt) / np.sqrt(n)
@@ -188,9 +196,8 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None) -> dict:
     in network-steps/s and FLOP/s, with the discrete gradient-descent recurrence checked."""
     import jax
 
-    from .sim.engine import Net, SaveAt, as_dtype, make_trainer, net_loss
-    from .sim.simulate import simulate
-    from .spec.task import contexts
+
+
 
     X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
     H, lr, std = 700, 0.001, 0.005 / 700
@@ -263,7 +270,6 @@ def _fused_figures(X, Y, net, lr, dt, B, S, Sn, start, nv_W, tol, rel) -> dict:
     import jax
     import jax.numpy as jnp
 
-    from .sim.fused import fused_steps, pad_to
 
     if jax.default_backend() != "gpu":
         return {"status": "not timed: no GPU (on a CPU Pallas interprets the kernel; the tests check it there)"}
@@ -291,15 +297,10 @@ def gdln_throughput(cfg, dtype: str, mm: float) -> dict:
     size, as one ensemble of the one trainer: network-steps/s and FLOP/s."""
     import jax.numpy as jnp
 
-    from .sim.engine import Net, SaveAt, as_dtype, make_trainer, net_loss, objective_for
-    from .sim.init import random_params
-    from .spec.files import load_spec
-    from .suites import load_package
 
-    load_package("validation")
-    from theorykit.validation import depth_protocols as dp
 
-    g = dp.scaled(load_spec(dp.spec_path("paper")), 7 / 30, 2)
+
+    g = scaled(load_spec(example_path("section6_paper.toml")), 7 / 30, 2)
     net = Net.from_graph(g)
     X, Y = g.task.numeric()
     dt = as_dtype(dtype)
@@ -322,11 +323,6 @@ def gdln_throughput(cfg, dtype: str, mm: float) -> dict:
 
 def race_throughput(cfg) -> dict:
     """The race engine on every context-gated family of Section 4 (k = 3: 127 families), float64."""
-    from .theory.flow import RK4
-    from .theory.race import RaceSystem, family_masks
-    from .spec.gating import GDLNSpec, Training, context_pathways
-    from .spec.task import contexts
-
     task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
     subsets, masks, _labels = family_masks(3)
     spec = GDLNSpec(task, context_pathways(8, 3, subsets), Training(lr=0.001, loss="sum", a0=1e-4))
@@ -351,8 +347,6 @@ def _device():
 
 def run_bench(quick: bool = False, json_out: str | None = None) -> int:
     """Run the benchmark, print a table, optionally write JSON (atomically). Returns an exit status."""
-    from .theory import jaxify  # noqa: F401  (float64 available)
-
     cfg = QUICK if quick else FULL
     dev = _device()
     t0 = time.perf_counter()
@@ -416,13 +410,10 @@ def run_bench(quick: bool = False, json_out: str | None = None) -> int:
     else:
         print("\nno GPU: these are CPU figures; the H100 targets (>= 7 M float32 at 'highest', >= 3 M float64) "
               "are not measured here")
-    from .bench_derive import run_section  # exact-derivation scaling table (issue 15)
     scaling = run_section(quick)
     print(f"\ntotal {total:.1f} s (before the scaling table)")
     ok = all(r["matches_naive_recurrence"] and r["fused"].get("matches_naive_recurrence", True) for r in thr)
     if json_out:
-        from .io import write_json
-
         write_json(json_out, {"mode": "quick" if quick else "full", "device": dev, "config": cfg,
                               "derivation": der, "throughput": thr, "gdln_throughput": gd, "race_engine": race,
                               "matmul_flop_per_s": mm, "targets_h100": targets,

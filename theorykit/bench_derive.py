@@ -20,6 +20,11 @@ from __future__ import annotations
 import itertools
 import time
 
+from .spec.gating import GDLNSpec, Training, context_pathways, xor_relns
+from .spec.task import contexts, xor_margin
+from .theory import k_contexts as kc
+from .theory.derivation import Derivation
+
 __all__ = ["ring_structure", "ring_task_spec", "hierarchy_spec", "derive_case", "paper_results", "scaling",
            "run_section", "TARGETS", "warm_imports"]
 
@@ -44,24 +49,16 @@ def _double(k):
 
 
 def hierarchy_spec(n: int, k: int):
-    from .spec.gating import GDLNSpec, Training, context_pathways
-    from .spec.task import contexts
-
     return GDLNSpec(contexts(n, k, blocks="hierarchy"), context_pathways(n, k, _double(k)), Training(loss="mean"))
 
 
 def ring_task_spec(n: int, k: int = 3):
-    from .spec.gating import GDLNSpec, Training, context_pathways
-    from .spec.task import contexts
-
     R = ring_structure(n)
     return GDLNSpec(contexts(n, k, common=R, blocks=R), context_pathways(n, k, _double(k)), Training(loss="mean"))
 
 
 def derive_case(make_spec) -> dict:
     """Time one derivation (task construction included), fresh objects."""
-    from .theory.derivation import Derivation
-
     t0, c0 = time.perf_counter(), time.process_time()
     spec = make_spec()
     der = Derivation(spec)
@@ -86,20 +83,12 @@ def warm_imports():
     import scipy.sparse.csgraph  # noqa: F401
     import sympy.physics.units  # noqa: F401
 
-    from .spec import gating, task  # noqa: F401
-    from .theory import derivation, exactla, modes  # noqa: F401
-
-
 def paper_results(ks=(3, 4, 5, 6, 7, 8)) -> list:
     """Wall time of each paper result's derivation (imports done first: start-up is not counted)."""
     import sympy as sp
 
     warm_imports()
 
-    from .theory.derivation import Derivation
-    from .spec.gating import GDLNSpec, Training, context_pathways, xor_relns
-    from .suites import load_package
-    from .spec.task import contexts, xor_margin
 
     rows = []
 
@@ -143,8 +132,6 @@ def paper_results(ks=(3, 4, 5, 6, 7, 8)) -> list:
         sec, (modes, _) = timed(sec5)
         rows.append({"result": f"Section 5, k = {kk} (n = 8)", "seconds": sec, "cpu_seconds": cpu["last"],
                      "detail": f"{sum(m.rank for m in modes.values())} modes"})
-    load_package("derivations")
-    from theorykit.derivations import k_contexts as kc
 
     sec, res = timed(lambda: kc.derive(check_ks=[], latex=True))
     rows.append({"result": "symbolic k (all k at once, LaTeX)", "seconds": sec, "cpu_seconds": cpu["last"],

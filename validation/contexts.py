@@ -1,11 +1,11 @@
-"""Validation suite ``contexts``: Sections 4–5 of the paper, reproduced and generalised (THEORY.md §5, §9).
+"""Validation suite ``contexts``: Sections 4–5 of the paper, reproduced and generalised (docs/theory.md#contexts).
 
 Findings 2 and 3: on the context task a bias-free ReLU network learns a common pathway plus
 pathways gated on k−1 of the k contexts (structured mixed selectivity), and keeps doing so as k
 grows. This suite
 
 1. derives the k-context closed forms with k, n and the structure's singular values symbolic
-   (:mod:`theorykit.derivations.k_contexts`) and checks them against the numeric derivation on the
+   (:mod:`theorykit.theory.k_contexts`) and checks them against the numeric derivation on the
    actual tasks for k = 2 … 8;
 2. runs the coupled race reduction (all overlaps from the data) for every context-gated family of
    pathways Lemma 4.1 allows on the 3-context task (127 families) plus the single-datapoint edge
@@ -38,7 +38,7 @@ DESCRIPTION = ("Sections 4-5: coupled pathway races (Proposition 4.2 by exhausti
 LOSS_AT_STEPS = (0, 500, 1000, 2000, 3000, 4000, 6000, 8000)
 FRACTIONS = (0.5, 0.1, 0.01)
 
-# paper hyper-parameters (THEORY.md §9)
+# paper hyper-parameters (docs/theory.md#paper-settings)
 ETA = 0.001
 STEPS = 8000
 SEC4_BLOCKS = ["hierarchy", "ring", "cross"]

@@ -1,4 +1,4 @@
-"""Suite "depth": two hidden layers (paper Section 6, Fig. 6; THEORY.md §6, §9).
+"""Suite "depth": two hidden layers (paper Section 6, Fig. 6; docs/theory.md#two-hidden-layers).
 
 ReLU networks [11, H, H, 60] on the Section 4 task (``contexts(8, 3, blocks=["hierarchy",
 "ring", "cross"])``), summed loss, over many seeds, and the paper's GDLN counterpart: the first
@@ -8,7 +8,7 @@ so each pathway is a depth-3 chain that sees the whole input. It is trained from
 weights as the ReLU runs (paired seeds). A variant with H units per module shows how much the
 modules' width (their initial strength) matters.
 
-How the ReLU runs gate is measured, not assumed (:func:`theorykit.analysis.gates.layer_activity`): the share of
+How the ReLU runs gate is measured, not assumed (:func:`theorykit.theory.gates.layer_activity`): the share of
 first-layer units on for every datapoint (the paper: all of them), and the second layer's
 weight share by context pattern (the paper: common + two-of-three-context pathways).
 
@@ -25,15 +25,15 @@ Measured per run:
   as the variance-weighted R² (share of the across-run loss variance, summed over time, that is
   explained) and the R² at the time of largest variance.
 
-Theory curve: the balanced three-layer mode ODE τ da/dt = 3 a^{4/3}(s − d a) (THEORY.md §2)
+Theory curve: the balanced three-layer mode ODE τ da/dt = 3 a^{4/3}(s − d a) (docs/theory.md#mode-ode)
 for each mode of the full data's Σyx (a single linear network; d_α = v_αᵀ Σx v_α), integrated
-by the race engine, initial strength by the one a0 rule (theorykit.sim.init.a0_rule) a0 = (σ√(H/2))³, not a fit. The paper
+by the race engine, initial strength by the one a0 rule (theorykit.net.starts.a0_rule) a0 = (σ√(H/2))³, not a fit. The paper
 gives no closed form for the gated network, so the suite adds a reduction of its own: the GDLN's
-learning rule (THEORY.md §3, with the shared edge W1) integrated on the effective datasets at the
-smallest widths, from a small, aligned, balanced start (:func:`theorykit.analysis.findgates.shared_first_flow`,
+learning rule (docs/theory.md#race, with the shared edge W1) integrated on the effective datasets at the
+smallest widths, from a small, aligned, balanced start (:func:`theorykit.analysis.reln.shared_first_flow`,
 a0 = σ√(H/2)·(σ√(H/8))² by the same rule). It is deterministic, so it describes a typical run, not the spread.
 
-full: H = 420, σ = 0.0006, η = 0.001, 30001 steps, 50 seeds (THEORY.md §9).
+full: H = 420, σ = 0.0006, η = 0.001, 30001 steps, 50 seeds (docs/theory.md#paper-settings).
 quick: H = 96, σ = 0.0006·√(420/96) (keeps σ√H, hence a0, fixed), η = 0.002, 15001 steps
 (same time in units of τ), 8 seeds.
 """
@@ -47,7 +47,7 @@ import numpy as np
 
 from theorykit.analysis.alignment import layer_alignment
 from theorykit.analysis.depth_runs import compare_curves, relu_gating, run_statistics, section6_gates
-from theorykit.analysis.curves import level_error
+from theorykit.curves import level_error
 from theorykit.theory.mode_ode import mode_ode_loss
 
 NAME = "depth"
@@ -74,8 +74,9 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     import jax.numpy as jnp
 
     from theorykit import contexts
-    from theorykit.analysis.findgates import shared_first_flow, train_gdln, train_relu
-    from theorykit.sim.init import a0_rule
+    from theorykit.analysis.runs import train_gdln, train_relu
+    from theorykit.analysis.reln import shared_first_flow
+    from theorykit.net.starts import a0_rule
     from theorykit.progress import Progress
 
     out_dir = Path(out_dir)
@@ -183,7 +184,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                  f"{cmp['ode_vs_gdln_mean_max_rel']:.3f}·L(0) (final {cmp['ode_final']:.3g} vs ReLU "
                  f"{cmp['relu_final_mean']:.3g}: a linear network cannot fit the task); loss halves at ODE "
                  f"{_t(cmp['t_half']['mode_ode'])} vs ReLU {_t(cmp['t_half']['relu_mean'])}; a0 by the rule "
-                 f"(σ√(H/2))³ (theorykit.sim.init.a0_rule), not fitted",
+                 f"(σ√(H/2))³ (theorykit.net.starts.a0_rule), not fitted",
          "agreement": "tolerance 0.05·L(0)",
          "verdict": _verdict_below(cmp["ode_vs_relu_mean_max_rel"], 0.05, 0.15, strict=True)},
         {"claim": "(timing) the GDLN flow predicts when the GDLN runs reach 50 %, 25 %, 10 % and 5 % of L(0)",
@@ -201,7 +202,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                  f"·L(0); final {cmp['flow_final']:.3g} (GDLN {cmp['gdln_final_mean']:.3g}, ReLU "
                  f"{cmp['relu_final_mean']:.3g}); loss halves at flow {_t(cmp['t_half']['gdln_flow'])}, GDLN "
                  f"{_t(cmp['t_half']['gdln_mean'])}, ReLU {_t(cmp['t_half']['relu_mean'])}; a0 by the rule "
-                 f"σ√(H/2)·(σ√(H/8))² (theorykit.sim.init.a0_rule), not fitted",
+                 f"σ√(H/2)·(σ√(H/8))² (theorykit.net.starts.a0_rule), not fitted",
          "agreement": "tolerance 0.05·L(0) against the GDLN mean",
          "verdict": _verdict_below(cmp["flow_vs_gdln_mean_max_rel"], 0.05, 0.15, strict=True)},
     ] + dproto.claims(protocols, every)
@@ -213,7 +214,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                            "pathways' modules (H/4 units each), paired initial weights with the ReLU runs",
             "relu_gating": gating, "first_all_on_share_t": all_on_t, "r2_curve_relu": ra.get("r2_curve"), "comparison": cmp,
             "relu_mean": rm, "gdln_mean": gm, "gdln_wide_mean": wm, "mode_ode": ode, "gdln_flow": flow,
-            "a0_rule": {"linear_network": a0_lin, "rule": "theorykit.sim.init.a0_rule: (sigma*sqrt(H/2))^3", "gdln_pathway": a0_p,
+            "a0_rule": {"linear_network": a0_lin, "rule": "theorykit.net.starts.a0_rule: (sigma*sqrt(H/2))^3", "gdln_pathway": a0_p,
                         "gdln_rule": "sigma*sqrt(H/2)*(sigma*sqrt(H/8))^2"},
             "alignment_rule": f"first checkpoint with both top-mode cosines >= {ALIGN}",
             "figures": ["fig6_depth.png", "fig6_protocols.png"], "claims": claims})

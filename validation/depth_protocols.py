@@ -28,37 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
+from theorykit.spec.files import example_path
+from theorykit.spec.graph import scaled
+
 PROTOCOLS = ("paper", "joint")
 DATASETS = {"hierarchy": ["hierarchy"] * 3, "suite": ["hierarchy", "ring", "cross"]}
 SIZES = {"full": {"factor": 1.0, "time": 1, "seeds": 10, "relu_std": 6e-4},
          "quick": {"factor": 7 / 30, "time": 2, "seeds": 2, "relu_std": 6e-4}}
-
-
-def spec_path(name: str) -> Path:
-    """``examples/section6_<name>.toml`` from the checkout, or the copy installed with the package."""
-    import theorykit
-
-    here = Path(theorykit.__file__).resolve().parent
-    for cand in (here.parent / "examples", here / "examples"):
-        p = cand / f"section6_{name}.toml"
-        if p.is_file():
-            return p
-    raise FileNotFoundError(f"section6_{name}.toml not found beside theorykit ({here})")
-
-
-def scaled(graph, factor: float, time: int):
-    """The graph at ``factor`` × its widths with σ × 1/√factor (σ√H kept), η × ``time``, steps and
-    schedule starts / ``time`` (the same time in units of τ)."""
-    if factor == 1.0 and time == 1:
-        return graph
-    k = 1.0 / np.sqrt(factor)
-    nodes = tuple(replace(n, width=max(1, int(round(n.width * factor)))) for n in graph.nodes)
-    edges = tuple(replace(e, init_scale=None if e.init_scale is None else e.init_scale * k,
-                          rows=list(e.rows) if e.rows is not None else "all") for e in graph.edges)
-    tr = replace(graph.training, lr=graph.training.lr * time, steps=graph.training.steps // time,
-                 init_std=graph.training.init_std * k)
-    sched = tuple(replace(g, start=g.start // time) for g in graph.schedule)
-    return replace(graph, nodes=nodes, edges=edges, training=tr, schedule=sched)
 
 
 def run_protocols(mode: str, every: int, on_step=None) -> dict:
@@ -73,7 +49,7 @@ def run_protocols(mode: str, every: int, on_step=None) -> dict:
         row = {}
         relu = None
         for prot in PROTOCOLS:
-            g = scaled(load_spec(spec_path(prot)), sz["factor"], sz["time"])
+            g = scaled(load_spec(example_path(f"section6_{prot}.toml")), sz["factor"], sz["time"])
             g = replace(g, task=task)
             tr = g.training
             sim = simulate(g, init="random", seeds=sz["seeds"], steps=tr.steps, seed=1)

@@ -1,7 +1,7 @@
 """Suite "gates": finding gates (Algorithm 1), the exact ReLN, and a real dataset (digits).
 
 Paper: Appendix B, Algorithm 1 (poster), Figs. 8–9; Definition 3.1; reviewers' question on real
-data. THEORY.md §7, §9.
+data. docs/theory.md#finding-gates.
 
 Parts
 -----
@@ -14,9 +14,9 @@ Parts
 3. Digits (scikit-learn's bundled 8×8 images; classes 0–4): a one-hidden-layer ReLU network,
    its gates found for K = 1 … 8, and how well the ReLN's loss tracks the ReLU network's,
    simulated (GDLN of the found gates from the same initial weights) and from the race
-   reduction (aligned initial maps, a0 by the one rule of theorykit.sim.init.a0_rule, σ²H_p/2, H_p = H/K).
+   reduction (aligned initial maps, a0 by the one rule of theorykit.net.starts.a0_rule, σ²H_p/2, H_p = H/K).
 
-Hyper-parameters. full: THEORY.md §9 (summed loss, H = 700, init std 0.005/700, η = 0.001,
+Hyper-parameters. full: docs/theory.md#paper-settings (summed loss, H = 700, init std 0.005/700, η = 0.001,
 8001 steps), 5 seeds. quick: H = 200, init std 0.005/200 (the paper's 0.005/H rule), η = 0.002
 and 4001 steps (the same time in units of τ = 1/(Pη)), 3 seeds; digits with 300 images.
 """
@@ -68,7 +68,8 @@ def _label(pattern, n=8, k=3):
 
 def _section4(st, progress):
     from theorykit import contexts
-    from theorykit.analysis.findgates import choose_elbow, elbow_scores, train_relu
+    from theorykit.analysis.findgates import choose_elbow, elbow_scores
+    from theorykit.analysis.runs import train_relu
     from theorykit.progress import Progress
 
     task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
@@ -140,7 +141,8 @@ def _fig9(per_k, K_imp, K_chord, path):
 
 def _exact_reln(st):
     from theorykit import contexts
-    from theorykit.analysis.findgates import exact_reln_outputs, exact_reln_trajectory, train_relu
+    from theorykit.analysis.runs import train_relu
+    from theorykit.analysis.reln import exact_reln_outputs, exact_reln_trajectory
     from theorykit.sim.simulate import relu_forward
 
     X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
@@ -169,9 +171,11 @@ def _exact_reln(st):
 def _digits(st, progress):
     from sklearn.datasets import load_digits
 
-    from theorykit.analysis.findgates import choose_elbow, elbow_scores, train_relu
+    from theorykit.analysis.findgates import choose_elbow, elbow_scores
+
+    from theorykit.analysis.runs import train_relu
     from theorykit.theory.race import RaceSystem
-    from theorykit.sim.init import a0_rule
+    from theorykit.net.starts import a0_rule
     from theorykit.progress import Progress
 
     ds = st["digits"]

@@ -19,7 +19,7 @@ What it does
 4. **Figures**: ``fig2d_learning_time.png`` and ``fig2e_loss_curves.png``; the derivation as LaTeX in
    ``xor_crossover.tex``. Results carry ``claims`` rows (paper claim → our figure → agreement → verdict).
 
-Initial conditions of the closed forms (THEORY.md §2). The closed forms need the initial mode
+Initial conditions of the closed forms (docs/theory.md#mode-ode). The closed forms need the initial mode
 strength a0. The suite uses the rule ``a0_p = H_p σ²/2`` (:data:`A0_RULE`, derived in
 :mod:`theorykit.derivations.xor_crossover`: half the expected squared norm of the balanced part of
 the random weights, which is what the early, linear phase amplifies). It also fits a0 per Δ and ReLN
@@ -48,9 +48,9 @@ from theorykit.spec.gating import xor_relns
 from theorykit.io import atomic_write_text, write_json
 from theorykit.theory.latex import latex_document
 from theorykit.progress import Progress
-from theorykit.analysis.curves import curve_distance, median_never_inf, nan_to_none, switch_point
-from theorykit.analysis.gates import read_units, tally
-from theorykit.sim.init import a0_rule as init_a0_rule
+from theorykit.curves import curve_distance, median_never_inf, nan_to_none, switch_point
+from theorykit.theory.gates import read_units, tally
+from theorykit.net.starts import a0_rule as init_a0_rule
 from theorykit.sim.grid import simulate_reln_aligned_grid, simulate_reln_grid, simulate_relu_grid
 from theorykit.spec.task import xor_margin
 from theorykit.theory.closed_grid import (ClosedFormGrid, discrete_loss_grid, fit_a0_grid, half_loss_time_grid,
@@ -84,7 +84,7 @@ CRITERIA = {"median_rel_error": 0.10, "switch_abs": 0.10, "closest_agreement": 0
 # ================================================================================================
 def gate_shares(pre, two_patterns, four_patterns, tol: float = GATE_TOL, weights=None) -> dict:
     """Shares (per network; weighted by ``weights`` (..., H) if given) of the units of ``pre`` (..., H, P)
-    in the classes of the module docstring, read by :class:`theorykit.analysis.gates.UnitGates`."""
+    in the classes of the module docstring, read by :class:`theorykit.theory.gates.UnitGates`."""
     ug = read_units(np.asarray(pre, float), tol=tol)
     two, four, n_on = ug.matches(two_patterns), ug.matches(four_patterns), ug.n_on
     return tally({"two": two, "four": four, "other": ~(two | four), "dead": n_on == 0, "three_point": n_on == 3,

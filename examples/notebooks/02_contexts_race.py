@@ -36,8 +36,8 @@ from IPython.display import Math, display
 
 import theorykit as tk
 from theorykit.analysis.exhaust import race_exhaust
-from theorykit.derivations import k_contexts
-from theorykit.derivations.k_algebra import k, n, sig
+from theorykit.theory import k_contexts
+from theorykit.theory.k_algebra import k, n, sig
 
 # %% [markdown]
 # ## Derive for symbolic $k$

@@ -36,10 +36,11 @@ import sympy as sp
 from IPython.display import Math, display
 
 import theorykit as tk
-from theorykit.validation.depth_protocols import scaled, spec_path
+from theorykit.spec.files import example_path
+from theorykit.spec.graph import scaled
 
-paper = tk.load_spec(spec_path("paper"))     # the spec files shipped in examples/
-joint = tk.load_spec(spec_path("joint"))
+paper = tk.load_spec(example_path("section6_paper.toml"))     # the spec files shipped in examples/
+joint = tk.load_spec(example_path("section6_joint.toml"))
 print([(node.name, node.width) for node in paper.nodes])
 print(f"lr {paper.training.lr}, {paper.training.steps} steps, {paper.training.loss} loss")
 

@@ -7,7 +7,7 @@ Three loss curves at the run's checkpoint steps (time counted from the first che
   checkpoint, its units cut into the pathways' blocks (the paired start,
   :func:`theorykit.analysis.checkpoints.paired_start`), with the run's learning rate and loss;
 * **race**: the race-reduction prediction (:func:`theorykit.analysis.findgates.race_loss`) from aligned
-  pathways of the initial strength that the a0 rule (:func:`theorykit.sim.init.a0_rule`) gives for
+  pathways of the initial strength that the a0 rule (:func:`theorykit.net.starts.a0_rule`) gives for
   the first checkpoint's weight scales and the pathways' widths (geometric mean over pathways).
 
 Agreement of two curves: ``max_t |L_a(t) − L_b(t)| / L_run(0)`` (a share of the run's initial
@@ -23,18 +23,13 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import SpecError
+from .checkpoints import gdln_outputs_from_start, paired_start, start_a0
+from ..theory.race import RaceSystem
+from ..spec.graph import GraphSpec
+from ..html import PAGE_CSS, html_escape, img_data_uri
+from ..io import atomic_write_bytes, atomic_write_text, write_json
 
-__all__ = ["Comparison", "compare_run", "write_comparison", "start_a0"]
-
-
-def start_a0(params, hidden) -> float:
-    """a0 of the paired start: Π_l σ_l √(h/2) per pathway of width h (σ_l: the run's layer-l std at
-    its first checkpoint), geometric mean over pathways."""
-    from ..sim.init import a0_rule
-
-    stds = [float(np.std(W)) for W in params]
-    vals = [a0_rule(stds, [int(h)] * len(stds)) for h in hidden]
-    return float(np.exp(np.mean(np.log(vals))))
+__all__ = ["Comparison", "compare_run", "write_comparison"]
 
 
 @dataclass
@@ -122,9 +117,6 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None) 
     """Compare a pathway spec with an imported run (:class:`theorykit.analysis.checkpoints.RunCheckpoints`).
 
     ``lr`` / ``loss``: the run's learning rate and loss convention (default: the spec's training)."""
-    from .checkpoints import gdln_outputs_from_start, paired_start
-    from ..theory.race import RaceSystem
-    from ..spec.graph import GraphSpec
 
     if isinstance(spec, GraphSpec):
         raise SpecError("spec", "compare takes a pathway spec (as find-gates writes)",
@@ -170,8 +162,6 @@ _IMG_JS = """window.addEventListener("load", function(){
 
 def render_html(cmp: Comparison, figures: dict) -> str:
     """The comparison page (figures embedded as data URIs, the validation report's style)."""
-    from ..report import PAGE_CSS, html_escape, img_data_uri
-
     ag = cmp.agreement()
     H = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
          f"<title>theorykit compare: {html_escape(cmp.spec.name)}</title>", f"<style>{PAGE_CSS}</style>", "</head><body>",
@@ -208,8 +198,6 @@ def render_html(cmp: Comparison, figures: dict) -> str:
 
 def write_comparison(cmp: Comparison, out_dir) -> list[Path]:
     """Write loss.png, gates.png, compare.json and compare.html (atomically) into ``out_dir``."""
-    from ..io import atomic_write_bytes, atomic_write_text, write_json
-
     out = Path(out_dir)
     paths = [atomic_write_bytes(out / "loss.png", _png(cmp.figure())),
              atomic_write_bytes(out / "gates.png", _png(cmp.gates_figure())),

@@ -2,7 +2,7 @@
 
 Driven by the suite's settings dict ``cfg`` (see :mod:`theorykit.analysis.context_runs`):
 
-* :func:`derivation` -- the symbolic-k derivation (``derivations/k_contexts.py``), written as LaTeX;
+* :func:`derivation` -- the symbolic-k derivation (:mod:`theorykit.theory.k_contexts`), written as LaTeX;
 * :func:`race_ranking` -- Proposition 4.2 by exhaustion: the race of all 127 context gatings (and
   datapoint-level ones), ranked by speed;
 * :func:`r_families` -- for k = 3 … 6, common + all r-context pathways (Finding 3).
@@ -14,11 +14,14 @@ from pathlib import Path
 
 import numpy as np
 
-from theorykit import GDLNSpec, Training, context_pathways, contexts
-from theorykit.analysis.curves import loss_metrics
-from theorykit.theory.flow import RK4
-from theorykit.theory.race import RaceSystem, context_family, family_masks
-from theorykit.io import atomic_write_text
+from ..spec.gating import GDLNSpec, Training, context_pathways
+from ..spec.task import contexts
+from ..curves import loss_metrics
+from ..theory.flow import RK4
+from ..theory.race import RaceSystem, context_family, family_masks
+from ..io import atomic_write_text
+from ..theory import k_contexts as kc
+from ..spec.gating import Pathway
 
 __all__ = ["derivation", "race_ranking", "r_families"]
 
@@ -27,11 +30,6 @@ __all__ = ["derivation", "race_ranking", "r_families"]
 # symbolic derivation
 # ---------------------------------------------------------------------------------------------
 def derivation(out_dir: Path, cfg) -> dict:
-    from theorykit.suites import load_package
-
-    load_package("derivations")
-    from theorykit.derivations import k_contexts as kc
-
     t0 = time.time()
     res = kc.derive(check_ks=range(2, 9), n_check=4, race_check=cfg["race_check"], exact_check=cfg["exact_checks"])
     # one check with a scaled context (the k = 5 experiments used 1.35)
@@ -72,7 +70,6 @@ def race_ranking(cfg, a0: float, pr) -> dict:
     # edge case of Lemma 4.1: pathways on single datapoints (24 of them), with and without doubles
     pts = []
     P = task.P
-    from theorykit import Pathway
 
     base = context_pathways(8, 3, [(0, 1), (0, 2), (1, 2)])
     single_pts = [Pathway(f"pt{mu}", tuple(int(i == mu) for i in range(P)), tuple(range(8)), "all", 8)

@@ -9,7 +9,7 @@ hidden}}), ``loss_at_steps`` and ``fractions`` (of L(0), for the learning times)
 * the derivation and the races (Proposition 4.2 by exhaustion, the r-context families) are in
   :mod:`theorykit.analysis.context_races`;
 * :func:`section4` -- ReLU networks, GDLNs and the race on the Section 4 task, their agreement,
-  the units of the trained ReLU networks (:mod:`theorykit.analysis.gates`), end points
+  the units of the trained ReLU networks (:mod:`theorykit.theory.gates`), end points
   (:func:`end_points_sec4`), the staged scheme (:func:`staged_theory`) and MDS of the hidden
   representations (:func:`mds_at`); :func:`snapshot_singular_values` -- Fig. 4b's data;
 * :func:`section5` -- k contexts: ReLU networks, GDLNs and the closed forms for k = 3 … 6.
@@ -18,13 +18,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorykit import GDLNSpec, Training, context_pathways, contexts
-from theorykit.analysis.curves import best_grid_row, loss_at_steps, loss_metrics, max_gap, time_errors
-from theorykit.analysis.gates import UnitGates, context_census, pathway_maps, unit_gates, unit_weights
-from theorykit.theory.flow import RK4
-from theorykit.theory.race import RaceSystem, context_family
-from theorykit.sim.simulate import gdln_run, relu_run
-from theorykit.sim.init import a0_rule
+from ..spec.gating import GDLNSpec, Training, context_pathways
+from ..spec.task import contexts
+from ..curves import best_grid_row, loss_at_steps, loss_metrics, max_gap, time_errors
+from ..theory.gates import UnitGates, context_census, pathway_maps, unit_gates, unit_weights
+from ..theory.flow import RK4
+from ..theory.race import RaceSystem, context_family
+from ..sim.simulate import gdln_run, relu_run
+from ..net.starts import a0_rule
+from ..theory.k_algebra import k as ksym
+from ..theory.k_algebra import sig, structure_values
+from ..theory.k_contexts import closed_form_loss, closed_form_modes
+from ..spec.task import hierarchy
 
 __all__ = ["section4", "staged_theory", "end_points_sec4", "mds_at", "section5", "snapshot_singular_values", "svals", "hidden_rep_relu", "hidden_rep_gdln", "distances"]
 
@@ -258,14 +263,6 @@ def mds_at(rsn, gsn_d, spec_d, X, times):
 # Section 5
 # ---------------------------------------------------------------------------------------------
 def section5(cfg, kres, pr) -> dict:
-    from theorykit.suites import load_package
-
-    load_package("derivations")      # installed, or from the checkout
-    from theorykit.derivations.k_algebra import k as ksym
-    from theorykit.derivations.k_algebra import sig, structure_values
-    from theorykit.derivations.k_contexts import closed_form_loss, closed_form_modes
-    from theorykit.spec.task import hierarchy
-
     seeds = cfg["seeds"]
     out = {}
     H8 = hierarchy(8)

@@ -6,7 +6,7 @@
   (recorded by :func:`theorykit.analysis.alignment.layer_alignment`), when the loss halves, the
   stereotypical run, and how much of the across-run loss variance the alignment times explain;
 * :func:`relu_gating` -- how the ReLU runs gate, read by the one classifier
-  (:func:`theorykit.analysis.gates.layer_activity`), and the share of first-layer units on for all
+  (:func:`theorykit.theory.gates.layer_activity`), and the share of first-layer units on for all
   datapoints over time;
 * :func:`compare_curves` -- the mean and stereotypical loss curves of ReLU network, GDLN, wide
   GDLN, mode ODE and GDLN flow against each other.
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorykit.analysis.curves import first_crossing, level_times, r2, stereotypical, variance_explained
-from theorykit.analysis.gates import UnitGates, layer_activity
+from theorykit.curves import first_crossing, level_times, r2, stereotypical, variance_explained
+from theorykit.theory.gates import UnitGates, layer_activity
 
 __all__ = ["section6_gates", "run_statistics", "relu_gating", "compare_curves"]
 
@@ -64,7 +64,7 @@ def run_statistics(r, t_ck, align: float) -> dict:
 
 def relu_gating(relu, X) -> tuple[dict, np.ndarray]:
     """How trained two-hidden-layer ReLU runs gate (means over seeds of
-    :func:`theorykit.analysis.gates.layer_activity`), and the share of live first-layer units on for
+    :func:`theorykit.theory.gates.layer_activity`), and the share of live first-layer units on for
     every datapoint at each snapshot (``relu.snapshots``: seeds × snapshots × H × P)."""
     seeds = np.asarray(relu.params[0]).shape[0]
     acts = [layer_activity([np.asarray(w)[i] for w in relu.params], X) for i in range(seeds)]

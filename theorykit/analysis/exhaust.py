@@ -13,7 +13,7 @@ common pathway plus one item-only pathway per proper non-empty subset of context
 3. integrates **one representative per orbit** with :func:`theorykit.theory.race.race_flow`
    (masks over the full superset, in batches), and expands the metrics back to every family —
    the race of a family and of its image are the same flow, up to relabelling rows;
-4. ranks every family by the contexts suite's metrics (:func:`theorykit.analysis.curves.loss_metrics`: normalised area of
+4. ranks every family by the contexts suite's metrics (:func:`theorykit.curves.loss_metrics`: normalised area of
    L(t)/L(0), times to 50 %, 10 %, 1 % of L(0)).
 """
 from __future__ import annotations
@@ -26,6 +26,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import SpecError
+from ..net.starts import a0_rule
+from ..theory.race import family_masks, RaceSystem
+from ..spec.gating import GDLNSpec, Training, context_pathways
+from ..spec.task import contexts
+from ..progress import Progress
+from ..curves import loss_metrics
+from ..theory.flow import RK4
+from ..io import atomic_write_bytes, write_json
 
 __all__ = ["SEC5_GAMMA", "ETA", "STEPS", "default_a0", "exhaust_spec", "context_symmetries", "pathway_action",
            "family_orbits", "race_exhaust", "named_families"]
@@ -39,17 +47,12 @@ FRACTIONS = (0.5, 0.1, 0.01)
 
 def default_a0() -> float:
     """The a0 the contexts suite ranks with: the rule for a context pathway of its GDLN (σ = 20·0.0005/700, H = 50)."""
-    from ..sim.init import a0_rule
-
     return a0_rule(20 * 0.0005 / 700, 50)
 
 
 def exhaust_spec(k: int, gamma=None, n: int = 8):
     """The superset spec: ``contexts(n, k)`` (hierarchy everywhere, context scale γ) with the common
     pathway and one item-only pathway per proper non-empty context subset, summed loss, η = 0.001."""
-    from ..theory.race import family_masks
-    from ..spec.gating import GDLNSpec, Training, context_pathways
-    from ..spec.task import contexts
 
     if not isinstance(k, int) or k < 2:
         raise SpecError("--k", f"needs an integer k >= 2, got {k!r}", "use --k 3 or --k 4")
@@ -185,8 +188,6 @@ def _bar(total, enabled, label):
 
         return tqdm(total=total, desc=label, unit="family", file=sys.stderr)
     except ImportError:
-        from ..progress import Progress
-
         return Progress(label, total).__enter__()
 
 
@@ -199,9 +200,6 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     one representative per orbit (default) or every family. ``race_dt``: RK4 step τ/race_dt, the
     loss recorded every ⌊τ/race_dt⌋ steps (the contexts suite's quick setting is 10).
     """
-    from .curves import loss_metrics
-    from ..theory.flow import RK4
-    from ..theory.race import RaceSystem
 
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise SpecError("--steps", f"needs a positive integer, got {steps!r}", "e.g. --steps 8000")
@@ -301,7 +299,6 @@ def write_outputs(res: ExhaustResult, out_dir) -> dict:
     import io
     from pathlib import Path
 
-    from ..io import atomic_write_bytes, write_json
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

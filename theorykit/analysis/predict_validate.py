@@ -24,6 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from .findgates import find_gates
+from ..io import atomic_write_bytes, atomic_write_text, write_json
+from ..html import PAGE_CSS, html_escape, img_data_uri
+from .compare import _IMG_JS, _png
 
 __all__ = ["Validation", "validate_prediction"]
 
@@ -110,8 +114,6 @@ class Validation:
 def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: int | None = None,
                         html_dir=None) -> Validation:
     """Train ReLU networks with the prediction's settings and compare (module docstring)."""
-    from .findgates import find_gates
-
     task = pred.task if task is None else task
     tr = pred.training
     steps = int(tr.steps)
@@ -165,10 +167,6 @@ def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: in
 
 def write_validation(val: Validation, pred, out_dir) -> list:
     """``validate.html`` (figures embedded), ``loss.png``, ``gates.png``, ``validate.json``, atomically."""
-    from ..io import atomic_write_bytes, atomic_write_text, write_json
-    from ..report import PAGE_CSS, html_escape, img_data_uri
-    from .compare import _IMG_JS, _png
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     f1, f2 = val.figures(pred)

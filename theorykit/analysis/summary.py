@@ -6,7 +6,6 @@
   (the strengths of a simulated pathway are ``u_αᵀ W_p(t) v_α``, W_p the product of its edges'
   weights, u_α and v_α the exact singular vectors of its effective dataset);
 * :func:`mode_recorder` -- the :class:`~theorykit.sim.engine.SaveAt` function that records them;
-* :func:`sim_png` -- a :class:`~theorykit.sim.simulate.SimResult` as a PNG (its ``_repr_png_``).
 
 The command line prints the summary on a terminal; on a pipe, or with ``--json -``, the full JSON
 document as before.
@@ -17,8 +16,12 @@ import io
 import sys
 
 import numpy as np
+from ..io import jsonable, write_json, atomic_write_bytes
+from ..theory.derivation import Derivation, numeric_matrix
+from ..sim.record import SaveAt
+from ..spec.graph import graph_from_pathways
 
-__all__ = ["derive_text", "simulate_text", "plot", "mode_recorder", "sim_png", "wants_summary", "emit",
+__all__ = ["derive_text", "simulate_text", "plot", "mode_recorder", "wants_summary", "emit",
            "plot_save"]
 
 
@@ -38,7 +41,6 @@ def emit(args, out: dict, text) -> None:
     unless it went to a file (``--json -``: always the JSON on stdout)."""
     import json
 
-    from ..io import jsonable, write_json
 
     j = getattr(args, "json", None)
     if j and j != "-":
@@ -52,8 +54,6 @@ def emit(args, out: dict, text) -> None:
 def plot_save(spec, values, steps: int, points: int = 60):
     """``(SaveAt recording the mode strengths at ~points steps, Derivation)`` for ``simulate --plot``;
     ``(None, None)`` where the spec's modes cannot be had (the plot then shows the loss only)."""
-    from ..theory.derivation import Derivation
-    from ..sim.engine import SaveAt
 
     try:
         der = Derivation(spec, values=values)
@@ -96,14 +96,24 @@ def derive_text(der, out: dict, values=None, max_modes: int = 4) -> str:
     spec = der.spec
     L = [f"{spec.name}: {len(spec.pathways)} pathways, method {der.method}; τ = {_g(spec.tau)} steps, "
          f"a0 = {_g(spec.training.a0)}, loss {spec.training.loss}"]
-    th = _t_halves(der, values)
     summ = out["pathways"]
+    free = sorted(map(str, der.task.free_symbols))
+    if free:
+        # no value for some symbols: the modes are shown exactly (shortened where long); numbers
+        # would be those at a hidden reference point, so they are not shown as if they were the answer
+        ref = ", ".join(f"{k} = {v}" for k, v in sorted((str(k), v) for k, v in der.reference.items()))
+        L.append(f"  symbols {', '.join(free)} have no value: exact s and d below (the floats of --json are taken "
+                 f"at {ref}; pass --set NAME=VALUE for numbers)")
+    th = {} if free else _t_halves(der, values)
     for p in spec.pathways:
         s = summ[p.name]
         act = "all" if all(p.active) else f"{sum(p.active)}/{len(p.active)}"
         L.append(f"  {p.name:<12} active on {act} datapoints, {len(p.inputs)} inputs → {len(p.outputs)} outputs")
         shown = max_modes if len(s["singular_values"]) > max_modes + 1 else len(s["singular_values"])
         for i, (sv, dv) in enumerate(zip(s["singular_values"][:shown], s["input_variances"][:shown])):
+            if free:
+                L.append(f"      mode {i + 1}: s = {_short(sv)}, d = {_short(dv)}")
+                continue
             sf, df = s["singular_values_float"][i], s["input_variances_float"][i]
             exact = f"  (s = {sv}, d = {dv})" if len(sv) + len(dv) < 50 else ""
             t_h = th.get(p.name, [])
@@ -121,6 +131,11 @@ def derive_text(der, out: dict, values=None, max_modes: int = 4) -> str:
     for n in out.get("notes", []):
         L.append(f"  note: {n}")
     return "\n".join(L)
+
+
+def _short(text: str, n: int = 60) -> str:
+    """An exact expression's text, cut to ``n`` characters (``…`` where cut; --json has it whole)."""
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def simulate_text(out: dict) -> str:
@@ -142,9 +157,6 @@ def simulate_text(out: dict) -> str:
 
 def _frames(spec, der, values):
     """(graph pathway, U, V) per pathway with numeric singular vectors."""
-    from ..theory.derivation import numeric_matrix
-    from ..spec.graph import graph_from_pathways
-
     g = graph_from_pathways(spec)
     vals = der.task.value_map(values)
     out = []
@@ -180,7 +192,6 @@ def plot(path, *, der=None, values=None, times=None, sim=None, title: str = "") 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    from ..io import atomic_write_bytes
 
     modes_sim = sim is not None and "modes" in (sim.extra.get("saved") or {})
     has_theory_modes = der is not None
@@ -235,24 +246,3 @@ def plot(path, *, der=None, values=None, times=None, sim=None, title: str = "") 
     fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
     atomic_write_bytes(path, buf.getvalue())
-
-
-def sim_png(sim) -> bytes:
-    """A :class:`~theorykit.sim.simulate.SimResult` as a PNG: loss mean ± std over seeds."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5.5, 3.5))
-    m, s = sim.mean, sim.std
-    ax.fill_between(sim.t, m - s, m + s, color="C0", alpha=0.25, lw=0)
-    ax.plot(sim.t, m, color="C0", label=f"loss, mean ± std over {sim.loss.shape[0]} seeds")
-    ax.set_xlabel("step")
-    ax.set_ylabel("loss")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return buf.getvalue()

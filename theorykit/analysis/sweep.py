@@ -26,14 +26,20 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import SpecError
+from ..spec.files import parse_assignment
+from ..net.layout import Net, as_dtype
+from ..sim.record import SaveAt
+from ..sim.engine import train_net
+from ..spec.graph import graph_from_pathways
+from ..net.starts import aligned_params
+from ..io import atomic_write_bytes, write_json
+from ..progress import Progress
 
 __all__ = ["parse_grid", "plan_sweep", "run_sweep", "load_chunks"]
 
 
 def _numbers(name: str, text: str, symbols) -> list:
     """Values of ``NAME=a:b:n`` (n points from a to b) or ``NAME=v1,v2,…``; numbers via the safe parser."""
-    from ..spec.files import parse_assignment
-
     def num(v):
         key = name if name in symbols else "_x"
         syms = symbols if name in symbols else {"_x": None}
@@ -126,11 +132,8 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
     """Run (or resume) a sweep; returns the summary written to ``out/sweep.json`` plus ``t`` and ``loss``."""
     import jax.numpy as jnp
 
-    from ..sim.engine import Net, SaveAt, as_dtype, train_net
-    from ..spec.graph import graph_from_pathways
-    from ..sim.init import aligned_params
-    from ..io import atomic_write_bytes, write_json
-    from ..progress import Progress
+
+
 
     if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
         raise SpecError("--chunk", f"needs a positive integer, got {chunk!r}", "e.g. --chunk 64")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.checkpoints import check_metadata
+from ..analysis.safetensors_io import check_metadata
 from ..analysis.compare import compare_run, write_comparison
 from ..errors import SpecError
 from ..spec.files import load_spec

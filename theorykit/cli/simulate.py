@@ -8,8 +8,9 @@ import numpy as np
 from ..analysis import summary
 from ..analysis.summary import plot_save
 from ..errors import SpecError
-from ..sim.engine import Net, SaveAt
-from ..sim.init import load_weights
+from ..net.layout import Net
+from ..sim.record import SaveAt
+from ..sim.weights import load_weights
 from ..sim.simulate import simulate
 from ..spec.limits import enforce
 from ..theory.derivation import Derivation

@@ -13,137 +13,26 @@ Three things are kept apart, in the manner of diffrax's ``diffeqsolve(terms, sol
 Every simulation of the package goes through :func:`train`. Float64 by default; float32
 products run at ``"highest"`` precision on purpose (no TF32 on a GPU).
 
-Forward pass of a :class:`Net` (THEORY.md §3): ``h_v = g_v ⊙ Σ_{e: u→v} g_e ⊙ (W_e h_u)``,
+Forward pass of a :class:`Net` (docs/theory.md#race): ``h_v = g_v ⊙ Σ_{e: u→v} g_e ⊙ (W_e h_u)``,
 the output summing its edges into their rows. With ``relu=True`` a hidden node applies
 ``relu`` instead of a fixed gate (a bias-free ReLU network); ``unit_gates`` overrides the gate
 of chosen nodes by a (units × datapoints) 0/1 array (the exact ReLN: a ReLU network's own gates).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Callable, Mapping
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..theory import jaxify  # noqa: F401  (switches on float64)
-from ..errors import DivergenceError, SpecError
+from ..net.layout import Net, net_loss, objective_for
+from .fused import fused_train, supports
+from .record import SaveAt, Trajectory, check_finite
+from ..errors import SpecError
 
-__all__ = ["Net", "Packing", "pack_net", "SaveAt", "Trajectory", "Trainer", "make_trainer", "train", "train_net", "net_apply", "net_loss", "unit_activity", "objective_for",
-           "RESIDUAL_FLOOR", "DTYPES", "as_dtype", "loss_value", "check_finite", "ensemble_placement"]
-
-DTYPES = {"float64": jnp.float64, "float32": jnp.float32}
-
-#: residual entries below this are set to zero in the training loss. A network that can fit its
-#: targets exactly drives the residual down exponentially; once its square underflows into
-#: subnormal floats (~1e-308) every CPU step becomes ~100 times slower. Dropping residuals
-#: below 1e-150 changes the loss by < 1e-300 and the weights by far less than float64 rounding.
-RESIDUAL_FLOOR = 1e-150
-
-
-def as_dtype(name):
-    if name not in DTYPES:
-        raise SpecError("dtype", f"unknown dtype {name!r}", f"use one of {sorted(DTYPES)}")
-    return DTYPES[name]
-
-
-def loss_value(Yh, Y, loss: str):
-    """½Σ‖y − ŷ‖² (``"sum"``) or that over P (``"mean"``), with the residual floor."""
-    res = Y - Yh
-    res = jnp.where(jnp.abs(res) < RESIDUAL_FLOOR, 0.0, res)
-    r = 0.5 * jnp.sum(res ** 2)
-    return r if loss == "sum" else r / Y.shape[-1]
-
-
-def check_finite(loss: np.ndarray, what: str, lr):
-    loss = np.atleast_2d(loss)
-    if (~np.isfinite(loss)).any() or (loss[:, -1] > 10 * loss[:, 0] + 1e-12).any():
-        raise DivergenceError(f"{what} diverged with lr={lr} (loss became non-finite or grew tenfold); "
-                              "lower training.lr")
-
-
-# ---------------------------------------------------------------------------------------------
-# What is stepped: the network
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
-class Net:
-    """Static structure of a network: hidden nodes in topological order, edges, gates.
-
-    ``edges``: tuples ``(key, src, dst, in_rows, out_rows)`` with ``in_rows`` the input rows of an
-    edge from ``input`` and ``out_rows`` the output rows of an edge to ``output`` (else None).
-    ``node_gates`` / ``edge_gates``: key → 0/1 vector over datapoints (absent: always on).
-    """
-
-    d: int
-    p: int
-    nodes: tuple                      # ((name, width), ...) in topological order
-    edges: tuple
-    node_gates: Mapping = field(default_factory=dict)
-    edge_gates: Mapping = field(default_factory=dict)
-    relu: bool = False
-
-    @classmethod
-    def from_graph(cls, graph) -> "Net":
-        """The :class:`Net` of a :class:`~theorykit.spec.graph.GraphSpec` (or a pathway spec)."""
-        from ..spec.graph import INPUT, OUTPUT, graph_from_pathways
-
-        g = graph_from_pathways(graph)
-        node = g.node
-        nodes = tuple((v, node[v].width) for v in g.order)
-        edges = tuple((e.key, e.src, e.dst, np.asarray(e.rows) if e.src == INPUT else None,
-                       np.asarray(e.rows) if e.dst == OUTPUT else None) for e in g.edges)
-        ng = {n.name: np.asarray(n.active, float) for n in g.nodes if not all(n.active)}
-        eg = {e.key: np.asarray(e.active, float) for e in g.edges if not all(e.active)}
-        return cls(g.task.d, g.task.p, nodes, edges, ng, eg)
-
-    @classmethod
-    def chain(cls, d: int, widths: Sequence[int], p: int, relu: bool = True) -> "Net":
-        """A fully connected chain input → h1 → … → output (a bias-free ReLU network by default)."""
-        names = ["input"] + [f"h{i + 1}" for i in range(len(widths))] + ["output"]
-        edges = tuple((f"{a}->{b}", a, b, np.arange(d) if a == "input" else None,
-                       np.arange(p) if b == "output" else None) for a, b in zip(names[:-1], names[1:]))
-        return cls(d, p, tuple((f"h{i + 1}", w) for i, w in enumerate(widths)), edges, {}, {}, relu)
-
-    def shapes(self) -> dict:
-        width = dict(self.nodes)
-        return {k: (len(o) if o is not None else width[dst], len(i) if i is not None else width[src])
-                for k, src, dst, i, o in self.edges}
-
-    @property
-    def keys(self) -> list:
-        return [e[0] for e in self.edges]
-
-    def paths(self, P: int) -> list:
-        """Every path from input to output: ``(edge keys, gate over the P datapoints, input rows,
-        output rows)``; the gate is the product of the node and edge gates on the path."""
-        out_edges = {}
-        for e in self.edges:
-            out_edges.setdefault(e[1], []).append(e)
-        found = []
-
-        def walk(v, acc):
-            for e in out_edges.get(v, []):
-                if e[2] == "output":
-                    found.append(acc + [e])
-                else:
-                    walk(e[2], acc + [e])
-
-        walk("input", [])
-        result = []
-        for es in found:
-            g = np.ones(P)
-            for k, _src, dst, _i, _o in es:
-                g = g * self.edge_gates.get(k, 1.0)
-                if dst != "output":
-                    g = g * self.node_gates.get(dst, 1.0)
-            result.append(([e[0] for e in es], g, es[0][3], es[-1][4]))
-        return result
-
-    def chain_names(self) -> dict:
-        """``W1, W2, …`` → edge key, for a chain (the ReLU weight names)."""
-        return {f"W{i + 1}": k for i, k in enumerate(self.keys)}
-
+__all__ = ["Packing", "pack_net", "Trainer", "make_trainer", "train", "train_net", "ensemble_placement"]
 
 @dataclass(frozen=True)
 class Packing:
@@ -251,131 +140,9 @@ def pack_net(net: Net, schedule=()) -> Packing | None:
     return Packing(packed, sched, members, shapes)
 
 
-def _hidden(net: Net, params, X, unit_gates=None, collect=False):
-    """Hidden activity of every node (and pre-activations if ``collect``)."""
-    h = {"input": X}
-    pre_all = {}
-    incoming = {}
-    for e in net.edges:
-        incoming.setdefault(e[2], []).append(e)
-    for v, _w in net.nodes:
-        pre = None
-        for k, src, _dst, ins, _outs in incoming.get(v, []):
-            x = h[src] if ins is None or len(ins) == net.d and np.all(ins == np.arange(net.d)) else h[src][ins, :]
-            z = params[k] @ x
-            if k in net.edge_gates:
-                z = z * net.edge_gates[k].astype(X.dtype)[None, :]
-            pre = z if pre is None else pre + z
-        if collect:
-            pre_all[v] = pre
-        if unit_gates is not None and v in unit_gates:
-            h[v] = pre * unit_gates[v]
-        elif net.relu:
-            h[v] = jax.nn.relu(pre)
-        elif v in net.node_gates:
-            gate = net.node_gates[v].astype(X.dtype)
-            h[v] = pre * (gate if gate.ndim == 2 else gate[None, :])
-        else:
-            h[v] = pre
-    return h, pre_all
-
-
-def net_apply(net: Net, params, X, unit_gates=None, edges: Sequence[str] | None = None):
-    """Output ``ŷ`` (p × P). ``edges``: only these edges into the output contribute (a group's output)."""
-    h, _ = _hidden(net, params, X, unit_gates)
-    Yh = jnp.zeros((net.p, X.shape[1]), dtype=X.dtype)
-    for k, src, dst, _ins, outs in net.edges:
-        if dst != "output" or (edges is not None and k not in edges):
-            continue
-        z = params[k] @ h[src]
-        if k in net.edge_gates:
-            z = z * net.edge_gates[k].astype(X.dtype)[None, :]
-        Yh = Yh + z if len(outs) == net.p and np.all(outs == np.arange(net.p)) else Yh.at[outs, :].add(z)
-    return Yh
-
-
-def unit_activity(net: Net, params, X) -> dict:
-    """0/1 activity (units × datapoints) of every hidden node: ``pre > 0`` for a ReLU network,
-    the node's gate for a GDLN."""
-    _, pre = _hidden(net, params, X, collect=True)
-    if net.relu:
-        return {v: (pre[v] > 0).astype(X.dtype) for v, _ in net.nodes}
-    return {v: jnp.broadcast_to(jnp.asarray(net.node_gates.get(v, np.ones(X.shape[1])), X.dtype)[None, :],
-                                (w, X.shape[1])) for v, w in net.nodes}
-
-
-def net_loss(net: Net, loss: str = "mean"):
-    """``(params, data) → L``, with ``data = (X, Y)``."""
-    def fn(params, data):
-        X, Y = data
-        return loss_value(net_apply(net, params, X), Y, loss)
-
-    return fn
-
-
-def objective_for(net: Net, schedule, loss: str = "mean"):
-    """Training objective and update mask of a :class:`~theorykit.spec.graph.Group` schedule.
-
-    objective(params, data, t) = Σ_{groups g started by step t} L(T_g − ŷ_g), where ŷ_g is the
-    output of g's edges into the output, and T_g = Y, or Y − stop_gradient(Σ_{h ∈ fit_g} ŷ_h).
-    mask(t)[e] = 1 once a group holding edge e has started. Nothing depends on group names.
-    """
-    if not schedule:
-        return None, None
-    starts = {}
-    for g in schedule:
-        for k in g.edges:
-            starts[k] = min(starts.get(k, g.start), g.start)
-    out_edges = {g.name: [k for k in g.edges if k.endswith("->output")] for g in schedule}
-
-    def objective(params, data, t):
-        X, Y = data
-        outs = {g.name: net_apply(net, params, X, edges=out_edges[g.name]) for g in schedule}
-        total = 0.0
-        for g in schedule:
-            target = Y
-            for h in g.fit:
-                target = target - jax.lax.stop_gradient(outs[h])
-            total = total + jnp.where(t >= g.start, loss_value(outs[g.name], target, loss), 0.0)
-        return total
-
-    def mask(t):
-        return {k: (t >= s) for k, s in starts.items()}
-
-    return objective, mask
-
-
 # ---------------------------------------------------------------------------------------------
 # What is recorded
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class SaveAt:
-    """What :func:`train` records.
-
-    ``loss_every``: the loss curve every that many steps (and at the last step); 0: none.
-    ``steps``: steps at which each function in ``fns`` is recorded (``fn(params, data)``: any
-    pytree, e.g. outputs, hidden activity, the weights). ``final``: keep the final parameters.
-    """
-
-    loss_every: int = 1
-    steps: Sequence[int] = ()
-    fns: Mapping[str, Callable] = field(default_factory=dict)
-    final: bool = True
-
-
-@dataclass
-class Trajectory:
-    """Result of :func:`train`: ``loss[member, i]`` is the loss after ``t[i]`` steps;
-    ``saved[name][member, j]`` the recorded function at ``saved_steps[j]``."""
-
-    t: np.ndarray
-    loss: np.ndarray
-    saved_steps: np.ndarray
-    saved: dict
-    params: object = None
-    devices: int = 1
-
-
 # ---------------------------------------------------------------------------------------------
 # How it is stepped
 # ---------------------------------------------------------------------------------------------
@@ -545,7 +312,6 @@ def train_net(net: Net, params0, data, *, loss: str = "mean", schedule=(), save:
 
 
 def _train_fused(net, schedule, params0, data, loss, save, options):
-    from .fused import fused_train, supports
 
     why = supports(net, schedule, options.get("lr"))
     if why:

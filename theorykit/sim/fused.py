@@ -38,7 +38,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import SpecError
-from .engine import RESIDUAL_FLOOR, Net, Trajectory, check_finite
+from ..net.layout import RESIDUAL_FLOOR, Net
+from .record import Trajectory, check_finite
 
 __all__ = ["Layout", "layout", "supports", "fused_steps", "fused_train", "pad_to"]
 
@@ -51,7 +52,7 @@ def pad_to(n: int, floor: int = 16) -> int:
 
 @dataclass(frozen=True)
 class Layout:
-    """A depth-2 :class:`~theorykit.sim.engine.Net` as one hidden layer: every hidden node's units
+    """A depth-2 :class:`~theorykit.net.layout.Net` as one hidden layer: every hidden node's units
     stacked (``slices[v]``), ``W₁`` (units × d) holding each node's in-edge in the input columns it
     reads, ``W₂`` (p × units) each out-edge in the output rows it writes. ``M1``/``M2``: 0/1 masks of
     the entries that are weights (None: all are), kept zero by masking the update; ``G``: the gate
@@ -221,7 +222,7 @@ def fused_train(net: Net, params0, data, *, lr, steps: int, loss: str = "sum", l
     the :class:`~theorykit.sim.engine.Trajectory` that :func:`theorykit.sim.engine.train` returns
     (loss curve every ``loss_every`` steps and at the last; final weights), computed with one kernel
     call per ``loss_every`` steps. ``params0``: dict of weights with a leading ensemble axis, as
-    :func:`theorykit.sim.init.random_params` draws them. ``interpret``: run Pallas's interpreter
+    :func:`theorykit.net.starts.random_params` draws them. ``interpret``: run Pallas's interpreter
     (default: on any backend but a GPU)."""
     lay = layout(net, (), lr)
     if isinstance(lay, str):

@@ -6,7 +6,7 @@ whole grid is one jit(vmap(...)) program. :func:`simulate_relu_grid` trains bias
 networks; :func:`simulate_reln_grid` a ReLN (a GDLN of resolved pathways) from the *same* random
 weights as the ReLU network; :func:`simulate_reln_aligned_grid` a ReLN from exact aligned, balanced
 weights. Each returns the recorded loss curves and the learning times (first step below half the
-initial loss, :func:`theorykit.analysis.curves.learning_time`, from the per-step curve).
+initial loss, :func:`theorykit.curves.learning_time`, from the per-step curve).
 """
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from theorykit.analysis.curves import learning_time
-from theorykit.sim.engine import Net, SaveAt, train_net
+from theorykit.curves import learning_time
+from theorykit.net.layout import Net
+from theorykit.sim.record import SaveAt
+from theorykit.sim.engine import train_net
 from theorykit.spec.gating import GDLNSpec
 from theorykit.spec.graph import graph_from_pathways
-from theorykit.sim.init import random_params
+from theorykit.net.starts import random_params
 
 __all__ = ["train_grid", "grid_keys", "reln_net", "simulate_relu_grid", "simulate_reln_grid",
            "simulate_reln_aligned_grid"]

@@ -6,14 +6,14 @@ Every function here is a thin caller of the one trainer, :func:`theorykit.sim.en
 Precision: float64 by default (``jax_enable_x64`` is switched on when theorykit is imported).
 In float32 the matrix products run at ``"highest"`` precision on purpose (no TF32 on a GPU).
 
-Initialisations of the GDLN (keyword ``init``), see :mod:`theorykit.sim.init`:
+Initialisations of the GDLN (keyword ``init``), see :mod:`theorykit.net.starts`:
 
 * ``"aligned"``: small, aligned, balanced weights of strength ``a0``; for private chains every
   mode starts at ``a0`` and the closed form holds up to the O(η) gap between gradient descent
   and gradient flow;
 * ``"random"``: i.i.d. N(0, σ_e²) weights (σ_e: the edge's ``init_scale`` or ``init_std``);
 * a dict of weights (``"<from>-><to>"`` keys, leading seed axis): the given start, e.g. a ReLU
-  run's own initial weights (:func:`theorykit.sim.init.load_weights` reads them from a file).
+  run's own initial weights (:func:`theorykit.sim.weights.load_weights` reads them from a file).
 """
 from __future__ import annotations
 
@@ -24,10 +24,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .engine import DTYPES, Net, SaveAt, as_dtype, net_apply, net_loss, train, train_net, unit_activity
+from ..net.layout import DTYPES, Net, as_dtype, net_apply, net_loss, unit_activity
+
+from .record import SaveAt
+
+from .engine import train, train_net
 from ..errors import SpecError
+from ..theory.derivation import Derivation
 from ..spec.graph import Group, graph_from_pathways
-from .init import aligned_params, check_weights, random_params
+from ..net.starts import aligned_params, random_params
+from .weights import check_weights
 
 __all__ = ["SimResult", "simulate", "relu_forward", "relu_gates", "gdln_forward", "DTYPES", "relu_run", "gdln_run"]
 
@@ -35,7 +41,6 @@ __all__ = ["SimResult", "simulate", "relu_forward", "relu_gates", "gdln_forward"
 @dataclass
 class SimResult:
     """Loss curves of an ensemble: ``loss[seed, i]`` is the loss after ``t[i]`` steps."""
-
     t: np.ndarray
     loss: np.ndarray
     params: object = None
@@ -52,10 +57,26 @@ class SimResult:
         return self.loss.std(axis=0)
 
     def _repr_png_(self):
-        """In Jupyter: the loss, mean ± std over seeds (:func:`theorykit.analysis.summary.sim_png`)."""
-        from ..analysis.summary import sim_png
+        """In Jupyter: the loss, mean ± std over seeds (a figure drawn without pyplot, so the
+        notebook's own backend is left as it is)."""
+        import io
 
-        return sim_png(self)
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(5.5, 3.5))
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        m, s = self.mean, self.std
+        ax.fill_between(self.t, m - s, m + s, color="C0", alpha=0.25, lw=0)
+        ax.plot(self.t, m, color="C0", label=f"loss, mean ± std over {self.loss.shape[0]} seeds")
+        ax.set_xlabel("step")
+        ax.set_ylabel("loss")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=90)
+        return buf.getvalue()
 
 
 def _schedule(graph, schedule, staged_first):
@@ -121,7 +142,9 @@ def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None =
         p0 = check_weights(init, net, seeds, dtype, "init weights")
         kind = "given"
     elif init == "aligned":
-        p0 = aligned_params(g, tr.a0 if a0 is None else a0, seeds, seed, dtype, values)
+        # private chains start in the derivation's own singular frames (shared edges: the full Σyx's)
+        frames = Derivation(g.as_pathway_spec(), values=values).frames(values) if g.private_chains else None
+        p0 = aligned_params(g, tr.a0 if a0 is None else a0, seeds, seed, dtype, values, frames=frames)
         kind = init
     elif init == "random":
         p0 = random_params(net, _edge_scales(g, tr.init_std if init_std is None else init_std), seeds, seed, dtype)
@@ -218,7 +241,6 @@ def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, s
 
     ``source``: a pathway or graph spec, or data ``(X, Y)`` (d × P, p × P; then ``network="relu"``
     and ``hidden``, ``lr``, ``steps`` are needed). ``network``:
-
     * ``"gdln"``: the spec's GDLN. ``init``: ``"aligned"``, ``"random"`` or a dict of weights;
       ``schedule``: ``"joint"`` (the graph's own schedule, if any, else the total loss),
       ``"staged"`` (pathways in ``staged_first`` fit the targets, the others the residual) or a
@@ -293,7 +315,6 @@ def gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint",
     (pathways in ``staged_first`` on the targets, the others on the residual of those). Returns
     (loss[seeds, steps+1] of the total loss, snaps: dict step -> params list per pathway).
     """
-    from ..spec.graph import graph_from_pathways
 
     g = graph_from_pathways(spec)
     record, save = _param_saver(record, steps)

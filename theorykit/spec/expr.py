@@ -18,9 +18,9 @@ from typing import Mapping
 import sympy as sp
 
 from ..errors import SpecError
-from .fields import log10_abs, short_repr, check_real_finite
+from .fields import DATA_MAX, DATA_MIN, check_magnitude, check_real_finite, log10_abs, short_repr
 
-__all__ = ["parse_expr", "to_exact", "SYMBOL_ASSUMPTIONS"]
+__all__ = ["parse_expr", "to_exact", "data_number", "SYMBOL_ASSUMPTIONS"]
 
 #: assumptions a ``[symbols]`` table may declare
 SYMBOL_ASSUMPTIONS = ("positive", "nonnegative", "real", "integer", "nonzero")
@@ -141,3 +141,12 @@ def _walk1(node, symbols, field, text):
                         "only sqrt(x) and Rational(p, q) are allowed")
     raise SpecError(field, f"{type(node).__name__} is not allowed in {text!r}",
                     "use numbers, declared symbols, + - * / **, parentheses, sqrt() and Rational()")
+
+
+def data_number(value, field: str, symbols: Mapping[str, sp.Symbol] | None = None, *, lo: float = DATA_MIN,
+                hi: float = DATA_MAX) -> sp.Expr:
+    """A data entry: a TOML number or an expression string, exact, real, finite and in range."""
+    text = value if isinstance(value, str) else None
+    v = parse_expr(value, symbols or {}, field) if isinstance(value, str) else to_exact(value, field)
+    check_real_finite(v, field, text)
+    return check_magnitude(v, field, lo=lo, hi=hi, text=text if text is not None else value)

@@ -6,7 +6,7 @@ raises :class:`~theorykit.errors.SpecError` naming the field path (``pathways[2]
 field, so a field is checked once, in one way, wherever it appears.
 
 Numbers in the data are exact (SymPy); they must be real, finite and, when they are plain
-numbers, ``0`` or of magnitude in ``[DATA_MIN, DATA_MAX]`` (see :func:`data_number`).
+numbers, ``0`` or of magnitude in ``[DATA_MIN, DATA_MAX]`` (see :func:`theorykit.spec.expr.data_number`).
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import sympy as sp
 from ..errors import SpecError
 
 __all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "path", "table", "no_unknown_keys", "required", "integer",
-           "real", "choice", "label", "data_number", "check_real_finite", "check_magnitude", "type_name", "file_field"]
+           "real", "choice", "label", "check_real_finite", "check_magnitude", "type_name", "file_field"]
 
 #: smallest magnitude of a non-zero number in the data (inputs, targets, task parameters)
 DATA_MIN = 1e-6
@@ -212,14 +212,3 @@ def check_magnitude(expr: sp.Expr, field: str, *, lo: float = DATA_MIN, hi: floa
         raise SpecError(field, f"{what} is too small ({shown}; non-zero numbers need at least {fmt(lo)} in magnitude)",
                         fix + "; or write 0")
     return expr
-
-
-def data_number(value, field: str, symbols: Mapping[str, sp.Symbol] | None = None, *, lo: float = DATA_MIN,
-                hi: float = DATA_MAX) -> sp.Expr:
-    """A data entry: a TOML number or an expression string, exact, real, finite and in range."""
-    from .expr import parse_expr, to_exact
-
-    text = value if isinstance(value, str) else None
-    v = parse_expr(value, symbols or {}, field) if isinstance(value, str) else to_exact(value, field)
-    check_real_finite(v, field, text)
-    return check_magnitude(v, field, lo=lo, hi=hi, text=text if text is not None else value)

@@ -1,7 +1,6 @@
 """Spec files (TOML): the single source of a derivation and a simulation.
 
 Layout::
-
     name = "xor-linear"
 
     [symbols]
@@ -42,12 +41,13 @@ import sympy as sp
 
 from . import fields as vf
 from ..errors import SpecError
-from .expr import SYMBOL_ASSUMPTIONS, parse_expr
+from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr
 from .gating import GDLNSpec, Pathway, Training, context_pathways, xor_relns
 from .limits import Limits, enforce, task_estimate
 from .task import Task, contexts, xor_margin
+from .graph import parse_graph
 
-__all__ = ["load_spec", "spec_from_dict", "parse_assignment", "spec_to_toml", "check_values", "FIELDS",
+__all__ = ["example_path", "load_spec", "spec_from_dict", "parse_assignment", "spec_to_toml", "check_values", "FIELDS",
            "MAX_SPEC_BYTES"]
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -153,14 +153,14 @@ def _rows(rows, field):
 
 def _matrix(rows, symbols, field) -> sp.Matrix:
     _rows(rows, field)
-    return sp.Matrix([[vf.data_number(v, f"{field}[{i}][{j}]", symbols) for j, v in enumerate(r)]
+    return sp.Matrix([[data_number(v, f"{field}[{i}][{j}]", symbols) for j, v in enumerate(r)]
                       for i, r in enumerate(rows)])
 
 
 def _param(data, key, symbols, default):
     if key not in data:
         return default
-    return vf.data_number(data[key], f"data.{key}", symbols)
+    return data_number(data[key], f"data.{key}", symbols)
 
 
 def _structure_rows(s, n, field):
@@ -330,8 +330,6 @@ def spec_from_dict(data: Mapping, default_name: str = "spec", limits: Limits | N
     if symbols:
         task = Task(task.X, task.Y, {**task.symbols, **symbols}, task.name, task.meta)
     if any(k in data for k in ("nodes", "edges", "schedule")):
-        from .graph import parse_graph
-
         if "pathways" in data or (isinstance(data.get("data"), dict) and "reln" in data["data"]):
             raise SpecError("pathways", "a spec gives either [[pathways]] (or reln) or a graph ([[nodes]], [[edges]])",
                             "keep one of the two forms")
@@ -416,3 +414,12 @@ def spec_to_toml(spec: GDLNSpec) -> str:
     lines += ["[training]", f"lr = {t.lr!r}", f"loss = {_toml_value(t.loss)}", f"a0 = {t.a0!r}",
               f"init_std = {t.init_std!r}", f"steps = {t.steps}", ""]
     return "\n".join(lines)
+
+
+def example_path(name: str) -> Path:
+    """``examples/<name>`` from the checkout, or the copy installed with the package."""
+    here = Path(__file__).resolve().parents[1]
+    for cand in (here.parent / "examples", here / "examples"):
+        if (cand / name).is_file():
+            return cand / name
+    raise FileNotFoundError(f"examples/{name} not found beside theorykit ({here})")

@@ -189,7 +189,7 @@ class GDLNSpec(TrainedSpec):
 # Standard ReLNs of the built-in tasks
 # ---------------------------------------------------------------------------------
 def xor_relns(hidden: int = 128) -> dict:
-    """The two ReLNs of the XoR-with-margin task (THEORY.md §4).
+    """The two ReLNs of the XoR-with-margin task (docs/theory.md#xor).
 
     ``"linear"``: one pathway on the positive examples, one on the negative.
     ``"xor"``: four pathways, each on for exactly one example. ``hidden`` is the total width.

@@ -1,4 +1,4 @@
-"""A GDLN as a graph (THEORY.md §3; Saxe, Sodhani & Lewallen 2022): the one model of theorykit.
+"""A GDLN as a graph (docs/theory.md#race; Saxe, Sodhani & Lewallen 2022): the one model of theorykit.
 
 A network is a set of **nodes** (layers of units) and **edges** (weight matrices):
 
@@ -22,6 +22,7 @@ targets or the residual of named groups (``Y − stop_gradient(their output)``).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
@@ -30,7 +31,7 @@ from .fields import node_label
 from .gating import GDLNSpec, Pathway, TrainedSpec, Training, chain_node_names, check_indices
 from .task import Task
 
-__all__ = ["Node", "Edge", "Group", "GraphSpec", "graph_from_pathways", "edge_key", "INPUT", "OUTPUT"]
+__all__ = ["Node", "Edge", "Group", "GraphSpec", "graph_from_pathways", "edge_key", "scaled", "INPUT", "OUTPUT"]
 
 INPUT, OUTPUT = "input", "output"
 #: most paths from input to output a graph may have (each is a pathway of the derivation)
@@ -465,3 +466,18 @@ def _table(it, f, allowed, required):
     for key in required:
         if key not in it:
             raise SpecError(f"{f}.{key}", "missing", f"every entry needs {', '.join(required)}")
+
+
+def scaled(graph, factor: float, time: int):
+    """The graph at ``factor`` × its widths with σ × 1/√factor (σ√H kept), η × ``time``, steps and
+    schedule starts / ``time`` (the same time in units of τ)."""
+    if factor == 1.0 and time == 1:
+        return graph
+    k = 1.0 / math.sqrt(factor)
+    nodes = tuple(replace(n, width=max(1, int(round(n.width * factor)))) for n in graph.nodes)
+    edges = tuple(replace(e, init_scale=None if e.init_scale is None else e.init_scale * k,
+                          rows=list(e.rows) if e.rows is not None else "all") for e in graph.edges)
+    tr = replace(graph.training, lr=graph.training.lr * time, steps=graph.training.steps // time,
+                 init_std=graph.training.init_std * k)
+    sched = tuple(replace(g, start=g.start // time) for g in graph.schedule)
+    return replace(graph, nodes=nodes, edges=edges, training=tr, schedule=sched)

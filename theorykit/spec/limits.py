@@ -26,6 +26,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..errors import SpecError
+from .graph import graph_from_pathways
 
 __all__ = ["Limits", "Estimate", "machine_memory", "task_estimate", "derivation_estimate", "simulation_estimate",
            "enforce", "human_bytes", "human_seconds"]
@@ -48,8 +49,15 @@ SYMBOLIC_FACTOR = 20.0
 SYMPY_OP_SECONDS = 3e-6
 #: seconds per unit of (number-field degree × pathway work) when the data hold radicals (see derivation_estimate)
 RADICAL_SECONDS = 6e-3
-#: seconds per multiply-add unit of the race reduction's right-hand side, per unit of horizon
-RACE_SECONDS = 3e-6
+#: seconds per unit of W^0.6 of the exact derivation (derivation_estimate)
+EXACT_SECONDS = 2.5e-5
+#: the race reduction (theorykit.theory.race): seconds of compilation, and floating-point operations
+#: per second of the engine's vector field on a 2-core CPU (calibrated on the coupled hierarchy
+#: tasks, 32 × 4 and 64 × 4). Its cost is bounded by the unsplit system, K² p' d² per evaluation (K pathways, p' = min(p, K d) output rows, d inputs), about 600
+#: evaluations of the adaptive Dormand–Prince per decade of t/τ past the first (measured: 73–91
+#: steps of 7 stages to t = 50τ on the hierarchy tasks); splitting into blocks only lowers it
+RACE_COMPILE_SECONDS = 1.5
+RACE_FLOPS = 3e10
 
 
 def machine_memory() -> int:
@@ -86,7 +94,6 @@ def _env_number(name, default):
 @dataclass
 class Limits:
     """Memory (bytes, never overridden) and time (seconds, overridden by ``force``) limits."""
-
     max_bytes: float | None = None
     max_seconds: float | None = None
     force: bool = False
@@ -189,17 +196,16 @@ def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | 
     est = Estimate("derivation")
     factor = SYMBOLIC_FACTOR if symbolic else 1.0
     rad = task.radicals if hasattr(task, "X") else None
-    outs = []
-    for i, pw in enumerate(spec.pathways):
-        ni, no = len(pw.inputs), len(pw.outputs)
-        m = min(ni, no)
-        # correlations X G Xᵀ, Y G Xᵀ through the dense P × P gate matrix, then the SVD
-        ops = float(ni + no) * P * P + float(ni * ni + ni * no) * P
-        secs = factor * (SVD_CUBE_SECONDS * m ** 3 + SYMPY_OP_SECONDS * ops + SYMPY_ENTRY_SECONDS * (ni + no) * P * 4
-                         + 0.02)
+    outs = [(len(pw.inputs), len(pw.outputs)) for pw in spec.pathways]
+    # the exact engine (python-flint): calibrated on the bench's task table (hierarchy n = 8…128,
+    # k = 3…5; ring n = 12…48; 2-core CPU) as EXACT_SECONDS · W^0.6 with W = Σ_p (n_in + n_out)·P·min(n_in,
+    # n_out), within a factor of 3 of every measured time (docs/performance.md)
+    works = [float(ni + no) * P * min(ni, no) for ni, no in outs]
+    total = sum(works) or 1.0
+    for i, ((ni, no), w) in enumerate(zip(outs, works)):
+        secs = factor * (0.005 + EXACT_SECONDS * total ** 0.6 * w / total)
         nbytes = SYMPY_ENTRY_BYTES * (ni * no + ni * ni + no * no) * 4 + 16.0 * P * P
         est.add(f"pathways[{i}]", secs, nbytes, None, 3.0)
-        outs.append((ni, no))
     if rad is not None and rad.degree > 1:
         # exact arithmetic in a number field of degree D (see Task.radicals). Measured on 2 cores
         # (a 3 × 4 task, two pathways of 3 inputs and 2 outputs, work units w = 56 below): 2, 4,
@@ -213,14 +219,15 @@ def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | 
         secs = RADICAL_SECONDS * degree * work * (SYMBOLIC_FACTOR if symbolic else 1.0)
         est.add(field_name, secs, 0.0, None, 1.0)
         est.radicals = (rad, field_name, secs)
-    est.add("data", SYMPY_ENTRY_SECONDS * (d + p) * P, SYMPY_ENTRY_BYTES * (d * d + p * d + p * p), None, 1.0)
+    est.add("data", 1e-6 * (d + p) * P, SYMPY_ENTRY_BYTES * (d * d + p * d + p * p), None, 1.0)
     if len(spec.pathways) > 1 and horizon:
         # the race reduction (only when pathways couple; counted always, as an upper bound)
         rhs = sum(no_p * no_q * ni_q + no_p * ni_q * ni_p for ni_p, no_p in outs for ni_q, no_q in outs)
-        pair_ops = sum(float(ni_q) * P * P + float(ni_q * ni_p) * P for ni_p, _ in outs for ni_q, _ in outs)
-        est.add("data", SYMPY_OP_SECONDS * pair_ops, 0.0, None, 2.0)
         span = max(1.0, math.log10(1.0 + float(horizon) / max(spec.tau, 1e-300)))
-        est.add(horizon_field, RACE_SECONDS * rhs * span + 0.3, 8.0 * rhs, None, 1.0)
+        K = len(outs)
+        di, po = max(ni for ni, _ in outs), max(no for _, no in outs)
+        flops = 3.0 * K * K * min(po, K * di) * di * di * 600 * span     # value and gradient: ~3 passes
+        est.add(horizon_field, RACE_COMPILE_SECONDS + flops / RACE_FLOPS, 8.0 * rhs, None, 1.0)
     return est
 
 
@@ -248,7 +255,6 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
     elif graph is not None:
         # a graph: every edge once (shared edges are not counted per pathway); a schedule's
         # objective evaluates each group's output as well (counted as twice the work)
-        from .graph import graph_from_pathways
 
         g = graph_from_pathways(graph)
         shapes = {e.key: g.edge_shape(e) for e in g.edges}

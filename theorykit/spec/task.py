@@ -4,8 +4,8 @@ Entries are exact SymPy numbers or expressions in declared symbols (such as ``De
 Built-in tasks:
 
 * :func:`xor_margin` -- XoR in two dimensions plus a third, linearly separable coordinate
-  with margin ``Delta`` (THEORY.md §4);
-* :func:`contexts` -- one-hot items and contexts with structured output blocks (THEORY.md §5).
+  with margin ``Delta`` (docs/theory.md#xor);
+* :func:`contexts` -- one-hot items and contexts with structured output blocks (docs/theory.md#contexts).
 """
 from __future__ import annotations
 
@@ -171,7 +171,7 @@ def radicals_of(matrices: Mapping) -> Radicals:
 
 
 # ---------------------------------------------------------------------------------
-# XoR with a margin (THEORY.md §4)
+# XoR with a margin (docs/theory.md#xor)
 # ---------------------------------------------------------------------------------
 def xor_margin(delta: sp.Expr | float | None = None) -> Task:
     """XoR in the first two coordinates, separable with margin ``delta`` in the third.
@@ -190,7 +190,7 @@ def xor_margin(delta: sp.Expr | float | None = None) -> Task:
 
 
 # ---------------------------------------------------------------------------------
-# Context tasks (THEORY.md §5)
+# Context tasks (docs/theory.md#contexts)
 # ---------------------------------------------------------------------------------
 def hierarchy(n: int = 8) -> sp.Matrix:
     """Binary-tree features: for h = 1, 2, 4, …, n, h rows each on a block of n/h items."""

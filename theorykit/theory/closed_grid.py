@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from theorykit.analysis.curves import fit_log_scale
+from theorykit.curves import fit_log_scale
 from theorykit.theory.trajectory import a0 as A0_SYM
 from theorykit.theory.trajectory import discrete_mode_recurrence, t as T_SYM, tau as TAU_SYM
 
@@ -87,7 +87,7 @@ def discrete_loss_grid(s_vals, d_vals, a0, tau, times, k: int, half_trace: float
 
 def fit_a0_grid(cf: ClosedFormGrid, t_half, x, xs, times, tau, targets, s_vals, start):
     """Per grid point, the a0 whose closed form ``cf`` is closest (RMS) to ``targets[i]``
-    (:func:`theorykit.analysis.curves.fit_log_scale`); points where s = 0 are skipped (a0 NaN, curve
+    (:func:`theorykit.curves.fit_log_scale`); points where s = 0 are skipped (a0 NaN, curve
     ``start[i]``, time NaN). Returns (a0, curves, half-loss times from ``t_half``)."""
     n = len(xs)
     a0s, curves, lts = np.full(n, np.nan), np.array(start), np.full(n, np.nan)

@@ -2,7 +2,6 @@
 
 Build it once, then read its results as properties (in the manner of SymPy's
 ``KanesMethod``)::
-
     >>> from theorykit import Derivation, GDLNSpec, xor_margin, xor_relns
     >>> der = Derivation(GDLNSpec(xor_margin(), xor_relns()["xor"]))
     >>> der.method
@@ -35,9 +34,17 @@ import sympy as sp
 from .effective import EffectiveDataset, couplings, effective_dataset, output_trace
 from ..errors import DerivationError, SpecError
 from ..spec.gating import GDLNSpec
-from .modes import SVD, exact_svd, exact_text, num, is_large, is_zero, lazy_matvec, quad_exact, reference_values, tidy
+from .modes import SVD, exact_text, is_large, is_zero, lazy_matvec, num, quad_exact, reference_values, tidy
+from .svd import exact_svd
 from .trajectory import a0 as A0
 from .trajectory import mode_loss_reduction, mode_trajectory, t, t_half, tau
+from ..spec.expr import to_exact
+from ..spec.graph import GraphSpec
+from .jaxify import to_jax
+from .race import RaceSystem
+from .trajectory import discrete_mode_recurrence
+from .flow import graph_flow
+from .latex import derivation_latex, derivation_latex_short
 
 __all__ = ["Derivation"]
 
@@ -61,7 +68,6 @@ class Derivation:
     def __init__(self, spec: GDLNSpec, method: str = "auto", values: Mapping | None = None):
         if method not in METHODS:
             raise SpecError("method", f"unknown method {method!r}", f"use one of {METHODS}")
-        from ..spec.graph import GraphSpec
 
         #: the graph of a graph spec (None for a pathway spec); with shared edges the race is the
         #: graph flow of :func:`theorykit.theory.flow.graph_flow`, else the pathway form is exact
@@ -266,7 +272,6 @@ class Derivation:
 
     def loss_function(self, values: Mapping | None = None):
         """The closed-form loss as a JAX function of t (jit/vmap/grad-safe), at given symbol values."""
-        from .jaxify import to_jax
 
         vals = self.numeric_values(values)
         return to_jax(self.loss.subs(vals), [t])
@@ -279,24 +284,29 @@ class Derivation:
         mode strengths are the derivation's modes; ``"numeric"``: numpy's SVD of its float Σyx
         (faster; the same loss, since an aligned start ``a0 U Vᵀ`` does not depend on the basis
         chosen within a repeated singular value)."""
-        from .race import RaceSystem
 
         key = (frames,) + tuple(sorted((str(k), float(v)) for k, v in (values or {}).items()))
         cache = self.__dict__.setdefault("_race_systems", {})
         if key not in cache and frames == "numeric":
             cache[key] = RaceSystem.from_spec(self.spec, values)
         if key not in cache:
-            vals = self.numeric_values(values)
-            frames = []
-            for p in self.spec.pathways:
-                svd = self.modes[p.name]
-                if self.task.free_symbols:
-                    frames.append((numeric_matrix(svd.U, vals), numeric_matrix(svd.V, vals)))
-                else:
-                    U_, _s, V_ = svd.numeric()
-                    frames.append((U_, V_))
-            cache[key] = RaceSystem.from_spec(self.spec, values, frames=frames)
+            fr = self.frames(values)
+            cache[key] = RaceSystem.from_spec(self.spec, values, frames=[fr[p.name] for p in self.spec.pathways])
         return cache[key]
+
+    def frames(self, values: Mapping | None = None) -> dict:
+        """Each pathway's singular vectors ``(U, V)`` in floats, from its exact SVD, at the values:
+        the frames of an aligned start (:func:`theorykit.net.starts.aligned_params`) and of the race."""
+        vals = self.numeric_values(values)
+        out = {}
+        for p in self.spec.pathways:
+            svd = self.modes[p.name]
+            if self.task.free_symbols:
+                out[p.name] = (numeric_matrix(svd.U, vals), numeric_matrix(svd.V, vals))
+            else:
+                U_, _s, V_ = svd.numeric()
+                out[p.name] = (U_, V_)
+        return out
 
     def _race(self, times, values, frames="exact"):
         return self.race_system(values, frames).solve(np.asarray(times, float))
@@ -309,7 +319,6 @@ class Derivation:
         aligned, balanced initial weights this is exact for gradient descent, not O(η)."""
         times = np.asarray(times, dtype=float)
         if discrete:
-            from .trajectory import discrete_mode_recurrence
 
             self._need_closed_form("discrete prediction")
             vals = self.numeric_values(values)
@@ -334,7 +343,6 @@ class Derivation:
                     L -= s_ * a - 0.5 * d_ * a ** 2
             return self.spec.loss_factor * L
         if self.graph is not None and not self.graph.private_chains:
-            from .flow import graph_flow
 
             return graph_flow(self.graph, times, values=values).extra["loss_at"][0]
         return self._race(times, values, "numeric").loss[0]
@@ -350,7 +358,6 @@ class Derivation:
         times = np.asarray(times, dtype=float)
         vals = self.numeric_values(values)
         if self.method == "closed-form":
-            from .jaxify import to_jax
 
             out = {}
             for n, trajs in self.trajectories.items():
@@ -381,13 +388,10 @@ class Derivation:
 
     def latex(self, document: bool = False) -> str:
         """The derivation step by step as LaTeX (a standalone document with ``document=True``)."""
-        from .latex import derivation_latex
 
         return derivation_latex(self, document=document)
 
     def _repr_latex_(self):
-        from .latex import derivation_latex_short
-
         return derivation_latex_short(self)
 
     def __repr__(self):
@@ -395,8 +399,6 @@ class Derivation:
 
 
 def _exact_values(values: Mapping) -> dict:
-    from ..spec.expr import to_exact
-
     return {k: to_exact(v, f"values[{k}]") if isinstance(v, (int, float)) else v for k, v in values.items()}
 
 

@@ -1,4 +1,4 @@
-"""Effective datasets of GDLN pathways (THEORY.md §3).
+"""Effective datasets of GDLN pathways (docs/theory.md#race).
 
 For pathway p with gate g_p, input rows s(p) and output rows t(p):
 
@@ -14,6 +14,7 @@ import sympy as sp
 
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.task import Task
+from .exactla import rational_parts
 
 __all__ = ["EffectiveDataset", "effective_dataset", "input_correlation", "output_correlation", "output_trace", "couplings",
            "exact_parts"]
@@ -73,7 +74,6 @@ def exact_parts(task: Task):
     cached = getattr(task, "_exact_parts", False)
     if cached is not False:
         return cached
-    from .modes import rational_parts
 
     out = None
     if not task.free_symbols:

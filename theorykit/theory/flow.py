@@ -9,13 +9,13 @@
   arguments. scipy's ``solve_ivp`` (:func:`theorykit.theory.race.integrate_race`) is kept only as
   an independent second method, in tests.
 * :func:`graph_flow` is the neural race reduction of a graph GDLN with shared edges
-  (THEORY.md §3): gradient flow ``τ dW_e/dt = −∂L/∂W_e`` of its edge weights on the loss written
+  (docs/theory.md#race): gradient flow ``τ dW_e/dt = −∂L/∂W_e`` of its edge weights on the loss written
   through the pathways' effective datasets,
 
       L = ½ tr Σy − Σ_p ⟨W_p, Σyx_p⟩ + ½ Σ_{p,q} ⟨W_p, W_q Σx_qp⟩,
 
   with ``W_p`` the product of the edges on pathway p (embedded in its rows), ``Σyx_p = ⟨g_p y xᵀ⟩``
-  and ``Σx_qp = ⟨g_q g_p x xᵀ⟩``. Its gradient is the edge update of THEORY.md §3, summed over the
+  and ``Σx_qp = ⟨g_q g_p x xᵀ⟩``. Its gradient is the edge update of docs/theory.md#race, summed over the
   pathways through each edge, so the data enter only through the effective datasets. From
   aligned, balanced weights it runs at the smallest widths that hold the task (the rank r of the
   full Σyx); from given weights it is that network's own gradient flow.
@@ -23,7 +23,9 @@
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Mapping
 
 import jax
@@ -32,6 +34,17 @@ import numpy as np
 
 from . import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
+from ..spec.graph import graph_from_pathways
+from ..net.starts import aligned_params
+from ..net.layout import Net
+
+# A persistent compilation cache, so a new process does not compile a flow again (the race of a
+# task compiles once per layout: ~1 s on a CPU). THEORYKIT_JAX_CACHE names the folder ("" turns it
+# off); a cache folder the user set for JAX is left as it is.
+_CACHE = os.environ.get("THEORYKIT_JAX_CACHE", str(Path.home() / ".cache" / "theorykit" / "jax"))
+if _CACHE and not jax.config.jax_compilation_cache_dir:
+    jax.config.update("jax_compilation_cache_dir", _CACHE)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
 
 __all__ = ["FlowResult", "RK4", "Dopri5", "integrate", "net_flow", "graph_flow", "effective_arrays", "effective_loss"]
 
@@ -39,7 +52,6 @@ __all__ = ["FlowResult", "RK4", "Dopri5", "integrate", "net_flow", "graph_flow",
 @dataclass
 class FlowResult:
     """``t``: recording times; ``records[name]``: batch × len(t) × …; ``final``: the end state."""
-
     t: np.ndarray
     records: dict
     final: object = None
@@ -243,7 +255,6 @@ def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batche
 
 class _LRU(dict):
     """Compiled programs of :func:`integrate`, keyed by what is stepped and recorded (bounded)."""
-
     size = 32
 
     def put(self, key, value):
@@ -320,7 +331,7 @@ def _dopri5_one(vector_field, solver: Dopri5, record):
 # The race of a graph GDLN
 # ---------------------------------------------------------------------------------------------
 def effective_arrays(net, X, Y) -> dict:
-    """Numeric effective datasets of every pathway of a :class:`~theorykit.sim.engine.Net` on data
+    """Numeric effective datasets of every pathway of a :class:`~theorykit.net.layout.Net` on data
     X (d × P), Y (p × P): ``Syx`` (K × p × d, each in its rows and columns), ``Sx`` (K × K × d × d),
     ``trSy``; ⟨·⟩ averages over all P datapoints."""
     X, Y = np.asarray(X, float), np.asarray(Y, float)
@@ -363,7 +374,7 @@ def effective_loss(net, eff):
 
 def net_flow(net, X, Y, params0, *, tau: float, times, loss_factor: float = 1.0, h: float | None = None,
              record: Mapping[str, Callable] | None = None) -> FlowResult:
-    """Gradient flow ``τ dW_e/dt = −∂L/∂W_e`` of a :class:`~theorykit.sim.engine.Net`'s edge weights on its
+    """Gradient flow ``τ dW_e/dt = −∂L/∂W_e`` of a :class:`~theorykit.net.layout.Net`'s edge weights on its
     effective-dataset loss, from ``params0`` (leading batch axis), recorded at ``times`` exactly:
     ``records["loss"]`` (mean loss × ``loss_factor``) and ``record`` (name → fn(weights, None))."""
     eff = effective_arrays(net, X, Y)
@@ -405,7 +416,7 @@ def graph_flow(graph, times, *, values: Mapping | None = None, start="aligned", 
     """The race reduction of a graph GDLN (module docstring), recorded up to ``max(times)``.
 
     ``start``: ``"aligned"`` (small, aligned, balanced weights of strength ``a0`` at the
-    smallest widths, :func:`theorykit.sim.init.aligned_params`) or a dict of weights with a leading
+    smallest widths, :func:`theorykit.net.starts.aligned_params`) or a dict of weights with a leading
     batch axis (e.g. a simulation's initial weights: then this is that network's gradient flow).
     ``h``: a fixed RK4 step in gradient steps (default: adaptive steps, :class:`Dopri5`). Records the loss in the
     training's own units (× P for a summed loss) at ``times`` exactly (``extra["loss_at"]``:
@@ -413,10 +424,7 @@ def graph_flow(graph, times, *, values: Mapping | None = None, start="aligned", 
     """
     from dataclasses import replace
 
-    from ..spec.graph import graph_from_pathways
-    from ..sim.init import aligned_params
 
-    from ..sim.engine import Net
 
     g = graph_from_pathways(graph)
     X, Y = g.task.numeric(values)

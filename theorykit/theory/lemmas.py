@@ -1,4 +1,4 @@
-"""The paper's lemmas (Appendices D–E, THEORY.md §8) as small, checkable functions.
+"""The paper's lemmas (Appendices D–E, docs/theory.md#lemma-4-1) as small, checkable functions.
 
 Three groups:
 
@@ -30,7 +30,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import sympy as sp
 
-from ..analysis.gates import LEMMA_CLASSES, UnitGates
+from .gates import LEMMA_CLASSES, UnitGates, is_staircase
 
 __all__ = [
     "singular_values", "interlacing_bounds", "interlacing_holds", "exact_squared_singular_values",
@@ -170,24 +170,6 @@ def has_xor_subpattern(pattern: np.ndarray) -> bool:
     return False
 
 
-def is_staircase(pattern: np.ndarray) -> bool:
-    """Whether some ordering of items and of contexts makes the pattern a staircase.
-
-    Decided by sorting: rows by their number of on-entries (descending), columns likewise; the
-    pattern is a staircase (Ferrers diagram) iff then every row is a run of ones followed by
-    zeros. Independent of :func:`has_xor_subpattern` (which the tests compare it with).
-    """
-    G = np.asarray(pattern, dtype=bool)
-    if G.size == 0:
-        return True
-    rows = np.argsort(-G.sum(axis=1), kind="stable")
-    cols = np.argsort(-G.sum(axis=0), kind="stable")
-    S = G[np.ix_(rows, cols)]
-    r = S.sum(axis=1)
-    prefix = np.arange(S.shape[1])[None, :] < r[:, None]
-    return bool(np.array_equal(S, prefix))
-
-
 def staircase_weights(pattern: np.ndarray, context_scale: float = 1.0):
     """Constructive weights ``(w_item, w_context)`` realising a staircase pattern (the sufficiency proof).
 
@@ -294,7 +276,7 @@ def classify_context_gating(pattern, n: int, k: int) -> str:
     datapoint), ``"item-only"`` (on for whole items in every context: every row constant),
     ``"other-staircase"`` (realisable, none of the above) and ``"not-staircase"`` (no bias-free
     unit realises it; never produced by a network of :mod:`theorykit.sim.simulate`). Read by the one
-    unit-gate classifier, :meth:`theorykit.analysis.gates.UnitGates.lemma_classes`.
+    unit-gate classifier, :meth:`theorykit.theory.gates.UnitGates.lemma_classes`.
     """
     G = np.asarray(pattern, dtype=bool)
     if G.ndim == 1:

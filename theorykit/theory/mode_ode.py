@@ -1,4 +1,4 @@
-"""The balanced mode ODE of a depth-L linear network, integrated by the race engine (THEORY.md §2).
+"""The balanced mode ODE of a depth-L linear network, integrated by the race engine (docs/theory.md#mode-ode).
 
 Each mode of Σyx (singular value s, its input variance d = vᵀ Σx v) follows
 ``τ da/dt = L a^(2−2/L)(s − d a)`` from a0; :func:`mode_ode_loss` gives the network's loss.
@@ -14,7 +14,7 @@ __all__ = ["mode_ode_loss"]
 
 
 def mode_ode_loss(X, Y, a0, tau, times, loss_factor, depth=3):
-    """Loss of a single balanced depth-L linear network, mode by mode (THEORY.md §2):
+    """Loss of a single balanced depth-L linear network, mode by mode (docs/theory.md#mode-ode):
     ``τ da/dt = L a^(2−2/L)(s − d a)`` for every mode, integrated by the race engine."""
     P = X.shape[1]
     Syx, Sx = Y @ X.T / P, X @ X.T / P

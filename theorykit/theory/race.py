@@ -42,7 +42,7 @@ import numpy as np
 
 from . import jaxify  # noqa: F401  (float64)
 from .flow import Dopri5, integrate
-from .modes import numeric_svd
+from ..linalg import numeric_svd
 from ..errors import SpecError
 
 __all__ = ["RaceSystem", "RaceResult", "context_family", "family_masks"]
@@ -202,7 +202,9 @@ class RaceSystem:
         masks = np.ones((B, K)) if masks is None else np.broadcast_to(np.atleast_2d(np.asarray(masks, float)), (B, K))
         a = np.broadcast_to(a, (B, K))
         groups, data = self._groups(), self.arrays()
-        y0 = jax.vmap(lambda aa, mm: _start(aa * mm, data, groups))(jnp.asarray(a), jnp.asarray(masks))
+        # the start and the final maps in numpy: small, and no compilation beyond the flow's own
+        starts = [_start(a[i] * masks[i], self.arrays_np, groups, np) for i in range(B)]
+        y0 = jax.tree_util.tree_map(lambda *ws: jnp.asarray(np.stack(ws)), *starts)
         data["tau"] = jnp.asarray(float(tau))
         order = None
         if times is not None:
@@ -228,7 +230,9 @@ class RaceSystem:
                  "blocks": len(self.blocks)}
         if svals:
             extra["svals"] = {n: recs["svals"][:, :, k] for k, n in enumerate(self.names)}
-        final = np.asarray(jax.vmap(lambda W: _maps(W, groups, K))(res.final))        # batch × nb × K × pb × db
+        fin = jax.tree_util.tree_map(np.asarray, res.final)
+        final = np.stack([_maps(jax.tree_util.tree_map(lambda w, i=i: w[i], fin), groups, K, np)
+                          for i in range(B)])                                      # batch × nb × K × pb × db
         full = np.einsum("bip,zbkpq,bjq->zkij", self.arrays_np["Ob"], final, self.arrays_np["Rb"], optimize=True)
         maps = {n: full[:, k][:, list(self.outputs[k])][:, :, list(self.inputs[k])] for k, n in enumerate(self.names)}
         return RaceResult(t, recs["loss"] * loss_factor, out_modes, maps, list(self.names), extra)
@@ -331,29 +335,31 @@ def _block_arrays(Syx, Sx, modes, Rb, Ob, om) -> dict:
 # reuses the compiled program). Factors: one list of layers per depth group, each layer
 # nb × K_group × out × in.
 # ---------------------------------------------------------------------------------------------
-def _start(a, dd, groups):
+def _start(a, dd, groups, xp=jnp):
+    """The aligned start of strengths ``a`` (one per pathway); ``xp``: numpy (outside a trace, no
+    compilation) or jax.numpy."""
     Ws = []
     r = dd["Uf"].shape[3]
     nb = dd["Uf"].shape[0]
     for L, idx in groups:
         ix = np.asarray(idx)
         c = (a[ix] ** (1.0 / L))[None, :, None, None]
-        layers = [c * jnp.swapaxes(dd["Vf"][:, ix], 2, 3)]
-        layers += [c * jnp.broadcast_to(jnp.eye(r), (nb, len(ix), r, r))] * (L - 2)
+        layers = [c * xp.swapaxes(dd["Vf"][:, ix], 2, 3)]
+        layers += [c * xp.broadcast_to(xp.eye(r), (nb, len(ix), r, r))] * (L - 2)
         layers.append(c * dd["Uf"][:, ix])
         Ws.append(layers)
     return Ws
 
 
-def _maps(Ws, groups, K):
+def _maps(Ws, groups, K, xp=jnp):
     parts, order = [], []
     for (_L, idx), layers in zip(groups, Ws):
         M = layers[0]
         for W in layers[1:]:
-            M = jnp.einsum("bkxy,bkyz->bkxz", W, M)
+            M = xp.einsum("bkxy,bkyz->bkxz", W, M)
         parts.append(M)
         order += list(idx)
-    M = jnp.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+    M = xp.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
     if order != list(range(K)):
         M = M[:, np.argsort(order)]
     return M

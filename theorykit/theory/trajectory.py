@@ -1,4 +1,4 @@
-"""Closed-form mode trajectories of a two-layer deep linear pathway (THEORY.md §2).
+"""Closed-form mode trajectories of a two-layer deep linear pathway (docs/theory.md#mode-ode).
 
 For a mode with singular value ``s`` and input variance ``d``, balanced and aligned
 weights of mode strength ``a`` obey ``τ da/dt = 2a(s − d a)``, solved by the logistic

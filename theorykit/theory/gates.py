@@ -143,7 +143,6 @@ class UnitGates:
         ``always-on``, ``context-only`` (constant within every context), ``single-datapoint`` (on
         for exactly one), ``item-only`` (the same in every context), ``other-staircase`` (realisable
         by a bias-free unit, :func:`theorykit.theory.lemmas.is_staircase`) and ``not-staircase``."""
-        from theorykit.theory.lemmas import is_staircase
 
         n_on = self.n_on
         cls = np.full(n_on.shape, "", dtype=object)
@@ -305,3 +304,21 @@ def layer_activity(params, X, blocks: int = 3) -> dict:
             "first_all_on_weight": float(w1[all_on].sum() / max(w1.sum(), 1e-300)),
             "first_on_fraction_weighted": float((w1 * frac1).sum() / max(w1.sum(), 1e-300)),
             "second_weight_share": tally(masks, w2, pooled=True)}
+
+
+def is_staircase(pattern: np.ndarray) -> bool:
+    """Whether some ordering of items and of contexts makes the pattern a staircase.
+
+    Decided by sorting: rows by their number of on-entries (descending), columns likewise; the
+    pattern is a staircase (Ferrers diagram) iff then every row is a run of ones followed by
+    zeros. Independent of :func:`theorykit.theory.lemmas.has_xor_subpattern` (which the tests compare it with).
+    """
+    G = np.asarray(pattern, dtype=bool)
+    if G.size == 0:
+        return True
+    rows = np.argsort(-G.sum(axis=1), kind="stable")
+    cols = np.argsort(-G.sum(axis=0), kind="stable")
+    S = G[np.ix_(rows, cols)]
+    r = S.sum(axis=1)
+    prefix = np.arange(S.shape[1])[None, :] < r[:, None]
+    return bool(np.array_equal(S, prefix))

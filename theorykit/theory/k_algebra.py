@@ -1,6 +1,6 @@
 """Context tasks with symbolic k and n: the Kronecker algebra behind derivations/k_contexts.py.
 
-THEORY.md §5. The context task is Kronecker-structured: a datapoint is a pair (item i, context c)
+docs/theory.md#contexts. The context task is Kronecker-structured: a datapoint is a pair (item i, context c)
 drawn uniformly, ``x = [e_i; γ e_c]``, ``y = [H e_i; e_c ⊗ H e_i]``. Every average over the data
 factorises, ``⟨f(i) g(c)⟩ = ⟨f⟩_i ⟨g⟩_c``, so every effective dataset is a sum of Kronecker
 products of an item-side average and a context-side average. This module does that algebra

@@ -32,7 +32,7 @@ A new kind of spec is added with :func:`register_spec_kind`; a new mutation by a
 Long campaign (workers in subprocesses; a hang is a command that uses more than ``--time-limit``
 seconds of CPU time, or a case with no answer within 3 × that of wall time plus a minute)::
 
-    python -m theorykit.fuzz --cases 10000 --jobs 2
+    python tests/fuzz.py --cases 10000 --jobs 2
 
 prints the counts of cases, clean errors, successes and crashes (and hangs) and exits 1 if any
 case crashed. The test suite runs a few hundred derandomized cases (tests/test_fuzz.py).
@@ -58,7 +58,12 @@ from typing import Callable
 
 from hypothesis import strategies as st
 
-from .io import atomic_write_text
+from theorykit.cli import main as cli_main
+from theorykit.errors import SpecError
+from theorykit.io import atomic_write_text
+from theorykit.spec.fields import node_label
+from theorykit.spec.files import load_spec, spec_from_dict
+from theorykit.spec.graph import INPUT, OUTPUT, graph_from_pathways
 
 __all__ = ["Case", "Outcome", "SPEC_KINDS", "MUTATIONS", "register_spec_kind", "valid_specs", "cases", "to_toml",
            "run_case", "campaign", "main"]
@@ -216,8 +221,6 @@ def pathway_specs(draw, numeric: bool = False):
 
 
 def _usable_name(name) -> bool:
-    from .errors import SpecError
-    from .spec.fields import node_label
 
     try:
         node_label(name, "name", "")
@@ -1008,8 +1011,6 @@ def _rng(draw):
 
 def _spec_shapes(doc, relu: bool):
     """The weight shapes (key -> (rows, cols)) of a valid spec's network, from the spec itself."""
-    from .spec.graph import graph_from_pathways
-    from .spec.files import spec_from_dict
 
     g = graph_from_pathways(spec_from_dict(doc))
     if relu:
@@ -1172,7 +1173,7 @@ _ERR = re.compile(r"^theorykit: error in (.+?): \S")
 
 
 def _run_main(argv, time_limit):
-    from .cli import main
+    main = cli_main
 
     out, err = io.StringIO(), io.StringIO()
 
@@ -1307,8 +1308,6 @@ def _weights_reference(case: Case, folder: Path, sim: dict) -> str | None:
     (``h_v = g_v ⊙ Σ_e g_e ⊙ W_e h_u``; a ReLU chain for ``--network relu``); None if they agree."""
     import numpy as np
 
-    from .spec.graph import INPUT, OUTPUT, graph_from_pathways
-    from .spec.files import load_spec
 
     g = graph_from_pathways(load_spec(folder / "spec.toml"))
     X, Y = (np.asarray(A, float) for A in g.task.numeric())
@@ -1524,7 +1523,7 @@ def _restart(workers, w, start):
 def main(argv=None) -> int:
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m theorykit.fuzz",
+    ap = argparse.ArgumentParser(prog="python tests/fuzz.py",
                                  description="Fuzz the command line with valid and mutated specs; print counts.")
     ap.add_argument("--cases", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0, help="random seed of the case generator")

@@ -1,0 +1,280 @@
+"""Which gate patterns a bias-free ReLU unit can realise on the data (exact LP feasibility, or a
+stated seeded search), which of them a learning unit keeps (Definition 3.1's consistency), and
+the data's symmetries that group them into orbits. Stages 1 and 2 of :mod:`theorykit.analysis.predict`.
+"""
+from __future__ import annotations
+import math
+import numpy as np
+from ..errors import SpecError
+from ..theory.effective import exact_parts
+
+#: largest datapoint count enumerated exactly
+EXACT_MAX_P = 16
+
+__all__ = ["lp_pattern_feasible", "cover_bound", "realisable_patterns", "consistent_pattern", "consistent_any_output", "data_symmetries", "pattern_orbits"]
+
+
+def lp_pattern_feasible(X, gates):
+    """Whether one bias-free ReLU unit realises ``gates`` on the columns of ``X`` (exact LP feasibility).
+
+    Constraints ``w·x_μ ≥ 1`` where the gate is 1 and ``w·x_μ ≤ 0`` where it is 0 (pre-activation 0
+    counts as off). Returns ``(feasible, w or None)``."""
+    from scipy.optimize import linprog
+
+    X = np.asarray(X, float)
+    g = np.asarray(gates, bool)
+    A = np.where(g[:, None], -X.T, X.T)
+    b = np.where(g, -1.0, 0.0)
+    res = linprog(np.zeros(X.shape[0]), A_ub=A, b_ub=b, bounds=[(None, None)] * X.shape[0], method="highs")
+    if res.status == 0:
+        return True, res.x
+    if res.status == 2:
+        return False, None
+    raise RuntimeError(f"linprog failed: {res.message}")
+
+
+def cover_bound(P: int, r: int) -> int:
+    """Cover's count ``2 Σ_{k<r} C(P−1, k)``: the number of patterns P points of rank r admit in
+    general position (an upper bound otherwise), all-off and all-on included."""
+    return 2 * sum(math.comb(P - 1, k) for k in range(min(r, P)))
+
+
+def realisable_patterns(X, *, method: str = "auto", max_patterns: int = 4096, samples: int = 20000,
+                        seed: int = 0, exact_max_p: int = EXACT_MAX_P):
+    """Realisable gate patterns of the data's columns (bias-free units), all-off dropped.
+
+    Returns ``(patterns (N × P bool), counts (N,) or None, info)``. ``method``: ``"exact"`` (depth-first
+    search with LP pruning, every pattern), ``"sample"`` (``samples`` seeded N(0, I) weight vectors;
+    ``counts`` = how many drew each pattern), or ``"auto"`` (exact when P ≤ ``exact_max_p`` and Cover's
+    bound is at most ``max_patterns``)."""
+    X = np.asarray(X, float)
+    d, P = X.shape
+    r = int(np.linalg.matrix_rank(X)) if X.size else 0
+    bound = cover_bound(P, r)
+    if method == "auto":
+        method = "exact" if P <= exact_max_p and bound <= max_patterns else "sample"
+    if method == "exact":
+        pats = _exact_patterns(X, max_patterns)
+        if pats is None:
+            raise SpecError("max_patterns", f"the data has more than {max_patterns} realisable gate patterns",
+                            "raise --max-patterns, or use the sampled search (--enumerate sample)")
+        info = {"method": "exact", "how": "depth-first search over datapoints, LP feasibility of every prefix "
+                                          "(w·x ≥ 1 on, w·x ≤ 0 off)", "cover_bound": bound, "rank": r}
+        out = np.array(sorted(pats, key=lambda p: (sum(p), p)), dtype=bool).reshape(-1, P)
+        return out[out.any(axis=1)], None, {**info, "found": int(out.any(axis=1).sum())}
+    if method != "sample":
+        raise SpecError("enumerate", f"unknown method {method!r}", "use \"auto\", \"exact\" or \"sample\"")
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((int(samples), d))
+    G = (W @ X) > 0
+    G = G[G.any(axis=1)]
+    uniq, counts = np.unique(np.packbits(G, axis=1), axis=0, return_counts=True)
+    pats = np.unpackbits(uniq, axis=1)[:, :P].astype(bool)
+    order = np.argsort(-counts, kind="stable")
+    info = {"method": "sample", "how": f"{int(samples)} weight vectors N(0, I), seed {seed}; each pattern found is "
+                                       "realisable by construction; rare patterns may be missed",
+            "cover_bound": bound, "rank": r, "found": int(len(pats))}
+    return pats[order], counts[order], info
+
+
+def _exact_patterns(X, cap):
+    """Every realisable pattern (tuples), or None beyond ``cap``. A node is a feasible prefix with a
+    witness w; a child whose bit the witness already gives (w·x > 1e-9 for on, after scaling w up;
+    w·x < −1e-9, or w = 0, for off) needs no LP."""
+    d, P = X.shape
+    out = []
+    stack = [((), np.zeros(d))]
+    while stack:
+        pre, w = stack.pop()
+        k = len(pre)
+        if k == P:
+            out.append(pre)
+            if len(out) > cap:
+                return None
+            continue
+        x = X[:, k]
+        v = float(w @ x)
+        zero = not np.any(w)
+        for bit in (0, 1):
+            g = pre + (bit,)
+            if bit == 1 and v > 1e-9:
+                stack.append((g, w * max(1.0, 1.0 / v)))
+            elif bit == 0 and (zero or v < -1e-9):
+                stack.append((g, w))
+            else:
+                ok, ww = lp_pattern_feasible(X[:, :k + 1], g)
+                if ok:
+                    stack.append((g, ww))
+    return out
+
+
+def consistent_pattern(X, Y, gates, tol: float = 1e-9):
+    """Whether the units of pathway ``gates`` can keep exactly these gates while they learn (Definition 3.1).
+
+    From a small start a unit's weights grow along the pathway's top input direction v₁ (right singular
+    vector of ``Y diag(g) Xᵀ``), with the sign of its output weight. Its pre-activations on the pathway's
+    own datapoints are then those of ±v₁; on the other datapoints it is free to add any component n
+    orthogonal to its own datapoints (the GDLN never sees it). So g is kept iff for one sign c = ±1:
+    ``c v₁·x_μ > 0`` on every on-datapoint, and the LP ``w·x_μ = c v₁·x_μ`` (on), ``w·x_ν ≤ 0`` (off) is
+    feasible. Returns ``(consistent, sign or 0)``."""
+    from scipy.optimize import linprog
+
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    g = np.asarray(gates, bool)
+    S = (Y * g[None, :]) @ X.T
+    _, sv, Vt = np.linalg.svd(S)
+    if not sv.size or sv[0] <= 0:
+        return False, 0
+    v = Vt[0]
+    pre = v @ X[:, g]
+    scale = max(np.abs(pre).max(), 1e-300)
+    for c in (1.0, -1.0):
+        if not np.all(c * pre > tol * scale):
+            continue
+        if g.all():
+            return True, int(c)
+        res = linprog(np.zeros(X.shape[0]), A_ub=X[:, ~g].T, b_ub=np.zeros(int((~g).sum())),
+                      A_eq=X[:, g].T, b_eq=c * pre / scale, bounds=[(None, None)] * X.shape[0], method="highs")
+        if res.status == 0:
+            return True, int(c)
+    return False, 0
+
+
+def consistent_any_output(X, Y, gates):
+    """The relaxed consistency test (``consistency="any-output"``): some output direction u makes the
+    unit's growth direction ``w₀ = Sᵀu`` (S = Y diag(g) Xᵀ) positive on every on-datapoint, and some w equal
+    to w₀ there is ≤ 0 on the rest. One LP in (u, w). For one output it is the top-mode test of
+    :func:`consistent_pattern`; with several outputs it also admits units that grow along lower modes."""
+    from scipy.optimize import linprog
+
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    g = np.asarray(gates, bool)
+    S = (Y * g[None, :]) @ X.T                     # p × d
+    p, d = S.shape
+    A_on = (S @ X[:, g]).T                         # on × p: uᵀ S x_μ
+    sc = max(np.abs(A_on).max(), 1e-300)
+    # variables [u (p), w (d)]: −uᵀSx_μ ≤ −1 (on), w·x_ν ≤ 0 (off), w·x_μ − uᵀSx_μ = 0 (on)
+    A_ub = np.vstack([np.hstack([-A_on / sc, np.zeros((A_on.shape[0], d))]),
+                      np.hstack([np.zeros((int((~g).sum()), p)), X[:, ~g].T])])
+    b_ub = np.r_[-np.ones(A_on.shape[0]), np.zeros(int((~g).sum()))]
+    A_eq = np.hstack([-A_on / sc, X[:, g].T])
+    res = linprog(np.zeros(p + d), A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=np.zeros(A_on.shape[0]),
+                  bounds=[(None, None)] * (p + d), method="highs")
+    return res.status == 0, 0
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. symmetry
+# ---------------------------------------------------------------------------------------------
+def _grams(task, X, Y):
+    parts = exact_parts(task) if task is not None else None
+    if parts is not None:
+        Xb, _, Yb, _ = parts
+        Xo, Yo = Xb.astype(object), Yb.astype(object)
+        return (Xo.T @ Xo), (Yo.T @ Yo), True
+    return X.T @ X, Y.T @ Y, False
+
+
+def data_symmetries(X, Y, task=None, max_group: int = 2000):
+    """Datapoint permutations preserving XᵀX and YᵀY (see the module docstring).
+
+    Returns ``(perms (list of arrays σ: datapoint μ goes to σ[μ]), info)``. Exact comparison on
+    the task's rational entries when ``task`` has them; else floats to 1e-12 relative."""
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    P = X.shape[1]
+    Kx, Ky, exact = _grams(task, X, Y)
+    if exact:
+        eq = lambda a, b: a == b  # noqa: E731
+    else:
+        sc = max(1.0, float(np.max(np.abs(Kx))), float(np.max(np.abs(Ky))))
+        eq = lambda a, b: abs(float(a) - float(b)) <= 1e-12 * sc  # noqa: E731
+
+    # colour: diagonal entries and the sorted rows (invariants of a symmetry)
+    def colour(mu):
+        return (Kx[mu, mu], Ky[mu, mu], tuple(sorted(Kx[mu])), tuple(sorted(Ky[mu])))
+
+    if not exact:
+        def colour(mu):  # noqa: F811 - rounded on floats
+            return tuple(np.round([Kx[mu, mu], Ky[mu, mu]] + sorted(Kx[mu]) + sorted(Ky[mu]), 9))
+    cols = [colour(mu) for mu in range(P)]
+    cand = [[nu for nu in range(P) if cols[nu] == cols[mu]] for mu in range(P)]
+    perms, truncated = [], False
+    sigma = [-1] * P
+    used = [False] * P
+
+    def ok(mu, nu):
+        if not (eq(Kx[mu, mu], Kx[nu, nu]) and eq(Ky[mu, mu], Ky[nu, nu])):
+            return False
+        for m2 in range(mu):
+            n2 = sigma[m2]
+            if not (eq(Kx[mu, m2], Kx[nu, n2]) and eq(Ky[mu, m2], Ky[nu, n2])):
+                return False
+        return True
+
+    def rec(mu):
+        nonlocal truncated
+        if truncated:
+            return
+        if mu == P:
+            perms.append(np.array(sigma, dtype=int))
+            if len(perms) >= max_group:
+                truncated = True
+            return
+        for nu in cand[mu]:
+            if not used[nu] and ok(mu, nu):
+                sigma[mu], used[nu] = nu, True
+                rec(mu + 1)
+                sigma[mu], used[nu] = -1, False
+
+    rec(0)
+    # verify every kept permutation in full (exactly where the task allows)
+    good = []
+    for s in perms:
+        inv = np.argsort(s)
+        if exact:
+            okx = all(Kx[inv[a], inv[b]] == Kx[a, b] for a in range(P) for b in range(P))
+            oky = all(Ky[inv[a], inv[b]] == Ky[a, b] for a in range(P) for b in range(P))
+        else:
+            okx = np.allclose(X.T @ X, (X.T @ X)[np.ix_(inv, inv)], rtol=0, atol=1e-12 * max(1, np.abs(X).max() ** 2))
+            oky = np.allclose(Y.T @ Y, (Y.T @ Y)[np.ix_(inv, inv)], rtol=0, atol=1e-12 * max(1, np.abs(Y).max() ** 2))
+        if okx and oky:
+            good.append(s)
+    info = {"order": len(good), "truncated_at": max_group if truncated else None,
+            "test": "XᵀX and YᵀY preserved " + ("exactly (rational entries)" if exact else "to 1e-12 (floats)"),
+            "exact": exact}
+    return good, info
+
+
+def pattern_orbits(patterns, perms):
+    """Orbit index of every pattern under the datapoint permutations (a pattern moves with its datapoints).
+
+    Patterns whose image is not in the list are left in their own orbit for that permutation (it never
+    happens for an exact enumeration; a sampled one may lack an image)."""
+    pats = np.asarray(patterns, bool)
+    N = len(pats)
+    key = {p.tobytes(): i for i, p in enumerate(pats)}
+    parent = list(range(N))
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for s in perms:
+        moved = np.zeros_like(pats)
+        moved[:, s] = pats
+        for i, m in enumerate(moved):
+            j = key.get(m.tobytes())
+            if j is not None:
+                a, b = find(i), find(j)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    roots = [find(i) for i in range(N)]
+    uniq = {r: k for k, r in enumerate(dict.fromkeys(roots))}
+    return np.array([uniq[r] for r in roots], dtype=int)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. width and a0
+# ---------------------------------------------------------------------------------------------

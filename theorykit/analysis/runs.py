@@ -1,0 +1,305 @@
+"""The trainings Algorithm 1 reads: ReLU networks with their activity recorded at checkpoints
+(:func:`train_relu`), and GDLNs of found gates (:func:`train_gdln`; every K of an elbow in one
+call, :func:`train_gdln_many`), each by the one trainer (:func:`theorykit.sim.engine.train`).
+"""
+from __future__ import annotations
+from dataclasses import dataclass, field
+from typing import Sequence
+import jax
+import jax.numpy as jnp
+import numpy as np
+from ..theory import jaxify  # noqa: F401  (float64)
+from ..errors import SpecError
+from ..net.layout import Net, loss_value, net_apply, unit_activity
+from ..sim.record import SaveAt
+from ..sim.engine import train, train_net
+from ..net.starts import random_params
+
+__all__ = ["ReluRun", "GdlnRun", "train_relu", "gdln_graph", "train_gdln", "train_gdln_many", "unstack_gdln"]
+
+
+@dataclass
+class ReluRun:
+    """ReLU networks trained with checkpoints every ``every`` steps.
+
+    t_ck: checkpoint times (0, every, …, and the final step). loss: seeds × (steps+1).
+    outputs: seeds × checkpoints × p × P. recorded: ``record(params, aux)`` at every checkpoint
+    (seeds × checkpoints × …), for quantities too large to keep as weights. snapshots: seeds × (checkpoints−1) × H × P binary
+    first-layer activity at t_ck[:-1] (Algorithm 1 samples every ``every`` steps).
+    params: final weights (batched over seeds). params_ck: weights at every checkpoint (optional).
+    """
+
+    t_ck: np.ndarray
+    loss: np.ndarray
+    outputs: np.ndarray
+    snapshots: np.ndarray
+    params: list
+    params_ck: list | None = None
+    settings: dict = field(default_factory=dict)
+    recorded: object = None
+
+
+@dataclass
+class GdlnRun:
+    t_ck: np.ndarray
+    loss: np.ndarray
+    outputs: np.ndarray
+    params: list
+    params_ck: list | None = None
+    recorded: object = None
+
+
+def _checkpoints(steps, every):
+    if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+        raise SpecError("every", f"needs a positive integer, got {every!r}", "e.g. every = 100")
+    n = steps // every
+    return n, np.array([i * every for i in range(n)] + [steps])
+
+
+def _run_checkpointed(net, p0, X, Y, *, lr, steps, every, loss, keep_params, record, aux, batch, on_batch, what,
+                      unit_gates=None, snapshots=False):
+    """One call of :func:`theorykit.sim.engine.train` with checkpoints at 0, every, …, steps: outputs
+    (and, on request, first-layer snapshots, the weights and ``record(params, aux)``)."""
+    n, t_ck = _checkpoints(steps, every)
+    keys = net.keys
+
+    def as_list(p):
+        return [p[k] for k in keys]
+
+    fns = {"outputs": lambda p, d: net_apply(net, p, d[0], unit_gates)}
+    if snapshots:
+        first = net.nodes[0][0]
+        fns["snap"] = lambda p, d: unit_activity(net, p, d[0])[first] > 0
+    if keep_params:
+        fns["params"] = lambda p, d: p
+    if record is not None:
+        fns["rec"] = lambda p, d: record(as_list(p), aux)
+    save = SaveAt(steps=list(t_ck), fns=fns)
+    if unit_gates is None:
+        res = train_net(net, p0, (X, Y), loss=loss, lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
+                        check=what)
+    else:
+        res = train(lambda p, d: loss_value(net_apply(net, p, d[0], unit_gates), d[1], loss), p0, (X, Y), lr=lr,
+                    steps=steps, save=save, batch=batch, on_batch=on_batch, check=what)
+    sv = res.saved
+    snaps = np.asarray(sv["snap"])[:, :n] if snapshots else None
+    pck = [np.asarray(sv["params"][k]) for k in keys] if keep_params else None
+    rec = jax.tree_util.tree_map(np.asarray, sv["rec"]) if record is not None else None
+    return t_ck, res.loss, np.asarray(sv["outputs"]), snaps, [np.asarray(res.params[k]) for k in keys], pck, rec
+
+
+def _chain_init(dims, init_std, seed, seeds):
+    """N(0, init_std²) weights of a chain of layers ``dims`` (as :func:`theorykit.sim.simulate.simulate_relu`
+    draws them with the same seed), as a list with a seed axis."""
+    net = Net.chain(dims[0], list(dims[1:-1]), dims[-1])
+    p = random_params(net, init_std, seeds, seed)
+    return [p[k] for k in net.keys]
+
+
+def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std: float = 0.01,
+               loss: str = "mean", seed: int = 0, every: int = 100, keep_params: bool = False,
+               record=None, aux=None, batch: int | None = None, on_batch=None) -> ReluRun:
+    """Bias-free ReLU networks (one or more hidden layers), full-batch GD, vmapped over seeds,
+    with checkpoints every ``every`` steps (a caller of :func:`theorykit.sim.engine.train`).
+
+    The initial weights are those of :func:`theorykit.sim.simulate.simulate_relu` with the same
+    ``seed``. ``batch`` seeds run per compiled call, with ``on_batch(seeds_done)`` called after
+    each (progress on long runs); the results do not depend on it."""
+    if loss not in ("mean", "sum"):
+        raise SpecError("loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
+    X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
+    widths = [int(hidden)] if isinstance(hidden, (int, np.integer)) else [int(w) for w in hidden]
+    net = Net.chain(X.shape[0], widths, Y.shape[0])
+    p0 = random_params(net, init_std, seeds, seed)
+    t_ck, losses, outs, snaps, params, pck, rec = _run_checkpointed(
+        net, p0, X, Y, lr=lr, steps=steps, every=every, loss=loss, keep_params=keep_params, record=record, aux=aux,
+        batch=batch, on_batch=on_batch, what="ReLU training", snapshots=True)
+    settings = {"hidden": widths, "lr": lr, "steps": steps, "seeds": seeds, "init_std": init_std, "loss": loss,
+                "seed": seed, "every": every}
+    return ReluRun(t_ck, losses, outs, snaps, params, pck, settings, rec)
+
+
+def gdln_graph(d: int, p: int, gates, hidden: Sequence[int], depth: int = 2, shared_first: int | None = None):
+    """The :class:`theorykit.net.layout.Net` of a GDLN of fixed gates (K × P): pathway j is node(s)
+    ``g{j+1}`` of ``hidden[j]`` units gated by row j; with ``shared_first=H1`` (depth 3) every
+    pathway reads one always-on node ``shared`` of H1 units (the paper's Section 6 design)."""
+    G = np.asarray(gates, float)
+    K = G.shape[0]
+    nodes, edges, ng = [], [], {}
+    full_in, full_out = np.arange(d), np.arange(p)
+    if shared_first is not None:
+        nodes.append(("shared", int(shared_first)))
+        edges.append(("input->shared", "input", "shared", full_in, None))
+    for j in range(K):
+        chain = [f"g{j + 1}"] + [f"g{j + 1}_{l}" for l in range(2, depth if shared_first is None else 2)]
+        for v in chain:
+            nodes.append((v, int(hidden[j])))
+            ng[v] = G[j]
+        if shared_first is None:
+            edges.append((f"input->{chain[0]}", "input", chain[0], full_in, None))
+        else:
+            edges.append((f"shared->{chain[0]}", "shared", chain[0], None, None))
+        edges += [(f"{a}->{b}", a, b, None, None) for a, b in zip(chain[:-1], chain[1:])]
+        edges.append((f"{chain[-1]}->output", chain[-1], "output", None, full_out))
+    return Net(d, p, tuple(nodes), tuple(edges), ng, {})
+
+
+def _split_stacked(net, stacked, hidden, shared_first):
+    """Edge weights from weights drawn for a stacked chain (paired seeds with a ReLU network)."""
+    offs = np.concatenate([[0], np.cumsum(hidden)]).astype(int)
+    out = {}
+    for j in range(len(hidden)):
+        sl = slice(offs[j], offs[j + 1])
+        name = f"g{j + 1}"
+        if shared_first is not None:
+            out["input->shared"] = stacked[0]
+            out[f"shared->{name}"] = stacked[1][:, sl, :]
+            out[f"{name}->output"] = stacked[2][:, :, sl]
+            continue
+        chain = [name] + [f"{name}_{l}" for l in range(2, len(stacked))]
+        out[f"input->{chain[0]}"] = stacked[0][:, sl, :]
+        for l, (a, b) in enumerate(zip(chain[:-1], chain[1:])):
+            out[f"{a}->{b}"] = stacked[l + 1][:, sl, sl]
+        out[f"{chain[-1]}->output"] = stacked[-1][:, :, sl]
+    return {k: out[k] for k in net.keys}
+
+
+def _restack(net, by_edge, hidden, shared_first, depth):
+    """The stacked form ``[W1, …, WL]`` (seed axis first; off-block entries zero) of edge weights."""
+    K = len(hidden)
+    offs = np.concatenate([[0], np.cumsum(hidden)]).astype(int)
+    names = [f"g{j + 1}" for j in range(K)]
+    if shared_first is not None:
+        return [by_edge["input->shared"], jnp.concatenate(tuple([by_edge[f"shared->{n}"] for n in names]), axis=-2),
+                jnp.concatenate(tuple([by_edge[f"{n}->output"] for n in names]), axis=-1)]
+    first = jnp.concatenate(tuple([by_edge[f"input->{n}"] for n in names]), axis=-2)
+    last = jnp.concatenate(tuple([by_edge[f"{n if depth == 2 else n + '_' + str(depth - 1)}->output"] for n in names]), axis=-1)
+    mids = []
+    for l in range(2, depth):
+        lead = by_edge[f"input->{names[0]}"].shape[:-2]
+        M = jnp.zeros(lead + (int(offs[-1]), int(offs[-1])))
+        for j, n in enumerate(names):
+            a = n if l == 2 else f"{n}_{l - 1}"
+            M = M.at[..., offs[j]:offs[j + 1], offs[j]:offs[j + 1]].set(by_edge[f"{a}->{n}_{l}"])
+        mids.append(M)
+    return [first] + mids + [last]
+
+
+def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, seeds: int = 4,
+               init_std: float = 0.01, loss: str = "mean", seed: int = 0, every: int = 100,
+               depth: int = 2, keep_params: bool = False, record=None, aux=None,
+               shared_first: int | None = None, batch: int | None = None, on_batch=None) -> GdlnRun:
+    """A GDLN of fixed gates (K × P, one row per pathway) from random N(0, init_std²) weights,
+    trained by :func:`theorykit.sim.engine.train` on the graph of :func:`gdln_graph`.
+
+    Pathway j has ``hidden[j]`` units per hidden layer and ``depth`` weight layers, sees every
+    input and writes every output. Initial weights: drawn as for a ReLU network of the total
+    widths with the same ``seed`` (:func:`train_relu`) and cut into the pathways' blocks, so a
+    GDLN and a ReLU network of equal total width start from identical weights (paired seeds).
+    ``params`` and ``params_ck`` come back in that stacked form ``[W1, …, WL]`` (entries outside
+    the pathways' blocks are zero); ``record(params, aux)`` sees the stacked form too.
+
+    ``shared_first=H1`` (depth 3 only) builds the GDLN of the paper's Section 6 instead: the
+    first hidden layer (``H1`` units) is one node, always on and shared by every pathway; the
+    pathways split the second hidden layer (pathway j owns ``hidden[j]`` of its units, gated by
+    its row of ``gates``), so all pathways share the edge ``W_1`` (docs/theory.md#race). With
+    ``H1 = sum(hidden)`` the initial weights are those of a ReLU network ``[in, H1, H1, out]``
+    with the same seed (paired seeds)."""
+    X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
+    G = np.asarray(gates, dtype=float)
+    K = G.shape[0]
+    hidden = [int(h) for h in hidden]
+    if len(hidden) != K:
+        raise SpecError("hidden", f"{len(hidden)} widths for {K} pathways", "give one width per pathway")
+    Ht = sum(hidden)
+    if shared_first is not None:
+        if depth != 3:
+            raise SpecError("depth", f"shared_first needs depth 3, got {depth}",
+                            "use depth = 3 (one shared layer, one gated layer)")
+        H1 = int(shared_first)
+        if H1 < 1:
+            raise SpecError("shared_first", f"needs a positive width, got {shared_first!r}",
+                            "give the shared first layer's width, e.g. the ReLU layer's")
+        dims = [X.shape[0], H1, Ht, Y.shape[0]]
+    else:
+        if depth not in (2, 3):
+            raise SpecError("depth", f"depth {depth!r} is not supported", "use 2 or 3")
+        dims = [X.shape[0]] + [Ht] * (depth - 1) + [Y.shape[0]]
+    net = gdln_graph(X.shape[0], Y.shape[0], G, hidden, depth, shared_first)
+    p0 = _split_stacked(net, _chain_init(dims, init_std, seed, seeds), hidden, shared_first)
+    stacked_record = None
+    if record is not None:
+        def stacked_record(plist, a):
+            return record(_restack(net, dict(zip(net.keys, plist)), hidden, shared_first, depth), a)
+
+    t_ck, losses, o, _, params, pck, rec = _run_checkpointed(
+        net, p0, X, Y, lr=lr, steps=steps, every=every, loss=loss, keep_params=keep_params, record=stacked_record,
+        aux=aux, batch=batch, on_batch=on_batch, what="GDLN training")
+    params = [np.asarray(w) for w in _restack(net, dict(zip(net.keys, params)), hidden, shared_first, depth)]
+    if pck is not None:
+        pck = [np.asarray(w) for w in _restack(net, dict(zip(net.keys, pck)), hidden, shared_first, depth)]
+    return GdlnRun(t_ck, losses, o, params, pck, rec)
+
+
+def train_gdln_many(X, Y, gate_sets: Sequence, hidden_sets: Sequence, *, lr: float, steps: int, seeds: int = 4,
+                    init_std: float = 0.01, loss: str = "mean", seed: int = 0, every: int = 100) -> list:
+    """:func:`train_gdln` (depth 2) for several gatings at once: one :class:`GdlnRun` per entry of
+    ``gate_sets`` (K × P each) with widths ``hidden_sets``, equal to ``train_gdln(X, Y, G, hidden=h, …)``.
+
+    A depth-2 GDLN whose pathways all read the whole input and write the whole output is one
+    layer of ``sum(hidden)`` units, each gated by its pathway's row of G (the packed form of
+    :func:`theorykit.sim.engine.pack_net`). Gatings of the same total width therefore differ only in
+    a (units × P) gate array, which the one trainer takes as per-member data: every such gating and
+    seed is one member of one compiled ensemble (Algorithm 1's elbow: K = 1 … 8 in one call)."""
+    if loss not in ("mean", "sum"):
+        raise SpecError("loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
+    if len(gate_sets) != len(hidden_sets):
+        raise SpecError("hidden", f"{len(hidden_sets)} width lists for {len(gate_sets)} gatings", "give one per gating")
+    X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
+    P = X.shape[1]
+    units = []
+    for G, hidden in zip(gate_sets, hidden_sets):
+        G = np.asarray(G, float)
+        if G.ndim != 2 or G.shape[1] != P or G.shape[0] != len(hidden):
+            raise SpecError("gates", f"a gating of shape {G.shape} with {len(hidden)} widths, for {P} datapoints",
+                            "give one row of P gates per pathway and one width per pathway")
+        units.append(np.repeat(G, [int(h) for h in hidden], axis=0))
+    runs = [None] * len(units)
+    n, t_ck = _checkpoints(steps, every)
+    for Ht in sorted({u.shape[0] for u in units}):
+        idx = [i for i, u in enumerate(units) if u.shape[0] == Ht]
+        net = Net.chain(X.shape[0], [Ht], Y.shape[0], relu=False)
+        h = net.nodes[0][0]
+        w0 = _chain_init([X.shape[0], Ht, Y.shape[0]], init_std, seed, seeds)
+        m = len(idx)
+        p0 = {k: jnp.tile(w, (m, 1, 1)) for k, w in zip(net.keys, w0)}          # gating-major, then seed
+        gates = jnp.asarray(np.repeat(np.stack([units[i] for i in idx]), seeds, axis=0))
+        data = (jnp.broadcast_to(X, (m * seeds,) + X.shape), jnp.broadcast_to(Y, (m * seeds,) + Y.shape), gates)
+
+        def out(p, d):
+            return net_apply(net, p, d[0], {h: d[2]})
+
+        res = train(lambda p, d: loss_value(out(p, d), d[1], loss), p0, data, lr=lr, steps=steps, data_axis=0,
+                    save=SaveAt(steps=list(t_ck), fns={"outputs": out}), check="GDLN training")
+        o = np.asarray(res.saved["outputs"])
+        for j, i in enumerate(idx):
+            sl = slice(j * seeds, (j + 1) * seeds)
+            runs[i] = GdlnRun(t_ck, res.loss[sl], o[sl], [np.asarray(res.params[k])[sl] for k in net.keys])
+    return runs
+
+
+def unstack_gdln(params, hidden: Sequence[int]) -> list:
+    """Per-pathway weight lists (as :func:`theorykit.sim.simulate.gdln_forward` takes them) from the
+    stacked form of :func:`train_gdln` (one network, not batched)."""
+    offs = np.concatenate([[0], np.cumsum(hidden)])
+    out = []
+    for j in range(len(hidden)):
+        sl = slice(int(offs[j]), int(offs[j + 1]))
+        Ws = [params[0][sl, :]] + [W[sl, sl] for W in params[1:-1]] + [params[-1][:, sl]]
+        out.append(Ws)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Algorithm 1: snapshots → binary rows → k-means → patterns → spec
+# ---------------------------------------------------------------------------------------------

@@ -1,0 +1,216 @@
+"""Starts of a :class:`~theorykit.net.layout.Net`, shared by the theory and the simulator: random,
+aligned (private chains and shared edges), and the one rule for the initial mode strength ``a0``
+of a random start.
+
+**The a0 rule.** A pathway of depth L whose layer l has i.i.d. N(0, σ_l²) entries and fan-out
+n_l into the mode's direction starts, after the short silent-alignment phase, like an aligned,
+balanced pathway of strength
+
+    a0 = Π_l σ_l √(n_l / 2).
+
+Derivation for L = 2 (docs/theory.md#a0-rule): with w1 = W1 v and w2 = W2ᵀ u (both in R^H), the mode
+strength is a = w1·w2. While the weights are small, τ dw1/dt = s w2 and τ dw2/dt = s w1, so
+w1 + w2 grows as e^{st/τ} and w1 − w2 decays as e^{−st/τ}: a(t) → ¼‖w1(0) + w2(0)‖² e^{2st/τ}.
+The closed form starts as a0 e^{2st/τ}, so a0 = ¼ E‖w1 + w2‖² = ¼(σ1² H + σ2² H) = σ²H/2 for
+σ1 = σ2 = σ, which is Π_l σ√(H/2). For L > 2 the same factor per layer (the half of each layer's
+squared norm along the growing, symmetric direction) is a stated rule, not a derivation; the
+depth suite reports how well it does.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Mapping, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..errors import SpecError
+from ..linalg import numeric_svd
+from ..spec.graph import graph_from_pathways
+from .layout import Net, as_dtype
+
+__all__ = ["a0_rule", "random_params", "aligned_params", "aligned_net_params"]
+
+
+def a0_rule(stds: Sequence[float] | float, widths: Sequence[int] | int, depth: int | None = None) -> float:
+    """``a0 = Π_l σ_l √(n_l/2)`` (module docstring): ``stds`` per layer (or one σ), ``widths``
+    the hidden width each layer's mode vector lives in (or one H), ``depth`` L when both are one number."""
+    if np.isscalar(stds) and np.isscalar(widths):
+        L = 2 if depth is None else int(depth)
+        stds, widths = [stds] * L, [widths] * L
+    elif np.isscalar(stds):
+        stds = [stds] * len(widths)
+    elif np.isscalar(widths):
+        widths = [widths] * len(stds)
+    if len(stds) != len(widths):
+        raise SpecError("a0_rule", "one width per layer is needed", "give as many widths as stds")
+    return float(np.prod([s * np.sqrt(n / 2.0) for s, n in zip(stds, widths)]))
+
+
+def random_params(net: Net, scales: Mapping[str, float] | float, seeds: int = 1, seed: int = 0,
+                  dtype: str = "float64", keys=None) -> dict:
+    """N(0, σ_e²) weights for every edge (σ_e from ``scales``, by edge key, or one number),
+    ``seeds`` members (or one per key in ``keys``). Drawn in float64 and cast, so float32 and
+    float64 runs start alike; each member's key is split edge by edge in edge order."""
+    shapes = net.shapes()
+    sc = {k: float(scales) for k in shapes} if np.isscalar(scales) else dict(scales)
+    if keys is None:
+        keys = jax.random.split(jax.random.PRNGKey(seed), seeds)
+    layout = tuple((k, tuple(int(n) for n in shapes[k]), sc[k]) for k in net.keys)
+    return _draw(layout, str(np.dtype(as_dtype(dtype))))(jnp.asarray(keys))
+
+
+@functools.lru_cache(maxsize=128)
+def _draw(layout: tuple, dtype: str):
+    """The compiled draw of :func:`random_params` for one layout of edges (key, shape, σ): built
+    once per layout, so repeated draws (an elbow's K networks, a sweep's chunks) do not recompile."""
+    def one(key):
+        out = {}
+        for k, shape, s in layout:
+            key, sub = jax.random.split(key)
+            out[k] = (s * jax.random.normal(sub, shape, dtype=jnp.float64)).astype(dtype)
+        return out
+
+    draw = jax.jit(jax.vmap(one))
+    compiled = {}
+
+    def call(keys):
+        # compiled without LLVM's optimisations: the draw runs once, and the threefry rounds took
+        # ~3 s to optimise on the CPU for every layout (0.35 s without; the draws agree to 1 ulp)
+        if keys.shape not in compiled:
+            low = draw.lower(keys)
+            try:
+                compiled[keys.shape] = low.compile(compiler_options={"xla_backend_optimization_level": 0})
+            except Exception:                                        # a backend without the option
+                compiled[keys.shape] = low.compile()
+        return compiled[keys.shape](keys)
+
+    return call
+
+
+def _orthonormal(key, rows, cols, dtype):
+    A = jax.random.normal(key, (rows, max(cols, 1)), dtype=dtype)
+    Q, R = jnp.linalg.qr(A)
+    return (Q * jnp.sign(jnp.diag(R)))[:, :cols]
+
+
+def aligned_params(graph, a0: float, seeds: int = 1, seed: int = 0, dtype: str = "float64",
+                   values: Mapping | None = None, frames: Mapping | None = None) -> dict:
+    """Small, aligned, balanced weights of strength ``a0``.
+
+    Private chains (no shared edge): every mode of each pathway's effective dataset starts at
+    ``a0`` exactly (``W1 = a0^{1/L} R Vᵀ``, …, ``W_L = a0^{1/L} U Rᵀ``, R random orthonormal
+    frames, U, V the exact singular vectors), so the closed form holds up to the O(η) gap
+    between gradient descent and gradient flow.
+
+    Shared edges: each hidden node v gets a random orthonormal frame R_v of r columns (r: rank
+    of the full Σyx); an edge from the input is ``c_e R_v V_rᵀ`` (V_r: top right singular
+    vectors of Σyx, on the edge's rows), a hidden edge ``c_e R_v R_uᵀ``, an edge to the output
+    ``c_e Q_e R_uᵀ`` (Q_e: polar factor of Σ_{p∋e} Σyx_p V_r on its rows). With c_e² ∝ the number
+    of pathways through e the weights are balanced at every node; the common factor makes the
+    mean pathway strength ``a0``. The activity stays in the frames, so this network's gradient
+    flow is the r-dimensional flow that :mod:`theorykit.theory.flow` integrates.
+
+    ``frames``: pathway name → ``(U, V)``, each pathway's singular vectors (e.g. a derivation's
+    exact ones); by default numpy's SVD of its numeric Σyx, which gives the same start (``U Vᵀ``
+    does not depend on the basis chosen within a repeated singular value).
+    """
+    g = graph_from_pathways(graph)
+    dt = as_dtype(dtype)
+    if g.private_chains:
+        return _aligned_chains(g, a0, seeds, seed, dt, values, frames)
+    return _aligned_shared(g, a0, seeds, seed, dt, values)
+
+
+def _aligned_chains(g, a0, seeds, seed, dt, values, given=None):
+    X, Y = g.task.numeric(values)
+    P = X.shape[1]
+    frames = []
+    for gp in g.pathways:
+        p = gp.pathway
+        if given is not None and gp.name in given:
+            U, V = (np.asarray(a, float) for a in given[gp.name])
+        else:
+            U, _s, V = numeric_svd((Y[list(p.outputs)] * np.asarray(p.active, float)) @ X[list(p.inputs)].T / P)
+        rank = U.shape[1]
+        if p.hidden < rank:
+            narrowest = min(g.nodes_of(gp.edges), key=g.width)
+            raise SpecError(f"{g.node_field(narrowest)}.width",
+                            f"{p.hidden} hidden units (node {narrowest!r}) cannot hold rank {rank}",
+                            f"set the width >= {rank}")
+        frames.append((gp, U, V, rank))
+
+    def one(key):
+        out = {}
+        for gp, U, V, r in frames:
+            key, *ks = jax.random.split(key, 3)
+            L = len(gp.edges)
+            widths = [g.width(k.split("->")[1]) for k in gp.edges[:-1]]
+            Rs = [_orthonormal(ks[min(j, 1)], w, r, dt) if j < 2 else
+                  _orthonormal(jax.random.fold_in(ks[1], j), w, r, dt) for j, w in enumerate(widths)]
+            c = a0 ** (1.0 / L)
+            out[gp.edges[0]] = c * Rs[0] @ jnp.asarray(V.T, dt)
+            for j in range(1, L - 1):
+                out[gp.edges[j]] = c * Rs[j] @ Rs[j - 1].T
+            out[gp.edges[-1]] = c * jnp.asarray(U, dt) @ Rs[-1].T
+        return out
+
+    return jax.vmap(one)(jax.random.split(jax.random.PRNGKey(seed), seeds))
+
+
+def _aligned_shared(g, a0, seeds, seed, dt, values):
+    X, Y = g.task.numeric(values)
+    return aligned_net_params(Net.from_graph(g), X, Y, a0, seeds, seed, dt, node_field=g.node_field)
+
+
+def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0, dtype="float64",
+                       node_field=None) -> dict:
+    """The shared-edge aligned start of :func:`aligned_params` (see there) for a :class:`Net` and
+    numeric data (X: d × P, Y: p × P). ``node_field(name)``: the spec field an error names."""
+    dt = as_dtype(dtype) if isinstance(dtype, str) else dtype
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    P = X.shape[1]
+    _, s, vt = np.linalg.svd(Y @ X.T / P, full_matrices=False)
+    r = max(1, int(np.sum(s > 1e-9 * max(s[0], 1e-300))))
+    Vr = vt[:r].T
+    paths = net.paths(P)
+    through = {}
+    for i, (keys, _g, _i, _o) in enumerate(paths):
+        for k in keys:
+            through.setdefault(k, []).append(i)
+    for v, w in net.nodes:
+        if w < r:
+            raise SpecError(f"{node_field(v) if node_field else 'nodes.' + v}.width",
+                            f"{w} units (node {v!r}) cannot hold the task's rank {r} in an aligned start",
+                            f"set width >= {r}, or use init = random")
+    # c_e ∝ sqrt(#pathways through e); the common factor sets the mean pathway strength to a0
+    rel = {k: np.sqrt(len(through[k])) for k in net.keys}
+    mean_prod = np.mean([np.prod([rel[k] for k in keys]) for keys, _g, _i, _o in paths])
+    depth = np.mean([len(keys) for keys, _g, _i, _o in paths])
+    c0 = (a0 / mean_prod) ** (1.0 / depth)
+    Q = {}
+    for k, src, dst, ins, outs in net.edges:
+        if dst == "output":
+            S = sum((Y * paths[i][1]) @ X.T / P for i in through[k])
+            u, _, wt = np.linalg.svd(S[np.asarray(outs)] @ Vr, full_matrices=False)
+            Q[k] = u @ wt
+    width = dict(net.nodes)
+
+    def one(key):
+        R = {}
+        for v, _w in net.nodes:
+            key, sub = jax.random.split(key)
+            R[v] = _orthonormal(sub, width[v], r, dt)
+        out = {}
+        for k, src, dst, ins, outs in net.edges:
+            c = c0 * rel[k]
+            if src == "input":
+                out[k] = c * R[dst] @ jnp.asarray(Vr[np.asarray(ins)].T, dt)
+            elif dst == "output":
+                out[k] = c * jnp.asarray(Q[k], dt) @ R[src].T
+            else:
+                out[k] = c * R[dst] @ R[src].T
+        return out
+
+    return jax.vmap(one)(jax.random.split(jax.random.PRNGKey(seed), seeds))

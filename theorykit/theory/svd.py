@@ -1,0 +1,203 @@
+"""The exact SVD of a matrix (:func:`exact_svd`): rational matrices through the exact engine
+(:mod:`theorykit.theory.exactla`), symbolic ones through their Gram matrix's eigenvectors, in the
+package's conventions (descending singular values, the first non-zero entry of each v positive).
+"""
+from __future__ import annotations
+from typing import Mapping
+import mpmath
+import sympy as sp
+from ..errors import DerivationError
+from .exact_values import X
+from .exactla import rational_parts, rational_svd
+
+from .modes import (NULLSPACE_SIMPLIFY_MAX_OPS, SVD, Mode, _is_zero_at_random_points, _simp, num,
+                    reference_values)
+
+__all__ = ["exact_svd"]
+
+
+def _components(M: sp.Matrix):
+    """Connected blocks of the bipartite non-zero pattern: list of (row indices, col indices)."""
+    rows = [i for i in range(M.rows) if any(M[i, j] != 0 for j in range(M.cols))]
+    cols = [j for j in range(M.cols) if any(M[i, j] != 0 for i in range(M.rows))]
+    parent = {("r", i): ("r", i) for i in rows}
+    parent.update({("c", j): ("c", j) for j in cols})
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for i in rows:
+        for j in cols:
+            if M[i, j] != 0:
+                ra, rb = find(("r", i)), find(("c", j))
+                if ra != rb:
+                    parent[ra] = rb
+    groups: dict = {}
+    for node in parent:
+        groups.setdefault(find(node), []).append(node)
+    out = []
+    for nodes in groups.values():
+        r = sorted(i for t, i in nodes if t == "r")
+        c = sorted(j for t, j in nodes if t == "c")
+        if r and c:
+            out.append((r, c))
+    return out
+
+
+def _eigen_gram(G: sp.Matrix, ref):
+    """Positive eigenvalues of a PSD Gram matrix with orthonormal eigenvectors.
+
+    Returns a list of (λ, [vectors], exact_vectors).
+    """
+    cp = G.charpoly(sp.Dummy("x") if G.free_symbols else X)
+    _, factors = cp.factor_list()
+    found = []
+    symbolic = bool(G.free_symbols)
+    for fp, _mult in factors:
+        f = fp.as_expr()
+        deg = fp.degree()
+        if deg == 0:
+            continue
+        if deg <= 2 or (deg <= 4 and not symbolic):
+            rts = sp.roots(fp, multiple=True)
+            # radicals only where they are real surds: a cubic with three real roots
+            # (casus irreducibilis) would need complex radicals, so keep CRootOf there
+            if len(rts) != deg or (deg > 2 and any(r.has(sp.I) or sp.count_ops(r) > 40 for r in rts)):
+                rts = None
+        else:
+            rts = None
+        if rts is None:
+            if symbolic:
+                raise DerivationError(
+                    f"the Gram matrix has an irreducible factor of degree {deg} in the symbols; "
+                    "no closed-form singular values. Substitute numbers for the symbols (--set NAME=VALUE).")
+            if not fp.get_domain().is_Exact or fp.get_domain().is_EX or fp.get_domain().is_AlgebraicField:
+                # CRootOf needs rational coefficients; irrational entries (sqrt(2), ...) give a factor
+                # over an algebraic domain: say so instead of guessing or failing inside SymPy
+                raise DerivationError(
+                    f"the Gram matrix has an irreducible factor of degree {deg} with irrational coefficients "
+                    f"({fp.get_domain()}); exact singular values are not supported for it. Use rational entries "
+                    "in the data, or theorykit.linalg.numeric_svd for numbers.")
+            rts = [sp.CRootOf(fp, i) for i in range(deg)]
+        for r in dict.fromkeys(rts):
+            if r == 0 or (not symbolic and abs(num(r, ref)) < 1e-14):
+                continue
+            if num(r, ref) < 0:
+                raise DerivationError(f"negative eigenvalue {r} of a Gram matrix")
+            found.append(r)
+    out = []
+    n = G.rows
+    for r in dict.fromkeys(found):
+        if r.has(sp.CRootOf):
+            # exact value, numeric vectors at high precision
+            with mpmath.workdps(60):
+                A = mpmath.matrix([[mpmath.mpf(str(sp.N(G[i, j], 60))) for j in range(n)] for i in range(n)])
+                E, Q = mpmath.eigsy(A)
+                val = mpmath.mpf(str(sp.N(r, 60)))
+                scale = max(abs(E[j]) for j in range(n))
+                vecs = [sp.Matrix([sp.Float(str(Q[i, j]), 40) for i in range(n)])
+                        for j in range(n) if abs(E[j] - val) < mpmath.mpf("1e-35") * scale]
+            if not vecs:
+                raise DerivationError(f"no eigenvector found for the eigenvalue {r}")
+            out.append((r, vecs, False))
+            continue
+        N = (G - r * sp.eye(n)).applyfunc(lambda x: sp.radsimp(sp.expand(x)))
+        if sum(sp.count_ops(x) for x in N) <= NULLSPACE_SIMPLIFY_MAX_OPS:
+            basis = N.nullspace(simplify=True)
+        else:
+            # large symbolic entries: SymPy's simplify-based pivoting has no time bound; decide
+            # pivots by evaluation at random parameter values instead (exact arithmetic kept)
+            basis = N.nullspace(iszerofunc=_is_zero_at_random_points)
+        if not basis:
+            raise DerivationError(f"could not find the null space for eigenvalue {r}")
+        vecs = sp.GramSchmidt(basis, orthonormal=True)        # exact; tidied when shown (Mode.u/.v)
+        out.append((r, vecs, True))
+    return out
+
+
+def _sign_fix(u: sp.Matrix, v: sp.Matrix, ref):
+    for x in v:
+        val = num(x, ref)
+        if abs(val) > 1e-12:
+            return (u, v) if val > 0 else (-u, -v)
+    return u, v
+
+
+def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) -> SVD:
+    """Exact SVD of ``M`` (see the module docstring for method and conventions).
+
+    A matrix with rational entries goes to the exact engine of :mod:`theorykit.theory.exactla` (FLINT);
+    ``cache`` (a dict) lets calls share the SVDs of identical blocks. ``M`` may also be given as
+    ``(B, den)``: an integer numpy array and a common denominator.
+
+    >>> import sympy as sp
+    >>> exact_svd(sp.Matrix([[1, 1, 0], [0, 0, 2]])).singular_values
+    [2, sqrt(2)]
+    """
+    if isinstance(M, tuple):
+        B, den = M
+        raws = rational_svd(B, den, cache)
+        return SVD(tuple(Mode(raw=r) for r in raws), tuple(B.shape), dict(reference or {}))
+    M = sp.Matrix(M)
+    if not M.free_symbols:
+        parts = rational_parts(M)
+        if parts is not None:
+            raws = rational_svd(parts[0], parts[1], cache)
+            return SVD(tuple(Mode(raw=r) for r in raws), (M.rows, M.cols), dict(reference or {}))
+    M = M.applyfunc(sp.expand)
+    ref = dict(reference) if reference else reference_values(M.free_symbols)
+    modes = []
+    for rows, cols in _components(M):
+        B = M.extract(rows, cols)
+        parts = rational_parts(B) if not B.free_symbols else None
+        if parts is not None:
+            # a numeric block of a symbolic matrix: the exact engine
+            for r in rational_svd(parts[0], parts[1], cache):
+                u = sp.zeros(M.rows, 1)
+                v = sp.zeros(M.cols, 1)
+                ub, vb = r.u.sympy(), r.v.sympy()
+                for a, i in enumerate(rows):
+                    u[i] = ub[a]
+                for a, j in enumerate(cols):
+                    v[j] = vb[a]
+                modes.append(Mode(r.s.expr(), u, v, None, r.exact_vectors))
+            continue
+        if B.rows == 1 or B.cols == 1:
+            flat = list(B)
+            s = _simp(sp.sqrt(sum(x ** 2 for x in flat)))
+            if B.rows == 1:
+                u_b, v_b = sp.Matrix([1]), B.T / s              # tidied when shown (Mode.u/.v)
+            else:
+                u_b, v_b = B / s, sp.Matrix([1])
+            blocks = [(s, u_b, v_b, True, ("plain", "plain"))]
+        else:
+            blocks = []
+            if B.cols <= B.rows:
+                for lam, vecs, ex in _eigen_gram((B.T * B).applyfunc(sp.expand), ref):
+                    s = _simp(sp.sqrt(lam))
+                    for v_b in vecs:
+                        u_b = (B * v_b / s)
+                        u_b = u_b if ex else u_b.applyfunc(lambda x: sp.N(x, 30))
+                        blocks.append((s, u_b, v_b, ex, ("plain", "rad")))
+            else:
+                for lam, vecs, ex in _eigen_gram((B * B.T).applyfunc(sp.expand), ref):
+                    s = _simp(sp.sqrt(lam))
+                    for u_b in vecs:
+                        v_b = (B.T * u_b / s)
+                        v_b = v_b if ex else v_b.applyfunc(lambda x: sp.N(x, 30))
+                        blocks.append((s, u_b, v_b, ex, ("rad", "plain")))
+        for s, u_b, v_b, ex, kinds in blocks:
+            u = sp.zeros(M.rows, 1)
+            v = sp.zeros(M.cols, 1)
+            for a, i in enumerate(rows):
+                u[i] = u_b[a]
+            for a, j in enumerate(cols):
+                v[j] = v_b[a]
+            u, v = _sign_fix(u, v, ref)
+            modes.append(Mode(s, u, v, None, ex, uv_pending=kinds if ex else False))
+    # stable order: by value, descending; ties keep discovery order
+    modes = sorted(modes, key=lambda m: -num(m.s, ref))
+    return SVD(tuple(modes), (M.rows, M.cols), ref)
