@@ -40,6 +40,7 @@ from typing import Mapping
 import sympy as sp
 
 from . import fields as vf
+from .fields import DATA_MAX
 from ..errors import SpecError
 from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr
 from .gating import GDLNSpec, Pathway, Training, context_pathways, xor_relns
@@ -153,6 +154,10 @@ def _rows(rows, field):
 
 def _matrix(rows, symbols, field) -> sp.Matrix:
     _rows(rows, field)
+    # the common case, small integers (0/1 data, ±1 targets), needs no parsing: each is exact, real,
+    # finite and in range by construction; anything else goes through data_number entry by entry
+    if all(type(v) is int and -DATA_MAX <= v <= DATA_MAX for r in rows for v in r):
+        return sp.Matrix(len(rows), len(rows[0]) if rows else 0, [v for r in rows for v in r])
     return sp.Matrix([[data_number(v, f"{field}[{i}][{j}]", symbols) for j, v in enumerate(r)]
                       for i, r in enumerate(rows)])
 
