@@ -16,7 +16,6 @@ loss). :func:`write_comparison` writes ``compare.html`` (figures embedded), ``lo
 """
 from __future__ import annotations
 
-import io as _io
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from ..errors import SpecError
 from .checkpoints import gdln_outputs_from_start, paired_start, start_a0
 from ..theory.race import RaceSystem
 from ..spec.graph import GraphSpec
-from ..html import PAGE_CSS, html_escape, img_data_uri
+from ..html import PAGE_CSS, html_escape, img_data_uri, png_bytes
 from ..io import atomic_write_bytes, atomic_write_text, write_json
 
 __all__ = ["Comparison", "compare_run", "write_comparison"]
@@ -68,9 +67,6 @@ class Comparison:
                 "race_loss": self.race_loss, "L0": self.L0, "agreement": self.agreement(), "notes": self.notes}
 
     def figure(self):
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
 
         fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -104,13 +100,7 @@ class Comparison:
         return fig
 
     def _repr_png_(self):
-        import matplotlib.pyplot as plt
-
-        fig = self.figure()
-        buf = _io.BytesIO()
-        fig.savefig(buf, format="png", dpi=90)
-        plt.close(fig)
-        return buf.getvalue()
+        return png_bytes(self.figure(), dpi=90)
 
 
 def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None) -> Comparison:
@@ -140,15 +130,6 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None) 
                                             loss_factor=P if loss == "sum" else 1, modes=False).loss[0]
     return Comparison(run.steps, t, run_loss, np.asarray(gdln_loss), np.asarray(race),
                       spec, a0, lr, loss, notes)
-
-
-def _png(fig) -> bytes:
-    import matplotlib.pyplot as plt
-
-    buf = _io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    return buf.getvalue()
 
 
 # marks each <img> data-loaded="yes"/"no" once the page has loaded (as the validation report does)
@@ -199,8 +180,8 @@ def render_html(cmp: Comparison, figures: dict) -> str:
 def write_comparison(cmp: Comparison, out_dir) -> list[Path]:
     """Write loss.png, gates.png, compare.json and compare.html (atomically) into ``out_dir``."""
     out = Path(out_dir)
-    paths = [atomic_write_bytes(out / "loss.png", _png(cmp.figure())),
-             atomic_write_bytes(out / "gates.png", _png(cmp.gates_figure())),
+    paths = [atomic_write_bytes(out / "loss.png", png_bytes(cmp.figure())),
+             atomic_write_bytes(out / "gates.png", png_bytes(cmp.gates_figure())),
              write_json(out / "compare.json", cmp.summary())]
     figs = {str(out / "loss.png"): "loss: your run (dots), the found spec's GDLN from the run's first checkpoint "
                                    "(line), the race reduction (dashes); linear and log scale",

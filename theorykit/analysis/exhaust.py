@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import SpecError
+from ..html import png_bytes
 from ..net.starts import a0_rule
 from ..theory.race import family_masks, RaceSystem
 from ..spec.gating import GDLNSpec, Training, context_pathways
@@ -296,7 +297,6 @@ def _num(s: str) -> float:
 
 def write_outputs(res: ExhaustResult, out_dir) -> dict:
     """``exhaust.json`` (atomic) and ``race_k<k>.png`` in ``out_dir``; returns the paths."""
-    import io
     from pathlib import Path
 
 
@@ -307,9 +307,6 @@ def write_outputs(res: ExhaustResult, out_dir) -> dict:
     data["ranking_by_area"] = [{c: r[c] for c in ("family", "area", "t_0.01", "rank_area", "orbit")}
                                for r in sorted(res.metrics, key=lambda r: r["rank_area"])]
     jpath = write_json(out / "exhaust.json", data)
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -335,8 +332,5 @@ def write_outputs(res: ExhaustResult, out_dir) -> dict:
     a2.set_title(f"all {len(areas)} families")
     a2.legend(fontsize=7)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120)
-    plt.close(fig)
-    ppath = atomic_write_bytes(out / f"race_k{k}.png", buf.getvalue())
+    ppath = atomic_write_bytes(out / f"race_k{k}.png", png_bytes(fig, dpi=120))
     return {"json": jpath, "figure": ppath}

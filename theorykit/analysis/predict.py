@@ -68,7 +68,7 @@ from ..net.starts import a0_rule
 from ..curves import loss_metrics
 from ..spec.gating import GDLNSpec, Pathway
 from ..io import atomic_write_bytes
-from ..html import html_escape
+from ..html import html_escape, png_bytes
 
 __all__ = ["Prediction", "predict_reln", "share_hidden", "estimate_seconds",]
 
@@ -185,28 +185,13 @@ class Prediction:
         """Draw the predicted loss and gates; with ``path``, write a PNG there (atomically)."""
         fig = self.figure()
         if path is not None:
-            import io
-
-            import matplotlib.pyplot as plt
-
-
-            buf = io.BytesIO()
-            fig.savefig(buf, format="png", dpi=110)
-            plt.close(fig)
-            return atomic_write_bytes(path, buf.getvalue())
+            return atomic_write_bytes(path, png_bytes(fig))
         return fig
 
     def _repr_html_(self):
         import base64
-        import io
 
-        import matplotlib.pyplot as plt
-
-
-        fig = self.figure()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=90)
-        plt.close(fig)
+        png = png_bytes(self.figure(), dpi=90)
         rows = "".join(f"<tr><td>{n}</td><td><code>{g}</code></td><td>{h}</td><td>{a:.3g}</td></tr>"
                        for n, g, h, a in self.table_rows())
         ru = "".join(f"<tr><td>{html_escape('+'.join(map(str, r['family'])))}</td><td>{r['pathways']}</td>"
@@ -217,7 +202,7 @@ class Prediction:
                 f"({html_escape(self.search['covered'])})</p>"
                 f"<table><tr><th>pathway</th><th>gates</th><th>hidden</th><th>a0</th></tr>{rows}</table>"
                 f"<p>runner-ups (orbits, pathways, area)</p><table>{ru}</table>"
-                f'<img src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode()}">')
+                f'<img src="data:image/png;base64,{base64.b64encode(png).decode()}">')
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 from .findgates import find_gates
 from ..io import atomic_write_bytes, atomic_write_text, write_json
-from ..html import PAGE_CSS, html_escape, img_data_uri
-from .compare import _IMG_JS, _png
+from ..html import PAGE_CSS, html_escape, img_data_uri, png_bytes
+from .compare import _IMG_JS
 
 __all__ = ["Validation", "validate_prediction"]
 
@@ -170,7 +170,7 @@ def write_validation(val: Validation, pred, out_dir) -> list:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     f1, f2 = val.figures(pred)
-    paths = [atomic_write_bytes(out / "loss.png", _png(f1)), atomic_write_bytes(out / "gates.png", _png(f2)),
+    paths = [atomic_write_bytes(out / "loss.png", png_bytes(f1)), atomic_write_bytes(out / "gates.png", png_bytes(f2)),
              write_json(out / "validate.json", {"prediction": pred.summary(), "validation": val.summary()})]
     rows = [("RMS gap, predicted − mean ReLU loss, / L(0)", f"{val.rms_gap:.4f}"),
             ("largest gap / L(0)", f"{val.max_gap:.4f}"),

@@ -187,9 +187,6 @@ def mode_recorder(spec, der, values=None):
 def plot(path, *, der=None, values=None, times=None, sim=None, title: str = "") -> None:
     """Loss and mode strengths: theory (``der``) as lines over ``times``, a simulation (``sim``,
     with ``sim.extra['saved']['modes']`` from :func:`mode_recorder`) as mean ± std."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
 
