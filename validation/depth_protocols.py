@@ -34,7 +34,7 @@ from theorykit.spec.graph import scaled
 PROTOCOLS = ("paper", "joint")
 DATASETS = {"hierarchy": ["hierarchy"] * 3, "suite": ["hierarchy", "ring", "cross"]}
 SIZES = {"full": {"factor": 1.0, "time": 1, "seeds": 10, "relu_std": 6e-4},
-         "quick": {"factor": 7 / 30, "time": 4, "seeds": 2, "relu_std": 6e-4}}
+         "quick": {"factor": 7 / 30, "time": 4, "seeds": 1, "relu_std": 6e-4}}
 
 
 def run_protocols(mode: str, every: int, on_step=None) -> dict:
