@@ -7,7 +7,7 @@ import math
 import pytest
 
 from theorykit.analysis.context_runs import _keep_sigma_sqrt_h
-from theorykit.sim.init import a0_rule
+from theorykit.net.starts import a0_rule
 from theorykit.suites import load_suite
 
 ctx = load_suite("contexts")
