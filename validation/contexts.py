@@ -49,11 +49,17 @@ SEC5 = {3: {"gamma": 1.0, "hidden": 700}, 4: {"gamma": 1.1, "hidden": 500}, 5: {
 HYPER = {"eta": ETA, "steps": STEPS, "sec4_blocks": SEC4_BLOCKS, "sec5": SEC5, "loss_at_steps": LOSS_AT_STEPS,
          "fractions": FRACTIONS}
 
+#: quick: 2 seeds; the Section 4 ReLU network at 350 units, the GDLN modules at 25, the Section 5 ReLU
+#: networks at 100, each with σ√H (hence a0 = σ²H/2) kept at its value for 700, 50 and 200 units (the race
+#: a0s are the same as at those widths); k = 3, 4, 5 in Section 5 and the r-families (k = 6 in full); RK4 step
+#: τ/2 for the races recorded on that grid (measured: race areas within 5e-5 of τ/10's for the 127 families,
+#: 1.1e-3 for the r-families, whose ratios are ≥ 1.2); a 37-point a0 grid in Section 5.
 MODES = {
-    "quick": {"seeds": 8, "relu_hidden4": 700, "gdln_hidden": 50, "sec5_hidden": 200, "race_dt": 10,
+    "quick": {"seeds": 2, "relu_hidden4": 350, "gdln_hidden": 25, "gdln_sigma_width": 50, "sec5_hidden": 100,
+              "sec5_sigma_width": 200, "sec5_fit_grid": 37, "race_dt": 2,
               "exact_checks": False, "race_check": False, "fit_grid": 7, "snap_every": 500,
-              "rfamily_k": (3, 4, 5, 6), "rfamily_all_r": False, "robust_a0": (1e-10, 1e-6), "sec5_staged": False,
-              "staged_families": ("double",)},
+              "sec5_k": (3, 4, 5), "rfamily_k": (3, 4, 5), "rfamily_all_r": False, "robust_a0": (1e-10, 1e-6),
+              "sec5_staged": False, "staged_families": ("double",)},
     "full": {"seeds": 16, "relu_hidden4": 700, "gdln_hidden": 100, "sec5_hidden": None, "race_dt": 40,
              "exact_checks": True, "race_check": True, "fit_grid": 17, "snap_every": 250,
              "rfamily_k": (3, 4, 5, 6), "rfamily_all_r": True, "robust_a0": (1e-10, 1e-8, 1e-6, 1e-4),
@@ -71,6 +77,8 @@ def run(out_dir, mode: str = "quick", progress: bool = True) -> dict:
         raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
     cfg = MODES[mode]
     rcfg = {**cfg, **HYPER}     # what the experiments read: the mode and the paper's hyper-parameters
+    if cfg.get("sec5_k"):       # quick: the paper's k = 3, 4, 5 only
+        rcfg["sec5"] = {kk: v for kk, v in SEC5.items() if kk in cfg["sec5_k"]}
     t_start = time.time()
     secs = {}
     with Progress("contexts", total=30, enabled=progress) as pr:
@@ -269,7 +277,7 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
         "hyper_parameters": {"eta": ETA, "steps": STEPS, "loss": "sum (tau = 1/(P eta))", "bias": False,
                              "relu_hidden_section4": s4["units"]["hidden"], "relu_init_std": "0.005/hidden",
                              "gdln_init_std_section4": {"common": "10*b", "others": "20*b", "b": 0.0005 / 700},
-                             "gdln_init_std_section5": "10*0.0005/(100*(k+1))", "section5": SEC5},
+                             "gdln_init_std_section5": "10*0.0005/(100*(k+1))", "section5": {kk: SEC5[int(kk)] for kk in s5}},
         "derivation": der,
         "race_section4": strip(rr),
         "race_r_families": rfam,
@@ -294,7 +302,7 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                                                              "race reduction, ReLU units grouped by context gating"},
             {"file": "fig4c_mds.png", "caption": "Fig. 4c: MDS of the hidden representations of the ReLU network and "
                                                  "the ReLN at matched steps, Procrustes-aligned"},
-            {"file": "fig5_k_contexts.png", "caption": "Fig. 5: closed form vs GDLN vs ReLU for k = 3, 4, 5 and 6"}],
+            {"file": "fig5_k_contexts.png", "caption": "Fig. 5: closed form vs GDLN vs ReLU for k = " + ", ".join(s5)}],
         "figure_data": ["fig4a_loss.json", "fig4b_singular_values.json", "fig4c_mds.json", "fig5_k_contexts.json"],
         "files": ["k_contexts.tex"],
         "latex": latex,

@@ -15,8 +15,8 @@ Each runs on two datasets: ``hierarchy`` (the published code's ``gen_data3(8)``:
 all three contexts, L(0) = 96 summed) and ``suite`` (hierarchy, ring and cross, the data of the
 rest of the depth suite), beside the ReLU network [11, 420, 420, 60] of the published
 ``depth/relu.py`` (σ = 6e-4, η = 0.001, summed loss, 30 000 steps). The quick mode keeps σ√H and
-the time in units of τ: widths × 7/30 (h1 = 98, modules of 14), σ × √(30/7), η × 2, steps and
-schedule starts / 2.
+the time in units of τ: widths × 7/30 (h1 = 98, modules of 14), σ × √(30/7), η × 4, steps and
+schedule starts / 4.
 
 Reported per dataset and protocol: the largest gap between the mean loss curves of the GDLN and
 the ReLU runs over L(0), the loss halving times, and the plateau (final mean loss over L(0)).
@@ -34,7 +34,7 @@ from theorykit.spec.graph import scaled
 PROTOCOLS = ("paper", "joint")
 DATASETS = {"hierarchy": ["hierarchy"] * 3, "suite": ["hierarchy", "ring", "cross"]}
 SIZES = {"full": {"factor": 1.0, "time": 1, "seeds": 10, "relu_std": 6e-4},
-         "quick": {"factor": 7 / 30, "time": 2, "seeds": 2, "relu_std": 6e-4}}
+         "quick": {"factor": 7 / 30, "time": 4, "seeds": 1, "relu_std": 6e-4}}
 
 
 def run_protocols(mode: str, every: int, on_step=None) -> dict:

@@ -65,6 +65,13 @@ def distances(Hrep):
     return np.sqrt(D2)
 
 
+def _keep_sigma_sqrt_h(cfg, width: int) -> float:
+    """Factor on the GDLNs' initial std that keeps σ√H (hence a0 = σ²H/2) at its value for the width
+    ``cfg["gdln_sigma_width"]`` (1 when that key is absent: the paper's std at any width)."""
+    ref = cfg.get("gdln_sigma_width")
+    return float(np.sqrt(ref / width)) if ref else 1.0
+
+
 # ---------------------------------------------------------------------------------------------
 # Section 4 simulations
 # ---------------------------------------------------------------------------------------------
@@ -73,14 +80,14 @@ def section4(cfg, pr) -> dict:
     task = contexts(8, 3, blocks=cfg["sec4_blocks"])
     X, Y = task.numeric()
     H = cfg["relu_hidden4"]
-    std_relu = 0.005 / 700
+    std_relu = 0.005 / np.sqrt(700 * H)      # the paper's 0.005/700 at H = 700; other widths keep σ√H, hence a0
     snaps = list(range(0, cfg["steps"] + 1, cfg["snap_every"]))
     Lr, rsn = relu_run(X, Y, hidden=H, lr=cfg["eta"], steps=cfg["steps"], seeds=seeds, init_std=std_relu, loss="sum", record=snaps)
     pr.update(note="ReLU network")
     t = np.arange(cfg["steps"] + 1)
     L0 = float(Lr[0, 0])
-    b = 0.0005 / 700
     gh = cfg["gdln_hidden"]
+    b = 0.0005 / 700 * _keep_sigma_sqrt_h(cfg, gh)
     fams = {"double": [(0, 1), (0, 2), (1, 2)], "single": [(0,), (1,), (2,)],
             "all seven": [(0,), (1,), (2,), (0, 1), (0, 2), (1, 2)]}
     gd, gsn, specs = {}, {}, {}
@@ -271,14 +278,14 @@ def section5(cfg, kres, pr) -> dict:
         task = contexts(8, kk, context_scale=gam)
         X, Y = task.numeric()
         P = X.shape[1]
-        std = 0.005 / Hh
+        std = 0.005 / np.sqrt(Hh * (cfg.get("sec5_sigma_width") or Hh))   # 0.005/H, or σ√H of that width kept
         Lr, rsn = relu_run(X, Y, hidden=Hh, lr=cfg["eta"], steps=cfg["steps"], seeds=seeds, init_std=std, loss="sum", record=[cfg["steps"]])
         t = np.arange(cfg["steps"] + 1)
         L0 = float(Lr[0, 0])
         gh = cfg["gdln_hidden"]
         spec = GDLNSpec(task, context_pathways(8, kk, context_family(kk, kk - 1), hidden=gh),
                         Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
-        gstd = 10 * 0.0005 / (100 * (kk + 1))
+        gstd = 10 * 0.0005 / (100 * (kk + 1)) * _keep_sigma_sqrt_h(cfg, gh)
         scheds = ("joint", "staged") if cfg["sec5_staged"] else ("joint",)
         gl, gsn = {}, {}
         for sch in scheds:
@@ -289,7 +296,7 @@ def section5(cfg, kres, pr) -> dict:
         rf = RaceSystem.from_spec(spec).solve(t_end=cfg["steps"], record_every=1, a0=a0g, solver=RK4(tau_v / cfg["race_dt"]), modes=False)
         L_race = rf.loss_at(t)
         # ReLU: fit (a0_common, a0_ctx) of the closed form on a fine log grid (vectorised, cheap)
-        g = np.logspace(-11, -2, 55)
+        g = np.logspace(-11, -2, cfg.get("sec5_fit_grid", 55))
         Lm = Lr.mean(0)
         cm = closed_form_modes(kres, H8, 8, kk, gam)
         grid = closed_form_loss(kres, H8, 8, kk, gam, t, tau_v, g[:, None], g[None, :], loss_factor=P, modes=cm)
