@@ -183,8 +183,9 @@ def test_aligned_grid_is_the_discrete_recurrence(theory):
         for q in theory[name]["pathways"].values():
             U.append(np.stack([np.array(q["u"].subs(D, x).evalf(), float).ravel() for x in deltas]))
             V.append(np.stack([np.array(q["v"].subs(D, x).evalf(), float).ravel() for x in deltas]))
-        rec, lt = grid.simulate_reln_aligned_grid(jnp.asarray(Xs), jnp.asarray(Y), jax.random.split(
-            jax.random.PRNGKey(3), 2), paths, U, V, [a0] * len(paths), task=task, lr=lr, steps=steps)
+        net, p0 = grid.aligned_reln_grid_start(jnp.asarray(Xs), jax.random.split(jax.random.PRNGKey(3), 2), paths, U,
+                                               V, [a0] * len(paths), task=task)
+        _, rec, lt = grid.train_grid(net, p0, jnp.asarray(Xs), jnp.asarray(Y), lr, steps, 1, 2)
         rec = np.asarray(rec)
         for i, x in enumerate(deltas):
             s = float(sp.N(theory[name]["s"].subs(D, x)))
@@ -204,8 +205,8 @@ def test_relu_grid_matches_core_simulate_relu():
     Xs = np.stack([task.numeric({"Delta": x})[0] for x in deltas])
     Y = task.numeric({"Delta": 1.0})[1]
     keys = jax.random.split(jax.random.PRNGKey(0), 3)
-    params, rec, lt = grid.simulate_relu_grid(jnp.asarray(Xs), jnp.asarray(Y), keys, hidden=32, lr=0.05,
-                                              steps=300, std=0.01)
+    net, p0 = grid.relu_grid_start(jnp.asarray(Xs), jnp.asarray(Y), keys, hidden=32, std=0.01)
+    params, rec, lt = grid.train_grid(net, p0, jnp.asarray(Xs), jnp.asarray(Y), 0.05, 300, 1, 3)
     rec, lt = np.asarray(rec), np.asarray(lt)
     for i in range(len(deltas)):
         core = tk.simulate((Xs[i], Y), network="relu", hidden=32, lr=0.05, steps=300, seeds=3, init_std=0.01)

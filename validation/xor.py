@@ -51,7 +51,7 @@ from theorykit.progress import Progress
 from theorykit.curves import curve_distance, median_never_inf, nan_to_none, switch_point
 from theorykit.theory.gates import read_units, tally
 from theorykit.net.starts import a0_rule as init_a0_rule
-from theorykit.sim.grid import simulate_reln_aligned_grid, simulate_reln_grid, simulate_relu_grid
+from theorykit.sim.grid import aligned_reln_grid_start, reln_grid_start, relu_grid_start, train_grid
 from theorykit.spec.task import xor_margin
 from theorykit.theory.closed_grid import (ClosedFormGrid, discrete_loss_grid, fit_a0_grid, half_loss_time_grid,
                                           values_on_grid, vectors_on_grid)
@@ -142,20 +142,20 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
         keys = jax.random.split(jax.random.PRNGKey(0), cfg["seeds"])
 
         t0 = time.time()
-        params, relu_curves, relu_lt = simulate_relu_grid(Xs_j, Y_j, keys, hidden=H, lr=lr, steps=steps,
-                                                          std=std, record_every=rec_every)
+        net, p0 = relu_grid_start(Xs_j, Y_j, keys, hidden=H, std=std)
+        params, relu_curves, relu_lt = train_grid(net, p0, Xs_j, Y_j, lr, steps, rec_every, len(keys))
         relu_curves = np.asarray(relu_curves, float)
         relu_lt = np.asarray(relu_lt, float)
-        W1 = np.asarray(params[0], float)          # nΔ × seeds × H × d
-        W2 = np.asarray(params[1], float)          # nΔ × seeds × p × H
+        W1 = np.asarray(params["input->h1"], float)          # nΔ × seeds × H × d
+        W2 = np.asarray(params["h1->output"], float)         # nΔ × seeds × p × H
         timing["relu"] = time.time() - t0
         pr.update(note="ReLU networks trained")
 
         t0 = time.time()
         sims, sim_lt = {}, {}
         for name in ("linear", "xor"):
-            c, lt = simulate_reln_grid(Xs_j, Y_j, keys, relns[name], task=task, hidden=H, lr=lr, steps=steps, std=std,
-                                       record_every=rec_every)
+            net, p0 = reln_grid_start(Xs_j, Y_j, keys, relns[name], task=task, hidden=H, std=std)
+            _, c, lt = train_grid(net, p0, Xs_j, Y_j, lr, steps, rec_every, len(keys))
             sims[name], sim_lt[name] = np.asarray(c, float), np.asarray(lt, float)
         timing["reln_random"] = time.time() - t0
         pr.update(note="ReLNs (random init) trained")
@@ -170,8 +170,8 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
             U = [vectors_on_grid(q["u"], D, deltas) for q in theory[name]["pathways"].values()]
             V = [vectors_on_grid(q["v"], D, deltas) for q in theory[name]["pathways"].values()]
             a0s = [a0_rule[name]] * len(relns[name])
-            c, lt = simulate_reln_aligned_grid(Xs_j, Y_j, akeys, relns[name], U, V, a0s, task=task, lr=lr, steps=steps,
-                                               record_every=rec_every)
+            net, p0 = aligned_reln_grid_start(Xs_j, akeys, relns[name], U, V, a0s, task=task)
+            _, c, lt = train_grid(net, p0, Xs_j, Y_j, lr, steps, rec_every, len(akeys))
             aligned[name], aligned_lt[name] = np.asarray(c, float), np.asarray(lt, float)
         timing["reln_aligned"] = time.time() - t0
         pr.update(note="ReLNs (aligned init) trained")

@@ -16,6 +16,8 @@ hidden}}), ``loss_at_steps`` and ``fractions`` (of L(0), for the learning times)
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from ..spec.gating import GDLNSpec, Training, context_pathways
@@ -24,7 +26,9 @@ from ..curves import best_grid_row, loss_at_steps, loss_metrics, max_gap, time_e
 from ..theory.gates import UnitGates, context_census, pathway_maps, unit_gates, unit_weights
 from ..theory.flow import RK4
 from ..theory.race import RaceSystem, context_family
-from ..sim.simulate import gdln_run, relu_run
+from ..sim.record import SaveAt
+from ..sim.simulate import simulate
+from ..spec.graph import graph_from_pathways
 from ..net.starts import a0_rule
 from ..theory.k_algebra import k as ksym
 from ..theory.k_algebra import sig, structure_values
@@ -82,7 +86,7 @@ def section4(cfg, pr) -> dict:
     H = cfg["relu_hidden4"]
     std_relu = 0.005 / np.sqrt(700 * H)      # the paper's 0.005/700 at H = 700; other widths keep σ√H, hence a0
     snaps = list(range(0, cfg["steps"] + 1, cfg["snap_every"]))
-    Lr, rsn = relu_run(X, Y, hidden=H, lr=cfg["eta"], steps=cfg["steps"], seeds=seeds, init_std=std_relu, loss="sum", record=snaps)
+    Lr, rsn = _relu_run(X, Y, hidden=H, lr=cfg["eta"], steps=cfg["steps"], seeds=seeds, init_std=std_relu, loss="sum", record=snaps)
     pr.update(note="ReLU network")
     t = np.arange(cfg["steps"] + 1)
     L0 = float(Lr[0, 0])
@@ -96,7 +100,7 @@ def section4(cfg, pr) -> dict:
         specs[nm] = spec
         stds = {p.name: (10 * b if p.name == "common" else 20 * b) for p in spec.pathways}
         for sch in ("joint", "staged") if nm in cfg["staged_families"] else ("joint",):
-            L, sn = gdln_run(spec, init_std=stds, seeds=seeds, steps=cfg["steps"], schedule=sch,
+            L, sn = _gdln_run(spec, init_std=stds, seeds=seeds, steps=cfg["steps"], schedule=sch,
                              record=snaps if (nm == "double") else [cfg["steps"]])
             gd[(nm, sch)] = L
             gsn[(nm, sch)] = sn
@@ -279,7 +283,7 @@ def section5(cfg, kres, pr) -> dict:
         X, Y = task.numeric()
         P = X.shape[1]
         std = 0.005 / np.sqrt(Hh * (cfg.get("sec5_sigma_width") or Hh))   # 0.005/H, or σ√H of that width kept
-        Lr, rsn = relu_run(X, Y, hidden=Hh, lr=cfg["eta"], steps=cfg["steps"], seeds=seeds, init_std=std, loss="sum", record=[cfg["steps"]])
+        Lr, rsn = _relu_run(X, Y, hidden=Hh, lr=cfg["eta"], steps=cfg["steps"], seeds=seeds, init_std=std, loss="sum", record=[cfg["steps"]])
         t = np.arange(cfg["steps"] + 1)
         L0 = float(Lr[0, 0])
         gh = cfg["gdln_hidden"]
@@ -289,7 +293,7 @@ def section5(cfg, kres, pr) -> dict:
         scheds = ("joint", "staged") if cfg["sec5_staged"] else ("joint",)
         gl, gsn = {}, {}
         for sch in scheds:
-            gl[sch], gsn[sch] = gdln_run(spec, init_std=gstd, seeds=seeds, steps=cfg["steps"], schedule=sch, record=[cfg["steps"]])
+            gl[sch], gsn[sch] = _gdln_run(spec, init_std=gstd, seeds=seeds, steps=cfg["steps"], schedule=sch, record=[cfg["steps"]])
         a0g = a0_rule(gstd, gh)
         tau_v = spec.tau
         L_cf = closed_form_loss(kres, H8, 8, kk, gam, t, tau_v, a0g, loss_factor=P)
@@ -402,3 +406,48 @@ def classical_mds(D: np.ndarray, dim: int = 2) -> np.ndarray:
     w, Q = np.linalg.eigh(0.5 * (Bm + Bm.T))
     idx = np.argsort(w)[::-1][:dim]
     return Q[:, idx] * np.sqrt(np.clip(w[idx], 0, None))
+
+
+# ---------------------------------------------------------------------------------------------
+# Simulations with weight snapshots (the suite's runs, through the one simulate)
+# ---------------------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+def _param_saver(record, steps):
+    """The steps to record the weights at, and the :class:`SaveAt` that records them."""
+    record = sorted(set(int(r) for r in record if 0 <= r <= steps))
+    return record, SaveAt(steps=record, fns={"params": lambda p, d: p} if record else {})
+
+
+def _relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: float, loss: str = "sum",
+              dtype: str = "float64", seed: int = 0, record: Sequence[int] = ()):
+    """Bias-free one-hidden-layer ReLU networks, vmapped over seeds, with parameter snapshots:
+    :func:`theorykit.sim.simulate.simulate` (``network="relu"``) and the parameters at the steps in
+    ``record``.
+    Returns (loss[seeds, steps+1], snaps: dict step -> [W1 (seeds×H×d), W2 (seeds×p×H)]).
+    """
+    record, save = _param_saver(record, steps)
+    res = simulate((X, Y), network="relu", hidden=hidden, lr=lr, steps=steps, seeds=seeds, init_std=init_std,
+                   loss=loss, dtype=dtype, seed=seed, save=save, check=False)
+    keys = ["input->h1", "h1->output"]
+    snaps = {s: [np.asarray(res.extra["saved"]["params"][k])[:, j] for k in keys] for j, s in enumerate(record)}
+    return res.loss, snaps
+
+
+def _gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint", dtype: str = "float64",
+              seed: int = 0, record: Sequence[int] = (), staged_first=("common",), values=None):
+    """GDLN gradient descent with per-pathway random initial scales and parameter snapshots:
+    :func:`theorykit.sim.simulate.simulate` with ``init="random"``.
+
+    ``init_std``: one float or a mapping pathway name → std (the paper's GDLNs use 10·b for the
+    common pathway and 20·b for the others). ``schedule``: "joint" (total loss) or "staged"
+    (pathways in ``staged_first`` on the targets, the others on the residual of those). Returns
+    (loss[seeds, steps+1] of the total loss, snaps: dict step -> params list per pathway).
+    """
+
+    g = graph_from_pathways(spec)
+    record, save = _param_saver(record, steps)
+    res = simulate(g, init="random", seeds=seeds, steps=steps, values=values, init_std=init_std, dtype=dtype,
+                   schedule=schedule, staged_first=staged_first, seed=seed, save=save)
+    saved = res.extra["saved"].get("params", {})
+    snaps = {s: [[np.asarray(saved[k])[:, j] for k in gp.edges] for gp in g.pathways] for j, s in enumerate(record)}
+    return res.loss, snaps

@@ -1,7 +1,9 @@
-"""Simulation: the finite networks a spec defines and the one trainer that runs them.
+"""Simulation: the finite networks a spec defines, and the one trainer that runs them.
 
-``engine`` (the network, the trainer, what is recorded), ``init`` (initial weights and the one
-a0 rule), ``simulate`` (a spec's GDLN and ReLU network through the trainer, with parameter
-snapshots: ``relu_run``, ``gdln_run``) and ``grid`` (ensembles over a grid of symbol values, one
-call of the trainer). Reads ``theorykit.spec`` and ``theorykit.theory``.
+``simulate`` (``simulate``: a spec's GDLN or ReLU network, or a ReLU network on data — the one way
+to simulate), ``engine`` (the trainer: ``train`` for any loss, ``train_net`` for a
+:class:`~theorykit.net.layout.Net`), ``record`` (what a run records and returns), ``weights`` (weight
+files), ``fused`` (the fused multi-step kernel for a GPU), ``grid`` (ensembles over a grid of
+datasets, one call of the trainer). The network description and its starts are in
+:mod:`theorykit.net`. Reads ``theorykit.spec``, ``theorykit.net`` and ``theorykit.theory``.
 """

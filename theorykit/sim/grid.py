@@ -2,11 +2,12 @@
 
 The xor suite's Δ grid: the datasets ``Xs`` (nΔ × d × P) share the targets ``Y``; every network of
 the grid is one member of :func:`theorykit.sim.engine.train`'s ensemble (grid-major, then seed), so the
-whole grid is one jit(vmap(...)) program. :func:`simulate_relu_grid` trains bias-free ReLU
-networks; :func:`simulate_reln_grid` a ReLN (a GDLN of resolved pathways) from the *same* random
-weights as the ReLU network; :func:`simulate_reln_aligned_grid` a ReLN from exact aligned, balanced
-weights. Each returns the recorded loss curves and the learning times (first step below half the
-initial loss, :func:`theorykit.curves.learning_time`, from the per-step curve).
+whole grid is one jit(vmap(...)) program, :func:`train_grid`, which returns the final weights, the
+recorded loss curves and the learning times (first step below half the initial loss,
+:func:`theorykit.curves.learning_time`, from the per-step curve). Its starts: :func:`relu_grid_start`
+(bias-free ReLU networks), :func:`reln_grid_start` (a ReLN, a GDLN of resolved pathways, from the
+*same* random weights as the ReLU network) and :func:`aligned_reln_grid_start` (a ReLN from exact
+aligned, balanced weights); each returns ``(net, initial weights)``.
 """
 from __future__ import annotations
 
@@ -22,8 +23,7 @@ from theorykit.spec.gating import GDLNSpec
 from theorykit.spec.graph import graph_from_pathways
 from theorykit.net.starts import random_params
 
-__all__ = ["train_grid", "grid_keys", "reln_net", "simulate_relu_grid", "simulate_reln_grid",
-           "simulate_reln_aligned_grid"]
+__all__ = ["train_grid", "grid_keys", "reln_net", "relu_grid_start", "reln_grid_start", "aligned_reln_grid_start"]
 
 
 def train_grid(net, p0, Xs, Y, lr, steps, record_every, n_seeds):
@@ -43,14 +43,12 @@ def grid_keys(keys, nD):
     return jnp.tile(jnp.asarray(keys), (nD, 1))
 
 
-def simulate_relu_grid(Xs, Y, keys, *, hidden, lr, steps, std, record_every=1):
+def relu_grid_start(Xs, Y, keys, *, hidden, std):
     """Bias-free ReLU networks for every Δ (Xs: nΔ × d × P) and seed (``keys``), the initial weights
-    drawn from each seed's key as :func:`theorykit.sim.simulate.simulate_relu` draws them.
-    Returns ([W1, W2] with nΔ × seeds leading axes, recorded losses, learning times)."""
+    drawn from each seed's key as :func:`theorykit.sim.simulate.simulate` (``network="relu"``) draws
+    them: ``(net, weights)`` for :func:`train_grid`."""
     net = Net.chain(Xs.shape[1], [hidden], Y.shape[0])
-    p0 = random_params(net, std, keys=grid_keys(keys, Xs.shape[0]))
-    params, rec, lt = train_grid(net, p0, Xs, Y, lr, steps, record_every, len(keys))
-    return [params[k] for k in net.keys], rec, lt
+    return net, random_params(net, std, keys=grid_keys(keys, Xs.shape[0]))
 
 
 def reln_net(task, pathways):
@@ -59,8 +57,9 @@ def reln_net(task, pathways):
     return Net.from_graph(graph_from_pathways(GDLNSpec(task, tuple(pathways))))
 
 
-def simulate_reln_grid(Xs, Y, keys, pathways, *, task, hidden, lr, steps, std, record_every=1):
-    """A ReLN (GDLN) with the same random initial weights as the ReLU network, for every Δ and seed.
+def reln_grid_start(Xs, Y, keys, pathways, *, task, hidden, std):
+    """A ReLN (GDLN) with the same random initial weights as the ReLU network, for every Δ and seed:
+    ``(net, weights)`` for :func:`train_grid`.
 
     Pathway p takes the ReLU network's hidden units ``offset_p … offset_p + H_p − 1`` (rows of W1,
     columns of W2), restricted to its input and output rows."""
@@ -78,12 +77,12 @@ def simulate_reln_grid(Xs, Y, keys, pathways, *, task, hidden, lr, steps, std, r
         p0[f"input->{q.name}"] = W1[:, off:off + H][:, :, i]
         p0[f"{q.name}->output"] = W2[:, o][:, :, off:off + H]
         off += H
-    _, rec, lt = train_grid(net, p0, Xs, Y, lr, steps, record_every, len(keys))
-    return rec, lt
+    return net, p0
 
 
-def simulate_reln_aligned_grid(Xs, Y, keys, pathways, U, V, a0s, *, task, lr, steps, record_every=1):
-    """A ReLN with exact aligned, balanced initial weights of strength a0_p (rank-one pathways).
+def aligned_reln_grid_start(Xs, keys, pathways, U, V, a0s, *, task):
+    """A ReLN with exact aligned, balanced initial weights of strength a0_p (rank-one pathways):
+    ``(net, weights)`` for :func:`train_grid`.
 
     ``U[p]``: (nΔ, |outputs_p|) and ``V[p]``: (nΔ, |inputs_p|) are the pathways' singular vectors at
     each Δ; ``W1 = √a0 r vᵀ``, ``W2 = √a0 u rᵀ`` with r a random unit vector in the hidden layer."""
@@ -105,5 +104,4 @@ def simulate_reln_aligned_grid(Xs, Y, keys, pathways, U, V, a0s, *, task, lr, st
         p0[f"input->{q.name}"] = (c * R[None] @ Vj[:, None, None, :]).reshape((nD * S, q.hidden, Vj.shape[1]))
         p0[f"{q.name}->output"] = (c * Uj[:, None, :, None] @ jnp.swapaxes(R, 1, 2)[None]).reshape(
             (nD * S, Uj.shape[1], q.hidden))
-    _, rec, lt = train_grid(net, p0, Xs, Y, lr, steps, record_every, S)
-    return rec, lt
+    return net, p0

@@ -35,7 +35,7 @@ from ..spec.graph import Group, graph_from_pathways
 from ..net.starts import aligned_params, random_params
 from .weights import check_weights
 
-__all__ = ["SimResult", "simulate", "relu_forward", "relu_gates", "gdln_forward", "DTYPES", "relu_run", "gdln_run"]
+__all__ = ["SimResult", "simulate", "relu_forward", "relu_gates", "gdln_forward", "DTYPES"]
 
 
 @dataclass
@@ -281,45 +281,3 @@ def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, s
     return _simulate_gdln(source, init=init, seeds=seeds, steps=steps, values=values, a0=a0, init_std=init_std,
                           dtype=dtype, schedule=schedule, staged_first=staged_first, seed=seed, save=save, lr=lr,
                           batch=batch, on_batch=on_batch, fused=fused)
-
-
-# ---------------------------------------------------------------------------------------------
-# Simulations with parameter snapshots (callers of the one trainer, theorykit.sim.engine.train)
-# ---------------------------------------------------------------------------------------------
-def _param_saver(record, steps):
-    record = sorted(set(int(r) for r in record if 0 <= r <= steps))
-    return record, SaveAt(steps=record, fns={"params": lambda p, d: p} if record else {})
-
-
-def relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: float, loss: str = "sum",
-             dtype: str = "float64", seed: int = 0, record: Sequence[int] = ()):
-    """Bias-free one-hidden-layer ReLU networks, vmapped over seeds, with parameter snapshots:
-    :func:`simulate` (``network="relu"``) that also returns the parameters at the steps in ``record``.
-    Returns (loss[seeds, steps+1], snaps: dict step -> [W1 (seeds×H×d), W2 (seeds×p×H)]).
-    """
-    record, save = _param_saver(record, steps)
-    res = _simulate_relu(X, Y, hidden=hidden, lr=lr, steps=steps, seeds=seeds, init_std=init_std, loss=loss,
-                        dtype=dtype, seed=seed, save=save, check=False)
-    keys = ["input->h1", "h1->output"]
-    snaps = {s: [np.asarray(res.extra["saved"]["params"][k])[:, j] for k in keys] for j, s in enumerate(record)}
-    return res.loss, snaps
-
-
-def gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint", dtype: str = "float64",
-             seed: int = 0, record: Sequence[int] = (), staged_first=("common",), values=None):
-    """GDLN gradient descent with per-pathway random initial scales and parameter snapshots:
-    :func:`theorykit.sim.simulate.simulate` with ``init="random"``.
-
-    ``init_std``: one float or a mapping pathway name → std (the paper's GDLNs use 10·b for the
-    common pathway and 20·b for the others). ``schedule``: "joint" (total loss) or "staged"
-    (pathways in ``staged_first`` on the targets, the others on the residual of those). Returns
-    (loss[seeds, steps+1] of the total loss, snaps: dict step -> params list per pathway).
-    """
-
-    g = graph_from_pathways(spec)
-    record, save = _param_saver(record, steps)
-    res = _simulate_gdln(g, init="random", seeds=seeds, steps=steps, values=values, init_std=init_std, dtype=dtype,
-                   schedule=schedule, staged_first=staged_first, seed=seed, save=save)
-    saved = res.extra["saved"].get("params", {})
-    snaps = {s: [[np.asarray(saved[k])[:, j] for k in gp.edges] for gp in g.pathways] for j, s in enumerate(record)}
-    return res.loss, snaps
