@@ -5,6 +5,8 @@ the data's symmetries that group them into orbits. Stages 1 and 2 of :mod:`theor
 from __future__ import annotations
 import math
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 from ..errors import SpecError
 from ..theory.effective import exact_parts
 
@@ -253,26 +255,15 @@ def pattern_orbits(patterns, perms):
     pats = np.asarray(patterns, bool)
     N = len(pats)
     key = {p.tobytes(): i for i, p in enumerate(pats)}
-    parent = list(range(N))
-
-    def find(a):
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
+    edges = []
     for s in perms:
         moved = np.zeros_like(pats)
         moved[:, s] = pats
-        for i, m in enumerate(moved):
-            j = key.get(m.tobytes())
-            if j is not None:
-                a, b = find(i), find(j)
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
-    roots = [find(i) for i in range(N)]
-    uniq = {r: k for k, r in enumerate(dict.fromkeys(roots))}
-    return np.array([uniq[r] for r in roots], dtype=int)
+        edges += [(i, key[m.tobytes()]) for i, m in enumerate(moved) if m.tobytes() in key]
+    i, j = (np.array(e, dtype=int) for e in zip(*edges)) if edges else (np.zeros(0, int), np.zeros(0, int))
+    graph = coo_matrix((np.ones(len(i)), (i, j)), shape=(N, N))
+    # components numbered by their lowest pattern index, in order
+    return connected_components(graph, directed=False)[1].astype(int)
 
 
 # ---------------------------------------------------------------------------------------------

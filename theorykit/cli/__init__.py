@@ -18,7 +18,8 @@ from .parser import build_parser
 __all__ = ["main", "build_parser"]
 
 
-def _one_line(msg: str) -> str:
+def one_line(msg: str) -> str:
+    """Messages are one line: newlines and tabs (e.g. from a library's text) become spaces."""
     return " ".join(msg.replace("\t", " ").splitlines())
 
 
@@ -26,7 +27,7 @@ def _report(field, problem, fix=""):
     msg = f"theorykit: error in {field}: {problem}"
     if fix:
         msg += f" (fix: {fix})"
-    print(_one_line(msg), file=sys.stderr)
+    print(one_line(msg), file=sys.stderr)
 
 
 def main(argv=None) -> int:
@@ -47,7 +48,7 @@ def main(argv=None) -> int:
     except SpecError as exc:
         if debug:
             traceback.print_exc()
-        print(_one_line(f"theorykit: error in {exc}"), file=sys.stderr)
+        print(one_line(f"theorykit: error in {exc}"), file=sys.stderr)
         return 2
     except DivergenceError as exc:
         if debug:

@@ -7,6 +7,7 @@ import sys
 import numpy as np
 
 from ..errors import SpecError
+from . import one_line
 from ..io import atomic_write_text, jsonable
 from ..spec.fields import integer
 from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment
@@ -92,11 +93,6 @@ def sim_estimate(args, spec, steps, seeds, need_derivation):
     if need_derivation:
         est = derivation_estimate(spec, horizon=None) + est
     return est
-
-
-def one_line(msg: str) -> str:
-    """Messages are one line: newlines and tabs (e.g. from a library's text) become spaces."""
-    return " ".join(msg.replace("\t", " ").splitlines())
 
 
 def note(msg: str) -> None:
