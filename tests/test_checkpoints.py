@@ -206,7 +206,7 @@ def test_paired_start_cuts_the_relu_weights(run_dir):
     # at t = 0 its output is W2 W1 X (a hand check of the cut and the trainer's forward pass)
     from dataclasses import replace
 
-    from theorykit.analysis.checkpoints import gdln_outputs_from_start
+    from theorykit.analysis._runs import gdln_outputs_from_start
 
     on = replace(spec, pathways=tuple(replace(p, active=(1,) * 4) for p in spec.pathways))
     out, _ = gdln_outputs_from_start(on, paired_start(on, run.params(0)), [0, 1], LR)

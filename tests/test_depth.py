@@ -5,15 +5,14 @@ import numpy as np
 import pytest
 
 from theorykit import contexts
-from theorykit.analysis import runs as fr
-from theorykit.analysis import reln as fl
+from theorykit.analysis import _runs as fr
 from theorykit import curves
 from theorykit.theory.gates import layer_activity
-from theorykit.theory.mode_ode import mode_ode_loss
 from theorykit.errors import SpecError
 from theorykit.suites import load_suite
 
 dp = load_suite("depth")           # theorykit.validation.depth, installed or from the checkout
+mode_ode_loss, shared_first_flow = dp.mode_ode_loss, dp.shared_first_flow
 
 
 def test_shared_first_layer_one_step_by_hand():
@@ -201,7 +200,7 @@ def test_shared_first_flow_one_pathway_is_the_mode_ode():
     X = np.sqrt(P) * np.linalg.qr(rng.normal(size=(P, P)))[0][:3]       # rows orthonormal·√P: Σx = I
     Y = rng.normal(size=(2, P))
     t = np.linspace(0, 60, 13)
-    flow = fl.shared_first_flow(X, Y, np.ones((1, P)), a0=1e-3, lr=0.5, loss="mean", times=t)
+    flow = shared_first_flow(X, Y, np.ones((1, P)), a0=1e-3, lr=0.5, loss="mean", times=t)
     ode = mode_ode_loss(X, Y, 1e-3, 2.0, t, loss_factor=1.0, depth=3)
     np.testing.assert_allclose(flow, ode, rtol=1e-5, atol=1e-8)
     assert flow[-1] < 0.5 * flow[0]                                      # something was learned
@@ -224,7 +223,7 @@ def test_shared_first_flow_matches_gradient_descent_on_the_data():
         u, _, wt = np.linalg.svd(((Y * g) @ X.T / P) @ Vr, full_matrices=False)
         Qs.append(u @ wt)
     T = 30.0                                                              # in units of τ = 1/η
-    flow = fl.shared_first_flow(X, Y, G, a0=a0, lr=1.0, loss="mean", times=[0.0, T / 2, T])
+    flow = shared_first_flow(X, Y, G, a0=a0, lr=1.0, loss="mean", times=[0.0, T / 2, T])
 
     def gd(eta):
         W1 = np.sqrt(K) * c * Vr.T
@@ -252,13 +251,16 @@ def test_shared_first_flow_matches_gradient_descent_on_the_data():
     # a second integrator: scipy's LSODA on the same vector field gives the same flow as the RK4 engine
     from scipy.integrate import solve_ivp
 
-    from theorykit.theory.flow import effective_arrays, effective_loss
     from theorykit.net.starts import aligned_net_params
 
     r = Vr.shape[1]
     net = fr.gdln_graph(3, 2, G, [r] * K, depth=3, shared_first=r)
     p0 = {k: np.asarray(v[0]) for k, v in aligned_net_params(net, X, Y, a0).items()}
-    L = effective_loss(net, effective_arrays(net, X, Y))
+
+    def L(params):                   # the loss on the raw data, written out here (no effective datasets)
+        h1 = params["input->shared"] @ X
+        Yh = sum(params[f"g{j + 1}->output"] @ (params[f"shared->g{j + 1}"] @ h1) * G[j] for j in range(K))
+        return 0.5 * jax.numpy.sum((Y - Yh) ** 2) / P
     keys, shapes = list(p0), [p0[k].shape for k in p0]
     sizes = np.cumsum([0] + [int(np.prod(s_)) for s_ in shapes])
     unflat = lambda y: {k: y[sizes[i]:sizes[i + 1]].reshape(shapes[i]) for i, k in enumerate(keys)}  # noqa: E731
@@ -274,10 +276,10 @@ def test_shared_first_flow_refuses_bad_input():
     X, Y = contexts(4, 3).numeric()
     G = np.ones((1, X.shape[1]))
     with pytest.raises(SpecError) as e:
-        fl.shared_first_flow(X, Y, G, a0=0.0, lr=0.1, loss="mean", times=[0, 1])
+        shared_first_flow(X, Y, G, a0=0.0, lr=0.1, loss="mean", times=[0, 1])
     assert e.value.field == "a0"
     with pytest.raises(SpecError):
-        fl.shared_first_flow(X, Y, G, a0=1e-3, lr=0.1, loss="avg", times=[0, 1])
+        shared_first_flow(X, Y, G, a0=1e-3, lr=0.1, loss="avg", times=[0, 1])
 
 
 def test_level_times_and_verdicts():

@@ -4,7 +4,7 @@ import pytest
 
 from theorykit import Derivation, contexts, load_spec, spec_to_toml, xor_margin
 from theorykit.analysis import findgates as fg
-from theorykit.analysis import runs as fr
+from theorykit.analysis import _runs as fr
 from theorykit.analysis import reln as fl
 from theorykit.sim.simulate import gdln_forward, relu_forward
 
@@ -44,7 +44,7 @@ def test_exact_reln_forward_equals_relu_at_every_checkpoint(ctx):
 @pytest.mark.parametrize("hidden", [16, [12, 12]])
 def test_exact_reln_trained_side_by_side_tracks_relu(ctx, hidden):
     X, Y = ctx
-    t, ro, lo = fl.exact_reln_trajectory(X, Y, hidden=hidden, lr=0.02, steps=300, init_std=0.3, every=25)
+    t, ro, lo = fr.exact_reln_trajectory(X, Y, hidden=hidden, lr=0.02, steps=300, init_std=0.3, every=25)
     assert ro.shape == lo.shape == (len(t), Y.shape[0], X.shape[1])
     assert np.max(np.abs(ro[-1] - ro[0])) > 0.1          # it learned something
     # the ReLN's gradient with the ReLU gates held fixed is the ReLU gradient (ReLU' = gate), so the

@@ -158,13 +158,13 @@ def test_kernel_lowers_to_triton_for_a_gpu(dtype, relu):
     from jax.experimental.pallas import triton  # noqa: F401  (registers the Triton lowering)
     from functools import partial
 
-    from theorykit.sim.fused import fused_steps
+    from theorykit.sim.fused import _fused_steps
 
     dt = jnp.dtype(dtype)
     E, H, D, O, P = 2, 1024, 16, 64, 32          # the Section 4 network's padded shapes
     args = [jnp.zeros((E, H, D), dt), jnp.zeros((E, O, H), dt), jnp.zeros((D, P), dt), jnp.zeros((O, P), dt),
             None if relu else jnp.zeros((H, P), dt), None if relu else jnp.zeros((H, D), dt)]
-    f = partial(fused_steps, steps=10, lr=1e-3, relu=relu, interpret=False)
+    f = partial(_fused_steps, steps=10, lr=1e-3, relu=relu, interpret=False)
     checks = [jax.export.DisabledSafetyCheck.custom_call("__gpu$xla.gpu.triton")]
     try:
         exp = jax.export.export(jax.jit(lambda *a: f(*a)), platforms=["cuda"], disabled_checks=checks)(*args)

@@ -9,7 +9,8 @@ import theorykit as tk
 from theorykit.net.layout import Net, net_apply
 from theorykit.sim.record import SaveAt
 from theorykit.errors import SpecError
-from theorykit.theory.flow import graph_flow, integrate
+from theorykit.theory.flow import integrate
+from theorykit.theory.race import RaceSystem
 from theorykit.spec.graph import GraphSpec, graph_from_pathways
 from theorykit.net.starts import a0_rule, random_params
 from theorykit.sim.weights import load_weights, save_weights
@@ -226,8 +227,8 @@ def test_flow_from_given_weights_is_the_networks_gradient_flow():
     for lr, steps in ((0.02, 300), (0.01, 600)):
         g = spec_from_dict(shared_graph_dict(lr=lr, steps=steps))
         sim = tk.simulate(g, init="random", seeds=1, steps=steps, seed=2)
-        fl = graph_flow(g, np.arange(steps + 1), start=sim.extra["initial_params"])
-        gaps.append(np.max(np.abs(fl.extra["loss_at"][0] - sim.loss[0])))
+        fl = RaceSystem.from_graph(g).solve(np.arange(steps + 1), start=sim.extra["initial_params"])
+        gaps.append(np.max(np.abs(fl.loss[0] - sim.loss[0])))
     assert 1.6 < gaps[0] / gaps[1] < 2.4, gaps
 
 
@@ -278,12 +279,14 @@ def test_flow_out_of_proportion_with_its_data_is_refused_before_it_runs():
     d = shared_graph_dict()
     d["data"] = {"inputs": (np.array(X6) * 1e6).tolist(), "targets": Y6}
     g = spec_from_dict(d)
-    for h in (None, 0.5):
+    from theorykit.theory.flow import RK4
+
+    for solver in (None, RK4(0.5)):
         with pytest.raises(SpecError, match="training.lr") as e:
-            graph_flow(g, np.arange(51), h=h)
+            RaceSystem.from_graph(g).solve(np.arange(51), solver=solver)
         assert "integration steps" in str(e.value)
     assert MAX_FLOW_STEPS < 4e7
-    graph_flow(spec_from_dict(shared_graph_dict()), np.arange(51))        # the same graph at scale 1 runs
+    RaceSystem.from_graph(spec_from_dict(shared_graph_dict())).solve(np.arange(51))   # the same graph at scale 1 runs
 
 
 def test_a0_rule_depth_two_matches_linearised_alignment():

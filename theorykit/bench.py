@@ -29,9 +29,9 @@ from .net.layout import Net, as_dtype, loss_value, net_loss, objective_for
 from .net.starts import random_params
 from .sim.simulate import relu_forward, simulate
 from .sim.record import SaveAt
-from .sim.engine import make_trainer
+from .sim.engine import _make_trainer
 from .spec.task import contexts
-from .sim.fused import fused_steps, pad_to
+from .sim.fused import _fused_steps, pad_to
 from .spec.files import load_spec, example_path
 from .spec.graph import scaled
 from .theory.flow import RK4
@@ -100,7 +100,7 @@ def _naive_runner(X, Y, hidden, lr, init_std, dtype):
 
 
 def _ensemble_runner(X, Y, hidden, lr, init_std, dtype, networks, steps, seed=0, start=None):
-    """The one trainer (:func:`theorykit.sim.engine.make_trainer`, as :func:`theorykit.sim.simulate.simulate` (``network="relu"``)
+    """The one trainer (:func:`theorykit.sim.engine._make_trainer`, as :func:`theorykit.sim.simulate.simulate` (``network="relu"``)
     calls it), compiled ahead of time so that execution can be timed alone. ``start``: initial
     weights (list, leading network axis), else drawn as simulate draws them. Returns
     (execute, compile seconds, FLOPs of the compiled program from XLA's cost analysis)."""
@@ -116,7 +116,7 @@ def _ensemble_runner(X, Y, hidden, lr, init_std, dtype, networks, steps, seed=0,
     net = Net.chain(data[0].shape[0], widths, data[1].shape[0])
     p0 = random_params(net, init_std, networks, seed, dtype) if start is None else \
         {k: jnp.asarray(w, dt) for k, w in zip(net.keys, start)}
-    return _compiled(make_trainer(net_loss(net, "sum"), steps=steps, save=SaveAt()), p0, data, lr, dt,
+    return _compiled(_make_trainer(net_loss(net, "sum"), steps=steps, save=SaveAt()), p0, data, lr, dt,
                      lambda out: [out[0][k] for k in net.keys])
 
 
@@ -220,7 +220,7 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None) -> dict:
     naive_rate = Bn * Sn / t_n
     # 3b. baseline: one jitted lax.scan per network, networks one after another (the same trainer, E = 1)
     Ss = cfg["scan_steps"]
-    one = make_trainer(net_loss(net, "sum"), steps=Ss, save=SaveAt())
+    one = _make_trainer(net_loss(net, "sum"), steps=Ss, save=SaveAt())
     dt = as_dtype(dtype)
     data = (jax.numpy.asarray(X, dt), jax.numpy.asarray(Y, dt))
     p_one = [{k: jax.numpy.asarray(w[i:i + 1], dt) for k, w in zip(net.keys, start)} for i in range(cfg["scan_networks"])]
@@ -281,7 +281,7 @@ def _fused_figures(X, Y, net, lr, dt, B, S, Sn, start, nv_W, tol, rel) -> dict:
         Xp, Yp = pad(X, (Dp, Pp)), pad(Y, (Op, Pp))
         W1 = pad(np.asarray(start[0]), (B, Hp, Dp))
         W2 = pad(np.asarray(start[1]), (B, Op, Hp))
-        run = lambda W1, W2, k: fused_steps(W1, W2, Xp, Yp, steps=k, lr=float(lr), scale=1.0, relu=True)  # noqa: E731
+        run = lambda W1, W2, k: _fused_steps(W1, W2, Xp, Yp, steps=k, lr=float(lr), scale=1.0, relu=True)  # noqa: E731
         chk = jax.block_until_ready(run(W1, W2, Sn))
         diff = rel([np.asarray(chk[0][0, :H, :D]), np.asarray(chk[1][0, :O, :H])], nv_W)
         jax.block_until_ready(run(W1, W2, S))                       # compile the timed length
@@ -307,7 +307,7 @@ def gdln_throughput(cfg, dtype: str, mm: float) -> dict:
     data = (jnp.asarray(X, dt), jnp.asarray(Y, dt))
     B, S = cfg["gdln_networks"], cfg["gdln_steps"]
     objective, mask = objective_for(net, g.schedule, "sum")
-    tr = make_trainer(net_loss(net, "sum"), steps=S, objective=objective, mask=mask, save=SaveAt())
+    tr = _make_trainer(net_loss(net, "sum"), steps=S, objective=objective, mask=mask, save=SaveAt())
     p0 = random_params(net, g.edge_init_scales(g.training.init_std), B, 0, dtype)
     execute, t_c, _ = _compiled(tr, p0, data, g.training.lr, dt, lambda out: out[0])
     t = min(_timed(execute)[0] for _ in range(2))

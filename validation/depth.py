@@ -30,7 +30,7 @@ for each mode of the full data's Σyx (a single linear network; d_α = v_αᵀ �
 by the race engine, initial strength by the one a0 rule (theorykit.net.starts.a0_rule) a0 = (σ√(H/2))³, not a fit. The paper
 gives no closed form for the gated network, so the suite adds a reduction of its own: the GDLN's
 learning rule (docs/theory.md#race, with the shared edge W1) integrated on the effective datasets at the
-smallest widths, from a small, aligned, balanced start (:func:`theorykit.analysis.reln.shared_first_flow`,
+smallest widths, from a small, aligned, balanced start (:func:`shared_first_flow` below,
 a0 = σ√(H/2)·(σ√(H/8))² by the same rule). It is deterministic, so it describes a typical run, not the spread.
 
 full: H = 420, σ = 0.0006, η = 0.001, 30001 steps, 50 seeds (docs/theory.md#paper-settings).
@@ -49,7 +49,11 @@ import numpy as np
 from theorykit.analysis.alignment import layer_alignment
 from theorykit.analysis.depth_runs import compare_curves, relu_gating, run_statistics, section6_gates
 from theorykit.curves import level_error
-from theorykit.theory.mode_ode import mode_ode_loss
+from theorykit.analysis._runs import gdln_graph
+from theorykit.errors import SpecError
+from theorykit.net.starts import aligned_net_params
+from theorykit.theory.flow import Dopri5, integrate
+from theorykit.theory.race import RaceSystem
 
 NAME = "depth"
 DESCRIPTION = "Two hidden layers (Section 6, Fig. 6): ReLU [11,H,H,60] vs depth-3 GDLN, alignment times, mode ODE"
@@ -61,6 +65,64 @@ SETTINGS = {
               "every": 50, "wide_seeds": 1, "batch": 8},
 }
 ALIGN = 0.9
+
+
+def mode_ode_loss(X, Y, a0, tau, times, loss_factor, depth=3):
+    """Loss of one balanced depth-L linear network, mode by mode (docs/theory.md#mode-ode): every
+    mode of Σyx (singular value s, input variance d = vᵀ Σx v) follows ``τ da/dt = L a^(2−2/L)(s − d a)``
+    from a0, integrated by :func:`theorykit.theory.flow.integrate`; the prediction for the ReLU
+    network read as one always-on linear pathway."""
+    import jax.numpy as jnp
+
+    P = X.shape[1]
+    Syx, Sx = Y @ X.T / P, X @ X.T / P
+    _U, s, Vt = np.linalg.svd(Syx, full_matrices=False)
+    keep = s > 1e-10 * s[0]
+    sa = s[keep]
+    dd = np.array([float(v @ Sx @ v) for v in Vt[keep]])
+    times = np.asarray(times, float)
+    order = np.argsort(times)
+
+    def field_(a, _):
+        return depth * jnp.abs(a) ** (2.0 - 2.0 / depth) * (sa - dd * a) / tau
+
+    res = integrate(field_, jnp.full((1, len(sa)), float(a0)), None, times=times[order], solver=Dopri5(),
+                    rate=max(1.0, float(sa.max())) / tau, record={"a": lambda a, _: a}, batched_args=False)
+    a = res.records["a"][0][np.argsort(order)]                 # len(times) × modes
+    L = 0.5 * np.sum(Y * Y) / P - (a * sa - 0.5 * dd * a ** 2).sum(axis=1)
+    return loss_factor * L
+
+
+def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times, tol: float = 1e-9) -> np.ndarray:
+    """Loss of the Section 6 GDLN (first layer shared by every pathway, a gated module per pathway
+    in the second layer) under gradient flow on its effective datasets: the race of its network
+    (:meth:`theorykit.theory.race.RaceSystem.from_net`), at the smallest widths that can represent
+    the task (r = rank of the full Σyx in both hidden layers):
+
+        E_p = Σyx_p − Σ_q W_q Σx_qp,             W_p = W3_p W2_p W1,
+        τ dW3_p/dt = E_p (W2_p W1)ᵀ,   τ dW2_p/dt = W3_pᵀ E_p W1ᵀ,   τ dW1/dt = Σ_p (W3_p W2_p)ᵀ E_p,
+
+    with ``Σyx_p = Y diag(g_p) Xᵀ/P`` and ``Σx_qp = X diag(g_q g_p) Xᵀ/P``. Start: small, aligned
+    and balanced (:func:`theorykit.net.starts.aligned_net_params`): W1 = √K c V_rᵀ (V_r: the full
+    Σyx's top right singular vectors), W2_p = c I, W3_p = c Q_p (Q_p: the orthonormal polar factor
+    of Σyx_p V_r), so ``W1 W1ᵀ = Σ_p W2_pᵀ W2_p`` and ``W2_p W2_pᵀ = W3_pᵀ W3_p`` hold, and each
+    pathway starts at strength √K c³ = ``a0``. τ = 1/η for the mean loss, 1/(Pη) for the summed
+    loss (then the loss is returned summed). With one always-on pathway and whitened inputs it is
+    the balanced three-layer mode ODE (:func:`mode_ode_loss`; a test checks this)."""
+    if loss not in ("mean", "sum"):
+        raise SpecError("loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
+    if not (np.isfinite(a0) and a0 > 0):
+        raise SpecError("a0", f"needs a positive initial strength, got {a0!r}",
+                        "e.g. theorykit.net.starts.a0_rule(σ, [H1, Hp, Hp])")
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    G = np.asarray(gates, float)
+    K, P = G.shape
+    s = np.linalg.svd(Y @ X.T / P, compute_uv=False)
+    r = int(np.sum(s > tol * s[0]))
+    net = gdln_graph(X.shape[0], Y.shape[0], G, [r] * K, depth=3, shared_first=r)
+    factor = P if loss == "sum" else 1
+    system = RaceSystem.from_net(net, X, Y, tau=1.0 / (lr * factor), loss_factor=factor)
+    return system.solve(times, start=aligned_net_params(net, X, Y, a0, 1, 0), modes=False).loss[0]
 
 
 def _save(fig, path):
@@ -75,8 +137,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     import jax.numpy as jnp
 
     from theorykit import contexts
-    from theorykit.analysis.runs import train_gdln, train_relu
-    from theorykit.analysis.reln import shared_first_flow
+    from theorykit.analysis._runs import train_gdln, train_relu
     from theorykit.net.starts import a0_rule
     from theorykit.progress import Progress
 

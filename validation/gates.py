@@ -70,7 +70,7 @@ def _label(pattern, n=8, k=3):
 def _section4(st, progress):
     from theorykit import contexts
     from theorykit.analysis.findgates import choose_elbow, elbow_scores
-    from theorykit.analysis.runs import train_relu
+    from theorykit.analysis._runs import train_relu
     from theorykit.progress import Progress
 
     task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
@@ -142,8 +142,9 @@ def _fig9(per_k, K_imp, K_chord, path):
 
 def _exact_reln(st):
     from theorykit import contexts
-    from theorykit.analysis.runs import train_relu
-    from theorykit.analysis.reln import exact_reln_outputs, exact_reln_trajectory
+    from theorykit.analysis._runs import train_relu
+    from theorykit.analysis._runs import exact_reln_trajectory
+    from theorykit.analysis.reln import exact_reln_outputs
     from theorykit.sim.simulate import relu_forward
 
     X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
@@ -174,7 +175,7 @@ def _digits(st, progress):
 
     from theorykit.analysis.findgates import choose_elbow, elbow_scores
 
-    from theorykit.analysis.runs import train_relu
+    from theorykit.analysis._runs import train_relu
     from theorykit.theory.race import RaceSystem
     from theorykit.net.starts import a0_rule
     from theorykit.progress import Progress

@@ -1,6 +1,6 @@
 """How a deep network's first and last layers align with the data's singular vectors (inside a jit).
 
-:func:`layer_alignment` is a ``record`` function for the trainer (``theorykit.analysis.runs.train_relu``
+:func:`layer_alignment` is a ``record`` function for the trainer (``theorykit.analysis._runs.train_relu``
 / ``train_gdln``): called with the layers' weights and ``aux = (U4, V4, s_in, s_out)`` (the data's top
 four left and right singular vectors, and fixed start vectors of the power iterations).
 """

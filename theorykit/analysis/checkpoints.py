@@ -39,16 +39,14 @@ from ..sim.weights import read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
 from ..spec.graph import graph_from_pathways
-from ..net.layout import Net, net_apply
-from ..sim.record import SaveAt
-from ..sim.simulate import simulate
 from .findgates import ELBOW_THRESHOLD, choose_elbow, elbow_scores_from, patterns_for_K, patterns_to_spec
 from ..spec.gating import Training
 
+from ._runs import gdln_outputs_from_start
 from .safetensors_io import check_metadata, read_checkpoint
 
 __all__ = ["RunCheckpoints", "load_data", "parse_layers", "parse_steps", "load_checkpoints",
-           "paired_start", "start_a0", "data_task", "gdln_outputs_from_start", "find_gates_in_run", "FoundInRun"]
+           "paired_start", "start_a0", "data_task", "find_gates_in_run", "FoundInRun"]
 
 #: largest magnitude of a weight read from a file (a larger one is a diverged run or a damaged file)
 MAX_WEIGHT = 1e6
@@ -361,7 +359,7 @@ def start_a0(params, hidden) -> float:
 def paired_start(spec, params: Sequence[np.ndarray]) -> dict:
     """Edge weights of a pathway spec's GDLN cut from one ReLU checkpoint ``[W1, …, WL]``: pathway
     j owns the next ``hidden_j`` units (rows of W1, columns of WL, a diagonal block of a middle
-    layer), as :func:`theorykit.analysis.runs.train_gdln` pairs seeds. Widths must add up to the ReLU's."""
+    layer), as the GDLN trainings of Algorithm 1 pair seeds (:mod:`theorykit.analysis._runs`). Widths must add up to the ReLU's."""
 
     g = graph_from_pathways(spec)
     L = len(params)
@@ -383,21 +381,6 @@ def paired_start(spec, params: Sequence[np.ndarray]) -> dict:
         for k, W in zip(gp.edges, ws):
             out[k] = np.asarray(W, np.float64)[None]
     return out
-
-
-def gdln_outputs_from_start(spec, start: Mapping, steps: Sequence[int], lr: float, data=None):
-    """Train the spec's GDLN from ``start`` (edge weights with a seed axis) with
-    :func:`theorykit.sim.simulate.simulate`, recording its outputs after each of ``steps`` steps.
-    Returns ``(outputs (seeds × len(steps) × p × P), SimResult)``."""
-
-    net = Net.from_graph(spec)
-    steps = [int(s) for s in steps]
-    save = SaveAt(loss_every=1, steps=steps, fns={"out": lambda p, d: net_apply(net, p, d[0])})
-    sim = simulate(spec, init=dict(start), seeds=int(next(iter(start.values())).shape[0]), steps=max(steps),
-                   lr=lr, save=save)
-    saved = np.asarray(sim.extra["saved"]["out"])
-    idx = np.searchsorted(sim.extra["saved_steps"], steps)
-    return saved[:, idx], sim
 
 
 def split_units(shares, H: int) -> list:

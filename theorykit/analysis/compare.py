@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import SpecError
-from .checkpoints import gdln_outputs_from_start, paired_start, start_a0
+from ._runs import gdln_outputs_from_start
+from .checkpoints import paired_start, start_a0
 from ..theory.race import RaceSystem
 from ..spec.graph import GraphSpec
 from ..html import PAGE_CSS, html_escape, img_data_uri, png_bytes

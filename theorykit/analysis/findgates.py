@@ -47,7 +47,7 @@ import numpy as np
 
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
-from .runs import ReluRun, train_gdln_many, train_relu
+from ._runs import ReluRun, train_gdln_many, train_relu
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task
 

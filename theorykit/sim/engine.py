@@ -28,11 +28,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..net.layout import Net, net_loss, objective_for
-from .fused import fused_train, supports
+from .fused import _fused_train, supports
 from .record import SaveAt, Trajectory, check_finite
 from ..errors import SpecError
 
-__all__ = ["Packing", "pack_net", "Trainer", "make_trainer", "train", "train_net", "ensemble_placement"]
+__all__ = ["Packing", "pack_net", "Trainer", "train", "train_net", "ensemble_placement"]
 
 @dataclass(frozen=True)
 class Packing:
@@ -192,7 +192,7 @@ def _build_run(loss_fn, objective, mask, steps: int, save: SaveAt):
 @dataclass(frozen=True)
 class Trainer:
     """A compiled-once training loop: ``fn(params0, data, lrs) → (params, loss curve, saved)``,
-    jitted and vmapped over the ensemble axis (see :func:`make_trainer`)."""
+    jitted and vmapped over the ensemble axis (see :func:`_make_trainer`)."""
 
     fn: Callable
     t: np.ndarray
@@ -200,8 +200,8 @@ class Trainer:
     n_curve: int
 
 
-def make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None = None, mask: Callable | None = None,
-                 save: SaveAt = SaveAt(), data_axis: int | None = None) -> Trainer:
+def _make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None = None, mask: Callable | None = None,
+                  save: SaveAt = SaveAt(), data_axis: int | None = None) -> Trainer:
     """The loop of :func:`train`, built and jitted but not run (benchmarks compile it ahead of time)."""
     if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or steps < 0:
         raise SpecError("steps", f"needs a non-negative integer, got {steps!r}", "e.g. steps = 2000")
@@ -250,7 +250,7 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
         means no sharding). The members are split evenly (the ensemble is padded to a multiple of
         the device count, and the padding dropped); each member's arithmetic is unchanged.
     """
-    tr = make_trainer(loss_fn, steps=steps, objective=objective, mask=mask, save=save, data_axis=data_axis)
+    tr = _make_trainer(loss_fn, steps=steps, objective=objective, mask=mask, save=save, data_axis=data_axis)
     leaves = jax.tree_util.tree_leaves(params0)
     E = leaves[0].shape[0]
     lrs = jnp.broadcast_to(jnp.asarray(lr, dtype=leaves[0].dtype), (E,))
@@ -323,7 +323,7 @@ def _train_fused(net, schedule, params0, data, loss, save, options):
         what = ", ".join(extra) or "recorded functions (save.fns)"
         raise SpecError("fused", f"the fused kernel records only the loss curve and takes lr, steps and check; got {what}",
                         "leave fused off for these options")
-    res = fused_train(net, params0, data, loss=loss, loss_every=save.loss_every, **options)
+    res = _fused_train(net, params0, data, loss=loss, loss_every=save.loss_every, **options)
     if not save.final:
         res.params = None
     return res

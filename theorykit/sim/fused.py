@@ -41,7 +41,7 @@ from ..errors import SpecError
 from ..net.layout import RESIDUAL_FLOOR, Net
 from .record import Trajectory, check_finite
 
-__all__ = ["Layout", "layout", "supports", "fused_steps", "fused_train", "pad_to"]
+__all__ = ["Layout", "layout", "supports", "pad_to"]
 
 
 def pad_to(n: int, floor: int = 16) -> int:
@@ -180,8 +180,8 @@ def _interpret_default() -> bool:
 
 
 @partial(jax.jit, static_argnames=("steps", "lr", "scale", "relu", "interpret", "num_warps"))
-def fused_steps(W1, W2, X, Y, G=None, M1=None, M2=None, *, steps: int, lr: float, scale: float = 1.0,
-                relu: bool = True, interpret: bool = False, num_warps: int = 8):
+def _fused_steps(W1, W2, X, Y, G=None, M1=None, M2=None, *, steps: int, lr: float, scale: float = 1.0,
+                 relu: bool = True, interpret: bool = False, num_warps: int = 8):
     """``steps`` gradient steps of every network of an ensemble in one kernel call (one program per
     network). Arrays already padded (:func:`pad_to`): ``W1`` E × H × D, ``W2`` E × O × H, ``X`` D × P,
     ``Y`` O × P; ``G`` H × P gates (None for a ReLU network); ``M1``, ``M2`` 0/1 masks of the weight
@@ -216,8 +216,8 @@ def _pad(a, shape):
     return jnp.pad(a, [(0, s - n) for n, s in zip(a.shape, shape)])
 
 
-def fused_train(net: Net, params0, data, *, lr, steps: int, loss: str = "sum", loss_every: int = 1,
-                check: str | None = None, interpret: bool | None = None, num_warps: int = 8) -> Trajectory:
+def _fused_train(net: Net, params0, data, *, lr, steps: int, loss: str = "sum", loss_every: int = 1,
+                 check: str | None = None, interpret: bool | None = None, num_warps: int = 8) -> Trajectory:
     """Train ``net`` (see :func:`layout`) on the full batch ``data = (X, Y)`` with the fused kernel:
     the :class:`~theorykit.sim.engine.Trajectory` that :func:`theorykit.sim.engine.train` returns
     (loss curve every ``loss_every`` steps and at the last; final weights), computed with one kernel
@@ -259,7 +259,7 @@ def fused_train(net: Net, params0, data, *, lr, steps: int, loss: str = "sum", l
 
     marks = sorted(set(range(0, steps + 1, int(loss_every))) | {steps}) if loss_every else [0, steps]
     curve = [loss_of(W1p, W2p)]
-    run = partial(fused_steps, lr=eta, scale=scale, relu=relu, interpret=interpret, num_warps=num_warps)
+    run = partial(_fused_steps, lr=eta, scale=scale, relu=relu, interpret=interpret, num_warps=num_warps)
     for a, b in zip(marks[:-1], marks[1:]):
         W1p, W2p = run(W1p, W2p, Xp, Yp, G, M1, M2, steps=b - a)
         curve.append(loss_of(W1p, W2p))

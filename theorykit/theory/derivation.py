@@ -43,7 +43,6 @@ from ..spec.graph import GraphSpec
 from .jaxify import to_jax
 from .race import RaceSystem
 from .trajectory import discrete_mode_recurrence
-from .flow import graph_flow
 from .latex import derivation_latex, derivation_latex_short
 
 __all__ = ["Derivation"]
@@ -70,7 +69,7 @@ class Derivation:
             raise SpecError("method", f"unknown method {method!r}", f"use one of {METHODS}")
 
         #: the graph of a graph spec (None for a pathway spec); with shared edges the race is the
-        #: graph flow of :func:`theorykit.theory.flow.graph_flow`, else the pathway form is exact
+        #: race of :meth:`theorykit.theory.race.RaceSystem.from_graph`, else the pathway form is exact
         self.graph = None
         if isinstance(spec, GraphSpec):
             self.graph = spec.subs(_exact_values(values)) if values else spec
@@ -82,7 +81,7 @@ class Derivation:
         self.notes: list[str] = []
         if self.graph is not None and not self.graph.private_chains:
             self.notes.append("pathways share edges " + ", ".join(sorted(self.graph.shared_edges())) +
-                              ": no closed form; the race reduction with shared edges (theorykit.theory.flow.graph_flow) "
+                              ": no closed form; the race reduction with shared edges (theorykit.theory.race.RaceSystem.from_graph) "
                               "is integrated from aligned, balanced weights of strength a0")
 
     # -- task → effective datasets ---------------------------------------------------------
@@ -344,7 +343,7 @@ class Derivation:
             return self.spec.loss_factor * L
         if self.graph is not None and not self.graph.private_chains:
 
-            return graph_flow(self.graph, times, values=values).extra["loss_at"][0]
+            return RaceSystem.from_graph(self.graph, values).solve(times, modes=False).loss[0]
         return self._race(times, values, "numeric").loss[0]
 
     def _mode_numbers(self, m, vals) -> tuple:

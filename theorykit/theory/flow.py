@@ -1,24 +1,14 @@
-"""The one race engine: gradient flows of the theory, integrated in JAX and vmapped over a batch
-(gating families, initial strengths, swept values).
+"""The one integrator of theorykit's gradient flows, in JAX, vmapped over a batch (gating
+families, initial strengths, swept values, a network's seeds).
 
-* :func:`integrate` is the integrator. What is stepped (the vector field), how it is stepped (the
-  solver: :class:`Dopri5`, adaptive Dormand–Prince 5(4), the default of every flow here; or
-  :class:`RK4`, a fixed step, where a result must not depend on a tolerance) and what is recorded
-  (functions of the state at given times) are separate arguments, as in diffrax's
-  ``diffeqsolve(terms, solver, saveat)``. It ``vmap``s over the leading axis of the state and its
-  arguments. scipy's ``solve_ivp`` (:func:`theorykit.theory.race.integrate_race`) is kept only as
-  an independent second method, in tests.
-* :func:`graph_flow` is the neural race reduction of a graph GDLN with shared edges
-  (docs/theory.md#race): gradient flow ``τ dW_e/dt = −∂L/∂W_e`` of its edge weights on the loss written
-  through the pathways' effective datasets,
-
-      L = ½ tr Σy − Σ_p ⟨W_p, Σyx_p⟩ + ½ Σ_{p,q} ⟨W_p, W_q Σx_qp⟩,
-
-  with ``W_p`` the product of the edges on pathway p (embedded in its rows), ``Σyx_p = ⟨g_p y xᵀ⟩``
-  and ``Σx_qp = ⟨g_q g_p x xᵀ⟩``. Its gradient is the edge update of docs/theory.md#race, summed over the
-  pathways through each edge, so the data enter only through the effective datasets. From
-  aligned, balanced weights it runs at the smallest widths that hold the task (the rank r of the
-  full Σyx); from given weights it is that network's own gradient flow.
+:func:`integrate`: what is stepped (the vector field), how it is stepped (the solver:
+:class:`Dopri5`, adaptive Dormand–Prince 5(4), the default of every flow here; or :class:`RK4`, a
+fixed step, where a result must not depend on a tolerance) and what is recorded (functions of the
+state at given times) are separate arguments, as in diffrax's ``diffeqsolve(terms, solver,
+saveat)``. It ``vmap``s over the leading axis of the state and its arguments. The race of the
+theory, its one vector field and its one loss (private chains or a graph with shared edges), is
+:class:`theorykit.theory.race.RaceSystem`; SciPy's ``solve_ivp`` is kept only as an independent
+second method, in the tests.
 """
 from __future__ import annotations
 
@@ -34,9 +24,6 @@ import numpy as np
 
 from . import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
-from ..spec.graph import graph_from_pathways
-from ..net.starts import aligned_params
-from ..net.layout import Net
 
 # A persistent compilation cache, so a new process does not compile a flow again (the race of a
 # task compiles once per layout: ~1 s on a CPU). THEORYKIT_JAX_CACHE names the folder ("" turns it
@@ -46,7 +33,7 @@ if _CACHE and not jax.config.jax_compilation_cache_dir:
     jax.config.update("jax_compilation_cache_dir", _CACHE)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
 
-__all__ = ["FlowResult", "RK4", "Dopri5", "integrate", "net_flow", "graph_flow", "effective_arrays", "effective_loss"]
+__all__ = ["FlowResult", "RK4", "Dopri5", "integrate"]
 
 
 @dataclass
@@ -325,121 +312,3 @@ def _dopri5_one(vector_field, solver: Dopri5, record):
         return state[1], recs, state[4], state[5]
 
     return one
-
-
-# ---------------------------------------------------------------------------------------------
-# The race of a graph GDLN
-# ---------------------------------------------------------------------------------------------
-def effective_arrays(net, X, Y) -> dict:
-    """Numeric effective datasets of every pathway of a :class:`~theorykit.net.layout.Net` on data
-    X (d × P), Y (p × P): ``Syx`` (K × p × d, each in its rows and columns), ``Sx`` (K × K × d × d),
-    ``trSy``; ⟨·⟩ averages over all P datapoints."""
-    X, Y = np.asarray(X, float), np.asarray(Y, float)
-    P = X.shape[1]
-    paths = net.paths(P)
-    G = np.array([g for _k, g, _i, _o in paths], float)
-    In = np.zeros((len(paths), X.shape[0]))
-    Out = np.zeros((len(paths), Y.shape[0]))
-    for j, (_k, _g, ins, outs) in enumerate(paths):
-        In[j, ins] = 1.0
-        Out[j, outs] = 1.0
-    Syx = np.einsum("km,im,jm->kij", G, Y, X) / P * Out[:, :, None] * In[:, None, :]
-    Sx = np.einsum("km,lm,im,jm->klij", G, G, X, X) / P
-    return {"Syx": Syx, "Sx": Sx, "trSy": float(np.sum(Y * Y) / P), "P": P, "paths": paths}
-
-
-def _pathway_maps(net, paths, params):
-    """Each pathway's map embedded in the full p × d matrix (K × p × d)."""
-    maps = []
-    for keys, _g, ins, outs in paths:
-        M = params[keys[0]]
-        for k in keys[1:]:
-            M = params[k] @ M
-        maps.append(jnp.zeros((net.p, net.d), M.dtype).at[np.ix_(np.asarray(outs), np.asarray(ins))].set(M))
-    return jnp.stack(maps)
-
-
-def effective_loss(net, eff):
-    """``params → L`` (mean loss) of ``net`` written through its effective datasets (module docstring)."""
-    Syx, Sx, trSy, paths = jnp.asarray(eff["Syx"]), jnp.asarray(eff["Sx"]), eff["trSy"], eff["paths"]
-
-    def loss(params):
-        W = _pathway_maps(net, paths, params)
-        lin = jnp.sum(W * Syx)
-        quad = jnp.einsum("pij,qik,qpkj->", W, W, Sx)
-        return 0.5 * trSy - lin + 0.5 * quad
-
-    return loss
-
-
-def net_flow(net, X, Y, params0, *, tau: float, times, loss_factor: float = 1.0, h: float | None = None,
-             record: Mapping[str, Callable] | None = None) -> FlowResult:
-    """Gradient flow ``τ dW_e/dt = −∂L/∂W_e`` of a :class:`~theorykit.net.layout.Net`'s edge weights on its
-    effective-dataset loss, from ``params0`` (leading batch axis), recorded at ``times`` exactly:
-    ``records["loss"]`` (mean loss × ``loss_factor``) and ``record`` (name → fn(weights, None))."""
-    eff = effective_arrays(net, X, Y)
-    L = effective_loss(net, eff)
-    grad = jax.grad(L)
-
-    def field_(y, _a):
-        return jax.tree_util.tree_map(lambda gw: -gw / tau, grad(y))
-
-    rec = {"loss": lambda y, _a: L(y) * loss_factor}
-    rec.update(record or {})
-    times = np.asarray(times, float)
-    order = np.argsort(times)
-    res = integrate(field_, params0, None, times=times[order], solver=_solver(h), rate=_rate(tau, eff["Syx"]),
-                    record=rec, batched_args=False)
-    inv = np.argsort(order)
-    res.records = jax.tree_util.tree_map(lambda r: r[:, inv], res.records)
-    res.t = times
-    res.extra["loss_at"] = res.records["loss"]
-    return res
-
-
-def _rate(tau, syx):
-    """Fastest rate of a race, s_max/τ (s_max: the largest singular value of the pathways' Σyx, at
-    least 1), for :func:`integrate`'s step budget (steps of τ/(40 s_max))."""
-    s = max([float(np.linalg.norm(np.asarray(S), 2)) for S in syx] + [1.0])
-    return s / tau
-
-
-def _solver(h):
-    """The race engine's default: adaptive Dormand–Prince (rtol 1e-8); a given step ``h`` asks for
-    fixed-step RK4 instead (results that must not depend on a tolerance)."""
-    return RK4(h) if h is not None else Dopri5()
-
-
-def graph_flow(graph, times, *, values: Mapping | None = None, start="aligned", a0: float | None = None,
-               seeds: int = 1, seed: int = 0, h: float | None = None,
-               record: Mapping[str, Callable] | None = None) -> FlowResult:
-    """The race reduction of a graph GDLN (module docstring), recorded up to ``max(times)``.
-
-    ``start``: ``"aligned"`` (small, aligned, balanced weights of strength ``a0`` at the
-    smallest widths, :func:`theorykit.net.starts.aligned_params`) or a dict of weights with a leading
-    batch axis (e.g. a simulation's initial weights: then this is that network's gradient flow).
-    ``h``: a fixed RK4 step in gradient steps (default: adaptive steps, :class:`Dopri5`). Records the loss in the
-    training's own units (× P for a summed loss) at ``times`` exactly (``extra["loss_at"]``:
-    batch × len(times)), and ``record`` (name → fn(weights, None)) likewise.
-    """
-    from dataclasses import replace
-
-
-
-    g = graph_from_pathways(graph)
-    X, Y = g.task.numeric(values)
-    times = np.asarray(times, float)
-    if isinstance(start, Mapping):
-        params0 = {k: jnp.asarray(v) for k, v in start.items()}
-        shape_graph = g
-    elif start == "aligned":
-        S = Y @ X.T / X.shape[1]
-        r = max(1, int(np.linalg.matrix_rank(S, tol=1e-9 * max(np.abs(S).max(), 1e-300))))
-        shape_graph = replace(g, nodes=tuple(replace(n, width=r) for n in g.nodes), path_names=dict(g.path_names))
-        params0 = aligned_params(shape_graph, g.training.a0 if a0 is None else a0, seeds, seed, "float64", values)
-    else:
-        raise SpecError("start", f"unknown start {start!r}", "use \"aligned\" or a dict of weights")
-    res = net_flow(Net.from_graph(shape_graph), X, Y, params0, tau=g.tau, times=times, loss_factor=g.loss_factor,
-                   h=h, record=record)
-    res.extra["widths"] = {n.name: n.width for n in shape_graph.nodes}
-    return res

@@ -44,6 +44,9 @@ from . import jaxify  # noqa: F401  (float64)
 from .flow import Dopri5, integrate
 from ..linalg import numeric_svd
 from ..errors import SpecError
+from ..net.layout import Net
+from ..net.starts import aligned_params
+from ..spec.graph import graph_from_pathways
 
 __all__ = ["RaceSystem", "RaceResult", "context_family", "family_masks"]
 
@@ -79,6 +82,11 @@ class RaceSystem:
     tau: float | None = None          # defaults of :meth:`solve` (a spec's τ, a0 and loss factor)
     a0: float | None = None
     loss_factor: float = 1.0
+    #: a network's edges instead of one chain per pathway (:meth:`from_net`): each path's edge
+    #: keys, input rows and output rows; the aligned start of a graph (:meth:`from_graph`)
+    paths: tuple | None = None
+    start_graph: object = None
+    values: object = None
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -139,6 +147,41 @@ class RaceSystem:
                                names=[p.name for p in ps], frames=frames, split=split)
         return replace(system, tau=float(spec.tau), a0=float(spec.training.a0), loss_factor=float(spec.loss_factor))
 
+    @classmethod
+    def from_net(cls, net, X, Y, *, tau: float | None = None, a0: float | None = None,
+                 loss_factor: float = 1.0) -> "RaceSystem":
+        """The race of a :class:`~theorykit.net.layout.Net` whose pathways may share edges
+        (docs/theory.md#race): the state is the network's edge weights, each pathway's map the
+        product of the edges on its path (embedded in its rows and columns), and the loss and
+        vector field are the system's one loss of those maps. From a network's own weights
+        (``solve(start=weights)``) it is that network's gradient flow on its effective datasets."""
+        X, Y = np.asarray(X, float), np.asarray(Y, float)
+        paths = net.paths(X.shape[1])
+        every_in, every_out = np.arange(net.d), np.arange(net.p)
+        ins = [every_in if i is None else np.asarray(i) for _k, _g, i, _o in paths]
+        outs = [every_out if o is None else np.asarray(o) for _k, _g, _i, o in paths]
+        system = cls.from_data(X, Y, [g for _k, g, _i, _o in paths], inputs=ins, outputs=outs,
+                               depth=[len(k) for k, _g, _i, _o in paths], names=["+".join(k) for k, *_ in paths],
+                               split=False)
+        layout = tuple((tuple(k), tuple(int(x) for x in i), tuple(int(x) for x in o))
+                       for (k, *_), i, o in zip(paths, ins, outs))
+        return replace(system, tau=tau, a0=a0, loss_factor=float(loss_factor), paths=(layout, net.p, net.d))
+
+    @classmethod
+    def from_graph(cls, graph, values=None) -> "RaceSystem":
+        """The race of a graph GDLN with shared edges (:meth:`from_net`) at its task's numbers, with
+        the graph's τ, a0 and loss factor. Its aligned start (``solve()`` with no ``start``) runs at
+        the smallest widths that hold the task, the rank r of the full Σyx
+        (:func:`theorykit.net.starts.aligned_params`)."""
+        g = graph_from_pathways(graph)
+        X, Y = g.task.numeric(values)
+        S = Y @ X.T / X.shape[1]
+        r = max(1, int(np.linalg.matrix_rank(S, tol=1e-9 * max(np.abs(S).max(), 1e-300))))
+        small = replace(g, nodes=tuple(replace(n, width=r) for n in g.nodes), path_names=dict(g.path_names))
+        system = cls.from_net(Net.from_graph(small), X, Y, tau=float(g.tau), a0=float(g.training.a0),
+                              loss_factor=float(g.loss_factor))
+        return replace(system, start_graph=small, values=values)
+
     # -- the one loss and the one start ------------------------------------------------------
     def start(self, a0, mask=None):
         """Aligned, balanced factors of strength ``a0`` (a number or one per pathway; ``mask``
@@ -149,8 +192,9 @@ class RaceSystem:
         return _start(a, self.arrays(), self._groups())
 
     def loss(self, Ws) -> float:
-        """The mean loss ½⟨‖y − ŷ‖²⟩ of the factors ``Ws`` (module docstring)."""
-        return _loss(Ws, self.arrays(), self._groups(), self.K)
+        """The mean loss ½⟨‖y − ŷ‖²⟩ of the state ``Ws`` (one chain of factors per pathway, or a
+        network's edge weights for a system :meth:`from_net`; module docstring)."""
+        return _loss(_maps_of(self._layout())(Ws), self.arrays())
 
     def arrays(self) -> dict:
         """The system's arrays, as the compiled vector field takes them."""
@@ -170,6 +214,10 @@ class RaceSystem:
     def _groups(self) -> tuple:
         return tuple((L, tuple(k for k in range(self.K) if self.depth[k] == L)) for L in sorted(set(self.depth)))
 
+    def _layout(self) -> tuple:
+        """What the state is, as the compiled pieces are keyed: chains (depth groups) or edges."""
+        return ("edges", self.paths) if self.paths is not None else ("chains", self._groups(), self.K)
+
     @cached_property
     def rate(self) -> float:
         """Largest singular value of the pathways' Σyx (at least 1): the flow's fastest rate × τ."""
@@ -178,46 +226,41 @@ class RaceSystem:
         return max(float(np.max(top, initial=0.0)), 1.0)
 
     # -- solving -------------------------------------------------------------------------------
-    def solve(self, times=None, *, tau: float | None = None, a0=None, masks=None, solver=None, t_end=None,
-              record_every=None, modes: bool = True, svals: int = 0, loss_factor: float | None = None) -> "RaceResult":
-        """Integrate the race from aligned maps of strength ``a0`` with :func:`~theorykit.theory.flow.integrate`.
+    def solve(self, times=None, *, tau: float | None = None, a0=None, masks=None, start=None, solver=None,
+              t_end=None, record_every=None, modes: bool = True, svals: int = 0,
+              loss_factor: float | None = None) -> "RaceResult":
+        """Integrate the race with :func:`~theorykit.theory.flow.integrate`.
 
-        ``a0``: a number, one per pathway, or batch × pathways; ``masks`` (batch × pathways, 0/1)
-        integrates sub-families of these pathways at once. Recorded at ``times`` exactly, or every
-        ``record_every`` up to ``t_end``. ``solver``: :class:`~theorykit.theory.flow.Dopri5`
-        (default) or :class:`~theorykit.theory.flow.RK4`. The loss is the mean loss ×
-        ``loss_factor`` (P for a summed loss); ``modes``: each pathway's u_αᵀ M_p v_α; ``svals=m``:
-        the m largest singular values of each map. ``tau``, ``a0``, ``loss_factor``: by default the
-        spec's (:meth:`from_spec`)."""
+        The start: aligned maps of strength ``a0`` (a number, one per pathway, or batch ×
+        pathways; ``masks``, batch × pathways of 0/1, integrates sub-families of these pathways at
+        once), or, for a system :meth:`from_net`, ``start``: the network's edge weights with a
+        leading batch axis (its own gradient flow; by default the graph's aligned start,
+        :meth:`from_graph`). Recorded at ``times`` exactly, or every ``record_every`` up to
+        ``t_end``. ``solver``: :class:`~theorykit.theory.flow.Dopri5` (default) or
+        :class:`~theorykit.theory.flow.RK4`. The loss is the mean loss × ``loss_factor`` (P for a
+        summed loss); ``modes``: each pathway's u_αᵀ M_p v_α; ``svals=m``: the m largest singular
+        values of each map. ``tau``, ``a0``, ``loss_factor``: by default the spec's."""
         tau = self.tau if tau is None else tau
         a0 = self.a0 if a0 is None else a0
         loss_factor = self.loss_factor if loss_factor is None else loss_factor
-        if tau is None or a0 is None:
+        if tau is None or (a0 is None and start is None and self.start_graph is None):
             raise SpecError("tau" if tau is None else "a0", "needs a time scale and an initial strength",
                             "pass tau= and a0=, or build the system with RaceSystem.from_spec")
-        K = self.K
-        a = np.asarray(a0, float)
-        a = a[None] if a.ndim == 1 else a
-        B = max(a.shape[0] if a.ndim == 2 else 1, 1 if masks is None else np.atleast_2d(masks).shape[0])
-        masks = np.ones((B, K)) if masks is None else np.broadcast_to(np.atleast_2d(np.asarray(masks, float)), (B, K))
-        a = np.broadcast_to(a, (B, K))
-        groups, data = self._groups(), self.arrays()
-        # the start and the final maps in numpy: small, and no compilation beyond the flow's own
-        starts = [_start(a[i] * masks[i], self.arrays_np, groups, np) for i in range(B)]
-        y0 = jax.tree_util.tree_map(lambda *ws: jnp.asarray(np.stack(ws)), *starts)
+        K, layout, data = self.K, self._layout(), self.arrays()
+        y0 = self._initial(a0, masks, start)
         data["tau"] = jnp.asarray(float(tau))
         order = None
         if times is not None:
             times = np.asarray(times, float)
             order = np.argsort(times, kind="stable")
             times = times[order]
-        record = {"loss": _RECORD_LOSS[groups, K]}
+        record = {"loss": _RECORD_LOSS[layout]}
         if modes:
-            record["modes"] = _RECORD_MODES[groups, K]
+            record["modes"] = _RECORD_MODES[layout]
         if svals:
             data["Ob"], data["Rb"] = jnp.asarray(self.arrays_np["Ob"]), jnp.asarray(self.arrays_np["Rb"])
-            record["svals"] = _record_svals(groups, K, int(svals))
-        res = integrate(_FIELD[groups, K], y0, data, times=times, t_end=t_end, record_every=record_every,
+            record["svals"] = _record_svals(layout, int(svals))
+        res = integrate(_FIELD[layout], y0, data, times=times, t_end=t_end, record_every=record_every,
                         solver=solver or Dopri5(), record=record, batched_args=False, rate=self.rate / tau)
         recs = {k: np.asarray(v) for k, v in res.records.items()}
         t = res.t
@@ -230,12 +273,36 @@ class RaceSystem:
                  "blocks": len(self.blocks)}
         if svals:
             extra["svals"] = {n: recs["svals"][:, :, k] for k, n in enumerate(self.names)}
+        if self.start_graph is not None:
+            extra["widths"] = {n.name: n.width for n in self.start_graph.nodes}
+        maps_of = _maps_of(layout, np)
         fin = jax.tree_util.tree_map(np.asarray, res.final)
-        final = np.stack([_maps(jax.tree_util.tree_map(lambda w, i=i: w[i], fin), groups, K, np)
-                          for i in range(B)])                                      # batch × nb × K × pb × db
+        B = len(jax.tree_util.tree_leaves(fin)[0])
+        final = np.stack([maps_of(jax.tree_util.tree_map(lambda w, i=i: w[i], fin)) for i in range(B)])
         full = np.einsum("bip,zbkpq,bjq->zkij", self.arrays_np["Ob"], final, self.arrays_np["Rb"], optimize=True)
         maps = {n: full[:, k][:, list(self.outputs[k])][:, :, list(self.inputs[k])] for k, n in enumerate(self.names)}
         return RaceResult(t, recs["loss"] * loss_factor, out_modes, maps, list(self.names), extra)
+
+    def _initial(self, a0, masks, start):
+        """The batched start of :meth:`solve` (numpy: small, and no compilation beyond the flow's own)."""
+        if self.paths is not None:
+            if start is None:
+                if self.start_graph is None:
+                    raise SpecError("start", "a network's race needs its start weights",
+                                    "pass start= (edge weights with a leading batch axis), or use from_graph")
+                start = aligned_params(self.start_graph, self.a0 if a0 is None else a0, 1, 0, "float64",
+                                       self.values)
+            return {k: jnp.asarray(v) for k, v in start.items()}
+        if start is not None:
+            raise SpecError("start", "weights start only a network's race", "build it with RaceSystem.from_net")
+        K = self.K
+        a = np.asarray(a0, float)
+        a = a[None] if a.ndim == 1 else a
+        B = max(a.shape[0] if a.ndim == 2 else 1, 1 if masks is None else np.atleast_2d(masks).shape[0])
+        masks = np.ones((B, K)) if masks is None else np.broadcast_to(np.atleast_2d(np.asarray(masks, float)), (B, K))
+        a = np.broadcast_to(a, (B, K))
+        starts = [_start(a[i] * masks[i], self.arrays_np, self._groups(), np) for i in range(B)]
+        return jax.tree_util.tree_map(lambda *ws: jnp.asarray(np.stack(ws)), *starts)
 
 
 @dataclass
@@ -352,6 +419,7 @@ def _start(a, dd, groups, xp=jnp):
 
 
 def _maps(Ws, groups, K, xp=jnp):
+    """Pathway maps (nb × K × pb × db) of stacked chains of factors."""
     parts, order = [], []
     for (_L, idx), layers in zip(groups, Ws):
         M = layers[0]
@@ -365,10 +433,37 @@ def _maps(Ws, groups, K, xp=jnp):
     return M
 
 
-def _loss(Ws, dd, groups, K):
-    masked = [list(layers[:-1]) + [layers[-1] * dd["om"][:, np.asarray(idx)][..., None]]
-              for (_L, idx), layers in zip(groups, Ws)]
-    M = _maps(masked, groups, K)                                    # nb × K × pb × db
+def _edge_maps(params, paths, p, d, xp=jnp):
+    """Pathway maps (1 × K × p × d) of a network's edge weights: the product of each path's edges,
+    embedded in its output rows and input columns."""
+    maps = []
+    for keys, ins, outs in paths:
+        M = params[keys[0]]
+        for k in keys[1:]:
+            M = params[k] @ M
+        full = xp.zeros((p, d), M.dtype)
+        ix = np.ix_(np.asarray(outs), np.asarray(ins))
+        maps.append(full.at[ix].set(M) if xp is jnp else _set(full, ix, M))
+    return xp.stack(maps)[None]
+
+
+def _set(A, ix, M):
+    A[ix] = M
+    return A
+
+
+def _maps_of(layout, xp=jnp):
+    """``state → maps`` for a layout (:meth:`RaceSystem._layout`)."""
+    if layout[0] == "edges":
+        paths, p, d = layout[1]
+        return lambda Ws: _edge_maps(Ws, paths, p, d, xp)
+    _kind, groups, K = layout
+    return lambda Ws: _maps(Ws, groups, K, xp)
+
+
+def _loss(M, dd):
+    """The one loss of the race, of the pathway maps M (nb × K × pb × db; module docstring)."""
+    M = M * dd["om"][..., None]                                     # each map in its output rows
     # Σ_{p,q} ⟨M_p, M_q Σx_qp⟩ per block as one matrix product: [M_1 … M_K] (pb × K db) times
     # the block matrix of the Σx_qp (K db × K db, block (q, p))
     Mcat = jnp.swapaxes(M, 1, 2).reshape(M.shape[0], M.shape[2], -1)
@@ -382,12 +477,13 @@ class _Cache(dict):
         self.make = make
 
     def __missing__(self, key):
-        self[key] = fn = self.make(*key)
+        self[key] = fn = self.make(key)
         return fn
 
 
-def _make_field(groups, K):
-    grad = jax.grad(lambda Ws, dd: _loss(Ws, dd, groups, K))
+def _make_field(layout):
+    maps = _maps_of(layout)
+    grad = jax.grad(lambda Ws, dd: _loss(maps(Ws), dd))
 
     def field_(Ws, dd):
         return jax.tree_util.tree_map(lambda g: -g / dd["tau"], grad(Ws, dd))
@@ -395,23 +491,27 @@ def _make_field(groups, K):
     return field_
 
 
-def _make_loss(groups, K):
-    return lambda Ws, dd: _loss(Ws, dd, groups, K)
+def _make_loss(layout):
+    maps = _maps_of(layout)
+    return lambda Ws, dd: _loss(maps(Ws), dd)
 
 
-def _make_modes(groups, K):
-    return lambda Ws, dd: jnp.einsum("bkia,bkij,bkja->ka", dd["Um"], _maps(Ws, groups, K), dd["Vm"])
+def _make_modes(layout):
+    maps = _maps_of(layout)
+    return lambda Ws, dd: jnp.einsum("bkia,bkij,bkja->ka", dd["Um"], maps(Ws), dd["Vm"])
 
 
 _FIELD, _RECORD_LOSS, _RECORD_MODES = _Cache(_make_field), _Cache(_make_loss), _Cache(_make_modes)
 _SVALS: dict = {}
 
 
-def _record_svals(groups, K, m):
-    key = (groups, K, m)
+def _record_svals(layout, m):
+    key = (layout, m)
     if key not in _SVALS:
+        maps = _maps_of(layout)
+
         def svals(Ws, dd):
-            full = jnp.einsum("bip,bkpq,bjq->kij", dd["Ob"], _maps(Ws, groups, K), dd["Rb"])
+            full = jnp.einsum("bip,bkpq,bjq->kij", dd["Ob"], maps(Ws), dd["Rb"])
             sv = jnp.linalg.svd(full, compute_uv=False)
             return jnp.pad(sv, ((0, 0), (0, max(0, m - sv.shape[1]))))[:, :m]
         _SVALS[key] = svals

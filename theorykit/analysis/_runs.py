@@ -1,10 +1,15 @@
-"""The trainings Algorithm 1 reads: ReLU networks with their activity recorded at checkpoints
-(:func:`train_relu`), and GDLNs of found gates (:func:`train_gdln`; every K of an elbow in one
-call, :func:`train_gdln_many`), each by the one trainer (:func:`theorykit.sim.engine.train`).
+"""The trainings Algorithm 1 and the gating suites read, private presets of the one trainer
+(:func:`theorykit.sim.engine.train_net`, :func:`theorykit.sim.engine.train`), not a second one:
+ReLU networks with their activity recorded at checkpoints (:func:`train_relu`), GDLNs of found
+gates (:func:`train_gdln`; every K of an elbow in one call, :func:`train_gdln_many`), a ReLU network
+beside its exact ReLN (:func:`exact_reln_trajectory`) and a spec's GDLN from a checkpoint's paired
+start (:func:`gdln_outputs_from_start`). Users train with :func:`theorykit.simulate` (a spec or data)
+or :func:`theorykit.sim.engine.train_net` (their own ``Net``), and find gates with
+:func:`theorykit.find_gates`.
 """
 from __future__ import annotations
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Sequence
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -14,8 +19,10 @@ from ..net.layout import Net, loss_value, net_apply, unit_activity
 from ..sim.record import SaveAt
 from ..sim.engine import train, train_net
 from ..net.starts import random_params
+from ..sim.simulate import simulate
 
-__all__ = ["ReluRun", "GdlnRun", "train_relu", "gdln_graph", "train_gdln", "train_gdln_many", "unstack_gdln"]
+__all__ = ["ReluRun", "GdlnRun", "train_relu", "gdln_graph", "train_gdln", "train_gdln_many", "unstack_gdln",
+           "exact_reln_trajectory", "gdln_outputs_from_start"]
 
 
 @dataclass
@@ -300,6 +307,47 @@ def unstack_gdln(params, hidden: Sequence[int]) -> list:
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# Algorithm 1: snapshots → binary rows → k-means → patterns → spec
-# ---------------------------------------------------------------------------------------------
+def exact_reln_trajectory(X, Y, *, hidden, lr: float, steps: int, init_std: float = 0.1, loss: str = "mean",
+                          seed: int = 0, every: int = 10):
+    """Train a ReLU network and its exact ReLN side by side from the same initial weights.
+
+    The ReLN is a node-gated deep *linear* network with its own weights; at each step its gates
+    are the ReLU network's current unit activities (held fixed for the gradient). Both are one
+    ensemble of :func:`theorykit.sim.engine.train`: the stepped state is the pair of weight sets and
+    the loss is the sum of the two losses, whose gradients do not mix. Returns
+    ``(t_ck, relu_outputs, reln_outputs)`` at every checkpoint (checkpoints × p × P each)."""
+    X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
+    widths = [hidden] if isinstance(hidden, int) else list(hidden)
+    relu = Net.chain(X.shape[0], widths, Y.shape[0])
+    lin = Net.chain(X.shape[0], widths, Y.shape[0], relu=False)
+    p = random_params(relu, init_std, 1, seed)
+    n, t_ck = _checkpoints(steps, every)
+
+    def outputs(pair, d):
+        pr, pl = pair
+        gates = jax.lax.stop_gradient(unit_activity(relu, pr, d[0]))
+        return net_apply(relu, pr, d[0]), net_apply(lin, pl, d[0], gates)
+
+    def both_losses(pair, d):
+        yr, yl = outputs(pair, d)
+        return loss_value(yr, d[1], loss) + loss_value(yl, d[1], loss)
+
+    res = train(both_losses, (p, p), (X, Y), lr=lr, steps=steps,
+                save=SaveAt(loss_every=0, steps=list(t_ck), fns={"out": outputs}))
+    ro, lo = res.saved["out"]
+    return t_ck, np.asarray(ro)[0], np.asarray(lo)[0]
+
+
+def gdln_outputs_from_start(spec, start: Mapping, steps: Sequence[int], lr: float, data=None):
+    """Train the spec's GDLN from ``start`` (edge weights with a seed axis) with
+    :func:`theorykit.sim.simulate.simulate`, recording its outputs after each of ``steps`` steps.
+    Returns ``(outputs (seeds × len(steps) × p × P), SimResult)``."""
+
+    net = Net.from_graph(spec)
+    steps = [int(s) for s in steps]
+    save = SaveAt(loss_every=1, steps=steps, fns={"out": lambda p, d: net_apply(net, p, d[0])})
+    sim = simulate(spec, init=dict(start), seeds=int(next(iter(start.values())).shape[0]), steps=max(steps),
+                   lr=lr, save=save)
+    saved = np.asarray(sim.extra["saved"]["out"])
+    idx = np.searchsorted(sim.extra["saved_steps"], steps)
+    return saved[:, idx], sim
