@@ -290,24 +290,34 @@ def test_radicals_bound_the_degree_of_the_number_field():
 
 
 def test_the_time_estimate_grows_with_the_number_field_degree(tmp_path):
-    """The radical term is linear in the degree: 8 square roots of distinct primes (degree 256)
-    against 4 (degree 16) multiply it by 16; the sizes are equal, so nothing else changes."""
+    """The radical term follows the measured python-flint/SymPy engine (tests/calibrate_estimates.py):
+    square roots of distinct primes cost per radicand up to three, then no more (8 square roots,
+    degree 256, cost what 4 do, degree 16; both more than one); roots of index beyond 16 grow like
+    the index, so sixty nested square roots stay refused. The sizes are equal, so nothing else changes."""
     from theorykit.spec.files import spec_from_dict
-    from theorykit.spec.limits import derivation_estimate
+    from theorykit.spec.limits import RADICAL_CAP, RADICAL_SECONDS, derivation_estimate
 
-    def est(k):
+    def est(k, deep=None):
         primes = [2, 3, 5, 7, 11, 13, 17, 19]
         v = [f"sqrt({q})" if i < k else i % 3 + 1 for i, q in enumerate(primes)]
+        if deep:
+            v[0] = f"2**(1/{deep})"
         s = spec_from_dict({"data": {"inputs": [[v[0], v[1], 1, 0], [v[2], 1, v[3], 1]],
                                      "targets": [[v[4], 1, v[5], 0], [0, v[6], 1, v[7]]]},
                             "pathways": [{"name": "a", "active": "all"}]})
         return derivation_estimate(s)
 
-    e0, e4, e8 = est(0), est(4), est(8)
+    e0, e1, e2, e4, e8 = est(0), est(1), est(2), est(4), est(8)
     assert not hasattr(e0, "radicals")
-    r4, r8 = e4.radicals[2], e8.radicals[2]
-    assert r8 / r4 == pytest.approx(16.0)
-    assert e8.seconds - r8 == pytest.approx(e0.seconds) and e4.seconds - r4 == pytest.approx(e0.seconds)
+    r1, r2, r4, r8 = (e.radicals[2] for e in (e1, e2, e4, e8))
+    assert RADICAL_CAP == 3
+    assert r1 == pytest.approx(RADICAL_SECONDS) and r2 == pytest.approx(2 * RADICAL_SECONDS)
+    assert r8 == pytest.approx(r4) == pytest.approx(3 * RADICAL_SECONDS)
+    for e, r in ((e1, r1), (e2, r2), (e4, r4), (e8, r8)):
+        assert e.seconds - r == pytest.approx(e0.seconds)
+    # index 16 costs as a square root; index 2**10 (ten nested square roots) 64 times that
+    assert est(1, deep=16).radicals[2] == pytest.approx(r1)
+    assert est(1, deep=2 ** 10).radicals[2] == pytest.approx(64 * r1)
 
 
 def test_weight_file_keys_the_network_does_not_read_are_reported(tmp_path, capsys):

@@ -94,3 +94,28 @@ def test_the_summary_of_a_symbolic_spec_shows_expressions():
     assert "s = Delta/2" in text and "d = Delta**2/2" in text      # exact, as derived (docs/theory.md#xor)
     assert "Delta = 7/10" in text                                   # and the reference point is named
     assert "0.35" not in text                                       # no number at the hidden point
+
+
+def test_tasks_measured_in_seconds_are_estimated_far_below_the_time_limit():
+    """The estimates calibrated by tests/calibrate_estimates.py (never timed here): the 128 × 4 hierarchy
+    (measured 2-5 s), a 3 × 4 task with square roots of eight distinct primes (degree 256; measured
+    about 3 s, where the older model estimated a linear growth with the degree) and the XoR ReLNs with
+    Δ symbolic stay under a minute, far below the default one-hour limit, and are not refused."""
+    import sys
+    from pathlib import Path
+
+    from theorykit.spec.gating import GDLNSpec, xor_relns
+    from theorykit.spec.limits import Limits, derivation_estimate, enforce
+    from theorykit.spec.task import xor_margin
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from calibrate_estimates import radical_doc
+
+    from theorykit.spec.files import spec_from_dict
+
+    specs = [hierarchy_spec(128, 4), spec_from_dict(radical_doc(8)), spec_from_dict(radical_doc(4, True))]
+    specs += [GDLNSpec(xor_margin(), paths) for paths in xor_relns().values()]
+    for spec in specs:
+        est = derivation_estimate(spec, horizon=None)
+        assert 0 < est.seconds < 60
+        enforce(est, Limits(max_seconds=3600.0))

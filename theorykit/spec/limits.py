@@ -1,6 +1,7 @@
 """Estimates of the memory and time a spec needs, checked before any work starts.
 
-Three stages are estimated from sizes alone (no SymPy, no JAX):
+Three stages are estimated from sizes alone (no JAX; SymPy only to find which entries are not
+rational, for data with symbols or radicals):
 
 * **task**: building the exact task matrices (``(d + p) × P`` SymPy entries);
 * **derivation**: effective datasets, exact SVDs (one Gram-matrix eigenproblem per pathway,
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 
 from ..errors import SpecError
 from .graph import graph_from_pathways
+from .task import radicals_of
 
 __all__ = ["Limits", "Estimate", "machine_memory", "task_estimate", "derivation_estimate", "simulation_estimate",
            "enforce", "human_bytes", "human_seconds"]
@@ -43,14 +45,38 @@ SIM_STEP_OVERHEAD = 3e-6
 SIM_COMPILE = (3.0, 1.5)
 #: seconds per unit of m³ in one pathway's exact SVD (m: the smaller side of its Σyx)
 SVD_CUBE_SECONDS = 1.5e-3
-#: symbolic entries make the exact SVD this much slower
+#: the constants below were measured with tests/calibrate_estimates.py (shared 2-core CPU, 149 cases:
+#: 110 from 80 examples of the fuzzer's valid specs, 12 of a radical table, 27 of the bench's task
+#: table); docs/performance.md#estimates has the before/after ratios
+#: seconds per pathway of the exact engine, beyond its share of W^0.6 (measured 2-8 ms per small task)
+EXACT_OVERHEAD = 0.005
+#: symbolic entries: the rational part of the cost this much slower (the symbolic contexts tasks)
 SYMBOLIC_FACTOR = 20.0
+#: a pathway with symbols or radicals whose blocks are a single row or column (m = min(n_in, n_out,
+#: active datapoints) = 1: a norm): seconds per entry of its data that is not rational (XoR with Δ
+#: 4-90 ms, 1 × 2 × 5 with square roots 0.12-0.22 s, the contexts task's context scale 0.14-0.22 s)
+ROW_ENTRY_SECONDS = 0.03
+#: seconds per symbolic pathway with m ≥ 2, times (m − 1)³ (2 × 2: 0.03-0.31 s)
+SYMBOLIC_BLOCK_SECONDS = 0.1
 #: seconds per exact (SymPy) multiply-add, e.g. in X G Xᵀ with the P × P gate matrix G
 SYMPY_OP_SECONDS = 3e-6
-#: seconds per unit of (number-field degree × pathway work) when the data hold radicals (see derivation_estimate)
-RADICAL_SECONDS = 6e-3
+#: radicals (square roots of distinct primes, a number field of degree 2^r) in a pathway's data with
+#: m ≥ 2: seconds per radicand, up to RADICAL_CAP radicands. Measured on 2 cores: a 2 × 2 pathway
+#: with 1, 2, 3 square roots 0.9, 1.8, 1.1 s; 3 × 4 tasks of two 2 × 2 pathways with 2-8 square roots
+#: 0.6-4.2 s, not growing with the degree past 3 radicands (the older SymPy engine grew linearly)
+RADICAL_SECONDS = 0.7
+RADICAL_CAP = 3
+#: symbols and radicals in one pathway with m ≥ 2: the size of SymPy's expressions drives the cost,
+#: measured as (number of irrational or symbolic entries in the pathway's data)^5 times this: 3
+#: entries 0.7 s, 5 entries 5.8 s, 6 entries 25-38 s (3 × 4 and 4 × 2 fuzz tasks); counted up to
+#: SYMBOLIC_RADICAL_CAP entries (unmeasured beyond 6; the cap keeps this part alone under an hour)
+SYMBOLIC_RADICAL_SECONDS = 3e-3
+SYMBOLIC_RADICAL_CAP = 14
+#: roots of index q up to this took as long as square roots (2**(1/q), q = 2…16: 0.6-0.8 s); beyond
+#: it (unmeasured; nested square roots are such roots) the cost is taken to grow like q / RADICAL_INDEX
+RADICAL_INDEX = 16
 #: seconds per unit of W^0.6 of the exact derivation (derivation_estimate)
-EXACT_SECONDS = 2.5e-5
+EXACT_SECONDS = 1.9e-5
 #: the race reduction (theorykit.theory.race): seconds of compilation, and floating-point operations
 #: per second of the engine's vector field on a 2-core CPU (calibrated on the coupled hierarchy
 #: tasks, 32 × 4 and 64 × 4). Its cost is bounded by the unsplit system, K² p' d² per evaluation (K pathways, p' = min(p, K d) output rows, d inputs), about 600
@@ -180,6 +206,22 @@ def _sized(spec):
     return spec.size_view() if hasattr(spec, "size_view") else spec
 
 
+def _nonrational(task, pathways, symbolic, rad):
+    """Per pathway: (symbols in its data, number of radicands, entries not rational, index excess, active datapoints)."""
+    out = []
+    for pw in pathways:
+        cols = [j for j, g in enumerate(pw.active) if g] if not isinstance(pw.active, str) else list(range(task.P))
+        sub = {"x": task.X.extract(list(pw.inputs), cols), "y": task.Y.extract(list(pw.outputs), cols)}
+        sym = bool(symbolic) and any(M.free_symbols for M in sub.values())
+        n_irr = sum(1 for M in sub.values() for e in M if not e.is_Rational)
+        r = radicals_of(sub) if rad is not None and rad.degree > 1 else None
+        excess = 1.0
+        for q in (r.indices.values() if r is not None else ()):
+            excess *= max(1.0, min(float(q), 1e300) / RADICAL_INDEX)
+        out.append((sym, len(r.indices) if r is not None else 0, n_irr, min(excess, 1e300), len(cols)))
+    return out
+
+
 def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | None = None,
                         horizon_field: str = "--times") -> Estimate:
     """Effective datasets and exact SVDs of every pathway, plus the race reduction where pathways couple.
@@ -194,31 +236,43 @@ def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | 
     d, p, P = task.d, task.p, task.P
     symbolic = bool(task.free_symbols) if symbolic is None else symbolic
     est = Estimate("derivation")
-    factor = SYMBOLIC_FACTOR if symbolic else 1.0
     rad = task.radicals if hasattr(task, "X") else None
     outs = [(len(pw.inputs), len(pw.outputs)) for pw in spec.pathways]
-    # the exact engine (python-flint): calibrated on the bench's task table (hierarchy n = 8…128,
-    # k = 3…5; ring n = 12…48; 2-core CPU) as EXACT_SECONDS · W^0.6 with W = Σ_p (n_in + n_out)·P·min(n_in,
-    # n_out), within a factor of 3 of every measured time (docs/performance.md)
+    # rational data, the exact engine (python-flint): calibrated on the bench's task table (hierarchy
+    # n = 8…128, k = 3…5; ring n = 12…48; 2-core CPU) as EXACT_SECONDS · W^0.6 with W = Σ_p (n_in +
+    # n_out)·P·min(n_in, n_out), within a factor of 3 of every measured time (docs/performance.md)
     works = [float(ni + no) * P * min(ni, no) for ni, no in outs]
     total = sum(works) or 1.0
+    # symbols or radicals in a pathway's data take it out of the exact engine: SymPy, per connected
+    # block of its Σyx (a norm for a single row or column; a Gram eigenproblem of at most quadratic
+    # factors otherwise). Measured by tests/calibrate_estimates.py (see the constants above)
+    extra = _nonrational(task, spec.pathways, symbolic, rad) if (symbolic or (rad and rad.degree > 1)) else None
+    rad_secs = 0.0
     for i, ((ni, no), w) in enumerate(zip(outs, works)):
-        secs = factor * (0.005 + EXACT_SECONDS * total ** 0.6 * w / total)
+        secs = EXACT_OVERHEAD + EXACT_SECONDS * total ** 0.6 * w / total
+        if extra is not None:
+            sym_i, r_i, n_irr, excess_i, p_i = extra[i]
+            m = min(ni, no, p_i)
+            if sym_i:
+                secs = EXACT_OVERHEAD + SYMBOLIC_FACTOR * (secs - EXACT_OVERHEAD)
+            if m == 1 or (task.name == "contexts" and not sym_i):
+                part = ROW_ENTRY_SECONDS * n_irr
+            else:
+                part = SYMBOLIC_BLOCK_SECONDS * (m - 1) ** 3 if sym_i else 0.0
+                if r_i:
+                    part = max(part, RADICAL_SECONDS * min(r_i, RADICAL_CAP))
+                    if sym_i:
+                        part = max(part, SYMBOLIC_RADICAL_SECONDS * min(n_irr, SYMBOLIC_RADICAL_CAP) ** 5)
+            if r_i:
+                part *= excess_i
+                rad_secs += part
+            secs += part
         nbytes = SYMPY_ENTRY_BYTES * (ni * no + ni * ni + no * no) * 4 + 16.0 * P * P
         est.add(f"pathways[{i}]", secs, nbytes, None, 3.0)
-    if rad is not None and rad.degree > 1:
-        # exact arithmetic in a number field of degree D (see Task.radicals). Measured on 2 cores
-        # (a 3 × 4 task, two pathways of 3 inputs and 2 outputs, work units w = 56 below): 2, 4,
-        # 6, 8, 10 square roots of distinct primes (D = 4 … 1024) took 9, 14, 28, 97, 158 s beyond
-        # start-up, against 2.6 s with none: roughly linear in D, about 3e-3 s per unit of D·w;
-        # twice that is taken, to stay on the high side
-        work = sum(min(ni, no) ** 3 + (ni + no) * P for ni, no in outs)
-        degree = float(min(rad.degree, 10 ** 30))
+    if rad_secs > 0.0:
         field_name = (rad.deepest[0] if task.name == "custom" else
                       "data.Delta" if "Delta" in getattr(task, "meta", {}) else "data")
-        secs = RADICAL_SECONDS * degree * work * (SYMBOLIC_FACTOR if symbolic else 1.0)
-        est.add(field_name, secs, 0.0, None, 1.0)
-        est.radicals = (rad, field_name, secs)
+        est.radicals = (rad, field_name, rad_secs)
     est.add("data", 1e-6 * (d + p) * P, SYMPY_ENTRY_BYTES * (d * d + p * d + p * p), None, 1.0)
     if len(spec.pathways) > 1 and horizon:
         # the race reduction (only when pathways couple; counted always, as an upper bound)
