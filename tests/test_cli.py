@@ -289,7 +289,7 @@ def test_radicals_bound_the_degree_of_the_number_field():
     assert Task(sp.Matrix([[1, 2]]), sp.Matrix([[3, sp.Rational(1, 2)]])).radicals.degree == 1
 
 
-def test_the_time_estimate_grows_with_the_number_field_degree(tmp_path):
+def test_the_radical_time_estimate_has_the_measured_shape(tmp_path):
     """The radical term follows the measured python-flint/SymPy engine (tests/calibrate_estimates.py):
     square roots of distinct primes cost per radicand up to three, then no more (8 square roots,
     degree 256, cost what 4 do, degree 16; both more than one); roots of index beyond 16 grow like
