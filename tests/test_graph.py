@@ -400,3 +400,51 @@ def test_packed_siblings_train_as_the_unpacked_graph():
     for k in net.keys:
         np.testing.assert_allclose(np.asarray(a.params[k]), np.asarray(b.params[k]), atol=1e-12)
     assert np.all(a.loss[:, 2] == a.loss[:, 0]) and a.loss[0, -1] < 0.8 * a.loss[0, 0]   # held, then learned
+
+
+def test_race_of_a_nets_edges_is_the_map_equation():
+    """The race with a network's edge weights as its state (RaceSystem.from_net, the layout of
+    graphs with shared edges), on private chains that read different input rows and write different
+    outputs: started from aligned, balanced weights built here by hand (W1 = √a0 V_pᵀ,
+    W2 = √a0 U_p, numpy's SVD of each Σyx_p), its loss is SciPy's map equation
+    (tests/race_reference.py, LSODA) from the maps a0 U_p V_pᵀ."""
+    from race_reference import scipy_race
+    from theorykit.net.layout import Net
+    from theorykit.theory.race import RaceSystem
+
+    rng = np.random.default_rng(3)
+    K, D, p, P = 3, 5, 3, 10
+    X, Y = rng.normal(size=(D, P)), rng.normal(size=(p, P))
+    G = (rng.random((K, P)) > 0.4).astype(float)
+    rows = [[0, 1, 2], [1, 3, 4], [0, 2, 3, 4]]
+    outs = [[0, 1], [1, 2], [0, 1, 2]]
+    a0, tau, times = 1e-2, 10.0, [0.0, 40.0, 200.0, 900.0]
+    nodes, edges, start = [], [], {}
+    for k in range(K):
+        Syx = (Y[outs[k]] * G[k]) @ X[rows[k]].T / P
+        U, s, Vt = np.linalg.svd(Syx, full_matrices=False)
+        r = int(np.sum(s > 1e-12 * s[0]))
+        nodes.append((f"h{k}", r))
+        edges += [(f"input->h{k}", "input", f"h{k}", np.array(rows[k]), None),
+                  (f"h{k}->output", f"h{k}", "output", None, np.array(outs[k]))]
+        start[f"input->h{k}"] = np.sqrt(a0) * Vt[:r][None]
+        start[f"h{k}->output"] = np.sqrt(a0) * U[:, :r][None]
+    net = Net(D, p, tuple(nodes), tuple(edges), {f"h{k}": G[k] for k in range(K)}, {})
+    system = RaceSystem.from_net(net, X, Y, tau=tau)
+    got = system.solve(times, start=start).loss[0]
+    ref, _ = scipy_race(X, Y, G, a0=a0, tau=tau, times=times, inputs=rows, outputs=outs)
+    np.testing.assert_allclose(got, ref, rtol=1e-7)
+    assert got[-1] < 0.5 * got[0]                              # it did learn
+    # the loss of the state is the mean loss on the raw data, written out here
+    W = {k: v[0] for k, v in start.items()}
+    Yh = np.zeros((p, P))
+    for k in range(K):
+        Yh[outs[k]] += (W[f"h{k}->output"] @ W[f"input->h{k}"] @ X[rows[k]]) * G[k]
+    assert float(system.loss(W)) == pytest.approx(0.5 * np.sum((Y - Yh) ** 2) / P, rel=1e-12)
+    # a start of the wrong kind is named
+    with pytest.raises(SpecError) as e:
+        system.solve(times)
+    assert e.value.field == "start"
+    with pytest.raises(SpecError) as e:
+        RaceSystem.from_data(X, Y, G).solve(times, tau=tau, a0=a0, start=start)
+    assert e.value.field == "start"

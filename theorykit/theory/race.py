@@ -243,7 +243,7 @@ class RaceSystem:
         tau = self.tau if tau is None else tau
         a0 = self.a0 if a0 is None else a0
         loss_factor = self.loss_factor if loss_factor is None else loss_factor
-        if tau is None or (a0 is None and start is None and self.start_graph is None):
+        if tau is None or (a0 is None and self.paths is None):
             raise SpecError("tau" if tau is None else "a0", "needs a time scale and an initial strength",
                             "pass tau= and a0=, or build the system with RaceSystem.from_spec")
         K, layout, data = self.K, self._layout(), self.arrays()
