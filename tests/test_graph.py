@@ -446,5 +446,27 @@ def test_race_of_a_nets_edges_is_the_map_equation():
         system.solve(times)
     assert e.value.field == "start"
     with pytest.raises(SpecError) as e:
-        RaceSystem.from_data(X, Y, G).solve(times, tau=tau, a0=a0, start=start)
+        RaceSystem.from_data(X, Y, G).solve(times, tau=tau, start=start)
     assert e.value.field == "start"
+    for bad, field in (({"masks": [[1, 0, 1]]}, "masks"), ({"a0": 0.1}, "a0")):
+        with pytest.raises(SpecError) as e:
+            system.solve(times, start=start, **bad)
+        assert e.value.field == field
+
+
+def test_graph_race_aligned_start_and_its_errors():
+    """RaceSystem.from_graph: its aligned start is the graph's own (L(0) of the solve is the loss
+    of RaceSystem.start(a0)); a larger a0 starts lower and learns sooner; one strength only."""
+    from theorykit.theory.race import RaceSystem
+
+    g = spec_from_dict(shared_graph_dict())
+    system = RaceSystem.from_graph(g)
+    t = [0.0, 20.0, 50.0]
+    base = system.solve(t, modes=False)
+    assert base.loss[0, 0] == pytest.approx(float(system.loss(system.start(system.a0))) * system.loss_factor, rel=1e-12)
+    assert set(base.extra["widths"].values()) == {3}                   # the rank of the task's Σyx
+    big = system.solve(t, a0=0.1, modes=False)
+    assert big.loss[0, 0] < base.loss[0, 0] and big.loss[0, -1] < base.loss[0, -1]
+    with pytest.raises(SpecError) as e:
+        system.solve(t, a0=[1e-3, 1e-1])
+    assert e.value.field == "a0"

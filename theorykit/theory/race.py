@@ -185,7 +185,10 @@ class RaceSystem:
     # -- the one loss and the one start ------------------------------------------------------
     def start(self, a0, mask=None):
         """Aligned, balanced factors of strength ``a0`` (a number or one per pathway; ``mask``
-        zeroes pathways, which then stay at zero)."""
+        zeroes pathways, which then stay at zero). For a graph's race (:meth:`from_graph`): its
+        aligned edge weights, of one strength."""
+        if self.paths is not None:
+            return {k: v[0] for k, v in self._initial(a0, mask, None).items()}
         a = jnp.broadcast_to(jnp.asarray(a0, jnp.float64), (self.K,))
         if mask is not None:
             a = a * jnp.asarray(mask, jnp.float64)
@@ -234,18 +237,23 @@ class RaceSystem:
         The start: aligned maps of strength ``a0`` (a number, one per pathway, or batch ×
         pathways; ``masks``, batch × pathways of 0/1, integrates sub-families of these pathways at
         once), or, for a system :meth:`from_net`, ``start``: the network's edge weights with a
-        leading batch axis (its own gradient flow; by default the graph's aligned start,
-        :meth:`from_graph`). Recorded at ``times`` exactly, or every ``record_every`` up to
+        leading batch axis (its own gradient flow; by default the graph's aligned start of one
+        strength ``a0``, :meth:`from_graph`; ``masks`` are for chains only). Recorded at ``times`` exactly, or every ``record_every`` up to
         ``t_end``. ``solver``: :class:`~theorykit.theory.flow.Dopri5` (default) or
         :class:`~theorykit.theory.flow.RK4`. The loss is the mean loss × ``loss_factor`` (P for a
         summed loss); ``modes``: each pathway's u_αᵀ M_p v_α; ``svals=m``: the m largest singular
         values of each map. ``tau``, ``a0``, ``loss_factor``: by default the spec's."""
+        if start is not None and self.paths is None:
+            raise SpecError("start", "weights start only a network's race", "build it with RaceSystem.from_net")
+        if start is not None and a0 is not None:
+            raise SpecError("a0", "a given start sets every strength", "pass start= or a0=, not both")
         tau = self.tau if tau is None else tau
         a0 = self.a0 if a0 is None else a0
         loss_factor = self.loss_factor if loss_factor is None else loss_factor
         if tau is None or (a0 is None and self.paths is None):
             raise SpecError("tau" if tau is None else "a0", "needs a time scale and an initial strength",
-                            "pass tau= and a0=, or build the system with RaceSystem.from_spec")
+                            "pass tau= and start= (a network's race, RaceSystem.from_net)" if self.paths is not None
+                            else "pass tau= and a0=, or build the system with RaceSystem.from_spec")
         K, layout, data = self.K, self._layout(), self.arrays()
         y0 = self._initial(a0, masks, start)
         data["tau"] = jnp.asarray(float(tau))
@@ -273,7 +281,7 @@ class RaceSystem:
                  "blocks": len(self.blocks)}
         if svals:
             extra["svals"] = {n: recs["svals"][:, :, k] for k, n in enumerate(self.names)}
-        if self.start_graph is not None:
+        if self.start_graph is not None and start is None:
             extra["widths"] = {n.name: n.width for n in self.start_graph.nodes}
         maps_of = _maps_of(layout, np)
         fin = jax.tree_util.tree_map(np.asarray, res.final)
@@ -286,15 +294,19 @@ class RaceSystem:
     def _initial(self, a0, masks, start):
         """The batched start of :meth:`solve` (numpy: small, and no compilation beyond the flow's own)."""
         if self.paths is not None:
+            if masks is not None:
+                raise SpecError("masks", "sub-families are raced from aligned chains, not from a network's edges",
+                                "build the pathways' race with RaceSystem.from_data or from_spec")
             if start is None:
                 if self.start_graph is None:
                     raise SpecError("start", "a network's race needs its start weights",
                                     "pass start= (edge weights with a leading batch axis), or use from_graph")
-                start = aligned_params(self.start_graph, self.a0 if a0 is None else a0, 1, 0, "float64",
-                                       self.values)
+                a = np.asarray(self.a0 if a0 is None else a0, float)
+                if a.ndim:
+                    raise SpecError("a0", f"a graph's aligned start takes one strength, got shape {a.shape}",
+                                    "pass one number (the mean pathway strength)")
+                start = aligned_params(self.start_graph, float(a), 1, 0, "float64", self.values)
             return {k: jnp.asarray(v) for k, v in start.items()}
-        if start is not None:
-            raise SpecError("start", "weights start only a network's race", "build it with RaceSystem.from_net")
         K = self.K
         a = np.asarray(a0, float)
         a = a[None] if a.ndim == 1 else a
