@@ -11,7 +11,7 @@ from .exact_values import X
 from .exactla import rational_parts, rational_svd
 
 from .modes import (NULLSPACE_SIMPLIFY_MAX_OPS, SVD, Mode, _is_zero_at_random_points, _simp, num,
-                    reference_values, zero_by_radical_reduction)
+                    reference_values)
 
 __all__ = ["exact_svd"]
 
@@ -47,68 +47,11 @@ def _components(M: sp.Matrix):
     return out
 
 
-def _eigen_gram_2x2(G: sp.Matrix, ref):
-    """The eigenproblem of a symmetric 2 × 2 Gram matrix ``[[a, b], [b, c]]`` in closed form, or
-    None where the general path must decide (a zero test it cannot settle exactly).
-
-    With b ≠ 0 the eigenvalues are distinct, ``λ± = (a + c)/2 ± √((a − c)² + 4b²)/2`` (the roots of
-    the characteristic polynomial x² − (a + c)x + (ac − b²)), with eigenvectors ``(b, λ − a)``,
-    orthogonal to each other; λ− = 0 exactly when ac = b². With b = 0 the matrix is diagonal.
-    Exact throughout: no root finding and no null space, where SymPy's general ``roots`` and
-    ``nullspace`` on symbols mixed with radicals take tens of seconds."""
-    a, b, c = (sp.expand(G[0, 0]), sp.expand(G[0, 1]), sp.expand(G[1, 1]))
-    if sp.expand(G[1, 0] - b) != 0:
-        return None
-    symbolic = bool(G.free_symbols)
-
-    def vanishes(x):
-        x = sp.radsimp(sp.expand(x))
-        if x == 0 or zero_by_radical_reduction(x):          # exact proofs only
-            return True
-        if not symbolic and abs(num(x, ref)) < 1e-14 * max(1.0, abs(num(a, ref)) + abs(num(c, ref))):
-            return None                              # zero to the digits, not proven: the general path
-        return False
-
-    if b == 0:
-        same = vanishes(a - c)
-        if same is None:
-            return None
-        pairs = [(a, None)] if same else [(a, sp.Matrix([1, 0])), (c, sp.Matrix([0, 1]))]
-    else:
-        det = vanishes(a * c - b * b)
-        if det is None:
-            return None
-        if det:                                      # rank one: (a − c)² + 4b² = (a + c)², λ+ = a + c
-            lams = [a + c]
-        else:
-            root = sp.sqrt(sp.expand((a - c) ** 2 + 4 * b * b)) / 2
-            lams = [(a + c) / 2 + root, (a + c) / 2 - root]
-        pairs = [(lam, sp.Matrix([b, lam - a])) for lam in lams]
-    out = []
-    for lam, vec in pairs:
-        zero = vanishes(lam)
-        if zero is None:
-            return None
-        if zero:
-            continue
-        if num(lam, ref) < 0:
-            raise DerivationError(f"negative eigenvalue {lam} of a Gram matrix")
-        # one vector: normalised directly (SymPy's GramSchmidt runs assumption queries that take seconds here)
-        vecs = [sp.Matrix([1, 0]), sp.Matrix([0, 1])] if vec is None else \
-            [vec / sp.sqrt(sp.expand(vec.dot(vec)))]
-        out.append((lam, vecs, True))
-    return out
-
-
 def _eigen_gram(G: sp.Matrix, ref):
     """Positive eigenvalues of a PSD Gram matrix with orthonormal eigenvectors.
 
     Returns a list of (λ, [vectors], exact_vectors).
     """
-    if G.rows == 2:
-        quick = _eigen_gram_2x2(G, ref)
-        if quick is not None:
-            return quick
     cp = G.charpoly(sp.Dummy("x") if G.free_symbols else X)
     _, factors = cp.factor_list()
     found = []
