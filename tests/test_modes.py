@@ -137,3 +137,33 @@ def test_bounded_float_evaluation_agrees_with_sympy(expr):
 
     ref = float(sp.re(sp.N(expr, 50)))
     assert abs(num(expr, {}) - ref) <= 1e-15 * max(1.0, abs(ref))
+
+
+@pytest.mark.parametrize("entries", [
+    ("Delta", 1, "sqrt(2)", "Delta"),               # symbols and a radical: two modes
+    ("Delta", "2*Delta", 1, 2),                      # rank one: one mode
+    ("Delta", 1, -1, "Delta"),                       # BᵀB = (Δ² + 1) I: one repeated value
+    ("Delta", 2, "Delta", -2),                       # BᵀB = diag(2Δ², 8): distinct, diagonal Gram
+])
+def test_symbolic_two_by_two_svd_against_numpy(entries):
+    """The exact SVD of a symbolic 2 × 2 matrix (its Gram eigenproblem): the singular values match
+    numpy's SVD at several values of Δ (the order is fixed at the reference Δ), every pair (u, v)
+    satisfies B v = s u and Bᵀ u = s v there to 1e-12, and the v's are orthonormal."""
+    import sympy as sp
+
+    from theorykit.theory.svd import exact_svd
+
+    D = sp.Symbol("Delta", positive=True)
+    B = sp.Matrix(2, 2, [sp.sympify(e, locals={"Delta": D}) for e in entries])
+    svd = exact_svd(B)
+    for val in (0.37, 1.3, 2.9):
+        Bn = np.array(B.subs(D, val).evalf(30).tolist(), dtype=float)
+        want = [x for x in np.linalg.svd(Bn, compute_uv=False) if x > 1e-12]
+        got = [float(sp.N(m.s.subs(D, val), 30)) for m in svd.modes]
+        np.testing.assert_allclose(sorted(got), sorted(want), rtol=1e-12)
+        V = np.array([[float(sp.N(x.subs(D, val), 30)) for x in m.v] for m in svd.modes])
+        U = np.array([[float(sp.N(x.subs(D, val), 30)) for x in m.u] for m in svd.modes])
+        np.testing.assert_allclose(V @ V.T, np.eye(len(got)), atol=1e-12)
+        for s, u, v in zip(got, U, V):
+            np.testing.assert_allclose(Bn @ v, s * u, atol=1e-12)
+            np.testing.assert_allclose(Bn.T @ u, s * v, atol=1e-12)
