@@ -100,3 +100,31 @@ def test_bad_output_paths_name_the_path(tmp_path):
         io.atomic_write_text(tmp_path, "{}")
     assert ei.value.filename == str(tmp_path) and "folder" in ei.value.strerror
     assert _names(tmp_path) == ["afile"] and (tmp_path / "afile").read_text() == "x"
+
+
+def test_figures_are_written_by_one_renderer(tmp_path):
+    """write_png writes a PNG atomically (no temporary file left) and closes a pyplot figure;
+    png_bytes on a figure drawn without pyplot never imports pyplot (a notebook keeps its backend):
+    checked in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from theorykit.io import write_png
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    path = write_png(fig, tmp_path / "a.png", tight=True)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.png"]
+    assert not plt.fignum_exists(fig.number)
+    code = ("import sys; from matplotlib.figure import Figure; from matplotlib.backends.backend_agg import "
+            "FigureCanvasAgg; from theorykit.io import png_bytes; f = Figure(); FigureCanvasAgg(f); "
+            "f.add_subplot().plot([0, 1]); b = png_bytes(f); "
+            "print(b[:4] == b'\\x89PNG', 'matplotlib.pyplot' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "False"]

@@ -8,7 +8,7 @@ import re
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["png_bytes", "asset", "katex_css_inline", "img_data_uri", "PAGE_CSS", "html_escape"]
+__all__ = ["asset", "katex_css_inline", "img_data_uri", "PAGE_CSS", "html_escape"]
 
 
 def asset(*parts) -> bytes:
@@ -59,15 +59,3 @@ pre{background:#f6f8fa;padding:10px;overflow:auto;font-size:.85em}.missing{color
 
 def html_escape(s) -> str:
     return html.escape(str(s), quote=True)
-
-
-def png_bytes(fig, dpi: int = 110) -> bytes:
-    """A matplotlib figure as PNG bytes; the figure is closed (pyplot forgets it)."""
-    import io
-
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
-    plt.close(fig)
-    return buf.getvalue()

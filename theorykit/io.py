@@ -1,4 +1,4 @@
-"""Atomic, NaN-safe result files."""
+"""Atomic, NaN-safe result files, and figures as PNG."""
 from __future__ import annotations
 
 import errno
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", "png_bytes", "write_png"]
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -71,3 +71,23 @@ def jsonable(obj):
 
 def write_json(path, obj) -> Path:
     return atomic_write_text(path, json.dumps(jsonable(obj), indent=2) + "\n")
+
+
+def png_bytes(fig, dpi: int = 110, tight: bool = False) -> bytes:
+    """A matplotlib figure as PNG bytes (``tight``: trimmed to its contents): the one renderer of
+    every figure theorykit writes or shows. A pyplot figure is closed (pyplot forgets it); pyplot is
+    never imported here, so a figure drawn without it leaves a notebook's backend as it is."""
+    import io
+    import sys
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, **({"bbox_inches": "tight"} if tight else {}))
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is not None:
+        plt.close(fig)
+    return buf.getvalue()
+
+
+def write_png(fig, path, dpi: int = 110, tight: bool = False) -> Path:
+    """:func:`png_bytes` written atomically to ``path``."""
+    return atomic_write_bytes(path, png_bytes(fig, dpi, tight))

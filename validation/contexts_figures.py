@@ -2,22 +2,11 @@
 :mod:`theorykit.analysis.context_runs`."""
 from __future__ import annotations
 
-import io
-from pathlib import Path
 
 import numpy as np
 
 from theorykit.analysis.context_runs import svals
-from theorykit.io import atomic_write_bytes, write_json
-
-
-def _save_fig(fig, path: Path):
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    atomic_write_bytes(path, buf.getvalue())
+from theorykit.io import write_json, write_png
 
 
 def fig4a(s4, path):
@@ -45,7 +34,7 @@ def fig4a(s4, path):
             a.set_yscale("log")
     ax[0].legend(fontsize=7)
     fig.suptitle("Fig. 4a: context task (hierarchy, ring, cross), 3 contexts")
-    _save_fig(fig, path)
+    write_png(fig, path, tight=True)
     sub = slice(None, None, 10)
     write_json(path.with_suffix(".json"), {
         "figure": "4a", "every": 10, "t": t[sub], "relu_mean": s4["relu"].mean(0)[sub], "relu_std": s4["relu"].std(0)[sub],
@@ -89,7 +78,7 @@ def fig4b(s4, path):
     ax[0].set_ylabel("singular value of the pathway map")
     ax[0].legend(fontsize=7)
     fig.suptitle("Fig. 4b: singular-value trajectories of each pathway (top 4)")
-    _save_fig(fig, path)
+    write_png(fig, path, tight=True)
     write_json(path.with_suffix(".json"), {"figure": "4b", "pathways": data,
                                            "note": "GDLN: mean over seeds of the singular values of W2 W1; race: "
                                                    "singular values of the race's maps; ReLU: units grouped by majority "
@@ -123,7 +112,7 @@ def fig4c(s4, path):
             a.set_yticks([])
     ax[0][0].legend(fontsize=7)
     fig.suptitle("Fig. 4c: MDS of hidden representations (after Procrustes alignment)")
-    _save_fig(fig, path)
+    write_png(fig, path, tight=True)
     write_json(path.with_suffix(".json"), {"figure": "4c", "datapoints": "context-major, 8 items per context",
                                            "times": {str(tt): {k_: v for k_, v in mds[tt].items()} for tt in times}})
     return {str(tt): {"procrustes_disparity": mds[tt]["procrustes_disparity"],
@@ -151,7 +140,7 @@ def fig5(s5, path):
     ax[0].set_ylabel("loss (summed)")
     ax[0].legend(fontsize=7)
     fig.suptitle("Fig. 5: closed form vs GDLN vs ReLU, every block the hierarchy")
-    _save_fig(fig, path)
+    write_png(fig, path, tight=True)
     sub = slice(None, None, 10)
     write_json(path.with_suffix(".json"), {"figure": "5", "every": 10, "k": {
         kk: {"gamma": s5[kk]["gamma"], "t": s5[kk]["_curves"]["t"][sub],

@@ -40,7 +40,6 @@ with 1 seed (it is only reported beside the claims).
 """
 from __future__ import annotations
 
-import io
 import time
 from pathlib import Path
 
@@ -51,6 +50,7 @@ from theorykit.analysis.depth_runs import compare_curves, relu_gating, run_stati
 from theorykit.curves import level_error
 from theorykit.analysis._runs import gdln_graph
 from theorykit.errors import SpecError
+from theorykit.io import write_png
 from theorykit.net.starts import aligned_net_params
 from theorykit.theory.flow import Dopri5, integrate
 from theorykit.theory.race import RaceSystem
@@ -125,14 +125,6 @@ def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times, to
     return system.solve(times, start=aligned_net_params(net, X, Y, a0, 1, 0), modes=False).loss[0]
 
 
-def _save(fig, path):
-    from theorykit.io import atomic_write_bytes
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    atomic_write_bytes(path, buf.getvalue())
-
-
 def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     import jax.numpy as jnp
 
@@ -194,7 +186,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     _fig6(t_ck, relu.loss[:, idx], gd.loss[:, idx], out, ode, out_dir / "fig6_depth.png", st, wide=wm, flow=flow,
           gating=gating, all_on_t=(t_ck[:-1], all_on_t))
 
-    dproto.figure(protocols, out_dir / "fig6_protocols.png", _save)
+    dproto.figure(protocols, out_dir / "fig6_protocols.png")
     ra, ga = out["relu"], out["gdln"]
     g2 = gating["second_weight_share_mean"]
     claims = [
@@ -368,5 +360,4 @@ def _fig6(t, Lr, Lg, out, ode, path, st, wide=None, gating=None, all_on_t=None, 
     fig.suptitle(f"Fig. 6: two hidden layers [11, {st['hidden']}, {st['hidden']}, 60], {Lr.shape[0]} seeds; GDLN: "
                  f"shared first layer, second layer in 4 gated modules", fontsize=9)
     fig.tight_layout()
-    _save(fig, path)
-    plt.close(fig)
+    write_png(fig, path, tight=True)

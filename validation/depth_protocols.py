@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from theorykit.io import write_png
 from theorykit.spec.files import example_path
 from theorykit.spec.graph import scaled
 
@@ -109,7 +110,7 @@ def _steps(i, every):
     return "never" if i is None else str(i * every)
 
 
-def figure(res: dict, path: Path, save):
+def figure(res: dict, path: Path):
     """Mean loss curves: ReLU beside both GDLN protocols, one panel per dataset (log scale)."""
     import matplotlib
 
@@ -133,4 +134,4 @@ def figure(res: dict, path: Path, save):
     axes[0].legend(fontsize=8)
     fig.suptitle("Section 6: the paper's staged protocol vs joint training, against the ReLU network")
     fig.tight_layout()
-    save(fig, path)
+    write_png(fig, path, tight=True)

@@ -23,11 +23,12 @@ exact-ReLN check over 300 steps.
 """
 from __future__ import annotations
 
-import io
 import time
 from pathlib import Path
 
 import numpy as np
+
+from theorykit.io import write_png
 
 NAME = "gates"
 DESCRIPTION = "Algorithm 1 (find gates, elbow, Figs. 8-9), the exact ReLN, and the digits dataset"
@@ -45,14 +46,6 @@ SETTINGS = {
 KS = list(range(1, 9))
 #: a run "tracks" the ReLU network if its loss stays within this fraction of the initial loss
 TRACK_TOL = 0.05
-
-
-def _save(fig, path):
-    from theorykit.io import atomic_write_bytes
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    atomic_write_bytes(path, buf.getvalue())
 
 
 def _label(pattern, n=8, k=3):
@@ -111,8 +104,7 @@ def _fig8(scores, path, show=(2, 3, 4, 5, 6, 8)):
         ax.set_xticklabels(["context 1", "context 2", "context 3"], fontsize=7)
     fig.suptitle("Fig. 8: k-means centroids of binary unit activity (rows: clusters, tick = rows in cluster)",
                  fontsize=9)
-    _save(fig, path)
-    plt.close(fig)
+    write_png(fig, path, tight=True)
 
 
 def _fig9(per_k, K_imp, K_chord, path):
@@ -136,8 +128,7 @@ def _fig9(per_k, K_imp, K_chord, path):
     ax[1].set_ylabel("max |L_GDLN − L_ReLU| / L(0)")
     fig.suptitle("Fig. 9: elbow of the GDLN-vs-ReLU error (Section 4 task)", fontsize=9)
     fig.tight_layout()
-    _save(fig, path)
-    plt.close(fig)
+    write_png(fig, path, tight=True)
 
 
 def _exact_reln(st):
@@ -237,8 +228,7 @@ def _fig_digits(dg, path):
     fig.suptitle(f"digits 0–{dg['settings']['classes'] - 1}, {dg['X_shape'][1]} images: ReLN from found gates "
                  "vs the ReLU network", fontsize=9)
     fig.tight_layout()
-    _save(fig, path)
-    plt.close(fig)
+    write_png(fig, path, tight=True)
 
 
 def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:

@@ -15,7 +15,6 @@ Checks:
 """
 from __future__ import annotations
 
-import io
 import time
 from pathlib import Path
 
@@ -208,7 +207,7 @@ def _figure(census: dict, out_dir: Path) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from theorykit.io import atomic_write_bytes
+    from theorykit.io import write_png
     from theorykit.theory.lemmas import GATE_CLASSES
 
     colors = dict(zip(GATE_CLASSES, ["#999999", "#444444", "#1f77b4", "#ff7f0e", "#9467bd", "#2ca02c", "#d62728"]))
@@ -231,11 +230,8 @@ def _figure(census: dict, out_dir: Path) -> str:
     ax[1].set_ylabel("share of units")
     ax[1].set_title("Gate classes over training (Section 4 task)")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120)
-    plt.close(fig)
     name = "lemma_gate_census.png"
-    atomic_write_bytes(Path(out_dir) / name, buf.getvalue())
+    write_png(fig, Path(out_dir) / name, dpi=120)
     return name
 
 

@@ -26,8 +26,8 @@ from ._runs import gdln_outputs_from_start
 from .checkpoints import paired_start, start_a0
 from ..theory.race import RaceSystem
 from ..spec.graph import GraphSpec
-from ..html import PAGE_CSS, html_escape, img_data_uri, png_bytes
-from ..io import atomic_write_bytes, atomic_write_text, write_json
+from ..html import PAGE_CSS, html_escape, img_data_uri
+from ..io import atomic_write_bytes, atomic_write_text, png_bytes, write_json
 
 __all__ = ["Comparison", "compare_run", "write_comparison"]
 

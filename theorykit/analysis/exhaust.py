@@ -26,7 +26,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import SpecError
-from ..html import png_bytes
 from ..net.starts import a0_rule
 from ..theory.race import family_masks, RaceSystem
 from ..spec.gating import GDLNSpec, Training, context_pathways
@@ -34,7 +33,7 @@ from ..spec.task import contexts
 from ..progress import Progress
 from ..curves import loss_metrics
 from ..theory.flow import RK4
-from ..io import atomic_write_bytes, write_json
+from ..io import atomic_write_bytes, png_bytes, write_json
 
 __all__ = ["SEC5_GAMMA", "ETA", "STEPS", "default_a0", "exhaust_spec", "context_symmetries", "pathway_action",
            "family_orbits", "race_exhaust", "named_families"]

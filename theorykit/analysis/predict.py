@@ -67,8 +67,8 @@ from ..theory.race import RaceSystem
 from ..net.starts import a0_rule
 from ..curves import loss_metrics
 from ..spec.gating import GDLNSpec, Pathway
-from ..io import atomic_write_bytes
-from ..html import html_escape, png_bytes
+from ..io import atomic_write_bytes, png_bytes
+from ..html import html_escape
 
 __all__ = ["Prediction", "predict_reln", "share_hidden", "estimate_seconds",]
 

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 from .findgates import find_gates
-from ..io import atomic_write_bytes, atomic_write_text, write_json
-from ..html import PAGE_CSS, html_escape, img_data_uri, png_bytes
+from ..io import atomic_write_bytes, atomic_write_text, png_bytes, write_json
+from ..html import PAGE_CSS, html_escape, img_data_uri
 from .compare import _IMG_JS
 
 __all__ = ["Validation", "validate_prediction"]

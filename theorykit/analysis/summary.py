@@ -12,11 +12,10 @@ document as before.
 """
 from __future__ import annotations
 
-import io
 import sys
 
 import numpy as np
-from ..io import jsonable, write_json, atomic_write_bytes
+from ..io import jsonable, write_json, write_png
 from ..theory.derivation import Derivation, numeric_matrix
 from ..sim.record import SaveAt
 from ..spec.graph import graph_from_pathways
@@ -239,7 +238,4 @@ def plot(path, *, der=None, values=None, times=None, sim=None, title: str = "") 
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    atomic_write_bytes(path, buf.getvalue())
+    write_png(fig, path)

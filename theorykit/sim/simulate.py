@@ -30,6 +30,7 @@ from .record import SaveAt
 
 from .engine import train, train_net
 from ..errors import SpecError
+from ..io import png_bytes
 from ..theory.derivation import Derivation
 from ..spec.graph import Group, graph_from_pathways
 from ..net.starts import aligned_params, random_params
@@ -59,8 +60,6 @@ class SimResult:
     def _repr_png_(self):
         """In Jupyter: the loss, mean ± std over seeds (a figure drawn without pyplot, so the
         notebook's own backend is left as it is)."""
-        import io
-
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -74,9 +73,7 @@ class SimResult:
         ax.set_ylabel("loss")
         ax.legend(fontsize=8)
         fig.tight_layout()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=90)
-        return buf.getvalue()
+        return png_bytes(fig, dpi=90)
 
 
 def _schedule(graph, schedule, staged_first):
