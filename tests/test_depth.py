@@ -6,6 +6,7 @@ import pytest
 
 from theorykit import contexts
 from theorykit.analysis import _runs as fr
+from theorykit.net.layout import gdln_graph
 from theorykit import curves
 from theorykit.theory.gates import layer_activity
 from theorykit.errors import SpecError
@@ -254,7 +255,7 @@ def test_shared_first_flow_matches_gradient_descent_on_the_data():
     from theorykit.net.starts import aligned_net_params
 
     r = Vr.shape[1]
-    net = fr.gdln_graph(3, 2, G, [r] * K, depth=3, shared_first=r)
+    net = gdln_graph(3, 2, G, [r] * K, depth=3, shared_first=r)
     p0 = {k: np.asarray(v[0]) for k, v in aligned_net_params(net, X, Y, a0).items()}
 
     def L(params):                   # the loss on the raw data, written out here (no effective datasets)

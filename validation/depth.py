@@ -48,7 +48,7 @@ import numpy as np
 from theorykit.analysis.alignment import layer_alignment
 from theorykit.analysis.depth_runs import compare_curves, relu_gating, run_statistics, section6_gates
 from theorykit.curves import level_error
-from theorykit.analysis._runs import gdln_graph
+from theorykit.net.layout import gdln_graph
 from theorykit.errors import SpecError
 from theorykit.io import write_png
 from theorykit.net.starts import aligned_net_params

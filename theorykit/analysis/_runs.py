@@ -15,13 +15,13 @@ import jax.numpy as jnp
 import numpy as np
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
-from ..net.layout import Net, loss_value, net_apply, unit_activity
+from ..net.layout import Net, gdln_graph, loss_value, net_apply, unit_activity
 from ..sim.record import SaveAt
 from ..sim.engine import train, train_net
 from ..net.starts import random_params
 from ..sim.simulate import simulate
 
-__all__ = ["ReluRun", "GdlnRun", "train_relu", "gdln_graph", "train_gdln", "train_gdln_many", "unstack_gdln",
+__all__ = ["ReluRun", "GdlnRun", "train_relu", "train_gdln", "train_gdln_many", "unstack_gdln",
            "exact_reln_trajectory", "gdln_outputs_from_start"]
 
 
@@ -126,31 +126,6 @@ def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std:
     return ReluRun(t_ck, losses, outs, snaps, params, pck, settings, rec)
 
 
-def gdln_graph(d: int, p: int, gates, hidden: Sequence[int], depth: int = 2, shared_first: int | None = None):
-    """The :class:`theorykit.net.layout.Net` of a GDLN of fixed gates (K × P): pathway j is node(s)
-    ``g{j+1}`` of ``hidden[j]`` units gated by row j; with ``shared_first=H1`` (depth 3) every
-    pathway reads one always-on node ``shared`` of H1 units (the paper's Section 6 design)."""
-    G = np.asarray(gates, float)
-    K = G.shape[0]
-    nodes, edges, ng = [], [], {}
-    full_in, full_out = np.arange(d), np.arange(p)
-    if shared_first is not None:
-        nodes.append(("shared", int(shared_first)))
-        edges.append(("input->shared", "input", "shared", full_in, None))
-    for j in range(K):
-        chain = [f"g{j + 1}"] + [f"g{j + 1}_{l}" for l in range(2, depth if shared_first is None else 2)]
-        for v in chain:
-            nodes.append((v, int(hidden[j])))
-            ng[v] = G[j]
-        if shared_first is None:
-            edges.append((f"input->{chain[0]}", "input", chain[0], full_in, None))
-        else:
-            edges.append((f"shared->{chain[0]}", "shared", chain[0], None, None))
-        edges += [(f"{a}->{b}", a, b, None, None) for a, b in zip(chain[:-1], chain[1:])]
-        edges.append((f"{chain[-1]}->output", chain[-1], "output", None, full_out))
-    return Net(d, p, tuple(nodes), tuple(edges), ng, {})
-
-
 def _split_stacked(net, stacked, hidden, shared_first):
     """Edge weights from weights drawn for a stacked chain (paired seeds with a ReLU network)."""
     offs = np.concatenate([[0], np.cumsum(hidden)]).astype(int)
@@ -197,7 +172,7 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
                depth: int = 2, keep_params: bool = False, record=None, aux=None,
                shared_first: int | None = None, batch: int | None = None, on_batch=None) -> GdlnRun:
     """A GDLN of fixed gates (K × P, one row per pathway) from random N(0, init_std²) weights,
-    trained by :func:`theorykit.sim.engine.train` on the graph of :func:`gdln_graph`.
+    trained by :func:`theorykit.sim.engine.train` on the graph of :func:`theorykit.net.layout.gdln_graph`.
 
     Pathway j has ``hidden[j]`` units per hidden layer and ``depth`` weight layers, sees every
     input and writes every output. Initial weights: drawn as for a ReLU network of the total

@@ -19,7 +19,7 @@ from ..errors import SpecError
 from ..spec.graph import INPUT, OUTPUT, graph_from_pathways
 
 __all__ = ["Net", "net_apply", "net_loss", "unit_activity", "objective_for", "loss_value", "as_dtype", "DTYPES",
-           "RESIDUAL_FLOOR"]
+           "RESIDUAL_FLOOR", "gdln_graph"]
 
 DTYPES = {"float64": jnp.float64, "float32": jnp.float32}
 
@@ -216,3 +216,28 @@ def objective_for(net: Net, schedule, loss: str = "mean"):
         return {k: (t >= s) for k, s in starts.items()}
 
     return objective, mask
+
+
+def gdln_graph(d: int, p: int, gates, hidden: Sequence[int], depth: int = 2, shared_first: int | None = None):
+    """The :class:`Net` of a GDLN of fixed gates (K × P): pathway j is node(s)
+    ``g{j+1}`` of ``hidden[j]`` units gated by row j; with ``shared_first=H1`` (depth 3) every
+    pathway reads one always-on node ``shared`` of H1 units (the paper's Section 6 design)."""
+    G = np.asarray(gates, float)
+    K = G.shape[0]
+    nodes, edges, ng = [], [], {}
+    full_in, full_out = np.arange(d), np.arange(p)
+    if shared_first is not None:
+        nodes.append(("shared", int(shared_first)))
+        edges.append(("input->shared", "input", "shared", full_in, None))
+    for j in range(K):
+        chain = [f"g{j + 1}"] + [f"g{j + 1}_{l}" for l in range(2, depth if shared_first is None else 2)]
+        for v in chain:
+            nodes.append((v, int(hidden[j])))
+            ng[v] = G[j]
+        if shared_first is None:
+            edges.append((f"input->{chain[0]}", "input", chain[0], full_in, None))
+        else:
+            edges.append((f"shared->{chain[0]}", "shared", chain[0], None, None))
+        edges += [(f"{a}->{b}", a, b, None, None) for a, b in zip(chain[:-1], chain[1:])]
+        edges.append((f"{chain[-1]}->output", chain[-1], "output", None, full_out))
+    return Net(d, p, tuple(nodes), tuple(edges), ng, {})
