@@ -54,8 +54,9 @@ EXACT_OVERHEAD = 0.005
 SYMBOLIC_FACTOR = 20.0
 #: a pathway with symbols or radicals whose blocks are a single row or column (m = min(n_in, n_out,
 #: active datapoints) = 1: a norm): seconds per entry of its data that is not rational (XoR with Δ
-#: 4-90 ms, 1 × 2 × 5 with square roots 0.12-0.22 s, the contexts task's context scale 0.14-0.22 s)
-ROW_ENTRY_SECONDS = 0.03
+#: 7-15 ms, 1 × 2 × 5 with Δ and square roots 30-60 ms since roots of sums over the symbols are
+#: tidied without simplify; the contexts task's context scale 0.14-0.22 s)
+ROW_ENTRY_SECONDS = 0.02
 #: seconds per symbolic pathway with m ≥ 2, times (m − 1)³ (2 × 2: 0.03-0.31 s)
 SYMBOLIC_BLOCK_SECONDS = 0.1
 #: seconds per exact (SymPy) multiply-add, e.g. in X G Xᵀ with the P × P gate matrix G
@@ -67,10 +68,12 @@ SYMPY_OP_SECONDS = 3e-6
 RADICAL_SECONDS = 0.7
 RADICAL_CAP = 3
 #: symbols and radicals in one pathway with m ≥ 2: the size of SymPy's expressions drives the cost,
-#: measured as (number of irrational or symbolic entries in the pathway's data)^5 times this: 3
-#: entries 0.7 s, 5 entries 5.8 s, 6 entries 25-38 s (3 × 4 and 4 × 2 fuzz tasks); counted up to
-#: SYMBOLIC_RADICAL_CAP entries (unmeasured beyond 6; the cap keeps this part alone under an hour)
-SYMBOLIC_RADICAL_SECONDS = 3e-3
+#: measured as (number of irrational or symbolic entries in the pathway's data)^3 times this: 4
+#: entries 1.8-2.2 s, 6 entries 5.3-7.7 s (4 × 2 fuzz tasks whose 2 × 2 Gram problem is a quadratic
+#: over Δ and surds, solved in closed form: 30-40 s and 23-26 s with SymPy's roots and null space);
+#: counted up to SYMBOLIC_RADICAL_CAP entries (unmeasured beyond 6)
+SYMBOLIC_RADICAL_SECONDS = 0.028
+SYMBOLIC_RADICAL_POWER = 3
 SYMBOLIC_RADICAL_CAP = 14
 #: roots of index q up to this took as long as square roots (2**(1/q), q = 2…16: 0.6-0.8 s); beyond
 #: it (unmeasured; nested square roots are such roots) the cost is taken to grow like q / RADICAL_INDEX
@@ -262,7 +265,7 @@ def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | 
                 if r_i:
                     part = max(part, RADICAL_SECONDS * min(r_i, RADICAL_CAP))
                     if sym_i:
-                        part = max(part, SYMBOLIC_RADICAL_SECONDS * min(n_irr, SYMBOLIC_RADICAL_CAP) ** 5)
+                        part = max(part, SYMBOLIC_RADICAL_SECONDS * min(n_irr, SYMBOLIC_RADICAL_CAP) ** SYMBOLIC_RADICAL_POWER)
             if r_i:
                 part *= excess_i
                 rad_secs += part

@@ -34,7 +34,7 @@ import sympy as sp
 from .effective import EffectiveDataset, couplings, effective_dataset, output_trace
 from ..errors import DerivationError, SpecError
 from ..spec.gating import GDLNSpec
-from .modes import SVD, exact_text, is_large, is_zero, lazy_matvec, num, quad_exact, reference_values, tidy
+from .modes import SVD, build_unevaluated, exact_text, is_zero, lazy_matvec, num, quad_exact, reference_values, tidy
 from .svd import exact_svd
 from .trajectory import a0 as A0
 from .trajectory import mode_loss_reduction, mode_trajectory, t, t_half, tau
@@ -165,7 +165,7 @@ class Derivation:
                     ok = False          # clearly not an eigenvector (in floats): no exact test needed
                     continue
                 v = m.v_untidied
-                if is_large(m.d_untidied) or any(is_large(x) for x in v):   # exact, built unevaluated
+                if build_unevaluated(m.d_untidied) or any(build_unevaluated(x) for x in v):   # exact, unevaluated
                     Sv, d = lazy_matvec(eff.Sx, v), m.d_untidied
                     resid = [sp.Add(Sv[i], sp.Mul(-1, d, v[i], evaluate=False), evaluate=False) for i in range(v.rows)]
                 else:

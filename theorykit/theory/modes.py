@@ -134,6 +134,24 @@ def product_of_irreducible_powers(x) -> bool:
     return True
 
 
+def _nested_symbolic_radical(x) -> bool:
+    """A fractional power whose base holds another fractional power and a free symbol."""
+    return any(not p.exp.is_Integer and p.base.free_symbols and any(not q.exp.is_Integer for q in p.base.atoms(sp.Pow))
+               for p in x.atoms(sp.Pow))
+
+
+def _content_form(x):
+    """``x`` with every radicand expanded and its rational content taken out of the root
+    (``√(2a/9) → √2·√a/3``), bottom-up: an exact rewriting."""
+    if x.is_Atom:
+        return x
+    x = x.func(*[_content_form(a) for a in x.args])
+    if x.is_Pow and x.exp.is_Rational and not x.exp.is_Integer:
+        content, rest = sp.expand(x.base).as_content_primitive()
+        return content ** x.exp * rest ** x.exp
+    return x
+
+
 def _radical_free(x) -> bool:
     """No fractional powers and no functions: a rational function of its symbols."""
     return all(a.exp.is_Integer for a in x.atoms(sp.Pow)) and not x.atoms(sp.Function)
@@ -199,6 +217,14 @@ def is_large(x, cap: int = LARGE_NODES) -> bool:
     return False
 
 
+def build_unevaluated(x) -> bool:
+    """Whether products and sums of ``x`` are built unevaluated: ``x`` is large, or holds a root of
+    a quadratic over the symbols (a nested radical with symbols inside), whose products SymPy's
+    automatic evaluation takes seconds each to flatten (assumption queries on every factor)."""
+    x = sp.sympify(x)
+    return is_large(x) or _nested_symbolic_radical(x)
+
+
 def exact_text(x) -> str:
     """``str(x)``, or for a large expression the same exact expression printed in its stored term order."""
     x = sp.sympify(x)
@@ -206,16 +232,16 @@ def exact_text(x) -> str:
 
 
 def lazy_matvec(S: sp.Matrix, v: sp.Matrix) -> sp.Matrix:
-    """``S v`` exactly; for a large ``v`` built without SymPy's automatic flattening (see :data:`LARGE_NODES`)."""
-    if not any(is_large(x) for x in v):
+    """``S v`` exactly; built without SymPy's automatic flattening where :func:`build_unevaluated` says so."""
+    if not any(build_unevaluated(x) for x in v):
         return S * v
     return sp.Matrix([sp.Add(*[sp.Mul(S[i, j], v[j], evaluate=False) for j in range(v.rows)
                                if S[i, j] != 0 and v[j] != 0], evaluate=False) for i in range(S.rows)])
 
 
 def quad_exact(v: sp.Matrix, S: sp.Matrix):
-    """``vᵀ S v`` exactly; for a large ``v`` built unevaluated (see :data:`LARGE_NODES`)."""
-    if not any(is_large(x) for x in v):
+    """``vᵀ S v`` exactly; built unevaluated where :func:`build_unevaluated` says so."""
+    if not any(build_unevaluated(x) for x in v):
         return (v.T * S * v)[0]
     terms = [sp.Mul(v[i], S[i, j], v[j], evaluate=False) for i in range(v.rows) for j in range(v.rows)
              if S[i, j] != 0 and v[i] != 0 and v[j] != 0]
@@ -293,6 +319,10 @@ def tidy(x):
         e = sp.expand(x)
         if _radical_free(e):
             return sp.factor(e)
+        if _nested_symbolic_radical(x):
+            # a root of a quadratic over the symbols and surds (a 2 × 2 Gram problem): SymPy's
+            # simplify takes seconds to tens of seconds on it and finds what this finds in ms
+            return _content_form(x)
         return sp.factor(sp.simplify(x))
     if x.has(sp.CRootOf, sp.Float):
         return x

@@ -50,18 +50,26 @@ def _components(M: sp.Matrix):
 def _eigen_gram(G: sp.Matrix, ref):
     """Positive eigenvalues of a PSD Gram matrix with orthonormal eigenvectors.
 
-    Returns a list of (λ, [vectors], exact_vectors).
+    Returns a list of (λ, [(vector, norm)], exact_vectors): the unit eigenvectors are vector / norm
+    (norm 1 where the vector is normalised already).
     """
+    n = G.rows
     cp = G.charpoly(sp.Dummy("x") if G.free_symbols else X)
     _, factors = cp.factor_list()
     found = []
     symbolic = bool(G.free_symbols)
+    quadratic = set()                                   # roots of an irreducible quadratic factor
     for fp, _mult in factors:
-        f = fp.as_expr()
         deg = fp.degree()
         if deg == 0:
             continue
-        if deg <= 2 or (deg <= 4 and not symbolic):
+        if deg == 2 and symbolic and fp.get_domain().is_EX:
+            # symbols mixed with surds: the quadratic formula, where SymPy's roots spends seconds
+            # trying to rescale the coefficients to rational ones
+            a2, a1, a0 = (sp.expand(c) for c in fp.all_coeffs())
+            root = sp.sqrt(sp.expand(a1 ** 2 - 4 * a2 * a0))
+            rts = [(-a1 + root) / (2 * a2), (-a1 - root) / (2 * a2)]
+        elif deg <= 2 or (deg <= 4 and not symbolic):
             rts = sp.roots(fp, multiple=True)
             # radicals only where they are real surds: a cubic with three real roots
             # (casus irreducibilis) would need complex radicals, so keep CRootOf there
@@ -88,8 +96,9 @@ def _eigen_gram(G: sp.Matrix, ref):
             if num(r, ref) < 0:
                 raise DerivationError(f"negative eigenvalue {r} of a Gram matrix")
             found.append(r)
+            if symbolic and deg == 2 and n == 2 and len(set(rts)) == 2 and abs(num(G[0, 1], ref)) > 1e-12:
+                quadratic.add(r)
     out = []
-    n = G.rows
     for r in dict.fromkeys(found):
         if r.has(sp.CRootOf):
             # exact value, numeric vectors at high precision
@@ -102,7 +111,19 @@ def _eigen_gram(G: sp.Matrix, ref):
                         for j in range(n) if abs(E[j] - val) < mpmath.mpf("1e-35") * scale]
             if not vecs:
                 raise DerivationError(f"no eigenvector found for the eigenvalue {r}")
-            out.append((r, vecs, False))
+            out.append((r, [(x, 1) for x in vecs], False))
+            continue
+        if r in quadratic:
+            # G = [[a, b], [b, c]] over the symbols, b ≠ 0 (at the reference point), two distinct
+            # roots of an irreducible quadratic: each eigenvalue is simple and (b, λ − a) spans its
+            # eigenspace, as (a − λ)b + b(λ − a) = 0 and b² + (c − λ)(λ − a) = −(λ² − (a + c)λ + ac − b²)
+            # = 0. Exact, with no pivot to decide: SymPy's null space of a matrix mixing symbols and
+            # radicals takes seconds to tens of seconds here (rational data with surds keeps the null
+            # space, faster there: its simpler vectors make the later steps cheaper).
+            vec = sp.Matrix([G[0, 1], sp.expand(r - G[0, 0])])
+            # the squared norm from the squares (vec.dot(vec) multiplies the two roots of the
+            # quadratic term by term, which SymPy takes seconds to flatten)
+            out.append((r, [(vec, sp.sqrt(sp.expand(vec[0] ** 2 + vec[1] ** 2)))], True))
             continue
         N = (G - r * sp.eye(n)).applyfunc(lambda x: sp.radsimp(sp.expand(x)))
         if sum(sp.count_ops(x) for x in N) <= NULLSPACE_SIMPLIFY_MAX_OPS:
@@ -114,8 +135,19 @@ def _eigen_gram(G: sp.Matrix, ref):
         if not basis:
             raise DerivationError(f"could not find the null space for eigenvalue {r}")
         vecs = sp.GramSchmidt(basis, orthonormal=True)        # exact; tidied when shown (Mode.u/.v)
-        out.append((r, vecs, True))
+        out.append((r, [(x, 1) for x in vecs], True))
     return out
+
+
+def _image(B: sp.Matrix, vec: sp.Matrix, norm, s) -> sp.Matrix:
+    """``B (vec/norm) / s``: the other singular vector. With a norm (an unnormalised eigenvector of
+    a quadratic's root) ``B vec`` is built from expanded products and scaled once: SymPy's own
+    product of such nested radicals takes seconds."""
+    if norm == 1:
+        return B * vec / s
+    # entry by entry, each product expanded: SymPy's matrix product of these entries takes seconds
+    image = [sp.expand(sp.Add(*[sp.expand(B[i, j] * vec[j]) for j in range(B.cols)])) for i in range(B.rows)]
+    return sp.Matrix(image) / (norm * s)
 
 
 def _sign_fix(u: sp.Matrix, v: sp.Matrix, ref):
@@ -178,15 +210,15 @@ def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) ->
             if B.cols <= B.rows:
                 for lam, vecs, ex in _eigen_gram((B.T * B).applyfunc(sp.expand), ref):
                     s = _simp(sp.sqrt(lam))
-                    for v_b in vecs:
-                        u_b = (B * v_b / s)
+                    for v_b, norm in vecs:
+                        u_b, v_b = _image(B, v_b, norm, s), v_b / norm
                         u_b = u_b if ex else u_b.applyfunc(lambda x: sp.N(x, 30))
                         blocks.append((s, u_b, v_b, ex, ("plain", "rad")))
             else:
                 for lam, vecs, ex in _eigen_gram((B * B.T).applyfunc(sp.expand), ref):
                     s = _simp(sp.sqrt(lam))
-                    for u_b in vecs:
-                        v_b = (B.T * u_b / s)
+                    for u_b, norm in vecs:
+                        v_b, u_b = _image(B.T, u_b, norm, s), u_b / norm
                         v_b = v_b if ex else v_b.applyfunc(lambda x: sp.N(x, 30))
                         blocks.append((s, u_b, v_b, ex, ("rad", "plain")))
         for s, u_b, v_b, ex, kinds in blocks:
