@@ -1,6 +1,6 @@
 """The layer contract of the package, checked on its source (function-level imports included).
 
-Data flows one way: base (errors, io, progress, curves, linalg) < spec < net < theory < sim < analysis <
+Data flows one way: base (errors, io, progress, curves, linalg, record) < spec < net < theory < sim < analysis <
 interfaces (cli, report, bench, suites). A module imports only from its own layer or lower ones,
 the import graph has no cycle, the library never imports the scripts (``validation/``,
 ``derivations/``), at most 10 imports of theorykit's own modules sit inside functions (the rest are
@@ -15,7 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "theorykit"
 LAYERS = [
-    ("theorykit.errors", "theorykit.io", "theorykit.progress", "theorykit.curves", "theorykit.linalg", "theorykit.html"),
+    ("theorykit.errors", "theorykit.io", "theorykit.progress", "theorykit.curves", "theorykit.linalg", "theorykit.html",
+     "theorykit.record"),
     ("theorykit.spec",),
     ("theorykit.net",),
     ("theorykit.theory",),

@@ -296,7 +296,7 @@ def test_race_flow_step_converged_and_masks():
     sub = GDLNSpec(task, context_pathways(4, 3, [(0, 1), (0, 2), (1, 2)]), spec.training)
     direct = RaceSystem.from_spec(sub).solve(t_end=1500, record_every=every, modes=False, solver=RK4(spec.tau / 40))
     assert np.max(np.abs(direct.loss[0] - rf.loss[0])) / rf.loss[0, 0] < 1e-10
-    assert np.abs(rf.final_maps["ctx1"][0]).max() == 0.0
+    assert np.abs(rf.params["ctx1"][0]).max() == 0.0
 
 
 def test_family_masks_count():

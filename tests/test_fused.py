@@ -13,7 +13,7 @@ import pytest
 
 from theorykit.errors import SpecError
 from theorykit.net.layout import Net
-from theorykit.sim.record import SaveAt
+from theorykit.record import SaveAt
 from theorykit.sim.engine import train_net
 from theorykit.sim.fused import layout, pad_to, supports
 from theorykit.net.starts import random_params

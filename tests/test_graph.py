@@ -7,7 +7,7 @@ import pytest
 
 import theorykit as tk
 from theorykit.net.layout import Net, net_apply
-from theorykit.sim.record import SaveAt
+from theorykit.record import SaveAt
 from theorykit.errors import SpecError
 from theorykit.theory.flow import integrate
 from theorykit.theory.race import RaceSystem
@@ -240,7 +240,7 @@ def test_integrate_rk4_against_closed_form():
                     record={"y": lambda y, a: y["y"][0]}, batched_args=False)
     for b, a0 in enumerate((1e-3, 1e-2)):
         want = s / (1 + (s / a0 - 1) * np.exp(-2 * s * res.t))
-        np.testing.assert_allclose(res.records["y"][b], want, rtol=1e-7)
+        np.testing.assert_allclose(res.saved["y"][b], want, rtol=1e-7)
 
 
 @pytest.mark.parametrize("rtol", [1e-6, 1e-9])
@@ -255,7 +255,7 @@ def test_integrate_dopri5_against_closed_form(rtol):
     res = integrate(lambda y, a: 2 * y * (s - y), np.array(a0s), None, times=times, solver=Dopri5(rtol=rtol, atol=1e-14),
                     record={"y": lambda y, a: y}, batched_args=False)
     want = np.array([s / (1 + (s / a0 - 1) * np.exp(-2 * s * times)) for a0 in a0s])
-    err = np.max(np.abs(res.records["y"] - want) / want)
+    err = np.max(np.abs(res.saved["y"] - want) / want)
     assert err < 50 * rtol, err
     assert res.extra["solver"] == "dopri5" and 20 < res.extra["steps"] < 5000
 
@@ -351,8 +351,9 @@ def test_race_blocks_equal_the_unsplit_race_and_scipy():
         a = split.solve(times, tau=10.0, a0=[[1e-3] * K, [1e-2] * K], solver=RK4(0.25))
         b = whole.solve(times, tau=10.0, a0=[[1e-3] * K, [1e-2] * K], solver=RK4(0.25))
         assert np.max(np.abs(a.loss - b.loss)) < 1e-12
-        for n in a.names:
-            assert np.max(np.abs(a.modes[n] - b.modes[n])) < 1e-12
+        for n in split.names:
+            assert np.max(np.abs(a.saved["modes"][n] - b.saved["modes"][n])) < 1e-12
+            assert np.max(np.abs(a.params[n] - b.params[n])) < 1e-12
         ref, _ = scipy_race(X, Y, G, a0=1e-2, tau=10.0, times=times, inputs=rows, outputs=outputs)
         np.testing.assert_allclose(split.solve(times, tau=10.0, a0=1e-2).loss[0], ref, rtol=1e-7)
         assert a.loss[0, -1] < 0.5 * a.loss[0, 0]          # it did learn

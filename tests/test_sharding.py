@@ -14,7 +14,7 @@ SCRIPT = textwrap.dedent("""
     import json, numpy as np, jax
     import theorykit as tk
     from theorykit.net.layout import Net, net_loss
-    from theorykit.sim.record import SaveAt
+    from theorykit.record import SaveAt
     from theorykit.sim.engine import train
     from theorykit.net.starts import random_params
     assert jax.device_count() == 4, jax.devices()
@@ -27,7 +27,7 @@ SCRIPT = textwrap.dedent("""
     one = train(net_loss(net, "sum"), p0, (X, Y), lr=lrs, steps=50, save=save, devices=jax.devices()[:1])
     spec = tk.GDLNSpec(tk.xor_margin(1), tk.xor_relns(8)["xor"], tk.Training(lr=0.05, steps=30))
     sim = tk.simulate(spec, init="random", seeds=5, steps=30)
-    print(json.dumps({"devices": [many.devices, one.devices, sim.devices],
+    print(json.dumps({"devices": [many.extra["devices"], one.extra["devices"], sim.devices],
                       "loss_gap": float(np.max(np.abs(many.loss - one.loss))),
                       "saved_gap": float(np.max(np.abs(many.saved["w"] - one.saved["w"]))),
                       "param_gap": float(max(np.max(np.abs(np.asarray(many.params[k]) - np.asarray(one.params[k])))
@@ -61,7 +61,7 @@ MP_SCRIPT = textwrap.dedent("""
     net = Net.chain(X.shape[0], [16], Y.shape[0])
     p0 = random_params(net, 0.1, seeds=5, seed=3)
     r = train(net_loss(net, "sum"), p0, (X, Y), lr=0.02, steps=60)
-    print(json.dumps({"devices": r.devices, "processes": jax.process_count(), "loss": r.loss.tolist()}))
+    print(json.dumps({"devices": r.extra["devices"], "processes": jax.process_count(), "loss": r.loss.tolist()}))
 """)
 
 

@@ -65,3 +65,42 @@ def test_derivation_loss_is_the_sum_of_modes_and_starts_at_half_trace():
     # at t -> ∞ every xor pathway fits its point exactly: loss 0
     Linf = sp.limit(der.loss.subs({tau: 1, a0: sp.Rational(1, 1000), D: 1}), t, sp.oo)
     assert Linf == 0
+
+
+def test_one_result_type_for_the_trainer_the_flows_and_the_race():
+    """Gradient descent, the flow integrator and the race return one type, with the same fields. The
+    race's recorded modes follow the closed form a(t) of docs/theory.md#mode-ode (the XoR linear
+    ReLN: two decoupled pathways), and the flow dy/dt = −y its solution y0·e^(−t)."""
+    from theorykit.net.layout import Net, net_loss
+    from theorykit.net.starts import random_params
+    from theorykit.record import SaveAt, Trajectory
+    from theorykit.sim.engine import train
+    from theorykit.theory.flow import RK4, integrate
+
+    spec = tk.GDLNSpec(tk.xor_margin(1), tk.xor_relns()["linear"], tk.Training(lr=0.05, steps=400))
+    der = tk.Derivation(spec)
+    rs = der.race_system()
+    times = np.linspace(0, 400, 9)
+    race = rs.solve(times)
+    for name, svd in der.modes.items():
+        for i, m in enumerate(svd.modes):
+            f = sp.lambdify(t, mode_trajectory(m.s, m.d).subs({a0: rs.a0, tau: rs.tau}))
+            want = np.array([float(f(x)) for x in times])
+            np.testing.assert_allclose(race.saved["modes"][name][0, :, i], want, rtol=1e-6)
+    assert set(race.params) == set(rs.names) and race.params["positive"].shape[0] == 1
+
+    X, Y = spec.task.numeric()
+    net = Net.chain(X.shape[0], [4], Y.shape[0])
+    gd = train(net_loss(net, "mean"), random_params(net, 0.1, seeds=2, seed=0), (X, Y), lr=0.05, steps=20,
+               save=SaveAt(steps=[0, 20], fns={"W": lambda p, d: p[net.keys[0]]}))
+    flow = integrate(lambda y, a: -y, np.array([1.0, 2.0]), None, times=[0.0, 0.5, 1.0], solver=RK4(1e-3),
+                     record={"loss": lambda y, a: y ** 2 / 2, "y": lambda y, a: y})
+    np.testing.assert_allclose(flow.saved["y"][:, -1], np.array([1.0, 2.0]) * np.exp(-1.0), rtol=1e-9)
+    for res, B, saved in ((race, 1, "modes"), (gd, 2, "W"), (flow, 2, "y")):
+        assert type(res) is Trajectory
+        assert res.loss.shape == (B, len(res.t))
+        first = res.saved[saved]
+        first = next(iter(first.values())) if isinstance(first, dict) else first
+        assert first.shape[:2] == (B, len(res.saved_t))
+        np.testing.assert_allclose(res.loss_at(res.t[-1:], batch=B - 1), res.loss[B - 1, -1:])
+    assert gd.extra["devices"] >= 1 and flow.extra["solver"] == "rk4" and race.extra["solver"] == "dopri5"

@@ -28,7 +28,7 @@ from .bench_derive import paper_results, run_section
 from .net.layout import Net, as_dtype, loss_value, net_loss, objective_for
 from .net.starts import random_params
 from .sim.simulate import relu_forward, simulate
-from .sim.record import SaveAt
+from .record import SaveAt
 from .sim.engine import _make_trainer
 from .spec.task import contexts
 from .sim.fused import _fused_steps, pad_to

@@ -88,7 +88,7 @@ def mode_ode_loss(X, Y, a0, tau, times, loss_factor, depth=3):
 
     res = integrate(field_, jnp.full((1, len(sa)), float(a0)), None, times=times[order], solver=Dopri5(),
                     rate=max(1.0, float(sa.max())) / tau, record={"a": lambda a, _: a}, batched_args=False)
-    a = res.records["a"][0][np.argsort(order)]                 # len(times) × modes
+    a = res.saved["a"][0][np.argsort(order)]                 # len(times) × modes
     L = 0.5 * np.sum(Y * Y) / P - (a * sa - 0.5 * dd * a ** 2).sum(axis=1)
     return loss_factor * L
 

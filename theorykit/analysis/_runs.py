@@ -16,7 +16,7 @@ import numpy as np
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
 from ..net.layout import Net, gdln_graph, loss_value, net_apply, unit_activity
-from ..sim.record import SaveAt
+from ..record import SaveAt
 from ..sim.engine import train, train_net
 from ..net.starts import random_params
 from ..sim.simulate import simulate

@@ -104,7 +104,7 @@ def race_ranking(cfg, a0: float, pr) -> dict:
     share = {}
     X, Y = task.numeric()
     for p in spec7.pathways:
-        M = rf7.final_maps[p.name][0]
+        M = rf7.params[p.name][0]
         out = (M @ X[list(p.inputs)]) * np.asarray(p.active, float)[None, :]
         share[p.name] = float(np.linalg.norm(out))
     tot = sum(share.values())

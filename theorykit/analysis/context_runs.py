@@ -26,7 +26,7 @@ from ..curves import best_grid_row, loss_at_steps, loss_metrics, max_gap, time_e
 from ..theory.gates import UnitGates, context_census, pathway_maps, unit_gates, unit_weights
 from ..theory.flow import RK4
 from ..theory.race import RaceSystem, context_family
-from ..sim.record import SaveAt
+from ..record import SaveAt
 from ..sim.simulate import simulate
 from ..spec.graph import graph_from_pathways
 from ..net.starts import a0_rule
@@ -216,7 +216,7 @@ def end_points_sec4(spec_d, task, a0v, gsn, rsn, gates, wts, per_seed, cfg, race
     Tlong = 40000
     rf = RaceSystem.from_spec(spec_d).solve(t_end=Tlong, record_every=100, a0=np.array(a0v), solver=RK4(spec_d.tau / cfg["race_dt"]), modes=False)
     out = {"exact_note": "race reduction integrated to t = 40000 steps (converged), singular values of each pathway's map"}
-    ex = {p.name: svals(rf.final_maps[p.name][0], 8).tolist() for p in spec_d.pathways}
+    ex = {p.name: svals(rf.params[p.name][0], 8).tolist() for p in spec_d.pathways}
     # GDLN joint and staged (mean over seeds of sorted singular values)
     sim = {}
     for sch in ("joint", "staged"):
@@ -239,7 +239,7 @@ def end_points_sec4(spec_d, task, a0v, gsn, rsn, gates, wts, per_seed, cfg, race
     sim["relu_groups_seen_in_seeds"] = {lab: len(v) for lab, v in groups.items()}
     out["exact"] = ex
     out["simulated"] = sim
-    out["race_at_8000"] = {p.name: svals(race8000.final_maps[p.name][0], 8).tolist() for p in spec_d.pathways}
+    out["race_at_8000"] = {p.name: svals(race8000.params[p.name][0], 8).tolist() for p in spec_d.pathways}
     return out
 
 
@@ -377,7 +377,7 @@ def snapshot_singular_values(s4, cfg):
     spec = s4["spec_d"]
     snaps = s4["snaps"]
     rf = s4["race"]["double"]
-    svs = {p.name: np.array([np.interp(snaps, rf.t, rf.extra["svals"][p.name][0][:, i]) for i in range(4)]).T
+    svs = {p.name: np.array([np.interp(snaps, rf.t, rf.saved["svals"][p.name][0][:, i]) for i in range(4)]).T
            for p in spec.pathways}
     s4["sv_race_svals"] = svs
     # ReLU: units grouped by final gating pattern (seed 0), item part of the group map at each snapshot

@@ -246,7 +246,7 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
             out_L[i] = np.asarray(rf.loss[b], float)
             Yh = np.zeros_like(Y)
             for p in families[i]:
-                M = rf.final_maps[f"q{p}"][b]
+                M = rf.params[f"q{p}"][b]
                 Yh += M @ (X * gates_all[p][None, :].astype(float))
             out_Y[i] = Yh
     return t, out_L, out_Y

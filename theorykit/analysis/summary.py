@@ -17,7 +17,7 @@ import sys
 import numpy as np
 from ..io import jsonable, write_json, write_png
 from ..theory.derivation import Derivation, numeric_matrix
-from ..sim.record import SaveAt
+from ..record import SaveAt
 from ..spec.graph import graph_from_pathways
 
 __all__ = ["derive_text", "simulate_text", "plot", "mode_recorder", "wants_summary", "emit",

@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import SpecError
 from ..spec.files import parse_assignment
 from ..net.layout import Net, as_dtype
-from ..sim.record import SaveAt
+from ..record import SaveAt
 from ..sim.engine import train_net
 from ..spec.graph import graph_from_pathways
 from ..net.starts import aligned_params

@@ -9,7 +9,7 @@ from ..analysis import summary
 from ..analysis.summary import plot_save
 from ..errors import SpecError
 from ..net.layout import Net
-from ..sim.record import SaveAt
+from ..record import SaveAt
 from ..sim.weights import load_weights
 from ..sim.simulate import simulate
 from ..spec.limits import enforce

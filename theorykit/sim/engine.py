@@ -29,7 +29,7 @@ import numpy as np
 
 from ..net.layout import Net, net_loss, objective_for
 from .fused import _fused_train, supports
-from .record import SaveAt, Trajectory, check_finite
+from ..record import SaveAt, Trajectory, check_finite
 from ..errors import SpecError
 
 __all__ = ["Packing", "pack_net", "Trainer", "train", "train_net", "ensemble_placement"]
@@ -280,7 +280,7 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
     saved = jax.tree_util.tree_map(cat, *[o[2] for o in outs]) if len(tr.save_steps) else {}
     if check and tr.n_curve:
         check_finite(loss, check, lr)
-    return Trajectory(tr.t, loss, tr.save_steps, saved, params, place.count)
+    return Trajectory(tr.t, loss, saved, tr.save_steps, params, {"devices": place.count})
 
 
 def train_net(net: Net, params0, data, *, loss: str = "mean", schedule=(), save: SaveAt = SaveAt(),

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..errors import SpecError
 from ..net.layout import RESIDUAL_FLOOR, Net
-from .record import Trajectory, check_finite
+from ..record import Trajectory, check_finite
 
 __all__ = ["Layout", "layout", "supports", "pad_to"]
 
@@ -219,7 +219,7 @@ def _pad(a, shape):
 def _fused_train(net: Net, params0, data, *, lr, steps: int, loss: str = "sum", loss_every: int = 1,
                  check: str | None = None, interpret: bool | None = None, num_warps: int = 8) -> Trajectory:
     """Train ``net`` (see :func:`layout`) on the full batch ``data = (X, Y)`` with the fused kernel:
-    the :class:`~theorykit.sim.engine.Trajectory` that :func:`theorykit.sim.engine.train` returns
+    the :class:`~theorykit.record.Trajectory` that :func:`theorykit.sim.engine.train` returns
     (loss curve every ``loss_every`` steps and at the last; final weights), computed with one kernel
     call per ``loss_every`` steps. ``params0``: dict of weights with a leading ensemble axis, as
     :func:`theorykit.net.starts.random_params` draws them. ``interpret``: run Pallas's interpreter
@@ -268,4 +268,4 @@ def _fused_train(net: Net, params0, data, *, lr, steps: int, loss: str = "sum", 
         check_finite(curve, check, lr)
     params = lay.unpack(W1p[:, :H, :D], W2p[:, :O, :H])
     t = np.asarray(marks) if loss_every else np.zeros(0, int)
-    return Trajectory(t, curve if loss_every else np.zeros((E, 0)), np.zeros(0, int), {}, params, 1)
+    return Trajectory(t, curve if loss_every else np.zeros((E, 0)), {}, np.zeros(0, int), params, {"devices": 1})

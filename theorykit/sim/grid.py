@@ -17,7 +17,7 @@ import numpy as np
 
 from theorykit.curves import learning_time
 from theorykit.net.layout import Net
-from theorykit.sim.record import SaveAt
+from ..record import SaveAt
 from theorykit.sim.engine import train_net
 from theorykit.spec.gating import GDLNSpec
 from theorykit.spec.graph import graph_from_pathways

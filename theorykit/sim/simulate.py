@@ -26,7 +26,7 @@ import numpy as np
 
 from ..net.layout import DTYPES, Net, as_dtype, net_apply, net_loss, unit_activity
 
-from .record import SaveAt
+from ..record import SaveAt
 
 from .engine import train, train_net
 from ..errors import SpecError
@@ -153,7 +153,7 @@ def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None =
                     batch=batch, on_batch=on_batch, check="GDLN simulation", fused=fused)
     return SimResult(res.t, res.loss, res.params,
                      {"init": kind, "schedule": [gr.name for gr in groups] or "joint", "saved": res.saved,
-                      "saved_steps": res.saved_steps, "initial_params": p0}, dtype, res.devices)
+                      "saved_steps": res.saved_t, "initial_params": p0}, dtype, res.extra["devices"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,11 +221,11 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
     params = [res.params[k] for k in net.keys]
     acts = jax.vmap(lambda p: unit_activity(net, p, X))(res.params)
     extra = {"gates": [np.asarray(acts[v] > 0) for v, _ in net.nodes], "saved": res.saved,
-             "saved_steps": res.saved_steps}
+             "saved_steps": res.saved_t}
     if snapshot_every:
-        idx = np.searchsorted(res.saved_steps, [i * snapshot_every for i in range(steps // snapshot_every)])
+        idx = np.searchsorted(res.saved_t, [i * snapshot_every for i in range(steps // snapshot_every)])
         extra["snapshots"] = np.asarray(res.saved["snapshots"])[:, idx]
-    return SimResult(res.t, res.loss, params, extra, dtype, res.devices)
+    return SimResult(res.t, res.loss, params, extra, dtype, res.extra["devices"])
 
 
 def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, steps: int | None = None,

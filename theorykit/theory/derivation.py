@@ -364,7 +364,7 @@ class Derivation:
                 out[n] = np.stack(cols, axis=1)
             return out
         sol = self._race(times, values)
-        return {n: sol.modes[n][0] for n in sol.names}
+        return {n: m[0] for n, m in sol.saved["modes"].items()}
 
     # -- display -------------------------------------------------------------------------------
     def summary(self, values: Mapping | None = None) -> dict:

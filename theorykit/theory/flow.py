@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -24,6 +24,7 @@ import numpy as np
 
 from . import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
+from ..record import Trajectory
 
 # A persistent compilation cache, so a new process does not compile a flow again (the race of a
 # task compiles once per layout: ~1 s on a CPU). THEORYKIT_JAX_CACHE names the folder ("" turns it
@@ -33,21 +34,13 @@ if _CACHE and not jax.config.jax_compilation_cache_dir:
     jax.config.update("jax_compilation_cache_dir", _CACHE)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
 
-__all__ = ["FlowResult", "RK4", "Dopri5", "integrate"]
+__all__ = ["RK4", "Dopri5", "integrate"]
 
 
-@dataclass
-class FlowResult:
-    """``t``: recording times; ``records[name]``: batch × len(t) × …; ``final``: the end state."""
-    t: np.ndarray
-    records: dict
-    final: object = None
-    h: float = 0.0
-    extra: dict = field(default_factory=dict)
-
-    @property
-    def loss(self) -> np.ndarray:
-        return self.records["loss"]
+def _result(ts, recs, final, extra) -> Trajectory:
+    """The flow's :class:`~theorykit.record.Trajectory`: every record at ``ts``; the loss curve is
+    the record named ``loss`` (None where none was recorded)."""
+    return Trajectory(ts, recs.get("loss"), recs, ts, final, extra)
 
 
 #: most RK4 steps one flow may take (about 60x the longest flow a suite integrates); beyond it a
@@ -115,13 +108,15 @@ def _recording_times(times, t_end, record_every):
 def integrate(vector_field: Callable, y0, args=None, *, h: float | None = None, solver=None,
               t_end: float | None = None, record_every: float | None = None, times=None,
               record: Mapping[str, Callable] | None = None, batched_args: bool = True,
-              rate: float | None = None) -> FlowResult:
+              rate: float | None = None) -> Trajectory:
     """Integrate ``dy/dt = vector_field(y, args)`` from ``y0`` (leading batch axis), starting at t = 0.
 
     What is stepped: ``vector_field``. How: ``solver``, :class:`RK4` (``h=`` is shorthand for
     ``RK4(h)``) or :class:`Dopri5`. What is recorded: ``record`` (name → ``fn(y, args)``) at
     ``times`` (sorted, ≥ 0), or at t = 0, record_every, 2·record_every, … up to the first multiple
-    ≥ ``t_end``. Every recording time is hit exactly.
+    ≥ ``t_end``. Every recording time is hit exactly. Returns the :class:`~theorykit.record.Trajectory`
+    that the trainer returns too: ``saved[name]`` (batch × len(times) × …) at ``saved_t``, the
+    record named ``loss`` as its loss curve, the final state as ``params``.
 
     ``rate``: the field's fastest rate (1/time; s_max/τ for a race). A flow longer than
     :data:`MAX_FLOW_STEPS` steps of 1/(40·rate) is refused before it starts, with either solver:
@@ -149,7 +144,7 @@ def _check_budget(ts, h):
                         "ask for earlier --times, or check training.lr and the data's scale")
 
 
-def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args) -> FlowResult:
+def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args) -> Trajectory:
     if not h > 0:
         raise SpecError("h", f"needs a positive step, got {h!r}", "e.g. h = tau / 40")
     lengths = np.diff(np.concatenate([[0.0], ts]))
@@ -212,11 +207,11 @@ def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args) -> FlowR
 
     with jax.default_matmul_precision("highest"):
         final, recs = jax.jit(jax.vmap(one, in_axes=(0, 0 if batched_args else None)))(y0, args)
-    return FlowResult(ts, jax.tree_util.tree_map(np.asarray, recs), final, float(steps.max(initial=0.0)),
-                      extra={"solver": "rk4", "steps": int(nsub.sum())})
+    return _result(ts, jax.tree_util.tree_map(np.asarray, recs), final,
+                   {"solver": "rk4", "steps": int(nsub.sum()), "h": float(steps.max(initial=0.0))})
 
 
-def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batched_args) -> FlowResult:
+def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batched_args) -> Trajectory:
     if not (solver.rtol > 0 and solver.atol >= 0 and solver.h_max > 0 and solver.max_steps >= 1):
         raise SpecError("solver", f"{solver!r} needs rtol > 0, atol >= 0, h_max > 0, max_steps >= 1",
                         "e.g. Dopri5(rtol=1e-8, atol=1e-10)")
@@ -237,7 +232,7 @@ def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batche
                         f"round-off or passed {solver.max_steps} steps (the flow diverges, or its time scale is out of "
                         "proportion with the data's)", "ask for earlier --times, or check training.lr and the data's scale")
     recs = jax.tree_util.tree_map(lambda r: np.asarray(r)[:, :n], recs)
-    return FlowResult(ts, recs, final, 0.0, extra={"solver": "dopri5", "steps": int(nsteps.max(initial=0))})
+    return _result(ts, recs, final, {"solver": "dopri5", "steps": int(nsteps.max(initial=0)), "h": 0.0})
 
 
 class _LRU(dict):

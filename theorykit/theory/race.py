@@ -33,7 +33,7 @@ strengths) through the one integrator :func:`theorykit.theory.flow.integrate`. S
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import jax
@@ -44,11 +44,12 @@ from . import jaxify  # noqa: F401  (float64)
 from .flow import Dopri5, integrate
 from ..linalg import numeric_svd
 from ..errors import SpecError
+from ..record import Trajectory
 from ..net.layout import Net
 from ..net.starts import aligned_params
 from ..spec.graph import graph_from_pathways
 
-__all__ = ["RaceSystem", "RaceResult", "context_family", "family_masks"]
+__all__ = ["RaceSystem", "context_family", "family_masks"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -231,7 +232,7 @@ class RaceSystem:
     # -- solving -------------------------------------------------------------------------------
     def solve(self, times=None, *, tau: float | None = None, a0=None, masks=None, start=None, solver=None,
               t_end=None, record_every=None, modes: bool = True, svals: int = 0,
-              loss_factor: float | None = None) -> "RaceResult":
+              loss_factor: float | None = None) -> Trajectory:
         """Integrate the race with :func:`~theorykit.theory.flow.integrate`.
 
         The start: aligned maps of strength ``a0`` (a number, one per pathway, or batch ×
@@ -240,9 +241,14 @@ class RaceSystem:
         leading batch axis (its own gradient flow; by default the graph's aligned start of one
         strength ``a0``, :meth:`from_graph`; ``masks`` are for chains only). Recorded at ``times`` exactly, or every ``record_every`` up to
         ``t_end``. ``solver``: :class:`~theorykit.theory.flow.Dopri5` (default) or
-        :class:`~theorykit.theory.flow.RK4`. The loss is the mean loss × ``loss_factor`` (P for a
-        summed loss); ``modes``: each pathway's u_αᵀ M_p v_α; ``svals=m``: the m largest singular
-        values of each map. ``tau``, ``a0``, ``loss_factor``: by default the spec's."""
+        :class:`~theorykit.theory.flow.RK4`. ``tau``, ``a0``, ``loss_factor``: by default the spec's.
+
+        Returns the :class:`~theorykit.record.Trajectory` that the trainer returns too: ``loss``
+        (batch × len(t), the mean loss × ``loss_factor``: P for a summed loss);
+        ``saved["modes"][name]`` (batch × len(t) × rank: each mode's u_αᵀ M_p v_α, with ``modes``);
+        ``saved["svals"][name]`` (batch × len(t) × m: the m largest singular values of each map,
+        with ``svals=m``); ``params[name]``: each pathway's final map, batch × outputs × inputs;
+        ``extra``: the solver, its steps, the number of blocks and, for a graph's aligned start, the widths."""
         if start is not None and self.paths is None:
             raise SpecError("start", "weights start only a network's race", "build it with RaceSystem.from_net")
         if start is not None and a0 is not None:
@@ -270,26 +276,27 @@ class RaceSystem:
             record["svals"] = _record_svals(layout, int(svals))
         res = integrate(_FIELD[layout], y0, data, times=times, t_end=t_end, record_every=record_every,
                         solver=solver or Dopri5(), record=record, batched_args=False, rate=self.rate / tau)
-        recs = {k: np.asarray(v) for k, v in res.records.items()}
-        t = res.t
+        recs = {k: np.asarray(v) for k, v in res.saved.items()}
+        t = res.saved_t
         if order is not None:
             inv = np.argsort(order)
             recs = {k: v[:, inv] for k, v in recs.items()}
             t = t[inv]
         out_modes = {n: recs["modes"][:, :, k, :self.ranks[k]] for k, n in enumerate(self.names)} if modes else {}
-        extra = {"solver": res.extra.get("solver"), "steps": res.extra.get("steps"), "h": res.h,
+        extra = {"solver": res.extra.get("solver"), "steps": res.extra.get("steps"), "h": res.extra.get("h"),
                  "blocks": len(self.blocks)}
+        saved = {"modes": out_modes} if modes else {}
         if svals:
-            extra["svals"] = {n: recs["svals"][:, :, k] for k, n in enumerate(self.names)}
+            saved["svals"] = {n: recs["svals"][:, :, k] for k, n in enumerate(self.names)}
         if self.start_graph is not None and start is None:
             extra["widths"] = {n.name: n.width for n in self.start_graph.nodes}
         maps_of = _maps_of(layout, np)
-        fin = jax.tree_util.tree_map(np.asarray, res.final)
+        fin = jax.tree_util.tree_map(np.asarray, res.params)
         B = len(jax.tree_util.tree_leaves(fin)[0])
         final = np.stack([maps_of(jax.tree_util.tree_map(lambda w, i=i: w[i], fin)) for i in range(B)])
         full = np.einsum("bip,zbkpq,bjq->zkij", self.arrays_np["Ob"], final, self.arrays_np["Rb"], optimize=True)
         maps = {n: full[:, k][:, list(self.outputs[k])][:, :, list(self.inputs[k])] for k, n in enumerate(self.names)}
-        return RaceResult(t, recs["loss"] * loss_factor, out_modes, maps, list(self.names), extra)
+        return Trajectory(t, recs["loss"] * loss_factor, saved, t, maps, extra)
 
     def _initial(self, a0, masks, start):
         """The batched start of :meth:`solve` (numpy: small, and no compilation beyond the flow's own)."""
@@ -315,24 +322,6 @@ class RaceSystem:
         a = np.broadcast_to(a, (B, K))
         starts = [_start(a[i] * masks[i], self.arrays_np, self._groups(), np) for i in range(B)]
         return jax.tree_util.tree_map(lambda *ws: jnp.asarray(np.stack(ws)), *starts)
-
-
-@dataclass
-class RaceResult:
-    """A race integrated by :meth:`RaceSystem.solve`: ``loss`` (batch × len(t)), ``modes``
-    (name → batch × len(t) × rank), ``final_maps`` (name → batch × outputs × inputs of the
-    pathway)."""
-
-    t: np.ndarray
-    loss: np.ndarray
-    modes: dict
-    final_maps: dict
-    names: list
-    extra: dict = field(default_factory=dict)
-
-    def loss_at(self, times, batch: int = 0) -> np.ndarray:
-        """The loss at ``times`` (linear interpolation between recording times)."""
-        return np.interp(np.asarray(times, float), self.t, self.loss[batch])
 
 
 # ---------------------------------------------------------------------------------------------

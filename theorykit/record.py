@@ -1,0 +1,63 @@
+"""What a run records and what it returns, for gradient descent and for the flows alike.
+
+:class:`SaveAt` says what the trainer records (:func:`theorykit.sim.engine.train`); the flows take
+their recording times and functions as arguments (:func:`theorykit.theory.flow.integrate`). Every
+run returns one :class:`Trajectory`: the trainer, the flow integrator and the race
+(:meth:`theorykit.theory.race.RaceSystem.solve`). :func:`check_finite` is the divergence check.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from .errors import DivergenceError
+
+__all__ = ["SaveAt", "Trajectory", "check_finite"]
+
+
+def check_finite(loss: np.ndarray, what: str, lr):
+    loss = np.atleast_2d(loss)
+    if (~np.isfinite(loss)).any() or (loss[:, -1] > 10 * loss[:, 0] + 1e-12).any():
+        raise DivergenceError(f"{what} diverged with lr={lr} (loss became non-finite or grew tenfold); "
+                              "lower training.lr")
+
+
+@dataclass(frozen=True)
+class SaveAt:
+    """What :func:`~theorykit.sim.engine.train` records.
+
+    ``loss_every``: the loss curve every that many steps (and at the last step); 0: none.
+    ``steps``: steps at which each function in ``fns`` is recorded (``fn(params, data)``: any
+    pytree, e.g. outputs, hidden activity, the weights). ``final``: keep the final parameters.
+    """
+
+    loss_every: int = 1
+    steps: Sequence[int] = ()
+    fns: Mapping[str, Callable] = field(default_factory=dict)
+    final: bool = True
+
+
+@dataclass
+class Trajectory:
+    """The result of a run: gradient descent or a flow, batched (ensemble members, seeds, families).
+
+    ``loss[b, i]``: the loss of member ``b`` at ``t[i]`` (gradient steps, or flow time in the same
+    units; None for a flow that recorded no ``loss``). ``saved[name]``: what was recorded, batch × len(``saved_t``) × …, at the times
+    ``saved_t`` (a race: ``saved["modes"][pathway]``, each mode's strength u_αᵀ M_p v_α).
+    ``params``: the final state with its batch axis, or None: a network's weights, a flow's state,
+    a race's pathway maps (name → batch × outputs × inputs). ``extra``: what the run reports
+    beside (``devices``; a flow's ``solver``, ``steps`` and ``h``; …).
+    """
+
+    t: np.ndarray
+    loss: np.ndarray
+    saved: dict
+    saved_t: np.ndarray
+    params: object = None
+    extra: dict = field(default_factory=dict)
+
+    def loss_at(self, times, batch: int = 0) -> np.ndarray:
+        """The loss of member ``batch`` at ``times`` (linear interpolation between recording times)."""
+        return np.interp(np.asarray(times, float), self.t, self.loss[batch])
