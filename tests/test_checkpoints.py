@@ -35,7 +35,7 @@ def run_dir(tmp_path_factory):
     steps = list(range(0, STEPS + 1, EVERY))
     sim = simulate((X, Y), network="relu", hidden=H, lr=LR, steps=STEPS, seeds=1, init_std=0.1,
                         save=SaveAt(steps=steps, fns={"p": lambda p, _d: p}))
-    P = sim.extra["saved"]["p"]
+    P = sim.saved["p"]
     for i, s in enumerate(steps):
         safetensors_numpy.save_file({"W1": np.asarray(P["input->h1"][0, i]), "W2": np.asarray(P["h1->output"][0, i])},
                                     str(d / f"step_{s:06d}.safetensors"), metadata={"lr": repr(LR), "loss": "mean"})
@@ -286,7 +286,7 @@ def test_two_hidden_layers(tmp_path):
     steps = [0, 40, 80, 120]
     sim = simulate((X, Y), network="relu", hidden=[6, 6], lr=0.05, steps=120, seeds=1, init_std=0.3,
                         save=SaveAt(steps=steps, fns={"p": lambda p, _d: p}))
-    P = sim.extra["saved"]["p"]
+    P = sim.saved["p"]
     for i, s in enumerate(steps):
         np.savez(tmp_path / f"ck{s}.npz", W1=P["input->h1"][0, i], W2=P["h1->h2"][0, i], W3=P["h2->output"][0, i])
     np.savez(tmp_path / "data.npz", X=X, Y=Y)

@@ -27,7 +27,7 @@ SCRIPT = textwrap.dedent("""
     one = train(net_loss(net, "sum"), p0, (X, Y), lr=lrs, steps=50, save=save, devices=jax.devices()[:1])
     spec = tk.GDLNSpec(tk.xor_margin(1), tk.xor_relns(8)["xor"], tk.Training(lr=0.05, steps=30))
     sim = tk.simulate(spec, init="random", seeds=5, steps=30)
-    print(json.dumps({"devices": [many.extra["devices"], one.extra["devices"], sim.devices],
+    print(json.dumps({"devices": [many.extra["devices"], one.extra["devices"], sim.extra["devices"]],
                       "loss_gap": float(np.max(np.abs(many.loss - one.loss))),
                       "saved_gap": float(np.max(np.abs(many.saved["w"] - one.saved["w"]))),
                       "param_gap": float(max(np.max(np.abs(np.asarray(many.params[k]) - np.asarray(one.params[k])))

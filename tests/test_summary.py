@@ -1,4 +1,4 @@
-"""A spec at a glance: terminal summaries of derive/simulate, --plot, SimResult in Jupyter."""
+"""A spec at a glance: terminal summaries of derive/simulate, --plot, a simulation in Jupyter."""
 from __future__ import annotations
 
 import json
@@ -67,14 +67,14 @@ def test_mode_recorder_reaches_the_end_point():
     spec = load_spec(EX / "xor_reln.toml")
     save, der = plot_save(spec, {"Delta": 1}, 2500, points=25)
     sim = simulate(spec, seeds=2, steps=2500, values={"Delta": 1}, save=save)
-    modes = sim.extra["saved"]["modes"]
+    modes = sim.saved["modes"]
     for name, S in modes.items():
         S = np.asarray(S)
         assert S.shape == (2, 26, 1)
         # end point s/d; the gap decays as exp(−2s(t − t½)/τ) = exp(−0.00866 · 1766) ≈ 2e-7
         assert S[:, -1, 0] == pytest.approx(1 / np.sqrt(3), rel=1e-4)
         assert S[:, 0, 0] == pytest.approx(1e-3, rel=1e-6)                  # a0 of the aligned start
-    pred = Derivation(spec, values={"Delta": 1}).predict_modes(np.asarray(sim.extra["saved_steps"], float))
+    pred = Derivation(spec, values={"Delta": 1}).predict_modes(np.asarray(sim.saved_t, float))
     for name in modes:
         # closed form vs simulation (gradient descent vs flow: O(η) apart)
         assert np.max(np.abs(np.asarray(modes[name])[0, :, 0] - pred[name][:, 0])) < 0.02

@@ -54,7 +54,7 @@ _API = {
     "poly_bernoulli": "theory.lemmas", "classify_context_gating": "theory.lemmas",
     "context_gating_mismatch": "theory.lemmas",
     # networks and simulation
-    "a0_rule": "net.starts", "simulate": "sim.simulate", "SimResult": "sim.simulate",
+    "a0_rule": "net.starts", "simulate": "sim.simulate", "Trajectory": "record",
     # analysis
     "find_gates": "analysis.findgates", "exact_reln_outputs": "analysis.reln",
     "predict_reln": "analysis.predict",

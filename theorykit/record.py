@@ -13,6 +13,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .errors import DivergenceError
+from .io import png_bytes
 
 __all__ = ["SaveAt", "Trajectory", "check_finite"]
 
@@ -61,3 +62,43 @@ class Trajectory:
     def loss_at(self, times, batch: int = 0) -> np.ndarray:
         """The loss of member ``batch`` at ``times`` (linear interpolation between recording times)."""
         return np.interp(np.asarray(times, float), self.t, self.loss[batch])
+
+    @property
+    def mean(self) -> np.ndarray:
+        """The loss curve's mean over the batch."""
+        return self.loss.mean(axis=0)
+
+    @property
+    def std(self) -> np.ndarray:
+        """The loss curve's standard deviation over the batch."""
+        return self.loss.std(axis=0)
+
+    def __repr__(self) -> str:
+        loss = "no loss" if self.loss is None or not np.size(self.loss) else \
+            f"loss {float(self.mean[0]):.4g} → {float(self.mean[-1]):.4g} (batch mean)"
+        span = f"t {float(self.t[0]):g}…{float(self.t[-1]):g} ({len(self.t)} times)" if len(self.t) else "no times"
+        saved = ", ".join(self.saved) or "nothing"
+        batch = self.loss.shape[0] if self.loss is not None and np.ndim(self.loss) == 2 else "?"
+        return f"Trajectory(batch {batch}, {span}, {loss}; saved: {saved})"
+
+    def _repr_png_(self):
+        """In Jupyter: the loss curve, mean ± std over the batch (drawn without pyplot, so the
+        notebook's own backend is left as it is)."""
+        if self.loss is None or not np.size(self.loss):
+            return None
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(5.5, 3.5))
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        m, s = self.mean, self.std
+        B = self.loss.shape[0]
+        if B > 1:
+            ax.fill_between(self.t, m - s, m + s, color="C0", alpha=0.25, lw=0)
+        ax.plot(self.t, m, color="C0", label=f"loss, mean ± std over {B}" if B > 1 else "loss")
+        ax.set_xlabel("step")
+        ax.set_ylabel("loss")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        return png_bytes(fig, dpi=90)

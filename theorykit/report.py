@@ -429,7 +429,7 @@ def render_html(results: dict, out_dir) -> str:
          '<meta name="viewport" content="width=device-width, initial-scale=1">',
          f"<title>theorykit validation report ({html_escape(mode)})</title>",
          f"<style>{katex_css_inline()}</style>", f"<style>{PAGE_CSS}</style>", "</head><body>",
-         f"<h1>theorykit validation report</h1>",
+         "<h1>theorykit validation report</h1>",
          f'<p class="sub">Reproduction of <em>Make Haste Slowly: A Theory of Emergent Structured Mixed '
          f'Selectivity in Feature Learning ReLU Networks</em> (Jarvis, Klein, Rosman &amp; Saxe, ICLR 2025). '
          f'theorykit {html_escape(results.get("theorykit_version", "?"))}, <b>{html_escape(mode)}</b> mode'

@@ -316,13 +316,13 @@ def exact_reln_trajectory(X, Y, *, hidden, lr: float, steps: int, init_std: floa
 def gdln_outputs_from_start(spec, start: Mapping, steps: Sequence[int], lr: float, data=None):
     """Train the spec's GDLN from ``start`` (edge weights with a seed axis) with
     :func:`theorykit.sim.simulate.simulate`, recording its outputs after each of ``steps`` steps.
-    Returns ``(outputs (seeds × len(steps) × p × P), SimResult)``."""
+    Returns ``(outputs (seeds × len(steps) × p × P), the simulation's Trajectory)``."""
 
     net = Net.from_graph(spec)
     steps = [int(s) for s in steps]
     save = SaveAt(loss_every=1, steps=steps, fns={"out": lambda p, d: net_apply(net, p, d[0])})
     sim = simulate(spec, init=dict(start), seeds=int(next(iter(start.values())).shape[0]), steps=max(steps),
                    lr=lr, save=save)
-    saved = np.asarray(sim.extra["saved"]["out"])
-    idx = np.searchsorted(sim.extra["saved_steps"], steps)
+    saved = np.asarray(sim.saved["out"])
+    idx = np.searchsorted(sim.saved_t, steps)
     return saved[:, idx], sim

@@ -429,7 +429,7 @@ def _relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std:
     res = simulate((X, Y), network="relu", hidden=hidden, lr=lr, steps=steps, seeds=seeds, init_std=init_std,
                    loss=loss, dtype=dtype, seed=seed, save=save, check=False)
     keys = ["input->h1", "h1->output"]
-    snaps = {s: [np.asarray(res.extra["saved"]["params"][k])[:, j] for k in keys] for j, s in enumerate(record)}
+    snaps = {s: [np.asarray(res.saved["params"][k])[:, j] for k in keys] for j, s in enumerate(record)}
     return res.loss, snaps
 
 
@@ -448,6 +448,6 @@ def _gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint"
     record, save = _param_saver(record, steps)
     res = simulate(g, init="random", seeds=seeds, steps=steps, values=values, init_std=init_std, dtype=dtype,
                    schedule=schedule, staged_first=staged_first, seed=seed, save=save)
-    saved = res.extra["saved"].get("params", {})
+    saved = res.saved.get("params", {})
     snaps = {s: [[np.asarray(saved[k])[:, j] for k in gp.edges] for gp in g.pathways] for j, s in enumerate(record)}
     return res.loss, snaps

@@ -189,7 +189,7 @@ def plot(path, *, der=None, values=None, times=None, sim=None, title: str = "") 
     import matplotlib.pyplot as plt
 
 
-    modes_sim = sim is not None and "modes" in (sim.extra.get("saved") or {})
+    modes_sim = sim is not None and "modes" in sim.saved
     has_theory_modes = der is not None
     n_ax = 2 if (modes_sim or has_theory_modes) else 1
     fig, axes = plt.subplots(1, n_ax, figsize=(5.2 * n_ax, 3.8), squeeze=False)
@@ -216,7 +216,7 @@ def plot(path, *, der=None, values=None, times=None, sim=None, title: str = "") 
                 pred = der.predict_modes(grid, values)
             except Exception:  # noqa: BLE001
                 pred = None
-        names = list(pred) if pred else list(sim.extra["saved"]["modes"]) if modes_sim else []
+        names = list(pred) if pred else list(sim.saved["modes"]) if modes_sim else []
         for i, n in enumerate(names):
             c = f"C{i % 10}"
             if pred:
@@ -225,8 +225,8 @@ def plot(path, *, der=None, values=None, times=None, sim=None, title: str = "") 
                     ax.plot(grid, A[:, j], "--", color=c, lw=1.1, label=f"{n} α={j + 1} theory" if A.shape[1] <= 3 else
                             (f"{n} theory" if j == 0 else None))
             if modes_sim:
-                S = np.asarray(sim.extra["saved"]["modes"][n])           # seeds × saves × rank
-                ts = np.asarray(sim.extra["saved_steps"])
+                S = np.asarray(sim.saved["modes"][n])           # seeds × saves × rank
+                ts = np.asarray(sim.saved_t)
                 mu, sd = S.mean(0), S.std(0)
                 for j in range(S.shape[2]):
                     ax.fill_between(ts, mu[:, j] - sd[:, j], mu[:, j] + sd[:, j], color=c, alpha=0.2, lw=0)

@@ -65,7 +65,7 @@ def run(args):
         raise SpecError("--fused", exc.problem, "leave --fused off: the plain engine trains every network") from None
     idx = np.searchsorted(sim.t, times.astype(int))
     init_name = args.init_weights or (args.init if args.network == "gdln" else "random")
-    out = {"spec": spec.name, "network": args.network, "init": init_name, "devices": sim.devices,
+    out = {"spec": spec.name, "network": args.network, "init": init_name, "devices": sim.extra["devices"],
            **({"init_keys_not_read": unused} if args.init_weights else {}),
            "engine": "fused" if args.fused else "plain",
            "seeds": seeds, "steps": steps, "dtype": args.dtype,

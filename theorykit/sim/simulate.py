@@ -17,7 +17,6 @@ Initialisations of the GDLN (keyword ``init``), see :mod:`theorykit.net.starts`:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import jax
@@ -26,54 +25,16 @@ import numpy as np
 
 from ..net.layout import DTYPES, Net, as_dtype, net_apply, net_loss, unit_activity
 
-from ..record import SaveAt
+from ..record import SaveAt, Trajectory
 
 from .engine import train, train_net
 from ..errors import SpecError
-from ..io import png_bytes
 from ..theory.derivation import Derivation
 from ..spec.graph import Group, graph_from_pathways
 from ..net.starts import aligned_params, random_params
 from .weights import check_weights
 
-__all__ = ["SimResult", "simulate", "relu_forward", "relu_gates", "gdln_forward", "DTYPES"]
-
-
-@dataclass
-class SimResult:
-    """Loss curves of an ensemble: ``loss[seed, i]`` is the loss after ``t[i]`` steps."""
-    t: np.ndarray
-    loss: np.ndarray
-    params: object = None
-    extra: dict = field(default_factory=dict)
-    dtype: str = "float64"
-    devices: int = 1
-
-    @property
-    def mean(self) -> np.ndarray:
-        return self.loss.mean(axis=0)
-
-    @property
-    def std(self) -> np.ndarray:
-        return self.loss.std(axis=0)
-
-    def _repr_png_(self):
-        """In Jupyter: the loss, mean ± std over seeds (a figure drawn without pyplot, so the
-        notebook's own backend is left as it is)."""
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-
-        fig = Figure(figsize=(5.5, 3.5))
-        FigureCanvasAgg(fig)
-        ax = fig.add_subplot()
-        m, s = self.mean, self.std
-        ax.fill_between(self.t, m - s, m + s, color="C0", alpha=0.25, lw=0)
-        ax.plot(self.t, m, color="C0", label=f"loss, mean ± std over {self.loss.shape[0]} seeds")
-        ax.set_xlabel("step")
-        ax.set_ylabel("loss")
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        return png_bytes(fig, dpi=90)
+__all__ = ["simulate", "relu_forward", "relu_gates", "gdln_forward", "DTYPES"]
 
 
 def _schedule(graph, schedule, staged_first):
@@ -116,13 +77,13 @@ def _edge_scales(g, std):
 def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
              a0: float | None = None, init_std: float | None = None, dtype: str = "float64", schedule="joint",
              staged_first: Sequence[str] = (), seed: int = 0, save: SaveAt | None = None, lr: float | None = None,
-             batch: int | None = None, on_batch=None, fused: bool = False) -> SimResult:
+             batch: int | None = None, on_batch=None, fused: bool = False) -> Trajectory:
     """Full-batch gradient descent on the GDLN of a graph (or pathway) spec, vmapped over ``seeds``.
 
     ``init``: ``"aligned"``, ``"random"``, or a dict of initial weights (see module docstring).
     ``schedule``: ``"joint"`` (the graph's own schedule, if it has one, else the total loss),
     ``"staged"`` with ``staged_first``, or a tuple of :class:`~theorykit.spec.graph.Group`.
-    ``save``: what to record besides the loss curve (:class:`~theorykit.sim.engine.SaveAt`).
+    ``save``: what to record besides the loss curve (:class:`~theorykit.record.SaveAt`).
     ``fused``: step with the fused multi-step kernel (:mod:`theorykit.sim.fused`; depth-2, no schedule).
     """
     g = graph_from_pathways(graph)
@@ -151,9 +112,9 @@ def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None =
     groups = _schedule(g, schedule, staged_first)
     res = train_net(net, p0, data, loss=tr.loss, schedule=groups, lr=lr, steps=steps, save=save or SaveAt(),
                     batch=batch, on_batch=on_batch, check="GDLN simulation", fused=fused)
-    return SimResult(res.t, res.loss, res.params,
-                     {"init": kind, "schedule": [gr.name for gr in groups] or "joint", "saved": res.saved,
-                      "saved_steps": res.saved_t, "initial_params": p0}, dtype, res.extra["devices"])
+    return Trajectory(res.t, res.loss, res.saved, res.saved_t, res.params,
+                      {"init": kind, "schedule": [gr.name for gr in groups] or "joint", "initial_params": p0,
+                       "dtype": dtype, "devices": res.extra["devices"]})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -188,7 +149,7 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
                   init_std: float = 0.01, loss: str = "mean", dtype: str = "float64", seed: int = 0,
                   snapshot_every: int | None = None, check: bool = True, init: Mapping | None = None,
                   save: SaveAt | None = None, batch: int | None = None, on_batch=None,
-                  fused: bool = False) -> SimResult:
+                  fused: bool = False) -> Trajectory:
     """Full-batch gradient descent on bias-free ReLU networks (vmapped over ``seeds``).
 
     ``hidden`` is one width or a list of widths (two for two hidden layers). ``init``: given
@@ -220,12 +181,11 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
                     check="ReLU simulation" if check else None)
     params = [res.params[k] for k in net.keys]
     acts = jax.vmap(lambda p: unit_activity(net, p, X))(res.params)
-    extra = {"gates": [np.asarray(acts[v] > 0) for v, _ in net.nodes], "saved": res.saved,
-             "saved_steps": res.saved_t}
+    extra = {"gates": [np.asarray(acts[v] > 0) for v, _ in net.nodes], "dtype": dtype, "devices": res.extra["devices"]}
     if snapshot_every:
         idx = np.searchsorted(res.saved_t, [i * snapshot_every for i in range(steps // snapshot_every)])
         extra["snapshots"] = np.asarray(res.saved["snapshots"])[:, idx]
-    return SimResult(res.t, res.loss, params, extra, dtype, res.extra["devices"])
+    return Trajectory(res.t, res.loss, res.saved, res.saved_t, params, extra)
 
 
 def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, steps: int | None = None,
@@ -233,7 +193,7 @@ def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, s
              lr: float | None = None, init_std=None, a0: float | None = None, schedule="joint",
              staged_first: Sequence[str] = ("common",), hidden=None, loss: str | None = None,
              snapshot_every: int | None = None, batch: int | None = None, on_batch=None,
-             fused: bool = False, check: bool = True) -> SimResult:
+             fused: bool = False, check: bool = True) -> Trajectory:
     """Full-batch gradient descent, vmapped over ``seeds``: the one way to simulate.
 
     ``source``: a pathway or graph spec, or data ``(X, Y)`` (d × P, p × P; then ``network="relu"``
@@ -248,7 +208,12 @@ def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, s
       seeds × snapshots × H × P); ``extra["gates"]``: every hidden layer's final activity.
 
     Training settings default to the spec's (``lr``, ``loss``, ``init_std``, ``a0``, ``steps``).
-    ``save``: what to record besides the loss curve (:class:`~theorykit.sim.engine.SaveAt`).
+    ``save``: what to record besides the loss curve (:class:`~theorykit.record.SaveAt`; it comes
+    back in ``saved``, at the steps ``saved_t``).
+
+    Returns the :class:`~theorykit.record.Trajectory` every run returns: ``loss[seed, i]`` after
+    ``t[i]`` steps, ``params`` (the final weights), ``extra`` (``dtype``, ``devices``; a GDLN's
+    ``init``, ``schedule`` and ``initial_params``; a ReLU network's ``gates`` and ``snapshots``).
     ``fused``: the fused multi-step kernel (:mod:`theorykit.sim.fused`; depth 2, no schedule).
     """
     if network not in ("gdln", "relu"):

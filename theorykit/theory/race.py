@@ -260,7 +260,7 @@ class RaceSystem:
             raise SpecError("tau" if tau is None else "a0", "needs a time scale and an initial strength",
                             "pass tau= and start= (a network's race, RaceSystem.from_net)" if self.paths is not None
                             else "pass tau= and a0=, or build the system with RaceSystem.from_spec")
-        K, layout, data = self.K, self._layout(), self.arrays()
+        layout, data = self._layout(), self.arrays()
         y0 = self._initial(a0, masks, start)
         data["tau"] = jnp.asarray(float(tau))
         order = None
