@@ -52,11 +52,13 @@ SVD_CUBE_SECONDS = 1.5e-3
 EXACT_OVERHEAD = 0.005
 #: symbolic entries: the rational part of the cost this much slower (the symbolic contexts tasks)
 SYMBOLIC_FACTOR = 20.0
-#: a pathway with symbols or radicals whose blocks are a single row or column (m = min(n_in, n_out,
-#: active datapoints) = 1: a norm): seconds per entry of its data that is not rational (XoR with Δ
-#: 7-15 ms, 1 × 2 × 5 with Δ and square roots 30-60 ms since roots of sums over the symbols are
-#: tidied without simplify; the contexts task's context scale 0.14-0.22 s)
-ROW_ENTRY_SECONDS = 0.02
+#: a pathway with radicals whose blocks are a single row or column (m = min(n_in, n_out, active
+#: datapoints) = 1: a norm): seconds per entry of its data that is not rational (1 × 2 × 5 with
+#: square roots 0.12-0.22 s, the contexts task's context scale 0.14-0.22 s: SymPy denests the roots)
+ROW_ENTRY_SECONDS = 0.03
+#: the same with symbols: roots of sums over the symbols are tidied without simplify (XoR with Δ
+#: 7-15 ms, 1 × 2 × 5 with Δ and square roots 30-60 ms)
+ROW_SYMBOL_ENTRY_SECONDS = 0.01
 #: seconds per symbolic pathway with m ≥ 2, times (m − 1)³ (2 × 2: 0.03-0.31 s)
 SYMBOLIC_BLOCK_SECONDS = 0.1
 #: seconds per exact (SymPy) multiply-add, e.g. in X G Xᵀ with the P × P gate matrix G
@@ -78,8 +80,9 @@ SYMBOLIC_RADICAL_CAP = 14
 #: roots of index q up to this took as long as square roots (2**(1/q), q = 2…16: 0.6-0.8 s); beyond
 #: it (unmeasured; nested square roots are such roots) the cost is taken to grow like q / RADICAL_INDEX
 RADICAL_INDEX = 16
-#: seconds per unit of W^0.6 of the exact derivation (derivation_estimate)
-EXACT_SECONDS = 1.9e-5
+#: seconds per unit of W^0.6 of the exact derivation (derivation_estimate): centred between the
+#: bench's ring (under) and hierarchy rows (over), 0.42-2.97 at 1.9e-5 in two runs
+EXACT_SECONDS = 1.7e-5
 #: the race reduction (theorykit.theory.race): seconds of compilation, and floating-point operations
 #: per second of the engine's vector field on a 2-core CPU (calibrated on the coupled hierarchy
 #: tasks, 32 × 4 and 64 × 4). Its cost is bounded by the unsplit system, K² p' d² per evaluation (K pathways, p' = min(p, K d) output rows, d inputs), about 600
@@ -259,7 +262,7 @@ def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | 
             if sym_i:
                 secs = EXACT_OVERHEAD + SYMBOLIC_FACTOR * (secs - EXACT_OVERHEAD)
             if m == 1 or (task.name == "contexts" and not sym_i):
-                part = ROW_ENTRY_SECONDS * n_irr
+                part = (ROW_SYMBOL_ENTRY_SECONDS if sym_i else ROW_ENTRY_SECONDS) * n_irr
             else:
                 part = SYMBOLIC_BLOCK_SECONDS * (m - 1) ** 3 if sym_i else 0.0
                 if r_i:
