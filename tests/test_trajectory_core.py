@@ -104,3 +104,8 @@ def test_one_result_type_for_the_trainer_the_flows_and_the_race():
         assert first.shape[:2] == (B, len(res.saved_t))
         np.testing.assert_allclose(res.loss_at(res.t[-1:], batch=B - 1), res.loss[B - 1, -1:])
     assert gd.extra["devices"] >= 1 and flow.extra["solver"] == "rk4" and race.extra["solver"] == "dopri5"
+    quiet = integrate(lambda y, a: -y, np.array([1.0]), None, times=[0.0, 1.0], solver=RK4(1e-2),
+                      record={"y": lambda y, a: y})
+    assert quiet.loss is None and "no loss" in repr(quiet)
+    with pytest.raises(tk.SpecError, match="no loss curve"):
+        quiet.loss_at([0.5])

@@ -12,7 +12,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from .errors import DivergenceError
+from .errors import DivergenceError, SpecError
 from .io import png_bytes
 
 __all__ = ["SaveAt", "Trajectory", "check_finite"]
@@ -61,6 +61,9 @@ class Trajectory:
 
     def loss_at(self, times, batch: int = 0) -> np.ndarray:
         """The loss of member ``batch`` at ``times`` (linear interpolation between recording times)."""
+        if self.loss is None or not np.size(self.loss):
+            raise SpecError("record", "this run recorded no loss curve",
+                            "record a function named \"loss\" (a flow), or keep SaveAt.loss_every > 0 (training)")
         return np.interp(np.asarray(times, float), self.t, self.loss[batch])
 
     @property
