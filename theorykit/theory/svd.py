@@ -10,7 +10,7 @@ from ..errors import DerivationError
 from .exact_values import X
 from .exactla import rational_parts, rational_svd
 
-from .modes import (NULLSPACE_SIMPLIFY_MAX_OPS, SVD, Mode, _is_zero_at_random_points, _simp, num,
+from .modes import (NULLSPACE_SIMPLIFY_MAX_OPS, SVD, Mode, _is_zero_at_random_points, _simp, is_zero, num,
                     reference_values)
 
 __all__ = ["exact_svd"]
@@ -67,8 +67,11 @@ def _eigen_gram(G: sp.Matrix, ref):
             # symbols mixed with surds: the quadratic formula, where SymPy's roots spends seconds
             # trying to rescale the coefficients to rational ones
             a2, a1, a0 = (sp.expand(c) for c in fp.all_coeffs())
-            root = sp.sqrt(sp.expand(a1 ** 2 - 4 * a2 * a0))
-            rts = [(-a1 + root) / (2 * a2), (-a1 - root) / (2 * a2)]
+            if is_zero(a0):
+                rts = [-a1 / a2]                        # rank one: the roots 0 and a + c (0 is dropped)
+            else:
+                root = sp.sqrt(sp.expand(a1 ** 2 - 4 * a2 * a0))
+                rts = [(-a1 + root) / (2 * a2), (-a1 - root) / (2 * a2)]
         elif deg <= 2 or (deg <= 4 and not symbolic):
             rts = sp.roots(fp, multiple=True)
             # radicals only where they are real surds: a cubic with three real roots
@@ -96,7 +99,7 @@ def _eigen_gram(G: sp.Matrix, ref):
             if num(r, ref) < 0:
                 raise DerivationError(f"negative eigenvalue {r} of a Gram matrix")
             found.append(r)
-            if symbolic and deg == 2 and n == 2 and len(set(rts)) == 2 and abs(num(G[0, 1], ref)) > 1e-12:
+            if symbolic and deg == 2 and n == 2 and abs(num(G[0, 1], ref)) > 1e-12:
                 quadratic.add(r)
     out = []
     for r in dict.fromkeys(found):
@@ -114,8 +117,8 @@ def _eigen_gram(G: sp.Matrix, ref):
             out.append((r, [(x, 1) for x in vecs], False))
             continue
         if r in quadratic:
-            # G = [[a, b], [b, c]] over the symbols, b ≠ 0 (at the reference point), two distinct
-            # roots of an irreducible quadratic: each eigenvalue is simple and (b, λ − a) spans its
+            # G = [[a, b], [b, c]] over the symbols with b ≠ 0 (at the reference point): its two
+            # eigenvalues differ ((a − c)² + 4b² > 0), each is simple, and (b, λ − a) spans its
             # eigenspace, as (a − λ)b + b(λ − a) = 0 and b² + (c − λ)(λ − a) = −(λ² − (a + c)λ + ac − b²)
             # = 0. Exact, with no pivot to decide: SymPy's null space of a matrix mixing symbols and
             # radicals takes seconds to tens of seconds here (rational data with surds keeps the null
