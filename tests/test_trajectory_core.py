@@ -109,3 +109,18 @@ def test_one_result_type_for_the_trainer_the_flows_and_the_race():
     assert quiet.loss is None and "no loss" in repr(quiet)
     with pytest.raises(tk.SpecError, match="no loss curve"):
         quiet.loss_at([0.5])
+    with pytest.raises(tk.SpecError, match="no loss curve"):
+        quiet.mean
+    with pytest.raises(tk.SpecError, match="one number per batch member"):
+        integrate(lambda y, a: -y, np.ones((1, 2)), None, times=[0.0, 1.0], solver=RK4(0.1),
+                  record={"loss": lambda y, a: y})
+    # times in any order: the race records them in the caller's order, loss_at reads them sorted
+    shuffled = rs.solve(times[::-1])
+    np.testing.assert_allclose(shuffled.loss[0], race.loss[0][::-1], rtol=1e-9)
+    np.testing.assert_allclose(shuffled.loss_at([25.0, 125.0]), race.loss_at([25.0, 125.0]), rtol=1e-9)
+    assert "t 0…400" in repr(shuffled)
+    with pytest.raises(tk.SpecError, match="times >= 0"):
+        rs.solve([-1.0, 5.0])
+    # a run that keeps no weights: no params, and no gates to read from them
+    bare = tk.simulate(spec, network="relu", seeds=2, steps=5, save=SaveAt(final=False))
+    assert bare.params is None and "gates" not in bare.extra and bare.loss.shape == (2, 6)

@@ -18,6 +18,17 @@ from .io import png_bytes
 __all__ = ["SaveAt", "Trajectory", "check_finite"]
 
 
+def _leaves(x):
+    if isinstance(x, Mapping):
+        for v in x.values():
+            yield from _leaves(v)
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            yield from _leaves(v)
+    elif x is not None:
+        yield x
+
+
 def check_finite(loss: np.ndarray, what: str, lr):
     loss = np.atleast_2d(loss)
     if (~np.isfinite(loss)).any() or (loss[:, -1] > 10 * loss[:, 0] + 1e-12).any():
@@ -59,30 +70,48 @@ class Trajectory:
     params: object = None
     extra: dict = field(default_factory=dict)
 
-    def loss_at(self, times, batch: int = 0) -> np.ndarray:
-        """The loss of member ``batch`` at ``times`` (linear interpolation between recording times)."""
+    def _curve(self) -> np.ndarray:
         if self.loss is None or not np.size(self.loss):
             raise SpecError("record", "this run recorded no loss curve",
                             "record a function named \"loss\" (a flow), or keep SaveAt.loss_every > 0 (training)")
-        return np.interp(np.asarray(times, float), self.t, self.loss[batch])
+        return np.asarray(self.loss)
+
+    def loss_at(self, times, batch: int = 0) -> np.ndarray:
+        """The loss of member ``batch`` at ``times``: linear interpolation between the recording
+        times (in any order), and the first or last recorded loss outside them."""
+        loss = self._curve()[batch]
+        order = np.argsort(self.t, kind="stable")
+        return np.interp(np.asarray(times, float), np.asarray(self.t, float)[order], loss[order])
 
     @property
     def mean(self) -> np.ndarray:
         """The loss curve's mean over the batch."""
-        return self.loss.mean(axis=0)
+        return self._curve().mean(axis=0)
 
     @property
     def std(self) -> np.ndarray:
         """The loss curve's standard deviation over the batch."""
-        return self.loss.std(axis=0)
+        return self._curve().std(axis=0)
+
+    @property
+    def batch(self) -> int:
+        """How many runs this holds (ensemble members, seeds, families)."""
+        for x in (self.loss, self.saved, self.params):
+            leaves = [v for v in _leaves(x) if np.ndim(v)]
+            if leaves:
+                return int(np.shape(leaves[0])[0])
+        return 0
 
     def __repr__(self) -> str:
-        loss = "no loss" if self.loss is None or not np.size(self.loss) else \
-            f"loss {float(self.mean[0]):.4g} → {float(self.mean[-1]):.4g} (batch mean)"
-        span = f"t {float(self.t[0]):g}…{float(self.t[-1]):g} ({len(self.t)} times)" if len(self.t) else "no times"
-        saved = ", ".join(self.saved) or "nothing"
-        batch = self.loss.shape[0] if self.loss is not None and np.ndim(self.loss) == 2 else "?"
-        return f"Trajectory(batch {batch}, {span}, {loss}; saved: {saved})"
+        t = np.asarray(self.t, float)
+        span = f"t {t.min():g}…{t.max():g} ({t.size} times)" if t.size else "no times"
+        if self.loss is None or not np.size(self.loss):
+            loss = "no loss"
+        else:
+            m = np.asarray(self.loss).mean(axis=0)
+            order = np.argsort(t, kind="stable")
+            loss = f"loss {float(np.ravel(m[order])[0]):.4g} → {float(np.ravel(m[order])[-1]):.4g} (batch mean)"
+        return f"Trajectory(batch {self.batch}, {span}, {loss}; saved: {', '.join(self.saved) or 'nothing'})"
 
     def _repr_png_(self):
         """In Jupyter: the loss curve, mean ± std over the batch (drawn without pyplot, so the
@@ -95,12 +124,14 @@ class Trajectory:
         fig = Figure(figsize=(5.5, 3.5))
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
-        m, s = self.mean, self.std
+        order = np.argsort(self.t, kind="stable")
+        t, m, s = np.asarray(self.t)[order], self.mean[order], self.std[order]
         B = self.loss.shape[0]
         if B > 1:
-            ax.fill_between(self.t, m - s, m + s, color="C0", alpha=0.25, lw=0)
-        ax.plot(self.t, m, color="C0", label=f"loss, mean ± std over {B}" if B > 1 else "loss")
-        ax.set_xlabel("step")
+            ax.fill_between(t, m - s, m + s, color="C0", alpha=0.25, lw=0)
+        ax.plot(t, m, color="C0", label=f"loss, mean ± std over {B}" if B > 1 else "loss")
+        # a flow of the integrator runs in its own time; training and the race count steps (τ = 1/η)
+        ax.set_xlabel("t" if "solver" in self.extra and "blocks" not in self.extra else "step")
         ax.set_ylabel("loss")
         ax.legend(fontsize=8)
         fig.tight_layout()

@@ -5,7 +5,7 @@
 * :func:`plot` -- loss and mode strengths a_α(t): theory as lines, simulation as mean ± spread
   (the strengths of a simulated pathway are ``u_αᵀ W_p(t) v_α``, W_p the product of its edges'
   weights, u_α and v_α the exact singular vectors of its effective dataset);
-* :func:`mode_recorder` -- the :class:`~theorykit.sim.engine.SaveAt` function that records them;
+* :func:`mode_recorder` -- the :class:`~theorykit.record.SaveAt` function that records them;
 
 The command line prints the summary on a terminal; on a pipe, or with ``--json -``, the full JSON
 document as before.
@@ -185,7 +185,7 @@ def mode_recorder(spec, der, values=None):
 
 def plot(path, *, der=None, values=None, times=None, sim=None, title: str = "") -> None:
     """Loss and mode strengths: theory (``der``) as lines over ``times``, a simulation (``sim``,
-    with ``sim.extra['saved']['modes']`` from :func:`mode_recorder`) as mean ± std."""
+    with ``sim.saved['modes']`` from :func:`mode_recorder`) as mean ± std."""
     import matplotlib.pyplot as plt
 
 

@@ -2,8 +2,8 @@
 
 ``simulate`` (``simulate``: a spec's GDLN or ReLU network, or a ReLU network on data — the one way
 to simulate), ``engine`` (the trainer: ``train`` for any loss, ``train_net`` for a
-:class:`~theorykit.net.layout.Net`), ``record`` (what a run records and returns), ``weights`` (weight
-files), ``fused`` (the fused multi-step kernel for a GPU), ``grid`` (ensembles over a grid of
+:class:`~theorykit.net.layout.Net`; what it records and returns is :mod:`theorykit.record`),
+``weights`` (weight files), ``fused`` (the fused multi-step kernel for a GPU), ``grid`` (ensembles over a grid of
 datasets, one call of the trainer). The network description and its starts are in
 :mod:`theorykit.net`. Reads ``theorykit.spec``, ``theorykit.net`` and ``theorykit.theory``.
 """

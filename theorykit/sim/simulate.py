@@ -179,9 +179,12 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
     else:
         res = train(net_loss(net, loss), p0, (X, Y), lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
                     check="ReLU simulation" if check else None)
-    params = [res.params[k] for k in net.keys]
-    acts = jax.vmap(lambda p: unit_activity(net, p, X))(res.params)
-    extra = {"gates": [np.asarray(acts[v] > 0) for v, _ in net.nodes], "dtype": dtype, "devices": res.extra["devices"]}
+    extra = {"dtype": dtype, "devices": res.extra["devices"]}
+    params = None
+    if res.params is not None:                   # SaveAt(final=False) keeps no weights, so no gates
+        params = [res.params[k] for k in net.keys]
+        acts = jax.vmap(lambda p: unit_activity(net, p, X))(res.params)
+        extra["gates"] = [np.asarray(acts[v] > 0) for v, _ in net.nodes]
     if snapshot_every:
         idx = np.searchsorted(res.saved_t, [i * snapshot_every for i in range(steps // snapshot_every)])
         extra["snapshots"] = np.asarray(res.saved["snapshots"])[:, idx]
@@ -212,8 +215,11 @@ def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, s
     back in ``saved``, at the steps ``saved_t``).
 
     Returns the :class:`~theorykit.record.Trajectory` every run returns: ``loss[seed, i]`` after
-    ``t[i]`` steps, ``params`` (the final weights), ``extra`` (``dtype``, ``devices``; a GDLN's
-    ``init``, ``schedule`` and ``initial_params``; a ReLU network's ``gates`` and ``snapshots``).
+    ``t[i]`` steps; ``params``, the final weights (a GDLN: edge key → seeds × out × in; a ReLU
+    network: the list ``[W1, …, WL]``, each with a seed axis); ``extra``: ``dtype``, ``devices``,
+    a GDLN's ``init``, ``schedule`` and ``initial_params``, a ReLU network's ``gates`` and
+    ``snapshots`` (the activity at the snapshot steps only; ``saved["snapshots"]`` has it at
+    every saved step).
     ``fused``: the fused multi-step kernel (:mod:`theorykit.sim.fused`; depth 2, no schedule).
     """
     if network not in ("gdln", "relu"):

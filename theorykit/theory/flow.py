@@ -40,7 +40,11 @@ __all__ = ["RK4", "Dopri5", "integrate"]
 def _result(ts, recs, final, extra) -> Trajectory:
     """The flow's :class:`~theorykit.record.Trajectory`: every record at ``ts``; the loss curve is
     the record named ``loss`` (None where none was recorded)."""
-    return Trajectory(ts, recs.get("loss"), recs, ts, final, extra)
+    loss = recs.get("loss")
+    if loss is not None and np.ndim(loss) != 2:
+        raise SpecError("record", f"the record named loss must give one number per batch member, got shape "
+                        f"{np.shape(loss)[2:]} per time", "return a scalar from record[\"loss\"], or name the record otherwise")
+    return Trajectory(ts, loss, recs, ts, final, extra)
 
 
 #: most RK4 steps one flow may take (about 60x the longest flow a suite integrates); beyond it a
@@ -95,13 +99,16 @@ def _tree_lin(y, coeffs, ks, dt):
 def _recording_times(times, t_end, record_every):
     if times is None:
         if not (record_every and record_every > 0 and t_end is not None and t_end >= 0):
-            raise SpecError("flow", f"needs record_every > 0 and t_end >= 0 (got {record_every}, {t_end})",
-                            "pass positive recording intervals, or times")
+            raise SpecError("times", f"no recording times: needs times, or record_every > 0 and t_end >= 0 "
+                            f"(got record_every={record_every}, t_end={t_end})", "pass times=[...], or record_every and t_end")
         nrec = int(math.ceil(t_end / record_every - 1e-12))
         return np.arange(nrec + 1) * float(record_every)
     ts = np.asarray(times, float)
-    if ts.ndim != 1 or ts.size == 0 or (ts < 0).any() or (np.diff(ts) < 0).any() or not np.isfinite(ts).all():
-        raise SpecError("times", "recording times must be finite, non-negative and sorted", "sort them")
+    if ts.ndim != 1 or ts.size == 0 or not np.isfinite(ts).all() or (ts < 0).any():
+        raise SpecError("times", f"recording times must be a non-empty list of finite times >= 0, got {np.ravel(times).tolist()[:8]}",
+                        "the flow starts at t = 0: drop negative or infinite times")
+    if (np.diff(ts) < 0).any():
+        raise SpecError("times", "integrate records at sorted times", "sort them (RaceSystem.solve sorts them for you)")
     return ts
 
 
