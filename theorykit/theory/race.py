@@ -112,12 +112,10 @@ class RaceSystem:
         for k in range(K):
             im[k, ins[k]] = 1.0
             om[k, outs[k]] = 1.0
-        Syx = np.stack([((Y * G[k]) @ X.T / P) * om[k][:, None] * im[k][None, :] for k in range(K)])
-        Sx = np.zeros((K, K, d, d))
-        for q in range(K):
-            for r in range(q, K):
-                S = ((X * (G[q] * G[r])) @ X.T / P) * im[q][:, None] * im[r][None, :]
-                Sx[q, r], Sx[r, q] = S, S.T
+        # every pair at once (K² pairs: a loop over them took minutes for thousands of pathways)
+        Syx = np.einsum("ap,kp,ip->kai", Y, G, X, optimize=True) / P * om[:, :, None] * im[:, None, :]
+        Sx = np.einsum("ip,qp,rp,jp->qrij", X, G, G, X, optimize=True) / P \
+            * im[:, None, :, None] * im[None, :, None, :]
         modes = []
         for k in range(K):
             if frames is not None and frames[k] is not None:
@@ -339,15 +337,15 @@ def _blocks(Syx, Sx, tol):
     from scipy.sparse.csgraph import connected_components
 
     K, p, d = Syx.shape
-    gens = [Sx[q, r] for q in range(K) for r in range(K)]
-    gens += [Syx[q].T @ Syx[r] for q in range(K) for r in range(K)]
-    scale = max(max(float(np.abs(g).max()) for g in gens), 1e-300)
-    rng = np.random.default_rng(20250125)
-    A = sum(rng.normal() * (g + g.T) for g in gens)
-    _w, Q = np.linalg.eigh(A)
-    adj = np.zeros((d, d), bool)
-    for g in gens:
-        adj |= np.abs(Q.T @ g @ Q) > tol * scale
+    # the generators: every Σx_qr and every Σyx_qᵀ Σyx_r (K × K × d × d each), handled as arrays
+    gram = np.einsum("qai,raj->qrij", Syx, Syx, optimize=True)
+    scale = max(float(np.abs(Sx).max(initial=0.0)), float(np.abs(gram).max(initial=0.0)), 1e-300)
+    c = np.random.default_rng(20250125).normal(size=(2, K, K))
+    A = np.einsum("qr,qrij->ij", c[0], Sx) + np.einsum("qr,qrij->ij", c[1], gram)
+    _w, Q = np.linalg.eigh(A + A.T)
+    thr = tol * scale
+    adj = (np.abs(np.einsum("ia,qrij,jb->qrab", Q, Sx, Q, optimize=True)) > thr).any(axis=(0, 1))
+    adj |= (np.abs(np.einsum("ia,qrij,jb->qrab", Q, gram, Q, optimize=True)) > thr).any(axis=(0, 1))
     nc, lab = connected_components(adj, directed=False)
     Rb, Ob = [], []
     S_all = Syx.transpose(1, 0, 2).reshape(p, K * d) if K else np.zeros((p, 0))
@@ -378,10 +376,9 @@ def _block_arrays(Syx, Sx, modes, Rb, Ob, om) -> dict:
     for b, (O, R) in enumerate(zip(Ob, Rb)):
         po, dr = O.shape[1], R.shape[1]
         Ob_[b, :, :po], Rb_[b, :, :dr] = O, R
+        sy[b, :, :po, :dr] = np.einsum("ao,kai,ir->kor", O, Syx, R, optimize=True)
+        sxb[b, :, :dr, :, :dr] = np.einsum("is,qkij,jt->qskt", R, Sx, R, optimize=True)
         for k in range(K):
-            sy[b, k, :po, :dr] = O.T @ Syx[k] @ R
-            for q in range(K):
-                sxb[b, q, :dr, k, :dr] = R.T @ Sx[q, k] @ R
             U, V = modes[k]
             Um[b, k, :po, :U.shape[1]] = O.T @ U
             Vm[b, k, :dr, :V.shape[1]] = R.T @ V
