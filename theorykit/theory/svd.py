@@ -58,7 +58,7 @@ def _eigen_gram(G: sp.Matrix, ref):
     _, factors = cp.factor_list()
     found = []
     symbolic = bool(G.free_symbols)
-    quadratic = set()                                   # roots of an irreducible quadratic factor
+    quadratic = set()                    # roots of a 2 × 2 Gram over the symbols: eigenvectors in closed form
     for fp, _mult in factors:
         deg = fp.degree()
         if deg == 0:
