@@ -151,6 +151,27 @@ def test_xor_prediction_both_sides_of_the_crossover(delta, expected):
     assert sum(p.hidden for p in spec.pathways) == 128
 
 
+def test_progress_on_a_terminal_and_quiet_otherwise(monkeypatch):
+    """The stages and the race show a bar on a terminal's stderr; a pipe, or progress=False, gets nothing."""
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    for enabled, isatty in ((True, True), (False, True), (True, False)):
+        err = Terminal() if isatty else io.StringIO()
+        monkeypatch.setattr(sys, "stderr", err)
+        predict_reln(tk.xor_margin(1.0), 16, XOR_TRAINING, steps=200, progress=enabled)
+        shown = err.getvalue()
+        if enabled and isatty:
+            assert "predict: patterns" in shown and "orbits" in shown
+            assert "predict: racing (exhaustive)" in shown and "families raced" in shown
+        else:
+            assert shown == ""
+
+
 # ---------------------------------------------------------------------------------------------
 # 4. family search against exhaustive search
 # ---------------------------------------------------------------------------------------------
@@ -238,6 +259,27 @@ def test_cli_time_bound_refuses_with_an_estimate(tmp_path, capsys):
     assert not out.exists()
 
 
+def test_time_bound_holds_during_the_search(monkeypatch):
+    """The bound is checked again before each batch of families, from that batch's own sizes: a
+    search whose first estimate fits is stopped, with an error, before a batch that would not."""
+    import theorykit.analysis.predict as pr
+
+    calls = []
+
+    def fake(*args):
+        calls.append(args)
+        return 0.0 if len(calls) == 1 else 1e6          # the up-front estimate fits; the first batch does not
+
+    monkeypatch.setattr(pr, "estimate_seconds", fake)
+    with pytest.raises(tk.SpecError) as e:
+        pr.predict_reln(tk.xor_margin(1.0), 16, XOR_TRAINING, steps=200, time_bound=30)
+    assert e.value.field == "--time-bound" and "0 families raced" in str(e.value) and "would pass the 30 s bound" in str(e.value)
+    assert len(calls) == 2
+    calls.clear()
+    monkeypatch.setattr(pr, "estimate_seconds", lambda *a: 0.0)
+    assert pr.predict_reln(tk.xor_margin(1.0), 16, XOR_TRAINING, steps=200, time_bound=30).gates.shape[0] == 2
+
+
 def test_validation_page_and_agreements(tmp_path):
     """Two ReLU networks on XoR Δ = 0.5: the page is written with its figures, and the agreements are
     recomputed here from the curves and weights the validation keeps."""
@@ -269,3 +311,44 @@ def test_relaxed_consistency_equals_top_mode_for_one_output():
             if np.linalg.norm((Y * g) @ X.T) == 0:
                 continue
             assert consistent_any_output(X, Y, g)[0] == consistent_pattern(X, Y, g)[0], (X, Y, g)
+
+
+# ---------------------------------------------------------------------------------------------
+# the contexts(8, 3) control under the paper's protocol (docs/predict.md, "Where it departs")
+# ---------------------------------------------------------------------------------------------
+def _published_control():
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "predict" / "published_control.py"
+    spec = importlib.util.spec_from_file_location("published_control", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_published_control_trains_on_contexts_8_3_by_plain_gradient_descent():
+    """The control script (no theorykit; the published relu3.py protocol) trains on exactly
+    ``contexts(8, 3)`` with the hierarchy in every context, and its float32 loop is plain gradient
+    descent: against the float64 numpy reference from the same normal draws, at reduced size."""
+    from _gd_reference import relu_gd
+
+    ctl = _published_control()
+    X, Y = ctl.context_task()
+    Xt, Yt = tk.contexts(8, 3).numeric()
+    np.testing.assert_array_equal(X, Xt)
+    np.testing.assert_array_equal(Y, Yt)
+    # hierarchy(8) by hand: the root, 2 halves, 4 quarters, 8 leaves
+    assert ctl.hierarchy(8).sum(axis=1).tolist() == [8, 4, 4, 2, 2, 2, 2] + [1] * 8
+    H, steps, std, lr = 40, 300, 0.05, 0.01          # a larger start than published, to learn in 300 steps
+    L, ck = ctl.train(X, Y, seed=3, hidden=H, steps=steps, lr=lr, checkpoints=(), std=std)
+    rng = np.random.RandomState(3)
+    W1 = rng.normal(0.0, std, (H, 11))
+    W2 = rng.normal(0.0, std, (60, H))
+    ref, _, _ = relu_gd(W1, W2, X, Y, lr=lr, steps=steps, loss="sum")
+    assert ref[-1] < 0.9 * ref[0]                        # it learns within the window
+    np.testing.assert_allclose(L, ref, rtol=2e-4)        # float32 against float64
+    # the share classes partition the weight, and a unit on everywhere counts as the paper's
+    s = ctl.shares(X, *ck[steps])
+    assert sum(s.values()) == pytest.approx(1.0)
+    W1_on = np.zeros((1, 11)); W1_on[0, 8:] = 1.0      # context inputs only: on at every datapoint
+    assert ctl.shares(X, W1_on, np.ones((60, 1)))["paper"] == pytest.approx(1.0)

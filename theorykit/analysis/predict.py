@@ -69,6 +69,7 @@ from ..curves import loss_metrics
 from ..spec.gating import GDLNSpec, Pathway
 from ..io import atomic_write_bytes, png_bytes
 from ..html import html_escape
+from ..progress import Progress
 
 __all__ = ["Prediction", "predict_reln", "share_hidden", "estimate_seconds",]
 
@@ -208,9 +209,10 @@ class Prediction:
 # ---------------------------------------------------------------------------------------------
 # 3. the race over families
 # ---------------------------------------------------------------------------------------------
-def _race_families(task, training, gates_all, families, H, *, race_dt, steps, chunk_pathways=48):
+def _race_families(task, training, gates_all, families, H, *, race_dt, steps, chunk_pathways=48, done=None):
     """Race each family (a list of pattern indices) with the stated width/a0 rule; returns
-    (t, list of loss curves, list of final outputs Ŷ)."""
+    (t, list of loss curves, list of final outputs Ŷ). ``done(k)`` is called after each engine call
+    with the number of families it raced."""
     X, Y = task.numeric()
     out_L, out_Y, t = [None] * len(families), [None] * len(families), None
     # group families so that the union of their pathways stays small (the engine's cost is quadratic in it)
@@ -249,6 +251,8 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
                 M = rf.params[f"q{p}"][b]
                 Yh += M @ (X * gates_all[p][None, :].astype(float))
             out_Y[i] = Yh
+        if done is not None:
+            done(len(grp))
     return t, out_L, out_Y
 
 
@@ -265,25 +269,27 @@ def estimate_seconds(P: int, d: int, rank: int, pathways: float, families: int, 
                      race_dt: float) -> float:
     """A rough CPU estimate of the race search: about 1 s of compilation per engine call plus the RK4
     arithmetic of each family (its stacked network has R = pathways·rank hidden rows and D = pathways·d
-    inputs), at the 1e10 FLOP/s measured on the 2-core development CPU (contexts(8, 3): 32 families of
-    about 30 pathways took 290 s)."""
+    inputs), at 3e10 FLOP/s. On the 2-core development CPU (2026-11-26) the searches of
+    docs/predict.md ("Time") took 0.13 to 3.8 times this estimate: a beam search's number of rounds is
+    not known in advance, and with a warm compilation cache the per-call allowance is too large."""
     rk = steps / (tau / race_dt)
     R, D = pathways * rank, pathways * d
     flops = families * rk * 4 * 6 * R * D * P
-    return 1.0 * max(1, math.ceil(families / 16)) + flops / 1e10
+    return 1.0 * max(1, math.ceil(families / 16)) + flops / 3e10
 
 
 def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int = 3, shortlist: int = 8,
                  seed: int = 0, max_patterns: int = 4096, samples: int = 20000, enumerate_method: str = "auto",
                  max_families: int = 1023, max_orbit_size: int = 32, min_gain: float = 1e-3, race_dt: float = 10.0,
                  steps: int | None = None, max_group: int = 2000, runners_up: int = 8, consistency="top", max_checked: int = 4000,
-                 time_bound: float | None = None) -> Prediction:
+                 time_bound: float | None = None, progress: bool = True) -> Prediction:
     """Predict, from (X, Y) alone, the ReLN a bias-free ReLU network of width ``hidden`` learns.
 
     See the module docstring for the four stages and the stated rules. ``search``: ``"auto"``,
     ``"exhaustive"``, ``"forward"`` (beam width 1) or ``"beam"`` (width ``beam``). ``time_bound``
     (seconds): refuse, with an estimate naming the bounding option, when the search's estimate
-    exceeds it. The task must be numeric (substitute symbols first: ``task.subs({...})``)."""
+    exceeds it. The task must be numeric (substitute symbols first: ``task.subs({...})``).
+    ``progress``: a bar on stderr while the families race (only on a terminal)."""
 
     t0 = time.time()
     if isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer)) or hidden < 1:
@@ -296,39 +302,46 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     steps = int(training.steps if steps is None else steps)
     X, Y = task.numeric()
     P = X.shape[1]
-    # 1. patterns
-    pats, counts, enum_info = realisable_patterns(X, method=enumerate_method, max_patterns=max_patterns,
-                                                  samples=samples, seed=seed)
-    t_enum = time.time() - t0
-    nz = np.array([np.linalg.norm((Y * g[None, :]) @ X.T) > 1e-12 * max(1.0, np.abs(Y).max() * np.abs(X).max())
-                   for g in pats], dtype=bool) if len(pats) else np.zeros(0, bool)
-    enum_info["dropped_zero_correlation"] = int((~nz).sum())
-    pats = pats[nz]
-    if not len(pats):
-        raise SpecError("data.targets", "no realisable gate pattern has a non-zero input-output correlation",
-                        "the targets are orthogonal to every gated input: nothing can be learned")
-    if consistency not in ("top", "any-output", "off", True, False):
-        raise SpecError("--consistency", f"unknown test {consistency!r}", "use top, any-output or off")
-    if consistency in ("top", "any-output", True):
-        test = consistent_any_output if consistency == "any-output" else consistent_pattern
-        if len(pats) > max_checked:
-            enum_info["consistency_checked"] = f"the {max_checked} most often sampled of {len(pats)} patterns"
-            pats = pats[:max_checked]
-        keep = np.array([test(X, Y, g)[0] for g in pats], dtype=bool)
-        enum_info["consistency"] = "top" if consistency is True else consistency
-        enum_info["dropped_inconsistent"] = int((~keep).sum())
-        pats = pats[keep]
+    stages = Progress("predict: patterns", total=3, enabled=progress)
+    try:
+        # 1. patterns
+        pats, counts, enum_info = realisable_patterns(X, method=enumerate_method, max_patterns=max_patterns,
+                                                      samples=samples, seed=seed)
+        t_enum = time.time() - t0
+        stages.update(note=f"{len(pats)} realisable ({enum_info.get('method', 'enumerated')})")
+        nz = np.array([np.linalg.norm((Y * g[None, :]) @ X.T) > 1e-12 * max(1.0, np.abs(Y).max() * np.abs(X).max())
+                       for g in pats], dtype=bool) if len(pats) else np.zeros(0, bool)
+        enum_info["dropped_zero_correlation"] = int((~nz).sum())
+        pats = pats[nz]
         if not len(pats):
-            raise SpecError("--consistency", f"none of the {len(keep)} patterns found passes the {enum_info['consistency']!r} "
-                                             "consistency test", "try --consistency any-output, more --samples, or "
-                                                                 "--consistency off")
-    # 2. symmetry and orbits
-    t1 = time.time()
-    perms, sym_info = data_symmetries(X, Y, task, max_group=max_group)
-    orbit_of = pattern_orbits(pats, perms)
-    n_orb = int(orbit_of.max()) + 1
-    members = [np.flatnonzero(orbit_of == k) for k in range(n_orb)]
-    t_sym = time.time() - t1
+            raise SpecError("data.targets", "no realisable gate pattern has a non-zero input-output correlation",
+                            "the targets are orthogonal to every gated input: nothing can be learned")
+        if consistency not in ("top", "any-output", "off", True, False):
+            raise SpecError("--consistency", f"unknown test {consistency!r}", "use top, any-output or off")
+        if consistency in ("top", "any-output", True):
+            test = consistent_any_output if consistency == "any-output" else consistent_pattern
+            if len(pats) > max_checked:
+                enum_info["consistency_checked"] = f"the {max_checked} most often sampled of {len(pats)} patterns"
+                pats = pats[:max_checked]
+            keep = np.array([test(X, Y, g)[0] for g in pats], dtype=bool)
+            enum_info["consistency"] = "top" if consistency is True else consistency
+            enum_info["dropped_inconsistent"] = int((~keep).sum())
+            pats = pats[keep]
+            if not len(pats):
+                raise SpecError("--consistency", f"none of the {len(keep)} patterns found passes the {enum_info['consistency']!r} "
+                                                 "consistency test", "try --consistency any-output, more --samples, or "
+                                                                     "--consistency off")
+        stages.update(note=f"{len(pats)} consistent")
+        # 2. symmetry and orbits
+        t1 = time.time()
+        perms, sym_info = data_symmetries(X, Y, task, max_group=max_group)
+        orbit_of = pattern_orbits(pats, perms)
+        n_orb = int(orbit_of.max()) + 1
+        members = [np.flatnonzero(orbit_of == k) for k in range(n_orb)]
+        t_sym = time.time() - t1
+        stages.update(note=f"{n_orb} orbits")
+    finally:
+        stages.close()
     big = [k for k in range(n_orb) if len(members[k]) > max_orbit_size]
     cand = [k for k in range(n_orb) if len(members[k]) <= max_orbit_size]
     tau = 1.0 / (training.lr * (P if training.loss == "sum" else 1))
@@ -351,13 +364,14 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             fam_est = rounds_est * (1 if method == "forward" else int(beam)) * min(int(shortlist), len(cand))
             npw = float(np.mean(sizes)) * (rounds_est + 1) / 2.0
         est = t_enum + estimate_seconds(P, X.shape[0], rank, npw, fam_est, steps, tau, race_dt)
+    opt = "--search beam with a smaller --beam/--shortlist" if method == "exhaustive" else \
+        "--shortlist and --beam (or --steps, or --max-orbit-size)"
     if time_bound is not None and est is not None and est > time_bound:
-        opt = "--search beam with a smaller --beam/--shortlist" if method == "exhaustive" else \
-            "--shortlist and --beam (or --steps, or --max-orbit-size)"
         raise SpecError("--time-bound", f"the estimated run time is {est:.0f} s, over the {time_bound:g} s bound "
                                         f"({len(cand)} candidate orbits, {method} search, {steps} steps)",
                         f"lower {opt}, or raise --time-bound")
     t2 = time.time()
+    bar = Progress(f"predict: racing ({method})", total=int(fam_est) if est is not None else 1, enabled=progress)
     fam_of = lambda orbs: sorted(int(i) for k in orbs for i in members[k])  # noqa: E731
     results = {}            # frozenset(orbits) -> (area, t_half, curve, Yhat)
     tgrid = None
@@ -368,51 +382,70 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         if not todo:
             return
         fams = [fam_of(o) for o in todo]
-        t, Ls, Yh = _race_families(task, training, pats, fams, hidden, race_dt=race_dt, steps=steps)
+        if time_bound is not None:
+            # the bound holds during the search too: each batch is estimated from its own families
+            spent = time.time() - t0
+            more = estimate_seconds(P, X.shape[0], max(1, min(X.shape[0], Y.shape[0])),
+                                    math.sqrt(np.mean([len(f) ** 2 for f in fams])), len(fams), steps, tau, race_dt)
+            if spent + more > time_bound:
+                raise SpecError("--time-bound", f"after {spent:.0f} s and {len(results)} families raced, the next "
+                                                f"{len(fams)} families (up to {max(map(len, fams))} pathways) are "
+                                                f"estimated at {more:.0f} s, which would pass the {time_bound:g} s bound",
+                                f"lower {opt}, or raise --time-bound")
+        raced = [len(results)]
+
+        def done(k):
+            raced[0] += k
+            bar.update(k, note=f"{raced[0]} families raced")
+
+        t, Ls, Yh = _race_families(task, training, pats, fams, hidden, race_dt=race_dt, steps=steps, done=done)
         tgrid = t
         for o, L, yh in zip(todo, Ls, Yh):
             m = loss_metrics(t, L, (0.5,))
             results[frozenset(o)] = (m["area"], m["t_0.5"], L, yh)
 
-    if method == "exhaustive":
-        all_sets = [tuple(c for c, b in zip(cand, bits) if b) for bits in itertools.product((0, 1), repeat=len(cand))
-                    if any(bits)]
-        run(all_sets)
-        covered = f"all {len(all_sets)} non-empty unions of the {len(cand)} candidate orbits"
-        rounds = []
-    else:
-        width = 1 if method == "forward" else int(beam)
-        frontier = [frozenset()]
-        best_area = np.inf
-        rounds = []
-        seen_total = 0
-        while True:
-            expand = []
-            for fs in frontier:
-                R = Y - results[fs][3] if fs else Y
-                rest = [k for k in cand if k not in fs]
-                if not rest:
-                    continue
-                reps = np.array([pats[members[k][0]] for k in rest])
-                sc = _residual_score(X, R, reps)
-                top = [rest[i] for i in np.argsort(-sc, kind="stable")[:shortlist]]
-                expand += [tuple(sorted(fs | {k})) for k in top]
-            expand = list(dict.fromkeys(expand))
-            if not expand:
-                break
-            run(expand)
-            seen_total += len(expand)
-            ranked = sorted({frozenset(e) for e in expand}, key=lambda f: results[f][0])
-            new_best = results[ranked[0]][0]
-            rounds.append({"families_raced": len(expand), "best_area": new_best,
-                           "best": sorted(ranked[0])})
-            if new_best >= best_area * (1 - min_gain):
-                break
-            best_area = new_best
-            frontier = ranked[:width]
-        covered = (f"{method} search (beam width {width}, shortlist {shortlist} orbits by residual correlation per "
-                   f"family, stop when the area gains < {min_gain:g}): {seen_total} families raced in {len(rounds)} "
-                   f"rounds, of {n_fam} possible unions of {len(cand)} candidate orbits")
+    try:
+        if method == "exhaustive":
+            all_sets = [tuple(c for c, b in zip(cand, bits) if b) for bits in itertools.product((0, 1), repeat=len(cand))
+                        if any(bits)]
+            run(all_sets)
+            covered = f"all {len(all_sets)} non-empty unions of the {len(cand)} candidate orbits"
+            rounds = []
+        else:
+            width = 1 if method == "forward" else int(beam)
+            frontier = [frozenset()]
+            best_area = np.inf
+            rounds = []
+            seen_total = 0
+            while True:
+                expand = []
+                for fs in frontier:
+                    R = Y - results[fs][3] if fs else Y
+                    rest = [k for k in cand if k not in fs]
+                    if not rest:
+                        continue
+                    reps = np.array([pats[members[k][0]] for k in rest])
+                    sc = _residual_score(X, R, reps)
+                    top = [rest[i] for i in np.argsort(-sc, kind="stable")[:shortlist]]
+                    expand += [tuple(sorted(fs | {k})) for k in top]
+                expand = list(dict.fromkeys(expand))
+                if not expand:
+                    break
+                run(expand)
+                seen_total += len(expand)
+                ranked = sorted({frozenset(e) for e in expand}, key=lambda f: results[f][0])
+                new_best = results[ranked[0]][0]
+                rounds.append({"families_raced": len(expand), "best_area": new_best,
+                               "best": sorted(ranked[0])})
+                if new_best >= best_area * (1 - min_gain):
+                    break
+                best_area = new_best
+                frontier = ranked[:width]
+            covered = (f"{method} search (beam width {width}, shortlist {shortlist} orbits by residual correlation per "
+                       f"family, stop when the area gains < {min_gain:g}): {seen_total} families raced in {len(rounds)} "
+                       f"rounds, of {n_fam} possible unions of {len(cand)} candidate orbits")
+    finally:
+        bar.close()
     t_race = time.time() - t2
     ranked = sorted(results.items(), key=lambda kv: (kv[1][0], len(kv[0])))
     best_set, (area, t_half, curve, _) = ranked[0]

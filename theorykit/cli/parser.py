@@ -80,6 +80,7 @@ def _add_predict(subparsers):
     p.add_argument("--seeds", type=int, default=8, help="ReLU networks trained by --validate (default 8)")
     p.add_argument("--json", metavar="OUT", help="write the prediction (and validation) as JSON (atomic)")
     p.add_argument("--html", metavar="DIR", help="with --validate: write the validation page and figures here")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the Python traceback of an error")
     p.set_defaults(module="predict")
 

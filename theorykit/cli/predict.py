@@ -67,7 +67,7 @@ def run(args) -> int:
                         seed=args.seed, max_patterns=args.max_patterns, samples=args.samples,
                         enumerate_method=args.enum_method, max_families=args.max_families,
                         max_orbit_size=args.max_orbit_size, steps=args.steps, consistency=args.consistency,
-                        time_bound=args.time_bound or None)
+                        time_bound=args.time_bound or None, progress=not args.quiet)
     spec = pred.to_spec(f"{name}-predicted"[:64])
     out = atomic_write_text(args.out, spec_to_toml(spec))
     print(pred.text())
