@@ -24,7 +24,10 @@ File kinds (:data:`FILE_KINDS`) bring their own files and commands: ``weights`` 
 given weights), ``checkpoints`` runs ``find-gates --checkpoints … --data …`` on ``.npz`` or
 hand-written ``.safetensors`` files; each file is damaged (truncated, wrong dtype or shape, NaN,
 huge values, missing, extra or renamed keys, a header that lies about its sizes). The outcome
-rules are the same: exit 2 naming the option, the file and the key, or a success.
+rules are the same: exit 2 naming the option, the file and the key, or a success. ``predict`` runs
+``predict SPEC --hidden H --out pred.toml`` (sometimes with ``--validate``) on a small spec, mutated,
+with bad options drawn too; on success the written prediction must load as a spec whose pathways
+share exactly H hidden units.
 
 A new kind of spec is added with :func:`register_spec_kind`; a new mutation by adding to
 :data:`MUTATIONS`.
@@ -1082,10 +1085,67 @@ def checkpoint_cases(draw, mutate: float = 0.85):
                 files={n: f.to_bytes() for n, f in docs.items()}, runs=[("find-gates", argv, "found.toml")])
 
 
+@st.composite
+def predict_cases(draw, mutate: float = 0.8):
+    """``predict SPEC --hidden H --out pred.toml``: a valid spec of a small kind (its pathways, if any,
+    are ignored by predict), with the spec mutated and bad options drawn. Reference on success: the
+    written prediction is a valid spec whose pathways share exactly H hidden units."""
+    kind, doc, sets = draw(st.one_of(pathway_specs(numeric=draw(st.booleans())), xor_specs(), contexts_specs()))
+    doc = copy.deepcopy(doc)
+    if draw(st.booleans()):
+        doc.pop("pathways", None)
+    if "training" not in doc or draw(st.integers(0, 3)) == 0:
+        doc["training"] = _training(draw)
+    hidden = draw(st.sampled_from(["1", "2", "8", "16"]))
+    opts = ["--quiet", "--time-bound", "10"]
+    muts = []
+    if draw(st.floats(0, 1)) < mutate:
+        for _ in range(draw(st.integers(1, 2))):
+            which = draw(st.sampled_from(sorted(k for k in MUTATIONS if not k.startswith("graph-")) + ["cli"]))
+            muts.append(which)
+            if which == "cli":
+                flag, val = draw(st.sampled_from([("--hidden", "0"), ("--hidden", "-3"), ("--hidden", "10**9"),
+                                                  ("--hidden", "1e9"), ("--beam", "0"), ("--shortlist", "0"),
+                                                  ("--samples", "0"), ("--steps", "0"), ("--steps", "-5"),
+                                                  ("--max-families", "0"), ("--max-patterns", "0"),
+                                                  ("--max-orbit-size", "0"), ("--time-bound", "nan"),
+                                                  ("--time-bound", "-1"), ("--seeds", "0"), ("--set", "Delta=-1"),
+                                                  ("--set", "Gamma=1")]))
+                if flag == "--hidden":
+                    hidden = val
+                else:
+                    opts += [flag, val]
+            else:
+                doc = MUTATIONS[which](draw, copy.deepcopy(doc))
+    search = draw(st.sampled_from([[], [], ["--search", "forward"], ["--search", "beam", "--beam", "2"],
+                                   ["--enumerate", "sample", "--samples", "300"], ["--consistency", "any-output"],
+                                   ["--consistency", "off"]]))
+    validate = ["--validate", "--seeds", "1"] if draw(st.integers(0, 5)) == 0 else []
+    argv = ["predict", "{dir}/spec.toml", *[a for v in sets for a in ("--set", v)], "--hidden", hidden,
+            "--out", "{dir}/pred.toml", *search, *validate, *opts]
+    return Case("predict", doc, None, list(sets), mutations=muts, runs=[("predict", argv, "pred.toml")], ref="predict")
+
+
+def _predict_reference(case: Case, folder: Path, pred: dict) -> str | None:
+    """The written prediction is a valid spec (loaded by the spec parser) whose pathways share
+    exactly the --hidden units; None if so."""
+    argv = case.runs[0][1]
+    H = int(argv[argv.index("--hidden") + 1])
+    try:
+        spec = load_spec(folder / "pred.toml")
+    except SpecError as exc:
+        return f"predict wrote a spec that does not load: {exc}"
+    widths = [pw.hidden for pw in spec.pathways]
+    if sum(widths) != H or min(widths) < 1:
+        return f"predicted widths {widths} do not share --hidden {H} (each at least 1)"
+    return None
+
+
 #: kinds of case that bring their own files and commands: name -> a strategy of Case
 FILE_KINDS: dict[str, Callable[[], st.SearchStrategy]] = {
     "weights": weight_file_cases,
     "checkpoints": checkpoint_cases,
+    "predict": predict_cases,
 }
 
 _RAW = st.sampled_from([
@@ -1099,7 +1159,7 @@ _BAD_SETS = st.sampled_from(["Delta=-1", "Delta=sqrt(-1)", "Delta=1e9", "Delta=n
 
 
 #: how often each kind is drawn (relative); a kind not listed has weight 1
-KIND_WEIGHTS = {"pathways": 3, "graph": 3, "xor-margin": 1, "contexts": 1, "weights": 1, "checkpoints": 1}
+KIND_WEIGHTS = {"pathways": 3, "graph": 3, "xor-margin": 1, "contexts": 1, "weights": 1, "checkpoints": 1, "predict": 1}
 _GRAPH_MUTATIONS = sorted(k for k in MUTATIONS if k.startswith("graph-"))
 
 
@@ -1168,7 +1228,9 @@ class Outcome:
 
 _FIELD_ROOTS = ("spec", "name", "symbols", "data", "pathways", "training", "nodes", "edges", "schedule", "--set",
                 "--steps", "--seeds", "--times", "--json", "--latex", "--time-limit", "THEORYKIT_", "--init-weights",
-                "--checkpoints", "--data", "--layers", "--lr", "--loss", "--K", "--out", "--network", "--fused")
+                "--checkpoints", "--data", "--layers", "--lr", "--loss", "--K", "--out", "--network", "--fused",
+                "--hidden", "--beam", "--shortlist", "--samples", "--max-families", "--max-patterns",
+                "--max-orbit-size", "--time-bound", "--search", "--consistency")
 _ERR = re.compile(r"^theorykit: error in (.+?): \S")
 
 
@@ -1290,6 +1352,10 @@ def run_case(case: Case, folder, time_limit: float = 120.0, estimate_limit: floa
                            outcome.commands)
     if case.ref == "weights" and "simulate" in results:
         bad = _weights_reference(case, folder, results["simulate"])
+        if bad:
+            return Outcome("crash", bad, outcome.commands)
+    if case.ref == "predict" and "predict" in results:
+        bad = _predict_reference(case, folder, results["predict"])
         if bad:
             return Outcome("crash", bad, outcome.commands)
     if any_error:

@@ -477,7 +477,7 @@ def test_checkpoint_metadata_is_checked_where_read(tmp_path, meta):
 
 def test_file_kinds_are_in_the_mix():
     """The CI profile draws graph, weight-file and checkpoint cases too."""
-    assert {"graph", "weights", "checkpoints"} <= set(fuzz.all_kinds())
+    assert {"graph", "weights", "checkpoints", "predict"} <= set(fuzz.all_kinds())
     assert all(fuzz.KIND_WEIGHTS.get(k, 1) >= 1 for k in fuzz.all_kinds())
 
 

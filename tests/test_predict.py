@@ -280,6 +280,23 @@ def test_time_bound_holds_during_the_search(monkeypatch):
     assert pr.predict_reln(tk.xor_margin(1.0), 16, XOR_TRAINING, steps=200, time_bound=30).gates.shape[0] == 2
 
 
+def test_families_need_a_unit_per_pathway():
+    """Found by the fuzzer: with fewer hidden units than a family has pathways, the equal-share rule
+    gave some pathways 0 units and the written spec failed to load. Such families are now left out
+    of the race, and the search says so; with too few units for any family, a clear error."""
+    small = Training(lr=0.05, loss="mean", init_std=0.01, steps=500)
+    pred = predict_reln(tk.xor_margin(0.5), 3, small)            # the 4-pathway XoR family needs 4 units
+    assert {tuple(int(v) for v in g) for g in pred.gates} == {(1, 1, 0, 0), (0, 0, 1, 1)}
+    assert pred.widths == [2, 1] and "2 left out" in pred.search["covered"]
+    assert sum(p.hidden for p in pred.to_spec().pathways) == 3
+    with pytest.raises(tk.SpecError) as e:
+        predict_reln(tk.xor_margin(0.5), 1, small)
+    assert e.value.field == "--hidden" and "at least 2" in str(e.value)
+    with pytest.raises(tk.SpecError) as e:
+        predict_reln(tk.xor_margin(0.5), 8, small, max_orbit_size=1)
+    assert e.value.field == "--max-orbit-size" and "at least 2" in str(e.value)
+
+
 def test_validation_page_and_agreements(tmp_path):
     """Two ReLU networks on XoR Δ = 0.5: the page is written with its figures, and the agreements are
     recomputed here from the curves and weights the validation keeps."""

@@ -344,6 +344,10 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         stages.close()
     big = [k for k in range(n_orb) if len(members[k]) > max_orbit_size]
     cand = [k for k in range(n_orb) if len(members[k]) <= max_orbit_size]
+    if not cand:
+        smallest = min(len(m) for m in members)
+        raise SpecError("--max-orbit-size", f"all {n_orb} orbits have more than {max_orbit_size} patterns "
+                                            f"(the smallest has {smallest})", f"raise --max-orbit-size to at least {smallest}")
     tau = 1.0 / (training.lr * (P if training.loss == "sum" else 1))
     # 3. search
     n_fam = 2 ** len(cand) - 1
@@ -375,6 +379,9 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     fam_of = lambda orbs: sorted(int(i) for k in orbs for i in members[k])  # noqa: E731
     results = {}            # frozenset(orbits) -> (area, t_half, curve, Yhat)
     tgrid = None
+
+    def fits(orbs):         # a family needs at least one hidden unit per pathway
+        return sum(len(members[k]) for k in orbs) <= hidden
 
     def run(list_of_orbsets):
         nonlocal tgrid
@@ -408,8 +415,11 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         if method == "exhaustive":
             all_sets = [tuple(c for c, b in zip(cand, bits) if b) for bits in itertools.product((0, 1), repeat=len(cand))
                         if any(bits)]
-            run(all_sets)
-            covered = f"all {len(all_sets)} non-empty unions of the {len(cand)} candidate orbits"
+            fitting = [o for o in all_sets if fits(o)]
+            run(fitting)
+            covered = f"all {len(all_sets)} non-empty unions of the {len(cand)} candidate orbits" + (
+                f" ({len(all_sets) - len(fitting)} left out: more pathways than the {hidden} hidden units)"
+                if len(fitting) < len(all_sets) else "")
             rounds = []
         else:
             width = 1 if method == "forward" else int(beam)
@@ -428,7 +438,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                     sc = _residual_score(X, R, reps)
                     top = [rest[i] for i in np.argsort(-sc, kind="stable")[:shortlist]]
                     expand += [tuple(sorted(fs | {k})) for k in top]
-                expand = list(dict.fromkeys(expand))
+                expand = [e for e in dict.fromkeys(expand) if fits(e)]
                 if not expand:
                     break
                 run(expand)
@@ -447,6 +457,10 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     finally:
         bar.close()
     t_race = time.time() - t2
+    if not results:
+        smallest = min(len(members[k]) for k in cand)
+        raise SpecError("--hidden", f"every candidate family has more pathways than the {hidden} hidden units "
+                                    f"(the smallest has {smallest})", f"raise --hidden to at least {smallest}")
     ranked = sorted(results.items(), key=lambda kv: (kv[1][0], len(kv[0])))
     best_set, (area, t_half, curve, _) = ranked[0]
     fam = fam_of(sorted(best_set))
