@@ -1078,7 +1078,7 @@ def checkpoint_cases(draw, mutate: float = 0.85):
             name = draw(st.sampled_from(sorted(docs)))
             muts.append(f"{name}:{_damage_file(draw, docs[name])}")
     argv = ["find-gates", "--checkpoints", f"{{dir}}/step_*.{fmt}", "--data", "{dir}/data.npz", "--K", "1",
-            "--out", "{dir}/found.toml", "--quiet"]
+            "--out", "{dir}/found.toml", "--no-progress"]
     if not lr_meta or draw(st.booleans()):
         argv += ["--lr", draw(st.sampled_from(["0.05", "0.05", "-1", "nan", "1e9"])) if muts else "0.05"]
     return Case("checkpoints", None, b"", [], steps=steps[-1], mutations=muts,
@@ -1097,7 +1097,7 @@ def predict_cases(draw, mutate: float = 0.8):
     if "training" not in doc or draw(st.integers(0, 3)) == 0:
         doc["training"] = _training(draw)
     hidden = draw(st.sampled_from(["1", "2", "8", "16"]))
-    opts = ["--quiet", "--time-bound", "10"]
+    opts = ["--no-progress", "--time-bound", "10"]
     muts = []
     if draw(st.floats(0, 1)) < mutate:
         for _ in range(draw(st.integers(1, 2))):
@@ -1230,7 +1230,7 @@ _FIELD_ROOTS = ("spec", "name", "symbols", "data", "pathways", "training", "node
                 "--steps", "--seeds", "--times", "--json", "--latex", "--time-limit", "THEORYKIT_", "--init-weights",
                 "--checkpoints", "--data", "--layers", "--lr", "--loss", "--K", "--out", "--network", "--fused",
                 "--hidden", "--beam", "--shortlist", "--samples", "--max-families", "--max-patterns",
-                "--max-orbit-size", "--time-bound", "--search", "--consistency")
+                "--max-orbit-size", "--time-bound", "--search", "--consistency", "--validate")
 _ERR = re.compile(r"^theorykit: error in (.+?): \S")
 
 

@@ -218,7 +218,7 @@ def test_find_gates_and_compare_end_to_end(run_dir, tmp_path, capsys):
     ck, data = str(d / "step_*.safetensors"), str(d / "data.npz")
     found = tmp_path / "found.toml"
     assert main(["find-gates", "--checkpoints", ck, "--data", data, "--out", str(found), "--max-K", "4",
-                 "--quiet"]) == 0
+                 "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "K = " in out and found.exists()
     from theorykit.spec.files import load_spec
@@ -261,7 +261,7 @@ def test_compare_refuses_a_spec_of_other_data(run_dir, tmp_path):
     X, Y = load_data(data)
     np.savez(other, X=2 * X, Y=Y)
     found = tmp_path / "f.toml"
-    assert main(["find-gates", "--checkpoints", ck, "--data", data, "--out", str(found), "--K", "1", "--quiet"]) == 0
+    assert main(["find-gates", "--checkpoints", ck, "--data", data, "--out", str(found), "--K", "1", "--no-progress"]) == 0
     assert main(["compare", str(found), "--checkpoints", ck, "--data", str(other), "--out", str(tmp_path / "c")]) == 2
 
 

@@ -251,7 +251,7 @@ def test_find_gates_api_and_cli(tmp_path):
     assert not _realisable_by_a_bias_free_unit(X, (1, 1, 1, 1))
     out = tmp_path / "found.toml"
     assert main(["find-gates", "xor-margin", "--set", "Delta=1", "--K", "2", "--seeds", "2", "--steps", "300",
-                 "--hidden", "16", "--lr", "0.05", "--out", str(out), "--quiet"]) == 0
+                 "--hidden", "16", "--lr", "0.05", "--out", str(out), "--no-progress"]) == 0
     spec = load_spec(out)
     # the command line runs the same algorithm with the same settings: the same pathways
     assert [(p.active, p.hidden) for p in spec.pathways] == [(p.active, p.hidden) for p in found.spec.pathways]

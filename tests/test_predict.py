@@ -297,6 +297,23 @@ def test_families_need_a_unit_per_pathway():
     assert e.value.field == "--max-orbit-size" and "at least 2" in str(e.value)
 
 
+def test_cli_failed_validation_names_the_option_and_writes_nothing(tmp_path, capsys):
+    """Found by the fuzzer: one datapoint, one hidden unit that ends off on it, so Algorithm 1 finds no
+    pattern with a non-zero effective dataset. The error names --validate (it named "patterns", no
+    option at all) and the prediction file is not written (it was written before the validation)."""
+    from theorykit.cli import main
+
+    spec_path = tmp_path / "one.toml"
+    spec_path.write_text('data = {inputs = [[-2], ["-sqrt(3)/2"], ["2**-1"]], targets = [[-2], [1.5]]}\n'
+                         'training = {lr = 0.01, loss = "mean", init_std = 0.01, steps = 10}\n')
+    out = tmp_path / "pred.toml"
+    assert main(["predict", str(spec_path), "--hidden", "1", "--out", str(out), "--validate", "--seeds", "1",
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("theorykit: error in --validate: Algorithm 1 found no usable gate pattern")
+    assert not out.exists()
+
+
 def test_validation_page_and_agreements(tmp_path):
     """Two ReLU networks on XoR Δ = 0.5: the page is written with its figures, and the agreements are
     recomputed here from the curves and weights the validation keeps."""

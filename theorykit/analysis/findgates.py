@@ -150,7 +150,9 @@ def patterns_to_spec(task: Task, patterns, hidden_total: int, training: Training
     ranks = pattern_ranks(X, Y, pats)
     keep = [i for i, r in enumerate(ranks) if r > 0]
     if not keep:
-        raise SpecError("patterns", "no pattern has a non-zero effective dataset", "use more clusters or seeds")
+        raise SpecError("--K", "none of the found gate patterns has a non-zero effective dataset (the units are off "
+                               "wherever the targets correlate with the inputs)",
+                        "ask for more clusters (--K), or train more or wider networks (--seeds, --hidden)")
     shares = np.array([patterns[i][1] for i in keep])
     shares = shares / shares.sum()
     hid = _hidden_split(shares, hidden_total, [ranks[i] for i in keep])

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from ..errors import SpecError
 from .findgates import find_gates
 from ..io import atomic_write_bytes, atomic_write_text, png_bytes, write_json
 from ..html import PAGE_CSS, html_escape, img_data_uri
@@ -119,8 +120,15 @@ def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: in
     steps = int(tr.steps)
     every = max(1, steps // 100)
     K = len(pred.gates) if K is None else int(K)
-    fg = find_gates(task, K=K, seeds=int(seeds), steps=steps, hidden=pred.hidden, lr=tr.lr, init_std=tr.init_std,
-                    loss=tr.loss, every=every, seed=seed)
+    try:
+        fg = find_gates(task, K=K, seeds=int(seeds), steps=steps, hidden=pred.hidden, lr=tr.lr, init_std=tr.init_std,
+                        loss=tr.loss, every=every, seed=seed)
+    except SpecError as exc:
+        if exc.field != "--K":
+            raise
+        raise SpecError("--validate", f"Algorithm 1 found no usable gate pattern in the {seeds} trained ReLU "
+                                      f"network(s): {exc.problem}", "train more or wider networks (--seeds, --hidden), "
+                                                                   "or leave out --validate") from None
     run = fg.relu
     X, _ = task.numeric()
     L = np.asarray(run.loss, float)

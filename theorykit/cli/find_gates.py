@@ -54,7 +54,7 @@ def run(args):
     if args.seeds < 1:
         raise SpecError("--seeds", f"needs a positive integer, got {args.seeds}", "e.g. --seeds 4")
     t0 = time.time()
-    with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.quiet) as pr:
+    with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as pr:
         found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=steps,
                            hidden=args.hidden, lr=args.lr, seed=args.seed, name=args.name or f"found-{Path(src).stem}",
                            progress=pr)
@@ -78,7 +78,7 @@ def _from_run(args) -> int:
     t0 = time.time()
     run = run_from_args(args)
     lr, loss = run_settings(run, args.lr, args.loss)
-    with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.quiet) as progress:
+    with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as progress:
         found = find_gates_in_run(run, lr=lr, loss=loss, K=args.K, Ks=range(1, args.max_K + 1), seed=args.seed,
                                   name=args.name or f"found-{Path(run.files[0]).parent.name or 'run'}",
                                   progress=progress)

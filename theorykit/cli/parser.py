@@ -80,7 +80,7 @@ def _add_predict(subparsers):
     p.add_argument("--seeds", type=int, default=8, help="ReLU networks trained by --validate (default 8)")
     p.add_argument("--json", metavar="OUT", help="write the prediction (and validation) as JSON (atomic)")
     p.add_argument("--html", metavar="DIR", help="with --validate: write the validation page and figures here")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the Python traceback of an error")
     p.set_defaults(module="predict")
 
@@ -198,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
                                              "checkpoints' metadata)")
     f.add_argument("--seed", type=int, default=0, help="random seed of initial weights and k-means")
     f.add_argument("--name", help="name of the written spec")
-    f.add_argument("--quiet", action="store_true", help="no progress bar")
+    f.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_run_arguments(f)
     _common(f, limits=False)
     f.set_defaults(module="find_gates")

@@ -67,16 +67,15 @@ def run(args) -> int:
                         seed=args.seed, max_patterns=args.max_patterns, samples=args.samples,
                         enumerate_method=args.enum_method, max_families=args.max_families,
                         max_orbit_size=args.max_orbit_size, steps=args.steps, consistency=args.consistency,
-                        time_bound=args.time_bound or None, progress=not args.quiet)
+                        time_bound=args.time_bound or None, progress=not args.no_progress)
     spec = pred.to_spec(f"{name}-predicted"[:64])
-    out = atomic_write_text(args.out, spec_to_toml(spec))
     print(pred.text())
-    print(f"  wrote {out}")
     doc = {"prediction": pred.summary()}
-    if args.validate:
+    if args.validate:       # before anything is written: a failed validation leaves no result behind
         val = validate_prediction(pred, seeds=args.seeds, seed=args.seed, html_dir=args.html)
         doc["validation"] = val.summary()
         print(val.text())
+    print(f"  wrote {atomic_write_text(args.out, spec_to_toml(spec))}")
     if args.json:
         print(f"  wrote {write_json(args.json, doc)}")
     return 0
