@@ -157,3 +157,20 @@ def test_the_checker_sees_a_violation(tmp_path, monkeypatch):
         ROOT = old
     assert any(_layer(a) < _layer(b) for a, b, _f in imports)
     assert ("theorykit.spec.task", "theorykit.sim.engine", True) in imports
+
+
+def test_the_flat_namespace_shows_only_what_a_user_types():
+    """dir(theorykit) (tab completion) lists the flat API and the subpackages, every one of which
+    resolves; the module's own imports (os, sys, importlib, __future__'s annotations) stay hidden."""
+    import importlib
+
+    import theorykit as tk
+
+    names = dir(tk)
+    assert not {"os", "sys", "importlib", "annotations"} & set(names)
+    assert {"Derivation", "simulate", "predict_reln", "Trajectory", "theory", "sim"} <= set(names)
+    for name in names:
+        if name in tk._SUBPACKAGES:
+            importlib.import_module(f"theorykit.{name}")
+        else:
+            assert getattr(tk, name) is not None, name

@@ -72,5 +72,9 @@ def __getattr__(name: str):
     return value
 
 
+#: the subpackages a user reaches for the advanced pieces (shown by dir() and tab completion)
+_SUBPACKAGES = ("analysis", "net", "record", "sim", "spec", "theory")
+
+
 def __dir__():
-    return sorted(set(globals()) | set(_API))
+    return sorted({*__all__, *_SUBPACKAGES})
