@@ -34,7 +34,7 @@ def run_dir(tmp_path_factory):
     X, Y = xor_margin(0.5).numeric()
     steps = list(range(0, STEPS + 1, EVERY))
     sim = simulate((X, Y), network="relu", hidden=H, lr=LR, steps=STEPS, seeds=1, init_std=0.1,
-                        save=SaveAt(steps=steps, fns={"p": lambda p, _d: p}))
+                        save=SaveAt(ts=steps, fns={"p": lambda p, _d: p}))
     P = sim.saved["p"]
     for i, s in enumerate(steps):
         safetensors_numpy.save_file({"W1": np.asarray(P["input->h1"][0, i]), "W2": np.asarray(P["h1->output"][0, i])},
@@ -285,7 +285,7 @@ def test_two_hidden_layers(tmp_path):
     X, Y = xor_margin(0.5).numeric()
     steps = [0, 40, 80, 120]
     sim = simulate((X, Y), network="relu", hidden=[6, 6], lr=0.05, steps=120, seeds=1, init_std=0.3,
-                        save=SaveAt(steps=steps, fns={"p": lambda p, _d: p}))
+                        save=SaveAt(ts=steps, fns={"p": lambda p, _d: p}))
     P = sim.saved["p"]
     for i, s in enumerate(steps):
         np.savez(tmp_path / f"ck{s}.npz", W1=P["input->h1"][0, i], W2=P["h1->h2"][0, i], W3=P["h2->output"][0, i])

@@ -7,6 +7,7 @@ import sympy as sp
 from theorykit import GDLNSpec, Task, Training, context_pathways, contexts, simulate
 from theorykit.curves import loss_metrics
 from theorykit.theory.gates import UnitGates, context_census
+from theorykit.record import SaveAt
 from theorykit.theory.flow import RK4
 from theorykit.theory.race import RaceSystem, context_family, family_masks
 from theorykit.analysis.context_runs import _gdln_run as gdln_run, _relu_run as relu_run
@@ -287,14 +288,14 @@ def test_race_flow_step_converged_and_masks():
     pick = [labels.index("common+12+13+23"), labels.index("common+1+2+3")]
     system = RaceSystem.from_spec(spec)
     every = max(1, int(spec.tau // 40))
-    rf = system.solve(t_end=1500, record_every=every, masks=np.array([masks[i] for i in pick]), modes=False,
+    rf = system.solve(SaveAt(every=every), t_end=1500, masks=np.array([masks[i] for i in pick]), modes=False,
                       solver=RK4(spec.tau / 40))
-    fine = system.solve(t_end=1500, record_every=every, masks=np.array([masks[i] for i in pick]), modes=False,
+    fine = system.solve(SaveAt(every=every), t_end=1500, masks=np.array([masks[i] for i in pick]), modes=False,
                         solver=RK4(0.25))
     assert np.max(np.abs(rf.loss - fine.loss)) / rf.loss[0, 0] < 1e-7
     # a masked pathway stays at zero: same as integrating the sub-spec
     sub = GDLNSpec(task, context_pathways(4, 3, [(0, 1), (0, 2), (1, 2)]), spec.training)
-    direct = RaceSystem.from_spec(sub).solve(t_end=1500, record_every=every, modes=False, solver=RK4(spec.tau / 40))
+    direct = RaceSystem.from_spec(sub).solve(SaveAt(every=every), t_end=1500, modes=False, solver=RK4(spec.tau / 40))
     assert np.max(np.abs(direct.loss[0] - rf.loss[0])) / rf.loss[0, 0] < 1e-10
     assert np.abs(rf.params["ctx1"][0]).max() == 0.0
 

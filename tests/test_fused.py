@@ -143,7 +143,7 @@ def test_recorded_functions_and_other_options_are_refused():
     p0 = random_params(net, 0.1, 2, 0, "float64")
     data = (jnp.ones((3, 4)), jnp.ones((2, 4)))
     with pytest.raises(SpecError, match="save.fns"):
-        train_net(net, p0, data, lr=0.1, steps=3, fused=True, save=SaveAt(steps=[1], fns={"w": lambda p, d: p}))
+        train_net(net, p0, data, lr=0.1, steps=3, fused=True, save=SaveAt(ts=[1], fns={"w": lambda p, d: p}))
     with pytest.raises(SpecError, match="batch"):
         train_net(net, p0, data, lr=0.1, steps=3, fused=True, batch=1)
 

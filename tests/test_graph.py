@@ -9,7 +9,7 @@ import theorykit as tk
 from theorykit.net.layout import Net, net_apply
 from theorykit.record import SaveAt
 from theorykit.errors import SpecError
-from theorykit.theory.flow import integrate
+from theorykit.theory.flow import RK4, integrate
 from theorykit.theory.race import RaceSystem
 from theorykit.spec.graph import GraphSpec, graph_from_pathways
 from theorykit.net.starts import a0_rule, random_params
@@ -236,8 +236,8 @@ def test_integrate_rk4_against_closed_form():
     """dy/dt = 2y(s − y) from y0 has the logistic solution (docs/theory.md#mode-ode with d = 1, τ = 1)."""
     s = 1.5
     y0 = {"y": np.array([[1e-3], [1e-2]])}
-    res = integrate(lambda y, a: {"y": 2 * y["y"] * (s - y["y"])}, y0, None, t_end=6.0, record_every=0.5, h=0.01,
-                    record={"y": lambda y, a: y["y"][0]}, batched_args=False)
+    res = integrate(lambda y, a: {"y": 2 * y["y"] * (s - y["y"])}, y0, None, solver=RK4(0.01), t_end=6.0,
+                    save=SaveAt(every=0.5, fns={"y": lambda y, a: y["y"][0]}), batched_args=False)
     for b, a0 in enumerate((1e-3, 1e-2)):
         want = s / (1 + (s / a0 - 1) * np.exp(-2 * s * res.t))
         np.testing.assert_allclose(res.saved["y"][b], want, rtol=1e-7)
@@ -252,8 +252,8 @@ def test_integrate_dopri5_against_closed_form(rtol):
     s = 1.5
     a0s = (1e-6, 1e-3, 1e-1)
     times = np.array([0.0, 0.3, 0.30001, 2.0, 4.0, 4.0, 9.0])
-    res = integrate(lambda y, a: 2 * y * (s - y), np.array(a0s), None, times=times, solver=Dopri5(rtol=rtol, atol=1e-14),
-                    record={"y": lambda y, a: y}, batched_args=False)
+    res = integrate(lambda y, a: 2 * y * (s - y), np.array(a0s), None, solver=Dopri5(rtol=rtol, atol=1e-14),
+                    save=SaveAt(ts=times, fns={"y": lambda y, a: y}), batched_args=False)
     want = np.array([s / (1 + (s / a0 - 1) * np.exp(-2 * s * times)) for a0 in a0s])
     err = np.max(np.abs(res.saved["y"] - want) / want)
     assert err < 50 * rtol, err
@@ -266,8 +266,8 @@ def test_integrate_dopri5_clean_error_when_the_flow_blows_up():
     from theorykit.theory.flow import Dopri5
 
     with pytest.raises(SpecError, match="training.lr"):
-        integrate(lambda y, a: y * y, np.ones(1), None, times=[0.5, 2.0], solver=Dopri5(max_steps=2000),
-                  record={"y": lambda y, a: y}, batched_args=False)
+        integrate(lambda y, a: y * y, np.ones(1), None, solver=Dopri5(max_steps=2000),
+                  save=SaveAt(ts=[0.5, 2.0], fns={"y": lambda y, a: y}), batched_args=False)
 
 
 def test_flow_out_of_proportion_with_its_data_is_refused_before_it_runs():
@@ -391,7 +391,7 @@ def test_packed_siblings_train_as_the_unpacked_graph():
     assert [gr.edges for gr in pk.schedule] == [("input->h", "h->m1+m2", "m1+m2->output"), ("h->m3", "m3->output")]
     p0 = random_params(net, 0.3, 2, 4)
     data = tuple(jnp.asarray(np.array(m, float)) for m in (X6, Y6))
-    save = SaveAt(steps=[5, 20], fns={"out": lambda p, dd: net_apply(net, p, dd[0])})
+    save = SaveAt(ts=[5, 20], fns={"out": lambda p, dd: net_apply(net, p, dd[0])})
     runs = [train_net(net, p0, data, loss="mean", schedule=g.schedule, lr=0.05, steps=30, save=save, pack=flag)
             for flag in (True, False)]
     a, b = runs

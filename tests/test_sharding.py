@@ -22,7 +22,7 @@ SCRIPT = textwrap.dedent("""
     net = Net.chain(X.shape[0], [16], Y.shape[0])
     p0 = random_params(net, 0.1, seeds=6, seed=3)            # 6 members: padded to 8 on 4 devices
     lrs = np.linspace(0.01, 0.03, 6)                          # one learning rate per member
-    save = SaveAt(steps=[10, 40], fns={"w": lambda p, d: p["h1->output"]})
+    save = SaveAt(ts=[10, 40], fns={"w": lambda p, d: p["h1->output"]})
     many = train(net_loss(net, "sum"), p0, (X, Y), lr=lrs, steps=50, save=save)
     one = train(net_loss(net, "sum"), p0, (X, Y), lr=lrs, steps=50, save=save, devices=jax.devices()[:1])
     spec = tk.GDLNSpec(tk.xor_margin(1), tk.xor_relns(8)["xor"], tk.Training(lr=0.05, steps=30))

@@ -92,9 +92,9 @@ def test_one_result_type_for_the_trainer_the_flows_and_the_race():
     X, Y = spec.task.numeric()
     net = Net.chain(X.shape[0], [4], Y.shape[0])
     gd = train(net_loss(net, "mean"), random_params(net, 0.1, seeds=2, seed=0), (X, Y), lr=0.05, steps=20,
-               save=SaveAt(steps=[0, 20], fns={"W": lambda p, d: p[net.keys[0]]}))
-    flow = integrate(lambda y, a: -y, np.array([1.0, 2.0]), None, times=[0.0, 0.5, 1.0], solver=RK4(1e-3),
-                     record={"loss": lambda y, a: y ** 2 / 2, "y": lambda y, a: y})
+               save=SaveAt(ts=[0, 20], fns={"W": lambda p, d: p[net.keys[0]]}))
+    flow = integrate(lambda y, a: -y, np.array([1.0, 2.0]), None, solver=RK4(1e-3),
+                     save=SaveAt(ts=[0.0, 0.5, 1.0], fns={"loss": lambda y, a: y ** 2 / 2, "y": lambda y, a: y}))
     np.testing.assert_allclose(flow.saved["y"][:, -1], np.array([1.0, 2.0]) * np.exp(-1.0), rtol=1e-9)
     for res, B, saved in ((race, 1, "modes"), (gd, 2, "W"), (flow, 2, "y")):
         assert type(res) is Trajectory
@@ -104,16 +104,16 @@ def test_one_result_type_for_the_trainer_the_flows_and_the_race():
         assert first.shape[:2] == (B, len(res.saved_t))
         np.testing.assert_allclose(res.loss_at(res.t[-1:], batch=B - 1), res.loss[B - 1, -1:])
     assert gd.extra["devices"] >= 1 and flow.extra["solver"] == "rk4" and race.extra["solver"] == "dopri5"
-    quiet = integrate(lambda y, a: -y, np.array([1.0]), None, times=[0.0, 1.0], solver=RK4(1e-2),
-                      record={"y": lambda y, a: y})
+    quiet = integrate(lambda y, a: -y, np.array([1.0]), None, solver=RK4(1e-2),
+                      save=SaveAt(ts=[0.0, 1.0], fns={"y": lambda y, a: y}))
     assert quiet.loss is None and "no loss" in repr(quiet)
     with pytest.raises(tk.SpecError, match="no loss curve"):
         quiet.loss_at([0.5])
     with pytest.raises(tk.SpecError, match="no loss curve"):
         quiet.mean
     with pytest.raises(tk.SpecError, match="one number per batch member"):
-        integrate(lambda y, a: -y, np.ones((1, 2)), None, times=[0.0, 1.0], solver=RK4(0.1),
-                  record={"loss": lambda y, a: y})
+        integrate(lambda y, a: -y, np.ones((1, 2)), None, solver=RK4(0.1),
+                  save=SaveAt(ts=[0.0, 1.0], fns={"loss": lambda y, a: y}))
     # times in any order: the race records them in the caller's order, loss_at reads them sorted
     shuffled = rs.solve(times[::-1])
     np.testing.assert_allclose(shuffled.loss[0], race.loss[0][::-1], rtol=1e-9)
@@ -124,3 +124,44 @@ def test_one_result_type_for_the_trainer_the_flows_and_the_race():
     # a run that keeps no weights: no params, and no gates to read from them
     bare = tk.simulate(spec, network="relu", seeds=2, steps=5, save=SaveAt(final=False))
     assert bare.params is None and "gates" not in bare.extra and bare.loss.shape == (2, 6)
+
+
+def test_one_saveat_for_the_trainer_the_flows_and_the_race():
+    """The same SaveAt records for gradient descent and for a flow (diffrax's saveat): at ts, or on
+    an every-grid; final=False keeps no state; misuse names the field. Golden values: gradient
+    descent on L = ½‖w‖² is w_t = (1 − η)^t w_0 (by hand); the flow dy/dt = −y is y_0 e^(−t)."""
+    import jax.numpy as jnp
+
+    from theorykit.record import SaveAt
+    from theorykit.sim.engine import train
+    from theorykit.theory.flow import RK4, integrate
+
+    w0 = np.array([[1.0, -2.0]])
+    half_sq = lambda w, d: 0.5 * jnp.sum(w ** 2)            # noqa: E731
+    ident = {"w": lambda w, d: w}
+    both = SaveAt(ts=[0, 2, 4], fns=ident)
+    gd = train(half_sq, jnp.asarray(w0), None, lr=0.1, steps=4, save=both)
+    fl = integrate(lambda y, a: -y, w0, None, solver=RK4(1e-3), save=both)
+    np.testing.assert_allclose(gd.saved["w"][0], np.array([0.9 ** t * w0[0] for t in (0, 2, 4)]), rtol=1e-12)
+    np.testing.assert_allclose(fl.saved["w"][0], np.array([np.exp(-t) * w0[0] for t in (0, 2, 4)]), rtol=1e-9)
+    assert list(gd.saved_t) == [0, 2, 4] and list(fl.saved_t) == [0.0, 2.0, 4.0]
+    # every: the trainer's grid ends at its last step, the flow's at the first multiple >= t_end
+    gd = train(half_sq, jnp.asarray(w0), None, lr=0.1, steps=5, save=SaveAt(every=2, fns=ident))
+    fl = integrate(lambda y, a: -y, w0, None, solver=RK4(1e-3), t_end=5.0, save=SaveAt(every=2, fns=ident))
+    assert list(gd.saved_t) == [0, 2, 4, 5] and list(fl.saved_t) == [0.0, 2.0, 4.0, 6.0]
+    assert integrate(lambda y, a: -y, w0, None, solver=RK4(0.1), save=SaveAt(ts=[1.0], final=False)).params is None
+    for bad, field in ((SaveAt(ts=[1.0], every=1.0), "save"), (SaveAt(ts=[2.0, 1.0]), "save.ts"),
+                       (SaveAt(every=1.0), "save.every"), (SaveAt(ts=[1.0], loss_every=5), "save.loss_every")):
+        with pytest.raises(tk.SpecError) as e:
+            integrate(lambda y, a: -y, w0, None, solver=RK4(0.1), save=bad)
+        assert e.value.field == field
+    with pytest.raises(tk.SpecError) as e:
+        train(half_sq, jnp.asarray(w0), None, lr=0.1, steps=4, save=SaveAt(ts=[7], fns=ident))
+    assert e.value.field == "save.ts"
+    rs = tk.RaceSystem.from_spec(tk.GDLNSpec(tk.xor_margin(1), tk.xor_relns()["linear"], tk.Training(lr=0.05)))
+    with pytest.raises(tk.SpecError) as e:
+        rs.solve(SaveAt(ts=[1.0], fns=ident))
+    assert e.value.field == "save.fns"
+    grid = rs.solve(SaveAt(every=50.0), t_end=120.0)
+    assert list(grid.saved_t) == [0.0, 50.0, 100.0, 150.0]
+    np.testing.assert_allclose(grid.loss[0], rs.solve([0.0, 50.0, 100.0, 150.0]).loss[0], rtol=1e-9)

@@ -330,8 +330,8 @@ def race_throughput(cfg) -> dict:
     T = cfg["race_steps"]
     system = RaceSystem.from_spec(spec)
     solver = RK4(spec.tau / 40)
-    system.solve(t_end=10, record_every=10, masks=masks[:2], solver=solver)          # compile a small one first
-    t, rf = _timed(lambda: system.solve(t_end=T, record_every=max(1, T // 20), masks=masks, solver=solver))
+    system.solve(SaveAt(every=10), t_end=10, masks=masks[:2], solver=solver)          # compile a small one first
+    t, rf = _timed(lambda: system.solve(SaveAt(every=max(1, T // 20)), t_end=T, masks=masks, solver=solver))
     return {"families": int(masks.shape[0]), "flow_steps": T, "seconds": t, "families_per_s": masks.shape[0] / t,
             "rk4_step": rf.extra["h"], "final_loss_range": [float(rf.loss[:, -1].min()), float(rf.loss[:, -1].max())]}
 

@@ -1,12 +1,13 @@
 """What a run records and what it returns, for gradient descent and for the flows alike.
 
-:class:`SaveAt` says what the trainer records (:func:`theorykit.sim.engine.train`); the flows take
-their recording times and functions as arguments (:func:`theorykit.theory.flow.integrate`). Every
-run returns one :class:`Trajectory`: the trainer, the flow integrator and the race
-(:meth:`theorykit.theory.race.RaceSystem.solve`). :func:`check_finite` is the divergence check.
+:class:`SaveAt` says what is recorded, and every run takes it: the trainer
+(:func:`theorykit.sim.engine.train`), the flow integrator (:func:`theorykit.theory.flow.integrate`)
+and the race (:meth:`theorykit.theory.race.RaceSystem.solve`). Every run returns one
+:class:`Trajectory`. :func:`check_finite` is the divergence check.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
@@ -38,17 +39,49 @@ def check_finite(loss: np.ndarray, what: str, lr):
 
 @dataclass(frozen=True)
 class SaveAt:
-    """What :func:`~theorykit.sim.engine.train` records.
+    """What a run records, as diffrax's ``SaveAt``: the same object for gradient descent and flows.
 
-    ``loss_every``: the loss curve every that many steps (and at the last step); 0: none.
-    ``steps``: steps at which each function in ``fns`` is recorded (``fn(params, data)``: any
-    pytree, e.g. outputs, hidden activity, the weights). ``final``: keep the final parameters.
+    ``ts``: the times at which each function in ``fns`` is recorded: gradient steps for the
+    trainer, flow time for :func:`~theorykit.theory.flow.integrate` and
+    :meth:`~theorykit.theory.race.RaceSystem.solve`. ``every``: instead of ``ts``, record at 0,
+    ``every``, 2·``every``, … up to the end of the run (a flow: the first multiple ≥ ``t_end``; the
+    trainer: its last step too). ``fns``: name → ``fn(state, data)``, the trainer's
+    ``fn(params, data)`` or a flow's ``fn(y, args)``, any pytree (a race records its loss and modes
+    itself). ``loss_every``: the trainer's loss curve every that many steps (and at the last step;
+    0: none); a flow records its loss at the recording times. ``final``: keep the final state.
     """
 
-    loss_every: int = 1
-    steps: Sequence[int] = ()
+    ts: Sequence[float] = ()
+    every: float | None = None
     fns: Mapping[str, Callable] = field(default_factory=dict)
+    loss_every: int = 1
     final: bool = True
+
+    def times(self, t_end=None, *, integer: bool = False) -> np.ndarray:
+        """The recording times, checked: ``ts`` (finite, ≥ 0, sorted unless ``integer``: the
+        trainer sorts its steps and drops repeats), or the ``every`` grid up to ``t_end``."""
+        if len(self.ts) and self.every is not None:
+            raise SpecError("save", "both ts and every are given", "pass SaveAt(ts=[...]) or SaveAt(every=...), not both")
+        if self.every is not None:
+            if not (self.every > 0 and t_end is not None and np.isfinite(t_end) and t_end >= 0):
+                raise SpecError("save.every", f"needs every > 0 and an end time >= 0 (got every={self.every}, "
+                                              f"end={t_end})", "e.g. SaveAt(every=10) with t_end=1000")
+            n = int(math.ceil(t_end / self.every - 1e-12))
+            ts = np.arange(n + 1) * float(self.every)
+            if integer:
+                return np.unique(np.minimum(np.round(ts).astype(int), int(t_end)))
+            return ts
+        ts = np.asarray(self.ts, float)
+        if ts.ndim != 1 or ts.size == 0 or not np.isfinite(ts).all() or (ts < 0).any():
+            raise SpecError("save.ts", f"recording times must be a non-empty list of finite times >= 0, got "
+                                       f"{np.ravel(self.ts).tolist()[:8]}", "the run starts at t = 0: drop negative or infinite times")
+        if integer:
+            if (ts != np.round(ts)).any() or (t_end is not None and (ts > t_end).any()):
+                raise SpecError("save.ts", f"steps to record must be whole steps in 0..{t_end}", "drop the others")
+            return np.unique(ts.astype(int))
+        if (np.diff(ts) < 0).any():
+            raise SpecError("save.ts", "a flow records at sorted times", "sort them (RaceSystem.solve sorts them for you)")
+        return ts
 
 
 @dataclass

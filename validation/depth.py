@@ -52,6 +52,7 @@ from theorykit.net.layout import gdln_graph
 from theorykit.errors import SpecError
 from theorykit.io import write_png
 from theorykit.net.starts import aligned_net_params
+from theorykit.record import SaveAt
 from theorykit.theory.flow import Dopri5, integrate
 from theorykit.theory.race import RaceSystem
 
@@ -86,8 +87,9 @@ def mode_ode_loss(X, Y, a0, tau, times, loss_factor, depth=3):
     def field_(a, _):
         return depth * jnp.abs(a) ** (2.0 - 2.0 / depth) * (sa - dd * a) / tau
 
-    res = integrate(field_, jnp.full((1, len(sa)), float(a0)), None, times=times[order], solver=Dopri5(),
-                    rate=max(1.0, float(sa.max())) / tau, record={"a": lambda a, _: a}, batched_args=False)
+    res = integrate(field_, jnp.full((1, len(sa)), float(a0)), None, solver=Dopri5(),
+                    save=SaveAt(ts=times[order], fns={"a": lambda a, _: a}), rate=max(1.0, float(sa.max())) / tau,
+                    batched_args=False)
     a = res.saved["a"][0][np.argsort(order)]                 # len(times) × modes
     L = 0.5 * np.sum(Y * Y) / P - (a * sa - 0.5 * dd * a ** 2).sum(axis=1)
     return loss_factor * L

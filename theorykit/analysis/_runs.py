@@ -81,7 +81,7 @@ def _run_checkpointed(net, p0, X, Y, *, lr, steps, every, loss, keep_params, rec
         fns["params"] = lambda p, d: p
     if record is not None:
         fns["rec"] = lambda p, d: record(as_list(p), aux)
-    save = SaveAt(steps=list(t_ck), fns=fns)
+    save = SaveAt(ts=list(t_ck), fns=fns)
     if unit_gates is None:
         res = train_net(net, p0, (X, Y), loss=loss, lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
                         check=what)
@@ -262,7 +262,7 @@ def train_gdln_many(X, Y, gate_sets: Sequence, hidden_sets: Sequence, *, lr: flo
             return net_apply(net, p, d[0], {h: d[2]})
 
         res = train(lambda p, d: loss_value(out(p, d), d[1], loss), p0, data, lr=lr, steps=steps, data_axis=0,
-                    save=SaveAt(steps=list(t_ck), fns={"outputs": out}), check="GDLN training")
+                    save=SaveAt(ts=list(t_ck), fns={"outputs": out}), check="GDLN training")
         o = np.asarray(res.saved["outputs"])
         for j, i in enumerate(idx):
             sl = slice(j * seeds, (j + 1) * seeds)
@@ -308,7 +308,7 @@ def exact_reln_trajectory(X, Y, *, hidden, lr: float, steps: int, init_std: floa
         return loss_value(yr, d[1], loss) + loss_value(yl, d[1], loss)
 
     res = train(both_losses, (p, p), (X, Y), lr=lr, steps=steps,
-                save=SaveAt(loss_every=0, steps=list(t_ck), fns={"out": outputs}))
+                save=SaveAt(loss_every=0, ts=list(t_ck), fns={"out": outputs}))
     ro, lo = res.saved["out"]
     return t_ck, np.asarray(ro)[0], np.asarray(lo)[0]
 
@@ -320,7 +320,7 @@ def gdln_outputs_from_start(spec, start: Mapping, steps: Sequence[int], lr: floa
 
     net = Net.from_graph(spec)
     steps = [int(s) for s in steps]
-    save = SaveAt(loss_every=1, steps=steps, fns={"out": lambda p, d: net_apply(net, p, d[0])})
+    save = SaveAt(loss_every=1, ts=steps, fns={"out": lambda p, d: net_apply(net, p, d[0])})
     sim = simulate(spec, init=dict(start), seeds=int(next(iter(start.values())).shape[0]), steps=max(steps),
                    lr=lr, save=save)
     saved = np.asarray(sim.saved["out"])

@@ -17,6 +17,7 @@ import numpy as np
 from ..spec.gating import GDLNSpec, Training, context_pathways
 from ..spec.task import contexts
 from ..curves import loss_metrics
+from ..record import SaveAt
 from ..theory.flow import RK4
 from ..theory.race import RaceSystem, context_family, family_masks
 from ..io import atomic_write_text
@@ -59,7 +60,7 @@ def race_ranking(cfg, a0: float, pr) -> dict:
     spec = GDLNSpec(task, context_pathways(8, 3, subsets), Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
     dt = spec.tau / cfg["race_dt"]
     rev = max(1, int(dt))
-    rf = RaceSystem.from_spec(spec).solve(t_end=cfg["steps"], record_every=rev, a0=a0, masks=np.array(masks), solver=RK4(dt), modes=False)
+    rf = RaceSystem.from_spec(spec).solve(SaveAt(every=rev), t_end=cfg["steps"], a0=a0, masks=np.array(masks), solver=RK4(dt), modes=False)
     pr.update(note="race: 127 families")
     rows = []
     for lab, m, L in zip(labels, masks, rf.loss):
@@ -79,7 +80,7 @@ def race_ranking(cfg, a0: float, pr) -> dict:
                        ("24 single-datapoint (all inputs)", [Pathway(f"ptx{mu}", tuple(int(i == mu) for i in range(P)),
                                                                      "all", "all", 8) for mu in range(P)])):
         sp_ = GDLNSpec(task, paths, Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
-        r2 = RaceSystem.from_spec(sp_).solve(t_end=cfg["steps"], record_every=rev, a0=a0, solver=RK4(dt), modes=False)
+        r2 = RaceSystem.from_spec(sp_).solve(SaveAt(every=rev), t_end=cfg["steps"], a0=a0, solver=RK4(dt), modes=False)
         met = loss_metrics(r2.t, r2.loss[0], cfg["fractions"])
         met.update({"family": lab, "pathways": len(paths), "has_common": lab.startswith("common"),
                     "loss_at_2000": float(np.interp(2000, r2.t, r2.loss[0])), "datapoint_level": True})
@@ -100,7 +101,7 @@ def race_ranking(cfg, a0: float, pr) -> dict:
     dbl, sgl = named_rows["common+double"], named_rows["common+single"]
     # how much the single-context pathways learn when all seven race
     spec7 = GDLNSpec(task, context_pathways(8, 3, subsets), Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
-    rf7 = RaceSystem.from_spec(spec7).solve(t_end=cfg["steps"], record_every=rev, a0=a0, solver=RK4(dt), modes=False)
+    rf7 = RaceSystem.from_spec(spec7).solve(SaveAt(every=rev), t_end=cfg["steps"], a0=a0, solver=RK4(dt), modes=False)
     share = {}
     X, Y = task.numeric()
     for p in spec7.pathways:
@@ -114,7 +115,7 @@ def race_ranking(cfg, a0: float, pr) -> dict:
     robust = {}
     sel = [labels.index(k_) for k_ in named if k_ in labels]
     for a in cfg["robust_a0"]:
-        rr = RaceSystem.from_spec(spec).solve(t_end=cfg["steps"], record_every=rev, a0=a, masks=np.array([masks[i] for i in sel]), solver=RK4(dt), modes=False)
+        rr = RaceSystem.from_spec(spec).solve(SaveAt(every=rev), t_end=cfg["steps"], a0=a, masks=np.array([masks[i] for i in sel]), solver=RK4(dt), modes=False)
         robust[f"{a:g}"] = {named[labels[i]]: loss_metrics(rr.t, L, cfg["fractions"])["area"] for i, L in zip(sel, rr.loss)}
     pr.update(note="race: a0 robustness")
     return {
@@ -153,7 +154,7 @@ def r_families(cfg, a0: float, pr) -> dict:
             spec = GDLNSpec(task, context_pathways(8, kk, context_family(kk, r)),
                             Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
             dt = spec.tau / cfg["race_dt"]
-            rf = RaceSystem.from_spec(spec).solve(t_end=cfg["steps"], record_every=max(1, int(dt)), a0=a0, solver=RK4(dt), modes=False)
+            rf = RaceSystem.from_spec(spec).solve(SaveAt(every=max(1, int(dt))), t_end=cfg["steps"], a0=a0, solver=RK4(dt), modes=False)
             m = loss_metrics(rf.t, rf.loss[0], cfg["fractions"])
             rows[str(r)] = {kk_: m[kk_] for kk_ in ("area", "t_0.5", "t_0.1", "t_0.01", "final_fraction")}
         best = min(rows, key=lambda r_: rows[r_]["area"])

@@ -110,7 +110,7 @@ def section4(cfg, pr) -> dict:
     race = {}
     for nm, spec in specs.items():
         a0v = [a0c if p.name == "common" else a0x for p in spec.pathways]
-        race[nm] = RaceSystem.from_spec(spec).solve(t_end=cfg["steps"], record_every=1, a0=np.array(a0v), solver=RK4(spec.tau / cfg["race_dt"]), modes=False, svals=4 if nm == "double" else 0)
+        race[nm] = RaceSystem.from_spec(spec).solve(SaveAt(every=1), t_end=cfg["steps"], a0=np.array(a0v), solver=RK4(spec.tau / cfg["race_dt"]), modes=False, svals=4 if nm == "double" else 0)
     pr.update(note="race (rule a0)")
     spec_d = specs["double"]
     # staged closed form (paper's scheme): common pathway by its own modes; double pathways on the residual
@@ -123,7 +123,7 @@ def section4(cfg, pr) -> dict:
 
     def pred(Ab):
         dt = spec_d.tau / cfg["race_dt"]
-        rf = RaceSystem.from_spec(spec_d).solve(t_end=cfg["steps"], record_every=max(1, int(dt)), a0=Ab, masks=np.ones((len(Ab), 4)), solver=RK4(dt), modes=False)
+        rf = RaceSystem.from_spec(spec_d).solve(SaveAt(every=max(1, int(dt))), t_end=cfg["steps"], a0=Ab, masks=np.ones((len(Ab), 4)), solver=RK4(dt), modes=False)
         return np.stack([rf.loss_at(t, i) for i in range(len(Ab))])
 
     a_fit, err_fit, L_fit = best_grid_row(pred, A, Lm, L0)
@@ -197,9 +197,9 @@ def staged_theory(task, spec_d, a0c, a0x, cfg):
     W = np.linalg.lstsq(X.T, Y.T, rcond=None)[0].T
     R = Y - W @ X
     spec_c = GDLNSpec(task, [spec_d.pathways[0]], spec_d.training)
-    rc = RaceSystem.from_spec(spec_c).solve(t_end=cfg["steps"], record_every=1, a0=a0c, solver=RK4(spec_c.tau / cfg["race_dt"]), modes=False)
+    rc = RaceSystem.from_spec(spec_c).solve(SaveAt(every=1), t_end=cfg["steps"], a0=a0c, solver=RK4(spec_c.tau / cfg["race_dt"]), modes=False)
     spec_r = GDLNSpec(task, list(spec_d.pathways[1:]), spec_d.training)
-    rr = RaceSystem.from_spec(spec_r, target=R).solve(t_end=cfg["steps"], record_every=1, a0=a0x, solver=RK4(spec_r.tau / cfg["race_dt"]), modes=False)
+    rr = RaceSystem.from_spec(spec_r, target=R).solve(SaveAt(every=1), t_end=cfg["steps"], a0=a0x, solver=RK4(spec_r.tau / cfg["race_dt"]), modes=False)
     # the loss decomposes: additive part (common) + interaction part (context pathways on R)
     Lres0 = 0.5 * np.sum(R ** 2)
     Lc = rc.loss_at(np.arange(cfg["steps"] + 1))           # common alone on Y: ends at the residual loss
@@ -214,7 +214,7 @@ def staged_theory(task, spec_d, a0c, a0x, cfg):
 def end_points_sec4(spec_d, task, a0v, gsn, rsn, gates, wts, per_seed, cfg, race8000):
     X, Y = task.numeric()
     Tlong = 40000
-    rf = RaceSystem.from_spec(spec_d).solve(t_end=Tlong, record_every=100, a0=np.array(a0v), solver=RK4(spec_d.tau / cfg["race_dt"]), modes=False)
+    rf = RaceSystem.from_spec(spec_d).solve(SaveAt(every=100), t_end=Tlong, a0=np.array(a0v), solver=RK4(spec_d.tau / cfg["race_dt"]), modes=False)
     out = {"exact_note": "race reduction integrated to t = 40000 steps (converged), singular values of each pathway's map"}
     ex = {p.name: svals(rf.params[p.name][0], 8).tolist() for p in spec_d.pathways}
     # GDLN joint and staged (mean over seeds of sorted singular values)
@@ -297,7 +297,7 @@ def section5(cfg, kres, pr) -> dict:
         a0g = a0_rule(gstd, gh)
         tau_v = spec.tau
         L_cf = closed_form_loss(kres, H8, 8, kk, gam, t, tau_v, a0g, loss_factor=P)
-        rf = RaceSystem.from_spec(spec).solve(t_end=cfg["steps"], record_every=1, a0=a0g, solver=RK4(tau_v / cfg["race_dt"]), modes=False)
+        rf = RaceSystem.from_spec(spec).solve(SaveAt(every=1), t_end=cfg["steps"], a0=a0g, solver=RK4(tau_v / cfg["race_dt"]), modes=False)
         L_race = rf.loss_at(t)
         # ReLU: fit (a0_common, a0_ctx) of the closed form on a fine log grid (vectorised, cheap)
         g = np.logspace(-11, -2, cfg.get("sec5_fit_grid", 55))
@@ -415,7 +415,7 @@ def classical_mds(D: np.ndarray, dim: int = 2) -> np.ndarray:
 def _param_saver(record, steps):
     """The steps to record the weights at, and the :class:`SaveAt` that records them."""
     record = sorted(set(int(r) for r in record if 0 <= r <= steps))
-    return record, SaveAt(steps=record, fns={"params": lambda p, d: p} if record else {})
+    return record, SaveAt(ts=record, fns={"params": lambda p, d: p} if record else {})
 
 
 def _relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: float, loss: str = "sum",

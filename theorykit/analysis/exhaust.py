@@ -32,6 +32,7 @@ from ..spec.gating import GDLNSpec, Training, context_pathways
 from ..spec.task import contexts
 from ..progress import Progress
 from ..curves import loss_metrics
+from ..record import SaveAt
 from ..theory.flow import RK4
 from ..io import atomic_write_bytes, png_bytes, write_json
 
@@ -232,7 +233,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     keep_curve = {}
     for s in range(0, len(reps), batch):
         chunk = reps[s:s + batch]
-        rf = RaceSystem.from_spec(spec).solve(t_end=steps, record_every=rev, a0=a0, masks=masks[chunk].astype(float), solver=RK4(dt), modes=False)
+        rf = RaceSystem.from_spec(spec).solve(SaveAt(every=rev), t_end=steps, a0=a0, masks=masks[chunk].astype(float), solver=RK4(dt), modes=False)
         t = rf.t
         for o, L in zip(todo[s:s + batch], rf.loss):
             per_orbit[int(o)] = loss_metrics(rf.t, L, FRACTIONS)

@@ -62,6 +62,7 @@ import numpy as np
 
 from ..errors import SpecError
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
+from ..record import SaveAt
 from ..theory.flow import RK4
 from ..theory.race import RaceSystem
 from ..net.starts import a0_rule
@@ -241,7 +242,7 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
             for j, a in zip(fam, _a0s(training.init_std, H, len(fam))):
                 masks[b, col[j]] = 1.0
                 a0[b, col[j]] = a
-        rf = system.solve(t_end=int(steps), record_every=rev, tau=tau, a0=a0, masks=masks, solver=RK4(dt),
+        rf = system.solve(SaveAt(every=rev), t_end=int(steps), tau=tau, a0=a0, masks=masks, solver=RK4(dt),
                           modes=False, loss_factor=task.P if training.loss == "sum" else 1)
         t = rf.t
         for b, i in enumerate(grp):

@@ -60,7 +60,7 @@ def plot_save(spec, values, steps: int, points: int = 60):
     except Exception:  # noqa: BLE001 - e.g. symbols without values, a graph without per-pathway modes
         return None, None
     at = sorted({int(v) for v in np.linspace(0, steps, points + 1)})
-    return SaveAt(loss_every=1, steps=at, fns={"modes": fn}), der
+    return SaveAt(loss_every=1, ts=at, fns={"modes": fn}), der
 
 
 def _g(v) -> str:

@@ -206,9 +206,7 @@ def _make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None =
     if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or steps < 0:
         raise SpecError("steps", f"needs a non-negative integer, got {steps!r}", "e.g. steps = 2000")
     steps = int(steps)
-    save_steps = sorted({int(s) for s in save.steps}) if save.fns else []
-    if any(s < 0 or s > steps for s in save_steps):
-        raise SpecError("save.steps", f"steps to record must lie in 0..{steps}", "drop the others")
+    save_steps = [int(s) for s in save.times(steps, integer=True)] if save.fns else []
     seg = np.diff([0] + save_steps).astype(np.int32)
     tail = steps - (save_steps[-1] if save_steps else 0)
     run_a, n_curve = _build_run(loss_fn, objective, mask, steps, save)
@@ -305,7 +303,7 @@ def train_net(net: Net, params0, data, *, loss: str = "mean", schedule=(), save:
     objective, mask = objective_for(pk.net, pk.schedule, loss)
     fns = {name: (lambda fn: lambda p, d: fn(pk.unpack(p), d))(fn) for name, fn in save.fns.items()}
     res = train(net_loss(pk.net, loss), pk.pack(params0), data, objective=objective, mask=mask,
-                save=SaveAt(save.loss_every, save.steps, fns, save.final), **options)
+                save=SaveAt(save.ts, save.every, fns, save.loss_every, save.final), **options)
     if res.params is not None:
         res.params = {k: jnp.asarray(v) for k, v in pk.unpack({k: np.asarray(v) for k, v in res.params.items()}).items()}
     return res

@@ -172,7 +172,8 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
         first = net.nodes[0][0]
         n = steps // snapshot_every
         fns = dict(save.fns, snapshots=lambda p, d: unit_activity(net, p, d[0])[first] > 0)
-        save = SaveAt(save.loss_every, sorted(set(save.steps) | {i * snapshot_every for i in range(n)}), fns, save.final)
+        ts = set(save.times(steps, integer=True).tolist()) if save.fns else set()
+        save = SaveAt(sorted(ts | {i * snapshot_every for i in range(max(n, 1))}), None, fns, save.loss_every, save.final)
     if fused:
         res = train_net(net, p0, (X, Y), loss=loss, lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
                         check="ReLU simulation" if check else None, fused=True)

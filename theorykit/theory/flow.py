@@ -3,9 +3,9 @@ families, initial strengths, swept values, a network's seeds).
 
 :func:`integrate`: what is stepped (the vector field), how it is stepped (the solver:
 :class:`Dopri5`, adaptive Dormand–Prince 5(4), the default of every flow here; or :class:`RK4`, a
-fixed step, where a result must not depend on a tolerance) and what is recorded (functions of the
-state at given times) are separate arguments, as in diffrax's ``diffeqsolve(terms, solver,
-saveat)``. It ``vmap``s over the leading axis of the state and its arguments. The race of the
+fixed step, where a result must not depend on a tolerance) and what is recorded (a
+:class:`~theorykit.record.SaveAt`, the trainer's too: functions of the state at given times) are
+separate arguments, as in diffrax's ``diffeqsolve(terms, solver, saveat)``. It ``vmap``s over the leading axis of the state and its arguments. The race of the
 theory, its one vector field and its one loss (private chains or a graph with shared edges), is
 :class:`theorykit.theory.race.RaceSystem`; SciPy's ``solve_ivp`` is kept only as an independent
 second method, in the tests.
@@ -16,7 +16,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable
 
 import jax
 import jax.numpy as jnp
@@ -24,7 +24,7 @@ import numpy as np
 
 from . import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
-from ..record import Trajectory
+from ..record import SaveAt, Trajectory
 
 # A persistent compilation cache, so a new process does not compile a flow again (the race of a
 # task compiles once per layout: ~1 s on a CPU). THEORYKIT_JAX_CACHE names the folder ("" turns it
@@ -96,51 +96,39 @@ def _tree_lin(y, coeffs, ks, dt):
                                   y, *[k for _c, k in terms])
 
 
-def _recording_times(times, t_end, record_every):
-    if times is None:
-        if not (record_every and record_every > 0 and t_end is not None and t_end >= 0):
-            raise SpecError("times", f"no recording times: needs times, or record_every > 0 and t_end >= 0 "
-                            f"(got record_every={record_every}, t_end={t_end})", "pass times=[...], or record_every and t_end")
-        nrec = int(math.ceil(t_end / record_every - 1e-12))
-        return np.arange(nrec + 1) * float(record_every)
-    ts = np.asarray(times, float)
-    if ts.ndim != 1 or ts.size == 0 or not np.isfinite(ts).all() or (ts < 0).any():
-        raise SpecError("times", f"recording times must be a non-empty list of finite times >= 0, got {np.ravel(times).tolist()[:8]}",
-                        "the flow starts at t = 0: drop negative or infinite times")
-    if (np.diff(ts) < 0).any():
-        raise SpecError("times", "integrate records at sorted times", "sort them (RaceSystem.solve sorts them for you)")
-    return ts
-
-
-def integrate(vector_field: Callable, y0, args=None, *, h: float | None = None, solver=None,
-              t_end: float | None = None, record_every: float | None = None, times=None,
-              record: Mapping[str, Callable] | None = None, batched_args: bool = True,
-              rate: float | None = None) -> Trajectory:
+def integrate(vector_field: Callable, y0, args=None, *, solver, save: SaveAt, t_end: float | None = None,
+              batched_args: bool = True, rate: float | None = None) -> Trajectory:
     """Integrate ``dy/dt = vector_field(y, args)`` from ``y0`` (leading batch axis), starting at t = 0.
 
-    What is stepped: ``vector_field``. How: ``solver``, :class:`RK4` (``h=`` is shorthand for
-    ``RK4(h)``) or :class:`Dopri5`. What is recorded: ``record`` (name → ``fn(y, args)``) at
-    ``times`` (sorted, ≥ 0), or at t = 0, record_every, 2·record_every, … up to the first multiple
-    ≥ ``t_end``. Every recording time is hit exactly. Returns the :class:`~theorykit.record.Trajectory`
-    that the trainer returns too: ``saved[name]`` (batch × len(times) × …) at ``saved_t``, the
-    record named ``loss`` as its loss curve, the final state as ``params``.
+    As diffrax's ``diffeqsolve``, three separate arguments: what is stepped, ``vector_field``; how,
+    ``solver`` (:class:`RK4` or :class:`Dopri5`); what is recorded, ``save``
+    (:class:`~theorykit.record.SaveAt`, the trainer's too): ``save.fns`` (name → ``fn(y, args)``)
+    at ``save.ts`` (sorted, ≥ 0), or every ``save.every`` up to the first multiple ≥ ``t_end``.
+    Every recording time is hit exactly. Returns the :class:`~theorykit.record.Trajectory` that
+    the trainer returns too: ``saved[name]`` (batch × len(times) × …) at ``saved_t``, the record
+    named ``loss`` as its loss curve, the final state as ``params`` (unless ``save.final`` is off).
 
     ``rate``: the field's fastest rate (1/time; s_max/τ for a race). A flow longer than
     :data:`MAX_FLOW_STEPS` steps of 1/(40·rate) is refused before it starts, with either solver:
     its time scale is out of proportion with its data.
     """
-    ts = _recording_times(times, t_end, record_every)
+    if not isinstance(save, SaveAt):
+        raise SpecError("save", f"needs a SaveAt, got {type(save).__name__}", "e.g. save=SaveAt(ts=[0, 1, 2], fns={...})")
+    if save.loss_every != 1:
+        raise SpecError("save.loss_every", "a flow records its loss with its other functions, at the recording times",
+                        "record fns={\"loss\": ...} at save.ts")
+    ts = save.times(t_end)
     if rate is not None and rate > 0:
         _check_budget(ts, 1.0 / (40.0 * rate))
-    if solver is None:
-        if h is None:
-            raise SpecError("h", "needs a step h or a solver", "e.g. h = tau / 40, or solver=Dopri5()")
-        solver = RK4(h)
     if isinstance(solver, RK4):
-        return _integrate_rk4(vector_field, y0, args, solver.h, ts, dict(record or {}), batched_args)
-    if isinstance(solver, Dopri5):
-        return _integrate_dopri5(vector_field, y0, args, solver, ts, dict(record or {}), batched_args)
-    raise SpecError("solver", f"{solver!r} is not a solver", "use theorykit.theory.flow.RK4(h) or Dopri5()")
+        res = _integrate_rk4(vector_field, y0, args, solver.h, ts, dict(save.fns), batched_args)
+    elif isinstance(solver, Dopri5):
+        res = _integrate_dopri5(vector_field, y0, args, solver, ts, dict(save.fns), batched_args)
+    else:
+        raise SpecError("solver", f"{solver!r} is not a solver", "use theorykit.theory.flow.RK4(h) or Dopri5()")
+    if not save.final:
+        res.params = None
+    return res
 
 
 def _check_budget(ts, h):

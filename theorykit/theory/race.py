@@ -44,7 +44,7 @@ from . import jaxify  # noqa: F401  (float64)
 from .flow import Dopri5, integrate
 from ..linalg import numeric_svd
 from ..errors import SpecError
-from ..record import Trajectory
+from ..record import SaveAt, Trajectory
 from ..net.layout import Net
 from ..net.starts import aligned_params
 from ..spec.graph import graph_from_pathways
@@ -228,17 +228,19 @@ class RaceSystem:
         return max(float(np.max(top, initial=0.0)), 1.0)
 
     # -- solving -------------------------------------------------------------------------------
-    def solve(self, times=None, *, tau: float | None = None, a0=None, masks=None, start=None, solver=None,
-              t_end=None, record_every=None, modes: bool = True, svals: int = 0,
-              loss_factor: float | None = None) -> Trajectory:
+    def solve(self, save=None, *, t_end=None, tau: float | None = None, a0=None, masks=None, start=None, solver=None,
+              modes: bool = True, svals: int = 0, loss_factor: float | None = None) -> Trajectory:
         """Integrate the race with :func:`~theorykit.theory.flow.integrate`.
 
         The start: aligned maps of strength ``a0`` (a number, one per pathway, or batch ×
         pathways; ``masks``, batch × pathways of 0/1, integrates sub-families of these pathways at
         once), or, for a system :meth:`from_net`, ``start``: the network's edge weights with a
         leading batch axis (its own gradient flow; by default the graph's aligned start of one
-        strength ``a0``, :meth:`from_graph`; ``masks`` are for chains only). Recorded at ``times`` exactly, or every ``record_every`` up to
-        ``t_end``. ``solver``: :class:`~theorykit.theory.flow.Dopri5` (default) or
+        strength ``a0``, :meth:`from_graph`; ``masks`` are for chains only). Recorded as ``save`` says
+        (:class:`~theorykit.record.SaveAt`, the trainer's too): at ``save.ts`` exactly, in any order
+        (a list of times is short for ``SaveAt(ts=times)``), or every ``save.every`` up to ``t_end``;
+        the race records its loss, modes and singular values itself, so ``save.fns`` stays empty.
+        ``solver``: :class:`~theorykit.theory.flow.Dopri5` (default) or
         :class:`~theorykit.theory.flow.RK4`. ``tau``, ``a0``, ``loss_factor``: by default the spec's.
 
         Returns the :class:`~theorykit.record.Trajectory` that the trainer returns too: ``loss``
@@ -261,19 +263,27 @@ class RaceSystem:
         layout, data = self._layout(), self.arrays()
         y0 = self._initial(a0, masks, start)
         data["tau"] = jnp.asarray(float(tau))
+        if save is None or not isinstance(save, SaveAt):
+            if save is None or np.ndim(save) != 1:
+                raise SpecError("save", f"needs recording times, got {save!r}",
+                                "pass a list of times, SaveAt(ts=[...]) or SaveAt(every=...) with t_end")
+            save = SaveAt(ts=save)
+        if save.fns:
+            raise SpecError("save.fns", "a race records its loss, modes and singular values itself",
+                            "leave fns out; ask for modes= or svals=")
         order = None
-        if times is not None:
-            times = np.asarray(times, float)
+        if len(save.ts):
+            times = np.asarray(save.ts, float)
             order = np.argsort(times, kind="stable")
-            times = times[order]
+            save = SaveAt(ts=times[order], final=save.final)
         record = {"loss": _RECORD_LOSS[layout]}
         if modes:
             record["modes"] = _RECORD_MODES[layout]
         if svals:
             data["Ob"], data["Rb"] = jnp.asarray(self.arrays_np["Ob"]), jnp.asarray(self.arrays_np["Rb"])
             record["svals"] = _record_svals(layout, int(svals))
-        res = integrate(_FIELD[layout], y0, data, times=times, t_end=t_end, record_every=record_every,
-                        solver=solver or Dopri5(), record=record, batched_args=False, rate=self.rate / tau)
+        res = integrate(_FIELD[layout], y0, data, solver=solver or Dopri5(), t_end=t_end,
+                        save=SaveAt(save.ts, save.every, record), batched_args=False, rate=self.rate / tau)
         recs = {k: np.asarray(v) for k, v in res.saved.items()}
         t = res.saved_t
         if order is not None:
@@ -288,13 +298,17 @@ class RaceSystem:
             saved["svals"] = {n: recs["svals"][:, :, k] for k, n in enumerate(self.names)}
         if self.start_graph is not None and start is None:
             extra["widths"] = {n.name: n.width for n in self.start_graph.nodes}
+        maps = self._final_maps(layout, res.params) if save.final else None
+        return Trajectory(t, recs["loss"] * loss_factor, saved, t, maps, extra)
+
+    def _final_maps(self, layout, params) -> dict:
+        """Each pathway's final map (name → batch × outputs × inputs) from the flow's final state."""
         maps_of = _maps_of(layout, np)
-        fin = jax.tree_util.tree_map(np.asarray, res.params)
+        fin = jax.tree_util.tree_map(np.asarray, params)
         B = len(jax.tree_util.tree_leaves(fin)[0])
         final = np.stack([maps_of(jax.tree_util.tree_map(lambda w, i=i: w[i], fin)) for i in range(B)])
         full = np.einsum("bip,zbkpq,bjq->zkij", self.arrays_np["Ob"], final, self.arrays_np["Rb"], optimize=True)
-        maps = {n: full[:, k][:, list(self.outputs[k])][:, :, list(self.inputs[k])] for k, n in enumerate(self.names)}
-        return Trajectory(t, recs["loss"] * loss_factor, saved, t, maps, extra)
+        return {n: full[:, k][:, list(self.outputs[k])][:, :, list(self.inputs[k])] for k, n in enumerate(self.names)}
 
     def _initial(self, a0, masks, start):
         """The batched start of :meth:`solve` (numpy: small, and no compilation beyond the flow's own)."""
