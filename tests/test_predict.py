@@ -114,6 +114,37 @@ def test_xor_symmetry_group_by_hand():
     assert len(set(pattern_orbits(singles, perms))) == 1
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 6).flatmap(lambda P: st.tuples(
+    st.lists(st.lists(st.integers(-1, 1), min_size=P, max_size=P), min_size=1, max_size=3),
+    st.lists(st.lists(st.integers(-1, 1), min_size=P, max_size=P), min_size=1, max_size=2))), st.booleans())
+def test_symmetry_search_matches_brute_force(XY, exact):
+    """Every datapoint permutation preserving XᵀX and YᵀY, found by trying all P! of them here,
+    against the backtracking search (exact rational task and floats alike)."""
+    import itertools
+
+    X, Y = np.array(XY[0], float), np.array(XY[1], float)
+    Kx, Ky = X.T @ X, Y.T @ Y
+    want = {p for p in itertools.permutations(range(X.shape[1]))
+            if np.array_equal(Kx[np.ix_(p, p)], Kx) and np.array_equal(Ky[np.ix_(p, p)], Ky)}
+    task = tk.Task(sp.Matrix(XY[0]), sp.Matrix(XY[1])) if exact else None
+    perms, info = data_symmetries(X, Y, task)
+    got = {tuple(int(v) for v in np.argsort(s)) for s in perms}      # σ maps μ to σ[μ]; compare the inverses
+    assert got == want and info["order"] == len(want) and info["exact"] == exact
+
+
+def test_symmetry_search_and_consistency_stop_at_the_time_bound():
+    """A deadline already passed: the symmetry search raises TimeoutError, and predict names --time-bound."""
+    import time
+
+    X, Y = tk.contexts(4, 3).numeric()
+    with pytest.raises(TimeoutError):
+        data_symmetries(X, Y, tk.contexts(4, 3), deadline=time.monotonic() - 1)
+    with pytest.raises(tk.SpecError) as e:
+        predict_reln(tk.contexts(4, 3), 16, XOR_TRAINING, time_bound=1e-9)
+    assert e.value.field == "--time-bound" and "bound" in str(e.value)
+
+
 def test_no_symmetry_on_generic_data():
     rng = np.random.default_rng(0)
     X, Y = rng.standard_normal((3, 6)), rng.standard_normal((2, 6))

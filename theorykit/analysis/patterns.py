@@ -4,6 +4,8 @@ the data's symmetries that group them into orbits. Stages 1 and 2 of :mod:`theor
 """
 from __future__ import annotations
 import math
+import time
+
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
@@ -177,70 +179,83 @@ def _grams(task, X, Y):
     return X.T @ X, Y.T @ Y, False
 
 
-def data_symmetries(X, Y, task=None, max_group: int = 2000):
+def _codes(K) -> np.ndarray:
+    """An exact Gram matrix as integer codes: equal codes exactly where the entries are equal."""
+    index = {}
+    flat = [index.setdefault(v, len(index)) for v in K.ravel()]
+    return np.asarray(flat, dtype=np.int64).reshape(K.shape)
+
+
+def data_symmetries(X, Y, task=None, max_group: int = 2000, deadline: float | None = None):
     """Datapoint permutations preserving XᵀX and YᵀY (see the module docstring).
 
     Returns ``(perms (list of arrays σ: datapoint μ goes to σ[μ]), info)``. Exact comparison on
-    the task's rational entries when ``task`` has them; else floats to 1e-12 relative."""
+    the task's rational entries when ``task`` has them (compared as integer codes of the exact
+    values); else floats to 1e-12 relative. ``deadline`` (a ``time.monotonic()`` value): raise
+    :class:`TimeoutError` when the search runs past it."""
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     P = X.shape[1]
     Kx, Ky, exact = _grams(task, X, Y)
     if exact:
-        eq = lambda a, b: a == b  # noqa: E731
+        Cx, Cy = _codes(Kx), _codes(Ky)
+
+        def rows_equal(A, b):           # which rows of A equal b
+            return np.all(A == b, axis=-1)
+
+        def colour(mu):
+            return (Cx[mu, mu], Cy[mu, mu], tuple(np.sort(Cx[mu])), tuple(np.sort(Cy[mu])))
     else:
-        sc = max(1.0, float(np.max(np.abs(Kx))), float(np.max(np.abs(Ky))))
-        eq = lambda a, b: abs(float(a) - float(b)) <= 1e-12 * sc  # noqa: E731
+        Cx, Cy = np.asarray(Kx, float), np.asarray(Ky, float)
+        sc = max(1.0, float(np.max(np.abs(Cx))), float(np.max(np.abs(Cy))))
 
-    # colour: diagonal entries and the sorted rows (invariants of a symmetry)
-    def colour(mu):
-        return (Kx[mu, mu], Ky[mu, mu], tuple(sorted(Kx[mu])), tuple(sorted(Ky[mu])))
+        def rows_equal(A, b):
+            return np.all(np.abs(A - b) <= 1e-12 * sc, axis=-1)
 
-    if not exact:
-        def colour(mu):  # noqa: F811 - rounded on floats
-            return tuple(np.round([Kx[mu, mu], Ky[mu, mu]] + sorted(Kx[mu]) + sorted(Ky[mu]), 9))
+        def colour(mu):  # rounded on floats
+            return tuple(np.round([Cx[mu, mu], Cy[mu, mu]] + sorted(Cx[mu]) + sorted(Cy[mu]), 9))
+
     cols = [colour(mu) for mu in range(P)]
-    cand = [[nu for nu in range(P) if cols[nu] == cols[mu]] for mu in range(P)]
+    cand = [np.array([nu for nu in range(P) if cols[nu] == cols[mu]], dtype=int) for mu in range(P)]
     perms, truncated = [], False
-    sigma = [-1] * P
-    used = [False] * P
+    sigma = np.full(P, -1, dtype=int)
+    used = np.zeros(P, dtype=bool)
 
-    def ok(mu, nu):
-        if not (eq(Kx[mu, mu], Kx[nu, nu]) and eq(Ky[mu, mu], Ky[nu, nu])):
-            return False
-        for m2 in range(mu):
-            n2 = sigma[m2]
-            if not (eq(Kx[mu, m2], Kx[nu, n2]) and eq(Ky[mu, m2], Ky[nu, n2])):
-                return False
-        return True
+    def fitting(mu):
+        """The unused candidates for μ whose diagonal entries, and entries against every datapoint
+        placed so far, match μ's (all candidates at once)."""
+        c = cand[mu][~used[cand[mu]]]
+        for C in (Cx, Cy):
+            rows = C[np.ix_(c, sigma[:mu])]
+            keep = rows_equal(np.concatenate([rows, C[c, c][:, None]], axis=1),
+                              np.append(C[mu, :mu], C[mu, mu]))
+            c = c[keep]
+        return c
 
     def rec(mu):
         nonlocal truncated
         if truncated:
             return
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeoutError(f"the symmetry search found {len(perms)} permutations before its deadline")
         if mu == P:
-            perms.append(np.array(sigma, dtype=int))
+            perms.append(sigma.copy())
             if len(perms) >= max_group:
                 truncated = True
             return
-        for nu in cand[mu]:
-            if not used[nu] and ok(mu, nu):
-                sigma[mu], used[nu] = nu, True
-                rec(mu + 1)
-                sigma[mu], used[nu] = -1, False
+        for nu in fitting(mu):
+            sigma[mu], used[nu] = nu, True
+            rec(mu + 1)
+            sigma[mu], used[nu] = -1, False
+            if truncated:
+                return
 
     rec(0)
     # verify every kept permutation in full (exactly where the task allows)
     good = []
-    for s in perms:
-        inv = np.argsort(s)
-        if exact:
-            okx = all(Kx[inv[a], inv[b]] == Kx[a, b] for a in range(P) for b in range(P))
-            oky = all(Ky[inv[a], inv[b]] == Ky[a, b] for a in range(P) for b in range(P))
-        else:
-            okx = np.allclose(X.T @ X, (X.T @ X)[np.ix_(inv, inv)], rtol=0, atol=1e-12 * max(1, np.abs(X).max() ** 2))
-            oky = np.allclose(Y.T @ Y, (Y.T @ Y)[np.ix_(inv, inv)], rtol=0, atol=1e-12 * max(1, np.abs(Y).max() ** 2))
-        if okx and oky:
-            good.append(s)
+    for s_ in perms:
+        inv = np.argsort(s_)
+        if rows_equal(Cx[np.ix_(inv, inv)].ravel(), Cx.ravel()) and rows_equal(Cy[np.ix_(inv, inv)].ravel(), Cy.ravel()):
+            good.append(s_)
     info = {"order": len(good), "truncated_at": max_group if truncated else None,
             "test": "XᵀX and YᵀY preserved " + ("exactly (rational entries)" if exact else "to 1e-12 (floats)"),
             "exact": exact}

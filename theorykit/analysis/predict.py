@@ -303,6 +303,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     steps = int(training.steps if steps is None else steps)
     X, Y = task.numeric()
     P = X.shape[1]
+    deadline = time.monotonic() + time_bound if time_bound is not None else None
     stages = Progress("predict: patterns", total=3, enabled=progress)
     try:
         # 1. patterns
@@ -324,7 +325,13 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             if len(pats) > max_checked:
                 enum_info["consistency_checked"] = f"the {max_checked} most often sampled of {len(pats)} patterns"
                 pats = pats[:max_checked]
-            keep = np.array([test(X, Y, g)[0] for g in pats], dtype=bool)
+            keep = np.zeros(len(pats), dtype=bool)
+            for i, g in enumerate(pats):
+                if deadline is not None and time.monotonic() > deadline:
+                    raise SpecError("--time-bound", f"the consistency test passed the {time_bound:g} s bound after "
+                                                    f"{i} of {len(pats)} patterns", "raise --time-bound, or lower "
+                                                                                    "--samples (fewer patterns to test)")
+                keep[i] = test(X, Y, g)[0]
             enum_info["consistency"] = "top" if consistency is True else consistency
             enum_info["dropped_inconsistent"] = int((~keep).sum())
             pats = pats[keep]
@@ -335,7 +342,11 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         stages.update(note=f"{len(pats)} consistent")
         # 2. symmetry and orbits
         t1 = time.time()
-        perms, sym_info = data_symmetries(X, Y, task, max_group=max_group)
+        try:
+            perms, sym_info = data_symmetries(X, Y, task, max_group=max_group, deadline=deadline)
+        except TimeoutError as exc:
+            raise SpecError("--time-bound", f"the symmetry search passed the {time_bound:g} s bound ({exc})",
+                            "raise --time-bound") from None
         orbit_of = pattern_orbits(pats, perms)
         n_orb = int(orbit_of.max()) + 1
         members = [np.flatnonzero(orbit_of == k) for k in range(n_orb)]
