@@ -142,7 +142,10 @@ def test_symmetry_search_and_consistency_stop_at_the_time_bound():
         data_symmetries(X, Y, tk.contexts(4, 3), deadline=time.monotonic() - 1)
     with pytest.raises(tk.SpecError) as e:
         predict_reln(tk.contexts(4, 3), 16, XOR_TRAINING, time_bound=1e-9)
-    assert e.value.field == "--time-bound" and "bound" in str(e.value)
+    assert e.value.field == "--time-bound" and "pattern enumeration" in str(e.value)     # the first stage
+    with pytest.raises(tk.SpecError) as e:
+        predict_reln(tk.contexts(4, 3), 16, XOR_TRAINING, time_bound=1e-9, enumerate_method="sample", consistency="off")
+    assert e.value.field == "--time-bound" and "symmetry search" in str(e.value)
 
 
 def test_no_symmetry_on_generic_data():
@@ -283,8 +286,9 @@ def test_cli_time_bound_refuses_with_an_estimate(tmp_path, capsys):
     spec_path = tmp_path / "xor.toml"
     spec_path.write_text(XOR_TOML)
     out = tmp_path / "o.toml"
+    # a bound the pattern stages fit in (XoR: well under a second), and a race estimated far beyond it
     assert main(["predict", str(spec_path), "--hidden", "8", "--set", "Delta=1", "--out", str(out),
-                 "--time-bound", "0.001"]) == 2
+                 "--time-bound", "5", "--steps", "100000000"]) == 2
     err = capsys.readouterr().err
     assert "error in --time-bound" in err and "estimated run time" in err and "--beam" in err
     assert not out.exists()
@@ -307,6 +311,12 @@ def test_time_bound_holds_during_the_search(monkeypatch):
     assert e.value.field == "--time-bound" and "0 families raced" in str(e.value) and "would pass the 30 s bound" in str(e.value)
     assert len(calls) == 2
     calls.clear()
+    # a shortlist of one orbit that does not fit three units: the search shortlists among the fitting ones
+    small = Training(lr=0.05, loss="mean", init_std=0.01, steps=500)
+    monkeypatch.undo()
+    pred = pr.predict_reln(tk.xor_margin(0.5), 3, small, search="forward", shortlist=1)
+    assert {tuple(int(v) for v in g) for g in pred.gates} == {(1, 1, 0, 0), (0, 0, 1, 1)}
+    monkeypatch.setattr(pr, "estimate_seconds", lambda *a: 0.0)
     monkeypatch.setattr(pr, "estimate_seconds", lambda *a: 0.0)
     assert pr.predict_reln(tk.xor_margin(1.0), 16, XOR_TRAINING, steps=200, time_bound=30).gates.shape[0] == 2
 

@@ -29,6 +29,8 @@ class Progress:
 
     def update(self, k: int = 1, note: str = ""):
         self.n += k
+        if self.n > self.total:                 # a total that was an estimate grows with the work
+            self.total = self._bar.total = self.n
         if note:
             self._bar.set_postfix_str(note, refresh=False)
         self._bar.update(k)

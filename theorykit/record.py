@@ -60,7 +60,7 @@ class SaveAt:
     def times(self, t_end=None, *, integer: bool = False) -> np.ndarray:
         """The recording times, checked: ``ts`` (finite, ≥ 0, sorted unless ``integer``: the
         trainer sorts its steps and drops repeats), or the ``every`` grid up to ``t_end``."""
-        if len(self.ts) and self.every is not None:
+        if np.size(self.ts) and self.every is not None:
             raise SpecError("save", "both ts and every are given", "pass SaveAt(ts=[...]) or SaveAt(every=...), not both")
         if self.every is not None:
             if not (self.every > 0 and t_end is not None and np.isfinite(t_end) and t_end >= 0):
@@ -71,7 +71,10 @@ class SaveAt:
             if integer:
                 return np.unique(np.minimum(np.round(ts).astype(int), int(t_end)))
             return ts
-        ts = np.asarray(self.ts, float)
+        try:
+            ts = np.asarray(self.ts, float)
+        except (TypeError, ValueError):
+            ts = np.full(1, np.nan)
         if ts.ndim != 1 or ts.size == 0 or not np.isfinite(ts).all() or (ts < 0).any():
             raise SpecError("save.ts", f"recording times must be a non-empty list of finite times >= 0, got "
                                        f"{np.ravel(self.ts).tolist()[:8]}", "the run starts at t = 0: drop negative or infinite times")
@@ -105,8 +108,9 @@ class Trajectory:
 
     def _curve(self) -> np.ndarray:
         if self.loss is None or not np.size(self.loss):
-            raise SpecError("record", "this run recorded no loss curve",
-                            "record a function named \"loss\" (a flow), or keep SaveAt.loss_every > 0 (training)")
+            raise SpecError("save.fns", "this run recorded no loss curve",
+                            "record a function named \"loss\" (a flow: SaveAt(fns={\"loss\": ...})), or keep "
+                            "SaveAt.loss_every > 0 (training)")
         return np.asarray(self.loss)
 
     def loss_at(self, times, batch: int = 0) -> np.ndarray:

@@ -152,7 +152,8 @@ def patterns_to_spec(task: Task, patterns, hidden_total: int, training: Training
     if not keep:
         raise SpecError("--K", "none of the found gate patterns has a non-zero effective dataset (the units are off "
                                "wherever the targets correlate with the inputs)",
-                        "ask for more clusters (--K), or train more or wider networks (--seeds, --hidden)")
+                        "ask for more clusters (--K); where find-gates trains the networks, train more or wider "
+                        "ones (--seeds, --hidden)")
     shares = np.array([patterns[i][1] for i in keep])
     shares = shares / shares.sum()
     hid = _hidden_split(shares, hidden_total, [ranks[i] for i in keep])

@@ -44,13 +44,14 @@ def cover_bound(P: int, r: int) -> int:
 
 
 def realisable_patterns(X, *, method: str = "auto", max_patterns: int = 4096, samples: int = 20000,
-                        seed: int = 0, exact_max_p: int = EXACT_MAX_P):
+                        seed: int = 0, exact_max_p: int = EXACT_MAX_P, deadline: float | None = None):
     """Realisable gate patterns of the data's columns (bias-free units), all-off dropped.
 
     Returns ``(patterns (N × P bool), counts (N,) or None, info)``. ``method``: ``"exact"`` (depth-first
     search with LP pruning, every pattern), ``"sample"`` (``samples`` seeded N(0, I) weight vectors;
     ``counts`` = how many drew each pattern), or ``"auto"`` (exact when P ≤ ``exact_max_p`` and Cover's
-    bound is at most ``max_patterns``)."""
+    bound is at most ``max_patterns``). ``deadline`` (a ``time.monotonic()`` value): the exact search
+    raises :class:`TimeoutError` when it runs past it."""
     X = np.asarray(X, float)
     d, P = X.shape
     r = int(np.linalg.matrix_rank(X)) if X.size else 0
@@ -58,16 +59,16 @@ def realisable_patterns(X, *, method: str = "auto", max_patterns: int = 4096, sa
     if method == "auto":
         method = "exact" if P <= exact_max_p and bound <= max_patterns else "sample"
     if method == "exact":
-        pats = _exact_patterns(X, max_patterns)
+        pats = _exact_patterns(X, max_patterns, deadline)
         if pats is None:
-            raise SpecError("max_patterns", f"the data has more than {max_patterns} realisable gate patterns",
+            raise SpecError("--max-patterns", f"the data has more than {max_patterns} realisable gate patterns",
                             "raise --max-patterns, or use the sampled search (--enumerate sample)")
         info = {"method": "exact", "how": "depth-first search over datapoints, LP feasibility of every prefix "
                                           "(w·x ≥ 1 on, w·x ≤ 0 off)", "cover_bound": bound, "rank": r}
         out = np.array(sorted(pats, key=lambda p: (sum(p), p)), dtype=bool).reshape(-1, P)
         return out[out.any(axis=1)], None, {**info, "found": int(out.any(axis=1).sum())}
     if method != "sample":
-        raise SpecError("enumerate", f"unknown method {method!r}", "use \"auto\", \"exact\" or \"sample\"")
+        raise SpecError("--enumerate", f"unknown method {method!r}", "use \"auto\", \"exact\" or \"sample\"")
     rng = np.random.default_rng(seed)
     W = rng.standard_normal((int(samples), d))
     G = (W @ X) > 0
@@ -81,7 +82,7 @@ def realisable_patterns(X, *, method: str = "auto", max_patterns: int = 4096, sa
     return pats[order], counts[order], info
 
 
-def _exact_patterns(X, cap):
+def _exact_patterns(X, cap, deadline=None):
     """Every realisable pattern (tuples), or None beyond ``cap``. A node is a feasible prefix with a
     witness w; a child whose bit the witness already gives (w·x > 1e-9 for on, after scaling w up;
     w·x < −1e-9, or w = 0, for off) needs no LP."""
@@ -89,6 +90,8 @@ def _exact_patterns(X, cap):
     out = []
     stack = [((), np.zeros(d))]
     while stack:
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeoutError(f"the exact enumeration found {len(out)} patterns before its deadline")
         pre, w = stack.pop()
         k = len(pre)
         if k == P:
@@ -262,16 +265,19 @@ def data_symmetries(X, Y, task=None, max_group: int = 2000, deadline: float | No
     return good, info
 
 
-def pattern_orbits(patterns, perms):
+def pattern_orbits(patterns, perms, deadline: float | None = None):
     """Orbit index of every pattern under the datapoint permutations (a pattern moves with its datapoints).
 
     Patterns whose image is not in the list are left in their own orbit for that permutation (it never
-    happens for an exact enumeration; a sampled one may lack an image)."""
+    happens for an exact enumeration; a sampled one may lack an image). ``deadline``: as
+    :func:`data_symmetries`."""
     pats = np.asarray(patterns, bool)
     N = len(pats)
     key = {p.tobytes(): i for i, p in enumerate(pats)}
     edges = []
     for s in perms:
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeoutError("the orbits were not complete by the deadline")
         moved = np.zeros_like(pats)
         moved[:, s] = pats
         edges += [(i, key[m.tobytes()]) for i, m in enumerate(moved) if m.tobytes() in key]

@@ -289,8 +289,10 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     See the module docstring for the four stages and the stated rules. ``search``: ``"auto"``,
     ``"exhaustive"``, ``"forward"`` (beam width 1) or ``"beam"`` (width ``beam``). ``time_bound``
     (seconds): refuse, with an estimate naming the bounding option, when the search's estimate
-    exceeds it. The task must be numeric (substitute symbols first: ``task.subs({...})``).
-    ``progress``: a bar on stderr while the families race (only on a terminal)."""
+    exceeds it, and stop with the same error wherever a stage (enumeration, consistency, symmetry,
+    each batch of families) would run past it. The task must be numeric (substitute symbols first:
+    ``task.subs({...})``). ``progress``: bars on stderr for the pattern stages and the race (only on a
+    terminal)."""
 
     t0 = time.time()
     if isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer)) or hidden < 1:
@@ -307,8 +309,12 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     stages = Progress("predict: patterns", total=3, enabled=progress)
     try:
         # 1. patterns
-        pats, counts, enum_info = realisable_patterns(X, method=enumerate_method, max_patterns=max_patterns,
-                                                      samples=samples, seed=seed)
+        try:
+            pats, counts, enum_info = realisable_patterns(X, method=enumerate_method, max_patterns=max_patterns,
+                                                          samples=samples, seed=seed, deadline=deadline)
+        except TimeoutError as exc:
+            raise SpecError("--time-bound", f"the pattern enumeration passed the {time_bound:g} s bound ({exc})",
+                            "raise --time-bound, or use the sampled search (--enumerate sample)") from None
         t_enum = time.time() - t0
         stages.update(note=f"{len(pats)} realisable ({enum_info.get('method', 'enumerated')})")
         nz = np.array([np.linalg.norm((Y * g[None, :]) @ X.T) > 1e-12 * max(1.0, np.abs(Y).max() * np.abs(X).max())
@@ -344,10 +350,10 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         t1 = time.time()
         try:
             perms, sym_info = data_symmetries(X, Y, task, max_group=max_group, deadline=deadline)
+            orbit_of = pattern_orbits(pats, perms, deadline=deadline)
         except TimeoutError as exc:
             raise SpecError("--time-bound", f"the symmetry search passed the {time_bound:g} s bound ({exc})",
                             "raise --time-bound") from None
-        orbit_of = pattern_orbits(pats, perms)
         n_orb = int(orbit_of.max()) + 1
         members = [np.flatnonzero(orbit_of == k) for k in range(n_orb)]
         t_sym = time.time() - t1
@@ -369,12 +375,21 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     if method == "exhaustive" and n_fam > max_families:
         raise SpecError("--search", f"exhaustive search over {len(cand)} orbits means {n_fam} families, more than "
                                     f"max_families = {max_families}", "use --search beam or forward")
+    def fits(orbs):         # a family needs at least one hidden unit per pathway
+        return sum(len(members[k]) for k in orbs) <= hidden
+
+    all_sets = fitting = None
+    if method == "exhaustive":
+        all_sets = [tuple(c for c, b in zip(cand, bits) if b) for bits in itertools.product((0, 1), repeat=len(cand))
+                    if any(bits)]
+        fitting = [o for o in all_sets if fits(o)]
     est = None
     if members:
         rank = max(1, min(X.shape[0], Y.shape[0]))
         sizes = sorted((len(members[k]) for k in cand), reverse=True)
         if method == "exhaustive":
-            fam_est, npw = n_fam, sum(sizes) / 2.0
+            npw = float(np.mean([sum(len(members[k]) for k in o) for o in fitting])) if fitting else 0.0
+            fam_est = len(fitting)
         else:
             rounds_est = min(len(cand), 4)
             fam_est = rounds_est * (1 if method == "forward" else int(beam)) * min(int(shortlist), len(cand))
@@ -387,13 +402,10 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                                         f"({len(cand)} candidate orbits, {method} search, {steps} steps)",
                         f"lower {opt}, or raise --time-bound")
     t2 = time.time()
-    bar = Progress(f"predict: racing ({method})", total=int(fam_est) if est is not None else 1, enabled=progress)
+    bar = Progress(f"predict: racing ({method})", total=max(1, int(fam_est)) if est is not None else 1, enabled=progress)
     fam_of = lambda orbs: sorted(int(i) for k in orbs for i in members[k])  # noqa: E731
     results = {}            # frozenset(orbits) -> (area, t_half, curve, Yhat)
     tgrid = None
-
-    def fits(orbs):         # a family needs at least one hidden unit per pathway
-        return sum(len(members[k]) for k in orbs) <= hidden
 
     def run(list_of_orbsets):
         nonlocal tgrid
@@ -425,9 +437,6 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
 
     try:
         if method == "exhaustive":
-            all_sets = [tuple(c for c, b in zip(cand, bits) if b) for bits in itertools.product((0, 1), repeat=len(cand))
-                        if any(bits)]
-            fitting = [o for o in all_sets if fits(o)]
             run(fitting)
             covered = f"all {len(all_sets)} non-empty unions of the {len(cand)} candidate orbits" + (
                 f" ({len(all_sets) - len(fitting)} left out: more pathways than the {hidden} hidden units)"
@@ -443,7 +452,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                 expand = []
                 for fs in frontier:
                     R = Y - results[fs][3] if fs else Y
-                    rest = [k for k in cand if k not in fs]
+                    rest = [k for k in cand if k not in fs and fits(fs | {k})]
                     if not rest:
                         continue
                     reps = np.array([pats[members[k][0]] for k in rest])

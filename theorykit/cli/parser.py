@@ -75,7 +75,8 @@ def _add_predict(subparsers):
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled enumeration (and of --validate)")
     p.add_argument("--steps", type=int, help="race horizon in steps (default: training.steps)")
     p.add_argument("--time-bound", type=float, default=60.0,
-                   help="refuse when the estimated run time exceeds this many seconds (default 60; 0: no bound)")
+                   help="refuse when the estimated run time exceeds this many seconds, and stop with an error "
+                        "wherever a stage would run past it (default 60; 0: no bound)")
     p.add_argument("--validate", action="store_true", help="train the ReLU network, run Algorithm 1, compare")
     p.add_argument("--seeds", type=int, default=8, help="ReLU networks trained by --validate (default 8)")
     p.add_argument("--json", metavar="OUT", help="write the prediction (and validation) as JSON (atomic)")

@@ -42,8 +42,8 @@ def _result(ts, recs, final, extra) -> Trajectory:
     the record named ``loss`` (None where none was recorded)."""
     loss = recs.get("loss")
     if loss is not None and np.ndim(loss) != 2:
-        raise SpecError("record", f"the record named loss must give one number per batch member, got shape "
-                        f"{np.shape(loss)[2:]} per time", "return a scalar from record[\"loss\"], or name the record otherwise")
+        raise SpecError("save.fns", f"the function named loss must give one number per batch member, got shape "
+                        f"{np.shape(loss)[2:]} per time", "return a scalar from save.fns[\"loss\"], or name it otherwise")
     return Trajectory(ts, loss, recs, ts, final, extra)
 
 
@@ -141,7 +141,7 @@ def _check_budget(ts, h):
 
 def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args) -> Trajectory:
     if not h > 0:
-        raise SpecError("h", f"needs a positive step, got {h!r}", "e.g. h = tau / 40")
+        raise SpecError("solver", f"RK4 needs a positive step, got {h!r}", "e.g. solver=RK4(tau / 40)")
     lengths = np.diff(np.concatenate([[0.0], ts]))
     ratio = lengths / h
     _check_budget(ts, h)

@@ -248,7 +248,8 @@ class RaceSystem:
         ``saved["modes"][name]`` (batch × len(t) × rank: each mode's u_αᵀ M_p v_α, with ``modes``);
         ``saved["svals"][name]`` (batch × len(t) × m: the m largest singular values of each map,
         with ``svals=m``); ``params[name]``: each pathway's final map, batch × outputs × inputs;
-        ``extra``: the solver, its steps, the number of blocks and, for a graph's aligned start, the widths."""
+        ``extra``: the solver, its steps, the number of blocks and, for a graph's aligned start, the widths.
+        ``params`` is None with ``SaveAt(final=False)``."""
         if start is not None and self.paths is None:
             raise SpecError("start", "weights start only a network's race", "build it with RaceSystem.from_net")
         if start is not None and a0 is not None:
@@ -271,11 +272,15 @@ class RaceSystem:
         if save.fns:
             raise SpecError("save.fns", "a race records its loss, modes and singular values itself",
                             "leave fns out; ask for modes= or svals=")
+        if save.loss_every != 1:
+            raise SpecError("save.loss_every", "a race records its loss at the recording times",
+                            "leave loss_every out")
         order = None
-        if len(save.ts):
+        if np.ndim(save.ts) == 1 and np.size(save.ts) and save.every is None:      # any order: sorted here
             times = np.asarray(save.ts, float)
             order = np.argsort(times, kind="stable")
             save = SaveAt(ts=times[order], final=save.final)
+        save.times(t_end)                       # checked: both ts and every, bad times, a missing t_end
         record = {"loss": _RECORD_LOSS[layout]}
         if modes:
             record["modes"] = _RECORD_MODES[layout]
