@@ -193,7 +193,6 @@ def section4(cfg, pr) -> dict:
 def staged_theory(task, spec_d, a0c, a0x, cfg):
     """The paper's scheme: the common pathway alone on the targets, the context pathways on its residual."""
     X, Y = task.numeric()
-    P = X.shape[1]
     W = np.linalg.lstsq(X.T, Y.T, rcond=None)[0].T
     R = Y - W @ X
     spec_c = GDLNSpec(task, [spec_d.pathways[0]], spec_d.training)
@@ -382,7 +381,6 @@ def snapshot_singular_values(s4, cfg):
     s4["sv_race_svals"] = svs
     # ReLU: units grouped by final gating pattern (seed 0), item part of the group map at each snapshot
     rsn = s4["rsn"]
-    X = s4["X"]
     groups = UnitGates(s4["final_gates"][0], 3, "majority").groups()
     rel = {}
     for lab, hs in groups.items():
