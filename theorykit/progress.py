@@ -1,4 +1,5 @@
-"""Progress bars for long runs: tqdm on stderr, quiet when stderr is not a terminal or when disabled.
+"""Progress bars for long runs: tqdm on stderr, quiet when stderr is not a terminal (a pipe, a log, a
+Jupyter kernel) or when disabled.
 
 ``with Progress("xor", total=10) as pr: pr.update(note="stage")`` -- the interface the suites and
 the command line use; the bar itself is tqdm's.
@@ -15,7 +16,7 @@ class Progress:
     terminal, so logs and pipes stay clean."""
 
     def __init__(self, label: str, total: int, stream=None, enabled: bool = True):
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
 
         self.label, self.total, self.n = label, max(int(total), 1), 0
         self.stream = stream or sys.stderr
@@ -45,7 +46,7 @@ class Progress:
 
 def bar(iterable=None, *, total=None, desc: str = "", quiet: bool = False):
     """tqdm over ``iterable`` on stderr, silent when ``quiet`` or stderr is not a terminal."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     return tqdm(iterable, total=total, desc=desc, file=sys.stderr, disable=quiet or not sys.stderr.isatty(),
                 dynamic_ncols=True)
