@@ -5,6 +5,7 @@ import json
 import os
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from theorykit import io
 
@@ -128,3 +129,15 @@ def test_figures_are_written_by_one_renderer(tmp_path):
             "print(b[:4] == b'\\x89PNG', 'matplotlib.pyplot' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", "False"]
+
+
+@settings(max_examples=200)
+@given(st.text(st.characters(blacklist_categories=("Cs",))))
+def test_spec_writer_strings_round_trip_through_toml(v):
+    """Any name a spec file can hold is written back as a TOML string that reads as the same text:
+    control characters included (the fuzzer found a name with U+001C written raw, an unreadable file)."""
+    import tomllib
+
+    from theorykit.spec.files import _toml_str
+
+    assert tomllib.loads("n = " + _toml_str(v))["n"] == v

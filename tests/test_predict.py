@@ -355,6 +355,24 @@ def test_cli_failed_validation_names_the_option_and_writes_nothing(tmp_path, cap
     assert not out.exists()
 
 
+def test_cli_spec_name_is_checked_as_the_spec_parser_checks_it(tmp_path, capsys):
+    """Found by the fuzzer: a spec named with a control character (U+001C) was accepted, and the
+    prediction file carried the name raw, which no TOML reader accepts. The name is now checked as
+    load_spec checks it (an error naming "name", nothing written); a plain name gives a loadable file."""
+    from theorykit.cli import main
+
+    for name, ok in (('"odd\\u001cname"', False), ('"odd name: é通路 \\"quoted\\""', True)):
+        spec_path = tmp_path / "odd.toml"
+        spec_path.write_text(f"name = {name}\n" + XOR_TOML)
+        out = tmp_path / "pred.toml"
+        rc = main(["predict", str(spec_path), "--hidden", "8", "--set", "Delta=1", "--out", str(out), "--no-progress"])
+        err = capsys.readouterr().err
+        if ok:
+            assert rc == 0 and tk.load_spec(out).name == 'odd name: é通路 "quoted"-predicted'
+        else:
+            assert rc == 2 and err.startswith("theorykit: error in name: contains control") and not out.exists()
+
+
 def test_validation_page_and_agreements(tmp_path):
     """Two ReLU networks on XoR Δ = 0.5: the page is written with its figures, and the agreements are
     recomputed here from the curves and weights the validation keeps."""

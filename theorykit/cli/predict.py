@@ -15,6 +15,7 @@ from ..analysis.predict_validate import validate_prediction
 from ..errors import SpecError
 from ..io import atomic_write_text, write_json
 from ..spec import files as sf
+from ..spec.fields import label
 from ..spec.files import spec_to_toml
 from ..spec.limits import Limits
 from ..spec.task import Task
@@ -48,7 +49,13 @@ def load_task_training(path, assignments=()):
     if task.free_symbols:
         raise SpecError("--set", f"no value for {sorted(map(str, task.free_symbols))}",
                         "give every symbol a value, e.g. --set Delta=0.5")
-    name = data.get("name", path.stem) if isinstance(data.get("name", path.stem), str) else path.stem
+    if "name" in data:          # the spec parser's own check: the name is written into the prediction
+        name = label(data["name"], "name", "name = \"my-spec\" (at most 64 printable characters)")
+    else:
+        try:
+            name = label(path.stem[:64], "name", "")
+        except SpecError:
+            name = "spec"
     return task, training, name
 
 

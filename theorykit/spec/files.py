@@ -385,9 +385,19 @@ def parse_assignment(text: str, symbols: Mapping[str, sp.Symbol]) -> tuple:
     return symbols[name], val
 
 
+_TOML_ESCAPES = {"\\": "\\\\", '"': '\\"', "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def _toml_str(v: str) -> str:
+    """A TOML basic string: quotes and backslashes escaped, and every control character too (TOML
+    forbids them raw), so any name read from a spec is written back readable."""
+    return '"' + "".join(_TOML_ESCAPES.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c)
+                         for c in v) + '"'
+
+
 def _toml_value(v) -> str:
     if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return _toml_str(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (list, tuple)):
