@@ -373,6 +373,23 @@ def test_cli_spec_name_is_checked_as_the_spec_parser_checks_it(tmp_path, capsys)
             assert rc == 2 and err.startswith("theorykit: error in name: contains control") and not out.exists()
 
 
+def test_written_prediction_keeps_a0_in_the_spec_files_range():
+    """Found by the fuzzer: init_std 1e-6 and one unit per pathway give a0 = σ²H_p/2 = 5e-13 (by hand),
+    below the 1e-12 a spec file accepts, so the written prediction did not load. to_spec now refuses,
+    naming training.init_std; at init_std 1e-5 (a0 = 5e-11) it is written and loads."""
+    for std, ok in ((1e-6, False), (1e-5, True)):
+        pred = predict_reln(tk.xor_margin(0.5), 2, Training(lr=0.05, loss="sum", init_std=std, steps=49))
+        assert np.allclose(pred.a0, std ** 2 / 2)                # two pathways of one unit each
+        if ok:
+            spec = pred.to_spec()
+            assert spec.training.a0 == pytest.approx(std ** 2 / 2)
+            assert tk.spec_from_dict(__import__("tomllib").loads(tk.spec_to_toml(spec))).training.a0 == pytest.approx(std ** 2 / 2)
+        else:
+            with pytest.raises(tk.SpecError) as e:
+                pred.to_spec()
+            assert e.value.field == "training.init_std" and "raise init_std or --hidden" in str(e.value)
+
+
 def test_validation_page_and_agreements(tmp_path):
     """Two ReLU networks on XoR Δ = 0.5: the page is written with its figures, and the agreements are
     recomputed here from the curves and weights the validation keeps."""

@@ -67,6 +67,7 @@ from ..theory.flow import RK4
 from ..theory.race import RaceSystem
 from ..net.starts import a0_rule
 from ..curves import loss_metrics
+from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Pathway
 from ..io import atomic_write_bytes, png_bytes
 from ..html import html_escape
@@ -126,11 +127,17 @@ class Prediction:
         inputs and writes all outputs; ``training.a0`` = the geometric mean of the pathways' a0)."""
         from dataclasses import replace
 
-
         paths = [Pathway(f"p{j + 1}", tuple(int(v) for v in g), "all", "all", int(h))
                  for j, (g, h) in enumerate(zip(self.gates, self.widths))]
-        tr = replace(self.training, a0=float(np.exp(np.mean(np.log(self.a0)))))
-        return GDLNSpec(self.task, tuple(paths), tr, name)
+        a0 = float(np.exp(np.mean(np.log(self.a0))))
+        lo, hi = TRAINING_RANGES["a0"]
+        if not lo <= a0 <= hi:          # the spec file's own range, so that the written spec loads
+            raise SpecError("training.init_std", f"the a0 rule gives the predicted pathways a0 = {a0:.3g} "
+                                                 f"(init_std {self.training.init_std:g}, {min(self.widths)}–"
+                                                 f"{max(self.widths)} units each), outside the [{lo:g}, {hi:g}] a spec "
+                                                 "file accepts", "raise init_std or --hidden" if a0 < lo else
+                                                 "lower init_std or --hidden")
+        return GDLNSpec(self.task, tuple(paths), replace(self.training, a0=a0), name)
 
     def summary(self) -> dict:
         return {"hidden": self.hidden, "pathways": [{"name": f"p{j + 1}", "active": [int(v) for v in g],
