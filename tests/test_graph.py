@@ -471,3 +471,25 @@ def test_graph_race_aligned_start_and_its_errors():
     with pytest.raises(SpecError) as e:
         system.solve(t, a0=[1e-3, 1e-1])
     assert e.value.field == "a0"
+
+
+def test_race_block_frames_ignore_rounding_noise():
+    """A fuzz case (reference mismatch): periodic data with 200 inputs and 200 datapoints (rank 4)
+    and one pathway of rank 2. The block split rotates Σyx into block bases; the rounding noise left
+    there (3e-12 against singular values of 0.2) was taken for two more modes, and the aligned start
+    put a0 on them, so the race's L(0) was 0.004 above the network's. Reference, by hand: the aligned
+    start is the map M = a0 Σ_α u_α v_αᵀ (numpy's SVD of Σyx here), and L(0) = ½‖Y − M X‖²/P."""
+    P = d = 200
+    vals, w = np.array([-2.0, 1, -1, 2, 0]), np.array([-1.0, 0, 1])
+    X = np.array([[vals[(mu - i) % 5] for mu in range(P)] for i in range(d)])
+    Y = np.array([[w[(mu + j) % 3] for mu in range(P)] for j in range(2)])
+    a0 = 0.01
+    S = Y @ X.T / P
+    U, s, Vt = np.linalg.svd(S, full_matrices=False)
+    keep = s > 1e-9 * s[0]
+    M = a0 * U[:, keep] @ Vt[keep]
+    want = 0.5 * np.sum((Y - M @ X) ** 2) / P
+    rs = RaceSystem.from_data(X, Y, np.ones((1, P)))
+    got = rs.solve([0.0], tau=10.0, a0=a0, modes=False).loss[0, 0]
+    assert len(rs.blocks) > 1                              # the split is what is tested
+    assert got == pytest.approx(want, rel=1e-10), (got, want)

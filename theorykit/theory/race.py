@@ -391,6 +391,10 @@ def _block_arrays(Syx, Sx, modes, Rb, Ob, om) -> dict:
     sxb = np.zeros((nb, K, db, K, db))
     Ob_, Rb_ = np.zeros((nb, p, pb)), np.zeros((nb, d, db))
     Um, Vm = np.zeros((nb, K, pb, Rmax)), np.zeros((nb, K, db, Rmax))
+    # a block's modes are those above 1e-9 of the pathway's largest singular value: rotating Σyx into
+    # the block bases leaves rounding noise (1e-12 against 0.2 in a fuzz case) that an absolute
+    # threshold took for modes, and the aligned start then put a0 on them too
+    top = np.array([np.linalg.norm(Syx[k], 2) if Syx[k].size else 0.0 for k in range(K)])
     frames = []
     for b, (O, R) in enumerate(zip(Ob, Rb)):
         po, dr = O.shape[1], R.shape[1]
@@ -401,7 +405,12 @@ def _block_arrays(Syx, Sx, modes, Rb, Ob, om) -> dict:
             U, V = modes[k]
             Um[b, k, :po, :U.shape[1]] = O.T @ U
             Vm[b, k, :dr, :V.shape[1]] = R.T @ V
-            u, _s, v = numeric_svd(sy[b, k, :po, :dr]) if po and dr else (np.zeros((po, 0)), None, np.zeros((dr, 0)))
+            if po and dr:
+                u, sv, v = numeric_svd(sy[b, k, :po, :dr])
+                keep = sv > 1e-9 * top[k]
+                u, v = u[:, keep], v[:, keep]
+            else:
+                u, v = np.zeros((po, 0)), np.zeros((dr, 0))
             frames.append((b, k, u, v))
     r = max([u.shape[1] for _b, _k, u, _v in frames] + [1])
     Uf, Vf = np.zeros((nb, K, pb, r)), np.zeros((nb, K, db, r))
