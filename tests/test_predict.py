@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import tomllib
 
 import numpy as np
 import pytest
@@ -383,7 +384,7 @@ def test_written_prediction_keeps_a0_in_the_spec_files_range():
         if ok:
             spec = pred.to_spec()
             assert spec.training.a0 == pytest.approx(std ** 2 / 2)
-            assert tk.spec_from_dict(__import__("tomllib").loads(tk.spec_to_toml(spec))).training.a0 == pytest.approx(std ** 2 / 2)
+            assert tk.spec_from_dict(tomllib.loads(tk.spec_to_toml(spec))).training.a0 == pytest.approx(std ** 2 / 2)
         else:
             with pytest.raises(tk.SpecError) as e:
                 pred.to_spec()
