@@ -225,3 +225,19 @@ def test_readme_first_example_runs_and_prints_what_it_says(capsys):
     s, d = sp.sqrt(2 + D ** 2) / 4, (2 + D ** 2) / 4
     assert sp.simplify(sv - s) == 0
     assert sp.simplify(th - tau / (2 * s) * sp.log(s / (d * a0) - 1)) == 0
+
+
+def test_predict_page_python_session_runs_as_written(tmp_path, monkeypatch, capsys):
+    """docs/predict.md's Python session runs as written (in a scratch folder, for its ``val/`` page), and
+    predicts what the page's XoR section says for Δ = 0.5: the four single-datapoint pathways."""
+    text = (DOCS / "predict.md").read_text("utf-8")
+    (src,) = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    monkeypatch.chdir(tmp_path)
+    ns: dict = {}
+    exec(compile(src, "docs/predict.md", "exec"), ns)  # noqa: S102 - the page's own code
+    capsys.readouterr()
+    pred, val = ns["pred"], ns["val"]
+    # Δ = 0.5 < Δ* = √(2/3): the xor ReLN, one pathway per datapoint (docs/theory.md#xor)
+    assert sorted(map(tuple, pred.gates.astype(int))) == [(0, 0, 0, 1), (0, 0, 1, 0), (0, 1, 0, 0), (1, 0, 0, 0)]
+    assert isinstance(pred.to_spec(), tk.GDLNSpec)
+    assert (tmp_path / "val" / "validate.html").is_file() and val is not None
