@@ -171,3 +171,91 @@ def test_one_saveat_for_the_trainer_the_flows_and_the_race():
     grid = rs.solve(SaveAt(every=50.0), t_end=120.0)
     assert list(grid.saved_t) == [0.0, 50.0, 100.0, 150.0]
     np.testing.assert_allclose(grid.loss[0], rs.solve([0.0, 50.0, 100.0, 150.0]).loss[0], rtol=1e-9)
+
+
+# ---------------------------------------------------------------------------------------------
+# edge cases of the one SaveAt, the trainer, the flows and simulate (found in a review)
+# ---------------------------------------------------------------------------------------------
+def test_saveat_every_grid_ends_at_the_first_multiple_past_t_end_even_for_long_runs():
+    """115000 / 2.3 = 50000 exactly, but in floating point the ratio is 50000 + 7e-12: an absolute
+    tolerance on it put one more point, 115002.3, past the end."""
+    from theorykit.record import SaveAt
+
+    ts = SaveAt(every=2.3).times(115000.0)
+    assert len(ts) == 50001 and ts[-1] == pytest.approx(115000.0, rel=1e-14)
+    assert SaveAt(every=0.3).times(1.0)[-1] == pytest.approx(1.2)      # not a multiple: the next one
+    for bad in (-1, 2.5, True, "10"):
+        with pytest.raises(tk.SpecError, match="save.loss_every"):
+            SaveAt(loss_every=bad)
+
+
+def test_trainer_checks_divergence_without_a_loss_curve():
+    """x ← x − η·x (L = x²/2) with η = 3 multiplies x by −2 each step: after 10 steps L is 4¹⁰ L(0)."""
+    import jax.numpy as jnp
+
+    from theorykit.record import SaveAt
+    from theorykit.sim.engine import train
+
+    p0 = {"x": jnp.ones((2, 1))}
+    loss = lambda p, _: 0.5 * jnp.sum(p["x"] ** 2)  # noqa: E731
+    with pytest.raises(tk.DivergenceError):
+        train(loss, p0, None, lr=3.0, steps=10, save=SaveAt(loss_every=0), check="toy")
+    res = train(loss, p0, None, lr=0.5, steps=10, save=SaveAt(loss_every=0), check="toy")   # x halves: fine
+    assert np.asarray(res.params["x"]) == pytest.approx(0.5 ** 10) and res.loss.shape == (2, 0)
+
+
+def test_dopri5_may_take_exactly_max_steps():
+    from theorykit.record import SaveAt
+    from theorykit.theory.flow import Dopri5, integrate
+
+    f = lambda y, a: -a * y  # noqa: E731
+    y0, args = np.ones((1, 1)), np.ones(1)
+    n = integrate(f, y0, args, solver=Dopri5(), save=SaveAt(ts=[1.0])).extra["steps"]
+    res = integrate(f, y0, args, solver=Dopri5(max_steps=n), save=SaveAt(ts=[1.0]))
+    assert float(np.asarray(res.params)[0, 0]) == pytest.approx(np.exp(-1.0), rel=1e-7)
+    with pytest.raises(tk.SpecError):
+        integrate(f, y0, args, solver=Dopri5(max_steps=n - 1), save=SaveAt(ts=[1.0]))
+
+
+@pytest.mark.parametrize("solver", ["rk4", "dopri5"])
+def test_flows_run_in_float64_from_a_float32_start(solver):
+    """A float32 start (a network's checkpoint) is cast: the flow runs in float64, as from a float64 start."""
+    from theorykit.record import SaveAt
+    from theorykit.theory.flow import RK4, Dopri5, integrate
+
+    sv = RK4(0.01) if solver == "rk4" else Dopri5()
+    f = lambda y, a: -a * y  # noqa: E731
+    save = SaveAt(ts=[0.0, 1.0], fns={"y": lambda y, a: y})
+    r32 = integrate(f, np.full((2, 1), 0.1, np.float32), np.ones(2), solver=sv, save=save)
+    r64 = integrate(f, np.full((2, 1), np.float32(0.1), np.float64), np.ones(2), solver=sv, save=save)
+    assert np.asarray(r32.params).dtype == np.float64
+    assert np.array_equal(np.asarray(r32.saved["y"]), np.asarray(r64.saved["y"]))
+    assert float(np.asarray(r32.params)[0, 0]) == pytest.approx(float(np.float32(0.1)) * np.exp(-1), rel=1e-7)
+
+
+def test_simulate_gdln_honours_loss_and_check_and_refuses_relu_only_options():
+    """The summed loss is P times the mean (XoR: P = 4); check=False lets a diverging run return."""
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"], tk.Training(lr=0.01, a0=1e-3))
+    v = {"Delta": 0.5}
+    mean = tk.simulate(spec, values=v, seeds=1, steps=0)
+    summed = tk.simulate(spec, values=v, seeds=1, steps=0, loss="sum")
+    assert summed.loss[0, 0] == pytest.approx(4 * mean.loss[0, 0], rel=1e-12)
+    with pytest.raises(tk.DivergenceError):
+        tk.simulate(spec, values=v, seeds=1, steps=50, lr=50.0)
+    wild = tk.simulate(spec, values=v, seeds=1, steps=50, lr=50.0, check=False)
+    assert not np.isfinite(wild.loss[0, -1]) or wild.loss[0, -1] > 10 * wild.loss[0, 0]
+    for opt in ({"hidden": 8}, {"snapshot_every": 10}):
+        with pytest.raises(tk.SpecError, match=next(iter(opt))):
+            tk.simulate(spec, values=v, seeds=1, steps=5, **opt)
+
+
+def test_relu_snapshots_are_the_saved_steps_even_for_a_short_run():
+    """Snapshots at 0, every, … below the last step; a run shorter than one interval keeps step 0."""
+    X = np.array([[1.0, -1.0, 0.5], [0.5, 1.0, -1.0]])
+    Y = np.array([[1.0, 0.0, 1.0]])
+    for steps, every, marks in ((5, 10, [0]), (30, 10, [0, 10, 20])):
+        res = tk.simulate((X, Y), network="relu", hidden=4, lr=0.1, steps=steps, seeds=2, snapshot_every=every)
+        assert res.extra["snapshots"].shape == (2, len(marks), 4, 3)
+        assert set(marks) <= set(res.saved_t.tolist())
+        idx = [res.saved_t.tolist().index(m) for m in marks]
+        assert np.array_equal(res.extra["snapshots"], np.asarray(res.saved["snapshots"])[:, idx])

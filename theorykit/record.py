@@ -57,6 +57,12 @@ class SaveAt:
     loss_every: int = 1
     final: bool = True
 
+    def __post_init__(self):
+        le = self.loss_every
+        if isinstance(le, bool) or not isinstance(le, (int, np.integer)) or le < 0:
+            raise SpecError("save.loss_every", f"needs a whole number of steps >= 0, got {le!r}",
+                            "e.g. SaveAt(loss_every=10); 0 records no loss curve")
+
     def times(self, t_end=None, *, integer: bool = False) -> np.ndarray:
         """The recording times, checked: ``ts`` (finite, ≥ 0, sorted unless ``integer``: the
         trainer sorts its steps and drops repeats), or the ``every`` grid up to ``t_end``."""
@@ -66,7 +72,9 @@ class SaveAt:
             if not (self.every > 0 and t_end is not None and np.isfinite(t_end) and t_end >= 0):
                 raise SpecError("save.every", f"needs every > 0 and an end time >= 0 (got every={self.every}, "
                                               f"end={t_end})", "e.g. SaveAt(every=10) with t_end=1000")
-            n = int(math.ceil(t_end / self.every - 1e-12))
+            # the first multiple of `every` at or past t_end; a relative tolerance, as the ratio's
+            # rounding error grows with it (115000 / 2.3 is 50000 + 7e-12)
+            n = int(math.ceil(t_end / self.every * (1 - 1e-12)))
             ts = np.arange(n + 1) * float(self.every)
             if integer:
                 return np.unique(np.minimum(np.round(ts).astype(int), int(t_end)))

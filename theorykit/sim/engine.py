@@ -213,9 +213,12 @@ def _make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None =
     segs = jnp.asarray(np.append(seg, tail).astype(np.int32))
 
     def member(p, d, eta):
-        # one segment per save step (recording at its end), then the tail up to `steps`
-        p, buf, recs, _final = run_a(p, d, eta, segs)
-        return p, buf, jax.tree_util.tree_map(lambda r: r[:len(seg)], recs)
+        # one segment per save step (recording at its end), then the tail up to `steps`; with no loss
+        # curve, L(0) and the final loss besides, for the divergence check
+        l0 = None if n_curve else loss_fn(p, d)
+        p, buf, recs, final = run_a(p, d, eta, segs)
+        ends = buf[:0] if n_curve else jnp.stack([l0, final])
+        return p, buf, jax.tree_util.tree_map(lambda r: r[:len(seg)], recs), ends
 
     every = save.loss_every
     t = np.unique(np.append(np.arange(0, steps + 1, every), steps)) if every else np.zeros(0, int)
@@ -243,7 +246,8 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
     batch: members per compiled call (memory); ``on_batch(done)`` is called after each batch, and
         ``on_batch_result(start, stop, loss)`` with that batch's loss curves (members start..stop−1;
         for writing results as they finish, e.g. :mod:`theorykit.analysis.sweep`).
-    check: a name: raise :class:`DivergenceError` if a loss curve is non-finite or grows tenfold.
+    check: a name: raise :class:`DivergenceError` if a loss curve is non-finite or grows tenfold
+        (with ``save.loss_every=0``: if the final loss is non-finite or ten times L(0)).
     devices: the devices to shard the ensemble axis over (default: every local device; one device
         means no sharding). The members are split evenly (the ensemble is padded to a multiple of
         the device count, and the padding dropped); each member's arithmetic is unchanged.
@@ -276,8 +280,8 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
         if save.final else None
     loss = np.asarray(cat(*[o[1] for o in outs]), dtype=float) if tr.n_curve else np.zeros((E, 0))
     saved = jax.tree_util.tree_map(cat, *[o[2] for o in outs]) if len(tr.save_steps) else {}
-    if check and tr.n_curve:
-        check_finite(loss, check, lr)
+    if check:   # the loss curve, or L(0) and the final loss where none is recorded
+        check_finite(loss if tr.n_curve else np.asarray(cat(*[o[3] for o in outs]), dtype=float), check, lr)
     return Trajectory(tr.t, loss, saved, tr.save_steps, params, {"devices": place.count})
 
 

@@ -77,7 +77,8 @@ def _edge_scales(g, std):
 def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
              a0: float | None = None, init_std: float | None = None, dtype: str = "float64", schedule="joint",
              staged_first: Sequence[str] = (), seed: int = 0, save: SaveAt | None = None, lr: float | None = None,
-             batch: int | None = None, on_batch=None, fused: bool = False) -> Trajectory:
+             batch: int | None = None, on_batch=None, fused: bool = False, loss: str | None = None,
+             check: bool = True) -> Trajectory:
     """Full-batch gradient descent on the GDLN of a graph (or pathway) spec, vmapped over ``seeds``.
 
     ``init``: ``"aligned"``, ``"random"``, or a dict of initial weights (see module docstring).
@@ -110,8 +111,8 @@ def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None =
     else:
         raise SpecError("init", f"unknown init {init!r}", "use \"aligned\", \"random\" or a dict of weights")
     groups = _schedule(g, schedule, staged_first)
-    res = train_net(net, p0, data, loss=tr.loss, schedule=groups, lr=lr, steps=steps, save=save or SaveAt(),
-                    batch=batch, on_batch=on_batch, check="GDLN simulation", fused=fused)
+    res = train_net(net, p0, data, loss=loss or tr.loss, schedule=groups, lr=lr, steps=steps, save=save or SaveAt(),
+                    batch=batch, on_batch=on_batch, check="GDLN simulation" if check else None, fused=fused)
     return Trajectory(res.t, res.loss, res.saved, res.saved_t, res.params,
                       {"init": kind, "schedule": [gr.name for gr in groups] or "joint", "initial_params": p0,
                        "dtype": dtype, "devices": res.extra["devices"]})
@@ -154,8 +155,9 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
 
     ``hidden`` is one width or a list of widths (two for two hidden layers). ``init``: given
     initial weights (``W1, W2, …`` or edge keys, leading seed axis). With ``snapshot_every`` the
-    binary first-hidden-layer activity is recorded every that many steps (``extra["snapshots"]``:
-    seeds × snapshots × H × P), for finding gates (Algorithm 1). ``extra["gates"]`` holds the
+    binary first-hidden-layer activity is recorded every that many steps, at 0, ``snapshot_every``, …
+    below ``steps`` (at least step 0; ``extra["snapshots"]``: seeds × snapshots × H × P), for finding
+    gates (Algorithm 1). ``extra["gates"]`` holds the
     final activity of every hidden layer. ``params`` is ``[W1, …, WL]``, each with a seed axis.
     ``fused``: step with the fused multi-step kernel (:mod:`theorykit.sim.fused`; one hidden layer).
     """
@@ -170,10 +172,10 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
     save = save or SaveAt()
     if snapshot_every:
         first = net.nodes[0][0]
-        n = steps // snapshot_every
+        marks = [i * snapshot_every for i in range(max(steps // snapshot_every, 1))]
         fns = dict(save.fns, snapshots=lambda p, d: unit_activity(net, p, d[0])[first] > 0)
         ts = set(save.times(steps, integer=True).tolist()) if save.fns else set()
-        save = SaveAt(sorted(ts | {i * snapshot_every for i in range(max(n, 1))}), None, fns, save.loss_every, save.final)
+        save = SaveAt(sorted(ts | set(marks)), None, fns, save.loss_every, save.final)
     if fused:
         res = train_net(net, p0, (X, Y), loss=loss, lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
                         check="ReLU simulation" if check else None, fused=True)
@@ -187,7 +189,7 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
         acts = jax.vmap(lambda p: unit_activity(net, p, X))(res.params)
         extra["gates"] = [np.asarray(acts[v] > 0) for v, _ in net.nodes]
     if snapshot_every:
-        idx = np.searchsorted(res.saved_t, [i * snapshot_every for i in range(steps // snapshot_every)])
+        idx = np.searchsorted(res.saved_t, marks)
         extra["snapshots"] = np.asarray(res.saved["snapshots"])[:, idx]
     return Trajectory(res.t, res.loss, res.saved, res.saved_t, params, extra)
 
@@ -212,6 +214,7 @@ def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, s
       seeds × snapshots × H × P); ``extra["gates"]``: every hidden layer's final activity.
 
     Training settings default to the spec's (``lr``, ``loss``, ``init_std``, ``a0``, ``steps``).
+    ``check``: raise :class:`~theorykit.errors.DivergenceError` if the loss diverges.
     ``save``: what to record besides the loss curve (:class:`~theorykit.record.SaveAt`; it comes
     back in ``saved``, at the steps ``saved_t``).
 
@@ -247,6 +250,9 @@ def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, s
                               loss=loss or tr.loss, dtype=dtype, seed=seed, snapshot_every=snapshot_every,
                               init=init if isinstance(init, Mapping) else None, fused=fused, save=save,
                               batch=batch, on_batch=on_batch, check=check)
+    for name, v in (("hidden", hidden), ("snapshot_every", snapshot_every)):
+        if v is not None:   # a GDLN's widths are its spec's, and it has no ReLU units to snapshot
+            raise SpecError(name, "applies to the ReLU network only", f"pass network=\"relu\", or drop {name}=")
     return _simulate_gdln(source, init=init, seeds=seeds, steps=steps, values=values, a0=a0, init_std=init_std,
                           dtype=dtype, schedule=schedule, staged_first=staged_first, seed=seed, save=save, lr=lr,
-                          batch=batch, on_batch=on_batch, fused=fused)
+                          batch=batch, on_batch=on_batch, fused=fused, loss=loss, check=check)

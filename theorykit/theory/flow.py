@@ -107,6 +107,7 @@ def integrate(vector_field: Callable, y0, args=None, *, solver, save: SaveAt, t_
     Every recording time is hit exactly. Returns the :class:`~theorykit.record.Trajectory` that
     the trainer returns too: ``saved[name]`` (batch × len(times) × …) at ``saved_t``, the record
     named ``loss`` as its loss curve, the final state as ``params`` (unless ``save.final`` is off).
+    The flow runs in float64: floating leaves of ``y0`` are cast to it.
 
     ``rate``: the field's fastest rate (1/time; s_max/τ for a race). A flow longer than
     :data:`MAX_FLOW_STEPS` steps of 1/(40·rate) is refused before it starts, with either solver:
@@ -118,6 +119,10 @@ def integrate(vector_field: Callable, y0, args=None, *, solver, save: SaveAt, t_
         raise SpecError("save.loss_every", "a flow records its loss with its other functions, at the recording times",
                         "record fns={\"loss\": ...} at save.ts")
     ts = save.times(t_end)
+    # flows run in float64 (a float32 start, e.g. a network's checkpoint, would otherwise change the
+    # state's type inside the loop, as the solvers' coefficients are float64)
+    y0 = jax.tree_util.tree_map(lambda x: jnp.asarray(x, jnp.float64)
+                                if jnp.issubdtype(jnp.asarray(x).dtype, jnp.floating) else x, y0)
     if rate is not None and rate > 0:
         _check_budget(ts, 1.0 / (40.0 * rate))
     if isinstance(solver, RK4):
@@ -291,7 +296,8 @@ def _dopri5_one(vector_field, solver: Dopri5, record):
             t_new = jnp.where(accept, jnp.where(t_stop - (t + dt_try) <= 1e-12 * jnp.maximum(1.0, t_stop), t_stop,
                                                 t + dt_try), t)
             return (t_new, pick(ynew, yc), pick(ks[6], fc), dt_next, n + 1,
-                    ok & (n + 1 < max_steps) & (dt_next > 1e-14 * jnp.maximum(1.0, t_stop)))
+                    # the max_steps-th step may still be taken: it fails only if the flow is not done
+                    ok & ((n + 1 < max_steps) | (t_new >= ts[-1])) & (dt_next > 1e-14 * jnp.maximum(1.0, t_stop)))
 
         def interval(state, t_stop):
             state = jax.lax.while_loop(lambda s_: (s_[0] < t_stop) & s_[5], lambda s_: step(s_, t_stop), state)
