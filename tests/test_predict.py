@@ -463,3 +463,85 @@ def test_published_control_trains_on_contexts_8_3_by_plain_gradient_descent():
     assert sum(s.values()) == pytest.approx(1.0)
     W1_on = np.zeros((1, 11)); W1_on[0, 8:] = 1.0      # context inputs only: on at every datapoint
     assert ctl.shares(X, W1_on, np.ones((60, 1)))["paper"] == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# defects found in a review (each test fails on the code before the fix)
+# ---------------------------------------------------------------------------------------------
+def test_steps_set_the_race_horizon_the_validation_and_the_written_spec(tmp_path):
+    """A prediction for 200 steps is validated on 200 steps and written with steps = 200 (it was
+    validated on the spec's 2000, against a race loss held flat past step 200)."""
+    from theorykit.analysis.predict_validate import validate_prediction
+
+    pred = predict_reln(tk.xor_margin(0.5), 32, XOR_TRAINING, steps=200, progress=False)
+    assert pred.training.steps == 200 and pred.to_spec().training.steps == 200
+    assert pred.t[-1] <= 200 + pred.t[1] - pred.t[0]
+    val = validate_prediction(pred, seeds=2)
+    assert val.t[-1] == 200
+    with pytest.raises(tk.SpecError, match="--steps"):
+        predict_reln(tk.xor_margin(0.5), 32, XOR_TRAINING, steps=0, progress=False)
+
+
+def test_exact_enumeration_is_tested_for_consistency_whole():
+    """X = I₅, Y = (1 … 1): the exact enumeration gives every non-empty subset, 31 patterns, sorted by
+    size. With max_checked = 10 the consistency stage used to keep the 10 smallest, losing the
+    all-on pattern; only a sampled enumeration may be cut (its patterns are ordered by frequency).
+    Every subset is consistent here: v₁ ∝ g itself, positive on the subset, and w = g is 0 elsewhere."""
+    X, Y = np.eye(5), np.ones((1, 5))
+    pred = predict_reln(tk.Task(sp.Matrix(X), sp.Matrix(Y)), 8, XOR_TRAINING, max_checked=10, progress=False)
+    assert pred.enumeration["found"] == 31 and "consistency_checked" not in pred.enumeration
+    assert pred.enumeration["dropped_inconsistent"] == 0
+    assert sum(o["size"] for o in pred.orbits) == 31
+
+
+def test_consistency_with_a_repeated_top_singular_value_respects_the_symmetry():
+    """x₁, x₂ = e₁, e₂ with y = e₁, e₂; x₃, x₄ the columns of the reflection Q (coordinates 3–4) with y
+    the columns of the reflection U. Swapping (1, 2) ↔ (3, 4) keeps XᵀX = I and YᵀY = I, so patterns
+    1100 and 0011 are images of each other. Each has Σyx of two equal singular values (an orthogonal
+    2 × 2 block), so "the" top direction is SVD's arbitrary pick: it made 1100 inconsistent and 0011
+    consistent. Some direction of the top subspace (e₁ + e₂ for 1100; Q's columns summed for 0011) is
+    positive on both on-points and zero on the others, so both are consistent."""
+    Q = np.array([[-0.6, -0.8], [-0.8, 0.6]])
+    U = np.array([[-0.8, -0.6], [-0.6, 0.8]])
+    X = np.zeros((4, 4)); X[:2, :2] = np.eye(2); X[2:, 2:] = Q
+    Y = np.zeros((2, 4)); Y[:, :2] = np.eye(2); Y[:, 2:] = U
+    a, b = consistent_pattern(X, Y, [1, 1, 0, 0])[0], consistent_pattern(X, Y, [0, 0, 1, 1])[0]
+    assert a and b
+    perms, _ = data_symmetries(X, Y)
+    assert any(set(np.asarray(p)[[0, 1]].tolist()) == {2, 3} for p in perms)   # the swap is in the group
+
+
+def test_gate_change_share_uses_one_activity_rule_at_both_ends():
+    """With η = 1e-12 the weights do not move, so no unit changes its activity between the half-way
+    time and the end: the share must be 0. Datapoint 3 (input 1e-7) gives pre-activations ~1e-9, below
+    the 1e-6 relative rule of the final gates but above 0, the snapshots' rule: mixing the two counted
+    most units as changed."""
+    from theorykit.analysis.predict_validate import validate_prediction
+
+    X = np.array([[1.0, 0.0, 1e-7], [0.0, 1.0, 1e-7]])
+    Y = np.array([[1.0, 1.0, 0.0]])
+    tr = Training(lr=1e-12, init_std=0.01, steps=200)
+    pred = predict_reln(tk.Task(sp.Matrix(X), sp.Matrix(Y)), 16, tr, progress=False)
+    val = validate_prediction(pred, seeds=2, K=2)
+    assert val.gate_change_share == 0.0
+
+
+def test_results_do_not_depend_on_the_data_scale():
+    """x₁ = s e₁, x₂ = s√2 e₂, y = (1, 1): ‖x₁‖ ≠ ‖x₂‖, so the only symmetry is the identity at any
+    scale s (an absolute 1e-12 floor accepted the swap at s = 1e-7). XoR scaled by 1e-7 keeps its 14
+    realisable patterns' non-zero correlations (an absolute floor dropped them all)."""
+    for s_ in (1.0, 1e-7):
+        X = np.array([[s_, 0.0], [0.0, s_ * math.sqrt(2)]])
+        perms, _ = data_symmetries(X, np.array([[1.0, 1.0]]))
+        assert [list(p) for p in perms] == [[0, 1]]
+    Xx, Yx = tk.xor_margin(0.5).numeric()
+    small = tk.Task(sp.Matrix(Xx * 1e-7), sp.Matrix(Yx))
+    pred = predict_reln(small, 16, XOR_TRAINING, consistency="off", progress=False)
+    assert pred.enumeration["dropped_zero_correlation"] == 0
+
+
+def test_exact_cap_counts_only_patterns_that_are_kept():
+    """x = (1, −1) in one dimension: w > 0 gives 10, w < 0 gives 01, and w = 0 the all-off pattern,
+    which is dropped. Two patterns fit a cap of two."""
+    pats, _, info = realisable_patterns(np.array([[1.0, -1.0]]), method="exact", max_patterns=2)
+    assert sorted(map(tuple, pats.astype(int))) == [(0, 1), (1, 0)] and info["found"] == 2

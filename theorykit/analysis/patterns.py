@@ -38,8 +38,9 @@ def lp_pattern_feasible(X, gates):
 
 
 def cover_bound(P: int, r: int) -> int:
-    """Cover's count ``2 Σ_{k<r} C(P−1, k)``: the number of patterns P points of rank r admit in
-    general position (an upper bound otherwise), all-off and all-on included."""
+    """Cover's count ``2 Σ_{k<r} C(P−1, k)``: the number of sign patterns P points of rank r admit in
+    general position. It decides only which enumeration runs; the exact search's cap counts the
+    non-empty patterns it finds (w = 0 adds the all-off pattern, which Cover's count need not hold)."""
     return 2 * sum(math.comb(P - 1, k) for k in range(min(r, P)))
 
 
@@ -95,9 +96,10 @@ def _exact_patterns(X, cap, deadline=None):
         pre, w = stack.pop()
         k = len(pre)
         if k == P:
-            out.append(pre)
-            if len(out) > cap:
-                return None
+            if any(pre):            # all-off (w = 0) is dropped, and not counted against the cap
+                out.append(pre)
+                if len(out) > cap:
+                    return None
             continue
         x = X[:, k]
         v = float(w @ x)
@@ -123,7 +125,12 @@ def consistent_pattern(X, Y, gates, tol: float = 1e-9):
     own datapoints are then those of ±v₁; on the other datapoints it is free to add any component n
     orthogonal to its own datapoints (the GDLN never sees it). So g is kept iff for one sign c = ±1:
     ``c v₁·x_μ > 0`` on every on-datapoint, and the LP ``w·x_μ = c v₁·x_μ`` (on), ``w·x_ν ≤ 0`` (off) is
-    feasible. Returns ``(consistent, sign or 0)``."""
+    feasible. Returns ``(consistent, sign or 0)``.
+
+    Where the top singular value is repeated (within 1e-9, relative), v₁ is any unit vector of the
+    top subspace, and a unit grows along the one its start picks; SVD's choice would be arbitrary and
+    could give two symmetric patterns different verdicts. The pattern is then kept iff *some*
+    direction of that subspace keeps it: one LP over the direction and w (sign 0)."""
     from scipy.optimize import linprog
 
     X, Y = np.asarray(X, float), np.asarray(Y, float)
@@ -132,6 +139,9 @@ def consistent_pattern(X, Y, gates, tol: float = 1e-9):
     _, sv, Vt = np.linalg.svd(S)
     if not sv.size or sv[0] <= 0:
         return False, 0
+    top = int(np.sum(sv >= sv[0] * (1 - 1e-9)))
+    if top > 1:
+        return _grows_within(X, g, Vt[:top]), 0
     v = Vt[0]
     pre = v @ X[:, g]
     scale = max(np.abs(pre).max(), 1e-300)
@@ -147,27 +157,32 @@ def consistent_pattern(X, Y, gates, tol: float = 1e-9):
     return False, 0
 
 
+def _grows_within(X, g, D) -> bool:
+    """One LP: some growth direction ``w₀ = Dᵀc`` (c free; the rows of D span the directions a unit may
+    grow along) is positive on every on-datapoint, and some w equal to w₀ there is ≤ 0 on the rest.
+    Variables [c (k), w (d)]: −c·D x_μ ≤ −1 (on), w·x_ν ≤ 0 (off), w·x_μ − c·D x_μ = 0 (on)."""
+    from scipy.optimize import linprog
+
+    k, d = D.shape
+    A_on = (D @ X[:, g]).T                         # on × k
+    sc = max(np.abs(A_on).max(), 1e-300)
+    n_on, n_off = A_on.shape[0], int((~g).sum())
+    A_ub = np.vstack([np.hstack([-A_on / sc, np.zeros((n_on, d))]), np.hstack([np.zeros((n_off, k)), X[:, ~g].T])])
+    b_ub = np.r_[-np.ones(n_on), np.zeros(n_off)]
+    A_eq = np.hstack([-A_on / sc, X[:, g].T])
+    res = linprog(np.zeros(k + d), A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=np.zeros(n_on),
+                  bounds=[(None, None)] * (k + d), method="highs")
+    return res.status == 0
+
+
 def consistent_any_output(X, Y, gates):
     """The relaxed consistency test (``consistency="any-output"``): some output direction u makes the
     unit's growth direction ``w₀ = Sᵀu`` (S = Y diag(g) Xᵀ) positive on every on-datapoint, and some w equal
     to w₀ there is ≤ 0 on the rest. One LP in (u, w). For one output it is the top-mode test of
     :func:`consistent_pattern`; with several outputs it also admits units that grow along lower modes."""
-    from scipy.optimize import linprog
-
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     g = np.asarray(gates, bool)
-    S = (Y * g[None, :]) @ X.T                     # p × d
-    p, d = S.shape
-    A_on = (S @ X[:, g]).T                         # on × p: uᵀ S x_μ
-    sc = max(np.abs(A_on).max(), 1e-300)
-    # variables [u (p), w (d)]: −uᵀSx_μ ≤ −1 (on), w·x_ν ≤ 0 (off), w·x_μ − uᵀSx_μ = 0 (on)
-    A_ub = np.vstack([np.hstack([-A_on / sc, np.zeros((A_on.shape[0], d))]),
-                      np.hstack([np.zeros((int((~g).sum()), p)), X[:, ~g].T])])
-    b_ub = np.r_[-np.ones(A_on.shape[0]), np.zeros(int((~g).sum()))]
-    A_eq = np.hstack([-A_on / sc, X[:, g].T])
-    res = linprog(np.zeros(p + d), A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=np.zeros(A_on.shape[0]),
-                  bounds=[(None, None)] * (p + d), method="highs")
-    return res.status == 0, 0
+    return _grows_within(X, g, (Y * g[None, :]) @ X.T), 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -208,11 +223,11 @@ def data_symmetries(X, Y, task=None, max_group: int = 2000, deadline: float | No
         def colour(mu):
             return (Cx[mu, mu], Cy[mu, mu], tuple(np.sort(Cx[mu])), tuple(np.sort(Cy[mu])))
     else:
-        Cx, Cy = np.asarray(Kx, float), np.asarray(Ky, float)
-        sc = max(1.0, float(np.max(np.abs(Cx))), float(np.max(np.abs(Cy))))
+        # each Gram matrix on its own scale, so the tolerance is relative whatever the data's units
+        Cx, Cy = (np.asarray(K, float) / max(float(np.max(np.abs(K))), 1e-300) for K in (Kx, Ky))
 
         def rows_equal(A, b):
-            return np.all(np.abs(A - b) <= 1e-12 * sc, axis=-1)
+            return np.all(np.abs(A - b) <= 1e-12, axis=-1)
 
         def colour(mu):  # rounded on floats
             return tuple(np.round([Cx[mu, mu], Cy[mu, mu]] + sorted(Cx[mu]) + sorted(Cy[mu]), 9))

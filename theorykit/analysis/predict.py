@@ -53,6 +53,7 @@ ReLU network and says where it departs.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import time
@@ -309,7 +310,11 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     if task.free_symbols:
         raise SpecError("symbols", f"no value for {sorted(map(str, task.free_symbols))}",
                         "give every symbol a value, e.g. --set Delta=0.5")
-    steps = int(training.steps if steps is None else steps)
+    if steps is not None:   # the race's horizon: also the validation's, and the written spec's steps
+        if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
+            raise SpecError("--steps", f"needs a positive whole number of steps, got {steps!r}", "e.g. --steps 2000")
+        training = dataclasses.replace(training, steps=int(steps))
+    steps = int(training.steps)
     X, Y = task.numeric()
     P = X.shape[1]
     deadline = time.monotonic() + time_bound if time_bound is not None else None
@@ -324,8 +329,9 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                             "raise --time-bound, or use the sampled search (--enumerate sample)") from None
         t_enum = time.time() - t0
         stages.update(note=f"{len(pats)} realisable ({enum_info.get('method', 'enumerated')})")
-        nz = np.array([np.linalg.norm((Y * g[None, :]) @ X.T) > 1e-12 * max(1.0, np.abs(Y).max() * np.abs(X).max())
-                       for g in pats], dtype=bool) if len(pats) else np.zeros(0, bool)
+        tiny = 1e-12 * np.abs(Y).max() * np.abs(X).max()   # relative: the data's scale is the user's
+        nz = np.array([np.linalg.norm((Y * g[None, :]) @ X.T) > tiny for g in pats], dtype=bool) \
+            if len(pats) else np.zeros(0, bool)
         enum_info["dropped_zero_correlation"] = int((~nz).sum())
         pats = pats[nz]
         if not len(pats):
@@ -335,7 +341,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             raise SpecError("--consistency", f"unknown test {consistency!r}", "use top, any-output or off")
         if consistency in ("top", "any-output", True):
             test = consistent_any_output if consistency == "any-output" else consistent_pattern
-            if len(pats) > max_checked:
+            if len(pats) > max_checked and enum_info["method"] == "sample":   # an exact enumeration: all
                 enum_info["consistency_checked"] = f"the {max_checked} most often sampled of {len(pats)} patterns"
                 pats = pats[:max_checked]
             keep = np.zeros(len(pats), dtype=bool)

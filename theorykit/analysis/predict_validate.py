@@ -15,7 +15,8 @@ the spec's hyper-parameters from small random weights (the one trainer, through 
   alignment phase; a large share says that assumption fails on this task).
 
 Unit gates: on where the pre-activation exceeds 1e-6 × the unit's largest |pre-activation|
-(the xor suite's rule). ``html_dir`` gets ``validate.html`` (figures embedded), ``loss.png``,
+(the xor suite's rule); gate changes compare the network's own activity (pre-activation > 0) at
+both times, the rule of its recorded snapshots. ``html_dir`` gets ``validate.html`` (figures embedded), ``loss.png``,
 ``gates.png`` and ``validate.json``, written atomically.
 """
 from __future__ import annotations
@@ -155,7 +156,10 @@ def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: in
     ck = np.asarray(run.t_ck)[:-1]
     j = int(np.searchsorted(ck, th))
     j = min(j, snaps.shape[1] - 1)
-    changed = np.any(snaps[:, j] != G, axis=-1)
+    # the snapshots' own rule (pre > 0) at both ends: GATE_TOL would count a unit with a small positive
+    # pre-activation as changed although its activity never changed
+    active = np.einsum("shd,dp->shp", W1, X) > 0
+    changed = np.any(snaps[:, j] != active, axis=-1)
     gchg = float((w * changed).sum() / w.sum()) if w.sum() > 0 else 0.0
     notes.append(f"gate change measured between step {int(ck[j])} and the end ({steps})")
     # top unit patterns by weight

@@ -73,7 +73,7 @@ def _add_predict(subparsers):
     p.add_argument("--consistency", choices=["top", "any-output", "off"], default="top",
                    help="pattern consistency test: top input mode (default), any output direction, or none")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled enumeration (and of --validate)")
-    p.add_argument("--steps", type=int, help="race horizon in steps (default: training.steps)")
+    p.add_argument("--steps", type=int, help="training steps the prediction covers: the race horizon, the --validate runs and the written spec's steps (default: training.steps)")
     p.add_argument("--time-bound", type=float, default=60.0,
                    help="refuse when the estimated run time exceeds this many seconds, and stop with an error "
                         "wherever a stage would run past it (default 60; 0: no bound)")
