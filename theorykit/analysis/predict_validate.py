@@ -95,7 +95,9 @@ class Validation:
         P = len(self.predicted[0])
         f2, ax = plt.subplots(1, 3, figsize=(12, 3.4))
         ax[0].imshow(np.array(self.predicted, float), aspect="auto", cmap="Greys", vmin=0, vmax=1)
-        ax[0].set_title("predicted gates")
+        ax[0].set_yticks(range(len(self.predicted)))
+        ax[0].set_yticklabels([f"p{j + 1}" for j in range(len(self.predicted))], fontsize=7)
+        ax[0].set_title("predicted gates (pathways)")
         tops = self.top_unit_patterns[:12]
         ax[1].imshow(np.array([[int(ch) for ch in p] for p, _ in tops], float).reshape(-1, P), aspect="auto",
                      cmap="Greys", vmin=0, vmax=1)
