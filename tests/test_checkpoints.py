@@ -374,3 +374,16 @@ def test_steps_files_and_formats(tmp_path):
     _raises("w_3.pt", ".pt", load_checkpoints, [str(tmp_path / "step_0.safetensors"), str(tmp_path / "w_3.pt")], data)
     with pytest.raises(SpecError, match="at least two"):
         load_checkpoints(str(tmp_path / "step_0.safetensors"), data)
+
+
+def test_compare_trains_the_gdln_in_the_runs_loss_convention(run_dir, tmp_path):
+    """The run used the mean loss (P = 4). Compared as a summed-loss run, every curve is in the summed
+    convention: at step 0 the GDLN's loss is ≈ P × its mean-loss value, and the run's exactly so."""
+    from theorykit.analysis.compare import compare_run
+
+    d, _, _, _ = run_dir
+    run = load_checkpoints(str(d / "step_*.safetensors"), str(d / "data.npz"))
+    spec = find_gates_in_run(run, lr=LR, K=2).spec
+    mean, summed = (compare_run(spec, run, lr=LR, loss=k) for k in ("mean", "sum"))
+    assert summed.run_loss[0] == pytest.approx(4 * mean.run_loss[0], rel=1e-12)
+    assert summed.gdln_loss[0] == pytest.approx(4 * mean.gdln_loss[0], rel=1e-9)

@@ -310,3 +310,15 @@ def test_section6_gates_by_hand():
     # two items, three contexts (context-major): common, ctx12, ctx13, ctx23
     assert section6_gates(2, 3).tolist() == [[1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 0, 0], [1, 1, 0, 0, 1, 1],
                                              [0, 0, 1, 1, 1, 1]]
+
+
+def test_level_times_count_a_run_that_never_reaches_as_infinite():
+    """Three runs reach half their loss at steps 1, 2 and never: the median counting never as +∞ is
+    2 (the middle of 1, 2, ∞), not 1.5 (the median of those that reached it). Of two runs, one
+    never: the median is never (NaN)."""
+    from theorykit.curves import level_times
+
+    t = np.arange(5.0)
+    C = np.array([[1, .5, .5, .2, .1], [1, 1, .5, .3, .2], [1, 1, 1, 1, 1]])
+    assert level_times(t, 1.0, {"r": C}, levels=(0.5,))["50%"]["r"] == 2.0
+    assert np.isnan(level_times(t, 1.0, {"r": C[[0, 2]]}, levels=(0.5,))["50%"]["r"])

@@ -276,3 +276,32 @@ def test_balanced_flow_matches_race_reduction(depth):
     assert a[-1] < 0.5 * a[0]
     # two integrators of one ODE at rtol 1e-8
     np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-9)
+
+
+# ---------------------------------------------------------------------------------------------
+# defects found in a review (each test fails before its fix)
+# ---------------------------------------------------------------------------------------------
+def test_elbow_ignores_a_K_that_kept_no_pattern():
+    """Scores [inf, 10, 5, 1, 1]: K = 1 kept no pattern. On the finite part the improvement rule
+    (threshold 5 % of 10 − 1 = 9) stops at K = 4; the infinite first score made the threshold
+    infinite and picked K = 2."""
+    assert fg.choose_elbow([1, 2, 3, 4, 5], [np.inf, 10, 5, 1, 1]) == fg.choose_elbow([2, 3, 4, 5], [10, 5, 1, 1]) == 4
+
+
+def test_hidden_split_meets_the_total_when_the_largest_pathway_is_at_its_rank():
+    """Shares ½, ½ of 4 units with ranks 3 and 1: rounding gives 2, 2, the rank floor 3, 2 (5 units).
+    The largest pathway cannot give its extra unit back (it is at its rank 3), but the other can:
+    3 + 1 = 4, each at least its rank."""
+    assert fg._hidden_split([0.5, 0.5], 4, [3, 1]) == [3, 1]
+    assert fg._hidden_split([0.6, 0.4], 10, [1, 1]) == [6, 4]          # the usual case is unchanged
+    assert fg._hidden_split([0.5, 0.5], 3, [3, 2]) == [3, 2]           # ranks over the total: the ranks
+
+
+def test_a_run_shorter_than_one_snapshot_interval_keeps_step_0():
+    """steps = 50 with every = 100: checkpoints 0 and 50, one snapshot (step 0), as simulate does."""
+    n, t_ck = fr._checkpoints(50, 100)
+    assert n == 1 and t_ck.tolist() == [0, 50]
+    assert fr._checkpoints(0, 100)[1].tolist() == [0]
+    X, Y = xor_margin(0.5).numeric()
+    run = fr.train_relu(X, Y, hidden=6, lr=0.05, steps=50, seeds=2, every=100)
+    assert run.snapshots.shape == (2, 1, 6, 4)

@@ -55,3 +55,14 @@ def test_sweep_errors(spec, tmp_path):
     run_sweep(spec, {"Delta": [0.5]}, seeds=1, steps=5, out=tmp_path / "b", progress=False)
     with pytest.raises(SpecError):   # a different sweep in the same folder
         run_sweep(spec, {"Delta": [0.7]}, seeds=1, steps=5, out=tmp_path / "b", progress=False)
+
+
+def test_resuming_with_another_chunk_size_is_refused(spec, tmp_path):
+    """Chunk files index members by chunk: re-read under another chunk size they would be misplaced."""
+    grid = parse_grid(["Delta=0.5:1.5:2", "lr=0.01,0.05"], spec.task.symbols)
+    out = tmp_path / "sw"
+    run_sweep(spec, grid, seeds=2, steps=20, out=out, chunk=3, progress=False)
+    (out / "chunks" / "chunk_00002.npz").unlink()
+    with pytest.raises(SpecError, match="--chunk 3"):
+        run_sweep(spec, grid, seeds=2, steps=20, out=out, chunk=2, progress=False)
+    assert run_sweep(spec, grid, seeds=2, steps=20, out=out, chunk=3, progress=False)["chunks_computed"] == [2]

@@ -215,14 +215,14 @@ def stereotypical(loss):
 
 def level_times(t, L0, curves, levels=(0.5, 0.25, 0.1, 0.05)):
     """For each level ℓ (share of L(0)): the first checkpoint each curve reaches ℓ·L(0); for a set
-    of runs (rows), the median over the runs (NaN when fewer than half of them reach it)."""
+    of runs (rows), the median over the runs, a run that never reaches it counted as +∞ (NaN when
+    that median is never), as :func:`median_never_inf`."""
     out = {}
     for lv in levels:
         row = {}
         for name, C in curves.items():
             ts = np.array([first_crossing(t, -c, -lv * L0) for c in np.atleast_2d(C)])
-            ok = np.isfinite(ts)
-            row[name] = float(np.median(ts[ok])) if ok.sum() * 2 >= len(ts) else float("nan")
+            row[name] = float(median_never_inf(ts[None])[0])
         out[f"{lv:.0%}"] = row
     return out
 

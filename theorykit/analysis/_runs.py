@@ -59,7 +59,8 @@ class GdlnRun:
 def _checkpoints(steps, every):
     if isinstance(every, bool) or not isinstance(every, int) or every < 1:
         raise SpecError("every", f"needs a positive integer, got {every!r}", "e.g. every = 100")
-    n = steps // every
+    # 0, every, … below steps, then steps; a run shorter than one interval still has step 0
+    n = max(steps // every, 1 if steps > 0 else 0)
     return n, np.array([i * every for i in range(n)] + [steps])
 
 
@@ -313,16 +314,18 @@ def exact_reln_trajectory(X, Y, *, hidden, lr: float, steps: int, init_std: floa
     return t_ck, np.asarray(ro)[0], np.asarray(lo)[0]
 
 
-def gdln_outputs_from_start(spec, start: Mapping, steps: Sequence[int], lr: float, data=None):
+def gdln_outputs_from_start(spec, start: Mapping, steps: Sequence[int], lr: float, data=None,
+                            loss: str | None = None):
     """Train the spec's GDLN from ``start`` (edge weights with a seed axis) with
-    :func:`theorykit.sim.simulate.simulate`, recording its outputs after each of ``steps`` steps.
-    Returns ``(outputs (seeds × len(steps) × p × P), the simulation's Trajectory)``."""
+    :func:`theorykit.sim.simulate.simulate`, recording its outputs after each of ``steps`` steps
+    (``loss``: the convention, default the spec's). Returns ``(outputs (seeds × len(steps) × p × P),
+    the simulation's Trajectory)``."""
 
     net = Net.from_graph(spec)
     steps = [int(s) for s in steps]
     save = SaveAt(loss_every=1, ts=steps, fns={"out": lambda p, d: net_apply(net, p, d[0])})
     sim = simulate(spec, init=dict(start), seeds=int(next(iter(start.values())).shape[0]), steps=max(steps),
-                   lr=lr, save=save)
+                   lr=lr, save=save, loss=loss)
     saved = np.asarray(sim.saved["out"])
     idx = np.searchsorted(sim.saved_t, steps)
     return saved[:, idx], sim

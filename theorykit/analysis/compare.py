@@ -122,7 +122,7 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None) 
     W0 = run.params(0)
     start = paired_start(spec, W0)
     run_loss = run.loss(loss)
-    _, sim = gdln_outputs_from_start(spec, start, list(t), lr)
+    _, sim = gdln_outputs_from_start(spec, start, list(t), lr, loss=loss)
     gdln_loss = sim.mean[t]
     notes = []
     a0 = start_a0(W0, [p.hidden for p in spec.pathways])

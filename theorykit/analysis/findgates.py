@@ -135,10 +135,23 @@ def pattern_ranks(X, Y, patterns, tol: float = 1e-9) -> list:
 
 def _hidden_split(shares, total, ranks):
     """Widths proportional to ``shares``, each at least its rank, summing to ``total`` where
-    possible (the rounding remainder goes to the largest pathway)."""
-    h = [max(int(round(s * total)), r, 1) for s, r in zip(shares, ranks)]
+    possible: the rounding remainder goes to the largest pathway, or, where that would take it below
+    its rank, one unit at a time to (or from) the pathways farthest from their share (largest
+    remainders), none below its rank. Where the ranks alone exceed ``total`` they are the widths."""
+    floor = [max(r, 1) for r in ranks]
+    h = [max(int(round(s * total)), f) for s, f in zip(shares, floor)]
     j = int(np.argmax(h))
-    h[j] = max(h[j] + total - sum(h), ranks[j], 1)
+    if h[j] + total - sum(h) >= floor[j]:
+        h[j] += total - sum(h)
+        return h
+    ideal = np.asarray(shares, float) * total
+    while sum(h) > total:
+        free = [i for i in range(len(h)) if h[i] > floor[i]]
+        if not free:
+            break
+        h[max(free, key=lambda i: (h[i] - ideal[i], -i))] -= 1
+    while sum(h) < total:
+        h[max(range(len(h)), key=lambda i: (ideal[i] - h[i], -i))] += 1
     return h
 
 
@@ -208,7 +221,8 @@ def elbow_scores(X, Y, relu: ReluRun, Ks=range(1, 9), *, kmeans_seed: int = 0, n
     """For each K: k-means, patterns, a GDLN of those patterns trained with the ReLU settings.
 
     Returns one dict per K: K, centroids, weights, patterns, hidden, mse (outputs, averaged over
-    checkpoints/datapoints/outputs/paired seeds), loss_mse, loss_max_rel_err, gdln_loss (mean)."""
+    checkpoints/datapoints/outputs and seeds: ReLU run i against GDLN run i, the GDLNs drawing their
+    own small random start from ``gdln_seed``), loss_mse, loss_max_rel_err, gdln_loss (mean)."""
     st = relu.settings
     rows = unit_rows(relu.snapshots)
     Ht = int(np.sum(st["hidden"][:1]))
@@ -234,7 +248,7 @@ def elbow_scores(X, Y, relu: ReluRun, Ks=range(1, 9), *, kmeans_seed: int = 0, n
 
 
 def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW_THRESHOLD) -> int:
-    """The elbow K of a decreasing score curve.
+    """The elbow K of a decreasing score curve (over the K with a finite score).
 
     ``"improvement"``: the smallest K such that no larger K lowers the score by more than
     ``threshold`` × (score[first] − min score). ``"chord"``: the K farthest below the chord
@@ -243,6 +257,9 @@ def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW
     s = np.asarray(scores, dtype=float)
     if len(Ks) != len(s) or not len(Ks):
         raise ValueError("Ks and scores must be non-empty and of equal length")
+    finite = np.isfinite(s)     # a K that kept no pattern (score +inf) is never the elbow
+    if finite.any() and not finite.all():
+        Ks, s = [k for k, f in zip(Ks, finite) if f], s[finite]
     if rule == "improvement":
         total = s[0] - s.min()
         if total <= 0:

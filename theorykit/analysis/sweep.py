@@ -115,15 +115,21 @@ def _chunk_path(out: Path, i: int) -> Path:
     return out / "chunks" / f"chunk_{i:05d}.npz"
 
 
-def load_chunks(out, n_chunks: int):
-    """Loss curves of the finished chunks: {chunk index: (members, loss)}."""
+def load_chunks(out, n_chunks: int, chunk: int | None = None, members: int | None = None):
+    """Loss curves of the finished chunks: {chunk index: (members, loss)}. With ``chunk`` and
+    ``members`` (the sweep's size), a file whose members are not chunk i's (i·chunk … up to
+    ``members``) is left out, to be run again."""
     out = Path(out)
     done = {}
     for i in range(n_chunks):
         p = _chunk_path(out, i)
         if p.exists():
             with np.load(p) as z:
-                done[i] = (z["members"], z["loss"])
+                m, loss = z["members"], z["loss"]
+            if chunk is not None and members is not None and \
+                    not np.array_equal(m, np.arange(i * chunk, min(members, (i + 1) * chunk))):
+                continue
+            done[i] = (m, loss)
     return done
 
 
@@ -147,13 +153,16 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
         if old.get("key") != key:
             raise SpecError("--out", f"{out} holds a different sweep (key {old.get('key')}, this one {key})",
                             "use another folder, or delete it")
+        if old.get("chunk", chunk) != chunk:
+            raise SpecError("--chunk", f"the sweep in {out} was started with --chunk {old['chunk']}, not {chunk}",
+                            f"resume it with --chunk {old['chunk']}, or use another folder")
     members = plan["members"]
     E = len(members)
     n_chunks = -(-E // chunk)
     decl = {"key": key, "spec": spec.name, "grid": {n: list(map(float, v)) for n, v in grid.items()},
             "names": plan["names"], "lrs": plan["lrs"], "seeds": seeds, "steps": plan["steps"], "dtype": dtype,
             "members": E, "chunk": chunk, "chunks": n_chunks, "complete": False}
-    done = load_chunks(out, n_chunks)
+    done = load_chunks(out, n_chunks, chunk, E)
     if not manifest.exists() or not done:
         write_json(manifest, decl)
     todo = [i for i in range(n_chunks) if i not in done]
