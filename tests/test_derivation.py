@@ -90,3 +90,16 @@ def test_latex_reprs():
             assert obj.latex()
     doc = der.latex(document=True)
     assert doc.count("\\begin{document}") == 1 and "\\frac{\\Delta}{2}" in doc
+
+
+def test_values_given_later_must_agree_with_the_values_the_derivation_was_built_with():
+    """A Derivation built at Δ = 0.5 has Δ substituted: asking it for Δ = 1 used to return the Δ = 0.5
+    curve silently, and a misspelt symbol was accepted."""
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"], tk.Training(lr=0.01, a0=1e-3))
+    der = tk.Derivation(spec, values={"Delta": 0.5})
+    ref = tk.Derivation(spec).predict_loss([0, 100, 1000], values={"Delta": 0.5})
+    assert np.allclose(der.predict_loss([0, 100, 1000], values={"Delta": 0.5}), ref, rtol=1e-12)
+    with pytest.raises(tk.SpecError, match="fixed"):
+        der.predict_loss([0, 100], values={"Delta": 1.0})
+    with pytest.raises(tk.SpecError, match="no symbol 'Bogus'"):
+        tk.Derivation(spec).predict_loss([0, 100], values={"Delta": 1.0, "Bogus": 3})

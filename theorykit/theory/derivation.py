@@ -50,6 +50,15 @@ __all__ = ["Derivation"]
 METHODS = ("auto", "closed-form", "race-reduction")
 
 
+def _same_value(a, b) -> bool:
+    """Whether two symbol values agree (exact where both are exact, else to 1e-12 relative)."""
+    try:
+        fa, fb = float(sp.N(a, 30)), float(sp.N(b, 30))
+    except (TypeError, ValueError):
+        return sp.simplify(sp.sympify(a) - sp.sympify(b)) == 0
+    return abs(fa - fb) <= 1e-12 * max(1.0, abs(fb))
+
+
 class Derivation:
     """Learning dynamics of a GDLN spec, derived exactly where the maths is exact.
 
@@ -77,6 +86,9 @@ class Derivation:
             if not self.graph.private_chains:
                 method = "race-reduction"
         self.spec = spec.subs(_exact_values(values)) if values else spec
+        #: the symbol values fixed when the derivation was built (later ``values=`` must agree)
+        self._fixed = {self.spec.task.symbols.get(k, k) if isinstance(k, str) else k: v
+                       for k, v in (values or {}).items()}
         self.requested_method = method
         self.notes: list[str] = []
         if self.graph is not None and not self.graph.private_chains:
@@ -260,8 +272,17 @@ class Derivation:
     def numeric_values(self, values: Mapping | None) -> dict:
         """``values`` keyed by the task's SymPy symbols (names resolved), for ``subs``."""
         vals = {}
+        known = set(self.task.symbols.values())
         for k, v in (values or {}).items():
-            vals[self.task.symbols.get(k, k) if isinstance(k, str) else k] = v
+            sym = self.task.symbols.get(k, k) if isinstance(k, str) else k
+            if sym not in known:
+                raise SpecError("symbols", f"the task has no symbol {str(k)!r} (its symbols: "
+                                           f"{sorted(map(str, known)) or 'none'})", "drop it from the values")
+            if sym in self._fixed and not _same_value(v, self._fixed[sym]):
+                raise SpecError("symbols", f"{sym} = {self._fixed[sym]} was fixed when this Derivation was built, "
+                                           f"not {v}", f"build Derivation(spec, values={{'{sym}': {v}}}), or build it "
+                                                       "without values and pass them here")
+            vals[sym] = v
         missing = self.task.free_symbols - set(vals)
         if missing:
             raise SpecError("symbols", f"no value for {sorted(map(str, missing))}",
