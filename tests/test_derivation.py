@@ -103,3 +103,77 @@ def test_values_given_later_must_agree_with_the_values_the_derivation_was_built_
         der.predict_loss([0, 100], values={"Delta": 1.0})
     with pytest.raises(tk.SpecError, match="no symbol 'Bogus'"):
         tk.Derivation(spec).predict_loss([0, 100], values={"Delta": 1.0, "Bogus": 3})
+
+
+def _deep_spec(depths, ys=(1, sp.Rational(6, 5))):
+    task = tk.Task(sp.eye(2), sp.diag(*ys))
+    return tk.GDLNSpec(task, tuple(tk.Pathway(f"p{i}", "all", [i], [i], 8, L) for i, L in enumerate(depths)),
+                       tk.Training(lr=0.05, a0=1e-3))
+
+
+def test_t_half_of_a_deeper_pathway_solves_its_own_mode_equation():
+    """Depth 3: τ ȧ = 3 a^{4/3} (s − d a). The half-way time is τ ∫_{a0}^{s/2d} da / (3 a^{4/3}(s − d a)),
+    checked here against scipy's quadrature of that integrand (a second method) and against an RK4
+    integration of the ODE to a = s/(2d) written in the test; the depth-2 formula τ/(2s) ln(s/(d a0) − 1)
+    (138.1 steps for s = d = 1/2, a0 = 1e-3, τ = 20) is far off (≈ 366)."""
+    from scipy.integrate import quad
+
+    from theorykit.theory.trajectory import a0 as A0, tau as TAU
+
+    spec = _deep_spec([3], ys=(1, 0))
+    der = tk.Derivation(spec)
+    m = der.modes["p0"].modes[0]
+    s_, d_, a0_, tau_ = float(m.s), float(m.d), 1e-3, float(spec.tau)
+    th = float(sp.N(der.t_half["p0"][0].subs({TAU: tau_, A0: a0_})))
+    ref = tau_ * quad(lambda a: 1 / (3 * a ** (4 / 3) * (s_ - d_ * a)), a0_, s_ / (2 * d_), limit=200)[0]
+    assert th == pytest.approx(ref, rel=1e-8)
+    a, t_, h = a0_, 0.0, 0.01
+    f = lambda a: 3 * a ** (4 / 3) * (s_ - d_ * a) / tau_  # noqa: E731
+    while a < s_ / (2 * d_):
+        k1 = f(a); k2 = f(a + h * k1 / 2); k3 = f(a + h * k2 / 2); k4 = f(a + h * k3)
+        a, t_ = a + h * (k1 + 2 * k2 + 2 * k3 + k4) / 6, t_ + h
+    assert th == pytest.approx(t_, abs=0.02)
+    assert abs(th - tau_ / (2 * s_) * np.log(s_ / (d_ * a0_) - 1)) > 200
+
+
+def test_ranking_across_depths_orders_by_half_way_time():
+    """A depth-2 pathway with s = 1/2 and a depth-3 pathway with s = 3/5 (d = s, τ = 20, a0 = 1e-3):
+    the deep one has the larger s but reaches half its end point later (about 307 steps against 138 by
+    its own mode equation), so it ranks second."""
+    der = tk.Derivation(_deep_spec([2, 3]))
+    assert [n for n, _ in der.ranking] == ["p0", "p1"]
+    assert [n for n, _ in tk.Derivation(_deep_spec([2, 2])).ranking] == ["p1", "p0"]     # same depth: by s
+
+
+def test_predict_loss_with_symbols_only_in_the_input_correlation():
+    """One input, two datapoints x = 1 and x = a (a > 0), targets 1 and 0: Σyx = (1·1 + 0·a)/2 = 1/2 has
+    no symbol (s = 1/2, v = 1), Σx = (1 + a²)/2 does (d = (1 + a²)/2). The loss at a = 1 must equal
+    that of a Derivation built at a = 1 (it crashed converting the symbolic d to a float)."""
+    a = sp.Symbol("a", positive=True)
+    spec = tk.GDLNSpec(tk.Task(sp.Matrix([[1, a]]), sp.Matrix([[1, 0]]), {"a": a}),
+                       (tk.Pathway("q", "all", "all", "all", 8, 2),))
+    got = tk.Derivation(spec).predict_loss([0.0, 100.0], values={"a": 1})
+    want = tk.Derivation(spec, values={"a": 1}).predict_loss([0.0, 100.0])
+    assert np.allclose(got, want, rtol=1e-12)
+
+
+def test_symbolic_derivation_at_a_special_value_of_its_symbol():
+    """Σyx = [[√2, Δ], [0, 1]], Σx = I/2 (X = I, Y = 2Σyx, P = 2). The symbolic SVD's eigenvector
+    (G₀₁, λ − G₀₀) of G = ΣyxᵀΣyx vanishes at Δ = 0 (G₀₁ = √2Δ), which gave NaN losses and frames.
+    At Δ = 0, Σyx is diagonal: s = √2 and 1 along e₁, e₂, d = 1/2 each, so the loss is the sum of two
+    closed-form modes, written here by hand (mean loss, τ = 1/η = 20, a0 = 1e-3)."""
+    D = sp.Symbol("Delta", nonnegative=True)
+    task = tk.Task(sp.eye(2), 2 * sp.Matrix([[sp.sqrt(2), D], [0, 1]]), {"Delta": D})
+    spec = tk.GDLNSpec(task, (tk.Pathway("p", "all", "all", "all", 8, 2),), tk.Training(lr=0.05, a0=1e-3))
+    der = tk.Derivation(spec)
+    t_ = np.array([0.0, 100.0, 1000.0])
+    L0 = 0.5 * (4 * 2 + 4 * 1) / 2                  # ½ tr Σy = ½ Σ y² / P
+    L = np.full(3, L0)
+    for s_ in (np.sqrt(2), 1.0):
+        a = (s_ / 0.5) / (1 + (s_ / (0.5 * 1e-3) - 1) * np.exp(-2 * s_ * t_ / 20))
+        L -= s_ * a - 0.25 * a ** 2
+    assert np.allclose(der.predict_loss(t_, values={"Delta": 0}), L, rtol=1e-10, atol=1e-12)
+    U, V = der.frames({"Delta": 0})["p"]
+    assert np.allclose(np.abs(V), np.eye(2)) and np.isfinite(U).all()
+    assert np.isfinite(der.predict_modes(t_, values={"Delta": 0})["p"]).all()
+    assert np.allclose(np.asarray(der.loss_function({"Delta": 0})(t_)), L, rtol=1e-10, atol=1e-12)

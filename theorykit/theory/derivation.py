@@ -239,8 +239,10 @@ class Derivation:
 
     @cached_property
     def t_half(self) -> dict[str, list]:
-        """Half-way time of each mode: τ/(2s) · ln(s/(d a0) − 1)."""
-        return {n: [t_half(m.s, m.d) for m in svd.modes] for n, svd in self.modes.items()}
+        """Half-way time of each mode: τ/(2s) · ln(s/(d a0) − 1) for a two-layer pathway; for a deeper
+        one the exact integral of its balanced mode equation (:func:`~theorykit.theory.trajectory.t_half`)."""
+        depth = {p.name: p.depth for p in self.spec.pathways}
+        return {n: [t_half(m.s, m.d, depth=depth[n]) for m in svd.modes] for n, svd in self.modes.items()}
 
     @cached_property
     def end_points(self) -> dict[str, list]:
@@ -249,19 +251,25 @@ class Derivation:
 
     @cached_property
     def ranking(self) -> list[tuple[str, sp.Expr]]:
-        """Pathways ordered fastest first by their top singular value (rate 2s/τ).
+        """Pathways ordered fastest first, with their top singular value s: by s (rate 2s/τ) when all
+        pathways have the same depth; across depths, by the half-way time of the top mode (depth
+        changes the rate, so s alone does not order them).
 
         With symbols, the order is the one at the reference values (see ``reference``)."""
-        items = [(n, svd.modes[0]) for n, svd in self.modes.items()]
-        items = sorted(items, key=lambda it: -it[1].s_float(self.reference))
-        return [(n, m.s) for n, m in items]
+        return [(n, m.s) for n, m in self._ranked()]
 
     @cached_property
     def ranking_text(self) -> list[tuple[str, str]]:
         """:attr:`ranking` with each value as exact text (no ``CRootOf`` object is built)."""
+        return [(n, m.s_text) for n, m in self._ranked()]
+
+    def _ranked(self) -> list:
         items = [(n, svd.modes[0]) for n, svd in self.modes.items()]
-        items = sorted(items, key=lambda it: -it[1].s_float(self.reference))
-        return [(n, m.s_text) for n, m in items]
+        if len({p.depth for p in self.spec.pathways}) == 1:
+            return sorted(items, key=lambda it: -it[1].s_float(self.reference))
+        vals = {**self.reference, tau: self.spec.tau, A0: self.spec.training.a0}
+        th = {n: float(sp.N(self.t_half[n][0].subs(vals), 15)) for n, _ in items}
+        return sorted(items, key=lambda it: th[it[0]])
 
     def _need_closed_form(self, what):
         if self.method != "closed-form":
@@ -294,7 +302,10 @@ class Derivation:
         """The closed-form loss as a JAX function of t (jit/vmap/grad-safe), at given symbol values."""
 
         vals = self.numeric_values(values)
-        return to_jax(self.loss.subs(vals), [t])
+        L = self.loss.subs(vals)
+        if self.task.free_symbols and L.has(sp.nan, sp.zoo):
+            return self._at(values).loss_function()                  # special values: derive there
+        return to_jax(L, [t])
 
     def race_system(self, values: Mapping | None = None, frames: str = "exact"):
         """The numeric race-reduction system (float64) at given symbol values
@@ -323,10 +334,24 @@ class Derivation:
             svd = self.modes[p.name]
             if self.task.free_symbols:
                 out[p.name] = (numeric_matrix(svd.U, vals), numeric_matrix(svd.V, vals))
+                if not all(np.isfinite(M).all() for M in out[p.name]):
+                    return self._at(values).frames()
             else:
                 U_, _s, V_ = svd.numeric()
                 out[p.name] = (U_, V_)
         return out
+
+    def _at(self, values) -> "Derivation":
+        """The derivation redone with ``values`` substituted first (cached). A symbolic SVD holds
+        for generic values of the symbols; at special ones (an off-diagonal entry that vanishes,
+        say) its vectors can degenerate to 0/0, where the substituted derivation is exact."""
+        key = tuple(sorted((str(k), str(v)) for k, v in (values or {}).items()))
+        cache = self.__dict__.setdefault("_at_values", {})
+        if key not in cache:
+            graph = self.graph if self.graph is not None else self.spec
+            cache[key] = Derivation(graph, self.requested_method, values={**{str(k): v for k, v in self._fixed.items()},
+                                                                           **dict(values or {})})
+        return cache[key]
 
     def _race(self, times, values, frames="exact"):
         return self.race_system(values, frames).solve(np.asarray(times, float))
@@ -361,6 +386,8 @@ class Derivation:
                     s_, d_ = self._mode_numbers(m, vals)
                     a = (s_ / d_) / (1 + (s_ / (d_ * a_init) - 1) * np.exp(-2 * s_ * times / tau_))
                     L -= s_ * a - 0.5 * d_ * a ** 2
+            if not np.isfinite(L).all() and self.task.free_symbols:     # special values: derive there
+                return self._at(values).predict_loss(times)
             return self.spec.loss_factor * L
         if self.graph is not None and not self.graph.private_chains:
 
@@ -369,8 +396,10 @@ class Derivation:
 
     def _mode_numbers(self, m, vals) -> tuple:
         """(s, d) of a mode as floats at ``vals``."""
-        if m.raw is not None:
-            return m.s_float(), m.d_float()
+        if m.raw is not None:       # the numeric engine's mode: s is a number; d may hold Σx's symbols
+            d = m.d_untidied
+            free = getattr(d, "free_symbols", None)
+            return m.s_float(), (float(sp.N(sp.sympify(d).subs(vals), 30)) if free else m.d_float())
         return float(sp.N(sp.sympify(m.s).subs(vals), 30)), float(sp.N(sp.sympify(m.d_untidied).subs(vals), 30))
 
     def predict_modes(self, times, values: Mapping | None = None) -> dict:
@@ -381,7 +410,10 @@ class Derivation:
 
             out = {}
             for n, trajs in self.trajectories.items():
-                cols = [np.asarray(to_jax(a.subs(vals), [t])(times)) * np.ones_like(times) for a in trajs]
+                at = [a.subs(vals) for a in trajs]
+                if self.task.free_symbols and any(a.has(sp.nan, sp.zoo) for a in at):
+                    return self._at(values).predict_modes(times)       # special values: derive there
+                cols = [np.asarray(to_jax(a, [t])(times)) * np.ones_like(times) for a in at]
                 out[n] = np.stack(cols, axis=1)
             return out
         sol = self._race(times, values)

@@ -36,9 +36,17 @@ def mode_ode_residual(s, d, a_init=a0) -> sp.Expr:
     return sp.simplify(tau * sp.diff(a, t) - 2 * a * (s - d * a))
 
 
-def t_half(s, d, a_init=a0, time_const=tau) -> sp.Expr:
-    """Time at which a(t) reaches half its end point: ``τ/(2s) · ln(s/(d a0) − 1)``."""
-    return time_const / (2 * s) * sp.log(s / (d * a_init) - 1)
+def t_half(s, d, a_init=a0, time_const=tau, depth: int = 2) -> sp.Expr:
+    """Time at which a(t) reaches half its end point: ``τ/(2s) · ln(s/(d a0) − 1)``.
+
+    A balanced mode of a pathway ``depth`` layers deep obeys τ ȧ = L a^{2−2/L} (s − d a) (L =
+    ``depth``; docs/theory.md#deep-modes), so its half-way time is the exact, unevaluated integral
+    ``τ ∫_{a0}^{s/2d} da / (L a^{2−2/L} (s − d a))`` (the formula above for L = 2; ``sp.N`` evaluates it)."""
+    if depth == 2:
+        return time_const / (2 * s) * sp.log(s / (d * a_init) - 1)
+    x = sp.Dummy("a", positive=True)
+    L = sp.Integer(depth)
+    return time_const * sp.Integral(1 / (L * x ** (2 - 2 / L) * (s - d * x)), (x, a_init, s / (2 * d)))
 
 
 def mode_loss_reduction(s, d, a) -> sp.Expr:
