@@ -177,3 +177,17 @@ def test_symbolic_derivation_at_a_special_value_of_its_symbol():
     assert np.allclose(np.abs(V), np.eye(2)) and np.isfinite(U).all()
     assert np.isfinite(der.predict_modes(t_, values={"Delta": 0})["p"]).all()
     assert np.allclose(np.asarray(der.loss_function({"Delta": 0})(t_)), L, rtol=1e-10, atol=1e-12)
+
+
+def test_a_pathway_narrower_than_its_rank_is_flagged():
+    """Σyx = diag(1, 1/2) has rank 2; a pathway of one hidden unit can hold one mode only, so a
+    derivation that learns both is an over-estimate and says so (note and warning)."""
+    task = tk.Task(sp.eye(2), sp.diag(2, 1))
+    spec = tk.GDLNSpec(task, (tk.Pathway("p", "all", "all", "all", 1, 2),), tk.Training(lr=0.05, a0=1e-3))
+    with pytest.warns(UserWarning, match="1 hidden unit"):
+        der = tk.Derivation(spec)
+        der.modes
+    assert any("pathways[0].hidden" in n for n in der.notes)
+    wide = tk.Derivation(tk.GDLNSpec(task, (tk.Pathway("p", "all", "all", "all", 2, 2),), spec.training))
+    wide.modes
+    assert not any("hidden unit" in n for n in wide.notes)

@@ -157,6 +157,13 @@ class Derivation:
                 if m.d_float(self.reference) <= 1e-14:
                     raise DerivationError(f"pathway {name!r}: a mode with s = {m.s_text} has zero input variance d "
                                           "(degenerate SVD); choose other parameter values", field=self._pathway_field(i))
+            width = self.spec.pathways[i].hidden
+            if width < len(modes):
+                msg = (f"pathway {name!r} has {width} hidden unit(s), fewer than the {len(modes)} modes of its Σyx: "
+                       f"the derivation gives every mode a unit, so it predicts more learning than a width-{width} "
+                       f"network can do (raise {self._pathway_field(i)}.hidden to {len(modes)})")
+                self.notes.append(msg)
+                warnings.warn(msg, stacklevel=3)
         return out
 
     @cached_property
@@ -205,6 +212,12 @@ class Derivation:
         bad = [n for n, ok in self.diagonalisable.items() if not ok]
         if bad:
             reasons.append(f"correlations of {bad} are not mutually diagonalisable")
+            rep = [n for n in bad if len({m.s_text for m in self.modes[n].modes}) < len(self.modes[n].modes)]
+            if rep:
+                # known limit: with a repeated s the SVD's basis of that subspace is one choice of many
+                reasons.append(f"{rep} have a repeated singular value, and Assumption 2.1 was tested on one "
+                               "basis of its subspace (a rotation within it that diagonalises Σx is not searched "
+                               "for, so a closed form may be missed; the race reduction is exact either way)")
         if any(p.depth != 2 for p in self.spec.pathways):
             reasons.append("pathways deeper than two layers have no closed form here")
         if not reasons:
