@@ -191,3 +191,14 @@ def test_a_pathway_narrower_than_its_rank_is_flagged():
     wide = tk.Derivation(tk.GDLNSpec(task, (tk.Pathway("p", "all", "all", "all", 2, 2),), spec.training))
     wide.modes
     assert not any("hidden unit" in n for n in wide.notes)
+
+
+def test_latex_of_a_summed_loss_states_the_factor_and_tau_exactly():
+    """Summed loss on XoR (P = 4) with η = 0.03: the displayed loss is 4 × (½ tr Σy − …), and
+    τ = 1/(Pη) = 1/0.12 = 25/3 exactly (it was printed as 4166666666666667/500000000000000)."""
+    spec = tk.GDLNSpec(tk.xor_margin(0.5), tk.xor_relns()["xor"], tk.Training(lr=0.03, loss="sum", a0=1e-3))
+    tex = tk.Derivation(spec).latex()
+    assert r"L(t) = 4\Big(\tfrac12\operatorname{tr}\Sigma^y" in tex
+    assert r"\tau = \frac{25}{3}$" in tex
+    mean = tk.Derivation(tk.GDLNSpec(spec.task, spec.pathways, tk.Training(lr=0.03, a0=1e-3))).latex()
+    assert r"L(t) = \tfrac12\operatorname{tr}\Sigma^y" in mean and r"\tau = \frac{100}{3}$" in mean

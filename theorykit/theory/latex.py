@@ -86,8 +86,10 @@ def derivation_latex(der, document: bool = False) -> str:
             th = der.t_half[n][0]
             parts.append(r"\[ t_{1/2}(" + _tex_name(n) + ") = " + sp.latex(th) + r" \]")
         parts.append(r"\subsection*{5. Loss}")
-        parts.append(r"\[ L(t) = \tfrac12\operatorname{tr}\Sigma^y - \sum_p\sum_\alpha \left(s_\alpha a_\alpha(t) "
-                     r"- \tfrac12 d_\alpha a_\alpha(t)^2\right) \]")
+        P = der.spec.loss_factor          # the summed loss is P times the mean loss the modes lower
+        parts.append(r"\[ L(t) = " + (f"{P}" + r"\Big(" if P != 1 else "") +
+                     r"\tfrac12\operatorname{tr}\Sigma^y - \sum_p\sum_\alpha \left(s_\alpha a_\alpha(t) "
+                     r"- \tfrac12 d_\alpha a_\alpha(t)^2\right)" + (r"\Big)" if P != 1 else "") + r" \]")
         if len(str(der.loss)) < 4000:
             parts.append(r"\begin{dmath*} L(t) = " + sp.latex(der.loss) + r"\end{dmath*}" if False else
                          r"\[ L(t) = " + sp.latex(der.loss) + r" \]")
@@ -97,7 +99,10 @@ def derivation_latex(der, document: bool = False) -> str:
                      r"$G_p = \Sigma^{yx}_p - \sum_q O_{pq} M_q \Sigma^x_{qp}$. " + " ".join(der.notes).replace("_", r"\_"))
     parts.append(r"\subsection*{Ranking by speed}")
     parts.append(", ".join(f"${_tex_name(n)}: s_1 = {sp.latex(s)}$" for n, s in der.ranking) + " (fastest first).")
-    parts.append(f"Here $\\tau = {sp.latex(sp.Rational(repr(der.spec.tau)) if isinstance(der.spec.tau, float) else sp.sympify(der.spec.tau))}$ steps and $a_0 = {der.spec.training.a0}$.")
+    tr = der.spec.training          # τ = 1/η (mean loss) or 1/(Pη) (summed), from the lr as written
+    tau_tex = sp.latex(1 / (sp.Rational(repr(tr.lr)) * der.spec.loss_factor)) if isinstance(tr.lr, float) \
+        else sp.latex(sp.sympify(der.spec.tau))
+    parts.append(f"Here $\\tau = {tau_tex}$ steps and $a_0 = {tr.a0}$.")
     body = "\n\n".join(parts)
     if document:
         return latex_document("Derivation: " + der.spec.name.replace("_", r"\_"), body)
