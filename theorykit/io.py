@@ -24,23 +24,40 @@ def atomic_write_bytes(path, data: bytes) -> Path:
     except (FileExistsError, NotADirectoryError):
         raise NotADirectoryError(errno.ENOTDIR, "cannot be written: a part of its folder path is a file, not a "
                                  "folder", str(path)) from None
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes 0600; give the file ordinary permissions
+    # a short temporary name in the same folder (a long output name plus a long prefix would pass the
+    # file system's name limit); any error names the output path, never the temporary file
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".tk", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _naming(exc, path) from None
     try:
         with os.fdopen(fd, "wb") as fh:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes 0600; give the file ordinary permissions
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
-        except FileNotFoundError:
+        except OSError:                 # gone already, or not removable: the first error is the one to say
             pass
+        if isinstance(exc, OSError):
+            raise _naming(exc, path) from None
         raise
     return path
+
+
+def _naming(exc: OSError, path: Path) -> OSError:
+    """``exc`` as the same kind of error naming ``path`` (the output, not the temporary file)."""
+    try:
+        if exc.errno is None:
+            return type(exc)(f"{exc} (writing {path})")
+        return type(exc)(exc.errno, exc.strerror or os.strerror(exc.errno), str(path))
+    except Exception:                   # a subclass with another constructor
+        return OSError(exc.errno, exc.strerror or str(exc), str(path))
 
 
 def atomic_write_text(path, text: str) -> Path:

@@ -39,6 +39,25 @@ _ST_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<
 MAX_ST_HEADER = 100_000_000
 
 
+class _DuplicateKey(Exception):
+    """A JSON object in a safetensors header names one key twice."""
+
+    def __init__(self, key):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs):
+    """``object_pairs_hook`` for :func:`json.loads`: a dict, refusing a key given twice (plain
+    ``json.loads`` would keep the last silently)."""
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
 def read_safetensors(path, option: str = "--checkpoints", max_bytes: float | None = None) -> tuple[dict, dict]:
     """``(arrays, metadata)`` of a ``.safetensors`` file, read by hand (the format: an 8-byte
     little-endian header length N, N bytes of JSON ``{name: {dtype, shape, data_offsets}, ...,
@@ -66,7 +85,11 @@ def read_safetensors(path, option: str = "--checkpoints", max_bytes: float | Non
                                 "the file is truncated or not a safetensors file: save it again")
             raw = fh.read(n)
             try:
-                header = json.loads(raw.decode("utf-8"))
+                header = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys)
+            except _DuplicateKey as exc:
+                raise SpecError(f"{f}: header", f"names the key {exc.key!r} twice in one JSON object (a reader "
+                                "would silently keep only one of them)", "remove the duplicate entry, or save the "
+                                "file again with safetensors (save_file)") from None
             except (UnicodeDecodeError, ValueError, RecursionError) as exc:
                 raise SpecError(f"{f}: header", f"is not valid JSON ({type(exc).__name__}: {str(exc)[:120]})",
                                 how) from None
@@ -94,13 +117,25 @@ def read_safetensors(path, option: str = "--checkpoints", max_bytes: float | Non
                     raise SpecError(f"{kf}.shape", f"{str(shape)[:60]} is not a list of sizes", how)
                 if not (isinstance(offs, list) and len(offs) == 2 and
                         all(isinstance(x, int) and not isinstance(x, bool) for x in offs)):
-                    raise SpecError(f"{kf}.data_offsets", f"{str(offs)[:60]} is not [begin, end]", how)
-                count = 1
-                for x in shape:
-                    count *= x
-                item = np.dtype(_ST_DTYPES[dt]).itemsize
+                    raise SpecError(f"{kf}.data_offsets", f"{str(offs)[:60]} is not [begin, end] (two whole "
+                                    "numbers)", how)
                 begin, end = offs
-                if not 0 <= begin <= end or end - begin != count * item:
+                if begin < 0 or end < begin:
+                    raise SpecError(f"{kf}.data_offsets", f"{str(offs)[:60]} is not a byte range: begin and end "
+                                    "must satisfy 0 <= begin <= end", "the header is damaged: save the file again")
+                # sizes in Python ints (no overflow); a zero-size tensor's other sizes are still bounded,
+                # as numpy cannot make an array whose nonzero sizes multiply past its index range
+                item = np.dtype(_ST_DTYPES[dt]).itemsize
+                count, span = 1, 1
+                for x in shape:
+                    count *= int(x)
+                    span *= max(int(x), 1)
+                cap = int(min(limit, 2 ** 62))
+                if span * item > cap:
+                    raise SpecError(f"{kf}.shape", f"{str(shape)[:80]} is absurd: its nonzero sizes multiply to {span} "
+                                    f"elements of {item} bytes, more than the {cap} bytes a file may hold here",
+                                    "the header is damaged: save the file again")
+                if end - begin != count * item:
                     raise SpecError(f"{kf}.data_offsets", f"{offs} hold {end - begin} bytes, but dtype {dt} and "
                                     f"shape {shape} need {count * item}", "the header lies about its sizes: save "
                                     "the file again")
