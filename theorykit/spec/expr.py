@@ -11,6 +11,7 @@ with decimals is derived exactly.
 from __future__ import annotations
 
 import ast
+import decimal
 import math
 import numbers
 from typing import Mapping
@@ -18,7 +19,7 @@ from typing import Mapping
 import sympy as sp
 
 from ..errors import SpecError
-from .fields import DATA_MAX, DATA_MIN, check_magnitude, check_real_finite, log10_abs, short_repr
+from .fields import DATA_MAX, DATA_MIN, _SCALE_FIX, check_magnitude, check_real_finite, fmt, log10_abs, short_repr
 
 __all__ = ["parse_expr", "to_exact", "data_number", "SYMBOL_ASSUMPTIONS"]
 
@@ -38,6 +39,19 @@ _BINOPS = {
 }
 
 
+_ARITY = {"sqrt": "one argument", "Rational": "two arguments"}
+
+
+def _check_underflow(literal: str, field: str) -> None:
+    """Refuse a number written non-zero that a float reads as 0 (``1e-400``): too small, as any
+    non-zero number below DATA_MIN is, rather than silently 0."""
+    mantissa = literal.strip().lstrip("+-").replace("_", "").split("e")[0].split("E")[0]
+    if any(c in "123456789" for c in mantissa):
+        raise SpecError(field, f"{short_repr(literal.strip())} is too small (below the smallest float, about "
+                        f"1e-308; non-zero numbers need at least {fmt(DATA_MIN)} in magnitude)",
+                        _SCALE_FIX + "; or write 0")
+
+
 def to_exact(value, field: str = "value") -> sp.Expr:
     """Turn a TOML number into an exact SymPy number (floats via their decimal repr)."""
     if isinstance(value, bool):
@@ -48,6 +62,9 @@ def to_exact(value, field: str = "value") -> sp.Expr:
         if not math.isfinite(value):
             raise SpecError(field, f"{value!r} is not a finite number", "use a finite number")
         return sp.Rational(repr(value))
+    if isinstance(value, decimal.Decimal):    # a TOML float load_spec could not read as a float (1e-400)
+        _check_underflow(str(value), field)
+        return to_exact(float(value), field)
     if isinstance(value, sp.Basic):
         return value
     raise SpecError(field, f"expected a number, got {type(value).__name__} {value!r}",
@@ -89,6 +106,8 @@ def _walk1(node, symbols, field, text):
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             raise SpecError(field, f"{node.value!r} in {text!r} is not a number", "use numbers only")
+        if node.value == 0 and isinstance(node.value, float):      # 1e-400 reads as 0.0: never silently
+            _check_underflow(ast.get_source_segment(text.strip(), node) or "", field)
         return to_exact(node.value, field)
     if isinstance(node, ast.Name):
         if node.id in symbols:
@@ -137,6 +156,9 @@ def _walk1(node, symbols, field, text):
                 raise SpecError(field, f"Rational needs two integers, the second nonzero, in {text!r}",
                                 "write Rational(p, q) with integers p and q != 0")
             return sp.Rational(args[0], args[1])
+        if node.func.id in _ARITY:
+            raise SpecError(field, f"{node.func.id} takes {_ARITY[node.func.id]}, got {len(args)} in {text!r}",
+                            "write sqrt(x) or Rational(p, q)")
         raise SpecError(field, f"function {node.func.id!r} is not allowed in {text!r}",
                         "only sqrt(x) and Rational(p, q) are allowed")
     raise SpecError(field, f"{type(node).__name__} is not allowed in {text!r}",

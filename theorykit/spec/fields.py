@@ -10,6 +10,7 @@ numbers, ``0`` or of magnitude in ``[DATA_MIN, DATA_MAX]`` (see :func:`theorykit
 """
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 import unicodedata
@@ -115,12 +116,14 @@ def integer(value, field: str, *, lo: int, hi: int | None = None, fix: str) -> i
 
 def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = False) -> float:
     """A finite real number (TOML integer or float, not a boolean) in ``[lo, hi]`` (``(lo, hi]`` if lo_open)."""
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float)):
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float, decimal.Decimal)):
         raise SpecError(field, f"needs a number, got {type_name(value)} {short_repr(value)}", fix)
     try:
         v = float(value)
     except OverflowError:
         v = math.inf
+    if v == 0 and value != 0:     # a Decimal below the smallest float (load_spec keeps 1e-400 so)
+        raise SpecError(field, f"{value} is too small (below the smallest float, about 1e-308)", fix)
     if not math.isfinite(v):
         raise SpecError(field, f"{short_repr(value)} is not a finite number", fix)
     if v < lo or v > hi or (lo_open and v == lo):

@@ -31,13 +31,17 @@ Every error names the field and the fix.
 """
 from __future__ import annotations
 
+import decimal
 import itertools
+import keyword
+import numbers
 import re
 import tomllib
 from pathlib import Path
 from typing import Mapping
 
 import sympy as sp
+from sympy.printing.str import StrPrinter
 
 from . import fields as vf
 from .fields import DATA_MAX
@@ -46,7 +50,7 @@ from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr
 from .gating import GDLNSpec, Pathway, Training, context_pathways, xor_relns
 from .limits import Limits, enforce, task_estimate
 from .task import Task, contexts, xor_margin
-from .graph import parse_graph
+from .graph import GraphSpec, parse_graph
 
 __all__ = ["example_path", "load_spec", "spec_from_dict", "parse_assignment", "spec_to_toml", "check_values", "FIELDS",
            "MAX_SPEC_BYTES"]
@@ -100,12 +104,21 @@ def load_spec(path, limits: Limits | None = None) -> GDLNSpec:
         raise SpecError("spec", f"cannot read {path}: {exc.strerror or exc}", "give the path of a readable .toml file") \
             from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8"), parse_float=_toml_float)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SpecError("spec", f"{path} is not valid TOML: {exc}", "check the file's syntax") from None
     except RecursionError:
         raise SpecError("spec", f"{path} is nested too deeply to read", "flatten its arrays and tables") from None
     return spec_from_dict(data, default_name=path.stem, limits=limits)
+
+
+def _toml_float(text: str):
+    """A TOML float; one written non-zero that a float reads as 0 (``1e-400``) stays a Decimal, which the
+    field checks refuse (too small, or not a number) instead of reading 0."""
+    v = float(text)
+    if v == 0 and any(c in "123456789" for c in text.replace("_", "").split("e")[0].split("E")[0]):
+        return decimal.Decimal(text.replace("_", ""))
+    return v
 
 
 def _symbols(table) -> dict:
@@ -119,6 +132,9 @@ def _symbols(table) -> dict:
             raise SpecError(vf.path("symbols", repr(name)) if not _NAME.match(name) else f,
                             f"{name!r} is not a usable symbol name",
                             f"use an ASCII letter then letters, digits or _, not one of {sorted(_RESERVED)}")
+        if keyword.iskeyword(name):
+            raise SpecError(f, f"{name!r} is a Python keyword, which an expression cannot use as a name",
+                            f"rename it (e.g. {name}_)")
         if isinstance(assum, str):
             assum = {a.strip(): True for a in assum.split(",") if a.strip()}
         if not isinstance(assum, dict):
@@ -346,35 +362,69 @@ def spec_from_dict(data: Mapping, default_name: str = "spec", limits: Limits | N
     return GDLNSpec(task, tuple(pathways), _training(data.get("training")), name)
 
 
+def _check_assumptions(sym, val, field: str, shown) -> None:
+    """Refuse a value that contradicts an assumption of ``sym`` (declared, or implied by those declared):
+    the derivation simplified with it (e.g. ``sqrt(D**2) = D`` for positive D), so any other value
+    would be silently wrong."""
+    if not isinstance(sym, sp.Symbol):
+        return
+    facts = sym.assumptions0
+    declared = [k for k in SYMBOL_ASSUMPTIONS if k in facts]
+    for k in declared + sorted(set(facts) - set(declared)):
+        holds = getattr(val, f"is_{k}", None)
+        if holds is not None and holds != facts[k]:
+            how = "declared" if k in SYMBOL_ASSUMPTIONS else "by its declared assumptions"
+            raise SpecError(field, f"{sym} is {how} {k} = {str(facts[k]).lower()}, but {shown} is "
+                            f"{'' if holds else 'not '}{k}",
+                            f"give {sym} a value that is {'' if facts[k] else 'not '}{k}, or change its "
+                            "assumptions under [symbols]")
+
+
 def check_values(spec: GDLNSpec, values: Mapping, given: Mapping | None = None) -> None:
-    """Refuse symbol values that make a data entry complex, infinite or out of range.
+    """Refuse symbol values that break a symbol's assumptions or make a data entry complex, infinite or
+    out of range.
 
     ``values``: symbol → value; ``given``: symbol → the text the user wrote (for messages).
-    Each bad entry is reported as ``--set NAME`` with the entry's field path."""
+    A bad entry is reported as ``--set NAME``, NAME the symbol whose value alone breaks it, with the
+    entry's field path; when only the values together break it, as the entry's field."""
     if not values:
         return
     given = given or {}
     rep = {spec.task.symbols.get(k, k) if isinstance(k, str) else k: v for k, v in values.items()}
+    for sym, v in rep.items():
+        _check_assumptions(sym, v, f"--set {sym}", given.get(sym, v))
+
+    def check(e, sub, where):
+        val = e.subs(sub)
+        vf.check_real_finite(val, where, where)
+        vf.check_magnitude(val, where, text=where)
+
     for mname, M in (("inputs", spec.task.X), ("targets", spec.task.Y)):
         for i in range(M.rows):
             for j in range(M.cols):
                 e = M[i, j]
-                used = e.free_symbols & set(rep)
+                used = sorted(e.free_symbols & set(rep), key=str)
                 if not used:
                     continue
-                sym = sorted(used, key=str)[0]
-                fld = f"--set {sym}"
                 where = f"data.{mname}[{i}][{j}] = {e}"
                 try:
-                    val = e.subs(rep)
-                    vf.check_real_finite(val, fld, where)
-                    vf.check_magnitude(val, fld, text=where)
+                    check(e, rep, where)
                 except SpecError as err:
-                    raise SpecError(fld, f"with {sym} = {given.get(sym, rep[sym])}: {err.problem}", err.fix) from None
+                    # blame the symbol whose value alone breaks the entry (a in a/b is blameless when b = 0)
+                    for sym in used:
+                        try:
+                            check(e, {sym: rep[sym]}, where)
+                        except SpecError as one:
+                            raise SpecError(f"--set {sym}", f"with {sym} = {given.get(sym, rep[sym])}: {one.problem}",
+                                            one.fix) from None
+                    shown = ", ".join(f"{s} = {given.get(s, rep[s])}" for s in used)
+                    raise SpecError(f"data.{mname}[{i}][{j}]", f"with {shown}: {err.problem}",
+                                    err.fix + " (or change the --set values)") from None
 
 
 def parse_assignment(text: str, symbols: Mapping[str, sp.Symbol]) -> tuple:
-    """Parse a ``NAME=VALUE`` command-line assignment (VALUE: a number or safe expression)."""
+    """Parse a ``NAME=VALUE`` command-line assignment (VALUE: a number or safe expression), checked against
+    the symbol's assumptions."""
     if "=" not in text:
         raise SpecError("--set", f"{text!r} is not NAME=VALUE", "write e.g. --set Delta=0.5")
     name, value = (s.strip() for s in text.split("=", 1))
@@ -382,6 +432,7 @@ def parse_assignment(text: str, symbols: Mapping[str, sp.Symbol]) -> tuple:
         raise SpecError("--set", f"unknown symbol {name!r}", f"the spec declares {sorted(symbols) or 'no symbols'}")
     val = parse_expr(value, {}, f"--set {name}")
     vf.check_magnitude(val, f"--set {name}", text=value)
+    _check_assumptions(symbols[name], val, f"--set {name}", value)
     return symbols[name], val
 
 
@@ -395,6 +446,15 @@ def _toml_str(v: str) -> str:
                          for c in v) + '"'
 
 
+class _SpecPrinter(StrPrinter):
+    """``str`` of an expression, in the language :func:`~theorykit.spec.expr.parse_expr` reads: SymPy
+    writes ``sqrt(D**2)`` of a real D as ``Abs(D)``, which a spec may not call, so it is written back
+    as ``sqrt((D)**2)`` (parsed again into the same ``Abs(D)``)."""
+
+    def _print_Abs(self, expr):
+        return f"sqrt(({self._print(expr.args[0])})**2)"
+
+
 def _toml_value(v) -> str:
     if isinstance(v, str):
         return _toml_str(v)
@@ -403,31 +463,55 @@ def _toml_value(v) -> str:
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     if isinstance(v, sp.Basic):
-        return _toml_value(str(v)) if not v.is_Integer else str(int(v))
+        return _toml_value(_SpecPrinter().doprint(v)) if not v.is_Integer else str(int(v))
+    if isinstance(v, numbers.Integral):       # numpy integers too (their repr is not TOML)
+        return str(int(v))
+    if isinstance(v, numbers.Real):           # numpy floats: repr(np.float64(0.05)) is "np.float64(0.05)"
+        return repr(float(v))
     return repr(v)
 
 
-def spec_to_toml(spec: GDLNSpec) -> str:
-    """Write a spec as TOML with explicit data (round-trips through :func:`load_spec`)."""
+def spec_to_toml(spec) -> str:
+    """Write a spec (pathway form or :class:`~theorykit.spec.graph.GraphSpec`) as TOML with explicit
+    data (round-trips through :func:`load_spec`)."""
+    if isinstance(spec, GraphSpec) and any(spec.path_names.get(h) != "/".join(h) for h in spec.path_names):
+        raise SpecError("spec", "the graph names its pathways (path_names), which a spec file cannot hold",
+                        "write the pathway spec it was made from")
     lines = [f"name = {_toml_value(spec.name)}", ""]
     syms = spec.task.symbols
     if syms:
         lines.append("[symbols]")
         for n, s in syms.items():
-            assum = {k: True for k in SYMBOL_ASSUMPTIONS if s.assumptions0.get(k)}
-            lines.append(f"{n} = {{{', '.join(f'{k} = true' for k in assum)}}}")
+            # every assumption SymPy knows (true or false): the declared ones and those they imply
+            assum = {k: s.assumptions0[k] for k in SYMBOL_ASSUMPTIONS if s.assumptions0.get(k) is not None}
+            lines.append(f"{n} = {{{', '.join(f'{k} = {_toml_value(v)}' for k, v in assum.items())}}}")
         lines.append("")
     lines.append("[data]")
     lines.append("inputs = " + _toml_value([[x for x in spec.task.X.row(i)] for i in range(spec.task.d)]))
     lines.append("targets = " + _toml_value([[x for x in spec.task.Y.row(i)] for i in range(spec.task.p)]))
     lines.append("")
-    for p in spec.pathways:
-        lines += ["[[pathways]]", f"name = {_toml_value(p.name)}", f"active = {_toml_value(list(p.active))}",
-                  f"inputs = {_toml_value(list(p.inputs))}", f"outputs = {_toml_value(list(p.outputs))}",
-                  f"hidden = {p.hidden}", f"depth = {p.depth}", ""]
+    if isinstance(spec, GraphSpec):
+        for n in spec.nodes:
+            lines += ["[[nodes]]", f"name = {_toml_value(n.name)}", f"width = {_toml_value(n.width)}",
+                      f"active = {_toml_value(list(n.active))}", ""]
+        for e in spec.edges:
+            lines += ["[[edges]]", f"from = {_toml_value(e.src)}", f"to = {_toml_value(e.dst)}",
+                      f"active = {_toml_value(list(e.active))}"]
+            lines += [f"init_scale = {_toml_value(e.init_scale)}"] if e.init_scale is not None else []
+            lines += [f"rows = {_toml_value(list(e.rows))}"] if e.rows is not None else []
+            lines.append("")
+        for g in spec.schedule:
+            lines += ["[[schedule]]", f"name = {_toml_value(g.name)}", f"edges = {_toml_value(list(g.edges))}",
+                      f"start = {_toml_value(g.start)}",
+                      f"fit = {_toml_value(list(g.fit) if g.fit else 'targets')}", ""]
+    else:
+        for p in spec.pathways:
+            lines += ["[[pathways]]", f"name = {_toml_value(p.name)}", f"active = {_toml_value(list(p.active))}",
+                      f"inputs = {_toml_value(list(p.inputs))}", f"outputs = {_toml_value(list(p.outputs))}",
+                      f"hidden = {_toml_value(p.hidden)}", f"depth = {_toml_value(p.depth)}", ""]
     t = spec.training
-    lines += ["[training]", f"lr = {t.lr!r}", f"loss = {_toml_value(t.loss)}", f"a0 = {t.a0!r}",
-              f"init_std = {t.init_std!r}", f"steps = {t.steps}", ""]
+    lines += ["[training]", f"lr = {_toml_value(t.lr)}", f"loss = {_toml_value(t.loss)}", f"a0 = {_toml_value(t.a0)}",
+              f"init_std = {_toml_value(t.init_std)}", f"steps = {_toml_value(t.steps)}", ""]
     return "\n".join(lines)
 
 

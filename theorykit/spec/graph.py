@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from ..errors import SpecError
-from .fields import node_label
+from .fields import label, node_label
 from .gating import GDLNSpec, Pathway, TrainedSpec, Training, chain_node_names, check_indices
 from .task import Task
 
@@ -364,8 +364,7 @@ class GraphSpec(TrainedSpec):
         keys = {e.key for e in self.edges}
         for i, g in enumerate(self.schedule):
             f = f"schedule[{i}]"
-            if not isinstance(g.name, str) or not g.name:
-                raise SpecError(f"{f}.name", f"needs a non-empty string, got {g.name!r}", "name = \"common\"")
+            label(g.name, f"{f}.name", "name = \"common\" (at most 64 printable characters)")
             if g.name in names:
                 raise SpecError(f"{f}.name", f"group {g.name!r} is declared twice", "give each group its own name")
             if isinstance(g.start, bool) or not isinstance(g.start, int) or g.start < 0:
@@ -375,12 +374,14 @@ class GraphSpec(TrainedSpec):
             for k in g.edges:
                 if k not in keys:
                     raise SpecError(f"{f}.edges", f"unknown edge {k!r}", f"use one of {sorted(keys)}")
+            _no_repeats(g.edges, f"{f}.edges", "edge")
             fit = (g.fit,) if isinstance(g.fit, str) and g.fit != "targets" else \
                 () if g.fit in ("targets", None) else tuple(g.fit)
             for h in fit:
                 if h not in names:
                     raise SpecError(f"{f}.fit", f"{h!r} is not an earlier group",
                                     "fit \"targets\" or the residual of groups declared above")
+            _no_repeats(fit, f"{f}.fit", "group")    # a repeat would subtract that group's output twice
             names.add(g.name)
             out.append(replace(g, edges=tuple(g.edges), fit=fit))
         if out:
@@ -391,6 +392,14 @@ class GraphSpec(TrainedSpec):
             if not any(k.endswith("->" + OUTPUT) for g in out for k in g.edges):
                 raise SpecError("schedule", "no group writes to the output", "add the output edges to groups")
         return out
+
+
+def _no_repeats(names, field_name, what):
+    seen = set()
+    for x in names:
+        if x in seen:
+            raise SpecError(field_name, f"{what} {x!r} is listed twice", f"list each {what} once")
+        seen.add(x)
 
 
 def _rows(vals, size, field_name, what):
