@@ -28,6 +28,8 @@ import numpy as np
 from ..errors import SpecError
 from ..net.starts import a0_rule
 from ..theory.race import family_masks, RaceSystem
+from ..spec.fields import DATA_MAX, DATA_MIN, fmt, real
+from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Training, context_pathways
 from ..spec.task import contexts
 from ..progress import Progress
@@ -208,6 +210,14 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
         raise SpecError("--race-dt", f"needs a positive number, got {race_dt!r}", "e.g. --race-dt 10")
     if batch < 1:
         raise SpecError("--batch", f"needs a positive integer, got {batch}", "e.g. --batch 256")
+    for fld, v, (lo, hi), eg in (("--gamma", gamma, (DATA_MIN, DATA_MAX), "--gamma 1.1"),
+                                 ("--a0", a0, TRAINING_RANGES["a0"], "--a0 0.001")):
+        if v is not None:       # the context scale is a data number, a0 a training setting: checked as a spec's
+            try:
+                v = float(v)
+            except (TypeError, ValueError):
+                raise SpecError(fld, f"needs a number, got {v!r}", f"e.g. {eg}") from None
+            real(v, fld, lo=lo, hi=hi, fix=f"a positive number between {fmt(lo)} and {fmt(hi)}, e.g. {eg}")
     t_start = time.time()
     spec, subsets, masks, labels = exhaust_spec(k, gamma)
     a0 = default_a0() if a0 is None else float(a0)

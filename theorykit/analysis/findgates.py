@@ -307,17 +307,17 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     if isinstance(task_or_spec, GDLNSpec):
         spec0 = task_or_spec
         task, tr = spec0.task, spec0.training
-        hidden = hidden or spec0.hidden_total
+        hidden = spec0.hidden_total if hidden is None else hidden
     elif isinstance(task_or_spec, Task):
         task, tr = task_or_spec, Training()
-        hidden = hidden or 100
+        hidden = 100 if hidden is None else hidden
     else:
         raise SpecError("task_or_spec", f"expected a Task or GDLNSpec, got {type(task_or_spec).__name__}",
                         "pass theorykit.contexts(...) or a loaded spec")
     if values:
         task = task.subs(values)
-    tr = Training(lr=lr or tr.lr, loss=loss or tr.loss, a0=tr.a0, init_std=init_std or tr.init_std,
-                  steps=steps or tr.steps)
+    tr = Training(lr=tr.lr if lr is None else lr, loss=tr.loss if loss is None else loss, a0=tr.a0,
+                  init_std=tr.init_std if init_std is None else init_std, steps=tr.steps if steps is None else steps)
     X, Y = task.numeric()
     relu = train_relu(X, Y, hidden=int(hidden), lr=tr.lr, steps=tr.steps, seeds=seeds, init_std=tr.init_std,
                       loss=tr.loss, seed=seed, every=every)

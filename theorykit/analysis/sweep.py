@@ -26,7 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import SpecError
-from ..spec.files import parse_assignment
+from ..spec.expr import parse_expr
+from ..spec.fields import check_magnitude, real
+from ..spec.files import TRAINING_RANGES
 from ..net.layout import Net, as_dtype
 from ..record import SaveAt
 from ..sim.engine import train_net
@@ -37,17 +39,25 @@ from ..progress import Progress
 
 __all__ = ["parse_grid", "plan_sweep", "run_sweep", "load_chunks"]
 
+#: most points of one START:STOP:COUNT range
+MAX_GRID_COUNT = 10 ** 6
+
 
 def _numbers(name: str, text: str, symbols) -> list:
     """Values of ``NAME=a:b:n`` (n points from a to b) or ``NAME=v1,v2,…``; numbers via the safe parser."""
     def num(v):
-        key = name if name in symbols else "_x"
-        syms = symbols if name in symbols else {"_x": None}
-        _, val = parse_assignment(f"{key}={v}", syms)
+        fld = f"--grid {name}"
+        val = parse_expr(v.strip(), {}, fld)
+        if name != "lr":        # a symbol's value: as --set checks it
+            check_magnitude(val, fld, text=v.strip())
         try:
-            return float(val)
+            x = float(val)
         except TypeError:
-            raise SpecError("--grid", f"{v!r} is not a number", "write numbers, e.g. Delta=0:2:21") from None
+            raise SpecError(fld, f"{v!r} is not a number", "write numbers, e.g. Delta=0:2:21") from None
+        if name == "lr":        # a learning rate: as training.lr is checked
+            lo, hi = TRAINING_RANGES["lr"]
+            real(x, fld, lo=lo, hi=hi, fix=f"learning rates between {lo:g} and {hi:g}, e.g. lr=0.01,0.05")
+        return x
 
     text = text.strip()
     if ":" in text:
@@ -61,6 +71,9 @@ def _numbers(name: str, text: str, symbols) -> list:
             raise SpecError("--grid", f"{name}: COUNT {parts[2]!r} is not an integer", "write e.g. Delta=0:2:21") from None
         if n < 1:
             raise SpecError("--grid", f"{name}: COUNT must be at least 1", "write e.g. Delta=0:2:21")
+        if n > MAX_GRID_COUNT:
+            raise SpecError("--grid", f"{name}: COUNT {n} is more than {MAX_GRID_COUNT} points",
+                            "sweep fewer points, e.g. Delta=0:2:21")
         return [float(x) for x in np.linspace(a, b, n)]
     vals = [num(v) for v in text.split(",") if v.strip()]
     if not vals:

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tomllib
+from pathlib import Path
 
 import numpy as np
 
@@ -10,7 +13,7 @@ from ..errors import SpecError
 from . import one_line
 from ..io import atomic_write_text, jsonable
 from ..spec.fields import integer
-from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment
+from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict
 from ..spec.limits import Limits, derivation_estimate, simulation_estimate
 
 #: largest time (gradient steps) at which a loss may be asked for
@@ -69,6 +72,39 @@ def write_result(option, path, text):
         atomic_write_text(path, text)
     except OSError as exc:
         raise SpecError(option, f"cannot write {path}: {exc.strerror or exc}", "give a writable path") from None
+
+
+def check_outputs(*outputs) -> None:
+    """Refuse, before anything is written, an output path that cannot be written: ``outputs`` are
+    ``(option, path)`` pairs (``None`` and ``'-'`` skipped). A path must not be a folder, and its
+    nearest existing folder must be a folder one can write in (missing folders are made on writing)."""
+    for option, path in outputs:
+        if path is None or path == "-":
+            continue
+        path = Path(path)
+        if path.is_dir():
+            raise SpecError(option, f"{path} is a folder", "give a file name to write to")
+        parent = path.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if not parent.is_dir():
+            raise SpecError(option, f"cannot write {path}: {parent} is a file, not a folder",
+                            "give a path whose folders are folders")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise SpecError(option, f"cannot write {path}: the folder {parent} is not writable", "give a writable path")
+
+
+def check_spec_text(option, text) -> None:
+    """Refuse to write a spec (TOML text) that :func:`~theorykit.spec.files.load_spec` would not read
+    back: the error names the field at fault (the size limits' time bound is not applied)."""
+    try:
+        spec_from_dict(tomllib.loads(text), limits=Limits(force=True))
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(option, f"the spec to be written is not valid TOML ({exc}); nothing was written",
+                        "report this as a bug") from None
+    except SpecError as exc:
+        raise SpecError(option, f"the spec to be written would not load back: {exc.field}: {exc.problem}; "
+                                "nothing was written", exc.fix) from None
 
 
 def json_text(obj) -> str:

@@ -6,7 +6,7 @@ import sympy as sp
 from ..analysis import summary
 from ..spec.limits import derivation_estimate, enforce
 from ..theory.derivation import Derivation
-from .common import json_text, limits_from, load_spec_arg, parse_times, values_from, write_result
+from .common import check_outputs, json_text, limits_from, load_spec_arg, parse_times, values_from, write_result
 
 
 def run(args):
@@ -38,6 +38,7 @@ def run(args):
                             "(or --plot) to have it")
     # everything is computed before anything is written: an error leaves no file behind
     json_text(out)          # a non-finite number is refused here, before any file is written
+    check_outputs(("--latex", args.latex), ("--plot", args.plot), ("--json", args.json))    # and a bad path
     if args.latex:
         write_result("--latex", args.latex, der.latex(document=True))
     if args.plot:

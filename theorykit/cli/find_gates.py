@@ -9,23 +9,54 @@ from ..analysis.findgates import find_gates
 from ..errors import SpecError
 from ..io import atomic_write_text
 from ..progress import Progress
-from ..spec.files import parse_assignment, spec_to_toml
+from ..spec.fields import NAME_MAX_LEN, fmt, label, real
+from ..spec.files import MAX_STEPS, TRAINING_RANGES, parse_assignment, spec_to_toml
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import contexts, xor_margin
-from .common import load_spec_arg, values_from
+from .common import check_spec_text, int_arg, load_spec_arg, values_from
 from .runs import run_from_args
+
+
+def _check_options(args) -> None:
+    """The options both forms read, checked as the spec parser checks the fields they become (the
+    written spec must load back): a value out of range is an error, never a silent default."""
+    if args.K is not None:
+        int_arg(args.K, "--K", 1, None, "a positive integer, e.g. --K 4")
+    int_arg(args.max_K, "--max-K", 1, None, "a positive integer, e.g. --max-K 8")
+    if args.lr is not None:
+        lo, hi = TRAINING_RANGES["lr"]
+        real(args.lr, "--lr", lo=lo, hi=hi, fix=f"a positive number between {lo:g} and {hi:g}, e.g. --lr 0.05")
+    if args.name is not None:
+        label(args.name, "--name", f"a name of at most {NAME_MAX_LEN} printable characters, e.g. --name found-xor")
+
+
+def _default_name(stem: str) -> str:
+    """``found-<stem>``, cut to the longest name a spec may have (``found-gates`` where that is no name)."""
+    try:
+        return label(f"found-{stem}"[:NAME_MAX_LEN], "name", "")
+    except SpecError:
+        return "found-gates"
 
 
 def run(args):
     """Algorithm 1: train ReLU networks, cluster their binary unit activity, write a GDLN spec."""
+    _check_options(args)
     if args.checkpoints:                                    # an imported run (theorykit/analysis/checkpoints.py)
         return _from_run(args)
     src = args.source
     if src is None:
         raise SpecError("source", "missing", "give a spec file or a built-in task, or --checkpoints and --data")
-    if args.steps is not None and not args.steps.strip().isdigit():
-        raise SpecError("--steps", f"{args.steps!r} is not a number of gradient steps", "e.g. --steps 2000")
-    steps = int(args.steps) if args.steps is not None else None
+    steps = None
+    if args.steps is not None:
+        try:
+            steps = int(args.steps) if args.steps.strip().isascii() else None
+        except ValueError:
+            pass
+        if steps is None:
+            raise SpecError("--steps", f"{args.steps[:60]!r} is not a number of gradient steps", "e.g. --steps 2000")
+        int_arg(steps, "--steps", 1, MAX_STEPS, f"a positive integer (at most {fmt(MAX_STEPS)}), e.g. --steps 2000")
+    if args.hidden is not None:
+        int_arg(args.hidden, "--hidden", 1, None, "a positive integer, e.g. --hidden 128")
     if src in ("contexts", "xor-margin"):
         if src == "contexts":
             if args.set:
@@ -49,16 +80,16 @@ def run(args):
         if source.task.free_symbols:
             raise SpecError("--set", f"no value for {sorted(map(str, source.task.free_symbols))}",
                             "pass --set NAME=VALUE")
-    if args.K is not None and args.K < 1:
-        raise SpecError("--K", f"needs a positive integer, got {args.K}", "e.g. --K 4")
     if args.seeds < 1:
         raise SpecError("--seeds", f"needs a positive integer, got {args.seeds}", "e.g. --seeds 4")
     t0 = time.time()
     with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as pr:
         found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=steps,
-                           hidden=args.hidden, lr=args.lr, seed=args.seed, name=args.name or f"found-{Path(src).stem}",
-                           progress=pr)
-    atomic_write_text(args.out, spec_to_toml(found.spec))
+                           hidden=args.hidden, lr=args.lr, seed=args.seed,
+                           name=_default_name(Path(src).stem) if args.name is None else args.name, progress=pr)
+    text = spec_to_toml(found.spec)
+    check_spec_text("--out", text)
+    atomic_write_text(args.out, text)
     summ = found.summary()
     print(f"find-gates: K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "
           f"-> {args.out} ({time.time() - t0:.1f}s)")
@@ -73,16 +104,16 @@ def _from_run(args) -> int:
     """``find-gates --checkpoints … --data …``: Algorithm 1 on an imported run; writes the spec."""
     if args.source is not None:
         raise SpecError("source", f"{args.source!r} given with --checkpoints", "give either a task/spec or --checkpoints")
-    if args.K is not None and args.K < 1:
-        raise SpecError("--K", f"needs a positive integer, got {args.K}", "e.g. --K 4")
     t0 = time.time()
     run = run_from_args(args)
     lr, loss = run_settings(run, args.lr, args.loss)
     with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as progress:
         found = find_gates_in_run(run, lr=lr, loss=loss, K=args.K, Ks=range(1, args.max_K + 1), seed=args.seed,
-                                  name=args.name or f"found-{Path(run.files[0]).parent.name or 'run'}",
-                                  progress=progress)
-    atomic_write_text(args.out, spec_to_toml(found.spec))
+                                  name=_default_name(Path(run.files[0]).parent.name or "run") if args.name is None
+                                  else args.name, progress=progress)
+    text = spec_to_toml(found.spec)
+    check_spec_text("--out", text)
+    atomic_write_text(args.out, text)
     print(f"find-gates: {len(run.files)} checkpoints (steps {run.steps[0]}…{run.steps[-1]}), ReLU widths "
           f"{run.widths}; K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "
           f"-> {args.out} ({time.time() - t0:.1f}s)")

@@ -217,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--steps", type=int, default=8000, help="gradient steps raced (default 8000, the paper's)")
     r.add_argument("--no-symmetry", action="store_true", help="integrate every family, not one per orbit")
     r.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
+    _common(r, limits=False)
     r.set_defaults(module="race_exhaust")
 
     w = sub.add_parser("sweep", help="run a declared sweep over symbol values, learning rates and seeds (resumable)",
@@ -233,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--dtype", choices=["float64", "float32"], default="float64",
                    help="simulation precision (default float64; float32 products run at \"highest\" precision)")
     w.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
+    _common(w)
     w.set_defaults(module="sweep")
 
     c = sub.add_parser("compare", help="compare a found spec with your own training run (HTML page and PNGs)",
@@ -245,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--steps", help="the checkpoints' steps (0,100,...) when the file names have none")
     c.add_argument("--lr", type=float, help="the run's learning rate (default: the spec's)")
     c.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    _common(c, limits=False)
     c.set_defaults(module="compare")
 
     _add_predict(sub)

@@ -14,11 +14,14 @@ from ..analysis.predict import predict_reln
 from ..analysis.predict_validate import validate_prediction
 from ..errors import SpecError
 from ..io import atomic_write_text, write_json
+from ..spec import fields as vf
 from ..spec import files as sf
 from ..spec.fields import label
 from ..spec.files import spec_to_toml
+from ..spec.gating import GDLNSpec, Pathway
 from ..spec.limits import Limits
 from ..spec.task import Task
+from .common import values_from
 
 
 def load_task_training(path, assignments=()):
@@ -35,15 +38,17 @@ def load_task_training(path, assignments=()):
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SpecError("spec", f"{path} is not valid TOML: {exc}", "check the file's syntax") from None
+    except RecursionError:      # as load_spec: a deeply nested file is an error, not a crash
+        raise SpecError("spec", f"{path} is nested too deeply to read", "flatten its arrays and tables") from None
+    # load_spec's own checks: a misspelt table is never ignored
+    vf.no_unknown_keys(data, sf.TOP_KEYS, "spec", " at the top level")
     symbols = sf._symbols(data.get("symbols"))
     task = sf._task(data.get("data"), symbols, Limits())
     if symbols:
         task = Task(task.X, task.Y, {**task.symbols, **symbols}, task.name, task.meta)
     training = sf._training(data.get("training"))
-    vals = {}
-    for a in assignments:
-        sym, v = sf.parse_assignment(a, task.symbols)
-        vals[sym] = v
+    # --set values checked as every command checks them (a data entry must stay real, finite, in range)
+    vals = values_from(GDLNSpec(task, (Pathway("all", "all", "all", "all", 1),), training), assignments)
     if vals:
         task = task.subs(vals)
     if task.free_symbols:

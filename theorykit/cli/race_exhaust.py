@@ -2,12 +2,20 @@
 from __future__ import annotations
 
 from ..analysis.exhaust import race_exhaust, write_outputs
+from ..errors import SpecError
+from .common import json_text
 
 
 def run(args):
     """Rank every context-gated family of the k-context task by race speed (orbits under its symmetry)."""
     res = race_exhaust(args.k, gamma=args.gamma, a0=args.a0, batch=args.batch, race_dt=args.race_dt,
                        use_symmetry=not args.no_symmetry, progress=not args.no_progress, steps=args.steps)
+    try:        # a race that blew up is refused before anything is written
+        json_text({"summary": res.summary, "metrics": res.metrics})
+    except SpecError:
+        given = [o for o, v in (("--a0", args.a0), ("--gamma", args.gamma)) if v is not None]
+        raise SpecError(given[0] if given else "--race-dt", "the race diverged (a loss became infinite or undefined)",
+                        "lower --a0 or --gamma, or raise --race-dt for a finer integration step") from None
     paths = write_outputs(res, args.out)
     s = res.summary
     print(f"race-exhaust k={s['k']}: {s['families']} families, symmetry group of order {s['symmetry']['group_order']}, "

@@ -14,8 +14,8 @@ from ..sim.weights import load_weights
 from ..sim.simulate import simulate
 from ..spec.limits import enforce
 from ..theory.derivation import Derivation
-from .common import (limits_from, load_spec_arg, note, parse_times, sim_estimate, sim_settings, values_from,
-                     weight_names)
+from .common import (check_outputs, limits_from, load_spec_arg, note, parse_times, sim_estimate, sim_settings,
+                     values_from, weight_names)
 
 
 def run(args):
@@ -24,6 +24,10 @@ def run(args):
     values = values_from(spec, args.set)
     steps, seeds = sim_settings(args, spec)
     times = parse_times(args.times, steps)
+    if np.any(times != np.floor(times)):     # the loss is recorded at whole steps only
+        bad = times[times != np.floor(times)][0]
+        raise SpecError("--times", f"{bad:g} is not a whole number of gradient steps",
+                        "give integer steps, e.g. --times 0,100,1000")
     if times.max() > steps:
         raise SpecError("--times", f"a time {times.max():g} is beyond --steps {steps}", "raise --steps or lower --times")
     missing = spec.task.free_symbols - set(values)
@@ -45,6 +49,7 @@ def run(args):
             note(f"--init-weights {args.init_weights}: {len(unused)} key{'s' if len(unused) > 1 else ''} not read, "
                  f"{unused[:8]!r}{' …' if len(unused) > 8 else ''}: this network reads only {weight_names(net)} "
                  "(it has no biases)")
+    check_outputs(("--plot", args.plot), ("--json", args.json))
     need_der = (args.network == "gdln" and args.init == "aligned") or args.compare
     enforce(sim_estimate(args, spec, steps, seeds, need_der), limits)
     t0 = time.time()

@@ -1,16 +1,31 @@
 """`theorykit sweep`."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
+
 from ..analysis.sweep import parse_grid, run_sweep
-from .common import load_spec_arg
+from ..spec.fields import fmt
+from ..spec.limits import enforce, simulation_estimate
+from .common import MAX_SEEDS, MAX_STEPS, int_arg, limits_from, load_spec_arg
 
 
 def run(args):
     """A declared sweep (symbol grids x learning rates x seeds) through one sharded trainer call, resumable."""
-    spec = load_spec_arg(args.spec)
+    limits = limits_from(args)
+    spec = load_spec_arg(args.spec, limits)
     grid = parse_grid(args.grid, spec.task.symbols)
-    res = run_sweep(spec, grid, seeds=args.seeds, steps=args.steps, out=args.out, chunk=args.chunk, dtype=args.dtype,
+    steps = None if args.steps is None else int_arg(
+        args.steps, "--steps", 1, MAX_STEPS, f"a positive integer (at most {fmt(MAX_STEPS)}), e.g. --steps 2000")
+    seeds = int_arg(args.seeds, "--seeds", 1, MAX_SEEDS, "a positive integer, e.g. --seeds 4")
+    # the size check simulate makes, before anything is written: every member (grid point x lr x seed)
+    # is one network of the ensemble, and the loss curves of all of them are kept
+    members = math.prod(len(v) for v in grid.values()) * seeds
+    enforce(simulation_estimate(spec, steps=spec.training.steps if steps is None else steps, seeds=members,
+                                dtype=args.dtype,
+                                steps_field="--steps" if args.steps is not None else "training.steps",
+                                seeds_field="--seeds × --grid (members)"), limits)
+    res = run_sweep(spec, grid, seeds=seeds, steps=steps, out=args.out, chunk=args.chunk, dtype=args.dtype,
                     progress=not args.no_progress)
     print(f"sweep: {res['members']} members in {res['chunks']} chunks ({len(res['chunks_computed'])} computed this run, "
           f"{res['seconds_this_run']:.1f}s) -> {Path(args.out) / 'sweep.json'}")

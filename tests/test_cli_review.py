@@ -1,0 +1,226 @@
+"""Command-line defects found in a review: each bad option is a SpecError naming it (exit 2, never 70
+or a silent default), and an error leaves no file behind. Each test failed before its fix."""
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from theorykit.analysis.sweep import parse_grid
+from theorykit.cli import main
+from theorykit.cli.parser import build_parser
+from theorykit.errors import SpecError
+from theorykit.spec.files import load_spec
+
+EX = Path(__file__).resolve().parent.parent / "examples"
+
+XOR = ["xor-margin", "--set", "Delta=0.5", "--K", "2", "--seeds", "1", "--no-progress"]
+
+
+def _error(capsys, field):
+    err = capsys.readouterr().err
+    assert f"error in {field}:" in err, err
+    return err
+
+
+# ------------------------------------------------------------------------------------------
+# find-gates
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("opt,value", [("--steps", "0"), ("--hidden", "0"), ("--lr", "0"), ("--lr", "-1"),
+                                       ("--lr", "nan"), ("--max-K", "0")])
+def test_find_gates_refuses_a_bad_size_instead_of_a_default(tmp_path, capsys, opt, value):
+    """0 steps, 0 hidden units, a learning rate outside training.lr's range [1e-12, 1e3] (0, -1, nan)
+    and an elbow over no K (K = 1..0) are no settings: each is refused naming the option. Before,
+    `x or default` made 0 the default (exit 0), -1 and nan were reported as a divergence of
+    training.lr, and --max-K 0 crashed (exit 70)."""
+    out = tmp_path / "f.toml"
+    argv = ["find-gates", *XOR, "--out", str(out), opt, value]
+    if opt != "--steps":
+        argv += ["--steps", "50"]
+    if opt == "--max-K":
+        argv.remove("--K"), argv.remove("2")
+    assert main(argv) == 2
+    _error(capsys, opt)
+    assert not out.exists()
+
+
+def test_find_gates_keeps_an_explicit_zero():
+    """find_gates read `lr or default`: lr = 0 counted as not given and it trained at the default 0.05.
+    An explicit value is kept now, so a zero step size reaches the trainer, which refuses it."""
+    from theorykit.analysis.findgates import find_gates
+    from theorykit.spec.task import xor_margin
+
+    with pytest.raises(SpecError) as e:
+        find_gates(xor_margin(0.5), K=1, seeds=1, steps=50, hidden=8, lr=0.0)
+    assert e.value.field == "training.lr"
+
+
+@pytest.mark.parametrize("name", ["a" * 80, "a\nb", ""])
+def test_find_gates_checks_the_name_as_the_spec_parser(tmp_path, capsys, name):
+    """A spec's name is 1 to 64 printable characters (theorykit.spec.fields.label): 80 characters,
+    a newline or nothing cannot be a name; before, the first two were written (exit 0) into a spec
+    load_spec refuses, and an empty one was silently replaced."""
+    out = tmp_path / "f.toml"
+    assert main(["find-gates", *XOR, "--steps", "50", "--name", name, "--out", str(out)]) == 2
+    _error(capsys, "--name")
+    assert not out.exists()
+
+
+def test_find_gates_default_name_is_cut_to_fit(tmp_path):
+    """The default name found-<stem> of a spec whose file stem has 70 characters would have 76 > 64:
+    it is cut to its first 64 characters, 'found-' and 58 x's, and the written spec loads."""
+    src = tmp_path / ("x" * 70 + ".toml")
+    shutil.copy(EX / "xor_linear.toml", src)
+    out = tmp_path / "f.toml"
+    assert main(["find-gates", str(src), "--set", "Delta=0.5", "--K", "2", "--seeds", "1", "--steps", "50",
+                 "--no-progress", "--out", str(out)]) == 0
+    assert load_spec(out).name == "found-" + "x" * 58
+
+
+def test_find_gates_refuses_to_write_a_spec_that_would_not_load(tmp_path, capsys):
+    """An imported run whose data hold -1e-8: a spec's data numbers are 0 or of magnitude in
+    [1e-6, 1e6], so the spec found in it (its data written out) would not load back; it is refused
+    naming the entry (inputs row 2, column 3) and nothing is written. Before: exit 0 and a file
+    load_spec refuses."""
+    rng = np.random.default_rng(0)
+    np.savez(tmp_path / "data.npz", X=np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -1e-8]]),
+             Y=np.array([[1.0, 1, -1, -1]]))
+    for s in (0, 10):
+        np.savez(tmp_path / f"step_{s}.npz", W1=0.1 * rng.standard_normal((4, 3)), W2=0.1 * rng.standard_normal((1, 4)))
+    out = tmp_path / "f.toml"
+    assert main(["find-gates", "--checkpoints", str(tmp_path / "step_*.npz"), "--data", str(tmp_path / "data.npz"),
+                 "--lr", "0.05", "--K", "1", "--no-progress", "--out", str(out)]) == 2
+    assert "data.inputs[2][3]" in _error(capsys, "--out")
+    assert not out.exists()
+
+
+# ------------------------------------------------------------------------------------------
+# predict reads its spec with load_spec's checks
+# ------------------------------------------------------------------------------------------
+_DATA = """[data]
+inputs = [[1, -1, 1, -1], [1, -1, -1, 1], ["sqrt(D)", "sqrt(D)", 1, 1]]
+targets = [[1, 1, -1, -1]]
+"""
+
+
+@pytest.mark.parametrize("text,sets,field,says", [
+    ("[symbols]\nD = {}\n" + _DATA + "[trainig]\nlr = 0.05\n", ["D=1"], "spec", "unknown keys ['trainig']"),
+    ("a = " + "[" * 5000 + "]" * 5000 + "\n", [], "spec", "nested too deeply"),
+    ("[symbols]\nD = {}\n" + _DATA, ["D=-1"], "--set D", "imaginary or complex"),
+])
+def test_predict_spec_gets_load_specs_checks(tmp_path, capsys, text, sets, field, says):
+    """A misspelt [trainig] table is refused (it was ignored: defaults written, exit 0); a file nested
+    5000 deep is an error (it crashed with RecursionError, exit 70); sqrt(D) at D = -1 is i, not a
+    real number, refused as --set D (it crashed converting a complex number, exit 70)."""
+    spec, out = tmp_path / "p.toml", tmp_path / "pred.toml"
+    spec.write_text(text)
+    argv = ["predict", str(spec), "--hidden", "8", "--out", str(out), "--no-progress"]
+    for s in sets:
+        argv += ["--set", s]
+    assert main(argv) == 2
+    assert says in _error(capsys, field)
+    assert not out.exists()
+
+
+# ------------------------------------------------------------------------------------------
+# sweep
+# ------------------------------------------------------------------------------------------
+def test_sweep_checks_its_size_first(tmp_path, capsys, monkeypatch):
+    """simulate's size check: the loss history alone is 2 x 8 bytes x 1 member x (10^6 + 1) steps
+    = 16 MB, over a memory limit of 1 MB, so the sweep is refused naming --steps before anything is
+    written (before: no check; at --steps 1e9 it died of memory)."""
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", "1e6")
+    out = tmp_path / "sw"
+    assert main(["sweep", str(EX / "xor_linear.toml"), "--grid", "Delta=0.5", "--seeds", "1", "--steps", "1000000",
+                 "--no-progress", "--out", str(out)]) == 2
+    assert "memory" in _error(capsys, "--steps")
+    assert not out.exists()
+
+
+def test_sweep_grid_values_are_checked_and_named_as_grid(tmp_path, capsys):
+    """Grid learning rates obey training.lr's range [1e-12, 1e3]: 1e-8 is a learning rate (it was
+    refused as a data number under '--set _x'), 5000 is not (it ran, diverged and crashed, exit 70,
+    leaving files); a bad symbol value is reported under --grid, not --set."""
+    syms = load_spec(EX / "xor_linear.toml").task.symbols
+    assert parse_grid(["lr=1e-8"], syms) == {"lr": [1e-8]}
+    for item, field in (("lr=5000", "--grid lr"), ("lr=0", "--grid lr"), ("Delta=nan", "--grid Delta"),
+                        ("Delta=1e-9", "--grid Delta")):
+        with pytest.raises(SpecError) as e:
+            parse_grid([item], syms)
+        assert e.value.field == field, item
+    out = tmp_path / "sw"
+    assert main(["sweep", str(EX / "xor_linear.toml"), "--grid", "Delta=0.5", "--grid", "lr=5000", "--seeds", "1",
+                 "--steps", "10", "--no-progress", "--out", str(out)]) == 2
+    _error(capsys, "--grid lr")
+    assert not out.exists()
+
+
+# ------------------------------------------------------------------------------------------
+# race-exhaust
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("opt,value,says", [("--gamma", "nan", "not a finite"), ("--gamma", "-1", "out of range"),
+                                            ("--a0", "-1", "out of range"), ("--a0", "1e9", "out of range"),
+                                            ("--a0", "100", "diverged")])
+def test_race_exhaust_checks_gamma_and_a0(tmp_path, capsys, opt, value, says):
+    """The context scale is a positive data number (in [1e-6, 1e6]) and a0 lies in training.a0's range
+    [1e-12, 1e2]: nan, -1 and 1e9 are refused naming the option (before: exit 70, or -1 accepted).
+    a0 = 100 is in range, but the race from there blows up (a loss becomes non-finite): refused naming
+    --a0 before anything is written (before: exit 70)."""
+    out = tmp_path / "re"
+    assert main(["race-exhaust", "--k", "3", "--steps", "2000", "--no-progress", "--out", str(out), opt, value]) == 2
+    assert says in _error(capsys, opt)
+    assert not out.exists()
+
+
+# ------------------------------------------------------------------------------------------
+# every command
+# ------------------------------------------------------------------------------------------
+def test_every_command_takes_debug():
+    """The internal-error message says 'rerun with --debug': every command must accept it (sweep,
+    race-exhaust and compare refused it as an unrecognized argument)."""
+    sub = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
+    missing = [name for name, p in sub.choices.items() if "--debug" not in p._option_string_actions]
+    assert sub.choices and missing == []
+
+
+def test_debug_after_a_sweep_is_read(tmp_path, capsys):
+    """sweep ... --debug is parsed (it was an unrecognized argument) and the error still exits 2."""
+    out = tmp_path / "sw"
+    assert main(["sweep", str(EX / "xor_linear.toml"), "--grid", "lr=5000", "--grid", "Delta=0.5", "--debug",
+                 "--out", str(out)]) == 2
+    _error(capsys, "--grid lr")
+
+
+def test_simulate_refuses_a_fractional_time(tmp_path, capsys):
+    """The simulated loss exists at whole steps only: t = 1.5 was reported with the loss of step 1."""
+    out = tmp_path / "s.json"
+    assert main(["simulate", str(EX / "xor_linear.toml"), "--set", "Delta=0.5", "--steps", "10", "--seeds", "1",
+                 "--times", "0,1.5,2", "--json", str(out)]) == 2
+    assert "1.5" in _error(capsys, "--times")
+    assert not out.exists()
+
+
+def test_derive_checks_every_output_path_before_writing(tmp_path, capsys):
+    """--json under a path whose 'folder' o.txt is a file cannot be written: derive wrote --latex first
+    and then failed, leaving l.tex behind; now both paths are checked before either is written."""
+    (tmp_path / "o.txt").write_text("")
+    tex = tmp_path / "l.tex"
+    assert main(["derive", str(EX / "xor_linear.toml"), "--set", "Delta=0.5", "--latex", str(tex),
+                 "--json", str(tmp_path / "o.txt" / "x.json")]) == 2
+    _error(capsys, "--json")
+    assert not tex.exists()
+    assert main(["derive", str(EX / "xor_linear.toml"), "--set", "Delta=0.5", "--latex", str(tex),
+                 "--json", str(tmp_path)]) == 2          # a folder is no file name
+    _error(capsys, "--json")
+    assert not tex.exists()
+
+
+def test_simulate_checks_every_output_path_before_writing(tmp_path, capsys):
+    """simulate writes --plot, then --json: a --json path under the file o.txt failed after the PNG
+    was written; both paths are now checked first."""
+    (tmp_path / "o.txt").write_text("")
+    png = tmp_path / "p.png"
+    assert main(["simulate", str(EX / "xor_linear.toml"), "--set", "Delta=0.5", "--steps", "10", "--seeds", "1",
+                 "--plot", str(png), "--json", str(tmp_path / "o.txt" / "x.json")]) == 2
+    _error(capsys, "--json")
+    assert not png.exists()
