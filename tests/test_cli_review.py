@@ -224,3 +224,21 @@ def test_simulate_checks_every_output_path_before_writing(tmp_path, capsys):
                  "--plot", str(png), "--json", str(tmp_path / "o.txt" / "x.json")]) == 2
     _error(capsys, "--json")
     assert not png.exists()
+
+
+def test_a_symbol_set_twice_is_refused(tmp_path, capsys):
+    """`--set Delta=1 --set Delta=2` kept the last value silently; now neither is guessed and nothing
+    is written."""
+    out = tmp_path / "d.json"
+    assert main(["derive", str(EX / "xor_linear.toml"), "--set", "Delta=1", "--set", "Delta=2", "--json", str(out)]) == 2
+    assert "given twice" in _error(capsys, "--set Delta") and not out.exists()
+
+
+def test_sweep_grid_values_obey_the_symbols_assumptions():
+    """Delta is declared nonnegative in examples/xor_linear.toml: a grid reaching −1 is refused, named
+    as the grid, as --set refuses it (the derivation simplified with Δ ≥ 0)."""
+    symbols = load_spec(str(EX / "xor_linear.toml")).task.symbols
+    with pytest.raises(SpecError) as exc:
+        parse_grid(["Delta=-1,0.5"], symbols)
+    assert exc.value.field == "--grid Delta" and "nonnegative" in exc.value.problem
+    assert parse_grid(["Delta=0,0.5"], symbols)["Delta"] == [0.0, 0.5]

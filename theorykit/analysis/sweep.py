@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import SpecError
 from ..spec.expr import parse_expr
 from ..spec.fields import check_magnitude, real
-from ..spec.files import TRAINING_RANGES
+from ..spec.files import TRAINING_RANGES, parse_assignment
 from ..net.layout import Net, as_dtype
 from ..record import SaveAt
 from ..sim.engine import train_net
@@ -47,9 +47,15 @@ def _numbers(name: str, text: str, symbols) -> list:
     """Values of ``NAME=a:b:n`` (n points from a to b) or ``NAME=v1,v2,…``; numbers via the safe parser."""
     def num(v):
         fld = f"--grid {name}"
-        val = parse_expr(v.strip(), {}, fld)
-        if name != "lr":        # a symbol's value: as --set checks it
-            check_magnitude(val, fld, text=v.strip())
+        if name in symbols:     # a symbol's value: as --set checks it (magnitude, the symbol's assumptions)
+            try:
+                _, val = parse_assignment(f"{name}={v.strip()}", symbols)
+            except SpecError as exc:
+                raise SpecError(fld, exc.problem, exc.fix) from None
+        else:
+            val = parse_expr(v.strip(), {}, fld)
+            if name != "lr":
+                check_magnitude(val, fld, text=v.strip())
         try:
             x = float(val)
         except TypeError:

@@ -52,6 +52,9 @@ def values_from(spec, sets) -> dict:
     vals, given = {}, {}
     for a in sets or []:
         sym, v = parse_assignment(a, spec.task.symbols)
+        if sym in vals:         # the last would silently win
+            raise SpecError(f"--set {sym}", f"is given twice ({given[sym]} and {a.split('=', 1)[1].strip()})",
+                            "give each symbol one value")
         vals[sym] = v
         given[sym] = a.split("=", 1)[1].strip()
     check_values(spec, vals, given)

@@ -35,7 +35,7 @@ def load_task_training(path, assignments=()):
     if len(raw) > sf.MAX_SPEC_BYTES:
         raise SpecError("spec", f"{path} is larger than {sf.MAX_SPEC_BYTES} bytes", "keep large data out of the spec")
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8"), parse_float=sf._toml_float)   # 1e-400 is not 0
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SpecError("spec", f"{path} is not valid TOML: {exc}", "check the file's syntax") from None
     except RecursionError:      # as load_spec: a deeply nested file is an error, not a crash
