@@ -66,3 +66,15 @@ def test_resuming_with_another_chunk_size_is_refused(spec, tmp_path):
     with pytest.raises(SpecError, match="--chunk 3"):
         run_sweep(spec, grid, seeds=2, steps=20, out=out, chunk=2, progress=False)
     assert run_sweep(spec, grid, seeds=2, steps=20, out=out, chunk=3, progress=False)["chunks_computed"] == [2]
+
+
+def test_a_sweep_whose_large_learning_rate_diverges_reports_it(spec, tmp_path):
+    """On XoR (mean loss) with lr = 1000 the aligned start overshoots at once and the loss becomes
+    non-finite; a sweep over learning rates expects that: the summary counts the diverged seeds and
+    averages the others (it refused to write a non-finite mean before)."""
+    grid = parse_grid(["Delta=1", "lr=0.01,1000"], spec.task.symbols)
+    res = run_sweep(spec, grid, seeds=2, steps=200, out=tmp_path / "sw", chunk=4, progress=False)
+    small, big = res["results"]
+    assert small["diverged_seeds"] == 0 and np.isfinite(small["final_loss_mean"])
+    assert big["diverged_seeds"] == 2 and big["final_loss_mean"] is None
+    assert json.loads((tmp_path / "sw" / "sweep.json").read_text())["complete"]

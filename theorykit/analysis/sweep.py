@@ -228,10 +228,13 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
     t = np.arange(plan["steps"] + 1)
     S, nl = seeds, len(plan["lrs"])
     fin = loss[:, -1].reshape(len(plan["points"]), nl, S)
+    def stats(f):   # over the seeds that did not diverge (a sweep over lr expects some that do)
+        ok = np.isfinite(f)
+        return {"final_loss_mean": float(np.mean(f[ok])) if ok.any() else None,
+                "final_loss_std": float(np.std(f[ok])) if ok.any() else None, "diverged_seeds": int(np.sum(~ok))}
+
     summary = dict(decl, complete=True, seconds_this_run=time.time() - t0, chunks_computed=todo,
-                   results=[{**{n: float(v) for n, v in zip(plan["names"], pt)}, "lr": float(lr),
-                             "final_loss_mean": float(np.mean(fin[pi, li])), "final_loss_std": float(np.std(fin[pi, li])),
-                             "diverged_seeds": int(np.sum(~np.isfinite(fin[pi, li])))}
+                   results=[{**{n: float(v) for n, v in zip(plan["names"], pt)}, "lr": float(lr), **stats(fin[pi, li])}
                             for pi, pt in enumerate(plan["points"]) for li, lr in enumerate(plan["lrs"])])
     write_json(manifest, summary)
     return dict(summary, t=t, loss=loss)
