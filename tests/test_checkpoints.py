@@ -387,3 +387,14 @@ def test_compare_trains_the_gdln_in_the_runs_loss_convention(run_dir, tmp_path):
     mean, summed = (compare_run(spec, run, lr=LR, loss=k) for k in ("mean", "sum"))
     assert summed.run_loss[0] == pytest.approx(4 * mean.run_loss[0], rel=1e-12)
     assert summed.gdln_loss[0] == pytest.approx(4 * mean.gdln_loss[0], rel=1e-9)
+
+
+def test_a0_rule_with_unequal_layer_stds_is_the_derived_sum():
+    """Two layers: a0 = ¼ E‖w1 + w2‖² = ¼(σ1² H + σ2² H) (docs/theory.md#a0-rule). σ1 = 0.05, σ2 = 0.01,
+    H = 40: ¼(0.0025 + 0.0001)·40 = 0.026 (a reviewer's numpy gradient flow measured 0.026); the product
+    σ1σ2H/2 = 0.01 is right only when σ1 = σ2 (then both give σ²H/2: 0.008 for σ = 0.02)."""
+    from theorykit.net.starts import a0_rule
+
+    assert a0_rule([0.05, 0.01], [40, 40]) == pytest.approx(0.026, rel=1e-12)
+    assert a0_rule(0.02, 40) == pytest.approx(0.008, rel=1e-12) == a0_rule([0.02, 0.02], [40, 40])
+    assert a0_rule(0.02, 40, 3) == pytest.approx((0.02 * np.sqrt(20)) ** 3, rel=1e-12)   # deeper: the product

@@ -458,3 +458,19 @@ def test_bench_throughput_matches_recurrence():
     assert g["network_steps_per_s"] > 0
     race = race_throughput(cfg)
     assert race["families"] == 127 and race["families_per_s"] > 0
+
+
+def test_k_context_closed_forms_refuse_a_structure_without_their_assumption():
+    """The closed forms assume HᵀH1 ∝ 1. ring(8)'s 14 bump rows cover rotations 0–5 twice and 6–7 once,
+    so its column sums of HᵀH differ; the hierarchy and the cross hold it (checked exactly)."""
+    from theorykit import cross, hierarchy, ring
+    from theorykit.errors import DerivationError
+    from theorykit.theory.k_algebra import structure_assumption
+    from theorykit.theory.k_contexts import closed_form_modes, derive
+
+    assert structure_assumption(hierarchy(8))["holds"] and structure_assumption(cross(8))["holds"]
+    assert not structure_assumption(ring(8))["holds"]
+    res = derive()
+    closed_form_modes(res, hierarchy(8), 8, 3, 1.0)
+    with pytest.raises(DerivationError, match="right singular vector"):
+        closed_form_modes(res, ring(8), 8, 3, 1.0)

@@ -493,3 +493,26 @@ def test_race_block_frames_ignore_rounding_noise():
     got = rs.solve([0.0], tau=10.0, a0=a0, modes=False).loss[0, 0]
     assert len(rs.blocks) > 1                              # the split is what is tested
     assert got == pytest.approx(want, rel=1e-10), (got, want)
+
+
+def test_shared_edge_aligned_start_puts_the_mean_path_strength_at_a0_across_depths():
+    """Paths of depths 2 and 3 through a shared node s (input→s→output and input→s→t→output, t on two
+    of three contexts): the mean of the paths' top singular values (each path's product of weights,
+    computed here by matrix products) is a0. The common factor used the mean depth as if all paths had
+    it, which put the mean at 0.0153 for a0 = 0.01."""
+    from theorykit.net.layout import Net
+    from theorykit.net.starts import aligned_params
+    from theorykit.spec.graph import Edge, GraphSpec, Node
+
+    task = tk.contexts(4, 3)
+    gate = tuple(int(mu // 4 in (0, 1)) for mu in range(task.P))
+    g = GraphSpec(task, (Node("s", 20), Node("t", 20, gate)),
+                  (Edge("input", "s"), Edge("s", "output"), Edge("s", "t"), Edge("t", "output")), tk.Training(a0=0.01))
+    p0 = {k: np.asarray(v[0]) for k, v in aligned_params(g, 0.01, 1, 0).items()}
+    tops = []
+    for keys, *_ in Net.from_graph(g).paths(task.P):
+        M = p0[keys[0]]
+        for k in keys[1:]:
+            M = p0[k] @ M
+        tops.append(np.linalg.svd(M, compute_uv=False)[0])
+    assert len(tops) == 2 and np.mean(tops) == pytest.approx(0.01, rel=1e-9)

@@ -133,6 +133,20 @@ def _key_latex(kres) -> dict:
     }
 
 
+def _graded(value, ok, bad, mode, higher_is_better=False):
+    """A verdict from one printed number and its printed thresholds: "confirmed" at ``ok`` or better;
+    "not borne out" beyond ``bad``, but only at the paper's sizes (full mode): quick mode runs smaller
+    networks, so there a number beyond ``bad`` is "partly" (the full run decides). Returns the verdict
+    and the rule, to print with the number."""
+    good = value >= ok if higher_is_better else value <= ok
+    worse = value < bad if higher_is_better else value > bad
+    cmp_ok, cmp_bad = ("≥", "<") if higher_is_better else ("≤", ">")
+    rule = f"confirmed if {cmp_ok} {ok:g}; not borne out if {cmp_bad} {bad:g} at the paper's sizes (full run)"
+    if good:
+        return "confirmed", rule
+    return ("not borne out" if worse and mode == "full" else "partly"), rule
+
+
 def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_latex=None):
     ag = s4["agreement"]
     u4 = s4["units"]
@@ -146,13 +160,16 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
         "ours": f"derived with k, n symbolic: s = {der['kminus1']['s']}, d = {der['kminus1']['d_eff']}, end = "
                 f"{der['kminus1']['end_point']}; equals the numeric derivation for k = 2..8 (worst |error| "
                 f"{der['worst_abs_error_k2_to_8']:.1e})",
-        "agreement": f"{der['worst_abs_error_k2_to_8']:.1e}", "verdict": "confirmed"})
+        "agreement": f"{der['worst_abs_error_k2_to_8']:.1e} (confirmed if < 1e-9: exact forms evaluated in floats)",
+        "verdict": "confirmed" if der["worst_abs_error_k2_to_8"] < 1e-9 else "not borne out"})
     claims.append({
         "claim": "Section 4: the common pathway learns the linear least-squares part; the context pathways its residual",
         "ours": "common pathway derived in closed form for symbolic k (3 sectors, all diagonalisable for the "
                 "hierarchy); residual (H~ e_i)(delta_cc' - 1/k), loss (k-1)||H~||^2/(2nk), matches exact least squares "
                 f"for k = 2..8: {der['all_residuals_match']}",
-        "agreement": "exact", "verdict": "confirmed"})
+        "agreement": ("exact (exact arithmetic)" if cfg.get("exact_checks") else "to 1e-12 (float least squares; the "
+                      "full run checks it in exact arithmetic)") if der["all_residuals_match"] else "does not match",
+        "verdict": "confirmed" if der["all_residuals_match"] else "not borne out"})
     dbl_rank = rr["rank_of_common_double_by_area"]
     claims.append({
         "claim": "Proposition 4.2: common + double-context pathways is the fastest (race-winning) gating a ReLU "
@@ -166,17 +183,21 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                 f"{100 * rr['its_area_excess_over_common_double']:.1f}% slower than common+double; common+single is "
                 f"{100 * (rr['double_vs_single_area_ratio'] - 1):.0f}% slower; fastest to 1% of L(0): "
                 f"'{rr['winner_by_time_to_1pct']}'",
-        "agreement": f"common+double within {100 * rr['common_double_area_excess_over_winner']:.2f}% of the winner",
+        "agreement": f"common+double within {100 * rr['common_double_area_excess_over_winner']:.2f}% of the winner "
+                     "(confirmed if it wins, or is within 1% and every family within 1% contains common + the three "
+                     "doubles; not borne out if over 5% behind at the paper's sizes)",
         "verdict": "confirmed" if (dbl_rank == 1 or (rr["common_double_area_excess_over_winner"] < 0.01
                                                      and rr["all_within_1pct_contain_common_and_all_doubles"]))
-        else "partly"})
+        else _graded(rr["common_double_area_excess_over_winner"], 0.01, 0.05, mode)[0]})
     share = rr["all_seven_output_share"]
     single_share = sum(v for k_, v in share.items() if k_ in ("ctx1", "ctx2", "ctx3"))
     claims.append({
         "claim": "App. E: when all seven modules race, the single-context pathways remain inactive",
         "ours": f"single-context pathways carry {100 * single_share:.1f}% of the output norm at step 8000 in the "
                 f"all-seven race",
-        "agreement": f"{100 * single_share:.1f}%", "verdict": "confirmed" if single_share < 0.02 else "partly"})
+        "agreement": f"{100 * single_share:.1f}% ({_graded(single_share, 0.02, 0.10, mode)[1]})",
+        "verdict": _graded(single_share, 0.02, 0.10, mode)[0]})
+    f4a = max(ag['relu_vs_race_fitted_a0']['max_abs_error_over_L0'], ag['relu_vs_gdln_double_joint_max_abs_error_over_L0'])
     claims.append({
         "claim": "Fig. 4a: the ReLU network's loss follows the ReLN (common + double) and the race reduction",
         "ours": f"max |L_ReLU - L_GDLN| / L(0) = {ag['relu_vs_gdln_double_joint_max_abs_error_over_L0']:.3f}; "
@@ -184,9 +205,11 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                 f"(rule a0: {ag['relu_vs_race_rule_a0']['max_abs_error_over_L0']:.3f}); GDLN vs race with rule a0 "
                 f"(no fit) = {ag['gdln_double_joint_vs_race_rule_a0_max_abs_error_over_L0']:.3f}",
         "agreement": f"{ag['relu_vs_race_fitted_a0']['max_abs_error_over_L0']:.3f} of L(0) (race, a0 fitted); "
-                     f"{ag['relu_vs_gdln_double_joint_max_abs_error_over_L0']:.3f} (GDLN with the paper's initial scales)",
-        "verdict": "confirmed" if max(ag['relu_vs_race_fitted_a0']['max_abs_error_over_L0'],
-                                      ag['relu_vs_gdln_double_joint_max_abs_error_over_L0']) < 0.05 else "partly"})
+                     f"{ag['relu_vs_gdln_double_joint_max_abs_error_over_L0']:.3f} (GDLN with "
+                     + ("the paper's initial scales" if mode == "full" else "the quick run's scales: σ√H kept at the "
+                        "paper's widths' values") + f"); the larger of the two: {_graded(f4a, 0.05, 0.15, mode)[1]}",
+        "verdict": _graded(f4a, 0.05, 0.15, mode)[0]})
+    share_cd = (sig["common"] + sig["k-1-context"]) / max(nsig, 1)
     claims.append({
         "claim": "Section 4: the ReLU network has no context-specific neurons; its units are common or active "
                  "in two of the three contexts",
@@ -194,9 +217,11 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                 f"{u4['majority_significant_mean_purity']:.2f}; weight share {u4['weight_share_majority']}); "
                 f"with exact context-constant patterns only: {ex}",
         "agreement": f"common + double = {sig['common'] + sig['k-1-context']}/{nsig} (majority), "
-                     f"{ex['common'] + ex['k-1-context']}/{sum(ex.values())} exact",
-        "verdict": "confirmed" if sig["single-context"] <= 0.05 * nsig and (sig["common"] + sig["k-1-context"]) >= 0.9 * nsig
-        else "partly"})
+                     f"{ex['common'] + ex['k-1-context']}/{sum(ex.values())} exact (confirmed if single-context ≤ 5% "
+                     "and common + double ≥ 90% of the units by majority; not borne out if common + double < 70% at "
+                     "the paper's sizes)",
+        "verdict": "confirmed" if sig["single-context"] <= 0.05 * nsig and share_cd >= 0.9
+        else _graded(share_cd, 0.9, 0.7, mode, higher_is_better=True)[0] if share_cd < 0.9 else "partly"})
     md = f4c
     if md:
         last = md[max(md, key=int)]
@@ -207,8 +232,9 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                     + "; of the 2-D plots " + ", ".join(f"{v['procrustes_disparity']:.3g}" for v in md.values())
                     + " (2-D is fragile where MDS eigenvalues are nearly equal); distance-matrix correlation at the end "
                     + f"{last['distance_correlation']:.3f}",
-            "agreement": f"{last['procrustes_disparity_all_dims']:.3g}",
-            "verdict": "confirmed" if last["procrustes_disparity_all_dims"] < 0.1 else "partly"})
+            "agreement": f"{last['procrustes_disparity_all_dims']:.3g} "
+                         f"({_graded(last['procrustes_disparity_all_dims'], 0.1, 0.3, mode)[1]})",
+            "verdict": _graded(last["procrustes_disparity_all_dims"], 0.1, 0.3, mode)[0]})
     js = s4["joint_vs_staged"]["double"]
     claims.append({
         "claim": "The paper describes joint training of the GDLN; its code trained it staged",
@@ -227,28 +253,37 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                 + " times the initialisation's (the context pathways grow on the full targets' correlations before "
                   "the common pathway has taken them, which the residual-from-t=0 closed form leaves out)",
         "agreement": f"closed form {max(v['gdln_joint_vs_closed_form'] for v in f5.values()):.2f} of L(0) without a fit, "
-                     f"{max(v['relu_vs_closed_form_fitted_a0'] for v in f5.values()):.3f} with a0 fitted",
-        "verdict": "partly"})
+                     f"{max(v['relu_vs_closed_form_fitted_a0'] for v in f5.values()):.3f} with a0 fitted (confirmed if "
+                     "≤ 0.05 without a fit; partly if ≤ 0.05 only with a0 fitted; not borne out otherwise at the "
+                     "paper's sizes)",
+        "verdict": "confirmed" if max(v["gdln_joint_vs_closed_form"] for v in f5.values()) <= 0.05 else (
+            "partly" if max(v["relu_vs_closed_form_fitted_a0"] for v in f5.values()) <= 0.05 or mode != "full"
+            else "not borne out")})
     winners = {kk: v["winner_r"] for kk, v in rfam.items()}
     claims.append({
         "claim": "Finding 3: the bias towards (k-1)-context pathways (node reuse) continues as k grows",
         "ours": "coupled race of common + all r-context pathways: winner r per k = " + str(winners)
                 + "; single/(k-1) area ratio " + ", ".join(f"k={kk}: {v['single_over_kminus1_area']:.2f}" for kk, v in rfam.items())
-                + "; on the residual alone r = k/2 has the largest s (the residual cannot rank them)",
-        "agreement": "k-1 wins for every k" if all(v["kminus1_wins"] for v in rfam.values()) else "not for every k",
-        "verdict": "confirmed" if all(v["kminus1_wins"] for v in rfam.values()) else "partly"})
+                + "; on the residual alone r = k/2 has the largest s (the residual cannot rank them); r raced: "
+                + "; ".join(f"k={kk}: {sorted(int(r_) for r_ in v['families'])}" for kk, v in rfam.items())
+                + ("" if cfg.get("rfamily_all_r") else " (quick: r = 1, k/2, k−1 only; the full run races every r)"),
+        "agreement": ("k-1 wins for every k" if all(v["kminus1_wins"] for v in rfam.values()) else "not for every k")
+                     + " (confirmed if the (k−1)-context family wins for every k raced)",
+        "verdict": "confirmed" if all(v["kminus1_wins"] for v in rfam.values()) else (
+            "not borne out" if mode == "full" else "partly")})
     u5 = {kk: v["units"]["majority_significant"] for kk, v in s5.items()}
     h5 = {kk: {c: round(x["weight_share"], 3) for c, x in v["units"]["contexts_on_histogram_majority"].items()}
           for kk, v in s5.items()}
+    u5s = {kk: (v["k-1-context"] + v["common"]) / max(sum(v.values()), 1) for kk, v in u5.items()}
     claims.append({
         "claim": "Section 5: ReLU networks with k = 3, 4, 5 contexts use common + (k-1)-context units",
         "ours": "; ".join(f"k={kk}: {v}" for kk, v in u5.items())
                 + ". Weight share by number of contexts a unit is on in (majority reading): "
                 + "; ".join(f"k={kk}: {h}" for kk, h in h5.items()),
-        "agreement": "(k-1)-context weight share " + ", ".join(
-            f"k={kk}: {h[str(int(kk) - 1)]:.2f}" for kk, h in h5.items()),
-        "verdict": "confirmed" if all(v["k-1-context"] + v["common"] >= 0.9 * sum(v.values()) for v in u5.values())
-        else "partly"})
+        "agreement": "common + (k−1)-context share of the significant units " + ", ".join(
+            f"k={kk}: {u5s[kk]:.2f}" for kk in u5s) + f" (tested: {_graded(min(u5s.values()), 0.9, 0.7, mode, True)[1]}"
+            "); (k−1)-context weight share " + ", ".join(f"k={kk}: {h[str(int(kk) - 1)]:.2f}" for kk, h in h5.items()),
+        "verdict": _graded(min(u5s.values()), 0.9, 0.7, mode, higher_is_better=True)[0]})
 
     def strip(d):
         return {k_: v for k_, v in d.items() if not k_.startswith("_")}

@@ -48,6 +48,7 @@ def run_statistics(r, t_ck, align: float) -> dict:
     fin4 = np.isfinite(ta4)
     res["aligned_runs"] = int(fin.sum())
     res["aligned4_runs"] = int(fin4.sum())
+    res["aligned_both_runs"] = int((fin & fin4).sum())
     if fin.sum() >= 3 and np.std(ta[fin]) > 0:
         r2s, w, imax = variance_explained(Lck[fin], ta[fin])
         res.update(r2_weighted=w, r2_at_max_var=float(r2s[imax]), t_max_var=float(t_ck[imax]),

@@ -17,6 +17,7 @@ import sys
 import numpy as np
 from ..io import jsonable, write_json, write_png
 from ..theory.derivation import Derivation, numeric_matrix
+from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
 from ..record import SaveAt
 from ..spec.graph import graph_from_pathways
 
@@ -78,10 +79,15 @@ def _t_halves(der, values) -> dict:
     except Exception:  # noqa: BLE001 - symbols without values: no numbers
         return {}
     out = {}
+    depth = {p.name: p.depth for p in der.spec.pathways}
     for n, svd in der.modes.items():
         row = []
         for m in svd.modes:
             try:
+                if depth[n] != 2:   # the integral's value by quadrature in floats
+                    row.append(t_half_float(m.s_float(vals), m.d_float(vals), float(vals[A0]), float(vals[TAU]),
+                                            depth[n]))
+                    continue
                 v = complex(sp.N(der.t_half[n][len(row)].subs(vals)))
                 row.append(v.real if abs(v.imag) < 1e-12 and np.isfinite(v.real) else float("nan"))
             except Exception:  # noqa: BLE001 - e.g. no closed form for d

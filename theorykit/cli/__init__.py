@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 import traceback
 
 from ..errors import DerivationError, DivergenceError, SpecError, TheorykitError
@@ -38,6 +39,14 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     debug = getattr(args, "debug", False)
+    with warnings.catch_warnings():
+        # a warning reads as one line of the command's own, not a Python source location
+        warnings.showwarning = lambda message, *_a, **_k: print(one_line(f"theorykit: warning: {message}"),
+                                                                file=sys.stderr)
+        return _run(args, debug)
+
+
+def _run(args, debug) -> int:
     try:
         if args.distributed:
             import jax

@@ -11,8 +11,8 @@ balanced pathway of strength
 Derivation for L = 2 (docs/theory.md#a0-rule): with w1 = W1 v and w2 = W2ᵀ u (both in R^H), the mode
 strength is a = w1·w2. While the weights are small, τ dw1/dt = s w2 and τ dw2/dt = s w1, so
 w1 + w2 grows as e^{st/τ} and w1 − w2 decays as e^{−st/τ}: a(t) → ¼‖w1(0) + w2(0)‖² e^{2st/τ}.
-The closed form starts as a0 e^{2st/τ}, so a0 = ¼ E‖w1 + w2‖² = ¼(σ1² H + σ2² H) = σ²H/2 for
-σ1 = σ2 = σ, which is Π_l σ√(H/2). For L > 2 the same factor per layer (the half of each layer's
+The closed form starts as a0 e^{2st/τ}, so a0 = ¼ E‖w1 + w2‖² = ¼(σ1² H + σ2² H) (what
+:func:`a0_rule` returns for two layers) = σ²H/2 for σ1 = σ2 = σ, which is Π_l σ√(H/2). For L > 2 the same factor per layer (the half of each layer's
 squared norm along the growing, symmetric direction) is a stated rule, not a derivation; the
 depth suite reports how well it does.
 """
@@ -35,7 +35,10 @@ __all__ = ["a0_rule", "random_params", "aligned_params", "aligned_net_params"]
 
 def a0_rule(stds: Sequence[float] | float, widths: Sequence[int] | int, depth: int | None = None) -> float:
     """``a0 = Π_l σ_l √(n_l/2)`` (module docstring): ``stds`` per layer (or one σ), ``widths``
-    the hidden width each layer's mode vector lives in (or one H), ``depth`` L when both are one number."""
+    the hidden width each layer's mode vector lives in (or one H), ``depth`` L when both are one number.
+    For two layers the derivation's own form, ``¼ (σ₁² n₁ + σ₂² n₂)``: the same number when σ₁ = σ₂
+    (and n₁ = n₂), and the right one when the layers' stds differ (a checkpoint of a fan-in
+    initialisation); deeper, the stated product."""
     if np.isscalar(stds) and np.isscalar(widths):
         L = 2 if depth is None else int(depth)
         stds, widths = [stds] * L, [widths] * L
@@ -45,6 +48,8 @@ def a0_rule(stds: Sequence[float] | float, widths: Sequence[int] | int, depth: i
         widths = [widths] * len(stds)
     if len(stds) != len(widths):
         raise SpecError("a0_rule", "one width per layer is needed", "give as many widths as stds")
+    if len(stds) == 2:
+        return float(0.25 * sum(s * s * n for s, n in zip(stds, widths)))
     return float(np.prod([s * np.sqrt(n / 2.0) for s, n in zip(stds, widths)]))
 
 
@@ -108,8 +113,10 @@ def aligned_params(graph, a0: float, seeds: int = 1, seed: int = 0, dtype: str =
     of the full Σyx); an edge from the input is ``c_e R_v V_rᵀ`` (V_r: top right singular
     vectors of Σyx, on the edge's rows), a hidden edge ``c_e R_v R_uᵀ``, an edge to the output
     ``c_e Q_e R_uᵀ`` (Q_e: polar factor of Σ_{p∋e} Σyx_p V_r on its rows). With c_e² ∝ the number
-    of pathways through e the weights are balanced at every node; the common factor makes the
-    mean pathway strength ``a0``. The activity stays in the frames, so this network's gradient
+    of pathways through e the weights are balanced at every node where every edge reads all input
+    rows and writes at least r output rows (an edge restricted to fewer rows is not: its frame is
+    not orthonormal there); the common factor makes the mean pathway strength ``a0`` (paths of
+    different depths included). The activity stays in the frames, so this network's gradient
     flow is the r-dimensional flow that :mod:`theorykit.theory.flow` integrates.
 
     ``frames``: pathway name → ``(U, V)``, each pathway's singular vectors (e.g. a derivation's
@@ -186,9 +193,16 @@ def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0,
                             f"set width >= {r}, or use init = random")
     # c_e ∝ sqrt(#pathways through e); the common factor sets the mean pathway strength to a0
     rel = {k: np.sqrt(len(through[k])) for k in net.keys}
-    mean_prod = np.mean([np.prod([rel[k] for k in keys]) for keys, _g, _i, _o in paths])
-    depth = np.mean([len(keys) for keys, _g, _i, _o in paths])
-    c0 = (a0 / mean_prod) ** (1.0 / depth)
+    prods = np.array([np.prod([rel[k] for k in keys]) for keys, _g, _i, _o in paths])
+    depths = np.array([len(keys) for keys, _g, _i, _o in paths], float)
+    if np.all(depths == depths[0]):
+        c0 = (a0 / prods.mean()) ** (1.0 / depths[0])
+    else:   # paths of different depths: the mean of c0^{L_p} Π rel is increasing in c0; solve it in log c0
+        lo, hi = -800.0, 800.0
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if np.mean(np.exp(depths * mid) * prods) < a0 else (lo, mid)
+        c0 = float(np.exp(0.5 * (lo + hi)))
     Q = {}
     for k, src, dst, ins, outs in net.edges:
         if dst == "output":

@@ -42,7 +42,7 @@ from ..spec.expr import to_exact
 from ..spec.graph import GraphSpec
 from .jaxify import to_jax
 from .race import RaceSystem
-from .trajectory import discrete_mode_recurrence
+from .trajectory import discrete_mode_recurrence, t_half_float
 from .latex import derivation_latex, derivation_latex_short
 
 __all__ = ["Derivation"]
@@ -280,8 +280,10 @@ class Derivation:
         items = [(n, svd.modes[0]) for n, svd in self.modes.items()]
         if len({p.depth for p in self.spec.pathways}) == 1:
             return sorted(items, key=lambda it: -it[1].s_float(self.reference))
-        vals = {**self.reference, tau: self.spec.tau, A0: self.spec.training.a0}
-        th = {n: float(sp.N(self.t_half[n][0].subs(vals), 15)) for n, _ in items}
+        depth = {p.name: p.depth for p in self.spec.pathways}
+        a0_, tau_ = float(self.spec.training.a0), float(self.spec.tau)
+        th = {n: t_half_float(m.s_float(self.reference), m.d_float(self.reference), a0_, tau_, depth[n])
+              for n, m in items}          # floats: no symbolic half-way time is built for this
         return sorted(items, key=lambda it: th[it[0]])
 
     def _need_closed_form(self, what):

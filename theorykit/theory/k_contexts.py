@@ -32,6 +32,7 @@ from .modes import product_of_irreducible_powers, zero_by_radical_reduction
 from .trajectory import mode_loss_reduction, mode_trajectory
 from .k_algebra import structure_values, structure_assumption
 from .derivation import Derivation
+from ..errors import DerivationError
 from ..spec.gating import GDLNSpec, Training, context_pathways
 from ..spec.task import Task, contexts, hierarchy
 from .effective import effective_dataset
@@ -284,8 +285,14 @@ def _loss(common, kminus1) -> dict:
 def closed_form_modes(res: KContexts, H, nn: int, kk: int, gam: float) -> list:
     """Numeric modes of the closed form for a concrete structure: (s, d, multiplicity, group, L0 part).
 
-    ``group`` is "common" or "context" (which initial strength a0 applies)."""
+    ``group`` is "common" or "context" (which initial strength a0 applies). The closed forms assume
+    that 1 is a right singular vector of H (HᵀH1 ∝ 1, true of the hierarchy and the cross, not of
+    ``ring(8)``); a structure without it is refused."""
 
+    if not structure_assumption(H)["holds"]:
+        raise DerivationError("the k-context closed forms assume 1 is a right singular vector of the structure "
+                              "(HᵀH 1 ∝ 1), which this one is not: its common pathway does not split into the "
+                              "three sectors; derive the task numerically (theorykit.Derivation)", field="data.structure")
     sv = structure_values(H)
     A, B, C = res.common
     K = res.kminus1

@@ -49,6 +49,18 @@ def t_half(s, d, a_init=a0, time_const=tau, depth: int = 2) -> sp.Expr:
     return time_const * sp.Integral(1 / (L * x ** (2 - 2 / L) * (s - d * x)), (x, a_init, s / (2 * d)))
 
 
+def t_half_float(s: float, d: float, a_init: float, time_const: float, depth: int = 2) -> float:
+    """:func:`t_half` in floats (no symbolic expression is built): the closed form for two layers, the
+    integral by quadrature for deeper ones."""
+    if depth == 2:
+        return time_const / (2 * s) * np.log(s / (d * a_init) - 1)
+    from scipy.integrate import quad
+
+    L = float(depth)
+    val, _ = quad(lambda a: 1.0 / (L * a ** (2 - 2 / L) * (s - d * a)), a_init, s / (2 * d), limit=200)
+    return time_const * val
+
+
 def mode_loss_reduction(s, d, a) -> sp.Expr:
     """How much a mode of strength ``a`` lowers the (mean) loss: ``s a − ½ d a²``."""
     return s * a - d * a ** 2 / 2
