@@ -312,7 +312,11 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
         "hyper_parameters": {"eta": ETA, "steps": STEPS, "loss": "sum (tau = 1/(P eta))", "bias": False,
                              "relu_hidden_section4": s4["units"]["hidden"], "relu_init_std": "0.005/hidden",
                              "gdln_init_std_section4": {"common": "10*b", "others": "20*b", "b": 0.0005 / 700},
-                             "gdln_init_std_section5": "10*0.0005/(100*(k+1))", "section5": {kk: SEC5[int(kk)] for kk in s5}},
+                             "gdln_init_std_section5": "10*0.0005/(100*(k+1))", "section5": {kk: SEC5[int(kk)] for kk in s5},
+                             "used_in_this_run": "these (the paper's)" if mode == "full" else (
+                                 f"quick sizes: ReLU {cfg['relu_hidden4']} units in Section 4 and {cfg['sec5_hidden']} "
+                                 f"for every k in Section 5, GDLN modules of {cfg['gdln_hidden']}, each std rescaled so "
+                                 "that σ√H (hence the a0 rule's a0) keeps its value at the widths above; see config")},
         "derivation": der,
         "race_section4": strip(rr),
         "race_r_families": rfam,
