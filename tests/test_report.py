@@ -176,6 +176,26 @@ def test_cache_key_depends_on_name_mode_source_and_package(fakes, monkeypatch):
     assert k != validation.cache_key("alpha", "quick", mod)
 
 
+def test_cache_key_depends_on_the_example_spec_files(fakes, monkeypatch, tmp_path):
+    """depth_protocols reads examples/section6_paper.toml and section6_joint.toml: editing one must change
+    the key (a stale cached verdict otherwise)."""
+    real = validation._examples_dir()
+    assert real is not None and (real / "section6_paper.toml").is_file() and (real / "section6_joint.toml").is_file()
+    ex = tmp_path / "examples"
+    ex.mkdir()
+    (ex / "section6_paper.toml").write_text("a = 1\n")
+    monkeypatch.setattr(validation, "_examples_dir", lambda: ex)
+    mod = fakes.load("alpha")
+    monkeypatch.setattr(validation, "_FINGERPRINT", None)
+    k = validation.cache_key("alpha", "quick", mod)
+    (ex / "section6_paper.toml").write_text("a = 2\n")
+    monkeypatch.setattr(validation, "_FINGERPRINT", None)
+    assert validation.cache_key("alpha", "quick", mod) != k
+    (ex / "section6_paper.toml").write_text("a = 1\n")
+    monkeypatch.setattr(validation, "_FINGERPRINT", None)
+    assert validation.cache_key("alpha", "quick", mod) == k
+
+
 def test_failed_suite_is_recorded_and_the_others_run(fakes, monkeypatch):
     monkeypatch.setenv("FAKE_ALPHA", "raise")
     assert fakes.run() == 1

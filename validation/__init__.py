@@ -13,7 +13,8 @@ The runner (:func:`run_suites`)
   therefore leaves no half-written file in ``OUT`` and no cache entry for the unfinished suite:
   the next run resumes at that suite;
 * skips a suite whose cache entry matches: the same key (a hash of the suite name, the mode, the
-  suite's source and the theorykit version and package sources, see :func:`cache_key`) and an
+  suite's source, the theorykit version and package sources and the example spec files
+  ``examples/**/*.toml``, see :func:`cache_key`) and an
   unchanged ``<suite>.json`` and figures (checked by SHA-256), unless ``force``;
 * records a suite that raises as failed (its error and traceback), goes on with the others and
   returns 1 at the end;
@@ -43,11 +44,11 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _hash_tree(root: Path, skip_dirs=(), skip_files=()) -> str:
-    """SHA-256 over the relative paths and contents of the ``.py`` files under ``root``."""
+def _hash_tree(root: Path, skip_dirs=(), skip_files=(), pattern: str = "*.py") -> str:
+    """SHA-256 over the relative paths and contents of the files matching ``pattern`` (``.py``) under ``root``."""
     h = hashlib.sha256()
     root = Path(root)
-    for p in sorted(root.rglob("*.py")):
+    for p in sorted(root.rglob(pattern)):
         rel = p.relative_to(root)
         if "__pycache__" in rel.parts or (rel.parts and rel.parts[0] in skip_dirs):
             continue
@@ -61,7 +62,8 @@ _FINGERPRINT = None
 
 
 def code_fingerprint() -> dict:
-    """The theorykit version and hashes of the package's sources and of the derivation scripts."""
+    """The theorykit version and hashes of the package's sources, of the derivation scripts and of the
+    example spec files (``examples/**/*.toml``, which suites read)."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
         import theorykit
@@ -76,8 +78,23 @@ def code_fingerprint() -> dict:
             fp["derivations_sources"] = _hash_tree(der)
         except ModuleNotFoundError:
             fp["derivations_sources"] = None
+        # the example spec files suites read (e.g. depth_protocols: examples/section6_*.toml)
+        ex = _examples_dir()
+        fp["example_specs"] = _hash_tree(ex, pattern="*.toml") if ex is not None else None
         _FINGERPRINT = fp
     return dict(_FINGERPRINT)
+
+
+def _examples_dir():
+    """The folder ``theorykit.spec.files.example_path`` reads spec files from: the checkout's ``examples/``,
+    else the copy installed with the package; None if there is none."""
+    from theorykit.spec import files
+
+    here = Path(files.__file__).resolve().parents[1]
+    for cand in (here.parent / "examples", here / "examples"):
+        if cand.is_dir() and any(cand.glob("*.toml")):
+            return cand
+    return None
 
 
 def _suite_source(mod) -> str:
@@ -92,7 +109,8 @@ def _suite_source(mod) -> str:
 
 
 def cache_key(name: str, mode: str, mod) -> str:
-    """The cache key of one suite run: a hash of (name, mode, suite source, version, package sources)."""
+    """The cache key of one suite run: a hash of (name, mode, suite source, version, package sources,
+    example spec files)."""
     blob = json.dumps({"suite": name, "mode": mode, "suite_source": _suite_source(mod), **code_fingerprint()},
                       sort_keys=True)
     return _sha256(blob.encode())

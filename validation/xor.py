@@ -91,6 +91,20 @@ def gate_shares(pre, two_patterns, four_patterns, tol: float = GATE_TOL, weights
                   "mixed_two": (n_on == 2) & ~two}, weights)
 
 
+def rel_error_to_faster(relu_lt, lt_lin, lt_xor):
+    """Per Δ: |t_ReLU − t_fast| / t_fast with t_fast = min(t_linear, t_xor) ('never' = NaN in all three).
+
+    'Never' is an infinite learning time, not a missing value: where the faster ReLN learns and the ReLU
+    network never does (or the ReLU network learns and neither ReLN does) the error is +∞, so a median over
+    Δ counts it; where neither learns there is nothing to compare (NaN)."""
+    relu_lt = np.asarray(relu_lt, float)
+    fast = np.fmin(np.asarray(lt_lin, float), np.asarray(lt_xor, float))
+    relu_never, fast_never = ~np.isfinite(relu_lt), ~np.isfinite(fast)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        err = np.abs(relu_lt - fast) / fast
+    return np.where(relu_never != fast_never, np.inf, np.where(relu_never & fast_never, np.nan, err))
+
+
 # ================================================================================================
 # The suite
 # ================================================================================================
@@ -238,14 +252,10 @@ def _measure(cfg, theory, summary, relns, deltas, times, tau, a0_rule, relu_curv
     relu_q = np.nanpercentile(relu_lt, [25, 75], axis=1) if np.isfinite(relu_lt).any() else np.full((2, nD), np.nan)
     sim_lt_med = {n: median_never_inf(sim_lt[n]) for n in ("linear", "xor")}
 
-    def rel_err_to_faster(lt_lin, lt_xor):
-        fast = np.fmin(lt_lin, lt_xor)
-        err = np.abs(relu_lt_med - fast) / fast
-        return err
-
-    errs = {"closed_form_a0_rule": rel_err_to_faster(cf_lt_rule["linear"], cf_lt_rule["xor"]),
-            "closed_form_a0_fit": rel_err_to_faster(cf_lt_fit["linear"], cf_lt_fit["xor"]),
-            "simulated_relns": rel_err_to_faster(sim_lt_med["linear"], sim_lt_med["xor"])}
+    relu_never = int((~np.isfinite(relu_lt_med)).sum())     # Δ at which the median ReLU network never learned
+    errs = {"closed_form_a0_rule": rel_error_to_faster(relu_lt_med, cf_lt_rule["linear"], cf_lt_rule["xor"]),
+            "closed_form_a0_fit": rel_error_to_faster(relu_lt_med, cf_lt_fit["linear"], cf_lt_fit["xor"]),
+            "simulated_relns": rel_error_to_faster(relu_lt_med, sim_lt_med["linear"], sim_lt_med["xor"])}
     med_err = {k: float(np.nanmedian(v)) for k, v in errs.items()}
     max_err = {k: float(np.nanmax(v)) for k, v in errs.items()}
     # which ReLN's learning time is the ReLU network's closest to
@@ -288,7 +298,7 @@ def _measure(cfg, theory, summary, relns, deltas, times, tau, a0_rule, relu_curv
 
     grid = float(deltas[1] - deltas[0]) if nD > 1 else float("nan")
     claims = _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreement, sw, g_count,
-                     g_weight, deltas, agreement, errs["closed_form_a0_rule"])
+                     g_weight, deltas, agreement, errs["closed_form_a0_rule"], relu_never)
 
     th = theory
     theory_out = summary(th, a0_rule)
@@ -345,7 +355,7 @@ def _measure(cfg, theory, summary, relns, deltas, times, tau, a0_rule, relu_curv
 
 
 def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreement, sw, g_count, g_weight,
-            deltas, agreement, err_arr):
+            deltas, agreement, err_arr, relu_never=0):
     C = CRITERIA
 
     def verdict(ok, partly=False):
@@ -372,8 +382,12 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
         "source": "paper Section 3, Fig. 2d",
         "prediction": "ReLU learning time ≈ min(t_linear, t_xor) at every Δ",
         "measured": {"median_rel_error_closed_form": e, "max_rel_error_closed_form": max_err["closed_form_a0_rule"],
-                     "median_rel_error_simulated_relns": med_err["simulated_relns"]},
-        "criterion": f"median relative error over Δ ≤ {C['median_rel_error']}",
+                     "median_rel_error_simulated_relns": med_err["simulated_relns"],
+                     "deltas_relu_never_learned": relu_never,
+                     "deltas_compared": int((~np.isnan(err_arr)).sum()),
+                     "deltas": len(deltas)},
+        "criterion": f"median relative error over Δ ≤ {C['median_rel_error']} ('never' within the run counts as an "
+                     "infinite error)",
         "verdict": verdict(e <= C["median_rel_error"]),
     })
     ok_sw = crossover_sim is not None and abs(crossover_sim - dstar) <= C["switch_abs"]
@@ -444,7 +458,10 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
     def f3(x):
         return "—" if x is None or not np.isfinite(x) else f"{x:.3f}"
 
-    i_max = int(np.nanargmax(err_arr)) if np.isfinite(err_arr).any() else 0
+    def pct(x):
+        return "∞ (never)" if x == np.inf else ("—" if not np.isfinite(x) else f"{x:.1%}")
+
+    i_max = int(np.nanargmax(err_arr)) if (~np.isnan(err_arr)).any() else 0
     ours = {
         "crossover-derived": ("derivations/xor_crossover.py: sympy.solve(s_linear(Δ) − s_xor(Δ) = 0, Δ ≥ 0) on the "
                               "derived singular values"),
@@ -460,8 +477,11 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
     agree = {
         "crossover-derived": (f"exact: Δ* = {theory['crossover']} (= √(2/3)); {theory['faster_below']} faster below, "
                               f"{theory['faster_above']} above"),
-        "finding1-learning-time": (f"median relative error {e:.1%} (vs simulated ReLNs {med_err['simulated_relns']:.1%}); "
-                                   f"largest {max_err['closed_form_a0_rule']:.1%} at Δ = {deltas[i_max]:.3g}"),
+        "finding1-learning-time": (f"median relative error {pct(e)} (vs simulated ReLNs "
+                                   f"{pct(med_err['simulated_relns'])}); "
+                                   f"largest {pct(max_err['closed_form_a0_rule'])} at Δ = {deltas[i_max]:.3g}; the "
+                                   f"ReLU network (median seed) never halved its loss at {relu_never} of {len(deltas)} "
+                                   "Δ (counted as infinite error)"),
         "finding1-switch-point": (f"Δ_switch = {f3(crossover_sim)} vs Δ* = {dstar:.3f} (grid step {grid:.3g})"),
         "fig2e-closest-is-faster": (f"closest ReLN = faster ReLN at {closest_agreement:.0%} of the Δ with "
                                     f"|Δ − Δ*| > {C['exclusion_band']}"),

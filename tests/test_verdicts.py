@@ -1,0 +1,162 @@
+"""Verdicts of the lemmas, gates and xor suites follow from the numbers they print (no fixed verdict
+strings, no check that cannot fail, 'never' not dropped), on synthetic inputs; no training runs."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from theorykit import report
+from theorykit.suites import load_suite
+from theorykit.theory.lemmas import GATE_CLASSES
+
+
+@pytest.fixture(scope="module")
+def lemmas():
+    return load_suite("lemmas")
+
+
+@pytest.fixture(scope="module")
+def gates():
+    return load_suite("gates")
+
+
+@pytest.fixture(scope="module")
+def xor():
+    return load_suite("xor")
+
+
+def _lemma_results(lemmas, *, counts=None, mismatch=0.04, infeasible=None, shares=None):
+    """A minimal results dict for ``lemmas._claims`` (2 seeds × 10 units)."""
+    counts = counts or {"dead": 1, "always-on": 1, "context-only": 1, "single-datapoint": 0, "item-only": 0,
+                        "other-staircase": 7, "not-staircase": 0}
+    per_seed = [dict.fromkeys(GATE_CLASSES, 0) | counts for _ in range(2)]
+    tot = {c: sum(ps[c] for ps in per_seed) / 20 for c in GATE_CLASSES}
+    sh = shares or {"sum_nonnegative": 0.0, "pathway_fixed_P_nonnegative": 0.0, "averaged_nonnegative": 0.5,
+                    "sum_mixed_signs": 0.2}
+    return {
+        "interlacing_random": {"checked": 1, "violations": 0}, "interlacing_exact": {"checked": 1, "violations": 0},
+        "section4_restrictions": {"violations": 0, "top_singular_values": {
+            "all contexts": {"all features": 1.0, "items only": 0.5}}},
+        "positive_data": {"decrease_share": sh},
+        "gate_characterisation": {"sizes": [], "all_agree": True,
+                                  "infeasible_2x2_patterns": infeasible if infeasible is not None else lemmas.XOR_2X2},
+        "section4_pattern_counts": {"realisable": 354106, "context_only_incl_dead_and_always_on": 8,
+                                    "single_datapoint": 24},
+        "census": {"seeds": 2, "hidden": 10, "counts_per_seed": per_seed, "shares": tot, "weighted_shares": tot,
+                   "activity_weighted_mismatch_to_context_gating": mismatch},
+    }
+
+
+def _row(claims, start):
+    (row,) = [c for c in claims if c["claim"].startswith(start)]
+    return row
+
+
+# ---- lemmas ---------------------------------------------------------------------------------------------
+def test_informal_lemma_verdict_follows_the_census(lemmas):
+    """Defect: the verdict was the fixed string "not borne out"."""
+    row = _row(lemmas._claims(_lemma_results(lemmas)), "Informal Lemma 4.1")
+    assert row["verdict"] == "not borne out" and "rule:" in row["agreement"] and "14 of 20" in row["ours"]
+    inside = {"dead": 2, "always-on": 3, "context-only": 4, "single-datapoint": 1, "item-only": 0,
+              "other-staircase": 0, "not-staircase": 0}
+    row = _row(lemmas._claims(_lemma_results(lemmas, counts=inside)), "Informal Lemma 4.1")
+    assert row["verdict"] == "confirmed"
+
+
+@pytest.mark.parametrize("mismatch,verdict", [(0.0, "confirmed"), (0.04, "partly"), (0.05, "partly"),
+                                              (0.2, "not borne out")])
+def test_context_gating_verdict_follows_the_mismatch(lemmas, mismatch, verdict):
+    """Defect: the verdict was fixed at "partly" and the agreement at "small but non-zero"."""
+    row = _row(lemmas._claims(_lemma_results(lemmas, mismatch=mismatch)), "Trained networks' units")
+    assert row["verdict"] == verdict
+    assert f"{mismatch:.1%}" in row["ours"] and "rule: confirmed at 0, partly up to 5%" in row["agreement"]
+
+
+def test_lemma41_proof_row_needs_exactly_the_xor_patterns(lemmas):
+    """Defect: any two infeasible patterns confirmed it."""
+    wrong = [[[1, 1], [0, 0]], [[0, 0], [1, 1]]]
+    assert _row(lemmas._claims(_lemma_results(lemmas, infeasible=wrong)), "Lemma 4.1 (proof)")["verdict"] \
+        == "not borne out"
+    assert _row(lemmas._claims(_lemma_results(lemmas)), "Lemma 4.1 (proof)")["verdict"] == "confirmed"
+    res = lemmas._gate_characterisation([(2, 2)], 9)
+    assert res["infeasible_are_the_xor_patterns"] and sorted(res["infeasible_2x2_patterns"]) == sorted(lemmas.XOR_2X2)
+
+
+def test_positive_data_verdict_follows_the_shares(lemmas):
+    rows = {v: _row(lemmas._claims(_lemma_results(lemmas, shares=sh)), "Positive data")["verdict"]
+            for v, sh in (("partly", None),
+                          ("confirmed", {"sum_nonnegative": 0.0, "pathway_fixed_P_nonnegative": 0.0,
+                                         "averaged_nonnegative": 0.0, "sum_mixed_signs": 0.2}),
+                          ("not borne out", {"sum_nonnegative": 0.0, "pathway_fixed_P_nonnegative": 0.01,
+                                             "averaged_nonnegative": 0.5, "sum_mixed_signs": 0.2}))}
+    assert rows == {"partly": "partly", "confirmed": "confirmed", "not borne out": "not borne out"}
+
+
+def test_pathway_with_P_fixed_is_a_check_of_its_own(lemmas, monkeypatch):
+    """Defect: the "pathway with P fixed" count was the sum check divided by a constant, so it could not
+    differ from it. It now goes through theorykit's effective datasets on random gates: an effective
+    dataset that re-averaged over the active datapoints makes it fail while the sum check still holds."""
+    import theorykit.theory.effective as eff
+
+    base = lemmas._positive_data(200)["decreases"]
+    assert base["sum_nonnegative"] == base["pathway_fixed_P_nonnegative"] == 0
+
+    class ReAveraged:
+        def __init__(self, task, p):
+            X, Y = (np.array(M.tolist(), dtype=float) for M in (task.X, task.Y))
+            g = np.asarray(p.active, bool)
+            self.S = Y[:, g] @ X[:, g].T / g.sum()
+
+        def Syx_float(self):
+            return self.S
+
+    monkeypatch.setattr(eff, "effective_dataset", ReAveraged)
+    bad = lemmas._positive_data(200)["decreases"]
+    assert bad["sum_nonnegative"] == 0 and bad["pathway_fixed_P_nonnegative"] > 0
+
+
+# ---- gates ----------------------------------------------------------------------------------------------
+QUICK_MSE = [0.0112, 0.00623, 0.00119, 0.000619, 0.000633, 0.000636, 0.00111, 0.00112]   # a quick run's
+
+
+def test_fig9_elbow_is_reported_on_both_scales(gates):
+    """Defect: linear-scale MSE only (K = 3) refuted the paper, while our Fig. 9 is on a log axis (K = 4)."""
+    from theorykit.analysis.findgates import choose_elbow
+
+    Ks = list(range(1, 9))
+    lin = {r: choose_elbow(Ks, QUICK_MSE, r) for r in ("improvement", "chord")}
+    log = {r: choose_elbow(Ks, np.log10(QUICK_MSE), r) for r in ("improvement", "chord")}
+    assert lin == {"improvement": 3, "chord": 3} and log == {"improvement": 4, "chord": 4}
+    per_k = [{"K": K, "mse": m} for K, m in zip(Ks, QUICK_MSE)]
+    row = gates._elbow_claim(per_k, lin, log)
+    assert row["verdict"] == "partly"
+    assert "log10" in row["ours"] and "linear MSE" in row["ours"] and "lowest MSE at K = 4" in row["ours"]
+    assert "does not state the scale" in row["agreement"]
+    four = {"improvement": 4, "chord": 4}
+    assert gates._elbow_claim(per_k, four, four)["verdict"] == "confirmed"
+    assert gates._elbow_claim(per_k, lin, {"improvement": 3, "chord": 5})["verdict"] == "not borne out"
+
+
+def test_exact_reln_is_an_identity_check(gates):
+    """Defect: a built-in identity (difference exactly 0) counted as a confirmed paper claim."""
+    ok = {"checkpoints": 3, "forward_max_abs_diff": 4e-16, "trained_max_abs_diff": 0.0,
+          "trained_two_layer_max_abs_diff": 0.0, "output_scale": 1.0}
+    row = gates._exact_reln_claim(ok)
+    assert row["claim"].startswith("identity check") and report.verdict_class(row["verdict"]) == "n/a"
+    row = gates._exact_reln_claim({**ok, "trained_max_abs_diff": 1e-3})
+    assert row["verdict"] == "failed" and "implementation defect" in row["agreement"]
+
+
+# ---- xor ------------------------------------------------------------------------------------------------
+def test_never_learned_is_an_infinite_error(xor):
+    """Defect: a never-learned ReLU time was NaN and np.nanmedian skipped it."""
+    nan = math.nan
+    relu = np.array([10.0, nan, nan, nan, nan])
+    lin = np.array([10.0, 10.0, 10.0, 10.0, nan])
+    xr = np.array([nan, 20.0, 20.0, 20.0, nan])
+    err = xor.rel_error_to_faster(relu, lin, xr)
+    assert err[0] == 0 and np.all(np.isinf(err[1:4])) and np.isnan(err[4])   # both never: nothing to compare
+    assert np.nanmedian(err) == np.inf                                      # the old code gave 0
+    assert xor.rel_error_to_faster([10.0], [nan], [nan])[0] == np.inf        # learns where neither ReLN does
