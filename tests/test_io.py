@@ -141,3 +141,20 @@ def test_spec_writer_strings_round_trip_through_toml(v):
     from theorykit.spec.files import _toml_str
 
     assert tomllib.loads("n = " + _toml_str(v))["n"] == v
+
+
+def test_a_weight_file_error_reports_the_shape_as_stored(tmp_path):
+    """A 2-D (3, 2) array for an edge that needs (1, 3): the message gives (3, 2), the array the user
+    stored, not the (1, 3, 2) the reader makes of it by adding a seed axis (docs/specs.md quotes it)."""
+    import re
+
+    from theorykit.errors import SpecError
+    from theorykit.net.layout import Net
+    from theorykit.sim.weights import check_weights
+    import numpy as np
+
+    net = Net.chain(2, [3], 1)
+    good = {k: np.zeros(s) for k, s in net.shapes().items()}
+    bad = dict(good, **{net.keys[-1]: np.zeros((3, 2))})
+    with pytest.raises(SpecError, match=re.escape("has shape (3, 2), the edge needs (1, 3)")):
+        check_weights(bad, net, 1, "float64", "init weights")

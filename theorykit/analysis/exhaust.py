@@ -10,7 +10,7 @@ common pathway plus one item-only pathway per proper non-empty subset of context
 2. builds the **induced action** on pathways (gate moved with the datapoints, input and output rows
    moved by the row permutations; the image must be a pathway of the superset, else the
    permutation is rejected) and on families (masks), and splits the families into orbits;
-3. integrates **one representative per orbit** with :func:`theorykit.theory.race.race_flow`
+3. integrates **one representative per orbit** with :meth:`theorykit.theory.race.RaceSystem.solve`
    (masks over the full superset, in batches), and expands the metrics back to every family —
    the race of a family and of its image are the same flow, up to relabelling rows;
 4. ranks every family by the contexts suite's metrics (:func:`theorykit.curves.loss_metrics`: normalised area of

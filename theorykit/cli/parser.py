@@ -109,8 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
         """The options that size a simulation (``check`` estimates with them, ``simulate`` runs with them)."""
         sp_.add_argument("--network", choices=["gdln", "relu"], default="gdln",
                          help="the spec's GDLN, or a bias-free ReLU network of the same total width (random init)")
-        sp_.add_argument("--seeds", type=int, help="independent networks trained at once (default 4; with --init-weights, "
-                                               "the file's number of seeds)")
+        sp_.add_argument("--seeds", type=int, help="independent networks trained at once (default 4; for simulate "
+                                               "--init-weights, the file's number of seeds)")
         sp_.add_argument("--steps", type=int, help="gradient steps (default: training.steps of the spec)")
         sp_.add_argument("--dtype", choices=["float64", "float32"], default="float64",
                          help="simulation precision (default float64; float32 products run at \"highest\" precision)")
@@ -142,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--plot", metavar="OUT.png", help="draw the predicted loss and mode strengths a(t)")
     d.add_argument("--latex", metavar="OUT.tex", help="write a standalone LaTeX document of the derivation")
     d.add_argument("--method", choices=["auto", "closed-form", "race-reduction"], default="auto",
-                   help="closed form where it applies (auto), insist on it, or integrate the race reduction")
+                   help="closed form where it applies (auto), prefer it (a warning when it does not apply, then the race "
+                        "reduction), or integrate the race reduction")
     _common(d)
     d.set_defaults(module="derive")
 

@@ -137,10 +137,11 @@ def check_weights(raw: Mapping, net: Net, seeds: int | None = None, dtype: str =
         f = f"{where}: key {k!r}"
         if W.dtype.kind not in "fiu":
             raise SpecError(f, f"has dtype {W.dtype}", "store real numbers (float64, float32 or integers)")
+        shape = W.shape         # as stored, for the message
         if W.ndim == 2:
             W = W[None]
         if W.ndim != 3 or W.shape[1:] != shapes[k]:
-            raise SpecError(f, f"has shape {W.shape}, the edge needs {shapes[k]} (or seeds × {shapes[k]})",
+            raise SpecError(f, f"has shape {shape}, the edge needs {shapes[k]} (or seeds × {shapes[k]})",
                             "each array is to_width × from_width (rows written/read for output/input edges)")
         if W.shape[0] < 1:
             raise SpecError(f, f"has shape {W.shape}: no seed", "give at least one set of weights")
