@@ -1,5 +1,7 @@
 """Race by exhaustion: the task's symmetry is found (S_3 at k = 3), orbits reproduce the direct race."""
 import numpy as np
+
+import theorykit as tk
 import pytest
 
 from theorykit.analysis.exhaust import context_symmetries, exhaust_spec, family_orbits, pathway_action, race_exhaust
@@ -42,3 +44,32 @@ def test_winner_has_common_and_doubles(both):
     assert s["winner_contains_common_and_all_(k-1)-context"]
     assert s["named"]["common + doubles"]["rank_area"] < s["named"]["common + singles"]["rank_area"]
     assert s["named"]["common + doubles"]["rank_area"] < s["named"]["common only"]["rank_area"]
+
+
+def test_pathway_action_carries_input_rows_forward():
+    """Nine pathways on contexts(8, 3): gated on context c, reading the items and the context row c′.
+    A symmetry carries input row r at datapoint μ to row rx[r] at σ(μ), so the image of (c, c′) reads
+    rx(c′); a pathway and its image race identically (the data are permuted, nothing else). For the
+    3-cycles (not their own inverse) the old action used rx⁻¹ and paired a pathway with a different one,
+    whose race differs."""
+    from theorykit.spec.gating import Pathway
+    from theorykit.spec.task import contexts
+    from theorykit.theory.race import RaceSystem
+
+    n, k = 8, 3
+    task = contexts(n, k)
+    P = n * k
+    paths = [Pathway(f"g{c}_in{c2}", tuple(int(mu // n == c) for mu in range(P)), tuple(range(n)) + (n + c2,), "all")
+             for c in range(k) for c2 in range(k)]
+    spec = tk.GDLNSpec(task, tuple(paths), tk.Training(lr=0.001, loss="sum", steps=2000))
+    system = RaceSystem.from_spec(spec)
+    cycles = 0
+    for s in context_symmetries(task, n, k):
+        pa = pathway_action(spec, s)
+        assert pa is not None
+        cycles += len(set(s["pi"])) == 3 and s["pi"] != tuple(np.argsort(s["pi"]))
+        m = np.zeros((2, len(paths)))
+        m[0, 1], m[1, pa[1]] = 1, 1                  # g0_in1 and its image
+        L = system.solve([500.0, 2000.0], a0=1e-6, masks=m, modes=False).loss
+        np.testing.assert_allclose(L[0], L[1], rtol=1e-9)
+    assert cycles == 2

@@ -145,10 +145,11 @@ def test_one_saveat_for_the_trainer_the_flows_and_the_race():
     np.testing.assert_allclose(gd.saved["w"][0], np.array([0.9 ** t * w0[0] for t in (0, 2, 4)]), rtol=1e-12)
     np.testing.assert_allclose(fl.saved["w"][0], np.array([np.exp(-t) * w0[0] for t in (0, 2, 4)]), rtol=1e-9)
     assert list(gd.saved_t) == [0, 2, 4] and list(fl.saved_t) == [0.0, 2.0, 4.0]
-    # every: the trainer's grid ends at its last step, the flow's at the first multiple >= t_end
+    # every: both grids end at the end of the run (the trainer's last step, the flow's t_end), so a
+    # curve recorded on it covers the horizon exactly (an area over it is over [0, t_end])
     gd = train(half_sq, jnp.asarray(w0), None, lr=0.1, steps=5, save=SaveAt(every=2, fns=ident))
     fl = integrate(lambda y, a: -y, w0, None, solver=RK4(1e-3), t_end=5.0, save=SaveAt(every=2, fns=ident))
-    assert list(gd.saved_t) == [0, 2, 4, 5] and list(fl.saved_t) == [0.0, 2.0, 4.0, 6.0]
+    assert list(gd.saved_t) == [0, 2, 4, 5] and list(fl.saved_t) == [0.0, 2.0, 4.0, 5.0]
     assert integrate(lambda y, a: -y, w0, None, solver=RK4(0.1), save=SaveAt(ts=[1.0], final=False)).params is None
     for bad, field in ((SaveAt(ts=[1.0], every=1.0), "save"), (SaveAt(ts=[2.0, 1.0]), "save.ts"),
                        (SaveAt(every=1.0), "save.every"), (SaveAt(ts=[1.0], loss_every=5), "save.loss_every")):
@@ -169,21 +170,23 @@ def test_one_saveat_for_the_trainer_the_flows_and_the_race():
         assert e.value.field == field
     assert rs.solve(SaveAt(ts=[3.0, 1.0], final=False)).params is None
     grid = rs.solve(SaveAt(every=50.0), t_end=120.0)
-    assert list(grid.saved_t) == [0.0, 50.0, 100.0, 150.0]
-    np.testing.assert_allclose(grid.loss[0], rs.solve([0.0, 50.0, 100.0, 150.0]).loss[0], rtol=1e-9)
+    assert list(grid.saved_t) == [0.0, 50.0, 100.0, 120.0]          # the grid, then t_end itself
+    np.testing.assert_allclose(grid.loss[0], rs.solve([0.0, 50.0, 100.0, 120.0]).loss[0], rtol=1e-9)
 
 
 # ---------------------------------------------------------------------------------------------
 # edge cases of the one SaveAt, the trainer, the flows and simulate (found in a review)
 # ---------------------------------------------------------------------------------------------
-def test_saveat_every_grid_ends_at_the_first_multiple_past_t_end_even_for_long_runs():
-    """115000 / 2.3 = 50000 exactly, but in floating point the ratio is 50000 + 7e-12: an absolute
-    tolerance on it put one more point, 115002.3, past the end."""
+def test_saveat_every_grid_ends_at_t_end_even_for_long_runs():
+    """The grid is the multiples of `every` below t_end, then t_end. 115000 / 2.3 = 50000 exactly, but in
+    floating point the ratio is 50000 + 7e-12: an absolute tolerance on it put one more point past the
+    end. A flow's grid ended at the first multiple at or past t_end, so areas over it overshot the
+    horizon (8001 or 8010 for 8000 steps)."""
     from theorykit.record import SaveAt
 
     ts = SaveAt(every=2.3).times(115000.0)
-    assert len(ts) == 50001 and ts[-1] == pytest.approx(115000.0, rel=1e-14)
-    assert SaveAt(every=0.3).times(1.0)[-1] == pytest.approx(1.2)      # not a multiple: the next one
+    assert len(ts) == 50001 and ts[-1] == 115000.0 and ts[-2] == pytest.approx(114997.7, rel=1e-14)
+    assert SaveAt(every=0.3).times(1.0).tolist() == pytest.approx([0.0, 0.3, 0.6, 0.9, 1.0])   # t_end itself last
     for bad in (-1, 2.5, True, "10"):
         with pytest.raises(tk.SpecError, match="save.loss_every"):
             SaveAt(loss_every=bad)

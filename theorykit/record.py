@@ -44,8 +44,8 @@ class SaveAt:
     ``ts``: the times at which each function in ``fns`` is recorded: gradient steps for the
     trainer, flow time for :func:`~theorykit.theory.flow.integrate` and
     :meth:`~theorykit.theory.race.RaceSystem.solve`. ``every``: instead of ``ts``, record at 0,
-    ``every``, 2·``every``, … up to the end of the run (a flow: the first multiple ≥ ``t_end``; the
-    trainer: its last step too). ``fns``: name → ``fn(state, data)``, the trainer's
+    ``every``, 2·``every``, … below the end of the run, and the end itself (a flow's ``t_end``, the
+    trainer's last step): a curve recorded so covers the run's horizon exactly. ``fns``: name → ``fn(state, data)``, the trainer's
     ``fn(params, data)`` or a flow's ``fn(y, args)``, any pytree (a race records its loss and modes
     itself). ``loss_every``: the trainer's loss curve every that many steps (and at the last step;
     0: none); a flow records its loss at the recording times. ``final``: keep the final state.
@@ -72,10 +72,10 @@ class SaveAt:
             if not (self.every > 0 and t_end is not None and np.isfinite(t_end) and t_end >= 0):
                 raise SpecError("save.every", f"needs every > 0 and an end time >= 0 (got every={self.every}, "
                                               f"end={t_end})", "e.g. SaveAt(every=10) with t_end=1000")
-            # the first multiple of `every` at or past t_end; a relative tolerance, as the ratio's
+            # the multiples of `every` below t_end, then t_end; a relative tolerance, as the ratio's
             # rounding error grows with it (115000 / 2.3 is 50000 + 7e-12)
             n = int(math.ceil(t_end / self.every * (1 - 1e-12)))
-            ts = np.arange(n + 1) * float(self.every)
+            ts = np.append(np.arange(n) * float(self.every), float(t_end))
             if integer:
                 return np.unique(np.minimum(np.round(ts).astype(int), int(t_end)))
             return ts

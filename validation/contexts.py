@@ -53,7 +53,8 @@ HYPER = {"eta": ETA, "steps": STEPS, "sec4_blocks": SEC4_BLOCKS, "sec5": SEC5, "
 #: networks at 100, each with σ√H (hence a0 = σ²H/2) kept at its value for 700, 50 and 200 units (the race
 #: a0s are the same as at those widths); k = 3, 4, 5 in Section 5 and the r-families (k = 6 in full); RK4 step
 #: τ/2 for the races recorded on that grid (measured: race areas within 5e-5 of τ/10's for the 127 families,
-#: 1.1e-3 for the r-families, whose ratios are ≥ 1.2); a 37-point a0 grid in Section 5.
+#: 1.1e-3 for the r-families, whose ratios are ≥ 1.2; most of that 1.1e-3 was the recording grid running past
+#: step 8000 at k = 4, 5, since fixed: k = 3, whose grid ended at 8000, was within 6e-6); a 37-point a0 grid in Section 5.
 MODES = {
     "quick": {"seeds": 2, "relu_hidden4": 350, "gdln_hidden": 25, "gdln_sigma_width": 50, "sec5_hidden": 100,
               "sec5_sigma_width": 200, "sec5_fit_grid": 37, "race_dt": 2,

@@ -125,7 +125,8 @@ def _key(p, task):
 def pathway_action(spec, sym: dict):
     """The image of each pathway under a symmetry, as indices into ``spec.pathways``, or None when
     some image is not a pathway of the superset. Pathway (gate g, inputs I, outputs O) goes to
-    (g', I', O') with g'[σ[μ]] = g[μ], I' = {r : rx[r] ∈ I}, O' = {o : ry[o] ∈ O}."""
+    (g', I', O') with g'[σ[μ]] = g[μ], I' = rx(I) = {rx[r] : r ∈ I}, O' = ry(O): the symmetry carries
+    input row r at datapoint μ to row rx[r] at datapoint σ[μ] (X[rx[r], σ[μ]] = X[r, μ])."""
     keys = [_key(p, spec.task) for p in spec.pathways]
     where = {kk: j for j, kk in enumerate(keys)}
     sigma, rx, ry = sym["cols"], sym["rx"], sym["ry"]
@@ -133,8 +134,8 @@ def pathway_action(spec, sym: dict):
     for g, I, O in keys:
         g2 = np.zeros(len(g), dtype=int)
         g2[sigma] = g
-        I2 = tuple(sorted(r for r in range(len(rx)) if rx[r] in I))
-        O2 = tuple(sorted(o for o in range(len(ry)) if ry[o] in O))
+        I2 = tuple(sorted(int(rx[r]) for r in I))
+        O2 = tuple(sorted(int(ry[o]) for o in O))
         j = where.get((tuple(int(a) for a in g2), I2, O2))
         if j is None:
             return None

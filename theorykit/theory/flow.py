@@ -103,7 +103,7 @@ def integrate(vector_field: Callable, y0, args=None, *, solver, save: SaveAt, t_
     As diffrax's ``diffeqsolve``, three separate arguments: what is stepped, ``vector_field``; how,
     ``solver`` (:class:`RK4` or :class:`Dopri5`); what is recorded, ``save``
     (:class:`~theorykit.record.SaveAt`, the trainer's too): ``save.fns`` (name → ``fn(y, args)``)
-    at ``save.ts`` (sorted, ≥ 0), or every ``save.every`` up to the first multiple ≥ ``t_end``.
+    at ``save.ts`` (sorted, ≥ 0), or every ``save.every`` below ``t_end``, then ``t_end``.
     Every recording time is hit exactly. Returns the :class:`~theorykit.record.Trajectory` that
     the trainer returns too: ``saved[name]`` (batch × len(times) × …) at ``saved_t``, the record
     named ``loss`` as its loss curve, the final state as ``params`` (unless ``save.final`` is off).
