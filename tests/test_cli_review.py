@@ -242,3 +242,17 @@ def test_sweep_grid_values_obey_the_symbols_assumptions():
         parse_grid(["Delta=-1,0.5"], symbols)
     assert exc.value.field == "--grid Delta" and "nonnegative" in exc.value.problem
     assert parse_grid(["Delta=0,0.5"], symbols)["Delta"] == [0.0, 0.5]
+
+
+def test_one_set_of_weights_for_several_seeds_is_noted(tmp_path, capsys):
+    """A weight file with one set of weights and --seeds 3: full-batch gradient descent from one start
+    is deterministic, so the three runs are identical; the command says so instead of reporting a
+    spread of 0 as if it were measured."""
+    spec = load_spec(str(EX / "xor_linear.toml"))
+    H = spec.hidden_total
+    rng = np.random.default_rng(0)
+    np.savez(tmp_path / "w.npz", W1=0.01 * rng.standard_normal((H, 3)), W2=0.01 * rng.standard_normal((1, H)))
+    out = tmp_path / "sim.json"
+    assert main(["simulate", str(EX / "xor_linear.toml"), "--set", "Delta=1", "--network", "relu", "--init-weights",
+                 str(tmp_path / "w.npz"), "--seeds", "3", "--steps", "5", "--json", str(out)]) == 0
+    assert "runs are identical" in capsys.readouterr().err

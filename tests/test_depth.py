@@ -322,3 +322,12 @@ def test_level_times_count_a_run_that_never_reaches_as_infinite():
     C = np.array([[1, .5, .5, .2, .1], [1, 1, .5, .3, .2], [1, 1, 1, 1, 1]])
     assert level_times(t, 1.0, {"r": C}, levels=(0.5,))["50%"]["r"] == 2.0
     assert np.isnan(level_times(t, 1.0, {"r": C[[0, 2]]}, levels=(0.5,))["50%"]["r"])
+
+
+def test_an_error_measure_that_is_not_a_number_is_not_a_refutation():
+    """NaN (nothing was measured, e.g. no level reached by either curve) is "n/a"; +∞ (one curve never
+    reaches a level the other does) stays "not borne out"."""
+    depth = load_suite("depth")
+    assert depth._verdict_below(float("nan"), 0.1, 0.25) == "n/a"
+    assert depth._verdict_below(float("inf"), 0.1, 0.25) == "not borne out"
+    assert depth._verdict_below(0.05, 0.1, 0.25) == "confirmed"

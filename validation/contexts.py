@@ -246,7 +246,7 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
     ratio = {kk: v["a0_relu_fitted"]["context"] / v["a0_gdln_rule"] for kk, v in s5.items()}
     claims.append({
         "claim": "Fig. 5 / App. F-G: the closed-form dynamics (common pathway on the targets, (k-1)-context pathways "
-                 "on its residual) match the GDLN and the ReLU network for k = 3, 4, 5",
+                 "on its residual) match the GDLN and the ReLU network for k = " + ", ".join(s5),
         "ours": "; ".join(f"k={kk}: GDLN vs closed form (a0 from the initialisation) {v['gdln_joint_vs_closed_form']:.3f}, "
                           f"GDLN vs joint race (same a0) {v['gdln_joint_vs_race']:.3f}, ReLU vs closed form with a0 "
                           f"fitted {v['relu_vs_closed_form_fitted_a0']:.3f}" for kk, v in f5.items())

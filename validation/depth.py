@@ -40,6 +40,7 @@ with 1 seed (it is only reported beside the claims).
 """
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
@@ -311,7 +312,11 @@ def _t(x):
 
 
 def _verdict_below(x, confirm, partly, strict=True):
-    """Verdict for an error measure: "confirmed" below ``confirm``, "partly" below ``partly``."""
+    """Verdict for an error measure: "confirmed" below ``confirm``, "partly" below ``partly``; "n/a"
+    for NaN (nothing to measure), while +∞ (a level one curve never reaches) is "not borne out"."""
+    if isinstance(x, float) and math.isnan(x):
+        return "n/a"
+
     def ok(lim):
         return x < lim if strict else x <= lim
     return "confirmed" if ok(confirm) else ("partly" if ok(partly) else "not borne out")

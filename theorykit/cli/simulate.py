@@ -44,6 +44,9 @@ def run(args):
         # without --seeds, the file's seed count is the number of networks
         init = load_weights(args.init_weights, net, None if args.seeds is None else seeds, args.dtype, unused=unused)
         seeds = int(next(iter(init.values())).shape[0])
+        if seeds > 1 and all(bool(np.all(W == W[:1])) for W in init.values()):
+            note(f"--init-weights {args.init_weights}: one set of weights for --seeds {seeds}: full-batch gradient "
+                 "descent from one start is deterministic, so the runs are identical (their spread is 0)")
         if unused:
             # not an error: files from elsewhere carry biases, optimizer state or counters
             note(f"--init-weights {args.init_weights}: {len(unused)} key{'s' if len(unused) > 1 else ''} not read, "
