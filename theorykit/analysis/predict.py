@@ -68,6 +68,7 @@ from ..theory.flow import RK4
 from ..theory.race import RaceSystem
 from ..net.starts import a0_rule
 from ..curves import loss_metrics
+from ..spec.fields import integer
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Pathway
 from ..io import atomic_write_bytes, png_bytes
@@ -311,9 +312,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         raise SpecError("symbols", f"no value for {sorted(map(str, task.free_symbols))}",
                         "give every symbol a value, e.g. --set Delta=0.5")
     if steps is not None:   # the race's horizon: also the validation's, and the written spec's steps
-        if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
-            raise SpecError("--steps", f"needs a positive whole number of steps, got {steps!r}", "e.g. --steps 2000")
-        training = dataclasses.replace(training, steps=int(steps))
+        training = dataclasses.replace(training, steps=integer(steps, "--steps", lo=1, fix="e.g. --steps 2000"))
     steps = int(training.steps)
     X, Y = task.numeric()
     P = X.shape[1]

@@ -42,11 +42,17 @@ _BINOPS = {
 _ARITY = {"sqrt": "one argument", "Rational": "two arguments"}
 
 
+def written_nonzero(literal: str) -> bool:
+    """Whether a number's text has a non-zero digit before its exponent (``1e-400`` does, ``0.0e5``
+    does not): a float that reads it as 0 then lost it to underflow."""
+    mantissa = literal.strip().lstrip("+-").replace("_", "").split("e")[0].split("E")[0]
+    return any(c in "123456789" for c in mantissa)
+
+
 def _check_underflow(literal: str, field: str) -> None:
     """Refuse a number written non-zero that a float reads as 0 (``1e-400``): too small, as any
     non-zero number below DATA_MIN is, rather than silently 0."""
-    mantissa = literal.strip().lstrip("+-").replace("_", "").split("e")[0].split("E")[0]
-    if any(c in "123456789" for c in mantissa):
+    if written_nonzero(literal):
         raise SpecError(field, f"{short_repr(literal.strip())} is too small (below the smallest float, about "
                         f"1e-308; non-zero numbers need at least {fmt(DATA_MIN)} in magnitude)",
                         _SCALE_FIX + "; or write 0")

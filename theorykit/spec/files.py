@@ -46,7 +46,7 @@ from sympy.printing.str import StrPrinter
 from . import fields as vf
 from .fields import DATA_MAX
 from ..errors import SpecError
-from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr
+from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr, written_nonzero
 from .gating import GDLNSpec, Pathway, Training, context_pathways, xor_relns
 from .limits import Limits, enforce, task_estimate
 from .task import Task, contexts, xor_margin
@@ -116,7 +116,7 @@ def _toml_float(text: str):
     """A TOML float; one written non-zero that a float reads as 0 (``1e-400``) stays a Decimal, which the
     field checks refuse (too small, or not a number) instead of reading 0."""
     v = float(text)
-    if v == 0 and any(c in "123456789" for c in text.replace("_", "").split("e")[0].split("E")[0]):
+    if v == 0 and written_nonzero(text):
         return decimal.Decimal(text.replace("_", ""))
     return v
 
