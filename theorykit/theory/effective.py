@@ -94,10 +94,6 @@ def _int_matmul(A, B):
     return A.astype(object) @ B.astype(object)
 
 
-def _gated(task: Task, gates) -> sp.Matrix:
-    return sp.diag(*gates)
-
-
 def _plain_gates(gates) -> bool:
     return all(g in (0, 1) and not isinstance(g, sp.Basic) or g in (sp.S.Zero, sp.S.One) for g in gates)
 
@@ -116,22 +112,10 @@ def effective_dataset(task: Task, p: Pathway) -> EffectiveDataset:
         return EffectiveDataset(p, exact=(Syx, yd * xd * task.P, Sx, xd * xd * task.P))
     X = task.X.extract(list(p.inputs), list(range(task.P)))
     Y = task.Y.extract(list(p.outputs), list(range(task.P)))
-    G = _gated(task, p.active)
+    G = sp.diag(*p.active)
     Syx = (Y * G * X.T) / task.P
     Sx = (X * G * X.T) / task.P
     return EffectiveDataset(p, Syx.applyfunc(sp.expand), Sx.applyfunc(sp.expand))
-
-
-def input_correlation_float(task: Task, q: Pathway, p: Pathway):
-    """Σx_qp as floats (exact integer product first), or None for a symbolic task."""
-    parts = exact_parts(task)
-    q, p = q.resolve(task), p.resolve(task)
-    if parts is None or not (_plain_gates(q.active) and _plain_gates(p.active)):
-        return None
-    Xb, xd, _, _ = parts
-    act = [i for i, (a, b) in enumerate(zip(q.active, p.active)) if a and b]
-    M = _int_matmul(Xb[np.ix_(list(q.inputs), act)], Xb[np.ix_(list(p.inputs), act)].T)
-    return M.astype(float) / (xd * xd * task.P)
 
 
 def output_trace(task: Task) -> sp.Expr:
@@ -150,7 +134,7 @@ def input_correlation(task: Task, q: Pathway, p: Pathway) -> sp.Matrix:
     q, p = q.resolve(task), p.resolve(task)
     Xq = task.X.extract(list(q.inputs), list(range(task.P)))
     Xp = task.X.extract(list(p.inputs), list(range(task.P)))
-    G = _gated(task, [a * b for a, b in zip(q.active, p.active)])
+    G = sp.diag(*[a * b for a, b in zip(q.active, p.active)])
     return ((Xq * G * Xp.T) / task.P).applyfunc(sp.expand)
 
 

@@ -117,10 +117,6 @@ def _dot(a: flint.fmpq_mat, b: flint.fmpq_mat) -> flint.fmpq:
     return (a.transpose() * b)[0, 0]
 
 
-def _entries(a) -> list:
-    return a.entries()
-
-
 class RatVec:
     """The unit vector ``w/√N`` (``w`` a rational column, ``N = ‖w‖²`` or any positive rational
     with ``‖w‖² = N``)."""
@@ -136,19 +132,19 @@ class RatVec:
 
     def sympy(self) -> sp.Matrix:
         c = 1 / sp.sqrt(_q(self.N))
-        return sp.Matrix([_q(x) * c for x in _entries(self.w)])
+        return sp.Matrix([_q(x) * c for x in self.w.entries()])
 
     def mp(self) -> list:
         with _hp():
-            c = 1 / mpmath.sqrt(mpmath.mpf(int(self.N.p)) / int(self.N.q))
-            return [mpmath.mpf(int(x.p)) / int(x.q) * c for x in _entries(self.w)]
+            c = 1 / mpmath.sqrt(_mpq(self.N))
+            return [_mpq(x) * c for x in self.w.entries()]
 
     def floats(self) -> np.ndarray:
         c = 1.0 / math.sqrt(float(Fraction(int(self.N.p), int(self.N.q))))
-        return np.array([float(Fraction(int(x.p), int(x.q))) for x in _entries(self.w)]) * c
+        return np.array([float(Fraction(int(x.p), int(x.q))) for x in self.w.entries()]) * c
 
     def first_sign(self) -> int:
-        for x in _entries(self.w):
+        for x in self.w.entries():
             if x != 0:
                 return 1 if x > 0 else -1
         return 1
@@ -179,19 +175,19 @@ class QuadVec:
     def sympy(self) -> sp.Matrix:
         r = sp.sqrt(_q(self.D))
         inv = 1 / _sqrt_quad(self.P, self.Q, self.D)
-        return sp.Matrix([(_q(a) + _q(b) * r) * inv for a, b in zip(_entries(self.c), _entries(self.e))])
+        return sp.Matrix([(_q(a) + _q(b) * r) * inv for a, b in zip(self.c.entries(), self.e.entries())])
 
     def mp(self) -> list:
         with _hp():
             r = mpmath.sqrt(_mpq(self.D))
             inv = 1 / mpmath.sqrt(_mpq(self.P) + _mpq(self.Q) * r)
-            return [(_mpq(a) + _mpq(b) * r) * inv for a, b in zip(_entries(self.c), _entries(self.e))]
+            return [(_mpq(a) + _mpq(b) * r) * inv for a, b in zip(self.c.entries(), self.e.entries())]
 
     def floats(self) -> np.ndarray:
         return np.array([float(x) for x in self.mp()])
 
     def first_sign(self) -> int:
-        for a, b, v in zip(_entries(self.c), _entries(self.e), self.mp()):
+        for a, b, v in zip(self.c.entries(), self.e.entries(), self.mp()):
             if a != 0 or b != 0:          # exactly non-zero (√D is irrational): the sign is v's
                 return 1 if v > 0 else -1
         return 1

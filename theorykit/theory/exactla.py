@@ -60,9 +60,7 @@ def rational_parts(M: sp.Matrix):
     for x in flat:
         if not getattr(x, "is_Rational", False):
             return None
-        q = int(x.q)
-        if q != 1:
-            den = den * q // math.gcd(den, q)
+        den = math.lcm(den, int(x.q))
     vals = [int(x.p) for x in flat] if den == 1 else [int(x.p) * (den // int(x.q)) for x in flat]
     big = max((abs(v) for v in vals), default=0) >= 2 ** 62
     B = np.array(vals, dtype=object if big else np.int64).reshape(M.shape)
@@ -144,10 +142,7 @@ def _nullspace(F: flint.fmpz_mat) -> list:
     R, d, rank = F.rref()
     n = F.ncols()
     rows = R.tolist()
-    pivots = []
-    for i in range(rank):
-        row = rows[i]
-        pivots.append(next(j for j in range(n) if row[j] != 0))
+    pivots = [next(j for j in range(n) if rows[i][j] != 0) for i in range(rank)]
     pset = set(pivots)
     out = []
     for f in range(n):
@@ -162,6 +157,15 @@ def _nullspace(F: flint.fmpz_mat) -> list:
     return out
 
 
+def _orthogonalised(x: flint.fmpq_mat, basis: list) -> flint.fmpq_mat:
+    """``x`` minus its projections on the orthogonal ``basis`` ((vector, squared norm) pairs), exact."""
+    for e, ee in basis:
+        c = _dot(e, x)
+        if c != 0:
+            x = x - e * (c / ee)
+    return x
+
+
 def _cyclic_blocks(G: flint.fmpq_mat, W: list, m: int) -> list:
     """Split the G-invariant space spanned by ``W`` (dimension m·μ, minimal polynomial of degree m on
     it) into μ mutually orthogonal Krylov blocks [w, Gw, …, G^{m−1}w] (exact Gram–Schmidt over ℚ)."""
@@ -171,11 +175,7 @@ def _cyclic_blocks(G: flint.fmpq_mat, W: list, m: int) -> list:
     for b in W:
         if len(blocks) == need:
             break
-        w = b
-        for e, ee in basis:
-            c = _dot(e, w)
-            if c != 0:
-                w = w - e * (c / ee)
+        w = _orthogonalised(b, basis)
         if w.is_zero() if hasattr(w, "is_zero") else all(x == 0 for x in w.entries()):
             continue
         K = [w]
@@ -183,11 +183,7 @@ def _cyclic_blocks(G: flint.fmpq_mat, W: list, m: int) -> list:
             K.append(G * K[-1])
         blocks.append(K)
         for k in K:
-            x = k
-            for e, ee in basis:
-                c = _dot(e, x)
-                if c != 0:
-                    x = x - e * (c / ee)
+            x = _orthogonalised(k, basis)
             basis.append((x, _dot(x, x)))
     if len(blocks) != need:  # pragma: no cover - impossible for a symmetric G
         raise ArithmeticError("cyclic decomposition failed")
@@ -241,22 +237,21 @@ def _sqrt_root_value(f: flint.fmpz_poly, alpha_mp: mpmath.mpf, den: int) -> tupl
     with mpmath.workdps(DPS + 20):
         s = mpmath.sqrt(alpha_mp) / den
         h = _factor_vanishing_at(facs, s)
-    roots = _real_roots(h)
-    mids = [_arb_mp(r) for r in roots]
-    idx = min(range(len(mids)), key=lambda i: abs(mids[i] - s))
-    return h, idx, s
+    return h, _root_index(h, s), s
+
+
+def _root_index(h: flint.fmpz_poly, s) -> int:
+    """The CRootOf index (real roots ascending) of the root of ``h`` nearest to ``s`` (an mpmath number)."""
+    mids = [_arb_mp(r) for r in _real_roots(h)]
+    return min(range(len(mids)), key=lambda i: abs(mids[i] - s))
 
 
 # --------------------------------------------------------------------------------------------
 # SVD of one integer block
 # --------------------------------------------------------------------------------------------
+@_hp()                          # every mpmath value (singular values, vectors) to DPS digits
 def _block_modes(B: np.ndarray, den: int) -> list:
     """Modes of the block B/den (B an integer numpy array without zero rows or columns)."""
-    with _hp():                 # every mpmath value (singular values, vectors) to DPS digits
-        return _block_modes_hp(B, den)
-
-
-def _block_modes_hp(B: np.ndarray, den: int) -> list:
     r, c = B.shape
     side = "v" if c <= r else "u"          # the Gram matrix on the smaller side
     G = _gram(B, side)
@@ -360,9 +355,7 @@ def _kron_split(C: np.ndarray):
         k = int(np.flatnonzero(b)[0])
         if not np.array_equal(T * b[k], np.outer(T[:, k], b)):
             continue
-        g = 0
-        for x in b.tolist():
-            g = math.gcd(g, int(x))
+        g = math.gcd(*map(int, b.tolist()))
         if b[k] < 0:
             g = -g
         Bm = b // g
@@ -395,9 +388,7 @@ def _value_poly(sv: "SValue") -> flint.fmpz_poly:
         return flint.fmpz_poly([-int(a.p), 0, int(a.q)])
     p0, p1, D = sv.data
     c = [p0 * p0 - p1 * p1 * D, flint.fmpq(0), -2 * p0, flint.fmpq(0), flint.fmpq(1)]
-    den = 1
-    for x in c:
-        den = den * int(x.q) // math.gcd(den, int(x.q))
+    den = math.lcm(*(int(x.q) for x in c))
     return flint.fmpz_poly([int(x * den) for x in c])
 
 
@@ -429,8 +420,7 @@ def _value_product_poly(x: "SValue", y: "SValue", s_mp):
             a = -flint.fmpq(int(hc[0]), int(hc[-1]))
             a = a * a if h.degree() == 1 else a
             return SValue("sqrt", a, s_mp, sp.sqrt(_q(a)))
-        mids = [_arb_mp(r) for r in _real_roots(h)]
-        idx = min(range(len(mids)), key=lambda i: abs(mids[i] - s_mp))
+        idx = _root_index(h, s_mp)
     if h.coeffs()[-1] < 0:
         h = -h
     return SValue("root", (h, idx), s_mp)
@@ -553,13 +543,7 @@ def rational_svd(B: np.ndarray, den: int = 1, cache: dict | None = None) -> list
 
 def _same_value(x: SValue, y: SValue) -> bool:
     """Exact equality of two singular values from their exact data (no digits involved)."""
-    if x is y:
-        return True
-    if x.kind != y.kind:
-        return False
-    if x.kind == "root":
-        return x.data[1] == y.data[1] and x.data[0] == y.data[0]
-    return x.data == y.data
+    return x is y or (x.kind == y.kind and x.data == y.data)
 
 
 def _sort_modes(modes: list) -> list:

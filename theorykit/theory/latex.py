@@ -4,7 +4,6 @@ from __future__ import annotations
 import sympy as sp
 
 from .effective import output_trace
-from .trajectory import a0, t, tau
 
 __all__ = ["derivation_latex", "derivation_latex_short", "latex_document"]
 
@@ -91,8 +90,7 @@ def derivation_latex(der, document: bool = False) -> str:
                      r"\tfrac12\operatorname{tr}\Sigma^y - \sum_p\sum_\alpha \left(s_\alpha a_\alpha(t) "
                      r"- \tfrac12 d_\alpha a_\alpha(t)^2\right)" + (r"\Big)" if P != 1 else "") + r" \]")
         if len(str(der.loss)) < 4000:
-            parts.append(r"\begin{dmath*} L(t) = " + sp.latex(der.loss) + r"\end{dmath*}" if False else
-                         r"\[ L(t) = " + sp.latex(der.loss) + r" \]")
+            parts.append(r"\[ L(t) = " + sp.latex(der.loss) + r" \]")
     else:
         parts.append("The pathways are integrated numerically with the race reduction "
                      r"$\tau \dot M_p = (M_pM_p^\top)^{1/2}G_p + G_p(M_p^\top M_p)^{1/2}$, "

@@ -49,26 +49,27 @@ def is_zero(expr, symbols=None, trials: int = 4, tol: float = 1e-10) -> bool:
     """
     expr = sp.sympify(expr)
     syms = sorted(expr.free_symbols if symbols is None else symbols, key=str)
-    if syms and zero_by_radical_reduction(expr):       # exact proof first (the common case: zero)
+    if not syms:
+        return _mp_abs(expr) <= tol
+    if zero_by_radical_reduction(expr):       # exact proof first (the common case: zero)
         return True
     rng = np.random.default_rng(12345)
-    for _ in range(trials if syms else 1):
-        if not syms:
-            return _mp_abs(expr) <= tol
-        pt = {s: sp.Float(rng.uniform(0.3, 2.5), 30) for s in syms}
-        val = complex(expr.subs(pt).evalf(30))
-        if abs(val) > tol:
-            return False
-    if not syms:
-        return True
+    if not _vanishes_at_random_points(expr, syms, rng, trials, 30, tol):
+        return False
     if sp.count_ops(expr) > SIMPLIFY_MAX_OPS:
         # too large to simplify in bounded time: confirm at more random points, 50 digits
-        for _ in range(8):
-            pt = {s: sp.Float(rng.uniform(0.3, 2.5), 50) for s in syms}
-            if abs(complex(expr.subs(pt).evalf(50))) > tol:
-                return False
-        return True
+        return _vanishes_at_random_points(expr, syms, rng, 8, 50, tol)
     return sp.simplify(expr) == 0
+
+
+def _vanishes_at_random_points(x, syms, rng, trials: int, digits: int, tol: float) -> bool:
+    """Whether ``|x| ≤ tol`` at ``trials`` points drawn from ``rng`` (each of ``syms`` uniform on
+    [0.3, 2.5]), evaluated with ``digits`` digits."""
+    for _ in range(trials):
+        pt = {s: sp.Float(rng.uniform(0.3, 2.5), digits) for s in syms}
+        if abs(complex(x.subs(pt).evalf(digits))) > tol:
+            return False
+    return True
 
 
 def zero_by_radical_reduction(expr) -> bool:
@@ -332,8 +333,6 @@ def tidy(x):
         return x
 
 
-_simp = tidy
-
 #: total operation count of (G − λI) above which pivots are decided numerically (see _eigen_gram)
 NULLSPACE_SIMPLIFY_MAX_OPS = 300
 
@@ -347,12 +346,7 @@ def _is_zero_at_random_points(x, trials: int = 3, digits: int = 40) -> bool:
     if x.is_Number:
         return bool(x == 0)
     syms = sorted(x.free_symbols, key=str)
-    rng = np.random.default_rng(2024)
-    for _ in range(trials if syms else 1):
-        pt = {s: sp.Float(rng.uniform(0.3, 2.5), digits) for s in syms}
-        if abs(complex(x.subs(pt).evalf(digits))) > 1e-25:
-            return False
-    return True
+    return _vanishes_at_random_points(x, syms, np.random.default_rng(2024), trials if syms else 1, digits, 1e-25)
 
 
 class Mode:
@@ -443,8 +437,7 @@ class Mode:
         return num(self._d, ref or {})
 
     def with_d(self, d, d_pending=False, d_float=None) -> "Mode":
-        m = Mode(self._s, self._u, self._v, d, self.exact_vectors, self.raw, d_pending, d_float, self._uv_pending)
-        return m
+        return Mode(self._s, self._u, self._v, d, self.exact_vectors, self.raw, d_pending, d_float, self._uv_pending)
 
     def u_floats(self, ref=None) -> np.ndarray:
         if self.raw is not None:
@@ -505,20 +498,18 @@ class SVD:
     def numeric(self, values: Mapping | None = None):
         """``(U, s, V)`` as float arrays (from the exact engine's high-precision vectors, or by
         evaluating the exact expressions at ``values`` and the reference values)."""
-        ref = dict(self.reference)
-        ref.update(values or {})
         if not self.modes:
             return np.zeros((self.shape[0], 0)), np.zeros(0), np.zeros((self.shape[1], 0))
+        ref = {**self.reference, **(values or {})}
         U = np.stack([m.u_floats(ref) for m in self.modes], axis=1)
         V = np.stack([m.v_floats(ref) for m in self.modes], axis=1)
-        return U, np.array([m.s_float(ref) for m in self.modes]), V
+        return U, np.array(self.floats(values)), V
 
     def reconstruct(self) -> sp.Matrix:
         return self.U * self.S * self.V.T
 
     def floats(self, values: Mapping | None = None) -> list:
-        ref = dict(self.reference)
-        ref.update(values or {})
+        ref = {**self.reference, **(values or {})}
         return [m.s_float(ref) for m in self.modes]
 
     def _repr_latex_(self):

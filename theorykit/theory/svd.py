@@ -5,46 +5,16 @@ package's conventions (descending singular values, the first non-zero entry of e
 from __future__ import annotations
 from typing import Mapping
 import mpmath
+import numpy as np
 import sympy as sp
 from ..errors import DerivationError
 from .exact_values import X
-from .exactla import rational_parts, rational_svd
+from .exactla import _components, rational_parts, rational_svd
 
-from .modes import (NULLSPACE_SIMPLIFY_MAX_OPS, SVD, Mode, _is_zero_at_random_points, _simp, is_zero, num,
-                    reference_values)
+from .modes import (NULLSPACE_SIMPLIFY_MAX_OPS, SVD, Mode, _is_zero_at_random_points, is_zero, num, reference_values,
+                    tidy)
 
 __all__ = ["exact_svd"]
-
-
-def _components(M: sp.Matrix):
-    """Connected blocks of the bipartite non-zero pattern: list of (row indices, col indices)."""
-    rows = [i for i in range(M.rows) if any(M[i, j] != 0 for j in range(M.cols))]
-    cols = [j for j in range(M.cols) if any(M[i, j] != 0 for i in range(M.rows))]
-    parent = {("r", i): ("r", i) for i in rows}
-    parent.update({("c", j): ("c", j) for j in cols})
-
-    def find(a):
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for i in rows:
-        for j in cols:
-            if M[i, j] != 0:
-                ra, rb = find(("r", i)), find(("c", j))
-                if ra != rb:
-                    parent[ra] = rb
-    groups: dict = {}
-    for node in parent:
-        groups.setdefault(find(node), []).append(node)
-    out = []
-    for nodes in groups.values():
-        r = sorted(i for t, i in nodes if t == "r")
-        c = sorted(j for t, j in nodes if t == "c")
-        if r and c:
-            out.append((r, c))
-    return out
 
 
 def _eigen_gram(G: sp.Matrix, ref):
@@ -153,6 +123,14 @@ def _image(B: sp.Matrix, vec: sp.Matrix, norm, s) -> sp.Matrix:
     return sp.Matrix(image) / (norm * s)
 
 
+def _placed(b: sp.Matrix, idx, n: int) -> sp.Matrix:
+    """The block vector ``b`` placed at rows ``idx`` of an n-vector (zeros elsewhere)."""
+    out = sp.zeros(n, 1)
+    for a, i in enumerate(idx):
+        out[i] = b[a]
+    return out
+
+
 def _sign_fix(u: sp.Matrix, v: sp.Matrix, ref):
     for x in v:
         val = num(x, ref)
@@ -173,65 +151,45 @@ def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) ->
     [2, sqrt(2)]
     """
     if isinstance(M, tuple):
-        B, den = M
-        raws = rational_svd(B, den, cache)
-        return SVD(tuple(Mode(raw=r) for r in raws), tuple(B.shape), dict(reference or {}))
-    M = sp.Matrix(M)
-    if not M.free_symbols:
-        parts = rational_parts(M)
-        if parts is not None:
-            raws = rational_svd(parts[0], parts[1], cache)
-            return SVD(tuple(Mode(raw=r) for r in raws), (M.rows, M.cols), dict(reference or {}))
+        parts, shape = M, M[0].shape
+    else:
+        M = sp.Matrix(M)
+        parts, shape = (None if M.free_symbols else rational_parts(M)), M.shape
+    if parts is not None:
+        raws = rational_svd(parts[0], parts[1], cache)
+        return SVD(tuple(Mode(raw=r) for r in raws), tuple(shape), dict(reference or {}))
     M = M.applyfunc(sp.expand)
     ref = dict(reference) if reference else reference_values(M.free_symbols)
     modes = []
-    for rows, cols in _components(M):
+    for rows, cols in _components(np.array([x != 0 for x in M], dtype=bool).reshape(M.shape)):
         B = M.extract(rows, cols)
         parts = rational_parts(B) if not B.free_symbols else None
         if parts is not None:
             # a numeric block of a symbolic matrix: the exact engine
             for r in rational_svd(parts[0], parts[1], cache):
-                u = sp.zeros(M.rows, 1)
-                v = sp.zeros(M.cols, 1)
-                ub, vb = r.u.sympy(), r.v.sympy()
-                for a, i in enumerate(rows):
-                    u[i] = ub[a]
-                for a, j in enumerate(cols):
-                    v[j] = vb[a]
+                u, v = _placed(r.u.sympy(), rows, M.rows), _placed(r.v.sympy(), cols, M.cols)
                 modes.append(Mode(r.s.expr(), u, v, None, r.exact_vectors))
             continue
         if B.rows == 1 or B.cols == 1:
-            flat = list(B)
-            s = _simp(sp.sqrt(sum(x ** 2 for x in flat)))
+            s = tidy(sp.sqrt(sum(x ** 2 for x in B)))
             if B.rows == 1:
                 u_b, v_b = sp.Matrix([1]), B.T / s              # tidied when shown (Mode.u/.v)
             else:
                 u_b, v_b = B / s, sp.Matrix([1])
             blocks = [(s, u_b, v_b, True, ("plain", "plain"))]
         else:
+            # the Gram matrix on the smaller side: AᵀA with A = B (eigenvectors v) or A = Bᵀ (eigenvectors u)
             blocks = []
-            if B.cols <= B.rows:
-                for lam, vecs, ex in _eigen_gram((B.T * B).applyfunc(sp.expand), ref):
-                    s = _simp(sp.sqrt(lam))
-                    for v_b, norm in vecs:
-                        u_b, v_b = _image(B, v_b, norm, s), v_b / norm
-                        u_b = u_b if ex else u_b.applyfunc(lambda x: sp.N(x, 30))
-                        blocks.append((s, u_b, v_b, ex, ("plain", "rad")))
-            else:
-                for lam, vecs, ex in _eigen_gram((B * B.T).applyfunc(sp.expand), ref):
-                    s = _simp(sp.sqrt(lam))
-                    for u_b, norm in vecs:
-                        v_b, u_b = _image(B.T, u_b, norm, s), u_b / norm
-                        v_b = v_b if ex else v_b.applyfunc(lambda x: sp.N(x, 30))
-                        blocks.append((s, u_b, v_b, ex, ("rad", "plain")))
+            on_v = B.cols <= B.rows
+            A = B if on_v else B.T
+            for lam, vecs, ex in _eigen_gram((A.T * A).applyfunc(sp.expand), ref):
+                s = tidy(sp.sqrt(lam))
+                for x_b, norm in vecs:
+                    y_b, x_b = _image(A, x_b, norm, s), x_b / norm
+                    y_b = y_b if ex else y_b.applyfunc(lambda x: sp.N(x, 30))
+                    blocks.append((s, y_b, x_b, ex, ("plain", "rad")) if on_v else (s, x_b, y_b, ex, ("rad", "plain")))
         for s, u_b, v_b, ex, kinds in blocks:
-            u = sp.zeros(M.rows, 1)
-            v = sp.zeros(M.cols, 1)
-            for a, i in enumerate(rows):
-                u[i] = u_b[a]
-            for a, j in enumerate(cols):
-                v[j] = v_b[a]
-            u, v = _sign_fix(u, v, ref)
+            u, v = _sign_fix(_placed(u_b, rows, M.rows), _placed(v_b, cols, M.cols), ref)
             modes.append(Mode(s, u, v, None, ex, uv_pending=kinds if ex else False))
     # stable order: by value, descending; ties keep discovery order
     modes = sorted(modes, key=lambda m: -num(m.s, ref))
