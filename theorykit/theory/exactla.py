@@ -192,25 +192,15 @@ def _cyclic_blocks(G: flint.fmpq_mat, W: list, m: int) -> list:
 
 def _real_roots(f: flint.fmpz_poly):
     """The real roots of ``f`` (all of them for a Gram factor) as arb balls, ascending, at PREC_BITS."""
-    old = flint.ctx.prec
-    try:
-        flint.ctx.prec = PREC_BITS
+    with flint.ctx.workprec(PREC_BITS):
         rts = [r for r, _ in f.complex_roots()]
-    finally:
-        flint.ctx.prec = old
     real = [r.real for r in rts if r.imag == 0]
     return sorted(real, key=lambda a: float(a.mid()))
 
 
 def _arb_mp(a) -> mpmath.mpf:
-    old = flint.ctx.prec
-    try:
-        flint.ctx.prec = PREC_BITS
-        with mpmath.workdps(DPS + 20):
-            return +mpmath.mpf(a.mid().str(DPS + 5, radius=False))
-    finally:
-        flint.ctx.prec = old
-
+    with flint.ctx.workprec(PREC_BITS), mpmath.workdps(DPS + 20):
+        return +mpmath.mpf(a.mid().str(DPS + 5, radius=False))
 
 
 def _factor_vanishing_at(facs, s):
@@ -256,7 +246,7 @@ def _block_modes(B: np.ndarray, den: int) -> list:
     side = "v" if c <= r else "u"          # the Gram matrix on the smaller side
     G = _gram(B, side)
     Bf = _fmpz_mat(B)
-    Bt = Bf.transpose()
+    Bs = Bf if side == "v" else Bf.transpose()      # B on the Gram matrix's side: B x/s is the other vector
     Gq = flint.fmpq_mat(G)
     _, facs = G.charpoly().factor()
     den2 = flint.fmpq(den * den)
@@ -274,7 +264,7 @@ def _block_modes(B: np.ndarray, den: int) -> list:
             for (w,) in blocks:
                 x = RatVec(w, _dot(w, w))
                 # the other side: B x/s = Bi w/den / (√N √α/den) = Bi w / √(N α)
-                y = x.times(Bf if side == "v" else Bt, alpha)
+                y = x.times(Bs, alpha)
                 out.append(RawMode(s, y, x) if side == "v" else RawMode(s, x, y))
         elif m == 2:
             a, b, cc = cs[2], cs[1], cs[0]
@@ -292,31 +282,29 @@ def _block_modes(B: np.ndarray, den: int) -> list:
                     P = _dot(cvec, cvec) + D * _dot(evec, evec)
                     Q = 2 * _dot(cvec, evec)
                     x = QuadVec(cvec, evec, D, P, Q)
-                    y = x.times(Bf if side == "v" else Bt, a0_, a1_)
+                    y = x.times(Bs, a0_, a1_)
                     out.append(RawMode(s, y, x) if side == "v" else RawMode(s, x, y))
         else:
             roots = _real_roots(f)
-            Bm = [[int(x) for x in row] for row in (Bf if side == "v" else Bt).tolist()]
+            Bm = [[int(x) for x in row] for row in Bs.tolist()]
             for root in roots:
                 alpha = _arb_mp(root)
-                with mpmath.workdps(DPS + 20):
-                    h, idx, s_mp = _sqrt_root_value(f, alpha, den)
-                    s = SValue("root", (h, idx), s_mp)
-                    # q_α(x) = f(x)/(x − α) by synthetic division: q_{m−1} = f_m, q_{j−1} = f_j + α q_j
-                    q = [mpmath.mpf(0)] * m
-                    q[m - 1] = _mpq(cs[m])
-                    for j in range(m - 1, 0, -1):
-                        q[j - 1] = _mpq(cs[j]) + alpha * q[j]
-                    for K in blocks:
-                        cols = [[_mpq(x) for x in k.entries()] for k in K]
-                        vec = [mpmath.fsum(q[j] * cols[j][i] for j in range(m)) for i in range(len(cols[0]))]
-                        nrm = mpmath.sqrt(mpmath.fsum(x * x for x in vec))
-                        vec = [x / nrm for x in vec]
-                        other = [mpmath.fsum(row[j] * vec[j] for j in range(len(vec)) if row[j] != 0) / den
-                                 for row in Bm]
-                        other = [x / s_mp for x in other]
-                        x_, y_ = NumVec(vec), NumVec(other)
-                        out.append(RawMode(s, y_, x_) if side == "v" else RawMode(s, x_, y_))
+                h, idx, s_mp = _sqrt_root_value(f, alpha, den)
+                s = SValue("root", (h, idx), s_mp)
+                # q_α(x) = f(x)/(x − α) by synthetic division: q_{m−1} = f_m, q_{j−1} = f_j + α q_j
+                q = [mpmath.mpf(0)] * m
+                q[m - 1] = _mpq(cs[m])
+                for j in range(m - 1, 0, -1):
+                    q[j - 1] = _mpq(cs[j]) + alpha * q[j]
+                for K in blocks:
+                    cols = [[_mpq(x) for x in k.entries()] for k in K]
+                    vec = [mpmath.fsum(q[j] * cols[j][i] for j in range(m)) for i in range(len(cols[0]))]
+                    nrm = mpmath.sqrt(mpmath.fsum(x * x for x in vec))
+                    vec = [x / nrm for x in vec]
+                    other = [mpmath.fsum(row[j] * vec[j] for j in range(len(vec)) if row[j] != 0) / den / s_mp
+                             for row in Bm]
+                    x_, y_ = NumVec(vec), NumVec(other)
+                    out.append(RawMode(s, y_, x_) if side == "v" else RawMode(s, x_, y_))
     return out
 
 
