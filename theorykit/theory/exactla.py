@@ -478,22 +478,23 @@ def _kron_modes(C: np.ndarray, den: int, cache: dict):
     return out
 
 
+def _spread(vals, idx, n: int, zero) -> list:
+    """``vals`` placed at positions ``idx`` of a list of ``n`` entries, ``zero`` elsewhere."""
+    full = [zero] * n
+    for i, x in zip(idx, vals):
+        full[i] = x
+    return full
+
+
 def _embed(vec, idx, n):
     """A block vector placed at rows ``idx`` of an n-vector (same representation)."""
+    z = flint.fmpq(0)
     if isinstance(vec, RatVec):
-        full = [flint.fmpq(0)] * n
-        for a, i in enumerate(idx):
-            full[i] = vec.w[a, 0]
-        return RatVec(_col(full), vec.N)
+        return RatVec(_col(_spread(vec.w.entries(), idx, n, z)), vec.N)
     if isinstance(vec, QuadVec):
-        fc, fe = [flint.fmpq(0)] * n, [flint.fmpq(0)] * n
-        for a, i in enumerate(idx):
-            fc[i], fe[i] = vec.c[a, 0], vec.e[a, 0]
-        return QuadVec(_col(fc), _col(fe), vec.D, vec.P, vec.Q)
-    full = [mpmath.mpf(0)] * n
-    for a, i in enumerate(idx):
-        full[i] = vec.vals[a]
-    return NumVec(full)
+        return QuadVec(_col(_spread(vec.c.entries(), idx, n, z)), _col(_spread(vec.e.entries(), idx, n, z)),
+                       vec.D, vec.P, vec.Q)
+    return NumVec(_spread(vec.vals, idx, n, mpmath.mpf(0)))
 
 
 def rational_svd(B: np.ndarray, den: int = 1, cache: dict | None = None) -> list:

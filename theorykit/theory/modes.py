@@ -308,9 +308,7 @@ def tidy(x):
     ``x`` unchanged when it is larger than :data:`SIMPLIFY_MAX_OPS` operations (bounded cost on any
     input)."""
     x = sp.sympify(x)
-    if x.is_Rational or x.is_Symbol:
-        return x
-    if sp.count_ops(x) > SIMPLIFY_MAX_OPS:
+    if x.is_Rational or x.is_Symbol or sp.count_ops(x) > SIMPLIFY_MAX_OPS:
         return x
     if x.free_symbols:
         # a rational function of the symbols (possibly only after expansion: products of equal

@@ -9,7 +9,7 @@ import numpy as np
 import sympy as sp
 from ..errors import DerivationError
 from .exact_values import X
-from .exactla import _components, rational_parts, rational_svd
+from .exactla import _components, _spread, rational_parts, rational_svd
 
 from .modes import (NULLSPACE_SIMPLIFY_MAX_OPS, SVD, Mode, _is_zero_at_random_points, is_zero, num, reference_values,
                     tidy)
@@ -125,10 +125,7 @@ def _image(B: sp.Matrix, vec: sp.Matrix, norm, s) -> sp.Matrix:
 
 def _placed(b: sp.Matrix, idx, n: int) -> sp.Matrix:
     """The block vector ``b`` placed at rows ``idx`` of an n-vector (zeros elsewhere)."""
-    out = sp.zeros(n, 1)
-    for a, i in enumerate(idx):
-        out[i] = b[a]
-    return out
+    return sp.Matrix(_spread(b, idx, n, sp.S.Zero))
 
 
 def _sign_fix(u: sp.Matrix, v: sp.Matrix, ref):
