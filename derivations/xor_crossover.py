@@ -22,7 +22,7 @@ from theorykit.theory.effective import output_correlation
 from theorykit.spec.gating import GDLNSpec, xor_relns
 from theorykit.theory.latex import latex_document
 from theorykit.spec.task import xor_margin
-from theorykit.theory.trajectory import a0, mode_trajectory, t, tau
+from theorykit.theory.trajectory import a0, mode_trajectory, tau
 
 __all__ = ["derive", "half_loss_time", "A0_RULE", "summary", "latex_rows", "main"]
 
@@ -138,8 +138,7 @@ def derive(task=None, relns=None, hidden: int = 128) -> dict:
     for name in ("linear", "xor"):
         der, r = _reln(task, name, relns[name])
         if r["identical_pathways"]:
-            a_half, th = half_loss_time(r["s"], r["d"], r["n_pathways"], trSy_half)
-            r["a_half"], r["t_half_loss"] = a_half, th
+            r["a_half"], r["t_half_loss"] = half_loss_time(r["s"], r["d"], r["n_pathways"], trSy_half)
         else:
             r["a_half"] = r["t_half_loss"] = None
         r["derivation"] = der
@@ -194,12 +193,8 @@ def _lt_crossover(out, Delta):
 _NAMES = {"linear": "linear", "xor": "XoR"}
 
 
-def _tex_set(S) -> str:
-    return sp.latex(S)
-
-
 def _latex(out) -> str:
-    task, D = out["task"], out["Delta"]
+    task = out["task"]
     L = sp.latex
     parts = [r"\subsection*{1. Task}",
              r"Datapoints are columns; $\Delta\ge 0$ is the margin in the third coordinate.",
@@ -231,7 +226,7 @@ def _latex(out) -> str:
     parts.append(r"\[ " + L(out["s_linear"]) + " = " + L(out["s_xor"]) + r"\quad\Longrightarrow\quad \Delta^\ast = "
                  + L(out["crossover"]) + r" \approx " + f"{out['crossover_float']:.6f}" + r" \]")
     parts.append(r"(the only non-negative root). The linear ReLN is faster for $\Delta\in "
-                 + _tex_set(out["linear_faster_set"]) + r"$; at $\Delta^\ast/2$ the " + _NAMES[out["faster_below"]]
+                 + L(out["linear_faster_set"]) + r"$; at $\Delta^\ast/2$ the " + _NAMES[out["faster_below"]]
                  + r" ReLN is faster, at $2\Delta^\ast$ the " + _NAMES[out["faster_above"]] + " ReLN.")
     lt = out["learning_time_crossover"]
     if lt is not None:
@@ -248,7 +243,7 @@ def _latex(out) -> str:
     parts.append(r"A bias-free ReLU unit with input weight $\pm v$ is on for $\{\mu: \pm v^\top x_\mu > 0\}$. "
                  r"Each ReLN's gates are reproduced by such units for")
     for name in ("linear", "xor"):
-        parts.append(r"\[ \Delta \in " + _tex_set(out["implementable"][name]["all"]) + r"\quad(\mathrm{" + name + r"}) \]")
+        parts.append(r"\[ \Delta \in " + L(out["implementable"][name]["all"]) + r"\quad(\mathrm{" + name + r"}) \]")
     xs = out["implementable"]["xor"]["all"]
     if xs.is_Interval and xs.sup.is_finite:
         parts.append(r"Above $\Delta = " + L(xs.sup) + r"$ the XoR ReLN's single-point pathways cannot be realised by "

@@ -49,8 +49,6 @@ def derivation(out_dir: Path, cfg) -> dict:
     return summ
 
 
-
-
 # ---------------------------------------------------------------------------------------------
 # the race, by exhaustion (Proposition 4.2)
 # ---------------------------------------------------------------------------------------------
@@ -99,12 +97,11 @@ def race_ranking(cfg, a0: float, pr) -> dict:
     near_all_contain_core = all(core <= set(r["family"].split("+")) for r in near if not r.get("datapoint_level"))
     lacking = next(r for r in by_area if not core <= set(r["family"].split("+")))
     dbl, sgl = named_rows["common+double"], named_rows["common+single"]
-    # how much the single-context pathways learn when all seven race
-    spec7 = GDLNSpec(task, context_pathways(8, 3, subsets), Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
-    rf7 = RaceSystem.from_spec(spec7).solve(SaveAt(every=rev), t_end=cfg["steps"], a0=a0, solver=RK4(dt), modes=False)
+    # how much the single-context pathways learn when all seven race (the pathways of ``spec``)
+    rf7 = RaceSystem.from_spec(spec).solve(SaveAt(every=rev), t_end=cfg["steps"], a0=a0, solver=RK4(dt), modes=False)
     share = {}
     X, Y = task.numeric()
-    for p in spec7.pathways:
+    for p in spec.pathways:
         M = rf7.params[p.name][0]
         out = (M @ X[list(p.inputs)]) * np.asarray(p.active, float)[None, :]
         share[p.name] = float(np.linalg.norm(out))

@@ -224,11 +224,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     a0 = default_a0() if a0 is None else float(a0)
     fam = np.arange(len(masks)) if families is None else np.asarray(families, dtype=int)
     syms = context_symmetries(spec.task, 8, k)
-    perms = []
-    for s in syms:
-        pa = pathway_action(spec, s)
-        if pa is not None:
-            perms.append(pa)
+    perms = [pa for pa in (pathway_action(spec, s) for s in syms) if pa is not None]
     if use_symmetry:
         rep_index, orbit_of = family_orbits(masks, perms)
     else:
@@ -309,7 +305,6 @@ def _num(s: str) -> float:
 def write_outputs(res: ExhaustResult, out_dir) -> dict:
     """``exhaust.json`` (atomic) and ``race_k<k>.png`` in ``out_dir``; returns the paths."""
     from pathlib import Path
-
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -11,30 +11,12 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from ..errors import SpecError
 from ..theory.effective import exact_parts
+from ..theory.lemmas import lp_pattern_feasible
 
 #: largest datapoint count enumerated exactly
 EXACT_MAX_P = 16
 
-__all__ = ["lp_pattern_feasible", "cover_bound", "realisable_patterns", "consistent_pattern", "consistent_any_output", "data_symmetries", "pattern_orbits"]
-
-
-def lp_pattern_feasible(X, gates):
-    """Whether one bias-free ReLU unit realises ``gates`` on the columns of ``X`` (exact LP feasibility).
-
-    Constraints ``w·x_μ ≥ 1`` where the gate is 1 and ``w·x_μ ≤ 0`` where it is 0 (pre-activation 0
-    counts as off). Returns ``(feasible, w or None)``."""
-    from scipy.optimize import linprog
-
-    X = np.asarray(X, float)
-    g = np.asarray(gates, bool)
-    A = np.where(g[:, None], -X.T, X.T)
-    b = np.where(g, -1.0, 0.0)
-    res = linprog(np.zeros(X.shape[0]), A_ub=A, b_ub=b, bounds=[(None, None)] * X.shape[0], method="highs")
-    if res.status == 0:
-        return True, res.x
-    if res.status == 2:
-        return False, None
-    raise RuntimeError(f"linprog failed: {res.message}")
+__all__ = ["cover_bound", "realisable_patterns", "consistent_pattern", "consistent_any_output", "data_symmetries", "pattern_orbits"]
 
 
 def cover_bound(P: int, r: int) -> int:

@@ -250,15 +250,14 @@ def context_census(gates, blocks: int, weights=None, rel_threshold: float = 0.01
     exact = UnitGates(gates, blocks, "exact")
     maj = UnitGates(exact.on, blocks, "majority")
     mnames = [c for c in CONTEXT_CLASSES if c != "other"]
-    names = ["common", "k-1-context", "single-context", "other-context", "other", "silent"]
     purity = maj.purity
-    out = {"all": tally(exact.masks(names), pooled=True, share=False),
+    out = {"all": tally(exact.masks(), pooled=True, share=False),
            "majority": tally(maj.masks(mnames), pooled=True, share=False),
            "majority_mean_purity": float(purity.mean())}
     if weights is not None:
         w = np.asarray(weights, dtype=float)
         sig = significant(w, rel_threshold)
-        out["significant"] = tally(exact.masks(names), where=sig, pooled=True, share=False)
+        out["significant"] = tally(exact.masks(), where=sig, pooled=True, share=False)
         out["significant_majority"] = tally(maj.masks(mnames), where=sig, pooled=True, share=False)
         out["significant_majority_mean_purity"] = float(purity[sig].mean()) if sig.any() else None
         out["weight_share_majority"] = tally(maj.masks(mnames), w, pooled=True)

@@ -54,12 +54,43 @@ def _z(x):
 
 
 # ---------------------------------------------------------------------------------------------
-# Context side: vectors in R^k with symbolic k
+# Linear combinations of named atoms: the arithmetic CVec and TVec share
 # ---------------------------------------------------------------------------------------------
-class CVec:
-    """A vector in R^k: ``c1 · 1 + Σ_q c_q e_q`` over named contexts q (symbolic k)."""
+class _Terms:
+    """A linear combination ``Σ c_key · key`` (dict ``terms``); each subclass's constructor
+    canonicalises the coefficients and its ``dot`` gives the atoms' inner products."""
 
     __slots__ = ("terms",)
+
+    def __add__(self, other):
+        out = dict(self.terms)
+        for key, c in other.terms.items():
+            out[key] = out.get(key, 0) + c
+        return type(self)(out)
+
+    def __sub__(self, other):
+        return self + other * (-1)
+
+    def __mul__(self, c):
+        return type(self)({key: v * c for key, v in self.terms.items()})
+
+    __rmul__ = __mul__
+
+    def is_zero(self) -> bool:
+        # collect terms that are the same vector (keys are already canonical)
+        return all(_z(c) for c in self.terms.values())
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.terms})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Context side: vectors in R^k with symbolic k
+# ---------------------------------------------------------------------------------------------
+class CVec(_Terms):
+    """A vector in R^k: ``c1 · 1 + Σ_q c_q e_q`` over named contexts q (symbolic k)."""
+
+    __slots__ = ()
 
     def __init__(self, terms: Mapping | None = None):
         self.terms = {a: sp.sympify(c) for a, c in (terms or {}).items() if sp.sympify(c) != 0}
@@ -79,20 +110,6 @@ class CVec:
         if b == "1":
             return a
         return a if a == b else None
-
-    def __add__(self, other: "CVec") -> "CVec":
-        out = dict(self.terms)
-        for a, c in other.terms.items():
-            out[a] = out.get(a, 0) + c
-        return CVec(out)
-
-    def __sub__(self, other: "CVec") -> "CVec":
-        return self + other * (-1)
-
-    def __mul__(self, c) -> "CVec":
-        return CVec({a: v * c for a, v in self.terms.items()})
-
-    __rmul__ = __mul__
 
     def __truediv__(self, c) -> "CVec":
         return self * (1 / sp.sympify(c))
@@ -114,36 +131,6 @@ class CVec:
     def centred(self) -> "CVec":
         """C_k x = x − (1·x / k) 1."""
         return self - ONE * (ONE.dot(self) / k)
-
-    def simplify(self) -> "CVec":
-        return CVec({a: sp.factor(sp.simplify(c)) for a, c in self.terms.items()})
-
-    def is_zero(self) -> bool:
-        return all(_z(c) for c in self.terms.values())
-
-    def subs(self, rep) -> "CVec":
-        return CVec({a: c.subs(rep) for a, c in self.terms.items()})
-
-    def numeric(self, kk: int, names: Mapping) -> np.ndarray:
-        """The vector in R^kk, named contexts placed by ``names`` (name → index)."""
-        out = np.zeros(kk)
-        for a, c in self.terms.items():
-            val = float(sp.N(c.subs(k, kk)))
-            if a == "1":
-                out += val
-            else:
-                out[names[a[1]]] += val
-        return out
-
-    def latex(self) -> str:
-        parts = []
-        for a, c in self.terms.items():
-            atom = r"\mathbf{1}_k" if a == "1" else rf"e_{{{a[1]}}}"
-            parts.append(f"\\left({sp.latex(sp.factor(c))}\\right){atom}")
-        return " + ".join(parts) if parts else "0"
-
-    def __repr__(self):
-        return f"CVec({self.terms})"
 
 
 ONE = CVec({"1": 1})
@@ -186,10 +173,10 @@ def _ip_item(a, b):
     return n if r is None else sp.Integer(r)
 
 
-class TVec:
+class TVec(_Terms):
     """A vector in a pathway's input or output space (see the key conventions above)."""
 
-    __slots__ = ("terms",)
+    __slots__ = ()
 
     def __init__(self, terms: Mapping | None = None):
         self.terms = {}
@@ -214,20 +201,6 @@ class TVec:
     def blocks(v: CVec, out_atom: str, c=1) -> "TVec":
         return TVec({("B", a, out_atom): c * x for a, x in v.terms.items()})
 
-    def __add__(self, other):
-        out = dict(self.terms)
-        for key, c in other.terms.items():
-            out[key] = out.get(key, 0) + c
-        return TVec(out)
-
-    def __sub__(self, other):
-        return self + other * (-1)
-
-    def __mul__(self, c):
-        return TVec({key: v * c for key, v in self.terms.items()})
-
-    __rmul__ = __mul__
-
     def dot(self, other: "TVec") -> sp.Expr:
         tot = sp.Integer(0)
         for ka, ca in self.terms.items():
@@ -243,19 +216,6 @@ class TVec:
                 else:
                     tot += ca * cb * CVec._dot_atoms(ka[1], kb[1]) * _OUT[(ka[2], kb[2])]
         return sp.expand(tot)
-
-    def norm(self) -> sp.Expr:
-        return sp.sqrt(sp.factor(self.dot(self)))
-
-    def is_zero(self) -> bool:
-        # collect terms that are the same vector (keys are already canonical)
-        return all(_z(c) for c in self.terms.values())
-
-    def subs(self, rep) -> "TVec":
-        return TVec({key: c.subs(rep) for key, c in self.terms.items()})
-
-    def __repr__(self):
-        return f"TVec({self.terms})"
 
 
 # structure facts (the assumptions): actions of H, Hᵀ, H̃ = H C_n, H̃ᵀ on the atoms
@@ -324,27 +284,20 @@ def syxT_apply(p: SymPathway, w: TVec, target: str = "full") -> TVec:
     g = p.gate
     out = TVec()
     for key, c in w.terms.items():
-        if key[0] == "O":
-            if target != "full":
-                continue
-            o = key[1]
+        if key[0] == "O" and target != "full":
+            continue
+        # the common block is a context block whose context factor is 1 (1·g = 1ᵀg, 1∘g = g)
+        ca, o = (ONE, key[1]) if key[0] == "O" else (CVec({key[1]: 1}), key[2])
+        if target == "full":
             for a, h in _HT(o).items():
-                out = out + TVec.item(a, c * ONE.dot(g) / k * h / n)
+                out = out + TVec.item(a, c * g.dot(ca) / k * h / n)
             if p.sees_context:
                 one_HT = sum((h * _ones_dot(a) for a, h in _HT(o).items()), sp.Integer(0))
-                out = out + TVec.ctx(g / k, c * gamma * one_HT / n)
-        elif key[0] == "B":
-            ca, o = CVec({key[1]: 1}), key[2]
-            if target == "full":
-                for a, h in _HT(o).items():
-                    out = out + TVec.item(a, c * g.dot(ca) / k * h / n)
-                if p.sees_context:
-                    one_HT = sum((h * _ones_dot(a) for a, h in _HT(o).items()), sp.Integer(0))
-                    out = out + TVec.ctx(g.had(ca) / k, c * gamma * one_HT / n)
-            else:
-                coef = g.dot(ca) / k - ONE.dot(g) * ONE.dot(ca) / k ** 2
-                for a, h in _HT(o, centred=True).items():
-                    out = out + TVec.item(a, c * coef * h / n)
+                out = out + TVec.ctx(g.had(ca) / k, c * gamma * one_HT / n)
+        else:
+            coef = g.dot(ca) / k - ONE.dot(g) * ONE.dot(ca) / k ** 2
+            for a, h in _HT(o, centred=True).items():
+                out = out + TVec.item(a, c * coef * h / n)
     return out
 
 

@@ -78,9 +78,7 @@ class KContexts:
 
     def summary(self) -> dict:
         """JSON-ready strings and the checks."""
-        def S(x):
-            return str(x)
-
+        S = str
         return {
             "common": [{kk: (S(v) if isinstance(v, sp.Basic) else v) for kk, v in m.items()} for m in self.common],
             "residual": {kk: S(v) for kk, v in self.residual.items()},
@@ -191,8 +189,8 @@ def _family(gate_of, label: str) -> dict:
         return CVec({key[1]: c for key, c in u.terms.items()})   # keys ("B", ctx_atom, "u")
 
     uq = u_of("q")
-    d_own = _s(v.dot(sx_apply(pq, pq, v)))
     Sx_q_v = sx_apply(pq, pq, v)
+    d_own = _s(v.dot(Sx_q_v))
     own_diag = (Sx_q_v - v * d_own).is_zero()
 
     def overlap(e_b: CVec):
@@ -200,8 +198,7 @@ def _family(gate_of, label: str) -> dict:
         pb = SymPathway(name, gate_of(name), False)
         return uq.dot(u_of(name)), v.dot(sx_apply(pb, pq, v))
 
-    O, cpl = overlap(E("_b"))
-    O, cpl = _s(O), _s(cpl)
+    O, cpl = (_s(x) for x in overlap(E("_b")))
     d_eff = _s(d_own + sum_over_other_contexts(lambda eb: overlap(eb)[0] * overlap(eb)[1], ["q"]))
     # closure of the symmetric ansatz W_p = a u_p v^T for every p:
     # G_q v = s u_q − a Σ_p (v^T Σx_pq v) u_p  must equal (s − d_eff a) u_q
@@ -335,6 +332,15 @@ def closed_form_loss(res: KContexts, H, nn: int, kk: int, gam: float, times, tau
 # ---------------------------------------------------------------------------------------------
 # 5. checks against the numeric derivation on the actual task
 # ---------------------------------------------------------------------------------------------
+def _numpy_modes(task, p):
+    """``(s, d, V, Sx)`` of pathway ``p``: its exact effective dataset (:func:`theorykit.effective_dataset`)
+    decomposed by numpy, with input variances ``d_α = v_αᵀ Σx v_α``."""
+    eff = effective_dataset(task, p)
+    Sx = np.array(eff.Sx.evalf(), float)
+    _U, s, V = numeric_svd(np.array(eff.Syx.evalf(), float))
+    return s, np.einsum("ia,ij,ja->a", V, Sx, V), V, Sx
+
+
 def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: bool = True,
                           exact: bool = True) -> dict:
     """Compare the symbolic results at (k, n, γ) with theorykit's derivation of ``contexts(nn, kk)``.
@@ -359,10 +365,7 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
         num = sorted(((float(sp.N(m.s, 30)), float(sp.N(m.d, 30))) for m in der.modes["common"].modes), reverse=True)
         out["common_closed_form"] = der.method == "closed-form"
     else:
-        eff = effective_dataset(task, context_pathways(nn, kk, [])[0])
-        Syx, Sx = np.array(eff.Syx.evalf(), float), np.array(eff.Sx.evalf(), float)
-        U_, s_, V_ = numeric_svd(Syx)
-        dd = np.einsum("ia,ij,ja->a", V_, Sx, V_)
+        s_, dd, V_, Sx = _numpy_modes(task, context_pathways(nn, kk, [])[0])
         num = sorted(zip(s_.tolist(), dd.tolist()), reverse=True)
         out["common_closed_form"] = bool(np.abs(Sx @ V_ - V_ * dd).max() < 1e-12)
     sym = [(float(sp.N(C["s"].subs(vals))), float(sp.N(C["d"].subs(vals))))]
@@ -375,12 +378,9 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
     # residual of the common pathway's least squares
     X, Y = task.X, task.Y
     Ht = H * (sp.eye(nn) - sp.ones(nn, nn) / nn)
-    Rsym = sp.zeros(Y.rows, Y.cols)
-    for c in range(kk):
-        for i in range(nn):
-            for cp in range(kk):
-                off = H.rows * (1 + cp)
-                Rsym[off:off + H.rows, c * nn + i] = Ht[:, i] * ((1 if c == cp else 0) - sp.Rational(1, kk))
+    # block c' at datapoint (i, c): H̃ e_i (δ_cc' − 1/k), i.e. C_k ⊗ H̃ below a zero common block
+    Rsym = sp.Matrix.vstack(sp.zeros(H.rows, nn * kk),
+                            sp.kronecker_product(sp.eye(kk) - sp.ones(kk, kk) / kk, Ht))
     if exact:
         Wstar = (Y * X.T) * (X * X.T).pinv()
         R = (Y - Wstar * X).applyfunc(sp.expand)                      # exact rationals
@@ -406,10 +406,9 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
             s_num = sorted((float(sp.N(m.s, 30)) for m in svd.modes), reverse=True)
             d_num = [float(sp.N(m.d, 30)) for m in svd.modes]
         else:
-            eff = effective_dataset(rtask, p)
-            U_, s_, V_ = numeric_svd(np.array(eff.Syx.evalf(), float))
+            s_, d_, _V, _Sx = _numpy_modes(rtask, p)
             s_num = sorted(s_.tolist(), reverse=True)
-            d_num = np.einsum("ia,ij,ja->a", V_, np.array(eff.Sx.evalf(), float), V_).tolist()
+            d_num = d_.tolist()
         s_sym = sorted((float(K["s"].subs(vals).subs(sig, st)) for st in sv["sigma_tilde"]), reverse=True)
         errs_s.append(np.max(np.abs(np.array(s_num) - np.array(s_sym))))
         errs_d.append(np.max(np.abs(np.array(d_num) - float(K["d_own"].subs(vals)))))

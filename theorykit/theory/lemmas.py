@@ -35,7 +35,7 @@ from .gates import LEMMA_CLASSES, UnitGates, is_staircase
 __all__ = [
     "singular_values", "interlacing_bounds", "interlacing_holds", "exact_squared_singular_values",
     "interlacing_holds_exact", "gate_pattern", "pattern_from_gates", "has_xor_subpattern", "is_staircase",
-    "staircase_weights", "lp_realisable", "realisable_gate_patterns", "all_patterns", "poly_bernoulli",
+    "staircase_weights", "lp_pattern_feasible", "lp_realisable", "realisable_gate_patterns", "all_patterns", "poly_bernoulli",
     "GATE_CLASSES", "classify_context_gating", "stronger_reading_holds", "gate_census", "top_singular_value",
     "context_gating_mismatch",
 ]
@@ -91,8 +91,7 @@ def interlacing_holds(A: np.ndarray, rows_removed: Sequence[int], cols_removed: 
     A = np.asarray(A, dtype=float)
     up, sB, low = interlacing_bounds(A, rows_removed, cols_removed)
     if tol is None:
-        s1 = singular_values(A)
-        tol = 32 * np.finfo(float).eps * max(A.shape) * (float(s1[0]) if s1.size else 0.0)
+        tol = 32 * np.finfo(float).eps * max(A.shape) * top_singular_value(A)
     return bool(np.all(up >= sB - tol) and np.all(sB >= low - tol))
 
 
@@ -123,9 +122,7 @@ def _ge(x, y) -> bool:
 def interlacing_holds_exact(A, rows_removed: Sequence[int], cols_removed: Sequence[int]) -> bool:
     """Thompson's inequalities, decided exactly on squared singular values (A rational)."""
     A = sp.Matrix(A)
-    rr, cr = set(rows_removed), set(cols_removed)
-    keep_r = [i for i in range(A.rows) if i not in rr]
-    keep_c = [j for j in range(A.cols) if j not in cr]
+    keep_r, keep_c = _submatrix(A, rows_removed, cols_removed)
     r, c = A.rows - len(keep_r), A.cols - len(keep_c)
     lA = exact_squared_singular_values(A)
     lB = exact_squared_singular_values(A.extract(keep_r, keep_c)) if keep_r and keep_c else []
@@ -161,13 +158,9 @@ def has_xor_subpattern(pattern: np.ndarray) -> bool:
     This is the 2 × 2 pattern the proof of Lemma 4.1 rules out.
     """
     G = np.asarray(pattern, dtype=bool)
-    n = G.shape[0]
-    for i in range(n):
-        for j in range(i + 1, n):
-            # XOR on rows i, j ⇔ row i ⊄ row j and row j ⊄ row i
-            if (G[i] & ~G[j]).any() and (G[j] & ~G[i]).any():
-                return True
-    return False
+    # XOR on rows i, j ⇔ row i ⊄ row j and row j ⊄ row i; not_in[i, j]: row i ⊄ row j
+    not_in = (G[:, None, :] & ~G[None, :, :]).any(axis=-1)
+    return bool((not_in & not_in.T).any())
 
 
 def staircase_weights(pattern: np.ndarray, context_scale: float = 1.0):
@@ -189,35 +182,38 @@ def staircase_weights(pattern: np.ndarray, context_scale: float = 1.0):
     return a, b
 
 
+def lp_pattern_feasible(X, gates):
+    """Whether one bias-free ReLU unit realises ``gates`` on the columns of ``X`` (exact LP feasibility).
+
+    Constraints ``w·x_μ ≥ 1`` where the gate is 1 and ``w·x_μ ≤ 0`` where it is 0 (pre-activation 0
+    counts as off). Returns ``(feasible, w or None)``."""
+    from scipy.optimize import linprog
+
+    X = np.asarray(X, float)
+    g = np.asarray(gates, bool)
+    A = np.where(g[:, None], -X.T, X.T)
+    b = np.where(g, -1.0, 0.0)
+    res = linprog(np.zeros(X.shape[0]), A_ub=A, b_ub=b, bounds=[(None, None)] * X.shape[0], method="highs")
+    if res.status == 0:
+        return True, res.x
+    if res.status == 2:
+        return False, None
+    raise RuntimeError(f"linprog failed: {res.message}")
+
+
 def lp_realisable(pattern: np.ndarray, context_scale: float = 1.0):
     """Decide by linear programming whether one bias-free unit realises ``pattern``.
 
     Feasibility of ``a_i + s b_c ≥ 1`` (on) and ``a_i + s b_c ≤ 0`` (off): a strict inequality
     ``> 0`` on finitely many points can be scaled up to ``≥ 1``, so this is exact. Returns
-    ``(feasible, (w_item, w_context) or None)``.
+    ``(feasible, (w_item, w_context) or None)``. It is :func:`lp_pattern_feasible` on the inputs
+    ``[e_i; s e_c]`` of the n·k datapoints (item-major here; the order does not change feasibility).
     """
-    from scipy.optimize import linprog
-
     G = np.asarray(pattern, dtype=bool)
     n, k = G.shape
-    A, rhs = [], []
-    for i in range(n):
-        for c in range(k):
-            row = np.zeros(n + k)
-            row[i], row[n + c] = 1.0, context_scale
-            if G[i, c]:
-                A.append(-row)
-                rhs.append(-1.0)
-            else:
-                A.append(row)
-                rhs.append(0.0)
-    res = linprog(np.zeros(n + k), A_ub=np.array(A), b_ub=np.array(rhs), bounds=[(None, None)] * (n + k),
-                  method="highs")
-    if res.status == 0:
-        return True, (res.x[:n], res.x[n:])
-    if res.status == 2:
-        return False, None
-    raise RuntimeError(f"linprog failed: {res.message}")
+    X = np.vstack([np.repeat(np.eye(n), k, axis=1), context_scale * np.tile(np.eye(k), n)])
+    ok, w = lp_pattern_feasible(X, G.ravel())
+    return ok, (w[:n], w[n:]) if ok else None
 
 
 def realisable_gate_patterns(n: int, k: int) -> set:
