@@ -32,7 +32,6 @@ from ..spec.fields import DATA_MAX, DATA_MIN, fmt, real
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Training, context_pathways
 from ..spec.task import contexts
-from ..progress import Progress
 from ..curves import loss_metrics
 from ..record import SaveAt
 from ..theory.flow import RK4
@@ -184,17 +183,6 @@ class ExhaustResult:
     metrics: list         # one dict per family, in family_masks order
 
 
-def _bar(total, enabled, label):
-    if not enabled:
-        return None
-    try:
-        from tqdm import tqdm
-
-        return tqdm(total=total, desc=label, unit="family", file=sys.stderr)
-    except ImportError:
-        return Progress(label, total).__enter__()
-
-
 def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int = 256, race_dt: float = 10,
                  use_symmetry: bool = True, families=None, progress: bool = True, curves_top: int = 8,
                  steps: int = STEPS) -> ExhaustResult:
@@ -204,6 +192,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     one representative per orbit (default) or every family. ``race_dt``: RK4 step τ/race_dt, the
     loss recorded every ⌊τ/race_dt⌋ steps (the contexts suite's quick setting is 10).
     """
+    from tqdm import tqdm
 
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise SpecError("--steps", f"needs a positive integer, got {steps!r}", "e.g. --steps 8000")
@@ -235,7 +224,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     rev = max(1, int(dt))
     t_sym = time.time() - t_start
     per_orbit, t = {}, None
-    bar = _bar(len(reps), progress, f"race k={k}")
+    bar = tqdm(total=len(reps), desc=f"race k={k}", unit="family", file=sys.stderr, disable=not progress)
     t0 = time.time()
     keep_curve = {}
     for s in range(0, len(reps), batch):
@@ -245,10 +234,8 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
         for o, L in zip(todo[s:s + batch], rf.loss):
             per_orbit[int(o)] = loss_metrics(rf.t, L, FRACTIONS)
             keep_curve[int(o)] = (L / L[0]).astype(np.float32)
-        if bar is not None:
-            bar.update(len(chunk))
-    if bar is not None:
-        bar.close() if hasattr(bar, "close") else bar.__exit__(None, None, None)
+        bar.update(len(chunk))
+    bar.close()
     t_race = time.time() - t0
     rows = []
     for f in fam:
