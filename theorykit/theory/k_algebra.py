@@ -173,6 +173,12 @@ def _ip_item(a, b):
     return n if r is None else sp.Integer(r)
 
 
+# inner product of two keys of the same kind (item input, context input, common output, context blocks)
+_KEY_DOT = {"I": lambda a, b: _ip_item(a[1], b[1]), "C": lambda a, b: CVec._dot_atoms(a[1], b[1]),
+            "O": lambda a, b: _OUT[(a[1], b[1])],
+            "B": lambda a, b: CVec._dot_atoms(a[1], b[1]) * _OUT[(a[2], b[2])]}
+
+
 class TVec(_Terms):
     """A vector in a pathway's input or output space (see the key conventions above)."""
 
@@ -205,16 +211,8 @@ class TVec(_Terms):
         tot = sp.Integer(0)
         for ka, ca in self.terms.items():
             for kb, cb in other.terms.items():
-                if ka[0] != kb[0]:
-                    continue
-                if ka[0] == "I":
-                    tot += ca * cb * _ip_item(ka[1], kb[1])
-                elif ka[0] == "C":
-                    tot += ca * cb * CVec._dot_atoms(ka[1], kb[1])
-                elif ka[0] == "O":
-                    tot += ca * cb * _OUT[(ka[1], kb[1])]
-                else:
-                    tot += ca * cb * CVec._dot_atoms(ka[1], kb[1]) * _OUT[(ka[2], kb[2])]
+                if ka[0] == kb[0]:
+                    tot += ca * cb * _KEY_DOT[ka[0]](ka, kb)
         return sp.expand(tot)
 
 

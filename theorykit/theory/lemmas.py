@@ -35,9 +35,9 @@ from .gates import LEMMA_CLASSES, UnitGates, is_staircase
 __all__ = [
     "singular_values", "interlacing_bounds", "interlacing_holds", "exact_squared_singular_values",
     "interlacing_holds_exact", "gate_pattern", "pattern_from_gates", "has_xor_subpattern", "is_staircase",
-    "staircase_weights", "lp_pattern_feasible", "lp_realisable", "realisable_gate_patterns", "all_patterns", "poly_bernoulli",
+    "staircase_weights", "lp_realisable", "realisable_gate_patterns", "all_patterns", "poly_bernoulli",
     "GATE_CLASSES", "classify_context_gating", "stronger_reading_holds", "gate_census", "top_singular_value",
-    "context_gating_mismatch",
+    "context_gating_mismatch", "lp_pattern_feasible",
 ]
 
 
