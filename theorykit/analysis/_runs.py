@@ -128,44 +128,30 @@ def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std:
 
 
 def _split_stacked(net, stacked, hidden, shared_first):
-    """Edge weights from weights drawn for a stacked chain (paired seeds with a ReLU network)."""
-    offs = np.concatenate([[0], np.cumsum(hidden)]).astype(int)
-    out = {}
-    for j in range(len(hidden)):
-        sl = slice(offs[j], offs[j + 1])
-        name = f"g{j + 1}"
-        if shared_first is not None:
-            out["input->shared"] = stacked[0]
-            out[f"shared->{name}"] = stacked[1][:, sl, :]
-            out[f"{name}->output"] = stacked[2][:, :, sl]
-            continue
-        chain = [name] + [f"{name}_{l}" for l in range(2, len(stacked))]
-        out[f"input->{chain[0]}"] = stacked[0][:, sl, :]
-        for l, (a, b) in enumerate(zip(chain[:-1], chain[1:])):
-            out[f"{a}->{b}"] = stacked[l + 1][:, sl, sl]
-        out[f"{chain[-1]}->output"] = stacked[-1][:, :, sl]
-    return {k: out[k] for k in net.keys}
+    """Edge weights from weights drawn for a stacked chain (paired seeds with a ReLU network): the
+    shared first layer's weights where there is one, then each pathway's blocks (:func:`unstack_gdln`),
+    in the order of the net's edges."""
+    head = [stacked[0]] if shared_first is not None else []
+    blocks = unstack_gdln(stacked[len(head):], hidden)
+    return dict(zip(net.keys, head + [W for Ws in blocks for W in Ws]))
 
 
-def _restack(net, by_edge, hidden, shared_first, depth):
-    """The stacked form ``[W1, …, WL]`` (seed axis first; off-block entries zero) of edge weights."""
-    K = len(hidden)
+def _restack(net, by_edge, hidden, shared_first):
+    """The stacked form ``[W1, …, WL]`` (seed axis first; off-block entries zero) of edge weights
+    (the inverse of :func:`_split_stacked`)."""
+    head = [by_edge["input->shared"]] if shared_first is not None else []
+    keys = net.keys[len(head):]
+    n = len(keys) // len(hidden)                        # edges per pathway
+    blocks = [[by_edge[k] for k in keys[j * n:(j + 1) * n]] for j in range(len(hidden))]
     offs = np.concatenate([[0], np.cumsum(hidden)]).astype(int)
-    names = [f"g{j + 1}" for j in range(K)]
-    if shared_first is not None:
-        return [by_edge["input->shared"], jnp.concatenate(tuple([by_edge[f"shared->{n}"] for n in names]), axis=-2),
-                jnp.concatenate(tuple([by_edge[f"{n}->output"] for n in names]), axis=-1)]
-    first = jnp.concatenate(tuple([by_edge[f"input->{n}"] for n in names]), axis=-2)
-    last = jnp.concatenate(tuple([by_edge[f"{n if depth == 2 else n + '_' + str(depth - 1)}->output"] for n in names]), axis=-1)
     mids = []
-    for l in range(2, depth):
-        lead = by_edge[f"input->{names[0]}"].shape[:-2]
-        M = jnp.zeros(lead + (int(offs[-1]), int(offs[-1])))
-        for j, n in enumerate(names):
-            a = n if l == 2 else f"{n}_{l - 1}"
-            M = M.at[..., offs[j]:offs[j + 1], offs[j]:offs[j + 1]].set(by_edge[f"{a}->{n}_{l}"])
+    for l in range(1, n - 1):
+        M = jnp.zeros(blocks[0][l].shape[:-2] + (int(offs[-1]), int(offs[-1])))
+        for j, b in enumerate(blocks):
+            M = M.at[..., offs[j]:offs[j + 1], offs[j]:offs[j + 1]].set(b[l])
         mids.append(M)
-    return [first] + mids + [last]
+    first = jnp.concatenate([b[0] for b in blocks], axis=-2)
+    return head + [first] + mids + [jnp.concatenate([b[-1] for b in blocks], axis=-1)]
 
 
 def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, seeds: int = 4,
@@ -213,14 +199,14 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
     stacked_record = None
     if record is not None:
         def stacked_record(plist, a):
-            return record(_restack(net, dict(zip(net.keys, plist)), hidden, shared_first, depth), a)
+            return record(_restack(net, dict(zip(net.keys, plist)), hidden, shared_first), a)
 
     t_ck, losses, o, _, params, pck, rec = _run_checkpointed(
         net, p0, X, Y, lr=lr, steps=steps, every=every, loss=loss, keep_params=keep_params, record=stacked_record,
         aux=aux, batch=batch, on_batch=on_batch, what="GDLN training")
-    params = [np.asarray(w) for w in _restack(net, dict(zip(net.keys, params)), hidden, shared_first, depth)]
+    params = [np.asarray(w) for w in _restack(net, dict(zip(net.keys, params)), hidden, shared_first)]
     if pck is not None:
-        pck = [np.asarray(w) for w in _restack(net, dict(zip(net.keys, pck)), hidden, shared_first, depth)]
+        pck = [np.asarray(w) for w in _restack(net, dict(zip(net.keys, pck)), hidden, shared_first)]
     return GdlnRun(t_ck, losses, o, params, pck, rec)
 
 
@@ -273,13 +259,12 @@ def train_gdln_many(X, Y, gate_sets: Sequence, hidden_sets: Sequence, *, lr: flo
 
 def unstack_gdln(params, hidden: Sequence[int]) -> list:
     """Per-pathway weight lists (as :func:`theorykit.sim.simulate.gdln_forward` takes them) from the
-    stacked form of :func:`train_gdln` (one network, not batched)."""
-    offs = np.concatenate([[0], np.cumsum(hidden)])
+    stacked form of :func:`train_gdln` (one network, or a batch of them along leading axes)."""
+    offs = np.concatenate([[0], np.cumsum(hidden)]).astype(int)
     out = []
     for j in range(len(hidden)):
         sl = slice(int(offs[j]), int(offs[j + 1]))
-        Ws = [params[0][sl, :]] + [W[sl, sl] for W in params[1:-1]] + [params[-1][:, sl]]
-        out.append(Ws)
+        out.append([params[0][..., sl, :]] + [W[..., sl, sl] for W in params[1:-1]] + [params[-1][..., :, sl]])
     return out
 
 

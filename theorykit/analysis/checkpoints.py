@@ -42,7 +42,7 @@ from ..spec.graph import graph_from_pathways
 from .findgates import ELBOW_THRESHOLD, choose_elbow, elbow_scores_from, patterns_for_K, patterns_to_spec
 from ..spec.gating import Training
 
-from ._runs import gdln_outputs_from_start
+from ._runs import gdln_outputs_from_start, unstack_gdln
 from .safetensors_io import check_metadata, read_checkpoint
 
 __all__ = ["RunCheckpoints", "load_data", "parse_layers", "parse_steps", "load_checkpoints",
@@ -372,12 +372,9 @@ def paired_start(spec, params: Sequence[np.ndarray]) -> dict:
     if L == 3 and params[1].shape[0] != H:
         raise SpecError("pathways.hidden", f"hidden layers of {H} and {params[1].shape[0]} units",
                         "the paired start of a depth-3 pathway spec needs equal hidden widths")
-    out, off = {}, 0
-    for gp, p in zip(g.pathways, spec.pathways):
-        sl = slice(off, off + p.hidden)
-        off += p.hidden
-        ins, outs = list(p.inputs), list(p.outputs)
-        ws = [params[0][sl][:, ins]] + [W[sl, sl] for W in params[1:-1]] + [params[-1][outs][:, sl]]
+    out = {}
+    for gp, p, ws in zip(g.pathways, spec.pathways, unstack_gdln(params, [p.hidden for p in spec.pathways])):
+        ws = [ws[0][:, list(p.inputs)]] + ws[1:-1] + [ws[-1][list(p.outputs)]]
         for k, W in zip(gp.edges, ws):
             out[k] = np.asarray(W, np.float64)[None]
     return out

@@ -142,30 +142,31 @@ _IMG_JS = """window.addEventListener("load", function(){
 });"""
 
 
+def report_page(title: str, heading: str, sub: str, rows, notes, figures: dict, tail: list) -> str:
+    """A report page in the validation report's style: ``title`` and ``heading`` (escaped here), the
+    ``sub`` line (HTML), an "Agreement" table of ``rows`` (label HTML, value), ``notes``, the
+    ``figures`` ({PNG path: caption}, embedded as data URIs) and the ``tail`` (HTML lines)."""
+    H = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{html_escape(title)}</title>",
+         f"<style>{PAGE_CSS}</style>", "</head><body>", f"<h1>{html_escape(heading)}</h1>", f'<p class="sub">{sub}</p>',
+         "<h2>Agreement</h2>", '<table class="nums"><tbody>']
+    H += [f"<tr><td>{a}</td><td>{b}</td></tr>" for a, b in rows]
+    H.append("</tbody></table>")
+    H += [f'<p class="small">{html_escape(n)}</p>' for n in notes]
+    H += [f'<figure><img src="{img_data_uri(Path(p))}" alt="{html_escape(cap)}">'
+          f"<figcaption>{html_escape(cap)}</figcaption></figure>" for p, cap in figures.items()]
+    H += tail + [f"<script>{_IMG_JS}</script>", "</body></html>"]
+    return "\n".join(H) + "\n"
+
+
 def render_html(cmp: Comparison, figures: dict) -> str:
     """The comparison page (figures embedded as data URIs, the validation report's style)."""
-    ag = cmp.agreement()
-    H = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-         f"<title>theorykit compare: {html_escape(cmp.spec.name)}</title>", f"<style>{PAGE_CSS}</style>", "</head><body>",
-         f"<h1>{html_escape(cmp.spec.name)} against the run it was found in</h1>",
-         f'<p class="sub">{len(cmp.spec.pathways)} pathways; {len(cmp.steps)} checkpoints, steps '
-         f"{int(cmp.steps[0])}…{int(cmp.steps[-1])}; lr {cmp.lr:g}, loss {html_escape(cmp.loss)}; "
-         f"a0 = {cmp.a0:.3g} (a0 rule at the first checkpoint).</p>",
-         "<h2>Agreement</h2>", '<table class="nums"><tbody>',
-         f"<tr><td>run's initial loss L(0)</td><td>{cmp.L0:.6g}</td></tr>"]
     labels = {"gdln_vs_run": "found GDLN (paired start) vs run: max |ΔL| / L(0)",
               "race_vs_run": "race reduction vs run: max |ΔL| / L(0)",
               "race_vs_gdln": "race reduction vs found GDLN: max |ΔL| / L(0)"}
-    for k, v in ag.items():
-        H.append(f"<tr><td>{html_escape(labels[k])}</td><td>{v:.4f}</td></tr>")
-    H.append("</tbody></table>")
-    for n in cmp.notes:
-        H.append(f'<p class="small">{html_escape(n)}</p>')
-    for name, cap in figures.items():
-        H.append(f'<figure><img src="{img_data_uri(Path(name))}" alt="{html_escape(cap)}">'
-                 f"<figcaption>{html_escape(cap)}</figcaption></figure>")
-    H += ["<h2>Pathways</h2>", "<table><thead><tr><th>pathway</th><th>hidden units</th><th>active on</th>"
-          "</tr></thead><tbody>"]
+    rows = [("run's initial loss L(0)", f"{cmp.L0:.6g}")]
+    rows += [(html_escape(labels[k]), f"{v:.4f}") for k, v in cmp.agreement().items()]
+    H = ["<h2>Pathways</h2>", "<table><thead><tr><th>pathway</th><th>hidden units</th><th>active on</th>"
+         "</tr></thead><tbody>"]
     for p in cmp.spec.pathways:
         H.append(f"<tr><td>{html_escape(p.name)}</td><td>{p.hidden}</td><td>{sum(p.active)} of {len(p.active)} "
                  "datapoints</td></tr>")
@@ -174,8 +175,11 @@ def render_html(cmp: Comparison, figures: dict) -> str:
     for i, s in enumerate(cmp.steps):
         r = f"{cmp.race_loss[i]:.6g}" if cmp.race_loss is not None else "–"
         H.append(f"<tr><td>{int(s)}</td><td>{cmp.run_loss[i]:.6g}</td><td>{cmp.gdln_loss[i]:.6g}</td><td>{r}</td></tr>")
-    H += ["</tbody></table>", f"<script>{_IMG_JS}</script>", "</body></html>"]
-    return "\n".join(H) + "\n"
+    H.append("</tbody></table>")
+    return report_page(f"theorykit compare: {cmp.spec.name}", f"{cmp.spec.name} against the run it was found in",
+                       f"{len(cmp.spec.pathways)} pathways; {len(cmp.steps)} checkpoints, steps "
+                       f"{int(cmp.steps[0])}…{int(cmp.steps[-1])}; lr {cmp.lr:g}, loss {html_escape(cmp.loss)}; "
+                       f"a0 = {cmp.a0:.3g} (a0 rule at the first checkpoint).", rows, cmp.notes, figures, H)
 
 
 def write_comparison(cmp: Comparison, out_dir) -> list[Path]:

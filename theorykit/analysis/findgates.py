@@ -61,11 +61,6 @@ __all__ = [ "FoundGates", "unit_rows", "cluster_gates",
 ELBOW_THRESHOLD = 0.1
 
 
-# ---------------------------------------------------------------------------------------------
-# Training with checkpoints
-# ---------------------------------------------------------------------------------------------
-
-
 def unit_rows(snapshots) -> np.ndarray:
     """Stack binary snapshots (seeds × snapshots × H × P) into rows (N × P) of 0/1 floats."""
     S = np.asarray(snapshots)
@@ -155,22 +150,31 @@ def _hidden_split(shares, total, ranks):
     return h
 
 
+def _learnable(X, Y, patterns, hidden_total):
+    """The (pattern, share) pairs whose effective Σyx is non-zero: their patterns, their shares, and
+    widths split from ``hidden_total`` by those shares renormalised (:func:`_hidden_split`; all three
+    empty if none is kept)."""
+    gates = [p for p, _ in patterns]
+    ranks = pattern_ranks(X, Y, gates)
+    keep = [i for i, r in enumerate(ranks) if r > 0]
+    if not keep:
+        return [], [], []
+    shares = np.array([patterns[i][1] for i in keep])
+    hidden = _hidden_split(shares / shares.sum(), hidden_total, [ranks[i] for i in keep])
+    return [gates[i] for i in keep], [patterns[i][1] for i in keep], hidden
+
+
 def patterns_to_spec(task: Task, patterns, hidden_total: int, training: Training | None = None,
                      name: str = "found-gates", values: Mapping | None = None, depth: int = 2) -> GDLNSpec:
     """A GDLN spec with one pathway per (pattern, share); patterns whose Σyx is zero are dropped."""
     X, Y = task.numeric(values)
-    pats = [p for p, _ in patterns]
-    ranks = pattern_ranks(X, Y, pats)
-    keep = [i for i, r in enumerate(ranks) if r > 0]
-    if not keep:
+    pats, _, hid = _learnable(X, Y, patterns, hidden_total)
+    if not pats:
         raise SpecError("--K", "none of the found gate patterns has a non-zero effective dataset (the units are off "
                                "wherever the targets correlate with the inputs)",
                         "ask for more clusters (--K); where find-gates trains the networks, train more or wider "
                         "ones (--seeds, --hidden)")
-    shares = np.array([patterns[i][1] for i in keep])
-    shares = shares / shares.sum()
-    hid = _hidden_split(shares, hidden_total, [ranks[i] for i in keep])
-    paths = [Pathway(f"g{j + 1}", tuple(pats[i]), "all", "all", hid[j], depth) for j, i in enumerate(keep)]
+    paths = [Pathway(f"g{j + 1}", tuple(g), "all", "all", h, depth) for j, (g, h) in enumerate(zip(pats, hid))]
     return GDLNSpec(task, tuple(paths), training or Training(), name)
 
 
@@ -188,16 +192,9 @@ def patterns_for_K(X, Y, rows, K: int, hidden_total: int, *, kmeans_seed: int = 
 
     Returns a dict: K, centroids, weights, inertia, patterns, shares, hidden (empty if none kept)."""
     cl = cluster_gates(rows, K, seed=kmeans_seed, n_init=n_init)
-    pats = centroids_to_patterns(cl.centroids, cl.weights)
-    gates = [p for p, _ in pats]
-    ranks = pattern_ranks(X, Y, gates)
-    keep = [i for i, r in enumerate(ranks) if r > 0]
-    rec = {"K": K, "centroids": cl.centroids, "weights": cl.weights, "inertia": cl.inertia,
-           "patterns": [gates[i] for i in keep], "shares": [pats[i][1] for i in keep], "hidden": []}
-    if keep:
-        sh = np.array(rec["shares"]) / np.sum(rec["shares"])
-        rec["hidden"] = _hidden_split(sh, int(hidden_total), [ranks[i] for i in keep])
-    return rec
+    pats, shares, hidden = _learnable(X, Y, centroids_to_patterns(cl.centroids, cl.weights), int(hidden_total))
+    return {"K": K, "centroids": cl.centroids, "weights": cl.weights, "inertia": cl.inertia,
+            "patterns": pats, "shares": shares, "hidden": hidden}
 
 
 def elbow_scores_from(X, Y, rows, Ks, hidden_total: int, fit, *, kmeans_seed: int = 0, n_init: int = 10,
@@ -337,8 +334,3 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     if len(spec.pathways) < K:
         notes.append(f"{K} clusters gave {len(spec.pathways)} distinct non-empty gate patterns")
     return FoundGates(spec, int(K), list(Ks), scores, relu, rule, notes)
-
-
-# ---------------------------------------------------------------------------------------------
-# The exact ReLN (Definition 3.1)
-# ---------------------------------------------------------------------------------------------

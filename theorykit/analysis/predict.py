@@ -77,10 +77,6 @@ from ..progress import Progress
 
 __all__ = ["Prediction", "predict_reln", "share_hidden", "estimate_seconds",]
 
-#: time bound the command promises (seconds) on the 2-core CPU for P ≤ 24, d ≤ 12
-TIME_BOUND_S = 60.0
-
-
 # ---------------------------------------------------------------------------------------------
 # 1. realisable gate patterns
 # ---------------------------------------------------------------------------------------------
@@ -395,26 +391,23 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         all_sets = [tuple(c for c, b in zip(cand, bits) if b) for bits in itertools.product((0, 1), repeat=len(cand))
                     if any(bits)]
         fitting = [o for o in all_sets if fits(o)]
-    est = None
-    if members:
-        rank = max(1, min(X.shape[0], Y.shape[0]))
-        sizes = sorted((len(members[k]) for k in cand), reverse=True)
-        if method == "exhaustive":
-            npw = float(np.mean([sum(len(members[k]) for k in o) for o in fitting])) if fitting else 0.0
-            fam_est = len(fitting)
-        else:
-            rounds_est = min(len(cand), 4)
-            fam_est = rounds_est * (1 if method == "forward" else int(beam)) * min(int(shortlist), len(cand))
-            npw = float(np.mean(sizes)) * (rounds_est + 1) / 2.0
-        est = t_enum + estimate_seconds(P, X.shape[0], rank, npw, fam_est, steps, tau, race_dt)
+    rank = max(1, min(X.shape[0], Y.shape[0]))
+    if method == "exhaustive":
+        npw = float(np.mean([sum(len(members[k]) for k in o) for o in fitting])) if fitting else 0.0
+        fam_est = len(fitting)
+    else:
+        rounds_est = min(len(cand), 4)
+        fam_est = rounds_est * (1 if method == "forward" else int(beam)) * min(int(shortlist), len(cand))
+        npw = float(np.mean([len(members[k]) for k in cand])) * (rounds_est + 1) / 2.0
+    est = t_enum + estimate_seconds(P, X.shape[0], rank, npw, fam_est, steps, tau, race_dt)
     opt = "--search beam with a smaller --beam/--shortlist" if method == "exhaustive" else \
         "--shortlist and --beam (or --steps, or --max-orbit-size)"
-    if time_bound is not None and est is not None and est > time_bound:
+    if time_bound is not None and est > time_bound:
         raise SpecError("--time-bound", f"the estimated run time is {est:.0f} s, over the {time_bound:g} s bound "
                                         f"({len(cand)} candidate orbits, {method} search, {steps} steps)",
                         f"lower {opt}, or raise --time-bound")
     t2 = time.time()
-    bar = Progress(f"predict: racing ({method})", total=max(1, int(fam_est)) if est is not None else 1, enabled=progress)
+    bar = Progress(f"predict: racing ({method})", total=max(1, int(fam_est)), enabled=progress)
     fam_of = lambda orbs: sorted(int(i) for k in orbs for i in members[k])  # noqa: E731
     results = {}            # frozenset(orbits) -> (area, t_half, curve, Yhat)
     tgrid = None
@@ -428,8 +421,8 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         if time_bound is not None:
             # the bound holds during the search too: each batch is estimated from its own families
             spent = time.time() - t0
-            more = estimate_seconds(P, X.shape[0], max(1, min(X.shape[0], Y.shape[0])),
-                                    math.sqrt(np.mean([len(f) ** 2 for f in fams])), len(fams), steps, tau, race_dt)
+            more = estimate_seconds(P, X.shape[0], rank, math.sqrt(np.mean([len(f) ** 2 for f in fams])), len(fams),
+                                    steps, tau, race_dt)
             if spent + more > time_bound:
                 raise SpecError("--time-bound", f"after {spent:.0f} s and {len(results)} families raced, the next "
                                                 f"{len(fams)} families (up to {max(map(len, fams))} pathways) are "

@@ -28,8 +28,8 @@ import numpy as np
 from ..errors import SpecError
 from .findgates import find_gates
 from ..io import atomic_write_bytes, atomic_write_text, png_bytes, write_json
-from ..html import PAGE_CSS, html_escape, img_data_uri
-from .compare import _IMG_JS
+from ..html import html_escape
+from .compare import report_page
 
 __all__ = ["Validation", "validate_prediction"]
 
@@ -191,26 +191,18 @@ def write_validation(val: Validation, pred, out_dir) -> list:
             ("ReLU weight in predicted patterns", f"{val.weight_share:.3f}"),
             ("Jaccard(found patterns, predicted patterns)", f"{val.jaccard:.2f}"),
             ("weight in units whose gates change after the predicted t½", f"{val.gate_change_share:.3f}")]
-    H = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-         "<title>theorykit predict --validate</title>", f"<style>{PAGE_CSS}</style>", "</head><body>",
-         "<h1>Predicted ReLN against trained ReLU networks</h1>",
-         f'<p class="sub">{len(pred.gates)} predicted pathways, H = {pred.hidden}; {val.seeds} ReLU networks; '
-         f"lr {pred.training.lr:g}, loss {html_escape(pred.training.loss)}, init_std {pred.training.init_std:g}; "
-         f"search: {html_escape(pred.search['covered'])}</p>",
-         '<h2>Agreement</h2><table class="nums"><tbody>']
-    H += [f"<tr><td>{html_escape(a)}</td><td>{b}</td></tr>" for a, b in rows]
-    H.append("</tbody></table>")
-    for n in val.notes:
-        H.append(f'<p class="small">{html_escape(n)}</p>')
-    for p, cap in ((out / "loss.png", "loss: ReLU networks (orange; mean thick) and the predicted ReLN's race "
-                                      "(dashes); linear and log scale"),
-                   (out / "gates.png", "gates: predicted (left), the ReLU units' final patterns by weight share "
-                                       "(middle), Algorithm 1's found pathways (right)")):
-        H.append(f'<figure><img src="{img_data_uri(p)}" alt="{html_escape(cap)}">'
-                 f"<figcaption>{html_escape(cap)}</figcaption></figure>")
-    H += ["<h2>Predicted pathways</h2><table><thead><tr><th>pathway</th><th>gates</th><th>hidden</th><th>a0</th>"
-          "</tr></thead><tbody>"]
+    figures = {out / "loss.png": "loss: ReLU networks (orange; mean thick) and the predicted ReLN's race (dashes); "
+                                 "linear and log scale",
+               out / "gates.png": "gates: predicted (left), the ReLU units' final patterns by weight share (middle), "
+                                  "Algorithm 1's found pathways (right)"}
+    H = ["<h2>Predicted pathways</h2><table><thead><tr><th>pathway</th><th>gates</th><th>hidden</th><th>a0</th>"
+         "</tr></thead><tbody>"]
     H += [f"<tr><td>{n}</td><td><code>{g}</code></td><td>{h}</td><td>{a:.3g}</td></tr>" for n, g, h, a in pred.table_rows()]
-    H += ["</tbody></table>", f"<script>{_IMG_JS}</script>", "</body></html>"]
-    paths.append(atomic_write_text(out / "validate.html", "\n".join(H) + "\n"))
+    H.append("</tbody></table>")
+    page = report_page("theorykit predict --validate", "Predicted ReLN against trained ReLU networks",
+                       f"{len(pred.gates)} predicted pathways, H = {pred.hidden}; {val.seeds} ReLU networks; "
+                       f"lr {pred.training.lr:g}, loss {html_escape(pred.training.loss)}, init_std "
+                       f"{pred.training.init_std:g}; search: {html_escape(pred.search['covered'])}",
+                       [(html_escape(a), b) for a, b in rows], val.notes, figures, H)
+    paths.append(atomic_write_text(out / "validate.html", page))
     return paths
