@@ -39,7 +39,7 @@ from ..sim.weights import read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
 from ..spec.graph import graph_from_pathways
-from .findgates import ELBOW_THRESHOLD, choose_elbow, elbow_scores_from, patterns_for_K, patterns_to_spec
+from .findgates import ELBOW_THRESHOLD, choose_elbow, elbow_scores_from, output_mse, patterns_for_K, patterns_to_spec
 from ..spec.gating import Training
 
 from ._runs import gdln_outputs_from_start, unstack_gdln
@@ -142,10 +142,7 @@ def _step_from_name(path: Path):
 
 
 def _expand(checkpoints) -> list[Path]:
-    if isinstance(checkpoints, (str, Path)):
-        pats = [str(checkpoints)]
-    else:
-        pats = [str(c) for c in checkpoints]
+    pats = [str(checkpoints)] if isinstance(checkpoints, (str, Path)) else [str(c) for c in checkpoints]
     files = []
     for pat in pats:
         hits = sorted(_glob.glob(pat)) if any(ch in pat for ch in "*?[") else [pat]
@@ -341,7 +338,6 @@ def data_task(X, Y, name: str = "imported"):
     """A :class:`~theorykit.spec.task.Task` of numeric data (floats kept exactly, via their decimal repr)."""
     import sympy as sp
 
-
     def mat(A):
         return sp.Matrix([[to_exact(float(v)) if v != int(v) else sp.Integer(int(v)) for v in row] for row in A])
 
@@ -442,7 +438,7 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
     def fit(rec):
         spec = spec_of(rec["patterns"], rec["shares"])
         out, sim = gdln_outputs_from_start(spec, paired_start(spec, W0), t_rel, lr)
-        return {"mse": float(np.mean((out[0] - ref) ** 2)), "gdln_loss": sim.mean[t_rel],
+        return {"mse": output_mse(out[0], ref), "gdln_loss": sim.mean[t_rel],
                 "hidden": [p.hidden for p in spec.pathways]}
 
     notes = []

@@ -123,8 +123,6 @@ class Prediction:
     def to_spec(self, name: str = "predicted-reln"):
         """The predicted ReLN as a :class:`~theorykit.spec.gating.GDLNSpec` (every pathway sees all
         inputs and writes all outputs; ``training.a0`` = the geometric mean of the pathways' a0)."""
-        from dataclasses import replace
-
         paths = [Pathway(f"p{j + 1}", tuple(int(v) for v in g), "all", "all", int(h))
                  for j, (g, h) in enumerate(zip(self.gates, self.widths))]
         a0 = float(np.exp(np.mean(np.log(self.a0))))
@@ -135,7 +133,7 @@ class Prediction:
                                                  f"{max(self.widths)} units each), outside the [{lo:g}, {hi:g}] a spec "
                                                  "file accepts", "raise init_std or --hidden" if a0 < lo else
                                                  "lower init_std or --hidden")
-        return GDLNSpec(self.task, tuple(paths), replace(self.training, a0=a0), name)
+        return GDLNSpec(self.task, tuple(paths), dataclasses.replace(self.training, a0=a0), name)
 
     def summary(self) -> dict:
         return {"hidden": self.hidden, "pathways": [{"name": f"p{j + 1}", "active": [int(v) for v in g],
@@ -263,12 +261,7 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
 
 
 def _residual_score(X, R, gates):
-    P = X.shape[1]
-    out = np.zeros(len(gates))
-    for i, g in enumerate(gates):
-        S = (R * g[None, :]) @ X.T / P
-        out[i] = np.linalg.norm(S, 2)
-    return out
+    return np.array([np.linalg.norm((R * g[None, :]) @ X.T / X.shape[1], 2) for g in gates], dtype=float)
 
 
 def estimate_seconds(P: int, d: int, rank: int, pathways: float, families: int, steps: int, tau: float,

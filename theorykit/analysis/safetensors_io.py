@@ -3,6 +3,7 @@ length, a JSON header, raw data; every header field is checked against the file 
 is read, so a header that lies is named rather than trusted), and its metadata.
 """
 from __future__ import annotations
+import math
 from pathlib import Path
 from typing import Mapping
 import numpy as np
@@ -67,7 +68,6 @@ def read_safetensors(path, option: str = "--checkpoints", max_bytes: float | Non
     import json
     import os
 
-
     path = Path(path)
     f = file_field(option, path)
     how = "save it with safetensors (save_file)"
@@ -105,8 +105,7 @@ def read_safetensors(path, option: str = "--checkpoints", max_bytes: float | Non
             entries, total = [], 0
             for key, ent in header.items():
                 kf = file_field(option, path, key)
-                if not isinstance(ent, dict) or set(ent) - {"dtype", "shape", "data_offsets"} or \
-                        not {"dtype", "shape", "data_offsets"} <= set(ent):
+                if not isinstance(ent, dict) or set(ent) != {"dtype", "shape", "data_offsets"}:
                     raise SpecError(kf, "needs exactly dtype, shape and data_offsets in the header", how)
                 dt, shape, offs = ent["dtype"], ent["shape"], ent["data_offsets"]
                 if not isinstance(dt, str) or dt not in _ST_DTYPES:
@@ -126,10 +125,7 @@ def read_safetensors(path, option: str = "--checkpoints", max_bytes: float | Non
                 # sizes in Python ints (no overflow); a zero-size tensor's other sizes are still bounded,
                 # as numpy cannot make an array whose nonzero sizes multiply past its index range
                 item = np.dtype(_ST_DTYPES[dt]).itemsize
-                count, span = 1, 1
-                for x in shape:
-                    count *= int(x)
-                    span *= max(int(x), 1)
+                count, span = math.prod(shape), math.prod(max(x, 1) for x in shape)
                 cap = int(min(limit, 2 ** 62))
                 if span * item > cap:
                     raise SpecError(f"{kf}.shape", f"{str(shape)[:80]} is absurd: its nonzero sizes multiply to {span} "

@@ -157,9 +157,6 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
     """Run (or resume) a sweep; returns the summary written to ``out/sweep.json`` plus ``t`` and ``loss``."""
     import jax.numpy as jnp
 
-
-
-
     if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
         raise SpecError("--chunk", f"needs a positive integer, got {chunk!r}", "e.g. --chunk 64")
     plan = plan_sweep(spec, grid, seeds, steps)
@@ -208,11 +205,10 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
         lrs = np.array([plan["lrs"][members[m][1]] for m in idx])
         pr = Progress("sweep", total=len(idx), enabled=progress)
         pr.__enter__()
-        pos = {"a": 0, "k": 0}
+        pending = iter(todo)
 
         def on_result(a, b, loss):
-            i = todo[pos["k"]]
-            pos["k"] += 1
+            i = next(pending)
             buf = io.BytesIO()
             np.savez(buf, members=idx[a:b], loss=np.asarray(loss))
             atomic_write_bytes(_chunk_path(out, i), buf.getvalue())
