@@ -70,10 +70,6 @@ def _run_checkpointed(net, p0, X, Y, *, lr, steps, every, loss, keep_params, rec
     (and, on request, first-layer snapshots, the weights and ``record(params, aux)``)."""
     n, t_ck = _checkpoints(steps, every)
     keys = net.keys
-
-    def as_list(p):
-        return [p[k] for k in keys]
-
     fns = {"outputs": lambda p, d: net_apply(net, p, d[0], unit_gates)}
     if snapshots:
         first = net.nodes[0][0]
@@ -81,7 +77,7 @@ def _run_checkpointed(net, p0, X, Y, *, lr, steps, every, loss, keep_params, rec
     if keep_params:
         fns["params"] = lambda p, d: p
     if record is not None:
-        fns["rec"] = lambda p, d: record(as_list(p), aux)
+        fns["rec"] = lambda p, d: record([p[k] for k in keys], aux)
     save = SaveAt(ts=list(t_ck), fns=fns)
     if unit_gates is None:
         res = train_net(net, p0, (X, Y), loss=loss, lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
@@ -136,13 +132,12 @@ def _split_stacked(net, stacked, hidden, shared_first):
     return dict(zip(net.keys, head + [W for Ws in blocks for W in Ws]))
 
 
-def _restack(net, by_edge, hidden, shared_first):
+def _restack(ws, hidden, shared_first):
     """The stacked form ``[W1, …, WL]`` (seed axis first; off-block entries zero) of edge weights
-    (the inverse of :func:`_split_stacked`)."""
-    head = [by_edge["input->shared"]] if shared_first is not None else []
-    keys = net.keys[len(head):]
-    n = len(keys) // len(hidden)                        # edges per pathway
-    blocks = [[by_edge[k] for k in keys[j * n:(j + 1) * n]] for j in range(len(hidden))]
+    ``ws`` in the order of the net's edges (the inverse of :func:`_split_stacked`)."""
+    head = list(ws[:1]) if shared_first is not None else []
+    n = (len(ws) - len(head)) // len(hidden)            # edges per pathway
+    blocks = [ws[i:i + n] for i in range(len(head), len(ws), n)]
     offs = np.concatenate([[0], np.cumsum(hidden)]).astype(int)
     mids = []
     for l in range(1, n - 1):
@@ -196,17 +191,14 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
         dims = [X.shape[0]] + [Ht] * (depth - 1) + [Y.shape[0]]
     net = gdln_graph(X.shape[0], Y.shape[0], G, hidden, depth, shared_first)
     p0 = _split_stacked(net, _chain_init(dims, init_std, seed, seeds), hidden, shared_first)
-    stacked_record = None
-    if record is not None:
-        def stacked_record(plist, a):
-            return record(_restack(net, dict(zip(net.keys, plist)), hidden, shared_first), a)
-
+    # record sees the stacked form
+    stacked_record = None if record is None else (lambda ws, a: record(_restack(ws, hidden, shared_first), a))
     t_ck, losses, o, _, params, pck, rec = _run_checkpointed(
         net, p0, X, Y, lr=lr, steps=steps, every=every, loss=loss, keep_params=keep_params, record=stacked_record,
         aux=aux, batch=batch, on_batch=on_batch, what="GDLN training")
-    params = [np.asarray(w) for w in _restack(net, dict(zip(net.keys, params)), hidden, shared_first)]
+    params = [np.asarray(w) for w in _restack(params, hidden, shared_first)]
     if pck is not None:
-        pck = [np.asarray(w) for w in _restack(net, dict(zip(net.keys, pck)), hidden, shared_first)]
+        pck = [np.asarray(w) for w in _restack(pck, hidden, shared_first)]
     return GdlnRun(t_ck, losses, o, params, pck, rec)
 
 
