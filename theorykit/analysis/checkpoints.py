@@ -294,7 +294,7 @@ def load_checkpoints(checkpoints, data, *, layers=None, steps=None, ignore_bias:
     if len(files) < 2:
         raise SpecError("--checkpoints", f"{len(files)} checkpoint file: a run needs at least two",
                         "save checkpoints during training, e.g. every 100 steps from step 0")
-    allW, meta, keys, shapes = None, {}, None, None
+    allW, meta, keys, shapes = [], {}, None, None
     for path in files:
         arrays, m = read_checkpoint(path)
         Ws, keys = _pick(arrays, path, names, ignore_bias)
@@ -302,17 +302,14 @@ def load_checkpoints(checkpoints, data, *, layers=None, steps=None, ignore_bias:
             names = {f"W{i + 1}": k for i, k in enumerate(keys)}
         _check_shapes(Ws, keys, path, X.shape[0], Y.shape[0], X.shape[1], data if isinstance(data, (str, Path)) else None)
         if shapes is None:
-            shapes = [W.shape for W in Ws]
-            allW = [[] for _ in Ws]
-            meta = m
+            shapes, meta = [W.shape for W in Ws], m
         elif [W.shape for W in Ws] != shapes:
             l = next(i for i, W in enumerate(Ws) if W.shape != shapes[i])
             raise SpecError(file_field("--checkpoints", path, keys[l]), f"has shape {Ws[l].shape}, the first checkpoint's is {shapes[l]}",
                             "give checkpoints of one network")
-        for l, W in enumerate(Ws):
-            allW[l].append(W)
-    return RunCheckpoints(np.asarray(steps, int), [np.stack(w) for w in allW], [str(f) for f in files], X, Y, meta,
-                          keys)
+        allW.append(Ws)
+    return RunCheckpoints(np.asarray(steps, int), [np.stack(w) for w in zip(*allW)], [str(f) for f in files], X, Y,
+                          meta, keys)
 
 
 def run_settings(run: RunCheckpoints, lr=None, loss=None) -> tuple[float, str]:

@@ -94,22 +94,16 @@ class Validation:
         f1.tight_layout()
         P = len(self.predicted[0])
         f2, ax = plt.subplots(1, 3, figsize=(12, 3.4))
-        ax[0].imshow(np.array(self.predicted, float), aspect="auto", cmap="Greys", vmin=0, vmax=1)
-        ax[0].set_yticks(range(len(self.predicted)))
-        ax[0].set_yticklabels([f"p{j + 1}" for j in range(len(self.predicted))], fontsize=7)
-        ax[0].set_title("predicted gates (pathways)")
-        tops = self.top_unit_patterns[:12]
-        ax[1].imshow(np.array([[int(ch) for ch in p] for p, _ in tops], float).reshape(-1, P), aspect="auto",
-                     cmap="Greys", vmin=0, vmax=1)
-        ax[1].set_yticks(range(len(tops)))
-        ax[1].set_yticklabels([f"{s:.2f}" for _, s in tops], fontsize=7)
-        ax[1].set_title("ReLU units: top patterns (weight share)")
-        fp = self.found
-        ax[2].imshow(np.array([p for p, _ in fp], float).reshape(-1, P), aspect="auto", cmap="Greys", vmin=0, vmax=1)
-        ax[2].set_yticks(range(len(fp)))
-        ax[2].set_yticklabels([f"{s:.2f}" for _, s in fp], fontsize=7)
-        ax[2].set_title("found gates (Algorithm 1)")
-        for a in ax:
+        tops, fp = self.top_unit_patterns[:12], self.found
+        panels = [(self.predicted, [f"p{j + 1}" for j in range(len(self.predicted))], "predicted gates (pathways)"),
+                  ([[int(ch) for ch in p] for p, _ in tops], [f"{s:.2f}" for _, s in tops],
+                   "ReLU units: top patterns (weight share)"),
+                  ([p for p, _ in fp], [f"{s:.2f}" for _, s in fp], "found gates (Algorithm 1)")]
+        for a, (gates, labels, title) in zip(ax, panels):
+            a.imshow(np.array(gates, float).reshape(-1, P), aspect="auto", cmap="Greys", vmin=0, vmax=1)
+            a.set_yticks(range(len(labels)))
+            a.set_yticklabels(labels, fontsize=7)
+            a.set_title(title)
             a.set_xlabel("datapoint")
         f2.tight_layout()
         return f1, f2
