@@ -127,7 +127,8 @@ def aligned_params(graph, a0: float, seeds: int = 1, seed: int = 0, dtype: str =
     dt = as_dtype(dtype)
     if g.private_chains:
         return _aligned_chains(g, a0, seeds, seed, dt, values, frames)
-    return _aligned_shared(g, a0, seeds, seed, dt, values)
+    X, Y = g.task.numeric(values)
+    return aligned_net_params(Net.from_graph(g), X, Y, a0, seeds, seed, dt, node_field=g.node_field)
 
 
 def _aligned_chains(g, a0, seeds, seed, dt, values, given=None):
@@ -164,11 +165,6 @@ def _aligned_chains(g, a0, seeds, seed, dt, values, given=None):
         return out
 
     return jax.vmap(one)(jax.random.split(jax.random.PRNGKey(seed), seeds))
-
-
-def _aligned_shared(g, a0, seeds, seed, dt, values):
-    X, Y = g.task.numeric(values)
-    return aligned_net_params(Net.from_graph(g), X, Y, a0, seeds, seed, dt, node_field=g.node_field)
 
 
 def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0, dtype="float64",

@@ -141,9 +141,6 @@ def pack_net(net: Net, schedule=()) -> Packing | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# What is recorded
-# ---------------------------------------------------------------------------------------------
-# ---------------------------------------------------------------------------------------------
 # How it is stepped
 # ---------------------------------------------------------------------------------------------
 def _build_run(loss_fn, objective, mask, steps: int, save: SaveAt):
@@ -364,20 +361,14 @@ class ensemble_placement:
             x = np.asarray(x)
             if pad:
                 x = np.concatenate([x, np.repeat(x[-1:], pad, axis=0)])
-            # each process fills the shards on its own devices (one host or several)
-            return jax.make_array_from_callback(x.shape, self._split, lambda idx: x[idx])
+            return _put(x, self._split)
 
         return jax.tree_util.tree_map(put, tree, is_leaf=lambda x: x is None), n
 
     def replicate(self, tree):
         if self.count == 1:
             return tree
-
-        def put(x):
-            x = np.asarray(x)
-            return jax.make_array_from_callback(x.shape, self._copy, lambda idx: x[idx])
-
-        return jax.tree_util.tree_map(put, tree)
+        return jax.tree_util.tree_map(lambda x: _put(np.asarray(x), self._copy), tree)
 
     def gather(self, tree):
         """Every member's results on this process (an all-gather across hosts when there are several)."""
@@ -386,3 +377,8 @@ class ensemble_placement:
         from jax.experimental import multihost_utils
 
         return multihost_utils.process_allgather(tree, tiled=True)
+
+
+def _put(x, sharding):
+    # each process fills the shards on its own devices (one host or several)
+    return jax.make_array_from_callback(x.shape, sharding, lambda idx: x[idx])

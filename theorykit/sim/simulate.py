@@ -23,11 +23,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..net.layout import DTYPES, Net, as_dtype, net_apply, net_loss, unit_activity
-
+from ..net.layout import DTYPES, Net, as_dtype, net_apply, unit_activity
 from ..record import SaveAt, Trajectory
-
-from .engine import train, train_net
+from .engine import train_net
 from ..errors import SpecError
 from ..theory.derivation import Derivation
 from ..spec.graph import Group, graph_from_pathways
@@ -176,12 +174,9 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
         fns = dict(save.fns, snapshots=lambda p, d: unit_activity(net, p, d[0])[first] > 0)
         ts = set(save.times(steps, integer=True).tolist()) if save.fns else set()
         save = SaveAt(sorted(ts | set(marks)), None, fns, save.loss_every, save.final)
-    if fused:
-        res = train_net(net, p0, (X, Y), loss=loss, lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
-                        check="ReLU simulation" if check else None, fused=True)
-    else:
-        res = train(net_loss(net, loss), p0, (X, Y), lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
-                    check="ReLU simulation" if check else None)
+    # a ReLU network has no siblings to pack and no schedule: train_net is train on its loss
+    res = train_net(net, p0, (X, Y), loss=loss, lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
+                    check="ReLU simulation" if check else None, fused=fused)
     extra = {"dtype": dtype, "devices": res.extra["devices"]}
     params = None
     if res.params is not None:                   # SaveAt(final=False) keeps no weights, so no gates

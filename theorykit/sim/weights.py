@@ -7,6 +7,7 @@ ReLU chain's weights may also be keyed ``W1, W2, …``.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Mapping
 
@@ -30,7 +31,7 @@ def from_chain_names(net: Net, weights: Mapping, where: str = "init weights") ->
     """Accept ``W1, W2, …`` for a chain, or edge keys; return edge keys."""
     if net.keys and all(k in weights for k in net.keys):
         return {k: weights[k] for k in net.keys}
-    names = {f"W{i + 1}": k for i, k in enumerate(net.keys)}
+    names = net.chain_names()
     if all(n in weights for n in names):
         return {names[n]: weights[n] for n in names}
     missing = [k for k in net.keys if k not in weights]
@@ -42,8 +43,7 @@ def from_chain_names(net: Net, weights: Mapping, where: str = "init weights") ->
 def unused_weight_keys(raw: Mapping, net: Net) -> list:
     """The keys of ``raw`` that :func:`from_chain_names` does not read for ``net`` (biases,
     optimizer state, misnamed arrays): reported, since they change nothing in the run."""
-    used = set(net.keys) if net.keys and all(k in raw for k in net.keys) else \
-        {f"W{i + 1}" for i in range(len(net.keys))}
+    used = set(net.keys) if net.keys and all(k in raw for k in net.keys) else set(net.chain_names())
     return sorted(str(k) for k in raw if k not in used)
 
 
@@ -70,7 +70,6 @@ def read_npz(path, option: str, what: str, how: str, max_bytes: float | None = N
     fault, the key. Each array's header (dtype, shape) is checked before its data is read, so a
     file that declares more data than memory allows is refused without reading it."""
     import zipfile
-
 
     path = Path(path)
     f = file_field(option, path)
@@ -101,10 +100,7 @@ def read_npz(path, option: str, what: str, how: str, max_bytes: float | None = N
             if dtype.hasobject:
                 raise SpecError(kf, f"has dtype {dtype} (Python objects, read only with pickle)",
                                 "store real numbers (float64, float32 or integers)")
-            n = 1
-            for s in shape:
-                n *= int(s)
-            nbytes = n * dtype.itemsize
+            nbytes = math.prod(int(s) for s in shape) * dtype.itemsize
             total += nbytes
             if total > limit:
                 raise SpecError(kf, f"declares shape {tuple(shape)} ({nbytes} bytes), more than the "

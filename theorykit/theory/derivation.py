@@ -37,12 +37,11 @@ from ..spec.gating import GDLNSpec
 from .modes import SVD, build_unevaluated, exact_text, is_zero, lazy_matvec, num, quad_exact, reference_values, tidy
 from .svd import exact_svd
 from .trajectory import a0 as A0
-from .trajectory import mode_loss_reduction, mode_trajectory, t, t_half, tau
+from .trajectory import discrete_mode_recurrence, mode_loss_reduction, mode_trajectory, t, t_half, t_half_float, tau
 from ..spec.expr import to_exact
 from ..spec.graph import GraphSpec
 from .jaxify import to_jax
 from .race import RaceSystem
-from .trajectory import discrete_mode_recurrence, t_half_float
 from .latex import derivation_latex, derivation_latex_short
 
 __all__ = ["Derivation"]
@@ -294,7 +293,6 @@ class Derivation:
     # -- numbers -----------------------------------------------------------------------------
     def numeric_values(self, values: Mapping | None) -> dict:
         """``values`` keyed by the task's SymPy symbols (names resolved), for ``subs``."""
-        vals = {}
         known = set(self.task.symbols.values())
         for k, v in (values or {}).items():
             sym = self.task.symbols.get(k, k) if isinstance(k, str) else k
@@ -305,11 +303,7 @@ class Derivation:
                 raise SpecError("symbols", f"{sym} = {self._fixed[sym]} was fixed when this Derivation was built, "
                                            f"not {v}", f"build Derivation(spec, values={{'{sym}': {v}}}), or build it "
                                                        "without values and pass them here")
-            vals[sym] = v
-        missing = self.task.free_symbols - set(vals)
-        if missing:
-            raise SpecError("symbols", f"no value for {sorted(map(str, missing))}",
-                            "pass values, e.g. --set Delta=0.5 or values={'Delta': 0.5}")
+        vals = self.task.value_map(values)          # every free symbol needs a value
         vals.update({tau: self.spec.tau, A0: self.spec.training.a0})
         return vals
 
@@ -333,11 +327,10 @@ class Derivation:
 
         key = (frames,) + tuple(sorted((str(k), float(v)) for k, v in (values or {}).items()))
         cache = self.__dict__.setdefault("_race_systems", {})
-        if key not in cache and frames == "numeric":
-            cache[key] = RaceSystem.from_spec(self.spec, values)
         if key not in cache:
-            fr = self.frames(values)
-            cache[key] = RaceSystem.from_spec(self.spec, values, frames=[fr[p.name] for p in self.spec.pathways])
+            fr = None if frames == "numeric" else self.frames(values)
+            cache[key] = RaceSystem.from_spec(self.spec, values,
+                                              frames=None if fr is None else [fr[p.name] for p in self.spec.pathways])
         return cache[key]
 
     def frames(self, values: Mapping | None = None) -> dict:
@@ -379,29 +372,22 @@ class Derivation:
         aligned, balanced initial weights this is exact for gradient descent, not O(η)."""
         times = np.asarray(times, dtype=float)
         if discrete:
-
             self._need_closed_form("discrete prediction")
-            vals = self.numeric_values(values)
-            steps = int(np.max(times))
-            L = np.full(steps + 1, float(sp.N(output_trace(self.task).subs(vals))) / 2)
-            for svd in self.modes.values():
-                for m in svd.modes:
-                    s_, d_ = self._mode_numbers(m, vals)
-                    a = discrete_mode_recurrence(s_, d_, self.spec.training.a0, self.spec.tau, steps)
-                    L -= s_ * a - 0.5 * d_ * a ** 2
-            return self.spec.loss_factor * L[times.astype(int)]
-        if self.method == "closed-form":
-            # numbers only: each mode's s and d at the values, the closed-form a(t) in numpy
-            # (the symbolic loss is neither built nor simplified)
+        if discrete or self.method == "closed-form":
+            # numbers only: each mode's s and d at the values, its a(t) in numpy: the closed form, or
+            # the discrete recurrence (the symbolic loss is neither built nor simplified)
             vals = self.numeric_values(values)
             a_init, tau_ = float(self.spec.training.a0), float(self.spec.tau)
             L = np.full(times.shape, float(sp.N(output_trace(self.task).subs(vals))) / 2)
             for svd in self.modes.values():
                 for m in svd.modes:
                     s_, d_ = self._mode_numbers(m, vals)
-                    a = (s_ / d_) / (1 + (s_ / (d_ * a_init) - 1) * np.exp(-2 * s_ * times / tau_))
-                    L -= s_ * a - 0.5 * d_ * a ** 2
-            if not np.isfinite(L).all() and self.task.free_symbols:     # special values: derive there
+                    if discrete:
+                        a = discrete_mode_recurrence(s_, d_, a_init, tau_, int(np.max(times)))[times.astype(int)]
+                    else:
+                        a = (s_ / d_) / (1 + (s_ / (d_ * a_init) - 1) * np.exp(-2 * s_ * times / tau_))
+                    L -= mode_loss_reduction(s_, d_, a)
+            if not discrete and not np.isfinite(L).all() and self.task.free_symbols:    # special values: derive there
                 return self._at(values).predict_loss(times)
             return self.spec.loss_factor * L
         if self.graph is not None and not self.graph.private_chains:
@@ -475,22 +461,26 @@ def numeric_matrix(M, vals) -> np.ndarray:
     return np.array([[num(M[i, j], vals) for j in range(M.cols)] for i in range(M.rows)], dtype=float).reshape(M.shape)
 
 
-def _quad_float(mode, Sx, ref) -> float | None:
-    """``vᵀ Σx v`` in floats from the mode's numeric ``v`` (None where symbols are left: evaluated later)."""
+def _floats(mode, Sx, ref):
+    """``(Σx, v)`` in floats, from the mode's numeric ``v``; None where symbols are left."""
     if Sx.free_symbols or any(x.free_symbols for x in mode.v):
         return None
-    v = mode.v_floats(ref)
-    S = np.array([[float(x) for x in Sx.row(i)] for i in range(Sx.rows)], dtype=float)
-    return float(v @ S @ v)
+    return np.array([[float(x) for x in Sx.row(i)] for i in range(Sx.rows)], dtype=float), mode.v_floats(ref)
+
+
+def _quad_float(mode, Sx, ref) -> float | None:
+    """``vᵀ Σx v`` in floats from the mode's numeric ``v`` (None where symbols are left: evaluated later)."""
+    fl = _floats(mode, Sx, ref)
+    return None if fl is None else float(fl[1] @ fl[0] @ fl[1])
 
 
 def _maybe_eigvec(mode, Sx, ref) -> bool:
     """False when ``Σx v ≠ d v`` is plain in floats (a relative residual above 1e-8); True when it
     may hold (the exact test decides)."""
-    if Sx.free_symbols or any(x.free_symbols for x in mode.v):
+    fl = _floats(mode, Sx, ref)
+    if fl is None:
         return True
+    S, v = fl
     d = mode.d_float(ref)
-    v = mode.v_floats(ref)
-    S = np.array([[float(x) for x in Sx.row(i)] for i in range(Sx.rows)], dtype=float)
     r = S @ v - d * v
     return bool(np.linalg.norm(r) <= 1e-8 * max(np.linalg.norm(S) * np.linalg.norm(v), 1e-300))

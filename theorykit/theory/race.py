@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cache, cached_property
 
 import jax
 import jax.numpy as jnp
@@ -281,13 +281,13 @@ class RaceSystem:
             order = np.argsort(times, kind="stable")
             save = SaveAt(ts=times[order], final=save.final)
         save.times(t_end)                       # checked: both ts and every, bad times, a missing t_end
-        record = {"loss": _RECORD_LOSS[layout]}
+        record = {"loss": _record_loss(layout)}
         if modes:
-            record["modes"] = _RECORD_MODES[layout]
+            record["modes"] = _record_modes(layout)
         if svals:
             data["Ob"], data["Rb"] = jnp.asarray(self.arrays_np["Ob"]), jnp.asarray(self.arrays_np["Rb"])
             record["svals"] = _record_svals(layout, int(svals))
-        res = integrate(_FIELD[layout], y0, data, solver=solver or Dopri5(), t_end=t_end,
+        res = integrate(_field(layout), y0, data, solver=solver or Dopri5(), t_end=t_end,
                         save=SaveAt(save.ts, save.every, record), batched_args=False, rate=self.rate / tau)
         recs = {k: np.asarray(v) for k, v in res.saved.items()}
         t = res.saved_t
@@ -497,19 +497,16 @@ def _loss(M, dd):
     return 0.5 * dd["trSy"] - jnp.sum(M * dd["Syx"]) + 0.5 * coupled
 
 
-class _Cache(dict):
-    def __init__(self, make):
-        super().__init__()
-        self.make = make
-
-    def __missing__(self, key):
-        self[key] = fn = self.make(key)
-        return fn
-
-
-def _make_field(layout):
+# each piece is built once per layout (functools.cache), so its compiled program is reused
+@cache
+def _record_loss(layout):
     maps = _maps_of(layout)
-    grad = jax.grad(lambda Ws, dd: _loss(maps(Ws), dd))
+    return lambda Ws, dd: _loss(maps(Ws), dd)
+
+
+@cache
+def _field(layout):
+    grad = jax.grad(_record_loss(layout))
 
     def field_(Ws, dd):
         return jax.tree_util.tree_map(lambda g: -g / dd["tau"], grad(Ws, dd))
@@ -517,31 +514,21 @@ def _make_field(layout):
     return field_
 
 
-def _make_loss(layout):
-    maps = _maps_of(layout)
-    return lambda Ws, dd: _loss(maps(Ws), dd)
-
-
-def _make_modes(layout):
+@cache
+def _record_modes(layout):
     maps = _maps_of(layout)
     return lambda Ws, dd: jnp.einsum("bkia,bkij,bkja->ka", dd["Um"], maps(Ws), dd["Vm"])
 
 
-_FIELD, _RECORD_LOSS, _RECORD_MODES = _Cache(_make_field), _Cache(_make_loss), _Cache(_make_modes)
-_SVALS: dict = {}
-
-
+@cache
 def _record_svals(layout, m):
-    key = (layout, m)
-    if key not in _SVALS:
-        maps = _maps_of(layout)
+    maps = _maps_of(layout)
 
-        def svals(Ws, dd):
-            full = jnp.einsum("bip,bkpq,bjq->kij", dd["Ob"], maps(Ws), dd["Rb"])
-            sv = jnp.linalg.svd(full, compute_uv=False)
-            return jnp.pad(sv, ((0, 0), (0, max(0, m - sv.shape[1]))))[:, :m]
-        _SVALS[key] = svals
-    return _SVALS[key]
+    def svals(Ws, dd):
+        full = jnp.einsum("bip,bkpq,bjq->kij", dd["Ob"], maps(Ws), dd["Rb"])
+        sv = jnp.linalg.svd(full, compute_uv=False)
+        return jnp.pad(sv, ((0, 0), (0, max(0, m - sv.shape[1]))))[:, :m]
+    return svals
 
 
 # ---------------------------------------------------------------------------------------------
