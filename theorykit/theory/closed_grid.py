@@ -18,7 +18,7 @@ import sympy as sp
 
 from theorykit.curves import fit_log_scale
 from theorykit.theory.trajectory import a0 as A0_SYM
-from theorykit.theory.trajectory import discrete_mode_recurrence, t as T_SYM, tau as TAU_SYM
+from theorykit.theory.trajectory import discrete_mode_recurrence, mode_loss_reduction, t as T_SYM, tau as TAU_SYM
 
 __all__ = ["ClosedFormGrid", "half_loss_time_grid", "values_on_grid", "vectors_on_grid", "discrete_loss_grid",
            "fit_a0_grid"]
@@ -81,7 +81,7 @@ def discrete_loss_grid(s_vals, d_vals, a0, tau, times, k: int, half_trace: float
     curves = []
     for s, d in zip(s_vals, d_vals):
         a = discrete_mode_recurrence(s, d, a0, tau, steps)
-        curves.append(half_trace - k * (s * a - 0.5 * d * a ** 2))
+        curves.append(half_trace - k * mode_loss_reduction(s, d, a))
     return np.asarray(curves)[:, np.asarray(times).astype(int)]
 
 

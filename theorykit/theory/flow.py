@@ -37,16 +37,6 @@ if _CACHE and not jax.config.jax_compilation_cache_dir:
 __all__ = ["RK4", "Dopri5", "integrate"]
 
 
-def _result(ts, recs, final, extra) -> Trajectory:
-    """The flow's :class:`~theorykit.record.Trajectory`: every record at ``ts``; the loss curve is
-    the record named ``loss`` (None where none was recorded)."""
-    loss = recs.get("loss")
-    if loss is not None and np.ndim(loss) != 2:
-        raise SpecError("save.fns", f"the function named loss must give one number per batch member, got shape "
-                        f"{np.shape(loss)[2:]} per time", "return a scalar from save.fns[\"loss\"], or name it otherwise")
-    return Trajectory(ts, loss, recs, ts, final, extra)
-
-
 #: most RK4 steps one flow may take (about 60x the longest flow a suite integrates); beyond it a
 #: spec's time scale is out of proportion with its data (a fuzz hang: 1.4e7 steps ran for minutes)
 MAX_FLOW_STEPS = 2e6
@@ -126,14 +116,17 @@ def integrate(vector_field: Callable, y0, args=None, *, solver, save: SaveAt, t_
     if rate is not None and rate > 0:
         _check_budget(ts, 1.0 / (40.0 * rate))
     if isinstance(solver, RK4):
-        res = _integrate_rk4(vector_field, y0, args, solver.h, ts, dict(save.fns), batched_args)
+        final, recs, extra = _integrate_rk4(vector_field, y0, args, solver.h, ts, dict(save.fns), batched_args)
     elif isinstance(solver, Dopri5):
-        res = _integrate_dopri5(vector_field, y0, args, solver, ts, dict(save.fns), batched_args)
+        final, recs, extra = _integrate_dopri5(vector_field, y0, args, solver, ts, dict(save.fns), batched_args)
     else:
         raise SpecError("solver", f"{solver!r} is not a solver", "use theorykit.theory.flow.RK4(h) or Dopri5()")
-    if not save.final:
-        res.params = None
-    return res
+    # every record at ts; the loss curve is the record named loss (None where none was recorded)
+    loss = recs.get("loss")
+    if loss is not None and np.ndim(loss) != 2:
+        raise SpecError("save.fns", f"the function named loss must give one number per batch member, got shape "
+                        f"{np.shape(loss)[2:]} per time", "return a scalar from save.fns[\"loss\"], or name it otherwise")
+    return Trajectory(ts, loss, recs, ts, final if save.final else None, extra)
 
 
 def _check_budget(ts, h):
@@ -144,7 +137,7 @@ def _check_budget(ts, h):
                         "ask for earlier --times, or check training.lr and the data's scale")
 
 
-def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args) -> Trajectory:
+def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args):
     if not h > 0:
         raise SpecError("solver", f"RK4 needs a positive step, got {h!r}", "e.g. solver=RK4(tau / 40)")
     lengths = np.diff(np.concatenate([[0.0], ts]))
@@ -207,11 +200,11 @@ def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args) -> Traje
 
     with jax.default_matmul_precision("highest"):
         final, recs = jax.jit(jax.vmap(one, in_axes=(0, 0 if batched_args else None)))(y0, args)
-    return _result(ts, jax.tree_util.tree_map(np.asarray, recs), final,
-                   {"solver": "rk4", "steps": int(nsub.sum()), "h": float(steps.max(initial=0.0))})
+    extra = {"solver": "rk4", "steps": int(nsub.sum()), "h": float(steps.max(initial=0.0))}
+    return final, jax.tree_util.tree_map(np.asarray, recs), extra
 
 
-def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batched_args) -> Trajectory:
+def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batched_args):
     if not (solver.rtol > 0 and solver.atol >= 0 and solver.h_max > 0 and solver.max_steps >= 1):
         raise SpecError("solver", f"{solver!r} needs rtol > 0, atol >= 0, h_max > 0, max_steps >= 1",
                         "e.g. Dopri5(rtol=1e-8, atol=1e-10)")
@@ -232,7 +225,7 @@ def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batche
                         f"round-off or passed {solver.max_steps} steps (the flow diverges, or its time scale is out of "
                         "proportion with the data's)", "ask for earlier --times, or check training.lr and the data's scale")
     recs = jax.tree_util.tree_map(lambda r: np.asarray(r)[:, :n], recs)
-    return _result(ts, recs, final, {"solver": "dopri5", "steps": int(nsteps.max(initial=0)), "h": 0.0})
+    return final, recs, {"solver": "dopri5", "steps": int(nsteps.max(initial=0)), "h": 0.0}
 
 
 class _LRU(dict):

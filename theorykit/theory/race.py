@@ -295,10 +295,8 @@ class RaceSystem:
             inv = np.argsort(order)
             recs = {k: v[:, inv] for k, v in recs.items()}
             t = t[inv]
-        out_modes = {n: recs["modes"][:, :, k, :self.ranks[k]] for k, n in enumerate(self.names)} if modes else {}
-        extra = {"solver": res.extra.get("solver"), "steps": res.extra.get("steps"), "h": res.extra.get("h"),
-                 "blocks": len(self.blocks)}
-        saved = {"modes": out_modes} if modes else {}
+        saved = {"modes": {n: recs["modes"][:, :, k, :self.ranks[k]] for k, n in enumerate(self.names)}} if modes else {}
+        extra = {**res.extra, "blocks": len(self.blocks)}      # the solver, its steps and h
         if svals:
             saved["svals"] = {n: recs["svals"][:, :, k] for k, n in enumerate(self.names)}
         if self.start_graph is not None and start is None:

@@ -56,8 +56,7 @@ def t_half_float(s: float, d: float, a_init: float, time_const: float, depth: in
         return time_const / (2 * s) * np.log(s / (d * a_init) - 1)
     from scipy.integrate import quad
 
-    L = float(depth)
-    val, _ = quad(lambda a: 1.0 / (L * a ** (2 - 2 / L) * (s - d * a)), a_init, s / (2 * d), limit=200)
+    val, _ = quad(lambda a: 1.0 / deep_mode_rhs(a, s, d, depth), a_init, s / (2 * d), limit=200)
     return time_const * val
 
 
