@@ -175,10 +175,6 @@ def _kernel(*refs, steps: int, lr: float, scale: float, relu: bool, masked: tupl
     o2_ref[...] = w2
 
 
-def _interpret_default() -> bool:
-    return jax.default_backend() != "gpu"
-
-
 @partial(jax.jit, static_argnames=("steps", "lr", "scale", "relu", "interpret", "num_warps"))
 def _fused_steps(W1, W2, X, Y, G=None, M1=None, M2=None, *, steps: int, lr: float, scale: float = 1.0,
                  relu: bool = True, interpret: bool = False, num_warps: int = 8):
@@ -232,7 +228,7 @@ def _fused_train(net: Net, params0, data, *, lr, steps: int, loss: str = "sum", 
         raise SpecError("steps", f"needs a non-negative integer, got {steps!r}", "e.g. steps = 2000")
     if loss not in ("sum", "mean"):
         raise SpecError("loss", f"unknown loss {loss!r}", 'use "sum" or "mean"')
-    interpret = _interpret_default() if interpret is None else bool(interpret)
+    interpret = jax.default_backend() != "gpu" if interpret is None else bool(interpret)
     W1, W2 = lay.pack(params0)
     dt = W1.dtype
     X, Y = (jnp.asarray(a, dt) for a in data)

@@ -226,25 +226,23 @@ def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, s
     if isinstance(source, tuple) and len(source) == 2:
         if network != "relu":
             raise SpecError("network", "data (X, Y) trains a ReLU network", "pass network=\"relu\", or a spec")
-        X, Y = source
         if hidden is None or lr is None or steps is None:
             raise SpecError("hidden" if hidden is None else "lr" if lr is None else "steps",
                             "is needed to train on data (X, Y)", "pass hidden=, lr= and steps=")
+        (X, Y), std0, loss0 = source, 0.01, "mean"
+    elif network == "relu":                 # the spec's data, total width and training settings
+        g = graph_from_pathways(source)
+        X, Y = g.task.numeric(values)
+        hidden = source.hidden_total if hidden is None else hidden
+        lr = g.training.lr if lr is None else lr
+        steps = g.training.steps if steps is None else steps
+        std0, loss0 = g.training.init_std, g.training.loss
+    if network == "relu":
         return _simulate_relu(X, Y, hidden=hidden, lr=lr, steps=steps, seeds=seeds,
-                              init_std=0.01 if init_std is None else init_std, loss=loss or "mean", dtype=dtype,
+                              init_std=std0 if init_std is None else init_std, loss=loss or loss0, dtype=dtype,
                               seed=seed, snapshot_every=snapshot_every, check=check,
                               init=init if isinstance(init, Mapping) else None, save=save, batch=batch,
                               on_batch=on_batch, fused=fused)
-    if network == "relu":
-        g = graph_from_pathways(source)
-        X, Y = g.task.numeric(values)
-        tr = g.training
-        return _simulate_relu(X, Y, hidden=source.hidden_total if hidden is None else hidden,
-                              lr=tr.lr if lr is None else lr, steps=tr.steps if steps is None else steps,
-                              seeds=seeds, init_std=tr.init_std if init_std is None else init_std,
-                              loss=loss or tr.loss, dtype=dtype, seed=seed, snapshot_every=snapshot_every,
-                              init=init if isinstance(init, Mapping) else None, fused=fused, save=save,
-                              batch=batch, on_batch=on_batch, check=check)
     for name, v in (("hidden", hidden), ("snapshot_every", snapshot_every)):
         if v is not None:   # a GDLN's widths are its spec's, and it has no ReLU units to snapshot
             raise SpecError(name, "applies to the ReLU network only", f"pass network=\"relu\", or drop {name}=")

@@ -90,10 +90,8 @@ def read_npz(path, option: str, what: str, how: str, max_bytes: float | None = N
             try:
                 with zf.open(info) as fh:
                     version = np.lib.format.read_magic(fh)
-                    if version == (1, 0):
-                        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-                    else:
-                        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+                    shape, _fortran, dtype = (np.lib.format.read_array_header_1_0 if version == (1, 0) else
+                                              np.lib.format.read_array_header_2_0)(fh)
             except Exception as exc:  # noqa: BLE001
                 raise SpecError(kf, f"is not a readable array ({type(exc).__name__}: {_short_exc(exc)})", how) \
                     from None
