@@ -124,8 +124,7 @@ class Derivation:
         cache: dict = {}
         for i, (name, eff) in enumerate(self.effective_datasets.items()):
             try:
-                svd = exact_svd((eff.exact[0], eff.exact[1]), self.reference, cache) if eff.exact is not None \
-                    else exact_svd(eff.Syx, self.reference, cache)
+                svd = exact_svd(eff.Syx if eff.exact is None else eff.exact[:2], self.reference, cache)
             except DerivationError as exc:
                 exc.field = getattr(exc, "field", None) or self._pathway_field(i)
                 raise

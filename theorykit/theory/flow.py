@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
@@ -212,11 +213,7 @@ def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batche
     # (empty intervals; at least 16), so one compiled program serves any times of the same count bucket
     n = ts.size
     padded = np.concatenate([ts, np.full(max(16, 1 << max(0, (n - 1).bit_length())) - n, ts[-1])])
-    key = ("dopri5", vector_field, tuple(record.items()), solver, batched_args)
-    run = _COMPILED.get(key)
-    if run is None:
-        run = _COMPILED.put(key, jax.jit(jax.vmap(_dopri5_one(vector_field, solver, record),
-                                                  in_axes=(0, 0 if batched_args else None, None))))
+    run = _compiled_dopri5(vector_field, tuple(record.items()), solver, batched_args)
     with jax.default_matmul_precision("highest"):
         final, recs, nsteps, ok = run(y0, args, jnp.asarray(padded))
     ok, nsteps = np.asarray(ok), np.asarray(nsteps)
@@ -228,18 +225,11 @@ def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batche
     return final, recs, {"solver": "dopri5", "steps": int(nsteps.max(initial=0)), "h": 0.0}
 
 
-class _LRU(dict):
+@lru_cache(maxsize=32)
+def _compiled_dopri5(vector_field, record: tuple, solver: Dopri5, batched_args: bool):
     """Compiled programs of :func:`integrate`, keyed by what is stepped and recorded (bounded)."""
-    size = 32
-
-    def put(self, key, value):
-        if len(self) >= self.size:
-            self.pop(next(iter(self)))
-        self[key] = value
-        return value
-
-
-_COMPILED = _LRU()
+    return jax.jit(jax.vmap(_dopri5_one(vector_field, solver, dict(record)),
+                            in_axes=(0, 0 if batched_args else None, None)))
 
 
 def _dopri5_one(vector_field, solver: Dopri5, record):

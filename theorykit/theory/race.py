@@ -364,16 +364,11 @@ def _blocks(Syx, Sx, tol):
     adj = (np.abs(np.einsum("ia,qrij,jb->qrab", Q, Sx, Q, optimize=True)) > thr).any(axis=(0, 1))
     adj |= (np.abs(np.einsum("ia,qrij,jb->qrab", Q, gram, Q, optimize=True)) > thr).any(axis=(0, 1))
     nc, lab = connected_components(adj, directed=False)
-    Rb, Ob = [], []
-    S_all = Syx.transpose(1, 0, 2).reshape(p, K * d) if K else np.zeros((p, 0))
-    for c in range(nc):
-        R = Q[:, lab == c]
-        O = _orth(np.concatenate([Syx[k] @ R for k in range(K)], axis=1), 1e-12)
-        Rb.append(R)
-        Ob.append(O)
+    Rb = [Q[:, lab == c] for c in range(nc)]
+    Ob = [_orth(np.concatenate([Syx[k] @ R for k in range(K)], axis=1), 1e-12) for R in Rb]
     # check the split: every Σyx_p is rebuilt from its blocks
     rebuilt = sum(np.einsum("ia,kab,jb->kij", O, np.einsum("ia,kij,jb->kab", O, Syx, R), R) for O, R in zip(Ob, Rb))
-    if not np.allclose(rebuilt, Syx, rtol=0, atol=1e-9 * max(float(np.abs(S_all).max(initial=0.0)), 1e-300)):
+    if not np.allclose(rebuilt, Syx, rtol=0, atol=1e-9 * max(float(np.abs(Syx).max(initial=0.0)), 1e-300)):
         return [np.eye(d)], [np.eye(p)]
     return Rb, Ob
 
