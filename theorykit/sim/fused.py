@@ -115,7 +115,6 @@ def layout(net: Net, schedule=(), lr=None) -> "Layout | str":
     if net.relu and (net.edge_gates or net.node_gates):
         return "it is a ReLU network with fixed gates"
     slices, at = {}, 0
-    P = None
     for v, w in net.nodes:
         if v not in into or v not in out:
             return f"hidden node {v} is not between input and output"
