@@ -97,17 +97,15 @@ def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None =
     data = (jnp.asarray(Xn, dt), jnp.asarray(Yn, dt))
     if isinstance(init, Mapping):
         p0 = check_weights(init, net, seeds, dtype, "init weights")
-        kind = "given"
     elif init == "aligned":
         # private chains start in the derivation's own singular frames (shared edges: the full Σyx's)
         frames = Derivation(g.as_pathway_spec(), values=values).frames(values) if g.private_chains else None
         p0 = aligned_params(g, tr.a0 if a0 is None else a0, seeds, seed, dtype, values, frames=frames)
-        kind = init
     elif init == "random":
         p0 = random_params(net, _edge_scales(g, tr.init_std if init_std is None else init_std), seeds, seed, dtype)
-        kind = init
     else:
         raise SpecError("init", f"unknown init {init!r}", "use \"aligned\", \"random\" or a dict of weights")
+    kind = "given" if isinstance(init, Mapping) else init
     groups = _schedule(g, schedule, staged_first)
     res = train_net(net, p0, data, loss=loss or tr.loss, schedule=groups, lr=lr, steps=steps, save=save or SaveAt(),
                     batch=batch, on_batch=on_batch, check="GDLN simulation" if check else None, fused=fused)

@@ -423,9 +423,8 @@ class Derivation:
     def summary(self, values: Mapping | None = None) -> dict:
         """JSON-ready summary: per-pathway singular values (exact strings and floats), input
         variances, end points, and the method."""
-        ref = dict(self.reference)
-        if values:
-            ref.update({self.task.symbols.get(k, k) if isinstance(k, str) else k: v for k, v in values.items()})
+        ref = {**self.reference, **{self.task.symbols.get(k, k) if isinstance(k, str) else k: v
+                                    for k, v in (values or {}).items()}}
         out = {}
         for n, svd in self.modes.items():
             out[n] = {
