@@ -360,6 +360,23 @@ def test_race_blocks_equal_the_unsplit_race_and_scipy():
     assert len(RaceSystem.from_data(X, Y, G, inputs=rows, outputs=outs).blocks) == 1
 
 
+def test_race_blocks_do_not_depend_on_the_data_scale():
+    """The block split weighs Σx and the output Grams each against its own scale. With one threshold
+    for both, Y·1e-6 put the Grams' real couplings (pathways writing the same outputs) under it:
+    6 blocks instead of 1, and L(0) of the aligned start 2 % off the unsplit race (0.987 against 1.009)."""
+    from theorykit.theory.flow import RK4
+    from theorykit.theory.race import RaceSystem
+
+    Y = np.random.default_rng(0).standard_normal((3, 6))
+    G = np.array([[1, 1, 1, 0, 0, 0], [0, 0, 1, 1, 1, 1], [0, 0, 0, 0, 1, 1]])
+    c = 1e-6
+    for sx, sy in [(1, 1), (1, c), (1 / c, 1), (c, 1)]:
+        assert len(RaceSystem.from_data(np.eye(6) * sx, Y * sy, G).blocks) == 1
+    split, whole = (RaceSystem.from_data(np.eye(6), Y * c, G, split=s) for s in (True, False))
+    a, b = (r.solve([0, 1, 2], tau=1.0, a0=0.1 * c, solver=RK4(0.01)).loss for r in (split, whole))
+    np.testing.assert_allclose(a, b, rtol=1e-10)
+
+
 def test_packed_siblings_train_as_the_unpacked_graph():
     """pack_net merges sibling modules (one edge in from h, one edge out to the output, same
     schedule groups) into one node per group, with per-unit gates. Training the packed net is the

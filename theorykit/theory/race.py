@@ -356,13 +356,14 @@ def _blocks(Syx, Sx, tol):
     K, p, d = Syx.shape
     # the generators: every Σx_qr and every Σyx_qᵀ Σyx_r (K × K × d × d each), handled as arrays
     gram = np.einsum("qai,raj->qrij", Syx, Syx, optimize=True)
-    scale = max(float(np.abs(Sx).max(initial=0.0)), float(np.abs(gram).max(initial=0.0)), 1e-300)
+    # each generator is weighed against its own scale: Σx scales with X², the Grams with X²Y², and one
+    # threshold for both took a real coupling through the outputs for noise when Y was small (Y·1e-6)
+    sx_scale, gram_scale = (max(float(np.abs(M).max(initial=0.0)), 1e-300) for M in (Sx, gram))
     c = np.random.default_rng(20250125).normal(size=(2, K, K))
-    A = np.einsum("qr,qrij->ij", c[0], Sx) + np.einsum("qr,qrij->ij", c[1], gram)
+    A = np.einsum("qr,qrij->ij", c[0], Sx) / sx_scale + np.einsum("qr,qrij->ij", c[1], gram) / gram_scale
     _w, Q = np.linalg.eigh(A + A.T)
-    thr = tol * scale
-    adj = (np.abs(np.einsum("ia,qrij,jb->qrab", Q, Sx, Q, optimize=True)) > thr).any(axis=(0, 1))
-    adj |= (np.abs(np.einsum("ia,qrij,jb->qrab", Q, gram, Q, optimize=True)) > thr).any(axis=(0, 1))
+    adj = (np.abs(np.einsum("ia,qrij,jb->qrab", Q, Sx, Q, optimize=True)) > tol * sx_scale).any(axis=(0, 1))
+    adj |= (np.abs(np.einsum("ia,qrij,jb->qrab", Q, gram, Q, optimize=True)) > tol * gram_scale).any(axis=(0, 1))
     nc, lab = connected_components(adj, directed=False)
     Rb = [Q[:, lab == c] for c in range(nc)]
     Ob = [_orth(np.concatenate([Syx[k] @ R for k in range(K)], axis=1), 1e-12) for R in Rb]
