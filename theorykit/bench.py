@@ -24,7 +24,7 @@ import platform
 import time
 
 import numpy as np
-from .bench_derive import paper_results, run_section
+from .bench_derive import paper_results, run_section, timed
 from .net.layout import Net, as_dtype, loss_value, net_loss, objective_for
 from .net.starts import random_params
 from .sim.simulate import relu_forward, simulate
@@ -37,7 +37,6 @@ from .spec.graph import scaled
 from .theory.flow import RK4
 from .theory.race import RaceSystem, family_masks
 from .spec.gating import GDLNSpec, Training, context_pathways
-from .theory import jaxify
 from .io import write_json
 
 __all__ = ["run_bench", "derivation_times", "throughput"]
@@ -48,12 +47,6 @@ QUICK = {"ensemble_networks": 8, "steps_short": 500, "steps_long": 1000, "naive_
 FULL = {"ensemble_networks": 256, "steps_short": 2000, "steps_long": 8000, "naive_networks": 8, "naive_steps": 500,
         "scan_networks": 8, "scan_steps": 2000, "gdln_networks": 64, "gdln_steps": 2000, "race_steps": 20000,
         "section5_ks": (3, 4, 5)}
-
-
-def _timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
 
 
 def derivation_times(cfg) -> list:
@@ -67,7 +60,6 @@ def _naive_runner(X, Y, hidden, lr, init_std, dtype):
     """One jitted full-batch GD step per call; Python loops over networks and steps."""
     import jax
     import jax.numpy as jnp
-
 
     dt = as_dtype(dtype)
     Xj, Yj = jnp.asarray(X, dt), jnp.asarray(Y, dt)
@@ -104,11 +96,7 @@ def _ensemble_runner(X, Y, hidden, lr, init_std, dtype, networks, steps, seed=0,
     calls it), compiled ahead of time so that execution can be timed alone. ``start``: initial
     weights (list, leading network axis), else drawn as simulate draws them. Returns
     (execute, compile seconds, FLOPs of the compiled program from XLA's cost analysis)."""
-    import jax
     import jax.numpy as jnp
-
-
-
 
     dt = as_dtype(dtype)
     data = (jnp.asarray(X, dt), jnp.asarray(Y, dt))
@@ -154,8 +142,6 @@ def _flops(compiled):
 def _step_flops(net, data, dtype):
     """FLOPs of one full-batch gradient step of one network, by XLA's cost analysis of the jitted step."""
     import jax
-    import jax.numpy as jnp
-
 
     p = {k: v[0] for k, v in random_params(net, 0.01, 1, 0, dtype).items()}
     vg = jax.value_and_grad(net_loss(net, "sum"))
@@ -172,8 +158,6 @@ def matmul_rate(dtype: str, n: int = 1024, reps: int = 8) -> float:
     """The device's measured matmul rate (FLOP/s) at "highest" precision: best of three timings of
     ``reps`` chained n × n products."""
     import jax
-    import jax.numpy as jnp
-
 
     dt = as_dtype(dtype)
     A = jax.random.normal(jax.random.PRNGKey(0), (n, n), dt) / np.sqrt(n)
@@ -187,7 +171,7 @@ def matmul_rate(dtype: str, n: int = 1024, reps: int = 8) -> float:
 
     with jax.default_matmul_precision("highest"):
         jax.block_until_ready(chain(B))
-        best = min(_timed(lambda: jax.block_until_ready(chain(B)))[0] for _ in range(3))
+        best = min(timed(lambda: jax.block_until_ready(chain(B)))[0] for _ in range(3))
     return 2.0 * n ** 3 * reps / best
 
 
@@ -196,9 +180,6 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None) -> dict:
     in network-steps/s and FLOP/s, with the discrete gradient-descent recurrence checked."""
     import jax
 
-
-
-
     X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
     H, lr, std = 700, 0.001, 0.005 / 700
     B, S = cfg["ensemble_networks"], cfg["steps_long"]
@@ -206,17 +187,17 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None) -> dict:
     step_flops = _step_flops(net, (jax.numpy.asarray(X, as_dtype(dtype)), jax.numpy.asarray(Y, as_dtype(dtype))), dtype)
     # 1. the ensemble, execution timed alone (best of two runs)
     execute, t_compile, _ = _ensemble_runner(X, Y, H, lr, std, dtype, B, S)
-    ens_time = min(_timed(execute)[0] for _ in range(2))
+    ens_time = min(timed(execute)[0] for _ in range(2))
     ens_rate = B * S / ens_time
     # 2. the library call end to end (compilation included)
-    t_lib, r_lib = _timed(lambda: simulate((X, Y), network="relu", hidden=H, lr=lr, steps=cfg["steps_short"], seeds=B,
+    t_lib, r_lib, _ = timed(lambda: simulate((X, Y), network="relu", hidden=H, lr=lr, steps=cfg["steps_short"], seeds=B,
                                                 init_std=std, loss="sum", dtype=dtype))
     start = simulate((X, Y), network="relu", hidden=H, lr=lr, steps=0, seeds=B, init_std=std, loss="sum", dtype=dtype).params
     # 3a. baseline: one jitted step per call (Python loops over networks and steps)
     naive = _naive_runner(X, Y, H, lr, std, dtype)
     naive(1, 2)                                  # compile and warm up
     Bn, Sn = cfg["naive_networks"], cfg["naive_steps"]
-    t_n, finals = _timed(lambda: naive(Bn, Sn, start=start))
+    t_n, finals, _ = timed(lambda: naive(Bn, Sn, start=start))
     naive_rate = Bn * Sn / t_n
     # 3b. baseline: one jitted lax.scan per network, networks one after another (the same trainer, E = 1)
     Ss = cfg["scan_steps"]
@@ -228,7 +209,7 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None) -> dict:
     with jax.default_matmul_precision("highest"):
         comp1 = one.fn.lower(p_one[0], data, lr1).compile()
         jax.block_until_ready(comp1(p_one[0], data, lr1))
-        t_s, _ = _timed(lambda: [jax.block_until_ready(comp1(p, data, lr1)) for p in p_one])
+        t_s, _, _ = timed(lambda: [jax.block_until_ready(comp1(p, data, lr1)) for p in p_one])
     scan_rate = cfg["scan_networks"] * Ss / t_s
     # 4. the discrete GD recurrence: network 0 of the library ensemble, of the timed runner and of the naive loop
     r_chk = simulate((X, Y), network="relu", hidden=H, lr=lr, steps=Sn, seeds=B, init_std=std, loss="sum", dtype=dtype)
@@ -270,7 +251,6 @@ def _fused_figures(X, Y, net, lr, dt, B, S, Sn, start, nv_W, tol, rel) -> dict:
     import jax
     import jax.numpy as jnp
 
-
     if jax.default_backend() != "gpu":
         return {"status": "not timed: no GPU (on a CPU Pallas interprets the kernel; the tests check it there)"}
     try:
@@ -285,7 +265,7 @@ def _fused_figures(X, Y, net, lr, dt, B, S, Sn, start, nv_W, tol, rel) -> dict:
         chk = jax.block_until_ready(run(W1, W2, Sn))
         diff = rel([np.asarray(chk[0][0, :H, :D]), np.asarray(chk[1][0, :O, :H])], nv_W)
         jax.block_until_ready(run(W1, W2, S))                       # compile the timed length
-        t = min(_timed(lambda: jax.block_until_ready(run(W1, W2, S)))[0] for _ in range(2))
+        t = min(timed(lambda: jax.block_until_ready(run(W1, W2, S)))[0] for _ in range(2))
         return {"status": "ok", "network_steps_per_s": B * S / t, "seconds": t, "padded_shapes": [Hp, Dp, Op, Pp],
                 "matches_naive_recurrence": bool(diff < tol), "max_rel_weight_difference": diff}
     except Exception as exc:  # noqa: BLE001 - the kernel's compilation is backend-dependent: report, don't stop
@@ -297,9 +277,6 @@ def gdln_throughput(cfg, dtype: str, mm: float) -> dict:
     size, as one ensemble of the one trainer: network-steps/s and FLOP/s."""
     import jax.numpy as jnp
 
-
-
-
     g = scaled(load_spec(example_path("section6_paper.toml")), 7 / 30, 2)
     net = Net.from_graph(g)
     X, Y = g.task.numeric()
@@ -310,7 +287,7 @@ def gdln_throughput(cfg, dtype: str, mm: float) -> dict:
     tr = _make_trainer(net_loss(net, "sum"), steps=S, objective=objective, mask=mask, save=SaveAt())
     p0 = random_params(net, g.edge_init_scales(g.training.init_std), B, 0, dtype)
     execute, t_c, _ = _compiled(tr, p0, data, g.training.lr, dt, lambda out: out[0])
-    t = min(_timed(execute)[0] for _ in range(2))
+    t = min(timed(execute)[0] for _ in range(2))
     fl = _step_flops(net, data, dtype)
     rate = B * S / t
     return {"dtype": dtype, "network": "Section 6 GDLN, paper protocol, quick size (h1 = 98, 7 modules of 14)",
@@ -331,7 +308,7 @@ def race_throughput(cfg) -> dict:
     system = RaceSystem.from_spec(spec)
     solver = RK4(spec.tau / 40)
     system.solve(SaveAt(every=10), t_end=10, masks=masks[:2], solver=solver)          # compile a small one first
-    t, rf = _timed(lambda: system.solve(SaveAt(every=max(1, T // 20)), t_end=T, masks=masks, solver=solver))
+    t, rf, _ = timed(lambda: system.solve(SaveAt(every=max(1, T // 20)), t_end=T, masks=masks, solver=solver))
     return {"families": int(masks.shape[0]), "flow_steps": T, "seconds": t, "families_per_s": masks.shape[0] / t,
             "rk4_step": rf.extra["h"], "final_loss_range": [float(rf.loss[:, -1].min()), float(rf.loss[:, -1].max())]}
 

@@ -26,7 +26,7 @@ from .theory import k_contexts as kc
 from .theory.derivation import Derivation
 
 __all__ = ["ring_structure", "ring_task_spec", "hierarchy_spec", "derive_case", "paper_results", "scaling",
-           "run_section", "TARGETS", "warm_imports"]
+           "run_section", "TARGETS", "warm_imports", "timed"]
 
 #: targets of issue 15 (2-core CPU, seconds)
 TARGETS = {("hierarchy", 32, 4): 0.5, ("hierarchy", 64, 4): 2.0, ("hierarchy", 128, 4): 8.0,
@@ -59,13 +59,11 @@ def ring_task_spec(n: int, k: int = 3):
 
 def derive_case(make_spec) -> dict:
     """Time one derivation (task construction included), fresh objects."""
-    t0, c0 = time.perf_counter(), time.process_time()
-    spec = make_spec()
-    der = Derivation(spec)
-    summ = der.summary()
-    method = der.method
-    ranking = der.ranking_text
-    sec, cpu = time.perf_counter() - t0, time.process_time() - c0
+    def derive():
+        der = Derivation(make_spec())
+        return der, der.summary(), der.method, der.ranking_text
+
+    sec, (der, summ, method, ranking), cpu = timed(derive)
     modes = sum(len(v["singular_values"]) for v in summ.values())
     kinds = set()
     for svd in der.modes.values():
@@ -83,22 +81,28 @@ def warm_imports():
     import scipy.sparse.csgraph  # noqa: F401
     import sympy.physics.units  # noqa: F401
 
+def timed(fn):
+    """``fn()``'s wall time (s), its result, and its CPU time (this process's processor time, s)."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = fn()
+    cpu = time.process_time() - c0
+    return time.perf_counter() - t0, out, cpu
+
+
 def paper_results(ks=(3, 4, 5, 6, 7, 8)) -> list:
     """Wall time of each paper result's derivation (imports done first: start-up is not counted)."""
     import sympy as sp
 
     warm_imports()
-
-
     rows = []
 
-    cpu = {}
+    def row(result, fn, detail):
+        """Time ``fn`` and add its row; ``detail`` describes what ``fn`` returned."""
+        sec, out, cpu = timed(fn)
+        rows.append({"result": result, "seconds": sec, "cpu_seconds": cpu, "detail": detail(out)})
 
-    def timed(fn):
-        t0, c0 = time.perf_counter(), time.process_time()
-        out = fn()
-        cpu["last"] = time.process_time() - c0
-        return time.perf_counter() - t0, out
+    def modes(mds):
+        return sum(m.rank for m in mds.values())
 
     def xor():
         out = {}
@@ -110,32 +114,23 @@ def paper_results(ks=(3, 4, 5, 6, 7, 8)) -> list:
         D = sp.Symbol("Delta", nonnegative=True)
         return sp.solve(sp.Eq(s_lin, s_xor), D)
 
-    sec, crossing = timed(xor)
-    rows.append({"result": "XoR ReLNs, Delta symbolic: modes, closed-form losses, crossover", "seconds": sec,
-                 "cpu_seconds": cpu["last"],
-                 "detail": f"Delta* = {crossing}"})
+    row("XoR ReLNs, Delta symbolic: modes, closed-form losses, crossover", xor,
+        lambda crossing: f"Delta* = {crossing}")
 
     def sec4():
         task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
         der = Derivation(GDLNSpec(task, context_pathways(8, 3, [(0, 1), (0, 2), (1, 2)]), Training(loss="sum")))
         return der.modes, der.method
 
-    sec, (modes, meth) = timed(sec4)
-    rows.append({"result": "Section 4 (common + double; hierarchy, ring, cross)", "seconds": sec,
-                 "cpu_seconds": cpu["last"],
-                 "detail": f"method {meth}, {sum(m.rank for m in modes.values())} modes"})
+    row("Section 4 (common + double; hierarchy, ring, cross)", sec4, lambda r: f"method {r[1]}, {modes(r[0])} modes")
     for kk in ks:
         def sec5(kk=kk):
             der = Derivation(GDLNSpec(contexts(8, kk), context_pathways(8, kk, _double(kk)), Training(loss="sum")))
             return der.modes, der.method
 
-        sec, (modes, _) = timed(sec5)
-        rows.append({"result": f"Section 5, k = {kk} (n = 8)", "seconds": sec, "cpu_seconds": cpu["last"],
-                     "detail": f"{sum(m.rank for m in modes.values())} modes"})
-
-    sec, res = timed(lambda: kc.derive(check_ks=[], latex=True))
-    rows.append({"result": "symbolic k (all k at once, LaTeX)", "seconds": sec, "cpu_seconds": cpu["last"],
-                 "detail": f"s = {res.kminus1['s']}"})
+        row(f"Section 5, k = {kk} (n = 8)", sec5, lambda r: f"{modes(r[0])} modes")
+    row("symbolic k (all k at once, LaTeX)", lambda: kc.derive(check_ks=[], latex=True),
+        lambda res: f"s = {res.kminus1['s']}")
     return rows
 
 

@@ -43,10 +43,3 @@ class Progress:
         self.close()
         return False
 
-
-def bar(iterable=None, *, total=None, desc: str = "", quiet: bool = False):
-    """tqdm over ``iterable`` on stderr, silent when ``quiet`` or stderr is not a terminal."""
-    from tqdm import tqdm
-
-    return tqdm(iterable, total=total, desc=desc, file=sys.stderr, disable=quiet or not sys.stderr.isatty(),
-                dynamic_ncols=True)

@@ -54,37 +54,29 @@ def _run(args, debug) -> int:
             jax.distributed.initialize()
         command = importlib.import_module(f"{__name__}.{args.module}")
         return command.run(args) or 0
-    except SpecError as exc:
-        if debug:
-            traceback.print_exc()
-        print(one_line(f"theorykit: error in {exc}"), file=sys.stderr)
-        return 2
-    except DivergenceError as exc:
-        if debug:
-            traceback.print_exc()
-        _report("training.lr", str(exc), "lower training.lr (or rescale the data)")
-        return 2
-    except DerivationError as exc:
-        if debug:
-            traceback.print_exc()
-        _report(getattr(exc, "field", None) or "data", f"cannot derive: {exc}")
-        return 2
-    except TheorykitError as exc:
-        if debug:
-            traceback.print_exc()
-        print(f"theorykit: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        if debug:
-            traceback.print_exc()
-        _report(getattr(exc, "filename", None) or "file", exc.strerror or str(exc))
-        return 2
     except KeyboardInterrupt:
         print("theorykit: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # a bug: say so briefly; --debug shows where
+    except Exception as exc:
         if debug:
             traceback.print_exc()
+        return _failure(exc, debug)
+
+
+def _failure(exc, debug) -> int:
+    """Say what went wrong in one line; the exit status: 2 for a bad input or a refused run, 70 for a bug."""
+    if isinstance(exc, SpecError):
+        print(one_line(f"theorykit: error in {exc}"), file=sys.stderr)
+    elif isinstance(exc, DivergenceError):
+        _report("training.lr", str(exc), "lower training.lr (or rescale the data)")
+    elif isinstance(exc, DerivationError):
+        _report(getattr(exc, "field", None) or "data", f"cannot derive: {exc}")
+    elif isinstance(exc, TheorykitError):
+        print(f"theorykit: {type(exc).__name__}: {exc}", file=sys.stderr)
+    elif isinstance(exc, OSError):
+        _report(getattr(exc, "filename", None) or "file", exc.strerror or str(exc))
+    else:  # a bug: say so briefly; --debug shows where
         print(f"theorykit: internal error (a bug in theorykit, please report it): {type(exc).__name__}: "
               f"{str(exc)[:300]}" + ("" if debug else " -- rerun with --debug for the traceback"), file=sys.stderr)
         return 70
+    return 2

@@ -3,15 +3,13 @@ from __future__ import annotations
 
 from ..spec.limits import derivation_estimate, enforce, human_bytes, human_seconds, simulation_estimate
 from ..theory.effective import couplings
-from .common import limits_from, load_spec_arg, parse_times, sim_settings, values_from
+from .common import parse_times, sim_settings, spec_from_args
 
 
 def run(args):
     """Validate a spec without deriving it and print a summary with the estimated costs (the derivation's
     loss curve only with --times, as derive would integrate it)."""
-    limits = limits_from(args)
-    spec = load_spec_arg(args.spec, limits)
-    values = values_from(spec, args.set)
+    limits, spec, values = spec_from_args(args)
     steps, seeds = sim_settings(args, spec)
     times = parse_times(args.times, spec.training.steps)
     task = spec.task

@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import SpecError
 from . import one_line
 from ..io import atomic_write_text, jsonable
-from ..spec.fields import integer
+from ..spec.fields import fmt, integer
 from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict
 from ..spec.limits import Limits, derivation_estimate, simulation_estimate
 
@@ -61,12 +61,22 @@ def values_from(spec, sets) -> dict:
     return vals
 
 
-def load_spec_arg(path, limits=None):
-    return load_spec(path, limits=limits)
+def spec_from_args(args):
+    """The limits of ``args``, the spec ``args.spec`` read under them and its ``--set`` values."""
+    limits = limits_from(args)
+    spec = load_spec(args.spec, limits=limits)
+    return limits, spec, values_from(spec, args.set)
 
 
-def int_arg(value, option, lo, hi, fix):
-    return integer(value, option, lo=lo, hi=hi, fix=fix)
+def steps_arg(value) -> int:
+    """``--steps``: a positive number of gradient steps, at most MAX_STEPS."""
+    return integer(value, "--steps", lo=1, hi=MAX_STEPS,
+                   fix=f"a positive integer (at most {fmt(MAX_STEPS)}), e.g. --steps 2000")
+
+
+def seeds_arg(value) -> int:
+    """``--seeds``: a positive number of networks, at most MAX_SEEDS."""
+    return integer(value, "--seeds", lo=1, hi=MAX_SEEDS, fix="a positive integer, e.g. --seeds 4")
 
 
 def write_result(option, path, text):
@@ -119,11 +129,8 @@ def json_text(obj) -> str:
 
 
 def sim_settings(args, spec):
-    steps = spec.training.steps if args.steps is None else int_arg(
-        args.steps, "--steps", 1, MAX_STEPS, f"a positive integer (at most {MAX_STEPS:.0e}), e.g. --steps 2000".replace("e+0", "e"))
-    seeds = int_arg(DEFAULT_SEEDS if args.seeds is None else args.seeds, "--seeds", 1, MAX_SEEDS,
-                    "a positive integer, e.g. --seeds 4")
-    return steps, seeds
+    steps = spec.training.steps if args.steps is None else steps_arg(args.steps)
+    return steps, seeds_arg(DEFAULT_SEEDS if args.seeds is None else args.seeds)
 
 
 def sim_estimate(args, spec, steps, seeds, need_derivation):

@@ -6,13 +6,11 @@ import sympy as sp
 from ..analysis import summary
 from ..spec.limits import derivation_estimate, enforce
 from ..theory.derivation import Derivation
-from .common import check_outputs, json_text, limits_from, load_spec_arg, parse_times, values_from, write_result
+from .common import check_outputs, json_text, parse_times, spec_from_args, write_result
 
 
 def run(args):
-    limits = limits_from(args)
-    spec = load_spec_arg(args.spec, limits)
-    values = values_from(spec, args.set)
+    limits, spec, values = spec_from_args(args)
     # a loss curve is integrated only for --times or --plot; without them the derivation is all
     curve = args.times is not None or bool(args.plot)
     times = parse_times(args.times, spec.training.steps)

@@ -9,11 +9,11 @@ from ..analysis.findgates import find_gates
 from ..errors import SpecError
 from ..io import atomic_write_text
 from ..progress import Progress
-from ..spec.fields import NAME_MAX_LEN, fmt, label, real
-from ..spec.files import MAX_STEPS, TRAINING_RANGES, parse_assignment, spec_to_toml
+from ..spec.fields import NAME_MAX_LEN, integer, label, real
+from ..spec.files import TRAINING_RANGES, load_spec, parse_assignment, spec_to_toml
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import contexts, xor_margin
-from .common import check_spec_text, int_arg, load_spec_arg, values_from
+from .common import check_spec_text, steps_arg, values_from
 from .runs import run_from_args
 
 
@@ -21,8 +21,8 @@ def _check_options(args) -> None:
     """The options both forms read, checked as the spec parser checks the fields they become (the
     written spec must load back): a value out of range is an error, never a silent default."""
     if args.K is not None:
-        int_arg(args.K, "--K", 1, None, "a positive integer, e.g. --K 4")
-    int_arg(args.max_K, "--max-K", 1, None, "a positive integer, e.g. --max-K 8")
+        integer(args.K, "--K", lo=1, fix="a positive integer, e.g. --K 4")
+    integer(args.max_K, "--max-K", lo=1, fix="a positive integer, e.g. --max-K 8")
     if args.lr is not None:
         lo, hi = TRAINING_RANGES["lr"]
         real(args.lr, "--lr", lo=lo, hi=hi, fix=f"a positive number between {lo:g} and {hi:g}, e.g. --lr 0.05")
@@ -54,9 +54,9 @@ def run(args):
             pass
         if steps is None:
             raise SpecError("--steps", f"{args.steps[:60]!r} is not a number of gradient steps", "e.g. --steps 2000")
-        int_arg(steps, "--steps", 1, MAX_STEPS, f"a positive integer (at most {fmt(MAX_STEPS)}), e.g. --steps 2000")
+        steps_arg(steps)
     if args.hidden is not None:
-        int_arg(args.hidden, "--hidden", 1, None, "a positive integer, e.g. --hidden 128")
+        integer(args.hidden, "--hidden", lo=1, fix="a positive integer, e.g. --hidden 128")
     if src in ("contexts", "xor-margin"):
         if src == "contexts":
             if args.set:
@@ -74,7 +74,7 @@ def run(args):
             hidden = 128
         source = GDLNSpec(task, (Pathway("all", "all", "all", "all", hidden),), training, src)
     else:
-        spec = load_spec_arg(src)
+        spec = load_spec(src)
         values = values_from(spec, args.set)
         source = spec.subs(values) if values else spec
         if source.task.free_symbols:

@@ -36,6 +36,22 @@ def add_run_arguments(parser, required: bool = False):
                              "(default: the checkpoints' metadata, else mean)")
 
 
+def _common(sp_, module: str, limits: bool = True, progress: str | None = None) -> None:
+    """The options a command ends with: ``--no-progress`` where it shows ``progress`` (a bar or lines),
+    ``--debug``, and with ``limits`` the size check's ``--force`` and ``--time-limit``; and the module
+    of :mod:`theorykit.cli` that runs the command."""
+    if progress:
+        sp_.add_argument("--no-progress", action="store_true", help=f"no progress {progress} on stderr")
+    sp_.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                     help="show the Python traceback of an error")
+    if limits:
+        sp_.add_argument("--force", action="store_true",
+                         help="run even when the estimated time is over the time limit (never the memory limit)")
+        sp_.add_argument("--time-limit", type=float, metavar="SECONDS",
+                         help="time limit of the size check (default 3600, or THEORYKIT_MAX_SECONDS)")
+    sp_.set_defaults(module=module)
+
+
 PREDICT_DESCRIPTION = """Predict, from the data alone, the gated deep linear network (ReLN) a bias-free ReLU network of
 width H learns by full-batch gradient descent from small random weights.
 
@@ -81,9 +97,7 @@ def _add_predict(subparsers):
     p.add_argument("--seeds", type=int, default=8, help="ReLU networks trained by --validate (default 8)")
     p.add_argument("--json", metavar="OUT", help="write the prediction (and validation) as JSON (atomic)")
     p.add_argument("--html", metavar="DIR", help="with --validate: write the validation page and figures here")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the Python traceback of an error")
-    p.set_defaults(module="predict")
+    _common(p, "predict", limits=False, progress="bar")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -115,23 +129,13 @@ def build_parser() -> argparse.ArgumentParser:
         sp_.add_argument("--dtype", choices=["float64", "float32"], default="float64",
                          help="simulation precision (default float64; float32 products run at \"highest\" precision)")
 
-    def _common(sp_, limits=True):
-        sp_.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                         help="show the Python traceback of an error")
-        if limits:
-            sp_.add_argument("--force", action="store_true",
-                             help="run even when the estimated time is over the time limit (never the memory limit)")
-            sp_.add_argument("--time-limit", type=float, metavar="SECONDS",
-                             help="time limit of the size check (default 3600, or THEORYKIT_MAX_SECONDS)")
-
     c = sub.add_parser("check", help="validate a spec without deriving it; print its size and estimated costs",
                        description="Check every field of a spec and print a summary: task size, pathways, symbols, "
                                    "and the estimated memory and time of the derivation and of a simulation "
                                    "(with --steps/--seeds/--network as simulate would run it). Exit 2 when bad.")
     _spec_options(c, "times (gradient steps) a derivation would predict")
     _run_size_options(c)
-    _common(c)
-    c.set_defaults(module="check")
+    _common(c, "check")
 
     d = sub.add_parser("derive", help="derive modes, trajectories and the loss of a spec (JSON, LaTeX)",
                        description="Derive each pathway's effective dataset, exact SVD and the loss trajectory. "
@@ -144,8 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--method", choices=["auto", "closed-form", "race-reduction"], default="auto",
                    help="closed form where it applies (auto), prefer it (a warning when it does not apply, then the race "
                         "reduction), or integrate the race reduction")
-    _common(d)
-    d.set_defaults(module="derive")
+    _common(d, "derive")
 
     s = sub.add_parser("simulate", help="simulate the spec's GDLN with gradient descent (JAX, vmapped over seeds)",
                        description="Full-batch gradient descent on the GDLN the spec defines, float64 by default.")
@@ -165,8 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "on a pipe; a terminal gets a short summary)")
     s.add_argument("--plot", metavar="OUT.png", help="draw loss and mode strengths: theory as lines, simulation "
                                                      "as mean ± spread over seeds")
-    _common(s)
-    s.set_defaults(module="simulate")
+    _common(s, "simulate")
 
     v = sub.add_parser("validate", help="run a validation suite: xor, contexts, depth, gates, lemmas, or all",
                        description="Reproduce the paper's results: symbolic predictions beside simulated networks. "
@@ -177,9 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--full", action="store_true", help="paper-sized run, meant for a GPU")
     v.add_argument("--out", required=True, help="output folder")
     v.add_argument("--force", action="store_true", help="re-run parts already cached")
-    v.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
-    _common(v, limits=False)
-    v.set_defaults(module="validate")
+    _common(v, "validate", limits=False, progress="lines")
 
     f = sub.add_parser("find-gates", help="find a GDLN's gates from trained ReLU networks (Algorithm 1) and write a spec",
                        description="Train ReLU networks on a task, record binary hidden activity every 100 steps, "
@@ -202,8 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--name", help="name of the written spec")
     f.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_run_arguments(f)
-    _common(f, limits=False)
-    f.set_defaults(module="find_gates")
+    _common(f, "find_gates", limits=False)
 
     r = sub.add_parser("race-exhaust", help="rank every context-gated family of the k-context task (race by exhaustion)",
                        description="Integrate the coupled race of every family Lemma 4.1 allows on contexts(8, k) "
@@ -217,9 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--race-dt", type=float, default=10, help="RK4 step tau/RACE_DT (default 10, the suite's quick setting)")
     r.add_argument("--steps", type=int, default=8000, help="gradient steps raced (default 8000, the paper's)")
     r.add_argument("--no-symmetry", action="store_true", help="integrate every family, not one per orbit")
-    r.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
-    _common(r, limits=False)
-    r.set_defaults(module="race_exhaust")
+    _common(r, "race_exhaust", limits=False, progress="lines")
 
     w = sub.add_parser("sweep", help="run a declared sweep over symbol values, learning rates and seeds (resumable)",
                        description="Every (symbol point, lr, seed) is one member of one sharded trainer call; chunks of "
@@ -234,9 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--chunk", type=int, default=64, help="members per chunk (default 64)")
     w.add_argument("--dtype", choices=["float64", "float32"], default="float64",
                    help="simulation precision (default float64; float32 products run at \"highest\" precision)")
-    w.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
-    _common(w)
-    w.set_defaults(module="sweep")
+    _common(w, "sweep", progress="lines")
 
     c = sub.add_parser("compare", help="compare a found spec with your own training run (HTML page and PNGs)",
                        description="The run's loss at every checkpoint, the spec's GDLN trained from the run's first "
@@ -248,8 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--steps", help="the checkpoints' steps (0,100,...) when the file names have none")
     c.add_argument("--lr", type=float, help="the run's learning rate (default: the spec's)")
     c.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    _common(c, limits=False)
-    c.set_defaults(module="compare")
+    _common(c, "compare", limits=False)
 
     _add_predict(sub)
 
@@ -270,6 +264,5 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--baseline", metavar="DIR",
                    help="with --repl: also measure another checkout of theorykit (e.g. a git worktree of an earlier "
                         "commit) in the same sitting, and print old/new ratios")
-    _common(b, limits=False)
-    b.set_defaults(module="bench")
+    _common(b, "bench", limits=False)
     return p

@@ -7,7 +7,6 @@ ReLU network and compares (:func:`theorykit.analysis.predict_validate.validate_p
 from __future__ import annotations
 
 import math
-import tomllib
 from pathlib import Path
 
 from ..analysis.predict import predict_reln
@@ -20,7 +19,6 @@ from ..spec.fields import label
 from ..spec.files import spec_to_toml
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.limits import Limits
-from ..spec.task import Task
 from .common import values_from
 
 
@@ -34,18 +32,10 @@ def load_task_training(path, assignments=()):
         raise SpecError("spec", f"no such file: {path}", "give the path of a .toml spec") from None
     if len(raw) > sf.MAX_SPEC_BYTES:
         raise SpecError("spec", f"{path} is larger than {sf.MAX_SPEC_BYTES} bytes", "keep large data out of the spec")
-    try:
-        data = tomllib.loads(raw.decode("utf-8"), parse_float=sf._toml_float)   # 1e-400 is not 0
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SpecError("spec", f"{path} is not valid TOML: {exc}", "check the file's syntax") from None
-    except RecursionError:      # as load_spec: a deeply nested file is an error, not a crash
-        raise SpecError("spec", f"{path} is nested too deeply to read", "flatten its arrays and tables") from None
+    data = sf.parse_toml(raw, path)         # as load_spec reads it
     # load_spec's own checks: a misspelt table is never ignored
     vf.no_unknown_keys(data, sf.TOP_KEYS, "spec", " at the top level")
-    symbols = sf._symbols(data.get("symbols"))
-    task = sf._task(data.get("data"), symbols, Limits())
-    if symbols:
-        task = Task(task.X, task.Y, {**task.symbols, **symbols}, task.name, task.meta)
+    task = sf.task_of(data, Limits())
     training = sf._training(data.get("training"))
     # --set values checked as every command checks them (a data entry must stay real, finite, in range)
     vals = values_from(GDLNSpec(task, (Pathway("all", "all", "all", "all", 1),), training), assignments)

@@ -14,14 +14,11 @@ from ..sim.weights import load_weights
 from ..sim.simulate import simulate
 from ..spec.limits import enforce
 from ..theory.derivation import Derivation
-from .common import (check_outputs, limits_from, load_spec_arg, note, parse_times, sim_estimate, sim_settings,
-                     values_from, weight_names)
+from .common import check_outputs, note, parse_times, sim_estimate, sim_settings, spec_from_args, weight_names
 
 
 def run(args):
-    limits = limits_from(args)
-    spec = load_spec_arg(args.spec, limits)
-    values = values_from(spec, args.set)
+    limits, spec, values = spec_from_args(args)
     steps, seeds = sim_settings(args, spec)
     times = parse_times(args.times, steps)
     if np.any(times != np.floor(times)):     # the loss is recorded at whole steps only

@@ -5,19 +5,18 @@ import math
 from pathlib import Path
 
 from ..analysis.sweep import parse_grid, run_sweep
-from ..spec.fields import fmt
+from ..spec.files import load_spec
 from ..spec.limits import enforce, simulation_estimate
-from .common import MAX_SEEDS, MAX_STEPS, int_arg, limits_from, load_spec_arg
+from .common import limits_from, seeds_arg, steps_arg
 
 
 def run(args):
     """A declared sweep (symbol grids x learning rates x seeds) through one sharded trainer call, resumable."""
     limits = limits_from(args)
-    spec = load_spec_arg(args.spec, limits)
+    spec = load_spec(args.spec, limits=limits)
     grid = parse_grid(args.grid, spec.task.symbols)
-    steps = None if args.steps is None else int_arg(
-        args.steps, "--steps", 1, MAX_STEPS, f"a positive integer (at most {fmt(MAX_STEPS)}), e.g. --steps 2000")
-    seeds = int_arg(args.seeds, "--seeds", 1, MAX_SEEDS, "a positive integer, e.g. --seeds 4")
+    steps = None if args.steps is None else steps_arg(args.steps)
+    seeds = seeds_arg(args.seeds)
     # the size check simulate makes, before anything is written: every member (grid point x lr x seed)
     # is one network of the ensemble, and the loss curves of all of them are kept
     members = math.prod(len(v) for v in grid.values()) * seeds

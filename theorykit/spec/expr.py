@@ -14,6 +14,7 @@ import ast
 import decimal
 import math
 import numbers
+import operator
 from typing import Mapping
 
 import sympy as sp
@@ -31,12 +32,7 @@ _MAX_POW = 64
 #: largest |log10| of a number an intermediate power may reach (guards against huge integers)
 _MAX_LOG10 = 400
 
-_BINOPS = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-    ast.Div: lambda a, b: a / b,
-}
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
 
 _ARITY = {"sqrt": "one argument", "Rational": "two arguments"}

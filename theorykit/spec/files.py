@@ -103,13 +103,18 @@ def load_spec(path, limits: Limits | None = None) -> GDLNSpec:
     except OSError as exc:
         raise SpecError("spec", f"cannot read {path}: {exc.strerror or exc}", "give the path of a readable .toml file") \
             from None
+    return spec_from_dict(parse_toml(raw, path), default_name=path.stem, limits=limits)
+
+
+def parse_toml(raw: bytes, path) -> dict:
+    """The TOML document in ``raw``, the bytes of the spec file ``path`` (floats as :func:`_toml_float`
+    reads them: 1e-400 is not 0); a deeply nested file is an error, not a crash."""
     try:
-        data = tomllib.loads(raw.decode("utf-8"), parse_float=_toml_float)
+        return tomllib.loads(raw.decode("utf-8"), parse_float=_toml_float)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SpecError("spec", f"{path} is not valid TOML: {exc}", "check the file's syntax") from None
     except RecursionError:
         raise SpecError("spec", f"{path} is nested too deeply to read", "flatten its arrays and tables") from None
-    return spec_from_dict(data, default_name=path.stem, limits=limits)
 
 
 def _toml_float(text: str):
@@ -203,6 +208,13 @@ def _structure_arg(v, symbols, field, n):
         return _matrix(v, symbols, field)
     raise SpecError(field, f"expected a structure name or a matrix, got {vf.type_name(v)}",
                     "write \"hierarchy\" or e.g. [[1, 0], [0, 1]]")
+
+
+def task_of(data: Mapping, limits: Limits) -> Task:
+    """The task of a parsed spec: its ``[data]``, with the ``[symbols]`` it declares."""
+    symbols = _symbols(data.get("symbols"))
+    task = _task(data.get("data"), symbols, limits)
+    return Task(task.X, task.Y, {**task.symbols, **symbols}, task.name, task.meta) if symbols else task
 
 
 def _task(data, symbols, limits):
@@ -346,10 +358,7 @@ def spec_from_dict(data: Mapping, default_name: str = "spec", limits: Limits | N
     limits = limits or Limits()
     name = vf.label(data.get("name", default_name) if "name" in data else (default_name or "spec")[:64] or "spec",
                     "name", "name = \"my-spec\" (at most 64 printable characters)")
-    symbols = _symbols(data.get("symbols"))
-    task = _task(data.get("data"), symbols, limits)
-    if symbols:
-        task = Task(task.X, task.Y, {**task.symbols, **symbols}, task.name, task.meta)
+    task = task_of(data, limits)
     if any(k in data for k in ("nodes", "edges", "schedule")):
         if "pathways" in data or (isinstance(data.get("data"), dict) and "reln" in data["data"]):
             raise SpecError("pathways", "a spec gives either [[pathways]] (or reln) or a graph ([[nodes]], [[edges]])",

@@ -46,27 +46,11 @@ class Pathway:
 
     def resolve(self, task: Task, field: str = "pathway") -> "Pathway":
         """This pathway checked against ``task``, with "all" expanded to indices."""
-        act = self.active
-        if isinstance(act, str):
-            if act != "all":
-                raise SpecError(field + ".active", f"expected a list of gates or \"all\", got {act!r}",
-                                f"give a list of {task.P} zeros and ones, or \"all\"")
-            act = (1,) * task.P
-        if not isinstance(act, (list, tuple)) or len(act) != task.P:
-            raise SpecError(field + ".active", f"needs one gate per datapoint ({task.P}), got {self.active!r}",
-                            f"give a list of {task.P} zeros and ones, or \"all\"")
-        for g in act:
-            if isinstance(g, bool) or not isinstance(g, (int, sp.Integer)) or g not in (0, 1):
-                raise SpecError(field + ".active", f"gate {g!r} is not 0 or 1",
-                                "gates are binary: 1 = pathway on for that datapoint")
-        act = tuple(int(g) for g in act)
-        if not any(act):
-            raise SpecError(field + ".active", f"pathway {self.name!r} is active on no datapoint",
-                            "turn it on somewhere or remove it")
+        act = check_gates(self.active, task.P, field + ".active", f"pathway {self.name!r} is active on no datapoint",
+                          "pathway on", (int, sp.Integer))
         ins = check_indices(self.inputs, task.d, field + ".inputs", "input row")
         outs = check_indices(self.outputs, task.p, field + ".outputs", "output row")
-        if isinstance(self.hidden, bool) or not isinstance(self.hidden, int) or self.hidden < 1:
-            raise SpecError(field + ".hidden", f"needs a positive integer, got {self.hidden!r}", "e.g. hidden = 32")
+        positive_int(self.hidden, field + ".hidden", "hidden = 32")
         if isinstance(self.depth, bool) or self.depth not in (2, 3):
             raise SpecError(field + ".depth", f"depth {self.depth!r} is not supported", "use 2 (one hidden layer) or 3")
         node_label(self.name, field + ".name", "name = \"common\"")
@@ -92,6 +76,31 @@ class Training:
 def chain_node_names(p: "Pathway") -> list:
     """The hidden nodes of pathway ``p`` as a chain: ``p``, then ``p_2``, …, ``p_{L-1}`` for depth L."""
     return [p.name] + [f"{p.name}_{j}" for j in range(2, p.depth)]
+
+
+def check_gates(act, P, field, off="is off on every datapoint", on="on", integers=(int,)):
+    """One 0/1 gate per datapoint, from a list or \"all\", checked: ``off`` is the problem named when
+    every gate is 0, ``on`` what a 1 turns on, ``integers`` the types a gate may have."""
+    if isinstance(act, str):
+        if act != "all":
+            raise SpecError(field, f"expected a list of gates or \"all\", got {act!r}",
+                            f"give a list of {P} zeros and ones, or \"all\"")
+        return (1,) * P
+    if not isinstance(act, (list, tuple)) or len(act) != P:
+        raise SpecError(field, f"needs one gate per datapoint ({P}), got {act!r}",
+                        f"give a list of {P} zeros and ones, or \"all\"")
+    for g in act:
+        if isinstance(g, bool) or not isinstance(g, integers) or g not in (0, 1):
+            raise SpecError(field, f"gate {g!r} is not 0 or 1", f"gates are binary: 1 = {on} for that datapoint")
+    if not any(act):
+        raise SpecError(field, off, "turn it on somewhere or remove it")
+    return tuple(int(g) for g in act)
+
+
+def positive_int(v, field_name, example):
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise SpecError(field_name, f"needs a positive integer, got {v!r}", f"e.g. {example}")
+    return v
 
 
 def check_indices(vals, size, field, what):
@@ -127,6 +136,15 @@ class TrainedSpec:
     def loss_factor(self) -> int:
         """Reported loss / mean-loss: P for a summed loss, 1 for a mean loss."""
         return self.task.P if self.training.loss == "sum" else 1
+
+    def _check_training(self) -> Training:
+        """The checks every spec makes of its training settings: a positive lr, a known loss."""
+        t = self.training
+        if not (isinstance(t.lr, (int, float)) and t.lr > 0):
+            raise SpecError("training.lr", f"needs a positive number, got {t.lr!r}", "e.g. lr = 0.05")
+        if t.loss not in ("mean", "sum"):
+            raise SpecError("training.loss", f"{t.loss!r} is not \"mean\" or \"sum\"", "write loss = \"mean\"")
+        return t
 
     def subs(self, values: Mapping):
         """The spec with the task's symbols replaced by values."""
@@ -169,11 +187,7 @@ class GDLNSpec(TrainedSpec):
                                     f"({p.name!r}, depth {p.depth})", "rename one of the two pathways")
                 owner[inner] = i
         object.__setattr__(self, "pathways", tuple(checked))
-        t = self.training
-        if not (isinstance(t.lr, (int, float)) and t.lr > 0):
-            raise SpecError("training.lr", f"needs a positive number, got {t.lr!r}", "e.g. lr = 0.05")
-        if t.loss not in ("mean", "sum"):
-            raise SpecError("training.loss", f"{t.loss!r} is not \"mean\" or \"sum\"", "write loss = \"mean\"")
+        t = self._check_training()
         if not (isinstance(t.a0, (int, float)) and t.a0 > 0):
             raise SpecError("training.a0", f"needs a positive number, got {t.a0!r}", "e.g. a0 = 0.001")
 

@@ -28,7 +28,8 @@ from typing import Mapping
 
 from ..errors import SpecError
 from .fields import label, node_label
-from .gating import GDLNSpec, Pathway, TrainedSpec, Training, chain_node_names, check_indices
+from .gating import (GDLNSpec, Pathway, TrainedSpec, Training, chain_node_names, check_gates, check_indices,
+                     positive_int)
 from .task import Task
 
 __all__ = ["Node", "Edge", "Group", "GraphSpec", "graph_from_pathways", "edge_key", "scaled", "INPUT", "OUTPUT"]
@@ -43,29 +44,8 @@ def edge_key(src: str, dst: str) -> str:
     return f"{src}->{dst}"
 
 
-def _gate_tuple(act, P, field_name, what="datapoint"):
-    if act is None or (isinstance(act, str) and act == "all"):
-        return (1,) * P
-    if isinstance(act, str):
-        raise SpecError(field_name, f"expected a list of gates or \"all\", got {act!r}",
-                        f"give a list of {P} zeros and ones, or \"all\"")
-    if not isinstance(act, (list, tuple)) or len(act) != P:
-        raise SpecError(field_name, f"needs one gate per {what} ({P}), got {act!r}",
-                        f"give a list of {P} zeros and ones, or \"all\"")
-    out = []
-    for g in act:
-        if isinstance(g, bool) or not isinstance(g, int) or g not in (0, 1):
-            raise SpecError(field_name, f"gate {g!r} is not 0 or 1", "gates are binary: 1 = on for that datapoint")
-        out.append(int(g))
-    if not any(out):
-        raise SpecError(field_name, "is off on every datapoint", "turn it on somewhere or remove it")
-    return tuple(out)
-
-
-def _positive_int(v, field_name, example):
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise SpecError(field_name, f"needs a positive integer, got {v!r}", f"e.g. {example}")
-    return v
+def _gate_tuple(act, P, field_name):
+    return check_gates("all" if act is None else act, P, field_name)
 
 
 @dataclass(frozen=True)
@@ -145,7 +125,7 @@ class GraphSpec(TrainedSpec):
             if n.name in names:
                 raise SpecError(f"{f}.name", f"node {n.name!r} is declared twice", "give each node its own name")
             names.add(n.name)
-            nodes.append(replace(n, width=_positive_int(n.width, f"{f}.width", "width = 64"),
+            nodes.append(replace(n, width=positive_int(n.width, f"{f}.width", "width = 64"),
                                  active=_gate_tuple(n.active, P, f"{f}.active")))
         edges, keys = [], set()
         if not self.edges:
@@ -187,11 +167,7 @@ class GraphSpec(TrainedSpec):
         object.__setattr__(self, "edges", tuple(edges))
         self._check_acyclic_and_used()
         object.__setattr__(self, "schedule", tuple(self._check_schedule()))
-        t = self.training
-        if not (isinstance(t.lr, (int, float)) and t.lr > 0):
-            raise SpecError("training.lr", f"needs a positive number, got {t.lr!r}", "e.g. lr = 0.05")
-        if t.loss not in ("mean", "sum"):
-            raise SpecError("training.loss", f"{t.loss!r} is not \"mean\" or \"sum\"", "write loss = \"mean\"")
+        self._check_training()
         if not self.pathways:
             raise SpecError("edges", "no path runs from input to output", "connect input to output through the nodes")
         for gp in self.pathways:

@@ -43,8 +43,6 @@ SIM_FLOPS = 5e9
 SIM_STEP_OVERHEAD = 3e-6
 #: JIT compilation (s): a constant and a part per pathway
 SIM_COMPILE = (3.0, 1.5)
-#: seconds per unit of m³ in one pathway's exact SVD (m: the smaller side of its Σyx)
-SVD_CUBE_SECONDS = 1.5e-3
 #: the constants below were measured with tests/calibrate_estimates.py (shared 2-core CPU, 149 cases:
 #: 110 from 80 examples of the fuzzer's valid specs, 12 of a radical table, 27 of the bench's task
 #: table); docs/performance.md#estimates has the before/after ratios
@@ -61,8 +59,6 @@ ROW_ENTRY_SECONDS = 0.03
 ROW_SYMBOL_ENTRY_SECONDS = 0.01
 #: seconds per symbolic pathway with m ≥ 2, times (m − 1)³ (2 × 2: 0.03-0.31 s)
 SYMBOLIC_BLOCK_SECONDS = 0.1
-#: seconds per exact (SymPy) multiply-add, e.g. in X G Xᵀ with the P × P gate matrix G
-SYMPY_OP_SECONDS = 3e-6
 #: radicals (square roots of distinct primes, a number field of degree 2^r) in a pathway's data with
 #: m ≥ 2: seconds per radicand, up to RADICAL_CAP radicands. Measured on 2 cores: a 2 × 2 pathway
 #: with 1, 2, 3 square roots 0.9, 1.8, 1.1 s; 3 × 4 tasks of two 2 × 2 pathways with 2-8 square roots
@@ -175,7 +171,6 @@ def human_bytes(b: float) -> str:
         if b < 1000 or unit == "EB":
             return f"{b:.3g} {unit}" if b < 1e21 or unit != "EB" else f"{b:.3g} B"
         b /= 1000
-    return f"{b:.3g} B"
 
 
 def human_seconds(s: float) -> str:
@@ -201,10 +196,6 @@ def task_estimate(d: int, p: int, P: int, size_field: str = "data", value=None, 
     entries = float(d + p) * float(P)
     return Estimate("building the task").add(size_field, entries * SYMPY_ENTRY_SECONDS, entries * SYMPY_ENTRY_BYTES,
                                               value, power)
-
-
-def _node_index(graph, name):
-    return [n.name for n in graph.nodes].index(name)
 
 
 def _sized(spec):
@@ -322,7 +313,7 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
         for i, e in enumerate(graph.edges):
             a, b = (float(x) for x in shapes[e.key])
             params = a * b
-            est.add(f"edges[{i}]" if e.dst == "output" or e.src == "input" else f"nodes[{_node_index(graph, e.dst)}].width",
+            est.add(f"edges[{i}]" if e.dst == "output" or e.src == "input" else f"{graph.node_field(e.dst)}.width",
                     steps * seeds * (work * 6.0 * params * P / SIM_FLOPS + SIM_STEP_OVERHEAD / len(graph.edges)),
                     seeds * item * (6 * params + 4 * a * P), int(a), 1.0)
     else:
@@ -338,7 +329,6 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
     est.add(steps_field, 0.0, 2 * 8.0 * seeds * (steps + 1), int(steps), 1.0)
     n = len(spec.pathways) if network == "gdln" else 1
     est.add("compile", SIM_COMPILE[0] + SIM_COMPILE[1] * n, 0.0, None, 0.0)
-    est.seconds_per_step = (est.seconds - SIM_COMPILE[0] - SIM_COMPILE[1] * n) / max(steps, 1.0)
     est.steps_field, est.seeds_field, est.steps, est.seeds = steps_field, seeds_field, steps, seeds
     return est
 
@@ -401,12 +391,13 @@ def enforce(est: Estimate, limits: Limits) -> None:
                              f"{human_bytes(limits.max_bytes)} (half this machine's memory, or THEORYKIT_MAX_BYTES)",
                         how + "; --force does not lift the memory limit")
     if est.seconds > limits.max_seconds and not limits.force:
+        over = (f"{est.stage} needs an estimated {human_seconds(est.seconds)}, over the time limit of "
+                f"{human_seconds(limits.max_seconds)}")
         radicals = getattr(est, "radicals", None)
         if radicals is not None and est.seconds - radicals[2] <= limits.max_seconds:
             rad, fld, _ = radicals
             n = len(rad.indices)
-            raise SpecError(fld, f"{est.stage} needs an estimated {human_seconds(est.seconds)}, over the time limit of "
-                                 f"{human_seconds(limits.max_seconds)}: the data's radicals (of "
+            raise SpecError(fld, f"{over}: the data's radicals (of "
                                  f"{f'{n} different radicands' if n > 1 else 'one radicand'}, the deepest a root "
                                  f"of index {rad.deepest_index}) "
                                  f"generate a number field of degree up to {rad.describe()}, and exact arithmetic "
@@ -414,6 +405,4 @@ def enforce(est: Estimate, limits: Limits) -> None:
                             "write fewer or shallower radicals (a decimal such as 1.4142 is kept as an exact "
                             "rational), or pass --force (or a larger --time-limit) to run it anyway")
         fld, how = _pick(est, 1, limits.max_seconds)
-        raise SpecError(fld, f"{est.stage} needs an estimated {human_seconds(est.seconds)}, over the time limit of "
-                             f"{human_seconds(limits.max_seconds)}",
-                        how + "; or pass --force (or a larger --time-limit) to run it anyway")
+        raise SpecError(fld, over, how + "; or pass --force (or a larger --time-limit) to run it anyway")

@@ -9,6 +9,7 @@ Built-in tasks:
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -135,10 +136,7 @@ class Radicals:
 
     @property
     def degree(self) -> int:
-        out = 1
-        for q in self.indices.values():
-            out *= int(q)
-        return out
+        return math.prod(int(q) for q in self.indices.values())
 
     def describe(self) -> str:
         """The degree as text: ``"2**60"`` for a large power of two, else the number (rounded when huge)."""
