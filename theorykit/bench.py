@@ -52,7 +52,6 @@ FULL = {"ensemble_networks": 256, "steps_short": 2000, "steps_long": 8000, "naiv
 def derivation_times(cfg) -> list:
     """Wall time of each paper result's derivation (fresh objects, so no cached properties):
     :func:`theorykit.bench_derive.paper_results` for the Section 5 values of k in ``cfg``."""
-
     return paper_results(ks=tuple(cfg["section5_ks"]))
 
 

@@ -137,15 +137,11 @@ def paper_results(ks=(3, 4, 5, 6, 7, 8)) -> list:
 def scaling(quick: bool = False, progress=None) -> list:
     warm_imports()
     grid = QUICK_GRID if quick else FULL_GRID
+    cases = ([("hierarchy", n, k, hierarchy_spec) for n, k in grid["hierarchy"]]
+             + [("ring", n, 3, ring_task_spec) for n in grid["ring"]])
     rows = []
-    for n, k in grid["hierarchy"]:
-        r = derive_case(lambda n=n, k=k: hierarchy_spec(n, k))
-        rows.append({"task": "hierarchy", "n": n, "k": k, **r})
-        if progress:
-            progress(rows[-1])
-    for n in grid["ring"]:
-        r = derive_case(lambda n=n: ring_task_spec(n, 3))
-        rows.append({"task": "ring", "n": n, "k": 3, **r})
+    for task, n, k, make_spec in cases:
+        rows.append({"task": task, "n": n, "k": k, **derive_case(lambda: make_spec(n, k))})
         if progress:
             progress(rows[-1])
     return rows
@@ -169,7 +165,6 @@ def run_section(quick: bool = False, out=print) -> dict:
     out(f"  {'paper results, total':<{w}}  {total:7.2f} s  {total_cpu:7.2f} s   (target < {TARGETS['paper']} s "
         f"wall: {'met' if total < TARGETS['paper'] else 'NOT met'})")
     out("\n  task       n   k   modes  values        seconds      CPU  target")
-    rows = []
 
     def show(r):
         t = _target(r)
@@ -181,5 +176,4 @@ def run_section(quick: bool = False, out=print) -> dict:
     return {"paper_results": paper, "paper_total_seconds": total, "paper_total_cpu_seconds": total_cpu,
             "scaling": rows,
             "targets": {"paper": TARGETS["paper"],
-                        **{f"{a}-n{b}-k{c}": v for (a, b, c), v in
-                           ((k_, v_) for k_, v_ in TARGETS.items() if k_ != "paper")}}}
+                        **{f"{k[0]}-n{k[1]}-k{k[2]}": v for k, v in TARGETS.items() if k != "paper"}}}

@@ -1,9 +1,9 @@
 """`theorykit check`: every field of a spec, its size, and the estimated cost of what is asked."""
 from __future__ import annotations
 
-from ..spec.limits import derivation_estimate, enforce, human_bytes, human_seconds, simulation_estimate
+from ..spec.limits import derivation_estimate, enforce, human_bytes, human_seconds
 from ..theory.effective import couplings
-from .common import parse_times, sim_settings, spec_from_args
+from .common import parse_times, sim_estimate, sim_settings, spec_from_args
 
 
 def run(args):
@@ -16,8 +16,7 @@ def run(args):
     free = sorted(map(str, task.free_symbols - set(values)))
     der = derivation_estimate(spec, horizon=float(times.max()) if args.times is not None else None,
                               symbolic=bool(free))
-    sim = simulation_estimate(spec, steps=steps, seeds=seeds, network=args.network, dtype=args.dtype,
-                              steps_field="--steps" if args.steps is not None else "training.steps")
+    sim = sim_estimate(args, spec, steps, seeds, need_derivation=False)
     enforce(der, limits)
     enforce(sim, limits)
     graph = spec if hasattr(spec, "size_view") else None

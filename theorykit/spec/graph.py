@@ -44,10 +44,6 @@ def edge_key(src: str, dst: str) -> str:
     return f"{src}->{dst}"
 
 
-def _gate_tuple(act, P, field_name):
-    return check_gates("all" if act is None else act, P, field_name)
-
-
 @dataclass(frozen=True)
 class Node:
     """A layer of ``width`` units, gated per datapoint by ``active`` (a 0/1 tuple, or ``"all"``)."""
@@ -126,7 +122,7 @@ class GraphSpec(TrainedSpec):
                 raise SpecError(f"{f}.name", f"node {n.name!r} is declared twice", "give each node its own name")
             names.add(n.name)
             nodes.append(replace(n, width=positive_int(n.width, f"{f}.width", "width = 64"),
-                                 active=_gate_tuple(n.active, P, f"{f}.active")))
+                                 active=check_gates("all" if n.active is None else n.active, P, f"{f}.active")))
         edges, keys = [], set()
         if not self.edges:
             raise SpecError("edges", "no edge declared", "add [[edges]] tables (from, to)")
@@ -150,7 +146,7 @@ class GraphSpec(TrainedSpec):
                 if e.src == INPUT and e.dst == OUTPUT:
                     raise SpecError(f, "an edge from input straight to output has no hidden layer",
                                     "route it through a node")
-                rows = _rows(rows, size, f"{f}.rows", what)
+                rows = check_indices("all" if rows is None else rows, size, f"{f}.rows", what)
             elif rows not in ("all", None):
                 raise SpecError(f"{f}.rows", "rows apply only to edges from input or to output",
                                 "drop rows here")
@@ -162,7 +158,8 @@ class GraphSpec(TrainedSpec):
                     raise SpecError(f"{f}.init_scale", f"needs a positive finite number, got {scale!r}",
                                     "e.g. init_scale = 0.001")
                 scale = float(scale)
-            edges.append(replace(e, active=_gate_tuple(e.active, P, f"{f}.active"), rows=rows, init_scale=scale))
+            active = check_gates("all" if e.active is None else e.active, P, f"{f}.active")
+            edges.append(replace(e, active=active, rows=rows, init_scale=scale))
         object.__setattr__(self, "nodes", tuple(nodes))
         object.__setattr__(self, "edges", tuple(edges))
         self._check_acyclic_and_used()
@@ -376,10 +373,6 @@ def _no_repeats(names, field_name, what):
         if x in seen:
             raise SpecError(field_name, f"{what} {x!r} is listed twice", f"list each {what} once")
         seen.add(x)
-
-
-def _rows(vals, size, field_name, what):
-    return check_indices("all" if vals is None else vals, size, field_name, what)
 
 
 def graph_from_pathways(spec: GDLNSpec | GraphSpec) -> GraphSpec:

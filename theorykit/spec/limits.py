@@ -90,7 +90,6 @@ RACE_FLOPS = 3e10
 
 def machine_memory() -> int:
     """Bytes of memory this process may use: physical memory, or a lower cgroup limit."""
-    total = None
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
@@ -175,14 +174,10 @@ def human_bytes(b: float) -> str:
 
 def human_seconds(s: float) -> str:
     s = float(s)
-    if s < 120:
-        return f"{s:.3g} s"
-    if s < 7200:
-        return f"{s / 60:.3g} min"
-    if s < 2 * 86400:
-        return f"{s / 3600:.3g} h"
-    if s < 2 * 365 * 86400:
-        return f"{s / 86400:.3g} days"
+    for below, unit, name in ((120, 1, "s"), (7200, 60, "min"), (2 * 86400, 3600, "h"),
+                              (2 * 365 * 86400, 86400, "days")):
+        if s < below:
+            return f"{s / unit:.3g} {name}"
     return f"{s / (365 * 86400):.3g} years"
 
 
