@@ -60,21 +60,13 @@ def file_field(option: str, path, key=None) -> str:
     return f if key is None else f"{f}: key {key!r}"
 
 
+_TYPE_NAMES = ((bool, "a boolean"), (numbers.Integral, "an integer"), (float, "a float"), (str, "a string"),
+               ((list, tuple), "an array"), (Mapping, "a table"))
+
+
 def type_name(v) -> str:
     """A TOML-ish name for the type of ``v``, for messages."""
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, numbers.Integral):
-        return "an integer"
-    if isinstance(v, float):
-        return "a float"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, (list, tuple)):
-        return "an array"
-    if isinstance(v, Mapping):
-        return "a table"
-    return f"a {type(v).__name__}"
+    return next((name for t, name in _TYPE_NAMES if isinstance(v, t)), f"a {type(v).__name__}")
 
 
 def short_repr(v, n: int = 60) -> str:

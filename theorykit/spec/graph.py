@@ -321,7 +321,7 @@ class GraphSpec(TrainedSpec):
     def size_view(self) -> GDLNSpec:
         """The pathway form with each pathway's ``hidden`` the widest node on it: what the size
         checks of :mod:`theorykit.spec.limits` estimate (an upper bound for the graph's cost)."""
-        pws = tuple(replace(gp.pathway, hidden=max(self.width(k.split("->")[1]) for k in gp.edges[:-1]))
+        pws = tuple(replace(gp.pathway, hidden=max(map(self.width, self.nodes_of(gp.edges))))
                     for gp in self.pathways)
         return GDLNSpec(self.task, pws, self.training, self.name)
 
