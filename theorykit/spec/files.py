@@ -189,7 +189,7 @@ def _param(data, key, symbols, default):
     return data_number(data[key], f"data.{key}", symbols)
 
 
-def _structure_rows(s, n, field):
+def _structure_rows(s, n):
     """Rows of a named structure (without building it), for the size estimate."""
     if isinstance(s, str):
         return {"hierarchy": 2 * n - 1, "ring": 15, "cross": 15, "identity": n}.get(s, 1)
@@ -249,10 +249,10 @@ def _task(data, symbols, limits):
         blocks = data.get("blocks", "hierarchy")
         # size first, before any matrix is built
         if isinstance(blocks, list) and blocks and all(isinstance(b, str) for b in blocks):
-            brows = sum(_structure_rows(b, n, "") for b in blocks)
+            brows = sum(_structure_rows(b, n) for b in blocks)
         else:
-            brows = k * _structure_rows(blocks, n, "")
-        p = _structure_rows(common, n, "") + brows
+            brows = k * _structure_rows(blocks, n)
+        p = _structure_rows(common, n) + brows
         enforce(task_estimate(n + k, p, n * k, "data.n", n, 2.0), limits)
         common = _structure_arg(common, symbols, "data.common", n)
         if isinstance(blocks, list) and blocks and all(isinstance(b, str) for b in blocks):
@@ -501,27 +501,27 @@ def spec_to_toml(spec) -> str:
     lines.append("")
     if isinstance(spec, GraphSpec):
         for n in spec.nodes:
-            lines += ["[[nodes]]", f"name = {_toml_value(n.name)}", f"width = {_toml_value(n.width)}",
-                      f"active = {_toml_value(list(n.active))}", ""]
+            lines += _table("[[nodes]]", ("name", n.name), ("width", n.width), ("active", list(n.active)))
         for e in spec.edges:
-            lines += ["[[edges]]", f"from = {_toml_value(e.src)}", f"to = {_toml_value(e.dst)}",
-                      f"active = {_toml_value(list(e.active))}"]
-            lines += [f"init_scale = {_toml_value(e.init_scale)}"] if e.init_scale is not None else []
-            lines += [f"rows = {_toml_value(list(e.rows))}"] if e.rows is not None else []
-            lines.append("")
+            lines += _table("[[edges]]", ("from", e.src), ("to", e.dst), ("active", list(e.active)),
+                            ("init_scale", e.init_scale), ("rows", None if e.rows is None else list(e.rows)))
         for g in spec.schedule:
-            lines += ["[[schedule]]", f"name = {_toml_value(g.name)}", f"edges = {_toml_value(list(g.edges))}",
-                      f"start = {_toml_value(g.start)}",
-                      f"fit = {_toml_value(list(g.fit) if g.fit else 'targets')}", ""]
+            lines += _table("[[schedule]]", ("name", g.name), ("edges", list(g.edges)), ("start", g.start),
+                            ("fit", list(g.fit) if g.fit else "targets"))
     else:
         for p in spec.pathways:
-            lines += ["[[pathways]]", f"name = {_toml_value(p.name)}", f"active = {_toml_value(list(p.active))}",
-                      f"inputs = {_toml_value(list(p.inputs))}", f"outputs = {_toml_value(list(p.outputs))}",
-                      f"hidden = {_toml_value(p.hidden)}", f"depth = {_toml_value(p.depth)}", ""]
+            lines += _table("[[pathways]]", ("name", p.name), ("active", list(p.active)), ("inputs", list(p.inputs)),
+                            ("outputs", list(p.outputs)), ("hidden", p.hidden), ("depth", p.depth))
     t = spec.training
-    lines += ["[training]", f"lr = {_toml_value(t.lr)}", f"loss = {_toml_value(t.loss)}", f"a0 = {_toml_value(t.a0)}",
-              f"init_std = {_toml_value(t.init_std)}", f"steps = {_toml_value(t.steps)}", ""]
+    lines += _table("[training]", ("lr", t.lr), ("loss", t.loss), ("a0", t.a0), ("init_std", t.init_std),
+                    ("steps", t.steps))
     return "\n".join(lines)
+
+
+def _table(header: str, *entries) -> list:
+    """The lines of a TOML table: ``header``, ``key = value`` per entry (one whose value is None left
+    out), and a blank line."""
+    return [header] + [f"{k} = {_toml_value(v)}" for k, v in entries if v is not None] + [""]
 
 
 def example_path(name: str) -> Path:

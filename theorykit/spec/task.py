@@ -194,13 +194,8 @@ def hierarchy(n: int = 8) -> sp.Matrix:
     """Binary-tree features: for h = 1, 2, 4, …, n, h rows each on a block of n/h items."""
     if n < 1 or n & (n - 1):
         raise SpecError("data.structure", f"the hierarchy needs n a power of two, got n={n}", "use n = 2, 4, 8, 16, …")
-    rows = []
-    h = 1
-    while h <= n:
-        for i in range(h):
-            rows.append([1 if i * n // h <= j < (i + 1) * n // h else 0 for j in range(n)])
-        h *= 2
-    return sp.Matrix(rows)
+    return sp.Matrix([[1 if i * n // h <= j < (i + 1) * n // h else 0 for j in range(n)]
+                      for h in (2 ** e for e in range(n.bit_length())) for i in range(h)])
 
 
 def cross(n: int = 8) -> sp.Matrix:
