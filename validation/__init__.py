@@ -32,6 +32,8 @@ import time
 import traceback
 from pathlib import Path
 
+from theorykit.report import _figures, build_results, write_reports
+
 __all__ = ["run_suites", "cache_key", "code_fingerprint", "load_cached", "CACHE_DIR", "STAGING_DIR"]
 
 CACHE_DIR = ".cache"
@@ -114,16 +116,6 @@ def cache_key(name: str, mode: str, mod) -> str:
     blob = json.dumps({"suite": name, "mode": mode, "suite_source": _suite_source(mod), **code_fingerprint()},
                       sort_keys=True)
     return _sha256(blob.encode())
-
-
-def _figure_names(res) -> list[str]:
-    out = []
-    for f in (res.get("figures") or []) if isinstance(res, dict) else []:
-        if isinstance(f, dict):
-            f = f.get("file") or f.get("path") or f.get("name")
-        if isinstance(f, str):
-            out.append(f)
-    return out
 
 
 def load_cached(out: Path, name: str, key: str):
@@ -228,7 +220,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
         moved = _move_staged(stage, out)
         shutil.rmtree(stage, ignore_errors=True)
         atomic_write_text(out / f"{name}.json", json_text)
-        files = {f: _sha256((out / f).read_bytes()) for f in sorted(set(moved) | set(_figure_names(res)))
+        files = {f: _sha256((out / f).read_bytes()) for f in sorted(set(moved) | {f for f, _ in _figures(res)})
                  if (out / f).is_file()}
         write_json(out / CACHE_DIR / f"{name}.json",
                    {"suite": name, "mode": mode, "key": key, "json_sha256": _sha256(json_text.encode()),
@@ -242,8 +234,6 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
     except OSError:
         pass
     if report:
-        from theorykit.report import build_results, write_reports
-
         results_doc = build_results(mode, results, failed, status=status, seconds=time.time() - t_all)
         write_json(out / "results.json", results_doc)
         paths = write_reports(results_doc, out)

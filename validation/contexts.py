@@ -26,7 +26,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-
 from theorykit.analysis import context_races as races
 from theorykit.analysis import context_runs as runs
 from theorykit.progress import Progress
@@ -110,9 +109,7 @@ def run(out_dir, mode: str = "quick", progress: bool = True) -> dict:
         figs.fig5(s5, out_dir / "fig5_k_contexts.png")
         secs["figures"] = time.time() - t0
         pr.update(note="figures")
-    results = _assemble(mode, cfg, der, s4, race_rank, rfam, s5, f4b, f4c, secs, time.time() - t_start,
-                        _key_latex(kres))
-    return results
+    return _assemble(mode, cfg, der, s4, race_rank, rfam, s5, f4b, f4c, secs, time.time() - t_start, _key_latex(kres))
 
 
 def _key_latex(kres) -> dict:
@@ -223,14 +220,13 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                      "the paper's sizes)",
         "verdict": "confirmed" if sig["single-context"] <= 0.05 * nsig and share_cd >= 0.9
         else _graded(share_cd, 0.9, 0.7, mode, higher_is_better=True)[0] if share_cd < 0.9 else "partly"})
-    md = f4c
-    if md:
-        last = md[max(md, key=int)]
+    if f4c:
+        last = f4c[max(f4c, key=int)]
         claims.append({
             "claim": "Fig. 4c: MDS of the ReLU network's and the ReLN's hidden representations correspond",
             "ours": "Procrustes disparity of the full classical-MDS configurations "
-                    + ", ".join(f"{v['procrustes_disparity_all_dims']:.3g} (step {k_})" for k_, v in md.items())
-                    + "; of the 2-D plots " + ", ".join(f"{v['procrustes_disparity']:.3g}" for v in md.values())
+                    + ", ".join(f"{v['procrustes_disparity_all_dims']:.3g} (step {k_})" for k_, v in f4c.items())
+                    + "; of the 2-D plots " + ", ".join(f"{v['procrustes_disparity']:.3g}" for v in f4c.values())
                     + " (2-D is fragile where MDS eigenvalues are nearly equal); distance-matrix correlation at the end "
                     + f"{last['distance_correlation']:.3f}",
             "agreement": f"{last['procrustes_disparity_all_dims']:.3g} "
@@ -243,6 +239,10 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                 f"at step {js['step_of_max_difference']}; final {js['final_joint']:.3g} vs {js['final_staged']:.3g}",
         "agreement": f"{js['max_abs_difference_over_L0']:.4f}", "verdict": "n/a"})
     f5 = {kk: v["max_abs_error_over_L0"] for kk, v in s5.items()}
+
+    def worst5(err):      # the largest error ``err`` over the k of Section 5
+        return max(v[err] for v in f5.values())
+
     ratio = {kk: v["a0_relu_fitted"]["context"] / v["a0_gdln_rule"] for kk, v in s5.items()}
     claims.append({
         "claim": "Fig. 5 / App. F-G: the closed-form dynamics (common pathway on the targets, (k-1)-context pathways "
@@ -253,12 +253,12 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                 + "; the fitted context-pathway a0 is " + ", ".join(f"{r_:.0e}" for r_ in ratio.values())
                 + " times the initialisation's (the context pathways grow on the full targets' correlations before "
                   "the common pathway has taken them, which the residual-from-t=0 closed form leaves out)",
-        "agreement": f"closed form {max(v['gdln_joint_vs_closed_form'] for v in f5.values()):.2f} of L(0) without a fit, "
-                     f"{max(v['relu_vs_closed_form_fitted_a0'] for v in f5.values()):.3f} with a0 fitted (confirmed if "
+        "agreement": f"closed form {worst5('gdln_joint_vs_closed_form'):.2f} of L(0) without a fit, "
+                     f"{worst5('relu_vs_closed_form_fitted_a0'):.3f} with a0 fitted (confirmed if "
                      "≤ 0.05 without a fit; partly if ≤ 0.05 only with a0 fitted; not borne out otherwise at the "
                      "paper's sizes)",
-        "verdict": "confirmed" if max(v["gdln_joint_vs_closed_form"] for v in f5.values()) <= 0.05 else (
-            "partly" if max(v["relu_vs_closed_form_fitted_a0"] for v in f5.values()) <= 0.05 or mode != "full"
+        "verdict": "confirmed" if worst5("gdln_joint_vs_closed_form") <= 0.05 else (
+            "partly" if worst5("relu_vs_closed_form_fitted_a0") <= 0.05 or mode != "full"
             else "not borne out")})
     winners = {kk: v["winner_r"] for kk, v in rfam.items()}
     claims.append({
@@ -289,7 +289,6 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
     def strip(d):
         return {k_: v for k_, v in d.items() if not k_.startswith("_")}
 
-    latex = kres_latex
     summary = {
         "relu_vs_theory_max_abs_error_over_L0 (race, a0 fitted)": ag["relu_vs_race_fitted_a0"]["max_abs_error_over_L0"],
         "gdln_vs_race_max_abs_error_over_L0 (no fit)": ag["gdln_double_joint_vs_race_rule_a0_max_abs_error_over_L0"],
@@ -297,15 +296,12 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
         "race winner (area)": rr["winner"],
         "common+double behind winner (area)": rr["common_double_area_excess_over_winner"],
         "common+single / common+double (area)": rr["double_vs_single_area_ratio"],
-        "r-family winners by k": str({kk: v["winner_r"] for kk, v in rfam.items()}),
+        "r-family winners by k": str(winners),
         "section 4 ReLU units, majority reading": str(u4["majority_significant"]),
         "symbolic vs numeric, worst |error| k=2..8": der["worst_abs_error_k2_to_8"],
-        "section 5 worst ReLU vs closed form (a0 fitted)": max(v["max_abs_error_over_L0"]["relu_vs_closed_form_fitted_a0"]
-                                                               for v in s5.values()),
-        "section 5 worst GDLN vs closed form (a0 from init)": max(v["max_abs_error_over_L0"]["gdln_joint_vs_closed_form"]
-                                                                  for v in s5.values()),
-        "section 5 worst GDLN vs joint race (a0 from init)": max(v["max_abs_error_over_L0"]["gdln_joint_vs_race"]
-                                                                 for v in s5.values()),
+        "section 5 worst ReLU vs closed form (a0 fitted)": worst5("relu_vs_closed_form_fitted_a0"),
+        "section 5 worst GDLN vs closed form (a0 from init)": worst5("gdln_joint_vs_closed_form"),
+        "section 5 worst GDLN vs joint race (a0 from init)": worst5("gdln_joint_vs_race"),
     }
 
     res = {
@@ -321,16 +317,8 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
         "derivation": der,
         "race_section4": strip(rr),
         "race_r_families": rfam,
-        "section4": {
-            "agreement": ag,
-            "loss_at": s4["loss_at"],
-            "joint_vs_staged": s4["joint_vs_staged"],
-            "units": {k_: v for k_, v in s4["units"].items()},
-            "end_points": s4["end_points"],
-            "fig4b": f4b,
-            "fig4c": f4c,
-            "staged_theory_note": s4["staged"]["note"],
-        },
+        "section4": {**{key: s4[key] for key in ("agreement", "loss_at", "joint_vs_staged", "units", "end_points")},
+                     "fig4b": f4b, "fig4c": f4c, "staged_theory_note": s4["staged"]["note"]},
         "section5": {kk: strip(v) for kk, v in s5.items()},
         "loss_at": {"relu_mean": s4["loss_at"]["relu_mean"], "theory": s4["loss_at"]["theory_race_fitted_a0"],
                     "theory_note": "Section 4 race reduction (common + double), a0 fitted to the ReLU mean; "
@@ -345,7 +333,7 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
             {"file": "fig5_k_contexts.png", "caption": "Fig. 5: closed form vs GDLN vs ReLU for k = " + ", ".join(s5)}],
         "figure_data": ["fig4a_loss.json", "fig4b_singular_values.json", "fig4c_mds.json", "fig5_k_contexts.json"],
         "files": ["k_contexts.tex"],
-        "latex": latex,
+        "latex": kres_latex,
         "summary": summary,
         "claims": claims,
     }

@@ -2,17 +2,16 @@
 :mod:`theorykit.analysis.context_runs`."""
 from __future__ import annotations
 
-
 import numpy as np
 
-from theorykit.analysis.context_runs import svals
+from theorykit.analysis.context_runs import mean_svals
 from theorykit.io import write_json, write_png
+
+from ._common import pyplot
 
 
 def fig4a(s4, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     t = s4["t"]
     fig, ax = plt.subplots(1, 2, figsize=(12, 4.2))
@@ -47,21 +46,16 @@ def fig4a(s4, path):
 
 
 def fig4b(s4, path):
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     spec = s4["spec_d"]
     snaps = [s for s in s4["snaps"] if s in s4["gsn"][("double", "joint")]]
     names = [p.name for p in spec.pathways]
     fig, ax = plt.subplots(1, len(names), figsize=(4 * len(names), 3.6), sharey=False)
-    race_ms = s4["race"]["double"]
     data = {}
     for j, (nm, a) in enumerate(zip(names, ax)):
         # GDLN joint: singular values of W2 W1 (mean over seeds)
-        sv = []
-        for s in snaps:
-            W1, W2 = s4["gsn"][("double", "joint")][s][j]
-            sv.append(np.mean([svals(W2[q] @ W1[q], 4) for q in range(W1.shape[0])], axis=0))
-        sv = np.array(sv)
+        sv = np.array([mean_svals(*s4["gsn"][("double", "joint")][s][j], 4) for s in snaps])
         # race: singular values at snapshots from a sparse re-run
         rs = s4["sv_race_svals"][nm]
         # ReLU groups
@@ -87,8 +81,9 @@ def fig4b(s4, path):
 
 
 def fig4c(s4, path):
-    import matplotlib.pyplot as plt
     from scipy.spatial import procrustes
+
+    plt = pyplot()
 
     mds = s4["mds"]
     times = sorted(mds)
@@ -121,7 +116,7 @@ def fig4c(s4, path):
 
 
 def fig5(s5, path):
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     ks = sorted(s5, key=int)
     fig, ax = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 3.8))

@@ -48,7 +48,7 @@ import numpy as np
 
 from theorykit.analysis.alignment import layer_alignment
 from theorykit.analysis.depth_runs import compare_curves, relu_gating, run_statistics, section6_gates
-from theorykit.curves import level_error
+from theorykit.curves import level_error, nan_to_none
 from theorykit.net.layout import gdln_graph
 from theorykit.errors import SpecError
 from theorykit.io import write_png
@@ -56,6 +56,8 @@ from theorykit.net.starts import aligned_net_params
 from theorykit.record import SaveAt
 from theorykit.theory.flow import Dopri5, integrate
 from theorykit.theory.race import RaceSystem
+
+from ._common import pyplot
 
 NAME = "depth"
 DESCRIPTION = "Two hidden layers (Section 6, Fig. 6): ReLU [11,H,H,60] vs depth-3 GDLN, alignment times, mode ODE"
@@ -279,7 +281,8 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
          "agreement": "tolerance 0.05·L(0) against the GDLN mean",
          "verdict": _verdict_below(cmp["flow_vs_gdln_mean_max_rel"], 0.05, 0.15, strict=True)},
     ] + dproto.claims(protocols, every, dproto.SIZES[mode]["seeds"])
-    return _never_to_none({"suite": NAME, "mode": mode, "settings": st, "sim_seconds": sim_s, "t": t_ck,
+    # NaN (a time that was never reached within the run) becomes None (JSON null)
+    return nan_to_none({"suite": NAME, "mode": mode, "settings": st, "sim_seconds": sim_s, "t": t_ck,
             "protocols": protocols,
             "relu": {k: v for k, v in ra.items() if k != "r2_curve"},
             "gdln": {k: v for k, v in ga.items() if k != "r2_curve"},
@@ -291,19 +294,6 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                         "gdln_rule": "sigma*sqrt(H/2)*(sigma*sqrt(H/8))^2"},
             "alignment_rule": f"first checkpoint with both top-mode cosines >= {ALIGN}",
             "figures": ["fig6_depth.png", "fig6_protocols.png"], "claims": claims})
-
-
-def _never_to_none(obj):
-    """NaN (a time that was never reached within the run) becomes None (JSON null)."""
-    if isinstance(obj, dict):
-        return {k: _never_to_none(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_never_to_none(v) for v in obj]
-    if isinstance(obj, np.ndarray) and obj.dtype.kind == "f" and not np.isfinite(obj).all():
-        return [None if not np.isfinite(v) else float(v) for v in obj.ravel()]
-    if isinstance(obj, (float, np.floating)) and not np.isfinite(obj):
-        return None
-    return obj
 
 
 def _t(x):
@@ -336,10 +326,7 @@ def _verdict_r2(v):
 
 
 def _fig6(t, Lr, Lg, out, ode, path, st, wide=None, gating=None, all_on_t=None, flow=None):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(1, 4, figsize=(18, 3.9))
     for L, c, name in ((Lr, "C0", "ReLU"), (Lg, "C1", "GDLN")):
@@ -355,18 +342,15 @@ def _fig6(t, Lr, Lg, out, ode, path, st, wide=None, gating=None, all_on_t=None, 
     if wide is not None:
         ax[1].plot(t, wide, color="C2", lw=1.2, label="GDLN, H units per module (mean)")
     ax[1].plot(t, ode, "k--", lw=1.2, label="3-layer mode ODE (linear net)")
-    if flow is not None:
-        for a in ax[:2]:
-            a.plot(t, flow, "k:", lw=1.6, label="GDLN flow (effective datasets, aligned start)")
     for a in ax[:2]:
+        if flow is not None:
+            a.plot(t, flow, "k:", lw=1.6, label="GDLN flow (effective datasets, aligned start)")
         a.set_yscale("log")
         a.set_xlabel("step")
         a.set_ylabel("summed loss")
         a.legend(fontsize=6)
-    ra = out["relu"]
-    ax[2].scatter(ra["t_align"], ra["t_half_loss"], label="ReLU")
-    ga = out["gdln"]
-    ax[2].scatter(ga["t_align"], ga["t_half_loss"], marker="x", label="GDLN")
+    for key, name, marker in (("relu", "ReLU", "o"), ("gdln", "GDLN", "x")):
+        ax[2].scatter(out[key]["t_align"], out[key]["t_half_loss"], marker=marker, label=name)
     ax[2].set_xlabel("alignment time (top mode, both layers, cos > 0.9)")
     ax[2].set_ylabel("step at which the loss halves")
     ax[2].set_title("later alignment, later learning", fontsize=8)

@@ -32,6 +32,8 @@ from theorykit.io import write_png
 from theorykit.spec.files import example_path
 from theorykit.spec.graph import scaled
 
+from ._common import pyplot
+
 PROTOCOLS = ("paper", "joint")
 DATASETS = {"hierarchy": ["hierarchy"] * 3, "suite": ["hierarchy", "ring", "cross"]}
 SIZES = {"full": {"factor": 1.0, "time": 1, "seeds": 10, "relu_std": 6e-4},
@@ -113,10 +115,7 @@ def _steps(i, every):
 
 def figure(res: dict, path: Path):
     """Mean loss curves: ReLU beside both GDLN protocols, one panel per dataset (log scale)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     t = res["t"]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)

@@ -32,6 +32,8 @@ import numpy as np
 
 from theorykit.io import write_png
 
+from ._common import pyplot
+
 NAME = "gates"
 DESCRIPTION = "Algorithm 1 (find gates, elbow, Figs. 8-9), the exact ReLN, and the digits dataset"
 
@@ -80,19 +82,15 @@ def _section4(st, progress):
     # the same two rules on log10(MSE), the scale of our Fig. 9 (the paper does not state the scale of its elbow)
     log_mse = np.log10(np.clip(np.asarray(mse, dtype=float), np.finfo(float).tiny, None))
     K_log = {"improvement": choose_elbow(KS, log_mse, "improvement"), "chord": choose_elbow(KS, log_mse, "chord")}
-    per_k = []
-    for r in scores:
-        per_k.append({"K": r["K"], "mse": r["mse"], "loss_max_rel_err": r["loss_max_rel_err"],
-                      "patterns": ["".join(map(str, p)) for p in r["patterns"]],
-                      "labels": [_label(p) for p in r["patterns"]], "shares": r["shares"], "hidden": r["hidden"]})
+    per_k = [{"K": r["K"], "mse": r["mse"], "loss_max_rel_err": r["loss_max_rel_err"],
+              "patterns": ["".join(map(str, p)) for p in r["patterns"]],
+              "labels": [_label(p) for p in r["patterns"]], "shares": r["shares"], "hidden": r["hidden"]}
+             for r in scores]
     return task, relu, scores, per_k, K_imp, K_chord, K_log
 
 
 def _fig8(scores, path, show=(2, 3, 4, 5, 6, 8)):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     show = [K for K in show if K <= len(scores)]
     fig, axes = plt.subplots(len(show), 1, figsize=(7, 1.0 + 0.45 * sum(show)),
@@ -113,10 +111,7 @@ def _fig8(scores, path, show=(2, 3, 4, 5, 6, 8)):
 
 
 def _fig9(per_k, K_imp, K_chord, path, K_log=None):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(1, 2, figsize=(9, 3.4))
     Ks = [r["K"] for r in per_k]
@@ -141,8 +136,7 @@ def _fig9(per_k, K_imp, K_chord, path, K_log=None):
 
 def _exact_reln(st):
     from theorykit import contexts
-    from theorykit.analysis._runs import train_relu
-    from theorykit.analysis._runs import exact_reln_trajectory
+    from theorykit.analysis._runs import exact_reln_trajectory, train_relu
     from theorykit.analysis.reln import exact_reln_outputs
     from theorykit.sim.simulate import relu_forward
 
@@ -209,10 +203,7 @@ def _digits(st, progress):
 
 
 def _fig_digits(dg, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
     t = dg["t"]
@@ -288,7 +279,6 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     _fig8(scores, out_dir / "fig8_centroids.png")
     _fig9(per_k, K_imp, K_chord, out_dir / "fig9_elbow.png", K_log)
     paper_set = {"common", "ctx12", "ctx13", "ctx23"}
-    lab_el = set(per_k[K_imp - 1]["labels"])
     lab_4 = set(per_k[3]["labels"])
     first_double = next((r["K"] for r in per_k if paper_set <= set(r["labels"])), None)
     common_all = all("common" in r["labels"] for r in per_k)

@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
+from ._common import pyplot
+
 NAME = "lemmas"
 DESCRIPTION = "Lemmas of Appendices D–E: interlacing, positive data, gate patterns (Lemma 4.1) and a trained-network gate census"
 
@@ -232,14 +234,10 @@ def _census(seeds: int, progress: bool) -> dict:
 
 
 def _figure(census: dict, out_dir: Path) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     from theorykit.io import write_png
     from theorykit.theory.lemmas import GATE_CLASSES
 
+    plt = pyplot()
     colors = dict(zip(GATE_CLASSES, ["#999999", "#444444", "#1f77b4", "#ff7f0e", "#9467bd", "#2ca02c", "#d62728"]))
     fig, ax = plt.subplots(1, 2, figsize=(11, 3.8))
     for row, key, label in ((1, "shares", "units"), (0, "weighted_shares", "weighted by ‖W1_j‖‖W2_j‖")):

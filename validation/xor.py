@@ -204,8 +204,7 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
         timing["figures"] = time.time() - t0
         pr.update(note="figures written")
 
-    arrays = res.pop("_arrays")
-    del arrays
+    del res["_arrays"]
     timing["total"] = time.time() - t_start
     result = {"suite": NAME, "mode": mode, "description": DESCRIPTION, "config": cfg,
               "device": str(jax.devices()[0]), **res, "figures": figs, "derivation_tex": DERIVATION_TEX,

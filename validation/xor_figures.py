@@ -8,15 +8,14 @@ import numpy as np
 
 from theorykit.io import write_png
 
+from ._common import pyplot
+
 COLORS = {"relu": "black", "linear": "tab:blue", "xor": "tab:orange"}
 
 
 def figures(out_dir, cfg, theory, deltas, times, A) -> list:
     """Write fig2d_learning_time.png and fig2e_loss_curves.png into ``out_dir``; returns their {file, caption}."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     dstar = theory["crossover_float"]
     files = []

@@ -47,6 +47,16 @@ def svals(M, top=None):
     return s[:top] if top else s
 
 
+def mean_svals(W1, W2, top):
+    """Singular values (the ``top`` largest) of a pathway's map W2 W1, averaged over seeds (axis 0)."""
+    return np.mean([svals(W2[s] @ W1[s], top) for s in range(W1.shape[0])], axis=0)
+
+
+def _pathway_svals(spec, params, top=8):
+    """{pathway name: :func:`mean_svals` of its map} for the params of ``spec``'s pathways, as lists."""
+    return {p.name: mean_svals(*Ws, top).tolist() for p, Ws in zip(spec.pathways, params)}
+
+
 def hidden_rep_relu(W1, X):
     """Hidden activity of a one-hidden-layer ReLU network (H × P)."""
     return np.maximum(W1 @ X, 0.0)
@@ -217,15 +227,7 @@ def end_points_sec4(spec_d, task, a0v, gsn, rsn, gates, wts, per_seed, cfg, race
     out = {"exact_note": "race reduction integrated to t = 40000 steps (converged), singular values of each pathway's map"}
     ex = {p.name: svals(rf.params[p.name][0], 8).tolist() for p in spec_d.pathways}
     # GDLN joint and staged (mean over seeds of sorted singular values)
-    sim = {}
-    for sch in ("joint", "staged"):
-        params = gsn[("double", sch)][cfg["steps"]]
-        d = {}
-        for i, p in enumerate(spec_d.pathways):
-            W1, W2 = params[i]
-            sv = np.array([svals(W2[s] @ W1[s], 8) for s in range(W1.shape[0])])
-            d[p.name] = sv.mean(0).tolist()
-        sim[f"gdln_{sch}"] = d
+    sim = {f"gdln_{sch}": _pathway_svals(spec_d, gsn[("double", sch)][cfg["steps"]]) for sch in ("joint", "staged")}
     # ReLU: groups of units by exact final gating pattern, item part of the group map
     W1f, W2f = rsn[cfg["steps"]]
     groups = {}
@@ -303,12 +305,10 @@ def section5(cfg, kres, pr) -> dict:
         Lm = Lr.mean(0)
         cm = closed_form_modes(kres, H8, 8, kk, gam)
         grid = closed_form_loss(kres, H8, 8, kk, gam, t, tau_v, g[:, None], g[None, :], loss_factor=P, modes=cm)
-        errs = np.max(np.abs(grid - Lm), axis=-1) / L0
-        i, j = np.unravel_index(int(np.argmin(errs)), errs.shape)
-        best = ((float(g[i]), float(g[j])), float(errs[i, j]), grid[i, j])
-        eg = np.max(np.abs(grid - gl["joint"].mean(0)), axis=-1) / L0
-        ig, jg = np.unravel_index(int(np.argmin(eg)), eg.shape)
-        best_g = ((float(g[ig]), float(g[jg])), float(eg[ig, jg]))
+        pairs = np.array([(a, c) for a in g for c in g])          # the grid's rows, flattened in its order
+        flat = grid.reshape(len(pairs), -1)
+        best = best_grid_row(lambda _: flat, pairs, Lm, L0)
+        best_g = best_grid_row(lambda _: flat, pairs, gl["joint"].mean(0), L0)
         # units
         W1f, W2f = rsn[cfg["steps"]]
         gates = unit_gates(np.einsum("shd,dp->shp", W1f, X))
@@ -321,14 +321,7 @@ def section5(cfg, kres, pr) -> dict:
         sv = structure_values(H8)
         exact_ctx = sorted((float(kres.kminus1["end_point"].subs({ksym: kk, sig: st})) for st in sv["sigma_tilde"]),
                            reverse=True)
-        sim_end = {}
-        for sch in scheds:
-            params = gsn[sch][cfg["steps"]]
-            d = {}
-            for i, p in enumerate(spec.pathways):
-                W1, W2 = params[i]
-                d[p.name] = np.array([svals(W2[s] @ W1[s], 8) for s in range(W1.shape[0])]).mean(0).tolist()
-            sim_end[sch] = d
+        sim_end = {sch: _pathway_svals(spec, gsn[sch][cfg["steps"]]) for sch in scheds}
         ctx_names = [p.name for p in spec.pathways if p.name != "common"]
         ctx_mean_joint = np.mean([sim_end["joint"][nm] for nm in ctx_names], axis=0)
         out[str(kk)] = {
@@ -408,7 +401,6 @@ def classical_mds(D: np.ndarray, dim: int = 2) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------------
 # Simulations with weight snapshots (the suite's runs, through the one simulate)
-# ---------------------------------------------------------------------------------------------
 # ---------------------------------------------------------------------------------------------
 def _param_saver(record, steps):
     """The steps to record the weights at, and the :class:`SaveAt` that records them."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorykit.curves import first_crossing, level_times, r2, stereotypical, variance_explained
+from theorykit.curves import first_crossing, level_times, max_gap, r2, stereotypical, variance_explained
 from theorykit.theory.gates import UnitGates, layer_activity
 
 __all__ = ["section6_gates", "run_statistics", "relu_gating", "compare_curves"]
@@ -90,23 +90,22 @@ def compare_curves(relu, gd, gdw, ode, flow, t_ck, stereo_relu: int, stereo_gdln
     wm = gdw.loss[:, idx].mean(0)
     L0 = rm[0]
     sr, sg = relu.loss[stereo_relu, idx], gd.loss[stereo_gdln, idx]
-    cmp = {"stereo_relu_vs_gdln_max_rel": float(np.max(np.abs(sr - sg)) / L0),
-           "mean_relu_vs_gdln_max_rel": float(np.max(np.abs(rm - gm)) / L0),
-           "ode_vs_relu_mean_max_rel": float(np.max(np.abs(ode - rm)) / L0),
-           "ode_vs_gdln_mean_max_rel": float(np.max(np.abs(ode - gm)) / L0),
-           "flow_vs_gdln_mean_max_rel": float(np.max(np.abs(flow - gm)) / L0),
-           "flow_vs_gdln_stereo_max_rel": float(np.max(np.abs(flow - sg)) / L0),
-           "flow_vs_relu_mean_max_rel": float(np.max(np.abs(flow - rm)) / L0),
+    means = {"relu_mean": rm, "gdln_mean": gm, "gdln_wide_mean": wm, "mode_ode": ode, "gdln_flow": flow}
+
+    def reached(frac):
+        return {k: first_crossing(t_ck, -c, -frac * L0) for k, c in means.items()}
+
+    cmp = {"stereo_relu_vs_gdln_max_rel": max_gap(sr, sg, L0),
+           "mean_relu_vs_gdln_max_rel": max_gap(rm, gm, L0),
+           "ode_vs_relu_mean_max_rel": max_gap(ode, rm, L0),
+           "ode_vs_gdln_mean_max_rel": max_gap(ode, gm, L0),
+           "flow_vs_gdln_mean_max_rel": max_gap(flow, gm, L0),
+           "flow_vs_gdln_stereo_max_rel": max_gap(flow, sg, L0),
+           "flow_vs_relu_mean_max_rel": max_gap(flow, rm, L0),
            "flow_final": float(flow[-1]),
-           "wide_gdln_vs_relu_mean_max_rel": float(np.max(np.abs(wm - rm)) / L0),
-           "t_half": {"relu_mean": first_crossing(t_ck, -rm, -0.5 * L0), "gdln_mean": first_crossing(t_ck, -gm, -0.5 * L0),
-                      "gdln_wide_mean": first_crossing(t_ck, -wm, -0.5 * L0),
-                      "mode_ode": first_crossing(t_ck, -ode, -0.5 * L0),
-                      "gdln_flow": first_crossing(t_ck, -flow, -0.5 * L0)},
-           "t_1pct": {"relu_mean": first_crossing(t_ck, -rm, -0.01 * L0), "gdln_mean": first_crossing(t_ck, -gm, -0.01 * L0),
-                      "gdln_wide_mean": first_crossing(t_ck, -wm, -0.01 * L0),
-                      "mode_ode": first_crossing(t_ck, -ode, -0.01 * L0),
-                      "gdln_flow": first_crossing(t_ck, -flow, -0.01 * L0)},
+           "wide_gdln_vs_relu_mean_max_rel": max_gap(wm, rm, L0),
+           "t_half": reached(0.5),
+           "t_1pct": reached(0.01),
            "level_times": level_times(t_ck, L0, {"gdln_flow": flow[None], "gdln_runs": gd.loss[:, idx],
                                                    "relu_runs": relu.loss[:, idx], "mode_ode": ode[None]}),
            "gdln_wide_final_mean": float(gdw.loss[:, -1].mean()),

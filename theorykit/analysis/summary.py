@@ -41,7 +41,6 @@ def emit(args, out: dict, text) -> None:
     unless it went to a file (``--json -``: always the JSON on stdout)."""
     import json
 
-
     j = getattr(args, "json", None)
     if j and j != "-":
         write_json(j, out)
@@ -193,7 +192,6 @@ def plot(path, *, der=None, values=None, times=None, sim=None, title: str = "") 
     """Loss and mode strengths: theory (``der``) as lines over ``times``, a simulation (``sim``,
     with ``sim.saved['modes']`` from :func:`mode_recorder`) as mean ± std."""
     import matplotlib.pyplot as plt
-
 
     modes_sim = sim is not None and "modes" in sim.saved
     has_theory_modes = der is not None
