@@ -260,14 +260,9 @@ def _nonfinite_path(obj, path="result"):
 
     import numpy as np
 
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            p = _nonfinite_path(v, f"{path}[{k!r}]")
-            if p:
-                return p
-    elif isinstance(obj, (list, tuple)):
-        for i, v in enumerate(obj):
-            p = _nonfinite_path(v, f"{path}[{i}]")
+    if isinstance(obj, (dict, list, tuple)):
+        for k, v in obj.items() if isinstance(obj, dict) else enumerate(obj):
+            p = _nonfinite_path(v, f"{path}[{k!r}]")      # a list's index: repr(i) == str(i)
             if p:
                 return p
     elif isinstance(obj, np.ndarray):

@@ -64,11 +64,8 @@ def hidden_rep_relu(W1, X):
 
 def hidden_rep_gdln(params, spec, X):
     """Hidden activity of a GDLN of ``spec``'s pathways (params per pathway, one network), stacked."""
-    hs = []
-    for Ws, p in zip(params, spec.pathways):
-        g = np.asarray(p.active, float)
-        hs.append((Ws[0] @ X[list(p.inputs)]) * g[None, :])
-    return np.concatenate(hs, axis=0)
+    return np.concatenate([(Ws[0] @ X[list(p.inputs)]) * np.asarray(p.active, float)[None, :]
+                           for Ws, p in zip(params, spec.pathways)], axis=0)
 
 
 def distances(Hrep):
