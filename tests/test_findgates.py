@@ -75,8 +75,9 @@ def test_train_relu_matches_numpy_gradient_descent(ctx):
     X, Y = ctx
     a = fr.train_relu(X, Y, hidden=20, lr=0.01, steps=250, seeds=2, init_std=0.05, loss="sum", every=100,
                       keep_params=True)
-    # records before each full block of 100 steps, then the final state
-    assert list(a.t_ck) == [0, 100, 250] and a.snapshots.shape[1] == 2
+    # records every 100 steps (0, 100, 200), then the final state, as the docstring and SaveAt(every=…) say
+    # (it used to skip 200, the start of a block shorter than 100)
+    assert list(a.t_ck) == [0, 100, 200, 250] and a.snapshots.shape[1] == 3
     W1s, W2s = a.params_ck
     for s in range(2):
         ref, _, _ = relu_gd(W1s[s, 0], W2s[s, 0], X, Y, lr=0.01, steps=250, loss="sum")
@@ -87,7 +88,7 @@ def test_train_relu_matches_numpy_gradient_descent(ctx):
             np.testing.assert_allclose(W1s[s, j], W1, rtol=0, atol=1e-10 * np.abs(W1).max())
             np.testing.assert_allclose(W2s[s, j], W2, rtol=0, atol=1e-10 * np.abs(W2).max())
             np.testing.assert_allclose(a.outputs[s, j], W2 @ np.maximum(W1 @ X, 0), rtol=0, atol=1e-10)
-            if j < 2:
+            if j < 3:
                 np.testing.assert_array_equal(a.snapshots[s, j], W1 @ X > 0)
 
 

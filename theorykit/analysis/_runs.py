@@ -59,8 +59,9 @@ class GdlnRun:
 def _checkpoints(steps, every):
     if isinstance(every, bool) or not isinstance(every, int) or every < 1:
         raise SpecError("every", f"needs a positive integer, got {every!r}", "e.g. every = 100")
-    # 0, every, … below steps, then steps; a run shorter than one interval still has step 0
-    n = max(steps // every, 1 if steps > 0 else 0)
+    # 0, every, … below steps (n of them: ⌈steps/every⌉; a run shorter than one interval still has step 0),
+    # then steps, as SaveAt(every=…) records
+    n = -(-steps // every)
     return n, np.array([i * every for i in range(n)] + [steps])
 
 
