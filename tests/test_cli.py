@@ -351,3 +351,13 @@ def test_memory_estimate_scales_with_sizes():
     assert 0.9e6 < big.bytes / small.bytes < 1.1e6  # linear in the width
     hist = simulation_estimate(spec(2), steps=10 ** 9, seeds=4)
     assert hist.bytes >= 8 * 4 * 10 ** 9            # the loss history alone
+
+
+def test_human_bytes_names_its_unit():
+    """Sizes print in decimal units up to EB; beyond 1e21 EB the value in EB was printed with the unit
+    "B" (1e40 bytes read "1e+22 B", 18 orders of magnitude off)."""
+    from theorykit.spec.limits import human_bytes
+
+    assert [human_bytes(v) for v in (0, 999, 1500, 2.5e9, 1e18)] == ["0 B", "999 B", "1.5 KB", "2.5 GB", "1 EB"]
+    assert human_bytes(1e40) == "1e+22 EB"
+    assert human_bytes(float("inf")) == "inf B"

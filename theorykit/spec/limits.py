@@ -166,9 +166,11 @@ class Estimate:
 
 def human_bytes(b: float) -> str:
     b = float(b)
+    if not math.isfinite(b):
+        return f"{b:.3g} B"
     for unit in ("B", "KB", "MB", "GB", "TB", "PB", "EB"):
         if b < 1000 or unit == "EB":
-            return f"{b:.3g} {unit}" if b < 1e21 or unit != "EB" else f"{b:.3g} B"
+            return f"{b:.3g} {unit}"
         b /= 1000
 
 
