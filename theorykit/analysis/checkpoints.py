@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import SpecError
 from ..net.starts import a0_rule
 from ..spec.fields import DATA_MAX, file_field
-from ..sim.weights import read_npz
+from ..sim.weights import MAX_WEIGHT, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
 from ..spec.graph import graph_from_pathways
@@ -48,8 +48,6 @@ from .safetensors_io import check_metadata, read_checkpoint
 __all__ = ["RunCheckpoints", "load_data", "parse_layers", "parse_steps", "load_checkpoints",
            "paired_start", "start_a0", "data_task", "find_gates_in_run", "FoundInRun"]
 
-#: largest magnitude of a weight read from a file (a larger one is a diverged run or a damaged file)
-MAX_WEIGHT = 1e6
 _BIAS = re.compile(r"(^|[._/])(bias|b\d*)$", re.IGNORECASE)
 
 

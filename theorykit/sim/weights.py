@@ -58,7 +58,7 @@ def load_weights(path, net: Net, seeds: int | None = None, dtype: str = "float64
     return out
 
 
-#: largest magnitude of a weight read from a file
+#: largest magnitude of a weight read from a file (a larger one is a diverged run or a damaged file)
 MAX_WEIGHT = 1e6
 #: largest total size (bytes, as stored) of the arrays of one .npz file read (weights, data, checkpoints)
 MAX_NPZ_BYTES = 4 << 30
