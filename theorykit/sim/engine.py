@@ -13,10 +13,7 @@ Three things are kept apart, in the manner of diffrax's ``diffeqsolve(terms, sol
 Every simulation of the package goes through :func:`train`. Float64 by default; float32
 products run at ``"highest"`` precision on purpose (no TF32 on a GPU).
 
-Forward pass of a :class:`Net` (docs/theory.md#race): ``h_v = g_v ⊙ Σ_{e: u→v} g_e ⊙ (W_e h_u)``,
-the output summing its edges into their rows. With ``relu=True`` a hidden node applies
-``relu`` instead of a fixed gate (a bias-free ReLU network); ``unit_gates`` overrides the gate
-of chosen nodes by a (units × datapoints) 0/1 array (the exact ReLN: a ReLU network's own gates).
+The forward pass of a :class:`Net` (docs/theory.md#race) is described in :mod:`theorykit.net.layout`.
 """
 from __future__ import annotations
 
@@ -28,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..net.layout import Net, net_loss, objective_for
-from .fused import _fused_train, supports
+from .fused import _fused_train, layout
 from ..record import SaveAt, Trajectory, check_finite
 from ..errors import SpecError
 
@@ -311,10 +308,9 @@ def train_net(net: Net, params0, data, *, loss: str = "mean", schedule=(), save:
 
 
 def _train_fused(net, schedule, params0, data, loss, save, options):
-
-    why = supports(net, schedule, options.get("lr"))
-    if why:
-        raise SpecError("fused", f"the fused kernel cannot train this network: {why}",
+    lay = layout(net, schedule, options.get("lr"))
+    if isinstance(lay, str):
+        raise SpecError("fused", f"the fused kernel cannot train this network: {lay}",
                         "leave fused off (the plain engine trains every network)")
     options = {k: v for k, v in options.items() if v is not None}
     extra = sorted(set(options) - {"lr", "steps", "check"})
@@ -322,7 +318,7 @@ def _train_fused(net, schedule, params0, data, loss, save, options):
         what = ", ".join(extra) or "recorded functions (save.fns)"
         raise SpecError("fused", f"the fused kernel records only the loss curve and takes lr, steps and check; got {what}",
                         "leave fused off for these options")
-    res = _fused_train(net, params0, data, loss=loss, loss_every=save.loss_every, **options)
+    res = _fused_train(lay, params0, data, loss=loss, loss_every=save.loss_every, **options)
     if not save.final:
         res.params = None
     return res

@@ -211,18 +211,14 @@ def _pad(a, shape):
     return jnp.pad(a, [(0, s - n) for n, s in zip(a.shape, shape)])
 
 
-def _fused_train(net: Net, params0, data, *, lr, steps: int, loss: str = "sum", loss_every: int = 1,
+def _fused_train(lay: Layout, params0, data, *, lr, steps: int, loss: str = "sum", loss_every: int = 1,
                  check: str | None = None, interpret: bool | None = None, num_warps: int = 8) -> Trajectory:
-    """Train ``net`` (see :func:`layout`) on the full batch ``data = (X, Y)`` with the fused kernel:
+    """Train the network of ``lay`` (its :func:`layout`) on the full batch ``data = (X, Y)`` with the fused kernel:
     the :class:`~theorykit.record.Trajectory` that :func:`theorykit.sim.engine.train` returns
     (loss curve every ``loss_every`` steps and at the last; final weights), computed with one kernel
     call per ``loss_every`` steps. ``params0``: dict of weights with a leading ensemble axis, as
     :func:`theorykit.net.starts.random_params` draws them. ``interpret``: run Pallas's interpreter
     (default: on any backend but a GPU)."""
-    lay = layout(net, (), lr)
-    if isinstance(lay, str):
-        raise SpecError("fused", f"the fused kernel cannot train this network: {lay}",
-                        "leave fused off (the plain engine trains every network)")
     if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or steps < 0:
         raise SpecError("steps", f"needs a non-negative integer, got {steps!r}", "e.g. steps = 2000")
     if loss not in ("sum", "mean"):
