@@ -66,9 +66,7 @@ def reln_grid_start(Xs, Y, keys, pathways, *, task, hidden, std):
     sizes = [q.hidden for q in pathways]
     if sum(sizes) != hidden:
         raise ValueError(f"the ReLN's pathways hold {sum(sizes)} units, the ReLU network {hidden}")
-    d, p = Xs.shape[1], Y.shape[0]
-    relu = Net.chain(d, [hidden], p)
-    w = random_params(relu, std, keys=grid_keys(keys, Xs.shape[0]))
+    _, w = relu_grid_start(Xs, Y, keys, hidden=hidden, std=std)
     W1, W2 = w["input->h1"], w["h1->output"]
     net = reln_net(task, pathways)
     p0, off = {}, 0
