@@ -30,6 +30,8 @@ from theorykit.analysis import context_races as races
 from theorykit.analysis import context_runs as runs
 from theorykit.progress import Progress
 
+from ._common import graded
+
 NAME = "contexts"
 DESCRIPTION = ("Sections 4-5: coupled pathway races (Proposition 4.2 by exhaustion), k-context closed forms for "
                "symbolic k, and the ReLU networks and GDLNs that follow them (Figs. 4a-c, 5)")
@@ -136,13 +138,10 @@ def _graded(value, ok, bad, mode, higher_is_better=False):
     "not borne out" beyond ``bad``, but only at the paper's sizes (full mode): quick mode runs smaller
     networks, so there a number beyond ``bad`` is "partly" (the full run decides). Returns the verdict
     and the rule, to print with the number."""
-    good = value >= ok if higher_is_better else value <= ok
-    worse = value < bad if higher_is_better else value > bad
+    verdict = graded(value, ok, bad, higher=higher_is_better, nan="partly")
     cmp_ok, cmp_bad = ("≥", "<") if higher_is_better else ("≤", ">")
     rule = f"confirmed if {cmp_ok} {ok:g}; not borne out if {cmp_bad} {bad:g} at the paper's sizes (full run)"
-    if good:
-        return "confirmed", rule
-    return ("not borne out" if worse and mode == "full" else "partly"), rule
+    return ("partly" if verdict == "not borne out" and mode != "full" else verdict), rule
 
 
 def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_latex=None):

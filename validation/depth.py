@@ -40,8 +40,8 @@ with 1 seed (it is only reported beside the claims).
 """
 from __future__ import annotations
 
-import math
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -57,7 +57,7 @@ from theorykit.record import SaveAt
 from theorykit.theory.flow import Dopri5, integrate
 from theorykit.theory.race import RaceSystem
 
-from ._common import pyplot
+from ._common import graded, pyplot
 
 NAME = "depth"
 DESCRIPTION = "Two hidden layers (Section 6, Fig. 6): ReLU [11,H,H,60] vs depth-3 GDLN, alignment times, mode ODE"
@@ -211,15 +211,13 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                  f"{gating['first_all_on_units_max_over_time']:.1%} at any checkpoint); a unit is on for "
                  f"{gating['first_on_fraction_weighted_mean']:.1%} of datapoints on average (weighted)",
          "agreement": "share of first-layer weight on units on for all datapoints (≥ 0.9 to confirm)",
-         "verdict": "confirmed" if gating["first_all_on_weight_mean"] >= 0.9 else (
-             "partly" if gating["first_all_on_weight_mean"] >= 0.5 else "not borne out")},
+         "verdict": graded(gating["first_all_on_weight_mean"], 0.9, 0.5, higher=True)},
         {"claim": "Section 6: the second layer keeps a common pathway and context pathways on in two of three "
                   "contexts",
          "ours": f"second-layer weight share by context pattern: common {g2['common']:.1%}, two contexts "
                  f"{g2['double']:.1%}, one context {g2['single']:.1%}, none {g2['none']:.1%}",
          "agreement": "common + two-context share",
-         "verdict": "confirmed" if g2["common"] + g2["double"] >= 0.8 else (
-             "partly" if g2["common"] + g2["double"] >= 0.5 else "not borne out")},
+         "verdict": graded(g2["common"] + g2["double"], 0.8, 0.5, higher=True)},
         {"claim": "Section 6: with two hidden layers the runs vary (unlike one hidden layer)",
          "ours": f"largest across-run std/mean of the loss over {seeds} seeds: two hidden layers (ReLU) "
                  f"{ra['loss_rel_spread_max']:.3f}, GDLN {ga['loss_rel_spread_max']:.3f}; one hidden layer of the "
@@ -239,7 +237,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                   f"({ra['aligned_both_runs']} runs)"),
          "agreement": "adjusted R², the share of across-run loss variance explained beyond chance (≥ 0.5 to "
                       "confirm, ≥ 0.2 partly)",
-         "verdict": _verdict_r2(np.nanmax([r2_adj["one"], r2_adj["both"], -1.0]))},
+         "verdict": graded(np.nanmax([r2_adj["one"], r2_adj["both"], -1.0]), 0.5, 0.2, higher=True, nan="n/a")},
         {"claim": "Fig. 6: stereotypical ReLU and GDLN (shared first layer, depth-3 pathways) trajectories agree "
                   "closely (this row: our joint protocol, every edge trained on the total loss from one σ, the "
                   "GDLN from the ReLU runs' initial weights; the paper's staged protocol with its published "
@@ -301,15 +299,9 @@ def _t(x):
     return f"{x:.0f}" if np.isfinite(x) else "never"
 
 
-def _verdict_below(x, confirm, partly, strict=True):
-    """Verdict for an error measure: "confirmed" below ``confirm``, "partly" below ``partly``; "n/a"
-    for NaN (nothing to measure), while +∞ (a level one curve never reaches) is "not borne out"."""
-    if isinstance(x, float) and math.isnan(x):
-        return "n/a"
-
-    def ok(lim):
-        return x < lim if strict else x <= lim
-    return "confirmed" if ok(confirm) else ("partly" if ok(partly) else "not borne out")
+#: Verdict for an error measure: "confirmed" below ``confirm``, "partly" below ``partly``; "n/a"
+#: for NaN (nothing to measure), while +∞ (a level one curve never reaches) is "not borne out".
+_verdict_below = partial(graded, strict=True, nan="n/a")
 
 
 def _adjusted_r2(r2w, n, p):
@@ -317,12 +309,6 @@ def _adjusted_r2(r2w, n, p):
     if r2w is None or not np.isfinite(r2w) or n <= p + 1:
         return float("nan")
     return float(1 - (1 - r2w) * (n - 1) / (n - p - 1))
-
-
-def _verdict_r2(v):
-    if not np.isfinite(v):
-        return "n/a"
-    return "confirmed" if v >= 0.5 else ("partly" if v >= 0.2 else "not borne out")
 
 
 def _fig6(t, Lr, Lg, out, ode, path, st, wide=None, gating=None, all_on_t=None, flow=None):

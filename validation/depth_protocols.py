@@ -32,7 +32,7 @@ from theorykit.io import write_png
 from theorykit.spec.files import example_path
 from theorykit.spec.graph import scaled
 
-from ._common import pyplot
+from ._common import graded, pyplot
 
 PROTOCOLS = ("paper", "joint")
 DATASETS = {"hierarchy": ["hierarchy"] * 3, "suite": ["hierarchy", "ring", "cross"]}
@@ -105,7 +105,7 @@ def claims(res: dict, every: int, seeds: int | None = None) -> list:
                     "ours": txt + runs, "agreement": "largest gap between mean curves over L(0) on both datasets "
                                               "(≤ 0.05 to confirm, ≤ 0.15 partly)",
                     "protocol": prot,
-                    "verdict": "confirmed" if worst <= 0.05 else ("partly" if worst <= 0.15 else "not borne out")})
+                    "verdict": graded(worst, 0.05, 0.15)})
     return out
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from ._common import pyplot
+from ._common import graded, pyplot
 
 NAME = "lemmas"
 DESCRIPTION = "Lemmas of Appendices D–E: interlacing, positive data, gate patterns (Lemma 4.1) and a trained-network gate census"
@@ -82,7 +82,7 @@ def _section4_restrictions() -> dict:
     from theorykit.theory.lemmas import interlacing_holds, top_singular_value
 
     task = tk.contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
-    n, k = 8, 3
+    n = 8
     out = {}
     bad = 0
     for name, ctxs in (("all contexts", (0, 1, 2)), ("contexts 1,2", (0, 1)), ("context 1", (0,))):
@@ -361,5 +361,5 @@ def _claims(results: dict) -> list:
                        f"non-zero but ≤ {close:.0%}: a context-gated ReLN approximates, not equals, the network"
                        if mism <= close else f"above {close:.0%}: units are not close to context gating")
                       + f" (rule: confirmed at 0, partly up to {close:.0%}, else not borne out)",
-         "verdict": "confirmed" if mism == 0 else ("partly" if mism <= close else "not borne out")},
+         "verdict": graded(mism, 0, close)},
     ]
