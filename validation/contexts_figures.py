@@ -120,27 +120,25 @@ def fig5(s5, path):
 
     ks = sorted(s5, key=int)
     fig, ax = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 3.8))
+    sub = slice(None, None, 10)
+    data = {}
     for a, kk in zip(ax, ks):
         c = s5[kk]["_curves"]
         t = c["t"]
-        a.plot(t, c["relu"].mean(0), color="k", lw=2.2, label="ReLU (mean)")
-        a.fill_between(t, c["relu"].mean(0) - c["relu"].std(0), c["relu"].mean(0) + c["relu"].std(0),
-                       color="k", alpha=0.15)
+        m, s = c["relu"].mean(0), c["relu"].std(0)
+        a.plot(t, m, color="k", lw=2.2, label="ReLU (mean)")
+        a.fill_between(t, m - s, m + s, color="k", alpha=0.15)
         a.plot(t, c["gdln"].mean(0), color="C0", lw=1.6, label="GDLN common + (k-1)-context (joint)")
         a.plot(t, c["closed_form"], color="C1", ls="--", lw=1.6, label="closed form (rule a0)")
         a.plot(t, c["closed_form_fit"], color="C1", ls="-.", lw=1.0, label="closed form (a0 fitted to ReLU)")
         a.plot(t, c["race"], color="C2", ls=":", lw=1.4, label="race reduction (joint, rule a0)")
         a.set_title(f"k = {kk} (gamma = {s5[kk]['gamma']}){' — not in the paper' if kk == '6' else ''}", fontsize=9)
         a.set_xlabel("gradient step")
+        data[kk] = {"gamma": s5[kk]["gamma"], "t": t[sub], "relu_mean": m[sub], "relu_std": s[sub],
+                    "gdln_joint_mean": c["gdln"].mean(0)[sub], "closed_form_rule_a0": c["closed_form"][sub],
+                    "closed_form_a0_fitted_to_relu": c["closed_form_fit"][sub], "race_rule_a0": c["race"][sub]}
     ax[0].set_ylabel("loss (summed)")
     ax[0].legend(fontsize=7)
     fig.suptitle("Fig. 5: closed form vs GDLN vs ReLU, every block the hierarchy")
     write_png(fig, path, tight=True)
-    sub = slice(None, None, 10)
-    write_json(path.with_suffix(".json"), {"figure": "5", "every": 10, "k": {
-        kk: {"gamma": s5[kk]["gamma"], "t": s5[kk]["_curves"]["t"][sub],
-             "relu_mean": s5[kk]["_curves"]["relu"].mean(0)[sub], "relu_std": s5[kk]["_curves"]["relu"].std(0)[sub],
-             "gdln_joint_mean": s5[kk]["_curves"]["gdln"].mean(0)[sub],
-             "closed_form_rule_a0": s5[kk]["_curves"]["closed_form"][sub],
-             "closed_form_a0_fitted_to_relu": s5[kk]["_curves"]["closed_form_fit"][sub],
-             "race_rule_a0": s5[kk]["_curves"]["race"][sub]} for kk in ks}})
+    write_json(path.with_suffix(".json"), {"figure": "5", "every": 10, "k": data})
