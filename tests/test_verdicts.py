@@ -160,3 +160,16 @@ def test_never_learned_is_an_infinite_error(xor):
     assert err[0] == 0 and np.all(np.isinf(err[1:4])) and np.isnan(err[4])   # both never: nothing to compare
     assert np.nanmedian(err) == np.inf                                      # the old code gave 0
     assert xor.rel_error_to_faster([10.0], [nan], [nan])[0] == np.inf        # learns where neither ReLN does
+
+
+def test_digits_tracking_verdict_counts_a_nan_error_as_not_tracking(gates):
+    """Both errors under the tolerance: confirmed; one: partly; none: not borne out. A NaN error is not
+    under it, whichever of the two it is (max/min confirmed the claim with a NaN race error)."""
+    tol = gates.TRACK_TOL
+    v = gates._tracking_verdict
+    assert v(tol / 2, tol / 2) == "confirmed"
+    assert v(tol / 2, 2 * tol) == v(2 * tol, tol / 2) == "partly"
+    assert v(2 * tol, 2 * tol) == "not borne out"
+    assert v(tol / 2, math.nan) == v(math.nan, tol / 2) == "partly"
+    assert v(math.nan, 2 * tol) == "not borne out"
+    assert v(math.nan, math.nan) == "n/a"
