@@ -159,22 +159,14 @@ def simulate_text(out: dict) -> str:
     return "\n".join(L)
 
 
-def _frames(spec, der, values):
-    """(graph pathway, U, V) per pathway with numeric singular vectors."""
-    g = graph_from_pathways(spec)
-    vals = der.task.value_map(values)
-    out = []
-    for gp in g.pathways:
-        svd = der.modes[gp.name]
-        out.append((gp, numeric_matrix(svd.U, vals), numeric_matrix(svd.V, vals)))
-    return out
-
-
 def mode_recorder(spec, der, values=None):
     """``fn(params, data)`` → {pathway: strengths (rank,)} = diag(Uᵀ W_p V), for :class:`SaveAt`."""
     import jax.numpy as jnp
 
-    frames = _frames(spec, der, values)
+    vals = der.task.value_map(values)
+    # (graph pathway, U, V) per pathway with numeric singular vectors
+    frames = [(gp, numeric_matrix(der.modes[gp.name].U, vals), numeric_matrix(der.modes[gp.name].V, vals))
+              for gp in graph_from_pathways(spec).pathways]
 
     def fn(params, _data):
         res = {}
