@@ -384,7 +384,7 @@ class Derivation:
                     if discrete:
                         a = discrete_mode_recurrence(s_, d_, a_init, tau_, int(np.max(times)))[times.astype(int)]
                     else:
-                        a = (s_ / d_) / (1 + (s_ / (d_ * a_init) - 1) * np.exp(-2 * s_ * times / tau_))
+                        a = mode_trajectory(s_, d_, a_init, times, tau_, np.exp)
                     L -= mode_loss_reduction(s_, d_, a)
             if not discrete and not np.isfinite(L).all() and self.task.free_symbols:    # special values: derive there
                 return self._at(values).predict_loss(times)

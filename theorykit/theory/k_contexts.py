@@ -28,7 +28,7 @@ import sympy as sp
 
 from .k_algebra import (ONE, CVec, E, SymPathway, TVec, gamma, gram_apply, k, n, residual_of_datapoint, sig, sigbar,
                         sum_over_other_contexts, sx_apply, syx_apply)
-from .modes import product_of_irreducible_powers, zero_by_radical_reduction
+from .modes import _radical_free, product_of_irreducible_powers, zero_by_radical_reduction
 from .trajectory import mode_loss_reduction, mode_trajectory
 from .k_algebra import structure_values, structure_assumption
 from .derivation import Derivation
@@ -49,10 +49,9 @@ def _s(x):
     """Presentation form: ``factor(simplify(x))``; a rational function of the symbols (no radicals
     or functions) goes straight to ``factor``, which is canonical for it (same form, no simplify)."""
     x = sp.sympify(x)
-    if all(a.exp.is_Integer for a in x.atoms(sp.Pow)) and not x.atoms(sp.Function):
+    # a product of irreducible powers, e.g. σ√(k+1)/(√k n): nothing for simplify to combine either
+    if _radical_free(x) or product_of_irreducible_powers(x):
         return sp.factor(x)
-    if product_of_irreducible_powers(x):
-        return sp.factor(x)             # e.g. σ√(k+1)/(√k n): nothing for simplify to combine
     return sp.factor(sp.simplify(x))
 
 
@@ -193,17 +192,20 @@ def _family(gate_of, label: str) -> dict:
     d_own = _s(v.dot(Sx_q_v))
     own_diag = (Sx_q_v - v * d_own).is_zero()
 
-    def overlap(e_b: CVec):
-        name = [a[1] for a in e_b.terms if a != "1"][0]
+    def over_others(fn, fixed: str):
+        """:func:`sum_over_other_contexts` of ``fn(b)``, ``b`` the name of a context other than ``fixed``."""
+        return sum_over_other_contexts(lambda eb: fn([x[1] for x in eb.terms if x != "1"][0]), [fixed])
+
+    def overlap(name: str):
         pb = SymPathway(name, gate_of(name), False)
         return uq.dot(u_of(name)), v.dot(sx_apply(pb, pq, v))
 
-    O, cpl = (_s(x) for x in overlap(E("_b")))
-    d_eff = _s(d_own + sum_over_other_contexts(lambda eb: overlap(eb)[0] * overlap(eb)[1], ["q"]))
+    O, cpl = (_s(x) for x in overlap("_b"))
+    d_eff = _s(d_own + over_others(lambda b: overlap(b)[0] * overlap(b)[1], "q"))
     # closure of the symmetric ansatz W_p = a u_p v^T for every p:
     # G_q v = s u_q − a Σ_p (v^T Σx_pq v) u_p  must equal (s − d_eff a) u_q
     a = sp.Symbol("a")
-    others = sum_over_other_contexts(lambda eb: ctx_factor([x[1] for x in eb.terms if x != "1"][0]) * cpl, ["q"])
+    others = over_others(lambda b: ctx_factor(b) * cpl, "q")
     Gq = TVec.blocks(ctx_factor("q") * (s - a * d_own) - others * a, "u")
     closure = (Gq - uq * (s - d_eff * a)).is_zero()
     end = _s(s / d_eff)
@@ -211,9 +213,7 @@ def _family(gate_of, label: str) -> dict:
     # Σ_{q: c in S_q} end · u_q ṽ(i)  vs  σ̃ ṽ(i) (e_c − 1/k) ⊗ ũ
     c_name = "c"
     on = lambda q_name: gate_of(q_name).dot(E(c_name))      # noqa: E731  g_q(c)
-    total = ctx_factor("c") * (end * on("c")) + sum_over_other_contexts(
-        lambda eb: ctx_factor([x[1] for x in eb.terms if x != "1"][0]) * (end * on([x[1] for x in eb.terms if x != "1"][0])),
-        ["c"])
+    total = ctx_factor("c") * (end * on("c")) + over_others(lambda b: ctx_factor(b) * (end * on(b)), "c")
     target = E(c_name).centred() * sig
     reproduces = (total - target).is_zero()
     ell = mode_loss_reduction(s, d_eff, mode_trajectory(s, d_eff))
@@ -324,8 +324,8 @@ def closed_form_loss(res: KContexts, H, nn: int, kk: int, gam: float, times, tau
         if residual_only and grp == "common":
             continue
         a0v = ac if grp == "common" else ax
-        a = (s_ / d_) / (1 + (s_ / (d_ * a0v) - 1) * np.exp(-2 * s_ * times / tau_val))
-        L = L - m_ * (s_ * a - 0.5 * d_ * a ** 2)
+        a = mode_trajectory(s_, d_, a0v, times, tau_val, np.exp)
+        L = L - m_ * mode_loss_reduction(s_, d_, a)
     return L * loss_factor
 
 

@@ -25,9 +25,9 @@ tau = sp.Symbol("tau", positive=True)
 a0 = sp.Symbol("a_0", positive=True)
 
 
-def mode_trajectory(s, d, a_init=a0, time=t, time_const=tau) -> sp.Expr:
-    """Closed-form a(t) of one mode (stable logistic form)."""
-    return (s / d) / (1 + (s / (d * a_init) - 1) * sp.exp(-2 * s * time / time_const))
+def mode_trajectory(s, d, a_init=a0, time=t, time_const=tau, exp=sp.exp):
+    """Closed-form a(t) of one mode (stable logistic form); in numpy (``time`` an array) with ``exp=np.exp``."""
+    return (s / d) / (1 + (s / (d * a_init) - 1) * exp(-2 * s * time / time_const))
 
 
 def mode_ode_residual(s, d, a_init=a0) -> sp.Expr:
