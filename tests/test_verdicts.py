@@ -173,3 +173,11 @@ def test_digits_tracking_verdict_counts_a_nan_error_as_not_tracking(gates):
     assert v(tol / 2, math.nan) == v(math.nan, tol / 2) == "partly"
     assert v(math.nan, 2 * tol) == "not borne out"
     assert v(math.nan, math.nan) == "n/a"
+
+
+def test_xor_worst_error_is_nan_when_any_error_is(xor):
+    """The closed-form claim takes the worst error over Δ; with the builtin max a NaN after the first
+    entry was skipped (max(1e-9, nan) is 1e-9), and the claim passed on a diverged run."""
+    assert xor._worst({"0.5": 1e-9, "1.0": 3e-9}) == 3e-9
+    assert math.isnan(xor._worst({"0.5": 1e-9, "1.0": math.nan}))
+    assert not xor._worst({"0.5": 1e-9, "1.0": math.nan}) < 1e-8
