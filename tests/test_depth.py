@@ -1,5 +1,7 @@
 """Two hidden layers (Section 6): the shared-first-layer GDLN, the gating measurement, the mode
 ODE and the run statistics of the depth suite, each against a hand computation or a second method."""
+import math
+
 import jax
 import numpy as np
 import pytest
@@ -331,3 +333,14 @@ def test_an_error_measure_that_is_not_a_number_is_not_a_refutation():
     assert depth._verdict_below(float("nan"), 0.1, 0.25) == "n/a"
     assert depth._verdict_below(float("inf"), 0.1, 0.25) == "not borne out"
     assert depth._verdict_below(0.05, 0.1, 0.25) == "confirmed"
+
+
+def test_runs_vary_verdict_needs_both_spreads():
+    """"Runs vary with two hidden layers, unlike one": the two-layer spread against 0.05 and twice the
+    one-layer control's. A NaN control used to confirm it (max(0.05, 2·NaN) is 0.05); now it is "n/a"."""
+    v = dp._spread_verdict
+    assert v(0.3, 0.1) == "confirmed"
+    assert v(0.3, 0.2) == "partly"
+    assert v(0.04, 0.01) == "partly"                 # under 0.05: not confirmed however small the control
+    assert v(0.1, 0.2) == "not borne out"
+    assert v(0.3, math.nan) == v(math.nan, 0.1) == "n/a"

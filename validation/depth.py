@@ -40,6 +40,7 @@ with 1 seed (it is only reported beside the claims).
 """
 from __future__ import annotations
 
+import math
 import time
 from functools import partial
 from pathlib import Path
@@ -224,8 +225,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                  f"same width, start scale and steps (the control) {spread1:.3f}",
          "agreement": f"two layers / one layer = {ra['loss_rel_spread_max'] / max(spread1, 1e-300):.1f} (confirmed "
                       "if ≥ 2 and the two-layer spread ≥ 0.05; partly if > 1)",
-         "verdict": "confirmed" if ra["loss_rel_spread_max"] >= max(0.05, 2 * spread1) else (
-             "partly" if ra["loss_rel_spread_max"] > spread1 else "not borne out")},
+         "verdict": _spread_verdict(ra["loss_rel_spread_max"], spread1)},
         {"claim": "the variance comes from when the layers align with the data's singular vectors",
          "ours": (f"ReLU: top mode aligned in {ra['aligned_runs']}/{seeds} runs, variance-weighted R² of loss on "
                   f"t_align {ra.get('r2_weighted', float('nan')):.2f}, on top-4 alignment "
@@ -309,6 +309,15 @@ def _adjusted_r2(r2w, n, p):
     if r2w is None or not np.isfinite(r2w) or n <= p + 1:
         return float("nan")
     return float(1 - (1 - r2w) * (n - 1) / (n - p - 1))
+
+
+def _spread_verdict(two: float, one: float) -> str:
+    """Runs vary with two hidden layers, unlike one: confirmed when the two-layer spread is at least 0.05 and
+    twice the one-layer control's, partly when it is above the control's. Without both numbers the claim
+    is not measured ("n/a"): ``max(0.05, 2 · NaN)`` is 0.05, and a NaN control confirmed it."""
+    if math.isnan(two) or math.isnan(one):
+        return "n/a"
+    return "confirmed" if two >= max(0.05, 2 * one) else ("partly" if two > one else "not borne out")
 
 
 def _fig6(t, Lr, Lg, out, ode, path, st, wide=None, gating=None, all_on_t=None, flow=None):
