@@ -148,6 +148,35 @@ def test_recorded_functions_and_other_options_are_refused():
         train_net(net, p0, data, lr=0.1, steps=3, fused=True, batch=1)
 
 
+def test_a_kernel_too_big_for_the_gpu_says_so(monkeypatch):
+    """Triton's shared-memory refusal, as an H200 gave it for the Section 4 network in float32
+    (2026-11-26), becomes an error on the ``fused`` option that names the padded sizes and the
+    two byte counts, and says to use the plain engine."""
+    import theorykit.sim.fused as fz
+
+    def refuse(*a, **k):
+        raise RuntimeError("RESOURCE_EXHAUSTED: Shared memory size limit exceeded: requested 403456, "
+                           "available: 232448, context: []")
+
+    monkeypatch.setattr(fz, "_fused_steps", refuse)
+    net = Net.chain(11, [700], 60)
+    p0 = random_params(net, 1e-3, 2, 0, "float32")
+    data = (np.ones((11, 24), np.float32), np.ones((60, 24), np.float32))
+    with pytest.raises(SpecError) as err:
+        train_net(net, p0, data, lr=1e-3, steps=5, fused=True)
+    msg = str(err.value)
+    assert err.value.field == "fused"
+    assert "[16, 1024, 64] with 32 patterns" in msg and "403,456" in msg and "232,448" in msg
+    assert "plain engine" in msg
+
+    def other(*a, **k):
+        raise ValueError("other")
+
+    monkeypatch.setattr(fz, "_fused_steps", other)
+    with pytest.raises(ValueError, match="other"):        # any other failure is not translated
+        train_net(net, p0, data, lr=1e-3, steps=5, fused=True)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("relu", [True, False])
 def test_kernel_lowers_to_triton_for_a_gpu(dtype, relu):

@@ -21,6 +21,7 @@ H100: ≥ 7 M network-steps/s in float32 at "highest" precision, ≥ 3 M in floa
 from __future__ import annotations
 
 import platform
+import sys
 import time
 
 import numpy as np
@@ -323,23 +324,35 @@ def run_bench(quick: bool = False, json_out: str | None = None) -> int:
     """Run the benchmark, print a table, optionally write JSON (atomically). Returns an exit status."""
     cfg = QUICK if quick else FULL
     dev = _device()
+    targets = {"float32": 7e6, "float64": 3e6}
+    res = {"mode": "quick" if quick else "full", "device": dev, "config": cfg, "targets_h100": targets,
+           "gpu": dev["platform"] == "gpu", "complete": False}
+
+    def save(**parts):
+        # each part is printed and (with --json) written as soon as it is measured, so a run stopped
+        # at a time limit (a lent GPU's minutes) still leaves what it measured
+        res.update(parts)
+        if json_out:
+            write_json(json_out, res)
+
     t0 = time.perf_counter()
-    der = derivation_times(cfg)
-    mm = {dt: matmul_rate(dt) for dt in ("float64", "float32")}
-    thr = [throughput(cfg, dt, mm[dt]) for dt in ("float64", "float32")]
-    gd = [gdln_throughput(cfg, dt, mm[dt]) for dt in ("float64", "float32")]
-    race = race_throughput(cfg)
-    total = time.perf_counter() - t0
     where = f"{dev['platform']} ({dev['device_kind'] or dev['cpu']}), {dev['count']} device(s), jax {dev['jax']}"
-    print(f"theorykit bench ({'quick' if quick else 'full'}) on {where}")
+    print(f"theorykit bench ({'quick' if quick else 'full'}) on {where}", flush=True)
+    der = derivation_times(cfg)
+    save(derivation=der)
     print("\nDerivation time")
     w = max(len(r["result"]) for r in der)
     for r in der:
         print(f"  {r['result']:<{w}}  {r['seconds']:8.2f} s")
     base = der[0]["seconds"]
-    print("  (ratios to the XoR derivation: " + ", ".join(f"{r['seconds'] / base:.1f}" for r in der[1:]) + ")")
+    print("  (ratios to the XoR derivation: " + ", ".join(f"{r['seconds'] / base:.1f}" for r in der[1:]) + ")",
+          flush=True)
+    mm = {dt: matmul_rate(dt) for dt in ("float64", "float32")}
+    save(matmul_flop_per_s=mm)
     print(f"\nMeasured matmul rate of this device, 1024 x 1024 products, precision 'highest': "
-          f"float64 {mm['float64'] / 1e9:.1f} GFLOP/s, float32 {mm['float32'] / 1e9:.1f} GFLOP/s")
+          f"float64 {mm['float64'] / 1e9:.1f} GFLOP/s, float32 {mm['float32'] / 1e9:.1f} GFLOP/s", flush=True)
+    thr = [throughput(cfg, dt, mm[dt]) for dt in ("float64", "float32")]
+    save(throughput=thr)
     print(f"\nSection 4 ReLU network [11, 700, 60], full-batch GD, on {where}")
     print(f"  ensemble (one trainer, jit+vmap): {cfg['ensemble_networks']} networks x {cfg['steps_long']} steps, "
           f"execution only; baselines: one jitted step per call ({cfg['naive_networks']} x {cfg['naive_steps']}), "
@@ -363,16 +376,20 @@ def run_bench(quick: bool = False, json_out: str | None = None) -> int:
                   f"{'ok' if f['matches_naive_recurrence'] else 'MISMATCH'} ({f['max_rel_weight_difference']:.1e})")
         else:
             print(f"  fused kernel (Pallas), {r['dtype']}: {f['status']}")
+    sys.stdout.flush()
+    gd = [gdln_throughput(cfg, dt, mm[dt]) for dt in ("float64", "float32")]
+    save(gdln_throughput=gd)
     print(f"\nSection 6 GDLN (graph spec, staged schedule, quick size), {cfg['gdln_networks']} networks x "
           f"{cfg['gdln_steps']} steps")
     for r in gd:
         print(f"  {r['dtype']:<8}{r['network_steps_per_s']:>12,.0f} network-steps/s"
               + (f", >= {r['flop_per_s_lower_bound'] / 1e9:.1f} GFLOP/s ({r['fraction_of_matmul_rate_lower_bound']:.0%} "
-                 "of matmul)" if r["flop_per_s_lower_bound"] else ""))
+                 "of matmul)" if r["flop_per_s_lower_bound"] else ""), flush=True)
+    race = race_throughput(cfg)
+    save(race_engine=race)
     print(f"\nRace engine (RK4 in JAX, vmapped): all {race['families']} context-gated families of Section 4, "
           f"{race['flow_steps']} steps of flow time: {race['seconds']:.1f} s, {race['families_per_s']:.1f} families/s "
           "(float64, compilation included)")
-    targets = {"float32": 7e6, "float64": 3e6}
     if dev["platform"] == "gpu":
         for r in thr:
             for name, rate in (("ensemble", r["ensemble_network_steps_per_s"]),
@@ -384,14 +401,13 @@ def run_bench(quick: bool = False, json_out: str | None = None) -> int:
     else:
         print("\nno GPU: these are CPU figures; the H100 targets (>= 7 M float32 at 'highest', >= 3 M float64) "
               "are not measured here")
+    total = time.perf_counter() - t0
+    ok = all(r["matches_naive_recurrence"] and r["fused"].get("matches_naive_recurrence", True) for r in thr)
+    save(seconds=total, all_checks_pass=ok)
+    sys.stdout.flush()
     scaling = run_section(quick)
     print(f"\ntotal {total:.1f} s (before the scaling table)")
-    ok = all(r["matches_naive_recurrence"] and r["fused"].get("matches_naive_recurrence", True) for r in thr)
+    save(derivation_scaling=scaling, complete=True)
     if json_out:
-        write_json(json_out, {"mode": "quick" if quick else "full", "device": dev, "config": cfg,
-                              "derivation": der, "throughput": thr, "gdln_throughput": gd, "race_engine": race,
-                              "matmul_flop_per_s": mm, "targets_h100": targets,
-                              "gpu": dev["platform"] == "gpu", "seconds": total, "all_checks_pass": ok,
-                              "derivation_scaling": scaling})
         print(f"wrote {json_out}")
     return 0 if ok else 1

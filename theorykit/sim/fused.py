@@ -206,6 +206,22 @@ def _fused_steps(W1, W2, X, Y, G=None, M1=None, M2=None, *, steps: int, lr: floa
     return tuple(call(*args, W1, W2))
 
 
+def _too_big_for_chip(exc: Exception, padded) -> None:
+    """Raise a :class:`SpecError` in place of Triton's "shared memory size limit exceeded". On an
+    H200 (2026-11-26) the Section 4 ReLU network [11, 700, 60] (padded [16, 1024, 64], 32 patterns)
+    asked for 403 456 bytes in float32 and 548 864 in float64 where a block may have 232 448."""
+    import re
+
+    m = re.search(r"[Ss]hared memory size limit exceeded: requested (\d+), available:? (\d+)", str(exc))
+    if m:
+        D, H, O, P = padded
+        raise SpecError("fused", f"the fused kernel does not fit on this GPU: padded to [{D}, {H}, {O}] with {P} "
+                                 f"patterns, it needs {int(m[1]):,} bytes of shared memory per network and the "
+                                 f"GPU has {int(m[2]):,}",
+                        "leave fused off (the plain engine trains every network), or use fewer hidden units "
+                        "(on an H200 the kernel fits neither float32 nor float64 at 700 hidden units)") from exc
+
+
 def _pad(a, shape):
     a = jnp.asarray(a)
     return jnp.pad(a, [(0, s - n) for n, s in zip(a.shape, shape)])
@@ -252,7 +268,11 @@ def _fused_train(lay: Layout, params0, data, *, lr, steps: int, loss: str = "sum
     curve = [loss_of(W1p, W2p)]
     run = partial(_fused_steps, lr=eta, scale=scale, relu=relu, interpret=interpret, num_warps=num_warps)
     for a, b in zip(marks[:-1], marks[1:]):
-        W1p, W2p = run(W1p, W2p, Xp, Yp, G, M1, M2, steps=b - a)
+        try:
+            W1p, W2p = run(W1p, W2p, Xp, Yp, G, M1, M2, steps=b - a)
+        except Exception as exc:  # noqa: BLE001 - only the one compile failure below is translated
+            _too_big_for_chip(exc, (Dp, Hp, Op, Pp))
+            raise
         curve.append(loss_of(W1p, W2p))
     curve = np.asarray(jnp.stack(curve, axis=1), dtype=float)
     if check:
