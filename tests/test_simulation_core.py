@@ -102,3 +102,25 @@ def test_race_reduction_two_forms_agree(depth):
     np.testing.assert_allclose(w, m, rtol=1e-6, atol=1e-9 * w[0])
     np.testing.assert_allclose(ours, m, rtol=1e-6, atol=1e-9 * w[0])
     assert w[-1] < 0.5 * w[0]
+
+
+def test_a_bad_loss_or_step_count_is_refused_the_same_way_by_every_trainer():
+    """One check of the loss name and one of the step count: the plain trainer, the fused kernel and
+    tk.simulate refuse "max" and -1 with the same message, each naming its own field."""
+    from theorykit.errors import SpecError
+    from theorykit.net.layout import Net
+    from theorykit.net.starts import random_params
+    from theorykit.sim.engine import train_net
+
+    net = Net.chain(2, [3], 1)
+    p0 = random_params(net, 0.1, 2, 0, "float64")
+    data = (np.ones((2, 4)), np.ones((1, 4)))
+    calls = {"plain": lambda **kw: train_net(net, p0, data, lr=0.1, **kw),
+             "fused": lambda **kw: train_net(net, p0, data, lr=0.1, fused=True, **kw)}
+    for name, call in calls.items():
+        with pytest.raises(SpecError, match=r'loss: \'max\' is not "mean" or "sum"'):
+            call(loss="max", steps=3)
+        with pytest.raises(SpecError, match=r"steps: -1 is out of range: must be at least 0"):
+            call(loss="sum", steps=-1)
+    with pytest.raises(SpecError, match=r'training.loss: \'max\' is not "mean" or "sum"'):
+        tk.simulate(data, network="relu", hidden=4, lr=0.1, steps=3, loss="max")

@@ -24,16 +24,16 @@ __all__ = ["learning_time", "curve_distance", "closest", "switch_point", "median
 
 
 def learning_time(curves, frac: float = 0.5, initial=None, times=None) -> np.ndarray:
-    """First time a loss curve falls below ``frac`` × its initial value, interpolated linearly.
+    """First time a loss curve reaches (≤) ``frac`` × its initial value, interpolated linearly.
 
     ``curves``: (..., T) losses at ``times`` (default 0, 1, …, T−1). ``initial`` overrides the
-    initial value (default ``curves[..., 0]``). NaN where the curve never falls below the level.
+    initial value (default ``curves[..., 0]``). NaN where the curve never reaches the level.
     """
     c = np.asarray(curves, dtype=float)
     tt = np.arange(c.shape[-1], dtype=float) if times is None else np.asarray(times, dtype=float)
     L0 = c[..., 0] if initial is None else np.broadcast_to(np.asarray(initial, dtype=float), c.shape[:-1])
     level = frac * L0
-    below = c < level[..., None]
+    below = c <= level[..., None]
     hit = below.any(axis=-1)
     k = np.argmax(below, axis=-1)
     flat_c = c.reshape(-1, c.shape[-1])
@@ -130,23 +130,14 @@ def nan_to_none(x):
 def loss_metrics(t: np.ndarray, loss: np.ndarray, fractions=(0.5, 0.1, 0.01)) -> dict:
     """Speed of a loss curve: times to reach fractions of L(0), normalised area, final value.
 
-    Times are linearly interpolated between steps; ``None`` when never reached.
+    Times as :func:`learning_time` gives them (linearly interpolated); ``None`` when never reached.
     """
     L0 = float(loss[0])
     out = {"L0": L0, "final_fraction": float(loss[-1] / L0),
            "area": float(np.trapezoid(loss / L0, t) / (t[-1] - t[0]))}
     for f in fractions:
-        thr = f * L0
-        idx = np.flatnonzero(loss <= thr)
-        if idx.size == 0:
-            out[f"t_{f:g}"] = None
-        else:
-            j = int(idx[0])
-            if j == 0:
-                out[f"t_{f:g}"] = float(t[0])
-            else:
-                l1, l2 = loss[j - 1], loss[j]
-                out[f"t_{f:g}"] = float(t[j - 1] + (l1 - thr) / (l1 - l2) * (t[j] - t[j - 1]))
+        tf = float(learning_time(loss, f, times=t))
+        out[f"t_{f:g}"] = None if np.isnan(tf) else tf
     return out
 
 

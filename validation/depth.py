@@ -52,6 +52,7 @@ from theorykit.analysis.depth_runs import compare_curves, relu_gating, run_stati
 from theorykit.curves import level_error, nan_to_none
 from theorykit.net.layout import gdln_graph
 from theorykit.errors import SpecError
+from theorykit.spec.fields import loss_name
 from theorykit.io import write_png
 from theorykit.net.starts import aligned_net_params
 from theorykit.record import SaveAt
@@ -115,8 +116,7 @@ def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times, to
     pathway starts at strength √K c³ = ``a0``. τ = 1/η for the mean loss, 1/(Pη) for the summed
     loss (then the loss is returned summed). With one always-on pathway and whitened inputs it is
     the balanced three-layer mode ODE (:func:`mode_ode_loss`; a test checks this)."""
-    if loss not in ("mean", "sum"):
-        raise SpecError("loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
+    loss_name(loss)
     if not (np.isfinite(a0) and a0 > 0):
         raise SpecError("a0", f"needs a positive initial strength, got {a0!r}",
                         "e.g. theorykit.net.starts.a0_rule(σ, [H1, Hp, Hp])")

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
+from ..spec.fields import loss_name
 from ..net.layout import Net, gdln_graph, loss_value, net_apply, unit_activity
 from ..record import SaveAt
 from ..sim.engine import train, train_net
@@ -110,8 +111,7 @@ def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std:
     The initial weights are those of :func:`theorykit.sim.simulate.simulate_relu` with the same
     ``seed``. ``batch`` seeds run per compiled call, with ``on_batch(seeds_done)`` called after
     each (progress on long runs); the results do not depend on it."""
-    if loss not in ("mean", "sum"):
-        raise SpecError("loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
+    loss_name(loss)
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
     widths = [int(hidden)] if isinstance(hidden, (int, np.integer)) else [int(w) for w in hidden]
     net = Net.chain(X.shape[0], widths, Y.shape[0])
@@ -213,8 +213,7 @@ def train_gdln_many(X, Y, gate_sets: Sequence, hidden_sets: Sequence, *, lr: flo
     :func:`theorykit.sim.engine.pack_net`). Gatings of the same total width therefore differ only in
     a (units × P) gate array, which the one trainer takes as per-member data: every such gating and
     seed is one member of one compiled ensemble (Algorithm 1's elbow: K = 1 … 8 in one call)."""
-    if loss not in ("mean", "sum"):
-        raise SpecError("loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
+    loss_name(loss)
     if len(gate_sets) != len(hidden_sets):
         raise SpecError("hidden", f"{len(hidden_sets)} width lists for {len(gate_sets)} gatings", "give one per gating")
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import SpecError
 from ..net.starts import a0_rule
-from ..spec.fields import DATA_MAX, file_field
+from ..spec.fields import DATA_MAX, file_field, loss_name
 from ..sim.weights import MAX_WEIGHT, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
@@ -320,9 +320,7 @@ def run_settings(run: RunCheckpoints, lr=None, loss=None) -> tuple[float, str]:
     if not (np.isfinite(lr) and 0 < lr <= 1e3):
         raise SpecError("--lr", f"needs a positive number up to 1e3, got {lr!r}", "e.g. --lr 0.05")
     loss = loss or run.meta.get("loss", "mean")
-    if loss not in ("mean", "sum"):
-        raise SpecError("--loss", f"{loss!r} is not \"mean\" or \"sum\"",
-                        "\"mean\": L = 1/(2P) Σ‖ŷ−y‖²; \"sum\": L = ½ Σ‖ŷ−y‖²")
+    loss_name(loss, "--loss", "\"mean\": L = 1/(2P) Σ‖ŷ−y‖²; \"sum\": L = ½ Σ‖ŷ−y‖²")
     return float(lr), loss
 
 

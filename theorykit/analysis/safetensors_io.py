@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Mapping
 import numpy as np
 from ..errors import SpecError
-from ..spec.fields import file_field
+from ..spec.fields import file_field, loss_name
 from ..sim.weights import read_npz, MAX_NPZ_BYTES
 from ..spec.limits import Limits
 
@@ -177,7 +177,6 @@ def check_metadata(meta: Mapping, path) -> dict:
             raise SpecError(f"{f}: metadata 'lr'", f"{str(meta['lr'])[:40]!r} is not a learning rate "
                             "(a positive number up to 1e3)", "store the learning rate as a number string, or "
                             "leave it out and give --lr")
-    if "loss" in meta and meta["loss"] not in ("mean", "sum"):
-        raise SpecError(f"{f}: metadata 'loss'", f"{str(meta['loss'])[:40]!r} is not \"mean\" or \"sum\"",
-                        "store loss = mean or sum, or leave it out and give --loss")
+    if "loss" in meta:
+        loss_name(meta["loss"], f"{f}: metadata 'loss'", "store loss = mean or sum, or leave it out and give --loss")
     return dict(meta)

@@ -26,13 +26,7 @@ def load_task_training(path, assignments=()):
     """``(task, training, name)`` from a spec file's ``[data]``, ``[symbols]`` and ``[training]`` (the spec
     parsers' own field checks), with ``--set`` values substituted."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise SpecError("spec", f"no such file: {path}", "give the path of a .toml spec") from None
-    if len(raw) > sf.MAX_SPEC_BYTES:
-        raise SpecError("spec", f"{path} is larger than {sf.MAX_SPEC_BYTES} bytes", "keep large data out of the spec")
-    data = sf.parse_toml(raw, path)         # as load_spec reads it
+    data = sf.read_toml(path)               # as load_spec reads it
     # load_spec's own checks: a misspelt table is never ignored
     vf.no_unknown_keys(data, sf.TOP_KEYS, "spec", " at the top level")
     task = sf.task_of(data, Limits())

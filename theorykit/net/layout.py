@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import SpecError
+from ..spec.fields import loss_name
 from ..spec.graph import INPUT, OUTPUT, graph_from_pathways
 
 __all__ = ["Net", "net_apply", "net_loss", "unit_activity", "objective_for", "loss_value", "as_dtype", "DTYPES",
@@ -38,6 +39,7 @@ def as_dtype(name):
 
 def loss_value(Yh, Y, loss: str):
     """½Σ‖y − ŷ‖² (``"sum"``) or that over P (``"mean"``), with the residual floor."""
+    loss_name(loss)       # any other name was the mean before: refuse it (checked when traced)
     res = Y - Yh
     res = jnp.where(jnp.abs(res) < RESIDUAL_FLOOR, 0.0, res)
     r = 0.5 * jnp.sum(res ** 2)

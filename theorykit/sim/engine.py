@@ -28,6 +28,7 @@ from ..net.layout import Net, net_loss, objective_for
 from .fused import _fused_train, layout
 from ..record import SaveAt, Trajectory, check_finite
 from ..errors import SpecError
+from ..spec.fields import integer
 
 __all__ = ["Packing", "pack_net", "Trainer", "train", "train_net", "ensemble_placement"]
 
@@ -197,9 +198,7 @@ class Trainer:
 def _make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None = None, mask: Callable | None = None,
                   save: SaveAt = SaveAt(), data_axis: int | None = None) -> Trainer:
     """The loop of :func:`train`, built and jitted but not run (benchmarks compile it ahead of time)."""
-    if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or steps < 0:
-        raise SpecError("steps", f"needs a non-negative integer, got {steps!r}", "e.g. steps = 2000")
-    steps = int(steps)
+    steps = integer(steps, "steps", lo=0, fix="e.g. steps = 2000")
     save_steps = [int(s) for s in save.times(steps, integer=True)] if save.fns else []
     seg = np.diff([0] + save_steps).astype(np.int32)
     tail = steps - (save_steps[-1] if save_steps else 0)

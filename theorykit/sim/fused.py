@@ -38,6 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import SpecError
+from ..spec.fields import integer, loss_name
 from ..net.layout import RESIDUAL_FLOOR, Net
 from ..record import Trajectory, check_finite
 
@@ -235,10 +236,8 @@ def _fused_train(lay: Layout, params0, data, *, lr, steps: int, loss: str = "sum
     call per ``loss_every`` steps. ``params0``: dict of weights with a leading ensemble axis, as
     :func:`theorykit.net.starts.random_params` draws them. ``interpret``: run Pallas's interpreter
     (default: on any backend but a GPU)."""
-    if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or steps < 0:
-        raise SpecError("steps", f"needs a non-negative integer, got {steps!r}", "e.g. steps = 2000")
-    if loss not in ("sum", "mean"):
-        raise SpecError("loss", f"unknown loss {loss!r}", 'use "sum" or "mean"')
+    steps = integer(steps, "steps", lo=0, fix="e.g. steps = 2000")
+    loss_name(loss)
     interpret = jax.default_backend() != "gpu" if interpret is None else bool(interpret)
     W1, W2 = lay.pack(params0)
     dt = W1.dtype

@@ -28,6 +28,7 @@ from ..record import SaveAt, Trajectory
 from .engine import train_net
 from ..errors import SpecError
 from ..theory.derivation import Derivation
+from ..spec.fields import loss_name
 from ..spec.graph import Group, graph_from_pathways
 from ..net.starts import aligned_params, random_params
 from .weights import check_weights
@@ -157,8 +158,7 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
     final activity of every hidden layer. ``params`` is ``[W1, …, WL]``, each with a seed axis.
     ``fused``: step with the fused multi-step kernel (:mod:`theorykit.sim.fused`; one hidden layer).
     """
-    if loss not in ("mean", "sum"):
-        raise SpecError("training.loss", f"{loss!r} is not \"mean\" or \"sum\"", "use \"mean\" or \"sum\"")
+    loss_name(loss, "training.loss")
     dt = as_dtype(dtype)
     X, Y = jnp.asarray(X, dt), jnp.asarray(Y, dt)
     widths = [hidden] if isinstance(hidden, int) else list(hidden)

@@ -21,7 +21,7 @@ import sympy as sp
 from ..errors import SpecError
 
 __all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "path", "table", "no_unknown_keys", "required", "integer",
-           "real", "choice", "label", "check_real_finite", "check_magnitude", "type_name", "file_field"]
+           "real", "choice", "loss_name", "label", "check_real_finite", "check_magnitude", "type_name", "file_field"]
 
 #: smallest magnitude of a non-zero number in the data (inputs, targets, task parameters)
 DATA_MIN = 1e-6
@@ -128,6 +128,13 @@ def choice(value, field: str, choices: Iterable[str], fix: str | None = None) ->
     choices = list(choices)
     if not isinstance(value, str) or value not in choices:
         raise SpecError(field, f"{short_repr(value)} is not one of {choices}", fix or f"use one of {choices}")
+    return value
+
+
+def loss_name(value, field: str = "loss", fix: str = 'use "mean" or "sum"') -> str:
+    """The loss reduction: ``"sum"`` (½ Σ‖ŷ − y‖²) or ``"mean"`` (that over the P datapoints)."""
+    if not isinstance(value, str) or value not in ("mean", "sum"):
+        raise SpecError(field, f"{short_repr(value)} is not \"mean\" or \"sum\"", fix)
     return value
 
 

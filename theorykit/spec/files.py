@@ -91,6 +91,12 @@ MAX_ITEMS = 1 << 20
 
 def load_spec(path, limits: Limits | None = None) -> GDLNSpec:
     """Read a TOML spec file (checked against ``limits``, by default :class:`~theorykit.spec.limits.Limits`)."""
+    return spec_from_dict(read_toml(path), default_name=Path(path).stem, limits=limits)
+
+
+def read_toml(path) -> dict:
+    """The TOML document of the spec file ``path``, read with the spec files' checks (size, TOML
+    syntax, nesting), not yet parsed as a spec."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -103,7 +109,7 @@ def load_spec(path, limits: Limits | None = None) -> GDLNSpec:
     except OSError as exc:
         raise SpecError("spec", f"cannot read {path}: {exc.strerror or exc}", "give the path of a readable .toml file") \
             from None
-    return spec_from_dict(parse_toml(raw, path), default_name=path.stem, limits=limits)
+    return parse_toml(raw, path)
 
 
 def parse_toml(raw: bytes, path) -> dict:
@@ -345,7 +351,7 @@ def _training(table) -> Training:
         kw["steps"] = vf.integer(table["steps"], "training.steps", lo=1, hi=MAX_STEPS,
                                  fix=f"a positive integer (at most {vf.fmt(MAX_STEPS)}), e.g. steps = 2000")
     if "loss" in table:
-        kw["loss"] = vf.choice(table["loss"], "training.loss", ["mean", "sum"], "write loss = \"mean\" or \"sum\"")
+        kw["loss"] = vf.loss_name(table["loss"], "training.loss", "write loss = \"mean\" or \"sum\"")
     return Training(**kw)
 
 
@@ -399,7 +405,7 @@ def check_values(spec: GDLNSpec, values: Mapping, given: Mapping | None = None) 
     if not values:
         return
     given = given or {}
-    rep = {spec.task.symbols.get(k, k) if isinstance(k, str) else k: v for k, v in values.items()}
+    rep = spec.task.keyed(values)
     for sym, v in rep.items():
         _check_assumptions(sym, v, f"--set {sym}", given.get(sym, v))
 

@@ -14,7 +14,7 @@ from typing import Mapping, Sequence
 import sympy as sp
 
 from ..errors import SpecError
-from .fields import node_label
+from .fields import loss_name, node_label
 from .task import Task
 
 __all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "lemma41_gatings"]
@@ -142,8 +142,7 @@ class TrainedSpec:
         t = self.training
         if not (isinstance(t.lr, (int, float)) and t.lr > 0):
             raise SpecError("training.lr", f"needs a positive number, got {t.lr!r}", "e.g. lr = 0.05")
-        if t.loss not in ("mean", "sum"):
-            raise SpecError("training.loss", f"{t.loss!r} is not \"mean\" or \"sum\"", "write loss = \"mean\"")
+        loss_name(t.loss, "training.loss", "write loss = \"mean\"")
         return t
 
     def subs(self, values: Mapping):

@@ -84,14 +84,18 @@ class Task:
         """The radicals in the entries and the degree bound they imply (see :class:`Radicals`)."""
         return radicals_of({"data.inputs": self.X, "data.targets": self.Y})
 
+    def keyed(self, values: Mapping | None) -> dict:
+        """``values`` keyed by the task's symbols: a name (a ``str`` key) becomes its symbol."""
+        return {self.symbols.get(k, k) if isinstance(k, str) else k: v for k, v in (values or {}).items()}
+
     def subs(self, values: Mapping) -> "Task":
         """The task with symbols replaced by values (names or symbols as keys)."""
-        rep = {self.symbols.get(k, k) if isinstance(k, str) else k: v for k, v in values.items()}
+        rep = self.keyed(values)
         return Task(self.X.subs(rep), self.Y.subs(rep), self.symbols, self.name, dict(self.meta))
 
     def value_map(self, values: Mapping | None = None) -> dict:
         """``{symbol: value}`` for ``values`` keyed by name or symbol; every free symbol needs one."""
-        vals = {self.symbols.get(k, k) if isinstance(k, str) else k: v for k, v in (values or {}).items()}
+        vals = self.keyed(values)
         missing = self.free_symbols - set(vals)
         if missing:
             raise SpecError("symbols", f"no value for {sorted(map(str, missing))}",

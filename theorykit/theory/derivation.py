@@ -86,8 +86,7 @@ class Derivation:
                 method = "race-reduction"
         self.spec = spec.subs(_exact_values(values)) if values else spec
         #: the symbol values fixed when the derivation was built (later ``values=`` must agree)
-        self._fixed = {self.spec.task.symbols.get(k, k) if isinstance(k, str) else k: v
-                       for k, v in (values or {}).items()}
+        self._fixed = self.spec.task.keyed(values)
         self.requested_method = method
         self.notes: list[str] = []
         if self.graph is not None and not self.graph.private_chains:
@@ -423,8 +422,7 @@ class Derivation:
     def summary(self, values: Mapping | None = None) -> dict:
         """JSON-ready summary: per-pathway singular values (exact strings and floats), input
         variances, end points, and the method."""
-        ref = {**self.reference, **{self.task.symbols.get(k, k) if isinstance(k, str) else k: v
-                                    for k, v in (values or {}).items()}}
+        ref = {**self.reference, **self.task.keyed(values)}
         out = {}
         for n, svd in self.modes.items():
             out[n] = {
