@@ -39,7 +39,7 @@ from ..sim.weights import MAX_WEIGHT, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
 from ..spec.graph import graph_from_pathways
-from .findgates import ELBOW_THRESHOLD, choose_elbow, elbow_scores_from, output_mse, patterns_for_K, patterns_to_spec
+from .findgates import ELBOW_THRESHOLD, elbow_pick, elbow_scores_from, output_mse, patterns_for_K, patterns_to_spec
 from ..spec.gating import Training
 
 from ._runs import gdln_outputs_from_start, unstack_gdln
@@ -437,10 +437,7 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
     notes = []
     if K is None:
         scores = elbow_scores_from(X, Y, rows, Ks, H, fit, kmeans_seed=seed, n_init=n_init, progress=progress)
-        Ks = [r["K"] for r in scores]
-        K = choose_elbow(Ks, [r["mse"] for r in scores], rule, threshold)
-        rec = scores[Ks.index(K)]
-        notes.append(f"K = {K} by the {rule!r} elbow rule (threshold {threshold}) over K = {Ks}")
+        K, rec, Ks = elbow_pick(scores, rule, threshold, notes)
     else:
         rec = patterns_for_K(X, Y, rows, int(K), H, kmeans_seed=seed, n_init=n_init)
         scores, Ks = [], [int(K)]

@@ -274,6 +274,15 @@ def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW
     raise ValueError(f"unknown elbow rule {rule!r} (use 'improvement' or 'chord')")
 
 
+def elbow_pick(scores: list, rule: str, threshold: float, notes: list) -> tuple:
+    """``(K, its score record, the K scored)`` by :func:`choose_elbow` over ``scores`` (records with
+    ``"K"`` and ``"mse"``); appends to ``notes`` how K was chosen."""
+    Ks = [r["K"] for r in scores]
+    K = choose_elbow(Ks, [r["mse"] for r in scores], rule, threshold)
+    notes.append(f"K = {K} by the {rule!r} elbow rule (threshold {threshold}) over K = {Ks}")
+    return K, scores[Ks.index(K)], Ks
+
+
 @dataclass
 class FoundGates:
     spec: GDLNSpec
@@ -321,10 +330,7 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     notes = []
     if K is None:
         scores = elbow_scores(X, Y, relu, Ks, kmeans_seed=seed, n_init=n_init, progress=progress)
-        Ks = [r["K"] for r in scores]
-        K = choose_elbow(Ks, [r["mse"] for r in scores], rule, threshold)
-        rec = scores[Ks.index(K)]
-        notes.append(f"K = {K} by the {rule!r} elbow rule (threshold {threshold}) over K = {Ks}")
+        K, rec, Ks = elbow_pick(scores, rule, threshold, notes)
     else:
         cl = cluster_gates(unit_rows(relu.snapshots), int(K), seed=seed, n_init=n_init)
         rec = {"K": K, "centroids": cl.centroids, "weights": cl.weights}
