@@ -329,3 +329,47 @@ print(json.dumps({"new": sorted(mid - before), "later": sorted(set(sys.modules) 
     assert {"theorykit.spec.gating", "theorykit.spec.task", "theorykit.theory.derivation",
             "theorykit.theory.exactla", "theorykit.theory.modes"} <= set(out["all"])
     assert not [m for m in out["later"] if m.startswith(("sympy.physics", "scipy.sparse"))], out["later"]
+
+def _tiny(M, digits=50) -> bool:
+    """Every entry of M evaluates to below 10^-30 at 50 digits. SymPy's simplify cannot always prove
+    a nested-radical sum zero, and where a singular value is a CRootOf the engine's vectors are
+    40-digit numbers by design (errors near 10^-40); a non-zero algebraic number of these sizes is
+    nowhere near 10^-30."""
+    return all(abs(x.evalf(digits)) < 1e-30 for x in M)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(2, 3), st.integers(2, 4), st.lists(st.integers(-3, 3), min_size=16, max_size=16),
+       st.lists(st.sampled_from([1, 2, 3, 5, 6, 8]), min_size=4, max_size=4), st.booleans())
+def test_columns_scaled_by_square_roots_give_an_exact_svd(r, c, ints, qs, by_rows):
+    """B = R·diag(√q) (or diag(√q)·R) with R rational: the modes come from the rational Gram matrix
+    on the other side (svd._scaled_blocks). Checked against the definition: Σ s u vᵀ = B, U and V
+    orthonormal (to 10^-30), s descending and positive, first non-zero entry of each v positive,
+    and s against numpy's singular values (a second method)."""
+    R = sp.Matrix(r, c, lambda i, j: sp.Rational(ints[(i * c + j) % 16], 1 + (i + j) % 2))
+    D = sp.diag(*[sp.sqrt(q) for q in qs[: (r if by_rows else c)]])
+    B = D * R if by_rows else R * D
+    svd = exact_svd(B)
+    n = len(svd.modes)
+    assert _tiny(svd.reconstruct() - B)
+    assert _tiny(svd.U.T * svd.U - sp.eye(n)) and _tiny(svd.V.T * svd.V - sp.eye(n))
+    f = [float(s) for s in svd.singular_values]
+    assert all(x > 0 for x in f) and f == sorted(f, reverse=True)
+    for m in svd.modes:
+        assert next(float(x) for x in m.v if abs(float(x)) > 1e-12) > 0
+    ref = [x for x in np.linalg.svd(np.array(B, dtype=float), compute_uv=False) if x > 1e-12]
+    np.testing.assert_allclose(f, ref, rtol=1e-12)
+
+
+def test_contexts_with_a_surd_context_scale_is_fast_and_exact():
+    """Fuzz case (seed 307, case 331): contexts(16, 2) with context_scale √2, common pathway only,
+    ran for minutes (0.5 s now; a speed check belongs to the bench, not here) in SymPy's null space of an 18 × 18 Gram block over Q(√2). Its rows are scaled
+    by √2, so the rational Gram matrix on the other side gives the modes; checked exactly against
+    Σyx and against numpy's singular values."""
+    task = tk.contexts(16, 2, blocks="hierarchy", context_scale=sp.sqrt(2))
+    M = task.Y * task.X.T / task.P
+    svd = exact_svd(M)
+    assert _tiny(svd.reconstruct() - M)
+    np.testing.assert_allclose([float(s) for s in svd.singular_values],
+                               [x for x in np.linalg.svd(np.array(M, dtype=float), compute_uv=False) if x > 1e-12],
+                               rtol=1e-12)
