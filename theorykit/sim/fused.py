@@ -30,6 +30,7 @@ engine (:func:`theorykit.sim.engine.train_net`), whose ``fused=True`` option cal
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import partial
 
@@ -211,8 +212,6 @@ def _too_big_for_chip(exc: Exception, padded) -> None:
     """Raise a :class:`SpecError` in place of Triton's "shared memory size limit exceeded". On an
     H200 (2026-11-26) the Section 4 ReLU network [11, 700, 60] (padded [16, 1024, 64], 32 patterns)
     asked for 403 456 bytes in float32 and 548 864 in float64 where a block may have 232 448."""
-    import re
-
     m = re.search(r"[Ss]hared memory size limit exceeded: requested (\d+), available:? (\d+)", str(exc))
     if m:
         D, H, O, P = padded

@@ -150,9 +150,9 @@ def _scaled_blocks(B: sp.Matrix, cache) -> list | None:
         R, q = [], []
         for x in lines:
             e = next(y for y in x if y != 0)            # a connected block has no zero line
-            ratios = [sp.radsimp(y / e) for y in x]
             e2 = sp.expand(e ** 2)
-            if not (e2.is_Rational and all(r.is_Rational for r in ratios)):
+            ratios = [sp.radsimp(y / e) for y in x] if e2.is_Rational else ()   # symbols: no radsimp
+            if not (ratios and all(r.is_Rational for r in ratios)):
                 break
             R.append(ratios)
             q.append(e2)
