@@ -164,17 +164,12 @@ def sum_over_other_contexts(fn, fixed: Sequence[str], fresh: str = "_b"):
 # ---------------------------------------------------------------------------------------------
 # input keys: ("I", item_atom) and ("C", ctx_atom); output keys: ("O", out_atom) for the common
 # block and ("B", ctx_atom, out_atom) for the context blocks (block index ⊗ structure output).
-_ITEM_IN = {("v", "v"): 1, ("v", "1"): 0, ("1", "v"): 0, ("1", "1"): None}  # None → n
+_ITEM_IN = {("v", "v"): 1, ("v", "1"): 0, ("1", "v"): 0, ("1", "1"): n}
 _OUT = {("u", "u"): 1, ("ub", "ub"): 1, ("u", "ub"): 0, ("ub", "u"): 0}
 
 
-def _ip_item(a, b):
-    r = _ITEM_IN[(a, b)]
-    return n if r is None else sp.Integer(r)
-
-
 # inner product of two keys of the same kind (item input, context input, common output, context blocks)
-_KEY_DOT = {"I": lambda a, b: _ip_item(a[1], b[1]), "C": lambda a, b: CVec._dot_atoms(a[1], b[1]),
+_KEY_DOT = {"I": lambda a, b: _ITEM_IN[(a[1], b[1])], "C": lambda a, b: CVec._dot_atoms(a[1], b[1]),
             "O": lambda a, b: _OUT[(a[1], b[1])],
             "B": lambda a, b: CVec._dot_atoms(a[1], b[1]) * _OUT[(a[2], b[2])]}
 
