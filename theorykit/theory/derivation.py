@@ -359,9 +359,6 @@ class Derivation:
                                                                            **dict(values or {})})
         return cache[key]
 
-    def _race(self, times, values, frames="exact"):
-        return self.race_system(values, frames).solve(np.asarray(times, float))
-
     def predict_loss(self, times, values: Mapping | None = None, discrete: bool = False) -> np.ndarray:
         """Predicted loss at ``times`` (gradient steps), by this derivation's method.
 
@@ -391,7 +388,7 @@ class Derivation:
         if self.graph is not None and not self.graph.private_chains:
 
             return RaceSystem.from_graph(self.graph, values).solve(times, modes=False).loss[0]
-        return self._race(times, values, "numeric").loss[0]
+        return self.race_system(values, "numeric").solve(times).loss[0]
 
     def _mode_numbers(self, m, vals) -> tuple:
         """(s, d) of a mode as floats at ``vals``."""
@@ -415,7 +412,7 @@ class Derivation:
                 cols = [np.asarray(to_jax(a, [t])(times)) * np.ones_like(times) for a in at]
                 out[n] = np.stack(cols, axis=1)
             return out
-        sol = self._race(times, values)
+        sol = self.race_system(values).solve(times)
         return {n: m[0] for n, m in sol.saved["modes"].items()}
 
     # -- display -------------------------------------------------------------------------------
