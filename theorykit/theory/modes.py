@@ -90,9 +90,7 @@ def zero_by_radical_reduction(expr) -> bool:
                 raise ValueError
             y = ys.setdefault(b, sp.Dummy("y"))
             return y ** int(e.exp.p)
-        if e.is_Pow and not e.exp.is_Integer:
-            raise ValueError
-        if e.is_Function:
+        if (e.is_Pow and not e.exp.is_Integer) or e.is_Function:
             raise ValueError
         return e
 
