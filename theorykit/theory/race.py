@@ -545,9 +545,7 @@ def family_masks(kk: int, include_common: bool | None = None):
     npw = 1 + len(subsets)
     masks, labels = [], []
     for bits in itertools.product((0, 1), repeat=npw):
-        if not any(bits):
-            continue
-        if include_common is not None and bool(bits[0]) != include_common:
+        if not any(bits) or (include_common is not None and bool(bits[0]) != include_common):
             continue
         masks.append(bits)
         parts = (["common"] if bits[0] else []) + ["".join(str(c + 1) for c in S)
