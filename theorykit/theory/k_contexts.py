@@ -92,15 +92,17 @@ class KContexts:
 # ---------------------------------------------------------------------------------------------
 # 1. the common pathway
 # ---------------------------------------------------------------------------------------------
+def _rayleigh(v: TVec, Av: TVec, vv=1):
+    """``vᵀ(Av)/vv`` (``vv = vᵀv``) in presentation form, and whether ``Av`` is that multiple of ``v``."""
+    lam = _s(v.dot(Av) / vv)
+    return lam, (Av - v * lam).is_zero()
+
+
 def _sector_1d(p: SymPathway, v: TVec, label: str, multiplicity) -> dict:
-    Gv = gram_apply(p, v)
     vv = v.dot(v)
-    lam = _s(v.dot(Gv) / vv)
-    eig_ok = (Gv - v * lam).is_zero()
+    lam, eig_ok = _rayleigh(v, gram_apply(p, v), vv)
     s = _s(sp.sqrt(lam))
-    Sx_v = sx_apply(p, p, v)
-    d = _s(v.dot(Sx_v) / vv)
-    diag_ok = (Sx_v - v * d).is_zero()
+    d, diag_ok = _rayleigh(v, sx_apply(p, p, v), vv)
     return {"sector": label, "s": s, "d": d, "end_point": _s(s / d), "multiplicity": multiplicity,
             "eigenvector_check": bool(eig_ok), "diagonalisable": bool(diag_ok)}
 
@@ -122,10 +124,7 @@ def _common_pathway() -> list:
     lam = _s(M.trace())                        # rank one: the non-zero eigenvalue is the trace
     vcol = M[:, 0] if not _zero(M[0, 0]) or not _zero(M[1, 0]) else M[:, 1]
     v = b[0] * vcol[0] + b[1] * vcol[1]
-    vv = v.dot(v)
-    Sxv = sx_apply(p, p, v)
-    d = _s(v.dot(Sxv) / vv)
-    diag_ok = (Sxv - v * d).is_zero()
+    d, diag_ok = _rayleigh(v, sx_apply(p, p, v), v.dot(v))
     s = _s(sp.sqrt(lam))
     # the zero mode: the kernel of M
     ker = M.nullspace()
@@ -174,9 +173,7 @@ def _family(gate_of, label: str) -> dict:
     """A symmetric family {p_q}: pathway q has gate gate_of(q) (a CVec), items only, on the residual."""
     pq = SymPathway("q", gate_of("q"), False)
     v = TVec.item("v")
-    Gv = gram_apply(pq, v, "residual")
-    lam = _s(v.dot(Gv))
-    eig_ok = (Gv - v * lam).is_zero()
+    lam, eig_ok = _rayleigh(v, gram_apply(pq, v, "residual"))
     s = _s(sp.sqrt(lam))
 
     def u_of(name):
@@ -188,9 +185,7 @@ def _family(gate_of, label: str) -> dict:
         return CVec({key[1]: c for key, c in u.terms.items()})   # keys ("B", ctx_atom, "u")
 
     uq = u_of("q")
-    Sx_q_v = sx_apply(pq, pq, v)
-    d_own = _s(v.dot(Sx_q_v))
-    own_diag = (Sx_q_v - v * d_own).is_zero()
+    d_own, own_diag = _rayleigh(v, sx_apply(pq, pq, v))
 
     def over_others(fn, fixed: str):
         """:func:`sum_over_other_contexts` of ``fn(b)``, ``b`` the name of a context other than ``fixed``."""
