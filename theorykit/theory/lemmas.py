@@ -60,10 +60,11 @@ def top_singular_value(A) -> float:
 
 
 def _submatrix(A, rows_removed: Iterable[int], cols_removed: Iterable[int]):
+    """The rows and columns of ``A`` kept, and how many rows and columns were removed (r, c)."""
     rr, cr = set(rows_removed), set(cols_removed)
     keep_r = [i for i in range(A.shape[0]) if i not in rr]
     keep_c = [j for j in range(A.shape[1]) if j not in cr]
-    return keep_r, keep_c
+    return keep_r, keep_c, A.shape[0] - len(keep_r), A.shape[1] - len(keep_c)
 
 
 def interlacing_bounds(A: np.ndarray, rows_removed: Sequence[int], cols_removed: Sequence[int]):
@@ -72,8 +73,7 @@ def interlacing_bounds(A: np.ndarray, rows_removed: Sequence[int], cols_removed:
     ``σ_j(A)`` beyond ``min(m, n)`` counts as 0 (the zero padding of Thompson's statement).
     """
     A = np.asarray(A, dtype=float)
-    keep_r, keep_c = _submatrix(A, rows_removed, cols_removed)
-    r, c = A.shape[0] - len(keep_r), A.shape[1] - len(keep_c)
+    keep_r, keep_c, r, c = _submatrix(A, rows_removed, cols_removed)
     sA = singular_values(A)
     sB = singular_values(A[np.ix_(keep_r, keep_c)])
     q = sB.size
@@ -122,8 +122,7 @@ def _ge(x, y) -> bool:
 def interlacing_holds_exact(A, rows_removed: Sequence[int], cols_removed: Sequence[int]) -> bool:
     """Thompson's inequalities, decided exactly on squared singular values (A rational)."""
     A = sp.Matrix(A)
-    keep_r, keep_c = _submatrix(A, rows_removed, cols_removed)
-    r, c = A.rows - len(keep_r), A.cols - len(keep_c)
+    keep_r, keep_c, r, c = _submatrix(A, rows_removed, cols_removed)
     lA = exact_squared_singular_values(A)
     lB = exact_squared_singular_values(A.extract(keep_r, keep_c)) if keep_r and keep_c else []
     pad = lA + [sp.Integer(0)] * (len(lB) + r + c)
