@@ -293,8 +293,7 @@ def closed_form_modes(res: KContexts, H, nn: int, kk: int, gam: float) -> list:
     modes = [(f(B["s"], base), f(B["d"], base), f(B["multiplicity"], base), "common"),
              (f(C["s"], base), f(C["d"], base), 1.0, "common")]
     for st in sv["sigma_tilde"]:
-        v = dict(base)
-        v[sig] = st
+        v = {**base, sig: st}
         modes.append((f(A["s"], v), f(A["d"], v), 1.0, "common"))
         modes.append((f(K["s"], v), f(K["d_eff"], v), float(kk), "context"))
     L0 = (sv["sigbar"] ** 2 + float(np.sum(sv["sigma_tilde"] ** 2))) / nn
