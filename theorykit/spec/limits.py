@@ -27,7 +27,6 @@ import os
 from dataclasses import dataclass, field
 
 from ..errors import SpecError
-from .graph import graph_from_pathways
 from .task import radicals_of
 
 __all__ = ["Limits", "Estimate", "machine_memory", "task_estimate", "derivation_estimate", "simulation_estimate",
@@ -304,11 +303,9 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
         # a graph: every edge once (shared edges are not counted per pathway); a schedule's
         # objective evaluates each group's output as well (counted as twice the work)
 
-        g = graph_from_pathways(graph)
-        shapes = {e.key: g.edge_shape(e) for e in g.edges}
         work = 2.0 if graph.schedule else 1.0
         for i, e in enumerate(graph.edges):
-            a, b = (float(x) for x in shapes[e.key])
+            a, b = (float(x) for x in graph.edge_shape(e))
             params = a * b
             est.add(f"edges[{i}]" if e.dst == "output" or e.src == "input" else f"{graph.node_field(e.dst)}.width",
                     steps * seeds * (work * 6.0 * params * P / SIM_FLOPS + SIM_STEP_OVERHEAD / len(graph.edges)),
