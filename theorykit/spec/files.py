@@ -239,10 +239,7 @@ def _task(data, symbols, limits):
                     symbols)
     if name == "xor-margin":
         vf.no_unknown_keys(data, XOR_KEYS, "data", " for task xor-margin")
-        if "Delta" in data:
-            D = _param(data, "Delta", symbols, None)
-        else:
-            D = symbols.get("Delta")
+        D = _param(data, "Delta", symbols, symbols.get("Delta"))
         t = xor_margin(D)
         if isinstance(D, sp.Basic) and D.free_symbols:
             t = Task(t.X, t.Y, dict(symbols), t.name, t.meta)
@@ -253,15 +250,13 @@ def _task(data, symbols, limits):
         k = vf.integer(data.get("k", 3), "data.k", lo=2, hi=MAX_ITEMS, fix="contexts: an integer >= 2, e.g. k = 3")
         common = data.get("common", "hierarchy")
         blocks = data.get("blocks", "hierarchy")
+        named = isinstance(blocks, list) and blocks and all(isinstance(b, str) for b in blocks)
         # size first, before any matrix is built
-        if isinstance(blocks, list) and blocks and all(isinstance(b, str) for b in blocks):
-            brows = sum(_structure_rows(b, n) for b in blocks)
-        else:
-            brows = k * _structure_rows(blocks, n)
+        brows = sum(_structure_rows(b, n) for b in blocks) if named else k * _structure_rows(blocks, n)
         p = _structure_rows(common, n) + brows
         enforce(task_estimate(n + k, p, n * k, "data.n", n, 2.0), limits)
         common = _structure_arg(common, symbols, "data.common", n)
-        if isinstance(blocks, list) and blocks and all(isinstance(b, str) for b in blocks):
+        if named:
             if len(blocks) != k:
                 raise SpecError("data.blocks", f"{len(blocks)} structures given for k = {k} contexts",
                                 "give one per context, or one name for all")
@@ -328,9 +323,7 @@ def _pathways(items, data, task):
         seen[name] = i
         hidden = vf.integer(it.get("hidden", 16), f"{f}.hidden", lo=1, hi=2 ** 62, fix="e.g. hidden = 32")
         depth = vf.integer(it.get("depth", 2), f"{f}.depth", lo=2, hi=3, fix="use 2 (one hidden layer) or 3")
-        act = it["active"]
-        if isinstance(act, list):
-            act = tuple(act)
+        act = tuple(it["active"]) if isinstance(it["active"], list) else it["active"]
         out.append(Pathway(name, act, it.get("inputs", "all"), it.get("outputs", "all"),
                            hidden, depth).resolve(task, f))
     return out
