@@ -113,14 +113,12 @@ def check_indices(vals, size, field, what):
     if not isinstance(vals, (list, tuple)) or not vals:
         raise SpecError(field, f"expected \"all\" or a non-empty list of {what} indices, got {vals!r}",
                         "write \"all\" or e.g. [0, 1]")
-    out = []
     for v in vals:
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < size:
             raise SpecError(field, f"{v!r} is not a {what} index in 0..{size - 1}", f"use integers below {size}")
-        out.append(v)
-    if len(set(out)) != len(out):
+    if len(set(vals)) != len(vals):
         raise SpecError(field, f"repeated {what} index in {vals!r}", "list each index once")
-    return tuple(sorted(out))
+    return tuple(sorted(vals))
 
 
 class TrainedSpec:

@@ -269,7 +269,7 @@ class GraphSpec(TrainedSpec):
 
         walk(INPUT, [])
         P = self.task.P
-        node = {n.name: n for n in self.nodes}
+        node = self.node
         result = []
         for es in paths:
             gate = [1] * P
