@@ -126,8 +126,8 @@ class Net:
         return {f"W{i + 1}": k for i, k in enumerate(self.keys)}
 
 
-def _hidden(net: Net, params, X, unit_gates=None, collect=False):
-    """Hidden activity of every node (and pre-activations if ``collect``)."""
+def _hidden(net: Net, params, X, unit_gates=None):
+    """Hidden activity of every node, and its pre-activation."""
     h = {"input": X}
     pre_all = {}
     incoming = {}
@@ -141,8 +141,7 @@ def _hidden(net: Net, params, X, unit_gates=None, collect=False):
             if k in net.edge_gates:
                 z = z * net.edge_gates[k].astype(X.dtype)[None, :]
             pre = z if pre is None else pre + z
-        if collect:
-            pre_all[v] = pre
+        pre_all[v] = pre
         if unit_gates is not None and v in unit_gates:
             h[v] = pre * unit_gates[v]
         elif net.relu:
@@ -172,7 +171,7 @@ def net_apply(net: Net, params, X, unit_gates=None, edges: Sequence[str] | None 
 def unit_activity(net: Net, params, X) -> dict:
     """0/1 activity (units × datapoints) of every hidden node: ``pre > 0`` for a ReLU network,
     the node's gate for a GDLN."""
-    _, pre = _hidden(net, params, X, collect=True)
+    _, pre = _hidden(net, params, X)
     if net.relu:
         return {v: (pre[v] > 0).astype(X.dtype) for v, _ in net.nodes}
     return {v: jnp.broadcast_to(jnp.asarray(net.node_gates.get(v, np.ones(X.shape[1])), X.dtype)[None, :],
