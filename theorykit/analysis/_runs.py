@@ -67,12 +67,12 @@ def _checkpoints(steps, every):
 
 
 def _run_checkpointed(net, p0, X, Y, *, lr, steps, every, loss, keep_params, record, aux, batch, on_batch, what,
-                      unit_gates=None, snapshots=False):
+                      snapshots=False):
     """One call of :func:`theorykit.sim.engine.train` with checkpoints at 0, every, …, steps: outputs
     (and, on request, first-layer snapshots, the weights and ``record(params, aux)``)."""
     n, t_ck = _checkpoints(steps, every)
     keys = net.keys
-    fns = {"outputs": lambda p, d: net_apply(net, p, d[0], unit_gates)}
+    fns = {"outputs": lambda p, d: net_apply(net, p, d[0])}
     if snapshots:
         first = net.nodes[0][0]
         fns["snap"] = lambda p, d: unit_activity(net, p, d[0])[first] > 0
@@ -81,12 +81,8 @@ def _run_checkpointed(net, p0, X, Y, *, lr, steps, every, loss, keep_params, rec
     if record is not None:
         fns["rec"] = lambda p, d: record([p[k] for k in keys], aux)
     save = SaveAt(ts=list(t_ck), fns=fns)
-    if unit_gates is None:
-        res = train_net(net, p0, (X, Y), loss=loss, lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
-                        check=what)
-    else:
-        res = train(lambda p, d: loss_value(net_apply(net, p, d[0], unit_gates), d[1], loss), p0, (X, Y), lr=lr,
-                    steps=steps, save=save, batch=batch, on_batch=on_batch, check=what)
+    res = train_net(net, p0, (X, Y), loss=loss, lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
+                    check=what)
     sv = res.saved
     snaps = np.asarray(sv["snap"])[:, :n] if snapshots else None
     pck = [np.asarray(sv["params"][k]) for k in keys] if keep_params else None
@@ -291,8 +287,7 @@ def exact_reln_trajectory(X, Y, *, hidden, lr: float, steps: int, init_std: floa
     return t_ck, np.asarray(ro)[0], np.asarray(lo)[0]
 
 
-def gdln_outputs_from_start(spec, start: Mapping, steps: Sequence[int], lr: float, data=None,
-                            loss: str | None = None):
+def gdln_outputs_from_start(spec, start: Mapping, steps: Sequence[int], lr: float, loss: str | None = None):
     """Train the spec's GDLN from ``start`` (edge weights with a seed axis) with
     :func:`theorykit.sim.simulate.simulate`, recording its outputs after each of ``steps`` steps
     (``loss``: the convention, default the spec's). Returns ``(outputs (seeds × len(steps) × p × P),
