@@ -16,6 +16,7 @@ import numpy as np
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
 from ..spec.fields import loss_name
+from ..spec.gating import positive_int
 from ..net.layout import Net, gdln_graph, loss_value, net_apply, unit_activity
 from ..record import SaveAt
 from ..sim.engine import train, train_net
@@ -58,8 +59,7 @@ class GdlnRun:
 
 
 def _checkpoints(steps, every):
-    if isinstance(every, bool) or not isinstance(every, int) or every < 1:
-        raise SpecError("every", f"needs a positive integer, got {every!r}", "e.g. every = 100")
+    positive_int(every, "every", "every = 100")
     # 0, every, … below steps (n of them: ⌈steps/every⌉; a run shorter than one interval still has step 0),
     # then steps, as SaveAt(every=…) records
     n = -(-steps // every)

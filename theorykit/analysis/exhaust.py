@@ -30,7 +30,7 @@ from ..net.starts import a0_rule
 from ..theory.race import family_masks, RaceSystem
 from ..spec.fields import DATA_MAX, DATA_MIN, fmt, real
 from ..spec.files import TRAINING_RANGES
-from ..spec.gating import GDLNSpec, Training, context_pathways
+from ..spec.gating import GDLNSpec, Training, context_pathways, positive_int
 from ..spec.task import contexts
 from ..curves import loss_metrics
 from ..record import SaveAt
@@ -194,8 +194,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     """
     from tqdm import tqdm
 
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise SpecError("--steps", f"needs a positive integer, got {steps!r}", "e.g. --steps 8000")
+    positive_int(steps, "--steps", "--steps 8000")
     if not race_dt > 0:
         raise SpecError("--race-dt", f"needs a positive number, got {race_dt!r}", "e.g. --race-dt 10")
     if batch < 1:

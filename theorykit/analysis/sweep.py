@@ -32,6 +32,7 @@ from ..spec.files import TRAINING_RANGES, parse_assignment
 from ..net.layout import Net, as_dtype
 from ..record import SaveAt
 from ..sim.engine import train_net
+from ..spec.gating import positive_int
 from ..spec.graph import graph_from_pathways
 from ..net.starts import aligned_params
 from ..io import atomic_write_bytes, write_json
@@ -104,8 +105,7 @@ def parse_grid(items, symbols) -> dict:
 
 def plan_sweep(spec, grid: dict, seeds: int, steps: int | None = None) -> dict:
     """Members in order: every symbol point (product over the grid's symbols), every lr, every seed."""
-    if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:
-        raise SpecError("--seeds", f"needs a positive integer, got {seeds!r}", "e.g. --seeds 4")
+    positive_int(seeds, "--seeds", "--seeds 4")
     steps = spec.training.steps if steps is None else int(steps)
     if steps < 1:
         raise SpecError("--steps", f"needs a positive integer, got {steps}", "e.g. --steps 2000")
@@ -157,8 +157,7 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
     """Run (or resume) a sweep; returns the summary written to ``out/sweep.json`` plus ``t`` and ``loss``."""
     import jax.numpy as jnp
 
-    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
-        raise SpecError("--chunk", f"needs a positive integer, got {chunk!r}", "e.g. --chunk 64")
+    positive_int(chunk, "--chunk", "--chunk 64")
     plan = plan_sweep(spec, grid, seeds, steps)
     out = Path(out)
     (out / "chunks").mkdir(parents=True, exist_ok=True)
