@@ -379,13 +379,11 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     def fits(orbs):         # a family needs at least one hidden unit per pathway
         return sum(len(members[k]) for k in orbs) <= hidden
 
-    all_sets = fitting = None
+    rank = max(1, min(X.shape[0], Y.shape[0]))
     if method == "exhaustive":
         all_sets = [tuple(c for c, b in zip(cand, bits) if b) for bits in itertools.product((0, 1), repeat=len(cand))
                     if any(bits)]
         fitting = [o for o in all_sets if fits(o)]
-    rank = max(1, min(X.shape[0], Y.shape[0]))
-    if method == "exhaustive":
         npw = float(np.mean([sum(len(members[k]) for k in o) for o in fitting])) if fitting else 0.0
         fam_est = len(fitting)
     else:
@@ -433,18 +431,17 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             m = loss_metrics(t, L, (0.5,))
             results[frozenset(o)] = (m["area"], m["t_0.5"], L, yh)
 
+    rounds = []
     try:
         if method == "exhaustive":
             run(fitting)
             covered = f"all {len(all_sets)} non-empty unions of the {len(cand)} candidate orbits" + (
                 f" ({len(all_sets) - len(fitting)} left out: more pathways than the {hidden} hidden units)"
                 if len(fitting) < len(all_sets) else "")
-            rounds = []
         else:
             width = 1 if method == "forward" else int(beam)
             frontier = [frozenset()]
             best_area = np.inf
-            rounds = []
             seen_total = 0
             while True:
                 expand = []
