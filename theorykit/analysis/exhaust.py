@@ -22,6 +22,8 @@ import itertools
 import sys
 import time
 from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
@@ -259,7 +261,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     cols = ("family", "area", "t_0.5", "t_0.1", "t_0.01", "final_fraction", "pathways", "rank_area", "rank_t_0.01",
             "orbit")
     summary = {
-        "k": k, "gamma": _num(spec.task.meta["context_scale"]),
+        "k": k, "gamma": float(Fraction(spec.task.meta["context_scale"])),
         "task": f"contexts(8, {k}, context_scale={spec.task.meta['context_scale']}): hierarchy in every context",
         "lr": ETA, "loss": "sum", "steps": steps, "tau": spec.tau, "a0": a0, "rk4_dt": dt, "record_every": rev,
         "families": len(masks), "families_ranked": len(rows),
@@ -282,16 +284,8 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     return ExhaustResult(summary, t, curves, rows)
 
 
-def _num(s: str) -> float:
-    from fractions import Fraction
-
-    return float(Fraction(s))
-
-
 def write_outputs(res: ExhaustResult, out_dir) -> dict:
     """``exhaust.json`` (atomic) and ``race_k<k>.png`` in ``out_dir``; returns the paths."""
-    from pathlib import Path
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     k = res.summary["k"]
