@@ -124,13 +124,11 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None) 
     run_loss = run.loss(loss)
     _, sim = gdln_outputs_from_start(spec, start, list(t), lr, loss=loss)
     gdln_loss = sim.mean[t]
-    notes = []
     a0 = start_a0(W0, [p.hidden for p in spec.pathways])
     P = run.X.shape[1]
     race = RaceSystem.from_spec(spec).solve(t.astype(float), tau=1.0 / (lr * (P if loss == "sum" else 1)), a0=a0,
                                             loss_factor=P if loss == "sum" else 1, modes=False).loss[0]
-    return Comparison(run.steps, t, run_loss, np.asarray(gdln_loss), np.asarray(race),
-                      spec, a0, lr, loss, notes)
+    return Comparison(run.steps, t, run_loss, np.asarray(gdln_loss), np.asarray(race), spec, a0, lr, loss)
 
 
 # marks each <img> data-loaded="yes"/"no" once the page has loaded (as the validation report does)

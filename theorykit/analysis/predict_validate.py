@@ -146,18 +146,16 @@ def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: in
     fset = {p for p, _ in found}
     jac = len(fset & predicted) / len(fset | predicted) if fset | predicted else 1.0
     # gate changes after the predicted half-way time (snapshots: seeds × ck × H × P, at run.t_ck[:-1])
-    notes = []
     snaps = np.asarray(run.snapshots).astype(bool)
     th = pred.t_half if pred.t_half is not None else 0.0
     ck = np.asarray(run.t_ck)[:-1]
-    j = int(np.searchsorted(ck, th))
-    j = min(j, snaps.shape[1] - 1)
+    j = min(int(np.searchsorted(ck, th)), snaps.shape[1] - 1)
     # the snapshots' own rule (pre > 0) at both ends: GATE_TOL would count a unit with a small positive
     # pre-activation as changed although its activity never changed
     active = np.einsum("shd,dp->shp", W1, X) > 0
     changed = np.any(snaps[:, j] != active, axis=-1)
     gchg = float((w * changed).sum() / w.sum()) if w.sum() > 0 else 0.0
-    notes.append(f"gate change measured between step {int(ck[j])} and the end ({steps})")
+    notes = [f"gate change measured between step {int(ck[j])} and the end ({steps})"]
     # top unit patterns by weight
     acc = {}
     for Gs, ws in zip(G, w):
