@@ -29,17 +29,12 @@ from ..errors import SpecError
 from .findgates import find_gates
 from ..io import atomic_write_bytes, atomic_write_text, png_bytes, write_json
 from ..html import html_escape
+from ..theory.gates import unit_gates, unit_weights
 from .compare import report_page
 
 __all__ = ["Validation", "validate_prediction"]
 
 GATE_TOL = 1e-6
-
-
-def _unit_gates(W1, X):
-    pre = np.einsum("shd,dp->shp", W1, X)
-    mx = np.abs(pre).max(axis=-1, keepdims=True)
-    return pre > GATE_TOL * np.where(mx > 0, mx, 1.0)
 
 
 @dataclass
@@ -137,8 +132,9 @@ def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: in
     mx = float(np.max(np.abs(pl - mean)) / L0)
     W1 = np.asarray(run.params[0], float)
     W2 = np.asarray(run.params[1], float)
-    G = _unit_gates(W1, X)                                          # seeds × H × P
-    w = np.linalg.norm(W1, axis=-1) * np.linalg.norm(W2, axis=-2)  # seeds × H
+    pre = np.einsum("shd,dp->shp", W1, X)                          # seeds × H × P
+    G = unit_gates(pre, GATE_TOL)
+    w = unit_weights(W1, W2)                                       # seeds × H
     predicted = {tuple(int(v) for v in g) for g in pred.gates}
     inpred = np.array([[tuple(int(v) for v in u) in predicted for u in Gs] for Gs in G])
     share = float((w * inpred).sum() / w.sum()) if w.sum() > 0 else 0.0
@@ -152,7 +148,7 @@ def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: in
     j = min(int(np.searchsorted(ck, th)), snaps.shape[1] - 1)
     # the snapshots' own rule (pre > 0) at both ends: GATE_TOL would count a unit with a small positive
     # pre-activation as changed although its activity never changed
-    active = np.einsum("shd,dp->shp", W1, X) > 0
+    active = pre > 0
     changed = np.any(snaps[:, j] != active, axis=-1)
     gchg = float((w * changed).sum() / w.sum()) if w.sum() > 0 else 0.0
     notes = [f"gate change measured between step {int(ck[j])} and the end ({steps})"]
