@@ -14,6 +14,7 @@ missing, ``figure``/``measured`` and ``criterion`` stand in. LaTeX that a suite 
 """
 from __future__ import annotations
 
+import ast
 import math
 import re
 from pathlib import Path
@@ -99,8 +100,7 @@ _LONG_FLOAT_RE = re.compile(r"(?<![\w.])(-?\d+\.\d+(?:[eE][-+]?\d+)?|-?\d+[eE][-
 _LATEX_NAME_RE = re.compile(r"\\[A-Za-z]+(?:\{[^{}]*\})*(?:_(?:\\[A-Za-z]+|\{[^{}]*\}|[A-Za-z0-9]))?")
 _CODE_MATH_HINT = re.compile(r"\*\*|\b(?:sqrt|binomial|exp|log|Rational|Interval)\(|[\w)}]\*[\w(\\]|\)/\(|\w/\(")
 _EXPR_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_\\{}().*/^+-")
-_FUNCS = {"sqrt": "sqrt", "exp": "exp", "log": "log", "binomial": "binomial", "Rational": "Rational",
-          "Abs": "Abs", "Interval": "Interval"}
+_FUNCS = {"sqrt", "exp", "log", "binomial", "Rational", "Abs", "Interval"}
 
 
 def _theory_ref(m) -> str:
@@ -121,8 +121,6 @@ def _long_float(m) -> str:
 
 def _dict_spans(s: str):
     """Spans of balanced ``{…}`` that read as a Python dict literal (keys quoted or numbers)."""
-    import ast
-
     i = 0
     while i < len(s):
         if s[i] == "{" and i + 1 < len(s) and (s[i + 1] in "'\"-}" or s[i + 1].isdigit()):
@@ -146,8 +144,6 @@ def _expr_to_latex(text: str) -> str | None:
     or ``None`` where it is not one. The string is parsed by Python's ``ast`` and rebuilt from a
     small whitelist (numbers, names, + − * / **, sqrt, exp, log, binomial, Rational, Interval): nothing is
     evaluated or sympified."""
-    import ast
-
     import sympy as sp
 
     names = {}
@@ -178,7 +174,7 @@ def _expr_to_latex(text: str) -> str | None:
                     ast.Div: lambda: a / b, ast.Pow: lambda: a ** b}[type(node.op)]()
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS
                 and not node.keywords and 1 <= len(node.args) <= 2):
-            return getattr(sp, _FUNCS[node.func.id])(*[build(a) for a in node.args])
+            return getattr(sp, node.func.id)(*[build(a) for a in node.args])
         raise ValueError("not an expression")
 
     try:
@@ -230,13 +226,9 @@ def prose(s: str) -> str:
             parts += [s[last:a], _fmt(val)]
             last = b
         s = "".join(parts) + s[last:]
-    if "$" in s:      # already typeset by the suite: leave its mathematics alone
-        pieces = s.split("$")
-        s = "$".join(_LONG_FLOAT_RE.sub(_long_float, _code_math(p) if k % 2 == 0 else p)
-                     for k, p in enumerate(pieces))
-    else:
-        s = _LONG_FLOAT_RE.sub(_long_float, _code_math(s))
-    return s
+    # mathematics already typeset by the suite (the odd pieces between "$"s) is left alone
+    return "$".join(_LONG_FLOAT_RE.sub(_long_float, _code_math(p) if k % 2 == 0 else p)
+                    for k, p in enumerate(s.split("$")))
 
 
 def claim_rows(name: str, result: dict) -> list[dict]:
