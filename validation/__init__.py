@@ -126,19 +126,14 @@ def load_cached(out: Path, name: str, key: str):
     try:
         entry = json.loads(entry_path.read_text("utf-8"))
         data = result_path.read_bytes()
-    except (OSError, ValueError):
-        return None
-    if not isinstance(entry, dict) or entry.get("key") != key or entry.get("json_sha256") != _sha256(data):
-        return None
-    for fname, digest in (entry.get("files") or {}).items():
-        try:
-            if _sha256((out / fname).read_bytes()) != digest:
-                return None
-        except OSError:
+        if (not isinstance(entry, dict) or entry.get("key") != key
+                or entry.get("json_sha256") != _sha256(data)):
             return None
-    try:
+        files = entry.get("files") or {}
+        if any(_sha256((out / fname).read_bytes()) != digest for fname, digest in files.items()):
+            return None
         return json.loads(data)
-    except ValueError:
+    except (OSError, ValueError):
         return None
 
 
