@@ -220,11 +220,8 @@ def _census(seeds: int, progress: bool) -> dict:
         mism_den += float(w2.sum())
     wtot = sum(wsum.values())
     snaps = res.extra["snapshots"]                      # seeds × T × H × P
-    over_time = {c: [] for c in GATE_CLASSES}
-    for ti in range(snaps.shape[1]):
-        cnt = gate_census(snaps[:, ti], n, k)
-        for c in GATE_CLASSES:
-            over_time[c].append(cnt[c] / units)
+    counts = [gate_census(snaps[:, ti], n, k) for ti in range(snaps.shape[1])]
+    over_time = {c: [cnt[c] / units for cnt in counts] for c in GATE_CLASSES}
     return {"hidden": H, "seeds": seeds, "steps": steps, "init_std": 0.005 / H, "lr": 0.001, "loss": "sum",
             "final_loss": res.loss[:, -1].tolist(), "initial_loss": res.loss[:, 0].tolist(),
             "counts_per_seed": per_seed, "shares": shares,

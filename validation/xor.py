@@ -280,12 +280,11 @@ def _measure(cfg, theory, summary, relns, deltas, times, tau, a0_rule, relu_curv
     kink = (np.abs(pre) <= GATE_TOL * np.abs(pre).max(-1, keepdims=True)).any(-1).mean(axis=(1, 2))
 
     # switch points
-    sw = {}
-    sw["loss_curve_vs_simulated_relns"] = switch_point(deltas, frac_lin_sim, 0.5)
-    sw["loss_curve_vs_closed_forms"] = switch_point(deltas, frac_lin_cf, 0.5)
-    sw["learning_time_vs_closed_forms"] = switch_point(deltas, lt_closer_lin.astype(float), 0.5)
-    sw["gates_unit_count"] = switch_point(deltas, g_count["two"] - g_count["four"], 0.0)
-    sw["gates_contribution_weighted"] = switch_point(deltas, g_weight["two"] - g_weight["four"], 0.0)
+    sw = {"loss_curve_vs_simulated_relns": switch_point(deltas, frac_lin_sim, 0.5),
+          "loss_curve_vs_closed_forms": switch_point(deltas, frac_lin_cf, 0.5),
+          "learning_time_vs_closed_forms": switch_point(deltas, lt_closer_lin.astype(float), 0.5),
+          "gates_unit_count": switch_point(deltas, g_count["two"] - g_count["four"], 0.0),
+          "gates_contribution_weighted": switch_point(deltas, g_weight["two"] - g_weight["four"], 0.0)}
     crossover_sim = sw["loss_curve_vs_simulated_relns"][0]
 
     # Fig. 2e claim: the closest ReLN is the faster one (away from Δ*)
