@@ -45,7 +45,7 @@ def ring_structure(n: int):
 
 
 def _double(k):
-    return [S for S in itertools.combinations(range(k), k - 1)]
+    return list(itertools.combinations(range(k), k - 1))
 
 
 def _paths(n: int, k: int) -> list:
@@ -71,10 +71,7 @@ def derive_case(make_spec) -> dict:
 
     sec, (der, summ, method, ranking), cpu = timed(derive)
     modes = sum(len(v["singular_values"]) for v in summ.values())
-    kinds = set()
-    for svd in der.modes.values():
-        for m in svd.modes:
-            kinds.add(m.raw.s.kind if m.raw is not None else "expr")
+    kinds = {m.raw.s.kind if m.raw is not None else "expr" for svd in der.modes.values() for m in svd.modes}
     return {"seconds": sec, "cpu_seconds": cpu, "modes": modes, "method": method,
             "top": ranking[0][1] if ranking else None,
             "value_kinds": sorted(kinds)}
