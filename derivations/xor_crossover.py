@@ -90,7 +90,8 @@ def _reln(task, name, pathways):
 
 
 def _implementable(task, paths, Delta):
-    """Δ ≥ 0 for which every pathway's gate equals {μ : ±v·x_μ > 0} for one sign (a ReLU unit on ±v).
+    """Δ ≥ 0 for which every pathway's gate equals {μ : ±v·x_μ > 0} for one sign (a ReLU unit on ±v):
+    ``{"all": set for every pathway at once, "per_pathway": {name: set}}``.
 
     For a mode with s > 0, v = Σyxᵀu / s, so the sign of v·x_μ is that of the polynomial uᵀΣyx x_μ
     (where s = 0 the pathway has no direction and the condition fails, as it should).
@@ -115,7 +116,7 @@ def _implementable(task, paths, Delta):
             ok = ok.union(S)
         per[name] = ok
         total = total.intersect(ok)
-    return total, per
+    return {"all": total, "per_pathway": per}
 
 
 def derive(task=None, relns=None, hidden: int = 128) -> dict:
@@ -162,10 +163,8 @@ def derive(task=None, relns=None, hidden: int = 128) -> dict:
         "loss_linear": out["linear"]["loss"], "loss_xor": out["xor"]["loss"],
     })
     # implementability of each ReLN by bias-free ReLU units aligned to its singular vectors
-    out["implementable"] = {}
-    for name in ("linear", "xor"):
-        total, per = _implementable(task, out[name]["pathways"], Delta)
-        out["implementable"][name] = {"all": total, "per_pathway": per}
+    out["implementable"] = {name: _implementable(task, out[name]["pathways"], Delta)
+                            for name in ("linear", "xor")}
     # learning-time crossover for the a0 rule a0_p = H_p σ²/2
     out["learning_time_crossover"] = _lt_crossover(out, Delta)
     out["latex"] = _latex(out)
@@ -182,9 +181,8 @@ def _lt_crossover(out, Delta):
         H = r["pathways"][next(iter(r["pathways"]))]["hidden"]
         ths[name] = r["t_half_loss"].subs(a0, H * _sigma ** 2 / 2)
     diff = sp.simplify(sp.logcombine((ths["linear"] - ths["xor"]).subs(Delta, out["crossover"]), force=True))
-    exact_at_dstar = bool(diff == 0)
     return {"rule": A0_RULE, "t_half_loss_rule": ths,
-            "equal_at_crossover": exact_at_dstar, "difference_at_crossover": diff}
+            "equal_at_crossover": bool(diff == 0), "difference_at_crossover": diff}
 
 
 # ----------------------------------------------------------------------------------------------
