@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import SpecError
 from . import one_line
 from ..io import atomic_write_text, jsonable
-from ..spec.fields import fmt, integer
+from ..spec.fields import NAME_MAX_LEN, fmt, integer, label
 from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict
 from ..spec.limits import Limits, derivation_estimate, simulation_estimate
 
@@ -66,6 +66,14 @@ def spec_from_args(args):
     limits = limits_from(args)
     spec = load_spec(args.spec, limits=limits)
     return limits, spec, values_from(spec, args.set)
+
+
+def fitting_name(text: str, fallback: str) -> str:
+    """``text`` cut to the longest name a spec may have (``fallback`` where that is no name)."""
+    try:
+        return label(text[:NAME_MAX_LEN], "name", "")
+    except SpecError:
+        return fallback
 
 
 def steps_arg(value) -> int:

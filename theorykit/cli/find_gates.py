@@ -13,7 +13,7 @@ from ..spec.fields import NAME_MAX_LEN, integer, label, real
 from ..spec.files import TRAINING_RANGES, load_spec, parse_assignment, spec_to_toml
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import contexts, xor_margin
-from .common import check_spec_text, steps_arg, values_from
+from .common import check_spec_text, fitting_name, steps_arg, values_from
 from .runs import run_from_args
 
 
@@ -28,14 +28,6 @@ def _check_options(args) -> None:
         real(args.lr, "--lr", lo=lo, hi=hi, fix=f"a positive number between {lo:g} and {hi:g}, e.g. --lr 0.05")
     if args.name is not None:
         label(args.name, "--name", f"a name of at most {NAME_MAX_LEN} printable characters, e.g. --name found-xor")
-
-
-def _default_name(stem: str) -> str:
-    """``found-<stem>``, cut to the longest name a spec may have (``found-gates`` where that is no name)."""
-    try:
-        return label(f"found-{stem}"[:NAME_MAX_LEN], "name", "")
-    except SpecError:
-        return "found-gates"
 
 
 def run(args):
@@ -82,11 +74,11 @@ def run(args):
                             "pass --set NAME=VALUE")
     if args.seeds < 1:
         raise SpecError("--seeds", f"needs a positive integer, got {args.seeds}", "e.g. --seeds 4")
+    name = fitting_name(f"found-{Path(src).stem}", "found-gates") if args.name is None else args.name
     t0 = time.time()
     with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as pr:
         found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=steps,
-                           hidden=args.hidden, lr=args.lr, seed=args.seed,
-                           name=_default_name(Path(src).stem) if args.name is None else args.name, progress=pr)
+                           hidden=args.hidden, lr=args.lr, seed=args.seed, name=name, progress=pr)
     text = spec_to_toml(found.spec)
     check_spec_text("--out", text)
     atomic_write_text(args.out, text)
@@ -107,10 +99,10 @@ def _from_run(args) -> int:
     t0 = time.time()
     run = run_from_args(args)
     lr, loss = run_settings(run, args.lr, args.loss)
+    default = fitting_name(f"found-{Path(run.files[0]).parent.name or 'run'}", "found-gates")
     with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as progress:
         found = find_gates_in_run(run, lr=lr, loss=loss, K=args.K, Ks=range(1, args.max_K + 1), seed=args.seed,
-                                  name=_default_name(Path(run.files[0]).parent.name or "run") if args.name is None
-                                  else args.name, progress=progress)
+                                  name=default if args.name is None else args.name, progress=progress)
     text = spec_to_toml(found.spec)
     check_spec_text("--out", text)
     atomic_write_text(args.out, text)

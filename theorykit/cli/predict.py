@@ -19,7 +19,7 @@ from ..spec.fields import label
 from ..spec.files import spec_to_toml
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.limits import Limits
-from .common import values_from
+from .common import fitting_name, values_from
 
 
 def load_task_training(path, assignments=()):
@@ -41,10 +41,7 @@ def load_task_training(path, assignments=()):
     if "name" in data:          # the spec parser's own check: the name is written into the prediction
         name = label(data["name"], "name", "name = \"my-spec\" (at most 64 printable characters)")
     else:
-        try:
-            name = label(path.stem[:64], "name", "")
-        except SpecError:
-            name = "spec"
+        name = fitting_name(path.stem, "spec")
     return task, training, name
 
 
