@@ -208,3 +208,34 @@ def test_symbolic_surd_blocks_against_numpy(rows):
     for m in svd.modes:
         first = next(float(sp.N(x.subs(ref), 30)) for x in m.v if abs(float(sp.N(x.subs(ref), 30))) > 1e-12)
         assert first > 0
+
+
+def test_gate_matrix_effective_dataset_untidied_vectors_and_with_pathways():
+    """Documented helpers against the definitions (docs/theory.md#effective-datasets):
+    Σyx = Y G Xᵀ / P with G = diag(gates), written out by hand for the first XoR pathway
+    (gate on datapoint 0 only: Σyx = y₀ x₀ᵀ / 4 = [1, 1, Δ] / 4), and Σyx v = s u exactly for the
+    tidied and the untidied singular vectors of every pathway."""
+    task = tk.xor_margin()
+    spec = tk.GDLNSpec(task, tk.xor_relns()["xor"])
+    der = tk.Derivation(spec)
+    first = spec.pathways[0].resolve(task)
+    assert first.gate_matrix() == sp.diag(1, 0, 0, 0)
+    assert der.effective_datasets[first.name].Syx == sp.Matrix([[1, 1, D]]) / 4
+    for p in spec.pathways:
+        r = p.resolve(task)
+        G = r.gate_matrix()
+        assert G == sp.diag(*r.active)
+        Syx = task.Y[list(r.outputs), :] * G * task.X[list(r.inputs), :].T / task.P
+        assert sp.simplify(der.effective_datasets[p.name].Syx - Syx) == sp.zeros(*Syx.shape)
+        modes = der.modes[p.name].modes
+        assert modes
+        for m in modes:
+            for u, v in ((m.u_untidied, m.v_untidied), (m.u, m.v)):
+                assert sp.simplify(Syx * v - m.s * u) == sp.zeros(Syx.rows, 1)
+    # with_pathways: a new spec with the other ReLN, the same task and training; the old one unchanged
+    lin = tk.xor_relns()["linear"]
+    other = spec.with_pathways(lin)
+    assert [p.name for p in other.pathways] == [p.name for p in lin]
+    assert [p.name for p in spec.pathways] == [p.name for p in tk.xor_relns()["xor"]]
+    assert other.task is spec.task and other.training == spec.training
+    assert tk.Derivation(other).effective_datasets["positive"].Syx == sp.Matrix([[0, 0, D / 2]])
