@@ -454,6 +454,15 @@ def test_bench_throughput_matches_recurrence():
         assert r["flops_per_network_step_analytic"] == 6_787_200
         fx = r["flops_per_network_step_xla"]
         assert fx is None or 0.95 * r["flops_per_network_step_analytic"] <= fx <= 1.3 * r["flops_per_network_step_analytic"]
+        # the weights by hand: W1 700 × 11 and W2 60 × 700, 8 or 4 bytes each; a gradient step reads and
+        # writes every weight at least once, so XLA's count of the bytes it moves is at least twice that
+        itemsize = 8 if dtype == "float64" else 4
+        assert r["weight_bytes_per_network"] == (700 * 11 + 60 * 700) * itemsize
+        bx = r["bytes_per_network_step_xla"]
+        assert bx is None or bx >= 2 * r["weight_bytes_per_network"]
+        assert r["memory_bytes_per_s"] > 0
+        if bx is not None:
+            assert r["memory_bound_network_steps_per_s"] == pytest.approx(r["memory_bytes_per_s"] / bx)
     g = gdln_throughput(cfg, "float64", 1e9)
     assert g["network_steps_per_s"] > 0
     race = race_throughput(cfg)

@@ -14,6 +14,8 @@ Two parts, both reported as plain numbers and as ratios taken in the same proces
    ahead of time and its execution timed alone (best of two); the library call is also timed end to
    end, compilation included; the naive loop is warmed up first. Every run is checked against the discrete gradient-descent recurrence: the
    ensemble's first network must equal the naive loop's (same initial weights) to float tolerance.
+   Beside the FLOP rate, the bytes one step moves (XLA's cost analysis of one compiled step of all
+   the networks) against the device's measured stream rate say how near the memory bound it runs.
 
 ``--quick`` is a CPU run of a minute or two; the default sizes are meant for a GPU (targets on an
 H100: ≥ 7 M network-steps/s in float32 at "highest" precision, ≥ 3 M in float64).
@@ -126,22 +128,25 @@ def _compiled(tr, p0, data, lr, dt, unpack):
     return execute, t_compile, flops
 
 
-def _flops(compiled):
-    """FLOPs of a compiled program by XLA's cost analysis (None where the backend gives none).
-    XLA counts a loop body once, so callers divide by the work of one body."""
+def _flops(compiled, key: str = "flops"):
+    """FLOPs (or, with ``key="bytes accessed"``, bytes read and written) of a compiled program by
+    XLA's cost analysis (None where the backend gives none). XLA counts a loop body once, so callers
+    divide by the work of one body."""
     try:
         ca = compiled.cost_analysis()
         ca = ca[0] if isinstance(ca, (list, tuple)) else ca
-        return float(ca.get("flops")) if ca and ca.get("flops") is not None else None
+        return float(ca.get(key)) if ca and ca.get(key) is not None else None
     except Exception:  # noqa: BLE001 - cost analysis is optional on some backends
         return None
 
 
-def _step_flops(net, data, dtype):
-    """FLOPs of one full-batch gradient step of one network, by XLA's cost analysis of the jitted step."""
+def _step_flops(net, data, dtype, networks: int = 1, key: str = "flops"):
+    """FLOPs (or ``key``, as :func:`_flops`) of one full-batch gradient step, per network, by XLA's
+    cost analysis of the jitted step (of ``networks`` networks at once, vmapped as the ensemble
+    runs them, where ``networks`` > 1)."""
     import jax
 
-    p = {k: v[0] for k, v in random_params(net, 0.01, 1, 0, dtype).items()}
+    p = random_params(net, 0.01, networks, 0, dtype)
     vg = jax.value_and_grad(net_loss(net, "sum"))
 
     def step(p):
@@ -149,7 +154,12 @@ def _step_flops(net, data, dtype):
         return jax.tree_util.tree_map(lambda w, gw: w - 1e-3 * gw, p, g), v
 
     with jax.default_matmul_precision("highest"):
-        return _flops(jax.jit(step).lower(p).compile())
+        if networks == 1:
+            c = jax.jit(step).lower({k: v[0] for k, v in p.items()}).compile()
+        else:
+            c = jax.jit(jax.vmap(step)).lower(p).compile()
+    v = _flops(c, key)
+    return v / networks if v is not None else None
 
 
 def matmul_rate(dtype: str, n: int = 1024, reps: int = 8) -> float:
@@ -173,7 +183,27 @@ def matmul_rate(dtype: str, n: int = 1024, reps: int = 8) -> float:
     return 2.0 * n ** 3 * reps / best
 
 
-def throughput(cfg, dtype: str, mm_rate: float | None = None) -> dict:
+def memory_rate(dtype: str, n: int | None = None, reps: int = 8) -> float:
+    """The device's measured streaming rate (bytes/s): best of three timings of ``reps`` passes of
+    x ← a·x + b over n numbers (each pass reads and writes x once; a loop keeps XLA from fusing the
+    passes into one). n: 2²⁷ on a GPU (1 GiB in float64), 2²⁴ elsewhere."""
+    import jax
+    import jax.numpy as jnp
+
+    dt = as_dtype(dtype)
+    n = n or (2 ** 27 if jax.default_backend() == "gpu" else 2 ** 24)
+    x = jnp.ones((n,), dt)
+
+    @jax.jit
+    def passes(x):
+        return jax.lax.fori_loop(0, reps, lambda i, x: x * 0.5 + 1.0, x)
+
+    jax.block_until_ready(passes(x))
+    best = min(timed(lambda: jax.block_until_ready(passes(x)))[0] for _ in range(3))
+    return 2.0 * n * jnp.dtype(dt).itemsize * reps / best
+
+
+def throughput(cfg, dtype: str, mm_rate: float | None = None, mem_rate: float | None = None) -> dict:
     """The Section 4 ReLU network [11, 700, 60]: the ensemble (one trainer) against two baselines,
     in network-steps/s and FLOP/s, with the discrete gradient-descent recurrence checked."""
     import jax
@@ -182,7 +212,9 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None) -> dict:
     H, lr, std = 700, 0.001, 0.005 / 700
     B, S = cfg["ensemble_networks"], cfg["steps_long"]
     net = Net.chain(X.shape[0], [H], Y.shape[0])
-    step_flops = _step_flops(net, (jax.numpy.asarray(X, as_dtype(dtype)), jax.numpy.asarray(Y, as_dtype(dtype))), dtype)
+    dt = as_dtype(dtype)
+    data = (jax.numpy.asarray(X, dt), jax.numpy.asarray(Y, dt))
+    step_flops = _step_flops(net, data, dtype)
     # 1. the ensemble, execution timed alone (best of two runs)
     execute, t_compile, _ = _ensemble_runner(X, Y, H, lr, std, dtype, B, S)
     ens_time = min(timed(execute)[0] for _ in range(2))
@@ -200,8 +232,6 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None) -> dict:
     # 3b. baseline: one jitted lax.scan per network, networks one after another (the same trainer, E = 1)
     Ss = cfg["scan_steps"]
     one = _make_trainer(net_loss(net, "sum"), steps=Ss, save=SaveAt())
-    dt = as_dtype(dtype)
-    data = (jax.numpy.asarray(X, dt), jax.numpy.asarray(Y, dt))
     p_one = [{k: jax.numpy.asarray(w[i:i + 1], dt) for k, w in zip(net.keys, start)} for i in range(cfg["scan_networks"])]
     lr1 = jax.numpy.full((1,), lr, dt)
     with jax.default_matmul_precision("highest"):
@@ -228,10 +258,19 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None) -> dict:
     analytic = 2 * X.shape[1] * (2 * H * X.shape[0] + 3 * Y.shape[0] * H)
     fl = step_flops or float(analytic)
     mm = mm_rate if mm_rate is not None else matmul_rate(dtype)
+    # memory traffic of one step of the B networks, as XLA compiles it (its fusions decide how often
+    # the weights and the intermediates go through memory): the rate it allows at the measured stream rate
+    step_bytes = _step_flops(net, data, dtype, networks=B, key="bytes accessed")
+    mem = mem_rate if mem_rate is not None else memory_rate(dtype)
+    mem_bound = mem / step_bytes if step_bytes else None
     return {"dtype": dtype, "networks": B, "steps": S, "ensemble_network_steps_per_s": ens_rate,
             "ensemble_seconds": ens_time, "ensemble_compile_seconds": t_compile,
             "flops_per_network_step_xla": step_flops, "flops_per_network_step_analytic": analytic,
             "ensemble_flop_per_s": ens_rate * fl, "matmul_flop_per_s": mm, "fraction_of_matmul_rate": ens_rate * fl / mm,
+            "bytes_per_network_step_xla": step_bytes,
+            "weight_bytes_per_network": sum(int(np.prod(sh)) for sh in net.shapes().values()) * np.dtype(dt).itemsize,
+            "memory_bytes_per_s": mem, "memory_bound_network_steps_per_s": mem_bound,
+            "fraction_of_memory_bound": ens_rate / mem_bound if mem_bound else None,
             "library_call_seconds_including_compile": t_lib, "library_call_steps": cfg["steps_short"],
             "library_call_network_steps_per_s_including_compile": B * cfg["steps_short"] / t_lib,
             "naive_networks": Bn, "naive_steps": Sn, "naive_network_steps_per_s": naive_rate,
@@ -351,7 +390,11 @@ def run_bench(quick: bool = False, json_out: str | None = None) -> int:
     save(matmul_flop_per_s=mm)
     print(f"\nMeasured matmul rate of this device, 1024 x 1024 products, precision 'highest': "
           f"float64 {mm['float64'] / 1e9:.1f} GFLOP/s, float32 {mm['float32'] / 1e9:.1f} GFLOP/s", flush=True)
-    thr = [throughput(cfg, dt, mm[dt]) for dt in ("float64", "float32")]
+    mem = {dt: memory_rate(dt) for dt in ("float64", "float32")}
+    save(memory_bytes_per_s=mem)
+    print(f"Measured stream rate (x <- a x + b, read and write): float64 {mem['float64'] / 1e9:.0f} GB/s, "
+          f"float32 {mem['float32'] / 1e9:.0f} GB/s", flush=True)
+    thr = [throughput(cfg, dt, mm[dt], mem[dt]) for dt in ("float64", "float32")]
     save(throughput=thr)
     print(f"\nSection 4 ReLU network [11, 700, 60], full-batch GD, on {where}")
     print(f"  ensemble (one trainer, jit+vmap): {cfg['ensemble_networks']} networks x {cfg['steps_long']} steps, "
@@ -367,6 +410,13 @@ def run_bench(quick: bool = False, json_out: str | None = None) -> int:
               f"  {'ok' if r['matches_naive_recurrence'] else 'MISMATCH'} ({r['max_rel_weight_difference']:.1e})")
     print("  (network-steps/s; FLOP from XLA's cost analysis of one compiled step; analytic count "
           f"{thr[0]['flops_per_network_step_analytic']:,} FLOP)")
+    for r in thr:
+        if r["memory_bound_network_steps_per_s"]:
+            mb, times = r["bytes_per_network_step_xla"] / 1e6, r["bytes_per_network_step_xla"] / r["weight_bytes_per_network"]
+            print(f"  memory, {r['dtype']}: a step of the {r['networks']} networks as XLA compiles it moves {mb:.2f} MB "
+                  f"per network ({times:.1f} x its weights); the stream rate allows "
+                  f"{r['memory_bound_network_steps_per_s']:,.0f} network-steps/s, and the ensemble runs at "
+                  f"{r['fraction_of_memory_bound']:.0%} of that")
     for r in thr:
         f = r["fused"]
         if "network_steps_per_s" in f:
