@@ -11,7 +11,7 @@ from ..io import atomic_write_text
 from ..progress import Progress
 from ..spec.fields import NAME_MAX_LEN, integer, label, real
 from ..spec.files import TRAINING_RANGES, load_spec, parse_assignment, spec_to_toml
-from ..spec.gating import GDLNSpec, Pathway, Training
+from ..spec.gating import GDLNSpec, Pathway, Training, positive_int
 from ..spec.task import contexts, xor_margin
 from .common import check_spec_text, fitting_name, steps_arg, values_from
 from .runs import run_from_args
@@ -72,8 +72,7 @@ def run(args):
         if source.task.free_symbols:
             raise SpecError("--set", f"no value for {sorted(map(str, source.task.free_symbols))}",
                             "pass --set NAME=VALUE")
-    if args.seeds < 1:
-        raise SpecError("--seeds", f"needs a positive integer, got {args.seeds}", "e.g. --seeds 4")
+    positive_int(args.seeds, "--seeds", "--seeds 4")
     name = fitting_name(f"found-{Path(src).stem}", "found-gates") if args.name is None else args.name
     t0 = time.time()
     with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as pr:

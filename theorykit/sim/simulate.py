@@ -30,6 +30,7 @@ from ..errors import SpecError
 from ..theory.derivation import Derivation
 from ..spec.fields import loss_name
 from ..spec.graph import Group, graph_from_pathways
+from ..spec.gating import positive_int
 from ..net.starts import aligned_params, random_params
 from .weights import check_weights
 
@@ -87,8 +88,7 @@ def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None =
     ``fused``: step with the fused multi-step kernel (:mod:`theorykit.sim.fused`; depth-2, no schedule).
     """
     g = graph_from_pathways(graph)
-    if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:
-        raise SpecError("seeds", f"needs a positive integer, got {seeds!r}", "e.g. --seeds 4")
+    positive_int(seeds, "seeds", "--seeds 4")
     tr = g.training
     steps = tr.steps if steps is None else steps
     lr = tr.lr if lr is None else lr
