@@ -140,7 +140,7 @@ def _flops(compiled, key: str = "flops"):
         return None
 
 
-def _step_flops(net, data, dtype, networks: int = 1, key: str = "flops"):
+def _step_cost(net, data, dtype, networks: int = 1, key: str = "flops"):
     """FLOPs (or ``key``, as :func:`_flops`) of one full-batch gradient step, per network, by XLA's
     cost analysis of the jitted step (of ``networks`` networks at once, vmapped as the ensemble
     runs them, where ``networks`` > 1)."""
@@ -217,7 +217,7 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None, mem_rate: float | 
     net = Net.chain(X.shape[0], [H], Y.shape[0])
     dt = as_dtype(dtype)
     data = (jax.numpy.asarray(X, dt), jax.numpy.asarray(Y, dt))
-    step_flops = _step_flops(net, data, dtype)
+    step_flops = _step_cost(net, data, dtype)
     # 1. the ensemble, execution timed alone (best of two runs)
     execute, t_compile, _ = _ensemble_runner(X, Y, H, lr, std, dtype, B, S)
     ens_time = min(timed(execute)[0] for _ in range(2))
@@ -263,7 +263,7 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None, mem_rate: float | 
     mm = mm_rate if mm_rate is not None else matmul_rate(dtype)
     # memory traffic of one step of the B networks, as XLA compiles it (its fusions decide how often
     # the weights and the intermediates go through memory): the rate it allows at the measured stream rate
-    step_bytes = _step_flops(net, data, dtype, networks=B, key="bytes accessed")
+    step_bytes = _step_cost(net, data, dtype, networks=B, key="bytes accessed")
     mem = mem_rate if mem_rate is not None else memory_rate(dtype)
     mem_bound = mem / step_bytes if step_bytes else None
     return {"dtype": dtype, "networks": B, "steps": S, "ensemble_network_steps_per_s": ens_rate,
@@ -328,7 +328,7 @@ def gdln_throughput(cfg, dtype: str, mm: float) -> dict:
     p0 = random_params(net, g.edge_init_scales(g.training.init_std), B, 0, dtype)
     execute, t_c, _ = _compiled(tr, p0, data, g.training.lr, dt, lambda out: out[0])
     t = min(timed(execute)[0] for _ in range(2))
-    fl = _step_flops(net, data, dtype)
+    fl = _step_cost(net, data, dtype)
     rate = B * S / t
     return {"dtype": dtype, "network": "Section 6 GDLN, paper protocol, quick size (h1 = 98, 7 modules of 14)",
             "networks": B, "steps": S, "network_steps_per_s": rate, "compile_seconds": t_c,
