@@ -1,5 +1,7 @@
 """Context tasks (docs/theory.md#contexts): symbolic-k derivation, its numeric checks, the race integrator,
 simulations from exact aligned weights, and the readers of trained ReLU networks."""
+from functools import partial
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -439,7 +441,7 @@ def test_k_contexts_script(tmp_path, capsys):
 def test_bench_throughput_matches_recurrence():
     from theorykit.bench import throughput
 
-    from theorykit.bench import gdln_throughput, race_throughput
+    from theorykit.bench import fused_where_it_fits, gdln_throughput, race_throughput
 
     cfg = {"ensemble_networks": 2, "steps_short": 3, "steps_long": 4, "naive_networks": 1, "naive_steps": 3,
            "scan_networks": 2, "scan_steps": 3, "gdln_networks": 2, "gdln_steps": 3, "race_steps": 20}
@@ -463,10 +465,36 @@ def test_bench_throughput_matches_recurrence():
         assert r["memory_bytes_per_s"] > 0
         if bx is not None:
             assert r["memory_bound_network_steps_per_s"] == pytest.approx(r["memory_bytes_per_s"] / bx)
+        # the ceiling of a step that reads and writes each weight once: the stream rate over 2·(hand count)
+        roundtrip = r["memory_bytes_per_s"] / (2 * (700 * 11 + 60 * 700) * itemsize)
+        assert r["weight_roundtrip_bound_network_steps_per_s"] == pytest.approx(roundtrip)
+        assert bx is None or roundtrip >= r["memory_bound_network_steps_per_s"]
+    small = fused_where_it_fits(cfg, "float64", hidden=8)
+    assert small["status"].startswith("not timed")       # the kernel is timed on a GPU only
     g = gdln_throughput(cfg, "float64", 1e9)
     assert g["network_steps_per_s"] > 0
     race = race_throughput(cfg)
     assert race["families"] == 127 and race["families_per_s"] > 0
+
+def test_bench_fused_where_it_fits_compares_the_kernel_with_the_plain_ensemble(monkeypatch):
+    """The GPU-only comparison at a width that fits, run on the CPU by pretending to be a GPU and
+    interpreting the kernel: it reports both rates and checks the fused weights against the plain
+    ensemble's after ``naive_steps`` steps (the kernel itself is checked against numpy in test_fused)."""
+    import jax
+
+    import theorykit.bench as bench
+    from theorykit.sim.fused import _fused_steps
+
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    monkeypatch.setattr(bench, "_fused_steps", partial(_fused_steps, interpret=True))
+    cfg = {"ensemble_networks": 2, "steps_long": 4, "naive_steps": 3}
+    r = bench.fused_where_it_fits(cfg, "float64", hidden=8)
+    assert r["fused"]["status"] == "ok", r
+    assert r["fused"]["matches_naive_recurrence"] and r["fused"]["max_rel_weight_difference"] < 1e-10
+    assert r["fused"]["padded_shapes"] == [16, 16, 64, 32]          # 8 → 16 hidden, 11 → 16, 60 → 64, 24 → 32
+    assert r["plain_network_steps_per_s"] > 0
+    assert r["ratio_fused_over_plain"] == pytest.approx(r["fused"]["network_steps_per_s"] / r["plain_network_steps_per_s"])
+
 
 
 def test_k_context_closed_forms_refuse_a_structure_without_their_assumption():

@@ -256,7 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "per call; one jitted lax.scan per network), the Section 6 GDLN and the race "
                                    "engine. Every figure is measured in this one run and names its device and "
                                    "precision; the ensemble is checked against the discrete gradient-descent "
-                                   "recurrence. On a GPU it also times the fused kernel (simulate --fused).")
+                                   "recurrence. On a GPU it also times the fused kernel (simulate --fused), at "
+                                   "[11, 700, 60] and at [11, 128, 60] beside the plain ensemble, and prints beside "
+                                   "each H100 target the rate that a step reading and writing each weight once "
+                                   "would allow.")
     b.add_argument("--quick", action="store_true", help="a CPU-sized run of a minute or two (default: GPU sizes)")
     b.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file (atomically)")
     b.add_argument("--repl", action="store_true",
