@@ -3,7 +3,7 @@
 The paper's Section 5 ReLU runs (its published ``diff_context_num/relu3.py``, CAandL-Lab/make-haste-slowly)
 train a bias-free network [11, 700, 60] on the context task with the hierarchy in all three contexts:
 weights N(0, (0.005/700)²) in both layers, the summed loss ½ Σ‖y − ŷ‖², plain full-batch gradient
-descent with η = 0.001 for 8001 steps, in JAX's default float32. This script re-implements that
+descent with η = 0.001 for 8001 steps, in float32. This script re-implements that
 protocol independently (numpy data, a JAX loop; nothing from theorykit), so that the finding in
 docs/predict.md rests on the paper's protocol and not only on theorykit's trainer.
 
@@ -50,15 +50,19 @@ def context_task(n=8, k=3):
     return X, np.vstack(blocks)
 
 
-def train(X, Y, seed, hidden=700, steps=8000, lr=1e-3, checkpoints=(300, 1000, 2000, 4000), std=None):
+def train(X, Y, seed, hidden=700, steps=8000, lr=1e-3, checkpoints=(300, 1000, 2000, 4000), std=None,
+          precision="highest"):
     """Plain gradient descent from N(0, std²) weights (published: std = 0.005/hidden): the loss at
-    steps 0 … steps and the weights at the checkpoints and at the end."""
+    steps 0 … steps and the weights at the checkpoints and at the end. ``precision``: of the float32
+    products, set on purpose. "highest" is what a CPU does anyway, and on a GPU it keeps TF32 out, so
+    the figures do not depend on the device (the published runs do not record theirs)."""
     import jax
     import jax.numpy as jnp
 
     def loss(p):
         W1, W2 = p
-        return 0.5 * jnp.sum((W2 @ jnp.maximum(W1 @ X, 0.0) - Y) ** 2)
+        with jax.default_matmul_precision(precision):
+            return 0.5 * jnp.sum((W2 @ jnp.maximum(W1 @ X, 0.0) - Y) ** 2)
 
     @jax.jit
     def step(p):
