@@ -219,7 +219,7 @@ def _too_big_for_chip(exc: Exception, padded) -> None:
                                  f"patterns, it needs {int(m[1]):,} bytes of shared memory per network and the "
                                  f"GPU has {int(m[2]):,}",
                         "leave fused off (the plain engine trains every network), or use fewer hidden units "
-                        "(on an H200 the kernel fits neither float32 nor float64 at 700 hidden units)") from exc
+                        "(on an H100 or H200 the kernel fits neither float32 nor float64 at 700 hidden units)") from exc
 
 
 def _pad(a, shape):
