@@ -124,3 +124,28 @@ def test_a_bad_loss_or_step_count_is_refused_the_same_way_by_every_trainer():
             call(loss="sum", steps=-1)
     with pytest.raises(SpecError, match=r'training.loss: \'max\' is not "mean" or "sum"'):
         tk.simulate(data, network="relu", hidden=4, lr=0.1, steps=3, loss="max")
+
+
+def test_summed_loss_race_is_P_times_the_mean_race():
+    """A coupled spec (common + three double-context pathways on contexts(4, 3), P = 12) with the
+    summed loss: the race runs at τ = 1/(Pη) and reports P times the mean loss
+    (docs/theory.md#time-conventions). The reference is SciPy's map equation
+    (tests/race_reference.py) at that τ, its mean loss multiplied by P here; at t = 0 the summed loss
+    is ½ Σ_μ ‖y_μ‖² less the small a0 terms (a0 = 1e-6), not the mean ½ ⟨‖y‖²⟩."""
+    from race_reference import scipy_race
+
+    task = tk.contexts(4, 3)
+    lr, P = 0.02, 12
+    spec = tk.GDLNSpec(task, tk.context_pathways(4, 3, [(0, 1), (0, 2), (1, 2)]),
+                       tk.Training(lr=lr, a0=1e-6, loss="sum"))
+    der = tk.Derivation(spec)
+    assert der.method == "race-reduction"
+    ts = np.linspace(0, 300, 7)
+    ours = der.predict_loss(ts)
+    X, Y = task.numeric()
+    ps = spec.pathways
+    mean, _ = scipy_race(X, Y, [p.active for p in ps], a0=1e-6, tau=1 / (P * lr), times=ts,
+                         inputs=[p.inputs for p in ps], outputs=[p.outputs for p in ps], depth=2)
+    np.testing.assert_allclose(ours, P * mean, rtol=1e-6)
+    assert ours[0] == pytest.approx(0.5 * np.sum(Y ** 2), rel=1e-4)
+    assert ours[-1] < 0.5 * ours[0]                             # the window saw learning
