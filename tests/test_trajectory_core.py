@@ -262,3 +262,20 @@ def test_relu_snapshots_are_the_saved_steps_even_for_a_short_run():
         assert set(marks) <= set(res.saved_t.tolist())
         idx = [res.saved_t.tolist().index(m) for m in marks]
         assert np.array_equal(res.extra["snapshots"], np.asarray(res.saved["snapshots"])[:, idx])
+
+
+def test_race_records_times_given_in_any_order_at_their_own_place():
+    """Times given as a permutation that is not its own inverse ([200, 0, 400, 100]; a reversal
+    is, so it cannot tell the sorting permutation from its inverse): each loss is recorded at the
+    place of its own time. Golden values: the closed form of docs/theory.md#closed-form for the XoR
+    linear ReLN at Δ = 1 (two uncoupled pathways, one mode each, s = Δ/2, d = Δ²/2; ½ tr Σy = ½),
+    L(t) = ½ − 2 (s a − ½ d a²) with a(t) = (s/d) / (1 + (s/(d a0) − 1) e^{−2st/τ}), τ = 1/η."""
+    spec = tk.GDLNSpec(tk.xor_margin(1), tk.xor_relns()["linear"], tk.Training(lr=0.05, a0=1e-3))
+    rs = tk.Derivation(spec).race_system()
+    times = np.array([200.0, 0.0, 400.0, 100.0])
+    s, d, a0, tau_ = 0.5, 0.5, 1e-3, 1 / 0.05
+    a = (s / d) / (1 + (s / (d * a0) - 1) * np.exp(-2 * s * times / tau_))
+    want = 0.5 - 2 * (s * a - 0.5 * d * a * a)
+    got = rs.solve(times)
+    np.testing.assert_allclose(got.loss[0], want, rtol=1e-6, atol=1e-10)
+    np.testing.assert_array_equal(got.t, times)
