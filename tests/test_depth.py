@@ -344,3 +344,26 @@ def test_runs_vary_verdict_needs_both_spreads():
     assert v(0.04, 0.01) == "partly"                 # under 0.05: not confirmed however small the control
     assert v(0.1, 0.2) == "not borne out"
     assert v(0.3, math.nan) == v(math.nan, 0.1) == "n/a"
+
+
+def test_aligned_start_of_a_depth3_chain_has_strength_a0():
+    """A private depth-3 chain (docs/theory.md#a0-rule): every mode of the pathway's effective
+    dataset starts at a0 exactly, so the product of its three weight matrices is a0 U Vᵀ. By hand:
+    X = I₃, Y = [[2, 0, 0], [0, 1, 0]] give Σyx = Y Xᵀ/3 = diag(2/3, 1/3) on the first two inputs,
+    so U Vᵀ = [[1, 0, 0], [0, 1, 0]]. Balanced too: W_{l+1}ᵀ W_{l+1} = W_l W_lᵀ at both hidden nodes."""
+    import sympy as sp
+
+    import theorykit as tk
+    from theorykit.net.starts import aligned_params
+    from theorykit.spec.graph import graph_from_pathways
+
+    task = tk.Task(sp.eye(3), sp.Matrix([[2, 0, 0], [0, 1, 0]]))
+    spec = tk.GDLNSpec(task, [tk.Pathway("p", "all", "all", "all", 4, 3)], tk.Training(a0=1e-3))
+    keys = graph_from_pathways(spec).pathways[0].edges
+    assert len(keys) == 3
+    p0 = aligned_params(spec, 1e-3, seeds=2, seed=0)
+    for b in range(2):
+        W1, W2, W3 = (np.asarray(p0[k][b]) for k in keys)
+        np.testing.assert_allclose(W3 @ W2 @ W1, 1e-3 * np.array([[1.0, 0, 0], [0, 1.0, 0]]), rtol=0, atol=1e-15)
+        np.testing.assert_allclose(W2.T @ W2, W1 @ W1.T, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(W3.T @ W3, W2 @ W2.T, rtol=0, atol=1e-15)
