@@ -551,3 +551,28 @@ def test_race_of_pathways_of_mixed_depths_matches_scipy():
     ours = RaceSystem.from_data(X, Y, gates, depth=[3, 2, 2]).solve(times, tau=1.0, a0=0.1, modes=False).loss[0]
     np.testing.assert_allclose(ours, ref, rtol=1e-6)
     assert ref[-1] < 0.7 * ref[0]                      # the window saw learning
+
+
+def test_relu_unit_at_exactly_zero_is_off_and_passes_no_gradient():
+    """A ReLU unit whose pre-activation is exactly 0 on a non-zero input is off
+    (docs/theory.md#reln: on where the pre-activation is positive) and passes no gradient, as in
+    the hand-derived numpy gradient descent of tests/_gd_reference.py (``pre > 0``). By hand, with
+    W1 = [[1, −1], [2, 0], [−1, ½]] and the columns x = (1, 1), (1, 0), (−1, 2): the
+    pre-activations are [0, 1, −3], [2, 2, −2], [−½, −1, 2], so the gates are [0, 1, 0], [1, 1, 0],
+    [0, 0, 1]. (A max(pre, 0) whose derivative at 0 is ½ moves W1's first row along x = (1, 1).)"""
+    from _gd_reference import relu_gd
+    from theorykit.net.layout import unit_activity
+    from theorykit.sim.engine import train_net
+
+    net = Net.chain(2, [3], 1)
+    W1 = np.array([[1.0, -1.0], [2.0, 0.0], [-1.0, 0.5]])
+    W2 = np.array([[0.5, -1.0, 2.0]])
+    X, Y = np.array([[1.0, 1.0, -1.0], [1.0, 0.0, 2.0]]), np.array([[1.0, -1.0, 2.0]])
+    params = {"input->h1": W1, "h1->output": W2}
+    gates = np.asarray(unit_activity(net, params, X)["h1"])
+    np.testing.assert_array_equal(gates, [[0, 1, 0], [1, 1, 0], [0, 0, 1]])
+    res = train_net(net, {k: v[None] for k, v in params.items()}, (X, Y), loss="sum", lr=0.1, steps=3)
+    want, W1_ref, W2_ref = relu_gd(W1, W2, X, Y, 0.1, 3, "sum")
+    np.testing.assert_allclose(res.loss[0], want, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(res.params["input->h1"][0]), W1_ref, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(np.asarray(res.params["h1->output"][0]), W2_ref, rtol=0, atol=1e-14)
