@@ -576,3 +576,53 @@ def test_relu_unit_at_exactly_zero_is_off_and_passes_no_gradient():
     np.testing.assert_allclose(res.loss[0], want, rtol=1e-12)
     np.testing.assert_allclose(np.asarray(res.params["input->h1"][0]), W1_ref, rtol=0, atol=1e-14)
     np.testing.assert_allclose(np.asarray(res.params["h1->output"][0]), W2_ref, rtol=0, atol=1e-14)
+
+
+def test_schedule_holds_an_edge_until_its_own_group_starts():
+    """The mask of a schedule (theorykit.net.layout.objective_for): an edge trains once a group
+    holding it has started, even where an earlier group's loss depends on it. Here the shared edge
+    input->h is in group b only (from step 5) while group a (h->a, a->output, from step 2) reads h:
+    for steps 2-4 a's loss has a gradient on input->h, and the edge must still not move. Checked
+    against the numpy loop of test_schedule_matches_hand_written_staged_loop with that mask."""
+    d = shared_graph_dict(lr=0.05, steps=9)
+    d["schedule"] = [{"name": "a", "edges": ["h->a", "a->output"], "start": 2},
+                     {"name": "b", "edges": ["input->h", "h->b", "b->output"], "start": 5}]
+    g = spec_from_dict(d)
+    net = Net.from_graph(g)
+    rng = np.random.default_rng(7)
+    W = {k: 0.3 * rng.standard_normal(s) for k, s in net.shapes().items()}
+    res = tk.simulate(g, init={k: v[None] for k, v in W.items()}, seeds=1, steps=9)
+    X, Y = (np.array(m, float) for m in (X6, Y6))
+    ga, gb, ge = np.array([1, 1, 1, 0, 0, 1.]), np.array([0, 1, 1, 1, 1, 0.]), np.array([1, 1, 0, 1, 1, 1.])
+    P = X.shape[1]
+    losses, W_h = [], [W["input->h"].copy()]
+    for t in range(10):
+        h = W["input->h"] @ X
+        a = ga * (W["h->a"] @ h)
+        b = gb * (W["h->b"] @ h)
+        ya = W["a->output"] @ a
+        yb = np.zeros_like(Y)
+        yb[[0, 2]] = ge * (W["b->output"] @ b)
+        losses.append(0.5 * np.sum((Y - ya - yb) ** 2) / P)
+        if t == 9:
+            break
+        G = {k: np.zeros_like(v) for k, v in W.items()}
+        if t >= 2:                                   # group a: L(Y − ŷ_a)
+            D = (ya - Y) / P
+            G["a->output"] += D @ a.T
+            da = W["a->output"].T @ D * ga
+            G["h->a"] += da @ h.T
+            G["input->h"] += (W["h->a"].T @ da) @ X.T
+        if t >= 5:                                   # group b: L(Y − ŷ_b)
+            D = (yb - Y)[[0, 2]] / P * ge
+            G["b->output"] += D @ b.T
+            db = W["b->output"].T @ D * gb
+            G["h->b"] += db @ h.T
+            G["input->h"] += (W["h->b"].T @ db) @ X.T
+        if t < 5:                                    # the mask: input->h waits for group b
+            G["input->h"][:] = 0.0
+        W = {k: W[k] - 0.05 * G[k] for k in W}
+        W_h.append(W["input->h"].copy())
+    assert np.array_equal(W_h[5], W_h[0]) and not np.allclose(W_h[6], W_h[5])
+    np.testing.assert_allclose(res.loss[0], losses, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(np.asarray(res.params["input->h"][0]), W["input->h"], rtol=1e-10, atol=1e-13)
