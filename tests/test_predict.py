@@ -87,6 +87,19 @@ def test_sampled_patterns_are_realisable_and_seeded():
     assert ia["method"] == "sample"
 
 
+def test_cover_bound_is_covers_count():
+    """Cover (1965): P points in general position in R^r admit C(P, r) = 2 Σ_{k<r} C(P−1, k) sign
+    patterns through the origin. By hand: C(4, 2) = 2(1 + 3) = 8 (= 2P in the plane), C(5, 3) =
+    2(1 + 4 + 6) = 22, and P ≤ r gives every pattern, C(3, 5) = 2(1 + 2 + 1) = 2³. On the five
+    vertices of a regular pentagon (general position, in no half-plane, so neither all-on nor
+    all-off is a strict pattern) the exact enumeration finds exactly C(5, 2) = 10 patterns."""
+    from theorykit.analysis.patterns import cover_bound
+
+    assert (cover_bound(4, 2), cover_bound(5, 3), cover_bound(3, 5), cover_bound(6, 1)) == (8, 22, 8, 2)
+    ang = 2 * np.pi * np.arange(5) / 5
+    pats, _, info = realisable_patterns(np.vstack([np.cos(ang), np.sin(ang)]), method="exact")
+    assert len(pats) == info["cover_bound"] == 10 and info["rank"] == 2
+
 # ---------------------------------------------------------------------------------------------
 # 2. consistency and symmetry (hand derivations on XoR)
 # ---------------------------------------------------------------------------------------------
