@@ -289,6 +289,14 @@ def test_elbow_ignores_a_K_that_kept_no_pattern():
     assert fg.choose_elbow([1, 2, 3, 4, 5], [np.inf, 10, 5, 1, 1]) == fg.choose_elbow([2, 3, 4, 5], [10, 5, 1, 1]) == 4
 
 
+def test_elbow_improvement_rule_at_exactly_the_threshold():
+    """The improvement rule's boundary: scores [10, 1, 0] (exact in binary), total improvement 10,
+    threshold 0.1 · 10 = 1. From K = 2 a larger K lowers the score by exactly 1, which is not *more*
+    than 10 % of the total (choose_elbow's docstring), so the elbow is K = 2, not K = 3."""
+    assert fg.choose_elbow([1, 2, 3], [10.0, 1.0, 0.0]) == 2
+    assert fg.choose_elbow([1, 2, 3], [10.0, 1.0 + 2 ** -20, 0.0]) == 3      # just over: K = 3
+
+
 def test_hidden_split_meets_the_total_when_the_largest_pathway_is_at_its_rank():
     """Shares ½, ½ of 4 units with ranks 3 and 1: rounding gives 2, 2, the rank floor 3, 2 (5 units).
     The largest pathway cannot give its extra unit back (it is at its rank 3), but the other can:
