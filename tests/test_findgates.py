@@ -174,6 +174,9 @@ def test_centroids_to_patterns_threshold_drop_merge():
     pats = fg.centroids_to_patterns(C, w)
     # rows 0 and 2 → (1, 1, 0) merged (share 6/10); row 1 → all zero, dropped; row 3 → (0, 0, 1) (4/10)
     assert pats == [((1, 1, 0), 0.6), ((0, 0, 1), 0.4)]
+    # a tie is off (the docstring's rule): the centroid of two units with gates (1, 1, 0) and
+    # (1, 0, 0) is (1, ½, 0), which reads as (1, 0, 0)
+    assert fg.centroids_to_patterns(np.array([[1.0, 0.5, 0.0]]), np.array([2.0])) == [((1, 0, 0), 1.0)]
 
 
 def test_choose_elbow_rules():

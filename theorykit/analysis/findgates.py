@@ -101,7 +101,8 @@ def cluster_gates(rows, K: int, seed: int = 0, n_init: int = 10) -> Clustering:
 def centroids_to_patterns(centroids, weights, threshold: float = 0.5):
     """Threshold centroids at ``threshold`` → list of (pattern tuple, share of units).
 
-    All-zero patterns are dropped; identical patterns are merged (shares add); shares are
+    An entry is on where it exceeds ``threshold`` strictly: a tie (exactly ½, as in a cluster of two
+    units whose gates differ at that datapoint) reads as off. All-zero patterns are dropped; identical patterns are merged (shares add); shares are
     renormalised over the patterns kept and sorted by share, largest first."""
     C = np.asarray(centroids, dtype=float)
     w = np.asarray(weights, dtype=float)
