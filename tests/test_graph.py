@@ -626,3 +626,22 @@ def test_schedule_holds_an_edge_until_its_own_group_starts():
     assert np.array_equal(W_h[5], W_h[0]) and not np.allclose(W_h[6], W_h[5])
     np.testing.assert_allclose(res.loss[0], losses, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(np.asarray(res.params["input->h"][0]), W["input->h"], rtol=1e-10, atol=1e-13)
+
+
+def test_loss_curve_off_the_recording_grid_matches_numpy():
+    """The plain trainer's loss curve when the step count is not a multiple of ``loss_every``: 10
+    steps recorded every 4 give the steps 0, 4, 8 and the last, 10 (SaveAt's rule), each equal to
+    the hand-written numpy gradient descent of tests/_gd_reference.py at that step."""
+    from _gd_reference import relu_gd
+    from theorykit.sim.engine import train_net
+
+    rng = np.random.default_rng(11)
+    X, Y = rng.standard_normal((3, 5)), rng.standard_normal((2, 5))
+    W1, W2 = 0.5 * rng.standard_normal((4, 3)), 0.5 * rng.standard_normal((2, 4))
+    net = Net.chain(3, [4], 2)
+    res = train_net(net, {"input->h1": W1[None], "h1->output": W2[None]}, (X, Y), loss="sum", lr=0.05,
+                    steps=10, save=SaveAt(loss_every=4))
+    want, _, _ = relu_gd(W1, W2, X, Y, 0.05, 10, "sum")
+    np.testing.assert_array_equal(res.t, [0, 4, 8, 10])
+    np.testing.assert_allclose(res.loss[0], want[[0, 4, 8, 10]], rtol=1e-12)
+    assert want[10] < want[0]
