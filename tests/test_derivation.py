@@ -202,3 +202,75 @@ def test_latex_of_a_summed_loss_states_the_factor_and_tau_exactly():
     assert r"\tau = \frac{25}{3}$" in tex
     mean = tk.Derivation(tk.GDLNSpec(spec.task, spec.pathways, tk.Training(lr=0.03, a0=1e-3))).latex()
     assert r"L(t) = \tfrac12\operatorname{tr}\Sigma^y" in mean and r"\tau = \frac{100}{3}$" in mean
+
+
+def test_end_points_are_s_over_d_of_the_theory_page():
+    """Derivation.end_points against docs/theory.md#xor: a mode ends at a∞ = s/d, so the linear ReLN's
+    pathways end at (Δ/2)/(Δ²/2) = 1/Δ and the XoR ReLN's at (√(2+Δ²)/4)/((2+Δ²)/4) = 1/√(2+Δ²);
+    at Δ = 1/2 that is 2 and 2/3 exactly."""
+    task = tk.xor_margin()
+    D = task.symbols["Delta"]
+    lin = tk.Derivation(tk.GDLNSpec(task, tk.xor_relns()["linear"])).end_points
+    xor = tk.Derivation(tk.GDLNSpec(task, tk.xor_relns()["xor"])).end_points
+    assert set(lin) == {"positive", "negative"} and len(xor) == 4
+    for Dv in (0.3, 0.8, 2.5):
+        for (end,) in lin.values():
+            assert float(end.subs(D, Dv)) == pytest.approx(1 / Dv, rel=1e-12)
+        for (end,) in xor.values():
+            assert float(end.subs(D, Dv)) == pytest.approx(1 / np.sqrt(2 + Dv ** 2), rel=1e-12)
+    half = {"Delta": sp.Rational(1, 2)}
+    assert tk.Derivation(tk.GDLNSpec(task, tk.xor_relns()["linear"]), values=half).end_points["positive"] == [2]
+    assert tk.Derivation(tk.GDLNSpec(task, tk.xor_relns()["xor"]), values=half).end_points["point0"] == \
+        [sp.Rational(2, 3)]
+
+
+def test_summed_loss_scales_the_symbolic_loss_and_the_initial_loss_by_P():
+    """docs/theory.md#time-conventions: the summed loss is P times the averaged one. XoR at Δ = 1/2
+    (P = 4, labels ±1), the XoR ReLN, summed loss, by hand:
+
+    * initial_loss = ½ Σ_μ y_μ² = ½ · 4 = 2;
+    * each of the four pathways has s = √(2 + 1/4)/4 = 3/8 and d = (2 + 1/4)/4 = 9/16, and a(0) = a0, so
+      L(0) = 4 · (½ − 4 (3/8 · a0 − ½ · 9/16 · a0²)) = 2 − 6 a0 + 9 a0²/2;
+    * at the end points every mode removes s²/(2d) = 1/8, so L(∞) = 4 · (½ − 4/8) = 0.
+
+    The averaged loss of the same spec is a quarter of each."""
+    from theorykit.theory.trajectory import a0 as A0, t as T, tau as TAU
+
+    a0 = sp.Symbol("a_0")
+    for loss, factor in (("sum", 4), ("mean", 1)):
+        spec = tk.GDLNSpec(tk.xor_margin(0.5), tk.xor_relns()["xor"], tk.Training(lr=0.03, loss=loss, a0=1e-3))
+        der = tk.Derivation(spec)
+        assert der.initial_loss == sp.Rational(factor, 2)
+        L0 = sp.expand(der.loss.subs(T, 0)).subs(A0, a0)
+        assert sp.expand(L0 - sp.Rational(factor, 4) * (2 - 6 * a0 + sp.Rational(9, 2) * a0 ** 2)) == 0
+        late = float(sp.N(der.loss.subs({T: 10 ** 4, TAU: spec.tau, A0: sp.Rational(1, 1000)})))
+        assert abs(late) < 1e-12
+        got = np.asarray(der.loss_function()(np.array([0.0])))
+        assert got[0] == pytest.approx(factor / 4 * (2 - 6e-3 + 4.5e-6), rel=1e-12)
+
+
+def test_a_depth_three_pathway_is_integrated_not_given_the_depth_two_closed_form():
+    """docs/theory.md#deep-modes: three layers, aligned and balanced, obey τ ȧ = 3 a^{4/3} (s − d a), which
+    has no closed form here. One pathway on Task(I₂, diag(1, 0)) reading and writing row 0 (P = 2):
+    Σyx = Σx = 1/2, so s = d = 1/2 and ½ tr Σy = 1/4, and L(t) = 1/4 − (s a − ½ d a²). The derivation
+    must use the race reduction, and its loss must follow SciPy's integration of that ODE (a second
+    method); the depth-2 logistic would reach half-way near t = 138 instead of t ≈ 307."""
+    from scipy.integrate import solve_ivp
+
+    spec = _deep_spec([3], ys=(1, 0))
+    der = tk.Derivation(spec)
+    assert der.method == "race-reduction"
+    assert any("deeper than two layers" in n for n in der.notes)
+    with pytest.raises(DerivationError, match="no closed form"):
+        der.loss
+    s_ = d_ = 0.5
+    tau_ = float(spec.tau)
+    assert tau_ == pytest.approx(20.0)
+    ts = np.array([0.0, 100.0, 200.0, 300.0, 350.0, 400.0, 600.0])
+    sol = solve_ivp(lambda _t, a: 3 * a ** (4 / 3) * (s_ - d_ * a) / tau_, (0.0, ts[-1]), [1e-3], t_eval=ts,
+                    rtol=1e-11, atol=1e-14)
+    a = sol.y[0]
+    want = 0.25 - (s_ * a - d_ * a * a / 2)
+    got = der.predict_loss(ts)
+    assert np.max(np.abs(got - want)) / want[0] < 1e-7
+    assert want[3] > 0.2 and want[-1] < 1e-6          # the comparison spans the drop
