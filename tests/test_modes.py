@@ -239,3 +239,23 @@ def test_gate_matrix_effective_dataset_untidied_vectors_and_with_pathways():
     assert [p.name for p in spec.pathways] == [p.name for p in tk.xor_relns()["xor"]]
     assert other.task is spec.task and other.training == spec.training
     assert tk.Derivation(other).effective_datasets["positive"].Syx == sp.Matrix([[0, 0, D / 2]])
+
+
+def test_radical_reduction_proves_only_true_identities():
+    """zero_by_radical_reduction (the exact proof behind is_zero, which decides Assumption 2.1 for symbolic
+    tasks) replaces √b by y with y² = b. By hand: (√(Δ+1) + 1)(√(Δ+1) − 1) − Δ = (Δ + 1) − 1 − Δ = 0 and
+    √(2Δ)·√(2Δ) − 2Δ = 0 are identities; √Δ − Δ (zero only at Δ ∈ {0, 1}), √(Δ+1) − Δ − 1 and √2·Δ − Δ are
+    not, and is_zero must say so (a numeric check at Δ = 0.37 below confirms each is non-zero)."""
+    from theorykit.theory.modes import is_zero, zero_by_radical_reduction
+
+    D = sp.Symbol("Delta", positive=True)
+    r = sp.sqrt(D + 1)
+    identities = [(r + 1) * (r - 1) - D, sp.Mul(sp.sqrt(2 * D), sp.sqrt(2 * D), evaluate=False) - 2 * D,
+                  (r + D) ** 2 - (D + 1) - 2 * D * r - D ** 2]
+    for e in identities:
+        assert zero_by_radical_reduction(e), e
+        assert is_zero(e)
+    for e in (sp.sqrt(D) - D, r - D - 1, sp.sqrt(2) * D - D, (r + 1) ** 2 - D):
+        assert abs(float(e.subs(D, 0.37))) > 1e-3             # not identically zero
+        assert not zero_by_radical_reduction(e), e
+        assert not is_zero(e), e
