@@ -373,3 +373,29 @@ def test_contexts_with_a_surd_context_scale_is_fast_and_exact():
     np.testing.assert_allclose([float(s) for s in svd.singular_values],
                                [x for x in np.linalg.svd(np.array(M, dtype=float), compute_uv=False) if x > 1e-12],
                                rtol=1e-12)
+
+
+def test_square_root_of_a_quadratic_surd_denests_only_when_it_may():
+    """_sqrt_quad writes √(P + Q√D) and denests it only when P² − Q²D is the square of a rational r
+    (then √(P + Q√D) = √((P+r)/2) + sign(Q)·√((P−r)/2)). By hand: 3/2 + √2 has P² − Q²D = 9/4 − 2 = 1/4,
+    r = 1/2, so it is 1 + √2/2; 3/2 − √2 gives 1 − √2/2; 1 + √2/2 has P² − Q²D = 1 − 1/2 = 1/2, not a square
+    (its numerator is, its denominator is not), so it must stay nested. Each is checked against
+    math.sqrt (a second method), and _is_square against the hand values."""
+    import math
+
+    import flint
+
+    from theorykit.theory.exact_values import _is_square, _sqrt_quad
+
+    q = flint.fmpq
+    assert _is_square(q(9, 4)) == q(3, 2) and _is_square(q(0)) == 0
+    for x in (q(1, 2), q(4, 3), q(3, 4), q(2), q(-4)):
+        assert _is_square(x) is None, x
+    cases = [((q(3, 2), q(1), q(2)), 1 + sp.sqrt(2) / 2), ((q(3, 2), q(-1), q(2)), 1 - sp.sqrt(2) / 2),
+             ((q(1), q(1, 2), q(2)), None), ((q(5), q(2), q(6)), sp.sqrt(3) + sp.sqrt(2))]
+    for (P, Q, D), denested in cases:
+        got = _sqrt_quad(P, Q, D)
+        want = math.sqrt(float(P) + float(Q) * math.sqrt(float(D)))
+        assert float(sp.N(got, 30)) == pytest.approx(want, rel=1e-14)
+        if denested is not None:
+            assert sp.expand(got - denested) == 0
