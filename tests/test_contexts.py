@@ -194,6 +194,133 @@ def test_golden_end_points_8_items_k3(res):
 
 
 # ------------------------------------------------------------------------------------------------
+# the closed forms against the data, computed here with numpy (a second method)
+# ------------------------------------------------------------------------------------------------
+def _numpy_task(nn, kk, gam=1.0):
+    """X, Y of contexts(nn, kk) as floats, the least-squares residual R = Y − W*X (numpy lstsq: the
+    common pathway's fit, docs/theory.md#contexts), and the centred structure's SVD (σ̃ descending, ũ, ṽ)."""
+    X, Y = (np.asarray(A, float) for A in contexts(nn, kk, context_scale=gam).numeric())
+    W = np.linalg.lstsq(X.T, Y.T, rcond=None)[0].T
+    H = np.array(hierarchy(nn), dtype=float)
+    Ut, st, Vt = np.linalg.svd(H @ (np.eye(nn) - np.ones((nn, nn)) / nn), full_matrices=False)
+    keep = st > 1e-10
+    return X, Y, Y - W @ X, H, st[keep], Ut[:, keep], Vt[keep].T
+
+
+def test_r_family_s_and_end_point_match_theory_and_data(res):
+    """The general-r family (r-subsets of contexts on the residual). docs/theory.md#contexts: the (k−1)-context
+    and the single-context pathways both have s = √((k−1)/k) σ̃/(nk) and d = 1/(nk), so r = 1 and r = k − 1
+    must give those and the end point √((k−1)/k) σ̃. For r = 2 of k = 4 (n = 4) the top s is checked against
+    numpy's SVD of a pathway's Σyx = ⟨g R x_itemsᵀ⟩ on the least-squares residual R of the data; the end point
+    is then s/d with d = C(k−2, r−1)/(nk) = 2/16 (test_r_family_general)."""
+    rf = res.r_family
+    r = kc.r_sym
+    for rr in (1, k - 1):
+        assert _eq(rf["s"].subs(r, rr), sp.sqrt((k - 1) / k) * sig / (n * k))
+        assert _eq(rf["end_point"].subs(r, rr), sp.sqrt((k - 1) / k) * sig)
+    X, _Y, R, _H, st, _U, _V = _numpy_task(4, 4)
+    g = X[4 + 0] + X[4 + 1]                                       # on in contexts 0 and 1
+    s_top = np.linalg.svd((R * g) @ X[:4].T / X.shape[1], compute_uv=False)[0]
+    at = {k: 4, n: 4, r: 2, sig: sp.Float(st[0], 30)}
+    assert float(rf["s"].subs(at)) == pytest.approx(s_top, rel=1e-12)
+    assert float(rf["end_point"].subs(at)) == pytest.approx(s_top / (2 / 16), rel=1e-12)
+
+
+def test_residual_loss_coefficient_matches_the_data(res):
+    """L_res = (k−1)/(2nk) ‖H̃‖_F² (docs/theory.md#contexts): against ½⟨‖R‖²⟩ of the numpy least-squares
+    residual of contexts(4, k), with ‖H̃‖_F² = Σσ̃² from numpy, for k = 2, 3, 5."""
+    L = res.residual["residual_loss"]
+    frob = [x for x in L.free_symbols if x not in (k, n)]
+    assert len(frob) == 1
+    for kk in (2, 3, 5):
+        _X, _Y, R, _H, st, _U, _V = _numpy_task(4, kk)
+        want = 0.5 * np.mean(np.sum(R ** 2, axis=0))
+        assert float(L.subs({k: kk, n: 4, frob[0]: float(np.sum(st ** 2))})) == pytest.approx(want, rel=1e-12)
+
+
+def test_symbolic_loss_pieces_start_at_the_targets_and_end_at_zero(res):
+    """The pieces of the closed-form loss (_loss). By hand, per centred mode α: the common pathway's mode
+    (s = σ̃√(k(k+1))/(nk), d = 1/n, test_common_pathway_and_residual) removes s²/(2d) = σ̃²(k+1)/(2nk) at its
+    end point and the k (k−1)-context pathways k · s²/(2d) = σ̃²(k−1)/(2nk), together σ̃²/n, which is the
+    initial loss of that mode (½ σ̃²/n from the common block and as much from the own context block).
+    So L_α runs from σ̃²/n (a0 → 0) to 0, the residual-only L_α from (k−1)σ̃²/(2nk) to 0, and L_σ̄ (fitted
+    completely by the common pathway, docs/theory.md#contexts) from σ̄²/n to 0."""
+    from theorykit.theory.trajectory import a0 as A0, t as T, tau as TAU
+
+    L = res.loss
+    for kk, sg, sb in ((2, 1.0, 2.0), (3, np.sqrt(3.0), np.sqrt(7.0)), (6, 0.7, 1.3)):
+        at = {k: kk, n: 4, sig: sg, kc.sigbar: sb, kc.gamma: 1, TAU: 1, A0: 1e-12}
+        start, end = {**at, T: 0}, {**at, T: 10 ** 6}
+        for key, L0 in (("L_alpha", sg ** 2 / 4), ("residual_only_L_alpha", (kk - 1) * sg ** 2 / (2 * 4 * kk)),
+                        ("L_bar", sb ** 2 / 4)):
+            assert float(sp.N(L[key].subs(start))) == pytest.approx(L0, rel=1e-9), key
+            assert abs(float(sp.N(L[key].subs(end)))) < 1e-12, key
+
+
+@pytest.mark.parametrize("kk,gam", [(3, 1.0), (4, 1.1)])
+def test_full_closed_form_loss_against_modes_from_the_data(res, kk, gam):
+    """closed_form_loss of the staged scheme (common pathway on the targets, the k (k−1)-context pathways
+    on its residual), with different initial strengths for the two groups, against the same loss
+    assembled here: the common pathway's modes from numpy's SVD of Σyx = Y Xᵀ/P of the data with
+    d = vᵀ Σx v; the context modes from docs/theory.md#contexts (k per σ̃, s = √((k−1)/k) σ̃/(nk),
+    d = 1/(nk), σ̃ from numpy); L(0) = ½⟨‖y‖²⟩ of the data; each mode the logistic of docs/theory.md#closed-form.
+    Also the a0 grid the Section 5 analysis fits (rows a0_common, columns a0_ctx) and the summed-loss factor."""
+    X, Y, _R, _H, st, _U, _V = _numpy_task(4, kk, gam)
+    P = X.shape[1]
+    _u, S, Vt = np.linalg.svd(Y @ X.T / P)
+    keep = S > 1e-10
+    Vc = Vt[:len(S)][keep].T
+    Dc = Vc.T @ (X @ X.T / P) @ Vc
+    assert np.abs(Dc - np.diag(np.diag(Dc))).max() < 1e-12        # Σx diagonal in the common pathway's v's
+    common = list(zip(S[keep], np.diag(Dc)))
+    ctx = [(np.sqrt((kk - 1) / kk) * x / (4 * kk), 1 / (4 * kk)) for x in st] * kk
+    L0 = 0.5 * np.mean(np.sum(Y ** 2, axis=0))
+    times, tau_ = np.array([0.0, 50.0, 200.0, 800.0, 3000.0]), 7.0
+
+    def by_hand(ac, ax):
+        L = np.full(times.shape, L0)
+        for modes, a_init in ((common, ac), (ctx, ax)):
+            for s_, d_ in modes:
+                a = (s_ / d_) / (1 + (s_ / (d_ * a_init) - 1) * np.exp(-2 * s_ * times / tau_))
+                L -= s_ * a - 0.5 * d_ * a * a
+        return L
+
+    want = by_hand(1e-3, 1e-6)
+    assert want[-1] < 1e-6 * L0 and want[2] < 0.9 * L0             # it learns, and not all at once
+    got = kc.closed_form_loss(res, hierarchy(4), 4, kk, gam, times, tau_, 1e-3, 1e-6)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-13 * L0)
+    assert not np.allclose(by_hand(1e-6, 1e-3), want, rtol=1e-3)   # the two groups' a0 are told apart
+    g = np.array([1e-3, 1e-6])
+    grid = kc.closed_form_loss(res, hierarchy(4), 4, kk, gam, times, tau_, g[:, None], g[None, :], loss_factor=P)
+    assert grid.shape == (2, 2, len(times))
+    for i in range(2):
+        for j in range(2):
+            np.testing.assert_allclose(grid[i, j], P * by_hand(g[i], g[j]), rtol=1e-10, atol=1e-13 * P * L0)
+
+
+def test_residual_transpose_correlation_of_an_uncentred_output_vector():
+    """k_algebra.syxT_apply with the residual target on a vector that is not centred over the contexts
+    (the library only ever applies it to centred ones, where the centring term cancels). Pathway on
+    contexts {a, b} of k = 3, items only; w = e_a ⊗ ũ (block a, the structure's top centred direction).
+    By hand: Σyxᵀ w = ⟨g(c) x_i (δ_ca − 1/k) σ̃ ṽ(i)⟩ = (g_a/k − (1·g)/k²) σ̃/n ṽ = (1/3 − 2/9) σ̃/4 ṽ = σ̃/36 ṽ;
+    and numerically from the numpy least-squares residual of contexts(4, 3)."""
+    from theorykit.theory.k_algebra import SymPathway, TVec, syxT_apply
+
+    p = SymPathway("p", E("a") + E("b"), False)
+    out = syxT_apply(p, TVec.blocks(E("a"), "u"), "residual")
+    assert set(out.terms) == {("I", "v")}
+    coef = out.terms[("I", "v")]
+    assert _eq(coef.subs({k: 3, n: 4}), sig / 36)
+    X, _Y, R, H, st, Ut, Vt = _numpy_task(4, 3)
+    g = X[4 + 0] + X[4 + 1]
+    Syx = (R * g) @ X[:4].T / X.shape[1]
+    w = np.zeros(R.shape[0])
+    w[H.shape[0]: 2 * H.shape[0]] = Ut[:, 0]                       # block of context 0 (after the common block)
+    got = Syx.T @ w
+    np.testing.assert_allclose(got, float(coef.subs({k: 3, n: 4, sig: st[0]})) * Vt[:, 0], atol=1e-14)
+
+
+# ------------------------------------------------------------------------------------------------
 # simulation from exact aligned weights vs the closed form (core issue's required test)
 # ------------------------------------------------------------------------------------------------
 def _residual_spec(kk, nn=4, lr=0.01, steps=20000):
