@@ -254,7 +254,7 @@ def test_a_depth_three_pathway_is_integrated_not_given_the_depth_two_closed_form
     has no closed form here. One pathway on Task(I₂, diag(1, 0)) reading and writing row 0 (P = 2):
     Σyx = Σx = 1/2, so s = d = 1/2 and ½ tr Σy = 1/4, and L(t) = 1/4 − (s a − ½ d a²). The derivation
     must use the race reduction, and its loss must follow SciPy's integration of that ODE (a second
-    method); the depth-2 logistic would reach half-way near t = 138 instead of t ≈ 307."""
+    method); the depth-2 logistic would reach half-way near t = 138 instead of t ≈ 366."""
     from scipy.integrate import solve_ivp
 
     spec = _deep_spec([3], ys=(1, 0))
