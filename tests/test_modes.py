@@ -167,6 +167,14 @@ def test_symbolic_two_by_two_svd_against_numpy(entries):
         for s, u, v in zip(got, U, V):
             np.testing.assert_allclose(Bn @ v, s * u, atol=1e-12)
             np.testing.assert_allclose(Bn.T @ u, s * v, atol=1e-12)
+    # the fixed order: descending at the reference value of Δ (theorykit.theory.modes.reference_values),
+    # where numpy's singular values (descending by construction) are the independent check
+    from theorykit.theory.modes import reference_values
+
+    ref = reference_values([D])
+    at_ref = [float(sp.N(m.s.subs(ref), 30)) for m in svd.modes]
+    Bn = np.array(B.subs(ref).evalf(30).tolist(), dtype=float)
+    np.testing.assert_allclose(at_ref, [x for x in np.linalg.svd(Bn, compute_uv=False) if x > 1e-12], rtol=1e-12)
 
 
 @pytest.mark.parametrize("rows", [
