@@ -56,6 +56,33 @@ def test_structure_assumption_holds_for_hierarchy_not_ring():
     assert not structure_assumption(ring(8))["holds"]
 
 
+def test_cross_and_ring_are_the_documented_matrices_entry_by_entry():
+    """Written out by hand from the definitions in theorykit.spec.task (the paper's Section 4 structures):
+    hierarchy(8) has, for h = 1, 2, 4, 8, h rows each on a block of 8/h items; cross(8) is that
+    hierarchy with its four pair rows (rows 3–6) regrouped as {0,2}, {1,3}, {4,6}, {5,7}; ring(8) is
+    row 0 all ones, then row r = 1…14 the bump b = (0, .33, .66, 1, 1, .66, .33, 0) rotated left by
+    r − 1 (entry j is b[(j + r − 1) mod 8]), .33 and .66 kept as the exact decimals 33/100, 66/100.
+    Spectra and sums do not tell a regrouped pair or a rotation the other way from these; the entries do."""
+    from theorykit.spec.task import cross, ring
+
+    eye8 = [[int(i == j) for j in range(8)] for i in range(8)]
+    H8 = ([[1] * 8, [1, 1, 1, 1, 0, 0, 0, 0], [0, 0, 0, 0, 1, 1, 1, 1],
+           [1, 1, 0, 0, 0, 0, 0, 0], [0, 0, 1, 1, 0, 0, 0, 0], [0, 0, 0, 0, 1, 1, 0, 0], [0, 0, 0, 0, 0, 0, 1, 1]]
+          + eye8)
+    assert hierarchy(8) == sp.Matrix(H8)
+    C8 = (H8[:3] + [[1, 0, 1, 0, 0, 0, 0, 0], [0, 1, 0, 1, 0, 0, 0, 0],
+                    [0, 0, 0, 0, 1, 0, 1, 0], [0, 0, 0, 0, 0, 1, 0, 1]] + eye8)
+    assert cross(8) == sp.Matrix(C8)
+    a, b = sp.Rational(33, 100), sp.Rational(66, 100)
+    R = ring(8)
+    assert R.shape == (15, 8) and list(R.row(0)) == [1] * 8
+    assert list(R.row(1)) == [0, a, b, 1, 1, b, a, 0]          # rotated by 0
+    assert list(R.row(2)) == [a, b, 1, 1, b, a, 0, 0]          # left by 1
+    assert list(R.row(4)) == [1, 1, b, a, 0, 0, a, b]          # left by 3
+    assert list(R.row(9)) == list(R.row(1))                    # left by 8: once round
+    assert list(R.row(14)) == [b, a, 0, 0, a, b, 1, 1]         # left by 13 = 5 (mod 8)
+
+
 # ------------------------------------------------------------------------------------------------
 # symbolic results (docs/theory.md#contexts)
 # ------------------------------------------------------------------------------------------------
