@@ -185,3 +185,29 @@ def test_sqrt_and_rational_with_the_wrong_number_of_arguments_say_so():
     with pytest.raises(SpecError) as e:
         parse_expr("Rational(1)", {}, "data.inputs[0][0]")
     assert "Rational takes two arguments" in str(e.value)
+
+
+# -- 6. defaults and ranges of docs/specs.md's field reference --------------------------------------
+
+def test_defaults_and_ranges_are_those_of_the_field_reference():
+    """Golden values from docs/specs.md's field reference: pathways[].hidden 16, depth 2, inputs and
+    outputs "all"; data.k 3 (at least 2); data.hidden 100 per pathway for contexts, 128 in all for
+    xor-margin (64 per pathway of "linear"); training.lr at most 1e3; data.context_scale positive,
+    so 0 is refused, and the error names data.context_scale."""
+    (p,) = _spec({}, [[1, 0], [0, 1]]).pathways
+    assert (p.hidden, p.depth, p.inputs, p.outputs) == (16, 2, (0, 1), (0,))
+    c = spec_from_dict({"data": {"task": "contexts", "n": 2, "reln": "single"}})
+    assert c.task.meta["k"] == 3 and [q.hidden for q in c.pathways] == [100] * 4   # common + 3 singles
+    x = spec_from_dict({"data": {"task": "xor-margin", "reln": "linear", "Delta": 1}})
+    assert [q.hidden for q in x.pathways] == [64, 64]
+    with pytest.raises(SpecError) as e:
+        spec_from_dict({"data": {"task": "contexts", "n": 2, "k": 1, "reln": "single"}})
+    assert e.value.field == "data.k"
+    assert _spec({}, [[1, 0], [0, 1]], training={"lr": 1e3}).training.lr == 1e3
+    with pytest.raises(SpecError) as e:
+        _spec({}, [[1, 0], [0, 1]], training={"lr": 1.5e3})
+    assert e.value.field == "training.lr"
+    for bad in (0, -1, "-sqrt(2)"):
+        with pytest.raises(SpecError) as e:
+            spec_from_dict({"data": {"task": "contexts", "n": 2, "reln": "single", "context_scale": bad}})
+        assert e.value.field == "data.context_scale" and "not positive" in str(e.value), bad
