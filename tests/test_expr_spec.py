@@ -25,6 +25,7 @@ D = sp.Symbol("Delta", positive=True)
     "open('/etc/passwd')",
     "1 @ 2",
     "Delta ** 1000",
+    "Delta ** -1000",              # |exponent| is bounded both ways (keep |exponent| <= 64)
     "'text'",
     "True",
     "sqrt(2, 3)",
