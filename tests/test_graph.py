@@ -645,3 +645,30 @@ def test_loss_curve_off_the_recording_grid_matches_numpy():
     np.testing.assert_array_equal(res.t, [0, 4, 8, 10])
     np.testing.assert_allclose(res.loss[0], want[[0, 4, 8, 10]], rtol=1e-12)
     assert want[10] < want[0]
+
+
+def test_scaled_graph_and_edge_init_scales_by_hand():
+    """scaled(g, factor, time) (its docstring): widths × factor, σ × 1/√factor (so σ√H is kept), η ×
+    time, steps and schedule starts ÷ time. By hand for factor 4, time 2: widths 4, 3 → 16, 12; the
+    edge's own σ 0.5 → 0.25 and init_std 0.01 → 0.005 (1/√4 = 1/2); lr 0.05 → 0.1; steps 2000 → 1000;
+    starts 0, 500 → 0, 250. edge_init_scales: an edge's own init_scale, else the default given
+    (docs/specs.md: edges[].init_scale defaults to training.init_std)."""
+    from theorykit.spec.graph import scaled
+
+    g = spec_from_dict({
+        "data": {"inputs": [[1, 0], [0, 1]], "targets": [[1, -1]]},
+        "nodes": [{"name": "h", "width": 4}, {"name": "k", "width": 3}],
+        "edges": [{"from": "input", "to": "h"}, {"from": "h", "to": "output", "init_scale": 0.5},
+                  {"from": "input", "to": "k"}, {"from": "k", "to": "output"}],
+        "schedule": [{"name": "g0", "edges": ["input->h", "h->output"]},
+                     {"name": "g1", "edges": ["input->k", "k->output"], "start": 500, "fit": ["g0"]}],
+        "training": {"lr": 0.05, "init_std": 0.01, "steps": 2000}})
+    assert g.edge_init_scales(0.01) == {"input->h": 0.01, "h->output": 0.5, "input->k": 0.01, "k->output": 0.01}
+    assert scaled(g, 1.0, 1) is g
+    s = scaled(g, 4.0, 2)
+    assert [n.width for n in s.nodes] == [16, 12]
+    assert [e.init_scale for e in s.edges] == [None, pytest.approx(0.25), None, None]
+    assert s.training.init_std == pytest.approx(0.005) and s.training.lr == pytest.approx(0.1)
+    assert s.training.steps == 1000 and [gr.start for gr in s.schedule] == [0, 250]
+    assert s.edge_init_scales(s.training.init_std) == pytest.approx(
+        {"input->h": 0.005, "h->output": 0.25, "input->k": 0.005, "k->output": 0.005})
