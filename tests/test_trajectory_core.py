@@ -192,6 +192,22 @@ def test_saveat_every_grid_ends_at_t_end_even_for_long_runs():
             SaveAt(loss_every=bad)
 
 
+
+def test_trainer_records_steps_given_out_of_order_or_twice_once_each_in_order():
+    """SaveAt.times: the trainer sorts its steps and drops repeats. ts = [4, 0, 2, 2] records at steps
+    0, 2, 4, once each; golden values by hand: gradient descent on L = ½‖w‖² with η = 0.1 is
+    w_t = 0.9^t w_0."""
+    import jax.numpy as jnp
+
+    from theorykit.record import SaveAt
+    from theorykit.sim.engine import train
+
+    w0 = np.array([[1.0, -2.0]])
+    res = train(lambda w, d: 0.5 * jnp.sum(w ** 2), jnp.asarray(w0), None, lr=0.1, steps=4,
+                save=SaveAt(ts=[4, 0, 2, 2], fns={"w": lambda w, d: w}))
+    assert list(res.saved_t) == [0, 2, 4]
+    np.testing.assert_allclose(res.saved["w"][0], np.array([0.9 ** t * w0[0] for t in (0, 2, 4)]), rtol=1e-12)
+
 def test_trainer_checks_divergence_without_a_loss_curve():
     """x ← x − η·x (L = x²/2) with η = 3 multiplies x by −2 each step: after 10 steps L is 4¹⁰ L(0)."""
     import jax.numpy as jnp
