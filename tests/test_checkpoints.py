@@ -376,6 +376,21 @@ def test_steps_files_and_formats(tmp_path):
         load_checkpoints(str(tmp_path / "step_0.safetensors"), data)
 
 
+
+def test_the_step_is_the_last_number_in_the_file_name(tmp_path):
+    """The module docstring: a checkpoint's step is the last integer in its file name. In
+    run2_step_30.npz and run2_step_7.npz the run's number 2 comes first: the steps are 30 and 7, and
+    the checkpoints are ordered by step (7 before 30, though "run2_step_30" sorts first by name)."""
+    X = np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]])
+    Y = np.array([[1.0, 1, -1, -1]])
+    late, early = _good(), _good()
+    np.savez(tmp_path / "run2_step_30.npz", **late)
+    np.savez(tmp_path / "run2_step_7.npz", **early)
+    run = load_checkpoints(str(tmp_path / "run2_step_*.npz"), (X, Y))
+    assert run.steps.tolist() == [7, 30]
+    np.testing.assert_array_equal(run.weights[0][0], early["W1"])
+    np.testing.assert_array_equal(run.weights[1][1], late["W2"])
+
 def test_compare_trains_the_gdln_in_the_runs_loss_convention(run_dir, tmp_path):
     """The run used the mean loss (P = 4). Compared as a summed-loss run, every curve is in the summed
     convention: at step 0 the GDLN's loss is ≈ P × its mean-loss value, and the run's exactly so."""
