@@ -91,6 +91,19 @@ def test_offsets_that_are_not_two_whole_numbers_are_refused(tmp_path, offs):
     _refused(f, "'W1'", "data_offsets", "whole numbers")
 
 
+
+def test_tensors_whose_data_overlap_are_refused_naming_the_later_key(tmp_path):
+    """read_safetensors' docstring: overlapping tensors are an error naming the file and the key. W1
+    (two F32, bytes 0-8) and W2 (two F32, bytes 4-12) share bytes 4-8: read as written, W2 would start
+    with W1's second number. Laid end to end (0-8, 8-16) the same header reads."""
+    data = struct.pack("<4f", 1.0, 2.0, 3.0, 4.0)
+    head = {"W1": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+            "W2": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}}
+    _refused(_st(tmp_path / "w.safetensors", head, data), "'W2'", "data_offsets", "overlaps", "'W1'")
+    head["W2"]["data_offsets"] = [8, 16]
+    arrays, _ = read_safetensors(_st(tmp_path / "ok.safetensors", head, data))
+    assert arrays["W1"].tolist() == [1.0, 2.0] and arrays["W2"].tolist() == [3.0, 4.0]
+
 # --- safetensors: duplicate keys --------------------------------------------------------------
 
 def test_a_tensor_named_twice_is_refused(tmp_path):
