@@ -149,3 +149,29 @@ def test_summed_loss_race_is_P_times_the_mean_race():
     np.testing.assert_allclose(ours, P * mean, rtol=1e-6)
     assert ours[0] == pytest.approx(0.5 * np.sum(Y ** 2), rel=1e-4)
     assert ours[-1] < 0.5 * ours[0]                             # the window saw learning
+
+
+def test_random_init_std_by_pathway_name_or_edge_key_and_the_relu_networks_from_the_spec():
+    """simulate's init_std may map pathway names (every edge of that pathway) or edge keys; an edge key
+    is the more specific and wins. Written out for the linear ReLN: input->positive 0.1, positive->output
+    0.5 (its own key), both edges of "negative" 0.2; the start must be random_params' draw at exactly
+    those σ. The ReLU network of a spec starts at the spec's training.init_std (simulate's docstring:
+    settings default to the spec's): the same draw as on the spec's data with init_std given."""
+    from theorykit.net.layout import Net
+    from theorykit.net.starts import random_params
+    from theorykit.spec.graph import graph_from_pathways
+
+    spec = tk.GDLNSpec(tk.xor_margin(1), tk.xor_relns(8)["linear"], tk.Training(lr=0.05, init_std=0.3))
+    res = tk.simulate(spec, init="random", init_std={"positive": 0.1, "positive->output": 0.5, "negative": 0.2},
+                      seeds=2, steps=1)
+    want = random_params(Net.from_graph(graph_from_pathways(spec)),
+                         {"input->positive": 0.1, "positive->output": 0.5, "input->negative": 0.2,
+                          "negative->output": 0.2}, 2, 0, "float64")
+    for k, W in want.items():
+        np.testing.assert_array_equal(np.asarray(res.extra["initial_params"][k]), np.asarray(W), err_msg=k)
+    relu = tk.simulate(spec, network="relu", hidden=64, seeds=1, steps=0)
+    X, Y = spec.task.numeric()
+    ref = tk.simulate((X, Y), network="relu", hidden=64, lr=0.05, steps=0, seeds=1, init_std=0.3)
+    for a, b in zip(relu.params, ref.params):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    assert 0.2 < float(np.std(np.asarray(relu.params[0]))) < 0.4      # σ = 0.3 over 64 × 3 draws, not 0.01
