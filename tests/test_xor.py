@@ -215,6 +215,28 @@ def test_relu_grid_matches_core_simulate_relu():
         np.testing.assert_allclose(lt[i], curves.learning_time(core.loss), rtol=1e-10)
 
 
+
+def test_reln_grid_start_cuts_the_relu_networks_units_in_order():
+    """reln_grid_start's docstring: pathway p takes the ReLU network's hidden units offset_p …
+    offset_p + H_p − 1 (rows of W1, columns of W2), restricted to its input and output rows. Written
+    out for two pathways of 3 and 5 units reading inputs (0, 2) and (1,): units 0–2 and 3–7."""
+    import jax
+    import jax.numpy as jnp
+
+    task = tk.xor_margin()
+    Xs = np.stack([task.numeric({"Delta": x})[0] for x in (0.5, 1.5)])
+    Y = task.numeric({"Delta": 1.0})[1]
+    keys = jax.random.split(jax.random.PRNGKey(4), 2)
+    paths = tk.GDLNSpec(task, [tk.Pathway("positive", (1, 1, 0, 0), (0, 2), "all", 3),
+                               tk.Pathway("negative", (0, 0, 1, 1), (1,), "all", 5)]).pathways
+    _, w = grid.relu_grid_start(jnp.asarray(Xs), jnp.asarray(Y), keys, hidden=8, std=0.1)
+    W1, W2 = np.asarray(w["input->h1"]), np.asarray(w["h1->output"])     # members × 8 × 3, members × 1 × 8
+    _, p0 = grid.reln_grid_start(jnp.asarray(Xs), jnp.asarray(Y), keys, paths, task=task, hidden=8, std=0.1)
+    np.testing.assert_array_equal(np.asarray(p0["input->positive"]), W1[:, 0:3][:, :, [0, 2]])
+    np.testing.assert_array_equal(np.asarray(p0["positive->output"]), W2[:, :, 0:3])
+    np.testing.assert_array_equal(np.asarray(p0["input->negative"]), W1[:, 3:8][:, :, [1]])
+    np.testing.assert_array_equal(np.asarray(p0["negative->output"]), W2[:, :, 3:8])
+
 # -------------------------------------------------------------------------------------------------
 # measurement functions on synthetic curves
 # -------------------------------------------------------------------------------------------------
