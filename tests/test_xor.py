@@ -215,7 +215,6 @@ def test_relu_grid_matches_core_simulate_relu():
         np.testing.assert_allclose(lt[i], curves.learning_time(core.loss), rtol=1e-10)
 
 
-
 def test_reln_grid_start_cuts_the_relu_networks_units_in_order():
     """reln_grid_start's docstring: pathway p takes the ReLU network's hidden units offset_p …
     offset_p + H_p − 1 (rows of W1, columns of W2), restricted to its input and output rows. Written
@@ -236,6 +235,7 @@ def test_reln_grid_start_cuts_the_relu_networks_units_in_order():
     np.testing.assert_array_equal(np.asarray(p0["positive->output"]), W2[:, :, 0:3])
     np.testing.assert_array_equal(np.asarray(p0["input->negative"]), W1[:, 3:8][:, :, [1]])
     np.testing.assert_array_equal(np.asarray(p0["negative->output"]), W2[:, :, 3:8])
+
 
 # -------------------------------------------------------------------------------------------------
 # measurement functions on synthetic curves
