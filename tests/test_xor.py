@@ -256,6 +256,33 @@ def test_learning_time_known_answers():
     assert curves.learning_time(lin[::4], times=t[::4]) == pytest.approx(50.0)
 
 
+def test_learning_time_in_the_first_interval_and_with_a_given_initial_value():
+    """A curve that halves before its second record is interpolated in the first interval too:
+    1.0 → 0.2 crosses 0.5 at w = (1 − 0.5)/(1 − 0.2) = 0.625 of the way, i.e. t = 62.5 when recorded
+    every 100 steps. ``initial`` replaces L(0): with L(0) = 1.6 the level is 0.8, crossed between
+    0.9 (t = 1) and 0.7 (t = 2) half-way, t = 1.5; with the curve's own first value (1.0) the level
+    0.5 is never reached. Hand values."""
+    assert curves.learning_time(np.array([1.0, 0.2, 0.1])) == pytest.approx(0.625)
+    assert curves.learning_time(np.array([1.0, 0.2, 0.1]), times=[0.0, 100.0, 200.0]) == pytest.approx(62.5)
+    c = np.array([1.0, 0.9, 0.7])
+    assert np.isnan(curves.learning_time(c))
+    assert curves.learning_time(c, initial=1.6) == pytest.approx(1.5)
+    # one initial value per curve of a batch: levels 0.8 and 0.45 (0.9 → 0.7 half-way; 0.5 → 0.4 half-way)
+    got = curves.learning_time(np.array([[1.0, 0.9, 0.7], [1.0, 0.5, 0.4]]), initial=[1.6, 0.9])
+    np.testing.assert_allclose(got, [1.5, 1.5])
+
+
+def test_curve_distance_is_the_root_mean_square():
+    """RMS over the run, by hand: (3, 4, 0, 0) against zeros is √((9 + 16)/4) = 2.5; and the distances
+    closest() reports are the same RMS (numpy's sqrt of the mean square, written out here)."""
+    assert float(curves.curve_distance([3.0, 4.0, 0.0, 0.0], np.zeros(4))) == pytest.approx(2.5)
+    np.testing.assert_allclose(curves.curve_distance(np.zeros((2, 4)), [[3.0, 4, 0, 0], [1, 1, 1, 1]]), [2.5, 1.0])
+    t = np.arange(100.0)
+    a, b = np.exp(-t / 10), np.exp(-t / 30)
+    _, dists = curves.closest(a, {"b": b})
+    assert dists["b"] == pytest.approx(math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b)) / len(t)), rel=1e-12)
+
+
 def test_switch_point_known_answers():
     x = np.linspace(0, 2, 21)
     step = (x > 0.85).astype(float)
