@@ -575,6 +575,45 @@ def test_loss_metrics():
     assert m["t_0.01"] is None
 
 
+def test_loss_metrics_area_and_final_fraction_by_hand():
+    """L = 10 e^{−t/20} on 0..60: the normalised area is the mean of L/L(0) over the run,
+    (1/60)∫₀⁶⁰ e^{−t/20} dt = (20/60)(1 − e^{−3}) = 0.31674 (the trapezoid rule's error at step 1 is
+    ≈ (1/12)(f′(0) − f′(60))/60 ≈ 7e-5, while the plain mean of the 61 samples is 0.3202); the final
+    fraction is e^{−3}; the area does not depend on where the clock starts (t = 100..160)."""
+    t = np.arange(61.0)
+    L = 10 * np.exp(-t / 20)
+    want = (20 / 60) * (1 - np.exp(-3.0))
+    m = loss_metrics(t, L)
+    assert m["L0"] == 10.0
+    assert m["area"] == pytest.approx(want, abs=2e-4)
+    assert m["final_fraction"] == pytest.approx(np.exp(-3.0), rel=1e-12)
+    assert loss_metrics(t + 100, L)["area"] == pytest.approx(m["area"], rel=1e-12)
+    # irregular records of a straight line (trapezoid exact): L/L0 = 1 − t/120 over 0..60 has mean 0.75
+    ti = np.array([0.0, 5, 6, 30, 59, 60])
+    assert loss_metrics(ti, 8 * (1 - ti / 120))["area"] == pytest.approx(0.75, rel=1e-12)
+
+
+def test_time_errors_and_best_grid_row_by_hand():
+    """Simulation e^{−t/20}, prediction e^{−t/25}: half-way at 20 ln 2 and 25 ln 2, so the prediction is
+    5 ln 2 steps late, 25 % of the simulation's time (relative to the simulation); neither reaches 1e-12
+    (at t = 552 and 691, after the run's 400 steps).
+    best_grid_row: of the time constants 10, 20, 40, the curve e^{−t/20} itself is the best, error 0."""
+    from theorykit.curves import best_grid_row, time_errors
+
+    t = np.arange(0, 400.5, 0.25)
+    e = time_errors(t, np.exp(-t / 20), np.exp(-t / 25), fractions=(0.5, 1e-12))
+    h = e["0.5"]
+    assert h["simulation"] == pytest.approx(20 * np.log(2), abs=1e-3)
+    assert h["theory"] == pytest.approx(25 * np.log(2), abs=1e-3)
+    assert h["error_steps"] == pytest.approx(5 * np.log(2), abs=2e-3)
+    assert h["relative_error"] == pytest.approx(0.25, abs=1e-4)
+    assert e["1e-12"] == {"simulation": None, "theory": None, "error_steps": None, "relative_error": None}
+    A = np.array([10.0, 20.0, 40.0])
+    row, err, curve = best_grid_row(lambda a: np.exp(-t[None, :] / a[:, None]), A, np.exp(-t / 20), 1.0)
+    assert row == 20.0 and err == 0.0
+    np.testing.assert_array_equal(curve, np.exp(-t / 20))
+
+
 # ------------------------------------------------------------------------------------------------
 # command-line entry points
 # ------------------------------------------------------------------------------------------------
