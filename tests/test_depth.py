@@ -175,6 +175,36 @@ def test_run_statistics_on_synthetic_runs():
     assert 0.8 < w <= 1.0 + 1e-12
 
 
+def test_stereotypical_and_variance_explained_by_hand():
+    """stereotypical measures distance in log loss: of the constant runs 1, 8, 50, 60 the log-space
+    mean is ln of the geometric mean 24000^{1/4} ≈ 12.45, nearest to 8 (|ln(8/12.45)| = 0.44 against
+    |ln(50/12.45)| = 1.39); in plain loss the mean 29.75 would be nearest to 50.
+
+    variance_explained weights each checkpoint's R² by its across-run variance. Four runs, alignment
+    times ta = 1, 2, 3, 4: checkpoint 0 is 10·ta (R² = 1, variance 100·1.25 = 125); checkpoint 1 is
+    1 + 0.1·(1, −1, −1, 1), a zero-mean pattern orthogonal to ta − 2.5 (R² = 0, variance 0.01).
+    Weighted: 125/125.01; the plain mean of the R² would be 1/2; the larger variance is checkpoint 0."""
+    t = np.arange(5.0)
+    runs = np.array([1.0, 8.0, 50.0, 60.0])[:, None] * np.ones_like(t)[None, :]
+    assert curves.stereotypical(runs) == 1
+    ta = np.array([1.0, 2.0, 3.0, 4.0])
+    L = np.column_stack([10 * ta, 1 + 0.1 * np.array([1.0, -1, -1, 1])])
+    r2s, w, imax = curves.variance_explained(L, ta)
+    np.testing.assert_allclose(r2s, [1.0, 0.0], atol=1e-12)
+    assert w == pytest.approx(125 / 125.01, rel=1e-12)
+    assert imax == 0
+
+
+def test_level_error_is_relative_to_the_reference_curve():
+    """Crossing times 100 (``of``) against 200 (``against``): |100 − 200| / 200 = 0.5 (relative to the
+    reference, not to the curve under test, which would give 1.0); a reference time below one step
+    counts as one step (|1.5 − 0.5| / 1 = 1); levels neither curve reaches are left out (NaN)."""
+    lv = {"50%": {"gdln_flow": 100.0, "ref": 200.0}, "25%": {"gdln_flow": 150.0, "ref": 250.0},
+          "5%": {"gdln_flow": float("nan"), "ref": float("nan")}}
+    assert curves.level_error(lv, "ref") == pytest.approx(0.5, rel=1e-12)
+    assert curves.level_error({"50%": {"gdln_flow": 1.5, "ref": 0.5}}, "ref") == pytest.approx(1.0, rel=1e-12)
+
+
 def test_seed_batches_give_the_same_runs_and_report_progress():
     """Running the seeds in batches (for progress) changes nothing but the call pattern."""
     X, Y = contexts(4, 3).numeric()
