@@ -16,6 +16,10 @@ def test_symmetry_found_and_orbits():
     rep, orbit_of = family_orbits(masks, perms)
     # Burnside by hand: 2 (common) x orbits of subsets of the 6 context pathways under S_3, minus empty
     assert len(masks) == 127 and len(rep) == 39
+    # each orbit's representative is its family of smallest bit code (pathway j is bit j), by brute force
+    codes = masks.astype(np.int64) @ (1 << np.arange(masks.shape[1], dtype=np.int64))
+    for o, r in enumerate(rep):
+        assert orbit_of[r] == o and codes[r] == codes[orbit_of == o].min()
     # the Section 4 task (three different structures) has no context symmetry but the identity
     from theorykit import contexts
 
@@ -44,6 +48,37 @@ def test_winner_has_common_and_doubles(both):
     assert s["winner_contains_common_and_all_(k-1)-context"]
     assert s["named"]["common + doubles"]["rank_area"] < s["named"]["common + singles"]["rank_area"]
     assert s["named"]["common + doubles"]["rank_area"] < s["named"]["common only"]["rank_area"]
+
+
+@pytest.fixture(scope="module")
+def horizon8000():
+    """Eleven families (singles and doubles alone, common, common with some of the rest, all) over
+    the 8000 steps of Section 5, where their areas spread and only some reach 1 % of L(0)."""
+    return race_exhaust(3, steps=8000, race_dt=10, progress=False, families=[0, 1, 2, 3, 63, 64, 70, 94, 120, 122, 126])
+
+
+def test_ranking_rules_by_brute_force(both, horizon8000):
+    """The summary's selections, recomputed from the metrics by the rules docs/race_k4.md states:
+    "within 1 %" is every family whose area is at most 1.01 × the winner's, in area order; rank_area
+    orders by area (then index). Checked first: some family lies between 1 % and 10 % behind."""
+    for res in (both[0], horizon8000):
+        s, rows = res.summary, res.metrics
+        amin = min(r["area"] for r in rows)
+        by_area = sorted(rows, key=lambda r: (r["area"], r["index"]))
+        assert s["winner"] == by_area[0]["family"]
+        assert s["within_1pct_of_winner"] == [r["family"] for r in by_area if r["area"] <= 1.01 * amin]
+        assert [r["rank_area"] for r in by_area] == list(range(1, len(rows) + 1))
+    assert any(1.01 * amin < r["area"] <= 1.1 * amin for r in horizon8000.metrics)
+
+
+def test_rank_by_time_to_one_percent_puts_never_last(horizon8000):
+    """rank_t_0.01 orders the families that reach 1 % of L(0) by that time, then those that never do
+    (None), in index order. Checked first: some of these families reach 1 % and some do not."""
+    rows = horizon8000.metrics
+    reached = sorted((r for r in rows if r["t_0.01"] is not None), key=lambda r: (r["t_0.01"], r["index"]))
+    never = sorted((r for r in rows if r["t_0.01"] is None), key=lambda r: r["index"])
+    assert reached and never
+    assert [r["rank_t_0.01"] for r in reached + never] == list(range(1, len(rows) + 1))
 
 
 def test_pathway_action_carries_input_rows_forward():
