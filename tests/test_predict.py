@@ -174,6 +174,19 @@ def test_share_hidden_rule():
     assert share_hidden(128, 4) == [32] * 4
 
 
+def test_written_spec_a0_is_the_geometric_mean_of_the_pathways():
+    """XoR below Δ* predicts the four single-point pathways; 130 units shared by the stated rule give
+    33, 33, 32, 32, each a0 = σ²H_p/2, and the written spec's one training.a0 is their geometric mean
+    (docstring of to_spec): σ²/2 · (33² · 32²)^{1/4} = σ²/2 · √(33·32) (the arithmetic mean would be
+    σ²/2 · 32.5, 1.2e-4 higher)."""
+    pred = predict_reln(tk.xor_margin(0.6), 130, XOR_TRAINING, progress=False)
+    assert len(pred.gates) == 4 and pred.widths == [33, 33, 32, 32]
+    np.testing.assert_allclose(pred.a0, [0.01 ** 2 * h / 2 for h in (33, 33, 32, 32)], rtol=1e-12)
+    spec = pred.to_spec()
+    assert [p.hidden for p in spec.pathways] == [33, 33, 32, 32]
+    assert spec.training.a0 == pytest.approx(0.01 ** 2 / 2 * math.sqrt(33 * 32), rel=1e-12)
+
+
 # ---------------------------------------------------------------------------------------------
 # 3. XoR on both sides of Δ* = sqrt(2/3)
 # ---------------------------------------------------------------------------------------------
@@ -242,6 +255,49 @@ def test_beam_and_forward_against_exhaustive():
                 if sorted(r["family"]) == fam]
         if same:                       # among the exhaustive ranking's top: the same race gives the same area
             assert abs(same[0]["area"] - other.area) < 1e-9
+
+
+def test_forward_search_follows_the_residual_correlation_and_stops_by_min_gain():
+    """The stated rule of the forward search (module docstring, docs/predict.md), recomputed with numpy
+    on the beam test's data (every orbit a single pattern here). With shortlist 1 the first family
+    is the orbit of largest ‖(Y ∘ g) Xᵀ / P‖₂; the second adds the orbit of largest ‖(R ∘ g) Xᵀ / P‖₂,
+    R = Y − the first family's final output. At 600 steps (30 τ) that output is taken as the gated
+    network's end point, the least-squares fit W (X ∘ g) with W = (Y ∘ g)(X ∘ g)⁺; the residual's
+    best orbits beat the next by ≈ 0.08, far more than the race's distance from its end point, and
+    differ from the best orbit on Y itself. A search stops after the first round that does not
+    lower the area by more than min_gain (relative): with min_gain = 0.5, every earlier round halved it."""
+    rng = np.random.default_rng(11)
+    X = rng.choice([-1, 1], size=(3, 5)).astype(int)
+    Y = np.stack([X[0] * X[1], X[2]])
+    task = tk.Task(sp.Matrix(X.tolist()), sp.Matrix(Y.tolist()))
+    tr = Training(lr=0.05, loss="mean", init_std=0.01, steps=600)
+    pred = predict_reln(task, 32, tr, search="forward", shortlist=1, min_gain=0.5, progress=False)
+    Xf, Yf = X.astype(float), Y.astype(float)
+    P = Xf.shape[1]
+    assert all(o["size"] == 1 and o["candidate"] for o in pred.orbits)
+    pats = {o["orbit"]: np.array(o["example"], float) for o in pred.orbits}
+
+    def score(R, g):
+        return np.linalg.norm((R * g) @ Xf.T / P, 2)
+
+    on_Y = {k: score(Yf, g) for k, g in pats.items()}
+    first = max(on_Y, key=on_Y.get)
+    assert sorted(on_Y.values())[-2] < on_Y[first] - 1e-3           # a unique best on Y
+    rounds = pred.search["rounds"]
+    assert rounds[0]["best"] == [first]
+    g1 = pats[first]
+    R = Yf - ((Yf * g1) @ np.linalg.pinv(Xf * g1)) @ (Xf * g1)
+    on_R = {k: score(R, g) for k, g in pats.items() if k != first}
+    top = max(on_R.values())
+    best_R = {k for k, v in on_R.items() if v > top - 1e-9}
+    assert max(v for v in on_R.values() if v < top - 1e-9) < top - 0.05
+    best_Y = max((k for k in pats if k != first), key=on_Y.get)
+    assert best_Y not in best_R                                     # the residual matters here
+    assert len(rounds) >= 2 and set(rounds[1]["best"]) - {first} <= best_R and len(rounds[1]["best"]) == 2
+    # the stopping rule
+    for prev, cur in zip(rounds[:-2], rounds[1:-1]):
+        assert cur["best_area"] < prev["best_area"] * (1 - 0.5)
+    assert rounds[-1]["best_area"] >= rounds[-2]["best_area"] * (1 - 0.5)
 
 
 # ---------------------------------------------------------------------------------------------
