@@ -25,11 +25,20 @@ def test_sweep_equals_simulate_and_resumes(spec, tmp_path):
     assert res["members"] == 8 and res["chunks"] == 3 and res["chunks_computed"] == [0, 1, 2]
     D = spec.task.symbols["Delta"]
     m = 0
+    by_point = {}
     for d in grid["Delta"]:
         for lr in grid["lr"]:
             sim = simulate(spec, seeds=2, steps=60, values={D: d}, lr=lr)
             np.testing.assert_allclose(res["loss"][m:m + 2], sim.loss, rtol=0, atol=1e-12)
+            by_point[(d, lr)] = sim.loss[:, -1]
             m += 2
+    # each grid point's summary is the mean and spread over its own seeds (separate simulate calls)
+    assert len(res["results"]) == 4
+    for r in res["results"]:
+        fin = by_point[(r["Delta"], r["lr"])]
+        assert r["final_loss_mean"] == pytest.approx(float(np.mean(fin)), rel=1e-10)
+        assert r["final_loss_std"] == pytest.approx(float(np.std(fin)), rel=1e-6, abs=1e-15)
+        assert r["diverged_seeds"] == 0
     # resume: a complete sweep recomputes nothing; deleting one chunk recomputes only it
     again = run_sweep(spec, grid, seeds=2, steps=60, out=out, chunk=3, progress=False)
     assert again["chunks_computed"] == []
