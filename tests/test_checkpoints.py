@@ -402,6 +402,13 @@ def test_compare_trains_the_gdln_in_the_runs_loss_convention(run_dir, tmp_path):
     mean, summed = (compare_run(spec, run, lr=LR, loss=k) for k in ("mean", "sum"))
     assert summed.run_loss[0] == pytest.approx(4 * mean.run_loss[0], rel=1e-12)
     assert summed.gdln_loss[0] == pytest.approx(4 * mean.gdln_loss[0], rel=1e-9)
+    # the race too: the summed loss is P × the mean loss, and its gradient P × larger, so the flow's
+    # time constant τ = 1/(η P) is P times shorter: L_sum(t) = P · L_mean(P t) at every checkpoint t
+    # whose P t is a checkpoint too (0, 50, 100, 150 → 0, 200, 400, 600)
+    pairs = [(i, int(np.flatnonzero(mean.t == 4 * ti)[0])) for i, ti in enumerate(summed.t) if 4 * ti in mean.t]
+    assert len(pairs) >= 3
+    for i, j in pairs:
+        assert summed.race_loss[i] == pytest.approx(4 * mean.race_loss[j], rel=1e-6)
 
 
 def test_a0_rule_with_unequal_layer_stds_is_the_derived_sum():
