@@ -195,6 +195,23 @@ def test_stereotypical_and_variance_explained_by_hand():
     assert imax == 0
 
 
+def test_layer_alignment_by_hand():
+    """First layer W1 = [[1, 0, 3, 0, 0, 2], 0] against the data's top-4 input directions e1…e4 (v₁ = e1):
+    its top right singular vector is (1, 0, 3, 0, 0, 2)/√14, so cos_in = 1/√14, and the share of its
+    squared norm in span(e1…e4) is (1 + 9)/14. Last layer W_L = [[0, 0], [2, 0], [0, 1]] against the
+    output directions u₁ = e2, u₂ = e1: W_L W_Lᵀ = diag(0, 4, 1), top left singular vector e2, so
+    cos_out = 1, and the share in span(e2, e1) is 4/5."""
+    from theorykit.analysis.alignment import layer_alignment
+
+    W1 = np.zeros((2, 6))
+    W1[0] = [1, 0, 3, 0, 0, 2]
+    WL = np.array([[0.0, 0], [2, 0], [0, 1]])
+    V4 = np.eye(6)[:, :4]
+    U4 = np.eye(3)[:, [1, 0]]
+    got = np.asarray(layer_alignment([W1, np.eye(2), WL], (U4, V4, np.ones(6), np.ones(3))))
+    np.testing.assert_allclose(got, [1 / np.sqrt(14), 1.0, 10 / 14, 4 / 5], rtol=1e-5)
+
+
 def test_level_error_is_relative_to_the_reference_curve():
     """Crossing times 100 (``of``) against 200 (``against``): |100 − 200| / 200 = 0.5 (relative to the
     reference, not to the curve under test, which would give 1.0); a reference time below one step
