@@ -57,6 +57,20 @@ def test_simulate_summary_and_plot(terminal, capsys, tmp_path):
     assert png.read_bytes()[:8] == PNG and _not_blank(png)
 
 
+def test_simulate_text_rows_are_mean_plus_minus_std_beside_the_theory():
+    """A hand-made document: each row reads t, the mean, "±", the std, then the theory's value; the last
+    line gives the largest gap over L(0)."""
+    from theorykit.analysis.summary import simulate_text
+
+    doc = {"spec": "s", "network": "gdln", "init": "aligned", "seeds": 3, "steps": 10, "dtype": "float64",
+           "seconds": 0.5, "loss": {"t": [0, 10], "mean": [0.75, 0.125], "std": [0.001, 0.03]},
+           "theory": {"method": "closed-form", "value": [0.75, 0.2], "max_abs_error_over_initial_loss": 0.1}}
+    rows = simulate_text(doc).splitlines()
+    assert rows[2].split() == ["0", "0.75", "±", "0.001", "0.75"]
+    assert rows[3].split() == ["10", "0.125", "±", "0.03", "0.2"]
+    assert rows[-1].endswith("0.1")
+
+
 def test_mode_recorder_reaches_the_end_point():
     """Simulated mode strengths u_αᵀ W_p v_α from aligned weights follow the closed form to s/d = 1/√3."""
     from theorykit import Derivation
