@@ -240,7 +240,7 @@ def test_compiled_kernel_on_a_gpu_matches_plain_engine(dtype, rtol):
 _HOPPER = _ON_GPU and any(n in __import__("jax").devices()[0].device_kind for n in ("H100", "H200"))
 
 
-@pytest.mark.skipif(not _HOPPER, reason="the refusal was measured on an H100 and an H200")
+@pytest.mark.skipif(not _HOPPER, reason="needs a GPU, an H100 or H200 (where the refusal was measured)")
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_section4_size_is_refused_by_name_on_a_hopper_gpu(dtype):
     """At the paper's [11, 700, 60] (padded [16, 1024, 64]) Triton asked for 403 456 bytes of shared
