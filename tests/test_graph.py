@@ -144,6 +144,47 @@ def test_weight_file_errors(tmp_path):
         load_weights(tmp_path / "nan.npz", net)
 
 
+def _staged_gd(W, steps, lr, a_start, b_start, b_fits_residual=False, hold_input_until=0):
+    """Autograd-free numpy gradient descent on the shared graph of shared_graph_dict (X6, Y6; the
+    mean loss), with group a (its loss L(Y − ŷ_a)) from ``a_start`` and group b from ``b_start``.
+    Group b fits Y, or with ``b_fits_residual`` the residual Y − ŷ_a held fixed (its gradient is then
+    the usual one with target Y − ŷ_a). ``hold_input_until``: the shared edge input->h does not move
+    before that step. Returns the losses at steps 0 … steps and input->h after each step."""
+    W = {k: np.array(v, float) for k, v in W.items()}
+    X, Y = (np.array(m, float) for m in (X6, Y6))
+    ga, gb, ge = np.array([1, 1, 1, 0, 0, 1.]), np.array([0, 1, 1, 1, 1, 0.]), np.array([1, 1, 0, 1, 1, 1.])
+    P = X.shape[1]
+    losses, W_h = [], [W["input->h"].copy()]
+    for t in range(steps + 1):
+        h = W["input->h"] @ X
+        a = ga * (W["h->a"] @ h)
+        b = gb * (W["h->b"] @ h)
+        ya = W["a->output"] @ a
+        yb = np.zeros_like(Y)
+        yb[[0, 2]] = ge * (W["b->output"] @ b)
+        losses.append(0.5 * np.sum((Y - ya - yb) ** 2) / P)
+        if t == steps:
+            break
+        G = {k: np.zeros_like(v) for k, v in W.items()}
+        if t >= a_start:                             # group a: L(Y − ŷ_a)
+            D = (ya - Y) / P
+            G["a->output"] += D @ a.T
+            da = W["a->output"].T @ D * ga
+            G["h->a"] += da @ h.T
+            G["input->h"] += (W["h->a"].T @ da) @ X.T
+        if t >= b_start:                             # group b: L(T − ŷ_b), T = Y or Y − ŷ_a held fixed
+            D = (yb - (Y - ya if b_fits_residual else Y))[[0, 2]] / P * ge
+            G["b->output"] += D @ b.T
+            db = W["b->output"].T @ D * gb
+            G["h->b"] += db @ h.T
+            G["input->h"] += (W["h->b"].T @ db) @ X.T   # the shared edge gets both terms
+        if t < hold_input_until:                     # the mask: input->h waits
+            G["input->h"][:] = 0.0
+        W = {k: W[k] - lr * G[k] for k in W}
+        W_h.append(W["input->h"].copy())
+    return losses, W_h
+
+
 def test_schedule_matches_hand_written_staged_loop():
     """Group schedule: nothing moves before step 3; group a fits Y from step 3; group b fits
     Y − stop_gradient(ŷ_a) from step 6. Checked against autograd-free numpy: with the residual
@@ -156,34 +197,7 @@ def test_schedule_matches_hand_written_staged_loop():
     rng = np.random.default_rng(5)
     W = {k: 0.3 * rng.standard_normal(s) for k, s in net.shapes().items()}
     res = tk.simulate(g, init={k: v[None] for k, v in W.items()}, seeds=1, steps=12)
-    X, Y = (np.array(m, float) for m in (X6, Y6))
-    ga, gb, ge = np.array([1, 1, 1, 0, 0, 1.]), np.array([0, 1, 1, 1, 1, 0.]), np.array([1, 1, 0, 1, 1, 1.])
-    P = X.shape[1]
-    losses = []
-    for t in range(13):
-        h = W["input->h"] @ X
-        a = ga * (W["h->a"] @ h)
-        b = gb * (W["h->b"] @ h)
-        ya = W["a->output"] @ a
-        yb = np.zeros_like(Y)
-        yb[[0, 2]] = ge * (W["b->output"] @ b)
-        losses.append(0.5 * np.sum((Y - ya - yb) ** 2) / P)
-        if t == 12:
-            break
-        G = {k: np.zeros_like(v) for k, v in W.items()}
-        if t >= 3:                                   # group a: L(Y − ŷ_a)
-            D = (ya - Y) / P
-            G["a->output"] += D @ a.T
-            da = W["a->output"].T @ D * ga
-            G["h->a"] += da @ h.T
-            G["input->h"] += (W["h->a"].T @ da) @ X.T
-        if t >= 6:                                   # group b: L((Y − ŷ_a) − ŷ_b), ŷ_a held fixed
-            D = (yb - (Y - ya))[[0, 2]] / P * ge
-            G["b->output"] += D @ b.T
-            db = W["b->output"].T @ D * gb
-            G["h->b"] += db @ h.T
-            G["input->h"] += (W["h->b"].T @ db) @ X.T   # the shared edge gets both terms
-        W = {k: W[k] - 0.05 * G[k] for k in W}
+    losses, _ = _staged_gd(W, 12, 0.05, a_start=3, b_start=6, b_fits_residual=True)
     np.testing.assert_allclose(res.loss[0], losses, rtol=1e-10, atol=1e-13)
     assert res.loss[0][0] == res.loss[0][3] and res.loss[0][4] != res.loss[0][3]
 
@@ -592,40 +606,10 @@ def test_schedule_holds_an_edge_until_its_own_group_starts():
     rng = np.random.default_rng(7)
     W = {k: 0.3 * rng.standard_normal(s) for k, s in net.shapes().items()}
     res = tk.simulate(g, init={k: v[None] for k, v in W.items()}, seeds=1, steps=9)
-    X, Y = (np.array(m, float) for m in (X6, Y6))
-    ga, gb, ge = np.array([1, 1, 1, 0, 0, 1.]), np.array([0, 1, 1, 1, 1, 0.]), np.array([1, 1, 0, 1, 1, 1.])
-    P = X.shape[1]
-    losses, W_h = [], [W["input->h"].copy()]
-    for t in range(10):
-        h = W["input->h"] @ X
-        a = ga * (W["h->a"] @ h)
-        b = gb * (W["h->b"] @ h)
-        ya = W["a->output"] @ a
-        yb = np.zeros_like(Y)
-        yb[[0, 2]] = ge * (W["b->output"] @ b)
-        losses.append(0.5 * np.sum((Y - ya - yb) ** 2) / P)
-        if t == 9:
-            break
-        G = {k: np.zeros_like(v) for k, v in W.items()}
-        if t >= 2:                                   # group a: L(Y − ŷ_a)
-            D = (ya - Y) / P
-            G["a->output"] += D @ a.T
-            da = W["a->output"].T @ D * ga
-            G["h->a"] += da @ h.T
-            G["input->h"] += (W["h->a"].T @ da) @ X.T
-        if t >= 5:                                   # group b: L(Y − ŷ_b)
-            D = (yb - Y)[[0, 2]] / P * ge
-            G["b->output"] += D @ b.T
-            db = W["b->output"].T @ D * gb
-            G["h->b"] += db @ h.T
-            G["input->h"] += (W["h->b"].T @ db) @ X.T
-        if t < 5:                                    # the mask: input->h waits for group b
-            G["input->h"][:] = 0.0
-        W = {k: W[k] - 0.05 * G[k] for k in W}
-        W_h.append(W["input->h"].copy())
+    losses, W_h = _staged_gd(W, 9, 0.05, a_start=2, b_start=5, hold_input_until=5)
     assert np.array_equal(W_h[5], W_h[0]) and not np.allclose(W_h[6], W_h[5])
     np.testing.assert_allclose(res.loss[0], losses, rtol=1e-10, atol=1e-13)
-    np.testing.assert_allclose(np.asarray(res.params["input->h"][0]), W["input->h"], rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(np.asarray(res.params["input->h"][0]), W_h[-1], rtol=1e-10, atol=1e-13)
 
 
 def test_loss_curve_off_the_recording_grid_matches_numpy():
