@@ -704,3 +704,24 @@ def test_k_context_closed_forms_refuse_a_structure_without_their_assumption():
     closed_form_modes(res, hierarchy(8), 8, 3, 1.0)
     with pytest.raises(DerivationError, match="right singular vector"):
         closed_form_modes(res, ring(8), 8, 3, 1.0)
+
+
+def test_small_curve_helpers_by_hand():
+    """loss_at_steps, max_gap, median_never_inf and fit_log_scale on values worked out by hand."""
+    from theorykit.curves import fit_log_scale, loss_at_steps, max_gap, median_never_inf
+
+    # linear interpolation: on t = 0, 10, 20 with L = 8, 4, 2, step 5 is (8 + 4)/2 = 6, step 15 is 3
+    assert loss_at_steps(np.array([0, 10, 20]), np.array([8.0, 4.0, 2.0]), [0, 5, 15, 20]) == \
+        {0: 8.0, 5: 6.0, 15: 3.0, 20: 2.0}
+    # the largest |a − b| is |1 − 4| = 3, over L0 = 6: 0.5 (the sign of the difference does not matter)
+    assert max_gap([1.0, 5.0, 2.0], [4.0, 4.0, 2.5], 6.0) == 0.5
+    # per row (seeds on axis 1), "never" (NaN) counts as +∞: [1, 3, never] → 3; [2, never, never] → never
+    # (NaN); [4, 8] with nothing missing → 6
+    got = median_never_inf(np.array([[1.0, 3.0, np.nan], [2.0, np.nan, np.nan]]))
+    np.testing.assert_array_equal(got, [3.0, np.nan])
+    assert median_never_inf(np.array([[4.0, 8.0]]))[0] == 6.0
+    # a curve that is the target exactly at a = 1e-3 (inside [1e-7, 0.3]): the fit finds that a, RMS ≈ 0
+    t = np.linspace(0, 5, 11)
+    target = 1e-3 * np.exp(t)
+    a, rms = fit_log_scale(lambda a: a * np.exp(t), target)
+    assert a == pytest.approx(1e-3, rel=1e-3) and rms < 1e-3 * target.max()
