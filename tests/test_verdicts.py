@@ -181,3 +181,82 @@ def test_xor_worst_error_is_nan_when_any_error_is(xor):
     assert xor._worst({"0.5": 1e-9, "1.0": 3e-9}) == 3e-9
     assert math.isnan(xor._worst({"0.5": 1e-9, "1.0": math.nan}))
     assert not xor._worst({"0.5": 1e-9, "1.0": math.nan}) < 1e-8
+
+
+# ---- verdict rules at their thresholds (hand mutation check: these boundaries had no test) ----------------
+def test_graded_counts_the_threshold_itself_unless_strict():
+    """validation/_common.graded's docstring: "confirmed" at ``confirm`` or better, "partly" at ``partly``
+    or better; ``strict`` leaves the thresholds out. By hand, higher is better, thresholds 0.9 and 0.5:
+    0.9 is confirmed, 0.5 partly, 0.49 not borne out; strict: 0.9 partly, 0.5 not borne out. Lower is
+    better, 0.05 and 0.15: 0.05 confirmed, 0.15 partly."""
+    from theorykit.validation._common import graded
+
+    assert graded(0.9, 0.9, 0.5, higher=True) == "confirmed"
+    assert graded(0.5, 0.9, 0.5, higher=True) == "partly"
+    assert graded(0.49, 0.9, 0.5, higher=True) == "not borne out"
+    assert graded(0.9, 0.9, 0.5, higher=True, strict=True) == "partly"
+    assert graded(0.5, 0.9, 0.5, higher=True, strict=True) == "not borne out"
+    assert graded(0.05, 0.05, 0.15) == "confirmed" and graded(0.15, 0.05, 0.15) == "partly"
+
+
+def test_depth_error_verdict_is_strictly_below_its_thresholds():
+    """depth._verdict_below's comment: "confirmed" below ``confirm``, "partly" below ``partly`` (strict).
+    By hand with 0.05 and 0.15: exactly 0.05 is not below 0.05 but below 0.15, so partly; exactly 0.15
+    is below neither, so not borne out."""
+    depth = load_suite("depth")
+    assert depth._verdict_below(0.05, 0.05, 0.15) == "partly"
+    assert depth._verdict_below(0.15, 0.05, 0.15) == "not borne out"
+
+
+def test_runs_vary_verdict_at_its_boundaries():
+    """depth._spread_verdict's docstring: confirmed when the two-layer spread is at least 0.05 and twice
+    the control's; partly when it is above the control's. By hand: (0.1, 0.05): 0.1 ≥ max(0.05, 0.1),
+    confirmed; (0.3, 0.3): not twice and not above, so not borne out; (0.05, 0.02): 0.05 ≥ max(0.05,
+    0.04), confirmed."""
+    v = load_suite("depth")._spread_verdict
+    assert v(0.1, 0.05) == "confirmed"
+    assert v(0.3, 0.3) == "not borne out"
+    assert v(0.05, 0.02) == "confirmed"
+
+
+def test_depth_protocol_verdict_takes_the_worse_dataset():
+    """depth_protocols.claims: the largest gap between mean curves "on both datasets", ≤ 0.05 to confirm,
+    ≤ 0.15 partly (docs/validation.md, Fig. 6 under the paper's protocol: "on both data"). By hand: gaps
+    0.01 and 0.10 give worst 0.10, partly; 0.01 and 0.20, not borne out; 0.05 and 0.05, confirmed."""
+    dproto = load_suite("depth_protocols")
+
+    def res(h, s):
+        row = {"plateau_over_L0": 0.1, "relu_final_over_L0": 1e-6, "half_index": 3, "relu_half_index": 2}
+        return {"hierarchy": {p: {**row, "max_gap_over_L0": h} for p in dproto.PROTOCOLS},
+                "suite": {p: {**row, "max_gap_over_L0": s} for p in dproto.PROTOCOLS}}
+
+    for (h, s), want in (((0.01, 0.10), "partly"), ((0.10, 0.01), "partly"), ((0.01, 0.20), "not borne out"),
+                         ((0.05, 0.05), "confirmed")):
+        rows = dproto.claims(res(h, s), every=10)
+        assert [r["verdict"] for r in rows] == [want] * len(dproto.PROTOCOLS), (h, s)
+
+
+def test_contexts_graded_refutes_only_at_the_papers_sizes():
+    """contexts._graded's docstring: "confirmed" at ``ok`` or better; "not borne out" beyond ``bad`` only
+    in full mode, "partly" there in quick mode. By hand, single-context share against 0.02 and 0.10
+    (docs/validation.md, App. E row): 0.20 is not borne out (full) and partly (quick); 0.02 confirmed;
+    0.10 is not beyond 0.10, partly; higher-is-better 0.7 against 0.9/0.7 partly, 0.69 not borne out."""
+    contexts = load_suite("contexts")
+    g = contexts._graded
+    assert g(0.20, 0.02, 0.10, "full")[0] == "not borne out"
+    assert g(0.20, 0.02, 0.10, "quick")[0] == "partly"
+    assert g(0.02, 0.02, 0.10, "full")[0] == "confirmed"
+    assert g(0.10, 0.02, 0.10, "full")[0] == "partly"
+    assert g(0.7, 0.9, 0.7, "full", higher_is_better=True)[0] == "partly"
+    assert g(0.69, 0.9, 0.7, "full", higher_is_better=True)[0] == "not borne out"
+    assert g(0.69, 0.9, 0.7, "quick", higher_is_better=True)[0] == "partly"
+
+
+def test_exact_reln_identity_needs_a_difference_below_the_tolerance():
+    """gates._exact_reln_claim's docstring: "n/a" when the differences are below ``tol``, "failed"
+    otherwise. By hand with tol 1e-9: a difference of exactly 1e-9 is not below it, so failed."""
+    gates = load_suite("gates")
+    ok = {"checkpoints": 3, "forward_max_abs_diff": 0.0, "trained_max_abs_diff": 0.0,
+          "trained_two_layer_max_abs_diff": 0.0, "output_scale": 1.0}
+    assert gates._exact_reln_claim({**ok, "trained_two_layer_max_abs_diff": 1e-9}, tol=1e-9)["verdict"] == "failed"
+    assert gates._exact_reln_claim({**ok, "forward_max_abs_diff": 5e-10}, tol=1e-9)["verdict"] == "n/a"
