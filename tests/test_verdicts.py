@@ -260,3 +260,30 @@ def test_exact_reln_identity_needs_a_difference_below_the_tolerance():
           "trained_two_layer_max_abs_diff": 0.0, "output_scale": 1.0}
     assert gates._exact_reln_claim({**ok, "trained_two_layer_max_abs_diff": 1e-9}, tol=1e-9)["verdict"] == "failed"
     assert gates._exact_reln_claim({**ok, "forward_max_abs_diff": 5e-10}, tol=1e-9)["verdict"] == "n/a"
+
+
+def test_xor_claim_verdicts_at_their_thresholds(xor):
+    """xor._claims on hand-made figures exactly at each threshold, by the criterion each row states:
+    median relative error ≤ 0.10 (0.10: supported); closest-is-faster agreement ≥ 0.90 (0.90: supported);
+    4-pathway share > 2-pathway share (equal 0.4 and 0.4: not supported); gating switch within 0.10 of Δ*
+    by unit count, weighted for 'partly' (unit count never switches, weighted at Δ*: partly supported);
+    ReLN closed form: aligned discrete < 1e-8 and rule error < 0.05 supported, fitted < 0.05 partly (rule
+    error 0.05, fitted 0.01: partly supported)."""
+    import sympy as sp
+
+    dstar = math.sqrt(2 / 3)
+    deltas = np.array([0.0, 0.4, 0.8, 1.2])
+    theory = {"crossover": sp.sqrt(sp.Rational(2, 3)), "faster_below": "xor", "faster_above": "linear",
+              "implementable": {"xor": {"all": "[0, 1)"}}}
+    shares = {"four": np.array([0.0, 0.4, 0.4, 0.0]), "two": np.array([1.0, 0.4, 0.4, 1.0])}
+    agreement = {"aligned_init_flow": {"0.4": 0.02}, "aligned_init_discrete": {"0.4": 1e-15},
+                 "random_init_a0_rule": {"0.4": 0.01, "1.2": 0.05}, "random_init_a0_fit": {"0.4": 0.01}}
+    rows = xor._claims(theory, {"closed_form_a0_rule": 0.10, "simulated_relns": 0.05},
+                       {"closed_form_a0_rule": 0.2}, dstar, dstar, 0.1, 0.90,
+                       {"gates_unit_count": [None], "gates_contribution_weighted": [dstar]}, shares, shares,
+                       deltas, agreement, np.array([0.0, 0.1, 0.1, 0.2]))
+    got = {r["id"]: r["verdict"] for r in rows}
+    assert got == {"crossover-derived": "supported", "finding1-learning-time": "supported",
+                   "finding1-switch-point": "supported", "fig2e-closest-is-faster": "supported",
+                   "finding1-nonlinear-while-separable": "not supported",
+                   "gating-switch-at-crossover": "partly supported", "reln-closed-form": "partly supported"}
