@@ -144,6 +144,17 @@ def _graded(value, ok, bad, mode, higher_is_better=False):
     return ("partly" if verdict == "not borne out" and mode != "full" else verdict), rule
 
 
+def _prop42_verdict(rank: int, excess: float, within_contain: bool, mode: str) -> str:
+    """Proposition 4.2's rule, as its row states it: confirmed if common + double wins (rank 1), or is
+    within 1 % of the winner (area) and every family within 1 % contains common + the three doubles;
+    otherwise graded on the excess (partly up to 5 %, not borne out beyond at the paper's sizes), never
+    confirmed: within 1 % but beside a family that lacks a double pathway is *partly*."""
+    if rank == 1 or (excess < 0.01 and within_contain):
+        return "confirmed"
+    v = _graded(excess, 0.01, 0.05, mode)[0]
+    return "partly" if v == "confirmed" else v
+
+
 def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_latex=None):
     ag = s4["agreement"]
     u4 = s4["units"]
@@ -183,9 +194,8 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
         "agreement": f"common+double within {100 * rr['common_double_area_excess_over_winner']:.2f}% of the winner "
                      "(confirmed if it wins, or is within 1% and every family within 1% contains common + the three "
                      "doubles; not borne out if over 5% behind at the paper's sizes)",
-        "verdict": "confirmed" if (dbl_rank == 1 or (rr["common_double_area_excess_over_winner"] < 0.01
-                                                     and rr["all_within_1pct_contain_common_and_all_doubles"]))
-        else _graded(rr["common_double_area_excess_over_winner"], 0.01, 0.05, mode)[0]})
+        "verdict": _prop42_verdict(dbl_rank, rr["common_double_area_excess_over_winner"],
+                                   rr["all_within_1pct_contain_common_and_all_doubles"], mode)})
     share = rr["all_seven_output_share"]
     single_share = sum(v for k_, v in share.items() if k_ in ("ctx1", "ctx2", "ctx3"))
     claims.append({

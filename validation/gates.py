@@ -265,7 +265,7 @@ def _exact_reln_claim(reln: dict, tol: float = 1e-9) -> dict:
                     f"two hidden layers {reln['trained_two_layer_max_abs_diff']:.2e} (outputs of size "
                     f"{reln['output_scale']:.2f})",
             "agreement": (f"identity holds to {tol:g} (implementation consistency, not evidence about the paper)"
-                          if worst < tol else f"identity violated (> {tol:g}): an implementation defect"),
+                          if worst < tol else f"identity violated (≥ {tol:g}): an implementation defect"),
             "verdict": "n/a" if worst < tol else "failed"}
 
 
