@@ -149,6 +149,35 @@ def test_exact_reln_is_an_identity_check(gates):
     assert row["verdict"] == "failed" and "implementation defect" in row["agreement"]
 
 
+def _labelled(*label_sets):
+    return [{"K": K, "labels": list(labels)} for K, labels in enumerate(label_sets, 1)]
+
+
+def test_section4_gating_row_reads_k4_and_first_k_of_all_four(gates):
+    """Section 4 gating: confirmed only for exactly the four at K = 4; the four at another K (or at K = 4
+    beside a fifth) is partly; never all four together is not borne out. Labels made by hand."""
+    c, d = ["common"], ["ctx12", "ctx13", "ctx23"]
+    exact = _labelled(c, c + ["ctx12"], c + d[:2], c + d, c + d + ["ctx1"])
+    row, common = gates._pathway_claims(exact, K_imp=3)
+    assert row["verdict"] == "confirmed" and row["agreement"] == "K = 4: exact; all four together first at K = 4"
+    assert "K=3: ['common', 'ctx12', 'ctx13']" in row["ours"]
+    assert common["verdict"] == "confirmed" and common["agreement"] == "all K"
+    # the paper size's case: the four first appear together at K = 5, not at K = 4
+    late = _labelled(c, c + ["ctx12"], c + d[:2], c + d[:2] + ["ctx1"], c + d + ["ctx1"])
+    row = gates._pathway_claims(late, K_imp=3)[0]
+    assert row["verdict"] == "partly" and row["agreement"] == "K = 4: different; all four together first at K = 5"
+    # at K = 4 with a fifth label (a K = 4 clustering cannot, but the rule is about sets)
+    extra = _labelled(c, c, c, c + d + ["ctx1"])
+    row = gates._pathway_claims(extra, K_imp=1)[0]
+    assert row["verdict"] == "partly" and row["agreement"].startswith("K = 4: contained")
+    never = _labelled(["ctx1"], ["ctx1", "ctx2"], ["ctx1"] + d[:2], ["ctx1"] + d)
+    row, common = gates._pathway_claims(never, K_imp=2)
+    assert row["verdict"] == "not borne out" and row["agreement"] == "K = 4: different; no K has all four"
+    assert common["verdict"] == "not borne out" and common["agreement"] == "no K"
+    common = gates._pathway_claims(late[:1] + never[1:], K_imp=2)[1]
+    assert common["verdict"] == "partly" and common["ours"] == "common pattern present for K = [1]"
+
+
 # ---- xor ------------------------------------------------------------------------------------------------
 def test_never_learned_is_an_infinite_error(xor):
     """Defect: a never-learned ReLU time was NaN and np.nanmedian skipped it."""
@@ -217,6 +246,26 @@ def test_runs_vary_verdict_at_its_boundaries():
     assert v(0.1, 0.05) == "confirmed"
     assert v(0.3, 0.3) == "not borne out"
     assert v(0.05, 0.02) == "confirmed"
+
+
+def test_alignment_r2_verdict_reads_the_better_fit_and_says_n_a_when_neither_is_measured():
+    """depth's alignment row (docs/validation.md): the better adjusted R² confirms at ≥ 0.5, is partly
+    at ≥ 0.2. By hand: (0.6, NaN) confirmed; (NaN, 0.3) partly; (0.1, 0.19) not borne out; (0.5, 0.2):
+    0.5 is the bound itself, confirmed. Both NaN means too few aligned runs for either fit: n/a, not a
+    refutation."""
+    v = load_suite("depth")._r2_verdict
+    nan = math.nan
+    assert v(0.6, nan) == "confirmed" and v(nan, 0.3) == "partly" and v(0.1, 0.19) == "not borne out"
+    assert v(0.5, 0.2) == "confirmed" and v(0.19, 0.2) == "partly"
+    assert v(nan, nan) == "n/a"
+
+
+def test_adjusted_r2_by_hand():
+    """1 − (1 − R²)(n − 1)/(n − p − 1): R² 0.5, n 11, p 1 gives 1 − 0.5·10/9 = 4/9; p 2 gives
+    1 − 0.5·10/8 = 3/8; n ≤ p + 1 leaves no degrees of freedom: NaN."""
+    a = load_suite("depth")._adjusted_r2
+    assert a(0.5, 11, 1) == pytest.approx(4 / 9) and a(0.5, 11, 2) == pytest.approx(3 / 8)
+    assert math.isnan(a(0.5, 3, 2)) and math.isnan(a(None, 11, 1)) and math.isnan(a(math.nan, 11, 1))
 
 
 def test_depth_protocol_verdict_takes_the_worse_dataset():
@@ -339,6 +388,9 @@ def test_contexts_proposition42_verdict_at_one_and_five_percent():
     assert v("quick", rank=2, excess=0.06) == "partly"
     assert v(rank=2, excess=0.03) == "partly"
     assert v(rank=2, excess=0.005, within_contain=False) == "partly"
+    # exactly 1 % is "within 1 %", as the family list counts it (area ≤ 1.01 × the winner's)
+    assert v(rank=2, excess=0.01) == "confirmed"
+    assert v(rank=2, excess=0.0100001) == "partly"
 
 
 def test_contexts_fig5_verdict_refutes_only_at_full_size():

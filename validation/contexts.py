@@ -149,7 +149,7 @@ def _prop42_verdict(rank: int, excess: float, within_contain: bool, mode: str) -
     within 1 % of the winner (area) and every family within 1 % contains common + the three doubles;
     otherwise graded on the excess (partly up to 5 %, not borne out beyond at the paper's sizes), never
     confirmed: within 1 % but beside a family that lacks a double pathway is *partly*."""
-    if rank == 1 or (excess < 0.01 and within_contain):
+    if rank == 1 or (excess <= 0.01 and within_contain):   # "within 1 %" includes 1 %, as the family list does
         return "confirmed"
     v = _graded(excess, 0.01, 0.05, mode)[0]
     return "partly" if v == "confirmed" else v
