@@ -254,6 +254,12 @@ def test_markdown_report(fakes):
     assert "$$\n\\Delta^* = \\sqrt{\\frac{2}{3}}\n$$" in md
     assert "$$\nL(t) = \\frac{1}{2} s a(t)\n$$" in md      # the suite's own $…$ stripped, not doubled
     assert "confirmed: 2, partly: 2, not borne out: 2" in md
+    # the table speaks the summary's words: a suite's own word follows its class in parentheses
+    assert "| alpha | Claim three of alpha | n | far | **not borne out (not supported)** |" in md
+    assert "**partly (partly supported)** |" in md
+    cells = [line.rsplit("|", 2)[-2].strip() for line in md.splitlines() if line.startswith("| alpha |")
+             or line.startswith("| beta |")]
+    assert sorted(c.strip("*").split(" (")[0] for c in cells) == sorted(["confirmed", "partly", "not borne out"] * 2)
 
 
 def test_html_report_is_self_contained(fakes):

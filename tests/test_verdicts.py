@@ -313,11 +313,11 @@ def test_exact_reln_identity_needs_a_difference_below_the_tolerance():
 
 def test_xor_claim_verdicts_at_their_thresholds(xor):
     """xor._claims on hand-made figures exactly at each threshold, by the criterion each row states:
-    median relative error ≤ 0.10 (0.10: supported); closest-is-faster agreement ≥ 0.90 (0.90: supported);
-    4-pathway share > 2-pathway share (equal 0.4 and 0.4: not supported); gating switch within 0.10 of Δ*
-    by unit count, weighted for 'partly' (unit count never switches, weighted at Δ*: partly supported);
-    ReLN closed form: aligned discrete < 1e-8 and rule error < 0.05 supported, fitted < 0.05 partly (rule
-    error 0.05, fitted 0.01: partly supported)."""
+    median relative error ≤ 0.10 (0.10: confirmed); closest-is-faster agreement ≥ 0.90 (0.90: confirmed);
+    4-pathway share > 2-pathway share (equal 0.4 and 0.4: not borne out); gating switch within 0.10 of Δ*
+    by unit count, weighted for 'partly' (unit count never switches, weighted at Δ*: partly);
+    ReLN closed form: aligned discrete < 1e-8 and rule error < 0.05 confirmed, fitted < 0.05 partly (rule
+    error 0.05, fitted 0.01: partly)."""
     import sympy as sp
 
     dstar = math.sqrt(2 / 3)
@@ -332,10 +332,10 @@ def test_xor_claim_verdicts_at_their_thresholds(xor):
                        {"gates_unit_count": [None], "gates_contribution_weighted": [dstar]}, shares, shares,
                        deltas, agreement, np.array([0.0, 0.1, 0.1, 0.2]))
     got = {r["id"]: r["verdict"] for r in rows}
-    assert got == {"crossover-derived": "supported", "finding1-learning-time": "supported",
-                   "finding1-switch-point": "supported", "fig2e-closest-is-faster": "supported",
-                   "finding1-nonlinear-while-separable": "not supported",
-                   "gating-switch-at-crossover": "partly supported", "reln-closed-form": "partly supported"}
+    assert got == {"crossover-derived": "confirmed", "finding1-learning-time": "confirmed",
+                   "finding1-switch-point": "confirmed", "fig2e-closest-is-faster": "confirmed",
+                   "finding1-nonlinear-while-separable": "not borne out",
+                   "gating-switch-at-crossover": "partly", "reln-closed-form": "partly"}
 
 
 # ---- contexts -------------------------------------------------------------------------------------------

@@ -52,6 +52,13 @@ def verdict_class(verdict) -> str:
     return _VERDICT_WORDS.get(v, "n/a")
 
 
+def _shown_verdict(row: dict) -> str:
+    """The verdict cell: the class the summary counts, so the table and the counts use one set of words
+    (a suite's own word, when it differs, follows in parentheses: ``not borne out (refuted)``)."""
+    cls, raw = row["verdict_class"], row["verdict"]
+    return cls if raw.strip().lower() == cls else f"{cls} ({raw})"
+
+
 def _num(x: float) -> str:
     """A float to 3 significant figures (``1.23e-05`` style below 1e-3 or from 1e5 up)."""
     if not math.isfinite(x):
@@ -359,7 +366,7 @@ def render_markdown(results: dict) -> str:
     L += ["## Claims", "", "| suite | paper claim | our figure | agreement | verdict |", "|---|---|---|---|---|"]
     for r in results.get("claims", []):
         L.append("| " + " | ".join(_md_cell(x) for x in (r["suite"], r["claim"], r["ours"], r["agreement"],
-                                                             f"**{r['verdict']}**")) + " |")
+                                                             f"**{_shown_verdict(r)}**")) + " |")
     L.append("")
     for name, res in results.get("suites", {}).items():
         L += [f"## {name}", ""]
@@ -441,7 +448,7 @@ def render_html(results: dict, out_dir) -> str:
         src = f'<div class="small">{html_escape(r["source"])}</div>' if r.get("source") else ""
         H.append(f'<tr><td>{html_escape(r["suite"])}</td><td>{html_escape(r["claim"])}{src}</td><td>{html_escape(r["ours"])}</td>'
                  f'<td>{html_escape(r["agreement"])}</td><td class="v" style="color:{_COLOURS[r["verdict_class"]]}">'
-                 f'{html_escape(r["verdict"])}</td></tr>')
+                 f'{html_escape(_shown_verdict(r))}</td></tr>')
     if not results.get("claims"):
         H.append('<tr><td colspan="5">no claims</td></tr>')
     H.append("</tbody></table>")

@@ -363,7 +363,7 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
     C = CRITERIA
 
     def verdict(ok, partly=False):
-        return "supported" if ok else ("partly supported" if partly else "not supported")
+        return "confirmed" if ok else ("partly" if partly else "not borne out")
 
     rows = []
     exact = bool(sp.simplify(theory["crossover"] - sp.sqrt(sp.Rational(2, 3))) == 0)
@@ -453,7 +453,7 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
         "measured": {"aligned_flow": agreement["aligned_init_flow"], "aligned_discrete": agreement["aligned_init_discrete"],
                      "random_a0_rule": agreement["random_init_a0_rule"], "random_a0_fit": agreement["random_init_a0_fit"]},
         "criterion": "aligned init: discrete recurrence within 1e-8 of the initial loss; random init: fitted a0 within "
-                     "0.05 (rule within 0.05 for 'supported', else 'partly')",
+                     "0.05 (rule within 0.05 to confirm, else partly)",
         "verdict": verdict(_worst(agreement["aligned_init_discrete"]) < 1e-8 and worst_rule < 0.05,
                            partly=worst_fit < 0.05),
     })
