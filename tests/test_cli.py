@@ -38,6 +38,27 @@ def test_derive_symbolic_without_values(tmp_path, capsys):
     res = json.loads(capsys.readouterr().out)
     assert res["pathways"]["point0"]["singular_values"] == ["sqrt(Delta**2 + 2)/4"]
     assert res["loss"] is None
+    # the floats are at a reference point, and the JSON says which: √(Δ² + 2)/4 at Δ = 7/10 is
+    # √2.49/4 = 0.3945 (the first of theory.modes.reference_values' fixed generic values is 7/10)
+    assert res["reference_values"] == {"Delta": "7/10"} and "7/10" in res["notes"][0]
+    assert res["pathways"]["point0"]["singular_values_float"] == [pytest.approx(2.49 ** 0.5 / 4)]
+
+
+def test_derive_plot_without_values_is_refused_before_any_file(tmp_path, capsys):
+    """A plot needs numbers: a symbol without a value is an error naming it and --set, and no PNG is
+    written (it drew empty axes and exited 0)."""
+    png = tmp_path / "p.png"
+    assert main(["derive", str(EX / "xor_linear.toml"), "--plot", str(png)]) == 2
+    err = capsys.readouterr().err
+    assert "--plot" in err and "'Delta'" in err and "--set Delta=VALUE" in err and not png.exists()
+
+
+def test_python_api_error_gives_the_python_fix():
+    """From Python, a missing value's fix names ``values=``, with the symbol's own name."""
+    import theorykit as tk
+
+    with pytest.raises(tk.SpecError, match=r"values=\{'Delta': 0.5\} in Python, --set Delta=0.5"):
+        tk.simulate(tk.load_spec(str(EX / "xor_linear.toml")), steps=10)
 
 
 def test_derive_coupled_spec_uses_race_reduction(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..analysis import summary
+from ..errors import SpecError
 from ..spec.limits import derivation_estimate, enforce
 from ..theory.derivation import Derivation
 from .common import check_outputs, json_text, parse_times, spec_from_args, write_result
@@ -15,6 +16,10 @@ def run(args):
     curve = args.times is not None or bool(args.plot)
     times = parse_times(args.times, spec.training.steps)
     free_left = bool(spec.task.free_symbols - set(values))
+    if args.plot and free_left:     # a plot needs numbers: refuse before any work, not draw empty axes
+        names = sorted(map(str, spec.task.free_symbols - set(values)))
+        raise SpecError("--plot", f"the loss curve needs a value for {names}",
+                        "pass " + " ".join(f"--set {n}=VALUE" for n in names) + " with --plot")
     enforce(derivation_estimate(spec, horizon=float(times.max()) if curve else None, symbolic=free_left,
                                 horizon_field="--times" if args.times is not None else "--plot"), limits)
     der = Derivation(spec, method=args.method, values=values)
@@ -26,7 +31,11 @@ def run(args):
     out["latex"] = {"loss": sp.latex(der.loss)} if der.method == "closed-form" else {}
     if free:
         out["loss"] = None
-        out["notes"].append(f"symbols {sorted(map(str, free))} have no value: pass --set NAME=VALUE for predicted losses")
+        ref = {str(k): str(v) for k, v in sorted(der.reference.items(), key=lambda kv: str(kv[0]))}
+        out["reference_values"] = ref
+        out["notes"].append(f"symbols {sorted(map(str, free))} have no value: the exact fields hold them as "
+                            f"symbols, and the *_float fields are taken at the reference point {ref}; pass "
+                            "--set NAME=VALUE for numbers at your values and for predicted losses")
     elif der.method == "closed-form" or curve:
         # the closed form costs nothing to evaluate; the race reduction is integrated when asked
         out["loss"] = {"t": times, "value": der.predict_loss(times)}

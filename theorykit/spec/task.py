@@ -98,16 +98,14 @@ class Task:
         vals = self.keyed(values)
         missing = self.free_symbols - set(vals)
         if missing:
-            raise SpecError("symbols", f"no value for {sorted(map(str, missing))}",
-                            "pass values, e.g. --set Delta=0.5 or values={'Delta': 0.5}")
+            raise no_value_error(missing)
         return vals
 
     def numeric(self, values: Mapping | None = None, dtype=np.float64):
         """``(X, Y)`` as numpy arrays; every symbol needs a value."""
         t = self.subs(values or {})
         if t.free_symbols:
-            raise SpecError("symbols", f"no value for {sorted(map(str, t.free_symbols))}",
-                            "pass values, e.g. --set Delta=0.5")
+            raise no_value_error(t.free_symbols)
         return np.array(t.X.evalf(), dtype=dtype), np.array(t.Y.evalf(), dtype=dtype)
 
     def _repr_latex_(self):
@@ -115,6 +113,16 @@ class Task:
 
     def latex(self) -> str:
         return self._repr_latex_().strip("$")
+
+
+def no_value_error(missing) -> SpecError:
+    """The one error for symbols left without a value, with the fix in both dialects (the names are
+    the missing symbols' own)."""
+    names = sorted(map(str, missing))
+    py = ", ".join(f"{n!r}: 0.5" for n in names)
+    cli = " ".join(f"--set {n}=0.5" for n in names)
+    return SpecError("symbols", f"no value for {names}",
+                     f"pass values: values={{{py}}} in Python, {cli} on the command line")
 
 
 @dataclass(frozen=True)
