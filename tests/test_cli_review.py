@@ -1,5 +1,6 @@
 """Command-line defects found in a review: each bad option is a SpecError naming it (exit 2, never 70
 or a silent default), and an error leaves no file behind. Each test failed before its fix."""
+import json
 import shutil
 from pathlib import Path
 
@@ -256,3 +257,62 @@ def test_one_set_of_weights_for_several_seeds_is_noted(tmp_path, capsys):
     assert main(["simulate", str(EX / "xor_linear.toml"), "--set", "Delta=1", "--network", "relu", "--init-weights",
                  str(tmp_path / "w.npz"), "--seeds", "3", "--steps", "5", "--json", str(out)]) == 0
     assert "runs are identical" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------
+# a newcomer's review (2026-11-27): each of these failed before its fix
+# ------------------------------------------------------------------------------------------
+def test_relu_network_with_an_aligned_start_is_refused_not_run_random(tmp_path, capsys):
+    """simulate --network relu --init aligned ran a random start and said so only in the JSON."""
+    out = tmp_path / "s.json"
+    assert main(["simulate", str(EX / "xor_linear.toml"), "--set", "Delta=0.5", "--network", "relu",
+                 "--init", "aligned", "--steps", "5", "--seeds", "1", "--json", str(out)]) == 2
+    assert "--init random" in _error(capsys, "--init") and not out.exists()
+    # without --init each network takes its own start: aligned for the GDLN, random for the ReLU network
+    for network, init in (("relu", "random"), ("gdln", "aligned")):
+        assert main(["simulate", str(EX / "xor_linear.toml"), "--set", "Delta=0.5", "--network", network,
+                     "--steps", "5", "--seeds", "1", "--json", str(out)]) == 0
+        assert json.loads(out.read_text())["init"] == init
+
+
+def test_version_is_printed(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.strip() == f"theorykit {version('theorykit')}"
+
+
+def test_a_call_is_refused_by_its_name_before_its_arguments():
+    """__import__('os') was refused as "'os' is not a number (fix: use numbers only)"."""
+    from theorykit.spec.expr import parse_expr
+
+    with pytest.raises(SpecError, match=r"function '__import__' is not allowed .*sqrt\(x\) and Rational"):
+        parse_expr("__import__('os')", {}, "data.inputs[0][0]")
+    with pytest.raises(SpecError, match=r"'os' in .* is not a number \(fix: use numbers, declared symbols"):
+        parse_expr("'os'", {}, "data.inputs[0][0]")
+
+
+@pytest.mark.parametrize("kw,field", [({"lr": -1}, "training.lr"), ({"lr": True}, "training.lr"),
+                                      ({"a0": 0}, "training.a0"), ({"init_std": float("nan")}, "training.init_std"),
+                                      ({"steps": 0}, "training.steps"), ({"steps": 2.5}, "training.steps"),
+                                      ({"loss": "mse"}, "training.loss")])
+def test_training_checks_its_fields_where_it_is_made(kw, field):
+    """tk.Training(lr=-1, steps=0, loss='mse') was accepted until a spec used it."""
+    from theorykit import Training
+
+    with pytest.raises(SpecError) as e:
+        Training(**kw)
+    assert e.value.field == field
+    Training(lr=np.float32(0.01), steps=np.int64(5))       # numpy numbers are numbers
+
+
+def test_help_texts_a_newcomer_found_wanting():
+    sub = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction").choices
+    simulate = sub["simulate"].format_help()
+    assert "--network relu" in " ".join(sub["simulate"].description.split())
+    assert "(the default for the GDLN)" in " ".join(simulate.split())
+    assert "init-weights" not in sub["check"].format_help()
+    sweep = " ".join(sub["sweep"].format_help().split())
+    assert "--out DIR" in sweep and "spec file (TOML)" in sweep
+    assert "report.html" in " ".join(sub["validate"].format_help().split())

@@ -274,3 +274,19 @@ def test_a_depth_three_pathway_is_integrated_not_given_the_depth_two_closed_form
     got = der.predict_loss(ts)
     assert np.max(np.abs(got - want)) / want[0] < 1e-7
     assert want[3] > 0.2 and want[-1] < 1e-6          # the comparison spans the drop
+
+
+def test_reprs_describe_and_latex_title_names_the_task():
+    """A newcomer's review: the repr showed method='auto' after the method was known, a RaceSystem's
+    repr dumped ~100 lines of arrays, a spec made in Python titled its document "Derivation: spec",
+    and an lr given as a numpy float broke the document (repr 'np.float64(0.01)' is no number)."""
+    import numpy as np
+
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"], tk.Training(lr=np.float64(0.01)))
+    der = tk.Derivation(spec)
+    assert repr(der).endswith("method='auto')")           # not decided yet: a repr computes nothing
+    assert der.method == "closed-form" and repr(der).endswith("method='closed-form')")
+    r = repr(der.race_system(values={"Delta": 0.5}))
+    assert r.startswith("RaceSystem(pathways=['positive', 'negative']") and "\n" not in r and len(r) < 200
+    doc = der.latex(document=True)
+    assert "Derivation: xor-margin" in doc and "\\tau = 100$" in doc          # τ = 1/η = 1/0.01

@@ -150,6 +150,32 @@ def test_specs_md_lists_every_field_the_parser_accepts():
         assert len([c for c in row.split("|") if c.strip()]) == 3, row   # type, range, default
 
 
+def test_cli_md_holds_every_command_and_option():
+    """docs/cli.md, the command-line reference, has a section per command holding each of its options
+    (five options were in no page before it). Regenerate it with the command the page names."""
+    import argparse
+
+    from theorykit.cli.parser import REGENERATE, build_parser
+
+    text = (DOCS / "cli.md").read_text("utf-8")
+    sections = dict(part.split("\n", 1) for part in text.split("\n## ")[1:])
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert sorted(sections) == sorted(sub.choices), f"regenerate: {REGENERATE}"
+    for name, p in sub.choices.items():
+        for opt in (o for a in p._actions for o in a.option_strings):
+            assert opt in sections[name], f"{name} {opt}: regenerate with {REGENERATE}"
+        for a in p._actions:
+            if not a.option_strings and a.help:      # positional arguments: their help is on the page
+                assert " ".join(a.help.split()[:4]) in " ".join(sections[name].split()), (name, a.dest)
+
+
+def test_ci_runs_the_readme_test_command_verbatim():
+    """CI (.ci/run) runs the README's "Install and run the tests" command as written."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    cmd = readme.split("Install and run the tests", 1)[1].split("```bash\n", 1)[1].split("\n", 1)[0]
+    assert "pytest" in cmd and cmd in (ROOT / ".ci" / "run").read_text("utf-8").splitlines()
+
+
 def test_readme_is_a_short_introduction_without_history():
     """The README fits a five-minute read: at most 200 lines, no commit hashes, and it links the
     pages the measurements and the history moved to (which exist)."""

@@ -20,6 +20,15 @@ EPILOG = """examples:
 """
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("theorykit")
+    except PackageNotFoundError:    # a checkout on sys.path that is not installed
+        return "(not installed)"
+
+
 def add_run_arguments(parser, required: bool = False):
     """The options that name an imported run (shared by find-gates and compare)."""
     parser.add_argument("--checkpoints", required=required, metavar="GLOB",
@@ -112,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "variables; elsewhere set JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID). "
                         "Simulations then shard their ensemble over every device of every host")
     p.add_argument("--debug", action="store_true", help="show the Python traceback of an error")
+    p.add_argument("--version", action="version", version=f"theorykit {_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     def _spec_options(sp_, times_help: str) -> None:
@@ -119,12 +129,13 @@ def build_parser() -> argparse.ArgumentParser:
         sp_.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
         sp_.add_argument("--times", help=times_help)
 
-    def _run_size_options(sp_) -> None:
+    def _run_size_options(sp_, simulate: bool = True) -> None:
         """The options that size a simulation (``check`` estimates with them, ``simulate`` runs with them)."""
         sp_.add_argument("--network", choices=["gdln", "relu"], default="gdln",
-                         help="the spec's GDLN, or a bias-free ReLU network of the same total width (random init)")
-        sp_.add_argument("--seeds", type=int, help="independent networks trained at once (default 4; for simulate "
-                                               "--init-weights, the file's number of seeds)")
+                         help="the spec's GDLN (default), or a bias-free ReLU network of the same total width "
+                              "(random init)")
+        sp_.add_argument("--seeds", type=int, help="independent networks trained at once (default 4" + (
+            "; with --init-weights, the file's number of seeds)" if simulate else ")"))
         sp_.add_argument("--steps", type=int, help="gradient steps (default: training.steps of the spec)")
         sp_.add_argument("--dtype", choices=["float64", "float32"], default="float64",
                          help="simulation precision (default float64; float32 products run at \"highest\" precision)")
@@ -134,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "and the estimated memory and time of the derivation and of a simulation "
                                    "(with --steps/--seeds/--network as simulate would run it). Exit 2 when bad.")
     _spec_options(c, "times (gradient steps) a derivation would predict")
-    _run_size_options(c)
+    _run_size_options(c, simulate=False)
     _common(c, "check")
 
     d = sub.add_parser("derive", help="derive modes, trajectories and the loss of a spec (JSON, LaTeX)",
@@ -150,11 +161,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "reduction), or integrate the race reduction")
     _common(d, "derive")
 
-    s = sub.add_parser("simulate", help="simulate the spec's GDLN with gradient descent (JAX, vmapped over seeds)",
-                       description="Full-batch gradient descent on the GDLN the spec defines, float64 by default.")
+    s = sub.add_parser("simulate", help="simulate the spec's GDLN (or a ReLU network) with gradient descent (JAX, "
+                                        "vmapped over seeds)",
+                       description="Full-batch gradient descent on the GDLN the spec defines or, with --network relu, "
+                                   "on a bias-free ReLU network of the same total width; float64 by default.")
     _spec_options(s, "comma-separated steps at which to report the loss")
-    s.add_argument("--init", choices=["aligned", "random"], default="aligned",
-                   help="aligned: exact aligned balanced weights of strength a0; random: N(0, init_std^2)")
+    s.add_argument("--init", choices=["aligned", "random"],
+                   help="aligned: exact aligned balanced weights of strength a0 (the default for the GDLN); random: "
+                        "N(0, init_std^2) (the only start of --network relu)")
     s.add_argument("--init-weights", metavar="W.npz",
                    help="start from these weights: an .npz keyed by edge, '<from>-><to>' (to_width x from_width, "
                         "rows read/written for input/output edges), or W1, W2, ... for --network relu; an optional "
@@ -172,7 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("validate", help="run a validation suite: xor, contexts, depth, gates, lemmas, or all",
                        description="Reproduce the paper's results: symbolic predictions beside simulated networks. "
-                                   "Writes <suite>.json and PNG figures into --out.")
+                                   "Writes <suite>.json and PNG figures into --out; 'all' also writes results.json "
+                                   "and the report, report.md and report.html (paper claim, our figure, agreement, "
+                                   "verdict). Suites already run at this mode and code are skipped (--force).")
     v.add_argument("suite", help="xor | contexts | depth | gates | lemmas | all")
     g = v.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="CPU-sized run (default)")
@@ -220,14 +236,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("sweep", help="run a declared sweep over symbol values, learning rates and seeds (resumable)",
                        description="Every (symbol point, lr, seed) is one member of one sharded trainer call; chunks of "
-                                   "members are written atomically as they finish (DIR/chunks), and a re-run skips them. "
-                                   "DIR/sweep.json: the declaration and the final losses per grid point.")
-    w.add_argument("spec")
+                                   "members are written atomically as they finish (DIR/chunks, DIR = --out), and a "
+                                   "re-run skips them. DIR/sweep.json: the declaration and the final losses per grid "
+                                   "point.")
+    w.add_argument("spec", help="spec file (TOML); see docs/specs.md")
     w.add_argument("--grid", action="append", metavar="NAME=VALUES",
                    help="a symbol or lr: START:STOP:COUNT (linspace) or v1,v2,... (repeatable)")
     w.add_argument("--seeds", type=int, default=4, help="seeds per (symbol point, learning rate) (default 4)")
     w.add_argument("--steps", type=int, help="gradient steps (default: the spec's)")
-    w.add_argument("--out", required=True, help="output folder (resumes a sweep already there)")
+    w.add_argument("--out", required=True, metavar="DIR", help="output folder (resumes a sweep already there)")
     w.add_argument("--chunk", type=int, default=64, help="members per chunk (default 64)")
     w.add_argument("--dtype", choices=["float64", "float32"], default="float64",
                    help="simulation precision (default float64; float32 products run at \"highest\" precision)")
@@ -270,3 +287,31 @@ def build_parser() -> argparse.ArgumentParser:
                         "commit) in the same sitting, and print old/new ratios")
     _common(b, "bench", limits=False)
     return p
+
+
+#: the command that writes docs/cli.md
+REGENERATE = "python -c 'from theorykit.cli.parser import markdown; print(markdown(), end=\"\")' > docs/cli.md"
+
+
+def markdown() -> str:
+    """The command-line reference page (docs/cli.md): every command's ``--help``, at a fixed width.
+    :data:`REGENERATE` writes it; tests/test_docs.py checks that it holds every command and option."""
+    import os
+
+    old = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"
+    try:
+        parser = build_parser()
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        out = ["# Command-line reference", "",
+               "Every command's `--help`, as `theorykit COMMAND --help` prints it. Generated by",
+               f"`{REGENERATE}`; a test fails when a command or option is missing from it.", "",
+               "```text", parser.format_help().rstrip(), "```", ""]
+        for name, p in sub.choices.items():
+            out += [f"## {name}", "", "```text", p.format_help().rstrip(), "```", ""]
+        return "\n".join(out)
+    finally:
+        if old is None:
+            os.environ.pop("COLUMNS")
+        else:
+            os.environ["COLUMNS"] = old

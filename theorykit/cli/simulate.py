@@ -31,6 +31,10 @@ def run(args):
     if missing:
         names = sorted(map(str, missing))
         raise SpecError("--set", f"no value for {names}", f"pass --set {names[0]}=VALUE")
+    if args.network == "relu" and args.init == "aligned":
+        raise SpecError("--init", "a ReLU network has no aligned start (it is the GDLN's: exact aligned, balanced "
+                                  "weights per pathway)", "leave --init out, or pass --init random, with --network relu")
+    args.init = args.init or ("aligned" if args.network == "gdln" else "random")
     init, der, unused = args.init, None, []
     if args.init_weights:
         if args.network == "relu":

@@ -36,6 +36,8 @@ _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
 
 
 _ARITY = {"sqrt": "one argument", "Rational": "two arguments"}
+#: what an expression may hold, for the fix of every error about what it may not
+_ALLOWED = "use numbers, declared symbols, + - * / **, parentheses, sqrt() and Rational()"
 
 
 def written_nonzero(literal: str) -> bool:
@@ -89,7 +91,7 @@ def parse_expr(text: str, symbols: Mapping[str, sp.Symbol], field: str = "expres
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
         raise SpecError(field, f"cannot parse {text!r}: {exc.msg}",
-                        "use numbers, declared symbols, + - * / **, parentheses, sqrt() and Rational()") from None
+                        _ALLOWED) from None
     except (ValueError, RecursionError, MemoryError) as exc:   # null bytes, too deeply nested
         raise SpecError(field, f"cannot parse {text!r}: {type(exc).__name__}",
                         "use a short expression without control characters or deep nesting") from None
@@ -107,7 +109,7 @@ def _walk(node, symbols, field, text):
 def _walk1(node, symbols, field, text):
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
-            raise SpecError(field, f"{node.value!r} in {text!r} is not a number", "use numbers only")
+            raise SpecError(field, f"{node.value!r} in {text!r} is not a number", _ALLOWED)
         if node.value == 0 and isinstance(node.value, float):      # 1e-400 reads as 0.0: never silently
             _check_underflow(ast.get_source_segment(text.strip(), node) or "", field)
         return to_exact(node.value, field)
@@ -147,6 +149,9 @@ def _walk1(node, symbols, field, text):
         if not isinstance(node.func, ast.Name) or node.keywords:
             raise SpecError(field, f"only sqrt(x) and Rational(p, q) may be called in {text!r}",
                             "remove the call")
+        if node.func.id not in _ARITY:      # the name first: __import__('os') is refused as a call
+            raise SpecError(field, f"function {node.func.id!r} is not allowed in {text!r}",
+                            "only sqrt(x) and Rational(p, q) are allowed")
         args = [_walk(a, symbols, field, text) for a in node.args]
         if node.func.id == "sqrt" and len(args) == 1:
             if args[0].is_number and bool(args[0] < 0):
@@ -158,13 +163,9 @@ def _walk1(node, symbols, field, text):
                 raise SpecError(field, f"Rational needs two integers, the second nonzero, in {text!r}",
                                 "write Rational(p, q) with integers p and q != 0")
             return sp.Rational(args[0], args[1])
-        if node.func.id in _ARITY:
-            raise SpecError(field, f"{node.func.id} takes {_ARITY[node.func.id]}, got {len(args)} in {text!r}",
-                            "write sqrt(x) or Rational(p, q)")
-        raise SpecError(field, f"function {node.func.id!r} is not allowed in {text!r}",
-                        "only sqrt(x) and Rational(p, q) are allowed")
-    raise SpecError(field, f"{type(node).__name__} is not allowed in {text!r}",
-                    "use numbers, declared symbols, + - * / **, parentheses, sqrt() and Rational()")
+        raise SpecError(field, f"{node.func.id} takes {_ARITY[node.func.id]}, got {len(args)} in {text!r}",
+                        "write sqrt(x) or Rational(p, q)")
+    raise SpecError(field, f"{type(node).__name__} is not allowed in {text!r}", _ALLOWED)
 
 
 def data_number(value, field: str, symbols: Mapping[str, sp.Symbol] | None = None, *, lo: float = DATA_MIN,

@@ -8,6 +8,7 @@ the two cannot drift apart.
 from __future__ import annotations
 
 import itertools
+import numbers
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
@@ -71,6 +72,17 @@ class Training:
     a0: float = 1e-3
     init_std: float = 0.01
     steps: int = 2000
+
+    def __post_init__(self):
+        """Every setting is checked where it is made, so ``Training(lr=-1)`` fails at once, naming
+        the field (spec files also check the ranges of docs/specs.md as they are read)."""
+        for name, example in (("lr", "lr = 0.05"), ("a0", "a0 = 0.001"), ("init_std", "init_std = 0.01")):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (0 < v < float("inf")):
+                raise SpecError(f"training.{name}", f"needs a positive number, got {v!r}", f"e.g. {example}")
+        if isinstance(self.steps, bool) or not isinstance(self.steps, numbers.Integral) or self.steps < 1:
+            raise SpecError("training.steps", f"needs a positive integer, got {self.steps!r}", "e.g. steps = 2000")
+        loss_name(self.loss, "training.loss", "write loss = \"mean\" or \"sum\"")
 
 
 def chain_node_names(p: "Pathway") -> list:
@@ -136,12 +148,11 @@ class TrainedSpec:
         return self.task.P if self.training.loss == "sum" else 1
 
     def _check_training(self) -> Training:
-        """The checks every spec makes of its training settings: a positive lr, a known loss."""
-        t = self.training
-        if not (isinstance(t.lr, (int, float)) and t.lr > 0):
-            raise SpecError("training.lr", f"needs a positive number, got {t.lr!r}", "e.g. lr = 0.05")
-        loss_name(t.loss, "training.loss", "write loss = \"mean\"")
-        return t
+        """The spec's training settings, which must be a :class:`Training` (it checks its own fields)."""
+        if not isinstance(self.training, Training):
+            raise SpecError("training", f"expected a Training, got {type(self.training).__name__}",
+                            "pass e.g. Training(lr=0.05, loss=\"mean\")")
+        return self.training
 
     def subs(self, values: Mapping):
         """The spec with the task's symbols replaced by values."""
@@ -184,9 +195,7 @@ class GDLNSpec(TrainedSpec):
                                     f"({p.name!r}, depth {p.depth})", "rename one of the two pathways")
                 owner[inner] = i
         object.__setattr__(self, "pathways", tuple(checked))
-        t = self._check_training()
-        if not (isinstance(t.a0, (int, float)) and t.a0 > 0):
-            raise SpecError("training.a0", f"needs a positive number, got {t.a0!r}", "e.g. a0 = 0.001")
+        self._check_training()
 
     @property
     def hidden_total(self) -> int:

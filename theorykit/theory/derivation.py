@@ -37,7 +37,7 @@ from ..spec.gating import GDLNSpec
 from .modes import SVD, build_unevaluated, exact_text, is_zero, lazy_matvec, num, quad_exact, reference_values, tidy
 from .svd import exact_svd
 from .trajectory import a0 as A0
-from .trajectory import discrete_mode_recurrence, mode_loss_reduction, mode_trajectory, t, t_half, t_half_float, tau
+from .trajectory import discrete_mode_gap, mode_gap, mode_loss_reduction, mode_trajectory, t, t_half, t_half_float, tau
 from ..spec.expr import to_exact
 from ..spec.graph import GraphSpec
 from .jaxify import to_jax
@@ -371,17 +371,24 @@ class Derivation:
         if discrete or self.method == "closed-form":
             # numbers only: each mode's s and d at the values, its a(t) in numpy: the closed form, or
             # the discrete recurrence (the symbolic loss is neither built nor simplified)
+            # L = [½ tr Σy − Σ s²/2d] + Σ ½ d g² with each mode's gap g = s/d − a: the bracket (what no
+            # mode removes) at 30 digits, the gaps by their own closed form or recurrence, so a loss far
+            # below L(0) keeps its digits (the form ½ tr Σy − Σ (s a − ½ d a²) cancels to 0 near 1e-16)
             vals = self.numeric_values(values)
             a_init, tau_ = float(self.spec.training.a0), float(self.spec.tau)
-            L = np.full(times.shape, float(sp.N(output_trace(self.task).subs(vals))) / 2)
+            floor = sp.N(output_trace(self.task).subs(vals), 30) / 2
+            gaps = []
             for svd in self.modes.values():
                 for m in svd.modes:
-                    s_, d_ = self._mode_numbers(m, vals)
+                    s30, d30 = self._mode_numbers(m, vals, digits=30)
+                    floor -= s30 ** 2 / (2 * d30)
+                    s_, d_ = float(s30), float(d30)
                     if discrete:
-                        a = discrete_mode_recurrence(s_, d_, a_init, tau_, int(np.max(times)))[times.astype(int)]
+                        g = discrete_mode_gap(s_, d_, a_init, tau_, int(np.max(times)))[times.astype(int)]
                     else:
-                        a = mode_trajectory(s_, d_, a_init, times, tau_, np.exp)
-                    L -= mode_loss_reduction(s_, d_, a)
+                        g = mode_gap(s_, d_, a_init, times, tau_, np.exp)
+                    gaps.append(d_ * g ** 2 / 2)
+            L = float(floor) + np.sum(gaps, axis=0) if gaps else np.full(times.shape, float(floor))
             if not discrete and not np.isfinite(L).all() and self.task.free_symbols:    # special values: derive there
                 return self._at(values).predict_loss(times)
             return self.spec.loss_factor * L
@@ -390,13 +397,18 @@ class Derivation:
             return RaceSystem.from_graph(self.graph, values).solve(times, modes=False).loss[0]
         return self.race_system(values, "numeric").solve(times).loss[0]
 
-    def _mode_numbers(self, m, vals) -> tuple:
-        """(s, d) of a mode as floats at ``vals``."""
+    def _mode_numbers(self, m, vals, digits: int | None = None) -> tuple:
+        """(s, d) of a mode at ``vals``: floats, or with ``digits`` SymPy Floats of that precision
+        (the numeric engine's s is a float either way)."""
         if m.raw is not None:       # the numeric engine's mode: s is a number; d may hold Σx's symbols
             d = m.d_untidied
             free = getattr(d, "free_symbols", None)
-            return m.s_float(), (float(sp.N(sp.sympify(d).subs(vals), 30)) if free else m.d_float())
-        return float(sp.N(sp.sympify(m.s).subs(vals), 30)), float(sp.N(sp.sympify(m.d_untidied).subs(vals), 30))
+            s_, d_ = m.s_float(), (sp.N(sp.sympify(d).subs(vals), 30) if free else m.d_float())
+        else:
+            s_, d_ = sp.N(sp.sympify(m.s).subs(vals), 30), sp.N(sp.sympify(m.d_untidied).subs(vals), 30)
+        if digits:
+            return sp.Float(s_, digits), sp.Float(d_, digits)
+        return float(s_), float(d_)
 
     def predict_modes(self, times, values: Mapping | None = None) -> dict:
         """Per-pathway mode strengths a_α at ``times`` (closed form or race reduction)."""
@@ -441,7 +453,9 @@ class Derivation:
         return derivation_latex_short(self)
 
     def __repr__(self):
-        return f"Derivation({self.spec.name!r}, pathways={[p.name for p in self.spec.pathways]}, method={self.requested_method!r})"
+        # the method once it is known (deciding it may need the modes: a repr computes nothing)
+        method = self.__dict__.get("method", self.requested_method)
+        return f"Derivation({self.spec.name!r}, pathways={[p.name for p in self.spec.pathways]}, method={method!r})"
 
 
 def _exact_values(values: Mapping) -> dict:

@@ -98,10 +98,12 @@ def derivation_latex(der, document: bool = False) -> str:
     parts.append(r"\subsection*{Ranking by speed}")
     parts.append(", ".join(f"${_tex_name(n)}: s_1 = {sp.latex(s)}$" for n, s in der.ranking) + " (fastest first).")
     tr = der.spec.training          # τ = 1/η (mean loss) or 1/(Pη) (summed), from the lr as written
-    tau_tex = sp.latex(1 / (sp.Rational(repr(tr.lr)) * der.spec.loss_factor)) if isinstance(tr.lr, float) \
+    tau_tex = sp.latex(1 / (sp.Rational(repr(float(tr.lr))) * der.spec.loss_factor)) if isinstance(tr.lr, float) \
         else sp.latex(sp.sympify(der.spec.tau))
     parts.append(f"Here $\\tau = {tau_tex}$ steps and $a_0 = {tr.a0}$.")
     body = "\n\n".join(parts)
     if document:
-        return latex_document("Derivation: " + der.spec.name.replace("_", r"\_"), body)
+        # a spec made in Python is named "spec" unless told otherwise: its task names it better
+        name = der.spec.name if der.spec.name != "spec" or not der.task.name else der.task.name
+        return latex_document("Derivation: " + name.replace("_", r"\_"), body)
     return body

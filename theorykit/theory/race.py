@@ -182,6 +182,11 @@ class RaceSystem:
         return replace(system, start_graph=small, values=values)
 
     # -- the one loss and the one start ------------------------------------------------------
+    def __repr__(self):      # the arrays are data, not a description: their shapes only
+        blocks = self.arrays_np["Syx"].shape[0] if "Syx" in self.arrays_np else "?"
+        return (f"RaceSystem(pathways={list(self.names)}, depth={list(self.depth)}, blocks={blocks}, "
+                f"tau={self.tau}, a0={self.a0}, loss_factor={self.loss_factor})")
+
     def start(self, a0, mask=None):
         """Aligned, balanced factors of strength ``a0`` (a number or one per pathway; ``mask``
         zeroes pathways, which then stay at zero). For a graph's race (:meth:`from_graph`): its

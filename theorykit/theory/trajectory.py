@@ -7,7 +7,10 @@ weights of mode strength ``a`` obey ``τ da/dt = 2a(s − d a)``, solved by the 
 
 This form is numerically stable: ``exp`` only ever sees a non-positive argument for t ≥ 0,
 so there is no inf/inf at large t, and the denominator stays positive for any ``a0 > 0``
-(below or above the end point ``s/d``). Each mode lowers the loss by ``s a − ½ d a²``.
+(below or above the end point ``s/d``). Each mode lowers the loss by ``s a − ½ d a²``, which is
+``s²/(2d) − ½ d g²`` with the gap ``g = s/d − a``. Numbers follow the second form: the gap has its
+own closed form (:func:`mode_gap`) and recurrence (:func:`discrete_mode_gap`), so a loss far below
+its start keeps its digits instead of cancelling to 0 near 1e-16 of L(0).
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ import numpy as np
 import sympy as sp
 
 __all__ = ["t", "tau", "a0", "mode_trajectory", "mode_ode_residual", "t_half", "mode_loss_reduction",
-           "discrete_mode_recurrence", "deep_mode_rhs"]
+           "discrete_mode_recurrence", "deep_mode_rhs", "mode_gap", "discrete_mode_gap"]
 
 #: time in gradient steps
 t = sp.Symbol("t", nonnegative=True)
@@ -28,6 +31,13 @@ a0 = sp.Symbol("a_0", positive=True)
 def mode_trajectory(s, d, a_init=a0, time=t, time_const=tau, exp=sp.exp):
     """Closed-form a(t) of one mode (stable logistic form); in numpy (``time`` an array) with ``exp=np.exp``."""
     return (s / d) / (1 + (s / (d * a_init) - 1) * exp(-2 * s * time / time_const))
+
+
+def mode_gap(s, d, a_init, time, time_const, exp=np.exp):
+    """``s/d − a(t)`` of :func:`mode_trajectory` without subtracting nearly equal numbers:
+    ``(s/d) · c e^{−u} / (1 + c e^{−u})`` with ``c = s/(d a0) − 1`` and ``u = 2 s t/τ``."""
+    ce = (s / (d * a_init) - 1) * exp(-2 * s * time / time_const)
+    return (s / d) * ce / (1 + ce)
 
 
 def mode_ode_residual(s, d, a_init=a0) -> sp.Expr:
@@ -71,11 +81,29 @@ def discrete_mode_recurrence(s: float, d: float, a_init: float, tau_steps: float
     Each layer's mode strength b (with a = b²) takes the step ``b ← b + (1/τ) b (s − d b²)``,
     so ``a ← a (1 + (s − d a)/τ)²``. Its gap to the flow :func:`mode_trajectory` is O(1/τ) = O(η).
     """
-    a = np.empty(steps + 1)
-    a[0] = a_init
+    return _discrete_mode_states(s, d, a_init, tau_steps, steps)[0]
+
+
+def discrete_mode_gap(s: float, d: float, a_init: float, tau_steps: float, steps: int) -> np.ndarray:
+    """The gap ``g = s/d − a`` of :func:`discrete_mode_recurrence`, carried by its own recurrence
+    (``s − d a = d g``, so ``g ← g (1 − (a d/τ)(2 + d g/τ))``): it keeps its relative precision as
+    ``a`` nears ``s/d``, where ``s/d − a`` in floats would be rounding noise."""
+    return _discrete_mode_states(s, d, a_init, tau_steps, steps)[1]
+
+
+def _discrete_mode_states(s, d, a_init, tau_steps, steps):
+    a, g = np.empty(steps + 1), np.empty(steps + 1)
+    if d == 0:      # no input variance (s = 0 too, e.g. XoR's linear ReLN at Δ = 0): no end point
+        a[0], g[:] = a_init, np.inf
+        for i in range(steps):
+            a[i + 1] = a[i] * (1.0 + s / tau_steps) ** 2
+        return a, g
+    a[0], g[0] = a_init, s / d - a_init
     for i in range(steps):
-        a[i + 1] = a[i] * (1.0 + (s - d * a[i]) / tau_steps) ** 2
-    return a
+        step = d * g[i] / tau_steps            # (s − d a)/τ
+        a[i + 1] = a[i] * (1.0 + step) ** 2
+        g[i + 1] = g[i] * (1.0 - a[i] * d / tau_steps * (2.0 + step))
+    return a, g
 
 
 def deep_mode_rhs(a, s, d, depth: int):
