@@ -8,7 +8,6 @@ from __future__ import annotations
 import doctest
 import importlib.util
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
