@@ -16,6 +16,7 @@ import pytest
 import sympy as sp
 
 import theorykit as tk
+import theorykit.analysis.predict as pr
 from theorykit.analysis.patterns import consistent_pattern, data_symmetries, realisable_patterns
 from theorykit.analysis.predict import predict_reln
 from theorykit.spec.gating import Training
@@ -158,3 +159,196 @@ def test_float_symmetry_tolerance_is_1e_12_relative():
         X = np.diag([1.0, 1.0 + eps])
         perms, info = data_symmetries(X, np.array([[1.0, 1.0]]))
         assert info["order"] == order and not info["exact"]
+
+
+# ---------------------------------------------------------------------------------------------
+# stage 3: which families are raced (the real race)
+# ---------------------------------------------------------------------------------------------
+def test_max_orbit_size_is_inclusive():
+    """Candidates are orbits of at most max_orbit_size patterns. XoR Δ = 1 has two consistent orbits,
+    the four singles and the two label pairs; max_orbit_size = 2 keeps the pairs (2 ≤ 2), leaves out the
+    singles, and the prediction is the pair family."""
+    pred = predict_reln(tk.xor_margin(1.0), 16, XOR_TRAINING, max_orbit_size=2, progress=False)
+    assert pred.search["candidates"] == 1 and pred.search["left_out"] == 1
+    assert _gates(pred) == {(1, 1, 0, 0), (0, 0, 1, 1)}
+
+
+def test_auto_search_is_exhaustive_up_to_max_families_inclusive():
+    """"auto: exhaustive up to --max-families families". XoR has 2 candidate orbits, 2² − 1 = 3 families:
+    max_families = 3 is exhaustive, 2 is beam."""
+    a = predict_reln(tk.xor_margin(1.0), 16, XOR_TRAINING, max_families=3, progress=False)
+    b = predict_reln(tk.xor_margin(1.0), 16, XOR_TRAINING, max_families=2, progress=False)
+    assert a.search["method"] == "exhaustive" and b.search["method"] == "beam"
+
+
+def test_a_family_fits_with_exactly_one_unit_per_pathway():
+    """"A family needs one unit per pathway": with H = 4 the four XoR singles fit, one unit each, and
+    below Δ* = √(2/3) they win (tests/test_predict.py's crossover); nothing is left out except the
+    six-pathway family of both orbits."""
+    pred = predict_reln(tk.xor_margin(0.5), 4, XOR_TRAINING, progress=False)
+    assert _gates(pred) == {(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1)}
+    assert pred.widths == [1, 1, 1, 1] and "(1 left out" in pred.search["covered"]
+
+
+def test_the_race_starts_each_pathway_at_the_shared_width_a0(monkeypatch):
+    """Stage 4 inside the race, not only in the result: each family's pathways start at
+    a0 = σ²H_p/2 with H shared equally (remainder to the first). XoR, H = 130: singles 130 = 4·32 + 2
+    → 33, 33, 32, 32; pairs 65, 65; all six 130 = 6·21 + 4 → 22, 22, 22, 22, 21, 21. Checked on the
+    arguments the race engine receives."""
+    from theorykit.theory.race import RaceSystem
+
+    seen = []
+    solve = RaceSystem.solve
+
+    def spy(self, *args, **kw):
+        for a0, m in zip(np.asarray(kw["a0"]), np.asarray(kw["masks"])):
+            seen.append(sorted(np.round(a0[m > 0] / (SIGMA ** 2 / 2), 9).tolist()))
+        return solve(self, *args, **kw)
+
+    monkeypatch.setattr(RaceSystem, "solve", spy)
+    predict_reln(tk.xor_margin(0.5), 130, XOR_TRAINING, steps=50, progress=False)
+    assert sorted(seen) == sorted([[32, 32, 33, 33], [65, 65], [21, 21, 22, 22, 22, 22]])
+
+
+# ---------------------------------------------------------------------------------------------
+# stage 3: the search's bookkeeping, with a stand-in race
+# ---------------------------------------------------------------------------------------------
+# X = I₃, y = (1, 2, 3): every one of the 7 non-empty subsets is realisable and consistent (v₁ ∝ y ∘ g,
+# positive on g; w = v₁ is 0 elsewhere), and YᵀY = y yᵀ has a different diagonal entry per datapoint,
+# so the only symmetry is the identity: 7 orbits of one pattern each. The stand-in race's final output
+# is 0, so the residual is Y, and the residual score ‖(Y ∘ g) Xᵀ / 3‖₂ = ‖y ∘ g‖ / 3 orders the patterns
+# 111 (√14) > 011 (√13) > 101 (√10) > 001 (3) > 110 (√5) > 010 (2) > 100 (1).
+SEARCH_TASK = _task(np.eye(3, dtype=int), [[1, 2, 3]])
+
+
+def _stand_in(monkeypatch, areas, default):
+    """Replace the race: a family (a set of gate tuples) gets L = (1, 2a − 1) on t = (0, 1), whose area
+    (trapezoid of L/L(0), over the horizon) is exactly a: ``areas[family]``, else ``default``."""
+    raced = []
+
+    def race(task, training, gates_all, families, H, *, race_dt, steps, chunk_pathways=48, done=None):
+        _, Y = task.numeric()
+        Ls = []
+        for fam in families:
+            key = frozenset(tuple(int(v) for v in gates_all[p]) for p in fam)
+            raced.append(key)
+            Ls.append(np.array([1.0, 2 * areas.get(key, default) - 1]))
+        if done is not None:
+            done(len(families))
+        return np.array([0.0, 1.0]), Ls, [np.zeros_like(Y) for _ in families]
+
+    monkeypatch.setattr(pr, "_race_families", race)
+    return raced
+
+
+def F(*pats):
+    return frozenset(tuple(int(c) for c in p) for p in pats)
+
+
+def _family(pred, fam):
+    ex = {o["orbit"]: tuple(o["example"]) for o in pred.orbits}
+    return frozenset(ex[k] for k in fam)
+
+
+def test_forward_and_beam_follow_their_frontiers(monkeypatch):
+    """Round 1 (shortlist 7: every orbit): 111 has area 0.60, 100 0.62, the rest 0.9. Forward keeps
+    only 111: round 2 races 111 + each of the 6 others, best 111 + 100 (0.59 < 0.60·0.999), round 3 the
+    5 extensions of that (0.95 each) stops it: 7 + 6 + 5 = 18 families in 3 rounds, prediction
+    {111, 100}. Beam 2 keeps 111 and 100: round 2 races 6 + 6 − 1 (111 + 100 twice) = 11 families,
+    best 100 + 010 (0.55); round 3 the extensions of 100 + 010 and 111 + 100, 5 + 5 − 1 (both give
+    100 + 010 + 111) = 9, all 0.95: 27 families in 3 rounds, prediction {100, 010}."""
+    areas = {F("111"): 0.60, F("100"): 0.62, F("111", "100"): 0.59, F("100", "010"): 0.55}
+    areas.update({F("111", p): 0.595 for p in ("001", "010", "011", "101", "110")})
+    fwd_raced = _stand_in(monkeypatch, {**areas, **{F(p): 0.9 for p in ("001", "010", "011", "101", "110")}}, 0.95)
+    fwd = predict_reln(SEARCH_TASK, 16, XOR_TRAINING, search="forward", shortlist=7, progress=False)
+    assert _gates(fwd) == {(1, 1, 1), (1, 0, 0)} and fwd.area == pytest.approx(0.59, abs=1e-15)
+    assert [r["families_raced"] for r in fwd.search["rounds"]] == [7, 6, 5]
+    assert "18 families raced in 3 rounds" in fwd.search["covered"] and fwd.search["families_raced"] == 18
+    assert len(fwd_raced) == len(set(fwd_raced)) == 18
+    beam_raced = _stand_in(monkeypatch, {**areas, **{F(p): 0.9 for p in ("001", "010", "011", "101", "110")}}, 0.95)
+    beam = predict_reln(SEARCH_TASK, 16, XOR_TRAINING, search="beam", beam=2, shortlist=7, progress=False)
+    assert _gates(beam) == {(1, 0, 0), (0, 1, 0)} and beam.area == pytest.approx(0.55, abs=1e-15)
+    assert [r["families_raced"] for r in beam.search["rounds"]] == [7, 11, 9]
+    assert "27 families raced in 3 rounds" in beam.search["covered"] and len(beam_raced) == 27
+
+
+def test_shortlist_takes_the_largest_residual_correlations(monkeypatch):
+    """Shortlist 2 from nothing: the two orbits of largest ‖y ∘ g‖ are 111 (√14) and 011 (√13), so round 1
+    races exactly those; every area 0.9 after that first round (no gain) stops the search."""
+    raced = _stand_in(monkeypatch, {}, 0.9)
+    pred = predict_reln(SEARCH_TASK, 16, XOR_TRAINING, search="forward", shortlist=2, progress=False)
+    assert set(raced[:2]) == {F("111"), F("011")}
+    assert pred.search["rounds"][0]["families_raced"] == 2
+
+
+def test_the_search_stops_when_the_gain_is_not_more_than_min_gain(monkeypatch):
+    """"stop when no addition lowers the area by more than min_gain (relative)". Areas: every single
+    orbit 1.25 but 111 at 1.0; 111 + 100 at 0.75 = 1.0 × (1 − 0.25) exactly (binary fractions), every
+    other pair 1.25; 111 + 100 + 010 at 0.5. With min_gain = 0.25, round 2's gain is exactly 0.25, not
+    more: the search stops after round 2 and predicts 111 + 100 (area 0.75), never racing the triple.
+    With min_gain = 0.2 round 2 gains more than that, round 3 (0.5 < 0.75 × 0.8) too, and round 4
+    (1.25) stops it: the triple is predicted."""
+    areas = {F("111"): 1.0, F("111", "100"): 0.75, F("111", "100", "010"): 0.5}
+    _stand_in(monkeypatch, areas, 1.25)
+    pred = predict_reln(SEARCH_TASK, 16, XOR_TRAINING, search="forward", shortlist=7, min_gain=0.25, progress=False)
+    assert [r["best_area"] for r in pred.search["rounds"]] == [1.0, 0.75]
+    assert _gates(pred) == {(1, 1, 1), (1, 0, 0)}
+    pred = predict_reln(SEARCH_TASK, 16, XOR_TRAINING, search="forward", shortlist=7, min_gain=0.2, progress=False)
+    assert [r["best_area"] for r in pred.search["rounds"]] == [1.0, 0.75, 0.5, 1.25]
+    assert _gates(pred) == {(1, 1, 1), (1, 0, 0), (0, 1, 0)}
+
+
+def test_exhaustive_ranking_ties_and_runner_ups(monkeypatch):
+    """Exhaustive over the 7 orbits: 2⁷ − 1 = 127 families, all raced. 011 alone and 001 + 010 tie at
+    area 0.6; the prediction is the family of least area, and of two equal ones the one of fewer orbits
+    (module docstring of theorykit.analysis.predict): 011. The runner-ups are the next families by
+    area, without the winner: first 001 + 010 (0.6, two pathways), then the 0.7 families."""
+    _stand_in(monkeypatch, {F("011"): 0.6, F("001", "010"): 0.6}, 0.7)
+    pred = predict_reln(SEARCH_TASK, 16, XOR_TRAINING, search="exhaustive", runners_up=3, progress=False)
+    assert _gates(pred) == {(0, 1, 1)}
+    assert pred.search["families_raced"] == 127 and "all 127 non-empty unions of the 7" in pred.search["covered"]
+    assert len(pred.runners_up) == 3
+    first = pred.runners_up[0]
+    assert _family(pred, first["family"]) == F("001", "010") and first["pathways"] == 2
+    assert first["area"] == pytest.approx(0.6, abs=1e-15)
+    np.testing.assert_allclose([r["area"] for r in pred.runners_up[1:]], [0.7, 0.7], atol=1e-15)
+
+
+def test_residual_score_is_the_top_singular_value():
+    """The shortlist ranks by "top singular value of the residual correlation (R ∘ g) Xᵀ / P". X = I₃,
+    R = [[1, 0, 1.2], [0, 1, 0]]: gate 110 gives diag(1, 1)/3 padded, top singular value 1/3 (Frobenius
+    √2/3 ≈ 0.47); gate 001 gives 1.2 e₁e₃ᵀ/3, singular value 0.4. So 001 ranks above 110."""
+    R = np.array([[1.0, 0.0, 1.2], [0.0, 1.0, 0.0]])
+    sc = pr._residual_score(np.eye(3), R, np.array([[1, 1, 0], [0, 0, 1]], bool))
+    np.testing.assert_allclose(sc, [1 / 3, 0.4], rtol=1e-12)
+
+
+def test_residual_subtracts_each_pathways_gated_output(monkeypatch):
+    """The shortlist's residual is R = Y − the family's final output, and a pathway's output is
+    M (X ∘ g): zero on the datapoints it is off. Random ±1 data of tests/test_predict.py (seed 11),
+    600 steps (30 τ): the first family is one pattern g, whose race ends at the least-squares fit
+    W (X ∘ g), W = (Y ∘ g)(X ∘ g)⁺ (numpy here). The residual scored in round 2 is Y − W (X ∘ g),
+    so it equals Y on every datapoint g leaves off."""
+    rng = np.random.default_rng(11)
+    X = rng.choice([-1, 1], size=(3, 5)).astype(int)
+    Y = np.stack([X[0] * X[1], X[2]])
+    seen = []
+    score = pr._residual_score
+
+    def spy(X_, R, gates):
+        seen.append(np.array(R, float))
+        return score(X_, R, gates)
+
+    monkeypatch.setattr(pr, "_residual_score", spy)
+    tr = Training(lr=0.05, loss="mean", init_std=0.01, steps=600)
+    pred = predict_reln(_task(X.tolist(), Y.tolist()), 32, tr, search="forward", shortlist=1, min_gain=0.5,
+                        progress=False)
+    ex = {o["orbit"]: np.array(o["example"], float) for o in pred.orbits}
+    first = pred.search["rounds"][0]["best"]
+    assert len(first) == 1 and len(seen) >= 2
+    g = ex[first[0]]
+    Xf, Yf = X.astype(float), Y.astype(float)
+    np.testing.assert_allclose(seen[0], Yf)                                  # round 1: R = Y
+    R = Yf - ((Yf * g) @ np.linalg.pinv(Xf * g)) @ (Xf * g)
+    np.testing.assert_allclose(seen[1], R, atol=1e-6)
+    np.testing.assert_array_equal(seen[1][:, g == 0], Yf[:, g == 0])
