@@ -10,6 +10,7 @@ the validation's agreement metrics with a stand-in for the trained networks (``f
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -352,3 +353,74 @@ def test_residual_subtracts_each_pathways_gated_output(monkeypatch):
     R = Yf - ((Yf * g) @ np.linalg.pinv(Xf * g)) @ (Xf * g)
     np.testing.assert_allclose(seen[1], R, atol=1e-6)
     np.testing.assert_array_equal(seen[1][:, g == 0], Yf[:, g == 0])
+
+
+# ---------------------------------------------------------------------------------------------
+# validation: the agreement metrics on a stand-in for the trained networks
+# ---------------------------------------------------------------------------------------------
+def test_validation_metrics_by_hand(monkeypatch):
+    """X = I₂, y = (1, 1), two "trained" networks of three units, predicted patterns 10 and 01.
+
+    Units (W1 row → final pattern, W2 = 1 so the weight ‖W1_j‖·‖W2_j‖ = ‖W1_j‖):
+      seed 0: (1, 0) → 10, w 1;  (0, 2) → 01, w 2;  (3, 4) → 11, w 5
+      seed 1: (−3, −4) → 00, w 5; (2, 0) → 10, w 2;  (0, 1) → 01, w 1      total 16
+    * weight share in predicted patterns (1 + 2 + 2 + 1)/16 = 0.375 (by count it would be 4/6);
+    * Algorithm 1 "found" 10 and 11: Jaccard |{10}| / |{10, 01, 11}| = 1/3;
+    * snapshots at steps 0, 50, 100 (t_ck = 0, 50, 100, 200); t½ = 60, so the snapshot at 100, the first
+      at or after t½. There seed 0's second unit was 11 (changed since: weight 2) and seed 1's first
+      unit was 11 (changed on both points: weight 5); the rest as at the end: share 7/16 = 0.4375
+      (by count 2/6; counting only units changed on every point, 5/16). At step 0 every unit is as at
+      the end, so a measure taken there would say 0;
+    * losses (seeds × 5 steps) (4, 2, 2, 2, 6) and (2, 2, 2, 0, 2): L(0) = mean(4, 2) = 3, mean curve
+      (3, 2, 2, 1, 4); the predicted (3, 2, 3, 1, 1) differs by (0, 0, 1, 0, −3): RMS √(10/5)/3 = √2/3,
+      largest |gap| 3/3 = 1;
+    * unit patterns by weight share: 11 and 00 5/16 each, then 10 and 01 3/16 each."""
+    import theorykit.analysis.predict_validate as pv
+
+    W1 = np.array([[[1, 0], [0, 2], [3, 4]], [[-3, -4], [2, 0], [0, 1]]], float)
+    W2 = np.ones((2, 1, 3))
+    pat = {"10": (1, 0), "01": (0, 1), "11": (1, 1), "00": (0, 0)}
+    final = [["10", "01", "11"], ["00", "10", "01"]]
+    at100 = [["10", "11", "11"], ["11", "10", "01"]]
+    snaps = np.array([[[pat[p] for p in final[s]], [pat[p] for p in final[s]], [pat[p] for p in at100[s]]]
+                      for s in range(2)], bool)                       # seeds × 3 snapshots × H × P
+    relu = SimpleNamespace(loss=np.array([[4, 2, 2, 2, 6], [2, 2, 2, 0, 2]], float), params=[W1, W2],
+                           snapshots=snaps, t_ck=np.array([0, 50, 100, 200]))
+    found = SimpleNamespace(pathways=[SimpleNamespace(active=(1, 0), hidden=3),
+                                      SimpleNamespace(active=(1, 1), hidden=1)], hidden_total=4)
+    calls = []
+
+    def fake_find_gates(task, **kw):
+        calls.append(kw)
+        return SimpleNamespace(relu=relu, spec=found)
+
+    monkeypatch.setattr(pv, "find_gates", fake_find_gates)
+    pred = SimpleNamespace(task=_task(np.eye(2, dtype=int), [[1, 1]]), hidden=3,
+                           training=Training(lr=0.05, loss="mean", init_std=0.01, steps=200),
+                           gates=np.array([[1, 0], [0, 1]], bool), t=np.arange(5.0),
+                           loss=np.array([3, 2, 3, 1, 1], float), t_half=60.0)
+    val = pv.validate_prediction(pred, seeds=2)
+    assert calls[0]["K"] == 2 and calls[0]["hidden"] == 3 and calls[0]["seeds"] == 2
+    assert val.rms_gap == pytest.approx(math.sqrt(2) / 3, rel=1e-12)
+    assert val.max_gap == pytest.approx(1.0, rel=1e-12)
+    assert val.weight_share == pytest.approx(0.375, rel=1e-12)
+    assert val.jaccard == pytest.approx(1 / 3, rel=1e-12)
+    assert val.gate_change_share == pytest.approx(7 / 16, rel=1e-12)
+    assert "between step 100 and the end (200)" in val.notes[0]
+    assert [p for p, _ in val.top_unit_patterns[:2]] in (["11", "00"], ["00", "11"])
+    np.testing.assert_allclose([s for _, s in val.top_unit_patterns], [5 / 16, 5 / 16, 3 / 16, 3 / 16], rtol=1e-12)
+    assert val.found == [((1, 0), 0.75), ((1, 1), 0.25)]
+
+
+def test_exhaust_within_one_percent_is_inclusive(monkeypatch):
+    """race_exhaust's "within 1 %" is every family whose area is at most 1.01 × the winner's
+    (docs/race_k4.md; tests/test_exhaust.py). With the metrics stood in: areas 1.0, 1.01 (exactly
+    1.01 × 1.0 in floats) and 1.5 for families 0, 1, 2: the first two are within 1 %."""
+    import theorykit.analysis.exhaust as ex
+
+    areas = iter([1.0, 1.01, 1.5])
+    monkeypatch.setattr(ex, "loss_metrics", lambda t, L, fr: {"area": next(areas), "t_0.5": None, "t_0.1": None,
+                                                               "t_0.01": None, "final_fraction": 1.0, "L0": 1.0})
+    res = ex.race_exhaust(3, steps=20, race_dt=2, progress=False, families=[0, 1, 2], use_symmetry=False)
+    labels = [r["family"] for r in sorted(res.metrics, key=lambda r: r["index"])]
+    assert res.summary["within_1pct_of_winner"] == labels[:2]
