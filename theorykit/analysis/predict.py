@@ -47,9 +47,9 @@ predicts the ReLU network to run. Four stages, each stated in the result:
    them weaker: the rule prices extra pathways in the race itself, with no parsimony constant.
 
 The prediction is the family of least area (of equal areas, the one of fewer orbits). Its
-runner-ups (the next families by area) are kept with their areas. Everything rests on the paper's assumptions (small initialisation, full-batch
-gradient descent, gates fixed after an early alignment phase); :mod:`.predict_validate` trains the
-ReLU network and says where it departs.
+runner-ups (the next families by area) are kept with their areas. Everything rests on the paper's
+assumptions (small initialisation, full-batch gradient descent, gates fixed after an early alignment
+phase); :mod:`.predict_validate` trains the ReLU network and says where it departs.
 """
 from __future__ import annotations
 
