@@ -168,6 +168,23 @@ def test_cli_md_holds_every_command_and_option():
                 assert " ".join(a.help.split()[:4]) in " ".join(sections[name].split()), (name, a.dest)
 
 
+def test_graphs_md_complete_file_loads_and_check_counts_its_nodes(tmp_path, capsys):
+    """docs/graphs.md's complete graph file is a spec as written: two pathways through a shared trunk
+    (8 units) and two branches of 4 (16 units in all), so no closed form: the race reduction, which
+    `check` says (it said "closed form expected (no pathways couple)" and 8 units)."""
+    from theorykit.cli import main
+
+    text = (DOCS / "graphs.md").read_text("utf-8")
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", text, flags=re.S) if b.startswith("name = "))
+    f = tmp_path / "graph.toml"
+    f.write_text(block)
+    der = tk.Derivation(tk.load_spec(str(f)))
+    assert der.method == "race-reduction" and len(der.spec.pathways) == 2
+    assert main(["check", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert "16 hidden units in all; race reduction (pathways share edges)" in out and "closed form" not in out
+
+
 def test_ci_runs_the_readme_test_command_verbatim():
     """CI (.ci/run) runs the README's "Install and run the tests" command as written."""
     readme = (ROOT / "README.md").read_text("utf-8")

@@ -55,8 +55,9 @@ display(Math(r"\text{common pathway}\qquad\begin{aligned}" + r" \\ ".join(rows) 
 
 # %% [markdown]
 # The common pathway fits the additive part $f(i) + g(c)$ of the targets. The $k$ pathways on $k-1$
-# contexts then learn its residual. They share the output, so their race couples them: the input
-# variance $d$ of each includes the overlap with the other $k-1$.
+# contexts then learn its residual. They share the output, so their race couples them; but their
+# maps sum to zero by symmetry, the overlap terms cancel, and the effective $d$ of each is smaller
+# than its own input variance $d_\text{own}$ ([the theory page](../../docs/theory.md#contexts)).
 
 # %%
 K = res.kminus1
@@ -116,12 +117,15 @@ for name, row in S["named"].items():
 # %%
 named = {row["family"]: name for name, row in S["named"].items()}
 fig, ax = plt.subplots(figsize=(7, 4))
+# the named sets dashed and thick, the fastest three thin on top: where a named set is among the
+# fastest its two lines coincide, so the legend says which
+top3 = [r["family"] for r in S["top20_by_area"][:3]]
 for lab, curve in ex.curves.items():
     if lab in named:
-        ax.plot(ex.t, curve, lw=2, ls="--", label=f"{named[lab]}: {lab}")
-for lab in [r["family"] for r in S["top20_by_area"][:3]]:
-    if lab not in named:
-        ax.plot(ex.t, ex.curves[lab], lw=1, label=f"top 3: {lab}")
+        also = " (also a top 3)" if lab in top3 else ""
+        ax.plot(ex.t, curve, lw=3, ls="--", alpha=0.8, label=f"{named[lab]}: {lab}{also}")
+for lab in top3:
+    ax.plot(ex.t, ex.curves[lab], lw=1, label=f"top 3: {lab}")
 ax.set_yscale("log")
 ax.set_xlabel("gradient step")
 ax.set_ylabel("L(t) / L(0), race reduction")

@@ -338,8 +338,9 @@ def data_task(X, Y, name: str = "imported"):
 
 
 def start_a0(params, hidden) -> float:
-    """a0 of the paired start: Π_l σ_l √(h/2) per pathway of width h (σ_l: the run's layer-l std at
-    its first checkpoint), geometric mean over pathways."""
+    """a0 of the paired start: :func:`~theorykit.net.starts.a0_rule` per pathway of width h, from σ_l,
+    the run's layer-l std at its first checkpoint; the geometric mean over pathways (the found spec
+    holds one a0)."""
     stds = [float(np.std(W)) for W in params]
     vals = [a0_rule(stds, [int(h)] * len(stds)) for h in hidden]
     return float(np.exp(np.mean(np.log(vals))))

@@ -20,21 +20,24 @@ def run(args):
     enforce(der, limits)
     enforce(sim, limits)
     graph = spec if hasattr(spec, "size_view") else None
+    shared = graph.shared_edges() if graph is not None else {}
     if graph is not None:
         spec = graph.as_pathway_spec()
     coupled = couplings(spec)
+    # a graph's units are its nodes' (a pathway's chain may share them with others through an edge)
+    units = sum(n.width for n in graph.nodes) if graph is not None else spec.hidden_total
+    method = (f"{len(coupled)} coupled pairs: race reduction" if coupled else
+              "race reduction (pathways share edges)" if shared else "closed form expected (no pathways couple)")
     lines = [f"spec {spec.name!r} ({args.spec}): OK",
              f"task: {task.name}, {task.d} inputs x {task.P} datapoints -> {task.p} outputs",
-             f"pathways: {len(spec.pathways)}, {spec.hidden_total} hidden units in all; "
-             + ("closed form expected (no pathways couple)" if not coupled else
-                f"{len(coupled)} coupled pairs: race reduction")]
+             f"pathways: {len(spec.pathways)}, {units} hidden units in all; {method}"]
     for p in spec.pathways[:12]:
+        width = "narrowest node" if graph is not None else "hidden"
         lines.append(f"  {p.name}: on {sum(p.active)}/{task.P} datapoints, {len(p.inputs)} inputs, "
-                     f"{len(p.outputs)} outputs, hidden {p.hidden}, depth {p.depth}")
+                     f"{len(p.outputs)} outputs, {width} {p.hidden}, depth {p.depth}")
     if len(spec.pathways) > 12:
         lines.append(f"  ... and {len(spec.pathways) - 12} more")
     if graph is not None:
-        shared = graph.shared_edges()
         lines.append(f"graph: {len(graph.nodes)} nodes, {len(graph.edges)} edges; "
                      + (f"shared edges {sorted(shared)}: race reduction with shared edges" if shared else
                         "no shared edge (private chains)")

@@ -6,7 +6,10 @@ of a random start.
 n_l into the mode's direction starts, after the short silent-alignment phase, like an aligned,
 balanced pathway of strength
 
-    a0 = Π_l σ_l √(n_l / 2).
+    a0 = ¼ (σ1² n1 + σ2² n2)       for L = 2 (derived below),
+    a0 = Π_l σ_l √(n_l / 2)        for L > 2 (a stated rule);
+
+both are σ²n/2 at L = 2 when the layers' stds and widths agree.
 
 Derivation for L = 2 (docs/theory.md#a0-rule): with w1 = W1 v and w2 = W2ᵀ u (both in R^H), the mode
 strength is a = w1·w2. While the weights are small, τ dw1/dt = s w2 and τ dw2/dt = s w1, so
@@ -34,11 +37,11 @@ __all__ = ["a0_rule", "random_params", "aligned_params", "aligned_net_params"]
 
 
 def a0_rule(stds: Sequence[float] | float, widths: Sequence[int] | int, depth: int | None = None) -> float:
-    """``a0 = Π_l σ_l √(n_l/2)`` (module docstring): ``stds`` per layer (or one σ), ``widths``
-    the hidden width each layer's mode vector lives in (or one H), ``depth`` L when both are one number.
-    For two layers the derivation's own form, ``¼ (σ₁² n₁ + σ₂² n₂)``: the same number when σ₁ = σ₂
-    (and n₁ = n₂), and the right one when the layers' stds differ (a checkpoint of a fan-in
-    initialisation); deeper, the stated product."""
+    """``a0 = ¼(σ₁² n₁ + σ₂² n₂)`` for two layers, ``Π_l σ_l √(n_l/2)`` deeper (module docstring):
+    ``stds`` per layer (or one σ), ``widths`` the hidden width each layer's mode vector lives in (or
+    one H), ``depth`` L when both are one number. The two forms agree at L = 2 when σ₁ = σ₂ (and
+    n₁ = n₂); when the layers' stds differ (a checkpoint of a fan-in initialisation) the sum, the
+    derivation's own form, is the right one."""
     if np.isscalar(stds) and np.isscalar(widths):
         L = 2 if depth is None else int(depth)
         stds, widths = [stds] * L, [widths] * L

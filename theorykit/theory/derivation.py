@@ -195,7 +195,8 @@ class Derivation:
 
     @cached_property
     def couplings(self) -> list:
-        """Pairs of pathways that share output rows and are both on for some datapoint."""
+        """Pairs of pathways that share output rows and are both on for some datapoint (pathways of a
+        graph that share an edge couple too: ``graph.shared_edges()``; :attr:`method` counts both)."""
         return couplings(self.spec)
 
     @cached_property
