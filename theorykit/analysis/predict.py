@@ -71,6 +71,7 @@ from ..curves import loss_metrics
 from ..spec.fields import integer
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Pathway
+from ..spec.task import no_value_error
 from ..io import atomic_write_bytes, png_bytes
 from ..html import html_escape
 from ..progress import Progress
@@ -298,8 +299,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     if search not in ("auto", "exhaustive", "forward", "beam"):
         raise SpecError("--search", f"unknown search {search!r}", "use exhaustive, forward or beam")
     if task.free_symbols:
-        raise SpecError("symbols", f"no value for {sorted(map(str, task.free_symbols))}",
-                        "give every symbol a value, e.g. --set Delta=0.5")
+        raise no_value_error(task.free_symbols)
     if steps is not None:   # the race's horizon: also the validation's, and the written spec's steps
         training = dataclasses.replace(training, steps=integer(steps, "--steps", lo=1, fix="e.g. --steps 2000"))
     steps = int(training.steps)

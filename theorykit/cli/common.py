@@ -61,6 +61,13 @@ def values_from(spec, sets) -> dict:
     return vals
 
 
+def no_value(free, field: str = "--set", problem: str = "no value for {names}") -> SpecError:
+    """The command line's error for symbols left without a value: it names them, and the fix is one
+    ``--set NAME=VALUE`` per name."""
+    names = sorted(map(str, free))
+    return SpecError(field, problem.format(names=names), "pass " + " ".join(f"--set {n}=VALUE" for n in names))
+
+
 def spec_from_args(args):
     """The limits of ``args``, the spec ``args.spec`` read under them and its ``--set`` values."""
     limits = limits_from(args)

@@ -4,10 +4,9 @@ from __future__ import annotations
 import sympy as sp
 
 from ..analysis import summary
-from ..errors import SpecError
 from ..spec.limits import derivation_estimate, enforce
 from ..theory.derivation import Derivation
-from .common import check_outputs, json_text, parse_times, spec_from_args, write_result
+from .common import check_outputs, json_text, no_value, parse_times, spec_from_args, write_result
 
 
 def run(args):
@@ -17,9 +16,7 @@ def run(args):
     times = parse_times(args.times, spec.training.steps)
     free_left = bool(spec.task.free_symbols - set(values))
     if args.plot and free_left:     # a plot needs numbers: refuse before any work, not draw empty axes
-        names = sorted(map(str, spec.task.free_symbols - set(values)))
-        raise SpecError("--plot", f"the loss curve needs a value for {names}",
-                        "pass " + " ".join(f"--set {n}=VALUE" for n in names) + " with --plot")
+        raise no_value(spec.task.free_symbols - set(values), "--plot", "the loss curve needs a value for {names}")
     enforce(derivation_estimate(spec, horizon=float(times.max()) if curve else None, symbolic=free_left,
                                 horizon_field="--times" if args.times is not None else "--plot"), limits)
     der = Derivation(spec, method=args.method, values=values)

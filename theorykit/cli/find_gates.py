@@ -13,7 +13,7 @@ from ..spec.fields import NAME_MAX_LEN, integer, label, real
 from ..spec.files import TRAINING_RANGES, load_spec, parse_assignment, spec_to_toml
 from ..spec.gating import GDLNSpec, Pathway, Training, positive_int
 from ..spec.task import contexts, xor_margin
-from .common import check_spec_text, fitting_name, steps_arg, values_from
+from .common import check_spec_text, fitting_name, no_value, steps_arg, values_from
 from .runs import run_from_args
 
 
@@ -70,8 +70,7 @@ def run(args):
         values = values_from(spec, args.set)
         source = spec.subs(values) if values else spec
         if source.task.free_symbols:
-            raise SpecError("--set", f"no value for {sorted(map(str, source.task.free_symbols))}",
-                            "pass --set NAME=VALUE")
+            raise no_value(source.task.free_symbols)
     positive_int(args.seeds, "--seeds", "--seeds 4")
     name = fitting_name(f"found-{Path(src).stem}", "found-gates") if args.name is None else args.name
     t0 = time.time()

@@ -19,7 +19,7 @@ from ..spec.fields import label
 from ..spec.files import spec_to_toml
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.limits import Limits
-from .common import fitting_name, values_from
+from .common import fitting_name, no_value, values_from
 
 
 def load_task_training(path, assignments=()):
@@ -36,8 +36,7 @@ def load_task_training(path, assignments=()):
     if vals:
         task = task.subs(vals)
     if task.free_symbols:
-        raise SpecError("--set", f"no value for {sorted(map(str, task.free_symbols))}",
-                        "give every symbol a value, e.g. --set Delta=0.5")
+        raise no_value(task.free_symbols)
     if "name" in data:          # the spec parser's own check: the name is written into the prediction
         name = label(data["name"], "name", "name = \"my-spec\" (at most 64 printable characters)")
     else:

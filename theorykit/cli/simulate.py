@@ -14,7 +14,7 @@ from ..sim.weights import load_weights
 from ..sim.simulate import simulate
 from ..spec.limits import enforce
 from ..theory.derivation import Derivation
-from .common import check_outputs, note, parse_times, sim_estimate, sim_settings, spec_from_args, weight_names
+from .common import check_outputs, no_value, note, parse_times, sim_estimate, sim_settings, spec_from_args, weight_names
 
 
 def run(args):
@@ -29,8 +29,7 @@ def run(args):
         raise SpecError("--times", f"a time {times.max():g} is beyond --steps {steps}", "raise --steps or lower --times")
     missing = spec.task.free_symbols - set(values)
     if missing:
-        names = sorted(map(str, missing))
-        raise SpecError("--set", f"no value for {names}", f"pass --set {names[0]}=VALUE")
+        raise no_value(missing)
     if args.network == "relu" and args.init == "aligned":
         raise SpecError("--init", "a ReLU network has no aligned start (it is the GDLN's: exact aligned, balanced "
                                   "weights per pathway)", "leave --init out, or pass --init random, with --network relu")
