@@ -437,3 +437,22 @@ def test_find_gates_refuses_zero_seeds(tmp_path, capsys):
                  "--no-progress", "--out", str(out)]) == 2
     _err(capsys, "--seeds")
     assert not out.exists()
+
+
+@pytest.mark.parametrize("bad", ["--json", "--out"])
+def test_predict_checks_both_output_paths_before_predicting(tmp_path, capsys, monkeypatch, bad):
+    """An error leaves no file behind (tests/test_cli_review.py): a --json path under the file o.txt
+    cannot be written, so --out is not written either, and the prediction is never run; the error
+    names the option. Before: PRED.toml was written, then --json failed naming only the path."""
+    from theorykit.cli import predict as cmd
+
+    monkeypatch.setattr(cmd, "predict_reln", lambda *a, **k: pytest.fail("predicted"))
+    spec = tmp_path / "x.toml"
+    spec.write_text(PREDICT_TOML)
+    (tmp_path / "o.txt").write_text("")
+    paths = {"--out": tmp_path / "p.toml", "--json": tmp_path / "p.json"}
+    paths[bad] = tmp_path / "o.txt" / "x"
+    assert main(["predict", str(spec), "--hidden", "8", "--set", "Delta=1", "--no-progress",
+                 "--out", str(paths["--out"]), "--json", str(paths["--json"])]) == 2
+    _err(capsys, bad)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.txt", "x.toml"]

@@ -19,7 +19,7 @@ from ..spec.fields import label
 from ..spec.files import spec_to_toml
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.limits import Limits
-from .common import fitting_name, no_value, values_from
+from .common import check_outputs, fitting_name, no_value, values_from
 
 
 def load_task_training(path, assignments=()):
@@ -55,6 +55,8 @@ def run(args) -> int:
     if not (math.isfinite(args.time_bound) and args.time_bound >= 0):
         raise SpecError("--time-bound", f"needs a number >= 0, got {args.time_bound}", "e.g. --time-bound 60")
     task, training, name = load_task_training(args.spec, args.set)
+    # before any work and any file: an unwritable --json must not leave --out behind
+    check_outputs(("--out", args.out), ("--json", args.json))
     pred = predict_reln(task, args.hidden, training, search=args.search, beam=args.beam, shortlist=args.shortlist,
                         seed=args.seed, max_patterns=args.max_patterns, samples=args.samples,
                         enumerate_method=args.enum_method, max_families=args.max_families,
