@@ -456,3 +456,19 @@ def test_predict_checks_both_output_paths_before_predicting(tmp_path, capsys, mo
                  "--out", str(paths["--out"]), "--json", str(paths["--json"])]) == 2
     _err(capsys, bad)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o.txt", "x.toml"]
+
+
+@pytest.mark.parametrize("form", ["task", "run"])
+def test_find_gates_checks_its_output_path_before_training(tmp_path, capsys, monkeypatch, form):
+    """find-gates checked --out only after training (the time was spent, and the error named the
+    path, not the option). Both forms, a built-in task and an imported run, now refuse at once."""
+    from theorykit.cli import find_gates as cmd
+
+    monkeypatch.setattr(cmd, "find_gates", lambda *a, **k: pytest.fail("trained"))
+    monkeypatch.setattr(cmd, "find_gates_in_run", lambda *a, **k: pytest.fail("trained"))
+    (tmp_path / "o.txt").write_text("")
+    out = str(tmp_path / "o.txt" / "found.toml")
+    args = (["xor-margin", "--set", "Delta=0.5", "--K", "2"] if form == "task" else
+            ["--checkpoints", str(tmp_path / "none_*.npz"), "--data", str(tmp_path / "none.npz")])
+    assert main(["find-gates", *args, "--no-progress", "--out", out]) == 2
+    _err(capsys, "--out")

@@ -7,13 +7,12 @@ from pathlib import Path
 from ..analysis.checkpoints import find_gates_in_run, run_settings
 from ..analysis.findgates import find_gates
 from ..errors import SpecError
-from ..io import atomic_write_text
 from ..progress import Progress
 from ..spec.fields import NAME_MAX_LEN, integer, label, real
 from ..spec.files import TRAINING_RANGES, load_spec, parse_assignment, spec_to_toml
 from ..spec.gating import GDLNSpec, Pathway, Training, positive_int
 from ..spec.task import contexts, xor_margin
-from .common import check_spec_text, fitting_name, no_value, steps_arg, values_from
+from .common import check_outputs, check_spec_text, fitting_name, no_value, steps_arg, values_from, write_result
 from .runs import run_from_args
 
 
@@ -28,6 +27,7 @@ def _check_options(args) -> None:
         real(args.lr, "--lr", lo=lo, hi=hi, fix=f"a positive number between {lo:g} and {hi:g}, e.g. --lr 0.05")
     if args.name is not None:
         label(args.name, "--name", f"a name of at most {NAME_MAX_LEN} printable characters, e.g. --name found-xor")
+    check_outputs(("--out", args.out))      # before any training: a bad path costs nothing
 
 
 def run(args):
@@ -79,7 +79,7 @@ def run(args):
                            hidden=args.hidden, lr=args.lr, seed=args.seed, name=name, progress=pr)
     text = spec_to_toml(found.spec)
     check_spec_text("--out", text)
-    atomic_write_text(args.out, text)
+    write_result("--out", args.out, text)
     summ = found.summary()
     print(f"find-gates: K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "
           f"-> {args.out} ({time.time() - t0:.1f}s)")
@@ -103,7 +103,7 @@ def _from_run(args) -> int:
                                   name=default if args.name is None else args.name, progress=progress)
     text = spec_to_toml(found.spec)
     check_spec_text("--out", text)
-    atomic_write_text(args.out, text)
+    write_result("--out", args.out, text)
     print(f"find-gates: {len(run.files)} checkpoints (steps {run.steps[0]}…{run.steps[-1]}), ReLU widths "
           f"{run.widths}; K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "
           f"-> {args.out} ({time.time() - t0:.1f}s)")
