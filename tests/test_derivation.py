@@ -290,3 +290,22 @@ def test_reprs_describe_and_latex_title_names_the_task():
     assert r.startswith("RaceSystem(pathways=['positive', 'negative']") and "\n" not in r and len(r) < 200
     doc = der.latex(document=True)
     assert "Derivation: xor-margin" in doc and "\\tau = 100$" in doc          # τ = 1/η = 1/0.01
+
+
+def test_results_print_as_latex_in_jupyter_lists_and_dicts_too():
+    """The README: everything prints as LaTeX in Jupyter. Lists of singular values and the
+    per-pathway dicts (modes, trajectories, t_half, end points) carry ``_repr_latex_`` and stay plain
+    lists and dicts otherwise. By hand (docs/theory.md#xor): a single-datapoint pathway of XoR has
+    s = √(Δ² + 2)/4 and end point s/d = 1/√(Δ² + 2)."""
+    import sympy as sp
+
+    der = tk.Derivation(tk.load_spec("examples/xor_reln.toml"))
+    D = sp.Symbol("Delta", nonnegative=True)
+    sv = der.modes["point0"].singular_values
+    assert isinstance(sv, list) and sv == [sp.sqrt(D ** 2 + 2) / 4] and repr(sv) == "[sqrt(Delta**2 + 2)/4]"
+    assert sv._repr_latex_() == r"$\left[ \frac{\sqrt{\Delta^{2} + 2}}{4}\right]$"
+    ends = der.end_points
+    assert isinstance(ends, dict) and sp.simplify(ends["point3"][0] - 1 / sp.sqrt(D ** 2 + 2)) == 0
+    for d in (der.modes, der.trajectories, der.t_half, ends):
+        tex = d._repr_latex_()
+        assert tex.startswith(r"$\begin{aligned}") and all(rf"\mathrm{{point{i}}}: &" in tex for i in range(4))

@@ -34,7 +34,7 @@ import sympy as sp
 from .effective import EffectiveDataset, couplings, effective_dataset, output_trace
 from ..errors import DerivationError, SpecError
 from ..spec.gating import GDLNSpec
-from .modes import SVD, build_unevaluated, exact_text, is_zero, lazy_matvec, num, quad_exact, reference_values, tidy
+from .modes import SVD, Exprs, ExprsByName, build_unevaluated, exact_text, is_zero, lazy_matvec, num, quad_exact, reference_values, tidy
 from .svd import exact_svd
 from .trajectory import a0 as A0
 from .trajectory import discrete_mode_gap, mode_gap, mode_loss_reduction, mode_trajectory, t, t_half, t_half_float, tau
@@ -161,7 +161,7 @@ class Derivation:
                        f"network can do (raise {self._pathway_field(i)}.hidden to {len(modes)})")
                 self.notes.append(msg)
                 warnings.warn(msg, stacklevel=3)
-        return out
+        return ExprsByName(out)
 
     @cached_property
     def diagonalisable(self) -> dict[str, bool]:
@@ -231,7 +231,7 @@ class Derivation:
     def trajectories(self) -> dict[str, list]:
         """Closed-form a_α(t) of every mode (symbols ``t``, ``tau``, ``a_0``); per pathway."""
         self._need_closed_form("trajectories")
-        return {n: [mode_trajectory(m.s, m.d) for m in svd.modes] for n, svd in self.modes.items()}
+        return ExprsByName({n: Exprs(mode_trajectory(m.s, m.d) for m in svd.modes) for n, svd in self.modes.items()})
 
     @cached_property
     def loss(self) -> sp.Expr:
@@ -253,12 +253,13 @@ class Derivation:
         """Half-way time of each mode: τ/(2s) · ln(s/(d a0) − 1) for a two-layer pathway; for a deeper
         one the exact integral of its balanced mode equation (:func:`~theorykit.theory.trajectory.t_half`)."""
         depth = {p.name: p.depth for p in self.spec.pathways}
-        return {n: [t_half(m.s, m.d, depth=depth[n]) for m in svd.modes] for n, svd in self.modes.items()}
+        return ExprsByName({n: Exprs(t_half(m.s, m.d, depth=depth[n]) for m in svd.modes)
+                            for n, svd in self.modes.items()})
 
     @cached_property
     def end_points(self) -> dict[str, list]:
         """End point s_α/d_α of each mode."""
-        return {n: [tidy(m.s / m.d) for m in svd.modes] for n, svd in self.modes.items()}
+        return ExprsByName({n: Exprs(tidy(m.s / m.d) for m in svd.modes) for n, svd in self.modes.items()})
 
     @cached_property
     def ranking(self) -> list[tuple[str, sp.Expr]]:

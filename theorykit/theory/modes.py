@@ -28,8 +28,26 @@ import numpy as np
 import sympy as sp
 
 
-__all__ = ["Mode", "SVD", "reference_values", "is_zero", "zero_by_radical_reduction",
+__all__ = ["Mode", "SVD", "Exprs", "ExprsByName", "reference_values", "is_zero", "zero_by_radical_reduction",
            "product_of_irreducible_powers"]
+
+
+class Exprs(list):
+    """A list of SymPy expressions that Jupyter shows typeset; otherwise a plain list (same repr,
+    equality and JSON)."""
+
+    def _repr_latex_(self):
+        return f"${sp.latex(list(self))}$"
+
+
+class ExprsByName(dict):
+    """``{pathway name: expressions (or an SVD)}`` that Jupyter shows typeset, one pathway a line;
+    otherwise a plain dict."""
+
+    def _repr_latex_(self):
+        rows = [r"\mathrm{" + str(k).replace("_", r"\_") + "}: & "
+                + (v.latex() if hasattr(v, "latex") else sp.latex(v)) for k, v in self.items()]
+        return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
 
 
 def reference_values(symbols) -> dict:
@@ -473,7 +491,7 @@ class SVD:
 
     @property
     def singular_values(self) -> list:
-        return [m.s for m in self.modes]
+        return Exprs(m.s for m in self.modes)
 
     @property
     def rank(self) -> int:
