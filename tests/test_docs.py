@@ -185,6 +185,19 @@ def test_graphs_md_complete_file_loads_and_check_counts_its_nodes(tmp_path, caps
     assert "16 hidden units in all; race reduction (pathways share edges)" in out and "closed form" not in out
 
 
+def test_api_md_sympy_to_jax_example_runs_and_is_the_derivative():
+    """docs/api.md's "From SymPy to JAX" block runs as written; its ∂L/∂Δ is checked against a central
+    difference of the derivation's own numeric loss (predict_loss, a second path: numpy, not JAX)."""
+    text = (DOCS / "api.md").read_text("utf-8")
+    block = text.split("**From SymPy to JAX", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    ns = {}
+    exec(block, ns)  # noqa: S102 - the page's own code
+    der, h = ns["der"], 1e-5
+    fd = (der.predict_loss([100], values={"Delta": 0.5 + h})[0]
+          - der.predict_loss([100], values={"Delta": 0.5 - h})[0]) / (2 * h)
+    assert float(ns["dL_dDelta"]) == pytest.approx(fd, rel=1e-6)
+
+
 def test_ci_runs_the_readme_test_command_verbatim():
     """CI (.ci/run) runs the README's "Install and run the tests" command as written."""
     readme = (ROOT / "README.md").read_text("utf-8")

@@ -424,3 +424,15 @@ def test_exhaust_within_one_percent_is_inclusive(monkeypatch):
     res = ex.race_exhaust(3, steps=20, race_dt=2, progress=False, families=[0, 1, 2], use_symmetry=False)
     labels = [r["family"] for r in sorted(res.metrics, key=lambda r: r["index"])]
     assert res.summary["within_1pct_of_winner"] == labels[:2]
+
+
+def test_predict_and_find_gates_take_data_as_simulate_does():
+    """predict_reln's docstring says "from (X, Y) alone", and simulate takes (X, Y): a tuple failed with
+    an AttributeError (find_gates refused it). XoR at Δ = 1/2 < Δ* = √(2/3): the four single-datapoint
+    pathways (docs/theory.md#xor), 16 units shared equally, 4 each."""
+    X = np.array([[1, 1, -1, -1], [1, -1, 1, -1], [0.5, 0.5, -0.5, -0.5]])
+    Y = np.array([[1.0, -1.0, -1.0, 1.0]])
+    pred = predict_reln((X, Y), 16, Training(lr=0.05, steps=500), progress=False)
+    assert _gates(pred) == {(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1)} and pred.widths == [4] * 4
+    found = tk.find_gates((X, Y), K=2, seeds=1, steps=20, hidden=8, lr=0.05)
+    assert found.K == 2

@@ -175,3 +175,17 @@ def test_random_init_std_by_pathway_name_or_edge_key_and_the_relu_networks_from_
     for a, b in zip(relu.params, ref.params):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     assert 0.2 < float(np.std(np.asarray(relu.params[0]))) < 0.4      # σ = 0.3 over 64 × 3 draws, not 0.01
+
+
+@pytest.mark.parametrize("kw,field", [({"init": "aligned"}, "init"), ({"a0": 0.5}, "a0"),
+                                      ({"schedule": "staged"}, "schedule"), ({"staged_first": ("a",)}, "staged_first")])
+def test_relu_network_refuses_the_gdlns_settings_by_name(kw, field):
+    """simulate(network="relu") ran a plain random start, bit for bit, with init="aligned", a0= or a
+    schedule (an advanced-API review found them silently ignored). They are the GDLN's: refused."""
+    spec = tk.load_spec("examples/xor_linear.toml").subs({"Delta": 0.5})
+    with pytest.raises(tk.SpecError) as e:
+        tk.simulate(spec, network="relu", seeds=1, steps=2, **kw)
+    assert e.value.field == field
+    a = tk.simulate(spec, network="relu", seeds=1, steps=2)
+    b = tk.simulate(spec, network="relu", seeds=1, steps=2, init="random")
+    assert np.array_equal(a.loss, b.loss)          # left out, the ReLU network starts at random

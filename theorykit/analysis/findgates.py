@@ -2,10 +2,11 @@
 
 Pipeline (every step is a plain function, so each can be tested on its own):
 
-1. :func:`train_relu` -- full-batch gradient descent on bias-free ReLU networks over several
-   seeds (vmapped), recording every ``every`` steps the first hidden layer's binary activity
-   (H × P per snapshot) and the network's outputs. Its initialisation replicates
-   :func:`theorykit.sim.simulate.simulate_relu` key for key, so the two agree to rounding.
+1. ``train_relu`` (:mod:`theorykit.analysis._runs`, internal) -- full-batch gradient descent on
+   bias-free ReLU networks over several seeds (vmapped) by the one trainer, recording every
+   ``every`` steps the first hidden layer's binary activity (H × P per snapshot) and the
+   network's outputs. It starts from the weights ``tk.simulate(..., network="relu")`` draws, key
+   for key, so the two agree to rounding.
 2. :func:`unit_rows` -- stack the snapshots: one row per (seed, snapshot, unit), the unit's
    binary activity over the P datapoints.
 3. :func:`cluster_gates` -- scikit-learn ``KMeans(n_clusters=K, n_init, random_state)`` over
@@ -17,7 +18,7 @@ Pipeline (every step is a plain function, so each can be tested on its own):
    pattern (inputs and outputs "all"); pathway hidden width = its share of the units ×
    the ReLU network's width, at least the rank of its effective Σyx.
 6. :func:`elbow_scores` / :func:`choose_elbow` -- for K = 1 … 8, train the GDLN of the K
-   patterns from random weights with the ReLU network's hyper-parameters (:func:`train_gdln`)
+   patterns from random weights with the ReLU network's hyper-parameters (``_runs``, internal)
    and score it by the mean squared error between its outputs and the ReLU network's,
    averaged over checkpoints (every ``every`` steps), datapoints, output units and paired
    seeds. **Elbow rule** (default ``"improvement"``, threshold 0.1): the smallest K such that
@@ -49,7 +50,7 @@ from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
 from ._runs import ReluRun, train_gdln_many, train_relu
 from ..spec.gating import GDLNSpec, Pathway, Training
-from ..spec.task import Task
+from ..spec.task import Task, as_task
 
 __all__ = [ "FoundGates", "unit_rows", "cluster_gates",
            "centroids_to_patterns", "patterns_to_spec", "pattern_ranks", "elbow_scores", "choose_elbow",
@@ -311,6 +312,7 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     Trains ``seeds`` ReLU networks of width ``hidden`` (default: the spec's total width, or
     100), snapshots every ``every`` steps, and clusters the units. With ``K`` given, that many
     clusters; otherwise the elbow over ``Ks`` (which needs a GDLN training per K)."""
+    task_or_spec = as_task(task_or_spec)
     if isinstance(task_or_spec, GDLNSpec):
         spec0 = task_or_spec
         task, tr = spec0.task, spec0.training
@@ -319,8 +321,8 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
         task, tr = task_or_spec, Training()
         hidden = 100 if hidden is None else hidden
     else:
-        raise SpecError("task_or_spec", f"expected a Task or GDLNSpec, got {type(task_or_spec).__name__}",
-                        "pass theorykit.contexts(...) or a loaded spec")
+        raise SpecError("task_or_spec", f"expected a Task, data (X, Y) or a GDLNSpec, got "
+                                        f"{type(task_or_spec).__name__}", "pass theorykit.contexts(...) or a loaded spec")
     if values:
         task = task.subs(values)
     tr = Training(lr=tr.lr if lr is None else lr, loss=tr.loss if loss is None else loss, a0=tr.a0,

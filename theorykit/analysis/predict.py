@@ -71,7 +71,7 @@ from ..curves import loss_metrics
 from ..spec.fields import integer
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Pathway
-from ..spec.task import no_value_error
+from ..spec.task import as_task, no_value_error
 from ..io import atomic_write_bytes, png_bytes
 from ..html import html_escape
 from ..progress import Progress
@@ -283,7 +283,8 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                  max_families: int = 1023, max_orbit_size: int = 32, min_gain: float = 1e-3, race_dt: float = 10.0,
                  steps: int | None = None, max_group: int = 2000, runners_up: int = 8, consistency="top", max_checked: int = 4000,
                  time_bound: float | None = None, progress: bool = True) -> Prediction:
-    """Predict, from (X, Y) alone, the ReLN a bias-free ReLU network of width ``hidden`` learns.
+    """Predict, from (X, Y) alone, the ReLN a bias-free ReLU network of width ``hidden`` learns (``task``: a
+    :class:`~theorykit.spec.task.Task` or the data ``(X, Y)``, datapoints as columns).
 
     See the module docstring for the four stages and the stated rules. ``search``: ``"auto"``,
     ``"exhaustive"``, ``"forward"`` (beam width 1) or ``"beam"`` (width ``beam``). ``time_bound``
@@ -294,6 +295,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     terminal)."""
 
     t0 = time.time()
+    task = as_task(task)
     if isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer)) or hidden < 1:
         raise SpecError("--hidden", f"needs a positive integer, got {hidden!r}", "e.g. --hidden 128")
     if search not in ("auto", "exhaustive", "forward", "beam"):

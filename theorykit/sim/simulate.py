@@ -187,7 +187,7 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
     return Trajectory(res.t, res.loss, res.saved, res.saved_t, params, extra)
 
 
-def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, steps: int | None = None,
+def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps: int | None = None,
              values: Mapping | None = None, dtype: str = "float64", seed: int = 0, save: SaveAt | None = None,
              lr: float | None = None, init_std=None, a0: float | None = None, schedule="joint",
              staged_first: Sequence[str] = ("common",), hidden=None, loss: str | None = None,
@@ -197,13 +197,15 @@ def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, s
 
     ``source``: a pathway or graph spec, or data ``(X, Y)`` (d × P, p × P; then ``network="relu"``
     and ``hidden``, ``lr``, ``steps`` are needed). ``network``:
-    * ``"gdln"``: the spec's GDLN. ``init``: ``"aligned"``, ``"random"`` or a dict of weights;
+    * ``"gdln"``: the spec's GDLN. ``init``: ``"aligned"`` (the default), ``"random"`` or a dict of weights;
       ``schedule``: ``"joint"`` (the graph's own schedule, if any, else the total loss),
       ``"staged"`` (pathways in ``staged_first`` fit the targets, the others the residual) or a
       tuple of :class:`~theorykit.spec.graph.Group`;
-    * ``"relu"``: a bias-free ReLU network of the spec's total width (or ``hidden``: one width, or
-      one per hidden layer), random N(0, init_std²) weights or ``init`` (``W1, W2, …`` or edge
-      keys). ``snapshot_every``: record the first hidden layer's binary activity (``extra["snapshots"]``:
+    * ``"relu"``: a bias-free ReLU network with one hidden layer of the spec's total width (a
+      deeper graph's too: ``hidden``, one width per hidden layer, gives more layers), random
+      N(0, init_std²) weights (``init`` left out or ``"random"``) or ``init``, a dict of weights
+      (``W1, W2, …`` or edge keys). The GDLN's ``"aligned"`` start, ``a0`` and ``schedule`` are
+      refused here, by name. ``snapshot_every``: record the first hidden layer's binary activity (``extra["snapshots"]``:
       seeds × snapshots × H × P); ``extra["gates"]``: every hidden layer's final activity.
 
     Training settings default to the spec's (``lr``, ``loss``, ``init_std``, ``a0``, ``steps``).
@@ -236,6 +238,13 @@ def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, s
         steps = g.training.steps if steps is None else steps
         std0, loss0 = g.training.init_std, g.training.loss
     if network == "relu":
+        if isinstance(init, str) and init != "random":
+            raise SpecError("init", f"a ReLU network has no {init!r} start (it is the GDLN's)",
+                            "leave init out or pass init=\"random\" (or a dict of weights)")
+        for name, v, default in (("a0", a0, None), ("schedule", schedule, "joint"),
+                                 ("staged_first", tuple(staged_first), ("common",))):
+            if v != default:     # the GDLN's settings: silently ignored before
+                raise SpecError(name, "applies to the GDLN only", f"pass network=\"gdln\", or drop {name}=")
         return _simulate_relu(X, Y, hidden=hidden, lr=lr, steps=steps, seeds=seeds,
                               init_std=std0 if init_std is None else init_std, loss=loss or loss0, dtype=dtype,
                               seed=seed, snapshot_every=snapshot_every, check=check,
@@ -244,6 +253,6 @@ def simulate(source, *, network: str = "gdln", init="aligned", seeds: int = 4, s
     for name, v in (("hidden", hidden), ("snapshot_every", snapshot_every)):
         if v is not None:   # a GDLN's widths are its spec's, and it has no ReLU units to snapshot
             raise SpecError(name, "applies to the ReLU network only", f"pass network=\"relu\", or drop {name}=")
-    return _simulate_gdln(source, init=init, seeds=seeds, steps=steps, values=values, a0=a0, init_std=init_std,
+    return _simulate_gdln(source, init="aligned" if init is None else init, seeds=seeds, steps=steps, values=values, a0=a0, init_std=init_std,
                           dtype=dtype, schedule=schedule, staged_first=staged_first, seed=seed, save=save, lr=lr,
                           batch=batch, on_batch=on_batch, fused=fused, loss=loss, check=check)

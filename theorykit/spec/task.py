@@ -115,6 +115,14 @@ class Task:
         return self._repr_latex_().strip("$")
 
 
+def as_task(source) -> "Task":
+    """A :class:`Task`, or data ``(X, Y)`` (arrays or matrices, datapoints as columns) made into one,
+    as :func:`theorykit.simulate` takes them."""
+    if isinstance(source, tuple) and len(source) == 2:
+        return Task(*source)
+    return source
+
+
 def no_value_error(missing) -> SpecError:
     """The one error for symbols left without a value, with the fix in both dialects (the names are
     the missing symbols' own)."""

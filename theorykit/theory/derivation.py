@@ -251,7 +251,11 @@ class Derivation:
     @cached_property
     def t_half(self) -> dict[str, list]:
         """Half-way time of each mode: τ/(2s) · ln(s/(d a0) − 1) for a two-layer pathway; for a deeper
-        one the exact integral of its balanced mode equation (:func:`~theorykit.theory.trajectory.t_half`)."""
+        one the exact integral of its balanced mode equation (:func:`~theorykit.theory.trajectory.t_half`).
+
+        Each mode's own time, *as if it learned alone*. That is the mode's time where the method is
+        ``"closed-form"``; where pathways couple or share edges (``"race-reduction"``) the race
+        changes it, and :meth:`predict_loss` (the race) says when the loss halves."""
         depth = {p.name: p.depth for p in self.spec.pathways}
         return ExprsByName({n: Exprs(t_half(m.s, m.d, depth=depth[n]) for m in svd.modes)
                             for n, svd in self.modes.items()})
