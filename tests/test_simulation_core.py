@@ -189,3 +189,17 @@ def test_relu_network_refuses_the_gdlns_settings_by_name(kw, field):
     a = tk.simulate(spec, network="relu", seeds=1, steps=2)
     b = tk.simulate(spec, network="relu", seeds=1, steps=2, init="random")
     assert np.array_equal(a.loss, b.loss)          # left out, the ReLU network starts at random
+
+
+def test_a_net_with_rows_on_the_wrong_edges_is_refused_where_it_is_made():
+    """An input edge without in_rows passed Net(...) and failed later in random_params with
+    KeyError: 'input'. The edge tuple's contract is checked at construction, naming the edge."""
+    from theorykit.net.layout import Net
+
+    ok = Net(2, 1, (("h", 3),), (("input->h", "input", "h", np.arange(2), None),
+                                 ("h->output", "h", "output", None, np.arange(1))))
+    assert ok.shapes() == {"input->h": (3, 2), "h->output": (1, 3)}
+    with pytest.raises(tk.SpecError) as e:
+        Net(2, 1, (("h", 3),), (("input->h", "input", "h", None, None),
+                                ("h->output", "h", "output", None, np.arange(1))))
+    assert e.value.field == "edges['input->h']"

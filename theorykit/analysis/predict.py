@@ -110,7 +110,7 @@ class Prediction:
     a0: list
     t: np.ndarray
     loss: np.ndarray              # the race's loss (the spec's loss: times P for a summed loss)
-    t_half: float | None
+    t_half: float | None          # the step at which the predicted loss reaches L(0)/2; None: not within the steps
     area: float
     runners_up: list              # [{"family": [orbit labels], "pathways": m, "area": …, "t_half": …}]
     search: dict

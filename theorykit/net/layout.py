@@ -53,9 +53,13 @@ def loss_value(Yh, Y, loss: str):
 class Net:
     """Static structure of a network: hidden nodes in topological order, edges, gates.
 
-    ``edges``: tuples ``(key, src, dst, in_rows, out_rows)`` with ``in_rows`` the input rows of an
-    edge from ``input`` and ``out_rows`` the output rows of an edge to ``output`` (else None).
-    ``node_gates`` / ``edge_gates``: key → 0/1 vector over datapoints (absent: always on).
+    ``d``, ``p``: input and output dimensions. ``nodes``: ``((name, width), …)``, the hidden nodes
+    in topological order (``"input"`` and ``"output"`` are implied). ``edges``: tuples ``(key, src,
+    dst, in_rows, out_rows)``; an edge from ``"input"`` needs ``in_rows``, the input rows it reads
+    (e.g. ``np.arange(d)``), an edge to ``"output"`` needs ``out_rows``, the rows it writes; both
+    are None elsewhere. ``node_gates`` / ``edge_gates``: key → 0/1 vector over datapoints (absent:
+    always on). ``relu``: hidden nodes apply a ReLU (a ReLU network) instead of their gates.
+    :meth:`chain` and :meth:`from_graph` build one without writing the tuples.
     """
 
     d: int
@@ -86,13 +90,22 @@ class Net:
                        np.arange(p) if b == "output" else None) for a, b in zip(names[:-1], names[1:]))
         return cls(d, p, tuple((f"h{i + 1}", w) for i, w in enumerate(widths)), edges, {}, {}, relu)
 
+    def __post_init__(self):
+        for k, src, dst, i, o in self.edges:      # what shapes() needs, said where the Net is made
+            if (src == "input") != (i is not None) or (dst == "output") != (o is not None):
+                raise SpecError(f"edges[{k!r}]", "in_rows must be given exactly for an edge from \"input\", "
+                                "out_rows exactly for an edge to \"output\"",
+                                "e.g. (\"input->h1\", \"input\", \"h1\", np.arange(d), None)")
+
     def shapes(self) -> dict:
+        """Edge key → ``(rows, columns)`` of its weight matrix."""
         width = dict(self.nodes)
         return {k: (len(o) if o is not None else width[dst], len(i) if i is not None else width[src])
                 for k, src, dst, i, o in self.edges}
 
     @property
     def keys(self) -> list:
+        """The edge keys, in edge order (a property; :meth:`shapes` and :meth:`paths` are methods)."""
         return [e[0] for e in self.edges]
 
     def paths(self, P: int) -> list:

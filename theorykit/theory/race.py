@@ -177,9 +177,13 @@ class RaceSystem:
         S = Y @ X.T / X.shape[1]
         r = max(1, int(np.linalg.matrix_rank(S, tol=1e-9 * max(np.abs(S).max(), 1e-300))))
         small = replace(g, nodes=tuple(replace(n, width=r) for n in g.nodes), path_names=dict(g.path_names))
-        system = cls.from_net(Net.from_graph(small), X, Y, tau=float(g.tau), a0=float(g.training.a0),
-                              loss_factor=float(g.loss_factor))
-        return replace(system, start_graph=small, values=values)
+        net = Net.from_graph(small)
+        system = cls.from_net(net, X, Y, tau=float(g.tau), a0=float(g.training.a0), loss_factor=float(g.loss_factor))
+        # the graph's own pathway names (its hidden nodes, "trunk/A"), not the edge chains
+        dst = {k: d for k, _s, d, *_ in net.edges}
+        hidden = [tuple(dst[k] for k in keys[:-1]) for keys, *_ in net.paths(X.shape[1])]
+        names = tuple(g.path_names.get(h, "/".join(h)) for h in hidden)
+        return replace(system, start_graph=small, values=values, names=names)
 
     # -- the one loss and the one start ------------------------------------------------------
     def __repr__(self):      # the arrays are data, not a description: their shapes only
