@@ -380,7 +380,10 @@ class Derivation:
             # L = [½ tr Σy − Σ s²/2d] + Σ ½ d g² with each mode's gap g = s/d − a: the bracket (what no
             # mode removes) at 30 digits, the gaps by their own closed form or recurrence, so a loss far
             # below L(0) keeps its digits (the form ½ tr Σy − Σ (s a − ½ d a²) cancels to 0 near 1e-16)
-            vals = self.numeric_values(values)
+            # values at 30 digits (a float keeps its binary value): with 15-digit Floats substituted the
+            # bracket, exactly 0 for a task the pathways fit, came out as ±1e-17 of L(0), and the tail
+            # below it was lost (a negative loss at large t)
+            vals = {k: _digits(v, 30) for k, v in self.numeric_values(values).items()}
             a_init, tau_ = float(self.spec.training.a0), float(self.spec.tau)
             floor = sp.N(output_trace(self.task).subs(vals), 30) / 2
             gaps = []
@@ -394,7 +397,10 @@ class Derivation:
                     else:
                         g = mode_gap(s_, d_, a_init, times, tau_, np.exp)
                     gaps.append(d_ * g ** 2 / 2)
-            L = float(floor) + np.sum(gaps, axis=0) if gaps else np.full(times.shape, float(floor))
+            # what no mode removes is a loss (a sum of squares): never below 0; a negative bracket is
+            # rounding at 30 digits
+            floor = max(float(floor), 0.0)
+            L = floor + np.sum(gaps, axis=0) if gaps else np.full(times.shape, floor)
             if not discrete and not np.isfinite(L).all() and self.task.free_symbols:    # special values: derive there
                 return self._at(values).predict_loss(times)
             return self.spec.loss_factor * L
@@ -404,11 +410,16 @@ class Derivation:
         return self.race_system(values, "numeric").solve(times).loss[0]
 
     def _mode_numbers(self, m, vals, digits: int | None = None) -> tuple:
-        """(s, d) of a mode at ``vals``: floats, or with ``digits`` SymPy Floats of that precision
-        (the numeric engine's s is a float either way)."""
-        if m.raw is not None:       # the numeric engine's mode: s is a number; d may hold Σx's symbols
+        """(s, d) of a mode at ``vals``: floats, or with ``digits`` SymPy Floats of that precision."""
+        if m.raw is not None:       # the engine's mode: s is a number (to 60 digits); d may hold Σx's symbols
             d = m.d_untidied
             free = getattr(d, "free_symbols", None)
+            if digits:              # s and d to ``digits`` (floats would cost the loss tail its digits)
+                try:
+                    d30 = sp.N(sp.sympify(d).subs(vals), digits)
+                except (sp.SympifyError, TypeError, AttributeError):
+                    d30 = m.d_float()
+                return sp.Float(m.raw.s.mp, digits), sp.Float(d30, digits)
             s_, d_ = m.s_float(), (sp.N(sp.sympify(d).subs(vals), 30) if free else m.d_float())
         else:
             s_, d_ = sp.N(sp.sympify(m.s).subs(vals), 30), sp.N(sp.sympify(m.d_untidied).subs(vals), 30)
@@ -462,6 +473,16 @@ class Derivation:
         # the method once it is known (deciding it may need the modes: a repr computes nothing)
         method = self.__dict__.get("method", self.requested_method)
         return f"Derivation({self.spec.name!r}, pathways={[p.name for p in self.spec.pathways]}, method={method!r})"
+
+
+def _digits(v, digits: int):
+    """A symbol's value with ``digits`` of working precision: floats (Python, numpy or SymPy) keep their
+    binary value, now at that precision; exact values stay exact."""
+    if isinstance(v, (float, np.floating)):
+        return sp.Float(float(v), digits)
+    if isinstance(v, sp.Float):
+        return sp.Float(v, digits)
+    return v
 
 
 def _exact_values(values: Mapping) -> dict:
