@@ -1,5 +1,6 @@
 """The exact ReLN (Definition 3.1): a ReLU network's own gates, read off its activity at every step."""
 from __future__ import annotations
+import jax
 import jax.numpy as jnp
 import numpy as np
 from ..theory import jaxify  # noqa: F401  (float64)
@@ -15,7 +16,15 @@ def exact_reln_outputs(params, X):
     One hidden layer: a GDLN with one pathway per hidden unit h, gate ``1[w_h·x > 0]``, maps
     ``W1[h, :]`` and ``W2[:, h]`` (evaluated with :func:`theorykit.sim.simulate.gdln_forward`).
     Deeper: node-gated linear layers ``ŷ = W_L G_{L−1} W_{L−1} … G_1 W_1 x`` with ``G_l`` the
-    diagonal of unit activities of the ReLU network on that datapoint (no nonlinearity applied)."""
+    diagonal of unit activities of the ReLU network on that datapoint (no nonlinearity applied).
+
+    Products at "highest" precision (float32 weights on a GPU would otherwise run in TF32, and a
+    gate read from a TF32 pre-activation can differ from the network's own)."""
+    with jax.default_matmul_precision("highest"):
+        return _exact_reln_outputs(params, X)
+
+
+def _exact_reln_outputs(params, X):
     X = jnp.asarray(X)
     gates = relu_gates(params, X)
     if len(params) == 2:

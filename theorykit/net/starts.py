@@ -167,7 +167,8 @@ def _aligned_chains(g, a0, seeds, seed, dt, values, given=None):
             out[gp.edges[-1]] = c * jnp.asarray(U, dt) @ Rs[-1].T
         return out
 
-    return jax.vmap(one)(jax.random.split(jax.random.PRNGKey(seed), seeds))
+    with jax.default_matmul_precision("highest"):      # float32 products: no TF32 on a GPU (engine.train too)
+        return jax.vmap(one)(jax.random.split(jax.random.PRNGKey(seed), seeds))
 
 
 def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0, dtype="float64",
@@ -226,4 +227,5 @@ def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0,
                 out[k] = c * R[dst] @ R[src].T
         return out
 
-    return jax.vmap(one)(jax.random.split(jax.random.PRNGKey(seed), seeds))
+    with jax.default_matmul_precision("highest"):      # float32 products: no TF32 on a GPU (engine.train too)
+        return jax.vmap(one)(jax.random.split(jax.random.PRNGKey(seed), seeds))

@@ -99,7 +99,8 @@ def aligned_reln_grid_start(Xs, keys, pathways, U, V, a0s, *, task):
         c = float(np.sqrt(a0s[j]))
         R = jnp.stack([rs[s_][j] for s_ in range(S)])                       # S × H × 1
         Vj, Uj = jnp.asarray(V[j]), jnp.asarray(U[j])                       # nΔ × |in|, nΔ × |out|
-        p0[f"input->{q.name}"] = (c * R[None] @ Vj[:, None, None, :]).reshape((nD * S, q.hidden, Vj.shape[1]))
-        p0[f"{q.name}->output"] = (c * Uj[:, None, :, None] @ jnp.swapaxes(R, 1, 2)[None]).reshape(
-            (nD * S, Uj.shape[1], q.hidden))
+        with jax.default_matmul_precision("highest"):                       # float32: no TF32 on a GPU
+            p0[f"input->{q.name}"] = (c * R[None] @ Vj[:, None, None, :]).reshape((nD * S, q.hidden, Vj.shape[1]))
+            p0[f"{q.name}->output"] = (c * Uj[:, None, :, None] @ jnp.swapaxes(R, 1, 2)[None]).reshape(
+                (nD * S, Uj.shape[1], q.hidden))
     return net, p0
