@@ -24,15 +24,23 @@ def test_not_diagonalisable_falls_back_to_race_reduction_with_a_warning():
 
 
 def test_race_reduction_follows_the_non_diagonalisable_network():
-    spec = _skewed_spec(lr=0.01)
-    der = tk.Derivation(spec)
-    sim = tk.simulate(spec, seeds=1, steps=3000)
-    ts = np.arange(0, 3001, 100)
-    pred = der.predict_loss(ts)
-    # least squares can fit y exactly (X is invertible): the loss must go to zero, and the race
-    # reduction (balanced gradient flow) must follow gradient descent up to O(η)
-    assert pred[-1] < 1e-6 and sim.mean[-1] < 1e-6
-    assert np.max(np.abs(sim.mean[ts] - pred)) / pred[0] < 1e-2
+    """Least squares can fit y exactly (X is invertible): the loss must go to zero, and the race
+    reduction (balanced gradient flow) must follow gradient descent up to O(η). No closed form, so no
+    discrete recurrence to compare with: the tolerance 1e-2 of L(0) is the measured gap, 1.8e-3 at
+    η = 0.01 (over the same time t·η = 30), with 5x room, and the gap is shown to be first order: at
+    η/2 it halves (ratio 2.00 measured; a gap from anything but η would not scale so)."""
+    gaps = []
+    for lr in (0.01, 0.005):
+        spec = _skewed_spec(lr=lr)
+        der = tk.Derivation(spec)
+        steps = int(round(30 / lr))
+        sim = tk.simulate(spec, seeds=1, steps=steps)
+        ts = np.arange(0, steps + 1, steps // 30)
+        pred = der.predict_loss(ts)
+        assert pred[-1] < 1e-6 and sim.mean[-1] < 1e-6
+        gaps.append(np.max(np.abs(sim.mean[ts] - pred)) / pred[0])
+    assert gaps[0] < 1e-2
+    assert gaps[0] / gaps[1] == pytest.approx(2.0, abs=0.1), gaps
 
 
 def test_zero_effective_dataset_is_a_clear_error():

@@ -219,19 +219,27 @@ def test_pathway_form_is_shorthand_for_private_chains():
 
 def test_shared_edge_derivation_matches_simulation():
     """Aligned, balanced start and small η: the race with shared edges, integrated at the
-    smallest widths from the effective datasets, tracks the full-width network within 2e-3 of L(0)."""
-    d = shared_graph_dict(lr=0.005, steps=6000)
-    d["training"]["a0"] = 1e-2
-    d["nodes"][2]["width"] = 4             # an aligned start needs the task's rank (3) in every node
-    g = spec_from_dict(d)
-    sim = tk.simulate(g, init="aligned", seeds=2, steps=6000)
-    der = tk.Derivation(g)
-    times = np.arange(0, 6001, 100)
-    pred = der.predict_loss(times)
-    L0 = sim.mean[0]
-    gap = np.max(np.abs(sim.mean[times] - pred)) / L0
-    assert gap < 2e-3, gap
-    assert sim.mean[-1] < 0.5 * L0          # the comparison covers the learning, not a plateau
+    smallest widths from the effective datasets, tracks the full-width network within 2e-3 of L(0).
+
+    Why 2e-3: no closed form, so no discrete recurrence; the gap is gradient descent's O(η) lag behind
+    the flow, measured 1.02e-3 of L(0) at η = 0.005 (2x room), and shown to be first order by halving
+    η over the same time t·η = 30: the gap halves (ratio 2.00 measured)."""
+    gaps = []
+    for lr in (0.005, 0.0025):
+        steps = int(round(30 / lr))
+        d = shared_graph_dict(lr=lr, steps=steps)
+        d["training"]["a0"] = 1e-2
+        d["nodes"][2]["width"] = 4             # an aligned start needs the task's rank (3) in every node
+        g = spec_from_dict(d)
+        sim = tk.simulate(g, init="aligned", seeds=2, steps=steps)
+        der = tk.Derivation(g)
+        times = np.arange(0, steps + 1, steps // 60)
+        pred = der.predict_loss(times)
+        L0 = sim.mean[0]
+        gaps.append(np.max(np.abs(sim.mean[times] - pred)) / L0)
+        assert sim.mean[-1] < 0.5 * L0          # the comparison covers the learning, not a plateau
+    assert gaps[0] < 2e-3, gaps
+    assert gaps[0] / gaps[1] == pytest.approx(2.0, abs=0.1), gaps
 
 
 def test_flow_from_given_weights_is_the_networks_gradient_flow():
