@@ -54,3 +54,79 @@ def test_refuses_piecewise_and_math_fallback():
     # a function SymPy's JAX printer does not know falls back to a non-jax name: refused
     with pytest.raises(NotJaxSafe):
         to_jax(sp.lowergamma(x, 2), [x])
+
+
+# -------------------------------------------------------------------------------------------------
+# every public route from SymPy to JAX under jit, vmap and grad together, against references that do
+# not go through the lambdified code: SymPy's own derivative evaluated by sp.N at 30 digits, mpmath
+# from s and d written out by hand, and central finite differences
+# -------------------------------------------------------------------------------------------------
+def _sp_values(expr, var, points, subs):
+    return np.array([float(sp.N(expr.subs({**subs, var: sp.Float(p, 30)}), 30)) for p in points])
+
+
+def test_to_jax_scalar_jit_vmap_grad_against_sympy_at_30_digits():
+    expr = mode_trajectory(s, d)
+    f = to_jax(expr, [t, s, d, a0, tau])
+    ts = np.array([0.0, 50.0, 300.0, 1000.0, 5000.0])
+    args = {s: sp.Rational(1, 2), d: sp.Rational(1, 4), a0: sp.Rational(1, 1000), tau: 100}
+    vm = (0, None, None, None, None)
+    vals = jax.jit(jax.vmap(f, in_axes=vm))(ts, 0.5, 0.25, 1e-3, 100.0)
+    np.testing.assert_allclose(vals, _sp_values(expr, t, ts, args), rtol=1e-14)
+    for var, argnum in ((t, 0), (s, 1), (a0, 3)):
+        g = jax.jit(jax.vmap(jax.grad(f, argnums=argnum), in_axes=vm))(ts, 0.5, 0.25, 1e-3, 100.0)
+        want = np.array([float(sp.N(sp.diff(expr, var).subs({**args, t: sp.Float(x, 30)}), 30)) for x in ts])
+        np.testing.assert_allclose(g, want, rtol=1e-12, atol=1e-15 * np.max(np.abs(want)))
+
+
+def test_loss_function_jit_vmap_grad_against_mpmath_by_hand():
+    """The XoR ReLN's loss, Derivation.loss_function: four modes with s = √(Δ²+2)/4, d = (Δ²+2)/4
+    (docs/theory.md#xor), L = ½ − 4(s a − ½ d a²), dL/dt = −4 · 2a(s − d a)²/τ (τ = 100), in mpmath."""
+    import mpmath
+
+    der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"], tk.Training(lr=0.01, a0=1e-3)))
+    L = der.loss_function({"Delta": 1.6})
+    ts = np.linspace(0.0, 3000.0, 13)
+    vals = np.asarray(jax.jit(jax.vmap(L))(ts))
+    dL = np.asarray(jax.jit(jax.vmap(jax.grad(L)))(ts))
+    with mpmath.workdps(50):
+        D = mpmath.mpf(1.6)
+        s_, d_ = mpmath.sqrt(D ** 2 + 2) / 4, (D ** 2 + 2) / 4
+        want, dwant = [], []
+        for x in ts:
+            a = (s_ / d_) / (1 + (s_ / (d_ * mpmath.mpf("0.001")) - 1) * mpmath.exp(-2 * s_ * x / 100))
+            want.append(float(mpmath.mpf(1) / 2 - 4 * (s_ * a - d_ * a * a / 2)))
+            dwant.append(float(-4 * 2 * a * (s_ - d_ * a) ** 2 / 100))
+    np.testing.assert_allclose(vals, want, rtol=1e-13, atol=4e-16)      # the expanded form: ulp of L(0)
+    np.testing.assert_allclose(dL, dwant, rtol=1e-10, atol=1e-18)
+    h = 1e-2                                                              # and a finite difference
+    fd = (np.asarray(jax.vmap(L)(ts + h)) - np.asarray(jax.vmap(L)(ts - h))) / (2 * h)
+    np.testing.assert_allclose(dL, fd, rtol=1e-5, atol=1e-12)
+
+
+def test_to_jax_matrix_jit_vmap_jacobian_against_sympy():
+    x, y = sp.symbols("x y")
+    M = sp.Matrix([[sp.exp(-x) * y, sp.sqrt(x ** 2 + 1)], [sp.log(1 + y ** 2), x * y]])
+    f = to_jax(M, [x, y])
+    xs = np.array([0.0, 0.5, 2.0])
+    got = jax.jit(jax.vmap(f, in_axes=(0, None)))(xs, 0.7)
+    want = np.stack([np.array(M.subs({x: sp.Float(v, 30), y: sp.Float(0.7, 30)}).evalf(30), float) for v in xs])
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    J = jax.jit(jax.vmap(jax.jacfwd(f, argnums=0), in_axes=(0, None)))(xs, 0.7)
+    dM = M.diff(x)
+    wantJ = np.stack([np.array(dM.subs({x: sp.Float(v, 30), y: sp.Float(0.7, 30)}).evalf(30), float) for v in xs])
+    np.testing.assert_allclose(J, wantJ, rtol=1e-13, atol=1e-15)
+    g = jax.grad(lambda a: jnp.sum(f(a, 0.7)))(0.5)                      # grad through the matrix form
+    assert float(g) == pytest.approx(float(sum(dM.subs({x: 0.5, y: 0.7}).evalf(30))), rel=1e-13)
+
+
+def test_to_jax_with_crootof_jit_vmap_grad():
+    """A CRootOf (an exact root with no JAX translation) is evaluated to 30 digits before printing."""
+    x, z = sp.symbols("x z")
+    r = sp.CRootOf(z ** 3 - z - 1, 0)                                    # the plastic number 1.3247…
+    expr = r * sp.exp(-r * x)
+    f = to_jax(expr, [x])
+    xs = np.array([0.0, 0.3, 2.0])
+    np.testing.assert_allclose(jax.jit(jax.vmap(f))(xs), _sp_values(expr, x, xs, {}), rtol=1e-14)
+    np.testing.assert_allclose(jax.jit(jax.vmap(jax.grad(f)))(xs), _sp_values(sp.diff(expr, x), x, xs, {}),
+                               rtol=1e-14)
