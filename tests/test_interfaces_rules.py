@@ -16,10 +16,13 @@ import re
 import types
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import theorykit.suites as suites_mod
-from theorykit import report
+from theorykit import io, report
+from theorykit.errors import DivergenceError, SpecError
+from theorykit.record import Trajectory, check_finite
 from theorykit.suites import load_package
 
 validation = load_package("validation")
@@ -279,3 +282,101 @@ def test_verdict_colours_green_amber_red_grey():
     assert r > b and g > b and r >= g                     # amber: red and green over blue
     r, g, b = rgb("n/a")
     assert max(r, g, b) - min(r, g, b) < 0x30             # grey
+
+
+# ------------------------------------------------------------------------------------------------
+# JSON: NaN-safe and typed
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("bad", [float("inf"), -np.inf, np.float32("nan"), np.array([1.0, np.nan]),
+                                 {"a": (1.0, np.array([[np.inf]]))}])
+def test_non_finite_numbers_are_refused_anywhere(tmp_path, bad):
+    """io's docstring: 'refuses NaN and infinity (they are never written)', in arrays too."""
+    with pytest.raises(ValueError, match="non-finite"):
+        io.write_json(tmp_path / "r.json", {"x": bad})
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_numpy_scalars_keep_their_json_type(tmp_path):
+    """np.int64(3) is the integer 3 (not 3.0), np.bool_ is true/false (not 1/0)."""
+    io.write_json(tmp_path / "r.json", {"i": np.int64(3), "b": np.bool_(True), "a": np.arange(2)})
+    text = (tmp_path / "r.json").read_text()
+    assert json.loads(text) == {"i": 3, "b": True, "a": [0, 1]}
+    assert '"i": 3,' in text and '"b": true' in text and "1.0" not in text
+
+
+# ------------------------------------------------------------------------------------------------
+# the one result type
+# ------------------------------------------------------------------------------------------------
+def test_trajectory_mean_and_std_are_over_the_batch():
+    """loss[b, i] (batch × times). By hand for [[1, 2, 3], [3, 6, 3]]: mean over the batch
+    [2, 4, 3], population std [1, 2, 0]; batch 2."""
+    tr = Trajectory(t=np.array([0, 1, 2]), loss=np.array([[1.0, 2, 3], [3, 6, 3]]), saved={}, saved_t=np.array([]))
+    np.testing.assert_array_equal(tr.mean, [2.0, 4.0, 3.0])
+    np.testing.assert_array_equal(tr.std, [1.0, 2.0, 0.0])
+    assert tr.batch == 2
+
+
+def test_trajectory_batch_from_what_was_saved():
+    """No loss curve: the batch is the first axis of what was saved (5 members × 2 times × 3)."""
+    tr = Trajectory(t=np.array([0, 1]), loss=None, saved={"w": np.zeros((5, 2, 3))}, saved_t=np.array([0, 1]))
+    assert tr.batch == 5
+
+
+def test_divergence_is_a_tenfold_growth():
+    """check_finite: non-finite, or the last loss above ten times the first ('grew tenfold')."""
+    check_finite(np.array([[1.0, 5.0, 9.9]]), "run", 0.1)
+    with pytest.raises(DivergenceError, match="lr=0.1"):
+        check_finite(np.array([[1.0, 5.0, 10.5]]), "run", 0.1)
+    with pytest.raises(DivergenceError):
+        check_finite(np.array([[1.0, 0.5], [1.0, np.nan]]), "run", 0.1)
+
+
+# ------------------------------------------------------------------------------------------------
+# the sweep, with a trainer that returns hand-written losses
+# ------------------------------------------------------------------------------------------------
+@pytest.fixture
+def sweep(monkeypatch):
+    """run_sweep with its trainer replaced: member m's loss curve is constant at final[m] (given per
+    test), so the summary can be checked by hand; the calls are counted."""
+    from theorykit.analysis import sweep as sw
+    from theorykit.spec.files import load_spec
+
+    calls = []
+
+    def fake_train(net, p0, data, *, lr, steps, batch, on_batch_result, **kw):
+        n = len(lr)
+        calls.append(n)
+        final = state["final"]
+        for a in range(0, n, batch):
+            b = min(n, a + batch)
+            on_batch_result(a, b, np.array([[final[a + j]] * (steps + 1) for j in range(b - a)]))
+
+    state = {"final": None}
+    monkeypatch.setattr(sw, "train_net", fake_train)
+    spec = load_spec(Path(__file__).resolve().parents[1] / "examples" / "xor_linear.toml")
+    return types.SimpleNamespace(run=sw.run_sweep, spec=spec, calls=calls, state=state)
+
+
+def test_sweep_summary_is_over_the_seeds_that_did_not_diverge(sweep, tmp_path):
+    """One point, lr 0.01 and 0.05, 3 seeds: members (lr0: s0 s1 s2, lr1: s0 s1 s2). Final losses
+    1, 2, nan | 4, 4, 4. By hand: lr 0.01: mean 1.5, std 0.5 (population), 1 diverged; lr 0.05:
+    mean 4, std 0, none diverged."""
+    sweep.state["final"] = [1.0, 2.0, np.nan, 4.0, 4.0, 4.0]
+    res = sweep.run(sweep.spec, {"Delta": [1.0], "lr": [0.01, 0.05]}, seeds=3, steps=2, out=tmp_path / "sw",
+                    chunk=4, progress=False)
+    a, b = res["results"]
+    assert (a["lr"], a["final_loss_mean"], a["final_loss_std"], a["diverged_seeds"]) == (0.01, 1.5, 0.5, 1)
+    assert (b["lr"], b["final_loss_mean"], b["final_loss_std"], b["diverged_seeds"]) == (0.05, 4.0, 0.0, 0)
+
+
+@pytest.mark.parametrize("change", [{"steps": 3}, {"seeds": 1}, {"dtype": "float32"}])
+def test_a_sweep_with_other_steps_seeds_or_dtype_is_another_sweep(sweep, tmp_path, change):
+    """The folder's key covers the steps, the seed count and the dtype: resuming with another of
+    them would mix curves of other lengths, other members (with chunk 1, chunk file 1 holds member 1
+    either way: (point 0, seed 1) with 2 seeds, (point 1, seed 0) with 1) or other precision."""
+    sweep.state["final"] = [1.0] * 8
+    kw = dict(seeds=2, steps=2, dtype="float64")
+    grid = {"Delta": [0.5, 1.0]}
+    sweep.run(sweep.spec, grid, **kw, out=tmp_path / "sw", chunk=1, progress=False)
+    with pytest.raises(SpecError, match="different sweep"):
+        sweep.run(sweep.spec, grid, **{**kw, **change}, out=tmp_path / "sw", chunk=1, progress=False)
