@@ -380,3 +380,14 @@ def test_a_sweep_with_other_steps_seeds_or_dtype_is_another_sweep(sweep, tmp_pat
     sweep.run(sweep.spec, grid, **kw, out=tmp_path / "sw", chunk=1, progress=False)
     with pytest.raises(SpecError, match="different sweep"):
         sweep.run(sweep.spec, grid, **{**kw, **change}, out=tmp_path / "sw", chunk=1, progress=False)
+
+
+def test_saveat_with_both_ts_and_every_is_refused_where_it_is_made():
+    """The docstring: ``every`` is "instead of ts". SaveAt(ts=[0], every=10) was accepted, and a run
+    that read ts alone dropped every without a word."""
+    from theorykit.errors import SpecError
+    from theorykit.record import SaveAt
+
+    with pytest.raises(SpecError, match="both ts and every"):
+        SaveAt(ts=[0], every=10)
+    assert SaveAt(every=10).every == 10 and list(SaveAt(ts=[0, 5]).ts) == [0, 5]

@@ -176,6 +176,26 @@ def test_cache_key_depends_on_name_mode_source_and_package(fakes, monkeypatch):
     assert k != validation.cache_key("alpha", "quick", mod)
 
 
+def test_no_suite_imports_what_the_cache_key_leaves_out():
+    """The cache key leaves out the interfaces above the suites (the command line, the benchmarks, the
+    report): an edit there must not cost a --full run its cache, and that is only safe while no suite
+    and nothing a suite imports loads them. Checked on the suites' own import graph (a fresh process
+    importing every suite; the left-out modules must not be in sys.modules afterwards)."""
+    import subprocess
+    import sys
+
+    # progress.py is imported (the suites' bars) and report.py by the runner: they draw and write, and
+    # compute nothing a verdict reads; the rest must not be loaded at all
+    quiet = ("__main__.py", "report.py", "progress.py")
+    left_out = [f"theorykit.{n[:-3]}" for n in validation._NOT_IN_KEY if n not in quiet]
+    left_out += [f"theorykit.{d}" for d in validation._DIRS_NOT_IN_KEY]
+    code = ("import sys\nfrom theorykit.suites import available_suites, load_suite\n"
+            "[load_suite(n) for n in available_suites()]\n"
+            f"print([m for m in sys.modules if any(m == x or m.startswith(x + '.') for x in {left_out!r})])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out
+
+
 def test_cache_key_depends_on_the_example_spec_files(fakes, monkeypatch, tmp_path):
     """depth_protocols reads examples/section6_paper.toml and section6_joint.toml: editing one must change
     the key (a stale cached verdict otherwise)."""

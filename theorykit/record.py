@@ -58,6 +58,8 @@ class SaveAt:
     final: bool = True
 
     def __post_init__(self):
+        if np.size(self.ts) and self.every is not None:     # refused where it is made, whoever runs it
+            raise SpecError("save", "both ts and every are given", "pass SaveAt(ts=[...]) or SaveAt(every=...), not both")
         le = self.loss_every
         if isinstance(le, bool) or not isinstance(le, (int, np.integer)) or le < 0:
             raise SpecError("save.loss_every", f"needs a whole number of steps >= 0, got {le!r}",

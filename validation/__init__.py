@@ -38,8 +38,10 @@ __all__ = ["run_suites", "cache_key", "code_fingerprint", "load_cached", "CACHE_
 
 CACHE_DIR = ".cache"
 STAGING_DIR = ".staging"
-#: theorykit modules that do not change what a suite computes (left out of the cache key)
-_NOT_IN_KEY = {"report.py", "cli.py", "bench.py", "progress.py"}
+#: theorykit modules and packages that do not change what a suite computes (left out of the cache key):
+#: the interfaces above the suites (no suite imports them; the runner's report is written afresh)
+_NOT_IN_KEY = {"report.py", "bench.py", "bench_derive.py", "bench_repl.py", "progress.py", "__main__.py"}
+_DIRS_NOT_IN_KEY = ("cli",)
 
 
 def _sha256(data: bytes) -> str:
@@ -73,8 +75,8 @@ def code_fingerprint() -> dict:
 
         core = Path(theorykit.__file__).resolve().parent
         fp = {"theorykit_version": theorykit.__version__,
-              "theorykit_sources": _hash_tree(core, skip_dirs=("validation", "derivations", "assets"),
-                                              skip_files=_NOT_IN_KEY)}
+              "theorykit_sources": _hash_tree(core, skip_dirs=("validation", "derivations", "assets",
+                                                               *_DIRS_NOT_IN_KEY), skip_files=_NOT_IN_KEY)}
         try:
             der = Path(load_package("derivations").__file__).resolve().parent
             fp["derivations_sources"] = _hash_tree(der)

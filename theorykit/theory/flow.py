@@ -1,11 +1,13 @@
 """The one integrator of theorykit's gradient flows, in JAX, vmapped over a batch (gating
 families, initial strengths, swept values, a network's seeds).
 
-:func:`integrate`: what is stepped (the vector field), how it is stepped (the solver:
-:class:`Dopri5`, adaptive Dormand–Prince 5(4), the default of every flow here; or :class:`RK4`, a
-fixed step, where a result must not depend on a tolerance) and what is recorded (a
-:class:`~theorykit.record.SaveAt`, the trainer's too: functions of the state at given times) are
-separate arguments, as in diffrax's ``diffeqsolve(terms, solver, saveat)``. It ``vmap``s over the leading axis of the state and its arguments. The race of the
+:func:`integrate`: what is stepped (the vector field), how it is stepped (the solver, which the
+caller always names: :class:`Dopri5`, adaptive Dormand–Prince 5(4), what ``RaceSystem.solve`` uses
+unless told otherwise; or :class:`RK4`, a fixed step, where a result must not depend on a
+tolerance) and what is recorded (a :class:`~theorykit.record.SaveAt`, the trainer's too: functions
+of the state at given times) are separate arguments, as in diffrax's ``diffeqsolve(terms, solver,
+saveat)``. It ``vmap``s over the leading axis of the state (every leaf of ``y0`` has it: one
+member is a batch of one, shape ``(1, …)``) and, unless ``batched_args=False``, of its arguments. The race of the
 theory, its one vector field and its one loss (private chains or a graph with shared edges), is
 :class:`theorykit.theory.race.RaceSystem`; SciPy's ``solve_ivp`` is kept only as an independent
 second method, in the tests.
