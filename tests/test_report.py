@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import math
 import re
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -182,7 +180,6 @@ def test_no_suite_imports_what_the_cache_key_leaves_out():
     and nothing a suite imports loads them. Checked on the suites' own import graph (a fresh process
     importing every suite; the left-out modules must not be in sys.modules afterwards)."""
     import subprocess
-    import sys
 
     # progress.py is imported (the suites' bars) and report.py by the runner: they draw and write, and
     # compute nothing a verdict reads; the rest must not be loaded at all
