@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import theorykit as tk
 from theorykit.theory.effective import effective_dataset
-from theorykit.spec.gating import Pathway, context_pathways
+from theorykit.spec.gating import Pathway
 from theorykit.theory.lemmas import (all_patterns, classify_context_gating, exact_squared_singular_values, gate_census,
                               gate_pattern, has_xor_subpattern, interlacing_bounds, interlacing_holds,
                               interlacing_holds_exact, is_staircase, lp_realisable, pattern_from_gates,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
-import pytest
 import sympy as sp
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
