@@ -211,7 +211,9 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
     Training settings default to the spec's (``lr``, ``loss``, ``init_std``, ``a0``, ``steps``).
     ``check``: raise :class:`~theorykit.errors.DivergenceError` if the loss diverges.
     ``save``: what to record besides the loss curve (:class:`~theorykit.record.SaveAt`; it comes
-    back in ``saved``, at the steps ``saved_t``).
+    back in ``saved``, at the steps ``saved_t``). Its functions get the network's weights keyed by
+    edge, as the trainer holds them (a ReLU network's ``"input->h1"``, ``"h1->output"``; ``params``
+    comes back as the list ``[W1, …]``: ``Net.chain_names()`` maps one onto the other).
 
     Returns the :class:`~theorykit.record.Trajectory` every run returns: ``loss[seed, i]`` after
     ``t[i]`` steps; ``params``, the final weights (a GDLN: edge key → seeds × out × in; a ReLU
