@@ -172,6 +172,12 @@ def test_cache_key_depends_on_name_mode_source_and_package(fakes, monkeypatch):
     assert k != validation.cache_key("alpha", "quick", mod)
     monkeypatch.setattr(validation, "_FINGERPRINT", {**fp, "theorykit_version": "9.9.9"})
     assert k != validation.cache_key("alpha", "quick", mod)
+    # another JAX draws other random bits, another device computes otherwise: not the cached verdict
+    monkeypatch.setattr(validation, "_FINGERPRINT", {**fp, "dependencies": {**fp["dependencies"], "jax": "0.4.30"}})
+    assert k != validation.cache_key("alpha", "quick", mod)
+    monkeypatch.setattr(validation, "_FINGERPRINT", {**fp, "backend": "gpu"})
+    assert k != validation.cache_key("alpha", "quick", mod)
+    assert fp["backend"] == __import__("jax").default_backend() and fp["dependencies"]["sympy"]
 
 
 def test_no_suite_imports_what_the_cache_key_leaves_out():

@@ -15,7 +15,9 @@ own ``Net``; ``theorykit.net``: the network description and its starts)::
 
 Names load on first use, so ``import theorykit`` (and the command line's ``--help``) is quick.
 JAX computes in float64 once theorykit is imported (``jax_enable_x64``): validation runs in
-float64 unless a dtype is asked for.
+float64 unless a dtype is asked for. Random draws use JAX's partitionable Threefry
+(``jax_threefry_partitionable``, the default from JAX 0.5 on), set here too, so that a seed draws
+the same weights under every JAX that pyproject.toml allows.
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ if "jax" in sys.modules:
     sys.modules["jax"].config.update("jax_enable_x64", True)
 else:
     os.environ.setdefault("JAX_ENABLE_X64", "true")
+    os.environ.setdefault("JAX_THREEFRY_PARTITIONABLE", "true")
 
 #: the flat API: name -> the module that defines it (loaded on first use, PEP 562)
 _API = {

@@ -13,8 +13,9 @@ The runner (:func:`run_suites`)
   therefore leaves no half-written file in ``OUT`` and no cache entry for the unfinished suite:
   the next run resumes at that suite;
 * skips a suite whose cache entry matches: the same key (a hash of the suite name, the mode, the
-  suite's source, the theorykit version and package sources and the example spec files
-  ``examples/**/*.toml``, see :func:`cache_key`) and an
+  suite's source, the theorykit version and package sources, the versions of JAX, NumPy, SciPy,
+  SymPy and python-flint, the JAX backend, and the example spec files ``examples/**/*.toml``, see
+  :func:`cache_key`) and an
   unchanged ``<suite>.json`` and figures (checked by SHA-256), unless ``force``;
 * records a suite that raises as failed (its error and traceback), goes on with the others and
   returns 1 at the end;
@@ -65,16 +66,32 @@ def _hash_tree(root: Path, skip_dirs=(), skip_files=(), pattern: str = "*.py") -
 _FINGERPRINT = None
 
 
+def _version(dist: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version({"flint": "python-flint"}.get(dist, dist))
+    except PackageNotFoundError:
+        return None
+
+
 def code_fingerprint() -> dict:
-    """The theorykit version and hashes of the package's sources, of the derivation scripts and of the
-    example spec files (``examples/**/*.toml``, which suites read)."""
+    """The theorykit version, the versions of the packages that compute beside it and the JAX backend,
+    and hashes of the package's sources, of the derivation scripts and of the example spec files
+    (``examples/**/*.toml``, which suites read)."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
         import theorykit
         from theorykit.suites import load_package
 
         core = Path(theorykit.__file__).resolve().parent
+        import jax
+
         fp = {"theorykit_version": theorykit.__version__,
+              # what computes the numbers besides theorykit: another JAX (its random bits), NumPy, SymPy
+              # or SciPy, or another device, must not reuse a cached verdict
+              "dependencies": {m: _version(m) for m in ("jax", "jaxlib", "numpy", "scipy", "sympy", "flint")},
+              "backend": jax.default_backend(),
               "theorykit_sources": _hash_tree(core, skip_dirs=("validation", "derivations", "assets",
                                                                *_DIRS_NOT_IN_KEY), skip_files=_NOT_IN_KEY)}
         try:

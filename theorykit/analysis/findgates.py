@@ -49,6 +49,7 @@ import numpy as np
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
 from ._runs import ReluRun, train_gdln_many, train_relu
+from ..spec.fields import integer
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task
 
@@ -327,6 +328,14 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
         task = task.subs(values)
     tr = Training(lr=tr.lr if lr is None else lr, loss=tr.loss if loss is None else loss, a0=tr.a0,
                   init_std=tr.init_std if init_std is None else init_std, steps=tr.steps if steps is None else steps)
+    # what k-means needs, checked before any network trains (a K above the distinct activity patterns
+    # is allowed: its clusters merge, and the result says how many pathways came out)
+    hidden = integer(hidden, "hidden", lo=1, fix="a positive width, e.g. hidden=128")
+    integer(seeds, "seeds", lo=1, fix="a positive number of networks, e.g. seeds=4")
+    for arg, k in ([("K", K)] if K is not None else []) + [("Ks", k) for k in ([] if K is not None else Ks)]:
+        integer(k, arg, lo=1, fix="e.g. K=4" if arg == "K" else "positive integers, e.g. Ks=range(1, 9)")
+    if K is None and not len(list(Ks)):
+        raise SpecError("Ks", "no K to try", "e.g. Ks=range(1, 9), or give K")
     X, Y = task.numeric()
     relu = train_relu(X, Y, hidden=int(hidden), lr=tr.lr, steps=tr.steps, seeds=seeds, init_std=tr.init_std,
                       loss=tr.loss, seed=seed, every=every)

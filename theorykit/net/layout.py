@@ -32,8 +32,15 @@ RESIDUAL_FLOOR = 1e-150
 
 
 def as_dtype(name):
+    """The JAX dtype of ``name``; float64 only while JAX's x64 mode is on (theorykit turns it on at
+    import; a user who turns it off later would get float32 arrays labelled float64)."""
     if name not in DTYPES:
         raise SpecError("dtype", f"unknown dtype {name!r}", f"use one of {sorted(DTYPES)}")
+    if name == "float64" and not jax.config.jax_enable_x64:
+        raise SpecError("dtype", "float64 was asked for, but JAX's x64 mode is off (jax_enable_x64 = False): "
+                                 "the run would be float32", "leave jax_enable_x64 on (theorykit turns it on "
+                                                             "when imported), or, where a run takes a dtype, pass "
+                                                             "dtype=\"float32\"")
     return DTYPES[name]
 
 

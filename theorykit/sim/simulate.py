@@ -17,6 +17,7 @@ Initialisations of the GDLN (keyword ``init``), see :mod:`theorykit.net.starts`:
 """
 from __future__ import annotations
 
+import math
 from typing import Mapping, Sequence
 
 import jax
@@ -28,7 +29,7 @@ from ..record import SaveAt, Trajectory
 from .engine import train_net
 from ..errors import SpecError
 from ..theory.derivation import Derivation
-from ..spec.fields import loss_name
+from ..spec.fields import integer, loss_name, real
 from ..spec.graph import Group, graph_from_pathways
 from ..spec.gating import positive_int
 from ..net.starts import aligned_params, random_params
@@ -225,13 +226,24 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
     """
     if network not in ("gdln", "relu"):
         raise SpecError("network", f"unknown network {network!r}", "use \"gdln\" or \"relu\"")
+    integer(seeds, "seeds", lo=1, fix="a positive number of networks, e.g. seeds=4")
+    stds = init_std.items() if isinstance(init_std, Mapping) else [(None, init_std)]   # one, or by pathway/edge
+    for name, v, example in (("lr", lr, "lr=0.05"), ("a0", a0, "a0=1e-3"),
+                             *((f"init_std[{k!r}]" if k is not None else "init_std", v, "init_std=0.01")
+                               for k, v in stds)):
+        if v is not None:       # an override is checked as the spec's own setting is (Training)
+            real(v, name, lo=0.0, hi=math.inf, lo_open=True, fix=f"a positive number, e.g. {example}")
     if isinstance(source, tuple) and len(source) == 2:
         if network != "relu":
             raise SpecError("network", "data (X, Y) trains a ReLU network", "pass network=\"relu\", or a spec")
         if hidden is None or lr is None or steps is None:
             raise SpecError("hidden" if hidden is None else "lr" if lr is None else "steps",
                             "is needed to train on data (X, Y)", "pass hidden=, lr= and steps=")
-        (X, Y), std0, loss0 = source, 0.01, "mean"
+        X, Y = (np.asarray(a, dtype=float) for a in source)
+        if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
+            raise SpecError("source", f"X {X.shape} and Y {Y.shape} are not d × P and p × P with one P",
+                            "give X and Y with datapoints as columns (2-D arrays; transpose data stored as rows)")
+        std0, loss0 = 0.01, "mean"
     elif network == "relu":                 # the spec's data, total width and training settings
         g = graph_from_pathways(source)
         X, Y = g.task.numeric(values)
@@ -240,6 +252,10 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
         steps = g.training.steps if steps is None else steps
         std0, loss0 = g.training.init_std, g.training.loss
     if network == "relu":
+        for h in np.atleast_1d(np.asarray(hidden, dtype=object)) if hidden is not None else ():
+            integer(h, "hidden", lo=1, fix="a positive width, or one per hidden layer, e.g. hidden=128")
+        if hidden is not None and np.ndim(hidden) and not len(hidden):
+            raise SpecError("hidden", "no hidden layer given", "give one width, or one per hidden layer")
         if isinstance(init, str) and init != "random":
             raise SpecError("init", f"a ReLU network has no {init!r} start (it is the GDLN's)",
                             "leave init out or pass init=\"random\" (or a dict of weights)")

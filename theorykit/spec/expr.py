@@ -17,6 +17,7 @@ import numbers
 import operator
 from typing import Mapping
 
+import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
@@ -62,7 +63,8 @@ def to_exact(value, field: str = "value") -> sp.Expr:
         raise SpecError(field, f"got a boolean {value!r}, expected a number", "write 0 or 1")
     if isinstance(value, numbers.Integral):
         return sp.Integer(int(value))
-    if isinstance(value, float):
+    if isinstance(value, (float, np.floating)):        # numpy floats too: their repr is np.float64(…)
+        value = float(value)
         if not math.isfinite(value):
             raise SpecError(field, f"{value!r} is not a finite number", "use a finite number")
         return sp.Rational(repr(value))

@@ -108,7 +108,7 @@ def integer(value, field: str, *, lo: int, hi: int | None = None, fix: str) -> i
 
 def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = False) -> float:
     """A finite real number (TOML integer or float, not a boolean) in ``[lo, hi]`` (``(lo, hi]`` if lo_open)."""
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float, decimal.Decimal)):
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, decimal.Decimal)):   # numpy numbers too
         raise SpecError(field, f"needs a number, got {type_name(value)} {short_repr(value)}", fix)
     try:
         v = float(value)

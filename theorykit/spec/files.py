@@ -52,7 +52,7 @@ from .limits import Limits, enforce, task_estimate
 from .task import Task, contexts, xor_margin
 from .graph import GraphSpec, parse_graph
 
-__all__ = ["example_path", "load_spec", "spec_from_dict", "parse_assignment", "spec_to_toml", "check_values", "FIELDS",
+__all__ = ["example_path", "load_spec", "spec_from_dict", "parse_assignment", "spec_to_toml", "check_values", "check_assumptions", "FIELDS",
            "MAX_SPEC_BYTES"]
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -370,7 +370,7 @@ def spec_from_dict(data: Mapping, default_name: str = "spec", limits: Limits | N
     return GDLNSpec(task, tuple(pathways), _training(data.get("training")), name)
 
 
-def _check_assumptions(sym, val, field: str, shown) -> None:
+def check_assumptions(sym, val, field: str, shown) -> None:
     """Refuse a value that contradicts an assumption of ``sym`` (declared, or implied by those declared):
     the derivation simplified with it (e.g. ``sqrt(D**2) = D`` for positive D), so any other value
     would be silently wrong."""
@@ -400,7 +400,7 @@ def check_values(spec: GDLNSpec, values: Mapping, given: Mapping | None = None) 
     given = given or {}
     rep = spec.task.keyed(values)
     for sym, v in rep.items():
-        _check_assumptions(sym, v, f"--set {sym}", given.get(sym, v))
+        check_assumptions(sym, v, f"--set {sym}", given.get(sym, v))
 
     def check(e, sub, where):
         val = e.subs(sub)
@@ -440,7 +440,7 @@ def parse_assignment(text: str, symbols: Mapping[str, sp.Symbol]) -> tuple:
         raise SpecError("--set", f"unknown symbol {name!r}", f"the spec declares {sorted(symbols) or 'no symbols'}")
     val = parse_expr(value, {}, f"--set {name}")
     vf.check_magnitude(val, f"--set {name}", text=value)
-    _check_assumptions(symbols[name], val, f"--set {name}", value)
+    check_assumptions(symbols[name], val, f"--set {name}", value)
     return symbols[name], val
 
 

@@ -24,6 +24,7 @@ Method choice (keyword ``method``):
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 from functools import cached_property
 from typing import Mapping
@@ -39,6 +40,7 @@ from .svd import exact_svd
 from .trajectory import a0 as A0
 from .trajectory import discrete_mode_gap, mode_gap, mode_loss_reduction, mode_trajectory, t, t_half, t_half_float, tau
 from ..spec.expr import to_exact
+from ..spec.files import check_assumptions
 from ..spec.graph import GraphSpec
 from .jaxify import to_jax
 from .race import RaceSystem
@@ -75,6 +77,8 @@ class Derivation:
     def __init__(self, spec: GDLNSpec, method: str = "auto", values: Mapping | None = None):
         if method not in METHODS:
             raise SpecError("method", f"unknown method {method!r}", f"use one of {METHODS}")
+        for k, v in (values or {}).items():     # a name the task lacks, or a value its assumptions forbid
+            _checked_value(spec.task, k, v)
 
         #: the graph of a graph spec (None for a pathway spec); with shared edges the race is the
         #: race of :meth:`theorykit.theory.race.RaceSystem.from_graph`, else the pathway form is exact
@@ -297,12 +301,8 @@ class Derivation:
     # -- numbers -----------------------------------------------------------------------------
     def numeric_values(self, values: Mapping | None) -> dict:
         """``values`` keyed by the task's SymPy symbols (names resolved), for ``subs``."""
-        known = set(self.task.symbols.values())
         for k, v in (values or {}).items():
-            sym = self.task.symbols.get(k, k) if isinstance(k, str) else k
-            if sym not in known:
-                raise SpecError("symbols", f"the task has no symbol {str(k)!r} (its symbols: "
-                                           f"{sorted(map(str, known)) or 'none'})", "drop it from the values")
+            sym = _checked_value(self.task, k, v)
             if sym in self._fixed and not _same_value(v, self._fixed[sym]):
                 raise SpecError("symbols", f"{sym} = {self._fixed[sym]} was fixed when this Derivation was built, "
                                            f"not {v}", f"build Derivation(spec, values={{'{sym}': {v}}}), or build it "
@@ -485,8 +485,27 @@ def _digits(v, digits: int):
     return v
 
 
+def _checked_value(task, key, value):
+    """The task's symbol named by ``key``, after refusing a key the task does not have and a value
+    that breaks the symbol's assumptions (the derivation simplified with them: √(Δ²) = Δ for
+    nonnegative Δ, so Δ = −½ would be silently wrong)."""
+    known = set(task.symbols.values())
+    sym = task.symbols.get(key, key) if isinstance(key, str) else key
+    if sym not in known:
+        raise SpecError("values", f"the task has no symbol {str(key)!r} (its symbols: "
+                                  f"{sorted(map(str, known)) or 'none'})", "drop it from the values")
+    try:
+        val = sp.sympify(to_exact(value, f"values[{key}]") if isinstance(value, numbers.Real) else value)
+    except (sp.SympifyError, TypeError) as exc:
+        raise SpecError(f"values[{key}]", f"{value!r} is not a number ({exc})", f"e.g. values={{'{key}': 0.5}}") from None
+    if not getattr(val, "is_number", False):
+        raise SpecError(f"values[{key}]", f"{value!r} is not a number", f"e.g. values={{'{key}': 0.5}}")
+    check_assumptions(sym, val, f"values[{key}]", value)
+    return sym
+
+
 def _exact_values(values: Mapping) -> dict:
-    return {k: to_exact(v, f"values[{k}]") if isinstance(v, (int, float)) else v for k, v in values.items()}
+    return {k: to_exact(v, f"values[{k}]") if isinstance(v, numbers.Real) else v for k, v in values.items()}
 
 
 def numeric_matrix(M, vals) -> np.ndarray:

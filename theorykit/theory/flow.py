@@ -28,6 +28,7 @@ import numpy as np
 from . import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
 from ..record import SaveAt, Trajectory
+from ..net.layout import as_dtype
 
 # A persistent compilation cache, so a new process does not compile a flow again (the race of a
 # task compiles once per layout: ~1 s on a CPU). THEORYKIT_JAX_CACHE names the folder ("" turns it
@@ -112,6 +113,7 @@ def integrate(vector_field: Callable, y0, args=None, *, solver, save: SaveAt, t_
         raise SpecError("save.loss_every", "a flow records its loss with its other functions, at the recording times",
                         "record fns={\"loss\": ...} at save.ts")
     ts = save.times(t_end)
+    as_dtype("float64")     # flows run in float64: refused, by name, if JAX's x64 mode was turned off
     # flows run in float64 (a float32 start, e.g. a network's checkpoint, would otherwise change the
     # state's type inside the loop, as the solvers' coefficients are float64)
     y0 = jax.tree_util.tree_map(lambda x: jnp.asarray(x, jnp.float64)

@@ -15,6 +15,10 @@ import jax.numpy as jnp
 import sympy as sp
 
 jax.config.update("jax_enable_x64", True)
+try:        # seed → weights as JAX ≥ 0.5 draws them, under every JAX allowed (theorykit/__init__.py)
+    jax.config.update("jax_threefry_partitionable", True)
+except (AttributeError, ValueError):    # a JAX where it is no longer an option (always on)
+    pass
 
 __all__ = ["to_jax", "NotJaxSafe"]
 

@@ -1,0 +1,104 @@
+"""The Python API names the bad argument and its fix, as the command line does: cases from a review
+that fed typical mistakes to the public functions (each of these ran silently, gave a wrong number,
+or raised a raw NumPy/JAX/SymPy/scikit-learn exception before)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import theorykit as tk
+
+X = np.array([[1, 1, -1, -1], [1, -1, 1, -1], [0.5, 0.5, -0.5, -0.5]])   # XoR at Δ = ½, datapoints as columns
+Y = np.array([[1.0, -1.0, -1.0, 1.0]])
+
+
+@pytest.fixture(scope="module")
+def lin():
+    return tk.load_spec("examples/xor_linear.toml")
+
+
+def _field(call):
+    with pytest.raises(tk.SpecError) as e:
+        call()
+    return e.value.field
+
+
+def test_symbol_values_are_checked_against_the_task_and_its_assumptions(lin):
+    """xor_linear.toml declares Delta nonnegative, so the derivation wrote √(Δ²) as Δ: Δ = −½ gave a
+    silently wrong curve through predict_loss. A symbol the task lacks was ignored by Derivation."""
+    assert _field(lambda: tk.Derivation(lin).predict_loss([0, 10], values={"Delta": -0.5})) == "values[Delta]"
+    assert _field(lambda: tk.Derivation(lin, values={"Delta": -0.5})) == "values[Delta]"
+    assert _field(lambda: tk.Derivation(lin, values={"Gamma": 0.5})) == "values"
+    assert _field(lambda: tk.Derivation(lin, values={"Delta": "half"})) == "values[Delta]"
+
+
+def test_numpy_numbers_are_numbers(lin):
+    """np.float64(0.5) raised "TypeError: invalid input: np.float64(0.5)" in simulate and Derivation:
+    its repr is not a number's. They now give what 0.5 gives."""
+    der = tk.Derivation(lin)
+    want = der.predict_loss([0, 100], values={"Delta": 0.5})
+    for v in (np.float64(0.5), np.float32(0.5)):
+        np.testing.assert_array_equal(tk.Derivation(lin, values={"Delta": v}).predict_loss([0, 100]), want)
+    a = tk.simulate(lin, values={"Delta": np.float64(0.5)}, steps=5, seeds=1)
+    b = tk.simulate(lin, values={"Delta": 0.5}, steps=5, seeds=1)
+    np.testing.assert_array_equal(a.loss, b.loss)
+
+
+@pytest.mark.parametrize("kw,field", [
+    ({"source": (X.T, Y.T)}, "source"),                 # datapoints as rows: Y broadcast and it trained
+    ({"source": (X, Y.ravel())}, "source"),
+    ({"hidden": 0}, "hidden"), ({"hidden": []}, "hidden"), ({"hidden": [8, 0]}, "hidden"),
+    ({"seeds": 0}, "seeds"), ({"lr": -0.1}, "lr"), ({"lr": float("nan")}, "lr"),
+])
+def test_simulate_on_data_names_the_bad_argument(kw, field):
+    args = {"source": (X, Y), "network": "relu", "hidden": 8, "lr": 0.1, "steps": 5, **kw}
+    src = args.pop("source")
+    assert _field(lambda: tk.simulate(src, **args)) == field
+
+
+@pytest.mark.parametrize("kw,field", [({"lr": -0.1}, "lr"), ({"a0": 0}, "a0"), ({"init_std": -1}, "init_std"),
+                                      ({"init_std": {"positive": 0.0}}, "init_std['positive']")])
+def test_simulate_overrides_are_checked_as_the_specs_settings_are(lin, kw, field):
+    """Training(lr=-0.1) is refused, but simulate(..., lr=-0.1) ran gradient ascent: an override now
+    meets the setting's own rule (a positive number)."""
+    assert _field(lambda: tk.simulate(lin, values={"Delta": 0.5}, steps=5, seeds=1, **kw)) == field
+
+
+@pytest.mark.parametrize("kw,field", [({"K": 0}, "K"), ({"K": 2.5}, "K"), ({"seeds": 0}, "seeds"),
+                                      ({"Ks": []}, "Ks"), ({"Ks": [0, 1]}, "Ks"), ({"hidden": 0}, "hidden")])
+def test_find_gates_checks_before_training(kw, field, monkeypatch):
+    """K = 0 reached scikit-learn (InvalidParameterError), seeds = 0 a range() error, Ks = [] a ValueError
+    after every network had trained, hidden = 0 was reported as --K. All are checked first now."""
+    import theorykit.analysis.findgates as fg
+
+    monkeypatch.setattr(fg, "train_relu", lambda *a, **k: pytest.fail("trained"))
+    args = {"seeds": 1, "steps": 10, "hidden": 4, **kw}
+    assert _field(lambda: tk.find_gates(tk.xor_margin(), values={"Delta": 0.5}, **args)) == field
+
+
+def test_float64_runs_refuse_when_x64_was_turned_off_after_import():
+    """theorykit turns JAX's x64 mode on at import. A user who turned it off later got float32 runs
+    labelled float64 (simulate's extra["dtype"]) and a float32 race (the tail of predict_loss went to
+    0). Such a run is refused, naming dtype; float32 asked for runs. In a fresh process: x64 is global."""
+    import subprocess
+    import sys
+
+    code = """
+import jax, theorykit as tk
+spec = tk.load_spec("examples/xor_linear.toml")
+race = tk.Derivation(tk.load_spec("examples/contexts_double.toml"))
+jax.config.update("jax_enable_x64", False)
+out = []
+for call in (lambda: tk.simulate(spec, values={"Delta": 0.5}, steps=3, seeds=1),
+             lambda: race.predict_loss([0, 100])):
+    try:
+        call()
+        out.append("ran")
+    except tk.SpecError as e:
+        out.append(e.field)
+r = tk.simulate(spec, values={"Delta": 0.5}, steps=3, seeds=1, dtype="float32")
+out.append(str(r.params["input->positive"].dtype))
+print(out)
+"""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.strip() == "['dtype', 'dtype', 'float32']", res.stdout + res.stderr
