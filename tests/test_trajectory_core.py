@@ -165,10 +165,11 @@ def test_one_saveat_for_the_trainer_the_flows_and_the_race():
     with pytest.raises(tk.SpecError) as e:
         rs.solve(SaveAt(ts=[1.0], fns=ident))
     assert e.value.field == "save.fns"
-    for bad, field in ((SaveAt(ts=[1.0], every=1.0), "save"), (SaveAt(ts=5.0), "save.ts"),
-                       (SaveAt(ts=[1.0], loss_every=0), "save.loss_every"), (SaveAt(every=10.0), "save.every")):
+    for bad, field in ((lambda: SaveAt(ts=[1.0], every=1.0), "save"), (lambda: SaveAt(ts=5.0), "save.ts"),
+                       (lambda: SaveAt(ts=[1.0], loss_every=0), "save.loss_every"),
+                       (lambda: SaveAt(every=10.0), "save.every")):
         with pytest.raises(tk.SpecError) as e:
-            rs.solve(bad)
+            rs.solve(bad())
         assert e.value.field == field
     assert rs.solve(SaveAt(ts=[3.0, 1.0], final=False)).params is None
     grid = rs.solve(SaveAt(every=50.0), t_end=120.0)
