@@ -102,3 +102,32 @@ print(out)
 """
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert res.stdout.strip() == "['dtype', 'dtype', 'float32']", res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("make,field", [
+    (lambda R: R.from_data(X, Y, [[1, 2, 0, 0], [0, 0, 1, 1]]), "gates"),         # a gate of 2
+    (lambda R: R.from_data(X, Y, [[0, 0, 0, 0], [0, 0, 1, 1]]), "gates"),         # a pathway never on
+    (lambda R: R.from_data(X, Y, [[1, 1, 0, 0], [0, 0, 1, 1]], depth=1), "depth"),
+    (lambda R: R.from_data(X, Y, [[1, 1, 0, 0], [0, 0, 1, 1]], names=["a"]), "names"),
+    (lambda R: R.from_data(X, Y, [[1, 1, 0, 0], [0, 0, 1, 1]], inputs=[[0, 7], None]), "inputs"),
+    (lambda R: R.from_data(X, Y.ravel(), [[1, 1, 0, 0], [0, 0, 1, 1]]), "X, Y"),
+    (lambda R: R.from_data(X, Y, [[1, 1, 0, 0], [0, 0, 1, 1]]).solve([0, 10], tau=-10.0, a0=1e-3), "tau"),
+    (lambda R: R.from_data(X, Y, [[1, 1, 0, 0], [0, 0, 1, 1]]).solve([0, 10], tau=10.0, a0=0), "a0"),
+    (lambda R: R.from_data(X, Y, [[1, 1, 0, 0], [0, 0, 1, 1]]).solve([0, 10], tau=10.0, a0=[1e-3] * 3), "a0"),
+])
+def test_a_race_from_data_names_the_bad_argument(make, field):
+    """RaceSystem.from_data integrated gates of 2, a never-on pathway, depth 1 and a short list of names
+    without a word, ran backwards in time with tau < 0, and raised IndexError for out-of-range rows."""
+    from theorykit.theory.race import RaceSystem
+
+    assert _field(lambda: make(RaceSystem)) == field
+
+
+def test_a_net_checks_its_sizes():
+    """Net.chain(3, [-2], 1) was made, and train_net then trained the width-4 weights it was given."""
+    from theorykit.net.layout import Net
+
+    assert _field(lambda: Net.chain(3, [-2], 1)) == "nodes['h1'].width"
+    assert _field(lambda: Net.chain(3, [4.5], 1)) == "nodes['h1'].width"
+    assert _field(lambda: Net.chain(0, [4], 1)) == "d"
+    assert Net.chain(3, [4], 1).shapes() == {"input->h1": (4, 3), "h1->output": (1, 4)}

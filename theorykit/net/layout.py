@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import SpecError
-from ..spec.fields import loss_name
+from ..spec.fields import integer, loss_name
 from ..spec.graph import INPUT, OUTPUT, graph_from_pathways
 
 __all__ = ["Net", "net_apply", "net_loss", "unit_activity", "objective_for", "loss_value", "as_dtype", "DTYPES",
@@ -98,6 +98,12 @@ class Net:
         return cls(d, p, tuple((f"h{i + 1}", w) for i, w in enumerate(widths)), edges, {}, {}, relu)
 
     def __post_init__(self):
+        integer(self.d, "d", lo=1, fix="the number of inputs, e.g. 3")
+        integer(self.p, "p", lo=1, fix="the number of outputs, e.g. 1")
+        for node in self.nodes:
+            if not (isinstance(node, tuple) and len(node) == 2):
+                raise SpecError("nodes", f"{node!r} is not (name, width)", "e.g. nodes=((\"h1\", 64),)")
+            integer(node[1], f"nodes[{node[0]!r}].width", lo=1, fix="a positive width, e.g. 64")
         for k, src, dst, i, o in self.edges:      # what shapes() needs, said where the Net is made
             if (src == "input") != (i is not None) or (dst == "output") != (o is not None):
                 raise SpecError(f"edges[{k!r}]", "in_rows must be given exactly for an edge from \"input\", "

@@ -33,6 +33,7 @@ strengths) through the one integrator :func:`theorykit.theory.flow.integrate`. S
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, replace
 from functools import cache, cached_property
 
@@ -47,6 +48,7 @@ from ..errors import SpecError
 from ..record import SaveAt, Trajectory
 from ..net.layout import Net
 from ..net.starts import aligned_params
+from ..spec.fields import real
 from ..spec.graph import graph_from_pathways
 
 __all__ = ["RaceSystem", "context_family", "family_masks"]
@@ -101,13 +103,31 @@ class RaceSystem:
         :func:`theorykit.theory.modes.numeric_svd`). ``depth``: one depth or one per pathway.
         ``split``: integrate independent blocks side by side (class docstring)."""
         X, Y = np.asarray(X, float), np.asarray(Y, float)
+        if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
+            raise SpecError("X, Y", f"X {X.shape} and Y {Y.shape} are not d × P and p × P with one P",
+                            "give 2-D data with datapoints as columns")
+        if not (np.isfinite(X).all() and np.isfinite(Y).all()):
+            raise SpecError("X, Y", "the data hold NaN or inf", "give finite data")
         G = np.atleast_2d(np.asarray(gates, float))
         K, P = G.shape
         d, p = X.shape[0], Y.shape[0]
-        if X.shape[1] != P or Y.shape[1] != P:
+        if X.shape[1] != P:
             raise SpecError("gates", f"gates cover {P} datapoints, the data {X.shape[1]}", "one gate per datapoint")
+        if not np.isin(G, (0.0, 1.0)).all() or not G.any(axis=1).all():
+            raise SpecError("gates", "a gate is not 0 or 1, or a pathway is off on every datapoint",
+                            "give each pathway 0/1 gates, on for at least one datapoint")
+        depths = (depth,) * K if isinstance(depth, (int, np.integer)) and not isinstance(depth, bool) else tuple(depth)
+        if len(depths) != K or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 2
+                                   for x in depths):
+            raise SpecError("depth", f"{depth!r} is not one depth ≥ 2 or one per pathway ({K})", "e.g. depth=2")
+        if names is not None and len(names) != K:
+            raise SpecError("names", f"{len(names)} names for {K} pathways", "give one name per pathway")
         ins = [list(range(d)) if inputs is None or inputs[k] is None else list(inputs[k]) for k in range(K)]
         outs = [list(range(p)) if outputs is None or outputs[k] is None else list(outputs[k]) for k in range(K)]
+        for what, rows, n in (("inputs", ins, d), ("outputs", outs, p)):
+            if any(not r or min(r) < 0 or max(r) >= n for r in rows):
+                raise SpecError(what, f"each pathway's {what} must be indices in 0…{n - 1}",
+                                f"give one list of indices per pathway (or None: all {n})")
         im, om = np.zeros((K, d)), np.zeros((K, p))
         for k in range(K):
             im[k, ins[k]] = 1.0
@@ -126,7 +146,7 @@ class RaceSystem:
             U[outs[k]] = u
             V[ins[k]] = v
             modes.append((U, V))
-        depths = (int(depth),) * K if isinstance(depth, (int, np.integer)) else tuple(int(x) for x in depth)
+        depths = tuple(int(x) for x in depths)
         same_out = bool(np.all(om == om[:1]))
         Rb, Ob = _blocks(Syx, Sx, tol) if split and same_out else ([np.eye(d)], [np.eye(p)])
         arr = _block_arrays(Syx, Sx, modes, Rb, Ob, om if not same_out else None)
@@ -270,6 +290,14 @@ class RaceSystem:
             raise SpecError("tau" if tau is None else "a0", "needs a time scale and an initial strength",
                             "pass tau= and start= (a network's race, RaceSystem.from_net)" if self.paths is not None
                             else "pass tau= and a0=, or build the system with RaceSystem.from_spec")
+        real(tau, "tau", lo=0.0, hi=math.inf, lo_open=True, fix="a positive time scale in steps, e.g. tau=100 (1/lr)")
+        real(loss_factor, "loss_factor", lo=0.0, hi=math.inf, lo_open=True, fix="1 (mean loss) or P (summed)")
+        if a0 is not None:      # one strength > 0; an array (per pathway, per family) may hold 0 where masked
+            a0s = np.asarray(a0, dtype=object).ravel()
+            for v in a0s:
+                real(v, "a0", lo=0.0, hi=math.inf, lo_open=a0s.size == 1, fix="a positive strength, or one per pathway")
+            if a0s.size not in (1, self.K) and np.ndim(a0) == 1:
+                raise SpecError("a0", f"{a0s.size} strengths for {self.K} pathways", "give one, or one per pathway")
         layout, data = self._layout(), self.arrays()
         y0 = self._initial(a0, masks, start)
         data["tau"] = jnp.asarray(float(tau))
