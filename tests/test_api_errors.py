@@ -131,3 +131,37 @@ def test_a_net_checks_its_sizes():
     assert _field(lambda: Net.chain(3, [4.5], 1)) == "nodes['h1'].width"
     assert _field(lambda: Net.chain(0, [4], 1)) == "d"
     assert Net.chain(3, [4], 1).shapes() == {"input->h1": (4, 3), "h1->output": (1, 4)}
+
+
+@pytest.mark.parametrize("call,field", [
+    (lambda: tk.interlacing_holds(np.eye(3), [5], [0]), "rows_removed"),        # out of range: was ignored, True
+    (lambda: tk.interlacing_holds(np.eye(3), [0, 0], []), "rows_removed"),
+    (lambda: tk.interlacing_holds(np.eye(3), [0], [0], tol=-1), "tol"),
+    (lambda: tk.classify_context_gating([1, 2, 0, 1], 2, 2), "pattern"),        # a gate of 2 counted as on
+    (lambda: tk.classify_context_gating([1, 0, 1], 2, 2), "pattern"),
+    (lambda: tk.gate_census(np.ones((4, 5)), 2, 2), "gates"),                    # datapoints × units: 5 "units"
+    (lambda: tk.gate_census(np.full((5, 4), 2.0), 2, 2), "gates"),
+])
+def test_lemma_helpers_check_their_gates_and_indices(call, field):
+    """The lemma helpers take a researcher's own gate arrays: non-binary gates, a transposed array and
+    out-of-range rows gave answers (True, a class, a census) instead of an error."""
+    assert _field(call) == field
+    assert tk.classify_context_gating([1, 1, 1, 1], 2, 2) == "always-on"     # P = n·k = 4 gates, all on
+    assert tk.gate_census(np.ones((5, 4)), 2, 2)["always-on"] == 5
+
+
+@pytest.mark.parametrize("call,field", [
+    (lambda: tk.t_half(0.5, 1.0, a_init=2.0), "a_init"),     # above s/(2d) = ¼: the log is of a negative number
+    (lambda: tk.t_half(0.5, 1.0, a_init=-0.1), "a_init"),
+    (lambda: tk.t_half(0, 1), "s"),                           # s = 0: zoo
+    (lambda: tk.t_half(0.5, 1, depth=1), "depth"),
+    (lambda: tk.a0_rule(0.01, -100), "widths"),                # a0 = −0.005
+    (lambda: tk.a0_rule(0.01, 100, depth=0), "depth"),         # a0 = 1 (an empty product)
+    (lambda: tk.a0_rule(float("nan"), 100), "stds"),
+])
+def test_closed_form_helpers_refuse_arguments_without_a_meaning(call, field):
+    """t_half gave complex times and zoo, a0_rule negative or empty-product strengths."""
+    assert _field(call) == field
+    # by hand: t½ = τ/(2s) ln(s/(d a0) − 1) = 10/(2·½) ln(½/10⁻³ − 1) = 10 ln 499; a0 = σ²n/2 = 10⁻⁴·100/2
+    assert float(tk.t_half(0.5, 1.0, a_init=1e-3, time_const=10)) == pytest.approx(10 * np.log(499))
+    assert tk.a0_rule(0.01, 100) == pytest.approx(0.005) and tk.a0_rule([0.01, 0.0], [64, 64]) == pytest.approx(0.0016)

@@ -22,6 +22,7 @@ depth suite reports how well it does.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Mapping, Sequence
 
 import jax
@@ -30,6 +31,7 @@ import numpy as np
 
 from ..errors import SpecError
 from ..linalg import numeric_svd
+from ..spec.fields import real
 from ..spec.graph import graph_from_pathways
 from .layout import Net, as_dtype
 
@@ -51,6 +53,11 @@ def a0_rule(stds: Sequence[float] | float, widths: Sequence[int] | int, depth: i
         widths = [widths] * len(stds)
     if len(stds) != len(widths):
         raise SpecError("a0_rule", "one width per layer is needed", "give as many widths as stds")
+    if len(stds) < 2:
+        raise SpecError("depth", f"{len(stds)} layers: a pathway has at least 2", "give a std and a width per layer")
+    for sd, n in zip(stds, widths):     # a negative width or std gave a meaningless (negative) a0
+        real(sd, "stds", lo=0.0, hi=math.inf, fix="weight stds ≥ 0, e.g. 0.01 (a zero-initialised layer: 0)")
+        real(n, "widths", lo=0.0, hi=math.inf, lo_open=True, fix="positive widths, e.g. 64")
     if len(stds) == 2:
         return float(0.25 * sum(s * s * n for s, n in zip(stds, widths)))
     return float(np.prod([s * np.sqrt(n / 2.0) for s, n in zip(stds, widths)]))

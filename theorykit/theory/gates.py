@@ -29,6 +29,8 @@ from functools import cached_property
 
 import numpy as np
 
+from ..errors import SpecError
+
 __all__ = ["CONTEXT_CLASSES", "LEMMA_CLASSES", "RULES", "UnitGates", "unit_gates", "unit_weights", "significant", "tally",
            "read_units", "context_census", "pathway_maps", "layer_activity"]
 
@@ -305,6 +307,15 @@ def layer_activity(params, X, blocks: int = 3) -> dict:
             "second_weight_share": tally(masks, w2, pooled=True)}
 
 
+def binary(gates, field: str = "gates") -> np.ndarray:
+    """Gates given as 0/1 numbers or booleans, as booleans; any other value is an error naming
+    ``field`` (a gate of 2 or 0.5 read as "on" before)."""
+    a = np.asarray(gates)
+    if a.dtype != bool and not np.isin(a, (0, 1)).all():
+        raise SpecError(field, "holds values other than 0 and 1", "give binary gates (1 = on, 0 = off)")
+    return a.astype(bool)
+
+
 def is_staircase(pattern: np.ndarray) -> bool:
     """Whether some ordering of items and of contexts makes the pattern a staircase.
 
@@ -312,7 +323,9 @@ def is_staircase(pattern: np.ndarray) -> bool:
     pattern is a staircase (Ferrers diagram) iff then every row is a run of ones followed by
     zeros. Independent of :func:`theorykit.theory.lemmas.has_xor_subpattern` (which the tests compare it with).
     """
-    G = np.asarray(pattern, dtype=bool)
+    G = binary(pattern, "pattern")
+    if G.ndim != 2:
+        raise SpecError("pattern", f"needs an items × contexts array, got shape {G.shape}", "reshape it to n × k")
     if G.size == 0:
         return True
     rows = np.argsort(-G.sum(axis=1), kind="stable")

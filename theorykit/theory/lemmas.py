@@ -30,7 +30,8 @@ from typing import Iterable, Sequence
 import numpy as np
 import sympy as sp
 
-from .gates import LEMMA_CLASSES, UnitGates, is_staircase
+from ..errors import SpecError
+from .gates import LEMMA_CLASSES, UnitGates, binary, is_staircase
 
 __all__ = [
     "singular_values", "interlacing_bounds", "interlacing_holds", "exact_squared_singular_values",
@@ -61,6 +62,10 @@ def top_singular_value(A) -> float:
 
 def _submatrix(A, rows_removed: Iterable[int], cols_removed: Iterable[int]):
     """The rows and columns of ``A`` kept, and how many rows and columns were removed (r, c)."""
+    rows_removed, cols_removed = list(rows_removed), list(cols_removed)
+    for what, idx, n in (("rows_removed", rows_removed, A.shape[0]), ("cols_removed", cols_removed, A.shape[1])):
+        if len(set(idx)) != len(idx) or any(not 0 <= i < n for i in idx):     # ignored before
+            raise SpecError(what, f"{idx} are not distinct indices in 0…{n - 1}", "give each index once, in range")
     rr, cr = set(rows_removed), set(cols_removed)
     keep_r = [i for i in range(A.shape[0]) if i not in rr]
     keep_c = [j for j in range(A.shape[1]) if j not in cr]
@@ -92,6 +97,8 @@ def interlacing_holds(A: np.ndarray, rows_removed: Sequence[int], cols_removed: 
     up, sB, low = interlacing_bounds(A, rows_removed, cols_removed)
     if tol is None:
         tol = 32 * np.finfo(float).eps * max(A.shape) * top_singular_value(A)
+    elif not tol >= 0:
+        raise SpecError("tol", f"{tol} is not a tolerance ≥ 0", "leave it out (a scale-aware default) or give tol ≥ 0")
     return bool(np.all(up >= sB - tol) and np.all(sB >= low - tol))
 
 
@@ -273,11 +280,13 @@ def classify_context_gating(pattern, n: int, k: int) -> str:
     unit realises it; never produced by a network of :mod:`theorykit.sim.simulate`). Read by the one
     unit-gate classifier, :meth:`theorykit.theory.gates.UnitGates.lemma_classes`.
     """
-    G = np.asarray(pattern, dtype=bool)
+    G = binary(pattern, "pattern")
     if G.ndim == 1:
+        if G.size != n * k:
+            raise SpecError("pattern", f"{G.size} gates for {n} items × {k} contexts", f"give {n * k} gates, context-major")
         G = pattern_from_gates(G, n, k)
     if G.shape != (n, k):
-        raise ValueError(f"expected an {n} × {k} pattern, got shape {G.shape}")
+        raise SpecError("pattern", f"expected an {n} × {k} pattern, got shape {G.shape}", "give items × contexts")
     return str(UnitGates(G.T.reshape(1, n * k), blocks=k).lemma_classes()[0])
 
 
@@ -292,7 +301,11 @@ def stronger_reading_holds(pattern, n: int, k: int) -> bool:
 
 def gate_census(gates: np.ndarray, n: int, k: int) -> dict:
     """Counts of :data:`GATE_CLASSES` over units; ``gates`` is H × P (or seeds × H × P), context-major."""
-    cls = UnitGates(np.asarray(gates, dtype=bool).reshape(-1, n * k), blocks=k).lemma_classes()
+    G = binary(gates)
+    if G.ndim < 2 or G.shape[-1] != n * k:
+        raise SpecError("gates", f"shape {G.shape}: the last axis must be the {n * k} datapoints (n·k)",
+                        "give units × datapoints (transpose datapoints × units)")
+    cls = UnitGates(G.reshape(-1, n * k), blocks=k).lemma_classes()
     return {c: int(np.sum(cls == c)) for c in GATE_CLASSES}
 
 

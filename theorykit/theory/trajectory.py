@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from ..errors import SpecError
+
 __all__ = ["t", "tau", "a0", "mode_trajectory", "mode_ode_residual", "t_half", "mode_loss_reduction",
            "discrete_mode_recurrence", "deep_mode_rhs", "mode_gap", "discrete_mode_gap"]
 
@@ -52,6 +54,17 @@ def t_half(s, d, a_init=a0, time_const=tau, depth: int = 2) -> sp.Expr:
     A balanced mode of a pathway ``depth`` layers deep obeys τ ȧ = L a^{2−2/L} (s − d a) (L =
     ``depth``; docs/theory.md#deep-modes), so its half-way time is the exact, unevaluated integral
     ``τ ∫_{a0}^{s/2d} da / (L a^{2−2/L} (s − d a))`` (the formula above for L = 2; ``sp.N`` evaluates it)."""
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 2:
+        raise SpecError("depth", f"{depth!r} is not a depth (2 or more weight layers)", "e.g. depth=2")
+    nums = {k: sp.sympify(v) for k, v in (("s", s), ("d", d), ("a_init", a_init), ("time_const", time_const))}
+    for k, v in nums.items():           # the arguments given as numbers (symbols stay symbols)
+        if v.is_number and not v.is_positive:
+            raise SpecError(k, f"{v} is not a positive number", f"give {k} > 0")
+    if all(nums[k].is_number for k in ("s", "d", "a_init")):   # a half-way time exists only ahead of the start
+        if not (nums["a_init"] < nums["s"] / (2 * nums["d"])):
+            raise SpecError("a_init", f"a mode started at {nums['a_init']} is already at or past half its end point "
+                                      f"s/(2d) = {nums['s'] / (2 * nums['d'])}: it has no half-way time ahead",
+                            "start below s/(2d) (small initialisation)")
     if depth == 2:
         return time_const / (2 * s) * sp.log(s / (d * a_init) - 1)
     x = sp.Dummy("a", positive=True)
