@@ -165,3 +165,18 @@ def test_closed_form_helpers_refuse_arguments_without_a_meaning(call, field):
     # by hand: t½ = τ/(2s) ln(s/(d a0) − 1) = 10/(2·½) ln(½/10⁻³ − 1) = 10 ln 499; a0 = σ²n/2 = 10⁻⁴·100/2
     assert float(tk.t_half(0.5, 1.0, a_init=1e-3, time_const=10)) == pytest.approx(10 * np.log(499))
     assert tk.a0_rule(0.01, 100) == pytest.approx(0.005) and tk.a0_rule([0.01, 0.0], [64, 64]) == pytest.approx(0.0016)
+
+
+def test_predict_reln_names_its_keywords_and_the_command_line_its_options(tmp_path, capsys):
+    """predict_reln named command-line options (--hidden) in Python. XoR has no family of one pathway
+    (its smallest has 2), so hidden = 1 is refused: as hidden= in Python, as --hidden on the command line."""
+    from theorykit.cli import main
+
+    with pytest.raises(tk.SpecError) as e:
+        tk.predict_reln(tk.xor_margin(0.5), 1, tk.Training(steps=100), progress=False)
+    assert e.value.field == "hidden" and "--hidden is hidden=" in str(e.value)
+    spec = tmp_path / "x.toml"
+    spec.write_text('[symbols]\nDelta = {positive = true}\n[data]\ntask = "xor-margin"\n[training]\nsteps = 100\n')
+    assert main(["predict", str(spec), "--hidden", "1", "--set", "Delta=0.5", "--no-progress",
+                 "--out", str(tmp_path / "p.toml")]) == 2
+    assert "error in --hidden:" in capsys.readouterr().err

@@ -54,6 +54,7 @@ phase); :mod:`.predict_validate` trains the ReLU network and says where it depar
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 import time
@@ -278,6 +279,30 @@ def estimate_seconds(P: int, d: int, rank: int, pathways: float, families: int, 
     return 1.0 * max(1, math.ceil(families / 16)) + flops / 3e10
 
 
+#: the command line's options → predict_reln's keywords: a Python caller's error names the keyword
+_KEYWORDS = {"--hidden": "hidden", "--search": "search", "--time-bound": "time_bound", "--steps": "steps",
+             "--consistency": "consistency", "--max-orbit-size": "max_orbit_size",
+             "--enumerate": "enumerate_method", "--max-patterns": "max_patterns"}
+
+
+def _keyword_errors(fn):
+    """``fn``'s errors in Python's words: a field named by a command-line option names the keyword
+    instead, and the fix says so (``--time-bound`` is ``time_bound=``). The command line calls
+    ``fn.__wrapped__``, whose errors name its options."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except SpecError as exc:
+            key = _KEYWORDS.get(exc.field)
+            if key is None:
+                raise
+            raise SpecError(key, exc.problem, f"{exc.fix} (options are keywords here: {exc.field} is {key}=, "
+                                              "--shortlist is shortlist=, …)") from None
+    return wrapper
+
+
+@_keyword_errors
 def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int = 3, shortlist: int = 8,
                  seed: int = 0, max_patterns: int = 4096, samples: int = 20000, enumerate_method: str = "auto",
                  max_families: int = 1023, max_orbit_size: int = 32, min_gain: float = 1e-3, race_dt: float = 10.0,
