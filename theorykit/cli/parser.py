@@ -4,6 +4,7 @@ its own module of :mod:`theorykit.cli` (``set_defaults(module=...)``), imported 
 from __future__ import annotations
 
 import argparse
+import os
 
 EPILOG = """examples:
   theorykit check examples/xor_linear.toml
@@ -296,8 +297,6 @@ REGENERATE = "python -c 'from theorykit.cli.parser import markdown; print(markdo
 def markdown() -> str:
     """The command-line reference page (docs/cli.md): every command's ``--help``, at a fixed width.
     :data:`REGENERATE` writes it; tests/test_docs.py checks that it holds every command and option."""
-    import os
-
     old = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "100"
     try:

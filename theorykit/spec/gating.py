@@ -8,14 +8,14 @@ the two cannot drift apart.
 from __future__ import annotations
 
 import itertools
-import numbers
+import math
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 import sympy as sp
 
 from ..errors import SpecError
-from .fields import loss_name, node_label
+from .fields import integer, loss_name, node_label, real
 from .task import Task
 
 __all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "lemma41_gatings"]
@@ -77,11 +77,9 @@ class Training:
         """Every setting is checked where it is made, so ``Training(lr=-1)`` fails at once, naming
         the field (spec files also check the ranges of docs/specs.md as they are read)."""
         for name, example in (("lr", "lr = 0.05"), ("a0", "a0 = 0.001"), ("init_std", "init_std = 0.01")):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (0 < v < float("inf")):
-                raise SpecError(f"training.{name}", f"needs a positive number, got {v!r}", f"e.g. {example}")
-        if isinstance(self.steps, bool) or not isinstance(self.steps, numbers.Integral) or self.steps < 1:
-            raise SpecError("training.steps", f"needs a positive integer, got {self.steps!r}", "e.g. steps = 2000")
+            real(getattr(self, name), f"training.{name}", lo=0.0, hi=math.inf, lo_open=True,
+                 fix=f"a positive number, e.g. {example}")
+        integer(self.steps, "training.steps", lo=1, fix="a positive integer, e.g. steps = 2000")
         loss_name(self.loss, "training.loss", "write loss = \"mean\" or \"sum\"")
 
 
