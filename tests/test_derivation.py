@@ -44,10 +44,35 @@ def test_race_reduction_follows_the_non_diagonalisable_network():
 
 
 def test_zero_effective_dataset_is_a_clear_error():
-    # the linear ReLN at Δ = 0: Σyx of each pathway is (0, 0, Δ/2) = 0 -> nothing to learn
-    der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"]), values={"Delta": 0})
+    # X = I₂, y = (1, 0): a pathway on the second datapoint only sees the target 0, so its Σyx is
+    # zero for every value -> nothing to learn, a spec error
+    task = tk.Task(sp.eye(2), sp.Matrix([[1, 0]]))
+    der = tk.Derivation(tk.GDLNSpec(task, [tk.Pathway("idle", (0, 1), "all", "all", 2)]))
     with pytest.raises(DerivationError, match="nothing to learn"):
         der.modes
+
+
+@pytest.mark.parametrize("route", ["values at construction", "values at prediction"])
+def test_a_pathway_with_nothing_to_learn_at_special_values_adds_no_mode(route):
+    # the linear ReLN at Δ = 0: each pathway's Σyx is (0, 0, Δ/2) = 0 there (not in general), so no
+    # mode and no learning; the loss stays at ½·(1/4)Σ‖y‖² = ½ (targets ±1) for all time, by hand
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"], tk.Training(lr=0.05, a0=1e-3))
+    times = [0, 10, 1000, 10**6]
+    with pytest.warns(UserWarning, match="nothing to learn at Delta = 0"):
+        if route == "values at construction":
+            der = tk.Derivation(spec, values={"Delta": 0})
+            assert [n for n, svd in der.modes.items() if svd.modes] == []
+            assert der.ranking == [("positive", 0), ("negative", 0)]
+            assert "nothing to learn" in der._repr_latex_()
+            loss, disc = der.predict_loss(times), der.predict_loss(times, discrete=True)
+        else:
+            der = tk.Derivation(spec)
+            loss, disc = (der.predict_loss(times, values={"Delta": 0}),
+                          der.predict_loss(times, values={"Delta": 0}, discrete=True))
+    np.testing.assert_array_equal(loss, 0.5)
+    np.testing.assert_array_equal(disc, 0.5)
+    # and it is the limit of the general case: at Δ = 1e-6 the loss has barely moved by t = 1000
+    assert tk.Derivation(spec).predict_loss([1000], values={"Delta": 1e-6})[0] == pytest.approx(0.5, rel=1e-6)
 
 
 def test_repeated_singular_values_get_an_orthonormal_basis():

@@ -88,6 +88,7 @@ class Derivation:
             spec = spec.as_pathway_spec()
             if not self.graph.private_chains:
                 method = "race-reduction"
+        self._generic = spec          # before the values: a pathway may have nothing to learn only at them
         self.spec = spec.subs(_exact_values(values)) if values else spec
         #: the symbol values fixed when the derivation was built (later ``values=`` must agree)
         self._fixed = self.spec.task.keyed(values)
@@ -97,6 +98,9 @@ class Derivation:
             self.notes.append("pathways share edges " + ", ".join(sorted(self.graph.shared_edges())) +
                               ": no closed form; the race reduction with shared edges (theorykit.theory.race.RaceSystem.from_graph) "
                               "is integrated from aligned, balanced weights of strength a0")
+
+    def _values_text(self) -> str:
+        return ", ".join(f"{k} = {v}" for k, v in self._fixed.items())
 
     # -- task → effective datasets ---------------------------------------------------------
     @property
@@ -151,7 +155,14 @@ class Derivation:
                     # d, a sum of products of nested radicals that cancel, took minutes: a fuzz hang)
                     modes.append(m.with_d(d, d_pending=True, d_float=_quad_float(m, eff.Sx, self.reference)))
             out[name] = SVD(tuple(modes), svd.shape, svd.reference)
-            if not modes:
+            if not modes and self._fixed and any(
+                    e != 0 for e in effective_dataset(self._generic.task, self._generic.pathways[i]).Syx):
+                # Σyx vanishes at these values only (XoR's linear ReLN at Δ = 0): the pathway adds no mode
+                msg = (f"pathway {name!r} has nothing to learn at {self._values_text()}: its Σyx is zero there "
+                       "(not in general), so it adds no mode and its weights stay at their start")
+                self.notes.append(msg)
+                warnings.warn(msg, stacklevel=3)
+            elif not modes:
                 raise DerivationError(f"pathway {name!r}: its effective dataset Σyx is zero, there is nothing to learn "
                                       "(check its active datapoints and output rows)", field=self._pathway_field(i))
             for m in modes:
@@ -275,16 +286,20 @@ class Derivation:
         pathways have the same depth; across depths, by the half-way time of the top mode (depth
         changes the rate, so s alone does not order them).
 
-        With symbols, the order is the one at the reference values (see ``reference``)."""
-        return [(n, m.s) for n, m in self._ranked()]
+        With symbols, the order is the one at the reference values (see ``reference``). A pathway
+        with nothing to learn at this derivation's values (no mode) comes last, with s = 0."""
+        return [(n, m.s) for n, m in self._ranked()] + [(n, sp.S.Zero) for n in self._idle()]
 
     @cached_property
     def ranking_text(self) -> list[tuple[str, str]]:
         """:attr:`ranking` with each value as exact text (no ``CRootOf`` object is built)."""
-        return [(n, m.s_text) for n, m in self._ranked()]
+        return [(n, m.s_text) for n, m in self._ranked()] + [(n, "0") for n in self._idle()]
+
+    def _idle(self) -> list:
+        return [n for n, svd in self.modes.items() if not svd.modes]
 
     def _ranked(self) -> list:
-        items = [(n, svd.modes[0]) for n, svd in self.modes.items()]
+        items = [(n, svd.modes[0]) for n, svd in self.modes.items() if svd.modes]
         if len({p.depth for p in self.spec.pathways}) == 1:
             return sorted(items, key=lambda it: -it[1].s_float(self.reference))
         depth = {p.name: p.depth for p in self.spec.pathways}
@@ -390,6 +405,10 @@ class Derivation:
             for svd in self.modes.values():
                 for m in svd.modes:
                     s30, d30 = self._mode_numbers(m, vals, digits=30)
+                    if not (s30 > 0 and d30 > 0):   # a mode that vanishes at these values: derive there
+                        if self.task.free_symbols:
+                            return self._at(values).predict_loss(times, discrete=discrete)
+                        raise DerivationError(f"a mode with s = {s30}, d = {d30}: no trajectory")
                     floor -= s30 ** 2 / (2 * d30)
                     s_, d_ = float(s30), float(d30)
                     if discrete:

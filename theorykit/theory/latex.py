@@ -35,7 +35,8 @@ def derivation_latex_short(der) -> str:
     for n, svd in der.modes.items():
         s = ", ".join(sp.latex(m.s) for m in svd.modes)
         d = ", ".join(sp.latex(m.d) for m in svd.modes)
-        lines.append(f"{_tex_name(n)}: & s = ({s}), & d = ({d})")
+        lines.append(f"{_tex_name(n)}: & s = ({s}), & d = ({d})" if svd.modes else
+                     f"{_tex_name(n)}: & \\text{{no mode (nothing to learn)}} &")
     body = r" \\ ".join(lines)
     meth = der.method
     return r"$\begin{aligned}" + body + r"\end{aligned}\quad(\text{" + meth + "})$"
