@@ -405,7 +405,7 @@ class Derivation:
             for svd in self.modes.values():
                 for m in svd.modes:
                     s30, d30 = self._mode_numbers(m, vals, digits=30)
-                    if not (s30 > 0 and d30 > 0):   # a mode that vanishes at these values: derive there
+                    if not _positive(s30, d30):     # a mode that vanishes (or is 0/0) at these values: derive there
                         if self.task.free_symbols:
                             return self._at(values).predict_loss(times, discrete=discrete)
                         raise DerivationError(f"a mode with s = {s30}, d = {d30}: no trajectory")
@@ -492,6 +492,14 @@ class Derivation:
         # the method once it is known (deciding it may need the modes: a repr computes nothing)
         method = self.__dict__.get("method", self.requested_method)
         return f"Derivation({self.spec.name!r}, pathways={[p.name for p in self.spec.pathways]}, method={method!r})"
+
+
+def _positive(*xs) -> bool:
+    """Whether every number is positive: False for 0 and for NaN (SymPy refuses to compare NaN)."""
+    try:
+        return all(bool(x > 0) for x in xs)
+    except TypeError:
+        return False
 
 
 def _digits(v, digits: int):
