@@ -8,6 +8,8 @@
   headings in the page's table of contents) with the
   vendored KaTeX that every page already loads (``docs/_hooks/katex_assets.py``). The page's
   ``<body>`` gets ``data-math="rendered"`` once that has run (the browser test reads it).
+  It also points the notebook's links to the docs, written relative to ``examples/notebooks`` (as
+  ``../../docs/theory.md#contexts``, which works on GitHub and in Jupyter), at the site's page.
 """
 from __future__ import annotations
 
@@ -40,6 +42,17 @@ document.addEventListener("DOMContentLoaded", function () {
 """
 
 
+# a link from examples/notebooks/<name>.ipynb to a page of docs/, with its anchor if any
+_DOCS_LINK = re.compile(r'href="\.\./\.\./docs/([A-Za-z0-9_/.-]+?)\.md(#[^"]*)?"')
+
+
+def _site_url(src: str, directory_urls: bool) -> str:
+    """The site URL (from the site root) of the page ``docs/<src>.md``."""
+    if not directory_urls:
+        return src + ".html"
+    return src[:-len("index")] if src == "index" or src.endswith("/index") else src + "/"
+
+
 def _root(config) -> Path:
     return Path(config["config_file_path"]).resolve().parent
 
@@ -64,4 +77,7 @@ def on_post_page(output, page, config):
         return output
     output = _CDN_SRC.sub("", output)
     output = _CDN_SCRIPT.sub("", output)
+    to_root = "../" * page.url.count("/")          # notebooks/<name>/ (or notebooks/<name>.html) to the root
+    output = _DOCS_LINK.sub(lambda m: f'href="{to_root}{_site_url(m.group(1), config["use_directory_urls"])}'
+                                      f'{m.group(2) or ""}"', output)
     return output.replace("</body>", _RENDER + "</body>", 1)
