@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import doctest
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -125,6 +126,25 @@ def test_docs_build_strict(tmp_path):
     api = (site / "api" / "index.html").read_text("utf-8")
     assert "theorykit.theory.derivation.Derivation" in api or "Derivation" in api
     assert (site / "lemmas" / "index.html").is_file()
+    # each <a id> of a page is an id of the built page: the id of the heading below it (docs/_hooks/anchors.py),
+    # and no heading shows a "{#...}"
+    pages = [p for p in DOCS.rglob("*.md") if _A_ID.search(p.read_text("utf-8"))]
+    assert {"theory.md", "validation.md", "performance.md", "predict.md"} <= {p.name for p in pages}
+    for page in pages:
+        rel = page.relative_to(DOCS).with_suffix("")
+        html = (site / ("" if rel.name == "index" else rel) / "index.html").read_text("utf-8")
+        lines = _without_fences(page.read_text("utf-8")).split("\n")
+        for i, line in enumerate(lines):
+            if m := _A_ID.fullmatch(line.strip()):
+                heading = i + 1 < len(lines) and re.match(r"#{1,6}\s", lines[i + 1])
+                assert re.search(rf'<h[1-6] id="{m.group(1)}"' if heading else rf'\bid="{m.group(1)}"', html), \
+                    f"{page.name}: #{m.group(1)} is not {'a heading id' if heading else 'an id'} of the site's page"
+        assert not re.search(r"<h[1-6][^>]*>[^<]*\{#", html), page.name
+    # a notebook's link to the docs (to ../../docs/theory.md with its anchor, for GitHub and Jupyter) is the
+    # site's page
+    nbs = {p.parent.name: p.read_text("utf-8") for p in (site / "notebooks").glob("*/index.html")}
+    assert 'href="../../theory/#contexts"' in nbs["02_contexts_race"]
+    assert {n: re.findall(r'href="[^"]*\.md[#"]', t) for n, t in nbs.items() if re.search(r'href="[^"]*\.md[#"]', t)} == {}
 
 
 def test_specs_md_lists_every_field_the_parser_accepts():
@@ -219,22 +239,129 @@ def test_readme_is_a_short_introduction_without_history():
             assert (ROOT / target).exists(), target
 
 
+# A section's stable anchor is an HTML anchor on the line above its heading (``<a id="mode-ode"></a>``):
+# GitHub shows a Python-Markdown ``{#mode-ode}`` as text and gives it no anchor; docs/_hooks/anchors.py
+# turns the pair into the heading's own id on the site.
+_A_ID = re.compile(r'<a\s+id="([^"]+)"\s*>\s*</a>')
+_ATTR_HEADING = re.compile(r"^#{1,6}[ \t].*\{[ \t]*:?[ \t]*[#.][^}\n]*\}[ \t]*$", re.M)
+_CITED = re.compile(r"([\w./-]*\.md)#([A-Za-z0-9_-]+)")
+# where anchors are cited: docstrings, comments, the suites, the tests, the docs, the examples and notebooks
+_CITING = ("README.md", "CHANGELOG.md", "mkdocs.yml", "theorykit", "validation", "derivations", "tests", "docs",
+           "examples")
+
+
+def _without_fences(text: str) -> str:
+    """The markdown with its fenced code blocks (``` or ~~~) blanked, line count kept."""
+    out, fence = [], None
+    for line in text.split("\n"):
+        s = line.lstrip()
+        if fence is None and s.startswith(("```", "~~~")):
+            fence, line = s[:3], ""
+        elif fence is not None:
+            fence, line = (None if s.startswith(fence) else fence), ""
+        out.append(line)
+    return "\n".join(out)
+
+
+def _heading_text(line: str) -> str:
+    """A heading's text as rendered: no ``#``s, code spans and emphasis unwrapped, links to their text."""
+    text = re.sub(r"^#{1,6}\s+|\s+#+\s*$", "", line.strip())
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    return re.sub(r"[`*]|<[^>]+>", "", text)
+
+
+def _github_slug(text: str) -> str:
+    """GitHub's heading anchor (github-slugger): lower case, punctuation dropped, each space a hyphen."""
+    return re.sub(r"[^\w\- ]", "", text.lower()).replace(" ", "-")
+
+
+def _mkdocs_slug(text: str) -> str:
+    """Python-Markdown's toc slug (markdown.extensions.toc.slugify, as mkdocs uses it)."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", text).strip().lower())
+
+
+def _page_anchors(page: Path) -> set[str]:
+    """The anchors a link to ``page`` may name that exist both on GitHub and on the site: its
+    ``<a id>``s, and each heading's slug where GitHub and Python-Markdown agree on it (a heading under an
+    ``<a id>`` takes that id on the site instead of its slug)."""
+    lines = _without_fences(page.read_text("utf-8")).split("\n")
+    anchors = set(_A_ID.findall("\n".join(lines)))
+    for i, line in enumerate(lines):
+        if re.match(r"#{1,6}\s", line) and not (i and _A_ID.fullmatch(lines[i - 1].strip())):
+            text = _heading_text(line)
+            if _github_slug(text) == _mkdocs_slug(text):
+                anchors.add(_github_slug(text))
+    return anchors
+
+
+def _cited_anchors():
+    """(citing file, page path as written, resolved page or None, anchor) for every ``<page>.md#<anchor>``
+    in the repository's text files, and every ``](#anchor)`` of a docs page (its own page)."""
+    files = []
+    for name in _CITING:
+        p = ROOT / name
+        files += [p] if p.is_file() else [f for f in p.rglob("*") if f.is_file() and f.suffix in
+                                           (".py", ".md", ".toml", ".ipynb", ".yml", ".txt")
+                                           and "__pycache__" not in f.parts and ".ipynb_checkpoints" not in f.parts]
+    for f in files:
+        text = f.read_text("utf-8", errors="replace")
+        for path, anchor in _CITED.findall(text):
+            target = next((c.resolve() for c in (f.parent / path, ROOT / path) if c.is_file()), None)
+            yield f, path, target, anchor
+        if f.suffix == ".md" and f.is_relative_to(DOCS):
+            for anchor in re.findall(r"\]\(#([^)\s]+)\)", _without_fences(text)):
+                yield f, f.name, f, anchor
+
+
 def test_theory_anchors_cited_anywhere_exist():
     """Every anchor of ``docs/theory.md`` cited in the code, the suites, the tests, the docs and the examples
     is an anchor of docs/theory.md; the docs and examples no longer cite the external THEORY.md."""
-    anchors = set(re.findall(r"\{#([a-z0-9-]+)\}", (DOCS / "theory.md").read_text("utf-8")))
+    anchors = _page_anchors(DOCS / "theory.md")
     assert {"mode-ode", "closed-form", "effective-datasets", "race", "a0-rule", "time-conventions", "xor",
             "contexts", "lemma-4-1", "interlacing"} <= anchors
-    cited = {}
-    for folder in ("theorykit", "validation", "derivations", "tests", "docs", "examples"):
-        for f in (ROOT / folder).rglob("*"):
-            if f.suffix in (".py", ".md", ".toml") and f.is_file():
-                for a in re.findall(r"theory\.md#([A-Za-z0-9_-]+)", f.read_text("utf-8", errors="replace")):
-                    cited.setdefault(a, f.relative_to(ROOT))
-    missing = {a: str(f) for a, f in cited.items() if a not in anchors}
+    cited = {a: f for f, _, target, a in _cited_anchors() if target == (DOCS / "theory.md").resolve()}
+    assert {"mode-ode", "xor", "contexts", "race"} <= set(cited)        # the scan finds the citations
+    missing = {a: str(f.relative_to(ROOT)) for a, f in cited.items() if a not in anchors}
     assert missing == {}
+    from theorykit.report import _THEORY_ANCHORS     # the report's links, built as docs/theory.md + "#" + anchor
+
+    assert set(_THEORY_ANCHORS.values()) - anchors == set()
     for f in [ROOT / "README.md", *DOCS.rglob("*.md"), *(ROOT / "examples").rglob("*.toml")]:
         assert "THEORY.md" not in f.read_text("utf-8"), f
+
+
+def test_every_cited_docs_anchor_exists_on_github_and_the_site():
+    """Every ``<page>.md#<anchor>`` cited anywhere in the repository (docstrings, comments, README, CHANGELOG,
+    docs, examples, notebooks and their .py pairs, tests) names a page that exists and an anchor of it
+    that both GitHub and the mkdocs site have: an ``<a id>`` of the page, or a heading whose GitHub and
+    Python-Markdown slugs agree. Same-page ``](#anchor)`` links of the docs are checked too."""
+    found, bad = set(), []
+    for f, path, target, anchor in _cited_anchors():
+        where = f"{f.relative_to(ROOT)}: {path}#{anchor}"
+        if target is None:
+            bad.append(f"{where} (no such page)")
+        elif anchor not in _page_anchors(target):
+            bad.append(f"{where} (no such anchor in {target.relative_to(ROOT)})")
+        else:
+            found.add(target.relative_to(ROOT).as_posix())
+    assert bad == [], "\n".join(bad) + "\nadd <a id=\"ANCHOR\"></a> on the line above the heading it names"
+    assert {"docs/theory.md", "docs/validation.md", "docs/performance.md", "docs/predict.md"} <= found
+
+
+def test_no_heading_uses_attr_list_anchors():
+    """No heading of the docs, README, CHANGELOG or a notebook is written ``## Title {#anchor}``: GitHub
+    shows the ``{#anchor}`` as text and has no such anchor (write ``<a id="anchor"></a>`` above it)."""
+    texts = {p: p.read_text("utf-8") for p in [ROOT / "README.md", ROOT / "CHANGELOG.md", *DOCS.rglob("*.md")]}
+    for nb in (ROOT / "examples" / "notebooks").glob("*.ipynb"):
+        for i, cell in enumerate(json.loads(nb.read_text("utf-8"))["cells"]):
+            if cell["cell_type"] == "markdown":
+                texts[Path(f"{nb}#cell{i}")] = "".join(cell["source"])
+    bad = {str(p.relative_to(ROOT)): _ATTR_HEADING.findall(_without_fences(t)) for p, t in texts.items()}
+    assert {p: h for p, h in bad.items() if h} == {}
+    assert _ATTR_HEADING.search("## The mode ODE {#mode-ode}")      # the pattern catches the old form
 
 
 def test_readme_first_example_runs_and_prints_what_it_says(capsys):
