@@ -614,3 +614,24 @@ def test_exact_cap_counts_only_patterns_that_are_kept():
     which is dropped. Two patterns fit a cap of two."""
     pats, _, info = realisable_patterns(np.array([[1.0, -1.0]]), method="exact", max_patterns=2)
     assert sorted(map(tuple, pats.astype(int))) == [(0, 1), (1, 0)] and info["found"] == 2
+
+
+def test_cli_passes_every_search_option(tmp_path, monkeypatch):
+    """--search, --beam and --shortlist reach predict_reln with the values given (a comment once cut
+    them off the call, so the defaults auto, 3 and 8 ran whatever was asked)."""
+    import theorykit.cli.predict as cp
+    from theorykit.cli import main
+
+    seen = {}
+
+    def fake(task, hidden, training, **kw):
+        seen.update(kw, hidden=hidden)
+        raise RuntimeError("stop after the call")
+
+    monkeypatch.setattr(cp, "predict_reln", type("Wrapped", (), {"__wrapped__": staticmethod(fake)}))
+    spec_path = tmp_path / "xor.toml"
+    spec_path.write_text(XOR_TOML)
+    assert main(["predict", str(spec_path), "--hidden", "8", "--set", "Delta=1", "--out", str(tmp_path / "o.toml"),
+                 "--search", "beam", "--beam", "5", "--shortlist", "2", "--samples", "77", "--seed", "3"]) == 70
+    assert (seen["search"], seen["beam"], seen["shortlist"]) == ("beam", 5, 2)
+    assert (seen["hidden"], seen["samples"], seen["seed"]) == (8, 77, 3)

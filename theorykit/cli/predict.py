@@ -57,11 +57,13 @@ def run(args) -> int:
     task, training, name = load_task_training(args.spec, args.set)
     # before any work and any file: an unwritable --json must not leave --out behind
     check_outputs(("--out", args.out), ("--json", args.json))
-    pred = predict_reln.__wrapped__(task, args.hidden, training,     # errors named by the options search=args.search, beam=args.beam, shortlist=args.shortlist,
-                        seed=args.seed, max_patterns=args.max_patterns, samples=args.samples,
-                        enumerate_method=args.enum_method, max_families=args.max_families,
-                        max_orbit_size=args.max_orbit_size, steps=args.steps, consistency=args.consistency,
-                        time_bound=args.time_bound or None, progress=not args.no_progress)
+    # the unwrapped function: its errors name the options
+    pred = predict_reln.__wrapped__(task, args.hidden, training, search=args.search, beam=args.beam,
+                                    shortlist=args.shortlist, seed=args.seed, max_patterns=args.max_patterns,
+                                    samples=args.samples, enumerate_method=args.enum_method,
+                                    max_families=args.max_families, max_orbit_size=args.max_orbit_size,
+                                    steps=args.steps, consistency=args.consistency,
+                                    time_bound=args.time_bound or None, progress=not args.no_progress)
     spec = pred.to_spec(f"{name}-predicted"[:64])
     print(pred.text())
     doc = {"prediction": pred.summary()}
