@@ -24,13 +24,12 @@ fitted openly (log grid, minimising the largest loss error); the rule's figure i
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from theorykit.analysis import context_races as races
 from theorykit.analysis import context_runs as runs
 from theorykit.progress import Progress
 
-from ._common import graded
+from ._common import Stopwatch, graded, start
 
 NAME = "contexts"
 DESCRIPTION = ("Sections 4-5: coupled pathway races (Proposition 4.2 by exhaustion), k-context closed forms for "
@@ -73,44 +72,33 @@ MODES = {
 # the suite
 # ---------------------------------------------------------------------------------------------
 def run(out_dir, mode: str = "quick", progress: bool = True) -> dict:
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    if mode not in MODES:
-        raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
-    cfg = MODES[mode]
+    out_dir, cfg = start(out_dir, mode, MODES)
     rcfg = {**cfg, **HYPER}     # what the experiments read: the mode and the paper's hyper-parameters
     if cfg.get("sec5_k"):       # quick: the paper's k = 3, 4, 5 only
         rcfg["sec5"] = {kk: v for kk, v in SEC5.items() if kk in cfg["sec5_k"]}
     t_start = time.time()
-    secs = {}
     with Progress("contexts", total=30, enabled=progress) as pr:
-        t0 = time.time()
+        secs = Stopwatch(pr)
         der = races.derivation(out_dir, rcfg)
         kres = der.pop("_obj")
-        secs["derivation"] = time.time() - t0
-        pr.update(note="symbolic derivation")
-        t0 = time.time()
+        secs.lap("derivation", "symbolic derivation")
         s4 = runs.section4(rcfg, pr)
-        secs["section4"] = time.time() - t0
+        secs.lap("section4")
         # extra data for Fig. 4b: race singular values at snapshots and ReLU group maps
-        t0 = time.time()
         runs.snapshot_singular_values(s4, rcfg)
         a0_rank = s4["agreement"]["a0_rule_gdln"]["context"]
         race_rank = races.race_ranking(rcfg, a0_rank, pr)
         rfam = races.r_families(rcfg, a0_rank, pr)
-        secs["races"] = time.time() - t0
-        t0 = time.time()
+        secs.lap("races")
         s5 = runs.section5(rcfg, kres, pr)
-        secs["section5"] = time.time() - t0
-        t0 = time.time()
+        secs.lap("section5")
         from . import contexts_figures as figs
 
         figs.fig4a(s4, out_dir / "fig4a_loss.png")
         f4b = figs.fig4b(s4, out_dir / "fig4b_singular_values.png")
         f4c = figs.fig4c(s4, out_dir / "fig4c_mds.png")
         figs.fig5(s5, out_dir / "fig5_k_contexts.png")
-        secs["figures"] = time.time() - t0
-        pr.update(note="figures")
+        secs.lap("figures", "figures")
     return _assemble(mode, cfg, der, s4, race_rank, rfam, s5, f4b, f4c, secs, time.time() - t_start, _key_latex(kres))
 
 
@@ -313,7 +301,7 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
         "section 5 worst GDLN vs joint race (a0 from init)": worst5("gdln_joint_vs_race"),
     }
 
-    res = {
+    return {
         "suite": NAME, "mode": mode, "config": cfg, "seconds_by_part": secs, "seconds_total": total,
         "hyper_parameters": {"eta": ETA, "steps": STEPS, "loss": "sum (tau = 1/(P eta))", "bias": False,
                              "relu_hidden_section4": s4["units"]["hidden"], "relu_init_std": "0.005/hidden",
@@ -346,4 +334,3 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
         "summary": summary,
         "claims": claims,
     }
-    return res

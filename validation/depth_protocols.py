@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from theorykit.curves import max_gap
 from theorykit.io import write_png
 from theorykit.spec.files import example_path
 from theorykit.spec.graph import scaled
@@ -83,7 +84,7 @@ def _half(c):
 
 def _compare(g, r):
     L0 = r["L0"]
-    return {"max_gap_over_L0": float(np.max(np.abs(g["mean"] - r["mean"])) / L0),
+    return {"max_gap_over_L0": max_gap(g["mean"], r["mean"], L0),
             "plateau_over_L0": g["final"] / L0, "relu_final_over_L0": r["final"] / L0,
             "half_index": _half(g), "relu_half_index": _half(r)}
 

@@ -30,9 +30,18 @@ from pathlib import Path
 
 import numpy as np
 
+from theorykit import contexts
+from theorykit.analysis._runs import exact_reln_trajectory, train_relu
+from theorykit.analysis.findgates import choose_elbow, elbow_scores
+from theorykit.analysis.reln import exact_reln_outputs
+from theorykit.curves import max_gap
 from theorykit.io import write_png
+from theorykit.net.starts import a0_rule
+from theorykit.progress import Progress
+from theorykit.sim.simulate import relu_forward
+from theorykit.theory.race import RaceSystem
 
-from ._common import pyplot
+from ._common import Stopwatch, pyplot, start
 
 NAME = "gates"
 DESCRIPTION = "Algorithm 1 (find gates, elbow, Figs. 8-9), the exact ReLN, and the digits dataset"
@@ -65,13 +74,7 @@ def _label(pattern, n=8, k=3):
 
 
 def _section4(st, progress):
-    from theorykit import contexts
-    from theorykit.analysis.findgates import choose_elbow, elbow_scores
-    from theorykit.analysis._runs import train_relu
-    from theorykit.progress import Progress
-
-    task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
-    X, Y = task.numeric()
+    X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
     relu = train_relu(X, Y, hidden=st["hidden"], lr=st["lr"], steps=st["steps"], seeds=st["seeds"],
                       init_std=st["init_std"], loss="sum", seed=0, every=100)
     with Progress("gates: elbow", len(KS), enabled=progress) as pr:
@@ -86,7 +89,7 @@ def _section4(st, progress):
               "patterns": ["".join(map(str, p)) for p in r["patterns"]],
               "labels": [_label(p) for p in r["patterns"]], "shares": r["shares"], "hidden": r["hidden"]}
              for r in scores]
-    return task, relu, scores, per_k, K_imp, K_chord, K_log
+    return relu, scores, per_k, K_imp, K_chord, K_log
 
 
 def _fig8(scores, path, show=(2, 3, 4, 5, 6, 8)):
@@ -135,11 +138,6 @@ def _fig9(per_k, K_imp, K_chord, path, K_log=None):
 
 
 def _exact_reln(st):
-    from theorykit import contexts
-    from theorykit.analysis._runs import exact_reln_trajectory, train_relu
-    from theorykit.analysis.reln import exact_reln_outputs
-    from theorykit.sim.simulate import relu_forward
-
     X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
     r = st["reln"]
     # (a) forward: the exact ReLN at the ReLU weights, every checkpoint of every seed
@@ -166,13 +164,6 @@ def _exact_reln(st):
 def _digits(st, progress):
     from sklearn.datasets import load_digits
 
-    from theorykit.analysis.findgates import choose_elbow, elbow_scores
-
-    from theorykit.analysis._runs import train_relu
-    from theorykit.theory.race import RaceSystem
-    from theorykit.net.starts import a0_rule
-    from theorykit.progress import Progress
-
     ds = st["digits"]
     d = load_digits()
     idx = np.where(d.target < ds["classes"])[0][: ds["images"]]
@@ -184,6 +175,7 @@ def _digits(st, progress):
         scores = elbow_scores(X, Y, relu, KS, kmeans_seed=0, n_init=5, progress=pr)
     rl = relu.loss.mean(0)
     times = relu.t_ck.astype(float)
+    idx = relu.t_ck.astype(int)
     rows = []
     for r in scores:
         G = np.array(r["patterns"])
@@ -193,13 +185,13 @@ def _digits(st, progress):
         rows.append({"K": r["K"], "pathways": len(G), "sizes": [int(g.sum()) for g in G], "hidden": r["hidden"],
                      "mse": r["mse"], "sim_max_rel_err": r["loss_max_rel_err"],
                      "sim_final_rel_err": float(abs(r["gdln_loss"][-1] - rl[-1]) / rl[-1]),
-                     "race_max_rel_err": float(np.max(np.abs(race - rl[times.astype(int)])) / rl[0]),
+                     "race_max_rel_err": max_gap(race, rl[idx], rl[0]),
                      "race_final_rel_err": float(abs(race[-1] - rl[-1]) / rl[-1]),
                      "race_a0": a0, "race_seconds": time.time() - t0,
-                     "sim_loss": r["gdln_loss"][times.astype(int)], "race_loss": race})
+                     "sim_loss": r["gdln_loss"][idx], "race_loss": race})
     K_el = choose_elbow(KS, [r["mse"] for r in scores])
-    return {"X_shape": list(X.shape), "relu_loss": rl[times.astype(int)], "relu_loss_std": relu.loss.std(0)[
-        times.astype(int)], "t": times, "rows": rows, "K_elbow": K_el, "settings": ds}
+    return {"X_shape": list(X.shape), "relu_loss": rl[idx], "relu_loss_std": relu.loss.std(0)[idx], "t": times,
+            "rows": rows, "K_elbow": K_el, "settings": ds}
 
 
 def _fig_digits(dg, path):
@@ -310,20 +302,16 @@ def _pathway_claims(per_k: list[dict], K_imp: int) -> list[dict]:
 
 
 def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    st = SETTINGS[mode]
-    t0 = time.time()
-    task, relu, scores, per_k, K_imp, K_chord, K_log = _section4(st, progress)
-    t_s4 = time.time() - t0
+    out_dir, st = start(out_dir, mode, SETTINGS)
+    secs = Stopwatch()
+    relu, scores, per_k, K_imp, K_chord, K_log = _section4(st, progress)
+    secs.lap("section4")
+    reln = _exact_reln(st)
+    secs.lap("exact_reln")
+    dg = _digits(st, progress)
+    secs.lap("digits")
     _fig8(scores, out_dir / "fig8_centroids.png")
     _fig9(per_k, K_imp, K_chord, out_dir / "fig9_elbow.png", K_log)
-    t1 = time.time()
-    reln = _exact_reln(st)
-    t_reln = time.time() - t1
-    t2 = time.time()
-    dg = _digits(st, progress)
-    t_dg = time.time() - t2
     _fig_digits(dg, out_dir / "fig_digits.png")
     rowK = dg["rows"][dg["K_elbow"] - 1]
 
@@ -340,15 +328,15 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
          "agreement": f"tracking tolerance {TRACK_TOL}·L(0) (max over time)",
          "verdict": _tracking_verdict(rowK["sim_max_rel_err"], rowK["race_max_rel_err"])},
     ]
-    return {"suite": NAME, "mode": mode, "settings": {k: v for k, v in st.items()},
+    return {"suite": NAME, "mode": mode, "settings": dict(st),
             "elbow_rule": "smallest K after which no larger K lowers the output MSE by more than 10 % of "
                           "(MSE(K=1) − min MSE); chord rule reported beside it; both on linear MSE (K_elbow, "
                           "K_chord) and on log10(MSE) (K_elbow_log10)",
             "section4": {"K_elbow": K_imp, "K_chord": K_chord, "K_elbow_log10": K_log, "per_K": per_k,
-                         "relu_final_loss": relu.loss[:, -1], "seconds": t_s4},
-            "exact_reln": {**reln, "seconds": t_reln},
+                         "relu_final_loss": relu.loss[:, -1], "seconds": secs["section4"]},
+            "exact_reln": {**reln, "seconds": secs["exact_reln"]},
             "digits": {k: v for k, v in dg.items() if k != "rows"} | {
                 "rows": [{k: v for k, v in r.items() if k not in ("sim_loss", "race_loss")} for r in dg["rows"]],
-                "seconds": t_dg},
+                "seconds": secs["digits"]},
             "figures": ["fig8_centroids.png", "fig9_elbow.png", "fig_digits.png"],
             "claims": claims}

@@ -37,7 +37,6 @@ patterns: ``three_point``, ``mixed_two``), and dead units are also counted on th
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -45,7 +44,7 @@ import numpy as np
 import sympy as sp
 
 from theorykit.spec.gating import xor_relns
-from theorykit.io import atomic_write_text, write_json
+from theorykit.io import atomic_write_text
 from theorykit.theory.latex import latex_document
 from theorykit.progress import Progress
 from theorykit.curves import curve_distance, median_never_inf, nan_to_none, switch_point
@@ -55,6 +54,8 @@ from theorykit.sim.grid import aligned_reln_grid_start, reln_grid_start, relu_gr
 from theorykit.spec.task import xor_margin
 from theorykit.theory.closed_grid import (ClosedFormGrid, discrete_loss_grid, fit_a0_grid, half_loss_time_grid,
                                           values_on_grid, vectors_on_grid)
+
+from ._common import Stopwatch, start
 
 NAME = "xor"
 DESCRIPTION = ("Section 3: XoR with a margin. Both ReLNs derived with Δ symbolic, the crossover Δ*, "
@@ -122,26 +123,20 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
 
     ``config`` overrides entries of ``CONFIGS[mode]`` (used by the tests for a tiny run).
     """
-    if mode not in CONFIGS:
-        raise ValueError(f"mode must be one of {sorted(CONFIGS)}, got {mode!r}")
-    cfg = dict(CONFIGS[mode])
-    cfg.update(config or {})
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    timing = {}
+    out_dir, cfg = start(out_dir, mode, CONFIGS)
+    cfg = {**cfg, **(config or {})}
     t_start = time.time()
     stages = ["derive", "relu", "reln-random", "reln-aligned", "measure", "figures"]
     with Progress("xor", total=len(stages), enabled=progress) as pr:
+        timing = Stopwatch(pr)
         # ---- 1. theory ------------------------------------------------------------------------
-        t0 = time.time()
         derive, summary = _load_theory()
         theory = derive(hidden=cfg["hidden"])
         atomic_write_text(out_dir / DERIVATION_TEX, latex_document(
             r"XoR with a margin: the two ReLNs and the crossover $\Delta^\ast$", theory["latex"]))
         task = xor_margin()
         relns = {n: [q.resolve(task) for q in ps] for n, ps in xor_relns(cfg["hidden"]).items()}
-        timing["derive"] = time.time() - t0
-        pr.update(note="derived")
+        timing.lap("derive", "derived")
 
         # ---- 2. simulations ----------------------------------------------------------------------
         deltas = np.linspace(0.0, cfg["delta_max"], cfg["n_delta"])
@@ -155,54 +150,43 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
         times = np.arange(0, steps + 1, rec_every, dtype=float)
         keys = jax.random.split(jax.random.PRNGKey(0), cfg["seeds"])
 
-        t0 = time.time()
         net, p0 = relu_grid_start(Xs_j, Y_j, keys, hidden=H, std=std)
         params, relu_curves, relu_lt = train_grid(net, p0, Xs_j, Y_j, lr, steps, rec_every, len(keys))
         relu_curves = np.asarray(relu_curves, float)
         relu_lt = np.asarray(relu_lt, float)
         W1 = np.asarray(params["input->h1"], float)          # nΔ × seeds × H × d
         W2 = np.asarray(params["h1->output"], float)         # nΔ × seeds × p × H
-        timing["relu"] = time.time() - t0
-        pr.update(note="ReLU networks trained")
+        timing.lap("relu", "ReLU networks trained")
 
-        t0 = time.time()
         sims, sim_lt = {}, {}
         for name in ("linear", "xor"):
             net, p0 = reln_grid_start(Xs_j, Y_j, keys, relns[name], task=task, hidden=H, std=std)
             _, c, lt = train_grid(net, p0, Xs_j, Y_j, lr, steps, rec_every, len(keys))
             sims[name], sim_lt[name] = np.asarray(c, float), np.asarray(lt, float)
-        timing["reln_random"] = time.time() - t0
-        pr.update(note="ReLNs (random init) trained")
+        timing.lap("reln_random", "ReLNs (random init) trained")
 
         # a0 rule (per pathway; the pathways of one ReLN have equal widths)
         a0_rule = {n: init_a0_rule(std, relns[n][0].hidden) for n in ("linear", "xor")}   # σ²H/2
-        t0 = time.time()
         D = theory["Delta"]
-        aligned, aligned_lt = {}, {}
+        aligned = {}
         akeys = jax.random.split(jax.random.PRNGKey(1), cfg["aligned_seeds"])
         for name in ("linear", "xor"):
             U = [vectors_on_grid(q["u"], D, deltas) for q in theory[name]["pathways"].values()]
             V = [vectors_on_grid(q["v"], D, deltas) for q in theory[name]["pathways"].values()]
             a0s = [a0_rule[name]] * len(relns[name])
             net, p0 = aligned_reln_grid_start(Xs_j, akeys, relns[name], U, V, a0s, task=task)
-            _, c, lt = train_grid(net, p0, Xs_j, Y_j, lr, steps, rec_every, len(akeys))
-            aligned[name], aligned_lt[name] = np.asarray(c, float), np.asarray(lt, float)
-        timing["reln_aligned"] = time.time() - t0
-        pr.update(note="ReLNs (aligned init) trained")
+            aligned[name] = np.asarray(train_grid(net, p0, Xs_j, Y_j, lr, steps, rec_every, len(akeys))[1], float)
+        timing.lap("reln_aligned", "ReLNs (aligned init) trained")
 
         # ---- 3. measurements -----------------------------------------------------------------------
-        t0 = time.time()
         res = _measure(cfg, theory, summary, relns, deltas, times, tau, a0_rule, relu_curves, relu_lt, W1, W2, Xs,
                        sims, sim_lt, aligned)
-        timing["measure"] = time.time() - t0
-        pr.update(note="measured")
+        timing.lap("measure", "measured")
 
-        t0 = time.time()
         from .xor_figures import figures
 
         figs = figures(out_dir, cfg, theory, deltas, times, res["_arrays"])
-        timing["figures"] = time.time() - t0
-        pr.update(note="figures written")
+        timing.lap("figures", "figures written")
 
     del res["_arrays"]
     timing["total"] = time.time() - t_start
@@ -236,15 +220,12 @@ def _measure(cfg, theory, summary, relns, deltas, times, tau, a0_rule, relu_curv
 
     discrete = {n: discrete_loss_grid(s_num[n], d_num[n], a0_rule[n], tau, times, len(relns[n]), 0.5)
                 for n in ("linear", "xor")}
-    agreement = {
-        "random_init_a0_rule": {n: max_rel(sims[n].mean(axis=1), cf_rule[n]) for n in ("linear", "xor")},
-        "random_init_a0_rule_discrete": {n: max_rel(sims[n].mean(axis=1), discrete[n]) for n in ("linear", "xor")},
-        "random_init_a0_fit": {n: max_rel(sims[n].mean(axis=1), cf_fit[n]) for n in ("linear", "xor")},
-        "aligned_init_flow": {n: max_rel(aligned[n].mean(axis=1), cf_rule[n]) for n in ("linear", "xor")},
-        "aligned_init_discrete": {n: max_rel(aligned[n].mean(axis=1), discrete[n]) for n in ("linear", "xor")},
-        "what": "largest |simulated − closed-form loss| / initial loss over all Δ and recorded steps "
-                "(random init: mean over seeds)",
-    }
+    pairs = {"random_init_a0_rule": (sims, cf_rule), "random_init_a0_rule_discrete": (sims, discrete),
+             "random_init_a0_fit": (sims, cf_fit), "aligned_init_flow": (aligned, cf_rule),
+             "aligned_init_discrete": (aligned, discrete)}
+    agreement = {k: {n: max_rel(a[n].mean(axis=1), b[n]) for n in ("linear", "xor")} for k, (a, b) in pairs.items()}
+    agreement["what"] = ("largest |simulated − closed-form loss| / initial loss over all Δ and recorded steps "
+                         "(random init: mean over seeds)")
 
     # learning times
     relu_lt_med = median_never_inf(relu_lt)
@@ -298,8 +279,6 @@ def _measure(cfg, theory, summary, relns, deltas, times, tau, a0_rule, relu_curv
     claims = _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreement, sw, g_count,
                      g_weight, deltas, agreement, errs["closed_form_a0_rule"], relu_never)
 
-    th = theory
-    theory_out = summary(th, a0_rule)
     table = [{"delta": float(x), "faster_reln": str(faster[i]),
               "relu_median": relu_lt_med[i], "relu_q25": relu_q[0][i], "relu_q75": relu_q[1][i],
               "linear_closed_form": cf_lt_rule["linear"][i], "xor_closed_form": cf_lt_rule["xor"][i],
@@ -312,9 +291,9 @@ def _measure(cfg, theory, summary, relns, deltas, times, tau, a0_rule, relu_curv
               "share_two_pathway": g_count["two"][i], "share_four_pathway": g_count["four"][i],
               "share_other": g_count["other"][i], "share_dead": g_count["dead"][i]}
              for i, x in enumerate(deltas)]
-    out = {
-        "theory": theory_out,
-        "crossover_theory": {"exact": str(th["crossover"]), "float": th["crossover_float"]},
+    return {
+        "theory": summary(theory, a0_rule),
+        "crossover_theory": {"exact": str(theory["crossover"]), "float": dstar},
         "crossover_sim": {"value": crossover_sim,
                           "method": "Δ where the fraction of seeds whose ReLU loss curve is closer (RMS over the "
                                     "run) to the linear ReLN than to the XoR ReLN (paired simulations, same initial "
@@ -341,7 +320,7 @@ def _measure(cfg, theory, summary, relns, deltas, times, tau, a0_rule, relu_curv
                   "strict_zero_threshold": {k: v.tolist() for k, v in g_strict.items()},
                   "share_units_on_kink": kink.tolist()},
         "reln_agreement": agreement,
-        "a0": {"rule": th["a0_rule"], "rule_values": a0_rule,
+        "a0": {"rule": theory["a0_rule"], "rule_values": a0_rule,
                "fitted": {n: fit_a0[n].tolist() for n in ("linear", "xor")},
                "fitted_over_rule_median": {n: float(np.nanmedian(fit_a0[n] / a0_rule[n])) for n in ("linear", "xor")}},
         "claims": claims,
@@ -349,7 +328,6 @@ def _measure(cfg, theory, summary, relns, deltas, times, tau, a0_rule, relu_curv
                     "relu_q": relu_q, "cf_lt_rule": cf_lt_rule, "sim_lt_med": sim_lt_med,
                     "crossover_sim": crossover_sim, "g_count": g_count, "g_weight": g_weight},
     }
-    return out
 
 
 def _worst(errors: dict) -> float:
@@ -365,6 +343,13 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
     def verdict(ok, partly=False):
         return "confirmed" if ok else ("partly" if partly else "not borne out")
 
+    # "our figure" and "agreement" columns of the report (paper claim → our figure → agreement → verdict)
+    def f3(x):
+        return "—" if x is None or not np.isfinite(x) else f"{x:.3f}"
+
+    def pct(x):
+        return "∞ (never)" if x == np.inf else ("—" if not np.isfinite(x) else f"{x:.1%}")
+
     rows = []
     exact = bool(sp.simplify(theory["crossover"] - sp.sqrt(sp.Rational(2, 3))) == 0)
     rows.append({
@@ -378,8 +363,13 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
         "criterion": "sympy.solve of the derived top singular values gives exactly √(2/3); faster_below = xor, "
                      "faster_above = linear",
         "verdict": verdict(exact and theory["faster_below"] == "xor" and theory["faster_above"] == "linear"),
+        "ours": ("derivations/xor_crossover.py: sympy.solve(s_linear(Δ) − s_xor(Δ) = 0, Δ ≥ 0) on the "
+                 "derived singular values"),
+        "agreement": (f"exact: Δ* = {theory['crossover']} (= √(2/3)); {theory['faster_below']} faster below, "
+                      f"{theory['faster_above']} above"),
     })
     e = med_err["closed_form_a0_rule"]
+    i_max = int(np.nanargmax(err_arr)) if (~np.isnan(err_arr)).any() else 0
     rows.append({
         "id": "finding1-learning-time",
         "claim": "Finding 1: the ReLU network learns as fast as whichever ReLN is faster (Fig. 2d).",
@@ -393,6 +383,12 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
         "criterion": f"median relative error over Δ ≤ {C['median_rel_error']} ('never' within the run counts as an "
                      "infinite error)",
         "verdict": verdict(e <= C["median_rel_error"]),
+        "ours": ("fig2d_learning_time.png: ReLU median learning time beside both ReLNs' closed forms "
+                 "(a0 = H_p σ²/2) and simulations"),
+        "agreement": (f"median relative error {pct(e)} (vs simulated ReLNs {pct(med_err['simulated_relns'])}); "
+                      f"largest {pct(max_err['closed_form_a0_rule'])} at Δ = {deltas[i_max]:.3g}; the "
+                      f"ReLU network (median seed) never halved its loss at {relu_never} of {len(deltas)} "
+                      "Δ (counted as infinite error)"),
     })
     ok_sw = crossover_sim is not None and abs(crossover_sim - dstar) <= C["switch_abs"]
     rows.append({
@@ -403,6 +399,9 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
         "measured": {"crossover_sim": crossover_sim, "grid_step": grid},
         "criterion": f"|Δ_switch − Δ*| ≤ {C['switch_abs']} (loss-curve closeness)",
         "verdict": verdict(ok_sw),
+        "ours": ("fig2d (dotted line), fig2e: share of seeds whose ReLU loss curve is closer to the "
+                 "linear ReLN than to the XoR ReLN"),
+        "agreement": f"Δ_switch = {f3(crossover_sim)} vs Δ* = {dstar:.3f} (grid step {grid:.3g})",
     })
     rows.append({
         "id": "fig2e-closest-is-faster",
@@ -412,6 +411,9 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
         "measured": {"agreement_away_from_crossover": closest_agreement, "exclusion_band": C["exclusion_band"]},
         "criterion": f"agreement ≥ {C['closest_agreement']} for |Δ − Δ*| > {C['exclusion_band']}",
         "verdict": verdict(closest_agreement >= C["closest_agreement"]),
+        "ours": "fig2e_loss_curves.png: RMS distance of each ReLU loss curve to the paired ReLN runs",
+        "agreement": (f"closest ReLN = faster ReLN at {closest_agreement:.0%} of the Δ with "
+                      f"|Δ − Δ*| > {C['exclusion_band']}"),
     })
     # nonlinear while separable: hidden units gate like the XoR ReLN for 0 < Δ < Δ*
     sep = (deltas > 0) & (deltas < dstar)
@@ -426,6 +428,9 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
         "measured": {"mean_share_four_pathway": share4, "mean_share_two_pathway": share2},
         "criterion": "mean share of 4-pathway patterns > mean share of 2-pathway patterns on 0 < Δ < Δ*",
         "verdict": verdict(share4 > share2),
+        "ours": "gating patterns of the trained ReLU hidden units (results: gates)",
+        "agreement": (f"on 0 < Δ < Δ*: {share4:.0%} of units gate on a single point (4-pathway), {share2:.0%} "
+                      "like the linear ReLN"),
     })
     g_sw, gw_sw = sw["gates_unit_count"][0], sw["gates_contribution_weighted"][0]
     ok_g = g_sw is not None and abs(g_sw - dstar) <= C["switch_abs"]
@@ -442,6 +447,10 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
         "criterion": f"Δ where the share of 2-pathway patterns overtakes 4-pathway patterns within {C['switch_abs']} "
                      "of Δ* (unit count; contribution-weighted for 'partly')",
         "verdict": verdict(ok_g, partly=ok_gw),
+        "ours": "gating patterns of the trained ReLU hidden units (results: gates)",
+        "agreement": (f"2-pathway units outnumber 4-pathway units only above Δ = {f3(g_sw)}; weighted "
+                      f"by contribution above Δ = {f3(gw_sw)}; Δ* = {dstar:.3f} (aligned ReLU units "
+                      f"can implement the XoR ReLN for Δ ∈ {theory['implementable']['xor']['all']})"),
     })
     worst_fit = _worst(agreement["random_init_a0_fit"])
     worst_rule = _worst(agreement["random_init_a0_rule"])
@@ -456,66 +465,9 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
                      "0.05 (rule within 0.05 to confirm, else partly)",
         "verdict": verdict(_worst(agreement["aligned_init_discrete"]) < 1e-8 and worst_rule < 0.05,
                            partly=worst_fit < 0.05),
+        "ours": "ReLN simulations (random and aligned init) beside the closed forms (results: reln_agreement)",
+        "agreement": (f"aligned: {max(agreement['aligned_init_flow'].values()):.1e} (flow, O(η)), "
+                      f"{max(agreement['aligned_init_discrete'].values()):.0e} (discrete recurrence); random: "
+                      f"{worst_rule:.3f} (a0 rule), {worst_fit:.3f} (a0 fitted), as a share of the initial loss"),
     })
-
-    # "our figure" and "agreement" columns of the report (paper claim → our figure → agreement → verdict)
-    def f3(x):
-        return "—" if x is None or not np.isfinite(x) else f"{x:.3f}"
-
-    def pct(x):
-        return "∞ (never)" if x == np.inf else ("—" if not np.isfinite(x) else f"{x:.1%}")
-
-    i_max = int(np.nanargmax(err_arr)) if (~np.isnan(err_arr)).any() else 0
-    ours = {
-        "crossover-derived": ("derivations/xor_crossover.py: sympy.solve(s_linear(Δ) − s_xor(Δ) = 0, Δ ≥ 0) on the "
-                              "derived singular values"),
-        "finding1-learning-time": ("fig2d_learning_time.png: ReLU median learning time beside both ReLNs' closed forms "
-                                   "(a0 = H_p σ²/2) and simulations"),
-        "finding1-switch-point": ("fig2d (dotted line), fig2e: share of seeds whose ReLU loss curve is closer to the "
-                                  "linear ReLN than to the XoR ReLN"),
-        "fig2e-closest-is-faster": "fig2e_loss_curves.png: RMS distance of each ReLU loss curve to the paired ReLN runs",
-        "finding1-nonlinear-while-separable": "gating patterns of the trained ReLU hidden units (results: gates)",
-        "gating-switch-at-crossover": "gating patterns of the trained ReLU hidden units (results: gates)",
-        "reln-closed-form": "ReLN simulations (random and aligned init) beside the closed forms (results: reln_agreement)",
-    }
-    agree = {
-        "crossover-derived": (f"exact: Δ* = {theory['crossover']} (= √(2/3)); {theory['faster_below']} faster below, "
-                              f"{theory['faster_above']} above"),
-        "finding1-learning-time": (f"median relative error {pct(e)} (vs simulated ReLNs "
-                                   f"{pct(med_err['simulated_relns'])}); "
-                                   f"largest {pct(max_err['closed_form_a0_rule'])} at Δ = {deltas[i_max]:.3g}; the "
-                                   f"ReLU network (median seed) never halved its loss at {relu_never} of {len(deltas)} "
-                                   "Δ (counted as infinite error)"),
-        "finding1-switch-point": (f"Δ_switch = {f3(crossover_sim)} vs Δ* = {dstar:.3f} (grid step {grid:.3g})"),
-        "fig2e-closest-is-faster": (f"closest ReLN = faster ReLN at {closest_agreement:.0%} of the Δ with "
-                                    f"|Δ − Δ*| > {C['exclusion_band']}"),
-        "finding1-nonlinear-while-separable": (f"on 0 < Δ < Δ*: {share4:.0%} of units gate on a single point "
-                                               f"(4-pathway), {share2:.0%} like the linear ReLN"),
-        "gating-switch-at-crossover": (f"2-pathway units outnumber 4-pathway units only above Δ = {f3(g_sw)}; weighted "
-                                       f"by contribution above Δ = {f3(gw_sw)}; Δ* = {dstar:.3f} (aligned ReLU units "
-                                       f"can implement the XoR ReLN for Δ ∈ "
-                                       f"{theory['implementable']['xor']['all']})"),
-        "reln-closed-form": (f"aligned: {max(agreement['aligned_init_flow'].values()):.1e} (flow, O(η)), "
-                             f"{max(agreement['aligned_init_discrete'].values()):.0e} (discrete recurrence); random: "
-                             f"{worst_rule:.3f} (a0 rule), {worst_fit:.3f} (a0 fitted), as a share of the initial loss"),
-    }
-    for r in rows:
-        r["ours"] = ours[r["id"]]
-        r["agreement"] = agree[r["id"]]
     return rows
-
-
-def main(argv=None) -> int:  # pragma: no cover - convenience entry point
-    import argparse
-
-    ap = argparse.ArgumentParser(description=DESCRIPTION)
-    ap.add_argument("--full", action="store_true")
-    ap.add_argument("--out", default="results")
-    a = ap.parse_args(argv)
-    res = run(a.out, "full" if a.full else "quick")
-    write_json(Path(a.out) / f"{NAME}.json", res)
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
