@@ -20,7 +20,7 @@ import sympy as sp
 
 from ..errors import SpecError
 
-__all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "path", "table", "no_unknown_keys", "required", "integer",
+__all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "path", "table", "no_unknown_keys", "required", "entry", "integer",
            "real", "choice", "loss_name", "label", "check_real_finite", "check_magnitude", "type_name", "file_field"]
 
 #: smallest magnitude of a non-zero number in the data (inputs, targets, task parameters)
@@ -93,6 +93,16 @@ def required(tab: Mapping, key: str, field: str, fix: str):
     if key not in tab:
         raise SpecError(path(field, key), "missing", fix)
     return tab[key]
+
+
+def entry(value, field: str, allowed: Iterable[str], needed: Iterable[str], fix: str) -> dict:
+    """One table of an array of tables (``pathways[2]``, ``edges[0]``): a table, no key outside
+    ``allowed`` and every key of ``needed`` (``fix``: what every entry needs)."""
+    tab = table(value, field, f"write a [[{field.split('[')[0]}]] block")
+    no_unknown_keys(tab, allowed, field)
+    for key in needed:
+        required(tab, key, field, fix)
+    return tab
 
 
 def integer(value, field: str, *, lo: int, hi: int | None = None, fix: str) -> int:

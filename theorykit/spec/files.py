@@ -50,7 +50,7 @@ from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr, written_nonzero
 from .gating import GDLNSpec, Pathway, Training, context_pathways, xor_relns
 from .limits import Limits, enforce, task_estimate
 from .task import Task, contexts, xor_margin
-from .graph import GraphSpec, parse_graph
+from .graph import EDGE_KEYS, NODE_KEYS, SCHEDULE_KEYS, GraphSpec, parse_graph
 
 __all__ = ["example_path", "load_spec", "spec_from_dict", "parse_assignment", "spec_to_toml", "check_values", "check_assumptions", "FIELDS",
            "MAX_SPEC_BYTES"]
@@ -65,10 +65,6 @@ XOR_KEYS = ("task", "reln", "Delta", "hidden")
 CONTEXTS_KEYS = ("task", "reln", "n", "k", "common", "blocks", "context_scale", "hidden")
 PATHWAY_KEYS = ("name", "active", "inputs", "outputs", "hidden", "depth")
 TRAINING_KEYS = ("lr", "loss", "a0", "init_std", "steps")
-#: graph specs (theorykit/spec/graph.py parses these tables)
-NODE_KEYS = ("name", "width", "active")
-EDGE_KEYS = ("from", "to", "active", "init_scale", "rows")
-SCHEDULE_KEYS = ("name", "edges", "start", "fit")
 _TOP = set(TOP_KEYS)
 
 #: every field the parser accepts, as written in docs/specs.md (a test keeps the two in step)
@@ -312,10 +308,7 @@ def _pathways(items, data, task):
     seen = {}
     for i, it in enumerate(items):
         f = f"pathways[{i}]"
-        it = vf.table(it, f, "write a [[pathways]] block")
-        vf.no_unknown_keys(it, PATHWAY_KEYS, f)
-        for key in ("name", "active"):
-            vf.required(it, key, f, "every pathway needs a name and its active gates")
+        it = vf.entry(it, f, PATHWAY_KEYS, ("name", "active"), "every pathway needs a name and its active gates")
         name = vf.node_label(it["name"], f"{f}.name", "name = \"common\" (at most 64 printable characters)")
         if name in seen:
             raise SpecError(f"{f}.name", f"{name!r} is also the name of pathways[{seen[name]}]",

@@ -108,9 +108,8 @@ def check_gates(act, P, field, off="is off on every datapoint", on="on", integer
 
 
 def positive_int(v, field_name, example):
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise SpecError(field_name, f"needs a positive integer, got {v!r}", f"e.g. {example}")
-    return v
+    """:func:`~theorykit.spec.fields.integer` at least 1, the fix an ``example``."""
+    return integer(v, field_name, lo=1, fix=f"e.g. {example}")
 
 
 def check_indices(vals, size, field, what):

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from ..errors import SpecError
-from .fields import label, node_label
+from .fields import entry, integer, label, node_label
 from .gating import (GDLNSpec, Pathway, TrainedSpec, Training, chain_node_names, check_gates, check_indices,
                      positive_int)
 from .task import Task
@@ -37,6 +37,10 @@ __all__ = ["Node", "Edge", "Group", "GraphSpec", "graph_from_pathways", "edge_ke
 INPUT, OUTPUT = "input", "output"
 #: most paths from input to output a graph may have (each is a pathway of the derivation)
 MAX_PATHS = 10_000
+#: keys each table of a graph spec admits (docs/specs.md lists each one)
+NODE_KEYS = ("name", "width", "active")
+EDGE_KEYS = ("from", "to", "active", "init_scale", "rows")
+SCHEDULE_KEYS = ("name", "edges", "start", "fit")
 
 
 def edge_key(src: str, dst: str) -> str:
@@ -340,8 +344,7 @@ class GraphSpec(TrainedSpec):
             label(g.name, f"{f}.name", "name = \"common\" (at most 64 printable characters)")
             if g.name in names:
                 raise SpecError(f"{f}.name", f"group {g.name!r} is declared twice", "give each group its own name")
-            if isinstance(g.start, bool) or not isinstance(g.start, int) or g.start < 0:
-                raise SpecError(f"{f}.start", f"needs a step >= 0, got {g.start!r}", "e.g. start = 500")
+            integer(g.start, f"{f}.start", lo=0, fix="a step >= 0, e.g. start = 500")
             if not g.edges:
                 raise SpecError(f"{f}.edges", "lists no edge", "list the edges it trains, e.g. [\"h1->m0\"]")
             for k in g.edges:
@@ -406,12 +409,12 @@ def parse_graph(task: Task, nodes, edges, schedule, training: Training, name: st
     ns, es, gs = [], [], []
     for i, it in enumerate(nodes):
         f = f"nodes[{i}]"
-        _table(it, f, {"name", "width", "active"}, ("name", "width"))
+        it = entry(it, f, NODE_KEYS, ("name", "width"), "every node needs a name and a width")
         act = it.get("active", "all")
         ns.append(Node(it["name"], it["width"], tuple(act) if isinstance(act, list) else act))
     for i, it in enumerate(edges):
         f = f"edges[{i}]"
-        _table(it, f, {"from", "to", "active", "init_scale", "rows"}, ("from", "to"))
+        it = entry(it, f, EDGE_KEYS, ("from", "to"), "every edge needs from and to")
         for key in ("from", "to"):
             if not isinstance(it[key], str):
                 raise SpecError(f"{f}.{key}", f"needs a node name (string), got {it[key]!r}", "e.g. from = \"input\"")
@@ -423,7 +426,7 @@ def parse_graph(task: Task, nodes, edges, schedule, training: Training, name: st
             raise SpecError("schedule", "must be a non-empty array of tables", "write [[schedule]] blocks")
         for i, it in enumerate(schedule):
             f = f"schedule[{i}]"
-            _table(it, f, {"name", "edges", "start", "fit"}, ("name", "edges"))
+            it = entry(it, f, SCHEDULE_KEYS, ("name", "edges"), "every group needs a name and its edges")
             ed = it["edges"]
             if not isinstance(ed, list) or not all(isinstance(x, str) for x in ed):
                 raise SpecError(f"{f}.edges", f"needs a list of edge names, got {ed!r}", "e.g. edges = [\"h1->m0\"]")
@@ -433,17 +436,6 @@ def parse_graph(task: Task, nodes, edges, schedule, training: Training, name: st
                                 "fit = \"targets\" or fit = [\"common\"]")
             gs.append(Group(it["name"], tuple(ed), it.get("start", 0), fit))
     return GraphSpec(task, tuple(ns), tuple(es), training, name, tuple(gs))
-
-
-def _table(it, f, allowed, required):
-    if not isinstance(it, dict):
-        raise SpecError(f, "must be a table", "write a [[...]] block")
-    extra = set(it) - allowed
-    if extra:
-        raise SpecError(f, f"unknown keys {sorted(extra)}", f"use {sorted(allowed)}")
-    for key in required:
-        if key not in it:
-            raise SpecError(f"{f}.{key}", "missing", f"every entry needs {', '.join(required)}")
 
 
 def scaled(graph, factor: float, time: int):

@@ -17,6 +17,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
+from .fields import integer
 
 __all__ = ["Task", "Radicals", "radicals_of", "xor_margin", "contexts", "structure", "hierarchy", "ring", "cross"]
 
@@ -276,8 +277,7 @@ def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str 
     everywhere with ``context_scale`` 1, 1.1, 1.35 for k = 3, 4, 5.
     """
     for name, v in (("data.n", n), ("data.k", k)):
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise SpecError(name, f"must be a positive integer, got {v!r}", "use e.g. n = 8, k = 3")
+        integer(v, name, lo=1, fix="use e.g. n = 8, k = 3")
     if isinstance(blocks, str) or not isinstance(blocks, (list, tuple)):
         blocks = [blocks] * k
     if len(blocks) != k:
