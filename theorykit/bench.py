@@ -42,7 +42,7 @@ from .theory.race import RaceSystem, family_masks
 from .spec.gating import GDLNSpec, Training, context_pathways
 from .io import write_json
 
-__all__ = ["run_bench", "derivation_times", "throughput"]
+__all__ = ["run_bench", "throughput"]
 
 QUICK = {"ensemble_networks": 8, "steps_short": 500, "steps_long": 1000, "naive_networks": 4, "naive_steps": 60,
          "scan_networks": 4, "scan_steps": 250, "gdln_networks": 4, "gdln_steps": 300, "race_steps": 2000,
@@ -50,12 +50,6 @@ QUICK = {"ensemble_networks": 8, "steps_short": 500, "steps_long": 1000, "naive_
 FULL = {"ensemble_networks": 256, "steps_short": 2000, "steps_long": 8000, "naive_networks": 8, "naive_steps": 500,
         "scan_networks": 8, "scan_steps": 2000, "gdln_networks": 64, "gdln_steps": 2000, "race_steps": 20000,
         "section5_ks": (3, 4, 5)}
-
-
-def derivation_times(cfg) -> list:
-    """Wall time of each paper result's derivation (fresh objects, so no cached properties):
-    :func:`theorykit.bench_derive.paper_results` for the Section 5 values of k in ``cfg``."""
-    return paper_results(ks=tuple(cfg["section5_ks"]))
 
 
 def _naive_runner(X, Y, hidden, lr, init_std, dtype):
@@ -102,8 +96,7 @@ def _ensemble_runner(X, Y, hidden, lr, init_std, dtype, networks, steps, seed=0,
 
     dt = as_dtype(dtype)
     data = (jnp.asarray(X, dt), jnp.asarray(Y, dt))
-    widths = [hidden] if isinstance(hidden, int) else list(hidden)
-    net = Net.chain(data[0].shape[0], widths, data[1].shape[0])
+    net = Net.chain(data[0].shape[0], [hidden], data[1].shape[0])
     p0 = random_params(net, init_std, networks, seed, dtype) if start is None else \
         {k: jnp.asarray(w, dt) for k, w in zip(net.keys, start)}
     return _compiled(_make_trainer(net_loss(net, "sum"), steps=steps, save=SaveAt()), p0, data, lr, dt,
@@ -410,7 +403,7 @@ def run_bench(quick: bool = False, json_out: str | None = None) -> int:
     t0 = time.perf_counter()
     where = f"{dev['platform']} ({dev['device_kind'] or dev['cpu']}), {dev['count']} device(s), jax {dev['jax']}"
     print(f"theorykit bench ({'quick' if quick else 'full'}) on {where}", flush=True)
-    der = derivation_times(cfg)
+    der = paper_results(ks=tuple(cfg["section5_ks"]))     # fresh objects, so no cached properties
     save(derivation=der)
     print("\nDerivation time")
     w = max(len(r["result"]) for r in der)

@@ -68,8 +68,6 @@ class SaveAt:
     def times(self, t_end=None, *, integer: bool = False) -> np.ndarray:
         """The recording times, checked: ``ts`` (finite, ≥ 0, sorted unless ``integer``: the
         trainer sorts its steps and drops repeats), or the ``every`` grid up to ``t_end``."""
-        if np.size(self.ts) and self.every is not None:
-            raise SpecError("save", "both ts and every are given", "pass SaveAt(ts=[...]) or SaveAt(every=...), not both")
         if self.every is not None:
             if not (self.every > 0 and t_end is not None and np.isfinite(t_end) and t_end >= 0):
                 raise SpecError("save.every", f"needs every > 0 and an end time >= 0 (got every={self.every}, "

@@ -471,7 +471,7 @@ def render_html(results: dict, out_dir) -> str:
             if uri is None:
                 H.append(f'<p class="missing">figure {html_escape(f)} is missing</p>')
             else:
-                H.append(f'<figure><img src="{uri}" alt="{html_escape(cap)}"><figcaption>{html_escape(cap if cap != f else f)}</figcaption></figure>')
+                H.append(f'<figure><img src="{uri}" alt="{html_escape(cap)}"><figcaption>{html_escape(cap)}</figcaption></figure>')
     for name, err in (results.get("failed") or {}).items():
         H.append(f'<h2 id="{html_escape(name)}">{html_escape(name)} <span style="color:{_COLOURS["failed"]}">(failed)</span></h2>')
         H.append(f"<pre>{html_escape(err.get('traceback') or err.get('error', err))}</pre>")

@@ -25,10 +25,8 @@ def one_line(msg: str) -> str:
 
 
 def _report(field, problem, fix=""):
-    msg = f"theorykit: error in {field}: {problem}"
-    if fix:
-        msg += f" (fix: {fix})"
-    print(one_line(msg), file=sys.stderr)
+    """The line of an error: ``field: problem (fix: fix)``, as a :class:`SpecError` reads."""
+    print(one_line(f"theorykit: error in {SpecError(field, problem, fix)}"), file=sys.stderr)
 
 
 def main(argv=None) -> int:

@@ -13,7 +13,7 @@ from ..errors import SpecError
 from . import one_line
 from ..io import atomic_write_text, jsonable
 from ..spec.fields import NAME_MAX_LEN, fmt, integer, label
-from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict
+from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict, spec_to_toml
 from ..spec.limits import Limits, derivation_estimate, simulation_estimate
 
 #: largest time (gradient steps) at which a loss may be asked for
@@ -122,9 +122,11 @@ def check_outputs(*outputs) -> None:
             raise SpecError(option, f"cannot write {path}: the folder {parent} is not writable", "give a writable path")
 
 
-def check_spec_text(option, text) -> None:
-    """Refuse to write a spec (TOML text) that :func:`~theorykit.spec.files.load_spec` would not read
-    back: the error names the field at fault (the size limits' time bound is not applied)."""
+def write_spec(option, path, spec) -> None:
+    """Write ``spec`` as TOML to ``path`` (atomically), refusing first to write one that
+    :func:`~theorykit.spec.files.load_spec` would not read back: the error names the field at fault
+    (the size limits' time bound is not applied)."""
+    text = spec_to_toml(spec)
     try:
         spec_from_dict(tomllib.loads(text), limits=Limits(force=True))
     except tomllib.TOMLDecodeError as exc:
@@ -133,6 +135,7 @@ def check_spec_text(option, text) -> None:
     except SpecError as exc:
         raise SpecError(option, f"the spec to be written would not load back: {exc.field}: {exc.problem}; "
                                 "nothing was written", exc.fix) from None
+    write_result(option, path, text)
 
 
 def json_text(obj) -> str:

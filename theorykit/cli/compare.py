@@ -2,11 +2,9 @@
 checkpoint, race reduction)."""
 from __future__ import annotations
 
-import numpy as np
-
 from ..analysis.safetensors_io import check_metadata
 from ..analysis.compare import compare_run, write_comparison
-from ..errors import SpecError
+from ..spec.fields import real
 from ..spec.files import load_spec
 from .runs import run_from_args
 
@@ -17,8 +15,8 @@ def run(args) -> int:
     run = run_from_args(args)
     lr = args.lr if args.lr is not None else (float(check_metadata(run.meta, run.files[0])["lr"])
                                               if "lr" in run.meta else None)
-    if lr is not None and not (np.isfinite(lr) and 0 < lr <= 1e3):
-        raise SpecError("--lr", f"needs a positive number up to 1e3, got {lr!r}", "e.g. --lr 0.05")
+    if lr is not None:
+        real(lr, "--lr", lo=0.0, hi=1e3, lo_open=True, fix="a positive number up to 1e3, e.g. --lr 0.05")
     cmp = compare_run(spec, run, lr=lr, loss=args.loss or run.meta.get("loss"))
     paths = write_comparison(cmp, args.out)
     ag = cmp.agreement()

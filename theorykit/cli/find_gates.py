@@ -9,10 +9,10 @@ from ..analysis.findgates import find_gates
 from ..errors import SpecError
 from ..progress import Progress
 from ..spec.fields import NAME_MAX_LEN, integer, label, real
-from ..spec.files import TRAINING_RANGES, load_spec, parse_assignment, spec_to_toml
+from ..spec.files import TRAINING_RANGES, load_spec, parse_assignment
 from ..spec.gating import GDLNSpec, Pathway, Training, positive_int
 from ..spec.task import contexts, xor_margin
-from .common import check_outputs, check_spec_text, fitting_name, no_value, steps_arg, values_from, write_result
+from .common import check_outputs, fitting_name, no_value, steps_arg, values_from, write_spec
 from .runs import run_from_args
 
 
@@ -77,9 +77,7 @@ def run(args):
     with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as pr:
         found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=steps,
                            hidden=args.hidden, lr=args.lr, seed=args.seed, name=name, progress=pr)
-    text = spec_to_toml(found.spec)
-    check_spec_text("--out", text)
-    write_result("--out", args.out, text)
+    write_spec("--out", args.out, found.spec)
     summ = found.summary()
     print(f"find-gates: K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "
           f"-> {args.out} ({time.time() - t0:.1f}s)")
@@ -101,9 +99,7 @@ def _from_run(args) -> int:
     with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as progress:
         found = find_gates_in_run(run, lr=lr, loss=loss, K=args.K, Ks=range(1, args.max_K + 1), seed=args.seed,
                                   name=default if args.name is None else args.name, progress=progress)
-    text = spec_to_toml(found.spec)
-    check_spec_text("--out", text)
-    write_result("--out", args.out, text)
+    write_spec("--out", args.out, found.spec)
     print(f"find-gates: {len(run.files)} checkpoints (steps {run.steps[0]}…{run.steps[-1]}), ReLU widths "
           f"{run.widths}; K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "
           f"-> {args.out} ({time.time() - t0:.1f}s)")

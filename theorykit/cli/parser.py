@@ -217,9 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
                                              "checkpoints' metadata)")
     f.add_argument("--seed", type=int, default=0, help="random seed of initial weights and k-means")
     f.add_argument("--name", help="name of the written spec")
-    f.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_run_arguments(f)
-    _common(f, "find_gates", limits=False)
+    _common(f, "find_gates", limits=False, progress="bar")
 
     r = sub.add_parser("race-exhaust", help="rank every context-gated family of the k-context task (race by exhaustion)",
                        description="Integrate the coupled race of every family Lemma 4.1 allows on contexts(8, k) "

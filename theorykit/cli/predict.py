@@ -11,15 +11,12 @@ from pathlib import Path
 
 from ..analysis.predict import predict_reln
 from ..analysis.predict_validate import validate_prediction
-from ..errors import SpecError
 from ..io import atomic_write_text, write_json
 from ..spec import fields as vf
 from ..spec import files as sf
-from ..spec.fields import label
-from ..spec.files import spec_to_toml
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.limits import Limits
-from .common import check_outputs, fitting_name, no_value, values_from
+from .common import check_outputs, fitting_name, no_value, steps_arg, values_from
 
 
 def load_task_training(path, assignments=()):
@@ -38,22 +35,20 @@ def load_task_training(path, assignments=()):
     if task.free_symbols:
         raise no_value(task.free_symbols)
     if "name" in data:          # the spec parser's own check: the name is written into the prediction
-        name = label(data["name"], "name", "name = \"my-spec\" (at most 64 printable characters)")
+        name = vf.label(data["name"], "name", "name = \"my-spec\" (at most 64 printable characters)")
     else:
         name = fitting_name(path.stem, "spec")
     return task, training, name
 
 
 def run(args) -> int:
-    for flag, v, lo in (("--hidden", args.hidden, 1), ("--beam", args.beam, 1), ("--shortlist", args.shortlist, 1),
-                        ("--seeds", args.seeds, 1), ("--samples", args.samples, 1),
-                        ("--max-families", args.max_families, 1), ("--max-patterns", args.max_patterns, 1)):
-        if v < lo:
-            raise SpecError(flag, f"needs an integer >= {lo}, got {v}", f"e.g. {flag} {max(lo, 8)}")
-    if args.steps is not None and args.steps < 1:
-        raise SpecError("--steps", f"needs a positive integer, got {args.steps}", "e.g. --steps 2000")
-    if not (math.isfinite(args.time_bound) and args.time_bound >= 0):
-        raise SpecError("--time-bound", f"needs a number >= 0, got {args.time_bound}", "e.g. --time-bound 60")
+    for flag, v in (("--hidden", args.hidden), ("--beam", args.beam), ("--shortlist", args.shortlist),
+                    ("--seeds", args.seeds), ("--samples", args.samples), ("--max-families", args.max_families),
+                    ("--max-patterns", args.max_patterns)):
+        vf.integer(v, flag, lo=1, fix=f"e.g. {flag} 8")
+    if args.steps is not None:
+        steps_arg(args.steps)
+    vf.real(args.time_bound, "--time-bound", lo=0.0, hi=math.inf, fix="a number >= 0, e.g. --time-bound 60")
     task, training, name = load_task_training(args.spec, args.set)
     # before any work and any file: an unwritable --json must not leave --out behind
     check_outputs(("--out", args.out), ("--json", args.json))
@@ -71,7 +66,7 @@ def run(args) -> int:
         val = validate_prediction(pred, seeds=args.seeds, seed=args.seed, html_dir=args.html)
         doc["validation"] = val.summary()
         print(val.text())
-    print(f"  wrote {atomic_write_text(args.out, spec_to_toml(spec))}")
+    print(f"  wrote {atomic_write_text(args.out, sf.spec_to_toml(spec))}")
     if args.json:
         print(f"  wrote {write_json(args.json, doc)}")
     return 0

@@ -80,12 +80,10 @@ def run(args):
            "seconds": time.time() - t0,
            "loss": {"t": times, "mean": sim.mean[idx], "std": sim.std[idx]}}
     if args.compare:
-
         der = der or Derivation(spec, values=values)
         pred = der.predict_loss(times)
         out["theory"] = {"method": der.method, "value": pred,
                          "max_abs_error_over_initial_loss": float(np.max(np.abs(sim.mean[idx] - pred)) / sim.mean[0])}
-
     if args.plot:
         summary.plot(args.plot, der=der, values=values, times=times,
                      sim=sim, title=f"{spec.name} ({args.network})")
