@@ -211,3 +211,20 @@ def test_defaults_and_ranges_are_those_of_the_field_reference():
         with pytest.raises(SpecError) as e:
             spec_from_dict({"data": {"task": "contexts", "n": 2, "reln": "single", "context_scale": bad}})
         assert e.value.field == "data.context_scale" and "not positive" in str(e.value), bad
+
+
+def test_xor_margin_delta_may_be_an_expression_in_declared_symbols():
+    """docs/specs.md: data.Delta is a 'number or expression'. With Delta = "2*x" the third input row
+    is (Δ, Δ, −Δ, −Δ) with Δ = 2x (the xor_margin docstring: +Δ on the positive examples (1, 1) and
+    (−1, −1), −Δ on the negative ones), and x is the task's declared symbol."""
+    import sympy as sp
+
+    from theorykit.spec.files import spec_from_dict
+
+    spec = spec_from_dict({"symbols": {"x": {"positive": True}},
+                           "data": {"task": "xor-margin", "Delta": "2*x", "reln": "linear"}})
+    x = spec.task.symbols["x"]
+    assert x.is_positive and set(spec.task.symbols) == {"x"}
+    assert list(spec.task.X.row(2)) == [2 * x, 2 * x, -2 * x, -2 * x]
+    assert list(spec.task.Y) == [1, 1, -1, -1]
+    assert sp.simplify(spec.subs({"x": sp.Rational(1, 4)}).task.X[2, 0] - sp.Rational(1, 2)) == 0

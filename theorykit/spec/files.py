@@ -235,11 +235,7 @@ def _task(data, symbols, limits):
                     symbols)
     if name == "xor-margin":
         vf.no_unknown_keys(data, XOR_KEYS, "data", " for task xor-margin")
-        D = _param(data, "Delta", symbols, symbols.get("Delta"))
-        t = xor_margin(D)
-        if isinstance(D, sp.Basic) and D.free_symbols:
-            t = Task(t.X, t.Y, dict(symbols), t.name, t.meta)
-        return t
+        return xor_margin(_param(data, "Delta", symbols, symbols.get("Delta")))   # task_of adds [symbols]
     if name == "contexts":
         vf.no_unknown_keys(data, CONTEXTS_KEYS, "data", " for task contexts")
         n = vf.integer(data.get("n", 8), "data.n", lo=1, hi=MAX_ITEMS, fix="items: a positive integer, e.g. n = 8")
@@ -488,8 +484,8 @@ def spec_to_toml(spec) -> str:
             lines.append(f"{n} = {{{', '.join(f'{k} = {_toml_value(v)}' for k, v in assum.items())}}}")
         lines.append("")
     lines.append("[data]")
-    lines.append("inputs = " + _toml_value([[x for x in spec.task.X.row(i)] for i in range(spec.task.d)]))
-    lines.append("targets = " + _toml_value([[x for x in spec.task.Y.row(i)] for i in range(spec.task.p)]))
+    lines.append("inputs = " + _toml_value(spec.task.X.tolist()))
+    lines.append("targets = " + _toml_value(spec.task.Y.tolist()))
     lines.append("")
     if isinstance(spec, GraphSpec):
         for n in spec.nodes:

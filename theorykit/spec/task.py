@@ -201,7 +201,7 @@ def xor_margin(delta: sp.Expr | float | None = None) -> Task:
     classical XoR. With ``delta=None`` Δ is the positive symbol ``Delta``.
     """
     D = sp.Symbol("Delta", nonnegative=True) if delta is None else sp.sympify(delta) if not isinstance(delta, float) else sp.Rational(repr(delta))
-    symbols = {"Delta": D} if isinstance(D, sp.Symbol) else {}
+    symbols = {s.name: s for s in D.free_symbols}      # Delta, or those of an expression such as 2*x
     pts = [(1, 1), (-1, -1), (1, -1), (-1, 1)]
     X = sp.Matrix([[a for a, b in pts], [b for a, b in pts], [D * a * b for a, b in pts]])
     Y = sp.Matrix([[a * b for a, b in pts]])
