@@ -241,11 +241,6 @@ def lemma41_gatings(k: int = 3) -> dict:
     here we enumerate the context-level choices: a common pathway plus any non-empty family
     of proper, non-empty context subsets, grouped by subset size, and the named sets of the paper.
     """
-    ctx = range(k)
-    out = {}
-    proper = [S for r in range(1, k) for S in itertools.combinations(ctx, r)]
-    for r in range(1, k):
-        out[f"common+{r}-context"] = [S for S in proper if len(S) == r]
-    out["common+all-proper"] = proper
-    out["common-only"] = []
-    return out
+    proper = [S for r in range(1, k) for S in itertools.combinations(range(k), r)]
+    by_size = {f"common+{r}-context": [S for S in proper if len(S) == r] for r in range(1, k)}
+    return {**by_size, "common+all-proper": proper, "common-only": []}

@@ -55,8 +55,7 @@ class Task:
         if X.cols != Y.cols:
             raise SpecError("data.targets", f"inputs have {X.cols} datapoints (columns) but targets have {Y.cols}",
                             "datapoints are columns: give inputs as d × P and targets as p × P")
-        known = set(self.symbols.values())
-        free = (X.free_symbols | Y.free_symbols) - known
+        free = self.free_symbols - set(self.symbols.values())
         if free:
             raise SpecError("data", f"unknown symbols {sorted(map(str, free))}", "declare them under [symbols]")
 
