@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..spec.gating import GDLNSpec, Training, context_pathways
+from ..spec.gating import GDLNSpec, Pathway, Training, context_pathways
 from ..spec.task import contexts
 from ..curves import loss_metrics
 from ..record import SaveAt
@@ -22,9 +22,25 @@ from ..theory.flow import RK4
 from ..theory.race import RaceSystem, context_family, family_masks
 from ..io import atomic_write_text
 from ..theory import k_contexts as kc
-from ..spec.gating import Pathway
 
-__all__ = ["derivation", "race_ranking", "r_families"]
+__all__ = ["derivation", "race_ranking", "r_families", "suite_spec", "suite_race"]
+
+
+def suite_spec(task, pathways, cfg) -> GDLNSpec:
+    """A spec of the suite: ``pathways`` on ``task``, trained with the paper's summed loss, η =
+    ``cfg["eta"]`` and ``cfg["steps"]`` steps."""
+    return GDLNSpec(task, pathways, Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
+
+
+def suite_race(spec, cfg, a0, *, every: int | None = None, t_end: int | None = None, target=None, **kw):
+    """The race reduction of ``spec`` (on ``target``, default the task's Y) from strength ``a0``: RK4
+    with step τ/``cfg["race_dt"]``, the loss recorded every ``every`` steps (default the RK4 step,
+    rounded down, at least 1) up to ``t_end`` (default ``cfg["steps"]``); ``kw`` (``masks``,
+    ``svals``) go to :meth:`~theorykit.theory.race.RaceSystem.solve`."""
+    dt = spec.tau / cfg["race_dt"]
+    return RaceSystem.from_spec(spec, target=target).solve(
+        SaveAt(every=every or max(1, int(dt))), t_end=cfg["steps"] if t_end is None else t_end, a0=a0,
+        solver=RK4(dt), modes=False, **kw)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -55,10 +71,8 @@ def derivation(out_dir: Path, cfg) -> dict:
 def race_ranking(cfg, a0: float, pr) -> dict:
     task = contexts(8, 3, blocks=cfg["sec4_blocks"])
     subsets, masks, labels = family_masks(3)
-    spec = GDLNSpec(task, context_pathways(8, 3, subsets), Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
-    dt = spec.tau / cfg["race_dt"]
-    rev = max(1, int(dt))
-    rf = RaceSystem.from_spec(spec).solve(SaveAt(every=rev), t_end=cfg["steps"], a0=a0, masks=np.array(masks), solver=RK4(dt), modes=False)
+    spec = suite_spec(task, context_pathways(8, 3, subsets), cfg)
+    rf = suite_race(spec, cfg, a0, masks=np.array(masks))
     pr.update(note="race: 127 families")
     rows = []
     for lab, m, L in zip(labels, masks, rf.loss):
@@ -77,8 +91,7 @@ def race_ranking(cfg, a0: float, pr) -> dict:
                        ("common+12+13+23+24 single-datapoint", base + single_pts),
                        ("24 single-datapoint (all inputs)", [Pathway(f"ptx{mu}", tuple(int(i == mu) for i in range(P)),
                                                                      "all", "all", 8) for mu in range(P)])):
-        sp_ = GDLNSpec(task, paths, Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
-        r2 = RaceSystem.from_spec(sp_).solve(SaveAt(every=rev), t_end=cfg["steps"], a0=a0, solver=RK4(dt), modes=False)
+        r2 = suite_race(suite_spec(task, paths, cfg), cfg, a0)
         met = loss_metrics(r2.t, r2.loss[0], cfg["fractions"])
         met.update({"family": lab, "pathways": len(paths), "has_common": lab.startswith("common"),
                     "loss_at_2000": float(np.interp(2000, r2.t, r2.loss[0])), "datapoint_level": True})
@@ -98,7 +111,7 @@ def race_ranking(cfg, a0: float, pr) -> dict:
     lacking = next(r for r in by_area if not core <= set(r["family"].split("+")))
     dbl, sgl = named_rows["common+double"], named_rows["common+single"]
     # how much the single-context pathways learn when all seven race (the pathways of ``spec``)
-    rf7 = RaceSystem.from_spec(spec).solve(SaveAt(every=rev), t_end=cfg["steps"], a0=a0, solver=RK4(dt), modes=False)
+    rf7 = suite_race(spec, cfg, a0)
     share = {}
     X, Y = task.numeric()
     for p in spec.pathways:
@@ -112,7 +125,7 @@ def race_ranking(cfg, a0: float, pr) -> dict:
     robust = {}
     sel = [labels.index(k_) for k_ in named if k_ in labels]
     for a in cfg["robust_a0"]:
-        rr = RaceSystem.from_spec(spec).solve(SaveAt(every=rev), t_end=cfg["steps"], a0=a, masks=np.array([masks[i] for i in sel]), solver=RK4(dt), modes=False)
+        rr = suite_race(spec, cfg, a, masks=np.array([masks[i] for i in sel]))
         robust[f"{a:g}"] = {named[labels[i]]: loss_metrics(rr.t, L, cfg["fractions"])["area"] for i, L in zip(sel, rr.loss)}
     pr.update(note="race: a0 robustness")
     return {
@@ -148,10 +161,7 @@ def r_families(cfg, a0: float, pr) -> dict:
         rows = {}
         rs = range(1, kk) if cfg["rfamily_all_r"] else sorted({1, kk // 2, kk - 1})
         for r in rs:
-            spec = GDLNSpec(task, context_pathways(8, kk, context_family(kk, r)),
-                            Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
-            dt = spec.tau / cfg["race_dt"]
-            rf = RaceSystem.from_spec(spec).solve(SaveAt(every=max(1, int(dt))), t_end=cfg["steps"], a0=a0, solver=RK4(dt), modes=False)
+            rf = suite_race(suite_spec(task, context_pathways(8, kk, context_family(kk, r)), cfg), cfg, a0)
             m = loss_metrics(rf.t, rf.loss[0], cfg["fractions"])
             rows[str(r)] = {kk_: m[kk_] for kk_ in ("area", "t_0.5", "t_0.1", "t_0.01", "final_fraction")}
         best = min(rows, key=lambda r_: rows[r_]["area"])

@@ -20,12 +20,11 @@ from typing import Sequence
 
 import numpy as np
 
-from ..spec.gating import GDLNSpec, Training, context_pathways
+from ..spec.gating import GDLNSpec, context_pathways
 from ..spec.task import contexts
 from ..curves import best_grid_row, loss_at_steps, loss_metrics, max_gap, time_errors
 from ..theory.gates import UnitGates, context_census, pathway_maps, unit_gates, unit_weights
-from ..theory.flow import RK4
-from ..theory.race import RaceSystem, context_family
+from ..theory.race import context_family
 from ..record import SaveAt
 from ..sim.simulate import simulate
 from ..spec.graph import graph_from_pathways
@@ -34,6 +33,7 @@ from ..theory.k_algebra import k as ksym
 from ..theory.k_algebra import sig, structure_values
 from ..theory.k_contexts import closed_form_loss, closed_form_modes
 from ..spec.task import hierarchy
+from .context_races import suite_race, suite_spec
 
 __all__ = ["section4", "staged_theory", "end_points_sec4", "mds_at", "section5", "snapshot_singular_values", "svals", "hidden_rep_relu", "hidden_rep_gdln", "distances"]
 
@@ -103,7 +103,7 @@ def section4(cfg, pr) -> dict:
             "all seven": [(0,), (1,), (2,), (0, 1), (0, 2), (1, 2)]}
     gd, gsn, specs = {}, {}, {}
     for nm, subs in fams.items():
-        spec = GDLNSpec(task, context_pathways(8, 3, subs, hidden=gh), Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
+        spec = suite_spec(task, context_pathways(8, 3, subs, hidden=gh), cfg)
         specs[nm] = spec
         stds = {p.name: (10 * b if p.name == "common" else 20 * b) for p in spec.pathways}
         for sch in ("joint", "staged") if nm in cfg["staged_families"] else ("joint",):
@@ -117,7 +117,7 @@ def section4(cfg, pr) -> dict:
     race = {}
     for nm, spec in specs.items():
         a0v = [a0c if p.name == "common" else a0x for p in spec.pathways]
-        race[nm] = RaceSystem.from_spec(spec).solve(SaveAt(every=1), t_end=cfg["steps"], a0=np.array(a0v), solver=RK4(spec.tau / cfg["race_dt"]), modes=False, svals=4 if nm == "double" else 0)
+        race[nm] = suite_race(spec, cfg, np.array(a0v), every=1, svals=4 if nm == "double" else 0)
     pr.update(note="race (rule a0)")
     spec_d = specs["double"]
     # staged closed form (paper's scheme): common pathway by its own modes; double pathways on the residual
@@ -129,8 +129,7 @@ def section4(cfg, pr) -> dict:
     Lm = Lr.mean(0)
 
     def pred(Ab):
-        dt = spec_d.tau / cfg["race_dt"]
-        rf = RaceSystem.from_spec(spec_d).solve(SaveAt(every=max(1, int(dt))), t_end=cfg["steps"], a0=Ab, masks=np.ones((len(Ab), 4)), solver=RK4(dt), modes=False)
+        rf = suite_race(spec_d, cfg, Ab, masks=np.ones((len(Ab), 4)))
         return np.stack([rf.loss_at(t, i) for i in range(len(Ab))])
 
     a_fit, err_fit, L_fit = best_grid_row(pred, A, Lm, L0)
@@ -203,9 +202,9 @@ def staged_theory(task, spec_d, a0c, a0x, cfg):
     W = np.linalg.lstsq(X.T, Y.T, rcond=None)[0].T
     R = Y - W @ X
     spec_c = GDLNSpec(task, [spec_d.pathways[0]], spec_d.training)
-    rc = RaceSystem.from_spec(spec_c).solve(SaveAt(every=1), t_end=cfg["steps"], a0=a0c, solver=RK4(spec_c.tau / cfg["race_dt"]), modes=False)
+    rc = suite_race(spec_c, cfg, a0c, every=1)
     spec_r = GDLNSpec(task, list(spec_d.pathways[1:]), spec_d.training)
-    rr = RaceSystem.from_spec(spec_r, target=R).solve(SaveAt(every=1), t_end=cfg["steps"], a0=a0x, solver=RK4(spec_r.tau / cfg["race_dt"]), modes=False)
+    rr = suite_race(spec_r, cfg, a0x, every=1, target=R)
     # the loss decomposes: additive part (common) + interaction part (context pathways on R)
     Lres0 = 0.5 * np.sum(R ** 2)
     Lc = rc.loss_at(np.arange(cfg["steps"] + 1))           # common alone on Y: ends at the residual loss
@@ -220,7 +219,7 @@ def staged_theory(task, spec_d, a0c, a0x, cfg):
 def end_points_sec4(spec_d, task, a0v, gsn, rsn, gates, wts, per_seed, cfg, race8000):
     X, Y = task.numeric()
     Tlong = 40000
-    rf = RaceSystem.from_spec(spec_d).solve(SaveAt(every=100), t_end=Tlong, a0=np.array(a0v), solver=RK4(spec_d.tau / cfg["race_dt"]), modes=False)
+    rf = suite_race(spec_d, cfg, np.array(a0v), every=100, t_end=Tlong)
     out = {"exact_note": "race reduction integrated to t = 40000 steps (converged), singular values of each pathway's map"}
     ex = {p.name: svals(rf.params[p.name][0], 8).tolist() for p in spec_d.pathways}
     # GDLN joint and staged (mean over seeds of sorted singular values)
@@ -285,8 +284,7 @@ def section5(cfg, kres, pr) -> dict:
         t = np.arange(cfg["steps"] + 1)
         L0 = float(Lr[0, 0])
         gh = cfg["gdln_hidden"]
-        spec = GDLNSpec(task, context_pathways(8, kk, context_family(kk, kk - 1), hidden=gh),
-                        Training(lr=cfg["eta"], loss="sum", steps=cfg["steps"]))
+        spec = suite_spec(task, context_pathways(8, kk, context_family(kk, kk - 1), hidden=gh), cfg)
         gstd = 10 * 0.0005 / (100 * (kk + 1)) * _keep_sigma_sqrt_h(cfg, gh)
         scheds = ("joint", "staged") if cfg["sec5_staged"] else ("joint",)
         gl, gsn = {}, {}
@@ -295,7 +293,7 @@ def section5(cfg, kres, pr) -> dict:
         a0g = a0_rule(gstd, gh)
         tau_v = spec.tau
         L_cf = closed_form_loss(kres, H8, 8, kk, gam, t, tau_v, a0g, loss_factor=P)
-        rf = RaceSystem.from_spec(spec).solve(SaveAt(every=1), t_end=cfg["steps"], a0=a0g, solver=RK4(tau_v / cfg["race_dt"]), modes=False)
+        rf = suite_race(spec, cfg, a0g, every=1)
         L_race = rf.loss_at(t)
         # ReLU: fit (a0_common, a0_ctx) of the closed form on a fine log grid (vectorised, cheap)
         g = np.logspace(-11, -2, cfg.get("sec5_fit_grid", 55))
