@@ -39,7 +39,8 @@ from ..sim.weights import MAX_WEIGHT, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
 from ..spec.graph import graph_from_pathways
-from .findgates import ELBOW_THRESHOLD, elbow_pick, elbow_scores_from, output_mse, patterns_for_K, patterns_to_spec
+from .findgates import (ELBOW_THRESHOLD, elbow_pick, elbow_scores_from, output_mse, patterns_for_K, patterns_to_spec,
+                        unit_rows)
 from ..spec.gating import Training
 
 from ._runs import gdln_outputs_from_start, unstack_gdln
@@ -72,15 +73,8 @@ def load_data(path) -> tuple[np.ndarray, np.ndarray]:
             A = A[None, :]
         if A.ndim != 2 or A.size == 0:
             raise SpecError(f, f"has shape {A.shape}", f"store {key} as a 2-D array, datapoints as columns")
-        with np.errstate(all="ignore"):
-            A = np.asarray(A, dtype=np.float64)
-        if not np.all(np.isfinite(A)):
-            raise SpecError(f, "holds NaN or inf", "store finite numbers")
-        big = float(np.max(np.abs(A)))
-        if big > DATA_MAX:
-            raise SpecError(f, f"holds a number of magnitude {big:.3g}, more than {DATA_MAX:g}",
-                            "rescale the data (divide X, or Y, by one common factor)")
-        out[key] = A
+        out[key] = _finite(A, f, "number", DATA_MAX, "store finite numbers",
+                           "rescale the data (divide X, or Y, by one common factor)")
     X, Y = out["X"], out["Y"]
     if X.shape[1] != Y.shape[1]:
         if X.shape[0] == Y.shape[0]:
@@ -90,6 +84,19 @@ def load_data(path) -> tuple[np.ndarray, np.ndarray]:
         raise SpecError(file_field("--data", path, "Y"), f"X has {X.shape[1]} datapoints (columns), Y has {Y.shape[1]}",
                         "give one target column per input column")
     return X, Y
+
+
+def _finite(A, f: str, noun: str, limit: float, nan_fix: str, big_fix: str) -> np.ndarray:
+    """``A`` as float64, refused (field ``f``) where it holds NaN or inf, or a ``noun`` of magnitude
+    above ``limit``."""
+    with np.errstate(all="ignore"):
+        A = np.asarray(A, np.float64)
+    if not np.all(np.isfinite(A)):
+        raise SpecError(f, "holds NaN or inf", nan_fix)
+    big = float(np.max(np.abs(A)))
+    if big > limit:
+        raise SpecError(f, f"holds a {noun} of magnitude {big:.3g}, more than {limit:g}", big_fix)
+    return A
 
 
 def parse_layers(text: str | Mapping | None) -> dict | None:
@@ -175,22 +182,23 @@ class RunCheckpoints:
     def params(self, i: int) -> list:
         return [W[i] for W in self.weights]
 
+    def _forward(self) -> list:
+        """The forward pass at every checkpoint: each hidden layer's pre-activations
+        (checkpoints × H × P), then the outputs (checkpoints × p × P)."""
+        h = np.broadcast_to(self.X, (len(self.steps),) + self.X.shape)
+        pres = []
+        for W in self.weights[:-1]:
+            pres.append(W @ h)
+            h = np.maximum(pres[-1], 0.0)
+        return pres + [self.weights[-1] @ h]
+
     def hidden_activity(self) -> list:
         """Pre-activation signs: per hidden layer, checkpoints × H × P booleans (1[pre > 0])."""
-        h = np.broadcast_to(self.X, (len(self.steps),) + self.X.shape)
-        acts = []
-        for W in self.weights[:-1]:
-            pre = W @ h
-            acts.append(pre > 0)
-            h = np.maximum(pre, 0.0)
-        return acts
+        return [pre > 0 for pre in self._forward()[:-1]]
 
     def outputs(self) -> np.ndarray:
         """Network outputs at every checkpoint (checkpoints × p × P)."""
-        h = np.broadcast_to(self.X, (len(self.steps),) + self.X.shape)
-        for W in self.weights[:-1]:
-            h = np.maximum(W @ h, 0.0)
-        return self.weights[-1] @ h
+        return self._forward()[-1]
 
     def loss(self, kind: str = "mean") -> np.ndarray:
         """The training loss at every checkpoint: 1/(2P) Σ‖ŷ − y‖² (``"mean"``) or ½ Σ‖ŷ − y‖²."""
@@ -228,15 +236,8 @@ def _pick(arrays, path, names, ignore_bias):
         if W.dtype.kind not in "fiu" or W.ndim != 2 or W.size == 0:
             raise SpecError(f"{f}: key {key!r}", f"has shape {W.shape} and dtype {W.dtype}",
                             "each layer is a non-empty 2-D real matrix, out × in")
-        with np.errstate(all="ignore"):
-            W = np.asarray(W, np.float64)
-        if not np.all(np.isfinite(W)):
-            raise SpecError(f"{f}: key {key!r}", "holds NaN or inf", "the run diverged or the file is damaged: drop "
-                            "that checkpoint")
-        if np.max(np.abs(W)) > MAX_WEIGHT:
-            raise SpecError(f"{f}: key {key!r}", f"holds a weight of magnitude {np.max(np.abs(W)):.3g}, more than "
-                            f"{MAX_WEIGHT:g}", "the run diverged or the file is damaged: drop that checkpoint")
-        out.append(W)
+        damaged = "the run diverged or the file is damaged: drop that checkpoint"
+        out.append(_finite(W, f"{f}: key {key!r}", "weight", MAX_WEIGHT, damaged, damaged))
         keys.append(key)
     return out, keys
 
@@ -409,8 +410,7 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
         raise SpecError(file_field("--checkpoints", run.files[0], run.keys[1]), f"hidden layers of {run.widths[0]} and {run.widths[1]} "
                         "units", "Algorithm 1's GDLN of a two-hidden-layer network needs equal widths")
     threshold = ELBOW_THRESHOLD if threshold is None else threshold
-    acts = run.hidden_activity()[0]                                   # checkpoints × H × P
-    rows = acts.reshape(-1, acts.shape[-1]).astype(float)
+    rows = unit_rows(run.hidden_activity()[0])                        # (checkpoints · H) × P
     ref = run.outputs()                                               # checkpoints × p × P
     t_rel = [int(s - run.steps[0]) for s in run.steps]
     H = run.widths[0]

@@ -344,8 +344,7 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
         scores = elbow_scores(X, Y, relu, Ks, kmeans_seed=seed, n_init=n_init, progress=progress)
         K, rec, Ks = elbow_pick(scores, rule, threshold, notes)
     else:
-        cl = cluster_gates(unit_rows(relu.snapshots), int(K), seed=seed, n_init=n_init)
-        rec = {"K": K, "centroids": cl.centroids, "weights": cl.weights}
+        rec = patterns_for_K(X, Y, unit_rows(relu.snapshots), int(K), hidden, kmeans_seed=seed, n_init=n_init)
         scores, Ks = [], [K]
     pats = centroids_to_patterns(rec["centroids"], rec["weights"])
     spec = patterns_to_spec(task, pats, int(hidden), tr, name)
