@@ -37,7 +37,7 @@ from ..spec.task import contexts
 from ..curves import loss_metrics
 from ..record import SaveAt
 from ..theory.flow import RK4
-from ..io import atomic_write_bytes, png_bytes, write_json
+from ..io import write_json, write_png
 
 __all__ = ["SEC5_GAMMA", "ETA", "STEPS", "default_a0", "exhaust_spec", "context_symmetries", "pathway_action",
            "family_orbits", "race_exhaust", "named_families"]
@@ -215,10 +215,8 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     fam = np.arange(len(masks)) if families is None else np.asarray(families, dtype=int)
     syms = context_symmetries(spec.task, 8, k)
     perms = [pa for pa in (pathway_action(spec, s) for s in syms) if pa is not None]
-    if use_symmetry:
-        rep_index, orbit_of = family_orbits(masks, perms)
-    else:
-        rep_index, orbit_of = np.arange(len(masks)), np.arange(len(masks))
+    every = np.arange(len(masks))                  # without the symmetry: each family its own orbit
+    rep_index, orbit_of = family_orbits(masks, perms) if use_symmetry else (every, every)
     todo = np.unique(orbit_of[fam])                # orbits we need
     reps = rep_index[todo]
     dt = spec.tau / race_dt
@@ -318,5 +316,5 @@ def write_outputs(res: ExhaustResult, out_dir) -> dict:
     a2.set_title(f"all {len(areas)} families")
     a2.legend(fontsize=7)
     fig.tight_layout()
-    ppath = atomic_write_bytes(out / f"race_k{k}.png", png_bytes(fig, dpi=120))
+    ppath = write_png(fig, out / f"race_k{k}.png", dpi=120)
     return {"json": jpath, "figure": ppath}

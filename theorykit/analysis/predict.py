@@ -73,17 +73,16 @@ from ..spec.fields import integer
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.task import as_task, no_value_error
-from ..io import atomic_write_bytes, png_bytes
+from ..io import png_bytes, write_png
 from ..html import html_escape
 from ..progress import Progress
 
 __all__ = ["Prediction", "predict_reln", "share_hidden", "estimate_seconds",]
 
-# ---------------------------------------------------------------------------------------------
-# 1. realisable gate patterns
-# ---------------------------------------------------------------------------------------------
 
-
+# ---------------------------------------------------------------------------------------------
+# 4. width and a0 (stages 1 and 2 are in :mod:`.patterns`)
+# ---------------------------------------------------------------------------------------------
 def share_hidden(H: int, m: int) -> list:
     """The stated rule: H units shared equally among m pathways, remainder one each to the first."""
     if m < 1:
@@ -192,7 +191,7 @@ class Prediction:
         """Draw the predicted loss and gates; with ``path``, write a PNG there (atomically)."""
         fig = self.figure()
         if path is not None:
-            return atomic_write_bytes(path, png_bytes(fig))
+            return write_png(fig, path)
         return fig
 
     def _repr_html_(self):

@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 from ..errors import SpecError
 from .findgates import find_gates
-from ..io import atomic_write_bytes, atomic_write_text, png_bytes, write_json
+from ..io import atomic_write_text, write_json, write_png
 from ..html import html_escape
-from ..theory.gates import unit_gates, unit_weights
+from ..theory.gates import UnitGates, unit_gates, unit_weights
 from .compare import report_page
 
 __all__ = ["Validation", "validate_prediction"]
@@ -136,7 +136,7 @@ def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: in
     G = unit_gates(pre, GATE_TOL)
     w = unit_weights(W1, W2)                                       # seeds × H
     predicted = {tuple(int(v) for v in g) for g in pred.gates}
-    inpred = np.array([[tuple(int(v) for v in u) in predicted for u in Gs] for Gs in G])
+    inpred = UnitGates(G).matches(pred.gates)                      # seeds × H
     share = float((w * inpred).sum() / w.sum()) if w.sum() > 0 else 0.0
     found = [(tuple(int(v) for v in p.active), p.hidden / fg.spec.hidden_total) for p in fg.spec.pathways]
     fset = {p for p, _ in found}
@@ -172,7 +172,7 @@ def write_validation(val: Validation, pred, out_dir) -> list:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     f1, f2 = val.figures(pred)
-    paths = [atomic_write_bytes(out / "loss.png", png_bytes(f1)), atomic_write_bytes(out / "gates.png", png_bytes(f2)),
+    paths = [write_png(f1, out / "loss.png"), write_png(f2, out / "gates.png"),
              write_json(out / "validate.json", {"prediction": pred.summary(), "validation": val.summary()})]
     rows = [("RMS gap, predicted − mean ReLU loss, / L(0)", f"{val.rms_gap:.4f}"),
             ("largest gap / L(0)", f"{val.max_gap:.4f}"),
