@@ -277,17 +277,14 @@ def load_checkpoints(checkpoints, data, *, layers=None, steps=None, ignore_bias:
         if len(steps) != len(files):
             raise SpecError("--steps", f"{len(steps)} steps for {len(files)} checkpoint files",
                             "give one step per file, in the order of the sorted file names")
-        order = list(range(len(files)))
     else:
         found = [_step_from_name(p) for p in files]
         if any(s is None for s in found):
             bad = files[found.index(None)]
             raise SpecError("--steps", f"no step number in the file name {bad.name!r}",
                             "name files like step_000100.safetensors, or give --steps 0,100,…")
-        steps = found
-        order = sorted(range(len(files)), key=lambda i: steps[i])
-    files = [files[i] for i in order]
-    steps = [steps[i] for i in order]
+        order = sorted(range(len(files)), key=lambda i: found[i])
+        files, steps = [files[i] for i in order], [found[i] for i in order]
     if len(set(steps)) != len(steps):
         raise SpecError("--steps", f"repeated step numbers {sorted(steps)}", "give each checkpoint its own step")
     if len(files) < 2:

@@ -418,21 +418,19 @@ def _relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std:
     return res.loss, snaps
 
 
-def _gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint", dtype: str = "float64",
-              seed: int = 0, record: Sequence[int] = (), staged_first=("common",), values=None):
+def _gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint", record: Sequence[int] = ()):
     """GDLN gradient descent with per-pathway random initial scales and parameter snapshots:
     :func:`theorykit.sim.simulate.simulate` with ``init="random"``.
 
     ``init_std``: one float or a mapping pathway name → std (the paper's GDLNs use 10·b for the
     common pathway and 20·b for the others). ``schedule``: "joint" (total loss) or "staged"
-    (pathways in ``staged_first`` on the targets, the others on the residual of those). Returns
+    (the common pathway on the targets, the others on its residual). Returns
     (loss[seeds, steps+1] of the total loss, snaps: dict step -> params list per pathway).
     """
 
     g = graph_from_pathways(spec)
     record, save = _param_saver(record, steps)
-    res = simulate(g, init="random", seeds=seeds, steps=steps, values=values, init_std=init_std, dtype=dtype,
-                   schedule=schedule, staged_first=staged_first, seed=seed, save=save)
+    res = simulate(g, init="random", seeds=seeds, steps=steps, init_std=init_std, schedule=schedule, save=save)
     saved = res.saved.get("params", {})
     snaps = {s: [[np.asarray(saved[k])[:, j] for k in gp.edges] for gp in g.pathways] for j, s in enumerate(record)}
     return res.loss, snaps

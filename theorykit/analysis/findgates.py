@@ -53,11 +53,8 @@ from ..spec.fields import integer
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task
 
-__all__ = [ "FoundGates", "unit_rows", "cluster_gates",
-           "centroids_to_patterns", "patterns_to_spec", "pattern_ranks", "elbow_scores", "choose_elbow",
-           "patterns_for_K", "elbow_scores_from",
-           "find_gates",
-           "ELBOW_THRESHOLD",]
+__all__ = ["FoundGates", "unit_rows", "cluster_gates", "centroids_to_patterns", "patterns_to_spec", "pattern_ranks",
+           "elbow_scores", "choose_elbow", "patterns_for_K", "elbow_scores_from", "find_gates", "ELBOW_THRESHOLD"]
 
 #: default threshold of the "improvement" elbow rule (fraction of the total improvement)
 ELBOW_THRESHOLD = 0.1

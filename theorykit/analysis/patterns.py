@@ -283,7 +283,3 @@ def pattern_orbits(patterns, perms, deadline: float | None = None):
     # components numbered by their lowest pattern index, in order
     return connected_components(graph, directed=False)[1].astype(int)
 
-
-# ---------------------------------------------------------------------------------------------
-# 4. width and a0
-# ---------------------------------------------------------------------------------------------

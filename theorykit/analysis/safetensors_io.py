@@ -59,7 +59,7 @@ def _unique_keys(pairs):
     return out
 
 
-def read_safetensors(path, option: str = "--checkpoints", max_bytes: float | None = None) -> tuple[dict, dict]:
+def read_safetensors(path, option: str = "--checkpoints") -> tuple[dict, dict]:
     """``(arrays, metadata)`` of a ``.safetensors`` file, read by hand (the format: an 8-byte
     little-endian header length N, N bytes of JSON ``{name: {dtype, shape, data_offsets}, ...,
     "__metadata__": {str: str}}``, then the data). Every header field is checked against the
@@ -71,7 +71,7 @@ def read_safetensors(path, option: str = "--checkpoints", max_bytes: float | Non
     path = Path(path)
     f = file_field(option, path)
     how = "save it with safetensors (save_file)"
-    limit = min(MAX_NPZ_BYTES, Limits().max_bytes) if max_bytes is None else max_bytes
+    limit = min(MAX_NPZ_BYTES, Limits().max_bytes)
     try:
         size = os.path.getsize(path)
         with open(path, "rb") as fh:
