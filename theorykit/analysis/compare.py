@@ -6,7 +6,7 @@ Three loss curves at the run's checkpoint steps (time counted from the first che
 * **GDLN**: the spec's GDLN trained by :func:`theorykit.sim.simulate.simulate` from the run's first
   checkpoint, its units cut into the pathways' blocks (the paired start,
   :func:`theorykit.analysis.checkpoints.paired_start`), with the run's learning rate and loss;
-* **race**: the race-reduction prediction (:func:`theorykit.analysis.findgates.race_loss`) from aligned
+* **race**: the race-reduction prediction (:meth:`theorykit.theory.race.RaceSystem.solve`) from aligned
   pathways of the initial strength that the a0 rule (:func:`theorykit.net.starts.a0_rule`) gives for
   the first checkpoint's weight scales and the pathways' widths (geometric mean over pathways).
 
