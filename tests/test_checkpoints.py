@@ -196,6 +196,9 @@ def test_paired_start_cuts_the_relu_weights(run_dir):
     run = load_checkpoints(str(d / "step_*.safetensors"), d / "data.npz")
     found = find_gates_in_run(run, lr=LR, K=2)
     spec = found.spec
+    # the result type of tk.find_gates, with the imported run in place of the trained one
+    from theorykit.analysis.findgates import FoundGates
+    assert isinstance(found, FoundGates) and found.run is run and found.lr == LR and found.summary()["K"] == 2
     assert sum(p.hidden for p in spec.pathways) == H
     start = paired_start(spec, run.params(0))
     W1, W2 = run.params(0)

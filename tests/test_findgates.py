@@ -248,6 +248,9 @@ def test_find_gates_api_and_cli(tmp_path):
     # a bias-free ReLU unit can have (Lemma 4.1; checked by linear programming)
     assert found.K == 2 and len(found.spec.pathways) == 2
     assert sum(p.hidden for p in found.spec.pathways) == 16
+    # one result type for a trained and an imported run: the run read, and its settings
+    assert isinstance(found, fg.FoundGates) and (found.lr, found.loss) == (0.05, "mean")
+    assert found.run.snapshots.shape[-2:] == (16, 4) and found.summary()["K"] == 2
     acts = [p.active for p in found.spec.pathways]
     assert len(set(acts)) == 2 and all(any(a) for a in acts)
     assert all(_realisable_by_a_bias_free_unit(X, a) for a in acts), acts

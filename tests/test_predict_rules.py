@@ -392,7 +392,7 @@ def test_validation_metrics_by_hand(monkeypatch):
 
     def fake_find_gates(task, **kw):
         calls.append(kw)
-        return SimpleNamespace(relu=relu, spec=found)
+        return SimpleNamespace(run=relu, spec=found)
 
     monkeypatch.setattr(pv, "find_gates", fake_find_gates)
     pred = SimpleNamespace(task=_task(np.eye(2, dtype=int), [[1, 1]]), hidden=3,

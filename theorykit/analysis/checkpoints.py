@@ -39,15 +39,15 @@ from ..sim.weights import MAX_WEIGHT, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
 from ..spec.graph import graph_from_pathways
-from .findgates import (ELBOW_THRESHOLD, elbow_pick, elbow_scores_from, output_mse, patterns_for_K, patterns_to_spec,
-                        unit_rows)
+from .findgates import (ELBOW_THRESHOLD, FoundGates, elbow_pick, elbow_scores_from, output_mse, patterns_for_K,
+                        patterns_to_spec, unit_rows)
 from ..spec.gating import Training
 
 from ._runs import gdln_outputs_from_start, unstack_gdln
 from .safetensors_io import check_metadata, read_checkpoint
 
 __all__ = ["RunCheckpoints", "load_data", "parse_layers", "parse_steps", "load_checkpoints",
-           "paired_start", "start_a0", "data_task", "find_gates_in_run", "FoundInRun"]
+           "paired_start", "start_a0", "data_task", "find_gates_in_run"]
 
 _BIAS = re.compile(r"(^|[._/])(bias|b\d*)$", re.IGNORECASE)
 
@@ -381,22 +381,9 @@ def split_units(shares, H: int) -> list:
     return [int(b) for b in base]
 
 
-@dataclass
-class FoundInRun:
-    spec: object
-    K: int
-    Ks: list
-    scores: list
-    run: RunCheckpoints
-    rule: str
-    lr: float
-    loss: str
-    notes: list = field(default_factory=list)
-
-
 def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: int | None = None,
                       Ks=range(1, 9), seed: int = 0, n_init: int = 10, rule: str = "improvement",
-                      threshold: float | None = None, name: str = "found-gates", progress=None) -> FoundInRun:
+                      threshold: float | None = None, name: str = "found-gates", progress=None) -> FoundGates:
     """Algorithm 1 on an imported run: the first hidden layer's binary activity at every checkpoint
     is clustered; for each K the GDLN of the K patterns is trained from the run's first checkpoint
     (paired start) for the run's steps and scored by its output MSE against the run at every
@@ -448,4 +435,4 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
     spec = replace(spec, training=replace(training, a0=start_a0(W0, [p.hidden for p in spec.pathways])))
     if len(spec.pathways) < K:
         notes.append(f"{K} clusters gave {len(spec.pathways)} distinct non-empty gate patterns")
-    return FoundInRun(spec, int(K), list(Ks), scores, run, rule, lr, loss, notes)
+    return FoundGates(spec, int(K), list(Ks), scores, run, rule, lr, loss, notes)

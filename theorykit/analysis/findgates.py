@@ -285,12 +285,20 @@ def elbow_pick(scores: list, rule: str, threshold: float, notes: list) -> tuple:
 
 @dataclass
 class FoundGates:
+    """What Algorithm 1 found, from a run it trained (:func:`find_gates`) or an imported one
+    (:func:`theorykit.analysis.checkpoints.find_gates_in_run`): the GDLN ``spec`` of ``K`` gate
+    patterns, the elbow's ``scores`` over ``Ks`` (empty when K was given), the ReLU ``run`` it read
+    (a :class:`~theorykit.analysis._runs.ReluRun` or a
+    :class:`~theorykit.analysis.checkpoints.RunCheckpoints`), the elbow ``rule``, the run's learning
+    rate ``lr`` and ``loss``, and ``notes`` on how K was chosen."""
     spec: GDLNSpec
     K: int
     Ks: list
     scores: list
-    relu: ReluRun
+    run: object
     rule: str
+    lr: float
+    loss: str
     notes: list = field(default_factory=list)
 
     def summary(self) -> dict:
@@ -347,4 +355,4 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     spec = patterns_to_spec(task, pats, int(hidden), tr, name)
     if len(spec.pathways) < K:
         notes.append(f"{K} clusters gave {len(spec.pathways)} distinct non-empty gate patterns")
-    return FoundGates(spec, int(K), list(Ks), scores, relu, rule, notes)
+    return FoundGates(spec, int(K), list(Ks), scores, relu, rule, tr.lr, tr.loss, notes)

@@ -121,7 +121,7 @@ def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: in
         raise SpecError("--validate", f"Algorithm 1 found no usable gate pattern in the {seeds} trained ReLU "
                                       f"network(s): {exc.problem}", "train more or wider networks (--seeds, --hidden), "
                                                                    "or leave out --validate") from None
-    run = fg.relu
+    run = fg.run
     X, _ = task.numeric()
     L = np.asarray(run.loss, float)
     t = np.arange(L.shape[1], dtype=float)
