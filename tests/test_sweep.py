@@ -87,3 +87,24 @@ def test_a_sweep_whose_large_learning_rate_diverges_reports_it(spec, tmp_path):
     assert small["diverged_seeds"] == 0 and np.isfinite(small["final_loss_mean"])
     assert big["diverged_seeds"] == 2 and big["final_loss_mean"] is None
     assert json.loads((tmp_path / "sw" / "sweep.json").read_text())["complete"]
+
+
+def test_a_random_start_sweep_equals_simulate_and_has_a_spread(spec, tmp_path):
+    """--init random: each member starts as simulate(init="random") would (N(0, init_std²), seeds
+    0 … S−1), so the seeds spread; aligned seeds have the same loss (a rotation inside the hidden
+    layer that the loss does not see), and the summary says so. The two are different sweeps: one
+    folder does not resume the other."""
+    grid = parse_grid(["Delta=0.5,1.5"], spec.task.symbols)
+    D = spec.task.symbols["Delta"]
+    rnd = run_sweep(spec, grid, seeds=3, steps=80, out=tmp_path / "r", progress=False, init="random")
+    for i, d in enumerate(grid["Delta"]):
+        sim = simulate(spec, init="random", seeds=3, steps=80, values={D: d})
+        np.testing.assert_allclose(rnd["loss"][3 * i:3 * i + 3], sim.loss, rtol=0, atol=1e-12)
+        assert rnd["results"][i]["final_loss_std"] > 0
+    assert rnd["init"] == "random" and rnd["notes"] == []
+    ali = run_sweep(spec, grid, seeds=3, steps=80, out=tmp_path / "a", progress=False)
+    assert all(r["final_loss_std"] <= 1e-12 for r in ali["results"]) and "spread 0" in ali["notes"][0]
+    with pytest.raises(SpecError, match="different sweep"):
+        run_sweep(spec, grid, seeds=3, steps=80, out=tmp_path / "a", progress=False, init="random")
+    with pytest.raises(SpecError, match="--init"):
+        run_sweep(spec, grid, seeds=3, steps=80, out=tmp_path / "b", progress=False, init="paired")

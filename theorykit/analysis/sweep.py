@@ -10,9 +10,11 @@ written at once, atomically, to ``DIR/chunks/chunk_NNNNN.npz``, and a re-run of 
 skips the chunks already there. ``DIR/sweep.json`` holds the declaration, and, when every chunk is
 done, the final losses per member and their mean and spread over seeds per grid point.
 
-A member's start is the one :func:`theorykit.sim.simulate.simulate` would give it (aligned weights of
-the spec's a0 at its symbol values, seeds 0 … S−1), so a sweep's loss curves equal separate
-``simulate`` calls.
+A member's start is the one :func:`theorykit.sim.simulate.simulate` would give it, so a sweep's loss
+curves equal separate ``simulate`` calls: with ``init="aligned"`` (the default) aligned weights of the
+spec's a0 at its symbol values, with ``init="random"`` N(0, init_std²) weights; seeds 0 … S−1. Aligned
+seeds differ only by a rotation inside the hidden layers, which the loss does not see: their losses
+are the same (spread 0), and the summary says so; random seeds give the spread of small random starts.
 """
 from __future__ import annotations
 
@@ -32,9 +34,10 @@ from ..spec.files import TRAINING_RANGES, parse_assignment
 from ..net.layout import Net, as_dtype
 from ..record import SaveAt
 from ..sim.engine import train_net
+from ..sim.simulate import _edge_scales
 from ..spec.gating import positive_int
 from ..spec.graph import graph_from_pathways
-from ..net.starts import aligned_params
+from ..net.starts import aligned_params, random_params
 from ..io import atomic_write_bytes, write_json
 from ..progress import Progress
 
@@ -122,8 +125,8 @@ def plan_sweep(spec, grid: dict, seeds: int, steps: int | None = None) -> dict:
     return {"names": names, "points": points, "lrs": lrs, "seeds": seeds, "steps": steps, "members": members}
 
 
-def _key(spec, plan, dtype) -> str:
-    desc = json.dumps({"spec": spec.name, "task": repr(spec.task.X.tolist()) + repr(spec.task.Y.tolist()),
+def _key(spec, plan, dtype, init="aligned") -> str:
+    desc = json.dumps({**({"init": init} if init != "aligned" else {}),      # aligned: the key of earlier sweeps"spec": spec.name, "task": repr(spec.task.X.tolist()) + repr(spec.task.Y.tolist()),
                        "pathways": [repr(p) for p in spec.pathways], "training": repr(spec.training),
                        "names": plan["names"], "points": plan["points"], "lrs": plan["lrs"], "seeds": plan["seeds"],
                        "steps": plan["steps"], "dtype": dtype}, sort_keys=True, default=str)
@@ -153,15 +156,18 @@ def load_chunks(out, n_chunks: int, chunk: int | None = None, members: int | Non
 
 
 def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out, chunk: int = 64,
-              dtype: str = "float64", progress: bool = True, devices=None) -> dict:
-    """Run (or resume) a sweep; returns the summary written to ``out/sweep.json`` plus ``t`` and ``loss``."""
+              dtype: str = "float64", progress: bool = True, devices=None, init: str = "aligned") -> dict:
+    """Run (or resume) a sweep; returns the summary written to ``out/sweep.json`` plus ``t`` and ``loss``.
+    ``init``: ``"aligned"`` or ``"random"`` (module docstring)."""
     import jax.numpy as jnp
 
     positive_int(chunk, "--chunk", "--chunk 64")
+    if init not in ("aligned", "random"):
+        raise SpecError("--init", f"unknown start {init!r}", "use --init aligned or --init random")
     plan = plan_sweep(spec, grid, seeds, steps)
     out = Path(out)
     (out / "chunks").mkdir(parents=True, exist_ok=True)
-    key = _key(spec, plan, dtype)
+    key = _key(spec, plan, dtype, init)
     manifest = out / "sweep.json"
     if manifest.exists():
         old = json.loads(manifest.read_text())
@@ -176,7 +182,10 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
     n_chunks = -(-E // chunk)
     decl = {"key": key, "spec": spec.name, "grid": {n: list(map(float, v)) for n, v in grid.items()},
             "names": plan["names"], "lrs": plan["lrs"], "seeds": seeds, "steps": plan["steps"], "dtype": dtype,
-            "members": E, "chunk": chunk, "chunks": n_chunks, "complete": False}
+            "init": init, "members": E, "chunk": chunk, "chunks": n_chunks, "complete": False,
+            "notes": ["aligned starts: the seeds differ only by a rotation inside the hidden layers, which the loss "
+                      "does not see, so their losses are the same (spread 0); --init random gives the spread of "
+                      "small random starts"] if init == "aligned" and seeds > 1 else []}
     done = load_chunks(out, n_chunks, chunk, E)
     if not manifest.exists() or not done:
         write_json(manifest, decl)
@@ -196,7 +205,8 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
             vals = {spec.task.symbols[n]: v for n, v in zip(plan["names"], plan["points"][pi])}
             X, Y = g.task.numeric(vals)
             Xs[pi], Ys[pi] = X, Y
-            starts[pi] = aligned_params(g, a0, seeds, 0, dtype, vals)
+            starts[pi] = (aligned_params(g, a0, seeds, 0, dtype, vals) if init == "aligned" else
+                          random_params(net, _edge_scales(g, tr.init_std), seeds, 0, dtype))
         p0 = {e: jnp.asarray(np.stack([np.asarray(starts[members[m][0]][e][members[m][2]]) for m in idx]))
               for e in starts[need_pts[0]]}
         data = (jnp.asarray(np.stack([Xs[members[m][0]] for m in idx]), dt),

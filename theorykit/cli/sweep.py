@@ -25,7 +25,9 @@ def run(args):
                                 steps_field="--steps" if args.steps is not None else "training.steps",
                                 seeds_field="--seeds × --grid (members)"), limits)
     res = run_sweep(spec, grid, seeds=seeds, steps=steps, out=args.out, chunk=args.chunk, dtype=args.dtype,
-                    progress=not args.no_progress)
+                    progress=not args.no_progress, init=args.init)
+    for n in res.get("notes", []):
+        print(f"note: {n}")
     print(f"sweep: {res['members']} members in {res['chunks']} chunks ({len(res['chunks_computed'])} computed this run, "
           f"{res['seconds_this_run']:.1f}s) -> {Path(args.out) / 'sweep.json'}")
     return 0
