@@ -53,6 +53,7 @@ from theorykit.analysis._runs import train_gdln, train_relu
 from theorykit.analysis.alignment import layer_alignment
 from theorykit.analysis.depth_runs import compare_curves, relu_gating, run_statistics, section6_gates
 from theorykit.curves import level_error, nan_to_none
+from theorykit.theory.trajectory import deep_mode_rhs
 from theorykit.net.layout import gdln_graph
 from theorykit.errors import SpecError
 from theorykit.spec.fields import loss_name
@@ -93,7 +94,7 @@ def mode_ode_loss(X, Y, a0, tau, times, loss_factor, depth=3):
     order = np.argsort(times)
 
     def field_(a, _):
-        return depth * jnp.abs(a) ** (2.0 - 2.0 / depth) * (sa - dd * a) / tau
+        return deep_mode_rhs(a, sa, dd, depth) / tau
 
     res = integrate(field_, jnp.full((1, len(sa)), float(a0)), None, solver=Dopri5(),
                     save=SaveAt(ts=times[order], fns={"a": lambda a, _: a}), rate=max(1.0, float(sa.max())) / tau,

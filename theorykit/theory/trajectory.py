@@ -120,5 +120,6 @@ def _discrete_mode_states(s, d, a_init, tau_steps, steps):
 
 
 def deep_mode_rhs(a, s, d, depth: int):
-    """``da/dt · τ`` for a balanced mode of a depth-L linear pathway: ``L a^(2−2/L) (s − d a)``."""
-    return depth * np.abs(a) ** (2.0 - 2.0 / depth) * (s - d * a)
+    """``da/dt · τ`` for a balanced mode of a depth-L linear pathway: ``L a^(2−2/L) (s − d a)``; for
+    floats, numpy and JAX arrays alike (the vector field of a JAX integration, too)."""
+    return depth * abs(a) ** (2.0 - 2.0 / depth) * (s - d * a)
