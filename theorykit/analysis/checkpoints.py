@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import SpecError
 from ..net.starts import a0_rule
 from ..spec.fields import DATA_MAX, file_field, loss_name
-from ..sim.weights import MAX_WEIGHT, read_npz
+from ..sim.weights import MAX_WEIGHT, finite_array, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
 from ..spec.graph import graph_from_pathways
@@ -73,7 +73,7 @@ def load_data(path) -> tuple[np.ndarray, np.ndarray]:
             A = A[None, :]
         if A.ndim != 2 or A.size == 0:
             raise SpecError(f, f"has shape {A.shape}", f"store {key} as a 2-D array, datapoints as columns")
-        out[key] = _finite(A, f, "number", DATA_MAX, "store finite numbers",
+        out[key] = finite_array(A, f, "number", DATA_MAX, "store finite numbers",
                            "rescale the data (divide X, or Y, by one common factor)")
     X, Y = out["X"], out["Y"]
     if X.shape[1] != Y.shape[1]:
@@ -84,19 +84,6 @@ def load_data(path) -> tuple[np.ndarray, np.ndarray]:
         raise SpecError(file_field("--data", path, "Y"), f"X has {X.shape[1]} datapoints (columns), Y has {Y.shape[1]}",
                         "give one target column per input column")
     return X, Y
-
-
-def _finite(A, f: str, noun: str, limit: float, nan_fix: str, big_fix: str) -> np.ndarray:
-    """``A`` as float64, refused (field ``f``) where it holds NaN or inf, or a ``noun`` of magnitude
-    above ``limit``."""
-    with np.errstate(all="ignore"):
-        A = np.asarray(A, np.float64)
-    if not np.all(np.isfinite(A)):
-        raise SpecError(f, "holds NaN or inf", nan_fix)
-    big = float(np.max(np.abs(A)))
-    if big > limit:
-        raise SpecError(f, f"holds a {noun} of magnitude {big:.3g}, more than {limit:g}", big_fix)
-    return A
 
 
 def parse_layers(text: str | Mapping | None) -> dict | None:
@@ -237,7 +224,7 @@ def _pick(arrays, path, names, ignore_bias):
             raise SpecError(f"{f}: key {key!r}", f"has shape {W.shape} and dtype {W.dtype}",
                             "each layer is a non-empty 2-D real matrix, out × in")
         damaged = "the run diverged or the file is damaged: drop that checkpoint"
-        out.append(_finite(W, f"{f}: key {key!r}", "weight", MAX_WEIGHT, damaged, damaged))
+        out.append(finite_array(W, f"{f}: key {key!r}", "weight", MAX_WEIGHT, damaged, damaged))
         keys.append(key)
     return out, keys
 

@@ -21,7 +21,7 @@ from ..spec.limits import Limits
 from ..io import atomic_write_bytes
 
 __all__ = ["load_weights", "save_weights", "from_chain_names", "unused_weight_keys", "read_npz", "check_weights",
-           "MAX_WEIGHT", "MAX_NPZ_BYTES"]
+           "finite_array", "MAX_WEIGHT", "MAX_NPZ_BYTES"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -119,6 +119,19 @@ def _short_exc(exc, n: int = 160) -> str:
     return s if len(s) <= n else s[: n - 3] + "..."
 
 
+def finite_array(A, f: str, noun: str, limit: float, nan_fix: str, big_fix: str) -> np.ndarray:
+    """``A`` as float64, refused (field ``f``) where it holds NaN or inf, or a ``noun`` of magnitude
+    above ``limit``."""
+    with np.errstate(all="ignore"):
+        A = np.asarray(A, np.float64)
+    if not np.all(np.isfinite(A)):
+        raise SpecError(f, "holds NaN or inf (or numbers beyond float64)", nan_fix)
+    big = float(np.max(np.abs(A)))
+    if big > limit:
+        raise SpecError(f, f"holds a {noun} of magnitude {big:.3g}, more than {limit:g}", big_fix)
+    return A
+
+
 def check_weights(raw: Mapping, net: Net, seeds: int | None = None, dtype: str = "float64",
                   where: str = "init weights") -> dict:
     """Weights keyed by edge (or W1, W2, …), each ``to × from`` with an optional leading seed axis,
@@ -139,13 +152,8 @@ def check_weights(raw: Mapping, net: Net, seeds: int | None = None, dtype: str =
                             "each array is to_width × from_width (rows written/read for output/input edges)")
         if W.shape[0] < 1:
             raise SpecError(f, f"has shape {W.shape}: no seed", "give at least one set of weights")
-        with np.errstate(all="ignore"):
-            W = W.astype(np.float64)
-        if not np.all(np.isfinite(W)):
-            raise SpecError(f, "holds NaN or inf (or numbers beyond float64)", "store finite weights")
-        if np.max(np.abs(W)) > MAX_WEIGHT:
-            raise SpecError(f, f"holds a weight of magnitude {np.max(np.abs(W)):.3g}, more than {MAX_WEIGHT:g}",
-                            "store initial weights of a trainable size (small: e.g. std 0.01)")
+        W = finite_array(W, f, "weight", MAX_WEIGHT, "store finite weights",
+                         "store initial weights of a trainable size (small: e.g. std 0.01)")
         if n is None:
             n = W.shape[0]
         elif W.shape[0] != n:
