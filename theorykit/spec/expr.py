@@ -85,8 +85,15 @@ def parse_expr(text: str, symbols: Mapping[str, sp.Symbol], field: str = "expres
     >>> parse_expr("sqrt(2)*Delta/2 + 0.5", {"Delta": D})
     sqrt(2)*Delta/2 + 1/2
     """
+    if symbols is None:
+        symbols = {}
+    elif not isinstance(symbols, Mapping):
+        raise SpecError("symbols", f"needs a dict name → SymPy symbol, got {type(symbols).__name__} "
+                        f"{short_repr(symbols)}",
+                        "e.g. {\"Delta\": sp.Symbol(\"Delta\", positive=True)}")
     if not isinstance(text, str):
-        return to_exact(text, field)
+        value = to_exact(text, field)
+        return check_real_finite(value, field) if isinstance(text, sp.Basic) else value
     if len(text) > _MAX_LEN:
         raise SpecError(field, f"expression is longer than {_MAX_LEN} characters", "shorten it")
     try:
@@ -117,7 +124,12 @@ def _walk1(node, symbols, field, text):
         return to_exact(node.value, field)
     if isinstance(node, ast.Name):
         if node.id in symbols:
-            return symbols[node.id]
+            sym = symbols[node.id]
+            if not isinstance(sym, sp.Expr):
+                raise SpecError(f"symbols[{node.id!r}]", f"is {short_repr(sym)}, not a SymPy symbol",
+                                f"map the name to its symbol, e.g. {{{node.id!r}: sp.Symbol({node.id!r})}}; "
+                                "values are substituted later (values=...)")
+            return sym
         raise SpecError(field, f"unknown symbol {node.id!r} in {text!r}",
                         f"declare it under [symbols] (declared: {sorted(symbols) or 'none'})")
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):

@@ -471,6 +471,9 @@ def _toml_value(v) -> str:
 def spec_to_toml(spec) -> str:
     """Write a spec (pathway form or :class:`~theorykit.spec.graph.GraphSpec`) as TOML with explicit
     data (round-trips through :func:`load_spec`)."""
+    if not isinstance(spec, (GDLNSpec, GraphSpec)):
+        raise SpecError("spec", f"expected a GDLNSpec or GraphSpec, got {type(spec).__name__}",
+                        "pass a spec (load_spec(path) reads one; a Derivation has its .spec)")
     if isinstance(spec, GraphSpec) and any(spec.path_names.get(h) != "/".join(h) for h in spec.path_names):
         raise SpecError("spec", "the graph names its pathways (path_names), which a spec file cannot hold",
                         "write the pathway spec it was made from")

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
+import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
-from .fields import integer, loss_name, node_label, real
+from .fields import integer, label, loss_name, node_label, real, short_repr, type_name
 from .task import Task
 
 __all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "lemma41_gatings"]
@@ -48,7 +50,7 @@ class Pathway:
     def resolve(self, task: Task, field: str = "pathway") -> "Pathway":
         """This pathway checked against ``task``, with "all" expanded to indices."""
         act = check_gates(self.active, task.P, field + ".active", f"pathway {self.name!r} is active on no datapoint",
-                          "pathway on", (int, sp.Integer))
+                          "pathway on")
         ins = check_indices(self.inputs, task.d, field + ".inputs", "input row")
         outs = check_indices(self.outputs, task.p, field + ".outputs", "output row")
         positive_int(self.hidden, field + ".hidden", "hidden = 32")
@@ -88,9 +90,10 @@ def chain_node_names(p: "Pathway") -> list:
     return [p.name] + [f"{p.name}_{j}" for j in range(2, p.depth)]
 
 
-def check_gates(act, P, field, off="is off on every datapoint", on="on", integers=(int,)):
-    """One 0/1 gate per datapoint, from a list or \"all\", checked: ``off`` is the problem named when
-    every gate is 0, ``on`` what a 1 turns on, ``integers`` the types a gate may have."""
+def check_gates(act, P, field, off="is off on every datapoint", on="on", integers=(numbers.Integral,)):
+    """One 0/1 gate per datapoint, from a list (or a 1-d numpy array) or \"all\", checked: ``off`` is the
+    problem named when every gate is 0, ``on`` what a 1 turns on, ``integers`` the types a gate may have."""
+    act = _listed(act)
     if isinstance(act, str):
         if act != "all":
             raise SpecError(field, f"expected a list of gates or \"all\", got {act!r}",
@@ -113,7 +116,8 @@ def positive_int(v, field_name, example):
 
 
 def check_indices(vals, size, field, what):
-    """Row indices from \"all\" or a list, checked: in range, not repeated, sorted."""
+    """Row indices from \"all\" or a list (or a 1-d numpy array), checked: in range, not repeated, sorted."""
+    vals = _listed(vals)
     if isinstance(vals, str):
         if vals == "all":
             return tuple(range(size))
@@ -123,11 +127,33 @@ def check_indices(vals, size, field, what):
         raise SpecError(field, f"expected \"all\" or a non-empty list of {what} indices, got {vals!r}",
                         "write \"all\" or e.g. [0, 1]")
     for v in vals:
-        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < size:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < size:
             raise SpecError(field, f"{v!r} is not a {what} index in 0..{size - 1}", f"use integers below {size}")
     if len(set(vals)) != len(vals):
         raise SpecError(field, f"repeated {what} index in {vals!r}", "list each index once")
-    return tuple(sorted(vals))
+    return tuple(sorted(int(v) for v in vals))
+
+
+def _listed(v):
+    """A 1-d numpy array as the list of its (Python) numbers; anything else as it is."""
+    return v.tolist() if isinstance(v, np.ndarray) and v.ndim == 1 else v
+
+
+def check_pathway_list(pathways) -> tuple:
+    """``pathways`` as a tuple of :class:`Pathway`; a single pathway, a dict of ReLNs (what
+    :func:`xor_relns` returns) or anything else is refused, naming ``pathways``."""
+    fix = "pass a list of Pathway, e.g. xor_relns()[\"linear\"]"
+    if isinstance(pathways, Mapping):
+        raise SpecError("pathways", f"got a dict (keys {sorted(map(str, pathways))[:4]}), not a list of pathways",
+                        "pick one ReLN from it, e.g. xor_relns()[\"linear\"]")
+    if isinstance(pathways, Pathway) or isinstance(pathways, str) or not isinstance(pathways, Iterable):
+        raise SpecError("pathways", f"expected a list of Pathway, got {type_name(pathways)} {short_repr(pathways)}",
+                        fix)
+    paths = tuple(pathways)
+    for i, p in enumerate(paths):
+        if not isinstance(p, Pathway):
+            raise SpecError(f"pathways[{i}]", f"expected a Pathway, got {type_name(p)} {short_repr(p)}", fix)
+    return paths
 
 
 class TrainedSpec:
@@ -174,8 +200,12 @@ class GDLNSpec(TrainedSpec):
     name: str = "spec"
 
     def __post_init__(self):
-        paths = tuple(self.pathways)
+        if not isinstance(self.task, Task):
+            raise SpecError("task", f"expected a Task, got {type_name(self.task)} {short_repr(self.task)}",
+                            "e.g. tk.xor_margin(0.5), or tk.Task(X, Y) for data (datapoints as columns)")
+        paths = check_pathway_list(self.pathways)
         object.__setattr__(self, "pathways", paths)
+        label(self.name, "name", "a short string, e.g. name=\"my-spec\"")
         if not paths:
             raise SpecError("pathways", "no pathway declared", "add at least one [[pathways]] table")
         names = [p.name for p in paths]
@@ -209,8 +239,10 @@ def xor_relns(hidden: int = 128) -> dict:
     """The two ReLNs of the XoR-with-margin task (docs/theory.md#xor).
 
     ``"linear"``: one pathway on the positive examples, one on the negative.
-    ``"xor"``: four pathways, each on for exactly one example. ``hidden`` is the total width.
+    ``"xor"``: four pathways, each on for exactly one example. ``hidden`` is the total width
+    (at least 4: each of the four XoR pathways needs a unit).
     """
+    hidden = integer(hidden, "hidden", lo=4, fix="the total width, e.g. hidden=128")
     lin = [Pathway("positive", (1, 1, 0, 0), "all", "all", hidden // 2),
            Pathway("negative", (0, 0, 1, 1), "all", "all", hidden // 2)]
     xor = [Pathway(f"point{m}", tuple(int(i == m) for i in range(4)), "all", "all", hidden // 4) for m in range(4)]
@@ -224,6 +256,9 @@ def context_pathways(n: int, k: int, subsets: Sequence[Sequence[int]], common: b
     A context pathway is on for the datapoints of its contexts and sees the item rows only;
     every pathway writes to all outputs.
     """
+    n, k = (integer(v, f, lo=1, fix="e.g. n=8, k=3") for f, v in (("n", n), ("k", k)))
+    hidden = integer(hidden, "hidden", lo=1, fix="units per pathway, e.g. hidden=100")
+    subsets = _context_subsets(subsets, k)
     paths = []
     if common:
         paths.append(Pathway("common", (1,) * (n * k), "all", "all", hidden))
@@ -234,6 +269,25 @@ def context_pathways(n: int, k: int, subsets: Sequence[Sequence[int]], common: b
     return paths
 
 
+def _context_subsets(subsets, k: int) -> list:
+    """``subsets`` checked: a list of non-empty collections of context indices in 0..k−1."""
+    fix = f"a list of tuples of contexts in 0..{k - 1}, e.g. [(0,), (1, 2)]"
+    if isinstance(subsets, (str, Mapping)) or not isinstance(subsets, Iterable):
+        raise SpecError("subsets", f"expected a list of context subsets, got {type_name(subsets)} "
+                        f"{short_repr(subsets)}", fix)
+    out = []
+    for i, S in enumerate(subsets):
+        S = _listed(S)
+        if isinstance(S, (str, Mapping)) or not isinstance(S, Iterable):
+            raise SpecError(f"subsets[{i}]", f"{short_repr(S)} is not a collection of contexts "
+                            "(each subset is a tuple, also of one context)", fix)
+        S = tuple(S)
+        if not S or any(isinstance(c, bool) or not isinstance(c, numbers.Integral) or not 0 <= c < k for c in S):
+            raise SpecError(f"subsets[{i}]", f"{S!r} is not a non-empty set of contexts in 0..{k - 1}", fix)
+        out.append(tuple(int(c) for c in S))
+    return out
+
+
 def lemma41_gatings(k: int = 3) -> dict:
     """Every context-gated pathway set Lemma 4.1 allows for k contexts, by name.
 
@@ -241,6 +295,7 @@ def lemma41_gatings(k: int = 3) -> dict:
     here we enumerate the context-level choices: a common pathway plus any non-empty family
     of proper, non-empty context subsets, grouped by subset size, and the named sets of the paper.
     """
+    k = integer(k, "k", lo=1, fix="the number of contexts, e.g. k=3")
     proper = [S for r in range(1, k) for S in itertools.combinations(range(k), r)]
     by_size = {f"common+{r}-context": [S for S in proper if len(S) == r] for r in range(1, k)}
     return {**by_size, "common+all-proper": proper, "common-only": []}

@@ -389,6 +389,9 @@ def graph_from_pathways(spec: GDLNSpec | GraphSpec) -> GraphSpec:
     """
     if isinstance(spec, GraphSpec):
         return spec
+    if not isinstance(spec, GDLNSpec):
+        raise SpecError("spec", f"expected a GDLNSpec, got {type(spec).__name__}",
+                        "pass a spec: GDLNSpec(task, pathways) or load_spec(path)")
     nodes, edges, names = [], [], {}
     for p in spec.pathways:
         chain = chain_node_names(p)

@@ -10,6 +10,7 @@ Built-in tasks:
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -17,7 +18,8 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
-from .fields import integer
+from .expr import parse_expr, to_exact
+from .fields import check_real_finite, integer, short_repr, type_name
 
 __all__ = ["Task", "Radicals", "radicals_of", "xor_margin", "contexts", "structure", "hierarchy", "ring", "cross"]
 
@@ -45,7 +47,7 @@ class Task:
     meta: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self):
-        X, Y = sp.Matrix(self.X), sp.Matrix(self.Y)
+        X, Y = (_matrix_arg(M, f) for M, f in ((self.X, "data.inputs"), (self.Y, "data.targets")))
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "Y", Y)
         if X.cols == 0 or X.rows == 0:
@@ -55,6 +57,9 @@ class Task:
         if X.cols != Y.cols:
             raise SpecError("data.targets", f"inputs have {X.cols} datapoints (columns) but targets have {Y.cols}",
                             "datapoints are columns: give inputs as d × P and targets as p × P")
+        if not isinstance(self.symbols, Mapping):
+            raise SpecError("symbols", f"needs a dict name → SymPy symbol, got {type_name(self.symbols)} "
+                            f"{short_repr(self.symbols)}", "e.g. symbols={\"Delta\": sp.Symbol(\"Delta\")}")
         free = self.free_symbols - set(self.symbols.values())
         if free:
             raise SpecError("data", f"unknown symbols {sorted(map(str, free))}", "declare them under [symbols]")
@@ -113,6 +118,23 @@ class Task:
 
     def latex(self) -> str:
         return self._repr_latex_().strip("$")
+
+
+def _matrix_arg(M, field: str) -> sp.Matrix:
+    """``M`` as a SymPy matrix; a numpy array must hold finite real numbers (NaN, ∞ and complex
+    entries became nan, oo and I in the exact task)."""
+    if isinstance(M, np.ndarray) and (M.dtype.kind == "c" or (M.dtype.kind == "f" and not np.isfinite(M).all())):
+        raise SpecError(field, "holds NaN, infinite or complex numbers", "give finite real numbers")
+    try:
+        return sp.Matrix(M)
+    except (TypeError, ValueError, NotImplementedError, sp.SympifyError) as exc:
+        raise SpecError(field, f"cannot be read as a matrix ({type_name(M)} {short_repr(M)}: {exc!s:.80})",
+                        "give a 2-d array or nested lists, datapoints as columns") from None
+
+
+def _n_arg(n, field: str = "n") -> int:
+    """A number of items: a positive integer (numpy integers too), as an int."""
+    return integer(n, field, lo=1, fix="a positive integer, e.g. n = 8")
 
 
 def as_task(source) -> "Task":
@@ -199,7 +221,19 @@ def xor_margin(delta: sp.Expr | float | None = None) -> Task:
     coordinate is ``+Δ`` on positive and ``−Δ`` on negative examples. ``Δ = 0`` is the
     classical XoR. With ``delta=None`` Δ is the positive symbol ``Delta``.
     """
-    D = sp.Symbol("Delta", nonnegative=True) if delta is None else sp.sympify(delta) if not isinstance(delta, float) else sp.Rational(repr(delta))
+    if delta is None:
+        D = sp.Symbol("Delta", nonnegative=True)
+    elif isinstance(delta, str):            # an expression such as "2*x"
+        try:
+            D = sp.sympify(delta)
+        except (sp.SympifyError, TypeError, SyntaxError) as exc:
+            raise SpecError("delta", f"cannot read {delta!r} as an expression ({exc!s:.60})",
+                            "give a number, a SymPy expression or leave it out (the symbol Delta)") from None
+    else:                                   # numbers (numpy's too) exact, floats via their repr
+        D = to_exact(delta, "delta")
+    if not isinstance(D, sp.Expr):
+        raise SpecError("delta", f"{short_repr(delta)} is not a number or an expression", "e.g. delta=0.5")
+    check_real_finite(D, "delta")
     symbols = {s.name: s for s in D.free_symbols}      # Delta, or those of an expression such as 2*x
     pts = [(1, 1), (-1, -1), (1, -1), (-1, 1)]
     X = sp.Matrix([[a for a, b in pts], [b for a, b in pts], [D * a * b for a, b in pts]])
@@ -212,16 +246,17 @@ def xor_margin(delta: sp.Expr | float | None = None) -> Task:
 # ---------------------------------------------------------------------------------
 def hierarchy(n: int = 8) -> sp.Matrix:
     """Binary-tree features: for h = 1, 2, 4, …, n, h rows each on a block of n/h items."""
-    if n < 1 or n & (n - 1):
-        raise SpecError("data.structure", f"the hierarchy needs n a power of two, got n={n}", "use n = 2, 4, 8, 16, …")
+    n = _n_arg(n)
+    if n & (n - 1):
+        raise SpecError("n", f"the hierarchy needs n a power of two, got n={n}", "use n = 2, 4, 8, 16, …")
     return sp.Matrix([[1 if i * n // h <= j < (i + 1) * n // h else 0 for j in range(n)]
                       for h in (2 ** e for e in range(n.bit_length())) for i in range(h)])
 
 
 def cross(n: int = 8) -> sp.Matrix:
     """The hierarchy with its pair rows regrouped as {0,2}, {1,3}, {4,6}, {5,7}."""
-    if n != 8:
-        raise SpecError("data.structure", f"'cross' is defined for n = 8 items, got n={n}", "use n = 8 or another structure")
+    if _n_arg(n) != 8:
+        raise SpecError("n", f"'cross' is defined for n = 8 items, got n={n}", "use n = 8 or another structure")
     H = hierarchy(8)
     for r, (a, b) in enumerate([(0, 2), (1, 3), (4, 6), (5, 7)]):
         H[3 + r, :] = sp.Matrix([[1 if j in (a, b) else 0 for j in range(8)]])
@@ -237,8 +272,8 @@ def ring(n: int = 8) -> sp.Matrix:
     The decimals 0.33 and 0.66 (not thirds) are those of the paper's experiments; they are
     kept exact as 33/100 and 66/100.
     """
-    if n != 8:
-        raise SpecError("data.structure", f"'ring' is defined for n = 8 items, got n={n}", "use n = 8 or another structure")
+    if _n_arg(n) != 8:
+        raise SpecError("n", f"'ring' is defined for n = 8 items, got n={n}", "use n = 8 or another structure")
     b = [sp.Rational(v) for v in RING_BUMP]
     rows = [[1] * 8] + [[b[(j + r - 1) % 8] for j in range(8)] for r in range(1, 15)]
     return sp.Matrix(rows)
@@ -249,6 +284,7 @@ _STRUCTURES = {"hierarchy": hierarchy, "cross": cross, "ring": ring, "identity":
 
 def structure(spec, n: int, field: str = "data.structure") -> sp.Matrix:
     """A structure matrix (features × items) from a name or an explicit matrix."""
+    n = _n_arg(n)
     if isinstance(spec, str):
         if spec not in _STRUCTURES:
             raise SpecError(field, f"unknown structure {spec!r}", f"use one of {sorted(_STRUCTURES)} or a matrix")
@@ -256,7 +292,10 @@ def structure(spec, n: int, field: str = "data.structure") -> sp.Matrix:
             return _STRUCTURES[spec](n)
         except SpecError as err:          # name the field the structure came from
             raise SpecError(field, err.problem, err.fix) from None
-    M = sp.Matrix(spec)
+    if spec is None or isinstance(spec, (numbers.Number, sp.Expr)):
+        raise SpecError(field, f"expected a structure name or a matrix, got {type_name(spec)} {short_repr(spec)}",
+                        f"use one of {sorted(_STRUCTURES)} or a features × items matrix")
+    M = _matrix_arg(spec, field)
     if M.cols != n:
         raise SpecError(field, f"a given structure must have n={n} columns (items), got {M.cols}",
                         "give a features × items matrix")
@@ -275,13 +314,16 @@ def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str 
     the paper uses ``blocks=["hierarchy", "ring", "cross"]``; Section 5 the hierarchy
     everywhere with ``context_scale`` 1, 1.1, 1.35 for k = 3, 4, 5.
     """
-    for name, v in (("data.n", n), ("data.k", k)):
-        integer(v, name, lo=1, fix="use e.g. n = 8, k = 3")
+    n, k = (integer(v, name, lo=1, fix="use e.g. n = 8, k = 3") for name, v in (("data.n", n), ("data.k", k)))
+    if isinstance(blocks, np.ndarray) and blocks.ndim == 1 and blocks.dtype.kind in "UO":   # names as an array
+        blocks = list(blocks)
     if isinstance(blocks, str) or not isinstance(blocks, (list, tuple)):
         blocks = [blocks] * k
     if len(blocks) != k:
         raise SpecError("data.blocks", f"{len(blocks)} structures given for k={k} contexts", "give one per context")
-    scale = sp.Rational(repr(context_scale)) if isinstance(context_scale, float) else sp.sympify(context_scale)
+    scale = parse_expr(context_scale, {}, "data.context_scale")     # numbers (numpy's too) or "sqrt(2)"
+    if scale.is_number and not bool(scale > 0):                     # as a spec file's context_scale
+        raise SpecError("data.context_scale", f"{scale} is not positive", "e.g. context_scale = 1.1")
     Hc = structure(common, n, "data.common")
     Hs = [structure(b, n, f"data.blocks[{i}]") for i, b in enumerate(blocks)]
     P = n * k
