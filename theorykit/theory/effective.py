@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from ..errors import SpecError
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.task import Task
 from .exactla import rational_parts
@@ -100,7 +101,13 @@ def _plain_gates(gates) -> bool:
 
 def effective_dataset(task: Task, p: Pathway) -> EffectiveDataset:
     """Σyx_p and Σx_pp of pathway ``p`` on ``task``."""
-    p = p.resolve(task)
+    if not isinstance(task, Task):
+        raise SpecError("task", f"expected a Task, got {type(task).__name__}",
+                        "pass spec.task (a spec's task), or a task such as xor_margin(0.5)")
+    if not isinstance(p, Pathway):
+        raise SpecError("p", f"expected a Pathway, got {type(p).__name__} {p!r:.40}",
+                        "pass one of spec.pathways (a Pathway, not its name)")
+    p = p.resolve(task, "p")
     parts = exact_parts(task)
     if parts is not None and _plain_gates(p.active):
         Xb, xd, Yb, yd = parts
@@ -145,6 +152,9 @@ def output_correlation(task: Task) -> sp.Matrix:
 
 def couplings(spec: GDLNSpec) -> list:
     """Pairs (q, p) of distinct pathways that interact: shared output rows and a shared datapoint."""
+    if not isinstance(spec, GDLNSpec):
+        raise SpecError("spec", f"expected a pathway spec (GDLNSpec), got {type(spec).__name__}",
+                        "pass GDLNSpec(task, pathways) or a spec file with [[pathways]] (a graph spec has none)")
     out = []
     ps = spec.pathways
     for i, q in enumerate(ps):

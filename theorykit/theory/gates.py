@@ -310,7 +310,11 @@ def layer_activity(params, X, blocks: int = 3) -> dict:
 def binary(gates, field: str = "gates") -> np.ndarray:
     """Gates given as 0/1 numbers or booleans, as booleans; any other value is an error naming
     ``field`` (a gate of 2 or 0.5 read as "on" before)."""
-    a = np.asarray(gates)
+    try:
+        a = np.asarray(gates)
+    except ValueError:          # ragged nested lists
+        raise SpecError(field, "is not a rectangular array (rows of different lengths)",
+                        "give every row the same length") from None
     if a.dtype != bool and not np.isin(a, (0, 1)).all():
         raise SpecError(field, "holds values other than 0 and 1", "give binary gates (1 = on, 0 = off)")
     return a.astype(bool)

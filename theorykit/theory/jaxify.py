@@ -14,6 +14,8 @@ import jax
 import jax.numpy as jnp
 import sympy as sp
 
+from ..errors import SpecError
+
 jax.config.update("jax_enable_x64", True)
 try:        # seed → weights as JAX ≥ 0.5 draws them, under every JAX allowed (theorykit/__init__.py)
     jax.config.update("jax_threefry_partitionable", True)
@@ -47,6 +49,17 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
     >>> float(jax.grad(f)(0.0))
     1.0
     """
+    if isinstance(args, (str, sp.Basic)) or not isinstance(args, Sequence):
+        raise SpecError("args", f"expected a list of SymPy symbols, got {type(args).__name__} {args!r:.40}",
+                        "e.g. to_jax(expr, [t]) for one argument")
+    bad = [a for a in args if not isinstance(a, sp.Symbol)]
+    if bad:
+        raise SpecError("args", f"{bad[0]!r} is a {type(bad[0]).__name__}, not a SymPy symbol",
+                        "pass the symbols themselves (e.g. task.symbols[\"Delta\"] or sp.Symbol(\"Delta\", ...)), "
+                        "not their names")
+    if expr is None or callable(expr) and not isinstance(expr, (sp.Basic, sp.MatrixBase)):
+        raise SpecError("expr", f"expected a SymPy expression or matrix, got {type(expr).__name__}",
+                        "pass e.g. der.loss")
     expr = sp.sympify(expr)
     # exact roots of irreducible polynomials (CRootOf) have no JAX translation: they are numbers,
     # so they are evaluated (to 30 digits) before printing

@@ -31,6 +31,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
+from ..spec.fields import integer
 from .gates import LEMMA_CLASSES, UnitGates, binary, is_staircase
 
 __all__ = [
@@ -232,14 +233,19 @@ def realisable_gate_patterns(n: int, k: int) -> set:
     every assignment is itself a realisable choice of weights. Patterns are returned as
     bytes of the row-major boolean n × k array (``np.frombuffer(p, bool).reshape(n, k)``).
     """
-    if n < 1 or k < 1:
-        raise ValueError("n and k must be positive")
+    n, k = _sizes(n, k)
     out = set()
     a_all = np.array(list(itertools.product(range(k + 1), repeat=n)), dtype=np.int8)  # (A, n)
     for t in itertools.product(range(k), repeat=k):
         G = a_all[:, :, None] > np.array(t, dtype=np.int8)[None, None, :]             # (A, n, k)
         out.update(g.tobytes() for g in np.ascontiguousarray(G))
     return out
+
+
+def _sizes(n, k, lo: int = 1) -> tuple:
+    """``(n, k)``: numbers of items and contexts, integers (numpy's too) of at least ``lo``."""
+    return tuple(integer(v, f, lo=lo, fix=f"a whole number of {what}, e.g. {f}=2")
+                 for f, v, what in (("n", n, "items"), ("k", k, "contexts")))
 
 
 def all_patterns(n: int, k: int) -> np.ndarray:
@@ -261,6 +267,7 @@ def poly_bernoulli(n: int, k: int) -> int:
     XOR sub-pattern, i.e. (as the tests check) the gate patterns one bias-free unit realises.
     B_2^(−2) = 14: all 16 two-by-two patterns but the two XOR ones.
     """
+    n, k = _sizes(n, k, lo=0)
     return sum(math.factorial(m) ** 2 * _stirling2(n + 1, m + 1) * _stirling2(k + 1, m + 1)
                for m in range(min(n, k) + 1))
 
@@ -280,6 +287,7 @@ def classify_context_gating(pattern, n: int, k: int) -> str:
     unit realises it; never produced by a network of :mod:`theorykit.sim.simulate`). Read by the one
     unit-gate classifier, :meth:`theorykit.theory.gates.UnitGates.lemma_classes`.
     """
+    n, k = _sizes(n, k)
     G = binary(pattern, "pattern")
     if G.ndim == 1:
         if G.size != n * k:
@@ -301,6 +309,7 @@ def stronger_reading_holds(pattern, n: int, k: int) -> bool:
 
 def gate_census(gates: np.ndarray, n: int, k: int) -> dict:
     """Counts of :data:`GATE_CLASSES` over units; ``gates`` is H × P (or seeds × H × P), context-major."""
+    n, k = _sizes(n, k)
     G = binary(gates)
     if G.ndim < 2 or G.shape[-1] != n * k:
         raise SpecError("gates", f"shape {G.shape}: the last axis must be the {n * k} datapoints (n·k)",

@@ -7,7 +7,8 @@ from typing import Mapping
 import mpmath
 import numpy as np
 import sympy as sp
-from ..errors import DerivationError
+from ..errors import DerivationError, SpecError
+from ..spec.fields import integer, short_repr, type_name
 from .exact_values import X
 from .exactla import _components, _spread, rational_parts, rational_svd
 
@@ -170,6 +171,20 @@ def _scaled_blocks(B: sp.Matrix, cache) -> list | None:
     return None
 
 
+def _matrix(M) -> sp.Matrix:
+    """``M`` as a SymPy matrix, or an error naming ``M``."""
+    if isinstance(M, np.ndarray) and M.dtype.kind == "f" and not np.isfinite(M).all():
+        raise SpecError("M", "holds NaN or infinite entries", "give a real matrix with finite entries")
+    try:
+        out = sp.Matrix(M)
+    except (TypeError, ValueError, NotImplementedError, sp.SympifyError):
+        out = None
+    if out is None or not all(isinstance(x, sp.Expr) for x in out):
+        raise SpecError("M", f"cannot be read as a matrix of numbers: {type_name(M)} {short_repr(M)}",
+                        "give a 2-d array, nested lists or a SymPy Matrix (or (B, den): integers B over den)")
+    return out
+
+
 def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) -> SVD:
     """Exact SVD of ``M`` (see the module docstring for method and conventions).
 
@@ -181,14 +196,20 @@ def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) ->
     >>> exact_svd(sp.Matrix([[1, 1, 0], [0, 0, 2]])).singular_values
     [2, sqrt(2)]
     """
-    if isinstance(M, tuple):
-        parts, shape = M, M[0].shape
+    if isinstance(M, tuple) and M and isinstance(M[0], np.ndarray):
+        if len(M) != 2 or M[0].ndim != 2 or M[0].dtype.kind not in "iuO":
+            raise SpecError("M", f"(B, den) needs B a 2-d integer array and den, got {len(M)} items, B of dtype "
+                            f"{M[0].dtype}, shape {M[0].shape}",
+                            "give the matrix itself, or integers B over a common denominator den")
+        parts, shape = (M[0], integer(M[1], "M", lo=1, fix="(B, den): den a positive integer")), M[0].shape
     else:
-        M = sp.Matrix(M)
+        M = _matrix(M)
         parts, shape = (None if M.free_symbols else rational_parts(M)), M.shape
     if parts is not None:
         raws = rational_svd(parts[0], parts[1], cache)
         return SVD(tuple(Mode(raw=r) for r in raws), tuple(shape), dict(reference or {}))
+    if M.has(sp.nan, sp.zoo, sp.oo, -sp.oo, sp.I):
+        raise SpecError("M", "holds NaN, infinite or complex entries", "give a real matrix with finite entries")
     M = M.applyfunc(sp.expand)
     ref = dict(reference) if reference else reference_values(M.free_symbols)
     modes = []

@@ -14,10 +14,13 @@ its start keeps its digits instead of cancelling to 0 near 1e-16 of L(0).
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
+from ..spec.fields import short_repr, type_name
 
 __all__ = ["t", "tau", "a0", "mode_trajectory", "mode_ode_residual", "t_half", "mode_loss_reduction",
            "discrete_mode_recurrence", "deep_mode_rhs", "mode_gap", "discrete_mode_gap"]
@@ -30,8 +33,29 @@ tau = sp.Symbol("tau", positive=True)
 a0 = sp.Symbol("a_0", positive=True)
 
 
+def _arg(v, name: str, positive: bool = False):
+    """A number, a SymPy expression or an array (lists become arrays); ``positive``: a scalar number
+    must be > 0 (symbols and arrays pass)."""
+    if isinstance(v, (list, tuple)):
+        return np.asarray(v, dtype=float)
+    if v is None or isinstance(v, (str, bytes, bool, dict, set)):
+        raise SpecError(name, f"needs a number, a SymPy expression or an array, got {type_name(v)} {short_repr(v)}",
+                        f"e.g. {name}=0.5")
+    if positive:
+        bad = (v.is_number and v.is_positive is False) if isinstance(v, sp.Basic) \
+            else isinstance(v, numbers.Real) and not v > 0
+        if bad:
+            raise SpecError(name, f"{v} is not positive", f"give {name} > 0")
+    return v
+
+
 def mode_trajectory(s, d, a_init=a0, time=t, time_const=tau, exp=sp.exp):
     """Closed-form a(t) of one mode (stable logistic form); in numpy (``time`` an array) with ``exp=np.exp``."""
+    s, d, a_init, time, time_const = (_arg(v, k, k in ("d", "a_init", "time_const")) for k, v in (
+        ("s", s), ("d", d), ("a_init", a_init), ("time", time), ("time_const", time_const)))
+    if exp is sp.exp and any(isinstance(v, np.ndarray) for v in (s, d, a_init, time, time_const)):
+        raise SpecError("exp", "an argument is an array, which SymPy's exp (the default) cannot take",
+                        "pass exp=np.exp for numbers")
     return (s / d) / (1 + (s / (d * a_init) - 1) * exp(-2 * s * time / time_const))
 
 
@@ -85,6 +109,7 @@ def t_half_float(s: float, d: float, a_init: float, time_const: float, depth: in
 
 def mode_loss_reduction(s, d, a) -> sp.Expr:
     """How much a mode of strength ``a`` lowers the (mean) loss: ``s a − ½ d a²``."""
+    s, d, a = _arg(s, "s"), _arg(d, "d"), _arg(a, "a")
     return s * a - d * a ** 2 / 2
 
 
