@@ -1,0 +1,266 @@
+"""Rules of the theory core that a mutation check found untested (trajectory, SVD, effective datasets,
+the race, the starts, the unit-gate classifier). Every expected value comes from a hand derivation
+written beside it, from docs/theory.md, or from a second method computed here (SciPy, SymPy, Python
+integers), never from the code under test."""
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.integrate import solve_ivp
+
+from theorykit.errors import SpecError
+from theorykit.theory.trajectory import (deep_mode_rhs, discrete_mode_gap, discrete_mode_recurrence,
+                                         mode_loss_reduction, t_half, t_half_float)
+
+
+# ------------------------------------------------------------------------------------------------
+# trajectory: half-way times, deep modes, the mode's loss term
+# ------------------------------------------------------------------------------------------------
+def _deep_half_time_by_ode(s, d, a0, tau, L):
+    """Second method: integrate docs/theory.md#deep-modes, τ da/dt = L a^{2−2/L}(s − d a), until
+    a = s/(2d) (an event of solve_ivp), written here without theorykit."""
+    half = s / (2 * d)
+
+    def rhs(_t, y):
+        return [L * y[0] ** (2 - 2 / L) * (s - d * y[0]) / tau]
+
+    def reach(_t, y):
+        return y[0] - half
+    reach.terminal, reach.direction = True, 1
+    sol = solve_ivp(rhs, (0, 1e7), [a0], events=reach, rtol=1e-11, atol=1e-14, method="LSODA")
+    return float(sol.t_events[0][0])
+
+
+def test_t_half_two_layers_in_floats_and_symbols_is_the_hand_formula():
+    # docs/theory.md#closed-form: t½ = τ/(2s) ln(s/(d a0) − 1); s = 0.5, d = 0.25, a0 = 0.01, τ = 20:
+    # 20/1 · ln(0.5/0.0025 − 1) = 20 ln 199
+    want = 20 * np.log(199.0)
+    assert t_half_float(0.5, 0.25, 0.01, 20.0) == pytest.approx(want, rel=1e-13)
+    assert float(t_half(0.5, 0.25, 0.01, 20)) == pytest.approx(want, rel=1e-13)
+
+
+@pytest.mark.parametrize("L", [3, 4])
+def test_t_half_of_a_deep_mode_is_where_the_deep_ode_reaches_half(L):
+    s, d, a0, tau = 2.0, 0.5, 0.01, 10.0
+    want = _deep_half_time_by_ode(s, d, a0, tau, L)
+    assert float(sp.N(t_half(sp.Float(s), sp.Float(d), sp.Float(a0), sp.Float(tau), depth=L), 20)) == \
+        pytest.approx(want, rel=1e-6)
+    assert t_half_float(s, d, a0, tau, depth=L) == pytest.approx(want, rel=1e-6)
+
+
+def test_t_half_refuses_a_start_exactly_at_half_the_end_point():
+    # s/(2d) = 2/(2·1) = 1: a mode started at 1 is at half its end point already (no time ahead)
+    with pytest.raises(SpecError) as e:
+        t_half(2, 1, 1)
+    assert e.value.field == "a_init"
+
+
+def test_deep_mode_rhs_by_hand():
+    # L a^{2−2/L}(s − d a): L = 3, a = 8, s = 2, d = 0.1 → 3 · 8^{4/3} · (2 − 0.8) = 3 · 16 · 1.2 = 57.6
+    assert deep_mode_rhs(8.0, 2.0, 0.1, 3) == pytest.approx(57.6, rel=1e-14)
+    # L = 2 is the mode ODE's 2a(s − d a): a = 0.5, s = 1, d = 1 → 2 · 0.5 · 0.5 = 0.5
+    assert deep_mode_rhs(0.5, 1.0, 1.0, 2) == pytest.approx(0.5, rel=1e-14)
+    # L = 4, a = 16: 4 · 16^{3/2} · (1 − 0.5·16·(1/16)) = 4 · 64 · 0.5 = 128 (s = 1, d = 1/32)
+    assert deep_mode_rhs(16.0, 1.0, 1 / 32, 4) == pytest.approx(128.0, rel=1e-14)
+
+
+def test_mode_loss_reduction_by_hand_and_at_the_end_point():
+    # s a − ½ d a²: s = 3, d = 2, a = 1 → 3 − 1 = 2; at a = s/d it is s²/(2d) (docs/theory.md#mode-loss)
+    assert mode_loss_reduction(3, 2, 1) == 2
+    sv, dv = sp.Rational(3), sp.Rational(2)
+    assert sp.simplify(mode_loss_reduction(sv, dv, sv / dv) - sv ** 2 / (2 * dv)) == 0
+
+
+def test_discrete_mode_without_input_variance_has_no_end_point():
+    # d = 0 forces s = 0 (no input along the mode, so no correlation): a never moves, and the gap to an
+    # end point s/d does not exist (inf), as XoR's linear ReLN at Δ = 0 has it
+    a = discrete_mode_recurrence(0.0, 0.0, 1e-3, 20.0, 5)
+    g = discrete_mode_gap(0.0, 0.0, 1e-3, 20.0, 5)
+    assert np.all(a == 1e-3) and np.all(np.isinf(g))
+
+
+# ------------------------------------------------------------------------------------------------
+# effective datasets (docs/theory.md#effective-datasets): Σyx_p = ⟨g_p y xᵀ⟩, Σx_qp = ⟨g_q g_p x xᵀ⟩
+# ------------------------------------------------------------------------------------------------
+from theorykit.spec.gating import Pathway  # noqa: E402
+from theorykit.spec.task import Task  # noqa: E402
+from theorykit.theory.effective import (couplings, effective_dataset, input_correlation,  # noqa: E402
+                                        output_correlation, output_trace)
+
+_K = sp.Symbol("k")
+
+
+def _small_task(symbolic: bool):
+    """X = [[1, 2, 3], [5, 1, −1]], Y = [[1, y₂, 2]] with y₂ = 0 (rational) or the symbol k."""
+    return Task(sp.Matrix([[1, 2, 3], [5, 1, -1]]), sp.Matrix([[1, _K if symbolic else 0, 2]]),
+                {"k": _K} if symbolic else {})
+
+
+@pytest.mark.parametrize("symbolic", [False, True])
+def test_effective_dataset_of_a_gated_pathway_by_hand(symbolic):
+    # gates (1, 0, 1): datapoints 0 and 2, x = (1, 5) and (3, −1), y = 1 and 2, P = 3 (an off
+    # datapoint still counts in the average, and its target, k or 0, never enters):
+    # Σyx = ⅓[1·(1, 5) + 2·(3, −1)] = ⅓(7, 3);  Σx = ⅓[(1,5)(1,5)ᵀ + (3,−1)(3,−1)ᵀ] = ⅓[[10, 2], [2, 26]]
+    eff = effective_dataset(_small_task(symbolic), Pathway("p", (1, 0, 1), "all", "all"))
+    assert eff.Syx == sp.Matrix([[sp.Rational(7, 3), 1]])
+    assert eff.Sx == sp.Matrix([[sp.Rational(10, 3), sp.Rational(2, 3)], [sp.Rational(2, 3), sp.Rational(26, 3)]])
+
+
+def test_output_trace_by_hand():
+    # tr Σy = ⟨‖y‖²⟩ = (1 + y₂² + 4)/3: 5/3 for y₂ = 0, (5 + k²)/3 for the symbol
+    assert output_trace(_small_task(False)) == sp.Rational(5, 3)
+    assert sp.expand(output_trace(_small_task(True)) - (5 + _K ** 2) / 3) == 0
+
+
+def test_input_and_output_correlations_by_hand():
+    task = Task(sp.Matrix([[1, 2, 3], [5, 1, -1]]), sp.Matrix([[1, 0, 2], [1, 1, 1]]))
+    q = Pathway("q", (1, 1, 0), (0,), "all")
+    p = Pathway("p", (0, 1, 1), (1,), "all")
+    # on together only at datapoint 1: Σx_qp = ⅓ · x₀[1] · x₁[1] = ⅓ · 2 · 1
+    assert input_correlation(task, q, p) == sp.Matrix([[sp.Rational(2, 3)]])
+    # and the other way round: ⅓ · x₁[1] · x₀[1], the same number
+    assert input_correlation(task, p, q) == sp.Matrix([[sp.Rational(2, 3)]])
+    # Σy = ⅓ Σ y yᵀ: ⅓[[1 + 0 + 4, 1 + 0 + 2], [3, 1 + 1 + 1]]
+    assert output_correlation(task) == sp.Matrix([[sp.Rational(5, 3), 1], [1, 1]])
+
+
+def test_exact_effective_dataset_and_trace_with_entries_past_int64():
+    # entries 2³⁵ + 1: their products (~2⁷⁰) overflow int64, so the exact route must use Python integers.
+    # The expected values are Python integer arithmetic: X = [[b, 1], [1, b]], Y = [[b, b]], P = 2.
+    b = 2 ** 35 + 1
+    task = Task(sp.Matrix([[b, 1], [1, b]]), sp.Matrix([[b, b]]))
+    eff = effective_dataset(task, Pathway("p", (1, 1), "all", "all"))
+    assert eff.Sx == sp.Matrix([[sp.Rational(b * b + 1, 2), b], [b, sp.Rational(b * b + 1, 2)]])
+    assert eff.Syx == sp.Matrix([[sp.Rational(b * b + b, 2), sp.Rational(b * b + b, 2)]])
+    assert output_trace(task) == b * b
+
+
+# ------------------------------------------------------------------------------------------------
+# the exact SVD's conventions (svd.py docstring): descending singular values, first non-zero of v > 0
+# ------------------------------------------------------------------------------------------------
+from theorykit.theory.svd import exact_svd  # noqa: E402
+
+_A = sp.Symbol("a", positive=True)
+
+
+def test_symbolic_svd_of_separate_blocks_is_in_descending_order():
+    # diag(a, 2a), a > 0: two 1 × 1 blocks found in row order (a first); the SVD lists 2a, then a
+    svd = exact_svd(sp.Matrix([[_A, 0], [0, 2 * _A]]))
+    assert [sp.simplify(x) for x in svd.singular_values] == [2 * _A, _A]
+
+
+@pytest.mark.parametrize("M", [
+    sp.Matrix([[-_A, 0], [0, 2 * _A]]),            # a row block and a column block with a negative entry
+    sp.Matrix([[0, -_A, -1]]),                      # one row: v = (0, −a, −1)/√(a² + 1) before the sign fix
+    sp.Matrix([[-_A], [2]]),                        # one column: v = (1), u = (−a, 2)/√(a² + 4)
+    sp.Matrix([[-_A, -1], [-1, -2 * _A]]),         # a full symbolic 2 × 2 block (Gram route)
+])
+def test_symbolic_svd_has_positive_first_entry_of_each_v_and_rebuilds_the_matrix(M):
+    svd = exact_svd(M)
+    # a symbolic entry's sign may depend on a: the convention holds at the SVD's reference values
+    for m in svd.modes:
+        v = [complex(sp.N(x.subs(svd.reference))).real for x in m.v]
+        first = next(x for x in v if abs(x) > 1e-12)
+        assert first > 0, v
+    ref = {_A: sp.Rational(7, 5)}
+    # U S Vᵀ = M at a = 7/5 (numbers: the rebuild checks u and v were flipped together)
+    num = np.array(sp.N(svd.reconstruct().subs(ref)), dtype=float)
+    assert np.allclose(num, np.array(M.subs(ref), dtype=float), atol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------
+# the unit-gate classifier (gates.py): ties, one block, dead units, non-binary patterns
+# ------------------------------------------------------------------------------------------------
+from theorykit.theory.gates import UnitGates, is_staircase, layer_activity, significant, tally, unit_gates  # noqa: E402
+
+
+def test_a_zero_pre_activation_is_off():
+    # ReLU(0) = 0: a unit at zero passes nothing (its gate is off), with or without a tolerance; a
+    # silent unit (all zero) is off everywhere rather than "on" by a tie with tol · max|pre| = 0
+    assert unit_gates([[0.0, 1.0, -1.0]]).tolist() == [[False, True, False]]
+    assert unit_gates([[0.0, 0.0]], tol=0.1).tolist() == [[False, False]]
+    # tol · max = 0.5 · 1: a pre-activation equal to it does not exceed it
+    assert unit_gates([[1.0, 0.5, 0.6]], tol=0.5).tolist() == [[True, False, True]]
+
+
+def test_significant_means_strictly_above_the_threshold():
+    # 0.5 × max = 0.5: the unit of weight 0.5 sits on the threshold and does not exceed it
+    assert significant([1.0, 0.5, 0.6], 0.5).tolist() == [True, False, True]
+
+
+def test_one_block_units_are_common_and_agree_with_their_labels():
+    # blocks = 1: a unit on for every datapoint is on in every block (common), as labels() says
+    ug = UnitGates(np.array([[1, 1], [0, 0]], bool), blocks=1)
+    assert ug.classes.tolist() == ["common", "silent"]
+    assert ug.labels().tolist() == ["common", ""]
+
+
+def test_tally_shares_of_a_weightless_total_are_zero():
+    # the docstring: an empty or weightless total gives shares of 0 (not 0/0)
+    out = tally({"x": np.array([[True, False]])}, np.array([[0.0, 0.0]]))
+    assert out["x"].tolist() == [0.0]
+    pooled = tally({"x": np.array([True, False])}, where=np.array([False, False]), pooled=True)
+    assert pooled == {"x": 0.0}
+
+
+def test_layer_activity_counts_all_on_units_among_live_ones():
+    # X = I₂ (2 datapoints, 1 block). First-layer rows: (1, 1) on for both, (1, −1) on for one,
+    # (−1, −1) dead. Live units: 2, of which 1 is on for all: share ½ (a dead unit is not counted).
+    X = np.eye(2)
+    W1 = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, -1.0]])
+    W2 = np.array([[1.0, 1.0, 1.0]])
+    W3 = np.array([[1.0]])
+    a = layer_activity([W1, W2, W3], X, blocks=1)
+    assert a["first_all_on_units"] == 0.5
+
+
+def test_staircase_refuses_non_binary_patterns():
+    with pytest.raises(SpecError) as e:
+        is_staircase(np.array([[1, 2], [0, 1]]))
+    assert e.value.field == "pattern"
+
+
+# ------------------------------------------------------------------------------------------------
+# starts: the a0 rule (docs/theory.md#a0-rule) by hand
+# ------------------------------------------------------------------------------------------------
+from theorykit.net.starts import a0_rule  # noqa: E402
+
+
+def test_a0_rule_by_hand():
+    # L = 2: ¼(σ₁² n₁ + σ₂² n₂) = ¼(0.01 · 50 + 0.04 · 20) = ¼ · 1.3 = 0.325
+    assert a0_rule([0.1, 0.2], [50, 20]) == pytest.approx(0.325, rel=1e-14)
+    # one σ and one H with no depth: two layers, σ²H/2 = 0.01 · 50 / 2 = 0.25
+    assert a0_rule(0.1, 50) == pytest.approx(0.25, rel=1e-14)
+    # L = 3: Π σ_l √(n_l/2) = (0.1 · √4)(0.2 · √9)(0.5 · √1) = 0.2 · 0.6 · 0.5 = 0.06
+    assert a0_rule([0.1, 0.2, 0.5], [8, 18, 2]) == pytest.approx(0.06, rel=1e-14)
+
+
+# ------------------------------------------------------------------------------------------------
+# the race: pathways of mixed depths in one system (the depth groups are stacked and unstacked)
+# ------------------------------------------------------------------------------------------------
+from theorykit.theory.race import RaceSystem  # noqa: E402
+
+
+def _mode_by_ode(s, d, a0, tau, L, times):
+    """Second method: solve_ivp on τ da/dt = L a^{2−2/L}(s − d a) (docs/theory.md#deep-modes)."""
+    sol = solve_ivp(lambda _t, y: [L * y[0] ** (2 - 2 / L) * (s - d * y[0]) / tau], (0, times[-1]), [a0],
+                    t_eval=times, rtol=1e-11, atol=1e-14, method="LSODA")
+    return sol.y[0]
+
+
+def test_race_of_pathways_of_mixed_depths_keeps_each_pathway_its_own_mode():
+    # X = I₃ (P = 3), Y = 3 diag(1, 0.8, 0.6); pathway k writes output row k only, so nothing couples:
+    # Σyx_k = ⅓ Y[k] Xᵀ = s_k e_kᵀ (s = 1, 0.8, 0.6), Σx = ⅓ I (d = ⅓), and each pathway's one mode
+    # follows its own mode ODE of its own depth (3, 3, 2), from a0. Depth groups {2: [2], 3: [0, 1]}
+    # are stacked in the order (2, 0, 1), which is not its own inverse.
+    s, d, a0, tau = (1.0, 0.8, 0.6), 1 / 3, 0.01, 10.0
+    X, Y = np.eye(3), 3 * np.diag(s)
+    system = RaceSystem.from_data(X, Y, np.ones((3, 3)), outputs=[[0], [1], [2]], depth=(3, 3, 2),
+                                  names=["a", "b", "c"])
+    times = np.linspace(0.0, 60.0, 13)
+    traj = system.solve(list(times), tau=tau, a0=a0)
+    want_loss = np.full(len(times), 0.5 * np.sum(Y * Y) / 3)       # ½ tr Σy = ½(1 + 0.64 + 0.36) · 3
+    for name, s_k, L in zip("abc", s, (3, 3, 2)):
+        a = _mode_by_ode(s_k, d, a0, tau, L, times)
+        np.testing.assert_allclose(traj.saved["modes"][name][0, :, 0], a, rtol=1e-6, atol=1e-10)
+        want_loss -= s_k * a - 0.5 * d * a ** 2                     # docs/theory.md#mode-loss
+    np.testing.assert_allclose(traj.loss[0], want_loss, rtol=1e-6, atol=1e-10)
