@@ -89,25 +89,29 @@ from theorykit.theory.effective import (couplings, effective_dataset, input_corr
 _K = sp.Symbol("k")
 
 
-def _small_task(symbolic: bool):
-    """X = [[1, 2, 3], [5, 1, −1]], Y = [[1, y₂, 2]] with y₂ = 0 (rational) or the symbol k."""
-    return Task(sp.Matrix([[1, 2, 3], [5, 1, -1]]), sp.Matrix([[1, _K if symbolic else 0, 2]]),
+def _small_task(symbolic: bool, cx=1, cy=1):
+    """X = cx [[1, 2, 3], [5, 1, −1]], Y = cy [[1, y₂, 2]] with y₂ = 0 (rational) or the symbol k."""
+    return Task(cx * sp.Matrix([[1, 2, 3], [5, 1, -1]]), cy * sp.Matrix([[1, _K if symbolic else 0, 2]]),
                 {"k": _K} if symbolic else {})
 
 
 @pytest.mark.parametrize("symbolic", [False, True])
-def test_effective_dataset_of_a_gated_pathway_by_hand(symbolic):
+@pytest.mark.parametrize("cx, cy", [(1, 1), (sp.Rational(1, 2), sp.Rational(1, 3))])
+def test_effective_dataset_of_a_gated_pathway_by_hand(symbolic, cx, cy):
     # gates (1, 0, 1): datapoints 0 and 2, x = (1, 5) and (3, −1), y = 1 and 2, P = 3 (an off
     # datapoint still counts in the average, and its target, k or 0, never enters):
-    # Σyx = ⅓[1·(1, 5) + 2·(3, −1)] = ⅓(7, 3);  Σx = ⅓[(1,5)(1,5)ᵀ + (3,−1)(3,−1)ᵀ] = ⅓[[10, 2], [2, 26]]
-    eff = effective_dataset(_small_task(symbolic), Pathway("p", (1, 0, 1), "all", "all"))
-    assert eff.Syx == sp.Matrix([[sp.Rational(7, 3), 1]])
-    assert eff.Sx == sp.Matrix([[sp.Rational(10, 3), sp.Rational(2, 3)], [sp.Rational(2, 3), sp.Rational(26, 3)]])
+    # Σyx = ⅓[1·(1, 5) + 2·(3, −1)] = ⅓(7, 3);  Σx = ⅓[(1,5)(1,5)ᵀ + (3,−1)(3,−1)ᵀ] = ⅓[[10, 2], [2, 26]].
+    # Scaling X by cx and Y by cy scales Σyx by cx·cy and Σx by cx² (rationals: the exact route's
+    # common denominators, 2 and 3, enter both)
+    eff = effective_dataset(_small_task(symbolic, cx, cy), Pathway("p", (1, 0, 1), "all", "all"))
+    assert eff.Syx == cx * cy * sp.Matrix([[sp.Rational(7, 3), 1]])
+    assert eff.Sx == cx ** 2 * sp.Matrix([[sp.Rational(10, 3), sp.Rational(2, 3)], [sp.Rational(2, 3), sp.Rational(26, 3)]])
 
 
 def test_output_trace_by_hand():
-    # tr Σy = ⟨‖y‖²⟩ = (1 + y₂² + 4)/3: 5/3 for y₂ = 0, (5 + k²)/3 for the symbol
+    # tr Σy = ⟨‖y‖²⟩ = (1 + y₂² + 4)/3: 5/3 for y₂ = 0, (5 + k²)/3 for the symbol; Y/3: 5/27
     assert output_trace(_small_task(False)) == sp.Rational(5, 3)
+    assert output_trace(_small_task(False, cy=sp.Rational(1, 3))) == sp.Rational(5, 27)
     assert sp.expand(output_trace(_small_task(True)) - (5 + _K ** 2) / 3) == 0
 
 
@@ -264,3 +268,35 @@ def test_race_of_pathways_of_mixed_depths_keeps_each_pathway_its_own_mode():
         np.testing.assert_allclose(traj.saved["modes"][name][0, :, 0], a, rtol=1e-6, atol=1e-10)
         want_loss -= s_k * a - 0.5 * d * a ** 2                     # docs/theory.md#mode-loss
     np.testing.assert_allclose(traj.loss[0], want_loss, rtol=1e-6, atol=1e-10)
+
+
+def test_race_with_a_zero_strength_pathway_keeps_it_at_zero():
+    # a0 per pathway may hold 0 (a masked pathway, solve's docstring): that pathway's map is 0 and stays
+    # 0 (no gradient reaches a zero factorisation), and the other one follows its closed form
+    # (docs/theory.md#closed-form): uncoupled, as they write different outputs. X = I₂ (P = 2),
+    # Y = 2 diag(1, ½): Σyx_a = ½ Y[0] Xᵀ = (1, 0), so s = 1; Σx = ½ I, so d = ½ and s/d = 2
+    X, Y = np.eye(2), 2 * np.diag([1.0, 0.5])
+    system = RaceSystem.from_data(X, Y, np.ones((2, 2)), outputs=[[0], [1]], names=["a", "b"])
+    times = np.array([0.0, 10.0, 30.0])
+    traj = system.solve(list(times), tau=10.0, a0=[0.01, 0.0])
+    a = 2.0 / (1 + (1 / (0.5 * 0.01) - 1) * np.exp(-2 * times / 10.0))
+    np.testing.assert_allclose(traj.saved["modes"]["a"][0, :, 0], a, rtol=1e-7)
+    assert np.all(traj.saved["modes"]["b"][0] == 0.0)
+
+
+def test_race_of_pathways_on_one_input_writing_different_outputs_does_not_couple():
+    # docs/theory.md#race: pathways couple only where they share outputs. X = [[1, 1]] (P = 2), Y =
+    # [[2, 2], [1, 1]]; pathway a writes row 0, b row 1, both read the one input on both datapoints:
+    # Σyx_a = 2, Σyx_b = 1, Σx = 1 (d = 1). Each follows its own closed form (s = 2 and 1), and the
+    # loss is ½ tr Σy − Σ (s a − ½ d a²) with ½ tr Σy = ½ (4 + 4 + 1 + 1)/2 = 2.5
+    X, Y = np.array([[1.0, 1.0]]), np.array([[2.0, 2.0], [1.0, 1.0]])
+    system = RaceSystem.from_data(X, Y, np.ones((2, 2)), outputs=[[0], [1]], names=["a", "b"])
+    times = np.array([0.0, 5.0, 10.0, 20.0, 40.0])
+    a0, tau = 0.01, 10.0
+    traj = system.solve(list(times), tau=tau, a0=a0)
+    loss = np.full(len(times), 2.5)
+    for name, s_ in (("a", 2.0), ("b", 1.0)):
+        a = s_ / (1 + (s_ / a0 - 1) * np.exp(-2 * s_ * times / tau))
+        np.testing.assert_allclose(traj.saved["modes"][name][0, :, 0], a, rtol=1e-7)
+        loss -= s_ * a - 0.5 * a ** 2
+    np.testing.assert_allclose(traj.loss[0], loss, rtol=1e-7, atol=1e-9)     # the integrator: ~1e-10
