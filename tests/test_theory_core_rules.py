@@ -300,3 +300,52 @@ def test_race_of_pathways_on_one_input_writing_different_outputs_does_not_couple
         np.testing.assert_allclose(traj.saved["modes"][name][0, :, 0], a, rtol=1e-7)
         loss -= s_ * a - 0.5 * a ** 2
     np.testing.assert_allclose(traj.loss[0], loss, rtol=1e-7, atol=1e-9)     # the integrator: ~1e-10
+
+
+# ------------------------------------------------------------------------------------------------
+# starts: the aligned starts (net/starts.py) read back from their weights with numpy
+# ------------------------------------------------------------------------------------------------
+def _mixed_depth_graph(Y):
+    """input → h → output (depth 2) and input → h → a → output (depth 3), on X = I₃."""
+    from theorykit.spec.files import spec_from_dict
+    return spec_from_dict({
+        "name": "mixed", "data": {"inputs": np.eye(3).tolist(), "targets": np.asarray(Y).tolist()},
+        "nodes": [{"name": "h", "width": 3}, {"name": "a", "width": 3}],
+        "edges": [{"from": "input", "to": "h"}, {"from": "h", "to": "output"},
+                  {"from": "h", "to": "a"}, {"from": "a", "to": "output"}],
+        "training": {"lr": 0.05, "loss": "mean", "a0": 1e-2, "steps": 10},
+    })
+
+
+def test_shared_edge_aligned_start_of_paths_of_two_depths_has_mean_strength_a0_and_the_tasks_rank():
+    # Y = [[1, 2, 3], [2, 4, 6]] on X = I₃: Σyx = Y/3 has rank 1. The aligned start (aligned_params'
+    # docstring) gives every path a map c0^L Π c_e · (a rank-r partial isometry), r = rank Σyx = 1, with the
+    # mean path strength a0: here the two paths' top singular values (numpy's SVD of the products of
+    # their edges) average to a0 = 0.01, and neither map has a second singular value.
+    from theorykit.net.starts import aligned_params
+    g = _mixed_depth_graph([[1, 2, 3], [2, 4, 6]])
+    W = {k: np.asarray(v[0]) for k, v in aligned_params(g, 1e-2).items()}
+    short = W["h->output"] @ W["input->h"]
+    deep = W["a->output"] @ W["h->a"] @ W["input->h"]
+    sv = [np.linalg.svd(M, compute_uv=False) for M in (short, deep)]
+    assert np.mean([s[0] for s in sv]) == pytest.approx(1e-2, rel=1e-9)
+    assert all(s[1] < 1e-12 * s[0] for s in sv)
+    # c_e ∝ √(paths through e): input→h carries both paths (√2), the rest one, so the strengths are
+    # √2 c0² and √2 c0³ (c0 the common factor): their ratio is c0, and their mean a0
+    c0 = sv[1][0] / sv[0][0]
+    assert np.sqrt(2) * (c0 ** 2 + c0 ** 3) / 2 == pytest.approx(1e-2, rel=1e-9)
+
+
+def test_private_chain_as_wide_as_its_rank_gets_an_aligned_start():
+    # Σyx = diag(2/3, 1/3) on the first two inputs has rank 2; a pathway of 2 hidden units holds it
+    # (hidden = rank), and its map is a0 U Vᵀ = a0 [[1, 0, 0], [0, 1, 0]] (as test_depth's depth-3 case)
+    import theorykit as tk
+    from theorykit.net.starts import aligned_params
+    from theorykit.spec.graph import graph_from_pathways
+
+    task = tk.Task(sp.eye(3), sp.Matrix([[2, 0, 0], [0, 1, 0]]))
+    spec = tk.GDLNSpec(task, [tk.Pathway("p", "all", "all", "all", 2, 2)], tk.Training(a0=1e-3))
+    k1, k2 = graph_from_pathways(spec).pathways[0].edges
+    W = aligned_params(spec, 1e-3)
+    np.testing.assert_allclose(np.asarray(W[k2][0]) @ np.asarray(W[k1][0]),
+                               1e-3 * np.array([[1.0, 0, 0], [0, 1.0, 0]]), rtol=0, atol=1e-15)
