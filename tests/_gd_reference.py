@@ -99,3 +99,42 @@ def gd_flow_gap(s, d, a0, tau):
     a = np.linspace(a0, s / d, 400001)[1:-1]
     lag = 0.25 * np.log(a / a0) + 0.5 * np.log((s - d * a) / (s - d * a0))
     return float(np.max(np.abs(2 * a * (s - d * a) ** 2 / tau * lag)))
+
+
+def scheduled_gd(pathways, params, X, Y, lr, steps, groups, loss="mean"):
+    """:func:`gdln_gd` under a schedule of groups of whole pathways: ``groups`` is a list of
+    ``(pathway indices, start step, indices of the groups whose output it fits the residual of)``.
+    From step ``start`` on, a group's pathways descend L(Y − Σ_{h in fit} ŷ_h − ŷ_g) (the other
+    groups' outputs held fixed); before it, they do not move. Returns the total loss L(Y − ŷ) at
+    every step (steps+1 values) and the final params."""
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    c = _scale(loss, X.shape[1])
+    Ws = [[np.array(W, float) for W in pw] for pw in params]
+    L = np.empty(steps + 1)
+    for t in range(steps + 1):
+        acts, outs = [], []
+        for (g, ins, rows), pw in zip(pathways, Ws):
+            h = [X[list(ins)]]
+            for W in pw:
+                h.append(W @ h[-1])
+            o = np.zeros_like(Y)
+            o[list(rows)] = h[-1] * np.asarray(g, float)[None, :]
+            acts.append(h)
+            outs.append(o)
+        L[t] = loss_of(sum(outs), Y, loss)
+        if t == steps:
+            break
+        group_out = [sum(outs[i] for i in members) for members, _s, _f in groups]
+        new = [list(pw) for pw in Ws]
+        for members, start, fit in groups:
+            if t < start:
+                continue
+            E = (sum(group_out[j] for j in fit) + sum(outs[i] for i in members) - Y) * c
+            for i in members:
+                g, ins, rows = pathways[i]
+                delta = E[list(rows)] * np.asarray(g, float)[None, :]
+                for l in range(len(Ws[i]) - 1, -1, -1):
+                    new[i][l] = Ws[i][l] - lr * (delta @ acts[i][l].T)
+                    delta = Ws[i][l].T @ delta
+        Ws = new
+    return L, Ws
