@@ -28,11 +28,13 @@ def _net_and_pathways(P):
     a: reads input rows (2, 0), writes output rows (1, 0) (a permutation of all outputs), node gate;
     b: reads rows (1, 0, 2) (a permutation of all inputs), writes row 1, gated on both edges;
     c1, c2: siblings (the trainer merges them into one node of 3 + 1 units) on rows (0, 1) → (0, 1),
-    c1 gated, c2 always on. A linear pathway gated anywhere is gated at its output."""
-    rng = np.random.default_rng(7)
-    ga, gb1, gb2, gc = (rng.integers(0, 2, P).astype(float) for _ in range(4))
-    gb1[0] = gb2[0] = ga[0] = gc[0] = 1.0          # every pathway on for datapoint 0 at least
-    net = Net(3, 2, (("a", 2), ("b", 3), ("c1", 3), ("c2", 1)),
+    c1 gated, c2 always on; c3, their sibling but for the gate on its edge out, which keeps it apart.
+    A linear pathway gated anywhere is gated at its output."""
+    assert P == 5
+    # b's two edge gates differ at datapoints 1 (in on, out off) and 2 (in off, out on)
+    ga, gb1, gb2, gc, g3 = (np.array(g, float) for g in ([1, 0, 1, 1, 0], [1, 1, 0, 1, 0], [1, 0, 1, 1, 1],
+                                                         [0, 1, 1, 0, 1], [1, 1, 0, 1, 0]))
+    net = Net(3, 2, (("a", 2), ("b", 3), ("c1", 3), ("c2", 1), ("c3", 2)),
               (("input->a", "input", "a", np.array([2, 0]), None),
                ("a->output", "a", "output", None, np.array([1, 0])),
                ("input->b", "input", "b", np.array([1, 0, 2]), None),
@@ -40,11 +42,14 @@ def _net_and_pathways(P):
                ("input->c1", "input", "c1", np.array([0, 1]), None),
                ("c1->output", "c1", "output", None, np.array([0, 1])),
                ("input->c2", "input", "c2", np.array([0, 1]), None),
-               ("c2->output", "c2", "output", None, np.array([0, 1]))),
-              {"a": ga, "c1": gc}, {"input->b": gb1, "b->output": gb2})
-    pathways = [(ga, [2, 0], [1, 0]), (gb1 * gb2, [1, 0, 2], [1]), (gc, [0, 1], [0, 1]), (np.ones(P), [0, 1], [0, 1])]
+               ("c2->output", "c2", "output", None, np.array([0, 1])),
+               ("input->c3", "input", "c3", np.array([0, 1]), None),
+               ("c3->output", "c3", "output", None, np.array([0, 1]))),
+              {"a": ga, "c1": gc}, {"input->b": gb1, "b->output": gb2, "c3->output": g3})
+    pathways = [(ga, [2, 0], [1, 0]), (gb1 * gb2, [1, 0, 2], [1]), (gc, [0, 1], [0, 1]), (np.ones(P), [0, 1], [0, 1]),
+                (g3, [0, 1], [0, 1])]
     order = [("input->a", "a->output"), ("input->b", "b->output"), ("input->c1", "c1->output"),
-             ("input->c2", "c2->output")]
+             ("input->c2", "c2->output"), ("input->c3", "c3->output")]
     return net, pathways, order
 
 
@@ -77,11 +82,11 @@ def test_a_gated_net_with_rows_in_any_order_descends_as_numpy_does(loss, pack):
 def test_forward_pass_of_a_graph_whose_nodes_sum_their_edges():
     """h_v = g_v ⊙ Σ_{e: u→v} g_e ⊙ (W_e h_u) (docs/theory.md#gdln), written out by hand for a graph
     whose node m sums an edge from the input (rows 1, 0, 2) and one from node a (rows 2, 0), and
-    whose output sums m into rows (1, 0) and a into row 0."""
+    whose output sums m into rows (1, 0) and a into row 0 (through an edge gate)."""
     rng = np.random.default_rng(6)
     P = 4
     X = rng.normal(size=(3, P))
-    ga, gm, ge = (rng.integers(0, 2, P).astype(float) for _ in range(3))
+    ga, gm, ge, go = (np.array(g, float) for g in ([1, 0, 1, 1], [1, 1, 0, 1], [0, 1, 1, 1], [1, 1, 1, 0]))
     W = {"input->a": rng.normal(size=(2, 2)), "input->m": rng.normal(size=(3, 3)), "a->m": rng.normal(size=(3, 2)),
          "m->output": rng.normal(size=(2, 3)), "a->output": rng.normal(size=(1, 2))}
     net = Net(3, 2, (("a", 2), ("m", 3)),
@@ -90,16 +95,39 @@ def test_forward_pass_of_a_graph_whose_nodes_sum_their_edges():
                ("a->m", "a", "m", None, None),
                ("m->output", "m", "output", None, np.array([1, 0])),
                ("a->output", "a", "output", None, np.array([0]))),
-              {"a": ga, "m": gm}, {"a->m": ge})
+              {"a": ga, "m": gm}, {"a->m": ge, "a->output": go})
     ha = ga * (W["input->a"] @ X[[2, 0]])
     hm = gm * (W["input->m"] @ X[[1, 0, 2]] + ge * (W["a->m"] @ ha))
     want = np.zeros((2, P))
     want[[1, 0]] += W["m->output"] @ hm
-    want[[0]] += W["a->output"] @ ha
+    want[[0]] += go * (W["a->output"] @ ha)
     np.testing.assert_allclose(np.asarray(net_apply(net, W, X)), want, rtol=RTOL)
     only_a = np.zeros((2, P))
-    only_a[[0]] = W["a->output"] @ ha
+    only_a[[0]] = go * (W["a->output"] @ ha)
     np.testing.assert_allclose(np.asarray(net_apply(net, W, X, edges=["a->output"])), only_a, rtol=RTOL)
+
+
+def test_packing_leaves_a_node_with_two_edges_in_apart():
+    """pack_net merges only nodes with one edge in and one out. Node m sums two edges in; node w has
+    m's first in-edge rows and m's out-edge rows but one edge each way: nothing may merge, and
+    training with and without packing is one computation."""
+    from theorykit.sim.engine import pack_net
+
+    rng = np.random.default_rng(8)
+    X, Y = rng.normal(size=(3, 4)), rng.normal(size=(2, 4))
+    net = Net(3, 2, (("a", 2), ("m", 3), ("w", 2)),
+              (("input->a", "input", "a", np.array([2, 0]), None),
+               ("input->m", "input", "m", np.array([1, 0, 2]), None),
+               ("a->m", "a", "m", None, None),
+               ("m->output", "m", "output", None, np.array([1, 0])),
+               ("input->w", "input", "w", np.array([1, 0, 2]), None),
+               ("w->output", "w", "output", None, np.array([1, 0]))),
+              {"m": np.array([1.0, 0, 1, 1])}, {})
+    assert pack_net(net) is None
+    p0 = random_params(net, 0.5, seeds=1, seed=2)
+    a = train_net(net, p0, (X, Y), lr=0.1, steps=6, pack=True)
+    b = train_net(net, p0, (X, Y), lr=0.1, steps=6, pack=False)
+    np.testing.assert_allclose(a.loss, b.loss, rtol=1e-12)
 
 
 def test_unit_gates_override_a_nodes_activity():
@@ -225,16 +253,17 @@ def test_each_member_steps_with_its_own_learning_rate():
 
 
 def test_an_objective_and_mask_step_while_the_loss_is_reported():
-    """objective = ‖a‖² + ‖b‖² (twice the loss: factor 1 − 2η = 0.8 per step) with b masked until
-    step 3: a_t = 0.8^t a_0, b_t = 0.8^max(0, t − 3) b_0; the curve reports the loss ½(‖a‖² + ‖b‖²)
-    of those weights, not the objective."""
+    """objective(t) = ‖a‖² (from step 2 on) + ‖b‖² (twice the loss: factor 1 − 2η = 0.8 per step)
+    with b masked until step 3: step t sees its own t, so a_t = 0.8^max(0, t − 2) a_0,
+    b_t = 0.8^max(0, t − 3) b_0; the curve reports the loss ½(‖a‖² + ‖b‖²) of those weights, not
+    the objective."""
     p0, a0, b0, loss = _toy()
-    objective = lambda p, d, t: jnp.sum(p["a"] ** 2) + jnp.sum(p["b"] ** 2)   # noqa: E731
+    objective = lambda p, d, t: jnp.where(t >= 2, jnp.sum(p["a"] ** 2), 0.0) + jnp.sum(p["b"] ** 2)   # noqa: E731
     mask = lambda t: {"b": t >= 3}                                             # noqa: E731
     steps = 6
     res = train(loss, p0, None, lr=0.1, steps=steps, objective=objective, mask=mask)
     tt = np.arange(steps + 1)
-    fa, fb = 0.8 ** tt, 0.8 ** np.maximum(0, tt - 3)
+    fa, fb = 0.8 ** np.maximum(0, tt - 2), 0.8 ** np.maximum(0, tt - 3)
     want = 0.5 * (np.sum(a0 ** 2, axis=(1, 2))[:, None] * fa ** 2 + np.sum(b0 ** 2, axis=(1, 2))[:, None] * fb ** 2)
     np.testing.assert_allclose(res.loss, want, rtol=1e-12)
     np.testing.assert_allclose(np.asarray(res.params["b"]), fb[-1] * b0, rtol=1e-12)
@@ -259,6 +288,12 @@ def test_saveat_every_grid_on_exact_multiples_and_rounded_to_steps():
     with pytest.raises(tk.SpecError) as e:
         SaveAt(every=0.0).times(10.0)
     assert e.value.field == "save.every"
+    # ts and every together are refused where the SaveAt is made, before any run reads it
+    with pytest.raises(tk.SpecError) as e:
+        SaveAt(ts=[1.0], every=1.0)
+    assert e.value.field == "save"
+    # a flow's times need only be sorted (non-decreasing): a repeated time is recorded twice
+    assert SaveAt(ts=[0.0, 1.0, 1.0]).times().tolist() == [0.0, 1.0, 1.0]
 
 
 def test_relu_on_data_defaults_to_the_mean_loss_and_a_001_start_and_keeps_its_dtype():
@@ -348,3 +383,88 @@ def test_nan_to_none_turns_every_non_finite_float_into_null():
     got = nan_to_none({"a": [1.0, float("nan"), np.float64(np.inf)], "b": np.array([np.nan, 2.0]),
                        "c": (np.float32(-np.inf), 3, "x")})
     assert got == {"a": [1.0, None, None], "b": [None, 2.0], "c": [None, 3, "x"]}
+
+
+def test_staged_first_must_name_some_but_not_all_pathways():
+    """schedule="staged" with every pathway first (or none) leaves no residual to fit: refused by name."""
+    spec = tk.GDLNSpec(tk.contexts(4, 3), tk.context_pathways(4, 3, [(0, 1), (0, 2), (1, 2)], hidden=4),
+                       tk.Training(lr=0.1))
+    for first in ([p.name for p in spec.pathways], ["nothing"]):
+        with pytest.raises(tk.SpecError) as e:
+            tk.simulate(spec, init="random", seeds=1, steps=2, schedule="staged", staged_first=first)
+        assert e.value.field == "staged_first"
+
+
+def test_relu_snapshots_are_at_their_own_steps_beside_other_saved_steps():
+    """snapshot_every = 10 over 30 steps with a function recorded at step 5 as well: saved at 0, 5, 10,
+    20; extra["snapshots"] holds the activity at 0, 10, 20 only: by hand, (W1 x > 0) of the weights
+    recorded at those steps."""
+    X = np.array([[1.0, -1.0, 0.5], [0.5, 1.0, -1.0]])
+    Y = np.array([[1.0, 0.0, 1.0]])
+    res = tk.simulate((X, Y), network="relu", hidden=4, lr=0.1, steps=30, seeds=2, snapshot_every=10,
+                      init_std=0.5, save=SaveAt(ts=[5], fns={"W1": lambda p, d: p["input->h1"]}))
+    assert list(res.saved_t) == [0, 5, 10, 20]
+    W1 = np.asarray(res.saved["W1"])[:, [0, 2, 3]]
+    np.testing.assert_array_equal(res.extra["snapshots"], np.einsum("bshd,dp->bshp", W1, X) > 0)
+
+
+def test_the_fused_kernel_keeps_no_weights_when_asked_not_to():
+    """SaveAt(final=False) keeps no final weights, with the plain engine and the fused kernel alike
+    (the kernel runs on a CPU too, interpreted); the loss curves are the same."""
+    rng = np.random.default_rng(9)
+    X, Y = rng.normal(size=(2, 5)), rng.normal(size=(1, 5))
+    net = Net.chain(2, [3], 1)
+    p0 = random_params(net, 0.5, seeds=2, seed=1)
+    runs = [train_net(net, p0, (jnp.asarray(X), jnp.asarray(Y)), lr=0.05, steps=4, fused=f, save=SaveAt(final=False))
+            for f in (False, True)]
+    assert all(r.params is None for r in runs)
+    np.testing.assert_allclose(runs[1].loss, runs[0].loss, rtol=1e-12)
+
+
+def test_residuals_below_the_floor_count_as_zero():
+    """RESIDUAL_FLOOR (layout.py): residual entries below 1e-150 are set to zero in the training loss,
+    so a fit that exact has loss 0 and gradient 0 (no subnormal arithmetic); a residual of 1e-100
+    still counts: ½ · 1e-200 summed."""
+    import jax
+
+    from theorykit.net.layout import RESIDUAL_FLOOR, loss_value
+
+    assert RESIDUAL_FLOOR == 1e-150
+    zero = jnp.zeros((1, 2))
+    tiny = jnp.asarray([[1e-160, -1e-200]])            # targets this small: the residuals are these
+    assert float(loss_value(zero, tiny, "sum")) == 0.0
+    assert not np.asarray(jax.grad(lambda yh: loss_value(yh, tiny, "sum"))(zero)).any()
+    assert float(loss_value(zero, jnp.asarray([[1e-100, 0.0]]), "sum")) == pytest.approx(0.5e-200, rel=1e-12)
+
+
+def test_learning_time_at_the_level_itself_and_from_the_first_point():
+    """learning_time is the first time the curve is ≤ frac·L(0): a curve that touches half its start
+    at t = 1 and stays there has learned at 1 (not never); a curve already below the level at its
+    first point (initial = 1 given, level 0.5, first value 0.4) has learned at its first time, 5."""
+    from theorykit.curves import learning_time
+
+    assert float(learning_time(np.array([1.0, 0.5, 0.5]))) == 1.0
+    assert float(learning_time(np.array([0.4, 0.3]), initial=1.0, times=[5.0, 6.0])) == 5.0
+
+
+def test_switch_point_on_the_level_and_for_a_falling_curve():
+    """switch_point splits left y ≤ level, right y > level (its docstring). y = 0, 0.5, 0.5, 1 at
+    x = 0..3, level 0.5: the points at the level are left, the split is between x = 2 and 3, and the
+    crossing interpolated there is x = 2 (y = 0.5 at x = 2). y = 1, 1, 1, 0 (high on the left) fits
+    best with every point right (one error; a split inside has more): no crossing, None."""
+    from theorykit.curves import switch_point
+
+    v, info = switch_point([0, 1, 2, 3], [0.0, 0.5, 0.5, 1.0])
+    assert v == 2.0 and info["misclassified"] == 0
+    assert switch_point([0, 1, 2, 3], [1.0, 1.0, 1.0, 0.0])[0] is None
+
+
+def test_best_grid_row_minimises_the_largest_error():
+    """best_grid_row picks the row with the smallest largest error (its docstring), not the smallest
+    mean: against ref = 0, row 10 is off by 1 everywhere (largest 1, mean 1), row 20 by 3 once
+    (largest 3, mean 0.75): row 10 wins, error 1 / L0 = 0.5."""
+    from theorykit.curves import best_grid_row
+
+    curves = {10: np.ones(4), 20: np.array([0.0, 0.0, 0.0, 3.0])}
+    row, err, curve = best_grid_row(lambda A: np.stack([curves[a] for a in A]), np.array([10, 20]), np.zeros(4), 2.0)
+    assert row == 10 and err == 0.5 and np.array_equal(curve, np.ones(4))
