@@ -167,3 +167,14 @@ def test_lemma_helpers_take_numpy_integers():
     assert tk.poly_bernoulli(np.int64(2), np.int64(2)) == 14
     assert len(tk.realisable_gate_patterns(np.int64(2), 2)) == 14
     assert tk.classify_context_gating([1, 1, 0, 0], np.int64(2), np.int64(2)) == "context-only"
+
+
+def test_xor_relns_keep_every_unit_of_a_width_not_divisible_by_four():
+    # 130 units: 65 + 65 for the linear ReLN, 33 + 33 + 32 + 32 for the XoR one (the remainder one
+    # unit each to the first pathways); 128 stays 64 + 64 and 4 × 32. It used to drop 2 units of 130.
+    r = tk.xor_relns(130)
+    assert [p.hidden for p in r["linear"]] == [65, 65] and [p.hidden for p in r["xor"]] == [33, 33, 32, 32]
+    r = tk.xor_relns(131)
+    assert [p.hidden for p in r["linear"]] == [66, 65] and [p.hidden for p in r["xor"]] == [33, 33, 33, 32]
+    r = tk.xor_relns(128)
+    assert [p.hidden for p in r["linear"]] == [64, 64] and [p.hidden for p in r["xor"]] == [32] * 4

@@ -240,12 +240,14 @@ def xor_relns(hidden: int = 128) -> dict:
 
     ``"linear"``: one pathway on the positive examples, one on the negative.
     ``"xor"``: four pathways, each on for exactly one example. ``hidden`` is the total width
-    (at least 4: each of the four XoR pathways needs a unit).
+    (at least 4: each of the four XoR pathways needs a unit), shared equally, the remainder one
+    unit each to the first pathways (130: 65 + 65 and 33 + 33 + 32 + 32).
     """
     hidden = integer(hidden, "hidden", lo=4, fix="the total width, e.g. hidden=128")
-    lin = [Pathway("positive", (1, 1, 0, 0), "all", "all", hidden // 2),
+    lin = [Pathway("positive", (1, 1, 0, 0), "all", "all", hidden // 2 + hidden % 2),
            Pathway("negative", (0, 0, 1, 1), "all", "all", hidden // 2)]
-    xor = [Pathway(f"point{m}", tuple(int(i == m) for i in range(4)), "all", "all", hidden // 4) for m in range(4)]
+    xor = [Pathway(f"point{m}", tuple(int(i == m) for i in range(4)), "all", "all", hidden // 4 + (m < hidden % 4))
+           for m in range(4)]
     return {"linear": lin, "xor": xor}
 
 
