@@ -54,13 +54,15 @@ def _expected_pathways(kind, doc):
         return out, (d, p, P)
     if kind == "xor-margin":
         # x = (±1, ±1, ±Δ), y = x1·x2: d = 3, p = 1, P = 4. "linear": two pathways, on for the two
-        # points of each label; "xor": one pathway per point. The total width is split evenly.
+        # points of each label; "xor": one pathway per point. The total width is split evenly, the
+        # remainder one unit each to the first pathways (all H units are used).
         H = data["hidden"]
         if data["reln"] == "linear":
             pats = [("positive", (1, 1, 0, 0)), ("negative", (0, 0, 1, 1))]
         else:
             pats = [(f"point{m}", tuple(int(i == m) for i in range(4))) for m in range(4)]
-        return [(nm, a, (0, 1, 2), (0,), H // len(pats), 2) for nm, a in pats], (3, 1, 4)
+        K = len(pats)
+        return [(nm, a, (0, 1, 2), (0,), H // K + (j < H % K), 2) for j, (nm, a) in enumerate(pats)], (3, 1, 4)
     # contexts: n items in each of k contexts, P = n·k datapoints; inputs: n item rows then k context
     # rows. A common pathway (on everywhere, sees every input) plus one pathway per context subset S
     # (on for the datapoints of S, sees the item rows): "double" the k subsets of size k − 1, "single"
