@@ -52,16 +52,7 @@ def gdln_gd(pathways, params, X, Y, lr, steps, loss="mean", staged_first=None):
     first = set(staged_first or ())
 
     def forward():
-        acts, outs = [], []
-        for (g, ins, rows), pw in zip(pathways, Ws):
-            h = [X[list(ins)]]
-            for W in pw:
-                h.append(W @ h[-1])
-            o = np.zeros_like(Y)
-            o[list(rows)] = h[-1] * np.asarray(g, float)[None, :]
-            acts.append(h)
-            outs.append(o)
-        return acts, outs
+        return _forward(pathways, Ws, X, Y)
 
     L = np.empty(steps + 1)
     for t in range(steps + 1):
@@ -101,6 +92,20 @@ def gd_flow_gap(s, d, a0, tau):
     return float(np.max(np.abs(2 * a * (s - d * a) ** 2 / tau * lag)))
 
 
+def _forward(pathways, Ws, X, Y):
+    """Each pathway's layer activities (input first) and its gated output, embedded in Y's rows."""
+    acts, outs = [], []
+    for (g, ins, rows), pw in zip(pathways, Ws):
+        h = [X[list(ins)]]
+        for W in pw:
+            h.append(W @ h[-1])
+        o = np.zeros_like(Y)
+        o[list(rows)] = h[-1] * np.asarray(g, float)[None, :]
+        acts.append(h)
+        outs.append(o)
+    return acts, outs
+
+
 def scheduled_gd(pathways, params, X, Y, lr, steps, groups, loss="mean"):
     """:func:`gdln_gd` under a schedule of groups of whole pathways: ``groups`` is a list of
     ``(pathway indices, start step, indices of the groups whose output it fits the residual of)``.
@@ -112,15 +117,7 @@ def scheduled_gd(pathways, params, X, Y, lr, steps, groups, loss="mean"):
     Ws = [[np.array(W, float) for W in pw] for pw in params]
     L = np.empty(steps + 1)
     for t in range(steps + 1):
-        acts, outs = [], []
-        for (g, ins, rows), pw in zip(pathways, Ws):
-            h = [X[list(ins)]]
-            for W in pw:
-                h.append(W @ h[-1])
-            o = np.zeros_like(Y)
-            o[list(rows)] = h[-1] * np.asarray(g, float)[None, :]
-            acts.append(h)
-            outs.append(o)
+        acts, outs = _forward(pathways, Ws, X, Y)
         L[t] = loss_of(sum(outs), Y, loss)
         if t == steps:
             break
