@@ -56,6 +56,21 @@ def test_closed_form_is_monotone_and_bounded():
     assert np.all(np.diff(vals) <= 0) and vals[-1] >= 2.0 - 1e-12
 
 
+def test_a_mode_with_nothing_to_learn_decays_by_its_own_ode_not_nan():
+    """s = 0: the logistic form is 0/0, but the ODE τ ȧ = −2 d a² solves by hand to a0/(1 + 2 d a0 t/τ)."""
+    from theorykit.theory.trajectory import mode_gap
+    # hand values: a0 = 1/100, d = 1, t = 10, τ = 1 → (1/100)/(1 + 1/5) = 1/120
+    assert mode_trajectory(0, 1, sp.Rational(1, 100), 10, 1) == sp.Rational(1, 120)
+    assert sp.simplify(mode_trajectory(0, d) - sp.limit(mode_trajectory(s, d), s, 0)) == 0
+    with np.errstate(all="raise"):
+        a = mode_trajectory(np.array([0.0, 0.5]), 1.0, 0.01, np.array([10.0, 10.0]), 1.0, np.exp)
+        g = mode_gap(np.array([0.0, 0.5]), 1.0, 0.01, 10.0, 1.0)
+        assert mode_gap(0.0, 2.0, 0.01, 10.0, 1.0) == pytest.approx(-0.01 / 1.4, rel=1e-15)
+    assert a[0] == pytest.approx(1 / 120, rel=1e-15) and g[0] == pytest.approx(-1 / 120, rel=1e-15)
+    a_s = (0.5 / 1.0) / (1 + (0.5 / 0.01 - 1) * np.exp(-2 * 0.5 * 10.0))    # the other entry: the logistic form
+    assert a[1] == pytest.approx(a_s, rel=1e-15) and g[1] == pytest.approx(0.5 - a_s, rel=1e-9)
+
+
 def test_derivation_loss_is_the_sum_of_modes_and_starts_at_half_trace():
     der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"]))
     D = der.task.symbols["Delta"]

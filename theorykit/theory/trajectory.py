@@ -56,14 +56,31 @@ def mode_trajectory(s, d, a_init=a0, time=t, time_const=tau, exp=sp.exp):
     if exp is sp.exp and any(isinstance(v, np.ndarray) for v in (s, d, a_init, time, time_const)):
         raise SpecError("exp", "an argument is an array, which SymPy's exp (the default) cannot take",
                         "pass exp=np.exp for numbers")
-    return (s / d) / (1 + (s / (d * a_init) - 1) * exp(-2 * s * time / time_const))
+    return _at_s(s, lambda s_: (s_ / d) / (1 + (s_ / (d * a_init) - 1) * exp(-2 * s_ * time / time_const)),
+                 lambda: a_init / (1 + 2 * d * a_init * time / time_const))
+
+
+def _at_s(s, formula, at_zero):
+    """``formula(s)``, and where ``s`` is exactly 0, ``at_zero()``: the logistic form's limit s → 0
+    (the form itself is 0/0 there). With s = 0 the ODE ``τ ȧ = −2 d a²`` gives ``a0/(1 + 2 d a0 t/τ)``:
+    nothing to learn, the mode decays. Numbers and numpy arrays are checked entry by entry; a symbol or
+    a traced JAX array goes through the formula (SymPy's ``limit`` gives the same expression)."""
+    if isinstance(s, np.ndarray) and s.dtype.kind in "biuf" and (s == 0).any():
+        zero = s == 0
+        return np.where(zero, at_zero(), formula(np.where(zero, 1.0, s)))
+    if (isinstance(s, sp.Basic) and s.is_zero) or (isinstance(s, numbers.Real) and s == 0):
+        return at_zero()
+    return formula(s)
 
 
 def mode_gap(s, d, a_init, time, time_const, exp=np.exp):
     """``s/d − a(t)`` of :func:`mode_trajectory` without subtracting nearly equal numbers:
-    ``(s/d) · c e^{−u} / (1 + c e^{−u})`` with ``c = s/(d a0) − 1`` and ``u = 2 s t/τ``."""
-    ce = (s / (d * a_init) - 1) * exp(-2 * s * time / time_const)
-    return (s / d) * ce / (1 + ce)
+    ``(s/d) · c e^{−u} / (1 + c e^{−u})`` with ``c = s/(d a0) − 1`` and ``u = 2 s t/τ``
+    (``−a(t)`` where s = 0)."""
+    def gap(s_):
+        ce = (s_ / (d * a_init) - 1) * exp(-2 * s_ * time / time_const)
+        return (s_ / d) * ce / (1 + ce)
+    return _at_s(s, gap, lambda: -a_init / (1 + 2 * d * a_init * time / time_const))
 
 
 def mode_ode_residual(s, d, a_init=a0) -> sp.Expr:
