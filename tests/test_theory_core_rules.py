@@ -302,6 +302,49 @@ def test_race_of_pathways_on_one_input_writing_different_outputs_does_not_couple
     np.testing.assert_allclose(traj.loss[0], loss, rtol=1e-7, atol=1e-9)     # the integrator: ~1e-10
 
 
+def _race_start_maps(system, a0):
+    """Each pathway's start map in the data's own coordinates, from the race's block factors:
+    Σ_b O_b (W2 W1)_b R_bᵀ (two-layer pathways)."""
+    (W1, W2), = system.start(a0)
+    M = np.einsum("bkor,bkri->bkoi", np.asarray(W2), np.asarray(W1))
+    A = system.arrays_np
+    return np.einsum("bpo,bkoi,bdi->kpd", A["Ob"], M, A["Rb"])
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-12])
+def test_race_aligned_start_is_a0_on_each_mode_of_sigma_yx_and_nothing_else(scale):
+    # docs/theory.md#race: the aligned start of pathway k is a0 U_k V_kᵀ, the partial isometry of Σyx_k
+    # scaled by a0: its singular values are a0, as many as Σyx_k's rank, and 0 beyond. The rank comes
+    # from numpy's SVD of Σyx_k = Y diag(g_k) Xᵀ / P computed here (relative cutoff 1e-9; the data are
+    # small integers or normals, so a true singular value is never below that). Rotating Σyx into the
+    # race's blocks leaves rounding noise (~1e-17 against 0.3) that must not become a mode; and data
+    # scaled by 1e-12 have the same ranks (a cutoff in absolute terms would drop every mode).
+    rng = np.random.default_rng(0)
+    a0, checked, noisy = 1e-3, 0, 0
+    for trial in range(120):
+        P, d, p = int(rng.integers(4, 9)), int(rng.integers(2, 6)), int(rng.integers(1, 4))
+        X = rng.choice([-1.0, 0.0, 1.0], (d, P)) if trial % 2 else rng.normal(size=(d, P))
+        Y = scale * (rng.choice([-1.0, 0.0, 1.0], (p, P)) if trial % 3 else rng.normal(size=(p, P)))
+        G = rng.integers(0, 2, (int(rng.integers(1, 4)), P)).astype(float)
+        G[:, 0] = 1
+        Syx = np.einsum("ap,kp,ip->kai", Y, G, X) / P
+        if not all(np.abs(S).max() > 0 for S in Syx):
+            continue
+        system = RaceSystem.from_data(X, Y, G)
+        maps = _race_start_maps(system, a0)
+        for S, M in zip(Syx, maps):
+            sv = np.linalg.svd(S, compute_uv=False)
+            rank = int(np.sum(sv > 1e-9 * sv[0]))
+            got = np.linalg.svd(M, compute_uv=False)
+            np.testing.assert_allclose(got[:rank], a0, rtol=1e-9)
+            assert np.all(got[rank:] < 1e-12 * a0), (trial, sv, got)
+        A = system.arrays_np
+        noisy += any(0 < x < 1e-9 * np.abs(A["Syx"]).max()
+                     for x in np.linalg.svd(A["Syx"], compute_uv=False).ravel())
+        checked += 1
+    assert checked > 80 and noisy > 10       # the cases with block noise are really there
+
+
 # ------------------------------------------------------------------------------------------------
 # starts: the aligned starts (net/starts.py) read back from their weights with numpy
 # ------------------------------------------------------------------------------------------------
@@ -336,14 +379,17 @@ def test_shared_edge_aligned_start_of_paths_of_two_depths_has_mean_strength_a0_a
     assert np.sqrt(2) * (c0 ** 2 + c0 ** 3) / 2 == pytest.approx(1e-2, rel=1e-9)
 
 
-def test_private_chain_as_wide_as_its_rank_gets_an_aligned_start():
+@pytest.mark.parametrize("scale", [1, sp.Rational(1, 10 ** 12)])
+def test_private_chain_as_wide_as_its_rank_gets_an_aligned_start(scale):
     # Σyx = diag(2/3, 1/3) on the first two inputs has rank 2; a pathway of 2 hidden units holds it
-    # (hidden = rank), and its map is a0 U Vᵀ = a0 [[1, 0, 0], [0, 1, 0]] (as test_depth's depth-3 case)
+    # (hidden = rank), and its map is a0 U Vᵀ = a0 [[1, 0, 0], [0, 1, 0]] (as test_depth's depth-3 case).
+    # Targets scaled by 1e-12 have the same singular vectors, so the same start (an absolute rank
+    # cutoff of 1e-12 gave them none)
     import theorykit as tk
     from theorykit.net.starts import aligned_params
     from theorykit.spec.graph import graph_from_pathways
 
-    task = tk.Task(sp.eye(3), sp.Matrix([[2, 0, 0], [0, 1, 0]]))
+    task = tk.Task(sp.eye(3), scale * sp.Matrix([[2, 0, 0], [0, 1, 0]]))
     spec = tk.GDLNSpec(task, [tk.Pathway("p", "all", "all", "all", 2, 2)], tk.Training(a0=1e-3))
     k1, k2 = graph_from_pathways(spec).pathways[0].edges
     W = aligned_params(spec, 1e-3)

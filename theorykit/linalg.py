@@ -3,13 +3,22 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["numeric_svd"]
+__all__ = ["numeric_svd", "data_scale"]
 
 
-def numeric_svd(M: np.ndarray, tol: float = 1e-12):
-    """numpy SVD with theorykit's conventions (descending, first non-zero of v positive, rank-trimmed)."""
+def data_scale(X, Y) -> float:
+    """‖Y‖_F ‖X‖_F / P: a bound on the norm of every gated Σyx = Y diag(g) Xᵀ / P of the data, the
+    scale against which a singular value is told from rounding noise (tiny data keep their modes)."""
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    return float(np.linalg.norm(Y) * np.linalg.norm(X) / max(X.shape[1], 1))
+
+
+def numeric_svd(M: np.ndarray, tol: float = 1e-12, scale: float | None = None):
+    """numpy SVD with theorykit's conventions (descending, first non-zero of v positive, rank-trimmed:
+    singular values up to ``tol · scale`` are dropped; ``scale`` defaults to max(1, the largest one),
+    give :func:`data_scale` for a Σyx of data far below 1)."""
     U, s, Vt = np.linalg.svd(np.asarray(M, dtype=float), full_matrices=False)
-    keep = s > tol * max(1.0, s[0] if s.size else 1.0)
+    keep = s > tol * (max(1.0, s[0] if s.size else 1.0) if scale is None else scale)
     U, s, V = U[:, keep], s[keep], Vt[keep].T
     for a in range(s.size):
         i = np.flatnonzero(np.abs(V[:, a]) > 1e-9)

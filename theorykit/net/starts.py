@@ -30,7 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import SpecError
-from ..linalg import numeric_svd
+from ..linalg import data_scale, numeric_svd
 from ..spec.fields import real
 from ..spec.graph import graph_from_pathways
 from .layout import Net, as_dtype
@@ -150,7 +150,8 @@ def _aligned_chains(g, a0, seeds, seed, dt, values, given=None):
         if given is not None and gp.name in given:
             U, V = (np.asarray(a, float) for a in given[gp.name])
         else:
-            U, _s, V = numeric_svd((Y[list(p.outputs)] * np.asarray(p.active, float)) @ X[list(p.inputs)].T / P)
+            U, _s, V = numeric_svd((Y[list(p.outputs)] * np.asarray(p.active, float)) @ X[list(p.inputs)].T / P,
+                                   scale=data_scale(X, Y))
         rank = U.shape[1]
         if p.hidden < rank:
             narrowest = min(g.nodes_of(gp.edges), key=g.width)

@@ -43,7 +43,7 @@ import numpy as np
 
 from . import jaxify  # noqa: F401  (float64)
 from .flow import Dopri5, integrate
-from ..linalg import numeric_svd
+from ..linalg import data_scale, numeric_svd
 from ..errors import SpecError
 from ..record import SaveAt, Trajectory
 from ..net.layout import Net
@@ -100,7 +100,7 @@ class RaceSystem:
         ``inputs``/``outputs``: per pathway, the input and output indices it sees (default all).
         ``frames``: per pathway ``(U, V)`` in its own rows and columns, the mode vectors whose
         strengths are recorded (default: numpy's SVD of its Σyx,
-        :func:`theorykit.theory.modes.numeric_svd`). ``depth``: one depth or one per pathway.
+        :func:`theorykit.linalg.numeric_svd`). ``depth``: one depth or one per pathway.
         ``split``: integrate independent blocks side by side (class docstring)."""
         X, Y = np.asarray(X, float), np.asarray(Y, float)
         if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
@@ -136,12 +136,12 @@ class RaceSystem:
         Syx = np.einsum("ap,kp,ip->kai", Y, G, X, optimize=True) / P * om[:, :, None] * im[:, None, :]
         Sx = np.einsum("ip,qp,rp,jp->qrij", X, G, G, X, optimize=True) / P \
             * im[:, None, :, None] * im[None, :, None, :]
-        modes = []
+        modes, scale = [], data_scale(X, Y)
         for k in range(K):
             if frames is not None and frames[k] is not None:
                 u, v = (np.asarray(a, float) for a in frames[k])
             else:
-                u, _s, v = numeric_svd(Syx[k][np.ix_(outs[k], ins[k])])
+                u, _s, v = numeric_svd(Syx[k][np.ix_(outs[k], ins[k])], scale=scale)
             U, V = np.zeros((p, u.shape[1])), np.zeros((d, v.shape[1]))
             U[outs[k]] = u
             V[ins[k]] = v
@@ -149,7 +149,7 @@ class RaceSystem:
         depths = tuple(int(x) for x in depths)
         same_out = bool(np.all(om == om[:1]))
         Rb, Ob = _blocks(Syx, Sx, tol) if split and same_out else ([np.eye(d)], [np.eye(p)])
-        arr = _block_arrays(Syx, Sx, modes, Rb, Ob, om if not same_out else None)
+        arr = _block_arrays(Syx, Sx, modes, Rb, Ob, om if not same_out else None, scale)
         return cls(tuple(names or [f"g{k + 1}" for k in range(K)]), arr, float(np.sum(Y * Y) / P),
                    tuple(U.shape[1] for U, _V in modes), depths, tuple(map(tuple, outs)), tuple(map(tuple, ins)))
 
@@ -411,8 +411,9 @@ def _blocks(Syx, Sx, tol):
     return Rb, Ob
 
 
-def _block_arrays(Syx, Sx, modes, Rb, Ob, om) -> dict:
-    """The padded block arrays of :class:`RaceSystem` (``om``: output masks, one block only)."""
+def _block_arrays(Syx, Sx, modes, Rb, Ob, om, scale) -> dict:
+    """The padded block arrays of :class:`RaceSystem` (``om``: output masks, one block only; ``scale``:
+    the data's :func:`~theorykit.linalg.data_scale`)."""
     K, p, d = Syx.shape
     nb = len(Rb)
     pb = max(1, max(O.shape[1] for O in Ob))
@@ -422,10 +423,9 @@ def _block_arrays(Syx, Sx, modes, Rb, Ob, om) -> dict:
     sxb = np.zeros((nb, K, db, K, db))
     Ob_, Rb_ = np.zeros((nb, p, pb)), np.zeros((nb, d, db))
     Um, Vm = np.zeros((nb, K, pb, Rmax)), np.zeros((nb, K, db, Rmax))
-    # a block's modes are those above 1e-9 of the pathway's largest singular value: rotating Σyx into
-    # the block bases leaves rounding noise (1e-12 against 0.2 in a fuzz case) that an absolute
-    # threshold took for modes, and the aligned start then put a0 on them too
-    top = np.array([np.linalg.norm(Syx[k], 2) if Syx[k].size else 0.0 for k in range(K)])
+    # a block's modes are those above 1e-9 of the data's scale: rotating Σyx into the block bases
+    # leaves rounding noise (1e-12 against 0.2 in a fuzz case) that an absolute threshold took for
+    # modes, and the aligned start then put a0 on them too; and data scaled by 1e-12 keep their modes
     frames = []
     for b, (O, R) in enumerate(zip(Ob, Rb)):
         po, dr = O.shape[1], R.shape[1]
@@ -437,9 +437,7 @@ def _block_arrays(Syx, Sx, modes, Rb, Ob, om) -> dict:
             Um[b, k, :po, :U.shape[1]] = O.T @ U
             Vm[b, k, :dr, :V.shape[1]] = R.T @ V
             if po and dr:
-                u, sv, v = numeric_svd(sy[b, k, :po, :dr])
-                keep = sv > 1e-9 * top[k]
-                u, v = u[:, keep], v[:, keep]
+                u, _sv, v = numeric_svd(sy[b, k, :po, :dr], tol=1e-9, scale=scale)
             else:
                 u, v = np.zeros((po, 0)), np.zeros((dr, 0))
             frames.append((b, k, u, v))
