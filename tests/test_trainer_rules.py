@@ -468,3 +468,56 @@ def test_best_grid_row_minimises_the_largest_error():
     curves = {10: np.ones(4), 20: np.array([0.0, 0.0, 0.0, 3.0])}
     row, err, curve = best_grid_row(lambda A: np.stack([curves[a] for a in A]), np.array([10, 20]), np.zeros(4), 2.0)
     assert row == 10 and err == 0.5 and np.array_equal(curve, np.ones(4))
+
+
+def _shared_edge_graph():
+    """Pathways "h" (input→h→output) and "h/a" (input→h→a→output) share the edge input→h; X = I₃."""
+    from theorykit.spec.files import spec_from_dict
+    return spec_from_dict({
+        "name": "shared", "data": {"inputs": np.eye(3).tolist(), "targets": [[1, 0, 0], [0, 2, 0]]},
+        "nodes": [{"name": "h", "width": 3}, {"name": "a", "width": 3}],
+        "edges": [{"from": "input", "to": "h"}, {"from": "h", "to": "output"},
+                  {"from": "h", "to": "a"}, {"from": "a", "to": "output"}],
+        "training": {"lr": 0.1, "loss": "mean", "init_std": 0.4, "steps": 6}})
+
+
+def test_staged_schedule_gives_a_shared_edge_to_the_first_group():
+    """schedule="staged", "h" first: the objective is L(Y − ŷ_h) + L(Y − stop(ŷ_h) − ŷ_a)
+    (net.layout.objective_for), ŷ_h = W2 W1 X the first group's output, ŷ_a = W4 W3 W1 X the rest's.
+    Every edge descends it from step 0: W2 the first loss, W3 and W4 the second, and the shared edge
+    W1 (input→h, listed in the first group) both, since ŷ_a reads it too. Written here in numpy with
+    the mean loss ½⟨‖e‖²⟩ (gradient (ŷ − Y)/P with respect to ŷ); the total loss is reported."""
+    g = _shared_edge_graph()
+    res = tk.simulate(g, init="random", seeds=1, steps=6, schedule="staged", staged_first=("h",))
+    X, Y = g.task.numeric()
+    P = X.shape[1]
+    p0 = res.extra["initial_params"]
+    W1, W2, W3, W4 = (np.asarray(p0[k][0], float) for k in ("input->h", "h->output", "h->a", "a->output"))
+    want = []
+    for step in range(7):
+        H = W1 @ X
+        y_h, y_a = W2 @ H, W4 @ W3 @ H
+        want.append(0.5 * np.sum((y_h + y_a - Y) ** 2) / P)
+        if step == 6:
+            break
+        E1, E2 = (y_h - Y) / P, (y_h + y_a - Y) / P         # the first group's error, the rest's
+        W1, W2, W3, W4 = (W1 - 0.1 * (W2.T @ E1 + (W4 @ W3).T @ E2) @ X.T, W2 - 0.1 * E1 @ H.T,
+                          W3 - 0.1 * W4.T @ E2 @ H.T, W4 - 0.1 * E2 @ (W3 @ H).T)
+    np.testing.assert_allclose(res.loss[0], want, rtol=RTOL)
+    np.testing.assert_allclose(np.asarray(res.params["input->h"][0]), W1, rtol=RTOL)
+
+
+def test_init_std_by_pathway_name_for_a_shared_edge():
+    """init_std by pathway name: an edge that two pathways share takes their σ where they agree; where
+    they differ, the edge must be named on its own (an edge key wins over a pathway name), and the
+    refusal names the field. Drawn σ read back from the weights: 3 × 3 entries N(0, σ²), 200 seeds."""
+    g = _shared_edge_graph()
+    with pytest.raises(tk.SpecError) as e:
+        tk.simulate(g, init="random", seeds=1, steps=1, init_std={"h": 0.1, "h/a": 0.2})
+    assert e.value.field == "init_std['h/a']" and "input->h" in str(e.value)
+    res = tk.simulate(g, init="random", seeds=200, steps=0, init_std={"h": 0.1, "h/a": 0.2, "input->h": 0.05})
+    p0 = res.extra["initial_params"]
+    for key, sigma in (("input->h", 0.05), ("h->output", 0.1), ("h->a", 0.2), ("a->output", 0.2)):
+        assert np.std(np.asarray(p0[key])) == pytest.approx(sigma, rel=0.05)    # 1800 draws: ±1.7 % s.e.
+    res = tk.simulate(g, init="random", seeds=200, steps=0, init_std={"h": 0.1, "h/a": 0.1})
+    assert np.std(np.asarray(res.extra["initial_params"]["input->h"])) == pytest.approx(0.1, rel=0.05)

@@ -41,7 +41,10 @@ __all__ = ["simulate", "relu_forward", "relu_gates", "gdln_forward", "DTYPES"]
 def _schedule(graph, schedule, staged_first):
     """Groups from ``schedule``: a tuple of :class:`~theorykit.spec.graph.Group`, ``"joint"`` (none,
     or the graph's own), or ``"staged"`` (pathways named in ``staged_first`` fit the targets, the
-    others the residual of those, both from step 0)."""
+    others the residual of those, both from step 0). An edge that a first pathway shares with
+    another is listed in the first group, and like every edge it descends the whole objective
+    (:func:`~theorykit.net.layout.objective_for`): the first group's loss and, through the residual
+    group's output, which reads it too, the residual's loss."""
     if isinstance(schedule, (list, tuple)):
         return tuple(schedule)
     if schedule == "joint":
@@ -59,16 +62,23 @@ def _schedule(graph, schedule, staged_first):
 
 def _edge_scales(g, std):
     """σ per edge: one number (the edges' own ``init_scale`` first), or a mapping by pathway name
-    (every edge of that pathway) or by edge key."""
+    (every edge of that pathway) or by edge key. An edge key wins over a pathway name; an edge that
+    pathways share takes their σ only where they agree (otherwise the edge needs its own key)."""
     if not isinstance(std, Mapping):
         return g.edge_init_scales(float(std))
-    out = {}
+    out, by = {}, {}
     for gp in g.pathways:
         for k in gp.edges:
             if k in std:
                 out[k] = float(std[k])
             elif gp.name in std:
-                out.setdefault(k, float(std[gp.name]))
+                v = float(std[gp.name])
+                if k in by and out[k] != v:
+                    raise SpecError(f"init_std[{gp.name!r}]",
+                                    f"edge {k!r} is shared by pathways {by[k]!r} and {gp.name!r}, "
+                                    f"which give it different stds ({out[k]} and {v})",
+                                    f"give the shared edge its own: init_std[{k!r}] = …")
+                out[k], by[k] = v, by.get(k, gp.name)
     missing = [e.key for e in g.edges if e.key not in out]
     if missing:
         raise SpecError("init_std", f"no std for edges {missing}", "give one per pathway name or edge key")
@@ -210,6 +220,8 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
       seeds × snapshots × H × P); ``extra["gates"]``: every hidden layer's final activity.
 
     Training settings default to the spec's (``lr``, ``loss``, ``init_std``, ``a0``, ``steps``).
+    A GDLN's ``init_std`` may be a dict by pathway name or edge key (an edge key wins; an edge that
+    pathways share needs its own key where their σ differ).
     ``check``: raise :class:`~theorykit.errors.DivergenceError` if the loss diverges.
     ``save``: what to record besides the loss curve (:class:`~theorykit.record.SaveAt`; it comes
     back in ``saved``, at the steps ``saved_t``). Its functions get the network's weights keyed by
