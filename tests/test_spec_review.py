@@ -200,6 +200,12 @@ def test_defaults_and_ranges_are_those_of_the_field_reference():
     assert c.task.meta["k"] == 3 and [q.hidden for q in c.pathways] == [100] * 4   # common + 3 singles
     x = spec_from_dict({"data": {"task": "xor-margin", "reln": "linear", "Delta": 1}})
     assert [q.hidden for q in x.pathways] == [64, 64]
+    for reln in ("linear", "xor"):     # 4 at least for either set (one unit for each XoR pathway)
+        with pytest.raises(SpecError) as e:
+            spec_from_dict({"data": {"task": "xor-margin", "reln": reln, "Delta": 1, "hidden": 3}})
+        assert e.value.field == "data.hidden" and ">= 4" in str(e.value)
+    assert [q.hidden for q in spec_from_dict({"data": {"task": "xor-margin", "reln": "linear", "Delta": 1,
+                                                       "hidden": 5}}).pathways] == [3, 2]
     with pytest.raises(SpecError) as e:
         spec_from_dict({"data": {"task": "contexts", "n": 2, "k": 1, "reln": "single"}})
     assert e.value.field == "data.k"

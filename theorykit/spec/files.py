@@ -269,8 +269,8 @@ def _builtin_pathways(data, task):
     if task.name == "xor-margin":
         sets = {"linear": 2, "xor": 4}
         vf.choice(reln, "data.reln", sorted(sets), f"use one of {sorted(sets)} for xor-margin")
-        hidden = vf.integer(data.get("hidden", 128), "data.hidden", lo=sets[reln],
-                            fix=f"the total width, split over {sets[reln]} pathways: an integer >= {sets[reln]}")
+        hidden = vf.integer(data.get("hidden", 128), "data.hidden", lo=4,     # xor_relns builds both sets
+                            fix=f"the total width, split over the {sets[reln]} pathways: an integer >= 4")
         return xor_relns(hidden)[reln]
     if task.name == "contexts":
         k = task.meta["k"]
