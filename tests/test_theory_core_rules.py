@@ -171,6 +171,21 @@ def test_symbolic_svd_has_positive_first_entry_of_each_v_and_rebuilds_the_matrix
     assert np.allclose(num, np.array(M.subs(ref), dtype=float), atol=1e-12)
 
 
+def test_exact_svd_reads_floats_as_the_decimals_they_print_as():
+    # [[0.5, 0.2], [0.1, 0.3]] is read as [[1/2, 1/5], [1/10, 3/10]] (as a spec file's numbers). By hand:
+    # MᵀM = [[13/50, 13/100], [13/100, 13/100]], trace 39/100, det (det M)² = (3/20 − 1/50)² = (13/100)²,
+    # so σ² = (39 ± √(39² − 4·13²))/200 = (39 ± 13√5)/200 and σ = (√65 ± √13)/20 (as √σ² squares check)
+    svd = exact_svd(sp.Matrix([[0.5, 0.2], [0.1, 0.3]]))
+    want = [(sp.sqrt(65) + sp.sqrt(13)) / 20, (sp.sqrt(65) - sp.sqrt(13)) / 20]
+    assert [sp.simplify(a - b) for a, b in zip(svd.singular_values, want)] == [0, 0]
+    assert [sp.expand(w ** 2) for w in want] == [sp.Rational(39, 200) + 13 * sp.sqrt(5) / 200,
+                                                  sp.Rational(39, 200) - 13 * sp.sqrt(5) / 200]
+    assert exact_svd(np.array([[0.1, 0.0], [0.0, 0.25]])).singular_values == [sp.Rational(1, 4), sp.Rational(1, 10)]
+    with pytest.raises(SpecError) as e:                 # digits beyond a double would be guessed
+        exact_svd(sp.Matrix([[sp.Float("0.1", 40)]]))
+    assert e.value.field == "M"
+
+
 # ------------------------------------------------------------------------------------------------
 # the unit-gate classifier (gates.py): ties, one block, dead units, non-binary patterns
 # ------------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 from ..errors import DerivationError, SpecError
+from ..spec.expr import to_exact
 from ..spec.fields import integer, short_repr, type_name
 from .exact_values import X
 from .exactla import _components, _spread, rational_parts, rational_svd
@@ -182,12 +183,20 @@ def _matrix(M) -> sp.Matrix:
     if out is None or not all(isinstance(x, sp.Expr) for x in out):
         raise SpecError("M", f"cannot be read as a matrix of numbers: {type_name(M)} {short_repr(M)}",
                         "give a 2-d array, nested lists or a SymPy Matrix (or (B, den): integers B over den)")
+    floats = {f for x in out for f in x.atoms(sp.Float)}
+    if floats:     # read as the decimals they print as (0.1 → 1/10), as spec files' numbers are
+        if any(f._prec > 53 for f in floats):
+            raise SpecError("M", f"holds floats of more than double precision ({short_repr(max(floats, key=lambda f: f._prec))})",
+                            "give exact numbers: sp.Rational or sp.sqrt(...)")
+        exact = {f: to_exact(float(f), "M") for f in floats}
+        out = out.applyfunc(lambda x: x.xreplace(exact))
     return out
 
 
 def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) -> SVD:
     """Exact SVD of ``M`` (see the module docstring for method and conventions).
 
+    Float entries are read as the decimals they print as (0.1 → 1/10, as a spec file's numbers are).
     A matrix with rational entries goes to the exact engine of :mod:`theorykit.theory.exactla` (FLINT);
     ``cache`` (a dict) lets calls share the SVDs of identical blocks. ``M`` may also be given as
     ``(B, den)``: an integer numpy array and a common denominator.
