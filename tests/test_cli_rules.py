@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from theorykit.cli import main
+from _specs import XOR_TOML
 
 EX = Path(__file__).resolve().parent.parent / "examples"
 XOR = str(EX / "xor_linear.toml")           # lr 0.01, mean loss, a0 0.001, steps 3000, two pathways of 64
@@ -385,22 +386,12 @@ def test_summary_shows_four_modes_or_all_when_one_more(tmp_path, terminal, capsy
 # ------------------------------------------------------------------------------------------
 # predict, compare, race-exhaust, find-gates: option bounds
 # ------------------------------------------------------------------------------------------
-PREDICT_TOML = """[symbols]
-Delta = {positive = true}
-[data]
-task = "xor-margin"
-[training]
-lr = 0.05
-loss = "mean"
-init_std = 0.01
-steps = 2000
-"""
 
 
 def test_predict_time_bound_0_means_no_bound(tmp_path):
     """--help: '(default 60; 0: no bound)'."""
     spec, out = tmp_path / "x.toml", tmp_path / "p.toml"
-    spec.write_text(PREDICT_TOML)
+    spec.write_text(XOR_TOML)
     assert main(["predict", str(spec), "--hidden", "8", "--set", "Delta=1", "--time-bound", "0", "--no-progress",
                  "--out", str(out)]) == 0
     assert out.exists()
@@ -448,7 +439,7 @@ def test_predict_checks_both_output_paths_before_predicting(tmp_path, capsys, mo
 
     monkeypatch.setattr(cmd, "predict_reln", lambda *a, **k: pytest.fail("predicted"))
     spec = tmp_path / "x.toml"
-    spec.write_text(PREDICT_TOML)
+    spec.write_text(XOR_TOML)
     (tmp_path / "o.txt").write_text("")
     paths = {"--out": tmp_path / "p.toml", "--json": tmp_path / "p.json"}
     paths[bad] = tmp_path / "o.txt" / "x"

@@ -19,6 +19,7 @@ import theorykit as tk
 from theorykit.analysis.patterns import consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
 from theorykit.analysis.predict import predict_reln, share_hidden
 from theorykit.spec.gating import Training
+from _specs import XOR_TOML
 
 XOR_TRAINING = Training(lr=0.05, loss="mean", init_std=0.01, steps=2000)
 
@@ -303,16 +304,6 @@ def test_forward_search_follows_the_residual_correlation_and_stops_by_min_gain()
 # ---------------------------------------------------------------------------------------------
 # 5. command line
 # ---------------------------------------------------------------------------------------------
-XOR_TOML = """[symbols]
-Delta = {positive = true}
-[data]
-task = "xor-margin"
-[training]
-lr = 0.05
-loss = "mean"
-init_std = 0.01
-steps = 2000
-"""
 
 
 def test_cli_predict_xor_linear_side(tmp_path, capsys):
