@@ -178,3 +178,42 @@ def test_xor_relns_keep_every_unit_of_a_width_not_divisible_by_four():
     assert [p.hidden for p in r["linear"]] == [66, 65] and [p.hidden for p in r["xor"]] == [33, 33, 33, 32]
     r = tk.xor_relns(128)
     assert [p.hidden for p in r["linear"]] == [64, 64] and [p.hidden for p in r["xor"]] == [32] * 4
+
+
+@pytest.mark.parametrize("times, discrete", [([0, 10.5], True), ([-5, 0], False), ([-5, 0], True),
+                                             ([np.nan], False), ([0, np.inf], False), ("abc", False)])
+def test_predict_loss_refuses_times_that_are_not_steps(times, discrete):
+    """Gradient steps are finite and ≥ 0, and whole for the discrete recurrence (10.5 used to be read
+    as 10, a negative step raised an IndexError, NaN gave NaN)."""
+    der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"]))
+    with pytest.raises(tk.SpecError) as e:
+        der.predict_loss(times, values={"Delta": 1}, discrete=discrete)
+    assert e.value.field == "times"
+
+
+def test_discrete_prediction_of_modes_with_equal_numbers_is_each_modes_own_recurrence():
+    """The four XoR pathways at Δ = 1 each see one datapoint x = (±1, ±1, ±1): Σyx = y xᵀ/4, so all four
+    share (s, d) = (|x|/4, |x|²/4) = (√3/4, 3/4), computed once. The loss is still ½ tr Σy − Σ (s a − ½ d a²)
+    over every mode (docs/theory.md#mode-loss), each a from the recurrence a ← a(1 + (s − d a)/τ)²
+    (docs/theory.md#time-conventions) written here, s and d from numpy's SVD of each pathway's Σyx and
+    Σx. That form cancels near 1e-16 of L(0) = ½, hence the absolute tolerance on the tail."""
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"], tk.Training(lr=0.05, a0=1e-3))
+    der = tk.Derivation(spec)
+    times = np.arange(0, 401, 40)
+    got = der.predict_loss(times, values={"Delta": 1}, discrete=True)
+    X, Y = spec.task.numeric({"Delta": 1})
+    P, tau = X.shape[1], 1 / 0.05
+    want = np.full(len(times), 0.5 * np.sum(Y * Y) / P)
+    for p in spec.pathways:
+        g = np.asarray(p.active, float)
+        Syx, Sx = (Y * g) @ X.T / P, (X * g) @ X.T / P
+        u, sv, vt = np.linalg.svd(Syx)
+        for k in range(int(np.sum(sv > 1e-12))):
+            s_, d_ = sv[k], vt[k] @ Sx @ vt[k]
+            a = [1e-3]
+            for _ in range(400):
+                a.append(a[-1] * (1 + (s_ - d_ * a[-1]) / tau) ** 2)
+            a = np.array(a)[times]
+            want -= s_ * a - 0.5 * d_ * a ** 2
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-15)
+    assert want[-1] < 1e-9                  # the tail is reached: the recurrences really ran

@@ -386,7 +386,15 @@ class Derivation:
         With ``discrete=True`` (closed-form specs only) each mode follows the discrete
         gradient-descent recurrence ``a ← a(1 + (s − d a)/τ)²`` instead of the flow; for
         aligned, balanced initial weights this is exact for gradient descent, not O(η)."""
-        times = np.asarray(times, dtype=float)
+        try:
+            times = np.asarray(times, dtype=float)
+        except (TypeError, ValueError):
+            times = None
+        if times is None or not np.isfinite(times).all() or (times < 0).any():
+            raise SpecError("times", "needs finite gradient steps t ≥ 0", "e.g. times=np.arange(0, 5001, 50)")
+        if discrete and (times != np.round(times)).any():
+            raise SpecError("times", "discrete gradient descent has whole steps only",
+                            "give integer steps, e.g. np.arange(0, 5001, 50)")
         if discrete:
             self._need_closed_form("discrete prediction")
         if discrete or self.method == "closed-form":
@@ -401,7 +409,7 @@ class Derivation:
             vals = {k: _digits(v, 30) for k, v in self.numeric_values(values).items()}
             a_init, tau_ = float(self.spec.training.a0), float(self.spec.tau)
             floor = sp.N(output_trace(self.task).subs(vals), 30) / 2
-            gaps = []
+            gaps, recurrences = [], {}        # modes of equal (s, d) share one recurrence (a context task has many)
             for svd in self.modes.values():
                 for m in svd.modes:
                     s30, d30 = self._mode_numbers(m, vals, digits=30)
@@ -412,7 +420,9 @@ class Derivation:
                     floor -= s30 ** 2 / (2 * d30)
                     s_, d_ = float(s30), float(d30)
                     if discrete:
-                        g = discrete_mode_gap(s_, d_, a_init, tau_, int(np.max(times)))[times.astype(int)]
+                        if (s_, d_) not in recurrences:
+                            recurrences[s_, d_] = discrete_mode_gap(s_, d_, a_init, tau_, int(np.max(times)))
+                        g = recurrences[s_, d_][times.astype(int)]
                     else:
                         g = mode_gap(s_, d_, a_init, times, tau_, np.exp)
                     gaps.append(d_ * g ** 2 / 2)
