@@ -81,7 +81,11 @@ def _edge_scales(g, std):
                 out[k], by[k] = v, by.get(k, gp.name)
     missing = [e.key for e in g.edges if e.key not in out]
     if missing:
-        raise SpecError("init_std", f"no std for edges {missing}", "give one per pathway name or edge key")
+        names = {gp.name for gp in g.pathways} | {e.key for e in g.edges}
+        unknown = sorted(str(k) for k in std if k not in names)
+        also = f"; {unknown} name no pathway or edge" if unknown else ""
+        raise SpecError("init_std", f"no std for edges {missing}{also}",
+                        f"give one per pathway name ({sorted(gp.name for gp in g.pathways)}) or edge key")
     return out
 
 

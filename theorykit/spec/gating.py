@@ -128,7 +128,7 @@ def check_indices(vals, size, field, what):
                         "write \"all\" or e.g. [0, 1]")
     for v in vals:
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < size:
-            raise SpecError(field, f"{v!r} is not a {what} index in 0..{size - 1}", f"use integers below {size}")
+            raise SpecError(field, f"{v!r} is not an {what} index in 0..{size - 1}", f"use integers below {size}")
     if len(set(vals)) != len(vals):
         raise SpecError(field, f"repeated {what} index in {vals!r}", "list each index once")
     return tuple(sorted(int(v) for v in vals))

@@ -355,8 +355,10 @@ class GraphSpec(TrainedSpec):
                 () if g.fit in ("targets", None) else tuple(g.fit)
             for h in fit:
                 if h not in names:
+                    above = [o.name for o in out]
                     raise SpecError(f"{f}.fit", f"{h!r} is not an earlier group",
-                                    "fit \"targets\" or the residual of groups declared above")
+                                    "fit \"targets\" or the residual of groups declared above"
+                                    + (f" ({above})" if above else " (none is, above this one)"))
             _no_repeats(fit, f"{f}.fit", "group")    # a repeat would subtract that group's output twice
             names.add(g.name)
             out.append(replace(g, edges=tuple(g.edges), fit=fit))

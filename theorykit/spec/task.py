@@ -103,15 +103,19 @@ class Task:
         vals = self.keyed(values)
         missing = self.free_symbols - set(vals)
         if missing:
-            raise no_value_error(missing)
+            raise no_value_error(missing, self._unknown_names(values))
         return vals
 
     def numeric(self, values: Mapping | None = None, dtype=np.float64):
         """``(X, Y)`` as numpy arrays; every symbol needs a value."""
         t = self.subs(values or {})
         if t.free_symbols:
-            raise no_value_error(t.free_symbols)
+            raise no_value_error(t.free_symbols, self._unknown_names(values))
         return np.array(t.X.evalf(), dtype=dtype), np.array(t.Y.evalf(), dtype=dtype)
+
+    def _unknown_names(self, values: Mapping | None) -> list:
+        """The names among ``values``' keys that are no symbol of the task (a misspelt ``"delta"``)."""
+        return sorted(k for k in (values or {}) if isinstance(k, str) and k not in self.symbols)
 
     def _repr_latex_(self):
         return f"$X = {sp.latex(self.X)},\\quad Y = {sp.latex(self.Y)}$"
@@ -145,13 +149,14 @@ def as_task(source) -> "Task":
     return source
 
 
-def no_value_error(missing) -> SpecError:
+def no_value_error(missing, unknown=()) -> SpecError:
     """The one error for symbols left without a value, with the fix in both dialects (the names are
-    the missing symbols' own)."""
+    the missing symbols' own); ``unknown``: names given a value that are no symbol (a misspelling)."""
     names = sorted(map(str, missing))
     py = ", ".join(f"{n!r}: 0.5" for n in names)
     cli = " ".join(f"--set {n}=0.5" for n in names)
-    return SpecError("symbols", f"no value for {names}",
+    given = f"; {list(unknown)} given a value but not a symbol of the task (names are case-sensitive)" if unknown else ""
+    return SpecError("symbols", f"no value for {names}{given}",
                      f"pass values: values={{{py}}} in Python, {cli} on the command line")
 
 
