@@ -56,6 +56,12 @@ class EffectiveDataset:
     def Syx_float(self):
         return self.exact[0].astype(float) / self.exact[1] if self.exact is not None else None
 
+    def __repr__(self):      # one line, nothing built: the matrices' shapes (print .Syx and .Sx for their entries)
+        def shape(m, i):
+            s = m.shape if m is not None else self.exact[i].shape if self.exact is not None else None
+            return f"{s[0]} × {s[1]}" if s else "?"
+        return f"EffectiveDataset({self.pathway.name!r}, Syx {shape(self._Syx, 0)}, Sx {shape(self._Sx, 2)})"
+
     def _repr_latex_(self):
         return (f"$\\Sigma^{{yx}}_{{\\mathrm{{{self.pathway.name}}}}} = {sp.latex(self.Syx)},\\quad "
                 f"\\Sigma^{{x}}_{{\\mathrm{{{self.pathway.name}}}}} = {sp.latex(self.Sx)}$")
