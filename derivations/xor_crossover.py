@@ -286,11 +286,21 @@ def latex_rows(th: dict) -> dict:
     return out
 
 
-def main() -> int:
+def main(argv=()) -> int:
+    """Print the LaTeX document; ``argv``: the command line's arguments (only ``--help``)."""
+    import argparse
+
+    argparse.ArgumentParser(prog="python -m theorykit.derivations.xor_crossover",
+                            description="Derive Section 3 (XoR with a margin: both ReLNs' modes, losses and "
+                                        "half-way times, the crossover Delta*, where units can implement each "
+                                        "ReLN) and print it as a LaTeX document on stdout (redirect it: "
+                                        "> xor_crossover.tex). See docs/theory.md#xor.").parse_args(list(argv))
     out = derive()
     print(latex_document(r"XoR with a margin: the two ReLNs and the crossover $\Delta^\ast$", out["latex"]))
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))
