@@ -71,6 +71,8 @@ def _failure(exc, debug) -> int:
         _report(getattr(exc, "field", None) or "data", f"cannot derive: {exc}")
     elif isinstance(exc, TheorykitError):
         print(f"theorykit: {type(exc).__name__}: {exc}", file=sys.stderr)
+    elif isinstance(exc, BrokenPipeError):     # stdout's reader left early (| head): not a file of the user's
+        _report("stdout", "closed by the command reading it (a pipe such as | head) before the output ended")
     elif isinstance(exc, OSError):
         _report(getattr(exc, "filename", None) or "file", exc.strerror or str(exc))
     else:  # a bug: say so briefly; --debug shows where
