@@ -317,6 +317,27 @@ def test_race_of_pathways_on_one_input_writing_different_outputs_does_not_couple
     np.testing.assert_allclose(traj.loss[0], loss, rtol=1e-7, atol=1e-9)     # the integrator: ~1e-10
 
 
+def test_race_loss_keeps_its_digits_far_below_the_start():
+    # XoR with margin at Δ = 1/2, its four single-datapoint pathways: uncoupled, so each mode follows
+    # the closed form, and the loss is ½ d Σ g² with the gap g = s/d − a (docs/theory.md#mode-loss),
+    # written here with numpy: s = |x|/4, d = |x|²/4, |x|² = 2 + Δ². At t = 800 it is ~2e-21 of L(0);
+    # the race records the residual on the data, so RK4 at a fixed step follows it there (the form
+    # ½ tr Σy − ⟨M, Σyx⟩ + ½⟨M, M Σx⟩ came out as rounding noise near 1e-17, negative at times)
+    from theorykit.theory.flow import RK4
+    import theorykit as tk
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"], tk.Training(lr=0.05, a0=1e-3))
+    times = np.array([0.0, 200.0, 400.0, 600.0, 800.0])
+    traj = RaceSystem.from_spec(spec, {"Delta": 0.5}).solve(list(times), solver=RK4(0.5))
+    n2 = 2 + 0.25
+    s_, d_, a0, tau = np.sqrt(n2) / 4, n2 / 4, 1e-3, 20.0
+    c = s_ / (d_ * a0) - 1
+    e = c * np.exp(-2 * s_ * times / tau)
+    g = (s_ / d_) * e / (1 + e)
+    want = 4 * 0.5 * d_ * g ** 2                    # four equal modes; nothing is left unfit (L* = 0)
+    assert want[-1] < 1e-20 * want[0]
+    np.testing.assert_allclose(traj.loss[0], want, rtol=1e-4)     # RK4 at h = τ/40: its rate errs by ~1e-6
+
+
 def _race_start_maps(system, a0):
     """Each pathway's start map in the data's own coordinates, from the race's block factors:
     Σ_b O_b (W2 W1)_b R_bᵀ (two-layer pathways)."""
