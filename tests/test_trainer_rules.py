@@ -521,3 +521,18 @@ def test_init_std_by_pathway_name_for_a_shared_edge():
         assert np.std(np.asarray(p0[key])) == pytest.approx(sigma, rel=0.05)    # 1800 draws: ±1.7 % s.e.
     res = tk.simulate(g, init="random", seeds=200, steps=0, init_std={"h": 0.1, "h/a": 0.1})
     assert np.std(np.asarray(res.extra["initial_params"]["input->h"])) == pytest.approx(0.1, rel=0.05)
+
+
+def test_on_step_reports_the_steps_done_and_leaves_the_run_unchanged():
+    """simulate(on_step=f): f gets the steps done so far, about 100 times a batch, rising to batches ×
+    steps (3 seeds in batches of 2: 2 × 250); the losses are those of the run without it, bit for bit."""
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns(8)["xor"], tk.Training(lr=0.05, init_std=0.3))
+    kw = dict(values={"Delta": 0.5}, init="random", seeds=3, steps=250, batch=2)
+    calls = []
+    res = tk.simulate(spec, on_step=calls.append, **kw)
+    assert calls == sorted(calls) and calls[-1] == 500 and 150 <= len(calls) <= 250
+    assert calls[:2] == [2, 4] and 250 in calls        # every max(1, 250 // 100) = 2 steps; batch 1 ends at 250
+    np.testing.assert_array_equal(res.loss, tk.simulate(spec, **kw).loss)
+    with pytest.raises(tk.SpecError) as e:             # the fused kernel takes no callback
+        tk.simulate(spec, fused=True, on_step=calls.append, **{**kw, "init": "random"})
+    assert e.value.field == "fused"

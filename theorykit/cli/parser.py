@@ -184,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "on a pipe; a terminal gets a short summary)")
     s.add_argument("--plot", metavar="OUT.png", help="draw loss and mode strengths: theory as lines, simulation "
                                                      "as mean ± spread over seeds")
-    _common(s, "simulate")
+    _common(s, "simulate", progress="bar (the steps; not with --fused)")
 
     v = sub.add_parser("validate", help="run a validation suite: xor, contexts, depth, gates, lemmas, or all",
                        description="Reproduce the paper's results: symbolic predictions beside simulated networks. "

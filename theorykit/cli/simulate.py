@@ -9,6 +9,7 @@ from ..analysis import summary
 from ..analysis.summary import plot_save
 from ..errors import SpecError
 from ..net.layout import Net
+from ..progress import Progress
 from ..record import SaveAt
 from ..sim.weights import load_weights
 from ..sim.simulate import simulate
@@ -59,14 +60,18 @@ def run(args):
     fused_save = None
     if args.fused:      # the loss only where --times asks (the fused kernel runs the steps between in one call)
         fused_save = SaveAt(loss_every=max(1, int(np.gcd.reduce(np.append(times.astype(int), steps)))))
+    bar = Progress("simulate", steps, enabled=not (args.no_progress or args.fused))
+    step = None if args.fused else (lambda done: bar.update(done - bar.n))     # the trainer's steps done
     try:
-        if args.network == "relu":
-            sim = simulate(spec, network="relu", seeds=seeds, steps=steps, values=values, dtype=args.dtype,
-                           init=init if args.init_weights else None, fused=args.fused, save=fused_save)
-        else:
-            save, der = plot_save(spec, values, steps) if args.plot else (fused_save, None)
-            sim = simulate(spec, init=init, seeds=seeds, steps=steps, values=values, dtype=args.dtype, save=save,
-                           fused=args.fused)
+        with bar:
+            if args.network == "relu":
+                sim = simulate(spec, network="relu", seeds=seeds, steps=steps, values=values, dtype=args.dtype,
+                               init=init if args.init_weights else None, fused=args.fused, save=fused_save,
+                               on_step=step)
+            else:
+                save, der = plot_save(spec, values, steps) if args.plot else (fused_save, None)
+                sim = simulate(spec, init=init, seeds=seeds, steps=steps, values=values, dtype=args.dtype, save=save,
+                               fused=args.fused, on_step=step)
     except SpecError as exc:
         if exc.field != "fused":
             raise

@@ -141,8 +141,9 @@ def pack_net(net: Net, schedule=()) -> Packing | None:
 # ---------------------------------------------------------------------------------------------
 # How it is stepped
 # ---------------------------------------------------------------------------------------------
-def _build_run(loss_fn, objective, mask, steps: int, save: SaveAt):
+def _build_run(loss_fn, objective, mask, steps: int, save: SaveAt, on_step=None):
     every = save.loss_every
+    tick = max(1, steps // 100)         # on_step(t) about 100 times a run, from the host
     n_curve = (steps // every + 1 + (1 if every and steps % every else 0)) if every else 0
 
     def run(params, data, lr, seg_lengths):
@@ -160,6 +161,8 @@ def _build_run(loss_fn, objective, mask, steps: int, save: SaveAt):
                 m = mask(t)
                 g = {k: (gw * m[k].astype(gw.dtype) if k in m else gw) for k, gw in g.items()}
             p = jax.tree_util.tree_map(lambda w, gw: w - lr.astype(w.dtype) * gw, p, g)
+            if on_step is not None:     # t is the loop's own counter, not batched: one call per tick
+                jax.lax.cond((t + 1) % tick == 0, lambda: jax.debug.callback(on_step, t + 1), lambda: None)
             if every:
                 idx = jnp.where(t % every == 0, t // every, n_curve)      # slot n_curve: a scratch slot
                 buf = buf.at[idx].set(val.astype(buf.dtype))
@@ -196,13 +199,13 @@ class Trainer:
 
 
 def _make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None = None, mask: Callable | None = None,
-                  save: SaveAt = SaveAt(), data_axis: int | None = None) -> Trainer:
+                  save: SaveAt = SaveAt(), data_axis: int | None = None, on_step=None) -> Trainer:
     """The loop of :func:`train`, built and jitted but not run (benchmarks compile it ahead of time)."""
     steps = integer(steps, "steps", lo=0, fix="e.g. steps = 2000")
     save_steps = [int(s) for s in save.times(steps, integer=True)] if save.fns else []
     seg = np.diff([0] + save_steps).astype(np.int32)
     tail = steps - (save_steps[-1] if save_steps else 0)
-    run_a, n_curve = _build_run(loss_fn, objective, mask, steps, save)
+    run_a, n_curve = _build_run(loss_fn, objective, mask, steps, save, on_step)
     segs = jnp.asarray(np.append(seg, tail).astype(np.int32))
 
     def member(p, d, eta):
@@ -221,7 +224,7 @@ def _make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None =
 def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callable | None = None,
           mask: Callable | None = None, save: SaveAt = SaveAt(), data_axis: int | None = None,
           batch: int | None = None, on_batch: Callable | None = None, check: str | None = None,
-          devices=None, on_batch_result: Callable | None = None) -> Trajectory:
+          devices=None, on_batch_result: Callable | None = None, on_step: Callable | None = None) -> Trajectory:
     """Full-batch gradient descent on an ensemble, the one training loop of theorykit.
 
     Parameters
@@ -239,13 +242,18 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
     batch: members per compiled call (memory); ``on_batch(done)`` is called after each batch, and
         ``on_batch_result(start, stop, loss)`` with that batch's loss curves (members start..stop−1;
         for writing results as they finish, e.g. :mod:`theorykit.analysis.sweep`).
+    on_step: ``on_step(done)``, called from the running program about 100 times a batch, with the
+        steps done over all batches so far (for a progress bar; ``batches × steps`` in all).
     check: a name: raise :class:`DivergenceError` if a loss curve is non-finite or grows tenfold
         (with ``save.loss_every=0``: if the final loss is non-finite or ten times L(0)).
     devices: the devices to shard the ensemble axis over (default: every local device; one device
         means no sharding). The members are split evenly (the ensemble is padded to a multiple of
         the device count, and the padding dropped); each member's arithmetic is unchanged.
     """
-    tr = _make_trainer(loss_fn, steps=steps, objective=objective, mask=mask, save=save, data_axis=data_axis)
+    offset = [0]       # steps of the batches already run
+    tick = None if on_step is None else (lambda t: on_step(offset[0] + int(t)))
+    tr = _make_trainer(loss_fn, steps=steps, objective=objective, mask=mask, save=save, data_axis=data_axis,
+                       on_step=tick)
     leaves = jax.tree_util.tree_leaves(params0)
     E = leaves[0].shape[0]
     lrs = jnp.broadcast_to(jnp.asarray(lr, dtype=leaves[0].dtype), (E,))
@@ -264,6 +272,7 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
                 args = (args[0], place.replicate(data), args[2])
             res = place.gather(jax.block_until_ready(tr.fn(*args)))
             outs.append(jax.tree_util.tree_map(lambda x: np.asarray(x)[:n], res))
+            offset[0] += int(steps)
             if on_batch_result is not None:
                 on_batch_result(a, b, np.asarray(outs[-1][1], dtype=float))
             if on_batch is not None:

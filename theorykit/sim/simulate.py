@@ -92,7 +92,7 @@ def _edge_scales(g, std):
 def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
              a0: float | None = None, init_std: float | None = None, dtype: str = "float64", schedule="joint",
              staged_first: Sequence[str] = (), seed: int = 0, save: SaveAt | None = None, lr: float | None = None,
-             batch: int | None = None, on_batch=None, fused: bool = False, loss: str | None = None,
+             batch: int | None = None, on_batch=None, on_step=None, fused: bool = False, loss: str | None = None,
              check: bool = True) -> Trajectory:
     """Full-batch gradient descent on the GDLN of a graph (or pathway) spec, vmapped over ``seeds``.
 
@@ -124,7 +124,8 @@ def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None =
     kind = "given" if isinstance(init, Mapping) else init
     groups = _schedule(g, schedule, staged_first)
     res = train_net(net, p0, data, loss=loss or tr.loss, schedule=groups, lr=lr, steps=steps, save=save or SaveAt(),
-                    batch=batch, on_batch=on_batch, check="GDLN simulation" if check else None, fused=fused)
+                    batch=batch, on_batch=on_batch, check="GDLN simulation" if check else None, fused=fused,
+                    **({"on_step": on_step} if on_step is not None else {}))
     return Trajectory(res.t, res.loss, res.saved, res.saved_t, res.params,
                       {"init": kind, "schedule": [gr.name for gr in groups] or "joint", "initial_params": p0,
                        "dtype": dtype, "devices": res.extra["devices"]})
@@ -161,7 +162,7 @@ def gdln_forward(params, X, gates, inputs, outputs, p_out):
 def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, seeds: int = 4,
                   init_std: float = 0.01, loss: str = "mean", dtype: str = "float64", seed: int = 0,
                   snapshot_every: int | None = None, check: bool = True, init: Mapping | None = None,
-                  save: SaveAt | None = None, batch: int | None = None, on_batch=None,
+                  save: SaveAt | None = None, batch: int | None = None, on_batch=None, on_step=None,
                   fused: bool = False) -> Trajectory:
     """Full-batch gradient descent on bias-free ReLU networks (vmapped over ``seeds``).
 
@@ -189,6 +190,7 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
         save = SaveAt(sorted(ts | set(marks)), None, fns, save.loss_every, save.final)
     # a ReLU network has no siblings to pack and no schedule: train_net is train on its loss
     res = train_net(net, p0, (X, Y), loss=loss, lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
+                    **({"on_step": on_step} if on_step is not None else {}),
                     check="ReLU simulation" if check else None, fused=fused)
     extra = {"dtype": dtype, "devices": res.extra["devices"]}
     params = None
@@ -206,7 +208,7 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
              values: Mapping | None = None, dtype: str = "float64", seed: int = 0, save: SaveAt | None = None,
              lr: float | None = None, init_std=None, a0: float | None = None, schedule="joint",
              staged_first: Sequence[str] = ("common",), hidden=None, loss: str | None = None,
-             snapshot_every: int | None = None, batch: int | None = None, on_batch=None,
+             snapshot_every: int | None = None, batch: int | None = None, on_batch=None, on_step=None,
              fused: bool = False, check: bool = True) -> Trajectory:
     """Full-batch gradient descent, vmapped over ``seeds``: the one way to simulate.
 
@@ -239,6 +241,8 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
     ``snapshots`` (the activity at the snapshot steps only; ``saved["snapshots"]`` has it at
     every saved step).
     ``fused``: the fused multi-step kernel (:mod:`theorykit.sim.fused`; depth 2, no schedule).
+    ``batch``, ``on_batch``, ``on_step``: the trainer's (:func:`~theorykit.sim.engine.train`);
+    ``on_step(done)`` serves a progress bar (not with ``fused``).
     """
     if network not in ("gdln", "relu"):
         raise SpecError("network", f"unknown network {network!r}", "use \"gdln\" or \"relu\"")
@@ -283,10 +287,10 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
                               init_std=std0 if init_std is None else init_std, loss=loss or loss0, dtype=dtype,
                               seed=seed, snapshot_every=snapshot_every, check=check,
                               init=init if isinstance(init, Mapping) else None, save=save, batch=batch,
-                              on_batch=on_batch, fused=fused)
+                              on_batch=on_batch, on_step=on_step, fused=fused)
     for name, v in (("hidden", hidden), ("snapshot_every", snapshot_every)):
         if v is not None:   # a GDLN's widths are its spec's, and it has no ReLU units to snapshot
             raise SpecError(name, "applies to the ReLU network only", f"pass network=\"relu\", or drop {name}=")
     return _simulate_gdln(source, init="aligned" if init is None else init, seeds=seeds, steps=steps, values=values, a0=a0, init_std=init_std,
                           dtype=dtype, schedule=schedule, staged_first=staged_first, seed=seed, save=save, lr=lr,
-                          batch=batch, on_batch=on_batch, fused=fused, loss=loss, check=check)
+                          batch=batch, on_batch=on_batch, on_step=on_step, fused=fused, loss=loss, check=check)
