@@ -211,6 +211,9 @@ def test_xor_prediction_both_sides_of_the_crossover(delta, expected):
     assert pred.t_half is not None and pred.loss[-1] < 0.01 * pred.loss[0]
     spec = pred.to_spec()
     assert sum(p.hidden for p in spec.pathways) == 128
+    # equal widths, one a0: written as the rule gives it (1.6e-3 or 3.2e-3 to the last digit, not the
+    # geometric mean's exp(mean(log)) with a rounding error in the 16th digit)
+    assert spec.training.a0 == pred.a0[0] == 0.01 ** 2 * pred.widths[0] / 2
 
 
 def test_progress_on_a_terminal_and_quiet_otherwise(monkeypatch):
