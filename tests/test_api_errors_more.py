@@ -217,3 +217,13 @@ def test_discrete_prediction_of_modes_with_equal_numbers_is_each_modes_own_recur
             want -= s_ * a - 0.5 * d_ * a ** 2
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-15)
     assert want[-1] < 1e-9                  # the tail is reached: the recurrences really ran
+
+
+def test_a_misspelt_pathway_name_in_a_result_dict_lists_the_names():
+    """der.modes["postive"]: a KeyError that names the pathways there are (it was a bare KeyError)."""
+    der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"]))
+    for result in (der.modes, der.t_half):
+        with pytest.raises(KeyError) as e:
+            result["postive"]
+        assert "'positive', 'negative'" in str(e.value)
+    assert der.modes.get("postive") is None and "positive" in der.modes     # the rest of a dict unchanged

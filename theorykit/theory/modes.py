@@ -44,6 +44,9 @@ class ExprsByName(dict):
     """``{pathway name: expressions (or an SVD)}`` that Jupyter shows typeset, one pathway a line;
     otherwise a plain dict."""
 
+    def __missing__(self, key):         # a misspelt pathway: say which names there are
+        raise KeyError(f"{key!r} is no pathway here; the pathways are {list(self)}")
+
     def _repr_latex_(self):
         rows = [r"\mathrm{" + str(k).replace("_", r"\_") + "}: & "
                 + (v.latex() if hasattr(v, "latex") else sp.latex(v)) for k, v in self.items()]
