@@ -227,3 +227,10 @@ def test_a_misspelt_pathway_name_in_a_result_dict_lists_the_names():
             result["postive"]
         assert "'positive', 'negative'" in str(e.value)
     assert der.modes.get("postive") is None and "positive" in der.modes     # the rest of a dict unchanged
+
+
+def test_a_pathway_sees_all_inputs_and_writes_all_outputs_by_default():
+    """tk.Pathway(name, gates): inputs and outputs "all", as a spec file's [[pathways]] default them
+    (docs/specs.md); on XoR with margin (3 inputs, 1 output) that is rows (0, 1, 2) and (0,)."""
+    spec = tk.GDLNSpec(tk.xor_margin(), [tk.Pathway("a", (1, 0, 0, 0)), tk.Pathway("b", (0, 1, 1, 1), hidden=4)])
+    assert [(p.inputs, p.outputs, p.hidden) for p in spec.pathways] == [((0, 1, 2), (0,), 16), ((0, 1, 2), (0,), 4)]

@@ -31,16 +31,16 @@ class Pathway:
     ----------
     name: label used in reports.
     active: gate per datapoint, a tuple of 0/1 of length P.
-    inputs: input row indices the pathway sees.
-    outputs: output row indices the pathway writes to.
+    inputs: input row indices the pathway sees (default ``"all"``, as in a spec file).
+    outputs: output row indices the pathway writes to (default ``"all"``).
     hidden: number of hidden units (used by the simulation only).
     depth: number of weight layers (2: one hidden layer).
     """
 
     name: str
     active: tuple
-    inputs: tuple
-    outputs: tuple
+    inputs: tuple = "all"
+    outputs: tuple = "all"
     hidden: int = 16
     depth: int = 2
 
