@@ -234,3 +234,19 @@ def test_xor_margin_delta_may_be_an_expression_in_declared_symbols():
     assert list(spec.task.X.row(2)) == [2 * x, 2 * x, -2 * x, -2 * x]
     assert list(spec.task.Y) == [1, 1, -1, -1]
     assert sp.simplify(spec.subs({"x": sp.Rational(1, 4)}).task.X[2, 0] - sp.Rational(1, 2)) == 0
+
+
+def test_an_unknown_key_near_a_known_one_is_named_with_it():
+    """A misspelt key ('activ', 'trainig') is refused by name with the near key suggested (difflib,
+    ratio ≥ 0.75); a key near nothing ('zzz') gets the list only."""
+    data = {"inputs": [[1, 0], [0, 1]], "targets": [[1, 0]]}
+    for spec, field, hint in (({"data": data, "pathways": [{"name": "a", "activ": [1, 1]}]}, "pathways[0]",
+                               "did you mean 'active' for 'activ'?"),
+                              ({"data": data, "pathways": [{"name": "a", "active": [1, 1]}], "trainig": {}}, "spec",
+                               "did you mean 'training' for 'trainig'?")):
+        with pytest.raises(SpecError) as e:
+            spec_from_dict(spec)
+        assert e.value.field == field and hint in str(e.value)
+    with pytest.raises(SpecError) as e:
+        spec_from_dict({"data": data, "pathways": [{"name": "a", "active": [1, 1], "zzz": 1}]})
+    assert "did you mean" not in str(e.value) and "use only ['name', 'active'" in str(e.value)

@@ -11,6 +11,7 @@ numbers, ``0`` or of magnitude in ``[DATA_MIN, DATA_MAX]`` (see :func:`theorykit
 from __future__ import annotations
 
 import decimal
+import difflib
 import math
 import numbers
 import unicodedata
@@ -86,7 +87,10 @@ def no_unknown_keys(tab: Mapping, allowed: Iterable[str], field: str, what: str 
     allowed = list(allowed)
     extra = [k for k in tab if k not in allowed]
     if extra:
-        raise SpecError(field, f"unknown keys {sorted(map(str, extra))}{what}", f"use only {allowed}")
+        near = {str(k): difflib.get_close_matches(str(k), allowed, n=1, cutoff=0.75) for k in extra}
+        guess = ", ".join(f"{m[0]!r} for {k!r}" for k, m in near.items() if m)
+        raise SpecError(field, f"unknown keys {sorted(map(str, extra))}{what}",
+                        (f"did you mean {guess}? Otherwise " if guess else "") + f"use only {allowed}")
 
 
 def required(tab: Mapping, key: str, field: str, fix: str):
