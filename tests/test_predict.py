@@ -211,6 +211,14 @@ def test_xor_prediction_both_sides_of_the_crossover(delta, expected):
     assert pred.t_half is not None and pred.loss[-1] < 0.01 * pred.loss[0]
     spec = pred.to_spec()
     assert sum(p.hidden for p in spec.pathways) == 128
+    # the text names the orbits its families are made of. Of XoR's patterns only the 4 single points and
+    # the 2 same-label pairs keep their gates while their units grow (Definition 3.1: a mixed-label pair
+    # or three points cancel in Y diag(g) Xᵀ along a direction that is not positive on all of them, and
+    # 1111 has Σyx = 0), two orbits under the task's symmetry
+    text = pred.text()
+    assert "0: 4 patterns like 0001" in text or "1: 4 patterns like 0001" in text
+    assert "2 patterns like 0011" in text or "2 patterns like 1100" in text
+    assert text.count("(predicted)") == 1
     # equal widths, one a0: written as the rule gives it (1.6e-3 or 3.2e-3 to the last digit, not the
     # geometric mean's exp(mean(log)) with a rounding error in the 16th digit)
     assert spec.training.a0 == pred.a0[0] == 0.01 ** 2 * pred.widths[0] / 2

@@ -164,6 +164,16 @@ class Prediction:
             lines.append("  runner-up families (area, pathways):")
             for r in self.runners_up[:5]:
                 lines.append(f"    {r['area']:.5f}  {r['pathways']:3d}  orbits {'+'.join(map(str, r['family']))}")
+        # the orbits named above: a symmetry class of gate patterns, each shown by one of its members
+        named = {k for r in self.runners_up[:5] for k in r["family"]}
+        shown = [o for o in self.orbits if o["in_prediction"] or o["orbit"] in named]
+        if shown:
+            lines.append("  orbits (gate patterns equal up to the task's symmetry):")
+            for o in shown[:12]:
+                lines.append(f"    {o['orbit']}: {o['size']} pattern{'s' if o['size'] > 1 else ''} like "
+                             f"{''.join(map(str, o['example']))}{'  (predicted)' if o['in_prediction'] else ''}")
+            if len(shown) > 12:
+                lines.append(f"    … {len(shown) - 12} more (the JSON has them all)")
         return "\n".join(lines)
 
     def figure(self):
