@@ -212,9 +212,10 @@ def test_xor_prediction_both_sides_of_the_crossover(delta, expected):
     spec = pred.to_spec()
     assert sum(p.hidden for p in spec.pathways) == 128
     # the text names the orbits its families are made of. Of XoR's patterns only the 4 single points and
-    # the 2 same-label pairs keep their gates while their units grow (Definition 3.1: a mixed-label pair
-    # or three points cancel in Y diag(g) Xᵀ along a direction that is not positive on all of them, and
-    # 1111 has Σyx = 0), two orbits under the task's symmetry
+    # the 2 same-label pairs keep their gates while their units grow (Definition 3.1: the unit grows along
+    # the top direction of Y diag(g) Xᵀ, which must be positive on every on-point; for the mixed pair 1001
+    # it is (1, 0, Δ), negative on x4 = (−1, 1, −Δ); for 1111 it is (0, 0, 1), negative on the −Δ points),
+    # two orbits under the task's symmetry
     text = pred.text()
     assert "0: 4 patterns like 0001" in text or "1: 4 patterns like 0001" in text
     assert "2 patterns like 0011" in text or "2 patterns like 1100" in text
