@@ -90,15 +90,20 @@ class Validation:
         P = len(self.predicted[0])
         f2, ax = plt.subplots(1, 3, figsize=(12, 3.4))
         tops, fp = self.top_unit_patterns[:12], self.found
-        panels = [(self.predicted, [f"p{j + 1}" for j in range(len(self.predicted))], "predicted gates (pathways)"),
+        panels = [(self.predicted, [f"p{j + 1}" for j in range(len(self.predicted))], "predicted gates (pathways)",
+                   "pathway"),
                   ([[int(ch) for ch in p] for p, _ in tops], [f"{s:.2f}" for _, s in tops],
-                   "ReLU units: top patterns (weight share)"),
-                  ([p for p, _ in fp], [f"{s:.2f}" for _, s in fp], "found gates (Algorithm 1)")]
-        for a, (gates, labels, title) in zip(ax, panels):
-            a.imshow(np.array(gates, float).reshape(-1, P), aspect="auto", cmap="Greys", vmin=0, vmax=1)
+                   "ReLU units: top patterns", "share of the network's weight"),
+                  ([p for p, _ in fp], [f"{s:.2f}" for _, s in fp], "found gates (Algorithm 1)",
+                   "share of the network's weight")]
+        for a, (gates, labels, title, ylabel) in zip(ax, panels):
+            a.imshow(np.array(gates, float).reshape(-1, P), aspect="auto", cmap="Greys", vmin=0, vmax=1,
+                     interpolation="nearest")
             a.set_yticks(range(len(labels)))
             a.set_yticklabels(labels, fontsize=7)
-            a.set_title(title)
+            a.set_ylabel(ylabel, fontsize=8)
+            a.set_xticks(range(0, P, max(1, -(-P // 16))))      # whole datapoints, at most 16 ticks
+            a.set_title(f"{title} (black = on)", fontsize=9)
             a.set_xlabel("datapoint")
         f2.tight_layout()
         return f1, f2
