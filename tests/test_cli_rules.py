@@ -463,3 +463,16 @@ def test_find_gates_checks_its_output_path_before_training(tmp_path, capsys, mon
             ["--checkpoints", str(tmp_path / "none_*.npz"), "--data", str(tmp_path / "none.npz")])
     assert main(["find-gates", *args, "--no-progress", "--out", out]) == 2
     _err(capsys, "--out")
+
+
+def test_derive_plot_says_when_it_shows_only_the_start(tmp_path, capsys):
+    """derive --plot with --times ending before the loss halves: a note names it; with --times reaching
+    past it, no note. By hand (docs/theory.md#closed-form, #mode-loss): XoR's four pathways at Δ = 1/2
+    have s = √2.25/4 = 0.375, d = 2.25/4 = 0.5625; with x = a d/s a mode removes the share 2x − x² of
+    its loss, a half at x = 1 − 1/√2; from x0 = a0 d/s = 0.0015 (a0 = 1e-3) the logistic reaches it at
+    t = τ/(2s) ln((1/x0 − 1)/(1/x − 1)) = (100/0.75) ln(665.7/2.414) ≈ 749 steps (τ = 1/0.01)."""
+    spec = str(Path(__file__).resolve().parents[1] / "examples" / "xor_reln.toml")
+    assert main(["derive", spec, "--set", "Delta=0.5", "--times", "0,10,100", "--plot", str(tmp_path / "a.png")]) == 0
+    assert "--plot: the loss has not halved by step 100" in capsys.readouterr().err
+    assert main(["derive", spec, "--set", "Delta=0.5", "--times", "0,1000,3000", "--plot", str(tmp_path / "b.png")]) == 0
+    assert "has not halved" not in capsys.readouterr().err

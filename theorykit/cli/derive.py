@@ -1,12 +1,13 @@
 """`theorykit derive`: the exact derivation, and the loss curve only where one is asked for."""
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 
 from ..analysis import summary
 from ..spec.limits import derivation_estimate, enforce
 from ..theory.derivation import Derivation
-from .common import check_outputs, json_text, no_value, parse_times, spec_from_args, write_result
+from .common import check_outputs, json_text, no_value, note, parse_times, spec_from_args, write_result
 
 
 def run(args):
@@ -47,5 +48,9 @@ def run(args):
         write_result("--latex", args.latex, der.latex(document=True))
     if args.plot:
         summary.plot(args.plot, der=der, values=values, times=times, title=spec.name)
+        L = np.asarray(out["loss"]["value"], float) if out["loss"] else None
+        if L is not None and L[-1] > 0.5 * L[0]:      # a plot of the start only reads as "nothing happens"
+            note(f"--plot: the loss has not halved by step {times.max():g}, so the plot shows only its start; "
+                 f"pass later --times (e.g. --times 0,{10 * times.max():g})")
     summary.emit(args, out, lambda: summary.derive_text(der, out, values))
     return 0
