@@ -413,7 +413,12 @@ def test_predict_page_python_session_runs_as_written(tmp_path, monkeypatch, caps
     """docs/predict.md's Python session runs as written (in a scratch folder, for its ``val/`` page), and
     predicts what the page's XoR section says for Δ = 0.5: the four single-datapoint pathways."""
     text = (DOCS / "predict.md").read_text("utf-8")
-    (src,) = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    src, from_file = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    # the second session reads the example data-only spec, from the repository root
+    monkeypatch.chdir(DOCS.parent)
+    ns: dict = {"tk": tk}
+    exec(compile(from_file, "docs/predict.md", "exec"), ns)  # noqa: S102 - the page's own code
+    assert sorted(map(tuple, ns["pred"].gates.astype(int))) == [(0, 0, 0, 1), (0, 0, 1, 0), (0, 1, 0, 0), (1, 0, 0, 0)]
     monkeypatch.chdir(tmp_path)
     ns: dict = {}
     exec(compile(src, "docs/predict.md", "exec"), ns)  # noqa: S102 - the page's own code

@@ -250,3 +250,23 @@ def test_an_unknown_key_near_a_known_one_is_named_with_it():
     with pytest.raises(SpecError) as e:
         spec_from_dict({"data": data, "pathways": [{"name": "a", "active": [1, 1], "zzz": 1}]})
     assert "did you mean" not in str(e.value) and "use only ['name', 'active'" in str(e.value)
+
+
+def test_load_task_reads_a_data_only_spec_file_with_the_spec_checks(tmp_path):
+    """tk.load_task: [data], [symbols] and [training] of a file without pathways (what `theorykit
+    predict` reads) as (Task, Training); its fields are checked by name as load_spec checks them."""
+    import theorykit as tk
+
+    path = tmp_path / "t.toml"
+    path.write_text('name = "and"\n[data]\ninputs = [[1, 1, 0, 0], [1, 0, 1, 0]]\ntargets = [[1, 0, 0, 0]]\n'
+                    '[training]\nlr = 0.1\nsteps = 500\n')
+    task, training = tk.load_task(path)
+    assert (task.d, task.P, task.p) == (2, 4, 1) and list(task.Y) == [1, 0, 0, 0]
+    assert (training.lr, training.steps, training.loss) == (0.1, 500, "mean")      # loss: the default
+    for text, field in (('[data]\ninputs = [[1, 1]]\ntargets = [[1]]\n', "data.targets"),
+                        ('[data]\ninputs = [[1]]\ntargets = [[1]]\n[trainig]\nlr = 1\n', "spec"),
+                        ('[data]\ninputs = [[1]]\ntargets = [[1]]\n[training]\nlr = -1\n', "training.lr")):
+        path.write_text(text)
+        with pytest.raises(SpecError) as e:
+            tk.load_task(path)
+        assert e.value.field == field, (text, e.value.field)

@@ -45,7 +45,7 @@ _API = {
     "context_pathways": "spec.gating", "lemma41_gatings": "spec.gating", "xor_relns": "spec.gating",
     "GraphSpec": "spec.graph", "Node": "spec.graph", "Edge": "spec.graph", "Group": "spec.graph",
     "graph_from_pathways": "spec.graph",
-    "load_spec": "spec.files", "spec_from_dict": "spec.files", "spec_to_toml": "spec.files",
+    "load_spec": "spec.files", "load_task": "spec.files", "spec_from_dict": "spec.files", "spec_to_toml": "spec.files",
     # the theory
     "EffectiveDataset": "theory.effective", "effective_dataset": "theory.effective", "couplings": "theory.effective",
     "SVD": "theory.modes", "Mode": "theory.modes", "exact_svd": "theory.svd",

@@ -15,7 +15,6 @@ from ..io import atomic_write_text, write_json
 from ..spec import fields as vf
 from ..spec import files as sf
 from ..spec.gating import GDLNSpec, Pathway
-from ..spec.limits import Limits
 from .common import check_outputs, fitting_name, no_value, steps_arg, values_from
 
 
@@ -23,22 +22,14 @@ def load_task_training(path, assignments=()):
     """``(task, training, name)`` from a spec file's ``[data]``, ``[symbols]`` and ``[training]`` (the spec
     parsers' own field checks), with ``--set`` values substituted."""
     path = Path(path)
-    data = sf.read_toml(path)               # as load_spec reads it
-    # load_spec's own checks: a misspelt table is never ignored
-    vf.no_unknown_keys(data, sf.TOP_KEYS, "spec", " at the top level")
-    task = sf.task_of(data, Limits())
-    training = sf._training(data.get("training"))
+    task, training, name = sf._task_file(sf.read_toml(path))      # tk.load_task's reading and checks
     # --set values checked as every command checks them (a data entry must stay real, finite, in range)
     vals = values_from(GDLNSpec(task, (Pathway("all", "all", "all", "all", 1),), training), assignments)
     if vals:
         task = task.subs(vals)
     if task.free_symbols:
         raise no_value(task.free_symbols)
-    if "name" in data:          # the spec parser's own check: the name is written into the prediction
-        name = vf.label(data["name"], "name", "name = \"my-spec\" (at most 64 printable characters)")
-    else:
-        name = fitting_name(path.stem, "spec")
-    return task, training, name
+    return task, training, name if name is not None else fitting_name(path.stem, "spec")
 
 
 def run(args) -> int:

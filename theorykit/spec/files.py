@@ -52,7 +52,7 @@ from .limits import Limits, enforce, task_estimate
 from .task import Task, contexts, xor_margin
 from .graph import EDGE_KEYS, NODE_KEYS, SCHEDULE_KEYS, GraphSpec, parse_graph
 
-__all__ = ["example_path", "load_spec", "spec_from_dict", "parse_assignment", "spec_to_toml", "check_values", "check_assumptions", "FIELDS",
+__all__ = ["example_path", "load_spec", "load_task", "spec_from_dict", "parse_assignment", "spec_to_toml", "check_values", "check_assumptions", "FIELDS",
            "MAX_SPEC_BYTES"]
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -88,6 +88,27 @@ MAX_ITEMS = 1 << 20
 def load_spec(path, limits: Limits | None = None) -> GDLNSpec:
     """Read a TOML spec file (checked against ``limits``, by default :class:`~theorykit.spec.limits.Limits`)."""
     return spec_from_dict(read_toml(path), default_name=Path(path).stem, limits=limits)
+
+
+def load_task(path, limits: Limits | None = None) -> tuple:
+    """``(task, training)`` from a spec file's ``[data]``, ``[symbols]`` and ``[training]``: the file
+    :func:`theorykit.predict_reln` and ``theorykit predict`` read, which needs no pathways (any it
+    has are not read). The fields are checked as :func:`load_spec` checks them.
+
+    >>> task, training = load_task(example_path("predict/xor_data.toml"))
+    >>> task.symbols, training.lr
+    ({'Delta': Delta}, 0.05)
+    """
+    task, training, _name = _task_file(read_toml(path), limits)
+    return task, training
+
+
+def _task_file(data: Mapping, limits: Limits | None = None) -> tuple:
+    """``(task, training, name or None)`` of a parsed spec file (:func:`load_task`)."""
+    vf.no_unknown_keys(data, TOP_KEYS, "spec", " at the top level")     # a misspelt table is never ignored
+    name = vf.label(data["name"], "name", "name = \"my-spec\" (at most 64 printable characters)") \
+        if "name" in data else None
+    return task_of(data, limits or Limits()), _training(data.get("training")), name
 
 
 def read_toml(path) -> dict:
