@@ -519,6 +519,9 @@ def test_init_std_by_pathway_name_for_a_shared_edge():
     p0 = res.extra["initial_params"]
     for key, sigma in (("input->h", 0.05), ("h->output", 0.1), ("h->a", 0.2), ("a->output", 0.2)):
         assert np.std(np.asarray(p0[key])) == pytest.approx(sigma, rel=0.05)    # 1800 draws: ±1.7 % s.e.
+    with pytest.raises(tk.SpecError) as e:           # a misspelt key, even where every edge has a σ
+        tk.simulate(g, init="random", seeds=1, steps=1, init_std={"h": 0.1, "h/a": 0.1, "h/b": 0.3})
+    assert e.value.field == "init_std" and "['h/b'] name no pathway or edge" in str(e.value)
     res = tk.simulate(g, init="random", seeds=200, steps=0, init_std={"h": 0.1, "h/a": 0.1})
     assert np.std(np.asarray(res.extra["initial_params"]["input->h"])) == pytest.approx(0.1, rel=0.05)
 

@@ -79,12 +79,12 @@ def _edge_scales(g, std):
                                     f"which give it different stds ({out[k]} and {v})",
                                     f"give the shared edge its own: init_std[{k!r}] = …")
                 out[k], by[k] = v, by.get(k, gp.name)
+    names = {gp.name for gp in g.pathways} | {e.key for e in g.edges}
+    unknown = sorted(str(k) for k in std if k not in names)      # a misspelt key is never ignored
     missing = [e.key for e in g.edges if e.key not in out]
-    if missing:
-        names = {gp.name for gp in g.pathways} | {e.key for e in g.edges}
-        unknown = sorted(str(k) for k in std if k not in names)
-        also = f"; {unknown} name no pathway or edge" if unknown else ""
-        raise SpecError("init_std", f"no std for edges {missing}{also}",
+    if missing or unknown:
+        what = [f"no std for edges {missing}"] * bool(missing) + [f"{unknown} name no pathway or edge"] * bool(unknown)
+        raise SpecError("init_std", "; ".join(what),
                         f"give one per pathway name ({sorted(gp.name for gp in g.pathways)}) or edge key")
     return out
 
