@@ -7,14 +7,16 @@ rational, for data with symbols or radicals):
 * **derivation**: effective datasets, exact SVDs (one Gram-matrix eigenproblem per pathway,
   roughly cubic in its size), and for coupled specs the numerically integrated race reduction;
 * **simulation**: full-batch gradient descent in JAX, vmapped over seeds: parameters, gradients,
-  activations and the loss history (``seeds × (steps + 1)`` numbers) in memory; a compile
-  overhead plus ``steps × seeds × 6 × (multiply-adds per step)`` at a modest CPU rate in time.
+  activations and the loss history (``seeds × (steps + 1)`` numbers) in memory; in time, a start-up
+  and compilation part (per weight matrix), a per-step overhead (per weight matrix, shared by the
+  seeds), and ``steps × seeds × 6 × (multiply-adds per step)`` at a measured CPU rate.
 
 The estimates are deliberately rough and on the high side for a small CPU machine (they were
-calibrated on 2 cores). :func:`enforce` compares one with the :class:`Limits`: over the memory
-limit is always an error; over the time limit is an error unless ``force`` is set
-(``--force`` on the command line). Every error names the field that drives the cost, gives the
-estimate and the limit, and says how far to lower the field.
+calibrated on a shared 2-core CPU; a run that gets less of the machine takes longer).
+:func:`enforce` compares one with the :class:`Limits`: over the memory limit is always an error;
+over the time limit is an error unless ``force`` is set (``--force`` on the command line). Every
+error names the field that drives the cost, gives the estimate and the limit, and says how far to
+lower the field.
 
 Defaults: memory limit = half of this machine's memory (physical, or the cgroup limit when
 lower); time limit = 3600 s. The environment variables ``THEORYKIT_MAX_BYTES`` and
@@ -36,12 +38,24 @@ __all__ = ["Limits", "Estimate", "machine_memory", "task_estimate", "derivation_
 SYMPY_ENTRY_BYTES = 200
 #: seconds to build one SymPy matrix entry
 SYMPY_ENTRY_SECONDS = 2e-5
-#: sustained float64 FLOP/s of the simulation on a 2-core CPU, conservatively (the bench measures 15-70 GFLOP/s)
-SIM_FLOPS = 5e9
-#: overhead per gradient step per pathway (s)
-SIM_STEP_OVERHEAD = 3e-6
-#: JIT compilation (s): a constant and a part per pathway
-SIM_COMPILE = (3.0, 1.5)
+#: the simulation's time (simulation_estimate), measured with tests/calibrate_sim_estimates.py: 24 cases
+#: (XoR ReLNs, context-task GDLNs, the Section 6 graphs, ReLU networks; 1-8 seeds; float64 and
+#: float32), each `theorykit simulate` in a fresh process, in 4 runs on the shared 2-core CPU
+#: (2026-11-27, load 3.5-6); docs/performance.md#sim-estimates has the before/after ratios.
+#: Sustained float64 FLOP/s of the steps, counted as 6 × weights × datapoints per network and step
+#: (measured 20-50 GFLOP/s with the run holding about one core, about half that at load 6; was 5e9,
+#: which overestimated every run 2-10×)
+SIM_FLOPS = 4e10
+#: float32 steps run this much faster (measured 1.5-2×: more SIMD lanes, half the bytes; was 1)
+SIM_FLOAT32_SPEEDUP = 1.75
+#: seconds per gradient step per weight matrix (the loop and its small operations; shared by the
+#: vmapped seeds: 2-5 µs a step measured for networks of 2-8 weight matrices; was 3e-6 per pathway
+#: and per seed)
+SIM_STEP_OVERHEAD = 1e-6
+#: fixed seconds: JAX's start-up in the process, the initial weights and the JIT compilation, a
+#: constant and a part per weight matrix (edge; measured 1-2 s for 2-8 matrices, 3-4 s for 15-22 at
+#: load 4; was 3 s + 1.5 s per pathway, and sibling pathways are merged into one product anyway)
+SIM_COMPILE = (1.5, 0.1)
 #: the constants below were measured with tests/calibrate_estimates.py (shared 2-core CPU, 149 cases:
 #: 110 from 80 examples of the fuzzer's valid specs, 12 of a radical table, 27 of the bench's task
 #: table); docs/performance.md#estimates has the before/after ratios
@@ -284,45 +298,53 @@ def _dims(pw):
 
 def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", dtype: str = "float64",
                         steps_field: str = "training.steps", seeds_field: str = "--seeds") -> Estimate:
-    """Gradient descent on the spec's GDLN (or the ReLU network of the same width), vmapped over seeds."""
+    """Gradient descent on the spec's GDLN (or the ReLU network of the same width), vmapped over seeds.
+
+    Time: ``SIM_COMPILE[0] + SIM_COMPILE[1] × E`` (the process's JAX start-up, initial weights and the
+    compilation; E weight matrices), plus ``steps × SIM_STEP_OVERHEAD × E`` (the loop, shared by the
+    vmapped seeds), plus ``steps × seeds × 6 × (multiply-adds per step) / rate`` (rate: SIM_FLOPS, times
+    SIM_FLOAT32_SPEEDUP in float32). Calibrated by tests/calibrate_sim_estimates.py."""
     graph = spec if hasattr(spec, "size_view") else None
     spec = _sized(spec)
     item = 4 if dtype == "float32" else 8
     P, d, p = spec.task.P, spec.task.d, spec.task.p
     est = Estimate("simulation")
     steps, seeds = float(steps), float(seeds)
+    rate = SIM_FLOPS * (SIM_FLOAT32_SPEEDUP if dtype == "float32" else 1.0)
+
+    def run_seconds(params, n_weights):
+        return steps * seeds * 6.0 * params * P / rate + steps * SIM_STEP_OVERHEAD * n_weights
+
     if network == "relu":
         H = float(sum(pw.hidden for pw in spec.pathways))
         params = d * H + H * p
         acts = H * P * 2 + p * P
-        per_step = 6.0 * params * P
+        n_weights = 2
         wfield = "pathways[0].hidden" if len(spec.pathways) == 1 else "pathways[*].hidden (their sum)"
-        est.add(wfield, steps * seeds * (per_step / SIM_FLOPS + SIM_STEP_OVERHEAD),
-                seeds * item * (6 * params + 4 * acts), H, 1.0)
+        est.add(wfield, run_seconds(params, n_weights), seeds * item * (6 * params + 4 * acts), H, 1.0)
     elif graph is not None:
-        # a graph: every edge once (shared edges are not counted per pathway); a schedule's
-        # objective evaluates each group's output as well (counted as twice the work)
-
-        work = 2.0 if graph.schedule else 1.0
+        # a graph: every edge once (shared edges are not counted per pathway); a schedule's objective
+        # evaluates each group's output besides, which measured no slower per step (XLA computes the
+        # shared hidden layers once)
+        n_weights = len(graph.edges)
         for i, e in enumerate(graph.edges):
             a, b = (float(x) for x in graph.edge_shape(e))
             params = a * b
             est.add(f"edges[{i}]" if e.dst == "output" or e.src == "input" else f"{graph.node_field(e.dst)}.width",
-                    steps * seeds * (work * 6.0 * params * P / SIM_FLOPS + SIM_STEP_OVERHEAD / len(graph.edges)),
-                    seeds * item * (6 * params + 4 * a * P), int(a), 1.0)
+                    run_seconds(params, 1), seeds * item * (6 * params + 4 * a * P), int(a), 1.0)
     else:
+        n_weights = 0
         for i, pw in enumerate(spec.pathways):
             dims = [float(x) for x in _dims(pw)]
             params = sum(a * b for a, b in zip(dims[:-1], dims[1:]))
             acts = sum(dims[1:]) * P
-            per_step = 6.0 * params * P
-            est.add(f"pathways[{i}].hidden", steps * seeds * (per_step / SIM_FLOPS + SIM_STEP_OVERHEAD),
+            est.add(f"pathways[{i}].hidden", run_seconds(params, pw.depth),
                     seeds * item * (6 * params + 4 * acts + float(pw.hidden) * (pw.depth - 1) * 2),
                     pw.hidden, 1.0)
+            n_weights += pw.depth
     # the loss history: seeds × (steps + 1) numbers, kept twice (device and host)
     est.add(steps_field, 0.0, 2 * 8.0 * seeds * (steps + 1), int(steps), 1.0)
-    n = len(spec.pathways) if network == "gdln" else 1
-    est.add("compile", SIM_COMPILE[0] + SIM_COMPILE[1] * n, 0.0, None, 0.0)
+    est.add("compile", SIM_COMPILE[0] + SIM_COMPILE[1] * n_weights, 0.0, None, 0.0)
     est.steps_field, est.seeds_field, est.steps, est.seeds = steps_field, seeds_field, steps, seeds
     return est
 
