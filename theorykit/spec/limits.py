@@ -40,8 +40,8 @@ SYMPY_ENTRY_BYTES = 200
 SYMPY_ENTRY_SECONDS = 2e-5
 #: the simulation's time (simulation_estimate), measured with tests/calibrate_sim_estimates.py: 24 cases
 #: (XoR ReLNs, context-task GDLNs, the Section 6 graphs, ReLU networks; 1-8 seeds; float64 and
-#: float32), each `theorykit simulate` in a fresh process, in 4 runs on the shared 2-core CPU
-#: (2026-11-27, load 3.5-6); docs/performance.md#sim-estimates has the before/after ratios.
+#: float32), each `theorykit simulate` in a fresh process, in 6 runs on the shared 2-core CPU
+#: (2026-11-27, load 1.7-6.3); docs/performance.md#sim-estimates has the before/after ratios.
 #: Sustained float64 FLOP/s of the steps, counted as 6 × weights × datapoints per network and step
 #: (measured 20-50 GFLOP/s with the run holding about one core, about half that at load 6; was 5e9,
 #: which overestimated every run 2-10×)
