@@ -198,6 +198,35 @@ def test_memory_check_names_the_option_or_the_field_that_set_the_steps(tmp_path,
     assert "memory" in _err(capsys, "training.steps")
 
 
+def test_time_check_of_a_graph_names_the_steps_or_the_seeds(capsys):
+    """The time limit's error names the field to lower and how far (limits._pick): for a graph spec
+    (section6_paper: 30000 steps, 15 edges) the steps or the seeds, as for a pathway spec (a graph's
+    costs sit on its edges and nodes, and were left out of the steps' and seeds' share: the error
+    named a node's width). The number it gives is the largest that fits: the estimate at it is under
+    the limit, one more is over (the per-step overhead grows with the steps, not with the seeds)."""
+    import re
+
+    from theorykit.spec.files import load_spec
+    from theorykit.spec.limits import simulation_estimate
+
+    path = str(EX / "section6_paper.toml")
+    s6 = load_spec(path)
+
+    def est(steps, seeds):
+        return simulation_estimate(s6, steps=steps, seeds=seeds).seconds
+
+    for opts, fld, steps, seeds in (([], "training.steps", 30000, 2), (["--steps", "30000"], "--steps", 30000, 2),
+                                    (["--steps", "3000"], "--seeds", 3000, 64)):
+        limit = 0.5 * est(steps, seeds)
+        assert main(["check", path, "--seeds", str(seeds), *opts, "--time-limit", str(limit)]) == 2
+        err = _err(capsys, fld)
+        n = int(re.search(rf"lower {re.escape(fld)} from \d+ to at most (\d+)", err).group(1))
+        if fld == "--seeds":
+            assert est(steps, n) <= limit < est(steps, n + 1)
+        else:
+            assert est(n, seeds) <= limit < est(n + 1, seeds)
+
+
 # ------------------------------------------------------------------------------------------
 # check's summary
 # ------------------------------------------------------------------------------------------

@@ -312,8 +312,8 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
     steps, seeds = float(steps), float(seeds)
     rate = SIM_FLOPS * (SIM_FLOAT32_SPEEDUP if dtype == "float32" else 1.0)
 
-    def run_seconds(params, n_weights):
-        return steps * seeds * 6.0 * params * P / rate + steps * SIM_STEP_OVERHEAD * n_weights
+    def run_seconds(params):            # the steps' arithmetic (the per-step overhead is the steps' part)
+        return steps * seeds * 6.0 * params * P / rate
 
     if network == "relu":
         H = float(sum(pw.hidden for pw in spec.pathways))
@@ -321,7 +321,7 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
         acts = H * P * 2 + p * P
         n_weights = 2
         wfield = "pathways[0].hidden" if len(spec.pathways) == 1 else "pathways[*].hidden (their sum)"
-        est.add(wfield, run_seconds(params, n_weights), seeds * item * (6 * params + 4 * acts), H, 1.0)
+        est.add(wfield, run_seconds(params), seeds * item * (6 * params + 4 * acts), H, 1.0)
     elif graph is not None:
         # a graph: every edge once (shared edges are not counted per pathway); a schedule's objective
         # evaluates each group's output besides, which measured no slower per step (XLA computes the
@@ -331,19 +331,19 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
             a, b = (float(x) for x in graph.edge_shape(e))
             params = a * b
             est.add(f"edges[{i}]" if e.dst == "output" or e.src == "input" else f"{graph.node_field(e.dst)}.width",
-                    run_seconds(params, 1), seeds * item * (6 * params + 4 * a * P), int(a), 1.0)
+                    run_seconds(params), seeds * item * (6 * params + 4 * a * P), int(a), 1.0)
     else:
         n_weights = 0
         for i, pw in enumerate(spec.pathways):
             dims = [float(x) for x in _dims(pw)]
             params = sum(a * b for a, b in zip(dims[:-1], dims[1:]))
             acts = sum(dims[1:]) * P
-            est.add(f"pathways[{i}].hidden", run_seconds(params, pw.depth),
+            est.add(f"pathways[{i}].hidden", run_seconds(params),
                     seeds * item * (6 * params + 4 * acts + float(pw.hidden) * (pw.depth - 1) * 2),
                     pw.hidden, 1.0)
             n_weights += pw.depth
-    # the loss history: seeds × (steps + 1) numbers, kept twice (device and host)
-    est.add(steps_field, 0.0, 2 * 8.0 * seeds * (steps + 1), int(steps), 1.0)
+    # the loop's overhead per step; the loss history: seeds × (steps + 1) numbers, kept twice (device and host)
+    est.add(steps_field, steps * SIM_STEP_OVERHEAD * n_weights, 2 * 8.0 * seeds * (steps + 1), int(steps), 1.0)
     est.add("compile", SIM_COMPILE[0] + SIM_COMPILE[1] * n_weights, 0.0, None, 0.0)
     est.steps_field, est.seeds_field, est.steps, est.seeds = steps_field, seeds_field, steps, seeds
     return est
@@ -356,15 +356,24 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
 _TYPICAL = {"steps": 1e4, "seeds": 8, "hidden": 1e3}
 
 
+def _sized_part(fld: str) -> bool:
+    """A simulation's part driven by a width: a pathway's, or a graph's edge or node."""
+    return (fld.startswith("pathways") and "hidden" in fld) or fld.startswith("edges[") or \
+        (fld.startswith("nodes[") and fld.endswith(".width"))
+
+
 def _candidates(est: Estimate, key: int):
-    """(field, value, cost driven by it) for every field a user can lower, with its cost share."""
+    """(field, value, cost driven by it) for every field a user can lower, with its cost share.
+
+    The seeds multiply the widths' parts (and the loss history's memory); the steps multiply those
+    and the steps' own part (the loop's overhead per step, shared by the seeds)."""
     out = [(pt[0], pt[3], pt[key], pt[4]) for pt in est.parts if pt[0] != "compile"]
     if hasattr(est, "seeds"):
-        run = sum(pt[key] for pt in est.parts
-                  if pt[0] == est.steps_field or (pt[0].startswith("pathways") and "hidden" in pt[0]))
-        out.append((est.seeds_field, int(est.seeds), run, 1.0))
+        sized = sum(pt[key] for pt in est.parts if _sized_part(pt[0]))
+        own = sum(pt[key] for pt in est.parts if pt[0] == est.steps_field)
+        out.append((est.seeds_field, int(est.seeds), sized + (own if key == 2 else 0.0), 1.0))
         if key == 1:
-            out.append((est.steps_field, int(est.steps), run, 1.0))
+            out.append((est.steps_field, int(est.steps), sized + own, 1.0))
     return out
 
 
