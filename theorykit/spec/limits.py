@@ -324,8 +324,8 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
         est.add(wfield, run_seconds(params), seeds * item * (6 * params + 4 * acts), H, 1.0)
     elif graph is not None:
         # a graph: every edge once (shared edges are not counted per pathway); a schedule's objective
-        # evaluates each group's output besides, which measured no slower per step (XLA computes the
-        # shared hidden layers once)
+        # evaluates each group's output besides, which measured no slower per step (the groups read
+        # the same hidden layers)
         n_weights = len(graph.edges)
         for i, e in enumerate(graph.edges):
             a, b = (float(x) for x in graph.edge_shape(e))
