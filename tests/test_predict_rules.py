@@ -436,3 +436,20 @@ def test_predict_and_find_gates_take_data_as_simulate_does():
     assert _gates(pred) == {(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1)} and pred.widths == [4] * 4
     found = tk.find_gates((X, Y), K=2, seeds=1, steps=20, hidden=8, lr=0.05)
     assert found.K == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# second mutation check (patterns, predict, exhaust): the rules its survivors showed loose
+# ---------------------------------------------------------------------------------------------
+def test_written_spec_takes_pathways_at_the_top_of_the_a0_range():
+    """XoR Δ = 1 (above Δ*: the two label pairs), H = 4 and init_std 10: each pathway has 2 units, so
+    a0 = σ²H_p/2 = 100·2/2 = 100 exactly, the top of the [1e-12, 100] a spec file accepts (ends included,
+    theorykit.spec.files.TRAINING_RANGES), and the geometric mean of two equal values is that value. In
+    floats exp(log(100)) is 100.00000000000004: to_spec refused "a0 = 100 ... outside [1e-12, 100]"."""
+    import tomllib
+
+    pred = predict_reln(tk.xor_margin(1.0), 4, Training(lr=0.05, init_std=10.0, steps=50), progress=False)
+    assert _gates(pred) == {(1, 1, 0, 0), (0, 0, 1, 1)} and pred.a0 == [100.0, 100.0]
+    spec = pred.to_spec()
+    assert spec.training.a0 == 100.0
+    assert tk.spec_from_dict(tomllib.loads(tk.spec_to_toml(spec))).training.a0 == 100.0
