@@ -453,3 +453,23 @@ def test_written_spec_takes_pathways_at_the_top_of_the_a0_range():
     spec = pred.to_spec()
     assert spec.training.a0 == 100.0
     assert tk.spec_from_dict(tomllib.loads(tk.spec_to_toml(spec))).training.a0 == 100.0
+
+
+def test_race_exhaust_refuses_k_5_before_building_its_families(monkeypatch):
+    """k contexts give 1 + (2^k − 2) pathways and 2^(2^k − 1) − 1 families (module docstring): 2^31 − 1 at
+    k = 5, a list the enumeration cannot hold (k = 4's 32 767 take 0.25 s). k = 5 was accepted and began to
+    build it; now it is refused by --k, as k = 6 was, before any family is built (the stand-in
+    family_masks fails the test if it is reached)."""
+    import theorykit.analysis.exhaust as ex
+
+    def no_enumeration(kk, *a, **kw):
+        raise AssertionError(f"family_masks({kk}) was called")
+
+    monkeypatch.setattr(ex, "family_masks", no_enumeration)
+    for k in (5, 6):
+        with pytest.raises(tk.SpecError) as e:
+            ex.exhaust_spec(k)
+        assert e.value.field == "--k" and f"2^{2 ** k - 1} - 1 families" in str(e.value)
+        with pytest.raises(tk.SpecError) as e:
+            ex.race_exhaust(k, progress=False)
+        assert e.value.field == "--k"
