@@ -473,3 +473,40 @@ def test_race_exhaust_refuses_k_5_before_building_its_families(monkeypatch):
         with pytest.raises(tk.SpecError) as e:
             ex.race_exhaust(k, progress=False)
         assert e.value.field == "--k"
+
+
+@pytest.mark.parametrize("s_", [1.0, 1e-10])
+def test_patterns_and_consistency_do_not_depend_on_the_data_scale(s_):
+    """Realisability and consistency ask only for signs of w·x_μ (and equalities datapoint by datapoint),
+    which a positive scale keeps. By hand on XoR Δ = 1/2 (tests/test_predict.py): 14 realisable patterns
+    (4 singles, 6 pairs, 4 triples; the four points sum to 0, so never all four), of which the singles and
+    the two label pairs are consistent and the 4 mixed pairs and 4 triples are not. With the inputs scaled
+    by 1e-10 the LP solver dropped every constraint entry (HiGHS ignores entries below 1e-9): the
+    enumeration found only the all-off pattern and every consistency LP was infeasible."""
+    X, Y = tk.xor_margin(0.5).numeric()
+    pats = realisable_patterns(X * s_, method="exact")[0]
+    assert sorted(map(int, pats.sum(axis=1))) == [1] * 4 + [2] * 6 + [3] * 4
+    verdicts = [consistent_pattern(X * s_, Y, g)[0] for g in ([1, 0, 0, 0], [1, 1, 0, 0], [0, 1, 0, 1], [1, 1, 1, 0])]
+    assert verdicts == [True, True, False, False]
+    from theorykit.analysis.patterns import consistent_any_output
+
+    assert [consistent_any_output(X * s_, Y, g)[0] for g in ([1, 0, 0, 0], [0, 1, 0, 1])] == [True, False]
+    pred = predict_reln(_task(sp.Matrix(X) * sp.Rational(s_), sp.Matrix(Y)), 16, XOR_TRAINING, steps=50,
+                        progress=False)
+    assert pred.enumeration["found"] == 14 and pred.enumeration["dropped_inconsistent"] == 8
+
+
+def test_exact_search_decides_a_tiny_datapoint_by_its_sign():
+    """One dimension, x = (1, ε): with ε = 1e-10 > 0 a unit is on for both points or neither, so 11 is
+    the only pattern (10 would need w·ε ≤ 0 < w·1); with ε = −1e-10 the points have opposite signs and
+    the patterns are 10 and 01, never 11. The LP solver dropped the entry 1e-10 (below its 1e-9 floor)
+    and answered 10 alone for ε = 1e-10. The LP's witness is on (w·x ≥ 1) and off (≤ 0) as it states."""
+    from theorykit.theory.lemmas import lp_pattern_feasible
+
+    pats = realisable_patterns(np.array([[1.0, 1e-10]]), method="exact")[0]
+    assert pats.astype(int).tolist() == [[1, 1]]
+    pats = realisable_patterns(np.array([[1.0, -1e-10]]), method="exact")[0]
+    assert sorted(map(tuple, pats.astype(int).tolist())) == [(0, 1), (1, 0)]
+    X = np.array([[1.0, 1e-10, -2.0], [0.0, 1e-10, 1.0]])
+    ok, w = lp_pattern_feasible(X, [0, 1, 1])           # w = (−1, 2)·t: −t, t·1e-10, 4t
+    assert ok and w @ X[:, 0] <= 0 and (w @ X[:, 1:] >= 1 - 1e-9).all()

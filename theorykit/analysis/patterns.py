@@ -118,6 +118,7 @@ def consistent_pattern(X, Y, gates, tol: float = 1e-9):
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     g = np.asarray(gates, bool)
     S = (Y * g[None, :]) @ X.T
+    Xu = _unit_columns(X)
     _, sv, Vt = np.linalg.svd(S)
     if not sv.size or sv[0] <= 0:
         return False, 0
@@ -132,11 +133,19 @@ def consistent_pattern(X, Y, gates, tol: float = 1e-9):
             continue
         if g.all():
             return True, int(c)
-        res = linprog(np.zeros(X.shape[0]), A_ub=X[:, ~g].T, b_ub=np.zeros(int((~g).sum())),
-                      A_eq=X[:, g].T, b_eq=c * pre / scale, bounds=[(None, None)] * X.shape[0], method="highs")
+        res = linprog(np.zeros(X.shape[0]), A_ub=Xu[:, ~g].T, b_ub=np.zeros(int((~g).sum())),
+                      A_eq=Xu[:, g].T, b_eq=c * (v @ Xu[:, g]), bounds=[(None, None)] * X.shape[0], method="highs")
         if res.status == 0:
             return True, int(c)
     return False, 0
+
+
+def _unit_columns(X):
+    """The datapoints scaled to unit length (a zero one stays zero). The consistency LPs ask for signs of
+    w·x_μ and for equalities datapoint by datapoint, which this keeps; the solver drops constraint entries
+    below 1e-9 (HiGHS's ``small_matrix_value``), so data of scale 1e-9 lost every constraint."""
+    n = np.linalg.norm(X, axis=0)
+    return X / np.where(n > 0, n, 1.0)
 
 
 def _grows_within(X, g, D) -> bool:
@@ -145,6 +154,7 @@ def _grows_within(X, g, D) -> bool:
     Variables [c (k), w (d)]: −c·D x_μ ≤ −1 (on), w·x_ν ≤ 0 (off), w·x_μ − c·D x_μ = 0 (on)."""
     from scipy.optimize import linprog
 
+    X = _unit_columns(X)
     k, d = D.shape
     A_on = (D @ X[:, g]).T                         # on × k
     sc = max(np.abs(A_on).max(), 1e-300)

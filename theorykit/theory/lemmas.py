@@ -193,16 +193,23 @@ def lp_pattern_feasible(X, gates):
     """Whether one bias-free ReLU unit realises ``gates`` on the columns of ``X`` (exact LP feasibility).
 
     Constraints ``w·x_μ ≥ 1`` where the gate is 1 and ``w·x_μ ≤ 0`` where it is 0 (pre-activation 0
-    counts as off). Returns ``(feasible, w or None)``."""
+    counts as off). Returns ``(feasible, w or None)``. The LP is posed on the datapoints scaled to unit
+    length, which keeps every sign: the solver drops constraint entries below 1e-9 (HiGHS's
+    ``small_matrix_value``), so data of scale 1e-10, or one datapoint that small, lost its constraints."""
     from scipy.optimize import linprog
 
     X = np.asarray(X, float)
     g = np.asarray(gates, bool)
-    A = np.where(g[:, None], -X.T, X.T)
+    norms = np.linalg.norm(X, axis=0)
+    Xu = X / np.where(norms > 0, norms, 1.0)
+    A = np.where(g[:, None], -Xu.T, Xu.T)
     b = np.where(g, -1.0, 0.0)
     res = linprog(np.zeros(X.shape[0]), A_ub=A, b_ub=b, bounds=[(None, None)] * X.shape[0], method="highs")
     if res.status == 0:
-        return True, res.x
+        w = res.x
+        if g.any():             # w·x_μ ≥ |x_μ| > 0 on: scaled up to ≥ 1 on the data as given
+            w = w * max(1.0, float(np.max(1.0 / (w @ X[:, g]))))
+        return True, w
     if res.status == 2:
         return False, None
     raise RuntimeError(f"linprog failed: {res.message}")
