@@ -510,3 +510,285 @@ def test_exact_search_decides_a_tiny_datapoint_by_its_sign():
     X = np.array([[1.0, 1e-10, -2.0], [0.0, 1e-10, 1.0]])
     ok, w = lp_pattern_feasible(X, [0, 1, 1])           # w = (−1, 2)·t: −t, t·1e-10, 4t
     assert ok and w @ X[:, 0] <= 0 and (w @ X[:, 1:] >= 1 - 1e-9).all()
+
+
+# stage 1: enumeration -------------------------------------------------------------------------
+def test_a_zero_datapoint_is_never_on():
+    """A bias-free unit is on for x iff w·x > 0, and w·0 = 0: no unit is on for a zero datapoint.
+    x₀ = (1, 0), x₁ = 0, x₂ = (−1, 1): x₀ and x₂ are 135° apart, so by hand every sign combination of
+    the two is realisable (their half-planes overlap in a 45° sector, 1/8 of N(0, I) draws), and the
+    non-empty patterns are 100, 001 and 101, by the exact search and the sampled one alike."""
+    X = np.array([[1.0, 0.0, -1.0], [0.0, 0.0, 1.0]])
+    for method in ("exact", "sample"):
+        pats = realisable_patterns(X, method=method, samples=2000)[0]
+        assert {tuple(int(v) for v in p) for p in pats} == {(1, 0, 0), (0, 0, 1), (1, 0, 1)}, method
+
+
+def test_sampled_counts_are_the_seeded_draws_counted_here():
+    """method="sample": ``samples`` weight vectors N(0, I) drawn by numpy's default_rng(seed), and
+    ``counts`` how many drew each non-empty pattern. Counted here with a Counter over the same draws,
+    for two seeds (which give different counts: the seed is used)."""
+    import collections
+
+    X = np.random.default_rng(3).standard_normal((3, 7))
+    got = {}
+    for seed in (0, 5):
+        pats, counts, info = realisable_patterns(X, method="sample", samples=400, seed=seed)
+        W = np.random.default_rng(seed).standard_normal((400, 3))
+        want = collections.Counter(tuple(int(v) for v in row) for row in (W @ X > 0) if row.any())
+        got[seed] = {tuple(int(v) for v in p): int(c) for p, c in zip(pats, counts)}
+        assert got[seed] == dict(want) and info["found"] == len(want)
+    assert got[0] != got[5]
+
+
+# stage 1b: consistency --------------------------------------------------------------------------
+def test_a_pattern_of_zero_correlation_is_not_consistent():
+    """X = I₂, y = (1, 0), pattern 01: Y diag(g) Xᵀ = 0, so a unit of that pathway does not grow at all
+    and has no growth direction to keep: (False, 0), by either test. (predict drops such patterns
+    before the test; the function is public.)"""
+    from theorykit.analysis.patterns import consistent_any_output
+
+    X, Y = np.eye(2), np.array([[1.0, 0.0]])
+    assert consistent_pattern(X, Y, [0, 1]) == (False, 0)
+    assert consistent_any_output(X, Y, [0, 1]) == (False, 0)
+
+
+def test_a_repeated_top_singular_value_is_one_within_1e_9_relative():
+    """consistent_pattern's docstring: a top singular value is repeated "within 1e-9, relative". X = I₂,
+    Y = diag(1, 1 + ε), pattern 11: Σyx = diag(1, 1 + ε). Within the tolerance (ε = 0, 2e-10) the top
+    subspace is the plane and e₁ + e₂ grows positive on both points: kept, sign 0. At ε = 5e-9 the top
+    direction is e₂ alone, whose pre-activation on x₁ = e₁ is 0 (off): not kept."""
+    X = np.eye(2)
+    for eps, want in ((0.0, (True, 0)), (2e-10, (True, 0)), (5e-9, (False, 0))):
+        assert consistent_pattern(X, np.diag([1.0, 1.0 + eps]), [1, 1]) == want, eps
+
+
+def test_the_consistent_sign_makes_the_top_direction_positive_on_the_pattern():
+    """"Returns (consistent, sign or 0)": for a single top direction the sign c ∈ {±1} is the one with
+    c v₁·x > 0 on the pattern's points, v₁ being numpy's SVD of Σyx computed here. X = (1, −1), y = (1, 0),
+    pattern 10 (a unit w > 0): c v₁ = +1. A small positive pre-activation, 5e-9 of the largest (above the
+    1e-9 tolerance), still counts as on: x = (1, 5e-9), y = (1, 1), pattern 11 (w = 1 is on for both)."""
+    X, Y, g = np.array([[1.0, -1.0]]), np.array([[1.0, 0.0]]), np.array([True, False])
+    ok, c = consistent_pattern(X, Y, g)
+    v1 = np.linalg.svd((Y * g) @ X.T)[2][0]
+    assert ok and c in (1, -1) and c * (v1 @ X[:, 0]) > 0
+    ok, c = consistent_pattern(np.array([[1.0, 5e-9]]), np.array([[1.0, 1.0]]), [1, 1])
+    assert ok and c in (1, -1)
+
+
+# stage 2: symmetry and orbits -------------------------------------------------------------------
+def test_float_symmetry_tolerance_is_1e_12_relative_on_both_sides():
+    """Narrower than the test above: x₁ = e₁, x₂ = (1 + ε) e₂, y = (1, 1). The diagonals of XᵀX,
+    scaled by their largest entry, differ by 1 − (1 + ε)⁻² ≈ 2ε: 4e-12 at ε = 2e-12 (more than 1e-12:
+    only the identity) and 4e-13 at ε = 2e-13 (within it: the swap is kept)."""
+    for eps, order in ((2e-12, 1), (2e-13, 2)):
+        perms, info = data_symmetries(np.diag([1.0, 1.0 + eps]), np.array([[1.0, 1.0]]))
+        assert info["order"] == order, eps
+
+
+def test_orbits_follow_every_given_permutation_and_skip_missing_images():
+    """pattern_orbits (σ[μ]: where datapoint μ goes; a pattern moves with its datapoints), by hand:
+    * 100, 010, 001 under {id, (0 1)}: 100 ↔ 010, 001 alone → orbits [0, 0, 1];
+    * 100, 001 (010 missing, as a sampled search may leave it) under the same: no image of 100 in the
+      list, so it stays alone (docstring) → [0, 1];
+    * 100, 010 under the 3-cycle σ = (1, 2, 0) alone: 100 → 010 is in the list, 010 → 001 is not; one
+      permutation carrying 100 onto 010 puts them in one orbit → [0, 0]."""
+    from theorykit.analysis.patterns import pattern_orbits
+
+    ident, swap, cyc = np.array([0, 1, 2]), np.array([1, 0, 2]), np.array([1, 2, 0])
+    p3 = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1]], bool)
+    assert pattern_orbits(p3, [ident, swap]).tolist() == [0, 0, 1]
+    assert pattern_orbits(p3[[0, 2]], [ident, swap]).tolist() == [0, 1]
+    assert pattern_orbits(p3[[0, 1]], [cyc]).tolist() == [0, 0]
+
+
+# predict: settings, result fields ---------------------------------------------------------------
+def test_a_summed_loss_is_P_times_the_mean_loss_on_the_same_clock(monkeypatch):
+    """docs/theory.md: the mean loss is (1/2P) Σ‖y − ŷ‖² with τ = 1/η, the summed loss (1/2) Σ‖y − ŷ‖² with
+    τ = 1/(ηP). XoR Δ = 1 (P = 4) at η = 0.05 (mean) and η = 0.0125 (sum) is the same flow, τ = 20 both:
+    the predicted loss ("the spec's loss: times P for a summed loss") is 4 times the mean one at every
+    recorded step, and the search's time estimate is given τ = 20 for both. L(0) ≈ ½ · (1/4) · 4 = ½ for
+    the mean loss (ŷ starts at about a0 = σ²H_p/2 = 4e-4)."""
+    taus = []
+    est = pr.estimate_seconds
+
+    def spy(P, d, rank, pathways, families, steps, tau, race_dt):
+        taus.append(tau)
+        return est(P, d, rank, pathways, families, steps, tau, race_dt)
+
+    monkeypatch.setattr(pr, "estimate_seconds", spy)
+    mean = predict_reln(tk.xor_margin(1.0), 16, Training(lr=0.05, loss="mean", init_std=0.01, steps=100), progress=False)
+    summed = predict_reln(tk.xor_margin(1.0), 16, Training(lr=0.0125, loss="sum", init_std=0.01, steps=100), progress=False)
+    assert _gates(mean) == _gates(summed) and np.array_equal(mean.t, summed.t)
+    np.testing.assert_allclose(summed.loss, 4 * mean.loss, rtol=1e-9)
+    assert mean.loss[0] == pytest.approx(0.5, rel=1e-2)
+    assert taus == [pytest.approx(20.0, rel=1e-12)] * 2
+
+
+def test_hidden_zero_is_refused_by_name():
+    """"needs a positive integer": 0 is not one."""
+    with pytest.raises(tk.SpecError) as e:
+        predict_reln(tk.xor_margin(1.0), 0, XOR_TRAINING, progress=False)
+    assert e.value.field == "hidden"
+
+
+def test_only_an_exactly_zero_correlation_is_dropped():
+    """X = I₂ (exact), y = (1, 5·10⁻¹²), consistency off. Patterns 10, 01, 11; (y ∘ 01) Xᵀ = (0, 5e-12) is
+    not zero, and far above rounding (1e-16 of the data's scale 1): kept, nothing dropped. With y = 0
+    every correlation is zero and the error names the targets (data.targets), not the consistency test."""
+    pred = predict_reln(_task(np.eye(2, dtype=int), [[1, sp.Rational(5, 10 ** 12)]]), 8, XOR_TRAINING,
+                        consistency="off", steps=50, progress=False)
+    assert pred.enumeration["dropped_zero_correlation"] == 0
+    assert {tuple(o["example"]) for o in pred.orbits} == {(1, 0), (0, 1), (1, 1)}
+    with pytest.raises(tk.SpecError) as e:
+        predict_reln(_task(np.eye(2, dtype=int), [[0, 0]]), 8, XOR_TRAINING, progress=False)
+    assert e.value.field == "data.targets"
+
+
+def test_max_checked_equal_to_the_count_cuts_nothing():
+    """"beyond max_checked": the fan of test_consistency_cut_keeps_the_most_often_sampled has 4 sampled
+    patterns, all consistent; max_checked = 4 tests all of them and says nothing was cut."""
+    task = _task(sp.Matrix([[1, sp.cos(sp.pi / 18), -1], [0, sp.sin(sp.pi / 18), 0]]), [[1, 1, 1]])
+    pred = predict_reln(task, 8, XOR_TRAINING, enumerate_method="sample", samples=4000, max_checked=4, steps=50,
+                        progress=False)
+    assert pred.enumeration["found"] == 4 and "consistency_checked" not in pred.enumeration
+    assert len(pred.orbits) == 4
+
+
+def test_each_consistency_setting_runs_its_own_test():
+    """X = I₂, two outputs Y = diag(2, 1): patterns 10, 01, 11 (no symmetry: YᵀY = diag(4, 1)). By hand:
+    10 and 01 grow along e₁, e₂, positive on their point, and w = e₁ (e₂) is 0 on the other: kept by
+    both tests. 11: Σyx = diag(2, 1), top direction e₁ alone, 0 on x₂: dropped by "top" (and by True,
+    which means top); "any-output" lets it grow along Sᵀu = (2u₁, u₂), u = (1, 1), positive on both: kept."""
+    from theorykit.analysis.patterns import consistent_any_output
+
+    task = _task(np.eye(2, dtype=int), [[2, 0], [0, 1]])
+    X, Y = np.eye(2), np.diag([2.0, 1.0])
+    assert consistent_pattern(X, Y, [1, 1])[0] is False and consistent_any_output(X, Y, [1, 1])[0] is True
+    for setting, name, dropped in (("top", "top", 1), (True, "top", 1), ("any-output", "any-output", 0)):
+        pred = predict_reln(task, 8, XOR_TRAINING, consistency=setting, steps=50, progress=False)
+        assert pred.enumeration["consistency"] == name and pred.enumeration["dropped_inconsistent"] == dropped, setting
+
+
+def test_half_way_time_is_where_the_predicted_loss_halves(monkeypatch):
+    """t_half: "the step at which the predicted loss reaches L(0)/2", linearly interpolated. The
+    stand-in race (above) gives a family of area a the loss (1, 2a − 1) on t = (0, 1): area 0.6 →
+    (1, 0.2), half at t = 0.5/0.8 = 0.625; area 0.7 → (1, 0.4), half at 0.5/0.6 = 5/6; area 0.95 →
+    (1, 0.9), never (None)."""
+    _stand_in(monkeypatch, {F("011"): 0.6, F("001", "010"): 0.7}, 0.95)
+    pred = predict_reln(SEARCH_TASK, 16, XOR_TRAINING, search="exhaustive", runners_up=2, progress=False)
+    assert _gates(pred) == {(0, 1, 1)} and pred.t_half == pytest.approx(0.625, rel=1e-12)
+    assert pred.runners_up[0]["t_half"] == pytest.approx(5 / 6, rel=1e-12) and pred.runners_up[1]["t_half"] is None
+
+
+def test_the_orbit_table_and_runner_ups_count_pathways_and_flags():
+    """XoR Δ = 1: two consistent orbits, the four singles and the two label pairs; above Δ* the pairs win
+    (tests/test_predict.py). Each orbit says whether it is a candidate and in the prediction; the runner-up
+    families are the singles (4 pathways) and both orbits (4 + 2 = 6 pathways), counted in pathways, not
+    orbits. Nothing is left out at the default max_orbit_size (None); at 2 the singles are, and said."""
+    pred = predict_reln(tk.xor_margin(1.0), 16, XOR_TRAINING, steps=100, progress=False)
+    assert sorted((o["size"], o["candidate"], o["in_prediction"]) for o in pred.orbits) == [(2, True, True), (4, True, False)]
+    assert sorted(r["pathways"] for r in pred.runners_up) == [4, 6]
+    assert pred.search["left_out_orbits_larger_than"] is None and pred.search["left_out"] == 0
+    pred = predict_reln(tk.xor_margin(1.0), 16, XOR_TRAINING, steps=100, max_orbit_size=2, progress=False)
+    assert sorted((o["size"], o["candidate"], o["in_prediction"]) for o in pred.orbits) == [(2, True, True), (4, False, False)]
+    assert pred.search["left_out_orbits_larger_than"] == 2 and pred.runners_up == []
+
+
+# race-exhaust -----------------------------------------------------------------------------------
+def test_exhaust_spec_sizes_context_scale_and_default_a0():
+    """k contexts: 1 + (2^k − 2) pathways and 2^(2^k − 1) − 1 families (module docstring): k = 2, the
+    smallest accepted, has 3 pathways and 7 families. The context scale is γ when given, else the
+    paper's (docs/theory.md: 1.1 at k = 4, k = 3 unscaled). default_a0 is the a0 rule σ²H/2 for
+    σ = 20·0.0005/700 and H = 50 (its docstring): (1/70000)² · 25."""
+    import theorykit.analysis.exhaust as ex
+
+    _, subsets, masks, labels = ex.exhaust_spec(2)
+    assert masks.shape == (7, 3) and len(set(labels)) == 7
+    spec = ex.exhaust_spec(3, gamma=2)[0]
+    assert spec.task.X == tk.contexts(8, 3, context_scale=2).X and spec.task.X != tk.contexts(8, 3).X
+    assert ex.exhaust_spec(3)[0].task.X == tk.contexts(8, 3).X
+    assert float(sp.nsimplify(ex.exhaust_spec(4)[0].task.meta["context_scale"])) == pytest.approx(1.1, rel=1e-12)
+    assert ex.default_a0() == pytest.approx((1 / 70000) ** 2 * 25, rel=1e-12)
+
+
+def test_context_symmetries_map_rows_one_to_one():
+    """n = 1 item, k = 2 contexts: datapoint c is column c, and the context swap moves column 0 to 1.
+    (a) X rows (1,1), (1,0), (0,1), (1,1): swapping the columns swaps rows 1 and 2, so the swap is a
+    symmetry, and its row map must be a permutation (rows 0 and 3 are equal: each is used once).
+    (b) X rows (1,0), (1,0), (0,1): swapped, (0,1) appears twice and (1,0) once: no row permutation, so
+    only the identity is a symmetry."""
+    from theorykit.analysis.exhaust import context_symmetries
+
+    Xa = np.array([[1, 1], [1, 0], [0, 1], [1, 1]])
+    syms = context_symmetries(tk.Task(sp.Matrix(Xa), sp.Matrix([[1, 1]])), 1, 2)
+    assert sorted(s["pi"] for s in syms) == [(0, 1), (1, 0)]
+    for s in syms:
+        assert sorted(s["rx"].tolist()) == [0, 1, 2, 3] and np.array_equal(Xa[s["rx"]], Xa[:, np.argsort(s["cols"])])
+    Xb = np.array([[1, 0], [1, 0], [0, 1]])
+    assert [s["pi"] for s in context_symmetries(tk.Task(sp.Matrix(Xb), sp.Matrix([[1, 1]])), 1, 2)] == [(0, 1)]
+
+
+def test_pathway_action_refuses_a_symmetry_whose_image_is_missing():
+    """contexts(8, 3) has all six context permutations (tests/test_exhaust.py). A superset of one pathway,
+    gated on context 0 and seeing everything: π carries it to the pathway gated on π(0), which is in the
+    superset only when π(0) = 0, 2 of the 6 (the identity and the swap of 1 and 2). The others give None."""
+    from theorykit.analysis.exhaust import context_symmetries, pathway_action
+    from theorykit.spec.gating import Pathway
+
+    task = tk.contexts(8, 3)
+    spec = tk.GDLNSpec(task, (Pathway("g0", tuple(int(mu < 8) for mu in range(24)), "all", "all"),),
+                       tk.Training(lr=0.001, loss="sum", steps=10))
+    acts = {s["pi"]: pathway_action(spec, s) for s in context_symmetries(task, 8, 3)}
+    assert len(acts) == 6
+    assert {pi for pi, a in acts.items() if a is not None} == {(0, 1, 2), (0, 2, 1)}
+    assert all(acts[pi].tolist() == [0] for pi in ((0, 1, 2), (0, 2, 1)))
+
+
+@pytest.mark.parametrize("kw, field", [({"race_dt": 0}, "--race-dt"), ({"batch": 0}, "--batch")])
+def test_race_exhaust_needs_positive_race_dt_and_batch(kw, field):
+    """"needs a positive number/integer": 0 is neither (it divided by zero, or stepped a range by 0)."""
+    import theorykit.analysis.exhaust as ex
+
+    with pytest.raises(tk.SpecError) as e:
+        ex.race_exhaust(3, steps=20, progress=False, **kw)
+    assert e.value.field == field
+
+
+@pytest.mark.parametrize("use_symmetry", [False, True])
+def test_exhaust_summary_by_hand(monkeypatch, use_symmetry):
+    """race_exhaust's summary from stood-in areas (k = 3, the core is common and the three doubles).
+    Families and areas: core 1.0; core + single 1 1.005; doubles alone 1.008 (within 1 %, lacks common);
+    common + singles 1.5; common 2.0. So: winner core, containing the core; within 1 % the first three,
+    not all of which contain it; the best family lacking it the doubles alone. Each row counts its
+    pathways and says whether it has the common one (read off its label here). The figure's curves are the
+    curves_top = 2 best and the named sets present (common only, common + singles, common + doubles), each
+    L/L(0), so starting at 1. The summary counts all orbits: 127 families in 127 orbits without the
+    symmetry, 39 with it (tests/test_exhaust.py, Burnside)."""
+    import theorykit.analysis.exhaust as ex
+
+    labels = ex.exhaust_spec(3)[3]
+    area = {"common+12+13+23": 1.0, "common+1+12+13+23": 1.005, "12+13+23": 1.008, "common+1+2+3": 1.5,
+            "common": 2.0}
+    fams = sorted(labels.index(lab) for lab in area)
+    if use_symmetry:                    # the stand-in cannot tell families of one orbit apart: one family
+        fams = fams[:1]
+    areas = iter([area[labels[i]] for i in fams])
+    monkeypatch.setattr(ex, "loss_metrics", lambda t, L, fr: {"area": next(areas), "t_0.5": None, "t_0.1": None,
+                                                               "t_0.01": None, "final_fraction": 1.0, "L0": 1.0})
+    res = ex.race_exhaust(3, steps=20, race_dt=2, progress=False, families=fams, use_symmetry=use_symmetry,
+                          curves_top=2)
+    s = res.summary
+    assert s["symmetry"]["orbits"] == (39 if use_symmetry else 127)
+    for r in res.metrics:
+        parts = r["family"].split("+")
+        assert r["pathways"] == len(parts) and r["has_common"] == ("common" in parts)
+    for c in res.curves.values():
+        assert c[0] == pytest.approx(1.0, rel=1e-6)
+    if use_symmetry:
+        return
+    assert s["winner"] == "common+12+13+23" and s["winner_contains_common_and_all_(k-1)-context"]
+    assert s["within_1pct_of_winner"] == ["common+12+13+23", "common+1+12+13+23", "12+13+23"]
+    assert s["all_within_1pct_contain_common_and_all_(k-1)-context"] is False
+    assert s["best_family_lacking_common_or_a_(k-1)-context_pathway"]["family"] == "12+13+23"
+    assert set(res.curves) == {"common+12+13+23", "common+1+12+13+23", "common", "common+1+2+3"}
