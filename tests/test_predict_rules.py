@@ -544,13 +544,15 @@ def test_sampled_counts_are_the_seeded_draws_counted_here():
 # stage 1b: consistency --------------------------------------------------------------------------
 def test_a_pattern_of_zero_correlation_is_not_consistent():
     """X = I₂, y = (1, 0), pattern 01: Y diag(g) Xᵀ = 0, so a unit of that pathway does not grow at all
-    and has no growth direction to keep: (False, 0), by either test. (predict drops such patterns
-    before the test; the function is public.)"""
+    and has no growth direction to keep: (False, 0), by either test. The same with two outputs,
+    Y = [[0, 1], [0, 1]] and pattern 10: Σyx is the 2 × 2 zero matrix, every direction is a "top" one, and
+    none grows. (predict drops such patterns before the test; the functions are public.)"""
     from theorykit.analysis.patterns import consistent_any_output
 
-    X, Y = np.eye(2), np.array([[1.0, 0.0]])
-    assert consistent_pattern(X, Y, [0, 1]) == (False, 0)
-    assert consistent_any_output(X, Y, [0, 1]) == (False, 0)
+    X = np.eye(2)
+    for Y, g in ((np.array([[1.0, 0.0]]), [0, 1]), (np.array([[0.0, 1.0], [0.0, 1.0]]), [1, 0])):
+        assert consistent_pattern(X, Y, g) == (False, 0)
+        assert consistent_any_output(X, Y, g) == (False, 0)
 
 
 def test_a_repeated_top_singular_value_is_one_within_1e_9_relative():
@@ -626,10 +628,11 @@ def test_a_summed_loss_is_P_times_the_mean_loss_on_the_same_clock(monkeypatch):
 
 
 def test_hidden_zero_is_refused_by_name():
-    """"needs a positive integer": 0 is not one."""
+    """"needs a positive integer": 0 is not one, refused as such at once (not after the enumeration, as a
+    width no family fits)."""
     with pytest.raises(tk.SpecError) as e:
         predict_reln(tk.xor_margin(1.0), 0, XOR_TRAINING, progress=False)
-    assert e.value.field == "hidden"
+    assert e.value.field == "hidden" and "needs a positive integer" in str(e.value)
 
 
 def test_only_an_exactly_zero_correlation_is_dropped():
