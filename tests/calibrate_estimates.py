@@ -195,7 +195,11 @@ def ratio(est: float, measured: float, floor: float) -> float:
 
 
 def summarize(rows, floor) -> str:
-    rs = [ratio(r["estimate"], r["measured"], floor) for r in rows]
+    return summarize_ratios([ratio(r["estimate"], r["measured"], floor) for r in rows])
+
+
+def summarize_ratios(rs) -> str:
+    """Median, range and share within 3× of estimate/measured ratios (tests/calibrate_sim_estimates.py too)."""
     if not rs:
         return "no cases"
     inside = sum(1 for x in rs if 1 / 3 <= x <= 3)

@@ -47,6 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from calibrate_estimates import summarize_ratios  # noqa: E402  (tests/: the derivation's calibration)
 from theorykit.spec.files import load_spec, spec_from_dict, spec_to_toml  # noqa: E402
 from theorykit.spec.gating import GDLNSpec, Training, context_pathways  # noqa: E402
 from theorykit.spec.limits import derivation_estimate, simulation_estimate  # noqa: E402
@@ -154,14 +155,6 @@ def run_case(path: Path, opts: list, out: Path) -> dict:
             "cpu": (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)}
 
 
-def summarize(rs) -> str:
-    if not rs:
-        return "no cases"
-    inside = sum(1 for x in rs if 1 / 3 <= x <= 3)
-    return (f"{len(rs)} cases: median {statistics.median(rs):.2f}, min {min(rs):.2f}, max {max(rs):.2f}, "
-            f"within 3x {inside}/{len(rs)} ({100 * inside / len(rs):.0f}%)")
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python tests/calibrate_sim_estimates.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", help="comma-separated groups (xor, contexts, section6, relu)")
@@ -198,9 +191,9 @@ def main(argv=None) -> int:
     for g in dict.fromkeys(c[0] for c in CASES):
         sub = [r["ratio"] for r in rows if r["group"] == g]
         if sub:
-            print(f"  {g:<9} {summarize(sub)}")
+            print(f"  {g:<9} {summarize_ratios(sub)}")
     allr = [r["ratio"] for r in rows]
-    print(f"  {'all':<9} {summarize(allr)}")
+    print(f"  {'all':<9} {summarize_ratios(allr)}")
     print(f"  load average {load0:.1f} before, {os.getloadavg()[0]:.1f} after; {os.cpu_count()} CPUs; "
           f"total {time.perf_counter() - t_all:.0f} s")
     if args.json:
