@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["numeric_svd", "data_scale"]
+__all__ = ["numeric_svd", "data_scale", "unit_columns"]
 
 
 def data_scale(X, Y) -> float:
@@ -26,3 +26,13 @@ def numeric_svd(M: np.ndarray, tol: float = 1e-12, scale: float | None = None):
             U[:, a] *= -1
             V[:, a] *= -1
     return U, s, V
+
+
+def unit_columns(X) -> np.ndarray:
+    """The datapoints (columns) scaled to unit length; a zero one stays zero. Gate-pattern LPs ask for
+    signs of w·x_μ (and equalities datapoint by datapoint), which this keeps; an LP solver drops
+    constraint entries below about 1e-9 (HiGHS's ``small_matrix_value``), so data of that scale lost
+    every constraint."""
+    X = np.asarray(X, float)
+    n = np.linalg.norm(X, axis=0)
+    return X / np.where(n > 0, n, 1.0)

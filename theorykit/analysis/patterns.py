@@ -10,6 +10,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from ..errors import SpecError
+from ..linalg import unit_columns
 from ..theory.effective import exact_parts
 from ..theory.lemmas import lp_pattern_feasible
 
@@ -118,7 +119,7 @@ def consistent_pattern(X, Y, gates, tol: float = 1e-9):
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     g = np.asarray(gates, bool)
     S = (Y * g[None, :]) @ X.T
-    Xu = _unit_columns(X)
+    Xu = unit_columns(X)
     _, sv, Vt = np.linalg.svd(S)
     if not sv.size or sv[0] <= 0:
         return False, 0
@@ -140,21 +141,13 @@ def consistent_pattern(X, Y, gates, tol: float = 1e-9):
     return False, 0
 
 
-def _unit_columns(X):
-    """The datapoints scaled to unit length (a zero one stays zero). The consistency LPs ask for signs of
-    w·x_μ and for equalities datapoint by datapoint, which this keeps; the solver drops constraint entries
-    below 1e-9 (HiGHS's ``small_matrix_value``), so data of scale 1e-9 lost every constraint."""
-    n = np.linalg.norm(X, axis=0)
-    return X / np.where(n > 0, n, 1.0)
-
-
 def _grows_within(X, g, D) -> bool:
     """One LP: some growth direction ``w₀ = Dᵀc`` (c free; the rows of D span the directions a unit may
     grow along) is positive on every on-datapoint, and some w equal to w₀ there is ≤ 0 on the rest.
     Variables [c (k), w (d)]: −c·D x_μ ≤ −1 (on), w·x_ν ≤ 0 (off), w·x_μ − c·D x_μ = 0 (on)."""
     from scipy.optimize import linprog
 
-    X = _unit_columns(X)
+    X = unit_columns(X)
     k, d = D.shape
     A_on = (D @ X[:, g]).T                         # on × k
     sc = max(np.abs(A_on).max(), 1e-300)

@@ -22,7 +22,7 @@ def load_task_training(path, assignments=()):
     """``(task, training, name)`` from a spec file's ``[data]``, ``[symbols]`` and ``[training]`` (the spec
     parsers' own field checks), with ``--set`` values substituted."""
     path = Path(path)
-    task, training, name = sf._task_file(sf.read_toml(path))      # tk.load_task's reading and checks
+    task, training, name = sf.task_file(sf.read_toml(path))      # tk.load_task's reading and checks
     # --set values checked as every command checks them (a data entry must stay real, finite, in range)
     vals = values_from(GDLNSpec(task, (Pathway("all", "all", "all", "all", 1),), training), assignments)
     if vals:

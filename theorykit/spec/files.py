@@ -99,12 +99,13 @@ def load_task(path, limits: Limits | None = None) -> tuple:
     >>> task.symbols, training.lr
     ({'Delta': Delta}, 0.05)
     """
-    task, training, _name = _task_file(read_toml(path), limits)
+    task, training, _name = task_file(read_toml(path), limits)
     return task, training
 
 
-def _task_file(data: Mapping, limits: Limits | None = None) -> tuple:
-    """``(task, training, name or None)`` of a parsed spec file (:func:`load_task`)."""
+def task_file(data: Mapping, limits: Limits | None = None) -> tuple:
+    """``(task, training, name or None)`` of a parsed spec file (:func:`read_toml`): what
+    :func:`load_task` returns, and the name ``theorykit predict`` writes into its prediction."""
     vf.no_unknown_keys(data, TOP_KEYS, "spec", " at the top level")     # a misspelt table is never ignored
     name = vf.label(data["name"], "name", "name = \"my-spec\" (at most 64 printable characters)") \
         if "name" in data else None

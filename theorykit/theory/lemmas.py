@@ -31,6 +31,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
+from ..linalg import unit_columns
 from ..spec.fields import integer
 from .gates import LEMMA_CLASSES, UnitGates, binary, is_staircase
 
@@ -200,8 +201,7 @@ def lp_pattern_feasible(X, gates):
 
     X = np.asarray(X, float)
     g = np.asarray(gates, bool)
-    norms = np.linalg.norm(X, axis=0)
-    Xu = X / np.where(norms > 0, norms, 1.0)
+    Xu = unit_columns(X)
     A = np.where(g[:, None], -Xu.T, Xu.T)
     b = np.where(g, -1.0, 0.0)
     res = linprog(np.zeros(X.shape[0]), A_ub=A, b_ub=b, bounds=[(None, None)] * X.shape[0], method="highs")
