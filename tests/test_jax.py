@@ -30,6 +30,31 @@ def test_trajectory_jit_vmap_grad_float64():
     assert all(bool(jnp.all(jnp.isfinite(x))) for x in grads)
 
 
+def test_mode_with_nothing_to_learn_under_jit_vmap_grad():
+    """s = 0 inside a JAX transform: the value is the ODE's own solution a0/(1 + 2 d a0 t/τ) (by hand, as
+    in test_trajectory_core), and ∂a/∂s there is the s¹ coefficient of SymPy's series of the closed form,
+    checked against a central finite difference of the logistic form at s = ±h. No NaN anywhere."""
+    from theorykit.theory.trajectory import mode_gap
+    d_, a_, t_, tau_ = 2.0, 0.01, 30.0, 1.0
+    traj = lambda s_: mode_trajectory(s_, d_, a_, t_, tau_, jnp.exp)                   # noqa: E731
+    gap = lambda s_: mode_gap(s_, d_, a_, t_, tau_, jnp.exp)                            # noqa: E731
+    hand = a_ / (1 + 2 * d_ * a_ * t_ / tau_)                                           # 0.01/2.2
+    vals = jax.jit(jax.vmap(traj))(jnp.array([0.0, 0.5]))
+    assert float(vals[0]) == pytest.approx(hand, rel=1e-14) and bool(jnp.isfinite(vals[1]))
+    series = sp.series(mode_trajectory(s, d), s, 0, 2).removeO().coeff(s, 1)
+    slope = float(series.subs({d: d_, a0: a_, t: t_, tau: tau_}))
+    h = 1e-5
+    logistic = lambda s_: (s_ / d_) / (1 + (s_ / (d_ * a_) - 1) * np.exp(-2 * s_ * t_ / tau_))  # noqa: E731
+    assert slope == pytest.approx((logistic(h) - logistic(-h)) / (2 * h), rel=1e-6)
+    grads = jax.vmap(jax.grad(traj))(jnp.array([0.0, 0.5]))
+    assert float(grads[0]) == pytest.approx(slope, rel=1e-12) and bool(jnp.all(jnp.isfinite(grads)))
+    assert float(jax.grad(gap)(0.0)) == pytest.approx(1 / d_ - slope, rel=1e-12)      # gap = s/d − a
+    assert float(jax.jit(gap)(0.0)) == pytest.approx(-hand, rel=1e-14)
+    # the time derivative at s = 0 is the ODE's right-hand side −2 d a²/τ
+    assert float(jax.grad(lambda x: mode_trajectory(0.0, d_, a_, x, tau_, jnp.exp))(t_)) == \
+        pytest.approx(-2 * d_ * hand ** 2 / tau_, rel=1e-12)
+
+
 def test_derived_loss_function_survives_transforms():
     der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"], tk.Training(lr=0.01)))
     L = der.loss_function({"Delta": 0.7})
