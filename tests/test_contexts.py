@@ -11,7 +11,8 @@ from theorykit.curves import loss_metrics
 from theorykit.theory.gates import UnitGates, context_census
 from theorykit.record import SaveAt
 from theorykit.theory.flow import RK4
-from theorykit.theory.race import RaceSystem, context_family, family_masks
+from theorykit.theory.race import RaceSystem
+from theorykit.spec.gating import context_family, family_masks
 from theorykit.analysis.context_runs import _gdln_run as gdln_run, _relu_run as relu_run
 from theorykit.suites import load_package
 from theorykit.spec.task import hierarchy

@@ -38,8 +38,8 @@ from .sim.fused import _fused_steps, pad_to
 from .spec.files import load_spec, example_path
 from .spec.graph import scaled
 from .theory.flow import RK4
-from .theory.race import RaceSystem, family_masks
-from .spec.gating import GDLNSpec, Training, context_pathways
+from .theory.race import RaceSystem
+from .spec.gating import GDLNSpec, Training, context_pathways, family_masks
 from .io import write_json
 
 __all__ = ["run_bench", "throughput"]

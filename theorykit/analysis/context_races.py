@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..spec.gating import GDLNSpec, Pathway, Training, context_pathways
+from ..spec.gating import GDLNSpec, Pathway, Training, context_family, context_pathways, family_masks
 from ..spec.task import contexts
 from ..curves import loss_metrics
 from ..record import SaveAt
 from ..theory.flow import RK4
-from ..theory.race import RaceSystem, context_family, family_masks
+from ..theory.race import RaceSystem
 from ..io import atomic_write_text
 from ..theory import k_contexts as kc
 

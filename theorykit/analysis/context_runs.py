@@ -24,7 +24,7 @@ from ..spec.gating import GDLNSpec, context_pathways
 from ..spec.task import contexts
 from ..curves import best_grid_row, loss_at_steps, loss_metrics, max_gap, time_errors
 from ..theory.gates import UnitGates, context_census, pathway_maps, unit_gates, unit_weights
-from ..theory.race import context_family
+from ..spec.gating import context_family
 from ..record import SaveAt
 from ..sim.simulate import simulate
 from ..spec.graph import graph_from_pathways

@@ -29,10 +29,10 @@ import numpy as np
 
 from ..errors import SpecError
 from ..net.starts import a0_rule
-from ..theory.race import family_masks, RaceSystem
+from ..theory.race import RaceSystem
 from ..spec.fields import DATA_MAX, DATA_MIN, fmt, real
 from ..spec.files import TRAINING_RANGES
-from ..spec.gating import GDLNSpec, Training, context_pathways, positive_int
+from ..spec.gating import GDLNSpec, Training, context_pathways, family_masks, positive_int
 from ..spec.task import contexts
 from ..curves import loss_metrics
 from ..record import SaveAt

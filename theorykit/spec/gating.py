@@ -20,7 +20,8 @@ from ..errors import SpecError
 from .fields import integer, label, loss_name, node_label, real, short_repr, type_name
 from .task import Task
 
-__all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "lemma41_gatings"]
+__all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "lemma41_gatings",
+           "context_family", "family_masks"]
 
 
 @dataclass(frozen=True)
@@ -298,6 +299,33 @@ def lemma41_gatings(k: int = 3) -> dict:
     of proper, non-empty context subsets, grouped by subset size, and the named sets of the paper.
     """
     k = integer(k, "k", lo=1, fix="the number of contexts, e.g. k=3")
-    proper = [S for r in range(1, k) for S in itertools.combinations(range(k), r)]
-    by_size = {f"common+{r}-context": [S for S in proper if len(S) == r] for r in range(1, k)}
+    by_size = {f"common+{r}-context": context_family(k, r) for r in range(1, k)}
+    proper = [S for family in by_size.values() for S in family]
     return {**by_size, "common+all-proper": proper, "common-only": []}
+
+
+def context_family(kk: int, r: int) -> list:
+    """All r-subsets of the kk contexts (0-based tuples)."""
+    return [tuple(S) for S in itertools.combinations(range(kk), r)]
+
+
+def family_masks(kk: int, include_common: bool | None = None):
+    """Every non-empty family of context-gated pathways Lemma 4.1 allows, as masks.
+
+    The superset is the common pathway (on in every context; sees items and contexts) and
+    one item-only pathway per proper non-empty subset of contexts. Returns (subsets, masks,
+    labels): ``subsets`` the proper subsets in superset order (after "common"), ``masks`` a
+    list of 0/1 tuples over [common] + subsets, ``labels`` readable names.
+    """
+    subsets = [S for r in range(1, kk) for S in context_family(kk, r)]
+    npw = 1 + len(subsets)
+    masks, labels = [], []
+    for bits in itertools.product((0, 1), repeat=npw):
+        if not any(bits) or (include_common is not None and bool(bits[0]) != include_common):
+            continue
+        masks.append(bits)
+        parts = (["common"] if bits[0] else []) + ["".join(str(c + 1) for c in S)
+                                                    for b, S in zip(bits[1:], subsets) if b]
+        labels.append("+".join(parts))
+    return subsets, masks, labels
+

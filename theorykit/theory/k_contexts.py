@@ -33,11 +33,11 @@ from .trajectory import mode_loss_reduction, mode_trajectory
 from .k_algebra import structure_values, structure_assumption
 from .derivation import Derivation
 from ..errors import DerivationError
-from ..spec.gating import GDLNSpec, Training, context_pathways
+from ..spec.gating import GDLNSpec, Training, context_family, context_pathways
 from ..spec.task import Task, contexts, hierarchy
 from .effective import effective_dataset
 from ..linalg import numeric_svd
-from .race import RaceSystem, context_family
+from .race import RaceSystem
 from .latex import latex_document
 
 __all__ = ["derive", "KContexts", "closed_form_loss", "closed_form_modes", "check_against_numeric", "r_family"]

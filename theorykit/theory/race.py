@@ -32,7 +32,6 @@ strengths) through the one integrator :func:`theorykit.theory.flow.integrate`. S
 """
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, replace
 from functools import cache, cached_property
@@ -51,7 +50,7 @@ from ..net.starts import aligned_params
 from ..spec.fields import real
 from ..spec.graph import graph_from_pathways
 
-__all__ = ["RaceSystem", "context_family", "family_masks"]
+__all__ = ["RaceSystem"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -568,33 +567,4 @@ def _record_svals(layout, m):
         sv = jnp.linalg.svd(full, compute_uv=False)
         return jnp.pad(sv, ((0, 0), (0, max(0, m - sv.shape[1]))))[:, :m]
     return svals
-
-
-# ---------------------------------------------------------------------------------------------
-# Gating families (Lemma 4.1)
-# ---------------------------------------------------------------------------------------------
-def context_family(kk: int, r: int) -> list:
-    """All r-subsets of the kk contexts (0-based tuples)."""
-    return [tuple(S) for S in itertools.combinations(range(kk), r)]
-
-
-def family_masks(kk: int, include_common: bool | None = None):
-    """Every non-empty family of context-gated pathways Lemma 4.1 allows, as masks.
-
-    The superset is the common pathway (on in every context; sees items and contexts) and
-    one item-only pathway per proper non-empty subset of contexts. Returns (subsets, masks,
-    labels): ``subsets`` the proper subsets in superset order (after "common"), ``masks`` a
-    list of 0/1 tuples over [common] + subsets, ``labels`` readable names.
-    """
-    subsets = [S for r in range(1, kk) for S in itertools.combinations(range(kk), r)]
-    npw = 1 + len(subsets)
-    masks, labels = [], []
-    for bits in itertools.product((0, 1), repeat=npw):
-        if not any(bits) or (include_common is not None and bool(bits[0]) != include_common):
-            continue
-        masks.append(bits)
-        parts = (["common"] if bits[0] else []) + ["".join(str(c + 1) for c in S)
-                                                    for b, S in zip(bits[1:], subsets) if b]
-        labels.append("+".join(parts))
-    return subsets, masks, labels
 
