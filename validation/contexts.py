@@ -27,6 +27,7 @@ import time
 
 from theorykit.analysis import context_races as races
 from theorykit.analysis import context_runs as runs
+from theorykit.analysis.exhaust import ETA, FRACTIONS, SEC5_GAMMA, STEPS
 from theorykit.progress import Progress
 
 from ._common import Stopwatch, graded, start
@@ -36,13 +37,12 @@ DESCRIPTION = ("Sections 4-5: coupled pathway races (Proposition 4.2 by exhausti
                "symbolic k, and the ReLU networks and GDLNs that follow them (Figs. 4a-c, 5)")
 
 LOSS_AT_STEPS = (0, 500, 1000, 2000, 3000, 4000, 6000, 8000)
-FRACTIONS = (0.5, 0.1, 0.01)
 
-# paper hyper-parameters (docs/theory.md#paper-settings)
-ETA = 0.001
-STEPS = 8000
+# paper hyper-parameters (docs/theory.md#paper-settings): η, steps, learning-time fractions and the
+# Section 5 context scales γ are those of the race by exhaustion (theorykit.analysis.exhaust)
 SEC4_BLOCKS = ["hierarchy", "ring", "cross"]
-SEC5 = {3: {"gamma": 1.0, "hidden": 700}, 4: {"gamma": 1.1, "hidden": 500}, 5: {"gamma": 1.35, "hidden": 600},
+SEC5 = {3: {"gamma": SEC5_GAMMA[3], "hidden": 700}, 4: {"gamma": SEC5_GAMMA[4], "hidden": 500},
+        5: {"gamma": SEC5_GAMMA[5], "hidden": 600},
         # k = 6 is not in the paper: γ keeps γ/k at its k = 4, 5 value (≈ 0.27), 700 hidden units
         6: {"gamma": 1.62, "hidden": 700}}
 #: the hyper-parameters as :mod:`theorykit.analysis.context_runs` reads them
