@@ -105,6 +105,39 @@ def test_simresult_displays_as_a_figure(tmp_path):
     assert _not_blank(tmp_path / "r.png")
 
 
+def test_tk_plot_draws_theory_and_simulation_and_names_what_is_missing(tmp_path):
+    """``tk.plot``: a Figure (no pyplot), its dashed theory line the closed form written here by hand,
+    its solid line the simulation's mean; a path writes the same figure; nothing to draw is refused."""
+    import theorykit as tk
+    from theorykit.sim.simulate import simulate
+    from theorykit.spec.files import load_spec
+
+    spec = load_spec(EX / "xor_linear.toml")
+    der = tk.Derivation(spec)
+    sim = simulate(spec, seeds=2, steps=400, values={"Delta": 1})
+    fig = tk.plot(der=der, sim=sim, values={"Delta": 1})
+    assert len(fig.axes) == 2 and fig.canvas is not None
+    theory = [ln for ln in fig.axes[0].lines if ln.get_linestyle() == "--"][0]
+    t, y = (np.asarray(v, float) for v in theory.get_data())
+    # by hand, the linear ReLN at Δ = 1: "positive" is on for (1,1,Δ) and (−1,−1,Δ), both labelled +1,
+    # so Σyx = ¼[(1,1,Δ) + (−1,−1,Δ)] = (0,0,Δ/2): s = Δ/2 = ½ along e3, where Σx gives d = ¼·2Δ² = ½
+    # ("negative" alike). Mean loss: τ = 1/η = 100, a0 = 0.001 (the spec), L(0) = ½⟨y²⟩ = ½, and
+    # L(t) = ½ − 2 (s a − ½ d a²) with a(t) = (s/d)/(1 + (s/(d a0) − 1) e^{−2 s t/τ}).
+    s_, d_, a0_, tau_ = 0.5, 0.5, 1e-3, 100.0
+    a = (s_ / d_) / (1 + (s_ / (d_ * a0_) - 1) * np.exp(-2 * s_ * t / tau_))
+    hand = 0.5 - 2 * (s_ * a - 0.5 * d_ * a ** 2)
+    assert np.max(np.abs(y - hand)) < 1e-9
+    sim_line = [ln for ln in fig.axes[0].lines if ln.get_linestyle() == "-"][0]
+    assert np.allclose(sim_line.get_ydata(), sim.mean)
+    path = tmp_path / "f.png"
+    tk.plot(path, der=der, values={"Delta": 1}, times=np.linspace(0, 400, 50))
+    assert path.read_bytes()[:8] == PNG and _not_blank(path)
+    with pytest.raises(tk.SpecError, match="times"):
+        tk.plot(der=der, values={"Delta": 1})
+    with pytest.raises(tk.SpecError, match="nothing to draw"):
+        tk.plot()
+
+
 def test_progress_is_tqdm_on_a_terminal_and_quiet_otherwise():
     import io
 

@@ -59,7 +59,7 @@ _API = {
     # networks and simulation
     "a0_rule": "net.starts", "simulate": "sim.simulate", "Trajectory": "record",
     # analysis
-    "find_gates": "analysis.findgates", "exact_reln_outputs": "analysis.reln",
+    "find_gates": "analysis.findgates", "exact_reln_outputs": "analysis.reln", "plot": "analysis.summary",
     "predict_reln": "analysis.predict",
 }
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+from ..errors import SpecError
 from ..io import jsonable, write_json, write_png
 from ..theory.derivation import Derivation, numeric_matrix
 from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
@@ -180,15 +181,29 @@ def mode_recorder(spec, der, values=None):
     return fn
 
 
-def plot(path, *, der=None, values=None, times=None, sim=None, title: str = "") -> None:
-    """Loss and mode strengths: theory (``der``) as lines over ``times``, a simulation (``sim``,
-    with ``sim.saved['modes']`` from :func:`mode_recorder`) as mean ± std."""
-    import matplotlib.pyplot as plt
+def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str = ""):
+    """Loss and mode strengths: theory (``der``, a :class:`Derivation`) as lines over ``times`` (or
+    the simulation's steps), a simulation (``sim``, a :class:`~theorykit.record.Trajectory`; its mode
+    strengths where ``sim.saved['modes']`` holds them, from :func:`mode_recorder`) as mean ± std.
 
+    Returns the matplotlib ``Figure`` (Jupyter shows it), drawn without pyplot so a notebook's backend
+    is left as it is; with ``path`` it is also written there as a PNG::
+
+        tk.plot(der=der, sim=sim, values={"Delta": 0.5})
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    if der is None and sim is None:
+        raise SpecError("der", "nothing to draw", "give der= (a Derivation), sim= (a simulation) or both")
+    if sim is None and times is None:
+        raise SpecError("times", "the theory needs the steps to draw it at", "e.g. times=np.linspace(0, 3000, 300)")
     modes_sim = sim is not None and "modes" in sim.saved
     has_theory_modes = der is not None
     n_ax = 2 if (modes_sim or has_theory_modes) else 1
-    fig, axes = plt.subplots(1, n_ax, figsize=(5.2 * n_ax, 3.8), squeeze=False)
+    fig = Figure(figsize=(5.2 * n_ax, 3.8))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, n_ax, squeeze=False)
     ax = axes[0, 0]
     tmax = max(float(np.max(times)) if times is not None else 0.0, float(sim.t[-1]) if sim is not None else 0.0)
     grid = np.linspace(0.0, tmax, 300)
@@ -234,4 +249,6 @@ def plot(path, *, der=None, values=None, times=None, sim=None, title: str = "") 
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    write_png(fig, path)
+    if path is not None:
+        write_png(fig, path)
+    return fig
