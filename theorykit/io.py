@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import math
 import os
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", "png_bytes", "write_png"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", "png_bytes", "write_png", "new_figure"]
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -103,6 +104,29 @@ def png_bytes(fig, dpi: int = 110, tight: bool = False) -> bytes:
     if plt is not None:
         plt.close(fig)
     return buf.getvalue()
+
+
+def new_figure(**kw):
+    """A matplotlib ``Figure(**kw)`` drawn without pyplot (a notebook's backend is left as it is)
+    that Jupyter shows as a PNG: a figure made outside pyplot has no display of its own there."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = _shown_figure_class()(**kw)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+@functools.cache
+def _shown_figure_class():
+    from matplotlib.figure import Figure
+
+    class ShownFigure(Figure):
+        """A Figure with ``_repr_png_``."""
+
+        def _repr_png_(self):
+            return png_bytes(self)
+
+    return ShownFigure
 
 
 def write_png(fig, path, dpi: int = 110, tight: bool = False) -> Path:

@@ -14,7 +14,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .errors import DivergenceError, SpecError
-from .io import png_bytes
+from .io import new_figure, png_bytes
 
 __all__ = ["SaveAt", "Trajectory", "check_finite"]
 
@@ -163,11 +163,7 @@ class Trajectory:
         notebook's own backend is left as it is)."""
         if self.loss is None or not np.size(self.loss):
             return None
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-
-        fig = Figure(figsize=(5.5, 3.5))
-        FigureCanvasAgg(fig)
+        fig = new_figure(figsize=(5.5, 3.5))
         ax = fig.add_subplot()
         order = np.argsort(self.t, kind="stable")
         t, m, s = np.asarray(self.t)[order], self.mean[order], self.std[order]

@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 from ..errors import SpecError
-from ..io import jsonable, write_json, write_png
+from ..io import jsonable, new_figure, write_json, write_png
 from ..theory.derivation import Derivation, numeric_matrix
 from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
 from ..record import SaveAt
@@ -191,9 +191,6 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
 
         tk.plot(der=der, sim=sim, values={"Delta": 0.5})
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     if der is None and sim is None:
         raise SpecError("der", "nothing to draw", "give der= (a Derivation), sim= (a simulation) or both")
     if sim is None and times is None:
@@ -201,8 +198,7 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
     modes_sim = sim is not None and "modes" in sim.saved
     has_theory_modes = der is not None
     n_ax = 2 if (modes_sim or has_theory_modes) else 1
-    fig = Figure(figsize=(5.2 * n_ax, 3.8))
-    FigureCanvasAgg(fig)
+    fig = new_figure(figsize=(5.2 * n_ax, 3.8))
     axes = fig.subplots(1, n_ax, squeeze=False)
     ax = axes[0, 0]
     tmax = max(float(np.max(times)) if times is not None else 0.0, float(sim.t[-1]) if sim is not None else 0.0)
