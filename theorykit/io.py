@@ -118,15 +118,15 @@ def new_figure(**kw):
 
 @functools.cache
 def _shown_figure_class():
-    from matplotlib.figure import Figure
+    import matplotlib.figure
 
-    class ShownFigure(Figure):
-        """A Figure with ``_repr_png_``."""
+    class Figure(matplotlib.figure.Figure):
+        """matplotlib's Figure, with ``_repr_png_`` (its repr reads as matplotlib's)."""
 
         def _repr_png_(self):
             return png_bytes(self)
 
-    return ShownFigure
+    return Figure
 
 
 def write_png(fig, path, dpi: int = 110, tight: bool = False) -> Path:

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -36,7 +38,7 @@ training = tk.Training(lr=0.05, loss="mean", init_std=0.01, steps=2000)
 # %%
 pred = tk.predict_reln(tk.xor_margin(0.5), 128, training)
 print(pred.text())
-fig = pred.figure()
+pred.figure()
 
 # %% [markdown]
 # ## The check: eight ReLU networks
@@ -50,6 +52,7 @@ fig = pred.figure()
 val = validate_prediction(pred, seeds=8)
 print(val.text())
 fig_loss, fig_gates = val.figures(pred)
+display(fig_loss, fig_gates)  # noqa: F821 - IPython's display
 
 # %% [markdown]
 # ## Above $\Delta^*$
@@ -59,4 +62,4 @@ fig_loss, fig_gates = val.figures(pred)
 # %%
 pred_hi = tk.predict_reln(tk.xor_margin(1.2), 128, training)
 print(pred_hi.text())
-fig_hi = pred_hi.figure()
+pred_hi.figure()

@@ -27,7 +27,7 @@ from .checkpoints import paired_start, start_a0
 from ..theory.race import RaceSystem
 from ..spec.graph import GraphSpec
 from ..html import PAGE_CSS, html_escape, img_data_uri
-from ..io import atomic_write_text, png_bytes, write_json, write_png
+from ..io import atomic_write_text, new_figure, png_bytes, write_json, write_png
 
 __all__ = ["Comparison", "compare_run", "write_comparison"]
 
@@ -68,9 +68,8 @@ class Comparison:
                 "race_loss": self.race_loss, "L0": self.L0, "agreement": self.agreement(), "notes": self.notes}
 
     def figure(self):
-        import matplotlib.pyplot as plt
-
-        fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+        fig = new_figure(figsize=(10, 3.8))
+        axes = fig.subplots(1, 2)
         for ax, log in zip(axes, (False, True)):
             ax.plot(self.steps, self.run_loss, "o", ms=4, color="k", label="your ReLU run (checkpoints)")
             ax.plot(self.steps, self.gdln_loss, "-", color="C0", label="found GDLN, paired start (simulated)")
@@ -89,10 +88,9 @@ class Comparison:
         return fig
 
     def gates_figure(self):
-        import matplotlib.pyplot as plt
-
         G = np.array([p.active for p in self.spec.pathways], float)
-        fig, ax = plt.subplots(figsize=(10, max(2.0, 0.9 + 0.35 * len(G))))
+        fig = new_figure(figsize=(10, max(2.0, 0.9 + 0.35 * len(G))))
+        ax = fig.subplots()
         ax.imshow(G, aspect="auto", cmap="Greys", interpolation="nearest", vmin=0, vmax=1)
         ax.set_yticks(range(len(G)), [f"{p.name} ({p.hidden} units)" for p in self.spec.pathways])
         ax.set_xlabel("datapoint")

@@ -37,7 +37,7 @@ from ..spec.task import contexts
 from ..curves import loss_metrics
 from ..record import SaveAt
 from ..theory.flow import RK4
-from ..io import write_json, write_png
+from ..io import new_figure, write_json, write_png
 
 __all__ = ["SEC5_GAMMA", "ETA", "STEPS", "default_a0", "exhaust_spec", "context_symmetries", "pathway_action",
            "family_orbits", "race_exhaust", "named_families"]
@@ -291,9 +291,8 @@ def write_outputs(res: ExhaustResult, out_dir) -> dict:
     data["ranking_by_area"] = [{c: r[c] for c in ("family", "area", "t_0.01", "rank_area", "orbit")}
                                for r in sorted(res.metrics, key=lambda r: r["rank_area"])]
     jpath = write_json(out / "exhaust.json", data)
-    import matplotlib.pyplot as plt
-
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig = new_figure(figsize=(11, 4.2))
+    a1, a2 = fig.subplots(1, 2)
     named = {r["family"]: nm for nm, r in res.summary["named"].items()}
     top = [r["family"] for r in res.summary["top20_by_area"][:5]]
     for lab, c in res.curves.items():

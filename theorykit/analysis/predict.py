@@ -73,7 +73,7 @@ from ..spec.fields import integer
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.task import as_task, no_value_error
-from ..io import png_bytes, write_png
+from ..io import new_figure, png_bytes, write_png
 from ..html import html_escape
 from ..progress import Progress
 
@@ -179,9 +179,8 @@ class Prediction:
         return "\n".join(lines)
 
     def figure(self):
-        import matplotlib.pyplot as plt
-
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1.4, 1]})
+        fig = new_figure(figsize=(10, 3.6))
+        a1, a2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.4, 1]})
         a1.plot(self.t, self.loss / self.loss[0], "k", lw=2, label="predicted ReLN (race)")
         for lab, c in list(self.curves.items())[1:5]:
             a1.plot(self.t, c, lw=1, ls="--", label=f"runner-up {lab}")

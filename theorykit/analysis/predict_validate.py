@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from ..errors import SpecError
 from .findgates import find_gates
-from ..io import atomic_write_text, write_json, write_png
+from ..io import atomic_write_text, new_figure, write_json, write_png
 from ..html import html_escape
 from ..theory.gates import UnitGates, unit_gates, unit_weights
 from .compare import report_page
@@ -71,10 +71,9 @@ class Validation:
                          + [f"  note: {n}" for n in self.notes])
 
     def figures(self, pred):
-        import matplotlib.pyplot as plt
-
         L0 = float(self.relu_loss[:, 0].mean())
-        f1, ax = plt.subplots(1, 2, figsize=(10, 3.6))
+        f1 = new_figure(figsize=(10, 3.6))
+        ax = f1.subplots(1, 2)
         for a, log in zip(ax, (False, True)):
             for c in self.relu_loss:
                 a.plot(self.t, c / L0, color="tab:orange", lw=0.5, alpha=0.5)
@@ -88,7 +87,8 @@ class Validation:
         ax[0].set_title(f"loss: RMS gap {self.rms_gap:.3f} L(0)")
         f1.tight_layout()
         P = len(self.predicted[0])
-        f2, ax = plt.subplots(1, 3, figsize=(12, 3.4))
+        f2 = new_figure(figsize=(12, 3.4))
+        ax = f2.subplots(1, 3)
         tops, fp = self.top_unit_patterns[:12], self.found
         panels = [(self.predicted, [f"p{j + 1}" for j in range(len(self.predicted))], "predicted gates (pathways)",
                    "pathway"),
