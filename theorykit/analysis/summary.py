@@ -196,13 +196,18 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
     if sim is None and times is None:
         raise SpecError("times", "the theory needs the steps to draw it at", "e.g. times=np.linspace(0, 3000, 300)")
     modes_sim = sim is not None and "modes" in sim.saved
-    has_theory_modes = der is not None
-    n_ax = 2 if (modes_sim or has_theory_modes) else 1
+    tmax = max(float(np.max(times)) if times is not None else 0.0, float(sim.t[-1]) if sim is not None else 0.0)
+    grid = np.linspace(0.0, tmax, 300)
+    pred = None
+    if der is not None:
+        try:
+            pred = der.predict_modes(grid, values)
+        except Exception:  # noqa: BLE001 - symbols without values, or no modes per pathway (a graph)
+            pred = None
+    n_ax = 2 if (modes_sim or pred) else 1
     fig = new_figure(figsize=(5.2 * n_ax, 3.8))
     axes = fig.subplots(1, n_ax, squeeze=False)
     ax = axes[0, 0]
-    tmax = max(float(np.max(times)) if times is not None else 0.0, float(sim.t[-1]) if sim is not None else 0.0)
-    grid = np.linspace(0.0, tmax, 300)
     if sim is not None:
         m, s = sim.mean, sim.std
         ax.fill_between(sim.t, m - s, m + s, color="C0", alpha=0.25, lw=0)
@@ -214,15 +219,10 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
             ax.text(0.5, 0.5, f"no theory curve: {exc}", transform=ax.transAxes, ha="center", fontsize=7, wrap=True)
     ax.set_xlabel("step")
     ax.set_ylabel("loss")
-    ax.legend(fontsize=7)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7)
     if n_ax == 2:
         ax = axes[0, 1]
-        pred = None
-        if der is not None:
-            try:
-                pred = der.predict_modes(grid, values)
-            except Exception:  # noqa: BLE001
-                pred = None
         names = list(pred) if pred else list(sim.saved["modes"]) if modes_sim else []
         for i, n in enumerate(names):
             c = f"C{i % 10}"
