@@ -196,6 +196,28 @@ def test_symbolic_equals_exact_derivation_k3(res):
     assert c["race_vs_closed_form_max_rel"] < 1e-6
 
 
+@pytest.mark.parametrize("part,key,which", [
+    ("common", "common_max_abs_error", None),
+    ("kminus1", "kminus1_s_max_abs_error", "s"),
+    ("kminus1", "kminus1_d_own_max_abs_error", "d_own"),
+    ("kminus1", "kminus1_d_eff_max_abs_error", "d_eff"),
+    ("kminus1", "end_maps_fit_residual_max_abs", "d_eff"),
+])
+def test_the_numeric_check_catches_a_wrong_symbolic_result(res, part, key, which):
+    """The self-check can fail: a symbolic result off by 1 % (one expression scaled by 101/100) is reported
+    with an error far above the 1e-12 the true results give (test_symbolic_equals_numeric_derivation)."""
+    import dataclasses
+
+    if part == "common":
+        A, B, C = res.common
+        bad = dataclasses.replace(res, common=[A, B, {**C, "s": C["s"] * sp.Rational(101, 100)}])
+    else:
+        bad = dataclasses.replace(res, kminus1={**res.kminus1, which: res.kminus1[which] * sp.Rational(101, 100)})
+    good = kc.check_against_numeric(res, 3, 4, race=False, exact=False)
+    c = kc.check_against_numeric(bad, 3, 4, race=False, exact=False)
+    assert good[key] < 1e-12 and c[key] > 1e-4, (key, good[key], c[key])
+
+
 def test_scaled_context(res):
     c = kc.check_against_numeric(res, 5, 4, gam=1.35, race=False, exact=False)
     assert c["common_max_abs_error"] < 1e-12
