@@ -60,13 +60,24 @@ def load_data(path) -> tuple[np.ndarray, np.ndarray]:
     path = Path(path)
     raw = read_npz(path, "--data", "an .npz with arrays X (d × P) and Y (p × P)",
                    "save the data with numpy.savez(path, X=X, Y=Y)")
+    return _check_data(raw, lambda key: file_field("--data", path, key))
+
+
+def _check_data(raw: Mapping, field_of) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, Y)`` of ``raw`` (arrays ``X``, d × P, and ``Y``, p × P; a 1-D array is one row), float64,
+    checked as :func:`load_data` checks a file's; ``field_of(key)`` names an array in errors."""
     out = {}
     for key in ("X", "Y"):
-        f = file_field("--data", path, key)
+        f = field_of(key)
         if key not in raw:
             raise SpecError(f, f"missing (the file has {sorted(raw)})",
                             "save inputs as X (d × P) and targets as Y (p × P), datapoints as columns")
-        A = raw[key]
+        try:
+            A = np.asarray(raw[key])
+            if A.dtype.kind == "O":                     # exact numbers given from Python (sympy, Fraction)
+                A = A.astype(np.float64)
+        except (TypeError, ValueError) as exc:          # a ragged list, or objects that are not numbers
+            raise SpecError(f, f"is not an array ({str(exc)[:80]})", f"give {key} as a 2-D array of numbers") from None
         if A.dtype.kind not in "fiub":
             raise SpecError(f, f"has dtype {A.dtype}", "store real numbers")
         if A.ndim == 1:
@@ -78,10 +89,10 @@ def load_data(path) -> tuple[np.ndarray, np.ndarray]:
     X, Y = out["X"], out["Y"]
     if X.shape[1] != Y.shape[1]:
         if X.shape[0] == Y.shape[0]:
-            raise SpecError(file_field("--data", path, "X"), f"X is {X.shape[0]} × {X.shape[1]} and Y {Y.shape[0]} × {Y.shape[1]}: "
+            raise SpecError(field_of("X"), f"X is {X.shape[0]} × {X.shape[1]} and Y {Y.shape[0]} × {Y.shape[1]}: "
                             "the datapoints look like rows", "datapoints are columns: save X.T and Y.T "
                             "(X is d × P, Y is p × P)")
-        raise SpecError(file_field("--data", path, "Y"), f"X has {X.shape[1]} datapoints (columns), Y has {Y.shape[1]}",
+        raise SpecError(field_of("Y"), f"X has {X.shape[1]} datapoints (columns), Y has {Y.shape[1]}",
                         "give one target column per input column")
     return X, Y
 
@@ -123,7 +134,11 @@ def parse_steps(text) -> list | None:
         except ValueError:
             raise SpecError("--steps", f"{text!r} is not a comma-separated list of integers",
                             "write e.g. --steps 0,100,200") from None
-    if any(int(v) != v or v < 0 for v in vals):
+    try:
+        bad = any(int(v) != v or v < 0 for v in vals)
+    except (TypeError, ValueError, OverflowError):     # NaN, inf or a string in a list given from Python
+        bad = True
+    if bad:
         raise SpecError("--steps", "steps must be non-negative integers", "write e.g. --steps 0,100,200")
     return [int(v) for v in vals]
 
@@ -256,7 +271,12 @@ def load_checkpoints(checkpoints, data, *, layers=None, steps=None, ignore_bias:
     if isinstance(data, (str, Path)):
         X, Y = load_data(data)
     else:
-        X, Y = (np.asarray(a, np.float64) for a in data)
+        try:
+            xs, ys = data
+        except (TypeError, ValueError):
+            raise SpecError("data", f"is a {type(data).__name__}, not an .npz path or a pair (X, Y)",
+                            "give the path of an .npz with X and Y, or (X, Y): X d × P, Y p × P") from None
+        X, Y = _check_data({"X": xs, "Y": ys}, lambda key: f"data: {key}")
     names = parse_layers(layers)
     files = _expand(checkpoints)
     steps = parse_steps(steps)
