@@ -127,16 +127,13 @@ class Net:
         out_edges = {}
         for e in self.edges:
             out_edges.setdefault(e[1], []).append(e)
-        found = []
-
-        def walk(v, acc):
-            for e in out_edges.get(v, []):
-                if e[2] == "output":
-                    found.append(acc + [e])
-                else:
-                    walk(e[2], acc + [e])
-
-        walk("input", [])
+        found, stack = [], [[e] for e in reversed(out_edges.get("input", []))]
+        while stack:                  # depth-first, iterative (no recursion limit on deep chains)
+            acc = stack.pop()
+            if acc[-1][2] == "output":
+                found.append(acc)
+            else:
+                stack.extend(acc + [e] for e in reversed(out_edges.get(acc[-1][2], [])))
         result = []
         for es in found:
             g = np.ones(P)

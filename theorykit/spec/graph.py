@@ -151,7 +151,7 @@ class GraphSpec(TrainedSpec):
                     raise SpecError(f, "an edge from input straight to output has no hidden layer",
                                     "route it through a node")
                 rows = check_indices("all" if rows is None else rows, size, f"{f}.rows", what)
-            elif rows not in ("all", None):
+            elif rows is not None and not (isinstance(rows, str) and rows == "all"):   # an array: no ``in``
                 raise SpecError(f"{f}.rows", "rows apply only to edges from input or to output",
                                 "drop rows here")
             else:
@@ -262,16 +262,16 @@ class GraphSpec(TrainedSpec):
         if n_paths > MAX_PATHS:
             raise SpecError("edges", f"the graph has {n_paths} paths from input to output (at most {MAX_PATHS})",
                             "use fewer edges: the derivation works pathway by pathway")
-        paths = []
-
-        def walk(v, acc):
-            for e in out_edges.get(v, []):
-                if e.dst == OUTPUT:
-                    paths.append(acc + [e])
-                elif e.dst not in (x.dst for x in acc):
-                    walk(e.dst, acc + [e])
-
-        walk(INPUT, [])
+        # depth-first with an explicit stack (a recursive walk hit Python's recursion limit on a
+        # chain of ~1000 nodes): each entry is a partial path, its last edge the one to follow
+        paths, stack = [], [[e] for e in reversed(out_edges.get(INPUT, []))]
+        while stack:
+            acc = stack.pop()
+            e = acc[-1]
+            if e.dst == OUTPUT:
+                paths.append(acc)
+            elif e.dst not in (x.dst for x in acc[:-1]):
+                stack.extend(acc + [x] for x in reversed(out_edges.get(e.dst, [])))
         P = self.task.P
         node = self.node
         result = []
