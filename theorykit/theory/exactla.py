@@ -502,6 +502,11 @@ def rational_svd(B: np.ndarray, den: int = 1, cache: dict | None = None) -> list
     first non-zero entry of each v positive. ``cache`` (a dict) shares the SVDs of identical
     canonical blocks between calls."""
     cache = {} if cache is None else cache
+    if B.dtype != object and B.dtype != np.int64:
+        # the integer products here are sized for int64 (entries below 2⁶² as rational_parts gives):
+        # narrower integers (int32, uint8, …) would wrap around, and uint64 past 2⁶² needs Python integers
+        big = B.size and max(int(B.max()), -int(B.min())) >= 2 ** 62
+        B = B.astype(object if big else np.int64)
     nr, nc = B.shape
     modes = []
     for rows, cols in _components(B != 0):
