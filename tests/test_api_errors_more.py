@@ -108,6 +108,8 @@ def test_gates_and_rows_may_be_numpy():
     (lambda: tk.exact_svd(sp.Matrix([[sp.I, 1], [0, 1]])), "M"),          # was the SVD of AᵀA, not AᴴA
     (lambda: tk.exact_svd((np.array([[1, 0], [0, 2]]), 2.0)), "M"),       # FLINT TypeError
     (lambda: tk.exact_svd((np.array([[1, 0], [0, 2]]),)), "M"),           # IndexError
+    (lambda: tk.exact_svd((np.array([[0.5, 1]], dtype=object), 1)), "M"),  # was σ = 1: 0.5 truncated to 0
+    (lambda: tk.exact_svd((np.array([[None, 1]], dtype=object), 1)), "M"),  # TypeError in a sort
     (lambda: tk.mode_trajectory(0.5, 0), "d"),                             # ZeroDivisionError
     (lambda: tk.mode_trajectory(0.5, 1, a_init=0), "a_init"),
     (lambda: tk.mode_trajectory(0.5, 1, -0.1, 1, 1), "a_init"),           # was a negative strength

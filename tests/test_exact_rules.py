@@ -368,3 +368,21 @@ def test_integer_arrays_of_any_width_give_the_exact_svd(dtype, a):
     phi = (1 + sp.sqrt(5)) / 2
     got = svd.singular_values
     assert len(got) == 2 and _zero(got[0] - a * phi / 3) and _zero(got[1] - a / (3 * phi))
+
+
+def test_integer_arrays_of_objects_are_read_as_integers_or_refused():
+    """(B, den) with B an object array: Python or NumPy integers are read exactly as Python integers
+    (np.int64 entries 2⁴⁰ wrapped around in the Kronecker test's products, an AssertionError from inside
+    the engine: B = 2⁴⁰·[[1, 1], [1, −1]] has σ = 2⁴⁰√2 twice, hand, as in
+    test_entries_beyond_int64_stay_exact); a non-integer entry (Fraction(1, 2), which int() truncated to
+    0, giving σ = 1 for [[1/2, 1]] instead of √5/2) is refused naming M."""
+    from fractions import Fraction
+
+    from theorykit.errors import SpecError
+
+    t = np.int64(2 ** 40)
+    B = np.array([[t, t], [t, -t]], dtype=object)
+    assert exact_svd((B, 1)).singular_values == [2 ** 40 * sp.sqrt(2)] * 2
+    with pytest.raises(SpecError, match="integers") as e:
+        exact_svd((np.array([[Fraction(1, 2), 1]], dtype=object), 1))
+    assert e.value.field == "M"

@@ -210,7 +210,15 @@ def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) ->
             raise SpecError("M", f"(B, den) needs B a 2-d integer array and den, got {len(M)} items, B of dtype "
                             f"{M[0].dtype}, shape {M[0].shape}",
                             "give the matrix itself, or integers B over a common denominator den")
-        parts, shape = (M[0], integer(M[1], "M", lo=1, fix="(B, den): den a positive integer")), M[0].shape
+        B = M[0]
+        if B.dtype == object:      # Python integers, each checked: int() would truncate 0.5 or Fraction(1, 2) to 0
+            bad = [x for x in B.flat if not isinstance(x, (int, np.integer, sp.Integer))]
+            if bad:
+                raise SpecError("M", f"(B, den) needs B's entries integers, got {short_repr(bad[0])} ({type_name(bad[0])})",
+                                "give the matrix itself (rationals are read exactly), or integers B over a common "
+                                "denominator den")
+            B = np.frompyfunc(int, 1, 1)(B).astype(object)     # Python integers: np.int64 entries would wrap around
+        parts, shape = (B, integer(M[1], "M", lo=1, fix="(B, den): den a positive integer")), B.shape
     else:
         M = _matrix(M)
         parts, shape = (None if M.free_symbols else rational_parts(M)), M.shape
