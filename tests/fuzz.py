@@ -726,7 +726,7 @@ def _m_graph_schedule(draw, doc):
         sched.append({"name": "late", "edges": [k for k in keys if not k.endswith("->output")][:1] or keys[:1]})
         sched[0]["fit"] = ["late"]
     elif how == 6:
-        for gr in sched:            # drop the output edges: no group writes to the output
+        for gr in sched:            # drop the output edges: those edges are then in no group
             if isinstance(gr.get("edges"), list):
                 gr["edges"] = [k for k in gr["edges"] if not str(k).endswith("->output")]
     elif how == 7:

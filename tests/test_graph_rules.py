@@ -396,3 +396,18 @@ def test_scaled_rounds_widths_and_keeps_rows():
     assert [n.width for n in scaled(g, 0.1, 1).nodes] == [1, 1]
     t = scaled(g, 1.0, 2)
     assert t is not g and t.training.steps == 1000 and [n.width for n in t.nodes] == [5, 1]
+
+
+@pytest.mark.parametrize("edges,field,message", [
+    ([("input", "h"), ("h", "output"), ("output", "k")], "edges[2].from", "cannot leave the output"),
+    ([("input", "h"), ("h", "input"), ("h", "output")], "edges[1].to", "cannot enter the input"),
+    ([("input", "h"), ("k", "output")], "edges", "no path runs from input to output"),
+])
+def test_the_specific_graph_error_is_the_one_given(edges, field, message):
+    """An edge out of the output or into the input is named as such (not as an unknown node), and a graph
+    with no path at all says so (not that its first node lies on no path)."""
+    d = {"data": {"inputs": X, "targets": Y}, "nodes": [{"name": "h", "width": 2}, {"name": "k", "width": 1}],
+         "edges": [{"from": a, "to": b} for a, b in edges]}
+    with pytest.raises(SpecError, match=message) as err:
+        spec_from_dict(d)
+    assert err.value.field == field
