@@ -69,7 +69,8 @@ def to_exact(value, field: str = "value") -> sp.Expr:
             raise SpecError(field, f"{value!r} is not a finite number", "use a finite number")
         return sp.Rational(repr(value))
     if isinstance(value, decimal.Decimal):    # a TOML float load_spec could not read as a float (1e-400)
-        _check_underflow(str(value), field)
+        if float(value) == 0:                 # only one that a float reads as 0 underflowed (0.5 did not)
+            _check_underflow(str(value), field)
         return to_exact(float(value), field)
     if isinstance(value, sp.Basic):
         return value
@@ -146,8 +147,15 @@ def _walk1(node, symbols, field, text):
                                 f"keep |exponent| <= {_MAX_POW}")
             if left == 0 and bool(right < 0):
                 raise SpecError(field, f"division by zero in {text!r} (0 to a negative power)", "fix the base")
-            if left.is_number and left != 0:
-                lg = log10_abs(left)
+            if left.is_negative and right.is_integer is False:     # (-2)**sqrt(2): its value is complex
+                raise SpecError(field, f"{text!r} raises a negative base to a non-integer power, which is "
+                                "imaginary or complex; only real numbers are allowed",
+                                "write a real number (e.g. sqrt(x) needs x >= 0)")
+            # the numeric factor of a symbolic base is bounded too: ((Delta*10**60)**64)**64 would build
+            # an integer of millions of digits
+            base = left if left.is_number else left.as_coeff_Mul()[0]
+            if base != 0:
+                lg = log10_abs(base)
                 if lg is not None and abs(lg * float(right)) > _MAX_LOG10:
                     raise SpecError(field, f"{text!r} is about 1e{int(lg * float(right))}, far outside the "
                                     "range of numbers in the data", "use numbers between 1e-6 and 1e6")
