@@ -151,7 +151,7 @@ def _walk1(node, symbols, field, text):
                 raise SpecError(field, f"{text!r} raises a negative base to a non-integer power, which is "
                                 "imaginary or complex; only real numbers are allowed",
                                 "write a real number (e.g. sqrt(x) needs x >= 0)")
-            # the numeric factor of a symbolic base is bounded too: ((Delta*10**60)**64)**64 would build
+            # the numeric factor of a symbolic base is bounded too: (((Delta*10**60)**64)**64)**64 would build
             # an integer of millions of digits
             base = left if left.is_number else left.as_coeff_Mul()[0]
             if base != 0:
