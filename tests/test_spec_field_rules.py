@@ -138,6 +138,8 @@ def test_length_bound_is_500_characters():
     ("Gamma", "unknown symbol 'Gamma'"),
     ("1e-400", "too small"),
     ("1E-400", "too small"),                     # capital E exponent too
+    ("1e400", "'1e400' is too large"),           # past the largest float: named as written, not as inf
+    ("2 * 1e400", "'1e400' is too large"),
 ])
 def test_parser_refusals_name_field_and_reason(text, words):
     msg = _refused(text, field="data.inputs[1][2]")
@@ -169,6 +171,8 @@ def test_to_exact():
     assert "not a finite" in _err(lambda: to_exact(float("nan"), "f"), field="f")
     assert "not a finite" in _err(lambda: to_exact(float("inf"), "f"), field="f")
     assert "too small" in _err(lambda: to_exact(decimal.Decimal("1e-400"), "f"), field="f")
+    assert "too large" in _err(lambda: to_exact(decimal.Decimal("1e400"), "f"), field="f")
+    assert "not a finite" in _err(lambda: to_exact(decimal.Decimal("inf"), "f"), field="f")
     assert to_exact(decimal.Decimal("0.5")) == sp.Rational(1, 2)
     assert "expected a number" in _err(lambda: to_exact([1], "f"), field="f")
 
@@ -335,3 +339,18 @@ def test_table_keys_and_small_helpers():
 
     _err(lambda: vf.choice(EqualsEverything(), "k", ["a", "b"]), field="k")     # a string is needed
     assert "must be a table, got an array" in _err(lambda: vf.table([1], "t", "x"), field="t")
+
+
+@pytest.mark.parametrize("where,field", [("inputs = [[1e400, 1]]", "data.inputs[0][0]"),
+                                         ("inputs = [[1, 1]]\n[training]\nlr = 1e400", "training.lr")])
+def test_a_spec_file_number_past_the_largest_float_is_too_large_not_inf(tmp_path, where, field):
+    """TOML reads 1e400 as inf; the spec keeps what was written and refuses it as too large, naming the
+    field. The literal ``inf`` is still "not a finite number"."""
+    from theorykit.spec.files import load_spec
+
+    head = 'name = "x"\n[[pathways]]\nname = "a"\nactive = [1, 1]\n[data]\ntargets = [[1, -1]]\n'
+    (tmp_path / "s.toml").write_text(head + where + "\n")
+    msg = _err(lambda: load_spec(tmp_path / "s.toml"), field=field)
+    assert "too large" in msg and "inf" not in msg, msg
+    (tmp_path / "i.toml").write_text(head + "inputs = [[inf, 1]]\n")
+    assert "not a finite number" in _err(lambda: load_spec(tmp_path / "i.toml"), field="data.inputs[0][0]")

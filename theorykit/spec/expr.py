@@ -57,6 +57,12 @@ def _check_underflow(literal: str, field: str) -> None:
                         _SCALE_FIX + "; or write 0")
 
 
+def _too_large(literal: str, field: str) -> None:
+    """Refuse a number that a float reads as infinite (``1e400``), by the text that was written."""
+    raise SpecError(field, f"{short_repr(literal.strip())} is too large (above the largest float, about 1e308; "
+                    f"numbers need at most {fmt(DATA_MAX)} in magnitude)", _SCALE_FIX)
+
+
 def to_exact(value, field: str = "value") -> sp.Expr:
     """Turn a TOML number into an exact SymPy number (floats via their decimal repr)."""
     if isinstance(value, bool):
@@ -71,6 +77,8 @@ def to_exact(value, field: str = "value") -> sp.Expr:
     if isinstance(value, decimal.Decimal):    # a TOML float load_spec could not read as a float (1e-400)
         if float(value) == 0:                 # only one that a float reads as 0 underflowed (0.5 did not)
             _check_underflow(str(value), field)
+        if value.is_finite() and math.isinf(float(value)):     # 1e400: overflowed
+            _too_large(str(value), field)
         return to_exact(float(value), field)
     if isinstance(value, sp.Basic):
         return value
@@ -122,6 +130,8 @@ def _walk1(node, symbols, field, text):
             raise SpecError(field, f"{node.value!r} in {text!r} is not a number", _ALLOWED)
         if node.value == 0 and isinstance(node.value, float):      # 1e-400 reads as 0.0: never silently
             _check_underflow(ast.get_source_segment(text.strip(), node) or "", field)
+        if isinstance(node.value, float) and math.isinf(node.value):  # 1e400 reads as inf: name what was written
+            _too_large(ast.get_source_segment(text.strip(), node) or text, field)
         return to_exact(node.value, field)
     if isinstance(node, ast.Name):
         if node.id in symbols:

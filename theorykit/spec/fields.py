@@ -130,6 +130,8 @@ def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = F
         v = math.inf
     if v == 0 and value != 0:     # a Decimal below the smallest float (load_spec keeps 1e-400 so)
         raise SpecError(field, f"{value} is too small (below the smallest float, about 1e-308)", fix)
+    if isinstance(value, decimal.Decimal) and value.is_finite() and math.isinf(v):    # 1e400, kept so too
+        raise SpecError(field, f"{value} is too large (above the largest float, about 1e308)", fix)
     if not math.isfinite(v):
         raise SpecError(field, f"{short_repr(value)} is not a finite number", fix)
     if v < lo or v > hi or (lo_open and v == lo):

@@ -34,6 +34,7 @@ from __future__ import annotations
 import decimal
 import itertools
 import keyword
+import math
 import numbers
 import re
 import tomllib
@@ -142,10 +143,11 @@ def parse_toml(raw: bytes, path) -> dict:
 
 
 def _toml_float(text: str):
-    """A TOML float; one written non-zero that a float reads as 0 (``1e-400``) stays a Decimal, which the
-    field checks refuse (too small, or not a number) instead of reading 0."""
+    """A TOML float; one written non-zero that a float reads as 0 (``1e-400``), or a finite one it reads
+    as infinite (``1e400``), stays a Decimal, which the field checks refuse (too small, too large, or not
+    a number) by what was written instead of reading 0 or inf."""
     v = float(text)
-    if v == 0 and written_nonzero(text):
+    if (v == 0 and written_nonzero(text)) or (math.isinf(v) and "inf" not in text):
         return decimal.Decimal(text.replace("_", ""))
     return v
 
