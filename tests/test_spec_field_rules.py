@@ -354,3 +354,14 @@ def test_a_spec_file_number_past_the_largest_float_is_too_large_not_inf(tmp_path
     assert "too large" in msg and "inf" not in msg, msg
     (tmp_path / "i.toml").write_text(head + "inputs = [[inf, 1]]\n")
     assert "not a finite number" in _err(lambda: load_spec(tmp_path / "i.toml"), field="data.inputs[0][0]")
+
+
+@pytest.mark.parametrize("text,exact", [
+    ("0.12345678901234567890", sp.Rational(1234567890123456789, 10 ** 19)),   # 20 digits: a float keeps ~17
+    ("1_000.25", sp.Rational(4001, 4)),                                         # 1000 + 1/4
+    ("-1.5e-3", -sp.Rational(3, 2000)),
+    ("0.1", sp.Rational(1, 10)),
+])
+def test_a_decimal_in_an_expression_is_read_with_every_digit_written(text, exact):
+    """docs/specs.md: decimals in expressions are read exactly, so every written digit counts."""
+    assert parse_expr(text, {}, "f") == exact

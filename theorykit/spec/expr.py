@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import decimal
+import fractions
 import math
 import numbers
 import operator
@@ -132,6 +133,11 @@ def _walk1(node, symbols, field, text):
             _check_underflow(ast.get_source_segment(text.strip(), node) or "", field)
         if isinstance(node.value, float) and math.isinf(node.value):  # 1e400 reads as inf: name what was written
             _too_large(ast.get_source_segment(text.strip(), node) or text, field)
+        if isinstance(node.value, float):     # the decimal as written, every digit (a float keeps about 17)
+            try:
+                return sp.Rational(fractions.Fraction(decimal.Decimal(ast.get_source_segment(text.strip(), node))))
+            except (decimal.InvalidOperation, TypeError, ValueError):      # no source text: the float's repr
+                pass
         return to_exact(node.value, field)
     if isinstance(node, ast.Name):
         if node.id in symbols:
