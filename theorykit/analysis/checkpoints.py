@@ -39,8 +39,8 @@ from ..sim.weights import MAX_WEIGHT, finite_array, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
 from ..spec.graph import graph_from_pathways
-from .findgates import (ELBOW_THRESHOLD, FoundGates, elbow_pick, elbow_scores_from, output_mse, patterns_for_K,
-                        patterns_to_spec, unit_rows)
+from .findgates import (ELBOW_THRESHOLD, FoundGates, check_elbow_settings, elbow_pick, elbow_scores_from,
+                        output_mse, patterns_for_K, patterns_to_spec, unit_rows)
 from ..spec.gating import Training
 
 from ._runs import gdln_outputs_from_start, unstack_gdln
@@ -401,6 +401,7 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
         raise SpecError(file_field("--checkpoints", run.files[0], run.keys[1]), f"hidden layers of {run.widths[0]} and {run.widths[1]} "
                         "units", "Algorithm 1's GDLN of a two-hidden-layer network needs equal widths")
     threshold = ELBOW_THRESHOLD if threshold is None else threshold
+    check_elbow_settings(rule, threshold, n_init)
     rows = unit_rows(run.hidden_activity()[0])                        # (checkpoints · H) × P
     ref = run.outputs()                                               # checkpoints × p × P
     t_rel = [int(s - run.steps[0]) for s in run.steps]

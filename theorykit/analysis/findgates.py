@@ -49,7 +49,7 @@ import numpy as np
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
 from ._runs import ReluRun, train_gdln_many, train_relu
-from ..spec.fields import integer
+from ..spec.fields import choice, integer, real
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task
 
@@ -118,13 +118,17 @@ def centroids_to_patterns(centroids, weights, threshold: float = 0.5):
 
 
 def pattern_ranks(X, Y, patterns, tol: float = 1e-9) -> list:
-    """Numerical rank of each pattern's effective Σyx = (1/P) Y diag(g) Xᵀ."""
+    """Numerical rank of each pattern's effective Σyx = (1/P) Y diag(g) Xᵀ.
+
+    A Σyx counts as zero where its largest singular value is at most ``tol`` × ‖Y‖_F ‖X‖_F / P (a
+    bound on every pattern's Σyx), so the ranks do not depend on the data's scale."""
     X, Y = np.asarray(X, float), np.asarray(Y, float)
+    scale = np.linalg.norm(Y) * np.linalg.norm(X) / X.shape[1]
     out = []
     for g in patterns:
         S = (Y * np.asarray(g, float)[None, :]) @ X.T / X.shape[1]
         sv = np.linalg.svd(S, compute_uv=False)
-        out.append(int(np.sum(sv > tol * max(sv.max(initial=0.0), 1e-300))) if sv.size and sv.max() > tol else 0)
+        out.append(int(np.sum(sv > tol * sv.max())) if sv.size and sv.max() > tol * scale else 0)
     return out
 
 
@@ -244,6 +248,15 @@ def elbow_scores(X, Y, relu: ReluRun, Ks=range(1, 9), *, kmeans_seed: int = 0, n
                              empty=empty, patterns=recs)
 
 
+def check_elbow_settings(rule, threshold, n_init) -> None:
+    """The elbow ``rule``, its ``threshold`` (a fraction in [0, 1]) and the k-means restarts ``n_init``
+    (at least 5), checked before any network trains; a :class:`~theorykit.errors.SpecError` naming the
+    setting otherwise."""
+    choice(rule, "rule", ("improvement", "chord"))
+    real(threshold, "threshold", lo=0.0, hi=1.0, fix="a fraction of the total improvement, e.g. threshold=0.1")
+    integer(n_init, "n_init", lo=5, fix="at least 5 k-means restarts, e.g. n_init=10")
+
+
 def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW_THRESHOLD) -> int:
     """The elbow K of a decreasing score curve (over the K with a finite score).
 
@@ -254,6 +267,8 @@ def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW
     s = np.asarray(scores, dtype=float)
     if len(Ks) != len(s) or not len(Ks):
         raise ValueError("Ks and scores must be non-empty and of equal length")
+    if not 0 <= threshold <= 1:
+        raise ValueError(f"threshold {threshold!r} is not a fraction in [0, 1]")
     finite = np.isfinite(s)     # a K that kept no pattern (score +inf) is never the elbow
     if finite.any() and not finite.all():
         Ks, s = [k for k, f in zip(Ks, finite) if f], s[finite]
@@ -341,6 +356,7 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
         integer(k, arg, lo=1, fix="e.g. K=4" if arg == "K" else "positive integers, e.g. Ks=range(1, 9)")
     if K is None and not len(list(Ks)):
         raise SpecError("Ks", "no K to try", "e.g. Ks=range(1, 9), or give K")
+    check_elbow_settings(rule, threshold, n_init)
     X, Y = task.numeric()
     relu = train_relu(X, Y, hidden=int(hidden), lr=tr.lr, steps=tr.steps, seeds=seeds, init_std=tr.init_std,
                       loss=tr.loss, seed=seed, every=every)
