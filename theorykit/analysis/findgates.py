@@ -48,6 +48,7 @@ import numpy as np
 
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
+from ..linalg import data_scale
 from ._runs import ReluRun, train_gdln_many, train_relu
 from ..spec.fields import choice, integer, real
 from ..spec.gating import GDLNSpec, Pathway, Training
@@ -123,7 +124,7 @@ def pattern_ranks(X, Y, patterns, tol: float = 1e-9) -> list:
     A Σyx counts as zero where its largest singular value is at most ``tol`` × ‖Y‖_F ‖X‖_F / P (a
     bound on every pattern's Σyx), so the ranks do not depend on the data's scale."""
     X, Y = np.asarray(X, float), np.asarray(Y, float)
-    scale = np.linalg.norm(Y) * np.linalg.norm(X) / X.shape[1]
+    scale = data_scale(X, Y)
     out = []
     for g in patterns:
         S = (Y * np.asarray(g, float)[None, :]) @ X.T / X.shape[1]
