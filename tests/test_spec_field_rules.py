@@ -272,6 +272,9 @@ def test_real_bounds_closed_and_open():
     assert "needs a number, got a boolean" in _err(lambda: vf.real(True, "lr", lo=0, hi=1, fix="x"))
     assert "needs a number, got a string" in _err(lambda: vf.real("0.1", "lr", lo=0, hi=1, fix="x"))
     assert "too small" in _err(lambda: vf.real(decimal.Decimal("1e-400"), "lr", lo=0, hi=1, fix="x"))
+    # a signalling NaN refuses float() itself (ValueError): still "not a finite number", naming the field
+    assert "not a finite number" in _err(lambda: vf.real(decimal.Decimal("sNaN"), "lr", lo=0, hi=1, fix="x"),
+                                         field="lr")
     # float(10**400) overflows: reported as not finite, not as 0 or a raw OverflowError
     assert "not a finite number" in _err(lambda: vf.real(10**400, "lr", lo=0, hi=1e9, fix="x"), field="lr")
     assert "not a finite number" in _err(lambda: vf.real(float("nan"), "lr", lo=0, hi=1, fix="x"))

@@ -128,6 +128,8 @@ def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = F
         v = float(value)
     except OverflowError:
         v = math.inf
+    except ValueError:            # a signalling NaN (Decimal("sNaN")) refuses float()
+        v = math.nan
     if v == 0 and value != 0:     # a Decimal below the smallest float (load_spec keeps 1e-400 so)
         raise SpecError(field, f"{value} is too small (below the smallest float, about 1e-308)", fix)
     if isinstance(value, decimal.Decimal) and value.is_finite() and math.isinf(v):    # 1e400, kept so too
