@@ -112,8 +112,11 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None) 
                         "give the spec that find-gates found in this run")
     Xs, Ys = spec.task.numeric()
     if Xs.shape != run.X.shape or Ys.shape != run.Y.shape or not (np.allclose(Xs, run.X) and np.allclose(Ys, run.Y)):
-        raise SpecError("--data", f"the spec's data ({Xs.shape[0]} × {Xs.shape[1]} inputs) is not the run's "
-                        f"({run.X.shape[0]} × {run.X.shape[1]})", "compare a spec with the run it was found in")
+        same = Xs.shape == run.X.shape and Ys.shape == run.Y.shape
+        raise SpecError("--data", f"the spec's data ({Xs.shape[0]} × {Xs.shape[1]} inputs, {Ys.shape[0]} × "
+                        f"{Ys.shape[1]} targets) is not the run's ({run.X.shape[0]} × {run.X.shape[1]} inputs, "
+                        f"{run.Y.shape[0]} × {run.Y.shape[1]} targets)" + (": the same sizes, other values" if same else ""),
+                        "compare a spec with the run it was found in")
     lr = float(spec.training.lr if lr is None else lr)
     loss = loss or spec.training.loss
     t = (run.steps - run.steps[0]).astype(int)

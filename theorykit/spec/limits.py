@@ -127,7 +127,8 @@ def _env_number(name, default):
     except ValueError:
         raise SpecError(name, f"environment variable {name}={txt!r} is not a number", f"unset {name} or give a number")
     if not (v > 0 and math.isfinite(v)):
-        raise SpecError(name, f"environment variable {name}={txt!r} must be positive", f"unset {name}")
+        raise SpecError(name, f"environment variable {name}={txt!r} must be a positive, finite number",
+                        f"unset {name} or give a positive number")
     return v
 
 
