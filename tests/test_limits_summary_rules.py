@@ -28,6 +28,8 @@ def test_human_seconds_switches_unit_at_each_boundary():
     assert [hs(2 * 86400 - 36), hs(2 * 86400)] == ["48 h", "2 days"]      # 172764/3600 = 47.99
     assert [hs(2 * 365 * 86400 - 86400), hs(2 * 365 * 86400)] == ["729 days", "2 years"]
     assert hs(10 * 365 * 86400) == "10 years"
+    # years of 365 × 86400 s: 2.00500001 years print as 2.01 (a year 1 s longer would give 2.004977: "2")
+    assert hs(365 * 86400 * 2.00500001) == "2.01 years"
 
 
 def test_human_bytes_switches_unit_at_a_thousand():
@@ -107,6 +109,7 @@ def test_estimates_add_up_and_keep_their_parts():
     assert (c.stage, c.seconds, c.bytes) == ("A + B", 3.5, 35.0)
     assert [p[0] for p in c.parts] == ["x", "y", "z"] and c.radicals == "marker"
     assert c.summary() == "about 3.5 s, 35 B"
+    assert (L.Estimate("m").add("f", nbytes=5.0).seconds, L.Estimate("t").add("f", 2.0).bytes) == (0.0, 0.0)
 
 
 def test_task_estimate_counts_entries():
@@ -442,7 +445,7 @@ def test_plot_axes_labels_and_time_grid():
     labels = fig.axes[0].get_legend_handles_labels()[1]
     assert labels == ["simulation (mean ± std, 3 seeds)"]
     der = Derivation(load_spec(_examples() / "xor_linear.toml"), values={"Delta": 0.5})
-    for times, sim, tmax in (([0, 400], None, 400.0), ([0, 40], _fake_sim(), 100.0), ([0, 400], _fake_sim(), 400.0)):
+    for times, sim, tmax in (([0, 0.5], None, 0.5), ([0, 400], None, 400.0), ([0, 40], _fake_sim(), 100.0), ([0, 400], _fake_sim(), 400.0)):
         fig = tk.plot(der=der, values={"Delta": 0.5}, times=np.asarray(times), sim=sim, title="T")
         assert len(fig.axes) == 2 and fig._suptitle.get_text() == "T"
         x = fig.axes[0].lines[-1].get_xdata()
@@ -461,6 +464,18 @@ def test_plot_axes_labels_and_time_grid():
     lines = fig.axes[1].lines
     assert [ln.get_label() for ln in lines][0] == "p simulation" and len(lines) == 2
     np.testing.assert_allclose(lines[1].get_ydata(), S.mean(0)[:, 1])
+    # the band of mode 1 spans mean ± std over the seeds: S[:, :, 0] = 2k + 6·seed, std √(2/3)·6
+    band = fig.axes[1].collections[0].get_paths()[0].vertices[:, 1]
+    mu, sd = S[:, :, 0].mean(0), S[:, :, 0].std(0)
+    assert band.min() == pytest.approx((mu - sd).min()) and band.max() == pytest.approx((mu + sd).max())
+    # a pathway with more than 3 modes: its theory lines labelled once, "<name> theory"
+    fake = types.SimpleNamespace(method="race", predict_modes=lambda g, v: {"q": np.zeros((len(g), 4))},
+                                 predict_loss=lambda g, v: np.zeros(len(g)))
+    fig = tk.plot(der=fake, times=np.asarray([0, 10]))
+    assert fig.axes[1].get_legend_handles_labels()[1] == ["q theory"] and len(fig.axes[1].lines) == 4
+    # Δ without a value: no theory curve, said on the loss axis; no modes either, so one axis
+    fig = tk.plot(der=Derivation(load_spec(_examples() / "xor_linear.toml")), times=np.asarray([0, 10]))
+    assert len(fig.axes) == 1 and fig.axes[0].texts[0].get_text().startswith("no theory curve: ")
     # nothing to draw, or a theory without the steps to draw it at: SpecErrors naming der and times
     with pytest.raises(SpecError) as err:
         tk.plot()
@@ -692,3 +707,49 @@ def test_derive_text_with_free_symbols_shows_the_exact_modes(monkeypatch, capsys
     assert out[1].startswith("  symbols Delta have no value: exact s and d below")
     assert [ln.strip() for ln in out if "mode" in ln and ":" in ln] == ["mode 1: s = Delta/2, d = Delta**2/2"] * 2
     assert not any("t½" in ln or ln.strip().startswith("t =") for ln in out)
+
+
+def test_fused_check_reports_a_divergence_by_name():
+    """check= (as the plain engine): a run whose loss grows tenfold is a DivergenceError naming it and the
+    step size; without check the curve is returned. One linear unit, W1 = W2 = 1, x = 1, y = 0, lr 3, by
+    hand: r = −w1 w2, w1 ← w1 + 3 r w2, w2 ← w2 + 3 r w1: from (1, 1): r = −1 → (−2, −2); r = −4 → (22, 22),
+    r = −484; the loss ½ r² goes 0.5, 8, ½·484² = 117128."""
+    import jax.numpy as jnp
+
+    from theorykit.errors import DivergenceError
+    from theorykit.sim.engine import train_net
+
+    net = _net((("a", 1),), [("ia", "input", "a", [0], None), AO], d=1)
+    p0 = {"ia": jnp.asarray([[[1.0]]]), "ao": jnp.asarray([[[1.0]]])}
+    data = (jnp.asarray([[1.0]]), jnp.asarray([[0.0]]))
+    r = train_net(net, p0, data, loss="sum", lr=3.0, steps=2, fused=True)
+    np.testing.assert_allclose(r.loss, [[0.5, 8.0, 0.5 * 484.0 ** 2]], rtol=1e-15)
+    with pytest.raises(DivergenceError, match="fused run diverged with lr=3.0"):
+        train_net(net, p0, data, loss="sum", lr=3.0, steps=2, fused=True, check="fused run")
+
+
+def test_simulation_estimate_of_a_graph_by_hand():
+    """A graph: every edge once, W_e of (destination width) × (source width); memory per edge
+    seeds·item·(6·a·b + 4·a·P), the time per edge steps·seeds·6·a·b·P/SIM_FLOPS, E = 3 weight matrices.
+    input (2) → a (3) → b (4) → output (1), P = 2: input→a 3 × 2: 6·6 + 4·3·2 = 60; a→b 4 × 3: 72 + 32 = 104;
+    b→output 1 × 4: 24 + 8 = 32; 196 per seed in all. An edge from the input or to the output is named
+    by its index, one between nodes by its destination's width."""
+    doc = {"data": {"inputs": [[1, 0], [0, 1]], "targets": [[1, -1]]}, "training": {"lr": 0.05, "steps": 10},
+           "nodes": [{"name": "a", "width": 3}, {"name": "b", "width": 4}],
+           "edges": [{"from": "input", "to": "a"}, {"from": "a", "to": "b"}, {"from": "b", "to": "output"}]}
+    e = L.simulation_estimate(spec_from_dict(doc), steps=10, seeds=2)
+    assert [p[0] for p in e.parts] == ["edges[0]", "nodes[1].width", "edges[2]", "training.steps", "compile"]
+    assert [p[2] for p in e.parts[:3]] == [2 * 8 * 60, 2 * 8 * 104, 2 * 8 * 32] and [p[3] for p in e.parts[:3]] == [3, 4, 1]
+    assert e.bytes == 2 * 8 * 196 + 2 * 8 * 2 * 11
+    for part, ab in zip(e.parts, (6, 12, 4)):
+        assert part[1] == pytest.approx(10 * 2 * 6 * ab * 2 / L.SIM_FLOPS, rel=1e-12)
+    assert e.parts[4][1] == pytest.approx(L.SIM_COMPILE[0] + 3 * L.SIM_COMPILE[1], rel=1e-12)
+    assert e.parts[3][1] == pytest.approx(10 * L.SIM_STEP_OVERHEAD * 3, rel=1e-12)
+
+
+def test_radicals_of_a_named_task_are_blamed_on_its_delta():
+    """enforce's radicals field: a custom task names the deepest radical's entry; a named task with a
+    Delta (xor-margin with Δ = sqrt(2)) names data.Delta."""
+    s = spec_from_dict({"data": {"task": "xor-margin", "reln": "linear", "hidden": 4, "Delta": "sqrt(2)"}})
+    e = L.derivation_estimate(s)
+    assert e.radicals[1] == "data.Delta" and e.radicals[2] > 0
