@@ -206,7 +206,7 @@ def test_simulation_memory_by_hand():
     hist = 2 * 8 * 2 * 11
     assert e.bytes == 2 * (2 * 8 * 2704) + hist
     assert [p[0] for p in e.parts] == ["pathways[0].hidden", "pathways[1].hidden", "training.steps", "compile"]
-    assert [p[3] for p in e.parts] == [64, 64, 10, None] and e.parts[-1][4] == 0.0
+    assert [p[3] for p in e.parts] == [64, 64, 10, None] and [p[4] for p in e.parts] == [1.0, 1.0, 1.0, 0.0]
     assert e.parts[2][2] == hist and e.parts[2][1] == pytest.approx(10 * L.SIM_STEP_OVERHEAD * 4, rel=1e-12)
     f32 = L.simulation_estimate(xor, steps=10, seeds=2, dtype="float32")
     assert f32.bytes == 2 * (2 * 4 * 2704) + hist                 # 4-byte numbers; the history stays float64
@@ -246,6 +246,15 @@ def test_enforce_names_the_field_most_out_of_proportion_and_how_far():
     with pytest.raises(SpecError) as err:
         L.enforce(_sim_like(50.0, 10.0, hidden=4000, steps=10 ** 4), L.Limits(max_bytes=1e30, max_seconds=31.5))
     assert err.value.field == "pathways[0].hidden" and "from 4000 to at most 1600" in str(err.value)
+
+
+def test_enforce_compares_each_field_with_its_ordinary_size():
+    """_TYPICAL: 1e4 steps, 8 seeds, 1e3 hidden units. 16 seeds (2× ordinary) beside 1900 hidden units
+    (1.9×), both costing 50 s of 61.5 s, limit 31.5 s: both could fit (room 20 s: 16·0.4 → 6, 1900·0.4 →
+    760) and the seeds are further out of proportion, so they are named."""
+    with pytest.raises(SpecError) as err:
+        L.enforce(_sim_like(50.0, 10.0, hidden=1900, steps=10 ** 4, seeds=16), L.Limits(max_bytes=1e30, max_seconds=31.5))
+    assert err.value.field == "--seeds" and "lower --seeds from 16 to at most 6" in str(err.value)
 
 
 def test_enforce_memory_is_never_lifted_and_counts_the_seeds():
@@ -637,7 +646,12 @@ def test_comparison_figures_title_and_gates():
     styles = [(ln.get_marker(), ln.get_linestyle()) for ln in fig.axes[0].lines]
     assert styles == [("o", "None"), ("None", "-"), ("None", "--")]
     assert [ax.get_yscale() for ax in fig.axes] == ["linear", "log"]
-    np.testing.assert_array_equal(fig.axes[0].lines[0].get_xdata(), [10, 20, 30])
+    for ax in fig.axes:                       # every curve over the checkpoint steps, on both panels
+        for ln, y in zip(ax.lines, (c.run_loss, c.gdln_loss, c.race_loss)):
+            np.testing.assert_array_equal(ln.get_xdata(), [10, 20, 30])
+            np.testing.assert_array_equal(ln.get_ydata(), y)
+    assert fig.axes[1].get_position().x0 > fig.axes[0].get_position().x1     # side by side
+    assert fig.axes[0].get_legend() is not None and fig.axes[1].get_legend() is None
     nf = _comparison(race=False).figure()
     assert nf._suptitle.get_text() == "xor-linear: 2 pathways; max gap / L(0): GDLN 0.100"
     assert len(nf.axes[0].lines) == 2
@@ -645,6 +659,12 @@ def test_comparison_figures_title_and_gates():
     np.testing.assert_array_equal(g.axes[0].images[0].get_array(), [[1, 1, 0, 0], [0, 0, 1, 1]])
     assert [t.get_text() for t in g.axes[0].get_yticklabels()] == ["positive (64 units)", "negative (64 units)"]
     assert g.get_size_inches()[1] == pytest.approx(2.0)          # 0.9 + 0.35·2 = 1.6 < 2
+    assert g.axes[0].images[0].get_clim() == (0, 1)              # 0 white, 1 black, whatever the gates
+    from theorykit.spec.files import load_spec
+
+    four = load_spec(_examples() / "xor_reln.toml")               # four point pathways
+    c4 = type(c)(c.steps, c.t, c.run_loss, c.gdln_loss, None, four, 1e-3, 0.5, "mean")
+    assert c4.gates_figure().get_size_inches()[1] == pytest.approx(0.9 + 0.35 * 4)
 
 
 def test_comparison_page_and_files(tmp_path):
@@ -753,3 +773,19 @@ def test_radicals_of_a_named_task_are_blamed_on_its_delta():
     s = spec_from_dict({"data": {"task": "xor-margin", "reln": "linear", "hidden": 4, "Delta": "sqrt(2)"}})
     e = L.derivation_estimate(s)
     assert e.radicals[1] == "data.Delta" and e.radicals[2] > 0
+
+
+def test_fused_loss_curve_drops_residuals_below_the_floor():
+    """The residual floor (RESIDUAL_FLOOR = 1e-150, as the plain engine): W2 = 0, y = 5e-151, so the
+    residual is 5e-151 and is dropped: the recorded loss is exactly 0 (without the floor ½·25e-302, a
+    normal float64, not flushed as a subnormal would be)."""
+    import jax.numpy as jnp
+
+    from theorykit.sim.engine import train_net
+
+    net = _net((("a", 1),), [("ia", "input", "a", [0], None), AO], d=1)
+    p0 = {"ia": jnp.asarray([[[1.0]]]), "ao": jnp.asarray([[[0.0]]])}
+    r = train_net(net, p0, (jnp.asarray([[1.0]]), jnp.asarray([[5e-151]])), loss="sum", lr=0.1, steps=0, fused=True)
+    assert r.loss.tolist() == [[0.0]]
+    r = train_net(net, p0, (jnp.asarray([[1.0]]), jnp.asarray([[1e-100]])), loss="sum", lr=0.1, steps=0, fused=True)
+    assert r.loss[0, 0] == pytest.approx(0.5e-200, rel=1e-12)          # above the floor: ½ r²
