@@ -28,6 +28,8 @@ def test_human_seconds_switches_unit_at_each_boundary():
     assert [hs(2 * 86400 - 36), hs(2 * 86400)] == ["48 h", "2 days"]      # 172764/3600 = 47.99
     assert [hs(2 * 365 * 86400 - 86400), hs(2 * 365 * 86400)] == ["729 days", "2 years"]
     assert hs(10 * 365 * 86400) == "10 years"
+    # not a number of seconds: said as it is, in seconds (it read "nan years": NaN fails every "s < below")
+    assert [hs(float("nan")), hs(float("inf"))] == ["nan s", "inf s"]
     # years of 365 × 86400 s: 2.00500001 years print as 2.01 (a year 1 s longer would give 2.004977: "2")
     assert hs(365 * 86400 * 2.00500001) == "2.01 years"
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..curves import max_gap
 from ..errors import SpecError
 from ._runs import gdln_outputs_from_start
 from .checkpoints import paired_start, start_a0
@@ -51,13 +52,10 @@ class Comparison:
 
     def agreement(self) -> dict:
         """Largest gap between curves as a share of the run's initial loss."""
-        def gap(a, b):
-            return float(np.max(np.abs(np.asarray(a) - np.asarray(b))) / self.L0)
-
-        out = {"gdln_vs_run": gap(self.gdln_loss, self.run_loss)}
+        out = {"gdln_vs_run": max_gap(self.gdln_loss, self.run_loss, self.L0)}
         if self.race_loss is not None:
-            out["race_vs_run"] = gap(self.race_loss, self.run_loss)
-            out["race_vs_gdln"] = gap(self.race_loss, self.gdln_loss)
+            out["race_vs_run"] = max_gap(self.race_loss, self.run_loss, self.L0)
+            out["race_vs_gdln"] = max_gap(self.race_loss, self.gdln_loss, self.L0)
         return out
 
     def summary(self) -> dict:

@@ -190,6 +190,8 @@ def human_bytes(b: float) -> str:
 
 def human_seconds(s: float) -> str:
     s = float(s)
+    if not math.isfinite(s):
+        return f"{s:.3g} s"
     for below, unit, name in ((120, 1, "s"), (7200, 60, "min"), (2 * 86400, 3600, "h"),
                               (2 * 365 * 86400, 86400, "days")):
         if s < below:
