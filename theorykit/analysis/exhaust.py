@@ -19,6 +19,7 @@ common pathway plus one item-only pathway per proper non-empty subset of context
 from __future__ import annotations
 
 import itertools
+import numbers
 import sys
 import time
 from dataclasses import dataclass
@@ -58,8 +59,9 @@ def exhaust_spec(k: int, gamma=None, n: int = 8):
     """The superset spec: ``contexts(n, k)`` (hierarchy everywhere, context scale γ) with the common
     pathway and one item-only pathway per proper non-empty context subset, summed loss, η = 0.001."""
 
-    if not isinstance(k, int) or k < 2:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:     # numpy's integers too
         raise SpecError("--k", f"needs an integer k >= 2, got {k!r}", "use --k 3 or --k 4")
+    k = int(k)
     if k > 4:       # k = 5: 2^31 - 1 families, built as a list before any race (k = 4, 32 767, takes 0.25 s)
         raise SpecError("--k", f"k = {k} has 2^{2 ** k - 1} - 1 families: too many to enumerate",
                         "use --k 3 or 4")
@@ -197,10 +199,9 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     from tqdm import tqdm
 
     positive_int(steps, "--steps", "--steps 8000")
-    if not race_dt > 0:
+    if isinstance(race_dt, bool) or not isinstance(race_dt, numbers.Real) or not race_dt > 0:   # "x": a raw TypeError
         raise SpecError("--race-dt", f"needs a positive number, got {race_dt!r}", "e.g. --race-dt 10")
-    if batch < 1:
-        raise SpecError("--batch", f"needs a positive integer, got {batch}", "e.g. --batch 256")
+    positive_int(batch, "--batch", "--batch 256")      # 2.5 or "8": a raw TypeError before
     for fld, v, (lo, hi), eg in (("--gamma", gamma, (DATA_MIN, DATA_MAX), "--gamma 1.1"),
                                  ("--a0", a0, TRAINING_RANGES["a0"], "--a0 0.001")):
         if v is not None:       # the context scale is a data number, a0 a training setting: checked as a spec's
@@ -211,6 +212,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
             real(v, fld, lo=lo, hi=hi, fix=f"a positive number between {fmt(lo)} and {fmt(hi)}, e.g. {eg}")
     t_start = time.time()
     spec, subsets, masks, labels = exhaust_spec(k, gamma)
+    k = int(k)                                     # checked there (numpy's integers too): a plain int in the summary
     a0 = default_a0() if a0 is None else float(a0)
     fam = np.arange(len(masks)) if families is None else np.asarray(families, dtype=int)
     syms = context_symmetries(spec.task, 8, k)
