@@ -67,13 +67,20 @@ def test_write_outputs_ranks_every_family_and_plots_loss_against_steps(stand_in_
     curve = figs[0].axes[1].get_lines()[0]
     np.testing.assert_array_equal(curve.get_xdata(), np.arange(1, 128))
     np.testing.assert_allclose(curve.get_ydata(), sorted(2 - f / 1000 for f in range(127)), rtol=1e-15)
+    # and one marker per named set at (its rank, its area): family f has rank 127 − f and area 2 − f/1000
+    marks = {ln.get_label(): (ln.get_xdata()[0], ln.get_ydata()[0]) for ln in figs[0].axes[1].get_lines()[1:]}
+    want = {f"{nm}: #{127 - labels.index(lab)}": (127 - labels.index(lab), 2 - labels.index(lab) / 1000)
+            for nm, lab in ex.named_families(3, labels).items()}
+    assert marks.keys() == want.keys()
+    for lab, (x, y) in want.items():
+        assert marks[lab][0] == x and marks[lab][1] == pytest.approx(y, rel=1e-15)
 
 
 def test_named_families_at_k_4_by_hand():
     """named_families' docstring: common only, common + all r-context pathways (r = 1 … k−1), all
     (the last label). k = 4: singles 1…4, doubles the six pairs, triples the four triples, each in
     the lexicographic order of its contexts."""
-    assert ex.named_families(4, ["common", "every"]) == {
+    assert ex.named_families(4, ["common", "1", "every"]) == {
         "common only": "common",
         "common + singles": "common+1+2+3+4",
         "common + doubles": "common+12+13+14+23+24+34",
@@ -92,7 +99,7 @@ def test_exhaust_spec_needs_an_integer_k_of_at_least_2(k):
 # ------------------------------------------------------------------------------------------------
 # gates.py: the census pools seeds
 # ------------------------------------------------------------------------------------------------
-from theorykit.theory.gates import context_census, layer_activity, unit_gates  # noqa: E402
+from theorykit.theory.gates import UnitGates, context_census, layer_activity, tally, unit_gates  # noqa: E402
 
 # 2 contexts × 2 items, context-major columns (c1 i1, c1 i2, c2 i1, c2 i2)
 _TWO_SEEDS = np.array([[[1, 1, 1, 1],      # seed 0: common
@@ -207,4 +214,75 @@ def test_unit_gates_threshold_is_tol_times_each_units_largest_magnitude():
     magnitude is a negative pre-activation): (off, off, on); unit (0.4, 0.11, 0.05): threshold 0.1,
     (on, on, off) -- the same rule at any scale."""
     pre = np.array([[4.0, 1.0, 1.5], [-8.0, 1.0, 3.0], [0.4, 0.11, 0.05]])
-    assert unit_gates(pre, tol=0.25).tolist() == [[True, False, True], [False, False, True], [True, True, False]]
+    want = [[True, False, True], [False, False, True], [True, True, False]]
+    assert unit_gates(pre, tol=0.25).tolist() == want
+    # leading axes kept (seeds × H × P): the largest magnitude is still taken over the datapoints
+    assert unit_gates(np.stack([pre, pre[::-1]]), tol=0.25).tolist() == [want, want[::-1]]
+
+
+def test_tally_weighted_sums_stay_weighted():
+    """share=False gives the (weighted) sums, "as ints when unweighted": weights 0.5 and 1.5 on the
+    units in class a give 0.5 (network 0) and 2.0 (network 1), not their integer parts; unweighted,
+    the counts are ints."""
+    m = {"a": np.array([[True, False], [True, True]])}
+    w = np.array([[0.5, 1.0], [0.5, 1.5]])
+    assert tally(m, w, share=False)["a"].tolist() == [0.5, 2.0]
+    assert tally(m, w, pooled=True, share=False) == {"a": 2.5}
+    counts = tally(m, share=False)["a"]
+    assert counts.tolist() == [1, 2] and counts.dtype.kind == "i"
+
+
+def test_interlacing_default_tolerance_is_32_eps_max_dim_sigma1(monkeypatch):
+    """interlacing_holds' docstring: tol = 32 · eps · max(m, n) · σ₁(A). Stood-in bounds for a 4 × 2
+    matrix with σ₁ = 1 (tol = 128 eps): σ₁(B) above σ₁(A) by 126 eps holds, by 130 eps does not; below
+    the lower bound likewise."""
+    from theorykit.theory import lemmas
+
+    eps = np.finfo(float).eps
+    monkeypatch.setattr(lemmas, "top_singular_value", lambda A: 1.0)
+    for over, holds in ((126 * eps, True), (130 * eps, False)):
+        monkeypatch.setattr(lemmas, "interlacing_bounds", lambda A, r, c: (np.array([1.0]), np.array([1.0 + over]),
+                                                                           np.array([0.0])))
+        assert lemmas.interlacing_holds(np.zeros((4, 2)), [], []) is holds
+        monkeypatch.setattr(lemmas, "interlacing_bounds", lambda A, r, c: (np.array([1.0]), np.array([0.5 - over]),
+                                                                           np.array([0.5])))
+        assert lemmas.interlacing_holds(np.zeros((4, 2)), [], []) is holds
+
+
+def test_unit_gates_need_units_and_datapoints_and_match_per_network():
+    """Patterns are (..., H, P): one flat pattern (no units axis) is refused. matches() compares each
+    unit's pattern over the datapoints (the last axis), leading axes kept: 2 seeds × 2 units × 3
+    datapoints, named pattern (1, 0, 1): seed 0 unit 1 and seed 1 unit 0 match."""
+    with pytest.raises(ValueError, match="must be"):
+        UnitGates(np.array([True, False, True, True]))
+    on = np.array([[[1, 1, 1], [1, 0, 1]], [[1, 0, 1], [0, 0, 0]]], bool)
+    assert UnitGates(on).matches([(1, 0, 1)]).tolist() == [[False, True], [True, False]]
+
+
+def test_context_symmetries_refuse_a_task_of_the_wrong_size_by_name():
+    """n = 1 item, k = 2 contexts need n·k = 2 datapoints; a task with 3 is refused naming "task" and
+    saying how many it has."""
+    import sympy as sp
+    from theorykit.spec.task import Task
+
+    task = Task(sp.Matrix([[1, 0, 0], [0, 1, 1]]), sp.Matrix([[1, 1, 1]]))
+    with pytest.raises(ex.SpecError) as e:
+        ex.context_symmetries(task, 1, 2)
+    assert e.value.field == "task" and "expected n·k = 2 datapoints, got 3" in str(e.value)
+
+
+def test_interlacing_takes_any_tolerance_of_at_least_zero():
+    """tol ≥ 0 is a tolerance ("give tol ≥ 0"): 0 (exact comparisons) and 0.5 are taken; −0.5 and nan
+    are refused naming tol. diag(2, 1) minus its second row and column: B = [2], σ(B) = 2 = σ₁(A) and
+    σ₁(B) = 2 ≥ σ₂(A) = 1, so it holds even with tol = 0 (the singular values of a diagonal matrix
+    are exact)."""
+    from theorykit.errors import SpecError
+    from theorykit.theory.lemmas import interlacing_holds
+
+    A = np.diag([2.0, 1.0])
+    assert interlacing_holds(A, [1], [1], tol=0.0) is True
+    assert interlacing_holds(A, [1], [1], tol=0.5) is True
+    for bad in (-0.5, float("nan")):
+        with pytest.raises(SpecError) as e:
+            interlacing_holds(A, [1], [1], tol=bad)
+        assert e.value.field == "tol"
