@@ -134,7 +134,7 @@ def test_context_census_pools_every_count_over_seeds():
 # ------------------------------------------------------------------------------------------------
 # lemmas.py: distance from a context-only gating
 # ------------------------------------------------------------------------------------------------
-from theorykit.theory.lemmas import context_gating_mismatch  # noqa: E402
+from theorykit.theory.lemmas import context_gating_mismatch, interlacing_holds, pattern_from_gates  # noqa: E402
 
 
 def test_context_gating_mismatch_by_hand():
@@ -146,8 +146,9 @@ def test_context_gating_mismatch_by_hand():
     all zero: 0 (no activity to mismatch, not 0/0)."""
     pre = np.array([[1.0, -1.0, 2.0, -4.0, 0.0, 5.0],
                     [1.0, 2.0, 3.0, -1.0, -1.0, -2.0],
-                    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]])
-    np.testing.assert_allclose(context_gating_mismatch(pre, 3, 2), [5 / 13, 0.0, 0.0], rtol=1e-15, atol=0)
+                    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                    [0.01, -0.01, 0.02, -0.04, 0.0, 0.05]])     # the first unit scaled by 1/100: still 5/13
+    np.testing.assert_allclose(context_gating_mismatch(pre, 3, 2), [5 / 13, 0.0, 0.0, 5 / 13], rtol=1e-14, atol=0)
 
 
 def test_layer_activity_with_a_dead_first_layer_has_no_all_on_share():
@@ -286,3 +287,24 @@ def test_interlacing_takes_any_tolerance_of_at_least_zero():
         with pytest.raises(SpecError) as e:
             interlacing_holds(A, [1], [1], tol=bad)
         assert e.value.field == "tol"
+
+
+def test_removed_indices_must_lie_below_the_size():
+    """rows_removed / cols_removed are indices in 0 … m−1 / 0 … n−1: on a 3 × 2 matrix, row 3 and
+    column 2 are one past the end and are refused by name (not read as "nothing removed")."""
+    from theorykit.errors import SpecError
+
+    A = np.ones((3, 2))
+    for rows, cols, field in (([3], [], "rows_removed"), ([], [2], "cols_removed")):
+        with pytest.raises(SpecError) as e:
+            interlacing_holds(A, rows, cols)
+        assert e.value.field == field
+    assert interlacing_holds(A, [2], [1])          # the last row and column are fine
+
+
+def test_pattern_from_gates_keeps_a_units_axis():
+    """H × P gates (P = n·k context-major) → H × n × k patterns, G[h, i, c] = gates[h, c·n + i].
+    n = 2 items, k = 3 contexts; unit 0 on for (c1, i1), (c2, i2), (c3, i1); unit 1 for context 2."""
+    gates = np.array([[1, 0, 0, 1, 1, 0], [0, 0, 1, 1, 0, 0]])
+    want = [[[1, 0, 1], [0, 1, 0]], [[0, 1, 0], [0, 1, 0]]]
+    assert pattern_from_gates(gates, 2, 3).astype(int).tolist() == want
