@@ -308,3 +308,16 @@ def test_pattern_from_gates_keeps_a_units_axis():
     gates = np.array([[1, 0, 0, 1, 1, 0], [0, 0, 1, 1, 0, 0]])
     want = [[[1, 0, 1], [0, 1, 0]], [[0, 1, 0], [0, 1, 0]]]
     assert pattern_from_gates(gates, 2, 3).astype(int).tolist() == want
+
+
+def test_staircase_weights_divide_the_context_ranks_by_the_scale():
+    """staircase_weights' docstring: a_i = r_i − ½, s·b_c = −ρ_c. Pattern rows (1, 1, 0), (1, 0, 0):
+    column on-counts 2, 1, 0, so ranks ρ = 0, 1, 2 and r = (2, 1); with s = 2, b = −ρ/2 = (0, −½, −1)
+    and a = (1.5, 0.5); the pre-activations a_i + s b_c = (1.5, 0.5, −0.5 | 0.5, −0.5, −1.5) give back
+    the pattern."""
+    from theorykit.theory.lemmas import gate_pattern, staircase_weights
+
+    G = np.array([[1, 1, 0], [1, 0, 0]], bool)
+    a, b = staircase_weights(G, context_scale=2.0)
+    assert a.tolist() == [1.5, 0.5] and b.tolist() == [0.0, -0.5, -1.0]
+    assert gate_pattern(a, b, 2.0).tolist() == G.tolist()
