@@ -321,3 +321,13 @@ def test_staircase_weights_divide_the_context_ranks_by_the_scale():
     a, b = staircase_weights(G, context_scale=2.0)
     assert a.tolist() == [1.5, 0.5] and b.tolist() == [0.0, -0.5, -1.0]
     assert gate_pattern(a, b, 2.0).tolist() == G.tolist()
+
+
+@pytest.mark.parametrize("blocks", [2.0, "2", True])
+def test_unit_gates_refuses_a_block_count_that_is_not_a_whole_number(blocks):
+    """``blocks`` counts contexts: 2.0, "2" or True is refused by name (2.0 raised a raw TypeError from
+    numpy's reshape); numpy's integers are taken, as a plain int."""
+    on = np.ones((1, 4), dtype=bool)
+    with pytest.raises(ValueError, match="blocks must be a whole number"):
+        UnitGates(on, blocks=blocks)
+    assert UnitGates(on, blocks=np.int64(2)).items == 2 and type(UnitGates(on, blocks=np.int64(2)).blocks) is int

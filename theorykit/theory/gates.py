@@ -23,6 +23,7 @@ results ``(..., H)``.
 """
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -70,6 +71,9 @@ class UnitGates:
         on = np.asarray(self.on, dtype=bool)
         if on.ndim < 2:
             raise ValueError(f"gate patterns must be (..., H, P), got shape {on.shape}")
+        if isinstance(self.blocks, bool) or not isinstance(self.blocks, numbers.Integral):
+            raise ValueError(f"blocks must be a whole number of contexts, got {self.blocks!r}")
+        object.__setattr__(self, "blocks", int(self.blocks))
         if self.blocks < 1 or on.shape[-1] % self.blocks:
             raise ValueError(f"{on.shape[-1]} datapoints do not split into {self.blocks} blocks")
         if self.rule not in RULES:
