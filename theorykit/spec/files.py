@@ -301,10 +301,11 @@ def _builtin_pathways(data, task):
         hidden = vf.integer(data.get("hidden", 100), "data.hidden", lo=1, fix="hidden units per pathway, e.g. 100")
         names = ["all", "common", "double", "single"]
         vf.choice(reln, "data.reln", names, f"use one of {names} for contexts")
-        n_sets = {"double": k, "single": k, "all": 2 ** k - 2, "common": 0}[reln]
-        if n_sets > 256:
-            raise SpecError("data.reln", f"reln = \"{reln}\" with k = {k} contexts makes {n_sets} pathways "
-                            "(more than 256)", "use fewer contexts or reln = \"double\" or \"single\"")
+        n_paths = 1 + {"double": k, "single": k, "all": 2 ** k - 2, "common": 0}[reln]     # with the common one
+        if n_paths > 256:
+            raise SpecError("data.reln", f"reln = \"{reln}\" with k = {k} contexts makes {n_paths} pathways "
+                            "(more than 256)", "use fewer contexts" + (" or reln = \"double\" or \"single\""
+                                                                       if reln == "all" else ""))
         sets = {
             "double": lambda: list(itertools.combinations(range(k), k - 1)),
             "single": lambda: [(c,) for c in range(k)],
@@ -377,8 +378,6 @@ def spec_from_dict(data: Mapping, default_name: str = "spec", limits: Limits | N
                             "keep one of the two forms")
         return parse_graph(task, data.get("nodes"), data.get("edges"), data.get("schedule"),
                            _training(data.get("training")), name)
-    if "schedule" in data:
-        raise SpecError("schedule", "a schedule needs a graph spec", "write the network as [[nodes]] and [[edges]]")
     pathways = _pathways(data.get("pathways"), data.get("data"), task)
     return GDLNSpec(task, tuple(pathways), _training(data.get("training")), name)
 

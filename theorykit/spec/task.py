@@ -9,6 +9,7 @@ Built-in tasks:
 """
 from __future__ import annotations
 
+import ast
 import math
 import numbers
 from dataclasses import dataclass, field
@@ -224,16 +225,14 @@ def xor_margin(delta: sp.Expr | float | None = None) -> Task:
     Datapoints (columns), in order: ``(1, 1, Δ)`` and ``(−1, −1, Δ)`` with label ``+1``,
     ``(1, −1, −Δ)`` and ``(−1, 1, −Δ)`` with label ``−1``: ``y = x1·x2`` and the third
     coordinate is ``+Δ`` on positive and ``−Δ`` on negative examples. ``Δ = 0`` is the
-    classical XoR. With ``delta=None`` Δ is the positive symbol ``Delta``.
+    classical XoR. With ``delta=None`` Δ is the nonnegative symbol ``Delta``. A string is an
+    expression read as in a spec file (:func:`~theorykit.spec.expr.parse_expr`, never ``eval``), its
+    names plain symbols: ``"2*x"``.
     """
     if delta is None:
         D = sp.Symbol("Delta", nonnegative=True)
-    elif isinstance(delta, str):            # an expression such as "2*x"
-        try:
-            D = sp.sympify(delta)
-        except (sp.SympifyError, TypeError, SyntaxError) as exc:
-            raise SpecError("delta", f"cannot read {delta!r} as an expression ({exc!s:.60})",
-                            "give a number, a SymPy expression or leave it out (the symbol Delta)") from None
+    elif isinstance(delta, str):            # an expression such as "2*x", read as a spec file's (no eval)
+        D = parse_expr(delta, _names_as_symbols(delta), "delta")
     else:                                   # numbers (numpy's too) exact, floats via their repr
         D = to_exact(delta, "delta")
     if not isinstance(D, sp.Expr):
@@ -244,6 +243,17 @@ def xor_margin(delta: sp.Expr | float | None = None) -> Task:
     X = sp.Matrix([[a for a, b in pts], [b for a, b in pts], [D * a * b for a, b in pts]])
     Y = sp.Matrix([[a * b for a, b in pts]])
     return Task(X, Y, symbols, "xor-margin", {"Delta": str(D)})
+
+
+def _names_as_symbols(text: str) -> dict:
+    """A plain symbol for each name in the expression ``text`` (none if it does not parse, which
+    :func:`~theorykit.spec.expr.parse_expr` then reports)."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    return {n.id: sp.Symbol(n.id) for n in ast.walk(tree)
+            if isinstance(n, ast.Name) and n.id not in ("sqrt", "Rational")}
 
 
 # ---------------------------------------------------------------------------------
