@@ -166,7 +166,7 @@ class Derivation:
                 raise DerivationError(f"pathway {name!r}: its effective dataset Σyx is zero, there is nothing to learn "
                                       "(check its active datapoints and output rows)", field=self._pathway_field(i))
             for m in modes:
-                if m.d_float(self.reference) <= 1e-14:
+                if m.d_float(self.reference) <= 1e-14 * self._input_power:
                     raise DerivationError(f"pathway {name!r}: a mode with s = {m.s_text} has zero input variance d "
                                           "(degenerate SVD); choose other parameter values", field=self._pathway_field(i))
             width = self.spec.pathways[i].hidden
@@ -177,6 +177,13 @@ class Derivation:
                 self.notes.append(msg)
                 warnings.warn(msg, stacklevel=3)
         return ExprsByName(out)
+
+    @cached_property
+    def _input_power(self) -> float:
+        """``‖X‖_F² / P`` at the reference values: a bound on every ``d = vᵀ Σx_p v`` (``‖v‖ = 1``), the
+        scale against which a zero input variance is told from tiny data (X scaled by 1e-8 has d ≈ 1e-16)."""
+        X, _ = self.task.numeric(self.reference)
+        return float(np.sum(X ** 2)) / max(self.task.P, 1)
 
     @cached_property
     def diagonalisable(self) -> dict[str, bool]:
@@ -386,12 +393,7 @@ class Derivation:
         With ``discrete=True`` (closed-form specs only) each mode follows the discrete
         gradient-descent recurrence ``a ← a(1 + (s − d a)/τ)²`` instead of the flow; for
         aligned, balanced initial weights this is exact for gradient descent, not O(η)."""
-        try:
-            times = np.asarray(times, dtype=float)
-        except (TypeError, ValueError):
-            times = None
-        if times is None or not np.isfinite(times).all() or (times < 0).any():
-            raise SpecError("times", "needs finite gradient steps t ≥ 0", "e.g. times=np.arange(0, 5001, 50)")
+        times = _checked_times(times)
         if discrete and (times != np.round(times)).any():
             raise SpecError("times", "discrete gradient descent has whole steps only",
                             "give integer steps, e.g. np.arange(0, 5001, 50)")
@@ -458,7 +460,7 @@ class Derivation:
 
     def predict_modes(self, times, values: Mapping | None = None) -> dict:
         """Per-pathway mode strengths a_α at ``times`` (closed form or race reduction)."""
-        times = np.asarray(times, dtype=float)
+        times = _checked_times(times)
         vals = self.numeric_values(values)
         if self.method == "closed-form":
 
@@ -502,6 +504,17 @@ class Derivation:
         # the method once it is known (deciding it may need the modes: a repr computes nothing)
         method = self.__dict__.get("method", self.requested_method)
         return f"Derivation({self.spec.name!r}, pathways={[p.name for p in self.spec.pathways]}, method={method!r})"
+
+
+def _checked_times(times) -> np.ndarray:
+    """``times`` as a float array of finite gradient steps t ≥ 0, else a SpecError naming ``times``."""
+    try:
+        times = np.asarray(times, dtype=float)
+    except (TypeError, ValueError):
+        times = None
+    if times is None or not np.isfinite(times).all() or (times < 0).any():
+        raise SpecError("times", "needs finite gradient steps t ≥ 0", "e.g. times=np.arange(0, 5001, 50)")
+    return times
 
 
 def _positive(*xs) -> bool:
