@@ -402,6 +402,11 @@ def test_values_later_agree_to_one_part_in_1e12():
     with pytest.raises(SpecError, match=r"^symbols: Delta = 0\.5 was fixed when this Derivation was built, not "
                                         r"0\.500000000003 \(fix: build Derivation\(spec, values="):
         der.predict_loss([0.0, 10.0], values={"Delta": 0.5 + 3e-12})
+    # below 1 the tolerance stays 1e-12 (the max with 1): at Δ = 1/1000, 1/1000 + 5e-13 agrees
+    small = tk.Derivation(_xor_spec(), values={"Delta": 0.001})
+    small.predict_loss([0.0], values={"Delta": 0.001 + 5e-13})
+    with pytest.raises(SpecError, match="fixed"):
+        small.predict_loss([0.0], values={"Delta": 0.001 + 2e-12})
     # at Δ = 1000 the tolerance is relative: 1000 + 3e-10 agrees (3e-10 ≤ 1e-12 · 1000 = 1e-9)
     big = tk.Derivation(_xor_spec(), values={"Delta": 1000})
     big.predict_loss([0.0], values={"Delta": 1000 + 3e-10})
