@@ -146,6 +146,8 @@ def test_suite_race_records_on_its_grid_to_its_horizon_and_target():
     cfg = {"eta": 0.05, "steps": 30, "race_dt": 40}
     rf = suite_race(spec, cfg, 1e-3, t_end=3)
     np.testing.assert_array_equal(rf.t, [0, 1, 2, 3])
+    # an explicit ``every`` overrides the RK4 step: every 2 steps up to t_end = 4
+    np.testing.assert_array_equal(suite_race(spec, cfg, 1e-3, every=2, t_end=4).t, [0, 2, 4])
     # L(0) from a small a0 is near 0.5 ||Y||^2 (summed loss); contexts(8, 3): Y stacks the 8-item
     # hierarchy targets (entries +-1 / 0) -- computed here from Y; on the zero target the loss is 0
     Y = spec.task.numeric()[1]
