@@ -3,9 +3,9 @@ resumable sweep (theorykit/analysis/sweep.py) against hand-worked numbers and th
 
 Each test closes a gap a mutation check of the three modules found (a changed line that no test
 noticed): the singular values, hidden representations, distances and classical MDS that read a
-trained network (checked on matrices small enough to do by hand), the recording steps of a run,
-the race's recording grid, horizon and target, the r-family winner rule of Finding 3, and the
-sweep's grid syntax (COUNT bounds, empty items, names), member order, chunk files and summary notes.
+trained network and Fig. 4b's snapshot data (checked on matrices small enough to do by hand), the
+recording steps of a run, the race's recording grid, horizon and target, the r-family winner rule
+of Finding 3, and the sweep's grid syntax (COUNT bounds, empty items, names), member order, chunk files and summary notes.
 The sweep's trainer is replaced (as in tests/test_interfaces_rules.py) by one that returns
 hand-written constant loss curves, so every number is known without training."""
 import types
@@ -326,3 +326,29 @@ def test_sweep_chunk_must_be_a_positive_integer(fake_sweep, xor, tmp_path):
     with pytest.raises(SpecError) as exc:
         fake_sweep.run(xor, {"Delta": [0.5]}, seeds=1, steps=2, out=tmp_path / "s", chunk=0, progress=False)
     assert exc.value.field == "--chunk"
+
+
+def test_snapshot_singular_values_by_hand():
+    """Fig. 4b's data: the race's top 4 singular values interpolated at the snapshot steps, and per
+    group of ReLU units (seed 0, majority gating over 3 contexts) the top 4 singular values of the
+    item part of its map, padded with zeros. A one-unit group's map W2[:, h] W1[h, :8] is rank one:
+    its one singular value is |W2[:, h]| |W1[h, :8]|."""
+    race = types.SimpleNamespace(t=np.array([0.0, 2.0]),
+                                 saved={"svals": {"a": [np.array([[1.0, 2.0, 3.0, 4.0], [3.0, 4.0, 5.0, 6.0]])]}})
+    # 2 units, 3 contexts x 2 items: unit 0 on everywhere, unit 1 on in context 0 only -> two groups
+    gates = np.array([[1, 1, 1, 1, 1, 1], [1, 1, 0, 0, 0, 0]], bool)
+    W1 = np.zeros((2, 11))
+    W1[0, :8] = [3.0, 4.0, 0, 0, 0, 0, 0, 0]      # |.| = 5
+    W1[1, :8] = [0, 0, 1.0, 0, 0, 0, 0, 0]        # |.| = 1
+    W1[:, 8:] = 7.0                               # context inputs: not part of the item map
+    W2 = np.array([[2.0, 0.0], [0.0, 3.0]])       # |W2[:, 0]| = 2, |W2[:, 1]| = 3
+    s4 = {"spec_d": types.SimpleNamespace(pathways=[types.SimpleNamespace(name="a")]), "snaps": [0, 1, 2],
+          "race": {"double": race}, "rsn": {s: [W1[None], W2[None]] for s in (0, 1, 2)}, "final_gates": gates[None]}
+    cr.snapshot_singular_values(s4, {})
+    # linear interpolation at step 1 is the mean of steps 0 and 2
+    np.testing.assert_allclose(s4["sv_race_svals"]["a"], [[1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]], rtol=0, atol=1e-12)
+    rel = s4["relu_group_svals"]
+    assert len(rel) == 2
+    got = sorted(tuple(np.round(v[0], 12)) for v in rel.values())
+    assert got == [(3.0, 0.0, 0.0, 0.0), (10.0, 0.0, 0.0, 0.0)]     # 3 * 1 and 2 * 5
+    assert all(v.shape == (3, 4) for v in rel.values())
