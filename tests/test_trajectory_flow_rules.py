@@ -30,6 +30,49 @@ def test_rk4_refuses_a_step_that_is_not_positive_by_naming_the_solver(h):
     assert e.value.field == "solver"
 
 
+
+
+def test_rk4_cuts_each_interval_into_equal_steps_and_reports_the_largest():
+    # RK4's docstring: each interval between recording times is cut into ceil(length/h) steps. ts =
+    # (0, 1, 1.25, 1.3) with h = 0.1: the empty interval [0, 0] takes none, [0, 1] takes 10 steps of
+    # 0.1, [1, 1.25] takes ceil(2.5) = 3 of 0.25/3, [1.25, 1.3] one of 0.05; the largest step is 0.1
+    # and the flow is e^(−t)
+    fl = integrate(lambda y, a: -y, np.ones((1, 1)), None, solver=RK4(0.1),
+                   save=SaveAt(ts=[0.0, 1.0, 1.25, 1.3], fns={"y": lambda y, a: y}))
+    assert fl.extra["steps"] == 14 and fl.extra["h"] == pytest.approx(0.1, rel=1e-15)
+    # RK4's global error at h = 0.1 is ~h⁴/120 ≈ 1e-6 relative (hence the tolerance)
+    np.testing.assert_allclose(fl.saved["y"][0, :, 0], np.exp(-np.array([0.0, 1.0, 1.25, 1.3])), rtol=1e-5)
+    assert fl.saved["y"][0, 0, 0] == 1.0                        # no step before t = 0
+
+@pytest.mark.parametrize("solver", [flow.Dopri5(rtol=0.0), flow.Dopri5(atol=-1e-12), flow.Dopri5(h_max=0.0),
+                                    flow.Dopri5(max_steps=0)])
+def test_dopri5_refuses_settings_outside_its_documented_ranges_by_naming_the_solver(solver):
+    # the rule in _integrate_dopri5: rtol > 0, atol >= 0, h_max > 0, max_steps >= 1
+    with pytest.raises(SpecError) as e:
+        integrate(lambda y, a: -y, np.ones((1, 1)), None, solver=solver, save=SaveAt(ts=[1.0]))
+    assert e.value.field == "solver"
+
+
+
+def test_dopri5_takes_a_zero_absolute_tolerance():
+    # atol >= 0 (a pure relative tolerance is allowed); dy/dt = −y from 1: e^(−1) at t = 1, to well
+    # within rtol = 1e-8 (the local error control keeps the global error near that size)
+    fl = integrate(lambda y, a: -y, np.ones((1, 1)), None, solver=flow.Dopri5(atol=0.0),
+                   save=SaveAt(ts=[1.0], fns={"y": lambda y, a: y}))
+    assert fl.saved["y"][0, -1, 0] == pytest.approx(np.exp(-1.0), rel=1e-6)
+
+def test_the_step_budget_allows_exactly_max_flow_steps_and_refuses_one_more():
+    # integrate's docstring: a flow longer than MAX_FLOW_STEPS steps of 1/(40·rate) is refused. With
+    # rate = 1/40 the step is 1 (exact in binary), so t = MAX_FLOW_STEPS is the last time allowed
+    rate, n = 1 / 40, flow.MAX_FLOW_STEPS
+    ok = integrate(lambda y, a: 0 * y, np.ones((1, 1)), None, solver=flow.Dopri5(), rate=rate,
+                   save=SaveAt(ts=[n], fns={"y": lambda y, a: y}))
+    assert ok.saved["y"][0, -1, 0] == 1.0                       # dy/dt = 0: y stays 1
+    with pytest.raises(SpecError) as e:
+        integrate(lambda y, a: 0 * y, np.ones((1, 1)), None, solver=flow.Dopri5(), rate=rate,
+                  save=SaveAt(ts=[n + 1]))
+    assert e.value.field == "training.lr"
+
 def test_dormand_prince_tableau_meets_its_order_conditions():
     # Hairer, Nørsett & Wanner II.5: the rows of A sum to c; the 5th-order weights b (the last row
     # of A: "first same as last") meet Σ b c^(k−1) = 1/k for k = 1..5 and Σ b A c = 1/6; the
