@@ -120,15 +120,17 @@ def test_exact_parts_of_a_symbolic_task_is_none():
 
 
 def test_a_long_rk4_flow_unrolls_its_stages_and_still_solves_the_ode():
-    # 10 000 steps × a batch of 1 reach flow.UNROLL_STEPS (5000), so the four stages are written
-    # out (the other code path of rk4_step); dy/dt = −y from y0 = (1, 2): y0 e^(−t) by hand, and
-    # RK4's error at h = 1e-3 is ~h⁴ ≈ 1e-12 relative over t = 10
+    # 10 001 steps × a batch of 1 reach flow.UNROLL_STEPS (5000), so the four stages are written
+    # out (the other code path of rk4_step). ts = (2.0005, 10), h = 1e-3: ceil(2000.5) = 2001 steps
+    # of 2.0005/2001, then ceil(7999.5) = 8000 of 7.9995/8000 (a first interval whose step differs from
+    # the rest). dy/dt = −y from y0 = (1, 2): y0 e^(−t) by hand; RK4's error at h = 1e-3 is ~h⁴/120,
+    # far below the 1e-10 asked
     assert 10.0 / 1e-3 >= flow.UNROLL_STEPS
+    ts = np.array([2.0005, 10.0])
     fl = integrate(lambda y, a: -y, np.array([[1.0, 2.0]]), None, solver=RK4(1e-3),
-                   save=SaveAt(ts=[2.0, 10.0], fns={"y": lambda y, a: y}))
-    assert fl.extra["steps"] == 10_000
-    np.testing.assert_allclose(fl.saved["y"][0], [[np.exp(-2.0), 2 * np.exp(-2.0)],
-                                                  [np.exp(-10.0), 2 * np.exp(-10.0)]], rtol=1e-10)
+                   save=SaveAt(ts=ts, fns={"y": lambda y, a: y}))
+    assert fl.extra["steps"] == 2001 + 8000
+    np.testing.assert_allclose(fl.saved["y"][0], np.exp(-ts)[:, None] * [1.0, 2.0], rtol=1e-10)
 
 
 # ------------------------------------------------------------------------------------------------
