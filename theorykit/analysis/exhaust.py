@@ -19,6 +19,7 @@ common pathway plus one item-only pathway per proper non-empty subset of context
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 import sys
 import time
@@ -199,8 +200,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     from tqdm import tqdm
 
     positive_int(steps, "--steps", "--steps 8000")
-    if isinstance(race_dt, bool) or not isinstance(race_dt, numbers.Real) or not race_dt > 0:   # "x": a raw TypeError
-        raise SpecError("--race-dt", f"needs a positive number, got {race_dt!r}", "e.g. --race-dt 10")
+    real(race_dt, "--race-dt", lo=0.0, lo_open=True, hi=math.inf, fix="a positive number, e.g. --race-dt 10")
     positive_int(batch, "--batch", "--batch 256")      # 2.5 or "8": a raw TypeError before
     for fld, v, (lo, hi), eg in (("--gamma", gamma, (DATA_MIN, DATA_MAX), "--gamma 1.1"),
                                  ("--a0", a0, TRAINING_RANGES["a0"], "--a0 0.001")):

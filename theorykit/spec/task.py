@@ -19,7 +19,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
-from .expr import parse_expr, to_exact
+from .expr import FUNCTIONS, parse_expr, to_exact
 from .fields import check_real_finite, integer, short_repr, type_name
 
 __all__ = ["Task", "Radicals", "radicals_of", "xor_margin", "contexts", "structure", "hierarchy", "ring", "cross"]
@@ -253,7 +253,7 @@ def _names_as_symbols(text: str) -> dict:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     return {n.id: sp.Symbol(n.id) for n in ast.walk(tree)
-            if isinstance(n, ast.Name) and n.id not in ("sqrt", "Rational")}
+            if isinstance(n, ast.Name) and n.id not in FUNCTIONS}
 
 
 # ---------------------------------------------------------------------------------
