@@ -20,8 +20,8 @@ import sympy as sp
 import theorykit
 from theorykit.errors import SpecError
 from theorykit.spec.files import (example_path, load_spec, parse_assignment, spec_from_dict, spec_to_toml)
-from theorykit.spec.gating import (GDLNSpec, Pathway, Training, context_family, context_pathways, family_masks,
-                                   lemma41_gatings, xor_relns)
+from theorykit.spec.gating import (GDLNSpec, Pathway, Training, context_family, context_name, context_pathways,
+                                   family_masks, lemma41_gatings, xor_relns)
 from theorykit.spec.task import Task, contexts, cross, hierarchy, radicals_of, ring, structure, xor_margin
 
 def _err(call, field=None) -> SpecError:
@@ -222,6 +222,27 @@ def test_context_pathways_gates_rows_and_names():
     assert [p.name for p in context_pathways(2, 3, [(0,)], common=False)] == ["ctx1"]
     for bad in ([()], [(3,)], [(-1,)], [(True,)], "01", [0]):
         _err(lambda: context_pathways(2, 3, bad))
+
+
+def test_context_names_stay_unambiguous_and_short_from_ten_contexts_on():
+    # k ≤ 9: digits, as the paper writes them (k = 9, contexts 1..8: "ctx12345678").
+    assert context_name(range(8), 9) == "ctx12345678"
+    # k = 12: "ctx12" would be both contexts {1, 2} and context 12, so the numbers are joined by "-".
+    assert [p.name for p in context_pathways(1, 12, [(0, 1), (11,)], common=False)] == ["ctx1-2", "ctx12"]
+    assert context_name(range(9), 10) == "ctx1-2-3-4-5-6-7-8-9"
+    # k = 25, contexts 1..23: 3 + (9·1 + 14·2 digits) + 22 dashes = 62 characters, kept (≤ 64);
+    # contexts 1..24: 3 + (9 + 30) + 23 = 65, so the name lists the one left out.
+    name23 = context_name(range(23), 25)
+    assert len(name23) == 62 and name23.startswith("ctx1-2-3-") and name23.endswith("-22-23")
+    assert context_name(range(24), 25) == "ctx-all-but-25"
+    # reln = "double" at k = 40: every (k−1)-context pathway is named by its missing context, and the
+    # spec loads (before, "ctx1234…" names of 70+ characters were refused as pathways[1].name).
+    spec = spec_from_dict({"data": {"task": "contexts", "n": 1, "k": 40, "reln": "double", "hidden": 4}})
+    names = [p.name for p in spec.pathways]
+    assert names[0] == "common" and sorted(names[1:]) == sorted(f"ctx-all-but-{c}" for c in range(1, 41))
+    # A subset whose both names pass 64 characters is refused by its own field, not by a pathway name.
+    evens = tuple(range(0, 60, 2))       # 30 of 60 contexts: either list is 30 numbers, > 64 characters
+    _err(lambda: context_pathways(1, 60, [(0,), evens]), "subsets[1]")
 
 
 def test_lemma41_gatings_are_the_subsets_by_size():

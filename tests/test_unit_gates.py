@@ -38,6 +38,15 @@ def test_exact_and_majority_classes_by_hand():
     assert mj.groups() == {"common": [0, 4], "ctx13": [1], "ctx2": [2], "ctx1": [5], "ctx12": [6]}
 
 
+def test_labels_from_twelve_contexts_on_are_not_ambiguous():
+    # 12 contexts of one item: a unit on in contexts 1 and 2 and a unit on in context 12 alone would
+    # both read "ctx12" in the digit form; from 10 contexts on the numbers are joined by "-".
+    on = np.zeros((2, 12), bool)
+    on[0, [0, 1]] = True
+    on[1, 11] = True
+    assert UnitGates(on, blocks=12).labels().tolist() == ["ctx1-2", "ctx12"]
+
+
 def test_leading_axes_and_other_context():
     # four contexts, one item each: "on in two of four" is other-context
     g = np.array([[[1, 1, 0, 0], [1, 1, 1, 0]], [[0, 0, 0, 1], [1, 1, 1, 1]]], bool)    # 2 networks × 2 units

@@ -39,6 +39,7 @@ from theorykit.io import write_png
 from theorykit.net.starts import a0_rule
 from theorykit.progress import Progress
 from theorykit.sim.simulate import relu_forward
+from theorykit.spec.gating import context_name
 from theorykit.theory.race import RaceSystem
 
 from ._common import Stopwatch, pyplot, start
@@ -70,7 +71,7 @@ def _label(pattern, n=8, k=3):
         return "mixed(" + ",".join(f"c{c + 1}:{int(g[c].sum())}/{n}" for c in range(k)) + ")"
     if len(on) == k:
         return "common"
-    return "ctx" + "".join(str(c + 1) for c in on)
+    return context_name(on, k)
 
 
 def _section4(st, progress):

@@ -17,10 +17,10 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
-from .fields import integer, label, loss_name, node_label, real, short_repr, type_name
+from .fields import NAME_MAX_LEN, integer, label, loss_name, node_label, real, short_repr, type_name
 from .task import Task
 
-__all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "lemma41_gatings",
+__all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "context_name", "lemma41_gatings",
            "context_family", "family_masks"]
 
 
@@ -265,11 +265,33 @@ def context_pathways(n: int, k: int, subsets: Sequence[Sequence[int]], common: b
     paths = []
     if common:
         paths.append(Pathway("common", (1,) * (n * k), "all", "all", hidden))
-    for S in subsets:
+    for i, S in enumerate(subsets):
         S = tuple(sorted(S))
         act = tuple(int(mu // n in S) for mu in range(n * k))
-        paths.append(Pathway("ctx" + "".join(str(c + 1) for c in S), act, tuple(range(n)), "all", hidden))
+        name = context_name(S, k)
+        if len(name) > NAME_MAX_LEN:
+            raise SpecError(f"subsets[{i}]", f"the pathway of {len(S)} of the {k} contexts would be named "
+                            f"{name[:24]}… ({len(name)} characters, more than {NAME_MAX_LEN})",
+                            "build this pathway yourself, as Pathway(name, gates, ...), with a shorter name")
+        paths.append(Pathway(name, act, tuple(range(n)), "all", hidden))
     return paths
+
+
+def context_name(contexts: Iterable[int], k: int) -> str:
+    """The name of the pathway (or the label of a unit) that is on in ``contexts`` (0-based) of ``k``.
+
+    While k ≤ 9 the contexts' numbers (1-based) follow "ctx" as digits: ``"ctx13"`` is on in contexts 1
+    and 3. From k = 10 on, where "ctx12" could also be context 12, they are joined by "-" (``"ctx1-12"``),
+    and a name that would be longer than NAME_MAX_LEN (64) characters names the contexts left out
+    instead (``"ctx-all-but-7"``: every context but the seventh)."""
+    on = sorted(int(c) + 1 for c in contexts)
+    if k <= 9:
+        return "ctx" + "".join(map(str, on))
+    name = "ctx" + "-".join(map(str, on))
+    if len(name) > NAME_MAX_LEN:
+        on_set = set(on)
+        name = "ctx-all-but-" + "-".join(str(c) for c in range(1, k + 1) if c not in on_set)
+    return name
 
 
 def _context_subsets(subsets, k: int) -> list:

@@ -31,6 +31,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import SpecError
+from ..spec.gating import context_name
 
 __all__ = ["CONTEXT_CLASSES", "LEMMA_CLASSES", "RULES", "UnitGates", "unit_gates", "unit_weights", "significant", "tally",
            "read_units", "context_census", "pathway_maps", "layer_activity"]
@@ -163,8 +164,9 @@ class UnitGates:
 
     def labels(self) -> np.ndarray:
         """Pathway label of each unit (..., H): ``"common"`` (on in every block), ``"ctx13"`` (on in
-        blocks 1 and 3, 1-based), or ``""`` for a unit that belongs to no pathway (silent, or, under
-        the exact rule, not constant within a block)."""
+        blocks 1 and 3, 1-based; from 10 blocks on ``"ctx1-12"``, see
+        :func:`~theorykit.spec.gating.context_name`), or ``""`` for a unit that belongs to no pathway
+        (silent, or, under the exact rule, not constant within a block)."""
         b = self.block_on
         out = np.empty(b.shape[:-1], dtype=object)
         for idx in np.ndindex(out.shape):
@@ -172,7 +174,7 @@ class UnitGates:
             if self.rule == "exact" and not self.consistent[idx] or on.size == 0:
                 out[idx] = ""
             else:
-                out[idx] = "common" if on.size == self.blocks else "ctx" + "".join(str(c + 1) for c in on)
+                out[idx] = "common" if on.size == self.blocks else context_name(on, self.blocks)
         return out
 
     def groups(self) -> dict:
