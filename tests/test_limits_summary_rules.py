@@ -717,6 +717,22 @@ def test_compare_refuses_a_graph_spec_and_other_data():
         assert f"the spec's data (2 × 3 inputs, 1 × 3 targets) is not the run's ({theirs}" in str(err.value)
 
 
+def test_compare_refuses_a_run_with_no_initial_loss():
+    """The gaps are shares of the run's L(0): a run whose first checkpoint has loss 0 (nothing to learn,
+    or already trained) or NaN is refused on --checkpoints, naming the step (it gave inf or NaN gaps)."""
+    from theorykit.analysis.compare import compare_run
+
+    spec = spec_from_dict({"data": {"inputs": [[1, 0, 1], [0, 1, 1]], "targets": [[0, 0, 0]]},
+                           "pathways": [{"name": "a", "active": "all"}]})
+    X, Y = np.array([[1.0, 0, 1], [0, 1, 1]]), np.zeros((1, 3))
+    for L0, shown in ((0.0, "is 0,"), (float("nan"), "is nan,")):
+        run = types.SimpleNamespace(X=X, Y=Y, steps=np.array([5, 10]), loss=lambda kind, L0=L0: np.array([L0, 0.0]))
+        with pytest.raises(SpecError) as err:
+            compare_run(spec, run)
+        assert err.value.field == "--checkpoints"
+        assert f"first checkpoint (step 5) {shown}" in str(err.value)
+
+
 def test_derive_text_with_free_symbols_shows_the_exact_modes(monkeypatch, capsys):
     """Without a value for Δ, derive's summary says so and shows s = Δ/2, d = Δ²/2 exactly (docs/theory.md#xor),
     numbered from 1, and no t½ or loss numbers."""

@@ -117,10 +117,15 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None) 
                         "compare a spec with the run it was found in")
     lr = float(spec.training.lr if lr is None else lr)
     loss = loss or spec.training.loss
+    run_loss = run.loss(loss)
+    if not run_loss[0] > 0:            # the gaps are shares of L(0)
+        raise SpecError("--checkpoints", f"the run's loss at its first checkpoint (step {int(run.steps[0])}) is "
+                        f"{float(run_loss[0]):.3g}, so its gaps, shares of L(0), are undefined",
+                        "give checkpoints from the start of training, of a run with something to learn "
+                        "(targets not all zero)")
     t = (run.steps - run.steps[0]).astype(int)
     W0 = run.params(0)
     start = paired_start(spec, W0)
-    run_loss = run.loss(loss)
     _, sim = gdln_outputs_from_start(spec, start, list(t), lr, loss=loss)
     gdln_loss = sim.mean[t]
     a0 = start_a0(W0, [p.hidden for p in spec.pathways])
