@@ -55,6 +55,18 @@ def test_derive_latex_compiles(tmp_path, spec, sets):
         assert res["overfull"] == 0, res
 
 
+def test_names_with_tex_characters_compile(tmp_path):
+    # Names may hold any printable character. Written into LaTeX as they were, "50%" began a comment
+    # and "&" an alignment cell, and pdflatex stopped; each is now escaped.
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "50% of h_1 & {x} #2 $5 ~a^b \\\\ end"\n[data]\ninputs = [[1, 0], [0, 1]]\n'
+                    'targets = [[1, 0]]\n[[pathways]]\nname = "p_1 50% & #{}"\nactive = [1, 0]\n'
+                    '[[pathways]]\nname = "q~^$ \\\\x ctx1-12"\nactive = "all"\n')
+    tex = tmp_path / "d.tex"
+    assert main(["derive", str(spec), "--latex", str(tex)]) == 0
+    assert compile_tex(tex)["ink"] > 0.002
+
+
 def test_xor_crossover_tex_compiles_without_overfull_boxes(tmp_path):
     from theorykit.derivations.xor_crossover import derive
     from theorykit.theory.latex import latex_document

@@ -368,3 +368,15 @@ def test_a_spec_file_number_past_the_largest_float_is_too_large_not_inf(tmp_path
 def test_a_decimal_in_an_expression_is_read_with_every_digit_written(text, exact):
     """docs/specs.md: decimals in expressions are read exactly, so every written digit counts."""
     assert parse_expr(text, {}, "f") == exact
+
+
+def test_tex_label_and_tex_text_escape_every_tex_special_character():
+    # Hand-written: TeX's ten special characters, and in math mode the space (else dropped) and the
+    # hyphen (else a minus sign with spaces around it); in text, a hyphen before a hyphen (else "--" is a dash).
+    tex_label, tex_text = vf.tex_label, vf.tex_text
+    assert tex_label("p_1") == r"\mathrm{p\_1}"
+    assert tex_label("50% & #{x}") == r"\mathrm{50\%\ \&\ \#\{x\}}"
+    assert tex_label("a$b~c^d\\e") == r"\mathrm{a\$b\sim{}c\hat{}d\backslash{}e}"
+    assert tex_label("ctx1-12") == r"\mathrm{ctx1\text{-}12}"
+    assert tex_text("50% of a_b & {c} #1 $2 ~^\\ --x") == (r"50\% of a\_b \& \{c\} \#1 \$2 "
+                                                          r"\textasciitilde{}\textasciicircum{}\textbackslash{} -{}-x")

@@ -14,6 +14,7 @@ import decimal
 import difflib
 import math
 import numbers
+import re
 import unicodedata
 from typing import Iterable, Mapping
 
@@ -21,7 +22,7 @@ import sympy as sp
 
 from ..errors import SpecError
 
-__all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "path", "table", "no_unknown_keys", "required", "entry", "integer",
+__all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "tex_label", "tex_text", "path", "table", "no_unknown_keys", "required", "entry", "integer",
            "real", "choice", "loss_name", "label", "check_real_finite", "check_magnitude", "type_name", "file_field"]
 
 #: smallest magnitude of a non-zero number in the data (inputs, targets, task parameters)
@@ -169,6 +170,29 @@ def label(value, field: str, fix: str) -> str:
         raise SpecError(field, f"contains control or separator characters {bad[:3]!r}",
                         "use letters, digits, spaces and punctuation only")
     return value
+
+
+#: TeX's special characters (and the space and hyphen, which math mode would drop or make a minus),
+#: as math-mode LaTeX that pdflatex, KaTeX and MathJax all read
+_TEX_MATH = {"\\": r"\backslash{}", "{": r"\{", "}": r"\}", "#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&",
+             "_": r"\_", "^": r"\hat{}", "~": r"\sim{}", " ": r"\ ", "-": r"\text{-}"}
+
+
+def tex_label(name) -> str:
+    """A :func:`label` (a pathway's, a task's or a spec's name) as upright math-mode LaTeX,
+    ``\\mathrm{...}`` with TeX's special characters escaped, so that a name such as ``"50% of h_1"``
+    prints as written and cannot break the document around it."""
+    return r"\mathrm{" + "".join(_TEX_MATH.get(c, c) for c in str(name)) + "}"
+
+
+_TEX_TEXT = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&",
+             "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
+
+
+def tex_text(text) -> str:
+    """Plain text (a note that may quote names) as text-mode LaTeX, TeX's special characters escaped
+    (and "--" kept two hyphens, not made a dash)."""
+    return re.sub("-(?=-)", "-{}", "".join(_TEX_TEXT.get(c, c) for c in str(text)))
 
 
 RESERVED_NODE_NAMES = ("input", "output")

@@ -13,6 +13,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
+from ..spec.fields import tex_label
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.task import Task
 from .exactla import rational_parts
@@ -63,8 +64,8 @@ class EffectiveDataset:
         return f"EffectiveDataset({self.pathway.name!r}, Syx {shape(self._Syx, 0)}, Sx {shape(self._Sx, 2)})"
 
     def _repr_latex_(self):
-        return (f"$\\Sigma^{{yx}}_{{\\mathrm{{{self.pathway.name}}}}} = {sp.latex(self.Syx)},\\quad "
-                f"\\Sigma^{{x}}_{{\\mathrm{{{self.pathway.name}}}}} = {sp.latex(self.Sx)}$")
+        name = tex_label(self.pathway.name)
+        return f"$\\Sigma^{{yx}}_{{{name}}} = {sp.latex(self.Syx)},\\quad \\Sigma^{{x}}_{{{name}}} = {sp.latex(self.Sx)}$"
 
     def latex(self) -> str:
         return self._repr_latex_().strip("$")

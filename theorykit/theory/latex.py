@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..spec.fields import tex_label, tex_text
 from .effective import output_trace
 
 __all__ = ["derivation_latex", "derivation_latex_short", "latex_document"]
@@ -13,10 +14,6 @@ _PREAMBLE = r"""\documentclass[11pt]{article}
 \allowdisplaybreaks
 \begin{document}
 """
-
-
-def _tex_name(name: str) -> str:
-    return r"\mathrm{" + name.replace("_", r"\_") + "}"
 
 
 def _mat(M, limit=24) -> str:
@@ -35,8 +32,8 @@ def derivation_latex_short(der) -> str:
     for n, svd in der.modes.items():
         s = ", ".join(sp.latex(m.s) for m in svd.modes)
         d = ", ".join(sp.latex(m.d) for m in svd.modes)
-        lines.append(f"{_tex_name(n)}: & s = ({s}), & d = ({d})" if svd.modes else
-                     f"{_tex_name(n)}: & \\text{{no mode (nothing to learn)}} &")
+        lines.append(f"{tex_label(n)}: & s = ({s}), & d = ({d})" if svd.modes else
+                     f"{tex_label(n)}: & \\text{{no mode (nothing to learn)}} &")
     body = r" \\ ".join(lines)
     meth = der.method
     return r"$\begin{aligned}" + body + r"\end{aligned}\quad(\text{" + meth + "})$"
@@ -58,13 +55,13 @@ def derivation_latex(der, document: bool = False) -> str:
                  r"$\Sigma^{x}_{p} = \langle g_p\, x_{s(p)} x_{s(p)}^\top\rangle$.")
     for p in der.spec.pathways:
         eff = der.effective_datasets[p.name]
-        parts.append(r"\paragraph{" + p.name.replace("_", r"\_") + "} gate $g = (" + ",".join(map(str, p.active))
+        parts.append(r"\paragraph{$" + tex_label(p.name) + "$} gate $g = (" + ",".join(map(str, p.active))
                      + ")$, inputs " + str(list(p.inputs)) + ", outputs " + str(list(p.outputs)) + ".")
-        parts.append(r"\[ \Sigma^{yx}_{" + _tex_name(p.name) + "} = " + _mat(eff.Syx)
-                     + r",\qquad \Sigma^{x}_{" + _tex_name(p.name) + "} = " + _mat(eff.Sx) + r" \]")
+        parts.append(r"\[ \Sigma^{yx}_{" + tex_label(p.name) + "} = " + _mat(eff.Syx)
+                     + r",\qquad \Sigma^{x}_{" + tex_label(p.name) + "} = " + _mat(eff.Sx) + r" \]")
     if der.couplings:
         parts.append("Coupled pairs (shared outputs and datapoints): "
-                     + ", ".join(f"({a}, {b})" for a, b in der.couplings).replace("_", r"\_") + ".")
+                     + ", ".join(f"$({tex_label(a)}, {tex_label(b)})$" for a, b in der.couplings) + ".")
     parts.append(r"\subsection*{3. Modes (exact SVD)}")
     parts.append(r"$\Sigma^{yx}_p = \sum_\alpha s_\alpha u_\alpha v_\alpha^\top$, sorted descending, first non-zero "
                  r"entry of $v_\alpha$ positive; $d_\alpha = v_\alpha^\top \Sigma^x_p v_\alpha$.")
@@ -73,7 +70,7 @@ def derivation_latex(der, document: bool = False) -> str:
         for i, m in enumerate(svd.modes):
             rows.append(f"s_{{{i + 1}}} &= {sp.latex(m.s)}, & d_{{{i + 1}}} &= {sp.latex(m.d)}, & "
                         f"v_{{{i + 1}}}^\\top &= {_mat(m.v.T) if m.exact_vectors else '(numeric)'}")
-        parts.append(r"\paragraph{" + n.replace("_", r"\_") + r"} \begin{align*}" + r" \\ ".join(rows) + r"\end{align*}")
+        parts.append(r"\paragraph{$" + tex_label(n) + r"$} \begin{align*}" + r" \\ ".join(rows) + r"\end{align*}")
         if not der.diagonalisable[n]:
             parts.append(r"\emph{$\Sigma^x$ is not diagonal in these singular vectors (Assumption 2.1 fails).}")
     parts.append(r"\subsection*{4. Trajectories}")
@@ -84,7 +81,7 @@ def derivation_latex(der, document: bool = False) -> str:
                      r"t_{1/2} = \frac{\tau}{2s}\ln\!\left(\frac{s}{d a_0} - 1\right). \]")
         for n, svd in der.modes.items():
             th = der.t_half[n][0]
-            parts.append(r"\[ t_{1/2}(" + _tex_name(n) + ") = " + sp.latex(th) + r" \]")
+            parts.append(r"\[ t_{1/2}(" + tex_label(n) + ") = " + sp.latex(th) + r" \]")
         parts.append(r"\subsection*{5. Loss}")
         P = der.spec.loss_factor          # the summed loss is P times the mean loss the modes lower
         parts.append(r"\[ L(t) = " + (f"{P}" + r"\Big(" if P != 1 else "") +
@@ -95,9 +92,9 @@ def derivation_latex(der, document: bool = False) -> str:
     else:
         parts.append("The pathways are integrated numerically with the race reduction "
                      r"$\tau \dot M_p = (M_pM_p^\top)^{1/2}G_p + G_p(M_p^\top M_p)^{1/2}$, "
-                     r"$G_p = \Sigma^{yx}_p - \sum_q O_{pq} M_q \Sigma^x_{qp}$. " + " ".join(der.notes).replace("_", r"\_"))
+                     r"$G_p = \Sigma^{yx}_p - \sum_q O_{pq} M_q \Sigma^x_{qp}$. " + tex_text(" ".join(der.notes)))
     parts.append(r"\subsection*{Ranking by speed}")
-    parts.append(", ".join(f"${_tex_name(n)}: s_1 = {sp.latex(s)}$" for n, s in der.ranking) + " (fastest first).")
+    parts.append(", ".join(f"${tex_label(n)}: s_1 = {sp.latex(s)}$" for n, s in der.ranking) + " (fastest first).")
     tr = der.spec.training          # τ = 1/η (mean loss) or 1/(Pη) (summed), from the lr as written
     tau_tex = sp.latex(1 / (sp.Rational(repr(float(tr.lr))) * der.spec.loss_factor)) if isinstance(tr.lr, float) \
         else sp.latex(sp.sympify(der.spec.tau))
@@ -106,5 +103,5 @@ def derivation_latex(der, document: bool = False) -> str:
     if document:
         # a spec made in Python is named "spec" unless told otherwise: its task names it better
         name = der.spec.name if der.spec.name != "spec" or not der.task.name else der.task.name
-        return latex_document("Derivation: " + name.replace("_", r"\_"), body)
+        return latex_document("Derivation: " + tex_text(name), body)
     return body

@@ -27,6 +27,7 @@ import numpy as np
 
 import sympy as sp
 
+from ..spec.fields import tex_label
 
 __all__ = ["Mode", "SVD", "Exprs", "ExprsByName", "reference_values", "is_zero", "zero_by_radical_reduction",
            "product_of_irreducible_powers"]
@@ -48,7 +49,7 @@ class ExprsByName(dict):
         raise KeyError(f"{key!r} is no pathway here; the pathways are {list(self)}")
 
     def _repr_latex_(self):
-        rows = [r"\mathrm{" + str(k).replace("_", r"\_") + "}: & "
+        rows = [tex_label(k) + ": & "
                 + (v.latex() if hasattr(v, "latex") else sp.latex(v)) for k, v in self.items()]
         return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
 
