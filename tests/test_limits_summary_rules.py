@@ -807,3 +807,20 @@ def test_fused_loss_curve_drops_residuals_below_the_floor():
     assert r.loss.tolist() == [[0.0]]
     r = train_net(net, p0, (jnp.asarray([[1.0]]), jnp.asarray([[1e-100]])), loss="sum", lr=0.1, steps=0, fused=True)
     assert r.loss[0, 0] == pytest.approx(0.5e-200, rel=1e-12)          # above the floor: ½ r²
+
+
+def test_names_with_dollar_signs_are_drawn_as_written():
+    """Two '$' in a name made matplotlib read the text between them as mathtext: "a$\\x$" stopped
+    `simulate --plot` with a parse error. Names are drawn letter for letter ('$' escaped), in the
+    summary figure's legend and title and in compare's figures."""
+    from theorykit.analysis.summary import plot
+    from theorykit.io import png_bytes
+    from theorykit.theory.derivation import Derivation
+
+    spec = spec_from_dict({"name": "cost $x$", "data": {"inputs": [[1, 0], [0, 1]], "targets": [[1, 0]]},
+                           "pathways": [{"name": "a$\\x$", "active": [1, 0]}, {"name": "b$^$", "active": "all"}]})
+    fig = plot(der=Derivation(spec), times=[0, 10, 100], title=spec.name)
+    assert png_bytes(fig)[:8] == b"\x89PNG\r\n\x1a\n"
+    # by hand: each '$' becomes '\$'; one mode per pathway, so the label is "<name> α=1 theory"
+    assert fig.axes[1].get_legend_handles_labels()[1] == [r"a\$\x\$ α=1 theory", r"b\$^\$ α=1 theory"]
+    assert fig._suptitle.get_text() == r"cost \$x\$"

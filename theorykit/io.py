@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", "png_bytes", "write_png", "new_figure"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", "png_bytes", "write_png", "new_figure", "plot_text"]
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -104,6 +104,13 @@ def png_bytes(fig, dpi: int = 110, tight: bool = False) -> bytes:
     if plt is not None:
         plt.close(fig)
     return buf.getvalue()
+
+
+def plot_text(text) -> str:
+    """``text`` (a name, a message) as matplotlib draws it, letter for letter: its ``$`` escaped, since
+    two of them make matplotlib read what lies between as mathtext (``"a$\\x$"`` stopped the drawing
+    with a parse error)."""
+    return str(text).replace("$", r"\$")
 
 
 def new_figure(**kw):

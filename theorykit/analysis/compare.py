@@ -28,7 +28,7 @@ from .checkpoints import paired_start, start_a0
 from ..theory.race import RaceSystem
 from ..spec.graph import GraphSpec
 from ..html import PAGE_CSS, html_escape, img_data_uri
-from ..io import atomic_write_text, new_figure, png_bytes, write_json, write_png
+from ..io import atomic_write_text, new_figure, plot_text, png_bytes, write_json, write_png
 
 __all__ = ["Comparison", "compare_run", "write_comparison"]
 
@@ -79,7 +79,7 @@ class Comparison:
                 ax.set_yscale("log")
         axes[0].legend(fontsize=8)
         ag = self.agreement()
-        fig.suptitle(f"{self.spec.name}: {len(self.spec.pathways)} pathways; max gap / L(0): GDLN "
+        fig.suptitle(f"{plot_text(self.spec.name)}: {len(self.spec.pathways)} pathways; max gap / L(0): GDLN "
                      f"{ag['gdln_vs_run']:.3f}" + (f", race {ag['race_vs_run']:.3f}" if "race_vs_run" in ag else ""),
                      fontsize=10)
         fig.tight_layout()
@@ -90,7 +90,7 @@ class Comparison:
         fig = new_figure(figsize=(10, max(2.0, 0.9 + 0.35 * len(G))))
         ax = fig.subplots()
         ax.imshow(G, aspect="auto", cmap="Greys", interpolation="nearest", vmin=0, vmax=1)
-        ax.set_yticks(range(len(G)), [f"{p.name} ({p.hidden} units)" for p in self.spec.pathways])
+        ax.set_yticks(range(len(G)), [f"{plot_text(p.name)} ({p.hidden} units)" for p in self.spec.pathways])
         ax.set_xlabel("datapoint")
         ax.set_title("gates of the found pathways (black: on)", fontsize=10)
         fig.tight_layout()

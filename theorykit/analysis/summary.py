@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 from ..errors import SpecError
-from ..io import jsonable, new_figure, write_json, write_png
+from ..io import jsonable, new_figure, plot_text, write_json, write_png
 from ..theory.derivation import Derivation, numeric_matrix
 from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
 from ..record import SaveAt
@@ -211,12 +211,12 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
     if sim is not None:
         m, s = sim.mean, sim.std
         ax.fill_between(sim.t, m - s, m + s, color="C0", alpha=0.25, lw=0)
-        ax.plot(sim.t, m, color="C0", lw=1.5, label=f"simulation (mean ± std, {sim.loss.shape[0]} seeds)")
+        ax.plot(sim.t, m, color="C0", lw=1.5, label=f"simulation (mean ± std, {sim.loss.shape[0]} seed{'s' if sim.loss.shape[0] != 1 else ''})")
     if der is not None:
         try:
             ax.plot(grid, der.predict_loss(grid, values), "k--", lw=1.2, label=f"theory ({der.method})")
         except Exception as exc:  # noqa: BLE001 - symbols without values
-            ax.text(0.5, 0.5, f"no theory curve: {exc}", transform=ax.transAxes, ha="center", fontsize=7, wrap=True)
+            ax.text(0.5, 0.5, f"no theory curve: {plot_text(exc)}", transform=ax.transAxes, ha="center", fontsize=7, wrap=True)
     ax.set_xlabel("step")
     ax.set_ylabel("loss")
     if ax.get_legend_handles_labels()[0]:
@@ -229,21 +229,21 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
             if pred:
                 A = np.asarray(pred[n])
                 for j in range(A.shape[1]):
-                    ax.plot(grid, A[:, j], "--", color=c, lw=1.1, label=f"{n} α={j + 1} theory" if A.shape[1] <= 3 else
-                            (f"{n} theory" if j == 0 else None))
+                    ax.plot(grid, A[:, j], "--", color=c, lw=1.1, label=f"{plot_text(n)} α={j + 1} theory" if A.shape[1] <= 3 else
+                            (f"{plot_text(n)} theory" if j == 0 else None))
             if modes_sim:
                 S = np.asarray(sim.saved["modes"][n])           # seeds × saves × rank
                 ts = np.asarray(sim.saved_t)
                 mu, sd = S.mean(0), S.std(0)
                 for j in range(S.shape[2]):
                     ax.fill_between(ts, mu[:, j] - sd[:, j], mu[:, j] + sd[:, j], color=c, alpha=0.2, lw=0)
-                    ax.plot(ts, mu[:, j], "-", color=c, lw=1.3, label=f"{n} simulation" if j == 0 else None)
+                    ax.plot(ts, mu[:, j], "-", color=c, lw=1.3, label=f"{plot_text(n)} simulation" if j == 0 else None)
         ax.set_xlabel("step")
         ax.set_ylabel("mode strength $a_\\alpha(t)$")
         if names:
             ax.legend(fontsize=6, ncol=2)
     if title:
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(plot_text(title), fontsize=10)
     fig.tight_layout()
     if path is not None:
         write_png(fig, path)
