@@ -7,7 +7,7 @@ and ``contexts``, graph specs with shared edges, gates, rows and schedules), the
 path explosions) (:data:`MUTATIONS`: wrong types, missing and
 unknown keys, duplicate names, empty and ragged arrays, huge and tiny numbers, NaN and inf,
 complex expressions, deep nesting, non-ASCII names, sizes beyond the machine, broken TOML and
-bad ``--set`` values). Each case runs ``check``, ``derive`` and a short ``simulate`` through
+bad ``--set`` values). Each case runs ``check``, ``derive`` (with its LaTeX and plot) and a short ``simulate`` through
 :func:`theorykit.cli.main`, in process, under a time limit. The outcome must be
 
 * **success**: exit 0, the result file written and readable; where derive and simulate both
@@ -179,7 +179,9 @@ class Case:
 _NUMS = st.one_of(st.integers(-3, 3), st.sampled_from([0.5, -0.25, 1.5, 0.1, 2.0]))
 _EXPRS = st.sampled_from(["sqrt(2)", "1/3", "Rational(2, 3)", "2**-1", "-sqrt(3)/2", "0.33"])
 _SYM_EXPRS = st.sampled_from(["Delta", "-Delta", "Delta/2", "sqrt(Delta)", "Delta**2", "1 + Delta"])
-_NAMES = st.one_of(st.sampled_from(["common", "ctx", "p", "Weg-ä", "通路", "path one"]),
+_NAMES = st.one_of(st.sampled_from(["common", "ctx", "p", "Weg-ä", "通路", "path one",
+                                    # TeX's and matplotlib's special characters (derive writes LaTeX and a plot)
+                                    "50% $a$", "a&b {c}", "x^2_~\\", "cost $\\x$"]),
                    st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12))
 _SET_VALUES = st.sampled_from(["0.5", "1", "2", "sqrt(2)", "3/4"])
 
@@ -1294,7 +1296,8 @@ def run_case(case: Case, folder, time_limit: float = 120.0, estimate_limit: floa
     times = f"0,{max(case.steps, 0)}" if isinstance(case.steps, int) and case.steps >= 0 else "0"
     runs = [("check", ["check", str(spec), *sets, "--steps", str(case.steps), "--seeds", str(case.seeds), *lim],
              None),
-            ("derive", ["derive", str(spec), *sets, "--times", times, "--json", str(derive_json), *lim], derive_json),
+            ("derive", ["derive", str(spec), *sets, "--times", times, "--json", str(derive_json), "--latex",
+                        str(folder / "derive.tex"), "--plot", str(folder / "derive.png"), *lim], derive_json),
             ("simulate", ["simulate", str(spec), *sets, "--steps", str(case.steps), "--seeds", str(case.seeds),
                           "--times", times, *case.sim_args, "--json", str(sim_json), *lim], sim_json)]
     if not case.simulate:
@@ -1304,7 +1307,7 @@ def run_case(case: Case, folder, time_limit: float = 120.0, estimate_limit: floa
                 for name, argv, out in case.runs]
     for name, data in case.files.items():
         (folder / name).write_bytes(data)
-    keep = {"spec.toml", *case.files, *(r[2].name for r in runs if r[2] is not None)}
+    keep = {"spec.toml", "derive.tex", "derive.png", *case.files, *(r[2].name for r in runs if r[2] is not None)}
     outcome = Outcome("success")
     results = {}
     any_error = False

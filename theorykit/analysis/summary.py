@@ -211,7 +211,8 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
     if sim is not None:
         m, s = sim.mean, sim.std
         ax.fill_between(sim.t, m - s, m + s, color="C0", alpha=0.25, lw=0)
-        ax.plot(sim.t, m, color="C0", lw=1.5, label=f"simulation (mean ± std, {sim.loss.shape[0]} seed{'s' if sim.loss.shape[0] != 1 else ''})")
+        B = sim.loss.shape[0]
+        ax.plot(sim.t, m, color="C0", lw=1.5, label=f"simulation (mean ± std, {B} seed{'s' if B != 1 else ''})")
     if der is not None:
         try:
             ax.plot(grid, der.predict_loss(grid, values), "k--", lw=1.2, label=f"theory ({der.method})")
