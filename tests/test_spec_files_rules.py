@@ -674,3 +674,17 @@ def test_spec_to_toml_writes_what_tomllib_reads_back():
                                 "depth": 3}]
     assert doc["training"] == {"lr": 0.25, "loss": "sum", "a0": 0.001, "init_std": 0.01, "steps": 10}
     _err(lambda: spec_to_toml(t), "spec")
+
+
+def test_toml_floats_with_more_digits_than_a_double_are_read_as_written(tmp_path):
+    # A double keeps about 17 significant digits: 0.12345678901234567890123 read as a float and then
+    # exactly from its repr would be 12345678901234568/10^17. Written digits are kept instead:
+    # 12345678901234567890123/10^23, and 1_000.000_000_000_000_000_1 (15 zeros, then 1) is 1000 + 10^-16.
+    # Short decimals are unchanged: 0.1 is 1/10, 2.5 is 5/2.
+    f = tmp_path / "s.toml"
+    f.write_text('[data]\ninputs = [[0.12345678901234567890123, 1_000.000_000_000_000_000_1], [0.1, 2.5]]\n'
+                 'targets = [[1, 0]]\n[[pathways]]\nname = "p"\nactive = "all"\n')
+    X = load_spec(f).task.X
+    assert X[0, 0] == sp.Rational(12345678901234567890123, 10**23)
+    assert X[0, 1] == 1000 + sp.Rational(1, 10**16)
+    assert X[1, 0] == sp.Rational(1, 10) and X[1, 1] == sp.Rational(5, 2)

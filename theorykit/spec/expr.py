@@ -24,7 +24,7 @@ import sympy as sp
 from ..errors import SpecError
 from .fields import DATA_MAX, DATA_MIN, _SCALE_FIX, check_magnitude, check_real_finite, fmt, log10_abs, short_repr
 
-__all__ = ["parse_expr", "to_exact", "data_number", "SYMBOL_ASSUMPTIONS"]
+__all__ = ["parse_expr", "to_exact", "data_number", "WrittenFloat", "SYMBOL_ASSUMPTIONS"]
 
 #: assumptions a ``[symbols]`` table may declare
 SYMBOL_ASSUMPTIONS = ("positive", "nonnegative", "real", "integer", "nonzero")
@@ -66,12 +66,25 @@ def _too_large(literal: str, field: str) -> None:
                     f"numbers need at most {fmt(DATA_MAX)} in magnitude)", _SCALE_FIX)
 
 
+class WrittenFloat(float):
+    """A TOML float written with more digits than a double holds (``0.12345678901234567890``): a float
+    everywhere, which :func:`to_exact` reads exactly as written (``.text``), not as the double's
+    shortest repr."""
+
+    def __new__(cls, value: float, text: str):
+        self = super().__new__(cls, value)
+        self.text = text
+        return self
+
+
 def to_exact(value, field: str = "value") -> sp.Expr:
     """Turn a TOML number into an exact SymPy number (floats via their decimal repr)."""
     if isinstance(value, bool):
         raise SpecError(field, f"got a boolean {value!r}, expected a number", "write 0 or 1")
     if isinstance(value, numbers.Integral):
         return sp.Integer(int(value))
+    if isinstance(value, WrittenFloat) and math.isfinite(value):
+        return sp.Rational(value.text)
     if isinstance(value, (float, np.floating)):        # numpy floats too: their repr is np.float64(…)
         value = float(value)
         if not math.isfinite(value):

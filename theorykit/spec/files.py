@@ -47,7 +47,7 @@ from sympy.printing.str import StrPrinter
 from . import fields as vf
 from .fields import DATA_MAX
 from ..errors import SpecError
-from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr, written_nonzero
+from .expr import SYMBOL_ASSUMPTIONS, WrittenFloat, data_number, parse_expr, written_nonzero
 from .gating import GDLNSpec, Pathway, Training, context_pathways, xor_relns
 from .limits import Limits, enforce, task_estimate
 from .task import Task, contexts, xor_margin
@@ -145,10 +145,13 @@ def parse_toml(raw: bytes, path) -> dict:
 def _toml_float(text: str):
     """A TOML float; one written non-zero that a float reads as 0 (``1e-400``), or a finite one it reads
     as infinite (``1e400``), stays a Decimal, which the field checks refuse (too small, too large, or not
-    a number) by what was written instead of reading 0 or inf."""
+    a number) by what was written instead of reading 0 or inf. One written with more digits than a
+    double keeps is a :class:`~theorykit.spec.expr.WrittenFloat`, which the data read exactly as written."""
     v = float(text)
     if (v == 0 and written_nonzero(text)) or (math.isinf(v) and "inf" not in text):
         return decimal.Decimal(text.replace("_", ""))
+    if math.isfinite(v) and decimal.Decimal(text.replace("_", "")) != decimal.Decimal(repr(v)):
+        return WrittenFloat(v, text.replace("_", ""))       # more digits than the double keeps
     return v
 
 
