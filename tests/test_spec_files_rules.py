@@ -688,3 +688,10 @@ def test_toml_floats_with_more_digits_than_a_double_are_read_as_written(tmp_path
     assert X[0, 0] == sp.Rational(12345678901234567890123, 10**23)
     assert X[0, 1] == 1000 + sp.Rational(1, 10**16)
     assert X[1, 0] == sp.Rational(1, 10) and X[1, 1] == sp.Rational(5, 2)
+    # it stays a float that pickles (and deep-copies) with its digits
+    import pickle
+
+    from theorykit.spec.expr import WrittenFloat
+
+    w = pickle.loads(pickle.dumps(WrittenFloat(0.1, "0.10000000000000000001")))
+    assert w == 0.1 and w.text == "0.10000000000000000001"

@@ -76,6 +76,9 @@ class WrittenFloat(float):
         self.text = text
         return self
 
+    def __reduce__(self):                   # pickle and deepcopy keep the written digits
+        return WrittenFloat, (float(self), self.text)
+
 
 def to_exact(value, field: str = "value") -> sp.Expr:
     """Turn a TOML number into an exact SymPy number (floats via their decimal repr)."""
