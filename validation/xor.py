@@ -340,7 +340,10 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
             deltas, agreement, err_arr, relu_never=0):
     C = CRITERIA
 
-    def verdict(ok, partly=False):
+    def verdict(ok, partly=False, measured=True):
+        # "n/a" where the row's number is NaN: nothing was compared (as the other suites' rows say)
+        if not measured:
+            return "n/a"
         return "confirmed" if ok else ("partly" if partly else "not borne out")
 
     # "our figure" and "agreement" columns of the report (paper claim → our figure → agreement → verdict)
@@ -382,7 +385,7 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
                      "deltas": len(deltas)},
         "criterion": f"median relative error over Δ ≤ {C['median_rel_error']} ('never' within the run counts as an "
                      "infinite error)",
-        "verdict": verdict(e <= C["median_rel_error"]),
+        "verdict": verdict(e <= C["median_rel_error"], measured=not np.isnan(e)),
         "ours": ("fig2d_learning_time.png: ReLU median learning time beside both ReLNs' closed forms "
                  "(a0 = H_p σ²/2) and simulations"),
         "agreement": (f"median relative error {pct(e)} (vs simulated ReLNs {pct(med_err['simulated_relns'])}); "
@@ -410,7 +413,7 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
         "prediction": "closest ReLN (majority of seeds) = faster ReLN",
         "measured": {"agreement_away_from_crossover": closest_agreement, "exclusion_band": C["exclusion_band"]},
         "criterion": f"agreement ≥ {C['closest_agreement']} for |Δ − Δ*| > {C['exclusion_band']}",
-        "verdict": verdict(closest_agreement >= C["closest_agreement"]),
+        "verdict": verdict(closest_agreement >= C["closest_agreement"], measured=not np.isnan(closest_agreement)),
         "ours": "fig2e_loss_curves.png: RMS distance of each ReLU loss curve to the paired ReLN runs",
         "agreement": (f"closest ReLN = faster ReLN at {closest_agreement:.0%} of the Δ with "
                       f"|Δ − Δ*| > {C['exclusion_band']}"),
@@ -427,7 +430,7 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
         "prediction": "4-pathway unit patterns dominate for 0 < Δ < Δ*",
         "measured": {"mean_share_four_pathway": share4, "mean_share_two_pathway": share2},
         "criterion": "mean share of 4-pathway patterns > mean share of 2-pathway patterns on 0 < Δ < Δ*",
-        "verdict": verdict(share4 > share2),
+        "verdict": verdict(share4 > share2, measured=not (np.isnan(share4) or np.isnan(share2))),
         "ours": "gating patterns of the trained ReLU hidden units (results: gates)",
         "agreement": (f"on 0 < Δ < Δ*: {share4:.0%} of units gate on a single point (4-pathway), {share2:.0%} "
                       "like the linear ReLN"),
