@@ -336,6 +336,11 @@ def test_protocol_row_text():
     assert dproto.claims(_proto_res({"paper": (0.0, 0.0), "joint": (0.0, 0.0)}), every=10)[0][
         "ours"].endswith("halves at 30 vs never")
     assert dproto._steps(0, 50) == "0" and dproto._steps(None, 50) == "never"
+    # a GDLN curve that never halves (None) beside a ReLU run that halves at index 2: "never vs 20"
+    res = _proto_res({"paper": (0.0, 0.0), "joint": (0.0, 0.0)})
+    for ds in dproto.DATASETS:
+        res[ds]["paper"].update(half_index=None, relu_half_index=2)
+    assert dproto.claims(res, every=10)[0]["ours"].endswith("halves at never vs 20")
 
 
 # ================================================================================================
