@@ -376,7 +376,7 @@ def test_tex_label_and_tex_text_escape_every_tex_special_character():
     tex_label, tex_text = vf.tex_label, vf.tex_text
     assert tex_label("p_1") == r"\mathrm{p\_1}"
     assert tex_label("50% & #{x}") == r"\mathrm{50\%\ \&\ \#\{x\}}"
-    assert tex_label("a$b~c^d\\e") == r"\mathrm{a\$b\sim{}c\hat{}d\backslash{}e}"
+    assert tex_label("a$b~c^d\\e") == r"\mathrm{a\$b\tilde{}c\hat{}d\backslash{}e}"
     assert tex_label("ctx1-12") == r"\mathrm{ctx1\text{-}12}"
     assert tex_text("50% of a_b & {c} #1 $2 ~^\\ --x") == (r"50\% of a\_b \& \{c\} \#1 \$2 "
                                                           r"\textasciitilde{}\textasciicircum{}\textbackslash{} -{}-x")

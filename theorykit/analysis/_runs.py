@@ -266,7 +266,7 @@ def exact_reln_trajectory(X, Y, *, hidden, lr: float, steps: int, init_std: floa
     the loss is the sum of the two losses, whose gradients do not mix. Returns
     ``(t_ck, relu_outputs, reln_outputs)`` at every checkpoint (checkpoints × p × P each)."""
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
-    widths = [hidden] if isinstance(hidden, int) else list(hidden)
+    widths = [int(hidden)] if isinstance(hidden, (int, np.integer)) else [int(w) for w in hidden]   # as train_relu
     relu = Net.chain(X.shape[0], widths, Y.shape[0])
     lin = Net.chain(X.shape[0], widths, Y.shape[0], relu=False)
     p = random_params(relu, init_std, 1, seed)

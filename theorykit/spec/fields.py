@@ -175,7 +175,7 @@ def label(value, field: str, fix: str) -> str:
 #: TeX's special characters (and the space and hyphen, which math mode would drop or make a minus),
 #: as math-mode LaTeX that pdflatex, KaTeX and MathJax all read
 _TEX_MATH = {"\\": r"\backslash{}", "{": r"\{", "}": r"\}", "#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&",
-             "_": r"\_", "^": r"\hat{}", "~": r"\sim{}", " ": r"\ ", "-": r"\text{-}"}
+             "_": r"\_", "^": r"\hat{}", "~": r"\tilde{}", " ": r"\ ", "-": r"\text{-}", "Σ": r"\Sigma{}"}
 
 
 def tex_label(name) -> str:
@@ -186,12 +186,12 @@ def tex_label(name) -> str:
 
 
 _TEX_TEXT = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&",
-             "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
+             "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}", "Σ": r"$\Sigma$"}
 
 
 def tex_text(text) -> str:
-    """Plain text (a note that may quote names) as text-mode LaTeX, TeX's special characters escaped
-    (and "--" kept two hyphens, not made a dash)."""
+    """Plain text (a note that may quote names, or write Σyx) as text-mode LaTeX: TeX's special
+    characters escaped, Σ as math (pdflatex stops at a bare one), and "--" kept two hyphens, not a dash."""
     return re.sub("-(?=-)", "-{}", "".join(_TEX_TEXT.get(c, c) for c in str(text)))
 
 

@@ -55,13 +55,13 @@ def derivation_latex(der, document: bool = False) -> str:
                  r"$\Sigma^{x}_{p} = \langle g_p\, x_{s(p)} x_{s(p)}^\top\rangle$.")
     for p in der.spec.pathways:
         eff = der.effective_datasets[p.name]
-        parts.append(r"\paragraph{$" + tex_label(p.name) + "$} gate $g = (" + ",".join(map(str, p.active))
+        parts.append(r"\paragraph{" + tex_text(p.name) + "} gate $g = (" + ",".join(map(str, p.active))
                      + ")$, inputs " + str(list(p.inputs)) + ", outputs " + str(list(p.outputs)) + ".")
         parts.append(r"\[ \Sigma^{yx}_{" + tex_label(p.name) + "} = " + _mat(eff.Syx)
                      + r",\qquad \Sigma^{x}_{" + tex_label(p.name) + "} = " + _mat(eff.Sx) + r" \]")
     if der.couplings:
         parts.append("Coupled pairs (shared outputs and datapoints): "
-                     + ", ".join(f"$({tex_label(a)}, {tex_label(b)})$" for a, b in der.couplings) + ".")
+                     + ", ".join(f"({tex_text(a)}, {tex_text(b)})" for a, b in der.couplings) + ".")
     parts.append(r"\subsection*{3. Modes (exact SVD)}")
     parts.append(r"$\Sigma^{yx}_p = \sum_\alpha s_\alpha u_\alpha v_\alpha^\top$, sorted descending, first non-zero "
                  r"entry of $v_\alpha$ positive; $d_\alpha = v_\alpha^\top \Sigma^x_p v_\alpha$.")
@@ -70,7 +70,7 @@ def derivation_latex(der, document: bool = False) -> str:
         for i, m in enumerate(svd.modes):
             rows.append(f"s_{{{i + 1}}} &= {sp.latex(m.s)}, & d_{{{i + 1}}} &= {sp.latex(m.d)}, & "
                         f"v_{{{i + 1}}}^\\top &= {_mat(m.v.T) if m.exact_vectors else '(numeric)'}")
-        parts.append(r"\paragraph{$" + tex_label(n) + r"$} \begin{align*}" + r" \\ ".join(rows) + r"\end{align*}")
+        parts.append(r"\paragraph{" + tex_text(n) + r"} \begin{align*}" + r" \\ ".join(rows) + r"\end{align*}")
         if not der.diagonalisable[n]:
             parts.append(r"\emph{$\Sigma^x$ is not diagonal in these singular vectors (Assumption 2.1 fails).}")
     parts.append(r"\subsection*{4. Trajectories}")
