@@ -420,6 +420,19 @@ def test_json_files_are_indented_by_two_and_end_with_a_newline(tmp_path):
     assert f.read_text() == '{\n  "a": [\n    1\n  ]\n}\n'
 
 
+def test_a_file_in_the_folder_path_is_named_and_explained(tmp_path):
+    """A file where a folder of the output path should be: NotADirectoryError naming the output and
+    saying what is wrong (io's comment: errors say what is wrong with the path), not the bare
+    'Not a directory' of the temporary file's creation."""
+    from theorykit import io
+
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(NotADirectoryError) as ei:
+        io.write_json(tmp_path / "afile" / "sub" / "r.json", {})
+    assert ei.value.filename == str(tmp_path / "afile" / "sub" / "r.json")
+    assert "a part of its folder path is a file" in ei.value.strerror
+
+
 def test_errors_without_an_errno_name_the_output(tmp_path, monkeypatch):
     """An OSError with no errno (only a message) is re-raised as the same kind naming the output:
     '<message> (writing <path>)'."""
@@ -569,6 +582,24 @@ def test_train_gdln_many_defaults_are_train_gdlns():
     one = train_gdln(X2, Y1, G, hidden=H, lr=0.2, steps=1, seeds=1, every=1)
     np.testing.assert_allclose(r.loss, one.loss, rtol=1e-10, atol=1e-15)
     np.testing.assert_allclose(r.outputs, one.outputs, rtol=1e-10, atol=1e-15)
+
+
+def test_train_gdln_depth3_returns_the_stacked_form():
+    """Depth 3 without a shared layer, widths (1, 2): ``params_ck`` is the stacked form [W1, W2, W3]
+    (train_gdln's docstring), W2 block-diagonal with zeros outside the pathways' blocks, and at
+    t = 0 the output is Σ_j g_j ⊙ (W3_j W2_j W1_j X) with the blocks cut by hand (rows 0 | 1-2)."""
+    from theorykit.analysis._runs import train_gdln
+
+    G = np.array([[1, 1, 0, 1], [0, 1, 1, 1]], float)
+    g = train_gdln(X2, Y1, G, hidden=[1, 2], lr=0.1, steps=1, seeds=1, init_std=0.5, every=1, depth=3,
+                   keep_params=True)
+    W1, W2, W3 = (w[0, 0] for w in g.params_ck)
+    assert W1.shape == (3, 2) and W2.shape == (3, 3) and W3.shape == (1, 3)
+    assert W2[0, 1:].tolist() == [0, 0] and W2[1:, 0].tolist() == [0, 0]
+    a, b = slice(0, 1), slice(1, 3)
+    want = (W3[:, a] @ W2[a, a] @ W1[a] @ X2) * G[0] + (W3[:, b] @ W2[b, b] @ W1[b] @ X2) * G[1]
+    np.testing.assert_allclose(g.outputs[0, 0], want, rtol=1e-12, atol=1e-15)
+    assert [w.shape for w in g.params] == [(1, 3, 2), (1, 3, 3), (1, 1, 3)]
 
 
 def test_unstack_gdln_cuts_the_blocks_by_hand():
