@@ -289,6 +289,75 @@ def test_derivation_latex_of_a_tiny_task_by_hand():
     assert r"\documentclass" not in tex                   # a body, not a document
 
 
+def test_derivation_latex_whole_body_of_the_tiny_task():
+    """The whole body for ``_tiny``, piece by piece in order, joined by blank lines: the fixed prose
+    of each section (the closed form is docs/theory.md's logistic a(t) and its t½), the numbers of
+    ``_tiny``'s docstring, and t½ and L(t) as sympy prints the derivation's expressions."""
+    import sympy as sp
+
+    der = _tiny()
+    th = {n: sp.latex(der.t_half[n][0]) for n in ("my_path", "fast")}
+    parts = [
+        r"\subsection*{1. Task}",
+        r"$P = 2$ datapoints (columns), inputs $X\in\mathbb{R}^{2\times 2}$, targets $Y\in\mathbb{R}^{1\times 2}$.",
+        r"\[ X = " + MAT_I2 + r",\qquad Y = \left[\begin{matrix}2 & 4\end{matrix}\right] \]",
+        r"Loss $L = \tfrac{1}{2P}\sum_\mu \lVert y_\mu - \hat y_\mu\rVert^2$, $\Sigma^{y} = \langle y y^\top\rangle$"
+        r" with $\operatorname{tr}\Sigma^y = 10$.",
+        r"\subsection*{2. Pathways and effective datasets}",
+        r"$\Sigma^{yx}_p = \langle g_p\, y_{t(p)} x_{s(p)}^\top\rangle$, "
+        r"$\Sigma^{x}_{p} = \langle g_p\, x_{s(p)} x_{s(p)}^\top\rangle$.",
+        r"\paragraph{my\_path} gate $g = (1,0)$, inputs [0, 1], outputs [0].",
+        r"\[ \Sigma^{yx}_{\mathrm{my\_path}} = \left[\begin{matrix}1 & 0\end{matrix}\right],\qquad "
+        r"\Sigma^{x}_{\mathrm{my\_path}} = \left[\begin{matrix}\frac{1}{2} & 0\\0 & 0\end{matrix}\right] \]",
+        r"\paragraph{fast} gate $g = (0,1)$, inputs [0, 1], outputs [0].",
+        r"\[ \Sigma^{yx}_{\mathrm{fast}} = \left[\begin{matrix}0 & 2\end{matrix}\right],\qquad "
+        r"\Sigma^{x}_{\mathrm{fast}} = \left[\begin{matrix}0 & 0\\0 & \frac{1}{2}\end{matrix}\right] \]",
+        r"\subsection*{3. Modes (exact SVD)}",
+        r"$\Sigma^{yx}_p = \sum_\alpha s_\alpha u_\alpha v_\alpha^\top$, sorted descending, first non-zero "
+        r"entry of $v_\alpha$ positive; $d_\alpha = v_\alpha^\top \Sigma^x_p v_\alpha$.",
+        r"\paragraph{my\_path} \begin{align*}s_{1} &= 1, & d_{1} &= \frac{1}{2}, & "
+        r"v_{1}^\top &= \left[\begin{matrix}1 & 0\end{matrix}\right]\end{align*}",
+        r"\paragraph{fast} \begin{align*}s_{1} &= 2, & d_{1} &= \frac{1}{2}, & "
+        r"v_{1}^\top &= \left[\begin{matrix}0 & 1\end{matrix}\right]\end{align*}",
+        r"\subsection*{4. Trajectories}",
+        r"Method: \textbf{closed-form}. ",
+        r"Each mode obeys $\tau \dot a = 2a(s - d a)$, solved by "
+        r"\[ a(t) = \frac{s/d}{1 + \left(\frac{s}{d a_0} - 1\right) e^{-2 s t/\tau}},\qquad "
+        r"t_{1/2} = \frac{\tau}{2s}\ln\!\left(\frac{s}{d a_0} - 1\right). \]",
+        r"\[ t_{1/2}(\mathrm{my\_path}) = " + th["my_path"] + r" \]",
+        r"\[ t_{1/2}(\mathrm{fast}) = " + th["fast"] + r" \]",
+        r"\subsection*{5. Loss}",
+        r"\[ L(t) = \tfrac12\operatorname{tr}\Sigma^y - \sum_p\sum_\alpha \left(s_\alpha a_\alpha(t) "
+        r"- \tfrac12 d_\alpha a_\alpha(t)^2\right) \]",
+        r"\[ L(t) = " + sp.latex(der.loss) + r" \]",
+        r"\subsection*{Ranking by speed}",
+        r"$\mathrm{fast}: s_1 = 2$, $\mathrm{my\_path}: s_1 = 1$ (fastest first).",
+        r"Here $\tau = 2$ steps and $a_0 = 0.001$.",
+    ]
+    assert der.latex() == "\n\n".join(parts)
+
+
+def test_derivation_latex_lists_several_modes_and_several_coupled_pairs():
+    """X = I₂, Y = diag(2, 4), one pathway on for both datapoints: Σyx = ½Y = diag(1, 2), Σx = ½I,
+    so s = (2, 1) (descending), d = (½, ½): the short form lists both, comma-separated.
+    Three pathways a (both datapoints), b (the second), c (the first), all writing both outputs:
+    a–b share datapoint 2, a–c datapoint 1, b–c none, so two coupled pairs, comma-separated."""
+    import re
+
+    import sympy as sp
+
+    import theorykit as tk
+
+    task = tk.Task(sp.eye(2), sp.diag(2, 4), name="t")
+    der = tk.Derivation(tk.GDLNSpec(task, [tk.Pathway("p", (1, 1))], tk.Training(lr=0.5)))
+    assert der._repr_latex_() == (r"$\begin{aligned}\mathrm{p}: & s = (2, 1), & d = (\frac{1}{2}, \frac{1}{2})"
+                                  r"\end{aligned}\quad(\text{closed-form})$")
+    three = tk.Derivation(tk.GDLNSpec(task, [tk.Pathway("a", (1, 1)), tk.Pathway("b", (0, 1)), tk.Pathway("c", (1, 0))],
+                                      tk.Training(lr=0.5)))
+    tex = three.latex()
+    assert re.search(r"Coupled pairs \(shared outputs and datapoints\): \(a, [bc]\), \(a, [bc]\)\.\n\n", tex)
+
+
 def test_derivation_latex_of_a_summed_loss_and_a_document():
     """Summed loss (P = 2, η = 0.5): τ = 1/(Pη) = 1, the displayed loss is 2 × (½ tr Σy − …), and the
     note says so. As a document: the preamble, then the title from the task's name when the spec is
@@ -370,7 +439,8 @@ def test_derivation_latex_flags_a_non_diagonalisable_pathway():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tex = der.latex()
-    assert r"\emph{$\Sigma^x$ is not diagonal in these singular vectors (Assumption 2.1 fails).}" in tex
+    assert (r"\emph{$\Sigma^x$ is not diagonal in these singular vectors (Assumption 2.1 fails).}"
+            "\n\n" r"\subsection*{4. Trajectories}") in tex
 
 
 def test_large_matrices_are_named_by_size_not_printed():
