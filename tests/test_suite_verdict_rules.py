@@ -310,26 +310,42 @@ def test_tracking_verdict_at_the_tolerance_itself(gates):
 
 
 def test_gates_run_reads_the_digits_row_at_its_elbow(gates, monkeypatch, tmp_path):
-    """gates.run on stubbed parts (no training): the digits claim reads the row of K = K_elbow (rows
-    are K = 1, 2, …; here K_elbow = 2, whose simulated error 0.01 and race error 0.2 give partly:
-    one of two under 0.05), the rows' sim/race curves are dropped from the result, and the claims
-    are the elbow row, the two pathway rows, the identity check and the digits row, in that order."""
+    """gates.run on stubbed parts (no training): each part gets the quick settings (H = 200) and the
+    progress flag; the digits claim reads the row of K = K_elbow (rows are K = 1, 2, …; here K_elbow = 2,
+    whose simulated error 0.01 and race error 0.2 give partly: one of two under 0.05); the rows' sim/race
+    curves are dropped from the result; the figures go to fig8_centroids.png, fig9_elbow.png and
+    fig_digits.png; the claims are the elbow row, the two pathway rows, the identity check and the
+    digits row, in that order."""
     import types
 
     per_k = [{"K": K, "mse": 1.0 / K, "labels": ["common"]} for K in range(1, 9)]
     relu = types.SimpleNamespace(loss=np.array([[3.0, 2.0, 1.0]]))
-    monkeypatch.setattr(gates, "_section4", lambda st, progress: (relu, [], per_k, 3, 3, {"improvement": 4,
-                                                                                         "chord": 4}))
-    monkeypatch.setattr(gates, "_exact_reln", lambda st: {"checkpoints": 1, "forward_max_abs_diff": 0.0,
+    calls = []
+
+    def part(name, value):
+        def f(st, progress=None):
+            calls.append((name, st["hidden"], progress))
+            return value
+        return f
+
+    K_log = {"improvement": 4, "chord": 4}
+    monkeypatch.setattr(gates, "_section4", part("section4", (relu, ["scores"], per_k, 3, 3, K_log)))
+    monkeypatch.setattr(gates, "_exact_reln", part("reln", {"checkpoints": 1, "forward_max_abs_diff": 0.0,
                                                            "trained_max_abs_diff": 0.0,
-                                                           "trained_two_layer_max_abs_diff": 0.0, "output_scale": 1.0})
+                                                           "trained_two_layer_max_abs_diff": 0.0, "output_scale": 1.0}))
     rows = [{"K": K, "sim_max_rel_err": [0.5, 0.01, 0.02][K - 1], "race_max_rel_err": [0.5, 0.2, 0.01][K - 1],
              "sim_final_rel_err": 0.0, "race_final_rel_err": 0.0, "sim_loss": [1.0], "race_loss": [1.0]}
             for K in (1, 2, 3)]
-    monkeypatch.setattr(gates, "_digits", lambda st, progress: {"rows": rows, "K_elbow": 2, "t": [0.0]})
-    for fig in ("_fig8", "_fig9", "_fig_digits"):
-        monkeypatch.setattr(gates, fig, lambda *a, **k: None)
+    dg = {"rows": rows, "K_elbow": 2, "t": [0.0]}
+    monkeypatch.setattr(gates, "_digits", part("digits", dg))
+    figs = []
+    monkeypatch.setattr(gates, "_fig8", lambda scores, path: figs.append(("8", scores, path.name)))
+    monkeypatch.setattr(gates, "_fig9", lambda pk, ki, kc, path, kl=None: figs.append(("9", (ki, kc, kl), path.name)))
+    monkeypatch.setattr(gates, "_fig_digits", lambda d, path: figs.append(("d", d is dg, path.name)))
     res = gates.run(tmp_path, "quick", progress=False)
+    assert calls == [("section4", 200, False), ("reln", 200, None), ("digits", 200, False)]
+    assert figs == [("8", ["scores"], "fig8_centroids.png"), ("9", (3, 3, K_log), "fig9_elbow.png"),
+                    ("d", True, "fig_digits.png")]
     claims = res["claims"]
     assert [c["claim"][:12] for c in claims] == ["Fig. 9: the ", "with 4 clust", "every cluste", "identity che",
                                                  "reviewers' q"]
@@ -340,6 +356,158 @@ def test_gates_run_reads_the_digits_row_at_its_elbow(gates, monkeypatch, tmp_pat
     assert all("sim_loss" not in r and "race_loss" not in r for r in res["digits"]["rows"])
     assert res["section4"]["K_elbow"] == 3 and res["section4"]["relu_final_loss"].tolist() == [1.0]
     assert claims[0]["verdict"] == "partly"      # linear K = 3 by both rules, log10 K = 4 by both
+
+
+def test_gates_section4_trains_with_the_settings_and_reads_the_elbow_on_both_scales(gates, monkeypatch):
+    """gates._section4 with training and k-means stubbed: the ReLU network gets the mode's settings, the
+    summed loss, seed 0 and snapshots every 100 steps (module docstring) on the Section 4 task (11 inputs,
+    60 outputs, 24 datapoints: the lemmas docstring's [11, 700, 60]); the elbow is read with both rules on
+    the MSE and on log10(MSE), each the findgates rule applied here to the same numbers (the two scales
+    give different K on these MSEs, so a swapped scale is seen). Labels per K are those of the patterns
+    (all on → 'common'), patterns printed as 0/1 strings."""
+    from theorykit.analysis.findgates import choose_elbow
+
+    st = gates.SETTINGS["quick"]
+    seen = {}
+
+    def train_relu(X, Y, **kw):
+        seen["shape"], seen["kw"] = (X.shape, Y.shape), kw
+        return "relu"
+
+    mse = [1.0, 0.1, 0.01, 0.009, 0.008, 0.007, 0.006, 0.005]
+
+    def elbow_scores(X, Y, relu, Ks, kmeans_seed, n_init, progress):
+        seen["elbow"] = (relu, list(Ks), kmeans_seed, n_init)
+        return [{"K": K, "mse": m, "loss_max_rel_err": 0.0, "patterns": [np.ones(24, int)] * K, "shares": [1.0],
+                 "hidden": [1]} for K, m in zip(Ks, mse)]
+
+    monkeypatch.setattr(gates, "train_relu", train_relu)
+    monkeypatch.setattr(gates, "elbow_scores", elbow_scores)
+    relu, scores, per_k, K_imp, K_chord, K_log = gates._section4(st, progress=False)
+    assert seen["kw"] == {"hidden": 200, "lr": 0.002, "steps": 4001, "seeds": 3, "init_std": 0.005 / 200,
+                          "loss": "sum", "seed": 0, "every": 100}
+    assert seen["shape"] == ((11, 24), (60, 24)) and seen["elbow"] == ("relu", list(range(1, 9)), 0, 5)
+    Ks = list(range(1, 9))
+    assert (K_imp, K_chord) == (choose_elbow(Ks, mse, "improvement"), choose_elbow(Ks, mse, "chord"))
+    assert K_log == {r: choose_elbow(Ks, np.log10(mse), r) for r in ("improvement", "chord")}
+    assert K_log != {"improvement": K_imp, "chord": K_chord}        # the two scales differ on these numbers
+    assert per_k[0]["labels"] == ["common"] and per_k[2]["patterns"] == ["1" * 24] * 3 and per_k[7]["mse"] == 0.005
+
+
+def test_gates_digits_rows_by_hand_with_training_stubbed(gates, monkeypatch):
+    """gates._digits with the data, training, k-means and race stubbed. Images: targets
+    0,1,2,3,4,5,0,1,7,2 → classes < 5 keep images 0,1,2,3,4,6,7,9 (8 of them), pixels / 16, one-hot
+    targets over 5 classes. ReLU loss per step (2 seeds): seed means 4, 3, 2, 1.5, 1 at steps 0..4;
+    checkpoints at steps 0, 2, 4. Per K the stub gives K pathways; by hand for K = 2: a0 = σ²·(H/K)/2
+    = 1e-6·50/2 = 2.5e-5 (module docstring: σ²H_p/2, H_p = H/K); the race curve (stub) 4, 2.5, 1.5 at
+    the checkpoints: max |race − ReLU| / L(0) = max(0, 0.5, 0.5)/4 = 0.125, final |1.5 − 1|/1 = 0.5;
+    the GDLN's final loss 1.25: |1.25 − 1|/1 = 0.25. τ = 1/η = 20."""
+    import sys
+    import types
+
+    import sklearn.datasets
+
+    target = np.array([0, 1, 2, 3, 4, 5, 0, 1, 7, 2])
+    data = np.arange(10 * 64, dtype=float).reshape(10, 64) % 17
+    monkeypatch.setattr(sklearn.datasets, "load_digits", lambda: types.SimpleNamespace(data=data, target=target))
+    assert sys.modules["sklearn.datasets"].load_digits().target is target
+    loss = np.array([[5.0, 4.0, 3.0, 2.0, 1.5], [3.0, 2.0, 1.0, 1.0, 0.5]])     # means 4, 3, 2, 1.5, 1
+    relu = types.SimpleNamespace(loss=loss, t_ck=np.array([0, 2, 4]))
+    seen = {}
+
+    def train_relu(X, Y, **kw):
+        seen["X"], seen["Y"], seen["kw"] = X, Y, kw
+        return relu
+
+    def elbow_scores(X, Y, r, Ks, kmeans_seed, n_init, progress):
+        assert r is relu and (kmeans_seed, n_init) == (0, 5)
+        return [{"K": K, "mse": 1.0 / K ** 3, "loss_max_rel_err": 0.01 * K,
+                 "patterns": [np.arange(8) % (j + 2) == 0 for j in range(K)], "hidden": [100 // K] * K,
+                 "gdln_loss": np.array([4.0, 3.5, 3.0, 2.0, 1.25])} for K in Ks]
+
+    class Race:
+        @staticmethod
+        def from_data(X, Y, G):
+            seen.setdefault("G", []).append(np.asarray(G))
+            return Race()
+
+        def solve(self, times, tau, a0, modes):
+            seen.setdefault("solve", []).append((list(times), tau, a0, modes))
+            return types.SimpleNamespace(loss=np.array([[4.0, 2.5, 1.5]]))
+
+    monkeypatch.setattr(gates, "train_relu", train_relu)
+    monkeypatch.setattr(gates, "elbow_scores", elbow_scores)
+    monkeypatch.setattr(gates, "RaceSystem", Race)
+    st = gates.SETTINGS["quick"]
+    dg = gates._digits(st, progress=False)
+    keep = [0, 1, 2, 3, 4, 6, 7, 9]
+    np.testing.assert_array_equal(seen["X"], data[keep].T / 16.0)
+    np.testing.assert_array_equal(seen["Y"], np.eye(5)[target[keep]].T)
+    assert seen["kw"] == {"hidden": 100, "lr": 0.05, "steps": 3000, "seeds": 2, "init_std": 1e-3, "loss": "mean",
+                          "seed": 0, "every": 100}
+    assert dg["X_shape"] == [64, 8] and dg["t"].tolist() == [0.0, 2.0, 4.0]
+    assert dg["relu_loss"].tolist() == [4.0, 2.0, 1.0] and dg["relu_loss_std"].tolist() == [1.0, 1.0, 0.5]
+    row = dg["rows"][1]
+    assert (row["K"], row["pathways"], row["hidden"], row["mse"], row["sim_max_rel_err"]) == (2, 2, [50, 50], 1 / 8,
+                                                                                          0.02)
+    assert row["sizes"] == [4, 3]                       # items 0,2,4,6 and 0,3,6 of the 8
+    assert row["race_a0"] == pytest.approx(2.5e-5, rel=1e-12)
+    assert seen["solve"][1] == ([0.0, 2.0, 4.0], 20.0, row["race_a0"], False)
+    assert row["race_max_rel_err"] == 0.125 and row["race_final_rel_err"] == 0.5 and row["sim_final_rel_err"] == 0.25
+    assert row["sim_loss"].tolist() == [4.0, 3.0, 1.25] and row["race_loss"].tolist() == [4.0, 2.5, 1.5]
+    # the elbow over K of MSE 1/K³ by the findgates improvement rule, applied here to the same numbers
+    from theorykit.analysis.findgates import choose_elbow
+
+    assert dg["K_elbow"] == choose_elbow(list(range(1, 9)), [1.0 / K ** 3 for K in range(1, 9)])
+    assert [r["K"] for r in dg["rows"]] == list(range(1, 9)) and dg["settings"] is st["digits"]
+
+
+def test_gates_exact_reln_takes_the_worst_difference_over_seeds_and_checkpoints(gates, monkeypatch):
+    """gates._exact_reln with the networks stubbed: the forward difference is the largest |ŷ_ReLN − ŷ_ReLU|
+    over both seeds and every checkpoint (stub: the difference is |W1[s, c]|, values 0.1, −0.2, 0.3 for
+    seed 0 and 0.05, 0, −0.7 for seed 1: worst 0.7, at the last checkpoint of the second seed; it starts
+    from 0, so all-zero differences give 0); the side-by-side differences are max |ro − lo| (0.5 and,
+    with two hidden layers, 0.25), the output scale max |ro| = 3, the checkpoints those of the trajectory (3)."""
+    import types
+
+    W1 = np.array([[0.1, -0.2, 0.3], [0.05, 0.0, -0.7]])[..., None]        # seeds × checkpoints × 1
+    W2 = np.ones_like(W1)
+    seen = []
+
+    def train_relu(X, Y, **kw):
+        seen.append(("train", kw))
+        return types.SimpleNamespace(t_ck=np.array([0, 25, 50]), params_ck=[W1, W2])
+
+    def trajectory(X, Y, **kw):
+        seen.append(("traj", kw))
+        if isinstance(kw["hidden"], list):
+            return np.arange(3), np.array([[0.0, 1.0]]), np.array([[0.25, 1.0]])
+        return np.arange(3), np.array([[1.0, -3.0]]), np.array([[1.0, -2.5]])
+
+    monkeypatch.setattr(gates, "train_relu", train_relu)
+    monkeypatch.setattr(gates, "exact_reln_trajectory", trajectory)
+    def reln_out(params, X):
+        assert len(params) == 2 and X.shape == (11, 24)      # (parameters, the task's inputs), in that order
+        return np.array([params[0][0], 0.0])
+
+    def relu_out(params, X):
+        assert len(params) == 2 and X.shape == (11, 24)
+        return np.zeros(2)
+
+    monkeypatch.setattr(gates, "exact_reln_outputs", reln_out)
+    monkeypatch.setattr(gates, "relu_forward", relu_out)
+    st = gates.SETTINGS["quick"]
+    got = gates._exact_reln(st)
+    assert got == {"checkpoints": 3, "forward_max_abs_diff": 0.7, "trained_max_abs_diff": 0.5,
+                   "trained_two_layer_max_abs_diff": 0.25, "output_scale": 3.0}
+    r = st["reln"]
+    assert seen[0] == ("train", {"hidden": r["hidden"], "lr": 0.02, "steps": r["steps"], "seeds": 2, "init_std": 0.1,
+                                 "loss": "mean", "every": r["every"], "keep_params": True})
+    assert seen[2] == ("traj", {"hidden": [r["hidden"], r["hidden"]], "lr": 0.02, "steps": r["steps"],
+                                "init_std": 0.3, "every": r["every"]})
+    monkeypatch.setattr(gates, "exact_reln_outputs", lambda params, X: np.zeros(2))
+    monkeypatch.setattr(gates, "relu_forward", lambda params, X: np.zeros(2))
+    assert gates._exact_reln(st)["forward_max_abs_diff"] == 0.0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -750,3 +918,32 @@ def test_fig4c_summary_is_keyed_by_step_in_order(tmp_path, monkeypatch):
     assert got["8000"] == {"procrustes_disparity": 0.1, "procrustes_disparity_all_dims": 0.2,
                            "distance_correlation": 0.9}
     assert (tmp_path / "fig4c.json").is_file() and written == [tmp_path / "fig4c.png"]
+
+
+def test_runner_lines_on_stderr_follow_progress_but_failures_always_show(validation, tmp_path, monkeypatch, capsys):
+    """run_suites' docstring: ``progress`` turns the runner's lines on stderr on or off; a failure is
+    always reported (its line and the closing count of failed suites)."""
+    import types
+
+    import theorykit.suites as suites_mod
+
+    def run_ok(out_dir, mode, progress=True):
+        return {"claims": []}
+
+    def run_bad(out_dir, mode, progress=True):
+        raise RuntimeError("boom")
+
+    mods = {"ok": types.SimpleNamespace(run=run_ok, __file__=__file__),
+            "bad": types.SimpleNamespace(run=run_bad, __file__=__file__)}
+    monkeypatch.setattr(suites_mod, "load_suite", lambda name: mods[name])
+    assert validation.run_suites(tmp_path / "a", "quick", ["ok"], progress=False) == 0
+    assert capsys.readouterr().err == ""
+    assert validation.run_suites(tmp_path / "b", "quick", ["ok"], progress=True) == 0
+    err = capsys.readouterr().err
+    assert "[1/1] ok: running (quick)" in err and "[1/1] ok: done in" in err
+    assert validation.run_suites(tmp_path / "b", "quick", ["ok"], progress=True) == 0
+    assert "[1/1] ok: up to date, skipped" in capsys.readouterr().err
+    assert validation.run_suites(tmp_path / "c", "quick", ["ok", "bad"], progress=False) == 1
+    err = capsys.readouterr().err
+    assert "[2/2] bad: FAILED after" in err and "RuntimeError: boom" in err and "1 suite(s) failed: bad" in err
+    assert "ok:" not in err
