@@ -514,12 +514,12 @@ def test_gates_exact_reln_takes_the_worst_difference_over_seeds_and_checkpoints(
 # contexts: claim rows of _assemble on hand-made figures
 # ------------------------------------------------------------------------------------------------
 def _ctx(contexts, mode="full", *, worst=0.0, residuals=True, exact=False, shares=None, race_fit=0.01, gdln=0.01,
-         f4c=None, s5_units=None, hist=0.9, sig=None):
+         f4c=None, s5_units=None, hist=0.9, sig=None, f5=(0.01, 0.01), all_r=True):
     """contexts._assemble's claims and result on hand-made figures (k = 3 in Section 5; no training)."""
     sig = sig or {"common": 5, "k-1-context": 15, "single-context": 0, "none": 0}
     der = {"kminus1": {"s": "s", "d_eff": "d", "end_point": "e"}, "worst_abs_error_k2_to_8": worst,
            "all_residuals_match": residuals}
-    cfg = {"exact_checks": exact, "relu_hidden4": 350, "sec5_hidden": 100, "gdln_hidden": 25, "rfamily_all_r": True}
+    cfg = {"exact_checks": exact, "relu_hidden4": 350, "sec5_hidden": 100, "gdln_hidden": 25, "rfamily_all_r": all_r}
     s4 = {"agreement": {"relu_vs_race_fitted_a0": {"max_abs_error_over_L0": race_fit},
                         "relu_vs_race_rule_a0": {"max_abs_error_over_L0": 0.5},
                         "relu_vs_gdln_double_joint_max_abs_error_over_L0": gdln,
@@ -534,11 +534,12 @@ def _ctx(contexts, mode="full", *, worst=0.0, residuals=True, exact=False, share
           "all_within_1pct_contain_common_and_all_doubles": True,
           "best_family_lacking_common_or_a_double": "b", "its_area_excess_over_common_double": 0.1,
           "double_vs_single_area_ratio": 1.5, "winner_by_time_to_1pct": "w",
-          "all_seven_output_share": shares or {"ctx1": 0.0, "ctx2": 0.0, "ctx3": 0.0, "common": 0.5}}
+          "all_seven_output_share": shares or {"ctx1": 0.0, "ctx2": 0.0, "ctx3": 0.0, "common": 0.5},
+          "_private": "dropped"}
     rfam = {"3": {"winner_r": 2, "kminus1_wins": True, "single_over_kminus1_area": 1.2, "families": [1, 2]}}
-    s5 = {"3": {"max_abs_error_over_L0": {"gdln_joint_vs_closed_form": 0.01, "gdln_joint_vs_race": 0.01,
-                                          "relu_vs_closed_form_fitted_a0": 0.01},
-                "a0_relu_fitted": {"context": 1.0}, "a0_gdln_rule": 1.0,
+    s5 = {"3": {"max_abs_error_over_L0": {"gdln_joint_vs_closed_form": f5[0], "gdln_joint_vs_race": 0.01,
+                                          "relu_vs_closed_form_fitted_a0": f5[1]},
+                "a0_relu_fitted": {"context": 1.0}, "a0_gdln_rule": 1.0, "_curves": {"t": [0]},
                 "units": {"majority_significant": s5_units or {"common": 1, "k-1-context": 9, "single-context": 0},
                           "contexts_on_histogram_majority": {"2": {"weight_share": hist}}}}}
     return contexts._assemble(mode, cfg, der, s4, rr, rfam, s5, {}, f4c or {}, {}, 0.0)
@@ -639,6 +640,91 @@ def test_contexts_result_says_which_sizes_were_used(contexts):
     assert res["suite"] == "contexts" and res["mode"] == "quick"
     assert res["summary"]["section 5 worst GDLN vs joint race (a0 from init)"] == 0.01
     assert res["summary"]["gdln_vs_race_max_abs_error_over_L0 (no fit)"] == 0.25
+    # docs/theory.md#paper-settings: Section 4 GDLN init std common 10 b, others 20 b, b = 0.0005/700
+    assert res["hyper_parameters"]["gdln_init_std_section4"] == {"common": "10*b", "others": "20*b", "b": 0.0005 / 700}
+    # Finding 3's figure says when only r = 1, k/2, k − 1 were raced (quick), not when every r was
+    quick_note = " (quick: r = 1, k/2, k−1 only; the full run races every r)"
+    assert quick_note in _row(_ctx(contexts, "quick", all_r=False)["claims"], "Finding 3")["ours"]
+    assert quick_note not in _row(_ctx(contexts, "full", all_r=True)["claims"], "Finding 3")["ours"]
+    # the private entries ('_curves', '_private') are left out of the result, the rest kept
+    assert "_curves" not in res["section5"]["3"] and res["section5"]["3"]["a0_gdln_rule"] == 1.0
+    assert "_private" not in res["race_section4"] and res["race_section4"]["winner"] == "w"
+
+
+@pytest.mark.parametrize("gdln,relu,mode,verdict", [(0.05, 0.5, "full", "confirmed"), (0.06, 0.05, "full", "partly"),
+                                                    (0.06, 0.051, "full", "not borne out"),
+                                                    (0.06, 0.051, "quick", "partly")])
+def test_contexts_fig5_thresholds_at_five_percent(contexts, gdln, relu, mode, verdict):
+    """Fig. 5 row: 'confirmed if ≤ 0.05 without a fit; partly if ≤ 0.05 only with a0 fitted; not borne
+    out otherwise at the paper's sizes' (its agreement text): 0.06 is over 0.05 (not confirmed), 0.051
+    with a0 fitted is over 0.05 too."""
+    row = _row(_ctx(contexts, mode, f5=(gdln, relu))["claims"], "Fig. 5 / App. F-G")
+    assert row["verdict"] == verdict
+
+
+def test_contexts_run_passes_the_mode_and_the_papers_hyper_parameters(contexts, monkeypatch, tmp_path):
+    """contexts.run with every part stubbed: the parts read the mode's settings merged with the paper's
+    hyper-parameters (η = 0.001, 8000 steps: docs/theory.md#paper-settings); quick keeps Section 5 at the
+    paper's k = 3, 4, 5 (module comment), full adds k = 6; the race ranking and the r-families get the
+    GDLN rule's context a0 from Section 4; the figures go to fig4a_loss.png, fig4b_singular_values.png,
+    fig4c_mds.png, fig5_k_contexts.png in the output folder."""
+    from theorykit.analysis import context_races as races
+    from theorykit.analysis import context_runs as runs
+    from theorykit.suites import load_package
+
+    figs = __import__(load_package("validation").__name__ + ".contexts_figures", fromlist=["fig5"])
+    seen = {}
+    s4 = {"agreement": {"a0_rule_gdln": {"context": 3.5e-7}}}
+    monkeypatch.setattr(races, "derivation", lambda out, cfg: seen.update(der=cfg) or {"_obj": "kres", "x": 1})
+    monkeypatch.setattr(runs, "section4", lambda cfg, pr: s4)
+    monkeypatch.setattr(runs, "snapshot_singular_values", lambda s, cfg: seen.update(snap=s is s4))
+    monkeypatch.setattr(races, "race_ranking", lambda cfg, a0, pr: seen.update(rank_a0=a0) or "rank")
+    monkeypatch.setattr(races, "r_families", lambda cfg, a0, pr: seen.update(rfam_a0=a0) or "rfam")
+    monkeypatch.setattr(runs, "section5", lambda cfg, kres, pr: seen.update(s5=(sorted(cfg["sec5"]), kres)) or "s5")
+    for name in ("fig4a", "fig4b", "fig4c", "fig5"):
+        monkeypatch.setattr(figs, name, lambda data, path, name=name: seen.setdefault("figs", []).append(
+            (name, data, path)) or name + "-data")
+    monkeypatch.setattr(contexts, "_key_latex", lambda kres: "latex of " + kres)
+    monkeypatch.setattr(contexts, "_assemble", lambda *a: a)
+    for mode, ks in (("quick", [3, 4, 5]), ("full", [3, 4, 5, 6])):
+        seen.clear()
+        a = contexts.run(tmp_path, mode, progress=False)
+        assert seen["der"]["eta"] == 0.001 and seen["der"]["steps"] == 8000
+        assert seen["der"]["seeds"] == contexts.MODES[mode]["seeds"]
+        assert seen["s5"] == (ks, "kres") and seen["snap"] is True
+        assert seen["rank_a0"] == seen["rfam_a0"] == 3.5e-7
+        assert [(n, p) for n, _, p in seen["figs"]] == [("fig4a", tmp_path / "fig4a_loss.png"),
+                                                        ("fig4b", tmp_path / "fig4b_singular_values.png"),
+                                                        ("fig4c", tmp_path / "fig4c_mds.png"),
+                                                        ("fig5", tmp_path / "fig5_k_contexts.png")]
+        assert seen["figs"][3][1] == "s5"
+        assert a[:9] == (mode, contexts.MODES[mode], {"x": 1}, s4, "rank", "rfam", "s5", "fig4b-data", "fig4c-data")
+        assert a[-1] == "latex of kres"
+
+
+def test_contexts_key_latex_prints_each_headline_equation(contexts):
+    """_key_latex: the six headline equations of the symbolic-k derivation, each with sympy's LaTeX of
+    the derived expressions (made-up expressions here; sympy.latex applied in the test)."""
+    import types
+
+    import sympy as sp
+
+    a, b, c = sp.symbols("a b c")
+    kres = types.SimpleNamespace(
+        kminus1={"s": a / 2, "d_eff": b ** 2, "end_point": sp.sqrt(c)},
+        common=({"s": a + 1, "d": b}, {"s": 2 * a, "d": b + 1}, {"s": 3 * a, "d": c}),
+        residual={"loss_per_alpha": a * sp.Symbol(r"\tilde{\sigma}_\alpha") ** 2}, r_family={"s": a - b, "d_eff": c / 3})
+    out = contexts._key_latex(kres)
+    L = sp.latex
+    assert out["(k-1)-context pathways on the residual"] == (rf"s_\alpha = {L(a / 2)},\quad d = {L(b ** 2)},\quad "
+                                                             rf"s_\alpha/d = {L(sp.sqrt(c))}")
+    # the structure's σ̃_α² is printed as the Frobenius norm of H̃ (sympy writes a σ̃_α^{2})
+    assert L(kres.residual["loss_per_alpha"]) == r"\tilde{\sigma}_\alpha^{2} a"           # sympy's order
+    assert out["residual of the common pathway"].endswith(r"L_{\rm res} = \lVert\tilde H\rVert_F^2 a")
+    assert out["common pathway, centred items"] == rf"s = {L(a + 1)},\quad d = {L(b)}"
+    assert out["common pathway, centred contexts (x(k-1))"] == rf"s = {L(2 * a)},\quad d = {L(b + 1)}"
+    assert out["common pathway, grand mean"] == rf"s = {L(3 * a)},\quad d = {L(c)}"
+    assert out["all r-context pathways"] == rf"s_\alpha = {L(a - b)},\quad d = {L(c / 3)}"
 
 
 # ------------------------------------------------------------------------------------------------
