@@ -1033,3 +1033,23 @@ def test_runner_lines_on_stderr_follow_progress_but_failures_always_show(validat
     err = capsys.readouterr().err
     assert "[2/2] bad: FAILED after" in err and "RuntimeError: boom" in err and "1 suite(s) failed: bad" in err
     assert "ok:" not in err
+
+
+# ------------------------------------------------------------------------------------------------
+# defects the mutation check found (each test failed before its fix)
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("files", [["a.png"], "a.png", 5])
+def test_a_damaged_cache_entry_is_a_miss_not_a_crash(validation, tmp_path, files):
+    """load_cached's docstring: the cached result if the entry is intact, else None. Defect: an entry
+    whose 'files' was a list, a string or a number (not a mapping) raised AttributeError
+    out of load_cached, and with it out of run_suites, instead of re-running the suite."""
+    out = tmp_path / "out"
+    _cache_entry(out, entry={"key": "k1", "json_sha256": _sha(b'{"x": 1}\n'), "files": files})
+    assert validation.load_cached(out, "alpha", "k1") is None
+
+
+def test_a_dead_cluster_is_labelled_dead(gates):
+    """_label: a pattern off in every context is a dead cluster. Defect: it was labelled 'ctx' (the
+    context prefix with no context), which reads as a truncated context name in Fig. 8's labels."""
+    assert gates._label([0] * 24) == "dead"
+    assert gates._label([0, 0, 0, 0], n=2, k=2) == "dead"

@@ -149,6 +149,8 @@ def load_cached(out: Path, name: str, key: str):
                 or entry.get("json_sha256") != _sha256(data)):
             return None
         files = entry.get("files") or {}
+        if not isinstance(files, dict):     # a damaged entry is a cache miss, not a crash of the run
+            return None
         if any(_sha256((out / fname).read_bytes()) != digest for fname, digest in files.items()):
             return None
         return json.loads(data)

@@ -63,7 +63,7 @@ TRACK_TOL = 0.05
 
 
 def _label(pattern, n=8, k=3):
-    """Context-level name of a gate pattern: 'common', 'ctx13', … or 'mixed'."""
+    """Context-level name of a gate pattern: 'common', 'ctx13', …, 'dead' (off everywhere) or 'mixed'."""
     g = np.asarray(pattern).reshape(k, n)
     on = [c for c in range(k) if g[c].all()]
     off = [c for c in range(k) if not g[c].any()]
@@ -71,6 +71,8 @@ def _label(pattern, n=8, k=3):
         return "mixed(" + ",".join(f"c{c + 1}:{int(g[c].sum())}/{n}" for c in range(k)) + ")"
     if len(on) == k:
         return "common"
+    if not on:
+        return "dead"
     return context_name(on, k)
 
 
