@@ -207,7 +207,7 @@ def test_gate_characterisation_disagrees_when_one_count_is_off(lemmas, monkeypat
     import theorykit.theory.lemmas as tl
 
     real = tl.poly_bernoulli
-    monkeypatch.setattr(tl, "poly_bernoulli", lambda n, k: real(n, k) + ((n, k) == (2, 3)))
+    monkeypatch.setattr(tl, "poly_bernoulli", lambda n, k: real(n, k) + (sorted((n, k)) == [2, 3]))
     res = lemmas._gate_characterisation([(2, 2), (2, 3)], 4)
     assert res["all_agree"] is False and res["sizes"][1]["poly_bernoulli"] == 47
     assert res["sizes"][0]["enumeration_equals_staircase"] and res["sizes"][0]["staircase_equals_xor_free"]
@@ -700,6 +700,22 @@ def test_contexts_run_passes_the_mode_and_the_papers_hyper_parameters(contexts, 
         assert seen["figs"][3][1] == "s5"
         assert a[:9] == (mode, contexts.MODES[mode], {"x": 1}, s4, "rank", "rfam", "s5", "fig4b-data", "fig4c-data")
         assert a[-1] == "latex of kres"
+
+
+def test_contexts_modes_follow_the_rows_and_comments_that_describe_them(contexts):
+    """contexts.MODES as the suite describes them: the residual row says the full run checks the residual
+    'in exact arithmetic' and quick in floats; the Finding 3 row says quick races 'r = 1, k/2, k−1 only;
+    the full run races every r'; the MODES comment: quick runs k = 3, 4, 5 in Section 5 and the
+    r-families, full adds k = 6 to the r-families; quick: 2 seeds, 350 / 25 / 100 units, RK4 step 2,
+    a 37-point a0 grid in Section 5."""
+    q, f = contexts.MODES["quick"], contexts.MODES["full"]
+    assert (q["exact_checks"], f["exact_checks"]) == (False, True)
+    assert (q["rfamily_all_r"], f["rfamily_all_r"]) == (False, True)
+    assert q["sec5_k"] == (3, 4, 5) and "sec5_k" not in f
+    assert (q["rfamily_k"], f["rfamily_k"]) == ((3, 4, 5), (3, 4, 5, 6))
+    assert (q["seeds"], q["relu_hidden4"], q["gdln_hidden"], q["sec5_hidden"], q["race_dt"], q["sec5_fit_grid"]) == \
+        (2, 350, 25, 100, 2, 37)
+    assert sorted(contexts.SEC5) == [3, 4, 5, 6] and contexts.SEC5[6] == {"gamma": 1.62, "hidden": 700}
 
 
 def test_contexts_key_latex_prints_each_headline_equation(contexts):
