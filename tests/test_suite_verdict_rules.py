@@ -811,6 +811,10 @@ def test_move_staged_moves_nested_files_and_lists_them_relative(validation, tmp_
     assert moved == ["b.png", "sub/a.json", "sub/deeper/c.txt"]
     assert (out / "sub" / "a.json").read_bytes() == b"a" and (out / "sub" / "a.json").stat().st_ino == ino
     assert (out / "sub" / "deeper" / "c.txt").read_bytes() == b"c" and not (stage / "b.png").exists()
+    # a file two folders down whose folders do not exist under OUT yet: both are made
+    (stage / "x" / "y").mkdir(parents=True)
+    (stage / "x" / "y" / "z.txt").write_bytes(b"z")
+    assert validation._move_staged(stage, out) == ["x/y/z.txt"] and (out / "x" / "y" / "z.txt").read_bytes() == b"z"
 
 
 @pytest.mark.parametrize("obj,where", [
