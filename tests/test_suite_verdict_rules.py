@@ -378,6 +378,7 @@ def test_gates_section4_trains_with_the_settings_and_reads_the_elbow_on_both_sca
 
     def elbow_scores(X, Y, relu, Ks, kmeans_seed, n_init, progress):
         seen["elbow"] = (relu, list(Ks), kmeans_seed, n_init)
+        assert (X.shape, Y.shape) == ((11, 24), (60, 24))           # inputs first, then targets
         return [{"K": K, "mse": m, "loss_max_rel_err": 0.0, "patterns": [np.ones(24, int)] * K, "shares": [1.0],
                  "hidden": [1]} for K, m in zip(Ks, mse)]
 
@@ -420,7 +421,7 @@ def test_gates_digits_rows_by_hand_with_training_stubbed(gates, monkeypatch):
         return relu
 
     def elbow_scores(X, Y, r, Ks, kmeans_seed, n_init, progress):
-        assert r is relu and (kmeans_seed, n_init) == (0, 5)
+        assert r is relu and (kmeans_seed, n_init) == (0, 5) and (X.shape, Y.shape) == ((64, 8), (5, 8))
         return [{"K": K, "mse": 1.0 / K ** 3, "loss_max_rel_err": 0.01 * K,
                  "patterns": [np.arange(8) % (j + 2) == 0 for j in range(K)], "hidden": [100 // K] * K,
                  "gdln_loss": np.array([4.0, 3.5, 3.0, 2.0, 1.25])} for K in Ks]
