@@ -1009,6 +1009,41 @@ def test_fig5_json_holds_every_tenth_point_of_the_seed_means(tmp_path, monkeypat
         assert d["race_rule_a0"] == c["race"][idx].tolist()
 
 
+def test_fig4a_json_holds_every_tenth_point_of_each_curve(tmp_path, monkeypatch):
+    """contexts_figures.fig4a: the JSON beside Fig. 4a keeps every 10th point of the ReLU seeds' mean and
+    std, each GDLN's seed mean (named gdln_<family>_<schedule>, spaces as '_'), the three races at the
+    rule's a0 (each read at the figure's times), the fitted race and the staged theory; recomputed here
+    with numpy on hand-made curves."""
+    import json
+    import types
+
+    figs, written = _figures_module(monkeypatch)
+    rng = np.random.default_rng(2)
+    t = np.arange(0.0, 30.0)
+    gdln = {key: rng.random((2, t.size)) for key in (("double", "joint"), ("double", "staged"), ("single", "joint"),
+                                                     ("all seven", "joint"))}
+
+    def race(scale):
+        return types.SimpleNamespace(loss_at=lambda tt: scale * np.asarray(tt))
+
+    s4 = {"t": t, "relu": rng.random((3, t.size)), "gdln": gdln,
+          "race": {"double": race(1.0), "single": race(2.0), "all seven": race(3.0)},
+          "fit_curve": rng.random(t.size), "staged": {"loss": rng.random(t.size), "note": "staged note"}}
+    figs.fig4a(s4, tmp_path / "fig4a.png")
+    assert written == [tmp_path / "fig4a.png"]
+    d = json.loads((tmp_path / "fig4a.json").read_text())
+    idx = [0, 10, 20]
+    assert d["figure"] == "4a" and d["every"] == 10 and d["t"] == t[idx].tolist()
+    np.testing.assert_allclose(d["relu_mean"], s4["relu"][:, idx].mean(0), rtol=1e-15)
+    np.testing.assert_allclose(d["relu_std"], s4["relu"][:, idx].std(0), rtol=1e-15)
+    for (nm, sch), L in gdln.items():
+        np.testing.assert_allclose(d[f"gdln_{nm.replace(' ', '_')}_{sch}"], L[:, idx].mean(0), rtol=1e-15)
+    assert d["race_double_rule_a0"] == [0.0, 10.0, 20.0] and d["race_single_rule_a0"] == [0.0, 20.0, 40.0]
+    assert d["race_all_seven_rule_a0"] == [0.0, 30.0, 60.0]
+    assert d["race_double_a0_fitted_to_relu"] == s4["fit_curve"][idx].tolist()
+    assert d["staged_theory"] == s4["staged"]["loss"][idx].tolist() and d["staged_theory_note"] == "staged note"
+
+
 def test_fig4c_summary_is_keyed_by_step_in_order(tmp_path, monkeypatch):
     """contexts_figures.fig4c: no MDS results → {} (no figure); else per step (as text, steps sorted as
     numbers) the two Procrustes disparities and the distance correlation, as given."""
