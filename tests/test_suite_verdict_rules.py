@@ -717,6 +717,10 @@ def test_contexts_modes_follow_the_rows_and_comments_that_describe_them(contexts
     assert (q["seeds"], q["relu_hidden4"], q["gdln_hidden"], q["sec5_hidden"], q["race_dt"], q["sec5_fit_grid"]) == \
         (2, 350, 25, 100, 2, 37)
     assert sorted(contexts.SEC5) == [3, 4, 5, 6] and contexts.SEC5[6] == {"gamma": 1.62, "hidden": 700}
+    # docs/theory.md#paper-settings: Section 5 ReLU hidden 700 / 500 / 600 for k = 3 / 4 / 5; the context
+    # one-hot scaled by γ = 1.1 for k = 4 and 1.35 for k = 5, k = 3 unscaled
+    assert [contexts.SEC5[k]["hidden"] for k in (3, 4, 5)] == [700, 500, 600]
+    assert [contexts.SEC5[k]["gamma"] for k in (3, 4, 5)] == [1, 1.1, 1.35]
 
 
 def test_contexts_key_latex_prints_each_headline_equation(contexts):
