@@ -877,6 +877,25 @@ def test_version_reads_installed_distributions(validation):
     assert validation._version("no-such-distribution-tk46") is None
 
 
+def test_examples_dir_needs_spec_files_not_only_a_folder(validation, tmp_path, monkeypatch):
+    """_examples_dir's docstring: the checkout's examples/, else the copy installed with the package; a
+    candidate counts only if it is a folder holding *.toml files. Here the checkout-level examples/
+    exists but holds no spec file, so the package's copy is the one; with neither, None."""
+    import theorykit.spec.files as files
+
+    pkg = tmp_path / "theorykit"
+    (pkg / "spec").mkdir(parents=True)
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "notes.txt").write_text("not a spec")
+    (pkg / "examples").mkdir()
+    monkeypatch.setattr(files, "__file__", str(pkg / "spec" / "files.py"))
+    assert validation._examples_dir() is None
+    (pkg / "examples" / "a.toml").write_text("x = 1\n")
+    assert validation._examples_dir() == (pkg / "examples").resolve()
+    (tmp_path / "examples" / "b.toml").write_text("x = 2\n")
+    assert validation._examples_dir() == (tmp_path / "examples").resolve()
+
+
 def test_run_suites_refuses_an_unknown_mode_naming_it(validation, tmp_path):
     """run_suites: mode must be 'quick' or 'full' (a ValueError that names the bad value)."""
     with pytest.raises(ValueError, match="mode must be 'quick' or 'full', got 'fast'"):
