@@ -67,6 +67,19 @@ def test_names_with_tex_characters_compile(tmp_path):
     assert compile_tex(tex)["ink"] > 0.002
 
 
+@pytest.mark.parametrize("name", ["Weg-ä", "ctx α Δ", "通路", "ά-x"])
+def test_names_in_other_scripts_compile(tmp_path, name):
+    # Names may be in any script. pdflatex stopped at "ä" in math mode (an accent), at "α" and at
+    # "通" (no definition); Greek letters are now their macros, other letters sit in \text{}, and a
+    # character pdflatex cannot typeset is printed as its code point ([U+901A]).
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'name = "{name}"\n[data]\ninputs = [[1, 0], [0, 1]]\ntargets = [[1, 0]]\n'
+                    f'[[pathways]]\nname = "{name}"\nactive = [1, 0]\n', encoding="utf-8")
+    tex = tmp_path / "d.tex"
+    assert main(["derive", str(spec), "--latex", str(tex)]) == 0
+    assert compile_tex(tex)["ink"] > 0.002
+
+
 def test_xor_crossover_tex_compiles_without_overfull_boxes(tmp_path):
     from theorykit.derivations.xor_crossover import derive
     from theorykit.theory.latex import latex_document

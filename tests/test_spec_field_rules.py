@@ -380,3 +380,8 @@ def test_tex_label_and_tex_text_escape_every_tex_special_character():
     assert tex_label("ctx1-12") == r"\mathrm{ctx1\text{-}12}"
     assert tex_text("50% of a_b & {c} #1 $2 ~^\\ --x") == (r"50\% of a\_b \& \{c\} \#1 \$2 "
                                                           r"\textasciitilde{}\textasciicircum{}\textbackslash{} -{}-x")
+    # Greek letters are their macros (capitals without one look like Latin letters: Α is A), any other
+    # non-ASCII letter sits in \\text{} in math mode; in text, Greek letters are set as math.
+    assert tex_label("α Δ Α ς λ") == r"\mathrm{\alpha{}\ \Delta{}\ A{}\ \varsigma{}\ \lambda{}}"
+    assert tex_label("Weg-ä") == r"\mathrm{Weg\text{-}\text{ä}}"
+    assert tex_text("Σyx, ä") == r"$\Sigma$yx, ä"

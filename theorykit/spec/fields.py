@@ -175,24 +175,47 @@ def label(value, field: str, fix: str) -> str:
 #: TeX's special characters (and the space and hyphen, which math mode would drop or make a minus),
 #: as math-mode LaTeX that pdflatex, KaTeX and MathJax all read
 _TEX_MATH = {"\\": r"\backslash{}", "{": r"\{", "}": r"\}", "#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&",
-             "_": r"\_", "^": r"\hat{}", "~": r"\tilde{}", " ": r"\ ", "-": r"\text{-}", "Σ": r"\Sigma{}"}
+             "_": r"\_", "^": r"\hat{}", "~": r"\tilde{}", " ": r"\ ", "-": r"\text{-}"}
+_TEX_TEXT = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&",
+             "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
+#: capital Greek letters TeX has no macro for: they look like Latin ones
+_GREEK_AS_LATIN = {"ALPHA": "A", "BETA": "B", "EPSILON": "E", "ZETA": "Z", "ETA": "H", "IOTA": "I", "KAPPA": "K",
+                   "MU": "M", "NU": "N", "OMICRON": "O", "RHO": "P", "TAU": "T", "CHI": "X"}
+
+
+def _greek(c: str) -> str | None:
+    """The math-mode macro of a Greek letter (α → \\alpha, Δ → \\Delta, ς → \\varsigma, Α → A), or None."""
+    name = unicodedata.name(c, "")
+    if not name.startswith(("GREEK SMALL LETTER ", "GREEK CAPITAL LETTER ")) or len(name.split()) > 4 + ("FINAL" in name):
+        return None
+    word = name.split()[-1].replace("LAMDA", "LAMBDA")
+    if "CAPITAL" in name:
+        return _GREEK_AS_LATIN.get(word, "\\" + word.capitalize())
+    return "o" if word == "OMICRON" else "\\varsigma" if "FINAL" in name else "\\" + word.lower()
 
 
 def tex_label(name) -> str:
     """A :func:`label` (a pathway's, a task's or a spec's name) as upright math-mode LaTeX,
-    ``\\mathrm{...}`` with TeX's special characters escaped, so that a name such as ``"50% of h_1"``
+    ``\\mathrm{...}`` with TeX's special characters escaped, Greek letters as their macros and other
+    non-ASCII letters inside ``\\text{}``, so that a name such as ``"50% of h_1"`` or ``"Weg-ä α"``
     prints as written and cannot break the document around it."""
-    return r"\mathrm{" + "".join(_TEX_MATH.get(c, c) for c in str(name)) + "}"
-
-
-_TEX_TEXT = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&",
-             "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}", "Σ": r"$\Sigma$"}
+    def char(c):
+        if c in _TEX_MATH:
+            return _TEX_MATH[c]
+        if c.isascii():
+            return c
+        g = _greek(c)
+        return g + "{}" if g else r"\text{" + c + "}"
+    return r"\mathrm{" + "".join(map(char, str(name))) + "}"
 
 
 def tex_text(text) -> str:
     """Plain text (a note that may quote names, or write Σyx) as text-mode LaTeX: TeX's special
-    characters escaped, Σ as math (pdflatex stops at a bare one), and "--" kept two hyphens, not a dash."""
-    return re.sub("-(?=-)", "-{}", "".join(_TEX_TEXT.get(c, c) for c in str(text)))
+    characters escaped, Greek letters as math (pdflatex stops at a bare Σ), and "--" kept two hyphens."""
+    def char(c):
+        g = None if c.isascii() else _greek(c)
+        return f"${g}$" if g else _TEX_TEXT.get(c, c)
+    return re.sub("-(?=-)", "-{}", "".join(map(char, str(text))))
 
 
 RESERVED_NODE_NAMES = ("input", "output")

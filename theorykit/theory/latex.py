@@ -23,8 +23,23 @@ def _mat(M, limit=24) -> str:
     return sp.latex(M)
 
 
+#: under pdflatex, a character of a name that LaTeX cannot typeset (通, ά) is printed as its code point
+#: instead of stopping the run; lualatex and xelatex (with a font that has it) print the character
+_FALLBACK = r"""\usepackage{iftex}
+\ifPDFTeX\makeatletter
+\def\tk@fallback#1#2{\ifcsname u8:\detokenize{#1}\endcsname\else\DeclareUnicodeCharacter{#2}{\texttt{[U+#2]}}\fi}
+%s\makeatother\fi
+"""
+
+
 def latex_document(title: str, body: str) -> str:
-    return _PREAMBLE + r"\section*{" + title + "}\n" + body + "\n\\end{document}\n"
+    text = title + body
+    odd = sorted({c for c in text if ord(c) > 0x17F})          # beyond Latin-1 and Latin Extended-A
+    pre = _PREAMBLE
+    if odd:
+        fallback = _FALLBACK % "".join(f"\\tk@fallback{{{c}}}{{{ord(c):04X}}}\n" for c in odd)
+        pre = pre.replace("\\begin{document}", fallback + "\\begin{document}")
+    return pre + r"\section*{" + title + "}\n" + body + "\n\\end{document}\n"
 
 
 def derivation_latex_short(der) -> str:
