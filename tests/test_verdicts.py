@@ -299,6 +299,8 @@ def test_contexts_graded_refutes_only_at_the_papers_sizes():
     assert g(0.7, 0.9, 0.7, "full", higher_is_better=True)[0] == "partly"
     assert g(0.69, 0.9, 0.7, "full", higher_is_better=True)[0] == "not borne out"
     assert g(0.69, 0.9, 0.7, "quick", higher_is_better=True)[0] == "partly"
+    # nothing measured (NaN) is "n/a", not a grade (it was "partly")
+    assert g(float("nan"), 0.02, 0.10, "full")[0] == "n/a" and g(float("nan"), 0.9, 0.7, "quick", True)[0] == "n/a"
 
 
 def test_exact_reln_identity_needs_a_difference_below_the_tolerance():

@@ -124,9 +124,9 @@ def _key_latex(kres) -> dict:
 def _graded(value, ok, bad, mode, higher_is_better=False):
     """A verdict from one printed number and its printed thresholds: "confirmed" at ``ok`` or better;
     "not borne out" beyond ``bad``, but only at the paper's sizes (full mode): quick mode runs smaller
-    networks, so there a number beyond ``bad`` is "partly" (the full run decides). Returns the verdict
-    and the rule, to print with the number."""
-    verdict = graded(value, ok, bad, higher=higher_is_better, nan="partly")
+    networks, so there a number beyond ``bad`` is "partly" (the full run decides). A NaN (nothing
+    measured) is "n/a", as in the other suites. Returns the verdict and the rule, to print with the number."""
+    verdict = graded(value, ok, bad, higher=higher_is_better, nan="n/a")
     cmp_ok, cmp_bad = ("≥", "<") if higher_is_better else ("≤", ">")
     rule = f"confirmed if {cmp_ok} {ok:g}; not borne out if {cmp_bad} {bad:g} at the paper's sizes (full run)"
     return ("partly" if verdict == "not borne out" and mode != "full" else verdict), rule
@@ -216,7 +216,7 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                      "and common + double ≥ 90% of the units by majority; not borne out if common + double < 70% at "
                      "the paper's sizes)",
         "verdict": "confirmed" if sig["single-context"] <= 0.05 * nsig and share_cd >= 0.9
-        else _graded(share_cd, 0.9, 0.7, mode, higher_is_better=True)[0] if share_cd < 0.9 else "partly"})
+        else _graded(share_cd, 0.9, 0.7, mode, higher_is_better=True)[0] if not share_cd >= 0.9 else "partly"})
     if f4c:
         last = f4c[max(f4c, key=int)]
         claims.append({
