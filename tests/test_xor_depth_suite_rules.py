@@ -524,3 +524,85 @@ def test_closest_reln_needs_a_majority_of_seeds():
     "linear", fewer than half "xor", and exactly half no majority, "tie" (it was "xor", which leaned
     the agreement towards the XoR ReLN with an even seed count)."""
     assert xor.closest_by_majority([0.0, 0.25, 0.5, 0.75, 1.0]).tolist() == ["xor", "xor", "tie", "linear", "linear"]
+
+
+# ================================================================================================
+# depth: the suite's own rows (depth._claims), from synthetic measurements
+# ================================================================================================
+def _depth_inputs(**over):
+    """Measurements that confirm every row, written by hand; ``over`` replaces one of them."""
+    gating = {"first_all_on_units_mean": 0.95, "first_all_on_weight_mean": 0.95,
+              "first_all_on_units_max_over_time": 1.0, "first_on_fraction_weighted_mean": 0.99,
+              "second_weight_share_mean": {"common": 0.5, "double": 0.4, "single": 0.05, "none": 0.05}}
+    run = {"loss_rel_spread_max": 0.2, "aligned_runs": 8, "aligned_both_runs": 8, "r2_weighted": 0.7,
+           "r2_weighted_align4": 0.6, "r2_weighted_both": 0.8}
+    t = {"relu_mean": 100.0, "gdln_mean": 100.0, "gdln_wide_mean": 90.0, "mode_ode": 95.0, "gdln_flow": 100.0}
+    cmp = {"stereo_relu_vs_gdln_max_rel": 0.01, "mean_relu_vs_gdln_max_rel": 0.02,
+           "wide_gdln_vs_relu_mean_max_rel": 0.03, "relu_final_mean": 1e-3, "gdln_final_mean": 1e-3,
+           "gdln_wide_final_mean": 1e-3, "t_half": t, "t_1pct": dict(t), "ode_vs_relu_mean_max_rel": 0.01,
+           "ode_vs_gdln_mean_max_rel": 0.01, "ode_final": 0.1, "flow_final": 1e-3,
+           "level_times": {"50%": {"gdln_flow": 100.0, "gdln_runs": 100.0, "relu_runs": 105.0}},
+           "flow_vs_gdln_mean_max_rel": 0.01, "flow_vs_gdln_stereo_max_rel": 0.02, "flow_vs_relu_mean_max_rel": 0.03}
+    args = {"gating": gating, "ra": run, "ga": dict(run), "spread1": 0.05, "r2_adj": {"one": 0.6, "both": 0.4},
+            "cmp": cmp, "seeds": 8}
+    for key, value in over.items():
+        if "." in key:                       # "cmp.flow_vs_gdln_mean_max_rel" = value
+            top, sub = key.split(".")
+            args[top] = dict(args[top], **{sub: value})
+        else:
+            args[key] = value
+    return args
+
+
+def _depth_verdicts(**over):
+    return [r["verdict"] for r in depth._claims(**_depth_inputs(**over))]
+
+
+def test_depth_rows_confirm_on_numbers_within_every_threshold():
+    # 8 rows: first-layer all-on, second-layer shares, spread, alignment R², stereotypical, mode ODE,
+    # timing, flow; every number above is on the confirming side of its row's threshold.
+    assert _depth_verdicts() == ["confirmed"] * 8
+
+
+@pytest.mark.parametrize("over,row,verdict", [
+    # first layer: weight share on all-on units ≥ 0.9 confirms, ≥ 0.5 partly (higher is better)
+    ({"gating.first_all_on_weight_mean": 0.9}, 0, "confirmed"),
+    ({"gating.first_all_on_weight_mean": 0.89}, 0, "partly"),
+    ({"gating.first_all_on_weight_mean": 0.49}, 0, "not borne out"),
+    # second layer: common + double ≥ 0.8 confirms (0.5 + 0.3), ≥ 0.5 partly
+    ({"gating.second_weight_share_mean": {"common": 0.5, "double": 0.3, "single": 0.1, "none": 0.1}}, 1, "confirmed"),
+    ({"gating.second_weight_share_mean": {"common": 0.4, "double": 0.3, "single": 0.2, "none": 0.1}}, 1, "partly"),
+    ({"gating.second_weight_share_mean": {"common": 0.2, "double": 0.2, "single": 0.5, "none": 0.1}}, 1,
+     "not borne out"),
+    # spread: two layers 0.2 against the control 0.15: above it but not twice it, partly; below it, refuted
+    ({"spread1": 0.15}, 2, "partly"),
+    ({"spread1": 0.25}, 2, "not borne out"),
+    # alignment: the better adjusted R² (0.6 of 0.6/0.4) confirms at ≥ 0.5; 0.3 is partly; none is n/a
+    ({"r2_adj": {"one": 0.3, "both": 0.1}}, 3, "partly"),
+    ({"r2_adj": {"one": math.nan, "both": math.nan}}, 3, "n/a"),
+    # the gaps over L(0): below 0.05 confirms, below 0.15 partly (strict), NaN nothing measured
+    ({"cmp.stereo_relu_vs_gdln_max_rel": 0.05}, 4, "partly"),
+    ({"cmp.stereo_relu_vs_gdln_max_rel": 0.15}, 4, "not borne out"),
+    ({"cmp.ode_vs_relu_mean_max_rel": 0.1}, 5, "partly"),
+    ({"cmp.ode_vs_relu_mean_max_rel": math.nan}, 5, "n/a"),
+    # timing: the flow's crossing 110 against the GDLN median 100: |110 − 100|/100 = 0.1, confirmed
+    # (≤ 0.1, thresholds included); 130: 0.3 > 0.25, not borne out
+    ({"cmp.level_times": {"50%": {"gdln_flow": 110.0, "gdln_runs": 100.0, "relu_runs": 100.0}}}, 6, "confirmed"),
+    ({"cmp.level_times": {"50%": {"gdln_flow": 130.0, "gdln_runs": 100.0, "relu_runs": 100.0}}}, 6,
+     "not borne out"),
+    ({"cmp.flow_vs_gdln_mean_max_rel": 0.2}, 7, "not borne out"),
+])
+def test_depth_rows_follow_their_numbers(over, row, verdict):
+    v = _depth_verdicts(**over)
+    assert v[row] == verdict
+    assert v[:row] + v[row + 1:] == ["confirmed"] * 7          # one number moves one row only
+
+
+def test_depth_rows_print_the_numbers_they_grade():
+    rows = depth._claims(**_depth_inputs())
+    assert "95.0% of the weight" in rows[0]["ours"]                       # first_all_on_weight_mean 0.95
+    assert "common 50.0%, two contexts 40.0%" in rows[1]["ours"]
+    assert "two layers / one layer = 4.0" in rows[2]["agreement"]           # 0.2 / 0.05
+    assert "0.60 on t_align (8 runs), 0.40 on both (8 runs)" in rows[3]["ours"]
+    assert "max |stereotypical ReLU − GDLN| = 0.010·L(0)" in rows[4]["ours"]
+    assert "against the GDLN medians (≤ 0.1 to confirm): 0.00; against the ReLU medians 0.05" in rows[6]["agreement"]

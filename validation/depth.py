@@ -196,8 +196,30 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     # adjusted R² (n runs, p regressors): an unadjusted R² of pure noise averages p/(n − 1) here
     r2_adj = {"one": _adjusted_r2(ra.get("r2_weighted"), ra["aligned_runs"], 1),
               "both": _adjusted_r2(ra.get("r2_weighted_both"), ra["aligned_both_runs"], 2)}
+    claims = _claims(gating, ra, ga, spread1, r2_adj, cmp, seeds)
+    claims += dproto.claims(protocols, every, dproto.SIZES[mode]["seeds"])
+    # NaN (a time that was never reached within the run) becomes None (JSON null)
+    return nan_to_none({"suite": NAME, "mode": mode, "settings": st, "sim_seconds": sim_s, "t": t_ck,
+            "protocols": protocols,
+            "relu": {k: v for k, v in ra.items() if k != "r2_curve"},
+            "gdln": {k: v for k, v in ga.items() if k != "r2_curve"},
+            "gdln_design": "first layer shared and always on (H units), second layer split into the four "
+                           "pathways' modules (H/4 units each), paired initial weights with the ReLU runs",
+            "relu_gating": gating, "first_all_on_share_t": all_on_t, "r2_curve_relu": ra.get("r2_curve"), "comparison": cmp,
+            "relu_mean": rm, "gdln_mean": gm, "gdln_wide_mean": wm, "mode_ode": ode, "gdln_flow": flow,
+            "a0_rule": {"linear_network": a0_lin, "rule": "theorykit.net.starts.a0_rule: (sigma*sqrt(H/2))^3", "gdln_pathway": a0_p,
+                        "gdln_rule": "sigma*sqrt(H/2)*(sigma*sqrt(H/8))^2"},
+            "alignment_rule": f"first checkpoint with both top-mode cosines >= {ALIGN}",
+            "figures": ["fig6_depth.png", "fig6_protocols.png"], "claims": claims})
+
+
+def _claims(gating, ra, ga, spread1, r2_adj, cmp, seeds) -> list:
+    """The suite's own rows (the depth_protocols rows follow them), each verdict from the number its row
+    prints: ``gating`` (:func:`relu_gating`), ``ra``/``ga`` (:func:`run_statistics` of the ReLU and GDLN
+    runs), ``spread1`` (the one-hidden-layer control's largest std/mean), ``r2_adj`` (adjusted R² on
+    t_align, "one", and on both regressors, "both"), ``cmp`` (:func:`compare_curves`), ``seeds``."""
     g2 = gating["second_weight_share_mean"]
-    claims = [
+    return [
         {"claim": "Section 6: the ReLU network does not gate in the first layer: all its neurons are active "
                   "for all datapoints",
          "ours": f"first-layer units on for every datapoint at the end: {gating['first_all_on_units_mean']:.1%} of "
@@ -271,20 +293,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
                  f"σ√(H/2)·(σ√(H/8))² (theorykit.net.starts.a0_rule), not fitted",
          "agreement": "tolerance 0.05·L(0) against the GDLN mean",
          "verdict": _verdict_below(cmp["flow_vs_gdln_mean_max_rel"], 0.05, 0.15)},
-    ] + dproto.claims(protocols, every, dproto.SIZES[mode]["seeds"])
-    # NaN (a time that was never reached within the run) becomes None (JSON null)
-    return nan_to_none({"suite": NAME, "mode": mode, "settings": st, "sim_seconds": sim_s, "t": t_ck,
-            "protocols": protocols,
-            "relu": {k: v for k, v in ra.items() if k != "r2_curve"},
-            "gdln": {k: v for k, v in ga.items() if k != "r2_curve"},
-            "gdln_design": "first layer shared and always on (H units), second layer split into the four "
-                           "pathways' modules (H/4 units each), paired initial weights with the ReLU runs",
-            "relu_gating": gating, "first_all_on_share_t": all_on_t, "r2_curve_relu": ra.get("r2_curve"), "comparison": cmp,
-            "relu_mean": rm, "gdln_mean": gm, "gdln_wide_mean": wm, "mode_ode": ode, "gdln_flow": flow,
-            "a0_rule": {"linear_network": a0_lin, "rule": "theorykit.net.starts.a0_rule: (sigma*sqrt(H/2))^3", "gdln_pathway": a0_p,
-                        "gdln_rule": "sigma*sqrt(H/2)*(sigma*sqrt(H/8))^2"},
-            "alignment_rule": f"first checkpoint with both top-mode cosines >= {ALIGN}",
-            "figures": ["fig6_depth.png", "fig6_protocols.png"], "claims": claims})
+    ]
 
 
 def _t(x):
