@@ -1132,3 +1132,21 @@ def test_a_dead_cluster_is_labelled_dead(gates):
     context prefix with no context), which reads as a truncated context name in Fig. 8's labels."""
     assert gates._label([0] * 24) == "dead"
     assert gates._label([0, 0, 0, 0], n=2, k=2) == "dead"
+
+
+def test_contexts_fig5_draws_a_single_k(tmp_path):
+    """fig5 draws one panel per k; with one k, matplotlib's subplots gave a bare Axes, which the panel loop
+    could not iterate. Curves written by hand: every 10th of 21 steps goes to the JSON (steps 0, 10, 20)."""
+    import json
+
+    from theorykit.suites import load_package
+
+    figs = __import__(load_package("validation").__name__ + ".contexts_figures", fromlist=["fig5"])
+    t = np.arange(21.0)
+    curve = np.exp(-t / 10)
+    s5 = {"3": {"gamma": 1.0, "_curves": {"t": t, "relu": np.stack([curve, curve]), "gdln": np.stack([curve]),
+                                           "closed_form": curve, "closed_form_fit": curve, "race": curve}}}
+    figs.fig5(s5, tmp_path / "fig5.png")
+    assert (tmp_path / "fig5.png").read_bytes()[:4] == b"\x89PNG"
+    data = json.loads((tmp_path / "fig5.json").read_text())
+    assert list(data["k"]) == ["3"] and data["k"]["3"]["t"] == [0.0, 10.0, 20.0]

@@ -119,7 +119,8 @@ def fig5(s5, path):
     plt = pyplot()
 
     ks = sorted(s5, key=int)
-    fig, ax = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 3.8))
+    fig, ax = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 3.8), squeeze=False)
+    ax = ax[0]                      # one row of panels, also for a single k
     sub = slice(None, None, 10)
     data = {}
     for a, kk in zip(ax, ks):
