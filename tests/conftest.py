@@ -28,6 +28,20 @@ def tol():
     return TOL
 
 
+# the validation suites' modules, loaded once per test module (their verdict rules are tested on hand-made
+# results: tests/test_verdicts.py, tests/test_suite_verdict_rules.py)
+def _suite_fixture(name):
+    @pytest.fixture(scope="module", name=name)
+    def fixture():
+        from theorykit.suites import load_suite
+
+        return load_suite(name)
+    return fixture
+
+
+lemmas, gates, xor, contexts = (_suite_fixture(n) for n in ("lemmas", "gates", "xor", "contexts"))
+
+
 # ------------------------------------------------------------------------------------------------
 # In CI (CI=true, set by .ci/run) the one accepted skip is a test that needs a GPU: a test that would
 # skip for a missing tool or package (chromium, pdflatex, mkdocs, safetensors, ...) fails instead,

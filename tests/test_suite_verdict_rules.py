@@ -15,23 +15,7 @@ import math
 import numpy as np
 import pytest
 
-from theorykit.suites import load_suite
 from theorykit.theory.lemmas import GATE_CLASSES
-
-
-@pytest.fixture(scope="module")
-def lemmas():
-    return load_suite("lemmas")
-
-
-@pytest.fixture(scope="module")
-def gates():
-    return load_suite("gates")
-
-
-@pytest.fixture(scope="module")
-def contexts():
-    return load_suite("contexts")
 
 
 def _row(claims, start):

@@ -12,21 +12,6 @@ from theorykit.suites import load_suite
 from theorykit.theory.lemmas import GATE_CLASSES
 
 
-@pytest.fixture(scope="module")
-def lemmas():
-    return load_suite("lemmas")
-
-
-@pytest.fixture(scope="module")
-def gates():
-    return load_suite("gates")
-
-
-@pytest.fixture(scope="module")
-def xor():
-    return load_suite("xor")
-
-
 def _lemma_results(lemmas, *, counts=None, mismatch=0.04, infeasible=None, shares=None):
     """A minimal results dict for ``lemmas._claims`` (2 seeds × 10 units)."""
     counts = counts or {"dead": 1, "always-on": 1, "context-only": 1, "single-datapoint": 0, "item-only": 0,
