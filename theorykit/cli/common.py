@@ -37,7 +37,7 @@ def parse_times(text, default_max):
         raise SpecError("--times", f"times must be numbers between 0 and {MAX_TIME:.0e}", "write e.g. --times 0,100,1000")
     if len(vals) > 100000:
         raise SpecError("--times", f"{len(vals)} times given (at most 100000)", "ask for fewer times")
-    return np.array(vals)
+    return np.sort(np.array(vals))
 
 
 def limits_from(args) -> Limits:
