@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from ..errors import SpecError
+from ..errors import SpecError, TheorykitError
 from ..io import jsonable, new_figure, plot_text, write_json, write_png
 from ..theory.derivation import Derivation, numeric_matrix
 from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
@@ -58,7 +58,7 @@ def plot_save(spec, values, steps: int, points: int = 60):
     try:
         der = Derivation(spec, values=values)
         fn = mode_recorder(spec, der, values)
-    except Exception:  # noqa: BLE001 - e.g. symbols without values, a graph without per-pathway modes
+    except TheorykitError:      # e.g. symbols without values, a graph without per-pathway modes (a bug surfaces)
         return None, None
     at = sorted({int(v) for v in np.linspace(0, steps, points + 1)})
     return SaveAt(loss_every=1, ts=at, fns={"modes": fn}), der
