@@ -22,8 +22,9 @@ import sympy as sp
 
 from ..errors import SpecError
 
-__all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "tex_label", "tex_text", "path", "table", "no_unknown_keys", "required", "entry", "integer",
-           "real", "choice", "loss_name", "label", "check_real_finite", "check_magnitude", "type_name", "file_field"]
+__all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "path", "table", "no_unknown_keys", "required", "entry", "integer",
+           "real", "choice", "loss_name", "label", "tex_label", "tex_text", "check_real_finite", "check_magnitude",
+           "type_name", "file_field"]
 
 #: smallest magnitude of a non-zero number in the data (inputs, targets, task parameters)
 DATA_MIN = 1e-6
