@@ -272,3 +272,31 @@ def test_summary_states_the_crossover(xtheory, xc):
 @pytest.fixture(scope="module")
 def xtheory(xc):
     return xc.derive()
+
+
+# ------------------------------------------------------------------------------------------------
+# derivations/k_contexts (the script)
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("argv,ks,race", [([], [2, 3, 4, 5, 6, 7, 8], True), (["--quick"], [2, 3, 4, 5], False)])
+def test_k_contexts_script_checks_k_2_to_8_or_2_to_5_quick(monkeypatch, argv, ks, race):
+    """docs/theory.md#contexts and docs/validation.md: the derivation is checked against the exact one
+    for k = 2 … 8 and against the race reduction; ``--quick`` (its help): k = 2..5 only, without the
+    race integration. The derivation is replaced by a stub that records its arguments and stops."""
+    from theorykit.suites import load_package
+
+    load_package("derivations")
+    from theorykit.derivations import k_contexts as script
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake(check_ks, race_check):
+        seen.update(ks=list(check_ks), race=race_check)
+        raise Stop
+
+    monkeypatch.setattr(script, "derive", fake)
+    with pytest.raises(Stop):
+        script.main(argv)
+    assert seen == {"ks": ks, "race": race}
