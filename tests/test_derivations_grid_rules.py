@@ -300,3 +300,18 @@ def test_k_contexts_script_checks_k_2_to_8_or_2_to_5_quick(monkeypatch, argv, ks
     with pytest.raises(Stop):
         script.main(argv)
     assert seen == {"ks": ks, "race": race}
+
+
+def test_layer_alignment_of_an_all_zero_layer_is_zero_in_float32_and_float64():
+    """An all-zero layer has no direction and no energy: every entry is 0, not 0/0. The guard was a fixed
+    1e-300, which rounds to 0 in float32 (so the float32 result was NaN)."""
+    import jax.numpy as jnp
+
+    from theorykit.analysis.alignment import layer_alignment
+
+    for dt in (jnp.float32, jnp.float64):
+        eye = jnp.eye(4, dtype=dt)
+        aux = (eye, eye, jnp.ones(4, dt), jnp.ones(4, dt))      # U4 = V4 = I, start vectors of ones
+        zero = jnp.zeros((4, 4), dt)
+        out = layer_alignment([zero, zero], aux)
+        assert out.dtype == dt and np.array_equal(np.asarray(out), np.zeros(4)), (dt, out)

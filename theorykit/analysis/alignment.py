@@ -12,11 +12,17 @@ import jax.numpy as jnp
 __all__ = ["top_vector", "layer_alignment"]
 
 
+def _nonzero(x):
+    """``x`` plus the smallest normal number of its dtype: a guard against 0/0 for an all-zero layer that
+    also holds in float32 (a fixed 1e-300 rounds to 0 there)."""
+    return x + jnp.finfo(jnp.result_type(x)).tiny
+
+
 def top_vector(M, v0, iters=100):
     """Top eigenvector of the PSD matrix-vector map ``M`` by power iteration (jit-friendly)."""
     def body(_, v):
         w = M(v)
-        return w / (jnp.linalg.norm(w) + 1e-300)
+        return w / _nonzero(jnp.linalg.norm(w))
 
     return jax.lax.fori_loop(0, iters, body, v0 / jnp.linalg.norm(v0))
 
@@ -34,6 +40,6 @@ def layer_alignment(p, aux):
     l1 = top_vector(lambda v: WL @ (WL.T @ v), s_out)
     cos_in = jnp.abs(V4[:, 0] @ r1)
     cos_out = jnp.abs(U4[:, 0] @ l1)
-    e_in = jnp.sum((W1 @ V4) ** 2) / (jnp.sum(W1 ** 2) + 1e-300)
-    e_out = jnp.sum((U4.T @ WL) ** 2) / (jnp.sum(WL ** 2) + 1e-300)
+    e_in = jnp.sum((W1 @ V4) ** 2) / _nonzero(jnp.sum(W1 ** 2))
+    e_out = jnp.sum((U4.T @ WL) ** 2) / _nonzero(jnp.sum(WL ** 2))
     return jnp.stack([cos_in, cos_out, e_in, e_out])
