@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from .errors import SpecError
+
 __all__ = ["MEASURE", "measure", "run_section"]
 
 #: the measurement, run in a fresh interpreter against whichever theorykit is on its path
@@ -98,6 +100,10 @@ def measure(root: Path | None = None, repeats: int = 2) -> dict:
 
 def run_section(baseline: str | None = None, out=print) -> dict:
     """Measure (and the baseline, if given, in the same sitting) and print one table."""
+    if baseline and not (Path(baseline) / "theorykit" / "__init__.py").is_file():
+        # else the baseline's interpreter would import this theorykit (installed) and call it the old one
+        raise SpecError("--baseline", f"{baseline} holds no theorykit package (no theorykit/__init__.py there)",
+                        "give the root of another checkout, e.g. one made by git worktree add /tmp/old <commit>")
     new = measure()
     old = measure(Path(baseline)) if baseline else None
 
