@@ -68,7 +68,20 @@ def test_specs_use_the_mean_loss_and_the_ring_as_common_block():
     assert h.training.loss == "mean" and h.task.P == 4 * 3
     r = bd.ring_task_spec(5)
     assert r.training.loss == "mean" and r.task.P == 5 * 3           # k = 3 by default
-    assert bd.ring_task_spec(5, 4).task.P == 5 * 4
+    r4 = bd.ring_task_spec(5, 4)
+    assert r4.task.P == 5 * 4
+    # common + the 4 three-context pathways; a context pathway sees the 5 item rows, on for 3 of 4 contexts
+    assert len(r4.pathways) == 1 + 4 and r4.pathways[0].name == "common"
+    assert all(tuple(p.inputs) == tuple(range(5)) and sum(p.active) == 3 * 5 for p in r4.pathways[1:])
+    h = bd.hierarchy_spec(8, 4)
+    assert len(h.pathways) == 1 + 4 and all(sum(p.active) == 3 * 8 for p in h.pathways[1:])
+
+
+def test_paper_results_default_ks_are_section_5s_3_to_8():
+    import inspect
+
+    # the module docstring: "Section 5 for k = 3…8"
+    assert inspect.signature(bd.paper_results).parameters["ks"].default == (3, 4, 5, 6, 7, 8)
 
 
 def test_derive_case_counts_modes_and_value_kinds(monkeypatch):
@@ -117,7 +130,9 @@ def test_scaling_runs_the_grid_in_order_and_reports_each_row(monkeypatch):
     assert made == [(t[0], n, k) for t, n, k in want]
     assert seen == rows
     full = bd.scaling(quick=False)
-    assert len(full) == 5 * 3 + 3                                       # 15 hierarchy cases + 3 ring
+    # the module docstring: n ∈ {8, 16, 32, 64, 128}, k ∈ {3, 4, 5}; the ring at n ∈ {12, 24, 48}, k = 3
+    assert [(r["task"], r["n"], r["k"]) for r in full] == [("hierarchy", n, k) for n in (8, 16, 32, 64, 128)
+                                                             for k in (3, 4, 5)] + [("ring", n, 3) for n in (12, 24, 48)]
 
 
 def test_target_lookup():
@@ -172,8 +187,19 @@ def test_paper_results_rows_and_details(monkeypatch):
                                            "Section 4 (common + double; hierarchy, ring, cross)",
                                            "Section 5, k = 3 (n = 8)", "symbolic k (all k at once, LaTeX)"]
     assert all(r["seconds"] == 0.5 and r["cpu_seconds"] == 0.25 for r in rows)
+    # docs/theory.md, "The crossover": Δ/2 = √(2 + Δ²)/4 squares to 4Δ² = 2 + Δ², Δ* = √(2/3)
+    import sympy as sp
+
     assert rows[0]["detail"].startswith("Delta* = [")
-    assert rows[1]["detail"].startswith("method ") and rows[1]["detail"].endswith(" modes")
+    (crossing,) = sp.sympify(rows[0]["detail"][len("Delta* = "):])
+    assert sp.simplify(crossing - sp.sqrt(sp.Rational(2, 3))) == 0
+    import re
+
+    m4 = re.fullmatch(r"method (\S+), (\d+) modes", rows[1]["detail"])
+    m5 = re.fullmatch(r"(\d+) modes", rows[2]["detail"])
+    # a count of modes (the ranks summed over the pathways): a positive integer, at most the 4
+    # pathways' 60 outputs each (the Σyx of each pathway is 60 × its inputs)
+    assert m4 and m5 and 0 < int(m4[2]) <= 4 * 60 and 0 < int(m5[1]) <= 4 * 60
     assert rows[3]["detail"].startswith("s = ")
 
 
@@ -200,6 +226,16 @@ def test_timed_command_checks_the_exit_status(tmp_path):
         br._timed([sys.executable, "-c", "raise SystemExit(3)"], None, tmp_path)
 
 
+def test_timed_command_is_the_wall_time_difference(monkeypatch):
+    # perf_counter 100 → 100.25: 0.25 s; the command runs with the exit status checked, output dropped
+    monkeypatch.setattr(br, "time", types.SimpleNamespace(perf_counter=_clock(100.0, 100.25)))
+    runs = []
+    monkeypatch.setattr(br.subprocess, "run", lambda cmd, **kw: runs.append((cmd, kw)))
+    assert br._timed(["x"], {"E": "1"}, "/here") == 0.25
+    assert runs[0][0] == ["x"] and runs[0][1]["check"] is True and runs[0][1]["env"] == {"E": "1"}
+    assert runs[0][1]["cwd"] == "/here"
+
+
 def test_measure_takes_each_commands_best_and_the_scripts_json(monkeypatch, tmp_path):
     secs = iter([3.0, 1.0, 5.0, 4.0, 2.0, 6.0])         # help 3, 1; derive --json 5, 4; --times 2, 6
     calls = []
@@ -215,6 +251,8 @@ def test_measure_takes_each_commands_best_and_the_scripts_json(monkeypatch, tmp_
     assert res == {"help": 1.0, "derive_json_64x4": 4.0, "derive_times_32x4": 2.0, "imports": 0.25, "cases": {}}
     assert len(calls) == 6 and calls[0][-1] == "--help"
     # the measuring script gets the example of the checkout at root, on that checkout's path
+    # a failing step (the task files, the script) stops the measurement rather than being timed
+    assert len(runs) == 2 and all(kw["check"] is True for _, kw in runs)
     cmd, kw = runs[-1]
     assert cmd[-1] == str(tmp_path / "examples" / "contexts_double.toml")
     assert kw["env"]["PYTHONPATH"].split(":")[0] == str(tmp_path)
@@ -238,6 +276,12 @@ def test_repl_section_ratios(monkeypatch, tmp_path):
     assert line("warm / exact derivation").endswith("0.25")              # 0.5 / 2.0
     # |0.5 − 0.4| / 0.5 = 0.2
     assert line("relative change").endswith("2.0e-01")
+    # a figure of 0 s now has no ratio (blank), rather than a division by zero
+    new["help"] = 0.0
+    lines.clear()
+    br.run_section(str(tmp_path), out=lines.append)
+    assert line("theorykit --help").endswith("0.00      1.50")
+    new["help"] = 0.5
     lines.clear()
     res = br.run_section(None, out=lines.append)
     assert res == {"now": new, "baseline": None}
@@ -475,3 +519,11 @@ def test_repl_baseline_must_be_a_theorykit_checkout(monkeypatch, tmp_path):
     with pytest.raises(pytest.skip.Exception):
         br.run_section(str(tmp_path), out=lambda s: None)
     assert seen == [None]
+
+
+def test_device_names_jax_s_first_device():
+    import jax
+
+    d = bench._device()
+    assert d["platform"] == jax.devices()[0].platform and d["count"] == jax.device_count()
+    assert d["jax"] == jax.__version__ and d["device"] == str(jax.devices()[0])
