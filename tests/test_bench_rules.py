@@ -258,6 +258,21 @@ def test_measure_takes_each_commands_best_and_the_scripts_json(monkeypatch, tmp_
     assert kw["env"]["PYTHONPATH"].split(":")[0] == str(tmp_path)
 
 
+def test_measure_without_root_uses_this_checkouts_example_twice_each(monkeypatch):
+    import inspect
+
+    # the module docstring: "each task twice over"
+    assert inspect.signature(br.measure).parameters["repeats"].default == 2
+    calls = []
+    monkeypatch.setattr(br, "_timed", lambda cmd, env, cwd: calls.append(cmd) or 1.0)
+    runs = []
+    monkeypatch.setattr(br.subprocess, "run", lambda cmd, **kw: runs.append((cmd, kw)) or types.SimpleNamespace(stdout="{}"))
+    br.measure()
+    assert len(calls) == 3 * 2
+    example = runs[-1][0][-1]
+    assert example.endswith("examples/contexts_double.toml") and __import__("os").path.isfile(example)
+
+
 def test_repl_section_ratios(monkeypatch, tmp_path):
     case = lambda d, w, L: {"derivation": d, "predict_cold": 1.0, "predict_warm": w, "loss_at_1000": L}  # noqa: E731
     new = {"help": 0.5, "derive_json_64x4": 2.0, "derive_times_32x4": 4.0, "cases": {"c": case(2.0, 0.5, 0.4)}}
@@ -349,6 +364,13 @@ def test_matmul_and_memory_rates_from_the_best_of_three(monkeypatch):
     assert bench.memory_rate("float32", n=8, reps=2) == 256.0
     best = iter([1.0, 1.0, 1.0])
     assert bench.memory_rate("float64", n=8, reps=3) == 2 * 8 * 8 * 3
+
+
+def test_matmul_rate_default_is_the_printed_1024_products():
+    import inspect
+
+    # run_bench prints "1024 x 1024 products" beside the rate
+    assert inspect.signature(bench.matmul_rate).parameters["n"].default == 1024
 
 
 def test_memory_rate_default_size_off_a_gpu(monkeypatch):
@@ -511,7 +533,7 @@ def test_repl_baseline_must_be_a_theorykit_checkout(monkeypatch, tmp_path):
     monkeypatch.setattr(br, "measure", lambda root=None: pytest.fail("measured before checking --baseline"))
     with pytest.raises(SpecError, match="--baseline") as e:
         br.run_section(str(tmp_path / "no-such-checkout"), out=lambda s: None)
-    assert "theorykit/__init__.py" in str(e.value)
+    assert e.value.field == "--baseline" and "theorykit/__init__.py" in e.value.problem
     (tmp_path / "theorykit").mkdir()
     (tmp_path / "theorykit" / "__init__.py").write_text("")
     seen = []
@@ -527,3 +549,13 @@ def test_device_names_jax_s_first_device():
     d = bench._device()
     assert d["platform"] == jax.devices()[0].platform and d["count"] == jax.device_count()
     assert d["jax"] == jax.__version__ and d["device"] == str(jax.devices()[0])
+
+
+def test_bench_sizes_fit_the_runs_that_share_the_start():
+    """throughput trains the naive loop, the scan baseline and the recurrence check from the
+    ensemble's start (network i of ``ensemble_networks``), and Section 5 is k = 3, 4, 5 (module
+    docstring) in both sizes."""
+    for cfg in (bench.QUICK, bench.FULL):
+        assert cfg["naive_networks"] <= cfg["ensemble_networks"] and cfg["scan_networks"] <= cfg["ensemble_networks"]
+        assert tuple(cfg["section5_ks"]) == (3, 4, 5)
+    assert all(bench.QUICK[k] <= bench.FULL[k] for k in bench.QUICK if k != "section5_ks")
