@@ -129,7 +129,7 @@ def test_scaling_runs_the_grid_in_order_and_reports_each_row(monkeypatch):
     assert [(r["task"], r["n"], r["k"]) for r in rows] == want
     assert made == [(t[0], n, k) for t, n, k in want]
     assert seen == rows
-    full = bd.scaling(quick=False)
+    full = bd.scaling()                                                 # the full grid by default
     # the module docstring: n ∈ {8, 16, 32, 64, 128}, k ∈ {3, 4, 5}; the ring at n ∈ {12, 24, 48}, k = 3
     assert [(r["task"], r["n"], r["k"]) for r in full] == [("hierarchy", n, k) for n in (8, 16, 32, 64, 128)
                                                              for k in (3, 4, 5)] + [("ring", n, 3) for n in (12, 24, 48)]
@@ -171,6 +171,10 @@ def test_derive_section_totals_and_targets(monkeypatch):
     assert res["targets"] == {"paper": 2.0, "hierarchy-n32-k4": 0.5, "hierarchy-n64-k4": 2.0, "hierarchy-n128-k4": 8.0,
                               "ring-n12-k3": 0.5, "ring-n48-k3": 10.0}
     assert res["scaling"] == rows
+    quick = []
+    monkeypatch.setattr(bd, "scaling", lambda q, progress: quick.append(q) or [])
+    bd.run_section(out=lambda s: None)
+    assert quick == [False]                                             # the full grid by default
     # exactly 2.0 s is not under the target
     _, lines = _derive_section(monkeypatch, [1.0, 1.0], [])
     assert "(target < 2.0 s wall: NOT met)" in next(ln for ln in lines if "paper results, total" in ln)
@@ -559,3 +563,24 @@ def test_bench_sizes_fit_the_runs_that_share_the_start():
         assert cfg["naive_networks"] <= cfg["ensemble_networks"] and cfg["scan_networks"] <= cfg["ensemble_networks"]
         assert tuple(cfg["section5_ks"]) == (3, 4, 5)
     assert all(bench.QUICK[k] <= bench.FULL[k] for k in bench.QUICK if k != "section5_ks")
+
+
+def test_fused_where_it_fits_plain_rate_and_ratio(monkeypatch):
+    """On a (pretended) GPU with a fixed timer of 0.5 s and the kernel stubbed at 10 network-steps/s:
+    the plain ensemble runs 2 networks × 4 steps in 0.5 s, 16 network-steps/s, and the ratio is 10/16."""
+    import jax
+
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    monkeypatch.setattr(bench, "timed", _fixed_timer(0.5))
+    got = {}
+
+    def fused(X, Y, net, lr, dt, B, S, Sn, start, nv_W, tol):
+        got.update(B=B, S=S, Sn=Sn, tol=tol, lr=lr)
+        return {"network_steps_per_s": 10.0}
+
+    monkeypatch.setattr(bench, "_fused_figures", fused)
+    r = bench.fused_where_it_fits({"ensemble_networks": 2, "steps_long": 4, "naive_steps": 3}, "float64", hidden=8)
+    assert r["plain_network_steps_per_s"] == 2 * 4 / 0.5
+    assert r["ratio_fused_over_plain"] == pytest.approx(10 / 16)
+    assert got == {"B": 2, "S": 4, "Sn": 3, "tol": 1e-10, "lr": 0.001}
+    assert (r["hidden"], r["networks"], r["steps"]) == (8, 2, 4)
