@@ -523,6 +523,9 @@ def test_run_bench_gpu_targets_met_at_the_target(monkeypatch, capsys):
     text = capsys.readouterr().out
     assert "target float32, ensemble: >= 7,000,000 on an H100: met" in text
     assert "target float64, ensemble: >= 3,000,000 on an H100: met" in text
+    # on a GPU the kernel is also compared where it fits, once per dtype
+    assert "where the kernel fits, [11, 128, 60], float64: plain ensemble 1 network-steps/s, fused x" in text
+    assert "where the kernel fits, [11, 128, 60], float32: plain ensemble" in text
     _stub_run_bench(monkeypatch, platform="gpu", rate=7e6 - 1)
     bench.run_bench(quick=True)
     assert "target float32, ensemble: >= 7,000,000 on an H100: NOT met" in capsys.readouterr().out
