@@ -301,6 +301,12 @@ def test_repl_section_ratios(monkeypatch, tmp_path):
     br.run_section(str(tmp_path), out=lines.append)
     assert line("theorykit --help").endswith("0.00      1.50")
     new["help"] = 0.5
+    # a baseline L(1000) of 0: 0 when the new one is 0 too, else inf (it divided by zero)
+    for new_L, shown in ((0.0, "0.0e+00"), (0.1, "inf")):
+        old["cases"]["c"]["loss_at_1000"], new["cases"]["c"]["loss_at_1000"] = 0.0, new_L
+        lines.clear()
+        br.run_section(str(tmp_path), out=lines.append)
+        assert line("relative change").endswith(shown)
     lines.clear()
     res = br.run_section(None, out=lines.append)
     assert res == {"now": new, "baseline": None}

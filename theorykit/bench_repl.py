@@ -123,6 +123,7 @@ def run_section(baseline: str | None = None, out=print) -> dict:
             out(f"  {name + ': ' + label:<58}{c[key]:9.3f}" + (f"{o[key]:10.3f}{ratio(o[key], c[key])}" if o else ""))
         out(f"  {name + ': predict_loss warm / exact derivation':<58}{c['predict_warm'] / c['derivation']:9.2f}")
         if o:
-            rel = abs(o["loss_at_1000"] - c["loss_at_1000"]) / abs(o["loss_at_1000"])
+            gap = abs(o["loss_at_1000"] - c["loss_at_1000"])        # relative, unless the baseline's is 0
+            rel = gap / abs(o["loss_at_1000"]) if o["loss_at_1000"] else (0.0 if gap == 0 else float("inf"))
             out(f"  {name + ': L(1000), relative change to baseline':<58}{rel:9.1e}")
     return {"now": new, "baseline": old}
