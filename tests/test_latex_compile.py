@@ -23,7 +23,7 @@ EX = Path(__file__).resolve().parents[1] / "examples"
 def compile_tex(tex: Path) -> dict:
     """pdflatex in nonstop mode (stops at the first error); returns errors, overfull boxes, page-1 PNG."""
     r = subprocess.run([PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", tex.name], cwd=tex.parent,
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, errors="replace", timeout=120)
     log = tex.with_suffix(".log").read_text(errors="replace")
     errors = re.findall(r"^! .*$", log, flags=re.M)
     assert r.returncode == 0 and not errors, f"{tex.name}: {errors[:3]}\n{r.stdout[-1500:]}"
@@ -72,6 +72,25 @@ def test_names_in_other_scripts_compile(tmp_path, name):
     # Names may be in any script. pdflatex stopped at "ä" in math mode (an accent), at "α" and at
     # "通" (no definition); Greek letters are now their macros, other letters sit in \text{}, and a
     # character pdflatex cannot typeset is printed as its code point ([U+901A]).
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'name = "{name}"\n[data]\ninputs = [[1, 0], [0, 1]]\ntargets = [[1, 0]]\n'
+                    f'[[pathways]]\nname = "{name}"\nactive = [1, 0]\n', encoding="utf-8")
+    tex = tmp_path / "d.tex"
+    assert main(["derive", str(spec), "--latex", str(tex)]) == 0
+    assert compile_tex(tex)["ink"] > 0.002
+
+
+#: every printable Latin-1 and Latin Extended-A character (U+00A1..U+017F), 56 to a name
+_LATIN = [c for c in map(chr, range(0xA1, 0x180)) if c.isprintable() and c != "\u00ad"]
+
+
+@pytest.mark.parametrize("part", range(4))
+def test_every_latin_letter_in_a_name_compiles(tmp_path, part):
+    # pdflatex stopped at "ð", "þ", "«", "ą" and 23 more Latin letters: LaTeX's utf8 maps them to
+    # commands (\dh, \guillemotleft, \k{a}) that its default OT1 font encoding lacks. They now print
+    # as their code point under pdflatex, like a character with no definition at all.
+    name = "".join(_LATIN[56 * part:56 * (part + 1)])
+    assert name
     spec = tmp_path / "s.toml"
     spec.write_text(f'name = "{name}"\n[data]\ninputs = [[1, 0], [0, 1]]\ntargets = [[1, 0]]\n'
                     f'[[pathways]]\nname = "{name}"\nactive = [1, 0]\n', encoding="utf-8")

@@ -31,13 +31,21 @@ _FALLBACK = r"""\usepackage{iftex}
 %s\makeatother\fi
 """
 
+#: Latin-1 and Latin Extended-A letters that LaTeX's utf8 input maps to a command the default OT1
+#: font encoding lacks (ð is \dh, « is \guillemotleft, ą is \k{a}): pdflatex stops at them, so they
+#: get the code-point fallback too. Found by compiling each of U+00A0..U+017F alone with pdflatex
+#: (TeX Live 2022); tests/test_latex_compile.py compiles all of them in one name.
+_OT1_MISSING = frozenset("«»ÐÞðþĄąĐđĘęĦħĮįĸĿŀŉŊŋŦŧŲųſ")
+
 
 def latex_document(title: str, body: str) -> str:
     text = title + body
-    odd = sorted({c for c in text if ord(c) > 0x17F})          # beyond Latin-1 and Latin Extended-A
+    odd = sorted({c for c in text if ord(c) > 0x17F or c in _OT1_MISSING})   # beyond what OT1 typesets
     pre = _PREAMBLE
     if odd:
-        fallback = _FALLBACK % "".join(f"\\tk@fallback{{{c}}}{{{ord(c):04X}}}\n" for c in odd)
+        fallback = _FALLBACK % "".join(
+            f"\\DeclareUnicodeCharacter{{{ord(c):04X}}}{{\\texttt{{[U+{ord(c):04X}]}}}}\n" if c in _OT1_MISSING
+            else f"\\tk@fallback{{{c}}}{{{ord(c):04X}}}\n" for c in odd)
         pre = pre.replace("\\begin{document}", fallback + "\\begin{document}")
     return pre + r"\section*{" + title + "}\n" + body + "\n\\end{document}\n"
 
