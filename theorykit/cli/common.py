@@ -122,6 +122,25 @@ def check_outputs(*outputs) -> None:
             raise SpecError(option, f"cannot write {path}: the folder {parent} is not writable", "give a writable path")
 
 
+def check_out_dir(option, path) -> None:
+    """Refuse, before any work, an output folder that cannot be made or written in: ``path`` must be a
+    folder or not exist yet, and its nearest existing folder must be one a user can write in (an
+    existing file there was ``File exists`` only after a run that may have taken hours)."""
+    if path is None:
+        return
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise SpecError(option, f"{path} is a file, not a folder", "give a folder (it is made when missing)")
+    parent = path
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise SpecError(option, f"cannot make the folder {path}: {parent} is a file, not a folder",
+                        "give a path whose folders are folders")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise SpecError(option, f"cannot write in {path}: the folder {parent} is not writable", "give a writable folder")
+
+
 def write_spec(option, path, spec) -> None:
     """Write ``spec`` as TOML to ``path`` (atomically), refusing first to write one that
     :func:`~theorykit.spec.files.load_spec` would not read back: the error names the field at fault

@@ -6,12 +6,14 @@ from ..analysis.safetensors_io import check_metadata
 from ..analysis.compare import compare_run, write_comparison
 from ..spec.fields import real
 from ..spec.files import load_spec
+from .common import check_out_dir
 from .runs import run_from_args
 
 
 def run(args) -> int:
     """``theorykit compare FOUND.toml --checkpoints … --data … --out DIR``."""
     spec = load_spec(args.spec)
+    check_out_dir("--out", args.out)
     run = run_from_args(args)
     lr = args.lr if args.lr is not None else (float(check_metadata(run.meta, run.files[0])["lr"])
                                               if "lr" in run.meta else None)

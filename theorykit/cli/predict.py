@@ -15,7 +15,7 @@ from ..io import atomic_write_text, write_json
 from ..spec import fields as vf
 from ..spec import files as sf
 from ..spec.gating import GDLNSpec, Pathway
-from .common import check_outputs, fitting_name, no_value, steps_arg, values_from
+from .common import check_out_dir, check_outputs, fitting_name, no_value, steps_arg, values_from
 
 
 def load_task_training(path, assignments=()):
@@ -43,6 +43,7 @@ def run(args) -> int:
     task, training, name = load_task_training(args.spec, args.set)
     # before any work and any file: an unwritable --json must not leave --out behind
     check_outputs(("--out", args.out), ("--json", args.json))
+    check_out_dir("--html", args.html)
     # the unwrapped function: its errors name the options
     pred = predict_reln.__wrapped__(task, args.hidden, training, search=args.search, beam=args.beam,
                                     shortlist=args.shortlist, seed=args.seed, max_patterns=args.max_patterns,

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from ..analysis.exhaust import race_exhaust, write_outputs
 from ..errors import SpecError
-from .common import json_text
+from .common import check_out_dir, json_text
 
 
 def run(args):
     """Rank every context-gated family of the k-context task by race speed (orbits under its symmetry)."""
+    check_out_dir("--out", args.out)      # before the race: a bad folder costs nothing
     res = race_exhaust(args.k, gamma=args.gamma, a0=args.a0, batch=args.batch, race_dt=args.race_dt,
                        use_symmetry=not args.no_symmetry, progress=not args.no_progress, steps=args.steps)
     try:        # a race that blew up is refused before anything is written

@@ -1,0 +1,79 @@
+"""Rules found by a command-line user's walkthrough (README.md, docs/cli.md, docs/specs.md and
+docs/validation.md read, then each command run as a researcher would, mistakes included). Each test
+states what the docs promise -- "Errors exit with status 2 and name the field and the fix", "Results
+are written atomically" (README.md) -- and checks it with a tiny input; expected values are read from
+the docs or worked out by hand, never from a run of the code under test."""
+import types
+from pathlib import Path
+
+import pytest
+
+from theorykit.cli import main
+
+EX = Path(__file__).resolve().parent.parent / "examples"
+XOR = str(EX / "xor_linear.toml")
+XOR_DATA = str(EX / "predict" / "xor_data.toml")
+
+
+def _never(*_a, **_k):
+    raise AssertionError("the work ran although its output folder could not be written")
+
+
+# ------------------------------------------------------------------------------------------
+# output folders (--out of validate, race-exhaust, sweep, compare; --html of predict)
+# ------------------------------------------------------------------------------------------
+# Before: an --out that was an existing file (or lay under one) was found only when the first result
+# was written -- after the race, the suites or the training (race-exhaust --k 4 is 2 h on a CPU) --
+# and the error named the path, not the option, with no fix: "theorykit: error in out.json: File
+# exists". Now it is refused before any work, naming the option.
+def _folder_commands(tmp_path, out):
+    ckpt = tmp_path / "run"
+    return {
+        "validate": (["validate", "xor", "--out", out], [("theorykit.cli.validate", "load_package")]),
+        "race-exhaust": (["race-exhaust", "--k", "3", "--out", out], [("theorykit.cli.race_exhaust", "race_exhaust")]),
+        "sweep": (["sweep", XOR, "--grid", "Delta=1,2", "--seeds", "1", "--steps", "10", "--out", out],
+                  [("theorykit.cli.sweep", "run_sweep")]),
+        "compare": (["compare", XOR, "--checkpoints", str(ckpt / "step_*.npz"), "--data", str(ckpt / "data.npz"),
+                     "--out", out], [("theorykit.cli.compare", "run_from_args")]),
+        "predict": (["predict", XOR_DATA, "--hidden", "8", "--set", "Delta=0.5", "--out", str(tmp_path / "p.toml"),
+                     "--validate", "--seeds", "1", "--html", out],
+                    [("theorykit.cli.predict", "predict_reln")]),
+    }
+
+
+@pytest.mark.parametrize("command", ["validate", "race-exhaust", "sweep", "compare", "predict"])
+@pytest.mark.parametrize("where", ["file", "under-a-file"])
+def test_an_output_folder_that_is_a_file_is_refused_before_any_work(tmp_path, capsys, monkeypatch, command, where):
+    import importlib
+
+    existing = tmp_path / "out.json"
+    existing.write_text("kept\n")
+    out = str(existing if where == "file" else existing / "sub")
+    argv, work = _folder_commands(tmp_path, out)[command]
+    for module, name in work:
+        mod = importlib.import_module(module)
+        stub = types.SimpleNamespace(__wrapped__=_never) if name == "predict_reln" else _never
+        monkeypatch.setattr(mod, name, stub)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    option = "--html" if command == "predict" else "--out"
+    assert f"error in {option}:" in err, err
+    assert "(fix:" in err and "Traceback" not in err, err
+    assert existing.read_text() == "kept\n"                 # the file in the way is left as it was
+    assert not (tmp_path / "p.toml").exists()                # predict wrote no spec either
+
+
+def test_a_new_output_folder_is_still_made(tmp_path, monkeypatch):
+    """The check refuses only what cannot be written: a folder that does not exist yet (two levels
+    down) passes it, and the work runs (here a stub that records the folder it was given)."""
+    import theorykit.cli.race_exhaust as rx
+
+    seen = []
+
+    def race(*_a, **_k):
+        seen.append(True)
+        raise KeyboardInterrupt          # stop right there: the check is what is under test
+
+    monkeypatch.setattr(rx, "race_exhaust", race)
+    assert main(["race-exhaust", "--k", "3", "--out", str(tmp_path / "a" / "b")]) == 130
+    assert seen == [True]
