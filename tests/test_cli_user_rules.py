@@ -77,3 +77,32 @@ def test_a_new_output_folder_is_still_made(tmp_path, monkeypatch):
     monkeypatch.setattr(rx, "race_exhaust", race)
     assert main(["race-exhaust", "--k", "3", "--out", str(tmp_path / "a" / "b")]) == 130
     assert seen == [True]
+
+
+# ------------------------------------------------------------------------------------------
+# --plot OUT.png
+# ------------------------------------------------------------------------------------------
+# Before: `derive --plot loss.pdf` exited 0 and wrote PNG bytes into loss.pdf (a PDF viewer refuses
+# it). The help says --plot OUT.png and every figure is rendered as PNG (theorykit.io.png_bytes), so
+# another suffix is now refused before any work, with the .png name as the fix.
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"     # the PNG signature (PNG specification, section 5.2)
+
+
+@pytest.mark.parametrize("name", ["loss.pdf", "loss.svg", "loss"])
+@pytest.mark.parametrize("command", ["derive", "simulate"])
+def test_plot_to_a_name_that_is_not_png_is_refused(tmp_path, capsys, command, name):
+    argv = [command, XOR, "--set", "Delta=1", "--plot", str(tmp_path / name), "--json", str(tmp_path / "o.json")]
+    if command == "simulate":
+        argv += ["--steps", "10", "--seeds", "1", "--no-progress"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "error in --plot:" in err and "(fix:" in err and "loss.png" in err, err
+    assert list(tmp_path.iterdir()) == []          # nothing written, --json included
+
+
+def test_plot_to_a_png_name_in_capitals_is_a_png(tmp_path):
+    """The suffix is read as the file systems of Windows and macOS read it: .PNG is a PNG."""
+    png = tmp_path / "LOSS.PNG"
+    assert main(["derive", XOR, "--set", "Delta=1", "--times", "0,1000", "--plot", str(png),
+                 "--json", str(tmp_path / "o.json")]) == 0
+    assert png.read_bytes()[:8] == PNG_MAGIC

@@ -15,7 +15,7 @@ from ..sim.weights import load_weights
 from ..sim.simulate import simulate
 from ..spec.limits import enforce
 from ..theory.derivation import Derivation
-from .common import check_outputs, no_value, note, parse_times, sim_estimate, sim_settings, spec_from_args, weight_names
+from .common import check_outputs, check_png, no_value, note, parse_times, sim_estimate, sim_settings, spec_from_args, weight_names
 
 
 def run(args):
@@ -53,6 +53,7 @@ def run(args):
             note(f"--init-weights {args.init_weights}: {len(unused)} key{'s' if len(unused) > 1 else ''} not read, "
                  f"{unused[:8]!r}{' …' if len(unused) > 8 else ''}: this network reads only {weight_names(net)} "
                  "(it has no biases)")
+    check_png("--plot", args.plot)
     check_outputs(("--plot", args.plot), ("--json", args.json))
     need_der = (args.network == "gdln" and args.init == "aligned") or args.compare
     enforce(sim_estimate(args, spec, steps, seeds, need_der), limits)
