@@ -33,7 +33,7 @@ def _folder_commands(tmp_path, out):
         "race-exhaust": (["race-exhaust", "--k", "3", "--out", out], [("theorykit.cli.race_exhaust", "race_exhaust")]),
         "sweep": (["sweep", XOR, "--grid", "Delta=1,2", "--seeds", "1", "--steps", "10", "--out", out],
                   [("theorykit.cli.sweep", "run_sweep")]),
-        "compare": (["compare", XOR, "--checkpoints", str(ckpt / "step_*.npz"), "--data", str(ckpt / "data.npz"),
+        "compare": (["compare", str(EX / "contexts_double.toml"), "--checkpoints", str(ckpt / "step_*.npz"), "--data", str(ckpt / "data.npz"),
                      "--out", out], [("theorykit.cli.compare", "run_from_args")]),
         "predict": (["predict", XOR_DATA, "--hidden", "8", "--set", "Delta=0.5", "--out", str(tmp_path / "p.toml"),
                      "--validate", "--seeds", "1", "--html", out],
@@ -106,3 +106,58 @@ def test_plot_to_a_png_name_in_capitals_is_a_png(tmp_path):
     assert main(["derive", XOR, "--set", "Delta=1", "--times", "0,1000", "--plot", str(png),
                  "--json", str(tmp_path / "o.json")]) == 0
     assert png.read_bytes()[:8] == PNG_MAGIC
+
+
+# ------------------------------------------------------------------------------------------
+# a misspelt option
+# ------------------------------------------------------------------------------------------
+# Before: `theorykit derive SPEC --jsn out.json` printed the top level's usage line ("usage:
+# theorykit [-h] [--distributed] ... COMMAND ...", which lists no option of derive) and "theorykit:
+# error: unrecognized arguments: --jsn out.json", with no hint. Now the command's own parser answers:
+# its usage, its name, and the nearest of its options (the names are those of docs/cli.md).
+@pytest.mark.parametrize("command, typo, meant", [
+    ("derive", "--jsn", "--json"),
+    ("check", "--sett", "--set"),
+    ("simulate", "--no-progess", "--no-progress"),   # not a prefix: argparse takes prefixes as the option
+])
+def test_a_misspelt_option_names_the_command_and_the_option_meant(capsys, command, typo, meant):
+    with pytest.raises(SystemExit) as exc:
+        main([command, XOR, typo, "x"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"usage: theorykit {command} " in err, err
+    assert f"theorykit {command}: error: unrecognized arguments: {typo} x" in err, err
+    assert f"{typo} -> {meant}?" in err, err
+    assert "Traceback" not in err
+
+
+def test_an_extra_argument_with_no_near_option_points_to_the_commands_help(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["derive", XOR, "second.toml"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: second.toml (see theorykit derive --help)" in err, err
+
+
+# ------------------------------------------------------------------------------------------
+# compare with a spec that still has symbols
+# ------------------------------------------------------------------------------------------
+# Before: `compare examples/xor_linear.toml --checkpoints ... --data ...` said "error in symbols: no
+# value for ['Delta'] (fix: ... --set Delta=0.5 on the command line)", but compare has no --set
+# (docs/cli.md). Now the error names the spec file and the symbol, and its fix is one compare can take.
+def test_compare_with_a_symbolic_spec_offers_no_option_compare_lacks(tmp_path, capsys):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = np.array([[1., -1, 1, -1], [1, -1, -1, 1], [.5, .5, -.5, -.5]])     # xor_linear at Delta = 1/2
+    Y = np.array([[1., 1, -1, -1]])
+    np.savez(tmp_path / "data.npz", X=X, Y=Y)
+    for step in (0, 100):
+        np.savez(tmp_path / f"step_{step}.npz", W1=0.01 * rng.standard_normal((8, 3)), W2=0.01 * rng.standard_normal((1, 8)))
+    out = tmp_path / "cmp"
+    assert main(["compare", XOR, "--checkpoints", str(tmp_path / "step_*.npz"), "--data", str(tmp_path / "data.npz"),
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "error in spec:" in err and "Delta" in err and "(fix:" in err, err
+    assert "--set" not in err, err        # `theorykit compare --help` lists no --set
+    assert not out.exists()

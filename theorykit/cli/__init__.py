@@ -29,10 +29,33 @@ def _report(field, problem, fix=""):
     print(one_line(f"theorykit: error in {SpecError(field, problem, fix)}"), file=sys.stderr)
 
 
+def _unrecognized(parser, args, extra) -> None:
+    """Refuse arguments no parser took, as the command's own parser (its usage line, not the top
+    level's) and with the nearest option name of that command for a misspelt one: ``--jsn`` -> ``--json``."""
+    import argparse
+    import difflib
+
+    command = parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and getattr(args, "command", None) in action.choices:
+            command = action.choices[args.command]
+    options = [o for a in command._actions for o in a.option_strings if o.startswith("--")]
+    hints = []
+    for arg in extra:
+        if arg.startswith("-"):
+            near = difflib.get_close_matches(arg.split("=", 1)[0], options, n=1)
+            if near:
+                hints.append(f"{arg.split('=', 1)[0]} -> {near[0]}")
+    command.error(f"unrecognized arguments: {' '.join(extra)}"
+                  + (f" (did you mean: {', '.join(hints)}?)" if hints else f" (see {command.prog} --help)"))
+
+
 def main(argv=None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 a bad input or a refused run, 70 a bug)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        _unrecognized(parser, args, extra)
     if not getattr(args, "module", None):
         parser.print_help()
         return 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..analysis.safetensors_io import check_metadata
 from ..analysis.compare import compare_run, write_comparison
+from ..errors import SpecError
 from ..spec.fields import real
 from ..spec.files import load_spec
 from .common import check_out_dir
@@ -13,6 +14,10 @@ from .runs import run_from_args
 def run(args) -> int:
     """``theorykit compare FOUND.toml --checkpoints … --data … --out DIR``."""
     spec = load_spec(args.spec)
+    if spec.task.free_symbols:      # compare has no --set: the symbols' own error would offer one
+        names = sorted(str(x) for x in spec.task.free_symbols)
+        raise SpecError("spec", f"{args.spec} leaves {names} without a value, so its data cannot be the run's",
+                        "compare the spec find-gates wrote for this run (its data are numbers)")
     check_out_dir("--out", args.out)
     run = run_from_args(args)
     lr = args.lr if args.lr is not None else (float(check_metadata(run.meta, run.files[0])["lr"])
