@@ -161,3 +161,24 @@ def test_compare_with_a_symbolic_spec_offers_no_option_compare_lacks(tmp_path, c
     assert "error in spec:" in err and "Delta" in err and "(fix:" in err, err
     assert "--set" not in err, err        # `theorykit compare --help` lists no --set
     assert not out.exists()
+
+
+# ------------------------------------------------------------------------------------------
+# a value that is not a number
+# ------------------------------------------------------------------------------------------
+# Before: `--set Delta=abc` said "unknown symbol 'abc' in 'abc' (fix: declare it under [symbols]
+# (declared: none))" -- Delta is declared, and a value may not name a symbol at all (docs/specs.md:
+# "--set Delta=0.5 ... gives values"). Now the fix says what a value is.
+@pytest.mark.parametrize("argv, field", [
+    (["derive", XOR, "--set", "Delta=abc"], "--set Delta"),
+    (["simulate", XOR, "--set", "Delta=x", "--steps", "10"], "--set Delta"),
+    (["sweep", XOR, "--grid", "Delta=1,x", "--out", "SWEEP"], "--grid Delta"),
+    (["sweep", XOR, "--grid", "lr=0.1,y", "--out", "SWEEP"], "--grid lr"),
+])
+def test_a_value_that_names_a_symbol_is_told_to_be_a_number(tmp_path, capsys, argv, field):
+    argv = [str(tmp_path / "sw") if a == "SWEEP" else a for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"error in {field}: unknown symbol" in err, err
+    assert "declare it under [symbols]" not in err and "a number" in err, err
+    assert not (tmp_path / "sw").exists()

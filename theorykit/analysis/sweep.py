@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import SpecError
 from ..spec.expr import parse_expr
 from ..spec.fields import check_magnitude, real
-from ..spec.files import TRAINING_RANGES, parse_assignment
+from ..spec.files import TRAINING_RANGES, VALUE_FIX, parse_assignment
 from ..net.layout import Net, as_dtype
 from ..record import SaveAt
 from ..sim.engine import train_net
@@ -57,7 +57,12 @@ def _numbers(name: str, text: str, symbols) -> list:
             except SpecError as exc:
                 raise SpecError(fld, exc.problem, exc.fix) from None
         else:
-            val = parse_expr(v.strip(), {}, fld)
+            try:
+                val = parse_expr(v.strip(), {}, fld)
+            except SpecError as exc:
+                if exc.problem.startswith("unknown symbol"):
+                    raise SpecError(fld, exc.problem, VALUE_FIX) from None
+                raise
             if name != "lr":
                 check_magnitude(val, fld, text=v.strip())
         try:

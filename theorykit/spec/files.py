@@ -445,6 +445,9 @@ def check_values(spec: GDLNSpec, values: Mapping, given: Mapping | None = None) 
                                     err.fix + " (or change the --set values)") from None
 
 
+VALUE_FIX = "a value is a number or an expression of numbers, such as 0.5 or sqrt(2)/2"
+
+
 def parse_assignment(text: str, symbols: Mapping[str, sp.Symbol]) -> tuple:
     """Parse a ``NAME=VALUE`` command-line assignment (VALUE: a number or safe expression), checked against
     the symbol's assumptions."""
@@ -453,7 +456,12 @@ def parse_assignment(text: str, symbols: Mapping[str, sp.Symbol]) -> tuple:
     name, value = (s.strip() for s in text.split("=", 1))
     if name not in symbols:
         raise SpecError("--set", f"unknown symbol {name!r}", f"the spec declares {sorted(symbols) or 'no symbols'}")
-    val = parse_expr(value, {}, f"--set {name}")
+    try:
+        val = parse_expr(value, {}, f"--set {name}")
+    except SpecError as exc:    # a value names no symbol: "declare it under [symbols]" would mislead
+        if exc.problem.startswith("unknown symbol"):
+            raise SpecError(exc.field, exc.problem, VALUE_FIX) from None
+        raise
     vf.check_magnitude(val, f"--set {name}", text=value)
     check_assumptions(symbols[name], val, f"--set {name}", value)
     return symbols[name], val
