@@ -182,3 +182,23 @@ def test_a_value_that_names_a_symbol_is_told_to_be_a_number(tmp_path, capsys, ar
     assert f"error in {field}: unknown symbol" in err, err
     assert "declare it under [symbols]" not in err and "a number" in err, err
     assert not (tmp_path / "sw").exists()
+
+
+# ------------------------------------------------------------------------------------------
+# simulate --fused --plot
+# ------------------------------------------------------------------------------------------
+# docs/cli.md, simulate --fused: "loss curve only (not with --plot)". Before: the GDLN with both
+# failed inside the engine as "error in --fused: the fused kernel records only the loss curve and
+# takes lr, steps and check; got recorded functions (save.fns) (fix: leave --fused off ...)", engine
+# words a user never typed. Now --plot is named before any work, and either way out is given.
+def test_simulate_fused_with_plot_names_plot_before_any_work(tmp_path, capsys, monkeypatch):
+    import theorykit.cli.simulate as cs
+
+    monkeypatch.setattr(cs, "simulate", _never)
+    png = tmp_path / "loss.png"
+    assert main(["simulate", XOR, "--set", "Delta=1", "--fused", "--plot", str(png), "--steps", "10",
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "error in --plot:" in err and "--fused" in err and "(fix:" in err, err
+    assert "save.fns" not in err
+    assert not png.exists()

@@ -34,6 +34,9 @@ def run(args):
     if args.network == "relu" and args.init == "aligned":
         raise SpecError("--init", "a ReLU network has no aligned start (it is the GDLN's: exact aligned, balanced "
                                   "weights per pathway)", "leave --init out, or pass --init random, with --network relu")
+    if args.fused and args.plot and args.network == "gdln":    # --help: "loss curve only (not with --plot)"
+        raise SpecError("--plot", "the GDLN's plot draws its mode strengths, and --fused records the loss curve only",
+                        "leave --plot off with --fused, or --fused off to have the plot")
     args.init = args.init or ("aligned" if args.network == "gdln" else "random")
     init, der, unused = args.init, None, []
     if args.init_weights:
