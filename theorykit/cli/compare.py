@@ -14,16 +14,16 @@ from .runs import run_from_args
 def run(args) -> int:
     """``theorykit compare FOUND.toml --checkpoints … --data … --out DIR``."""
     spec = load_spec(args.spec)
-    if spec.task.free_symbols:      # compare has no --set: the symbols' own error would offer one
-        names = sorted(str(x) for x in spec.task.free_symbols)
-        raise SpecError("spec", f"{args.spec} leaves {names} without a value, so its data cannot be the run's",
-                        "compare the spec find-gates wrote for this run (its data are numbers)")
     check_out_dir("--out", args.out)
     run = run_from_args(args)
     lr = args.lr if args.lr is not None else (float(check_metadata(run.meta, run.files[0])["lr"])
                                               if "lr" in run.meta else None)
     if lr is not None:
         real(lr, "--lr", lo=0.0, hi=1e3, lo_open=True, fix="a positive number up to 1e3, e.g. --lr 0.05")
+    if spec.task.free_symbols:      # compare has no --set: the symbols' own error would offer one
+        names = sorted(str(x) for x in spec.task.free_symbols)
+        raise SpecError("spec", f"{args.spec} leaves {names} without a value, so its data cannot be the run's",
+                        "compare the spec find-gates wrote for this run (its data are numbers)")
     cmp = compare_run(spec, run, lr=lr, loss=args.loss or run.meta.get("loss"))
     paths = write_comparison(cmp, args.out)
     ag = cmp.agreement()
