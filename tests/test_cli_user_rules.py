@@ -202,3 +202,43 @@ def test_simulate_fused_with_plot_names_plot_before_any_work(tmp_path, capsys, m
     assert "error in --plot:" in err and "--fused" in err and "(fix:" in err, err
     assert "save.fns" not in err
     assert not png.exists()
+
+
+# ------------------------------------------------------------------------------------------
+# an output that is an input, or another output
+# ------------------------------------------------------------------------------------------
+# Before: `derive s.toml --set Delta=1 --json s.toml` exited 0 having replaced the spec with its own
+# JSON derivation (the input lost), and `derive ... --json r --latex r` kept only the last written.
+# README.md: "Results are written atomically" -- and nothing the user has may be lost. Now both are
+# refused before any work, naming the option.
+@pytest.mark.parametrize("command, option", [
+    ("derive", "--json"), ("derive", "--latex"), ("simulate", "--json"),
+    ("predict", "--out"), ("find-gates", "--out"),
+])
+def test_an_output_over_the_spec_it_reads_is_refused(tmp_path, capsys, command, option):
+    spec = tmp_path / "s.toml"
+    spec.write_text((EX / ("predict/xor_data.toml" if command == "predict" else "xor_linear.toml")).read_text())
+    before = spec.read_bytes()
+    argv = [command, str(spec), "--set", "Delta=1", option, str(spec)]
+    argv += {"simulate": ["--steps", "10", "--no-progress"], "predict": ["--hidden", "8", "--no-progress"],
+             "find-gates": ["--K", "1", "--seeds", "1", "--steps", "10", "--no-progress"]}.get(command, [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"error in {option}:" in err and "(fix:" in err, err
+    assert spec.read_bytes() == before
+
+
+def test_two_outputs_on_one_path_are_refused(tmp_path, capsys):
+    out = tmp_path / "r.out"
+    assert main(["derive", XOR, "--set", "Delta=1", "--json", str(out), "--latex", str(tmp_path / "." / "r.out")]) == 2
+    err = capsys.readouterr().err
+    assert "error in --json:" in err and "--latex" in err and "(fix:" in err, err
+    assert not out.exists()
+
+
+def test_outputs_on_their_own_paths_are_all_written(tmp_path):
+    """The check compares paths, not names: r.json and r.tex side by side are both written."""
+    assert main(["derive", XOR, "--set", "Delta=1", "--json", str(tmp_path / "r.json"),
+                 "--latex", str(tmp_path / "r.tex")]) == 0
+    assert (tmp_path / "r.json").read_text().startswith("{")
+    assert (tmp_path / "r.tex").read_text().startswith("\\documentclass")

@@ -102,14 +102,27 @@ def write_result(option, path, text):
         raise SpecError(option, f"cannot write {path}: {exc.strerror or exc}", "give a writable path") from None
 
 
-def check_outputs(*outputs) -> None:
+def check_outputs(*outputs, inputs=()) -> None:
     """Refuse, before anything is written, an output path that cannot be written: ``outputs`` are
     ``(option, path)`` pairs (``None`` and ``'-'`` skipped). A path must not be a folder, and its
-    nearest existing folder must be a folder one can write in (missing folders are made on writing)."""
+    nearest existing folder must be a folder one can write in (missing folders are made on writing).
+    Nor may it be the path of another output (the second written would replace the first) or of a
+    file the command reads, ``inputs`` (``(option, path)`` pairs): ``derive s.toml --json s.toml``
+    replaced the spec with its own derivation."""
+    seen = {}
     for option, path in outputs:
         if path is None or path == "-":
             continue
         path = Path(path)
+        here = path.resolve()
+        for source, given in inputs:
+            if isinstance(given, (str, os.PathLike)) and Path(given).is_file() and Path(given).resolve() == here:
+                raise SpecError(option, f"{path} is the {source} file this command reads; writing there would "
+                                "replace it", "write the result to another file")
+        if here in seen:
+            raise SpecError(option, f"{path} is also given to {seen[here]}: one result would replace the other",
+                            "give each output a file of its own")
+        seen[here] = option
         if path.is_dir():
             raise SpecError(option, f"{path} is a folder", "give a file name to write to")
         parent = path.parent

@@ -27,7 +27,8 @@ def _check_options(args) -> None:
         real(args.lr, "--lr", lo=lo, hi=hi, fix=f"a positive number between {lo:g} and {hi:g}, e.g. --lr 0.05")
     if args.name is not None:
         label(args.name, "--name", f"a name of at most {NAME_MAX_LEN} printable characters, e.g. --name found-xor")
-    check_outputs(("--out", args.out))      # before any training: a bad path costs nothing
+    check_outputs(("--out", args.out),      # before any training: a bad path costs nothing
+                  inputs=[("spec", args.source), ("--data", args.data)])
 
 
 def run(args):

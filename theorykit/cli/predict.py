@@ -42,7 +42,7 @@ def run(args) -> int:
     vf.real(args.time_bound, "--time-bound", lo=0.0, hi=math.inf, fix="a number >= 0, e.g. --time-bound 60")
     task, training, name = load_task_training(args.spec, args.set)
     # before any work and any file: an unwritable --json must not leave --out behind
-    check_outputs(("--out", args.out), ("--json", args.json))
+    check_outputs(("--out", args.out), ("--json", args.json), inputs=[("spec", args.spec)])
     check_out_dir("--html", args.html)
     # the unwrapped function: its errors name the options
     pred = predict_reln.__wrapped__(task, args.hidden, training, search=args.search, beam=args.beam,

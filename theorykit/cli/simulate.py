@@ -57,7 +57,8 @@ def run(args):
                  f"{unused[:8]!r}{' …' if len(unused) > 8 else ''}: this network reads only {weight_names(net)} "
                  "(it has no biases)")
     check_png("--plot", args.plot)
-    check_outputs(("--plot", args.plot), ("--json", args.json))
+    check_outputs(("--plot", args.plot), ("--json", args.json),
+                  inputs=[("spec", args.spec), ("--init-weights", args.init_weights)])
     need_der = (args.network == "gdln" and args.init == "aligned") or args.compare
     enforce(sim_estimate(args, spec, steps, seeds, need_der), limits)
     t0 = time.time()
