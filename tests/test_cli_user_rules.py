@@ -242,3 +242,20 @@ def test_outputs_on_their_own_paths_are_all_written(tmp_path):
                  "--latex", str(tmp_path / "r.tex")]) == 0
     assert (tmp_path / "r.json").read_text().startswith("{")
     assert (tmp_path / "r.tex").read_text().startswith("\\documentclass")
+
+
+# ------------------------------------------------------------------------------------------
+# race-exhaust: a flow too fine to integrate
+# ------------------------------------------------------------------------------------------
+# Before: `race-exhaust --k 3 --race-dt 1e9` (an RK4 step of tau/1e9) said "error in training.lr: the
+# flow would need 1.92e+11 integration steps ... (fix: ask for earlier --times, or check
+# training.lr ...)": race-exhaust reads no spec and has no --times (docs/cli.md). Now the option the
+# user changed is named, with the options that set the step count as the fix.
+@pytest.mark.parametrize("option, value", [("--race-dt", "1e9"), ("--gamma", "1e6")])
+def test_race_exhaust_too_fine_a_flow_names_the_option_given(tmp_path, capsys, option, value):
+    out = tmp_path / "r"
+    assert main(["race-exhaust", "--k", "3", option, value, "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"error in {option}:" in err and "(fix:" in err, err
+    assert "training.lr" not in err and "--times" not in err, err
+    assert not out.exists()

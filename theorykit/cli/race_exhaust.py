@@ -9,8 +9,16 @@ from .common import check_out_dir, json_text
 def run(args):
     """Rank every context-gated family of the k-context task by race speed (orbits under its symmetry)."""
     check_out_dir("--out", args.out)      # before the race: a bad folder costs nothing
-    res = race_exhaust(args.k, gamma=args.gamma, a0=args.a0, batch=args.batch, race_dt=args.race_dt,
-                       use_symmetry=not args.no_symmetry, progress=not args.no_progress, steps=args.steps)
+    try:
+        res = race_exhaust(args.k, gamma=args.gamma, a0=args.a0, batch=args.batch, race_dt=args.race_dt,
+                           use_symmetry=not args.no_symmetry, progress=not args.no_progress, steps=args.steps)
+    except SpecError as exc:
+        if exc.field != "training.lr":   # the flow's step count: race-exhaust has no training.lr or --times
+            raise
+        given = [o for o, changed in (("--race-dt", args.race_dt != 10), ("--gamma", args.gamma is not None),
+                                      ("--steps", args.steps != 8000)) if changed]     # the parser's defaults
+        raise SpecError(given[0] if given else "--k", exc.problem.split(" (the time scale")[0],
+                        "lower --race-dt (default 10), --gamma or --steps") from None
     try:        # a race that blew up is refused before anything is written
         json_text({"summary": res.summary, "metrics": res.metrics})
     except SpecError:
