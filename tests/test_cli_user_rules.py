@@ -259,3 +259,18 @@ def test_race_exhaust_too_fine_a_flow_names_the_option_given(tmp_path, capsys, o
     assert f"error in {option}:" in err and "(fix:" in err, err
     assert "training.lr" not in err and "--times" not in err, err
     assert not out.exists()
+
+
+# ------------------------------------------------------------------------------------------
+# derive --times past what the race reduction can integrate
+# ------------------------------------------------------------------------------------------
+# Before: `derive examples/contexts_double.toml --times 0,1e9` (coupled pathways: the race reduction
+# is integrated, docs/cli.md --method) said "error in training.lr: the flow would need 4.28e+08
+# integration steps ...": the spec's lr is fine (0.01); the horizon the user typed is what is too
+# long. Now --times is named; the fix (earlier --times, or lr and the data's scale) is unchanged.
+def test_derive_a_horizon_too_long_to_integrate_names_times(tmp_path, capsys):
+    out = tmp_path / "d.json"
+    assert main(["derive", str(EX / "contexts_double.toml"), "--times", "0,1e9", "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "error in --times:" in err and "(fix:" in err, err
+    assert not out.exists()

@@ -5,6 +5,7 @@ import numpy as np
 import sympy as sp
 
 from ..analysis import summary
+from ..errors import SpecError
 from ..spec.limits import derivation_estimate, enforce
 from ..theory.derivation import Derivation
 from .common import check_outputs, check_png, json_text, no_value, note, parse_times, spec_from_args, write_result
@@ -37,7 +38,12 @@ def run(args):
                             "--set NAME=VALUE for numbers at your values and for predicted losses")
     elif der.method == "closed-form" or curve:
         # the closed form costs nothing to evaluate; the race reduction is integrated when asked
-        out["loss"] = {"t": times, "value": der.predict_loss(times)}
+        try:
+            out["loss"] = {"t": times, "value": der.predict_loss(times)}
+        except SpecError as exc:    # the flow's step budget: the horizon is the --times the user gave
+            if exc.field != "training.lr" or args.times is None:
+                raise
+            raise SpecError("--times", exc.problem, exc.fix) from None
     else:
         out["loss"] = None
         out["notes"].append("the loss curve is the race reduction, integrated numerically: pass --times t1,t2,... "
