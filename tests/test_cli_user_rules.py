@@ -274,3 +274,27 @@ def test_derive_a_horizon_too_long_to_integrate_names_times(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "error in --times:" in err and "(fix:" in err, err
     assert not out.exists()
+
+
+# ------------------------------------------------------------------------------------------
+# --distributed on one host
+# ------------------------------------------------------------------------------------------
+# docs/cli.md, --distributed: "on SLURM it reads the job's variables; elsewhere set
+# JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID". Before: with neither, the command
+# said "internal error (a bug in theorykit, please report it): ValueError: coordinator_address should
+# be defined." and exited 70. Now it is a user's error naming --distributed, exit 2, with those
+# variables as the fix. Run in a fresh process with no cluster's variables (jax detects SLURM, Open
+# MPI and others from the environment), so no jax.distributed state is left in this one.
+def test_distributed_without_a_cluster_is_a_users_error(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SLURM_", "JAX_", "OMPI_", "PMI_", "PMIX_", "MPI_", "TPU_", "MEGASCALE_"))}
+    env["JAX_PLATFORMS"] = "cpu"
+    r = subprocess.run([sys.executable, "-m", "theorykit", "--distributed", "check", XOR], env=env, cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert "error in --distributed:" in r.stderr and "JAX_COORDINATOR_ADDRESS" in r.stderr, r.stderr
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -72,7 +72,12 @@ def _run(args, debug) -> int:
         if args.distributed:
             import jax
 
-            jax.distributed.initialize()
+            try:
+                jax.distributed.initialize()
+            except (ValueError, RuntimeError) as exc:   # no cluster found, or its coordinator not reached
+                raise SpecError("--distributed", f"cannot join a multi-host run: {exc}",
+                                "run it under SLURM, or set JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES and "
+                                "JAX_PROCESS_ID; leave --distributed off for one host") from None
         command = importlib.import_module(f"{__name__}.{args.module}")
         return command.run(args) or 0
     except KeyboardInterrupt:
