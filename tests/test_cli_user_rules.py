@@ -298,3 +298,55 @@ def test_distributed_without_a_cluster_is_a_users_error(tmp_path):
     assert r.returncode == 2, r.stderr
     assert "error in --distributed:" in r.stderr and "JAX_COORDINATOR_ADDRESS" in r.stderr, r.stderr
     assert "internal error" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+# ------------------------------------------------------------------------------------------
+# bench --json, predict --html, an unquoted --checkpoints glob
+# ------------------------------------------------------------------------------------------
+# Before: `bench --quick --json out/` ran the whole benchmark (two minutes; GPU sizes far longer) and
+# then said "error in out: is a folder: give a file name to write to", naming no option. Now --json
+# is checked first, as derive and simulate check theirs.
+@pytest.mark.parametrize("where", ["folder", "under-a-file"])
+def test_bench_json_path_is_checked_before_the_timings(tmp_path, capsys, monkeypatch, where):
+    import theorykit.cli.bench as cb
+
+    monkeypatch.setattr(cb, "run_bench", _never)
+    monkeypatch.setattr(cb, "run_section", _never)
+    (tmp_path / "f").write_text("kept\n")
+    path = tmp_path if where == "folder" else tmp_path / "f" / "b.json"
+    assert main(["bench", "--quick", "--json", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "error in --json:" in err and "(fix:" in err, err
+    assert (tmp_path / "f").read_text() == "kept\n"
+
+
+# Before: `predict ... --html DIR` without --validate exited 0 and wrote no page: --help says "with
+# --validate: write the validation page and figures here". Now it is refused, with both ways out.
+def test_predict_html_without_validate_is_refused(tmp_path, capsys):
+    out, html = tmp_path / "p.toml", tmp_path / "val"
+    assert main(["predict", XOR_DATA, "--hidden", "8", "--set", "Delta=1", "--out", str(out), "--html", str(html),
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "error in --html:" in err and "--validate" in err and "(fix:" in err, err
+    assert not out.exists() and not html.exists()
+
+
+# Before: an unquoted `--checkpoints run/step_*.npz` (the shell expands it) listed every file name in
+# "unrecognized arguments: ..." and no more. docs/own_network.md and --help say to quote the glob; the
+# error now says so, and shows the first few names only.
+@pytest.mark.parametrize("command", ["find-gates", "compare"])
+def test_an_unquoted_checkpoint_glob_is_told_to_be_quoted(tmp_path, capsys, command):
+    files = []
+    for step in range(0, 1000, 100):       # ten files: more than the few names the error shows
+        f = tmp_path / f"step_{step}.npz"
+        f.write_bytes(b"")
+        files.append(str(f))
+    argv = [command] + ([str(EX / "contexts_double.toml")] if command == "compare" else [])
+    argv += ["--checkpoints", *files, "--data", str(tmp_path / "d.npz"), "--out", str(tmp_path / "o")]
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "quote it" in err, err
+    assert files[-1] not in err        # the ten names are not all repeated back
+    assert not (tmp_path / "o").exists()

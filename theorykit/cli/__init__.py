@@ -9,6 +9,7 @@ of memory and time (:mod:`theorykit.spec.limits`) before any work starts.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import warnings
 import traceback
@@ -46,8 +47,15 @@ def _unrecognized(parser, args, extra) -> None:
             near = difflib.get_close_matches(arg.split("=", 1)[0], options, n=1)
             if near:
                 hints.append(f"{arg.split('=', 1)[0]} -> {near[0]}")
-    command.error(f"unrecognized arguments: {' '.join(extra)}"
-                  + (f" (did you mean: {', '.join(hints)}?)" if hints else f" (see {command.prog} --help)"))
+    shown = " ".join(extra) if len(extra) <= 4 else " ".join(extra[:3]) + f" … ({len(extra)} in all)"
+    if "--checkpoints" in options and any(not a.startswith("-") and os.path.exists(a) for a in extra):
+        hints_text = (" (the shell expanded the --checkpoints glob into file names: quote it, e.g. "
+                      "--checkpoints 'run/step_*.safetensors')")
+    elif hints:
+        hints_text = f" (did you mean: {', '.join(hints)}?)"
+    else:
+        hints_text = f" (see {command.prog} --help)"
+    command.error(f"unrecognized arguments: {shown}{hints_text}")
 
 
 def main(argv=None) -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..analysis.predict import predict_reln
 from ..analysis.predict_validate import validate_prediction
+from ..errors import SpecError
 from ..io import atomic_write_text, write_json
 from ..spec import fields as vf
 from ..spec import files as sf
@@ -43,6 +44,8 @@ def run(args) -> int:
     task, training, name = load_task_training(args.spec, args.set)
     # before any work and any file: an unwritable --json must not leave --out behind
     check_outputs(("--out", args.out), ("--json", args.json), inputs=[("spec", args.spec)])
+    if args.html and not args.validate:     # --help: "with --validate: write the validation page"
+        raise SpecError("--html", "writes the page of --validate, which was not asked for", "add --validate, or leave --html off")
     check_out_dir("--html", args.html)
     # the unwrapped function: its errors name the options
     pred = predict_reln.__wrapped__(task, args.hidden, training, search=args.search, beam=args.beam,
