@@ -350,3 +350,23 @@ def test_an_unquoted_checkpoint_glob_is_told_to_be_quoted(tmp_path, capsys, comm
     assert "quote it" in err, err
     assert files[-1] not in err        # the ten names are not all repeated back
     assert not (tmp_path / "o").exists()
+
+
+# ------------------------------------------------------------------------------------------
+# docs/specs.md's example files
+# ------------------------------------------------------------------------------------------
+# Before: the snippet headed "# examples/contexts_double.toml" lacked the file's [training] table and
+# context_scale, so a user who copied it trained at the defaults (lr 0.05, 2000 steps) instead of the
+# example's lr 0.01 and 4000 steps. Each TOML snippet that names an example file must read as that file.
+def test_spec_doc_snippets_that_name_an_example_file_are_that_file():
+    import re
+    import tomllib
+
+    text = (EX.parent / "docs" / "specs.md").read_text()
+    named = 0
+    for block in re.findall(r"```toml\n(.*?)```", text, re.S):
+        m = re.search(r"examples/(\S+\.toml)", block.splitlines()[0])
+        if m:
+            named += 1
+            assert tomllib.loads(block) == tomllib.loads((EX / m.group(1)).read_text()), m.group(1)
+    assert named >= 2          # xor_linear.toml and contexts_double.toml
