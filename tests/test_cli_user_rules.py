@@ -370,3 +370,38 @@ def test_spec_doc_snippets_that_name_an_example_file_are_that_file():
             named += 1
             assert tomllib.loads(block) == tomllib.loads((EX / m.group(1)).read_text()), m.group(1)
     assert named >= 2          # xor_linear.toml and contexts_double.toml
+
+
+# ------------------------------------------------------------------------------------------
+# '-' where only derive's and simulate's --json mean stdout
+# ------------------------------------------------------------------------------------------
+# docs/cli.md gives '-' (stdout) to derive --json and simulate --json only. Before: `derive --latex -`,
+# `--plot -`, `find-gates --out -`, `predict --json -` and `bench --json -` each exited 0 having
+# written a file named '-' in the current folder. Now they are refused before any work.
+@pytest.mark.parametrize("argv, option", [
+    (["derive", XOR, "--set", "Delta=1", "--latex", "-"], "--latex"),
+    (["derive", XOR, "--set", "Delta=1", "--plot", "-"], "--plot"),
+    (["simulate", XOR, "--set", "Delta=1", "--steps", "10", "--plot", "-"], "--plot"),
+    (["find-gates", "contexts", "--K", "1", "--seeds", "1", "--steps", "10", "--out", "-"], "--out"),
+    (["predict", XOR_DATA, "--set", "Delta=1", "--hidden", "8", "--out", "-"], "--out"),
+    (["predict", XOR_DATA, "--set", "Delta=1", "--hidden", "8", "--out", "p.toml", "--json", "-"], "--json"),
+    (["bench", "--repl", "--json", "-"], "--json"),
+])
+def test_dash_is_stdout_only_for_derive_and_simulate_json(tmp_path, capsys, monkeypatch, argv, option):
+    import theorykit.cli.bench as cb
+
+    monkeypatch.setattr(cb, "run_section", _never)
+    monkeypatch.chdir(tmp_path)
+    assert main(argv + ["--no-progress"] * (argv[0] in ("simulate", "find-gates", "predict"))) == 2
+    err = capsys.readouterr().err
+    assert f"error in {option}:" in err and "(fix:" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_derive_json_dash_is_still_stdout(tmp_path, capsys, monkeypatch):
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["derive", XOR, "--set", "Delta=1", "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["spec"] == "xor-linear"     # name = "xor-linear" in the file
+    assert list(tmp_path.iterdir()) == []

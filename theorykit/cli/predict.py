@@ -43,7 +43,7 @@ def run(args) -> int:
     vf.real(args.time_bound, "--time-bound", lo=0.0, hi=math.inf, fix="a number >= 0, e.g. --time-bound 60")
     task, training, name = load_task_training(args.spec, args.set)
     # before any work and any file: an unwritable --json must not leave --out behind
-    check_outputs(("--out", args.out), ("--json", args.json), inputs=[("spec", args.spec)])
+    check_outputs(("--out", args.out), ("--json", args.json), inputs=[("spec", args.spec)], stdout=())
     if args.html and not args.validate:     # --help: "with --validate: write the validation page"
         raise SpecError("--html", "writes the page of --validate, which was not asked for", "add --validate, or leave --html off")
     check_out_dir("--html", args.html)
