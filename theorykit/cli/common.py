@@ -102,17 +102,18 @@ def write_result(option, path, text):
         raise SpecError(option, f"cannot write {path}: {exc.strerror or exc}", "give a writable path") from None
 
 
-def check_outputs(*outputs, inputs=(), stdout=("--json",)) -> None:
+def check_outputs(*outputs, inputs=(), stdout=None) -> None:
     """Refuse, before anything is written, an output path that cannot be written: ``outputs`` are
-    ``(option, path)`` pairs (``None`` skipped, and ``'-'`` of the options in ``stdout``, which write
-    it to stdout; another option's ``'-'`` is refused). A path must not be a folder, and its
-    nearest existing folder must be a folder one can write in (missing folders are made on writing).
+    ``(option, path)`` pairs (``None`` and ``'-'`` skipped; given ``stdout``, the options that write
+    ``'-'`` to stdout, another option's ``'-'`` is refused: it would make a file named ``-``). A path
+    must not be a folder, and its nearest existing folder must be a folder one can write in (missing
+    folders are made on writing).
     Nor may it be the path of another output (the second written would replace the first) or of a
     file the command reads, ``inputs`` (``(option, path)`` pairs): ``derive s.toml --json s.toml``
     replaced the spec with its own derivation."""
     seen = {}
     for option, path in outputs:
-        if path == "-" and option not in stdout:    # the options that write '-' to stdout; else a file named '-'
+        if path == "-" and stdout is not None and option not in stdout:
             raise SpecError(option, f"{option} does not write to stdout ('-'): it would make a file named '-'", f"give {option} a file name")
         if path is None or path == "-":
             continue

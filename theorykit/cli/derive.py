@@ -51,7 +51,7 @@ def run(args):
     # everything is computed before anything is written: an error leaves no file behind
     json_text(out)          # a non-finite number is refused here, before any file is written
     check_outputs(("--latex", args.latex), ("--plot", args.plot), ("--json", args.json),    # and a bad path
-                  inputs=[("spec", args.spec)])
+                  inputs=[("spec", args.spec)], stdout=("--json",))
     if args.latex:
         write_result("--latex", args.latex, der.latex(document=True))
     if args.plot:

@@ -28,7 +28,7 @@ def _check_options(args) -> None:
     if args.name is not None:
         label(args.name, "--name", f"a name of at most {NAME_MAX_LEN} printable characters, e.g. --name found-xor")
     check_outputs(("--out", args.out),      # before any training: a bad path costs nothing
-                  inputs=[("spec", args.source), ("--data", args.data)])
+                  inputs=[("spec", args.source), ("--data", args.data)], stdout=())
 
 
 def run(args):

@@ -58,7 +58,7 @@ def run(args):
                  "(it has no biases)")
     check_png("--plot", args.plot)
     check_outputs(("--plot", args.plot), ("--json", args.json),
-                  inputs=[("spec", args.spec), ("--init-weights", args.init_weights)])
+                  inputs=[("spec", args.spec), ("--init-weights", args.init_weights)], stdout=("--json",))
     need_der = (args.network == "gdln" and args.init == "aligned") or args.compare
     enforce(sim_estimate(args, spec, steps, seeds, need_der), limits)
     t0 = time.time()
