@@ -83,29 +83,47 @@ def test_a_new_output_folder_is_still_made(tmp_path, monkeypatch):
 # --plot OUT.png
 # ------------------------------------------------------------------------------------------
 # Before: `derive --plot loss.pdf` exited 0 and wrote PNG bytes into loss.pdf (a PDF viewer refuses
-# it). The help says --plot OUT.png and every figure is rendered as PNG (theorykit.io.png_bytes), so
-# another suffix is now refused before any work, with the .png name as the fix.
+# it). A figure is now written in the format its name ends in, .png, .pdf or .svg (PDF and SVG are
+# what a paper wants), and any other ending is refused before any work, with the .png name as the fix.
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"     # the PNG signature (PNG specification, section 5.2)
+PDF_MAGIC = b"%PDF-"                  # a PDF file's header (ISO 32000-1, section 7.5.2)
 
 
-@pytest.mark.parametrize("name", ["loss.pdf", "loss.svg", "loss"])
+@pytest.mark.parametrize("name", ["loss.jpg", "loss.eps", "loss"])
 @pytest.mark.parametrize("command", ["derive", "simulate"])
-def test_plot_to_a_name_that_is_not_png_is_refused(tmp_path, capsys, command, name):
+def test_plot_to_a_name_that_is_not_a_figure_format_is_refused(tmp_path, capsys, command, name):
     argv = [command, XOR, "--set", "Delta=1", "--plot", str(tmp_path / name), "--json", str(tmp_path / "o.json")]
     if command == "simulate":
         argv += ["--steps", "10", "--seeds", "1", "--no-progress"]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert "error in --plot:" in err and "(fix:" in err and "loss.png" in err, err
+    assert "error in --plot:" in err and "(fix:" in err and "loss.png" in err and "loss.pdf" in err, err
     assert list(tmp_path.iterdir()) == []          # nothing written, --json included
 
 
-def test_plot_to_a_png_name_in_capitals_is_a_png(tmp_path):
+@pytest.mark.parametrize("command", ["derive", "simulate"])
+def test_plot_is_written_in_the_format_its_name_ends_in(tmp_path, command):
     """The suffix is read as the file systems of Windows and macOS read it: .PNG is a PNG."""
-    png = tmp_path / "LOSS.PNG"
-    assert main(["derive", XOR, "--set", "Delta=1", "--times", "0,1000", "--plot", str(png),
-                 "--json", str(tmp_path / "o.json")]) == 0
-    assert png.read_bytes()[:8] == PNG_MAGIC
+    extra = ["--steps", "10", "--seeds", "1", "--no-progress"] if command == "simulate" else ["--times", "0,1000"]
+    for name, check in [("LOSS.PNG", lambda b: b[:8] == PNG_MAGIC), ("loss.pdf", lambda b: b[:5] == PDF_MAGIC),
+                        # an SVG is XML whose root element is <svg> (SVG 1.1, section 5.1)
+                        ("loss.svg", lambda b: b"<svg" in b and b.rstrip().endswith(b"</svg>"))]:
+        out = tmp_path / name
+        assert main([command, XOR, "--set", "Delta=1", "--plot", str(out),
+                     "--json", str(tmp_path / "o.json"), *extra]) == 0
+        assert check(out.read_bytes()), name
+
+
+def test_python_plots_take_the_same_formats(tmp_path):
+    import theorykit as tk
+    from theorykit.errors import SpecError
+
+    der = tk.Derivation(tk.load_spec(XOR), values={"Delta": 1})
+    tk.plot(tmp_path / "a.pdf", der=der, values={"Delta": 1}, times=[0, 100, 1000])
+    assert (tmp_path / "a.pdf").read_bytes()[:5] == PDF_MAGIC
+    with pytest.raises(SpecError, match="path"):
+        tk.plot(tmp_path / "a.jpg", der=der, values={"Delta": 1}, times=[0, 100, 1000])
+    assert not (tmp_path / "a.jpg").exists()
 
 
 # ------------------------------------------------------------------------------------------

@@ -104,7 +104,7 @@ def test_bad_output_paths_name_the_path(tmp_path):
 
 
 def test_figures_are_written_by_one_renderer(tmp_path):
-    """write_png writes a PNG atomically (no temporary file left) and closes a pyplot figure;
+    """write_figure writes a PNG atomically (no temporary file left) and closes a pyplot figure;
     png_bytes on a figure drawn without pyplot never imports pyplot (a notebook keeps its backend):
     checked in a fresh interpreter."""
     import subprocess
@@ -115,11 +115,11 @@ def test_figures_are_written_by_one_renderer(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from theorykit.io import write_png
+    from theorykit.io import write_figure
 
     fig, ax = plt.subplots()
     ax.plot([0, 1], [1, 0])
-    path = write_png(fig, tmp_path / "a.png", tight=True)
+    path = write_figure(fig, tmp_path / "a.png", tight=True)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.png"]
     assert not plt.fignum_exists(fig.number)

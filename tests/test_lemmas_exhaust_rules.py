@@ -45,8 +45,8 @@ def test_write_outputs_ranks_every_family_and_plots_loss_against_steps(stand_in_
     5 by area (families 126 … 122), each once."""
     res, labels = stand_in_race
     figs = []
-    real_png = ex.write_png
-    monkeypatch.setattr(ex, "write_png", lambda fig, path, **kw: (figs.append(fig), real_png(fig, path, **kw))[1])
+    real_png = ex.write_figure
+    monkeypatch.setattr(ex, "write_figure", lambda fig, path, **kw: (figs.append(fig), real_png(fig, path, **kw))[1])
     paths = ex.write_outputs(res, tmp_path / "new" / "dir")        # folders made as needed
     data = json.loads(paths["json"].read_text())
     assert [r["rank_area"] for r in data["ranking_by_area"]] == list(range(1, 128))

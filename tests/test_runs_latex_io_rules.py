@@ -548,8 +548,8 @@ def _png_size(data: bytes):
 
 def test_figures_keep_their_size_at_the_asked_dpi(tmp_path):
     """A 2 × 1 inch figure is 220 × 110 pixels at the default 110 dpi, 60 × 30 at 30 dpi (png_bytes
-    and write_png alike); ``tight`` trims a figure holding one small text to less than that."""
-    from theorykit.io import new_figure, png_bytes, write_png
+    and write_figure alike); ``tight`` trims a figure holding one small text to less than that."""
+    from theorykit.io import new_figure, png_bytes, write_figure
 
     def fig():
         f = new_figure(figsize=(2, 1))
@@ -558,11 +558,11 @@ def test_figures_keep_their_size_at_the_asked_dpi(tmp_path):
 
     assert _png_size(png_bytes(fig())) == (220, 110)
     assert _png_size(png_bytes(fig(), dpi=30)) == (60, 30)
-    assert _png_size(write_png(fig(), tmp_path / "a.png", dpi=30).read_bytes()) == (60, 30)
-    assert _png_size(write_png(fig(), tmp_path / "c.png").read_bytes()) == (220, 110)
+    assert _png_size(write_figure(fig(), tmp_path / "a.png", dpi=30).read_bytes()) == (60, 30)
+    assert _png_size(write_figure(fig(), tmp_path / "c.png").read_bytes()) == (220, 110)
     w, h = _png_size(png_bytes(fig(), dpi=30, tight=True))
     assert w < 60 and h < 30
-    w, h = _png_size(write_png(fig(), tmp_path / "b.png", dpi=30, tight=True).read_bytes())
+    w, h = _png_size(write_figure(fig(), tmp_path / "b.png", dpi=30, tight=True).read_bytes())
     assert w < 60 and h < 30
 
 

@@ -983,7 +983,7 @@ def _figures_module(monkeypatch):
 
     figs = __import__(load_package("validation").__name__ + ".contexts_figures", fromlist=["fig5"])
     written = []
-    monkeypatch.setattr(figs, "write_png", lambda fig, path, **kw: (written.append(path), plt.close(fig)))
+    monkeypatch.setattr(figs, "write_figure", lambda fig, path, **kw: (written.append(path), plt.close(fig)))
     return figs, written
 
 

@@ -1,4 +1,4 @@
-"""Atomic, NaN-safe result files, and figures as PNG."""
+"""Atomic, NaN-safe result files, and figures (PNG; PDF or SVG where a path asks for it)."""
 from __future__ import annotations
 
 import errno
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", "png_bytes", "write_png", "new_figure", "plot_text"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", "png_bytes", "write_figure", "FIGURE_FORMATS", "new_figure", "plot_text"]
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -91,15 +91,19 @@ def write_json(path, obj) -> Path:
     return atomic_write_text(path, json.dumps(jsonable(obj), indent=2) + "\n")
 
 
-def png_bytes(fig, dpi: int = 110, tight: bool = False) -> bytes:
-    """A matplotlib figure as PNG bytes (``tight``: trimmed to its contents): the one renderer of
-    every figure theorykit writes or shows. A pyplot figure is closed (pyplot forgets it); pyplot is
+#: what a figure's path may end in, and the format written for each ending
+FIGURE_FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
+
+
+def png_bytes(fig, dpi: int = 110, tight: bool = False, fmt: str = "png") -> bytes:
+    """A matplotlib figure as PNG bytes (``tight``: trimmed to its contents; ``fmt``: "pdf" or "svg"
+    for those formats instead): the one renderer of every figure theorykit writes or shows. A pyplot figure is closed (pyplot forgets it); pyplot is
     never imported here, so a figure drawn without it leaves a notebook's backend as it is."""
     import io
     import sys
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, **({"bbox_inches": "tight"} if tight else {}))
+    fig.savefig(buf, format=fmt, dpi=dpi, **({"bbox_inches": "tight"} if tight else {}))
     plt = sys.modules.get("matplotlib.pyplot")
     if plt is not None:
         plt.close(fig)
@@ -136,6 +140,10 @@ def _shown_figure_class():
     return Figure
 
 
-def write_png(fig, path, dpi: int = 110, tight: bool = False) -> Path:
-    """:func:`png_bytes` written atomically to ``path``."""
-    return atomic_write_bytes(path, png_bytes(fig, dpi, tight))
+def write_figure(fig, path, dpi: int = 110, tight: bool = False) -> Path:
+    """:func:`png_bytes` written atomically to ``path``, in the format its ending names
+    (:data:`FIGURE_FORMATS`; a path from a user is checked first by :func:`theorykit.spec.fields.figure_path`)."""
+    fmt = FIGURE_FORMATS.get(Path(path).suffix.lower())
+    if fmt is None:
+        raise ValueError(f"{path}: a figure is written as .png, .pdf or .svg")
+    return atomic_write_bytes(path, png_bytes(fig, dpi, tight, fmt))

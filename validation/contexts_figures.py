@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from theorykit.analysis.context_runs import mean_svals
-from theorykit.io import write_json, write_png
+from theorykit.io import write_json, write_figure
 
 from ._common import pyplot
 
@@ -33,7 +33,7 @@ def fig4a(s4, path):
             a.set_yscale("log")
     ax[0].legend(fontsize=7)
     fig.suptitle("Fig. 4a: context task (hierarchy, ring, cross), 3 contexts")
-    write_png(fig, path, tight=True)
+    write_figure(fig, path, tight=True)
     sub = slice(None, None, 10)
     write_json(path.with_suffix(".json"), {
         "figure": "4a", "every": 10, "t": t[sub], "relu_mean": s4["relu"].mean(0)[sub], "relu_std": s4["relu"].std(0)[sub],
@@ -72,7 +72,7 @@ def fig4b(s4, path):
     ax[0].set_ylabel("singular value of the pathway map")
     ax[0].legend(fontsize=7)
     fig.suptitle("Fig. 4b: singular-value trajectories of each pathway (top 4)")
-    write_png(fig, path, tight=True)
+    write_figure(fig, path, tight=True)
     write_json(path.with_suffix(".json"), {"figure": "4b", "pathways": data,
                                            "note": "GDLN: mean over seeds of the singular values of W2 W1; race: "
                                                    "singular values of the race's maps; ReLU: units grouped by majority "
@@ -107,7 +107,7 @@ def fig4c(s4, path):
             a.set_yticks([])
     ax[0][0].legend(fontsize=7)
     fig.suptitle("Fig. 4c: MDS of hidden representations (after Procrustes alignment)")
-    write_png(fig, path, tight=True)
+    write_figure(fig, path, tight=True)
     write_json(path.with_suffix(".json"), {"figure": "4c", "datapoints": "context-major, 8 items per context",
                                            "times": {str(tt): {k_: v for k_, v in mds[tt].items()} for tt in times}})
     return {str(tt): {"procrustes_disparity": mds[tt]["procrustes_disparity"],
@@ -141,5 +141,5 @@ def fig5(s5, path):
     ax[0].set_ylabel("loss (summed)")
     ax[0].legend(fontsize=7)
     fig.suptitle("Fig. 5: closed form vs GDLN vs ReLU, every block the hierarchy")
-    write_png(fig, path, tight=True)
+    write_figure(fig, path, tight=True)
     write_json(path.with_suffix(".json"), {"figure": "5", "every": 10, "k": data})

@@ -57,7 +57,7 @@ from theorykit.theory.trajectory import deep_mode_rhs
 from theorykit.net.layout import gdln_graph
 from theorykit.errors import SpecError
 from theorykit.spec.fields import loss_name
-from theorykit.io import write_png
+from theorykit.io import write_figure
 from theorykit.net.starts import a0_rule, aligned_net_params
 from theorykit.progress import Progress
 from theorykit.record import SaveAt
@@ -379,4 +379,4 @@ def _fig6(t, Lr, Lg, out, ode, path, st, wide=None, gating=None, all_on_t=None, 
     fig.suptitle(f"Fig. 6: two hidden layers [11, {st['hidden']}, {st['hidden']}, 60], {Lr.shape[0]} seeds; GDLN: "
                  f"shared first layer, second layer in 4 gated modules", fontsize=9)
     fig.tight_layout()
-    write_png(fig, path, tight=True)
+    write_figure(fig, path, tight=True)

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from theorykit.curves import max_gap
-from theorykit.io import write_png
+from theorykit.io import write_figure
 from theorykit.spec.files import example_path
 from theorykit.spec.graph import scaled
 
@@ -135,4 +135,4 @@ def figure(res: dict, path: Path):
     axes[0].legend(fontsize=8)
     fig.suptitle("Section 6: the paper's staged protocol vs joint training, against the ReLU network")
     fig.tight_layout()
-    write_png(fig, path, tight=True)
+    write_figure(fig, path, tight=True)

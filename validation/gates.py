@@ -35,7 +35,7 @@ from theorykit.analysis._runs import exact_reln_trajectory, train_relu
 from theorykit.analysis.findgates import choose_elbow, elbow_scores
 from theorykit.analysis.reln import exact_reln_outputs
 from theorykit.curves import max_gap
-from theorykit.io import write_png
+from theorykit.io import write_figure
 from theorykit.net.starts import a0_rule
 from theorykit.progress import Progress
 from theorykit.sim.simulate import relu_forward
@@ -113,7 +113,7 @@ def _fig8(scores, path, show=(2, 3, 4, 5, 6, 8)):
         ax.set_xticklabels(["context 1", "context 2", "context 3"], fontsize=7)
     fig.suptitle("Fig. 8: k-means centroids of binary unit activity (rows: clusters, tick = rows in cluster)",
                  fontsize=9)
-    write_png(fig, path, tight=True)
+    write_figure(fig, path, tight=True)
 
 
 def _fig9(per_k, K_imp, K_chord, path, K_log=None):
@@ -137,7 +137,7 @@ def _fig9(per_k, K_imp, K_chord, path, K_log=None):
     ax[1].set_ylabel("max |L_GDLN − L_ReLU| / L(0)")
     fig.suptitle("Fig. 9: elbow of the GDLN-vs-ReLU error (Section 4 task)", fontsize=9)
     fig.tight_layout()
-    write_png(fig, path, tight=True)
+    write_figure(fig, path, tight=True)
 
 
 def _exact_reln(st):
@@ -222,7 +222,7 @@ def _fig_digits(dg, path):
     fig.suptitle(f"digits 0–{dg['settings']['classes'] - 1}, {dg['X_shape'][1]} images: ReLN from found gates "
                  "vs the ReLU network", fontsize=9)
     fig.tight_layout()
-    write_png(fig, path, tight=True)
+    write_figure(fig, path, tight=True)
 
 
 def _elbow_claim(per_k, K_lin: dict, K_log: dict) -> dict:

@@ -231,7 +231,7 @@ def _census(seeds: int, progress: bool) -> dict:
 
 
 def _figure(census: dict, out_dir: Path) -> str:
-    from theorykit.io import write_png
+    from theorykit.io import write_figure
     from theorykit.theory.lemmas import GATE_CLASSES
 
     plt = pyplot()
@@ -256,7 +256,7 @@ def _figure(census: dict, out_dir: Path) -> str:
     ax[1].set_title("Gate classes over training (Section 4 task)")
     fig.tight_layout()
     name = "lemma_gate_census.png"
-    write_png(fig, Path(out_dir) / name, dpi=120)
+    write_figure(fig, Path(out_dir) / name, dpi=120)
     return name
 
 

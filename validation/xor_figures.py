@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from theorykit.io import write_png
+from theorykit.io import write_figure
 
 from ._common import pyplot
 
@@ -39,7 +39,7 @@ def figures(out_dir, cfg, theory, deltas, times, A) -> list:
     ax.set_title(f"Fig. 2d: learning time (lr={cfg['lr']}, σ={cfg['init_std']}, {cfg['seeds']} seeds)", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    p = write_png(fig, Path(out_dir) / "fig2d_learning_time.png", dpi=130)
+    p = write_figure(fig, Path(out_dir) / "fig2d_learning_time.png", dpi=130)
     files.append({"file": p.name, "caption": "Fig. 2d: learning time (steps to half the initial loss) against the "
                   "margin Δ: ReLU networks (median, IQR), linear and XoR ReLNs (closed form, simulated); Δ* dashed, "
                   "the ReLU switch point dotted"})
@@ -71,7 +71,7 @@ def figures(out_dir, cfg, theory, deltas, times, A) -> list:
     axes.ravel()[0].legend(fontsize=6)
     fig.suptitle(r"Fig. 2e: loss curves; $\Delta^\ast \approx$" + f"{dstar:.3f}", fontsize=10)
     fig.tight_layout()
-    p = write_png(fig, Path(out_dir) / "fig2e_loss_curves.png", dpi=130)
+    p = write_figure(fig, Path(out_dir) / "fig2e_loss_curves.png", dpi=130)
     files.append({"file": p.name, "caption": "Fig. 2e: loss curves of the ReLU networks (mean, range over seeds) beside "
                   "the linear and XoR ReLNs (closed form dashed, simulation thin) for several Δ"})
     return files

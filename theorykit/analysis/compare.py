@@ -28,7 +28,7 @@ from .checkpoints import paired_start, start_a0
 from ..theory.race import RaceSystem
 from ..spec.graph import GraphSpec
 from ..html import PAGE_CSS, html_escape, img_data_uri
-from ..io import atomic_write_text, new_figure, plot_text, png_bytes, write_json, write_png
+from ..io import atomic_write_text, new_figure, plot_text, png_bytes, write_json, write_figure
 
 __all__ = ["Comparison", "compare_run", "write_comparison"]
 
@@ -187,7 +187,7 @@ def render_html(cmp: Comparison, figures: dict) -> str:
 def write_comparison(cmp: Comparison, out_dir) -> list[Path]:
     """Write loss.png, gates.png, compare.json and compare.html (atomically) into ``out_dir``."""
     out = Path(out_dir)
-    paths = [write_png(cmp.figure(), out / "loss.png"), write_png(cmp.gates_figure(), out / "gates.png"),
+    paths = [write_figure(cmp.figure(), out / "loss.png"), write_figure(cmp.gates_figure(), out / "gates.png"),
              write_json(out / "compare.json", cmp.summary())]
     figs = {str(out / "loss.png"): "loss: your run (dots), the found spec's GDLN from the run's first checkpoint "
                                    "(line), the race reduction (dashes); linear and log scale",

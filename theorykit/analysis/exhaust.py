@@ -39,7 +39,7 @@ from ..spec.task import contexts
 from ..curves import loss_metrics
 from ..record import SaveAt
 from ..theory.flow import RK4
-from ..io import new_figure, write_json, write_png
+from ..io import new_figure, write_json, write_figure
 
 __all__ = ["SEC5_GAMMA", "ETA", "STEPS", "default_a0", "exhaust_spec", "context_symmetries", "pathway_action",
            "family_orbits", "race_exhaust", "named_families"]
@@ -317,5 +317,5 @@ def write_outputs(res: ExhaustResult, out_dir) -> dict:
     a2.set_title(f"all {len(areas)} families")
     a2.legend(fontsize=7)
     fig.tight_layout()
-    ppath = write_png(fig, out / f"race_k{k}.png", dpi=120)
+    ppath = write_figure(fig, out / f"race_k{k}.png", dpi=120)
     return {"json": jpath, "figure": ppath}

@@ -69,11 +69,11 @@ from ..theory.flow import RK4
 from ..theory.race import RaceSystem
 from ..net.starts import a0_rule
 from ..curves import loss_metrics
-from ..spec.fields import integer
+from ..spec.fields import figure_path, integer
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.task import as_task, no_value_error
-from ..io import new_figure, png_bytes, write_png
+from ..io import new_figure, png_bytes, write_figure
 from ..html import html_escape
 from ..progress import Progress
 
@@ -200,10 +200,13 @@ class Prediction:
         return fig
 
     def plot(self, path=None):
-        """Draw the predicted loss and gates; with ``path``, write a PNG there (atomically)."""
+        """Draw the predicted loss and gates; with ``path``, write it there (atomically; a .png, .pdf or
+        .svg, by its ending)."""
+        if path is not None:
+            figure_path(path, "path")
         fig = self.figure()
         if path is not None:
-            return write_png(fig, path)
+            return write_figure(fig, path)
         return fig
 
     def _repr_html_(self):

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from ..errors import SpecError
 from .findgates import find_gates
-from ..io import atomic_write_text, new_figure, write_json, write_png
+from ..io import atomic_write_text, new_figure, write_json, write_figure
 from ..html import html_escape
 from ..theory.gates import UnitGates, unit_gates, unit_weights
 from .compare import report_page
@@ -177,7 +177,7 @@ def write_validation(val: Validation, pred, out_dir) -> list:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     f1, f2 = val.figures(pred)
-    paths = [write_png(f1, out / "loss.png"), write_png(f2, out / "gates.png"),
+    paths = [write_figure(f1, out / "loss.png"), write_figure(f2, out / "gates.png"),
              write_json(out / "validate.json", {"prediction": pred.summary(), "validation": val.summary()})]
     rows = [("RMS gap, predicted − mean ReLU loss, / L(0)", f"{val.rms_gap:.4f}"),
             ("largest gap / L(0)", f"{val.max_gap:.4f}"),

@@ -16,10 +16,11 @@ import sys
 
 import numpy as np
 from ..errors import SpecError, TheorykitError
-from ..io import jsonable, new_figure, plot_text, write_json, write_png
+from ..io import jsonable, new_figure, plot_text, write_json, write_figure
 from ..theory.derivation import Derivation, numeric_matrix
 from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
 from ..record import SaveAt
+from ..spec.fields import figure_path
 from ..spec.graph import graph_from_pathways
 
 __all__ = ["derive_text", "simulate_text", "plot", "mode_recorder", "wants_summary", "emit",
@@ -187,10 +188,12 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
     strengths where ``sim.saved['modes']`` holds them, from :func:`mode_recorder`) as mean ± std.
 
     Returns the matplotlib ``Figure`` (Jupyter shows it), drawn without pyplot so a notebook's backend
-    is left as it is; with ``path`` it is also written there as a PNG::
+    is left as it is; with ``path`` it is also written there (a .png, .pdf or .svg, by its ending)::
 
         tk.plot(der=der, sim=sim, values={"Delta": 0.5})
     """
+    if path is not None:
+        figure_path(path, "path")
     if der is None and sim is None:
         raise SpecError("der", "nothing to draw", "give der= (a Derivation), sim= (a simulation) or both")
     if sim is None and times is None:
@@ -247,5 +250,5 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
         fig.suptitle(plot_text(title), fontsize=10)
     fig.tight_layout()
     if path is not None:
-        write_png(fig, path)
+        write_figure(fig, path)
     return fig

@@ -139,14 +139,6 @@ def check_outputs(*outputs, inputs=(), stdout=None) -> None:
             raise SpecError(option, f"cannot write {path}: the folder {parent} is not writable", "give a writable path")
 
 
-def check_png(option, path) -> None:
-    """Refuse a figure path that does not end in ``.png``: the figure is always written as PNG, and a
-    PNG named ``loss.pdf`` or ``loss.svg`` would not open as what its name says."""
-    if path is not None and path != "-" and Path(path).suffix.lower() != ".png":
-        raise SpecError(option, f"{path} does not end in .png: the figure is written as PNG",
-                        f"name it e.g. {Path(path).with_suffix('.png').name}")
-
-
 def check_out_dir(option, path) -> None:
     """Refuse, before any work, an output folder that cannot be made or written in: ``path`` must be a
     folder or not exist yet, and its nearest existing folder must be one a user can write in (an

@@ -6,14 +6,16 @@ import sympy as sp
 
 from ..analysis import summary
 from ..errors import SpecError
+from ..spec.fields import figure_path
 from ..spec.limits import derivation_estimate, enforce
 from ..theory.derivation import Derivation
-from .common import check_outputs, check_png, json_text, no_value, note, parse_times, spec_from_args, write_result
+from .common import check_outputs, json_text, no_value, note, parse_times, spec_from_args, write_result
 
 
 def run(args):
     limits, spec, values = spec_from_args(args)
-    check_png("--plot", args.plot)      # before the derivation: a wrong name costs nothing
+    if args.plot is not None:
+        figure_path(args.plot, "--plot")      # before the derivation: a wrong name costs nothing
     # a loss curve is integrated only for --times or --plot; without them the derivation is all
     curve = args.times is not None or bool(args.plot)
     times = parse_times(args.times, spec.training.steps)

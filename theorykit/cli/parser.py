@@ -156,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     _spec_options(d, "comma-separated times in gradient steps at which to predict the loss")
     d.add_argument("--json", metavar="OUT", help="write the full JSON document here (atomically); '-': to stdout "
                                                  "(the default on a pipe; a terminal gets a short summary)")
-    d.add_argument("--plot", metavar="OUT.png", help="draw the predicted loss and mode strengths a(t)")
+    d.add_argument("--plot", metavar="OUT.png", help="draw the predicted loss and mode strengths a(t) (.png; .pdf or "
+                                                   ".svg by the name's ending)")
     d.add_argument("--latex", metavar="OUT.tex", help="write a standalone LaTeX document of the derivation")
     d.add_argument("--method", choices=["auto", "closed-form", "race-reduction"], default="auto",
                    help="closed form where it applies (auto), prefer it (a warning when it does not apply, then the race "
@@ -182,7 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--compare", action="store_true", help="also report the theory and the largest error")
     s.add_argument("--json", metavar="OUT", help="write the full JSON document here; '-': to stdout (the default "
                                                  "on a pipe; a terminal gets a short summary)")
-    s.add_argument("--plot", metavar="OUT.png", help="draw loss and mode strengths: theory as lines, simulation "
+    s.add_argument("--plot", metavar="OUT.png", help="draw loss and mode strengths (.png; .pdf or .svg by the name's "
+                                                     "ending): theory as lines, simulation "
                                                      "as mean ± spread over seeds")
     _common(s, "simulate", progress="bar (the steps; not with --fused)")
 

@@ -13,9 +13,10 @@ from ..progress import Progress
 from ..record import SaveAt
 from ..sim.weights import load_weights
 from ..sim.simulate import simulate
+from ..spec.fields import figure_path
 from ..spec.limits import enforce
 from ..theory.derivation import Derivation
-from .common import check_outputs, check_png, no_value, note, parse_times, sim_estimate, sim_settings, spec_from_args, weight_names
+from .common import check_outputs, no_value, note, parse_times, sim_estimate, sim_settings, spec_from_args, weight_names
 
 
 def run(args):
@@ -56,7 +57,8 @@ def run(args):
             note(f"--init-weights {args.init_weights}: {len(unused)} key{'s' if len(unused) > 1 else ''} not read, "
                  f"{unused[:8]!r}{' …' if len(unused) > 8 else ''}: this network reads only {weight_names(net)} "
                  "(it has no biases)")
-    check_png("--plot", args.plot)
+    if args.plot is not None:
+        figure_path(args.plot, "--plot")
     check_outputs(("--plot", args.plot), ("--json", args.json),
                   inputs=[("spec", args.spec), ("--init-weights", args.init_weights)], stdout=("--json",))
     need_der = (args.network == "gdln" and args.init == "aligned") or args.compare
