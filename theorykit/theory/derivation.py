@@ -75,6 +75,9 @@ class Derivation:
     """
 
     def __init__(self, spec: GDLNSpec, method: str = "auto", values: Mapping | None = None):
+        if not isinstance(spec, (GDLNSpec, GraphSpec)):     # a path, a Task, a ReLN's list of pathways
+            raise SpecError("spec", f"expected a GDLNSpec or GraphSpec, got {type(spec).__name__}",
+                            "pass a spec: tk.load_spec(path) reads a file, GDLNSpec(task, pathways) builds one")
         if method not in METHODS:
             raise SpecError("method", f"unknown method {method!r}", f"use one of {METHODS}")
         for k, v in (values or {}).items():     # a name the task lacks, or a value its assumptions forbid
