@@ -165,3 +165,48 @@ def test_derivation_of_a_path_task_or_pathway_list_says_what_to_pass(not_a_spec)
     with pytest.raises(tk.SpecError) as info:
         tk.Derivation(not_a_spec)
     assert info.value.field == "spec" and "load_spec" in info.value.fix
+
+
+@pytest.mark.parametrize("not_a_task", ["xor", tk.GDLNSpec(tk.xor_margin(1), tk.xor_relns()["linear"])])
+def test_predict_reln_of_a_name_or_a_spec_says_to_pass_the_task(not_a_task):
+    """predict_reln("xor", ...) raised AttributeError ('str' object has no attribute 'free_symbols')."""
+    with pytest.raises(tk.SpecError) as info:
+        tk.predict_reln(not_a_task, hidden=8, training=tk.Training())
+    assert info.value.field == "task" and "(X, Y)" in info.value.fix
+
+
+# -- simulate(spec, values=...): checked as predict_loss checks them ------------------------------------
+
+_XOR = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns(hidden=8)["linear"])
+
+
+@pytest.mark.parametrize("values, where", [
+    ({"Delta": np.array([1.0, 2.0])}, "values[Delta]"),     # SymPy's SympifyError before
+    ([("Delta", 1.2)], "values"),                            # AttributeError: 'list' has no 'items'
+    ({"Delta": -1}, "values[Delta]"),                        # Delta is nonnegative (xor_margin)
+])
+def test_simulate_values_are_checked_by_name(values, where):
+    with pytest.raises(tk.SpecError) as info:
+        tk.simulate(_XOR, values=values, init="random", seeds=1, steps=3)
+    assert info.value.field == where
+
+
+def test_simulate_value_as_an_expression_string_is_the_number():
+    """values={"Delta": "6/5"} and values={"Delta": 1.2} simulate the same task: x3 = ±6/5 exactly."""
+    a = tk.simulate(_XOR, values={"Delta": "6/5"}, seeds=1, steps=5)
+    b = tk.simulate(_XOR, values={"Delta": 1.2}, seeds=1, steps=5)
+    np.testing.assert_allclose(a.loss, b.loss, rtol=1e-12)
+
+
+# -- Asking for a pathway that is not there -----------------------------------------------------------
+
+def test_modes_of_a_missing_pathway_is_a_spec_error_and_still_a_key_error():
+    """der.modes["nope"] raised a bare KeyError (a clear message, but not theorykit's error type, so
+    ``except tk.SpecError`` missed it); it is now both, naming the look-up, with the names there are."""
+    der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"]))
+    for results in (der.modes, der.t_half):
+        with pytest.raises(tk.SpecError) as info:
+            results["point0"]                     # a pathway of the other ReLN
+        assert isinstance(info.value, KeyError)
+        assert info.value.field == "pathway"
+        assert "'positive', 'negative'" in str(info.value) and not str(info.value).startswith('"')
