@@ -210,3 +210,16 @@ def test_modes_of_a_missing_pathway_is_a_spec_error_and_still_a_key_error():
         assert isinstance(info.value, KeyError)
         assert info.value.field == "pathway"
         assert "'positive', 'negative'" in str(info.value) and not str(info.value).startswith('"')
+
+
+def test_loss_at_of_a_member_the_run_does_not_have_is_named():
+    """sim.loss_at(t, batch=5) on a run of 2 seeds raised numpy's IndexError."""
+    sim = tk.simulate(_XOR, values={"Delta": 1.2}, seeds=2, steps=4)
+    with pytest.raises(tk.SpecError) as info:
+        sim.loss_at([1], batch=5)
+    assert info.value.field == "batch" and "2 members" in info.value.problem
+    with pytest.raises(tk.SpecError):
+        sim.loss_at([1], batch=0.0)
+    # at a recording time loss_at is the recorded loss, member by member (-1: the last, as in numpy)
+    assert sim.loss_at([3], batch=1)[0] == sim.loss[1, 3]
+    assert sim.loss_at([3], batch=-1)[0] == sim.loss[1, 3]
