@@ -223,3 +223,23 @@ def test_loss_at_of_a_member_the_run_does_not_have_is_named():
     # at a recording time loss_at is the recorded loss, member by member (-1: the last, as in numpy)
     assert sim.loss_at([3], batch=1)[0] == sim.loss[1, 3]
     assert sim.loss_at([3], batch=-1)[0] == sim.loss[1, 3]
+
+
+def test_string_values_are_parsed_not_evaluated():
+    """values={"Delta": "..."} went through SymPy's sympify (eval) in predict_loss, Derivation,
+    simulate and Task.subs: code in the string ran. It is now read by parse_expr, as --set is;
+    "6/5" still gives s = Δ/2 = 3/5 for the linear ReLN (docs/tutorial.md: s_lin = Δ/2)."""
+    key = "THEORYKIT_NEWCOMER_VALUES_PROBE"
+    os.environ.pop(key, None)
+    code = f"__import__('os').environ.setdefault('{key}', '1')"
+    der = tk.Derivation(_XOR)
+    calls = (lambda: der.predict_loss([0, 10], values={"Delta": code}),
+             lambda: tk.Derivation(_XOR, values={"Delta": code}),
+             lambda: tk.simulate(_XOR, values={"Delta": code}, seeds=1, steps=2),
+             lambda: _XOR.task.subs({"Delta": code}))
+    for call in calls:
+        with pytest.raises(tk.SpecError) as info:
+            call()
+        assert info.value.field == "values[Delta]"
+    assert key not in os.environ
+    assert tk.Derivation(_XOR, values={"Delta": "6/5"}).modes["positive"].singular_values == [sp.Rational(3, 5)]
