@@ -33,6 +33,14 @@ class SpecError(TheorykitError, ValueError):
         super().__init__(msg)
 
 
+class UnknownKeyError(SpecError, KeyError):
+    """A look-up by a name that is not there (``der.modes["pathway"]`` with a misspelt pathway): a
+    :class:`SpecError` naming what was looked up, and a ``KeyError``, as a dict's look-up raises."""
+
+    def __str__(self):          # the message as SpecError writes it, not KeyError's quoted repr
+        return BaseException.__str__(self)
+
+
 class DerivationError(TheorykitError):
     """A derivation cannot be carried out as asked (e.g. a degenerate SVD).
 

@@ -124,7 +124,12 @@ class Trajectory:
     def loss_at(self, times, batch: int = 0) -> np.ndarray:
         """The loss of member ``batch`` at ``times``: linear interpolation between the recording
         times (in any order), and the first or last recorded loss outside them."""
-        loss = self._curve()[batch]
+        curves = self._curve()
+        n = curves.shape[0]
+        if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or not -n <= batch < n:
+            raise SpecError("batch", f"{batch!r} is not a member of this run ({n} members: 0 … {n - 1})",
+                            "give a member's index, e.g. batch=0, or use .mean")
+        loss = curves[batch]
         order = np.argsort(self.t, kind="stable")
         return np.interp(np.asarray(times, float), np.asarray(self.t, float)[order], loss[order])
 

@@ -69,10 +69,10 @@ from ..theory.flow import RK4
 from ..theory.race import RaceSystem
 from ..net.starts import a0_rule
 from ..curves import loss_metrics
-from ..spec.fields import figure_path, integer
+from ..spec.fields import figure_path, integer, short_repr
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Pathway
-from ..spec.task import as_task, no_value_error
+from ..spec.task import Task, as_task, no_value_error
 from ..io import new_figure, png_bytes, write_figure
 from ..html import html_escape
 from ..progress import Progress
@@ -335,6 +335,9 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
 
     t0 = time.time()
     task = as_task(task)
+    if not isinstance(task, Task):      # a spec, a path, a name: the data is what is predicted from
+        raise SpecError("task", f"expected a Task or data (X, Y), got {type(task).__name__} {short_repr(task)}",
+                        "pass a task (e.g. tk.xor_margin(1.2), or spec.task) or (X, Y), datapoints as columns")
     if isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer)) or hidden < 1:
         raise SpecError("--hidden", f"needs a positive integer, got {hidden!r}", "e.g. --hidden 128")
     if search not in ("auto", "exhaustive", "forward", "beam"):

@@ -18,6 +18,7 @@ Initialisations of the GDLN (keyword ``init``), see :mod:`theorykit.net.starts`:
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Mapping, Sequence
 
 import jax
@@ -28,10 +29,10 @@ from ..net.layout import DTYPES, Net, as_dtype, net_apply, unit_activity
 from ..record import SaveAt, Trajectory
 from .engine import train_net
 from ..errors import SpecError
-from ..theory.derivation import Derivation
+from ..theory.derivation import Derivation, _checked_value
 from ..spec.fields import integer, loss_name, real
-from ..spec.graph import Group, graph_from_pathways
-from ..spec.gating import positive_int
+from ..spec.graph import GraphSpec, Group, graph_from_pathways
+from ..spec.gating import GDLNSpec, positive_int
 from ..net.starts import aligned_params, random_params
 from .weights import check_weights
 
@@ -45,8 +46,8 @@ def _schedule(graph, schedule, staged_first):
     another is listed in the first group, and like every edge it descends the whole objective
     (:func:`~theorykit.net.layout.objective_for`): the first group's loss and, through the residual
     group's output, which reads it too, the residual's loss."""
-    if isinstance(schedule, (list, tuple)):
-        return tuple(schedule)
+    if isinstance(schedule, (list, tuple)):     # checked as a [[schedule]] of the graph: edges, fits
+        return replace(graph, schedule=tuple(schedule)).schedule
     if schedule == "joint":
         return graph.schedule
     if schedule != "staged":
@@ -204,6 +205,23 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
     return Trajectory(res.t, res.loss, res.saved, res.saved_t, params, extra)
 
 
+def _data_array(a, name: str) -> np.ndarray:
+    """Data ``X`` or ``Y`` of ``simulate((X, Y), ...)`` as a float array of finite real numbers;
+    complex, non-numeric and non-finite entries are refused by name (not cast, not trained on)."""
+    try:
+        A = np.asarray(a)
+        complex_ = A.dtype.kind == "c"
+        A = A.astype(float) if not complex_ else A
+    except (TypeError, ValueError) as exc:
+        raise SpecError(f"source {name}", f"cannot be read as an array of real numbers ({exc!s:.80})",
+                        "give a 2-D array of numbers, datapoints as columns") from None
+    if complex_:
+        raise SpecError(f"source {name}", "holds complex numbers", "give real numbers")
+    if not np.isfinite(A).all():
+        raise SpecError(f"source {name}", "holds NaN or inf", "give finite numbers")
+    return A
+
+
 def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps: int | None = None,
              values: Mapping | None = None, dtype: str = "float64", seed: int = 0, save: SaveAt | None = None,
              lr: float | None = None, init_std=None, a0: float | None = None, schedule="joint",
@@ -253,13 +271,18 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
                                for k, v in stds)):
         if v is not None:       # an override is checked as the spec's own setting is (Training)
             real(v, name, lo=0.0, hi=math.inf, lo_open=True, fix=f"a positive number, e.g. {example}")
+    if values is not None and not isinstance(values, Mapping):
+        raise SpecError("values", f"needs a dict name → value, got {type(values).__name__}",
+                        "e.g. values={'Delta': 0.5}")
+    for k, v in (values or {}).items() if isinstance(source, (GDLNSpec, GraphSpec)) else ():
+        _checked_value(source.task, k, v)   # as predict_loss checks them: a symbol of the task, a number, its assumptions
     if isinstance(source, tuple) and len(source) == 2:
         if network != "relu":
             raise SpecError("network", "data (X, Y) trains a ReLU network", "pass network=\"relu\", or a spec")
         if hidden is None or lr is None or steps is None:
             raise SpecError("hidden" if hidden is None else "lr" if lr is None else "steps",
                             "is needed to train on data (X, Y)", "pass hidden=, lr= and steps=")
-        X, Y = (np.asarray(a, dtype=float) for a in source)
+        X, Y = (_data_array(a, name) for a, name in zip(source, ("X", "Y")))
         if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
             raise SpecError("source", f"X {X.shape} and Y {Y.shape} are not d × P and p × P with one P",
                             "give X and Y with datapoints as columns (2-D arrays; transpose data stored as rows)")

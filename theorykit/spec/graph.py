@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from ..errors import SpecError
-from .fields import entry, integer, label, node_label
+from .fields import entry, integer, label, node_label, short_repr
 from .gating import (GDLNSpec, Pathway, TrainedSpec, Training, chain_node_names, check_gates, check_indices,
                      positive_int)
 from .task import Task
@@ -116,6 +116,9 @@ class GraphSpec(TrainedSpec):
 
     def __post_init__(self):
         P, d, p = self.task.P, self.task.d, self.task.p
+        _check_items(self.nodes, Node, "nodes", "Node(\"h1\", 64)")
+        _check_items(self.edges, Edge, "edges", "Edge(\"input\", \"h1\")")
+        _check_items(self.schedule, Group, "schedule", "Group(\"common\", (\"input->h1\", \"h1->output\"))")
         nodes, names = [], set()
         if not self.nodes:
             raise SpecError("nodes", "no node declared", "add [[nodes]] tables (name, width)")
@@ -364,6 +367,19 @@ class GraphSpec(TrainedSpec):
             if missing:             # (so some group writes to the output: every path ends in an output edge)
                 raise SpecError("schedule", f"edges in no group: {missing}", "add each edge to a group")
         return out
+
+
+def _check_items(items, cls, field_name: str, example: str) -> None:
+    """``items`` must be a list or tuple of ``cls`` (a tuple ``("input", "h1")`` for an Edge, a
+    string for a Node): the error names the entry, before any attribute of it is read."""
+    if not isinstance(items, (list, tuple)):
+        raise SpecError(field_name, f"expected a list of {cls.__name__}, got {type(items).__name__} "
+                        f"{short_repr(items)}", f"pass a list, e.g. [{example}]")
+    for i, x in enumerate(items):
+        if not isinstance(x, cls):
+            article = "an" if cls.__name__[0] in "AEIOU" else "a"
+            raise SpecError(f"{field_name}[{i}]", f"expected {article} {cls.__name__}, got {type(x).__name__} "
+                            f"{short_repr(x)}", f"write {example}")
 
 
 def _no_repeats(names, field_name, what):

@@ -22,7 +22,7 @@ from ..errors import SpecError
 from .expr import FUNCTIONS, parse_expr, to_exact
 from .fields import check_real_finite, integer, short_repr, type_name
 
-__all__ = ["Task", "Radicals", "radicals_of", "xor_margin", "contexts", "structure", "hierarchy", "ring", "cross"]
+__all__ = ["Task", "parse_value", "Radicals", "radicals_of", "xor_margin", "contexts", "structure", "hierarchy", "ring", "cross"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,8 @@ class Task:
     meta: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self):
-        X, Y = (_matrix_arg(M, f) for M, f in ((self.X, "data.inputs"), (self.Y, "data.targets")))
+        syms = self.symbols if isinstance(self.symbols, Mapping) else {}
+        X, Y = (_matrix_arg(M, f, syms) for M, f in ((self.X, "data.inputs"), (self.Y, "data.targets")))
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "Y", Y)
         if X.cols == 0 or X.rows == 0:
@@ -91,8 +92,10 @@ class Task:
         return radicals_of({"data.inputs": self.X, "data.targets": self.Y})
 
     def keyed(self, values: Mapping | None) -> dict:
-        """``values`` keyed by the task's symbols: a name (a ``str`` key) becomes its symbol."""
-        return {self.symbols.get(k, k) if isinstance(k, str) else k: v for k, v in (values or {}).items()}
+        """``values`` keyed by the task's symbols: a name (a ``str`` key) becomes its symbol; a string
+        value is an expression for :func:`parse_expr` (SymPy's ``subs`` would ``eval`` it)."""
+        return {self.symbols.get(k, k) if isinstance(k, str) else k:
+                parse_value(v, k) if isinstance(v, str) else v for k, v in (values or {}).items()}
 
     def subs(self, values: Mapping) -> "Task":
         """The task with symbols replaced by values (names or symbols as keys)."""
@@ -125,16 +128,63 @@ class Task:
         return self._repr_latex_().strip("$")
 
 
-def _matrix_arg(M, field: str) -> sp.Matrix:
-    """``M`` as a SymPy matrix; a numpy array must hold finite real numbers (NaN, ∞ and complex
-    entries became nan, oo and I in the exact task)."""
+def parse_value(value: str, key) -> sp.Expr:
+    """A symbol's value given as a string (``"sqrt(2)"``, ``"6/5"``): a number read by
+    :func:`parse_expr`, never ``eval``; anything else is refused as not a number."""
+    try:
+        return parse_expr(value, {}, f"values[{key}]")
+    except SpecError as exc:
+        raise SpecError(f"values[{key}]", f"{value!r} is not a number ({exc.problem})",
+                        f"e.g. values={{'{key}': 0.5}}") from None
+
+
+def _matrix_arg(M, field: str, symbols: Mapping | None = None) -> sp.Matrix:
+    """``M`` as a SymPy matrix of finite real entries. A numpy array must hold finite real numbers
+    (NaN, ∞ and complex entries became nan, oo and I in the exact task); in lists, a string entry
+    is an expression read by :func:`parse_expr` (never ``eval``) in ``symbols``, and every entry
+    must end up a finite real number (``float("nan")``, ``sp.I``, ``True`` and ``None`` are refused,
+    naming the entry)."""
     if isinstance(M, np.ndarray) and (M.dtype.kind == "c" or (M.dtype.kind == "f" and not np.isfinite(M).all())):
         raise SpecError(field, "holds NaN, infinite or complex numbers", "give finite real numbers")
+    if not isinstance(M, sp.MatrixBase):
+        M = _read_entries(M, field, symbols or {})
     try:
-        return sp.Matrix(M)
+        out = sp.Matrix(M)
     except (TypeError, ValueError, NotImplementedError, sp.SympifyError) as exc:
         raise SpecError(field, f"cannot be read as a matrix ({type_name(M)} {short_repr(M)}: {exc!s:.80})",
                         "give a 2-d array or nested lists, datapoints as columns") from None
+    for k, e in enumerate(out.flat()):     # flat(): indexing entry by entry took seconds at n = 128
+        if e.is_Rational or (e.is_Float and e.is_finite):
+            continue
+        i, j = divmod(k, out.cols)
+        where = f"{field}[{i}][{j}]"
+        if not isinstance(e, sp.Expr):
+            raise SpecError(where, f"needs a number, got {type_name(e)} {short_repr(e)}",
+                            "give numbers, SymPy expressions or expression strings")
+        check_real_finite(e, where)
+    return out
+
+
+def _read_entries(M, field: str, symbols: Mapping):
+    """Nested lists (or an object or string array) with each string entry parsed by
+    :func:`parse_expr` and each ``bool`` or ``None`` refused; anything else is left to SymPy."""
+    if isinstance(M, np.ndarray):
+        if M.dtype.kind not in "OUSb":
+            return M
+        M = M.tolist()
+    if not isinstance(M, (list, tuple)):
+        return M
+
+    def entry(v, where):
+        if isinstance(v, str):
+            return parse_expr(v, symbols, where)
+        if v is None or isinstance(v, (bool, np.bool_)):
+            raise SpecError(where, f"needs a number, got {type_name(v)} {v!r}",
+                            "give numbers, SymPy expressions or expression strings")
+        return v
+
+    return [[entry(v, f"{field}[{i}][{j}]") for j, v in enumerate(row)] if isinstance(row, (list, tuple))
+            else entry(row, f"{field}[{i}]") for i, row in enumerate(M)]
 
 
 def _n_arg(n, field: str = "n") -> int:

@@ -42,6 +42,7 @@ from .trajectory import discrete_mode_gap, mode_gap, mode_loss_reduction, mode_t
 from ..spec.expr import to_exact
 from ..spec.files import check_assumptions
 from ..spec.graph import GraphSpec
+from ..spec.task import parse_value
 from .jaxify import to_jax
 from .race import RaceSystem
 from .latex import derivation_latex, derivation_latex_short
@@ -75,6 +76,9 @@ class Derivation:
     """
 
     def __init__(self, spec: GDLNSpec, method: str = "auto", values: Mapping | None = None):
+        if not isinstance(spec, (GDLNSpec, GraphSpec)):     # a path, a Task, a ReLN's list of pathways
+            raise SpecError("spec", f"expected a GDLNSpec or GraphSpec, got {type(spec).__name__}",
+                            "pass a spec: tk.load_spec(path) reads a file, GDLNSpec(task, pathways) builds one")
         if method not in METHODS:
             raise SpecError("method", f"unknown method {method!r}", f"use one of {METHODS}")
         for k, v in (values or {}).items():     # a name the task lacks, or a value its assumptions forbid
@@ -545,7 +549,8 @@ def _checked_value(task, key, value):
         raise SpecError("values", f"the task has no symbol {str(key)!r} (its symbols: "
                                   f"{sorted(map(str, known)) or 'none'})", "drop it from the values")
     try:
-        val = sp.sympify(to_exact(value, f"values[{key}]") if isinstance(value, numbers.Real) else value)
+        val = parse_value(value, key) if isinstance(value, str) else \
+            sp.sympify(to_exact(value, f"values[{key}]") if isinstance(value, numbers.Real) else value)
     except (sp.SympifyError, TypeError) as exc:
         raise SpecError(f"values[{key}]", f"{value!r} is not a number ({exc})", f"e.g. values={{'{key}': 0.5}}") from None
     if not getattr(val, "is_number", False):
@@ -555,7 +560,8 @@ def _checked_value(task, key, value):
 
 
 def _exact_values(values: Mapping) -> dict:
-    return {k: to_exact(v, f"values[{k}]") if isinstance(v, numbers.Real) else v for k, v in values.items()}
+    return {k: to_exact(v, f"values[{k}]") if isinstance(v, numbers.Real) else
+            parse_value(v, k) if isinstance(v, str) else v for k, v in values.items()}
 
 
 def numeric_matrix(M, vals) -> np.ndarray:

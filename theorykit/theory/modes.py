@@ -27,6 +27,7 @@ import numpy as np
 
 import sympy as sp
 
+from ..errors import UnknownKeyError
 from ..spec.fields import tex_label
 
 __all__ = ["Mode", "SVD", "Exprs", "ExprsByName", "reference_values", "is_zero", "zero_by_radical_reduction",
@@ -46,7 +47,8 @@ class ExprsByName(dict):
     otherwise a plain dict."""
 
     def __missing__(self, key):         # a misspelt pathway: say which names there are
-        raise KeyError(f"{key!r} is no pathway here; the pathways are {list(self)}")
+        raise UnknownKeyError("pathway", f"{key!r} is no pathway here; the pathways are {list(self)}",
+                              "use one of those names")
 
     def _repr_latex_(self):
         rows = [tex_label(k) + ": & "
