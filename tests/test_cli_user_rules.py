@@ -423,3 +423,29 @@ def test_derive_json_dash_is_still_stdout(tmp_path, capsys, monkeypatch):
     assert main(["derive", XOR, "--set", "Delta=1", "--json", "-"]) == 0
     assert json.loads(capsys.readouterr().out)["spec"] == "xor-linear"     # name = "xor-linear" in the file
     assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------------------------------
+# small wording
+# ------------------------------------------------------------------------------------------
+def test_find_gates_says_one_pathway_not_one_pathways(tmp_path, capsys):
+    # --K 1: one cluster, so one pathway; the summary line printed "1 pathways"
+    out = tmp_path / "f.toml"
+    assert main(["find-gates", XOR, "--set", "Delta=0.5", "--K", "1", "--seeds", "1", "--steps", "50",
+                 "--no-progress", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert ", 1 pathway -> " in printed and "1 pathways" not in printed, printed
+
+
+def test_a_range_open_at_infinity_is_written_open():
+    # --race-dt takes any positive finite number: its range is (0, inf), not (0, inf] (inf itself is
+    # refused as not finite, so a closed bracket there promised what is refused)
+    import math
+
+    from theorykit.errors import SpecError
+    from theorykit.spec.fields import real
+
+    with pytest.raises(SpecError, match=r"out of range \(0, inf\) "):
+        real(-1, "--race-dt", lo=0.0, lo_open=True, hi=math.inf, fix="a positive number")
+    with pytest.raises(SpecError, match=r"out of range \[0, 1\] "):
+        real(2, "x", lo=0.0, hi=1.0, fix="a number in [0, 1]")

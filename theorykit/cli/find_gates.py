@@ -80,7 +80,7 @@ def run(args):
                            hidden=args.hidden, lr=args.lr, seed=args.seed, name=name, progress=pr)
     write_spec("--out", args.out, found.spec)
     summ = found.summary()
-    print(f"find-gates: K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "
+    print(f"find-gates: K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathway{'s' if len(found.spec.pathways) != 1 else ''} "
           f"-> {args.out} ({time.time() - t0:.1f}s)")
     for p in found.spec.pathways:
         print(f"  {p.name}: hidden {p.hidden}, active {''.join(map(str, p.active))}")
@@ -102,7 +102,7 @@ def _from_run(args) -> int:
                                   name=default if args.name is None else args.name, progress=progress)
     write_spec("--out", args.out, found.spec)
     print(f"find-gates: {len(run.files)} checkpoints (steps {run.steps[0]}…{run.steps[-1]}), ReLU widths "
-          f"{run.widths}; K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathways "
+          f"{run.widths}; K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathway{'s' if len(found.spec.pathways) != 1 else ''} "
           f"-> {args.out} ({time.time() - t0:.1f}s)")
     for p in found.spec.pathways:
         print(f"  {p.name}: hidden {p.hidden}, active on {sum(p.active)} of {len(p.active)} datapoints")

@@ -151,8 +151,8 @@ def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = F
     if not math.isfinite(v):
         raise SpecError(field, f"{short_repr(value)} is not a finite number", fix)
     if v < lo or v > hi or (lo_open and v == lo):
-        left = "(" if lo_open else "["
-        raise SpecError(field, f"{fmt(v)} is out of range {left}{fmt(lo)}, {fmt(hi)}]", fix)
+        left, right = "(" if lo_open else "[", ")" if math.isinf(hi) else "]"     # infinity is no number here
+        raise SpecError(field, f"{fmt(v)} is out of range {left}{fmt(lo)}, {fmt(hi)}{right}", fix)
     return v
 
 
