@@ -266,7 +266,7 @@ def test_outputs_on_their_own_paths_are_all_written(tmp_path):
 # race-exhaust: a flow too fine to integrate
 # ------------------------------------------------------------------------------------------
 # Before: `race-exhaust --k 3 --race-dt 1e9` (an RK4 step of tau/1e9) said "error in training.lr: the
-# flow would need 1.92e+11 integration steps ... (fix: ask for earlier --times, or check
+# flow would need 1.92e+11 integration steps ... (fix: ask for earlier times (--times; ...), or check
 # training.lr ...)": race-exhaust reads no spec and has no --times (docs/cli.md). Now the option the
 # user changed is named, with the options that set the step count as the fix.
 @pytest.mark.parametrize("option, value", [("--race-dt", "1e9"), ("--gamma", "1e6")])
@@ -285,7 +285,7 @@ def test_race_exhaust_too_fine_a_flow_names_the_option_given(tmp_path, capsys, o
 # Before: `derive examples/contexts_double.toml --times 0,1e9` (coupled pathways: the race reduction
 # is integrated, docs/cli.md --method) said "error in training.lr: the flow would need 4.28e+08
 # integration steps ...": the spec's lr is fine (0.01); the horizon the user typed is what is too
-# long. Now --times is named; the fix (earlier --times, or lr and the data's scale) is unchanged.
+# long. Now --times is named; the fix (earlier times, or lr and the data's scale) is unchanged.
 def test_derive_a_horizon_too_long_to_integrate_names_times(tmp_path, capsys):
     out = tmp_path / "d.json"
     assert main(["derive", str(EX / "contexts_double.toml"), "--times", "0,1e9", "--json", str(out)]) == 2

@@ -139,7 +139,7 @@ def _check_budget(ts, h):
     if not (math.isfinite(n) and n <= MAX_FLOW_STEPS):
         raise SpecError("training.lr", f"the flow would need {n:.3g} integration steps of {h:.3g} to reach "
                         f"t = {ts[-1]:.3g} (the time scale tau = 1/lr sets the step)",
-                        "ask for earlier --times, or check training.lr and the data's scale")
+                        "ask for earlier times (--times; times= from Python), or check training.lr and the data's scale")
 
 
 def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args):
@@ -224,7 +224,7 @@ def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batche
     if not ok.all():
         raise SpecError("training.lr", f"the adaptive flow stopped before t = {ts[-1]:.3g}: the step fell below "
                         f"round-off or passed {solver.max_steps} steps (the flow diverges, or its time scale is out of "
-                        "proportion with the data's)", "ask for earlier --times, or check training.lr and the data's scale")
+                        "proportion with the data's)", "ask for earlier times (--times; times= from Python), or check training.lr and the data's scale")
     recs = jax.tree_util.tree_map(lambda r: np.asarray(r)[:, :n], recs)
     return final, recs, {"solver": "dopri5", "steps": int(nsteps.max(initial=0)), "h": 0.0}
 
