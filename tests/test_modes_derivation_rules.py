@@ -114,6 +114,21 @@ def test_a_misspelt_pathway_names_the_pathways_there_are():
                                   "\\mathrm{q}: & \\sqrt{2}\\end{aligned}$")
 
 
+def test_the_ranking_prints_as_latex_one_pathway_a_line_and_stays_a_list():
+    # a ranking is numbered, fastest first, and equal to the plain list of (name, s) pairs; a
+    # derivation's ranking is one (the README: lists of results print as LaTeX in Jupyter)
+    from pathlib import Path
+
+    import theorykit as tk
+
+    der = tk.Derivation(tk.load_spec(Path(__file__).resolve().parents[1] / "examples" / "xor_linear.toml"))
+    assert isinstance(der.ranking, md.Ranking) and len(der.ranking) == len(der.spec.pathways)
+    r = md.Ranking([("p_1", sp.sqrt(2)), ("q", sp.S.Zero)])
+    assert r == [("p_1", sp.sqrt(2)), ("q", 0)] and isinstance(r, list)
+    assert r._repr_latex_() == ("$\\begin{aligned}1.\\ \\mathrm{p\\_1}: & s = \\sqrt{2} \\\\ "
+                                "2.\\ \\mathrm{q}: & s = 0\\end{aligned}$")
+
+
 # ------------------------------------------------------------------------------------------------
 # modes: bounded evaluation and simplification helpers
 # ------------------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ import sympy as sp
 from .effective import EffectiveDataset, couplings, effective_dataset, output_trace
 from ..errors import DerivationError, SpecError
 from ..spec.gating import GDLNSpec
-from .modes import SVD, Exprs, ExprsByName, build_unevaluated, exact_text, is_zero, lazy_matvec, num, quad_exact, reference_values, tidy
+from .modes import SVD, Exprs, ExprsByName, Ranking, build_unevaluated, exact_text, is_zero, lazy_matvec, num, quad_exact, reference_values, tidy
 from .svd import exact_svd
 from .trajectory import a0 as A0
 from .trajectory import discrete_mode_gap, mode_gap, mode_loss_reduction, mode_trajectory, t, t_half, t_half_float, tau
@@ -299,7 +299,7 @@ class Derivation:
 
         With symbols, the order is the one at the reference values (see ``reference``). A pathway
         with nothing to learn at this derivation's values (no mode) comes last, with s = 0."""
-        return [(n, m.s) for n, m in self._ranked()] + [(n, sp.S.Zero) for n in self._idle()]
+        return Ranking([(n, m.s) for n, m in self._ranked()] + [(n, sp.S.Zero) for n in self._idle()])
 
     @cached_property
     def ranking_text(self) -> list[tuple[str, str]]:

@@ -30,7 +30,7 @@ import sympy as sp
 from ..errors import UnknownKeyError
 from ..spec.fields import tex_label
 
-__all__ = ["Mode", "SVD", "Exprs", "ExprsByName", "reference_values", "is_zero", "zero_by_radical_reduction",
+__all__ = ["Mode", "SVD", "Exprs", "ExprsByName", "Ranking", "reference_values", "is_zero", "zero_by_radical_reduction",
            "product_of_irreducible_powers"]
 
 
@@ -53,6 +53,15 @@ class ExprsByName(dict):
     def _repr_latex_(self):
         rows = [tex_label(k) + ": & "
                 + (v.latex() if hasattr(v, "latex") else sp.latex(v)) for k, v in self.items()]
+        return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
+
+
+class Ranking(list):
+    """``(pathway name, s)`` pairs, fastest first, that Jupyter shows typeset, one a line; otherwise
+    a plain list of tuples."""
+
+    def _repr_latex_(self):
+        rows = [f"{i}.\\ {tex_label(n)}: & s = {sp.latex(s)}" for i, (n, s) in enumerate(self, 1)]
         return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
 
 
