@@ -129,14 +129,19 @@ def check_outputs(*outputs, inputs=(), stdout=None) -> None:
         seen[here] = option
         if path.is_dir():
             raise SpecError(option, f"{path} is a folder", "give a file name to write to")
-        parent = path.parent
-        while not parent.exists() and parent != parent.parent:
-            parent = parent.parent
-        if not parent.is_dir():
-            raise SpecError(option, f"cannot write {path}: {parent} is a file, not a folder",
-                            "give a path whose folders are folders")
-        if not os.access(parent, os.W_OK | os.X_OK):
-            raise SpecError(option, f"cannot write {path}: the folder {parent} is not writable", "give a writable path")
+        _nearest_folder_writable(option, f"cannot write {path}", path.parent)
+
+
+def _nearest_folder_writable(option, what, start: Path) -> None:
+    """The nearest existing folder at or above ``start`` (missing ones are made on writing) must be a
+    folder one can write in; else a SpecError naming ``option``, beginning with ``what``."""
+    parent = start
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise SpecError(option, f"{what}: {parent} is a file, not a folder", "give a path whose folders are folders")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise SpecError(option, f"{what}: the folder {parent} is not writable", "give a writable path")
 
 
 def check_out_dir(option, path) -> None:
@@ -148,14 +153,7 @@ def check_out_dir(option, path) -> None:
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise SpecError(option, f"{path} is a file, not a folder", "give a folder (it is made when missing)")
-    parent = path
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir():
-        raise SpecError(option, f"cannot make the folder {path}: {parent} is a file, not a folder",
-                        "give a path whose folders are folders")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise SpecError(option, f"cannot write in {path}: the folder {parent} is not writable", "give a writable folder")
+    _nearest_folder_writable(option, f"cannot write in {path}", path)
 
 
 def write_spec(option, path, spec) -> None:
