@@ -102,6 +102,11 @@ def fakes(tmp_path, monkeypatch):
         F.write(n)
     monkeypatch.setattr(suites_mod, "load_suite", F.load)
     monkeypatch.setattr(suites_mod, "available_suites", lambda: list(F.names))
+    # `theorykit validate` holds its own reference, bound when a test before this one imported it
+    # (then it ran the real suites' names with the fake loader, and failed, by test order alone)
+    from theorykit.cli import validate as cli_validate
+
+    monkeypatch.setattr(cli_validate, "available_suites", lambda: list(F.names))
     return F
 
 
