@@ -153,3 +153,67 @@ def test_summed_loss_time_constant_by_own_gradient_descent():
     flow = der.predict_loss(times, {"Delta": D})
     assert np.max(np.abs(flow - L[times])) < 0.01 * L[0]
     assert L[0] == pytest.approx(4 * 0.5 * (1 - D * a0) ** 2, rel=1e-12)   # P × ½(1 − Δ a0)², hand
+
+
+# ---------------------------------------------------------------------------------------------
+# docs/theory.md#contexts: the k (k−1)-context pathways on the residual, by gradient descent here
+# ---------------------------------------------------------------------------------------------
+def _hierarchy4():
+    """The 4-item binary tree (docs/theory.md#contexts): rows 1111, 1100, 0011, then the 4 items."""
+    return np.array([[1, 1, 1, 1], [1, 1, 0, 0], [0, 0, 1, 1],
+                     [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
+
+
+@pytest.mark.parametrize("kk", [3, 4])
+def test_kminus1_pathways_on_the_residual_by_own_gradient_descent(kk):
+    """docs/theory.md#contexts: k pathways, pathway q on in every context but q and reading the items,
+    trained jointly on the residual of the common pathway's least-squares fit (mean loss), each from
+    aligned, balanced weights of strength a0 on its own singular vectors. The page says their couplings
+    (Σx_rq = (k−2)/(nk) I) cancel because the maps sum to zero, so every mode α of every pathway follows
+    the one-mode recurrence a ← a(1 + η(s_α − d a))² with s_α = √((k−1)/k) σ̃_α/(nk), d = 1/(nk).
+    By hand, H̃ = H(I − 11ᵀ/4) of the 4-item tree has H̃ᵀH̃ with eigenvalues 3, 1, 1 (σ̃ = √3, 1, 1),
+    and the residual loss is (k−1)/(2nk)·‖H̃‖²_F = 5(k−1)/(8k). The data, the fit and the descent are
+    written here with numpy; theorykit's closed form (k_contexts) must equal the flow of these modes."""
+    from theorykit.theory import k_contexts as kc
+
+    n, H = 4, _hierarchy4()
+    f = H.shape[0]
+    X = np.zeros((n + kk, n * kk))
+    Y = np.zeros((f * (kk + 1), n * kk))
+    for c in range(kk):
+        for i in range(n):
+            mu = c * n + i
+            X[i, mu] = X[n + c, mu] = 1
+            Y[:f, mu] = Y[f * (c + 1):f * (c + 2), mu] = H[:, i]
+    P = n * kk
+    R = Y - Y @ np.linalg.pinv(X) @ X                     # the common pathway's least-squares residual
+    assert 0.5 * np.sum(R ** 2) / P == pytest.approx(5 * (kk - 1) / (8 * kk), rel=1e-12)
+    Xi = X[:n]
+    gates = [np.array([0.0 if mu // n == q else 1.0 for mu in range(P)]) for q in range(kk)]
+    lr, a0, steps = 0.05, 1e-3, 3000
+    Ws = []
+    for g in gates:
+        U, S, Vt = np.linalg.svd((R * g) @ Xi.T / P)
+        r = int(np.sum(S > 1e-12))
+        Ws.append([np.sqrt(a0) * Vt[:r], np.sqrt(a0) * U[:, :r]])
+    L = np.empty(steps + 1)
+    for t in range(steps + 1):
+        E = R - sum((W2 @ W1 @ Xi) * g for (W1, W2), g in zip(Ws, gates))
+        L[t] = 0.5 * np.sum(E ** 2) / P
+        grads = [(W2.T @ (E * g) @ Xi.T / P, (E * g) @ Xi.T @ W1.T / P) for (W1, W2), g in zip(Ws, gates)]
+        for W, (g1, g2) in zip(Ws, grads):
+            W[0], W[1] = W[0] + lr * g1, W[1] + lr * g2
+    s = np.sqrt((kk - 1) / kk) * np.array([np.sqrt(3), 1, 1]) / (n * kk)
+    d = 1 / (n * kk)
+    a, rec = np.full(3, a0), np.empty(steps + 1)
+    for t in range(steps + 1):
+        rec[t] = 5 * (kk - 1) / (8 * kk) - kk * np.sum(s * a - d * a ** 2 / 2)
+        a = a * (1 + lr * (s - d * a)) ** 2
+    assert L[-1] < 0.01 * L[0]                               # learned: the comparison is not trivial
+    np.testing.assert_allclose(L, rec, rtol=0, atol=1e-12 * L[0])
+    times = np.arange(steps + 1)
+    af = (s[:, None] / d) / (1 + (s[:, None] / (d * a0) - 1) * np.exp(-2 * s[:, None] * lr * times))
+    flow = 5 * (kk - 1) / (8 * kk) - kk * np.sum(s[:, None] * af - d * af ** 2 / 2, axis=0)
+    res = kc.derive(check_ks=(), latex=False)
+    got = kc.closed_form_loss(res, sp.Matrix(H.astype(int)), n, kk, 1.0, times, 1 / lr, a0, residual_only=True)
+    np.testing.assert_allclose(got, flow, rtol=0, atol=1e-12 * L[0])
