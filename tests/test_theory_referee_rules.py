@@ -217,3 +217,28 @@ def test_kminus1_pathways_on_the_residual_by_own_gradient_descent(kk):
     res = kc.derive(check_ks=(), latex=False)
     got = kc.closed_form_loss(res, sp.Matrix(H.astype(int)), n, kk, 1.0, times, 1 / lr, a0, residual_only=True)
     np.testing.assert_allclose(got, flow, rtol=0, atol=1e-12 * L[0])
+
+
+def test_race_exhaust_help_states_the_suite_settings_it_names():
+    """`theorykit race-exhaust --help` said the default RK4 step τ/10 was "the suite's quick setting";
+    the contexts suite races at τ/2 in --quick and τ/40 in --full (validation/contexts.py), so no suite
+    run uses τ/10. The help must name the suite's steps as the suite has them, and the default a0 as
+    the value the command uses: by hand (20·0.0005/700)²·50/2 = 5.10e-9."""
+    import argparse
+
+    from theorykit.analysis.exhaust import default_a0
+    from theorykit.cli.parser import build_parser
+    from theorykit.validation.contexts import MODES
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {a.dest: (a.help, a.default) for a in sub.choices["race-exhaust"]._actions}
+    dt_help, dt_default = helps["race_dt"]
+    if "quick setting" in dt_help:
+        assert dt_default == MODES["quick"]["race_dt"], dt_help
+    for mode in ("quick", "full"):
+        assert f"tau/{MODES[mode]['race_dt']:g} in --{mode}" in dt_help, dt_help
+    m = re.search(r"default: ([0-9.]+e-\d+)", helps["a0"][0])
+    assert m is not None, helps["a0"][0]
+    hand = (20 * 0.0005 / 700) ** 2 * 50 / 2
+    assert float(m.group(1)) == pytest.approx(hand, rel=0.01) and default_a0() == pytest.approx(hand, rel=1e-12)
