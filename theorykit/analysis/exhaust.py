@@ -195,7 +195,8 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
 
     ``families``: restrict to these rows of ``family_masks(k)`` (tests). ``use_symmetry``: integrate
     one representative per orbit (default) or every family. ``race_dt``: RK4 step τ/race_dt, the
-    loss recorded every ⌊τ/race_dt⌋ steps (the contexts suite's quick setting is 10).
+    loss recorded every ⌊τ/race_dt⌋ steps (default 10; the contexts suite races at τ/2 in
+    ``--quick`` and τ/40 in ``--full``, ``validation/contexts.py``).
     """
     from tqdm import tqdm
 

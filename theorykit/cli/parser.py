@@ -232,8 +232,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", default=".", help="output folder (default: here)")
     r.add_argument("--batch", type=int, default=256, help="families integrated at once (memory)")
     r.add_argument("--gamma", type=float, help="context scale (default: the paper's Section 5 value, 1.1 at k = 4)")
-    r.add_argument("--a0", type=float, help="initial strength (default: the contexts suite's GDLN rule)")
-    r.add_argument("--race-dt", type=float, default=10, help="RK4 step tau/RACE_DT (default 10, the suite's quick setting)")
+    r.add_argument("--a0", type=float, help="initial strength (default: 5.1e-9, the a0 rule for a context "
+                   "pathway of the quick contexts suite's GDLN; the full suite's is twice that)")
+    r.add_argument("--race-dt", type=float, default=10, help="RK4 step tau/RACE_DT (default 10; the contexts suite races at "
+                   "tau/2 in --quick, tau/40 in --full)")
     r.add_argument("--steps", type=int, default=8000, help="gradient steps raced (default 8000, the paper's)")
     r.add_argument("--no-symmetry", action="store_true", help="integrate every family, not one per orbit")
     _common(r, "race_exhaust", limits=False, progress="lines")
