@@ -499,12 +499,13 @@ def test_gates_exact_reln_takes_the_worst_difference_over_seeds_and_checkpoints(
 # contexts: claim rows of _assemble on hand-made figures
 # ------------------------------------------------------------------------------------------------
 def _ctx(contexts, mode="full", *, worst=0.0, residuals=True, exact=False, shares=None, race_fit=0.01, gdln=0.01,
-         f4c=None, s5_units=None, hist=0.9, sig=None, f5=(0.01, 0.01), all_r=True):
+         f4c=None, s5_units=None, hist=0.9, sig=None, f5=(0.01, 0.01), all_r=True, sigma_width=None):
     """contexts._assemble's claims and result on hand-made figures (k = 3 in Section 5; no training)."""
     sig = sig or {"common": 5, "k-1-context": 15, "single-context": 0, "none": 0}
     der = {"kminus1": {"s": "s", "d_eff": "d", "end_point": "e"}, "worst_abs_error_k2_to_8": worst,
            "all_residuals_match": residuals}
-    cfg = {"exact_checks": exact, "relu_hidden4": 350, "sec5_hidden": 100, "gdln_hidden": 25, "rfamily_all_r": all_r}
+    cfg = {"exact_checks": exact, "relu_hidden4": 350, "sec5_hidden": 100, "gdln_hidden": 25, "rfamily_all_r": all_r,
+           **({"gdln_sigma_width": sigma_width} if sigma_width is not None else {})}
     s4 = {"agreement": {"relu_vs_race_fitted_a0": {"max_abs_error_over_L0": race_fit},
                         "relu_vs_race_rule_a0": {"max_abs_error_over_L0": 0.5},
                         "relu_vs_gdln_double_joint_max_abs_error_over_L0": gdln,
@@ -574,6 +575,15 @@ def test_contexts_fig4a_verdict_reads_the_larger_error(contexts, race_fit, gdln,
     row = _row(_ctx(contexts, race_fit=race_fit, gdln=gdln)["claims"], "Fig. 4a")
     assert row["verdict"] == verdict
     assert row["agreement"].startswith(f"{race_fit:.3f} of L(0) (race, a0 fitted); {gdln:.3f} (GDLN with the paper's")
+
+
+def test_contexts_fig4a_quick_text_names_the_width_its_scales_keep(contexts):
+    """The quick run keeps σ√H at gdln_sigma_width units a pathway (50), not at the paper's 100: a0 =
+    σ²H/2 at the same σ√H is then half the full run's (docs/theory.md, the paper's settings). The text
+    said 'kept at the paper's widths' values', which is not what the quick run does."""
+    row = _row(_ctx(contexts, mode="quick", sigma_width=50)["claims"], "Fig. 4a")
+    assert "σ√H kept at 50 units a pathway, where the paper's 100 would double a0" in row["agreement"]
+    assert "paper's widths' values" not in row["agreement"]
 
 
 def test_contexts_fig4c_row_reads_the_last_step_by_number(contexts):

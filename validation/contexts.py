@@ -201,8 +201,9 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                 f"(no fit) = {ag['gdln_double_joint_vs_race_rule_a0_max_abs_error_over_L0']:.3f}",
         "agreement": f"{ag['relu_vs_race_fitted_a0']['max_abs_error_over_L0']:.3f} of L(0) (race, a0 fitted); "
                      f"{ag['relu_vs_gdln_double_joint_max_abs_error_over_L0']:.3f} (GDLN with "
-                     + ("the paper's initial scales" if mode == "full" else "the quick run's scales: σ√H kept at the "
-                        "paper's widths' values") + f"); the larger of the two: {_graded(f4a, 0.05, 0.15, mode)[1]}",
+                     + ("the paper's initial scales" if mode == "full" else "the quick run's scales: σ√H kept at "
+                        f"{cfg.get('gdln_sigma_width')} units a pathway, where the paper's 100 would double a0")
+                     + f"); the larger of the two: {_graded(f4a, 0.05, 0.15, mode)[1]}",
         "verdict": _graded(f4a, 0.05, 0.15, mode)[0]})
     share_cd = (sig["common"] + sig["k-1-context"]) / max(nsig, 1)
     claims.append({
