@@ -33,6 +33,11 @@ from ..io import atomic_write_text, new_figure, plot_text, png_bytes, write_json
 __all__ = ["Comparison", "compare_run", "write_comparison"]
 
 
+def _pathways(n: int) -> str:
+    """``"1 pathway"``, ``"3 pathways"``."""
+    return f"{n} pathway" + ("s" if n != 1 else "")
+
+
 @dataclass
 class Comparison:
     steps: np.ndarray            # the run's checkpoint steps
@@ -79,7 +84,7 @@ class Comparison:
                 ax.set_yscale("log")
         axes[0].legend(fontsize=8)
         ag = self.agreement()
-        fig.suptitle(f"{plot_text(self.spec.name)}: {len(self.spec.pathways)} pathways; max gap / L(0): GDLN "
+        fig.suptitle(f"{plot_text(self.spec.name)}: {_pathways(len(self.spec.pathways))}; max gap / L(0): GDLN "
                      f"{ag['gdln_vs_run']:.3f}" + (f", race {ag['race_vs_run']:.3f}" if "race_vs_run" in ag else ""),
                      fontsize=10)
         fig.tight_layout()
@@ -179,7 +184,7 @@ def render_html(cmp: Comparison, figures: dict) -> str:
         H.append(f"<tr><td>{int(s)}</td><td>{cmp.run_loss[i]:.6g}</td><td>{cmp.gdln_loss[i]:.6g}</td><td>{r}</td></tr>")
     H.append("</tbody></table>")
     return report_page(f"theorykit compare: {cmp.spec.name}", f"{cmp.spec.name} against the run it was found in",
-                       f"{len(cmp.spec.pathways)} pathways; {len(cmp.steps)} checkpoints, steps "
+                       f"{_pathways(len(cmp.spec.pathways))}; {len(cmp.steps)} checkpoints, steps "
                        f"{int(cmp.steps[0])}…{int(cmp.steps[-1])}; lr {cmp.lr:g}, loss {html_escape(cmp.loss)}; "
                        f"a0 = {cmp.a0:.3g} (a0 rule at the first checkpoint).", rows, cmp.notes, figures, H)
 

@@ -371,5 +371,6 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     pats = centroids_to_patterns(rec["centroids"], rec["weights"])
     spec = patterns_to_spec(task, pats, int(hidden), tr, name)
     if len(spec.pathways) < K:
-        notes.append(f"{K} clusters gave {len(spec.pathways)} distinct non-empty gate patterns")
+        notes.append(f"{K} clusters gave {len(spec.pathways)} distinct non-empty gate pattern"
+                     + ("s" if len(spec.pathways) != 1 else ""))
     return FoundGates(spec, int(K), list(Ks), scores, relu, rule, tr.lr, tr.loss, notes)
