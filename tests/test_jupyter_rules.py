@@ -88,3 +88,16 @@ def test_find_gates_note_counts_patterns_in_words():
     assert len(found.spec.pathways) == 1
     assert "2 clusters gave 1 distinct non-empty gate pattern" in " ".join(found.notes)
     assert "1 distinct non-empty gate patterns" not in " ".join(found.notes)
+
+
+def test_found_gates_prints_in_one_line():
+    # In Jupyter, `found` (what tk.find_gates returns) printed the dataclass's repr: the spec's task,
+    # the ReLU run it read with all its arrays, every score: over 20 000 characters on XoR. It now
+    # prints one line naming K and each found pathway.
+    task = tk.Task(sp.Matrix([[1], [1]]), sp.Matrix([[1]]))
+    found = tk.find_gates(task, K=2, seeds=1, steps=50, hidden=8, every=25, lr=0.05)
+    text = repr(found)
+    assert "\n" not in text and len(text) < 400, text
+    assert text.startswith("FoundGates(K=2")
+    for p in found.spec.pathways:
+        assert repr(p.name) in text and f"on {sum(p.active)} of 1" in text
