@@ -101,3 +101,15 @@ def test_found_gates_prints_in_one_line():
     assert text.startswith("FoundGates(K=2")
     for p in found.spec.pathways:
         assert repr(p.name) in text and f"on {sum(p.active)} of 1" in text
+
+
+def test_gate_panels_tick_whole_datapoints():
+    # Notebook 06's prediction (pred.figure(), and its HTML display) ticked the gate panel's datapoint
+    # axis at -0.5, 0.0, 0.5, ..., 3.5; the compare gates figure did the same. XoR has P = 4
+    # datapoints, so the ticks are the whole numbers 0, 1, 2, 3, as in validate_prediction's panels.
+    pred = tk.predict_reln(tk.xor_margin(0.5), 16, tk.Training(lr=0.05, init_std=0.01, steps=300))
+    gates_ax = pred.figure().axes[1]
+    assert gates_ax.get_xlabel() == "datapoint"
+    assert list(gates_ax.get_xticks()) == [0, 1, 2, 3]
+    found_ax = _comparison(2).gates_figure().axes[0]
+    assert list(found_ax.get_xticks()) == [0, 1, 2, 3]

@@ -95,6 +95,7 @@ class Comparison:
         fig = new_figure(figsize=(10, max(2.0, 0.9 + 0.35 * len(G))))
         ax = fig.subplots()
         ax.imshow(G, aspect="auto", cmap="Greys", interpolation="nearest", vmin=0, vmax=1)
+        ax.set_xticks(range(0, G.shape[1], max(1, -(-G.shape[1] // 16))))      # whole datapoints, at most 16 ticks
         ax.set_yticks(range(len(G)), [f"{plot_text(p.name)} ({p.hidden} units)" for p in self.spec.pathways])
         ax.set_xlabel("datapoint")
         ax.set_title("gates of the found pathways (black: on)", fontsize=10)

@@ -191,6 +191,8 @@ class Prediction:
         a1.legend(fontsize=7)
         a1.set_title("predicted loss")
         a2.imshow(np.asarray(self.gates, float), aspect="auto", cmap="Greys", vmin=0, vmax=1, interpolation="nearest")
+        P = np.shape(self.gates)[1]
+        a2.set_xticks(range(0, P, max(1, -(-P // 16))))      # whole datapoints, at most 16 ticks
         a2.set_xlabel("datapoint")
         a2.set_ylabel("pathway")
         a2.set_yticks(range(len(self.gates)))
