@@ -113,3 +113,21 @@ def test_gate_panels_tick_whole_datapoints():
     assert list(gates_ax.get_xticks()) == [0, 1, 2, 3]
     found_ax = _comparison(2).gates_figure().axes[0]
     assert list(found_ax.get_xticks()) == [0, 1, 2, 3]
+
+
+def test_results_without_a_short_print_print_in_one_line():
+    # race_exhaust's result printed every family's metrics and curve (46 000 characters at k = 3),
+    # a Prediction its task, curves and orbits (11 000), a Comparison every array: each now one line.
+    from theorykit.analysis.exhaust import race_exhaust
+
+    # two families by hand: family_masks(2) rows 0 and 1, on the k = 2 context task
+    ex = race_exhaust(2, families=[0, 1], progress=False, steps=200)
+    pred = tk.predict_reln(tk.xor_margin(0.5), 16, tk.Training(lr=0.05, init_std=0.01, steps=300))
+    cmp = _comparison(1)
+    for obj, start in ((ex, "ExhaustResult(k=2"), (pred, "Prediction(predicted ReLN: "), (cmp, "Comparison('found-gates'")):
+        text = repr(obj)
+        assert "\n" not in text and len(text) < 300, text
+        assert text.startswith(start), text
+    # the counts it prints are the object's own: XoR below Δ* predicts one pathway per datapoint (4)
+    assert "4 pathways" in repr(pred) and len(pred.gates) == 4
+    assert "1 pathway, 3 checkpoints (steps 0…100)" in repr(cmp)

@@ -51,6 +51,12 @@ class Comparison:
     loss: str
     notes: list = field(default_factory=list)
 
+    def __repr__(self):     # one line (the dataclass's own printed every array and the spec's task)
+        ag = self.agreement()
+        race = f", race {ag['race_vs_run']:.3f}" if "race_vs_run" in ag else ""
+        return (f"Comparison({self.spec.name!r}, {_pathways(len(self.spec.pathways))}, {len(self.steps)} checkpoints "
+                f"(steps {int(self.steps[0])}…{int(self.steps[-1])}); max gap / L(0): GDLN {ag['gdln_vs_run']:.3f}{race})")
+
     @property
     def L0(self) -> float:
         return float(self.run_loss[0])

@@ -153,6 +153,9 @@ class Prediction:
         return [(f"p{j + 1}", "".join(str(int(v)) for v in g), int(h), float(a))
                 for j, (g, h, a) in enumerate(zip(self.gates, self.widths, self.a0))]
 
+    def __repr__(self):     # one line (the dataclass's own printed the task, the curves and every orbit)
+        return f"Prediction({self.text().splitlines()[0]}; print(.text()) for the rest)"
+
     def text(self) -> str:
         th = f"{self.t_half:.1f}" if self.t_half is not None else "never"
         lines = [f"predicted ReLN: {len(self.gates)} pathways, H = {self.hidden}; half-way time {th} steps; "
