@@ -131,3 +131,18 @@ def test_results_without_a_short_print_print_in_one_line():
     # the counts it prints are the object's own: XoR below Δ* predicts one pathway per datapoint (4)
     assert "4 pathways" in repr(pred) and len(pred.gates) == 4
     assert "1 pathway, 3 checkpoints (steps 0…100)" in repr(cmp)
+
+
+def test_a_one_pathway_prediction_counts_in_words():
+    # On a task of one datapoint a bias-free unit is on for it or for nothing: one realisable pattern,
+    # one orbit, one candidate, one family; the prediction printed "1 pathways", "1 orbits
+    # (1 candidates)" and "all 1 non-empty unions of the 1 candidate orbits", in text and HTML.
+    task = tk.Task(sp.Matrix([[1], [1]]), sp.Matrix([[1]]))
+    pred = tk.predict_reln(task, 8, tk.Training(lr=0.05, init_std=0.01, steps=200))
+    assert len(pred.gates) == 1
+    text, page = pred.text(), pred._repr_html_()
+    assert "predicted ReLN: 1 pathway, H = 8" in text and "1 orbit (1 candidate)" in text
+    assert "all 1 non-empty union of the 1 candidate orbit" in text
+    assert "</b>: 1 pathway, H = 8" in page
+    for wrong in ("1 pathways", "1 orbits", "1 candidates", "1 non-empty unions"):
+        assert wrong not in text and wrong not in page, wrong
