@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", "png_bytes", "write_figure", "FIGURE_FORMATS", "new_figure", "plot_text"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", "png_bytes", "write_figure", "FIGURE_FORMATS", "new_figure", "plot_text", "counted"]
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -108,6 +108,11 @@ def png_bytes(fig, dpi: int = 110, tight: bool = False, fmt: str = "png") -> byt
     if plt is not None:
         plt.close(fig)
     return buf.getvalue()
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, the noun plural unless n is 1: ``"1 pathway"``, ``"3 pathways"``."""
+    return f"{n} {noun}" + ("s" if n != 1 else "")
 
 
 def plot_text(text) -> str:

@@ -91,6 +91,7 @@ print("pathways:", [(p.name, p.hidden, f"on for {sum(p.active)} of {P}") for p i
 fig, ax = plt.subplots(figsize=(4.5, 3))
 ax.plot([r["K"] for r in found.scores], [r["mse"] for r in found.scores], "o-")
 ax.axvline(found.K, color="grey", ls=":", label=f"elbow: K = {found.K}")
+ax.set_xticks(found.Ks)                       # K counts clusters: whole numbers only
 ax.set_xlabel("clusters K")
 ax.set_ylabel("output MSE, GDLN vs run")
 ax.legend()

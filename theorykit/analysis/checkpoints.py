@@ -442,5 +442,6 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
 
     spec = replace(spec, training=replace(training, a0=start_a0(W0, [p.hidden for p in spec.pathways])))
     if len(spec.pathways) < K:
-        notes.append(f"{K} clusters gave {len(spec.pathways)} distinct non-empty gate patterns")
+        notes.append(f"{K} clusters gave {len(spec.pathways)} distinct non-empty gate pattern"
+                     + ("s" if len(spec.pathways) != 1 else ""))
     return FoundGates(spec, int(K), list(Ks), scores, run, rule, lr, loss, notes)

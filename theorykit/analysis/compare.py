@@ -28,7 +28,7 @@ from .checkpoints import paired_start, start_a0
 from ..theory.race import RaceSystem
 from ..spec.graph import GraphSpec
 from ..html import PAGE_CSS, html_escape, img_data_uri
-from ..io import atomic_write_text, new_figure, plot_text, png_bytes, write_json, write_figure
+from ..io import atomic_write_text, counted, new_figure, plot_text, png_bytes, write_json, write_figure
 
 __all__ = ["Comparison", "compare_run", "write_comparison"]
 
@@ -45,6 +45,12 @@ class Comparison:
     lr: float
     loss: str
     notes: list = field(default_factory=list)
+
+    def __repr__(self):     # one line (the dataclass's own printed every array and the spec's task)
+        ag = self.agreement()
+        race = f", race {ag['race_vs_run']:.3f}" if "race_vs_run" in ag else ""
+        return (f"Comparison({self.spec.name!r}, {counted(len(self.spec.pathways), 'pathway')}, {len(self.steps)} checkpoints "
+                f"(steps {int(self.steps[0])}…{int(self.steps[-1])}); max gap / L(0): GDLN {ag['gdln_vs_run']:.3f}{race})")
 
     @property
     def L0(self) -> float:
@@ -79,7 +85,7 @@ class Comparison:
                 ax.set_yscale("log")
         axes[0].legend(fontsize=8)
         ag = self.agreement()
-        fig.suptitle(f"{plot_text(self.spec.name)}: {len(self.spec.pathways)} pathways; max gap / L(0): GDLN "
+        fig.suptitle(f"{plot_text(self.spec.name)}: {counted(len(self.spec.pathways), 'pathway')}; max gap / L(0): GDLN "
                      f"{ag['gdln_vs_run']:.3f}" + (f", race {ag['race_vs_run']:.3f}" if "race_vs_run" in ag else ""),
                      fontsize=10)
         fig.tight_layout()
@@ -90,6 +96,7 @@ class Comparison:
         fig = new_figure(figsize=(10, max(2.0, 0.9 + 0.35 * len(G))))
         ax = fig.subplots()
         ax.imshow(G, aspect="auto", cmap="Greys", interpolation="nearest", vmin=0, vmax=1)
+        ax.set_xticks(range(0, G.shape[1], max(1, -(-G.shape[1] // 16))))      # whole datapoints, at most 16 ticks
         ax.set_yticks(range(len(G)), [f"{plot_text(p.name)} ({p.hidden} units)" for p in self.spec.pathways])
         ax.set_xlabel("datapoint")
         ax.set_title("gates of the found pathways (black: on)", fontsize=10)
@@ -179,7 +186,7 @@ def render_html(cmp: Comparison, figures: dict) -> str:
         H.append(f"<tr><td>{int(s)}</td><td>{cmp.run_loss[i]:.6g}</td><td>{cmp.gdln_loss[i]:.6g}</td><td>{r}</td></tr>")
     H.append("</tbody></table>")
     return report_page(f"theorykit compare: {cmp.spec.name}", f"{cmp.spec.name} against the run it was found in",
-                       f"{len(cmp.spec.pathways)} pathways; {len(cmp.steps)} checkpoints, steps "
+                       f"{counted(len(cmp.spec.pathways), 'pathway')}; {len(cmp.steps)} checkpoints, steps "
                        f"{int(cmp.steps[0])}…{int(cmp.steps[-1])}; lr {cmp.lr:g}, loss {html_escape(cmp.loss)}; "
                        f"a0 = {cmp.a0:.3g} (a0 rule at the first checkpoint).", rows, cmp.notes, figures, H)
 

@@ -187,6 +187,12 @@ class ExhaustResult:
     curves: dict          # label -> normalised loss curve L(t)/L(0), for the figure
     metrics: list         # one dict per family, in family_masks order
 
+    def __repr__(self):     # one line (the dataclass's own printed every family's metrics and curve)
+        s = self.summary
+        return (f"ExhaustResult(k={s.get('k')}, {s.get('families')} families in "
+                f"{s.get('symmetry', {}).get('orbits')} orbits, winner {s.get('winner')}; "
+                f"see .summary, .metrics, .curves)")
+
 
 def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int = 256, race_dt: float = 10,
                  use_symmetry: bool = True, families=None, progress: bool = True, curves_top: int = 8,

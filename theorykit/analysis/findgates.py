@@ -323,6 +323,12 @@ class FoundGates:
                 "pathways": [{"name": p.name, "active": list(p.active), "hidden": p.hidden}
                              for p in self.spec.pathways], "notes": self.notes}
 
+    def __repr__(self):     # one line (the dataclass's own printed the whole run, tens of thousands of characters)
+        paths = ", ".join(f"{p.name!r} ({p.hidden} units, on {sum(p.active)} of {len(p.active)})"
+                          for p in self.spec.pathways)
+        return (f"FoundGates(K={self.K} ({self.rule!r} over Ks {list(self.Ks)}), {paths}; "
+                f"lr {self.lr:g}, loss {self.loss!r}; {len(self.notes)} note{'s' if len(self.notes) != 1 else ''})")
+
 
 def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int = 4, steps: int | None = None,
                hidden: int | None = None, lr: float | None = None, init_std: float | None = None,
@@ -371,5 +377,6 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     pats = centroids_to_patterns(rec["centroids"], rec["weights"])
     spec = patterns_to_spec(task, pats, int(hidden), tr, name)
     if len(spec.pathways) < K:
-        notes.append(f"{K} clusters gave {len(spec.pathways)} distinct non-empty gate patterns")
+        notes.append(f"{K} clusters gave {len(spec.pathways)} distinct non-empty gate pattern"
+                     + ("s" if len(spec.pathways) != 1 else ""))
     return FoundGates(spec, int(K), list(Ks), scores, relu, rule, tr.lr, tr.loss, notes)

@@ -73,7 +73,7 @@ from ..spec.fields import figure_path, integer, short_repr
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.task import Task, as_task, no_value_error
-from ..io import new_figure, png_bytes, write_figure
+from ..io import counted, new_figure, png_bytes, write_figure
 from ..html import html_escape
 from ..progress import Progress
 
@@ -153,13 +153,17 @@ class Prediction:
         return [(f"p{j + 1}", "".join(str(int(v)) for v in g), int(h), float(a))
                 for j, (g, h, a) in enumerate(zip(self.gates, self.widths, self.a0))]
 
+    def __repr__(self):     # one line (the dataclass's own printed the task, the curves and every orbit)
+        return f"Prediction({self.text().splitlines()[0]}; print(.text()) for the rest)"
+
     def text(self) -> str:
         th = f"{self.t_half:.1f}" if self.t_half is not None else "never"
-        lines = [f"predicted ReLN: {len(self.gates)} pathways, H = {self.hidden}; half-way time {th} steps; "
+        lines = [f"predicted ReLN: {counted(len(self.gates), 'pathway')}, H = {self.hidden}; half-way time {th} steps; "
                  f"area {self.area:.5f}",
                  f"  search: {self.search['method']} ({self.search['covered']})",
                  f"  patterns: {self.enumeration['method']}, {self.enumeration['found']} found; symmetry group of order "
-                 f"{self.symmetry['order']}, {self.search['orbits']} orbits ({self.search['candidates']} candidates)"]
+                 f"{self.symmetry['order']}, {counted(self.search['orbits'], 'orbit')} "
+                 f"({counted(self.search['candidates'], 'candidate')})"]
         for nm, g, h, a in self.table_rows():
             lines.append(f"  {nm}: gates {g}  hidden {h}  a0 {a:.3g}")
         if self.runners_up:
@@ -191,6 +195,8 @@ class Prediction:
         a1.legend(fontsize=7)
         a1.set_title("predicted loss")
         a2.imshow(np.asarray(self.gates, float), aspect="auto", cmap="Greys", vmin=0, vmax=1, interpolation="nearest")
+        P = np.shape(self.gates)[1]
+        a2.set_xticks(range(0, P, max(1, -(-P // 16))))      # whole datapoints, at most 16 ticks
         a2.set_xlabel("datapoint")
         a2.set_ylabel("pathway")
         a2.set_yticks(range(len(self.gates)))
@@ -218,7 +224,7 @@ class Prediction:
         ru = "".join(f"<tr><td>{html_escape('+'.join(map(str, r['family'])))}</td><td>{r['pathways']}</td>"
                      f"<td>{r['area']:.5f}</td></tr>" for r in self.runners_up[:5])
         th = f"{self.t_half:.1f}" if self.t_half is not None else "never"
-        return (f"<p><b>Predicted ReLN</b>: {len(self.gates)} pathways, H = {self.hidden}, half-way time {th} "
+        return (f"<p><b>Predicted ReLN</b>: {counted(len(self.gates), 'pathway')}, H = {self.hidden}, half-way time {th} "
                 f"steps, area {self.area:.5f}; search {html_escape(self.search['method'])} "
                 f"({html_escape(self.search['covered'])})</p>"
                 f"<table><tr><th>pathway</th><th>gates</th><th>hidden</th><th>a0</th></tr>{rows}</table>"
@@ -479,7 +485,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     try:
         if method == "exhaustive":
             run(fitting)
-            covered = f"all {len(all_sets)} non-empty unions of the {len(cand)} candidate orbits" + (
+            covered = f"all {counted(len(all_sets), 'non-empty union')} of the {counted(len(cand), 'candidate orbit')}" + (
                 f" ({len(all_sets) - len(fitting)} left out: more pathways than the {hidden} hidden units)"
                 if len(fitting) < len(all_sets) else "")
         else:

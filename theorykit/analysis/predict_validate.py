@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from ..errors import SpecError
 from .findgates import find_gates
-from ..io import atomic_write_text, new_figure, write_json, write_figure
+from ..io import atomic_write_text, counted, new_figure, write_json, write_figure
 from ..html import html_escape
 from ..theory.gates import UnitGates, unit_gates, unit_weights
 from .compare import report_page
@@ -66,7 +66,7 @@ class Validation:
         return "\n".join([f"validation ({self.seeds} ReLU networks):",
                           f"  loss: RMS gap {self.rms_gap:.4f} L(0), largest gap {self.max_gap:.4f} L(0)",
                           f"  pathways: {self.weight_share:.3f} of the ReLU weight lies in predicted patterns; "
-                          f"Algorithm 1 found {len(self.found)} patterns, Jaccard with the prediction {self.jaccard:.2f}",
+                          f"Algorithm 1 found {counted(len(self.found), 'pattern')}, Jaccard with the prediction {self.jaccard:.2f}",
                           f"  gates changing after the predicted half-way time: {self.gate_change_share:.3f} of the weight"]
                          + [f"  note: {n}" for n in self.notes])
 

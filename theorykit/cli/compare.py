@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..analysis.safetensors_io import check_metadata
 from ..analysis.compare import compare_run, write_comparison
 from ..errors import SpecError
+from ..io import counted
 from ..spec.fields import real
 from ..spec.files import load_spec
 from .common import check_out_dir
@@ -27,7 +28,7 @@ def run(args) -> int:
     cmp = compare_run(spec, run, lr=lr, loss=args.loss or run.meta.get("loss"))
     paths = write_comparison(cmp, args.out)
     ag = cmp.agreement()
-    print(f"compare: {spec.name} ({len(spec.pathways)} pathways) against {len(run.files)} checkpoints, "
+    print(f"compare: {spec.name} ({counted(len(spec.pathways), 'pathway')}) against {len(run.files)} checkpoints, "
           f"L(0) = {cmp.L0:.4g}")
     print(f"  found GDLN (paired start) vs run: max |dL| / L(0) = {ag['gdln_vs_run']:.4f}")
     if "race_vs_run" in ag:

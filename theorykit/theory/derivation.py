@@ -113,7 +113,8 @@ class Derivation:
 
     @cached_property
     def effective_datasets(self) -> dict[str, EffectiveDataset]:
-        return {p.name: effective_dataset(self.task, p) for p in self.spec.pathways}
+        """Each pathway's effective dataset (Σyx, Σx); in Jupyter typeset, one pathway a line."""
+        return ExprsByName({p.name: effective_dataset(self.task, p) for p in self.spec.pathways})
 
     @cached_property
     def reference(self) -> dict:
