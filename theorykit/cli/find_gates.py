@@ -7,6 +7,7 @@ from pathlib import Path
 from ..analysis.checkpoints import find_gates_in_run, run_settings
 from ..analysis.findgates import find_gates
 from ..errors import SpecError
+from ..io import counted
 from ..progress import Progress
 from ..spec.fields import NAME_MAX_LEN, integer, label, real
 from ..spec.files import TRAINING_RANGES, load_spec, parse_assignment
@@ -80,7 +81,7 @@ def run(args):
                            hidden=args.hidden, lr=args.lr, seed=args.seed, name=name, progress=pr)
     write_spec("--out", args.out, found.spec)
     summ = found.summary()
-    print(f"find-gates: K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathway{'s' if len(found.spec.pathways) != 1 else ''} "
+    print(f"find-gates: K = {found.K} ({'given' if args.K else 'elbow'}), {counted(len(found.spec.pathways), 'pathway')} "
           f"-> {args.out} ({time.time() - t0:.1f}s)")
     for p in found.spec.pathways:
         print(f"  {p.name}: hidden {p.hidden}, active {''.join(map(str, p.active))}")
@@ -102,7 +103,7 @@ def _from_run(args) -> int:
                                   name=default if args.name is None else args.name, progress=progress)
     write_spec("--out", args.out, found.spec)
     print(f"find-gates: {len(run.files)} checkpoints (steps {run.steps[0]}…{run.steps[-1]}), ReLU widths "
-          f"{run.widths}; K = {found.K} ({'given' if args.K else 'elbow'}), {len(found.spec.pathways)} pathway{'s' if len(found.spec.pathways) != 1 else ''} "
+          f"{run.widths}; K = {found.K} ({'given' if args.K else 'elbow'}), {counted(len(found.spec.pathways), 'pathway')} "
           f"-> {args.out} ({time.time() - t0:.1f}s)")
     for p in found.spec.pathways:
         print(f"  {p.name}: hidden {p.hidden}, active on {sum(p.active)} of {len(p.active)} datapoints")
