@@ -113,6 +113,9 @@ def test_gate_panels_tick_whole_datapoints():
     assert list(gates_ax.get_xticks()) == [0, 1, 2, 3]
     found_ax = _comparison(2).gates_figure().axes[0]
     assert list(found_ax.get_xticks()) == [0, 1, 2, 3]
+    # the loss panel's grey line at the half-way step had no legend entry; it says what it marks
+    labels = pred.figure().axes[0].get_legend_handles_labels()[1]
+    assert f"half-way, step {pred.t_half:.0f}" in labels and pred.t_half is not None
 
 
 def test_results_without_a_short_print_print_in_one_line():

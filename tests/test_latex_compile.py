@@ -115,6 +115,15 @@ def test_k_contexts_tex_compiles(tmp_path):
     from theorykit.theory import k_contexts as kc
 
     tex = tmp_path / "k_contexts.tex"
-    tex.write_text(kc.derive(check_ks=range(2, 4), n_check=2, race_check=False, exact_check=False).latex)
+    res_k = kc.derive(check_ks=range(2, 4), n_check=2, race_check=False, exact_check=False)
+    tex.write_text(res_k.latex)
     res = compile_tex(tex)
     assert res["ink"] > 0.002 and res["overfull"] == 0, res
+    # Jupyter's view: one line of repr (it printed 5,000 characters of expressions and checks), and a
+    # typeset table of each family's s, d, s/d (the common pathway's sectors, then k-1, single, r)
+    assert "\n" not in repr(res_k) and len(repr(res_k)) < 200 and "2 numeric checks" in repr(res_k)
+    view = res_k._repr_latex_()
+    assert view.count(r"\\") == len(res_k.common) + 3 - 1 and view.count("s/d = ") == len(res_k.common) + 3
+    frag = tmp_path / "view.tex"
+    frag.write_text("\\documentclass{article}\\usepackage{amsmath}\\begin{document}\n" + view + "\n\\end{document}\n")
+    assert compile_tex(frag)["ink"] > 0.001

@@ -189,7 +189,7 @@ class Prediction:
         for lab, c in list(self.curves.items())[1:5]:
             a1.plot(self.t, c, lw=1, ls="--", label=f"runner-up {lab}")
         if self.t_half is not None:
-            a1.axvline(self.t_half, color="0.6", lw=0.8)
+            a1.axvline(self.t_half, color="0.6", lw=0.8, label=f"half-way, step {self.t_half:.0f}")
         a1.set_xlabel("gradient step")
         a1.set_ylabel("L(t) / L(0)")
         a1.legend(fontsize=7)

@@ -33,6 +33,8 @@ from .trajectory import mode_loss_reduction, mode_trajectory
 from .k_algebra import structure_values, structure_assumption
 from .derivation import Derivation
 from ..errors import DerivationError
+from ..io import counted
+from ..spec.fields import tex_text
 from ..spec.gating import GDLNSpec, Training, context_family, context_pathways
 from ..spec.task import Task, contexts, hierarchy
 from .effective import effective_dataset
@@ -74,6 +76,19 @@ class KContexts:
     checks: list = field(default_factory=list)
     seconds: float = 0.0
     latex: str = ""
+
+    def __repr__(self):     # the fields hold long expressions and every check (5,000 characters): one line
+        return (f"KContexts({len(self.common)} common-pathway sectors, {counted(len(self.checks), 'numeric check')}, "
+                f"{self.seconds:.1f} s; .summary() for JSON, .latex for the document)")
+
+    def _repr_latex_(self):
+        """Jupyter: each family's s, d and end point s/d, one a line (common sectors, k−1, single, r)."""
+        fams = [(f"common, {m['sector']}", m, "d") for m in self.common] + [
+            ("(k-1)-context", self.kminus1, "d_eff"), ("single-context", self.single, "d_eff"),
+            ("r-context", self.r_family, "d_eff")]
+        rows = [f"\\text{{{tex_text(name)}}}: & s = {sp.latex(f['s'])}, & d = {sp.latex(f[d])}, "
+                f"& s/d = {sp.latex(f['end_point'])}" for name, f, d in fams]
+        return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
 
     def summary(self) -> dict:
         """JSON-ready strings and the checks."""
