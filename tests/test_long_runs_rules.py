@@ -1,0 +1,110 @@
+"""Rules that came from a long-run user's walkthrough: a researcher who interrupts sweeps, resumes
+them into the same --out folder, damages their files, and brings their own checkpoints. Each
+expected value is worked out by hand (docs/theory.md#xor) or computed a second way in the test,
+never pasted from a run of the code under test. Tiny specs and few steps: each test runs in seconds.
+
+examples/xor_linear.toml, mean loss: with no network the loss is ½·Σy²/P (P = 4 datapoints).
+Targets ±1 give ½; targets ±2 give ½·16/4 = 2. At Δ = 0 (s = d = 0, docs/theory.md#xor) no mode
+can learn, so the loss stays at that value for every step."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from theorykit.errors import SpecError
+
+EX = Path(__file__).resolve().parent.parent / "examples"
+XOR = EX / "xor_linear.toml"
+
+
+def _spec(tmp_path, targets="[[1, 1, -1, -1]]", name="a.toml"):
+    from theorykit.spec.files import load_spec
+
+    text = XOR.read_text().replace("hidden = 64", "hidden = 4")
+    text = text.replace("targets = [[1, 1, -1, -1]]", f"targets = {targets}")
+    p = tmp_path / name
+    p.write_text(text)
+    return load_spec(str(p))
+
+
+def _sweep(spec, out, **kw):
+    from theorykit.analysis.sweep import parse_grid, run_sweep
+
+    grid = parse_grid([kw.pop("grid", "Delta=0,0.5")], spec.task.symbols)
+    args = dict(seeds=2, steps=5, chunk=2, progress=False)
+    args.update(kw)
+    return run_sweep(spec, grid, out=out, **args)
+
+
+def test_a_changed_spec_file_is_a_different_sweep(tmp_path):
+    """The sweep's key holds the spec's data: the same declaration with other targets in the same
+    folder is refused (it used to resume silently, with the first spec's losses), and said to be a
+    change of the spec. In a folder of its own, its loss at Δ = 0 is 2 (module docstring), not ½."""
+    one = _spec(tmp_path)
+    two = _spec(tmp_path, targets="[[2, 2, -2, -2]]", name="b.toml")
+    first = _sweep(one, tmp_path / "sw")
+    np.testing.assert_allclose(first["loss"][:2], 0.5, rtol=0, atol=1e-12)    # Δ = 0: ½ throughout
+    with pytest.raises(SpecError, match="different sweep.*the spec's data, pathways or training changed") as exc:
+        _sweep(two, tmp_path / "sw")
+    assert exc.value.field == "--out"
+    own = _sweep(two, tmp_path / "own")
+    np.testing.assert_allclose(own["loss"][:2], 2.0, rtol=0, atol=1e-12)
+
+
+def test_a_refused_declaration_names_what_changed(tmp_path):
+    """--seeds 2 then --seeds 3 into one folder: the refusal names the field and both values."""
+    spec = _spec(tmp_path)
+    _sweep(spec, tmp_path / "sw")
+    with pytest.raises(SpecError, match=r"seeds 2 -> 3"):
+        _sweep(spec, tmp_path / "sw", seeds=3)
+    with pytest.raises(SpecError, match=r"dtype 'float64' -> 'float32'"):
+        _sweep(spec, tmp_path / "sw", dtype="float32")
+
+
+@pytest.mark.parametrize("damage", [b"", b"garbage\n", b"PK\x03\x04 truncated"])
+def test_a_damaged_chunk_file_is_run_again_and_said(tmp_path, damage):
+    """A chunk file that cannot be read (truncated, not an .npz) is run again, with a note naming
+    it, and the result equals the undamaged run's (it used to stop with an internal error)."""
+    spec = _spec(tmp_path)
+    first = _sweep(spec, tmp_path / "sw")
+    bad = tmp_path / "sw" / "chunks" / "chunk_00001.npz"
+    bad.write_bytes(damage)
+    again = _sweep(spec, tmp_path / "sw")
+    assert again["chunks_computed"] == [1]
+    assert any(str(bad) in n and "run again" in n for n in again["notes"])
+    np.testing.assert_array_equal(again["loss"], first["loss"])
+    # Δ = 1/2 from a0 = 1e-3 (tests/test_cli_rules.py XOR_L0): L(0) = ½ − 2·(a0/4 − a0²/16)
+    np.testing.assert_allclose(again["loss"][2:, 0], 0.5 - 2 * (1e-3 / 4 - 1e-6 / 16), rtol=1e-12)
+
+
+def test_a_damaged_sweep_json_is_refused_naming_it(tmp_path):
+    """DIR/sweep.json that is not JSON: an error on --out naming the file (it used to be an internal
+    error), and deleting it resumes from the chunks, computing none."""
+    spec = _spec(tmp_path)
+    first = _sweep(spec, tmp_path / "sw")
+    manifest = tmp_path / "sw" / "sweep.json"
+    manifest.write_text("{bad")
+    with pytest.raises(SpecError, match="sweep.json is not a sweep's JSON") as exc:
+        _sweep(spec, tmp_path / "sw")
+    assert exc.value.field == "--out"
+    manifest.unlink()
+    again = _sweep(spec, tmp_path / "sw")
+    assert again["chunks_computed"] == []
+    np.testing.assert_array_equal(again["loss"], first["loss"])
+    assert json.loads(manifest.read_text())["complete"]
+
+
+def test_without_sweep_json_another_sweeps_chunks_are_neither_used_nor_overwritten(tmp_path):
+    """sweep.json deleted, then a sweep of another spec of the same size into that folder: its chunks
+    carry their sweep's key, so they are refused (not taken as this sweep's, not overwritten)."""
+    one = _spec(tmp_path)
+    two = _spec(tmp_path, targets="[[2, 2, -2, -2]]", name="b.toml")
+    _sweep(one, tmp_path / "sw")
+    (tmp_path / "sw" / "sweep.json").unlink()
+    chunk = tmp_path / "sw" / "chunks" / "chunk_00000.npz"
+    before = chunk.read_bytes()
+    with pytest.raises(SpecError, match="chunk_00000.npz belongs to a different sweep"):
+        _sweep(two, tmp_path / "sw")
+    assert chunk.read_bytes() == before
+    assert not (tmp_path / "sw" / "sweep.json").exists()
