@@ -108,3 +108,86 @@ def test_without_sweep_json_another_sweeps_chunks_are_neither_used_nor_overwritt
         _sweep(two, tmp_path / "sw")
     assert chunk.read_bytes() == before
     assert not (tmp_path / "sw" / "sweep.json").exists()
+
+
+# ------------------------------------------------------------------------------------------
+# find-gates on a run of one's own (docs/own_network.md)
+# ------------------------------------------------------------------------------------------
+def _small_run(tmp_path, H=3, d=4, p=2, P=8, every=20, steps=100, lr=0.1):
+    """A bias-free d → H → p ReLU network trained by full-batch gradient descent on the mean loss
+    (written out here, as a user's own training loop), an .npz checkpoint every ``every`` steps."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.standard_normal((d, P)), rng.standard_normal((p, P))
+    np.savez(tmp_path / "data.npz", X=X, Y=Y)
+    W1, W2 = 0.1 * rng.standard_normal((H, d)), 0.1 * rng.standard_normal((p, H))
+    (tmp_path / "run").mkdir()
+    for t in range(steps + 1):
+        if t % every == 0:
+            np.savez(tmp_path / "run" / f"step_{t}.npz", W1=W1, W2=W2)
+        h = W1 @ X
+        E = (W2 @ np.maximum(h, 0) - Y) / P
+        W1, W2 = W1 - lr * ((W2.T @ E) * (h > 0)) @ X.T, W2 - lr * E @ np.maximum(h, 0).T
+    return str(tmp_path / "run" / "step_*.npz"), str(tmp_path / "data.npz")
+
+
+def test_the_elbow_of_a_narrow_run_stops_at_its_width(tmp_path):
+    """3 hidden units: the paired start gives each pathway at least one unit, so the elbow tries
+    K = 1, 2, 3 (not the default 1 … 8, which stopped with 'K: 4 pathways cannot share 3 hidden
+    units' though no K was given), says so, and --K 4 is refused on --K."""
+    from theorykit.analysis.checkpoints import find_gates_in_run, load_checkpoints
+
+    ck, data = _small_run(tmp_path, H=3)
+    run = load_checkpoints(ck, data)
+    assert run.widths == [3]
+    found = find_gates_in_run(run, lr=0.1, n_init=5)
+    assert [r["K"] for r in found.scores] == [1, 2, 3]
+    assert found.K <= 3 and sum(p.hidden for p in found.spec.pathways) == 3
+    assert any("K = 1 … 3" in n for n in found.notes)
+    with pytest.raises(SpecError, match="3 units") as exc:
+        find_gates_in_run(run, lr=0.1, K=4, n_init=5)
+    assert exc.value.field == "--K"
+
+
+def test_steps_given_out_of_order_are_put_in_order_with_their_files(tmp_path):
+    """--steps gives one step per file in the order of the sorted file names; given 20,0,60,40 the run
+    is steps 0, 20, 40, 60 (it used to keep 20, 0, 60, 40, and the GDLN trained for 40 − 20 = 20
+    steps), each with its own file's weights (read here with numpy), and the GDLN trains for the
+    run's span, 60 − 0 = 60 steps."""
+    from theorykit.analysis.checkpoints import find_gates_in_run, load_checkpoints
+
+    ck, data = _small_run(tmp_path, every=20, steps=60)
+    names = [tmp_path / "run" / f"step_{t}.npz" for t in (0, 20, 40, 60)]
+    plain = []
+    for i, f in enumerate(names):                   # names without a step number: ck_a < ck_b < …
+        g = tmp_path / "run" / f"ck_{'abcd'[i]}.npz"
+        f.rename(g)
+        plain.append(g)
+    given = [20, 0, 60, 40]                         # ck_a is step 20, ck_b step 0, …
+    run = load_checkpoints(str(tmp_path / "run" / "ck_*.npz"), data, steps=given)
+    assert run.steps.tolist() == [0, 20, 40, 60]
+    for i, s in enumerate(run.steps):
+        with np.load(plain[given.index(s)]) as z:
+            np.testing.assert_array_equal(run.weights[0][i], z["W1"])
+    found = find_gates_in_run(run, lr=0.1, K=1, n_init=5)
+    assert found.spec.training.steps == 60
+
+
+def test_two_files_of_one_step_are_named(tmp_path):
+    """step_20.npz and step_020.npz are both step 20: the error names both files."""
+    from theorykit.analysis.checkpoints import load_checkpoints
+
+    ck, data = _small_run(tmp_path, every=20, steps=40)
+    (tmp_path / "run" / "step_020.npz").write_bytes((tmp_path / "run" / "step_20.npz").read_bytes())
+    with pytest.raises(SpecError, match=r"step_020\.npz and .*step_20\.npz are both step 20"):
+        load_checkpoints(ck, data)
+
+
+def test_one_missing_file_is_said_to_be_missing(tmp_path):
+    """--checkpoints a path that does not exist: 'no such file' naming it (it used to say that one
+    file is too few checkpoints)."""
+    from theorykit.analysis.checkpoints import load_checkpoints
+
+    _, data = _small_run(tmp_path, every=20, steps=40)
+    with pytest.raises(SpecError, match="no such file: .*gone.npz") as exc:
+        load_checkpoints(str(tmp_path / "gone.npz"), data)
+    assert exc.value.field == "--checkpoints"

@@ -153,6 +153,9 @@ def _expand(checkpoints) -> list[Path]:
     files = []
     for pat in pats:
         hits = sorted(_glob.glob(pat)) if any(ch in pat for ch in "*?[") else [pat]
+        if hits == [pat] and not Path(pat).exists():
+            raise SpecError("--checkpoints", f"no such file: {pat}",
+                            "give existing checkpoint files, or a glob such as 'run/step_*.safetensors'")
         if not hits:
             raise SpecError("--checkpoints", f"{pat!r} matches no file", "give a glob such as 'run/step_*.safetensors'")
         files += [Path(h) for h in hits]
@@ -290,10 +293,14 @@ def load_checkpoints(checkpoints, data, *, layers=None, steps=None, ignore_bias:
             bad = files[found.index(None)]
             raise SpecError("--steps", f"no step number in the file name {bad.name!r}",
                             "name files like step_000100.safetensors, or give --steps 0,100,…")
-        order = sorted(range(len(files)), key=lambda i: found[i])
-        files, steps = [files[i] for i in order], [found[i] for i in order]
-    if len(set(steps)) != len(steps):
-        raise SpecError("--steps", f"repeated step numbers {sorted(steps)}", "give each checkpoint its own step")
+        steps = found
+    # one step per file, given or read from the names: the run in the order of its steps
+    order = sorted(range(len(files)), key=lambda i: steps[i])
+    files, steps = [files[i] for i in order], [steps[i] for i in order]
+    rep = next((i for i in range(1, len(steps)) if steps[i] == steps[i - 1]), None)
+    if rep is not None:
+        raise SpecError("--steps", f"repeated step numbers {steps}: {files[rep - 1]} and {files[rep]} are both "
+                        f"step {steps[rep]}", "give each checkpoint its own step")
     if len(files) < 2:
         raise SpecError("--checkpoints", f"{len(files)} checkpoint file: a run needs at least two",
                         "save checkpoints during training, e.g. every 100 steps from step 0")
@@ -429,9 +436,18 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
 
     notes = []
     if K is None:
+        # the paired start gives every pathway at least one of the run's H units: more than H
+        # clusters cannot all be pathways, so the elbow stops at K = H
+        if any(k > H for k in Ks):
+            Ks = [k for k in Ks if k <= H]
+            notes.append(f"the elbow tried K = 1 … {H}: the run's first hidden layer has {H} units, "
+                         "and each pathway needs one")
         scores = elbow_scores_from(X, Y, rows, Ks, H, fit, kmeans_seed=seed, n_init=n_init, progress=progress)
         K, rec, Ks = elbow_pick(scores, rule, threshold, notes)
     else:
+        if int(K) > H:
+            raise SpecError("--K", f"{int(K)} clusters, but the run's first hidden layer has {H} units and "
+                            "each pathway needs one", f"use --K {H} or fewer")
         rec = patterns_for_K(X, Y, rows, int(K), H, kmeans_seed=seed, n_init=n_init)
         scores, Ks = [], [int(K)]
     if not rec["patterns"]:
