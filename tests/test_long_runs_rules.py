@@ -191,3 +191,16 @@ def test_one_missing_file_is_said_to_be_missing(tmp_path):
     with pytest.raises(SpecError, match="no such file: .*gone.npz") as exc:
         load_checkpoints(str(tmp_path / "gone.npz"), data)
     assert exc.value.field == "--checkpoints"
+
+
+@pytest.mark.parametrize("kw, field", [({"K": 0}, "K"), ({"Ks": []}, "Ks"), ({"Ks": [0, 1]}, "Ks"),
+                                       ({"Ks": [4, 5]}, "Ks")])
+def test_find_gates_in_run_checks_K_and_Ks_as_find_gates_does(tmp_path, kw, field):
+    """K = 0, no Ks, a K below 1, or only Ks above the run's 3 hidden units: a SpecError on that
+    argument (they used to reach k-means or the elbow and stop with their own errors)."""
+    from theorykit.analysis.checkpoints import find_gates_in_run, load_checkpoints
+
+    run = load_checkpoints(*_small_run(tmp_path, H=3, every=20, steps=40))
+    with pytest.raises(SpecError) as exc:
+        find_gates_in_run(run, lr=0.1, n_init=5, **kw)
+    assert exc.value.field == field

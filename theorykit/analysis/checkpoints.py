@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import SpecError
 from ..net.starts import a0_rule
-from ..spec.fields import DATA_MAX, file_field, loss_name
+from ..spec.fields import DATA_MAX, file_field, integer, loss_name
 from ..sim.weights import MAX_WEIGHT, finite_array, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
@@ -408,6 +408,11 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
         raise SpecError(file_field("--checkpoints", run.files[0], run.keys[1]), f"hidden layers of {run.widths[0]} and {run.widths[1]} "
                         "units", "Algorithm 1's GDLN of a two-hidden-layer network needs equal widths")
     threshold = ELBOW_THRESHOLD if threshold is None else threshold
+    # K and Ks as tk.find_gates checks them, before any k-means or training
+    for arg, k in ([("K", K)] if K is not None else []) + [("Ks", k) for k in ([] if K is not None else Ks)]:
+        integer(k, arg, lo=1, fix="e.g. K=4" if arg == "K" else "positive integers, e.g. Ks=range(1, 9)")
+    if K is None and not len(list(Ks)):
+        raise SpecError("Ks", "no K to try", "e.g. Ks=range(1, 9), or give K")
     check_elbow_settings(rule, threshold, n_init)
     rows = unit_rows(run.hidden_activity()[0])                        # (checkpoints · H) × P
     ref = run.outputs()                                               # checkpoints × p × P
@@ -440,6 +445,9 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
         # clusters cannot all be pathways, so the elbow stops at K = H
         if any(k > H for k in Ks):
             Ks = [k for k in Ks if k <= H]
+            if not Ks:
+                raise SpecError("Ks", f"every K is above the {H} units of the run's first hidden layer, and each "
+                                "pathway needs one", f"e.g. Ks=range(1, {H + 1})")
             notes.append(f"the elbow tried K = 1 … {H}: the run's first hidden layer has {H} units, "
                          "and each pathway needs one")
         scores = elbow_scores_from(X, Y, rows, Ks, H, fit, kmeans_seed=seed, n_init=n_init, progress=progress)
