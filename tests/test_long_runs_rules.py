@@ -204,3 +204,16 @@ def test_find_gates_in_run_checks_K_and_Ks_as_find_gates_does(tmp_path, kw, fiel
     with pytest.raises(SpecError) as exc:
         find_gates_in_run(run, lr=0.1, n_init=5, **kw)
     assert exc.value.field == field
+
+
+def test_a_checkpoint_with_a_layer_more_than_the_first_is_refused(tmp_path):
+    """step_0 holds W1, W2 and step_20 W1, W2, W3 (another network): refused naming step_20's key
+    'W3' (W3 used to be left out without a word, as if step_20 were the two-layer network)."""
+    from theorykit.analysis.checkpoints import load_checkpoints
+
+    ck, data = _small_run(tmp_path, every=20, steps=20)
+    with np.load(tmp_path / "run" / "step_20.npz") as z:
+        W1, W2 = z["W1"], z["W2"]
+    np.savez(tmp_path / "run" / "step_20.npz", W1=W1, W2=W2, W3=np.eye(2))
+    with pytest.raises(SpecError, match="step_20.npz: key 'W3'"):
+        load_checkpoints(ck, data)

@@ -305,9 +305,14 @@ def load_checkpoints(checkpoints, data, *, layers=None, steps=None, ignore_bias:
         raise SpecError("--checkpoints", f"{len(files)} checkpoint file: a run needs at least two",
                         "save checkpoints during training, e.g. every 100 steps from step 0")
     allW, meta, keys, shapes = [], {}, None, None
+    auto = names is None            # layers found as W1, W2, …: every file has the first one's count
     for path in files:
         arrays, m = read_checkpoint(path)
         Ws, keys = _pick(arrays, path, names, ignore_bias)
+        if auto and f"W{len(keys) + 1}" in arrays:
+            raise SpecError(file_field("--checkpoints", path, f"W{len(keys) + 1}"),
+                            f"a weight layer beyond the {len(keys)} of the first checkpoint {files[0]}",
+                            "give checkpoints of one network")
         if names is None:
             names = {f"W{i + 1}": k for i, k in enumerate(keys)}
         _check_shapes(Ws, keys, path, X.shape[0], Y.shape[0], X.shape[1], data if isinstance(data, (str, Path)) else None)
