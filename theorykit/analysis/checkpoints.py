@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import SpecError
 from ..net.starts import a0_rule
-from ..spec.fields import DATA_MAX, file_field, loss_name
+from ..spec.fields import DATA_MAX, file_field, integer, loss_name
 from ..sim.weights import MAX_WEIGHT, finite_array, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
@@ -153,6 +153,9 @@ def _expand(checkpoints) -> list[Path]:
     files = []
     for pat in pats:
         hits = sorted(_glob.glob(pat)) if any(ch in pat for ch in "*?[") else [pat]
+        if hits == [pat] and not Path(pat).exists():
+            raise SpecError("--checkpoints", f"no such file: {pat}",
+                            "give existing checkpoint files, or a glob such as 'run/step_*.safetensors'")
         if not hits:
             raise SpecError("--checkpoints", f"{pat!r} matches no file", "give a glob such as 'run/step_*.safetensors'")
         files += [Path(h) for h in hits]
@@ -290,17 +293,26 @@ def load_checkpoints(checkpoints, data, *, layers=None, steps=None, ignore_bias:
             bad = files[found.index(None)]
             raise SpecError("--steps", f"no step number in the file name {bad.name!r}",
                             "name files like step_000100.safetensors, or give --steps 0,100,…")
-        order = sorted(range(len(files)), key=lambda i: found[i])
-        files, steps = [files[i] for i in order], [found[i] for i in order]
-    if len(set(steps)) != len(steps):
-        raise SpecError("--steps", f"repeated step numbers {sorted(steps)}", "give each checkpoint its own step")
+        steps = found
+    # one step per file, given or read from the names: the run in the order of its steps
+    order = sorted(range(len(files)), key=lambda i: steps[i])
+    files, steps = [files[i] for i in order], [steps[i] for i in order]
+    rep = next((i for i in range(1, len(steps)) if steps[i] == steps[i - 1]), None)
+    if rep is not None:
+        raise SpecError("--steps", f"repeated step numbers {steps}: {files[rep - 1]} and {files[rep]} are both "
+                        f"step {steps[rep]}", "give each checkpoint its own step")
     if len(files) < 2:
         raise SpecError("--checkpoints", f"{len(files)} checkpoint file: a run needs at least two",
                         "save checkpoints during training, e.g. every 100 steps from step 0")
     allW, meta, keys, shapes = [], {}, None, None
+    auto = names is None            # layers found as W1, W2, …: every file has the first one's count
     for path in files:
         arrays, m = read_checkpoint(path)
         Ws, keys = _pick(arrays, path, names, ignore_bias)
+        if auto and f"W{len(keys) + 1}" in arrays:
+            raise SpecError(file_field("--checkpoints", path, f"W{len(keys) + 1}"),
+                            f"a weight layer beyond the {len(keys)} of the first checkpoint {files[0]}",
+                            "give checkpoints of one network")
         if names is None:
             names = {f"W{i + 1}": k for i, k in enumerate(keys)}
         _check_shapes(Ws, keys, path, X.shape[0], Y.shape[0], X.shape[1], data if isinstance(data, (str, Path)) else None)
@@ -401,6 +413,11 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
         raise SpecError(file_field("--checkpoints", run.files[0], run.keys[1]), f"hidden layers of {run.widths[0]} and {run.widths[1]} "
                         "units", "Algorithm 1's GDLN of a two-hidden-layer network needs equal widths")
     threshold = ELBOW_THRESHOLD if threshold is None else threshold
+    # K and Ks as tk.find_gates checks them, before any k-means or training
+    for arg, k in ([("K", K)] if K is not None else []) + [("Ks", k) for k in ([] if K is not None else Ks)]:
+        integer(k, arg, lo=1, fix="e.g. K=4" if arg == "K" else "positive integers, e.g. Ks=range(1, 9)")
+    if K is None and not len(list(Ks)):
+        raise SpecError("Ks", "no K to try", "e.g. Ks=range(1, 9), or give K")
     check_elbow_settings(rule, threshold, n_init)
     rows = unit_rows(run.hidden_activity()[0])                        # (checkpoints · H) × P
     ref = run.outputs()                                               # checkpoints × p × P
@@ -429,9 +446,21 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
 
     notes = []
     if K is None:
+        # the paired start gives every pathway at least one of the run's H units: more than H
+        # clusters cannot all be pathways, so the elbow stops at K = H
+        if any(k > H for k in Ks):
+            Ks = [k for k in Ks if k <= H]
+            if not Ks:
+                raise SpecError("Ks", f"every K is above the {H} units of the run's first hidden layer, and each "
+                                "pathway needs one", f"e.g. Ks=range(1, {H + 1})")
+            notes.append(f"the elbow tried K = 1 … {H}: the run's first hidden layer has {H} units, "
+                         "and each pathway needs one")
         scores = elbow_scores_from(X, Y, rows, Ks, H, fit, kmeans_seed=seed, n_init=n_init, progress=progress)
         K, rec, Ks = elbow_pick(scores, rule, threshold, notes)
     else:
+        if int(K) > H:
+            raise SpecError("--K", f"{int(K)} clusters, but the run's first hidden layer has {H} units and "
+                            "each pathway needs one", f"use --K {H} or fewer")
         rec = patterns_for_K(X, Y, rows, int(K), H, kmeans_seed=seed, n_init=n_init)
         scores, Ks = [], [int(K)]
     if not rec["patterns"]:

@@ -131,7 +131,9 @@ def plan_sweep(spec, grid: dict, seeds: int, steps: int | None = None) -> dict:
 
 
 def _key(spec, plan, dtype, init="aligned") -> str:
-    desc = json.dumps({**({"init": init} if init != "aligned" else {}),      # aligned: the key of earlier sweeps"spec": spec.name, "task": repr(spec.task.X.tolist()) + repr(spec.task.Y.tolist()),
+    # aligned: no "init" entry, so the key of earlier sweeps
+    desc = json.dumps({**({"init": init} if init != "aligned" else {}),
+                       "spec": spec.name, "task": repr(spec.task.X.tolist()) + repr(spec.task.Y.tolist()),
                        "pathways": [repr(p) for p in spec.pathways], "training": repr(spec.training),
                        "names": plan["names"], "points": plan["points"], "lrs": plan["lrs"], "seeds": plan["seeds"],
                        "steps": plan["steps"], "dtype": dtype}, sort_keys=True, default=str)
@@ -142,17 +144,32 @@ def _chunk_path(out: Path, i: int) -> Path:
     return out / "chunks" / f"chunk_{i:05d}.npz"
 
 
-def load_chunks(out, n_chunks: int, chunk: int | None = None, members: int | None = None):
+def load_chunks(out, n_chunks: int, chunk: int | None = None, members: int | None = None, key: str | None = None,
+                keyless: bool = True, notes: list | None = None):
     """Loss curves of the finished chunks: {chunk index: (members, loss)}. With ``chunk`` and
     ``members`` (the sweep's size), a file whose members are not chunk i's (i·chunk … up to
-    ``members``) is left out, to be run again."""
+    ``members``) is left out, to be run again. A file that cannot be read (truncated, not an .npz) is
+    left out too, and said in ``notes``. With ``key``, a file of another sweep (its ``key`` entry) is
+    refused (SpecError on --out: its results are not overwritten), and a file without a key (written
+    before chunks carried one) is kept only when ``keyless``."""
     out = Path(out)
     done = {}
     for i in range(n_chunks):
         p = _chunk_path(out, i)
         if p.exists():
-            with np.load(p) as z:
-                m, loss = z["members"], z["loss"]
+            try:
+                with np.load(p) as z:
+                    m, loss = np.asarray(z["members"]), np.asarray(z["loss"])
+                    ck = str(z["key"]) if "key" in z.files else None
+            except Exception as exc:        # a damaged file: any reader error, the chunk is run again
+                if notes is not None:
+                    notes.append(f"{p} could not be read ({type(exc).__name__}: {exc}); its chunk is run again")
+                continue
+            if key is not None and ck is not None and ck != key:
+                raise SpecError("--out", f"{p} belongs to a different sweep (key {ck}, this one {key})",
+                                "use another folder, or delete it")
+            if key is not None and ck is None and not keyless:
+                continue
             if chunk is not None and members is not None and \
                     not np.array_equal(m, np.arange(i * chunk, min(members, (i + 1) * chunk))):
                 continue
@@ -174,10 +191,24 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
     (out / "chunks").mkdir(parents=True, exist_ok=True)
     key = _key(spec, plan, dtype, init)
     manifest = out / "sweep.json"
-    if manifest.exists():
-        old = json.loads(manifest.read_text())
+    had_manifest = manifest.exists()
+    if had_manifest:
+        try:
+            old = json.loads(manifest.read_text())
+            if not isinstance(old, dict):
+                raise ValueError("not a JSON object")
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise SpecError("--out", f"{manifest} is not a sweep's JSON ({exc})",
+                            "delete it to resume: the chunks carry their sweep's key, and only this sweep's "
+                            "are kept") from None
         if old.get("key") != key:
-            raise SpecError("--out", f"{out} holds a different sweep (key {old.get('key')}, this one {key})",
+            # what differs: the declaration's fields, else the spec file's contents (in the key only)
+            now = {"spec": spec.name, "grid": {n: list(map(float, v)) for n, v in grid.items()}, "seeds": seeds,
+                   "steps": plan["steps"], "dtype": dtype, "init": init}
+            differ = [f"{f} {old.get(f, 'aligned' if f == 'init' else None)!r} -> {v!r}" for f, v in now.items()
+                      if old.get(f, "aligned" if f == "init" else None) != v]
+            what = "; ".join(differ) if differ else "the spec's data, pathways or training changed"
+            raise SpecError("--out", f"{out} holds a different sweep (key {old.get('key')}, this one {key}): {what}",
                             "use another folder, or delete it")
         if old.get("chunk", chunk) != chunk:
             raise SpecError("--chunk", f"the sweep in {out} was started with --chunk {old['chunk']}, not {chunk}",
@@ -191,7 +222,7 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
             "notes": ["aligned starts: the seeds differ only by a rotation inside the hidden layers, which the loss "
                       "does not see, so their losses are the same (spread 0); --init random gives the spread of "
                       "small random starts"] if init == "aligned" and seeds > 1 else []}
-    done = load_chunks(out, n_chunks, chunk, E)
+    done = load_chunks(out, n_chunks, chunk, E, key=key, keyless=had_manifest, notes=decl["notes"])
     if not manifest.exists() or not done:
         write_json(manifest, decl)
     todo = [i for i in range(n_chunks) if i not in done]
@@ -224,7 +255,7 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
         def on_result(a, b, loss):
             i = next(pending)
             buf = io.BytesIO()
-            np.savez(buf, members=idx[a:b], loss=np.asarray(loss))
+            np.savez(buf, members=idx[a:b], loss=np.asarray(loss), key=np.asarray(key))
             atomic_write_bytes(_chunk_path(out, i), buf.getvalue())
             done[i] = (idx[a:b], np.asarray(loss))
             pr.update(b - a, note=f"chunk {i + 1}/{n_chunks} written")
