@@ -149,6 +149,18 @@ def test_rerun_skips_cached_suites_and_force_reruns(fakes):
     # another mode has another key
     assert fakes.run(mode="full") == 0
     assert (fakes.count("alpha"), fakes.count("beta")) == (3, 3)
+    # a quick run into the folder now holding the full results would replace them (hours of GPU
+    # time): refused before anything runs or is written, naming --out; --force replaces them
+    before = {p: p.read_bytes() for p in fakes.out.rglob("*") if p.is_file()}
+    from theorykit.errors import SpecError
+
+    with pytest.raises(SpecError, match=r"--out: .* holds the full run of alpha, beta: a quick run would replace it"):
+        fakes.run()
+    assert (fakes.count("alpha"), fakes.count("beta")) == (3, 3)
+    assert {p: p.read_bytes() for p in fakes.out.rglob("*") if p.is_file()} == before
+    assert fakes.run(force=True) == 0
+    assert (fakes.count("alpha"), fakes.count("beta")) == (4, 4)
+    assert json.loads((fakes.out / "alpha.json").read_text())["mode"] == "quick"
 
 
 def test_cache_invalidated_by_source_and_by_damaged_outputs(fakes):

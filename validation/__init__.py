@@ -17,6 +17,9 @@ The runner (:func:`run_suites`)
   SymPy and python-flint, the JAX backend, and the example spec files ``examples/**/*.toml``, see
   :func:`cache_key`) and an
   unchanged ``<suite>.json`` and figures (checked by SHA-256), unless ``force``;
+* refuses, before running anything, a ``quick`` run into a folder that holds a suite's ``full`` result
+  (``OUT/<suite>.json`` with ``"mode": "full"``, hours of GPU time), unless ``force``: a quick
+  result would replace it;
 * records a suite that raises as failed (its error and traceback), goes on with the others and
   returns 1 at the end;
 * with ``report=True`` (``validate all``) writes ``results.json`` (all suites, all claims, failures)
@@ -176,6 +179,23 @@ def _log(msg: str, enabled: bool = True):
         print(msg, file=sys.stderr, flush=True)
 
 
+def _refuse_replacing_full(out: Path, names) -> None:
+    """A SpecError on --out when ``out`` holds the full result of one of ``names`` (an unreadable
+    ``<suite>.json`` is no full result: it is re-run as any damaged one is)."""
+    from theorykit.errors import SpecError
+
+    full = []
+    for name in names:
+        try:
+            if json.loads((out / f"{name}.json").read_text("utf-8")).get("mode") == "full":
+                full.append(name)
+        except (OSError, ValueError, AttributeError):
+            continue
+    if full:
+        raise SpecError("--out", f"{out} holds the full run of {', '.join(full)}: a quick run would replace it",
+                        "give the quick run another --out, or add --force to replace the full results")
+
+
 def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool = True, report: bool = False) -> int:
     """Run the named suites into ``out``; returns 0, or 1 if any suite failed.
 
@@ -188,8 +208,10 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
     if mode not in ("quick", "full"):
         raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     names = list(names)
+    if mode == "quick" and not force:
+        _refuse_replacing_full(out, names)
+    out.mkdir(parents=True, exist_ok=True)
     results, failed, status = {}, {}, {}
     t_all = time.time()
     for i, name in enumerate(names, 1):

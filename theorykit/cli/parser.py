@@ -198,7 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--quick", action="store_true", help="CPU-sized run (default)")
     g.add_argument("--full", action="store_true", help="paper-sized run, meant for a GPU")
     v.add_argument("--out", required=True, help="output folder")
-    v.add_argument("--force", action="store_true", help="re-run parts already cached")
+    v.add_argument("--force", action="store_true", help="re-run parts already cached; with --quick, also replace "
+                                                        "full results in --out (refused without it)")
     _common(v, "validate", limits=False, progress="lines")
 
     f = sub.add_parser("find-gates", help="find a GDLN's gates from trained ReLU networks (Algorithm 1) and write a spec",
