@@ -29,7 +29,7 @@ from ..net.layout import DTYPES, Net, as_dtype, net_apply, unit_activity
 from ..record import SaveAt, Trajectory
 from .engine import train_net
 from ..errors import SpecError
-from ..theory.derivation import Derivation, _checked_value
+from ..theory.derivation import Derivation, checked_value
 from ..spec.fields import integer, loss_name, real
 from ..spec.graph import GraphSpec, Group, graph_from_pathways
 from ..spec.gating import GDLNSpec, positive_int
@@ -275,7 +275,7 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
         raise SpecError("values", f"needs a dict name → value, got {type(values).__name__}",
                         "e.g. values={'Delta': 0.5}")
     for k, v in (values or {}).items() if isinstance(source, (GDLNSpec, GraphSpec)) else ():
-        _checked_value(source.task, k, v)   # as predict_loss checks them: a symbol of the task, a number, its assumptions
+        checked_value(source.task, k, v)   # as predict_loss checks them: a symbol of the task, a number, its assumptions
     if isinstance(source, tuple) and len(source) == 2:
         if network != "relu":
             raise SpecError("network", "data (X, Y) trains a ReLU network", "pass network=\"relu\", or a spec")

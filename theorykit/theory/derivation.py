@@ -82,7 +82,7 @@ class Derivation:
         if method not in METHODS:
             raise SpecError("method", f"unknown method {method!r}", f"use one of {METHODS}")
         for k, v in (values or {}).items():     # a name the task lacks, or a value its assumptions forbid
-            _checked_value(spec.task, k, v)
+            checked_value(spec.task, k, v)
 
         #: the graph of a graph spec (None for a pathway spec); with shared edges the race is the
         #: race of :meth:`theorykit.theory.race.RaceSystem.from_graph`, else the pathway form is exact
@@ -329,7 +329,7 @@ class Derivation:
     def numeric_values(self, values: Mapping | None) -> dict:
         """``values`` keyed by the task's SymPy symbols (names resolved), for ``subs``."""
         for k, v in (values or {}).items():
-            sym = _checked_value(self.task, k, v)
+            sym = checked_value(self.task, k, v)
             if sym in self._fixed and not _same_value(v, self._fixed[sym]):
                 raise SpecError("symbols", f"{sym} = {self._fixed[sym]} was fixed when this Derivation was built, "
                                            f"not {v}", f"build Derivation(spec, values={{'{sym}': {v}}}), or build it "
@@ -540,7 +540,7 @@ def _digits(v, digits: int):
     return v
 
 
-def _checked_value(task, key, value):
+def checked_value(task, key, value):
     """The task's symbol named by ``key``, after refusing a key the task does not have and a value
     that breaks the symbol's assumptions (the derivation simplified with them: √(Δ²) = Δ for
     nonnegative Δ, so Δ = −½ would be silently wrong)."""
