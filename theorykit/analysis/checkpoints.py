@@ -33,6 +33,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..errors import SpecError
+from ..io import counted
 from ..net.starts import a0_rule
 from ..spec.fields import DATA_MAX, file_field, integer, loss_name
 from ..sim.weights import MAX_WEIGHT, finite_array, read_npz
@@ -471,6 +472,5 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
 
     spec = replace(spec, training=replace(training, a0=start_a0(W0, [p.hidden for p in spec.pathways])))
     if len(spec.pathways) < K:
-        notes.append(f"{K} clusters gave {len(spec.pathways)} distinct non-empty gate pattern"
-                     + ("s" if len(spec.pathways) != 1 else ""))
+        notes.append(f"{K} clusters gave {counted(len(spec.pathways), 'distinct non-empty gate pattern')}")
     return FoundGates(spec, int(K), list(Ks), scores, run, rule, lr, loss, notes)

@@ -48,6 +48,7 @@ import numpy as np
 
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
+from ..io import counted
 from ..linalg import data_scale
 from ._runs import ReluRun, train_gdln_many, train_relu
 from ..spec.fields import choice, integer, real
@@ -377,6 +378,5 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     pats = centroids_to_patterns(rec["centroids"], rec["weights"])
     spec = patterns_to_spec(task, pats, int(hidden), tr, name)
     if len(spec.pathways) < K:
-        notes.append(f"{K} clusters gave {len(spec.pathways)} distinct non-empty gate pattern"
-                     + ("s" if len(spec.pathways) != 1 else ""))
+        notes.append(f"{K} clusters gave {counted(len(spec.pathways), 'distinct non-empty gate pattern')}")
     return FoundGates(spec, int(K), list(Ks), scores, relu, rule, tr.lr, tr.loss, notes)
