@@ -316,3 +316,37 @@ def test_help_texts_a_newcomer_found_wanting():
     sweep = " ".join(sub["sweep"].format_help().split())
     assert "--out DIR" in sweep and "spec file (TOML)" in sweep
     assert "report.html" in " ".join(sub["validate"].format_help().split())
+
+
+# ------------------------------------------------------------------------------------------
+# stdout closed by its reader (| head)
+# ------------------------------------------------------------------------------------------
+class _ClosedPipe:
+    """A stdout whose reader has left: every write fails as a pipe with no reader does. It has no
+    ``fileno``, so the command cannot point the test process's own stdout at the null device."""
+
+    def write(self, _text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly(monkeypatch, capsys):
+    """`theorykit derive … | head -1`: when head exits, the next write fails with EPIPE. The command
+    stops without a message, as cat and git do, with the status of a command ended by SIGPIPE,
+    128 + 13 = 141. Before, it printed "error in stdout: closed by …" to stderr and exited 2, the
+    status of a bad input."""
+    import sys
+
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe())
+    status = main(["derive", str(EX / "xor_linear.toml"), "--set", "Delta=0.5", "--times", "0,1,2"])
+    assert status == 128 + 13
+    assert capsys.readouterr().err == ""
+
+
+def test_the_exit_statuses_are_in_the_top_level_help():
+    """Scripts branch on the status: --help lists each one main() can return (0, 2, 70, 130, 141)."""
+    text = build_parser().format_help()
+    for status in ("0 done", "2 a bad input", "70 a bug", "130 interrupted", "141 stdout closed"):
+        assert status in text, status

@@ -3,7 +3,8 @@
 Subcommands: check, derive, simulate, validate, find-gates, compare, race-exhaust, sweep, bench; one
 module each in this package, imported only when its command runs (the parser, :mod:`.parser`, needs
 nothing but argparse, so ``--help`` answers at once). Errors exit with status 2 and a message that
-names the field and the fix (``--debug`` adds the traceback). Sizes are checked against an estimate
+names the field and the fix (``--debug`` adds the traceback); the other statuses are listed in
+``theorykit --help``. Sizes are checked against an estimate
 of memory and time (:mod:`theorykit.spec.limits`) before any work starts.
 """
 from __future__ import annotations
@@ -91,10 +92,24 @@ def _run(args, debug) -> int:
     except KeyboardInterrupt:
         print("theorykit: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _reader_left()
     except Exception as exc:
         if debug:
             traceback.print_exc()
         return _failure(exc, debug)
+
+
+def _reader_left() -> int:
+    """stdout's reader left before the output ended (``theorykit derive … | head``): stop without a
+    word, as ``cat`` and ``git`` do, with the status of a command ended by SIGPIPE (128 + 13). stdout
+    is pointed at the null device first, so the interpreter's last flush at exit cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):   # a stdout with no file descriptor (a test's capture)
+        pass
+    return 141
 
 
 def _failure(exc, debug) -> int:
@@ -107,8 +122,6 @@ def _failure(exc, debug) -> int:
         _report(getattr(exc, "field", None) or "data", f"cannot derive: {exc}")
     elif isinstance(exc, TheorykitError):
         print(f"theorykit: {type(exc).__name__}: {exc}", file=sys.stderr)
-    elif isinstance(exc, BrokenPipeError):     # stdout's reader left early (| head): not a file of the user's
-        _report("stdout", "closed by the command reading it (a pipe such as | head) before the output ended")
     elif isinstance(exc, OSError):
         _report(getattr(exc, "filename", None) or "file", exc.strerror or str(exc))
     else:  # a bug: say so briefly; --debug shows where

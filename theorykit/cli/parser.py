@@ -19,6 +19,10 @@ EPILOG = """examples:
   theorykit race-exhaust --k 3 --out results/
   theorykit sweep examples/xor_linear.toml --grid Delta=0:2:21 --grid lr=0.01,0.05 --seeds 4 --steps 2000 --out sweep/
   theorykit predict examples/predict/xor_data.toml --hidden 128 --set Delta=0.5 --out pred.toml
+
+exit status: 0 done; 2 a bad input or a refused run (the message names the field and the fix);
+  70 a bug in theorykit (--debug shows where); 130 interrupted (Ctrl-C); 141 stdout closed by its
+  reader before the output ended (| head), with no message, as other Unix tools
 """
 
 
