@@ -350,3 +350,16 @@ def test_the_exit_statuses_are_in_the_top_level_help():
     text = build_parser().format_help()
     for status in ("0 done", "2 a bad input", "70 a bug", "130 interrupted", "141 stdout closed"):
         assert status in text, status
+
+
+@pytest.mark.parametrize("command", [["find-gates", "--out", "f.toml"], ["compare", "found.toml", "--out", "cmp"]])
+def test_checkpoints_given_twice_is_refused_not_overridden(command, capsys):
+    """Two --checkpoints globs read as two sets of files of one run; argparse kept only the second,
+    and the run went on with half the files (or another run's), without a word. Refused (exit 2),
+    naming the option and both globs, before any file is read."""
+    argv = [*command, "--checkpoints", "a/*.npz", "--checkpoints", "b/*.npz", "--data", "d.npz"]
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--checkpoints given twice ('a/*.npz', then 'b/*.npz')" in err, err

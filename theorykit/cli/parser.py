@@ -35,9 +35,20 @@ def _version() -> str:
         return "(not installed)"
 
 
+class _Once(argparse.Action):
+    """An input given twice is refused, not overridden: ``--checkpoints 'a/*' --checkpoints 'b/*'``
+    reads as two sets of files, and argparse would silently keep the second."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} given twice ({getattr(namespace, self.dest)!r}, then {values!r}): "
+                         f"give it once, with one glob that matches every file of the run")
+        setattr(namespace, self.dest, values)
+
+
 def add_run_arguments(parser, required: bool = False):
     """The options that name an imported run (shared by find-gates and compare)."""
-    parser.add_argument("--checkpoints", required=required, metavar="GLOB",
+    parser.add_argument("--checkpoints", required=required, metavar="GLOB", action=_Once,
                         help="weight checkpoints of a bias-free ReLU network (.safetensors or .npz), e.g. "
                              "'run/step_*.safetensors' (quote the glob); step numbers from the file names")
     parser.add_argument("--data", required=required, metavar="DATA.npz",
