@@ -363,3 +363,41 @@ def test_checkpoints_given_twice_is_refused_not_overridden(command, capsys):
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert "--checkpoints given twice ('a/*.npz', then 'b/*.npz')" in err, err
+
+
+def test_compare_shows_its_stages_and_takes_no_progress(tmp_path, monkeypatch, capsys):
+    """compare takes seconds to minutes (the found GDLN is trained over every checkpoint step) and
+    showed nothing, and it alone of the commands that train lacked --no-progress. Its bar now
+    advances once per stage (the GDLN, the race, the page), and --no-progress turns it off."""
+    import theorykit.cli.compare as cmd
+
+    toml = (EX / "xor_linear.toml").read_text().replace('["Delta", "Delta", "-Delta", "-Delta"]', '[0.5, 0.5, -0.5, -0.5]')
+    spec = tmp_path / "xor.toml"
+    spec.write_text(toml.replace("[symbols]\nDelta = {nonnegative = true}\n", ""))
+    rng = np.random.default_rng(0)
+    X = np.array([[1., -1, 1, -1], [1, -1, -1, 1], [.5, .5, -.5, -.5]])     # xor_linear at Delta = 1/2
+    np.savez(tmp_path / "data.npz", X=X, Y=np.array([[1., 1, -1, -1]]))
+    for step in (0, 10):
+        np.savez(tmp_path / f"step_{step}.npz", W1=0.01 * rng.standard_normal((128, 3)), W2=0.01 * rng.standard_normal((1, 128)))
+    notes = []
+
+    class Recorder:
+        def __init__(self, label, total, enabled=True):
+            notes.append(("open", label, total, enabled))
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, k=1, note=""):
+            notes.append((k, note))
+
+    monkeypatch.setattr(cmd, "Progress", Recorder)
+    argv = ["compare", str(spec), "--checkpoints", str(tmp_path / "step_*.npz"), "--data", str(tmp_path / "data.npz")]
+    assert main([*argv, "--out", str(tmp_path / "a")]) == 0
+    assert notes == [("open", "compare", 3, True), (1, "found GDLN trained"), (1, "race integrated"), (1, "page written")]
+    notes.clear()
+    assert main([*argv, "--out", str(tmp_path / "b"), "--no-progress"]) == 0
+    assert notes[0] == ("open", "compare", 3, False) and len(notes) == 4

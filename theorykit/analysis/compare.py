@@ -107,10 +107,12 @@ class Comparison:
         return png_bytes(self.figure(), dpi=90)
 
 
-def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None) -> Comparison:
+def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None, progress=None) -> Comparison:
     """Compare a pathway spec with an imported run (:class:`theorykit.analysis.checkpoints.RunCheckpoints`).
 
-    ``lr`` / ``loss``: the run's learning rate and loss convention (default: the spec's training)."""
+    ``lr`` / ``loss``: the run's learning rate and loss convention (default: the spec's training).
+    ``progress``: a :class:`theorykit.progress.Progress`, advanced once by each of the two stages
+    (the found GDLN trained from the run's first checkpoint, then the race reduction)."""
 
     if isinstance(spec, GraphSpec):
         raise SpecError("spec", "compare takes a pathway spec (as find-gates writes)",
@@ -135,10 +137,14 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None) 
     start = paired_start(spec, W0)
     _, sim = gdln_outputs_from_start(spec, start, list(t), lr, loss=loss)
     gdln_loss = sim.mean[t]
+    if progress is not None:
+        progress.update(note="found GDLN trained")
     a0 = start_a0(W0, [p.hidden for p in spec.pathways])
     P = run.X.shape[1]
     race = RaceSystem.from_spec(spec).solve(t.astype(float), tau=1.0 / (lr * (P if loss == "sum" else 1)), a0=a0,
                                             loss_factor=P if loss == "sum" else 1, modes=False).loss[0]
+    if progress is not None:
+        progress.update(note="race integrated")
     return Comparison(run.steps, t, run_loss, np.asarray(gdln_loss), np.asarray(race), spec, a0, lr, loss)
 
 

@@ -6,6 +6,7 @@ from ..analysis.safetensors_io import check_metadata
 from ..analysis.compare import compare_run, write_comparison
 from ..errors import SpecError
 from ..io import counted
+from ..progress import Progress
 from ..spec.fields import real
 from ..spec.files import load_spec
 from .common import check_out_dir
@@ -25,8 +26,10 @@ def run(args) -> int:
         names = sorted(str(x) for x in spec.task.free_symbols)
         raise SpecError("spec", f"{args.spec} leaves {names} without a value, so its data cannot be the run's",
                         "compare the spec find-gates wrote for this run (its data are numbers)")
-    cmp = compare_run(spec, run, lr=lr, loss=args.loss or run.meta.get("loss"))
-    paths = write_comparison(cmp, args.out)
+    with Progress("compare", 3, enabled=not args.no_progress) as pr:
+        cmp = compare_run(spec, run, lr=lr, loss=args.loss or run.meta.get("loss"), progress=pr)
+        paths = write_comparison(cmp, args.out)
+        pr.update(note="page written")
     ag = cmp.agreement()
     print(f"compare: {spec.name} ({counted(len(spec.pathways), 'pathway')}) against {len(run.files)} checkpoints, "
           f"L(0) = {cmp.L0:.4g}")

@@ -285,7 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--steps", help="the checkpoints' steps (0,100,...) when the file names have none")
     c.add_argument("--lr", type=float, help="the run's learning rate (default: the spec's)")
     c.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    _common(c, "compare", limits=False)
+    _common(c, "compare", limits=False, progress="bar (three stages: the GDLN, the race, the page)")
 
     _add_predict(sub)
 
