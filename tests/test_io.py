@@ -158,3 +158,32 @@ def test_a_weight_file_error_reports_the_shape_as_stored(tmp_path):
     bad = dict(good, **{net.keys[-1]: np.zeros((3, 2))})
     with pytest.raises(SpecError, match=re.escape("has shape (3, 2), the edge needs (1, 3)")):
         check_weights(bad, net, 1, "float64", "init weights")
+
+
+def test_a_killed_writers_temporary_file_is_swept_and_no_other(tmp_path, monkeypatch):
+    """SIGKILL between mkstemp and the rename leaves ``.tk<pid>-….tmp`` behind (no ``except`` runs).
+    The next atomic write into that folder removes such a file when it is an hour old and its
+    process is gone; a fresh one (a write in progress) and one of a running process stay."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import theorykit.io as tio
+
+    monkeypatch.setattr(tio, "_SWEPT", set())
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    dead_pid = int(dead.stdout)        # a process that has exited (its number is free again)
+    old = time.time() - 2 * 3600
+    stale = tmp_path / f".tk{dead_pid}-abc.tmp"
+    fresh = tmp_path / f".tk{dead_pid}-def.tmp"
+    alive = tmp_path / f".tk{os.getpid()}-ghi.tmp"
+    other = tmp_path / "notes.tmp"
+    for f in (stale, fresh, alive, other):
+        f.write_text("partial")
+    for f in (stale, alive, other):
+        os.utime(f, (old, old))
+    tio.atomic_write_text(tmp_path / "result.json", "{}")
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted([fresh.name, alive.name, other.name, "result.json"])

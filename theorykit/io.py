@@ -7,6 +7,7 @@ import json
 import math
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -27,8 +28,9 @@ def atomic_write_bytes(path, data: bytes) -> Path:
                                  "folder", str(path)) from None
     # a short temporary name in the same folder (a long output name plus a long prefix would pass the
     # file system's name limit); any error names the output path, never the temporary file
+    _sweep_stale(path.parent)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".tk", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".tk{os.getpid()}-", suffix=".tmp", dir=path.parent)
     except OSError as exc:
         raise _naming(exc, path) from None
     try:
@@ -49,6 +51,54 @@ def atomic_write_bytes(path, data: bytes) -> Path:
             raise _naming(exc, path) from None
         raise
     return path
+
+
+_SWEPT: set = set()
+STALE_SECONDS = 3600.0
+
+
+def _sweep_stale(folder: Path) -> None:
+    """Remove the temporary files a killed writer left in ``folder`` (SIGKILL, a power cut: no
+    ``except`` ran). Once a folder per process, and only a file both an hour old (a write lasts
+    seconds, and its file is written at once) and of a process that no longer runs on this
+    machine (its number is in the name, ``.tk<pid>-….tmp``); another writer's file is never touched."""
+    key = str(folder)
+    if key in _SWEPT:
+        return
+    _SWEPT.add(key)
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(".tk") and name.endswith(".tmp")):
+            continue
+        pid = name[3:].split("-", 1)[0]
+        try:
+            if time.time() - entry.stat(follow_symlinks=False).st_mtime < STALE_SECONDS:
+                continue
+            if pid.isdigit() and _running(int(pid)):
+                continue
+            os.unlink(entry.path)
+        except OSError:                 # gone already, or not ours to remove: leave it
+            continue
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` runs on this machine (signal 0 tests without sending anything; on
+    Windows ``os.kill`` would end the process, so there every process counts as running)."""
+    if os.name == "nt":
+        return True
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError, ValueError):
+        return False
+    except PermissionError:             # another user's process
+        return True
+    except OSError:
+        return True
+    return True
 
 
 def _naming(exc: OSError, path: Path) -> OSError:
