@@ -236,3 +236,20 @@ def test_a_pathway_sees_all_inputs_and_writes_all_outputs_by_default():
     (docs/specs.md); on XoR with margin (3 inputs, 1 output) that is rows (0, 1, 2) and (0,)."""
     spec = tk.GDLNSpec(tk.xor_margin(), [tk.Pathway("a", (1, 0, 0, 0)), tk.Pathway("b", (0, 1, 1, 1), hidden=4)])
     assert [(p.inputs, p.outputs, p.hidden) for p in spec.pathways] == [((0, 1, 2), (0,), 16), ((0, 1, 2), (0,), 4)]
+
+
+@pytest.mark.parametrize("flat", [[1, 2, 3], (1, 2, 3), np.array([1.0, 2.0, 3.0]), ["Delta", 1, 2]])
+def test_a_flat_list_of_data_is_refused_as_ambiguous(flat):
+    """Datapoints are columns, so [1, 2, 3] could be one datapoint of 3 features or 3 datapoints of
+    one feature. SymPy read it as a 3 × 1 column: tk.Task([1, 2, 3], [[1, 0, 1]]) said the targets had
+    3 datapoints "but inputs have 1", and tk.Task([1, 2, 3], [1, 0, 1]) was taken, silently, as ONE
+    datapoint with 3 features and 3 outputs. Refused now, naming the field and both readings."""
+    with pytest.raises(tk.SpecError) as err:
+        tk.Task(flat, [[1, 0, 1]], symbols={"Delta": sp.Symbol("Delta")})
+    assert err.value.field == "data.inputs"
+    assert "flat list of 3 entries" in str(err.value) and "[[v1, …, v3]]" in str(err.value)
+    with pytest.raises(tk.SpecError) as err:
+        tk.Task([[1, 2, 3]], [1, 0, 1])
+    assert err.value.field == "data.targets"
+    # the nested forms it points to are read as said: 3 datapoints of one feature; one of 3 features
+    assert (tk.Task([[1, 2, 3]], [[1, 0, 1]]).P, tk.Task([[1], [2], [3]], [[1]]).P) == (3, 1)

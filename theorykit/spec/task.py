@@ -147,6 +147,7 @@ def _matrix_arg(M, field: str, symbols: Mapping | None = None) -> sp.Matrix:
     if isinstance(M, np.ndarray) and (M.dtype.kind == "c" or (M.dtype.kind == "f" and not np.isfinite(M).all())):
         raise SpecError(field, "holds NaN, infinite or complex numbers", "give finite real numbers")
     if not isinstance(M, sp.MatrixBase):
+        _refuse_flat(M, field)
         M = _read_entries(M, field, symbols or {})
     try:
         out = sp.Matrix(M)
@@ -163,6 +164,19 @@ def _matrix_arg(M, field: str, symbols: Mapping | None = None) -> sp.Matrix:
                             "give numbers, SymPy expressions or expression strings")
         check_real_finite(e, where)
     return out
+
+
+def _refuse_flat(M, field: str) -> None:
+    """A flat list (or 1-d array) of n numbers is refused: SymPy reads it as one column, one datapoint
+    of n features, where a user often means n datapoints of one feature. Datapoints are columns."""
+    flat = (isinstance(M, np.ndarray) and M.ndim == 1) or (
+        isinstance(M, (list, tuple)) and len(M) > 0
+        and not any(isinstance(v, (list, tuple, np.ndarray, sp.MatrixBase)) for v in M))
+    if flat:
+        n = len(M)
+        raise SpecError(field, f"is a flat list of {n} entries: one datapoint of {n} features, or {n} datapoints "
+                        "of one feature?", f"datapoints are columns: give [[v1, …, v{n}]] for {n} datapoints of one "
+                        f"feature, or [[v1], …, [v{n}]] for one datapoint (a numpy array: reshape it to 2-d)")
 
 
 def _read_entries(M, field: str, symbols: Mapping):
