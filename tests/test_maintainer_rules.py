@@ -248,3 +248,40 @@ def test_the_install_page_walks_the_layers_in_the_contracts_order():
     para = text.split("the package's folders follow it:", 1)[1].split("\n\n", 1)[0]
     named = [m for m in re.findall(r"`(theorykit\.[a-z_]+)`", para) if m in packages]
     assert named == packages
+
+
+# ---------------------------------------------------------------------------------------------
+# Packaging: the editable install of the docs and CI hides what a wheel would leave out
+# ---------------------------------------------------------------------------------------------
+def _globbed(rel: str, pattern: str) -> bool:
+    """Whether setuptools' package-data ``pattern`` (a glob relative to the package folder, whose ``*``
+    stays inside one folder) takes the file at ``rel``."""
+    import fnmatch
+
+    a, b = rel.split("/"), pattern.split("/")
+    return len(a) == len(b) and all(fnmatch.fnmatchcase(x, y) for x, y in zip(a, b))
+
+
+def test_the_globbing_rule_stays_inside_a_folder():
+    assert _globbed("xor_linear.toml", "*.toml") and _globbed("predict/xor_data.toml", "predict/*.toml")
+    assert not _globbed("predict/xor_data.toml", "*.toml")
+
+
+def test_a_wheel_holds_every_package_and_every_example_spec():
+    """The README's installs are editable (``pip install -e``), which find any folder of the checkout,
+    so a subpackage missing from ``[tool.setuptools] packages`` or an example spec missing from the
+    package data only fails for a user who installs the wheel. ``example_path`` reads
+    ``examples/**/*.toml`` (``load_task``'s docstring example reads ``predict/xor_data.toml``); the
+    package data held only ``*.toml``, so a wheel had no ``examples/predict`` and the example failed
+    with a FileNotFoundError."""
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    st = cfg["tool"]["setuptools"]
+    packages = set(st["packages"])
+    for init in PKG.rglob("__init__.py"):
+        name = ".".join(init.parent.relative_to(ROOT).parts)
+        assert name in packages, f"{name} is not in [tool.setuptools] packages of pyproject.toml"
+    assert st["package-dir"]["theorykit.examples"] == "examples"
+    patterns = st["package-data"]["theorykit.examples"]
+    for f in (ROOT / "examples").rglob("*.toml"):
+        rel = f.relative_to(ROOT / "examples").as_posix()
+        assert any(_globbed(rel, p) for p in patterns), f"examples/{rel} is in no package-data pattern {patterns}"
