@@ -285,3 +285,50 @@ def test_a_wheel_holds_every_package_and_every_example_spec():
     for f in (ROOT / "examples").rglob("*.toml"):
         rel = f.relative_to(ROOT / "examples").as_posix()
         assert any(_globbed(rel, p) for p in patterns), f"examples/{rel} is in no package-data pattern {patterns}"
+
+
+def _contract_layers() -> list[list[str]]:
+    """pyproject.toml's import-linter layers, lowest first, each a list of its modules."""
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    layers = cfg["tool"]["importlinter"]["contracts"][0]["layers"]
+    return [re.split(r"\s*[|:]\s*", layer.strip()) for layer in reversed(layers)]
+
+
+def test_every_top_level_module_has_a_place_in_the_layer_contract():
+    """A module of theorykit/ that the contract does not name is in no layer: lint-imports checks
+    nothing about its own imports. Every top-level module and subpackage must be in one (the
+    package's ``__main__``, two lines that call the command line, and ``assets``, data only, aside)."""
+    named = {m for layer in _contract_layers() for m in layer}
+    top = {f"theorykit.{p.stem}" for p in PKG.glob("*.py") if p.stem not in ("__init__", "__main__")}
+    top |= {f"theorykit.{p.parent.name}" for p in PKG.glob("*/__init__.py")}
+    assert top - named == set(), f"in no layer of pyproject.toml's contract: {sorted(top - named)}"
+    assert named - top == set(), f"the contract names modules that do not exist: {sorted(named - top)}"
+
+
+def test_the_two_layer_checks_agree():
+    """tests/test_architecture.py keeps its own list of layers beside pyproject.toml's contract (it
+    checks cycles and function-level imports too). Its layers may be coarser, never in another order:
+    a module below another in one list is not above it in the other."""
+    from test_architecture import LAYERS
+
+    theirs = {m: i for i, group in enumerate(LAYERS) for m in group if m not in ("theorykit", "theorykit.__main__")}
+    ours = {m: i for i, layer in enumerate(_contract_layers()) for m in layer}
+    assert set(theirs) == set(ours), sorted(set(theirs) ^ set(ours))
+    wrong = [(a, b) for a in ours for b in ours if ours[a] < ours[b] and theirs[a] > theirs[b]]
+    assert not wrong, f"ordered one way in pyproject.toml and the other in test_architecture.py: {wrong}"
+
+
+def test_the_removed_flat_names_stay_removed():
+    """CHANGELOG.md's "Removed names" table: each ``tk.NAME`` of its left column (0.1.0's flat names)
+    is gone from ``import theorykit as tk``, with an AttributeError, and is not in ``tk.__all__``."""
+    import theorykit as tk
+
+    text = (ROOT / "CHANGELOG.md").read_text("utf-8").split("### Removed names", 1)[1].split("\n## ", 1)[0]
+    old = {n for row in re.findall(r"^\| (.*?) \| .* \|$", text, re.M) for n in re.findall(r"`tk\.([A-Za-z_]\w*)", row)}
+    # by reading the table: simulate_gdln, simulate_relu, simulate_relu_spec, integrate_race, Net, SaveAt,
+    # SimResult, train, integrate, graph_flow, load_weights, numeric_svd, t, tau, a0, ... (19 or more)
+    assert {"simulate_gdln", "simulate_relu", "Net", "SaveAt", "train", "integrate", "t", "tau", "a0"} <= old
+    for name in sorted(old):
+        assert name not in tk.__all__, name
+        with pytest.raises(AttributeError):
+            getattr(tk, name)
