@@ -332,3 +332,54 @@ def test_the_removed_flat_names_stay_removed():
         assert name not in tk.__all__, name
         with pytest.raises(AttributeError):
             getattr(tk, name)
+
+
+# ---------------------------------------------------------------------------------------------
+# The one trainer: what it records is a SaveAt, as the integrator's is
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("save", [[0, 10], {"ts": [0, 10]}, []])
+def test_the_trainer_names_a_save_that_is_not_a_saveat(save):
+    """docs/api.md: the trainer records "with theorykit.record.SaveAt(ts=…, fns=…)", the same SaveAt
+    as the integrator's, which refuses anything else by name. ``RaceSystem.solve`` takes a list of
+    times for short, so a list is what a user tries; ``tk.simulate``, ``train_net`` and ``train``
+    raised AttributeError ('list' object has no attribute 'fns'), and an empty list was dropped."""
+    import jax.numpy as jnp
+
+    import theorykit as tk
+    from theorykit.errors import SpecError
+    from theorykit.net.layout import Net, net_loss
+    from theorykit.net.starts import random_params
+    from theorykit.sim.engine import train, train_net
+
+    net = Net.chain(2, [3], 1)
+    p0 = random_params(net, 0.1, seeds=1)
+    data = (jnp.ones((2, 4)), jnp.ones((1, 4)))
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"], tk.Training(lr=0.05))
+    runs = [lambda: tk.simulate(spec, values={"Delta": 1.0}, seeds=1, steps=2, save=save),
+            lambda: tk.simulate(spec, network="relu", values={"Delta": 1.0}, seeds=1, steps=2, save=save,
+                                snapshot_every=1),
+            lambda: train_net(net, p0, data, lr=0.1, steps=2, save=save),
+            lambda: train(net_loss(net), p0, data, lr=0.1, steps=2, save=save)]
+    for run in runs:
+        with pytest.raises(SpecError, match="SaveAt") as err:
+            run()
+        assert err.value.field == "save"
+
+
+def test_the_trainer_still_records_at_the_steps_a_saveat_names():
+    """The check above lets a SaveAt through: recorded at steps 0 and 2, as asked (a two-step run of a
+    2-3-1 network; the weights at step 0 are the start itself)."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    from theorykit.net.layout import Net
+    from theorykit.net.starts import random_params
+    from theorykit.record import SaveAt
+    from theorykit.sim.engine import train_net
+
+    net = Net.chain(2, [3], 1)
+    p0 = random_params(net, 0.1, seeds=1)
+    res = train_net(net, p0, (jnp.ones((2, 4)), jnp.ones((1, 4))), lr=0.1, steps=2,
+                    save=SaveAt(ts=[0, 2], fns={"w": lambda p, d: p["input->h1"]}))
+    assert list(res.saved_t) == [0, 2]
+    np.testing.assert_array_equal(np.asarray(res.saved["w"])[:, 0], np.asarray(p0["input->h1"]))
