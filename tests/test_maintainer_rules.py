@@ -383,3 +383,14 @@ def test_the_trainer_still_records_at_the_steps_a_saveat_names():
                     save=SaveAt(ts=[0, 2], fns={"w": lambda p, d: p["input->h1"]}))
     assert list(res.saved_t) == [0, 2]
     np.testing.assert_array_equal(np.asarray(res.saved["w"])[:, 0], np.asarray(p0["input->h1"]))
+
+
+def test_the_package_docstring_walks_the_layers_in_the_contracts_order():
+    """``help(theorykit)``: "Data flows one way: spec → … → interfaces" names the contract's
+    subpackages below the interfaces in its order (by hand: spec, net, theory, sim, analysis); it
+    left out ``net``."""
+    import theorykit
+
+    chain = theorykit.__doc__.split("Data flows one way:", 1)[1].split("interfaces", 1)[0]
+    named = [w.strip() for w in chain.split("→") if w.strip()]
+    assert [f"theorykit.{w}" for w in named] == _contract_packages()[:-1]
