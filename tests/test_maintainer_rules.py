@@ -394,3 +394,23 @@ def test_the_package_docstring_walks_the_layers_in_the_contracts_order():
     chain = theorykit.__doc__.split("Data flows one way:", 1)[1].split("interfaces", 1)[0]
     named = [w.strip() for w in chain.split("→") if w.strip()]
     assert [f"theorykit.{w}" for w in named] == _contract_packages()[:-1]
+
+
+def test_the_contributing_page_names_files_and_functions_that_exist():
+    """docs/contributing.md sends a contributor to files and functions by name: each source file it
+    names (``spec/files.py``, ``cli/parser.py``, …, under theorykit/ or the root) exists, and each
+    dotted name (``spec.fields.loss_name``, ``sim.engine.train``, …) resolves in theorykit."""
+    text = (DOCS / "contributing.md").read_text("utf-8")
+    code = re.findall(r"`([^`\s]+)`", text)
+    files = [c for c in code if re.fullmatch(r"[\w./]+\.(py|md|toml)", c) and "NAME" not in c and "module" not in c]
+    assert len(files) >= 10
+    for f in files:
+        assert (ROOT / f).exists() or (PKG / f).exists() or (DOCS / f).exists(), f
+    dotted = [c for c in code if re.fullmatch(r"(theorykit\.)?(spec|net|theory|sim|analysis|record)(\.\w+)+", c)]
+    assert {"spec.fields.loss_name", "sim.engine.train", "spec.expr.parse_expr"} <= set(dotted)
+    for name in dotted:
+        parts = name.removeprefix("theorykit.").split(".")
+        obj = importlib.import_module(f"theorykit.{parts[0]}")
+        for part in parts[1:]:
+            obj = getattr(obj, part, None) or importlib.import_module(f"{obj.__name__}.{part}")
+        assert obj is not None, name
