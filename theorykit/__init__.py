@@ -3,7 +3,7 @@
 Implements "Make Haste Slowly: A Theory of Emergent Structured Mixed Selectivity in Feature
 Learning ReLU Networks" (Jarvis, Klein, Rosman & Saxe, ICLR 2025).
 
-Data flows one way: spec → theory → sim → analysis → interfaces (cli, report, bench). The flat
+Data flows one way: spec → net → theory → sim → analysis → interfaces (cli, report, bench). The flat
 namespace holds what a researcher types; the rest is reached through the subpackages
 (``theorykit.theory``: the race engine and the integrator; ``theorykit.sim``: the trainer for your
 own ``Net``; ``theorykit.net``: the network description and its starts)::

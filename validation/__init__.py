@@ -3,7 +3,11 @@
 Installed as ``theorykit.validation``; run with ``theorykit validate SUITE --quick --out DIR`` or
 ``theorykit validate all --quick --out DIR``. Each suite module defines ``NAME``, ``DESCRIPTION`` and
 ``run(out_dir, mode, progress=True) -> dict``; it writes its figures into ``out_dir`` and returns a
-JSON-able dict with a ``"claims"`` list (paper claim → our figure → agreement → verdict).
+JSON-able dict with a ``"claims"`` list (paper claim → our figure → agreement → verdict): one dict per
+claim, with ``"claim"`` (the paper's claim), ``"ours"`` (our figure), ``"agreement"`` (the rule the
+verdict follows) and ``"verdict"``: ``"confirmed"``, ``"partly"``, ``"not borne out"`` or ``"n/a"``
+(:func:`theorykit.report.verdict_class` maps a few other words and counts a word it does not know as
+``"n/a"``). A suite runs only once its name is in ``theorykit.suites.SUITES``.
 
 The runner (:func:`run_suites`)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from ..suites import SUITES
+
 EPILOG = """examples:
   theorykit check examples/xor_linear.toml
   theorykit derive examples/xor_linear.toml --set Delta=0.5 --times 0,100,1000 --json out.json --latex out.tex
@@ -203,12 +205,12 @@ def build_parser() -> argparse.ArgumentParser:
                                                      "as mean ± spread over seeds")
     _common(s, "simulate", progress="bar (the steps; not with --fused)")
 
-    v = sub.add_parser("validate", help="run a validation suite: xor, contexts, depth, gates, lemmas, or all",
+    v = sub.add_parser("validate", help=f"run a validation suite: {', '.join(SUITES)}, or all",
                        description="Reproduce the paper's results: symbolic predictions beside simulated networks. "
                                    "Writes <suite>.json and PNG figures into --out; 'all' also writes results.json "
                                    "and the report, report.md and report.html (paper claim, our figure, agreement, "
                                    "verdict). Suites already run at this mode and code are skipped (--force).")
-    v.add_argument("suite", help="xor | contexts | depth | gates | lemmas | all")
+    v.add_argument("suite", help=" | ".join([*SUITES, "all"]))     # the suites of theorykit.suites
     g = v.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="CPU-sized run (default)")
     g.add_argument("--full", action="store_true", help="paper-sized run, meant for a GPU")

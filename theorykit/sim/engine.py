@@ -198,9 +198,19 @@ class Trainer:
     n_curve: int
 
 
+def _check_save(save) -> SaveAt:
+    """``save``, which must be a :class:`~theorykit.record.SaveAt` (a list of steps, as
+    ``RaceSystem.solve`` takes, records nothing here without ``fns``)."""
+    if not isinstance(save, SaveAt):
+        raise SpecError("save", f"needs a SaveAt, got {type(save).__name__}",
+                        "e.g. save=SaveAt(ts=[0, 100], fns={...}) (theorykit.record.SaveAt)")
+    return save
+
+
 def _make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None = None, mask: Callable | None = None,
                   save: SaveAt = SaveAt(), data_axis: int | None = None, on_step=None) -> Trainer:
     """The loop of :func:`train`, built and jitted but not run (benchmarks compile it ahead of time)."""
+    _check_save(save)
     steps = integer(steps, "steps", lo=0, fix="e.g. steps = 2000")
     save_steps = [int(s) for s in save.times(steps, integer=True)] if save.fns else []
     seg = np.diff([0] + save_steps).astype(np.int32)
@@ -300,6 +310,7 @@ def train_net(net: Net, params0, data, *, loss: str = "mean", schedule=(), save:
     call per recorded loss; for a GPU): depth-2 networks (a ReLU network with one hidden layer, or
     a GDLN whose pathways each run input → node → output), without a schedule, recording only the
     loss curve; options ``lr``, ``steps``, ``check``."""
+    _check_save(save)
     if fused:
         return _train_fused(net, schedule, params0, data, loss, save, options)
     pk = pack_net(net, schedule) if pack else None
