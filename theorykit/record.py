@@ -16,7 +16,7 @@ import numpy as np
 from .errors import DivergenceError, SpecError
 from .io import new_figure, png_bytes
 
-__all__ = ["SaveAt", "Trajectory", "check_finite"]
+__all__ = ["SaveAt", "Trajectory", "check_finite", "checked_save"]
 
 
 def _leaves(x):
@@ -35,6 +35,15 @@ def check_finite(loss: np.ndarray, what: str, lr):
     if (~np.isfinite(loss)).any() or (loss[:, -1] > 10 * loss[:, 0] + 1e-12).any():
         raise DivergenceError(f"{what} diverged with lr={lr} (loss became non-finite or grew tenfold); "
                               "lower training.lr")
+
+
+def checked_save(save) -> "SaveAt":
+    """``save``, which every run takes as a :class:`SaveAt` (the trainer, the flows, ``simulate``):
+    anything else, a list of steps included, is refused naming ``save``."""
+    if not isinstance(save, SaveAt):
+        raise SpecError("save", f"needs a SaveAt, got {type(save).__name__}",
+                        "e.g. save=SaveAt(ts=[0, 100], fns={...}) (theorykit.record.SaveAt)")
+    return save
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..net.layout import Net, net_loss, objective_for
 from .fused import _fused_train, layout
-from ..record import SaveAt, Trajectory, check_finite
+from ..record import SaveAt, Trajectory, check_finite, checked_save
 from ..errors import SpecError
 from ..spec.fields import integer
 
@@ -198,19 +198,10 @@ class Trainer:
     n_curve: int
 
 
-def _check_save(save) -> SaveAt:
-    """``save``, which must be a :class:`~theorykit.record.SaveAt` (a list of steps, as
-    ``RaceSystem.solve`` takes, records nothing here without ``fns``)."""
-    if not isinstance(save, SaveAt):
-        raise SpecError("save", f"needs a SaveAt, got {type(save).__name__}",
-                        "e.g. save=SaveAt(ts=[0, 100], fns={...}) (theorykit.record.SaveAt)")
-    return save
-
-
 def _make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None = None, mask: Callable | None = None,
                   save: SaveAt = SaveAt(), data_axis: int | None = None, on_step=None) -> Trainer:
     """The loop of :func:`train`, built and jitted but not run (benchmarks compile it ahead of time)."""
-    _check_save(save)
+    checked_save(save)
     steps = integer(steps, "steps", lo=0, fix="e.g. steps = 2000")
     save_steps = [int(s) for s in save.times(steps, integer=True)] if save.fns else []
     seg = np.diff([0] + save_steps).astype(np.int32)
@@ -310,7 +301,7 @@ def train_net(net: Net, params0, data, *, loss: str = "mean", schedule=(), save:
     call per recorded loss; for a GPU): depth-2 networks (a ReLU network with one hidden layer, or
     a GDLN whose pathways each run input → node → output), without a schedule, recording only the
     loss curve; options ``lr``, ``steps``, ``check``."""
-    _check_save(save)
+    checked_save(save)
     if fused:
         return _train_fused(net, schedule, params0, data, loss, save, options)
     pk = pack_net(net, schedule) if pack else None

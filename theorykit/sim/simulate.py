@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..net.layout import DTYPES, Net, as_dtype, net_apply, unit_activity
-from ..record import SaveAt, Trajectory
+from ..record import SaveAt, Trajectory, checked_save
 from .engine import train_net
 from ..errors import SpecError
 from ..theory.derivation import Derivation, checked_value
@@ -274,9 +274,8 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
     if values is not None and not isinstance(values, Mapping):
         raise SpecError("values", f"needs a dict name → value, got {type(values).__name__}",
                         "e.g. values={'Delta': 0.5}")
-    if save is not None and not isinstance(save, SaveAt):
-        raise SpecError("save", f"needs a SaveAt, got {type(save).__name__}",
-                        "e.g. save=SaveAt(ts=[0, 100], fns={...}) (theorykit.record.SaveAt)")
+    if save is not None:
+        checked_save(save)
     for k, v in (values or {}).items() if isinstance(source, (GDLNSpec, GraphSpec)) else ():
         checked_value(source.task, k, v)   # as predict_loss checks them: a symbol of the task, a number, its assumptions
     if isinstance(source, tuple) and len(source) == 2:

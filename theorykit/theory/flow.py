@@ -27,7 +27,7 @@ import numpy as np
 
 from . import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
-from ..record import SaveAt, Trajectory
+from ..record import SaveAt, Trajectory, checked_save
 from ..net.layout import as_dtype
 
 # A persistent compilation cache, so a new process does not compile a flow again (the race of a
@@ -107,8 +107,7 @@ def integrate(vector_field: Callable, y0, args=None, *, solver, save: SaveAt, t_
     :data:`MAX_FLOW_STEPS` steps of 1/(40·rate) is refused before it starts, with either solver:
     its time scale is out of proportion with its data.
     """
-    if not isinstance(save, SaveAt):
-        raise SpecError("save", f"needs a SaveAt, got {type(save).__name__}", "e.g. save=SaveAt(ts=[0, 1, 2], fns={...})")
+    checked_save(save)
     if save.loss_every != 1:
         raise SpecError("save.loss_every", "a flow records its loss with its other functions, at the recording times",
                         "record fns={\"loss\": ...} at save.ts")
