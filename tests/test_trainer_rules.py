@@ -539,3 +539,18 @@ def test_on_step_reports_the_steps_done_and_leaves_the_run_unchanged():
     with pytest.raises(tk.SpecError) as e:             # the fused kernel takes no callback
         tk.simulate(spec, fused=True, on_step=calls.append, **{**kw, "init": "random"})
     assert e.value.field == "fused"
+
+
+def test_every_rate_takes_its_loss_factor_from_one_place():
+    """tau = 1/η (mean loss) or 1/(Pη) (summed loss), docs/theory.md "Time, step size and loss
+    scale"; the reported loss is the mean loss times 1 or P. Written out by hand for η = 0.05, P = 4:
+    1/0.05 = 20 and 1/(4·0.05) = 5. A third loss name was read as the mean in six places (the
+    spec's tau, the fused kernel, compare, predict, the depth suite); it is refused, naming loss."""
+    from theorykit.errors import SpecError
+    from theorykit.spec.fields import flow_tau, loss_factor
+
+    assert (loss_factor("mean", 4), loss_factor("sum", 4)) == (1, 4)
+    assert flow_tau(0.05, "mean", 4) == pytest.approx(20.0) and flow_tau(0.05, "sum", 4) == pytest.approx(5.0)
+    with pytest.raises(SpecError) as err:
+        loss_factor("abs", 4)
+    assert err.value.field == "loss"

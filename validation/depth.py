@@ -56,7 +56,7 @@ from theorykit.curves import level_error, nan_to_none
 from theorykit.theory.trajectory import deep_mode_rhs
 from theorykit.net.layout import gdln_graph
 from theorykit.errors import SpecError
-from theorykit.spec.fields import loss_name
+from theorykit.spec.fields import loss_factor, loss_name
 from theorykit.io import write_figure
 from theorykit.net.starts import a0_rule, aligned_net_params
 from theorykit.progress import Progress
@@ -130,7 +130,7 @@ def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times, to
     s = np.linalg.svd(Y @ X.T / P, compute_uv=False)
     r = int(np.sum(s > tol * s[0]))
     net = gdln_graph(X.shape[0], Y.shape[0], G, [r] * K, depth=3, shared_first=r)
-    factor = P if loss == "sum" else 1
+    factor = loss_factor(loss, P)
     system = RaceSystem.from_net(net, X, Y, tau=1.0 / (lr * factor), loss_factor=factor)
     return system.solve(times, start=aligned_net_params(net, X, Y, a0, 1, 0), modes=False).loss[0]
 

@@ -210,7 +210,7 @@ class RunCheckpoints:
         """The training loss at every checkpoint: 1/(2P) Σ‖ŷ − y‖² (``"mean"``) or ½ Σ‖ŷ − y‖²."""
         r = self.outputs() - self.Y
         L = 0.5 * np.sum(r * r, axis=(1, 2))
-        return L / self.X.shape[1] if kind == "mean" else L
+        return L if loss_name(kind, "loss", 'use "mean" or "sum", as --loss') == "sum" else L / self.X.shape[1]
 
 
 def _pick(arrays, path, names, ignore_bias):

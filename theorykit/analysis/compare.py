@@ -26,6 +26,7 @@ from ..errors import SpecError
 from ._runs import gdln_outputs_from_start
 from .checkpoints import paired_start, start_a0
 from ..theory.race import RaceSystem
+from ..spec.fields import loss_factor
 from ..spec.graph import GraphSpec
 from ..html import PAGE_CSS, html_escape, img_data_uri
 from ..io import atomic_write_text, counted, new_figure, plot_text, png_bytes, write_json, write_figure
@@ -140,9 +141,9 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None, 
     if progress is not None:
         progress.update(note="found GDLN trained")
     a0 = start_a0(W0, [p.hidden for p in spec.pathways])
-    P = run.X.shape[1]
-    race = RaceSystem.from_spec(spec).solve(t.astype(float), tau=1.0 / (lr * (P if loss == "sum" else 1)), a0=a0,
-                                            loss_factor=P if loss == "sum" else 1, modes=False).loss[0]
+    factor = loss_factor(loss, run.X.shape[1])
+    race = RaceSystem.from_spec(spec).solve(t.astype(float), tau=1.0 / (lr * factor), a0=a0,
+                                            loss_factor=factor, modes=False).loss[0]
     if progress is not None:
         progress.update(note="race integrated")
     return Comparison(run.steps, t, run_loss, np.asarray(gdln_loss), np.asarray(race), spec, a0, lr, loss)

@@ -69,7 +69,7 @@ from ..theory.flow import RK4
 from ..theory.race import RaceSystem
 from ..net.starts import a0_rule
 from ..curves import loss_metrics
-from ..spec.fields import figure_path, integer, short_repr
+from ..spec.fields import figure_path, flow_tau, integer, loss_factor, short_repr
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.task import Task, as_task, no_value_error
@@ -252,7 +252,7 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
         cur_set = s
     if cur:
         groups.append(cur)
-    tau = 1.0 / (training.lr * (task.P if training.loss == "sum" else 1))
+    tau = flow_tau(training.lr, training.loss, task.P)
     dt = tau / race_dt
     rev = max(1, int(dt))
     for grp in groups:
@@ -268,7 +268,7 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
                 masks[b, col[j]] = 1.0
                 a0[b, col[j]] = a
         rf = system.solve(SaveAt(every=rev), t_end=int(steps), tau=tau, a0=a0, masks=masks, solver=RK4(dt),
-                          modes=False, loss_factor=task.P if training.loss == "sum" else 1)
+                          modes=False, loss_factor=loss_factor(training.loss, task.P))
         t = rf.t
         for b, i in enumerate(grp):
             out_L[i] = np.asarray(rf.loss[b], float)
@@ -417,7 +417,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         smallest = min(len(m) for m in members)
         raise SpecError("--max-orbit-size", f"all {n_orb} orbits have more than {max_orbit_size} patterns "
                                             f"(the smallest has {smallest})", f"raise --max-orbit-size to at least {smallest}")
-    tau = 1.0 / (training.lr * (P if training.loss == "sum" else 1))
+    tau = flow_tau(training.lr, training.loss, P)
     # 3. search
     n_fam = 2 ** len(cand) - 1
     method = search

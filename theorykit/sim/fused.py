@@ -39,7 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import SpecError
-from ..spec.fields import integer, loss_name
+from ..spec.fields import integer, loss_factor, loss_name
 from ..net.layout import RESIDUAL_FLOOR, Net
 from ..record import Trajectory, check_finite
 
@@ -250,7 +250,7 @@ def _fused_train(lay: Layout, params0, data, *, lr, steps: int, loss: str = "sum
     M2 = None if lay.M2 is None else _pad(jnp.asarray(lay.M2, dt), (Op, Hp))
     Xp, Yp = _pad(X, (Dp, Pp)), _pad(Y, (Op, Pp))
     W1p, W2p = _pad(W1, (E, Hp, Dp)), _pad(W2, (E, Op, Hp))
-    scale = 1.0 if loss == "sum" else 1.0 / P
+    scale = loss_factor(loss, P) / P          # 1 for a summed loss, 1/P for a mean loss
     eta = float(np.asarray(lr, dtype=float).ravel()[0])
 
     @jax.jit

@@ -25,7 +25,7 @@ from ..errors import SpecError
 from ..io import FIGURE_FORMATS
 
 __all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "path", "figure_path", "table", "no_unknown_keys", "required", "entry", "integer",
-           "real", "choice", "loss_name", "label", "tex_label", "tex_text", "check_real_finite", "check_magnitude",
+           "real", "choice", "loss_name", "loss_factor", "flow_tau", "label", "tex_label", "tex_text", "check_real_finite", "check_magnitude",
            "type_name", "file_field"]
 
 #: smallest magnitude of a non-zero number in the data (inputs, targets, task parameters)
@@ -168,6 +168,18 @@ def loss_name(value, field: str = "loss", fix: str = 'use "mean" or "sum"') -> s
     if not isinstance(value, str) or value not in ("mean", "sum"):
         raise SpecError(field, f"{short_repr(value)} is not \"mean\" or \"sum\"", fix)
     return value
+
+
+def loss_factor(loss: str, P: int) -> int:
+    """The loss over the mean loss (docs/theory.md, "Time, step size and loss scale"): P for a
+    summed loss, 1 for a mean loss. Every rate and reported loss takes its factor from here, so a
+    loss name other than the two is refused, not read as the mean."""
+    return P if loss_name(loss) == "sum" else 1
+
+
+def flow_tau(lr: float, loss: str, P: int) -> float:
+    """The gradient flow's time constant in steps: 1/η for a mean loss, 1/(Pη) for a summed one."""
+    return 1.0 / (lr * loss_factor(loss, P))
 
 
 def label(value, field: str, fix: str) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
-from .fields import NAME_MAX_LEN, integer, label, loss_name, node_label, real, short_repr, type_name
+from .fields import NAME_MAX_LEN, integer, label, flow_tau, loss_factor, loss_name, node_label, real, short_repr, type_name
 from .task import Task
 
 __all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "context_name", "lemma41_gatings",
@@ -163,13 +163,12 @@ class TrainedSpec:
     @property
     def tau(self) -> float:
         """Time constant of the gradient flow in units of steps: 1/η (mean) or 1/(Pη) (sum)."""
-        t = self.training
-        return 1.0 / (t.lr * (self.task.P if t.loss == "sum" else 1))
+        return flow_tau(self.training.lr, self.training.loss, self.task.P)
 
     @property
     def loss_factor(self) -> int:
         """Reported loss / mean-loss: P for a summed loss, 1 for a mean loss."""
-        return self.task.P if self.training.loss == "sum" else 1
+        return loss_factor(self.training.loss, self.task.P)
 
     def _check_training(self) -> Training:
         """The spec's training settings, which must be a :class:`Training` (it checks its own fields)."""
