@@ -7,6 +7,7 @@ Every expected value is worked out by hand in a comment or computed by a second 
 """
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -45,3 +46,58 @@ def test_contexts_from_python_keeps_the_symbols_of_its_scale():
 def test_contexts_with_an_undeclared_symbol_is_still_refused_by_name():
     with pytest.raises(SpecError, match="context_scale"):
         spec_from_dict({"data": {"task": "contexts", "n": 2, "k": 2, "context_scale": "g", "reln": "double"}})
+
+
+# ------------------------------------------------------------------------------------------------
+# A graph with shared edges: predict_loss integrates the graph's own race (RaceSystem.from_graph, the
+# race its notes name), but predict_modes integrated the pathways' private chains, another model, and
+# tk.plot drew those modes as "theory" beside the graph's loss. And each predict_loss rebuilt the race
+# and its aligned start (most of a short flow's time in a REPL).
+# ------------------------------------------------------------------------------------------------
+def _shared_trunk():
+    """One input, one output, one datapoint with target s = 2; a shared edge input → h and two
+    always-on branches h → m_p → output (widths 1 in the race: the rank of Σyx)."""
+    return spec_from_dict({"data": {"inputs": [[1]], "targets": [[2]]},
+                           "training": {"lr": 0.01, "a0": 0.001, "loss": "mean"},
+                           "nodes": [{"name": "h", "width": 4}, {"name": "m0", "width": 4}, {"name": "m1", "width": 4}],
+                           "edges": [{"from": "input", "to": "h"}, {"from": "h", "to": "m0"}, {"from": "h", "to": "m1"},
+                                     {"from": "m0", "to": "output"}, {"from": "m1", "to": "output"}]})
+
+
+def test_graph_modes_follow_the_shared_edge_race_the_loss_follows():
+    """By hand. Scalars: the trunk weight y, each branch's two weights x (equal by symmetry), the map
+    M = 2 x² y, each pathway's strength m = x² y = M/2, mean loss ½(s − M)², τ = 1/lr = 100. The flow
+    τ dy/dt = 2x²(s − M), τ dx/dt = x y (s − M) keeps y² − 2x² constant, and the aligned start
+    (c_e² ∝ pathways through e: y = √2 x) makes it 0, so y = √2 x throughout; then
+    τ dM/dt = 12 x⁴ (s − M) = 3 M^{4/3} (s − M) (the depth-3 mode law of docs/theory.md), i.e.
+    τ dm/dt = 3·2^{1/3} m^{4/3} (s − 2m) from m(0) = a0. Private chains (no shared edge) would give
+    τ dm/dt = 3 m^{4/3} (s − 2m): 0.106 at t = 400 against the shared race's 0.927."""
+    from scipy.integrate import solve_ivp
+
+    der = tk.Derivation(_shared_trunk())
+    ts = np.array([0.0, 200.0, 300.0, 400.0, 450.0])
+    ode = solve_ivp(lambda t, m: [3 * 2 ** (1 / 3) * m[0] ** (4 / 3) * (2 - 2 * m[0]) / 100], (0, 450), [1e-3],
+                    t_eval=ts, method="LSODA", rtol=1e-11, atol=1e-14).y[0]
+    assert ode[3] > 0.9                                     # the shared race has learned by t = 400
+    # the loss to 1e-8 of L(0) = 2 (the flow's rtol is on the weights: relative error grows as L → 0)
+    np.testing.assert_allclose(der.predict_loss(ts), 0.5 * (2 - 2 * ode) ** 2, rtol=1e-6, atol=2e-8)
+    modes = der.predict_modes(ts)
+    assert set(modes) == {"h/m0", "h/m1"}
+    for name in modes:
+        np.testing.assert_allclose(modes[name][:, 0], ode, rtol=1e-6)
+
+
+def test_a_graphs_race_is_built_once_and_answers_as_a_fresh_one(monkeypatch):
+    """The race and its aligned start are built on the first call and reused: the second call at
+    other times builds neither, and gives what a fresh Derivation gives at those times."""
+    import theorykit.theory.race as race_mod
+
+    calls = []
+    real = race_mod.aligned_params
+    monkeypatch.setattr(race_mod, "aligned_params", lambda *a, **k: calls.append(1) or real(*a, **k))
+    der = tk.Derivation(_shared_trunk())
+    der.predict_loss([0.0, 300.0])
+    again = der.predict_loss([0.0, 150.0, 300.0, 450.0])
+    assert calls == [1]
+    fresh = tk.Derivation(_shared_trunk()).predict_loss([0.0, 150.0, 300.0, 450.0])
+    np.testing.assert_allclose(again, fresh, rtol=1e-12, atol=0)

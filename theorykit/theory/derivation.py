@@ -440,10 +440,22 @@ class Derivation:
             if not discrete and not np.isfinite(L).all() and self.task.free_symbols:    # special values: derive there
                 return self._at(values).predict_loss(times)
             return self.spec.loss_factor * L
-        if self.graph is not None and not self.graph.private_chains:
-
-            return RaceSystem.from_graph(self.graph, values).solve(times, modes=False).loss[0]
+        if self._shared_edges:
+            return self._graph_race(values).solve(times, modes=False).loss[0]
         return self.race_system(values, "numeric").solve(times).loss[0]
+
+    @property
+    def _shared_edges(self) -> bool:
+        return self.graph is not None and not self.graph.private_chains
+
+    def _graph_race(self, values: Mapping | None = None):
+        """The race of a graph with shared edges (:meth:`RaceSystem.from_graph`) at the values, built
+        once per values: the race that the notes name, of both :meth:`predict_loss` and :meth:`predict_modes`."""
+        key = tuple(sorted((str(k), str(v)) for k, v in (values or {}).items()))     # strings: "1/2" too
+        cache = self.__dict__.setdefault("_graph_races", {})
+        if key not in cache:
+            cache[key] = RaceSystem.from_graph(self.graph, values)
+        return cache[key]
 
     def _mode_numbers(self, m, vals, digits: int | None = None) -> tuple:
         """(s, d) of a mode at ``vals``: floats, or with ``digits`` SymPy Floats of that precision."""
@@ -477,7 +489,8 @@ class Derivation:
                 cols = [np.asarray(to_jax(a, [t])(times)) * np.ones_like(times) for a in at]
                 out[n] = np.stack(cols, axis=1)
             return out
-        sol = self.race_system(values).solve(times)
+        # a graph with shared edges: its own race (the pathways' private chains would be another model)
+        sol = (self._graph_race(values) if self._shared_edges else self.race_system(values)).solve(times)
         return {n: m[0] for n, m in sol.saved["modes"].items()}
 
     # -- display -------------------------------------------------------------------------------
