@@ -101,3 +101,38 @@ def test_a_graphs_race_is_built_once_and_answers_as_a_fresh_one(monkeypatch):
     assert calls == [1]
     fresh = tk.Derivation(_shared_trunk()).predict_loss([0.0, 150.0, 300.0, 450.0])
     np.testing.assert_allclose(again, fresh, rtol=1e-12, atol=0)
+
+
+# ------------------------------------------------------------------------------------------------
+# Pathways that couple are raced whatever their SVD says, and the race needs numbers only; but a
+# predict_loss(values=...) of a spec with symbols first computed the symbolic modes (for method): 30 s
+# at contexts(4, 3) with a symbolic context scale, minutes at n = 8, where the race itself took 0.1 s.
+# ------------------------------------------------------------------------------------------------
+def _coupled_xor():
+    # the positive-class pathway and an always-on one: both write the one output on datapoints 1, 2
+    return tk.GDLNSpec(tk.xor_margin(), [tk.Pathway("pos", (1, 1, 0, 0)), tk.Pathway("all", (1, 1, 1, 1))],
+                       tk.Training(lr=0.05, a0=1e-3))
+
+
+def test_a_coupled_symbolic_spec_predicts_at_values_without_its_symbolic_modes(monkeypatch):
+    import theorykit.theory.derivation as dmod
+
+    times = [0.0, 40.0, 120.0, 400.0]
+    # second method: the derivation built at the value (numbers from the start)
+    want = tk.Derivation(_coupled_xor(), values={"Delta": 0.5}).predict_loss(times)
+    calls = []
+    real = dmod.exact_svd
+    monkeypatch.setattr(dmod, "exact_svd", lambda *a, **k: calls.append(1) or real(*a, **k))
+    der = tk.Derivation(_coupled_xor())
+    got = der.predict_loss(times, values={"Delta": 0.5})
+    assert calls == []                                  # no symbolic SVD was needed for numbers
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+    assert got[0] > got[-1] > 0
+    # the method, asked for afterwards, is the race reduction, with its reason
+    assert der.method == "race-reduction" and any("couple" in n for n in der.notes)
+
+
+def test_closed_form_asked_of_a_coupled_spec_still_warns_on_predict_loss():
+    der = tk.Derivation(_coupled_xor(), method="closed-form")
+    with pytest.warns(UserWarning, match="closed form not applicable"):
+        der.predict_loss([0.0, 10.0], values={"Delta": 0.5})

@@ -404,7 +404,7 @@ class Derivation:
                             "give integer steps, e.g. np.arange(0, 5001, 50)")
         if discrete:
             self._need_closed_form("discrete prediction")
-        if discrete or self.method == "closed-form":
+        if discrete or (not self._race_decided() and self.method == "closed-form"):
             # numbers only: each mode's s and d at the values, its a(t) in numpy: the closed form, or
             # the discrete recurrence (the symbolic loss is neither built nor simplified)
             # L = [½ tr Σy − Σ s²/2d] + Σ ½ d g² with each mode's gap g = s/d − a: the bracket (what no
@@ -443,6 +443,16 @@ class Derivation:
         if self._shared_edges:
             return self._graph_race(values).solve(times, modes=False).loss[0]
         return self.race_system(values, "numeric").solve(times).loss[0]
+
+    def _race_decided(self) -> bool:
+        """Whether :attr:`method` is the race reduction for a reason that needs no SVD: pathways that
+        couple, or deeper than two layers (:attr:`method` decides the same, after the modes). A
+        numeric loss then needs no modes: with symbols their exact SVD can take minutes, where the
+        race at the values takes a fraction of a second."""
+        if "method" in self.__dict__ or self.requested_method == "closed-form":     # its warning, if any
+            return self.method == "race-reduction"
+        return (self.requested_method == "race-reduction" or bool(self.couplings)
+                or any(p.depth != 2 for p in self.spec.pathways))
 
     @property
     def _shared_edges(self) -> bool:
