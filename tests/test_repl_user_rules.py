@@ -136,3 +136,22 @@ def test_closed_form_asked_of_a_coupled_spec_still_warns_on_predict_loss():
     der = tk.Derivation(_coupled_xor(), method="closed-form")
     with pytest.warns(UserWarning, match="closed form not applicable"):
         der.predict_loss([0.0, 10.0], values={"Delta": 0.5})
+
+
+# ------------------------------------------------------------------------------------------------
+# derive shows no progress (the exact algebra has no steps to count) and said nothing before a
+# derivation of minutes (contexts(4, 3) with a symbolic scale: estimated 22 s, a minute or more under load).
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("seconds, said", [(45.0, True), (2.0, False)])
+def test_derive_says_when_a_long_derivation_will_show_no_progress(tmp_path, capsys, monkeypatch, seconds, said):
+    import theorykit.cli.derive as cli_derive
+    from theorykit.cli import main
+    from theorykit.spec.files import example_path
+    from theorykit.spec.limits import Estimate
+
+    # the estimate is stubbed (a 45 s or a 2 s one), the derivation itself is the quick XoR one
+    monkeypatch.setattr(cli_derive, "derivation_estimate", lambda *a, **k: Estimate("derivation", seconds, 1e6))
+    assert main(["derive", str(example_path("xor_linear.toml")), "--json", str(tmp_path / "o.json")]) == 0
+    err = capsys.readouterr().err
+    assert ("no progress to show" in err and "about 45 s" in err and "Ctrl-C" in err and "--set" in err) == said
+    assert (tmp_path / "o.json").is_file()
