@@ -7,8 +7,10 @@ Measured in fresh processes, each task twice over, on this machine and in this s
   whole command: start-up, checks, derivation, and the loss curve where asked);
 * in one process: the exact derivation (build, modes, method), then ``predict_loss`` cold (the
   first call) and warm (a second call at other times), for the explicit hierarchy tasks with
-  coupled pathways (32 × 4 and 64 × 4: the common pathway and the four 3-context pathways) and
-  for ``examples/contexts_double.toml``.
+  coupled pathways (32 × 4 and 64 × 4: the common pathway and the four 3-context pathways), for
+  ``examples/contexts_double.toml`` and, where the checkout has it, for the graph with shared edges
+  ``examples/section6_paper.toml`` (its warm call is the race of the graph alone: the race and its
+  aligned start are built once).
 
 ``--baseline DIR`` runs the same measurements against another checkout of theorykit (for instance
 ``git worktree add /tmp/old <commit>``) in the same sitting, and prints the ratio old / new beside
@@ -41,6 +43,9 @@ warm_imports()          # lazy first-use imports (sympy.physics.units, ...): sta
 imports = time.perf_counter() - t0
 cases = {"hierarchy 32 x 4": lambda: hierarchy_spec(32, 4), "hierarchy 64 x 4": lambda: hierarchy_spec(64, 4),
          "examples/contexts_double.toml": lambda: load_spec(sys.argv[1])}
+graph = Path(sys.argv[1]).with_name("section6_paper.toml")     # a graph with shared edges (a checkout may lack it)
+if graph.is_file():
+    cases["examples/section6_paper.toml"] = lambda: load_spec(graph)
 out = {"imports": imports, "cases": {}}
 for name, make in cases.items():
     t = time.perf_counter()

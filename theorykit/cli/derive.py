@@ -12,6 +12,10 @@ from ..theory.derivation import Derivation
 from .common import check_outputs, json_text, no_value, note, parse_times, spec_from_args, write_result
 
 
+#: a derivation estimated to take longer than this says so before it starts (it shows no progress)
+LONG_SECONDS = 10.0
+
+
 def run(args):
     limits, spec, values = spec_from_args(args)
     if args.plot is not None:
@@ -22,8 +26,12 @@ def run(args):
     free_left = bool(spec.task.free_symbols - set(values))
     if args.plot and free_left:     # a plot needs numbers: refuse before any work, not draw empty axes
         raise no_value(spec.task.free_symbols - set(values), "--plot", "the loss curve needs a value for {names}")
-    enforce(derivation_estimate(spec, horizon=float(times.max()) if curve else None, symbolic=free_left,
-                                horizon_field="--times" if args.times is not None else "--plot"), limits)
+    est = derivation_estimate(spec, horizon=float(times.max()) if curve else None, symbolic=free_left,
+                              horizon_field="--times" if args.times is not None else "--plot")
+    enforce(est, limits)
+    if est.seconds > LONG_SECONDS:      # the exact algebra (SymPy, flint) has no steps to count: say so instead
+        note(f"estimated derivation {est.summary()}, with no progress to show (exact algebra); Ctrl-C stops it "
+             "and writes nothing" + (" (--set NAME=VALUE derives at numbers, much faster)" if free_left else ""))
     der = Derivation(spec, method=args.method, values=values)
     free = der.task.free_symbols
     out = {"spec": spec.name, "method": der.method, "notes": der.notes, "tau": spec.tau,

@@ -308,7 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file (atomically)")
     b.add_argument("--repl", action="store_true",
                    help="only the REPL speed: start-up, derive with and without --times, and predict_loss cold and "
-                        "warm on coupled 32 x 4 and 64 x 4 hierarchy tasks and examples/contexts_double.toml")
+                        "warm on coupled 32 x 4 and 64 x 4 hierarchy tasks, examples/contexts_double.toml and the graph "
+                        "examples/section6_paper.toml")
     b.add_argument("--baseline", metavar="DIR",
                    help="with --repl: also measure another checkout of theorykit (e.g. a git worktree of an earlier "
                         "commit) in the same sitting, and print old/new ratios")

@@ -423,4 +423,6 @@ def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str 
     Ym = sp.Matrix(rows, P, Y.ravel().tolist())
     meta = {"n": n, "k": k, "common": common if isinstance(common, str) else "matrix",
             "blocks": [b if isinstance(b, str) else "matrix" for b in blocks], "context_scale": str(scale)}
-    return Task(Xm, Ym, {}, "contexts", meta)
+    # the symbols of a symbolic scale or structure (declared in the spec file's [symbols]) are the task's
+    symbols = {s.name: s for s in Xm.free_symbols | Ym.free_symbols}
+    return Task(Xm, Ym, symbols, "contexts", meta)

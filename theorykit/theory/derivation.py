@@ -404,7 +404,7 @@ class Derivation:
                             "give integer steps, e.g. np.arange(0, 5001, 50)")
         if discrete:
             self._need_closed_form("discrete prediction")
-        if discrete or self.method == "closed-form":
+        if discrete or (not self._race_decided() and self.method == "closed-form"):
             # numbers only: each mode's s and d at the values, its a(t) in numpy: the closed form, or
             # the discrete recurrence (the symbolic loss is neither built nor simplified)
             # L = [½ tr Σy − Σ s²/2d] + Σ ½ d g² with each mode's gap g = s/d − a: the bracket (what no
@@ -440,10 +440,32 @@ class Derivation:
             if not discrete and not np.isfinite(L).all() and self.task.free_symbols:    # special values: derive there
                 return self._at(values).predict_loss(times)
             return self.spec.loss_factor * L
-        if self.graph is not None and not self.graph.private_chains:
-
-            return RaceSystem.from_graph(self.graph, values).solve(times, modes=False).loss[0]
+        if self._shared_edges:
+            return self._graph_race(values).solve(times, modes=False).loss[0]
         return self.race_system(values, "numeric").solve(times).loss[0]
+
+    def _race_decided(self) -> bool:
+        """Whether :attr:`method` is the race reduction for a reason that needs no SVD: pathways that
+        couple, or deeper than two layers (:attr:`method` decides the same, after the modes). A
+        numeric loss then needs no modes: with symbols their exact SVD can take minutes, where the
+        race at the values takes a fraction of a second."""
+        if "method" in self.__dict__ or self.requested_method == "closed-form":     # its warning, if any
+            return self.method == "race-reduction"
+        return (self.requested_method == "race-reduction" or bool(self.couplings)
+                or any(p.depth != 2 for p in self.spec.pathways))
+
+    @property
+    def _shared_edges(self) -> bool:
+        return self.graph is not None and not self.graph.private_chains
+
+    def _graph_race(self, values: Mapping | None = None):
+        """The race of a graph with shared edges (:meth:`RaceSystem.from_graph`) at the values, built
+        once per values: the race that the notes name, of both :meth:`predict_loss` and :meth:`predict_modes`."""
+        key = tuple(sorted((str(k), str(v)) for k, v in (values or {}).items()))     # strings: "1/2" too
+        cache = self.__dict__.setdefault("_graph_races", {})
+        if key not in cache:
+            cache[key] = RaceSystem.from_graph(self.graph, values)
+        return cache[key]
 
     def _mode_numbers(self, m, vals, digits: int | None = None) -> tuple:
         """(s, d) of a mode at ``vals``: floats, or with ``digits`` SymPy Floats of that precision."""
@@ -477,7 +499,8 @@ class Derivation:
                 cols = [np.asarray(to_jax(a, [t])(times)) * np.ones_like(times) for a in at]
                 out[n] = np.stack(cols, axis=1)
             return out
-        sol = self.race_system(values).solve(times)
+        # a graph with shared edges: its own race (the pathways' private chains would be another model)
+        sol = (self._graph_race(values) if self._shared_edges else self.race_system(values)).solve(times)
         return {n: m[0] for n, m in sol.saved["modes"].items()}
 
     # -- display -------------------------------------------------------------------------------

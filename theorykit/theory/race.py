@@ -364,7 +364,12 @@ class RaceSystem:
                 if a.ndim:
                     raise SpecError("a0", f"a graph's aligned start takes one strength, got shape {a.shape}",
                                     "pass one number (the mean pathway strength)")
-                start = aligned_params(self.start_graph, float(a), 1, 0, "float64", self.values)
+                # built once per strength (a seeded draw of frames: the same weights every time; a REPL's
+                # repeated predict_loss of a graph spent most of a short flow's time here)
+                cache = self.__dict__.setdefault("_aligned_starts", {})
+                if float(a) not in cache:
+                    cache[float(a)] = aligned_params(self.start_graph, float(a), 1, 0, "float64", self.values)
+                start = cache[float(a)]
             return {k: jnp.asarray(v) for k, v in start.items()}
         K = self.K
         a = np.asarray(a0, float)
