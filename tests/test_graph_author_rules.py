@@ -163,3 +163,41 @@ rows = [1]
         assert sp.simplify(der.modes["s/n"].singular_values[0] - s_n) == 0
     assert from_toml == from_json == from_python
 
+
+def _scheduled(tmp_path):
+    """One chain input -> h -> output whose only group starts at step 3: a simulation keeps L(0) for
+    three steps, while every edge trains from step 0 in the derivation (docs/graphs.md, Schedules)."""
+    path = tmp_path / "staged.toml"
+    path.write_text('[data]\ninputs = [[1, 0], [0, 1]]\ntargets = [[1, 0], [0, 2]]\n'
+                    '[[nodes]]\nname = "h"\nwidth = 2\n'
+                    '[[edges]]\nfrom = "input"\nto = "h"\n[[edges]]\nfrom = "h"\nto = "output"\n'
+                    '[[schedule]]\nname = "late"\nedges = ["input->h", "h->output"]\nstart = 3\n'
+                    '[training]\nlr = 0.1\nsteps = 6\n')
+    return path
+
+
+def test_a_derivation_of_a_scheduled_graph_says_it_leaves_the_schedule_out(tmp_path):
+    """The derivation has no schedule in it: its notes said nothing of one, and simulate --compare
+    reported the staged run's distance from the joint theory as its error, silently (0.47 of L(0)
+    for examples/section6_paper.toml at 3000 steps). The same graph without its schedule has no
+    such note."""
+    path = _scheduled(tmp_path)
+    spec = tk.load_spec(path)
+    assert any("[[schedule]]" in n for n in tk.Derivation(spec).notes)
+    from dataclasses import replace
+    assert not any("[[schedule]]" in n for n in tk.Derivation(replace(spec, schedule=())).notes)
+
+
+def test_simulate_compare_of_a_scheduled_graph_says_so(tmp_path, capsys):
+    from theorykit.cli import main
+
+    path = _scheduled(tmp_path)
+    out = tmp_path / "run.json"
+    assert main(["simulate", str(path), "--compare", "--seeds", "1", "--no-progress", "--json", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "--compare" in err and "[[schedule]]" in err
+    run = json.loads(out.read_text())
+    # the group starts at step 3: the simulated loss holds L(0) = ½·(1 + 4)/2 = 5/4 (less the a0 start) until
+    # then, while the joint theory has already moved at step 1 (lr 0.1 on a depth-2 chain)
+    assert run["loss"]["mean"][0] == run["loss"]["mean"][3]
+    assert run["theory"]["value"][3] < run["theory"]["value"][0]

@@ -93,6 +93,9 @@ def run(args):
            "loss": {"t": times, "mean": sim.mean[idx], "std": sim.std[idx]}}
     if args.compare:
         der = der or Derivation(spec, values=values)
+        if getattr(spec, "schedule", ()):
+            note("--compare: the theory leaves out the spec's [[schedule]] (it is every edge training from step 0 "
+                 "on the targets), so the simulation of the schedule may differ from it by more than the step size")
         pred = der.predict_loss(times)
         out["theory"] = {"method": der.method, "value": pred,
                          "max_abs_error_over_initial_loss": float(np.max(np.abs(sim.mean[idx] - pred)) / sim.mean[0])}

@@ -102,6 +102,9 @@ class Derivation:
             self.notes.append("pathways share edges " + ", ".join(sorted(self.graph.shared_edges())) +
                               ": no closed form; the race reduction with shared edges (theorykit.theory.race.RaceSystem.from_graph) "
                               "is integrated from aligned, balanced weights of strength a0")
+        if self.graph is not None and self.graph.schedule:
+            self.notes.append("the derivation leaves out the [[schedule]]: it is every edge training from step 0 on "
+                              "the targets, whatever the groups' start and fit (a simulation trains the schedule)")
 
     def _values_text(self) -> str:
         return ", ".join(f"{k} = {v}" for k, v in self._fixed.items())
