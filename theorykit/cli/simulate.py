@@ -93,6 +93,11 @@ def run(args):
            "loss": {"t": times, "mean": sim.mean[idx], "std": sim.std[idx]}}
     if args.compare:
         der = der or Derivation(spec, values=values)
+        if init_name != "aligned":
+            note(f"--compare: the theory starts from aligned weights of strength training.a0 = {spec.training.a0:g}; "
+                 f"this run starts from {'random' if init_name == 'random' else init_name} weights, which follow it "
+                 "only from the effective a0 of their start (docs/theory.md#a0-rule: theorykit.net.starts.a0_rule); "
+                 "set training.a0 to that to compare")
         if getattr(spec, "schedule", ()):
             note("--compare: the theory leaves out the spec's [[schedule]] (it is every edge training from step 0 "
                  "on the targets), so the simulation of the schedule may differ from it by more than the step size")
