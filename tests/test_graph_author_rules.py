@@ -5,7 +5,7 @@ as JSON and in Python.
 
 docs/graphs.md: "A pathway is a path from input to output. [...] its name is the list of its
 hidden nodes (``h1/m4``)", and every check of a graph spec names its own field (``nodes[2]``,
-``edges[5]``). A graph file has no ``[[pathways]]``, so an error naming ``pathways[1].name`` points
+``edges[3].from``). A graph file has no ``[[pathways]]``, so an error naming ``pathways[1].name`` points
 at nothing the author wrote. Expected values are derived by hand in the comments.
 """
 from __future__ import annotations
