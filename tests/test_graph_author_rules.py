@@ -271,3 +271,27 @@ def test_simulate_compare_from_a_random_start_says_which_a0_the_theory_has(tmp_p
     assert main(["simulate", str(path), "--compare", "--steps", "2", "--seeds", "1", "--no-progress",
                  "--json", str(tmp_path / "r.json"), *extra]) == 0
     assert ("training.a0" in capsys.readouterr().err) == noted
+
+
+def test_a_graph_too_wide_to_simulate_names_the_wide_node_not_the_seeds():
+    """docs/specs.md: an error over the limits "names the field that drives the cost and says how far to
+    lower it". docs/graphs.md's shared-trunk graph with its branch nodes 10^8 wide: memory goes as the
+    edges trunk -> left and trunk -> right (10^8 × 8 each), the seeds only multiply it. The error named
+    --seeds (4, the default, which the author never gave) since a graph's parts (nodes[i].width, edges[i])
+    were not measured against an ordinary width as pathways[i].hidden is; it names the node's width now.
+    The same with the trunk 10^12 wide: the widest part is edges[0], input -> trunk."""
+    from theorykit.spec import limits as L
+
+    def doc(trunk, branch):
+        return {"data": {"inputs": [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]], "targets": [[1, 1, 0, 0], [0, 0, 1, 1]]},
+                "nodes": [{"name": "trunk", "width": trunk}, {"name": "left", "width": branch, "active": [1, 1, 0, 0]},
+                          {"name": "right", "width": branch, "active": [0, 0, 1, 1]}],
+                "edges": [{"from": "input", "to": "trunk"}, {"from": "trunk", "to": "left"},
+                          {"from": "trunk", "to": "right"}, {"from": "left", "to": "output", "rows": [0]},
+                          {"from": "right", "to": "output", "rows": [1]}]}
+
+    limits = L.Limits(max_bytes=1e9, max_seconds=1e30)
+    for (trunk, branch), field in (((8, 10 ** 8), "nodes[1].width"), ((10 ** 12, 4), "edges[0]")):
+        est = L.simulation_estimate(spec_from_dict(doc(trunk, branch)), steps=10, seeds=4)
+        e = _err(lambda: L.enforce(est, limits))
+        assert e.field == field, e
