@@ -295,3 +295,18 @@ def test_a_graph_too_wide_to_simulate_names_the_wide_node_not_the_seeds():
         est = L.simulation_estimate(spec_from_dict(doc(trunk, branch)), steps=10, seeds=4)
         e = _err(lambda: L.enforce(est, limits))
         assert e.field == field, e
+
+
+@pytest.mark.parametrize("steps,noted", [(3, True), (4, False)])
+def test_a_group_that_starts_after_the_run_is_noted(tmp_path, capsys, steps, noted):
+    """The group of _scheduled starts at step 3 ("start: first step at which they train", docs/graphs.md):
+    a run of 3 steps makes updates 0, 1, 2 only, so nothing trains and the loss stays at L(0) throughout,
+    and nothing said why. Such a run is now noted; a run of 4 steps trains the group at its last step."""
+    from theorykit.cli import main
+
+    out = tmp_path / "r.json"
+    assert main(["simulate", str(_scheduled(tmp_path)), "--steps", str(steps), "--seeds", "1", "--no-progress",
+                 "--json", str(out)]) == 0
+    assert ("schedule[0] ('late') starts at step 3" in capsys.readouterr().err) == noted
+    mean = json.loads(out.read_text())["loss"]["mean"]
+    assert (mean[-1] == mean[0]) == noted

@@ -61,6 +61,11 @@ def run(args):
         figure_path(args.plot, "--plot")
     check_outputs(("--plot", args.plot), ("--json", args.json),
                   inputs=[("spec", args.spec), ("--init-weights", args.init_weights)], stdout=("--json",))
+    if args.network == "gdln":      # updates are steps 0 .. steps - 1: a group from step `steps` on never trains
+        for i, g in enumerate(getattr(spec, "schedule", ())):
+            if g.start >= steps:
+                note(f"schedule[{i}] ({g.name!r}) starts at step {g.start}, but this run makes {steps} steps: "
+                     "its edges do not train in it (lower its start, or pass --steps past it)")
     need_der = (args.network == "gdln" and args.init == "aligned") or args.compare
     enforce(sim_estimate(args, spec, steps, seeds, need_der), limits)
     t0 = time.time()
