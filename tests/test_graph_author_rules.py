@@ -310,3 +310,13 @@ def test_a_group_that_starts_after_the_run_is_noted(tmp_path, capsys, steps, not
     assert ("schedule[0] ('late') starts at step 3" in capsys.readouterr().err) == noted
     mean = json.loads(out.read_text())["loss"]["mean"]
     assert (mean[-1] == mean[0]) == noted
+
+
+def test_a_node_narrower_than_its_modes_is_told_to_raise_its_width():
+    """One node h of width 1 on X = I, Y = diag(1, 2): Σyx = diag(1, 2)/2 has two modes, more than the one
+    unit. The derivation's note said "raise nodes[0].hidden to 2"; a graph node has a width, not a hidden."""
+    g = GraphSpec(T, (Node("h", 1),), (Edge("input", "h"), Edge("h", "output")))
+    with pytest.warns(UserWarning, match=r"raise nodes\[0\]\.width to 2"):
+        der = tk.Derivation(g)
+        der.modes
+    assert not any("nodes[0].hidden" in n for n in der.notes)

@@ -181,7 +181,8 @@ class Derivation:
             if width < len(modes):
                 msg = (f"pathway {name!r} has {width} hidden unit(s), fewer than the {len(modes)} modes of its Σyx: "
                        f"the derivation gives every mode a unit, so it predicts more learning than a width-{width} "
-                       f"network can do (raise {self._pathway_field(i)}.hidden to {len(modes)})")
+                       f"network can do (raise {self._pathway_field(i)}.{'hidden' if self.graph is None else 'width'} "
+                       f"to {len(modes)})")
                 self.notes.append(msg)
                 warnings.warn(msg, stacklevel=3)
         return ExprsByName(out)
