@@ -61,6 +61,11 @@ def run(args):
         figure_path(args.plot, "--plot")
     check_outputs(("--plot", args.plot), ("--json", args.json),
                   inputs=[("spec", args.spec), ("--init-weights", args.init_weights)], stdout=("--json",))
+    if args.network == "gdln":      # updates are steps 0 .. steps - 1: a group from step `steps` on never trains
+        for i, g in enumerate(getattr(spec, "schedule", ())):
+            if g.start >= steps:
+                note(f"schedule[{i}] ({g.name!r}) starts at step {g.start}, but this run makes {steps} steps: "
+                     "its edges do not train in it (lower its start, or pass --steps past it)")
     need_der = (args.network == "gdln" and args.init == "aligned") or args.compare
     enforce(sim_estimate(args, spec, steps, seeds, need_der), limits)
     t0 = time.time()
@@ -93,6 +98,14 @@ def run(args):
            "loss": {"t": times, "mean": sim.mean[idx], "std": sim.std[idx]}}
     if args.compare:
         der = der or Derivation(spec, values=values)
+        if init_name != "aligned":
+            note(f"--compare: the theory starts from aligned weights of strength training.a0 = {spec.training.a0:g}; "
+                 f"this run starts from {'random' if init_name == 'random' else init_name} weights, which follow it "
+                 "only from the effective a0 of their start (docs/theory.md#a0-rule: theorykit.net.starts.a0_rule); "
+                 "set training.a0 to that to compare")
+        if getattr(spec, "schedule", ()):
+            note("--compare: the theory leaves out the spec's [[schedule]] (it is every edge training from step 0 "
+                 "on the targets), so the simulation of the schedule may differ from it by more than the step size")
         pred = der.predict_loss(times)
         out["theory"] = {"method": der.method, "value": pred,
                          "max_abs_error_over_initial_loss": float(np.max(np.abs(sim.mean[idx] - pred)) / sim.mean[0])}

@@ -137,7 +137,11 @@ def parse_toml(raw: bytes, path) -> dict:
     try:
         return tomllib.loads(raw.decode("utf-8"), parse_float=_toml_float)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SpecError("spec", f"{path} is not valid TOML: {exc}", "check the file's syntax") from None
+        fix = "check the file's syntax"
+        if str(path).lower().endswith(".json"):     # the same tables in JSON: spec_from_dict reads them
+            fix = ("a spec file is TOML (docs/specs.md); the same tables as JSON load in Python: "
+                   "theorykit.spec_from_dict(json.load(open(path)))")
+        raise SpecError("spec", f"{path} is not valid TOML: {exc}", fix) from None
     except RecursionError:
         raise SpecError("spec", f"{path} is nested too deeply to read", "flatten its arrays and tables") from None
 

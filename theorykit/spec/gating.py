@@ -213,16 +213,21 @@ class GDLNSpec(TrainedSpec):
             j = next(i for i, n in enumerate(names) if n in names[:i])
             raise SpecError(f"pathways[{j}].name", f"pathway names repeat: {names}", "give each pathway its own name")
         checked = [p.resolve(self.task, f"pathways[{i}]") for i, p in enumerate(paths)]
+        self._check_chain_names(checked)
+        object.__setattr__(self, "pathways", tuple(checked))
+        self._check_training()
+
+    def _check_chain_names(self, checked) -> None:
+        """The pathways are built as chains (:func:`theorykit.spec.graph.graph_from_pathways`): the inner
+        layers of a deep pathway p are nodes p_2, ..., p_{L-1}, so no other pathway may bear those names."""
         owner = {p.name: i for i, p in enumerate(checked)}
-        for i, p in enumerate(checked):   # the inner layers of a deep chain are nodes p_2, ..., p_{L-1}
+        for i, p in enumerate(checked):
             for j, inner in enumerate(chain_node_names(p)[1:], start=2):
                 if inner in owner:
                     raise SpecError(f"pathways[{owner[inner]}].name",
                                     f"{inner!r} is also the name of hidden layer {j} of pathways[{i}] "
                                     f"({p.name!r}, depth {p.depth})", "rename one of the two pathways")
                 owner[inner] = i
-        object.__setattr__(self, "pathways", tuple(checked))
-        self._check_training()
 
     @property
     def hidden_total(self) -> int:

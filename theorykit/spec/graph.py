@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from ..errors import SpecError
-from .fields import entry, integer, label, node_label, short_repr
+from .fields import NAME_MAX_LEN, entry, integer, label, node_label, short_repr
 from .gating import (GDLNSpec, Pathway, TrainedSpec, Training, chain_node_names, check_gates, check_indices,
                      positive_int)
 from .task import Task
@@ -37,6 +37,8 @@ __all__ = ["Node", "Edge", "Group", "GraphSpec", "graph_from_pathways", "edge_ke
 INPUT, OUTPUT = "input", "output"
 #: most paths from input to output a graph may have (each is a pathway of the derivation)
 MAX_PATHS = 10_000
+#: most weight layers on one path (a pathway has depth 2 or 3: theorykit.spec.gating.Pathway)
+MAX_DEPTH = 3
 #: keys each table of a graph spec admits (docs/specs.md lists each one)
 NODE_KEYS = ("name", "width", "active")
 EDGE_KEYS = ("from", "to", "active", "init_scale", "rows")
@@ -243,6 +245,39 @@ class GraphSpec(TrainedSpec):
                                 "connect it (an edge in and an edge out) or remove it")
         # every edge is then on a path too: its source is reached from input, and its end reaches output
 
+    def _check_paths(self):
+        """Each path is a pathway of the derivation (:meth:`as_pathway_spec`): at most MAX_DEPTH weight
+        layers, and a name (its hidden nodes joined by "/") of at most NAME_MAX_LEN characters that no
+        other path has. Each error names the graph's own field (a graph has no pathways[i] to name).
+        The graph itself (its net, a simulation from random or given weights) has no such limits."""
+        index = {e.key: i for i, e in enumerate(self.edges)}
+        seen = {}
+        for gp in self.pathways:
+            hidden = self.nodes_of(gp.edges)
+            route = " -> ".join([INPUT, *hidden, OUTPUT])
+            if len(gp.edges) > MAX_DEPTH:
+                k = gp.edges[MAX_DEPTH - 1]         # the edge into the third hidden node
+                raise SpecError(f"edges[{index[k]}]",
+                                f"edge {k} makes the path {route} {len(gp.edges)} weight layers deep; the derivation "
+                                f"and the size checks take pathways of at most {MAX_DEPTH} (two hidden nodes)",
+                                "route every path from input to output through at most two hidden nodes")
+            if len(gp.name) > NAME_MAX_LEN:
+                longest = max(hidden, key=len)
+                raise SpecError(f"{self.node_field(longest)}.name",
+                                f"the path {route} is named {gp.name!r} (its hidden nodes joined by '/'): "
+                                f"{len(gp.name)} characters, more than {NAME_MAX_LEN}",
+                                "shorten the names of the nodes on it")
+            other = seen.get(gp.name)
+            if other is not None:   # two paths join to one name only through a "/" in a node's name
+                slashed = next((h for h in (*other, *hidden) if "/" in h), None)
+                field_name = f"{self.node_field(slashed)}.name" if slashed is not None else "nodes"
+                raise SpecError(field_name,
+                                f"the paths {' -> '.join([INPUT, *other, OUTPUT])} and {route} are both named "
+                                f"{gp.name!r} (pathway names join the hidden nodes with '/')",
+                                f"drop the '/' from the node name {slashed!r}" if slashed is not None
+                                else "give each path its own name")
+            seen[gp.name] = hidden
+
     @staticmethod
     def nodes_of(keys) -> list:
         """The hidden nodes a path (its edge keys, in order) passes through."""
@@ -319,14 +354,16 @@ class GraphSpec(TrainedSpec):
         """The pathway form (one :class:`~theorykit.spec.gating.Pathway` per path). Exact for the
         derivation whenever the pathways share no edge; with shared edges it is the list of
         pathways whose coupling :mod:`theorykit.theory.flow` integrates."""
-        return GDLNSpec(self.task, tuple(gp.pathway for gp in self.pathways), self.training, self.name)
+        self._check_paths()
+        return _GraphPathways(self.task, tuple(gp.pathway for gp in self.pathways), self.training, self.name)
 
     def size_view(self) -> GDLNSpec:
         """The pathway form with each pathway's ``hidden`` the widest node on it: what the size
         checks of :mod:`theorykit.spec.limits` estimate (an upper bound for the graph's cost)."""
+        self._check_paths()
         pws = tuple(replace(gp.pathway, hidden=max(map(self.width, self.nodes_of(gp.edges))))
                     for gp in self.pathways)
-        return GDLNSpec(self.task, pws, self.training, self.name)
+        return _GraphPathways(self.task, pws, self.training, self.name)
 
     def edge_init_scales(self, default: float) -> dict:
         return {e.key: (e.init_scale if e.init_scale is not None else default) for e in self.edges}
@@ -367,6 +404,15 @@ class GraphSpec(TrainedSpec):
             if missing:             # (so some group writes to the output: every path ends in an output edge)
                 raise SpecError("schedule", f"edges in no group: {missing}", "add each edge to a group")
         return out
+
+
+class _GraphPathways(GDLNSpec):
+    """The pathway form of a graph (:meth:`GraphSpec.as_pathway_spec`). Its pathways are the graph's
+    own paths, not chains to be built, so their names need leave no room for chain layers ``q_2``:
+    a graph may have nodes ``y`` and ``y_2``, and paths ``x/y`` and ``x/y_2``."""
+
+    def _check_chain_names(self, checked) -> None:
+        pass
 
 
 def _check_items(items, cls, field_name: str, example: str) -> None:

@@ -381,7 +381,13 @@ def _candidates(est: Estimate, key: int):
 
 
 def _kind(fld):
-    return "steps" if "steps" in fld else "seeds" if "seeds" in fld else "hidden" if "hidden" in fld else None
+    """The ordinary size a field's value is measured against: a graph's parts (``nodes[i].width``,
+    ``edges[i]``, valued by a width or the rows an edge reads or writes) are widths like a pathway's."""
+    if "steps" in fld:
+        return "steps"
+    if "seeds" in fld:
+        return "seeds"
+    return "hidden" if "hidden" in fld or fld.endswith(".width") or fld.startswith("edges[") else None
 
 
 def _pick(est: Estimate, key: int, limit: float):
@@ -408,6 +414,9 @@ def _pick(est: Estimate, key: int, limit: float):
         return fld, f"lower {fld} from {value} to at most {target}"
     if fld.startswith("pathways[") and not fld.endswith("hidden"):
         return fld, f"make {fld} smaller (fewer input and output rows), or use fewer datapoints"
+    if fld.startswith("edges["):
+        return fld, (f"narrow the hidden node at the end of {fld} (or have it read or write fewer rows), "
+                     "or lower the sizes it multiplies: seeds, steps, datapoints")
     return fld, f"lower {fld} (and the sizes it multiplies: seeds, steps, widths, datapoints)"
 
 

@@ -102,6 +102,9 @@ class Derivation:
             self.notes.append("pathways share edges " + ", ".join(sorted(self.graph.shared_edges())) +
                               ": no closed form; the race reduction with shared edges (theorykit.theory.race.RaceSystem.from_graph) "
                               "is integrated from aligned, balanced weights of strength a0")
+        if self.graph is not None and self.graph.schedule:
+            self.notes.append("the derivation leaves out the [[schedule]]: it is every edge training from step 0 on "
+                              "the targets, whatever the groups' start and fit (a simulation trains the schedule)")
 
     def _values_text(self) -> str:
         return ", ".join(f"{k} = {v}" for k, v in self._fixed.items())
@@ -178,7 +181,8 @@ class Derivation:
             if width < len(modes):
                 msg = (f"pathway {name!r} has {width} hidden unit(s), fewer than the {len(modes)} modes of its Σyx: "
                        f"the derivation gives every mode a unit, so it predicts more learning than a width-{width} "
-                       f"network can do (raise {self._pathway_field(i)}.hidden to {len(modes)})")
+                       f"network can do (raise {self._pathway_field(i)}.{'hidden' if self.graph is None else 'width'} "
+                       f"to {len(modes)})")
                 self.notes.append(msg)
                 warnings.warn(msg, stacklevel=3)
         return ExprsByName(out)
