@@ -1,0 +1,40 @@
+"""Rules from a referee's audit of the claims and the tests: the numbers README.md and docs/*.md quote,
+rerun on the shared 2-core CPU, and the tests read for ones that cannot fail (each checker here was
+broken by hand first, and the existing tests still passed).
+
+Every expected value is worked out by hand in the test's docstring or comments, never pasted from a
+run of the code under test. Tiny inputs: each test runs in well under a second.
+"""
+import sympy as sp
+
+from theorykit.theory import lemmas
+
+
+def _stood_in(monkeypatch, lam_a, lam_b):
+    """exact_squared_singular_values answers ``lam_a`` for the 3 × 3 matrix A and ``lam_b`` for its
+    2 × 2 submatrix B, so the comparison itself is what is tested."""
+    monkeypatch.setattr(lemmas, "exact_squared_singular_values",
+                        lambda M: list(lam_a) if sp.Matrix(M).shape == (3, 3) else list(lam_b))
+
+
+def test_exact_interlacing_says_false_when_either_bound_fails(monkeypatch):
+    """interlacing_holds_exact decides σ_i(A)² ≥ σ_i(B)² ≥ σ_{i+r+c}(A)² exactly; it used to be checked
+    only on matrices where the statement is true, so a checker answering True always (or dropping the
+    lower bound) passed every test, and the lemmas suite's "1 000 exact cases, no violation" could
+    not have found one.
+
+    By hand: A = diag(3, 2, 1) without row 0 and column 1 (r = c = 1) is B = [[0, 0], [0, 1]], so
+    σ(A)² = (9, 4, 1), σ(B)² = (1, 0); the upper bounds are σ_1(A)², σ_2(A)² = 9, 4 and the lower ones
+    σ_3(A)², σ_4(A)² = 1, 0 (zero beyond min(m, n)). Equality at either bound holds; a value 10⁻⁴⁰
+    beyond either bound (no float can see it: 9 + 10⁻⁴⁰ == 9.0) does not."""
+    A = sp.diag(3, 2, 1)
+    assert lemmas.interlacing_holds_exact(A, [0], [1]) is True            # the true values (1, 0)
+    tiny = sp.Rational(1, 10 ** 40)
+    for lam_b, holds in (([1, 0], True),              # equality at the lower bound σ_3(A)² = 1
+                         ([9, 0], True),              # equality at the upper bound σ_1(A)² = 9
+                         ([4, 4], True),              # σ_2(B)² = σ_2(A)² = 4, above σ_4(A)² = 0
+                         ([9 + tiny, 0], False),      # above the upper bound σ_1(A)²
+                         ([1 - tiny, 0], False),      # below the lower bound σ_3(A)²
+                         ([4, 4 + tiny], False)):     # σ_2(B)² above σ_2(A)²
+        _stood_in(monkeypatch, [9, 4, 1], [sp.sympify(v) for v in lam_b])
+        assert lemmas.interlacing_holds_exact(A, [0], [1]) is holds, lam_b
