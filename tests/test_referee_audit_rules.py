@@ -5,8 +5,11 @@ broken by hand first, and the existing tests still passed).
 Every expected value is worked out by hand in the test's docstring or comments, never pasted from a
 run of the code under test. Tiny inputs: each test runs in well under a second.
 """
+import math
+
 import sympy as sp
 
+import theorykit as tk
 from theorykit.theory import lemmas
 
 
@@ -38,3 +41,25 @@ def test_exact_interlacing_says_false_when_either_bound_fails(monkeypatch):
                          ([4, 4 + tiny], False)):     # σ_2(B)² above σ_2(A)²
         _stood_in(monkeypatch, [9, 4, 1], [sp.sympify(v) for v in lam_b])
         assert lemmas.interlacing_holds_exact(A, [0], [1]) is holds, lam_b
+
+
+def test_predicted_reln_switches_at_delta_star_itself():
+    """docs/predict.md and the README say the prediction switches from the XoR ReLN to the linear ReLN
+    at Δ* (the page quoted a bracket of width 4·10⁻⁵ from an earlier bisection). By hand it switches
+    at Δ* exactly, so a bracket of 2·10⁻⁶ must hold:
+
+    examples/predict/xor_data.toml (H = 128, init std 0.01, mean loss over P = 4): the single-point
+    pathway has s_x = √(2+Δ²)/4, d_x = (2+Δ²)/4 and 32 units, a0_x = 0.01²·32/2; the same-label pair has
+    s_l = Δ/2, d_l = Δ²/2 and 64 units, a0_l = 2 a0_x. At Δ*² = 2/3: s_x = s_l = √(2/3)/2, d_x = 2/3 =
+    2 d_l, so u = d·a obeys the same τ du/dt = 2u(s − u) from the same d·a0, and each family's loss
+    falls by Σ_modes (s u − u²/2)/d with Σ 1/d = 4·(3/2) = 2·3 = 6 for both: identical loss curves,
+    equal areas. Below Δ* the four points' s is larger (faster), above it the pairs'."""
+    task, training = tk.load_task("examples/predict/xor_data.toml")
+    dstar = math.sqrt(2 / 3)
+    pathways, area_of = {}, {}
+    for label, delta in (("below", dstar * (1 - 1e-6)), ("at", dstar), ("above", dstar * (1 + 1e-6))):
+        pred = tk.predict_reln(task.subs({"Delta": delta}), hidden=128, training=training)
+        pathways[label] = len(pred.gates)
+        area_of[label] = {len(pred.gates): pred.area, **{r["pathways"]: r["area"] for r in pred.runners_up}}
+    assert (pathways["below"], pathways["above"]) == (4, 2)
+    assert math.isclose(area_of["at"][4], area_of["at"][2], rel_tol=1e-9)
