@@ -7,6 +7,7 @@ run of the code under test. Tiny inputs: each test runs in well under a second.
 """
 import math
 
+import numpy as np
 import sympy as sp
 
 import theorykit as tk
@@ -63,3 +64,33 @@ def test_predicted_reln_switches_at_delta_star_itself():
         area_of[label] = {len(pred.gates): pred.area, **{r["pathways"]: r["area"] for r in pred.runners_up}}
     assert (pathways["below"], pathways["above"]) == (4, 2)
     assert math.isclose(area_of["at"][4], area_of["at"][2], rel_tol=1e-9)
+
+
+def test_stronger_reading_says_true_for_context_only_and_single_datapoint_units():
+    """stronger_reading_holds (the paper's informal Lemma 4.1: a unit "gates on context alone or on a
+    single datapoint") was only ever asked about patterns outside the reading, so ``return False``
+    (or counting item-only units in) passed every test. docs/lemmas.md: dead, always-on and
+    context-only patterns and single-datapoint ones are in; item-only and other staircases are out.
+
+    Hand cases on 8 items × 3 contexts, then a count by hand on 3 × 2 over every realisable pattern
+    (enumerated by realisable_gate_patterns, B_3^(−2) = 46 of them): context-only 2² = 4 (dead and
+    always-on among them), single-datapoint 3·2 = 6, so the reading holds for 10; item-only
+    2³ − 2 = 6 and the other 30 staircases are out."""
+    n, k = 8, 3
+    cases = {"dead": np.zeros((n, k), bool), "always-on": np.ones((n, k), bool)}
+    cases["context-only"] = np.zeros((n, k), bool)
+    cases["context-only"][:, 1] = True                       # on in context 2, for every item
+    cases["single-datapoint"] = np.zeros((n, k), bool)
+    cases["single-datapoint"][2, 0] = True                   # item 3 in context 1 only
+    cases["item-only"] = np.zeros((n, k), bool)
+    cases["item-only"][0, :] = True                          # item 1 in every context
+    cases["other-staircase"] = np.zeros((n, k), bool)
+    cases["other-staircase"][:, 2] = cases["other-staircase"][7, :] = True    # context 3 OR item 8
+    holds = {"dead": True, "always-on": True, "context-only": True, "single-datapoint": True,
+             "item-only": False, "other-staircase": False}
+    for name, G in cases.items():
+        assert lemmas.classify_context_gating(G, n, k) == name
+        assert lemmas.stronger_reading_holds(G, n, k) is holds[name], name
+    patterns = [np.frombuffer(b, bool).reshape(3, 2) for b in lemmas.realisable_gate_patterns(3, 2)]
+    assert len(patterns) == 46
+    assert sum(lemmas.stronger_reading_holds(G, 3, 2) for G in patterns) == 4 + 6
