@@ -165,3 +165,17 @@ def test_a_validation_prints_in_one_line_and_counts_networks_in_words():
     text = repr(val)
     assert "\n" not in text and len(text) < 300 and text.startswith("Validation(1 ReLU network: RMS gap 0.0100")
     assert val.text().splitlines()[0] == "validation (1 ReLU network):"
+
+
+def test_runner_up_families_carry_their_gate_patterns():
+    # XoR at Δ = 1/2 (docs/predict.md): two consistent orbits, the four single-datapoint patterns and
+    # the two label pairs (datapoints 1, 2 have y = 1 and 3, 4 have y = −1: 1100 and 0011). Below Δ* the
+    # singles win; the runner-ups are both orbits together (6 pathways) and the pairs alone. A runner-up
+    # named only its orbits, and an orbit shows one of its patterns, so its pathways could not be had.
+    tr = Training(lr=0.05, loss="mean", init_std=0.01, steps=300)
+    pred = predict_reln(tk.xor_margin(sp.Rational(1, 2)), 16, tr, progress=False)
+    singles = {(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1)}
+    pairs = {(1, 1, 0, 0), (0, 0, 1, 1)}
+    assert {tuple(int(v) for v in g) for g in pred.gates} == singles
+    got = sorted((r["pathways"], frozenset(map(tuple, r["gates"]))) for r in pred.runners_up)
+    assert got == [(2, frozenset(pairs)), (6, frozenset(singles | pairs))]

@@ -114,7 +114,7 @@ class Prediction:
     loss: np.ndarray              # the race's loss (the spec's loss: times P for a summed loss)
     t_half: float | None          # the step at which the predicted loss reaches L(0)/2; None: not within the steps
     area: float
-    runners_up: list              # [{"family": [orbit labels], "pathways": m, "area": …, "t_half": …}]
+    runners_up: list              # [{"family": [orbit labels], "pathways": m, "area": …, "t_half": …, "gates": m × P 0/1}]
     search: dict
     enumeration: dict
     symmetry: dict
@@ -561,8 +561,10 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     m = len(fam)
     widths = share_hidden(int(hidden), m)
     a0 = _a0s(training.init_std, int(hidden), m)
+    # each runner-up with its gate patterns: the orbits' labels alone could not be resolved (an orbit shows
+    # one example), so a runner-up family could not be derived or simulated
     ru = [{"family": sorted(int(k) for k in fs), "pathways": len(fam_of(fs)), "area": float(v[0]),
-           "t_half": v[1]} for fs, v in ranked[1:1 + runners_up]]
+           "t_half": v[1], "gates": [[int(x) for x in pats[i]] for i in fam_of(fs)]} for fs, v in ranked[1:1 + runners_up]]
     curves = {"+".join(map(str, sorted(fs))): v[2] / v[2][0] for fs, v in ranked[:6]}
     orbits = [{"orbit": k, "size": int(len(members[k])), "example": [int(v) for v in pats[members[k][0]]],
                "on": int(pats[members[k][0]].sum()), "candidate": k in cand, "in_prediction": k in best_set}
