@@ -179,3 +179,19 @@ def test_runner_up_families_carry_their_gate_patterns():
     assert {tuple(int(v) for v in g) for g in pred.gates} == singles
     got = sorted((r["pathways"], frozenset(map(tuple, r["gates"]))) for r in pred.runners_up)
     assert got == [(2, frozenset(pairs)), (6, frozenset(singles | pairs))]
+
+
+def test_symbols_without_values_are_told_how_predict_reln_takes_them():
+    # The shared error said "pass values: values={'Delta': 0.5} in Python"; predict_reln has no values=
+    # (TypeError when followed). Its docs say to substitute first, task.subs({...}), and that works.
+    import inspect
+
+    tr = Training(lr=0.05, loss="mean", init_std=0.01, steps=100)
+    task = tk.xor_margin()
+    with pytest.raises(tk.SpecError) as e:
+        predict_reln(task, 8, tr, progress=False)
+    assert e.value.field == "symbols" and "Delta" in e.value.problem
+    assert "values" not in inspect.signature(predict_reln).parameters and "values=" not in e.value.fix
+    assert "task.subs({'Delta': 0.5})" in e.value.fix and "--set Delta=0.5" in e.value.fix
+    pred = predict_reln(task.subs({"Delta": 0.5}), 8, tr, progress=False)      # the fix, followed, runs
+    assert len(pred.gates) == 4

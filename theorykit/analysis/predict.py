@@ -361,8 +361,12 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     check_seed(seed, "--seed")        # before any work: --validate's k-means takes 0 … 2**32 − 1 (−1 crashed there)
     if search not in ("auto", "exhaustive", "forward", "beam"):
         raise SpecError("--search", f"unknown search {search!r}", "use exhaustive, forward or beam")
-    if task.free_symbols:
-        raise no_value_error(task.free_symbols)
+    if task.free_symbols:       # the shared error's Python fix is values=, which predict_reln does not take
+        err = no_value_error(task.free_symbols)
+        names = sorted(map(str, task.free_symbols))
+        py = ", ".join(f"{n!r}: 0.5" for n in names)
+        raise SpecError(err.field, err.problem, f"substitute them first: task.subs({{{py}}}) in Python, "
+                                                + " ".join(f"--set {n}=0.5" for n in names) + " on the command line")
     if steps is not None:   # the race's horizon: also the validation's, and the written spec's steps
         training = dataclasses.replace(training, steps=integer(steps, "--steps", lo=1, fix="e.g. --steps 2000"))
     steps = int(training.steps)
