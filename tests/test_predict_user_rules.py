@@ -42,9 +42,10 @@ def test_large_scale_data_give_a_finite_race_on_the_closed_form(c, lr):
     # Before: the race took RK4 steps of τ/10 whatever the data, and its fastest rate is 2 s_max/τ
     # (s_max the largest singular value of a pathway's Σyx): from s_max ≈ 14 (RK4's stability bound
     # 2.78 at h = τ/10) the race went wrong, where gradient descent itself is stable (s·lr ≤ 0.03 ≪ 1):
-    # at c = 40 (s = 20) the half-way time came out 77.7 steps, not 82.3; at c = 60 the race blew up, every
-    # family's area was NaN, and the prediction printed "area nan" and was written (XoR's inputs × 30 at
-    # lr 0.002 did the same). c = 1 (s = 1/2, step τ/10 as before) is the control.
+    # at c = 40 (s = 20) the half-way time came out 77.7 steps, not 82.3; at c = 60 the loss never reached
+    # L(0)/2 at all. On XoR's inputs × 30 … 60 at lr 0.002 the race blew up: the predicted family's area was
+    # NaN, the prediction printed "area nan" and was written. c = 1 (s = 1/2, step τ/10 as before) is the
+    # control.
     H = 16
     tr = Training(lr=lr, loss="mean", init_std=0.01, steps=300)
     pred = predict_reln(_task(sp.eye(2) * c, [[1, -1]]), H, tr, progress=False)
