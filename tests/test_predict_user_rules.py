@@ -198,3 +198,17 @@ def test_symbols_without_values_are_told_how_predict_reln_takes_them():
     assert "task.subs({'Delta': 0.5})" in e.value.fix and "--set Delta=0.5" in e.value.fix
     pred = predict_reln(task.subs({"Delta": 0.5}), 8, tr, progress=False)      # the fix, followed, runs
     assert len(pred.gates) == 4
+
+
+def test_a_race_of_large_scale_xor_has_no_nan_area():
+    # XoR Δ = 1/2 with its inputs × 40 at lr 0.002, P = 4: a single datapoint's Σyx = y x / 4 has
+    # s = 40 · ‖(1, 1, 1/2)‖ / 4 = 40 · (3/2) / 4 = 15 > 14, a label pair's s = 40 · 2 · (1/2) / 4 = 10, so at
+    # the old step τ/10 the race blew up: the predicted family's area was NaN (a NaN sorts anywhere, so it
+    # was picked) and "area nan" was printed. Gradient descent is stable here (s · lr = 0.03). An area of
+    # L(t)/L(0) lies in (0, 1) for a loss that only falls, as gradient flow's does.
+    X, Y = tk.xor_margin(sp.Rational(1, 2)).numeric()
+    tr = Training(lr=0.002, loss="mean", init_std=0.01, steps=1000)
+    pred = predict_reln((X * 40, Y), 32, tr, progress=False)
+    areas = [pred.area] + [r["area"] for r in pred.runners_up]
+    assert len(areas) == 3 and all(0 < a < 1 for a in areas)
+    assert np.all(np.diff(pred.loss) <= 1e-12 * pred.loss[0])
