@@ -212,3 +212,19 @@ def test_a_race_of_large_scale_xor_has_no_nan_area():
     areas = [pred.area] + [r["area"] for r in pred.runners_up]
     assert len(areas) == 3 and all(0 < a < 1 for a in areas)
     assert np.all(np.diff(pred.loss) <= 1e-12 * pred.loss[0])
+
+
+def test_a_consistency_refusal_after_a_cut_says_how_many_were_tested(monkeypatch):
+    # A sampled enumeration tests only the max_checked most often drawn patterns; when none of them
+    # passed, the refusal said "none of the 5 patterns found", though more had been found. XoR (Δ = 1/2)
+    # has 14 realisable patterns (all but all-on and all-off; tests/test_predict.py), each of non-zero
+    # correlation, and 20 000 draws find them all; the test itself is a stand-in that rejects every one.
+    import theorykit.analysis.predict as pr
+
+    monkeypatch.setattr(pr, "consistent_pattern", lambda X, Y, g: (False, 0))
+    tr = Training(lr=0.05, loss="mean", init_std=0.01, steps=100)
+    with pytest.raises(tk.SpecError) as e:
+        predict_reln(tk.xor_margin(sp.Rational(1, 2)), 16, tr, enumerate_method="sample", max_checked=5,
+                     progress=False)
+    assert e.value.field == "consistency"
+    assert "none of the 5 most often sampled of 14 patterns passes" in e.value.problem

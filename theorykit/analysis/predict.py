@@ -410,7 +410,8 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             enum_info["dropped_inconsistent"] = int((~keep).sum())
             pats = pats[keep]
             if not len(pats):
-                raise SpecError("--consistency", f"none of the {len(keep)} patterns found passes the {enum_info['consistency']!r} "
+                tested = enum_info.get("consistency_checked", f"the {len(keep)} patterns found")   # "the 4000 most often sampled of …"
+                raise SpecError("--consistency", f"none of {tested} passes the {enum_info['consistency']!r} "
                                                  "consistency test", "try --consistency any-output, more --samples, or "
                                                                      "--consistency off")
         stages.update(note=f"{len(pats)} consistent")
