@@ -228,3 +228,17 @@ def test_a_consistency_refusal_after_a_cut_says_how_many_were_tested(monkeypatch
                      progress=False)
     assert e.value.field == "consistency"
     assert "none of the 5 most often sampled of 14 patterns passes" in e.value.problem
+
+
+def test_validation_without_a_half_way_time_says_where_gate_changes_are_measured():
+    # The task of test_a_prediction_that_never_halves_the_loss_says_so_in_words has no predicted half-way
+    # time; the validation then counts gate changes from step 0, but its line still read "after the
+    # predicted half-way time" with a note "between step 0 and the end", as if the half-way time were 0.
+    from theorykit.analysis.predict_validate import validate_prediction
+
+    tr = Training(lr=0.05, loss="mean", init_std=0.01, steps=200)
+    pred = predict_reln(_task([[1, 1, 0], [0, 0, 1]], [[1, -1, 1]]), 8, tr, progress=False)
+    assert pred.t_half is None
+    val = validate_prediction(pred, seeds=1)
+    assert val.notes == ["the predicted loss never falls to L(0)/2: gate change measured from the start (step 0) "
+                         "to the end (200)"]

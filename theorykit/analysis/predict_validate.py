@@ -160,7 +160,9 @@ def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: in
     active = pre > 0
     changed = np.any(snaps[:, j] != active, axis=-1)
     gchg = float((w * changed).sum() / w.sum()) if w.sum() > 0 else 0.0
-    notes = [f"gate change measured between step {int(ck[j])} and the end ({steps})"]
+    notes = [f"gate change measured between step {int(ck[j])} and the end ({steps})" if pred.t_half is not None else
+             f"the predicted loss never falls to L(0)/2: gate change measured from the start (step {int(ck[j])}) to "
+             f"the end ({steps})"]
     # top unit patterns by weight
     acc = {}
     for Gs, ws in zip(G, w):
