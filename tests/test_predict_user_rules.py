@@ -242,3 +242,16 @@ def test_validation_without_a_half_way_time_says_where_gate_changes_are_measured
     val = validate_prediction(pred, seeds=1)
     assert val.notes == ["the predicted loss never falls to L(0)/2: gate change measured from the start (step 0) "
                          "to the end (200)"]
+
+
+def test_one_hidden_unit_is_counted_in_words():
+    # XoR (Δ = 1/2): the consistent orbits are the 4 singles and the 2 label pairs, so with H = 1 no family
+    # fits (one unit per pathway) and the smallest needs 2. It said "than the 1 hidden units".
+    tr = Training(lr=0.05, loss="mean", init_std=0.01, steps=100)
+    with pytest.raises(tk.SpecError) as e:
+        predict_reln(tk.xor_margin(sp.Rational(1, 2)), 1, tr, progress=False)
+    assert e.value.field == "hidden"
+    assert "more pathways than the 1 hidden unit (the smallest has 2)" in e.value.problem
+    assert "raise --hidden to at least 2" in e.value.fix
+    pred = predict_reln(tk.xor_margin(sp.Rational(1, 2)), 2, tr, progress=False)    # the pairs fit, the singles not
+    assert "(2 left out: more pathways than the 2 hidden units)" in pred.search["covered"]

@@ -518,7 +518,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         if method == "exhaustive":
             run(fitting)
             covered = f"all {counted(len(all_sets), 'non-empty union')} of the {counted(len(cand), 'candidate orbit')}" + (
-                f" ({len(all_sets) - len(fitting)} left out: more pathways than the {hidden} hidden units)"
+                f" ({len(all_sets) - len(fitting)} left out: more pathways than the {counted(hidden, 'hidden unit')})"
                 if len(fitting) < len(all_sets) else "")
         else:
             width = 1 if method == "forward" else int(beam)
@@ -557,7 +557,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     t_race = time.time() - t2
     if not results:
         smallest = min(len(members[k]) for k in cand)
-        raise SpecError("--hidden", f"every candidate family has more pathways than the {hidden} hidden units "
+        raise SpecError("--hidden", f"every candidate family has more pathways than the {counted(hidden, 'hidden unit')} "
                                     f"(the smallest has {smallest})", f"raise --hidden to at least {smallest}")
     ranked = sorted(results.items(), key=lambda kv: (kv[1][0], len(kv[0])))
     best_set, (area, t_half, curve, _) = ranked[0]
