@@ -419,7 +419,7 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
         integer(k, arg, lo=1, fix="e.g. K=4" if arg == "K" else "positive integers, e.g. Ks=range(1, 9)")
     if K is None and not len(list(Ks)):
         raise SpecError("Ks", "no K to try", "e.g. Ks=range(1, 9), or give K")
-    check_elbow_settings(rule, threshold, n_init)
+    check_elbow_settings(rule, threshold, n_init, seed)
     rows = unit_rows(run.hidden_activity()[0])                        # (checkpoints · H) × P
     ref = run.outputs()                                               # checkpoints × p × P
     t_rel = [int(s - run.steps[0]) for s in run.steps]

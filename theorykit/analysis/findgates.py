@@ -250,13 +250,25 @@ def elbow_scores(X, Y, relu: ReluRun, Ks=range(1, 9), *, kmeans_seed: int = 0, n
                              empty=empty, patterns=recs)
 
 
-def check_elbow_settings(rule, threshold, n_init) -> None:
-    """The elbow ``rule``, its ``threshold`` (a fraction in [0, 1]) and the k-means restarts ``n_init``
-    (at least 5), checked before any network trains; a :class:`~theorykit.errors.SpecError` naming the
-    setting otherwise."""
+#: largest seed: k-means' random_state (and numpy's legacy seeding) takes 0 … 2**32 − 1
+MAX_SEED = 2 ** 32 - 1
+
+
+def check_elbow_settings(rule, threshold, n_init, seed=0, seed_field: str = "seed") -> None:
+    """The elbow ``rule``, its ``threshold`` (a fraction in [0, 1]), the k-means restarts ``n_init``
+    (at least 5) and the ``seed`` (0 … :data:`MAX_SEED`), checked before any network trains; a
+    :class:`~theorykit.errors.SpecError` naming the setting otherwise (a seed of −1 or 2**32 trained
+    every network and then failed inside k-means)."""
     choice(rule, "rule", ("improvement", "chord"))
     real(threshold, "threshold", lo=0.0, hi=1.0, fix="a fraction of the total improvement, e.g. threshold=0.1")
     integer(n_init, "n_init", lo=5, fix="at least 5 k-means restarts, e.g. n_init=10")
+    check_seed(seed, seed_field)
+
+
+def check_seed(seed, field: str = "seed") -> int:
+    """A seed: an integer in 0 … :data:`MAX_SEED`; a SpecError naming ``field`` otherwise."""
+    eg = "--seed 0" if field.startswith("--") else "seed=0"
+    return integer(seed, field, lo=0, hi=MAX_SEED, fix=f"a whole number from 0 to 2**32 - 1 ({MAX_SEED}), e.g. {eg}")
 
 
 def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW_THRESHOLD) -> int:
@@ -364,7 +376,7 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
         integer(k, arg, lo=1, fix="e.g. K=4" if arg == "K" else "positive integers, e.g. Ks=range(1, 9)")
     if K is None and not len(list(Ks)):
         raise SpecError("Ks", "no K to try", "e.g. Ks=range(1, 9), or give K")
-    check_elbow_settings(rule, threshold, n_init)
+    check_elbow_settings(rule, threshold, n_init, seed)
     X, Y = task.numeric()
     relu = train_relu(X, Y, hidden=int(hidden), lr=tr.lr, steps=tr.steps, seeds=seeds, init_std=tr.init_std,
                       loss=tr.loss, seed=seed, every=every)

@@ -31,7 +31,8 @@ predicts the ReLU network to run. Four stages, each stated in the result:
    orbits, never wrong ones). Candidate families are unions of whole orbits.
 3. **Family search by the race.** A family's pathways each see every input and write every
    output; the family's race reduction (:meth:`theorykit.theory.race.RaceSystem.solve`, the one race
-   engine, RK4 with step τ/``race_dt``) is integrated from aligned, balanced maps with the
+   engine, RK4 with step τ/(``race_dt`` · max(1, s_max)), s_max the largest singular value of a candidate
+   pattern's Σyx, so that data of any scale race stably) is integrated from aligned, balanced maps with the
    a0 of stage 4, and ranked by the area of L(t)/L(0) over the training horizon (lower is
    faster), as ``race-exhaust`` does. ``search="exhaustive"``: every non-empty union of the
    candidate orbits; ``"forward"`` (beam 1) or ``"beam"``: start from nothing, add one orbit at a
@@ -63,6 +64,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import SpecError
+from .findgates import check_seed
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
 from ..record import SaveAt
 from ..theory.flow import RK4
@@ -112,7 +114,7 @@ class Prediction:
     loss: np.ndarray              # the race's loss (the spec's loss: times P for a summed loss)
     t_half: float | None          # the step at which the predicted loss reaches L(0)/2; None: not within the steps
     area: float
-    runners_up: list              # [{"family": [orbit labels], "pathways": m, "area": …, "t_half": …}]
+    runners_up: list              # [{"family": [orbit labels], "pathways": m, "area": …, "t_half": …, "gates": m × P 0/1}]
     search: dict
     enumeration: dict
     symmetry: dict
@@ -156,11 +158,23 @@ class Prediction:
     def __repr__(self):     # one line (the dataclass's own printed the task, the curves and every orbit)
         return f"Prediction({self.text().splitlines()[0]}; print(.text()) for the rest)"
 
+    def _search_words(self) -> str:
+        """"exhaustive (all 3 non-empty unions …)"; a beam or forward search's description already starts
+        with its name ("beam (beam search (beam width 3, …" said it twice)."""
+        method, covered = self.search["method"], self.search["covered"]
+        return covered if covered.startswith(method) else f"{method} ({covered})"
+
+    def _half_way(self) -> str:
+        """The half-way time in words: "137.5 steps", or, where the predicted loss stays above L(0)/2
+        (a task it cannot half fit), "never (L > L(0)/2 for all 500 steps)" ("never steps" before)."""
+        if self.t_half is not None:
+            return f"{self.t_half:.1f} steps"
+        return f"never (L > L(0)/2 for all {int(self.training.steps)} steps)"
+
     def text(self) -> str:
-        th = f"{self.t_half:.1f}" if self.t_half is not None else "never"
-        lines = [f"predicted ReLN: {counted(len(self.gates), 'pathway')}, H = {self.hidden}; half-way time {th} steps; "
+        lines = [f"predicted ReLN: {counted(len(self.gates), 'pathway')}, H = {self.hidden}; half-way time {self._half_way()}; "
                  f"area {self.area:.5f}",
-                 f"  search: {self.search['method']} ({self.search['covered']})",
+                 f"  search: {self._search_words()}",
                  f"  patterns: {self.enumeration['method']}, {self.enumeration['found']} found; symmetry group of order "
                  f"{self.symmetry['order']}, {counted(self.search['orbits'], 'orbit')} "
                  f"({counted(self.search['candidates'], 'candidate')})"]
@@ -187,7 +201,7 @@ class Prediction:
         a1, a2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.4, 1]})
         a1.plot(self.t, self.loss / self.loss[0], "k", lw=2, label="predicted ReLN (race)")
         for lab, c in list(self.curves.items())[1:5]:
-            a1.plot(self.t, c, lw=1, ls="--", label=f"runner-up {lab}")
+            a1.plot(self.t, c, lw=1, ls="--", label=f"runner-up: orbits {lab}")
         if self.t_half is not None:
             a1.axvline(self.t_half, color="0.6", lw=0.8, label=f"half-way, step {self.t_half:.0f}")
         a1.set_xlabel("gradient step")
@@ -223,10 +237,8 @@ class Prediction:
                        for n, g, h, a in self.table_rows())
         ru = "".join(f"<tr><td>{html_escape('+'.join(map(str, r['family'])))}</td><td>{r['pathways']}</td>"
                      f"<td>{r['area']:.5f}</td></tr>" for r in self.runners_up[:5])
-        th = f"{self.t_half:.1f}" if self.t_half is not None else "never"
-        return (f"<p><b>Predicted ReLN</b>: {counted(len(self.gates), 'pathway')}, H = {self.hidden}, half-way time {th} "
-                f"steps, area {self.area:.5f}; search {html_escape(self.search['method'])} "
-                f"({html_escape(self.search['covered'])})</p>"
+        return (f"<p><b>Predicted ReLN</b>: {counted(len(self.gates), 'pathway')}, H = {self.hidden}, half-way time "
+                f"{html_escape(self._half_way())}, area {self.area:.5f}; search {html_escape(self._search_words())}</p>"
                 f"<table><tr><th>pathway</th><th>gates</th><th>hidden</th><th>a0</th></tr>{rows}</table>"
                 f"<p>runner-ups (orbits, pathways, area)</p><table>{ru}</table>"
                 f'<img src="data:image/png;base64,{base64.b64encode(png).decode()}">')
@@ -302,7 +314,7 @@ def estimate_seconds(P: int, d: int, rank: int, pathways: float, families: int, 
 #: the command line's options → predict_reln's keywords: a Python caller's error names the keyword
 _KEYWORDS = {"--hidden": "hidden", "--search": "search", "--time-bound": "time_bound", "--steps": "steps",
              "--consistency": "consistency", "--max-orbit-size": "max_orbit_size",
-             "--enumerate": "enumerate_method", "--max-patterns": "max_patterns"}
+             "--enumerate": "enumerate_method", "--max-patterns": "max_patterns", "--seed": "seed"}
 
 
 def _keyword_errors(fn):
@@ -346,10 +358,15 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                         "pass a task (e.g. tk.xor_margin(1.2), or spec.task) or (X, Y), datapoints as columns")
     if isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer)) or hidden < 1:
         raise SpecError("--hidden", f"needs a positive integer, got {hidden!r}", "e.g. --hidden 128")
+    check_seed(seed, "--seed")        # before any work: --validate's k-means takes 0 … 2**32 − 1 (−1 crashed there)
     if search not in ("auto", "exhaustive", "forward", "beam"):
         raise SpecError("--search", f"unknown search {search!r}", "use exhaustive, forward or beam")
-    if task.free_symbols:
-        raise no_value_error(task.free_symbols)
+    if task.free_symbols:       # the shared error's Python fix is values=, which predict_reln does not take
+        err = no_value_error(task.free_symbols)
+        names = sorted(map(str, task.free_symbols))
+        py = ", ".join(f"{n!r}: 0.5" for n in names)
+        raise SpecError(err.field, err.problem, f"substitute them first: task.subs({{{py}}}) in Python, "
+                                                + " ".join(f"--set {n}=0.5" for n in names) + " on the command line")
     if steps is not None:   # the race's horizon: also the validation's, and the written spec's steps
         training = dataclasses.replace(training, steps=integer(steps, "--steps", lo=1, fix="e.g. --steps 2000"))
     steps = int(training.steps)
@@ -393,7 +410,8 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             enum_info["dropped_inconsistent"] = int((~keep).sum())
             pats = pats[keep]
             if not len(pats):
-                raise SpecError("--consistency", f"none of the {len(keep)} patterns found passes the {enum_info['consistency']!r} "
+                tested = enum_info.get("consistency_checked", f"the {len(keep)} patterns found")   # "the 4000 most often sampled of …"
+                raise SpecError("--consistency", f"none of {tested} passes the {enum_info['consistency']!r} "
                                                  "consistency test", "try --consistency any-output, more --samples, or "
                                                                      "--consistency off")
         stages.update(note=f"{len(pats)} consistent")
@@ -415,9 +433,16 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     cand = [k for k in range(n_orb) if len(members[k]) <= max_orbit_size]
     if not cand:
         smallest = min(len(m) for m in members)
-        raise SpecError("--max-orbit-size", f"all {n_orb} orbits have more than {max_orbit_size} patterns "
+        raise SpecError("--max-orbit-size", f"all {counted(n_orb, 'orbit')} have more than {counted(max_orbit_size, 'pattern')} "
                                             f"(the smallest has {smallest})", f"raise --max-orbit-size to at least {smallest}")
     tau = flow_tau(training.lr, training.loss, P)
+    # the race's RK4 step: tau/race_dt, shortened by the fastest rate of the pathways it may race, 2 s_max/tau
+    # (s_max: the largest singular value of a candidate pattern's Σyx = Y diag(g) Xᵀ / P, at least 1, as
+    # RaceSystem.rate counts it). At tau/10 whatever the data, RK4 (stable to h·rate ≈ 2.8) blew up from
+    # s_max ≈ 14 on data of a large scale, where gradient descent itself is stable (s_max·lr < 1): NaN areas.
+    s_max = max([1.0] + [float(np.linalg.norm((Y * pats[i][None, :]) @ X.T, 2)) / P
+                         for k in cand for i in members[k]])
+    race_steps = race_dt * s_max        # RK4 steps per tau
     # 3. search
     n_fam = 2 ** len(cand) - 1
     method = search
@@ -440,13 +465,13 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         rounds_est = min(len(cand), 4)
         fam_est = rounds_est * (1 if method == "forward" else int(beam)) * min(int(shortlist), len(cand))
         npw = float(np.mean([len(members[k]) for k in cand])) * (rounds_est + 1) / 2.0
-    est = t_enum + estimate_seconds(P, X.shape[0], rank, npw, fam_est, steps, tau, race_dt)
-    opt = "--search beam with a smaller --beam/--shortlist" if method == "exhaustive" else \
-        "--shortlist and --beam (or --steps, or --max-orbit-size)"
+    est = t_enum + estimate_seconds(P, X.shape[0], rank, npw, fam_est, steps, tau, race_steps)
+    opt = "use --search beam with a smaller --beam/--shortlist" if method == "exhaustive" else \
+        "lower --shortlist and --beam (or --steps, or --max-orbit-size)"
     if time_bound is not None and est > time_bound:
         raise SpecError("--time-bound", f"the estimated run time is {est:.0f} s, over the {time_bound:g} s bound "
                                         f"({len(cand)} candidate orbits, {method} search, {steps} steps)",
-                        f"lower {opt}, or raise --time-bound")
+                        f"{opt}, or raise --time-bound")
     t2 = time.time()
     bar = Progress(f"predict: racing ({method})", total=max(1, int(fam_est)), enabled=progress)
     fam_of = lambda orbs: sorted(int(i) for k in orbs for i in members[k])  # noqa: E731
@@ -463,19 +488,26 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             # the bound holds during the search too: each batch is estimated from its own families
             spent = time.time() - t0
             more = estimate_seconds(P, X.shape[0], rank, math.sqrt(np.mean([len(f) ** 2 for f in fams])), len(fams),
-                                    steps, tau, race_dt)
+                                    steps, tau, race_steps)
             if spent + more > time_bound:
                 raise SpecError("--time-bound", f"after {spent:.0f} s and {len(results)} families raced, the next "
                                                 f"{len(fams)} families (up to {max(map(len, fams))} pathways) are "
                                                 f"estimated at {more:.0f} s, which would pass the {time_bound:g} s bound",
-                                f"lower {opt}, or raise --time-bound")
+                                f"{opt}, or raise --time-bound")
         raced = [len(results)]
 
         def done(k):
             raced[0] += k
             bar.update(k, note=f"{raced[0]} families raced")
 
-        t, Ls, Yh = _race_families(task, training, pats, fams, hidden, race_dt=race_dt, steps=steps, done=done)
+        try:
+            t, Ls, Yh = _race_families(task, training, pats, fams, hidden, race_dt=race_steps, steps=steps, done=done)
+        except SpecError as exc:
+            if exc.field != "training.lr":      # the flow's budget: its fix named derive's --times
+                raise
+            raise SpecError("training.lr", f"{exc.problem}; the data's largest gated correlation is s_max = {s_max:.3g}",
+                            "lower training.lr or --steps, or rescale the data (divide every input, or every "
+                            "target, by one common factor)") from None
         tgrid = t
         for o, L, yh in zip(todo, Ls, Yh):
             m = loss_metrics(t, L, (0.5,))
@@ -486,7 +518,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         if method == "exhaustive":
             run(fitting)
             covered = f"all {counted(len(all_sets), 'non-empty union')} of the {counted(len(cand), 'candidate orbit')}" + (
-                f" ({len(all_sets) - len(fitting)} left out: more pathways than the {hidden} hidden units)"
+                f" ({len(all_sets) - len(fitting)} left out: more pathways than the {counted(hidden, 'hidden unit')})"
                 if len(fitting) < len(all_sets) else "")
         else:
             width = 1 if method == "forward" else int(beam)
@@ -525,7 +557,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     t_race = time.time() - t2
     if not results:
         smallest = min(len(members[k]) for k in cand)
-        raise SpecError("--hidden", f"every candidate family has more pathways than the {hidden} hidden units "
+        raise SpecError("--hidden", f"every candidate family has more pathways than the {counted(hidden, 'hidden unit')} "
                                     f"(the smallest has {smallest})", f"raise --hidden to at least {smallest}")
     ranked = sorted(results.items(), key=lambda kv: (kv[1][0], len(kv[0])))
     best_set, (area, t_half, curve, _) = ranked[0]
@@ -534,8 +566,10 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     m = len(fam)
     widths = share_hidden(int(hidden), m)
     a0 = _a0s(training.init_std, int(hidden), m)
+    # each runner-up with its gate patterns: the orbits' labels alone could not be resolved (an orbit shows
+    # one example), so a runner-up family could not be derived or simulated
     ru = [{"family": sorted(int(k) for k in fs), "pathways": len(fam_of(fs)), "area": float(v[0]),
-           "t_half": v[1]} for fs, v in ranked[1:1 + runners_up]]
+           "t_half": v[1], "gates": [[int(x) for x in pats[i]] for i in fam_of(fs)]} for fs, v in ranked[1:1 + runners_up]]
     curves = {"+".join(map(str, sorted(fs))): v[2] / v[2][0] for fs, v in ranked[:6]}
     orbits = [{"orbit": k, "size": int(len(members[k])), "example": [int(v) for v in pats[members[k][0]]],
                "on": int(pats[members[k][0]].sum()), "candidate": k in cand, "in_prediction": k in best_set}
@@ -543,7 +577,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     search_info = {"estimated_seconds": est, "method": method, "requested": search, "covered": covered, "orbits": n_orb,
                    "candidates": len(cand), "left_out_orbits_larger_than": max_orbit_size if big else None,
                    "left_out": len(big), "families_raced": len(results), "rounds": rounds,
-                   "metric": f"area of L(t)/L(0) over 0..{steps} steps (race reduction, RK4 step tau/{race_dt:g})",
+                   "metric": f"area of L(t)/L(0) over 0..{steps} steps (race reduction, RK4 step tau/{race_steps:.4g})",
                    "prediction_orbits": sorted(int(k) for k in best_set)}
     secs = {"patterns": t_enum, "symmetry": t_sym, "race": t_race, "total": time.time() - t0}
     return Prediction(task, training, int(hidden), gates, widths, a0, tgrid, curve, t_half, float(area), ru,

@@ -62,8 +62,12 @@ class Validation:
                 "top_relu_unit_patterns": [{"pattern": p, "weight_share": s} for p, s in self.top_unit_patterns],
                 "notes": self.notes}
 
+    def __repr__(self):     # one line, as a Prediction's (the dataclass's own printed every loss array)
+        return (f"Validation({counted(self.seeds, 'ReLU network')}: RMS gap {self.rms_gap:.4f} L(0), weight in predicted "
+                f"patterns {self.weight_share:.3f}, Jaccard {self.jaccard:.2f}; print(.text()) for the rest)")
+
     def text(self) -> str:
-        return "\n".join([f"validation ({self.seeds} ReLU networks):",
+        return "\n".join([f"validation ({counted(self.seeds, 'ReLU network')}):",
                           f"  loss: RMS gap {self.rms_gap:.4f} L(0), largest gap {self.max_gap:.4f} L(0)",
                           f"  pathways: {self.weight_share:.3f} of the ReLU weight lies in predicted patterns; "
                           f"Algorithm 1 found {counted(len(self.found), 'pattern')}, Jaccard with the prediction {self.jaccard:.2f}",
@@ -156,7 +160,9 @@ def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: in
     active = pre > 0
     changed = np.any(snaps[:, j] != active, axis=-1)
     gchg = float((w * changed).sum() / w.sum()) if w.sum() > 0 else 0.0
-    notes = [f"gate change measured between step {int(ck[j])} and the end ({steps})"]
+    notes = [f"gate change measured between step {int(ck[j])} and the end ({steps})" if pred.t_half is not None else
+             f"the predicted loss never falls to L(0)/2: gate change measured from the start (step {int(ck[j])}) to "
+             f"the end ({steps})"]
     # top unit patterns by weight
     acc = {}
     for Gs, ws in zip(G, w):
@@ -193,7 +199,8 @@ def write_validation(val: Validation, pred, out_dir) -> list:
     H += [f"<tr><td>{n}</td><td><code>{g}</code></td><td>{h}</td><td>{a:.3g}</td></tr>" for n, g, h, a in pred.table_rows()]
     H.append("</tbody></table>")
     page = report_page("theorykit predict --validate", "Predicted ReLN against trained ReLU networks",
-                       f"{len(pred.gates)} predicted pathways, H = {pred.hidden}; {val.seeds} ReLU networks; "
+                       f"{counted(len(pred.gates), 'predicted pathway')}, H = {pred.hidden}; "
+                       f"{counted(val.seeds, 'ReLU network')}; "
                        f"lr {pred.training.lr:g}, loss {html_escape(pred.training.loss)}, init_std "
                        f"{pred.training.init_std:g}; search: {html_escape(pred.search['covered'])}",
                        [(html_escape(a), b) for a, b in rows], val.notes, figures, H)

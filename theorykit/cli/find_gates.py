@@ -5,7 +5,7 @@ import time
 from pathlib import Path
 
 from ..analysis.checkpoints import find_gates_in_run, run_settings
-from ..analysis.findgates import find_gates
+from ..analysis.findgates import check_seed, find_gates
 from ..errors import SpecError
 from ..io import counted
 from ..progress import Progress
@@ -23,6 +23,7 @@ def _check_options(args) -> None:
     if args.K is not None:
         integer(args.K, "--K", lo=1, fix="a positive integer, e.g. --K 4")
     integer(args.max_K, "--max-K", lo=1, fix="a positive integer, e.g. --max-K 8")
+    check_seed(args.seed, "--seed")
     if args.lr is not None:
         lo, hi = TRAINING_RANGES["lr"]
         real(args.lr, "--lr", lo=lo, hi=hi, fix=f"a positive number between {lo:g} and {hi:g}, e.g. --lr 0.05")

@@ -116,7 +116,7 @@ def _add_predict(subparsers):
     p.add_argument("--samples", type=int, default=20000, help="weight vectors of the sampled enumeration (default 20000)")
     p.add_argument("--consistency", choices=["top", "any-output", "off"], default="top",
                    help="pattern consistency test: top input mode (default), any output direction, or none")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sampled enumeration (and of --validate)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampled enumeration (and of --validate): 0 to 2**32 - 1")
     p.add_argument("--steps", type=int, help="training steps the prediction covers: the race horizon, the --validate runs and the written spec's steps (default: training.steps)")
     p.add_argument("--time-bound", type=float, default=60.0,
                    help="refuse when the estimated run time exceeds this many seconds, and stop with an error "
@@ -236,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--hidden", type=int, help="ReLU hidden width (default: the spec's total width)")
     f.add_argument("--lr", type=float, help="learning rate (default: the spec's; with --checkpoints: the "
                                              "checkpoints' metadata)")
-    f.add_argument("--seed", type=int, default=0, help="random seed of initial weights and k-means")
+    f.add_argument("--seed", type=int, default=0, help="random seed of initial weights and k-means: 0 to 2**32 - 1")
     f.add_argument("--name", help="name of the written spec")
     add_run_arguments(f)
     _common(f, "find_gates", limits=False, progress="bar")
