@@ -401,3 +401,20 @@ def test_compare_shows_its_stages_and_takes_no_progress(tmp_path, monkeypatch, c
     notes.clear()
     assert main([*argv, "--out", str(tmp_path / "b"), "--no-progress"]) == 0
     assert notes[0] == ("open", "compare", 3, False) and len(notes) == 4
+
+
+def test_a_reader_that_leaves_early_loses_no_file(tmp_path, monkeypatch, capsys):
+    """`theorykit predict … --out p.toml | head -1`: predict prints its result before it writes the
+    spec, so a reader that left early stopped the command before the spec was written, and the
+    prediction was lost. The text past that point is dropped, the command runs to its end and writes
+    its files, and then exits 141 (the pipe status) without a message."""
+    import sys
+
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe())
+    out, js = tmp_path / "p.toml", tmp_path / "p.json"
+    status = main(["predict", str(EX / "predict" / "xor_data.toml"), "--hidden", "8", "--set", "Delta=0.5",
+                   "--out", str(out), "--json", str(js), "--no-progress"])
+    assert status == 128 + 13
+    assert capsys.readouterr().err == ""
+    assert "[[pathways]]" in out.read_text()
+    assert '"prediction"' in js.read_text()

@@ -69,11 +69,53 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     debug = getattr(args, "debug", False)
-    with warnings.catch_warnings():
-        # a warning reads as one line of the command's own, not a Python source location
-        warnings.showwarning = lambda message, *_a, **_k: print(one_line(f"theorykit: warning: {message}"),
-                                                                file=sys.stderr)
-        return _run(args, debug)
+    out = _Stdout(sys.stdout)
+    sys.stdout = out
+    try:
+        with warnings.catch_warnings():
+            # a warning reads as one line of the command's own, not a Python source location
+            warnings.showwarning = lambda message, *_a, **_k: print(one_line(f"theorykit: warning: {message}"),
+                                                                    file=sys.stderr)
+            status = _run(args, debug)
+        out.flush()
+    finally:
+        sys.stdout = out.stream
+    return _reader_left() if out.reader_left and status == 0 else status
+
+
+class _Stdout:
+    """stdout, read by a command that may leave before the output ends (``theorykit predict … | head``).
+    Once a write fails so, the rest of the text is dropped and the command goes on to the end, so
+    that the files it writes (a predicted spec, a JSON) are still written; it then exits 141."""
+
+    def __init__(self, stream):
+        self.stream, self.reader_left = stream, False
+
+    def _gone(self):
+        self.reader_left = True
+        try:    # the interpreter's last flush at exit must not fail again: point stdout at the null device
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stream.fileno())
+        except (OSError, ValueError, AttributeError):   # a stdout with no file descriptor (a test's capture)
+            pass
+
+    def write(self, text):
+        if not self.reader_left:
+            try:
+                return self.stream.write(text)
+            except BrokenPipeError:
+                self._gone()
+        return len(text)
+
+    def flush(self):
+        if not self.reader_left:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._gone()
+
+    def __getattr__(self, name):        # isatty, fileno, encoding, buffer: the stream's own
+        return getattr(self.stream, name)
 
 
 def _run(args, debug) -> int:
@@ -101,14 +143,8 @@ def _run(args, debug) -> int:
 
 
 def _reader_left() -> int:
-    """stdout's reader left before the output ended (``theorykit derive … | head``): stop without a
-    word, as ``cat`` and ``git`` do, with the status of a command ended by SIGPIPE (128 + 13). stdout
-    is pointed at the null device first, so the interpreter's last flush at exit cannot fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):   # a stdout with no file descriptor (a test's capture)
-        pass
+    """stdout's reader left before the output ended (``theorykit derive … | head``): no message, as
+    ``cat`` and ``git``, and the status of a command ended by SIGPIPE (128 + 13)."""
     return 141
 
 

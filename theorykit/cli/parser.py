@@ -24,7 +24,8 @@ EPILOG = """examples:
 
 exit status: 0 done; 2 a bad input or a refused run (the message names the field and the fix);
   70 a bug in theorykit (--debug shows where); 130 interrupted (Ctrl-C); 141 stdout closed by its
-  reader before the output ended (| head), with no message, as other Unix tools
+  reader before the output ended (| head): the rest of the text is dropped without a message, and
+  the command still runs to its end and writes its files
 """
 
 
