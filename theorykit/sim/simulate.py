@@ -29,7 +29,8 @@ from ..net.layout import DTYPES, Net, as_dtype, net_apply, unit_activity
 from ..record import SaveAt, Trajectory, checked_save
 from .engine import train_net
 from ..errors import SpecError
-from ..theory.derivation import Derivation, checked_value
+from ..spec.values import checked_value
+from ..theory.derivation import Derivation
 from ..spec.fields import integer, loss_name, real
 from ..spec.graph import GraphSpec, Group, graph_from_pathways
 from ..spec.gating import GDLNSpec, positive_int

@@ -24,7 +24,6 @@ Method choice (keyword ``method``):
 """
 from __future__ import annotations
 
-import numbers
 import warnings
 from functools import cached_property
 from typing import Mapping
@@ -39,10 +38,8 @@ from .modes import SVD, Exprs, ExprsByName, Ranking, build_unevaluated, exact_te
 from .svd import exact_svd
 from .trajectory import a0 as A0
 from .trajectory import discrete_mode_gap, mode_gap, mode_loss_reduction, mode_trajectory, t, t_half, t_half_float, tau
-from ..spec.expr import to_exact
-from ..spec.files import check_assumptions
 from ..spec.graph import GraphSpec
-from ..spec.task import parse_value
+from ..spec.values import checked_times, checked_value, exact_values
 from .jaxify import to_jax
 from .race import RaceSystem
 from .latex import derivation_latex, derivation_latex_short
@@ -88,12 +85,12 @@ class Derivation:
         #: race of :meth:`theorykit.theory.race.RaceSystem.from_graph`, else the pathway form is exact
         self.graph = None
         if isinstance(spec, GraphSpec):
-            self.graph = spec.subs(_exact_values(values)) if values else spec
+            self.graph = spec.subs(exact_values(values)) if values else spec
             spec = spec.as_pathway_spec()
             if not self.graph.private_chains:
                 method = "race-reduction"
         self._generic = spec          # before the values: a pathway may have nothing to learn only at them
-        self.spec = spec.subs(_exact_values(values)) if values else spec
+        self.spec = spec.subs(exact_values(values)) if values else spec
         #: the symbol values fixed when the derivation was built (later ``values=`` must agree)
         self._fixed = self.spec.task.keyed(values)
         self.requested_method = method
@@ -402,7 +399,7 @@ class Derivation:
         With ``discrete=True`` (closed-form specs only) each mode follows the discrete
         gradient-descent recurrence ``a ← a(1 + (s − d a)/τ)²`` instead of the flow; for
         aligned, balanced initial weights this is exact for gradient descent, not O(η)."""
-        times = _checked_times(times)
+        times = checked_times(times)
         if discrete and (times != np.round(times)).any():
             raise SpecError("times", "discrete gradient descent has whole steps only",
                             "give integer steps, e.g. np.arange(0, 5001, 50)")
@@ -491,7 +488,7 @@ class Derivation:
 
     def predict_modes(self, times, values: Mapping | None = None) -> dict:
         """Per-pathway mode strengths a_α at ``times`` (closed form or race reduction)."""
-        times = _checked_times(times)
+        times = checked_times(times)
         vals = self.numeric_values(values)
         if self.method == "closed-form":
 
@@ -538,17 +535,6 @@ class Derivation:
         return f"Derivation({self.spec.name!r}, pathways={[p.name for p in self.spec.pathways]}, method={method!r})"
 
 
-def _checked_times(times) -> np.ndarray:
-    """``times`` as a float array of finite gradient steps t ≥ 0, else a SpecError naming ``times``."""
-    try:
-        times = np.asarray(times, dtype=float)
-    except (TypeError, ValueError):
-        times = None
-    if times is None or not np.isfinite(times).all() or (times < 0).any():
-        raise SpecError("times", "needs finite gradient steps t ≥ 0", "e.g. times=np.arange(0, 5001, 50)")
-    return times
-
-
 def _positive(*xs) -> bool:
     """Whether every number is positive: False for 0 and for NaN (SymPy refuses to compare NaN)."""
     try:
@@ -565,31 +551,6 @@ def _digits(v, digits: int):
     if isinstance(v, sp.Float):
         return sp.Float(v, digits)
     return v
-
-
-def checked_value(task, key, value):
-    """The task's symbol named by ``key``, after refusing a key the task does not have and a value
-    that breaks the symbol's assumptions (the derivation simplified with them: √(Δ²) = Δ for
-    nonnegative Δ, so Δ = −½ would be silently wrong)."""
-    known = set(task.symbols.values())
-    sym = task.symbols.get(key, key) if isinstance(key, str) else key
-    if sym not in known:
-        raise SpecError("values", f"the task has no symbol {str(key)!r} (its symbols: "
-                                  f"{sorted(map(str, known)) or 'none'})", "drop it from the values")
-    try:
-        val = parse_value(value, key) if isinstance(value, str) else \
-            sp.sympify(to_exact(value, f"values[{key}]") if isinstance(value, numbers.Real) else value)
-    except (sp.SympifyError, TypeError) as exc:
-        raise SpecError(f"values[{key}]", f"{value!r} is not a number ({exc})", f"e.g. values={{'{key}': 0.5}}") from None
-    if not getattr(val, "is_number", False):
-        raise SpecError(f"values[{key}]", f"{value!r} is not a number", f"e.g. values={{'{key}': 0.5}}")
-    check_assumptions(sym, val, f"values[{key}]", value)
-    return sym
-
-
-def _exact_values(values: Mapping) -> dict:
-    return {k: to_exact(v, f"values[{k}]") if isinstance(v, numbers.Real) else
-            parse_value(v, k) if isinstance(v, str) else v for k, v in values.items()}
 
 
 def numeric_matrix(M, vals) -> np.ndarray:

@@ -1,0 +1,54 @@
+"""A task's symbol values and a run's times, checked where a user gives them (``values=``,
+``--set``, ``times=``): every error names the value and says how to fix it. The derivation and the
+simulation check them alike."""
+from __future__ import annotations
+
+import numbers
+from typing import Mapping
+
+import numpy as np
+import sympy as sp
+
+from ..errors import SpecError
+from .expr import to_exact
+from .files import check_assumptions
+from .task import parse_value
+
+__all__ = ["checked_value", "exact_values", "checked_times"]
+
+
+def checked_value(task, key, value):
+    """The task's symbol named by ``key``, after refusing a key the task does not have and a value
+    that breaks the symbol's assumptions (the derivation simplified with them: √(Δ²) = Δ for
+    nonnegative Δ, so Δ = −½ would be silently wrong)."""
+    known = set(task.symbols.values())
+    sym = task.symbols.get(key, key) if isinstance(key, str) else key
+    if sym not in known:
+        raise SpecError("values", f"the task has no symbol {str(key)!r} (its symbols: "
+                                  f"{sorted(map(str, known)) or 'none'})", "drop it from the values")
+    try:
+        val = parse_value(value, key) if isinstance(value, str) else \
+            sp.sympify(to_exact(value, f"values[{key}]") if isinstance(value, numbers.Real) else value)
+    except (sp.SympifyError, TypeError) as exc:
+        raise SpecError(f"values[{key}]", f"{value!r} is not a number ({exc})", f"e.g. values={{'{key}': 0.5}}") from None
+    if not getattr(val, "is_number", False):
+        raise SpecError(f"values[{key}]", f"{value!r} is not a number", f"e.g. values={{'{key}': 0.5}}")
+    check_assumptions(sym, val, f"values[{key}]", value)
+    return sym
+
+
+def exact_values(values: Mapping) -> dict:
+    """``values`` with each real number made exact (``0.1`` is 1/10) and each string read as an expression."""
+    return {k: to_exact(v, f"values[{k}]") if isinstance(v, numbers.Real) else
+            parse_value(v, k) if isinstance(v, str) else v for k, v in values.items()}
+
+
+def checked_times(times) -> np.ndarray:
+    """``times`` as a float array of finite gradient steps t ≥ 0, else a SpecError naming ``times``."""
+    try:
+        times = np.asarray(times, dtype=float)
+    except (TypeError, ValueError):
+        times = None
+    if times is None or not np.isfinite(times).all() or (times < 0).any():
+        raise SpecError("times", "needs finite gradient steps t ≥ 0", "e.g. times=np.arange(0, 5001, 50)")
+    return times
