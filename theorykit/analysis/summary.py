@@ -157,7 +157,11 @@ def simulate_text(out: dict) -> str:
             row += f"   {_g(th['value'][i]):>22}"
         L.append(row)
     if th:
-        L.append(f"  largest |simulation − theory| / L(0): {_g(th['max_abs_error_over_initial_loss'])}")
+        L.append(f"  largest |simulation − theory| / L(0) (the flow: gradient descent is O(lr) off it): "
+                 f"{_g(th['max_abs_error_over_initial_loss'])}")
+        if "discrete" in th:
+            L.append(f"  largest |simulation − discrete recurrence| / L(0): "
+                     f"{_g(th['discrete']['max_abs_error_over_initial_loss'])} (exact for this start: rounding)")
     return "\n".join(L)
 
 

@@ -31,7 +31,7 @@ from ..errors import SpecError
 from ..spec.expr import parse_expr
 from ..spec.fields import check_magnitude, real
 from ..spec.files import TRAINING_RANGES, VALUE_FIX, parse_assignment
-from ..net.layout import Net, as_dtype
+from ..net.layout import MATMUL_PRECISION, Net, as_dtype
 from ..record import SaveAt
 from ..sim.engine import train_net
 from ..sim.simulate import _edge_scales
@@ -218,7 +218,7 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
     n_chunks = -(-E // chunk)
     decl = {"key": key, "spec": spec.name, "grid": {n: list(map(float, v)) for n, v in grid.items()},
             "names": plan["names"], "lrs": plan["lrs"], "seeds": seeds, "steps": plan["steps"], "dtype": dtype,
-            "init": init, "members": E, "chunk": chunk, "chunks": n_chunks, "complete": False,
+            "matmul_precision": MATMUL_PRECISION, "init": init, "members": E, "chunk": chunk, "chunks": n_chunks, "complete": False,
             "notes": ["aligned starts: the seeds differ only by a rotation inside the hidden layers, which the loss "
                       "does not see, so their losses are the same (spread 0); --init random gives the spread of "
                       "small random starts"] if init == "aligned" and seeds > 1 else []}
