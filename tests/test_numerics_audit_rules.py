@@ -120,3 +120,49 @@ def test_import_after_jax_sets_partitionable_threefry():
     out = _python("import jax; jax.config.update('jax_threefry_partitionable', False); import theorykit; "
                   "print(jax.config.jax_threefry_partitionable, jax.config.jax_enable_x64)")
     assert out == ["True", "True"]
+
+
+# singular values descending, the first non-zero entry of each v positive (theorykit.theory.modes),
+# on matrices with repeated singular values and sign-ambiguous vectors, against numpy's float64 SVD
+SIGN_AMBIGUOUS = [[[1, 0], [0, 1]], [[0, 1], [1, 0]], [[0, -1], [-1, 0]], [[-1, 0], [0, -1]], [[0, 1], [-1, 0]],
+                  [[0, 0, -2], [0, -2, 0]], [[1, -1, 1, -1]], [[-1], [2]], [[-3]], [[2, 0], [0, -2], [0, 0]],
+                  [[1, 1, -1, -1], [1, -1, 1, -1]], [[0, -1, 1], [-1, 0, 1]]]
+
+
+@pytest.mark.parametrize("M", SIGN_AMBIGUOUS)
+def test_exact_svd_convention_on_repeated_and_sign_ambiguous_modes(M):
+    import sympy as sp
+    from theorykit.linalg import numeric_svd
+
+    svd = tk.exact_svd(sp.Matrix(M))
+    A = np.asarray(M, float)
+    s = np.array([float(m.s) for m in svd.modes])
+    np.testing.assert_allclose(s, np.linalg.svd(A, compute_uv=False)[:len(s)], rtol=1e-14)   # numpy: descending
+    assert len(s) == np.linalg.matrix_rank(A)
+    rebuilt = np.zeros_like(A)
+    for m, sv in zip(svd.modes, s):
+        u = np.array([float(x) for x in m.u])
+        v = np.array([float(x) for x in m.v])
+        assert v[np.flatnonzero(v)[0]] > 0
+        np.testing.assert_allclose(A @ v, sv * u, atol=1e-14)
+        rebuilt += sv * np.outer(u, v)
+    np.testing.assert_allclose(rebuilt, A, atol=1e-14)
+    _U, s_num, V = numeric_svd(A)
+    np.testing.assert_allclose(s_num, s, rtol=1e-14)
+    assert all(V[np.flatnonzero(np.abs(V[:, j]) > 1e-9)[0], j] > 0 for j in range(V.shape[1]))
+
+
+def test_symbolic_sign_convention_is_decided_at_the_reference_values():
+    """As theorykit.theory.modes now states: a symbolic v has its first entry positive at the reference
+    values (a = 7/10 here), not at every value; the same matrix at a = 2 gets its own sign."""
+    import sympy as sp
+    from theorykit.theory.modes import reference_values
+
+    a = sp.Symbol("a", positive=True)
+    M = sp.Matrix([[a - 1, 1]])
+    v = tk.exact_svd(M).modes[0].v
+    ref = reference_values({a})
+    assert float(v[0].subs(ref)) > 0
+    assert float(v[0].subs(a, 2)) < 0                          # v ∝ (a − 1, 1) flipped for a < 1
+    v2 = tk.exact_svd(M.subs(a, 2)).modes[0].v                 # at the value: (1, 1)/√2
+    assert [float(x) for x in v2] == pytest.approx([2 ** -0.5, 2 ** -0.5], rel=1e-15)
