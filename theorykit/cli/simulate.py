@@ -113,8 +113,8 @@ def run(args):
                                  "rounding"}
         if (args.network == "gdln" and init_name == "aligned" and der.method == "closed-form"
                 and not getattr(spec, "schedule", ())):
-            # aligned, balanced modes under gradient descent follow the discrete recurrence exactly: the
-            # comparison with the run's own arithmetic (docs/theory.md), to rounding and not O(η)
+            # aligned, balanced modes (a unit each: a narrower aligned start is refused) under gradient
+            # descent follow the discrete recurrence exactly: the run's own arithmetic, to rounding, not O(η)
             disc = der.predict_loss(times, discrete=True)
             out["theory"]["discrete"] = {
                 "value": disc, "max_abs_error_over_initial_loss": float(np.max(np.abs(sim.mean[idx] - disc))
