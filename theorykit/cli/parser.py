@@ -276,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--chunk", type=int, default=64, help="members per chunk (default 64)")
     w.add_argument("--init", choices=["aligned", "random"], default="aligned",
                    help="aligned (the default): exact aligned balanced weights of strength a0, the same loss for "
-                        "every seed; random: N(0, init_std^2), a spread over the seeds")
+                        "every seed up to rounding; random: N(0, init_std^2), a spread over the seeds")
     w.add_argument("--dtype", choices=["float64", "float32"], default="float64",
                    help="simulation precision (default float64; float32 products run at \"highest\" precision)")
     _common(w, "sweep", progress="lines")
