@@ -179,3 +179,36 @@ def test_sweep_aligned_note_says_the_seeds_agree_up_to_rounding(tmp_path):
     assert "rounding" in res["notes"][0] and "float32" in res["notes"][0]
     r = res["results"][0]
     assert r["final_loss_std"] <= 1e-6 * r["final_loss_mean"]        # float32 rounding, ε ≈ 1.2e-7
+
+
+@pytest.mark.parametrize("s, d, a0, tau, depth", [(0.5, 0.5, 1e-7, 20.0, 3), (0.5, 0.5, 1e-9, 20.0, 3),
+                                                  (1.2, 0.7, 1e-6, 20.0, 4), (2.0, 3.0, 1e-12, 50.0, 5),
+                                                  (0.5, 0.25, 1e-3, 100.0, 3)])
+def test_deep_half_way_time_in_floats_is_the_integral(s, d, a0, tau, depth):
+    """t_half_float (depth > 2) integrated τ ∫_{a0}^{s/2d} da / (L a^{2−2/L} (s − d a)) by quadrature in a:
+    for a small a0 the integrand spans many decades and quad returned garbage with only a warning
+    (−34.18 for 8583.7 at depth 3, a0 = 1e-7). Reference: mpmath, 30 digits, the same integral in a
+    split at every decade from a0."""
+    import mpmath as mp
+    from theorykit.theory.trajectory import t_half_float
+
+    with mp.workdps(30):
+        L = mp.mpf(depth)
+        top = mp.mpf(s) / (2 * mp.mpf(d))
+        pts = [mp.mpf(a0) * mp.mpf(10) ** k for k in range(40) if mp.mpf(a0) * mp.mpf(10) ** k < top] + [top]
+        ref = float(tau * mp.quad(lambda a: 1 / (L * a ** (2 - 2 / L) * (s - d * a)), pts))
+    assert t_half_float(s, d, a0, tau, depth) == pytest.approx(ref, rel=1e-9)
+
+
+def test_pathways_of_different_depths_rank_by_their_true_half_way_times(tmp_path):
+    """Across depths the ranking orders pathways by t_half_float: with a0 = 1e-7 the depth-3 pathway's
+    time came out negative (−34) and it ranked first. By hand: the shallow mode (s = 1, d = 1/2, τ = 20)
+    halves at τ/(2s) ln(s/(d a0) − 1) = 10 ln(2·10⁷ − 1) ≈ 168; the deep one (s = d = 1/2) at the integral
+    above, ≈ 8584 (mpmath): the shallow pathway is first."""
+    path = tmp_path / "deep.toml"
+    path.write_text('name = "deep"\n[data]\ninputs = [[1, 0], [0, 1]]\ntargets = [[2, 0], [0, 1]]\n'
+                    '[[pathways]]\nname = "shallow"\nactive = [1, 0]\nhidden = 2\n'
+                    '[[pathways]]\nname = "deep"\nactive = [0, 1]\nhidden = 2\ndepth = 3\n'
+                    '[training]\nlr = 0.05\nloss = "mean"\na0 = 1e-7\nsteps = 2000\n')
+    der = tk.Derivation(tk.load_spec(path))
+    assert [n for n, _ in der.ranking] == ["shallow", "deep"]

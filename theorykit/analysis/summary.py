@@ -128,8 +128,10 @@ def derive_text(der, out: dict, values=None, max_modes: int = 4) -> str:
         if shown < len(s["singular_values"]):
             L.append(f"      … {len(s['singular_values']) - shown} more modes (--json for all)")
     if der.method != "closed-form":
-        L.append("  (t½ here is each mode's own closed-form time, τ/(2s) ln(s/(d a0) − 1), as if it learned alone; "
-                 "the loss below integrates the coupled race reduction)")
+        deep = any(p.depth != 2 for p in der.spec.pathways)
+        L.append("  (t½ here is each mode's own time, τ/(2s) ln(s/(d a0) − 1)"
+                 + (" for two layers, the integral of its balanced mode equation for more" if deep else "")
+                 + ", as if it learned alone; the loss below integrates the coupled race reduction)")
     if out.get("loss"):
         L.append("  loss (theory):")
         for t_, v in zip(out["loss"]["t"], out["loss"]["value"]):
