@@ -29,12 +29,16 @@ from .errors import DerivationError, DivergenceError, SpecError, TheorykitError
 
 __version__ = "0.1.0"
 
-# float64 in JAX: set before JAX loads (it reads the variable then), or now if it already has
+# float64 and partitionable Threefry in JAX: set before JAX loads (it reads the variables then), or
+# now if it already has. Both are set, not defaulted: a JAX_ENABLE_X64=0 left in the environment
+# kept JAX in float32 until theorykit.theory.jaxify turned x64 on at its import, and a JAX imported
+# first kept its own Threefry (under JAX < 0.5, other weights for the same seed)
 if "jax" in sys.modules:
     sys.modules["jax"].config.update("jax_enable_x64", True)
+    sys.modules["jax"].config.update("jax_threefry_partitionable", True)
 else:
-    os.environ.setdefault("JAX_ENABLE_X64", "true")
-    os.environ.setdefault("JAX_THREEFRY_PARTITIONABLE", "true")
+    os.environ["JAX_ENABLE_X64"] = "true"
+    os.environ["JAX_THREEFRY_PARTITIONABLE"] = "true"
 
 #: the flat API: name -> the module that defines it (loaded on first use, PEP 562)
 _API = {

@@ -184,7 +184,8 @@ def named_families(k: int, labels: list) -> dict:
 class ExhaustResult:
     summary: dict
     t: np.ndarray
-    curves: dict          # label -> normalised loss curve L(t)/L(0), for the figure
+    curves: dict          # label -> normalised loss curve L(t)/L(0), for the figure: float32 (one is kept per
+    #                       orbit until the ranking is known); the metrics come from the float64 curves
     metrics: list         # one dict per family, in family_masks order
 
     def __repr__(self):     # one line (the dataclass's own printed every family's metrics and curve)

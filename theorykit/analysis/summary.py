@@ -128,8 +128,10 @@ def derive_text(der, out: dict, values=None, max_modes: int = 4) -> str:
         if shown < len(s["singular_values"]):
             L.append(f"      … {len(s['singular_values']) - shown} more modes (--json for all)")
     if der.method != "closed-form":
-        L.append("  (t½ here is each mode's own closed-form time, τ/(2s) ln(s/(d a0) − 1), as if it learned alone; "
-                 "the loss below integrates the coupled race reduction)")
+        deep = any(p.depth != 2 for p in der.spec.pathways)
+        L.append("  (t½ here is each mode's own time, τ/(2s) ln(s/(d a0) − 1)"
+                 + (" for two layers, the integral of its balanced mode equation for more" if deep else "")
+                 + ", as if it learned alone; the loss below integrates the coupled race reduction)")
     if out.get("loss"):
         L.append("  loss (theory):")
         for t_, v in zip(out["loss"]["t"], out["loss"]["value"]):
@@ -157,7 +159,11 @@ def simulate_text(out: dict) -> str:
             row += f"   {_g(th['value'][i]):>22}"
         L.append(row)
     if th:
-        L.append(f"  largest |simulation − theory| / L(0): {_g(th['max_abs_error_over_initial_loss'])}")
+        L.append(f"  largest |simulation − theory| / L(0) (the flow: gradient descent is O(lr) off it): "
+                 f"{_g(th['max_abs_error_over_initial_loss'])}")
+        if "discrete" in th:
+            L.append(f"  largest |simulation − discrete recurrence| / L(0): "
+                     f"{_g(th['discrete']['max_abs_error_over_initial_loss'])} (exact for this start: rounding)")
     return "\n".join(L)
 
 

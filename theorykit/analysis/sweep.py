@@ -14,7 +14,8 @@ A member's start is the one :func:`theorykit.sim.simulate.simulate` would give i
 curves equal separate ``simulate`` calls: with ``init="aligned"`` (the default) aligned weights of the
 spec's a0 at its symbol values, with ``init="random"`` N(0, init_std²) weights; seeds 0 … S−1. Aligned
 seeds differ only by a rotation inside the hidden layers, which the loss does not see: their losses
-are the same (spread 0), and the summary says so; random seeds give the spread of small random starts.
+are the same up to rounding (spread 0 but for the dtype's rounding), and the summary says so; random
+seeds give the spread of small random starts.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from ..errors import SpecError
 from ..spec.expr import parse_expr
 from ..spec.fields import check_magnitude, real
 from ..spec.files import TRAINING_RANGES, VALUE_FIX, parse_assignment
-from ..net.layout import Net, as_dtype
+from ..net.layout import MATMUL_PRECISION, Net, as_dtype
 from ..record import SaveAt
 from ..sim.engine import train_net
 from ..sim.simulate import _edge_scales
@@ -218,10 +219,12 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
     n_chunks = -(-E // chunk)
     decl = {"key": key, "spec": spec.name, "grid": {n: list(map(float, v)) for n, v in grid.items()},
             "names": plan["names"], "lrs": plan["lrs"], "seeds": seeds, "steps": plan["steps"], "dtype": dtype,
-            "init": init, "members": E, "chunk": chunk, "chunks": n_chunks, "complete": False,
+            "matmul_precision": MATMUL_PRECISION, "init": init, "members": E, "chunk": chunk, "chunks": n_chunks,
+            "complete": False,
             "notes": ["aligned starts: the seeds differ only by a rotation inside the hidden layers, which the loss "
-                      "does not see, so their losses are the same (spread 0); --init random gives the spread of "
-                      "small random starts"] if init == "aligned" and seeds > 1 else []}
+                      "does not see, so their losses are the same up to rounding (spread 0 but for the dtype's "
+                      "rounding: ~1e-16 of the loss in float64, ~1e-8 in float32); --init random gives the spread "
+                      "of small random starts"] if init == "aligned" and seeds > 1 else []}
     done = load_chunks(out, n_chunks, chunk, E, key=key, keyless=had_manifest, notes=decl["notes"])
     if not manifest.exists() or not done:
         write_json(manifest, decl)

@@ -198,7 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--fused", action="store_true",
                    help="step with the fused multi-step kernel (Pallas; fast on a GPU, interpreted and slow on a "
                         "CPU): depth-2 networks without a schedule, loss curve only (not with --plot)")
-    s.add_argument("--compare", action="store_true", help="also report the theory and the largest error")
+    s.add_argument("--compare", action="store_true",
+                   help="also report the theory and the largest error: the gradient flow, which gradient descent "
+                        "is O(lr) off; from the aligned start of a closed-form spec also the discrete recurrence, "
+                        "which it follows to rounding")
     s.add_argument("--json", metavar="OUT", help="write the full JSON document here; '-': to stdout (the default "
                                                  "on a pipe; a terminal gets a short summary)")
     s.add_argument("--plot", metavar="OUT.png", help="draw loss and mode strengths (.png; .pdf or .svg by the name's "
@@ -273,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--chunk", type=int, default=64, help="members per chunk (default 64)")
     w.add_argument("--init", choices=["aligned", "random"], default="aligned",
                    help="aligned (the default): exact aligned balanced weights of strength a0, the same loss for "
-                        "every seed; random: N(0, init_std^2), a spread over the seeds")
+                        "every seed up to rounding; random: N(0, init_std^2), a spread over the seeds")
     w.add_argument("--dtype", choices=["float64", "float32"], default="float64",
                    help="simulation precision (default float64; float32 products run at \"highest\" precision)")
     _common(w, "sweep", progress="lines")

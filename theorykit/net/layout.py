@@ -20,9 +20,13 @@ from ..spec.fields import integer, loss_name
 from ..spec.graph import INPUT, OUTPUT, graph_from_pathways
 
 __all__ = ["Net", "net_apply", "net_loss", "unit_activity", "objective_for", "loss_value", "as_dtype", "DTYPES",
-           "RESIDUAL_FLOOR", "gdln_graph"]
+           "RESIDUAL_FLOOR", "MATMUL_PRECISION", "gdln_graph"]
 
 DTYPES = {"float64": jnp.float64, "float32": jnp.float32}
+
+#: JAX's matmul precision of every simulation (the trainer, the fused kernel, the starts): float32
+#: products on a GPU would otherwise run in TF32 (10 mantissa bits); recorded in the results' JSON
+MATMUL_PRECISION = "highest"
 
 #: residual entries below this are set to zero in the training loss. A network that can fit its
 #: targets exactly drives the residual down exponentially; once its square underflows into

@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..net.layout import Net, net_loss, objective_for
+from ..net.layout import MATMUL_PRECISION, Net, net_loss, objective_for
 from .fused import _fused_train, layout
 from ..record import SaveAt, Trajectory, check_finite, checked_save
 from ..errors import SpecError
@@ -263,7 +263,7 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
     size = E if not batch else int(batch)
     place = ensemble_placement(devices)
     outs = []
-    with jax.default_matmul_precision("highest"):
+    with jax.default_matmul_precision(MATMUL_PRECISION):
         for a in range(0, E, size):
             b = min(E, a + size)
             p_b = jax.tree_util.tree_map(lambda x: x[a:b], params0)

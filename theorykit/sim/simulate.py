@@ -198,7 +198,8 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
     params = None
     if res.params is not None:                   # SaveAt(final=False) keeps no weights, so no gates
         params = [res.params[k] for k in net.keys]
-        acts = jax.vmap(lambda p: unit_activity(net, p, X))(res.params)
+        with jax.default_matmul_precision("highest"):  # the trainer's products: float32 gates not read in TF32
+            acts = jax.vmap(lambda p: unit_activity(net, p, X))(res.params)
         extra["gates"] = [np.asarray(acts[v] > 0) for v, _ in net.nodes]
     if snapshot_every:
         idx = np.searchsorted(res.saved_t, marks)

@@ -12,10 +12,13 @@ structure first:
    singular vectors come from exact null spaces. Vectors of ``CRootOf`` roots are computed
    numerically (marked ``exact_vectors=False``); the singular values stay exact.
 
-Conventions: singular values are sorted in descending order (evaluated at the reference
-values of the symbols when symbolic); for each mode the first non-zero entry of the right
-(input) singular vector ``v`` is made positive, and ``u`` is flipped with it. Repeated
-singular values get an orthonormal basis from Gram–Schmidt on the exact null space.
+Conventions: singular values are sorted in descending order; for each mode the first non-zero
+entry of the right (input) singular vector ``v`` is made positive, and ``u`` is flipped with it.
+When symbolic, both are decided at the reference values of the symbols (:func:`reference_values`)
+and hold there only: at other values the order can be ascending and the first entry negative
+(``[[a − 1, 1]]`` has ``v = −(a − 1, 1)/√(a² − 2a + 2)``, negative first at a = 2);
+``Derivation(spec, values=...)`` decides both at the values. Repeated singular values get an
+orthonormal basis from Gram–Schmidt on the exact null space.
 """
 from __future__ import annotations
 
