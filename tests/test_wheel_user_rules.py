@@ -162,3 +162,34 @@ def test_every_imported_package_is_declared_and_extras_are_imported_lazily():
         assert dist in required or dist in extras, f"{path} imports {top}, which pyproject.toml does not declare"
         if dist not in required:
             assert not module_level, f"{path} imports {top} (extra only) at module level"
+
+
+# ------------------------------------------------------------------------------------------------
+# theorykit bench --repl, from a wheel: the example it derives is found inside the package
+# ------------------------------------------------------------------------------------------------
+def test_bench_repl_finds_its_example_where_a_wheel_installs_it(monkeypatch, tmp_path):
+    """``measure()`` looked for ``<folder above theorykit>/examples/contexts_double.toml``: in a
+    checkout that is ``examples/``, but from a wheel it is ``site-packages/examples``, which does not
+    exist, so the measuring interpreter failed and ``theorykit bench --repl`` ended in "internal
+    error (a bug in theorykit)". Here the module sits in a folder with no examples/ beside it, as
+    in site-packages, and the interpreters are not started: their command lines are recorded."""
+    import json
+    import types
+
+    from theorykit import bench_repl
+
+    site = tmp_path / "site-packages" / "theorykit"
+    site.mkdir(parents=True)
+    monkeypatch.setattr(bench_repl, "__file__", str(site / "bench_repl.py"))
+    calls = []
+
+    def fake_run(cmd, **kwargs):
+        calls.append(cmd)
+        return types.SimpleNamespace(stdout=json.dumps({"imports": 0.0, "cases": {}}) + "\n", returncode=0)
+
+    monkeypatch.setattr(bench_repl.subprocess, "run", fake_run)
+    bench_repl.measure(repeats=1)
+    measured = [c for c in calls if bench_repl.MEASURE in c]
+    assert len(measured) == 1
+    spec = Path(measured[0][-1])
+    assert spec.is_file() and spec == example_path("contexts_double.toml")
