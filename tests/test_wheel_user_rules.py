@@ -193,3 +193,20 @@ def test_bench_repl_finds_its_example_where_a_wheel_installs_it(monkeypatch, tmp
     assert len(measured) == 1
     spec = Path(measured[0][-1])
     assert spec.is_file() and spec == example_path("contexts_double.toml")
+
+
+def test_the_python_flint_floor_has_what_the_exact_engine_calls():
+    """pyproject.toml allowed python-flint 0.6, where ``theory/exactla.py``'s ``flint.ctx.workprec``
+    (the precision of the root enclosures of an irreducible Gram factor) does not exist:
+    ``_real_roots(fmpz_poly([-2, 0, 1]))`` raised AttributeError there. python-flint's own changelog
+    (README, "0.7.0", gh-251: "Add mpmath-style precision context managers ... workprec"; gh-132 and
+    on: the fmpz_mpoly types ``_value_product_poly`` uses) puts both in 0.7.0."""
+    import flint
+
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    (req,) = [r for r in cfg["dependencies"] if _requirement_name(r) == "python-flint"]
+    floor = tuple(int(x) for x in req.split(">=", 1)[1].split(",")[0].split("#")[0].strip().split("."))
+    assert floor >= (0, 7), req
+    source = (ROOT / "theorykit" / "theory" / "exactla.py").read_text()
+    assert "flint.ctx.workprec" in source and "fmpz_mpoly_ctx" in source     # what the floor is for
+    assert hasattr(flint.ctx, "workprec") and hasattr(flint, "fmpz_mpoly_ctx")
