@@ -210,25 +210,3 @@ def test_the_python_flint_floor_has_what_the_exact_engine_calls():
     source = (ROOT / "theorykit" / "theory" / "exactla.py").read_text()
     assert "flint.ctx.workprec" in source and "fmpz_mpoly_ctx" in source     # what the floor is for
     assert hasattr(flint.ctx, "workprec") and hasattr(flint, "fmpz_mpoly_ctx")
-
-
-# ------------------------------------------------------------------------------------------------
-# the package's own examples first: site-packages/examples may be another distribution's
-# ------------------------------------------------------------------------------------------------
-def test_the_installed_examples_come_before_a_folder_beside_the_package(tmp_path, monkeypatch):
-    """Installed, theorykit sits in site-packages, and the folder "beside the package" that
-    example_path (and the suites' fingerprint of the example specs) tried first is
-    site-packages/examples: a stray top-level ``examples`` of another distribution was read in
-    place of theorykit's own. Here a fake site-packages holds both."""
-    from theorykit.spec import files
-    from theorykit.suites import load_package
-
-    site = tmp_path / "site-packages"
-    (site / "theorykit" / "spec").mkdir(parents=True)
-    (site / "theorykit" / "examples").mkdir()
-    (site / "examples").mkdir()
-    (site / "theorykit" / "examples" / "xor_reln.toml").write_text("# theorykit's\n")
-    (site / "examples" / "xor_reln.toml").write_text("# another distribution's\n")
-    monkeypatch.setattr(files, "__file__", str(site / "theorykit" / "spec" / "files.py"))
-    assert files.example_path("xor_reln.toml").read_text() == "# theorykit's\n"
-    assert load_package("validation")._examples_dir() == (site / "theorykit" / "examples").resolve()

@@ -114,12 +114,12 @@ def code_fingerprint() -> dict:
 
 
 def _examples_dir():
-    """The folder ``theorykit.spec.files.example_path`` reads spec files from: the copy installed with
-    the package, else the checkout's ``examples/``; None if there is none."""
+    """The folder ``theorykit.spec.files.example_path`` reads spec files from: the checkout's ``examples/``,
+    else the copy installed with the package; None if there is none."""
     from theorykit.spec import files
 
     here = Path(files.__file__).resolve().parents[1]
-    for cand in (here / "examples", here.parent / "examples"):
+    for cand in (here.parent / "examples", here / "examples"):
         if cand.is_dir() and any(cand.glob("*.toml")):
             return cand
     return None

@@ -569,11 +569,9 @@ def _installed_example(path: Path) -> str:
 
 
 def example_path(name: str) -> Path:
-    """``examples/<name>``: the copy installed with the package (``theorykit/examples``, in a wheel),
-    else the checkout's (``examples/`` beside ``theorykit/``). The package's copy comes first: beside
-    an installed theorykit is ``site-packages``, where another distribution's ``examples`` may be."""
+    """``examples/<name>`` from the checkout, or the copy installed with the package."""
     here = Path(__file__).resolve().parents[1]
-    for cand in (here / "examples", here.parent / "examples"):
+    for cand in (here.parent / "examples", here / "examples"):
         if (cand / name).is_file():
             return cand / name
     raise FileNotFoundError(f"examples/{name} not found beside theorykit ({here})")
