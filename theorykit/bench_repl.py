@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from .errors import SpecError
+from .spec.files import example_path
 
 __all__ = ["MEASURE", "measure", "run_section"]
 
@@ -80,8 +81,9 @@ def _timed(cmd, env, cwd) -> float:
 def measure(root: Path | None = None, repeats: int = 2) -> dict:
     """The figures of the module docstring for the theorykit at ``root`` (None: this one); each
     command's best of ``repeats`` runs."""
-    here = Path(__file__).resolve().parents[1] if root is None else Path(root)
-    example = here / "examples" / "contexts_double.toml"
+    # this theorykit's example (a checkout's examples/, or the copy a wheel installs in the package:
+    # site-packages/examples, which the path beside the package named, is not there), or the baseline's
+    example = example_path("contexts_double.toml") if root is None else Path(root) / "examples" / "contexts_double.toml"
     env = _env(root)
     py = sys.executable
     cli = [py, "-c", "import sys; from theorykit.cli import main; sys.exit(main())"]

@@ -32,7 +32,7 @@ import numpy as np
 
 from theorykit import contexts
 from theorykit.analysis._runs import exact_reln_trajectory, train_relu
-from theorykit.analysis.findgates import choose_elbow, elbow_scores
+from theorykit.analysis.findgates import choose_elbow, elbow_scores, require_sklearn
 from theorykit.analysis.reln import exact_reln_outputs
 from theorykit.curves import max_gap
 from theorykit.io import write_figure
@@ -165,10 +165,8 @@ def _exact_reln(st):
 
 
 def _digits(st, progress):
-    from sklearn.datasets import load_digits
-
     ds = st["digits"]
-    d = load_digits()
+    d = require_sklearn("datasets").load_digits()
     idx = np.where(d.target < ds["classes"])[0][: ds["images"]]
     X = (d.data[idx] / 16.0).T
     Y = np.eye(ds["classes"])[d.target[idx]].T
@@ -305,6 +303,7 @@ def _pathway_claims(per_k: list[dict], K_imp: int) -> list[dict]:
 
 
 def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
+    require_sklearn("cluster"), require_sklearn("datasets")     # before any network trains
     out_dir, st = start(out_dir, mode, SETTINGS)
     secs = Stopwatch()
     relu, scores, per_k, K_imp, K_chord, K_log = _section4(st, progress)

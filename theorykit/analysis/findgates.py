@@ -56,7 +56,8 @@ from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task
 
 __all__ = ["FoundGates", "unit_rows", "cluster_gates", "centroids_to_patterns", "patterns_to_spec", "pattern_ranks",
-           "elbow_scores", "choose_elbow", "patterns_for_K", "elbow_scores_from", "find_gates", "ELBOW_THRESHOLD"]
+           "elbow_scores", "choose_elbow", "patterns_for_K", "elbow_scores_from", "find_gates", "require_sklearn",
+           "ELBOW_THRESHOLD"]
 
 #: default threshold of the "improvement" elbow rule (fraction of the total improvement)
 ELBOW_THRESHOLD = 0.1
@@ -80,7 +81,7 @@ class Clustering:
 
 def cluster_gates(rows, K: int, seed: int = 0, n_init: int = 10) -> Clustering:
     """scikit-learn k-means of binary unit rows into K centroids (duplicate rows merged, weighted)."""
-    from sklearn.cluster import KMeans
+    KMeans = require_sklearn("cluster").KMeans
 
     if n_init < 5:
         raise ValueError("use at least 5 k-means restarts (n_init >= 5)")
@@ -254,6 +255,23 @@ def elbow_scores(X, Y, relu: ReluRun, Ks=range(1, 9), *, kmeans_seed: int = 0, n
 MAX_SEED = 2 ** 32 - 1
 
 
+def require_sklearn(module: str = "cluster"):
+    """``sklearn.<module>`` (``"cluster"`` or ``"datasets"``), or a :class:`~theorykit.errors.SpecError`
+    saying how to install it: scikit-learn is the optional extra ``gates`` of pyproject.toml (k-means, the digits), so a plain
+    ``pip install theorykit`` lacks it (that install met a bare ModuleNotFoundError, reported as a
+    bug in theorykit, after every network had trained)."""
+    try:
+        if module == "datasets":
+            from sklearn import datasets as found
+        else:
+            from sklearn import cluster as found
+        return found
+    except ImportError:
+        raise SpecError("scikit-learn", "not installed: finding gates (Algorithm 1's k-means) and the digits "
+                                        "data need it", "pip install 'theorykit[gates]', or pip install scikit-learn") \
+            from None
+
+
 def check_elbow_settings(rule, threshold, n_init, seed=0, seed_field: str = "seed") -> None:
     """The elbow ``rule``, its ``threshold`` (a fraction in [0, 1]), the k-means restarts ``n_init``
     (at least 5) and the ``seed`` (0 … :data:`MAX_SEED`), checked before any network trains; a
@@ -263,6 +281,7 @@ def check_elbow_settings(rule, threshold, n_init, seed=0, seed_field: str = "see
     real(threshold, "threshold", lo=0.0, hi=1.0, fix="a fraction of the total improvement, e.g. threshold=0.1")
     integer(n_init, "n_init", lo=5, fix="at least 5 k-means restarts, e.g. n_init=10")
     check_seed(seed, seed_field)
+    require_sklearn("cluster")
 
 
 def check_seed(seed, field: str = "seed") -> int:

@@ -124,7 +124,8 @@ def read_toml(path) -> dict:
                             "keep large data out of the spec")
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise SpecError("spec", f"no such file: {path}", "give the path of a .toml spec") from None
+        raise SpecError("spec", f"no such file: {path}", "give the path of a .toml spec" + _installed_example(path)) \
+            from None
     except OSError as exc:
         raise SpecError("spec", f"cannot read {path}: {exc.strerror or exc}", "give the path of a readable .toml file") \
             from None
@@ -551,6 +552,20 @@ def _table(header: str, *entries) -> list:
     """The lines of a TOML table: ``header``, ``key = value`` per entry (one whose value is None left
     out), and a blank line."""
     return [header] + [f"{k} = {_toml_value(v)}" for k, v in entries if v is not None] + [""]
+
+
+def _installed_example(path: Path) -> str:
+    """For a missing ``examples/<name>`` (the docs' and ``--help``'s paths, relative to a checkout):
+    where the copy installed with the package is, as the hint of the error; else "". A user who
+    installed the wheel has no ``examples/`` folder, and was told only to give the path of a spec."""
+    parts = path.parts
+    if path.is_absolute() or len(parts) < 2 or parts[0] != "examples":
+        return ""
+    try:
+        found = example_path("/".join(parts[1:]))
+    except FileNotFoundError:
+        return ""
+    return f"; the example installed with theorykit is {found}"
 
 
 def example_path(name: str) -> Path:
