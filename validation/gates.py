@@ -303,7 +303,8 @@ def _pathway_claims(per_k: list[dict], K_imp: int) -> list[dict]:
 
 
 def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
-    require_sklearn("cluster"), require_sklearn("datasets")     # before any network trains
+    for module in ("cluster", "datasets"):      # before any network trains
+        require_sklearn(module)
     out_dir, st = start(out_dir, mode, SETTINGS)
     secs = Stopwatch()
     relu, scores, per_k, K_imp, K_chord, K_log = _section4(st, progress)
