@@ -1,0 +1,89 @@
+"""Rules from a JAX user's walkthrough of the lambdified formulas: composing ``tk.to_jax`` and
+``Derivation.loss_function`` with one's own jit/vmap/grad code, with Python scalars, 0-d arrays and
+batches, against SymPy's exact values (evalf at 30 digits) and hand derivations."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import sympy as sp
+
+import theorykit as tk
+from theorykit.errors import SpecError
+from theorykit.theory.trajectory import a0, t, tau
+
+XOR_LINEAR = tk.xor_relns()["linear"]
+
+
+def _linear_derivation():
+    return tk.Derivation(tk.GDLNSpec(tk.xor_margin(), XOR_LINEAR, tk.Training(lr=0.01, a0=1e-3)))
+
+
+def test_python_scalars_give_what_jax_scalars_give():
+    """The XoR "linear" ReLN's loss (modes s = Δ/2, d = Δ²/2, docs/theory.md#xor) printed with Δ kept as
+    an argument. At Δ = 0 each mode has nothing to learn (s = d = 0), so L = ½ tr Σy = ½ for all t, by
+    hand. The lambdified form holds 1/(Δ a0): with JAX scalars that is IEEE inf and the value comes out
+    ½, but with Python floats it used to be Python's arithmetic, which raised ZeroDivisionError.
+    Python floats, ints, 0-d arrays and lists now all go through jax.numpy alike."""
+    der = _linear_derivation()
+    D = der.task.symbols["Delta"]
+    L = tk.to_jax(der.loss, [t, tau, a0, D])
+    assert float(L(100.0, 100.0, 1e-3, 0.0)) == 0.5
+    assert float(L(100.0, 100.0, 1e-3, 0)) == 0.5                       # an int Δ
+    assert float(L(jnp.float64(100.0), 100.0, 1e-3, jnp.float64(0.0))) == 0.5
+    # away from 0: every kind of input against SymPy's exact value at 30 digits
+    exact = float(sp.N(der.loss.subs({t: 100, tau: 100, a0: sp.Rational(1, 1000), D: sp.Rational(1, 2)}), 30))
+    for args in ((100.0, 100.0, 1e-3, 0.5), (100, 100, 1e-3, 0.5), (np.float64(100), np.array(100.0), 1e-3, 0.5),
+                 (jnp.array(100.0), jnp.array(100.0), jnp.array(1e-3), jnp.array(0.5))):
+        assert float(L(*args)) == pytest.approx(exact, rel=1e-14)
+    # a list is a batch, as a jnp array would be
+    x = sp.Symbol("x")
+    np.testing.assert_array_equal(np.asarray(tk.to_jax(x ** 2 + 1 / x, [x])([1.0, 2.0])), [2.0, 4.5])
+
+
+def test_weak_python_scalars_keep_float32_inputs_float32():
+    """A float32 user's arrays stay float32 when the other arguments are Python numbers (weakly typed)."""
+    der = _linear_derivation()
+    L = tk.to_jax(der.loss, [t, tau, a0, der.task.symbols["Delta"]])
+    ts = jnp.linspace(0, 300, 4, dtype=jnp.float32)
+    out = jax.jit(jax.vmap(L, in_axes=(0, None, None, None)))(ts, 100.0, 1e-3, 1.6)
+    assert out.dtype == jnp.float32
+    assert jax.grad(L)(jnp.float32(10), 100.0, 1e-3, 1.6).dtype == jnp.float32
+    # and the matrix form too
+    x = sp.Symbol("x")
+    M = tk.to_jax(sp.Matrix([[x, 2 * x]]), [x])
+    assert M(jnp.float32(1)).dtype == jnp.float32 and M(1.0).dtype == jnp.float64
+
+
+@pytest.mark.parametrize("wrap", ["concrete", "vmap", "grad"])
+def test_loss_function_names_a_jax_value_and_says_what_to_do(wrap):
+    """``loss_function({"Delta": x})`` with x a JAX array (concrete, or traced inside vmap/grad) raised
+    JAX's own NotImplementedError ('arr.flat') from inside sympify. Now a SpecError names values[Delta]
+    and says how to do it: float(x) for a concrete value, Δ as an argument of tk.to_jax to transform."""
+    der = _linear_derivation()
+    with pytest.raises(SpecError) as err:
+        if wrap == "concrete":
+            der.loss_function({"Delta": jnp.float64(0.5)})
+        elif wrap == "vmap":
+            jax.vmap(lambda D: der.loss_function({"Delta": D})(10.0))(jnp.array([0.5, 1.0]))
+        else:
+            jax.grad(lambda D: der.loss_function({"Delta": D})(10.0))(0.5)
+    msg = str(err.value)
+    assert "values[Delta]" in msg and "to_jax" in msg
+    assert ("float(x)" in msg) == (wrap == "concrete")          # float() of a tracer would fail: not offered
+    # and the route it names works, against a central finite difference of the exact loss (float64)
+    D = der.task.symbols["Delta"]
+    L = tk.to_jax(der.loss, [t, tau, a0, D])
+    h = sp.Rational(1, 10 ** 8)
+    fd = float(sp.N((der.loss.subs({t: 10, tau: 100, a0: sp.Rational(1, 1000), D: sp.Rational(1, 2) + h})
+                     - der.loss.subs({t: 10, tau: 100, a0: sp.Rational(1, 1000), D: sp.Rational(1, 2) - h})) / (2 * h), 30))
+    assert float(jax.grad(L, argnums=3)(10.0, 100.0, 1e-3, 0.5)) == pytest.approx(fd, rel=1e-10)
+
+
+def test_special_value_route_in_the_docs():
+    """docs/api.md: at Δ = 0 the generic "linear" loss is 0/0 for jax.grad (its modes have s = 0), and
+    ``loss_function({"Delta": 0})`` is the route there: nothing is learned, so L = ½ and dL/dt = 0 (by hand)."""
+    der = _linear_derivation()
+    L0 = der.loss_function({"Delta": 0})
+    ts = jnp.array([0.0, 100.0, 1e6])
+    np.testing.assert_array_equal(np.asarray(jax.jit(jax.vmap(L0))(ts)), 0.5)
+    np.testing.assert_array_equal(np.asarray(jax.vmap(jax.grad(L0))(ts)), 0.0)
