@@ -87,3 +87,36 @@ def test_special_value_route_in_the_docs():
     ts = jnp.array([0.0, 100.0, 1e6])
     np.testing.assert_array_equal(np.asarray(jax.jit(jax.vmap(L0))(ts)), 0.5)
     np.testing.assert_array_equal(np.asarray(jax.vmap(jax.grad(L0))(ts)), 0.0)
+
+
+def test_mode_trajectory_in_jax_keeps_its_digits_near_s_zero():
+    """A singular value near 0 (a symbol's value where a mode is about to have nothing to learn): the
+    logistic form (s/d)/(1 + (s/(d a0) − 1)e^{−2st/τ}) is a 0/0 there, and its JAX derivative in s lost
+    the digits of 1 − e^{−u}: ∂a/∂s was 5e-3 off at s = 1e-9 and 10³ off at 1e-12, and the second
+    derivative at s = 0 was 0 (the s = 0 branch was linear in s). Reference: the same logistic form in
+    mpmath at 50 digits, differentiated by mpmath (a second method, no JAX)."""
+    import mpmath
+
+    from theorykit.theory.trajectory import mode_trajectory
+
+    d_, a_, t_, tau_ = 2.0, 0.01, 30.0, 1.0
+    f = lambda s_: mode_trajectory(s_, d_, a_, t_, tau_, jnp.exp)           # noqa: E731
+    with mpmath.workdps(50):
+        A = lambda s_: (s_ / d_) / (1 + (s_ / (d_ * a_) - 1) * mpmath.exp(-2 * s_ * t_ / tau_))  # noqa: E731
+        for s_ in (1e-12, 1e-9, 1e-6, 0.01, 0.5):
+            assert float(f(jnp.float64(s_))) == pytest.approx(float(A(mpmath.mpf(s_))), rel=1e-14)
+            assert float(jax.grad(f)(s_)) == pytest.approx(float(mpmath.diff(A, mpmath.mpf(s_))), rel=1e-12)
+        # at s = 0 itself, by the series of A about a point 1e-30 away (A is smooth through 0)
+        near0 = mpmath.mpf("1e-30")
+        assert float(jax.grad(f)(0.0)) == pytest.approx(float(mpmath.diff(A, near0)), rel=1e-12)
+        assert float(jax.hessian(f)(0.0)) == pytest.approx(float(mpmath.diff(A, near0, 2)), rel=1e-10)
+        # and the time derivative in saturation (u = 2st/τ = 30), ȧ = 2a(s − d a)/τ: no digits lost
+        At = lambda x: (mpmath.mpf(0.5) / d_) / (1 + (0.5 / (d_ * a_) - 1) * mpmath.exp(-x / tau_))   # noqa: E731
+        a30 = At(mpmath.mpf(30))
+        g = jax.grad(lambda x: mode_trajectory(0.5, d_, a_, x, tau_, jnp.exp))(30.0)
+        assert float(g) == pytest.approx(float(2 * a30 * (0.5 - d_ * a30) / tau_), rel=1e-12)
+    # batched over s and t together, s = 0 in the batch: finite, and equal to the one-at-a-time values
+    ss, ts = jnp.array([0.0, 1e-9, 0.5]), jnp.array([0.0, 30.0, 1e7])
+    grid = jax.jit(jax.vmap(jax.vmap(lambda s_, x: mode_trajectory(s_, d_, a_, x, tau_, jnp.exp), (None, 0)), (0, None)))(ss, ts)
+    assert bool(jnp.all(jnp.isfinite(grid)))
+    assert float(grid[2, 2]) == 0.25 and float(grid[0, 0]) == a_ and float(grid[1, 0]) == pytest.approx(a_, rel=1e-15)
