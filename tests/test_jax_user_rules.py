@@ -120,3 +120,31 @@ def test_mode_trajectory_in_jax_keeps_its_digits_near_s_zero():
     grid = jax.jit(jax.vmap(jax.vmap(lambda s_, x: mode_trajectory(s_, d_, a_, x, tau_, jnp.exp), (None, 0)), (0, None)))(ss, ts)
     assert bool(jnp.all(jnp.isfinite(grid)))
     assert float(grid[2, 2]) == 0.25 and float(grid[0, 0]) == a_ and float(grid[1, 0]) == pytest.approx(a_, rel=1e-15)
+
+
+def test_mode_gap_in_jax_near_s_zero_and_with_its_default_exp():
+    """mode_gap (s/d − a, the form predict_loss sums) had the same cancellation near s = 0 in JAX (∂g/∂s
+    3e-3 off at s = 1e-9), and with its default ``exp=np.exp`` a traced time raised
+    TracerArrayConversionError under jit. Reference: the gap's own form (s/d)·c e^{−u}/(1 + c e^{−u}),
+    c = s/(d a0) − 1, in mpmath at 50 digits; at s = 0 by hand −a0/(1 + 2 d a0 t/τ)."""
+    import mpmath
+
+    from theorykit.theory.trajectory import mode_gap
+
+    d_, a_, t_, tau_ = 2.0, 0.01, 30.0, 1.0
+    with mpmath.workdps(50):
+        def G(s_, x=t_):
+            ce = (s_ / (d_ * a_) - 1) * mpmath.exp(-2 * s_ * x / tau_)
+            return (s_ / d_) * ce / (1 + ce)
+        for s_ in (1e-12, 1e-9, 0.01, 0.5):
+            g = lambda y: mode_gap(y, d_, a_, t_, tau_, jnp.exp)                      # noqa: E731
+            assert float(g(jnp.float64(s_))) == pytest.approx(float(G(mpmath.mpf(s_))), rel=1e-14)
+            assert float(jax.grad(g)(s_)) == pytest.approx(float(mpmath.diff(G, mpmath.mpf(s_))), rel=1e-12)
+        # default exp (numpy) with the time traced: jit, vmap and grad all work, and agree with mpmath
+        ts = jnp.array([0.0, 3.0, 30.0])
+        vals = jax.jit(jax.vmap(lambda x: mode_gap(0.5, d_, a_, x, tau_)))(ts)
+        np.testing.assert_allclose(vals, [float(G(mpmath.mpf(0.5), mpmath.mpf(float(x)))) for x in ts], rtol=1e-13)
+        dg = jax.grad(lambda x: mode_gap(0.5, d_, a_, x, tau_))(3.0)
+        assert float(dg) == pytest.approx(float(mpmath.diff(lambda x: G(mpmath.mpf(0.5), x), mpmath.mpf(3))), rel=1e-12)
+    assert float(jax.jit(lambda y: mode_gap(y, d_, a_, t_, tau_))(0.0)) == pytest.approx(
+        -a_ / (1 + 2 * d_ * a_ * t_ / tau_), rel=1e-14)

@@ -80,7 +80,12 @@ _PHI = [(-1) ** k / float(sp.factorial(k + 1)) for k in range(11)]
 
 
 def _jax_trajectory(s, d, a_init, time, time_const):
-    """:func:`mode_trajectory` in JAX, written without the logistic form's cancellation near s = 0.
+    """:func:`mode_trajectory` in JAX: ``1/G`` (:func:`_jax_rate_form`)."""
+    return 1 / _jax_rate_form(s, d, a_init, time, time_const)[0]
+
+
+def _jax_rate_form(s, d, a_init, time, time_const):
+    """``(G, u)`` with a(t) = 1/G: the logistic form written without its cancellation near s = 0.
 
     Dividing the logistic form by s/d: a = 1/(d · (2t/τ) · φ(u) + e^{−u}/a0) with u = 2 s t/τ and
     φ(u) = (1 − e^{−u})/u, which is entire (φ(0) = 1). φ comes from its Taylor series below |u| = 0.1
@@ -100,7 +105,7 @@ def _jax_trajectory(s, d, a_init, time, time_const):
     # where the series is taken, so no NaN reaches the gradient of the branch not taken
     sb, ub = jnp.where(small, 1.0, s), jnp.where(small, 1.0, u)
     growth = jnp.where(small, d * (2 * time / time_const) * phi_small, d * (1 - jnp.exp(-ub)) / sb)
-    return 1 / (growth + jnp.exp(-u) / a_init)
+    return growth + jnp.exp(-u) / a_init, u
 
 
 def _slope_at_zero(d, a_init, time, time_const):
@@ -131,7 +136,13 @@ def _at_s(s, formula, at_zero, slope):
 def mode_gap(s, d, a_init, time, time_const, exp=np.exp):
     """``s/d − a(t)`` of :func:`mode_trajectory` without subtracting nearly equal numbers:
     ``(s/d) · c e^{−u} / (1 + c e^{−u})`` with ``c = s/(d a0) − 1`` and ``u = 2 s t/τ``
-    (``−a(t)`` where s = 0)."""
+    (``−a(t)`` where s = 0). In JAX (any argument a JAX array, or ``exp`` from JAX) it is
+    ``e^{−u} (s/a0 − d)/(d G)`` with a = 1/G as in :func:`mode_trajectory`, which keeps its digits near s = 0."""
+    if any(_is_jax(v) for v in (s, d, a_init, time, time_const)) or _is_jax_fn(exp):
+        import jax.numpy as jnp
+        G, u = _jax_rate_form(s, d, a_init, time, time_const)
+        return jnp.exp(-u) * (s / a_init - d) / (d * G)
+
     def gap(s_):
         ce = (s_ / (d * a_init) - 1) * exp(-2 * s_ * time / time_const)
         return (s_ / d) * ce / (1 + ce)
