@@ -148,3 +148,29 @@ def test_mode_gap_in_jax_near_s_zero_and_with_its_default_exp():
         assert float(dg) == pytest.approx(float(mpmath.diff(lambda x: G(mpmath.mpf(0.5), x), mpmath.mpf(3))), rel=1e-12)
     assert float(jax.jit(lambda y: mode_gap(y, d_, a_, t_, tau_))(0.0)) == pytest.approx(
         -a_ / (1 + 2 * d_ * a_ * t_ / tau_), rel=1e-14)
+
+
+def test_predict_loss_under_jit_says_it_is_numpy_not_that_times_are_bad():
+    """predict_loss inside jax.jit: the traced times used to be refused as "needs finite gradient steps
+    t ≥ 0", which they are. Now the SpecError says predictions are numpy and names loss_function."""
+    der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"], tk.Training(lr=0.01, a0=1e-3)))
+    with pytest.raises(SpecError) as err:
+        jax.jit(lambda ts: jnp.asarray(der.predict_loss(ts, values={"Delta": 0.5})))(jnp.array([0.0, 10.0]))
+    msg = str(err.value)
+    assert msg.startswith("times") and "traced" in msg and "loss_function" in msg and "finite" not in msg
+    # concrete JAX times still work, and agree with the JAX closed form (a second path)
+    ts = jnp.array([0.0, 10.0])
+    np.testing.assert_allclose(der.predict_loss(ts, values={"Delta": 0.5}),
+                               jax.vmap(der.loss_function({"Delta": 0.5}))(ts), rtol=1e-13)
+
+
+def test_deep_half_way_time_is_refused_with_what_to_do():
+    """t_half of a 3-layer pathway is an unevaluated Integral: to_jax said SymPy's printer message
+    ("Set the printer option 'strict' to False"), which to_jax cannot take; now it names the way out."""
+    from theorykit.theory.jaxify import NotJaxSafe
+    from theorykit.theory.trajectory import t_half
+
+    s, d = sp.symbols("s d", positive=True)
+    with pytest.raises(NotJaxSafe) as err:
+        tk.to_jax(t_half(s, d, depth=3), [s, d, a0, tau])
+    assert "Integral" in str(err.value) and "t_half_float" in str(err.value) and "strict" not in str(err.value)

@@ -540,6 +540,11 @@ class Derivation:
 
 def _checked_times(times) -> np.ndarray:
     """``times`` as a float array of finite gradient steps t ≥ 0, else a SpecError naming ``times``."""
+    if "Tracer" in type(times).__name__:            # np.asarray of a tracer raises a TypeError: say why
+        raise SpecError("times", "a traced JAX value (inside jit, vmap or grad): predictions are computed in "
+                                 "numpy (recurrences, the race's integrator), not traced",
+                        "call it outside the transform with concrete times; for a JAX function of t use "
+                        "der.loss_function(values) (the closed form), or tk.to_jax (docs/api.md)")
     try:
         times = np.asarray(times, dtype=float)
     except (TypeError, ValueError):

@@ -66,6 +66,10 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
     # so they are evaluated (to 30 digits) before printing
     if expr.has(sp.CRootOf):
         expr = expr.replace(lambda e: isinstance(e, sp.CRootOf), lambda e: e.evalf(30))
+    if expr.has(sp.Integral):
+        raise NotJaxSafe("an unevaluated Integral (e.g. the half-way time of a pathway deeper than two layers) has "
+                         "no JAX translation: evaluate it in numbers (sp.N, or "
+                         "theorykit.theory.trajectory.t_half_float for a half-way time)")
     if expr.has(sp.Piecewise):
         raise NotJaxSafe("Piecewise expressions give NaN gradients under jnp.where; rewrite without Piecewise")
     if isinstance(expr, sp.MatrixBase):
