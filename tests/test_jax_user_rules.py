@@ -174,3 +174,21 @@ def test_deep_half_way_time_is_refused_with_what_to_do():
     with pytest.raises(NotJaxSafe) as err:
         tk.to_jax(t_half(s, d, depth=3), [s, d, a0, tau])
     assert "Integral" in str(err.value) and "t_half_float" in str(err.value) and "strict" not in str(err.value)
+
+
+def test_crossing_singular_values_route_in_the_docs(tmp_path):
+    """docs/api.md: targets [[1, Δ], [0, 1]] on the inputs I₂ have crossing singular values at Δ = 0, where
+    the generic mode's d is 0/0; loss_function({"Delta": 0}) derives there. By hand at Δ = 0: Σyx = Σx = I/2,
+    two modes with s = d = ½, a = 1/(1 + (1/a0 − 1)e^{−t/τ}), L = ½ − 2(a/2 − a²/4), dL/dt = −a(1 − a)²/τ."""
+    import mpmath
+
+    f = tmp_path / "cross.toml"
+    f.write_text('name = "cross"\n[symbols]\nDelta = {nonnegative = true}\n[data]\ninputs = [[1, 0], [0, 1]]\n'
+                 'targets = [[1, "Delta"], [0, 1]]\n[[pathways]]\nname = "p"\nactive = [1, 1]\ninputs = "all"\n'
+                 'outputs = "all"\nhidden = 4\n[training]\nlr = 0.01\nloss = "mean"\na0 = 0.001\n', "utf-8")
+    L0 = tk.Derivation(tk.load_spec(str(f))).loss_function({"Delta": 0})
+    with mpmath.workdps(40):
+        a = 1 / (1 + (1 / mpmath.mpf("0.001") - 1) * mpmath.exp(-1))             # t = τ = 100
+        want, dwant = mpmath.mpf(1) / 2 - 2 * (a / 2 - a * a / 4), -a * (1 - a) ** 2 / 100
+    assert float(jax.jit(L0)(100.0)) == pytest.approx(float(want), rel=1e-14)
+    assert float(jax.grad(L0)(100.0)) == pytest.approx(float(dwant), rel=1e-12)
