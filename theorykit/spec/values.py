@@ -26,6 +26,13 @@ def checked_value(task, key, value):
     if sym not in known:
         raise SpecError("values", f"the task has no symbol {str(key)!r} (its symbols: "
                                   f"{sorted(map(str, known)) or 'none'})", "drop it from the values")
+    if type(value).__module__.split(".")[0] in ("jax", "jaxlib"):   # SymPy's sympify fails on these itself
+        traced = "Tracer" in type(value).__name__
+        arg = f"keep it an argument: tk.to_jax(der.loss, [t, tau, a0, der.task.symbols['{key}']]) (docs/api.md)"
+        raise SpecError(f"values[{key}]", ("a traced JAX value (inside jit, vmap or grad)" if traced else "a JAX array")
+                        + ", not a number: values are substituted exactly into SymPy",
+                        f"to jit, vmap or differentiate over {key}, {arg}" if traced else
+                        f"pass float(x) for one value; to jit, vmap or differentiate over {key}, {arg}")
     try:
         val = parse_value(value, key) if isinstance(value, str) else \
             sp.sympify(to_exact(value, f"values[{key}]") if isinstance(value, numbers.Real) else value)
@@ -45,6 +52,11 @@ def exact_values(values: Mapping) -> dict:
 
 def checked_times(times) -> np.ndarray:
     """``times`` as a float array of finite gradient steps t ≥ 0, else a SpecError naming ``times``."""
+    if "Tracer" in type(times).__name__:            # np.asarray of a tracer raises a TypeError: say why
+        raise SpecError("times", "a traced JAX value (inside jit, vmap or grad): predictions are computed in "
+                                 "numpy (recurrences, the race's integrator), not traced",
+                        "call it outside the transform with concrete times; for a JAX function of t use "
+                        "der.loss_function(values) (the closed form), or tk.to_jax (docs/api.md)")
     try:
         times = np.asarray(times, dtype=float)
     except (TypeError, ValueError):

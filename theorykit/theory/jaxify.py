@@ -8,6 +8,7 @@ caught at lambdify time, not inside a traced computation. ``Piecewise`` is refus
 """
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 import jax
@@ -65,6 +66,10 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
     # so they are evaluated (to 30 digits) before printing
     if expr.has(sp.CRootOf):
         expr = expr.replace(lambda e: isinstance(e, sp.CRootOf), lambda e: e.evalf(30))
+    if expr.has(sp.Integral):
+        raise NotJaxSafe("an unevaluated Integral (e.g. the half-way time of a pathway deeper than two layers) has "
+                         "no JAX translation: evaluate it in numbers (sp.N, or "
+                         "theorykit.theory.trajectory.t_half_float for a half-way time)")
     if expr.has(sp.Piecewise):
         raise NotJaxSafe("Piecewise expressions give NaN gradients under jnp.where; rewrite without Piecewise")
     if isinstance(expr, sp.MatrixBase):
@@ -84,6 +89,11 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
         mod = getattr(obj, "__module__", "") or ""
         if obj is None or not (mod.startswith("jax") or obj is jnp or obj is jax):
             raise NotJaxSafe(f"lambdified code uses {name!r} from {mod or 'nowhere'}, not jax.numpy")
+    # every argument becomes a JAX array first (Python scalars stay weakly typed, so float32 inputs stay
+    # float32): otherwise Python numbers are computed on with Python's arithmetic up to the first jnp call,
+    # and f(0.0) raises ZeroDivisionError where f(jnp.float64(0.0)) gives IEEE inf, and lists fail
     if isinstance(expr, sp.MatrixBase):
-        return lambda *a: jnp.asarray(f(*a))
-    return f
+        g = lambda *a: jnp.asarray(f(*map(jnp.asarray, a)))        # noqa: E731
+    else:
+        g = lambda *a: f(*map(jnp.asarray, a))                      # noqa: E731
+    return functools.wraps(f)(g)

@@ -7,8 +7,11 @@ weights of mode strength ``a`` obey ``τ da/dt = 2a(s − d a)``, solved by the 
 
 This form is numerically stable: ``exp`` only ever sees a non-positive argument for t ≥ 0,
 so there is no inf/inf at large t, and the denominator stays positive for any ``a0 > 0``
-(below or above the end point ``s/d``). Each mode lowers the loss by ``s a − ½ d a²``, which is
-``s²/(2d) − ½ d g²`` with the gap ``g = s/d − a``. Numbers follow the second form: the gap has its
+(below or above the end point ``s/d``). Near s = 0 it is a 0/0 (1 − e^{−2st/τ} over s); in JAX (any
+argument a JAX array, or ``exp`` from JAX) it is written as ``1/(d (1 − e^{−u})/s + e^{−u}/a0)`` with
+the 0/0 taken by its series, so values and derivatives keep their digits there. Each mode lowers
+the loss by ``s a − ½ d a²``, which is ``s²/(2d) − ½ d g²`` with the gap ``g = s/d − a``. Numbers
+follow the second form: the gap has its
 own closed form (:func:`mode_gap`) and recurrence (:func:`discrete_mode_gap`), so a loss far below
 its start keeps its digits instead of cancelling to 0 near 1e-16 of L(0).
 """
@@ -56,9 +59,53 @@ def mode_trajectory(s, d, a_init=a0, time=t, time_const=tau, exp=sp.exp):
     if exp is sp.exp and any(isinstance(v, np.ndarray) for v in (s, d, a_init, time, time_const)):
         raise SpecError("exp", "an argument is an array, which SymPy's exp (the default) cannot take",
                         "pass exp=np.exp for numbers")
+    if any(_is_jax(v) for v in (s, d, a_init, time, time_const)) or _is_jax_fn(exp):
+        return _jax_trajectory(s, d, a_init, time, time_const)
     return _at_s(s, lambda s_: (s_ / d) / (1 + (s_ / (d * a_init) - 1) * exp(-2 * s_ * time / time_const)),
                  lambda: a_init / (1 + 2 * d * a_init * time / time_const),
                  lambda: _slope_at_zero(d, a_init, time, time_const))
+
+
+def _is_jax(v) -> bool:
+    return type(v).__module__.split(".")[0] in ("jax", "jaxlib")
+
+
+def _is_jax_fn(f) -> bool:
+    return (getattr(f, "__module__", "") or "").split(".")[0] == "jax"
+
+
+#: 1 − u/2 + u²/6 − …: the Taylor coefficients (−1)^k/(k+1)! of φ(u) = (1 − e^{−u})/u up to u¹⁰; below
+#: |u| = 0.1 the next term is under 2e-20 of φ (and 3e-18 of φ′)
+_PHI = [(-1) ** k / float(sp.factorial(k + 1)) for k in range(11)]
+
+
+def _jax_trajectory(s, d, a_init, time, time_const):
+    """:func:`mode_trajectory` in JAX: ``1/G`` (:func:`_jax_rate_form`)."""
+    return 1 / _jax_rate_form(s, d, a_init, time, time_const)[0]
+
+
+def _jax_rate_form(s, d, a_init, time, time_const):
+    """``(G, u)`` with a(t) = 1/G: the logistic form written without its cancellation near s = 0.
+
+    Dividing the logistic form by s/d: a = 1/(d · (2t/τ) · φ(u) + e^{−u}/a0) with u = 2 s t/τ and
+    φ(u) = (1 − e^{−u})/u, which is entire (φ(0) = 1). φ comes from its Taylor series below |u| = 0.1
+    and from 1 − e^{−u} above (at most 10 ulp lost there; not ``expm1``, whose JAX derivative is
+    ``expm1 + 1`` and cancels at large u), so value and every derivative (s = 0 included) stay accurate:
+    the logistic form loses the digits of 1 − e^{−u} (∂a/∂s at s = 1e-9 was 5e-3 off, at 1e-12 NaN or
+    10³ off). At s = 0 this is the decaying a0/(1 + 2 d a0 t/τ); at large t, s/d."""
+    import jax.numpy as jnp
+
+    u = 2 * s * time / time_const
+    small = jnp.abs(u) < 0.1
+    us = jnp.where(small, u, 0.0)
+    phi_small = _PHI[-1]
+    for c in reversed(_PHI[:-1]):
+        phi_small = phi_small * us + c
+    # above the threshold d (1 − e^{−u})/s, the form that keeps s/d at t = ∞; its branch sees s = u = 1
+    # where the series is taken, so no NaN reaches the gradient of the branch not taken
+    sb, ub = jnp.where(small, 1.0, s), jnp.where(small, 1.0, u)
+    growth = jnp.where(small, d * (2 * time / time_const) * phi_small, d * (1 - jnp.exp(-ub)) / sb)
+    return growth + jnp.exp(-u) / a_init, u
 
 
 def _slope_at_zero(d, a_init, time, time_const):
@@ -89,7 +136,13 @@ def _at_s(s, formula, at_zero, slope):
 def mode_gap(s, d, a_init, time, time_const, exp=np.exp):
     """``s/d − a(t)`` of :func:`mode_trajectory` without subtracting nearly equal numbers:
     ``(s/d) · c e^{−u} / (1 + c e^{−u})`` with ``c = s/(d a0) − 1`` and ``u = 2 s t/τ``
-    (``−a(t)`` where s = 0)."""
+    (``−a(t)`` where s = 0). In JAX (any argument a JAX array, or ``exp`` from JAX) it is
+    ``e^{−u} (s/a0 − d)/(d G)`` with a = 1/G as in :func:`mode_trajectory`, which keeps its digits near s = 0."""
+    if any(_is_jax(v) for v in (s, d, a_init, time, time_const)) or _is_jax_fn(exp):
+        import jax.numpy as jnp
+        G, u = _jax_rate_form(s, d, a_init, time, time_const)
+        return jnp.exp(-u) * (s / a_init - d) / (d * G)
+
     def gap(s_):
         ce = (s_ / (d * a_init) - 1) * exp(-2 * s_ * time / time_const)
         return (s_ / d) * ce / (1 + ce)
