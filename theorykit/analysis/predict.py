@@ -59,6 +59,7 @@ import functools
 import itertools
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -440,9 +441,18 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     # (s_max: the largest singular value of a candidate pattern's Σyx = Y diag(g) Xᵀ / P, at least 1, as
     # RaceSystem.rate counts it). At tau/10 whatever the data, RK4 (stable to h·rate ≈ 2.8) blew up from
     # s_max ≈ 14 on data of a large scale, where gradient descent itself is stable (s_max·lr < 1): NaN areas.
-    s_max = max([1.0] + [float(np.linalg.norm((Y * pats[i][None, :]) @ X.T, 2)) / P
+    s_top = max([0.0] + [float(np.linalg.norm((Y * pats[i][None, :]) @ X.T, 2)) / P
                          for k in cand for i in members[k]])
+    s_max = max(1.0, s_top)
     race_steps = race_dt * s_max        # RK4 steps per tau
+    if s_top >= tau:
+        # gradient descent on a mode: a <- a (1 + (s - d a)/tau)^2, whose slope at its end point s/d is
+        # 1 - 2 s/tau: past s = tau every step overshoots by more than it corrects (the flow never does)
+        warnings.warn(f"gradient descent at training.lr = {training.lr:g} is unstable on this data: its fastest "
+                      f"candidate mode has s = {s_top:.3g} >= tau = {tau:.3g} steps, where a step overshoots the "
+                      f"mode's end point by more than it corrects, and the prediction (a gradient flow) will not "
+                      f"describe the network; lower training.lr below {training.lr * tau / s_top:.3g} (or rescale "
+                      "the data)", stacklevel=3)      # the caller of predict_reln, past its keyword wrapper
     # 3. search
     n_fam = 2 ** len(cand) - 1
     method = search
