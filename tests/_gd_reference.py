@@ -135,3 +135,24 @@ def scheduled_gd(pathways, params, X, Y, lr, steps, groups, loss="mean"):
                     delta = Ws[i][l].T @ delta
         Ws = new
     return L, Ws
+
+
+def xor_reln_by_hand(delta, a0, lr, t):
+    """The four-pathway XoR ReLN (xor_reln.toml), mean loss, from aligned weights, by hand:
+    ``(gradient descent, gradient flow)`` losses at the steps ``t``.
+
+    Pathway m is on for datapoint m only, x_m = (±1, ±1, ±Δ), y_m = ±1, P = 4: Σ^yx = y_m x_mᵀ/4 has the
+    one singular value s = |x_m|/4 = √(2+Δ²)/4, and the input variance along x_m/|x_m| is
+    d = |x_m|²/4 = (2+Δ²)/4. L = ½·Σ y²/P = ½ with no network; a mode of strength a lowers it by
+    s·a − d·a²/2 (zero loss at a = s/d: 4 · s²/(2d) = 4 · 1/8 = ½). τ = 1/η (mean loss).
+    Gradient descent on the balanced mode: a ← a (1 + (s − d a)/τ)²; gradient flow: the logistic
+    a(t) = (s/d) / (1 + (s/(d a0) − 1) e^{−2 s t/τ})."""
+    s, d, tau = np.sqrt(2 + delta ** 2) / 4, (2 + delta ** 2) / 4, 1 / lr
+    a, disc = a0, []
+    for step in range(int(max(t)) + 1):
+        if step in t:
+            disc.append(0.5 - 4 * (s * a - d * a ** 2 / 2))
+        a = a * (1 + (s - d * a) / tau) ** 2
+    tt = np.asarray(t, float)
+    af = (s / d) / (1 + (s / (d * a0) - 1) * np.exp(-2 * s * tt / tau))
+    return np.array(disc), 0.5 - 4 * (s * af - d * af ** 2 / 2)

@@ -10,6 +10,8 @@ import pytest
 
 from theorykit.cli import main
 
+from _gd_reference import xor_reln_by_hand
+
 ROOT = Path(__file__).resolve().parent.parent
 EX = ROOT / "examples"
 
@@ -68,26 +70,6 @@ def test_derive_coupled_spec_uses_race_reduction(tmp_path):
     assert res["method"] == "race-reduction" and res["notes"]
 
 
-def _xor_reln_by_hand(delta, a0, lr, t):
-    """The four-pathway XoR ReLN, mean loss, from aligned weights, written out by hand.
-
-    Pathway m is on for datapoint m only, x_m = (±1, ±1, ±Δ), y_m = ±1, P = 4: Σ^yx = y_m x_mᵀ/4 has the
-    one singular value s = |x_m|/4 = √(2+Δ²)/4, and the input variance along x_m/|x_m| is
-    d = |x_m|²/4 = (2+Δ²)/4. L = ½·Σ y²/P = ½ with no network; a mode of strength a lowers it by
-    s·a − d·a²/2 (zero loss at a = s/d: 4 · s²/(2d) = 4 · 1/8 = ½). τ = 1/η (mean loss).
-    Gradient descent on the balanced mode: a ← a (1 + (s − d a)/τ)²; gradient flow: the logistic
-    a(t) = (s/d) / (1 + (s/(d a0) − 1) e^{−2 s t/τ})."""
-    s, d, tau = np.sqrt(2 + delta ** 2) / 4, (2 + delta ** 2) / 4, 1 / lr
-    a, disc = a0, []
-    for step in range(int(max(t)) + 1):
-        if step in t:
-            disc.append(0.5 - 4 * (s * a - d * a ** 2 / 2))
-        a = a * (1 + (s - d * a) / tau) ** 2
-    tt = np.asarray(t, float)
-    af = (s / d) / (1 + (s / (d * a0) - 1) * np.exp(-2 * s * tt / tau))
-    return np.array(disc), 0.5 - 4 * (s * af - d * af ** 2 / 2)
-
-
 def test_simulate_writes_loss(tmp_path):
     """The simulated and the predicted loss against the XoR ReLN written out by hand (xor_reln.toml:
     lr 0.01, a0 0.001, aligned start): L(0) = ½ − √3·10⁻³ + 1.5·10⁻⁶ at Δ = 1."""
@@ -99,7 +81,7 @@ def test_simulate_writes_loss(tmp_path):
     assert set(res["loss"]) == {"t", "mean", "std"} and res["theory"]["method"] == "closed-form"
     t = [0, 150, 300]
     assert res["loss"]["t"] == t
-    disc, flow = _xor_reln_by_hand(1.0, 1e-3, 0.01, t)
+    disc, flow = xor_reln_by_hand(1.0, 1e-3, 0.01, t)
     assert res["loss"]["mean"][0] == pytest.approx(0.5 - np.sqrt(3) * 1e-3 + 1.5e-6, rel=1e-12)
     np.testing.assert_allclose(res["loss"]["mean"], disc, rtol=1e-10)          # gradient descent, to rounding
     np.testing.assert_allclose(res["theory"]["value"], flow, rtol=1e-10)      # the closed form

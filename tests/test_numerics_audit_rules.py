@@ -18,21 +18,10 @@ import pytest
 import theorykit as tk
 from theorykit.cli import main
 
+from _gd_reference import xor_reln_by_hand
+
 EX = Path(__file__).resolve().parent.parent / "examples"
 HIGHEST = "precision=(Precision.HIGHEST, Precision.HIGHEST)"
-
-
-def _xor_reln_discrete(delta, a0, lr, t):
-    """The four-pathway XoR ReLN (xor_reln.toml), mean loss, aligned start, by hand: pathway m sees
-    datapoint m only, x_m = (±1, ±1, ±Δ), y_m = ±1, P = 4, so s = |x_m|/4 = √(2+Δ²)/4 and d = |x_m|²/4;
-    L = ½ − 4(s a − d a²/2) with each mode's a ← a (1 + (s − d a)/τ)², τ = 1/η."""
-    s, d, tau = np.sqrt(2 + delta ** 2) / 4, (2 + delta ** 2) / 4, 1 / lr
-    a, out = a0, []
-    for step in range(int(max(t)) + 1):
-        if step in t:
-            out.append(0.5 - 4 * (s * a - d * a ** 2 / 2))
-        a = a * (1 + (s - d * a) / tau) ** 2
-    return np.array(out)
 
 
 @pytest.mark.parametrize("dtype, rounding", [("float64", 1e-12), ("float32", 1e-5)])
@@ -46,7 +35,7 @@ def test_simulate_compare_reports_the_discrete_recurrence_beside_the_flow(tmp_pa
                  "--times", "0,150,300", "--compare", "--dtype", dtype, "--no-progress", "--json", str(out)]) == 0
     th = json.loads(out.read_text())["theory"]
     assert "O(" in th["what"] and "flow" in th["what"]
-    ref = _xor_reln_discrete(1.0, 1e-3, 0.01, t)
+    ref = xor_reln_by_hand(1.0, 1e-3, 0.01, t)[0]
     np.testing.assert_allclose(th["discrete"]["value"], ref, rtol=1e-12)
     assert th["discrete"]["max_abs_error_over_initial_loss"] < rounding
     # the flow's gap is the step size's, far above rounding in float64 (and named as such)
