@@ -59,14 +59,39 @@ def test_xor_grid_aligned_start_is_built_at_highest_precision():
     from theorykit.sim import grid
 
     task = tk.xor_margin()
-    Xs = jnp.asarray(np.stack([task.numeric({"Delta": x})[0] for x in (0.5, 1.0)]), jnp.float32)
     paths = [p.resolve(task) for p in tk.xor_relns(4)["linear"]]
-    U = [np.ones((2, len(p.outputs))) for p in paths]
-    V = [np.ones((2, len(p.inputs))) / np.sqrt(len(p.inputs)) for p in paths]
-    keys = jax.random.split(jax.random.PRNGKey(0), 2)
-    text = str(jax.make_jaxpr(lambda: grid.aligned_reln_grid_start(Xs, keys, paths, U, V, [1e-3] * len(paths),
-                                                                   task=task)[1])())
+    frames = [{p.name: (np.ones((len(p.outputs), 1)), np.ones((len(p.inputs), 1)) / np.sqrt(len(p.inputs)))
+               for p in paths}] * 2
+    points = [{"Delta": 0.5}, {"Delta": 1.0}]
+    text = str(jax.make_jaxpr(lambda: grid.aligned_reln_grid_start(task, paths, points, frames, 1e-3, seeds=2,
+                                                                   dtype="float32")[1])())
     assert _all_highest(text)
+
+
+def test_xor_grid_aligned_start_is_aligned_and_balanced_at_every_grid_point():
+    """The grid's aligned start is the one aligned start at each grid point: per pathway,
+    W2 W1 = a0 u vᵀ (W1 = √a0 r vᵀ, W2 = √a0 u rᵀ with ‖r‖ = ‖u‖ = ‖v‖ = 1) and W1 W1ᵀ = W2ᵀ W2
+    (both a0 r rᵀ), for frames written here by hand, different at the two grid points."""
+    from theorykit.sim import grid
+
+    task = tk.xor_margin()
+    paths = [p.resolve(task) for p in tk.xor_relns(4)["linear"]]
+    rng = np.random.default_rng(3)
+
+    def unit(n):
+        x = rng.normal(size=(n, 1))
+        return x / np.linalg.norm(x)
+
+    frames = [{p.name: (unit(len(p.outputs)), unit(len(p.inputs))) for p in paths} for _ in range(2)]
+    a0, seeds = 2e-3, 3
+    net, p0 = grid.aligned_reln_grid_start(task, paths, [{"Delta": 0.5}, {"Delta": 1.0}], frames, a0, seeds=seeds)
+    for p in paths:
+        W1, W2 = np.asarray(p0[f"input->{p.name}"]), np.asarray(p0[f"{p.name}->output"])
+        assert W1.shape == (2 * seeds, p.hidden, len(p.inputs)) and W2.shape == (2 * seeds, len(p.outputs), p.hidden)
+        for m in range(2 * seeds):                       # members: grid-major, then seed
+            u, v = frames[m // seeds][p.name]
+            np.testing.assert_allclose(W2[m] @ W1[m], a0 * u @ v.T, rtol=0, atol=1e-15)
+            np.testing.assert_allclose(W1[m] @ W1[m].T, W2[m].T @ W2[m], rtol=0, atol=1e-15)
 
 
 @pytest.mark.parametrize("hidden_layers", [1, 2])

@@ -180,7 +180,6 @@ def test_aligned_gdln_matches_closed_form(name, delta):
 
 def test_aligned_grid_is_the_discrete_recurrence(theory):
     """The vmapped aligned-init ReLN grid simulation (the xor suite's) equals the exact discrete mode recurrence."""
-    import jax
     import jax.numpy as jnp
 
     D = theory["Delta"]
@@ -195,8 +194,9 @@ def test_aligned_grid_is_the_discrete_recurrence(theory):
         for q in theory[name]["pathways"].values():
             U.append(np.stack([np.array(q["u"].subs(D, x).evalf(), float).ravel() for x in deltas]))
             V.append(np.stack([np.array(q["v"].subs(D, x).evalf(), float).ravel() for x in deltas]))
-        net, p0 = grid.aligned_reln_grid_start(jnp.asarray(Xs), jax.random.split(jax.random.PRNGKey(3), 2), paths, U,
-                                               V, [a0] * len(paths), task=task)
+        frames = [{p.name: (U[j][i][:, None], V[j][i][:, None]) for j, p in enumerate(paths)} for i in range(len(deltas))]
+        net, p0 = grid.aligned_reln_grid_start(task, paths, [{"Delta": float(x)} for x in deltas], frames, a0,
+                                               seeds=2, seed=3)
         _, rec, lt = grid.train_grid(net, p0, jnp.asarray(Xs), jnp.asarray(Y), lr, steps, 1, 2)
         rec = np.asarray(rec)
         for i, x in enumerate(deltas):

@@ -177,13 +177,14 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
         a0_rule = {n: init_a0_rule(std, relns[n][0].hidden) for n in ("linear", "xor")}   # σ²H/2
         D = theory["Delta"]
         aligned = {}
-        akeys = jax.random.split(jax.random.PRNGKey(1), cfg["aligned_seeds"])
         for name in ("linear", "xor"):
             U = [vectors_on_grid(q["u"], D, deltas) for q in theory[name]["pathways"].values()]
             V = [vectors_on_grid(q["v"], D, deltas) for q in theory[name]["pathways"].values()]
-            a0s = [a0_rule[name]] * len(relns[name])
-            net, p0 = aligned_reln_grid_start(Xs_j, akeys, relns[name], U, V, a0s, task=task)
-            aligned[name] = np.asarray(train_grid(net, p0, Xs_j, Y_j, lr, steps, rec_every, len(akeys))[1], float)
+            frames = [{q.name: (U[j][i][:, None], V[j][i][:, None]) for j, q in enumerate(relns[name])}
+                      for i in range(len(deltas))]
+            net, p0 = aligned_reln_grid_start(task, relns[name], [{"Delta": float(x)} for x in deltas], frames,
+                                              a0_rule[name], seeds=cfg["aligned_seeds"], seed=1)
+            aligned[name] = np.asarray(train_grid(net, p0, Xs_j, Y_j, lr, steps, rec_every, cfg["aligned_seeds"])[1], float)
         timing.lap("reln_aligned", "ReLNs (aligned init) trained")
 
         # ---- 3. measurements -----------------------------------------------------------------------

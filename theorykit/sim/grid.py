@@ -6,12 +6,11 @@ whole grid is one jit(vmap(...)) program, :func:`train_grid`, which returns the 
 recorded loss curves and the learning times (first step below half the initial loss,
 :func:`theorykit.curves.learning_time`, from the per-step curve). Its starts: :func:`relu_grid_start`
 (bias-free ReLU networks), :func:`reln_grid_start` (a ReLN, a GDLN of resolved pathways, from the
-*same* random weights as the ReLU network) and :func:`aligned_reln_grid_start` (a ReLN from exact
-aligned, balanced weights); each returns ``(net, initial weights)``.
+*same* random weights as the ReLU network) and :func:`aligned_reln_grid_start` (a ReLN from the one
+aligned start of :mod:`theorykit.net.starts`, with exact singular vectors); each returns ``(net, initial weights)``.
 """
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -21,7 +20,7 @@ from ..record import SaveAt
 from theorykit.sim.engine import train_net
 from theorykit.spec.gating import GDLNSpec
 from theorykit.spec.graph import graph_from_pathways
-from theorykit.net.starts import random_params
+from theorykit.net.starts import aligned_params, random_params
 
 __all__ = ["train_grid", "grid_keys", "reln_net", "relu_grid_start", "reln_grid_start", "aligned_reln_grid_start"]
 
@@ -78,29 +77,13 @@ def reln_grid_start(Xs, Y, keys, pathways, *, task, hidden, std):
     return net, p0
 
 
-def aligned_reln_grid_start(Xs, keys, pathways, U, V, a0s, *, task):
-    """A ReLN with exact aligned, balanced initial weights of strength a0_p (rank-one pathways):
-    ``(net, weights)`` for :func:`train_grid`.
-
-    ``U[p]``: (nΔ, |outputs_p|) and ``V[p]``: (nΔ, |inputs_p|) are the pathways' singular vectors at
-    each Δ; ``W1 = √a0 r vᵀ``, ``W2 = √a0 u rᵀ`` with r a random unit vector in the hidden layer."""
-    nD, S = Xs.shape[0], len(keys)
+def aligned_reln_grid_start(task, pathways, points, frames, a0, *, seeds, seed=0, dtype="float64"):
+    """A ReLN from exact aligned, balanced weights of strength ``a0`` at every grid point and seed:
+    ``(net, weights)`` for :func:`train_grid`. Grid point i starts as the one aligned start,
+    :func:`theorykit.net.starts.aligned_params`, at the symbol values ``points[i]`` (e.g.
+    ``{"Delta": 0.5}``) with the pathways' exact singular vectors ``frames[i]`` (pathway name →
+    ``(U, V)``); every grid point draws its ``seeds`` random frames R from ``seed``."""
     net = reln_net(task, pathways)
-    rs = []
-    for key in keys:                              # the frame r of each pathway, per seed
-        row = []
-        for q in pathways:
-            key, k = jax.random.split(key)
-            r = jax.random.normal(k, (q.hidden, 1), Xs.dtype)
-            row.append(r / jnp.linalg.norm(r))
-        rs.append(row)
-    p0 = {}
-    for j, q in enumerate(pathways):
-        c = float(np.sqrt(a0s[j]))
-        R = jnp.stack([rs[s_][j] for s_ in range(S)])                       # S × H × 1
-        Vj, Uj = jnp.asarray(V[j]), jnp.asarray(U[j])                       # nΔ × |in|, nΔ × |out|
-        with jax.default_matmul_precision("highest"):                       # float32: no TF32 on a GPU
-            p0[f"input->{q.name}"] = (c * R[None] @ Vj[:, None, None, :]).reshape((nD * S, q.hidden, Vj.shape[1]))
-            p0[f"{q.name}->output"] = (c * Uj[:, None, :, None] @ jnp.swapaxes(R, 1, 2)[None]).reshape(
-                (nD * S, Uj.shape[1], q.hidden))
-    return net, p0
+    spec = GDLNSpec(task, tuple(pathways))
+    per = [aligned_params(spec, a0, seeds, seed, dtype, values=v, frames=f) for v, f in zip(points, frames)]
+    return net, {k: jnp.concatenate([p[k] for p in per]) for k in net.keys}
