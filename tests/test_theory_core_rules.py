@@ -431,3 +431,20 @@ def test_private_chain_as_wide_as_its_rank_gets_an_aligned_start(scale):
     W = aligned_params(spec, 1e-3)
     np.testing.assert_allclose(np.asarray(W[k2][0]) @ np.asarray(W[k1][0]),
                                1e-3 * np.array([[1.0, 0, 0], [0, 1.0, 0]]), rtol=0, atol=1e-15)
+
+
+def test_numeric_correlation_and_its_rank_by_hand():
+    """linalg.correlation is Σyx = Y diag(g) Xᵀ / P and correlation_rank the rank of the full Σyx, which
+    the shared-edge aligned start (net.starts) and the graph race (RaceSystem.from_graph) both read.
+    By hand: X = I₃, Y = [[1, 2, 3], [2, 4, 6]]: Σyx = Y/3 (rows proportional: rank 1); gate (1, 0, 1):
+    Σyx = [[1, 0, 3], [2, 0, 6]]/3. Y = [[1, 0, 0], [0, 1e-12, 0]]: s = (1/3, 1e-12/3), ratio 1e-12
+    below the relative tolerance 1e-9: rank 1; with 1e-6 in place of 1e-12: rank 2."""
+    from theorykit.linalg import correlation, correlation_rank
+
+    X, Y = np.eye(3), np.array([[1.0, 2, 3], [2, 4, 6]])
+    np.testing.assert_allclose(correlation(X, Y), Y / 3, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(correlation(X, Y, [1, 0, 1]), np.array([[1.0, 0, 3], [2, 0, 6]]) / 3, rtol=0, atol=1e-15)
+    assert correlation_rank(X, Y) == 1
+    assert correlation_rank(X, np.array([[1.0, 0, 0], [0, 1e-12, 0]])) == 1
+    assert correlation_rank(X, np.array([[1.0, 0, 0], [0, 1e-6, 0]])) == 2
+    assert correlation_rank(X, np.zeros((2, 3))) == 1          # at least 1: a zero task still gets one frame

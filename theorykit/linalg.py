@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["numeric_svd", "data_scale", "unit_columns"]
+__all__ = ["numeric_svd", "data_scale", "unit_columns", "correlation", "correlation_rank"]
 
 
 def data_scale(X, Y) -> float:
@@ -36,3 +36,20 @@ def unit_columns(X) -> np.ndarray:
     X = np.asarray(X, float)
     n = np.linalg.norm(X, axis=0)
     return X / np.where(n > 0, n, 1.0)
+
+
+def correlation(X, Y, gate=None) -> np.ndarray:
+    """The input-output correlation Σyx = Y diag(g) Xᵀ / P of numeric data (X: d × P, Y: p × P);
+    ``gate``: the P gate values of a pathway (all on by default)."""
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    if gate is not None:
+        Y = Y * np.asarray(gate, float)[None, :]
+    return Y @ X.T / max(X.shape[1], 1)
+
+
+def correlation_rank(X, Y, rel_tol: float = 1e-9) -> int:
+    """The rank r of the full Σyx, at least 1: its singular values above ``rel_tol`` × the largest.
+    The aligned start of a graph with shared edges holds r dimensions per node, and the race of that
+    graph runs at width r: both read r here, so they cannot disagree."""
+    s = np.linalg.svd(correlation(X, Y), compute_uv=False)
+    return max(1, int(np.sum(s > rel_tol * max(s[0] if s.size else 0.0, 1e-300))))

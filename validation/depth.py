@@ -49,6 +49,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from theorykit import contexts
+from theorykit.linalg import correlation
 from theorykit.analysis._runs import train_gdln, train_relu
 from theorykit.analysis.alignment import layer_alignment
 from theorykit.analysis.depth_runs import compare_curves, relu_gating, run_statistics, section6_gates
@@ -85,7 +86,7 @@ def mode_ode_loss(X, Y, a0, tau, times, loss_factor, depth=3):
     from a0, integrated by :func:`theorykit.theory.flow.integrate`; the prediction for the ReLU
     network read as one always-on linear pathway."""
     P = X.shape[1]
-    Syx, Sx = Y @ X.T / P, X @ X.T / P
+    Syx, Sx = correlation(X, Y), X @ X.T / P
     _U, s, Vt = np.linalg.svd(Syx, full_matrices=False)
     keep = s > 1e-10 * s[0]
     sa = s[keep]
@@ -127,7 +128,7 @@ def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times, to
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     G = np.asarray(gates, float)
     K, P = G.shape
-    s = np.linalg.svd(Y @ X.T / P, compute_uv=False)
+    s = np.linalg.svd(correlation(X, Y), compute_uv=False)
     r = int(np.sum(s > tol * s[0]))
     net = gdln_graph(X.shape[0], Y.shape[0], G, [r] * K, depth=3, shared_first=r)
     factor = loss_factor(loss, P)
@@ -141,7 +142,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
         st["every"]
     X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
     P = X.shape[1]
-    U, s, Vt = np.linalg.svd(Y @ X.T / P, full_matrices=False)
+    U, s, Vt = np.linalg.svd(correlation(X, Y), full_matrices=False)
     rng = np.random.default_rng(12345)                    # fixed start vectors of the power iterations
     aux = (jnp.asarray(U[:, :4]), jnp.asarray(Vt[:4].T), jnp.asarray(rng.normal(size=X.shape[0])),
            jnp.asarray(rng.normal(size=Y.shape[0])))

@@ -49,7 +49,7 @@ import numpy as np
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
 from ..io import counted
-from ..linalg import data_scale
+from ..linalg import correlation, data_scale
 from ._runs import ReluRun, train_gdln_many, train_relu
 from ..spec.fields import choice, integer, real
 from ..spec.gating import GDLNSpec, Pathway, Training
@@ -129,7 +129,7 @@ def pattern_ranks(X, Y, patterns, tol: float = 1e-9) -> list:
     scale = data_scale(X, Y)
     out = []
     for g in patterns:
-        S = (Y * np.asarray(g, float)[None, :]) @ X.T / X.shape[1]
+        S = correlation(X, Y, g)
         sv = np.linalg.svd(S, compute_uv=False)
         out.append(int(np.sum(sv > tol * sv.max())) if sv.size and sv.max() > tol * scale else 0)
     return out

@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import SpecError
+from ..linalg import correlation
 from .findgates import check_seed
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
 from ..record import SaveAt
@@ -296,7 +297,7 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
 
 
 def _residual_score(X, R, gates):
-    return np.array([np.linalg.norm((R * g[None, :]) @ X.T / X.shape[1], 2) for g in gates], dtype=float)
+    return np.array([np.linalg.norm(correlation(X, R, g), 2) for g in gates], dtype=float)
 
 
 def estimate_seconds(P: int, d: int, rank: int, pathways: float, families: int, steps: int, tau: float,

@@ -30,7 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import SpecError
-from ..linalg import data_scale, numeric_svd
+from ..linalg import correlation, correlation_rank, data_scale, numeric_svd
 from ..spec.fields import real
 from ..spec.graph import graph_from_pathways
 from .layout import Net, as_dtype
@@ -143,15 +143,13 @@ def aligned_params(graph, a0: float, seeds: int = 1, seed: int = 0, dtype: str =
 
 def _aligned_chains(g, a0, seeds, seed, dt, values, given=None):
     X, Y = g.task.numeric(values)
-    P = X.shape[1]
     frames = []
     for gp in g.pathways:
         p = gp.pathway
         if given is not None and gp.name in given:
             U, V = (np.asarray(a, float) for a in given[gp.name])
         else:
-            U, _s, V = numeric_svd((Y[list(p.outputs)] * np.asarray(p.active, float)) @ X[list(p.inputs)].T / P,
-                                   scale=data_scale(X, Y))
+            U, _s, V = numeric_svd(correlation(X[list(p.inputs)], Y[list(p.outputs)], p.active), scale=data_scale(X, Y))
         rank = U.shape[1]
         if p.hidden < rank:
             narrowest = min(g.nodes_of(gp.edges), key=g.width)
@@ -186,9 +184,8 @@ def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0,
     dt = as_dtype(dtype) if isinstance(dtype, str) else dtype
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     P = X.shape[1]
-    _, s, vt = np.linalg.svd(Y @ X.T / P, full_matrices=False)
-    r = max(1, int(np.sum(s > 1e-9 * max(s[0], 1e-300))))
-    Vr = vt[:r].T
+    r = correlation_rank(X, Y)
+    Vr = np.linalg.svd(correlation(X, Y), full_matrices=False)[2][:r].T
     paths = net.paths(P)
     through = {}
     for i, (keys, _g, _i, _o) in enumerate(paths):
@@ -214,7 +211,7 @@ def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0,
     Q = {}
     for k, src, dst, ins, outs in net.edges:
         if dst == "output":
-            S = sum((Y * paths[i][1]) @ X.T / P for i in through[k])
+            S = sum(correlation(X, Y, paths[i][1]) for i in through[k])
             u, _, wt = np.linalg.svd(S[np.asarray(outs)] @ Vr, full_matrices=False)
             Q[k] = u @ wt
     width = dict(net.nodes)

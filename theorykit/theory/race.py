@@ -42,7 +42,7 @@ import numpy as np
 
 from . import jaxify  # noqa: F401  (float64)
 from .flow import Dopri5, integrate
-from ..linalg import data_scale, numeric_svd
+from ..linalg import correlation_rank, data_scale, numeric_svd
 from ..errors import SpecError
 from ..record import SaveAt, Trajectory
 from ..net.layout import Net
@@ -193,8 +193,7 @@ class RaceSystem:
         (:func:`theorykit.net.starts.aligned_params`)."""
         g = graph_from_pathways(graph)
         X, Y = g.task.numeric(values)
-        S = Y @ X.T / X.shape[1]
-        r = max(1, int(np.linalg.matrix_rank(S, tol=1e-9 * max(np.abs(S).max(), 1e-300))))
+        r = correlation_rank(X, Y)                       # the aligned start's r (net.starts), by one rule
         small = replace(g, nodes=tuple(replace(n, width=r) for n in g.nodes), path_names=dict(g.path_names))
         net = Net.from_graph(small)
         system = cls.from_net(net, X, Y, tau=float(g.tau), a0=float(g.training.a0), loss_factor=float(g.loss_factor))
