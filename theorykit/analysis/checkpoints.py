@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import SpecError
 from ..io import counted
 from ..net.starts import a0_rule
-from ..spec.fields import DATA_MAX, file_field, integer, loss_name
+from ..spec.fields import DATA_MAX, file_field, loss_name
 from ..sim.weights import MAX_WEIGHT, finite_array, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
@@ -414,12 +414,7 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
         raise SpecError(file_field("--checkpoints", run.files[0], run.keys[1]), f"hidden layers of {run.widths[0]} and {run.widths[1]} "
                         "units", "Algorithm 1's GDLN of a two-hidden-layer network needs equal widths")
     threshold = ELBOW_THRESHOLD if threshold is None else threshold
-    # K and Ks as tk.find_gates checks them, before any k-means or training
-    for arg, k in ([("K", K)] if K is not None else []) + [("Ks", k) for k in ([] if K is not None else Ks)]:
-        integer(k, arg, lo=1, fix="e.g. K=4" if arg == "K" else "positive integers, e.g. Ks=range(1, 9)")
-    if K is None and not len(list(Ks)):
-        raise SpecError("Ks", "no K to try", "e.g. Ks=range(1, 9), or give K")
-    check_elbow_settings(rule, threshold, n_init, seed)
+    check_elbow_settings(rule, threshold, n_init, seed, K=K, Ks=Ks)     # as tk.find_gates checks them
     rows = unit_rows(run.hidden_activity()[0])                        # (checkpoints · H) × P
     ref = run.outputs()                                               # checkpoints × p × P
     t_rel = [int(s - run.steps[0]) for s in run.steps]

@@ -272,11 +272,16 @@ def require_sklearn(module: str = "cluster"):
             from None
 
 
-def check_elbow_settings(rule, threshold, n_init, seed=0, seed_field: str = "seed") -> None:
+def check_elbow_settings(rule, threshold, n_init, seed=0, seed_field: str = "seed", *, K=None, Ks=()) -> None:
     """The elbow ``rule``, its ``threshold`` (a fraction in [0, 1]), the k-means restarts ``n_init``
-    (at least 5) and the ``seed`` (0 … :data:`MAX_SEED`), checked before any network trains; a
+    (at least 5), the ``seed`` (0 … :data:`MAX_SEED`) and the number of pathways (``K``, or the
+    ``Ks`` to try when K is None), checked before any network trains; a
     :class:`~theorykit.errors.SpecError` naming the setting otherwise (a seed of −1 or 2**32 trained
     every network and then failed inside k-means)."""
+    for arg, k in ([("K", K)] if K is not None else []) + [("Ks", k) for k in ([] if K is not None else Ks)]:
+        integer(k, arg, lo=1, fix="e.g. K=4" if arg == "K" else "positive integers, e.g. Ks=range(1, 9)")
+    if K is None and not len(list(Ks)):
+        raise SpecError("Ks", "no K to try", "e.g. Ks=range(1, 9), or give K")
     choice(rule, "rule", ("improvement", "chord"))
     real(threshold, "threshold", lo=0.0, hi=1.0, fix="a fraction of the total improvement, e.g. threshold=0.1")
     integer(n_init, "n_init", lo=5, fix="at least 5 k-means restarts, e.g. n_init=10")
@@ -391,11 +396,7 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     # is allowed: its clusters merge, and the result says how many pathways came out)
     hidden = integer(hidden, "hidden", lo=1, fix="a positive width, e.g. hidden=128")
     integer(seeds, "seeds", lo=1, fix="a positive number of networks, e.g. seeds=4")
-    for arg, k in ([("K", K)] if K is not None else []) + [("Ks", k) for k in ([] if K is not None else Ks)]:
-        integer(k, arg, lo=1, fix="e.g. K=4" if arg == "K" else "positive integers, e.g. Ks=range(1, 9)")
-    if K is None and not len(list(Ks)):
-        raise SpecError("Ks", "no K to try", "e.g. Ks=range(1, 9), or give K")
-    check_elbow_settings(rule, threshold, n_init, seed)
+    check_elbow_settings(rule, threshold, n_init, seed, K=K, Ks=Ks)
     X, Y = task.numeric()
     relu = train_relu(X, Y, hidden=int(hidden), lr=tr.lr, steps=tr.steps, seeds=seeds, init_std=tr.init_std,
                       loss=tr.loss, seed=seed, every=every)
