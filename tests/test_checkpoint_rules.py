@@ -18,6 +18,8 @@ import zipfile
 import numpy as np
 import pytest
 
+import theorykit as tk
+
 from theorykit.analysis.checkpoints import (RunCheckpoints, find_gates_in_run, load_checkpoints, load_data,
                                             paired_start, parse_layers, parse_steps, run_settings, split_units,
                                             start_a0)
@@ -496,3 +498,17 @@ def test_weight_files_unused_keys_names_and_atomic_write(tmp_path):
     assert (tmp_path / "old.npz").read_bytes() == before
     with np.load(tmp_path / "w.npz") as z:
         assert z[k1].tolist() == (W[k1] * 2).tolist()
+
+
+@pytest.mark.parametrize("kw, field", [({"Ks": []}, "Ks"), ({"K": 0}, "K"), ({"Ks": [2, 0]}, "Ks")])
+def test_both_algorithm_1_paths_refuse_a_bad_number_of_pathways_before_any_work(kw, field):
+    """tk.find_gates and find_gates_in_run read K / Ks through one check: no K to try, K = 0, or a 0
+    among the Ks is a SpecError naming the field, before anything trains or clusters."""
+    rng = np.random.default_rng(4)
+    W = [0.3 * rng.standard_normal((2, 4, 3)), 0.3 * rng.standard_normal((2, 1, 4))]
+    run = RunCheckpoints(np.array([0, 10]), W, ["a", "b"], X3, Y1, keys=["W1", "W2"])
+    with pytest.raises(SpecError) as e1:
+        find_gates_in_run(run, lr=0.05, **kw)
+    with pytest.raises(SpecError) as e2:
+        tk.find_gates(tk.xor_margin(1), seeds=1, steps=10, hidden=4, **kw)
+    assert e1.value.field == e2.value.field == field
