@@ -41,6 +41,8 @@ def atomic_write_bytes(path, data: bytes) -> Path:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        if before_commit is not None:   # the command line's check for a Ctrl-C that Python dropped
+            before_commit()
         os.replace(tmp, path)
     except BaseException as exc:
         try:
@@ -52,6 +54,10 @@ def atomic_write_bytes(path, data: bytes) -> Path:
         raise
     return path
 
+
+#: called (when set) just before a result replaces its path: the command line sets it while a command
+#: runs, to raise KeyboardInterrupt after a Ctrl-C that Python dropped (``theorykit.cli._Interrupt``)
+before_commit = None
 
 _SWEPT: set = set()
 STALE_SECONDS = 3600.0

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
+import threading
+import time
 import warnings
 import traceback
 
+from .. import io
 from ..errors import DerivationError, DivergenceError, SpecError, TheorykitError
 from .parser import build_parser
 
@@ -71,6 +75,8 @@ def main(argv=None) -> int:
     debug = getattr(args, "debug", False)
     out = _Stdout(sys.stdout)
     sys.stdout = out
+    threads, interrupt = set(threading.enumerate()), _Interrupt(sys.unraisablehook)
+    sys.unraisablehook, io.before_commit = interrupt.hook, interrupt.check
     try:
         with warnings.catch_warnings():
             # a warning reads as one line of the command's own, not a Python source location
@@ -79,8 +85,52 @@ def main(argv=None) -> int:
             status = _run(args, debug)
         out.flush()
     finally:
-        sys.stdout = out.stream
+        interrupt.running = False
+        sys.stdout, sys.unraisablehook, io.before_commit = out.stream, interrupt.previous, None
+    if interrupt.dropped and status != 130:      # the command ended before the signal came again
+        print("theorykit: interrupted", file=sys.stderr)
+        status = 130
+    if status == 130:
+        _cancel_timers(threads)
     return _reader_left() if out.reader_left and status == 0 else status
+
+
+class _Interrupt:
+    """A Ctrl-C that Python dropped. SIGINT raises KeyboardInterrupt wherever the main thread is; in a
+    garbage-collector callback (JAX registers one, ``_xla_gc_callback``) or a ``__del__`` Python prints
+    "Exception ignored in …" and goes on, and the command ran to its end, exited 0 and wrote its files.
+    While a command runs, :meth:`hook` (``sys.unraisablehook``) notes such an interrupt and sends the
+    signal again a moment later, from a thread, so that it is raised in the command's own code; until
+    then no result file is committed (:func:`theorykit.io.atomic_write_bytes` asks :meth:`check`), and
+    a command that ends first exits 130 all the same. Other unraisable exceptions go to ``previous``."""
+
+    def __init__(self, previous):
+        self.previous, self.dropped, self.running = previous, False, True
+
+    def hook(self, unraisable):
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            return self.previous(unraisable)
+        self.dropped = True
+        threading.Thread(target=self._again, daemon=True).start()
+
+    def _again(self):
+        time.sleep(0.05)               # out of the callback: there the handler would raise into it again
+        if self.running:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    def check(self):
+        if self.dropped:
+            raise KeyboardInterrupt
+
+
+def _cancel_timers(before) -> None:
+    """After Ctrl-C: cancel the timer threads the command started and left running (JAX's backend
+    start arms a 60 s ``threading.Timer`` and cancels it in a ``finally`` that an interrupt landing
+    between the two skips). Python's exit waits for such a thread: the command would hang for a
+    minute after "interrupted", then warn of a TPU. Threads that were there before are left alone."""
+    for thread in threading.enumerate():
+        if isinstance(thread, threading.Timer) and thread not in before:
+            thread.cancel()
 
 
 class _Stdout:

@@ -1,0 +1,90 @@
+"""Rules found by a user whose runs get interrupted (Ctrl-C on a shared server, jobs killed, two runs
+into one folder, read-only or odd disks). docs/cli.md promises "130 interrupted (Ctrl-C)" and README.md
+"Results are written atomically": each test sends or simulates the interrupt in a subprocess with a
+tiny input and checks the exit status, the one line said, and that no result file was left behind.
+No timing assertions: a signal is sent at a point the test itself chooses (a marker, a callback)."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+
+
+def _python(code, tmp_path, timeout=60):
+    """Run ``code`` in a fresh interpreter (SIGINT at its default: Python's KeyboardInterrupt, as in a
+    terminal; a background job of a shell would inherit it ignored)."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=timeout, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def _said(proc):
+    return [line for line in proc.stderr.splitlines() if line.strip()]
+
+
+# ------------------------------------------------------------------------------------------
+# Ctrl-C swallowed (the predict report)
+# ------------------------------------------------------------------------------------------
+# Before: `timeout -s INT 1 theorykit predict examples/predict/random_24x12.toml --hidden 64 --out p.toml`
+# now and then printed "Exception ignored in: <function _xla_gc_callback …> … KeyboardInterrupt", ran to
+# its end, wrote p.toml and exited 0. SIGINT raises KeyboardInterrupt wherever the main thread is; when
+# that is a garbage-collector callback (JAX registers one) Python reports it as "unraisable" and drops it.
+# Here the signal is delivered inside such a callback on purpose, during a command that would then
+# write a file. Now: exit 130, the one line "theorykit: interrupted", and no file.
+def test_a_ctrl_c_that_lands_in_a_gc_callback_still_stops_the_command(tmp_path):
+    proc = _python("""
+        import gc, signal, sys
+        import theorykit.cli.check as command
+        from theorykit.io import atomic_write_text
+
+        def run(args):
+            fired = []
+            def callback(phase, info):          # the signal arrives while the collector's callback runs
+                if not fired:
+                    fired.append(1)
+                    signal.raise_signal(signal.SIGINT)
+            gc.callbacks.append(callback)
+            try:
+                gc.collect()
+            finally:
+                gc.callbacks.remove(callback)
+            for _ in range(1000):               # the command's own work goes on
+                sum(range(100))
+            atomic_write_text("result.txt", "a result the interrupt should have stopped")
+            return 0
+
+        command.run = run
+        from theorykit.cli import main
+        sys.exit(main(["check", "spec.toml"]))
+        """, tmp_path)
+    assert proc.returncode == 130, proc.stderr
+    assert _said(proc) == ["theorykit: interrupted"]
+    assert sorted(os.listdir(tmp_path)) == []       # no result, no temporary file
+
+
+# Before: a Ctrl-C that landed while JAX started its backend (between its `threading.Timer(60, warn)`
+# .start() and the `try: … finally: t.cancel()` after it) printed "theorykit: interrupted" and then the
+# process did not end: Python's exit waits for every non-daemon thread, so a minute later it warned
+# "TPU backend initialization is taking more than 60.0 seconds" and only then exited. Here the command
+# arms such a timer (10 minutes) and is interrupted before it cancels it. Now: the interrupted command's
+# own leftover timers are cancelled and the process exits 130 at once (the subprocess limit, 60 s, is a
+# hang detector, not a timing assertion).
+def test_an_interrupt_does_not_wait_for_a_library_timer_left_armed(tmp_path):
+    proc = _python("""
+        import sys, threading
+        import theorykit.cli.check as command
+
+        def run(args):
+            t = threading.Timer(600, print, ("a library's warning after 10 minutes",))
+            t.start()
+            raise KeyboardInterrupt             # before the library's try/finally that cancels it
+
+        command.run = run
+        from theorykit.cli import main
+        sys.exit(main(["check", "spec.toml"]))
+        """, tmp_path)
+    assert proc.returncode == 130, proc.stderr
+    assert _said(proc) == ["theorykit: interrupted"] and proc.stdout == ""
