@@ -88,3 +88,84 @@ def test_an_interrupt_does_not_wait_for_a_library_timer_left_armed(tmp_path):
         """, tmp_path)
     assert proc.returncode == 130, proc.stderr
     assert _said(proc) == ["theorykit: interrupted"] and proc.stdout == ""
+
+
+# Before: Ctrl-C during `theorykit race-exhaust --k 3 --out rx` (its progress bar is tqdm's, shown on a
+# log too) printed "theorykit: interrupted" and then, when the abandoned bar was collected at exit, the
+# bar's last line after it: the message was not the last thing said. The race is interrupted here at its
+# first batch. Now the bar is closed as the interrupt passes, and the message is the last line.
+def test_race_exhaust_says_interrupted_last_and_writes_nothing(tmp_path):
+    proc = _python("""
+        import sys
+        import theorykit.analysis.exhaust as exhaust
+
+        class Interrupted:
+            @staticmethod
+            def from_spec(spec):
+                raise KeyboardInterrupt         # Ctrl-C during the first batch of the race
+
+        exhaust.RaceSystem = Interrupted
+        from theorykit.cli import main
+        sys.exit(main(["race-exhaust", "--k", "3", "--out", "rx"]))
+        """, tmp_path)
+    assert proc.returncode == 130, proc.stderr
+    said = _said(proc)
+    assert said[-1] == "theorykit: interrupted" and said.count("theorykit: interrupted") == 1, said
+    assert not (tmp_path / "rx").exists() or os.listdir(tmp_path / "rx") == []
+
+
+# ------------------------------------------------------------------------------------------
+# odd output paths: devices and named pipes
+# ------------------------------------------------------------------------------------------
+# Before: an output path that was a device or a named pipe was written to a temporary file beside it
+# and renamed over it. Run as root (a container), `theorykit derive s.toml --json /dev/null` replaced
+# /dev/null with a regular file -- for every process on the machine -- and `--json /dev/full` took the
+# result and exited 0; as another user the same command was refused ("the folder /dev is not
+# writable"). A named pipe shows the same rename without harming the machine: its reader never got
+# the data and the pipe became a regular file. Now such a path is written as it is: the pipe's reader
+# gets the JSON, the pipe stays a pipe.
+def test_a_named_pipe_as_json_output_receives_the_result_and_stays_a_pipe(tmp_path):
+    import json
+    import stat
+    import threading
+
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    from theorykit.io import write_json
+
+    try:
+        write_json(fifo, {"loss": [1.0, 0.5]})
+    finally:
+        if not got:                         # unblock the reader if nothing opened the pipe for writing
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                os.close(fd)
+            except OSError:
+                pass
+    reader.join(10)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert json.loads(got[0]) == {"loss": [1.0, 0.5]}
+    assert sorted(os.listdir(tmp_path)) == ["out.fifo"]          # no temporary file beside it
+
+
+# /dev/full is the disk-full device: every write fails with ENOSPC (it must stay a device: not run where
+# it is not one). Before: as root the result replaced it and the command exited 0. Now exit 2 and one
+# line that names the path and says the disk is full.
+@pytest.mark.skipif(not os.path.exists("/dev/full") or not __import__("stat").S_ISCHR(os.stat("/dev/full").st_mode),
+                    reason="no /dev/full device")
+def test_a_full_disk_is_an_error_naming_the_output(tmp_path):
+    import stat
+
+    xor = os.path.join(os.path.dirname(__file__), "..", "examples", "xor_linear.toml")
+    proc = _python(f"""
+        import sys
+        from theorykit.cli import main
+        sys.exit(main(["derive", {xor!r}, "--set", "Delta=0.5", "--json", "/dev/full"]))
+        """, tmp_path)
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    assert proc.returncode == 2, proc.stderr
+    said = _said(proc)
+    assert len(said) == 1 and "/dev/full" in said[0] and "No space left" in said[0], said
