@@ -169,3 +169,28 @@ def test_a_full_disk_is_an_error_naming_the_output(tmp_path):
     assert proc.returncode == 2, proc.stderr
     said = _said(proc)
     assert len(said) == 1 and "/dev/full" in said[0] and "No space left" in said[0], said
+
+
+# ------------------------------------------------------------------------------------------
+# exit statuses a script branches on
+# ------------------------------------------------------------------------------------------
+# docs/index.md: "A suite that fails is recorded in the report with its error; the others still run,
+# and the command exits with status 1" (validation/__init__.py: run_suites returns 1). Before: the exit
+# statuses of `theorykit --help` (and docs/cli.md) were 0, 2, 70, 130 and 141 -- a job script that
+# resubmitted on anything but 0 or 2 could not tell a failed suite from a bug. Now 1 is listed.
+def test_a_failed_suite_exits_1_and_the_help_lists_status_1(tmp_path, monkeypatch, capsys):
+    from theorykit.cli import main
+    from theorykit.cli.parser import build_parser
+    from theorykit.suites import load_suite
+
+    def failing(out, mode, progress=True):
+        raise RuntimeError("this suite fails")
+
+    monkeypatch.setattr(load_suite("lemmas"), "run", failing)
+    assert main(["validate", "lemmas", "--quick", "--no-progress", "--out", str(tmp_path / "res")]) == 1
+    err = capsys.readouterr().err
+    assert "this suite fails" in err
+    # one suite writes no report: the last line pointed to "the report / results.json", neither written
+    assert "results.json" not in err or (tmp_path / "res" / "results.json").exists(), err
+    help_text = " ".join(build_parser().format_help().split())
+    assert "exit status: 0 done; 1 a validation suite failed" in help_text

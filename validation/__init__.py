@@ -281,7 +281,8 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
         paths = write_reports(results_doc, out)
         _log("wrote " + ", ".join(str(p) for p in [out / "results.json", *paths]), progress)
     if failed:
-        _log(f"{len(failed)} suite(s) failed: {', '.join(failed)} (errors in the report / results.json)")
+        where = "errors in the report / results.json" if report else "the error of each is above"
+        _log(f"{len(failed)} suite(s) failed: {', '.join(failed)} ({where})")
         return 1
     return 0
 

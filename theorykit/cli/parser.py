@@ -22,10 +22,11 @@ EPILOG = """examples:
   theorykit sweep examples/xor_linear.toml --grid Delta=0:2:21 --grid lr=0.01,0.05 --seeds 4 --steps 2000 --out sweep/
   theorykit predict examples/predict/xor_data.toml --hidden 128 --set Delta=0.5 --out pred.toml
 
-exit status: 0 done; 2 a bad input or a refused run (the message names the field and the fix);
-  70 a bug in theorykit (--debug shows where); 130 interrupted (Ctrl-C); 141 stdout closed by its
-  reader before the output ended (| head): the rest of the text is dropped without a message, and
-  the command still runs to its end and writes its files
+exit status: 0 done; 1 a validation suite failed (validate: the other suites still ran; its error
+  is on stderr and, for 'all', in the report); 2 a bad input or a refused run (the message names
+  the field and the fix); 70 a bug in theorykit (--debug shows where); 130 interrupted (Ctrl-C);
+  141 stdout closed by its reader before the output ended (| head): the rest of the text is
+  dropped without a message, and the command still runs to its end and writes its files
 """
 
 
