@@ -310,7 +310,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "each H100 target the rate that a step reading and writing each weight once "
                                    "would allow.")
     b.add_argument("--quick", action="store_true", help="a CPU-sized run of a minute or two (default: GPU sizes)")
-    b.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file (atomically)")
+    b.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file (atomically, again after each "
+                                                  "part: a run stopped early, Ctrl-C included, keeps what it measured, "
+                                                  "with \"complete\": false)")
     b.add_argument("--repl", action="store_true",
                    help="only the REPL speed: start-up, derive with and without --times, and predict_loss cold and "
                         "warm on coupled 32 x 4 and 64 x 4 hierarchy tasks, examples/contexts_double.toml and the graph "
