@@ -194,3 +194,27 @@ def test_a_failed_suite_exits_1_and_the_help_lists_status_1(tmp_path, monkeypatc
     assert "results.json" not in err or (tmp_path / "res" / "results.json").exists(), err
     help_text = " ".join(build_parser().format_help().split())
     assert "exit status: 0 done; 1 a validation suite failed" in help_text
+
+
+# ------------------------------------------------------------------------------------------
+# validate: an interrupted suite leaves nothing in --out
+# ------------------------------------------------------------------------------------------
+# docs/index.md: "a suite's figures appear in the output folder only once the suite has finished, so an
+# interrupted run leaves no half-written file". Before: Ctrl-C during `theorykit validate lemmas --quick
+# --out res` left res/.staging/lemmas/ (with whatever figures the suite had made) until the next run.
+# Here the suite writes a figure into its staging folder and is then interrupted. Now the staging
+# folder is removed as the interrupt passes: --out is as it was (empty), and a re-run is not affected.
+def test_an_interrupted_suite_leaves_no_staging_folder(tmp_path, monkeypatch, capsys):
+    from theorykit.cli import main
+    from theorykit.suites import load_suite
+
+    def interrupted(out, mode, progress=True):
+        (out / "half_made_figure.png").write_bytes(b"\x89PNG half")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(load_suite("lemmas"), "run", interrupted)
+    res = tmp_path / "res"
+    assert main(["validate", "lemmas", "--quick", "--no-progress", "--out", str(res)]) == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "theorykit: interrupted"
+    left = sorted(str(p.relative_to(res)) for p in res.rglob("*")) if res.exists() else []
+    assert left == []
