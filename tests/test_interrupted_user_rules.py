@@ -218,3 +218,44 @@ def test_an_interrupted_suite_leaves_no_staging_folder(tmp_path, monkeypatch, ca
     assert capsys.readouterr().err.strip().splitlines()[-1] == "theorykit: interrupted"
     left = sorted(str(p.relative_to(res)) for p in res.rglob("*")) if res.exists() else []
     assert left == []
+
+
+# ------------------------------------------------------------------------------------------
+# SIGTERM (kill, SLURM's scancel and time limit, a container stop)
+# ------------------------------------------------------------------------------------------
+# Before: SIGTERM had Python's default action: the process died at once (status -15, no word), no
+# clean-up ran, and a result being written left its temporary file `.tk<pid>-….tmp` beside the output
+# (removed only by a later write into that folder, an hour on). Here the command is stopped by a real
+# SIGTERM while it writes its --json (in the fsync, after the marker line). Now SIGTERM is handled as
+# Ctrl-C is: the temporary file is removed, the old result is kept, one line, exit 143 (128 + 15).
+def test_sigterm_while_writing_a_result_cleans_up_and_exits_143(tmp_path):
+    (tmp_path / "d.json").write_text('{"old": true}\n')
+    xor = os.path.join(os.path.dirname(__file__), "..", "examples", "xor_linear.toml")
+    code = textwrap.dedent(f"""
+        import sys, time
+        import theorykit.io as io
+
+        def fsync(fd):
+            print("writing", file=sys.stderr, flush=True)
+            while True:
+                time.sleep(0.05)
+
+        io.os.fsync = fsync
+        from theorykit.cli import main
+        sys.exit(main(["derive", {xor!r}, "--set", "Delta=0.5", "--json", "d.json"]))
+        """)
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stderr.readline()
+        assert first.strip() == "writing", first
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 143, (proc.returncode, err)
+    assert [line for line in err.splitlines() if line.strip()] == ["theorykit: terminated"]
+    assert sorted(os.listdir(tmp_path)) == ["d.json"]                  # no temporary file left
+    assert (tmp_path / "d.json").read_text() == '{"old": true}\n'      # the old result kept

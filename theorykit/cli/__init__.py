@@ -77,6 +77,7 @@ def main(argv=None) -> int:
     sys.stdout = out
     threads, interrupt = set(threading.enumerate()), _Interrupt(sys.unraisablehook)
     sys.unraisablehook, io.before_commit = interrupt.hook, interrupt.check
+    term = _on_sigterm()
     try:
         with warnings.catch_warnings():
             # a warning reads as one line of the command's own, not a Python source location
@@ -87,12 +88,36 @@ def main(argv=None) -> int:
     finally:
         interrupt.running = False
         sys.stdout, sys.unraisablehook, io.before_commit = out.stream, interrupt.previous, None
-    if interrupt.dropped and status != 130:      # the command ended before the signal came again
+        if term is not None:
+            signal.signal(signal.SIGTERM, term)
+    if interrupt.dropped and status not in (130, 143):  # the command ended before the signal came again
         print("theorykit: interrupted", file=sys.stderr)
         status = 130
-    if status == 130:
+    if status in (130, 143):
         _cancel_timers(threads)
     return _reader_left() if out.reader_left and status == 0 else status
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, SLURM's ``scancel`` or time limit, a container stop) while a command runs.
+    A KeyboardInterrupt, so that every clean-up an interrupt runs (a temporary file removed, a
+    suite's staging folder, a progress bar closed) runs for it too; the exit status is 143 (128 + 15)."""
+
+
+def _on_sigterm():
+    """Raise :class:`Terminated` on SIGTERM while the command runs (only from the main thread, and
+    only where SIGTERM has Python's default action); returns the handler to restore, or None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return None
+
+        def handler(signum, frame):
+            raise Terminated()
+        return signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError, AttributeError):      # no SIGTERM here, or not settable
+        return None
 
 
 class _Interrupt:
@@ -111,12 +136,13 @@ class _Interrupt:
         if not isinstance(unraisable.exc_value, KeyboardInterrupt):
             return self.previous(unraisable)
         self.dropped = True
-        threading.Thread(target=self._again, daemon=True).start()
+        sig = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
+        threading.Thread(target=self._again, args=(sig,), daemon=True).start()
 
-    def _again(self):
+    def _again(self, sig):
         time.sleep(0.05)               # out of the callback: there the handler would raise into it again
         if self.running:
-            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), sig)
 
     def check(self):
         if self.dropped:
@@ -181,6 +207,9 @@ def _run(args, debug) -> int:
                                 "JAX_PROCESS_ID; leave --distributed off for one host") from None
         command = importlib.import_module(f"{__name__}.{args.module}")
         return command.run(args) or 0
+    except Terminated:
+        print("theorykit: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("theorykit: interrupted", file=sys.stderr)
         return 130

@@ -25,6 +25,7 @@ EPILOG = """examples:
 exit status: 0 done; 1 a validation suite failed (validate: the other suites still ran; its error
   is on stderr and, for 'all', in the report); 2 a bad input or a refused run (the message names
   the field and the fix); 70 a bug in theorykit (--debug shows where); 130 interrupted (Ctrl-C);
+  143 terminated (SIGTERM: kill, scancel, a job's time limit; cleaned up as for Ctrl-C);
   141 stdout closed by its reader before the output ended (| head): the rest of the text is
   dropped without a message, and the command still runs to its end and writes its files
 """
