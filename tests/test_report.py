@@ -98,14 +98,16 @@ def fakes(tmp_path, monkeypatch):
             kw.setdefault("report", True)
             return validation.run_suites(F.out, kw.pop("mode", "quick"), kw.pop("names", F.names), **kw)
 
+    # `theorykit validate` holds its own reference, bound when a test before this one imported it
+    # (then it ran the real suites' names with the fake loader, and failed, by test order alone);
+    # imported before the patches below: imported after them, it bound the fake, monkeypatch
+    # "restored" the fake, and every later test in the process saw only alpha and beta
+    from theorykit.cli import validate as cli_validate
+
     for n in F.names:
         F.write(n)
     monkeypatch.setattr(suites_mod, "load_suite", F.load)
     monkeypatch.setattr(suites_mod, "available_suites", lambda: list(F.names))
-    # `theorykit validate` holds its own reference, bound when a test before this one imported it
-    # (then it ran the real suites' names with the fake loader, and failed, by test order alone)
-    from theorykit.cli import validate as cli_validate
-
     monkeypatch.setattr(cli_validate, "available_suites", lambda: list(F.names))
     return F
 

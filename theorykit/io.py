@@ -6,6 +6,7 @@ import functools
 import json
 import math
 import os
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -21,6 +22,8 @@ def atomic_write_bytes(path, data: bytes) -> Path:
     # errors name the output path (not the temporary file) and say what is wrong with it
     if path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a folder: give a file name to write to", str(path))
+    if is_special(path):
+        return _write_through(path, data)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
@@ -41,6 +44,8 @@ def atomic_write_bytes(path, data: bytes) -> Path:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        if before_commit is not None:   # the command line's check for a Ctrl-C that Python dropped
+            before_commit()
         os.replace(tmp, path)
     except BaseException as exc:
         try:
@@ -50,6 +55,36 @@ def atomic_write_bytes(path, data: bytes) -> Path:
         if isinstance(exc, OSError):
             raise _naming(exc, path) from None
         raise
+    return path
+
+
+#: called (when set) just before a result replaces its path: the command line sets it while a command
+#: runs, to raise KeyboardInterrupt after a Ctrl-C that Python dropped (``theorykit.cli._Interrupt``)
+before_commit = None
+
+def is_special(path) -> bool:
+    """Whether ``path`` is an existing file that is not a regular file or a folder: a device
+    (``/dev/null``, ``/dev/stdout``, ``/dev/full``), a named pipe, a socket."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _write_through(path: Path, data: bytes) -> Path:
+    """Write into a device or a named pipe as it is: there is nothing to be atomic about, and the
+    temporary file and rename replaced the device node itself (run as root, ``--json /dev/null``
+    turned /dev/null into a regular file for every process on the machine, and ``/dev/full`` took
+    the result without the error it exists to give)."""
+    if before_commit is not None:
+        before_commit()
+    try:
+        with open(path, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+    except OSError as exc:
+        raise _naming(exc, path) from None
     return path
 
 

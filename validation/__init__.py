@@ -259,6 +259,13 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
             shutil.rmtree(stage, ignore_errors=True)
             _log(f"{tag}: FAILED after {time.time() - t0:.1f}s: {type(exc).__name__}: {exc}")
             continue
+        except BaseException:   # Ctrl-C: the suite's half-made figures go, not left in OUT/.staging
+            shutil.rmtree(stage, ignore_errors=True)
+            try:
+                (out / STAGING_DIR).rmdir()
+            except OSError:
+                pass
+            raise
         moved = _move_staged(stage, out)
         shutil.rmtree(stage, ignore_errors=True)
         atomic_write_text(out / f"{name}.json", json_text)
@@ -281,7 +288,8 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
         paths = write_reports(results_doc, out)
         _log("wrote " + ", ".join(str(p) for p in [out / "results.json", *paths]), progress)
     if failed:
-        _log(f"{len(failed)} suite(s) failed: {', '.join(failed)} (errors in the report / results.json)")
+        where = "errors in the report / results.json" if report else "the error of each is above"
+        _log(f"{len(failed)} suite(s) failed: {', '.join(failed)} ({where})")
         return 1
     return 0
 

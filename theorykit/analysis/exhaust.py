@@ -233,18 +233,18 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     rev = max(1, int(dt))
     t_sym = time.time() - t_start
     per_orbit, t = {}, None
-    bar = tqdm(total=len(reps), desc=f"race k={k}", unit="family", file=sys.stderr, disable=not progress)
     t0 = time.time()
     keep_curve = {}
-    for s in range(0, len(reps), batch):
-        chunk = reps[s:s + batch]
-        rf = RaceSystem.from_spec(spec).solve(SaveAt(every=rev), t_end=steps, a0=a0, masks=masks[chunk].astype(float), solver=RK4(dt), modes=False)
-        t = rf.t
-        for o, L in zip(todo[s:s + batch], rf.loss):
-            per_orbit[int(o)] = loss_metrics(rf.t, L, FRACTIONS)
-            keep_curve[int(o)] = (L / L[0]).astype(np.float32)
-        bar.update(len(chunk))
-    bar.close()
+    # closed on an interrupt too: else its last line came after the command line's "interrupted"
+    with tqdm(total=len(reps), desc=f"race k={k}", unit="family", file=sys.stderr, disable=not progress) as bar:
+        for s in range(0, len(reps), batch):
+            chunk = reps[s:s + batch]
+            rf = RaceSystem.from_spec(spec).solve(SaveAt(every=rev), t_end=steps, a0=a0, masks=masks[chunk].astype(float), solver=RK4(dt), modes=False)
+            t = rf.t
+            for o, L in zip(todo[s:s + batch], rf.loss):
+                per_orbit[int(o)] = loss_metrics(rf.t, L, FRACTIONS)
+                keep_curve[int(o)] = (L / L[0]).astype(np.float32)
+            bar.update(len(chunk))
     t_race = time.time() - t0
     rows = []
     for f in fam:

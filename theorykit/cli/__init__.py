@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
+import threading
+import time
 import warnings
 import traceback
 
+from .. import io
 from ..errors import DerivationError, DivergenceError, SpecError, TheorykitError
 from .parser import build_parser
 
@@ -71,6 +75,9 @@ def main(argv=None) -> int:
     debug = getattr(args, "debug", False)
     out = _Stdout(sys.stdout)
     sys.stdout = out
+    threads, interrupt = set(threading.enumerate()), _Interrupt(sys.unraisablehook)
+    sys.unraisablehook, io.before_commit = interrupt.hook, interrupt.check
+    term = _on_sigterm()
     try:
         with warnings.catch_warnings():
             # a warning reads as one line of the command's own, not a Python source location
@@ -79,8 +86,77 @@ def main(argv=None) -> int:
             status = _run(args, debug)
         out.flush()
     finally:
-        sys.stdout = out.stream
+        interrupt.running = False
+        sys.stdout, sys.unraisablehook, io.before_commit = out.stream, interrupt.previous, None
+        if term is not None:
+            signal.signal(signal.SIGTERM, term)
+    if interrupt.dropped and status not in (130, 143):  # the command ended before the signal came again
+        print("theorykit: interrupted", file=sys.stderr)
+        status = 130
+    if status in (130, 143):
+        _cancel_timers(threads)
     return _reader_left() if out.reader_left and status == 0 else status
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, SLURM's ``scancel`` or time limit, a container stop) while a command runs.
+    A KeyboardInterrupt, so that every clean-up an interrupt runs (a temporary file removed, a
+    suite's staging folder, a progress bar closed) runs for it too; the exit status is 143 (128 + 15)."""
+
+
+def _on_sigterm():
+    """Raise :class:`Terminated` on SIGTERM while the command runs (only from the main thread, and
+    only where SIGTERM has Python's default action); returns the handler to restore, or None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return None
+
+        def handler(signum, frame):
+            raise Terminated()
+        return signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError, AttributeError):      # no SIGTERM here, or not settable
+        return None
+
+
+class _Interrupt:
+    """A Ctrl-C that Python dropped. SIGINT raises KeyboardInterrupt wherever the main thread is; in a
+    garbage-collector callback (JAX registers one, ``_xla_gc_callback``) or a ``__del__`` Python prints
+    "Exception ignored in …" and goes on, and the command ran to its end, exited 0 and wrote its files.
+    While a command runs, :meth:`hook` (``sys.unraisablehook``) notes such an interrupt and sends the
+    signal again a moment later, from a thread, so that it is raised in the command's own code; until
+    then no result file is committed (:func:`theorykit.io.atomic_write_bytes` asks :meth:`check`), and
+    a command that ends first exits 130 all the same. Other unraisable exceptions go to ``previous``."""
+
+    def __init__(self, previous):
+        self.previous, self.dropped, self.running = previous, False, True
+
+    def hook(self, unraisable):
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            return self.previous(unraisable)
+        self.dropped = True
+        sig = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
+        threading.Thread(target=self._again, args=(sig,), daemon=True).start()
+
+    def _again(self, sig):
+        time.sleep(0.05)               # out of the callback: there the handler would raise into it again
+        if self.running:
+            os.kill(os.getpid(), sig)
+
+    def check(self):
+        if self.dropped:
+            raise KeyboardInterrupt
+
+
+def _cancel_timers(before) -> None:
+    """After Ctrl-C: cancel the timer threads the command started and left running (JAX's backend
+    start arms a 60 s ``threading.Timer`` and cancels it in a ``finally`` that an interrupt landing
+    between the two skips). Python's exit waits for such a thread: the command would hang for a
+    minute after "interrupted", then warn of a TPU. Threads that were there before are left alone."""
+    for thread in threading.enumerate():
+        if isinstance(thread, threading.Timer) and thread not in before:
+            thread.cancel()
 
 
 class _Stdout:
@@ -131,6 +207,9 @@ def _run(args, debug) -> int:
                                 "JAX_PROCESS_ID; leave --distributed off for one host") from None
         command = importlib.import_module(f"{__name__}.{args.module}")
         return command.run(args) or 0
+    except Terminated:
+        print("theorykit: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("theorykit: interrupted", file=sys.stderr)
         return 130

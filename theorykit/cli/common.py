@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import SpecError
 from . import one_line
-from ..io import atomic_write_text, jsonable
+from ..io import atomic_write_text, is_special, jsonable
 from ..spec.fields import NAME_MAX_LEN, fmt, integer, label
 from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict, spec_to_toml
 from ..spec.limits import Limits, derivation_estimate, simulation_estimate
@@ -129,6 +129,10 @@ def check_outputs(*outputs, inputs=(), stdout=None) -> None:
         seen[here] = option
         if path.is_dir():
             raise SpecError(option, f"{path} is a folder", "give a file name to write to")
+        if is_special(path):        # /dev/null, a named pipe: written as it is, its folder is not used
+            if not os.access(path, os.W_OK):
+                raise SpecError(option, f"cannot write {path}: it is not writable", "give a writable path")
+            continue
         _nearest_folder_writable(option, f"cannot write {path}", path.parent)
 
 

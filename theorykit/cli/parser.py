@@ -22,10 +22,12 @@ EPILOG = """examples:
   theorykit sweep examples/xor_linear.toml --grid Delta=0:2:21 --grid lr=0.01,0.05 --seeds 4 --steps 2000 --out sweep/
   theorykit predict examples/predict/xor_data.toml --hidden 128 --set Delta=0.5 --out pred.toml
 
-exit status: 0 done; 2 a bad input or a refused run (the message names the field and the fix);
-  70 a bug in theorykit (--debug shows where); 130 interrupted (Ctrl-C); 141 stdout closed by its
-  reader before the output ended (| head): the rest of the text is dropped without a message, and
-  the command still runs to its end and writes its files
+exit status: 0 done; 1 a validation suite failed (validate: the other suites still ran; its error
+  is on stderr and, for 'all', in the report); 2 a bad input or a refused run (the message names
+  the field and the fix); 70 a bug in theorykit (--debug shows where); 130 interrupted (Ctrl-C);
+  143 terminated (SIGTERM: kill, scancel, a job's time limit; cleaned up as for Ctrl-C);
+  141 stdout closed by its reader before the output ended (| head): the rest of the text is
+  dropped without a message, and the command still runs to its end and writes its files
 """
 
 
@@ -309,7 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "each H100 target the rate that a step reading and writing each weight once "
                                    "would allow.")
     b.add_argument("--quick", action="store_true", help="a CPU-sized run of a minute or two (default: GPU sizes)")
-    b.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file (atomically)")
+    b.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file (atomically, again after each "
+                                                  "part: a run stopped early, Ctrl-C included, keeps what it measured, "
+                                                  "with \"complete\": false)")
     b.add_argument("--repl", action="store_true",
                    help="only the REPL speed: start-up, derive with and without --times, and predict_loss cold and "
                         "warm on coupled 32 x 4 and 64 x 4 hierarchy tasks, examples/contexts_double.toml and the graph "
