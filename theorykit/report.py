@@ -358,7 +358,7 @@ def _run_line(name: str, res: dict) -> str:
     what = {"quick": "quick mode (theorykit's reduced settings, not the paper's sizes)",
             "full": "full mode (the paper's sizes where it gives them)"}.get(mode, f"{mode} mode")
     dev = res.get("device")
-    where = f" on {dev}" if dev else " (device not recorded)"
+    where = f" on {dev}" if dev else ", device not recorded"
     key = next((k for k in ("config", "settings") if isinstance(res.get(k), dict)), None)
     cfg = f"; settings under `{key}` in `{name}.json`" if key else ""
     return f"Run: {what}{where}{cfg}."
