@@ -350,6 +350,20 @@ def _figures(result: dict) -> list[tuple[str, str]]:
 # ------------------------------------------------------------------------------------------------
 # Markdown
 # ------------------------------------------------------------------------------------------------
+def _run_line(name: str, res: dict) -> str:
+    """Which protocol and device gave a suite's numbers: its mode (``quick``: theorykit's smaller
+    settings; ``full``: the paper's sizes where it gives them), the device it ran on, and where its
+    settings are (``config`` or ``settings`` in ``NAME.json``), so a number quoted from the report carries its protocol."""
+    mode = res.get("mode") or "?"
+    what = {"quick": "quick mode (theorykit's reduced settings, not the paper's sizes)",
+            "full": "full mode (the paper's sizes where it gives them)"}.get(mode, f"{mode} mode")
+    dev = res.get("device")
+    where = f" on {dev}" if dev else ", device not recorded"
+    key = next((k for k in ("config", "settings") if isinstance(res.get(k), dict)), None)
+    cfg = f"; settings under `{key}` in `{name}.json`" if key else ""
+    return f"Run: {what}{where}{cfg}."
+
+
 def _md_cell(s) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
@@ -372,6 +386,7 @@ def render_markdown(results: dict) -> str:
         L += [f"## {name}", ""]
         if res.get("description"):
             L += [prose(res["description"]), ""]
+        L += [f"*{_run_line(name, res)}*", ""]
         nums = _key_numbers(res)
         if nums:
             L += ["| quantity | value |", "|---|---|"] + [f"| {_md_cell(k)} | {_md_cell(v)} |" for k, v in nums] + [""]
@@ -446,8 +461,10 @@ def render_html(results: dict, out_dir) -> str:
           "<th>agreement</th><th>verdict</th></tr></thead><tbody>"]
     for r in results.get("claims", []):
         src = f'<div class="small">{html_escape(r["source"])}</div>' if r.get("source") else ""
+        crit = (f'<div class="small">criterion: {html_escape(r["criterion"])}</div>'
+                if r.get("criterion") and r["criterion"] != r["agreement"] else "")
         H.append(f'<tr><td>{html_escape(r["suite"])}</td><td>{html_escape(r["claim"])}{src}</td><td>{html_escape(r["ours"])}</td>'
-                 f'<td>{html_escape(r["agreement"])}</td><td class="v" style="color:{_COLOURS[r["verdict_class"]]}">'
+                 f'<td>{html_escape(r["agreement"])}{crit}</td><td class="v" style="color:{_COLOURS[r["verdict_class"]]}">'
                  f'{html_escape(_shown_verdict(r))}</td></tr>')
     if not results.get("claims"):
         H.append('<tr><td colspan="5">no claims</td></tr>')
@@ -457,6 +474,7 @@ def render_html(results: dict, out_dir) -> str:
         H.append(f'<h2 id="{html_escape(name)}">{html_escape(name)}</h2>')
         if res.get("description"):
             H.append(f"<p>{html_escape(prose(res['description']))}</p>")
+        H.append(f'<p class="small">{html_escape(_run_line(name, res).replace("`", ""))}</p>')
         nums = _key_numbers(res)
         if nums:
             H.append('<table class="nums"><tbody>' + "".join(f"<tr><td>{html_escape(k)}</td><td>{html_escape(v)}</td></tr>"

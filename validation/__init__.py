@@ -200,6 +200,15 @@ def _refuse_replacing_full(out: Path, names) -> None:
                         "give the quick run another --out, or add --force to replace the full results")
 
 
+def _device() -> str:
+    """The device the suite's JAX computations ran on, e.g. ``cpu:0`` or ``cuda:0 (NVIDIA H100 …)``."""
+    import jax
+
+    d = jax.devices()[0]
+    kind = getattr(d, "device_kind", "")
+    return f"{d}" if d.platform == "cpu" or not kind else f"{d} ({kind})"
+
+
 def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool = True, report: bool = False) -> int:
     """Run the named suites into ``out``; returns 0, or 1 if any suite failed.
 
@@ -249,6 +258,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
             res = dict(res)
             res.setdefault("suite", name)
             res.setdefault("mode", mode)
+            res.setdefault("device", _device())     # the report names the device beside the mode
             res["seconds"] = time.time() - t0
             res["cache_key"] = key
             json_text = _json_text(res)  # refuses NaN before anything is moved

@@ -392,7 +392,7 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
                      "deltas_relu_never_learned": relu_never,
                      "deltas_compared": int((~np.isnan(err_arr)).sum()),
                      "deltas": len(deltas)},
-        "criterion": f"median relative error over Δ ≤ {C['median_rel_error']} ('never' within the run counts as an "
+        "criterion": f"the median over all Δ of the relative error ≤ {C['median_rel_error']} ('never' within the run counts as an "
                      "infinite error)",
         "verdict": verdict(e <= C["median_rel_error"], measured=not np.isnan(e)),
         "ours": ("fig2d_learning_time.png: ReLU median learning time beside both ReLNs' closed forms "
