@@ -187,3 +187,24 @@ def test_a_killed_writers_temporary_file_is_swept_and_no_other(tmp_path, monkeyp
     tio.atomic_write_text(tmp_path / "result.json", "{}")
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == sorted([fresh.name, alive.name, other.name, "result.json"])
+
+
+def test_a_symbolic_link_as_output_is_written_through(tmp_path):
+    """An output path that is a link (results/latest.json -> run7/out.json) gets its target replaced
+    and stays a link; a rename over it replaced the link with a file and left the target stale."""
+    import os
+
+    from theorykit.io import atomic_write_text
+
+    (tmp_path / "run7").mkdir()
+    target = tmp_path / "run7" / "out.json"
+    target.write_text("old")
+    link = tmp_path / "latest.json"
+    os.symlink(target, link)
+    atomic_write_text(link, "new")
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_text() == "new"
+    dangling = tmp_path / "next.json"                     # a link whose target does not exist yet
+    os.symlink(tmp_path / "run7" / "next.json", dangling)
+    atomic_write_text(dangling, "first")
+    assert dangling.is_symlink() and (tmp_path / "run7" / "next.json").read_text() == "first"

@@ -17,8 +17,12 @@ __all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", 
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically: a temporary file in the same folder, then rename."""
-    path = Path(path)
+    """Write ``data`` to ``path`` atomically: a temporary file in the same folder, then rename. A
+    symbolic link is written through (its target is replaced, the link stays), as an editor saves
+    it: a rename over the link itself replaced ``results/latest.json -> run7/out.json`` with a file
+    and left the run's own copy stale."""
+    link = Path(path)
+    path = Path(os.path.realpath(link)) if link.is_symlink() else link
     # errors name the output path (not the temporary file) and say what is wrong with it
     if path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a folder: give a file name to write to", str(path))
