@@ -246,3 +246,30 @@ def test_loss_keeps_small_residuals_above_the_floor():
     Y = jnp.asarray([[1e-8, 0.0]])
     assert float(loss_value(jnp.zeros((1, 2)), Y, "sum")) == pytest.approx(5e-17, rel=1e-12, abs=0)
     assert float(loss_value(jnp.zeros((1, 2)), Y, "mean")) == pytest.approx(2.5e-17, rel=1e-12, abs=0)
+
+
+# ------------------------------------------------------------------------------------------------
+# sweep: the summary's mean over seeds is the mean (with 2 seeds the median is the same number)
+# ------------------------------------------------------------------------------------------------
+def test_sweep_summary_mean_and_std_over_three_seeds(monkeypatch, tmp_path):
+    # run_sweep with its trainer replaced (as tests/test_context_sweep_rules.py's fake_sweep): member m's
+    # loss curve is constant at final[m]. One point, 3 seeds with finals 1, 2, 6: mean 3 (the median
+    # would be 2), population std √((4 + 1 + 9)/3) = √(14/3)
+    import math
+
+    from theorykit.analysis import sweep as sw
+
+    final = [1.0, 2.0, 6.0]
+
+    def fake_train(net, p0, data, *, lr, steps, batch, on_batch_result, **kw):
+        for a in range(0, len(lr), batch):
+            b = min(len(lr), a + batch)
+            on_batch_result(a, b, np.array([[final[a + j]] * (steps + 1) for j in range(b - a)]))
+
+    monkeypatch.setattr(sw, "train_net", fake_train)
+    res = sw.run_sweep(_xor_reln_spec(), {"Delta": [0.5]}, seeds=3, steps=2, out=tmp_path / "s", chunk=2,
+                       progress=False)
+    (row,) = res["results"]
+    assert row["final_loss_mean"] == pytest.approx(3.0, rel=1e-12)
+    assert row["final_loss_std"] == pytest.approx(math.sqrt(14 / 3), rel=1e-12)
+    assert row["diverged_seeds"] == 0
