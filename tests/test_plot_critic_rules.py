@@ -1,0 +1,125 @@
+"""Rules from a plot critic: ``tk.plot`` (the figure of ``derive --plot``, ``simulate --plot`` and Jupyter)
+read as a figure in a paper -- a colour per pathway, a legend that leaves the curves visible, a mean
+that a diverged seed ends is explained rather than left as an empty axis, a one-step series that
+shows, and a title that names the values the figure was drawn at.
+
+The checks are on the Figure objects (colours, labels, legend placement, window extents), never on
+pixels.
+"""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+from matplotlib.colors import to_rgba
+
+
+def _sim(loss, t=None, modes=None):
+    loss = np.asarray(loss, float)
+    t = np.arange(loss.shape[1]) * 10 if t is None else np.asarray(t)
+    return types.SimpleNamespace(t=t, loss=loss, mean=loss.mean(0), std=loss.std(0),
+                                 saved={} if modes is None else {"modes": modes}, saved_t=t)
+
+
+def _theory(n):
+    """A stand-in Derivation with ``n`` one-mode pathways p0 … p{n-1}."""
+    return types.SimpleNamespace(method="race", predict_loss=lambda g, v: np.exp(-np.asarray(g) / 20),
+                                 predict_modes=lambda g, v: {f"p{i}": np.ones((len(g), 1)) * i for i in range(n)})
+
+
+def _inside(fig, artist):
+    fig.canvas.draw()
+    e = artist.get_window_extent(fig.canvas.get_renderer())
+    return e.x0 >= -1 and e.y0 >= -1 and e.x1 <= fig.bbox.width + 1 and e.y1 <= fig.bbox.height + 1
+
+
+def test_twelve_pathways_get_twelve_colours():
+    """Before: colour C{i % 10}, so pathways p0 and p10 (and p1, p11) were drawn alike. Each pathway's
+    lines now share one colour, and no two pathways share one (12 pathways: 12 distinct colours)."""
+    import theorykit as tk
+
+    fig = tk.plot(der=_theory(12), times=np.asarray([0, 100]))
+    ax = fig.axes[1]
+    by_name = {ln.get_label().split()[0]: to_rgba(ln.get_color()) for ln in ax.lines}
+    assert sorted(by_name) == sorted(f"p{i}" for i in range(12))
+    assert len(set(by_name.values())) == 12
+    # up to 10 pathways: matplotlib's own C0 … C9 as before (so figures of small specs do not change)
+    fig = tk.plot(der=_theory(3), times=np.asarray([0, 100]))
+    assert [to_rgba(ln.get_color()) for ln in fig.axes[1].lines] == [to_rgba(f"C{i}") for i in range(3)]
+
+
+def test_a_long_legend_goes_beside_the_axis_and_stays_in_the_figure():
+    """12 pathways with theory and simulation: 24 legend entries. Inside the axis they covered the
+    curves; now the legend lies right of the axis (its left edge past the axis' right edge) and
+    within the figure. A short legend (2 entries) stays inside the axis."""
+    import theorykit as tk
+
+    t = np.arange(0, 101, 20)
+    modes = {f"p{i}": np.full((2, len(t), 1), 0.5) for i in range(12)}
+    fig = tk.plot(der=_theory(12), sim=_sim(np.ones((2, len(t))), t=t, modes=modes))
+    ax = fig.axes[1]
+    leg = ax.get_legend()
+    assert len(leg.get_texts()) == 24
+    assert _inside(fig, leg)
+    r = fig.canvas.get_renderer()
+    assert leg.get_window_extent(r).x0 >= ax.get_window_extent(r).x1
+    fig = tk.plot(der=_theory(2), times=np.asarray([0, 100]))
+    leg, ax = fig.axes[1].get_legend(), fig.axes[1]
+    fig.canvas.draw()
+    assert leg.get_window_extent(r := fig.canvas.get_renderer()).x1 <= ax.get_window_extent(r).x1
+
+
+def test_a_seed_that_diverges_is_said_on_the_axis_not_left_as_an_empty_plot():
+    """Seed 0's loss turns NaN at step 20 (third save, steps 0, 10, 20): the mean is NaN from there and
+    the line draws only two points. The axis now says how many seeds and from which step; the figure
+    is drawn without an error and the note fits in it."""
+    import theorykit as tk
+
+    loss = [[1.0, 0.8, np.nan, np.nan], [1.0, 0.8, 0.6, 0.4], [1.0, 0.9, 0.7, np.inf]]
+    fig = tk.plot(sim=_sim(loss))
+    notes = [x for x in fig.axes[0].texts if "NaN/inf" in x.get_text()]
+    assert len(notes) == 1
+    assert notes[0].get_text().startswith("2 of 3 seeds") and "first at step 20" in notes[0].get_text()
+    assert _inside(fig, notes[0])
+    # all finite: no note
+    assert not tk.plot(sim=_sim([[1.0, 0.5, 0.2]])).axes[0].texts
+
+
+def test_a_lone_point_is_drawn_as_a_dot():
+    """A line through one point draws nothing: a run of 0 steps, or a mean with one finite value
+    between NaNs, showed an empty axis. Such points now carry a marker, and only they do."""
+    import theorykit as tk
+
+    ln = tk.plot(sim=_sim([[1.0], [0.5]], t=[0])).axes[0].lines[0]
+    assert ln.get_marker() == "o" and list(ln.get_markevery()) == [0]
+    # finite, NaN, finite, finite: index 0 stands alone; 2 and 3 make a segment
+    ln = tk.plot(sim=_sim([[1.0, np.nan, 0.5, 0.4]])).axes[0].lines[0]
+    assert list(ln.get_markevery()) == [0]
+    ln = tk.plot(sim=_sim([[1.0, 0.7, 0.5]])).axes[0].lines[0]
+    assert ln.get_marker() in ("None", None, "")
+
+
+def test_the_title_names_the_values_it_was_drawn_at(tmp_path, monkeypatch):
+    """derive --plot titled its figure with the spec's name alone, so the figures at Delta = 0.5 and
+    Delta = 1 read alike. The title now carries the --set values (and simulate's, the network)."""
+    from theorykit.analysis.summary import plot_title
+    from theorykit.cli import main
+    from pathlib import Path
+    import sympy as sp
+
+    assert plot_title("xor-xor", {sp.Symbol("Delta"): sp.Rational(1, 2)}) == "xor-xor (Delta = 0.5)"
+    assert plot_title("xor-xor", {}, "gdln") == "xor-xor (gdln)"
+    assert plot_title("xor-xor") == "xor-xor"
+    import theorykit.analysis.summary as summary
+
+    seen, real = {}, summary.plot
+
+    def spy(*a, **kw):
+        seen["title"] = kw.get("title")
+        return real(*a, **kw)
+
+    monkeypatch.setattr(summary, "plot", spy)
+    ex = Path(__file__).resolve().parents[1] / "examples" / "xor_linear.toml"
+    assert main(["derive", str(ex), "--set", "Delta=0.5", "--times", "0,100",
+                 "--plot", str(tmp_path / "d.png"), "--json", str(tmp_path / "d.json")]) == 0
+    assert "Delta = 0.5" in seen["title"]
