@@ -123,3 +123,40 @@ def test_the_title_names_the_values_it_was_drawn_at(tmp_path, monkeypatch):
     assert main(["derive", str(ex), "--set", "Delta=0.5", "--times", "0,100",
                  "--plot", str(tmp_path / "d.png"), "--json", str(tmp_path / "d.json")]) == 0
     assert "Delta = 0.5" in seen["title"]
+
+
+def test_fig4b_suptitle_does_not_cover_the_panel_titles(tmp_path, monkeypatch):
+    """validation Fig. 4b (four panels, each titled by its pathway, under one suptitle): drawn with
+    plt.subplots' default layout and written with bbox_inches="tight", which trims but does not move
+    anything, the suptitle lay over the titles "ctx12" and "ctx13". With a constrained layout no panel
+    title's box meets the suptitle's; fig5 (panel titles "k = …" under a suptitle) likewise."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from theorykit.suites import load_package
+
+    figs = __import__(load_package("validation").__name__ + ".contexts_figures", fromlist=["fig4b"])
+    drawn = []
+    monkeypatch.setattr(figs, "write_figure", lambda fig, path, **kw: drawn.append(fig))
+    names = ["common", "ctx12", "ctx13", "ctx23"]
+    snaps = [0, 500, 1000]
+    rng = np.random.default_rng(0)
+    s4 = {"spec_d": types.SimpleNamespace(pathways=[types.SimpleNamespace(name=n) for n in names]), "snaps": snaps,
+          "gsn": {("double", "joint"): {s: [(rng.normal(size=(2, 4, 3)), rng.normal(size=(2, 3, 4))) for _ in names]
+                                        for s in snaps}},
+          "sv_race_svals": {n: np.ones((3, 3)) for n in names}, "relu_group_svals": {}}
+    figs.fig4b(s4, tmp_path / "fig4b.png")
+    t = np.arange(0, 50, 5.0)
+    figs.fig5({kk: {"gamma": 1.0, "_curves": {"t": t, "relu": rng.random((2, t.size)), "gdln": rng.random((2, t.size)),
+                                             "closed_form": rng.random(t.size), "closed_form_fit": rng.random(t.size),
+                                             "race": rng.random(t.size)}} for kk in ("3", "4", "5")},
+              tmp_path / "fig5.png")
+    assert len(drawn) == 2
+    for fig in drawn:
+        FigureCanvasAgg(fig)
+        fig.canvas.draw()
+        r = fig.canvas.get_renderer()
+        sup = fig._suptitle.get_window_extent(r)
+        titles = [a.title for a in fig.axes if a.title.get_text()]
+        assert len(titles) >= 3
+        assert not [x.get_text() for x in titles if x.get_window_extent(r).overlaps(sup)]
+        assert all(_inside(fig, x) for x in titles + [fig._suptitle])
