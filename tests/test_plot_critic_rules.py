@@ -160,3 +160,18 @@ def test_fig4b_suptitle_does_not_cover_the_panel_titles(tmp_path, monkeypatch):
         assert len(titles) >= 3
         assert not [x.get_text() for x in titles if x.get_window_extent(r).overlaps(sup)]
         assert all(_inside(fig, x) for x in titles + [fig._suptitle])
+
+
+def test_a_trajectory_of_one_step_shows_its_point_in_jupyter(monkeypatch):
+    """Trajectory._repr_png_ (a simulation shown in Jupyter) drew a run of 0 steps -- one loss value
+    per seed -- as a line through one point: an empty axis. The point now carries a dot; a longer
+    run keeps its plain line."""
+    from theorykit import record
+
+    drawn = []
+    monkeypatch.setattr(record, "png_bytes", lambda fig, **kw: drawn.append(fig) or b"")
+    record.Trajectory(t=np.array([0]), loss=np.array([[1.0], [0.8]]), saved={}, saved_t=np.array([]))._repr_png_()
+    ln = drawn[-1].axes[0].lines[0]
+    assert ln.get_marker() == "o" and list(ln.get_markevery()) == [0] and ln.get_ydata()[0] == 0.9
+    record.Trajectory(t=np.array([0, 1]), loss=np.array([[1.0, 0.5]]), saved={}, saved_t=np.array([]))._repr_png_()
+    assert drawn[-1].axes[0].lines[0].get_marker() in ("None", None, "")

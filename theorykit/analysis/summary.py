@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 from ..errors import SpecError, TheorykitError
-from ..io import jsonable, new_figure, plot_text, write_json, write_figure
+from ..io import jsonable, lone_markers, new_figure, plot_text, write_json, write_figure
 from ..theory.derivation import Derivation, numeric_matrix
 from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
 from ..record import SaveAt
@@ -200,14 +200,6 @@ def pathway_colours(n: int) -> list:
     return [matplotlib.colormaps["turbo"](x) for x in np.linspace(0.05, 0.95, n)]
 
 
-def _lone_markers(y) -> dict:
-    """A dot on each finite value with no finite neighbour: a line alone draws nothing there (a run of
-    one step, a curve broken by NaN)."""
-    fin = np.isfinite(np.asarray(y, float))
-    lone = fin & ~np.r_[False, fin[:-1]] & ~np.r_[fin[1:], False]
-    return {"marker": "o", "ms": 3, "markevery": np.flatnonzero(lone).tolist()} if lone.any() else {}
-
-
 def plot_title(name: str, values=None, extra: str = "") -> str:
     """A figure's title: the spec's name, then ``extra`` and the symbol values it was drawn at
     (``xor-xor (gdln, Delta = 0.5)``), so that two figures of one spec say how they differ."""
@@ -249,7 +241,7 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
         ax.fill_between(sim.t, m - s, m + s, color="C0", alpha=0.25, lw=0)
         B = sim.loss.shape[0]
         ax.plot(sim.t, m, color="C0", lw=1.5, label=f"simulation (mean ± std, {B} seed{'s' if B != 1 else ''})",
-                **_lone_markers(m))
+                **lone_markers(m))
         bad = ~np.all(np.isfinite(np.asarray(sim.loss, float)), axis=-1) if np.ndim(sim.loss) == 2 else []
         if np.any(bad):     # a diverged seed makes the mean NaN/inf from there on: an empty axis would not say why
             first = np.asarray(sim.t)[np.argmax((~np.isfinite(np.asarray(sim.loss, float))).any(0))]
@@ -282,7 +274,7 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
                 for j in range(S.shape[2]):
                     ax.fill_between(ts, mu[:, j] - sd[:, j], mu[:, j] + sd[:, j], color=c, alpha=0.2, lw=0)
                     ax.plot(ts, mu[:, j], "-", color=c, lw=1.3, label=f"{plot_text(n)} simulation" if j == 0 else None,
-                            **_lone_markers(mu[:, j]))
+                            **lone_markers(mu[:, j]))
         ax.set_xlabel("step")
         ax.set_ylabel("mode strength $a_\\alpha(t)$")
         if names:
