@@ -175,3 +175,22 @@ def test_a_trajectory_of_one_step_shows_its_point_in_jupyter(monkeypatch):
     assert ln.get_marker() == "o" and list(ln.get_markevery()) == [0] and ln.get_ydata()[0] == 0.9
     record.Trajectory(t=np.array([0, 1]), loss=np.array([[1.0, 0.5]]), saved={}, saved_t=np.array([]))._repr_png_()
     assert drawn[-1].axes[0].lines[0].get_marker() in ("None", None, "")
+
+
+def test_section6_protocols_figure_draws_the_relu_spread_its_label_names(tmp_path, monkeypatch):
+    """validation depth_protocols.figure labels its y axis "summed loss (mean ± std over seeds)" but drew
+    a band for the two GDLN protocols only, none for the ReLU network. Each panel now has three bands;
+    the ReLU's spans its mean ± std (hand-made: mean 10, 5, 1 with std 1, 1, 0.5 → 9…11, 4…6, 0.5…1.5)."""
+    from theorykit.suites import load_package
+
+    mod = __import__(load_package("validation").__name__ + ".depth_protocols", fromlist=["figure"])
+    drawn = []
+    monkeypatch.setattr(mod, "write_figure", lambda fig, path, **kw: drawn.append(fig))
+    t = np.array([0.0, 10.0, 20.0])
+    curve = {"mean": np.array([10.0, 5.0, 1.0]), "std": np.array([1.0, 1.0, 0.5])}
+    res = {"t": t, **{ds: {"relu": curve, **{p: curve for p in mod.PROTOCOLS}} for ds in mod.DATASETS}}
+    mod.figure(res, tmp_path / "fig6_protocols.png")
+    for ax in drawn[0].axes:
+        assert len(ax.collections) == 1 + len(mod.PROTOCOLS)
+        relu_band = ax.collections[0].get_paths()[0].vertices[:, 1]
+        assert relu_band.min() == 0.5 and relu_band.max() == 11.0
