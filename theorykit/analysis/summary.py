@@ -211,6 +211,8 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
     """Loss and mode strengths: theory (``der``, a :class:`Derivation`) as lines over ``times`` (or
     the simulation's steps), a simulation (``sim``, a :class:`~theorykit.record.Trajectory`; its mode
     strengths where ``sim.saved['modes']`` holds them, from :func:`mode_recorder`) as mean ± std.
+    One colour per pathway (:func:`pathway_colours`); a legend of more than 8 entries lies beside the
+    axis; seeds whose loss turns NaN/inf are counted in a note on the loss axis (the mean stops there).
 
     Returns the matplotlib ``Figure`` (Jupyter shows it), drawn without pyplot so a notebook's backend
     is left as it is; with ``path`` it is also written there (a .png, .pdf or .svg, by its ending)::
