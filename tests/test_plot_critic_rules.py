@@ -194,3 +194,30 @@ def test_section6_protocols_figure_draws_the_relu_spread_its_label_names(tmp_pat
         assert len(ax.collections) == 1 + len(mod.PROTOCOLS)
         relu_band = ax.collections[0].get_paths()[0].vertices[:, 1]
         assert relu_band.min() == 0.5 and relu_band.max() == 11.0
+
+
+def test_fig8_centroids_have_a_colour_scale_and_no_empty_band_under_the_title(tmp_path, monkeypatch):
+    """validation gates Fig. 8 (k-means centroids of binary unit activity, values in [0, 1]) had no
+    colour bar, so a cell's value could not be read, and the default layout (axes top at 0.88 of the
+    figure, the suptitle's top at 0.98) left an empty band under the suptitle: 0.10 of the height less the
+    title's own (here, 5.05 in tall: about 0.07). Now: one colour bar from 0 to 1 with a label, and the
+    top panel within 0.04 of the figure's height of the suptitle."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from theorykit.suites import load_package
+
+    mod = __import__(load_package("validation").__name__ + ".gates", fromlist=["_fig8"])
+    drawn = []
+    monkeypatch.setattr(mod, "write_figure", lambda fig, path, **kw: drawn.append(fig))
+    rng = np.random.default_rng(1)
+    scores = [{"centroids": rng.random((K, 24)), "weights": np.arange(K, 0, -1) * 10} for K in range(1, 5)]
+    mod._fig8(scores, tmp_path / "fig8.png", show=(2, 3, 4))
+    fig = drawn[0]
+    bars = [a for a in fig.axes if a.get_label() == "<colorbar>"]
+    assert len(bars) == 1 and len(fig.axes) == 4
+    assert bars[0].get_ylabel() and tuple(bars[0].get_ylim()) == (0.0, 1.0)
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    top = max(a.get_window_extent(r).y1 for a in fig.axes if a not in bars)
+    assert fig._suptitle.get_window_extent(r).y0 - top < 0.04 * fig.bbox.height
