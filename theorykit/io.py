@@ -211,6 +211,14 @@ def plot_text(text) -> str:
     return str(text).replace("$", r"\$")
 
 
+def lone_markers(y) -> dict:
+    """``plot`` keywords putting a dot on each finite value of ``y`` with no finite neighbour: a line
+    alone draws nothing there (a run of one step, a curve broken by NaN); ``{}`` where there is none."""
+    fin = np.isfinite(np.asarray(y, float))
+    lone = fin & ~np.r_[False, fin[:-1]] & ~np.r_[fin[1:], False]
+    return {"marker": "o", "ms": 3, "markevery": np.flatnonzero(lone).tolist()} if lone.any() else {}
+
+
 def new_figure(**kw):
     """A matplotlib ``Figure(**kw)`` drawn without pyplot (a notebook's backend is left as it is)
     that Jupyter shows as a PNG: a figure made outside pyplot has no display of its own there."""

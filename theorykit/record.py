@@ -14,7 +14,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .errors import DivergenceError, SpecError
-from .io import new_figure, png_bytes
+from .io import lone_markers, new_figure, png_bytes
 
 __all__ = ["SaveAt", "Trajectory", "check_finite", "checked_save"]
 
@@ -184,7 +184,7 @@ class Trajectory:
         B = self.loss.shape[0]
         if B > 1:
             ax.fill_between(t, m - s, m + s, color="C0", alpha=0.25, lw=0)
-        ax.plot(t, m, color="C0", label=f"loss, mean ± std over {B}" if B > 1 else "loss")
+        ax.plot(t, m, color="C0", label=f"loss, mean ± std over {B}" if B > 1 else "loss", **lone_markers(m))
         # a flow of the integrator runs in its own time; training and the race count steps (τ = 1/η)
         ax.set_xlabel("t" if "solver" in self.extra and "blocks" not in self.extra else "step")
         ax.set_ylabel("loss")

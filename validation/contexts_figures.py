@@ -14,7 +14,7 @@ def fig4a(s4, path):
     plt = pyplot()
 
     t = s4["t"]
-    fig, ax = plt.subplots(1, 2, figsize=(12, 4.2))
+    fig, ax = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained")
     for a, logy in zip(ax, (False, True)):
         Lr = s4["relu"]
         a.plot(t, Lr.mean(0), color="k", lw=2.2, label="ReLU network (mean of seeds)")
@@ -51,7 +51,8 @@ def fig4b(s4, path):
     spec = s4["spec_d"]
     snaps = [s for s in s4["snaps"] if s in s4["gsn"][("double", "joint")]]
     names = [p.name for p in spec.pathways]
-    fig, ax = plt.subplots(1, len(names), figsize=(4 * len(names), 3.6), sharey=False)
+    fig, ax = plt.subplots(1, len(names), figsize=(4 * len(names), 3.6), sharey=False,
+                           layout="constrained")   # the suptitle above the panel titles, not over them
     data = {}
     for j, (nm, a) in enumerate(zip(names, ax)):
         # GDLN joint: singular values of W2 W1 (mean over seeds)
@@ -89,7 +90,7 @@ def fig4c(s4, path):
     times = sorted(mds)
     if not times:
         return {}
-    fig, ax = plt.subplots(2, len(times), figsize=(4 * len(times), 7.5), squeeze=False)
+    fig, ax = plt.subplots(2, len(times), figsize=(4 * len(times), 7.5), squeeze=False, layout="constrained")
     cols = [f"C{c}" for c in range(3)]
     for j, tt in enumerate(times):
         d = mds[tt]
@@ -119,7 +120,7 @@ def fig5(s5, path):
     plt = pyplot()
 
     ks = sorted(s5, key=int)
-    fig, ax = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 3.8), squeeze=False)
+    fig, ax = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 3.8), squeeze=False, layout="constrained")
     ax = ax[0]                      # one row of panels, also for a single k
     sub = slice(None, None, 10)
     data = {}

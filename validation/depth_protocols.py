@@ -123,6 +123,8 @@ def figure(res: dict, path: Path):
     for ax, ds in zip(axes, DATASETS):
         r = res[ds]
         ax.plot(t, r["relu"]["mean"], color="k", lw=2, label="ReLU [11, H, H, 60]")
+        m, s = r["relu"]["mean"], r["relu"]["std"]      # the y label's "± std" for the ReLU too (it had none)
+        ax.fill_between(t, np.maximum(m - s, 1e-12), m + s, color="k", alpha=0.12)
         for prot, c in zip(PROTOCOLS, ("C0", "C3")):
             m, s = r[prot]["mean"], r[prot]["std"]
             ax.plot(t, m, color=c, lw=1.6, label=f"GDLN, {prot} protocol")

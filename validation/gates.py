@@ -99,11 +99,12 @@ def _fig8(scores, path, show=(2, 3, 4, 5, 6, 8)):
     plt = pyplot()
 
     show = [K for K in show if K <= len(scores)]
+    # constrained: the default layout left ~12 % of this tall figure empty under the suptitle
     fig, axes = plt.subplots(len(show), 1, figsize=(7, 1.0 + 0.45 * sum(show)),
-                             gridspec_kw={"height_ratios": list(show)})
+                             gridspec_kw={"height_ratios": list(show)}, layout="constrained")
     for ax, K in zip(np.atleast_1d(axes), show):
         C = scores[K - 1]["centroids"]
-        ax.imshow(C, aspect="auto", cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
+        im = ax.imshow(C, aspect="auto", cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
         for x in (7.5, 15.5):
             ax.axvline(x, color="w", lw=1.5)
         ax.set_yticks(range(K))
@@ -111,6 +112,9 @@ def _fig8(scores, path, show=(2, 3, 4, 5, 6, 8)):
         ax.set_ylabel(f"K={K}", fontsize=8)
         ax.set_xticks([3.5, 11.5, 19.5])
         ax.set_xticklabels(["context 1", "context 2", "context 3"], fontsize=7)
+    if show:            # the colours' scale: without it the centroids' values could not be read
+        fig.colorbar(im, ax=np.atleast_1d(axes).tolist(), shrink=0.5, aspect=30,
+                     label="share of the cluster's units on for the datapoint")
     fig.suptitle("Fig. 8: k-means centroids of binary unit activity (rows: clusters, tick = rows in cluster)",
                  fontsize=9)
     write_figure(fig, path, tight=True)

@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 from ..errors import SpecError, TheorykitError
-from ..io import jsonable, new_figure, plot_text, write_json, write_figure
+from ..io import jsonable, lone_markers, new_figure, plot_text, write_json, write_figure
 from ..theory.derivation import Derivation, numeric_matrix
 from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
 from ..record import SaveAt
@@ -24,7 +24,7 @@ from ..spec.fields import figure_path
 from ..spec.graph import graph_from_pathways
 
 __all__ = ["derive_text", "simulate_text", "plot", "mode_recorder", "wants_summary", "emit",
-           "plot_save"]
+           "plot_save", "pathway_colours", "plot_title"]
 
 
 def wants_summary(args) -> bool:
@@ -188,10 +188,31 @@ def mode_recorder(spec, der, values=None):
     return fn
 
 
+def pathway_colours(n: int) -> list:
+    """``n`` colours, one per pathway, all different: matplotlib's C0…C9 for up to 10 (as before), tab20
+    for up to 20, else ``n`` evenly spaced hues of turbo (C{i % 10} gave pathways 1 and 11 one colour)."""
+    import matplotlib
+
+    if n <= 10:
+        return [f"C{i}" for i in range(n)]
+    if n <= 20:
+        return [matplotlib.colormaps["tab20"](i) for i in range(n)]
+    return [matplotlib.colormaps["turbo"](x) for x in np.linspace(0.05, 0.95, n)]
+
+
+def plot_title(name: str, values=None, extra: str = "") -> str:
+    """A figure's title: the spec's name, then ``extra`` and the symbol values it was drawn at
+    (``xor-xor (gdln, Delta = 0.5)``), so that two figures of one spec say how they differ."""
+    parts = ([extra] if extra else []) + [f"{k} = {_g(v)}" for k, v in sorted((str(k), v) for k, v in (values or {}).items())]
+    return f"{name} ({', '.join(parts)})" if parts else name
+
+
 def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str = ""):
     """Loss and mode strengths: theory (``der``, a :class:`Derivation`) as lines over ``times`` (or
     the simulation's steps), a simulation (``sim``, a :class:`~theorykit.record.Trajectory`; its mode
     strengths where ``sim.saved['modes']`` holds them, from :func:`mode_recorder`) as mean ± std.
+    One colour per pathway (:func:`pathway_colours`); a legend of more than 8 entries lies beside the
+    axis; seeds whose loss turns NaN/inf are counted in a note on the loss axis (the mean stops there).
 
     Returns the matplotlib ``Figure`` (Jupyter shows it), drawn without pyplot so a notebook's backend
     is left as it is; with ``path`` it is also written there (a .png, .pdf or .svg, by its ending)::
@@ -221,7 +242,13 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
         m, s = sim.mean, sim.std
         ax.fill_between(sim.t, m - s, m + s, color="C0", alpha=0.25, lw=0)
         B = sim.loss.shape[0]
-        ax.plot(sim.t, m, color="C0", lw=1.5, label=f"simulation (mean ± std, {B} seed{'s' if B != 1 else ''})")
+        ax.plot(sim.t, m, color="C0", lw=1.5, label=f"simulation (mean ± std, {B} seed{'s' if B != 1 else ''})",
+                **lone_markers(m))
+        bad = ~np.all(np.isfinite(np.asarray(sim.loss, float)), axis=-1) if np.ndim(sim.loss) == 2 else []
+        if np.any(bad):     # a diverged seed makes the mean NaN/inf from there on: an empty axis would not say why
+            first = np.asarray(sim.t)[np.argmax((~np.isfinite(np.asarray(sim.loss, float))).any(0))]
+            ax.text(0.02, 0.02, f"{int(np.sum(bad))} of {B} seeds reach a NaN/inf loss (first at step {_g(first)}): "
+                    "the mean stops there", transform=ax.transAxes, fontsize=7, color="C3", va="bottom")
     if der is not None:
         try:
             ax.plot(grid, der.predict_loss(grid, values), "k--", lw=1.2, label=f"theory ({der.method})")
@@ -234,8 +261,9 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
     if n_ax == 2:
         ax = axes[0, 1]
         names = list(pred) if pred else list(sim.saved["modes"]) if modes_sim else []
+        colours = pathway_colours(len(names))
         for i, n in enumerate(names):
-            c = f"C{i % 10}"
+            c = colours[i]
             if pred:
                 A = np.asarray(pred[n])
                 for j in range(A.shape[1]):
@@ -247,11 +275,18 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
                 mu, sd = S.mean(0), S.std(0)
                 for j in range(S.shape[2]):
                     ax.fill_between(ts, mu[:, j] - sd[:, j], mu[:, j] + sd[:, j], color=c, alpha=0.2, lw=0)
-                    ax.plot(ts, mu[:, j], "-", color=c, lw=1.3, label=f"{plot_text(n)} simulation" if j == 0 else None)
+                    ax.plot(ts, mu[:, j], "-", color=c, lw=1.3, label=f"{plot_text(n)} simulation" if j == 0 else None,
+                            **lone_markers(mu[:, j]))
         ax.set_xlabel("step")
         ax.set_ylabel("mode strength $a_\\alpha(t)$")
         if names:
-            ax.legend(fontsize=6, ncol=2)
+            n_lab = len(ax.get_legend_handles_labels()[1])
+            if n_lab > 8:       # beside the axis: inside, this many entries would cover the curves
+                ax.legend(fontsize=6, ncol=-(-n_lab // 22), loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                          borderaxespad=0.0)
+                fig.set_figwidth(fig.get_figwidth() + 1.3 * -(-n_lab // 22))
+            else:
+                ax.legend(fontsize=6, ncol=2)
     if title:
         fig.suptitle(plot_text(title), fontsize=10)
     fig.tight_layout()

@@ -65,7 +65,7 @@ def run(args):
     if args.latex:
         write_result("--latex", args.latex, der.latex(document=True))
     if args.plot:
-        summary.plot(args.plot, der=der, values=values, times=times, title=spec.name)
+        summary.plot(args.plot, der=der, values=values, times=times, title=summary.plot_title(spec.name, values))
         L = np.asarray(out["loss"]["value"], float) if out["loss"] else None
         if L is not None and L[-1] > 0.5 * L[0]:      # a plot of the start only reads as "nothing happens"
             note(f"--plot: the loss has not halved by step {times.max():g}, so the plot shows only its start; "

@@ -123,6 +123,6 @@ def run(args):
                         f"{args.dtype} rounding"}
     if args.plot:
         summary.plot(args.plot, der=der, values=values, times=times,
-                     sim=sim, title=f"{spec.name} ({args.network})")
+                     sim=sim, title=summary.plot_title(spec.name, values, args.network))
     summary.emit(args, out, lambda: summary.simulate_text(out))
     return 0
