@@ -65,3 +65,58 @@ def test_lemma_classes_take_context_only_before_single_datapoint():
     # datapoint; context-only comes first. A unit on in two contexts is context-only too; none on: dead.
     pats = np.array([[1, 0, 0], [0, 1, 1], [0, 0, 0], [1, 1, 1]], dtype=bool)
     assert list(UnitGates(pats, blocks=3).lemma_classes()) == ["context-only", "context-only", "dead", "always-on"]
+
+
+# ------------------------------------------------------------------------------------------------
+# modes.is_zero: agreement at random points is not a proof
+# ------------------------------------------------------------------------------------------------
+def test_is_zero_does_not_take_vanishing_on_the_sample_range_for_identically_zero():
+    from theorykit.theory.modes import is_zero
+
+    # is_zero samples each symbol on [0.3, 2.5] and then must confirm. max(x, 1/5) − x is 0 for every
+    # x ≥ 1/5, so on every sample point, but at x = 1/10 it is 1/5 − 1/10 = 1/10: not identically zero.
+    x = sp.Symbol("x", positive=True)
+    e = sp.Max(x, sp.Rational(1, 5)) - x
+    assert e.subs(x, sp.Rational(1, 10)) == sp.Rational(1, 10)        # the hand value, checked by SymPy
+    assert not is_zero(e)
+    # and a true identity in the same form still passes: max(x, 0) − x = 0 for x > 0
+    assert is_zero(sp.Max(x, 0) - x)
+
+
+# ------------------------------------------------------------------------------------------------
+# race.RaceSystem.start: a masked pathway starts at zero
+# ------------------------------------------------------------------------------------------------
+def test_race_start_with_a_mask_zeroes_the_masked_pathway():
+    from theorykit.theory.race import RaceSystem
+
+    # X = I₂ (two datapoints), Y = [2, 0]. Pathway g1 is on for both datapoints, g2 for the first only;
+    # each has Σyx = Y G Xᵀ/P = [[1, 0]] (one mode, u = [1], v = e₁), so an aligned start of strength a
+    # is the map a·e₁ᵀ. Masked [1, 0], only g1 predicts: ŷ = a on datapoint 0, 0 on datapoint 1, and
+    # the mean loss ½⟨(y − ŷ)²⟩ = ½ · ((2 − a)² + 0)/2 = (2 − a)²/4; a = 0.5: 0.5625.
+    # (Unmasked, g2 adds a on datapoint 0: ½ · (2 − 2a)²/2 = 0.25.)
+    sys_ = RaceSystem.from_data(np.eye(2), np.array([[2.0, 0.0]]), np.array([[1.0, 1.0], [1.0, 0.0]]))
+    assert float(sys_.loss(sys_.start(0.5, mask=[1, 0]))) == pytest.approx(0.5625, rel=1e-12)
+    assert float(sys_.loss(sys_.start(0.5))) == pytest.approx(0.25, rel=1e-12)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.booleans(), min_size=3, max_size=3),
+                          st.lists(st.booleans(), min_size=2, max_size=2)), min_size=2, max_size=4))
+def test_couplings_are_the_pairs_with_a_common_gate_and_a_common_output_row(paths):
+    # Second method: a pair couples iff the elementwise products of its 0/1 gate vectors and of its 0/1
+    # output-row indicators both have a non-zero sum (numpy), over pairs in spec order (i < j).
+    paths = [(g, o) for g, o in paths if any(g) and any(o)]
+    if len(paths) < 2:
+        return
+    task = Task(sp.Matrix([[1, 0, 2], [0, 1, 1]]), sp.Matrix([[1, 2, 3], [1, -1, 0]]))
+    ps = [Pathway(f"p{i}", tuple(int(x) for x in g), "all", tuple(j for j in range(2) if o[j]), 1)
+          for i, (g, o) in enumerate(paths)]
+    G = np.array([g for g, _o in paths], dtype=int)
+    O = np.array([o for _g, o in paths], dtype=int)
+    want = [(f"p{i}", f"p{j}") for i in range(len(ps)) for j in range(i + 1, len(ps))
+            if (G[i] * G[j]).sum() > 0 and (O[i] * O[j]).sum() > 0]
+    assert couplings(GDLNSpec(task, ps)) == want
