@@ -62,8 +62,7 @@ def mode_trajectory(s, d, a_init=a0, time=t, time_const=tau, exp=sp.exp):
     if any(_is_jax(v) for v in (s, d, a_init, time, time_const)) or _is_jax_fn(exp):
         return _jax_trajectory(s, d, a_init, time, time_const)
     return _at_s(s, lambda s_: (s_ / d) / (1 + (s_ / (d * a_init) - 1) * exp(-2 * s_ * time / time_const)),
-                 lambda: a_init / (1 + 2 * d * a_init * time / time_const),
-                 lambda: _slope_at_zero(d, a_init, time, time_const))
+                 lambda: a_init / (1 + 2 * d * a_init * time / time_const))
 
 
 def _is_jax(v) -> bool:
@@ -108,23 +107,12 @@ def _jax_rate_form(s, d, a_init, time, time_const):
     return growth + jnp.exp(-u) / a_init, u
 
 
-def _slope_at_zero(d, a_init, time, time_const):
-    """∂a/∂s at s = 0, ``2 a0 t (a0 d t + τ)/(2 a0 d t + τ)²`` (the s¹ term of the closed form's series)."""
-    return 2 * a_init * time * (a_init * d * time + time_const) / (2 * a_init * d * time + time_const) ** 2
-
-
-def _at_s(s, formula, at_zero, slope):
+def _at_s(s, formula, at_zero):
     """``formula(s)``, and where ``s`` is exactly 0, ``at_zero()``: the logistic form's limit s → 0
     (the form itself is 0/0 there). With s = 0 the ODE ``τ ȧ = −2 d a²`` gives ``a0/(1 + 2 d a0 t/τ)``:
     nothing to learn, the mode decays. Numbers and numpy arrays are checked entry by entry; a symbol goes
-    through the formula (SymPy's ``limit`` gives the same expression). A JAX array, traced or not, takes
-    ``at_zero() + s · slope()`` where s = 0, so that ``jax.grad`` with respect to s is the closed form's
-    own derivative there (``slope`` is ∂/∂s at s = 0), and the formula sees s = 1 in those entries, so no
-    NaN reaches the gradient of the branch not taken."""
-    if type(s).__module__.split(".")[0] in ("jax", "jaxlib"):
-        import jax.numpy as jnp
-        zero = s == 0
-        return jnp.where(zero, at_zero() + s * slope(), formula(jnp.where(zero, 1.0, s)))
+    through the formula (SymPy's ``limit`` gives the same expression). JAX values never come here:
+    :func:`mode_trajectory` and :func:`mode_gap` take them to :func:`_jax_rate_form`, which has no 0/0."""
     if isinstance(s, np.ndarray) and s.dtype.kind in "biuf" and (s == 0).any():
         zero = s == 0
         return np.where(zero, at_zero(), formula(np.where(zero, 1.0, s)))
@@ -146,8 +134,7 @@ def mode_gap(s, d, a_init, time, time_const, exp=np.exp):
     def gap(s_):
         ce = (s_ / (d * a_init) - 1) * exp(-2 * s_ * time / time_const)
         return (s_ / d) * ce / (1 + ce)
-    return _at_s(s, gap, lambda: -a_init / (1 + 2 * d * a_init * time / time_const),
-                 lambda: 1 / d - _slope_at_zero(d, a_init, time, time_const))
+    return _at_s(s, gap, lambda: -a_init / (1 + 2 * d * a_init * time / time_const))
 
 
 def mode_ode_residual(s, d, a_init=a0) -> sp.Expr:
