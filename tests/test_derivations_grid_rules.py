@@ -160,10 +160,10 @@ def test_reln_grid_start_refuses_a_unit_count_mismatch():
 
 
 def test_aligned_reln_grid_start_is_sqrt_a0_r_v_and_u_r():
-    """The docstring: W1 = √a0 r vᵀ, W2 = √a0 u rᵀ with r a random unit vector (one per pathway and
-    seed, the same at every Δ); members Δ-major, then seed. So W1 v = √a0 r (v a unit vector),
-    W2 W1 = a0 u vᵀ, and W1 of member (Δ, s) equals √a0 r_s vᵀ(Δ)."""
-    import jax
+    """The docstring: the one aligned start at each grid point, W1 = √a0 r vᵀ, W2 = √a0 u rᵀ with r a
+    random unit vector (one per pathway and seed, the same at every Δ: each grid point draws from the
+    same seed); members Δ-major, then seed. So W1 v = √a0 r (v a unit vector), W2 W1 = a0 u vᵀ, and W1
+    of member (Δ, s) equals √a0 r_s vᵀ(Δ)."""
     from theorykit.sim import grid
 
     task, Xs, _ = _xor_data([0.3, 1.1])
@@ -176,13 +176,13 @@ def test_aligned_reln_grid_start_is_sqrt_a0_r_v_and_u_r():
         return x / np.linalg.norm(x, axis=1, keepdims=True)
 
     V, U = [unit(3), unit(2)], [unit(1), unit(1)]
-    a0s = [0.04, 0.09]
-    keys = jax.random.split(jax.random.PRNGKey(2), 3)
-    _, p0 = grid.aligned_reln_grid_start(Xs, keys, paths, U, V, a0s, task=task)
+    a0 = 0.04
+    frames = [{q.name: (U[j][d][:, None], V[j][d][:, None]) for j, q in enumerate(paths)} for d in range(2)]
+    _, p0 = grid.aligned_reln_grid_start(task, paths, [{"Delta": 0.3}, {"Delta": 1.1}], frames, a0, seeds=3, seed=2)
     for j, q in enumerate(paths):
         W1, W2 = np.asarray(p0[f"input->{q.name}"]), np.asarray(p0[f"{q.name}->output"])
         assert W1.shape == (6, q.hidden, V[j].shape[1]) and W2.shape == (6, 1, q.hidden)
-        c = math.sqrt(a0s[j])
+        c = math.sqrt(a0)
         for d in range(2):
             for s in range(3):
                 m = d * 3 + s
@@ -190,7 +190,7 @@ def test_aligned_reln_grid_start_is_sqrt_a0_r_v_and_u_r():
                 assert np.linalg.norm(r) == pytest.approx(1.0, rel=1e-12)
                 np.testing.assert_allclose(W1[m], c * np.outer(r, V[j][d]), atol=1e-15)
                 np.testing.assert_allclose(W2[m], c * np.outer(U[j][d], r), atol=1e-15)
-                np.testing.assert_allclose(W2[m] @ W1[m], a0s[j] * np.outer(U[j][d], V[j][d]), atol=1e-15)
+                np.testing.assert_allclose(W2[m] @ W1[m], a0 * np.outer(U[j][d], V[j][d]), atol=1e-15)
                 np.testing.assert_allclose(W1[s] @ V[j][0], W1[m] @ V[j][d], atol=1e-15)   # same r at every Δ
         assert not np.allclose(W1[0], W1[1])            # seeds differ
 
