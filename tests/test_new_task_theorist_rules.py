@@ -204,3 +204,23 @@ def test_to_jax_broadcasts_over_every_argument():
     assert jax.vmap(c)(jnp.arange(3.0)).shape == (3,)
     assert c(jnp.float32(1.0)).dtype == jnp.float32
     assert float(jax.grad(c)(1.0)) == 0.0
+
+
+# ------------------------------------------------------------------------------------------------
+# derivations/xor_crossover on a task of one's own
+# ------------------------------------------------------------------------------------------------
+def test_xor_crossover_script_names_a_second_symbol():
+    """``derive(task, relns)`` takes a task of one's own; one with a second symbol ε failed deep in
+    SymPy (NotImplementedError: relationship did not evaluate) when it compared the ReLNs at 2Δ*.
+    Now it says which symbol to give a value; with ε = 1 the crossover is √((1 + 2)/3) = 1 by hand
+    (test_two_margin_crossover_by_hand_and_against_numpy)."""
+    from theorykit.suites import load_package
+
+    load_package("derivations")
+    from theorykit.derivations import xor_crossover as xc
+
+    task = _two_margin_task()
+    with pytest.raises(ValueError, match="epsilon"):
+        xc.derive(task, tk.xor_relns(8))
+    out = xc.derive(task.subs({"epsilon": 1}), tk.xor_relns(8))
+    assert out["crossover"] == 1 and out["faster_below"] == "xor" and out["faster_above"] == "linear"
