@@ -134,6 +134,10 @@ def derive(task=None, relns=None, hidden: int = 128) -> dict:
     if "Delta" not in task.symbols:
         raise ValueError("the task must keep Delta symbolic (use xor_margin() with delta=None)")
     Delta = task.symbols["Delta"]
+    others = sorted(map(str, task.free_symbols - {Delta}))
+    if others:   # the sides of Δ* and the sets below are decided for numbers, not for other symbols
+        raise ValueError(f"the task may hold only the symbol Delta, but it also holds {others}: give them values "
+                         f"(task.subs), or solve s_a = s_b with SymPy on the derivations' ranking (docs/tutorial.md)")
     trSy_half = output_correlation(task).trace() / 2
     out: dict = {"Delta": Delta, "task": task, "a0_rule": A0_RULE}
     for name in ("linear", "xor"):

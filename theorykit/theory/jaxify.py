@@ -44,6 +44,9 @@ def _names(code):
 def to_jax(expr, args: Sequence[sp.Symbol]):
     """A JAX function of ``args`` computing ``expr`` (an expression or a matrix).
 
+    An expression's value is a JAX array of the arguments' broadcast shape, also where ``expr`` is
+    free of some (or all) of them.
+
     >>> import sympy as sp, jax
     >>> x = sp.Symbol("x")
     >>> f = to_jax(sp.exp(-x) * x, [x])
@@ -95,5 +98,14 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
     if isinstance(expr, sp.MatrixBase):
         g = lambda *a: jnp.asarray(f(*map(jnp.asarray, a)))        # noqa: E731
     else:
-        g = lambda *a: f(*map(jnp.asarray, a))                      # noqa: E731
+        def g(*a):
+            # broadcast over every argument, as a formula in all of them would be: an expression free
+            # of some argument (a loss that is constant at a special value, L = 1/2) came back as a
+            # Python float, or at the shape of the others, for an array of times
+            a = [jnp.asarray(x) for x in a]
+            r = f(*a)
+            shape = jnp.broadcast_shapes(jnp.shape(r), *(x.shape for x in a))
+            if isinstance(r, jax.Array) and r.shape == shape:
+                return r                                            # as computed (weak types kept)
+            return jnp.broadcast_to(jnp.asarray(r, dtype=jnp.result_type(r, *a)), shape)
     return functools.wraps(f)(g)

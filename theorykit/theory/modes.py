@@ -153,6 +153,45 @@ def zero_by_radical_reduction(expr) -> bool:
         return False
 
 
+#: :func:`_square_roots_multiplied_out` works on expressions of at most this many operations, with
+#: integer powers of sums at most this high: bounds on the size of the expanded numerator
+RADICAL_REDUCTION_MAX_OPS, RADICAL_REDUCTION_MAX_POWER = 8 * 120, 4
+
+
+def _square_roots_multiplied_out(x):
+    """``x`` as a radical-free rational function when its square roots cancel in pairs, else ``None``.
+
+    As in :func:`zero_by_radical_reduction`: every ``b^(p/2)`` (``b`` free of radicals) becomes
+    ``y_b^p``, and numerator and denominator are reduced modulo ``y_b² − b``; where no ``y_b`` is
+    left the quotient equals ``x`` exactly. Bounded: ``None`` past :data:`RADICAL_REDUCTION_MAX_OPS`
+    operations or an integer power of a sum above :data:`RADICAL_REDUCTION_MAX_POWER`."""
+    if sp.count_ops(x) > RADICAL_REDUCTION_MAX_OPS or x.atoms(sp.Function) or any(
+            p.base.is_Add and p.exp.is_Integer and abs(p.exp) > RADICAL_REDUCTION_MAX_POWER for p in x.atoms(sp.Pow)):
+        return None
+    ys = {}
+
+    def rad(e):
+        b = e.base
+        if not (e.exp.is_Rational and e.exp.q == 2) or any(not a.exp.is_Integer for a in b.atoms(sp.Pow)):
+            raise ValueError      # a root other than a square root, or a nested one: undecided
+        return ys.setdefault(b, sp.Dummy("y")) ** int(e.exp.p)
+
+    try:
+        body = x.replace(lambda e: e.is_Pow and not e.exp.is_Integer, rad)
+        yset = list(ys.values())
+        gens = yset + sorted(body.free_symbols.union(*[b.free_symbols for b in ys]) - set(yset), key=str)
+        F, *_ = sp.field(gens, sp.QQ)
+        f = F.from_expr(body)
+        R = f.numer.ring
+        rels = [R.from_expr(y ** 2 - b) for b, y in ys.items()]
+        num, den = (f.numer.rem(rels), f.denom.rem(rels)) if rels else (f.numer, f.denom)
+        if den == 0 or any(num.degree(R.gens[i]) > 0 or den.degree(R.gens[i]) > 0 for i in range(len(yset))):
+            return None
+        return sp.cancel(num.as_expr() / den.as_expr())
+    except (ValueError, sp.PolynomialError, sp.GeneratorsNeeded, sp.CoercionFailed):
+        return None
+
+
 def product_of_irreducible_powers(x) -> bool:
     """``x`` a product of rational powers of numbers, symbols and irreducible integer polynomials
     (e.g. ``√(Δ² + 2)/4``): ``factor`` leaves it as it is and ``simplify`` has nothing to combine."""
@@ -342,8 +381,13 @@ def tidy(x):
     ``x`` unchanged when it is larger than :data:`SIMPLIFY_MAX_OPS` operations (bounded cost on any
     input)."""
     x = sp.sympify(x)
-    if x.is_Rational or x.is_Symbol or sp.count_ops(x) > SIMPLIFY_MAX_OPS:
+    if x.is_Rational or x.is_Symbol:
         return x
+    if sp.count_ops(x) > SIMPLIFY_MAX_OPS:
+        # too large for simplify; a rational function of the symbols once its square roots multiply
+        # out (d = vᵀ Σx v of v = x_μ/‖x_μ‖) still has its factored form, by polynomial arithmetic
+        r = _square_roots_multiplied_out(x) if x.free_symbols else None
+        return x if r is None else sp.factor(r)
     if x.free_symbols:
         # a rational function of the symbols (possibly only after expansion: products of equal
         # square roots multiply out) has a canonical factored form: factor it, no simplify needed
