@@ -338,3 +338,51 @@ def test_race_in_steps_matches_plain_gradient_descent_to_order_lr(loss):
         gaps.append(np.max(np.abs(race - gd)) / (gd[0] - gd[-1]))
     assert gaps[1] < 1e-2
     assert 1.6 < gaps[0] / gaps[1] < 2.4, gaps      # first order in η
+
+
+# ------------------------------------------------------------------------------------------------
+# 5. a shared edge (RaceSystem.from_net): the network's own gradient flow, by backpropagation in numpy
+# ------------------------------------------------------------------------------------------------
+def test_shared_edge_race_is_the_networks_gradient_flow():
+    # Net: input →(W0) h →(Wha) a →(Wao) output and h →(Whb) b →(Wbo) output, node a gated by A's gates,
+    # b by B's (the data of 1: A on {0, 1}, B on {1, 2}). Two pathways sharing the edge W0 and the
+    # outputs, coupled on datapoint 1 too. From any start (small numbers here, not aligned) the race of
+    # the net's edges is its gradient flow τ dW/dt = −∂L/∂W, written here by backpropagation:
+    #   H = W0 X, A = (Wha H) ⊙ g_A, B = (Whb H) ⊙ g_B, Ŷ = Wao A + Wbo B, L = ‖Y − Ŷ‖²/(2P);
+    #   D = −(Y − Ŷ)/P, ∂Wao = D Aᵀ, ∂Wbo = D Bᵀ, ∂A = (Wao ᵀD) ⊙ g_A, ∂B = (Wboᵀ D) ⊙ g_B,
+    #   ∂Wha = ∂A Hᵀ, ∂Whb = ∂B Hᵀ, ∂W0 = (Whaᵀ ∂A + Whbᵀ ∂B) Xᵀ  (the shared edge sums both pathways).
+    from theorykit.net.layout import Net
+
+    gA, gB = G1
+    P, w = 3, 2
+    net = Net(2, 2, (("h", w), ("a", w), ("b", w)),
+              (("W0", "input", "h", np.arange(2), None), ("Wha", "h", "a", None, None),
+               ("Whb", "h", "b", None, None), ("Wao", "a", "output", None, np.arange(2)),
+               ("Wbo", "b", "output", None, np.arange(2))), {"a": gA, "b": gB}, {})
+    rng = np.random.default_rng(7)
+    W = {k: 0.3 * rng.normal(size=(2, 2)) for k in ("W0", "Wha", "Whb", "Wao", "Wbo")}
+    keys = list(W)
+    tau, times = 2.0, np.linspace(0.0, 10.0, 6)
+
+    def loss_grad(Wd):
+        H = Wd["W0"] @ X1
+        A, B = (Wd["Wha"] @ H) * gA, (Wd["Whb"] @ H) * gB
+        R = Y1 - Wd["Wao"] @ A - Wd["Wbo"] @ B
+        D = -R / P
+        dA, dB = (Wd["Wao"].T @ D) * gA, (Wd["Wbo"].T @ D) * gB
+        g = {"Wao": D @ A.T, "Wbo": D @ B.T, "Wha": dA @ H.T, "Whb": dB @ H.T,
+             "W0": (Wd["Wha"].T @ dA + Wd["Whb"].T @ dB) @ X1.T}
+        return 0.5 * np.sum(R * R) / P, g
+
+    def unpack(y):
+        return {k: y[4 * i:4 * i + 4].reshape(2, 2) for i, k in enumerate(keys)}
+
+    sol = solve_ivp(lambda _t, y: -np.concatenate([loss_grad(unpack(y))[1][k].ravel() for k in keys]) / tau,
+                    (0.0, times[-1]), np.concatenate([W[k].ravel() for k in keys]), t_eval=times,
+                    method="DOP853", rtol=1e-12, atol=1e-14)
+    want = [loss_grad(unpack(y))[0] for y in sol.y.T]
+    system = RaceSystem.from_net(net, X1, Y1, tau=tau)
+    assert float(system.loss(W)) == pytest.approx(want[0], rel=1e-12)
+    traj = system.solve(list(times), start={k: v[None] for k, v in W.items()}, solver=RK4(0.01))
+    np.testing.assert_allclose(traj.loss[0], want, rtol=1e-8, atol=1e-12)
+    assert want[-1] < 0.5 * want[0]                             # it learned
