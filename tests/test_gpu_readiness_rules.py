@@ -8,6 +8,7 @@ computation), and runs ``-m pytest`` on a two-test file of the test's own, with 
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -128,3 +129,17 @@ def test_the_gpu_script_sets_the_gpu_skip_rule_and_the_docs_say_to_carry_the_whe
     assert ".whl/" in (ROOT / ".gitignore").read_text().split()
     scaling = (ROOT / "docs" / "scaling.md").read_text()
     assert 'carry' in scaling and '".whl"' in scaling
+
+
+def test_bench_json_records_the_matmul_precision(monkeypatch, tmp_path):
+    """The brief: on a GPU set the float32 matmul precision on purpose, and record it. bench.json
+    named its device but not the precision its float32 figures ran at; docs/scaling.md says
+    "highest" (no TF32 on an H100)."""
+    from test_bench_rules import _stub_run_bench
+
+    from theorykit import bench
+
+    _stub_run_bench(monkeypatch)
+    out = tmp_path / "b.json"
+    assert bench.run_bench(quick=True, json_out=str(out)) == 0
+    assert json.loads(out.read_text())["matmul_precision"] == "highest"
