@@ -95,6 +95,8 @@ def test_all_names_each_stage_and_leaves_at_most_eight_files(tmp_path):
     assert rc == 1                          # a stage that failed, not by its limit, fails the call
     assert len([p for p in out.rglob("*") if p.is_file()]) <= 8
     assert "stopped at its time limit, T_SUITES=1" in (out / "suites.log").read_text()
+    tests_log = (out / "tests.log").read_text()      # the GPU-only tests' failures are named there too
+    assert "test_bad" in tests_log[tests_log.rindex("failed or errored"):]
 
 
 def _skip_file(tmp_path):
