@@ -145,3 +145,14 @@ def test_bench_json_records_the_matmul_precision(monkeypatch, tmp_path):
     out = tmp_path / "b.json"
     assert bench.run_bench(quick=True, json_out=str(out)) == 0
     assert json.loads(out.read_text())["matmul_precision"] == "highest"
+
+
+@pytest.mark.parametrize("env, failed", [({"CI": "true"}, True), ({"THEORYKIT_GPU_CI": "1"}, False)])
+def test_other_skips_keep_their_rules(tmp_path, env, failed):
+    """A skip for a missing tool still fails in CI (.ci/run) and still skips on the GPU machine."""
+    d = _skip_file(tmp_path)
+    (d / "test_s.py").write_text("import pytest\n\n\ndef test_tool():\n    pytest.skip('chromium missing')\n")
+    e = {k: v for k, v in os.environ.items() if k not in ("CI", "THEORYKIT_GPU_CI")}
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_s.py"], cwd=d,
+                       env={**e, **env}, capture_output=True, text=True, timeout=120)
+    assert (r.returncode == 1 and "1 failed" in r.stdout) if failed else (r.returncode == 0 and "1 skipped" in r.stdout)
