@@ -45,9 +45,12 @@ lemmas, gates, xor, contexts = (_suite_fixture(n) for n in ("lemmas", "gates", "
 # ------------------------------------------------------------------------------------------------
 # In CI (CI=true, set by .ci/run) the one accepted skip is a test that needs a GPU: a test that would
 # skip for a missing tool or package (chromium, pdflatex, mkdocs, safetensors, ...) fails instead,
-# so a green CI run means the test ran. Outside CI such tests still skip, saying why.
+# so a green CI run means the test ran. Outside CI such tests still skip, saying why. On the GPU
+# machine (THEORYKIT_GPU_CI=1, set by .ci/gpu) a test that skips for want of a GPU fails instead: a
+# JAX without CUDA there would otherwise leave every GPU check skipped and the run green.
 # ------------------------------------------------------------------------------------------------
 IN_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+ON_GPU_CI = os.environ.get("THEORYKIT_GPU_CI", "").strip().lower() in ("true", "1", "yes")
 GPU_WORDS = ("GPU", "CUDA")
 
 
@@ -59,10 +62,18 @@ def _skip_reason(rep) -> str:
 
 
 def _strict_skip(rep):
-    if not IN_CI or not rep.skipped or hasattr(rep, "wasxfail"):
+    if not (IN_CI or ON_GPU_CI) or not rep.skipped or hasattr(rep, "wasxfail"):
         return
     reason = _skip_reason(rep)
     if any(w in reason for w in GPU_WORDS):
+        if ON_GPU_CI:
+            import jax
+
+            rep.outcome = "failed"
+            rep.longrepr = (f"skipped on the GPU machine (THEORYKIT_GPU_CI), where GPU tests must run; JAX's "
+                            f"backend is {jax.default_backend()!r} (install jax with CUDA there): {reason}")
+        return
+    if not IN_CI:
         return
     rep.outcome = "failed"
     rep.longrepr = f"skipped in CI, where only GPU tests may skip (install what it needs): {reason}"

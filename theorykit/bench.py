@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 from .bench_derive import paper_results, run_section, timed
-from .net.layout import Net, as_dtype, loss_value, net_loss, objective_for
+from .net.layout import MATMUL_PRECISION, Net, as_dtype, loss_value, net_loss, objective_for
 from .net.starts import random_params
 from .sim.simulate import relu_forward, simulate
 from .record import SaveAt
@@ -66,7 +66,7 @@ def _naive_runner(X, Y, hidden, lr, init_std, dtype):
 
     @jax.jit
     def step(params):
-        with jax.default_matmul_precision("highest"):
+        with jax.default_matmul_precision(MATMUL_PRECISION):
             val, g = jax.value_and_grad(loss_fn)(params)
             return [w - lr * gw for w, gw in zip(params, g)], val
 
@@ -109,7 +109,7 @@ def _compiled(tr, p0, data, lr, dt, unpack):
 
     n = jax.tree_util.tree_leaves(p0)[0].shape[0]
     lrs = jnp.full((n,), lr, dt)
-    with jax.default_matmul_precision("highest"):
+    with jax.default_matmul_precision(MATMUL_PRECISION):
         t_compile, compiled, _ = timed(lambda: tr.fn.lower(p0, data, lrs).compile())
     flops = _flops(compiled)
 
@@ -146,7 +146,7 @@ def _step_cost(net, data, dtype, networks: int = 1, key: str = "flops"):
         v, g = vg(p, data)
         return jax.tree_util.tree_map(lambda w, gw: w - 1e-3 * gw, p, g), v
 
-    with jax.default_matmul_precision("highest"):
+    with jax.default_matmul_precision(MATMUL_PRECISION):
         if networks == 1:
             c = jax.jit(step).lower({k: v[0] for k, v in p.items()}).compile()
         else:
@@ -170,7 +170,7 @@ def matmul_rate(dtype: str, n: int = 1024, reps: int = 8) -> float:
             B = A @ B
         return B
 
-    with jax.default_matmul_precision("highest"):
+    with jax.default_matmul_precision(MATMUL_PRECISION):
         jax.block_until_ready(chain(B))
         best = min(timed(lambda: jax.block_until_ready(chain(B)))[0] for _ in range(3))
     return 2.0 * n ** 3 * reps / best
@@ -230,7 +230,7 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None, mem_rate: float | 
     one = _make_trainer(net_loss(net, "sum"), steps=Ss, save=SaveAt())
     p_one = [{k: jax.numpy.asarray(w[i:i + 1], dt) for k, w in zip(net.keys, start)} for i in range(cfg["scan_networks"])]
     lr1 = jax.numpy.full((1,), lr, dt)
-    with jax.default_matmul_precision("highest"):
+    with jax.default_matmul_precision(MATMUL_PRECISION):
         comp1 = one.fn.lower(p_one[0], data, lr1).compile()
         jax.block_until_ready(comp1(p_one[0], data, lr1))
         t_s, _, _ = timed(lambda: [jax.block_until_ready(comp1(p, data, lr1)) for p in p_one])
@@ -391,7 +391,7 @@ def run_bench(quick: bool = False, json_out: str | None = None) -> int:
     dev = _device()
     targets = {"float32": 7e6, "float64": 3e6}
     res = {"mode": "quick" if quick else "full", "device": dev, "config": cfg, "targets_h100": targets,
-           "gpu": dev["platform"] == "gpu", "complete": False}
+           "gpu": dev["platform"] == "gpu", "matmul_precision": MATMUL_PRECISION, "complete": False}
 
     def save(**parts):
         # each part is printed and (with --json) written as soon as it is measured, so a run stopped
