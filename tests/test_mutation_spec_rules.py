@@ -1,0 +1,66 @@
+"""Rules found untested by a hand mutation check of the spec layer, the result files and the records
+(theorykit/spec/files.py, expr.py, task.py, fields.py, graph.py, gating.py, values.py, limits.py;
+theorykit/record.py, io.py and report.py), by a mutation tester of the spec layer.
+
+Each test kills a mutant that the earlier test files let through (a bound moved, a check skipped, a
+refusal dropped), or pins a defect the mutation check found. Every expected value comes from
+docs/specs.md, a hand derivation in a comment, Python's fractions module or a second method computed
+here, never from a run of the code under test. Everything is tiny and fast.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from theorykit.errors import SpecError
+
+
+@pytest.mark.parametrize("value", [sp.nan, sp.zoo, sp.oo, -sp.oo, sp.Float("inf"), sp.Symbol("x") + sp.oo,
+                                   complex(float("nan"), 0)])
+def test_jsonable_refuses_sympy_and_complex_non_finite_numbers(value, tmp_path):
+    """io.jsonable's docstring: it "refuses NaN and infinity (they are never written)". SymPy's nan, zoo
+    and oo went through str() and were written as the strings "nan", "zoo", "oo" (a derived quantity
+    that came out infinite read as a value in the result file); they are refused as a float NaN is, and
+    the file is not made."""
+    from theorykit.io import jsonable, write_json
+    with pytest.raises(ValueError, match="non-finite"):
+        jsonable({"loss": [1.0, value]})
+    out = tmp_path / "r.json"
+    with pytest.raises(ValueError):
+        write_json(out, {"x": value})
+    assert not out.exists()
+
+
+def test_jsonable_still_writes_finite_sympy_numbers_as_their_text():
+    """The refusal is for non-finite values only: an exact rational and a radical stay the text that
+    parse_expr reads back (docs/specs.md: expression strings)."""
+    from theorykit.io import jsonable
+    got = json.loads(json.dumps(jsonable({"a": sp.Rational(1, 10), "b": sp.sqrt(2) / 2})))
+    assert got == {"a": "1/10", "b": "sqrt(2)/2"}
+
+
+def test_saveat_refuses_a_recording_step_past_the_last_step():
+    """SaveAt.times(t_end, integer=True): the trainer's steps to record must be whole steps in
+    0..t_end (its error says so). A run of 10 steps has no step 11: asking for it is refused naming
+    save.ts, not silently dropped (the bound was loosened by one and no test noticed)."""
+    from theorykit.record import SaveAt
+    assert SaveAt(ts=[0, 10]).times(10, integer=True).tolist() == [0, 10]     # the last step itself is fine
+    with pytest.raises(SpecError, match="save.ts") as err:
+        SaveAt(ts=[0, 11]).times(10, integer=True)
+    assert "0..10" in str(err.value)
+
+
+def test_loss_at_refuses_a_member_one_past_the_last():
+    """Trajectory.loss_at(times, batch): a run of 2 members has members 0 and 1 (and -1, -2 from the
+    end, as Python indexes); batch=2 is refused by name as a SpecError, not an IndexError from numpy."""
+    from theorykit.record import Trajectory
+    tr = Trajectory(t=np.array([0.0, 10.0]), loss=np.array([[1.0, 0.0], [2.0, 4.0]]), saved={}, saved_t=np.array([]))
+    # linear interpolation at t = 5, by hand: member 1 is (2 + 4) / 2 = 3, member -2 is member 0: 0.5
+    assert tr.loss_at([5.0], batch=1).tolist() == [3.0]
+    assert tr.loss_at([5.0], batch=-2).tolist() == [0.5]
+    for bad in (2, -3):
+        with pytest.raises(SpecError, match="batch"):
+            tr.loss_at([5.0], batch=bad)
