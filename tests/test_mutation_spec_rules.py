@@ -64,3 +64,55 @@ def test_loss_at_refuses_a_member_one_past_the_last():
     for bad in (2, -3):
         with pytest.raises(SpecError, match="batch"):
             tr.loss_at([5.0], batch=bad)
+
+
+_ONE_PATHWAY = """
+[data]
+inputs = [[1, 1]]
+targets = [[1, -1]]
+[[pathways]]
+name = "a"
+active = "all"
+"""
+
+
+def _spec(text):
+    from theorykit.spec.files import parse_toml, spec_from_dict
+    return spec_from_dict(parse_toml(text.encode(), "t.toml"))
+
+
+@pytest.mark.parametrize("name", ["D\\n", "D\\t", " D"])
+def test_symbol_name_with_a_trailing_newline_is_refused(name):
+    """docs/specs.md: a symbol NAME is "an ASCII letter, then letters, digits, `_`". A quoted TOML key
+    "D\\n" passed the check (a regex's `$` also matches before a final newline): the spec then held a
+    symbol no expression can name, and spec_to_toml wrote it back as a broken bare key."""
+    with pytest.raises(SpecError, match="symbols") as err:
+        _spec(f'[symbols]\n"{name}" = {{positive = true}}\n' + _ONE_PATHWAY)
+    assert "not a usable symbol name" in str(err.value)
+
+
+def test_fraction_values_are_read_exactly():
+    """Python's exact rational, fractions.Fraction, is a number (numbers.Rational): values, the task
+    builders and parse_expr read it as the same rational, where it was refused as "expected a number"."""
+    from fractions import Fraction
+
+    import theorykit as tk
+    from theorykit.spec.expr import parse_expr, to_exact
+    from theorykit.spec.values import exact_values
+    assert to_exact(Fraction(1, 10)) == sp.Rational(1, 10)
+    assert parse_expr(Fraction(-2, 6), {}) == sp.Rational(-1, 3)
+    assert exact_values({"Delta": Fraction(1, 3)})["Delta"] == sp.Rational(1, 3)
+    # xor-margin's third row is (Δ, Δ, −Δ, −Δ) (docs/specs.md: x = (±1, ±1, ±Δ))
+    assert tk.xor_margin(Fraction(1, 3)).X.row(2).tolist() == [[sp.Rational(1, 3)] * 2 + [-sp.Rational(1, 3)] * 2]
+
+
+def test_spec_file_over_16_mib_is_refused_before_it_is_read(tmp_path):
+    """docs/specs.md: "A spec file may be at most 16 MiB." A file one byte over (a sparse file, so the
+    test writes nothing) is refused naming spec, by its size."""
+    from theorykit.spec.files import load_spec
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as fh:
+        fh.truncate(16 * 2 ** 20 + 1)
+    with pytest.raises(SpecError, match="larger than") as err:
+        load_spec(big)
+    assert err.value.field == "spec"
