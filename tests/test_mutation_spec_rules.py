@@ -116,3 +116,21 @@ def test_spec_file_over_16_mib_is_refused_before_it_is_read(tmp_path):
     with pytest.raises(SpecError, match="larger than") as err:
         load_spec(big)
     assert err.value.field == "spec"
+
+
+@pytest.mark.parametrize("text, ok", [("1000000", True), ("1e6", True), ("1000000.000001", False),
+                                      ("-1000000.0000000000001", False), ("0.000001", True),
+                                      ("0.00000099999999999", False), ("0.0", True)])
+def test_data_range_is_checked_exactly_at_its_ends(text, ok):
+    """docs/specs.md: a plain number in the data must "be 0 or between 1e-6 and 1e6 in magnitude", and
+    "0.1 is 1/10": the number is exact, so is the range. 1000000.000001 is 10**6 + 10**-6 (fractions:
+    Fraction("1000000.000001") > 10**6), over the end; a log10 with slack 1e-12 let it through."""
+    from fractions import Fraction
+    f = abs(Fraction(text))
+    assert ok == (f == 0 or Fraction(1, 10 ** 6) <= f <= 10 ** 6)     # the docs' rule, by Python's fractions
+    toml = f"[data]\ninputs = [[{text}, 1]]\ntargets = [[1, -1]]\n[[pathways]]\nname = \"a\"\nactive = \"all\"\n"
+    if ok:
+        assert _spec(toml).task.X[0, 0] == sp.Rational(Fraction(text).numerator, Fraction(text).denominator)
+    else:
+        with pytest.raises(SpecError, match=r"data\.inputs\[0\]\[0\]"):
+            _spec(toml)
