@@ -134,3 +134,27 @@ def test_data_range_is_checked_exactly_at_its_ends(text, ok):
     else:
         with pytest.raises(SpecError, match=r"data\.inputs\[0\]\[0\]"):
             _spec(toml)
+
+
+@pytest.mark.parametrize("times", [[-0.5], [0.0, -1e-9, 3.0]])
+def test_checked_times_refuses_any_negative_time(times):
+    """values.checked_times: "finite gradient steps t ≥ 0". A time just below 0 (-0.5, -1e-9) is
+    refused naming times, as -1 is: the run starts at step 0."""
+    from theorykit.spec.values import checked_times
+    assert checked_times([0.0, 0.5]).tolist() == [0.0, 0.5]
+    with pytest.raises(SpecError, match="times"):
+        checked_times(times)
+
+
+def test_derivation_values_are_substituted_as_exact_rationals():
+    """docs/specs.md: "0.1 is 1/10". values={"Delta": 0.1} given to a Derivation is substituted as the
+    rational 1/10 (exact_values), not as SymPy's binary Float 0.1000000000000000055511151231257827:
+    the third input row of xor-margin is then (Δ, Δ, −Δ, −Δ) = (1/10, 1/10, −1/10, −1/10)."""
+    import theorykit as tk
+    from theorykit.spec.values import exact_values
+    assert exact_values({"Delta": 0.1}) == {"Delta": sp.Rational(1, 10)}
+    assert all(v.is_Rational for v in exact_values({"a": 0.25, "b": 3, "c": np.float64(0.1)}).values())
+    der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"]), values={"Delta": 0.1})
+    row = der.spec.task.X.row(2)
+    assert all(e.is_Rational for e in row)
+    assert list(row) == [sp.Rational(1, 10)] * 2 + [-sp.Rational(1, 10)] * 2
