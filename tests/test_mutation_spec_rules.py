@@ -158,3 +158,23 @@ def test_derivation_values_are_substituted_as_exact_rationals():
     row = der.spec.task.X.row(2)
     assert all(e.is_Rational for e in row)
     assert list(row) == [sp.Rational(1, 10)] * 2 + [-sp.Rational(1, 10)] * 2
+
+
+@pytest.mark.parametrize("every", [float("inf"), float("nan"), True, "3", 0, -2.0])
+def test_saveat_every_must_be_a_finite_positive_number(every):
+    """SaveAt's docstring: with ``every`` a run records at 0, every, 2·every, … below its end, and the end.
+    every=inf recorded the end alone (no multiple of inf is a time, so not even t = 0), every="3" failed
+    with a TypeError and every=True read as 1: each is refused naming save.every."""
+    from theorykit.record import SaveAt
+    with pytest.raises(SpecError, match="save.every"):
+        SaveAt(every=every).times(100)
+
+
+def test_saveat_every_grid_by_hand():
+    """The grid of SaveAt(every=30) to t_end = 100, by the docstring: 0, 30, 60, 90 (below 100), then 100;
+    as the trainer's whole steps with every = 2.5 to 10: 0, 2.5→2, 5, 7.5→8 (numpy rounds half to even),
+    10. An every larger than the run still records 0 and the end."""
+    from theorykit.record import SaveAt
+    assert SaveAt(every=30).times(100).tolist() == [0.0, 30.0, 60.0, 90.0, 100.0]
+    assert SaveAt(every=2.5).times(10, integer=True).tolist() == [0, 2, 5, 8, 10]
+    assert SaveAt(every=1e9).times(100).tolist() == [0.0, 100.0]
