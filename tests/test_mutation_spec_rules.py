@@ -178,3 +178,13 @@ def test_saveat_every_grid_by_hand():
     assert SaveAt(every=30).times(100).tolist() == [0.0, 30.0, 60.0, 90.0, 100.0]
     assert SaveAt(every=2.5).times(10, integer=True).tolist() == [0, 2, 5, 8, 10]
     assert SaveAt(every=1e9).times(100).tolist() == [0.0, 100.0]
+
+
+def test_human_bytes_moves_to_the_next_unit_when_rounding_reaches_1000():
+    """The size in every limit error: 999 999 bytes is 0.999999 MB, which to 3 significant figures is
+    1.00 MB (hand rounding); it read "1e+03 KB" (the unit was picked before rounding)."""
+    from theorykit.spec.limits import human_bytes
+    assert human_bytes(999) == "999 B"
+    assert human_bytes(999_999) == "1 MB"
+    assert human_bytes(999.6) == "1 KB"
+    assert human_bytes(1.2e6) == "1.2 MB"
