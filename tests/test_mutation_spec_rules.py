@@ -188,3 +188,22 @@ def test_human_bytes_moves_to_the_next_unit_when_rounding_reaches_1000():
     assert human_bytes(999_999) == "1 MB"
     assert human_bytes(999.6) == "1 KB"
     assert human_bytes(1.2e6) == "1.2 MB"
+
+
+def test_report_counts_a_refuted_or_false_claim_as_not_borne_out():
+    """docs/contributing.md: verdicts are "confirmed", "partly", "not borne out" or "n/a", and "a word
+    the report does not know counts as n/a". A claim a suite calls "refuted", or whose verdict is the
+    boolean False (its check failed), says the paper's claim did not hold: "not borne out", never the
+    neutral n/a, which would hide it from the summary's count of claims that failed. True is confirmed;
+    "partially" (any case) is partly, not confirmed."""
+    from theorykit.report import build_results, render_markdown
+    claims = [{"claim": "a", "ours": 1, "agreement": "x", "verdict": "refuted"},
+              {"claim": "b", "ours": 1, "agreement": "x", "verdict": False},
+              {"claim": "c", "ours": 1, "agreement": "x", "verdict": True},
+              {"claim": "d", "ours": 1, "agreement": "x", "verdict": "a word nobody uses"},
+              {"claim": "e", "ours": 1, "agreement": "x", "verdict": "Partially"}]
+    res = build_results("quick", {"s": {"claims": claims}})
+    assert [r["verdict_class"] for r in res["claims"]] == ["not borne out", "not borne out", "confirmed", "n/a",
+                                                            "partly"]
+    assert res["verdict_counts"] == {"confirmed": 1, "partly": 1, "not borne out": 2, "n/a": 1, "failed": 0}
+    assert "**not borne out (refuted)**" in render_markdown(res)
