@@ -207,3 +207,18 @@ def test_report_counts_a_refuted_or_false_claim_as_not_borne_out():
                                                             "partly"]
     assert res["verdict_counts"] == {"confirmed": 1, "partly": 1, "not borne out": 2, "n/a": 1, "failed": 0}
     assert "**not borne out (refuted)**" in render_markdown(res)
+
+
+def test_is_special_is_false_for_a_folder_and_a_regular_file(tmp_path):
+    """io.is_special's docstring: an existing file "that is not a regular file or a folder" (a device,
+    a pipe). Its callers check for a folder first, so a mutant that called a folder special survived
+    them; the function's own contract is pinned here. /dev/null is a character device."""
+    import os
+    import stat
+
+    from theorykit.io import is_special
+    f = tmp_path / "f.json"
+    f.write_text("{}")
+    assert not is_special(tmp_path) and not is_special(f) and not is_special(tmp_path / "missing")
+    if os.path.exists("/dev/null") and stat.S_ISCHR(os.stat("/dev/null").st_mode):
+        assert is_special("/dev/null")
