@@ -222,3 +222,16 @@ def test_is_special_is_false_for_a_folder_and_a_regular_file(tmp_path):
     assert not is_special(tmp_path) and not is_special(f) and not is_special(tmp_path / "missing")
     if os.path.exists("/dev/null") and stat.S_ISCHR(os.stat("/dev/null").st_mode):
         assert is_special("/dev/null")
+
+
+@pytest.mark.parametrize("value", ["2000000", "1e-7", "-1e7"])
+def test_set_value_obeys_the_data_range(value):
+    """docs/specs.md: "Symbol values given with --set obey the same range" as data (0 or 1e-6 … 1e6 in
+    magnitude). parse_assignment refuses an out-of-range value itself, naming --set Delta; an exact
+    in-range one is read exactly (0.1 is 1/10)."""
+    from theorykit.spec.files import parse_assignment
+    D = sp.Symbol("Delta", real=True)
+    assert parse_assignment("Delta=0.1", {"Delta": D}) == (D, sp.Rational(1, 10))
+    assert parse_assignment("Delta = 1e6", {"Delta": D}) == (D, sp.Integer(10) ** 6)
+    with pytest.raises(SpecError, match="--set Delta"):
+        parse_assignment(f"Delta={value}", {"Delta": D})
