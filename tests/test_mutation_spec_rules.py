@@ -235,3 +235,17 @@ def test_set_value_obeys_the_data_range(value):
     assert parse_assignment("Delta = 1e6", {"Delta": D}) == (D, sp.Integer(10) ** 6)
     with pytest.raises(SpecError, match="--set Delta"):
         parse_assignment(f"Delta={value}", {"Delta": D})
+
+
+def test_hierarchy_needs_a_power_of_two_and_is_the_binary_tree():
+    """docs/specs.md: data.n is "a power of two for "hierarchy"". By hand, the hierarchy of n = 4 items
+    has a root row, two rows of two items and four rows of one item (docs: for h = 1, 2, 4, …, n, h rows
+    each on a block of n/h items). n = 6 has no such tree and is refused naming n (in a spec file
+    data.common, the field the structure came from), not built as some uneven matrix."""
+    from theorykit.spec.task import hierarchy
+    assert hierarchy(4).tolist() == [[1, 1, 1, 1], [1, 1, 0, 0], [0, 0, 1, 1],
+                                     [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+    with pytest.raises(SpecError, match="power of two"):
+        hierarchy(6)
+    with pytest.raises(SpecError, match=r"data\.common"):
+        _spec('[data]\ntask = "contexts"\nn = 6\nk = 2\nreln = "single"\n')
