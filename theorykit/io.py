@@ -1,6 +1,8 @@
 """Atomic, NaN-safe result files, and figures (PNG; PDF or SVG where a path asks for it)."""
 from __future__ import annotations
 
+import cmath
+import decimal
 import errno
 import functools
 import json
@@ -173,7 +175,23 @@ def jsonable(obj):
         return bool(obj)
     if obj is None or isinstance(obj, (str, int, bool)):
         return obj
+    if not _finite_other(obj):          # SymPy's nan, zoo, oo: str() wrote them as "nan", "zoo", "oo"
+        raise ValueError(f"refusing to write a non-finite number ({obj}) to a result file")
     return str(obj)
+
+
+def _finite_other(obj) -> bool:
+    """Whether a value that :func:`jsonable` writes as text is finite: not SymPy's ``nan``, ``zoo`` or
+    ``oo`` (nor an expression holding one), a non-finite ``Decimal`` or ``complex``; anything that is
+    no number counts as finite."""
+    if isinstance(obj, decimal.Decimal):
+        return obj.is_finite()
+    if isinstance(obj, (complex, np.complexfloating)):
+        return cmath.isfinite(complex(obj))
+    if type(obj).__module__.split(".")[0] == "sympy" and hasattr(obj, "has"):     # an expression: oo anywhere
+        import sympy as sp
+        return not obj.has(sp.nan, sp.zoo, sp.oo, -sp.oo)
+    return True
 
 
 def write_json(path, obj) -> Path:

@@ -8,6 +8,7 @@ and the race (:meth:`theorykit.theory.race.RaceSystem.solve`). Every run returns
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
@@ -78,8 +79,11 @@ class SaveAt:
         """The recording times, checked: ``ts`` (finite, ≥ 0, sorted unless ``integer``: the
         trainer sorts its steps and drops repeats), or the ``every`` grid up to ``t_end``."""
         if self.every is not None:
-            if not (self.every > 0 and t_end is not None and np.isfinite(t_end) and t_end >= 0):
-                raise SpecError("save.every", f"needs every > 0 and an end time >= 0 (got every={self.every}, "
+            # a finite number > 0 (every=inf recorded the end alone, not t = 0; every="3" was a TypeError)
+            ev = self.every
+            if isinstance(ev, bool) or not isinstance(ev, numbers.Real) or not math.isfinite(ev) or not (
+                    ev > 0 and t_end is not None and np.isfinite(t_end) and t_end >= 0):
+                raise SpecError("save.every", f"needs a finite every > 0 and an end time >= 0 (got every={self.every!r}, "
                                               f"end={t_end})", "e.g. SaveAt(every=10) with t_end=1000")
             # the multiples of `every` below t_end, then t_end; a relative tolerance, as the ratio's
             # rounding error grows with it (115000 / 2.3 is 50000 + 7e-12)

@@ -86,6 +86,8 @@ def to_exact(value, field: str = "value") -> sp.Expr:
         raise SpecError(field, f"got a boolean {value!r}, expected a number", "write 0 or 1")
     if isinstance(value, numbers.Integral):
         return sp.Integer(int(value))
+    if isinstance(value, numbers.Rational):           # fractions.Fraction: exact as it is
+        return sp.Rational(int(value.numerator), int(value.denominator))
     if isinstance(value, WrittenFloat) and math.isfinite(value):
         return sp.Rational(value.text)
     if isinstance(value, (float, np.floating)):        # numpy floats too: their repr is np.float64(…)

@@ -296,11 +296,18 @@ def check_magnitude(expr: sp.Expr, field: str, *, lo: float = DATA_MIN, hi: floa
     lg = log10_abs(expr)
     if lg is None:
         raise SpecError(field, f"{what} cannot be evaluated to a real number", "write a real number")
-    if lg > math.log10(hi) + 1e-12:
+    # a rational (every number a spec writes) is compared exactly: the logarithm's slack let
+    # 1000000.000001 pass "at most 1e6"; the slack is for irrational values' rounding only
+    exact = expr.is_Rational
+    big = abs(expr) > sp.Rational(repr(float(hi))) if exact else lg > math.log10(hi) + 1e-12
+    small = abs(expr) < sp.Rational(repr(float(lo))) if exact else lg < math.log10(lo) - 1e-12
+    if big:
         shown = f"about 1e{int(lg)}" if lg > 15 else fmt(float(expr))
+        shown = f"just over {fmt(hi)}" if shown == fmt(hi) else shown
         raise SpecError(field, f"{what} is too large ({shown}; at most {fmt(hi)} in magnitude)", fix)
-    if lg < math.log10(lo) - 1e-12:
+    if small:
         shown = f"about 1e{int(math.floor(lg))}" if lg < -15 else fmt(float(expr))
+        shown = f"just under {fmt(lo)}" if shown == fmt(lo) else shown
         raise SpecError(field, f"{what} is too small ({shown}; non-zero numbers need at least {fmt(lo)} in magnitude)",
                         fix + "; or write 0")
     return expr

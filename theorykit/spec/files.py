@@ -56,7 +56,7 @@ from .graph import EDGE_KEYS, NODE_KEYS, SCHEDULE_KEYS, GraphSpec, parse_graph
 __all__ = ["example_path", "load_spec", "load_task", "spec_from_dict", "parse_assignment", "spec_to_toml", "check_values", "check_assumptions", "FIELDS",
            "MAX_SPEC_BYTES"]
 
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")     # \Z: "$" matched before a final newline ("D\n")
 _RESERVED = {"sqrt", "Rational", "t", "tau", "a_0", "lambda"}
 
 #: keys each table admits (the parser refuses any other; docs/specs.md lists each one)

@@ -183,7 +183,7 @@ def human_bytes(b: float) -> str:
     if not math.isfinite(b):
         return f"{b:.3g} B"
     for unit in ("B", "KB", "MB", "GB", "TB", "PB", "EB"):
-        if b < 1000 or unit == "EB":
+        if float(f"{b:.3g}") < 1000 or unit == "EB":     # as shown: 999 999 B is 1 MB, not "1e+03 KB"
             return f"{b:.3g} {unit}"
         b /= 1000
 
