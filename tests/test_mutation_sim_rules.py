@@ -74,22 +74,13 @@ def test_xor_closest_is_faster_agreement_leaves_out_the_band_around_delta_star()
     faster" over the Δ outside it is 10/10 = 1.0 (with the band ignored it would be 10/11)."""
     import math
 
-    import theorykit as tk
-    from theorykit.theory.closed_grid import ClosedFormGrid
+    from test_xor_depth_suite_rules import hand_built_grid
 
     xor = load_suite("xor")
     dstar = math.sqrt(2 / 3)
-    derive, summary = xor._load_theory()
-    H, sig, tau, seeds = 8, 0.1, 20.0, 2
-    theory = derive(hidden=H)
-    task = tk.xor_margin()
-    relns = {n: [q.resolve(task) for q in ps] for n, ps in tk.xor_relns(H).items()}
-    deltas = np.linspace(0.0, 2.0, 11)
-    times = np.arange(0.0, 401.0, 4.0)
-    a0 = {"linear": 4 * sig ** 2 / 2, "xor": 2 * sig ** 2 / 2}
-    D = theory["Delta"]
-    cf = {n: ClosedFormGrid(theory[n]["loss"], theory[n]["s"], theory[n]["initial_loss"], D)(deltas, times, a0[n], tau)
-          for n in ("linear", "xor")}
+    g = hand_built_grid(xor, 400)
+    H, tau, seeds, theory, summary, task, relns, deltas, times, a0, cf = (
+        g.H, g.tau, g.seeds, g.theory, g.summary, g.task, g.relns, g.deltas, g.times, g.a0, g.cf)
     sims = {n: np.repeat(cf[n][:, None], seeds, axis=1) for n in cf}
     faster = np.where(deltas > dstar, "linear", "xor")
     follows = faster.copy()

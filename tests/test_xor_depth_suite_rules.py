@@ -363,6 +363,30 @@ def _t_half_by_hand(n_paths, s, d, a0, tau):
     return brentq(lambda t: L(t) - L(0.0) / 2, 0.0, 1e6 * tau, xtol=1e-12, rtol=1e-15)
 
 
+def hand_built_grid(xor, t_end):
+    """The hand-built XoR grid of :func:`measured` (and of test_mutation_sim_rules.py): Δ = 0, 0.2, …, 2,
+    2 seeds, H = 8, σ = 0.1, τ = 20, recorded every 4 steps up to ``t_end``; a0 = H_p σ²/2 (4 and 2 units
+    per pathway) and each ReLN's closed-form loss ``cf`` on that grid."""
+    from types import SimpleNamespace
+
+    import theorykit as tk
+    from theorykit.theory.closed_grid import ClosedFormGrid
+
+    derive, summary = xor._load_theory()
+    H, sig, tau, seeds = 8, 0.1, 20.0, 2
+    theory = derive(hidden=H)
+    task = tk.xor_margin()
+    relns = {n: [q.resolve(task) for q in ps] for n, ps in tk.xor_relns(H).items()}
+    deltas = np.linspace(0.0, 2.0, 11)
+    times = np.arange(0.0, t_end + 1.0, 4.0)
+    a0 = {"linear": 4 * sig ** 2 / 2, "xor": 2 * sig ** 2 / 2}          # H_p σ²/2: 4 and 2 units per pathway
+    D = theory["Delta"]
+    cf = {n: ClosedFormGrid(theory[n]["loss"], theory[n]["s"], theory[n]["initial_loss"], D)(deltas, times, a0[n], tau)
+          for n in ("linear", "xor")}
+    return SimpleNamespace(H=H, sig=sig, tau=tau, seeds=seeds, theory=theory, summary=summary, task=task,
+                           relns=relns, deltas=deltas, times=times, a0=a0, cf=cf)
+
+
 @pytest.fixture(scope="module")
 def measured():
     """xor._measure on runs built by hand over Δ = 0, 0.2, …, 2 (2 seeds, H = 8, σ = 0.1, η = 0.05): the
@@ -373,20 +397,9 @@ def measured():
     ReLN above (w = ±(0, 0, 1): ±(Δ, Δ, −Δ, −Δ)), except two one-point units with output weight 3 among six
     at Δ = 2. The aligned runs are the closed forms plus 0.003·L(0) (linear, Δ = 1, step 40) and 0.002·L(0)
     (XoR, Δ = 0.4, step 80)."""
-    import theorykit as tk
-    from theorykit.theory.closed_grid import ClosedFormGrid
-
-    derive, summary = xor._load_theory()
-    H, sig, tau, seeds = 8, 0.1, 20.0, 2
-    theory = derive(hidden=H)
-    task = tk.xor_margin()
-    relns = {n: [q.resolve(task) for q in ps] for n, ps in tk.xor_relns(H).items()}
-    deltas = np.linspace(0.0, 2.0, 11)
-    times = np.arange(0.0, 801.0, 4.0)
-    a0 = {"linear": 4 * sig ** 2 / 2, "xor": 2 * sig ** 2 / 2}          # H_p σ²/2: 4 and 2 units per pathway
-    D = theory["Delta"]
-    cf = {n: ClosedFormGrid(theory[n]["loss"], theory[n]["s"], theory[n]["initial_loss"], D)(deltas, times, a0[n], tau)
-          for n in ("linear", "xor")}
+    g = hand_built_grid(xor, 800)
+    H, tau, seeds, theory, summary, task, relns, deltas, times, a0, cf = (
+        g.H, g.tau, g.seeds, g.theory, g.summary, g.task, g.relns, g.deltas, g.times, g.a0, g.cf)
     sims = {n: np.repeat(cf[n][:, None], seeds, axis=1) for n in cf}
     faster = np.where(deltas > DSTAR, "linear", "xor")
     relu = np.stack([sims[f][i] for i, f in enumerate(faster)])
