@@ -15,10 +15,12 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 
 
 def _python(code, tmp_path, timeout=60):
-    """Run ``code`` in a fresh interpreter (SIGINT at its default: Python's KeyboardInterrupt, as in a
-    terminal; a background job of a shell would inherit it ignored)."""
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=timeout, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    """Run ``code`` in a fresh interpreter with SIGINT at Python's default, KeyboardInterrupt, as in a
+    terminal (a background job of a shell inherits it ignored). Set by the child's first line, not by a
+    ``preexec_fn``: that forces a fork of this multithreaded (JAX) process, which can deadlock."""
+    head = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    return subprocess.run([sys.executable, "-c", head + textwrap.dedent(code)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=timeout)
 
 
 def _said(proc):
