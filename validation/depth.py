@@ -334,7 +334,9 @@ def _spread_verdict(two: float, one: float) -> str:
 def _fig6(t, Lr, Lg, out, ode, path, st, wide=None, gating=None, all_on_t=None, flow=None):
     plt = pyplot()
 
-    fig, ax = plt.subplots(1, 4, figsize=(18, 3.9))
+    # the first layer's all-on share over time gets its own panel: as an inset it covered the bars above 0.5
+    timeline = gating is not None and all_on_t is not None
+    fig, ax = plt.subplots(1, 5 if timeline else 4, figsize=(22 if timeline else 18, 3.9))
     for L, c, name in ((Lr, "C0", "ReLU"), (Lg, "C1", "GDLN")):
         for row in L:
             ax[0].plot(t, row, color=c, alpha=0.12, lw=0.7)
@@ -367,13 +369,12 @@ def _fig6(t, Lr, Lg, out, ode, path, st, wide=None, gating=None, all_on_t=None, 
         ax[3].bar(["common", "2 of 3", "1 of 3", "none"], [sh[k] for k in keys], color=["C3", "C2", "C4", "0.6"])
         ax[3].set_ylabel("share of second-layer weight (ReLU)")
         ax[3].set_ylim(0, 1)
-        if all_on_t is not None:
-            ins = ax[3].inset_axes([0.45, 0.5, 0.52, 0.4])
-            ins.plot(all_on_t[0], all_on_t[1], color="C0", lw=1)
-            ins.set_ylim(0, 1)
-            ins.set_title("first-layer units on for all datapoints", fontsize=6)
-            ins.tick_params(labelsize=5)
-            ins.set_xlabel("step", fontsize=5)
+        if timeline:
+            ax[4].plot(all_on_t[0], all_on_t[1], color="C0", lw=1.2)
+            ax[4].set_ylim(0, 1)
+            ax[4].set_title("ReLU first layer: live units on for\nall datapoints (mean over seeds)", fontsize=8)
+            ax[4].set_xlabel("step")
+            ax[4].set_ylabel("share of live units")
         ax[3].set_title(f"ReLU gating at the end. First layer: {gating['first_all_on_weight_mean']:.0%} of weight on units\n"
                         f"on for all datapoints; units on for {gating['first_on_fraction_weighted_mean']:.0%} of "
                         f"datapoints (weighted)", fontsize=8)
