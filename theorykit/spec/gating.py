@@ -46,6 +46,7 @@ class Pathway:
     depth: int = 2
 
     def gate_matrix(self) -> sp.Matrix:
+        """The P × P diagonal 0/1 matrix of ``active`` (SymPy)."""
         return sp.diag(*self.active)
 
     def resolve(self, task: Task, field: str = "pathway") -> "Pathway":
@@ -231,9 +232,11 @@ class GDLNSpec(TrainedSpec):
 
     @property
     def hidden_total(self) -> int:
+        """The total hidden width: the sum of the pathways' ``hidden``."""
         return sum(p.hidden for p in self.pathways)
 
     def with_pathways(self, pathways: Sequence[Pathway]) -> "GDLNSpec":
+        """A copy of this spec with ``pathways`` in place of its own."""
         return replace(self, pathways=tuple(pathways))
 
 
