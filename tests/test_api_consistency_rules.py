@@ -257,3 +257,27 @@ def test_algorithm_1s_pieces_name_the_bad_setting(call, field):
     with pytest.raises(SpecError) as err:
         call(findgates)
     assert err.value.field == field and err.value.fix
+
+
+# ---------------------------------------------------------------------------------------------
+# What a user types shows in one line at the REPL
+# ---------------------------------------------------------------------------------------------
+def test_a_spec_prints_in_one_line():
+    """``tk.load_spec("examples/contexts_double.toml")`` at the REPL printed the dataclass's repr: the
+    task's matrices, 7,000 characters on 71 lines (a GraphSpec more). As the results (Derivation,
+    FoundGates, Prediction, Trajectory) do, a spec now prints one line: its name, the task's shape,
+    its pathways (or nodes and edges) and its training. By hand: contexts(4, 3) has 4 + 3 = 7 input
+    rows and 4 · 3 = 12 datapoints; the hierarchy of 4 items has 1 + 2 + 4 = 7 rows, so the outputs
+    are the common block and one per context, 7 · (1 + 3) = 28 rows; the common pathway and one per
+    context are 4 pathways, 4 private chains of 2 edges each in the graph."""
+    tr = tk.Training(lr=0.02)
+    spec = tk.GDLNSpec(tk.contexts(4, 3), tk.context_pathways(4, 3, [[0], [1], [2]]), tr, "ctx")
+    text = repr(spec)
+    assert "\n" not in text and len(text) < 300, text
+    assert text.startswith("GDLNSpec('ctx', task 'contexts' (X 7 × 12, Y 28 × 12)"), text
+    assert all(repr(p.name) in text for p in spec.pathways) and repr(tr) in text
+    graph = tk.graph_from_pathways(spec)
+    text = repr(graph)
+    assert "\n" not in text and len(text) < 300, text
+    assert text.startswith("GraphSpec(") and "8 edges" in text and repr(tr) in text
+    assert "Matrix" not in repr(spec) + repr(graph)

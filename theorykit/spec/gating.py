@@ -182,8 +182,20 @@ class TrainedSpec:
         """The spec with the task's symbols replaced by values."""
         return replace(self, task=self.task.subs(values))
 
+    def __repr__(self):     # one line: the dataclass's own printed the task's matrices (7,000 characters
+        t = self.task       # and 71 lines for examples/contexts_double.toml)
+        graph = "nodes" in self.__dataclass_fields__     # a GraphSpec: its nodes and edges, not its pathways
+        names = [n.name for n in self.nodes] if graph else [p.name for p in self.pathways]
+        shown = ", ".join(map(repr, names[:6])) + (f", … ({len(names)} in all)" if len(names) > 6 else "")
+        parts = f"nodes [{shown}], {len(self.edges)} edges" if graph else f"pathways [{shown}]"
+        if getattr(self, "schedule", ()):
+            parts += f", schedule [{', '.join(repr(g.name) for g in self.schedule)}]"
+        syms = f"; symbols {', '.join(t.symbols)}" if t.symbols else ""
+        return (f"{type(self).__name__}({self.name!r}, task {t.name!r} (X {t.d} × {t.P}, Y {t.p} × {t.P}{syms}), "
+                f"{parts}, {self.training!r})")
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class GDLNSpec(TrainedSpec):
     """A task, its pathways and training settings: the single source of derivation and simulation.
 

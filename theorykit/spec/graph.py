@@ -101,7 +101,7 @@ class GraphPathway:
     pathway: Pathway
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GraphSpec(TrainedSpec):
     """A task, a GDLN graph and training settings (and optionally a schedule).
 
