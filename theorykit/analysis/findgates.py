@@ -404,7 +404,12 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
 
     Trains ``seeds`` ReLU networks of width ``hidden`` (default: the spec's total width, or
     100), snapshots every ``every`` steps, and clusters the units. With ``K`` given, that many
-    clusters; otherwise the elbow over ``Ks`` (which needs a GDLN training per K). ``progress``:
+    clusters; otherwise the elbow over ``Ks`` (which needs a GDLN training per K), by ``rule``
+    (``"improvement"`` or ``"chord"``, :func:`choose_elbow`) with its ``threshold``. ``lr``,
+    ``init_std``, ``loss``, ``steps``: the networks' training (default: the spec's, or
+    :class:`~theorykit.spec.gating.Training`'s for a task); ``values``: numbers for the task's
+    symbols; ``seed``: the networks' and k-means' seed; ``n_init``: k-means restarts (at least 5);
+    ``name``: the found spec's name. ``progress``:
     True for a bar over the elbow's Ks on stderr (as ``tk.predict_reln``'s), or a
     :class:`~theorykit.progress.Progress` of your own; the default None shows none."""
     task_or_spec = as_task(task_or_spec)
