@@ -69,10 +69,37 @@ _API = {
 
 __all__ = ["DerivationError", "DivergenceError", "SpecError", "TheorykitError", "__version__", *_API]
 
+#: 0.1.0's flat names that are gone, and what each became (CHANGELOG.md, "Removed names"): asked
+#: for, they still raise AttributeError, with the new name in the message
+_REMOVED = {
+    "simulate_gdln": "tk.simulate(spec, …)",
+    "simulate_relu": "tk.simulate((X, Y), network=\"relu\", hidden=…, …)",
+    "simulate_relu_spec": "tk.simulate(spec, network=\"relu\", …)",
+    "integrate_race": "RaceSystem.solve (tk.RaceSystem.from_spec(spec).solve(times))",
+    "SimResult": "tk.Trajectory",
+    "Net": "theorykit.net.layout.Net (also theorykit.net.Net)",
+    "SaveAt": "theorykit.record.SaveAt",
+    "train": "theorykit.sim.engine.train",
+    "integrate": "theorykit.theory.flow.integrate",
+    "graph_flow": "tk.RaceSystem.from_graph(graph).solve(times, start=…)",
+    "load_weights": "theorykit.sim.weights.load_weights",
+    "numeric_svd": "theorykit.linalg.numeric_svd",
+    "t": "theorykit.theory.trajectory.t", "tau": "theorykit.theory.trajectory.tau",
+    "a0": "theorykit.theory.trajectory.a0",
+    "discrete_mode_recurrence": "theorykit.theory.trajectory.discrete_mode_recurrence",
+    "mode_ode_residual": "theorykit.theory.trajectory.mode_ode_residual",
+    "input_correlation": "theorykit.theory.effective.input_correlation",
+    "output_correlation": "theorykit.theory.effective.output_correlation",
+    "atomic_write_text": "theorykit.io.atomic_write_text", "write_json": "theorykit.io.write_json",
+}
+
 
 def __getattr__(name: str):
     module = _API.get(name)
     if module is None:
+        if name in _REMOVED:
+            raise AttributeError(f"module 'theorykit' has no attribute {name!r}: it was removed after 0.1.0; "
+                                 f"use {_REMOVED[name]} (CHANGELOG.md, Removed names)")
         raise AttributeError(f"module 'theorykit' has no attribute {name!r}")
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value

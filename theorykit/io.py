@@ -153,6 +153,7 @@ def _naming(exc: OSError, path: Path) -> OSError:
 
 
 def atomic_write_text(path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically (:func:`atomic_write_bytes`); returns the path."""
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
@@ -195,6 +196,8 @@ def _finite_other(obj) -> bool:
 
 
 def write_json(path, obj) -> Path:
+    """Write ``obj`` as indented JSON (through :func:`jsonable`: NaN and infinity refused) to ``path``
+    atomically; returns the path."""
     return atomic_write_text(path, json.dumps(jsonable(obj), indent=2) + "\n")
 
 

@@ -32,6 +32,10 @@ def _leaves(x):
 
 
 def check_finite(loss: np.ndarray, what: str, lr):
+    """None, or a :class:`~theorykit.errors.DivergenceError` naming ``what`` and ``lr`` where a loss curve
+    (``loss``: batch × times, or one curve) is non-finite or ends above ten times its start. ``what``
+    True (``check=True``, as ``simulate`` takes it) reads "training"."""
+    what = "training" if what is True else what
     loss = np.atleast_2d(loss)
     if (~np.isfinite(loss)).any() or (loss[:, -1] > 10 * loss[:, 0] + 1e-12).any():
         raise DivergenceError(f"{what} diverged with lr={lr} (loss became non-finite or grew tenfold); "

@@ -40,8 +40,8 @@ from ..sim.weights import MAX_WEIGHT, finite_array, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
 from ..spec.graph import graph_from_pathways
-from .findgates import (ELBOW_THRESHOLD, FoundGates, check_elbow_settings, elbow_pick, elbow_scores_from,
-                        output_mse, patterns_for_K, patterns_to_spec, unit_rows)
+from .findgates import (ELBOW_THRESHOLD, FoundGates, check_elbow_settings, checked_progress, elbow_pick,
+                        elbow_scores_from, output_mse, patterns_for_K, patterns_to_spec, progress_bar, unit_rows)
 from ..spec.gating import Training
 
 from ._runs import gdln_outputs_from_start, unstack_gdln
@@ -407,7 +407,8 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
     """Algorithm 1 on an imported run: the first hidden layer's binary activity at every checkpoint
     is clustered; for each K the GDLN of the K patterns is trained from the run's first checkpoint
     (paired start) for the run's steps and scored by its output MSE against the run at every
-    checkpoint; K by the elbow (unless given); the spec of that K."""
+    checkpoint; K by the elbow (unless given); the spec of that K. ``progress``: True, False or None,
+    or a :class:`~theorykit.progress.Progress`, as :func:`theorykit.analysis.findgates.find_gates` takes it."""
 
     X, Y = run.X, run.Y
     if run.depth == 3 and run.widths[0] != run.widths[1]:
@@ -415,6 +416,7 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
                         "units", "Algorithm 1's GDLN of a two-hidden-layer network needs equal widths")
     threshold = ELBOW_THRESHOLD if threshold is None else threshold
     check_elbow_settings(rule, threshold, n_init, seed, K=K, Ks=Ks)     # as tk.find_gates checks them
+    checked_progress(progress)
     rows = unit_rows(run.hidden_activity()[0])                        # (checkpoints · H) × P
     ref = run.outputs()                                               # checkpoints × p × P
     t_rel = [int(s - run.steps[0]) for s in run.steps]
@@ -451,7 +453,8 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
                                 "pathway needs one", f"e.g. Ks=range(1, {H + 1})")
             notes.append(f"the elbow tried K = 1 … {H}: the run's first hidden layer has {H} units, "
                          "and each pathway needs one")
-        scores = elbow_scores_from(X, Y, rows, Ks, H, fit, kmeans_seed=seed, n_init=n_init, progress=progress)
+        with progress_bar(progress, "find-gates: elbow", len(list(Ks))) as bar:
+            scores = elbow_scores_from(X, Y, rows, Ks, H, fit, kmeans_seed=seed, n_init=n_init, progress=bar)
         K, rec, Ks = elbow_pick(scores, rule, threshold, notes)
     else:
         if int(K) > H:

@@ -25,6 +25,7 @@ from ..curves import max_gap
 from ..errors import SpecError
 from ._runs import gdln_outputs_from_start
 from .checkpoints import paired_start, start_a0
+from .findgates import checked_progress, progress_bar
 from ..theory.race import RaceSystem
 from ..spec.fields import loss_factor
 from ..spec.graph import GraphSpec
@@ -112,8 +113,10 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None, 
     """Compare a pathway spec with an imported run (:class:`theorykit.analysis.checkpoints.RunCheckpoints`).
 
     ``lr`` / ``loss``: the run's learning rate and loss convention (default: the spec's training).
-    ``progress``: a :class:`theorykit.progress.Progress`, advanced once by each of the two stages
-    (the found GDLN trained from the run's first checkpoint, then the race reduction)."""
+    ``progress``: True for a bar on stderr (False or None: none), or a
+    :class:`theorykit.progress.Progress` of your own, advanced once by each of the two stages (the
+    found GDLN trained from the run's first checkpoint, then the race reduction)."""
+    checked_progress(progress)
 
     if isinstance(spec, GraphSpec):
         raise SpecError("spec", "compare takes a pathway spec (as find-gates writes)",
@@ -136,16 +139,17 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None, 
     t = (run.steps - run.steps[0]).astype(int)
     W0 = run.params(0)
     start = paired_start(spec, W0)
-    _, sim = gdln_outputs_from_start(spec, start, list(t), lr, loss=loss)
-    gdln_loss = sim.mean[t]
-    if progress is not None:
-        progress.update(note="found GDLN trained")
-    a0 = start_a0(W0, [p.hidden for p in spec.pathways])
-    factor = loss_factor(loss, run.X.shape[1])
-    race = RaceSystem.from_spec(spec).solve(t.astype(float), tau=1.0 / (lr * factor), a0=a0,
-                                            loss_factor=factor, modes=False).loss[0]
-    if progress is not None:
-        progress.update(note="race integrated")
+    with progress_bar(progress, "compare", 2) as bar:
+        _, sim = gdln_outputs_from_start(spec, start, list(t), lr, loss=loss)
+        gdln_loss = sim.mean[t]
+        if bar is not None:
+            bar.update(note="found GDLN trained")
+        a0 = start_a0(W0, [p.hidden for p in spec.pathways])
+        factor = loss_factor(loss, run.X.shape[1])
+        race = RaceSystem.from_spec(spec).solve(t.astype(float), tau=1.0 / (lr * factor), a0=a0,
+                                                loss_factor=factor, modes=False).loss[0]
+        if bar is not None:
+            bar.update(note="race integrated")
     return Comparison(run.steps, t, run_loss, np.asarray(gdln_loss), np.asarray(race), spec, a0, lr, loss)
 
 

@@ -41,6 +41,7 @@ strength of a random start is the one rule of :func:`theorykit.net.starts.a0_rul
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -49,6 +50,7 @@ import numpy as np
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
 from ..io import counted
+from ..progress import Progress
 from ..linalg import correlation, data_scale
 from ._runs import ReluRun, train_gdln_many, train_relu
 from ..spec.fields import choice, integer, real
@@ -67,12 +69,16 @@ def unit_rows(snapshots) -> np.ndarray:
     """Stack binary snapshots (seeds × snapshots × H × P) into rows (N × P) of 0/1 floats."""
     S = np.asarray(snapshots)
     if S.ndim < 2:
-        raise ValueError("snapshots need at least two axes (units × datapoints)")
+        raise SpecError("snapshots", f"shape {S.shape}: needs at least two axes (units × datapoints)",
+                        "give seeds × snapshots × H × P activity, or H × P")
     return S.reshape(-1, S.shape[-1]).astype(float)
 
 
 @dataclass
 class Clustering:
+    """The k-means result of :func:`cluster_gates`: K centroids (gate frequencies in [0, 1]), the rows in
+    each, and the inertia."""
+
     K: int
     centroids: np.ndarray      # K × P
     weights: np.ndarray        # K: number of rows in each cluster
@@ -84,7 +90,7 @@ def cluster_gates(rows, K: int, seed: int = 0, n_init: int = 10) -> Clustering:
     KMeans = require_sklearn("cluster").KMeans
 
     if n_init < 5:
-        raise ValueError("use at least 5 k-means restarts (n_init >= 5)")
+        raise SpecError("n_init", f"{n_init} k-means restarts", "use at least 5 (n_init >= 5)")
     rows = np.asarray(rows, dtype=float)
     uniq, counts = np.unique(rows, axis=0, return_counts=True)
     if len(uniq) < K:
@@ -295,6 +301,26 @@ def check_seed(seed, field: str = "seed") -> int:
     return integer(seed, field, lo=0, hi=MAX_SEED, fix=f"a whole number from 0 to 2**32 - 1 ({MAX_SEED}), e.g. {eg}")
 
 
+def checked_progress(progress):
+    """``progress`` as the long runs take it: True or False (a bar on stderr or none; ``tk.predict_reln``,
+    ``race_exhaust`` and ``run_sweep`` take the same), None (none) or a
+    :class:`~theorykit.progress.Progress` of the caller's own (anything with ``update``); anything else
+    is a :class:`~theorykit.errors.SpecError` naming ``progress``, before any network trains."""
+    if progress is None or isinstance(progress, (bool, np.bool_)) or callable(getattr(progress, "update", None)):
+        return progress
+    raise SpecError("progress", f"expected True, False or a theorykit.progress.Progress, got {type(progress).__name__}",
+                    "pass progress=True for a bar on stderr, progress=False for none")
+
+
+def progress_bar(progress, label: str, total: int):
+    """A context giving the bar to advance for :func:`checked_progress`'s ``progress``: a bar
+    ``label`` of ``total`` steps made here for True (quiet off a terminal, as every bar), none for
+    False or None, the caller's own as it is."""
+    if progress is None or isinstance(progress, (bool, np.bool_)):
+        return Progress(label, total) if progress else contextlib.nullcontext(None)
+    return contextlib.nullcontext(checked_progress(progress))
+
+
 def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW_THRESHOLD) -> int:
     """The elbow K of a decreasing score curve (over the K with a finite score).
 
@@ -304,9 +330,9 @@ def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW
     Ks = list(Ks)
     s = np.asarray(scores, dtype=float)
     if len(Ks) != len(s) or not len(Ks):
-        raise ValueError("Ks and scores must be non-empty and of equal length")
+        raise SpecError("scores", f"{len(s)} scores for {len(Ks)} Ks", "give one score per K, and at least one")
     if not 0 <= threshold <= 1:
-        raise ValueError(f"threshold {threshold!r} is not a fraction in [0, 1]")
+        raise SpecError("threshold", f"{threshold!r} is not a fraction in [0, 1]", "e.g. threshold=0.1")
     finite = np.isfinite(s)     # a K that kept no pattern (score +inf) is never the elbow
     if finite.any() and not finite.all():
         Ks, s = [k for k, f in zip(Ks, finite) if f], s[finite]
@@ -324,7 +350,7 @@ def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW
         y = (s - s.min()) / span if span > 0 else np.zeros_like(s)
         chord = y[0] + (y[-1] - y[0]) * x
         return Ks[int(np.argmax(chord - y))]
-    raise ValueError(f"unknown elbow rule {rule!r} (use 'improvement' or 'chord')")
+    raise SpecError("rule", f"unknown elbow rule {rule!r}", "use 'improvement' or 'chord'")
 
 
 def elbow_pick(scores: list, rule: str, threshold: float, notes: list) -> tuple:
@@ -355,6 +381,7 @@ class FoundGates:
     notes: list = field(default_factory=list)
 
     def summary(self) -> dict:
+        """A JSON-ready dict: K, the rule, the Ks tried, their scores, the found pathways and the notes."""
         return {"K": self.K, "rule": self.rule, "Ks": self.Ks,
                 "mse": [r["mse"] for r in self.scores],
                 "pathways": [{"name": p.name, "active": list(p.active), "hidden": p.hidden}
@@ -372,11 +399,19 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
                loss: str | None = None, every: int = 100, values: Mapping | None = None, seed: int = 0,
                n_init: int = 10, rule: str = "improvement", threshold: float = ELBOW_THRESHOLD,
                name: str = "found-gates", progress=None) -> FoundGates:
-    """Algorithm 1 on a task (or a spec's task and training settings).
+    """Algorithm 1 on a task (or a spec's task and training settings): a :class:`FoundGates` (the
+    found spec, its K and the elbow's scores, the ReLU run it read).
 
     Trains ``seeds`` ReLU networks of width ``hidden`` (default: the spec's total width, or
     100), snapshots every ``every`` steps, and clusters the units. With ``K`` given, that many
-    clusters; otherwise the elbow over ``Ks`` (which needs a GDLN training per K)."""
+    clusters; otherwise the elbow over ``Ks`` (which needs a GDLN training per K), by ``rule``
+    (``"improvement"`` or ``"chord"``, :func:`choose_elbow`) with its ``threshold``. ``lr``,
+    ``init_std``, ``loss``, ``steps``: the networks' training (default: the spec's, or
+    :class:`~theorykit.spec.gating.Training`'s for a task); ``values``: numbers for the task's
+    symbols; ``seed``: the networks' and k-means' seed; ``n_init``: k-means restarts (at least 5);
+    ``name``: the found spec's name. ``progress``:
+    True for a bar over the elbow's Ks on stderr (as ``tk.predict_reln``'s), or a
+    :class:`~theorykit.progress.Progress` of your own; the default None shows none."""
     task_or_spec = as_task(task_or_spec)
     if isinstance(task_or_spec, GDLNSpec):
         spec0 = task_or_spec
@@ -397,12 +432,14 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     hidden = integer(hidden, "hidden", lo=1, fix="a positive width, e.g. hidden=128")
     integer(seeds, "seeds", lo=1, fix="a positive number of networks, e.g. seeds=4")
     check_elbow_settings(rule, threshold, n_init, seed, K=K, Ks=Ks)
+    checked_progress(progress)
     X, Y = task.numeric()
     relu = train_relu(X, Y, hidden=int(hidden), lr=tr.lr, steps=tr.steps, seeds=seeds, init_std=tr.init_std,
                       loss=tr.loss, seed=seed, every=every)
     notes = []
     if K is None:
-        scores = elbow_scores(X, Y, relu, Ks, kmeans_seed=seed, n_init=n_init, progress=progress)
+        with progress_bar(progress, "find-gates: elbow", len(list(Ks))) as bar:
+            scores = elbow_scores(X, Y, relu, Ks, kmeans_seed=seed, n_init=n_init, progress=bar)
         K, rec, Ks = elbow_pick(scores, rule, threshold, notes)
     else:
         rec = patterns_for_K(X, Y, unit_rows(relu.snapshots), int(K), hidden, kmeans_seed=seed, n_init=n_init)

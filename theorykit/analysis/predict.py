@@ -144,6 +144,8 @@ class Prediction:
         return GDLNSpec(self.task, tuple(paths), dataclasses.replace(self.training, a0=a0), name)
 
     def summary(self) -> dict:
+        """A JSON-ready dict of the prediction: the pathways (gates, widths, a0), the race's half-way time,
+        area and first and last loss, the runners-up, and how the search went."""
         return {"hidden": self.hidden, "pathways": [{"name": f"p{j + 1}", "active": [int(v) for v in g],
                                                      "hidden": int(h), "a0": float(a)}
                                                     for j, (g, h, a) in enumerate(zip(self.gates, self.widths, self.a0))],
@@ -154,6 +156,7 @@ class Prediction:
                 "seconds": self.seconds}
 
     def table_rows(self):
+        """One row per predicted pathway: (name, gate pattern as 0/1 text, width, a0)."""
         return [(f"p{j + 1}", "".join(str(int(v)) for v in g), int(h), float(a))
                 for j, (g, h, a) in enumerate(zip(self.gates, self.widths, self.a0))]
 
@@ -174,6 +177,7 @@ class Prediction:
         return f"never (L > L(0)/2 for all {int(self.training.steps)} steps)"
 
     def text(self) -> str:
+        """The prediction as lines of text (what ``theorykit predict`` prints)."""
         lines = [f"predicted ReLN: {counted(len(self.gates), 'pathway')}, H = {self.hidden}; half-way time {self._half_way()}; "
                  f"area {self.area:.5f}",
                  f"  search: {self._search_words()}",
@@ -199,6 +203,7 @@ class Prediction:
         return "\n".join(lines)
 
     def figure(self):
+        """A matplotlib figure: the predicted ReLN's loss curve and its gate patterns."""
         fig = new_figure(figsize=(10, 3.6))
         a1, a2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.4, 1]})
         a1.plot(self.t, self.loss / self.loss[0], "k", lw=2, label="predicted ReLN (race)")

@@ -54,6 +54,8 @@ class Validation:
     notes: list = field(default_factory=list)
 
     def summary(self) -> dict:
+        """A JSON-ready dict of the check: the seeds, the loss gaps over L(0), the weight share and the
+        Jaccard overlap of the found and predicted patterns."""
         return {"seeds": self.seeds, "rms_gap_over_L0": self.rms_gap, "max_gap_over_L0": self.max_gap,
                 "relu_weight_share_in_predicted_patterns": self.weight_share,
                 "found_vs_predicted_jaccard": self.jaccard,
@@ -67,6 +69,7 @@ class Validation:
                 f"patterns {self.weight_share:.3f}, Jaccard {self.jaccard:.2f}; print(.text()) for the rest)")
 
     def text(self) -> str:
+        """The check as lines of text (what ``theorykit predict --validate`` prints)."""
         return "\n".join([f"validation ({counted(self.seeds, 'ReLU network')}):",
                           f"  loss: RMS gap {self.rms_gap:.4f} L(0), largest gap {self.max_gap:.4f} L(0)",
                           f"  pathways: {self.weight_share:.3f} of the ReLU weight lies in predicted patterns; "
@@ -75,6 +78,8 @@ class Validation:
                          + [f"  note: {n}" for n in self.notes])
 
     def figures(self, pred):
+        """Matplotlib figures of the check against the prediction ``pred``: the loss curves, and the gates
+        found beside the predicted ones."""
         L0 = float(self.relu_loss[:, 0].mean())
         f1 = new_figure(figsize=(10, 3.6))
         ax = f1.subplots(1, 2)

@@ -237,6 +237,7 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
     data: pytree passed to ``loss_fn``; with ``data_axis=0`` its leaves carry the ensemble axis
         too (a grid of symbol values), else it is shared by every member.
     lr: step size η, one number or one per member.
+    steps: gradient steps each member takes (the loss curve runs over steps 0 … ``steps``).
     objective, mask: a schedule's objective ``(params, data, t)`` and update mask ``t → {key: 0/1}``
         (see :func:`objective_for`).
     save: what to record (:class:`SaveAt`).
@@ -245,8 +246,9 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
         for writing results as they finish, e.g. :mod:`theorykit.analysis.sweep`).
     on_step: ``on_step(done)``, called from the running program about 100 times a batch, with the
         steps done over all batches so far (for a progress bar; ``batches × steps`` in all).
-    check: a name: raise :class:`DivergenceError` if a loss curve is non-finite or grows tenfold
-        (with ``save.loss_every=0``: if the final loss is non-finite or ten times L(0)).
+    check: a name (True: ``"training"``): raise :class:`DivergenceError`, naming it, if a loss curve is
+        non-finite or grows tenfold (with ``save.loss_every=0``: if the final loss is non-finite or
+        ten times L(0)); None or False: no check.
     devices: the devices to shard the ensemble axis over (default: every local device; one device
         means no sharding). The members are split evenly (the ensemble is padded to a multiple of
         the device count, and the padding dropped); each member's arithmetic is unchanged.
@@ -372,6 +374,7 @@ class ensemble_placement:
         return jax.tree_util.tree_map(put, tree, is_leaf=lambda x: x is None), n
 
     def replicate(self, tree):
+        """``tree`` copied to every device (as it is on one device)."""
         if self.count == 1:
             return tree
         return jax.tree_util.tree_map(lambda x: _put(np.asarray(x), self._copy), tree)

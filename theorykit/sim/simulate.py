@@ -245,6 +245,9 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
       refused here, by name. ``snapshot_every``: record the first hidden layer's binary activity (``extra["snapshots"]``:
       seeds × snapshots × H × P); ``extra["gates"]``: every hidden layer's final activity.
 
+    ``values``: numbers for the task's symbols (name → value, e.g. ``{"Delta": 0.5}``). ``seed``: the
+    random seed the ``seeds`` members are drawn from (the random weights, or the aligned start's random
+    frames). ``dtype``: ``"float64"`` (the default) or ``"float32"``.
     Training settings default to the spec's (``lr``, ``loss``, ``init_std``, ``a0``, ``steps``).
     A GDLN's ``init_std`` may be a dict by pathway name or edge key (an edge key wins; an edge that
     pathways share needs its own key where their σ differ).

@@ -46,6 +46,7 @@ class Pathway:
     depth: int = 2
 
     def gate_matrix(self) -> sp.Matrix:
+        """The P × P diagonal 0/1 matrix of ``active`` (SymPy)."""
         return sp.diag(*self.active)
 
     def resolve(self, task: Task, field: str = "pathway") -> "Pathway":
@@ -181,8 +182,20 @@ class TrainedSpec:
         """The spec with the task's symbols replaced by values."""
         return replace(self, task=self.task.subs(values))
 
+    def __repr__(self):     # one line: the dataclass's own printed the task's matrices (7,000 characters
+        t = self.task       # and 71 lines for examples/contexts_double.toml)
+        graph = "nodes" in self.__dataclass_fields__     # a GraphSpec: its nodes and edges, not its pathways
+        names = [n.name for n in self.nodes] if graph else [p.name for p in self.pathways]
+        shown = ", ".join(map(repr, names[:6])) + (f", … ({len(names)} in all)" if len(names) > 6 else "")
+        parts = f"nodes [{shown}], {len(self.edges)} edges" if graph else f"pathways [{shown}]"
+        if getattr(self, "schedule", ()):
+            parts += f", schedule [{', '.join(repr(g.name) for g in self.schedule)}]"
+        syms = f"; symbols {', '.join(t.symbols)}" if t.symbols else ""
+        return (f"{type(self).__name__}({self.name!r}, task {t.name!r} (X {t.d} × {t.P}, Y {t.p} × {t.P}{syms}), "
+                f"{parts}, {self.training!r})")
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class GDLNSpec(TrainedSpec):
     """A task, its pathways and training settings: the single source of derivation and simulation.
 
@@ -231,9 +244,11 @@ class GDLNSpec(TrainedSpec):
 
     @property
     def hidden_total(self) -> int:
+        """The total hidden width: the sum of the pathways' ``hidden``."""
         return sum(p.hidden for p in self.pathways)
 
     def with_pathways(self, pathways: Sequence[Pathway]) -> "GDLNSpec":
+        """A copy of this spec with ``pathways`` in place of its own."""
         return replace(self, pathways=tuple(pathways))
 
 

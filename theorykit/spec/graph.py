@@ -76,6 +76,7 @@ class Edge:
 
     @property
     def key(self) -> str:
+        """The edge's key, ``"src->dst"`` (the name of its weights in ``params``)."""
         return edge_key(self.src, self.dst)
 
 
@@ -100,7 +101,7 @@ class GraphPathway:
     pathway: Pathway
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GraphSpec(TrainedSpec):
     """A task, a GDLN graph and training settings (and optionally a schedule).
 
@@ -182,9 +183,11 @@ class GraphSpec(TrainedSpec):
     # -- structure ---------------------------------------------------------------------------
     @property
     def node(self) -> dict:
+        """The hidden nodes by name (a dict name → :class:`Node`)."""
         return {n.name: n for n in self.nodes}
 
     def width(self, name: str) -> int:
+        """The width of node ``name``: the task's input or output dimension for ``input`` and ``output``."""
         if name == INPUT:
             return self.task.d
         if name == OUTPUT:
@@ -366,10 +369,12 @@ class GraphSpec(TrainedSpec):
         return _GraphPathways(self.task, pws, self.training, self.name)
 
     def edge_init_scales(self, default: float) -> dict:
+        """Each edge's σ of a random start by key: its ``init_scale``, or ``default`` where it has none."""
         return {e.key: (e.init_scale if e.init_scale is not None else default) for e in self.edges}
 
     @property
     def hidden_total(self) -> int:
+        """The total hidden width: the sum of the hidden nodes' widths."""
         return sum(n.width for n in self.nodes)
 
     def _check_schedule(self):

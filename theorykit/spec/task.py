@@ -84,6 +84,7 @@ class Task:
 
     @property
     def free_symbols(self) -> set:
+        """The symbols the inputs and targets hold (a set of SymPy symbols)."""
         return self.X.free_symbols | self.Y.free_symbols
 
     @property
@@ -125,6 +126,7 @@ class Task:
         return f"$X = {sp.latex(self.X)},\\quad Y = {sp.latex(self.Y)}$"
 
     def latex(self) -> str:
+        """The task as LaTeX (X and Y), as Jupyter shows it, without the dollar signs."""
         return self._repr_latex_().strip("$")
 
 
@@ -244,10 +246,12 @@ class Radicals:
 
     @property
     def deepest_index(self) -> str:
+        """The largest root index as text (``"1"`` without radicals)."""
         return _int_str(self.deepest[1]) if self.deepest else "1"
 
     @property
     def degree(self) -> int:
+        """The product of the root indices: a bound on the degree of the number field the entries generate."""
         return math.prod(int(q) for q in self.indices.values())
 
     def describe(self) -> str:

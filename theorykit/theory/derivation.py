@@ -109,6 +109,7 @@ class Derivation:
     # -- task → effective datasets ---------------------------------------------------------
     @property
     def task(self):
+        """The spec's :class:`~theorykit.spec.task.Task` (at the values fixed when the derivation was built)."""
         return self.spec.task
 
     @cached_property

@@ -36,12 +36,14 @@ class EffectiveDataset:
 
     @property
     def Syx(self) -> sp.Matrix:
+        """Σyx_p, the pathway's input-output correlation (an exact SymPy matrix, built on first use)."""
         if self._Syx is None:
             self._Syx = _to_sympy(self.exact[0], self.exact[1])
         return self._Syx
 
     @property
     def Sx(self) -> sp.Matrix:
+        """Σx_pp, the pathway's input correlation (an exact SymPy matrix, built on first use)."""
         if self._Sx is None:
             self._Sx = _to_sympy(self.exact[2], self.exact[3])
         return self._Sx
@@ -55,6 +57,7 @@ class EffectiveDataset:
         return flint.fmpq_mat(r, c, [flint.fmpq(int(x), den) for x in B.ravel()])
 
     def Syx_float(self):
+        """Σyx_p as a float array (None where the task is not exact)."""
         return self.exact[0].astype(float) / self.exact[1] if self.exact is not None else None
 
     def __repr__(self):      # one line, nothing built: the matrices' shapes (print .Syx and .Sx for their entries)
@@ -68,6 +71,7 @@ class EffectiveDataset:
         return f"$\\Sigma^{{yx}}_{{{name}}} = {sp.latex(self.Syx)},\\quad \\Sigma^{{x}}_{{{name}}} = {sp.latex(self.Sx)}$"
 
     def latex(self) -> str:
+        """Σyx and Σx as LaTeX, as Jupyter shows them, without the dollar signs."""
         return self._repr_latex_().strip("$")
 
 

@@ -39,6 +39,8 @@ _OT1_MISSING = frozenset("«»ÐÞðþĄąĐđĘęĦħĮįĸĿŀŉŊŋŦŧŲųſ
 
 
 def latex_document(title: str, body: str) -> str:
+    """A standalone LaTeX document (article, amsmath) of ``body`` under the heading ``title``; a character
+    the default fonts lack is typeset by a fallback, so that the document compiles."""
     text = title + body
     odd = sorted({c for c in text if ord(c) > 0x17F or c in _OT1_MISSING})   # beyond what OT1 typesets
     pre = _PREAMBLE
@@ -51,6 +53,8 @@ def latex_document(title: str, body: str) -> str:
 
 
 def derivation_latex_short(der) -> str:
+    """One aligned LaTeX formula of a :class:`~theorykit.theory.derivation.Derivation`: each pathway's
+    singular values s and input variances d, and the method (Jupyter's display of a derivation)."""
     lines = []
     for n, svd in der.modes.items():
         s = ", ".join(sp.latex(m.s) for m in svd.modes)
@@ -63,6 +67,8 @@ def derivation_latex_short(der) -> str:
 
 
 def derivation_latex(der, document: bool = False) -> str:
+    """The derivation step by step as LaTeX: task, effective datasets, SVDs, trajectories and loss (a
+    standalone document with ``document=True``; :meth:`Derivation.latex` returns it)."""
     task = der.task
     parts = []
     parts.append(r"\subsection*{1. Task}")

@@ -448,6 +448,7 @@ class Mode:
 
     @property
     def s(self) -> sp.Expr:
+        """The singular value s_α (exact, SymPy)."""
         if self._s is None:
             self._s = self.raw.s.expr()
         return self._s
@@ -460,6 +461,7 @@ class Mode:
 
     @property
     def u(self) -> sp.Matrix:
+        """The left singular vector u_α (exact, a SymPy column)."""
         if self._u is None:
             self._u = self.raw.u.sympy()
         self._tidy_vectors()
@@ -467,6 +469,7 @@ class Mode:
 
     @property
     def v(self) -> sp.Matrix:
+        """The right singular vector v_α (exact, a SymPy column)."""
         if self._v is None:
             self._v = self.raw.v.sympy()
         self._tidy_vectors()
@@ -484,6 +487,7 @@ class Mode:
 
     @property
     def d(self):
+        """The input variance d_α = v_αᵀ Σx v_α (exact; None until an input correlation is given)."""
         if self._d_pending:
             self._d = tidy(self._d)
             self._d_pending = False
@@ -553,6 +557,7 @@ class SVD:
 
     @property
     def singular_values(self) -> list:
+        """The singular values, largest first (exact, SymPy)."""
         return Exprs(m.s for m in self.modes)
 
     @property

@@ -233,6 +233,7 @@ class RaceSystem:
 
     @property
     def K(self) -> int:
+        """The number of pathways that race."""
         return len(self.names)
 
     @property

@@ -53,7 +53,10 @@ def _arg(v, name: str, positive: bool = False):
 
 
 def mode_trajectory(s, d, a_init=a0, time=t, time_const=tau, exp=sp.exp):
-    """Closed-form a(t) of one mode (stable logistic form); in numpy (``time`` an array) with ``exp=np.exp``."""
+    """Closed-form a(t) of one mode (stable logistic form); in numpy (``time`` an array) with ``exp=np.exp``.
+
+    ``s``, ``d``: the mode's singular value and input variance; ``a_init``: its strength at t = 0 (a0,
+    the symbol ``a0`` by default); ``time``: t; ``time_const``: τ (the symbol ``tau``; 1/η in steps)."""
     s, d, a_init, time, time_const = (_arg(v, k, k in ("d", "a_init", "time_const")) for k, v in (
         ("s", s), ("d", d), ("a_init", a_init), ("time", time), ("time_const", time_const)))
     if exp is sp.exp and any(isinstance(v, np.ndarray) for v in (s, d, a_init, time, time_const)):
@@ -148,7 +151,8 @@ def t_half(s, d, a_init=a0, time_const=tau, depth: int = 2) -> sp.Expr:
 
     A balanced mode of a pathway ``depth`` layers deep obeys τ ȧ = L a^{2−2/L} (s − d a) (L =
     ``depth``; docs/theory.md#deep-modes), so its half-way time is the exact, unevaluated integral
-    ``τ ∫_{a0}^{s/2d} da / (L a^{2−2/L} (s − d a))`` (the formula above for L = 2; ``sp.N`` evaluates it)."""
+    ``τ ∫_{a0}^{s/2d} da / (L a^{2−2/L} (s − d a))`` (the formula above for L = 2; ``sp.N`` evaluates it).
+    ``a_init`` is a0 and ``time_const`` τ, as in :func:`mode_trajectory`."""
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 2:
         raise SpecError("depth", f"{depth!r} is not a depth (2 or more weight layers)", "e.g. depth=2")
     nums = {k: sp.sympify(v) for k, v in (("s", s), ("d", d), ("a_init", a_init), ("time_const", time_const))}
