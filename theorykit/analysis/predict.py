@@ -75,7 +75,7 @@ from ..net.starts import a0_rule
 from ..curves import loss_metrics
 from ..spec.fields import figure_path, flow_tau, integer, loss_factor, short_repr
 from ..spec.files import TRAINING_RANGES
-from ..spec.gating import GDLNSpec, Pathway
+from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task, no_value_error
 from ..io import counted, new_figure, png_bytes, write_figure
 from ..html import html_escape
@@ -360,6 +360,9 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                         "pass a task (e.g. tk.xor_margin(1.2), or spec.task) or (X, Y), datapoints as columns")
     if isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer)) or hidden < 1:
         raise SpecError("--hidden", f"needs a positive integer, got {hidden!r}", "e.g. --hidden 128")
+    if not isinstance(training, Training):    # None or a dict reached training.steps as an AttributeError
+        raise SpecError("training", f"expected a Training, got {type(training).__name__} {short_repr(training)}",
+                        "pass e.g. tk.Training(steps=2000, lr=0.05), or a spec's spec.training")
     check_seed(seed, "--seed")        # before any work: --validate's k-means takes 0 … 2**32 − 1 (−1 crashed there)
     if search not in ("auto", "exhaustive", "forward", "beam"):
         raise SpecError("--search", f"unknown search {search!r}", "use exhaustive, forward or beam")

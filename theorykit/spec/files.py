@@ -36,6 +36,7 @@ import itertools
 import keyword
 import math
 import numbers
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -116,6 +117,12 @@ def task_file(data: Mapping, limits: Limits | None = None) -> tuple:
 def read_toml(path) -> dict:
     """The TOML document of the spec file ``path``, read with the spec files' checks (size, TOML
     syntax, nesting), not yet parsed as a spec."""
+    if not isinstance(path, (str, os.PathLike)):    # None or a dict reached pathlib's TypeError
+        fix = ("a dict is read by tk.spec_from_dict(d)" if isinstance(path, Mapping) else
+               "it is a spec already: use it as it is (its task and training: spec.task, spec.training)" if isinstance(path, (GDLNSpec, GraphSpec)) else
+               "e.g. tk.load_spec(\"examples/xor_linear.toml\")")
+        raise SpecError("spec", f"expected the path of a .toml spec file, got {vf.type_name(path)} "
+                                f"{vf.short_repr(path)}", fix)
     path = Path(path)
     try:
         size = path.stat().st_size

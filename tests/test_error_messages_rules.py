@@ -1,0 +1,190 @@
+"""Errors name the bad field and say how to fix it: cases from an error-message auditor, who listed every
+``raise`` in theorykit and fed REPL mistakes to the flat namespace, the documented subpackage helpers and
+the command line. Each of these raised a bare ValueError/TypeError/AttributeError (or an error whose text
+contradicted itself, or a hint that pointed the wrong way) before; each now raises theorykit's SpecError
+(still a ValueError) naming the field, with a fix."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import theorykit as tk
+from theorykit.cli import main
+
+EX = Path(__file__).resolve().parent.parent / "examples"
+XOR = str(EX / "xor_linear.toml")          # Delta declared nonnegative
+
+
+@pytest.fixture(scope="module")
+def lin():
+    return tk.load_spec(XOR)
+
+
+def _err(call) -> tk.SpecError:
+    with pytest.raises(tk.SpecError) as e:
+        call()
+    assert isinstance(e.value, ValueError)      # callers catching the ValueError of before still do
+    assert "(fix: " in str(e.value)
+    return e.value
+
+
+# -- symbol values ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda s: tk.Derivation(s, values="Delta=0.5"),                 # AttributeError: 'str' has no .items
+    lambda s: tk.Derivation(s).predict_loss([0, 10], values=[0.5]),
+    lambda s: tk.Derivation(s).race_system("Delta=0.5"),
+    lambda s: s.task.subs("Delta=0.5"),
+    lambda s: s.task.numeric([0.5]),
+])
+def test_values_that_are_not_a_dict_are_named(lin, call):
+    e = _err(lambda: call(lin))
+    assert e.field == "values" and "values={'Delta': 0.5}" in e.fix
+
+
+def test_a_sympy_symbol_key_with_other_assumptions_is_explained(lin):
+    """values={sp.Symbol("Delta"): 0.5}: SymPy's Delta without assumptions is not the task's nonnegative
+    Delta. The message read "the task has no symbol 'Delta' (its symbols: ['Delta'])"."""
+    for call in (lambda: tk.simulate(lin, values={sp.Symbol("Delta"): 0.5}, steps=2, seeds=1),
+                 lambda: tk.Derivation(lin, values={sp.Symbol("Delta"): 0.5})):
+        e = _err(call)
+        assert e.field == "values" and "Symbol('Delta')" in e.problem and "nonnegative=True" in e.problem
+        assert "values={'Delta': 0.5}" in e.fix and "task.symbols['Delta']" in e.fix
+    # the two fixes it names work, and agree: the task's own symbol and the name give one loss
+    own = lin.task.symbols["Delta"]
+    np.testing.assert_array_equal(tk.Derivation(lin, values={own: 0.5}).predict_loss([0, 10]),
+                                  tk.Derivation(lin, values={"Delta": 0.5}).predict_loss([0, 10]))
+    # a symbol the task lacks altogether keeps its own message
+    assert "no symbol 'Gamma'" in _err(lambda: tk.Derivation(lin, values={sp.Symbol("Gamma"): 1})).problem
+
+
+# -- the flat namespace -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args,field", [
+    (("a", 1), "s"),                         # TypeError: Symbol / str
+    ((None, 1), "s"),                        # AttributeError: None.is_number
+    (([0.5, 0.2], 1), "s"),                  # AttributeError: list.is_number
+    ((np.array([0.5, 0.2]), 1), "s"),        # SymPy's NDimArray has no as_coefficient
+    ((0.5, "1"), "d"),
+])
+def test_t_half_takes_one_number_or_expression(args, field):
+    e = _err(lambda: tk.t_half(*args))
+    assert e.field == field and f"{field}=0.5" in e.fix
+
+
+def test_t_half_still_takes_numpy_and_sympy_numbers():
+    # by hand: t½ = τ/(2s) ln(s/(d a0) − 1) = 10/(2·½) ln(½/10⁻³ − 1) = 10 ln 499
+    assert float(tk.t_half(np.float64(0.5), np.int64(1), a_init=1e-3, time_const=10)) == pytest.approx(10 * np.log(499))
+    s = sp.Symbol("s", positive=True)
+    assert tk.t_half(s, 1, a_init=sp.Rational(1, 1000), time_const=10) == 5 / s * sp.log(1000 * s - 1)
+
+
+@pytest.mark.parametrize("training", [None, {"steps": 100}])
+def test_predict_reln_names_a_missing_training(training):
+    e = _err(lambda: tk.predict_reln(tk.xor_margin(0.5), 8, training, progress=False))   # AttributeError
+    assert e.field == "training" and "tk.Training(" in e.fix
+
+
+@pytest.mark.parametrize("arg,fix", [(None, "tk.load_spec(\""), ({"data": {"task": "xor-margin"}}, "tk.spec_from_dict"),
+                                     (3, "tk.load_spec(\"")])
+def test_load_spec_names_a_path_that_is_not_one(arg, fix):
+    for load in (tk.load_spec, tk.load_task):        # pathlib's TypeError before
+        e = _err(lambda: load(arg))
+        assert e.field == "spec" and fix in e.fix
+
+
+def test_load_spec_of_a_spec_says_it_is_one_already(lin):
+    e = _err(lambda: tk.load_spec(lin))
+    assert e.field == "spec" and "spec already" in e.fix
+
+
+# -- documented subpackage helpers (docs/api.md) ----------------------------------------------------
+
+def test_unit_gates_name_on_blocks_and_rule():
+    from theorykit.theory.gates import UnitGates
+
+    assert _err(lambda: UnitGates(np.ones(4))).field == "on"
+    e = _err(lambda: UnitGates(np.ones((2, 4)), blocks=3))
+    assert e.field == "blocks" and "divisor of 4" in e.fix
+    e = _err(lambda: UnitGates(np.ones((2, 4)), rule="majorty"))
+    assert e.field == "rule" and "'majority'" in e.fix
+    assert _err(lambda: UnitGates(np.ones((2, 2, 4))).groups()).field == "on"
+    assert UnitGates(np.ones((2, 4)), blocks=2).items == 2          # P = blocks · items = 2 · 2
+
+
+def test_lemma_helpers_name_their_pattern():
+    from theorykit.theory import lemmas
+
+    e = _err(lambda: lemmas.pattern_from_gates(np.ones((3, 5)), 2, 2))
+    assert e.field == "gates" and "n·k = 4" in e.problem
+    e = _err(lambda: lemmas.staircase_weights(np.eye(2, dtype=int)))      # the XoR pattern: no staircase
+    assert e.field == "pattern" and "is_staircase" in e.fix
+    assert _err(lambda: tk.lp_realisable(np.array([1, 0, 1]))).field == "pattern"   # unpacking its shape
+    assert _err(lambda: tk.lp_realisable([[2, 0], [0, 1]])).field == "pattern"    # a gate of 2 was "on"
+    # the identity holds the XoR pattern (not realisable); the staircase [[1, 0], [1, 1]] is realisable
+    assert tk.lp_realisable([[1, 0], [0, 1]])[0] is False and tk.lp_realisable([[1, 0], [1, 1]])[0] is True
+
+
+def test_exact_squared_singular_values_refuses_a_complex_matrix():
+    """diag(i, 1): AᵀA = diag(−1, 1) gave "squared singular values" [1, −1]; those of AᴴA are 1, 1."""
+    from theorykit.theory import lemmas
+
+    e = _err(lambda: lemmas.exact_squared_singular_values(sp.Matrix([[sp.I, 0], [0, 1]])))
+    assert e.field == "A" and "real" in e.fix
+    # by hand: [[1, 2], [3, 4]]ᵀ[[1, 2], [3, 4]] = [[10, 14], [14, 20]]: eigenvalues 15 ± √221
+    assert lemmas.exact_squared_singular_values([[1, 2], [3, 4]]) == [15 + sp.sqrt(221), 15 - sp.sqrt(221)]
+
+
+@pytest.mark.parametrize("call,field", [
+    (lambda fg: fg.unit_rows(np.ones(5)), "snapshots"),
+    (lambda fg: fg.cluster_gates(np.ones((4, 4)), 2, n_init=1), "n_init"),
+    (lambda fg: fg.choose_elbow([], []), "scores"),
+    (lambda fg: fg.choose_elbow([1, 2], [1.0]), "scores"),
+    (lambda fg: fg.choose_elbow([1, 2], [1.0, 0.5], threshold=2), "threshold"),
+    (lambda fg: fg.choose_elbow([1, 2], [1.0, 0.5], rule="knee"), "rule"),
+])
+def test_find_gates_helpers_name_their_argument(call, field):
+    from theorykit.analysis import findgates
+
+    assert _err(lambda: call(findgates)).field == field
+
+
+def test_write_figure_names_the_path(tmp_path):
+    from theorykit.io import new_figure, write_figure
+
+    fig = new_figure()
+    fig = fig[0] if isinstance(fig, tuple) else fig
+    e = _err(lambda: write_figure(fig, tmp_path / "loss.jpg"))
+    assert e.field == "path" and "loss.png" in e.fix
+    assert not (tmp_path / "loss.jpg").exists()
+
+
+# -- the command line -------------------------------------------------------------------------------
+
+def _cli_error(capsys, argv) -> str:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err
+
+
+def test_an_option_of_another_command_is_named_as_such(capsys):
+    """`theorykit simulate SPEC --lr 0.1` answered "did you mean: --lr -> --plot?" (difflib's nearest
+    option). simulate has no --lr: the learning rate is the spec's [training] lr."""
+    err = _cli_error(capsys, ["simulate", XOR, "--lr", "0.1"])
+    assert "--lr -> --plot" not in err
+    assert "--lr is an option of theorykit find-gates and compare, not of theorykit simulate" in err
+    assert "[training] lr" in err
+    err = _cli_error(capsys, ["simulate", XOR, "--out", "o.json"])
+    assert "--out -> --plot" not in err and "not of theorykit simulate" in err and "simulate --help" in err
+
+
+def test_set_with_a_space_says_to_write_one_word(capsys):
+    """`--set Delta 0.5` left "unrecognized arguments: 0.5" and no word on why."""
+    err = _cli_error(capsys, ["derive", XOR, "--set", "Delta", "0.5"])
+    assert "unrecognized arguments: 0.5" in err and "--set Delta=0.5" in err
