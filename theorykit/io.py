@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import SpecError
+
 __all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", "png_bytes", "write_figure", "FIGURE_FORMATS", "new_figure", "plot_text", "counted"]
 
 
@@ -265,5 +267,6 @@ def write_figure(fig, path, dpi: int = 110, tight: bool = False) -> Path:
     (:data:`FIGURE_FORMATS`; a path from a user is checked first by :func:`theorykit.spec.fields.figure_path`)."""
     fmt = FIGURE_FORMATS.get(Path(path).suffix.lower())
     if fmt is None:
-        raise ValueError(f"{path}: a figure is written as .png, .pdf or .svg")
+        raise SpecError("path", f"{path} does not end in .png, .pdf or .svg, the formats a figure is written in",
+                        f"name it e.g. {Path(path).with_suffix('.png').name}, or .pdf for a paper")
     return atomic_write_bytes(path, png_bytes(fig, dpi, tight, fmt))

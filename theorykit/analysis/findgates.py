@@ -67,7 +67,8 @@ def unit_rows(snapshots) -> np.ndarray:
     """Stack binary snapshots (seeds × snapshots × H × P) into rows (N × P) of 0/1 floats."""
     S = np.asarray(snapshots)
     if S.ndim < 2:
-        raise ValueError("snapshots need at least two axes (units × datapoints)")
+        raise SpecError("snapshots", f"need at least two axes (units × datapoints), got shape {S.shape}",
+                        "give seeds × snapshots × H × P gates (or H × P), datapoints last")
     return S.reshape(-1, S.shape[-1]).astype(float)
 
 
@@ -84,7 +85,7 @@ def cluster_gates(rows, K: int, seed: int = 0, n_init: int = 10) -> Clustering:
     KMeans = require_sklearn("cluster").KMeans
 
     if n_init < 5:
-        raise ValueError("use at least 5 k-means restarts (n_init >= 5)")
+        raise SpecError("n_init", f"{n_init!r} k-means restarts are too few", "use at least 5 (n_init >= 5)")
     rows = np.asarray(rows, dtype=float)
     uniq, counts = np.unique(rows, axis=0, return_counts=True)
     if len(uniq) < K:
@@ -304,9 +305,11 @@ def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW
     Ks = list(Ks)
     s = np.asarray(scores, dtype=float)
     if len(Ks) != len(s) or not len(Ks):
-        raise ValueError("Ks and scores must be non-empty and of equal length")
+        raise SpecError("scores", f"{len(Ks)} Ks and {len(s)} scores: they must be non-empty and of equal length",
+                        "give one score per K, e.g. choose_elbow([1, 2, 3], [0.5, 0.1, 0.09])")
     if not 0 <= threshold <= 1:
-        raise ValueError(f"threshold {threshold!r} is not a fraction in [0, 1]")
+        raise SpecError("threshold", f"{threshold!r} is not a fraction in [0, 1]",
+                        f"e.g. threshold={ELBOW_THRESHOLD} (the default)")
     finite = np.isfinite(s)     # a K that kept no pattern (score +inf) is never the elbow
     if finite.any() and not finite.all():
         Ks, s = [k for k, f in zip(Ks, finite) if f], s[finite]
@@ -324,7 +327,7 @@ def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW
         y = (s - s.min()) / span if span > 0 else np.zeros_like(s)
         chord = y[0] + (y[-1] - y[0]) * x
         return Ks[int(np.argmax(chord - y))]
-    raise ValueError(f"unknown elbow rule {rule!r} (use 'improvement' or 'chord')")
+    raise SpecError("rule", f"unknown elbow rule {rule!r}", "use 'improvement' or 'chord'")
 
 
 def elbow_pick(scores: list, rule: str, threshold: float, notes: list) -> tuple:

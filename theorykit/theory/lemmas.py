@@ -113,6 +113,9 @@ def exact_squared_singular_values(A) -> list:
     A = sp.Matrix(A)
     if A.rows == 0 or A.cols == 0:
         return []
+    if any(x.is_extended_real is False for x in A):     # AᵀA of a complex A is not its Gram matrix AᴴA:
+        raise SpecError("A", "holds non-real entries (a complex matrix)",   # diag(i, 1) gave [1, −1]
+                        "give a real matrix; for a complex one use the real form [[Re, −Im], [Im, Re]]")
     G = A.T * A if A.cols <= A.rows else A * A.T
     lam = sp.Symbol("lam")
     roots = sp.Poly(G.charpoly(lam).as_expr(), lam).real_roots()  # sorted ascending, with multiplicity
@@ -156,7 +159,8 @@ def pattern_from_gates(gates: Sequence, n: int, k: int) -> np.ndarray:
     """n × k pattern from a gate vector over the P = n·k context-major datapoints (or H × P → H × n × k)."""
     g = np.asarray(gates).astype(bool)
     if g.shape[-1] != n * k:
-        raise ValueError(f"expected {n * k} datapoints, got {g.shape[-1]}")
+        raise SpecError("gates", f"expected n·k = {n * k} datapoints (last axis), got {g.shape[-1]}",
+                        "give one gate per datapoint, context-major (P = n·k), or the n and k of the task")
     return np.swapaxes(g.reshape(g.shape[:-1] + (k, n)), -1, -2)
 
 
@@ -180,7 +184,8 @@ def staircase_weights(pattern: np.ndarray, context_scale: float = 1.0):
     """
     G = np.asarray(pattern, dtype=bool)
     if not is_staircase(G):
-        raise ValueError("not a staircase pattern: no bias-free unit realises it")
+        raise SpecError("pattern", "not a staircase pattern: no bias-free unit realises it (Lemma 4.1)",
+                        "check it first with is_staircase(pattern); only a staircase has constructive weights")
     cols = np.argsort(-G.sum(axis=0), kind="stable")
     rank = np.empty(G.shape[1])
     rank[cols] = np.arange(G.shape[1])
@@ -223,7 +228,9 @@ def lp_realisable(pattern: np.ndarray, context_scale: float = 1.0):
     ``(feasible, (w_item, w_context) or None)``. It is :func:`lp_pattern_feasible` on the inputs
     ``[e_i; s e_c]`` of the n·k datapoints (item-major here; the order does not change feasibility).
     """
-    G = np.asarray(pattern, dtype=bool)
+    G = binary(pattern, "pattern")      # a gate of 2 was read as on, a flat list failed to unpack its shape
+    if G.ndim != 2:
+        raise SpecError("pattern", f"needs an items × contexts array, got shape {G.shape}", "reshape it to n × k")
     n, k = G.shape
     X = np.vstack([np.repeat(np.eye(n), k, axis=1), context_scale * np.tile(np.eye(k), n)])
     ok, w = lp_pattern_feasible(X, G.ravel())
