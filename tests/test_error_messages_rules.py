@@ -101,6 +101,56 @@ def test_load_spec_of_a_spec_says_it_is_one_already(lin):
     assert e.field == "spec" and "spec already" in e.fix
 
 
+def test_a_depth_that_is_not_a_number_is_named_as_such():
+    """depth="2" read "depth '2' is not supported (fix: use 2 (one hidden layer) or 3)"."""
+    e = _err(lambda: tk.GDLNSpec(tk.xor_margin(), [tk.Pathway("a", "all", depth="2")]))
+    assert e.field == "pathways[0].depth" and "needs an integer" in e.problem and "depth=2" in e.fix
+    assert "is not supported" in _err(lambda: tk.GDLNSpec(tk.xor_margin(), [tk.Pathway("a", "all", depth=4)])).problem
+
+
+def test_plot_names_a_der_or_sim_that_is_not_one(lin, tmp_path):
+    """tk.plot(sim="run.json") raised AttributeError ('str' has no attribute 'saved'); tk.plot(der=spec)
+    drew a figure whose only curve was the note "no theory curve: 'GDLNSpec' object has no attribute ..."."""
+    e = _err(lambda: tk.plot(sim="run.json"))
+    assert e.field == "sim" and "tk.simulate(" in e.fix
+    e = _err(lambda: tk.plot(tmp_path / "a.png", der=lin, times=[0, 10]))
+    assert e.field == "der" and "tk.Derivation(spec)" in e.fix
+    assert not (tmp_path / "a.png").exists()
+
+
+def test_to_jax_says_why_a_symbol_of_the_same_name_is_not_an_argument(lin):
+    """to_jax(der.loss, [t, tau, a0, sp.Symbol("Delta")]) said "free symbols ['Delta'] are not among the
+    arguments" about the Delta it was given: the task's Delta is nonnegative, a different SymPy symbol."""
+    from theorykit.theory.jaxify import NotJaxSafe
+    from theorykit.theory.trajectory import a0, t, tau
+
+    der = tk.Derivation(lin)
+    with pytest.raises(NotJaxSafe) as e:
+        tk.to_jax(der.loss, [t, tau, a0, sp.Symbol("Delta")])
+    assert "same name with other assumptions" in str(e.value) and "der.task.symbols['Delta']" in str(e.value)
+    with pytest.raises(NotJaxSafe) as e:
+        tk.to_jax(der.loss, [t, tau, a0])
+    assert "(fix: add them to the arguments" in str(e.value)
+    # the fix it names works. By hand at t = 0, Δ = ½ (P = 4, mean loss): each pathway of the linear ReLN sees
+    # two datapoints, Σyx = (0, 0, 2Δ/4): s = Δ/2 = ¼, d = 2Δ²/4 = ⅛; L(0) = ½ tr Σyy − 2 (s a0 − ½ d a0²)
+    # = ½ − 2 (¼·10⁻³ − ½·⅛·10⁻⁶) = 0.499500125
+    f = tk.to_jax(der.loss, [t, tau, a0, der.task.symbols["Delta"]])
+    assert float(f(0.0, 20.0, 1e-3, 0.5)) == pytest.approx(0.499500125, rel=1e-12)
+
+
+@pytest.mark.parametrize("call,field", [
+    (lambda lem: tk.interlacing_holds("abc", [0], [0]), "A"),            # numpy's "could not convert string"
+    (lambda lem: tk.interlacing_holds(np.ones(3), [0], []), "A"),
+    (lambda lem: lem.interlacing_bounds([["a", 1]], [], []), "A"),
+    (lambda lem: lem.exact_squared_singular_values(sp.Matrix([[sp.Symbol("x"), 1], [0, 1]])), "A"),
+    (lambda lem: tk.interlacing_holds_exact(sp.Matrix([[sp.Symbol("x"), 1], [0, 1]]), [0], [0]), "A"),  # NotImplementedError
+])
+def test_interlacing_helpers_name_a_matrix_they_cannot_read(call, field):
+    from theorykit.theory import lemmas
+
+    assert _err(lambda: call(lemmas)).field == field
+
+
 # -- documented subpackage helpers (docs/api.md) ----------------------------------------------------
 
 def test_unit_gates_name_on_blocks_and_rule():

@@ -79,7 +79,15 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
         expr = sp.ImmutableMatrix(expr)
     extra = expr.free_symbols - set(args)
     if extra:
-        raise NotJaxSafe(f"free symbols {sorted(map(str, extra))} are not among the arguments")
+        names = sorted(map(str, extra))
+        twins = sorted(str(a) for a in args if str(a) in names)    # sp.Symbol("Delta") for the task's nonnegative Delta
+        if twins:
+            raise NotJaxSafe(f"free symbols {names} are not among the arguments: the argument(s) {twins} are SymPy "
+                             "symbols of the same name with other assumptions, which SymPy counts as different "
+                             "(fix: pass the expression's own symbols, e.g. der.task.symbols['Delta'], or "
+                             "{s.name: s for s in expr.free_symbols})")
+        raise NotJaxSafe(f"free symbols {names} are not among the arguments (fix: add them to the arguments, "
+                         f"or substitute numbers for them first: expr.subs({{...}}))")
     try:
         f = sp.lambdify(list(args), expr, modules="jax")
     except Exception as exc:  # SymPy's JAX printer has no translation for some function

@@ -74,12 +74,26 @@ def _submatrix(A, rows_removed: Iterable[int], cols_removed: Iterable[int]):
     return keep_r, keep_c, A.shape[0] - len(keep_r), A.shape[1] - len(keep_c)
 
 
+def _float_matrix(A) -> np.ndarray:
+    """``A`` as a 2-d float array, else a SpecError naming ``A`` (a string or a symbol reached numpy's
+    "could not convert string to float")."""
+    try:
+        M = np.asarray(A, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise SpecError("A", f"cannot be read as a matrix of real numbers ({exc})",
+                        "give a 2-d array of numbers; a matrix with symbols: substitute values first, "
+                        "or use interlacing_holds_exact for exact rational entries") from None
+    if M.ndim != 2:
+        raise SpecError("A", f"needs a 2-d matrix, got shape {M.shape}", "give rows × columns, e.g. [[1, 2], [3, 4]]")
+    return M
+
+
 def interlacing_bounds(A: np.ndarray, rows_removed: Sequence[int], cols_removed: Sequence[int]):
     """``(upper, sigma_B, lower)``: the arrays σ_i(A), σ_i(B), σ_{i+r+c}(A) for i = 1 … min dims of B.
 
     ``σ_j(A)`` beyond ``min(m, n)`` counts as 0 (the zero padding of Thompson's statement).
     """
-    A = np.asarray(A, dtype=float)
+    A = _float_matrix(A)
     keep_r, keep_c, r, c = _submatrix(A, rows_removed, cols_removed)
     sA = singular_values(A)
     sB = singular_values(A[np.ix_(keep_r, keep_c)])
@@ -95,7 +109,7 @@ def interlacing_holds(A: np.ndarray, rows_removed: Sequence[int], cols_removed: 
     ``tol`` defaults to ``32 · eps · max(m, n) · σ₁(A)``: the backward error of a floating-point
     SVD is of order ``eps · ‖A‖₂`` per singular value, so the tolerance scales with the matrix.
     """
-    A = np.asarray(A, dtype=float)
+    A = _float_matrix(A)
     up, sB, low = interlacing_bounds(A, rows_removed, cols_removed)
     if tol is None:
         tol = 32 * np.finfo(float).eps * max(A.shape) * top_singular_value(A)
@@ -113,6 +127,9 @@ def exact_squared_singular_values(A) -> list:
     A = sp.Matrix(A)
     if A.rows == 0 or A.cols == 0:
         return []
+    if A.free_symbols:          # SymPy's "sorted roots not supported over ZZ[x]" (NotImplementedError)
+        raise SpecError("A", f"holds the symbols {sorted(map(str, A.free_symbols))}: exact singular values "
+                             "are computed for numbers", "substitute numbers first, e.g. A.subs({x: 1})")
     if any(x.is_extended_real is False for x in A):     # AᵀA of a complex A is not its Gram matrix AᴴA:
         raise SpecError("A", "holds non-real entries (a complex matrix)",   # diag(i, 1) gave [1, −1]
                         "give a real matrix; for a complex one use the real form [[Re, −Im], [Im, Re]]")
