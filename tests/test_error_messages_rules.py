@@ -238,3 +238,34 @@ def test_set_with_a_space_says_to_write_one_word(capsys):
     """`--set Delta 0.5` left "unrecognized arguments: 0.5" and no word on why."""
     err = _cli_error(capsys, ["derive", XOR, "--set", "Delta", "0.5"])
     assert "unrecognized arguments: 0.5" in err and "--set Delta=0.5" in err
+
+
+def test_a_misspelt_example_names_the_nearest_one():
+    """example_path("xor_lin.toml") said only that it was not found beside theorykit."""
+    from theorykit.spec.files import example_path
+
+    with pytest.raises(FileNotFoundError) as e:       # the type callers (and read_toml's hint) catch
+        example_path("xor_lin.toml")
+    assert "did you mean 'xor_linear.toml'?" in str(e.value)
+    assert example_path("xor_linear.toml") == EX / "xor_linear.toml"
+
+
+def test_spec_from_dict_of_a_path_points_to_load_spec():
+    """spec_from_dict("x.toml") said "spec: must be a table (fix: see docs/specs.md)"."""
+    e = _err(lambda: tk.spec_from_dict("examples/xor_linear.toml"))
+    assert e.field == "spec" and "got a string" in e.problem and "tk.load_spec(path)" in e.fix
+    e = _err(lambda: tk.spec_from_dict(None))
+    assert e.field == "spec" and "{'data': {'task': 'xor-margin'}" in e.fix
+
+
+def test_reln_grid_start_names_hidden():
+    """A ReLN of 3 units on a ReLU network of 4: a bare ValueError, now SpecError naming hidden."""
+    import jax
+    from theorykit.sim import grid
+
+    task = tk.xor_margin(0.5)
+    X, Y = task.numeric()
+    paths = tk.GDLNSpec(task, [tk.Pathway("p", (1, 1, 1, 1), "all", "all", 3)]).pathways
+    e = _err(lambda: grid.reln_grid_start(X[None], Y, jax.random.split(jax.random.PRNGKey(0), 1), paths, task=task,
+                                          hidden=4, std=0.1))
+    assert e.field == "hidden" and "hidden=3" in e.fix
