@@ -269,3 +269,55 @@ def test_reln_grid_start_names_hidden():
     e = _err(lambda: grid.reln_grid_start(X[None], Y, jax.random.split(jax.random.PRNGKey(0), 1), paths, task=task,
                                           hidden=4, std=0.1))
     assert e.field == "hidden" and "hidden=3" in e.fix
+
+
+# -- the trainer for your own Net (theorykit.sim.engine.train_net) ----------------------------------
+
+@pytest.fixture(scope="module")
+def chain():
+    from theorykit.net.layout import Net
+    from theorykit.net.starts import random_params
+
+    net = Net.chain(3, [4], 1)                       # W1 4 × 3, W2 1 × 4
+    return net, random_params(net, 0.1, seeds=2)
+
+
+X3 = np.array([[1.0, 1, -1, -1], [1, -1, 1, -1], [0.5, 0.5, -0.5, -0.5]])
+Y1 = np.array([[1.0, -1, -1, 1]])
+
+
+@pytest.mark.parametrize("change,field,fix", [
+    (dict(data=(X3[:2], Y1)), "data", "3 × P"),                     # JAX's dot_general TypeError
+    (dict(data=(X3, Y1[:, :3])), "data", "3 × P"),
+    (dict(data=X3), "data", "data=(X, Y)"),                         # too many values to unpack
+    (dict(drop="h1->output"), "params0", "net.shapes()"),           # KeyError: 'h1->output'
+    (dict(transpose="input->h1"), "params0['input->h1']", "random_params"),
+    (dict(lr=-0.1), "lr", "lr=0.05"),                               # ran gradient ascent
+    (dict(lr=float("nan")), "lr", "lr=0.05"),
+    (dict(lr="0.1"), "lr", "lr=0.05"),
+])
+def test_train_net_checks_weights_data_and_lr_against_the_net(chain, change, field, fix):
+    from theorykit.sim.engine import train_net
+
+    net, p0 = chain
+    p0 = dict(p0)
+    if "drop" in change:
+        p0.pop(change["drop"])
+    if "transpose" in change:
+        k = change["transpose"]
+        p0[k] = np.swapaxes(np.asarray(p0[k]), 1, 2)
+    data = change.get("data", (X3, Y1))
+    e = _err(lambda: train_net(net, p0, data, lr=change.get("lr", 0.1), steps=2))
+    assert e.field == field and fix in e.fix
+
+
+def test_train_net_still_trains_what_fits(chain):
+    """The checks pass what they should: 2 members, X 3 × 4, Y 1 × 4, one lr per member. By hand, at
+    step 0 the mean loss is ½ · mean over datapoints of (ŷ − y)² summed over outputs: ½ Σ (W2 relu(W1 x) − y)²/P."""
+    from theorykit.sim.engine import train_net
+
+    net, p0 = chain
+    res = train_net(net, p0, (X3, Y1), lr=np.array([0.05, 0.1]), steps=2)
+    W1, W2 = np.asarray(p0["input->h1"]), np.asarray(p0["h1->output"])
+    L0 = [0.5 * np.sum((W2[m] @ np.maximum(W1[m] @ X3, 0) - Y1) ** 2) / 4 for m in range(2)]
+    np.testing.assert_allclose(res.loss[:, 0], L0, rtol=1e-12)
