@@ -321,3 +321,29 @@ def test_train_net_still_trains_what_fits(chain):
     W1, W2 = np.asarray(p0["input->h1"]), np.asarray(p0["h1->output"])
     L0 = [0.5 * np.sum((W2[m] @ np.maximum(W1[m] @ X3, 0) - Y1) ** 2) / 4 for m in range(2)]
     np.testing.assert_allclose(res.loss[:, 0], L0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("call,field", [
+    (lambda net, rp: rp(net, -0.1), "scales"),                                        # drew weights, sign flipped
+    (lambda net, rp: rp(net, {"input->h1": 0.1}), "scales"),                          # KeyError: 'h1->output'
+    (lambda net, rp: rp(net, {"input->h1": 0.1, "h1->output": float("nan")}), "scales['h1->output']"),
+    (lambda net, rp: rp(net, "abc"), "scales"),                                       # float('abc') ValueError
+    (lambda net, rp: rp(net, None), "scales"),                                        # dict(None) TypeError
+    (lambda net, rp: rp(net, 0.1, seeds=0), "seeds"),                                 # an ensemble of no network
+])
+def test_random_params_checks_its_scales_and_seeds(call, field):
+    from theorykit.net.layout import Net
+    from theorykit.net.starts import random_params
+
+    assert _err(lambda: call(Net.chain(3, [4], 1), random_params)).field == field
+
+
+def test_net_chain_of_one_width_and_an_aligned_start_of_negative_strength():
+    from theorykit.net.layout import Net
+    from theorykit.net.starts import aligned_net_params
+
+    e = _err(lambda: Net.chain(3, 4, 1))                 # TypeError: object of type 'int' has no len()
+    assert e.field == "widths" and "[4]" in e.fix
+    assert Net.chain(3, (4,), 1).shapes() == {"input->h1": (4, 3), "h1->output": (1, 4)}
+    # a0 = −1 gave NaN weights (√a0)
+    assert _err(lambda: aligned_net_params(Net.chain(3, [4], 1, relu=False), X3, Y1, -1.0)).field == "a0"

@@ -197,7 +197,7 @@ def staircase_weights(pattern: np.ndarray, context_scale: float = 1.0):
 
     With columns ranked by descending on-count (rank ρ_c = 0, 1, …) and row i on for its r_i
     highest-ranked columns: ``a_i = r_i − ½``, ``s·b_c = −ρ_c``; then ``a_i + s b_c > 0 ⇔ ρ_c < r_i``.
-    Raises ValueError for a pattern that is not a staircase.
+    Raises SpecError (a ValueError) naming ``pattern`` for a pattern that is not a staircase.
     """
     G = np.asarray(pattern, dtype=bool)
     if not is_staircase(G):
