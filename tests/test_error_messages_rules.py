@@ -347,3 +347,28 @@ def test_net_chain_of_one_width_and_an_aligned_start_of_negative_strength():
     assert Net.chain(3, (4,), 1).shapes() == {"input->h1": (4, 3), "h1->output": (1, 4)}
     # a0 = −1 gave NaN weights (√a0)
     assert _err(lambda: aligned_net_params(Net.chain(3, [4], 1, relu=False), X3, Y1, -1.0)).field == "a0"
+
+
+# -- curve metrics (theorykit.curves) ---------------------------------------------------------------
+
+@pytest.mark.parametrize("call,field", [
+    (lambda c: c.learning_time("abc"), "curves"),                                 # could not convert string
+    (lambda c: c.learning_time(0.5), "curves"),                                   # IndexError: a 0-d array
+    (lambda c: c.learning_time(np.ones((2, 5)), times=[0, 1]), "times"),          # IndexError in the loop
+    (lambda c: c.curve_distance(np.ones(5), np.ones(4)), "b"),                    # operands could not be broadcast
+    (lambda c: c.loss_metrics(np.arange(5), np.ones(4)), "loss"),                 # numpy's trapezoid error
+])
+def test_curve_metrics_name_the_curve_that_does_not_fit(call, field):
+    from theorykit import curves
+
+    assert _err(lambda: call(curves)).field == field
+
+
+def test_curve_metrics_still_measure():
+    """By hand: L = 1, 0.6, 0.4, 0.2 at t = 0, 10, 20, 30 reaches ½ L(0) between 10 and 20, at
+    10 + 10 (0.6 − 0.5)/(0.6 − 0.4) = 15; the RMS distance of (0, 0) and (3, 4) is √(25/2)."""
+    from theorykit import curves
+
+    assert curves.learning_time(np.array([1.0, 0.6, 0.4, 0.2]), 0.5, times=[0, 10, 20, 30]) == pytest.approx(15.0)
+    assert curves.curve_distance([0.0, 0.0], [3.0, 4.0]) == pytest.approx(np.sqrt(12.5))
+    assert curves.loss_metrics(np.array([0.0, 10, 20, 30]), np.array([1.0, 0.6, 0.4, 0.2]))["t_0.5"] == pytest.approx(15.0)
