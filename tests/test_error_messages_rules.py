@@ -372,3 +372,14 @@ def test_curve_metrics_still_measure():
     assert curves.learning_time(np.array([1.0, 0.6, 0.4, 0.2]), 0.5, times=[0, 10, 20, 30]) == pytest.approx(15.0)
     assert curves.curve_distance([0.0, 0.0], [3.0, 4.0]) == pytest.approx(np.sqrt(12.5))
     assert curves.loss_metrics(np.array([0.0, 10, 20, 30]), np.array([1.0, 0.6, 0.4, 0.2]))["t_0.5"] == pytest.approx(15.0)
+
+
+def test_to_jax_of_a_function_jax_lacks_says_what_to_do():
+    """to_jax(lowergamma(x, 2), [x]) passed on SymPy's printer text, "Set the printer option 'strict'
+    to False", an option to_jax does not take, and no way out."""
+    from theorykit.theory.jaxify import NotJaxSafe
+
+    x = sp.Symbol("x")
+    with pytest.raises(NotJaxSafe) as e:
+        tk.to_jax(sp.lowergamma(x, 2), [x])
+    assert "lowergamma" in str(e.value) and "(fix: " in str(e.value) and "strict" not in str(e.value)

@@ -91,7 +91,9 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
     try:
         f = sp.lambdify(list(args), expr, modules="jax")
     except Exception as exc:  # SymPy's JAX printer has no translation for some function
-        raise NotJaxSafe(f"no JAX translation: {exc}") from None
+        first = (str(exc).splitlines() or [""])[0]     # not SymPy's "set the printer option 'strict'": to_jax has none
+        raise NotJaxSafe(f"no JAX translation: {first} (fix: rewrite the expression with functions jax.numpy has, "
+                         "or evaluate it in numbers: sp.N, or sp.lambdify with numpy)") from None
     g = f.__globals__
     for name in _names(f.__code__):
         if name in _ALLOWED_BUILTINS:
@@ -99,7 +101,9 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
         obj = g.get(name)
         mod = getattr(obj, "__module__", "") or ""
         if obj is None or not (mod.startswith("jax") or obj is jnp or obj is jax):
-            raise NotJaxSafe(f"lambdified code uses {name!r} from {mod or 'nowhere'}, not jax.numpy")
+            raise NotJaxSafe(f"lambdified code uses {name!r} from {mod or 'nowhere'}, not jax.numpy (fix: rewrite "
+                             f"the expression without {name}, or evaluate it in numbers: sp.N, or sp.lambdify "
+                             "with numpy)")
     # every argument becomes a JAX array first (Python scalars stay weakly typed, so float32 inputs stay
     # float32): otherwise Python numbers are computed on with Python's arithmetic up to the first jnp call,
     # and f(0.0) raises ZeroDivisionError where f(jnp.float64(0.0)) gives IEEE inf, and lists fail
