@@ -383,3 +383,33 @@ def test_to_jax_of_a_function_jax_lacks_says_what_to_do():
     with pytest.raises(NotJaxSafe) as e:
         tk.to_jax(sp.lowergamma(x, 2), [x])
     assert "lowergamma" in str(e.value) and "(fix: " in str(e.value) and "strict" not in str(e.value)
+
+
+@pytest.mark.parametrize("call,field", [
+    (lambda: tk.context_gating_mismatch(np.ones((3, 5)), 2, 2), "pre"),    # reshape's "cannot reshape array"
+    (lambda: tk.context_gating_mismatch(np.ones((4, 5)), 2, 2), "pre"),    # P × H: was read as 5 units
+    (lambda: tk.context_gating_mismatch("x", 2, 2), "pre"),
+    (lambda: tk.context_gating_mismatch(np.ones((1, 4)), 0, 2), "n"),
+])
+def test_context_gating_mismatch_checks_its_pre_activations(call, field):
+    assert _err(call).field == field
+
+
+def test_context_gating_mismatch_still_measures():
+    """By hand, n = k = 2, one unit pre = (1, −1 | 2, 2) (context-major): context 0 costs min(1, 1) = 1,
+    context 1 min(0, 4) = 0, over Σ|pre| = 6: 1/6; a flat pre of one unit reads the same."""
+    assert tk.context_gating_mismatch(np.array([[1.0, -1, 2, 2]]), 2, 2) == pytest.approx([1 / 6])
+    assert tk.context_gating_mismatch(np.array([1.0, -1, 2, 2]), 2, 2) == pytest.approx([1 / 6])
+
+
+@pytest.mark.parametrize("call,field", [
+    (lambda lem, pat: lem.has_xor_subpattern(np.ones(4)), "pattern"),              # IndexError
+    (lambda lem, pat: lem.all_patterns(-1, 2), "n"),                               # numpy reshape error
+    (lambda lem, pat: pat.realisable_patterns(np.ones(4)), "X"),                   # "not enough values to unpack"
+    (lambda lem, pat: pat.data_symmetries(np.ones(4), np.ones((1, 4))), "X, Y"),   # IndexError
+])
+def test_pattern_helpers_name_a_flat_array(call, field):
+    from theorykit.analysis import patterns
+    from theorykit.theory import lemmas
+
+    assert _err(lambda: call(lemmas, patterns)).field == field

@@ -186,7 +186,9 @@ def has_xor_subpattern(pattern: np.ndarray) -> bool:
 
     This is the 2 × 2 pattern the proof of Lemma 4.1 rules out.
     """
-    G = np.asarray(pattern, dtype=bool)
+    G = binary(pattern, "pattern")      # a flat list was an IndexError, a gate of 2 read as on
+    if G.ndim != 2:
+        raise SpecError("pattern", f"needs an items × contexts array, got shape {G.shape}", "reshape it to n × k")
     # XOR on rows i, j ⇔ row i ⊄ row j and row j ⊄ row i; not_in[i, j]: row i ⊄ row j
     not_in = (G[:, None, :] & ~G[None, :, :]).any(axis=-1)
     return bool((not_in & not_in.T).any())
@@ -281,6 +283,7 @@ def _sizes(n, k, lo: int = 1) -> tuple:
 
 def all_patterns(n: int, k: int) -> np.ndarray:
     """All 2^(n·k) boolean n × k patterns, shape (2^(nk), n, k)."""
+    n, k = _sizes(n, k)                 # n = −1: numpy's "can only specify one unknown dimension"
     m = n * k
     idx = np.arange(2 ** m, dtype=np.int64)[:, None]
     bits = ((idx >> np.arange(m)) & 1).astype(bool)
@@ -358,7 +361,15 @@ def context_gating_mismatch(pre: np.ndarray, n: int, k: int) -> np.ndarray:
     summed over contexts and divided by ``Σ_μ |pre_jμ|``, is returned (0: the unit is exactly
     context-gated; units with all-zero pre-activations get 0).
     """
-    pre = np.asarray(pre, dtype=float).reshape(-1, k, n)          # H × k × n
+    n, k = _sizes(n, k)
+    try:
+        pre = np.asarray(pre, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise SpecError("pre", f"cannot be read as numbers ({exc})", "give H × P pre-activations as an array") from None
+    if pre.ndim < 1 or pre.shape[-1] != n * k:          # reshape's error, or a transposed P × H read as other units
+        raise SpecError("pre", f"shape {pre.shape}: the last axis must be the {n * k} datapoints (n·k)",
+                        "give units × datapoints (transpose datapoints × units)")
+    pre = pre.reshape(-1, k, n)                                    # H × k × n
     neg = np.maximum(-pre, 0).sum(axis=2)                          # cost of "on for context c"
     pos = np.maximum(pre, 0).sum(axis=2)                           # cost of "off for context c"
     cost = np.minimum(neg, pos).sum(axis=1)
