@@ -413,3 +413,18 @@ def test_pattern_helpers_name_a_flat_array(call, field):
     from theorykit.theory import lemmas
 
     assert _err(lambda: call(lemmas, patterns)).field == field
+
+
+@pytest.mark.parametrize("call,field", [
+    (lambda lem: lem.top_singular_value("abc"), "A"),           # could not convert string to float
+    (lambda lem: lem.singular_values([1.0, 2.0, 3.0]), "A"),    # LinAlgError: at least two-dimensional
+    (lambda lem: lem.gate_pattern("a", [1.0]), "w_item"),
+    (lambda lem: lem.gate_pattern([1.0], [[1.0]]), "w_context"),
+])
+def test_singular_values_and_gate_pattern_name_their_argument(call, field):
+    from theorykit.theory import lemmas
+
+    assert _err(lambda: call(lemmas)).field == field
+    # by hand: σ of diag(3, 4) are 4, 3; G[i, c] = 1[a_i + b_c > 0] for a = (½, −1), b = (0, −1)
+    assert lemmas.top_singular_value([[3, 0], [0, 4]]) == pytest.approx(4.0)
+    assert lemmas.gate_pattern([0.5, -1], [0.0, -1.0]).tolist() == [[True, False], [False, False]]

@@ -49,9 +49,15 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 def singular_values(A: np.ndarray) -> np.ndarray:
     """Singular values of ``A`` in descending order (length min(m, n); empty for an empty matrix)."""
-    A = np.asarray(A, dtype=float)
+    try:
+        A = np.asarray(A, dtype=float)
+    except (TypeError, ValueError) as exc:          # numpy's "could not convert string to float"
+        raise SpecError("A", f"cannot be read as a matrix of real numbers ({exc})",
+                        "give a 2-d array of numbers (a SymPy matrix with symbols: substitute values first)") from None
     if A.size == 0:
         return np.zeros(0)
+    if A.ndim < 2:                                  # LinAlgError: "at least two-dimensional"
+        raise SpecError("A", f"needs a matrix, got shape {A.shape}", "give rows × columns, e.g. [[1, 2], [3, 4]]")
     return np.linalg.svd(A, compute_uv=False)
 
 
@@ -167,9 +173,19 @@ def gate_pattern(w_item: Sequence[float], w_context: Sequence[float], context_sc
     This is exactly ``relu_gates`` of the unit on the inputs of :func:`theorykit.spec.task.contexts`
     (pre-activation 0 counts as off).
     """
-    a = np.asarray(w_item, dtype=float)[:, None]
-    b = np.asarray(w_context, dtype=float)[None, :]
-    return (a + context_scale * b) > 0
+    a, b = _weights(w_item, "w_item", "item"), _weights(w_context, "w_context", "context")
+    return (a[:, None] + context_scale * b[None, :]) > 0
+
+
+def _weights(w, field: str, per: str) -> np.ndarray:
+    """A unit's weights as a 1-d float array, else a SpecError naming ``field``."""
+    try:
+        v = np.asarray(w, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise SpecError(field, f"cannot be read as numbers ({exc})", f"give one weight per {per}") from None
+    if v.ndim != 1:
+        raise SpecError(field, f"needs a 1-d array of weights, got shape {v.shape}", f"give one weight per {per}")
+    return v
 
 
 def pattern_from_gates(gates: Sequence, n: int, k: int) -> np.ndarray:
