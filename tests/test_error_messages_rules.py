@@ -428,3 +428,18 @@ def test_singular_values_and_gate_pattern_name_their_argument(call, field):
     # by hand: σ of diag(3, 4) are 4, 3; G[i, c] = 1[a_i + b_c > 0] for a = (½, −1), b = (0, −1)
     assert lemmas.top_singular_value([[3, 0], [0, 4]]) == pytest.approx(4.0)
     assert lemmas.gate_pattern([0.5, -1], [0.0, -1.0]).tolist() == [[True, False], [False, False]]
+
+
+def test_write_json_names_where_a_non_finite_number_sits(tmp_path):
+    """io.write_json({"loss": [0.5, nan]}) said only "refusing to write a non-finite number (nan)": in a
+    result of many curves, not where. It names the entry now (still a ValueError), and writes nothing."""
+    from theorykit.cli.common import json_text
+    from theorykit.io import write_json
+
+    e = _err(lambda: write_json(tmp_path / "r.json", {"loss": [0.5, float("nan")], "s": {"x": np.array([1, np.inf])}}))
+    assert e.field == "result['loss'][1]" and "non-finite" in e.problem and "nothing was written" in e.fix
+    assert not (tmp_path / "r.json").exists()
+    assert _err(lambda: write_json(tmp_path / "r.json", {"s": {"x": np.array([1, np.inf])}})).field == "result['s']['x'][1]"
+    # the command line's wrapper keeps one "(fix: …)": its own
+    e = _err(lambda: json_text({"loss": [float("inf")]}))
+    assert e.field == "training" and "result['loss'][0]" in e.problem and str(e).count("(fix: ") == 1

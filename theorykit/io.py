@@ -158,18 +158,19 @@ def atomic_write_text(path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def jsonable(obj):
-    """Convert numpy/sympy objects for JSON; refuses NaN and infinity (they are never written)."""
+def jsonable(obj, _at: str = "result"):
+    """Convert numpy/sympy objects for JSON; refuses NaN and infinity (they are never written): a
+    SpecError (a ValueError) whose field is where the number sits, e.g. ``result['loss'][3]``."""
     if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
+        return {str(k): jsonable(v, f"{_at}[{k!r}]") for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
+        return [jsonable(v, f"{_at}[{i}]") for i, v in enumerate(obj)]
     if isinstance(obj, np.ndarray):
-        return jsonable(obj.tolist())
+        return jsonable(obj.tolist(), _at)
     if isinstance(obj, (np.floating, float)):
         v = float(obj)
         if not math.isfinite(v):
-            raise ValueError(f"refusing to write a non-finite number ({v}) to a result file")
+            raise _non_finite(v, _at)
         return v
     if isinstance(obj, (np.integer,)):
         return int(obj)
@@ -178,8 +179,15 @@ def jsonable(obj):
     if obj is None or isinstance(obj, (str, int, bool)):
         return obj
     if not _finite_other(obj):          # SymPy's nan, zoo, oo: str() wrote them as "nan", "zoo", "oo"
-        raise ValueError(f"refusing to write a non-finite number ({obj}) to a result file")
+        raise _non_finite(obj, _at)
     return str(obj)
+
+
+def _non_finite(v, at: str) -> SpecError:
+    # the message named neither where the number sat nor what to do
+    return SpecError(at, f"refusing to write a non-finite number ({v}) to a result file",
+                     "nothing was written: find where it came from (a diverged run: lower lr; a value at "
+                     "a singular point: other symbol values), or drop it from what is written")
 
 
 def _finite_other(obj) -> bool:
