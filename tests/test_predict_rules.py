@@ -795,3 +795,24 @@ def test_exhaust_summary_by_hand(monkeypatch, use_symmetry):
     assert s["all_within_1pct_contain_common_and_all_(k-1)-context"] is False
     assert s["best_family_lacking_common_or_a_(k-1)-context_pathway"]["family"] == "12+13+23"
     assert set(res.curves) == {"common+12+13+23", "common+1+12+13+23", "common", "common+1+2+3"}
+
+
+@pytest.mark.parametrize("kw,field", [({"beam": 0}, "beam"), ({"shortlist": 0}, "shortlist"),
+                                      ({"shortlist": -1}, "shortlist"), ({"beam": "x"}, "beam")])
+def test_beam_and_shortlist_are_positive_integers(kw, field):
+    """``beam``/``shortlist`` below 1 or not integers: a SpecError naming the keyword, before any work.
+    shortlist = 0 was reported as "every candidate family has more pathways than the 8 hidden units",
+    shortlist = −1 cut the candidate list by one without a word, and beam = "x" was int()'s ValueError."""
+    with pytest.raises(tk.SpecError) as e:
+        tk.predict_reln(tk.xor_margin(1.2), 8, tk.Training(steps=50, lr=0.05), search="beam", **kw)
+    assert e.value.field == field and "positive integer" in e.value.fix
+
+
+def test_the_command_line_names_the_beam_option(tmp_path, capsys):
+    """The same check from the command line names ``--beam`` (exit 2, no file)."""
+    from theorykit.cli import main
+    out = tmp_path / "p.toml"
+    from theorykit.spec.files import example_path
+    assert main(["predict", str(example_path("predict/xor_data.toml")),
+                 "--hidden", "8", "--search", "beam", "--beam", "0", "--out", str(out)]) == 2
+    assert "--beam" in capsys.readouterr().err and not out.exists()

@@ -18,6 +18,8 @@ import math
 
 import numpy as np
 
+from .errors import SpecError
+
 __all__ = ["learning_time", "curve_distance", "closest", "switch_point", "median_never_inf", "fit_log_scale",
            "nan_to_none", "loss_metrics", "loss_at_steps", "time_errors", "max_gap", "best_grid_row", "first_crossing",
            "r2", "variance_explained", "stereotypical", "level_times", "level_error"]
@@ -29,8 +31,14 @@ def learning_time(curves, frac: float = 0.5, initial=None, times=None) -> np.nda
     ``curves``: (..., T) losses at ``times`` (default 0, 1, …, T−1). ``initial`` overrides the
     initial value (default ``curves[..., 0]``). NaN where the curve never reaches the level.
     """
-    c = np.asarray(curves, dtype=float)
-    tt = np.arange(c.shape[-1], dtype=float) if times is None else np.asarray(times, dtype=float)
+    c = _floats(curves, "curves", "give losses as an array (..., T), e.g. traj.loss")
+    if c.ndim == 0:
+        raise SpecError("curves", "is one number, not a curve", "give losses as an array (..., T), e.g. traj.loss")
+    tt = np.arange(c.shape[-1], dtype=float) if times is None else \
+        _floats(times, "times", "give one time per loss, e.g. traj.t")
+    if tt.shape != (c.shape[-1],):      # an IndexError, or times read past the curve's own
+        raise SpecError("times", f"{tt.size} times for curves of {c.shape[-1]} points (shape {c.shape})",
+                        "give one time per point of the curves' last axis, e.g. traj.t")
     L0 = c[..., 0] if initial is None else np.broadcast_to(np.asarray(initial, dtype=float), c.shape[:-1])
     level = frac * L0
     below = c <= level[..., None]
@@ -54,7 +62,21 @@ def learning_time(curves, frac: float = 0.5, initial=None, times=None) -> np.nda
 
 def curve_distance(a, b) -> np.ndarray:
     """RMS distance between loss curves over the run (last axis), broadcasting."""
-    return np.sqrt(np.mean((np.asarray(a, float) - np.asarray(b, float)) ** 2, axis=-1))
+    a, b = _floats(a, "a", "give losses as an array (..., T)"), _floats(b, "b", "give losses as an array (..., T)")
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:                  # numpy's "operands could not be broadcast together"
+        raise SpecError("b", f"shape {b.shape} does not match the curve a of shape {a.shape}",
+                        "compare curves recorded at the same times (interpolate one: np.interp)") from None
+    return np.sqrt(np.mean((a - b) ** 2, axis=-1))
+
+
+def _floats(x, field: str, fix: str) -> np.ndarray:
+    """``x`` as a float array, else a SpecError naming ``field`` (numpy's "could not convert string")."""
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise SpecError(field, f"cannot be read as numbers ({exc})", fix) from None
 
 
 def closest(curve, candidates: dict) -> tuple[str, dict]:
@@ -132,6 +154,11 @@ def loss_metrics(t: np.ndarray, loss: np.ndarray, fractions=(0.5, 0.1, 0.01)) ->
 
     Times as :func:`learning_time` gives them (linearly interpolated); ``None`` when never reached.
     """
+    t = _floats(t, "t", "give the curve's times, e.g. traj.t")
+    loss = _floats(loss, "loss", "give one loss curve, e.g. traj.mean")
+    if t.ndim != 1 or t.shape != loss.shape:        # numpy's broadcast error from trapezoid
+        raise SpecError("loss", f"shape {loss.shape} does not match the times t of shape {t.shape}",
+                        "give one curve and its times, both 1-d of one length (e.g. traj.t, traj.mean)")
     L0 = float(loss[0])
     out = {"L0": L0, "final_fraction": float(loss[-1] / L0),
            "area": float(np.trapezoid(loss / L0, t) / (t[-1] - t[0]))}

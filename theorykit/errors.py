@@ -5,6 +5,8 @@ message printed by the command line is enough to mend a spec file.
 """
 from __future__ import annotations
 
+import functools
+
 
 class TheorykitError(Exception):
     """Base class of all theorykit errors."""
@@ -54,3 +56,23 @@ class DerivationError(TheorykitError):
 
 class DivergenceError(TheorykitError):
     """A simulation diverged (the learning rate is too large for the data)."""
+
+
+def keyword_errors(options: dict):
+    """A decorator putting a function's errors in Python's words: a :class:`SpecError` whose field is a
+    command-line option in ``options`` (option → keyword, e.g. ``{"--time-bound": "time_bound"}``)
+    names the keyword instead, and its fix says so. The command line calls ``fn.__wrapped__``, whose
+    errors name its options."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except SpecError as exc:
+                key = options.get(exc.field)
+                if key is None:
+                    raise
+                raise SpecError(key, exc.problem, f"{exc.fix} (options are keywords here: {exc.field} is "
+                                                  f"{key}=)") from None
+        return wrapper
+    return decorate

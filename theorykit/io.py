@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import SpecError
+
 __all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", "png_bytes", "write_figure", "FIGURE_FORMATS", "new_figure", "plot_text", "counted"]
 
 
@@ -157,18 +159,19 @@ def atomic_write_text(path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def jsonable(obj):
-    """Convert numpy/sympy objects for JSON; refuses NaN and infinity (they are never written)."""
+def jsonable(obj, _at: str = "result"):
+    """Convert numpy/sympy objects for JSON; refuses NaN and infinity (they are never written): a
+    SpecError (a ValueError) whose field is where the number sits, e.g. ``result['loss'][3]``."""
     if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
+        return {str(k): jsonable(v, f"{_at}[{k!r}]") for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
+        return [jsonable(v, f"{_at}[{i}]") for i, v in enumerate(obj)]
     if isinstance(obj, np.ndarray):
-        return jsonable(obj.tolist())
+        return jsonable(obj.tolist(), _at)
     if isinstance(obj, (np.floating, float)):
         v = float(obj)
         if not math.isfinite(v):
-            raise ValueError(f"refusing to write a non-finite number ({v}) to a result file")
+            raise _non_finite(v, _at)
         return v
     if isinstance(obj, (np.integer,)):
         return int(obj)
@@ -177,8 +180,15 @@ def jsonable(obj):
     if obj is None or isinstance(obj, (str, int, bool)):
         return obj
     if not _finite_other(obj):          # SymPy's nan, zoo, oo: str() wrote them as "nan", "zoo", "oo"
-        raise ValueError(f"refusing to write a non-finite number ({obj}) to a result file")
+        raise _non_finite(obj, _at)
     return str(obj)
+
+
+def _non_finite(v, at: str) -> SpecError:
+    # the message named neither where the number sat nor what to do
+    return SpecError(at, f"refusing to write a non-finite number ({v}) to a result file",
+                     "nothing was written: find where it came from (a diverged run: lower lr; a value at "
+                     "a singular point: other symbol values), or drop it from what is written")
 
 
 def _finite_other(obj) -> bool:
@@ -268,5 +278,6 @@ def write_figure(fig, path, dpi: int = 110, tight: bool = False) -> Path:
     (:data:`FIGURE_FORMATS`; a path from a user is checked first by :func:`theorykit.spec.fields.figure_path`)."""
     fmt = FIGURE_FORMATS.get(Path(path).suffix.lower())
     if fmt is None:
-        raise ValueError(f"{path}: a figure is written as .png, .pdf or .svg")
+        raise SpecError("path", f"{path} does not end in .png, .pdf or .svg, the formats a figure is written in",
+                        f"name it e.g. {Path(path).with_suffix('.png').name}, or .pdf for a paper")
     return atomic_write_bytes(path, png_bytes(fig, dpi, tight, fmt))

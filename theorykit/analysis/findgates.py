@@ -69,8 +69,8 @@ def unit_rows(snapshots) -> np.ndarray:
     """Stack binary snapshots (seeds × snapshots × H × P) into rows (N × P) of 0/1 floats."""
     S = np.asarray(snapshots)
     if S.ndim < 2:
-        raise SpecError("snapshots", f"shape {S.shape}: needs at least two axes (units × datapoints)",
-                        "give seeds × snapshots × H × P activity, or H × P")
+        raise SpecError("snapshots", f"need at least two axes (units × datapoints), got shape {S.shape}",
+                        "give seeds × snapshots × H × P gates (or H × P), datapoints last")
     return S.reshape(-1, S.shape[-1]).astype(float)
 
 
@@ -90,7 +90,7 @@ def cluster_gates(rows, K: int, seed: int = 0, n_init: int = 10) -> Clustering:
     KMeans = require_sklearn("cluster").KMeans
 
     if n_init < 5:
-        raise SpecError("n_init", f"{n_init} k-means restarts", "use at least 5 (n_init >= 5)")
+        raise SpecError("n_init", f"{n_init!r} k-means restarts are too few", "use at least 5 (n_init >= 5)")
     rows = np.asarray(rows, dtype=float)
     uniq, counts = np.unique(rows, axis=0, return_counts=True)
     if len(uniq) < K:
@@ -330,9 +330,11 @@ def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW
     Ks = list(Ks)
     s = np.asarray(scores, dtype=float)
     if len(Ks) != len(s) or not len(Ks):
-        raise SpecError("scores", f"{len(s)} scores for {len(Ks)} Ks", "give one score per K, and at least one")
+        raise SpecError("scores", f"{len(Ks)} Ks and {len(s)} scores: they must be non-empty and of equal length",
+                        "give one score per K, e.g. choose_elbow([1, 2, 3], [0.5, 0.1, 0.09])")
     if not 0 <= threshold <= 1:
-        raise SpecError("threshold", f"{threshold!r} is not a fraction in [0, 1]", "e.g. threshold=0.1")
+        raise SpecError("threshold", f"{threshold!r} is not a fraction in [0, 1]",
+                        f"e.g. threshold={ELBOW_THRESHOLD} (the default)")
     finite = np.isfinite(s)     # a K that kept no pattern (score +inf) is never the elbow
     if finite.any() and not finite.all():
         Ks, s = [k for k, f in zip(Ks, finite) if f], s[finite]

@@ -37,6 +37,8 @@ def realisable_patterns(X, *, method: str = "auto", max_patterns: int = 4096, sa
     bound is at most ``max_patterns``). ``deadline`` (a ``time.monotonic()`` value): the exact search
     raises :class:`TimeoutError` when it runs past it."""
     X = np.asarray(X, float)
+    if X.ndim != 2:                     # "not enough values to unpack"
+        raise SpecError("X", f"needs the d × P inputs, got shape {X.shape}", "give X with datapoints as columns")
     d, P = X.shape
     r = int(np.linalg.matrix_rank(X)) if X.size else 0
     bound = cover_bound(P, r)
@@ -197,6 +199,9 @@ def data_symmetries(X, Y, task=None, max_group: int = 2000, deadline: float | No
     values); else floats to 1e-12 relative. ``deadline`` (a ``time.monotonic()`` value): raise
     :class:`TimeoutError` when the search runs past it."""
     X, Y = np.asarray(X, float), np.asarray(Y, float)
+    if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:      # an IndexError of X.shape[1]
+        raise SpecError("X, Y", f"X {X.shape} and Y {Y.shape} are not d × P and p × P with one P",
+                        "give 2-D data with datapoints as columns")
     P = X.shape[1]
     Kx, Ky, exact = _grams(task, X, Y)
     if exact:

@@ -55,7 +55,6 @@ phase); :mod:`.predict_validate` trains the ReLU network and says where it depar
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import math
 import time
@@ -64,7 +63,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import SpecError
+from ..errors import SpecError, keyword_errors
 from ..linalg import correlation
 from .findgates import check_seed
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
@@ -75,7 +74,7 @@ from ..net.starts import a0_rule
 from ..curves import loss_metrics
 from ..spec.fields import figure_path, flow_tau, integer, loss_factor, short_repr
 from ..spec.files import TRAINING_RANGES
-from ..spec.gating import GDLNSpec, Pathway
+from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task, no_value_error
 from ..io import counted, new_figure, png_bytes, write_figure
 from ..html import html_escape
@@ -320,28 +319,11 @@ def estimate_seconds(P: int, d: int, rank: int, pathways: float, families: int, 
 
 #: the command line's options → predict_reln's keywords: a Python caller's error names the keyword
 _KEYWORDS = {"--hidden": "hidden", "--search": "search", "--time-bound": "time_bound", "--steps": "steps",
-             "--consistency": "consistency", "--max-orbit-size": "max_orbit_size",
-             "--enumerate": "enumerate_method", "--max-patterns": "max_patterns", "--seed": "seed"}
+             "--consistency": "consistency", "--max-orbit-size": "max_orbit_size", "--shortlist": "shortlist",
+             "--beam": "beam", "--enumerate": "enumerate_method", "--max-patterns": "max_patterns", "--seed": "seed"}
 
 
-def _keyword_errors(fn):
-    """``fn``'s errors in Python's words: a field named by a command-line option names the keyword
-    instead, and the fix says so (``--time-bound`` is ``time_bound=``). The command line calls
-    ``fn.__wrapped__``, whose errors name its options."""
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except SpecError as exc:
-            key = _KEYWORDS.get(exc.field)
-            if key is None:
-                raise
-            raise SpecError(key, exc.problem, f"{exc.fix} (options are keywords here: {exc.field} is {key}=, "
-                                              "--shortlist is shortlist=, …)") from None
-    return wrapper
-
-
-@_keyword_errors
+@keyword_errors(_KEYWORDS)
 def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int = 3, shortlist: int = 8,
                  seed: int = 0, max_patterns: int = 4096, samples: int = 20000, enumerate_method: str = "auto",
                  max_families: int = 1023, max_orbit_size: int = 32, min_gain: float = 1e-3, race_dt: float = 10.0,
@@ -365,6 +347,11 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                         "pass a task (e.g. tk.xor_margin(1.2), or spec.task) or (X, Y), datapoints as columns")
     if isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer)) or hidden < 1:
         raise SpecError("--hidden", f"needs a positive integer, got {hidden!r}", "e.g. --hidden 128")
+    if not isinstance(training, Training):    # None or a dict reached training.steps as an AttributeError
+        raise SpecError("training", f"expected a Training, got {type(training).__name__} {short_repr(training)}",
+                        "pass e.g. tk.Training(steps=2000, lr=0.05), or a spec's spec.training")
+    for opt, v in (("--beam", beam), ("--shortlist", shortlist)):    # 0 ran into a wrong "more pathways
+        integer(v, opt, lo=1, fix=f"a positive integer, e.g. {opt} 3")   # than units"; −1 cut a list silently
     check_seed(seed, "--seed")        # before any work: --validate's k-means takes 0 … 2**32 − 1 (−1 crashed there)
     if search not in ("auto", "exhaustive", "forward", "beam"):
         raise SpecError("--search", f"unknown search {search!r}", "use exhaustive, forward or beam")

@@ -223,6 +223,13 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
         figure_path(path, "path")
     if der is None and sim is None:
         raise SpecError("der", "nothing to draw", "give der= (a Derivation), sim= (a simulation) or both")
+    # a string or a spec reached sim.saved as an AttributeError, or der.predict_loss as a note drawn on the figure
+    if der is not None and not callable(getattr(der, "predict_loss", None)):     # what is drawn of it
+        raise SpecError("der", f"expected a Derivation, got {type(der).__name__}",
+                        "pass der=tk.Derivation(spec) (a spec is derived first)")
+    if sim is not None and not all(hasattr(sim, k) for k in ("t", "loss", "saved")):
+        raise SpecError("sim", f"expected a simulation (a Trajectory), got {type(sim).__name__}",
+                        "pass sim=tk.simulate(spec, values=..., steps=...)")
     if sim is None and times is None:
         raise SpecError("times", "the theory needs the steps to draw it at", "e.g. times=np.linspace(0, 3000, 300)")
     modes_sim = sim is not None and "modes" in sim.saved

@@ -41,23 +41,44 @@ def _unrecognized(parser, args, extra) -> None:
     import argparse
     import difflib
 
-    command = parser
+    from ..spec.files import TRAINING_KEYS
+
+    command, others = parser, {}
     for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction) and getattr(args, "command", None) in action.choices:
-            command = action.choices[args.command]
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                for o in (o for a in sub._actions for o in a.option_strings if o.startswith("--")):
+                    others.setdefault(o, []).append(name)
+            if getattr(args, "command", None) in action.choices:
+                command = action.choices[args.command]
     options = [o for a in command._actions for o in a.option_strings if o.startswith("--")]
-    hints = []
+    hints, elsewhere = [], []
     for arg in extra:
         if arg.startswith("-"):
-            near = difflib.get_close_matches(arg.split("=", 1)[0], options, n=1)
+            name = arg.split("=", 1)[0]
+            key = name[2:].replace("-", "_")
+            if name in others and name not in options:
+                # `simulate --lr 0.1` was answered "did you mean: --lr -> --plot?": say whose option it is
+                subs = others[name]
+                subs = ", ".join(subs[:-1]) + " and " + subs[-1] if len(subs) > 1 else subs[0]
+                where = f"{name} is an option of theorykit {subs}, not of {command.prog}"
+                elsewhere.append(where + (f": {command.prog} reads it from the spec ([training] {key} = …)"
+                                          if key in TRAINING_KEYS else ""))
+                continue
+            near = difflib.get_close_matches(name, options, n=1)
             if near:
-                hints.append(f"{arg.split('=', 1)[0]} -> {near[0]}")
+                hints.append(f"{name} -> {near[0]}")
     shown = " ".join(extra) if len(extra) <= 4 else " ".join(extra[:3]) + f" … ({len(extra)} in all)"
     if "--checkpoints" in options and any(not a.startswith("-") and os.path.exists(a) for a in extra):
         hints_text = (" (the shell expanded the --checkpoints glob into file names: quote it, e.g. "
                       "--checkpoints 'run/step_*.safetensors')")
-    elif hints:
-        hints_text = f" (did you mean: {', '.join(hints)}?)"
+    elif (loose := [v for v in getattr(args, "set", None) or [] if "=" not in v]) and not extra[0].startswith("-"):
+        # `--set Delta 0.5`: argparse took Delta as the value and left 0.5 over, with no word on why
+        hints_text = (f" (--set takes NAME=VALUE as one word: write --set {loose[0]}={extra[0]}, "
+                      "not --set NAME VALUE)")
+    elif hints or elsewhere:
+        hints_text = " (" + "; ".join(elsewhere + ([f"did you mean: {', '.join(hints)}?"] if hints else [])) + \
+            (f"; see {command.prog} --help)" if elsewhere else ")")
     else:
         hints_text = f" (see {command.prog} --help)"
     command.error(f"unrecognized arguments: {shown}{hints_text}")

@@ -180,7 +180,8 @@ def json_text(obj) -> str:
     try:
         return json.dumps(jsonable(obj), indent=2) + "\n"
     except ValueError as exc:          # a non-finite number: never written
-        raise SpecError("training", f"the result is not finite ({exc})",
+        what = f"{exc.field}: {exc.problem}" if isinstance(exc, SpecError) else str(exc)
+        raise SpecError("training", f"the result is not finite ({what})",
                         "lower training.lr or training.a0, or rescale the data") from None
 
 

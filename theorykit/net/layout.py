@@ -96,6 +96,9 @@ class Net:
     @classmethod
     def chain(cls, d: int, widths: Sequence[int], p: int, relu: bool = True) -> "Net":
         """A fully connected chain input → h1 → … → output (a bias-free ReLU network by default)."""
+        if isinstance(widths, (str, bytes)) or not isinstance(widths, (Sequence, np.ndarray)):    # len() TypeError
+            raise SpecError("widths", f"needs a list of hidden widths, got {type(widths).__name__} {widths!r}",
+                            f"e.g. Net.chain(d, [{widths!r}], p) for one hidden layer")
         names = ["input"] + [f"h{i + 1}" for i in range(len(widths))] + ["output"]
         edges = tuple((f"{a}->{b}", a, b, np.arange(d) if a == "input" else None,
                        np.arange(p) if b == "output" else None) for a, b in zip(names[:-1], names[1:]))

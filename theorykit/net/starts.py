@@ -69,8 +69,26 @@ def random_params(net: Net, scales: Mapping[str, float] | float, seeds: int = 1,
     ``seeds`` members (or one per key in ``keys``). Drawn in float64 and cast, so float32 and
     float64 runs start alike; each member's key is split edge by edge in edge order."""
     shapes = net.shapes()
-    sc = {k: float(scales) for k in shapes} if np.isscalar(scales) else dict(scales)
+    if not (np.isscalar(scales) or isinstance(scales, Mapping)):
+        raise SpecError("scales", f"needs one number or a dict edge → number, got {type(scales).__name__}",
+                        f"e.g. 0.01, or a dict over the edges {list(shapes)}")
+    sc = {k: scales for k in shapes} if np.isscalar(scales) else dict(scales)
+    missing = [k for k in shapes if k not in sc]       # a KeyError of the first missing edge before
+    if missing:
+        raise SpecError("scales", f"no scale for the edges {missing}",
+                        f"give one number for every edge, or a dict over the edges {list(shapes)}")
+    for k in shapes:                                    # a negative or NaN σ drew weights without a word
+        f = "scales" if np.isscalar(scales) else f"scales[{k!r}]"
+        try:
+            v = float(sc[k])
+        except (TypeError, ValueError):
+            raise SpecError(f, f"needs a number, got {sc[k]!r}", "a standard deviation ≥ 0, e.g. 0.01") from None
+        if not (math.isfinite(v) and v >= 0):
+            raise SpecError(f, f"{sc[k]!r} is not a standard deviation (a finite number ≥ 0)", "e.g. 0.01")
+        sc[k] = v
     if keys is None:
+        if isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer)) or seeds < 1:    # 0: no weights
+            raise SpecError("seeds", f"needs a positive number of members, got {seeds!r}", "e.g. seeds=4")
         keys = jax.random.split(jax.random.PRNGKey(seed), seeds)
     layout = tuple((k, tuple(int(n) for n in shapes[k]), sc[k]) for k in net.keys)
     return _draw(layout, str(np.dtype(as_dtype(dtype))))(jnp.asarray(keys))
@@ -182,6 +200,7 @@ def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0,
     """The shared-edge aligned start of :func:`aligned_params` (see there) for a :class:`Net` and
     numeric data (X: d × P, Y: p × P). ``node_field(name)``: the spec field an error names."""
     dt = as_dtype(dtype) if isinstance(dtype, str) else dtype
+    real(a0, "a0", lo=0.0, hi=math.inf, lo_open=True, fix="a positive strength, e.g. a0=1e-3")   # a0 < 0: NaN weights
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     P = X.shape[1]
     r = correlation_rank(X, Y)

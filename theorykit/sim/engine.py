@@ -304,6 +304,7 @@ def train_net(net: Net, params0, data, *, loss: str = "mean", schedule=(), save:
     a GDLN whose pathways each run input → node → output), without a schedule, recording only the
     loss curve; options ``lr``, ``steps``, ``check``."""
     checked_save(save)
+    _check_net_inputs(net, params0, data, options.get("lr"))
     if fused:
         return _train_fused(net, schedule, params0, data, loss, save, options)
     pk = pack_net(net, schedule) if pack else None
@@ -317,6 +318,47 @@ def train_net(net: Net, params0, data, *, loss: str = "mean", schedule=(), save:
     if res.params is not None:
         res.params = {k: jnp.asarray(v) for k, v in pk.unpack({k: np.asarray(v) for k, v in res.params.items()}).items()}
     return res
+
+
+def _check_net_inputs(net: Net, params0, data, lr) -> None:
+    """The weights, data and step size :func:`train_net` is given, checked against ``net`` first: a
+    missing edge was a KeyError, X with the wrong number of rows JAX's dot_general TypeError, data
+    that is not (X, Y) an unpacking error, and lr < 0 ran gradient ascent."""
+    if not isinstance(params0, Mapping):
+        raise SpecError("params0", f"expected weights keyed by edge, got {type(params0).__name__}",
+                        "e.g. random_params(net, 0.1, seeds=4) (theorykit.net.starts)")
+    shapes = net.shapes()
+    missing, extra = [k for k in shapes if k not in params0], [k for k in params0 if k not in shapes]
+    if missing or extra:
+        raise SpecError("params0", (f"no weights for the edges {missing}" if missing else "") +
+                        ("; " if missing and extra else "") + (f"{extra} are no edges of the net" if extra else ""),
+                        f"key the weights by the net's edges {list(shapes)} (net.shapes()), e.g. random_params(net, 0.1)")
+    members = set()
+    for k, shape in shapes.items():
+        got = tuple(np.shape(params0[k]))
+        if len(got) != 3 or got[1:] != tuple(shape):
+            raise SpecError(f"params0[{k!r}]", f"has shape {got}, the edge needs members × {tuple(shape)}",
+                            "give every edge a leading member (seed) axis, as random_params(net, scale, seeds=n) does")
+        members.add(got[0])
+    if len(members) > 1:
+        raise SpecError("params0", f"the edges have different numbers of members {sorted(members)}",
+                        "give every edge the same leading member (seed) axis")
+    if not (isinstance(data, (tuple, list)) and len(data) == 2):
+        raise SpecError("data", f"expected (X, Y), got {type(data).__name__}",
+                        f"pass data=(X, Y): X {net.d} × P and Y {net.p} × P, datapoints as columns")
+    sx, sy = np.shape(data[0]), np.shape(data[1])
+    if len(sx) < 2 or len(sy) < 2 or sx[-2] != net.d or sy[-2] != net.p or sx[-1] != sy[-1]:
+        raise SpecError("data", f"X {sx} and Y {sy} do not fit the net's {net.d} inputs and {net.p} outputs "
+                                "with one number P of datapoints",
+                        f"give X as {net.d} × P and Y as {net.p} × P, datapoints as columns")
+    if lr is not None:
+        try:
+            rates = np.asarray(lr, dtype=float) if not isinstance(lr, (str, bytes)) else None
+        except (TypeError, ValueError):
+            rates = None
+        if rates is None or rates.size == 0 or not np.isfinite(rates).all() or (rates <= 0).any():
+            raise SpecError("lr", f"needs positive, finite step sizes, got {lr!r}",
+                            "e.g. lr=0.05 (one number, or one per member)")
 
 
 def _train_fused(net, schedule, params0, data, loss, save, options):

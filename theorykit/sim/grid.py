@@ -16,6 +16,7 @@ import numpy as np
 
 from theorykit.curves import learning_time
 from theorykit.net.layout import Net
+from ..errors import SpecError
 from ..record import SaveAt
 from theorykit.sim.engine import train_net
 from theorykit.spec.gating import GDLNSpec
@@ -64,7 +65,8 @@ def reln_grid_start(Xs, Y, keys, pathways, *, task, hidden, std):
     columns of W2), restricted to its input and output rows."""
     sizes = [q.hidden for q in pathways]
     if sum(sizes) != hidden:
-        raise ValueError(f"the ReLN's pathways hold {sum(sizes)} units, the ReLU network {hidden}")
+        raise SpecError("hidden", f"the ReLN's pathways hold {sum(sizes)} units, the ReLU network {hidden}",
+                        f"give hidden={sum(sizes)}, or pathways whose hidden widths add up to {hidden}")
     _, w = relu_grid_start(Xs, Y, keys, hidden=hidden, std=std)
     W1, W2 = w["input->h1"], w["h1->output"]
     net = reln_net(task, pathways)

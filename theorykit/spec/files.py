@@ -36,6 +36,7 @@ import itertools
 import keyword
 import math
 import numbers
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -116,6 +117,12 @@ def task_file(data: Mapping, limits: Limits | None = None) -> tuple:
 def read_toml(path) -> dict:
     """The TOML document of the spec file ``path``, read with the spec files' checks (size, TOML
     syntax, nesting), not yet parsed as a spec."""
+    if not isinstance(path, (str, os.PathLike)):    # None or a dict reached pathlib's TypeError
+        fix = ("a dict is read by tk.spec_from_dict(d)" if isinstance(path, Mapping) else
+               "it is a spec already: use it as it is (its task and training: spec.task, spec.training)" if isinstance(path, (GDLNSpec, GraphSpec)) else
+               "e.g. tk.load_spec(\"examples/xor_linear.toml\")")
+        raise SpecError("spec", f"expected the path of a .toml spec file, got {vf.type_name(path)} "
+                                f"{vf.short_repr(path)}", fix)
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -374,7 +381,11 @@ def spec_from_dict(data: Mapping, default_name: str = "spec", limits: Limits | N
     """Build a :class:`GDLNSpec` (pathway form) or a :class:`~theorykit.spec.graph.GraphSpec` (with
     ``[[nodes]]`` and ``[[edges]]``) from parsed TOML (a dict)."""
     if not isinstance(data, Mapping):
-        raise SpecError("spec", "must be a table", "see docs/specs.md")
+        raise SpecError("spec", f"must be a table (a dict of the spec file's tables), got {vf.type_name(data)} "
+                                f"{vf.short_repr(data)}",
+                        "a path is read by tk.load_spec(path); a dict is e.g. {'data': {'task': 'xor-margin'}, "
+                        "'pathways': [...]} (docs/specs.md)" if isinstance(data, (str, os.PathLike)) else
+                        "give e.g. {'data': {'task': 'xor-margin'}, 'pathways': [...]} (docs/specs.md)")
     vf.no_unknown_keys(data, TOP_KEYS, "spec", " at the top level")
     limits = limits or Limits()
     name = vf.label(data.get("name", default_name) if "name" in data else (default_name or "spec")[:64] or "spec",
@@ -574,4 +585,12 @@ def example_path(name: str) -> Path:
     for cand in (here.parent / "examples", here / "examples"):
         if (cand / name).is_file():
             return cand / name
-    raise FileNotFoundError(f"examples/{name} not found beside theorykit ({here})")
+    # the error named the folder only: it now lists what is there, nearest name first (a misspelt example)
+    import difflib
+
+    folder = next((c for c in (here.parent / "examples", here / "examples") if c.is_dir()), None)
+    have = sorted(str(f.relative_to(folder)) for f in folder.rglob("*.toml")) if folder is not None else []
+    near = difflib.get_close_matches(str(name), have, n=1)
+    hint = (f" (fix: did you mean {near[0]!r}? the spec examples are {', '.join(have)})" if near else
+            f" (fix: the spec examples are {', '.join(have)})" if have else "")
+    raise FileNotFoundError(f"examples/{name} not found beside theorykit ({here}){hint}")

@@ -95,6 +95,7 @@ class Task:
     def keyed(self, values: Mapping | None) -> dict:
         """``values`` keyed by the task's symbols: a name (a ``str`` key) becomes its symbol; a string
         value is an expression for :func:`parse_expr` (SymPy's ``subs`` would ``eval`` it)."""
+        checked_values_map(values, self.symbols)
         return {self.symbols.get(k, k) if isinstance(k, str) else k:
                 parse_value(v, k) if isinstance(v, str) else v for k, v in (values or {}).items()}
 
@@ -214,6 +215,17 @@ def as_task(source) -> "Task":
     if isinstance(source, tuple) and len(source) == 2:
         return Task(*source)
     return source
+
+
+def checked_values_map(values, names=()):
+    """``values`` if it is None or a mapping name → value, else a SpecError naming ``values``: a string
+    ``"Delta=0.5"`` or a list ``[0.5]`` reached ``.items()`` (an AttributeError) in Task.subs, Task.numeric
+    and the Derivation. ``names``: the task's symbol names, for the example in the fix."""
+    if values is None or isinstance(values, Mapping):
+        return values
+    example = ", ".join(f"{n!r}: 0.5" for n in sorted(map(str, names))) or "'Delta': 0.5"
+    raise SpecError("values", f"needs a dict name → value, got {type_name(values)} {short_repr(values)}",
+                    f"e.g. values={{{example}}}")
 
 
 def no_value_error(missing, unknown=()) -> SpecError:

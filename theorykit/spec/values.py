@@ -24,6 +24,14 @@ def checked_value(task, key, value):
     known = set(task.symbols.values())
     sym = task.symbols.get(key, key) if isinstance(key, str) else key
     if sym not in known:
+        same = [k for k in known if str(k) == str(key)]
+        if same and isinstance(key, sp.Symbol):    # sp.Symbol("Delta"): not the task's Delta, which has assumptions
+            own = ", ".join(f"{a}=True" for a, v in sorted(same[0].assumptions0.items()) if v and a in
+                            ("positive", "nonnegative", "negative", "nonpositive", "real", "integer")) or "other assumptions"
+            raise SpecError("values", f"the key Symbol('{key}') is a SymPy Symbol of its own, not the task's {str(key)!r} "
+                                      f"(declared with {own}): SymPy counts them as different symbols",
+                            f"key it by name, values={{'{key}': 0.5}}, or by the task's own symbol, "
+                            f"task.symbols['{key}']")
         raise SpecError("values", f"the task has no symbol {str(key)!r} (its symbols: "
                                   f"{sorted(map(str, known)) or 'none'})", "drop it from the values")
     if type(value).__module__.split(".")[0] in ("jax", "jaxlib"):   # SymPy's sympify fails on these itself

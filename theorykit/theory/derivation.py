@@ -39,6 +39,7 @@ from .svd import exact_svd
 from .trajectory import a0 as A0
 from .trajectory import discrete_mode_gap, mode_gap, mode_loss_reduction, mode_trajectory, t, t_half, t_half_float, tau
 from ..spec.graph import GraphSpec
+from ..spec.task import checked_values_map
 from ..spec.values import checked_times, checked_value, exact_values
 from .jaxify import to_jax
 from .race import RaceSystem
@@ -78,6 +79,7 @@ class Derivation:
                             "pass a spec: tk.load_spec(path) reads a file, GDLNSpec(task, pathways) builds one")
         if method not in METHODS:
             raise SpecError("method", f"unknown method {method!r}", f"use one of {METHODS}")
+        checked_values_map(values, spec.task.symbols)
         for k, v in (values or {}).items():     # a name the task lacks, or a value its assumptions forbid
             checked_value(spec.task, k, v)
 
@@ -330,6 +332,7 @@ class Derivation:
     # -- numbers -----------------------------------------------------------------------------
     def numeric_values(self, values: Mapping | None) -> dict:
         """``values`` keyed by the task's SymPy symbols (names resolved), for ``subs``."""
+        checked_values_map(values, self.task.symbols)
         for k, v in (values or {}).items():
             sym = checked_value(self.task, k, v)
             if sym in self._fixed and not _same_value(v, self._fixed[sym]):
@@ -358,6 +361,7 @@ class Derivation:
         (faster; the same loss, since an aligned start ``a0 U Vᵀ`` does not depend on the basis
         chosen within a repeated singular value)."""
 
+        checked_values_map(values, self.task.symbols)
         key = (frames,) + tuple(sorted((str(k), float(v)) for k, v in (values or {}).items()))
         cache = self.__dict__.setdefault("_race_systems", {})
         if key not in cache:

@@ -71,14 +71,18 @@ class UnitGates:
     def __post_init__(self):
         on = np.asarray(self.on, dtype=bool)
         if on.ndim < 2:
-            raise ValueError(f"gate patterns must be (..., H, P), got shape {on.shape}")
+            raise SpecError("on", f"gate patterns must be (..., H, P), got shape {on.shape}",
+                            "give units × datapoints (H × P), e.g. one network's gates; a single unit as [gates]")
         if isinstance(self.blocks, bool) or not isinstance(self.blocks, numbers.Integral):
-            raise ValueError(f"blocks must be a whole number of contexts, got {self.blocks!r}")
+            raise SpecError("blocks", f"blocks must be a whole number of contexts, got {self.blocks!r}",
+                            "e.g. blocks=3 for three contexts, blocks=1 for one block")
         object.__setattr__(self, "blocks", int(self.blocks))
         if self.blocks < 1 or on.shape[-1] % self.blocks:
-            raise ValueError(f"{on.shape[-1]} datapoints do not split into {self.blocks} blocks")
+            raise SpecError("blocks", f"{on.shape[-1]} datapoints do not split into {self.blocks} blocks",
+                            f"give a divisor of {on.shape[-1]} (the datapoints are block-major: P = blocks · items), "
+                            "or check that on is H × P, datapoints last")
         if self.rule not in RULES:
-            raise ValueError(f"rule must be one of {RULES}, got {self.rule!r}")
+            raise SpecError("rule", f"unknown rule {self.rule!r}", f"use one of {RULES}")
         object.__setattr__(self, "on", on)
 
     @property
@@ -180,7 +184,8 @@ class UnitGates:
     def groups(self) -> dict:
         """Units of one network grouped by pathway label: {label: [unit indices]} (unlabelled units left out)."""
         if self.on.ndim != 2:
-            raise ValueError(f"groups are read from one network (H × P), got shape {self.on.shape}")
+            raise SpecError("on", f"groups are read from one network (H × P), got shape {self.on.shape}",
+                            "take one network's gates first, e.g. UnitGates(on[seed], blocks, rule).groups()")
         out: dict = {}
         for h, lab in enumerate(self.labels()):
             if lab:

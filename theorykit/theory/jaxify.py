@@ -79,11 +79,21 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
         expr = sp.ImmutableMatrix(expr)
     extra = expr.free_symbols - set(args)
     if extra:
-        raise NotJaxSafe(f"free symbols {sorted(map(str, extra))} are not among the arguments")
+        names = sorted(map(str, extra))
+        twins = sorted(str(a) for a in args if str(a) in names)    # sp.Symbol("Delta") for the task's nonnegative Delta
+        if twins:
+            raise NotJaxSafe(f"free symbols {names} are not among the arguments: the argument(s) {twins} are SymPy "
+                             "symbols of the same name with other assumptions, which SymPy counts as different "
+                             "(fix: pass the expression's own symbols, e.g. der.task.symbols['Delta'], or "
+                             "{s.name: s for s in expr.free_symbols})")
+        raise NotJaxSafe(f"free symbols {names} are not among the arguments (fix: add them to the arguments, "
+                         f"or substitute numbers for them first: expr.subs({{...}}))")
     try:
         f = sp.lambdify(list(args), expr, modules="jax")
     except Exception as exc:  # SymPy's JAX printer has no translation for some function
-        raise NotJaxSafe(f"no JAX translation: {exc}") from None
+        first = (str(exc).splitlines() or [""])[0]     # not SymPy's "set the printer option 'strict'": to_jax has none
+        raise NotJaxSafe(f"no JAX translation: {first} (fix: rewrite the expression with functions jax.numpy has, "
+                         "or evaluate it in numbers: sp.N, or sp.lambdify with numpy)") from None
     g = f.__globals__
     for name in _names(f.__code__):
         if name in _ALLOWED_BUILTINS:
@@ -91,7 +101,9 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
         obj = g.get(name)
         mod = getattr(obj, "__module__", "") or ""
         if obj is None or not (mod.startswith("jax") or obj is jnp or obj is jax):
-            raise NotJaxSafe(f"lambdified code uses {name!r} from {mod or 'nowhere'}, not jax.numpy")
+            raise NotJaxSafe(f"lambdified code uses {name!r} from {mod or 'nowhere'}, not jax.numpy (fix: rewrite "
+                             f"the expression without {name}, or evaluate it in numbers: sp.N, or sp.lambdify "
+                             "with numpy)")
     # every argument becomes a JAX array first (Python scalars stay weakly typed, so float32 inputs stay
     # float32): otherwise Python numbers are computed on with Python's arithmetic up to the first jnp call,
     # and f(0.0) raises ZeroDivisionError where f(jnp.float64(0.0)) gives IEEE inf, and lists fail

@@ -49,9 +49,15 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 def singular_values(A: np.ndarray) -> np.ndarray:
     """Singular values of ``A`` in descending order (length min(m, n); empty for an empty matrix)."""
-    A = np.asarray(A, dtype=float)
+    try:
+        A = np.asarray(A, dtype=float)
+    except (TypeError, ValueError) as exc:          # numpy's "could not convert string to float"
+        raise SpecError("A", f"cannot be read as a matrix of real numbers ({exc})",
+                        "give a 2-d array of numbers (a SymPy matrix with symbols: substitute values first)") from None
     if A.size == 0:
         return np.zeros(0)
+    if A.ndim < 2:                                  # LinAlgError: "at least two-dimensional"
+        raise SpecError("A", f"needs a matrix, got shape {A.shape}", "give rows × columns, e.g. [[1, 2], [3, 4]]")
     return np.linalg.svd(A, compute_uv=False)
 
 
@@ -74,12 +80,26 @@ def _submatrix(A, rows_removed: Iterable[int], cols_removed: Iterable[int]):
     return keep_r, keep_c, A.shape[0] - len(keep_r), A.shape[1] - len(keep_c)
 
 
+def _float_matrix(A) -> np.ndarray:
+    """``A`` as a 2-d float array, else a SpecError naming ``A`` (a string or a symbol reached numpy's
+    "could not convert string to float")."""
+    try:
+        M = np.asarray(A, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise SpecError("A", f"cannot be read as a matrix of real numbers ({exc})",
+                        "give a 2-d array of numbers; a matrix with symbols: substitute values first, "
+                        "or use interlacing_holds_exact for exact rational entries") from None
+    if M.ndim != 2:
+        raise SpecError("A", f"needs a 2-d matrix, got shape {M.shape}", "give rows × columns, e.g. [[1, 2], [3, 4]]")
+    return M
+
+
 def interlacing_bounds(A: np.ndarray, rows_removed: Sequence[int], cols_removed: Sequence[int]):
     """``(upper, sigma_B, lower)``: the arrays σ_i(A), σ_i(B), σ_{i+r+c}(A) for i = 1 … min dims of B.
 
     ``σ_j(A)`` beyond ``min(m, n)`` counts as 0 (the zero padding of Thompson's statement).
     """
-    A = np.asarray(A, dtype=float)
+    A = _float_matrix(A)
     keep_r, keep_c, r, c = _submatrix(A, rows_removed, cols_removed)
     sA = singular_values(A)
     sB = singular_values(A[np.ix_(keep_r, keep_c)])
@@ -95,7 +115,7 @@ def interlacing_holds(A: np.ndarray, rows_removed: Sequence[int], cols_removed: 
     ``tol`` defaults to ``32 · eps · max(m, n) · σ₁(A)``: the backward error of a floating-point
     SVD is of order ``eps · ‖A‖₂`` per singular value, so the tolerance scales with the matrix.
     """
-    A = np.asarray(A, dtype=float)
+    A = _float_matrix(A)
     up, sB, low = interlacing_bounds(A, rows_removed, cols_removed)
     if tol is None:
         tol = 32 * np.finfo(float).eps * max(A.shape) * top_singular_value(A)
@@ -113,6 +133,12 @@ def exact_squared_singular_values(A) -> list:
     A = sp.Matrix(A)
     if A.rows == 0 or A.cols == 0:
         return []
+    if A.free_symbols:          # SymPy's "sorted roots not supported over ZZ[x]" (NotImplementedError)
+        raise SpecError("A", f"holds the symbols {sorted(map(str, A.free_symbols))}: exact singular values "
+                             "are computed for numbers", "substitute numbers first, e.g. A.subs({x: 1})")
+    if any(x.is_extended_real is False for x in A):     # AᵀA of a complex A is not its Gram matrix AᴴA:
+        raise SpecError("A", "holds non-real entries (a complex matrix)",   # diag(i, 1) gave [1, −1]
+                        "give a real matrix; for a complex one use the real form [[Re, −Im], [Im, Re]]")
     G = A.T * A if A.cols <= A.rows else A * A.T
     lam = sp.Symbol("lam")
     roots = sp.Poly(G.charpoly(lam).as_expr(), lam).real_roots()  # sorted ascending, with multiplicity
@@ -147,16 +173,27 @@ def gate_pattern(w_item: Sequence[float], w_context: Sequence[float], context_sc
     This is exactly ``relu_gates`` of the unit on the inputs of :func:`theorykit.spec.task.contexts`
     (pre-activation 0 counts as off).
     """
-    a = np.asarray(w_item, dtype=float)[:, None]
-    b = np.asarray(w_context, dtype=float)[None, :]
-    return (a + context_scale * b) > 0
+    a, b = _weights(w_item, "w_item", "item"), _weights(w_context, "w_context", "context")
+    return (a[:, None] + context_scale * b[None, :]) > 0
+
+
+def _weights(w, field: str, per: str) -> np.ndarray:
+    """A unit's weights as a 1-d float array, else a SpecError naming ``field``."""
+    try:
+        v = np.asarray(w, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise SpecError(field, f"cannot be read as numbers ({exc})", f"give one weight per {per}") from None
+    if v.ndim != 1:
+        raise SpecError(field, f"needs a 1-d array of weights, got shape {v.shape}", f"give one weight per {per}")
+    return v
 
 
 def pattern_from_gates(gates: Sequence, n: int, k: int) -> np.ndarray:
     """n × k pattern from a gate vector over the P = n·k context-major datapoints (or H × P → H × n × k)."""
     g = np.asarray(gates).astype(bool)
     if g.shape[-1] != n * k:
-        raise ValueError(f"expected {n * k} datapoints, got {g.shape[-1]}")
+        raise SpecError("gates", f"expected n·k = {n * k} datapoints (last axis), got {g.shape[-1]}",
+                        "give one gate per datapoint, context-major (P = n·k), or the n and k of the task")
     return np.swapaxes(g.reshape(g.shape[:-1] + (k, n)), -1, -2)
 
 
@@ -165,7 +202,9 @@ def has_xor_subpattern(pattern: np.ndarray) -> bool:
 
     This is the 2 × 2 pattern the proof of Lemma 4.1 rules out.
     """
-    G = np.asarray(pattern, dtype=bool)
+    G = binary(pattern, "pattern")      # a flat list was an IndexError, a gate of 2 read as on
+    if G.ndim != 2:
+        raise SpecError("pattern", f"needs an items × contexts array, got shape {G.shape}", "reshape it to n × k")
     # XOR on rows i, j ⇔ row i ⊄ row j and row j ⊄ row i; not_in[i, j]: row i ⊄ row j
     not_in = (G[:, None, :] & ~G[None, :, :]).any(axis=-1)
     return bool((not_in & not_in.T).any())
@@ -176,11 +215,12 @@ def staircase_weights(pattern: np.ndarray, context_scale: float = 1.0):
 
     With columns ranked by descending on-count (rank ρ_c = 0, 1, …) and row i on for its r_i
     highest-ranked columns: ``a_i = r_i − ½``, ``s·b_c = −ρ_c``; then ``a_i + s b_c > 0 ⇔ ρ_c < r_i``.
-    Raises ValueError for a pattern that is not a staircase.
+    Raises SpecError (a ValueError) naming ``pattern`` for a pattern that is not a staircase.
     """
     G = np.asarray(pattern, dtype=bool)
     if not is_staircase(G):
-        raise ValueError("not a staircase pattern: no bias-free unit realises it")
+        raise SpecError("pattern", "not a staircase pattern: no bias-free unit realises it (Lemma 4.1)",
+                        "check it first with is_staircase(pattern); only a staircase has constructive weights")
     cols = np.argsort(-G.sum(axis=0), kind="stable")
     rank = np.empty(G.shape[1])
     rank[cols] = np.arange(G.shape[1])
@@ -223,7 +263,9 @@ def lp_realisable(pattern: np.ndarray, context_scale: float = 1.0):
     ``(feasible, (w_item, w_context) or None)``. It is :func:`lp_pattern_feasible` on the inputs
     ``[e_i; s e_c]`` of the n·k datapoints (item-major here; the order does not change feasibility).
     """
-    G = np.asarray(pattern, dtype=bool)
+    G = binary(pattern, "pattern")      # a gate of 2 was read as on, a flat list failed to unpack its shape
+    if G.ndim != 2:
+        raise SpecError("pattern", f"needs an items × contexts array, got shape {G.shape}", "reshape it to n × k")
     n, k = G.shape
     X = np.vstack([np.repeat(np.eye(n), k, axis=1), context_scale * np.tile(np.eye(k), n)])
     ok, w = lp_pattern_feasible(X, G.ravel())
@@ -257,6 +299,7 @@ def _sizes(n, k, lo: int = 1) -> tuple:
 
 def all_patterns(n: int, k: int) -> np.ndarray:
     """All 2^(n·k) boolean n × k patterns, shape (2^(nk), n, k)."""
+    n, k = _sizes(n, k)                 # n = −1: numpy's "can only specify one unknown dimension"
     m = n * k
     idx = np.arange(2 ** m, dtype=np.int64)[:, None]
     bits = ((idx >> np.arange(m)) & 1).astype(bool)
@@ -334,7 +377,15 @@ def context_gating_mismatch(pre: np.ndarray, n: int, k: int) -> np.ndarray:
     summed over contexts and divided by ``Σ_μ |pre_jμ|``, is returned (0: the unit is exactly
     context-gated; units with all-zero pre-activations get 0).
     """
-    pre = np.asarray(pre, dtype=float).reshape(-1, k, n)          # H × k × n
+    n, k = _sizes(n, k)
+    try:
+        pre = np.asarray(pre, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise SpecError("pre", f"cannot be read as numbers ({exc})", "give H × P pre-activations as an array") from None
+    if pre.ndim < 1 or pre.shape[-1] != n * k:          # reshape's error, or a transposed P × H read as other units
+        raise SpecError("pre", f"shape {pre.shape}: the last axis must be the {n * k} datapoints (n·k)",
+                        "give units × datapoints (transpose datapoints × units)")
+    pre = pre.reshape(-1, k, n)                                    # H × k × n
     neg = np.maximum(-pre, 0).sum(axis=2)                          # cost of "on for context c"
     pos = np.maximum(pre, 0).sum(axis=2)                           # cost of "off for context c"
     cost = np.minimum(neg, pos).sum(axis=1)

@@ -52,6 +52,20 @@ def _arg(v, name: str, positive: bool = False):
     return v
 
 
+def _scalar(v, name: str) -> sp.Expr:
+    """One number or SymPy expression as SymPy (a half-way time is one expression, not an array): None,
+    a string, a list or an array reached SymPy as an AttributeError or a TypeError from the formula."""
+    if v is None or isinstance(v, (str, bytes, bool, dict, set, list, tuple, np.ndarray)):
+        raise SpecError(name, f"needs one number or a SymPy expression, got {type_name(v)} {short_repr(v)}",
+                        f"e.g. {name}=0.5; for arrays of numbers (two layers) use "
+                        "theorykit.theory.trajectory.t_half_float, or call t_half once per mode")
+    try:
+        return sp.sympify(v, strict=True)
+    except sp.SympifyError:
+        raise SpecError(name, f"needs one number or a SymPy expression, got {type_name(v)} {short_repr(v)}",
+                        f"e.g. {name}=0.5") from None
+
+
 def mode_trajectory(s, d, a_init=a0, time=t, time_const=tau, exp=sp.exp):
     """Closed-form a(t) of one mode (stable logistic form); in numpy (``time`` an array) with ``exp=np.exp``.
 
@@ -155,7 +169,7 @@ def t_half(s, d, a_init=a0, time_const=tau, depth: int = 2) -> sp.Expr:
     ``a_init`` is a0 and ``time_const`` τ, as in :func:`mode_trajectory`."""
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 2:
         raise SpecError("depth", f"{depth!r} is not a depth (2 or more weight layers)", "e.g. depth=2")
-    nums = {k: sp.sympify(v) for k, v in (("s", s), ("d", d), ("a_init", a_init), ("time_const", time_const))}
+    nums = {k: _scalar(v, k) for k, v in (("s", s), ("d", d), ("a_init", a_init), ("time_const", time_const))}
     for k, v in nums.items():           # the arguments given as numbers (symbols stay symbols)
         if v.is_number and not v.is_positive:
             raise SpecError(k, f"{v} is not a positive number", f"give {k} > 0")
