@@ -443,3 +443,13 @@ def test_write_json_names_where_a_non_finite_number_sits(tmp_path):
     # the command line's wrapper keeps one "(fix: …)": its own
     e = _err(lambda: json_text({"loss": [float("inf")]}))
     assert e.field == "training" and "result['loss'][0]" in e.problem and str(e).count("(fix: ") == 1
+
+
+def test_not_jax_safe_is_a_theorykit_error():
+    """``except tk.TheorykitError`` catches every theorykit error, NotJaxSafe included (it was a bare
+    ValueError subclass, so such a handler missed an expression with a free symbol left over)."""
+    x, y = sp.Symbol("x"), sp.Symbol("y")
+    with pytest.raises(tk.TheorykitError, match="not among the arguments"):
+        tk.to_jax(x * y, [x])
+    with pytest.raises(ValueError):     # still a ValueError, for callers that catch that
+        tk.to_jax(x * y, [x])

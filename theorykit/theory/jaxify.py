@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import sympy as sp
 
-from ..errors import SpecError
+from ..errors import SpecError, TheorykitError
 
 jax.config.update("jax_enable_x64", True)
 try:        # seed → weights as JAX ≥ 0.5 draws them, under every JAX allowed (theorykit/__init__.py)
@@ -26,8 +26,9 @@ except (AttributeError, ValueError):    # a JAX where it is no longer an option 
 __all__ = ["to_jax", "NotJaxSafe"]
 
 
-class NotJaxSafe(ValueError):
-    """The expression would not lambdify to pure ``jax.numpy`` code."""
+class NotJaxSafe(TheorykitError, ValueError):
+    """The expression would not lambdify to pure ``jax.numpy`` code (a ``ValueError``, and a
+    :class:`~theorykit.errors.TheorykitError` as every theorykit error is)."""
 
 
 _ALLOWED_BUILTINS = {"True", "False", "None", "range", "len", "complex", "float", "int"}
