@@ -16,7 +16,8 @@ from ..sim.simulate import simulate
 from ..spec.fields import figure_path
 from ..spec.limits import enforce
 from ..theory.derivation import Derivation
-from .common import check_outputs, no_value, note, parse_times, sim_estimate, sim_settings, spec_from_args, weight_names
+from .common import (check_outputs, no_value, note, parse_times, provenance, sim_estimate, sim_settings, spec_from_args,
+                     values_record, weight_names)
 
 
 def run(args):
@@ -93,7 +94,10 @@ def run(args):
     out = {"spec": spec.name, "network": args.network, "init": init_name, "devices": sim.extra["devices"],
            **({"init_keys_not_read": unused} if args.init_weights else {}),
            "engine": "fused" if args.fused else "plain",
-           "seeds": seeds, "steps": steps, "dtype": args.dtype, "matmul_precision": MATMUL_PRECISION,
+           "seeds": seeds, "seed": 0, "steps": steps, "dtype": args.dtype, "matmul_precision": MATMUL_PRECISION,
+           "values": values_record(values), "lr": spec.training.lr, "loss_kind": spec.training.loss,
+           **({"a0": spec.training.a0} if init_name == "aligned" else
+              {"init_std": spec.training.init_std} if init_name == "random" else {}),
            "seconds": time.time() - t0,
            "loss": {"t": times, "mean": sim.mean[idx], "std": sim.std[idx]}}
     if args.compare:
@@ -121,6 +125,7 @@ def run(args):
                                                                         / sim.mean[0]),
                 "what": f"the discrete gradient-descent recurrence of each mode: exact for this start, so the gap is "
                         f"{args.dtype} rounding"}
+    out["provenance"] = provenance(args, spec)
     if args.plot:
         summary.plot(args.plot, der=der, values=values, times=times,
                      sim=sim, title=summary.plot_title(spec.name, values, args.network))
