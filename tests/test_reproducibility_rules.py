@@ -187,3 +187,37 @@ def test_derive_json_exact_strings_read_back_exactly_with_theorykits_parser(tmp_
         (s,), (d,) = p["singular_values"], p["input_variances"]
         assert sp.simplify(tk.parse_expr(s, syms) - sp.sqrt(D ** 2 + 2) / 4) == 0
         assert sp.simplify(tk.parse_expr(d, syms) - (D ** 2 + 2) / 4) == 0
+
+
+def test_simulate_takes_a_seed_records_it_and_refuses_a_bad_one(tmp_path, capsys):
+    """Before: simulate had no --seed (every run drew seed 0's start), so a second, independent sample
+    of random starts could not be had, nor a run's seed be named. Now --seed draws the start (recorded
+    in the JSON); the same seed gives the same numbers, another seed others; a seed JAX cannot take,
+    or one beside --init-weights (which gives the start), is refused naming --seed."""
+    def run(*extra):
+        out = tmp_path / f"s{len(list(tmp_path.iterdir()))}.json"
+        assert main(["simulate", str(XOR_LINEAR), "--set", "Delta=1", "--init", "random", "--seeds", "2", "--steps",
+                     "1", "--times", "0,1", "--no-progress", "--json", str(out), *extra]) == 0
+        return json.loads(out.read_text())
+
+    default, zero, one = run(), run("--seed", "0"), run("--seed", "1")
+    assert (default["seed"], zero["seed"], one["seed"]) == (0, 0, 1)
+    assert default["loss"] == zero["loss"]          # the default is seed 0 (and a run repeats bit for bit)
+    assert one["loss"]["mean"][0] != zero["loss"]["mean"][0]        # another start: another initial loss
+    for bad in ("-1", str(2 ** 32)):
+        assert main(["simulate", str(XOR_LINEAR), "--set", "Delta=1", "--seed", bad, "--steps", "1"]) == 2
+        assert "error in --seed" in capsys.readouterr().err
+    w = tmp_path / "w.npz"
+    np.savez(w, **{"input->positive": np.zeros((64, 3)), "positive->output": np.zeros((1, 64)),
+                   "input->negative": np.zeros((64, 3)), "negative->output": np.zeros((1, 64))})
+    assert main(["simulate", str(XOR_LINEAR), "--set", "Delta=1", "--init-weights", str(w), "--seed", "1",
+                 "--steps", "1"]) == 2
+    assert "error in --seed" in capsys.readouterr().err
+
+
+def test_an_infinite_option_is_recorded_as_text_not_refused(tmp_path):
+    """--time-limit inf (no limit) is accepted; the record of the options must not then refuse the
+    result as "not finite" (it blamed training.lr) or fail as a bug: it is recorded as "inf"."""
+    out = tmp_path / "d.json"
+    assert main(["derive", str(XOR_LINEAR), "--set", "Delta=1", "--time-limit", "inf", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["provenance"]["options"]["time_limit"] == "inf"

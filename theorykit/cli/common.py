@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import shlex
 import sys
@@ -94,6 +95,11 @@ def steps_arg(value) -> int:
 def seeds_arg(value) -> int:
     """``--seeds``: a positive number of networks, at most MAX_SEEDS."""
     return integer(value, "--seeds", lo=1, hi=MAX_SEEDS, fix="a positive integer, e.g. --seeds 4")
+
+
+def seed_arg(value) -> int:
+    """``--seed``: a whole number from 0 to 2**32 - 1 (JAX's PRNGKey takes no more)."""
+    return integer(value, "--seed", lo=0, hi=2 ** 32 - 1, fix="a whole number from 0 to 2**32 - 1, e.g. --seed 1")
 
 
 def write_result(option, path, text):
@@ -219,7 +225,9 @@ def provenance(args, spec=None) -> dict:
     (``spec_toml``, given ``spec``; it loads back with :func:`~theorykit.spec.files.load_spec`) and
     the versions of what computed it (:func:`theorykit.io.software_versions`)."""
     argv = getattr(args, "argv", None)
-    options = {k: v for k, v in vars(args).items() if k not in ("argv", "module", "debug")}
+    # an infinite option (--time-limit inf: no limit) is recorded as its text: JSON has no infinity
+    options = {k: str(v) if isinstance(v, float) and not math.isfinite(v) else v
+               for k, v in vars(args).items() if k not in ("argv", "module", "debug")}
     inputs = {}
     for name in INPUT_OPTIONS:
         path = options.get(name)
