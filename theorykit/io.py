@@ -205,6 +205,38 @@ def _finite_other(obj) -> bool:
     return True
 
 
+#: the packages that compute a result's numbers beside theorykit (another JAX draws other random bits)
+COMPUTING_PACKAGES = ("jax", "jaxlib", "numpy", "scipy", "sympy", "flint")
+
+
+def software_versions() -> dict:
+    """What computed a result besides its inputs, for its record: theorykit's version, Python's and
+    those of :data:`COMPUTING_PACKAGES` (None where one is not installed) and, where JAX ran, its
+    backend, first device and whether float64 was on. Nothing is imported to find them."""
+    import platform
+    import sys
+    from importlib.metadata import PackageNotFoundError, version
+
+    def installed(name):
+        try:
+            return version({"flint": "python-flint"}.get(name, name))
+        except PackageNotFoundError:
+            return None
+
+    # the package's own __version__ (this bottom layer imports nothing above it: the package itself is
+    # loaded before any of its modules)
+    out = {"theorykit": getattr(sys.modules.get(__package__), "__version__", None), "python": platform.python_version(),
+           **{m: installed(m) for m in COMPUTING_PACKAGES}}
+    jax = sys.modules.get("jax")
+    if jax is not None and hasattr(jax, "devices"):
+        d = jax.devices()[0]
+        kind = getattr(d, "device_kind", "")
+        out.update({"jax_backend": jax.default_backend(), "jax_devices": jax.device_count(),
+                    "jax_device": str(d) if d.platform == "cpu" or not kind else f"{d} ({kind})",
+                    "jax_enable_x64": bool(jax.config.jax_enable_x64)})
+    return out
+
+
 def write_json(path, obj) -> Path:
     """Write ``obj`` as indented JSON (through :func:`jsonable`: NaN and infinity refused) to ``path``
     atomically; returns the path."""

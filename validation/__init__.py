@@ -259,6 +259,9 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
             res.setdefault("suite", name)
             res.setdefault("mode", mode)
             res.setdefault("device", _device())     # the report names the device beside the mode
+            # what computed it (theorykit's version and sources, NumPy, SymPy, JAX and its backend): a
+            # suite's JSON shared alone says it, not only the hidden cache entry beside it
+            res.setdefault("fingerprint", code_fingerprint())
             res["seconds"] = time.time() - t0
             res["cache_key"] = key
             json_text = _json_text(res)  # refuses NaN before anything is moved

@@ -202,11 +202,13 @@ def render_html(cmp: Comparison, figures: dict) -> str:
                        f"a0 = {cmp.a0:.3g} (a0 rule at the first checkpoint).", rows, cmp.notes, figures, H)
 
 
-def write_comparison(cmp: Comparison, out_dir) -> list[Path]:
-    """Write loss.png, gates.png, compare.json and compare.html (atomically) into ``out_dir``."""
+def write_comparison(cmp: Comparison, out_dir, provenance: dict | None = None) -> list[Path]:
+    """Write loss.png, gates.png, compare.json and compare.html (atomically) into ``out_dir``;
+    ``provenance`` (the command's record: its options, input files and versions) goes into compare.json."""
     out = Path(out_dir)
+    doc = cmp.summary() if provenance is None else {**cmp.summary(), "provenance": provenance}
     paths = [write_figure(cmp.figure(), out / "loss.png"), write_figure(cmp.gates_figure(), out / "gates.png"),
-             write_json(out / "compare.json", cmp.summary())]
+             write_json(out / "compare.json", doc)]
     figs = {str(out / "loss.png"): "loss: your run (dots), the found spec's GDLN from the run's first checkpoint "
                                    "(line), the race reduction (dashes); linear and log scale",
             str(out / "gates.png"): "gates of the found pathways over the datapoints"}

@@ -292,14 +292,17 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     return ExhaustResult(summary, t, curves, rows)
 
 
-def write_outputs(res: ExhaustResult, out_dir) -> dict:
-    """``exhaust.json`` (atomic) and ``race_k<k>.png`` in ``out_dir``; returns the paths."""
+def write_outputs(res: ExhaustResult, out_dir, provenance: dict | None = None) -> dict:
+    """``exhaust.json`` (atomic) and ``race_k<k>.png`` in ``out_dir``; returns the paths.
+    ``provenance`` (the command's record: its options and versions) goes into exhaust.json."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     k = res.summary["k"]
     data = dict(res.summary)
     data["ranking_by_area"] = [{c: r[c] for c in ("family", "area", "t_0.01", "rank_area", "orbit")}
                                for r in sorted(res.metrics, key=lambda r: r["rank_area"])]
+    if provenance is not None:
+        data["provenance"] = provenance
     jpath = write_json(out / "exhaust.json", data)
     fig = new_figure(figsize=(11, 4.2))
     a1, a2 = fig.subplots(1, 2)

@@ -39,7 +39,7 @@ from ..sim.simulate import _edge_scales
 from ..spec.gating import positive_int
 from ..spec.graph import graph_from_pathways
 from ..net.starts import aligned_params, random_params
-from ..io import atomic_write_bytes, write_json
+from ..io import atomic_write_bytes, software_versions, write_json
 from ..progress import Progress
 
 __all__ = ["parse_grid", "plan_sweep", "run_sweep", "load_chunks"]
@@ -224,8 +224,22 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
             "notes": ["aligned starts: the seeds differ only by a rotation inside the hidden layers, which the loss "
                       "does not see, so their losses are the same up to rounding (spread 0 but for the dtype's "
                       "rounding: ~1e-16 of the loss in float64, ~1e-8 in float32); --init random gives the spread "
-                      "of small random starts"] if init == "aligned" and seeds > 1 else []}
+                      "of small random starts"] if init == "aligned" and seeds > 1 else [],
+            "versions": software_versions()}
     done = load_chunks(out, n_chunks, chunk, E, key=key, keyless=had_manifest, notes=decl["notes"])
+    if had_manifest and done:
+        # chunks kept from a run under other versions or on another device: said, not hidden
+        earlier = old.get("versions_of_earlier_chunks")
+        if isinstance(old.get("versions"), dict) and old["versions"] != decl["versions"]:
+            earlier = old["versions"]
+        if isinstance(earlier, dict) and earlier != decl["versions"]:
+            changed = sorted(k for k in set(earlier) | set(decl["versions"]) if earlier.get(k) != decl["versions"].get(k))
+            decl["notes"].append("chunks computed earlier in this folder ran under other versions or on another "
+                                 "device (" + ", ".join(f"{k} {earlier.get(k)} -> {decl['versions'].get(k)}"
+                                                        for k in changed)
+                                 + "): their losses may differ from this run's in the last digits (delete the "
+                                 "folder to recompute them all)")
+            decl["versions_of_earlier_chunks"] = earlier
     if not manifest.exists() or not done:
         write_json(manifest, decl)
     todo = [i for i in range(n_chunks) if i not in done]

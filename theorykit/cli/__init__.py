@@ -93,6 +93,7 @@ def main(argv=None) -> int:
     if not getattr(args, "module", None):
         parser.print_help()
         return 2
+    args.argv = list(sys.argv[1:] if argv is None else argv)      # a result records the command line
     debug = getattr(args, "debug", False)
     out = _Stdout(sys.stdout)
     sys.stdout = out

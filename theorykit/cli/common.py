@@ -1,8 +1,11 @@
 """Shared pieces of the commands: reading options, estimating costs, writing results."""
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import os
+import shlex
 import sys
 import tomllib
 from pathlib import Path
@@ -11,7 +14,7 @@ import numpy as np
 
 from ..errors import SpecError
 from . import one_line
-from ..io import atomic_write_text, is_special, jsonable
+from ..io import atomic_write_text, is_special, jsonable, software_versions
 from ..spec.fields import NAME_MAX_LEN, fmt, integer, label
 from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict, spec_to_toml
 from ..spec.limits import Limits, derivation_estimate, simulation_estimate
@@ -94,6 +97,11 @@ def seeds_arg(value) -> int:
     return integer(value, "--seeds", lo=1, hi=MAX_SEEDS, fix="a positive integer, e.g. --seeds 4")
 
 
+def seed_arg(value) -> int:
+    """``--seed``: a whole number from 0 to 2**32 - 1 (JAX's PRNGKey takes no more)."""
+    return integer(value, "--seed", lo=0, hi=2 ** 32 - 1, fix="a whole number from 0 to 2**32 - 1, e.g. --seed 1")
+
+
 def write_result(option, path, text):
     """Write one result file atomically; an unwritable path is an error naming the option."""
     try:
@@ -160,11 +168,20 @@ def check_out_dir(option, path) -> None:
     _nearest_folder_writable(option, f"cannot write in {path}", path)
 
 
-def write_spec(option, path, spec) -> None:
+def record_comment(args) -> str:
+    """The first line of a spec file a command writes: a TOML comment recording how it was made (the
+    command line, every option as read, the input files' SHA-256 and the versions; see
+    :func:`provenance`), as one line of JSON (escaped, so no name in it can end the comment)."""
+    rec = provenance(args)
+    return "# made by theorykit: " + json.dumps(jsonable(rec), ensure_ascii=True, separators=(",", ":")) + "\n"
+
+
+def write_spec(option, path, spec, args=None) -> None:
     """Write ``spec`` as TOML to ``path`` (atomically), refusing first to write one that
     :func:`~theorykit.spec.files.load_spec` would not read back: the error names the field at fault
-    (the size limits' time bound is not applied)."""
-    text = spec_to_toml(spec)
+    (the size limits' time bound is not applied). Given the command's ``args``, the file begins with
+    :func:`record_comment`."""
+    text = (record_comment(args) if args is not None else "") + spec_to_toml(spec)
     try:
         spec_from_dict(tomllib.loads(text), limits=Limits(force=True))
     except tomllib.TOMLDecodeError as exc:
@@ -196,6 +213,42 @@ def sim_estimate(args, spec, steps, seeds, need_derivation):
     if need_derivation:
         est = derivation_estimate(spec, horizon=None) + est
     return est
+
+
+#: the options that name files a command reads: a result records each file's SHA-256
+INPUT_OPTIONS = ("spec", "source", "init_weights", "data")
+
+
+def provenance(args, spec=None) -> dict:
+    """What a result file records so that it can be rerun from it alone: the command line
+    (``command``: ``theorykit …`` as typed), every option as it was read (``options``: the defaults of
+    those not typed included), the SHA-256 of each file the command read, the spec as it was read
+    (``spec_toml``, given ``spec``; it loads back with :func:`~theorykit.spec.files.load_spec`) and
+    the versions of what computed it (:func:`theorykit.io.software_versions`)."""
+    argv = getattr(args, "argv", None)
+    # an infinite option (--time-limit inf: no limit) is recorded as its text: JSON has no infinity
+    options = {k: str(v) if isinstance(v, float) and not math.isfinite(v) else v
+               for k, v in vars(args).items() if k not in ("argv", "module", "debug")}
+    inputs = {}
+    for name in INPUT_OPTIONS:
+        path = options.get(name)
+        if isinstance(path, str) and Path(path).is_file():
+            inputs[name] = {"path": path, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
+    rec = {"command": shlex.join(["theorykit", *argv]) if argv is not None else None, "options": options,
+           "inputs": inputs, "versions": software_versions()}
+    if spec is not None:
+        try:
+            rec["spec_toml"] = spec_to_toml(spec)
+        except SpecError as exc:      # e.g. a graph that names its pathways: the file's hash is the record
+            rec["spec_toml"] = None
+            rec["spec_toml_missing"] = exc.problem
+    return rec
+
+
+def values_record(values) -> dict:
+    """``--set`` values as a result records them: symbol name → exact text (``1/2``, ``sqrt(2)``),
+    which :func:`~theorykit.spec.expr.parse_expr` reads back to the same number."""
+    return {str(k): str(v) for k, v in sorted(values.items(), key=lambda kv: str(kv[0]))}
 
 
 def note(msg: str) -> None:

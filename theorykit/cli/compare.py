@@ -9,7 +9,7 @@ from ..io import counted
 from ..progress import Progress
 from ..spec.fields import real
 from ..spec.files import load_spec
-from .common import check_out_dir
+from .common import check_out_dir, provenance
 from .runs import run_from_args
 
 
@@ -28,7 +28,7 @@ def run(args) -> int:
                         "compare the spec find-gates wrote for this run (its data are numbers)")
     with Progress("compare", 3, enabled=not args.no_progress) as pr:
         cmp = compare_run(spec, run, lr=lr, loss=args.loss or run.meta.get("loss"), progress=pr)
-        paths = write_comparison(cmp, args.out)
+        paths = write_comparison(cmp, args.out, provenance(args, spec))
         pr.update(note="page written")
     ag = cmp.agreement()
     print(f"compare: {spec.name} ({counted(len(spec.pathways), 'pathway')}) against {len(run.files)} checkpoints, "

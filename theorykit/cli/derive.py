@@ -9,7 +9,8 @@ from ..errors import SpecError
 from ..spec.fields import figure_path
 from ..spec.limits import derivation_estimate, enforce
 from ..theory.derivation import Derivation
-from .common import check_outputs, json_text, no_value, note, parse_times, spec_from_args, write_result
+from .common import (check_outputs, json_text, no_value, note, parse_times, provenance, spec_from_args, values_record,
+                     write_result)
 
 
 #: a derivation estimated to take longer than this says so before it starts (it shows no progress)
@@ -37,7 +38,8 @@ def run(args):
     out = {"spec": spec.name, "method": der.method, "notes": der.notes, "tau": spec.tau,
            "a0": spec.training.a0, "loss_kind": spec.training.loss, "pathways": der.summary(),
            "couplings": [list(c) for c in der.couplings],
-           "ranking": [{"pathway": n, "top_singular_value": s} for n, s in der.ranking_text]}
+           "ranking": [{"pathway": n, "top_singular_value": s} for n, s in der.ranking_text],
+           "values": values_record(values)}
     out["latex"] = {"loss": sp.latex(der.loss)} if der.method == "closed-form" else {}
     if free:
         out["loss"] = None
@@ -58,6 +60,7 @@ def run(args):
         out["loss"] = None
         out["notes"].append("the loss curve is the race reduction, integrated numerically: pass --times t1,t2,... "
                             "(or --plot) to have it")
+    out["provenance"] = provenance(args, spec)
     # everything is computed before anything is written: an error leaves no file behind
     json_text(out)          # a non-finite number is refused here, before any file is written
     check_outputs(("--latex", args.latex), ("--plot", args.plot), ("--json", args.json),    # and a bad path

@@ -80,7 +80,7 @@ def run(args):
     with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as pr:
         found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=steps,
                            hidden=args.hidden, lr=args.lr, seed=args.seed, name=name, progress=pr)
-    write_spec("--out", args.out, found.spec)
+    write_spec("--out", args.out, found.spec, args)
     summ = found.summary()
     print(f"find-gates: K = {found.K} ({'given' if args.K else 'elbow'}), {counted(len(found.spec.pathways), 'pathway')} "
           f"-> {args.out} ({time.time() - t0:.1f}s)")
@@ -102,7 +102,7 @@ def _from_run(args) -> int:
     with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as progress:
         found = find_gates_in_run(run, lr=lr, loss=loss, K=args.K, Ks=range(1, args.max_K + 1), seed=args.seed,
                                   name=default if args.name is None else args.name, progress=progress)
-    write_spec("--out", args.out, found.spec)
+    write_spec("--out", args.out, found.spec, args)
     print(f"find-gates: {len(run.files)} checkpoints (steps {run.steps[0]}…{run.steps[-1]}), ReLU widths "
           f"{run.widths}; K = {found.K} ({'given' if args.K else 'elbow'}), {counted(len(found.spec.pathways), 'pathway')} "
           f"-> {args.out} ({time.time() - t0:.1f}s)")

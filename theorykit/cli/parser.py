@@ -197,6 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "rows read/written for input/output edges), or W1, W2, ... for --network relu; an optional "
                         "leading seed axis")
     _run_size_options(s)
+    s.add_argument("--seed", type=int,
+                   help="random seed of the start, split into --seeds networks: 0 to 2**32 - 1 (default 0); a "
+                        "random start (--init random, --network relu) is drawn from it, an aligned one only rotated "
+                        "(its loss is the same); not with --init-weights")
     s.add_argument("--fused", action="store_true",
                    help="step with the fused multi-step kernel (Pallas; fast on a GPU, interpreted and slow on a "
                         "CPU): depth-2 networks without a schedule, loss curve only (not with --plot)")

@@ -16,7 +16,7 @@ from ..io import atomic_write_text, write_json
 from ..spec import fields as vf
 from ..spec import files as sf
 from ..spec.gating import GDLNSpec, Pathway
-from .common import check_out_dir, check_outputs, fitting_name, no_value, steps_arg, values_from
+from .common import check_out_dir, check_outputs, fitting_name, no_value, provenance, record_comment, steps_arg, values_from
 
 
 def load_task_training(path, assignments=()):
@@ -61,7 +61,8 @@ def run(args) -> int:
         val = validate_prediction(pred, seeds=args.seeds, seed=args.seed, html_dir=args.html)
         doc["validation"] = val.summary()
         print(val.text())
-    print(f"  wrote {atomic_write_text(args.out, sf.spec_to_toml(spec))}")
+    doc["provenance"] = provenance(args)
+    print(f"  wrote {atomic_write_text(args.out, record_comment(args) + sf.spec_to_toml(spec))}")
     if args.json:
         print(f"  wrote {write_json(args.json, doc)}")
     return 0

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..analysis.exhaust import race_exhaust, write_outputs
 from ..errors import SpecError
-from .common import check_out_dir, json_text
+from .common import check_out_dir, json_text, provenance
 
 
 def run(args):
@@ -25,7 +25,7 @@ def run(args):
         given = [o for o, v in (("--a0", args.a0), ("--gamma", args.gamma)) if v is not None]
         raise SpecError(given[0] if given else "--race-dt", "the race diverged (a loss became infinite or undefined)",
                         "lower --a0 or --gamma, or raise --race-dt for a finer integration step") from None
-    paths = write_outputs(res, args.out)
+    paths = write_outputs(res, args.out, provenance(args))
     s = res.summary
     print(f"race-exhaust k={s['k']}: {s['families']} families, symmetry group of order {s['symmetry']['group_order']}, "
           f"{s['symmetry']['orbits_integrated']} orbits integrated in {s['seconds']['total']:.1f}s")

@@ -16,7 +16,8 @@ from ..sim.simulate import simulate
 from ..spec.fields import figure_path
 from ..spec.limits import enforce
 from ..theory.derivation import Derivation
-from .common import check_outputs, no_value, note, parse_times, sim_estimate, sim_settings, spec_from_args, weight_names
+from .common import (check_outputs, no_value, note, parse_times, provenance, seed_arg, sim_estimate, sim_settings,
+                     spec_from_args, values_record, weight_names)
 
 
 def run(args):
@@ -38,6 +39,9 @@ def run(args):
     if args.fused and args.plot and args.network == "gdln":    # --help: "loss curve only (not with --plot)"
         raise SpecError("--plot", "the GDLN's plot draws its mode strengths, and --fused records the loss curve only",
                         "leave --plot off with --fused, or --fused off to have the plot")
+    if args.seed is not None and args.init_weights:
+        raise SpecError("--seed", "draws a start, and --init-weights gives one", "leave --seed out with --init-weights")
+    seed = 0 if args.seed is None else seed_arg(args.seed)
     args.init = args.init or ("aligned" if args.network == "gdln" else "random")
     init, der, unused = args.init, None, []
     if args.init_weights:
@@ -78,12 +82,12 @@ def run(args):
         with bar:
             if args.network == "relu":
                 sim = simulate(spec, network="relu", seeds=seeds, steps=steps, values=values, dtype=args.dtype,
-                               init=init if args.init_weights else None, fused=args.fused, save=fused_save,
+                               init=init if args.init_weights else None, fused=args.fused, save=fused_save, seed=seed,
                                on_step=step)
             else:
                 save, der = plot_save(spec, values, steps) if args.plot else (fused_save, None)
                 sim = simulate(spec, init=init, seeds=seeds, steps=steps, values=values, dtype=args.dtype, save=save,
-                               fused=args.fused, on_step=step)
+                               fused=args.fused, on_step=step, seed=seed)
     except SpecError as exc:
         if exc.field != "fused":
             raise
@@ -93,7 +97,10 @@ def run(args):
     out = {"spec": spec.name, "network": args.network, "init": init_name, "devices": sim.extra["devices"],
            **({"init_keys_not_read": unused} if args.init_weights else {}),
            "engine": "fused" if args.fused else "plain",
-           "seeds": seeds, "steps": steps, "dtype": args.dtype, "matmul_precision": MATMUL_PRECISION,
+           "seeds": seeds, "seed": seed, "steps": steps, "dtype": args.dtype, "matmul_precision": MATMUL_PRECISION,
+           "values": values_record(values), "lr": spec.training.lr, "loss_kind": spec.training.loss,
+           **({"a0": spec.training.a0} if init_name == "aligned" else
+              {"init_std": spec.training.init_std} if init_name == "random" else {}),
            "seconds": time.time() - t0,
            "loss": {"t": times, "mean": sim.mean[idx], "std": sim.std[idx]}}
     if args.compare:
@@ -121,6 +128,7 @@ def run(args):
                                                                         / sim.mean[0]),
                 "what": f"the discrete gradient-descent recurrence of each mode: exact for this start, so the gap is "
                         f"{args.dtype} rounding"}
+    out["provenance"] = provenance(args, spec)
     if args.plot:
         summary.plot(args.plot, der=der, values=values, times=times,
                      sim=sim, title=summary.plot_title(spec.name, values, args.network))
