@@ -37,7 +37,8 @@ from ..spec.gating import GDLNSpec
 from .modes import SVD, Exprs, ExprsByName, Ranking, build_unevaluated, exact_text, is_zero, lazy_matvec, num, quad_exact, reference_values, tidy
 from .svd import exact_svd
 from .trajectory import a0 as A0
-from .trajectory import discrete_mode_gap, mode_gap, mode_loss_reduction, mode_trajectory, t, t_half, t_half_float, tau
+from .trajectory import (discrete_mode_gap, mode_gap, mode_gap_fraction, mode_trajectory, t, t_half,
+                         t_half_float, tau)
 from ..spec.graph import GraphSpec
 from ..spec.task import checked_values_map
 from ..spec.values import checked_times, checked_value, exact_values
@@ -266,12 +267,19 @@ class Derivation:
 
     @cached_property
     def loss(self) -> sp.Expr:
-        """Closed-form loss L(t) = ½ tr Σy − Σ_p Σ_α (s a − ½ d a²), times P for a summed loss."""
+        """Closed-form loss L(t) = ½ tr Σy − Σ_p Σ_α (s a − ½ d a²), times P for a summed loss.
+
+        Written as ``½ tr Σy − Σ s²/(2d) + Σ s²/(2d) · q²`` with each mode's gap fraction
+        ``q = 1 − a d/s`` (:func:`~theorykit.theory.trajectory.mode_gap_fraction`), the same expression:
+        what no mode removes is SymPy's exact bracket, so a lambdified loss keeps its digits in
+        saturation, and there is no s/d or s/(d a0) in it, so a mode whose s and d vanish together with
+        d/s → 0 (the XoR "linear" ReLN at Δ = 0) has a finite value and gradient in JAX."""
         self._need_closed_form("loss")
         L = output_trace(self.task) / 2
-        for n, svd in self.modes.items():
-            for m, a in zip(svd.modes, self.trajectories[n]):
-                L -= mode_loss_reduction(m.s, m.d, a)
+        for svd in self.modes.values():
+            for m in svd.modes:
+                end = m.s * (m.s / m.d) / 2         # s²/(2d), built as s·(s/d) so SymPy cancels as it can
+                L += -end + end * mode_gap_fraction(m.s, m.d) ** 2
         return self.spec.loss_factor * L
 
     @cached_property
@@ -503,7 +511,8 @@ class Derivation:
                 if self.task.free_symbols and any(a.has(sp.nan, sp.zoo) for a in at):
                     return self._at(values).predict_modes(times)       # special values: derive there
                 cols = [np.asarray(to_jax(a, [t])(times)) * np.ones_like(times) for a in at]
-                out[n] = np.stack(cols, axis=1)
+                # a pathway with nothing to learn at these values has no mode: no column (np.stack of none raised)
+                out[n] = np.stack(cols, axis=1) if cols else np.zeros(np.shape(times) + (0,))
             return out
         # a graph with shared edges: its own race (the pathways' private chains would be another model)
         sol = (self._graph_race(values) if self._shared_edges else self.race_system(values)).solve(times)

@@ -3,17 +3,21 @@
 For a mode with singular value ``s`` and input variance ``d``, balanced and aligned
 weights of mode strength ``a`` obey ``τ da/dt = 2a(s − d a)``, solved by the logistic
 
-    a(t) = (s/d) / (1 + (s/(d a0) − 1) · exp(−2 s t / τ)).
+    a(t) = (s/d) / (1 + (s/(d a0) − 1) · exp(−2 s t / τ)),
 
-This form is numerically stable: ``exp`` only ever sees a non-positive argument for t ≥ 0,
-so there is no inf/inf at large t, and the denominator stays positive for any ``a0 > 0``
-(below or above the end point ``s/d``). Near s = 0 it is a 0/0 (1 − e^{−2st/τ} over s); in JAX (any
+written ``1 / (e^{−2st/τ}/a0 + (d/s)(1 − e^{−2st/τ}))`` (the same expression). This form is numerically
+stable: ``exp`` only ever sees a non-positive argument for t ≥ 0, so there is no inf/inf at large t,
+every term of the denominator is ≥ 0 for any ``a0 > 0`` (below or above the end point ``s/d``), and
+it holds no s/d, so where s and d vanish together with d/s → 0 (the XoR "linear" ReLN at Δ = 0) it is
+a0, not ∞/∞. Near s = 0 with d fixed it is a 0/0 (1 − e^{−2st/τ} over s); in JAX (any
 argument a JAX array, or ``exp`` from JAX) it is written as ``1/(d (1 − e^{−u})/s + e^{−u}/a0)`` with
 the 0/0 taken by its series, so values and derivatives keep their digits there. Each mode lowers
 the loss by ``s a − ½ d a²``, which is ``s²/(2d) − ½ d g²`` with the gap ``g = s/d − a``. Numbers
 follow the second form: the gap has its
 own closed form (:func:`mode_gap`) and recurrence (:func:`discrete_mode_gap`), so a loss far below
-its start keeps its digits instead of cancelling to 0 near 1e-16 of L(0).
+its start keeps its digits instead of cancelling to 0 near 1e-16 of L(0). The symbolic loss
+(``Derivation.loss``) follows it too, with the gap as a fraction of the end point
+(:func:`mode_gap_fraction`).
 """
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ from ..errors import SpecError
 from ..spec.fields import short_repr, type_name
 
 __all__ = ["t", "tau", "a0", "mode_trajectory", "mode_ode_residual", "t_half", "mode_loss_reduction",
-           "discrete_mode_recurrence", "deep_mode_rhs", "mode_gap", "discrete_mode_gap"]
+           "discrete_mode_recurrence", "deep_mode_rhs", "mode_gap", "mode_gap_fraction", "discrete_mode_gap"]
 
 #: time in gradient steps
 t = sp.Symbol("t", nonnegative=True)
@@ -67,7 +71,8 @@ def _scalar(v, name: str) -> sp.Expr:
 
 
 def mode_trajectory(s, d, a_init=a0, time=t, time_const=tau, exp=sp.exp):
-    """Closed-form a(t) of one mode (stable logistic form); in numpy (``time`` an array) with ``exp=np.exp``.
+    """Closed-form a(t) of one mode (the logistic form written as :func:`_logistic`); in numpy (``time``
+    an array) with ``exp=np.exp``.
 
     ``s``, ``d``: the mode's singular value and input variance; ``a_init``: its strength at t = 0 (a0,
     the symbol ``a0`` by default); ``time``: t; ``time_const``: τ (the symbol ``tau``; 1/η in steps)."""
@@ -78,8 +83,22 @@ def mode_trajectory(s, d, a_init=a0, time=t, time_const=tau, exp=sp.exp):
                         "pass exp=np.exp for numbers")
     if any(_is_jax(v) for v in (s, d, a_init, time, time_const)) or _is_jax_fn(exp):
         return _jax_trajectory(s, d, a_init, time, time_const)
-    return _at_s(s, lambda s_: (s_ / d) / (1 + (s_ / (d * a_init) - 1) * exp(-2 * s_ * time / time_const)),
+    return _at_s(s, lambda s_: _logistic(s_, d, a_init, time, time_const, exp),
                  lambda: a_init / (1 + 2 * d * a_init * time / time_const))
+
+
+def _logistic(s, d, a_init, time, time_const, exp):
+    """The logistic form ``(s/d)/(1 + (s/(d a0) − 1) e^{−u})`` (u = 2 s t/τ) divided through by its
+    numerator: ``1 / (e^{−u}/a0 + (d/s)(1 − e^{−u}))``, the ``1/u(t)`` of docs/theory.md#closed-form and
+    the same expression (SymPy simplifies their difference to 0). Every term of its denominator is
+    ≥ 0 for t ≥ 0 and it holds neither s/d nor s/(d a0): where s and d vanish together with d/s → 0
+    (the XoR "linear" ReLN at Δ = 0: s = Δ/2, d = Δ²/2, d/s = Δ) it is analytic, a = a0 there, and
+    JAX's value and gradients stay finite (the logistic form was ∞/∞: a and ∂L/∂Δ were NaN). In
+    saturation (e^{−u} = 0) no a0 is left, so ∂a/∂a0 is 0, not rounding noise. Where s → 0 with d
+    fixed, (1 − e^{−u})/s is still 0/0: numbers take :func:`_at_s`'s limit, JAX arrays
+    :func:`_jax_rate_form`'s series."""
+    e = exp(-2 * s * time / time_const)
+    return 1 / (e / a_init + d / s * (1 - e))
 
 
 def _is_jax(v) -> bool:
@@ -152,6 +171,22 @@ def mode_gap(s, d, a_init, time, time_const, exp=np.exp):
         ce = (s_ / (d * a_init) - 1) * exp(-2 * s_ * time / time_const)
         return (s_ / d) * ce / (1 + ce)
     return _at_s(s, gap, lambda: -a_init / (1 + 2 * d * a_init * time / time_const))
+
+
+def mode_gap_fraction(s, d, a_init=a0, time=t, time_const=tau, exp=sp.exp):
+    """``q = 1 − a(t)/(s/d)``, the gap of :func:`mode_trajectory` as a fraction of its end point, written
+    ``1 − r / (r (1 − e^{−u}) + e^{−u})`` with ``r = d a0/s`` and ``u = 2 s t/τ`` (at t = 0, q = 1 − r).
+
+    The mode lowers the loss by ``s a − ½ d a² = s²/(2d) · (1 − q²)``; :attr:`Derivation.loss` is written
+    ``½ tr Σy − Σ s²/(2d) + Σ s²/(2d) · q²``, so in saturation, where q is 0 exactly (e^{−u} = 0 gives
+    1 − r/r), what is left is SymPy's exact bracket (0 for a task the pathways fit, e.g. XoR). There is no
+    s/d or s/(d a0) in it: where s and d vanish together with d/s → 0 (the XoR "linear" ReLN at Δ = 0,
+    r = Δ a0) q is 1 and analytic. The form ``1 − r/D`` rather than ``(1 − r) e^{−u}/D`` (the same
+    number) keeps JAX's derivatives in the plateau (q near 1, r ≪ e^{−u}) free of the cancellation of
+    two large terms of the quotient rule; in saturation such rounding in ∂q is multiplied by q = 0."""
+    e = exp(-2 * s * time / time_const)
+    r = d * a_init / s
+    return 1 - r / (r * (1 - e) + e)
 
 
 def mode_ode_residual(s, d, a_init=a0) -> sp.Expr:
