@@ -453,3 +453,13 @@ def test_not_jax_safe_is_a_theorykit_error():
         tk.to_jax(x * y, [x])
     with pytest.raises(ValueError):     # still a ValueError, for callers that catch that
         tk.to_jax(x * y, [x])
+
+
+def test_plot_refuses_a_misspelt_symbol_name():
+    """``tk.plot(der=…, values={"delta": 0.5})`` on the task of Δ = "Delta": a SpecError naming
+    ``values`` and the task's symbols; it drew a figure whose only theory was a "no theory curve" note."""
+    der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns(hidden=8)["linear"]))
+    with pytest.raises(tk.SpecError) as e:
+        tk.plot(der=der, values={"delta": 0.5}, times=[0.0, 10.0])
+    assert e.value.field == "values" and "'Delta'" in str(e.value) and "delta" in str(e.value)
+    assert tk.plot(der=der, values={"Delta": 0.5}, times=[0.0, 10.0]) is not None     # the right name draws

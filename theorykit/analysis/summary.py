@@ -13,6 +13,7 @@ document as before.
 from __future__ import annotations
 
 import sys
+from typing import Mapping
 
 import numpy as np
 from ..errors import SpecError, TheorykitError
@@ -22,6 +23,7 @@ from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
 from ..record import SaveAt
 from ..spec.fields import figure_path
 from ..spec.graph import graph_from_pathways
+from ..spec.task import Task
 
 __all__ = ["derive_text", "simulate_text", "plot", "mode_recorder", "wants_summary", "emit",
            "plot_save", "pathway_colours", "plot_title"]
@@ -232,6 +234,11 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
                         "pass sim=tk.simulate(spec, values=..., steps=...)")
     if sim is None and times is None:
         raise SpecError("times", "the theory needs the steps to draw it at", "e.g. times=np.linspace(0, 3000, 300)")
+    task = getattr(der, "task", None)
+    unknown = task._unknown_names(values) if isinstance(task, Task) and isinstance(values, Mapping) else []
+    if unknown:     # a misspelt name drew a figure whose only theory was "no theory curve: no value for …"
+        raise SpecError("values", f"{unknown} are no symbols of the task (its symbols: {sorted(task.symbols)})",
+                        "key the values by the task's symbol names (case-sensitive), e.g. {'Delta': 0.5}")
     modes_sim = sim is not None and "modes" in sim.saved
     tmax = max(float(np.max(times)) if times is not None else 0.0, float(sim.t[-1]) if sim is not None else 0.0)
     grid = np.linspace(0.0, tmax, 300)
