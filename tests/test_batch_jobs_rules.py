@@ -4,6 +4,10 @@ their curves with ``SaveAt(every=...)``. Tiny sizes; a subprocess where a signal
 the point. No timing assertions (a subprocess limit is a hang detector only)."""
 import math
 import os
+import signal
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -52,3 +56,176 @@ def test_whole_steps_with_an_every_below_one_record_every_step():
     assert ts.size == 50001 and ts[-1] == 115000 and math.isclose(ts[-2], 49999 * 2.3)
     # a huge every: t = 0 and the end
     np.testing.assert_array_equal(SaveAt(every=1e300).times(1000), [0.0, 1000.0])
+
+
+# ------------------------------------------------------------------------------------------
+# SIGTERM (a job's time limit) while the main thread is inside a long computation
+# ------------------------------------------------------------------------------------------
+# Python runs a signal handler only between bytecodes of the main thread, and a process still waits,
+# on its way out, for a JAX computation it started. Measured before the fix (2-core CPU):
+# `theorykit simulate examples/xor_linear.toml --set Delta=0.5 --steps 6000000 --seeds 4 --force`
+# sent SIGTERM 10 s in exited 143 only 60 s later -- past a job's grace period (SLURM: 30 s), so the
+# job's SIGKILL ended it first, with no clean-up and no word. Now a watchdog thread, woken by the
+# signal itself (signal.set_wakeup_fd), ends the process TERM_GRACE_SECONDS (0.5 here) later when
+# the handler has not run; a command that did end by SIGTERM ends the process at once. The subprocess
+# limit (60 s) is a hang detector, not a timing assertion.
+posix = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+
+# one call that is not Python's and outlasts the test: SIGTERM blocked in the main thread (the kernel
+# hands it to another thread, as it does while the main thread runs a compiled loop), then libc's sleep
+STUCK = """
+    import ctypes
+
+    def compute():
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        print("computing", file=sys.stderr, flush=True)
+        ctypes.CDLL(None).sleep(600)
+"""
+
+# a compiled JAX loop of 2**31 vector steps (hours); block_until_ready lets the handler run, and the
+# command ends -- but the process then waited for the loop on its way out
+SPIN = """
+    import jax, jax.numpy as jnp
+
+    @jax.jit
+    def spin(n):
+        return jax.lax.fori_loop(0, n, lambda i, x: jnp.sin(x) * 1.0000001 + 1e-9, jnp.ones(20000))
+
+    spin(3).block_until_ready()                 # compiled before the marker: the marker means "computing"
+
+    def compute():
+        print("computing", file=sys.stderr, flush=True)
+        spin(2 ** 31 - 1).block_until_ready()
+"""
+
+
+def _terminated_while(compute, code, tmp_path):
+    """Run ``code`` with ``compute`` defined; SIGTERM it once it says "computing"; its status, stderr."""
+    head = ("import signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+            "import theorykit.cli\ntheorykit.cli.TERM_GRACE_SECONDS = 0.5\n")
+    proc = subprocess.Popen([sys.executable, "-c", head + textwrap.dedent(compute) + textwrap.dedent(code)],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stderr.readline()
+        assert first.strip() == "computing", first + proc.stderr.read()
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, [line for line in err.splitlines() if line.strip()]
+
+
+WRITE = """
+    import theorykit.io as io
+    import theorykit.cli.check as command
+
+    def run(args):
+        io.os.fsync = lambda fd: compute()      # inside the write: its temporary file exists
+        io.atomic_write_text("r.json", '{"new": true}\\n')
+        return 0
+
+    command.run = run
+    sys.exit(theorykit.cli.main(["check", "spec.toml"]))
+"""
+
+
+@posix
+@pytest.mark.parametrize("compute", [STUCK, SPIN], ids=["one-long-call", "jax-loop"])
+def test_sigterm_inside_a_long_computation_while_writing_removes_the_temporary_file_and_exits_143(
+        tmp_path, compute):
+    """The result being written is not committed and its temporary file goes; the old result is kept;
+    one line, status 143 (docs/cli.md: "143 terminated … cleaned up as for Ctrl-C")."""
+    (tmp_path / "r.json").write_text('{"old": true}\n')
+    status, said = _terminated_while(compute, WRITE, tmp_path)
+    assert status == 143, said
+    assert said == ["theorykit: terminated"]
+    assert sorted(os.listdir(tmp_path)) == ["r.json"]                  # no .tk<pid>-….tmp left
+    assert (tmp_path / "r.json").read_text() == '{"old": true}\n'      # the old result kept
+
+
+@posix
+def test_sigterm_inside_a_long_computation_of_a_suite_leaves_no_staging_folder(tmp_path):
+    """validate: a suite inside one long call when SIGTERM comes leaves no OUT/.staging/<suite>/ (its
+    half-made figure), as an interrupt between bytecodes does (test_interrupted_user_rules)."""
+    status, said = _terminated_while(STUCK, """
+        from theorykit.suites import load_suite
+
+        def run(out, mode, progress=True):
+            (out / "half_made_figure.png").write_bytes(b"\\x89PNG half")
+            compute()
+
+        load_suite("lemmas").run = run
+        sys.exit(theorykit.cli.main(["validate", "lemmas", "--quick", "--no-progress", "--out", "res"]))
+        """, tmp_path)
+    assert status == 143, said
+    assert said == ["theorykit: terminated"]
+    res = tmp_path / "res"
+    assert sorted(str(p.relative_to(res)) for p in res.rglob("*") if p.is_file()) == []
+    assert not (res / ".staging" / "lemmas").exists()
+
+
+# ------------------------------------------------------------------------------------------
+# Ctrl-C or SIGTERM that lands in the trainer's progress callback
+# ------------------------------------------------------------------------------------------
+# The trainer reports its steps from the running program (jax.debug.callback), and JAX runs that
+# callback in the main thread, where a signal's KeyboardInterrupt is raised as often as not. JAX
+# turned it into its own JaxRuntimeError ("CpuCallback error calling callback: … KeyboardInterrupt"),
+# so that Ctrl-C during `theorykit simulate … --steps 6000000` was (2 of 4 tries) "theorykit:
+# internal error (a bug in theorykit, please report it): JaxRuntimeError: …" over several lines,
+# status 70, after JAX had logged the traceback; SIGTERM the same. Now the interrupt is raised as itself.
+def test_an_interrupt_in_the_progress_callback_is_an_interrupt_not_a_jax_error():
+    import jax.numpy as jnp
+
+    from theorykit.cli import Terminated        # SIGTERM, a KeyboardInterrupt too
+    from theorykit.sim.engine import train
+
+    def on_step(done):
+        raise Terminated()
+
+    with pytest.raises(Terminated):
+        train(lambda p, d: jnp.sum(p["w"] ** 2), {"w": jnp.ones((2, 3))}, None, lr=0.1, steps=10,
+              on_step=on_step)
+
+
+def test_an_interrupt_jax_caught_around_a_callback_is_raised_as_that_interrupt():
+    """The signal may land in JAX's own code around the callback, which reports it in its error's
+    text only: the interrupt's kind is read from that (KeyboardInterrupt, or a subclass by name);
+    another error of a callback stays JAX's error."""
+    import jax
+
+    from theorykit.cli import Terminated
+    from theorykit.sim.engine import _interrupt_reported
+
+    def error_of(exc_type):
+        def cb(x):
+            raise exc_type()
+        try:
+            jax.jit(lambda x: (jax.debug.callback(cb, x), x + 1)[1])(1.0).block_until_ready()
+        except Exception as exc:
+            return exc
+        raise AssertionError("the callback's error did not stop the program")
+
+    assert type(_interrupt_reported(error_of(KeyboardInterrupt))) is KeyboardInterrupt
+    assert type(_interrupt_reported(error_of(Terminated))) is Terminated
+    assert _interrupt_reported(error_of(ValueError)) is None
+    assert _interrupt_reported(ValueError("KeyboardInterrupt")) is None
+
+
+def test_simulate_interrupted_in_its_progress_callback_says_interrupted_in_one_line(tmp_path, monkeypatch, capsys):
+    import theorykit.cli.simulate as command
+    from theorykit.cli import main
+    from theorykit.progress import Progress
+
+    class Bar(Progress):
+        def update(self, k=1, note=""):
+            raise KeyboardInterrupt             # Ctrl-C as the trainer reports its first steps
+
+    monkeypatch.setattr(command, "Progress", Bar)
+    status = main(["simulate", XOR, "--set", "Delta=0.5", "--steps", "200", "--seeds", "1",
+                   "--json", str(tmp_path / "s.json")])
+    assert status == 130
+    said = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert said == ["theorykit: interrupted"]       # no JAX traceback logged before it
+    assert os.listdir(tmp_path) == []

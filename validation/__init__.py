@@ -215,7 +215,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
     See the module docstring for caching, atomicity and resuming. ``progress`` turns the suites'
     progress bars and the runner's lines on stderr on or off.
     """
-    from theorykit.io import atomic_write_text, write_json
+    from theorykit.io import PENDING, atomic_write_text, write_json
     from theorykit.suites import load_suite
 
     if mode not in ("quick", "full"):
@@ -249,6 +249,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
         if stage.exists():
             shutil.rmtree(stage)  # left by an interrupted run
         stage.mkdir(parents=True)
+        PENDING.add(str(stage))     # removed by the command line if it must end the process at once
         _log(f"{tag}: running ({mode}) …", progress)
         t0 = time.time()
         try:
@@ -267,10 +268,12 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
                             "stage": "run", "seconds": time.time() - t0}
             status[name] = "failed"
             shutil.rmtree(stage, ignore_errors=True)
+            PENDING.discard(str(stage))
             _log(f"{tag}: FAILED after {time.time() - t0:.1f}s: {type(exc).__name__}: {exc}")
             continue
         except BaseException:   # Ctrl-C: the suite's half-made figures go, not left in OUT/.staging
             shutil.rmtree(stage, ignore_errors=True)
+            PENDING.discard(str(stage))
             try:
                 (out / STAGING_DIR).rmdir()
             except OSError:
@@ -278,6 +281,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
             raise
         moved = _move_staged(stage, out)
         shutil.rmtree(stage, ignore_errors=True)
+        PENDING.discard(str(stage))
         atomic_write_text(out / f"{name}.json", json_text)
         files = {f: _sha256((out / f).read_bytes()) for f in sorted(set(moved) | {f for f, _ in _figures(res)})
                  if (out / f).is_file()}
