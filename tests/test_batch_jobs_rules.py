@@ -229,3 +229,63 @@ def test_simulate_interrupted_in_its_progress_callback_says_interrupted_in_one_l
     said = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert said == ["theorykit: interrupted"]       # no JAX traceback logged before it
     assert os.listdir(tmp_path) == []
+
+
+# ------------------------------------------------------------------------------------------
+# progress on a batch job's log (stderr a file, not a terminal)
+# ------------------------------------------------------------------------------------------
+# Before: on a log file the progress of simulate, predict, sweep, find-gates and compare was silent
+# for the whole run (the bar is shown on a terminal only), so a job hours long showed nothing until
+# it ended; race-exhaust wrote tqdm's bar as it is, a "\r" update per batch in one line of the log.
+# Now a log gets a plain line now and then (Progress.LOG_SECONDS, set to 0 here so that every update
+# writes one; a run shorter than that writes none), with no carriage return and no escape code.
+def _log_lines(path):
+    text = path.read_text()
+    assert "\r" not in text and "\x1b" not in text, repr(text[:300])
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def test_race_exhaust_on_a_log_writes_lines_not_carriage_returns(tmp_path, monkeypatch):
+    from theorykit.analysis.exhaust import race_exhaust
+    from theorykit.progress import Progress
+
+    monkeypatch.setattr(Progress, "LOG_SECONDS", 0.0)
+    with open(tmp_path / "log", "w") as log:
+        monkeypatch.setattr(sys, "stderr", log)
+        race_exhaust(k=3, families=[0], steps=20, progress=True)
+    # one family is one orbit raced in one batch: one update, one line, 1 of 1
+    lines = _log_lines(tmp_path / "log")
+    assert len(lines) == 1 and lines[0].startswith("race k=3: 1/1 (100%)"), lines
+
+
+def test_simulate_on_a_log_shows_its_steps_in_plain_lines(tmp_path, monkeypatch):
+    from theorykit.cli import main
+    from theorykit.progress import Progress
+
+    monkeypatch.setattr(Progress, "LOG_SECONDS", 0.0)
+    with open(tmp_path / "log", "w") as log:
+        monkeypatch.setattr(sys, "stderr", log)
+        assert main(["simulate", XOR, "--set", "Delta=0.5", "--steps", "200", "--seeds", "1",
+                     "--json", str(tmp_path / "s.json")]) == 0
+    lines = _log_lines(tmp_path / "log")
+    # the trainer reports every 200 // 100 = 2 steps, so the last line is at step 200 of 200
+    assert lines and all(line.startswith("simulate: ") for line in lines), lines
+    assert lines[-1].startswith("simulate: 200/200 (100%)"), lines
+
+
+def test_a_short_run_on_a_log_or_an_in_memory_stream_writes_nothing(tmp_path):
+    """With the default LOG_SECONDS (60) a run of a moment writes no line to a log; an in-memory
+    stream (a test's capture) and --no-progress never get one."""
+    import io
+
+    from theorykit.progress import Progress
+
+    with open(tmp_path / "log", "w") as log:
+        with Progress("quick", 3, stream=log) as pr:
+            assert pr.log and not pr.enabled
+            pr.update(3)
+        with Progress("off", 3, stream=log, enabled=False) as pr:
+            assert not pr.log
+            pr.update(3)
+    assert (tmp_path / "log").read_text() == ""
+    assert not Progress("memory", 3, stream=io.StringIO()).log
