@@ -44,6 +44,7 @@ def atomic_write_bytes(path, data: bytes) -> Path:
         fd, tmp = tempfile.mkstemp(prefix=f".tk{os.getpid()}-", suffix=".tmp", dir=path.parent)
     except OSError as exc:
         raise _naming(exc, path) from None
+    PENDING.add(tmp)
     try:
         with os.fdopen(fd, "wb") as fh:
             umask = os.umask(0)
@@ -63,7 +64,30 @@ def atomic_write_bytes(path, data: bytes) -> Path:
         if isinstance(exc, OSError):
             raise _naming(exc, path) from None
         raise
+    finally:
+        PENDING.discard(tmp)
     return path
+
+
+#: the temporary files being written now, and the staging folders of work not yet moved into place
+#: (``validate``): what :func:`remove_pending` removes when the command line must end the process at
+#: once (SIGTERM while the main thread is inside a long computation, ``theorykit.cli._Watchdog``)
+PENDING: set = set()
+
+
+def remove_pending() -> None:
+    """Remove every path in :data:`PENDING` (a file, or a folder with what it holds); one that is gone
+    already, or cannot be removed, is left as it is."""
+    import shutil
+
+    for p in list(PENDING):
+        try:
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                os.unlink(p)
+        except OSError:
+            pass
 
 
 #: called (when set) just before a result replaces its path: the command line sets it while a command

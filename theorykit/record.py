@@ -51,6 +51,19 @@ def checked_save(save) -> "SaveAt":
     return save
 
 
+#: the most recording times an ``every`` grid may have (their times alone are 80 MB; each recorded
+#: value takes as much again per network or family): more is a mistaken ``every``
+MAX_RECORDS = 10_000_000
+
+
+def _round_up(x: float) -> str:
+    """``x`` (> 0) rounded up to one significant figure, as a fix suggests it: 1234.5 -> ``2000``."""
+    if not x > 0:
+        return "1"
+    e = math.floor(math.log10(x))
+    return f"{math.ceil(x / 10 ** e) * 10 ** e:g}"
+
+
 @dataclass(frozen=True)
 class SaveAt:
     """What a run records, as diffrax's ``SaveAt``: the same object for gradient descent and flows.
@@ -59,7 +72,8 @@ class SaveAt:
     trainer, flow time for :func:`~theorykit.theory.flow.integrate` and
     :meth:`~theorykit.theory.race.RaceSystem.solve`. ``every``: instead of ``ts``, record at 0,
     ``every``, 2·``every``, … below the end of the run, and the end itself (a flow's ``t_end``, the
-    trainer's last step): a curve recorded so covers the run's horizon exactly. ``fns``: name → ``fn(state, data)``, the trainer's
+    trainer's last step): a curve recorded so covers the run's horizon exactly (at most
+    :data:`MAX_RECORDS` times; for the trainer's whole steps an ``every`` below 1 is every step). ``fns``: name → ``fn(state, data)``, the trainer's
     ``fn(params, data)`` or a flow's ``fn(y, args)``, any pytree (a race records its loss and modes
     itself). ``loss_every``: the trainer's loss curve every that many steps (and at the last step;
     0: none); a flow records its loss at the recording times. ``final``: keep the final state.
@@ -89,10 +103,19 @@ class SaveAt:
                     ev > 0 and t_end is not None and np.isfinite(t_end) and t_end >= 0):
                 raise SpecError("save.every", f"needs a finite every > 0 and an end time >= 0 (got every={self.every!r}, "
                                               f"end={t_end})", "e.g. SaveAt(every=10) with t_end=1000")
+            # whole steps: an every below 1 records every step, as every=1 does (each step is within
+            # every/2 < 1/2 of a multiple); the grid is made of every=1 then, not of t_end/every points
+            ev = max(float(ev), 1.0) if integer else float(ev)
             # the multiples of `every` below t_end, then t_end; a relative tolerance, as the ratio's
-            # rounding error grows with it (115000 / 2.3 is 50000 + 7e-12)
-            n = int(math.ceil(t_end / self.every * (1 - 1e-12)))
-            ts = np.append(np.arange(n) * float(self.every), float(t_end))
+            # rounding error grows with it (115000 / 2.3 is 50000 + 7e-12). Counted as a float first:
+            # every=1e-300 asked numpy for 1e303 times ("Maximum allowed size exceeded"), 1e-10 for 73 TiB
+            count = t_end / ev * (1 - 1e-12)
+            if not count <= MAX_RECORDS:
+                raise SpecError("save.every", f"every={self.every!r} up to {t_end:g} is {count:.3g} recording times, "
+                                              f"more than {MAX_RECORDS:,}",
+                                f"a larger every, e.g. SaveAt(every={_round_up(t_end / 1000)}) for about 1000 points")
+            n = int(math.ceil(count))
+            ts = np.append(np.arange(n) * ev, float(t_end))
             if integer:
                 return np.unique(np.minimum(np.round(ts).astype(int), int(t_end)))
             return ts

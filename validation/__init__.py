@@ -11,7 +11,7 @@ verdict follows) and ``"verdict"``: ``"confirmed"``, ``"partly"``, ``"not borne 
 
 The runner (:func:`run_suites`)
 
-* runs each suite in a staging folder ``OUT/.staging/<suite>/`` and moves every file it wrote into
+* runs each suite in a staging folder ``OUT/.staging/<suite>.<pid>/`` and moves every file it wrote into
   ``OUT`` with an atomic rename only once the suite has returned, then writes ``OUT/<suite>.json``
   atomically, then the suite's cache entry ``OUT/.cache/<suite>.json``. An interrupted run
   therefore leaves no half-written file in ``OUT`` and no cache entry for the unfinished suite:
@@ -178,6 +178,25 @@ def _move_staged(stage: Path, out: Path) -> list[str]:
     return moved
 
 
+def _clear_left_stages(staging: Path, name: str) -> None:
+    """Remove the staging folders of suite ``name`` that an interrupted or killed run left in
+    ``staging``: ``<name>`` (the form before staging folders carried a process number), and
+    ``<name>.<pid>`` of a process that no longer runs on this machine, or of this one. A running
+    process's folder is left alone: it is another run of the same suite, into the same folder."""
+    from theorykit.io import _running
+
+    try:
+        entries = list(os.scandir(staging))
+    except OSError:
+        return
+    for entry in entries:
+        stem, _, pid = entry.name.rpartition(".")
+        left = entry.name == name or (stem == name and pid.isdigit() and
+                                      (int(pid) == os.getpid() or not _running(int(pid))))
+        if left and entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
 def _log(msg: str, enabled: bool = True):
     if enabled:
         print(msg, file=sys.stderr, flush=True)
@@ -215,7 +234,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
     See the module docstring for caching, atomicity and resuming. ``progress`` turns the suites'
     progress bars and the runner's lines on stderr on or off.
     """
-    from theorykit.io import atomic_write_text, write_json
+    from theorykit.io import PENDING, atomic_write_text, write_json
     from theorykit.suites import load_suite
 
     if mode not in ("quick", "full"):
@@ -245,10 +264,12 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
                 status[name] = "cached"
                 _log(f"{tag}: up to date, skipped (cached {out / (name + '.json')}; --force re-runs it)", progress)
                 continue
-        stage = out / STAGING_DIR / name
-        if stage.exists():
-            shutil.rmtree(stage)  # left by an interrupted run
+        # a staging folder of this process's own: another run of this suite into OUT at the same
+        # time (a second batch job) has its own, and a run cleared the other's as its leftover
+        stage = out / STAGING_DIR / f"{name}.{os.getpid()}"
+        _clear_left_stages(out / STAGING_DIR, name)
         stage.mkdir(parents=True)
+        PENDING.add(str(stage))     # removed by the command line if it must end the process at once
         _log(f"{tag}: running ({mode}) …", progress)
         t0 = time.time()
         try:
@@ -270,10 +291,12 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
                             "stage": "run", "seconds": time.time() - t0}
             status[name] = "failed"
             shutil.rmtree(stage, ignore_errors=True)
+            PENDING.discard(str(stage))
             _log(f"{tag}: FAILED after {time.time() - t0:.1f}s: {type(exc).__name__}: {exc}")
             continue
         except BaseException:   # Ctrl-C: the suite's half-made figures go, not left in OUT/.staging
             shutil.rmtree(stage, ignore_errors=True)
+            PENDING.discard(str(stage))
             try:
                 (out / STAGING_DIR).rmdir()
             except OSError:
@@ -281,6 +304,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
             raise
         moved = _move_staged(stage, out)
         shutil.rmtree(stage, ignore_errors=True)
+        PENDING.discard(str(stage))
         atomic_write_text(out / f"{name}.json", json_text)
         files = {f: _sha256((out / f).read_bytes()) for f in sorted(set(moved) | {f for f, _ in _figures(res)})
                  if (out / f).is_file()}

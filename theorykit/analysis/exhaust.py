@@ -21,7 +21,6 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-import sys
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -205,7 +204,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     loss recorded every ⌊τ/race_dt⌋ steps (default 10; the contexts suite races at τ/2 in
     ``--quick`` and τ/40 in ``--full``, ``validation/contexts.py``).
     """
-    from tqdm import tqdm
+    from ..progress import Progress
 
     positive_int(steps, "--steps", "--steps 8000")
     real(race_dt, "--race-dt", lo=0.0, lo_open=True, hi=math.inf, fix="a positive number, e.g. --race-dt 10")
@@ -235,8 +234,9 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     per_orbit, t = {}, None
     t0 = time.time()
     keep_curve = {}
-    # closed on an interrupt too: else its last line came after the command line's "interrupted"
-    with tqdm(total=len(reps), desc=f"race k={k}", unit="family", file=sys.stderr, disable=not progress) as bar:
+    # closed on an interrupt too: else its last line came after the command line's "interrupted"; a
+    # Progress (not tqdm's bar as it is): on a batch job's log, lines without a carriage return
+    with Progress(f"race k={k}", len(reps), enabled=progress) as bar:
         for s in range(0, len(reps), batch):
             chunk = reps[s:s + batch]
             rf = RaceSystem.from_spec(spec).solve(SaveAt(every=rev), t_end=steps, a0=a0, masks=masks[chunk].astype(float), solver=RK4(dt), modes=False)

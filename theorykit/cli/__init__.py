@@ -100,6 +100,7 @@ def main(argv=None) -> int:
     threads, interrupt = set(threading.enumerate()), _Interrupt(sys.unraisablehook)
     sys.unraisablehook, io.before_commit = interrupt.hook, interrupt.check
     term = _on_sigterm()
+    watchdog, status = (_Watchdog.start() if term is not None else None), None
     try:
         with warnings.catch_warnings():
             # a warning reads as one line of the command's own, not a Python source location
@@ -110,6 +111,8 @@ def main(argv=None) -> int:
     finally:
         interrupt.running = False
         sys.stdout, sys.unraisablehook, io.before_commit = out.stream, interrupt.previous, None
+        if watchdog is not None:
+            watchdog.stop()
         if term is not None:
             signal.signal(signal.SIGTERM, term)
     if interrupt.dropped and status not in (130, 143):  # the command ended before the signal came again
@@ -117,6 +120,15 @@ def main(argv=None) -> int:
         status = 130
     if status in (130, 143):
         _cancel_timers(threads)
+    if status == 143 and watchdog is not None:
+        # SIGTERM's own action, after the clean-up: the process ends now. On its way out it waited for
+        # the computation it had started (a compiled loop runs on after the command has ended)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(143)
     return _reader_left() if out.reader_left and status == 0 else status
 
 
@@ -136,10 +148,95 @@ def _on_sigterm():
             return None
 
         def handler(signum, frame):
+            dog = _WATCHDOG[0]
+            if dog is not None:
+                dog.handled.set()
             raise Terminated()
         return signal.signal(signal.SIGTERM, handler)
     except (ValueError, OSError, AttributeError):      # no SIGTERM here, or not settable
         return None
+
+
+#: seconds from SIGTERM to the watchdog's exit when Python has not begun the command's clean-up
+TERM_GRACE_SECONDS = 5.0
+
+
+class _Watchdog:
+    """SIGTERM during a long JAX computation: the process outlived the signal. Python runs a signal
+    handler only between bytecodes of the main thread, and a process whose command has ended still
+    waits, on its way out, for the computation it started: ``theorykit simulate
+    examples/xor_linear.toml --set Delta=0.5 --steps 6000000 --force`` sent SIGTERM 10 s in ended 60 s
+    later, past a batch job's grace period (SLURM: 30 s), so the job's SIGKILL ended it first, with
+    no clean-up and no word. The signal's number is written to a pipe at once, in C
+    (``signal.set_wakeup_fd``); this thread reads it, and where the handler has not run
+    :data:`TERM_GRACE_SECONDS` later (the main thread is inside one call) it removes the temporary
+    files and staging folders still being written (:data:`theorykit.io.PENDING`), says "terminated"
+    and ends the process with status 143, as SIGTERM's default action would have (the handler is
+    installed only where SIGTERM had it). A command that did end by SIGTERM ends the process at once
+    (:func:`main`), not waiting for the computation on the way out. Results already in place are kept;
+    a result not yet committed is not written. Ctrl-C (SIGINT) is left to Python: its byte is read
+    and ignored."""
+
+    def __init__(self, read_fd, write_fd, previous):
+        self.read_fd, self.write_fd, self.previous = read_fd, write_fd, previous
+        self.handled = threading.Event()        # set by the SIGTERM handler: the clean-up has begun
+        self.stopped = threading.Event()        # set when the command has ended
+
+    @classmethod
+    def start(cls):
+        """A running watchdog, or None where the wakeup fd is not ours to take (another library's, a
+        platform without one)."""
+        if os.name != "posix" or threading.current_thread() is not threading.main_thread():
+            return None
+        r, w = os.pipe()
+        try:
+            os.set_blocking(w, False)
+            previous = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+        except (ValueError, OSError, AttributeError, TypeError):
+            os.close(r)
+            os.close(w)
+            return None
+        if previous != -1:                      # an event loop's: give it back, run without a watchdog
+            signal.set_wakeup_fd(previous)
+            os.close(r)
+            os.close(w)
+            return None
+        dog = cls(r, w, previous)
+        _WATCHDOG[0] = dog
+        threading.Thread(target=dog._watch, name="theorykit-sigterm-watchdog", daemon=True).start()
+        return dog
+
+    def _watch(self):
+        try:
+            while True:
+                got = os.read(self.read_fd, 64)
+                if not got:                     # stop() closed the write end
+                    return
+                if signal.SIGTERM in got and not self.handled.wait(TERM_GRACE_SECONDS) \
+                        and not self.stopped.is_set():
+                    self._end()
+        finally:
+            os.close(self.read_fd)
+
+    def _end(self):
+        io.remove_pending()
+        try:
+            os.write(2, b"theorykit: terminated\n")
+        except OSError:
+            pass
+        os._exit(143)
+
+    def stop(self):
+        self.stopped.set()
+        _WATCHDOG[0] = None
+        try:
+            signal.set_wakeup_fd(self.previous)
+        except (ValueError, OSError):
+            pass
+        os.close(self.write_fd)
+
+
+_WATCHDOG = [None]      # the running command's watchdog, told by the SIGTERM handler that it ran
 
 
 class _Interrupt:

@@ -17,6 +17,8 @@ The forward pass of a :class:`Net` (docs/theory.md#race) is described in :mod:`t
 """
 from __future__ import annotations
 
+import contextlib
+import logging
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -222,6 +224,55 @@ def _make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None =
     return Trainer(jax.jit(jax.vmap(member, in_axes=(0, data_axis, 0))), t, np.asarray(save_steps, int), n_curve)
 
 
+class _DropLogged(logging.Filter):
+    """Drops the log record of an exception in ``raised`` (one that is raised again, as itself)."""
+
+    def __init__(self, raised):
+        super().__init__()
+        self.raised = raised
+
+    def filter(self, record):
+        return not (record.exc_info and record.exc_info[1] is not None and
+                    any(record.exc_info[1] is e for e in self.raised))
+
+
+def _interrupt_reported(exc):
+    """A new interrupt of the kind JAX's error ``exc`` reports, or None. Ctrl-C or SIGTERM that lands
+    in JAX's own code around a host callback (not in the callback) is caught there and reported as
+    a JaxRuntimeError, "CpuCallback error calling callback: Traceback … KeyboardInterrupt"; the
+    kind is found by its name among KeyboardInterrupt and its subclasses (the command line's
+    ``Terminated``, SIGTERM)."""
+    if type(exc).__name__ != "JaxRuntimeError" or "callback" not in str(exc).lower():
+        return None
+    kinds, todo = [], [KeyboardInterrupt]
+    while todo:
+        kind = todo.pop()
+        kinds.append(kind)
+        todo.extend(kind.__subclasses__())
+    # the reported traceback's last line (the last one not indented) names the exception by its
+    # class's name: "KeyboardInterrupt", "Terminated: " (theorykit's own first where names repeat)
+    last = ([line for line in str(exc).splitlines() if line.strip() and not line[:1].isspace()] or [""])[-1]
+    name = last.split(":", 1)[0].strip()
+    kinds.sort(key=lambda k: not k.__module__.startswith("theorykit."))
+    for kind in kinds:
+        if name in (kind.__name__, kind.__qualname__, f"{kind.__module__}.{kind.__qualname__}"):
+            return kind()
+    return None
+
+
+@contextlib.contextmanager
+def _dropping_logged(raised):
+    """While it runs, JAX's log of a callback's exception is dropped where that exception is in
+    ``raised`` (JAX logs it with its traceback, "jax.debug.callback failed"; :func:`train` raises it
+    again as itself, and the command line reports it in one line)."""
+    f, log = _DropLogged(raised), logging.getLogger("jax._src.debugging")
+    log.addFilter(f)
+    try:
+        yield
+    finally:
+        log.removeFilter(f)
+
+
 def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callable | None = None,
           mask: Callable | None = None, save: SaveAt = SaveAt(), data_axis: int | None = None,
           batch: int | None = None, on_batch: Callable | None = None, check: str | None = None,
@@ -254,7 +305,15 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
         the device count, and the padding dropped); each member's arithmetic is unchanged.
     """
     offset = [0]       # steps of the batches already run
-    tick = None if on_step is None else (lambda t: on_step(offset[0] + int(t)))
+    raised = []        # what on_step raised: JAX reports it as its own error, JaxRuntimeError
+
+    def tick(t):
+        try:
+            on_step(offset[0] + int(t))
+        except BaseException as exc:    # Ctrl-C or SIGTERM lands in the callback, as often as not
+            raised.append(exc)
+            raise
+    tick = None if on_step is None else tick
     tr = _make_trainer(loss_fn, steps=steps, objective=objective, mask=mask, save=save, data_axis=data_axis,
                        on_step=tick)
     leaves = jax.tree_util.tree_leaves(params0)
@@ -265,7 +324,7 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
     size = E if not batch else int(batch)
     place = ensemble_placement(devices)
     outs = []
-    with jax.default_matmul_precision(MATMUL_PRECISION):
+    with jax.default_matmul_precision(MATMUL_PRECISION), _dropping_logged(raised):
         for a in range(0, E, size):
             b = min(E, a + size)
             p_b = jax.tree_util.tree_map(lambda x: x[a:b], params0)
@@ -273,7 +332,17 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
             args, n = place((p_b, d_b if data_axis == 0 else None, lrs[a:b]))
             if data_axis != 0:
                 args = (args[0], place.replicate(data), args[2])
-            res = place.gather(jax.block_until_ready(tr.fn(*args)))
+            try:
+                res = place.gather(jax.block_until_ready(tr.fn(*args)))
+            except Exception as exc:
+                # an interrupt that landed in on_step stopped the program: it is raised as itself (it
+                # was an "internal error", status 70, where the command line says "interrupted", 130)
+                if raised:
+                    raise raised[0].with_traceback(None) from None
+                interrupt = _interrupt_reported(exc)
+                if interrupt is not None:
+                    raise interrupt from None
+                raise
             outs.append(jax.tree_util.tree_map(lambda x: np.asarray(x)[:n], res))
             offset[0] += int(steps)
             if on_batch_result is not None:
