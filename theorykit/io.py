@@ -252,7 +252,10 @@ def software_versions() -> dict:
     out = {"theorykit": getattr(sys.modules.get(__package__), "__version__", None), "python": platform.python_version(),
            **{m: installed(m) for m in COMPUTING_PACKAGES}}
     jax = sys.modules.get("jax")
-    if jax is not None and hasattr(jax, "devices"):
+    # where JAX has computed: asking for devices before then would start a backend for the record's sake
+    # (seconds, on a GPU); a JAX without the private table is asked anyway
+    backends = getattr(sys.modules.get("jax._src.xla_bridge"), "_backends", None)
+    if jax is not None and hasattr(jax, "devices") and (backends is None or backends):
         d = jax.devices()[0]
         kind = getattr(d, "device_kind", "")
         out.update({"jax_backend": jax.default_backend(), "jax_devices": jax.device_count(),
