@@ -59,6 +59,8 @@ def _arg(v, name: str, positive: bool = False):
 def _scalar(v, name: str) -> sp.Expr:
     """One number or SymPy expression as SymPy (a half-way time is one expression, not an array): None,
     a string, a list or an array reached SymPy as an AttributeError or a TypeError from the formula."""
+    if isinstance(v, np.ndarray) and v.ndim == 0:      # a 0-d array is one number (SymPy took it before)
+        v = v[()]
     if v is None or isinstance(v, (str, bytes, bool, dict, set, list, tuple, np.ndarray)):
         raise SpecError(name, f"needs one number or a SymPy expression, got {type_name(v)} {short_repr(v)}",
                         f"e.g. {name}=0.5; for arrays of numbers (two layers) use "
