@@ -161,3 +161,19 @@ def test_out_may_not_be_the_result_itself(sim, capsys):
     before = sim.read_bytes()
     assert main(["rerun", str(sim), "--out", str(sim)]) == 2
     assert "error in --out:" in capsys.readouterr().err and sim.read_bytes() == before
+
+
+def test_the_rerun_keeps_its_own_interrupt_check_for_its_out_file(sim, tmp_path, monkeypatch):
+    """The rerun runs the command through main(), which clears io.before_commit (the command line's
+    check for a dropped Ctrl-C before a file is committed) when it ends: the rerun's own --out write,
+    after it, must still run the check."""
+    import argparse
+
+    from theorykit import io
+    from theorykit.cli import rerun
+
+    calls = []
+    monkeypatch.setattr(io, "before_commit", lambda: calls.append(1))
+    args = argparse.Namespace(result=str(sim), out=str(tmp_path / "new.json"), rtol=0.0)
+    assert rerun.run(args) == 0
+    assert calls and (tmp_path / "new.json").is_file()

@@ -21,6 +21,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
+from .. import io
 from ..errors import SpecError
 from ..io import software_versions
 from .common import check_outputs, write_result
@@ -285,11 +286,14 @@ def run(args) -> int:
             Path(spec).write_text(spec_text, encoding="utf-8")
         new_argv, res = rewrite(argv, spec, tmp, kind)
         print(f"rerun: theorykit {shlex.join(new_argv)}", file=sys.stderr)
+        commit = io.before_commit        # the inner main sets it to None when it ends: this command's own
         with contextlib.redirect_stdout(sys.stderr):       # the command's own output; the verdict alone on stdout
             try:
                 status = main(new_argv)
             except SystemExit as exc:      # the command's parser refused it (its message is above)
                 status = exc.code if isinstance(exc.code, int) else 2
+            finally:
+                io.before_commit = commit
         if status in (130, 143):
             return status
         if status != 0:
