@@ -86,6 +86,9 @@ def test_an_added_or_removed_field_differs(sim, tmp_path, capsys):
     (lambda doc: doc["provenance"].update(command=doc["provenance"]["command"] + " --help"), "provenance.command"),
     (lambda doc: doc["provenance"].update(command="theorykit simulate 'unclosed"), "provenance.command"),
     (lambda doc: doc["provenance"].update(command=None), "provenance.command"),
+    # the command's own parser refuses it (argparse exits): the rerun says so, it does not exit with it
+    (lambda doc: doc["provenance"].update(command=doc["provenance"]["command"] + " --steps many"),
+     "provenance.command"),
 ])
 def test_a_file_that_cannot_be_rerun_exits_2_naming_the_field(sim, tmp_path, capsys, edit, field):
     bad = _edited(sim, tmp_path / "bad.json", edit)

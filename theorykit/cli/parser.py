@@ -24,7 +24,7 @@ EPILOG = """examples:
   theorykit rerun sim.json
 
 exit status: 0 done; 1 a validation suite failed (validate: the other suites still ran; its error
-  is on stderr and, for 'all', in the report); 2 a bad input or a refused run (the message names
+  is on stderr and, for 'all', in the report), or a rerun's numbers differ (rerun); 2 a bad input or a refused run (the message names
   the field and the fix); 70 a bug in theorykit (--debug shows where); 130 interrupted (Ctrl-C);
   143 terminated (SIGTERM: kill, scancel, a job's time limit; cleaned up as for Ctrl-C);
   141 stdout closed by its reader before the output ended (| head): the rest of the text is
@@ -117,7 +117,8 @@ left out): bit for bit, or to --rtol. Prints one verdict: identical, agree to --
 versions differ from those running now.
 
 exit status: 0 the numbers agree; 1 they differ; 2 a bad result file or a command that cannot be
-  rerun (the message names the field, e.g. provenance.command), or the rerun itself failed"""
+  rerun (the message names the field, e.g. provenance.command), or the rerun stopped on an error
+  (above it); 70 a bug in theorykit; 130 interrupted"""
 
 
 def _add_predict(subparsers):

@@ -294,7 +294,7 @@ def run(args) -> int:
                 status = exc.code if isinstance(exc.code, int) else 2
             finally:
                 io.before_commit = commit
-        if status in (130, 143):
+        if status in (70, 130, 143):       # a bug (its message is above), or interrupted
             return status
         if status != 0:
             raise SpecError("provenance.command", f"the rerun exited with status {status} (its error is above)",
