@@ -180,3 +180,23 @@ def test_the_rerun_keeps_its_own_interrupt_check_for_its_out_file(sim, tmp_path,
     args = argparse.Namespace(result=str(sim), out=str(tmp_path / "new.json"), rtol=0.0)
     assert rerun.run(args) == 0
     assert calls and (tmp_path / "new.json").is_file()
+
+
+def test_the_temporary_folder_is_removed_by_the_sigterm_clean_up_too(sim, monkeypatch):
+    """SIGTERM while the rerun's command is inside a long computation ends the process at once,
+    removing only what io.PENDING names (theorykit.cli._Watchdog): a rerun sent SIGTERM 5 s into
+    ``race-exhaust --k 3 --race-dt 40`` left its empty theorykit-rerun-* folder in /tmp. While the
+    command runs, the folder holding its spec and outputs is in io.PENDING; afterwards it is not."""
+    import theorykit.cli as cli
+    from theorykit import io
+
+    real, seen = cli.main, []
+
+    def watching(argv):
+        spec = Path(argv[1])            # simulate SPEC …: the rerun's spec, written from spec_toml
+        seen.append(str(spec.parent) in io.PENDING)
+        return real(argv)
+
+    monkeypatch.setattr(cli, "main", watching)
+    assert real(["rerun", str(sim)]) == 0
+    assert seen == [True] and not any("theorykit-rerun-" in str(p) for p in io.PENDING)

@@ -263,8 +263,40 @@ def version_changes(recorded) -> list[str]:
     return [f"{k} {recorded[k]} -> {now[k]}" for k in recorded if k in now and recorded[k] != now[k]]
 
 
+def _rerun_in(tmp: Path, argv, spec_text, kind, out):
+    """``(status, new result)``: the command run in ``tmp`` (a status other than 0 where it was stopped
+    by a bug or an interrupt, its message above), its result kept at ``out`` where given."""
+    from . import main
+
+    spec = None
+    if spec_text is not None:
+        spec = str(tmp / "spec.toml")
+        Path(spec).write_text(spec_text, encoding="utf-8")
+    new_argv, res = rewrite(argv, spec, tmp, kind)
+    print(f"rerun: theorykit {shlex.join(new_argv)}", file=sys.stderr)
+    commit = io.before_commit        # the inner main sets it to None when it ends: this command's own
+    with contextlib.redirect_stdout(sys.stderr):       # the command's own output; the verdict alone on stdout
+        try:
+            status = main(new_argv)
+        except SystemExit as exc:      # the command's parser refused it (its message is above)
+            status = exc.code if isinstance(exc.code, int) else 2
+        finally:
+            io.before_commit = commit
+    if status in (70, 130, 143):       # a bug (its message is above), or interrupted
+        return status, None
+    if status != 0:
+        raise SpecError("provenance.command", f"the rerun exited with status {status} (its error is above)",
+                        "see the error above; the result may need files or versions that are not here")
+    if not res.is_file():
+        raise SpecError("provenance.command", f"the rerun wrote no {res.name}", "report this as a bug")
+    text = res.read_text(encoding="utf-8")
+    if out:
+        write_result("--out", out, text)
+    return 0, (tomllib.loads(text) if kind == "toml" else json.loads(text))
+
+
 def run(args) -> int:
-    from . import main, one_line
+    from . import one_line
 
     rtol = args.rtol
     if not (isinstance(rtol, float) and math.isfinite(rtol) and 0 <= rtol < 1):
@@ -279,32 +311,15 @@ def run(args) -> int:
         raise SpecError("provenance.spec_toml", "is not the text of a spec", "give the result as theorykit wrote it")
     notes = check_inputs(rec, SPEC_DEST.get(command) if spec_text is not None else None)
     with tempfile.TemporaryDirectory(prefix="theorykit-rerun-") as tmp:
-        tmp = Path(tmp)
-        spec = None
-        if spec_text is not None:
-            spec = str(tmp / "spec.toml")
-            Path(spec).write_text(spec_text, encoding="utf-8")
-        new_argv, res = rewrite(argv, spec, tmp, kind)
-        print(f"rerun: theorykit {shlex.join(new_argv)}", file=sys.stderr)
-        commit = io.before_commit        # the inner main sets it to None when it ends: this command's own
-        with contextlib.redirect_stdout(sys.stderr):       # the command's own output; the verdict alone on stdout
-            try:
-                status = main(new_argv)
-            except SystemExit as exc:      # the command's parser refused it (its message is above)
-                status = exc.code if isinstance(exc.code, int) else 2
-            finally:
-                io.before_commit = commit
-        if status in (70, 130, 143):       # a bug (its message is above), or interrupted
-            return status
-        if status != 0:
-            raise SpecError("provenance.command", f"the rerun exited with status {status} (its error is above)",
-                            "see the error above; the result may need files or versions that are not here")
-        if not res.is_file():
-            raise SpecError("provenance.command", f"the rerun wrote no {res.name}", "report this as a bug")
-        text = res.read_text(encoding="utf-8")
-        new = tomllib.loads(text) if kind == "toml" else json.loads(text)
-        if args.out:
-            write_result("--out", args.out, text)
+        # SIGTERM inside a long computation ends the process at once, removing what io.PENDING names
+        # (theorykit.cli._Watchdog): this folder too, not left behind in the temporary folder
+        io.PENDING.add(tmp)
+        try:
+            status, new = _rerun_in(Path(tmp), argv, spec_text, kind, args.out)
+        finally:
+            io.PENDING.discard(tmp)
+    if status:
+        return status
     for n in notes:
         print(one_line(f"theorykit: note: {n}"), file=sys.stderr)
     changed = version_changes(rec.get("versions") or {})
