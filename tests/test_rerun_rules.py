@@ -86,6 +86,8 @@ def test_an_added_or_removed_field_differs(sim, tmp_path, capsys):
     (lambda doc: doc["provenance"].update(command=doc["provenance"]["command"] + " --help"), "provenance.command"),
     (lambda doc: doc["provenance"].update(command="theorykit simulate 'unclosed"), "provenance.command"),
     (lambda doc: doc["provenance"].update(command=None), "provenance.command"),
+    (lambda doc: doc["provenance"].update(versions=["numpy"]), "provenance.versions"),
+    (lambda doc: doc["provenance"].update(inputs="s.toml"), "provenance.inputs"),
     # the command's own parser refuses it (argparse exits): the rerun says so, it does not exit with it
     (lambda doc: doc["provenance"].update(command=doc["provenance"]["command"] + " --steps many"),
      "provenance.command"),

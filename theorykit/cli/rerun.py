@@ -81,6 +81,10 @@ def read_result(path: Path):
                             "recorded have none)", "make the result again with this theorykit, then rerun it")
     if not isinstance(rec, dict):
         raise SpecError("provenance", "is not a record (a JSON object)", "give the result as theorykit wrote it")
+    for name in ("options", "inputs", "versions"):
+        if rec.get(name) is not None and not isinstance(rec[name], dict):
+            raise SpecError(f"provenance.{name}", f"is {type(rec[name]).__name__}, not a record (a JSON object)",
+                            "give the result as theorykit wrote it")
     return doc, rec, kind
 
 
