@@ -24,7 +24,9 @@ from pathlib import Path
 from .. import io
 from ..errors import SpecError
 from ..io import software_versions
+from . import one_line
 from .common import check_outputs, write_result
+from .parser import build_parser
 
 #: the commands whose results record how they were made, each with its output options: dest → what
 #: the rerun gives it (``result``: the new result file; ``dir``: a folder holding it; ``aside``: a file
@@ -117,8 +119,6 @@ def split_command(rec) -> list[str]:
 
 def _subparser(command: str):
     import argparse
-
-    from .parser import build_parser
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     return sub.choices[command]
@@ -270,7 +270,7 @@ def version_changes(recorded) -> list[str]:
 def _rerun_in(tmp: Path, argv, spec_text, kind, out):
     """``(status, new result)``: the command run in ``tmp`` (a status other than 0 where it was stopped
     by a bug or an interrupt, its message above), its result kept at ``out`` where given."""
-    from . import main
+    from . import main      # at call time: the command line's own entry (a test may watch it)
 
     spec = None
     if spec_text is not None:
@@ -300,8 +300,6 @@ def _rerun_in(tmp: Path, argv, spec_text, kind, out):
 
 
 def run(args) -> int:
-    from . import one_line
-
     rtol = args.rtol
     if not (isinstance(rtol, float) and math.isfinite(rtol) and 0 <= rtol < 1):
         raise SpecError("--rtol", f"{rtol} is not a relative tolerance", "give a number from 0 up to 1, e.g. --rtol 1e-12")
