@@ -11,6 +11,7 @@ bad result file or a command that cannot be rerun safely.
 """
 from __future__ import annotations
 
+import argparse
 import contextlib
 import hashlib
 import json
@@ -118,8 +119,6 @@ def split_command(rec) -> list[str]:
 
 
 def _subparser(command: str):
-    import argparse
-
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     return sub.choices[command]
 
