@@ -1,7 +1,7 @@
 """Command line: ``theorykit`` (also ``python -m theorykit``).
 
 Subcommands: check, derive, simulate, validate, find-gates, compare, race-exhaust, sweep, predict,
-bench; one module each in this package, imported only when its command runs (the parser,
+bench, rerun; one module each in this package, imported only when its command runs (the parser,
 :mod:`.parser`, needs nothing but argparse, so ``--help`` answers at once). Errors exit with status
 2 and a message that names the field and the fix (``--debug`` adds the traceback); the other
 statuses are listed in ``theorykit --help``. Sizes are checked against an estimate of memory and

@@ -21,9 +21,10 @@ EPILOG = """examples:
   theorykit race-exhaust --k 3 --out results/
   theorykit sweep examples/xor_linear.toml --grid Delta=0:2:21 --grid lr=0.01,0.05 --seeds 4 --steps 2000 --out sweep/
   theorykit predict examples/predict/xor_data.toml --hidden 128 --set Delta=0.5 --out pred.toml
+  theorykit rerun sim.json
 
 exit status: 0 done; 1 a validation suite failed (validate: the other suites still ran; its error
-  is on stderr and, for 'all', in the report); 2 a bad input or a refused run (the message names
+  is on stderr and, for 'all', in the report), or a rerun's numbers differ (rerun); 2 a bad input or a refused run (the message names
   the field and the fix); 70 a bug in theorykit (--debug shows where); 130 interrupted (Ctrl-C);
   143 terminated (SIGTERM: kill, scancel, a job's time limit; cleaned up as for Ctrl-C);
   141 stdout closed by its reader before the output ended (| head): the rest of the text is
@@ -98,6 +99,26 @@ width H learns by full-batch gradient descent from small random weights.
 
 Writes the predicted ReLN as a spec (atomically), prints its pathways and gates, the half-way time of
 the predicted loss and the runner-up families with their areas."""
+
+
+RERUN_DESCRIPTION = """Rerun a result from its provenance record and compare the numbers, as a referee would by hand
+(docs/reproducibility.md).
+
+The recorded command is split as shell words (never evaluated) and run again in this process, from
+the folder you are in (run it where the command ran: its paths are relative to it), with
+- the spec as the result recorded it (spec_toml) in a temporary file, in place of the spec path;
+- every output option (--json, --out, --plot, --latex, --html) pointed into a temporary folder.
+Each other input file must have its recorded SHA-256. Only derive, simulate, predict, find-gates,
+compare and race-exhaust are rerun; an option the command does not have is refused.
+
+Every number of the new result is compared with the old (timing fields and the provenance record
+left out): bit for bit, or to --rtol. Prints one verdict: identical, agree to --rtol, or differ
+(the first differing field and its two values), and warns, naming them, where the recorded
+versions differ from those running now.
+
+exit status: 0 the numbers agree; 1 they differ; 2 a bad result file or a command that cannot be
+  rerun (the message names the field, e.g. provenance.command), or the rerun stopped on an error
+  (above it); 70 a bug in theorykit; 130 interrupted"""
 
 
 def _add_predict(subparsers):
@@ -300,6 +321,16 @@ def build_parser() -> argparse.ArgumentParser:
     _common(c, "compare", limits=False, progress="bar (three stages: the GDLN, the race, the page)")
 
     _add_predict(sub)
+
+    rr = sub.add_parser("rerun", help="run a result's recorded command again and compare the numbers (a referee's check)",
+                        description=RERUN_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    rr.add_argument("result", metavar="RESULT", help="a result file: derive/simulate/predict --json, compare.json, "
+                                                     "exhaust.json, or a spec that predict or find-gates wrote")
+    rr.add_argument("--out", metavar="NEW", help="keep the rerun's result here (atomic; default: it is compared, "
+                                                 "then removed with the temporary folder)")
+    rr.add_argument("--rtol", type=float, default=0.0, metavar="R",
+                    help="numbers agree within this relative difference (default 0: bit for bit)")
+    _common(rr, "rerun", limits=False)
 
     b = sub.add_parser("bench", help="benchmark derivation time and simulator throughput (ratios in one run)",
                        description="Time each paper result's derivation, then train the Section 4 ReLU network "
