@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import sympy as sp
 import pytest
 
 import theorykit as tk
@@ -72,3 +73,35 @@ def test_the_command_lines_parser_loads_no_sympy():
     code = "import sys\nfrom theorykit.cli import build_parser\nbuild_parser()\nprint('sympy' in sys.modules)"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr[-2000:]
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. Task.subs ignored a name that is no symbol of the task
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("key, named", [("Delt", "no symbol 'Delt'"), ("delta", "no symbol 'delta'"),
+                                        (sp.Symbol("Delta"), "no symbol 'Delta' (a SymPy Symbol of its own"),
+                                        (1, "no symbol 1;")])
+def test_task_subs_refuses_a_key_that_is_no_symbol(key, named):
+    """xor_margin's only symbol is Delta (docs/theory.md, Section 4). A misspelt name, a lower-case one, a
+    SymPy Symbol without Delta's assumptions (SymPy counts it as another symbol) gave back the task unchanged;
+    a number key replaced that number in the entries (1 -> 7 in X). Now a SpecError names the key and the
+    task's symbols, and the fix keys a value by name."""
+    task = tk.xor_margin()
+    with pytest.raises(tk.SpecError) as exc:
+        task.subs({key: 0.5})
+    assert exc.value.field == "values"
+    assert named in exc.value.problem and "['Delta']" in exc.value.problem
+    assert "'Delta': 0.5" in exc.value.fix
+    with pytest.raises(tk.SpecError, match="'delta'"):          # through a spec, as Derivation and the CLI call it
+        tk.GDLNSpec(task, tk.xor_relns()["xor"]).subs({"delta": 0.5})
+
+
+def test_task_subs_still_takes_names_and_the_tasks_own_symbols():
+    """The keys the docstring promises: a name, or the task's own symbol. docs/theory.md ("XoR with a margin"):
+    x = (x1, x2, Δ·x1·x2), so at Δ = 1/2 each column's third input is x1·x2/2."""
+    task = tk.xor_margin()
+    for key in ("Delta", task.symbols["Delta"]):
+        t = task.subs({key: sp.Rational(1, 2)})
+        assert t.free_symbols == set()
+        assert all(t.X[2, j] == sp.Rational(1, 2) * t.X[0, j] * t.X[1, j] for j in range(4))
+    assert task.subs({}).free_symbols == {task.symbols["Delta"]}
