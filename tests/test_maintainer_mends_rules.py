@@ -105,3 +105,36 @@ def test_task_subs_still_takes_names_and_the_tasks_own_symbols():
         assert t.free_symbols == set()
         assert all(t.X[2, j] == sp.Rational(1, 2) * t.X[0, j] * t.X[1, j] for j in range(4))
     assert task.subs({}).free_symbols == {task.symbols["Delta"]}
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. float() of a half-way time with symbols left free: SymPy's "Cannot convert expression to float"
+# ---------------------------------------------------------------------------------------------
+def test_the_t_half_docstring_says_what_is_free_and_how_to_give_it():
+    """float(der.t_half[name][0]) is SymPy's float() of an expression: theorykit cannot word its error. The
+    property's docstring now names that error, which symbols stay free (τ and a0 always; the task's without values)
+    and how to give each, and points to the tutorial's worked example (run by tests/test_docs.py)."""
+    from theorykit.theory.derivation import Derivation
+
+    text = " ".join(Derivation.t_half.__doc__.split())
+    for said in ("Cannot convert expression to float", "values={...}", "--set NAME=VALUE", "τ (1/lr) and a0 by ``subs``",
+                 "docs/tutorial.md"):
+        assert said in text, said
+    tutorial = (Path(__file__).resolve().parents[1] / "docs" / "tutorial.md").read_text("utf-8")
+    assert "from theorykit.theory.trajectory import a0, tau" in tutorial
+
+
+def test_t_half_with_its_symbols_given_is_the_closed_form_number():
+    """The docstring's recipe gives the closed form's number. docs/theory.md ("XoR with a margin"): the linear
+    ReLN's positive pathway has s = Δ/2 and d = Δ²/2; the two-layer half-way time is τ/(2s)·ln(s/(d·a0) − 1).
+    At Δ = 1/2, lr = 0.01 (τ = 100), a0 = 10⁻³: s = 1/4, s/d = 2, t½ = 200·ln(1999)."""
+    import math
+
+    from theorykit.theory.trajectory import a0, tau
+
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"], tk.Training(lr=0.01, a0=1e-3))
+    th = tk.Derivation(spec, values={"Delta": 0.5}).t_half["positive"][0]
+    with pytest.raises(TypeError, match="Cannot convert expression to float"):    # SymPy's, as documented
+        float(th)
+    assert th.free_symbols == {tau, a0}
+    assert float(th.subs({tau: 100, a0: sp.Rational(1, 1000)})) == pytest.approx(200 * math.log(1999), rel=1e-12)
