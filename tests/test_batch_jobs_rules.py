@@ -4,7 +4,6 @@ their curves with ``SaveAt(every=...)``. Tiny sizes; a subprocess where a signal
 the point. No timing assertions (a subprocess limit is a hang detector only)."""
 import math
 import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -12,6 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from _signals import signalled_after
 from theorykit.errors import SpecError
 from theorykit.record import SaveAt
 
@@ -103,18 +103,7 @@ def _terminated_while(compute, code, tmp_path):
     """Run ``code`` with ``compute`` defined; SIGTERM it once it says "computing"; its status, stderr."""
     head = ("import signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
             "import theorykit.cli\ntheorykit.cli.TERM_GRACE_SECONDS = 0.5\n")
-    proc = subprocess.Popen([sys.executable, "-c", head + textwrap.dedent(compute) + textwrap.dedent(code)],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        first = proc.stderr.readline()
-        assert first.strip() == "computing", first + proc.stderr.read()
-        proc.send_signal(signal.SIGTERM)
-        _out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    return proc.returncode, [line for line in err.splitlines() if line.strip()]
+    return signalled_after(head + textwrap.dedent(compute) + textwrap.dedent(code), "computing", tmp_path)
 
 
 WRITE = """

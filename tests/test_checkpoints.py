@@ -27,7 +27,7 @@ def run_dir(tmp_path_factory):
     """A bias-free ReLU network (3 → 8 → 1) on XoR with margin 0.5, trained by theorykit's trainer;
     its weights every 50 steps saved as safetensors, its loss curve kept as the reference."""
     from theorykit.record import SaveAt
-    from theorykit.sim.simulate import simulate
+    from theorykit.sim.simulation import simulate
     from theorykit.spec.task import xor_margin
 
     d = tmp_path_factory.mktemp("run")
@@ -282,7 +282,7 @@ def test_docs_page_names_the_commands_and_its_images_exist():
 def test_two_hidden_layers(tmp_path):
     """A 3 → 6 → 6 → 1 run: depth-3 pathways; the paired start keeps each pathway's diagonal block of W2."""
     from theorykit.record import SaveAt
-    from theorykit.sim.simulate import simulate
+    from theorykit.sim.simulation import simulate
     from theorykit.spec.task import xor_margin
 
     X, Y = xor_margin(0.5).numeric()

@@ -6,7 +6,7 @@ from theorykit import Derivation, contexts, load_spec, spec_to_toml, xor_margin
 from theorykit.analysis import findgates as fg
 from theorykit.analysis import _runs as fr
 from theorykit.analysis import reln as fl
-from theorykit.sim.simulate import gdln_forward, relu_forward
+from theorykit.sim.simulation import gdln_forward, relu_forward
 
 pytest.importorskip("sklearn")
 

@@ -4,12 +4,13 @@ into one folder, read-only or odd disks). docs/cli.md promises "130 interrupted 
 tiny input and checks the exit status, the one line said, and that no result file was left behind.
 No timing assertions: a signal is sent at a point the test itself chooses (a marker, a callback)."""
 import os
-import signal
 import subprocess
 import sys
 import textwrap
 
 import pytest
+
+from _signals import signalled_after
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 
@@ -243,18 +244,8 @@ def test_sigterm_while_writing_a_result_cleans_up_and_exits_143(tmp_path):
         from theorykit.cli import main
         sys.exit(main(["derive", {xor!r}, "--set", "Delta=0.5", "--json", "d.json"]))
         """)
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        first = proc.stderr.readline()
-        assert first.strip() == "writing", first
-        proc.send_signal(signal.SIGTERM)
-        _out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 143, (proc.returncode, err)
-    assert [line for line in err.splitlines() if line.strip()] == ["theorykit: terminated"]
+    status, said = signalled_after(code, "writing", tmp_path)
+    assert status == 143, (status, said)
+    assert said == ["theorykit: terminated"]
     assert sorted(os.listdir(tmp_path)) == ["d.json"]                  # no temporary file left
     assert (tmp_path / "d.json").read_text() == '{"old": true}\n'      # the old result kept

@@ -337,7 +337,7 @@ PINNED_CTX = [0.0, 0.0, 1.0]
 @example(PINNED_ITEM, PINNED_CTX, 1.0)
 def test_unit_gate_pattern_is_exactly_a_staircase(w_item, w_ctx, scale):
     """What Lemma 4.1's proof does establish, stated exactly: the gate pattern of a bias-free ReLU
-    unit on the Section 4 inputs (computed by theorykit.sim.simulate.relu_gates) is a staircase (no 2×2
+    unit on the Section 4 inputs (computed by theorykit.sim.simulation.relu_gates) is a staircase (no 2×2
     XOR sub-pattern) and LP-feasible.
 
     It does NOT establish the paper's stronger reading (context alone or a single datapoint):
@@ -346,7 +346,7 @@ def test_unit_gate_pattern_is_exactly_a_staircase(w_item, w_ctx, scale):
     functional argument, and the single-datapoint case is left to Proposition 4.2.
     """
     import jax.numpy as jnp
-    from theorykit.sim.simulate import relu_gates
+    from theorykit.sim.simulation import relu_gates
 
     X = _SEC4_X[scale]
     W1 = jnp.asarray([list(w_item) + list(w_ctx)])

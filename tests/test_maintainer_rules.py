@@ -77,7 +77,7 @@ def _dynamic_imports(source: str) -> list[str]:
 def test_the_dynamic_import_check_sees_one():
     """The check below can fail: a spec module reaching the simulator through importlib (which neither
     ``lint-imports`` nor tests/test_architecture.py sees: it is no import statement)."""
-    src = "import importlib\n\ndef f():\n    return importlib.import_module('theorykit.sim.simulate').simulate\n"
+    src = "import importlib\n\ndef f():\n    return importlib.import_module('theorykit.sim.simulation').simulate\n"
     assert _dynamic_imports(src) == ["line 4: importlib.import_module(...)"]
     assert _dynamic_imports("from importlib import import_module as im\nim('x')\n") == []  # an alias: see below
     assert _dynamic_imports("from importlib import import_module\nimport_module('x')\n") == ["line 2: import_module(...)"]

@@ -178,7 +178,7 @@ def _xor_reln_spec():
 def test_simulate_a0_argument_sets_the_aligned_start():
     # an aligned start of strength a0 gives each pathway the map a0 U Vᵀ (aligned_params' docstring): the
     # top singular value of W2 W1 is a0 = 0.02 as passed, not the spec's training.a0 (1e-3)
-    from theorykit.sim.simulate import simulate
+    from theorykit.sim.simulation import simulate
     from theorykit.spec.graph import graph_from_pathways
 
     spec = _xor_reln_spec()
@@ -196,7 +196,7 @@ def test_relu_gates_count_a_zero_pre_activation_as_off():
     # 0 everywhere): off at every datapoint; unit 1 = (1, −1): on where x₁ > x₂ only
     import jax.numpy as jnp
 
-    from theorykit.sim.simulate import relu_gates
+    from theorykit.sim.simulation import relu_gates
 
     X = jnp.asarray([[1.0, 0.0, 2.0], [0.0, 1.0, 2.0]])
     W1 = jnp.asarray([[0.0, 0.0], [1.0, -1.0]])

@@ -68,7 +68,7 @@ def test_relu_final_gates_are_read_at_the_trainers_precision(monkeypatch):
     jax.default_matmul_precision("highest"): on a GPU a float32 run's gates came from TF32 products,
     not from the pre-activations it trained on. Checked from the jaxpr of a product traced where
     unit_activity runs (every call: the snapshots inside the trainer and the final gates)."""
-    from theorykit.sim import simulate as S
+    from theorykit.sim import simulation as S
 
     seen = []
     real = S.unit_activity

@@ -74,7 +74,7 @@ def test_simulate_text_rows_are_mean_plus_minus_std_beside_the_theory():
 def test_mode_recorder_reaches_the_end_point():
     """Simulated mode strengths u_αᵀ W_p v_α from aligned weights follow the closed form to s/d = 1/√3."""
     from theorykit import Derivation
-    from theorykit.sim.simulate import simulate
+    from theorykit.sim.simulation import simulate
     from theorykit.spec.files import load_spec
     from theorykit.analysis.summary import plot_save
 
@@ -95,7 +95,7 @@ def test_mode_recorder_reaches_the_end_point():
 
 
 def test_simresult_displays_as_a_figure(tmp_path):
-    from theorykit.sim.simulate import simulate
+    from theorykit.sim.simulation import simulate
     from theorykit.spec.files import load_spec
 
     sim = simulate(load_spec(EX / "xor_reln.toml"), seeds=2, steps=200, values={"Delta": 1})
@@ -109,7 +109,7 @@ def test_tk_plot_draws_theory_and_simulation_and_names_what_is_missing(tmp_path)
     """``tk.plot``: a Figure (no pyplot), its dashed theory line the closed form written here by hand,
     its solid line the simulation's mean; a path writes the same figure; nothing to draw is refused."""
     import theorykit as tk
-    from theorykit.sim.simulate import simulate
+    from theorykit.sim.simulation import simulate
     from theorykit.spec.files import load_spec
 
     spec = load_spec(EX / "xor_linear.toml")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from theorykit.errors import SpecError
-from theorykit.sim.simulate import simulate
+from theorykit.sim.simulation import simulate
 from theorykit.spec.files import load_spec
 from theorykit.analysis.sweep import parse_grid, run_sweep
 

@@ -2,7 +2,7 @@
 numpy with hand-derived gradients (tests/_gd_reference.py), or a toy loss whose descent is known
 in closed form (L = ½‖w‖²: w_t = (1 − η)^t w_0, by hand).
 
-Found by a mutation check of theorykit/net/layout.py, sim/engine.py, sim/simulate.py, record.py and
+Found by a mutation check of theorykit/net/layout.py, sim/engine.py, sim/simulation.py, record.py and
 curves.py: each test here fails for at least one operator swap that the suite let pass before
 (rows read in another order, the 1/P of the mean loss taken over outputs, a schedule group starting
 a step late, the recorded steps shifted by one, a member's own learning rate, …).

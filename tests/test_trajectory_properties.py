@@ -15,7 +15,7 @@ from scipy.integrate import solve_ivp
 import theorykit as tk
 from theorykit.theory.derivation import Derivation
 from theorykit.spec.gating import GDLNSpec, Pathway, Training
-from theorykit.sim.simulate import gdln_forward, relu_forward, relu_gates
+from theorykit.sim.simulation import gdln_forward, relu_forward, relu_gates
 from theorykit.spec.task import Task
 from theorykit.theory.trajectory import a0 as A0
 from theorykit.theory.trajectory import mode_ode_residual, mode_trajectory, t as T, t_half, tau as TAU
@@ -172,7 +172,7 @@ SEC4 = tk.contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
 def test_exact_reln_equals_relu_output_along_training():
     """At checkpoints every 500 steps of one training run on the Section 4 task (bias-free ReLU
     net, 64 hidden units, sum loss, η = 0.001, full-batch gradient descent written here with
-    theorykit.sim.simulate.relu_forward), the per-unit-gated GDLN's output equals the ReLU network's
+    theorykit.sim.simulation.relu_forward), the per-unit-gated GDLN's output equals the ReLU network's
     output on every datapoint, to float64 rounding (W2 diag(g_μ) W1 x_μ = W2 relu(W1 x_μ))."""
     import jax
 

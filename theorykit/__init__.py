@@ -61,7 +61,7 @@ _API = {
     "poly_bernoulli": "theory.lemmas", "classify_context_gating": "theory.lemmas",
     "context_gating_mismatch": "theory.lemmas",
     # networks and simulation
-    "a0_rule": "net.starts", "simulate": "sim.simulate", "Trajectory": "record",
+    "a0_rule": "net.starts", "simulate": "sim.simulation", "Trajectory": "record",
     # analysis
     "find_gates": "analysis.findgates", "exact_reln_outputs": "analysis.reln", "plot": "analysis.summary",
     "predict_reln": "analysis.predict",

@@ -8,7 +8,7 @@ Two parts, both reported as plain numbers and as ratios taken in the same proces
    derivation of :mod:`theorykit.theory.k_contexts` (which covers every k at once).
 2. **Simulation throughput** on the Section 4 ReLU network ([11, 700, 60], no bias, summed loss,
    η = 0.001, full-batch gradient descent), in network-steps per second: the ensemble simulator
-   (:func:`theorykit.sim.simulate.simulate` (``network="relu"``), ``jit(vmap)`` over networks, ``lax.scan`` over steps)
+   (:func:`theorykit.sim.simulation.simulate` (``network="relu"``), ``jit(vmap)`` over networks, ``lax.scan`` over steps)
    against a naive loop (one jitted gradient step per call, Python loops over networks and steps),
    in float64 and float32 (matmuls at "highest" precision). The ensemble's computation is compiled
    ahead of time and its execution timed alone (best of two); the library call is also timed end to
@@ -30,7 +30,7 @@ import numpy as np
 from .bench_derive import paper_results, run_section, timed
 from .net.layout import MATMUL_PRECISION, Net, as_dtype, loss_value, net_loss, objective_for
 from .net.starts import random_params
-from .sim.simulate import relu_forward, simulate
+from .sim.simulation import relu_forward, simulate
 from .record import SaveAt
 from .sim.engine import _make_trainer
 from .spec.task import contexts
@@ -88,7 +88,7 @@ def _naive_runner(X, Y, hidden, lr, init_std, dtype):
 
 
 def _ensemble_runner(X, Y, hidden, lr, init_std, dtype, networks, steps, seed=0, start=None):
-    """The one trainer (:func:`theorykit.sim.engine._make_trainer`, as :func:`theorykit.sim.simulate.simulate` (``network="relu"``)
+    """The one trainer (:func:`theorykit.sim.engine._make_trainer`, as :func:`theorykit.sim.simulation.simulate` (``network="relu"``)
     calls it), compiled ahead of time so that execution can be timed alone. ``start``: initial
     weights (list, leading network axis), else drawn as simulate draws them. Returns
     (execute, compile seconds, FLOPs of the compiled program from XLA's cost analysis)."""

@@ -19,6 +19,7 @@ import math
 import re
 from pathlib import Path
 
+from . import __version__
 from .html import PAGE_CSS, asset, html_escape, img_data_uri, katex_css_inline
 from .io import atomic_write_text
 
@@ -259,8 +260,6 @@ def claim_rows(name: str, result: dict) -> list[dict]:
 def build_results(mode: str, suites: dict, failed: dict | None = None, status: dict | None = None,
                   seconds: float | None = None) -> dict:
     """The ``results.json`` document: mode, version, every suite's result, all claims, failures."""
-    from . import __version__
-
     failed = dict(failed or {})
     claims = [r for name, res in suites.items() for r in claim_rows(name, res)]
     counts = {v: 0 for v in VERDICTS}

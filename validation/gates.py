@@ -38,7 +38,7 @@ from theorykit.curves import max_gap
 from theorykit.io import write_figure
 from theorykit.net.starts import a0_rule
 from theorykit.progress import Progress
-from theorykit.sim.simulate import relu_forward
+from theorykit.sim.simulation import relu_forward
 from theorykit.spec.gating import context_name
 from theorykit.theory.race import RaceSystem
 

@@ -192,7 +192,7 @@ def _section4_pattern_counts() -> dict:
 def _census(seeds: int, progress: bool) -> dict:
     import theorykit as tk
     from theorykit.theory.lemmas import GATE_CLASSES, classify_context_gating, context_gating_mismatch, gate_census
-    from theorykit.sim.simulate import simulate
+    from theorykit.sim.simulation import simulate
 
     n, k, H = 8, 3, 700
     task = tk.contexts(n, k, blocks=["hierarchy", "ring", "cross"])

@@ -21,7 +21,7 @@ from ..net.layout import Net, gdln_graph, loss_value, net_apply, unit_activity
 from ..record import SaveAt
 from ..sim.engine import train, train_net
 from ..net.starts import random_params
-from ..sim.simulate import simulate
+from ..sim.simulation import simulate
 
 __all__ = ["ReluRun", "GdlnRun", "train_relu", "train_gdln", "train_gdln_many", "unstack_gdln",
            "exact_reln_trajectory", "gdln_outputs_from_start"]
@@ -91,8 +91,8 @@ def _run_checkpointed(net, p0, X, Y, *, lr, steps, every, loss, keep_params, rec
 
 
 def _chain_init(dims, init_std, seed, seeds):
-    """N(0, init_std²) weights of a chain of layers ``dims`` (as :func:`theorykit.sim.simulate.simulate_relu`
-    draws them with the same seed), as a list with a seed axis."""
+    """N(0, init_std²) weights of a chain of layers ``dims`` (as :func:`theorykit.sim.simulation.simulate`
+    (``network="relu"``) draws them with the same seed), as a list with a seed axis."""
     net = Net.chain(dims[0], list(dims[1:-1]), dims[-1])
     p = random_params(net, init_std, seeds, seed)
     return [p[k] for k in net.keys]
@@ -104,8 +104,8 @@ def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std:
     """Bias-free ReLU networks (one or more hidden layers), full-batch GD, vmapped over seeds,
     with checkpoints every ``every`` steps (a caller of :func:`theorykit.sim.engine.train`).
 
-    The initial weights are those of :func:`theorykit.sim.simulate.simulate_relu` with the same
-    ``seed``. ``batch`` seeds run per compiled call, with ``on_batch(seeds_done)`` called after
+    The initial weights are those of :func:`theorykit.sim.simulation.simulate` (``network="relu"``) with
+    the same ``seed``. ``batch`` seeds run per compiled call, with ``on_batch(seeds_done)`` called after
     each (progress on long runs); the results do not depend on it."""
     loss_name(loss)
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
@@ -246,7 +246,7 @@ def train_gdln_many(X, Y, gate_sets: Sequence, hidden_sets: Sequence, *, lr: flo
 
 
 def unstack_gdln(params, hidden: Sequence[int]) -> list:
-    """Per-pathway weight lists (as :func:`theorykit.sim.simulate.gdln_forward` takes them) from the
+    """Per-pathway weight lists (as :func:`theorykit.sim.simulation.gdln_forward` takes them) from the
     stacked form of :func:`train_gdln` (one network, or a batch of them along leading axes)."""
     offs = np.concatenate([[0], np.cumsum(hidden)]).astype(int)
     out = []
@@ -289,7 +289,7 @@ def exact_reln_trajectory(X, Y, *, hidden, lr: float, steps: int, init_std: floa
 
 def gdln_outputs_from_start(spec, start: Mapping, steps: Sequence[int], lr: float, loss: str | None = None):
     """Train the spec's GDLN from ``start`` (edge weights with a seed axis) with
-    :func:`theorykit.sim.simulate.simulate`, recording its outputs after each of ``steps`` steps
+    :func:`theorykit.sim.simulation.simulate`, recording its outputs after each of ``steps`` steps
     (``loss``: the convention, default the spec's). Returns ``(outputs (seeds × len(steps) × p × P),
     the simulation's Trajectory)``."""
 

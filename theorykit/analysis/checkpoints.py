@@ -19,7 +19,7 @@ unless ``ignore_bias=True``), NaN or inf, data whose datapoints are rows.
 
 :func:`imported_run` turns the checkpoints into what Algorithm 1 needs (first-layer binary
 activity at every checkpoint, outputs and losses), and :func:`find_gates_in_run` runs
-Algorithm 1 on it: clustering, the elbow (a GDLN per K trained with :func:`theorykit.sim.simulate.simulate`
+Algorithm 1 on it: clustering, the elbow (a GDLN per K trained with :func:`theorykit.sim.simulation.simulate`
 from the run's own first checkpoint, the paired start) and the spec.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Three loss curves at the run's checkpoint steps (time counted from the first checkpoint):
 
 * **run**: the imported ReLU network's loss, recomputed from each checkpoint's weights and the data;
-* **GDLN**: the spec's GDLN trained by :func:`theorykit.sim.simulate.simulate` from the run's first
+* **GDLN**: the spec's GDLN trained by :func:`theorykit.sim.simulation.simulate` from the run's first
   checkpoint, its units cut into the pathways' blocks (the paired start,
   :func:`theorykit.analysis.checkpoints.paired_start`), with the run's learning rate and loss;
 * **race**: the race-reduction prediction (:meth:`theorykit.theory.race.RaceSystem.solve`) from aligned

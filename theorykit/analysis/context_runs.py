@@ -26,7 +26,7 @@ from ..curves import best_grid_row, loss_at_steps, loss_metrics, max_gap, time_e
 from ..theory.gates import UnitGates, context_census, pathway_maps, unit_gates, unit_weights
 from ..spec.gating import context_family
 from ..record import SaveAt
-from ..sim.simulate import simulate
+from ..sim.simulation import simulate
 from ..spec.graph import graph_from_pathways
 from ..net.starts import a0_rule
 from ..theory.k_algebra import k as ksym
@@ -406,7 +406,7 @@ def _param_saver(record, steps):
 def _relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std: float, loss: str = "sum",
               dtype: str = "float64", seed: int = 0, record: Sequence[int] = ()):
     """Bias-free one-hidden-layer ReLU networks, vmapped over seeds, with parameter snapshots:
-    :func:`theorykit.sim.simulate.simulate` (``network="relu"``) and the parameters at the steps in
+    :func:`theorykit.sim.simulation.simulate` (``network="relu"``) and the parameters at the steps in
     ``record``.
     Returns (loss[seeds, steps+1], snaps: dict step -> [W1 (seeds×H×d), W2 (seeds×p×H)]).
     """
@@ -420,7 +420,7 @@ def _relu_run(X, Y, *, hidden: int, lr: float, steps: int, seeds: int, init_std:
 
 def _gdln_run(spec, *, init_std, seeds: int, steps: int, schedule: str = "joint", record: Sequence[int] = ()):
     """GDLN gradient descent with per-pathway random initial scales and parameter snapshots:
-    :func:`theorykit.sim.simulate.simulate` with ``init="random"``.
+    :func:`theorykit.sim.simulation.simulate` with ``init="random"``.
 
     ``init_std``: one float or a mapping pathway name → std (the paper's GDLNs use 10·b for the
     common pathway and 20·b for the others). ``schedule``: "joint" (total loss) or "staged"

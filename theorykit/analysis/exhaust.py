@@ -36,6 +36,7 @@ from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Training, context_pathways, family_masks, positive_int
 from ..spec.task import contexts
 from ..curves import loss_metrics
+from ..progress import Progress
 from ..record import SaveAt
 from ..theory.flow import RK4
 from ..io import new_figure, write_json, write_figure
@@ -204,8 +205,6 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     loss recorded every ⌊τ/race_dt⌋ steps (default 10; the contexts suite races at τ/2 in
     ``--quick`` and τ/40 in ``--full``, ``validation/contexts.py``).
     """
-    from ..progress import Progress
-
     positive_int(steps, "--steps", "--steps 8000")
     real(race_dt, "--race-dt", lo=0.0, lo_open=True, hi=math.inf, fix="a positive number, e.g. --race-dt 10")
     positive_int(batch, "--batch", "--batch 256")      # 2.5 or "8": a raw TypeError before

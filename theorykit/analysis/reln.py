@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 from ..errors import SpecError
 from ..theory import jaxify  # noqa: F401  (float64)
-from ..sim.simulate import gdln_forward, relu_gates
+from ..sim.simulation import gdln_forward, relu_gates
 
 
 __all__ = ["exact_reln_outputs"]
@@ -15,7 +15,7 @@ def exact_reln_outputs(params, X):
     """Output of the exact ReLN at the ReLU weights ``params`` (one network, not batched).
 
     One hidden layer: a GDLN with one pathway per hidden unit h, gate ``1[w_h·x > 0]``, maps
-    ``W1[h, :]`` and ``W2[:, h]`` (evaluated with :func:`theorykit.sim.simulate.gdln_forward`).
+    ``W1[h, :]`` and ``W2[:, h]`` (evaluated with :func:`theorykit.sim.simulation.gdln_forward`).
     Deeper: node-gated linear layers ``ŷ = W_L G_{L−1} W_{L−1} … G_1 W_1 x`` with ``G_l`` the
     diagonal of unit activities of the ReLU network on that datapoint (no nonlinearity applied).
 

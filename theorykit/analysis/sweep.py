@@ -10,7 +10,7 @@ written at once, atomically, to ``DIR/chunks/chunk_NNNNN.npz``, and a re-run of 
 skips the chunks already there. ``DIR/sweep.json`` holds the declaration, and, when every chunk is
 done, the final losses per member and their mean and spread over seeds per grid point.
 
-A member's start is the one :func:`theorykit.sim.simulate.simulate` would give it, so a sweep's loss
+A member's start is the one :func:`theorykit.sim.simulation.simulate` would give it, so a sweep's loss
 curves equal separate ``simulate`` calls: with ``init="aligned"`` (the default) aligned weights of the
 spec's a0 at its symbol values, with ``init="random"`` N(0, init_std²) weights; seeds 0 … S−1. Aligned
 seeds differ only by a rotation inside the hidden layers, which the loss does not see: their losses
@@ -35,7 +35,7 @@ from ..spec.files import TRAINING_RANGES, VALUE_FIX, parse_assignment
 from ..net.layout import MATMUL_PRECISION, Net, as_dtype
 from ..record import SaveAt
 from ..sim.engine import train_net
-from ..sim.simulate import _edge_scales
+from ..sim.simulation import _edge_scales
 from ..spec.gating import positive_int
 from ..spec.graph import graph_from_pathways
 from ..net.starts import aligned_params, random_params

@@ -41,6 +41,7 @@ def _unrecognized(parser, args, extra) -> None:
     import argparse
     import difflib
 
+    # here, not at the top: spec.files loads SymPy, and this package must answer --help without it
     from ..spec.files import TRAINING_KEYS
 
     command, others = parser, {}

@@ -12,7 +12,7 @@ from ..net.layout import MATMUL_PRECISION, Net
 from ..progress import Progress
 from ..record import SaveAt
 from ..sim.weights import load_weights
-from ..sim.simulate import simulate
+from ..sim.simulation import simulate
 from ..spec.fields import figure_path
 from ..spec.limits import enforce
 from ..theory.derivation import Derivation

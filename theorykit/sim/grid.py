@@ -45,7 +45,7 @@ def grid_keys(keys, nD):
 
 def relu_grid_start(Xs, Y, keys, *, hidden, std):
     """Bias-free ReLU networks for every Δ (Xs: nΔ × d × P) and seed (``keys``), the initial weights
-    drawn from each seed's key as :func:`theorykit.sim.simulate.simulate` (``network="relu"``) draws
+    drawn from each seed's key as :func:`theorykit.sim.simulation.simulate` (``network="relu"``) draws
     them: ``(net, weights)`` for :func:`train_grid`."""
     net = Net.chain(Xs.shape[1], [hidden], Y.shape[0])
     return net, random_params(net, std, keys=grid_keys(keys, Xs.shape[0]))

@@ -100,7 +100,20 @@ class Task:
                 parse_value(v, k) if isinstance(v, str) else v for k, v in (values or {}).items()}
 
     def subs(self, values: Mapping) -> "Task":
-        """The task with symbols replaced by values (names or symbols as keys)."""
+        """The task with symbols replaced by values (names or symbols as keys). A key that is no symbol of
+        the task (a misspelt ``"Delt"``, a ``sp.Symbol("Delta")`` of its own, a number) is a SpecError naming
+        it: SymPy's ``subs`` would leave the task unchanged (or replace that number in the entries)."""
+        checked_values_map(values, self.symbols)
+        own = set(self.symbols.values())
+        for k in values or {}:
+            if (k not in self.symbols) if isinstance(k, str) else (k not in own):
+                alike = " (a SymPy Symbol of its own, not the task's: key it by name)" \
+                    if isinstance(k, sp.Symbol) and str(k) in self.symbols else ""
+                name = repr(str(k)) if isinstance(k, (str, sp.Symbol)) else repr(k)
+                raise SpecError("values", f"the task has no symbol {name}{alike}; its symbols: "
+                                          f"{sorted(self.symbols) or 'none'} (names are case-sensitive)",
+                                f"key a value by one of those names, e.g. {{{_example(self.symbols)}}}"
+                                if self.symbols else "drop it from the values: this task has no symbols")
         rep = self.keyed(values)
         return Task(self.X.subs(rep), self.Y.subs(rep), self.symbols, self.name, dict(self.meta))
 
@@ -114,7 +127,8 @@ class Task:
 
     def numeric(self, values: Mapping | None = None, dtype=np.float64):
         """``(X, Y)`` as numpy arrays; every symbol needs a value."""
-        t = self.subs(values or {})
+        rep = self.keyed(values)        # not subs: a name no symbol has is reported with the missing ones below
+        t = Task(self.X.subs(rep), self.Y.subs(rep), self.symbols, self.name, dict(self.meta))
         if t.free_symbols:
             raise no_value_error(t.free_symbols, self._unknown_names(values))
         return np.array(t.X.evalf(), dtype=dtype), np.array(t.Y.evalf(), dtype=dtype)
@@ -226,6 +240,11 @@ def checked_values_map(values, names=()):
     example = ", ".join(f"{n!r}: 0.5" for n in sorted(map(str, names))) or "'Delta': 0.5"
     raise SpecError("values", f"needs a dict name → value, got {type_name(values)} {short_repr(values)}",
                     f"e.g. values={{{example}}}")
+
+
+def _example(names) -> str:
+    """``'Delta': 0.5, …`` for the fix of an error about a task's values."""
+    return ", ".join(f"{n!r}: 0.5" for n in sorted(map(str, names)))
 
 
 def no_value_error(missing, unknown=()) -> SpecError:

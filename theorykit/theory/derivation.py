@@ -294,7 +294,9 @@ class Derivation:
 
         Each mode's own time, *as if it learned alone*. That is the mode's time where the method is
         ``"closed-form"``; where pathways couple or share edges (``"race-reduction"``) the race
-        changes it, and :meth:`predict_loss` (the race) says when the loss halves."""
+        changes it, and :meth:`predict_loss` (the race) says when the loss halves. ``float()`` of one needs a number
+        for every free symbol (else SymPy's "Cannot convert expression to float"): the task's by ``values={...}``
+        (``--set NAME=VALUE``), τ (1/lr) and a0 by ``subs`` (docs/tutorial.md, section 3)."""
         depth = {p.name: p.depth for p in self.spec.pathways}
         return ExprsByName({n: Exprs(t_half(m.s, m.d, depth=depth[n]) for m in svd.modes)
                             for n, svd in self.modes.items()})

@@ -334,7 +334,7 @@ def classify_context_gating(pattern, n: int, k: int) -> str:
     (on for whole contexts: every column constant), ``"single-datapoint"`` (on for exactly one
     datapoint), ``"item-only"`` (on for whole items in every context: every row constant),
     ``"other-staircase"`` (realisable, none of the above) and ``"not-staircase"`` (no bias-free
-    unit realises it; never produced by a network of :mod:`theorykit.sim.simulate`). Read by the one
+    unit realises it; never produced by a network of :mod:`theorykit.sim.simulation`). Read by the one
     unit-gate classifier, :meth:`theorykit.theory.gates.UnitGates.lemma_classes`.
     """
     n, k = _sizes(n, k)
