@@ -73,13 +73,14 @@ PROGRAM = """
 """
 
 
-def _interrupted_while(compute, codes, tmp_path, sigint=None):
+def _interrupted_while(compute, codes, tmp_path, sigint=None, flags=()):
     """Run the ``codes`` with ``compute`` defined; SIGINT it once it says "computing"; its status and the
     lines of stderr and stdout."""
     head = ("import signal, sys\nsignal.signal(signal.SIGINT, " + (sigint or "signal.default_int_handler") +
             ")\nimport theorykit.cli\ntheorykit.cli.TERM_GRACE_SECONDS = 0.5\n")
-    proc = subprocess.Popen([sys.executable, "-c", head + "".join(map(textwrap.dedent, (compute, *codes)))],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, *flags, "-c", head + "".join(map(textwrap.dedent, (compute, *codes)))],
+                            cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
         first = proc.stderr.readline()
         assert first.strip() == "computing", first + proc.stderr.read()
@@ -164,6 +165,68 @@ def test_a_caller_of_main_with_its_own_argv_gets_130_back_and_goes_on(tmp_path):
     assert status == 0, said
     assert said == ["theorykit: interrupted"]
     assert out == ["caller", "goes", "on", "130"]
+
+
+def test_the_program_run_inside_an_interactive_interpreter_returns_130_to_it(tmp_path):
+    """``python -i``: main() called as the program (no argv) inside a person's interpreter returns 130
+    to it after Ctrl-C, which goes on (then ends at the end of its input, status 0); the process is
+    not ended for the interrupt."""
+    status, said, out = _interrupted_while(PYTHON, [WRITE, """
+        sys.argv = ["theorykit", "check", "spec.toml"]
+        status = theorykit.cli.main()
+        print("interpreter goes on", status)
+        """], tmp_path, flags=["-i"])
+    assert status == 0, said
+    assert "theorykit: interrupted" in said
+    assert out == ["interpreter", "goes", "on", "130"]
+
+
+# Before this test: `%run -m theorykit check spec.toml` in a Jupyter kernel, interrupted ("interrupt
+# kernel", SIGINT to the kernel), ended the kernel (os._exit(130) after the command), its variables
+# lost; IPython sets sys.ps1 there, and theorykit now keeps Python's KeyboardInterrupt where it is set.
+def test_run_m_theorykit_in_a_jupyter_kernel_survives_interrupt_kernel():
+    jupyter_client = pytest.importorskip("jupyter_client")
+    pytest.importorskip("ipykernel")
+    from jupyter_client.kernelspec import KernelSpec
+
+    km = jupyter_client.KernelManager()
+    km._kernel_spec = KernelSpec(argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                                 display_name="python", language="python")
+    km.start_kernel()
+    kc = None
+    try:
+        kc = km.client()
+        kc.start_channels()
+        kc.wait_for_ready(timeout=60)
+        kc.execute_interactive(textwrap.dedent("""
+            import sys, time, theorykit.cli.check as command
+
+            def run(args):                      # a command of 30 s, between bytecodes
+                print("computing", file=sys.stderr, flush=True)
+                for _ in range(3000):
+                    time.sleep(0.01)
+                return 0
+
+            command.run = run
+            """), timeout=60)
+        seen = []
+
+        def output(msg):
+            text = msg["content"].get("text", "")
+            seen.append(text)
+            if "computing" in text and not any("computing" in t for t in seen[:-1]):
+                km.interrupt_kernel()
+        kc.execute_interactive("%run -m theorykit check spec.toml", timeout=60, output_hook=output)
+        assert "theorykit: interrupted" in "".join(seen)
+        assert km.is_alive()
+        got = []
+        kc.execute_interactive("print('still', 6 * 7)", timeout=30,
+                               output_hook=lambda msg: got.append(msg["content"].get("text", "")))
+        assert "still 42" in "".join(got)
+    finally:
+        if kc is not None:
+            kc.stop_channels()
+        km.shutdown_kernel(now=True)
 
 
 def test_ctrl_c_ignored_as_in_a_background_job_is_still_ignored(tmp_path):

@@ -101,8 +101,9 @@ def main(argv=None) -> int:
     sys.unraisablehook, io.before_commit = interrupt.hook, interrupt.check
     term = _on_sigterm()
     # Ctrl-C is the watchdog's too only where main() is the program (``theorykit``, ``python -m
-    # theorykit``: no argv given): a caller's own interpreter, a REPL, keeps Python's KeyboardInterrupt
-    ctrl_c = _on_sigint() if argv is None else None
+    # theorykit``: no argv given, no interpreter of a person's around it): a caller's own interpreter,
+    # a REPL or a Jupyter kernel (``%run -m theorykit …``), keeps Python's KeyboardInterrupt
+    ctrl_c = _on_sigint() if argv is None and not _interactive() else None
     watchdog = _Watchdog.start(term is not None, ctrl_c is not None) if term is not None or ctrl_c is not None \
         else None
     status = None
@@ -163,6 +164,20 @@ def _on_sigterm():
         return signal.signal(signal.SIGTERM, handler)
     except (ValueError, OSError, AttributeError):      # no SIGTERM here, or not settable
         return None
+
+
+def _interactive() -> bool:
+    """Whether a person's interpreter runs this: a REPL (``sys.ps1``, ``python -i``), IPython or a
+    Jupyter kernel (both set ``sys.ps1``; ``%run -m theorykit`` calls main() as the program does).
+    There an interrupted command must return, not end the process: Ctrl-C or "interrupt kernel"
+    would end the session, its variables lost."""
+    if hasattr(sys, "ps1") or sys.flags.interactive:
+        return True
+    ipython = sys.modules.get("IPython")
+    try:
+        return ipython is not None and ipython.get_ipython() is not None
+    except Exception:                   # an IPython without get_ipython, or one that fails: not a shell
+        return False
 
 
 def _on_sigint():
