@@ -255,7 +255,7 @@ class _Watchdog:
             return None
         dog = cls(r, w, previous, term, ctrl_c)
         _WATCHDOG[0] = dog
-        threading.Thread(target=dog._watch, name="theorykit-sigterm-watchdog", daemon=True).start()
+        threading.Thread(target=dog._watch, name="theorykit-signal-watchdog", daemon=True).start()
         return dog
 
     def _watch(self):
