@@ -273,3 +273,52 @@ def test_a_ctrl_c_that_lands_in_a_gc_callback_still_stops_the_program(tmp_path):
     assert proc.returncode == 130, said
     assert said[-1] == "theorykit: interrupted", said
     assert not (tmp_path / "result.txt").exists()
+
+
+# ------------------------------------------------------------------------------------------
+# a Ctrl-C that Python dropped, then a long computation
+# ------------------------------------------------------------------------------------------
+# Before: a Ctrl-C raised inside a garbage-collector callback (JAX registers one) is dropped by
+# Python; theorykit sends it again 50 ms later -- but the handler had run, so the watchdog counted the
+# interrupt as taken, and a command that went on into a long call (here 600 s) was not ended: it
+# waited for the whole computation. Now a dropped interrupt gives the watchdog its grace anew.
+@pytest.mark.parametrize("sig, word, status", [("SIGINT", "interrupted", 130), ("SIGTERM", "terminated", 143)])
+def test_an_interrupt_dropped_in_a_gc_callback_then_a_long_call_still_ends_the_command(tmp_path, sig, word, status):
+    code = textwrap.dedent("""
+        import ctypes, gc, signal, sys
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        import theorykit.cli
+        theorykit.cli.TERM_GRACE_SECONDS = 0.5
+        import theorykit.cli.check as command
+        from theorykit.io import atomic_write_text
+
+        def run(args):
+            fired = []
+            def callback(phase, info):          # the signal arrives while the collector's callback runs
+                if not fired:
+                    fired.append(1)
+                    signal.raise_signal(signal.SIG)
+            gc.callbacks.append(callback)
+            try:
+                gc.collect()
+            finally:
+                gc.callbacks.remove(callback)
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIG})   # then one long call, as STUCK
+            ctypes.CDLL(None).sleep(600)
+            atomic_write_text("result.txt", "a result the interrupt should have stopped")
+            return 0
+
+        command.run = run
+        """).replace("signal.SIG)", f"signal.{sig})").replace("signal.SIG}", f"signal.{sig}}}") + textwrap.dedent(PROGRAM)
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    said = [line for line in err.splitlines() if line.strip()]
+    assert proc.returncode == status == 128 + getattr(signal, sig), said
+    assert said[-1] == f"theorykit: {word}", said
+    assert not (tmp_path / "result.txt").exists()

@@ -310,6 +310,9 @@ class _Interrupt:
             return self.previous(unraisable)
         self.dropped = True
         sig = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
+        dog = _WATCHDOG[0]
+        if dog is not None:     # the handler ran, but its interrupt did not take: the watchdog's grace anew
+            (dog.handled if sig == signal.SIGTERM else dog.interrupted).clear()
         threading.Thread(target=self._again, args=(sig,), daemon=True).start()
 
     def _again(self, sig):
