@@ -48,7 +48,7 @@ PYTHON = """
 
     def compute():
         print("computing", file=sys.stderr, flush=True)
-        for _ in range(200):
+        for _ in range(100):                # 1 s, interrupted in its first milliseconds
             time.sleep(0.01)
 """
 
