@@ -101,7 +101,13 @@ def main(argv=None) -> int:
     threads, interrupt = set(threading.enumerate()), _Interrupt(sys.unraisablehook)
     sys.unraisablehook, io.before_commit = interrupt.hook, interrupt.check
     term = _on_sigterm()
-    watchdog, status = (_Watchdog.start() if term is not None else None), None
+    # Ctrl-C is the watchdog's too only where main() is the program (``theorykit``, ``python -m
+    # theorykit``: no argv given, no interpreter of a person's around it): a caller's own interpreter,
+    # a REPL or a Jupyter kernel (``%run -m theorykit …``), keeps Python's KeyboardInterrupt
+    ctrl_c = _on_sigint() if argv is None and not _interactive() else None
+    watchdog = _Watchdog.start(term is not None, ctrl_c is not None) if term is not None or ctrl_c is not None \
+        else None
+    status = None
     try:
         with warnings.catch_warnings():
             # a warning reads as one line of the command's own, not a Python source location
@@ -116,20 +122,23 @@ def main(argv=None) -> int:
             watchdog.stop()
         if term is not None:
             signal.signal(signal.SIGTERM, term)
+        if ctrl_c is not None:
+            signal.signal(signal.SIGINT, ctrl_c)
     if interrupt.dropped and status not in (130, 143):  # the command ended before the signal came again
         print("theorykit: interrupted", file=sys.stderr)
         status = 130
     if status in (130, 143):
         _cancel_timers(threads)
-    if status == 143 and watchdog is not None:
-        # SIGTERM's own action, after the clean-up: the process ends now. On its way out it waited for
-        # the computation it had started (a compiled loop runs on after the command has ended)
+    if watchdog is not None and (status == 143 or (status == 130 and watchdog.ctrl_c)):
+        # SIGTERM's own action (and Ctrl-C's, where the program is theorykit), after the clean-up: the
+        # process ends now. On its way out it waited for the computation it had started (a compiled
+        # loop runs on after the command has ended)
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except (OSError, ValueError):
                 pass
-        os._exit(143)
+        os._exit(status)
     return _reader_left() if out.reader_left and status == 0 else status
 
 
@@ -158,7 +167,41 @@ def _on_sigterm():
         return None
 
 
-#: seconds from SIGTERM to the watchdog's exit when Python has not begun the command's clean-up
+def _interactive() -> bool:
+    """Whether a person's interpreter runs this: a REPL (``sys.ps1``, ``python -i``), IPython or a
+    Jupyter kernel (both set ``sys.ps1``; ``%run -m theorykit`` calls main() as the program does).
+    There an interrupted command must return, not end the process: Ctrl-C or "interrupt kernel"
+    would end the session, its variables lost."""
+    if hasattr(sys, "ps1") or sys.flags.interactive:
+        return True
+    ipython = sys.modules.get("IPython")
+    try:
+        return ipython is not None and ipython.get_ipython() is not None
+    except Exception:                   # an IPython without get_ipython, or one that fails: not a shell
+        return False
+
+
+def _on_sigint():
+    """Tell the watchdog when Python's own Ctrl-C handler runs (it still raises KeyboardInterrupt);
+    only from the main thread and only where SIGINT has that handler (not where it is ignored, as in
+    a shell's background job, nor where someone else handles it). Returns the handler to restore, or None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+            return None
+
+        def handler(signum, frame):
+            dog = _WATCHDOG[0]
+            if dog is not None:
+                dog.interrupted.set()
+            return signal.default_int_handler(signum, frame)
+        return signal.signal(signal.SIGINT, handler)
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+#: seconds from SIGTERM (or Ctrl-C) to the watchdog's exit when Python has not begun the command's clean-up
 TERM_GRACE_SECONDS = 5.0
 
 
@@ -175,16 +218,25 @@ class _Watchdog:
     and ends the process with status 143, as SIGTERM's default action would have (the handler is
     installed only where SIGTERM had it). A command that did end by SIGTERM ends the process at once
     (:func:`main`), not waiting for the computation on the way out. Results already in place are kept;
-    a result not yet committed is not written. Ctrl-C (SIGINT) is left to Python: its byte is read
-    and ignored."""
+    a result not yet committed is not written.
 
-    def __init__(self, read_fd, write_fd, previous):
+    Ctrl-C (SIGINT) the same, where the program is theorykit (``ctrl_c``): ``theorykit simulate …
+    --steps 6000000 --seeds 4`` sent SIGINT 10 s in said "interrupted" and exited 130 only 47 s later,
+    the user at the terminal seeing nothing happen. Python's handler still raises KeyboardInterrupt and
+    the command cleans up as before; where it has not run :data:`TERM_GRACE_SECONDS` later the
+    watchdog says "interrupted" and ends the process with status 130. One Ctrl-C is enough (a second
+    is not needed, nor counted: ``timeout -s INT`` and ``kill -INT`` send one, and
+    :class:`_Interrupt` sends one again itself). Elsewhere (a caller's REPL) its byte is ignored."""
+
+    def __init__(self, read_fd, write_fd, previous, term=True, ctrl_c=False):
         self.read_fd, self.write_fd, self.previous = read_fd, write_fd, previous
+        self.term, self.ctrl_c = term, ctrl_c  # which signals it ends the process for: handled by theorykit
         self.handled = threading.Event()        # set by the SIGTERM handler: the clean-up has begun
+        self.interrupted = threading.Event()    # set by the SIGINT handler: KeyboardInterrupt raised
         self.stopped = threading.Event()        # set when the command has ended
 
     @classmethod
-    def start(cls):
+    def start(cls, term=True, ctrl_c=False):
         """A running watchdog, or None where the wakeup fd is not ours to take (another library's, a
         platform without one)."""
         if os.name != "posix" or threading.current_thread() is not threading.main_thread():
@@ -202,9 +254,9 @@ class _Watchdog:
             os.close(r)
             os.close(w)
             return None
-        dog = cls(r, w, previous)
+        dog = cls(r, w, previous, term, ctrl_c)
         _WATCHDOG[0] = dog
-        threading.Thread(target=dog._watch, name="theorykit-sigterm-watchdog", daemon=True).start()
+        threading.Thread(target=dog._watch, name="theorykit-signal-watchdog", daemon=True).start()
         return dog
 
     def _watch(self):
@@ -213,19 +265,21 @@ class _Watchdog:
                 got = os.read(self.read_fd, 64)
                 if not got:                     # stop() closed the write end
                     return
-                if signal.SIGTERM in got and not self.handled.wait(TERM_GRACE_SECONDS) \
-                        and not self.stopped.is_set():
-                    self._end()
+                for sig, ran in ((signal.SIGTERM, self.handled), (signal.SIGINT, self.interrupted)):
+                    if sig in got and (self.term if sig == signal.SIGTERM else self.ctrl_c) \
+                            and not ran.wait(TERM_GRACE_SECONDS) and not self.stopped.is_set():
+                        self._end(sig)
         finally:
             os.close(self.read_fd)
 
-    def _end(self):
+    def _end(self, sig=signal.SIGTERM):
         io.remove_pending()
+        word, status = (b"terminated", 143) if sig == signal.SIGTERM else (b"interrupted", 130)
         try:
-            os.write(2, b"theorykit: terminated\n")
+            os.write(2, b"theorykit: " + word + b"\n")
         except OSError:
             pass
-        os._exit(143)
+        os._exit(status)
 
     def stop(self):
         self.stopped.set()
@@ -257,6 +311,9 @@ class _Interrupt:
             return self.previous(unraisable)
         self.dropped = True
         sig = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
+        dog = _WATCHDOG[0]
+        if dog is not None:     # the handler ran, but its interrupt did not take: the watchdog's grace anew
+            (dog.handled if sig == signal.SIGTERM else dog.interrupted).clear()
         threading.Thread(target=self._again, args=(sig,), daemon=True).start()
 
     def _again(self, sig):
