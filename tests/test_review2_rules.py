@@ -64,3 +64,35 @@ def test_a_dead_process_folder_of_this_host_is_still_cleared(tmp_path, monkeypat
     assert run_suites(out, "quick", ["lemmas"], force=True, progress=False) == 0
     assert not (out / ".staging").exists()
     assert not (out / "half.png").exists()
+
+
+# ------------------------------------------------------------------------------------------
+# sweep.json records the device it ran on
+# ------------------------------------------------------------------------------------------
+# io.software_versions records JAX's backend and device only where JAX has computed (88238c4), and a
+# sweep writes its manifest (with "versions") before it computes anything: from the command line its
+# record never named the backend or device, so a sweep started on a GPU and resumed on a CPU kept the
+# GPU's chunks without the note "ran under other versions or on another device" the resume promises.
+# A fresh process, as `theorykit sweep` runs; the expected backend is asked of JAX here.
+def test_a_fresh_sweeps_manifest_names_its_jax_backend_and_device(tmp_path):
+    import json
+    import subprocess
+    import sys
+    import textwrap
+
+    import jax
+
+    out = tmp_path / "sw"
+    code = textwrap.dedent(f"""
+        import theorykit as tk
+        from theorykit.analysis.sweep import parse_grid, run_sweep
+        from theorykit.spec.files import example_path
+        spec = tk.load_spec(example_path("xor_linear.toml"))
+        run_sweep(spec, parse_grid(["Delta=0.5"], spec.task.symbols), seeds=1, steps=2, out={str(out)!r},
+                  progress=False)
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    versions = json.loads((out / "sweep.json").read_text())["versions"]
+    assert versions.get("jax_backend") == jax.default_backend()
+    assert versions.get("jax_device", "").startswith(str(jax.devices()[0]))
