@@ -233,10 +233,12 @@ def _finite_other(obj) -> bool:
 COMPUTING_PACKAGES = ("jax", "jaxlib", "numpy", "scipy", "sympy", "flint")
 
 
-def software_versions() -> dict:
+def software_versions(computes: bool = False) -> dict:
     """What computed a result besides its inputs, for its record: theorykit's version, Python's and
     those of :data:`COMPUTING_PACKAGES` (None where one is not installed) and, where JAX ran, its
-    backend, first device and whether float64 was on. Nothing is imported to find them."""
+    backend, first device and whether float64 was on. Nothing is imported to find them.
+    ``computes=True``: the caller is about to compute with JAX (a record written before the work, as
+    a sweep's): its backend and device are recorded even where JAX has not computed yet."""
     import platform
     import sys
     from importlib.metadata import PackageNotFoundError, version
@@ -255,7 +257,7 @@ def software_versions() -> dict:
     # where JAX has computed: asking for devices before then would start a backend for the record's sake
     # (seconds, on a GPU); a JAX without the private table is asked anyway
     backends = getattr(sys.modules.get("jax._src.xla_bridge"), "_backends", None)
-    if jax is not None and hasattr(jax, "devices") and (backends is None or backends):
+    if jax is not None and hasattr(jax, "devices") and (computes or backends is None or backends):
         d = jax.devices()[0]
         kind = getattr(d, "device_kind", "")
         out.update({"jax_backend": jax.default_backend(), "jax_devices": jax.device_count(),

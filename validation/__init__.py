@@ -11,7 +11,7 @@ verdict follows) and ``"verdict"``: ``"confirmed"``, ``"partly"``, ``"not borne 
 
 The runner (:func:`run_suites`)
 
-* runs each suite in a staging folder ``OUT/.staging/<suite>.<pid>/`` and moves every file it wrote into
+* runs each suite in a staging folder ``OUT/.staging/<suite>.<host>.<pid>/`` and moves every file it wrote into
   ``OUT`` with an atomic rename only once the suite has returned, then writes ``OUT/<suite>.json``
   atomically, then the suite's cache entry ``OUT/.cache/<suite>.json``. An interrupted run
   therefore leaves no half-written file in ``OUT`` and no cache entry for the unfinished suite:
@@ -178,20 +178,33 @@ def _move_staged(stage: Path, out: Path) -> list[str]:
     return moved
 
 
+def _stage_name(name: str) -> str:
+    """This process's staging folder for suite ``name``: ``<name>.<host>.<pid>``. The host is part of
+    it: two batch jobs on two nodes (or in two containers, where process numbers start again at 1)
+    writing into one shared ``OUT`` may have the same process number."""
+    import socket
+
+    host = "".join(c if c.isalnum() or c in "-_." else "_" for c in socket.gethostname()) or "localhost"
+    return f"{name}.{host}.{os.getpid()}"
+
+
 def _clear_left_stages(staging: Path, name: str) -> None:
     """Remove the staging folders of suite ``name`` that an interrupted or killed run left in
     ``staging``: ``<name>`` (the form before staging folders carried a process number), and
-    ``<name>.<pid>`` of a process that no longer runs on this machine, or of this one. A running
-    process's folder is left alone: it is another run of the same suite, into the same folder."""
+    ``<name>.<host>.<pid>`` (:func:`_stage_name`) of this host whose process no longer runs, or is
+    this one. A running process's folder is left alone: it is another run of the same suite, into the
+    same folder; so is another host's, whose processes cannot be asked (a shared file system: its
+    process numbers mean nothing here)."""
     from theorykit.io import _running
 
     try:
         entries = list(os.scandir(staging))
     except OSError:
         return
+    here = _stage_name(name).rpartition(".")[0]
     for entry in entries:
         stem, _, pid = entry.name.rpartition(".")
-        left = entry.name == name or (stem == name and pid.isdigit() and
+        left = entry.name == name or (stem in (here, name) and pid.isdigit() and
                                       (int(pid) == os.getpid() or not _running(int(pid))))
         if left and entry.is_dir(follow_symlinks=False):
             shutil.rmtree(entry.path, ignore_errors=True)
@@ -266,7 +279,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
                 continue
         # a staging folder of this process's own: another run of this suite into OUT at the same
         # time (a second batch job) has its own, and a run cleared the other's as its leftover
-        stage = out / STAGING_DIR / f"{name}.{os.getpid()}"
+        stage = out / STAGING_DIR / _stage_name(name)
         _clear_left_stages(out / STAGING_DIR, name)
         stage.mkdir(parents=True)
         PENDING.add(str(stage))     # removed by the command line if it must end the process at once

@@ -225,7 +225,8 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
                       "does not see, so their losses are the same up to rounding (spread 0 but for the dtype's "
                       "rounding: ~1e-16 of the loss in float64, ~1e-8 in float32); --init random gives the spread "
                       "of small random starts"] if init == "aligned" and seeds > 1 else [],
-            "versions": software_versions()}
+            # the device too, though JAX has not computed yet: a resume on another one is noted below
+            "versions": software_versions(computes=True)}
     done = load_chunks(out, n_chunks, chunk, E, key=key, keyless=had_manifest, notes=decl["notes"])
     if had_manifest and done:
         # chunks kept from a run under other versions or on another device: said, not hidden
