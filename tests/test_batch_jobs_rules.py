@@ -11,7 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from _signals import signalled_after
+from _signals import SPIN, signalled_after, stuck
 from theorykit.errors import SpecError
 from theorykit.record import SaveAt
 
@@ -71,32 +71,7 @@ def test_whole_steps_with_an_every_below_one_record_every_step():
 # limit (60 s) is a hang detector, not a timing assertion.
 posix = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 
-# one call that is not Python's and outlasts the test: SIGTERM blocked in the main thread (the kernel
-# hands it to another thread, as it does while the main thread runs a compiled loop), then libc's sleep
-STUCK = """
-    import ctypes
-
-    def compute():
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
-        print("computing", file=sys.stderr, flush=True)
-        ctypes.CDLL(None).sleep(600)
-"""
-
-# a compiled JAX loop of 2**31 vector steps (hours); block_until_ready lets the handler run, and the
-# command ends -- but the process then waited for the loop on its way out
-SPIN = """
-    import jax, jax.numpy as jnp
-
-    @jax.jit
-    def spin(n):
-        return jax.lax.fori_loop(0, n, lambda i, x: jnp.sin(x) * 1.0000001 + 1e-9, jnp.ones(20000))
-
-    spin(3).block_until_ready()                 # compiled before the marker: the marker means "computing"
-
-    def compute():
-        print("computing", file=sys.stderr, flush=True)
-        spin(2 ** 31 - 1).block_until_ready()
-"""
+STUCK = stuck("SIGTERM")      # one long call not Python's; SPIN: a compiled JAX loop (tests/_signals.py)
 
 
 def _terminated_while(compute, code, tmp_path):

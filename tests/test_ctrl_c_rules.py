@@ -12,35 +12,12 @@ import textwrap
 
 import pytest
 
+from _signals import SPIN, WORK, dropped_in_gc, signalled, stuck
+
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 
 
-# one call that is not Python's and outlasts the test: SIGINT blocked in the main thread (the kernel
-# hands it to another thread, as it does while the main thread runs a compiled loop), then libc's sleep
-STUCK = """
-    import ctypes
-
-    def compute():
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        print("computing", file=sys.stderr, flush=True)
-        ctypes.CDLL(None).sleep(600)
-"""
-
-# a compiled JAX loop of 2**31 vector steps (hours); block_until_ready lets the handler run, and the
-# command ends -- but the process then waited for the loop on its way out
-SPIN = """
-    import jax, jax.numpy as jnp
-
-    @jax.jit
-    def spin(n):
-        return jax.lax.fori_loop(0, n, lambda i, x: jnp.sin(x) * 1.0000001 + 1e-9, jnp.ones(20000))
-
-    spin(3).block_until_ready()                 # compiled before the marker: the marker means "computing"
-
-    def compute():
-        print("computing", file=sys.stderr, flush=True)
-        spin(2 ** 31 - 1).block_until_ready()
-"""
+STUCK = stuck("SIGINT")      # one long call not Python's; SPIN: a compiled JAX loop (tests/_signals.py)
 
 # Python's own code, between bytecodes: the handler runs at once
 PYTHON = """
@@ -78,19 +55,9 @@ def _interrupted_while(compute, codes, tmp_path, sigint=None, flags=()):
     lines of stderr and stdout."""
     head = ("import signal, sys\nsignal.signal(signal.SIGINT, " + (sigint or "signal.default_int_handler") +
             ")\nimport theorykit.cli\ntheorykit.cli.TERM_GRACE_SECONDS = 0.5\n")
-    proc = subprocess.Popen([sys.executable, *flags, "-c", head + "".join(map(textwrap.dedent, (compute, *codes)))],
-                            cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        first = proc.stderr.readline()
-        assert first.strip() == "computing", first + proc.stderr.read()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    return proc.returncode, [line for line in err.splitlines() if line.strip()], out.split()
+    status, said, out = signalled(head + "".join(map(textwrap.dedent, (compute, *codes))), "computing", tmp_path,
+                                  signal.SIGINT, flags=flags)
+    return status, said, out.split()
 
 
 # ------------------------------------------------------------------------------------------
@@ -243,31 +210,9 @@ def test_a_ctrl_c_that_lands_in_a_gc_callback_still_stops_the_program(tmp_path):
     Python dropped in a garbage-collector callback is raised again (theorykit sends the signal once
     more itself; that is not a second Ctrl-C); the command ends with 130, one line, and no file, as
     test_interrupted_user_rules checks for main(argv)."""
-    code = textwrap.dedent("""
-        import gc, signal, sys
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        import theorykit.cli
-        import theorykit.cli.check as command
-        from theorykit.io import atomic_write_text
-
-        def run(args):
-            fired = []
-            def callback(phase, info):          # the signal arrives while the collector's callback runs
-                if not fired:
-                    fired.append(1)
-                    signal.raise_signal(signal.SIGINT)
-            gc.callbacks.append(callback)
-            try:
-                gc.collect()
-            finally:
-                gc.callbacks.remove(callback)
-            for _ in range(1000):
-                sum(range(100))
-            atomic_write_text("result.txt", "a result the interrupt should have stopped")
-            return 0
-
-        command.run = run
-        """) + textwrap.dedent(PROGRAM)
+    code = ("import gc, signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+            "import theorykit.cli\nimport theorykit.cli.check as command\nfrom theorykit.io import atomic_write_text\n"
+            + dropped_in_gc("SIGINT", WORK) + "command.run = run\n" + textwrap.dedent(PROGRAM))
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     said = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 130, said
@@ -284,32 +229,12 @@ def test_a_ctrl_c_that_lands_in_a_gc_callback_still_stops_the_program(tmp_path):
 # waited for the whole computation. Now a dropped interrupt gives the watchdog its grace anew.
 @pytest.mark.parametrize("sig, word, status", [("SIGINT", "interrupted", 130), ("SIGTERM", "terminated", 143)])
 def test_an_interrupt_dropped_in_a_gc_callback_then_a_long_call_still_ends_the_command(tmp_path, sig, word, status):
-    code = textwrap.dedent("""
-        import ctypes, gc, signal, sys
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        import theorykit.cli
-        theorykit.cli.TERM_GRACE_SECONDS = 0.5
-        import theorykit.cli.check as command
-        from theorykit.io import atomic_write_text
-
-        def run(args):
-            fired = []
-            def callback(phase, info):          # the signal arrives while the collector's callback runs
-                if not fired:
-                    fired.append(1)
-                    signal.raise_signal(signal.SIG)
-            gc.callbacks.append(callback)
-            try:
-                gc.collect()
-            finally:
-                gc.callbacks.remove(callback)
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIG})   # then one long call, as STUCK
-            ctypes.CDLL(None).sleep(600)
-            atomic_write_text("result.txt", "a result the interrupt should have stopped")
-            return 0
-
-        command.run = run
-        """).replace("signal.SIG)", f"signal.{sig})").replace("signal.SIG}", f"signal.{sig}}}") + textwrap.dedent(PROGRAM)
+    then = (f"    signal.pthread_sigmask(signal.SIG_BLOCK, {{signal.{sig}}})   # then one long call, as STUCK\n"
+            "    ctypes.CDLL(None).sleep(600)")
+    code = ("import ctypes, gc, signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+            "import theorykit.cli\ntheorykit.cli.TERM_GRACE_SECONDS = 0.5\nimport theorykit.cli.check as command\n"
+            "from theorykit.io import atomic_write_text\n"
+            + dropped_in_gc(sig, then) + "command.run = run\n" + textwrap.dedent(PROGRAM))
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

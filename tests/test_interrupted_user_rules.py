@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from _signals import signalled_after
+from _signals import WORK, dropped_in_gc, signalled_after
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 
@@ -38,31 +38,10 @@ def _said(proc):
 # Here the signal is delivered inside such a callback on purpose, during a command that would then
 # write a file. Now: exit 130, the one line "theorykit: interrupted", and no file.
 def test_a_ctrl_c_that_lands_in_a_gc_callback_still_stops_the_command(tmp_path):
-    proc = _python("""
-        import gc, signal, sys
-        import theorykit.cli.check as command
-        from theorykit.io import atomic_write_text
-
-        def run(args):
-            fired = []
-            def callback(phase, info):          # the signal arrives while the collector's callback runs
-                if not fired:
-                    fired.append(1)
-                    signal.raise_signal(signal.SIGINT)
-            gc.callbacks.append(callback)
-            try:
-                gc.collect()
-            finally:
-                gc.callbacks.remove(callback)
-            for _ in range(1000):               # the command's own work goes on
-                sum(range(100))
-            atomic_write_text("result.txt", "a result the interrupt should have stopped")
-            return 0
-
-        command.run = run
-        from theorykit.cli import main
-        sys.exit(main(["check", "spec.toml"]))
-        """, tmp_path)
+    proc = _python("import gc, signal, sys\nimport theorykit.cli.check as command\n"
+                   "from theorykit.io import atomic_write_text\n" + dropped_in_gc("SIGINT", WORK) +
+                   "command.run = run\nfrom theorykit.cli import main\nsys.exit(main(['check', 'spec.toml']))\n",
+                   tmp_path)
     assert proc.returncode == 130, proc.stderr
     assert _said(proc) == ["theorykit: interrupted"]
     assert sorted(os.listdir(tmp_path)) == []       # no result, no temporary file
