@@ -148,23 +148,35 @@ class Terminated(KeyboardInterrupt):
     suite's staging folder, a progress bar closed) runs for it too; the exit status is 143 (128 + 15)."""
 
 
-def _on_sigterm():
-    """Raise :class:`Terminated` on SIGTERM while the command runs (only from the main thread, and
-    only where SIGTERM has Python's default action); returns the handler to restore, or None."""
+def _telling_watchdog(sig, expected, event: str, then):
+    """Install a handler for ``sig`` that sets the running watchdog's ``event`` (its clean-up has begun)
+    and then does what ``then`` does; only from the main thread, and only where ``sig`` has the handler
+    ``expected`` (not where it is ignored, as in a shell's background job, nor where someone else
+    handles it). Returns the handler to restore, or None."""
     if threading.current_thread() is not threading.main_thread():
         return None
     try:
-        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        if signal.getsignal(sig) is not expected:
             return None
 
         def handler(signum, frame):
             dog = _WATCHDOG[0]
             if dog is not None:
-                dog.handled.set()
-            raise Terminated()
-        return signal.signal(signal.SIGTERM, handler)
-    except (ValueError, OSError, AttributeError):      # no SIGTERM here, or not settable
+                getattr(dog, event).set()
+            return then(signum, frame)
+        return signal.signal(sig, handler)
+    except (ValueError, OSError, AttributeError):      # no such signal here, or not settable
         return None
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+def _on_sigterm():
+    """Raise :class:`Terminated` on SIGTERM while the command runs, where SIGTERM has its default
+    action; returns the handler to restore, or None."""
+    return _telling_watchdog(signal.SIGTERM, signal.SIG_DFL, "handled", _raise_terminated)
 
 
 def _interactive() -> bool:
@@ -182,23 +194,9 @@ def _interactive() -> bool:
 
 
 def _on_sigint():
-    """Tell the watchdog when Python's own Ctrl-C handler runs (it still raises KeyboardInterrupt);
-    only from the main thread and only where SIGINT has that handler (not where it is ignored, as in
-    a shell's background job, nor where someone else handles it). Returns the handler to restore, or None."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    try:
-        if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-            return None
-
-        def handler(signum, frame):
-            dog = _WATCHDOG[0]
-            if dog is not None:
-                dog.interrupted.set()
-            return signal.default_int_handler(signum, frame)
-        return signal.signal(signal.SIGINT, handler)
-    except (ValueError, OSError, AttributeError):
-        return None
+    """Tell the watchdog when Python's own Ctrl-C handler runs (it still raises KeyboardInterrupt),
+    where SIGINT has that handler; returns the handler to restore, or None."""
+    return _telling_watchdog(signal.SIGINT, signal.default_int_handler, "interrupted", signal.default_int_handler)
 
 
 #: seconds from SIGTERM (or Ctrl-C) to the watchdog's exit when Python has not begun the command's clean-up
