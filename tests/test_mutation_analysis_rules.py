@@ -1,0 +1,89 @@
+"""Rules of the analysis layer (theorykit/analysis/) that a mutation tester of that layer found unpinned.
+
+These came from a sceptical test engineer mutating the analysis layer by hand (a flipped comparison, an
+off-by-one, a time axis not shifted, a runner-up for the best): each small change that no test caught and
+that a user would notice became a test here. Every expected value comes from a hand derivation written
+beside it, from docs/theory.md, or from a second method computed in the test, never from a run of the
+code under test."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import theorykit as tk
+from theorykit.spec.gating import GDLNSpec, Pathway, Training
+
+
+# ------------------------------------------------------------------------------------------------
+# predict_validate: gate changes are measured from the first snapshot at or after the predicted t½
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("t_half, want_step, want_share", [
+    # snapshots at steps 0, 50, 100 (t_ck = 0, 50, 100, 200). Two units per network, X = I₂:
+    #   network 0: W1 rows (1, 0) → final 10, weight 1; (0, 3) → final 01, weight 3
+    #   network 1: W1 rows (2, 0) → final 10, weight 2; (0, 2) → final 01, weight 2     total 8
+    # snapshot at 50:  unit (0, 0) was 11 (changed, w 1); the rest as at the end → 1/8
+    # snapshot at 100: unit (1, 1) was 11 (changed, w 2); the rest as at the end → 2/8
+    # snapshot at 0: every unit as at the end → 0.
+    (40.0, 50, 1 / 8),     # first snapshot at or after 40 is 50
+    (50.0, 50, 1 / 8),     # "at or after": 50 itself, not the next one
+    (51.0, 100, 2 / 8),
+    (0.0, 0, 0.0),
+])
+def test_gate_change_is_measured_from_the_first_snapshot_at_or_after_t_half(monkeypatch, t_half, want_step,
+                                                                            want_share):
+    import theorykit.analysis.predict_validate as pv
+
+    W1 = np.array([[[1, 0], [0, 3]], [[2, 0], [0, 2]]], float)
+    W2 = np.ones((2, 1, 2))
+    final = [[(1, 0), (0, 1)], [(1, 0), (0, 1)]]
+    at50 = [[(1, 1), (0, 1)], [(1, 0), (0, 1)]]
+    at100 = [[(1, 0), (0, 1)], [(1, 0), (1, 1)]]
+    snaps = np.array([[final[s], at50[s], at100[s]] for s in range(2)], bool)      # seeds × 3 × H × P
+    relu = SimpleNamespace(loss=np.ones((2, 3)), params=[W1, W2], snapshots=snaps, t_ck=np.array([0, 50, 100, 200]))
+    found = SimpleNamespace(pathways=[SimpleNamespace(active=(1, 0), hidden=1)], hidden_total=1)
+    monkeypatch.setattr(pv, "find_gates", lambda task, **kw: SimpleNamespace(run=relu, spec=found))
+    pred = SimpleNamespace(task=tk.Task(sp.eye(2), sp.Matrix([[1, 1]])), hidden=2,
+                           training=Training(lr=0.05, loss="mean", init_std=0.01, steps=200),
+                           gates=np.array([[1, 0], [0, 1]], bool), t=np.arange(3.0), loss=np.ones(3), t_half=t_half)
+    val = pv.validate_prediction(pred, seeds=2)
+    assert val.gate_change_share == pytest.approx(want_share, rel=1e-12, abs=1e-15)
+    assert f"between step {want_step} and the end (200)" in val.notes[0]
+
+
+# ------------------------------------------------------------------------------------------------
+# compare: time is counted from the run's first checkpoint
+# ------------------------------------------------------------------------------------------------
+def _run(first_step):
+    """A one-hidden-layer ReLU run on X = I₂, y = (1, 1) with two units, unit j on datapoint j only, at
+    three checkpoints 5 steps apart starting at ``first_step`` (weights the same whatever the start)."""
+    from theorykit.analysis.checkpoints import RunCheckpoints
+
+    s = np.array([0.1, 0.2, 0.4])[:, None, None]
+    W1 = s * np.eye(2)[None]                          # 3 × 2 × 2
+    W2 = s * np.ones((1, 1, 2))                       # 3 × 1 × 2
+    steps = first_step + np.array([0, 5, 10])
+    return RunCheckpoints(steps, [W1, W2], [], np.eye(2), np.array([[1.0, 1.0]]))
+
+
+def test_compare_counts_time_from_the_first_checkpoint():
+    """Module docstring: the three curves are at the run's checkpoint steps, "time counted from the
+    first checkpoint". A run whose checkpoints are steps 100, 105, 110 is the same comparison as one at
+    steps 0, 5, 10: the GDLN and the race start at the first checkpoint (t = 0, 5, 10 in both), so their
+    curves are identical; only ``steps`` differ. (Counting from step 0 would train the GDLN 100 steps
+    before its first value.) At t = 0 the paired start is the run's own first checkpoint, and with the
+    spec's gates the unit activities of that checkpoint, so the GDLN's loss there is the run's L(0):
+    ½·(1/2)·((1 − 0.01)² + (1 − 0.01)²) = 0.9801/2 with the mean loss (ŷ_μ = 0.1 · 0.1)."""
+    from theorykit.analysis.compare import compare_run
+
+    task = tk.Task(sp.eye(2), sp.Matrix([[1, 1]]))
+    spec = GDLNSpec(task, (Pathway("a", (1, 0), "all", "all", 1, 2), Pathway("b", (0, 1), "all", "all", 1, 2)),
+                    Training(lr=0.5, loss="mean"), "two")
+    c0, c100 = compare_run(spec, _run(0)), compare_run(spec, _run(100))
+    assert c100.t.tolist() == [0, 5, 10] and c100.steps.tolist() == [100, 105, 110]
+    assert c0.run_loss[0] == pytest.approx(0.9801 / 2, rel=1e-12)
+    assert c100.gdln_loss[0] == pytest.approx(0.9801 / 2, rel=1e-9)
+    np.testing.assert_allclose(c100.gdln_loss, c0.gdln_loss, rtol=1e-12)
+    np.testing.assert_allclose(c100.race_loss, c0.race_loss, rtol=1e-12)
