@@ -87,3 +87,22 @@ def test_compare_counts_time_from_the_first_checkpoint():
     assert c100.gdln_loss[0] == pytest.approx(0.9801 / 2, rel=1e-9)
     np.testing.assert_allclose(c100.gdln_loss, c0.gdln_loss, rtol=1e-12)
     np.testing.assert_allclose(c100.race_loss, c0.race_loss, rtol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------
+# sweep: the time axis has one entry per recorded loss, steps 0 … steps
+# ------------------------------------------------------------------------------------------------
+def test_sweep_time_axis_runs_from_step_0_to_the_last_step(tmp_path):
+    """A training of n steps records the loss before the first step and after each: n + 1 values, at
+    steps 0, 1, …, n (the sweep's loss rows are simulate's, which start at L(0)). So ``t`` is
+    0 … 7 for 7 steps, as long as each member's loss row."""
+    from theorykit.analysis.sweep import parse_grid, run_sweep
+    from theorykit.spec.files import load_spec
+
+    from pathlib import Path
+
+    spec = load_spec(Path(__file__).resolve().parents[1] / "examples" / "xor_linear.toml")
+    res = run_sweep(spec, parse_grid(["Delta=1:1:1"], spec.task.symbols), seeds=1, steps=7, out=tmp_path / "sw",
+                    progress=False)
+    assert res["loss"].shape == (1, 8)
+    assert np.asarray(res["t"]).tolist() == list(range(8))
