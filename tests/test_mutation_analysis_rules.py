@@ -106,3 +106,25 @@ def test_sweep_time_axis_runs_from_step_0_to_the_last_step(tmp_path):
                     progress=False)
     assert res["loss"].shape == (1, 8)
     assert np.asarray(res["t"]).tolist() == list(range(8))
+
+
+# ------------------------------------------------------------------------------------------------
+# exhaust: "within 1 %" of the winner, on areas set by hand
+# ------------------------------------------------------------------------------------------------
+def test_exhaust_within_one_percent_and_winner_on_areas_set_by_hand(monkeypatch):
+    """docs/race_k4.md: the winner is the family of least area; "within 1 %" lists every family whose
+    area is at most 1.01 × the winner's, in area order. The areas are set by hand (the race itself is
+    pinned elsewhere) so that one family lies 0.5 % behind, one 0.9 %, one exactly 1 % and one 2 %:
+    families 0…4 with areas 1.0, 1.005, 1.02, 1.009, 1.01 → winner family 0; within 1 %: 0, 1, 3, 4
+    (area order 1.0, 1.005, 1.009, 1.01); family 2 (2 % behind) is not. Ranks by area: 1, 2, 5, 3, 4."""
+    import theorykit.analysis.exhaust as ex
+
+    areas = iter([1.0, 1.005, 1.02, 1.009, 1.01])
+    real = ex.loss_metrics
+    monkeypatch.setattr(ex, "loss_metrics", lambda t, L, F: {**real(t, L, F), "area": next(areas)})
+    res = ex.race_exhaust(3, steps=40, race_dt=1, progress=False, use_symmetry=False, families=[0, 1, 2, 3, 4])
+    lab = {r["index"]: r["family"] for r in res.metrics}
+    s = res.summary
+    assert s["winner"] == lab[0]
+    assert s["within_1pct_of_winner"] == [lab[0], lab[1], lab[3], lab[4]]
+    assert [r["rank_area"] for r in sorted(res.metrics, key=lambda r: r["index"])] == [1, 2, 5, 3, 4]
