@@ -128,3 +128,8 @@ def test_exhaust_within_one_percent_and_winner_on_areas_set_by_hand(monkeypatch)
     assert s["winner"] == lab[0]
     assert s["within_1pct_of_winner"] == [lab[0], lab[1], lab[3], lab[4]]
     assert [r["rank_area"] for r in sorted(res.metrics, key=lambda r: r["index"])] == [1, 2, 5, 3, 4]
+    # families 0…4 are made of the item-only pathways 23, 13, 12 alone (no common pathway), so none holds
+    # the core {common, 12, 13, 23}: the best family lacking it is the winner itself, not the runner-up
+    assert all("common" not in lab[f].split("+") for f in range(5))
+    assert not s["winner_contains_common_and_all_(k-1)-context"]
+    assert s["best_family_lacking_common_or_a_(k-1)-context_pathway"]["family"] == lab[0]
