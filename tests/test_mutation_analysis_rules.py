@@ -133,3 +133,25 @@ def test_exhaust_within_one_percent_and_winner_on_areas_set_by_hand(monkeypatch)
     assert all("common" not in lab[f].split("+") for f in range(5))
     assert not s["winner_contains_common_and_all_(k-1)-context"]
     assert s["best_family_lacking_common_or_a_(k-1)-context_pathway"]["family"] == lab[0]
+
+
+# ------------------------------------------------------------------------------------------------
+# patterns.consistent_pattern: one off-datapoint is still checked (the LP, not only the growth signs)
+# ------------------------------------------------------------------------------------------------
+def test_a_single_off_datapoint_in_the_span_of_the_on_ones_makes_the_pattern_inconsistent():
+    """X columns x1 = (1, 0), x2 = (0, 1), x3 = x1 + x2 = (1, 1); y = (1, 1, 0); gates 110.
+    Σ = Y diag(g) Xᵀ = (1, 1): v₁ = (1, 1)/√2, positive on x1 and x2, so the growth signs alone pass.
+    But any w positive on x1 and x2 is positive on x3 = x1 + x2 (w·x3 = w·x1 + w·x2 > 0), so the unit
+    cannot be off on x3: the pattern is not even realisable, so it is not consistent. (A one-off pattern
+    that is realisable, 011 with w = (−1, 2): pre-activations (−1, 2, 1), is seen by the brute force.)"""
+    from theorykit.analysis.patterns import consistent_pattern, realisable_patterns
+
+    X = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    Y = np.array([[1.0, 1.0, 0.0]])
+    assert consistent_pattern(X, Y, [1, 1, 0]) == (False, 0)
+    # second method: the patterns of 20 000 random w (and the exact search) never hold 110
+    W = np.random.default_rng(0).standard_normal((20000, 2))
+    seen = {tuple(int(b) for b in row) for row in (W @ X > 0)}
+    assert (1, 1, 0) not in seen and (0, 1, 1) in seen
+    pats, _, _ = realisable_patterns(X, method="exact")
+    assert (1, 1, 0) not in {tuple(int(b) for b in p) for p in pats}
