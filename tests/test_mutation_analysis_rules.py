@@ -155,3 +155,30 @@ def test_a_single_off_datapoint_in_the_span_of_the_on_ones_makes_the_pattern_inc
     assert (1, 1, 0) not in seen and (0, 1, 1) in seen
     pats, _, _ = realisable_patterns(X, method="exact")
     assert (1, 1, 0) not in {tuple(int(b) for b in p) for p in pats}
+
+
+# ------------------------------------------------------------------------------------------------
+# summary.derive_text: each mode's own t½, not the first mode's on every line
+# ------------------------------------------------------------------------------------------------
+def test_derive_text_gives_each_mode_its_own_half_way_time():
+    """X = I₂, Y = diag(2, 1), one pathway on both datapoints, mean loss, η = 0.01, a0 = 1e-3.
+    By hand (docs/theory.md): Σyx = (1/P) Y Xᵀ = diag(1, 1/2), Σx = (1/P) X Xᵀ = I/2, so mode 1 has
+    s = 1, d = 1/2 and mode 2 s = 1/2, d = 1/2; τ = 1/η = 100. t½ = τ/(2s) ln(s/(d a0) − 1):
+    mode 1: 50 ln(1999) ≈ 380.0; mode 2: 100 ln(999) ≈ 690.7."""
+    import math
+
+    from theorykit import Derivation
+    from theorykit.analysis.summary import derive_text
+
+    task = tk.Task(sp.eye(2), sp.diag(2, 1))
+    spec = GDLNSpec(task, (Pathway("p", (1, 1), "all", "all", 2, 2),), Training(lr=0.01, loss="mean", a0=1e-3), "two-modes")
+    assert spec.tau == pytest.approx(100.0)
+    der = Derivation(spec)
+    doc = {"pathways": {"p": {"singular_values": ["1", "1/2"], "input_variances": ["1/2", "1/2"],
+                              "singular_values_float": [1.0, 0.5], "input_variances_float": [0.5, 0.5]}}}
+    text = derive_text(der, doc)
+    want = [50 * math.log(1999), 100 * math.log(999)]
+    lines = [ln for ln in text.splitlines() if "mode " in ln and "t½" in ln]
+    assert len(lines) == 2
+    for ln, th in zip(lines, want):
+        assert f"t½ = {th:.4g}" in ln, (ln, th)
