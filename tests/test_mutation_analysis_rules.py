@@ -182,3 +182,17 @@ def test_derive_text_gives_each_mode_its_own_half_way_time():
     assert len(lines) == 2
     for ln, th in zip(lines, want):
         assert f"t½ = {th:.4g}" in ln, (ln, th)
+
+
+def test_exhaust_records_the_loss_every_floor_of_the_rk4_step():
+    """race_exhaust's docstring: RK4 step τ/race_dt, the loss recorded every ⌊τ/race_dt⌋ steps. The
+    k = 3 task has P = 8·3 = 24 datapoints, summed loss, η = 0.001: τ = 1/(Pη) = 1000/24 = 41.67
+    (docs/theory.md's table). race_dt = 4: step 10.42, recorded every 10 steps, so over 40 steps at
+    0, 10, 20, 30, 40."""
+    from theorykit.analysis.exhaust import race_exhaust
+
+    res = race_exhaust(3, steps=40, race_dt=4, progress=False, use_symmetry=False, families=[0])
+    assert res.summary["tau"] == pytest.approx(1000 / 24, rel=1e-12)
+    assert res.summary["rk4_dt"] == pytest.approx(1000 / 96, rel=1e-12)
+    assert res.summary["record_every"] == 10
+    assert np.asarray(res.t).tolist() == [0, 10, 20, 30, 40]
