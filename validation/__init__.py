@@ -40,6 +40,7 @@ import time
 import traceback
 from pathlib import Path
 
+from theorykit.io import COMPUTING_PACKAGES, software_versions
 from theorykit.report import _figures, build_results, write_reports
 
 __all__ = ["run_suites", "cache_key", "code_fingerprint", "load_cached", "CACHE_DIR", "STAGING_DIR"]
@@ -73,15 +74,6 @@ def _hash_tree(root: Path, skip_dirs=(), skip_files=(), pattern: str = "*.py") -
 _FINGERPRINT = None
 
 
-def _version(dist: str) -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version({"flint": "python-flint"}.get(dist, dist))
-    except PackageNotFoundError:
-        return None
-
-
 def code_fingerprint() -> dict:
     """The theorykit version, the versions of the packages that compute beside it and the JAX backend,
     and hashes of the package's sources, of the derivation scripts and of the example spec files
@@ -94,10 +86,12 @@ def code_fingerprint() -> dict:
         core = Path(theorykit.__file__).resolve().parent
         import jax
 
+        # what computes the numbers besides theorykit: another JAX (its random bits), NumPy, SymPy or
+        # SciPy, or another device, must not reuse a cached verdict; read from the one record of them
+        # that every result file carries (theorykit.io.software_versions)
+        versions = software_versions(computes=True)
         fp = {"theorykit_version": theorykit.__version__,
-              # what computes the numbers besides theorykit: another JAX (its random bits), NumPy, SymPy
-              # or SciPy, or another device, must not reuse a cached verdict
-              "dependencies": {m: _version(m) for m in ("jax", "jaxlib", "numpy", "scipy", "sympy", "flint")},
+              "dependencies": {m: versions[m] for m in COMPUTING_PACKAGES},
               "backend": jax.default_backend(),
               "theorykit_sources": _hash_tree(core, skip_dirs=("validation", "derivations", "assets",
                                                                *_DIRS_NOT_IN_KEY), skip_files=_NOT_IN_KEY)}
