@@ -281,3 +281,54 @@ def test_a_spec_prints_in_one_line():
     assert "\n" not in text and len(text) < 300, text
     assert text.startswith("GraphSpec(") and "8 edges" in text and repr(tr) in text
     assert "Matrix" not in repr(spec) + repr(graph)
+
+
+# ------------------------------------------------------------------------------------------------
+# Errors in Python's words: a function called from Python names its keyword, not the command-line
+# option, while the command itself names the option (a code review found race_exhaust, run_sweep,
+# compare_run and find_gates_in_run naming --k, --chunk, --data and --K to Python callers; only
+# predict_reln translated them).
+# ------------------------------------------------------------------------------------------------
+def test_race_exhaust_and_run_sweep_name_their_keywords_from_python(tmp_path):
+    from theorykit.analysis.exhaust import race_exhaust
+    from theorykit.analysis.sweep import parse_grid, run_sweep
+
+    with pytest.raises(SpecError) as e:
+        race_exhaust(1, progress=False)             # k >= 2 (one context has no context-gated family)
+    assert e.value.field == "k" and "k=" in e.value.fix and "--k is k=" in e.value.fix
+    with pytest.raises(SpecError) as e:
+        race_exhaust(3, batch=0, progress=False)
+    assert e.value.field == "batch"
+    from theorykit.spec.files import example_path
+
+    spec = tk.load_spec(example_path("xor_linear.toml"))
+    grid = parse_grid(["Delta=0.5:1.5:2"], spec.task.symbols)
+    with pytest.raises(SpecError) as e:
+        run_sweep(spec, grid, seeds=1, steps=5, out=tmp_path / "sw", chunk=0, progress=False)
+    assert e.value.field == "chunk"
+    with pytest.raises(SpecError) as e:
+        run_sweep(spec, grid, seeds=1, steps=5, out=tmp_path / "sw", init="paired", progress=False)
+    assert e.value.field == "init"
+
+
+def test_the_command_line_still_names_its_options(capsys):
+    from theorykit.cli import main
+
+    assert main(["race-exhaust", "--k", "1", "--no-progress"]) == 2
+    assert "error in --k" in capsys.readouterr().err
+
+
+def test_keyword_errors_keeps_the_kind_of_error_and_writes_no_empty_fix():
+    from theorykit.errors import UnknownKeyError, keyword_errors
+
+    @keyword_errors({"--name": "name"})
+    def look_up(fix):
+        raise UnknownKeyError("--name", "no such thing", fix)
+
+    with pytest.raises(UnknownKeyError) as e:       # still a KeyError too, as a dict's look-up raises
+        look_up("")
+    assert isinstance(e.value, KeyError) and e.value.field == "name"
+    assert e.value.fix == "options are keywords here: --name is name="
+    with pytest.raises(UnknownKeyError) as e:
+        look_up("give one")
+    assert e.value.fix == "give one (options are keywords here: --name is name=)"

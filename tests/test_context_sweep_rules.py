@@ -325,7 +325,7 @@ def test_sweep_summary_per_lr_and_seed_and_the_aligned_note(fake_sweep, xor, tmp
 def test_sweep_chunk_must_be_a_positive_integer(fake_sweep, xor, tmp_path):
     with pytest.raises(SpecError) as exc:
         fake_sweep.run(xor, {"Delta": [0.5]}, seeds=1, steps=2, out=tmp_path / "s", chunk=0, progress=False)
-    assert exc.value.field == "--chunk"
+    assert exc.value.field == "chunk"         # run_sweep's keyword (the command line: --chunk)
 
 
 def test_snapshot_singular_values_by_hand():

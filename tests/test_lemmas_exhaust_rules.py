@@ -198,12 +198,13 @@ def test_exhaust_spec_takes_a_numpy_integer_k():
     assert masks.shape == (7, 3) and labels == ex.exhaust_spec(2)[3]
 
 
-@pytest.mark.parametrize("kw, field", [({"batch": 2.5}, "--batch"), ({"batch": "8"}, "--batch"),
-                                       ({"batch": True}, "--batch"), ({"race_dt": "x"}, "--race-dt"),
-                                       ({"race_dt": float("nan")}, "--race-dt")])
+@pytest.mark.parametrize("kw, field", [({"batch": 2.5}, "batch"), ({"batch": "8"}, "batch"),
+                                       ({"batch": True}, "batch"), ({"race_dt": "x"}, "race_dt"),
+                                       ({"race_dt": float("nan")}, "race_dt")])
 def test_race_exhaust_refuses_settings_of_the_wrong_type_by_name(kw, field):
     """A batch of 2.5 or "8" and a race_dt of "x" raised raw TypeErrors (range() of a float, "<" of a
-    string); they are refused naming the option, as 0 is (tests/test_predict_rules.py)."""
+    string); they are refused naming the keyword (the command line names its option), as 0 is
+    (tests/test_predict_rules.py)."""
     with pytest.raises(ex.SpecError) as e:
         ex.race_exhaust(3, steps=20, progress=False, **kw)
     assert e.value.field == field

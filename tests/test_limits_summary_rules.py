@@ -694,8 +694,8 @@ def test_comparison_page_and_files(tmp_path):
 
 
 def test_compare_refuses_a_graph_spec_and_other_data():
-    """compare_run: a graph spec is refused on "spec"; data of another shape or value on "--data",
-    naming both sizes."""
+    """compare_run: a graph spec is refused on "spec"; data of another shape or value on "run" (the
+    command line: on --data), naming both sizes."""
     from theorykit.analysis.compare import compare_run
     from theorykit.spec.files import load_spec
 
@@ -713,13 +713,14 @@ def test_compare_refuses_a_graph_spec_and_other_data():
                         (ns(X=X + 1e-3, Y=Y), "2 × 3 inputs, 1 × 3 targets): the same sizes, other values")):
         with pytest.raises(SpecError) as err:
             compare_run(spec, run)
-        assert err.value.field == "--data"
+        assert err.value.field == "run"
         assert f"the spec's data (2 × 3 inputs, 1 × 3 targets) is not the run's ({theirs}" in str(err.value)
 
 
 def test_compare_refuses_a_run_with_no_initial_loss():
     """The gaps are shares of the run's L(0): a run whose first checkpoint has loss 0 (nothing to learn,
-    or already trained) or NaN is refused on --checkpoints, naming the step (it gave inf or NaN gaps)."""
+    or already trained) or NaN is refused on "run" (the command line: on --checkpoints), naming the step
+    (it gave inf or NaN gaps)."""
     from theorykit.analysis.compare import compare_run
 
     spec = spec_from_dict({"data": {"inputs": [[1, 0, 1], [0, 1, 1]], "targets": [[0, 0, 0]]},
@@ -729,7 +730,7 @@ def test_compare_refuses_a_run_with_no_initial_loss():
         run = types.SimpleNamespace(X=X, Y=Y, steps=np.array([5, 10]), loss=lambda kind, L0=L0: np.array([L0, 0.0]))
         with pytest.raises(SpecError) as err:
             compare_run(spec, run)
-        assert err.value.field == "--checkpoints"
+        assert err.value.field == "run"
         assert f"first checkpoint (step 5) {shown}" in str(err.value)
 
 

@@ -47,7 +47,7 @@ def test_a_changed_spec_file_is_a_different_sweep(tmp_path):
     np.testing.assert_allclose(first["loss"][:2], 0.5, rtol=0, atol=1e-12)    # Δ = 0: ½ throughout
     with pytest.raises(SpecError, match="different sweep.*the spec's data, pathways or training changed") as exc:
         _sweep(two, tmp_path / "sw")
-    assert exc.value.field == "--out"
+    assert exc.value.field == "out"           # run_sweep's keyword (the command line: --out)
     own = _sweep(two, tmp_path / "own")
     np.testing.assert_allclose(own["loss"][:2], 2.0, rtol=0, atol=1e-12)
 
@@ -87,7 +87,7 @@ def test_a_damaged_sweep_json_is_refused_naming_it(tmp_path):
     manifest.write_text("{bad")
     with pytest.raises(SpecError, match="sweep.json is not a sweep's JSON") as exc:
         _sweep(spec, tmp_path / "sw")
-    assert exc.value.field == "--out"
+    assert exc.value.field == "out"
     manifest.unlink()
     again = _sweep(spec, tmp_path / "sw")
     assert again["chunks_computed"] == []
@@ -145,7 +145,7 @@ def test_the_elbow_of_a_narrow_run_stops_at_its_width(tmp_path):
     assert any("K = 1 … 3" in n for n in found.notes)
     with pytest.raises(SpecError, match="3 units") as exc:
         find_gates_in_run(run, lr=0.1, K=4, n_init=5)
-    assert exc.value.field == "--K"
+    assert exc.value.field == "K"             # find_gates_in_run's keyword (the command line: --K)
 
 
 def test_steps_given_out_of_order_are_put_in_order_with_their_files(tmp_path):

@@ -72,7 +72,17 @@ def keyword_errors(options: dict):
                 key = options.get(exc.field)
                 if key is None:
                     raise
-                raise SpecError(key, exc.problem, f"{exc.fix} (options are keywords here: {exc.field} is "
-                                                  f"{key}=)") from None
+                note = f"options are keywords here: {exc.field} is {key}="
+                fix = f"{exc.fix} ({note})" if exc.fix else note
+                # the same kind of error (an UnknownKeyError stays one), naming the keyword
+                raise (type(exc) if type(exc).__init__ is SpecError.__init__ else SpecError)(
+                    key, exc.problem, fix) from None
         return wrapper
     return decorate
+
+
+def as_command(fn):
+    """``fn`` as the command line calls it: without :func:`keyword_errors`' translation, so that its
+    errors name the command's options (``--k``), not Python's keywords. Any other function as it is
+    (a test's stand-in, say)."""
+    return getattr(fn, "__wrapped__", fn)

@@ -32,7 +32,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import SpecError
+from ..errors import SpecError, keyword_errors
 from ..io import counted
 from ..net.starts import a0_rule
 from ..spec.fields import DATA_MAX, file_field, loss_name
@@ -401,6 +401,7 @@ def split_units(shares, H: int) -> list:
     return [int(b) for b in base]
 
 
+@keyword_errors({"--K": "K", "--lr": "lr", "--loss": "loss"})
 def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: int | None = None,
                       Ks=range(1, 9), seed: int = 0, n_init: int = 10, rule: str = "improvement",
                       threshold: float | None = None, name: str = "found-gates", progress=None) -> FoundGates:

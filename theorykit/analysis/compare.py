@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..curves import max_gap
-from ..errors import SpecError
+from ..errors import SpecError, keyword_errors
 from ._runs import gdln_outputs_from_start
 from .checkpoints import paired_start, start_a0
 from .findgates import checked_progress, progress_bar
@@ -109,6 +109,7 @@ class Comparison:
         return png_bytes(self.figure(), dpi=90)
 
 
+@keyword_errors({"--data": "run", "--checkpoints": "run", "--lr": "lr", "--loss": "loss"})
 def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None, progress=None) -> Comparison:
     """Compare a pathway spec with an imported run (:class:`theorykit.analysis.checkpoints.RunCheckpoints`).
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import SpecError
+from ..errors import SpecError, keyword_errors
 from ..net.starts import a0_rule
 from ..theory.race import RaceSystem
 from ..spec.fields import DATA_MAX, DATA_MIN, fmt, real
@@ -195,6 +195,8 @@ class ExhaustResult:
                 f"see .summary, .metrics, .curves)")
 
 
+@keyword_errors({"--k": "k", "--steps": "steps", "--race-dt": "race_dt", "--batch": "batch", "--gamma": "gamma",
+                 "--a0": "a0"})
 def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int = 256, race_dt: float = 10,
                  use_symmetry: bool = True, families=None, progress: bool = True, curves_top: int = 8,
                  steps: int = STEPS) -> ExhaustResult:

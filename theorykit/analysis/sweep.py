@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import SpecError
+from ..errors import SpecError, keyword_errors
 from ..spec.expr import parse_expr
 from ..spec.fields import check_magnitude, real
 from ..spec.files import TRAINING_RANGES, VALUE_FIX, parse_assignment
@@ -178,6 +178,8 @@ def load_chunks(out, n_chunks: int, chunk: int | None = None, members: int | Non
     return done
 
 
+@keyword_errors({"--grid": "grid", "--seeds": "seeds", "--steps": "steps", "--out": "out", "--chunk": "chunk",
+                 "--init": "init"})
 def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out, chunk: int = 64,
               dtype: str = "float64", progress: bool = True, devices=None, init: str = "aligned") -> dict:
     """Run (or resume) a sweep; returns the summary written to ``out/sweep.json`` plus ``t`` and ``loss``.

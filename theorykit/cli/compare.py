@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..analysis.safetensors_io import check_metadata
 from ..analysis.compare import compare_run, write_comparison
-from ..errors import SpecError
+from ..errors import SpecError, as_command
 from ..io import counted
 from ..progress import Progress
 from ..spec.fields import real
@@ -27,7 +27,7 @@ def run(args) -> int:
         raise SpecError("spec", f"{args.spec} leaves {names} without a value, so its data cannot be the run's",
                         "compare the spec find-gates wrote for this run (its data are numbers)")
     with Progress("compare", 3, enabled=not args.no_progress) as pr:
-        cmp = compare_run(spec, run, lr=lr, loss=args.loss or run.meta.get("loss"), progress=pr)
+        cmp = as_command(compare_run)(spec, run, lr=lr, loss=args.loss or run.meta.get("loss"), progress=pr)
         paths = write_comparison(cmp, args.out, provenance(args, spec))
         pr.update(note="page written")
     ag = cmp.agreement()

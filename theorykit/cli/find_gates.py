@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..analysis.checkpoints import find_gates_in_run, run_settings
 from ..analysis.findgates import check_seed, find_gates
-from ..errors import SpecError
+from ..errors import SpecError, as_command
 from ..io import counted
 from ..progress import Progress
 from ..spec.fields import NAME_MAX_LEN, integer, label, real
@@ -100,7 +100,7 @@ def _from_run(args) -> int:
     lr, loss = run_settings(run, args.lr, args.loss)
     default = fitting_name(f"found-{Path(run.files[0]).parent.name or 'run'}", "found-gates")
     with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as progress:
-        found = find_gates_in_run(run, lr=lr, loss=loss, K=args.K, Ks=range(1, args.max_K + 1), seed=args.seed,
+        found = as_command(find_gates_in_run)(run, lr=lr, loss=loss, K=args.K, Ks=range(1, args.max_K + 1), seed=args.seed,
                                   name=default if args.name is None else args.name, progress=progress)
     write_spec("--out", args.out, found.spec, args)
     print(f"find-gates: {len(run.files)} checkpoints (steps {run.steps[0]}…{run.steps[-1]}), ReLU widths "

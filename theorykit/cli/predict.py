@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..analysis.predict import predict_reln
 from ..analysis.predict_validate import validate_prediction
-from ..errors import SpecError
+from ..errors import SpecError, as_command
 from ..io import atomic_write_text, write_json
 from ..spec import fields as vf
 from ..spec import files as sf
@@ -48,7 +48,7 @@ def run(args) -> int:
         raise SpecError("--html", "writes the page of --validate, which was not asked for", "add --validate, or leave --html off")
     check_out_dir("--html", args.html)
     # the unwrapped function: its errors name the options
-    pred = predict_reln.__wrapped__(task, args.hidden, training, search=args.search, beam=args.beam,
+    pred = as_command(predict_reln)(task, args.hidden, training, search=args.search, beam=args.beam,
                                     shortlist=args.shortlist, seed=args.seed, max_patterns=args.max_patterns,
                                     samples=args.samples, enumerate_method=args.enum_method,
                                     max_families=args.max_families, max_orbit_size=args.max_orbit_size,

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..analysis.exhaust import race_exhaust, write_outputs
-from ..errors import SpecError
+from ..errors import SpecError, as_command
 from .common import check_out_dir, json_text, provenance
 
 
@@ -10,7 +10,7 @@ def run(args):
     """Rank every context-gated family of the k-context task by race speed (orbits under its symmetry)."""
     check_out_dir("--out", args.out)      # before the race: a bad folder costs nothing
     try:
-        res = race_exhaust(args.k, gamma=args.gamma, a0=args.a0, batch=args.batch, race_dt=args.race_dt,
+        res = as_command(race_exhaust)(args.k, gamma=args.gamma, a0=args.a0, batch=args.batch, race_dt=args.race_dt,
                            use_symmetry=not args.no_symmetry, progress=not args.no_progress, steps=args.steps)
     except SpecError as exc:
         if exc.field != "training.lr":   # the flow's step count: race-exhaust has no training.lr or --times

@@ -5,6 +5,7 @@ import math
 from pathlib import Path
 
 from ..analysis.sweep import parse_grid, run_sweep
+from ..errors import as_command
 from ..spec.files import load_spec
 from ..spec.limits import enforce, simulation_estimate
 from .common import check_out_dir, limits_from, seeds_arg, steps_arg
@@ -25,7 +26,7 @@ def run(args):
                                 steps_field="--steps" if args.steps is not None else "training.steps",
                                 seeds_field="--seeds × --grid (members)"), limits)
     check_out_dir("--out", args.out)
-    res = run_sweep(spec, grid, seeds=seeds, steps=steps, out=args.out, chunk=args.chunk, dtype=args.dtype,
+    res = as_command(run_sweep)(spec, grid, seeds=seeds, steps=steps, out=args.out, chunk=args.chunk, dtype=args.dtype,
                     progress=not args.no_progress, init=args.init)
     for n in res.get("notes", []):
         print(f"note: {n}")
