@@ -196,3 +196,16 @@ def test_exhaust_records_the_loss_every_floor_of_the_rk4_step():
     assert res.summary["rk4_dt"] == pytest.approx(1000 / 96, rel=1e-12)
     assert res.summary["record_every"] == 10
     assert np.asarray(res.t).tolist() == [0, 10, 20, 30, 40]
+
+
+def test_hidden_split_takes_a_tied_unit_from_the_first_listed_pathway():
+    """_hidden_split's docstring: where the largest pathway cannot give the surplus and keep its rank,
+    units come off one at a time from the pathway farthest above its share; a tie goes to the one
+    listed first (patterns arrive sorted by share, largest first).
+    Shares .25, .375, .375 of 6 units, ranks 3, 1, 1: ideal 1.5, 2.25, 2.25; rounded 2, 2, 2 and
+    lifted to the ranks 3, 2, 2 (7, one over). The largest (3) is at its rank 3, so it cannot give
+    the unit. Pathways 2 and 3 are both 2 − 2.25 = −0.25 from their share (a tie, exact in binary):
+    the first listed, pathway 2, gives it: 3, 1, 2 (sum 6)."""
+    from theorykit.analysis import findgates as fg
+
+    assert fg._hidden_split([0.25, 0.375, 0.375], 6, [3, 1, 1]) == [3, 1, 2]
