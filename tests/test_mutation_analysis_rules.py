@@ -209,3 +209,21 @@ def test_hidden_split_takes_a_tied_unit_from_the_first_listed_pathway():
     from theorykit.analysis import findgates as fg
 
     assert fg._hidden_split([0.25, 0.375, 0.375], 6, [3, 1, 1]) == [3, 1, 2]
+
+
+def test_simulate_text_gives_the_discrete_recurrence_its_own_gap():
+    """simulate_text with a theory that has a "discrete" entry: two gap lines, the flow's
+    (max_abs_error_over_initial_loss = 0.1) and the discrete recurrence's (its own, 2e-15). A hand-made
+    document, so the two numbers are known: showing the flow's 0.1 on the discrete line would tell the
+    user the exact recurrence is 10% off."""
+    from theorykit.analysis.summary import simulate_text
+
+    doc = {"spec": "s", "network": "gdln", "init": "aligned", "seeds": 3, "steps": 10, "dtype": "float64",
+           "seconds": 0.5, "loss": {"t": [0, 10], "mean": [0.75, 0.125], "std": [0.001, 0.03]},
+           "theory": {"method": "closed-form", "value": [0.75, 0.2], "max_abs_error_over_initial_loss": 0.1,
+                      "discrete": {"max_abs_error_over_initial_loss": 2e-15}}}
+    rows = simulate_text(doc).splitlines()
+    flow = [r for r in rows if "simulation − theory" in r]
+    disc = [r for r in rows if "simulation − discrete recurrence" in r]
+    assert len(flow) == 1 and flow[0].rstrip().endswith(": 0.1")
+    assert len(disc) == 1 and ": 2e-15 " in disc[0], disc
