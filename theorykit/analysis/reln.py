@@ -63,5 +63,5 @@ def _exact_reln_outputs(params, X):
         return gdln_forward(paths, X, g, idx_in, idx_out, W2.shape[0])
     h = X
     for W, g in zip(params[:-1], gates):
-        h = jnp.maximum(W @ h, 0)
+        h = g.astype(X.dtype) * (W @ h)
     return params[-1] @ h
