@@ -196,3 +196,34 @@ def test_exhaust_records_the_loss_every_floor_of_the_rk4_step():
     assert res.summary["rk4_dt"] == pytest.approx(1000 / 96, rel=1e-12)
     assert res.summary["record_every"] == 10
     assert np.asarray(res.t).tolist() == [0, 10, 20, 30, 40]
+
+
+def test_hidden_split_takes_a_tied_unit_from_the_first_listed_pathway():
+    """_hidden_split's docstring: where the largest pathway cannot give the surplus and keep its rank,
+    units come off one at a time from the pathway farthest above its share; a tie goes to the one
+    listed first (patterns arrive sorted by share, largest first).
+    Shares .25, .375, .375 of 6 units, ranks 3, 1, 1: ideal 1.5, 2.25, 2.25; rounded 2, 2, 2 and
+    lifted to the ranks 3, 2, 2 (7, one over). The largest (3) is at its rank 3, so it cannot give
+    the unit. Pathways 2 and 3 are both 2 − 2.25 = −0.25 from their share (a tie, exact in binary):
+    the first listed, pathway 2, gives it: 3, 1, 2 (sum 6)."""
+    from theorykit.analysis import findgates as fg
+
+    assert fg._hidden_split([0.25, 0.375, 0.375], 6, [3, 1, 1]) == [3, 1, 2]
+
+
+def test_simulate_text_gives_the_discrete_recurrence_its_own_gap():
+    """simulate_text with a theory that has a "discrete" entry: two gap lines, the flow's
+    (max_abs_error_over_initial_loss = 0.1) and the discrete recurrence's (its own, 2e-15). A hand-made
+    document, so the two numbers are known: showing the flow's 0.1 on the discrete line would tell the
+    user the exact recurrence is 10% off."""
+    from theorykit.analysis.summary import simulate_text
+
+    doc = {"spec": "s", "network": "gdln", "init": "aligned", "seeds": 3, "steps": 10, "dtype": "float64",
+           "seconds": 0.5, "loss": {"t": [0, 10], "mean": [0.75, 0.125], "std": [0.001, 0.03]},
+           "theory": {"method": "closed-form", "value": [0.75, 0.2], "max_abs_error_over_initial_loss": 0.1,
+                      "discrete": {"max_abs_error_over_initial_loss": 2e-15}}}
+    rows = simulate_text(doc).splitlines()
+    flow = [r for r in rows if "simulation − theory" in r]
+    disc = [r for r in rows if "simulation − discrete recurrence" in r]
+    assert len(flow) == 1 and flow[0].rstrip().endswith(": 0.1")
+    assert len(disc) == 1 and ": 2e-15 " in disc[0], disc
