@@ -311,6 +311,10 @@ def run(args) -> int:
     if spec_text is not None and not isinstance(spec_text, str):
         raise SpecError("provenance.spec_toml", "is not the text of a spec", "give the result as theorykit wrote it")
     notes = check_inputs(rec, SPEC_DEST.get(command) if spec_text is not None else None)
+    # nor a file the recorded command read (its spec, --data, --init-weights): --out there replaced it
+    check_outputs(("--out", args.out), stdout=(), inputs=[(f"recorded {n}", e["path"])
+                  for n, e in (rec.get("inputs") or {}).items()
+                  if isinstance(e, dict) and isinstance(e.get("path"), str)])
     with tempfile.TemporaryDirectory(prefix="theorykit-rerun-") as tmp:
         # SIGTERM inside a long computation ends the process at once, removing what io.PENDING names
         # (theorykit.cli._Watchdog): this folder too, not left behind in the temporary folder
