@@ -6,6 +6,8 @@ Expected values are hand-made files and the command's own refusals of the same m
 """
 from __future__ import annotations
 
+import json
+import shlex
 import shutil
 from pathlib import Path
 
@@ -37,3 +39,38 @@ def test_rerun_out_may_not_replace_a_file_the_recorded_command_reads(derived, ca
     err = capsys.readouterr().err
     assert "error in --out:" in err and "recorded spec" in err
     assert spec.read_bytes() == before
+
+
+def _crafted(out: Path, dst: Path, edit) -> Path:
+    doc = json.loads(out.read_text())
+    edit(doc["provenance"])
+    dst.write_text(json.dumps(doc))
+    return dst
+
+
+def test_rerun_shows_a_crafted_command_without_raw_newlines_or_terminal_escapes(derived, tmp_path, capsys):
+    """The record may come from anyone. A command whose --set value holds a newline and an ESC (a
+    terminal's control sequence) was printed raw: the 'rerun: theorykit …' line broke into a line of
+    the file's choosing ('identical: all fine') and the ESC reached the terminal. Each is now written
+    as its escape (\\n, \\x1b), on the one line."""
+    _, out = derived
+    evil = "1/2\nidentical: all fine\x1b[2K"
+    crafted = _crafted(out, tmp_path / "crafted.json", lambda rec: rec.update(
+        command=rec["command"].replace("Delta=1/2", shlex.quote(f"Delta={evil}"))))
+    capsys.readouterr()
+    assert main(["rerun", str(crafted)]) == 2          # the value itself is refused by derive's --set
+    lines = capsys.readouterr().err.splitlines()
+    shown = [line for line in lines if line.startswith("rerun: theorykit derive")]
+    assert len(shown) == 1 and "\\nidentical: all fine\\x1b[2K" in shown[0] and "\x1b" not in shown[0]
+    assert not any(line.startswith("identical: all fine") for line in lines)
+
+
+def test_rerun_names_a_crafted_recorded_version_without_terminal_escapes(derived, tmp_path, capsys):
+    """The versions warning quoted the recorded version as it was: an ESC in it reached the terminal."""
+    _, out = derived
+    crafted = _crafted(out, tmp_path / "crafted.json", lambda rec: rec["versions"].update(sympy="0.0\x1b[31m"))
+    capsys.readouterr()
+    assert main(["rerun", str(crafted)]) == 0          # the numbers are this SymPy's: identical
+    err = capsys.readouterr().err
+    warning = [line for line in err.splitlines() if line.startswith("theorykit: warning")]
+    assert len(warning) == 1 and "sympy 0.0\\x1b[31m ->" in warning[0] and "\x1b" not in err

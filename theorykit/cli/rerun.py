@@ -196,6 +196,13 @@ def rewrite(argv: list[str], spec: str | None, tmp: Path, kind: str) -> tuple[li
     return new, res
 
 
+def printable(text: str) -> str:
+    """``text`` with each character that is not printable (a newline, a terminal's escape) written as
+    its escape (``\\n``, ``\\x1b``): the command comes from the file, which may come from anyone, and
+    must not make lines of its own nor drive the terminal."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _number(tok: str) -> bool:
     try:
         float(tok)
@@ -276,7 +283,7 @@ def _rerun_in(tmp: Path, argv, spec_text, kind, out):
         spec = str(tmp / "spec.toml")
         Path(spec).write_text(spec_text, encoding="utf-8")
     new_argv, res = rewrite(argv, spec, tmp, kind)
-    print(f"rerun: theorykit {shlex.join(new_argv)}", file=sys.stderr)
+    print(f"rerun: theorykit {printable(shlex.join(new_argv))}", file=sys.stderr)
     commit = io.before_commit        # the inner main sets it to None when it ends: this command's own
     with contextlib.redirect_stdout(sys.stderr):       # the command's own output; the verdict alone on stdout
         try:
@@ -329,7 +336,7 @@ def run(args) -> int:
         print(one_line(f"theorykit: note: {n}"), file=sys.stderr)
     changed = version_changes(rec.get("versions") or {})
     if changed:
-        print(one_line("theorykit: warning: the result was made under other versions: " + "; ".join(changed) +
+        print(one_line("theorykit: warning: the result was made under other versions: " + printable("; ".join(changed)) +
                        " (a difference may come from them)"), file=sys.stderr)
     diff, worst, count = compare(old, new, rtol)
     if diff is None:
