@@ -74,3 +74,18 @@ def test_rerun_names_a_crafted_recorded_version_without_terminal_escapes(derived
     err = capsys.readouterr().err
     warning = [line for line in err.splitlines() if line.startswith("theorykit: warning")]
     assert len(warning) == 1 and "sympy 0.0\\x1b[31m ->" in warning[0] and "\x1b" not in err
+
+
+def test_rerun_names_a_crafted_field_without_terminal_escapes(derived, tmp_path, capsys):
+    """A field the rerun does not make (added to the file) is the difference, named by its key: a key
+    holding an ESC was printed raw on stdout, the verdict's own line."""
+    _, out = derived
+    doc = json.loads(out.read_text())
+    doc["\x1b[2Jx"] = 1
+    crafted = tmp_path / "crafted.json"
+    crafted.write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert main(["rerun", str(crafted)]) == 1
+    verdict = capsys.readouterr().out
+    assert verdict.startswith("differ:") and "\\x1b[2Jx: recorded 1, rerun '(missing)'" in verdict
+    assert "\x1b" not in verdict

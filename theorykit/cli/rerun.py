@@ -347,5 +347,5 @@ def run(args) -> int:
                   f"({count} numbers)")
         return 0
     field, a, b = diff
-    print(one_line(f"differ: {path}: {field}: recorded {a!r}, rerun {b!r}"))
+    print(one_line(f"differ: {path}: {printable(field)}: recorded {a!r}, rerun {b!r}"))
     return 1
