@@ -89,3 +89,19 @@ def test_rerun_names_a_crafted_field_without_terminal_escapes(derived, tmp_path,
     verdict = capsys.readouterr().out
     assert verdict.startswith("differ:") and "\\x1b[2Jx: recorded 1, rerun '(missing)'" in verdict
     assert "\x1b" not in verdict
+
+
+def test_rerun_help_lists_143_which_it_passes_on_from_a_terminated_command(derived, monkeypatch, capsys):
+    """A SIGTERM inside the recorded command makes it return 143, and rerun passes it on (its code
+    returns 70, 130 and 143 as they are); its --help listed 0, 1, 2, 70 and 130 only."""
+    import theorykit.cli as cli
+    from theorykit.cli.parser import RERUN_DESCRIPTION
+
+    _, out = derived
+    monkeypatch.setattr(cli, "main", lambda argv=None: 143)     # the inner command, as SIGTERM ends it
+    from theorykit.cli import rerun
+
+    args = type("A", (), {"result": str(out), "out": None, "rtol": 0.0})()
+    assert rerun.run(args) == 143
+    statuses = RERUN_DESCRIPTION.split("exit status:", 1)[1]
+    assert "143" in statuses and "130" in statuses
