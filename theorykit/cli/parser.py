@@ -118,7 +118,7 @@ versions differ from those running now.
 
 exit status: 0 the numbers agree; 1 they differ; 2 a bad result file or a command that cannot be
   rerun (the message names the field, e.g. provenance.command), or the rerun stopped on an error
-  (above it); 70 a bug in theorykit; 130 interrupted"""
+  (above it); 70 a bug in theorykit; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM)"""
 
 
 def _add_predict(subparsers):

@@ -196,6 +196,13 @@ def rewrite(argv: list[str], spec: str | None, tmp: Path, kind: str) -> tuple[li
     return new, res
 
 
+def printable(text: str) -> str:
+    """``text`` with each character that is not printable (a newline, a terminal's escape) written as
+    its escape (``\\n``, ``\\x1b``): the command comes from the file, which may come from anyone, and
+    must not make lines of its own nor drive the terminal."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _number(tok: str) -> bool:
     try:
         float(tok)
@@ -276,7 +283,7 @@ def _rerun_in(tmp: Path, argv, spec_text, kind, out):
         spec = str(tmp / "spec.toml")
         Path(spec).write_text(spec_text, encoding="utf-8")
     new_argv, res = rewrite(argv, spec, tmp, kind)
-    print(f"rerun: theorykit {shlex.join(new_argv)}", file=sys.stderr)
+    print(f"rerun: theorykit {printable(shlex.join(new_argv))}", file=sys.stderr)
     commit = io.before_commit        # the inner main sets it to None when it ends: this command's own
     with contextlib.redirect_stdout(sys.stderr):       # the command's own output; the verdict alone on stdout
         try:
@@ -311,6 +318,10 @@ def run(args) -> int:
     if spec_text is not None and not isinstance(spec_text, str):
         raise SpecError("provenance.spec_toml", "is not the text of a spec", "give the result as theorykit wrote it")
     notes = check_inputs(rec, SPEC_DEST.get(command) if spec_text is not None else None)
+    # nor a file the recorded command read (its spec, --data, --init-weights): --out there replaced it
+    check_outputs(("--out", args.out), stdout=(), inputs=[(f"recorded {n}", e["path"])
+                  for n, e in (rec.get("inputs") or {}).items()
+                  if isinstance(e, dict) and isinstance(e.get("path"), str)])
     with tempfile.TemporaryDirectory(prefix="theorykit-rerun-") as tmp:
         # SIGTERM inside a long computation ends the process at once, removing what io.PENDING names
         # (theorykit.cli._Watchdog): this folder too, not left behind in the temporary folder
@@ -325,7 +336,7 @@ def run(args) -> int:
         print(one_line(f"theorykit: note: {n}"), file=sys.stderr)
     changed = version_changes(rec.get("versions") or {})
     if changed:
-        print(one_line("theorykit: warning: the result was made under other versions: " + "; ".join(changed) +
+        print(one_line("theorykit: warning: the result was made under other versions: " + printable("; ".join(changed)) +
                        " (a difference may come from them)"), file=sys.stderr)
     diff, worst, count = compare(old, new, rtol)
     if diff is None:
@@ -336,5 +347,5 @@ def run(args) -> int:
                   f"({count} numbers)")
         return 0
     field, a, b = diff
-    print(one_line(f"differ: {path}: {field}: recorded {a!r}, rerun {b!r}"))
+    print(one_line(f"differ: {path}: {printable(field)}: recorded {a!r}, rerun {b!r}"))
     return 1
