@@ -152,3 +152,13 @@ def test_a_singular_value_vanishing_as_a_square():
         for x, gx in zip((1e-12, 0.3), grads[1:]):
             assert float(L(x, A0, T, TAU)) == pytest.approx(float(paper(mpmath.mpf(x))), rel=1e-14, abs=0)
             assert float(gx) == pytest.approx(float(mpmath.diff(paper, mpmath.mpf(x))), rel=1e-10, abs=0)
+
+
+def test_loss_function_at_zero_derives_without_the_decaying_mode(der):
+    """docs/api.md: ``loss_function({"Delta": 0})`` derives at Δ = 0, where the mode s = Δ does not exist,
+    so it is below the generic loss's limit by that mode's d a²/2 = a²/4, a = a0/(1 + a0 t/τ) (by hand)."""
+    L = tk.to_jax(der.loss, [D, a0, t, tau])
+    L0 = der.loss_function({"Delta": 0})
+    for t_ in (0.0, T, 1e4):
+        a = A0 / (1 + A0 * t_ / TAU)
+        assert float(L(0.0, A0, t_, TAU) - L0(t_)) == pytest.approx(a * a / 4, rel=1e-6, abs=0)
