@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import sympy as sp
 
 from ..errors import SpecError, TheorykitError
+from .trajectory import _jax_phi
 
 jax.config.update("jax_enable_x64", True)
 try:        # seed → weights as JAX ≥ 0.5 draws them, under every JAX allowed (theorykit/__init__.py)
@@ -32,6 +33,69 @@ class NotJaxSafe(TheorykitError, ValueError):
 
 
 _ALLOWED_BUILTINS = {"True", "False", "None", "range", "len", "complex", "float", "int"}
+
+
+class _tk_phi(sp.Function):
+    """φ(u) = (1 − e^{−u})/u, only inside :func:`to_jax` (printed as JAX's
+    :func:`~theorykit.theory.trajectory._jax_phi`); never in an expression a user sees."""
+    nargs = 1
+
+
+def _one_minus_exp(e):
+    """``(c, w)`` where ``e`` is ``c − c·e^w`` (c a nonzero number, w not a number), else None."""
+    if not (isinstance(e, sp.Add) and len(e.args) == 2):
+        return None
+    c, m = sorted(e.args, key=lambda a: not a.is_number)
+    if not c.is_number or c == 0 or m.is_number:
+        return None
+    r = m / (-c)
+    return (c, r.args[0]) if isinstance(r, sp.exp) else None
+
+
+def _small_s_safe(expr):
+    """``expr`` rewritten for JAX without the 0/0 of a mode whose s → 0 while its d does not (the same
+    value; docs/api.md). (1) In a product holding 1/x, a factor c(1 − e^w) with w ∝ x (w = −2st/τ,
+    s ∝ x) becomes c·(−w)·φ(−w): SymPy cancels x against 1/x, and φ(0) = 1. (2) x^(kn)·B^n where the
+    sum B holds terms with 1/x^k at most (the loss's s²/(2d)·q², q ∝ 1/s) becomes (x^k B)^n, x^k B summed
+    term by term, so that x cancels there too. Other expressions (the XoR Δ = 0 cases, saturation) are left alone."""
+    def divides(e):                 # {x: k} for each factor x^(−k) (x a symbol, k > 0) of the product e
+        return {f.base: -f.exp for f in sp.Mul.make_args(e)
+                if isinstance(f, sp.Pow) and isinstance(f.base, sp.Symbol) and f.exp.is_negative}
+
+    def phi_target(e):
+        if not isinstance(e, sp.Mul):
+            return None
+        xs = divides(e)
+        for f in e.args:
+            cw = _one_minus_exp(f)
+            if cw and any(cw[1].has(x) and cw[1].subs(x, 0) == 0 for x in xs):
+                return f, cw
+        return None
+
+    def phi_rewrite(e):
+        f, (c, w) = phi_target(e)
+        return e / f * c * (-w) * _tk_phi(-w)
+
+    def absorb_target(e):           # (x^m, B^n, k): B's terms hold x^(−k) at most, and m ≥ k n
+        if not isinstance(e, sp.Mul):
+            return None
+        for f in e.args:
+            if isinstance(f, sp.Pow) and isinstance(f.base, sp.Symbol) and f.exp.is_Integer and f.exp > 0:
+                for g in e.args:
+                    if isinstance(g, sp.Pow) and isinstance(g.base, sp.Add) and g.exp.is_Integer and g.exp > 0:
+                        ks = [divides(tm).get(f.base, 0) for tm in g.base.args]
+                        k = max(ks)
+                        if k.is_Integer and k > 0 and f.exp >= k * g.exp:
+                            return f, g, k
+        return None
+
+    def absorb(e):
+        f, g, k = absorb_target(e)
+        inner = sp.Add(*[f.base ** k * tm for tm in g.base.args])
+        return e / (f * g) * f.base ** (f.exp - k * g.exp) * inner ** g.exp
+
+    expr = expr.replace(lambda e: phi_target(e) is not None, phi_rewrite)
+    return expr.replace(lambda e: absorb_target(e) is not None, absorb)
 
 
 def _names(code):
@@ -89,8 +153,9 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
                              "{s.name: s for s in expr.free_symbols})")
         raise NotJaxSafe(f"free symbols {names} are not among the arguments (fix: add them to the arguments, "
                          f"or substitute numbers for them first: expr.subs({{...}}))")
+    expr = _small_s_safe(expr)
     try:
-        f = sp.lambdify(list(args), expr, modules="jax")
+        f = sp.lambdify(list(args), expr, modules=[{"_tk_phi": _jax_phi}, "jax"])
     except Exception as exc:  # SymPy's JAX printer has no translation for some function
         first = (str(exc).splitlines() or [""])[0]     # not SymPy's "set the printer option 'strict'": to_jax has none
         raise NotJaxSafe(f"no JAX translation: {first} (fix: rewrite the expression with functions jax.numpy has, "
@@ -101,7 +166,7 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
             continue
         obj = g.get(name)
         mod = getattr(obj, "__module__", "") or ""
-        if obj is None or not (mod.startswith("jax") or obj is jnp or obj is jax):
+        if obj is None or not (mod.startswith("jax") or obj is jnp or obj is jax or obj is _jax_phi):
             raise NotJaxSafe(f"lambdified code uses {name!r} from {mod or 'nowhere'}, not jax.numpy (fix: rewrite "
                              f"the expression without {name}, or evaluate it in numbers: sp.N, or sp.lambdify "
                              "with numpy)")

@@ -98,7 +98,7 @@ def _logistic(s, d, a_init, time, time_const, exp):
     JAX's value and gradients stay finite (the logistic form was ∞/∞: a and ∂L/∂Δ were NaN). In
     saturation (e^{−u} = 0) no a0 is left, so ∂a/∂a0 is 0, not rounding noise. Where s → 0 with d
     fixed, (1 − e^{−u})/s is still 0/0: numbers take :func:`_at_s`'s limit, JAX arrays
-    :func:`_jax_rate_form`'s series."""
+    :func:`_jax_rate_form`'s series, and :func:`~theorykit.to_jax` of the symbolic form :func:`_jax_phi`."""
     e = exp(-2 * s * time / time_const)
     return 1 / (e / a_init + d / s * (1 - e))
 
@@ -114,6 +114,22 @@ def _is_jax_fn(f) -> bool:
 #: 1 − u/2 + u²/6 − …: the Taylor coefficients (−1)^k/(k+1)! of φ(u) = (1 − e^{−u})/u up to u¹⁰; below
 #: |u| = 0.1 the next term is under 2e-20 of φ (and 3e-18 of φ′)
 _PHI = [(-1) ** k / float(sp.factorial(k + 1)) for k in range(11)]
+
+
+def _jax_phi(u):
+    """φ(u) = (1 − e^{−u})/u in JAX, φ(0) = 1: the series :data:`_PHI` below |u| = 0.1, above it the
+    quotient, each branch fed a harmless argument where the other is taken, so ``jax.grad`` (every order)
+    is that of the branch taken, with no NaN from the other: φ′(0) = −½. :func:`~theorykit.to_jax`
+    writes (1 − e^{−u})/s as (u/s)·φ(u) with it (no 0/0 at s = 0)."""
+    import jax.numpy as jnp
+
+    small = jnp.abs(u) < 0.1
+    us = jnp.where(small, u, 0.0)
+    series = _PHI[-1]
+    for c in reversed(_PHI[:-1]):
+        series = series * us + c
+    ub = jnp.where(small, 1.0, u)
+    return jnp.where(small, series, (1 - jnp.exp(-ub)) / ub)
 
 
 def _jax_trajectory(s, d, a_init, time, time_const):
