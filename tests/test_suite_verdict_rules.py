@@ -862,13 +862,16 @@ def test_hash_tree_skips_only_top_level_names_and_caches(validation, tmp_path):
     assert validation._hash_tree(root, pattern="*.txt") != validation._hash_tree(root)
 
 
-def test_version_reads_installed_distributions(validation):
-    """_version: the installed version of a distribution, python-flint for 'flint', None if not installed."""
+def test_version_reads_installed_distributions():
+    """installed_version (what the cache fingerprint and every result's record read): the installed
+    version of a distribution, python-flint for 'flint', None if not installed."""
     from importlib.metadata import version
 
-    assert validation._version("numpy") == version("numpy")
-    assert validation._version("flint") == version("python-flint")
-    assert validation._version("no-such-distribution-tk46") is None
+    from theorykit.io import installed_version
+
+    assert installed_version("numpy") == version("numpy")
+    assert installed_version("flint") == version("python-flint")
+    assert installed_version("no-such-distribution-tk46") is None
 
 
 def test_examples_dir_needs_spec_files_not_only_a_folder(validation, tmp_path, monkeypatch):

@@ -233,6 +233,17 @@ def _finite_other(obj) -> bool:
 COMPUTING_PACKAGES = ("jax", "jaxlib", "numpy", "scipy", "sympy", "flint")
 
 
+def installed_version(name: str) -> str | None:
+    """The installed version of distribution ``name`` (``"flint"``: python-flint), None if it is not
+    installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version({"flint": "python-flint"}.get(name, name))
+    except PackageNotFoundError:
+        return None
+
+
 def software_versions(computes: bool = False) -> dict:
     """What computed a result besides its inputs, for its record: theorykit's version, Python's and
     those of :data:`COMPUTING_PACKAGES` (None where one is not installed) and, where JAX ran, its
@@ -241,18 +252,11 @@ def software_versions(computes: bool = False) -> dict:
     a sweep's): its backend and device are recorded even where JAX has not computed yet."""
     import platform
     import sys
-    from importlib.metadata import PackageNotFoundError, version
-
-    def installed(name):
-        try:
-            return version({"flint": "python-flint"}.get(name, name))
-        except PackageNotFoundError:
-            return None
 
     # the package's own __version__ (this bottom layer imports nothing above it: the package itself is
     # loaded before any of its modules)
     out = {"theorykit": getattr(sys.modules.get(__package__), "__version__", None), "python": platform.python_version(),
-           **{m: installed(m) for m in COMPUTING_PACKAGES}}
+           **{m: installed_version(m) for m in COMPUTING_PACKAGES}}
     jax = sys.modules.get("jax")
     # where JAX has computed: asking for devices before then would start a backend for the record's sake
     # (seconds, on a GPU); a JAX without the private table is asked anyway
