@@ -15,7 +15,9 @@ The runner (:func:`run_suites`)
   ``OUT`` with an atomic rename only once the suite has returned, then writes ``OUT/<suite>.json``
   atomically, then the suite's cache entry ``OUT/.cache/<suite>.json``. An interrupted run
   therefore leaves no half-written file in ``OUT`` and no cache entry for the unfinished suite:
-  the next run resumes at that suite;
+  the next run resumes at that suite. Every run first removes the staging folders that killed runs
+  of any suite on this host left (not a running process's, nor another host's), and ``OUT/.staging``
+  once it is empty;
 * skips a suite whose cache entry matches: the same key (a hash of the suite name, the mode, the
   suite's source, the theorykit version and package sources, the versions of JAX, NumPy, SciPy,
   SymPy and python-flint, the JAX backend, and the example spec files ``examples/**/*.toml``, see
@@ -176,30 +178,41 @@ def _stage_name(name: str) -> str:
     """This process's staging folder for suite ``name``: ``<name>.<host>.<pid>``. The host is part of
     it: two batch jobs on two nodes (or in two containers, where process numbers start again at 1)
     writing into one shared ``OUT`` may have the same process number."""
+    return f"{name}.{_stage_host()}.{os.getpid()}"
+
+
+def _stage_host() -> str:
+    """This host's name as staging folders carry it (:func:`_stage_name`)."""
     import socket
 
-    host = "".join(c if c.isalnum() or c in "-_." else "_" for c in socket.gethostname()) or "localhost"
-    return f"{name}.{host}.{os.getpid()}"
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in socket.gethostname()) or "localhost"
 
 
-def _clear_left_stages(staging: Path, name: str) -> None:
-    """Remove the staging folders of suite ``name`` that an interrupted or killed run left in
-    ``staging``: ``<name>`` (the form before staging folders carried a process number), and
+def _clear_left_stages(staging: Path, name: str | None) -> None:
+    """Remove the staging folders that an interrupted or killed run left in ``staging``: for suite
+    ``name``, ``<name>`` (the form before staging folders carried a process number), and
     ``<name>.<host>.<pid>`` (:func:`_stage_name`) of this host whose process no longer runs, or is
-    this one. A running process's folder is left alone: it is another run of the same suite, into the
-    same folder; so is another host's, whose processes cannot be asked (a shared file system: its
-    process numbers mean nothing here)."""
+    this one; for ``name=None``, ``<suite>.<host>.<pid>`` of every suite (a name without a dot, as
+    every suite's is) of this host whose process no longer runs, so a suite killed and never run
+    again leaves no folder behind. A running process's folder is left alone: it is another run of
+    the same suite, into the same folder; so is another host's, whose processes cannot be asked (a
+    shared file system: its process numbers mean nothing here)."""
     from theorykit.io import _running
 
     try:
         entries = list(os.scandir(staging))
     except OSError:
         return
-    here = _stage_name(name).rpartition(".")[0]
+    host = _stage_host()
     for entry in entries:
         stem, _, pid = entry.name.rpartition(".")
-        left = entry.name == name or (stem in (here, name) and pid.isdigit() and
-                                      (int(pid) == os.getpid() or not _running(int(pid))))
+        if name is None:
+            suite, dot, stem_host = stem.partition(".")     # a suite's name has no dot; a host's may
+            left = (bool(suite) and bool(dot) and stem_host == host and pid.isdigit() and
+                    int(pid) != os.getpid() and not _running(int(pid)))
+        else:
+            left = entry.name == name or (stem in (f"{name}.{host}", name) and pid.isdigit() and
+                                          (int(pid) == os.getpid() or not _running(int(pid))))
         if left and entry.is_dir(follow_symlinks=False):
             shutil.rmtree(entry.path, ignore_errors=True)
 
@@ -251,6 +264,9 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
     if mode == "quick" and not force:
         _refuse_replacing_full(out, names)
     out.mkdir(parents=True, exist_ok=True)
+    # what killed runs of any suite left here (this host's dead processes), not only of the suites
+    # run now: a suite killed and never run again would otherwise leave its folder for ever
+    _clear_left_stages(out / STAGING_DIR, None)
     results, failed, status = {}, {}, {}
     t_all = time.time()
     for i, name in enumerate(names, 1):

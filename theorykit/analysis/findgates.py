@@ -144,8 +144,12 @@ def pattern_ranks(X, Y, patterns, tol: float = 1e-9) -> list:
 def _hidden_split(shares, total, ranks):
     """Widths proportional to ``shares``, each at least its rank, summing to ``total`` where
     possible: the rounding remainder goes to the largest pathway, or, where that would take it below
-    its rank, one unit at a time to (or from) the pathways farthest from their share (largest
-    remainders), none below its rank. Where the ranks alone exceed ``total`` they are the widths."""
+    its rank, one unit at a time from the pathways farthest above their share, none below its rank.
+    Where the ranks alone exceed ``total`` they are the widths.
+
+    Only removing is ever needed there: the largest width ``h[j]`` is at least its floor, so where
+    ``h[j] + total - sum(h)`` is below that floor, ``sum(h) > total``; one unit at a time, the loop
+    stops at ``total`` or, every width at its floor, above it."""
     floor = [max(r, 1) for r in ranks]
     h = [max(int(round(s * total)), f) for s, f in zip(shares, floor)]
     j = int(np.argmax(h))
@@ -158,8 +162,6 @@ def _hidden_split(shares, total, ranks):
         if not free:
             break
         h[max(free, key=lambda i: (h[i] - ideal[i], -i))] -= 1
-    while sum(h) < total:
-        h[max(range(len(h)), key=lambda i: (ideal[i] - h[i], -i))] += 1
     return h
 
 
