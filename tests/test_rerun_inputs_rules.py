@@ -6,7 +6,8 @@ file while its command names another) reran on files nobody verified and still s
 when the numbers agreed. Now every input-file option of the command (``--init-weights``, ``--data``,
 the spec where no ``spec_toml`` is recorded) must have an entry in ``provenance.inputs`` with the
 command's path (and, as before, the recorded SHA-256); else exit 2 naming the field. A built-in task
-of ``find-gates`` (``xor-margin``) is not a file and needs no entry.
+of ``find-gates`` (``xor-margin``) is not a file and needs no entry. A ``--checkpoints`` glob is not
+hashed (docs/reproducibility.md): the note saying so follows the command, not the record's options.
 
 Expected values: the first run's own result file (an independent run of the command) and the
 fields named in docs/reproducibility.md; nothing is pasted from a run of ``rerun``.
@@ -102,3 +103,48 @@ def test_a_built_in_task_is_not_a_file_and_needs_no_entry(tmp_path, monkeypatch,
     capsys.readouterr()
     assert main(["rerun", "found.toml"]) == 0
     assert capsys.readouterr().out.startswith("identical:")
+
+
+@pytest.fixture(scope="module")
+def found(tmp_path_factory):
+    """``find-gates --checkpoints GLOB --data data.npz --K 1``: your own run (random 3 -> 4 -> 1 ReLU
+    weights at steps 0, 100, 200 on XoR with margin 0.5), its found spec."""
+    d = tmp_path_factory.mktemp("ckpt")
+    rng = np.random.default_rng(0)
+    np.savez(d / "data.npz", X=np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]]),
+             Y=np.array([[1.0, 1, -1, -1]]))
+    for s in (0, 100, 200):
+        np.savez(d / f"step_{s}.npz", W1=0.1 * rng.standard_normal((4, 3)), W2=0.1 * rng.standard_normal((1, 4)))
+    out = d / "found.toml"
+    assert main(["find-gates", "--checkpoints", str(d / "step_*.npz"), "--data", str(d / "data.npz"), "--lr", "0.1",
+                 "--K", "1", "--no-progress", "--out", str(out)]) == 0
+    return out
+
+
+def _crafted_spec(src: Path, dst: Path, edit) -> Path:
+    first, rest = src.read_text().split("\n", 1)
+    head, rec = first.split(": ", 1)
+    rec = json.loads(rec)
+    edit(rec)
+    dst.write_text(f"{head}: {json.dumps(rec)}\n{rest}")
+    return dst
+
+
+def test_an_unlisted_data_file_is_refused_naming_the_field(found, tmp_path, capsys):
+    capsys.readouterr()
+    assert main(["rerun", str(found)]) == 0          # the record as written: --data listed, same SHA-256
+    assert capsys.readouterr().out.startswith("identical:")
+    bad = _crafted_spec(found, tmp_path / "crafted.toml", lambda rec: rec.update(inputs={}))
+    assert main(["rerun", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "error in provenance.inputs.data:" in err and "--data" in err
+
+
+def test_the_checkpoints_note_follows_the_command_not_the_recorded_options(found, tmp_path, capsys):
+    # docs/reproducibility.md: checkpoint globs are not hashed; a record whose options leave the glob
+    # out (its command still reads it) must not hide that
+    quiet = _crafted_spec(found, tmp_path / "crafted.toml", lambda rec: rec["options"].update(checkpoints=None))
+    capsys.readouterr()
+    assert main(["rerun", str(quiet)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("identical:") and "--checkpoints files are not hashed" in captured.err
