@@ -217,6 +217,8 @@ def sim_estimate(args, spec, steps, seeds, need_derivation):
 
 #: the options that name files a command reads: a result records each file's SHA-256
 INPUT_OPTIONS = ("spec", "source", "init_weights", "data")
+#: find-gates SOURCE values that name a built-in task, not a file (nothing to hash)
+BUILTIN_TASKS = ("contexts", "xor-margin")
 
 
 def provenance(args, spec=None) -> dict:

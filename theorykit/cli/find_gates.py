@@ -13,7 +13,7 @@ from ..spec.fields import NAME_MAX_LEN, integer, label, real
 from ..spec.files import TRAINING_RANGES, load_spec, parse_assignment
 from ..spec.gating import GDLNSpec, Pathway, Training, positive_int
 from ..spec.task import contexts, xor_margin
-from .common import check_outputs, fitting_name, no_value, steps_arg, values_from, write_spec
+from .common import BUILTIN_TASKS, check_outputs, fitting_name, no_value, steps_arg, values_from, write_spec
 from .runs import run_from_args
 
 
@@ -52,7 +52,7 @@ def run(args):
         steps_arg(steps)
     if args.hidden is not None:
         integer(args.hidden, "--hidden", lo=1, fix="a positive integer, e.g. --hidden 128")
-    if src in ("contexts", "xor-margin"):
+    if src in BUILTIN_TASKS:
         if src == "contexts":
             if args.set:
                 raise SpecError("--set", "the contexts task has no symbols", "leave out --set")

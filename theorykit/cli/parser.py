@@ -108,8 +108,10 @@ The recorded command is split as shell words (never evaluated) and run again in 
 the folder you are in (run it where the command ran: its paths are relative to it), with
 - the spec as the result recorded it (spec_toml) in a temporary file, in place of the spec path;
 - every output option (--json, --out, --plot, --latex, --html) pointed into a temporary folder.
-Each other input file must have its recorded SHA-256. Only derive, simulate, predict, find-gates,
-compare and race-exhaust are rerun; an option the command does not have is refused.
+Each other input file the command reads (--init-weights, --data, a spec not recorded as text) must
+be listed in provenance.inputs under the same path, with its recorded SHA-256 (checkpoint globs are
+not hashed). Only derive, simulate, predict, find-gates, compare and race-exhaust are rerun; an
+option the command does not have is refused.
 
 Every number of the new result is compared with the old (timing fields and the provenance record
 left out): bit for bit, or to --rtol. Prints one verdict: identical, agree to --rtol, or differ

@@ -26,7 +26,7 @@ from .. import io
 from ..errors import SpecError
 from ..io import software_versions
 from . import one_line
-from .common import check_outputs, write_result
+from .common import BUILTIN_TASKS, INPUT_OPTIONS, check_outputs, write_result
 from .parser import build_parser
 
 #: the commands whose results record how they were made, each with its output options: dest → what
@@ -133,9 +133,12 @@ def _action(sub, name: str):
     return None
 
 
-def rewrite(argv: list[str], spec: str | None, tmp: Path, kind: str) -> tuple[list[str], Path]:
+def rewrite(argv: list[str], spec: str | None, tmp: Path, kind: str,
+            read: list | None = None) -> tuple[list[str], Path]:
     """The command with the spec replaced by ``spec`` (where given) and every output option pointed
-    into ``tmp``; and the path of the new result. An option that is not the command's is refused."""
+    into ``tmp``; and the path of the new result. An option that is not the command's is refused.
+    Each file the command will read (an input option, the spec where not replaced; not a built-in
+    task) is appended to ``read`` as ``(dest, option, path)``."""
     command, rest = argv[0], argv[1:]
     sub, outputs = _subparser(command), OUTPUTS[command]
     if (kind == "toml") != (command == "find-gates") and not (command == "predict"):
@@ -175,6 +178,8 @@ def rewrite(argv: list[str], spec: str | None, tmp: Path, kind: str) -> tuple[li
                 if i >= len(rest):
                     raise SpecError("provenance.command", f"{name} has no value", "give the result as theorykit wrote it")
                 value, i = rest[i], i + 1
+            if (act.dest in INPUT_OPTIONS or act.dest == "checkpoints") and read is not None:
+                read.append((act.dest, act.option_strings[-1], value))
             if act.dest in outputs:
                 seen.add(act.dest)
                 new += [act.option_strings[-1], target(act.dest, value)]
@@ -185,6 +190,9 @@ def rewrite(argv: list[str], spec: str | None, tmp: Path, kind: str) -> tuple[li
             continue
         if positional == 0 and spec is not None and SPEC_DEST.get(command):
             tok = spec
+        elif positional == 0 and SPEC_DEST.get(command) and read is not None and not (
+                command == "find-gates" and tok in BUILTIN_TASKS):
+            read.append((SPEC_DEST[command], SPEC_DEST[command].upper(), tok))
         positional += 1
         new.append(tok)
     if spec is not None and positional == 0:
@@ -211,10 +219,9 @@ def _number(tok: str) -> bool:
         return False
 
 
-def check_inputs(rec, skip: str | None) -> list[str]:
+def check_inputs(rec, skip: str | None) -> None:
     """Every input file the record hashed must be here, with the same SHA-256 (but ``skip``, the spec
-    replaced by the record's own text); notes on what is not checked."""
-    notes = []
+    replaced by the record's own text)."""
     for name, entry in (rec.get("inputs") or {}).items():
         if name == skip:
             continue
@@ -227,8 +234,29 @@ def check_inputs(rec, skip: str | None) -> list[str]:
         if hashlib.sha256(p.read_bytes()).hexdigest() != entry.get("sha256"):
             raise SpecError(f"provenance.inputs.{name}", f"{p} has changed since the result was made (its "
                             "SHA-256 is not the recorded one)", FIX_FOLDER)
-    if (rec.get("options") or {}).get("checkpoints"):
-        notes.append("the --checkpoints files are not hashed in the record: they are taken as they are now")
+
+
+def check_read(rec, read) -> list[str]:
+    """Every file the command will read (``read``, from :func:`rewrite`) must be the one the record
+    hashed: an entry of ``provenance.inputs`` with that path (its SHA-256 checked by
+    :func:`check_inputs`). Else a crafted record (``"inputs": {}``, a command with ``--data
+    other.npz``) would rerun on a file nobody verified. Notes on what is not checked: a
+    ``--checkpoints`` glob (its files are not hashed), found in the command, not in the record's
+    options (which a crafted record may leave out)."""
+    inputs, notes = rec.get("inputs") or {}, []
+    for dest, option, path in read:
+        if dest == "checkpoints":
+            note = "the --checkpoints files are not hashed in the record: they are taken as they are now"
+            notes += [note] if note not in notes else []
+            continue
+        entry = inputs.get(dest)
+        listed = entry.get("path") if isinstance(entry, dict) else None
+        if listed != path:
+            what = "lists no file" if listed is None else f"lists {printable(str(listed))[:80]}"
+            raise SpecError(f"provenance.inputs.{dest}", f"the command reads {printable(path)[:80]} ({option}) but "
+                            f"the record {what}: its SHA-256 was never recorded",
+                            "rerun only a result theorykit wrote: every file its command reads is hashed in "
+                            "provenance.inputs under the same path")
     return notes
 
 
@@ -273,7 +301,7 @@ def version_changes(recorded) -> list[str]:
     return [f"{k} {recorded[k]} -> {now[k]}" for k in recorded if k in now and recorded[k] != now[k]]
 
 
-def _rerun_in(tmp: Path, argv, spec_text, kind, out):
+def _rerun_in(tmp: Path, argv, spec_text, kind, out, rec, notes):
     """``(status, new result)``: the command run in ``tmp`` (a status other than 0 where it was stopped
     by a bug or an interrupt, its message above), its result kept at ``out`` where given."""
     from . import main      # at call time: the command line's own entry (a test may watch it)
@@ -282,7 +310,9 @@ def _rerun_in(tmp: Path, argv, spec_text, kind, out):
     if spec_text is not None:
         spec = str(tmp / "spec.toml")
         Path(spec).write_text(spec_text, encoding="utf-8")
-    new_argv, res = rewrite(argv, spec, tmp, kind)
+    read = []
+    new_argv, res = rewrite(argv, spec, tmp, kind, read)
+    notes += check_read(rec, read)
     print(f"rerun: theorykit {printable(shlex.join(new_argv))}", file=sys.stderr)
     commit = io.before_commit        # the inner main sets it to None when it ends: this command's own
     with contextlib.redirect_stdout(sys.stderr):       # the command's own output; the verdict alone on stdout
@@ -317,7 +347,8 @@ def run(args) -> int:
     spec_text = rec.get("spec_toml")
     if spec_text is not None and not isinstance(spec_text, str):
         raise SpecError("provenance.spec_toml", "is not the text of a spec", "give the result as theorykit wrote it")
-    notes = check_inputs(rec, SPEC_DEST.get(command) if spec_text is not None else None)
+    check_inputs(rec, SPEC_DEST.get(command) if spec_text is not None else None)
+    notes = []
     # nor a file the recorded command read (its spec, --data, --init-weights): --out there replaced it
     check_outputs(("--out", args.out), stdout=(), inputs=[(f"recorded {n}", e["path"])
                   for n, e in (rec.get("inputs") or {}).items()
@@ -327,7 +358,7 @@ def run(args) -> int:
         # (theorykit.cli._Watchdog): this folder too, not left behind in the temporary folder
         io.PENDING.add(tmp)
         try:
-            status, new = _rerun_in(Path(tmp), argv, spec_text, kind, args.out)
+            status, new = _rerun_in(Path(tmp), argv, spec_text, kind, args.out, rec, notes)
         finally:
             io.PENDING.discard(tmp)
     if status:
