@@ -221,6 +221,16 @@ INPUT_OPTIONS = ("spec", "source", "init_weights", "data")
 BUILTIN_TASKS = ("contexts", "xor-margin")
 
 
+def file_sha256(path) -> str:
+    """The SHA-256 of a file's bytes, read a megabyte at a time (a large --data file is not held whole):
+    what a result records of each input, and what ``theorykit rerun`` checks it against."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def provenance(args, spec=None) -> dict:
     """What a result file records so that it can be rerun from it alone: the command line
     (``command``: ``theorykit …`` as typed), every option as it was read (``options``: the defaults of
@@ -235,7 +245,7 @@ def provenance(args, spec=None) -> dict:
     for name in INPUT_OPTIONS:
         path = options.get(name)
         if isinstance(path, str) and Path(path).is_file():
-            inputs[name] = {"path": path, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
+            inputs[name] = {"path": path, "sha256": file_sha256(path)}
     rec = {"command": shlex.join(["theorykit", *argv]) if argv is not None else None, "options": options,
            "inputs": inputs, "versions": software_versions()}
     if spec is not None:

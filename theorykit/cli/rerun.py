@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import json
 import math
 import shlex
@@ -26,7 +25,7 @@ from .. import io
 from ..errors import SpecError
 from ..io import software_versions
 from . import one_line
-from .common import BUILTIN_TASKS, INPUT_OPTIONS, check_outputs, write_result
+from .common import BUILTIN_TASKS, INPUT_OPTIONS, check_outputs, file_sha256, write_result
 from .parser import build_parser
 
 #: the commands whose results record how they were made, each with its output options: dest → what
@@ -211,6 +210,13 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+def _shown(path: str, width: int = 80) -> str:
+    """A path for a message, :func:`printable`, and where longer than ``width`` its end kept (the file's
+    name, which tells two paths apart), not its start."""
+    text = printable(path)
+    return text if len(text) <= width else "…" + text[-(width - 1):]
+
+
 def _number(tok: str) -> bool:
     try:
         float(tok)
@@ -231,7 +237,7 @@ def check_inputs(rec, skip: str | None) -> None:
         p = Path(entry["path"])
         if not p.is_file():
             raise SpecError(f"provenance.inputs.{name}", f"{p} is not here", FIX_FOLDER)
-        if hashlib.sha256(p.read_bytes()).hexdigest() != entry.get("sha256"):
+        if file_sha256(p) != entry.get("sha256"):
             raise SpecError(f"provenance.inputs.{name}", f"{p} has changed since the result was made (its "
                             "SHA-256 is not the recorded one)", FIX_FOLDER)
 
@@ -252,8 +258,8 @@ def check_read(rec, read) -> list[str]:
         entry = inputs.get(dest)
         listed = entry.get("path") if isinstance(entry, dict) else None
         if listed != path:
-            what = "lists no file" if listed is None else f"lists {printable(str(listed))[:80]}"
-            raise SpecError(f"provenance.inputs.{dest}", f"the command reads {printable(path)[:80]} ({option}) but "
+            what = "lists no file" if listed is None else f"lists {_shown(str(listed))}"
+            raise SpecError(f"provenance.inputs.{dest}", f"the command reads {_shown(path)} ({option}) but "
                             f"the record {what}: its SHA-256 was never recorded",
                             "rerun only a result theorykit wrote: every file its command reads is hashed in "
                             "provenance.inputs under the same path")
