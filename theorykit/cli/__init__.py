@@ -95,6 +95,7 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     args.argv = list(sys.argv[1:] if argv is None else argv)      # a result records the command line
+    args.started = time.monotonic()        # and how long the command took until it was written
     debug = getattr(args, "debug", False)
     out = _Stdout(sys.stdout)
     sys.stdout = out

@@ -7,6 +7,7 @@ import math
 import os
 import shlex
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -236,11 +237,14 @@ def provenance(args, spec=None) -> dict:
     (``command``: ``theorykit …`` as typed), every option as it was read (``options``: the defaults of
     those not typed included), the SHA-256 of each file the command read, the spec as it was read
     (``spec_toml``, given ``spec``; it loads back with :func:`~theorykit.spec.files.load_spec`) and
-    the versions of what computed it (:func:`theorykit.io.software_versions`)."""
+    the versions of what computed it (:func:`theorykit.io.software_versions`). Where the command
+    line ran it (``args.started``, set by :func:`theorykit.cli.main`): the seconds from its start to
+    this record (``elapsed_seconds``, so that a rerun can say how long it will take) and the UTC time
+    of the record (``written``)."""
     argv = getattr(args, "argv", None)
     # an infinite option (--time-limit inf: no limit) is recorded as its text: JSON has no infinity
     options = {k: str(v) if isinstance(v, float) and not math.isfinite(v) else v
-               for k, v in vars(args).items() if k not in ("argv", "module", "debug")}
+               for k, v in vars(args).items() if k not in ("argv", "module", "debug", "started")}
     inputs = {}
     for name in INPUT_OPTIONS:
         path = options.get(name)
@@ -248,6 +252,10 @@ def provenance(args, spec=None) -> dict:
             inputs[name] = {"path": path, "sha256": file_sha256(path)}
     rec = {"command": shlex.join(["theorykit", *argv]) if argv is not None else None, "options": options,
            "inputs": inputs, "versions": software_versions()}
+    started = getattr(args, "started", None)
+    if isinstance(started, float):
+        rec["elapsed_seconds"] = round(time.monotonic() - started, 3)
+        rec["written"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     if spec is not None:
         try:
             rec["spec_toml"] = spec_to_toml(spec)

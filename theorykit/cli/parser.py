@@ -113,10 +113,13 @@ be listed in provenance.inputs under the same path, with its recorded SHA-256 (c
 not hashed). Only derive, simulate, predict, find-gates, compare and race-exhaust are rerun; an
 option the command does not have is refused.
 
-Every number of the new result is compared with the old (timing fields and the provenance record
-left out): bit for bit, or to --rtol. Prints one verdict: identical, agree to --rtol, or differ
-(the first differing field and its two values), and warns, naming them, where the recorded
-versions differ from those running now.
+Before it runs, says how long the recorded command took where the record holds it
+(provenance.elapsed_seconds). Every number of the new result is compared with the old (timing
+fields and the provenance record left out): bit for bit, or to --rtol; -0.0 equals 0.0, a NaN a
+NaN in the same place. Prints one verdict: identical, agree to --rtol, or differ: how many numbers
+(of how many) and other fields differ, the largest relative difference, and the first 5
+differences with their recorded and rerun values. Warns, naming them, where the recorded versions
+differ from those running now.
 
 exit status: 0 the numbers agree; 1 they differ; 2 a bad result file or a command that cannot be
   rerun (the message names the field, e.g. provenance.command), or the rerun stopped on an error
@@ -331,7 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
     rr.add_argument("--out", metavar="NEW", help="keep the rerun's result here (atomic; default: it is compared, "
                                                  "then removed with the temporary folder)")
     rr.add_argument("--rtol", type=float, default=0.0, metavar="R",
-                    help="numbers agree within this relative difference (default 0: bit for bit)")
+                    help="numbers agree within this relative difference |a - b| / max(|a|, |b|), from 0 to below 1 "
+                         "(default 0: bit for bit)")
     _common(rr, "rerun", limits=False)
 
     b = sub.add_parser("bench", help="benchmark derivation time and simulator throughput (ratios in one run)",

@@ -19,11 +19,13 @@ import shlex
 import sys
 import tempfile
 import tomllib
+from fractions import Fraction
 from pathlib import Path
 
 from .. import io
 from ..errors import SpecError
-from ..io import software_versions
+from ..io import counted, software_versions
+from ..spec.limits import human_seconds
 from . import one_line
 from .common import BUILTIN_TASKS, INPUT_OPTIONS, check_outputs, file_sha256, write_result
 from .parser import build_parser
@@ -68,7 +70,7 @@ def read_result(path: Path):
                             "nothing to rerun", "give a spec that predict or find-gates wrote, or a JSON result")
         try:
             doc, rec = tomllib.loads(text), json.loads(first[len(COMMENT):])
-        except (tomllib.TOMLDecodeError, ValueError) as exc:
+        except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
             raise SpecError("provenance", f"{path} is not a readable spec with its record ({exc})",
                             "give the spec file as theorykit wrote it") from None
         kind = "toml"
@@ -77,6 +79,9 @@ def read_result(path: Path):
             doc = json.loads(text)
         except ValueError as exc:
             raise SpecError("RESULT", f"{path} is not JSON ({exc})", "give a result file theorykit wrote") from None
+        except RecursionError:          # arrays nested a thousand deep: no result theorykit writes
+            raise SpecError("RESULT", f"{path} nests its values too deeply to be read",
+                            "give a result file theorykit wrote") from None
         rec, kind = doc.get("provenance") if isinstance(doc, dict) else None, "json"
         if rec is None:
             raise SpecError("provenance", f"{path} has no provenance record (results written before it was "
@@ -266,45 +271,144 @@ def check_read(rec, read) -> list[str]:
     return notes
 
 
-def compare(old, new, rtol: float, at: str = ""):
-    """``(first difference or None, largest relative difference, numbers compared)``; a difference is
-    ``(field, old, new)``. Numbers agree when equal (``rtol`` 0) or within ``rtol`` of the larger;
-    everything else must be equal. Timing fields and the provenance record are left out."""
-    worst, count = 0.0, 0
+#: differences the verdict shows one by one (all are counted)
+SHOWN = 5
+
+
+class Comparison:
+    """What :func:`compare` found: ``numbers`` compared, ``differing`` numbers beyond the tolerance,
+    ``fields`` that differ otherwise (a text, a missing field, a list's length), ``worst`` relative
+    difference of any number (``inf`` where a number differs from an infinity or a NaN), ``signs``:
+    zeros rerun with the other sign (equal as numbers: not a difference), and the first :data:`SHOWN`
+    differences, ``(field, recorded, rerun, relative difference or None)``."""
+
+    def __init__(self):
+        self.numbers = self.differing = self.fields = self.signs = 0
+        self.worst = 0.0
+        self.shown: list = []
+
+    def differ(self, field, old, new, rel=None):
+        if rel is None:
+            self.fields += 1
+        else:
+            self.differing += 1
+        if len(self.shown) < SHOWN:
+            self.shown.append((field, old, new, rel))
+
+    @property
+    def agree(self) -> bool:
+        return not (self.differing or self.fields)
+
+
+def _relative(old, new) -> float:
+    """``|old - new| / max(|old|, |new|)`` of two unequal numbers; ``inf`` where either is not finite
+    (an infinity against another number, a NaN against a number). An integer too large for a float
+    (a file may hold one) is taken exactly."""
+    if any(isinstance(x, float) and not math.isfinite(x) for x in (old, new)):
+        return math.inf
+    try:
+        return abs(old - new) / max(abs(old), abs(new))
+    except OverflowError:
+        a, b = Fraction(old), Fraction(new)
+        return float(abs(a - b) / max(abs(a), abs(b)))
+
+
+def compare(old, new, rtol: float, at: str = "", found: Comparison | None = None) -> Comparison:
+    """Every difference between the recorded result ``old`` and the rerun's ``new`` (a
+    :class:`Comparison`). Numbers agree when equal (``rtol`` 0) or within ``rtol`` of the larger; a
+    zero of either sign equals the other (``-0.0 == 0.0``), a NaN equals a NaN in the same place, an
+    infinity the same infinity; everything else must be equal. Timing fields and the provenance
+    record are left out."""
+    found = Comparison() if found is None else found
     if isinstance(old, dict) and isinstance(new, dict):
         for k in list(old) + [k for k in new if k not in old]:
             if k == "provenance" or _is_timing(str(k)):
                 continue
             here = f"{at}.{k}" if at else str(k)
             if k not in old or k not in new:
-                return (here, old.get(k, "(missing)"), new.get(k, "(missing)")), worst, count
-            diff, w, c = compare(old[k], new[k], rtol, here)
-            worst, count = max(worst, w), count + c
-            if diff:
-                return diff, worst, count
-        return None, worst, count
+                found.differ(here, old.get(k, "(missing)"), new.get(k, "(missing)"))
+            else:
+                compare(old[k], new[k], rtol, here, found)
+        return found
     if isinstance(old, list) and isinstance(new, list):
         if len(old) != len(new):
-            return (f"{at} (length)", len(old), len(new)), worst, count
+            found.differ(f"{at} (length)", len(old), len(new))
+            return found
         for j, (a, b) in enumerate(zip(old, new)):
-            diff, w, c = compare(a, b, rtol, f"{at}[{j}]")
-            worst, count = max(worst, w), count + c
-            if diff:
-                return diff, worst, count
-        return None, worst, count
+            compare(a, b, rtol, f"{at}[{j}]", found)
+        return found
     num = (int, float)
     if isinstance(old, num) and isinstance(new, num) and not isinstance(old, bool) and not isinstance(new, bool):
-        if old == new:
-            return None, 0.0, 1
-        rel = abs(old - new) / max(abs(old), abs(new))
-        return (None if rel <= rtol else (at, old, new)), rel, 1
-    return (None if old == new and type(old) is type(new) else (at, old, new)), 0.0, 0
+        found.numbers += 1
+        if old == new or (isinstance(old, float) and isinstance(new, float) and math.isnan(old) and math.isnan(new)):
+            found.signs += old == 0 and math.copysign(1, old) != math.copysign(1, new)
+            return found
+        rel = _relative(old, new)
+        found.worst = max(found.worst, rel)
+        if not rel <= rtol or rtol == 0:        # unequal: with --rtol 0 even 1 in 10**400 differs
+            found.differ(at, old, new, rel)
+        return found
+    if not (old == new and type(old) is type(new)):
+        found.differ(at, old, new)
+    return found
+
+
+def _value(v, width: int = 60) -> str:
+    """A value for the verdict: its repr, :func:`printable`, cut to ``width`` (a whole missing list)."""
+    text = printable(repr(v))
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def verdict(path, found: Comparison, rtol: float) -> list[str]:
+    """The lines of the verdict (stdout): ``identical``, ``agree to --rtol`` or ``differ`` with how
+    many numbers and fields differ, the first :data:`SHOWN` of them, and the largest relative
+    difference."""
+    signs = f"; {counted(found.signs, 'zero')} rerun with the other sign" if found.signs else ""
+    if found.agree and found.worst == 0:
+        return [f"identical: {path} reruns bit for bit ({counted(found.numbers, 'number')}{signs})"]
+    if found.agree:
+        return [f"agree to --rtol {rtol:g}: {path} reruns to a largest relative difference of {found.worst:.3g} "
+                f"({counted(found.numbers, 'number')}{signs})"]
+    what = []
+    if found.differing:
+        what.append(f"{found.differing} of {counted(found.numbers, 'number')} differ" + ("s" if found.differing == 1 else "")
+                    + (f" beyond --rtol {rtol:g}" if rtol else "") + f" (largest relative difference {found.worst:.3g})")
+    if found.fields:
+        what.append(f"{counted(found.fields, 'other field')} differ" + ("s" if found.fields == 1 else ""))
+    lines = [f"differ: {printable(str(path))}: " + ", and ".join(what)]
+    for field, a, b, rel in found.shown:
+        lines.append(f"  {printable(field)}: recorded {_value(a)}, rerun {_value(b)}"
+                     + (f" (relative difference {rel:.3g})" if rel is not None else ""))
+    more = found.differing + found.fields - len(found.shown)
+    if more:
+        lines.append(f"  … and {more} more")
+    return lines
 
 
 def version_changes(recorded) -> list[str]:
     """``name recorded -> now`` for each version the record and this process both know and differ in."""
     now = software_versions()
     return [f"{k} {recorded[k]} -> {now[k]}" for k in recorded if k in now and recorded[k] != now[k]]
+
+
+def recorded_time(rec, doc) -> str | None:
+    """How long the recorded command took, where the record says (``elapsed_seconds``; a result of
+    an older theorykit: a simulate result's own ``seconds``, the training alone), with when it was
+    written and JAX's backend: ``"183 s (written 2026-11-28T11:41:34Z, JAX on cpu)"``; None where
+    nothing says."""
+    took, what = rec.get("elapsed_seconds"), ""
+    if not _seconds(took) and isinstance(doc, dict) and _seconds(doc.get("seconds")):
+        took, what = doc["seconds"], " to train"
+    if not _seconds(took):
+        return None
+    versions = rec.get("versions") if isinstance(rec.get("versions"), dict) else {}
+    where = [f"{label} {printable(x)[:40]}" for label, x in (("written", rec.get("written")),
+                                                            ("JAX on", versions.get("jax_backend"))) if isinstance(x, str)]
+    return f"{human_seconds(took)}{what}" + (f" ({', '.join(where)})" if where else "")
+
+
+def _seconds(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0
 
 
 def _rerun_in(tmp: Path, argv, spec_text, kind, out, rec, notes):
@@ -344,7 +448,7 @@ def _rerun_in(tmp: Path, argv, spec_text, kind, out, rec, notes):
 def run(args) -> int:
     rtol = args.rtol
     if not (isinstance(rtol, float) and math.isfinite(rtol) and 0 <= rtol < 1):
-        raise SpecError("--rtol", f"{rtol} is not a relative tolerance", "give a number from 0 up to 1, e.g. --rtol 1e-12")
+        raise SpecError("--rtol", f"{rtol} is not a relative tolerance", "give a number at least 0 and below 1, e.g. --rtol 1e-12 (0: bit for bit)")
     path = Path(args.result)
     check_outputs(("--out", args.out), inputs=[("RESULT", args.result)], stdout=())
     old, rec, kind = read_result(path)
@@ -359,6 +463,9 @@ def run(args) -> int:
     check_outputs(("--out", args.out), stdout=(), inputs=[(f"recorded {n}", e["path"])
                   for n, e in (rec.get("inputs") or {}).items()
                   if isinstance(e, dict) and isinstance(e.get("path"), str)])
+    took = recorded_time(rec, old)
+    if took:
+        print(one_line(f"theorykit: note: rerunning a command that took {took}"), file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="theorykit-rerun-") as tmp:
         # SIGTERM inside a long computation ends the process at once, removing what io.PENDING names
         # (theorykit.cli._Watchdog): this folder too, not left behind in the temporary folder
@@ -371,18 +478,14 @@ def run(args) -> int:
         return status
     for n in notes:
         print(one_line(f"theorykit: note: {n}"), file=sys.stderr)
+    if not rec.get("versions"):
+        print("theorykit: note: the record names no versions (an older theorykit wrote it): a difference may "
+              "come from other versions than these", file=sys.stderr)
     changed = version_changes(rec.get("versions") or {})
     if changed:
         print(one_line("theorykit: warning: the result was made under other versions: " + printable("; ".join(changed)) +
                        " (a difference may come from them)"), file=sys.stderr)
-    diff, worst, count = compare(old, new, rtol)
-    if diff is None:
-        if worst == 0:
-            print(f"identical: {path} reruns bit for bit ({count} numbers)")
-        else:
-            print(f"agree to --rtol {rtol:g}: {path} reruns to a largest relative difference of {worst:.3g} "
-                  f"({count} numbers)")
-        return 0
-    field, a, b = diff
-    print(one_line(f"differ: {path}: {printable(field)}: recorded {a!r}, rerun {b!r}"))
-    return 1
+    found = compare(old, new, rtol)
+    for line in verdict(path, found, rtol):
+        print(one_line(line))
+    return 0 if found.agree else 1
