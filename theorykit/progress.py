@@ -3,14 +3,20 @@ output, ``2> log``, ``| tee``) a plain line now and then; nothing in a Jupyter k
 in-memory stream, or when disabled.
 
 ``with Progress("xor", total=10) as pr: pr.update(note="stage")`` -- the interface the suites and
-the command line use; the bar itself is tqdm's.
+the command line use; the bar itself is tqdm's. The long runs of the library (``tk.find_gates``,
+``compare_run``, ``tk.predict_reln``, ``race_exhaust``, ``run_sweep``) take their ``progress`` one
+way, :func:`checked_progress`, and show it with :func:`progress_bar`.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Mapping, Set
 import stat
 import sys
 import time
+
+from .errors import SpecError
 
 
 def _log_stream(stream) -> bool:
@@ -79,3 +85,30 @@ class Progress:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def _flag(progress) -> bool:
+    """Whether ``progress`` is None, True or False (NumPy's booleans too; NumPy is not imported here)."""
+    np = sys.modules.get("numpy")
+    return progress is None or isinstance(progress, bool) or (np is not None and isinstance(progress, np.bool_))
+
+
+def checked_progress(progress):
+    """``progress`` as the long runs take it: True or False (a bar on stderr or none), None (none) or a
+    :class:`Progress` of the caller's own (anything with ``update(k, note)``); anything else is a
+    :class:`~theorykit.errors.SpecError` naming ``progress``, raised before any work."""
+    if _flag(progress) or (callable(getattr(progress, "update", None)) and not isinstance(progress, (Mapping, Set))):
+        return progress     # a dict or a set has an update too, which is not a bar's
+    got = f"{type(progress).__name__} {progress!r}"
+    raise SpecError("progress", f"expected True, False or a theorykit.progress.Progress, got {got[:80]}",
+                    "pass progress=True for a bar on stderr, progress=False for none, or an object of your own "
+                    "with update(k=1, note='')")
+
+
+def progress_bar(progress, label: str, total: int):
+    """A context giving the bar to advance for :func:`checked_progress`'s ``progress``: a bar
+    ``label`` of ``total`` steps made (and closed) here for True, a quiet one for False or None (as
+    every bar, quiet off a terminal too), the caller's own as it is (not closed here: it is theirs)."""
+    if _flag(checked_progress(progress)):
+        return Progress(label, total, enabled=bool(progress))
+    return contextlib.nullcontext(progress)

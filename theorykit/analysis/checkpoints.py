@@ -40,8 +40,9 @@ from ..sim.weights import MAX_WEIGHT, finite_array, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
 from ..spec.graph import graph_from_pathways
-from .findgates import (ELBOW_THRESHOLD, FoundGates, check_elbow_settings, checked_progress, elbow_pick,
-                        elbow_scores_from, output_mse, patterns_for_K, patterns_to_spec, progress_bar, unit_rows)
+from .findgates import (ELBOW_THRESHOLD, FoundGates, check_elbow_settings, elbow_pick, elbow_scores_from,
+                        output_mse, patterns_for_K, patterns_to_spec, unit_rows)
+from ..progress import checked_progress, progress_bar
 from ..spec.gating import Training
 
 from ._runs import gdln_outputs_from_start, unstack_gdln

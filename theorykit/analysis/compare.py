@@ -25,12 +25,12 @@ from ..curves import max_gap
 from ..errors import SpecError, keyword_errors
 from ._runs import gdln_outputs_from_start
 from .checkpoints import paired_start, start_a0
-from .findgates import checked_progress, progress_bar
 from ..theory.race import RaceSystem
 from ..spec.fields import loss_factor
 from ..spec.graph import GraphSpec
 from ..html import PAGE_CSS, html_escape, img_data_uri
 from ..io import atomic_write_text, counted, new_figure, plot_text, png_bytes, write_json, write_figure
+from ..progress import checked_progress, progress_bar
 
 __all__ = ["Comparison", "compare_run", "write_comparison"]
 
@@ -143,14 +143,12 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None, 
     with progress_bar(progress, "compare", 2) as bar:
         _, sim = gdln_outputs_from_start(spec, start, list(t), lr, loss=loss)
         gdln_loss = sim.mean[t]
-        if bar is not None:
-            bar.update(note="found GDLN trained")
+        bar.update(note="found GDLN trained")
         a0 = start_a0(W0, [p.hidden for p in spec.pathways])
         factor = loss_factor(loss, run.X.shape[1])
         race = RaceSystem.from_spec(spec).solve(t.astype(float), tau=1.0 / (lr * factor), a0=a0,
                                                 loss_factor=factor, modes=False).loss[0]
-        if bar is not None:
-            bar.update(note="race integrated")
+        bar.update(note="race integrated")
     return Comparison(run.steps, t, run_loss, np.asarray(gdln_loss), np.asarray(race), spec, a0, lr, loss)
 
 

@@ -36,7 +36,7 @@ from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Training, context_pathways, family_masks, positive_int
 from ..spec.task import contexts
 from ..curves import loss_metrics
-from ..progress import Progress
+from ..progress import checked_progress, progress_bar
 from ..record import SaveAt
 from ..theory.flow import RK4
 from ..io import new_figure, write_json, write_figure
@@ -198,15 +198,18 @@ class ExhaustResult:
 @keyword_errors({"--k": "k", "--steps": "steps", "--race-dt": "race_dt", "--batch": "batch", "--gamma": "gamma",
                  "--a0": "a0"})
 def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int = 256, race_dt: float = 10,
-                 use_symmetry: bool = True, families=None, progress: bool = True, curves_top: int = 8,
+                 use_symmetry: bool = True, families=None, progress=True, curves_top: int = 8,
                  steps: int = STEPS) -> ExhaustResult:
     """Rank every context-gated family of the k-context task by the race's speed.
 
     ``families``: restrict to these rows of ``family_masks(k)`` (tests). ``use_symmetry``: integrate
     one representative per orbit (default) or every family. ``race_dt``: RK4 step τ/race_dt, the
     loss recorded every ⌊τ/race_dt⌋ steps (default 10; the contexts suite races at τ/2 in
-    ``--quick`` and τ/40 in ``--full``, ``validation/contexts.py``).
+    ``--quick`` and τ/40 in ``--full``, ``validation/contexts.py``). ``progress``: True (default) for a
+    bar on stderr over the orbits raced, False or None for none, or a :class:`~theorykit.progress.Progress`
+    of your own, advanced by the orbits of each batch.
     """
+    checked_progress(progress)
     positive_int(steps, "--steps", "--steps 8000")
     real(race_dt, "--race-dt", lo=0.0, lo_open=True, hi=math.inf, fix="a positive number, e.g. --race-dt 10")
     positive_int(batch, "--batch", "--batch 256")      # 2.5 or "8": a raw TypeError before
@@ -237,7 +240,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     keep_curve = {}
     # closed on an interrupt too: else its last line came after the command line's "interrupted"; a
     # Progress (not tqdm's bar as it is): on a batch job's log, lines without a carriage return
-    with Progress(f"race k={k}", len(reps), enabled=progress) as bar:
+    with progress_bar(progress, f"race k={k}", len(reps)) as bar:
         for s in range(0, len(reps), batch):
             chunk = reps[s:s + batch]
             rf = RaceSystem.from_spec(spec).solve(SaveAt(every=rev), t_end=steps, a0=a0, masks=masks[chunk].astype(float), solver=RK4(dt), modes=False)

@@ -41,7 +41,6 @@ strength of a random start is the one rule of :func:`theorykit.net.starts.a0_rul
 """
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -50,7 +49,7 @@ import numpy as np
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
 from ..io import counted
-from ..progress import Progress
+from ..progress import checked_progress, progress_bar
 from ..linalg import correlation, data_scale
 from ._runs import ReluRun, train_gdln_many, train_relu
 from ..spec.fields import choice, integer, real
@@ -301,26 +300,6 @@ def check_seed(seed, field: str = "seed") -> int:
     """A seed: an integer in 0 … :data:`MAX_SEED`; a SpecError naming ``field`` otherwise."""
     eg = "--seed 0" if field.startswith("--") else "seed=0"
     return integer(seed, field, lo=0, hi=MAX_SEED, fix=f"a whole number from 0 to 2**32 - 1 ({MAX_SEED}), e.g. {eg}")
-
-
-def checked_progress(progress):
-    """``progress`` as the long runs take it: True or False (a bar on stderr or none; ``tk.predict_reln``,
-    ``race_exhaust`` and ``run_sweep`` take the same), None (none) or a
-    :class:`~theorykit.progress.Progress` of the caller's own (anything with ``update``); anything else
-    is a :class:`~theorykit.errors.SpecError` naming ``progress``, before any network trains."""
-    if progress is None or isinstance(progress, (bool, np.bool_)) or callable(getattr(progress, "update", None)):
-        return progress
-    raise SpecError("progress", f"expected True, False or a theorykit.progress.Progress, got {type(progress).__name__}",
-                    "pass progress=True for a bar on stderr, progress=False for none")
-
-
-def progress_bar(progress, label: str, total: int):
-    """A context giving the bar to advance for :func:`checked_progress`'s ``progress``: a bar
-    ``label`` of ``total`` steps made here for True (quiet off a terminal, as every bar), none for
-    False or None, the caller's own as it is."""
-    if progress is None or isinstance(progress, (bool, np.bool_)):
-        return Progress(label, total) if progress else contextlib.nullcontext(None)
-    return contextlib.nullcontext(checked_progress(progress))
 
 
 def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW_THRESHOLD) -> int:

@@ -78,7 +78,7 @@ from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task, no_value_error
 from ..io import counted, new_figure, png_bytes, write_figure
 from ..html import html_escape
-from ..progress import Progress
+from ..progress import checked_progress, progress_bar
 
 __all__ = ["Prediction", "predict_reln", "share_hidden", "estimate_seconds",]
 
@@ -328,7 +328,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                  seed: int = 0, max_patterns: int = 4096, samples: int = 20000, enumerate_method: str = "auto",
                  max_families: int = 1023, max_orbit_size: int = 32, min_gain: float = 1e-3, race_dt: float = 10.0,
                  steps: int | None = None, max_group: int = 2000, runners_up: int = 8, consistency="top", max_checked: int = 4000,
-                 time_bound: float | None = None, progress: bool = True) -> Prediction:
+                 time_bound: float | None = None, progress=True) -> Prediction:
     """Predict, from (X, Y) alone, the ReLN a bias-free ReLU network of width ``hidden`` learns (``task``: a
     :class:`~theorykit.spec.task.Task` or the data ``(X, Y)``, datapoints as columns).
 
@@ -337,10 +337,13 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     (seconds): refuse, with an estimate naming the bounding option, when the search's estimate
     exceeds it, and stop with the same error wherever a stage (enumeration, consistency, symmetry,
     each batch of families) would run past it. The task must be numeric (substitute symbols first:
-    ``task.subs({...})``). ``progress``: bars on stderr for the pattern stages and the race (only on a
-    terminal)."""
+    ``task.subs({...})``). ``progress``: True (default) for bars on stderr for the pattern stages and the
+    race (only on a terminal), False or None for none, or a :class:`~theorykit.progress.Progress` of your
+    own, which receives the updates of both: three (patterns, consistent, orbits), then one per batch of
+    families raced (``k`` families; its total is yours)."""
 
     t0 = time.time()
+    checked_progress(progress)
     task = as_task(task)
     if not isinstance(task, Task):      # a spec, a path, a name: the data is what is predicted from
         raise SpecError("task", f"expected a Task or data (X, Y), got {type(task).__name__} {short_repr(task)}",
@@ -367,8 +370,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     X, Y = task.numeric()
     P = X.shape[1]
     deadline = time.monotonic() + time_bound if time_bound is not None else None
-    stages = Progress("predict: patterns", total=3, enabled=progress)
-    try:
+    with progress_bar(progress, "predict: patterns", 3) as stages:
         # 1. patterns
         try:
             pats, counts, enum_info = realisable_patterns(X, method=enumerate_method, max_patterns=max_patterns,
@@ -421,8 +423,6 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         members = [np.flatnonzero(orbit_of == k) for k in range(n_orb)]
         t_sym = time.time() - t1
         stages.update(note=f"{n_orb} orbits")
-    finally:
-        stages.close()
     big = [k for k in range(n_orb) if len(members[k]) > max_orbit_size]
     cand = [k for k in range(n_orb) if len(members[k]) <= max_orbit_size]
     if not cand:
@@ -476,7 +476,6 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                                         f"({len(cand)} candidate orbits, {method} search, {steps} steps)",
                         f"{opt}, or raise --time-bound")
     t2 = time.time()
-    bar = Progress(f"predict: racing ({method})", total=max(1, int(fam_est)), enabled=progress)
     fam_of = lambda orbs: sorted(int(i) for k in orbs for i in members[k])  # noqa: E731
     results = {}            # frozenset(orbits) -> (area, t_half, curve, Yhat)
     tgrid = None
@@ -517,7 +516,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             results[frozenset(o)] = (m["area"], m["t_0.5"], L, yh)
 
     rounds = []
-    try:
+    with progress_bar(progress, f"predict: racing ({method})", max(1, int(fam_est))) as bar:
         if method == "exhaustive":
             run(fitting)
             covered = f"all {counted(len(all_sets), 'non-empty union')} of the {counted(len(cand), 'candidate orbit')}" + (
@@ -555,8 +554,6 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             covered = (f"{method} search (beam width {width}, shortlist {shortlist} orbits by residual correlation per "
                        f"family, stop when the area gains < {min_gain:g}): {seen_total} families raced in {len(rounds)} "
                        f"rounds, of {n_fam} possible unions of {len(cand)} candidate orbits")
-    finally:
-        bar.close()
     t_race = time.time() - t2
     if not results:
         smallest = min(len(members[k]) for k in cand)

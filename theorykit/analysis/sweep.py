@@ -40,7 +40,7 @@ from ..spec.gating import positive_int
 from ..spec.graph import graph_from_pathways
 from ..net.starts import aligned_params, random_params
 from ..io import atomic_write_bytes, software_versions, write_json
-from ..progress import Progress
+from ..progress import checked_progress, progress_bar
 
 __all__ = ["parse_grid", "plan_sweep", "run_sweep", "load_chunks"]
 
@@ -181,9 +181,12 @@ def load_chunks(out, n_chunks: int, chunk: int | None = None, members: int | Non
 @keyword_errors({"--grid": "grid", "--seeds": "seeds", "--steps": "steps", "--out": "out", "--chunk": "chunk",
                  "--init": "init"})
 def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out, chunk: int = 64,
-              dtype: str = "float64", progress: bool = True, devices=None, init: str = "aligned") -> dict:
+              dtype: str = "float64", progress=True, devices=None, init: str = "aligned") -> dict:
     """Run (or resume) a sweep; returns the summary written to ``out/sweep.json`` plus ``t`` and ``loss``.
-    ``init``: ``"aligned"`` or ``"random"`` (module docstring)."""
+    ``init``: ``"aligned"`` or ``"random"`` (module docstring). ``progress``: True (default) for a bar on
+    stderr over the members trained, False or None for none, or a :class:`~theorykit.progress.Progress` of
+    your own, advanced by the members of each chunk written."""
+    checked_progress(progress)
     import jax.numpy as jnp
 
     positive_int(chunk, "--chunk", "--chunk 64")
@@ -268,23 +271,22 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
         data = (jnp.asarray(np.stack([Xs[members[m][0]] for m in idx]), dt),
                 jnp.asarray(np.stack([Ys[members[m][0]] for m in idx]), dt))
         lrs = np.array([plan["lrs"][members[m][1]] for m in idx])
-        pr = Progress("sweep", total=len(idx), enabled=progress)
-        pr.__enter__()
-        pending = iter(todo)
+        # closed on an error or an interrupt too (it was left open)
+        with progress_bar(progress, "sweep", len(idx)) as pr:
+            pending = iter(todo)
 
-        def on_result(a, b, loss):
-            i = next(pending)
-            buf = io.BytesIO()
-            np.savez(buf, members=idx[a:b], loss=np.asarray(loss), key=np.asarray(key))
-            atomic_write_bytes(_chunk_path(out, i), buf.getvalue())
-            done[i] = (idx[a:b], np.asarray(loss))
-            pr.update(b - a, note=f"chunk {i + 1}/{n_chunks} written")
+            def on_result(a, b, loss):
+                i = next(pending)
+                buf = io.BytesIO()
+                np.savez(buf, members=idx[a:b], loss=np.asarray(loss), key=np.asarray(key))
+                atomic_write_bytes(_chunk_path(out, i), buf.getvalue())
+                done[i] = (idx[a:b], np.asarray(loss))
+                pr.update(b - a, note=f"chunk {i + 1}/{n_chunks} written")
 
-        # one call of the sharded trainer; its batches are exactly the pending chunks (only the
-        # last chunk of the sweep can be short, and it comes last)
-        train_net(net, p0, data, loss=tr.loss, schedule=g.schedule, lr=lrs, steps=plan["steps"],
-                  save=SaveAt(final=False), data_axis=0, batch=chunk, on_batch_result=on_result, devices=devices)
-        pr.__exit__(None, None, None)
+            # one call of the sharded trainer; its batches are exactly the pending chunks (only the
+            # last chunk of the sweep can be short, and it comes last)
+            train_net(net, p0, data, loss=tr.loss, schedule=g.schedule, lr=lrs, steps=plan["steps"],
+                      save=SaveAt(final=False), data_axis=0, batch=chunk, on_batch_result=on_result, devices=devices)
     loss = np.concatenate([done[i][1] for i in range(n_chunks)])
     t = np.arange(plan["steps"] + 1)
     S, nl = seeds, len(plan["lrs"])
