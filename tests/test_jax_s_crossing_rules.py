@@ -30,8 +30,8 @@ D = sp.Symbol("Delta", nonnegative=True)
 R = sp.Symbol("R", real=True)
 
 
-def _der(sym, f):
-    task = tk.Task(sp.eye(2), 2 * sp.Matrix([[f, 0], [0, 1]]), {sym.name: sym})
+def _der(sym, f, *more):
+    task = tk.Task(sp.eye(2), 2 * sp.Matrix([[f, 0], [0, 1]]), {x.name: x for x in (sym, *more)})
     return tk.Derivation(tk.GDLNSpec(task, (tk.Pathway("p", "all", "all", "all", 8, 2),),
                                      tk.Training(lr=0.01, a0=A0)))
 
@@ -185,3 +185,39 @@ def test_crossing_singular_values_with_fixed_singular_vectors_are_smooth():
             assert float(v) == pytest.approx(float(_paper_loss(y)), rel=1e-14, abs=0)
             assert float(g) == pytest.approx(float(mpmath.diff(_paper_loss, y)), rel=1e-10, abs=0)
             assert float(hh) == pytest.approx(float(mpmath.diff(_paper_loss, y, 2)), rel=1e-8, abs=0)
+
+
+def test_a_singular_value_that_is_a_product_of_vanishing_and_other_factors():
+    """s = c|Δ − 1| (a second symbol c > 0; targets 2·[[c(Δ − 1), 0], [0, 1]]) and s = |R|³ (targets
+    2·[[R³, 0], [0, 1]]): the loss's s²(1 − a d/s)² holds two factors (c and |Δ − 1|, or R² and |R|) to
+    take into the bracket, and was NaN at the zero after the first. By hand at Δ = 1: L as above, ∂L/∂c = 0
+    (s = 0 and c²(Δ − 1)² = 0 for every c), |∂L/∂Δ| = c L_s; at R = 0, s = |R|³ has s′ = s″ = 0 and
+    ½ tr Σy = R⁶ + 1, so ∂L/∂R = ∂²L/∂R² = 0. Near the zeros, mpmath."""
+    c = sp.Symbol("c", positive=True)
+    h = _hand_at_s_zero()
+    L = tk.to_jax(_der(D, c * (D - 1), c).loss, [D, a0, t, tau, c])
+    g = jax.jit(jax.grad(L, argnums=(0, 4)))
+    assert float(L(1.0, A0, T, TAU, 1.5)) == pytest.approx(h["L"], rel=1e-14, abs=0)
+    gD, gc = g(1.0, A0, T, TAU, 1.5)
+    assert abs(float(gD)) == pytest.approx(1.5 * abs(h["L_s"]), rel=1e-12, abs=0) and float(gc) == 0.0
+    with mpmath.workdps(50):
+        for x in (1 - 1e-12, 1 + 1e-9):
+            y = mpmath.mpf(x)
+            ref = lambda z, cc: _paper_loss(cc * (z - 1))        # noqa: E731
+            gD, gc = g(x, A0, T, TAU, 1.5)
+            assert float(gD) == pytest.approx(float(mpmath.diff(lambda z: ref(z, 1.5), y)), rel=1e-10, abs=0)
+            # ∂L/∂c = |Δ − 1| ∂L/∂s is about 1e-15 at 1 − 1e-12; SymPy's ½ tr Σy = c²Δ² − 2c²Δ + c² + 1,
+            # expanded, gives 2c(Δ² − 2Δ + 1) in float64 to a few ulp of 1 (absolute), not of (Δ − 1)²
+            assert float(gc) == pytest.approx(float(mpmath.diff(lambda cc: ref(y, cc), mpmath.mpf(1.5))),
+                                              rel=1e-10, abs=3 * 4 * 2.0 ** -52)
+    L = tk.to_jax(_der(R, R ** 3).loss, [R, a0, t, tau])
+    vals, grads, hess = _batched(L, jnp.array([0.0, 0.3, -0.3]))
+    assert float(vals[0]) == pytest.approx(h["L"], rel=1e-14, abs=0)
+    assert float(grads[0]) == 0.0 and float(hess[0]) == 0.0
+    with mpmath.workdps(50):
+        ref = lambda z: _paper_loss(z ** 3)                     # noqa: E731
+        for x, v, gg, hh in zip((0.3, -0.3), vals[1:], grads[1:], hess[1:]):
+            y = mpmath.mpf(x)
+            assert float(v) == pytest.approx(float(ref(y)), rel=1e-14, abs=0)
+            assert float(gg) == pytest.approx(float(mpmath.diff(ref, y)), rel=1e-10, abs=0)
+            assert float(hh) == pytest.approx(float(mpmath.diff(ref, y, 2)), rel=1e-8, abs=0)

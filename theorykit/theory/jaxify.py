@@ -61,7 +61,8 @@ def _small_s_safe(expr):
     c·(−w)·φ(−w): SymPy cancels P against 1/P, and φ(0) = 1. (2) P^n·B^m, where the sum B holds terms
     with 1/P^k at most and n ≥ k m (the loss's s²/(2d)·q², q ∝ 1/s), becomes P^(n − k m)·(P^k B)^m, P^k B
     summed term by term, so that P cancels there too; for a real P whose B holds 1/|P|^k (s = |Δ − 1|
-    where the loss has (Δ − 1)²) the same with |P|^(k m) = P^(k m), k m even. Both are identities, so
+    where the loss has (Δ − 1)²) the same with |P|^(k m) = P^(k m), k m even; again for each such
+    factor (s = c|Δ − 1|: c, then |Δ − 1|). Both are identities, so
     the value is unchanged wherever the printed form has one. Other expressions (the XoR Δ = 0 cases,
     saturation) are left alone."""
     def divides(e):                 # {P: k} for each factor P^(−k) (P not a number, k > 0) of the product e
@@ -112,11 +113,16 @@ def _small_s_safe(expr):
                         return f, g, k, a
         return None
 
-    def absorb(e):
-        f, g, k, a = absorb_target(e)
-        p, n = f.as_base_exp()
-        inner = sp.Add(*[a ** k * tm for tm in g.base.args])
-        return e / (f * g) * p ** (n - k * g.exp) * inner ** g.exp
+    def absorb(e):                  # again while a factor is left (s = c|Δ − 1|: c, then |Δ − 1|)
+        for _ in range(len(e.args)):
+            target = absorb_target(e)
+            if target is None:
+                break
+            f, g, k, a = target
+            p, n = f.as_base_exp()
+            inner = sp.Add(*[a ** k * tm for tm in g.base.args])
+            e = e / (f * g) * p ** (n - k * g.exp) * inner ** g.exp
+        return e
 
     expr = expr.replace(lambda e: phi_target(e) is not None, phi_rewrite)
     return expr.replace(lambda e: absorb_target(e) is not None, absorb)
