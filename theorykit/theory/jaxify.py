@@ -54,21 +54,34 @@ def _one_minus_exp(e):
 
 def _small_s_safe(expr):
     """``expr`` rewritten for JAX without the 0/0 of a mode whose s → 0 while its d does not (the same
-    value; docs/api.md). (1) In a product holding 1/x, a factor c(1 − e^w) with w ∝ x (w = −2st/τ,
-    s ∝ x) becomes c·(−w)·φ(−w): SymPy cancels x against 1/x, and φ(0) = 1. (2) x^(kn)·B^n where the
-    sum B holds terms with 1/x^k at most (the loss's s²/(2d)·q², q ∝ 1/s) becomes (x^k B)^n, x^k B summed
-    term by term, so that x cancels there too. Other expressions (the XoR Δ = 0 cases, saturation) are left alone."""
-    def divides(e):                 # {x: k} for each factor x^(−k) (x a symbol, k > 0) of the product e
+    value; docs/api.md). s is whatever expression the mode's singular value is (Δ, 3Δ, |Δ − 1|,
+    |Δ² − ¼|, ...): the trajectory holds (1 − e^{−2st/τ})/s and the loss s²(1 − a d/s)², with s the
+    same SymPy expression in both places. (1) In a product holding 1/P^k (P any expression that is not a
+    number), a factor c(1 − e^w) with P a factor of w (w = −2st/τ), or, for a symbol x, w ∝ x, becomes
+    c·(−w)·φ(−w): SymPy cancels P against 1/P, and φ(0) = 1. (2) P^n·B^m, where the sum B holds terms
+    with 1/P^k at most and n ≥ k m (the loss's s²/(2d)·q², q ∝ 1/s), becomes P^(n − k m)·(P^k B)^m, P^k B
+    summed term by term, so that P cancels there too; for a real P whose B holds 1/|P|^k (s = |Δ − 1|
+    where the loss has (Δ − 1)²) the same with |P|^(k m) = P^(k m), k m even; again for each such
+    factor (s = c|Δ − 1|: c, then |Δ − 1|). Both are identities, so
+    the value is unchanged wherever the printed form has one. Other expressions (the XoR Δ = 0 cases,
+    saturation) are left alone."""
+    def divides(e):                 # {P: k} for each factor P^(−k) (P not a number, k > 0) of the product e
         return {f.base: -f.exp for f in sp.Mul.make_args(e)
-                if isinstance(f, sp.Pow) and isinstance(f.base, sp.Symbol) and f.exp.is_negative}
+                if isinstance(f, sp.Pow) and not f.base.is_number and f.exp.is_negative}
+
+    def factor_of(p, w):            # whether p (or p^m, m > 0) is a factor of the product w
+        return any(b == p and x.is_positive for b, x in (g.as_base_exp() for g in sp.Mul.make_args(w)))
 
     def phi_target(e):
         if not isinstance(e, sp.Mul):
             return None
-        xs = divides(e)
+        ps = divides(e)
+        if not ps:
+            return None
         for f in e.args:
             cw = _one_minus_exp(f)
-            if cw and any(cw[1].has(x) and cw[1].subs(x, 0) == 0 for x in xs):
+            if cw and any(factor_of(p, cw[1]) or isinstance(p, sp.Symbol) and cw[1].has(p)
+                          and cw[1].subs(p, 0) == 0 for p in ps):
                 return f, cw
         return None
 
@@ -76,23 +89,40 @@ def _small_s_safe(expr):
         f, (c, w) = phi_target(e)
         return e / f * c * (-w) * _tk_phi(-w)
 
-    def absorb_target(e):           # (x^m, B^n, k): B's terms hold x^(−k) at most, and m ≥ k n
+    def absorb_target(e):           # (P^n, B^m, k, A): B's terms hold A^(−k) at most (A = P or |P|), n ≥ k m
         if not isinstance(e, sp.Mul):
             return None
+        gs = [g for g in e.args if isinstance(g, sp.Pow) and isinstance(g.base, sp.Add) and g.exp.is_Integer
+              and g.exp > 0]
+        if not gs:
+            return None
+        ks = [[divides(tm) for tm in g.base.args] for g in gs]
         for f in e.args:
-            if isinstance(f, sp.Pow) and isinstance(f.base, sp.Symbol) and f.exp.is_Integer and f.exp > 0:
-                for g in e.args:
-                    if isinstance(g, sp.Pow) and isinstance(g.base, sp.Add) and g.exp.is_Integer and g.exp > 0:
-                        ks = [divides(tm).get(f.base, 0) for tm in g.base.args]
-                        k = max(ks)
-                        if k.is_Integer and k > 0 and f.exp >= k * g.exp:
-                            return f, g, k
+            p, n = f.as_base_exp()
+            if p.is_number or not (n.is_Integer and n > 0) or not any(p in d or sp.Abs(p) in d
+                                                                       for kg in ks for d in kg):
+                continue
+            for g, kg in zip(gs, ks):
+                if g is f:
+                    continue
+                for a in (p, sp.Abs(p)):
+                    if a is not p and (a == p or not p.is_extended_real):
+                        continue
+                    k = max(d.get(a, sp.S.Zero) for d in kg)
+                    if k.is_Integer and k > 0 and n >= k * g.exp and (a is p or (k * g.exp) % 2 == 0):
+                        return f, g, k, a
         return None
 
-    def absorb(e):
-        f, g, k = absorb_target(e)
-        inner = sp.Add(*[f.base ** k * tm for tm in g.base.args])
-        return e / (f * g) * f.base ** (f.exp - k * g.exp) * inner ** g.exp
+    def absorb(e):                  # again while a factor is left (s = c|Δ − 1|: c, then |Δ − 1|)
+        for _ in range(len(e.args)):
+            target = absorb_target(e)
+            if target is None:
+                break
+            f, g, k, a = target
+            p, n = f.as_base_exp()
+            inner = sp.Add(*[a ** k * tm for tm in g.base.args])
+            e = e / (f * g) * p ** (n - k * g.exp) * inner ** g.exp
+        return e
 
     expr = expr.replace(lambda e: phi_target(e) is not None, phi_rewrite)
     return expr.replace(lambda e: absorb_target(e) is not None, absorb)
@@ -155,7 +185,7 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
                          f"or substitute numbers for them first: expr.subs({{...}}))")
     expr = _small_s_safe(expr)
     try:
-        f = sp.lambdify(list(args), expr, modules=[{"_tk_phi": _jax_phi}, "jax"])
+        f = sp.lambdify(list(args), expr, modules=[{"_tk_phi": _jax_phi, "abs": jnp.abs}, "jax"])
     except Exception as exc:  # SymPy's JAX printer has no translation for some function
         first = (str(exc).splitlines() or [""])[0]     # not SymPy's "set the printer option 'strict'": to_jax has none
         raise NotJaxSafe(f"no JAX translation: {first} (fix: rewrite the expression with functions jax.numpy has, "
