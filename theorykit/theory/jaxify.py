@@ -32,7 +32,9 @@ class NotJaxSafe(TheorykitError, ValueError):
     :class:`~theorykit.errors.TheorykitError` as every theorykit error is)."""
 
 
-_ALLOWED_BUILTINS = {"True", "False", "None", "range", "len", "complex", "float", "int"}
+# abs: SymPy prints Abs (a singular value |Δ| of a real symbol Δ) as Python's abs, which calls jnp.abs on
+# the JAX arrays to_jax passes (jit-, vmap- and grad-safe)
+_ALLOWED_BUILTINS = {"True", "False", "None", "range", "len", "complex", "float", "int", "abs"}
 
 
 class _tk_phi(sp.Function):
@@ -83,8 +85,8 @@ def _small_s_safe(expr):
             if isinstance(f, sp.Pow) and isinstance(f.base, sp.Symbol) and f.exp.is_Integer and f.exp > 0:
                 for g in e.args:
                     if isinstance(g, sp.Pow) and isinstance(g.base, sp.Add) and g.exp.is_Integer and g.exp > 0:
-                        ks = [divides(tm).get(f.base, 0) for tm in g.base.args]
-                        k = max(ks)
+                        # sp.Integer: a sum none of whose terms divides by x gives the plain int 0
+                        k = sp.Integer(max(divides(tm).get(f.base, 0) for tm in g.base.args))
                         if k.is_Integer and k > 0 and f.exp >= k * g.exp:
                             return f, g, k
         return None

@@ -1,0 +1,61 @@
+"""Rules from a docs auditor, a careful newcomer who types exactly what the docs say.
+
+docs/api.md's "From SymPy to JAX" has the reader build the task of targets [[Δ, 0], [0, 1]] on the
+inputs I₂ and hand its loss to ``tk.to_jax``. Typed with ``Delta`` declared ``real`` (the spec
+files' plainest assumption) that stopped twice: at a product x^m·(sum)^n whose sum has no term
+dividing by x (``to_jax(x**2 * (y + 1)**2, [x, y])``: an AttributeError from inside the rewrite
+for small s), and at the singular value |Δ|, which SymPy prints as Python's ``abs`` and to_jax
+refused. Expected values are by hand, in the docstrings and comments.
+"""
+import math
+
+import jax
+import numpy as np
+import pytest
+import sympy as sp
+
+import theorykit as tk
+from theorykit.theory.trajectory import a0, t, tau
+
+
+def test_to_jax_of_a_power_times_a_power_of_a_sum_free_of_it():
+    """f = x²(y + 1)²: f(2, 0.5) = 4 · 2.25 = 9; ∂f/∂x = 2x(y + 1)² = 9, ∂f/∂y = 2x²(y + 1) = 12."""
+    x, y = sp.symbols("x y")
+    f = tk.to_jax(x ** 2 * (y + 1) ** 2, [x, y])
+    assert float(f(2.0, 0.5)) == pytest.approx(9.0, rel=1e-14)
+    gx, gy = jax.grad(f, argnums=(0, 1))(2.0, 0.5)
+    assert (float(gx), float(gy)) == pytest.approx((9.0, 12.0), rel=1e-12)
+
+
+def _hand_loss(delta, t_, tau_, a0_):
+    """Targets diag(Δ, 1) on I₂, mean loss (P = 2): Σ^yx = diag(Δ, 1)/2, Σ^x = I/2, so the modes are
+    s = |Δ|/2 and 1/2, each d = 1/2; L = ½ tr Σ^y − Σ (s a − d a²/2), ½ tr Σ^y = (Δ² + 1)/4, with
+    a(t) = (s/d)/(1 + (s/(d a0) − 1) e^{−2st/τ}) (docs/theory.md, the closed form)."""
+    total = (delta ** 2 + 1) / 4
+    for s, d in ((abs(delta) / 2, 0.5), (0.5, 0.5)):
+        a = (s / d) / (1 + (s / (d * a0_) - 1) * math.exp(-2 * s * t_ / tau_))
+        total -= s * a - d * a * a / 2
+    return total
+
+
+def test_to_jax_of_a_loss_whose_singular_value_is_abs_of_a_real_symbol():
+    """With Delta real the singular value is |Δ|/2, printed Abs(Delta)/2: to_jax now translates it, and the
+    loss matches the hand closed form on both sides of 0 (even in Δ), its gradient the hand formula's
+    central difference (odd in Δ), under jit and vmap."""
+    spec = tk.spec_from_dict({"name": "diag", "symbols": {"Delta": {"real": True}},
+                              "data": {"inputs": [[1, 0], [0, 1]], "targets": [["Delta", 0], [0, 1]]},
+                              "pathways": [{"name": "p", "active": [1, 1], "hidden": 8}],
+                              "training": {"lr": 0.01, "a0": 0.001, "loss": "mean"}})
+    der = tk.Derivation(spec)
+    D = der.task.symbols["Delta"]
+    assert der.loss.has(sp.Abs)                     # the case this test is about
+    L = tk.to_jax(der.loss, [t, tau, a0, D])
+    for d in (-0.7, 0.7, 1.3):
+        assert float(L(300.0, 100.0, 1e-3, d)) == pytest.approx(_hand_loss(d, 300.0, 100.0, 1e-3), rel=1e-12)
+    h = 1e-6
+    want = [(_hand_loss(d + h, 300.0, 100.0, 1e-3) - _hand_loss(d - h, 300.0, 100.0, 1e-3)) / (2 * h)
+            for d in (-0.7, 0.7)]
+    grads = jax.jit(jax.vmap(jax.grad(L, argnums=3), in_axes=(None, None, None, 0)))(
+        300.0, 100.0, 1e-3, np.array([-0.7, 0.7]))
+    np.testing.assert_allclose(np.asarray(grads), want, rtol=1e-6)
+    assert float(grads[0]) == pytest.approx(-float(grads[1]), rel=1e-12)
