@@ -8,6 +8,8 @@ for small s), and at the singular value |Δ|, which SymPy prints as Python's ``a
 refused. Expected values are by hand, in the docstrings and comments.
 """
 import math
+import re
+from pathlib import Path
 
 import jax
 import numpy as np
@@ -59,3 +61,35 @@ def test_to_jax_of_a_loss_whose_singular_value_is_abs_of_a_real_symbol():
         300.0, 100.0, 1e-3, np.array([-0.7, 0.7]))
     np.testing.assert_allclose(np.asarray(grads), want, rtol=1e-6)
     assert float(grads[0]) == pytest.approx(-float(grads[1]), rel=1e-12)
+
+
+def _specs_md_defaults():
+    """{field: default as written} of docs/specs.md's field reference (the table's last column)."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "specs.md").read_text("utf-8")
+    section = text.split("## Field reference", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([^`]+)` \|(.*)\|\s*$", section, flags=re.M)
+    return {field: cells.split("|")[-1].strip() for field, cells in rows}
+
+
+def test_specs_md_quoted_defaults_are_the_parsers():
+    """The defaults docs/specs.md quotes for [training], [[pathways]] and the built-in tasks are what a spec
+    that leaves the key out gets (the page had no check of its default column, only of its field names)."""
+    written = _specs_md_defaults()
+    bare = tk.spec_from_dict({"data": {"inputs": [[1, 0]], "targets": [[1, 0]]},
+                              "pathways": [{"name": "p", "active": "all"}]})
+    for key in ("lr", "loss", "a0", "init_std", "steps"):
+        value = getattr(bare.training, key)
+        assert written[f"training.{key}"].strip('`"') == (value if isinstance(value, str) else f"{value:g}"), key
+    p = bare.pathways[0]
+    assert (written["pathways[].hidden"], written["pathways[].depth"]) == (str(p.hidden), str(p.depth))
+    assert written["pathways[].inputs"] == written["pathways[].outputs"] == '`"all"`'
+    assert (p.inputs, p.outputs) == ((0,), (0,))          # "all" of a 1 × 2 task: row 0
+    # the built-in tasks: contexts n = 8, k = 3 is d = n + k = 11 inputs, P = n·k = 24 datapoints
+    n, k = int(written["data.n"]), int(written["data.k"])
+    ctx = tk.spec_from_dict({"data": {"task": "contexts", "reln": "double"}})
+    assert ctx.task.X.shape == (n + k, n * k)
+    hx, hc = re.fullmatch(r"(\d+) \(xor-margin\), (\d+) \(contexts\)", written["data.hidden"]).groups()
+    assert {p.hidden for p in ctx.pathways} == {int(hc)}
+    xor = tk.spec_from_dict({"data": {"task": "xor-margin", "reln": "xor"}})
+    assert sum(p.hidden for p in xor.pathways) == int(hx)     # xor-margin: the total width
+    assert written["data.Delta"] == "the symbol `Delta`" and set(xor.task.symbols) == {"Delta"}
