@@ -93,3 +93,53 @@ def test_specs_md_quoted_defaults_are_the_parsers():
     xor = tk.spec_from_dict({"data": {"task": "xor-margin", "reln": "xor"}})
     assert sum(p.hidden for p in xor.pathways) == int(hx)     # xor-margin: the total width
     assert written["data.Delta"] == "the symbol `Delta`" and set(xor.task.symbols) == {"Delta"}
+
+
+_ROOT = Path(__file__).resolve().parent.parent
+_COMMAND = re.compile(r"theorykit((?: --[a-z-]+)*) ([a-z-]+)([^`\n|#;&]*)")
+
+
+def _option_misuses(text, commands, top):
+    """(command, option) for each ``theorykit [TOP-OPTS] COMMAND … --option`` in ``text`` whose option the
+    command does not have, and the number of command lines read."""
+    bad, seen = [], 0
+    for m in _COMMAND.finditer(text):
+        cmd = m.group(2)
+        if cmd not in commands:          # prose: "theorykit reads …"
+            continue
+        seen += 1
+        bad += [(cmd, o) for o in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", m.group(3))
+                if o not in commands[cmd] and o not in top]
+        bad += [("theorykit", o) for o in re.findall(r"--[a-z][a-z0-9-]*", m.group(1)) if o not in top]
+    return bad, seen
+
+
+def test_every_command_line_the_docs_show_uses_options_its_command_has():
+    """Every ``theorykit COMMAND … --option`` written in the README, the docs pages, the CHANGELOG, the
+    notebooks and examples, and the package's and suites' own messages and docstrings uses an option that
+    COMMAND's parser has (docs/cli.md is generated from the parser; the prose and the examples are not)."""
+    import argparse
+
+    from theorykit.cli.parser import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    top = {o for a in parser._actions for o in a.option_strings}
+    commands = {n: {o for a in p._actions for o in a.option_strings} for n, p in sub.choices.items()}
+    # the check catches a misuse, also behind a global option, and skips prose
+    assert _option_misuses("`theorykit derive x.toml --compare` and theorykit reads --nothing", commands, top) \
+        == ([("derive", "--compare")], 1)
+    assert _option_misuses("theorykit --distributed simulate s.toml --seeds 8 --quick", commands, top)[0] \
+        == [("simulate", "--quick")]
+    files = [_ROOT / "README.md", _ROOT / "CHANGELOG.md", *(_ROOT / "docs").rglob("*.md"),
+             *(_ROOT / "examples").rglob("*.py"), *(_ROOT / "examples").rglob("*.toml"),
+             *(_ROOT / "theorykit").rglob("*.py"), *(_ROOT / "validation").rglob("*.py")]
+    bad, seen = [], 0
+    for f in files:
+        if f.name == "cli.md":
+            continue
+        b, n = _option_misuses(f.read_text("utf-8"), commands, top)
+        bad += [f"{f.relative_to(_ROOT)}: theorykit {c} … {o}" for c, o in b]
+        seen += n
+    assert seen > 100, seen                     # the scan reads the docs' command lines
+    assert bad == [], "\n".join(bad)
