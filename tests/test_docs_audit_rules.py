@@ -143,3 +143,20 @@ def test_every_command_line_the_docs_show_uses_options_its_command_has():
         seen += n
     assert seen > 100, seen                     # the scan reads the docs' command lines
     assert bad == [], "\n".join(bad)
+
+
+def test_derivation_script_piped_to_head_exits_141_without_traceback_and_writes_its_file(tmp_path):
+    """README's ``python -m theorykit.derivations.k_contexts`` piped into ``head`` (the reader leaves early)
+    ended in a BrokenPipeError traceback and never wrote its ``--latex`` file; it now goes on as the
+    ``theorykit`` commands do (docs/cli.md: 141 stdout closed by its reader) and writes the file."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "k.tex"
+    p = subprocess.Popen([sys.executable, "-m", "theorykit.derivations.k_contexts", "--quick", "--latex", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    p.stdout.close()                       # the reader leaves before the first line (the imports take a second)
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=300) == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+    assert out.read_text("utf-8").startswith("\\documentclass")
