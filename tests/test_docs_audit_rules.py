@@ -160,3 +160,22 @@ def test_derivation_script_piped_to_head_exits_141_without_traceback_and_writes_
     assert p.wait(timeout=300) == 141, err
     assert "Traceback" not in err and "BrokenPipe" not in err, err
     assert out.read_text("utf-8").startswith("\\documentclass")
+
+
+def test_two_outputs_to_dev_null_are_written_as_it_is_and_two_to_one_file_still_refused(tmp_path, capsys):
+    """docs/index.md: a device such as /dev/null is written as it is, so ``derive --json /dev/null --latex
+    /dev/null`` (discard both) replaces nothing; it was refused ("one result would replace the other", exit
+    2). Two outputs to one regular file are still refused, naming the second option."""
+    import os
+
+    from theorykit.cli import main
+    from theorykit.cli.common import check_outputs
+
+    spec = tmp_path / "s.toml"
+    spec.write_text('[data]\ninputs = [[1, 0]]\ntargets = [[1, 0]]\n[[pathways]]\nname = "p"\nactive = "all"\n')
+    assert main(["derive", str(spec), "--json", "/dev/null", "--latex", "/dev/null"]) == 0
+    assert os.path.exists("/dev/null") and tk.io.is_special("/dev/null")
+    with pytest.raises(tk.SpecError) as err:
+        check_outputs(("--json", tmp_path / "a.out"), ("--latex", tmp_path / "a.out"))
+    assert err.value.field == "--latex"
+    capsys.readouterr()
