@@ -3,3 +3,15 @@
 Each module has a ``derive()`` function returning its results and LaTeX, and runs as a script:
 ``python -m theorykit.derivations.<name>``.
 """
+import sys
+
+from theorykit.io import ReaderMayLeave
+
+
+def run_script(main, argv) -> int:
+    """``main(argv)`` as a script: where stdout's reader left early it exits 141 (SIGPIPE's status, as the
+    ``theorykit`` commands do) with no traceback, after writing its files."""
+    out = sys.stdout = ReaderMayLeave(sys.stdout)
+    status = main(argv)
+    out.flush()
+    return 141 if out.reader_left else status

@@ -38,4 +38,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    import sys
+
+    from theorykit.derivations import run_script
+
+    raise SystemExit(run_script(main, sys.argv[1:]))

@@ -307,4 +307,6 @@ def main(argv=()) -> int:
 if __name__ == "__main__":
     import sys
 
-    raise SystemExit(main(sys.argv[1:]))
+    from theorykit.derivations import run_script
+
+    raise SystemExit(run_script(main, sys.argv[1:]))

@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import SpecError
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", "png_bytes", "write_figure", "FIGURE_FORMATS", "new_figure", "plot_text", "counted"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", "png_bytes", "write_figure", "FIGURE_FORMATS", "new_figure", "plot_text", "counted", "ReaderMayLeave"]
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -346,3 +346,38 @@ def write_figure(fig, path, dpi: int = 110, tight: bool = False) -> Path:
         raise SpecError("path", f"{path} does not end in .png, .pdf or .svg, the formats a figure is written in",
                         f"name it e.g. {Path(path).with_suffix('.png').name}, or .pdf for a paper")
     return atomic_write_bytes(path, png_bytes(fig, dpi, tight, fmt))
+
+
+class ReaderMayLeave:
+    """stdout, read by a command or a script that may leave before the output ends (``theorykit predict … | head``).
+    Once a write fails so, the rest of the text is dropped and the command goes on to the end, so
+    that the files it writes (a predicted spec, a JSON) are still written; it then exits 141."""
+
+    def __init__(self, stream):
+        self.stream, self.reader_left = stream, False
+
+    def _gone(self):
+        self.reader_left = True
+        try:    # the interpreter's last flush at exit must not fail again: point stdout at the null device
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stream.fileno())
+        except (OSError, ValueError, AttributeError):   # a stdout with no file descriptor (a test's capture)
+            pass
+
+    def write(self, text):
+        if not self.reader_left:
+            try:
+                return self.stream.write(text)
+            except BrokenPipeError:
+                self._gone()
+        return len(text)
+
+    def flush(self):
+        if not self.reader_left:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._gone()
+
+    def __getattr__(self, name):        # isatty, fileno, encoding, buffer: the stream's own
+        return getattr(self.stream, name)

@@ -97,7 +97,7 @@ def main(argv=None) -> int:
     args.argv = list(sys.argv[1:] if argv is None else argv)      # a result records the command line
     args.started = time.monotonic()        # and how long the command took until it was written
     debug = getattr(args, "debug", False)
-    out = _Stdout(sys.stdout)
+    out = io.ReaderMayLeave(sys.stdout)
     sys.stdout = out
     threads, interrupt = set(threading.enumerate()), _Interrupt(sys.unraisablehook)
     sys.unraisablehook, io.before_commit = interrupt.hook, interrupt.check
@@ -333,41 +333,6 @@ def _cancel_timers(before) -> None:
     for thread in threading.enumerate():
         if isinstance(thread, threading.Timer) and thread not in before:
             thread.cancel()
-
-
-class _Stdout:
-    """stdout, read by a command that may leave before the output ends (``theorykit predict … | head``).
-    Once a write fails so, the rest of the text is dropped and the command goes on to the end, so
-    that the files it writes (a predicted spec, a JSON) are still written; it then exits 141."""
-
-    def __init__(self, stream):
-        self.stream, self.reader_left = stream, False
-
-    def _gone(self):
-        self.reader_left = True
-        try:    # the interpreter's last flush at exit must not fail again: point stdout at the null device
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, self.stream.fileno())
-        except (OSError, ValueError, AttributeError):   # a stdout with no file descriptor (a test's capture)
-            pass
-
-    def write(self, text):
-        if not self.reader_left:
-            try:
-                return self.stream.write(text)
-            except BrokenPipeError:
-                self._gone()
-        return len(text)
-
-    def flush(self):
-        if not self.reader_left:
-            try:
-                self.stream.flush()
-            except BrokenPipeError:
-                self._gone()
-
-    def __getattr__(self, name):        # isatty, fileno, encoding, buffer: the stream's own
-        return getattr(self.stream, name)
 
 
 def _run(args, debug) -> int:

@@ -117,7 +117,8 @@ def check_outputs(*outputs, inputs=(), stdout=None) -> None:
     ``'-'`` to stdout, another option's ``'-'`` is refused: it would make a file named ``-``). A path
     must not be a folder, and its nearest existing folder must be a folder one can write in (missing
     folders are made on writing).
-    Nor may it be the path of another output (the second written would replace the first) or of a
+    Nor may it be the path of another output (the second written would replace the first; a device or a
+    named pipe, written as it is, may take several) or of a
     file the command reads, ``inputs`` (``(option, path)`` pairs): ``derive s.toml --json s.toml``
     replaced the spec with its own derivation."""
     seen = {}
@@ -132,7 +133,7 @@ def check_outputs(*outputs, inputs=(), stdout=None) -> None:
             if isinstance(given, (str, os.PathLike)) and Path(given).is_file() and Path(given).resolve() == here:
                 raise SpecError(option, f"{path} is the {source} file this command reads; writing there would "
                                 "replace it", "write the result to another file")
-        if here in seen:
+        if here in seen and not is_special(path):     # /dev/null twice: neither write replaces the other
             raise SpecError(option, f"{path} is also given to {seen[here]}: one result would replace the other",
                             "give each output a file of its own")
         seen[here] = option
