@@ -6,8 +6,9 @@ the run started, and its first ``bar.update(k, note=...)`` failed with a TypeErr
 had begun (``race_exhaust``, which calls ``update(k)`` alone, happened to work). Now a tqdm bar of
 the caller's is advanced (``update(k)``, the note as its postfix, its total and closing left to the
 caller), and any other ``update`` that cannot be called as ``update(k=1, note="")`` is refused before
-any work by a SpecError naming ``progress``. The validation suites and the command line build their
-bars with ``progress_bar`` rather than ``Progress(..., enabled=...)`` inline.
+any work by a SpecError naming ``progress``. The validation suites build their bars with
+``progress_bar`` rather than ``Progress(..., enabled=...)`` inline, so a caller's own object is
+advanced and a bad one refused there too.
 """
 from __future__ import annotations
 
@@ -173,3 +174,80 @@ def test_checking_progress_imports_neither_tqdm_nor_the_heavy_libraries():
             "print([m for m in ('tqdm', 'jax', 'sympy', 'numpy') if m in sys.modules])")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT.parent)
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stderr[-2000:]
+
+
+# ---------------------------------------------------------------------------------------------
+# the suites and the command line: progress_bar, not Progress(..., enabled=...) inline
+# ---------------------------------------------------------------------------------------------
+def test_no_progress_is_built_inline_outside_theorykit_progress():
+    """docs/contributing.md: "Do not build ``Progress`` inline" -- that took a caller's own bar for
+    True and never advanced it; the five suites still did. The command line is exempt: it is a caller
+    making its own bar from ``--no-progress`` (simulate reads the bar's ``n``) and handing it on."""
+    import re
+
+    pattern = re.compile(r"\bProgress\(")
+    found = []
+    for folder in ("theorykit", "validation", "derivations"):
+        for p in sorted((ROOT / folder).rglob("*.py")):
+            rel = p.relative_to(ROOT).as_posix()
+            if rel == "theorykit/progress.py" or rel.startswith("theorykit/cli/"):
+                continue
+            found += [f"{p.relative_to(ROOT)}:{i}" for i, line in enumerate(p.read_text().splitlines(), 1)
+                      if pattern.search(line.split("#")[0])]
+    assert found == []
+
+
+def _cheap_lemmas(monkeypatch):
+    """The lemmas suite with its six stages stubbed out (interlacing; restrictions; positive data;
+    gate patterns; census; figure -- its docstring and docs/validation.md's row): only its progress
+    is under test here."""
+    from theorykit.suites import load_suite
+
+    lemmas = load_suite("lemmas")
+    for name in ("_interlacing_random", "_interlacing_exact", "_section4_restrictions", "_positive_data",
+                 "_gate_characterisation", "_section4_pattern_counts", "_census", "_figure"):
+        monkeypatch.setattr(lemmas, name, lambda *a, **k: {})
+    monkeypatch.setattr(lemmas, "_claims", lambda results: [])
+    return lemmas
+
+
+def test_a_suite_advances_a_callers_own_progress(tmp_path, monkeypatch):
+    """Before, ``Progress("lemmas", 6, enabled=progress)`` took the caller's object for True: a quiet
+    bar of its own, the caller's never advanced."""
+    lemmas = _cheap_lemmas(monkeypatch)
+    calls = []
+
+    class Own:
+        def update(self, k=1, note=""):
+            calls.append((k, note))
+
+    lemmas.run(tmp_path, "quick", progress=Own())
+    assert len(calls) == 6 and all(k == 1 and note for k, note in calls)
+
+
+def test_a_suite_refuses_a_bad_progress_by_name(tmp_path, monkeypatch):
+    lemmas = _cheap_lemmas(monkeypatch)
+    for name in ("_interlacing_random",):
+        monkeypatch.setattr(lemmas, name, _no_work)
+    for bad in ("yes", NoNote()):
+        with pytest.raises(SpecError) as err:
+            lemmas.run(tmp_path, "quick", progress=bad)
+        assert err.value.field == "progress"
+
+
+@pytest.mark.parametrize("flag", [False, True])
+def test_a_suite_with_a_flag_shows_its_own_bar_on_a_terminal_only_when_true(tmp_path, monkeypatch, flag):
+    """progress=True: the suite's bar (labelled with the suite's name) on a terminal; False: nothing."""
+    lemmas = _cheap_lemmas(monkeypatch)
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    lemmas.run(tmp_path, "quick", progress=flag)
+    monkeypatch.undo()
+    assert ("lemmas" in term.getvalue()) == flag
+    if not flag:
+        assert term.getvalue() == ""

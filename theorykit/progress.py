@@ -2,12 +2,13 @@
 output, ``2> log``, ``| tee``) a plain line now and then; nothing in a Jupyter kernel, on an
 in-memory stream, or when disabled.
 
-``with Progress("xor", total=10) as pr: pr.update(note="stage")`` -- the interface the suites and
-the command line use; the bar itself is tqdm's. The long runs of the library (``tk.find_gates``,
-``compare_run``, ``tk.predict_reln``, ``race_exhaust``, ``run_sweep``) take their ``progress`` one
-way, :func:`checked_progress`, and show it with :func:`progress_bar`: True, False, None, an object
-of the caller's own with ``update(k=1, note="")``, or a tqdm bar of the caller's (advanced with
-``update(k)``, the note as its postfix).
+``with progress_bar(progress, "xor", 10) as pr: pr.update(note="stage")`` -- the one way the long
+runs of the library (``tk.find_gates``, ``compare_run``, ``tk.predict_reln``, ``race_exhaust``,
+``run_sweep``) and the validation suites show progress; the bar itself is tqdm's (:class:`Progress`,
+which the command line makes from ``--no-progress`` and hands to them as its own). They take their
+``progress`` one way, :func:`checked_progress`: True, False, None, an object of the caller's own
+with ``update(k=1, note="")``, or a tqdm bar of the caller's (advanced with ``update(k)``, the note
+as its postfix).
 """
 from __future__ import annotations
 
