@@ -2,10 +2,13 @@
 output, ``2> log``, ``| tee``) a plain line now and then; nothing in a Jupyter kernel, on an
 in-memory stream, or when disabled.
 
-``with Progress("xor", total=10) as pr: pr.update(note="stage")`` -- the interface the suites and
-the command line use; the bar itself is tqdm's. The long runs of the library (``tk.find_gates``,
-``compare_run``, ``tk.predict_reln``, ``race_exhaust``, ``run_sweep``) take their ``progress`` one
-way, :func:`checked_progress`, and show it with :func:`progress_bar`.
+``with progress_bar(progress, "xor", 10) as pr: pr.update(note="stage")`` -- the one way the long
+runs of the library (``tk.find_gates``, ``compare_run``, ``tk.predict_reln``, ``race_exhaust``,
+``run_sweep``) and the validation suites show progress; the bar itself is tqdm's (:class:`Progress`,
+which the command line makes from ``--no-progress`` and hands to them as its own). They take their
+``progress`` one way, :func:`checked_progress`: True, False, None, an object of the caller's own
+with ``update(k=1, note="")``, or a tqdm bar of the caller's (advanced with ``update(k)``, the note
+as its postfix).
 """
 from __future__ import annotations
 
@@ -93,12 +96,60 @@ def _flag(progress) -> bool:
     return progress is None or isinstance(progress, bool) or (np is not None and isinstance(progress, np.bool_))
 
 
+def _tqdm(progress) -> bool:
+    """Whether ``progress`` is a tqdm bar (tqdm.auto's and tqdm.notebook's too): looked up among the
+    modules already imported, as a bar of tqdm's cannot exist before tqdm is."""
+    std = sys.modules.get("tqdm.std")
+    return std is not None and isinstance(progress, std.tqdm)
+
+
+class _TqdmNotes:
+    """A caller's tqdm bar advanced the long runs' way: ``update(k, note)`` is tqdm's ``update(k)``
+    with the note as the bar's postfix. Its total, and closing it, stay the caller's."""
+
+    def __init__(self, bar):
+        self.bar = bar
+
+    def update(self, k: int = 1, note: str = ""):
+        if note:
+            self.bar.set_postfix_str(note, refresh=False)
+        self.bar.update(k)
+
+
+def _no_note(update) -> str:
+    """Why ``update`` cannot be called as the long runs call it, ``update(k)`` and ``update(note=…)``
+    (both, as ``update(k=1, note="")``); "" when it can, or when its signature cannot be read."""
+    import inspect
+
+    try:
+        sig = inspect.signature(update)
+    except (TypeError, ValueError):     # a builtin's without a signature: taken at its word
+        return ""
+    for args, kw, call in (((1,), {"note": "stage"}, "update(1, note='stage')"),
+                           ((), {"note": "stage"}, "update(note='stage')")):
+        try:
+            sig.bind(*args, **kw)
+        except TypeError:
+            return f"its update{sig} cannot be called as {call}"
+    return ""
+
+
 def checked_progress(progress):
-    """``progress`` as the long runs take it: True or False (a bar on stderr or none), None (none) or a
-    :class:`Progress` of the caller's own (anything with ``update(k, note)``); anything else is a
-    :class:`~theorykit.errors.SpecError` naming ``progress``, raised before any work."""
-    if _flag(progress) or (callable(getattr(progress, "update", None)) and not isinstance(progress, (Mapping, Set))):
-        return progress     # a dict or a set has an update too, which is not a bar's
+    """``progress`` as the long runs take it: True or False (a bar on stderr or none), None (none), a
+    :class:`Progress` or any object of the caller's own whose ``update`` takes ``update(k=1, note="")``,
+    or a tqdm bar of the caller's (see :func:`progress_bar`); anything else -- an ``update`` without
+    the ``note`` keyword too -- is a :class:`~theorykit.errors.SpecError` naming ``progress``, raised
+    before any work."""
+    if _flag(progress) or _tqdm(progress):
+        return progress
+    update = getattr(progress, "update", None)
+    if callable(update) and not isinstance(progress, (Mapping, Set)):  # a dict's or a set's update is not a bar's
+        why = _no_note(update)
+        if not why:
+            return progress
+        raise SpecError("progress", f"{type(progress).__name__} has an update, but {why}",
+                        "give its update the signature update(k=1, note='') (note: what the stage did), or pass "
+                        "a tqdm bar, progress=True for a bar on stderr or progress=False for none")
     got = f"{type(progress).__name__} {progress!r}"
     raise SpecError("progress", f"expected True, False or a theorykit.progress.Progress, got {got[:80]}",
                     "pass progress=True for a bar on stderr, progress=False for none, or an object of your own "
@@ -108,7 +159,8 @@ def checked_progress(progress):
 def progress_bar(progress, label: str, total: int):
     """A context giving the bar to advance for :func:`checked_progress`'s ``progress``: a bar
     ``label`` of ``total`` steps made (and closed) here for True, a quiet one for False or None (as
-    every bar, quiet off a terminal too), the caller's own as it is (not closed here: it is theirs)."""
+    every bar, quiet off a terminal too), a caller's tqdm bar advanced by ``update(k)`` with the note
+    as its postfix, the caller's own object as it is (neither closed here: they are theirs)."""
     if _flag(checked_progress(progress)):
         return Progress(label, total, enabled=bool(progress))
-    return contextlib.nullcontext(progress)
+    return contextlib.nullcontext(_TqdmNotes(progress) if _tqdm(progress) else progress)

@@ -28,7 +28,7 @@ import time
 from theorykit.analysis import context_races as races
 from theorykit.analysis import context_runs as runs
 from theorykit.analysis.exhaust import ETA, FRACTIONS, SEC5_GAMMA, STEPS
-from theorykit.progress import Progress
+from theorykit.progress import progress_bar
 
 from ._common import Stopwatch, graded, start
 
@@ -77,7 +77,7 @@ def run(out_dir, mode: str = "quick", progress: bool = True) -> dict:
     if cfg.get("sec5_k"):       # quick: the paper's k = 3, 4, 5 only
         rcfg["sec5"] = {kk: v for kk, v in SEC5.items() if kk in cfg["sec5_k"]}
     t_start = time.time()
-    with Progress("contexts", total=30, enabled=progress) as pr:
+    with progress_bar(progress, "contexts", 30) as pr:
         secs = Stopwatch(pr)
         der = races.derivation(out_dir, rcfg)
         kres = der.pop("_obj")

@@ -60,7 +60,7 @@ from theorykit.errors import SpecError
 from theorykit.spec.fields import loss_factor, loss_name
 from theorykit.io import write_figure
 from theorykit.net.starts import a0_rule, aligned_net_params
-from theorykit.progress import Progress
+from theorykit.progress import progress_bar
 from theorykit.record import SaveAt
 from theorykit.theory.flow import Dopri5, integrate
 from theorykit.theory.race import RaceSystem
@@ -148,7 +148,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
            jnp.asarray(rng.normal(size=Y.shape[0])))
     G = section6_gates(8, 3)                               # common, ctx12, ctx13, ctx23
     t0 = time.time()
-    with Progress("depth", 3 * seeds + st["wide_seeds"] + 1 + 4, enabled=progress) as pr:
+    with progress_bar(progress, "depth", 3 * seeds + st["wide_seeds"] + 1 + 4) as pr:
         def tick(note):
             done = [0]
 

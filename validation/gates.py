@@ -37,7 +37,7 @@ from theorykit.analysis.reln import exact_reln_outputs
 from theorykit.curves import max_gap
 from theorykit.io import write_figure
 from theorykit.net.starts import a0_rule
-from theorykit.progress import Progress
+from theorykit.progress import progress_bar
 from theorykit.sim.simulation import relu_forward
 from theorykit.spec.gating import context_name
 from theorykit.theory.race import RaceSystem
@@ -80,7 +80,7 @@ def _section4(st, progress):
     X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
     relu = train_relu(X, Y, hidden=st["hidden"], lr=st["lr"], steps=st["steps"], seeds=st["seeds"],
                       init_std=st["init_std"], loss="sum", seed=0, every=100)
-    with Progress("gates: elbow", len(KS), enabled=progress) as pr:
+    with progress_bar(progress, "gates: elbow", len(KS)) as pr:
         scores = elbow_scores(X, Y, relu, KS, kmeans_seed=0, n_init=st["n_init"], progress=pr)
     mse = [r["mse"] for r in scores]
     K_imp = choose_elbow(KS, mse, "improvement")
@@ -176,7 +176,7 @@ def _digits(st, progress):
     Y = np.eye(ds["classes"])[d.target[idx]].T
     relu = train_relu(X, Y, hidden=ds["hidden"], lr=ds["lr"], steps=ds["steps"], seeds=ds["seeds"],
                       init_std=ds["init_std"], loss="mean", seed=0, every=100)
-    with Progress("gates: digits", len(KS), enabled=progress) as pr:
+    with progress_bar(progress, "gates: digits", len(KS)) as pr:
         scores = elbow_scores(X, Y, relu, KS, kmeans_seed=0, n_init=5, progress=pr)
     rl = relu.loss.mean(0)
     times = relu.t_ck.astype(float)

@@ -261,12 +261,12 @@ def _figure(census: dict, out_dir: Path) -> str:
 
 
 def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
-    from theorykit.progress import Progress
+    from theorykit.progress import progress_bar
 
     out_dir = Path(out_dir)
     quick = mode == "quick"
     results: dict = {"mode": mode}
-    with Progress("lemmas", total=6, enabled=progress) as pr:
+    with progress_bar(progress, "lemmas", 6) as pr:
         results["interlacing_random"] = _interlacing_random(2000 if quick else 20000)
         results["interlacing_exact"] = _interlacing_exact(100 if quick else 1000)
         pr.update(note="interlacing")

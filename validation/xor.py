@@ -46,7 +46,7 @@ import sympy as sp
 from theorykit.spec.gating import xor_relns
 from theorykit.io import atomic_write_text
 from theorykit.theory.latex import latex_document
-from theorykit.progress import Progress
+from theorykit.progress import progress_bar
 from theorykit.curves import curve_distance, median_never_inf, nan_to_none, switch_point
 from theorykit.theory.gates import read_units, tally
 from theorykit.net.starts import a0_rule as init_a0_rule
@@ -135,7 +135,7 @@ def run(out_dir, mode: str = "quick", progress: bool = True, config: dict | None
     cfg = {**cfg, **(config or {})}
     t_start = time.time()
     stages = ["derive", "relu", "reln-random", "reln-aligned", "measure", "figures"]
-    with Progress("xor", total=len(stages), enabled=progress) as pr:
+    with progress_bar(progress, "xor", len(stages)) as pr:
         timing = Stopwatch(pr)
         # ---- 1. theory ------------------------------------------------------------------------
         derive, summary = _load_theory()

@@ -115,7 +115,7 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None, 
 
     ``lr`` / ``loss``: the run's learning rate and loss convention (default: the spec's training).
     ``progress``: True for a bar on stderr (False or None: none), or a
-    :class:`theorykit.progress.Progress` of your own, advanced once by each of the two stages (the
+    :class:`theorykit.progress.Progress` or tqdm bar of your own, advanced once by each of the two stages (the
     found GDLN trained from the run's first checkpoint, then the race reduction)."""
     checked_progress(progress)
 

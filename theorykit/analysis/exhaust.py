@@ -207,7 +207,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     loss recorded every ⌊τ/race_dt⌋ steps (default 10; the contexts suite races at τ/2 in
     ``--quick`` and τ/40 in ``--full``, ``validation/contexts.py``). ``progress``: True (default) for a
     bar on stderr over the orbits raced, False or None for none, or a :class:`~theorykit.progress.Progress`
-    of your own, advanced by the orbits of each batch.
+    or tqdm bar of your own, advanced by the orbits of each batch.
     """
     checked_progress(progress)
     positive_int(steps, "--steps", "--steps 8000")

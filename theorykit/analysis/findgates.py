@@ -394,7 +394,7 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     symbols; ``seed``: the networks' and k-means' seed; ``n_init``: k-means restarts (at least 5);
     ``name``: the found spec's name. ``progress``:
     True for a bar over the elbow's Ks on stderr (as ``tk.predict_reln``'s), or a
-    :class:`~theorykit.progress.Progress` of your own; the default None shows none."""
+    :class:`~theorykit.progress.Progress` or tqdm bar of your own; the default None shows none."""
     task_or_spec = as_task(task_or_spec)
     if isinstance(task_or_spec, GDLNSpec):
         spec0 = task_or_spec

@@ -339,7 +339,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     each batch of families) would run past it. The task must be numeric (substitute symbols first:
     ``task.subs({...})``). ``progress``: True (default) for bars on stderr for the pattern stages and the
     race (only on a terminal), False or None for none, or a :class:`~theorykit.progress.Progress` of your
-    own, which receives the updates of both: three (patterns, consistent, orbits), then one per batch of
+    own or a tqdm bar, which receives the updates of both: three (patterns, consistent, orbits), then one per batch of
     families raced (``k`` families; its total is yours)."""
 
     t0 = time.time()

@@ -185,7 +185,7 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
     """Run (or resume) a sweep; returns the summary written to ``out/sweep.json`` plus ``t`` and ``loss``.
     ``init``: ``"aligned"`` or ``"random"`` (module docstring). ``progress``: True (default) for a bar on
     stderr over the members trained, False or None for none, or a :class:`~theorykit.progress.Progress` of
-    your own, advanced by the members of each chunk written."""
+    your own or a tqdm bar, advanced by the members of each chunk written."""
     checked_progress(progress)
     import jax.numpy as jnp
 
