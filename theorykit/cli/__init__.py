@@ -240,7 +240,10 @@ class _Watchdog:
         platform without one)."""
         if os.name != "posix" or threading.current_thread() is not threading.main_thread():
             return None
-        r, w = os.pipe()
+        try:                                    # no file descriptor left (EMFILE): run without a watchdog
+            r, w = os.pipe()
+        except OSError:
+            return None
         try:
             os.set_blocking(w, False)
             previous = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
