@@ -7,6 +7,7 @@ run of the code under test."""
 from __future__ import annotations
 
 import mpmath
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -113,3 +114,67 @@ def test_the_jax_trajectory_of_numbers_holds_every_digit_too(u):
     assert float(f(x)) == pytest.approx(float(want[0]), rel=1e-15, abs=0)
     assert float(jax.grad(f)(x)) == pytest.approx(float(want[1]), rel=1e-14, abs=0)
     assert float(jax.grad(jax.grad(f))(x)) == pytest.approx(float(want[2]), rel=2e-12, abs=0)
+
+
+# ------------------------------------------------------------------------------------------------
+# the numbers path (numpy: predict_loss, the theory curves) keeps its digits for a tiny s
+# ------------------------------------------------------------------------------------------------
+def _paper_loss_mp(x, t_over_tau, a0="0.001"):
+    """tests/test_jax_small_s_rules.py's task (targets 2·diag(Δ, 1) on I₂, summed loss): ½ tr Σy = Δ² + 1,
+    modes s = Δ and s = 1, both d = ½; L = Δ² + 1 − Σ (s a − ½ d a²), a by the logistic form."""
+    x = mpmath.mpf(x)
+    L = x ** 2 + 1
+    for s in (x, mpmath.mpf(1)):
+        a = _logistic_mp(s, "0.5", a0, t_over_tau)
+        L -= s * a - a * a / 4
+    return L
+
+
+@pytest.mark.parametrize("delta", [1e-9, 1e-15, 1e-18, 1e-300])
+def test_predict_loss_for_a_tiny_singular_value_keeps_its_digits(delta):
+    """The JAX path was rewritten last session without the 0/0 of s → 0 (tests/test_jax_small_s_rules.py);
+    the numbers path, mode_gap and mode_trajectory with np.exp (what predict_loss, simulate's theory
+    curve and the context suites use), kept the logistic form and lost the digits of 1 − e^{−u}:
+    predict_loss at Δ = 1e-18 was 1.8 % low at t = 10⁴ (2.028e-7 for 2.066e-7), at 1e-15 1.6e-5 off,
+    and at 1e-300 (u = 0 in floating point) mode_gap divided 0 by 0. Against mpmath at 700 digits (enough
+    for 1 − e^{−u} at u = 2e-300). Tolerance: every term holds a few ulp (1e-13 leaves room), where the
+    error before was 1.8e-2."""
+    import warnings
+
+    import theorykit as tk
+
+    D = sp.Symbol("Delta", nonnegative=True)
+    task = tk.Task(sp.eye(2), 2 * sp.Matrix([[D, 0], [0, 1]]), {"Delta": D})
+    der = tk.Derivation(tk.GDLNSpec(task, (tk.Pathway("p", "all", "all", "all", 8, 2),),
+                                    tk.Training(lr=0.01, a0=1e-3)))
+    assert der.spec.tau == 100.0
+    times = np.array([0.0, 100.0, 1e4])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # no "divide by zero" on the way
+        got = der.predict_loss(times, {"Delta": delta})
+    with mpmath.workdps(700):
+        want = [float(_paper_loss_mp(delta, T / 100)) for T in times]
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("s", [0.0, 1e-300, 1e-18, 1e-12, 0.3, 5.0])
+def test_mode_trajectory_and_gap_of_numbers_against_the_logistic_form(s):
+    """a(t) and s/d − a(t) in numpy at t = 0, τ, 100τ (d = ½, a0 = 1e-3, τ = 100), against mpmath at 700
+    digits of the logistic form (at s = 0 by hand: a = a0/(1 + 2 d a0 t/τ), the gap −a). Mutation: the
+    logistic form back in the numbers path fails at s = 1e-18 (1 % off) and 1e-300 (0/0)."""
+    from theorykit.theory.trajectory import mode_gap, mode_trajectory
+
+    T = np.array([0.0, 100.0, 1e4])
+    a = mode_trajectory(s, 0.5, 1e-3, T, 100.0, np.exp)
+    g = mode_gap(s, 0.5, 1e-3, T, 100.0)
+    with mpmath.workdps(700):
+        if s == 0:
+            want_a = [mpmath.mpf("0.001") / (1 + mpmath.mpf("0.001") * T_ / 100) for T_ in T]
+        else:
+            want_a = [_logistic_mp(s, "0.5", "0.001", T_ / 100) for T_ in T]
+        want_g = [float(mpmath.mpf(s) / mpmath.mpf("0.5") - w) for w in want_a]
+        want_a = [float(w) for w in want_a]
+    # s = 0.3 at t = 100τ: the gap is 3e-24 through e^{−60}, whose argument carries 0.3's rounding
+    # (60 ε relative): 1e-13 covers it
+    np.testing.assert_allclose(a, want_a, rtol=1e-14, atol=0)
+    np.testing.assert_allclose(g, want_g, rtol=1e-13, atol=0)
