@@ -178,3 +178,62 @@ def test_mode_trajectory_and_gap_of_numbers_against_the_logistic_form(s):
     # (60 ε relative): 1e-13 covers it
     np.testing.assert_allclose(a, want_a, rtol=1e-14, atol=0)
     np.testing.assert_allclose(g, want_g, rtol=1e-13, atol=0)
+
+
+# ------------------------------------------------------------------------------------------------
+# rerun: the versions warning names what changed only; a time that is no duration is not shown
+# ------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def sim_result(tmp_path_factory):
+    """``simulate xor_linear.toml --set Delta=0.5 --seeds 1 --steps 3 --json sim.json`` (tiny)."""
+    from pathlib import Path
+
+    from theorykit.cli import main
+
+    d = tmp_path_factory.mktemp("audit_sim")
+    ex = Path(__file__).resolve().parent.parent / "examples" / "xor_linear.toml"
+    assert main(["simulate", str(ex), "--set", "Delta=0.5", "--seeds", "1", "--steps", "3", "--times", "0,3",
+                 "--no-progress", "--json", str(d / "sim.json")]) == 0
+    return d / "sim.json"
+
+
+def _warnings(err: str) -> list[str]:
+    return [ln for ln in err.splitlines() if "made under other versions" in ln]
+
+
+def test_rerun_warns_of_the_versions_that_changed_and_of_no_other(sim_result, tmp_path, capsys):
+    """No rerun test looked at this warning. Mutation that survived: ``recorded[k] != now[k]`` dropped,
+    so every rerun warned "numpy 2.x -> 2.x" of versions that had not changed. By hand: the record as
+    written (this process's own versions) warns of nothing; with numpy recorded as 0.0.1 it names
+    numpy alone, recorded -> now; a name this process does not know (``cuda``) is not named."""
+    import json
+
+    from theorykit.cli import main
+    from theorykit.io import software_versions
+
+    capsys.readouterr()
+    assert main(["rerun", str(sim_result)]) == 0
+    assert _warnings(capsys.readouterr().err) == []
+
+    doc = json.loads(sim_result.read_text())
+    doc["provenance"]["versions"].update(numpy="0.0.1", cuda="12.0")
+    edited = tmp_path / "old_numpy.json"
+    edited.write_text(json.dumps(doc))
+    assert main(["rerun", str(edited)]) == 0
+    warned = _warnings(capsys.readouterr().err)
+    assert len(warned) == 1 and f"numpy 0.0.1 -> {software_versions()['numpy']}" in warned[0], warned
+    others = [k for k in software_versions() if k != "numpy"]
+    assert not any(f"{k} " in warned[0].split("versions:", 1)[1] for k in others + ["cuda"]), warned
+
+
+@pytest.mark.parametrize("took", [-5.0, -1, float("nan"), float("inf"), True, "100"])
+def test_a_recorded_time_that_is_no_duration_is_not_shown(took):
+    """recorded_time: a negative, NaN, infinite, boolean or text ``elapsed_seconds`` says nothing (a
+    crafted or damaged record; "took -5 s" is no time). Mutation that survived: ``x >= 0`` dropped.
+    Where the result has its own training ``seconds``, that is shown instead, as for an older result."""
+    from theorykit.cli.rerun import recorded_time
+
+    assert recorded_time({"elapsed_seconds": took}, {}) is None
+    shown = recorded_time({"elapsed_seconds": took}, {"seconds": 42.0})
+    assert shown is not None and shown.startswith("42 s to train"), shown
+    assert recorded_time({"elapsed_seconds": 0.0}, {}).startswith("0 s")      # zero is a duration
