@@ -237,3 +237,50 @@ def test_a_recorded_time_that_is_no_duration_is_not_shown(took):
     shown = recorded_time({"elapsed_seconds": took}, {"seconds": 42.0})
     assert shown is not None and shown.startswith("42 s to train"), shown
     assert recorded_time({"elapsed_seconds": 0.0}, {}).startswith("0 s")      # zero is a duration
+
+
+# ------------------------------------------------------------------------------------------------
+# sweep: a resume with other steps is another sweep; the grid's limits at their edges
+# ------------------------------------------------------------------------------------------------
+def _xor_spec():
+    from pathlib import Path
+
+    from theorykit.spec.files import load_spec
+
+    return load_spec(Path(__file__).resolve().parent.parent / "examples" / "xor_linear.toml")
+
+
+def test_a_sweep_resumed_with_other_steps_is_refused_not_mixed(tmp_path):
+    """The sweep's key (which refuses a folder of another sweep) holds --steps: mutation that survived
+    every sweep test, ``steps`` dropped from _key. Then a 3-step sweep's chunks were taken up by a
+    5-step sweep into the same folder, which returned their 4 loss values where 6 were asked. Now
+    refused, naming the folder (``out``; --out on the command line)."""
+    import theorykit as tk
+    from theorykit.analysis.sweep import parse_grid, run_sweep
+
+    spec = _xor_spec()
+    grid = parse_grid(["Delta=1"], spec.task.symbols)
+    first = run_sweep(spec, grid, seeds=1, steps=3, out=tmp_path / "sw", progress=False)
+    assert np.asarray(first["loss"]).shape == (1, 4)           # steps 0 … 3
+    with pytest.raises(tk.SpecError) as e:
+        run_sweep(spec, grid, seeds=1, steps=5, out=tmp_path / "sw", progress=False)
+    assert e.value.field == "out" and "different sweep" in str(e.value)     # the Python name of --out
+
+
+def test_grid_count_limit_and_plan_lr_at_their_edges():
+    """COUNT may be MAX_GRID_COUNT (10⁶) points, not one more (mutation that survived: ``>`` → ``> +1``).
+    plan_sweep (public) refuses a learning rate of 0 itself, as parse_grid does (mutation that
+    survived: ``lr > 0`` → ``lr >= 0``)."""
+    import theorykit as tk
+    from theorykit.analysis.sweep import MAX_GRID_COUNT, parse_grid, plan_sweep
+
+    spec = _xor_spec()
+    assert MAX_GRID_COUNT == 10 ** 6
+    assert len(parse_grid(["Delta=0:1:1000000"], spec.task.symbols)["Delta"]) == 10 ** 6
+    with pytest.raises(tk.SpecError) as e:
+        parse_grid(["Delta=0:1:1000001"], spec.task.symbols)
+    assert e.value.field == "--grid" and "1000001" in str(e.value)
+    for lr in (0.0, -0.01):
+        with pytest.raises(tk.SpecError) as e:
+            plan_sweep(spec, {"Delta": [1.0], "lr": [lr]}, 1, 3)
+        assert e.value.field == "--grid" and "positive" in str(e.value)
