@@ -284,3 +284,77 @@ def test_grid_count_limit_and_plan_lr_at_their_edges():
         with pytest.raises(tk.SpecError) as e:
             plan_sweep(spec, {"Delta": [1.0], "lr": [lr]}, 1, 3)
         assert e.value.field == "--grid" and "positive" in str(e.value)
+
+
+# ------------------------------------------------------------------------------------------------
+# Progress on a log: one line per LOG_SECONDS since the last line, a total that grows, a log that goes
+# ------------------------------------------------------------------------------------------------
+class _Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def _log_progress(tmp_path, monkeypatch, total):
+    import theorykit.progress as progress
+
+    clock = _Clock()
+    monkeypatch.setattr(progress.time, "monotonic", clock)
+    log = open(tmp_path / "log", "w")
+    pr = progress.Progress("job", total, stream=log)
+    assert pr.log and pr.LOG_SECONDS == 60.0
+    return pr, clock, log
+
+
+def test_a_log_gets_a_line_each_log_seconds_after_the_last_line(tmp_path, monkeypatch):
+    """Progress's docstring: a line "at most every LOG_SECONDS seconds, the first only once the run has
+    lasted that long". Updates at 30, 61, 90, 125 s after the start (a clock of the test's own): by
+    hand, lines at 61 (61 ≥ 60 since the start) and at 125 (64 since the line at 61), none at 90 (29
+    since it). Mutation that survived every test (LOG_SECONDS is set to 0 or left at 60 with a run of
+    a moment there): the time measured from the start, not the last line, wrote at 90 too."""
+    pr, clock, log = _log_progress(tmp_path, monkeypatch, 10)
+    for at in (30, 61, 90, 125):
+        clock.now = 1000.0 + at
+        pr.update(1)
+    pr.close()
+    log.close()
+    lines = (tmp_path / "log").read_text().splitlines()
+    assert lines == ["job: 2/10 (20%), 61s", "job: 4/10 (40%), 125s"], lines
+
+
+def test_a_total_that_was_an_estimate_grows_with_the_work(tmp_path, monkeypatch):
+    """update: "a total that was an estimate grows with the work". Three steps estimated, four done:
+    the line says 4/4 (100%), never 4/3 (133%). Mutation that survived: ``n > total`` → ``n > total + 1``."""
+    pr, clock, log = _log_progress(tmp_path, monkeypatch, 3)
+    pr.update(3)
+    clock.now += 60
+    pr.update(1)
+    pr.close()
+    log.close()
+    assert (tmp_path / "log").read_text().splitlines() == ["job: 4/4 (100%), 60s"]
+
+
+def test_a_log_that_goes_away_is_not_written_again(tmp_path, monkeypatch):
+    """_line: "the log went away: the run goes on" — one failed write turns the lines off; the run's
+    later updates do not try again (mutation that survived: ``self.log = False`` dropped, every later
+    update wrote to the dead stream again)."""
+    pr, clock, log = _log_progress(tmp_path, monkeypatch, 10)
+
+    class Gone:
+        writes = 0
+
+        def write(self, text):
+            Gone.writes += 1
+            raise OSError(5, "Input/output error")
+
+        def flush(self):
+            pass
+
+    pr.stream = Gone()
+    for _ in range(3):
+        clock.now += 61
+        pr.update(1)                    # no error reaches the run
+    assert Gone.writes == 1 and not pr.log
+    log.close()
