@@ -104,14 +104,14 @@ from hypothesis import strategies as st  # noqa: E402
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.lists(st.booleans(), min_size=3, max_size=3),
-                          st.lists(st.booleans(), min_size=2, max_size=2)), min_size=2, max_size=4))
+@given(st.lists(st.tuples(st.lists(st.booleans(), min_size=3, max_size=3).filter(any),
+                          st.lists(st.booleans(), min_size=2, max_size=2).filter(any)), min_size=2, max_size=4))
 def test_couplings_are_the_pairs_with_a_common_gate_and_a_common_output_row(paths):
     # Second method: a pair couples iff the elementwise products of its 0/1 gate vectors and of its 0/1
     # output-row indicators both have a non-zero sum (numpy), over pairs in spec order (i < j).
-    paths = [(g, o) for g, o in paths if any(g) and any(o)]
-    if len(paths) < 2:
-        return
+    # (Each gate and output set is drawn non-empty: filtering whole examples afterwards and returning
+    # early left 27 of the 40 examples checking nothing, and none with four pathways.)
+    assert len(paths) >= 2 and all(any(g) and any(o) for g, o in paths)
     task = Task(sp.Matrix([[1, 0, 2], [0, 1, 1]]), sp.Matrix([[1, 2, 3], [1, -1, 0]]))
     ps = [Pathway(f"p{i}", tuple(int(x) for x in g), "all", tuple(j for j in range(2) if o[j]), 1)
           for i, (g, o) in enumerate(paths)]

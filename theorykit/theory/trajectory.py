@@ -85,6 +85,9 @@ def mode_trajectory(s, d, a_init=a0, time=t, time_const=tau, exp=sp.exp):
                         "pass exp=np.exp for numbers")
     if any(_is_jax(v) for v in (s, d, a_init, time, time_const)) or _is_jax_fn(exp):
         return _jax_trajectory(s, d, a_init, time, time_const)
+    if exp is np.exp:       # numbers: the rate form, which keeps the digits that the logistic form loses near s = 0
+        return _at_s(s, lambda s_: 1 / _np_rate_form(s_, d, a_init, time, time_const)[0],
+                     lambda: a_init / (1 + 2 * d * a_init * time / time_const))
     return _at_s(s, lambda s_: _logistic(s_, d, a_init, time, time_const, exp),
                  lambda: a_init / (1 + 2 * d * a_init * time / time_const))
 
@@ -97,8 +100,9 @@ def _logistic(s, d, a_init, time, time_const, exp):
     (the XoR "linear" ReLN at Δ = 0: s = Δ/2, d = Δ²/2, d/s = Δ) it is analytic, a = a0 there, and
     JAX's value and gradients stay finite (the logistic form was ∞/∞: a and ∂L/∂Δ were NaN). In
     saturation (e^{−u} = 0) no a0 is left, so ∂a/∂a0 is 0, not rounding noise. Where s → 0 with d
-    fixed, (1 − e^{−u})/s is still 0/0: numbers take :func:`_at_s`'s limit, JAX arrays
-    :func:`_jax_rate_form`'s series, and :func:`~theorykit.to_jax` of the symbolic form :func:`_jax_phi`."""
+    fixed, (1 − e^{−u})/s is still 0/0 and loses digits near it: numbers and numpy arrays (``exp=np.exp``)
+    take :func:`_np_rate_form`, JAX arrays :func:`_jax_rate_form`'s series, and :func:`~theorykit.to_jax`
+    of the symbolic form :func:`_jax_phi`; SymPy's numbers, :func:`_at_s`'s limit at s = 0."""
     e = exp(-2 * s * time / time_const)
     return 1 / (e / a_init + d / s * (1 - e))
 
@@ -161,6 +165,17 @@ def _jax_rate_form(s, d, a_init, time, time_const):
     return growth + jnp.exp(-u) / a_init, u
 
 
+def _np_rate_form(s, d, a_init, time, time_const):
+    """:func:`_jax_rate_form` for numbers and numpy arrays: ``(G, u)``, a = 1/G, G = d (2t/τ) φ(u) + e^{−u}/a0,
+    with φ(u) = (1 − e^{−u})/u = −expm1(−u)/u (φ(0) = 1), which holds every digit at any u ≥ 0 (no
+    derivative is taken here, so ``expm1`` serves). The logistic form lost the digits of 1 − e^{−u} for
+    tiny s: a at s = 1e-18 was 1 % off, and at s = 1e-300 (u = 0 in floating point) it was 0/0."""
+    u = 2 * s * time / time_const
+    zero = np.equal(u, 0)
+    phi = np.where(zero, 1.0, -np.expm1(-u) / np.where(zero, 1.0, u))
+    return d * (2 * time / time_const) * phi + np.exp(-u) / a_init, u
+
+
 def _at_s(s, formula, at_zero):
     """``formula(s)``, and where ``s`` is exactly 0, ``at_zero()``: the logistic form's limit s → 0
     (the form itself is 0/0 there). With s = 0 the ODE ``τ ȧ = −2 d a²`` gives ``a0/(1 + 2 d a0 t/τ)``:
@@ -186,6 +201,9 @@ def mode_gap(s, d, a_init, time, time_const, exp=np.exp):
         return jnp.exp(-u) * (s / a_init - d) / (d * G)
 
     def gap(s_):
+        if exp is np.exp:   # e^{−u} (s/a0 − d)/(d G), the same value as below without its 1 − e^{−u}
+            G, u = _np_rate_form(s_, d, a_init, time, time_const)
+            return np.exp(-u) * (s_ / a_init - d) / (d * G)
         ce = (s_ / (d * a_init) - 1) * exp(-2 * s_ * time / time_const)
         return (s_ / d) * ce / (1 + ce)
     return _at_s(s, gap, lambda: -a_init / (1 + 2 * d * a_init * time / time_const))
