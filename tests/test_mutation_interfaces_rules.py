@@ -748,3 +748,74 @@ def test_a_spec_that_would_not_load_back_is_not_written(tmp_path, monkeypatch):
         common.write_spec("--out", tmp_path / "found.toml", object())
     assert e.value.field == "--out" and "training.lr" in e.value.problem and "nothing was written" in e.value.problem
     assert not (tmp_path / "found.toml").exists()
+
+
+def test_a_write_that_fails_names_the_option(tmp_path):
+    """write_result: "an unwritable path is an error naming the option" (--latex, not "file")."""
+    from theorykit.cli.common import write_result
+    from theorykit.errors import SpecError
+
+    (tmp_path / "notes.txt").write_text("a file, not a folder")
+    with pytest.raises(SpecError) as e:
+        write_result("--latex", tmp_path / "notes.txt" / "paper.tex", "\\documentclass{article}")
+    assert e.value.field == "--latex" and "notes.txt" in e.value.problem
+
+
+def test_a_dropped_ctrl_c_exits_130_even_where_the_command_ended_first(monkeypatch, capsys):
+    """cli._Interrupt: a Ctrl-C that Python dropped (in a garbage-collector callback) is noted, and
+    "a command that ends first exits 130 all the same", saying "interrupted" (exit status 130,
+    interrupted). The note is made here from the start; ``check`` writes no file to be stopped."""
+    import theorykit.cli as cli
+
+    class Dropped(cli._Interrupt):
+        def __init__(self, previous):
+            super().__init__(previous)
+            self.dropped = True
+    monkeypatch.setattr(cli, "_Interrupt", Dropped)
+    assert cli.main(["check", str(EX / "xor_linear.toml"), "--set", "Delta=0.5"]) == 130
+    assert capsys.readouterr().err.endswith("theorykit: interrupted\n")
+
+
+def test_a_reader_that_left_gives_141_and_no_message(monkeypatch, capsys):
+    """--help: "141 stdout closed by its reader before the output ended (| head): the rest of the
+    text is dropped without a message, and the command still runs to its end"."""
+    import sys
+
+    from theorykit.cli import main
+
+    class Gone:
+        writes = 0
+
+        def write(self, text):
+            Gone.writes += 1
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+    monkeypatch.setattr(sys, "stdout", Gone())
+    assert main(["check", str(EX / "xor_linear.toml"), "--set", "Delta=0.5"]) == 141
+    assert Gone.writes == 1                          # the first write failed; the rest were dropped
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("extra, field", [
+    (["--times", "0,1.5"], "--times"),                         # the loss is recorded at whole steps
+    (["--times", "0,31"], "--times"),                          # beyond --steps 30
+    (["--seed", "1", "--init-weights", "{w}"], "--seed"),      # a seed draws a start; the file is one
+    (["--init-weights", "{w}", "--json", "{w}"], "--json"),    # the result would replace the weights
+])
+def test_simulate_refuses_before_training(tmp_path, capsys, extra, field):
+    """simulate's refusals, each exit 2 naming the option, before any training (the weights file is
+    not even read where the refusal comes first; it is left as it was)."""
+    import numpy as np
+
+    from theorykit.cli import main
+
+    w = tmp_path / "w.npz"
+    # a ReLU network of the spec's total width on its task: 3 inputs, 128 hidden units, 1 output
+    np.savez(w, W1=np.full((128, 3), 0.01), W2=np.full((1, 128), 0.01))
+    before = w.read_bytes()
+    argv = ["simulate", str(EX / "xor_linear.toml"), "--set", "Delta=0.5", "--steps", "30", "--seeds", "1",
+            "--network", "relu", "--no-progress", *[a.format(w=w) for a in extra]]
+    assert main(argv) == 2
+    assert f"error in {field}" in capsys.readouterr().err and w.read_bytes() == before
