@@ -409,7 +409,8 @@ def recorded(tmp_path, monkeypatch):
         state["pending"] = [p for p in tio.PENDING if "theorykit-rerun-" in str(p)]
         print("the command's own output")
         out = argv[argv.index("--json") + 1]
-        tio.write_json(out, state["answer"])
+        if state["status"] == 0:
+            tio.write_json(out, state["answer"])
         return state["status"]
     monkeypatch.setattr(cli, "main", stand_in)
     return real, state
@@ -819,3 +820,44 @@ def test_simulate_refuses_before_training(tmp_path, capsys, extra, field):
             "--network", "relu", "--no-progress", *[a.format(w=w) for a in extra]]
     assert main(argv) == 2
     assert f"error in {field}" in capsys.readouterr().err and w.read_bytes() == before
+
+
+def test_a_simulate_result_records_its_spec_seed_and_values(tmp_path):
+    """docs/reproducibility.md: simulate's result has ``spec_toml`` (a spec file that loads back),
+    ``values`` as exact text, and ``seed`` (--seed, 0 by default)."""
+    from theorykit.cli import main
+    from theorykit.spec.files import load_spec
+
+    out = tmp_path / "sim.json"
+    assert main(["simulate", str(EX / "xor_linear.toml"), "--set", "Delta=1/2", "--steps", "3", "--seeds", "1",
+                 "--times", "0,3", "--no-progress", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["seed"] == 0 and doc["values"] == {"Delta": "1/2"}
+    (tmp_path / "again.toml").write_text(doc["provenance"]["spec_toml"])
+    assert load_spec(tmp_path / "again.toml").name == load_spec(EX / "xor_linear.toml").name
+
+
+def test_rerun_says_the_command_failed_when_it_exits_2(recorded, capsys):
+    """A rerun whose command stops on an error (exit 2, its message above) exits 2 saying so, with
+    the status: not "wrote no result ... report this as a bug"."""
+    main, state = recorded
+    state["status"] = 2
+    assert main(["rerun", "r.json"]) == 2
+    err = capsys.readouterr().err
+    assert "error in provenance.command: the rerun exited with status 2" in err and "bug" not in err
+
+
+def test_derive_writes_no_file_when_its_result_is_not_finite(tmp_path, monkeypatch, capsys):
+    """derive: "everything is computed before anything is written: an error leaves no file behind";
+    a non-finite number in the result (here a loss curve made infinite by hand) leaves no --latex."""
+    import numpy as np
+
+    from theorykit.cli import main
+    from theorykit.theory.derivation import Derivation
+
+    monkeypatch.setattr(Derivation, "predict_loss", lambda self, t, *a, **k: np.full(np.shape(t), np.inf))
+    tex, js = tmp_path / "d.tex", tmp_path / "d.json"
+    assert main(["derive", str(EX / "xor_linear.toml"), "--set", "Delta=0.5", "--times", "0,10",
+                 "--latex", str(tex), "--json", str(js)]) == 2
+    assert "not finite" in capsys.readouterr().err
+    assert not tex.exists() and not js.exists()
