@@ -861,3 +861,53 @@ def test_derive_writes_no_file_when_its_result_is_not_finite(tmp_path, monkeypat
                  "--latex", str(tex), "--json", str(js)]) == 2
     assert "not finite" in capsys.readouterr().err
     assert not tex.exists() and not js.exists()
+
+
+def test_predict_json_and_spec_record_how_they_were_made(tmp_path):
+    """docs/reproducibility.md: predict --json has a ``provenance`` entry (the command as typed, the
+    input spec's SHA-256); the spec of --out begins with the same record as a TOML comment."""
+    import hashlib
+    import shlex
+
+    from theorykit.cli import main
+
+    spec = EX / "predict" / "xor_data.toml"
+    argv = ["predict", str(spec), "--hidden", "8", "--set", "Delta=0.5", "--out", str(tmp_path / "p.toml"),
+            "--json", str(tmp_path / "p.json"), "--no-progress"]
+    assert main(argv) == 0
+    rec = json.loads((tmp_path / "p.json").read_text())["provenance"]
+    assert shlex.split(rec["command"]) == ["theorykit", *argv]
+    assert rec["inputs"]["spec"]["sha256"] == hashlib.sha256(spec.read_bytes()).hexdigest()
+    first = (tmp_path / "p.toml").read_text().split("\n", 1)[0]
+    assert first.startswith("# made by theorykit: ")
+    assert json.loads(first[len("# made by theorykit: "):])["command"] == rec["command"]
+
+
+@pytest.mark.parametrize("extra, field", [([], "--k"), (["--steps", "100"], "--steps"),
+                                          (["--steps", "8000"], "--k")])     # 8000: the default, as given
+def test_race_exhaust_names_the_option_given_when_the_flow_runs_out_of_steps(monkeypatch, capsys, extra, field):
+    """race-exhaust has no training.lr: a flow out of its step budget names an option the user gave
+    (--race-dt, --gamma, --steps; a value equal to its default counts as not given), else --k."""
+    import theorykit.cli.race_exhaust as rx
+    from theorykit.cli import main
+    from theorykit.errors import SpecError
+
+    def out_of_steps(*a, **k):
+        raise SpecError("training.lr", "the flow needs more than 10**7 steps (the time scale is tau)", "lower it")
+    monkeypatch.setattr(rx, "race_exhaust", out_of_steps)
+    assert main(["race-exhaust", "--k", "3", "--no-progress", *extra]) == 2
+    assert capsys.readouterr().err.startswith(f"theorykit: error in {field}: the flow needs more than 10**7 steps")
+
+
+def test_a_found_spec_begins_with_its_record(tmp_path):
+    """Spec files from find-gates "begin with the same record as a one-line TOML comment"."""
+    import shlex
+
+    from theorykit.cli import main
+
+    argv = ["find-gates", "xor-margin", "--set", "Delta=0.5", "--K", "1", "--seeds", "1", "--steps", "20",
+            "--hidden", "4", "--no-progress", "--out", str(tmp_path / "found.toml")]
+    assert main(argv) == 0
+    first = (tmp_path / "found.toml").read_text().split("\n", 1)[0]
+    assert first.startswith("# made by theorykit: ")
+    assert shlex.split(json.loads(first[len("# made by theorykit: "):])["command"]) == ["theorykit", *argv]
