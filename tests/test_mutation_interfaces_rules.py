@@ -911,3 +911,17 @@ def test_a_found_spec_begins_with_its_record(tmp_path):
     first = (tmp_path / "found.toml").read_text().split("\n", 1)[0]
     assert first.startswith("# made by theorykit: ")
     assert shlex.split(json.loads(first[len("# made by theorykit: "):])["command"]) == ["theorykit", *argv]
+
+
+@pytest.mark.parametrize("name", [".tkeep.tmp", ".tk-notes.tmp", ".tk123.tmp", ".tkabc-def.tmp"])
+def test_a_users_file_named_like_a_temporary_is_not_swept(tmp_path, monkeypatch, name):
+    """A defect found here: the sweep removed any hour-old ``.tk*.tmp`` whose name held no process
+    number (``.tkeep.tmp``, a user's file), though only ``.tk<pid>-….tmp`` is a writer's own
+    (tempfile.mkstemp's prefix ``.tk<pid>-``) and "another writer's file is never touched"."""
+    monkeypatch.setattr(tio, "_SWEPT", set())
+    f = tmp_path / name
+    f.write_text("a user's data")
+    old = time.time() - 2 * 3600
+    os.utime(f, (old, old))
+    tio.atomic_write_text(tmp_path / "result.json", "{}")
+    assert f.read_text() == "a user's data"
