@@ -142,10 +142,12 @@ def _sweep_stale(folder: Path) -> None:
         if not (name.startswith(".tk") and name.endswith(".tmp")):
             continue
         pid = name[3:].split("-", 1)[0]
+        if not (pid.isdigit() and "-" in name):     # not ``.tk<pid>-….tmp``: not a writer's, a user's file
+            continue
         try:
             if time.time() - entry.stat(follow_symlinks=False).st_mtime < STALE_SECONDS:
                 continue
-            if pid.isdigit() and _running(int(pid)):
+            if _running(int(pid)):
                 continue
             os.unlink(entry.path)
         except OSError:                 # gone already, or not ours to remove: leave it
