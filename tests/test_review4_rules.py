@@ -13,7 +13,8 @@
 3. ``theorykit rerun --rtol R`` printed ``identical: … reruns bit for bit`` for two unequal integers
    whose relative difference is too small for a float (10**400 and 10**400 + 1: 1e-400 rounds to
    0.0), and ``relative difference 0`` for them. Now it says they agree to the tolerance, and the
-   difference is "below 1e-323".
+   difference is "below 1e-323". The verdict cut each value to its first 59 characters, so the two
+   read the same (``1000…``); a long integer now keeps its last digits and its number of digits.
 """
 from __future__ import annotations
 
@@ -156,3 +157,15 @@ def test_unequal_big_integers_are_not_identical_under_a_tolerance():
     # equal numbers stay identical (a zero of the other sign is equal)
     (same,) = verdict("r.json", compare({"n": [10 ** 400, 0.0]}, {"n": [10 ** 400, -0.0]}, 1e-12), 1e-12)
     assert same.startswith("identical: r.json reruns bit for bit (2 numbers; 1 zero")
+
+
+def test_two_long_integers_that_differ_in_their_last_digit_read_differently():
+    """Before: each value was cut to its first 59 characters, so 10**400 and 10**400 + 1 (401 digits,
+    by hand) both read ``1000…`` in the verdict. Now a long integer keeps its last digits (…0 and …1)
+    and its number of digits."""
+    from theorykit.cli.rerun import compare, verdict
+
+    lines = verdict("r.json", compare({"n": 10 ** 400}, {"n": 10 ** 400 + 1}, 0.0), 0.0)
+    shown = lines[1]
+    recorded, rerun = shown.split(", rerun ")
+    assert recorded.rstrip().endswith("0 (401 digits)") and rerun.split(" (relative")[0].endswith("1 (401 digits)")

@@ -361,9 +361,16 @@ def _rel(x: float) -> str:
 
 
 def _value(v, width: int = 60) -> str:
-    """A value for the verdict: its repr, :func:`printable`, cut to ``width`` (a whole missing list)."""
+    """A value for the verdict: its repr, :func:`printable`, cut to ``width`` (a whole missing list); a
+    long integer keeps its last digits and says how many it has (two that differ in the last digits
+    only, cut at the front, read the same)."""
     text = printable(repr(v))
-    return text if len(text) <= width else text[:width - 1] + "…"
+    if len(text) <= width:
+        return text
+    if isinstance(v, int) and not isinstance(v, bool):
+        digits = len(text.lstrip("-"))
+        return f"{text[:16]}…{text[-24:]} ({digits} digits)"
+    return text[:width - 1] + "…"
 
 
 def verdict(path, found: Comparison, rtol: float) -> list[str]:
