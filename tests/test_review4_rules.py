@@ -15,10 +15,19 @@
    0.0), and ``relative difference 0`` for them. Now it says they agree to the tolerance, and the
    difference is "below 1e-323". The verdict cut each value to its first 59 characters, so the two
    read the same (``1000…``); a long integer now keeps its last digits and its number of digits.
+4. The merge that let two outputs share /dev/null let them share a named pipe too, whose reader ends
+   with the first output: the second then waited for ever (``derive --json F --latex F`` hung).
+   Now refused, naming the second option. And a result written to ``/dev/stdout`` on a pipe
+   (``--json /dev/stdout | jq``) failed with "error in /proc/N/fd/pipe:[M]: No such file or
+   directory"; it is now written through to the pipe.
 """
 from __future__ import annotations
 
 import io
+import os
+import stat
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -169,3 +178,37 @@ def test_two_long_integers_that_differ_in_their_last_digit_read_differently():
     shown = lines[1]
     recorded, rerun = shown.split(", rerun ")
     assert recorded.rstrip().endswith("0 (401 digits)") and rerun.split(" (relative")[0].endswith("1 (401 digits)")
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. outputs that share a pipe
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_two_outputs_into_one_named_pipe_are_refused(tmp_path):
+    """A named pipe's reader (``cat fifo``) ends when the first output closes it; the second output's
+    open then waits for a reader for ever (``derive --json F --latex F`` hung, depending on which came
+    first). The merge that let /dev/null take two outputs let a named pipe take them too; now it is
+    refused, naming the second option, and /dev/null still takes both."""
+    from theorykit.cli.common import check_outputs
+
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    with pytest.raises(SpecError) as err:
+        check_outputs(("--json", str(fifo)), ("--latex", str(fifo)))
+    assert err.value.field == "--latex" and "named pipe" in str(err.value)
+    check_outputs(("--json", str(fifo)))                   # one output into it: fine
+    if os.path.exists("/dev/null") and stat.S_ISCHR(os.stat("/dev/null").st_mode):
+        check_outputs(("--json", "/dev/null"), ("--latex", "/dev/null"))
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/stdout"), reason="no /dev/stdout here")
+def test_a_result_written_to_dev_stdout_on_a_pipe_reaches_the_pipe():
+    """``theorykit derive s.toml --json /dev/stdout | jq`` failed (exit 2, "error in
+    /proc/N/fd/pipe:[M]: No such file or directory"): the atomic write resolved the link /dev/stdout
+    to the pipe's pseudo-name and tried to make a temporary file beside it. A device or a pipe reached
+    through a link is now written as it is; the text comes out of the pipe unchanged."""
+    code = "from theorykit.io import atomic_write_text; atomic_write_text('/dev/stdout', 'one\\ntwo\\n')"
+    got = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         timeout=120)
+    assert got.returncode == 0, got.stderr.decode()
+    assert got.stdout == b"one\ntwo\n"
