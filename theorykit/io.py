@@ -26,6 +26,8 @@ def atomic_write_bytes(path, data: bytes) -> Path:
     it: a rename over the link itself replaced ``results/latest.json -> run7/out.json`` with a file
     and left the run's own copy stale."""
     link = Path(path)
+    if is_special(link):    # through a link too: /dev/stdout on a pipe resolves to pipe:[N], which names no file
+        return _write_through(link, data)
     path = Path(os.path.realpath(link)) if link.is_symlink() else link
     # errors name the output path (not the temporary file) and say what is wrong with it
     if path.is_dir():

@@ -90,7 +90,7 @@ class Progress:
         return False
 
 
-def _flag(progress) -> bool:
+def is_flag(progress) -> bool:
     """Whether ``progress`` is None, True or False (NumPy's booleans too; NumPy is not imported here)."""
     np = sys.modules.get("numpy")
     return progress is None or isinstance(progress, bool) or (np is not None and isinstance(progress, np.bool_))
@@ -140,7 +140,7 @@ def checked_progress(progress):
     or a tqdm bar of the caller's (see :func:`progress_bar`); anything else -- an ``update`` without
     the ``note`` keyword too -- is a :class:`~theorykit.errors.SpecError` naming ``progress``, raised
     before any work."""
-    if _flag(progress) or _tqdm(progress):
+    if is_flag(progress) or _tqdm(progress):
         return progress
     update = getattr(progress, "update", None)
     if callable(update) and not isinstance(progress, (Mapping, Set)):  # a dict's or a set's update is not a bar's
@@ -161,6 +161,6 @@ def progress_bar(progress, label: str, total: int):
     ``label`` of ``total`` steps made (and closed) here for True, a quiet one for False or None (as
     every bar, quiet off a terminal too), a caller's tqdm bar advanced by ``update(k)`` with the note
     as its postfix, the caller's own object as it is (neither closed here: they are theirs)."""
-    if _flag(checked_progress(progress)):
+    if is_flag(checked_progress(progress)):
         return Progress(label, total, enabled=bool(progress))
     return contextlib.nullcontext(_TqdmNotes(progress) if _tqdm(progress) else progress)

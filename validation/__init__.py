@@ -248,17 +248,23 @@ def _device() -> str:
     return f"{d}" if d.platform == "cpu" or not kind else f"{d} ({kind})"
 
 
-def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool = True, report: bool = False) -> int:
+def run_suites(out: Path, mode: str, names, force: bool = False, progress=True, report: bool = False) -> int:
     """Run the named suites into ``out``; returns 0, or 1 if any suite failed.
 
-    See the module docstring for caching, atomicity and resuming. ``progress`` turns the suites'
-    progress bars and the runner's lines on stderr on or off.
+    See the module docstring for caching, atomicity and resuming. ``progress``: True or False turns the
+    suites' progress bars and the runner's lines on stderr on or off (None: off); a caller's own
+    progress object or tqdm bar (:func:`theorykit.progress.checked_progress`) is handed to each suite,
+    the runner's lines shown. Anything else is a SpecError naming ``progress``, before any suite runs.
     """
     from theorykit.io import PENDING, atomic_write_text, write_json
+    from theorykit.progress import checked_progress, is_flag
     from theorykit.suites import load_suite
 
     if mode not in ("quick", "full"):
         raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
+    checked_progress(progress)
+    # the runner's lines: a flag's own truth; never bool() of a caller's bar (tqdm's raises without a total)
+    lines = bool(progress) if is_flag(progress) else True
     out = Path(out)
     names = list(names)
     if mode == "quick" and not force:
@@ -285,7 +291,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
             if cached is not None:
                 results[name] = cached
                 status[name] = "cached"
-                _log(f"{tag}: up to date, skipped (cached {out / (name + '.json')}; --force re-runs it)", progress)
+                _log(f"{tag}: up to date, skipped (cached {out / (name + '.json')}; --force re-runs it)", lines)
                 continue
         # a staging folder of this process's own: another run of this suite into OUT at the same
         # time (a second batch job) has its own, and a run cleared the other's as its leftover
@@ -293,7 +299,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
         _clear_left_stages(out / STAGING_DIR, name)
         stage.mkdir(parents=True)
         PENDING.add(str(stage))     # removed by the command line if it must end the process at once
-        _log(f"{tag}: running ({mode}) …", progress)
+        _log(f"{tag}: running ({mode}) …", lines)
         t0 = time.time()
         try:
             res = mod.run(stage, mode, progress=progress)
@@ -337,7 +343,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
                     "fingerprint": code_fingerprint()})
         results[name] = res
         status[name] = "ran"
-        _log(f"{tag}: done in {res['seconds']:.1f}s, wrote {out / (name + '.json')}", progress)
+        _log(f"{tag}: done in {res['seconds']:.1f}s, wrote {out / (name + '.json')}", lines)
     try:
         (out / STAGING_DIR).rmdir()
     except OSError:
@@ -346,7 +352,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress: bool 
         results_doc = build_results(mode, results, failed, status=status, seconds=time.time() - t_all)
         write_json(out / "results.json", results_doc)
         paths = write_reports(results_doc, out)
-        _log("wrote " + ", ".join(str(p) for p in [out / "results.json", *paths]), progress)
+        _log("wrote " + ", ".join(str(p) for p in [out / "results.json", *paths]), lines)
     if failed:
         where = "errors in the report / results.json" if report else "the error of each is above"
         _log(f"{len(failed)} suite(s) failed: {', '.join(failed)} ({where})")

@@ -215,15 +215,18 @@ def elbow_scores_from(X, Y, rows, Ks, hidden_total: int, fit, *, kmeans_seed: in
                       progress=None, empty: dict | None = None, patterns: dict | None = None) -> list:
     """The elbow's scores from given unit ``rows`` (snapshots of any run): for each K,
     :func:`patterns_for_K`, then ``fit(rec)`` → a dict with at least ``mse`` (merged into the
-    record). ``empty``: the record's values when no pattern is kept (``mse`` = +inf by default)."""
-    out = []
-    for K in Ks:
-        rec = dict(patterns[K]) if patterns is not None and K in patterns else \
-            patterns_for_K(X, Y, rows, K, hidden_total, kmeans_seed=kmeans_seed, n_init=n_init)
-        rec.update(fit(rec) if rec["patterns"] else (empty or {"mse": float("inf")}))
-        out.append(rec)
-        if progress is not None:
-            progress.update(note=f"K={K}")
+    record). ``empty``: the record's values when no pattern is kept (``mse`` = +inf by default).
+    ``progress``: as :func:`find_gates`'s (:func:`~theorykit.progress.checked_progress`), advanced once
+    per K; the default None shows none."""
+    checked_progress(progress)
+    Ks, out = list(Ks), []
+    with progress_bar(progress, "elbow", len(Ks)) as bar:
+        for K in Ks:
+            rec = dict(patterns[K]) if patterns is not None and K in patterns else \
+                patterns_for_K(X, Y, rows, K, hidden_total, kmeans_seed=kmeans_seed, n_init=n_init)
+            rec.update(fit(rec) if rec["patterns"] else (empty or {"mse": float("inf")}))
+            out.append(rec)
+            bar.update(note=f"K={K}")
     return out
 
 
@@ -233,7 +236,10 @@ def elbow_scores(X, Y, relu: ReluRun, Ks=range(1, 9), *, kmeans_seed: int = 0, n
 
     Returns one dict per K: K, centroids, weights, patterns, hidden, mse (outputs, averaged over
     checkpoints/datapoints/outputs and seeds: ReLU run i against GDLN run i, the GDLNs drawing their
-    own small random start from ``gdln_seed``), loss_mse, loss_max_rel_err, gdln_loss (mean)."""
+    own small random start from ``gdln_seed``), loss_mse, loss_max_rel_err, gdln_loss (mean).
+    ``progress``: as :func:`elbow_scores_from`'s, checked before any network trains."""
+    checked_progress(progress)
+    Ks = list(Ks)
     st = relu.settings
     rows = unit_rows(relu.snapshots)
     Ht = int(np.sum(st["hidden"][:1]))

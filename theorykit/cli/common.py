@@ -6,6 +6,7 @@ import json
 import math
 import os
 import shlex
+import stat
 import sys
 import time
 import tomllib
@@ -117,8 +118,9 @@ def check_outputs(*outputs, inputs=(), stdout=None) -> None:
     ``'-'`` to stdout, another option's ``'-'`` is refused: it would make a file named ``-``). A path
     must not be a folder, and its nearest existing folder must be a folder one can write in (missing
     folders are made on writing).
-    Nor may it be the path of another output (the second written would replace the first; a device or a
-    named pipe, written as it is, may take several) or of a
+    Nor may it be the path of another output (the second written would replace the first; a device
+    such as /dev/null, or /dev/stdout on a pipe, written as it is, may take several, but not a named
+    pipe: its reader ends at the first output's end, and the second waits for ever) or of a
     file the command reads, ``inputs`` (``(option, path)`` pairs): ``derive s.toml --json s.toml``
     replaced the spec with its own derivation."""
     seen = {}
@@ -133,7 +135,11 @@ def check_outputs(*outputs, inputs=(), stdout=None) -> None:
             if isinstance(given, (str, os.PathLike)) and Path(given).is_file() and Path(given).resolve() == here:
                 raise SpecError(option, f"{path} is the {source} file this command reads; writing there would "
                                 "replace it", "write the result to another file")
-        if here in seen and not is_special(path):     # /dev/null twice: neither write replaces the other
+        if here in seen and not _may_share(path, here):     # /dev/null twice: neither write replaces the other
+            if is_special(path):
+                raise SpecError(option, f"{path} is also given to {seen[here]}: a named pipe's reader stops at the "
+                                "end of the first output, and the second would wait for ever",
+                                "give each output a pipe or a file of its own")
             raise SpecError(option, f"{path} is also given to {seen[here]}: one result would replace the other",
                             "give each output a file of its own")
         seen[here] = option
@@ -144,6 +150,18 @@ def check_outputs(*outputs, inputs=(), stdout=None) -> None:
                 raise SpecError(option, f"cannot write {path}: it is not writable", "give a writable path")
             continue
         _nearest_folder_writable(option, f"cannot write {path}", path.parent)
+
+
+def _may_share(path: Path, here: Path) -> bool:
+    """Whether two outputs may both be written to ``path`` (``here``: where it resolves): a character
+    device (/dev/null, a terminal), or this process's own descriptor on a pipe (/dev/stdout | …: it
+    resolves to no file, ``pipe:[N]``, and stays open between the writes). Not a named pipe: its
+    reader ends when the first output is closed, and the second open then waits for a reader for ever."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or (stat.S_ISFIFO(mode) and not here.exists())
 
 
 def _nearest_folder_writable(option, what, start: Path) -> None:

@@ -279,11 +279,13 @@ class Comparison:
     """What :func:`compare` found: ``numbers`` compared, ``differing`` numbers beyond the tolerance,
     ``fields`` that differ otherwise (a text, a missing field, a list's length), ``worst`` relative
     difference of any number (``inf`` where a number differs from an infinity or a NaN), ``signs``:
-    zeros rerun with the other sign (equal as numbers: not a difference), and the first :data:`SHOWN`
+    zeros rerun with the other sign (equal as numbers: not a difference), ``unequal``: numbers not
+    equal, within the tolerance or not (a relative difference too small for a float, of two integers
+    beyond 10**308, is 0: they are still unequal), and the first :data:`SHOWN`
     differences, ``(field, recorded, rerun, relative difference or None)``."""
 
     def __init__(self):
-        self.numbers = self.differing = self.fields = self.signs = 0
+        self.numbers = self.differing = self.fields = self.signs = self.unequal = 0
         self.worst = 0.0
         self.shown: list = []
 
@@ -344,7 +346,7 @@ def compare(old, new, rtol: float, at: str = "", found: Comparison | None = None
             found.signs += old == 0 and math.copysign(1, old) != math.copysign(1, new)
             return found
         rel = _relative(old, new)
-        found.worst = max(found.worst, rel)
+        found.worst, found.unequal = max(found.worst, rel), found.unequal + 1
         if not rel <= rtol or rtol == 0:        # unequal: with --rtol 0 even 1 in 10**400 differs
             found.differ(at, old, new, rel)
         return found
@@ -353,10 +355,22 @@ def compare(old, new, rtol: float, at: str = "", found: Comparison | None = None
     return found
 
 
+def _rel(x: float) -> str:
+    """A relative difference of two unequal numbers for the verdict: 0 where it is too small for a float."""
+    return f"{x:.3g}" if x else "below 1e-323"
+
+
 def _value(v, width: int = 60) -> str:
-    """A value for the verdict: its repr, :func:`printable`, cut to ``width`` (a whole missing list)."""
+    """A value for the verdict: its repr, :func:`printable`, cut to ``width`` (a whole missing list); a
+    long integer keeps its last digits and says how many it has (two that differ in the last digits
+    only, cut at the front, read the same)."""
     text = printable(repr(v))
-    return text if len(text) <= width else text[:width - 1] + "…"
+    if len(text) <= width:
+        return text
+    if isinstance(v, int) and not isinstance(v, bool):
+        digits = len(text.lstrip("-"))
+        return f"{text[:16]}…{text[-24:]} ({digits} digits)"
+    return text[:width - 1] + "…"
 
 
 def verdict(path, found: Comparison, rtol: float) -> list[str]:
@@ -364,21 +378,21 @@ def verdict(path, found: Comparison, rtol: float) -> list[str]:
     many numbers and fields differ, the first :data:`SHOWN` of them, and the largest relative
     difference."""
     signs = f"; {counted(found.signs, 'zero')} rerun with the other sign" if found.signs else ""
-    if found.agree and found.worst == 0:
+    if found.agree and not found.unequal:
         return [f"identical: {path} reruns bit for bit ({counted(found.numbers, 'number')}{signs})"]
     if found.agree:
-        return [f"agree to --rtol {rtol:g}: {path} reruns to a largest relative difference of {found.worst:.3g} "
+        return [f"agree to --rtol {rtol:g}: {path} reruns to a largest relative difference of {_rel(found.worst)} "
                 f"({counted(found.numbers, 'number')}{signs})"]
     what = []
     if found.differing:
         what.append(f"{found.differing} of {counted(found.numbers, 'number')} differ" + ("s" if found.differing == 1 else "")
-                    + (f" beyond --rtol {rtol:g}" if rtol else "") + f" (largest relative difference {found.worst:.3g})")
+                    + (f" beyond --rtol {rtol:g}" if rtol else "") + f" (largest relative difference {_rel(found.worst)})")
     if found.fields:
         what.append(f"{counted(found.fields, 'other field')} differ" + ("s" if found.fields == 1 else ""))
     lines = [f"differ: {printable(str(path))}: " + ", and ".join(what)]
     for field, a, b, rel in found.shown:
         lines.append(f"  {printable(field)}: recorded {_value(a)}, rerun {_value(b)}"
-                     + (f" (relative difference {rel:.3g})" if rel is not None else ""))
+                     + (f" (relative difference {_rel(rel)})" if rel is not None else ""))
     more = found.differing + found.fields - len(found.shown)
     if more:
         lines.append(f"  … and {more} more")
