@@ -150,8 +150,29 @@ def test_suite_race_records_on_its_grid_to_its_horizon_and_target():
     np.testing.assert_array_equal(suite_race(spec, cfg, 1e-3, every=2, t_end=4).t, [0, 2, 4])
     # L(0) from a small a0 is near 0.5 ||Y||^2 (summed loss); contexts(8, 3): Y stacks the 8-item
     # hierarchy targets (entries +-1 / 0) -- computed here from Y; on the zero target the loss is 0
-    Y = spec.task.numeric()[1]
-    assert rf.loss[0][0] == pytest.approx(0.5 * np.sum(Y ** 2), rel=0.05)   # a0 = 1e-3: the start is off by O(a0)
+    X, Y = spec.task.numeric()
+    # By hand (docs/theory.md#mode-loss, summed loss = P x mean): L(0) = P[1/2 tr Sy - sum_a (s_a a0 -
+    # 1/2 d_a a0^2)] + cross terms of O(a0^2), so 0.5 ||Y||^2 - L(0) ~ P a0 sum_a s_a. The singular values
+    # of the four pathways' Syx (computed below) sum to about 3.6 + 3 x 1.5 = 8.1, so the offset is
+    # about 24 x 1e-3 x 8.1 = 0.19 of 96: rel ~2e-3, and never more than 3e-3.
+    assert rf.loss[0][0] == pytest.approx(0.5 * np.sum(Y ** 2), rel=3e-3)   # a0 = 1e-3: the start is off by O(a0)
+    # A second method, sharing no code with the race: the network's loss at its aligned start, built in
+    # numpy from the spec's X (features x P), Y and gates. Each pathway's map is a0 U V^T over the
+    # nonzero modes of its own Syx_p = (1/P) Y_p diag(g_p) X_p^T (the aligned start; U V^T does not
+    # depend on the basis chosen inside a repeated singular value), and the output is
+    # y_hat = sum_p g_p W_p x. The recorded t = 0 is that start itself (no step taken), so the two agree
+    # to rounding: rel 1e-12 (the sums are of ~1e3 terms of size <= 1).
+    P = X.shape[1]
+    Yhat = np.zeros_like(Y)
+    offset = 0.0
+    for p in spec.pathways:
+        g, ins, outs = np.asarray(p.active, float), list(p.inputs), list(p.outputs)
+        U, sv, Vt = np.linalg.svd((Y[outs] * g) @ X[ins].T / P, full_matrices=False)
+        r = int(np.sum(sv > 1e-10 * sv[0]))
+        offset += P * 1e-3 * np.sum(sv[:r])
+        Yhat[outs] += (1e-3 * U[:, :r] @ Vt[:r] @ X[ins]) * g
+    assert 1e-3 < offset / 96 < 3e-3                     # the hand estimate above
+    assert rf.loss[0][0] == pytest.approx(0.5 * np.sum((Y - Yhat) ** 2), rel=1e-12)
     rz = suite_race(spec, cfg, 1e-3, t_end=3, target=np.zeros_like(Y))
     np.testing.assert_array_equal(rz.loss[0], 0.0)
 

@@ -260,12 +260,14 @@ def t_half_float(s: float, d: float, a_init: float, time_const: float, depth: in
     """:func:`t_half` in floats (no symbolic expression is built): the closed form for two layers, the
     integral by quadrature for deeper ones, over x = ln a (da = a dx): in a the integrand falls by
     many decades from a0 to s/2d, and quadrature on it returned garbage for a small a0 (−34 for
-    8584 at depth 3, a0 = 1e-7) with only a warning; in ln a it is smooth."""
+    8584 at depth 3, a0 = 1e-7) with only a warning; in ln a it is smooth. The integrand a/(L a^(2−2/L)
+    (s − d a)) is taken as e^((2/L−1)x)/(L (s − d e^x)): a^(2−2/L) underflowed to 0 below a0 ≈ 1e-154
+    and the half-way time came back inf (1e100 at depth 3, a0 = 1e-300, s = d = 1)."""
     if depth == 2:
         return time_const / (2 * s) * np.log(s / (d * a_init) - 1)
     from scipy.integrate import quad
 
-    val, _ = quad(lambda x: np.exp(x) / deep_mode_rhs(np.exp(x), s, d, depth), np.log(a_init),
+    val, _ = quad(lambda x: np.exp((2.0 / depth - 1.0) * x) / (depth * (s - d * np.exp(x))), np.log(a_init),
                   np.log(s / (2 * d)), limit=200)
     return time_const * val
 
