@@ -376,6 +376,10 @@ class ReaderMayLeave:
                 self._gone()
         return len(text)
 
+    def writelines(self, lines):        # print() writes, but a caller's writelines must be guarded too
+        for line in lines:
+            self.write(line)
+
     def flush(self):
         if not self.reader_left:
             try:
