@@ -122,7 +122,7 @@ def test_scaling_runs_the_grid_in_order_and_reports_each_row(monkeypatch):
     monkeypatch.setattr(bd, "ring_task_spec", lambda n, k: made.append(("r", n, k)) or "r")
     monkeypatch.setattr(bd, "derive_case", lambda make: {"spec": make()})
     seen = []
-    rows = bd.scaling(quick=True, progress=seen.append)
+    rows = bd.scaling(quick=True, on_row=seen.append)
     # the quick grid: hierarchy n ∈ {8, 16, 32} × k ∈ {3, 4, 5}, then 64 × 4 and 128 × 4; ring n ∈ {12, 24, 48}, k = 3
     want = [("hierarchy", n, k) for n in (8, 16, 32) for k in (3, 4, 5)] + [("hierarchy", 64, 4), ("hierarchy", 128, 4)] \
         + [("ring", n, 3) for n in (12, 24, 48)]
@@ -145,9 +145,9 @@ def _derive_section(monkeypatch, paper_seconds, rows):
     monkeypatch.setattr(bd, "paper_results", lambda: [{"result": f"r{i}", "seconds": s, "cpu_seconds": s / 2}
                                                       for i, s in enumerate(paper_seconds)])
 
-    def scaling(quick, progress):
+    def scaling(quick, on_row):
         for r in rows:
-            progress(r)
+            on_row(r)
         return rows
 
     monkeypatch.setattr(bd, "scaling", scaling)
@@ -172,7 +172,7 @@ def test_derive_section_totals_and_targets(monkeypatch):
                               "ring-n12-k3": 0.5, "ring-n48-k3": 10.0}
     assert res["scaling"] == rows
     quick = []
-    monkeypatch.setattr(bd, "scaling", lambda q, progress: quick.append(q) or [])
+    monkeypatch.setattr(bd, "scaling", lambda q, on_row: quick.append(q) or [])
     bd.run_section(out=lambda s: None)
     assert quick == [False]                                             # the full grid by default
     # exactly 2.0 s is not under the target

@@ -137,7 +137,9 @@ def paper_results(ks=(3, 4, 5, 6, 7, 8)) -> list:
     return rows
 
 
-def scaling(quick: bool = False, progress=None) -> list:
+def scaling(quick: bool = False, on_row=None) -> list:
+    """The scaling grid's rows, derived in order; ``on_row(row)`` is called as each is done (the bench
+    prints it; not a ``progress`` argument, which every long run takes as :mod:`theorykit.progress` says)."""
     warm_imports()
     grid = QUICK_GRID if quick else FULL_GRID
     cases = ([("hierarchy", n, k, hierarchy_spec) for n, k in grid["hierarchy"]]
@@ -145,8 +147,8 @@ def scaling(quick: bool = False, progress=None) -> list:
     rows = []
     for task, n, k, make_spec in cases:
         rows.append({"task": task, "n": n, "k": k, **derive_case(lambda: make_spec(n, k))})
-        if progress:
-            progress(rows[-1])
+        if on_row is not None:
+            on_row(rows[-1])
     return rows
 
 
@@ -175,7 +177,7 @@ def run_section(quick: bool = False, out=print) -> dict:
         out(f"  {r['task']:<9}{r['n']:>4}{r['k']:>4}{r['modes']:>8}  {','.join(r['value_kinds']):<12}"
             f"{r['seconds']:9.2f}{r['cpu_seconds']:9.2f}  {tgt}")
 
-    rows = scaling(quick, progress=show)
+    rows = scaling(quick, on_row=show)
     return {"paper_results": paper, "paper_total_seconds": total, "paper_total_cpu_seconds": total_cpu,
             "scaling": rows,
             "targets": {"paper": TARGETS["paper"],
