@@ -43,6 +43,7 @@ import traceback
 from pathlib import Path
 
 from theorykit.io import COMPUTING_PACKAGES, software_versions
+from theorykit.progress import checked_progress, is_flag
 from theorykit.report import _figures, build_results, write_reports
 
 __all__ = ["run_suites", "cache_key", "code_fingerprint", "load_cached", "CACHE_DIR", "STAGING_DIR"]
@@ -257,7 +258,6 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress=True, 
     the runner's lines shown. Anything else is a SpecError naming ``progress``, before any suite runs.
     """
     from theorykit.io import PENDING, atomic_write_text, write_json
-    from theorykit.progress import checked_progress, is_flag
     from theorykit.suites import load_suite
 
     if mode not in ("quick", "full"):
