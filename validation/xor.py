@@ -224,8 +224,11 @@ def _measure(cfg, theory, summary, relns, deltas, times, tau, a0_rule, relu_curv
 
     # agreement of the closed forms with the ReLN simulations
     def max_rel(sim, cf):
+        # np.max, not np.nanmax: a prediction (or run) that is NaN at some Δ or step was not compared
+        # there, so the largest gap is NaN and the row that grades it fails (see _worst), rather than
+        # being graded on the Δ where it happens to be finite
         L0 = sim[..., :1]
-        return float(np.nanmax(np.abs(sim - cf) / L0))
+        return float(np.max(np.abs(sim - cf) / L0))
 
     discrete = {n: discrete_loss_grid(s_num[n], d_num[n], a0_rule[n], tau, times, len(relns[n]), 0.5)
                 for n in ("linear", "xor")}

@@ -446,6 +446,14 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
     out["kminus1_d_eff_max_abs_error"] = float(np.max(np.abs(np.array(d_eff_num) - float(K["d_eff"].subs(vals)))))
     end_num = sorted(float(K["end_point"].subs(vals).subs(sig, st)) for st in sv["sigma_tilde"])
     out["kminus1_end_points"] = end_num
+    # the stated end points s/d against the data's: each pathway's singular values over its own d_eff
+    # above (mode by mode); a length mismatch (a mode missing on either side) is an infinite error
+    end_errs, i0 = [], 0
+    for q in range(len(gs)):
+        e_data = np.sort(Ss[q] / np.array(d_eff_num[i0:i0 + len(Ss[q])]))
+        i0 += len(Ss[q])
+        end_errs.append(float(np.abs(e_data - end_num).max()) if len(e_data) == len(end_num) else np.inf)
+    out["kminus1_end_point_max_abs_error"] = max(end_errs)
     # end points from the data: least-norm fixed point = s/d_eff mode by mode, check the loss vanishes
     Mend = [Us[q] @ np.diag(Ss[q] / float(K["d_eff"].subs(vals))) @ Vs[q].T for q in range(len(gs))]
     Yend = sum((Mend[q] @ Xn[:nn]) * gs[q] for q in range(len(gs)))
