@@ -296,7 +296,10 @@ def tidy(x):
     """Exact, cheaper-to-read form of ``x``: ``factor(simplify(x))`` for a symbolic expression,
     ``sqrtdenest(radsimp(x))`` for a number (both exact rewritings: nothing is guessed from digits);
     ``x`` unchanged when it is larger than :data:`SIMPLIFY_MAX_OPS` operations (bounded cost on any
-    input)."""
+    input). A symbolic expression whose square roots (nested ones too) multiply out is its factored
+    rational function (:func:`~theorykit.theory.radicals._square_roots_multiplied_out`), at any size up
+    to that function's own bounds: the d of a singular vector that rotates with a symbol is 1/2, not a
+    ratio of roots that is 0/0 at the crossing."""
     x = sp.sympify(x)
     if x.is_Rational or x.is_Symbol:
         return x

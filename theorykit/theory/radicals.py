@@ -11,6 +11,9 @@ finds the rational function an expression with square roots equals (behind
 """
 from __future__ import annotations
 
+import random
+
+import mpmath
 import sympy as sp
 
 __all__ = ["zero_by_radical_reduction", "RADICAL_REDUCTION_MAX_OPS", "RADICAL_REDUCTION_MAX_POWER",
@@ -75,6 +78,43 @@ class _Refused(Exception):
     """Past a bound of :func:`_square_roots_multiplied_out`, or a form it does not treat."""
 
 
+def _poly_value(p, vals):
+    """The polynomial ``p`` (a ring element) at ``vals`` (one mpmath number per generator)."""
+    return mpmath.fsum(mpmath.mpf(int(c.numerator)) / int(c.denominator)
+                       * mpmath.fprod([vals[i] ** e for i, e in enumerate(m) if e]) for m, c in p.terms())
+
+
+def _sign_flip_changes_value(num, den, rels, k) -> bool:
+    """A quick numeric refusal for :func:`_square_roots_multiplied_out`: True when ``num/den`` (with
+    ``y_i² = b_i``, the first ``k`` generators the roots from outside, ``rels`` innermost first) takes
+    another value at one random point when the sign of one root is flipped. A rational function of the
+    symbols that ``num/den`` reduces to by the relations alone is the same for every sign, so True means
+    the exact reduction would find nothing; False decides nothing (the exact reduction follows)."""
+    if k == 0:
+        return False
+    rng = random.Random(1729)
+    n = len(num.ring.gens)
+    with mpmath.workdps(30):
+        pt = [mpmath.mpf(rng.uniform(0.3, 2.5)) for _ in range(n - k)]
+
+        def value(flip):
+            vals = [None] * k + pt
+            for j, rel in enumerate(rels):                 # innermost first: generator k − 1 − j
+                i = k - 1 - j
+                vals[i] = mpmath.sqrt(_poly_value(num.ring.gens[i] ** 2 - rel, vals)) * (-1 if i == flip else 1)
+            d = _poly_value(den, vals)
+            return None if abs(d) < mpmath.mpf(10) ** -20 else _poly_value(num, vals) / d
+
+        base = value(None)
+        if base is None:
+            return False
+        for i in range(k):
+            other = value(i)
+            if other is not None and abs(other - base) > mpmath.mpf(10) ** -15 * max(1, abs(base)):
+                return True
+    return False
+
+
 def _square_roots_multiplied_out(x):
     """``x`` as a radical-free rational function when its square roots cancel out, else ``None``.
 
@@ -116,6 +156,8 @@ def _square_roots_multiplied_out(x):
             return p
 
         f = F.from_expr(body)
+        if _sign_flip_changes_value(f.numer, f.denom, rels, len(outer_first)):
+            return None                           # not one rational function: skip the exact work
         num, den = reduced(f.numer), reduced(f.denom)
         for i in range(len(outer_first)):         # R.gens[i] is the i-th root from outside
             if den.degree(R.gens[i]) <= 0:
