@@ -32,6 +32,7 @@ import sympy as sp
 
 from ..errors import UnknownKeyError
 from ..spec.fields import tex_label
+from .radicals import _square_roots_multiplied_out, zero_by_radical_reduction
 
 __all__ = ["Mode", "SVD", "Exprs", "ExprsByName", "Ranking", "reference_values", "is_zero", "zero_by_radical_reduction",
            "product_of_irreducible_powers"]
@@ -106,90 +107,6 @@ def _vanishes_at_random_points(x, syms, rng, trials: int, digits: int, tol: floa
         if abs(complex(x.subs(pt).evalf(digits))) > tol:
             return False
     return True
-
-
-def zero_by_radical_reduction(expr) -> bool:
-    """True when ``expr`` is proved identically zero by exact polynomial arithmetic; False when
-    this test cannot decide (the caller goes on to ``simplify``).
-
-    Every square root ``b^(p/2)`` (``b`` free of radicals) is replaced by ``y_b^p`` with a fresh
-    symbol ``y_b``; the numerator of the resulting rational function is reduced modulo
-    ``y_b² − b`` for every ``b``. A zero remainder proves ``expr = 0`` (the substitution
-    ``y_b = √b`` maps the remainder to the numerator); a non-zero one decides nothing (``b`` may
-    be a square). Radicals other than square roots, and functions, make it undecided."""
-    ys = {}
-
-    def rad(e):
-        if e.is_Pow and e.exp.is_Rational and e.exp.q == 2:
-            b = e.base
-            if b.has(sp.Pow) and any(a.is_Pow and not a.exp.is_Integer for a in sp.preorder_traversal(b)):
-                raise ValueError
-            y = ys.setdefault(b, sp.Dummy("y"))
-            return y ** int(e.exp.p)
-        if (e.is_Pow and not e.exp.is_Integer) or e.is_Function:
-            raise ValueError
-        return e
-
-    try:
-        body = expr.replace(lambda e: e.is_Pow or e.is_Function, rad)
-        if any(a.is_Pow and not a.exp.is_Integer for a in sp.preorder_traversal(body)):
-            return False
-        if body == 0:
-            return True
-        # exact rational-function arithmetic over ℚ (sparse polynomials), the radicals' symbols
-        # first so that lex division by y² − b removes y²
-        yset = list(ys.values())
-        gens = yset + sorted(body.free_symbols - set(yset), key=str)
-        if not gens:
-            return False
-        F, *fg = sp.field(gens, sp.QQ)
-        num = F.from_expr(body).numer
-        R = num.ring
-        rels = [R.from_expr(y ** 2 - b) for b, y in ys.items()]
-        if rels:
-            num = num.rem(rels)
-        return num == 0
-    except (ValueError, sp.PolynomialError, sp.GeneratorsNeeded, sp.CoercionFailed):
-        return False
-
-
-#: :func:`_square_roots_multiplied_out` works on expressions of at most this many operations, with
-#: integer powers of sums at most this high: bounds on the size of the expanded numerator
-RADICAL_REDUCTION_MAX_OPS, RADICAL_REDUCTION_MAX_POWER = 8 * 120, 4
-
-
-def _square_roots_multiplied_out(x):
-    """``x`` as a radical-free rational function when its square roots cancel in pairs, else ``None``.
-
-    As in :func:`zero_by_radical_reduction`: every ``b^(p/2)`` (``b`` free of radicals) becomes
-    ``y_b^p``, and numerator and denominator are reduced modulo ``y_b² − b``; where no ``y_b`` is
-    left the quotient equals ``x`` exactly. Bounded: ``None`` past :data:`RADICAL_REDUCTION_MAX_OPS`
-    operations or an integer power of a sum above :data:`RADICAL_REDUCTION_MAX_POWER`."""
-    if sp.count_ops(x) > RADICAL_REDUCTION_MAX_OPS or x.atoms(sp.Function) or any(
-            p.base.is_Add and p.exp.is_Integer and abs(p.exp) > RADICAL_REDUCTION_MAX_POWER for p in x.atoms(sp.Pow)):
-        return None
-    ys = {}
-
-    def rad(e):
-        b = e.base
-        if not (e.exp.is_Rational and e.exp.q == 2) or any(not a.exp.is_Integer for a in b.atoms(sp.Pow)):
-            raise ValueError      # a root other than a square root, or a nested one: undecided
-        return ys.setdefault(b, sp.Dummy("y")) ** int(e.exp.p)
-
-    try:
-        body = x.replace(lambda e: e.is_Pow and not e.exp.is_Integer, rad)
-        yset = list(ys.values())
-        gens = yset + sorted(body.free_symbols.union(*[b.free_symbols for b in ys]) - set(yset), key=str)
-        F, *_ = sp.field(gens, sp.QQ)
-        f = F.from_expr(body)
-        R = f.numer.ring
-        rels = [R.from_expr(y ** 2 - b) for b, y in ys.items()]
-        num, den = (f.numer.rem(rels), f.denom.rem(rels)) if rels else (f.numer, f.denom)
-        if den == 0 or any(num.degree(R.gens[i]) > 0 or den.degree(R.gens[i]) > 0 for i in range(len(yset))):
-            return None
-        return sp.cancel(num.as_expr() / den.as_expr())
-    except (ValueError, sp.PolynomialError, sp.GeneratorsNeeded, sp.CoercionFailed):
-        return None
 
 
 def product_of_irreducible_powers(x) -> bool:
@@ -379,7 +296,10 @@ def tidy(x):
     """Exact, cheaper-to-read form of ``x``: ``factor(simplify(x))`` for a symbolic expression,
     ``sqrtdenest(radsimp(x))`` for a number (both exact rewritings: nothing is guessed from digits);
     ``x`` unchanged when it is larger than :data:`SIMPLIFY_MAX_OPS` operations (bounded cost on any
-    input)."""
+    input). A symbolic expression whose square roots (nested ones too) multiply out is its factored
+    rational function (:func:`~theorykit.theory.radicals._square_roots_multiplied_out`), at any size up
+    to that function's own bounds: the d of a singular vector that rotates with a symbol is 1/2, not a
+    ratio of roots that is 0/0 at the crossing."""
     x = sp.sympify(x)
     if x.is_Rational or x.is_Symbol:
         return x
@@ -396,6 +316,9 @@ def tidy(x):
         e = sp.expand(x)
         if _radical_free(e):
             return sp.factor(e)
+        r = _square_roots_multiplied_out(x)   # roots that cancel, nested ones too (d of a rotating v)
+        if r is not None:
+            return sp.factor(r)
         if _nested_symbolic_radical(x):
             # a root of a quadratic over the symbols and surds (a 2 × 2 Gram problem): SymPy's
             # simplify takes seconds to tens of seconds on it and finds what this finds in ms
