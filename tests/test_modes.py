@@ -254,7 +254,8 @@ def test_radical_reduction_proves_only_true_identities():
     tasks) replaces √b by y with y² = b. By hand: (√(Δ+1) + 1)(√(Δ+1) − 1) − Δ = (Δ + 1) − 1 − Δ = 0 and
     √(2Δ)·√(2Δ) − 2Δ = 0 are identities; √Δ − Δ (zero only at Δ ∈ {0, 1}), √(Δ+1) − Δ − 1 and √2·Δ − Δ are
     not, and is_zero must say so (a numeric check at Δ = 0.37 below confirms each is non-zero)."""
-    from theorykit.theory.modes import is_zero, zero_by_radical_reduction
+    from theorykit.theory.modes import is_zero
+    from theorykit.theory.radicals import zero_by_radical_reduction
 
     D = sp.Symbol("Delta", positive=True)
     r = sp.sqrt(D + 1)

@@ -14,6 +14,7 @@ import sympy as sp
 import theorykit as tk
 from theorykit.errors import DerivationError, SpecError
 from theorykit.theory import modes as md
+from theorykit.theory import radicals
 from theorykit.theory.svd import exact_svd
 
 
@@ -204,11 +205,11 @@ def test_radical_reduction_leaves_other_roots_and_functions_undecided():
     D = sp.Symbol("Delta", positive=True)
     # a cube root or a function: not a square root, so no proof (False even for a true identity)
     cube = sp.Mul(D ** sp.Rational(1, 3), D ** sp.Rational(1, 3), D ** sp.Rational(1, 3), evaluate=False) - D
-    assert not md.zero_by_radical_reduction(cube)
-    assert not md.zero_by_radical_reduction(sp.sin(D) ** 2 + sp.cos(D) ** 2 - 1)
+    assert not radicals.zero_by_radical_reduction(cube)
+    assert not radicals.zero_by_radical_reduction(sp.sin(D) ** 2 + sp.cos(D) ** 2 - 1)
     # the plain identity √D · √D = D: proved
-    assert md.zero_by_radical_reduction(sp.Mul(sp.sqrt(D), sp.sqrt(D), evaluate=False) - D)
-    assert md.zero_by_radical_reduction(sp.Integer(0))
+    assert radicals.zero_by_radical_reduction(sp.Mul(sp.sqrt(D), sp.sqrt(D), evaluate=False) - D)
+    assert radicals.zero_by_radical_reduction(sp.Integer(0))
 
 
 def test_product_of_irreducible_powers_by_hand():

@@ -68,7 +68,7 @@ def test_two_margin_xor_point_pathways_have_tidy_input_variances():
 def test_square_root_reduction_is_exact_and_bounded():
     """The reduction used past simplify's size bound: (√a + 1)² − 2√a = a + 1 and
     (a + √2)(a − √2) = a² − 2 by hand; what keeps a root (√a + 1) or has a cube root is left alone."""
-    from theorykit.theory.modes import _square_roots_multiplied_out as reduce_
+    from theorykit.theory.radicals import _square_roots_multiplied_out as reduce_
 
     a = sp.Symbol("a", positive=True)
     assert sp.expand(reduce_((sp.sqrt(a) + 1) ** 2 - 2 * sp.sqrt(a)) - (a + 1)) == 0

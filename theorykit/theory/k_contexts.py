@@ -28,7 +28,8 @@ import sympy as sp
 
 from .k_algebra import (ONE, CVec, E, SymPathway, TVec, gamma, gram_apply, k, n, residual_of_datapoint, sig, sigbar,
                         sum_over_other_contexts, sx_apply, syx_apply)
-from .modes import _radical_free, product_of_irreducible_powers, zero_by_radical_reduction
+from .modes import _radical_free, product_of_irreducible_powers
+from .radicals import zero_by_radical_reduction
 from .trajectory import mode_loss_reduction, mode_trajectory
 from .k_algebra import structure_values, structure_assumption
 from .derivation import Derivation

@@ -34,7 +34,7 @@ from ..errors import UnknownKeyError
 from ..spec.fields import tex_label
 from .radicals import _square_roots_multiplied_out, zero_by_radical_reduction
 
-__all__ = ["Mode", "SVD", "Exprs", "ExprsByName", "Ranking", "reference_values", "is_zero", "zero_by_radical_reduction",
+__all__ = ["Mode", "SVD", "Exprs", "ExprsByName", "Ranking", "reference_values", "is_zero",
            "product_of_irreducible_powers"]
 
 
