@@ -244,3 +244,6 @@ def test_race_exhaust_help_states_the_suite_settings_it_names():
     assert m is not None, helps["a0"][0]
     hand = (20 * 0.0005 / 700) ** 2 * 50 / 2
     assert float(m.group(1)) == pytest.approx(hand, rel=0.01) and default_a0() == pytest.approx(hand, rel=1e-12)
+    # 1 % is two printed figures (5.1e-09); the help must be the hand value rounded to the figures it prints
+    digits = len(m.group(1).split("e")[0].replace(".", "").lstrip("0"))
+    assert float(m.group(1)) == pytest.approx(float(f"{hand:.{digits - 1}e}"), rel=1e-12), (m.group(1), hand)
