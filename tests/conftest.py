@@ -43,15 +43,17 @@ lemmas, gates, xor, contexts = (_suite_fixture(n) for n in ("lemmas", "gates", "
 
 
 # ------------------------------------------------------------------------------------------------
-# In CI (CI=true, set by .ci/run) the one accepted skip is a test that needs a GPU: a test that would
-# skip for a missing tool or package (chromium, pdflatex, mkdocs, safetensors, ...) fails instead,
-# so a green CI run means the test ran. Outside CI such tests still skip, saying why. On the GPU
-# machine (THEORYKIT_GPU_CI=1, set by .ci/gpu) a test that skips for want of a GPU fails instead: a
-# JAX without CUDA there would otherwise leave every GPU check skipped and the run green.
+# In CI (CI=true, set by .ci/run) the one accepted skip is a test that needs a GPU, and it must say so
+# with a reason from tests/_gpu.py (a fixed prefix; a reason that merely mentions "GPU" is not one): a
+# test that would skip for a missing tool or package (chromium, pdflatex, mkdocs, safetensors, ...)
+# fails instead, so a green CI run means the test ran. Outside CI such tests still skip, saying why.
+# On the GPU machine (THEORYKIT_GPU_CI=1, set by .ci/gpu) a test that skips for want of a GPU fails
+# instead: a JAX without CUDA there would otherwise leave every GPU check skipped and the run green.
+# A skip because this GPU's model lacks a capability (tests/_gpu.py gpu_model) is accepted there while a
+# GPU is present.
 # ------------------------------------------------------------------------------------------------
 IN_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
 ON_GPU_CI = os.environ.get("THEORYKIT_GPU_CI", "").strip().lower() in ("true", "1", "yes")
-GPU_WORDS = ("GPU", "CUDA")
 
 
 def _skip_reason(rep) -> str:
@@ -64,19 +66,24 @@ def _skip_reason(rep) -> str:
 def _strict_skip(rep):
     if not (IN_CI or ON_GPU_CI) or not rep.skipped or hasattr(rep, "wasxfail"):
         return
-    reason = _skip_reason(rep)
-    if any(w in reason for w in GPU_WORDS):
-        if ON_GPU_CI:
-            import jax
+    from _gpu import device_kind, reason_kind
 
-            rep.outcome = "failed"
-            rep.longrepr = (f"skipped on the GPU machine (THEORYKIT_GPU_CI), where GPU tests must run; JAX's "
-                            f"backend is {jax.default_backend()!r} (install jax with CUDA there): {reason}")
+    reason = _skip_reason(rep)
+    kind = reason_kind(reason)
+    if ON_GPU_CI and kind is not None:
+        gpu = device_kind()
+        if kind == "gpu_model" and gpu is not None:
+            return
+        rep.outcome = "failed"
+        rep.longrepr = (f"skipped on the GPU machine (THEORYKIT_GPU_CI), where GPU tests must run; JAX sees "
+                        f"{'no GPU (install jax with CUDA there)' if gpu is None else 'the GPU ' + repr(gpu)}: "
+                        f"{reason}")
         return
-    if not IN_CI:
+    if not IN_CI or kind == "no_gpu":
         return
     rep.outcome = "failed"
-    rep.longrepr = f"skipped in CI, where only GPU tests may skip (install what it needs): {reason}"
+    rep.longrepr = ("skipped in CI, where only GPU tests may skip, with a reason from tests/_gpu.py "
+                    f"(no_gpu / needs_gpu); install what it needs: {reason}")
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -209,7 +209,7 @@ def test_layer_alignment_by_hand():
     V4 = np.eye(6)[:, :4]
     U4 = np.eye(3)[:, [1, 0]]
     got = np.asarray(layer_alignment([W1, np.eye(2), WL], (U4, V4, np.ones(6), np.ones(3))))
-    np.testing.assert_allclose(got, [1 / np.sqrt(14), 1.0, 10 / 14, 4 / 5], rtol=1e-5)
+    np.testing.assert_allclose(got, [1 / np.sqrt(14), 1.0, 10 / 14, 4 / 5], rtol=1e-12)   # float64 SVDs of 6 × 3
 
 
 def test_level_error_is_relative_to_the_reference_curve():
@@ -346,6 +346,13 @@ def test_level_times_and_verdicts():
         assert abs(row["gdln_runs"] - 1.1 * want) <= 11      # median of (late, late, curve)
         assert np.isnan(row["relu_runs"])                   # only 1 of 3 runs gets there
     assert curves.level_error(lv, "gdln_runs") == pytest.approx(1 / 11, abs=0.01)
+    # exactly: each crossing is read at the first grid time (step 10) at or past it, −1000·ln ℓ and
+    # −1100·ln ℓ rounded up to 10; the error is the largest |flow − runs| / runs over the levels (the
+    # grid alone could move 1/11 by up to 10/(1.1·693) = 0.013, so the 0.01 above holds by this rounding)
+    up = lambda x: 10 * np.ceil(x / 10)  # noqa: E731
+    grid = [(up(-1000 * np.log(float(lv_.rstrip("%")) / 100)), up(-1100 * np.log(float(lv_.rstrip("%")) / 100)))
+            for lv_ in lv]
+    assert curves.level_error(lv, "gdln_runs") == pytest.approx(max(abs(a - b) / b for a, b in grid), rel=1e-12)
     assert curves.level_error(lv, "relu_runs") == np.inf
     assert dp._verdict_below(0.04, 0.05, 0.15) == "confirmed"
     assert dp._verdict_below(0.1, 0.05, 0.15) == "partly"

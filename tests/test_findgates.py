@@ -165,6 +165,9 @@ def test_kmeans_recovers_planted_patterns():
     assert {p for p, _ in pats} == {tuple(p) for p in planted}
     shares = dict(pats)
     for p, c in zip(planted, counts):
+        # a row moves to another pattern when 2 or more of the 4 entries that tell its pattern from a
+        # neighbour's flip (tie or closer): 6·0.05²·0.95² + 4·0.05³·0.95 + 0.05⁴ = 1.4 %, so about 0.7 % of
+        # the 600 units move, with a binomial spread of √4.2/600 = 0.34 %; 0.02 is 6 spreads past the mean
         assert abs(shares[tuple(p)] - c / 600) < 0.02
 
 

@@ -103,9 +103,20 @@ def _skip_file(tmp_path):
     d = tmp_path / "skips"
     d.mkdir()
     (d / "conftest.py").write_text((ROOT / "tests" / "conftest.py").read_text())
-    (d / "test_s.py").write_text("import pytest\n\n\n@pytest.mark.skipif(True, reason='needs a GPU (x)')\n"
+    (d / "_gpu.py").write_text((ROOT / "tests" / "_gpu.py").read_text())
+    (d / "test_s.py").write_text("import pytest\nfrom _gpu import no_gpu\n\n\n"
+                                 "@pytest.mark.skipif(True, reason=no_gpu('needs a GPU (x)'))\n"
                                  "def test_gpu():\n    pass\n")
     return d
+
+
+def _run_skips(d, env):
+    """pytest on d/test_s.py with only ``env`` of the skip rule's variables, and JAX on the CPU (on the
+    GPU machine too, so that only THEORYKIT_TEST_FAKE_GPU can make the helper see a GPU)."""
+    drop = ("CI", "THEORYKIT_GPU_CI", "THEORYKIT_TEST_FAKE_GPU")
+    e = {k: v for k, v in os.environ.items() if k not in drop}
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "test_s.py"], cwd=d,
+                          env={**e, "JAX_PLATFORMS": "cpu", **env}, capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.parametrize("env, outcome", [({}, "1 skipped"), ({"CI": "true"}, "1 skipped"),
@@ -114,9 +125,7 @@ def test_a_gpu_skip_fails_on_the_gpu_machine(tmp_path, env, outcome):
     """A test that skips for want of a GPU is the accepted skip on the CPU (CI too), but on the GPU
     machine (.ci/gpu sets THEORYKIT_GPU_CI) it means JAX did not see the GPU: it fails there."""
     d = _skip_file(tmp_path)
-    e = {k: v for k, v in os.environ.items() if k not in ("CI", "THEORYKIT_GPU_CI")}
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_s.py"], cwd=d,
-                       env={**e, **env}, capture_output=True, text=True, timeout=120)
+    r = _run_skips(d, env)
     if outcome == "1 failed":   # a skipif mark skips at setup, so pytest counts it as an error there
         assert r.returncode == 1 and re.search(r"\b1 (failed|error)\b", r.stdout), r.stdout
         assert "THEORYKIT_GPU_CI" in r.stdout and "needs a GPU" in r.stdout
@@ -152,7 +161,47 @@ def test_other_skips_keep_their_rules(tmp_path, env, failed):
     """A skip for a missing tool still fails in CI (.ci/run) and still skips on the GPU machine."""
     d = _skip_file(tmp_path)
     (d / "test_s.py").write_text("import pytest\n\n\ndef test_tool():\n    pytest.skip('chromium missing')\n")
-    e = {k: v for k, v in os.environ.items() if k not in ("CI", "THEORYKIT_GPU_CI")}
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_s.py"], cwd=d,
-                       env={**e, **env}, capture_output=True, text=True, timeout=120)
+    r = _run_skips(d, env)
     assert (r.returncode == 1 and "1 failed" in r.stdout) if failed else (r.returncode == 0 and "1 skipped" in r.stdout)
+
+
+# A skip reason that merely mentions "GPU" or "CUDA" is not a GPU skip: in CI it fails like any other
+# (before, "needs chromium to render the GPU page" passed CI as a GPU skip). Only tests/_gpu.py's two
+# prefixes are GPU skips: no_gpu (accepted in CI, fails on the GPU machine) and gpu_model (a GPU is
+# present but of another model: accepted on the GPU machine while a GPU is present, fails in CI).
+_MENTIONS = ("import pytest\n\n\ndef test_tool():\n"
+             "    pytest.skip('needs chromium to render the GPU page; GPU-free path missing scipy (CUDA)')\n")
+_MODEL = ("import pytest\nfrom _gpu import needs_gpu\n\n\n"
+          "@needs_gpu('a measured refusal', kinds=('H100', 'H200'))\ndef test_hopper():\n    pass\n")
+
+
+@pytest.mark.parametrize("body, env, outcome", [
+    (_MENTIONS, {"CI": "true"}, "failed"),
+    (_MENTIONS, {}, "skipped"),
+    (_MODEL, {"THEORYKIT_GPU_CI": "1", "THEORYKIT_TEST_FAKE_GPU": "Tesla T4"}, "skipped"),
+    (_MODEL, {"CI": "true", "THEORYKIT_TEST_FAKE_GPU": "Tesla T4"}, "failed"),
+    (_MODEL, {"THEORYKIT_GPU_CI": "1", "THEORYKIT_TEST_FAKE_GPU": "NVIDIA H200"}, "passed"),
+    (_MODEL, {"THEORYKIT_GPU_CI": "1"}, "failed"),         # no GPU: needs_gpu says no_gpu, which fails there
+    (_MODEL, {"CI": "true"}, "skipped"),                    # no GPU in CI: the accepted skip
+])
+def test_only_the_helpers_gpu_reasons_are_gpu_skips(tmp_path, body, env, outcome):
+    d = _skip_file(tmp_path)
+    (d / "test_s.py").write_text(body)
+    r = _run_skips(d, env)
+    if outcome == "failed":     # a skipif mark skips at setup, so pytest counts it as an error there
+        assert r.returncode == 1 and re.search(r"\b1 (failed|error)\b", r.stdout), r.stdout
+    else:
+        assert r.returncode == 0 and f"1 {outcome}" in r.stdout, r.stdout
+    if "Tesla T4" in env.get("THEORYKIT_TEST_FAKE_GPU", "") and outcome == "skipped":
+        assert "Tesla T4" in r.stdout and "H100" in r.stdout       # -ra names the model and what it needs
+
+
+def test_every_gpu_skip_in_tests_uses_the_helper():
+    """A GPU skip written by hand (reason "needs a GPU ...") now fails in CI; none may be left in tests/."""
+    bad = []
+    for f in sorted((ROOT / "tests").glob("*.py")):
+        for i, line in enumerate(f.read_text().splitlines(), 1):
+            if re.search(r"skip(if)?\(", line) and re.search(r"GPU|CUDA", line) and "_gpu" not in f.name \
+                    and not re.search(r"no_gpu\(|needs_gpu\(|gpu_model\(", line) and f.name != Path(__file__).name:
+                bad.append(f"{f.name}:{i}: {line.strip()}")
+    assert not bad, bad

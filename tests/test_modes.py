@@ -73,7 +73,9 @@ def test_context_task_modes_match_numpy_and_theory_end_points():
     Ht = np.array(H, dtype=float) @ (np.eye(8) - np.ones((8, 8)) / 8)
     sig = np.linalg.svd(Ht, compute_uv=False)
     ends = np.sqrt(2 / 3) * sig[sig > 1e-9]
-    np.testing.assert_allclose(ends[:4], [2.160, 1.414, 1.414, 0.816], atol=1e-3)
+    np.testing.assert_allclose(ends[:4], [2.160, 1.414, 1.414, 0.816], atol=1e-3)   # the page's 3 decimals
+    # by hand (tests/test_contexts.py, the hierarchy's centred Gram eigenvalues 7, 3, 3, 1): √(2/3)·√7, ...
+    np.testing.assert_allclose(ends[:4], np.sqrt(2 / 3) * np.sqrt([7, 3, 3, 1]), rtol=1e-12)
     task = tk.contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
     for p in tk.context_pathways(8, 3, [(1, 2)]):
         eff = tk.effective_dataset(task, p)

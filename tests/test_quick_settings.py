@@ -44,6 +44,7 @@ def test_contexts_quick_keeps_a0():
     assert gh < ref
     sig = 20 * 0.0005 / 700 * _keep_sigma_sqrt_h(q, gh)
     assert a0_rule(sig, gh) == pytest.approx((1e-2 / 700) ** 2 * 50 / 2, rel=1e-12)
+    # the four figures docs print: 5.10204e-9 rounds to 5.102e-9 (1 in the last place is 2e-4, half of it 1e-4)
     assert (1e-2 / 700) ** 2 * 50 / 2 == pytest.approx(5.102e-9, rel=1e-4)
     # Section 5 ReLU: σ√H of 0.005/200 at 200 units, i.e. a0 = 0.005²/(2·200) = 6.25e-8
     Hh, ref5 = q["sec5_hidden"], q["sec5_sigma_width"]

@@ -42,7 +42,11 @@ def test_discrete_recurrence_converges_to_flow_at_order_one():
         a_flow = np.array([(sv / dv) / (1 + (sv / (dv * a0v) - 1) * np.exp(-2 * sv * k * eta)) for k in ts])
         errs.append(np.max(np.abs(a_gd - a_flow)))
     orders = np.log2(np.array(errs[:-1]) / np.array(errs[1:]))
-    assert np.all(np.abs(orders - 1.0) < 0.15), orders
+    # the gap is η·e₁(t) + η²·e₂(t) + …, so the measured order is 1 + log2((1 + rη)/(1 + rη/2)) ≈ 1 + rη/(2 ln 2)
+    # with r = e₂/e₁ of the scale of the mode's rate 2s = 1.2: at most 1.2·0.04/1.39 = 0.035 at η = 0.04 —
+    # and the excess over 1 shrinks with η (halves, to first order)
+    assert np.all(np.abs(orders - 1.0) < 0.05), orders
+    assert np.all(np.diff(np.abs(orders - 1.0)) < 0), orders
 
 
 def test_closed_form_is_monotone_and_bounded():
