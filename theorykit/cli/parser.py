@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 
 from ..suites import SUITES
 
@@ -39,6 +40,20 @@ def _version() -> str:
         return version("theorykit")
     except PackageNotFoundError:    # a checkout on sys.path that is not installed
         return "(not installed)"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, reading every word that starts with ``-`` and a digit (or ``-.`` and a digit)
+    as a value, not an option: ``--rtol -1e-12``, ``--times -1,5``. Python 3.11-3.13 take only ``-1``
+    and ``-1.5`` so (argparse docs, "Arguments containing -"), and would answer "expected one argument";
+    this is Python 3.14's rule, the same on every version. The value then reaches theorykit's own check,
+    which names the option and its range. No option of theorykit looks like a negative number, so no
+    option is mistaken for a value. Sub-commands' parsers are of this class too (``add_subparsers``
+    makes them of ``type(self)``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"-\.?\d")
 
 
 class _Once(argparse.Action):
@@ -158,7 +173,7 @@ def _add_predict(subparsers):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="theorykit",
         description="Learning dynamics of ReLU networks through gated deep linear networks (GDLNs): derive "
                     "effective datasets, exact SVDs and closed-form mode trajectories from a spec, simulate "
