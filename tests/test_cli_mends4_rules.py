@@ -48,3 +48,31 @@ def test_a_negative_value_is_refused_by_theorykit_naming_the_option(argv, option
     err = capsys.readouterr().err
     assert "expected one argument" not in err
     assert f"theorykit: error in {option}:" in err and range_words in err and "fix:" in err
+
+
+# ------------------------------------------------------------------------------------------
+# stdout's binary buffer, read by a reader that leaves (| head)
+# ------------------------------------------------------------------------------------------
+# Before: ReaderMayLeave guarded write/writelines/flush, but `.buffer` went to the raw stream through
+# __getattr__, so `sys.stdout.buffer.write(...)` (a caller's binary output) raised BrokenPipeError
+# once the reader left, where text was dropped and the command went on (exit 141 at the end). Now the
+# buffer's writes are guarded the same way and mark the reader as gone for the text too.
+def test_bytes_written_through_stdout_buffer_are_guarded_like_text():
+    import os
+
+    from theorykit.io import ReaderMayLeave
+
+    r, w = os.pipe()
+    os.close(r)                                  # the reader left: a write to the pipe is EPIPE
+    stream = open(w, "w")
+    try:
+        out = ReaderMayLeave(stream)
+        data = b"x" * (1 << 20)                  # larger than any buffer: written at once
+        assert out.buffer.write(data) == len(data)
+        assert out.reader_left                   # what the exit status 141 is read from
+        out.buffer.flush()
+        out.buffer.writelines([b"a", b"b"])
+        assert out.write("text after\n") == len("text after\n")     # the text is dropped too
+        out.flush()
+    finally:
+        stream.close()                           # the descriptor points at the null device now
