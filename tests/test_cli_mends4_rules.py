@@ -76,3 +76,65 @@ def test_bytes_written_through_stdout_buffer_are_guarded_like_text():
         out.flush()
     finally:
         stream.close()                           # the descriptor points at the null device now
+
+
+# ------------------------------------------------------------------------------------------
+# rerun: a field present in one result only
+# ------------------------------------------------------------------------------------------
+# Before: a field in one result only was shown as "new_field: recorded 1, rerun '(missing)'": the
+# word (missing) read as a recorded string value, and nothing said that the field is in one result
+# only (as a result of a newer theorykit, which added the field, reruns). It is still a difference
+# (a field removed by hand must be found), now named as present in one only.
+def test_rerun_names_a_field_present_in_one_result_only():
+    from theorykit.cli.rerun import compare, verdict
+
+    # the recorded result has a field the rerun does not make (a newer theorykit's), and lacks one it
+    # makes (an older one's): two "other fields" differ, no number does (a: 1.0 both)
+    found = compare({"a": 1.0, "b": {"added": 7}}, {"a": 1.0, "b": {}, "old": "(missing)"}, 0.0)
+    lines = verdict("R.json", found, 0.0)
+    assert lines[0] == "differ: R.json: 2 other fields differ"
+    assert lines[1].startswith("  b.added: present in the recorded result only") and lines[1].endswith("recorded 7")
+    # a field whose rerun value is the text "(missing)" is not mistaken for an absent one
+    assert lines[2].startswith("  old: present in the rerun only") and lines[2].endswith("rerun '(missing)'")
+
+
+# ------------------------------------------------------------------------------------------
+# spec files that are not UTF-8 TOML text
+# ------------------------------------------------------------------------------------------
+# Before: a spec saved "UTF-8 with BOM" (Windows Notepad) was "not valid TOML: Invalid statement (at
+# line 1, column 1)" with the fix "check the file's syntax" -- nothing an editor shows; a UTF-16 file
+# or a binary one gave Python's "'utf-8' codec can't decode byte 0xff in position 0"; an empty file
+# was "error in data: missing". Now each is named for what it is, with how to save the file.
+def _xor_text():
+    return Path(XOR).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: b"\xef\xbb\xbf" + _xor_text().encode("utf-8"), ["byte-order mark", "UTF-8 with BOM"]),
+    (lambda: _xor_text().encode("utf-16"), ["UTF-16", "save it as UTF-8"]),          # with its BOM
+    (lambda: _xor_text().encode("utf-16-le"), ["UTF-16", "save it as UTF-8"]),       # without
+    (lambda: 'name = "caf\u00e9"\n'.encode("latin-1"), ["not UTF-8 text", "byte 0xe9 on line 1"]),   # é in Latin-1
+    (lambda: b"", ["is empty"]),
+    (lambda: b"\n  \n", ["is empty"]),
+])
+@pytest.mark.parametrize("command", [["check"], ["predict", "--hidden", "4", "--out", "{tmp}/p.toml"]])
+def test_a_spec_that_is_not_utf8_text_is_named_so(tmp_path, capsys, make, words, command):
+    spec = tmp_path / "s.toml"
+    spec.write_bytes(make())
+    argv = [command[0], str(spec)] + [a.replace("{tmp}", str(tmp_path)) for a in command[1:]]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("theorykit: error in spec:") and str(spec) in err and "fix:" in err
+    assert all(w in err for w in words), err
+    assert "codec can't decode" not in err and "Invalid statement" not in err
+
+
+def test_a_spec_with_crlf_line_ends_reads_as_the_same_spec(tmp_path):
+    """TOML allows CRLF line ends: a spec saved on Windows is the same spec (the task's data compared
+    with the LF file's, read the same way)."""
+    from theorykit.spec.files import load_spec
+
+    crlf = tmp_path / "xor.toml"
+    crlf.write_bytes(_xor_text().replace("\n", "\r\n").encode("utf-8"))
+    a, b = load_spec(XOR), load_spec(crlf)
+    assert a.task.X == b.task.X and a.task.Y == b.task.Y and [p.name for p in a.pathways] == [p.name for p in b.pathways]
