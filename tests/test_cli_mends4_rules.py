@@ -138,3 +138,47 @@ def test_a_spec_with_crlf_line_ends_reads_as_the_same_spec(tmp_path):
     crlf.write_bytes(_xor_text().replace("\n", "\r\n").encode("utf-8"))
     a, b = load_spec(XOR), load_spec(crlf)
     assert a.task.X == b.task.X and a.task.Y == b.task.Y and [p.name for p in a.pathways] == [p.name for p in b.pathways]
+
+
+# ------------------------------------------------------------------------------------------
+# --help: every option that has a default value says it
+# ------------------------------------------------------------------------------------------
+# Before: race-exhaust --batch (256), find-gates --seed and predict --seed (0) and derive --method
+# (auto) had defaults their --help did not state, and derive/simulate --times did not say which
+# times they report without it. Now each option with a value default names it in its help, and the
+# value named is the parser's own default (read from the parser, not from the help text).
+def _subcommands():
+    import argparse
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices
+
+
+def _options_with_a_value_default():
+    import argparse
+
+    for name, sp in _subcommands().items():
+        for a in sp._actions:
+            if (a.option_strings and a.nargs != 0 and not a.required and a.default is not None
+                    and a.default is not argparse.SUPPRESS and a.default != []):
+                yield name, a
+
+
+def test_every_option_with_a_default_value_states_it_in_its_help():
+    seen, bad = 0, []
+    for name, a in _options_with_a_value_default():
+        seen += 1
+        value = f"{a.default:g}" if isinstance(a.default, (int, float)) else str(a.default)
+        words = (a.help or "").lower()          # "the spec's GDLN (default)" names the choice gdln
+        if "default" not in words or value.lower() not in words:
+            bad.append(f"{name} {a.option_strings[0]} (default {value}): {a.help}")
+    assert bad == []
+    assert seen >= 20      # predict alone has 10 (--beam ... --time-bound), race-exhaust 5
+
+
+@pytest.mark.parametrize("command", ["derive", "simulate"])
+def test_times_help_says_what_is_reported_without_it(command):
+    # common.parse_times(None, steps): 11 times from 0 to the steps (np.linspace(0, steps, 11))
+    times = next(a for a in _subcommands()[command]._actions if "--times" in a.option_strings)
+    assert "default: 11" in times.help
