@@ -182,3 +182,39 @@ def test_times_help_says_what_is_reported_without_it(command):
     # common.parse_times(None, steps): 11 times from 0 to the steps (np.linspace(0, steps, 11))
     times = next(a for a in _subcommands()[command]._actions if "--times" in a.option_strings)
     assert "default: 11" in times.help
+
+
+# ------------------------------------------------------------------------------------------
+# rerun --no-progress
+# ------------------------------------------------------------------------------------------
+# Before: every long command took --no-progress but rerun, which runs one of them again (race-exhaust
+# --k 4 for hours): its bar or lines could not be turned off. Now rerun --no-progress runs the
+# recorded command with --no-progress (where that command has it), as a batch job would.
+@pytest.mark.parametrize("given, expected", [(["--no-progress"], True), ([], False)])
+def test_rerun_no_progress_is_passed_to_the_command_rerun(tmp_path, monkeypatch, given, expected):
+    import json
+
+    import theorykit.cli as cli
+
+    # a simulate result as simulate --json records it (docs/reproducibility.md): the command, the
+    # spec's text, and no other input file
+    spec = tmp_path / "xor.toml"
+    spec.write_text(_xor_text())
+    result = tmp_path / "sim.json"
+    result.write_text(json.dumps({"loss": {"mean": [1.0]}, "provenance": {
+        "command": f"theorykit simulate {spec} --set Delta=0.5 --seeds 1 --steps 5 --json sim.json",
+        "inputs": {"spec": {"path": str(spec), "sha256": "0" * 64}}, "spec_toml": _xor_text()}}))
+    ran = []
+
+    def fake_main(argv):                # the command rerun: seen, not run (2: it stopped on an error)
+        ran.append(argv)
+        return 2
+
+    monkeypatch.setattr(cli, "main", fake_main)
+    from theorykit.cli.rerun import run
+    from theorykit.errors import SpecError
+
+    with pytest.raises(SpecError, match="exited with status 2"):
+        run(build_parser().parse_args(["rerun", str(result), *given]))
+    assert len(ran) == 1 and ran[0][0] == "simulate"
+    assert ("--no-progress" in ran[0]) == expected

@@ -357,7 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
     rr.add_argument("--rtol", type=float, default=0.0, metavar="R",
                     help="numbers agree within this relative difference |a - b| / max(|a|, |b|), from 0 to below 1 "
                          "(default 0: bit for bit)")
-    _common(rr, "rerun", limits=False)
+    _common(rr, "rerun", limits=False, progress="bar or lines of the command rerun")
 
     b = sub.add_parser("bench", help="benchmark derivation time and simulator throughput (ratios in one run)",
                        description="Time each paper result's derivation, then train the Section 4 ReLU network "

@@ -487,6 +487,9 @@ def run(args) -> int:
     old, rec, kind = read_result(path)
     argv = split_command(rec)
     command = argv[0]
+    if getattr(args, "no_progress", False) and "--no-progress" not in argv and \
+            "--no-progress" in _subparser(command)._option_string_actions:
+        argv = [command, "--no-progress", *argv[1:]]     # before any '--' and the positionals
     spec_text = rec.get("spec_toml")
     if spec_text is not None and not isinstance(spec_text, str):
         raise SpecError("provenance.spec_toml", "is not the text of a spec", "give the result as theorykit wrote it")
