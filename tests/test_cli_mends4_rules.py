@@ -218,3 +218,29 @@ def test_rerun_no_progress_is_passed_to_the_command_rerun(tmp_path, monkeypatch,
         run(build_parser().parse_args(["rerun", str(result), *given]))
     assert len(ran) == 1 and ran[0][0] == "simulate"
     assert ("--no-progress" in ran[0]) == expected
+
+
+# ------------------------------------------------------------------------------------------
+# whole-number options given a number in another spelling
+# ------------------------------------------------------------------------------------------
+# Before: `simulate --steps 1e4` (how a theorist writes ten thousand) was answered "argument --steps:
+# invalid int value: '1e4'", which does not say what to write instead. Now: the number is not written
+# as a whole number, and the digits to write (1e4 = 10000, 1E2 = 100, 3.0 = 3, by hand).
+@pytest.mark.parametrize("argv, option, says", [
+    (["simulate", XOR, "--steps", "1e4"], "--steps", "write it in digits, 10000"),
+    (["predict", XOR, "--hidden", "1E2", "--out", "p.toml"], "--hidden", "write it in digits, 100"),
+    (["find-gates", "contexts", "--K", "3.0", "--out", "f.toml"], "--K", "write it in digits, 3"),
+    (["sweep", XOR, "--seeds", "2.5", "--out", "d"], "--seeds", "'2.5' is not a whole number"),
+    (["race-exhaust", "--k", "three"], "--k", "'three' is not a whole number"),
+])
+def test_a_whole_number_option_says_what_to_write(capsys, argv, option, says):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {option}: " in err and says in err and "Traceback" not in err
+
+
+def test_a_whole_number_option_still_reads_digits():
+    args = build_parser().parse_args(["simulate", XOR, "--steps", "10000", "--seeds", "-3"])
+    assert args.steps == 10000 and args.seeds == -3      # -3: refused later, by --seeds' own range

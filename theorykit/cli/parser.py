@@ -4,6 +4,7 @@ its own module of :mod:`theorykit.cli` (``set_defaults(module=...)``), imported 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 
@@ -54,6 +55,25 @@ class _Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = re.compile(r"-\.?\d")
+        self.register("type", int, _whole)       # every type=int option: see _whole
+
+
+def _whole(text: str) -> int:
+    """A ``type=int`` option's value: ``int(text)``; a number that is not written as a whole one
+    (``--steps 1e4``, ``--seeds 2.5``) is refused saying so, with the whole number to write where
+    it is one (argparse said only "invalid int value: '1e4'")."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if value.is_integer():
+        raise argparse.ArgumentTypeError(f"{text!r} is not written as a whole number: write it in digits, "
+                                         f"{int(value)}") from None
+    raise argparse.ArgumentTypeError(f"{text!r} is not a whole number: write one in digits") from None
 
 
 class _Once(argparse.Action):
