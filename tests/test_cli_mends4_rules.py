@@ -244,3 +244,52 @@ def test_a_whole_number_option_says_what_to_write(capsys, argv, option, says):
 def test_a_whole_number_option_still_reads_digits():
     args = build_parser().parse_args(["simulate", XOR, "--steps", "10000", "--seeds", "-3"])
     assert args.steps == 10000 and args.seeds == -3      # -3: refused later, by --seeds' own range
+
+
+# ------------------------------------------------------------------------------------------
+# a spec path that is a device or a pipe
+# ------------------------------------------------------------------------------------------
+# Before: the spec's size was checked by stat() alone, which is 0 for a device or a pipe, then the
+# whole of it was read: `theorykit check /dev/zero` read without end (memory growing until killed).
+# Now at most one byte more than a spec may have is read, and more is refused, naming the spec.
+def test_a_spec_from_a_pipe_is_read_to_the_size_a_spec_may_have(tmp_path, monkeypatch):
+    import os
+    import threading
+
+    import theorykit.spec.files as sf
+    from theorykit.errors import SpecError
+
+    monkeypatch.setattr(sf, "MAX_SPEC_BYTES", 4096)
+    text = (_xor_text() + "#" * 8000 + "\n").encode("utf-8")     # a valid spec, 8000+ bytes: over 4096
+    fifo = tmp_path / "spec.toml"
+    os.mkfifo(fifo)
+
+    def feed():
+        try:
+            with open(fifo, "wb") as f:
+                f.write(text)
+        except BrokenPipeError:         # the reader stopped at 4097 bytes and closed
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    with pytest.raises(SpecError) as exc:
+        sf.load_spec(fifo)
+    writer.join()
+    assert exc.value.field == "spec" and "more than the 4096 bytes" in exc.value.problem
+
+
+def test_a_spec_from_a_short_pipe_still_loads(tmp_path):
+    """Process substitution, `theorykit check <(generate-spec)`: a pipe under the size limit is a spec."""
+    import os
+    import threading
+
+    from theorykit.spec.files import load_spec
+
+    fifo = tmp_path / "xor.toml"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(_xor_text()), daemon=True)
+    writer.start()
+    spec = load_spec(fifo)
+    writer.join()
+    assert [p.name for p in spec.pathways] == [p.name for p in load_spec(XOR).pathways]

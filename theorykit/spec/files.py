@@ -125,12 +125,16 @@ def read_toml(path) -> dict:
         raise SpecError("spec", f"expected the path of a .toml spec file, got {vf.type_name(path)} "
                                 f"{vf.short_repr(path)}", fix)
     path = Path(path)
+    too_large = "keep large data out of the spec"
     try:
         size = path.stat().st_size
         if size > MAX_SPEC_BYTES:
-            raise SpecError("spec", f"{path} is {size} bytes, larger than the {MAX_SPEC_BYTES} a spec may be",
-                            "keep large data out of the spec")
-        raw = path.read_bytes()
+            raise SpecError("spec", f"{path} is {size} bytes, larger than the {MAX_SPEC_BYTES} a spec may be", too_large)
+        with open(path, "rb") as f:     # at most one byte more than a spec may have: /dev/zero, a device, a
+            raw = f.read(MAX_SPEC_BYTES + 1)    # pipe, report no size and would be read without end
+        if len(raw) > MAX_SPEC_BYTES:
+            raise SpecError("spec", f"{path} holds more than the {MAX_SPEC_BYTES} bytes a spec may have (a device or "
+                                    "a pipe without end?)", too_large + "; give a spec file")
     except FileNotFoundError:
         raise SpecError("spec", f"no such file: {path}", "give the path of a .toml spec" + _installed_example(path)) \
             from None
