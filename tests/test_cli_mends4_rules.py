@@ -293,3 +293,17 @@ def test_a_spec_from_a_short_pipe_still_loads(tmp_path):
     spec = load_spec(fifo)
     writer.join()
     assert [p.name for p in spec.pathways] == [p.name for p in load_spec(XOR).pathways]
+
+
+# Before: an .npz option (--init-weights, --data, an .npz checkpoint) given a device was opened as a
+# zip: /dev/zero read without end, /dev/null was "not a readable .npz (BadZipFile ...)". A zip is read
+# by seeking, which a device or a pipe cannot: now refused as not a file, naming the option.
+@pytest.mark.skipif(not Path("/dev/null").exists(), reason="a device file")
+@pytest.mark.parametrize("device", ["/dev/null", "/dev/zero"])
+def test_an_npz_option_given_a_device_is_refused_as_not_a_file(device):
+    from theorykit.errors import SpecError
+    from theorykit.sim.weights import read_npz
+
+    with pytest.raises(SpecError) as exc:
+        read_npz(device, "--data", "an .npz with arrays X and Y", "save it with numpy.savez")
+    assert exc.value.field == "--data" and "is not a file (a device or a pipe)" in exc.value.problem
