@@ -77,7 +77,8 @@ active = "all"
 
 
 def _spec(text):
-    from theorykit.spec.files import parse_toml, spec_from_dict
+    from theorykit.spec.files import spec_from_dict
+    from theorykit.spec.toml_text import parse_toml
     return spec_from_dict(parse_toml(text.encode(), "t.toml"))
 
 

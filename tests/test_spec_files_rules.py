@@ -447,7 +447,7 @@ def test_toml_floats_stay_floats_unless_a_float_would_lose_them():
     # Decimals, as written. Every other float is a float; inf written as inf is a float too.
     import decimal
 
-    from theorykit.spec.files import parse_toml
+    from theorykit.spec.toml_text import parse_toml
     doc = parse_toml(b"a = 0.5\nb = 0.0\nc = 1e-400\nd = 1e400\ne = inf\nf = -1_0.5e-400", "f.toml")
     assert type(doc["a"]) is float and doc["a"] == 0.5
     assert type(doc["b"]) is float and doc["b"] == 0.0

@@ -355,10 +355,16 @@ def write_figure(fig, path, dpi: int = 110, tight: bool = False) -> Path:
 class ReaderMayLeave:
     """stdout, read by a command or a script that may leave before the output ends (``theorykit predict … | head``).
     Once a write fails so, the rest of the text is dropped and the command goes on to the end, so
-    that the files it writes (a predicted spec, a JSON) are still written; it then exits 141."""
+    that the files it writes (a predicted spec, a JSON) are still written; it then exits 141. Bytes
+    written through ``.buffer`` (``sys.stdout.buffer.write``, a caller's binary output) are guarded
+    the same way: once the text or the bytes find the reader gone, both drop the rest."""
 
     def __init__(self, stream):
         self.stream, self.reader_left = stream, False
+
+    @property
+    def buffer(self):
+        return _LeftBytes(self)
 
     def _gone(self):
         self.reader_left = True
@@ -387,5 +393,34 @@ class ReaderMayLeave:
             except BrokenPipeError:
                 self._gone()
 
-    def __getattr__(self, name):        # isatty, fileno, encoding, buffer: the stream's own
+    def __getattr__(self, name):        # isatty, fileno, encoding: the stream's own
         return getattr(self.stream, name)
+
+
+class _LeftBytes:
+    """:class:`ReaderMayLeave`'s ``.buffer``: the stream's binary buffer, its writes guarded as the text's."""
+
+    def __init__(self, text: ReaderMayLeave):
+        self.text = text
+
+    def write(self, data):
+        if not self.text.reader_left:
+            try:
+                return self.text.stream.buffer.write(data)
+            except BrokenPipeError:
+                self.text._gone()
+        return memoryview(data).nbytes
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def flush(self):
+        if not self.text.reader_left:
+            try:
+                self.text.stream.buffer.flush()
+            except BrokenPipeError:
+                self.text._gone()
+
+    def __getattr__(self, name):        # fileno, raw, ...: the buffer's own
+        return getattr(self.text.stream.buffer, name)

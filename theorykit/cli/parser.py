@@ -4,7 +4,9 @@ its own module of :mod:`theorykit.cli` (``set_defaults(module=...)``), imported 
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
 
 from ..suites import SUITES
 
@@ -39,6 +41,39 @@ def _version() -> str:
         return version("theorykit")
     except PackageNotFoundError:    # a checkout on sys.path that is not installed
         return "(not installed)"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, reading every word that starts with ``-`` and a digit (or ``-.`` and a digit)
+    as a value, not an option: ``--rtol -1e-12``, ``--times -1,5``. Python 3.11-3.13 take only ``-1``
+    and ``-1.5`` so (argparse docs, "Arguments containing -"), and would answer "expected one argument";
+    this is Python 3.14's rule, the same on every version. The value then reaches theorykit's own check,
+    which names the option and its range. No option of theorykit looks like a negative number, so no
+    option is mistaken for a value. Sub-commands' parsers are of this class too (``add_subparsers``
+    makes them of ``type(self)``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"-\.?\d")
+        self.register("type", int, _whole)       # every type=int option: see _whole
+
+
+def _whole(text: str) -> int:
+    """A ``type=int`` option's value: ``int(text)``; a number that is not written as a whole one
+    (``--steps 1e4``, ``--seeds 2.5``) is refused saying so, with the whole number to write where
+    it is one (argparse said only "invalid int value: '1e4'")."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if value.is_integer():
+        raise argparse.ArgumentTypeError(f"{text!r} is not written as a whole number: write it in digits, "
+                                         f"{int(value)}") from None
+    raise argparse.ArgumentTypeError(f"{text!r} is not a whole number: write one in digits") from None
 
 
 class _Once(argparse.Action):
@@ -145,7 +180,7 @@ def _add_predict(subparsers):
     p.add_argument("--samples", type=int, default=20000, help="weight vectors of the sampled enumeration (default 20000)")
     p.add_argument("--consistency", choices=["top", "any-output", "off"], default="top",
                    help="pattern consistency test: top input mode (default), any output direction, or none")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sampled enumeration (and of --validate): 0 to 2**32 - 1")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampled enumeration (and of --validate): 0 to 2**32 - 1 (default 0)")
     p.add_argument("--steps", type=int, help="training steps the prediction covers: the race horizon, the --validate runs and the written spec's steps (default: training.steps)")
     p.add_argument("--time-bound", type=float, default=60.0,
                    help="refuse when the estimated run time exceeds this many seconds, and stop with an error "
@@ -158,7 +193,7 @@ def _add_predict(subparsers):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="theorykit",
         description="Learning dynamics of ReLU networks through gated deep linear networks (GDLNs): derive "
                     "effective datasets, exact SVDs and closed-form mode trajectories from a spec, simulate "
@@ -192,21 +227,23 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Check every field of a spec and print a summary: task size, pathways, symbols, "
                                    "and the estimated memory and time of the derivation and of a simulation "
                                    "(with --steps/--seeds/--network as simulate would run it). Exit 2 when bad.")
-    _spec_options(c, "times (gradient steps) a derivation would predict")
+    _spec_options(c, "times (gradient steps) a derivation would predict: with them, the derivation's estimate "
+                     "covers its loss curve up to the last, as derive would integrate it (default: none)")
     _run_size_options(c, simulate=False)
     _common(c, "check")
 
     d = sub.add_parser("derive", help="derive modes, trajectories and the loss of a spec (JSON, LaTeX)",
                        description="Derive each pathway's effective dataset, exact SVD and the loss trajectory. "
                                    "Writes JSON (stdout or --json) and optionally a LaTeX document.")
-    _spec_options(d, "comma-separated times in gradient steps at which to predict the loss")
+    _spec_options(d, "comma-separated times in gradient steps at which to predict the loss, from 0 to 1e12 "
+                     "(default: 11 times from 0 to the spec's training.steps)")
     d.add_argument("--json", metavar="OUT", help="write the full JSON document here (atomically); '-': to stdout "
                                                  "(the default on a pipe; a terminal gets a short summary)")
     d.add_argument("--plot", metavar="OUT.png", help="draw the predicted loss and mode strengths a(t) (.png; .pdf or "
                                                    ".svg by the name's ending)")
     d.add_argument("--latex", metavar="OUT.tex", help="write a standalone LaTeX document of the derivation")
     d.add_argument("--method", choices=["auto", "closed-form", "race-reduction"], default="auto",
-                   help="closed form where it applies (auto), prefer it (a warning when it does not apply, then the race "
+                   help="closed form where it applies (auto, the default), prefer it (a warning when it does not apply, then the race "
                         "reduction), or integrate the race reduction")
     _common(d, "derive")
 
@@ -214,7 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
                                         "vmapped over seeds)",
                        description="Full-batch gradient descent on the GDLN the spec defines or, with --network relu, "
                                    "on a bias-free ReLU network of the same total width; float64 by default.")
-    _spec_options(s, "comma-separated steps at which to report the loss")
+    _spec_options(s, "comma-separated steps at which to report the loss, whole numbers from 0 to --steps "
+                     "(default: 11 steps from 0 to --steps)")
     s.add_argument("--init", choices=["aligned", "random"],
                    help="aligned: exact aligned balanced weights of strength a0 (the default for the GDLN); random: "
                         "N(0, init_std^2) (the only start of --network relu)")
@@ -272,8 +310,10 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--hidden", type=int, help="ReLU hidden width (default: the spec's total width)")
     f.add_argument("--lr", type=float, help="learning rate (default: the spec's; with --checkpoints: the "
                                              "checkpoints' metadata)")
-    f.add_argument("--seed", type=int, default=0, help="random seed of initial weights and k-means: 0 to 2**32 - 1")
-    f.add_argument("--name", help="name of the written spec")
+    f.add_argument("--seed", type=int, default=0, help="random seed of initial weights and k-means: 0 to 2**32 - 1 "
+                                                        "(default 0)")
+    f.add_argument("--name", help="name of the written spec, at most 64 printable characters (default: found-<the "
+                                   "spec's file name or the task>, or found-<the checkpoints' folder>)")
     add_run_arguments(f)
     _common(f, "find_gates", limits=False, progress="bar")
 
@@ -283,8 +323,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "symmetry (found and verified), and rank them. Writes exhaust.json and race_k<k>.png.")
     r.add_argument("--k", type=int, default=4, help="contexts (default 4: 32 767 families, 2 h on a "
                    "2-core CPU or 32 s on an H100; 3: 127 families, seconds)")
-    r.add_argument("--out", default=".", help="output folder (default: here)")
-    r.add_argument("--batch", type=int, default=256, help="families integrated at once (memory)")
+    r.add_argument("--out", default=".", help="output folder (default: ., the folder you are in)")
+    r.add_argument("--batch", type=int, default=256, help="families integrated at once: more is faster and takes "
+                   "more memory (default 256)")
     r.add_argument("--gamma", type=float, help="context scale (default: the paper's Section 5 value, 1.1 at k = 4)")
     r.add_argument("--a0", type=float, help="initial strength (default: 5.1e-9, the a0 rule for a context "
                    "pathway of the quick contexts suite's GDLN; the full suite's is twice that)")
@@ -336,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     rr.add_argument("--rtol", type=float, default=0.0, metavar="R",
                     help="numbers agree within this relative difference |a - b| / max(|a|, |b|), from 0 to below 1 "
                          "(default 0: bit for bit)")
-    _common(rr, "rerun", limits=False)
+    _common(rr, "rerun", limits=False, progress="bar or lines of the command rerun")
 
     b = sub.add_parser("bench", help="benchmark derivation time and simulator throughput (ratios in one run)",
                        description="Time each paper result's derivation, then train the Section 4 ReLU network "

@@ -275,9 +275,21 @@ def check_read(rec, read) -> list[str]:
 SHOWN = 5
 
 
+class _Absent:
+    """A field one of the two results does not have (a value of :attr:`Comparison.shown`)."""
+
+    def __repr__(self):
+        return "(absent)"
+
+
+#: the recorded or rerun value of a field present in the other result only
+ABSENT = _Absent()
+
+
 class Comparison:
     """What :func:`compare` found: ``numbers`` compared, ``differing`` numbers beyond the tolerance,
-    ``fields`` that differ otherwise (a text, a missing field, a list's length), ``worst`` relative
+    ``fields`` that differ otherwise (a text, a field present in one only, :data:`ABSENT` in the other,
+    a list's length), ``worst`` relative
     difference of any number (``inf`` where a number differs from an infinity or a NaN), ``signs``:
     zeros rerun with the other sign (equal as numbers: not a difference), ``unequal``: numbers not
     equal, within the tolerance or not (a relative difference too small for a float, of two integers
@@ -328,7 +340,7 @@ def compare(old, new, rtol: float, at: str = "", found: Comparison | None = None
                 continue
             here = f"{at}.{k}" if at else str(k)
             if k not in old or k not in new:
-                found.differ(here, old.get(k, "(missing)"), new.get(k, "(missing)"))
+                found.differ(here, old.get(k, ABSENT), new.get(k, ABSENT))
             else:
                 compare(old[k], new[k], rtol, here, found)
         return found
@@ -391,8 +403,15 @@ def verdict(path, found: Comparison, rtol: float) -> list[str]:
         what.append(f"{counted(found.fields, 'other field')} differ" + ("s" if found.fields == 1 else ""))
     lines = [f"differ: {printable(str(path))}: " + ", and ".join(what)]
     for field, a, b, rel in found.shown:
-        lines.append(f"  {printable(field)}: recorded {_value(a)}, rerun {_value(b)}"
-                     + (f" (relative difference {_rel(rel)})" if rel is not None else ""))
+        if a is ABSENT:         # kept a difference on purpose: a field removed by hand must be found
+            lines.append(f"  {printable(field)}: present in the rerun only, not in the recorded result (an older "
+                         f"theorykit's, or removed by hand): rerun {_value(b)}")
+        elif b is ABSENT:
+            lines.append(f"  {printable(field)}: present in the recorded result only, not in the rerun (written by "
+                         f"a newer theorykit, or added by hand): recorded {_value(a)}")
+        else:
+            lines.append(f"  {printable(field)}: recorded {_value(a)}, rerun {_value(b)}"
+                         + (f" (relative difference {_rel(rel)})" if rel is not None else ""))
     more = found.differing + found.fields - len(found.shown)
     if more:
         lines.append(f"  … and {more} more")
@@ -468,6 +487,9 @@ def run(args) -> int:
     old, rec, kind = read_result(path)
     argv = split_command(rec)
     command = argv[0]
+    if getattr(args, "no_progress", False) and "--no-progress" not in argv and \
+            "--no-progress" in _subparser(command)._option_string_actions:
+        argv = [command, "--no-progress", *argv[1:]]     # before any '--' and the positionals
     spec_text = rec.get("spec_toml")
     if spec_text is not None and not isinstance(spec_text, str):
         raise SpecError("provenance.spec_toml", "is not the text of a spec", "give the result as theorykit wrote it")

@@ -18,7 +18,7 @@ from ..errors import SpecError
 from ..net.layout import Net, as_dtype
 from ..spec.fields import file_field
 from ..spec.limits import Limits
-from ..io import atomic_write_bytes
+from ..io import atomic_write_bytes, is_special
 
 __all__ = ["load_weights", "save_weights", "from_chain_names", "unused_weight_keys", "read_npz", "check_weights",
            "finite_array", "MAX_WEIGHT", "MAX_NPZ_BYTES"]
@@ -74,6 +74,9 @@ def read_npz(path, option: str, what: str, how: str, max_bytes: float | None = N
     path = Path(path)
     f = file_field(option, path)
     limit = min(MAX_NPZ_BYTES, Limits().max_bytes) if max_bytes is None else max_bytes
+    if is_special(path):        # an .npz is a zip, read by seeking: /dev/zero or a pipe was read without end
+        raise SpecError(option, f"{path} is not a file (a device or a pipe): an .npz is read by seeking in it",
+                        f"give the path of {what}, saved as a file")
     try:
         zf = zipfile.ZipFile(path)
     except FileNotFoundError:

@@ -31,14 +31,11 @@ Every error names the field and the fix.
 """
 from __future__ import annotations
 
-import decimal
 import itertools
 import keyword
-import math
 import numbers
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Mapping
 
@@ -48,11 +45,12 @@ from sympy.printing.str import StrPrinter
 from . import fields as vf
 from .fields import DATA_MAX
 from ..errors import SpecError
-from .expr import SYMBOL_ASSUMPTIONS, WrittenFloat, data_number, parse_expr, written_nonzero
+from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr
 from .gating import GDLNSpec, Pathway, Training, context_pathways, xor_relns
 from .limits import Limits, enforce, task_estimate
 from .task import Task, contexts, xor_margin
 from .graph import EDGE_KEYS, NODE_KEYS, SCHEDULE_KEYS, GraphSpec, parse_graph
+from .toml_text import parse_toml
 
 __all__ = ["example_path", "load_spec", "load_task", "spec_from_dict", "parse_assignment", "spec_to_toml", "check_values", "check_assumptions", "FIELDS",
            "MAX_SPEC_BYTES"]
@@ -124,12 +122,16 @@ def read_toml(path) -> dict:
         raise SpecError("spec", f"expected the path of a .toml spec file, got {vf.type_name(path)} "
                                 f"{vf.short_repr(path)}", fix)
     path = Path(path)
+    too_large = "keep large data out of the spec"
     try:
         size = path.stat().st_size
         if size > MAX_SPEC_BYTES:
-            raise SpecError("spec", f"{path} is {size} bytes, larger than the {MAX_SPEC_BYTES} a spec may be",
-                            "keep large data out of the spec")
-        raw = path.read_bytes()
+            raise SpecError("spec", f"{path} is {size} bytes, larger than the {MAX_SPEC_BYTES} a spec may be", too_large)
+        with open(path, "rb") as f:     # at most one byte more than a spec may have: /dev/zero, a device, a
+            raw = f.read(MAX_SPEC_BYTES + 1)    # pipe, report no size and would be read without end
+        if len(raw) > MAX_SPEC_BYTES:
+            raise SpecError("spec", f"{path} holds more than the {MAX_SPEC_BYTES} bytes a spec may have (a device or "
+                                    "a pipe without end?)", too_large + "; give a spec file")
     except FileNotFoundError:
         raise SpecError("spec", f"no such file: {path}", "give the path of a .toml spec" + _installed_example(path)) \
             from None
@@ -137,34 +139,6 @@ def read_toml(path) -> dict:
         raise SpecError("spec", f"cannot read {path}: {exc.strerror or exc}", "give the path of a readable .toml file") \
             from None
     return parse_toml(raw, path)
-
-
-def parse_toml(raw: bytes, path) -> dict:
-    """The TOML document in ``raw``, the bytes of the spec file ``path`` (floats as :func:`_toml_float`
-    reads them: 1e-400 is not 0); a deeply nested file is an error, not a crash."""
-    try:
-        return tomllib.loads(raw.decode("utf-8"), parse_float=_toml_float)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        fix = "check the file's syntax"
-        if str(path).lower().endswith(".json"):     # the same tables in JSON: spec_from_dict reads them
-            fix = ("a spec file is TOML (docs/specs.md); the same tables as JSON load in Python: "
-                   "theorykit.spec_from_dict(json.load(open(path)))")
-        raise SpecError("spec", f"{path} is not valid TOML: {exc}", fix) from None
-    except RecursionError:
-        raise SpecError("spec", f"{path} is nested too deeply to read", "flatten its arrays and tables") from None
-
-
-def _toml_float(text: str):
-    """A TOML float; one written non-zero that a float reads as 0 (``1e-400``), or a finite one it reads
-    as infinite (``1e400``), stays a Decimal, which the field checks refuse (too small, too large, or not
-    a number) by what was written instead of reading 0 or inf. One written with more digits than a
-    double keeps is a :class:`~theorykit.spec.expr.WrittenFloat`, which the data read exactly as written."""
-    v = float(text)
-    if (v == 0 and written_nonzero(text)) or (math.isinf(v) and "inf" not in text):
-        return decimal.Decimal(text.replace("_", ""))
-    if math.isfinite(v) and decimal.Decimal(text.replace("_", "")) != decimal.Decimal(repr(v)):
-        return WrittenFloat(v, text.replace("_", ""))       # more digits than the double keeps
-    return v
 
 
 def _symbols(table) -> dict:
