@@ -307,3 +307,14 @@ def test_an_npz_option_given_a_device_is_refused_as_not_a_file(device):
     with pytest.raises(SpecError) as exc:
         read_npz(device, "--data", "an .npz with arrays X and Y", "save it with numpy.savez")
     assert exc.value.field == "--data" and "is not a file (a device or a pipe)" in exc.value.problem
+
+
+def test_rerun_refuses_a_device_instead_of_reading_it_without_end(tmp_path):
+    """`theorykit rerun /dev/zero` read without end (read_result read the whole file); a character or
+    block device is now refused naming RESULT, before any read. A pipe (rerun <(cat r.json)) is not a
+    device and is still read (tests/test_rerun_inputs_rules.py reads results through pipes)."""
+    from theorykit.cli.rerun import read_result
+    from theorykit.errors import SpecError
+    with pytest.raises(SpecError) as e:
+        read_result(Path("/dev/zero"))
+    assert "RESULT" in str(e.value) and "device" in str(e.value)

@@ -15,7 +15,9 @@ import argparse
 import contextlib
 import json
 import math
+import os
 import shlex
+import stat
 import sys
 import tempfile
 import tomllib
@@ -54,15 +56,20 @@ def _is_timing(key: str) -> bool:
     return key == "seconds" or key.endswith("_seconds")
 
 
+RESULT_FIX = ("give a result file theorykit wrote (derive/simulate/predict --json, compare.json, exhaust.json, or a "
+              "spec from predict/find-gates)")
+
+
 def read_result(path: Path):
     """``(document, provenance, kind)`` of a result file, ``kind`` ``"json"`` or ``"toml"``; a SpecError
     naming the field where the file is not a result that records how it was made."""
     try:
+        mode = os.stat(path).st_mode      # /dev/zero or a disk was read without end; a pipe, rerun <(...), is read
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+            raise SpecError("RESULT", f"{path} is a device, not a result file", RESULT_FIX)
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError("RESULT", f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}",
-                        "give a result file theorykit wrote (derive/simulate/predict --json, compare.json, "
-                        "exhaust.json, or a spec from predict/find-gates)") from None
+        raise SpecError("RESULT", f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}", RESULT_FIX) from None
     if text.startswith("#") or path.suffix == ".toml":
         first = text.split("\n", 1)[0]
         if not first.startswith(COMMENT):
