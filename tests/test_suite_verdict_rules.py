@@ -594,7 +594,7 @@ def test_contexts_fig4c_row_reads_the_last_step_by_number(contexts):
     the largest step as a number (step 10000 after step 500, though '500' > '10000' as text), ≤ 0.1
     confirmed, > 0.3 not borne out (full). With no controls run the number is the figure's (seed 0); with
     controls (tests/test_fig4c_control_rules.py) it is the mean over seeds, and "confirmed" also needs the
-    wrong gatings farther by more than the seed scatter (ReLU seed-to-seed disparity or spread): here 0.3
+    wrong gatings farther by more than the seed scatter (the ReLU seed-to-seed disparity): here 0.3
     and 0.4 against 0.05, margin 0.01."""
     def mds(d):
         return {"procrustes_disparity": 0.5, "procrustes_disparity_all_dims": d, "distance_correlation": 0.75}
