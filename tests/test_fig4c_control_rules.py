@@ -244,9 +244,10 @@ def test_xor_closed_form_gap_to_the_recurrence_shrinks_as_eta(xor):
 
 @pytest.mark.parametrize("factor", [1.0499, 1.05, 0.96])
 def test_xor_closed_form_a_few_percent_off_fails(xor, monkeypatch, factor):
-    """Was a defect: the closed form × 1.0499 is 0.0499·L(0) from the random-start runs (here the
-    unscaled closed form), inside "within 0.05", and the row was confirmed. Its gap to the recurrence now
-    stays ≈ |1 − factor| at η/8 instead of shrinking to about 1/8 of the gap at η: not borne out."""
+    """Was a defect: the closed form × 1.0499 (or × 0.96) is 0.0499·L(0) (0.04) from the random-start runs
+    (here the unscaled closed form), inside "within 0.05", and the row was confirmed (× 1.05 sat on the old
+    threshold, 0.05, and was caught). Its gap to the recurrence now stays ≈ |1 − factor| at η/8 instead of
+    shrinking to about 1/8 of the gap at η: not borne out."""
     from test_mutation_validation_rules import _xor_claims
 
     base = xor.ClosedFormGrid
