@@ -313,6 +313,7 @@ def test_xor_claim_verdicts_at_their_thresholds(xor):
               "implementable": {"xor": {"all": "[0, 1)"}}}
     shares = {"four": np.array([0.0, 0.4, 0.4, 0.0]), "two": np.array([1.0, 0.4, 0.4, 1.0])}
     agreement = {"aligned_init_flow": {"0.4": 0.02}, "aligned_init_discrete": {"0.4": 1e-15},
+                 "closed_form_vs_discrete": {"0.4": 0.02}, "closed_form_vs_discrete_refined": {"0.4": 0.0025},
                  "random_init_a0_rule": {"0.4": 0.01, "1.2": 0.05}, "random_init_a0_fit": {"0.4": 0.01}}
     rows = xor._claims(theory, {"closed_form_a0_rule": 0.10, "simulated_relns": 0.05},
                        {"closed_form_a0_rule": 0.2}, dstar, dstar, 0.1, 0.90,

@@ -45,6 +45,9 @@ def test_rel_error_is_against_the_faster_reln_and_absolute():
 THEORY = {"crossover": sp.sqrt(sp.Rational(2, 3)), "faster_below": "xor", "faster_above": "linear",
           "implementable": {"xor": {"all": "[0, 1)"}}}
 AGREE = {"aligned_init_flow": {"linear": 0.02, "xor": 0.01}, "aligned_init_discrete": {"linear": 1e-15, "xor": 2e-15},
+         # the closed form against the recurrence at η and at η/8: first order, 1/8 of it (at most 2/8 passes)
+         "closed_form_vs_discrete": {"linear": 0.02, "xor": 0.01},
+         "closed_form_vs_discrete_refined": {"linear": 0.0025, "xor": 0.00125},
          "random_init_a0_rule": {"linear": 0.01, "xor": 0.04}, "random_init_a0_fit": {"linear": 0.01, "xor": 0.02}}
 
 
@@ -186,15 +189,19 @@ def test_reln_closed_form_row(discrete, rule, fit, verdict):
     confirm; the aligned check and the fitted a0 within 0.05 for partly (strict '<', as the test of the
     tiny run reads it)."""
     ag = {"aligned_init_flow": {"linear": 0.02, "xor": 0.03}, "aligned_init_discrete": {"linear": 0.0, "xor": discrete},
+          "closed_form_vs_discrete": AGREE["closed_form_vs_discrete"],
+          "closed_form_vs_discrete_refined": AGREE["closed_form_vs_discrete_refined"],
           "random_init_a0_rule": {"linear": 0.0, "xor": rule}, "random_init_a0_fit": {"linear": fit, "xor": 0.0}}
     assert _xor_rows(agreement=ag)["reln-closed-form"]["verdict"] == verdict
 
 
 def test_reln_closed_form_text_quotes_the_worst_errors():
     """Text: the largest of each family of AGREE (flow 0.02 of 0.02/0.01, printed 2.0e-02; discrete 2e-15 of
-    1e-15/2e-15; rule 0.040 of 0.01/0.04; fitted 0.020 of 0.01/0.02)."""
+    1e-15/2e-15; closed form vs recurrence 0.02 of 0.02/0.01 at η and 0.0025 of 0.0025/0.00125 at η/8;
+    rule 0.040 of 0.01/0.04; fitted 0.020 of 0.01/0.02)."""
     a = _xor_rows()["reln-closed-form"]["agreement"]
-    assert a == ("aligned: 2.0e-02 (flow, O(η)), 2e-15 (discrete recurrence); random: 0.040 (a0 rule), "
+    assert a == ("aligned: 2.0e-02 (flow, O(η)), 2e-15 (discrete recurrence); closed form vs recurrence 2.0e-02 "
+                 "at η, 2.5e-03 at η/8 (limit 2/8 of the first); random: 0.040 (a0 rule), "
                  "0.020 (a0 fitted), as a share of the initial loss")
 
 

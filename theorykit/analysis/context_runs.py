@@ -35,7 +35,7 @@ from ..theory.k_contexts import closed_form_loss, closed_form_modes
 from ..spec.task import hierarchy
 from .context_races import suite_race, suite_spec
 
-__all__ = ["section4", "staged_theory", "end_points_sec4", "mds_at", "section5", "snapshot_singular_values", "svals", "hidden_rep_relu", "hidden_rep_gdln", "distances"]
+__all__ = ["section4", "staged_theory", "end_points_sec4", "mds_at", "mds_controls", "disparity_all_dims", "section5", "snapshot_singular_values", "svals", "hidden_rep_relu", "hidden_rep_gdln", "distances"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -189,10 +189,12 @@ def section4(cfg, pr) -> dict:
     ends = end_points_sec4(spec_d, task, [a0c, a0x, a0x, a0x], gsn, rsn, gates, wts, per_seed, cfg, race["double"])
     # MDS at matched times
     mds = mds_at(rsn, gsn[("double", "joint")], spec_d, X, [1000, 3000, cfg["steps"]] if cfg["steps"] in rsn else [cfg["steps"]])
+    # Fig. 4c's controls: the same disparity against the ReLNs of the wrong gatings (same runs, last step)
+    mds_ctrl = mds_controls(rsn, {nm: gsn[(nm, "joint")] for nm in specs}, specs, X, cfg["steps"])
     pr.update(note="Section 4 analysis")
     return {"t": t, "L0": L0, "relu": Lr, "gdln": gd, "race": race, "staged": staged, "fit_curve": L_fit,
             "relu_rule_curve": L_relu_rule, "agreement": agreement, "loss_at": loss_at, "joint_vs_staged": js,
-            "units": units, "end_points": ends, "mds": mds, "rsn": rsn, "gsn": gsn,
+            "units": units, "end_points": ends, "mds": mds, "mds_controls": mds_ctrl, "rsn": rsn, "gsn": gsn,
             "spec_d": spec_d, "snaps": snaps, "X": X, "final_gates": gates, "wts": wts, "per_seed": per_seed}
 
 
@@ -238,6 +240,40 @@ def end_points_sec4(spec_d, task, a0v, gsn, rsn, gates, wts, per_seed, cfg, race
     out["simulated"] = sim
     out["race_at_8000"] = {p.name: svals(race8000.params[p.name][0], 8).tolist() for p in spec_d.pathways}
     return out
+
+
+def disparity_all_dims(Ha, Hb) -> float:
+    """Procrustes disparity of the full classical-MDS configurations of two hidden representations
+    (units × datapoints): as many dimensions as both representations and the datapoints allow (Fig. 4c's
+    number; :func:`mds_at`)."""
+    from scipy.spatial import procrustes
+
+    Da, Db = distances(Ha), distances(Hb)
+    m_ = min(Ha.shape[0], Hb.shape[0], Da.shape[0] - 1)
+    Fa, Fb = classical_mds(Da, m_), classical_mds(Db, m_)
+    if np.allclose(Fa, 0) or np.allclose(Fb, 0):
+        return float("nan")         # a representation with no spread: nothing to align
+    return float(procrustes(Fa, Fb)[2])
+
+
+def mds_controls(rsn, gsn_by_family, specs, X, step) -> dict:
+    """Fig. 4c with its controls: at ``step``, the disparity (:func:`disparity_all_dims`) of each seed's
+    ReLU representation with the same seed's ReLN of every gating in ``specs`` (the paper's "double" and
+    the wrong gatings the suite trains beside it: "single", "all seven"), and, as the seed-to-seed scale,
+    the disparity between two seeds of the ReLU network and between two seeds of each ReLN (seed 0 with
+    each other seed). Empty where ``step`` was not recorded for the ReLU network or a family."""
+    if step not in rsn or any(step not in g for g in gsn_by_family.values()):
+        return {}
+    W1r = rsn[step][0]
+    seeds = W1r.shape[0]
+    relu = [hidden_rep_relu(W1r[s], X) for s in range(seeds)]
+    reln = {nm: [hidden_rep_gdln([[Ws[0][s], Ws[1][s]] for Ws in gsn_by_family[nm][step]], specs[nm], X)
+                 for s in range(seeds)] for nm in gsn_by_family}
+    return {"step": int(step), "seeds": int(seeds),
+            "relu_vs_reln": {nm: [disparity_all_dims(relu[s], reln[nm][s]) for s in range(seeds)] for nm in reln},
+            "seed0_vs_other_seeds": {"relu": [disparity_all_dims(relu[0], relu[s]) for s in range(1, seeds)],
+                                     **{nm: [disparity_all_dims(reln[nm][0], reln[nm][s]) for s in range(1, seeds)]
+                                        for nm in reln}}}
 
 
 def mds_at(rsn, gsn_d, spec_d, X, times):
