@@ -7,7 +7,8 @@ expression zero (behind :func:`theorykit.theory.modes.is_zero`); :func:`_square_
 finds the rational function an expression with square roots equals (behind
 :func:`theorykit.theory.modes.tidy`), roots nested in roots included: the input variance
 ``d = vᵀ Σx v`` of a singular vector ``v = w/‖w‖`` that rotates with a symbol holds
-``1/√(Q(Δ, √(Δ² + 4)))`` squared and is a constant.
+``1/√(Q(Δ, √(Δ² + 4)))`` squared and is a constant. Both use one replacement of the roots by
+symbols and one reduction (:func:`_roots_as_symbols`, :func:`_reduced`), with the same bounds.
 """
 from __future__ import annotations
 
@@ -24,58 +25,72 @@ def zero_by_radical_reduction(expr) -> bool:
     """True when ``expr`` is proved identically zero by exact polynomial arithmetic; False when
     this test cannot decide (the caller goes on to ``simplify``).
 
-    Every square root ``b^(p/2)`` (``b`` free of radicals) is replaced by ``y_b^p`` with a fresh
-    symbol ``y_b``; the numerator of the resulting rational function is reduced modulo
-    ``y_b² − b`` for every ``b``. A zero remainder proves ``expr = 0`` (the substitution
-    ``y_b = √b`` maps the remainder to the numerator); a non-zero one decides nothing (``b`` may
-    be a square). Radicals other than square roots, and functions, make it undecided."""
-    ys = {}
-
-    def rad(e):
-        if e.is_Pow and e.exp.is_Rational and e.exp.q == 2:
-            b = e.base
-            if b.has(sp.Pow) and any(a.is_Pow and not a.exp.is_Integer for a in sp.preorder_traversal(b)):
-                raise ValueError
-            y = ys.setdefault(b, sp.Dummy("y"))
-            return y ** int(e.exp.p)
-        if (e.is_Pow and not e.exp.is_Integer) or e.is_Function:
-            raise ValueError
-        return e
-
+    Its square roots become symbols with their relations, innermost first (:func:`_roots_as_symbols`:
+    towers of roots too), and the numerator is reduced modulo these relations. A zero remainder with a
+    non-zero reduced denominator proves ``expr = 0`` for either sign of every root (only ``y² = b`` is
+    used); a non-zero one decides nothing (``b`` may be a square). Radicals other than square roots,
+    functions, and anything past the bounds of :func:`_roots_as_symbols` make it undecided."""
+    expr = sp.sympify(expr)
+    if expr == 0:
+        return True
     try:
-        body = expr.replace(lambda e: e.is_Pow or e.is_Function, rad)
-        if any(a.is_Pow and not a.exp.is_Integer for a in sp.preorder_traversal(body)):
-            return False
-        if body == 0:
-            return True
-        # exact rational-function arithmetic over ℚ (sparse polynomials), the radicals' symbols
-        # first so that lex division by y² − b removes y²
-        yset = list(ys.values())
-        gens = yset + sorted(body.free_symbols - set(yset), key=str)
-        if not gens:
-            return False
-        F, *fg = sp.field(gens, sp.QQ)
-        num = F.from_expr(body).numer
-        R = num.ring
-        rels = [R.from_expr(y ** 2 - b) for b, y in ys.items()]
-        if rels:
-            num = num.rem(rels)
-        return num == 0
-    except (ValueError, sp.PolynomialError, sp.GeneratorsNeeded, sp.CoercionFailed):
+        f, rels, _ = _roots_as_symbols(expr)
+        return _reduced(f.numer, rels) == 0 and _reduced(f.denom, rels) != 0
+    except _UNDECIDED:
         return False
 
 
-
-#: :func:`_square_roots_multiplied_out` works on expressions of at most this many operations, with
-#: integer powers of sums at most this high, at most this many distinct square roots, and numerator
-#: and denominator polynomials of at most this many terms at every step: bounds on its time
-#: (milliseconds to about a second); past any of them it refuses (``None``)
+#: :func:`_roots_as_symbols` (so :func:`zero_by_radical_reduction` and :func:`_square_roots_multiplied_out`)
+#: works on expressions of at most this many operations, with integer powers of sums at most this high,
+#: at most this many distinct square roots, and numerator and denominator polynomials of at most this
+#: many terms at every step: bounds on its time (milliseconds to about a second); past any of them
+#: nothing is decided (False, ``None``)
 RADICAL_REDUCTION_MAX_OPS, RADICAL_REDUCTION_MAX_POWER = 8 * 120, 4
 RADICAL_REDUCTION_MAX_ROOTS, RADICAL_REDUCTION_MAX_TERMS = 6, 4000
 
 
 class _Refused(Exception):
-    """Past a bound of :func:`_square_roots_multiplied_out`, or a form it does not treat."""
+    """Past a bound of :func:`_roots_as_symbols`, or a form it does not treat."""
+
+
+_UNDECIDED = (_Refused, ValueError, sp.PolynomialError, sp.GeneratorsNeeded, sp.CoercionFailed)
+
+
+def _roots_as_symbols(x):
+    """``x`` as ``(f, rels, k)``: every ``b^(p/2)`` becomes ``y_b^p`` with a fresh symbol ``y_b``,
+    innermost first, so that ``b`` may hold the symbols of roots inside it (a tower:
+    ``√(Δ² + Δ√(Δ² + 4) + 2)``); ``f`` is the result, a rational function over ℚ whose first ``k``
+    generators are the roots' symbols, outermost first, then ``x``'s symbols; ``rels`` are the
+    relations ``y_b² − b``, innermost first. In this lex order they are a triangular set (the leading
+    term of each is ``y_b²``), so reduction modulo them (:func:`_reduced`) is a normal form. Raises
+    (one of ``_UNDECIDED``) on a root that is not square, a function, a radicand that is not a
+    polynomial, or past a bound (:data:`RADICAL_REDUCTION_MAX_OPS`, :data:`RADICAL_REDUCTION_MAX_POWER`,
+    :data:`RADICAL_REDUCTION_MAX_ROOTS`)."""
+    if sp.count_ops(x) > RADICAL_REDUCTION_MAX_OPS or x.atoms(sp.Function) or any(
+            p.base.is_Add and p.exp.is_Integer and abs(p.exp) > RADICAL_REDUCTION_MAX_POWER for p in x.atoms(sp.Pow)):
+        raise _Refused
+    ys = {}                                       # radicand -> its symbol, innermost first
+
+    def rad(e):
+        if not (e.exp.is_Rational and e.exp.q == 2) or len(ys) >= RADICAL_REDUCTION_MAX_ROOTS and e.base not in ys:
+            raise _Refused      # a root other than a square root, or too many roots
+        return ys.setdefault(e.base, sp.Dummy("y")) ** int(e.exp.p)
+
+    body = x.replace(lambda e: e.is_Pow and not e.exp.is_Integer, rad)    # bottom-up: inner roots first
+    outer_first = list(ys.values())[::-1]
+    syms = body.free_symbols.union(*[b.free_symbols for b in ys]) - set(outer_first)
+    F, *_ = sp.field(outer_first + sorted(syms, key=str), sp.QQ)
+    rels = [F.ring.from_expr(y ** 2 - b) for b, y in ys.items()]   # CoercionFailed: a rational radicand
+    return F.from_expr(body), rels, len(outer_first)
+
+
+def _reduced(p, rels):
+    """``p`` reduced modulo the triangular set ``rels`` (:func:`_roots_as_symbols`); ``_Refused`` past
+    :data:`RADICAL_REDUCTION_MAX_TERMS` terms."""
+    p = p.rem(rels) if rels else p
+    if len(p) > RADICAL_REDUCTION_MAX_TERMS:
+        raise _Refused
+    return p
 
 
 def _poly_value(p, vals):
@@ -118,55 +133,28 @@ def _sign_flip_changes_value(num, den, rels, k) -> bool:
 def _square_roots_multiplied_out(x):
     """``x`` as a radical-free rational function when its square roots cancel out, else ``None``.
 
-    Every ``b^(p/2)`` becomes ``y_b^p`` with a fresh symbol ``y_b``, innermost first, so that ``b``
-    may hold the symbols of roots inside it (a tower: ``√(Δ² + Δ√(Δ² + 4) + 2)``). The relations
-    ``y_b² − b`` are a triangular set in a lex order with outer roots first (the leading term of each
-    is ``y_b²``), so reduction modulo them is a normal form. The denominator is then rationalised one
+    Its square roots become symbols with their relations, innermost first (:func:`_roots_as_symbols`),
+    and numerator and denominator are reduced modulo them. The denominator is then rationalised one
     root at a time, outermost first: reduced, it is ``a + c·y`` with ``a``, ``c`` free of ``y`` and of
     every root outside it; numerator and denominator are multiplied by ``a − c·y`` and reduced again,
     which leaves ``a² − c²·b`` below. Where numerator and denominator are then both free of the ``y``'s,
     their quotient equals ``x`` exactly, for either sign of every root (only ``y² = b`` is used); it is
     returned cancelled. ``None`` (nothing decided) otherwise: a root is left in the numerator, a
-    conjugate vanishes, a radicand is not a polynomial, a root is not square, a function, or past a
-    bound (:data:`RADICAL_REDUCTION_MAX_OPS`, :data:`RADICAL_REDUCTION_MAX_POWER`,
-    :data:`RADICAL_REDUCTION_MAX_ROOTS`, :data:`RADICAL_REDUCTION_MAX_TERMS`)."""
-    x = sp.sympify(x)
-    if sp.count_ops(x) > RADICAL_REDUCTION_MAX_OPS or x.atoms(sp.Function) or any(
-            p.base.is_Add and p.exp.is_Integer and abs(p.exp) > RADICAL_REDUCTION_MAX_POWER for p in x.atoms(sp.Pow)):
-        return None
-    ys = {}                                       # radicand -> its symbol, innermost first
-
-    def rad(e):
-        if not (e.exp.is_Rational and e.exp.q == 2) or len(ys) >= RADICAL_REDUCTION_MAX_ROOTS and e.base not in ys:
-            raise _Refused      # a root other than a square root, or too many roots
-        return ys.setdefault(e.base, sp.Dummy("y")) ** int(e.exp.p)
-
+    conjugate vanishes, or :func:`_roots_as_symbols` refuses (a root that is not square, a function, a
+    radicand that is not a polynomial, past a bound)."""
     try:
-        body = x.replace(lambda e: e.is_Pow and not e.exp.is_Integer, rad)    # bottom-up: inner roots first
-        outer_first = list(ys.values())[::-1]
-        syms = body.free_symbols.union(*[b.free_symbols for b in ys]) - set(outer_first)
-        F, *_ = sp.field(outer_first + sorted(syms, key=str), sp.QQ)
-        R = F.ring
-        rels = [R.from_expr(y ** 2 - b) for b, y in ys.items()]   # CoercionFailed: a rational radicand
-
-        def reduced(p):
-            p = p.rem(rels) if rels else p
-            if len(p) > RADICAL_REDUCTION_MAX_TERMS:
-                raise _Refused
-            return p
-
-        f = F.from_expr(body)
-        if _sign_flip_changes_value(f.numer, f.denom, rels, len(outer_first)):
+        f, rels, k = _roots_as_symbols(sp.sympify(x))
+        if _sign_flip_changes_value(f.numer, f.denom, rels, k):
             return None                           # not one rational function: skip the exact work
-        num, den = reduced(f.numer), reduced(f.denom)
-        for i in range(len(outer_first)):         # R.gens[i] is the i-th root from outside
+        R = f.numer.ring
+        num, den = _reduced(f.numer, rels), _reduced(f.denom, rels)
+        for i in range(k):                        # R.gens[i] is the i-th root from outside
             if den.degree(R.gens[i]) <= 0:
                 continue
             conj = R({m: (-c if m[i] else c) for m, c in den.terms()})    # a − c·y of den = a + c·y
-            num, den = reduced(num * conj), reduced(den * conj)
-        if den == 0 or any(
-                num.degree(R.gens[i]) > 0 or den.degree(R.gens[i]) > 0 for i in range(len(outer_first))):
+            num, den = _reduced(num * conj, rels), _reduced(den * conj, rels)
+        if den == 0 or any(num.degree(R.gens[i]) > 0 or den.degree(R.gens[i]) > 0 for i in range(k)):
             return None
         return sp.cancel(num.as_expr() / den.as_expr())
-    except (_Refused, ValueError, sp.PolynomialError, sp.GeneratorsNeeded, sp.CoercionFailed):
+    except _UNDECIDED:
         return None
