@@ -67,3 +67,16 @@ def test_reduction_and_zero_test_agree():
         assert got is not None and sp.cancel(got - want) == 0, (e, got)
         assert zero(e - got) and zero(e - want), e
     assert reduce_(s / (t - 1)) is None and zero(s / (t - 1) - t - 1)
+
+
+def test_the_zero_test_proves_identities_with_high_powers_of_sums():
+    """The operation and power bounds guard tidy's rationalisation, not the zero test (one reduction of
+    the numerator): (x + 1)⁵ − (x⁵ + 5x⁴ + 10x³ + 10x² + 5x + 1) = 0 by the binomial theorem, and
+    (√x + 1)⁶ − (x³ + 6x²√x + 15x² + 20x√x + 15x + 6√x + 1) = 0 (binomial, (√x)^k = x^(k/2)). Both are
+    proved exactly, as they were before the two reductions shared one core; a wrong coefficient is not."""
+    x = sp.Symbol("x", positive=True)
+    r = sp.sqrt(x)
+    assert zero(sp.Pow(x + 1, 5, evaluate=False) - (x**5 + 5*x**4 + 10*x**3 + 10*x**2 + 5*x + 1))
+    six = x**3 + 6*x**2*r + 15*x**2 + 20*x*r + 15*x + 6*r + 1
+    assert zero(sp.Pow(r + 1, 6, evaluate=False) - six)
+    assert not zero(sp.Pow(r + 1, 6, evaluate=False) - six - x)
