@@ -242,7 +242,11 @@ def test_find_gates_and_compare_end_to_end(run_dir, tmp_path, capsys):
     L0 = curves["run"][0]
     for nm, c in curves.items():
         assert len(c) == len(ref) and np.all(np.diff(c) < 0), nm            # each curve falls at every checkpoint
-        assert c[0] == pytest.approx(L0, rel=0.02), nm                     # the paired start: same initial loss
+        # the paired start: about the same initial loss. No bound derived: the GDLN's gap is the found
+        # gates' mismatch with each neuron's own ReLU pattern at step 0, the race's is its aligned a0 start
+        # against the run's random one, both data- and seed-dependent (measured: GDLN −0.49 % at the K = 4
+        # found here, +2.0 % at K = 2; race −0.13 % to −0.26 %), so rel 0.02 is the measured worst case
+        assert c[0] == pytest.approx(L0, rel=0.02), nm
         assert c[-1] < 0.03 * L0, nm                                       # and learns the task
     # the reported agreement is the largest gap over L0, recomputed here; a prediction stuck at L0
     # would give 1 − L_end/L0 ≈ 1 and fail the bound 0.35 (the measured gaps are 0.09 to 0.24)
@@ -321,6 +325,8 @@ def test_two_hidden_layers(tmp_path):
     assert np.all(np.diff(cmp.gdln_loss) < 0) and np.all(cmp.gdln_loss >= floor - 1e-12)
     # the race reduction of the same gates falls too, from about the same start
     race = np.asarray(cmp.race_loss)
+    # "about": the race starts aligned at a0 (start_a0 of the run's weights), the GDLN at the cut random
+    # weights; no bound derived (seed-dependent), measured race[0] 2.6 % above the GDLN's
     assert len(race) == 4 and np.all(np.diff(race) < 0) and race[0] == pytest.approx(cmp.gdln_loss[0], rel=0.05)
     ag = cmp.agreement()
     assert ag["gdln_vs_run"] == pytest.approx(np.max(np.abs(cmp.gdln_loss - cmp.run_loss)) / cmp.run_loss[0])

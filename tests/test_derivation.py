@@ -40,7 +40,10 @@ def test_race_reduction_follows_the_non_diagonalisable_network():
         assert pred[-1] < 1e-6 and sim.mean[-1] < 1e-6
         gaps.append(np.max(np.abs(sim.mean[ts] - pred)) / pred[0])
     assert gaps[0] < 1e-2
-    assert gaps[0] / gaps[1] == pytest.approx(2.0, abs=0.1), gaps
+    # gap(η) = C η (1 + r(η)), r = O(s/τ) the next order (s = 1/2, τ = 100: 5e-3; at most 1 % as in
+    # tests/_gd_reference.py gd_flow_gap), so the ratio is 2 (1 + r(η)) / (1 + r(η/2)) = 2 ± 0.02
+    # (measured 1.9998)
+    assert gaps[0] / gaps[1] == pytest.approx(2.0, abs=0.02), gaps
 
 
 def test_zero_effective_dataset_is_a_clear_error():

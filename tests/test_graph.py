@@ -239,7 +239,10 @@ def test_shared_edge_derivation_matches_simulation():
         gaps.append(np.max(np.abs(sim.mean[times] - pred)) / L0)
         assert sim.mean[-1] < 0.5 * L0          # the comparison covers the learning, not a plateau
     assert gaps[0] < 2e-3, gaps
-    assert gaps[0] / gaps[1] == pytest.approx(2.0, abs=0.1), gaps
+    # gap(η) = C η (1 + r(η)) with r = O(s/τ) the next order, at most 1 % here (gd_flow_gap: s_max/τ =
+    # 0.68/200 = 3.4e-3; the neglected terms 0.05-1 % against the recurrence), so the ratio is
+    # 2 (1 + r(η)) / (1 + r(η/2)) = 2 ± 2 · 1 % = 2 ± 0.02 (measured 1.9991)
+    assert gaps[0] / gaps[1] == pytest.approx(2.0, abs=0.02), gaps
 
 
 def test_flow_from_given_weights_is_the_networks_gradient_flow():

@@ -624,6 +624,10 @@ def test_a_summed_loss_is_P_times_the_mean_loss_on_the_same_clock(monkeypatch):
     assert _gates(mean) == _gates(summed) and np.array_equal(mean.t, summed.t)
     np.testing.assert_allclose(summed.loss, 4 * mean.loss, rtol=1e-9)
     assert mean.loss[0] == pytest.approx(0.5, rel=1e-2)
+    # the offset from ½, derived: the race starts each datapoint's mode at strength a0 along its target
+    # (y_μ = ±1), so ŷ_μ(0) = a0 y_μ and L(0) = ½ (1 − a0)², a0 = 0.01² · 8 / 2 = 4e-4: ½ − 4e-4 + 8e-8
+    # (measured to 1e-16; float64 RK4 is exact at t = 0)
+    assert mean.loss[0] == pytest.approx(0.5 * (1 - 4e-4) ** 2, rel=1e-9)
     assert taus == [pytest.approx(20.0, rel=1e-12)] * 2
 
 
