@@ -145,9 +145,13 @@ def _square_roots_multiplied_out(x):
     their quotient equals ``x`` exactly, for either sign of every root (only ``y² = b`` is used); it is
     returned cancelled. ``None`` (nothing decided) otherwise: a root is left in the numerator, a
     conjugate vanishes, or :func:`_roots_as_symbols` refuses (a root that is not square, a function, a
-    radicand that is not a polynomial, past a bound)."""
+    radicand that is not a polynomial, past a bound), or a Float in ``x`` (a number known only to its digits:
+    tidy keeps it a Float, not the fraction ℚ would read from it)."""
+    x = sp.sympify(x)
+    if x.atoms(sp.Float):
+        return None                               # a Float is not exact: ℚ would take its digits as a fraction
     try:
-        f, rels, k = _roots_as_symbols(sp.sympify(x))
+        f, rels, k = _roots_as_symbols(x)
         if _sign_flip_changes_value(f.numer, f.denom, rels, k):
             return None                           # not one rational function: skip the exact work
         R = f.numer.ring
