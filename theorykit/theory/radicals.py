@@ -28,7 +28,10 @@ def zero_by_radical_reduction(expr) -> bool:
     Its square roots become symbols with their relations, innermost first (:func:`_roots_as_symbols`:
     towers of roots too), and the numerator is reduced modulo these relations. A zero remainder with a
     non-zero reduced denominator proves ``expr = 0`` for either sign of every root (only ``y² = b`` is
-    used); a non-zero one decides nothing (``b`` may be a square). Radicals other than square roots,
+    used) wherever the denominator is not zero; a non-zero one decides nothing (``b`` may be a square).
+    A radicand that is a square (``√(x² + 2x + 1)``) can make a denominator whose reduced form is not
+    zero vanish on one branch: ``((√x + 1)(√x − 1) − x + 1)/(√(x² + 2x + 1) − x − 1)`` is 0/0 for
+    x > −1 and is still called zero (it is 0 wherever it is defined). Radicals other than square roots,
     functions, and anything past the bounds of :func:`_roots_as_symbols` make it undecided."""
     expr = sp.sympify(expr)
     if expr == 0:
