@@ -4,7 +4,7 @@ its own module of :mod:`theorykit.cli` (``set_defaults(module=...)``), imported 
 from __future__ import annotations
 
 import argparse
-import math
+import decimal
 import os
 import re
 
@@ -67,10 +67,12 @@ def _whole(text: str) -> int:
     except ValueError:
         pass
     try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if value.is_integer():
+        value = decimal.Decimal(text.strip())        # exact: 1e23 is 10**23 (a float would give 99999999999999991611392)
+    except decimal.InvalidOperation:
+        value = decimal.Decimal("NaN")
+    if value.is_finite() and value.adjusted() > 99:    # 1e999999999: not a billion digits to print
+        raise argparse.ArgumentTypeError(f"{text!r} is far too large: write a whole number in digits") from None
+    if value.is_finite() and value == value.to_integral_value():
         raise argparse.ArgumentTypeError(f"{text!r} is not written as a whole number: write it in digits, "
                                          f"{int(value)}") from None
     raise argparse.ArgumentTypeError(f"{text!r} is not a whole number: write one in digits") from None

@@ -28,7 +28,10 @@ def zero_by_radical_reduction(expr) -> bool:
     Its square roots become symbols with their relations, innermost first (:func:`_roots_as_symbols`:
     towers of roots too), and the numerator is reduced modulo these relations. A zero remainder with a
     non-zero reduced denominator proves ``expr = 0`` for either sign of every root (only ``y² = b`` is
-    used); a non-zero one decides nothing (``b`` may be a square). Radicals other than square roots,
+    used) wherever the denominator is not zero; a non-zero one decides nothing (``b`` may be a square).
+    A radicand that is a square (``√(x² + 2x + 1)``) can make a denominator whose reduced form is not
+    zero vanish on one branch: ``((√x + 1)(√x − 1) − x + 1)/(√(x² + 2x + 1) − x − 1)`` is 0/0 for
+    x > −1 and is still called zero (it is 0 wherever it is defined). Radicals other than square roots,
     functions, and anything past the bounds of :func:`_roots_as_symbols` make it undecided."""
     expr = sp.sympify(expr)
     if expr == 0:
@@ -145,9 +148,13 @@ def _square_roots_multiplied_out(x):
     their quotient equals ``x`` exactly, for either sign of every root (only ``y² = b`` is used); it is
     returned cancelled. ``None`` (nothing decided) otherwise: a root is left in the numerator, a
     conjugate vanishes, or :func:`_roots_as_symbols` refuses (a root that is not square, a function, a
-    radicand that is not a polynomial, past a bound)."""
+    radicand that is not a polynomial, past a bound), or a Float in ``x`` (a number known only to its digits:
+    tidy keeps it a Float, not the fraction ℚ would read from it)."""
+    x = sp.sympify(x)
+    if x.atoms(sp.Float):
+        return None                               # a Float is not exact: ℚ would take its digits as a fraction
     try:
-        f, rels, k = _roots_as_symbols(sp.sympify(x))
+        f, rels, k = _roots_as_symbols(x)
         if _sign_flip_changes_value(f.numer, f.denom, rels, k):
             return None                           # not one rational function: skip the exact work
         R = f.numer.ring
