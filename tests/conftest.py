@@ -96,3 +96,18 @@ def pytest_runtest_makereport(item, call):
 def pytest_make_collect_report(collector):
     outcome = yield
     _strict_skip(outcome.get_result())
+
+
+@pytest.fixture
+def cheap_lemmas(monkeypatch):
+    """The lemmas suite with its six stages stubbed out (interlacing; restrictions; positive data;
+    gate patterns; census; figure -- its docstring and docs/validation.md's row): it advances its
+    progress six times, once per stage, and computes nothing, for tests of progress alone."""
+    from theorykit.suites import load_suite
+
+    lemmas = load_suite("lemmas")
+    for name in ("_interlacing_random", "_interlacing_exact", "_section4_restrictions", "_positive_data",
+                 "_gate_characterisation", "_section4_pattern_counts", "_census", "_figure"):
+        monkeypatch.setattr(lemmas, name, lambda *a, **k: {})
+    monkeypatch.setattr(lemmas, "_claims", lambda results: [])
+    return lemmas

@@ -197,24 +197,10 @@ def test_no_progress_is_built_inline_outside_theorykit_progress():
     assert found == []
 
 
-def _cheap_lemmas(monkeypatch):
-    """The lemmas suite with its six stages stubbed out (interlacing; restrictions; positive data;
-    gate patterns; census; figure -- its docstring and docs/validation.md's row): only its progress
-    is under test here."""
-    from theorykit.suites import load_suite
-
-    lemmas = load_suite("lemmas")
-    for name in ("_interlacing_random", "_interlacing_exact", "_section4_restrictions", "_positive_data",
-                 "_gate_characterisation", "_section4_pattern_counts", "_census", "_figure"):
-        monkeypatch.setattr(lemmas, name, lambda *a, **k: {})
-    monkeypatch.setattr(lemmas, "_claims", lambda results: [])
-    return lemmas
-
-
-def test_a_suite_advances_a_callers_own_progress(tmp_path, monkeypatch):
+def test_a_suite_advances_a_callers_own_progress(tmp_path, monkeypatch, cheap_lemmas):
     """Before, ``Progress("lemmas", 6, enabled=progress)`` took the caller's object for True: a quiet
     bar of its own, the caller's never advanced."""
-    lemmas = _cheap_lemmas(monkeypatch)
+    lemmas = cheap_lemmas
     calls = []
 
     class Own:
@@ -225,8 +211,8 @@ def test_a_suite_advances_a_callers_own_progress(tmp_path, monkeypatch):
     assert len(calls) == 6 and all(k == 1 and note for k, note in calls)
 
 
-def test_a_suite_refuses_a_bad_progress_by_name(tmp_path, monkeypatch):
-    lemmas = _cheap_lemmas(monkeypatch)
+def test_a_suite_refuses_a_bad_progress_by_name(tmp_path, monkeypatch, cheap_lemmas):
+    lemmas = cheap_lemmas
     for name in ("_interlacing_random",):
         monkeypatch.setattr(lemmas, name, _no_work)
     for bad in ("yes", NoNote()):
@@ -236,9 +222,9 @@ def test_a_suite_refuses_a_bad_progress_by_name(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("flag", [False, True])
-def test_a_suite_with_a_flag_shows_its_own_bar_on_a_terminal_only_when_true(tmp_path, monkeypatch, flag):
+def test_a_suite_with_a_flag_shows_its_own_bar_on_a_terminal_only_when_true(tmp_path, monkeypatch, flag, cheap_lemmas):
     """progress=True: the suite's bar (labelled with the suite's name) on a terminal; False: nothing."""
-    lemmas = _cheap_lemmas(monkeypatch)
+    lemmas = cheap_lemmas
 
     class Terminal(io.StringIO):
         def isatty(self):

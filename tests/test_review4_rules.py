@@ -110,25 +110,13 @@ def test_elbow_scores_refuses_a_bad_progress_before_any_network_trains(monkeypat
 # ---------------------------------------------------------------------------------------------
 # 2. run_suites checks progress once, and never asks bool() of a caller's bar
 # ---------------------------------------------------------------------------------------------
-def _cheap_lemmas(monkeypatch):
-    """The lemmas suite with its six stages stubbed out (as in test_progress_round2_rules): it
-    advances its progress six times, once per stage."""
-    from theorykit.suites import load_suite
-
-    lemmas = load_suite("lemmas")
-    for name in ("_interlacing_random", "_interlacing_exact", "_section4_restrictions", "_positive_data",
-                 "_gate_characterisation", "_section4_pattern_counts", "_census", "_figure"):
-        monkeypatch.setattr(lemmas, name, lambda *a, **k: {})
-    monkeypatch.setattr(lemmas, "_claims", lambda results: [])
-    return lemmas
 
 
-def test_run_suites_hands_a_callers_tqdm_bar_without_a_total_to_the_suite(tmp_path, monkeypatch, capsys):
+def test_run_suites_hands_a_callers_tqdm_bar_without_a_total_to_the_suite(tmp_path, monkeypatch, capsys, cheap_lemmas):
     """Before: TypeError ``bool() undefined when iterable == total == None`` from the runner's first
     line. Now the lemmas suite advances the bar by its six stages, and the runner's lines are shown."""
     from theorykit import validation
 
-    _cheap_lemmas(monkeypatch)
     bar = tqdm(file=io.StringIO(), mininterval=0, miniters=1)
     validation.run_suites(tmp_path / "out", "quick", ["lemmas"], progress=bar)
     assert bar.n == 6
@@ -136,12 +124,12 @@ def test_run_suites_hands_a_callers_tqdm_bar_without_a_total_to_the_suite(tmp_pa
     bar.close()
 
 
-def test_run_suites_refuses_a_bad_progress_before_any_suite(tmp_path, monkeypatch):
+def test_run_suites_refuses_a_bad_progress_before_any_suite(tmp_path, monkeypatch, cheap_lemmas):
     """Before: each suite failed on it (returned 1, a failure recorded per suite); now one SpecError
     naming ``progress`` and nothing run."""
     from theorykit import validation
 
-    lemmas = _cheap_lemmas(monkeypatch)
+    lemmas = cheap_lemmas
     monkeypatch.setattr(lemmas, "run", lambda *a, **k: pytest.fail("a suite ran"))
     with pytest.raises(SpecError) as err:
         validation.run_suites(tmp_path / "out", "quick", ["lemmas"], progress="yes")
