@@ -5,6 +5,8 @@ and, where two copies differed, which behaviour was kept, against a reference wo
 import ast
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -40,3 +42,32 @@ def test_the_suite_runner_looks_up_only_the_suite_loaders_at_call_time():
     runner runs (tests and callers replace theorykit.suites.load_suite)."""
     inner = _own_imports_inside_functions(ROOT / "validation" / "__init__.py")
     assert {mod for _line, mod in inner} == {"theorykit.suites"}, inner
+
+
+def test_exact_reln_of_one_hidden_layer_is_the_node_gated_product():
+    """exact_reln_outputs had two ways to the ReLN's output: for one hidden layer one pathway per unit
+    (H pathways through sim.simulation.gdln_forward, a Python loop: 2H matrix products), for deeper
+    networks the node-gated layers ŷ = W_L G_{L−1} W_{L−1} … G_1 W_1 x. With L = 2 that form is the same
+    sum, Σ_h W2[:, h] g_h W1[h, :] x = W2 G_1 W1 x, so it serves both. Kept: the node-gated product.
+
+    By hand, G_1 W1 x is relu(W1 x) entry by entry (g·h = h where h > 0, 0 where h ≤ 0), so the ReLN's
+    output is the ReLU network's, W2 relu(W1 x), to the last bit; the per-unit sum was off by rounding
+    (5e-15 at H = 64). Its trace holds one product for the gates and one per layer: 3 for
+    [3, 16, 2] (the per-unit sum traced 33), 5 for [3, 16, 16, 2] as before."""
+    import jax
+    import jax.numpy as jnp
+
+    import theorykit as tk
+    from theorykit.sim.simulation import relu_forward
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(11, 24))
+    W1, W2 = rng.normal(size=(64, 11)), rng.normal(size=(60, 64))
+    out = np.asarray(tk.exact_reln_outputs([W1, W2], X))
+    np.testing.assert_allclose(out, W2 @ np.maximum(W1 @ X, 0.0), rtol=1e-12, atol=1e-12)   # numpy, by hand
+    np.testing.assert_array_equal(out, np.asarray(relu_forward([jnp.asarray(W1), jnp.asarray(W2)], jnp.asarray(X))))
+    x3 = rng.normal(size=(3, 5))
+    for sizes, products in (([3, 16, 2], 3), ([3, 16, 16, 2], 5)):
+        Ws = [rng.normal(size=(o, i)) for i, o in zip(sizes[:-1], sizes[1:])]
+        jaxpr = str(jax.make_jaxpr(lambda *W: tk.exact_reln_outputs(list(W), x3))(*Ws))
+        assert jaxpr.count("dot_general") == products, sizes
