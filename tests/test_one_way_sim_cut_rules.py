@@ -71,3 +71,25 @@ def test_exact_reln_of_one_hidden_layer_is_the_node_gated_product():
         Ws = [rng.normal(size=(o, i)) for i, o in zip(sizes[:-1], sizes[1:])]
         jaxpr = str(jax.make_jaxpr(lambda *W: tk.exact_reln_outputs(list(W), x3))(*Ws))
         assert jaxpr.count("dot_general") == products, sizes
+
+
+def test_find_gates_reads_the_spec_off_its_record_and_thresholds_the_centroids_once(monkeypatch):
+    """find_gates thresholded the chosen K's centroids twice: patterns_for_K did (centroids_to_patterns,
+    then the patterns of zero Σyx dropped), and find_gates did it again from the record's centroids before
+    patterns_to_spec dropped the same patterns again. The spec is now built from the record's own patterns
+    and shares: the same pathways (the second pass kept every pattern and split the same shares), with
+    one thresholding. On the XoR task (Δ = 1) with K = 2 the found pathways are the record's patterns, in
+    its order, with widths adding up to hidden = 8."""
+    import theorykit as tk
+    from theorykit.analysis import findgates as fg
+
+    calls, records = [], []
+    thresholded, for_K = fg.centroids_to_patterns, fg.patterns_for_K
+    monkeypatch.setattr(fg, "centroids_to_patterns", lambda *a, **k: calls.append(1) or thresholded(*a, **k))
+    monkeypatch.setattr(fg, "patterns_for_K", lambda *a, **k: records.append(for_K(*a, **k)) or records[-1])
+    found = fg.find_gates(tk.xor_margin(1), K=2, seeds=2, steps=200, hidden=8, lr=0.1, init_std=0.1, every=50,
+                          n_init=5)
+    assert len(calls) == 1 and len(records) == 1
+    rec = records[0]
+    assert [p.active for p in found.spec.pathways] == [tuple(g) for g in rec["patterns"]]
+    assert [p.hidden for p in found.spec.pathways] == rec["hidden"] and sum(rec["hidden"]) == 8

@@ -433,8 +433,8 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     else:
         rec = patterns_for_K(X, Y, unit_rows(relu.snapshots), int(K), hidden, kmeans_seed=seed, n_init=n_init)
         scores, Ks = [], [K]
-    pats = centroids_to_patterns(rec["centroids"], rec["weights"])
-    spec = patterns_to_spec(task, pats, int(hidden), tr, name)
+    # the record's patterns and shares: its centroids thresholded and those of zero Σyx dropped once, as for the elbow
+    spec = patterns_to_spec(task, list(zip(rec["patterns"], rec["shares"])), int(hidden), tr, name)
     if len(spec.pathways) < K:
         notes.append(f"{K} clusters gave {counted(len(spec.pathways), 'distinct non-empty gate pattern')}")
     return FoundGates(spec, int(K), list(Ks), scores, relu, rule, tr.lr, tr.loss, notes)
