@@ -93,3 +93,32 @@ def test_find_gates_reads_the_spec_off_its_record_and_thresholds_the_centroids_o
     rec = records[0]
     assert [p.active for p in found.spec.pathways] == [tuple(g) for g in rec["patterns"]]
     assert [p.hidden for p in found.spec.pathways] == rec["hidden"] and sum(rec["hidden"]) == 8
+
+
+def test_the_one_a0_of_a_found_or_predicted_spec_is_one_geometric_mean():
+    """Three copies took a geometric mean for the one number a spec holds: Prediction.to_spec (equal a0s
+    as they are, the mean kept between the values), checkpoints.start_a0 and find_gates_in_run's
+    init_std (plain exp(mean(log)), one ulp off for equal values). Kept: to_spec's.
+
+    By hand: pathways of equal widths h have equal a0 = a0_rule(σ, [h, h]), whose geometric mean is that
+    number itself; W1 = ±0.02 and W2 = ±0.03 (mean 0) have σ = 0.02 and 0.03, a0 = ¼(σ₁² h + σ₂² h) = 0.00065 at h = 2.
+    The plain formula gave 6.91666666666667e-05 for 6.916666666666666e-05 (the run below, 165 of 200 random
+    starts were off); of 1e-4 and 1e-2 the mean is 1e-3, within rounding, and always within the two."""
+    from theorykit.analysis.checkpoints import start_a0
+    from theorykit.analysis.findgates import geometric_mean
+    from theorykit.net.starts import a0_rule
+
+    W = [np.arange(24.0).reshape(8, 3) * 1e-3, np.arange(16.0).reshape(2, 8) * 1e-3]
+    stds = [float(np.std(w)) for w in W]
+    for h in (1, 4, 5):
+        assert start_a0(W, [h, h, h]) == a0_rule(stds, [h, h]) == start_a0(W, [h])
+    signs = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    W = [0.02 * signs, 0.03 * signs[:1]]
+    assert np.isclose(start_a0(W, [2, 2]), 0.25 * (0.02 ** 2 * 2 + 0.03 ** 2 * 2), rtol=1e-12)
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        v = 10.0 ** rng.uniform(-12, 2, size=rng.integers(1, 5))
+        g = geometric_mean(v)
+        assert min(v) <= g <= max(v) and np.isclose(g, np.exp(np.mean(np.log(v))), rtol=1e-12)
+        assert geometric_mean([v[0]] * 3) == v[0]
+    assert np.isclose(geometric_mean([1e-4, 1e-2]), 1e-3, rtol=1e-12)

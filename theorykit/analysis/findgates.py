@@ -58,7 +58,7 @@ from ..spec.task import Task, as_task
 
 __all__ = ["FoundGates", "unit_rows", "cluster_gates", "centroids_to_patterns", "patterns_to_spec", "pattern_ranks",
            "elbow_scores", "choose_elbow", "patterns_for_K", "elbow_scores_from", "find_gates", "require_sklearn",
-           "ELBOW_THRESHOLD"]
+           "ELBOW_THRESHOLD", "geometric_mean"]
 
 #: default threshold of the "improvement" elbow rule (fraction of the total improvement)
 ELBOW_THRESHOLD = 0.1
@@ -190,6 +190,16 @@ def patterns_to_spec(task: Task, patterns, hidden_total: int, training: Training
                         "ones (--seeds, --hidden)")
     paths = [Pathway(f"g{j + 1}", tuple(g), "all", "all", h, depth) for j, (g, h) in enumerate(zip(pats, hid))]
     return GDLNSpec(task, tuple(paths), training or Training(), name)
+
+
+def geometric_mean(values) -> float:
+    """The geometric mean of positive ``values`` (the one a0 or init_std a found or predicted spec holds
+    for its pathways or layers), kept between the smallest and the largest: equal values come back as
+    they are (exp(mean(log)) of 0.0004 gave 0.0004000000000000001), and the mean of unequal ones stays
+    within them (exp(log(100)) is 100.00000000000004)."""
+    v = [float(x) for x in values]
+    g = v[0] if len(set(v)) == 1 else float(np.exp(np.mean(np.log(v))))
+    return min(max(g, min(v)), max(v))
 
 
 # ---------------------------------------------------------------------------------------------
