@@ -33,6 +33,7 @@ The runner (:func:`run_suites`)
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -42,9 +43,13 @@ import time
 import traceback
 from pathlib import Path
 
-from theorykit.io import COMPUTING_PACKAGES, software_versions
+import theorykit
+from theorykit.errors import SpecError
+from theorykit.io import (COMPUTING_PACKAGES, PENDING, _running, atomic_write_text, jsonable, software_versions,
+                          write_json)
 from theorykit.progress import checked_progress, is_flag
 from theorykit.report import _figures, build_results, write_reports
+from theorykit.spec import files as spec_files
 
 __all__ = ["run_suites", "cache_key", "code_fingerprint", "load_cached", "CACHE_DIR", "STAGING_DIR"]
 
@@ -83,7 +88,6 @@ def code_fingerprint() -> dict:
     (``examples/**/*.toml``, which suites read)."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
-        import theorykit
         from theorykit.suites import load_package
 
         core = Path(theorykit.__file__).resolve().parent
@@ -113,9 +117,7 @@ def code_fingerprint() -> dict:
 def _examples_dir():
     """The folder ``theorykit.spec.files.example_path`` reads spec files from: the checkout's ``examples/``,
     else the copy installed with the package; None if there is none."""
-    from theorykit.spec import files
-
-    here = Path(files.__file__).resolve().parents[1]
+    here = Path(spec_files.__file__).resolve().parents[1]
     for cand in (here.parent / "examples", here / "examples"):
         if cand.is_dir() and any(cand.glob("*.toml")):
             return cand
@@ -198,8 +200,6 @@ def _clear_left_stages(staging: Path, name: str | None) -> None:
     again leaves no folder behind. A running process's folder is left alone: it is another run of
     the same suite, into the same folder; so is another host's, whose processes cannot be asked (a
     shared file system: its process numbers mean nothing here)."""
-    from theorykit.io import _running
-
     try:
         entries = list(os.scandir(staging))
     except OSError:
@@ -226,8 +226,6 @@ def _log(msg: str, enabled: bool = True):
 def _refuse_replacing_full(out: Path, names) -> None:
     """A SpecError on --out when ``out`` holds the full result of one of ``names`` (an unreadable
     ``<suite>.json`` is no full result: it is re-run as any damaged one is)."""
-    from theorykit.errors import SpecError
-
     full = []
     for name in names:
         try:
@@ -257,7 +255,6 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress=True, 
     progress object or tqdm bar (:func:`theorykit.progress.checked_progress`) is handed to each suite,
     the runner's lines shown. Anything else is a SpecError naming ``progress``, before any suite runs.
     """
-    from theorykit.io import PENDING, atomic_write_text, write_json
     from theorykit.suites import load_suite
 
     if mode not in ("quick", "full"):
@@ -326,10 +323,8 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress=True, 
         except BaseException:   # Ctrl-C: the suite's half-made figures go, not left in OUT/.staging
             shutil.rmtree(stage, ignore_errors=True)
             PENDING.discard(str(stage))
-            try:
+            with contextlib.suppress(OSError):
                 (out / STAGING_DIR).rmdir()
-            except OSError:
-                pass
             raise
         moved = _move_staged(stage, out)
         shutil.rmtree(stage, ignore_errors=True)
@@ -344,10 +339,8 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress=True, 
         results[name] = res
         status[name] = "ran"
         _log(f"{tag}: done in {res['seconds']:.1f}s, wrote {out / (name + '.json')}", lines)
-    try:
+    with contextlib.suppress(OSError):
         (out / STAGING_DIR).rmdir()
-    except OSError:
-        pass
     if report:
         results_doc = build_results(mode, results, failed, status=status, seconds=time.time() - t_all)
         write_json(out / "results.json", results_doc)
@@ -361,8 +354,6 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress=True, 
 
 
 def _json_text(obj) -> str:
-    from theorykit.io import jsonable
-
     try:
         return json.dumps(jsonable(obj), indent=2) + "\n"
     except ValueError as exc:

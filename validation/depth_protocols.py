@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from theorykit import contexts, load_spec, simulate
 from theorykit.curves import max_gap
 from theorykit.io import write_figure
 from theorykit.spec.files import example_path
@@ -43,8 +44,6 @@ SIZES = {"full": {"factor": 1.0, "time": 1, "seeds": 10, "relu_std": 6e-4},
 
 def run_protocols(mode: str, every: int, on_step=None) -> dict:
     """Simulate both protocols and the ReLU network on both datasets; return curves and metrics."""
-    from theorykit import contexts, load_spec, simulate
-
     sz = SIZES[mode]
     out = {}
     for ds, blocks in DATASETS.items():

@@ -21,6 +21,18 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
+import theorykit as tk
+from theorykit.io import write_figure
+from theorykit.progress import progress_bar
+from theorykit.sim.simulation import simulate
+from theorykit.spec.gating import Pathway
+from theorykit.spec.task import Task
+from theorykit.theory.effective import effective_dataset
+from theorykit.theory.lemmas import (GATE_CLASSES, all_patterns, classify_context_gating, context_gating_mismatch,
+                                     gate_census, has_xor_subpattern, interlacing_holds, interlacing_holds_exact,
+                                     is_staircase, lp_realisable, poly_bernoulli, realisable_gate_patterns,
+                                     top_singular_value)
+
 from ._common import graded, pyplot
 
 NAME = "lemmas"
@@ -41,8 +53,6 @@ def _orth(rng, n):
 
 
 def _interlacing_random(count: int, seed: int = 0) -> dict:
-    from theorykit.theory.lemmas import interlacing_holds
-
     rng = np.random.default_rng(seed)
     choices = np.array([0.0, 0.0, 1e-3, 0.5, 1.0, 1.0, 2.0, 3.0, 1e3])
     bad = 0
@@ -61,8 +71,6 @@ def _interlacing_random(count: int, seed: int = 0) -> dict:
 
 
 def _interlacing_exact(count: int, seed: int = 1) -> dict:
-    from theorykit.theory.lemmas import interlacing_holds_exact
-
     rng = np.random.default_rng(seed)
     bad = 0
     for _ in range(count):
@@ -76,11 +84,6 @@ def _interlacing_exact(count: int, seed: int = 1) -> dict:
 
 def _section4_restrictions() -> dict:
     """Top singular value of Section 4 pathways with all features vs restricted features."""
-    import theorykit as tk
-    from theorykit.theory.effective import effective_dataset
-    from theorykit.spec.gating import Pathway
-    from theorykit.theory.lemmas import interlacing_holds, top_singular_value
-
     task = tk.contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
     n = 8
     out = {}
@@ -109,10 +112,7 @@ def _positive_data(count: int, seed: int = 2) -> dict:
     "pathway with P fixed" is not the sum divided by a constant: a task of P + 1 datapoints (the same
     draws), a pathway gated on a random non-empty subset of the first P and then on datapoint P + 1 as
     well, both through theorykit's ``effective_dataset`` (the form Proposition 4.2 uses)."""
-    from theorykit.spec.gating import Pathway
-    from theorykit.spec.task import Task
-    from theorykit.theory.effective import effective_dataset
-    from theorykit.theory.lemmas import top_singular_value as top
+    top = top_singular_value
 
     def pathway_top(task, active):
         e = effective_dataset(task, Pathway("p", tuple(int(a) for a in active), "all", "all"))
@@ -149,9 +149,6 @@ def _positive_data(count: int, seed: int = 2) -> dict:
 
 
 def _gate_characterisation(sizes, lp_max_cells: int) -> dict:
-    from theorykit.theory.lemmas import (all_patterns, has_xor_subpattern, is_staircase, lp_realisable, poly_bernoulli,
-                                  realisable_gate_patterns)
-
     rows = []
     ok = True
     for n, k in sizes:
@@ -177,8 +174,6 @@ def _gate_characterisation(sizes, lp_max_cells: int) -> dict:
 
 
 def _section4_pattern_counts() -> dict:
-    from theorykit.theory.lemmas import poly_bernoulli
-
     n, k = 8, 3
     total = poly_bernoulli(n, k)
     ctx_only = 2 ** k            # dead and always-on included
@@ -190,10 +185,6 @@ def _section4_pattern_counts() -> dict:
 
 
 def _census(seeds: int, progress: bool) -> dict:
-    import theorykit as tk
-    from theorykit.theory.lemmas import GATE_CLASSES, classify_context_gating, context_gating_mismatch, gate_census
-    from theorykit.sim.simulation import simulate
-
     n, k, H = 8, 3, 700
     task = tk.contexts(n, k, blocks=["hierarchy", "ring", "cross"])
     X, Y = task.numeric()
@@ -231,9 +222,6 @@ def _census(seeds: int, progress: bool) -> dict:
 
 
 def _figure(census: dict, out_dir: Path) -> str:
-    from theorykit.io import write_figure
-    from theorykit.theory.lemmas import GATE_CLASSES
-
     plt = pyplot()
     colors = dict(zip(GATE_CLASSES, ["#999999", "#444444", "#1f77b4", "#ff7f0e", "#9467bd", "#2ca02c", "#d62728"]))
     fig, ax = plt.subplots(1, 2, figsize=(11, 3.8))
@@ -261,8 +249,6 @@ def _figure(census: dict, out_dir: Path) -> str:
 
 
 def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
-    from theorykit.progress import progress_bar
-
     out_dir = Path(out_dir)
     quick = mode == "quick"
     results: dict = {"mode": mode}

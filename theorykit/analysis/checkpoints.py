@@ -41,7 +41,7 @@ from ..spec.expr import to_exact
 from ..spec.task import Task
 from ..spec.graph import graph_from_pathways
 from .findgates import (ELBOW_THRESHOLD, FoundGates, check_elbow_settings, elbow_pick, elbow_scores_from,
-                        output_mse, patterns_for_K, patterns_to_spec, unit_rows)
+                        geometric_mean, output_mse, patterns_for_K, patterns_to_spec, unit_rows)
 from ..progress import checked_progress, progress_bar
 from ..spec.gating import Training
 
@@ -359,10 +359,11 @@ def data_task(X, Y, name: str = "imported"):
 def start_a0(params, hidden) -> float:
     """a0 of the paired start: :func:`~theorykit.net.starts.a0_rule` per pathway of width h, from σ_l,
     the run's layer-l std at its first checkpoint; the geometric mean over pathways (the found spec
-    holds one a0)."""
+    holds one a0), :func:`~theorykit.analysis.findgates.geometric_mean`: pathways of equal widths give
+    their a0 as it is."""
     stds = [float(np.std(W)) for W in params]
     vals = [a0_rule(stds, [int(h)] * len(stds)) for h in hidden]
-    return float(np.exp(np.mean(np.log(vals))))
+    return geometric_mean(vals)
 
 
 def paired_start(spec, params: Sequence[np.ndarray]) -> dict:
@@ -427,7 +428,7 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
     W0 = run.params(0)
     stds = [float(np.std(W)) for W in W0]
     a0 = a0_rule(stds, [max(H, 1)] * len(stds))
-    training = Training(lr=lr, loss=loss, a0=a0, init_std=float(np.exp(np.mean(np.log(np.maximum(stds, 1e-300))))),
+    training = Training(lr=lr, loss=loss, a0=a0, init_std=geometric_mean(np.maximum(stds, 1e-300)),
                         steps=max(t_rel[-1], 1))
 
     def spec_of(patterns, shares, nm=name):

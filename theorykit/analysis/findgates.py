@@ -58,7 +58,7 @@ from ..spec.task import Task, as_task
 
 __all__ = ["FoundGates", "unit_rows", "cluster_gates", "centroids_to_patterns", "patterns_to_spec", "pattern_ranks",
            "elbow_scores", "choose_elbow", "patterns_for_K", "elbow_scores_from", "find_gates", "require_sklearn",
-           "ELBOW_THRESHOLD"]
+           "ELBOW_THRESHOLD", "geometric_mean"]
 
 #: default threshold of the "improvement" elbow rule (fraction of the total improvement)
 ELBOW_THRESHOLD = 0.1
@@ -190,6 +190,16 @@ def patterns_to_spec(task: Task, patterns, hidden_total: int, training: Training
                         "ones (--seeds, --hidden)")
     paths = [Pathway(f"g{j + 1}", tuple(g), "all", "all", h, depth) for j, (g, h) in enumerate(zip(pats, hid))]
     return GDLNSpec(task, tuple(paths), training or Training(), name)
+
+
+def geometric_mean(values) -> float:
+    """The geometric mean of positive ``values`` (the one a0 or init_std a found or predicted spec holds
+    for its pathways or layers), kept between the smallest and the largest: equal values come back as
+    they are (exp(mean(log)) of 0.0004 gave 0.0004000000000000001), and the mean of unequal ones stays
+    within them (exp(log(100)) is 100.00000000000004)."""
+    v = [float(x) for x in values]
+    g = v[0] if len(set(v)) == 1 else float(np.exp(np.mean(np.log(v))))
+    return min(max(g, min(v)), max(v))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -433,8 +443,8 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     else:
         rec = patterns_for_K(X, Y, unit_rows(relu.snapshots), int(K), hidden, kmeans_seed=seed, n_init=n_init)
         scores, Ks = [], [K]
-    pats = centroids_to_patterns(rec["centroids"], rec["weights"])
-    spec = patterns_to_spec(task, pats, int(hidden), tr, name)
+    # the record's patterns and shares: its centroids thresholded and those of zero Σyx dropped once, as for the elbow
+    spec = patterns_to_spec(task, list(zip(rec["patterns"], rec["shares"])), int(hidden), tr, name)
     if len(spec.pathways) < K:
         notes.append(f"{K} clusters gave {counted(len(spec.pathways), 'distinct non-empty gate pattern')}")
     return FoundGates(spec, int(K), list(Ks), scores, relu, rule, tr.lr, tr.loss, notes)

@@ -65,7 +65,7 @@ import numpy as np
 
 from ..errors import SpecError, keyword_errors
 from ..linalg import correlation
-from .findgates import check_seed
+from .findgates import check_seed, geometric_mean
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
 from ..record import SaveAt
 from ..theory.flow import RK4
@@ -129,10 +129,8 @@ class Prediction:
         inputs and writes all outputs; ``training.a0`` = the geometric mean of the pathways' a0)."""
         paths = [Pathway(f"p{j + 1}", tuple(int(v) for v in g), "all", "all", int(h))
                  for j, (g, h) in enumerate(zip(self.gates, self.widths))]
-        # equal a0s (equal widths) are written as they are: exp(mean(log)) of 0.0004 gave 0.0004000000000000001;
-        # otherwise the geometric mean, kept between them (exp(log(100)) is 100.00000000000004)
-        a0 = float(self.a0[0]) if len(set(self.a0)) == 1 else float(np.exp(np.mean(np.log(self.a0))))
-        a0 = min(max(a0, min(self.a0)), max(self.a0))
+        # equal a0s (equal widths) are written as they are; otherwise the geometric mean, kept between them
+        a0 = geometric_mean(self.a0)
         lo, hi = TRAINING_RANGES["a0"]
         if not lo <= a0 <= hi:          # the spec file's own range, so that the written spec loads
             raise SpecError("training.init_std", f"the a0 rule gives the predicted pathways a0 = {a0:.3g} "

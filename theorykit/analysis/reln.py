@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 from ..errors import SpecError
 from ..theory import jaxify  # noqa: F401  (float64)
-from ..sim.simulation import gdln_forward, relu_gates
+from ..sim.simulation import relu_gates
 
 
 __all__ = ["exact_reln_outputs"]
@@ -15,7 +15,8 @@ def exact_reln_outputs(params, X):
     """Output of the exact ReLN at the ReLU weights ``params`` (one network, not batched).
 
     One hidden layer: a GDLN with one pathway per hidden unit h, gate ``1[w_h·x > 0]``, maps
-    ``W1[h, :]`` and ``W2[:, h]`` (evaluated with :func:`theorykit.sim.simulation.gdln_forward`).
+    ``W1[h, :]`` and ``W2[:, h]``: ``ŷ = Σ_h W2[:, h] g_h W1[h, :] x = W2 G_1 W1 x``, the node-gated form below
+    with L = 2 (one product per layer, not one pathway at a time).
     Deeper: node-gated linear layers ``ŷ = W_L G_{L−1} W_{L−1} … G_1 W_1 x`` with ``G_l`` the
     diagonal of unit activities of the ReLU network on that datapoint (no nonlinearity applied).
 
@@ -52,15 +53,7 @@ def _checked(params, X):
 
 
 def _exact_reln_outputs(params, X):
-    X = jnp.asarray(X)
     gates = relu_gates(params, X)
-    if len(params) == 2:
-        W1, W2 = params
-        H = W1.shape[0]
-        paths = [[W1[h:h + 1, :], W2[:, h:h + 1]] for h in range(H)]
-        g = [gates[0][h].astype(X.dtype) for h in range(H)]
-        idx_in, idx_out = [np.arange(X.shape[0])] * H, [np.arange(W2.shape[0])] * H
-        return gdln_forward(paths, X, g, idx_in, idx_out, W2.shape[0])
     h = X
     for W, g in zip(params[:-1], gates):
         h = g.astype(X.dtype) * (W @ h)
