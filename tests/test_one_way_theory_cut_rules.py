@@ -1,0 +1,128 @@
+"""Rules from a maintainer removing copies from the theory layer (issue 26, "one way to do each thing").
+
+Each job below was written twice; now one implementation serves, and these rules pin both the one way
+and the behaviour it keeps (every expected value is derived by hand in the docstring, or comes from
+numpy written here):
+
+* the k-context numeric check built each pathway's Σyx by hand and trimmed numpy's SVD by hand, beside
+  :func:`theorykit.linalg.correlation` and :func:`theorykit.linalg.numeric_svd`, which it imported;
+* the k-context zero test repeated :mod:`theorykit.theory.k_algebra`'s ``simplify`` test after its
+  radical reduction; its JSON summary wrote SymPy values as text by two copies of one rule;
+* the XoR derivation tested ``simplify(a − b) == 0`` inline beside its own ``_is_identically``;
+* both derivation scripts passed ``sys.argv[1:]`` to ``run_script`` and imported it inside their
+  ``__main__`` block: ``run_script`` now reads the command line itself;
+* the flow's two errors for a flow too long for its data wrote out one fix twice;
+* three readers of an items × contexts pattern (is_staircase, has_xor_subpattern, lp_realisable) each
+  checked its shape with the same error after :func:`theorykit.theory.gates.binary`.
+"""
+import ast
+import inspect
+import io
+import re
+import sys
+from pathlib import Path
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import sympy as sp
+
+import theorykit.derivations as derivations
+import theorykit.derivations.xor_crossover as xc
+import theorykit.theory.k_contexts as kc
+from theorykit.derivations import run_script
+from theorykit.errors import SpecError
+from theorykit.record import SaveAt
+from theorykit.theory import flow
+from theorykit.theory.gates import binary, is_staircase
+from theorykit.theory.lemmas import has_xor_subpattern, lp_realisable
+from theorykit.theory.k_algebra import k, n, sig, sigbar
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# the k-context numeric check: theorykit.linalg's correlation and SVD, not copies of them
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def res():
+    return kc.derive(check_ks=[], latex=False)
+
+
+def test_k_context_check_builds_its_correlations_with_theorykit_linalg(res, monkeypatch):
+    """Every Σyx of the residual check (the (k−1)-context pathways' Σyx and the gradients G_q of the
+    coupled d) comes from ``theorykit.linalg.correlation`` and its modes from ``numeric_svd``; the
+    numbers are the same as before: at k = 3, n = 4 the stated d, s/d and the end maps agree with the
+    data to rounding (the closed forms are exact, so every error is at the level of float64 rounding)."""
+    calls = {"correlation": 0, "numeric_svd": 0}
+    for name in calls:
+        real = getattr(kc, name)
+
+        def spy(*a, _real=real, _name=name, **kw):
+            calls[_name] += 1
+            return _real(*a, **kw)
+
+        monkeypatch.setattr(kc, name, spy)
+    out = kc.check_against_numeric(res, 3, 4, race=False, exact=False)
+    assert calls["correlation"] >= 6 and calls["numeric_svd"] >= 3          # 3 pathways: Σyx and G_q each
+    assert "np.linalg.svd" not in inspect.getsource(kc)
+    assert out["kminus1_d_eff_max_abs_error"] < 1e-12
+    assert out["kminus1_end_point_max_abs_error"] < 1e-12
+    assert out["end_maps_fit_residual_max_abs"] < 1e-12
+    assert out["kminus1_gradient_off_mode_max_abs"] < 1e-12
+
+
+def test_the_kept_svd_trim_is_the_one_of_the_hand_written_copy():
+    """The copy kept singular values above 1e-10 (absolute) and read U, s, V off numpy's SVD; numeric_svd
+    with tol=1e-10 and scale=1 keeps the same modes (its signs may differ, and the check uses U and V
+    only as the products u vᵀ and uᵀ G v, which a joint sign flip leaves alone). Σ = diag(3, 1e-9, 1e-11)
+    (a rotation on each side): two modes kept, 3 and 1e-9, not 1e-11."""
+    rng = np.random.default_rng(0)
+    Qa, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    Qb, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    M = Qa @ np.diag([3.0, 1e-9, 1e-11]) @ Qb.T
+    U, s, V = kc.numeric_svd(M, tol=1e-10, scale=1.0)
+    np.testing.assert_allclose(s, [3.0, 1e-9], rtol=1e-6)
+    Uh, sh, Vth = np.linalg.svd(M)                                        # the hand-written copy
+    r = int(np.sum(sh > 1e-10))
+    np.testing.assert_allclose(U @ np.diag(s) @ V.T, Uh[:, :r] @ np.diag(sh[:r]) @ Vth[:r], atol=1e-15)
+    assert np.allclose(U[:, 0] @ V[:, 0].T, Uh[:, 0] @ Vth[0].T)
+
+
+# ---------------------------------------------------------------------------------------------
+# the k-context zero test and summary
+# ---------------------------------------------------------------------------------------------
+def test_k_context_zero_test_falls_back_on_the_one_simplify_test(monkeypatch):
+    """With r = √(x² + 1): (r + 1)(r − 1) = r² − 1 = x², times sin² + cos² = 1, so the difference is 0;
+    the radical reduction refuses the functions in it, and the fall-back is k_algebra's own ``_z``
+    (called once); x² + 1 is not zero."""
+    x = sp.Symbol("x")
+    r = sp.sqrt(x ** 2 + 1)
+    seen = []
+    real = kc._z
+    monkeypatch.setattr(kc, "_z", lambda e: seen.append(e) or real(e))
+    assert kc._zero((r + 1) * (r - 1) - x ** 2 * (sp.sin(x) ** 2 + sp.cos(x) ** 2))
+    assert len(seen) == 1
+    assert not kc._zero(x ** 2 + 1)
+    assert "sp.simplify(sp.together(sp.expand(" not in inspect.getsource(kc)
+
+
+def test_k_context_summary_writes_sympy_values_as_text_and_keeps_the_rest(res):
+    """Every SymPy value of every family is its ``str`` (as JSON needs); Python flags and labels keep their
+    type; the checks and seconds pass through. On hand-made fields (the expected dict written out), and on
+    the derived ones, where the residual, the r-family and the loss hold SymPy values only (all text)."""
+    out = kc.KContexts([{"s": sig / n, "multiplicity": k - 1, "eigenvector_check": True, "sector": "a"}],
+                       {"loss_per_alpha": sig ** 2 / n, "common_block_is_fitted": sp.true},
+                       {"s": sig, "ansatz_closed": True}, {"s": 2 * sig, "own_diagonalisable": False},
+                       {"s": sigbar}, {"L_bar": sigbar ** 2}, checks=[{"k": 2}], seconds=1.5).summary()
+    assert out == {"common": [{"s": str(sig / n), "multiplicity": str(k - 1), "eigenvector_check": True,
+                               "sector": "a"}],
+                   "residual": {"loss_per_alpha": str(sig ** 2 / n), "common_block_is_fitted": "True"},
+                   "kminus1": {"s": str(sig), "ansatz_closed": True},
+                   "single": {"s": str(2 * sig), "own_diagonalisable": False},
+                   "r_family": {"s": str(sigbar)}, "loss": {"L_bar": str(sigbar ** 2)},
+                   "checks": [{"k": 2}], "seconds": 1.5}
+    real = res.summary()
+    for name in ("residual", "r_family", "loss"):          # every value there is a SymPy value: all text
+        assert real[name] == {kk: str(v) for kk, v in getattr(res, name).items()}
+    assert real["kminus1"]["ansatz_closed"] is True and isinstance(real["kminus1"]["s"], str)
