@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from theorykit.derivations import run_script
 from theorykit.theory.derivation import Derivation
 from theorykit.theory.effective import output_correlation
 from theorykit.spec.gating import GDLNSpec, xor_relns
@@ -82,7 +83,7 @@ def _reln(task, name, pathways):
                          "trajectory": der.trajectories[p.name][0], "end_point": der.end_points[p.name][0]}
     s_top = der.ranking[0][1]
     first = paths[der.ranking[0][0]]
-    identical = all(_is_identically(q["s"] - first["s"]) and _is_identically(q["d"] - first["d"])
+    identical = all(_is_identically(q["s"], first["s"]) and _is_identically(q["d"], first["d"])
                     and q["rank"] == 1 for q in paths.values())
     return der, {"pathways": paths, "s": s_top, "d": first["d"], "n_pathways": len(paths),
                  "identical_pathways": identical, "loss": sp.simplify(der.loss),
@@ -260,7 +261,7 @@ def summary(th: dict, a0_rule_values: dict) -> dict:
     return {
         "crossover": {"exact": str(th["crossover"]), "float": th["crossover_float"],
                       "equation": str(th["crossover_equation"]),
-                      "equals_sqrt_2_over_3": bool(sp.simplify(th["crossover"] - sp.sqrt(sp.Rational(2, 3))) == 0)},
+                      "equals_sqrt_2_over_3": _is_identically(th["crossover"], sp.sqrt(sp.Rational(2, 3)))},
         "faster_below": th["faster_below"], "faster_above": th["faster_above"],
         "linear_faster_for": str(th["linear_faster_set"]),
         "s_linear": str(th["s_linear"]), "d_linear": str(th["d_linear"]),
@@ -305,8 +306,4 @@ def main(argv=()) -> int:
 
 
 if __name__ == "__main__":
-    import sys
-
-    from theorykit.derivations import run_script
-
-    raise SystemExit(run_script(main, sys.argv[1:]))
+    raise SystemExit(run_script(main))

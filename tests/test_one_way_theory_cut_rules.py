@@ -126,3 +126,46 @@ def test_k_context_summary_writes_sympy_values_as_text_and_keeps_the_rest(res):
     for name in ("residual", "r_family", "loss"):          # every value there is a SymPy value: all text
         assert real[name] == {kk: str(v) for kk, v in getattr(res, name).items()}
     assert real["kminus1"]["ansatz_closed"] is True and isinstance(real["kminus1"]["s"], str)
+
+
+# ---------------------------------------------------------------------------------------------
+# the XoR derivation: one identity test
+# ---------------------------------------------------------------------------------------------
+def test_xor_derivation_has_one_identity_test():
+    """``simplify(a − b) == 0`` is written once, in ``_is_identically``; it says √(2/3) = √6/3 (both squared
+    are 2/3) and √(2/3) ≠ 2/3."""
+    src = (ROOT / "derivations" / "xor_crossover.py").read_text()
+    assert len(re.findall(r"simplify\(.*\) == 0", src)) == 1
+    assert xc._is_identically(sp.sqrt(sp.Rational(2, 3)), sp.sqrt(6) / 3)
+    assert not xc._is_identically(sp.sqrt(sp.Rational(2, 3)), sp.Rational(2, 3))
+
+
+# ---------------------------------------------------------------------------------------------
+# the derivation scripts: run_script reads the command line
+# ---------------------------------------------------------------------------------------------
+def test_run_script_reads_the_command_line_by_default(monkeypatch):
+    """``run_script(main)`` passes ``sys.argv[1:]`` to main and returns its status; a given argv wins."""
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    monkeypatch.setattr(sys, "argv", ["prog", "--quick", "--json", "x.json"])
+    seen = []
+
+    def main(argv):
+        seen.append(list(argv))
+        return 3
+
+    assert run_script(main) == 3
+    assert run_script(main, ["--help"]) == 3
+    assert seen == [["--quick", "--json", "x.json"], ["--help"]]
+
+
+@pytest.mark.parametrize("script", ["k_contexts.py", "xor_crossover.py"])
+def test_derivation_scripts_import_nothing_in_their_main_block(script):
+    """The ``if __name__ == "__main__"`` block is one line, ``raise SystemExit(run_script(main))``, with
+    ``run_script`` imported at the top of the module like every other own import."""
+    tree = ast.parse((ROOT / "derivations" / script).read_text())
+    mains = [node for node in tree.body if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)]
+    assert len(mains) == 1
+    assert [ast.unparse(s) for s in mains[0].body] == ["raise SystemExit(run_script(main))"]
+    top = [a.name for node in tree.body if isinstance(node, ast.ImportFrom) and node.module == "theorykit.derivations"
+           for a in node.names]
+    assert top == ["run_script"] and derivations.run_script is run_script
