@@ -169,3 +169,22 @@ def test_derivation_scripts_import_nothing_in_their_main_block(script):
     top = [a.name for node in tree.body if isinstance(node, ast.ImportFrom) and node.module == "theorykit.derivations"
            for a in node.names]
     assert top == ["run_script"] and derivations.run_script is run_script
+
+
+# ---------------------------------------------------------------------------------------------
+# the flow: one fix for a flow too long for its data
+# ---------------------------------------------------------------------------------------------
+def test_a_flow_too_long_for_its_data_says_one_fix_where_refused_and_where_stopped():
+    """Refused before it starts (dy/dt = y at rate 1 to t = 10⁶: 4·10⁷ RK4 steps of 1/40, over the cap of
+    2·10⁶) and stopped by the adaptive solver (Dopri5 with max_steps = 1 to t = 100 on dy/dt = −y), the
+    error names ``training.lr`` and gives the same fix, written out here."""
+    fix = "ask for earlier times (--times; times= from Python), or check training.lr and the data's scale"
+    assert flow._FIX_TOO_LONG == fix
+    y0 = jnp.ones((1, 1))
+    with pytest.raises(SpecError) as refused:
+        flow.integrate(lambda y, a: y, y0, solver=flow.RK4(1.0 / 40), save=SaveAt(ts=[1e6]), rate=1.0)
+    with pytest.raises(SpecError) as stopped:
+        flow.integrate(lambda y, a: -y, y0, solver=flow.Dopri5(max_steps=1), save=SaveAt(ts=[100.0]))
+    for e in (refused.value, stopped.value):
+        assert e.field == "training.lr" and e.fix == fix
+    assert "integration steps" in str(refused.value) and "stopped before t = 100" in str(stopped.value)
