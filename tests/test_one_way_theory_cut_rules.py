@@ -188,3 +188,33 @@ def test_a_flow_too_long_for_its_data_says_one_fix_where_refused_and_where_stopp
     for e in (refused.value, stopped.value):
         assert e.field == "training.lr" and e.fix == fix
     assert "integration steps" in str(refused.value) and "stopped before t = 100" in str(stopped.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# the lemmas' items × contexts patterns: one reader
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("fn", [is_staircase, has_xor_subpattern, lp_realisable])
+def test_a_pattern_is_read_by_one_rule(fn):
+    """A pattern is a 2-d array of 0/1: a flat [1, 0, 1] is refused with its shape (3,), a 2 first for its
+    value (the value check comes first, as before), and [[1, 0], [0, 1]] is read: a staircase? no
+    (rows {0} and {1} cross, the XoR sub-pattern), so is_staircase is False, has_xor_subpattern True,
+    and no bias-free unit realises it (Lemma 4.1), so lp_realisable is infeasible."""
+    with pytest.raises(SpecError) as flat:
+        fn([1, 0, 1])
+    assert (flat.value.field, flat.value.fix) == ("pattern", "reshape it to n × k")
+    assert "needs an items × contexts array, got shape (3,)" in str(flat.value)
+    with pytest.raises(SpecError, match="holds values other than 0 and 1"):
+        fn([2, 0])
+    out = fn([[1, 0], [0, 1]])
+    assert {is_staircase: False, has_xor_subpattern: True}.get(fn, (False, None)) == out
+
+
+def test_binary_reads_a_pattern_and_the_check_is_written_once():
+    """``binary(..., pattern=True)`` is the one items × contexts reader: 2-d gates come back as booleans,
+    a 1-d or 3-d array is refused naming the field; without ``pattern`` any shape is read."""
+    np.testing.assert_array_equal(binary([[1, 0], [0, 1]], "pattern", pattern=True), [[True, False], [False, True]])
+    with pytest.raises(SpecError, match=r"got shape \(1, 1, 2\)"):
+        binary([[[1, 0]]], "p", pattern=True)
+    np.testing.assert_array_equal(binary([1, 0]), [True, False])
+    src = "".join(p.read_text() for p in (ROOT / "theorykit" / "theory").glob("*.py"))
+    assert src.count("needs an items × contexts array") == 1
