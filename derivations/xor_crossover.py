@@ -19,7 +19,7 @@ import sympy as sp
 
 from theorykit.derivations import run_script
 from theorykit.theory.derivation import Derivation
-from theorykit.theory.effective import output_correlation
+from theorykit.theory.effective import output_trace
 from theorykit.spec.gating import GDLNSpec, xor_relns
 from theorykit.theory.latex import latex_document
 from theorykit.spec.task import xor_margin
@@ -139,7 +139,7 @@ def derive(task=None, relns=None, hidden: int = 128) -> dict:
     if others:   # the sides of Δ* and the sets below are decided for numbers, not for other symbols
         raise ValueError(f"the task may hold only the symbol Delta, but it also holds {others}: give them values "
                          f"(task.subs), or solve s_a = s_b with SymPy on the derivations' ranking (docs/tutorial.md)")
-    trSy_half = output_correlation(task).trace() / 2
+    trSy_half = output_trace(task) / 2
     out: dict = {"Delta": Delta, "task": task, "a0_rule": A0_RULE}
     for name in ("linear", "xor"):
         der, r = _reln(task, name, relns[name])
@@ -202,7 +202,7 @@ def _latex(out) -> str:
     parts = [r"\subsection*{1. Task}",
              r"Datapoints are columns; $\Delta\ge 0$ is the margin in the third coordinate.",
              r"\[ X = " + L(task.X) + r",\qquad Y = " + L(task.Y) + r",\qquad "
-             r"\tfrac12\operatorname{tr}\Sigma^y = " + L(output_correlation(task).trace() / 2) + r". \]",
+             r"\tfrac12\operatorname{tr}\Sigma^y = " + L(output_trace(task) / 2) + r". \]",
              r"Loss $L = \tfrac{1}{2P}\sum_\mu (y_\mu - \hat y_\mu)^2$, gradient flow with time constant $\tau$; "
              r"each mode obeys $\tau\dot a = 2a(s - d a)$."]
     eq = {"linear": "22", "xor": "23"}

@@ -8,7 +8,8 @@ numpy written here):
   :func:`theorykit.linalg.correlation` and :func:`theorykit.linalg.numeric_svd`, which it imported;
 * the k-context zero test repeated :mod:`theorykit.theory.k_algebra`'s ``simplify`` test after its
   radical reduction; its JSON summary wrote SymPy values as text by two copies of one rule;
-* the XoR derivation tested ``simplify(a − b) == 0`` inline beside its own ``_is_identically``;
+* the XoR derivation tested ``simplify(a − b) == 0`` inline beside its own ``_is_identically``, and built
+  Σy to take its trace beside :func:`theorykit.output_trace`;
 * both derivation scripts passed ``sys.argv[1:]`` to ``run_script`` and imported it inside their
   ``__main__`` block: ``run_script`` now reads the command line itself;
 * the flow's two errors for a flow too long for its data wrote out one fix twice;
@@ -36,6 +37,7 @@ from theorykit.record import SaveAt
 from theorykit.theory import flow
 from theorykit.theory.gates import binary, is_staircase
 from theorykit.theory.lemmas import has_xor_subpattern, lp_realisable
+from theorykit.spec.task import xor_margin
 from theorykit.theory.k_algebra import k, n, sig, sigbar
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,6 +140,14 @@ def test_xor_derivation_has_one_identity_test():
     assert len(re.findall(r"simplify\(.*\) == 0", src)) == 1
     assert xc._is_identically(sp.sqrt(sp.Rational(2, 3)), sp.sqrt(6) / 3)
     assert not xc._is_identically(sp.sqrt(sp.Rational(2, 3)), sp.Rational(2, 3))
+
+
+def test_xor_derivation_reads_tr_sigma_y_from_output_trace():
+    """½ tr Σy comes from :func:`theorykit.output_trace` (not the trace of a Σy built for it): the XoR task's
+    targets are (1, 1, −1, −1), so tr Σy = ⟨y²⟩ = 1, and the derivation's LaTeX says ½ tr Σy = 1/2."""
+    src = (ROOT / "derivations" / "xor_crossover.py").read_text()
+    assert "output_correlation" not in src and src.count("output_trace(task) / 2") == 2
+    assert xc.output_trace(xor_margin()) == 1
 
 
 # ---------------------------------------------------------------------------------------------
