@@ -12,6 +12,7 @@ numpy written here):
   Σy to take its trace beside :func:`theorykit.output_trace`;
 * both derivation scripts passed ``sys.argv[1:]`` to ``run_script`` and imported it inside their
   ``__main__`` block: ``run_script`` now reads the command line itself;
+* Derivation._mode_numbers kept a float path that no caller took (its one caller asks for 30 digits);
 * the flow's two errors for a flow too long for its data wrote out one fix twice;
 * three readers of an items × contexts pattern (is_staircase, has_xor_subpattern, lp_realisable) each
   checked its shape with the same error after :func:`theorykit.theory.gates.binary`.
@@ -37,7 +38,9 @@ from theorykit.record import SaveAt
 from theorykit.theory import flow
 from theorykit.theory.gates import binary, is_staircase
 from theorykit.theory.lemmas import has_xor_subpattern, lp_realisable
-from theorykit.spec.task import xor_margin
+from theorykit.spec.gating import GDLNSpec, Pathway
+from theorykit.spec.task import Task, xor_margin
+from theorykit.theory.derivation import Derivation
 from theorykit.theory.k_algebra import k, n, sig, sigbar
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -228,3 +231,19 @@ def test_binary_reads_a_pattern_and_the_check_is_written_once():
     np.testing.assert_array_equal(binary([1, 0]), [True, False])
     src = "".join(p.read_text() for p in (ROOT / "theorykit" / "theory").glob("*.py"))
     assert src.count("needs an items × contexts array") == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Derivation._mode_numbers: the float path no caller took is gone
+# ---------------------------------------------------------------------------------------------
+def test_mode_numbers_give_the_digits_asked_for_and_have_no_float_path():
+    """Its one caller (predict_loss) asks for 30 digits, so ``digits`` has no default (the float path of
+    ``digits=None`` never ran). By hand: X = I₂, targets (1, 0): Σyx = (1, 0)/2, so s = 1/2, v = e₁, and
+    Σx = I/2, so d = 1/2; both come back as 30-digit SymPy Floats."""
+    assert inspect.signature(Derivation._mode_numbers).parameters["digits"].default is inspect.Parameter.empty
+    der = Derivation(GDLNSpec(Task(sp.eye(2), sp.Matrix([[1, 0]]), {}), (Pathway("p", "all", "all", "all", 8, 2),)))
+    m = der.modes["p"].modes[0]
+    s30, d30 = der._mode_numbers(m, der.numeric_values(None), 30)
+    assert sp.Rational(s30) == sp.Rational(1, 2) and sp.Rational(d30) == sp.Rational(1, 2)
+    assert all(isinstance(x, sp.Float) and x._prec == sp.Float(1, 30)._prec for x in (s30, d30))
+
