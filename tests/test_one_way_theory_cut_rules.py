@@ -13,6 +13,7 @@ numpy written here):
 * both derivation scripts passed ``sys.argv[1:]`` to ``run_script`` and imported it inside their
   ``__main__`` block: ``run_script`` now reads the command line itself;
 * Derivation._mode_numbers kept a float path that no caller took (its one caller asks for 30 digits);
+* the aligned start read the task's numbers in each of its two branches;
 * the flow's two errors for a flow too long for its data wrote out one fix twice;
 * three readers of an items × contexts pattern (is_staircase, has_xor_subpattern, lp_realisable) each
   checked its shape with the same error after :func:`theorykit.theory.gates.binary`.
@@ -34,6 +35,7 @@ import theorykit.derivations.xor_crossover as xc
 import theorykit.theory.k_contexts as kc
 from theorykit.derivations import run_script
 from theorykit.errors import SpecError
+from theorykit.net.starts import aligned_params
 from theorykit.record import SaveAt
 from theorykit.theory import flow
 from theorykit.theory.gates import binary, is_staircase
@@ -247,3 +249,16 @@ def test_mode_numbers_give_the_digits_asked_for_and_have_no_float_path():
     assert sp.Rational(s30) == sp.Rational(1, 2) and sp.Rational(d30) == sp.Rational(1, 2)
     assert all(isinstance(x, sp.Float) and x._prec == sp.Float(1, 30)._prec for x in (s30, d30))
 
+
+# ---------------------------------------------------------------------------------------------
+# the aligned start: the task's numbers read in one place
+# ---------------------------------------------------------------------------------------------
+def test_aligned_start_reads_the_task_numbers_once_for_both_kinds_of_graph():
+    """``aligned_params`` reads X, Y once, for private chains and shared edges alike. By hand: X = I₂,
+    targets (1, 0): Σyx = (1, 0)/2 has u = 1, v = e₁, so the aligned start's map W₂W₁ is a0 u vᵀ = (a0, 0)."""
+    src = (ROOT / "theorykit" / "net" / "starts.py").read_text()
+    assert src.count("g.task.numeric(values)") == 1
+    spec = GDLNSpec(Task(sp.eye(2), sp.Matrix([[1, 0]]), {}), (Pathway("p", "all", "all", "all", 8, 2),))
+    W = aligned_params(spec, 0.01)
+    (k1, W1), (k2, W2) = sorted(W.items(), key=lambda kv: kv[0].startswith("input") is False)
+    np.testing.assert_allclose(np.asarray(W2[0] @ W1[0]), [[0.01, 0.0]], atol=1e-15)
