@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from theorykit.derivations import run_script
 from theorykit.io import atomic_write_text, write_json
 from theorykit.theory.k_contexts import derive
 
@@ -38,8 +39,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    import sys
-
-    from theorykit.derivations import run_script
-
-    raise SystemExit(run_script(main, sys.argv[1:]))
+    raise SystemExit(run_script(main))

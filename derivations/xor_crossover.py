@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import sympy as sp
 
+from theorykit.derivations import run_script
 from theorykit.theory.derivation import Derivation
-from theorykit.theory.effective import output_correlation
+from theorykit.theory.effective import output_trace
 from theorykit.spec.gating import GDLNSpec, xor_relns
 from theorykit.theory.latex import latex_document
 from theorykit.spec.task import xor_margin
@@ -82,7 +83,7 @@ def _reln(task, name, pathways):
                          "trajectory": der.trajectories[p.name][0], "end_point": der.end_points[p.name][0]}
     s_top = der.ranking[0][1]
     first = paths[der.ranking[0][0]]
-    identical = all(_is_identically(q["s"] - first["s"]) and _is_identically(q["d"] - first["d"])
+    identical = all(_is_identically(q["s"], first["s"]) and _is_identically(q["d"], first["d"])
                     and q["rank"] == 1 for q in paths.values())
     return der, {"pathways": paths, "s": s_top, "d": first["d"], "n_pathways": len(paths),
                  "identical_pathways": identical, "loss": sp.simplify(der.loss),
@@ -138,7 +139,7 @@ def derive(task=None, relns=None, hidden: int = 128) -> dict:
     if others:   # the sides of Δ* and the sets below are decided for numbers, not for other symbols
         raise ValueError(f"the task may hold only the symbol Delta, but it also holds {others}: give them values "
                          f"(task.subs), or solve s_a = s_b with SymPy on the derivations' ranking (docs/tutorial.md)")
-    trSy_half = output_correlation(task).trace() / 2
+    trSy_half = output_trace(task) / 2
     out: dict = {"Delta": Delta, "task": task, "a0_rule": A0_RULE}
     for name in ("linear", "xor"):
         der, r = _reln(task, name, relns[name])
@@ -201,7 +202,7 @@ def _latex(out) -> str:
     parts = [r"\subsection*{1. Task}",
              r"Datapoints are columns; $\Delta\ge 0$ is the margin in the third coordinate.",
              r"\[ X = " + L(task.X) + r",\qquad Y = " + L(task.Y) + r",\qquad "
-             r"\tfrac12\operatorname{tr}\Sigma^y = " + L(output_correlation(task).trace() / 2) + r". \]",
+             r"\tfrac12\operatorname{tr}\Sigma^y = " + L(output_trace(task) / 2) + r". \]",
              r"Loss $L = \tfrac{1}{2P}\sum_\mu (y_\mu - \hat y_\mu)^2$, gradient flow with time constant $\tau$; "
              r"each mode obeys $\tau\dot a = 2a(s - d a)$."]
     eq = {"linear": "22", "xor": "23"}
@@ -260,7 +261,7 @@ def summary(th: dict, a0_rule_values: dict) -> dict:
     return {
         "crossover": {"exact": str(th["crossover"]), "float": th["crossover_float"],
                       "equation": str(th["crossover_equation"]),
-                      "equals_sqrt_2_over_3": bool(sp.simplify(th["crossover"] - sp.sqrt(sp.Rational(2, 3))) == 0)},
+                      "equals_sqrt_2_over_3": _is_identically(th["crossover"], sp.sqrt(sp.Rational(2, 3)))},
         "faster_below": th["faster_below"], "faster_above": th["faster_above"],
         "linear_faster_for": str(th["linear_faster_set"]),
         "s_linear": str(th["s_linear"]), "d_linear": str(th["d_linear"]),
@@ -305,8 +306,4 @@ def main(argv=()) -> int:
 
 
 if __name__ == "__main__":
-    import sys
-
-    from theorykit.derivations import run_script
-
-    raise SystemExit(run_script(main, sys.argv[1:]))
+    raise SystemExit(run_script(main))

@@ -153,14 +153,13 @@ def aligned_params(graph, a0: float, seeds: int = 1, seed: int = 0, dtype: str =
     """
     g = graph_from_pathways(graph)
     dt = as_dtype(dtype)
-    if g.private_chains:
-        return _aligned_chains(g, a0, seeds, seed, dt, values, frames)
     X, Y = g.task.numeric(values)
+    if g.private_chains:
+        return _aligned_chains(g, X, Y, a0, seeds, seed, dt, frames)
     return aligned_net_params(Net.from_graph(g), X, Y, a0, seeds, seed, dt, node_field=g.node_field)
 
 
-def _aligned_chains(g, a0, seeds, seed, dt, values, given=None):
-    X, Y = g.task.numeric(values)
+def _aligned_chains(g, X, Y, a0, seeds, seed, dt, given=None):
     frames = []
     for gp in g.pathways:
         p = gp.pathway

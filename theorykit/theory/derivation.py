@@ -483,23 +483,17 @@ class Derivation:
             cache[key] = RaceSystem.from_graph(self.graph, values)
         return cache[key]
 
-    def _mode_numbers(self, m, vals, digits: int | None = None) -> tuple:
-        """(s, d) of a mode at ``vals``: floats, or with ``digits`` SymPy Floats of that precision."""
+    def _mode_numbers(self, m, vals, digits: int) -> tuple:
+        """(s, d) of a mode at ``vals``, SymPy Floats of ``digits`` precision (the one caller,
+        :meth:`predict_loss`, asks for 30: floats would cost the loss tail its digits)."""
         if m.raw is not None:       # the engine's mode: s is a number (to 60 digits); d may hold Σx's symbols
-            d = m.d_untidied
-            free = getattr(d, "free_symbols", None)
-            if digits:              # s and d to ``digits`` (floats would cost the loss tail its digits)
-                try:
-                    d30 = sp.N(sp.sympify(d).subs(vals), digits)
-                except (sp.SympifyError, TypeError, AttributeError):
-                    d30 = m.d_float()
-                return sp.Float(m.raw.s.mp, digits), sp.Float(d30, digits)
-            s_, d_ = m.s_float(), (sp.N(sp.sympify(d).subs(vals), 30) if free else m.d_float())
-        else:
-            s_, d_ = sp.N(sp.sympify(m.s).subs(vals), 30), sp.N(sp.sympify(m.d_untidied).subs(vals), 30)
-        if digits:
-            return sp.Float(s_, digits), sp.Float(d_, digits)
-        return float(s_), float(d_)
+            try:
+                d30 = sp.N(sp.sympify(m.d_untidied).subs(vals), digits)
+            except (sp.SympifyError, TypeError, AttributeError):
+                d30 = m.d_float()
+            return sp.Float(m.raw.s.mp, digits), sp.Float(d30, digits)
+        s_, d_ = sp.N(sp.sympify(m.s).subs(vals), 30), sp.N(sp.sympify(m.d_untidied).subs(vals), 30)
+        return sp.Float(s_, digits), sp.Float(d_, digits)
 
     def predict_modes(self, times, values: Mapping | None = None) -> dict:
         """Per-pathway mode strengths a_α at ``times`` (closed form or race reduction)."""

@@ -49,6 +49,9 @@ MAX_FLOW_STEPS = 2e6
 #: slower to compile)
 UNROLL_STEPS = 5000
 
+#: the fix of a flow too long for its data, said where it is refused and where it stops
+_FIX_TOO_LONG = "ask for earlier times (--times; times= from Python), or check training.lr and the data's scale"
+
 
 @dataclass(frozen=True)
 class RK4:
@@ -137,8 +140,7 @@ def _check_budget(ts, h):
     n = float(ts[-1]) / h if h > 0 else math.inf
     if not (math.isfinite(n) and n <= MAX_FLOW_STEPS):
         raise SpecError("training.lr", f"the flow would need {n:.3g} integration steps of {h:.3g} to reach "
-                        f"t = {ts[-1]:.3g} (the time scale tau = 1/lr sets the step)",
-                        "ask for earlier times (--times; times= from Python), or check training.lr and the data's scale")
+                        f"t = {ts[-1]:.3g} (the time scale tau = 1/lr sets the step)", _FIX_TOO_LONG)
 
 
 def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args):
@@ -223,7 +225,7 @@ def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batche
     if not ok.all():
         raise SpecError("training.lr", f"the adaptive flow stopped before t = {ts[-1]:.3g}: the step fell below "
                         f"round-off or passed {solver.max_steps} steps (the flow diverges, or its time scale is out of "
-                        "proportion with the data's)", "ask for earlier times (--times; times= from Python), or check training.lr and the data's scale")
+                        "proportion with the data's)", _FIX_TOO_LONG)
     recs = jax.tree_util.tree_map(lambda r: np.asarray(r)[:, :n], recs)
     return final, recs, {"solver": "dopri5", "steps": int(nsteps.max(initial=0)), "h": 0.0}
 

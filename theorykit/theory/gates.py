@@ -318,9 +318,10 @@ def layer_activity(params, X, blocks: int = 3) -> dict:
             "second_weight_share": tally(masks, w2, pooled=True)}
 
 
-def binary(gates, field: str = "gates") -> np.ndarray:
+def binary(gates, field: str = "gates", pattern: bool = False) -> np.ndarray:
     """Gates given as 0/1 numbers or booleans, as booleans; any other value is an error naming
-    ``field`` (a gate of 2 or 0.5 read as "on" before)."""
+    ``field`` (a gate of 2 or 0.5 read as "on" before). ``pattern``: an items × contexts pattern,
+    which must be 2-d (the one check of :func:`is_staircase` and the lemmas' pattern functions)."""
     try:
         a = np.asarray(gates)
     except ValueError:          # ragged nested lists
@@ -328,6 +329,8 @@ def binary(gates, field: str = "gates") -> np.ndarray:
                         "give every row the same length") from None
     if a.dtype != bool and not np.isin(a, (0, 1)).all():
         raise SpecError(field, "holds values other than 0 and 1", "give binary gates (1 = on, 0 = off)")
+    if pattern and a.ndim != 2:
+        raise SpecError(field, f"needs an items × contexts array, got shape {a.shape}", "reshape it to n × k")
     return a.astype(bool)
 
 
@@ -338,9 +341,7 @@ def is_staircase(pattern: np.ndarray) -> bool:
     pattern is a staircase (Ferrers diagram) iff then every row is a run of ones followed by
     zeros. Independent of :func:`theorykit.theory.lemmas.has_xor_subpattern` (which the tests compare it with).
     """
-    G = binary(pattern, "pattern")
-    if G.ndim != 2:
-        raise SpecError("pattern", f"needs an items × contexts array, got shape {G.shape}", "reshape it to n × k")
+    G = binary(pattern, "pattern", pattern=True)
     if G.size == 0:
         return True
     rows = np.argsort(-G.sum(axis=1), kind="stable")

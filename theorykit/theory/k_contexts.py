@@ -26,12 +26,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from .k_algebra import (ONE, CVec, E, SymPathway, TVec, gamma, gram_apply, k, n, residual_of_datapoint, sig, sigbar,
-                        sum_over_other_contexts, sx_apply, syx_apply)
+from .k_algebra import (ONE, CVec, E, SymPathway, TVec, _z, gamma, gram_apply, k, n, residual_of_datapoint, sig, sigbar,
+                        structure_assumption, structure_values, sum_over_other_contexts, sx_apply, syx_apply)
 from .modes import _radical_free, product_of_irreducible_powers
 from .radicals import zero_by_radical_reduction
 from .trajectory import mode_loss_reduction, mode_trajectory
-from .k_algebra import structure_values, structure_assumption
 from .derivation import Derivation
 from ..errors import DerivationError
 from ..io import counted
@@ -39,7 +38,7 @@ from ..spec.fields import tex_text
 from ..spec.gating import GDLNSpec, Training, context_family, context_pathways
 from ..spec.task import Task, contexts, hierarchy
 from .effective import effective_dataset
-from ..linalg import numeric_svd
+from ..linalg import correlation, numeric_svd
 from .race import RaceSystem
 from .latex import latex_document
 
@@ -62,7 +61,7 @@ def _zero(x) -> bool:
     """Exact zero test: reduction modulo the square roots' relations (exact polynomial arithmetic),
     else ``simplify``."""
     x = sp.sympify(x)
-    return zero_by_radical_reduction(x) or sp.simplify(sp.together(sp.expand(x))) == 0
+    return zero_by_radical_reduction(x) or _z(x)
 
 
 @dataclass
@@ -93,16 +92,12 @@ class KContexts:
 
     def summary(self) -> dict:
         """JSON-ready strings and the checks."""
-        S = str
-        return {
-            "common": [{kk: (S(v) if isinstance(v, sp.Basic) else v) for kk, v in m.items()} for m in self.common],
-            "residual": {kk: S(v) for kk, v in self.residual.items()},
-            "kminus1": {kk: (S(v) if isinstance(v, sp.Basic) else v) for kk, v in self.kminus1.items()},
-            "single": {kk: (S(v) if isinstance(v, sp.Basic) else v) for kk, v in self.single.items()},
-            "r_family": {kk: S(v) for kk, v in self.r_family.items()},
-            "loss": {kk: S(v) for kk, v in self.loss.items()},
-            "checks": self.checks, "seconds": self.seconds,
-        }
+        def texts(fields: dict) -> dict:        # SymPy values as strings; flags and counts as they are
+            return {kk: (str(v) if isinstance(v, sp.Basic) else v) for kk, v in fields.items()}
+
+        return {"common": [texts(m) for m in self.common], "residual": texts(self.residual),
+                "kminus1": texts(self.kminus1), "single": texts(self.single), "r_family": texts(self.r_family),
+                "loss": texts(self.loss), "checks": self.checks, "seconds": self.seconds}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -427,19 +422,16 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
     out["exact"] = bool(exact)
     # coupled input variance from the data: G_p(M) v = (s − d_eff a) u with every M_q = a Σ_α u v^T
     Xn, Rn = np.array(X.evalf(), float), np.array(R.evalf(), float)
-    P = Xn.shape[1]
     Us, Vs, Ss, gs = [], [], [], []
     for p in spec.pathways:
         g = np.asarray(p.active, float)
-        Syx = (Rn * g) @ Xn[:nn].T / P
-        U, s_, Vt = np.linalg.svd(Syx)
-        r_ = int(np.sum(s_ > 1e-10))
-        Us.append(U[:, :r_]); Vs.append(Vt[:r_].T); Ss.append(s_[:r_]); gs.append(g)
+        U, s_, V = numeric_svd(correlation(Xn[:nn], Rn, g), tol=1e-10, scale=1.0)      # the modes above 1e-10
+        Us.append(U); Vs.append(V); Ss.append(s_); gs.append(g)
     aval = 0.37
     Yh = sum((aval * Us[q] @ Vs[q].T @ Xn[:nn]) * gs[q] for q in range(len(gs)))
     d_eff_num, off_mode = [], 0.0
     for q in range(len(gs)):
-        G = ((Rn - Yh) * gs[q]) @ Xn[:nn].T / P
+        G = correlation(Xn[:nn], Rn - Yh, gs[q])
         coeff = np.einsum("ia,ij,ja->a", Us[q], G, Vs[q])
         d_eff_num.extend(list((Ss[q] - coeff) / aval))
         off_mode = max(off_mode, float(np.abs(G - Us[q] @ np.diag(coeff) @ Vs[q].T).max()))

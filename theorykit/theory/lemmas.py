@@ -202,9 +202,7 @@ def has_xor_subpattern(pattern: np.ndarray) -> bool:
 
     This is the 2 × 2 pattern the proof of Lemma 4.1 rules out.
     """
-    G = binary(pattern, "pattern")      # a flat list was an IndexError, a gate of 2 read as on
-    if G.ndim != 2:
-        raise SpecError("pattern", f"needs an items × contexts array, got shape {G.shape}", "reshape it to n × k")
+    G = binary(pattern, "pattern", pattern=True)  # a flat list was an IndexError, a gate of 2 read as on
     # XOR on rows i, j ⇔ row i ⊄ row j and row j ⊄ row i; not_in[i, j]: row i ⊄ row j
     not_in = (G[:, None, :] & ~G[None, :, :]).any(axis=-1)
     return bool((not_in & not_in.T).any())
@@ -263,9 +261,7 @@ def lp_realisable(pattern: np.ndarray, context_scale: float = 1.0):
     ``(feasible, (w_item, w_context) or None)``. It is :func:`lp_pattern_feasible` on the inputs
     ``[e_i; s e_c]`` of the n·k datapoints (item-major here; the order does not change feasibility).
     """
-    G = binary(pattern, "pattern")      # a gate of 2 was read as on, a flat list failed to unpack its shape
-    if G.ndim != 2:
-        raise SpecError("pattern", f"needs an items × contexts array, got shape {G.shape}", "reshape it to n × k")
+    G = binary(pattern, "pattern", pattern=True)  # a gate of 2 was read as on, a flat list failed to unpack its shape
     n, k = G.shape
     X = np.vstack([np.repeat(np.eye(n), k, axis=1), context_scale * np.tile(np.eye(k), n)])
     ok, w = lp_pattern_feasible(X, G.ravel())
