@@ -1,0 +1,181 @@
+"""One way to do each thing (issue 26), in the spec layer and the top-level modules: copies removed.
+
+Each test pins that the one implementation is the one used (a spy on it, or the copy's absence), and
+the behaviour kept against an independent reference: a list written out by hand, itertools, or a
+loop written here.
+
+- ``spec.files`` built the context subsets of ``reln = "double" | "single" | "all"`` with its own
+  itertools calls, a copy of :func:`theorykit.spec.gating.context_family`; ``bench_derive._double``
+  was a third copy. Both now call ``context_family``.
+- ``spec.files`` refused a non-positive ``data.context_scale`` itself, with the words ``contexts()``
+  then repeated: the check is now ``contexts()``'s alone (same field, same message).
+- ``spec.files._TOP`` (a set of the top-level keys) was never read.
+- ``spec.task``'s three errors about a task's values each wrote the ``'Delta': 0.5, …`` example of
+  their fix; they now share ``_example``.
+- ``spec.values.checked_value`` converted a value as ``exact_values`` does, written out again.
+- ``spec.limits`` told a width's part of a simulation estimate (``_sized_part``) apart from the
+  other parts by a second rule beside ``_kind``'s; ``_kind`` is now the one.
+- ``curves``: ``fit_log_scale`` and ``stereotypical`` computed the RMS distance of two curves by
+  hand beside :func:`~theorykit.curves.curve_distance`; ``learning_time`` interpolated curve by
+  curve in a Python loop, which numpy does for the whole batch.
+- ``io``: the ``.buffer`` of :class:`~theorykit.io.ReaderMayLeave` wrote out its guarded ``write``,
+  ``writelines`` and ``flush`` a second time; it now inherits them.
+"""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+import sympy as sp
+
+import theorykit.bench_derive as bd
+import theorykit.spec.files as files
+import theorykit.spec.limits as limits
+import theorykit.spec.task as task_mod
+import theorykit.spec.values as values
+from theorykit.errors import SpecError
+from theorykit.spec.task import xor_margin
+
+
+def _spy(monkeypatch, module, name):
+    """Replace ``module.name`` by a wrapper that counts its calls (``monkeypatch`` raises where the
+    module has no such name: the module does not use it)."""
+    calls = []
+    real = getattr(module, name)
+
+    def spy(*a, **kw):
+        calls.append((a, kw))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(module, name, spy, raising=True)
+    return calls
+
+
+def _contexts_spec(reln, n=2, k=4, **data):
+    return {"data": {"task": "contexts", "n": n, "k": k, "reln": reln, **data}}
+
+
+# ------------------------------------------------------------------------------------------------
+# context subsets: spec.files and bench_derive take them from gating.context_family
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("reln, sizes", [("double", [3]), ("single", [1]), ("all", [1, 2, 3]), ("common", [])])
+def test_builtin_context_pathways_take_their_subsets_from_context_family(monkeypatch, reln, sizes):
+    calls = _spy(monkeypatch, files, "context_family")
+    spec = files.spec_from_dict(_contexts_spec(reln))
+    assert bool(calls) == bool(sizes)
+    # independent reference: k = 4 contexts, the subsets of each size by itertools, in that order
+    want = [S for r in sizes for S in itertools.combinations(range(4), r)]
+    got = [tuple(sorted({mu // 2 for mu, g in enumerate(p.active) if g})) for p in spec.pathways[1:]]
+    assert spec.pathways[0].name == "common" and got == want
+    # a context pathway sees the n = 2 item rows only
+    assert all(tuple(p.inputs) == (0, 1) for p in spec.pathways[1:])
+
+
+def test_the_reln_names_of_contexts_are_listed_as_before():
+    with pytest.raises(SpecError) as e:
+        files.spec_from_dict(_contexts_spec("doubel"))
+    assert e.value.field == "data.reln"
+    assert str(e.value) == ("data.reln: 'doubel' is not one of ['all', 'common', 'double', 'single'] (fix: use one "
+                            "of ['all', 'common', 'double', 'single'] for contexts)")
+
+
+def test_bench_double_pathways_come_from_context_family():
+    assert not hasattr(bd, "_double")
+    # common + the k pathways on k − 1 of the k contexts (itertools here), each seeing the n item rows
+    paths = bd._paths(3, 4)
+    got = [tuple(sorted({mu // 3 for mu, g in enumerate(p.active) if g})) for p in paths[1:]]
+    assert got == list(itertools.combinations(range(4), 3))
+
+
+# ------------------------------------------------------------------------------------------------
+# context_scale: refused by contexts() alone
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("scale, shown", [(-1, "-1"), (0, "0"), ("-sqrt(2)", "-sqrt(2)")])
+def test_a_context_scale_not_positive_is_refused_by_contexts_alone(monkeypatch, scale, shown):
+    calls = _spy(monkeypatch, files, "contexts")
+    with pytest.raises(SpecError) as e:
+        files.spec_from_dict(_contexts_spec("double", context_scale=scale))
+    assert calls, "the spec file's parser refused the scale itself, beside contexts()"
+    assert str(e.value) == f"data.context_scale: {shown} is not positive (fix: e.g. context_scale = 1.1)"
+
+
+def test_a_positive_context_scale_still_scales_the_context_rows():
+    spec = files.spec_from_dict(_contexts_spec("double", n=2, k=3, context_scale=1.5))
+    # rows n .. n + k − 1 are the one-hot contexts times 3/2 (1.5 read exactly)
+    X = spec.task.X
+    assert [X[2 + c, c * 2 + i] for c in range(3) for i in range(2)] == [sp.Rational(3, 2)] * 6
+
+
+def test_the_never_read_set_of_top_keys_is_gone():
+    assert not hasattr(files, "_TOP")
+    assert files.TOP_KEYS == ("name", "symbols", "data", "pathways", "training", "nodes", "edges", "schedule")
+
+
+# ------------------------------------------------------------------------------------------------
+# spec.task: the values example of the fixes, written once
+# ------------------------------------------------------------------------------------------------
+def test_the_fixes_about_values_share_one_example(monkeypatch):
+    monkeypatch.setattr(task_mod, "_example", lambda names: "SPY", raising=True)
+    with pytest.raises(SpecError) as e:
+        task_mod.checked_values_map("Delta=0.5", ["Delta"])
+    assert e.value.fix == "e.g. values={SPY}"
+    assert task_mod.no_value_error([sp.Symbol("a")]).fix.startswith("pass values: values={SPY} in Python")
+
+
+def test_the_values_examples_read_as_before():
+    # written out by hand: names sorted, each 0.5; 'Delta' where the task has no symbol to name
+    with pytest.raises(SpecError) as e:
+        task_mod.checked_values_map([0.5], ["b", "a"])
+    assert e.value.fix == "e.g. values={'a': 0.5, 'b': 0.5}"
+    with pytest.raises(SpecError) as e:
+        task_mod.checked_values_map("x", ())
+    assert e.value.fix == "e.g. values={'Delta': 0.5}"
+    err = task_mod.no_value_error({sp.Symbol("b"), sp.Symbol("a")})
+    assert str(err) == ("symbols: no value for ['a', 'b'] (fix: pass values: values={'a': 0.5, 'b': 0.5} in Python, "
+                        "--set a=0.5 --set b=0.5 on the command line)")
+
+
+# ------------------------------------------------------------------------------------------------
+# spec.values: checked_value converts as exact_values does, by calling it
+# ------------------------------------------------------------------------------------------------
+def test_checked_value_converts_through_exact_values(monkeypatch):
+    calls = _spy(monkeypatch, values, "exact_values")
+    task = xor_margin()
+    assert values.checked_value(task, "Delta", 0.5) == task.symbols["Delta"]
+    assert calls == [(({"Delta": 0.5},), {})]
+
+
+@pytest.mark.parametrize("value", [-0.5, "-1/2", -1, sp.Rational(-1, 2)])
+def test_checked_value_still_refuses_a_value_against_the_assumptions(value):
+    # Delta of xor_margin() is nonnegative: −1/2 (a float, a string, an int or SymPy's) is refused
+    with pytest.raises(SpecError) as e:
+        values.checked_value(xor_margin(), "Delta", value)
+    assert e.value.field == "values[Delta]" and "nonnegative" in e.value.problem
+
+
+def test_checked_value_still_names_what_is_no_number():
+    with pytest.raises(SpecError) as e:
+        values.checked_value(xor_margin(), "Delta", "x + 1")
+    assert e.value.field == "values[Delta]"
+    with pytest.raises(SpecError) as e:
+        values.checked_value(xor_margin(), "Delta", True)
+    assert e.value.field == "values[Delta]" and "boolean" in e.value.problem
+
+
+# ------------------------------------------------------------------------------------------------
+# spec.limits: one rule for which parts are a width's
+# ------------------------------------------------------------------------------------------------
+def test_the_width_parts_of_an_estimate_are_told_by_kind_alone():
+    assert not hasattr(limits, "_sized_part")
+    # by hand: 2 seeds; parts (field, seconds, bytes, value, power)
+    est = limits.Estimate("simulation")
+    est.add("pathways[0].hidden", 3.0, 30.0, 8, 1.0).add("edges[1]", 5.0, 50.0, 4, 1.0)
+    est.add("nodes[2].width", 7.0, 70.0, 4, 1.0).add("training.steps", 11.0, 110.0, 100, 1.0)
+    est.add("compile", 13.0, 0.0, None, 0.0).add("pathways[3]", 17.0, 170.0, None, 3.0)
+    est.steps_field, est.seeds_field, est.steps, est.seeds = "training.steps", "--seeds", 100.0, 2.0
+    seconds = {f: c for f, _v, c, _p in limits._candidates(est, 1)}
+    nbytes = {f: c for f, _v, c, _p in limits._candidates(est, 2)}
+    # the seeds drive the widths' parts, 3 + 5 + 7 = 15 s (not pathways[3], no width); the steps those
+    # and their own 11 s; in memory the seeds drive the widths' 30 + 50 + 70 and the steps' 110 bytes
+    assert seconds["--seeds"] == 15.0 and seconds["training.steps"] == 15.0 + 11.0
+    assert nbytes["--seeds"] == 150.0 + 110.0
