@@ -23,12 +23,18 @@ loop written here.
 """
 from __future__ import annotations
 
+import ast
+import inspect
 import itertools
+import math
+import textwrap
 
+import numpy as np
 import pytest
 import sympy as sp
 
 import theorykit.bench_derive as bd
+import theorykit.curves as curves
 import theorykit.spec.files as files
 import theorykit.spec.limits as limits
 import theorykit.spec.task as task_mod
@@ -179,3 +185,58 @@ def test_the_width_parts_of_an_estimate_are_told_by_kind_alone():
     # and their own 11 s; in memory the seeds drive the widths' 30 + 50 + 70 and the steps' 110 bytes
     assert seconds["--seeds"] == 15.0 and seconds["training.steps"] == 15.0 + 11.0
     assert nbytes["--seeds"] == 150.0 + 110.0
+
+
+# ------------------------------------------------------------------------------------------------
+# curves: one RMS distance; learning_time vectorised
+# ------------------------------------------------------------------------------------------------
+def test_fit_log_scale_and_stereotypical_measure_with_curve_distance(monkeypatch):
+    calls = _spy(monkeypatch, curves, "curve_distance")
+    # log losses [0, 0], [ln 4, ln 4], [ln 2, ln 2]: their mean is ln 2, which run 2 is
+    assert curves.stereotypical(np.array([[1.0, 1.0], [4.0, 4.0], [2.0, 2.0]])) == 2
+    n = len(calls)
+    assert n >= 1
+    # a·(1, 1, 1) against 10⁻³·(1, 1, 1): the distance vanishes at a = 10⁻³ (bounded search, log10 ± 10⁻⁴)
+    a, dist = curves.fit_log_scale(lambda a: a * np.ones(3), 1e-3 * np.ones(3))
+    assert len(calls) > n
+    assert math.isclose(a, 1e-3, rel_tol=1e-3) and dist < 1e-6
+
+
+def _learning_time_by_hand(c, frac, times):
+    """Curve by curve: the first point at or below frac × L(0); the time interpolated linearly between
+    it and the point before (np.interp on that segment), the first time if it is the first point."""
+    for j, y in enumerate(c):
+        if y <= frac * c[0]:
+            if j == 0:
+                return times[0]
+            return float(np.interp(frac * c[0], [y, c[j - 1]], [times[j], times[j - 1]]))
+    return np.nan
+
+
+def test_learning_time_matches_a_segment_by_segment_reference():
+    rng = np.random.default_rng(7)
+    for shape in [(5,), (3, 6), (2, 3, 4), (4, 1), (1, 2)]:
+        c = 3.0 - np.cumsum(rng.random(shape), axis=-1)          # falling curves, some never below half
+        c[..., 0] = 3.0
+        times = np.sort(rng.random(shape[-1])) * 100
+        for frac in (0.5, 0.9, 0.1, 1.0):
+            got = curves.learning_time(c, frac, times=times)
+            want = np.array([_learning_time_by_hand(row, frac, times) for row in c.reshape(-1, shape[-1])])
+            assert got.shape == shape[:-1]
+            np.testing.assert_allclose(got.reshape(-1), want, rtol=1e-12, atol=0)
+
+
+def test_learning_time_never_and_nan_and_one_point():
+    # by hand: 4 → 3 → 1 reaches 2 (half of 4) between t = 1 and t = 2, at 1 + (3 − 2)/(3 − 1) = 1.5
+    assert float(curves.learning_time([4.0, 3.0, 1.0])) == 1.5
+    assert np.isnan(curves.learning_time([4.0, 3.0, 2.5]))                   # never
+    assert np.isnan(curves.learning_time([4.0, np.nan, 1.0]))                # the point before is NaN
+    # one point: 4 is not at or below 2 (never); 0 is at 0 at once (t = 0)
+    np.testing.assert_array_equal(curves.learning_time([[4.0], [0.0]], 0.5), [np.nan, 0.0])
+    assert float(curves.learning_time([4.0, 3.0, 1.0], initial=10.0)) == 0.0     # 4 ≤ 5 at once
+
+
+def test_learning_time_has_no_loop_over_the_curves():
+    tree = ast.parse(textwrap.dedent(inspect.getsource(curves.learning_time)))
+    loops = (ast.For, ast.While, ast.comprehension)
+    assert not [type(n).__name__ for n in ast.walk(tree) if isinstance(n, loops)]
