@@ -27,6 +27,7 @@ import ast
 import inspect
 import itertools
 import math
+import os
 import textwrap
 
 import numpy as np
@@ -35,6 +36,7 @@ import sympy as sp
 
 import theorykit.bench_derive as bd
 import theorykit.curves as curves
+import theorykit.io as tio
 import theorykit.spec.files as files
 import theorykit.spec.limits as limits
 import theorykit.spec.task as task_mod
@@ -240,3 +242,29 @@ def test_learning_time_has_no_loop_over_the_curves():
     tree = ast.parse(textwrap.dedent(inspect.getsource(curves.learning_time)))
     loops = (ast.For, ast.While, ast.comprehension)
     assert not [type(n).__name__ for n in ast.walk(tree) if isinstance(n, loops)]
+
+
+# ------------------------------------------------------------------------------------------------
+# io: the guarded buffer inherits the guarded writes
+# ------------------------------------------------------------------------------------------------
+def test_the_guarded_buffer_inherits_write_writelines_and_flush():
+    assert issubclass(tio._LeftBytes, tio.ReaderMayLeave)
+    for name in ("write", "writelines", "flush", "__getattr__"):
+        assert name not in vars(tio._LeftBytes), name
+
+
+def test_the_guarded_buffer_still_drops_the_rest_once_the_reader_left():
+    r, w = os.pipe()
+    os.close(r)                                   # the reader left: a write is EPIPE
+    stream = open(w, "w")
+    try:
+        out = tio.ReaderMayLeave(stream)
+        data = memoryview(bytearray(b"xy" * (1 << 19))).cast("H")     # 2¹⁹ items of 2 bytes: 2²⁰ bytes
+        assert out.buffer.write(data) == 1 << 20   # its bytes, not its 2¹⁹ items
+        assert out.reader_left and out.buffer.reader_left
+        assert out.buffer.write(b"abc") == 3 and out.write("text\n") == 5
+        out.buffer.writelines([b"a", b"b"])
+        out.buffer.flush()
+        assert out.buffer.closed is False          # any other attribute is the binary buffer's own
+    finally:
+        stream.close()

@@ -380,6 +380,11 @@ class ReaderMayLeave:
                 return self.stream.write(text)
             except BrokenPipeError:
                 self._gone()
+        return self._dropped(text)
+
+    @staticmethod
+    def _dropped(text) -> int:
+        """What a write that dropped ``text`` reports written: its length (its bytes, for the buffer's)."""
         return len(text)
 
     def writelines(self, lines):        # print() writes, but a caller's writelines must be guarded too
@@ -397,30 +402,19 @@ class ReaderMayLeave:
         return getattr(self.stream, name)
 
 
-class _LeftBytes:
-    """:class:`ReaderMayLeave`'s ``.buffer``: the stream's binary buffer, its writes guarded as the text's."""
+class _LeftBytes(ReaderMayLeave):
+    """:class:`ReaderMayLeave`'s ``.buffer``: the stream's binary buffer, its writes guarded as the text's
+    (the same reader: once the text or the bytes find it gone, both drop the rest)."""
 
     def __init__(self, text: ReaderMayLeave):
         self.text = text
 
-    def write(self, data):
-        if not self.text.reader_left:
-            try:
-                return self.text.stream.buffer.write(data)
-            except BrokenPipeError:
-                self.text._gone()
+    stream = property(lambda self: self.text.stream.buffer)
+    reader_left = property(lambda self: self.text.reader_left)
+
+    def _gone(self):
+        self.text._gone()
+
+    @staticmethod
+    def _dropped(data) -> int:
         return memoryview(data).nbytes
-
-    def writelines(self, lines):
-        for line in lines:
-            self.write(line)
-
-    def flush(self):
-        if not self.text.reader_left:
-            try:
-                self.text.stream.buffer.flush()
-            except BrokenPipeError:
-                self.text._gone()
-
-    def __getattr__(self, name):        # fileno, raw, ...: the buffer's own
-        return getattr(self.text.stream.buffer, name)
