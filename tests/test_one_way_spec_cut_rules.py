@@ -18,6 +18,8 @@ loop written here.
 - ``curves``: ``fit_log_scale`` and ``stereotypical`` computed the RMS distance of two curves by
   hand beside :func:`~theorykit.curves.curve_distance`; ``learning_time`` interpolated curve by
   curve in a Python loop, which numpy does for the whole batch.
+- ``io.write_figure`` checked its path with its own copy of ``spec.fields.figure_path`` (its fix
+  named ".pdf" bare); ``figure_path`` now lives in ``io`` and both use it.
 - ``io``: the ``.buffer`` of :class:`~theorykit.io.ReaderMayLeave` wrote out its guarded ``write``,
   ``writelines`` and ``flush`` a second time; it now inherits them.
 """
@@ -268,3 +270,33 @@ def test_the_guarded_buffer_still_drops_the_rest_once_the_reader_left():
         assert out.buffer.closed is False          # any other attribute is the binary buffer's own
     finally:
         stream.close()
+
+
+# ------------------------------------------------------------------------------------------------
+# io and spec.fields: one check of a figure's path
+# ------------------------------------------------------------------------------------------------
+def test_write_figure_checks_its_path_with_figure_path(monkeypatch, tmp_path):
+    calls = _spy(monkeypatch, tio, "figure_path")
+    bad = tmp_path / "loss.jpg"
+    with pytest.raises(SpecError) as e:
+        tio.write_figure(tio.new_figure(), bad)
+    assert calls
+    # the fix names both endings, as spec.fields.figure_path's did (write_figure's own named ".pdf" bare)
+    assert str(e.value) == (f"path: {bad} does not end in .png, .pdf or .svg, the formats a figure is written in "
+                            "(fix: name it e.g. loss.png, or loss.pdf for a paper)")
+    assert not bad.exists()
+
+
+def test_the_spec_fields_figure_path_is_the_one_of_io(tmp_path):
+    from theorykit.spec import fields
+
+    assert fields.figure_path is tio.figure_path and "figure_path" in fields.__all__
+    assert fields.figure_path("a/b.SVG", "--plot") == "a/b.SVG"
+    with pytest.raises(SpecError) as e:
+        fields.figure_path("out/loss.jpeg", "--plot")
+    assert str(e.value) == ("--plot: out/loss.jpeg does not end in .png, .pdf or .svg, the formats a figure is written "
+                            "in (fix: name it e.g. loss.png, or loss.pdf for a paper)")
+    # each ending is written in its own format: the file begins as that format begins
+    for ending, head in ((".png", b"\x89PNG"), (".pdf", b"%PDF"), (".svg", b"<?xml")):
+        path = tio.write_figure(tio.new_figure(figsize=(1, 1)), tmp_path / f"f{ending.upper()}")
+        assert path.read_bytes().startswith(head), ending
