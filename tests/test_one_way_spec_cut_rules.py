@@ -10,6 +10,7 @@ loop written here.
 - ``spec.files`` refused a non-positive ``data.context_scale`` itself, with the words ``contexts()``
   then repeated: the check is now ``contexts()``'s alone (same field, same message).
 - ``spec.files._TOP`` (a set of the top-level keys) was never read.
+- ``spec.expr.data_number`` checked a value real and finite again after ``parse_expr`` had.
 - ``spec.task``'s three errors about a task's values each wrote the ``'Delta': 0.5, …`` example of
   their fix; they now share ``_example``.
 - ``spec.values.checked_value`` converted a value as ``exact_values`` does, written out again.
@@ -39,6 +40,7 @@ import sympy as sp
 import theorykit.bench_derive as bd
 import theorykit.curves as curves
 import theorykit.io as tio
+import theorykit.spec.expr as expr
 import theorykit.spec.files as files
 import theorykit.spec.limits as limits
 import theorykit.spec.task as task_mod
@@ -119,6 +121,30 @@ def test_a_positive_context_scale_still_scales_the_context_rows():
 def test_the_never_read_set_of_top_keys_is_gone():
     assert not hasattr(files, "_TOP")
     assert files.TOP_KEYS == ("name", "symbols", "data", "pathways", "training", "nodes", "edges", "schedule")
+
+
+# ------------------------------------------------------------------------------------------------
+# spec.expr: data_number checks a value's reality once, in parse_expr
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("value", ["sqrt(2)/2", "Delta", "2*Delta - 1", 0.5, 3, sp.Rational(1, 3), sp.sqrt(3)])
+def test_data_number_adds_no_second_reality_check(monkeypatch, value):
+    calls = _spy(monkeypatch, expr, "check_real_finite")
+    D = sp.Symbol("Delta", positive=True)
+    expr.parse_expr(value, {"Delta": D}, "f")
+    n = len(calls)
+    calls.clear()
+    expr.data_number(value, "f", {"Delta": D})
+    assert len(calls) == n
+
+
+def test_data_number_still_refuses_what_is_not_real_finite_or_in_range():
+    # by hand: 0.5 is 1/2 exactly, sqrt(8)/2 is sqrt(2); 1e7 > 1e6; 1e-7 < 1e-6
+    assert expr.data_number(0.5, "f") == sp.Rational(1, 2) and expr.data_number("sqrt(8)/2", "f") == sp.sqrt(2)
+    for value, words in (("sqrt(-2)", "imaginary"), ("1/0", "division by zero"), ("(-8)**(1/3)", "complex"),
+                         (1e7, "too large"), ("1e-7", "too small"), (float("nan"), "not a finite number")):
+        with pytest.raises(SpecError) as e:
+            expr.data_number(value, "data.inputs[0][1]")
+        assert e.value.field == "data.inputs[0][1]" and words in e.value.problem, (value, str(e.value))
 
 
 # ------------------------------------------------------------------------------------------------
