@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sympy.core.cache import clear_cache  # noqa: E402
 
 import fuzz  # noqa: E402  (tests/fuzz.py: the Hypothesis strategies of valid specs)
-from theorykit.bench_derive import (FULL_GRID, QUICK_GRID, _double, hierarchy_spec, ring_task_spec,  # noqa: E402
+from theorykit.bench_derive import (FULL_GRID, QUICK_GRID, hierarchy_spec, ring_task_spec,  # noqa: E402
                                     warm_imports)
 from theorykit.cli.common import values_from  # noqa: E402
 from theorykit.spec.files import spec_from_dict  # noqa: E402
@@ -123,7 +123,7 @@ def radical_cases(kmax: int) -> list:
 
 
 def bench_cases(quick: bool) -> list:
-    from theorykit.spec.gating import GDLNSpec, Training, context_pathways, xor_relns
+    from theorykit.spec.gating import GDLNSpec, Training, context_family, context_pathways, xor_relns
     from theorykit.spec.task import contexts, xor_margin
 
     grid = QUICK_GRID if quick else FULL_GRID
@@ -135,7 +135,7 @@ def bench_cases(quick: bool) -> list:
         context_pathways(8, 3, [(0, 1), (0, 2), (1, 2)]), Training(loss="sum")), {})))
     for k in (3, 4, 5, 6, 7, 8):
         out.append(("bench", f"section 5 k={k}", "", lambda k=k: (GDLNSpec(
-            contexts(8, k), context_pathways(8, k, _double(k)), Training(loss="sum")), {})))
+            contexts(8, k), context_pathways(8, k, context_family(k, k - 1)), Training(loss="sum")), {})))
     for n, k in grid["hierarchy"]:
         out.append(("bench", f"hierarchy {n}x{k}", "", lambda n=n, k=k: (hierarchy_spec(n, k), {})))
     for n in grid["ring"]:

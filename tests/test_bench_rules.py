@@ -26,6 +26,7 @@ import pytest
 import theorykit.bench as bench
 import theorykit.bench_derive as bd
 import theorykit.bench_repl as br
+from theorykit.spec.gating import context_family
 
 
 # ------------------------------------------------------------------------------------------------
@@ -53,8 +54,8 @@ def test_ring_structure_is_the_three_neighbour_circulant():
 
 
 def test_double_pathways_are_the_k_minus_1_subsets_and_hidden_units_cover_the_modes():
-    assert bd._double(3) == [(0, 1), (0, 2), (1, 2)]
-    assert bd._double(4) == list(itertools.combinations(range(4), 3)) and len(bd._double(4)) == 4
+    assert context_family(3, 2) == [(0, 1), (0, 2), (1, 2)]
+    assert context_family(4, 3) == list(itertools.combinations(range(4), 3)) and len(context_family(4, 3)) == 4
     # n + k hidden units when that is over 100 (one per mode of the common Σyx, n + k − 1), else 100
     assert {p.hidden for p in bd._paths(8, 3)} == {100}
     assert {p.hidden for p in bd._paths(97, 4)} == {101}

@@ -17,10 +17,9 @@ ranking.
 """
 from __future__ import annotations
 
-import itertools
 import time
 
-from .spec.gating import GDLNSpec, Training, context_pathways, xor_relns
+from .spec.gating import GDLNSpec, Training, context_family, context_pathways, xor_relns
 from .spec.task import contexts, xor_margin
 from .theory import k_contexts as kc
 from .theory.derivation import Derivation
@@ -44,14 +43,10 @@ def ring_structure(n: int):
     return sp.Matrix(n, n, lambda r, j: 1 if (j - r) % n in (0, 1, n - 1) else 0)
 
 
-def _double(k):
-    return list(itertools.combinations(range(k), k - 1))
-
-
 def _paths(n: int, k: int) -> list:
     # n + k hidden units: one per mode of the common pathway's Σyx (n + k − 1), so the timed specs
     # raise no "fewer hidden units than modes" warning (the derivation's time does not depend on it)
-    return context_pathways(n, k, _double(k), hidden=max(100, n + k))
+    return context_pathways(n, k, context_family(k, k - 1), hidden=max(100, n + k))
 
 
 def hierarchy_spec(n: int, k: int):
@@ -128,7 +123,8 @@ def paper_results(ks=(3, 4, 5, 6, 7, 8)) -> list:
     row("Section 4 (common + double; hierarchy, ring, cross)", sec4, lambda r: f"method {r[1]}, {modes(r[0])} modes")
     for kk in ks:
         def sec5(kk=kk):
-            der = Derivation(GDLNSpec(contexts(8, kk), context_pathways(8, kk, _double(kk)), Training(loss="sum")))
+            der = Derivation(GDLNSpec(contexts(8, kk), context_pathways(8, kk, context_family(kk, kk - 1)),
+                                       Training(loss="sum")))
             return der.modes, der.method
 
         row(f"Section 5, k = {kk} (n = 8)", sec5, lambda r: f"{modes(r[0])} modes")

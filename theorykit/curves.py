@@ -44,20 +44,14 @@ def learning_time(curves, frac: float = 0.5, initial=None, times=None) -> np.nda
     below = c <= level[..., None]
     hit = below.any(axis=-1)
     k = np.argmax(below, axis=-1)
-    flat_c = c.reshape(-1, c.shape[-1])
-    kk, lv, hh = k.reshape(-1), level.reshape(-1), hit.reshape(-1)
-    out = np.full(kk.shape, np.nan)
-    for i in range(kk.size):
-        if not hh[i]:
-            continue
-        j = kk[i]
-        if j == 0:
-            out[i] = tt[0]
-            continue
-        y0, y1 = flat_c[i, j - 1], flat_c[i, j]
-        w = (y0 - lv[i]) / (y0 - y1) if y0 != y1 else 1.0
-        out[i] = tt[j - 1] + w * (tt[j] - tt[j - 1])
-    return out.reshape(k.shape)
+    # between the point before the first one at or below the level (j − 1) and that one (j); the first
+    # point itself where it is below already (k = 0), NaN where none is
+    j = np.minimum(np.maximum(k, 1), c.shape[-1] - 1)[..., None]
+    y0, y1 = np.take_along_axis(c, j - 1, -1)[..., 0], np.take_along_axis(c, j, -1)[..., 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.where(y0 != y1, (y0 - level) / (y0 - y1), 1.0)
+    t0, t1 = tt[j[..., 0] - 1], tt[j[..., 0]]
+    return np.where(hit, np.where(k == 0, tt[0], t0 + w * (t1 - t0)), np.nan)
 
 
 def curve_distance(a, b) -> np.ndarray:
@@ -128,8 +122,7 @@ def fit_log_scale(curve_fn, target, lo=1e-7, hi=0.3):
     from scipy.optimize import minimize_scalar
 
     def obj(la):
-        c = curve_fn(10.0 ** la)
-        return float(np.sqrt(np.mean((c - target) ** 2)))
+        return float(curve_distance(curve_fn(10.0 ** la), target))
 
     res = minimize_scalar(obj, bounds=(math.log10(lo), math.log10(hi)), method="bounded",
                           options={"xatol": 1e-4})
@@ -228,7 +221,7 @@ def variance_explained(loss_ck, regressors):
 def stereotypical(loss):
     """Index of the run closest to the mean curve (RMS distance in log loss)."""
     lg = np.log(np.maximum(loss, 1e-300))
-    return int(np.argmin(np.sqrt(np.mean((lg - lg.mean(0)) ** 2, axis=1))))
+    return int(np.argmin(curve_distance(lg, lg.mean(0))))
 
 
 def level_times(t, L0, curves, levels=(0.5, 0.25, 0.1, 0.05)):

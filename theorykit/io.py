@@ -284,6 +284,16 @@ def write_json(path, obj) -> Path:
 FIGURE_FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
 
 
+def figure_path(value, field: str):
+    """A figure's output path: it must end in .png, .pdf or .svg (:data:`FIGURE_FORMATS`), the format
+    it is written in (``loss.jpg`` once got PNG bytes under a name that says JPEG)."""
+    p = Path(value)
+    if p.suffix.lower() not in FIGURE_FORMATS:
+        raise SpecError(field, f"{value} does not end in .png, .pdf or .svg, the formats a figure is written in",
+                        f"name it e.g. {p.with_suffix('.png').name}, or {p.with_suffix('.pdf').name} for a paper")
+    return value
+
+
 def png_bytes(fig, dpi: int = 110, tight: bool = False, fmt: str = "png") -> bytes:
     """A matplotlib figure as PNG bytes (``tight``: trimmed to its contents; ``fmt``: "pdf" or "svg"
     for those formats instead): the one renderer of every figure theorykit writes or shows. A pyplot figure is closed (pyplot forgets it); pyplot is
@@ -344,11 +354,8 @@ def _shown_figure_class():
 
 def write_figure(fig, path, dpi: int = 110, tight: bool = False) -> Path:
     """:func:`png_bytes` written atomically to ``path``, in the format its ending names
-    (:data:`FIGURE_FORMATS`; a path from a user is checked first by :func:`theorykit.spec.fields.figure_path`)."""
-    fmt = FIGURE_FORMATS.get(Path(path).suffix.lower())
-    if fmt is None:
-        raise SpecError("path", f"{path} does not end in .png, .pdf or .svg, the formats a figure is written in",
-                        f"name it e.g. {Path(path).with_suffix('.png').name}, or .pdf for a paper")
+    (:data:`FIGURE_FORMATS`; a path from a user is checked first by :func:`figure_path`, before the work)."""
+    fmt = FIGURE_FORMATS[Path(figure_path(path, "path")).suffix.lower()]
     return atomic_write_bytes(path, png_bytes(fig, dpi, tight, fmt))
 
 
@@ -380,6 +387,11 @@ class ReaderMayLeave:
                 return self.stream.write(text)
             except BrokenPipeError:
                 self._gone()
+        return self._dropped(text)
+
+    @staticmethod
+    def _dropped(text) -> int:
+        """What a write that dropped ``text`` reports written: its length (its bytes, for the buffer's)."""
         return len(text)
 
     def writelines(self, lines):        # print() writes, but a caller's writelines must be guarded too
@@ -397,30 +409,19 @@ class ReaderMayLeave:
         return getattr(self.stream, name)
 
 
-class _LeftBytes:
-    """:class:`ReaderMayLeave`'s ``.buffer``: the stream's binary buffer, its writes guarded as the text's."""
+class _LeftBytes(ReaderMayLeave):
+    """:class:`ReaderMayLeave`'s ``.buffer``: the stream's binary buffer, its writes guarded as the text's
+    (the same reader: once the text or the bytes find it gone, both drop the rest)."""
 
     def __init__(self, text: ReaderMayLeave):
         self.text = text
 
-    def write(self, data):
-        if not self.text.reader_left:
-            try:
-                return self.text.stream.buffer.write(data)
-            except BrokenPipeError:
-                self.text._gone()
+    stream = property(lambda self: self.text.stream.buffer)
+    reader_left = property(lambda self: self.text.reader_left)
+
+    def _gone(self):
+        self.text._gone()
+
+    @staticmethod
+    def _dropped(data) -> int:
         return memoryview(data).nbytes
-
-    def writelines(self, lines):
-        for line in lines:
-            self.write(line)
-
-    def flush(self):
-        if not self.text.reader_left:
-            try:
-                self.text.stream.buffer.flush()
-            except BrokenPipeError:
-                self.text._gone()
-
-    def __getattr__(self, name):        # fileno, raw, ...: the buffer's own
-        return getattr(self.text.stream.buffer, name)

@@ -229,7 +229,5 @@ def _walk1(node, symbols, field, text):
 def data_number(value, field: str, symbols: Mapping[str, sp.Symbol] | None = None, *, lo: float = DATA_MIN,
                 hi: float = DATA_MAX) -> sp.Expr:
     """A data entry: a TOML number or an expression string, exact, real, finite and in range."""
-    text = value if isinstance(value, str) else None
-    v = parse_expr(value, symbols or {}, field)         # a number: to_exact
-    check_real_finite(v, field, text)
-    return check_magnitude(v, field, lo=lo, hi=hi, text=text if text is not None else value)
+    v = parse_expr(value, symbols or {}, field)         # a number: to_exact; real and finite, as parse_expr checks
+    return check_magnitude(v, field, lo=lo, hi=hi, text=value)

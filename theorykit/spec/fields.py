@@ -16,13 +16,12 @@ import math
 import numbers
 import re
 import unicodedata
-from pathlib import Path
 from typing import Iterable, Mapping
 
 import sympy as sp
 
 from ..errors import SpecError
-from ..io import FIGURE_FORMATS
+from ..io import figure_path      # a figure's output path, checked where io writes one
 
 __all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "path", "figure_path", "table", "no_unknown_keys", "required", "entry", "integer",
            "real", "choice", "loss_name", "loss_factor", "flow_tau", "label", "tex_label", "tex_text", "check_real_finite", "check_magnitude",
@@ -67,16 +66,6 @@ def file_field(option: str, path, key=None) -> str:
 
 _TYPE_NAMES = ((bool, "a boolean"), (numbers.Integral, "an integer"), (float, "a float"), (str, "a string"),
                ((list, tuple), "an array"), (Mapping, "a table"))
-
-
-def figure_path(value, field: str):
-    """A figure's output path: it must end in .png, .pdf or .svg (:data:`theorykit.io.FIGURE_FORMATS`),
-    the format it is written in (``loss.jpg`` once got PNG bytes under a name that says JPEG)."""
-    p = Path(value)
-    if p.suffix.lower() not in FIGURE_FORMATS:
-        raise SpecError(field, f"{value} does not end in .png, .pdf or .svg, the formats a figure is written in",
-                        f"name it e.g. {p.with_suffix('.png').name}, or {p.with_suffix('.pdf').name} for a paper")
-    return value
 
 
 def type_name(v) -> str:

@@ -31,7 +31,6 @@ Every error names the field and the fix.
 """
 from __future__ import annotations
 
-import itertools
 import keyword
 import numbers
 import os
@@ -46,7 +45,7 @@ from . import fields as vf
 from .fields import DATA_MAX
 from ..errors import SpecError
 from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr
-from .gating import GDLNSpec, Pathway, Training, context_pathways, xor_relns
+from .gating import GDLNSpec, Pathway, Training, context_family, context_pathways, xor_relns
 from .limits import Limits, enforce, task_estimate
 from .task import Task, contexts, xor_margin
 from .graph import EDGE_KEYS, NODE_KEYS, SCHEDULE_KEYS, GraphSpec, parse_graph
@@ -65,7 +64,6 @@ XOR_KEYS = ("task", "reln", "Delta", "hidden")
 CONTEXTS_KEYS = ("task", "reln", "n", "k", "common", "blocks", "context_scale", "hidden")
 PATHWAY_KEYS = ("name", "active", "inputs", "outputs", "hidden", "depth")
 TRAINING_KEYS = ("lr", "loss", "a0", "init_std", "steps")
-_TOP = set(TOP_KEYS)
 
 #: every field the parser accepts, as written in docs/specs.md (a test keeps the two in step)
 FIELDS = (["name", "symbols.NAME", "symbols.NAME.ASSUMPTION", "data.task"]
@@ -268,10 +266,8 @@ def _task(data, symbols, limits):
             blocks = [_structure_arg(b, symbols, f"data.blocks[{i}]", n) for i, b in enumerate(blocks)]
         else:
             blocks = _structure_arg(blocks, symbols, "data.blocks", n)
-        scale = _param(data, "context_scale", symbols, sp.Integer(1))
-        if scale.is_number and not bool(scale > 0):
-            raise SpecError("data.context_scale", f"{scale} is not positive", "e.g. context_scale = 1.1")
-        return contexts(n, k, common, blocks, scale)
+        # contexts() refuses a scale that is not positive, naming data.context_scale
+        return contexts(n, k, common, blocks, _param(data, "context_scale", symbols, sp.Integer(1)))
     raise SpecError("data.task", f"unknown task {name!r}" if isinstance(name, str) else
                     f"needs a string, got {vf.type_name(name)}",
                     "use \"xor-margin\" or \"contexts\", or give inputs/targets")
@@ -288,20 +284,15 @@ def _builtin_pathways(data, task):
     if task.name == "contexts":
         k = task.meta["k"]
         hidden = vf.integer(data.get("hidden", 100), "data.hidden", lo=1, fix="hidden units per pathway, e.g. 100")
-        names = ["all", "common", "double", "single"]
-        vf.choice(reln, "data.reln", names, f"use one of {names} for contexts")
+        sizes = {"all": range(1, k), "common": [], "double": [k - 1], "single": [1]}    # of each set's context subsets
+        vf.choice(reln, "data.reln", list(sizes), f"use one of {list(sizes)} for contexts")
         n_paths = 1 + {"double": k, "single": k, "all": 2 ** k - 2, "common": 0}[reln]     # with the common one
         if n_paths > 256:
             raise SpecError("data.reln", f"reln = \"{reln}\" with k = {k} contexts makes {n_paths} pathways "
                             "(more than 256)", "use fewer contexts" + (" or reln = \"double\" or \"single\""
                                                                        if reln == "all" else ""))
-        sets = {
-            "double": lambda: list(itertools.combinations(range(k), k - 1)),
-            "single": lambda: [(c,) for c in range(k)],
-            "all": lambda: [S for r in range(1, k) for S in itertools.combinations(range(k), r)],
-            "common": lambda: [],
-        }
-        return context_pathways(task.meta["n"], k, sets[reln](), hidden=hidden)
+        return context_pathways(task.meta["n"], k, [S for r in sizes[reln] for S in context_family(k, r)],
+                                hidden=hidden)
     raise SpecError("data.reln", "built-in pathway sets exist only for built-in tasks", "declare [[pathways]]")
 
 

@@ -359,12 +359,6 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
 _TYPICAL = {"steps": 1e4, "seeds": 8, "hidden": 1e3}
 
 
-def _sized_part(fld: str) -> bool:
-    """A simulation's part driven by a width: a pathway's, or a graph's edge or node."""
-    return (fld.startswith("pathways") and "hidden" in fld) or fld.startswith("edges[") or \
-        (fld.startswith("nodes[") and fld.endswith(".width"))
-
-
 def _candidates(est: Estimate, key: int):
     """(field, value, cost driven by it) for every field a user can lower, with its cost share.
 
@@ -372,7 +366,7 @@ def _candidates(est: Estimate, key: int):
     and the steps' own part (the loop's overhead per step, shared by the seeds)."""
     out = [(pt[0], pt[3], pt[key], pt[4]) for pt in est.parts if pt[0] != "compile"]
     if hasattr(est, "seeds"):
-        sized = sum(pt[key] for pt in est.parts if _sized_part(pt[0]))
+        sized = sum(pt[key] for pt in est.parts if _kind(pt[0]) == "hidden")     # a pathway's, an edge's, a node's
         own = sum(pt[key] for pt in est.parts if pt[0] == est.steps_field)
         out.append((est.seeds_field, int(est.seeds), sized + (own if key == 2 else 0.0), 1.0))
         if key == 1:

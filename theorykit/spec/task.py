@@ -237,7 +237,7 @@ def checked_values_map(values, names=()):
     and the Derivation. ``names``: the task's symbol names, for the example in the fix."""
     if values is None or isinstance(values, Mapping):
         return values
-    example = ", ".join(f"{n!r}: 0.5" for n in sorted(map(str, names))) or "'Delta': 0.5"
+    example = _example(names) or "'Delta': 0.5"
     raise SpecError("values", f"needs a dict name → value, got {type_name(values)} {short_repr(values)}",
                     f"e.g. values={{{example}}}")
 
@@ -251,11 +251,10 @@ def no_value_error(missing, unknown=()) -> SpecError:
     """The one error for symbols left without a value, with the fix in both dialects (the names are
     the missing symbols' own); ``unknown``: names given a value that are no symbol (a misspelling)."""
     names = sorted(map(str, missing))
-    py = ", ".join(f"{n!r}: 0.5" for n in names)
     cli = " ".join(f"--set {n}=0.5" for n in names)
     given = f"; {list(unknown)} given a value but not a symbol of the task (names are case-sensitive)" if unknown else ""
     return SpecError("symbols", f"no value for {names}{given}",
-                     f"pass values: values={{{py}}} in Python, {cli} on the command line")
+                     f"pass values: values={{{_example(names)}}} in Python, {cli} on the command line")
 
 
 @dataclass(frozen=True)

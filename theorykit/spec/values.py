@@ -42,8 +42,7 @@ def checked_value(task, key, value):
                         f"to jit, vmap or differentiate over {key}, {arg}" if traced else
                         f"pass float(x) for one value; to jit, vmap or differentiate over {key}, {arg}")
     try:
-        val = parse_value(value, key) if isinstance(value, str) else \
-            sp.sympify(to_exact(value, f"values[{key}]") if isinstance(value, numbers.Real) else value)
+        val = sp.sympify(exact_values({key: value})[key])
     except (sp.SympifyError, TypeError) as exc:
         raise SpecError(f"values[{key}]", f"{value!r} is not a number ({exc})", f"e.g. values={{'{key}': 0.5}}") from None
     if not getattr(val, "is_number", False):
