@@ -19,6 +19,7 @@ Expected values are set by hand (written beside them) or come from the loop writ
 """
 from __future__ import annotations
 
+import json
 import time
 
 import numpy as np
@@ -113,3 +114,96 @@ def test_discrete_loss_grid_steps_every_grid_point_at_once():
             f(s, d, 6.4e-3, 80.0, times, 2, 0.5)
             into.append(time.perf_counter() - t0)
     assert min(new) <= 0.5 * min(old), (new, old)
+
+
+# ================================================================================================
+# 1, 2. contexts, Fig. 4c: the controls in the figure; different seed counts
+# ================================================================================================
+def _controls(double, single, all_seven, relu=(0.0033,), step=8000):
+    return {"step": step, "seeds": len(double),
+            "relu_vs_reln": {"double": list(double), "single": list(single), "all seven": list(all_seven)},
+            "seed0_vs_other_seeds": {"relu": list(relu)}}
+
+
+def _s4(ctrl):
+    """Section 4's results as fig4c reads them: MDS of 24 datapoints (3 contexts × 8 items) at two steps."""
+    rng = np.random.default_rng(3)
+    mds = {t: {"Z_relu": rng.standard_normal((24, 2)), "Z_reln": rng.standard_normal((24, 2)),
+               "procrustes_disparity": 0.5, "procrustes_disparity_all_dims": d, "distance_correlation": 0.9}
+           for t, d in ((1000, 0.2), (8000, 0.031))}
+    return {"mds": mds, "mds_controls": ctrl}
+
+
+def test_fig4c_figure_draws_the_controls_and_its_json_holds_the_rows_numbers(contexts, figs, tmp_path, monkeypatch):
+    """Per seed: paper's ReLN 0.030, 0.032; common + single 0.040, 0.041; all seven 0.027, 0.029; margin
+    0.0033. By hand: means 0.031, 0.0405, 0.028; common + single farther by 0.010, 0.009 > 0.0033 in
+    both seeds (yes), all seven by −0.003, −0.003 (no). The figure has the MDS panels and the controls
+    row (disparity per gating, difference per seed against the margin); the JSON the row's numbers."""
+    s4 = _s4(_controls([0.030, 0.032], [0.040, 0.041], [0.027, 0.029]))
+    drawn = []
+    real_write = figs.write_figure
+
+    def keep(fig, path, **kw):
+        drawn.append(fig)
+        return real_write(fig, path, **kw)
+
+    monkeypatch.setattr(figs, "write_figure", keep)
+    cmp = contexts._fig4c_controls_of(s4)
+    path = tmp_path / "fig4c_mds.png"
+    f4c = figs.fig4c(s4, path, cmp)
+    assert path.stat().st_size > 20_000 and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    titles = [a.get_title() for a in drawn[0].axes]
+    assert sum(t.startswith(("ReLU, step", "ReLN (GDLN double")) for t in titles) == 4     # MDS panels kept
+    (left,) = [a for a in drawn[0].axes if a.get_title().startswith("Controls at step 8000, 2 seeds")]
+    (right,) = [a for a in drawn[0].axes if "by more than\nthe margin in every seed" in a.get_title()]
+    assert [t.get_text() for t in left.get_xticklabels()] == ["paper's ReLN\n(common + double)",
+                                                              "common + single\n(wrong gating)",
+                                                              "all seven pathways\n(wrong gating)"]
+    assert "0.0033" in " ".join(t.get_text() for t in right.get_legend().get_texts())
+    assert [t.get_text() for t in right.texts] == ["yes", "no"]
+    data = json.loads(path.with_suffix(".json").read_text())
+    c = data["controls"]
+    assert c["step"] == 8000 and c["margin"] == pytest.approx(0.0033, abs=1e-15)
+    assert c["per_seed"] == {"double": [0.030, 0.032], "single": [0.040, 0.041], "all seven": [0.027, 0.029]}
+    assert c["paper"] == pytest.approx(0.031, abs=1e-15)
+    assert c["controls"] == pytest.approx({"single": 0.0405, "all seven": 0.028}, abs=1e-15)
+    assert c["closer"] == {"single": True, "all seven": False}
+    # the row grades the same numbers
+    from test_suite_verdict_rules import _ctx, _row
+
+    row = _row(_ctx(contexts, "quick", f4c=f4c, mds_controls=s4["mds_controls"])["claims"], "Fig. 4c")
+    assert row["agreement"].startswith("0.031 (") and c["text"] in row["ours"] and row["verdict"] == "partly"
+
+
+def test_fig4c_figure_without_controls_says_so(contexts, figs, tmp_path):
+    """No controls run: the figure is still written, its controls row a note, the JSON's controls empty."""
+    s4 = _s4({})
+    path = tmp_path / "fig4c_mds.png"
+    figs.fig4c(s4, path, contexts._fig4c_controls_of(s4))
+    assert path.exists()
+    assert json.loads(path.with_suffix(".json").read_text())["controls"]["per_seed"] == {}
+
+
+def test_fig4c_controls_with_different_seed_counts_compare_the_common_seeds(contexts):
+    """Was a defect: ValueError (operands could not be broadcast) when a gating had fewer seeds. The paper's
+    ReLN has 3 seeds (0.030, 0.032, 0.5), common + single 2 (0.040, 0.041), all seven 3 (0.045, 0.047,
+    0.6): the first 2 seeds are compared. By hand: means 0.031, 0.0405, 0.046; farther by 0.010, 0.009
+    and 0.015, 0.015 > 0.0033: yes, yes (the third seed's 0.5 would have made the mean 0.187)."""
+    ctrl = _controls([0.030, 0.032, 0.5], [0.040, 0.041], [0.045, 0.047, 0.6])
+    cmp = contexts._fig4c_controls(ctrl, 0.03)
+    assert cmp["paper"] == pytest.approx(0.031, abs=1e-15)
+    assert cmp["controls"] == pytest.approx({"single": 0.0405, "all seven": 0.046}, abs=1e-15)
+    assert cmp["closer"] == {"single": True, "all seven": True}
+    assert ("mean over the 2 seeds every gating has (seeds run: the paper's ReLN (common + double) 3, "
+            "common + single 2, all seven 3; the others are left out)") in cmp["text"]
+    assert contexts._fig4c_verdict(cmp, "full")[0] == "confirmed"
+
+
+def test_fig4c_controls_with_no_common_seed_are_no_controls(contexts):
+    """A control with no seed at all: nothing to compare, so no control (the row cannot confirm); the
+    text names the counts. (Before: ValueError; an empty comparison would have read as 'farther'.)"""
+    cmp = contexts._fig4c_controls(_controls([0.05, 0.05], [], [0.2, 0.2]), 0.05)
+    assert cmp["controls"] == {} and cmp["paper"] == 0.05
+    assert "no seed has every control gating (the paper's ReLN (common + double) 2, common + single 0, " \
+           "all seven 2 seeds)" in cmp["text"]
+    assert contexts._fig4c_verdict(cmp, "full")[0] == "partly"

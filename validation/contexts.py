@@ -98,7 +98,7 @@ def run(out_dir, mode: str = "quick", progress: bool = True) -> dict:
 
         figs.fig4a(s4, out_dir / "fig4a_loss.png")
         f4b = figs.fig4b(s4, out_dir / "fig4b_singular_values.png")
-        f4c = figs.fig4c(s4, out_dir / "fig4c_mds.png")
+        f4c = figs.fig4c(s4, out_dir / "fig4c_mds.png", _fig4c_controls_of(s4))
         figs.fig5(s5, out_dir / "fig5_k_contexts.png")
         secs.lap("figures", "figures")
     return _assemble(mode, cfg, der, s4, race_rank, rfam, s5, f4b, f4c, secs, time.time() - t_start, _key_latex(kres))
@@ -155,8 +155,11 @@ def _fig4c_controls(ctrl: dict, seed0: float) -> dict:
     disparity, mean over seeds (``seed0``, the figure's number, when there are no controls); ``margin``
     the seed scatter: the largest disparity between seed 0 of the ReLU network and its other seeds, how
     far two runs of the same network lie apart in this measure; a gap between two gatings smaller than
-    that cannot tell them apart (NaN with one seed). The comparison is paired (each seed's ReLU run
-    against each gating), so the spread over seeds of the disparity itself is not its noise: that moves
+    that cannot tell them apart (NaN with one seed). ``per_seed``: the disparities compared, per gating.
+    Seed s of every gating is paired with the ReLU network's seed s; where the gatings have different
+    numbers of seeds, only the seeds they all have are compared, and ``text`` says so with the counts
+    (none in common: no controls). The comparison is paired (each seed's ReLU run against each
+    gating), so the spread over seeds of the disparity itself is not its noise: that moves
     every gating's disparity together and grows with the number of seeds. Measured: ReLU seed-to-seed
     0.0033 (quick, 2 seeds), at most 0.0032 (paper's sizes, 16 seeds); the paper's ReLN's spread 1e-5
     (quick), 0.0082 (16 seeds) while its per-seed gap to common + single stayed 0.004-0.011. ``closer``:
@@ -165,21 +168,45 @@ def _fig4c_controls(ctrl: dict, seed0: float) -> dict:
 
     per = ctrl.get("relu_vs_reln", {})
     if "double" not in per or not all(c in per for c in FIG4C_CONTROLS):
-        return {"paper": seed0, "controls": {}, "margin": float("nan"), "closer": {},
+        return {"paper": seed0, "controls": {}, "margin": float("nan"), "closer": {}, "per_seed": {},
                 "text": "no control gatings were run (the disparity alone cannot single out a gating)"}
-    p = np.asarray(per["double"], float)
+    # seed s of each gating is paired with the ReLU network's seed s: where the gatings were run with
+    # different numbers of seeds, the comparison keeps the seeds they all have (the first n)
+    counts = {c: len(per[c]) for c in ("double", *FIG4C_CONTROLS)}
+    n = min(counts.values())
+    if n == 0:
+        return {"paper": seed0, "controls": {}, "margin": float("nan"), "closer": {}, "per_seed": {},
+                "text": "no seed has every control gating ("
+                        + ", ".join(f"{_gating_name(c)} {m}" for c, m in counts.items())
+                        + " seeds): the disparity alone cannot single out a gating"}
+    p = np.asarray(per["double"][:n], float)
     rr = ctrl.get("seed0_vs_other_seeds", {}).get("relu", [])
     margin = float(np.max(rr)) if len(rr) else float("nan")
-    closer = {c: bool(np.all(np.asarray(per[c], float) - p > margin)) for c in FIG4C_CONTROLS}
-    means = {c: float(np.mean(per[c])) for c in FIG4C_CONTROLS}
-    text = (f"at step {ctrl['step']}, mean over {ctrl['seeds']} seeds: the paper's ReLN (common + double) "
+    closer = {c: bool(np.all(np.asarray(per[c][:n], float) - p > margin)) for c in FIG4C_CONTROLS}
+    means = {c: float(np.mean(per[c][:n])) for c in FIG4C_CONTROLS}
+    seeds = (f"mean over {n} seeds" if len(set(counts.values())) == 1 else
+             f"mean over the {n} seeds every gating has (seeds run: "
+             + ", ".join(f"{_gating_name(c)} {m}" for c, m in counts.items()) + "; the others are left out)")
+    text = (f"at step {ctrl['step']}, {seeds}: the paper's ReLN (common + double) "
             f"{float(np.mean(p)):.3g}, the wrong gatings common + single {means['single']:.3g}, all seven pathways "
             f"{means['all seven']:.3g}; margin (seed scatter: the ReLU network's largest seed-to-seed disparity) "
             f"{margin:.2g}; "
             "closer than the control by more than the margin in every seed: "
-            + ", ".join(f"{'common + single' if c == 'single' else c} {'yes' if closer[c] else 'no'}"
-                        for c in FIG4C_CONTROLS))
-    return {"paper": float(np.mean(p)), "controls": means, "margin": margin, "closer": closer, "text": text}
+            + ", ".join(f"{_gating_name(c)} {'yes' if closer[c] else 'no'}" for c in FIG4C_CONTROLS))
+    return {"paper": float(np.mean(p)), "controls": means, "margin": margin, "closer": closer, "text": text,
+            "per_seed": {c: [float(x) for x in per[c][:n]] for c in ("double", *FIG4C_CONTROLS)}}
+
+
+def _gating_name(c: str) -> str:
+    """A gating as the rows name it: "double" is the paper's ReLN, "single" common + single."""
+    return {"double": "the paper's ReLN (common + double)", "single": "common + single"}.get(c, c)
+
+
+def _fig4c_controls_of(s4: dict) -> dict:
+    """:func:`_fig4c_controls` on Section 4's results, as the Fig. 4c row reads them (the figure draws these)."""
+    mds = s4.get("mds") or {}
+    seed0 = mds[max(mds, key=int)]["procrustes_disparity_all_dims"] if mds else float("nan")
+    return _fig4c_controls(s4.get("mds_controls") or {}, seed0)
 
 
 def _fig4c_verdict(cmp: dict, mode: str):
@@ -391,7 +418,9 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
             {"file": "fig4b_singular_values.png", "caption": "Fig. 4b: singular values of each pathway's map: GDLN, "
                                                              "race reduction, ReLU units grouped by context gating"},
             {"file": "fig4c_mds.png", "caption": "Fig. 4c: MDS of the hidden representations of the ReLU network and "
-                                                 "the ReLN at matched steps, Procrustes-aligned"},
+                                                 "the ReLN at matched steps, Procrustes-aligned; below, the "
+                                                 "controls: each gating's disparity with the ReLU network per seed, "
+                                                 "and how much farther the wrong gatings are, against the margin"},
             {"file": "fig5_k_contexts.png", "caption": "Fig. 5: closed form vs GDLN vs ReLU for k = " + ", ".join(s5)}],
         "figure_data": ["fig4a_loss.json", "fig4b_singular_values.json", "fig4c_mds.json", "fig5_k_contexts.json"],
         "files": ["k_contexts.tex"],
