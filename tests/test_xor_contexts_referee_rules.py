@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -207,3 +208,66 @@ def test_fig4c_controls_with_no_common_seed_are_no_controls(contexts):
     assert "no seed has every control gating (the paper's ReLN (common + double) 2, common + single 0, " \
            "all seven 2 seeds)" in cmp["text"]
     assert contexts._fig4c_verdict(cmp, "full")[0] == "partly"
+
+
+# ================================================================================================
+# 4. contexts: quick rows that cannot refute say so; the full run refutes the same numbers
+# ================================================================================================
+def _ctx_with(contexts, mode, rr=None, rfam=None, **kw):
+    """test_suite_verdict_rules._ctx, with race results (``rr``) or r-families (``rfam``) replaced."""
+    from test_suite_verdict_rules import _ctx
+
+    def assemble(mode_, cfg, der, s4, rr_, rfam_, *rest):
+        return contexts._assemble(mode_, cfg, der, s4, {**rr_, **(rr or {})}, rfam or rfam_, *rest)
+
+    return _ctx(SimpleNamespace(_assemble=assemble), mode, **kw)
+
+
+_F4C = {"8000": {"procrustes_disparity": 0.7, "procrustes_disparity_all_dims": 0.31, "distance_correlation": 0.5}}
+
+#: per row: numbers past its not-borne-out threshold (by hand, from the row's printed rule)
+MUTATED = {
+    # common + double 5th, 6 % behind the winner (> 5 %)
+    "Proposition 4.2": {"rr": {"rank_of_common_double_by_area": 5, "common_double_area_excess_over_winner": 0.06,
+                               "all_within_1pct_contain_common_and_all_doubles": False}},
+    # single-context share 0.05 + 0.05 + 0.01 = 0.11 > 0.10
+    "App. E": {"shares": {"ctx1": 0.05, "ctx2": 0.05, "ctx3": 0.01, "common": 0.9}},
+    # race with a0 fitted 0.16 of L(0) > 0.15
+    "Fig. 4a": {"race_fit": 0.16},
+    # common + double 10 of 20 units = 0.5 < 0.7
+    "Section 4: the ReLU network has no": {"sig": {"common": 5, "k-1-context": 5, "single-context": 10, "none": 0}},
+    # the paper's ReLN 0.31 > 0.3
+    "Fig. 4c": {"f4c": _F4C, "mds_controls": _controls([0.31, 0.31], [0.5, 0.5], [0.5, 0.5])},
+    # closed form 0.2 of L(0) without a fit and 0.2 with a0 fitted (> 0.05 both)
+    "Fig. 5": {"f5": (0.2, 0.2)},
+    # the (k−1)-context family does not win at k = 3
+    "Finding 3": {"rfam": {"3": {"winner_r": 1, "kminus1_wins": False, "single_over_kminus1_area": 0.9,
+                                 "families": [1, 2]}}},
+    # common + (k−1) 2 of 10 units = 0.2 < 0.7
+    "Section 5: ReLU networks": {"s5_units": {"common": 1, "k-1-context": 1, "single-context": 8}},
+}
+
+
+@pytest.mark.parametrize("start", list(MUTATED))
+def test_quick_rows_that_cannot_refute_say_so_and_the_full_run_refutes(contexts, start):
+    from test_suite_verdict_rules import _row
+
+    full = _row(_ctx_with(contexts, "full", **MUTATED[start])["claims"], start)
+    quick = _row(_ctx_with(contexts, "quick", **MUTATED[start])["claims"], start)
+    assert full["verdict"] == "not borne out" and "cannot refute" not in full["agreement"]
+    assert quick["verdict"] == "partly"
+    assert ("quick run: cannot refute (a number past the not-borne-out threshold reads partly here); "
+            "the full run can") in quick["agreement"]
+    # on passing numbers too: the note is about what the quick run could not have found
+    assert "quick run: cannot refute" in _row(_ctx_with(contexts, "quick", f4c=_F4C if start == "Fig. 4c" else None)
+                                              ["claims"], start)["agreement"]
+
+
+def test_quick_rows_that_can_refute_carry_no_note(contexts):
+    """The derivation and residual rows grade the same in quick and full: 'not borne out' in quick, no note."""
+    from test_suite_verdict_rules import _row
+
+    res = _ctx_with(contexts, "quick", worst=1.0, residuals=False)["claims"]
+    for start in ("Section 5/App. F-G", "Section 4: the common pathway learns"):
+        row = _row(res, start)
+        assert row["verdict"] == "not borne out" and "cannot refute" not in row["agreement"]

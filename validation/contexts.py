@@ -134,6 +134,17 @@ def _graded(value, ok, bad, mode, higher_is_better=False):
     return ("partly" if verdict == "not borne out" and mode != "full" else verdict), rule
 
 
+#: appended to the agreement of a row whose quick verdict cannot be "not borne out" (:func:`_graded`)
+QUICK_CANNOT_REFUTE = ("; quick run: cannot refute (a number past the not-borne-out threshold reads partly "
+                       "here); the full run can")
+
+
+def _refutable(agreement: str, mode: str) -> str:
+    """A row's agreement, with :data:`QUICK_CANNOT_REFUTE` appended in quick mode: the row's rule grades
+    "not borne out" only at the paper's sizes, so a quick verdict of "partly" is not a pass."""
+    return agreement if mode == "full" else agreement + QUICK_CANNOT_REFUTE
+
+
 def _prop42_verdict(rank: int, excess: float, within_contain: bool, mode: str) -> str:
     """Proposition 4.2's rule, as its row states it: confirmed if common + double wins (rank 1), or is
     within 1 % of the winner (area) and every family within 1 % contains common + the three doubles;
@@ -261,9 +272,10 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                 f"{100 * rr['its_area_excess_over_common_double']:.1f}% slower than common+double; common+single is "
                 f"{100 * (rr['double_vs_single_area_ratio'] - 1):.0f}% slower; fastest to 1% of L(0): "
                 f"'{rr['winner_by_time_to_1pct']}'",
-        "agreement": f"common+double within {100 * rr['common_double_area_excess_over_winner']:.2f}% of the winner "
-                     "(confirmed if it wins, or is within 1% and every family within 1% contains common + the three "
-                     "doubles; not borne out if over 5% behind at the paper's sizes)",
+        "agreement": _refutable(f"common+double within {100 * rr['common_double_area_excess_over_winner']:.2f}% of "
+                                "the winner (confirmed if it wins, or is within 1% and every family within 1% contains "
+                                "common + the three doubles; not borne out if over 5% behind at the paper's sizes)",
+                                mode),
         "verdict": _prop42_verdict(dbl_rank, rr["common_double_area_excess_over_winner"],
                                    rr["all_within_1pct_contain_common_and_all_doubles"], mode)})
     share = rr["all_seven_output_share"]
@@ -272,7 +284,7 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
         "claim": "App. E: when all seven modules race, the single-context pathways remain inactive",
         "ours": f"single-context pathways carry {100 * single_share:.1f}% of the output norm at step 8000 in the "
                 f"all-seven race",
-        "agreement": f"{100 * single_share:.1f}% ({_graded(single_share, 0.02, 0.10, mode)[1]})",
+        "agreement": _refutable(f"{100 * single_share:.1f}% ({_graded(single_share, 0.02, 0.10, mode)[1]})", mode),
         "verdict": _graded(single_share, 0.02, 0.10, mode)[0]})
     f4a = max(ag['relu_vs_race_fitted_a0']['max_abs_error_over_L0'], ag['relu_vs_gdln_double_joint_max_abs_error_over_L0'])
     claims.append({
@@ -285,7 +297,8 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                      f"{ag['relu_vs_gdln_double_joint_max_abs_error_over_L0']:.3f} (GDLN with "
                      + ("the paper's initial scales" if mode == "full" else "the quick run's scales: σ√H kept at "
                         f"{cfg.get('gdln_sigma_width')} units a pathway, where the paper's 100 would double a0")
-                     + f"); the larger of the two: {_graded(f4a, 0.05, 0.15, mode)[1]}",
+                     + f"); the larger of the two: {_graded(f4a, 0.05, 0.15, mode)[1]}"
+                     + _refutable("", mode),
         "verdict": _graded(f4a, 0.05, 0.15, mode)[0]})
     share_cd = (sig["common"] + sig["k-1-context"]) / max(nsig, 1)
     claims.append({
@@ -297,7 +310,7 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
         "agreement": f"common + double = {sig['common'] + sig['k-1-context']}/{nsig} (majority), "
                      f"{ex['common'] + ex['k-1-context']}/{sum(ex.values())} exact (confirmed if single-context ≤ 5% "
                      "and common + double ≥ 90% of the units by majority; not borne out if common + double < 70% at "
-                     "the paper's sizes)",
+                     "the paper's sizes)" + _refutable("", mode),
         "verdict": "confirmed" if sig["single-context"] <= 0.05 * nsig and share_cd >= 0.9
         else _graded(share_cd, 0.9, 0.7, mode, higher_is_better=True)[0] if not share_cd >= 0.9 else "partly"})
     ctrl = s4.get("mds_controls") or {}
@@ -311,7 +324,7 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                     + " (seed 0); of the 2-D plots " + ", ".join(f"{v['procrustes_disparity']:.3g}" for v in f4c.values())
                     + " (2-D is fragile where MDS eigenvalues are nearly equal); distance-matrix correlation at the end "
                     + f"{last['distance_correlation']:.3f}; " + f4c_cmp["text"],
-            "agreement": f"{f4c_cmp['paper']:.3g} ({_fig4c_verdict(f4c_cmp, mode)[1]})",
+            "agreement": _refutable(f"{f4c_cmp['paper']:.3g} ({_fig4c_verdict(f4c_cmp, mode)[1]})", mode),
             "verdict": _fig4c_verdict(f4c_cmp, mode)[0]})
     js = s4["joint_vs_staged"]["double"]
     claims.append({
@@ -337,7 +350,7 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
         "agreement": f"closed form {worst5('gdln_joint_vs_closed_form'):.2f} of L(0) without a fit, "
                      f"{worst5('relu_vs_closed_form_fitted_a0'):.3f} with a0 fitted (confirmed if "
                      "≤ 0.05 without a fit; partly if ≤ 0.05 only with a0 fitted; not borne out otherwise at the "
-                     "paper's sizes)",
+                     "paper's sizes)" + _refutable("", mode),
         "verdict": "confirmed" if worst5("gdln_joint_vs_closed_form") <= 0.05 else (
             "partly" if worst5("relu_vs_closed_form_fitted_a0") <= 0.05 or mode != "full"
             else "not borne out")})
@@ -350,7 +363,8 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                 + "; ".join(f"k={kk}: {sorted(int(r_) for r_ in v['families'])}" for kk, v in rfam.items())
                 + ("" if cfg.get("rfamily_all_r") else " (quick: r = 1, k/2, k−1 only; the full run races every r)"),
         "agreement": ("k-1 wins for every k" if all(v["kminus1_wins"] for v in rfam.values()) else "not for every k")
-                     + " (confirmed if the (k−1)-context family wins for every k raced)",
+                     + " (confirmed if the (k−1)-context family wins for every k raced; not borne out otherwise at "
+                       "the paper's sizes)" + _refutable("", mode),
         "verdict": "confirmed" if all(v["kminus1_wins"] for v in rfam.values()) else (
             "not borne out" if mode == "full" else "partly")})
     u5 = {kk: v["units"]["majority_significant"] for kk, v in s5.items()}
@@ -364,7 +378,8 @@ def _assemble(mode, cfg, der, s4, rr, rfam, s5, f4b, f4c, secs, total, kres_late
                 + "; ".join(f"k={kk}: {h}" for kk, h in h5.items()),
         "agreement": "common + (k−1)-context share of the significant units " + ", ".join(
             f"k={kk}: {u5s[kk]:.2f}" for kk in u5s) + f" (tested: {_graded(min(u5s.values()), 0.9, 0.7, mode, True)[1]}"
-            "); (k−1)-context weight share " + ", ".join(f"k={kk}: {h[str(int(kk) - 1)]:.2f}" for kk, h in h5.items()),
+            + _refutable("", mode) + "); (k−1)-context weight share "
+            + ", ".join(f"k={kk}: {h[str(int(kk) - 1)]:.2f}" for kk, h in h5.items()),
         "verdict": _graded(min(u5s.values()), 0.9, 0.7, mode, higher_is_better=True)[0]})
 
     def strip(d):
