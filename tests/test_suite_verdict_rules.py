@@ -690,8 +690,8 @@ def test_contexts_run_passes_the_mode_and_the_papers_hyper_parameters(contexts, 
     monkeypatch.setattr(races, "r_families", lambda cfg, a0, pr: seen.update(rfam_a0=a0) or "rfam")
     monkeypatch.setattr(runs, "section5", lambda cfg, kres, pr: seen.update(s5=(sorted(cfg["sec5"]), kres)) or "s5")
     for name in ("fig4a", "fig4b", "fig4c", "fig5"):
-        monkeypatch.setattr(figs, name, lambda data, path, name=name: seen.setdefault("figs", []).append(
-            (name, data, path)) or name + "-data")
+        monkeypatch.setattr(figs, name, lambda data, path, *more, name=name: seen.setdefault("figs", []).append(
+            (name, data, path)) or seen.setdefault("more", {}).update({name: more}) or name + "-data")
     monkeypatch.setattr(contexts, "_key_latex", lambda kres: "latex of " + kres)
     monkeypatch.setattr(contexts, "_assemble", lambda *a: a)
     for mode, ks in (("quick", [3, 4, 5]), ("full", [3, 4, 5, 6])):
@@ -706,6 +706,9 @@ def test_contexts_run_passes_the_mode_and_the_papers_hyper_parameters(contexts, 
                                                         ("fig4c", tmp_path / "fig4c_mds.png"),
                                                         ("fig5", tmp_path / "fig5_k_contexts.png")]
         assert seen["figs"][3][1] == "s5"
+        # Fig. 4c also draws the row's controls (none in this stub: no MDS, no controls run)
+        assert [len(m) for m in seen["more"].values()] == [0, 0, 1, 0]
+        assert seen["more"]["fig4c"][0]["text"].startswith("no control gatings were run")
         assert a[:9] == (mode, contexts.MODES[mode], {"x": 1}, s4, "rank", "rfam", "s5", "fig4b-data", "fig4c-data")
         assert a[-1] == "latex of kres"
 

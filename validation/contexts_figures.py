@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from theorykit.analysis.context_runs import mean_svals
+from theorykit.curves import nan_to_none
 from theorykit.io import write_json, write_figure
 
 from ._common import pyplot
@@ -81,7 +82,17 @@ def fig4b(s4, path):
     return data
 
 
-def fig4c(s4, path):
+#: Fig. 4c's gatings as its controls panel labels them (the paper's ReLN first)
+FIG4C_GATINGS = {"double": "paper's ReLN\n(common + double)", "single": "common + single\n(wrong gating)",
+                 "all seven": "all seven pathways\n(wrong gating)"}
+
+
+def fig4c(s4, path, controls=None):
+    """Fig. 4c: the MDS panels (ReLU network above, the paper's ReLN below, at each recorded step) and,
+    under them, the controls panel: per seed, the disparity of the ReLU network with each gating's ReLN
+    (lines join a seed's values: the comparison is paired), the seed-scatter margin above the paper's
+    ReLN shaded. ``controls``: the Fig. 4c row's comparison (``validation.contexts._fig4c_controls``);
+    its numbers go to the JSON under ``controls``."""
     from scipy.spatial import procrustes
 
     plt = pyplot()
@@ -90,7 +101,10 @@ def fig4c(s4, path):
     times = sorted(mds)
     if not times:
         return {}
-    fig, ax = plt.subplots(2, len(times), figsize=(4 * len(times), 7.5), squeeze=False, layout="constrained")
+    controls = controls or {}
+    fig = plt.figure(figsize=(max(4 * len(times), 9), 12), layout="constrained")
+    grid = fig.add_gridspec(3, len(times), height_ratios=(1, 1, 0.95))
+    ax = [[fig.add_subplot(grid[r, j]) for j in range(len(times))] for r in range(2)]
     cols = [f"C{c}" for c in range(3)]
     for j, tt in enumerate(times):
         d = mds[tt]
@@ -107,13 +121,80 @@ def fig4c(s4, path):
             a.set_xticks([])
             a.set_yticks([])
     ax[0][0].legend(fontsize=7)
-    fig.suptitle("Fig. 4c: MDS of hidden representations (after Procrustes alignment)")
+    _fig4c_controls_panel(grid[2, :], controls, s4.get("mds_controls") or {})
+    fig.suptitle("Fig. 4c: MDS of hidden representations (after Procrustes alignment); below, the same "
+                 "disparity for the wrong gatings (controls)")
     write_figure(fig, path, tight=True)
+    ctrl_json = {k_: controls[k_] for k_ in ("paper", "controls", "margin", "closer", "per_seed", "text")
+                 if k_ in controls}
+    if controls.get("per_seed"):
+        ctrl_json["step"] = (s4.get("mds_controls") or {}).get("step")
     write_json(path.with_suffix(".json"), {"figure": "4c", "datapoints": "context-major, 8 items per context",
-                                           "times": {str(tt): {k_: v for k_, v in mds[tt].items()} for tt in times}})
+                                           "times": {str(tt): {k_: v for k_, v in mds[tt].items()} for tt in times},
+                                           "controls": nan_to_none(ctrl_json)})     # NaN margin: one seed
     return {str(tt): {"procrustes_disparity": mds[tt]["procrustes_disparity"],
                       "procrustes_disparity_all_dims": mds[tt]["procrustes_disparity_all_dims"],
                       "distance_correlation": mds[tt]["distance_correlation"]} for tt in times}
+
+
+def _fig4c_controls_panel(cell, cmp, ctrl):
+    """The controls row (``cell``, a grid cell): left, each gating's per-seed disparity with the ReLU
+    network (dots, a line per seed: the comparison is paired; the mean a bar, printed; the margin a scale
+    bar beside the paper's ReLN); right, per seed, how much farther each control is than the paper's
+    ReLN, against the margin (the Fig. 4c row's test: above the margin in every seed)."""
+    fig = cell.get_gridspec().figure
+    per = cmp.get("per_seed") or {}
+    if not per:
+        a = fig.add_subplot(cell)
+        a.text(0.5, 0.5, "controls: " + cmp.get("text", "no control gatings were run"), ha="center", va="center",
+               fontsize=9, wrap=True, transform=a.transAxes)
+        a.set_axis_off()
+        return
+    a, b = (fig.add_subplot(c) for c in cell.subgridspec(1, 2, width_ratios=(1.5, 1)))
+    names = [g for g in FIG4C_GATINGS if g in per]
+    vals = np.array([per[g] for g in names], float)           # gatings × seeds
+    x = np.arange(len(names))
+    margin = cmp.get("margin", float("nan"))
+    closer = cmp.get("closer", {})
+    colour = {g: "C0" if g == "double" else "C2" if closer.get(g) else "C3" for g in names}
+    for s in range(vals.shape[1]):
+        a.plot(x, vals[:, s], color="0.6", lw=0.8, marker="o", ms=4, zorder=2,
+               label="one seed (its ReLU run against each gating)" if s == 0 else None)
+    for i, g in enumerate(names):
+        m = float(np.nanmean(vals[i]))
+        a.hlines(m, i - 0.25, i + 0.25, color=colour[g], lw=2.5, zorder=3, label="mean over seeds" if i == 0 else None)
+        a.annotate(f"{m:.3g}", (i + 0.28, m), va="center", fontsize=9)
+    if np.isfinite(margin):
+        m0 = float(np.nanmean(vals[0]))
+        a.errorbar([-0.35], [m0 + margin / 2], yerr=[[margin / 2], [margin / 2]], color="k", capsize=4, lw=1.5,
+                   label=f"margin {margin:.2g} (the ReLU network's\nlargest seed-to-seed disparity)")
+    a.set_xticks(x, [FIG4C_GATINGS[g] for g in names], fontsize=8)
+    a.set_xlim(-0.6, len(names) - 0.3)
+    a.set_ylabel("Procrustes disparity with the\nReLU network (lower = closer)")
+    a.set_title(f"Controls at step {ctrl.get('step', '?')}, {vals.shape[1]} seeds: disparity of each gating's ReLN",
+                fontsize=9)
+    a.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
+    # right: control − paper's ReLN, seed by seed
+    ctl = names[1:]
+    for i, g in enumerate(ctl):
+        diff = vals[i + 1] - vals[0]
+        b.scatter(np.full(diff.size, i), diff, color=colour[g], s=22, zorder=3)
+        b.annotate("yes" if closer.get(g) else "no", (i, 0.96), xycoords=("data", "axes fraction"), ha="center",
+                   va="top", fontsize=10, color=colour[g], weight="bold")
+    b.axhline(0.0, color="0.5", lw=0.8)
+    diffs = vals[1:] - vals[0]
+    lo = min(float(np.nanmin(diffs)) if np.isfinite(diffs).any() else 0.0, 0.0)
+    hi = max(float(np.nanmax(diffs)) if np.isfinite(diffs).any() else 0.0, margin if np.isfinite(margin) else 0.0)
+    span = (hi - lo) or 1.0
+    b.set_ylim(lo - 0.15 * span, hi + 0.35 * span)           # room above the points for the yes / no
+    if np.isfinite(margin):
+        b.axhline(margin, color="k", ls="--", lw=1.2, label=f"margin {margin:.2g}")
+        b.axhspan(lo - 0.15 * span, margin, color="0.85", zorder=0, label="not clearly farther (≤ margin)")
+        b.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+    b.set_xticks(range(len(ctl)), [FIG4C_GATINGS[g] for g in ctl], fontsize=8)
+    b.set_xlim(-0.6, len(ctl) - 0.4)
+    b.set_ylabel("control − paper's ReLN, per seed\n(> 0: the paper's ReLN is closer)")
+    b.set_title("Farther than the paper's ReLN by more than\nthe margin in every seed? (the row's test)", fontsize=9)
 
 
 def fig5(s5, path):
