@@ -160,3 +160,50 @@ def test_the_installed_command_exits_2(value, says):
     p = subprocess.run([sys.executable, "-m", "theorykit", "simulate", XOR, "--seeds", value],
                        capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert p.returncode == 2 and says in p.stderr and p.stdout == ""
+
+
+# ------------------------------------------------------------------------------------------
+# real-number options: the same rule for a text that is no number
+# ------------------------------------------------------------------------------------------
+# Before: `race-exhaust --gamma abc` said "argument --gamma: invalid float value: 'abc'" (argparse's words:
+# neither what --gamma takes nor an example). The ranges are those each option's later check states
+# (by hand from theorykit.cli.common.limits_from, predict's --time-bound check, TRAINING_RANGES["lr"] /
+# compare's lr check, DATA_MIN..DATA_MAX for --gamma, TRAINING_RANGES["a0"], race_exhaust's race_dt,
+# rerun's rtol), the examples those of the help texts.
+REAL = [
+    ("check", ["check", XOR], "--time-limit", "a positive number of seconds, e.g. --time-limit 600"),
+    ("simulate", ["simulate", XOR], "--time-limit", "a positive number of seconds, e.g. --time-limit 600"),
+    ("derive", ["derive", XOR], "--time-limit", "a positive number of seconds, e.g. --time-limit 600"),
+    ("sweep", ["sweep", XOR, "--out", "d"], "--time-limit", "a positive number of seconds, e.g. --time-limit 600"),
+    ("predict", BASE["predict"], "--time-bound", "a number of seconds, 0 or more, e.g. --time-bound 60"),
+    ("find-gates", BASE["find-gates"], "--lr", "a positive number up to 1e3, e.g. --lr 0.05"),
+    ("compare", ["compare", XOR, "--checkpoints", "a", "--data", "d.npz", "--out", "o"], "--lr",
+     "a positive number up to 1e3, e.g. --lr 0.05"),
+    ("race-exhaust", ["race-exhaust"], "--gamma", "a number from 1e-6 to 1e6, e.g. --gamma 1.1"),
+    ("race-exhaust", ["race-exhaust"], "--a0", "a positive number up to 100, e.g. --a0 5.1e-9"),
+    ("race-exhaust", ["race-exhaust"], "--race-dt", "a positive number, e.g. --race-dt 10"),
+    ("rerun", ["rerun", "r.json"], "--rtol", "a number at least 0 and below 1, e.g. --rtol 1e-12"),
+]
+
+
+def test_every_real_number_option_is_read_by_the_one_rule():
+    from theorykit.cli.parser import Number
+
+    found = set()
+    for name, sub in commands(build_parser()).items():
+        for action in sub._actions:
+            assert action.type is not float, f"{name} {action.option_strings}: type=float, not a Number"
+            if isinstance(action.type, Number):
+                found.add((name, action.type.option))
+    assert {(c, o) for c, _, o, _ in REAL} <= found
+    assert {o for _, o in found} == {o for _, _, o, _ in REAL}
+
+
+@pytest.mark.parametrize("command, base, option, fix", REAL)
+def test_a_word_for_a_number_is_refused_naming_the_option_and_what_it_takes(capsys, command, base, option, fix):
+    with pytest.raises(SystemExit) as exc:
+        main([*base, option, "abc"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {option}: 'abc' is not a number (fix: give {fix})" in err
+    assert "invalid float value" not in err

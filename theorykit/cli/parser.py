@@ -150,6 +150,27 @@ def _whole_option(sp_, option: str, *, lo: int, hi: int | None = None, example: 
     return sp_.add_argument(option, type=WholeNumber(option, lo, hi, example), **kwargs)
 
 
+class Number:
+    """The reader of a real-number option: ``float(text)``; a text that is no number is refused naming
+    the option, what it takes and an example (argparse said only "invalid float value: 'abc'"). Its
+    range is checked where the value is used (with the same words: ``what``)."""
+
+    def __init__(self, option: str, what: str, example: str):
+        self.option, self.what, self.example = option, what, example
+
+    def __call__(self, text: str) -> float:
+        try:
+            return float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number (fix: give {self.what}, e.g. "
+                                             f"{self.option} {self.example})") from None
+
+
+def _number_option(sp_, option: str, *, what: str, example: str, **kwargs):
+    """Add the real-number option ``option``, read by a :class:`Number`."""
+    return sp_.add_argument(option, type=Number(option, what, example), **kwargs)
+
+
 def commands(parser) -> dict:
     """The sub-commands' parsers of ``parser`` (:func:`build_parser`'s), by name."""
     return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
@@ -202,7 +223,7 @@ def _common(sp_, module: str, limits: bool = True, progress: str | None = None) 
     if limits:
         sp_.add_argument("--force", action="store_true",
                          help="run even when the estimated time is over the time limit (never the memory limit)")
-        sp_.add_argument("--time-limit", type=float, metavar="SECONDS",
+        _number_option(sp_, "--time-limit", what="a positive number of seconds", example="600", metavar="SECONDS",
                          help="time limit of the size check (default 3600, or THEORYKIT_MAX_SECONDS)")
     sp_.set_defaults(module=module)
 
@@ -270,7 +291,7 @@ def _add_predict(subparsers):
                    help="pattern consistency test: top input mode (default), any output direction, or none")
     _whole_option(p, "--seed", lo=0, hi=MAX_SEED, example=1, default=0, help="seed of the sampled enumeration (and of --validate): 0 to 2**32 - 1 (default 0)")
     _whole_option(p, "--steps", lo=1, hi=MAX_STEPS, example=2000, help="training steps the prediction covers: the race horizon, the --validate runs and the written spec's steps (default: training.steps)")
-    p.add_argument("--time-bound", type=float, default=60.0,
+    _number_option(p, "--time-bound", what="a number of seconds, 0 or more", example="60", default=60.0,
                    help="refuse when the estimated run time exceeds this many seconds, and stop with an error "
                         "wherever a stage would run past it (default 60; 0: no bound)")
     p.add_argument("--validate", action="store_true", help="train the ReLU network, run Algorithm 1, compare")
@@ -396,7 +417,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--steps", help="gradient steps (default: the spec's or the task's); with --checkpoints, "
                                    "the checkpoints' steps (0,100,...) when the file names have none")
     _whole_option(f, "--hidden", lo=1, example=128, help="ReLU hidden width (default: the spec's total width)")
-    f.add_argument("--lr", type=float, help="learning rate (default: the spec's; with --checkpoints: the "
+    _number_option(f, "--lr", what="a positive number up to 1e3", example="0.05", help="learning rate (default: the spec's; with --checkpoints: the "
                                              "checkpoints' metadata)")
     _whole_option(f, "--seed", lo=0, hi=MAX_SEED, example=1, default=0, help="random seed of initial weights and k-means: 0 to 2**32 - 1 "
                                                         "(default 0)")
@@ -414,10 +435,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", default=".", help="output folder (default: ., the folder you are in)")
     _whole_option(r, "--batch", lo=1, default=256, help="families integrated at once: more is faster and takes "
                    "more memory (default 256)")
-    r.add_argument("--gamma", type=float, help="context scale (default: the paper's Section 5 value, 1.1 at k = 4)")
-    r.add_argument("--a0", type=float, help="initial strength (default: 5.1e-9, the a0 rule for a context "
+    _number_option(r, "--gamma", what="a number from 1e-6 to 1e6", example="1.1", help="context scale (default: the paper's Section 5 value, 1.1 at k = 4)")
+    _number_option(r, "--a0", what="a positive number up to 100", example="5.1e-9", help="initial strength (default: 5.1e-9, the a0 rule for a context "
                    "pathway of the quick contexts suite's GDLN; the full suite's is twice that)")
-    r.add_argument("--race-dt", type=float, default=10, help="RK4 step tau/RACE_DT (default 10; the contexts suite races at "
+    _number_option(r, "--race-dt", what="a positive number", example="10", default=10, help="RK4 step tau/RACE_DT (default 10; the contexts suite races at "
                    "tau/2 in --quick, tau/40 in --full)")
     _whole_option(r, "--steps", lo=1, default=8000, help="gradient steps raced (default 8000, the paper's)")
     r.add_argument("--no-symmetry", action="store_true", help="integrate every family, not one per orbit")
@@ -450,7 +471,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("spec", help="the spec find-gates wrote for this run")
     add_run_arguments(c, required=True)
     c.add_argument("--steps", help="the checkpoints' steps (0,100,...) when the file names have none")
-    c.add_argument("--lr", type=float, help="the run's learning rate (default: the spec's)")
+    _number_option(c, "--lr", what="a positive number up to 1e3", example="0.05", help="the run's learning rate (default: the spec's)")
     c.add_argument("--out", required=True, metavar="DIR", help="output folder")
     _common(c, "compare", limits=False, progress="bar (three stages: the GDLN, the race, the page)")
 
@@ -462,7 +483,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                      "exhaust.json, or a spec that predict or find-gates wrote")
     rr.add_argument("--out", metavar="NEW", help="keep the rerun's result here (atomic; default: it is compared, "
                                                  "then removed with the temporary folder)")
-    rr.add_argument("--rtol", type=float, default=0.0, metavar="R",
+    _number_option(rr, "--rtol", what="a number at least 0 and below 1", example="1e-12", default=0.0, metavar="R",
                     help="numbers agree within this relative difference |a - b| / max(|a|, |b|), from 0 to below 1 "
                          "(default 0: bit for bit)")
     _common(rr, "rerun", limits=False, progress="bar or lines of the command rerun")
