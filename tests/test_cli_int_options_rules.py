@@ -207,3 +207,30 @@ def test_a_word_for_a_number_is_refused_naming_the_option_and_what_it_takes(caps
     err = capsys.readouterr().err
     assert f"argument {option}: 'abc' is not a number (fix: give {fix})" in err
     assert "invalid float value" not in err
+
+
+# ------------------------------------------------------------------------------------------
+# help texts: an option several commands share is described alike
+# ------------------------------------------------------------------------------------------
+# Before: predict's --set read "value of a symbol of the data" (the others: "give a symbol a value
+# (repeatable)"), sweep's --steps "gradient steps (default: the spec's)" (check's and simulate's:
+# "(default: training.steps of the spec)"), simulate's --json left out "(atomically)" (both write through
+# theorykit.io.write_json, which is atomic), validate's and race-exhaust's output folder read OUT (the others
+# DIR), predict's --time-bound TIME_BOUND (the other time option SECONDS), and race-exhaust --help did not
+# say which k it takes (2 to 4: analysis.exhaust refuses k = 5).
+def _help(command, option):
+    action = commands(build_parser())[command]._option_string_actions[option]
+    return action.help, action.metavar
+
+
+def test_shared_options_are_described_alike():
+    for command in ("check", "derive", "simulate", "find-gates", "predict"):
+        assert _help(command, "--set")[0].startswith("give a symbol") and "(repeatable)" in _help(command, "--set")[0]
+    for command in ("check", "simulate", "sweep"):
+        assert "(default: training.steps of the spec)" in _help(command, "--steps")[0]
+    for command in ("derive", "simulate"):
+        assert _help(command, "--json")[0].startswith("write the full JSON document here (atomically)")
+    for command in ("validate", "race-exhaust", "sweep", "compare"):
+        assert _help(command, "--out")[1] == "DIR"
+    assert _help("predict", "--time-bound")[1] == _help("simulate", "--time-limit")[1] == "SECONDS"
+    assert "2 to 4" in _help("race-exhaust", "--k")[0]

@@ -276,22 +276,24 @@ def _add_predict(subparsers):
     p.add_argument("spec", help="TOML with [data] (and [symbols]) and [training]; pathways not needed")
     _whole_option(p, "--hidden", lo=1, example=128, required=True, metavar="H", help="hidden width of the ReLU network")
     p.add_argument("--out", required=True, metavar="PRED.toml", help="write the predicted ReLN spec here (atomic)")
-    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="value of a symbol of the data")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="give a symbol of the data a value (repeatable)")
     p.add_argument("--search", choices=["auto", "exhaustive", "forward", "beam"], default="auto",
                    help="family search (default auto: exhaustive when at most --max-families families)")
     _whole_option(p, "--beam", lo=1, default=3, help="beam width of --search beam (default 3)")
     _whole_option(p, "--shortlist", lo=1, default=8, help="orbits tried per family and round (default 8)")
-    _whole_option(p, "--max-families", lo=1, default=1023, help="largest exhaustive search (default 1023)")
-    _whole_option(p, "--max-patterns", lo=1, default=4096, help="largest exact enumeration (default 4096)")
+    _whole_option(p, "--max-families", lo=1, default=1023, help="most families searched exhaustively (default 1023)")
+    _whole_option(p, "--max-patterns", lo=1, default=4096, help="most gate patterns enumerated exactly (default 4096)")
     _whole_option(p, "--max-orbit-size", lo=1, default=32, help="orbits with more patterns are left out (default 32)")
     p.add_argument("--enumerate", choices=["auto", "exact", "sample"], default="auto", dest="enum_method",
-                   help="pattern enumeration (default auto)")
+                   help="pattern enumeration (default auto: exact for up to 16 datapoints and "
+                        "--max-patterns patterns, else sampled)")
     _whole_option(p, "--samples", lo=1, default=20000, help="weight vectors of the sampled enumeration (default 20000)")
     p.add_argument("--consistency", choices=["top", "any-output", "off"], default="top",
                    help="pattern consistency test: top input mode (default), any output direction, or none")
     _whole_option(p, "--seed", lo=0, hi=MAX_SEED, example=1, default=0, help="seed of the sampled enumeration (and of --validate): 0 to 2**32 - 1 (default 0)")
     _whole_option(p, "--steps", lo=1, hi=MAX_STEPS, example=2000, help="training steps the prediction covers: the race horizon, the --validate runs and the written spec's steps (default: training.steps)")
-    _number_option(p, "--time-bound", what="a number of seconds, 0 or more", example="60", default=60.0,
+    _number_option(p, "--time-bound", what="a number of seconds, 0 or more", example="60", default=60.0, metavar="SECONDS",
                    help="refuse when the estimated run time exceeds this many seconds, and stop with an error "
                         "wherever a stage would run past it (default 60; 0: no bound)")
     p.add_argument("--validate", action="store_true", help="train the ReLU network, run Algorithm 1, compare")
@@ -381,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also report the theory and the largest error: the gradient flow, which gradient descent "
                         "is O(lr) off; from the aligned start of a closed-form spec also the discrete recurrence, "
                         "which it follows to rounding")
-    s.add_argument("--json", metavar="OUT", help="write the full JSON document here; '-': to stdout (the default "
+    s.add_argument("--json", metavar="OUT", help="write the full JSON document here (atomically); '-': to stdout (the default "
                                                  "on a pipe; a terminal gets a short summary)")
     s.add_argument("--plot", metavar="OUT.png", help="draw loss and mode strengths (.png; .pdf or .svg by the name's "
                                                      "ending): theory as lines, simulation "
@@ -397,7 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = v.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="CPU-sized run (default)")
     g.add_argument("--full", action="store_true", help="paper-sized run, meant for a GPU")
-    v.add_argument("--out", required=True, help="output folder")
+    v.add_argument("--out", required=True, metavar="DIR", help="output folder")
     v.add_argument("--force", action="store_true", help="re-run parts already cached; with --quick, also replace "
                                                         "full results in --out (refused without it)")
     _common(v, "validate", limits=False, progress="lines")
@@ -430,9 +432,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Integrate the coupled race of every family Lemma 4.1 allows on contexts(8, k) "
                                    "(hierarchy in every context), one representative per orbit of the task's "
                                    "symmetry (found and verified), and rank them. Writes exhaust.json and race_k<k>.png.")
-    _whole_option(r, "--k", lo=2, hi=4, example=3, default=4, help="contexts (default 4: 32 767 families, 2 h on a "
+    _whole_option(r, "--k", lo=2, hi=4, example=3, default=4, help="contexts, 2 to 4 (default 4: 32 767 families, 2 h on a "
                    "2-core CPU or 32 s on an H100; 3: 127 families, seconds)")
-    r.add_argument("--out", default=".", help="output folder (default: ., the folder you are in)")
+    r.add_argument("--out", default=".", metavar="DIR", help="output folder (default: ., the folder you are in)")
     _whole_option(r, "--batch", lo=1, default=256, help="families integrated at once: more is faster and takes "
                    "more memory (default 256)")
     _number_option(r, "--gamma", what="a number from 1e-6 to 1e6", example="1.1", help="context scale (default: the paper's Section 5 value, 1.1 at k = 4)")
@@ -453,7 +455,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--grid", action="append", metavar="NAME=VALUES",
                    help="a symbol or lr: START:STOP:COUNT (linspace) or v1,v2,... (repeatable)")
     _whole_option(w, "--seeds", lo=1, hi=MAX_SEEDS, default=4, help="seeds per (symbol point, learning rate) (default 4)")
-    _whole_option(w, "--steps", lo=1, hi=MAX_STEPS, example=2000, help="gradient steps (default: the spec's)")
+    _whole_option(w, "--steps", lo=1, hi=MAX_STEPS, example=2000, help="gradient steps (default: training.steps of the spec)")
     w.add_argument("--out", required=True, metavar="DIR", help="output folder (resumes a sweep already there)")
     _whole_option(w, "--chunk", lo=1, default=64, help="members per chunk (default 64)")
     w.add_argument("--init", choices=["aligned", "random"], default="aligned",
