@@ -234,3 +234,22 @@ def test_shared_options_are_described_alike():
         assert _help(command, "--out")[1] == "DIR"
     assert _help("predict", "--time-bound")[1] == _help("simulate", "--time-limit")[1] == "SECONDS"
     assert "2 to 4" in _help("race-exhaust", "--k")[0]
+
+
+# ------------------------------------------------------------------------------------------
+# an option left without its value
+# ------------------------------------------------------------------------------------------
+# Before: `simulate spec.toml --seeds` (the value forgotten) said only "argument --seeds: expected one
+# argument". Now the fix: an example where the option has one (its reader's), else its choices or its
+# placeholder.
+@pytest.mark.parametrize("argv, fix", [
+    (["simulate", XOR, "--seeds"], "argument --seeds: expected one argument (fix: give it a value, e.g. --seeds 4)"),
+    (["race-exhaust", "--gamma"], "argument --gamma: expected one argument (fix: give it a value, e.g. --gamma 1.1)"),
+    (["simulate", XOR, "--network"],
+     "argument --network: expected one argument (fix: give it one of gdln, relu, e.g. --network gdln)"),
+    (["validate", "xor", "--out"], "argument --out: expected one argument (fix: give it a value: --out DIR)"),
+])
+def test_an_option_without_its_value_says_what_to_give(capsys, argv, fix):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2 and fix in capsys.readouterr().err

@@ -58,6 +58,22 @@ class _Parser(argparse.ArgumentParser):
         self._negative_number_matcher = re.compile(r"-\.?\d")
         self.register("type", int, _whole)       # a type=int option: any whole number (see WholeNumber)
 
+    def error(self, message):
+        """argparse's error, with the fix where argparse gives none: an option left without its value
+        (``--seeds`` last on the line: "expected one argument") gets an example of one."""
+        missing = re.fullmatch(r"argument (--[\w-]+): expected one argument", message)
+        action = self._option_string_actions.get(missing.group(1)) if missing else None
+        if action is not None:
+            option, example = action.option_strings[0], getattr(action.type, "example", None)
+            if example is not None:
+                message += f" (fix: give it a value, e.g. {option} {example})"
+            elif action.choices:
+                message += f" (fix: give it one of {', '.join(map(str, action.choices))}, e.g. {option} " \
+                           f"{next(iter(action.choices))})"
+            else:
+                message += f" (fix: give it a value: {option} {action.metavar or action.dest.upper()})"
+        super().error(message)
+
 
 #: the largest --seeds (networks trained at once); theorykit.cli.common reads it from here
 MAX_SEEDS = 2 ** 31 - 1
