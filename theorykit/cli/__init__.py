@@ -20,7 +20,7 @@ import traceback
 
 from .. import io
 from ..errors import DerivationError, DivergenceError, SpecError, TheorykitError
-from .parser import build_parser
+from .parser import build_parser, check_whole_numbers
 
 __all__ = ["main", "build_parser"]
 
@@ -94,6 +94,10 @@ def main(argv=None) -> int:
     if not getattr(args, "module", None):
         parser.print_help()
         return 2
+    try:        # each whole-number option's range, before any work (the command's module is not loaded yet)
+        check_whole_numbers(parser, args)
+    except SpecError as exc:
+        return _failure(exc, getattr(args, "debug", False))
     args.argv = list(sys.argv[1:] if argv is None else argv)      # a result records the command line
     args.started = time.monotonic()        # and how long the command took until it was written
     debug = getattr(args, "debug", False)

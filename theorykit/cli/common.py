@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import SpecError
 from . import one_line
+from .parser import MAX_SEEDS
 from ..io import atomic_write_text, is_special, jsonable, software_versions
 from ..spec.fields import NAME_MAX_LEN, fmt, integer, label
 from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict, spec_to_toml
@@ -23,8 +24,6 @@ from ..spec.limits import Limits, derivation_estimate, simulation_estimate
 
 #: largest time (gradient steps) at which a loss may be asked for
 MAX_TIME = 1e12
-#: largest number of seeds
-MAX_SEEDS = 2 ** 31 - 1
 #: networks trained at once unless --seeds (or a weight file) says otherwise
 DEFAULT_SEEDS = 4
 

@@ -9,20 +9,22 @@ from ..analysis.findgates import check_seed, find_gates
 from ..errors import SpecError, as_command
 from ..io import counted
 from ..progress import Progress
-from ..spec.fields import NAME_MAX_LEN, integer, label, real
+from ..spec.fields import NAME_MAX_LEN, label, real
 from ..spec.files import TRAINING_RANGES, load_spec, parse_assignment
-from ..spec.gating import GDLNSpec, Pathway, Training, positive_int
+from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import contexts, xor_margin
-from .common import BUILTIN_TASKS, check_outputs, fitting_name, no_value, steps_arg, values_from, write_spec
+from .common import BUILTIN_TASKS, check_outputs, fitting_name, no_value, values_from, write_spec
+from .parser import MAX_STEPS, WholeNumber
 from .runs import run_from_args
+
+#: --steps of a training (not of --checkpoints, where it lists the checkpoints' steps)
+_STEPS = WholeNumber("--steps", lo=1, hi=MAX_STEPS, example=2000)
 
 
 def _check_options(args) -> None:
     """The options both forms read, checked as the spec parser checks the fields they become (the
-    written spec must load back): a value out of range is an error, never a silent default."""
-    if args.K is not None:
-        integer(args.K, "--K", lo=1, fix="a positive integer, e.g. --K 4")
-    integer(args.max_K, "--max-K", lo=1, fix="a positive integer, e.g. --max-K 8")
+    written spec must load back): a value out of range is an error, never a silent default. (The
+    whole-number options, --K, --max-K, --seeds and --hidden, are checked by the parser's rule.)"""
     check_seed(args.seed, "--seed")
     if args.lr is not None:
         lo, hi = TRAINING_RANGES["lr"]
@@ -41,17 +43,8 @@ def run(args):
     src = args.source
     if src is None:
         raise SpecError("source", "missing", "give a spec file or a built-in task, or --checkpoints and --data")
-    steps = None
-    if args.steps is not None:
-        try:
-            steps = int(args.steps) if args.steps.strip().isascii() else None
-        except ValueError:
-            pass
-        if steps is None:
-            raise SpecError("--steps", f"{args.steps[:60]!r} is not a number of gradient steps", "e.g. --steps 2000")
-        steps_arg(steps)
-    if args.hidden is not None:
-        integer(args.hidden, "--hidden", lo=1, fix="a positive integer, e.g. --hidden 128")
+    # a number here (a list of steps with --checkpoints): read by the rule of every whole-number option
+    steps = None if args.steps is None else _STEPS.read(args.steps)
     if src in BUILTIN_TASKS:
         if src == "contexts":
             if args.set:
@@ -74,7 +67,6 @@ def run(args):
         source = spec.subs(values) if values else spec
         if source.task.free_symbols:
             raise no_value(source.task.free_symbols)
-    positive_int(args.seeds, "--seeds", "--seeds 4")
     name = fitting_name(f"found-{Path(src).stem}", "found-gates") if args.name is None else args.name
     t0 = time.time()
     with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as pr:

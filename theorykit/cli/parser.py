@@ -8,6 +8,7 @@ import decimal
 import os
 import re
 
+from ..errors import SpecError
 from ..suites import SUITES
 
 EPILOG = """examples:
@@ -55,27 +56,149 @@ class _Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = re.compile(r"-\.?\d")
-        self.register("type", int, _whole)       # every type=int option: see _whole
+        self.register("type", int, _whole)       # a type=int option: any whole number (see WholeNumber)
+
+    def error(self, message):
+        """argparse's error, with the fix where argparse gives none: an option left without its value
+        (``--seeds`` last on the line: "expected one argument") gets an example of one."""
+        missing = re.fullmatch(r"argument (--[\w-]+): expected one argument", message)
+        action = self._option_string_actions.get(missing.group(1)) if missing else None
+        if action is not None:
+            option, example = action.option_strings[0], getattr(action.type, "example", None)
+            if example is not None:
+                message += f" (fix: give it a value, e.g. {option} {example})"
+            elif action.choices:
+                message += f" (fix: give it one of {', '.join(map(str, action.choices))}, e.g. {option} " \
+                           f"{next(iter(action.choices))})"
+            else:
+                message += f" (fix: give it a value: {option} {action.metavar or action.dest.upper()})"
+        super().error(message)
 
 
-def _whole(text: str) -> int:
-    """A ``type=int`` option's value: ``int(text)``; a number that is not written as a whole one
-    (``--steps 1e4``, ``--seeds 2.5``) is refused saying so, with the whole number to write where
-    it is one (argparse said only "invalid int value: '1e4'")."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        value = decimal.Decimal(text.strip())        # exact: 1e23 is 10**23 (a float would give 99999999999999991611392)
-    except decimal.InvalidOperation:
-        value = decimal.Decimal("NaN")
-    if value.is_finite() and value.adjusted() > 99:    # 1e999999999: not a billion digits to print
-        raise argparse.ArgumentTypeError(f"{text!r} is far too large: write a whole number in digits") from None
-    if value.is_finite() and value == value.to_integral_value():
-        raise argparse.ArgumentTypeError(f"{text!r} is not written as a whole number: write it in digits, "
-                                         f"{int(value)}") from None
-    raise argparse.ArgumentTypeError(f"{text!r} is not a whole number: write one in digits") from None
+#: the largest --seeds (networks trained at once); theorykit.cli.common reads it from here
+MAX_SEEDS = 2 ** 31 - 1
+#: the largest --steps of a simulation: the spec's training.steps bound (theorykit.spec.files.MAX_STEPS,
+#: not imported: it loads SymPy, and --help must answer at once; a test checks that they agree)
+MAX_STEPS = 10 ** 9
+#: the largest --seed: JAX's PRNGKey takes 0 to 2**32 - 1
+MAX_SEED = 2 ** 32 - 1
+
+
+class WholeNumber:
+    """The reader of a whole-number option (every ``type=int`` option is one: :func:`_whole_option`),
+    so that every such option answers by one rule: the message names the option, says what it takes
+    and gives an example, ``--seeds two`` and ``--seeds 0`` alike ("give a whole number from 1 to
+    2147483647, e.g. --seeds 4"; argparse said only "invalid int value: 'two'").
+
+    Called by argparse with the text: ``int(text)``; a number written another way is refused, with
+    the digits to write where it is whole (``1e4``: 10000, exactly; ``2.5``: not a whole number).
+    The range is checked after parsing (:func:`check_whole_numbers`: a :class:`SpecError`, exit 2, as
+    every other value's check), except for a number written another way, which is refused at once.
+    Without ``option`` it is the reader of any whole number (:data:`_whole`)."""
+
+    def __init__(self, option: str | None = None, lo: int | None = None, hi: int | None = None,
+                 example: int | None = None):
+        self.option, self.lo, self.hi, self.example = option, lo, hi, example
+
+    @property
+    def fix(self) -> str:
+        """What the option takes, with an example: the fix of each of its errors."""
+        if self.option is None:
+            return ""
+        if self.lo is None:
+            span = ""
+        elif self.hi is None:
+            span = f" of at least {self.lo}"
+        else:
+            span = f" from {self.lo} to {self.hi}"
+        return f"give a whole number{span}, e.g. {self.option} {self.example}"
+
+    def allows(self, value: int) -> bool:
+        return (self.lo is None or value >= self.lo) and (self.hi is None or value <= self.hi)
+
+    def __call__(self, text: str) -> int:
+        """argparse's reading of the option's text (the range of a number in digits is checked later)."""
+        try:
+            return int(text)
+        except ValueError:
+            pass
+        try:
+            return self.read(text)      # never returns: text is not in digits
+        except SpecError as exc:
+            raise argparse.ArgumentTypeError(exc.problem + (f" (fix: {exc.fix})" if exc.fix else "")) from None
+
+    def read(self, text: str) -> int:
+        """The whole number ``text`` writes in digits, in range; else a :class:`SpecError` naming the option."""
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None:
+            try:
+                exact = decimal.Decimal(text.strip())    # exact: 1e23 is 10**23 (a float: 99999999999999991611392)
+            except decimal.InvalidOperation:
+                exact = decimal.Decimal("NaN")
+            if exact.is_finite() and exact.adjusted() > 99:     # 1e999999999: not a billion digits to print
+                raise SpecError(self.option, f"{text!r} is far too large", self.fix)
+            if not exact.is_finite() or exact != exact.to_integral_value():
+                raise SpecError(self.option, f"{text!r} is not a whole number", self.fix)
+            if not self.allows(int(exact)):
+                raise SpecError(self.option, f"{text!r} is {int(exact)}, out of range", self.fix)
+            raise SpecError(self.option, f"{text!r} is not written as a whole number: write it in digits, {int(exact)}")
+        self.check(value)
+        return value
+
+    def check(self, value) -> None:
+        """Refuse a value out of the option's range, as :class:`SpecError` (``theorykit: error in --seeds:
+        0 is out of range (fix: give a whole number from 1 to 2147483647, e.g. --seeds 4)``)."""
+        if value is not None and not self.allows(value):
+            raise SpecError(self.option, f"{value} is out of range", self.fix)
+
+
+#: any whole number, in digits (the reader of a ``type=int`` option added without :func:`_whole_option`)
+_whole = WholeNumber()
+
+
+def _whole_option(sp_, option: str, *, lo: int, hi: int | None = None, example: int | None = None, **kwargs):
+    """Add the whole-number option ``option`` from ``lo`` to ``hi`` (no bound where None), read by a
+    :class:`WholeNumber` whose example is ``example``, else the option's default."""
+    example = kwargs.get("default") if example is None else example
+    return sp_.add_argument(option, type=WholeNumber(option, lo, hi, example), **kwargs)
+
+
+class Number:
+    """The reader of a real-number option: ``float(text)``; a text that is no number is refused naming
+    the option, what it takes and an example (argparse said only "invalid float value: 'abc'"). Its
+    range is checked where the value is used (with the same words: ``what``)."""
+
+    def __init__(self, option: str, what: str, example: str):
+        self.option, self.what, self.example = option, what, example
+
+    def __call__(self, text: str) -> float:
+        try:
+            return float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number (fix: give {self.what}, e.g. "
+                                             f"{self.option} {self.example})") from None
+
+
+def _number_option(sp_, option: str, *, what: str, example: str, **kwargs):
+    """Add the real-number option ``option``, read by a :class:`Number`."""
+    return sp_.add_argument(option, type=Number(option, what, example), **kwargs)
+
+
+def commands(parser) -> dict:
+    """The sub-commands' parsers of ``parser`` (:func:`build_parser`'s), by name."""
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+
+def check_whole_numbers(parser, args) -> None:
+    """Check every whole-number option of the command ``args`` ran against its range (a value a
+    :class:`WholeNumber` read, or a default): the first out of range is a :class:`SpecError`."""
+    command = commands(parser).get(getattr(args, "command", None))
+    for action in command._actions if command is not None else ():
+        if isinstance(action.type, WholeNumber):
+            action.type.check(getattr(args, action.dest, None))
 
 
 class _Once(argparse.Action):
@@ -116,7 +239,7 @@ def _common(sp_, module: str, limits: bool = True, progress: str | None = None) 
     if limits:
         sp_.add_argument("--force", action="store_true",
                          help="run even when the estimated time is over the time limit (never the memory limit)")
-        sp_.add_argument("--time-limit", type=float, metavar="SECONDS",
+        _number_option(sp_, "--time-limit", what="a positive number of seconds", example="600", metavar="SECONDS",
                          help="time limit of the size check (default 3600, or THEORYKIT_MAX_SECONDS)")
     sp_.set_defaults(module=module)
 
@@ -167,28 +290,30 @@ def _add_predict(subparsers):
     p = subparsers.add_parser("predict", help="predict the ReLN a ReLU network will learn, from data alone",
                               description=PREDICT_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("spec", help="TOML with [data] (and [symbols]) and [training]; pathways not needed")
-    p.add_argument("--hidden", type=int, required=True, metavar="H", help="hidden width of the ReLU network")
+    _whole_option(p, "--hidden", lo=1, example=128, required=True, metavar="H", help="hidden width of the ReLU network")
     p.add_argument("--out", required=True, metavar="PRED.toml", help="write the predicted ReLN spec here (atomic)")
-    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="value of a symbol of the data")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="give a symbol of the data a value (repeatable)")
     p.add_argument("--search", choices=["auto", "exhaustive", "forward", "beam"], default="auto",
                    help="family search (default auto: exhaustive when at most --max-families families)")
-    p.add_argument("--beam", type=int, default=3, help="beam width of --search beam (default 3)")
-    p.add_argument("--shortlist", type=int, default=8, help="orbits tried per family and round (default 8)")
-    p.add_argument("--max-families", type=int, default=1023, help="largest exhaustive search (default 1023)")
-    p.add_argument("--max-patterns", type=int, default=4096, help="largest exact enumeration (default 4096)")
-    p.add_argument("--max-orbit-size", type=int, default=32, help="orbits with more patterns are left out (default 32)")
+    _whole_option(p, "--beam", lo=1, default=3, help="beam width of --search beam (default 3)")
+    _whole_option(p, "--shortlist", lo=1, default=8, help="orbits tried per family and round (default 8)")
+    _whole_option(p, "--max-families", lo=1, default=1023, help="most families searched exhaustively (default 1023)")
+    _whole_option(p, "--max-patterns", lo=1, default=4096, help="most gate patterns enumerated exactly (default 4096)")
+    _whole_option(p, "--max-orbit-size", lo=1, default=32, help="orbits with more patterns are left out (default 32)")
     p.add_argument("--enumerate", choices=["auto", "exact", "sample"], default="auto", dest="enum_method",
-                   help="pattern enumeration (default auto)")
-    p.add_argument("--samples", type=int, default=20000, help="weight vectors of the sampled enumeration (default 20000)")
+                   help="pattern enumeration (default auto: exact for up to 16 datapoints and "
+                        "--max-patterns patterns, else sampled)")
+    _whole_option(p, "--samples", lo=1, default=20000, help="weight vectors of the sampled enumeration (default 20000)")
     p.add_argument("--consistency", choices=["top", "any-output", "off"], default="top",
                    help="pattern consistency test: top input mode (default), any output direction, or none")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sampled enumeration (and of --validate): 0 to 2**32 - 1 (default 0)")
-    p.add_argument("--steps", type=int, help="training steps the prediction covers: the race horizon, the --validate runs and the written spec's steps (default: training.steps)")
-    p.add_argument("--time-bound", type=float, default=60.0,
+    _whole_option(p, "--seed", lo=0, hi=MAX_SEED, example=1, default=0, help="seed of the sampled enumeration (and of --validate): 0 to 2**32 - 1 (default 0)")
+    _whole_option(p, "--steps", lo=1, hi=MAX_STEPS, example=2000, help="training steps the prediction covers: the race horizon, the --validate runs and the written spec's steps (default: training.steps)")
+    _number_option(p, "--time-bound", what="a number of seconds, 0 or more", example="60", default=60.0, metavar="SECONDS",
                    help="refuse when the estimated run time exceeds this many seconds, and stop with an error "
                         "wherever a stage would run past it (default 60; 0: no bound)")
     p.add_argument("--validate", action="store_true", help="train the ReLU network, run Algorithm 1, compare")
-    p.add_argument("--seeds", type=int, default=8, help="ReLU networks trained by --validate (default 8)")
+    _whole_option(p, "--seeds", lo=1, hi=MAX_SEEDS, default=8, help="ReLU networks trained by --validate (default 8)")
     p.add_argument("--json", metavar="OUT", help="write the prediction (and validation) as JSON (atomic)")
     p.add_argument("--html", metavar="DIR", help="with --validate: write the validation page and figures here")
     _common(p, "predict", limits=False, progress="bar")
@@ -219,9 +344,9 @@ def build_parser() -> argparse.ArgumentParser:
         sp_.add_argument("--network", choices=["gdln", "relu"], default="gdln",
                          help="the spec's GDLN (default), or a bias-free ReLU network of the same total width "
                               "(random init)")
-        sp_.add_argument("--seeds", type=int, help="independent networks trained at once (default 4" + (
+        _whole_option(sp_, "--seeds", lo=1, hi=MAX_SEEDS, example=4, help="independent networks trained at once (default 4" + (
             "; with --init-weights, the file's number of seeds)" if simulate else ")"))
-        sp_.add_argument("--steps", type=int, help="gradient steps (default: training.steps of the spec)")
+        _whole_option(sp_, "--steps", lo=1, hi=MAX_STEPS, example=2000, help="gradient steps (default: training.steps of the spec)")
         sp_.add_argument("--dtype", choices=["float64", "float32"], default="float64",
                          help="simulation precision (default float64; float32 products run at \"highest\" precision)")
 
@@ -263,7 +388,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "rows read/written for input/output edges), or W1, W2, ... for --network relu; an optional "
                         "leading seed axis")
     _run_size_options(s)
-    s.add_argument("--seed", type=int,
+    _whole_option(s, "--seed", lo=0, hi=MAX_SEED, example=1,
                    help="random seed of the start, split into --seeds networks: 0 to 2**32 - 1 (default 0); a "
                         "random start (--init random, --network relu) is drawn from it, an aligned one only rotated "
                         "(its loss is the same); not with --init-weights")
@@ -274,7 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also report the theory and the largest error: the gradient flow, which gradient descent "
                         "is O(lr) off; from the aligned start of a closed-form spec also the discrete recurrence, "
                         "which it follows to rounding")
-    s.add_argument("--json", metavar="OUT", help="write the full JSON document here; '-': to stdout (the default "
+    s.add_argument("--json", metavar="OUT", help="write the full JSON document here (atomically); '-': to stdout (the default "
                                                  "on a pipe; a terminal gets a short summary)")
     s.add_argument("--plot", metavar="OUT.png", help="draw loss and mode strengths (.png; .pdf or .svg by the name's "
                                                      "ending): theory as lines, simulation "
@@ -290,7 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = v.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="CPU-sized run (default)")
     g.add_argument("--full", action="store_true", help="paper-sized run, meant for a GPU")
-    v.add_argument("--out", required=True, help="output folder")
+    v.add_argument("--out", required=True, metavar="DIR", help="output folder")
     v.add_argument("--force", action="store_true", help="re-run parts already cached; with --quick, also replace "
                                                         "full results in --out (refused without it)")
     _common(v, "validate", limits=False, progress="lines")
@@ -304,15 +429,15 @@ def build_parser() -> argparse.ArgumentParser:
                                   "or leave out and give --checkpoints and --data (your own run)")
     f.add_argument("--out", required=True, metavar="FOUND.toml", help="where to write the found spec")
     f.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
-    f.add_argument("--K", type=int, help="number of clusters (default: elbow)")
-    f.add_argument("--max-K", type=int, default=8, help="largest K tried for the elbow (default 8)")
-    f.add_argument("--seeds", type=int, default=4, help="ReLU trainings (default 4)")
+    _whole_option(f, "--K", lo=1, example=4, help="number of clusters (default: elbow)")
+    _whole_option(f, "--max-K", lo=1, default=8, help="largest K tried for the elbow (default 8)")
+    _whole_option(f, "--seeds", lo=1, hi=MAX_SEEDS, default=4, help="ReLU trainings (default 4)")
     f.add_argument("--steps", help="gradient steps (default: the spec's or the task's); with --checkpoints, "
                                    "the checkpoints' steps (0,100,...) when the file names have none")
-    f.add_argument("--hidden", type=int, help="ReLU hidden width (default: the spec's total width)")
-    f.add_argument("--lr", type=float, help="learning rate (default: the spec's; with --checkpoints: the "
+    _whole_option(f, "--hidden", lo=1, example=128, help="ReLU hidden width (default: the spec's total width)")
+    _number_option(f, "--lr", what="a positive number up to 1e3", example="0.05", help="learning rate (default: the spec's; with --checkpoints: the "
                                              "checkpoints' metadata)")
-    f.add_argument("--seed", type=int, default=0, help="random seed of initial weights and k-means: 0 to 2**32 - 1 "
+    _whole_option(f, "--seed", lo=0, hi=MAX_SEED, example=1, default=0, help="random seed of initial weights and k-means: 0 to 2**32 - 1 "
                                                         "(default 0)")
     f.add_argument("--name", help="name of the written spec, at most 64 printable characters (default: found-<the "
                                    "spec's file name or the task>, or found-<the checkpoints' folder>)")
@@ -323,17 +448,17 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Integrate the coupled race of every family Lemma 4.1 allows on contexts(8, k) "
                                    "(hierarchy in every context), one representative per orbit of the task's "
                                    "symmetry (found and verified), and rank them. Writes exhaust.json and race_k<k>.png.")
-    r.add_argument("--k", type=int, default=4, help="contexts (default 4: 32 767 families, 2 h on a "
+    _whole_option(r, "--k", lo=2, hi=4, example=3, default=4, help="contexts, 2 to 4 (default 4: 32 767 families, 2 h on a "
                    "2-core CPU or 32 s on an H100; 3: 127 families, seconds)")
-    r.add_argument("--out", default=".", help="output folder (default: ., the folder you are in)")
-    r.add_argument("--batch", type=int, default=256, help="families integrated at once: more is faster and takes "
+    r.add_argument("--out", default=".", metavar="DIR", help="output folder (default: ., the folder you are in)")
+    _whole_option(r, "--batch", lo=1, default=256, help="families integrated at once: more is faster and takes "
                    "more memory (default 256)")
-    r.add_argument("--gamma", type=float, help="context scale (default: the paper's Section 5 value, 1.1 at k = 4)")
-    r.add_argument("--a0", type=float, help="initial strength (default: 5.1e-9, the a0 rule for a context "
+    _number_option(r, "--gamma", what="a number from 1e-6 to 1e6", example="1.1", help="context scale (default: the paper's Section 5 value, 1.1 at k = 4)")
+    _number_option(r, "--a0", what="a positive number up to 100", example="5.1e-9", help="initial strength (default: 5.1e-9, the a0 rule for a context "
                    "pathway of the quick contexts suite's GDLN; the full suite's is twice that)")
-    r.add_argument("--race-dt", type=float, default=10, help="RK4 step tau/RACE_DT (default 10; the contexts suite races at "
+    _number_option(r, "--race-dt", what="a positive number", example="10", default=10, help="RK4 step tau/RACE_DT (default 10; the contexts suite races at "
                    "tau/2 in --quick, tau/40 in --full)")
-    r.add_argument("--steps", type=int, default=8000, help="gradient steps raced (default 8000, the paper's)")
+    _whole_option(r, "--steps", lo=1, default=8000, help="gradient steps raced (default 8000, the paper's)")
     r.add_argument("--no-symmetry", action="store_true", help="integrate every family, not one per orbit")
     _common(r, "race_exhaust", limits=False, progress="lines")
 
@@ -345,10 +470,10 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("spec", help="spec file (TOML); see docs/specs.md")
     w.add_argument("--grid", action="append", metavar="NAME=VALUES",
                    help="a symbol or lr: START:STOP:COUNT (linspace) or v1,v2,... (repeatable)")
-    w.add_argument("--seeds", type=int, default=4, help="seeds per (symbol point, learning rate) (default 4)")
-    w.add_argument("--steps", type=int, help="gradient steps (default: the spec's)")
+    _whole_option(w, "--seeds", lo=1, hi=MAX_SEEDS, default=4, help="seeds per (symbol point, learning rate) (default 4)")
+    _whole_option(w, "--steps", lo=1, hi=MAX_STEPS, example=2000, help="gradient steps (default: training.steps of the spec)")
     w.add_argument("--out", required=True, metavar="DIR", help="output folder (resumes a sweep already there)")
-    w.add_argument("--chunk", type=int, default=64, help="members per chunk (default 64)")
+    _whole_option(w, "--chunk", lo=1, default=64, help="members per chunk (default 64)")
     w.add_argument("--init", choices=["aligned", "random"], default="aligned",
                    help="aligned (the default): exact aligned balanced weights of strength a0, the same loss for "
                         "every seed up to rounding; random: N(0, init_std^2), a spread over the seeds")
@@ -364,7 +489,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("spec", help="the spec find-gates wrote for this run")
     add_run_arguments(c, required=True)
     c.add_argument("--steps", help="the checkpoints' steps (0,100,...) when the file names have none")
-    c.add_argument("--lr", type=float, help="the run's learning rate (default: the spec's)")
+    _number_option(c, "--lr", what="a positive number up to 1e3", example="0.05", help="the run's learning rate (default: the spec's)")
     c.add_argument("--out", required=True, metavar="DIR", help="output folder")
     _common(c, "compare", limits=False, progress="bar (three stages: the GDLN, the race, the page)")
 
@@ -376,7 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                      "exhaust.json, or a spec that predict or find-gates wrote")
     rr.add_argument("--out", metavar="NEW", help="keep the rerun's result here (atomic; default: it is compared, "
                                                  "then removed with the temporary folder)")
-    rr.add_argument("--rtol", type=float, default=0.0, metavar="R",
+    _number_option(rr, "--rtol", what="a number at least 0 and below 1", example="1e-12", default=0.0, metavar="R",
                     help="numbers agree within this relative difference |a - b| / max(|a|, |b|), from 0 to below 1 "
                          "(default 0: bit for bit)")
     _common(rr, "rerun", limits=False, progress="bar or lines of the command rerun")
@@ -420,12 +545,11 @@ def markdown() -> str:
     os.environ["COLUMNS"] = "100"
     try:
         parser = build_parser()
-        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         out = ["# Command-line reference", "",
                "Every command's `--help`, as `theorykit COMMAND --help` prints it. Generated by",
                f"`{REGENERATE}`; a test fails when a command or option is missing from it.", "",
                "```text", parser.format_help().rstrip(), "```", ""]
-        for name, p in sub.choices.items():
+        for name, p in commands(parser).items():
             out += [f"## {name}", "", "```text", p.format_help().rstrip(), "```", ""]
         return "\n".join(out)
     finally:

@@ -16,7 +16,7 @@ from ..io import atomic_write_text, write_json
 from ..spec import fields as vf
 from ..spec import files as sf
 from ..spec.gating import GDLNSpec, Pathway
-from .common import check_out_dir, check_outputs, fitting_name, no_value, provenance, record_comment, steps_arg, values_from
+from .common import check_out_dir, check_outputs, fitting_name, no_value, provenance, record_comment, values_from
 
 
 def load_task_training(path, assignments=()):
@@ -34,12 +34,7 @@ def load_task_training(path, assignments=()):
 
 
 def run(args) -> int:
-    for flag, v in (("--hidden", args.hidden), ("--beam", args.beam), ("--shortlist", args.shortlist),
-                    ("--seeds", args.seeds), ("--samples", args.samples), ("--max-families", args.max_families),
-                    ("--max-patterns", args.max_patterns)):
-        vf.integer(v, flag, lo=1, fix=f"e.g. {flag} 8")
-    if args.steps is not None:
-        steps_arg(args.steps)
+    # the whole-number options are checked by the parser's rule (theorykit.cli.parser.WholeNumber)
     vf.real(args.time_bound, "--time-bound", lo=0.0, hi=math.inf, fix="a number >= 0, e.g. --time-bound 60")
     task, training, name = load_task_training(args.spec, args.set)
     # before any work and any file: an unwritable --json must not leave --out behind

@@ -11,7 +11,6 @@ bad result file or a command that cannot be rerun safely.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import math
@@ -30,7 +29,7 @@ from ..io import counted, software_versions
 from ..spec.limits import human_seconds
 from . import one_line
 from .common import BUILTIN_TASKS, INPUT_OPTIONS, check_outputs, file_sha256, write_result
-from .parser import build_parser
+from .parser import build_parser, commands
 
 #: the commands whose results record how they were made, each with its output options: dest → what
 #: the rerun gives it (``result``: the new result file; ``dir``: a folder holding it; ``aside``: a file
@@ -130,8 +129,7 @@ def split_command(rec) -> list[str]:
 
 
 def _subparser(command: str):
-    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    return sub.choices[command]
+    return commands(build_parser())[command]
 
 
 def _action(sub, name: str):
