@@ -7,9 +7,13 @@ square made ring elements that vanish on one branch (y − S with y² = S²), so
 Every expected value is derived by hand in the docstrings and checked with mpmath at 50 digits at
 several points (an independent evaluation, not the code under test).
 """
+import time
+
 import mpmath
+import numpy as np
 import sympy as sp
 
+import theorykit as tk
 from theorykit.theory.modes import tidy
 from theorykit.theory.radicals import _square_roots_multiplied_out as reduce_
 from theorykit.theory.radicals import zero_by_radical_reduction as zero
@@ -21,7 +25,7 @@ POINTS = ("0.3", "1.7", "2.9")
 
 
 def mp50(e, sym, at):
-    """``e`` at ``sym = at`` in mpmath at 50 digits (principal roots), through lambdify: independent of the reduction."""
+    """``e`` at ``sym = at`` in mpmath at 50 digits (principal roots), by lambdify: not the reduction."""
     with mpmath.workdps(50):
         return sp.lambdify(sym, e, "mpmath")(mpmath.mpf(at))
 
@@ -85,3 +89,26 @@ def test_a_square_radicand_is_its_root_only_where_the_sign_is_known():
         assert abs(mp50(ratio, D, at) - 1) < 1e-45
     assert reduce_(ratio) == 1
     assert reduce_(sqx / (x + 1)) is None
+
+
+def test_singular_vectors_of_a_two_by_two_gram_problem_over_a_symbol_are_tidied_quickly():
+    """Targets f = [[1, 2Δ], [1, Δ − 1]] on the inputs I₂: Σyx = f/2, so the modes are f's SVD halved. Its
+    right singular vectors (eigenvectors of fᵀf) hold roots of sums holding roots of Δ; radsimp ran 92–129 s
+    per entry on a 2-core CPU to return them unchanged (a timeout of 60 s here leaves room for a loaded
+    machine; it now takes about a second). The vectors are checked against numpy's SVD of f at three
+    points (up to the sign of each pair), and s against σ/2: at Δ = 0, σ² = (3 ± √5)/2 by hand."""
+    task = tk.Task(sp.eye(2), sp.Matrix([[1, 2 * D], [1, D - 1]]), {"Delta": D})
+    t0 = time.perf_counter()
+    modes = tk.Derivation(tk.GDLNSpec(task, (tk.Pathway("p", "all", "all", "all", 8, 2),))).modes["p"].modes
+    vecs = [(m.s, m.u, m.v, m.d) for m in modes]
+    assert time.perf_counter() - t0 < 60
+    assert [d for *_, d in vecs] == [sp.Rational(1, 2)] * 2
+    s0 = sorted(float(s.subs(D, 0)) ** 2 * 4 for s, *_ in vecs)
+    assert np.allclose(s0, [(3 - 5 ** 0.5) / 2, (3 + 5 ** 0.5) / 2], rtol=1e-13)
+    for at in (0.3, 1.7, 2.9):
+        U, sig, Vt = np.linalg.svd(np.array([[1, 2 * at], [1, at - 1]]))
+        for i, (s, u, v, _) in enumerate(vecs):
+            uu, vv = (np.array([float(sp.N(e.subs(D, sp.Float(at, 30)), 30)) for e in col]) for col in (u, v))
+            sign = np.sign(vv @ Vt[i])
+            assert abs(float(sp.N(s.subs(D, sp.Float(at, 30)))) - sig[i] / 2) < 1e-12
+            assert np.allclose(sign * vv, Vt[i], atol=1e-12) and np.allclose(sign * uu, U[:, i], atol=1e-12)
