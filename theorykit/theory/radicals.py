@@ -1,13 +1,15 @@
 """Exact arithmetic with square roots: zero tests and rational forms by polynomial reduction.
 
 A square root ``√b`` of an expression ``b`` becomes a fresh symbol ``y`` with the relation
-``y² = b``; what is then proved by polynomial arithmetic modulo these relations holds for either
-sign of every root, so nothing is guessed from digits. :func:`zero_by_radical_reduction` proves an
-expression zero (behind :func:`theorykit.theory.modes.is_zero`); :func:`_square_roots_multiplied_out`
-finds the rational function an expression with square roots equals (behind
-:func:`theorykit.theory.modes.tidy`), roots nested in roots included: the input variance
-``d = vᵀ Σx v`` of a singular vector ``v = w/‖w‖`` that rotates with a symbol holds
-``1/√(Q(Δ, √(Δ² + 4)))`` squared and is a constant. Both use one replacement of the roots by
+``y² = b``, after the radicand is brought to a normal form (:func:`_sqrt_normal_form`: ``√6 = √2·√3``,
+``√(2Δ² + 4) = √2·√(Δ² + 2)``, a square factor of known sign taken out), so that roots related by a
+product share their symbols. What is then proved by polynomial arithmetic modulo these relations holds
+for either sign of every symbol ``y``, so for the principal roots, and nothing is guessed from digits.
+:func:`zero_by_radical_reduction` proves an expression zero (behind
+:func:`theorykit.theory.modes.is_zero`); :func:`_square_roots_multiplied_out` finds the rational
+function an expression with square roots equals (behind :func:`theorykit.theory.modes.tidy`), roots
+nested in roots included: the input variance ``d = vᵀ Σx v`` of a singular vector ``v = w/‖w‖`` that
+rotates with a symbol holds ``1/√(Q(Δ, √(Δ² + 4)))`` squared and is a constant. Both use one replacement of the roots by
 symbols and one reduction (:func:`_roots_as_symbols`, :func:`_reduced`), with the same bounds.
 """
 from __future__ import annotations
@@ -27,8 +29,8 @@ def zero_by_radical_reduction(expr) -> bool:
 
     Its square roots become symbols with their relations, innermost first (:func:`_roots_as_symbols`:
     towers of roots too), and the numerator is reduced modulo these relations. A zero remainder with a
-    non-zero reduced denominator proves ``expr = 0`` for either sign of every root (only ``y² = b`` is
-    used) wherever the denominator is not zero; a non-zero one decides nothing. Radicands are first
+    non-zero reduced denominator proves ``expr = 0`` for either sign of every root symbol (only
+    ``y² = b`` is used) wherever the denominator is not zero; a non-zero one decides nothing. Radicands are first
     brought to a normal form (:func:`_sqrt_normal_form`: ``√(2Δ² + 4) = √2·√(Δ² + 2)``, ``√6 = √2·√3``),
     so that roots related by a product share their symbols and a denominator such as
     ``√(2Δ² + 4) − √2·√(Δ² + 2)`` reduces to 0 (0/0 is not called zero). A radicand that is a square
@@ -72,7 +74,8 @@ def _roots_as_symbols(x, rationalise: bool = True):
     relations ``y_b² − b``, innermost first. In this lex order they are a triangular set (the leading
     term of each is ``y_b²``), so reduction modulo them (:func:`_reduced`) is a normal form. Raises
     (one of ``_UNDECIDED``) on a root that is not square, a function, a radicand that is not a
-    polynomial, a radicand that is a square of unknown sign, or past a bound (:data:`RADICAL_REDUCTION_MAX_OPS`, :data:`RADICAL_REDUCTION_MAX_POWER`,
+    polynomial, a radicand that is a square of unknown sign, or past a bound
+    (:data:`RADICAL_REDUCTION_MAX_OPS`, :data:`RADICAL_REDUCTION_MAX_POWER`,
     :data:`RADICAL_REDUCTION_MAX_ROOTS`). The bounds on operations and powers guard the products of
     rationalisation; with ``rationalise=False`` (the zero test, which only reduces the numerator once)
     they are not applied, and the roots' count and :func:`_reduced`'s term count bound its cost, so
@@ -106,6 +109,8 @@ def _roots_as_symbols(x, rationalise: bool = True):
 #: a rational radicand ``n/m`` is split into primes when ``n·m`` has no prime factor above this
 #: after trial division (``factorint``'s cost); a larger cofactor stays one root
 _TRIAL_DIVISION_LIMIT = 10 ** 6
+#: a polynomial radicand of more terms than this is not factored (its content still comes out)
+_FACTOR_MAX_TERMS = 60
 
 
 def _sqrt_normal_form(b):
@@ -137,6 +142,8 @@ def _sqrt_normal_form(b):
         return 1, [b]
     q, P = sp.expand(b).as_content_primitive()
     c, roots = _sqrt_normal_form(q)
+    if len(sp.Add.make_args(P)) > _FACTOR_MAX_TERMS:
+        return c, roots + [P]                   # factoring's cost: P stays one root
     g, factors = sp.factor_list(P)
     S, odd = sp.Mul(*[f ** (k // 2) for f, k in factors]), [f for f, k in factors if k % 2]
     if S != 1:
@@ -208,7 +215,7 @@ def _square_roots_multiplied_out(x):
     root at a time, outermost first: reduced, it is ``a + c·y`` with ``a``, ``c`` free of ``y`` and of
     every root outside it; numerator and denominator are multiplied by ``a − c·y`` and reduced again,
     which leaves ``a² − c²·b`` below. Where numerator and denominator are then both free of the ``y``'s,
-    their quotient equals ``x`` exactly, for either sign of every root (only ``y² = b`` is used); it is
+    their quotient equals ``x`` exactly, for either sign of every root symbol (only ``y² = b`` is used); it is
     returned cancelled. ``None`` (nothing decided) otherwise: a root is left in the numerator, a
     conjugate vanishes, or :func:`_roots_as_symbols` refuses (a root that is not square, a function, a
     radicand that is not a polynomial, past a bound), or a Float in ``x`` (a number known only to its digits:
