@@ -150,10 +150,17 @@ def _radical_free(x) -> bool:
 
 def _tidy_vec(v: sp.Matrix, kind: str) -> sp.Matrix:
     """A vector's presentation form: entrywise :func:`tidy` (``kind`` "plain"), or ``radsimp`` of it
-    ("rad": the eigenvectors of a Gram matrix), bounded in size."""
-    if kind == "rad":
-        return v.applyfunc(lambda x: sp.radsimp(tidy(x)) if sp.count_ops(x) <= SIMPLIFY_MAX_OPS else x)
-    return v.applyfunc(tidy)
+    ("rad": the eigenvectors of a Gram matrix), bounded in size. ``radsimp`` is skipped where the
+    denominator holds a root of a sum with roots of the symbols in it (a 2 × 2 Gram problem over the
+    symbols: targets [[1, 2Δ], [1, Δ − 1]]): it has no sum of roots to rationalise there, and took
+    92–129 s per entry (2-core CPU) to return it unchanged."""
+    def rad(x):
+        if sp.count_ops(x) > SIMPLIFY_MAX_OPS:
+            return x
+        x = tidy(x)
+        return x if _nested_symbolic_radical(sp.denom(x)) else sp.radsimp(x)
+
+    return v.applyfunc(rad if kind == "rad" else tidy)
 
 
 def num(expr, ref) -> float:

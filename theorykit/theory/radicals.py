@@ -1,13 +1,15 @@
 """Exact arithmetic with square roots: zero tests and rational forms by polynomial reduction.
 
 A square root ``√b`` of an expression ``b`` becomes a fresh symbol ``y`` with the relation
-``y² = b``; what is then proved by polynomial arithmetic modulo these relations holds for either
-sign of every root, so nothing is guessed from digits. :func:`zero_by_radical_reduction` proves an
-expression zero (behind :func:`theorykit.theory.modes.is_zero`); :func:`_square_roots_multiplied_out`
-finds the rational function an expression with square roots equals (behind
-:func:`theorykit.theory.modes.tidy`), roots nested in roots included: the input variance
-``d = vᵀ Σx v`` of a singular vector ``v = w/‖w‖`` that rotates with a symbol holds
-``1/√(Q(Δ, √(Δ² + 4)))`` squared and is a constant. Both use one replacement of the roots by
+``y² = b``, after the radicand is brought to a normal form (:func:`_sqrt_normal_form`: ``√6 = √2·√3``,
+``√(2Δ² + 4) = √2·√(Δ² + 2)``, a square factor of known sign taken out), so that roots related by a
+product share their symbols. What is then proved by polynomial arithmetic modulo these relations holds
+for either sign of every symbol ``y``, so for the principal roots, and nothing is guessed from digits.
+:func:`zero_by_radical_reduction` proves an expression zero (behind
+:func:`theorykit.theory.modes.is_zero`); :func:`_square_roots_multiplied_out` finds the rational
+function an expression with square roots equals (behind :func:`theorykit.theory.modes.tidy`), roots
+nested in roots included: the input variance ``d = vᵀ Σx v`` of a singular vector ``v = w/‖w‖`` that
+rotates with a symbol holds ``1/√(Q(Δ, √(Δ² + 4)))`` squared and is a constant. Both use one replacement of the roots by
 symbols and one reduction (:func:`_roots_as_symbols`, :func:`_reduced`), with the same bounds.
 """
 from __future__ import annotations
@@ -27,12 +29,16 @@ def zero_by_radical_reduction(expr) -> bool:
 
     Its square roots become symbols with their relations, innermost first (:func:`_roots_as_symbols`:
     towers of roots too), and the numerator is reduced modulo these relations. A zero remainder with a
-    non-zero reduced denominator proves ``expr = 0`` for either sign of every root (only ``y² = b`` is
-    used) wherever the denominator is not zero; a non-zero one decides nothing (``b`` may be a square).
-    A radicand that is a square (``√(x² + 2x + 1)``) can make a denominator whose reduced form is not
-    zero vanish on one branch: ``((√x + 1)(√x − 1) − x + 1)/(√(x² + 2x + 1) − x − 1)`` is 0/0 for
-    x > −1 and is still called zero (it is 0 wherever it is defined). Radicals other than square roots,
-    functions, and anything past the bounds of :func:`_roots_as_symbols` make it undecided."""
+    non-zero reduced denominator proves ``expr = 0`` for either sign of every root symbol (only
+    ``y² = b`` is used) wherever the denominator is not zero; a non-zero one decides nothing. Radicands are first
+    brought to a normal form (:func:`_sqrt_normal_form`: ``√(2Δ² + 4) = √2·√(Δ² + 2)``, ``√6 = √2·√3``),
+    so that roots related by a product share their symbols and a denominator such as
+    ``√(2Δ² + 4) − √2·√(Δ² + 2)`` reduces to 0 (0/0 is not called zero). A radicand that is a square
+    (``√(x² + 2x + 1)``) is its root ``±(x + 1)`` where the symbols' assumptions give the sign (x > 0),
+    and makes the test undecided otherwise: its symbol would make a reduced denominator that is not zero
+    vanish on one branch (``((√x + 1)(√x − 1) − x + 1)/(√(x² + 2x + 1) − x − 1)``, 0/0 for x > −1). A
+    square of this kind hidden in a tower (``√(3 + 2√2) = 1 + √2``) is not found. Radicals other than
+    square roots, functions, and anything past the bounds of :func:`_roots_as_symbols` make it undecided."""
     expr = sp.sympify(expr)
     if expr == 0:
         return True
@@ -60,14 +66,16 @@ _UNDECIDED = (_Refused, ValueError, sp.PolynomialError, sp.GeneratorsNeeded, sp.
 
 
 def _roots_as_symbols(x, rationalise: bool = True):
-    """``x`` as ``(f, rels, k)``: every ``b^(p/2)`` becomes ``y_b^p`` with a fresh symbol ``y_b``,
-    innermost first, so that ``b`` may hold the symbols of roots inside it (a tower:
+    """``x`` as ``(f, rels, k)``: every ``b^(p/2)`` becomes ``y_b^p`` with a fresh symbol ``y_b``
+    (``(c·∏ y_r)^p`` over the roots ``r`` of ``b``'s normal form, :func:`_sqrt_normal_form`, where ``b``
+    holds no root), innermost first, so that ``b`` may hold the symbols of roots inside it (a tower:
     ``√(Δ² + Δ√(Δ² + 4) + 2)``); ``f`` is the result, a rational function over ℚ whose first ``k``
     generators are the roots' symbols, outermost first, then ``x``'s symbols; ``rels`` are the
     relations ``y_b² − b``, innermost first. In this lex order they are a triangular set (the leading
     term of each is ``y_b²``), so reduction modulo them (:func:`_reduced`) is a normal form. Raises
     (one of ``_UNDECIDED``) on a root that is not square, a function, a radicand that is not a
-    polynomial, or past a bound (:data:`RADICAL_REDUCTION_MAX_OPS`, :data:`RADICAL_REDUCTION_MAX_POWER`,
+    polynomial, a radicand that is a square of unknown sign, or past a bound
+    (:data:`RADICAL_REDUCTION_MAX_OPS`, :data:`RADICAL_REDUCTION_MAX_POWER`,
     :data:`RADICAL_REDUCTION_MAX_ROOTS`). The bounds on operations and powers guard the products of
     rationalisation; with ``rationalise=False`` (the zero test, which only reduces the numerator once)
     they are not applied, and the roots' count and :func:`_reduced`'s term count bound its cost, so
@@ -77,11 +85,18 @@ def _roots_as_symbols(x, rationalise: bool = True):
             p.base.is_Add and p.exp.is_Integer and abs(p.exp) > RADICAL_REDUCTION_MAX_POWER for p in x.atoms(sp.Pow))):
         raise _Refused
     ys = {}                                       # radicand -> its symbol, innermost first
+    forms = {}                                    # radicand -> _sqrt_normal_form's (c, roots)
 
     def rad(e):
-        if not (e.exp.is_Rational and e.exp.q == 2) or len(ys) >= RADICAL_REDUCTION_MAX_ROOTS and e.base not in ys:
-            raise _Refused      # a root other than a square root, or too many roots
-        return ys.setdefault(e.base, sp.Dummy("y")) ** int(e.exp.p)
+        if not (e.exp.is_Rational and e.exp.q == 2):
+            raise _Refused      # a root other than a square root
+        if e.base not in forms:
+            inner = e.base.free_symbols & set(ys.values())
+            forms[e.base] = (1, [e.base]) if inner else _sqrt_normal_form(e.base)
+        coeff, roots = forms[e.base]
+        if len(ys.keys() | set(roots)) > RADICAL_REDUCTION_MAX_ROOTS:
+            raise _Refused      # too many roots
+        return (coeff * sp.Mul(*[ys.setdefault(b, sp.Dummy("y")) for b in roots])) ** int(e.exp.p)
 
     body = x.replace(lambda e: e.is_Pow and not e.exp.is_Integer, rad)    # bottom-up: inner roots first
     outer_first = list(ys.values())[::-1]
@@ -89,6 +104,61 @@ def _roots_as_symbols(x, rationalise: bool = True):
     F, *_ = sp.field(outer_first + sorted(syms, key=str), sp.QQ)
     rels = [F.ring.from_expr(y ** 2 - b) for b, y in ys.items()]   # CoercionFailed: a rational radicand
     return F.from_expr(body), rels, len(outer_first)
+
+
+#: a rational radicand ``n/m`` is split into primes when ``n·m`` has no prime factor above this
+#: after trial division (``factorint``'s cost); a larger cofactor stays one root
+_TRIAL_DIVISION_LIMIT = 10 ** 6
+#: a polynomial radicand of more terms than this is not factored (its content still comes out)
+_FACTOR_MAX_TERMS = 60
+
+
+def _sqrt_normal_form(b):
+    """``(c, roots)`` with ``√b = c·∏ √r`` (``r`` in ``roots``) on the principal branch, so that roots
+    related by a product get symbols related by it: ``√6 = √2·√3``, ``√8 = 2√2``, ``√(3/4) = √3/2``,
+    ``√(2Δ² + 4) = √2·√(Δ² + 2)``, ``√(Δ²(Δ² + 1)) = Δ·√(Δ² + 1)`` and ``√(Δ² + Δ) = √Δ·√(Δ + 1)`` for Δ ≥ 0.
+
+    A positive rational radicand becomes its square part times the roots of its primes (independent of
+    each other). A polynomial ``b`` (over ℚ, no root symbols in it) is its positive rational content
+    ``q`` (treated so) times a primitive ``P = ±∏ fᵢ^kᵢ`` (``fᵢ`` irreducible over ℚ):
+    ``√b = √q·|S|·∏ √fᵢ·√g`` with ``S = ∏ fᵢ^(kᵢ//2)``, one root ``√fᵢ`` for each odd ``kᵢ`` whose
+    ``fᵢ`` is known to be ≥ 0, and ``g`` the product of the sign and the other odd factors. Each step is
+    exact for the principal root: ``√(a·z) = √a·√z`` for a real ``a ≥ 0`` and any complex ``z``, and
+    ``√(S²z) = |S|·√z`` for a real ``S``. Signs come from SymPy's assumptions on the symbols (``Δ + 1``
+    is ≥ 0 for ``Δ ≥ 0``); ``|S|`` is ``±S`` when the sign of ``S`` is known, else ``P`` stays one root.
+    A radicand that is a square (``g = 1``: ``√(x² + 2x + 1)``) of unknown sign raises ``_Refused``: a
+    symbol ``y`` with ``y² = S²`` would make ring elements that are not zero vanish on one branch
+    (``y − S``), so that 0/0 could be called zero. A negative number, a radicand with a Float, a
+    rational function, or one with a root inside stays one root (``(1, [b])``)."""
+    if b.is_Rational:
+        if b <= 0:
+            return 1, [b]
+        c, roots = sp.Rational(1, b.q), []
+        for p, k in sp.factorint(b.p * b.q, limit=_TRIAL_DIVISION_LIMIT).items():
+            c *= sp.Integer(p) ** (k // 2)
+            roots += [sp.Integer(p)] if k % 2 else []
+        return c, roots
+    if b.atoms(sp.Float) or not b.is_polynomial() or not b.free_symbols:
+        return 1, [b]
+    q, P = sp.expand(b).as_content_primitive()
+    c, roots = _sqrt_normal_form(q)
+    if len(sp.Add.make_args(P)) > _FACTOR_MAX_TERMS:
+        return c, roots + [P]                   # factoring's cost: P stays one root
+    g, factors = sp.factor_list(P)
+    S, odd = sp.Mul(*[f ** (k // 2) for f, k in factors]), [f for f, k in factors if k % 2]
+    if S != 1:
+        sign = 1 if S.is_nonnegative else -1 if S.is_nonpositive else 0
+        if sign == 0 and not odd:
+            raise _Refused      # a square of unknown sign: √(S²) = |S|
+        if sign == 0:
+            return c, roots + [P]
+        c *= sign * S
+    for f in odd:
+        if f.is_nonnegative:
+            roots.append(f)
+        else:
+            g *= f
+    return c, roots + ([] if g == 1 else [sp.expand(g)])
 
 
 def _reduced(p, rels):
@@ -145,7 +215,7 @@ def _square_roots_multiplied_out(x):
     root at a time, outermost first: reduced, it is ``a + c·y`` with ``a``, ``c`` free of ``y`` and of
     every root outside it; numerator and denominator are multiplied by ``a − c·y`` and reduced again,
     which leaves ``a² − c²·b`` below. Where numerator and denominator are then both free of the ``y``'s,
-    their quotient equals ``x`` exactly, for either sign of every root (only ``y² = b`` is used); it is
+    their quotient equals ``x`` exactly, for either sign of every root symbol (only ``y² = b`` is used); it is
     returned cancelled. ``None`` (nothing decided) otherwise: a root is left in the numerator, a
     conjugate vanishes, or :func:`_roots_as_symbols` refuses (a root that is not square, a function, a
     radicand that is not a polynomial, past a bound), or a Float in ``x`` (a number known only to its digits:
