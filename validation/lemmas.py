@@ -27,11 +27,10 @@ from theorykit.progress import progress_bar
 from theorykit.sim.simulation import simulate
 from theorykit.spec.gating import Pathway
 from theorykit.spec.task import Task
-from theorykit.theory.effective import effective_dataset
-from theorykit.theory.lemmas import (GATE_CLASSES, all_patterns, classify_context_gating, context_gating_mismatch,
-                                     gate_census, has_xor_subpattern, interlacing_holds, interlacing_holds_exact,
-                                     is_staircase, lp_realisable, poly_bernoulli, realisable_gate_patterns,
-                                     top_singular_value)
+# the modules, not their names: the suite looks its functions up when it runs, so that a test can replace one
+# (tests/test_suite_verdict_rules.py and tests/test_verdicts.py mutate them to see the verdicts fail)
+from theorykit.theory import effective as eff
+from theorykit.theory import lemmas as tl
 
 from ._common import graded, pyplot
 
@@ -66,7 +65,7 @@ def _interlacing_random(count: int, seed: int = 0) -> dict:
         A[:, rng.random(n) < 0.15] = 0.0
         rows = [i for i in range(m) if rng.random() < 0.4][: m - 1]
         cols = [j for j in range(n) if rng.random() < 0.4][: n - 1]
-        bad += not interlacing_holds(A, rows, cols)
+        bad += not tl.interlacing_holds(A, rows, cols)
     return {"checked": count, "violations": int(bad)}
 
 
@@ -78,7 +77,7 @@ def _interlacing_exact(count: int, seed: int = 1) -> dict:
         A = sp.Matrix(rng.integers(-3, 4, size=(m, n)).tolist())
         rows = [i for i in range(m) if rng.random() < 0.4][: m - 1]
         cols = [j for j in range(n) if rng.random() < 0.4][: n - 1]
-        bad += not interlacing_holds_exact(A, rows, cols)
+        bad += not tl.interlacing_holds_exact(A, rows, cols)
     return {"checked": count, "violations": int(bad)}
 
 
@@ -90,17 +89,17 @@ def _section4_restrictions() -> dict:
     bad = 0
     for name, ctxs in (("all contexts", (0, 1, 2)), ("contexts 1,2", (0, 1)), ("context 1", (0,))):
         act = tuple(int(mu // n in ctxs) for mu in range(task.P))
-        full = effective_dataset(task, Pathway("f", act, "all", "all")).Syx
+        full = eff.effective_dataset(task, Pathway("f", act, "all", "all")).Syx
         A = np.array(full.evalf(30).tolist(), dtype=float)
-        row = {"all features": top_singular_value(A)}
+        row = {"all features": tl.top_singular_value(A)}
         for label, ins, outs in (("items only", tuple(range(n)), "all"),
                                  ("common outputs only", "all", tuple(range(15))),
                                  ("items, common outputs", tuple(range(n)), tuple(range(15)))):
-            sub = effective_dataset(task, Pathway("s", act, ins, outs)).Syx
-            row[label] = top_singular_value(sub)
+            sub = eff.effective_dataset(task, Pathway("s", act, ins, outs)).Syx
+            row[label] = tl.top_singular_value(sub)
             rr = [] if outs == "all" else [r for r in range(task.p) if r not in outs]
             cc = [] if ins == "all" else [c for c in range(task.d) if c not in ins]
-            bad += not interlacing_holds(A, rr, cc)
+            bad += not tl.interlacing_holds(A, rr, cc)
             bad += row[label] > row["all features"] * (1 + 1e-12)
         out[name] = row
     return {"top_singular_values": out, "violations": int(bad)}
@@ -112,12 +111,11 @@ def _positive_data(count: int, seed: int = 2) -> dict:
     "pathway with P fixed" is not the sum divided by a constant: a task of P + 1 datapoints (the same
     draws), a pathway gated on a random non-empty subset of the first P and then on datapoint P + 1 as
     well, both through theorykit's ``effective_dataset`` (the form Proposition 4.2 uses)."""
-    top = top_singular_value
 
     def pathway_top(task, active):
-        e = effective_dataset(task, Pathway("p", tuple(int(a) for a in active), "all", "all"))
+        e = eff.effective_dataset(task, Pathway("p", tuple(int(a) for a in active), "all", "all"))
         A = e.Syx_float()
-        return top(A if A is not None else np.array(e.Syx.evalf(30).tolist(), dtype=float))
+        return tl.top_singular_value(A if A is not None else np.array(e.Syx.evalf(30).tolist(), dtype=float))
 
     rng = np.random.default_rng(seed)
     rng_gate = np.random.default_rng(seed + 1000)       # the gates: a stream of their own (the data draws unchanged)
@@ -128,8 +126,8 @@ def _positive_data(count: int, seed: int = 2) -> dict:
         X, Y = rng.integers(0, 5, (d, P)).astype(float), rng.integers(0, 5, (p, P)).astype(float)
         x, y = rng.integers(0, 5, d).astype(float), rng.integers(0, 5, p).astype(float)
         S = Y @ X.T
-        s0 = top(S)
-        fails["sum_nonnegative"] += top(S + np.outer(y, x)) < s0 * (1 - 1e-12)
+        s0 = tl.top_singular_value(S)
+        fails["sum_nonnegative"] += tl.top_singular_value(S + np.outer(y, x)) < s0 * (1 - 1e-12)
         # a pathway of the task with these P + 1 datapoints, gated on a random non-empty subset of the first P,
         # then on datapoint P + 1 as well (theorykit's effective dataset: the task's P + 1 fixed)
         task = Task(sp.Matrix(np.column_stack([X, x]).astype(int).tolist()),
@@ -139,11 +137,12 @@ def _positive_data(count: int, seed: int = 2) -> dict:
         before = pathway_top(task, gate)
         gate[P] = True
         fails["pathway_fixed_P_nonnegative"] += pathway_top(task, gate) < before * (1 - 1e-12)
-        fails["averaged_nonnegative"] += top((S + np.outer(y, x)) / (P + 1)) < s0 / P * (1 - 1e-12)
+        fails["averaged_nonnegative"] += tl.top_singular_value((S + np.outer(y, x)) / (P + 1)) < s0 / P * (1 - 1e-12)
         Xm, Ym = rng.integers(-4, 5, (d, P)).astype(float), rng.integers(-4, 5, (p, P)).astype(float)
         xm, ym = rng.integers(-4, 5, d).astype(float), rng.integers(-4, 5, p).astype(float)
         Sm = Ym @ Xm.T
-        fails["sum_mixed_signs"] += top(Sm + np.outer(ym, xm)) < top(Sm) * (1 - 1e-12)
+        fails["sum_mixed_signs"] += (tl.top_singular_value(Sm + np.outer(ym, xm))
+                                     < tl.top_singular_value(Sm) * (1 - 1e-12))
     return {"checked": count, "decreases": {k: int(v) for k, v in fails.items()},
             "decrease_share": {k: v / count for k, v in fails.items()}}
 
@@ -153,29 +152,29 @@ def _gate_characterisation(sizes, lp_max_cells: int) -> dict:
     ok = True
     for n, k in sizes:
         t0 = time.time()
-        R = realisable_gate_patterns(n, k)
-        P = all_patterns(n, k)
+        R = tl.realisable_gate_patterns(n, k)
+        P = tl.all_patterns(n, k)
         enum = np.array([g.tobytes() in R for g in P])
-        stair = np.array([is_staircase(g) for g in P])
-        xorfree = np.array([not has_xor_subpattern(g) for g in P])
+        stair = np.array([tl.is_staircase(g) for g in P])
+        xorfree = np.array([not tl.has_xor_subpattern(g) for g in P])
         row = {"n": n, "k": k, "patterns": int(len(P)), "realisable": int(enum.sum()),
-               "poly_bernoulli": poly_bernoulli(n, k), "enumeration_equals_staircase": bool((enum == stair).all()),
+               "poly_bernoulli": tl.poly_bernoulli(n, k), "enumeration_equals_staircase": bool((enum == stair).all()),
                "staircase_equals_xor_free": bool((stair == xorfree).all())}
         if n * k <= lp_max_cells:
-            lp = np.array([lp_realisable(g)[0] for g in P])
+            lp = np.array([tl.lp_realisable(g)[0] for g in P])
             row["lp_equals_enumeration"] = bool((lp == enum).all())
         row["seconds"] = round(time.time() - t0, 2)
         ok &= row["realisable"] == row["poly_bernoulli"] and row["enumeration_equals_staircase"] \
             and row["staircase_equals_xor_free"] and row.get("lp_equals_enumeration", True)
         rows.append(row)
-    xor = [g.astype(int).tolist() for g in all_patterns(2, 2) if not lp_realisable(g)[0]]
+    xor = [g.astype(int).tolist() for g in tl.all_patterns(2, 2) if not tl.lp_realisable(g)[0]]
     return {"sizes": rows, "all_agree": bool(ok), "infeasible_2x2_patterns": xor,
             "infeasible_are_the_xor_patterns": sorted(xor) == sorted(XOR_2X2)}
 
 
 def _section4_pattern_counts() -> dict:
     n, k = 8, 3
-    total = poly_bernoulli(n, k)
+    total = tl.poly_bernoulli(n, k)
     ctx_only = 2 ** k            # dead and always-on included
     single = n * k
     item_only = 2 ** n - 2
@@ -193,41 +192,41 @@ def _census(seeds: int, progress: bool) -> dict:
                         snapshot_every=every, seed=0)
     gates = res.extra["gates"][0]                       # seeds × H × P
     W1, W2 = (np.asarray(w) for w in res.params)        # seeds × H × d, seeds × p × H
-    per_seed = [gate_census(gates[s], n, k) for s in range(seeds)]
-    total = {c: sum(ps[c] for ps in per_seed) for c in GATE_CLASSES}
+    per_seed = [tl.gate_census(gates[s], n, k) for s in range(seeds)]
+    total = {c: sum(ps[c] for ps in per_seed) for c in tl.GATE_CLASSES}
     units = seeds * H
-    shares = {c: total[c] / units for c in GATE_CLASSES}
+    shares = {c: total[c] / units for c in tl.GATE_CLASSES}
     # output-weighted shares (a unit's weight: ‖W1_j‖·‖W2_j‖)
-    wsum = {c: 0.0 for c in GATE_CLASSES}
+    wsum = {c: 0.0 for c in tl.GATE_CLASSES}
     mism_num = mism_den = 0.0
     for s in range(seeds):
         wt = np.linalg.norm(W1[s], axis=1) * np.linalg.norm(W2[s], axis=0)
         for j in range(H):
-            wsum[classify_context_gating(gates[s, j], n, k)] += wt[j]
+            wsum[tl.classify_context_gating(gates[s, j], n, k)] += wt[j]
         pre = W1[s] @ X
-        mm = context_gating_mismatch(pre, n, k)
+        mm = tl.context_gating_mismatch(pre, n, k)
         w2 = np.linalg.norm(W2[s], axis=0) * np.abs(pre).sum(axis=1)
         mism_num += float((mm * w2).sum())
         mism_den += float(w2.sum())
     wtot = sum(wsum.values())
     snaps = res.extra["snapshots"]                      # seeds × T × H × P
-    counts = [gate_census(snaps[:, ti], n, k) for ti in range(snaps.shape[1])]
-    over_time = {c: [cnt[c] / units for cnt in counts] for c in GATE_CLASSES}
+    counts = [tl.gate_census(snaps[:, ti], n, k) for ti in range(snaps.shape[1])]
+    over_time = {c: [cnt[c] / units for cnt in counts] for c in tl.GATE_CLASSES}
     return {"hidden": H, "seeds": seeds, "steps": steps, "init_std": 0.005 / H, "lr": 0.001, "loss": "sum",
             "final_loss": res.loss[:, -1].tolist(), "initial_loss": res.loss[:, 0].tolist(),
             "counts_per_seed": per_seed, "shares": shares,
-            "weighted_shares": {c: wsum[c] / wtot for c in GATE_CLASSES},
+            "weighted_shares": {c: wsum[c] / wtot for c in tl.GATE_CLASSES},
             "activity_weighted_mismatch_to_context_gating": mism_num / mism_den,
             "snapshot_steps": [i * every for i in range(snaps.shape[1])], "shares_over_training": over_time}
 
 
 def _figure(census: dict, out_dir: Path) -> str:
     plt = pyplot()
-    colors = dict(zip(GATE_CLASSES, ["#999999", "#444444", "#1f77b4", "#ff7f0e", "#9467bd", "#2ca02c", "#d62728"]))
+    colors = dict(zip(tl.GATE_CLASSES, ["#999999", "#444444", "#1f77b4", "#ff7f0e", "#9467bd", "#2ca02c", "#d62728"]))
     fig, ax = plt.subplots(1, 2, figsize=(11, 3.8))
     for row, key, label in ((1, "shares", "units"), (0, "weighted_shares", "weighted by ‖W1_j‖‖W2_j‖")):
         left = 0.0
-        for c in GATE_CLASSES:
+        for c in tl.GATE_CLASSES:
             v = census[key][c]
             ax[0].barh(row, v, left=left, color=colors[c], label=c if row == 1 else None)
             left += v
@@ -237,7 +236,7 @@ def _figure(census: dict, out_dir: Path) -> str:
     ax[0].set_title(f"Final gate patterns ({census['seeds']} seeds × {census['hidden']} units)")
     ax[0].legend(fontsize=7, loc="lower left", bbox_to_anchor=(0, 1.12), ncol=4, frameon=False)
     steps = census["snapshot_steps"]
-    for c in GATE_CLASSES:
+    for c in tl.GATE_CLASSES:
         ax[1].plot(steps, census["shares_over_training"][c], color=colors[c], label=c)
     ax[1].set_xlabel("gradient step")
     ax[1].set_ylabel("share of units")
