@@ -456,8 +456,9 @@ def build_parser() -> argparse.ArgumentParser:
     _number_option(r, "--gamma", what="a number from 1e-6 to 1e6", example="1.1", help="context scale (default: the paper's Section 5 value, 1.1 at k = 4)")
     _number_option(r, "--a0", what="a positive number up to 100", example="5.1e-9", help="initial strength (default: 5.1e-9, the a0 rule for a context "
                    "pathway of the quick contexts suite's GDLN; the full suite's is twice that)")
-    _number_option(r, "--race-dt", what="a positive number", example="10", default=10, help="RK4 step tau/RACE_DT (default 10; the contexts suite races at "
-                   "tau/2 in --quick, tau/40 in --full)")
+    _number_option(r, "--race-dt", what="a positive number", example="10", default=10, help="RK4 step tau/RACE_DT, tau the time constant in "
+                   "gradient steps (1/lr for the mean loss, 1/(P lr) for the summed, P datapoints; docs/theory.md) "
+                   "(default 10; the contexts suite races at tau/2 in --quick, tau/40 in --full)")
     _whole_option(r, "--steps", lo=1, default=8000, help="gradient steps raced (default 8000, the paper's)")
     r.add_argument("--no-symmetry", action="store_true", help="integrate every family, not one per orbit")
     _common(r, "race_exhaust", limits=False, progress="lines")
