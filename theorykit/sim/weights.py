@@ -83,6 +83,9 @@ def read_npz(path, option: str, what: str, how: str, max_bytes: float | None = N
         raise SpecError(option, f"no such file: {path}", f"give the path of {what}") from None
     except IsADirectoryError:
         raise SpecError(option, f"{path} is a folder", f"give the path of {what}") from None
+    except PermissionError as exc:      # not a fault of the file's contents: saving it again would not help
+        raise SpecError(option, f"cannot read {path}: {exc.strerror or exc}",
+                        f"give the path of {what} that you may read (or change its permissions)") from None
     except Exception as exc:  # noqa: BLE001 - a corrupt, truncated or foreign file
         raise SpecError(f, f"is not a readable .npz ({type(exc).__name__}: {_short_exc(exc)})", how) from None
     out, total = {}, 0
