@@ -74,9 +74,28 @@ def vectors_on_grid(vec, x, xs) -> np.ndarray:
     return np.stack([np.asarray(f(v), float).ravel() for v in xs])
 
 
+def _step_rows(times) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct step counts in ``times``, sorted, and where each entry of ``times`` is among them.
+
+    ``times`` may be in any order and repeat a step; each must be a whole number ≥ 0 (a float that is
+    whole, such as ``np.arange(0, 3001, 10.0)``, is accepted)."""
+    fix = "(fix: give the gradient steps at which to read the loss, e.g. np.arange(0, steps + 1, every))"
+    try:
+        t = np.asarray(times, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"times: expected numbers, got {times!r} {fix}") from None
+    if t.ndim != 1 or t.size == 0:
+        raise ValueError(f"times: expected a non-empty 1-D array of step counts, got shape {t.shape} {fix}")
+    bad = ~np.isfinite(t) | (t < 0) | (t != np.round(t))
+    if bad.any():
+        raise ValueError(f"times: {t[bad][0]!r} is not a whole number of steps ≥ 0 {fix}")
+    return np.unique(t.astype(np.int64), return_inverse=True)
+
+
 def discrete_loss_grid(s_vals, d_vals, a0, tau, times, k: int, half_trace: float) -> np.ndarray:
     """Loss of ``k`` equal modes (s, d per grid point) under the discrete recurrence from a0, at the
-    integer ``times``: ``half_trace − k (s a − d a²/2)`` (``half_trace`` = ½ tr Σyy).
+    step counts ``times`` (whole numbers ≥ 0, in any order): ``half_trace − k (s a − d a²/2)``
+    (``half_trace`` = ½ tr Σyy). Returns an array of shape (grid points, len(times)).
 
     The recurrence is :func:`theorykit.theory.trajectory.discrete_mode_recurrence`'s (``a`` carried with
     its gap ``g = s/d − a``; ``d = 0``: ``a ← a (1 + s/τ)²``), with the same floating-point operations in
@@ -84,35 +103,29 @@ def discrete_loss_grid(s_vals, d_vals, a0, tau, times, k: int, half_trace: float
     Python loop per grid point): at η/8 over a full run's 64,000 steps it was the xor suite's slowest
     part. Not bit for bit: the square (1 + step)² is numpy's x·x, where the per-point loop's scalar
     power rounds differently about once in a thousand steps; the two agree to 1e-12 relative
-    (measured 5e-16; tests/test_xor_contexts_referee_rules.py checks it against the per-point loop)."""
-    times = np.asarray(times).astype(int)
-    steps = int(times[-1])
+    (measured 5e-16; tests/test_xor_contexts_referee_rules.py checks it against the per-point loop).
+    Only the rows at the asked steps are kept (memory: grid points × distinct times, not × steps)."""
+    wanted, where = _step_rows(times)
     s = np.asarray(s_vals, float).ravel()
     d = np.asarray(d_vals, float).ravel()
     flat = d == 0                      # no input variance (s = 0 too, e.g. XoR's linear ReLN at Δ = 0)
     live = ~flat
-    A = np.empty((steps + 1, s.size))      # a at every step, one row per step
-    A[0] = float(a0)
-    if flat.any():                     # a ← a (1 + s/τ)², the same factor every step
-        grow = (1.0 + s[flat] / tau) ** 2
-        A_flat = np.empty((steps + 1, grow.size))
-        A_flat[0] = float(a0)
-        for i in range(steps):
-            np.multiply(A_flat[i], grow, out=A_flat[i + 1])
-        A[:, flat] = A_flat
-    if live.any():                     # a ← a (1 + step)², g ← g (1 − (a d/τ)(2 + step)), step = d g/τ
-        dl, a = d[live], A[0, live].copy()
-        g = s[live] / dl - a
-        A_live = np.empty((steps + 1, dl.size))
-        A_live[0] = a
-        st, u, v = np.empty_like(a), np.empty_like(a), np.empty_like(a)
-        for i in range(steps):         # the per-point loop's operations, in its order, on whole rows
+    rows = np.empty((wanted.size, s.size))      # a at the asked steps, one row per distinct step
+    grow = (1.0 + s[flat] / tau) ** 2           # d = 0: a ← a (1 + s/τ)², the same factor every step
+    a_flat = np.full(grow.size, float(a0))
+    dl = d[live]                                # d > 0: a ← a (1 + step)², g ← g (1 − (a d/τ)(2 + step)),
+    a = np.full(dl.size, float(a0))             # step = d g/τ
+    g = s[live] / dl - a
+    st, u, v = np.empty_like(a), np.empty_like(a), np.empty_like(a)
+    for j, stop in enumerate(wanted):
+        for _ in range(stop - (wanted[j - 1] if j else 0)):  # the per-point loop's operations, in its order
+            np.multiply(a_flat, grow, out=a_flat)
             np.divide(np.multiply(dl, g, out=st), tau, out=st)                 # (s − d a)/τ = d g/τ
             np.multiply(np.divide(np.multiply(a, dl, out=v), tau, out=v), np.add(st, 2.0, out=u), out=v)
             np.multiply(g, np.subtract(1.0, v, out=v), out=g)
-            a = np.multiply(a, np.square(np.add(st, 1.0, out=u), out=u), out=A_live[i + 1])
-        A[:, live] = A_live
-    out = A[times].T
+            np.multiply(a, np.square(np.add(st, 1.0, out=u), out=u), out=a)
+        rows[j, flat], rows[j, live] = a_flat, a
+    out = rows[where].T
     return half_trace - k * mode_loss_reduction(s[:, None], d[:, None], out)
 
 
