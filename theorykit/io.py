@@ -339,6 +339,17 @@ def new_figure(**kw):
     return fig
 
 
+def gate_image(ax, gates, datapoints: int, labels, *, label_size=None):
+    """Draw gate patterns on ``ax``: one row per pathway or unit (``labels``), one column per datapoint,
+    black where the gate is on; whole datapoints on the x axis, at most 16 ticks. The caller adds the
+    title and the y label."""
+    ax.imshow(np.asarray(gates, float).reshape(-1, datapoints), aspect="auto", cmap="Greys", vmin=0, vmax=1,
+              interpolation="nearest")
+    ax.set_xticks(range(0, datapoints, max(1, -(-datapoints // 16))))
+    ax.set_xlabel("datapoint")
+    ax.set_yticks(range(len(labels)), labels, **({} if label_size is None else {"fontsize": label_size}))
+
+
 @functools.cache
 def _shown_figure_class():
     import matplotlib.figure

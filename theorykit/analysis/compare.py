@@ -29,7 +29,7 @@ from ..theory.race import RaceSystem
 from ..spec.fields import loss_factor
 from ..spec.graph import GraphSpec
 from ..html import PAGE_CSS, html_escape, img_data_uri
-from ..io import atomic_write_text, counted, new_figure, plot_text, png_bytes, write_json, write_figure
+from ..io import atomic_write_text, counted, gate_image, new_figure, plot_text, png_bytes, write_json, write_figure
 from ..progress import checked_progress, progress_bar
 
 __all__ = ["Comparison", "compare_run", "write_comparison"]
@@ -97,10 +97,7 @@ class Comparison:
         G = np.array([p.active for p in self.spec.pathways], float)
         fig = new_figure(figsize=(10, max(2.0, 0.9 + 0.35 * len(G))))
         ax = fig.subplots()
-        ax.imshow(G, aspect="auto", cmap="Greys", interpolation="nearest", vmin=0, vmax=1)
-        ax.set_xticks(range(0, G.shape[1], max(1, -(-G.shape[1] // 16))))      # whole datapoints, at most 16 ticks
-        ax.set_yticks(range(len(G)), [f"{plot_text(p.name)} ({p.hidden} units)" for p in self.spec.pathways])
-        ax.set_xlabel("datapoint")
+        gate_image(ax, G, G.shape[1], [f"{plot_text(p.name)} ({p.hidden} units)" for p in self.spec.pathways])
         ax.set_title("gates of the found pathways (black: on)", fontsize=10)
         fig.tight_layout()
         return fig

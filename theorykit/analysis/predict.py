@@ -76,7 +76,7 @@ from ..spec.fields import figure_path, flow_tau, integer, loss_factor, short_rep
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task, no_value_error
-from ..io import counted, new_figure, png_bytes, write_figure
+from ..io import counted, gate_image, new_figure, png_bytes, write_figure
 from ..html import html_escape
 from ..progress import checked_progress, progress_bar
 
@@ -212,13 +212,9 @@ class Prediction:
         a1.set_ylabel("L(t) / L(0)")
         a1.legend(fontsize=7)
         a1.set_title("predicted loss")
-        a2.imshow(np.asarray(self.gates, float), aspect="auto", cmap="Greys", vmin=0, vmax=1, interpolation="nearest")
-        P = np.shape(self.gates)[1]
-        a2.set_xticks(range(0, P, max(1, -(-P // 16))))      # whole datapoints, at most 16 ticks
-        a2.set_xlabel("datapoint")
+        gate_image(a2, self.gates, np.shape(self.gates)[1], [f"p{j + 1} ({h})" for j, h in enumerate(self.widths)],
+                   label_size=7)
         a2.set_ylabel("pathway")
-        a2.set_yticks(range(len(self.gates)))
-        a2.set_yticklabels([f"p{j + 1} ({h})" for j, h in enumerate(self.widths)], fontsize=7)
         a2.set_title("predicted gates (black = on)")
         fig.tight_layout()
         return fig

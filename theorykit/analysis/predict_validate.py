@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from ..errors import SpecError
 from .findgates import find_gates
-from ..io import atomic_write_text, counted, new_figure, write_json, write_figure
+from ..io import atomic_write_text, counted, gate_image, new_figure, write_json, write_figure
 from ..html import html_escape
 from ..theory.gates import UnitGates, unit_gates, unit_weights
 from .compare import report_page
@@ -106,14 +106,9 @@ class Validation:
                   ([p for p, _ in fp], [f"{s:.2f}" for _, s in fp], "found gates (Algorithm 1)",
                    "share of the network's weight")]
         for a, (gates, labels, title, ylabel) in zip(ax, panels):
-            a.imshow(np.array(gates, float).reshape(-1, P), aspect="auto", cmap="Greys", vmin=0, vmax=1,
-                     interpolation="nearest")
-            a.set_yticks(range(len(labels)))
-            a.set_yticklabels(labels, fontsize=7)
+            gate_image(a, gates, P, labels, label_size=7)
             a.set_ylabel(ylabel, fontsize=8)
-            a.set_xticks(range(0, P, max(1, -(-P // 16))))      # whole datapoints, at most 16 ticks
             a.set_title(f"{title} (black = on)", fontsize=9)
-            a.set_xlabel("datapoint")
         f2.tight_layout()
         return f1, f2
 
