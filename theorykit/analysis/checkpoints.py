@@ -24,6 +24,7 @@ from the run's own first checkpoint, the paired start) and the spec.
 """
 from __future__ import annotations
 
+import functools
 import glob as _glob
 import re
 from dataclasses import dataclass, field, replace
@@ -215,10 +216,10 @@ class RunCheckpoints:
 
 
 def _pick(arrays, path, names, ignore_bias):
-    f = file_field("--checkpoints", path)
+    key_field = functools.partial(file_field, "--checkpoints", path)      # key_field(key): the file's key, for messages
     bias = sorted(k for k in arrays if _BIAS.search(k))
     if bias and not ignore_bias:
-        raise SpecError(f"{f}: key {bias[0]!r}", f"holds biases ({', '.join(bias)}); the theory is of bias-free networks",
+        raise SpecError(key_field(bias[0]), f"holds biases ({', '.join(bias)}); the theory is of bias-free networks",
                         "train without biases (bias=False / use_bias=False), or pass --ignore-bias to drop them "
                         "(the results then describe a different network)")
     if names is None:
@@ -227,46 +228,47 @@ def _pick(arrays, path, names, ignore_bias):
             n += 1
         if n < 2:
             missing = "W1" if "W1" not in arrays else "W2"
-            raise SpecError(f"{f}: key {missing!r}", f"missing (the file has {sorted(arrays)})",
+            raise SpecError(key_field(missing), f"missing (the file has {sorted(arrays)})",
                             "name the weights W1, W2 (, W3), or map them with --layers W1=fc1.weight,W2=fc2.weight")
         if n > 3:
-            raise SpecError(f"{f}: key 'W{n}'", f"{n} weight layers: one or two hidden layers are supported",
+            raise SpecError(key_field(f"W{n}"), f"{n} weight layers: one or two hidden layers are supported",
                             "give a network with 2 or 3 weight matrices")
         names = {f"W{i + 1}": f"W{i + 1}" for i in range(n)}
     out, keys = [], []
     for i in range(len(names)):
         key = names[f"W{i + 1}"]
         if key not in arrays:
-            raise SpecError(f"{f}: key {key!r}", f"missing (the file has {sorted(arrays)})",
+            raise SpecError(key_field(key), f"missing (the file has {sorted(arrays)})",
                             "check --layers against the file's keys")
         W = np.asarray(arrays[key])
         if W.dtype.kind not in "fiu" or W.ndim != 2 or W.size == 0:
-            raise SpecError(f"{f}: key {key!r}", f"has shape {W.shape} and dtype {W.dtype}",
+            raise SpecError(key_field(key), f"has shape {W.shape} and dtype {W.dtype}",
                             "each layer is a non-empty 2-D real matrix, out × in")
         damaged = "the run diverged or the file is damaged: drop that checkpoint"
-        out.append(finite_array(W, f"{f}: key {key!r}", "weight", MAX_WEIGHT, damaged, damaged))
+        out.append(finite_array(W, key_field(key), "weight", MAX_WEIGHT, damaged, damaged))
         keys.append(key)
     return out, keys
 
 
 def _check_shapes(Ws, keys, path, d, p, P=None, data=None):
-    f = file_field("--checkpoints", path)
+    key_field = functools.partial(file_field, "--checkpoints", path)
     W1 = Ws[0]
     if W1.shape[1] != d:
         if P is not None and W1.shape[1] == P and W1.shape[0] != d and data is not None:
-            raise SpecError(file_field("--data", data, "X"), f"X is {d} × {P} but {f}: key {keys[0]!r} reads {P} inputs: the datapoints "
-                            "look like rows", "datapoints are columns: save X.T and Y.T (X is d × P, Y is p × P)")
+            raise SpecError(file_field("--data", data, "X"),
+                            f"X is {d} × {P} but {key_field(keys[0])} reads {P} inputs: the datapoints look like rows",
+                            "datapoints are columns: save X.T and Y.T (X is d × P, Y is p × P)")
         hint = (" (it looks transposed: in × out, as Flax's kernel; store out × in, e.g. kernel.T)"
                 if W1.shape[0] == d else "")
-        raise SpecError(f"{f}: key {keys[0]!r}", f"has shape {W1.shape}, but the data's X has d = {d} rows: the first "
+        raise SpecError(key_field(keys[0]), f"has shape {W1.shape}, but the data's X has d = {d} rows: the first "
                         f"layer must be hidden × {d}{hint}", "weights are out × in (PyTorch's nn.Linear.weight)")
     for l in range(1, len(Ws)):
         if Ws[l].shape[1] != Ws[l - 1].shape[0]:
             hint = " (it looks transposed)" if Ws[l].shape[0] == Ws[l - 1].shape[0] else ""
-            raise SpecError(f"{f}: key {keys[l]!r}", f"has shape {Ws[l].shape}, but {keys[l - 1]!r} has "
+            raise SpecError(key_field(keys[l]), f"has shape {Ws[l].shape}, but {keys[l - 1]!r} has "
                             f"{Ws[l - 1].shape[0]} outputs{hint}", "weights are out × in, each reading the previous layer")
     if Ws[-1].shape[0] != p:
-        raise SpecError(f"{f}: key {keys[-1]!r}", f"has shape {Ws[-1].shape}, but the data's Y has p = {p} rows",
+        raise SpecError(key_field(keys[-1]), f"has shape {Ws[-1].shape}, but the data's Y has p = {p} rows",
                         f"the last layer must be {p} × hidden (out × in)")
 
 
