@@ -20,7 +20,7 @@ import traceback
 
 from .. import io
 from ..errors import DerivationError, DivergenceError, SpecError, TheorykitError
-from .parser import build_parser, check_whole_numbers
+from .parser import build_parser, check_numbers
 
 __all__ = ["main", "build_parser"]
 
@@ -94,8 +94,8 @@ def main(argv=None) -> int:
     if not getattr(args, "module", None):
         parser.print_help()
         return 2
-    try:        # each whole-number option's range, before any work (the command's module is not loaded yet)
-        check_whole_numbers(parser, args)
+    try:        # each number option's text and range, before any work (the command's module is not loaded yet)
+        check_numbers(parser, args)
     except SpecError as exc:
         return _failure(exc, getattr(args, "debug", False))
     args.argv = list(sys.argv[1:] if argv is None else argv)      # a result records the command line

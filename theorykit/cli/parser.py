@@ -92,9 +92,10 @@ class WholeNumber:
 
     Called by argparse with the text: ``int(text)``; a number written another way is refused, with
     the digits to write where it is whole (``1e4``: 10000, exactly; ``2.5``: not a whole number).
-    The range is checked after parsing (:func:`check_whole_numbers`: a :class:`SpecError`, exit 2, as
-    every other value's check), except for a number written another way, which is refused at once.
-    Without ``option`` it is the reader of any whole number (:data:`_whole`)."""
+    Every refusal, of a spelling or of a range, is reported after parsing by :func:`check_numbers`
+    as a :class:`SpecError` (``theorykit: error in --seeds: …``, exit 2), as every other value's check:
+    one form for one kind of mistake. Without ``option`` it is the reader of any whole number
+    (:data:`_whole`), refused by argparse itself."""
 
     def __init__(self, option: str | None = None, lo: int | None = None, hi: int | None = None,
                  example: int | None = None):
@@ -116,8 +117,9 @@ class WholeNumber:
     def allows(self, value: int) -> bool:
         return (self.lo is None or value >= self.lo) and (self.hi is None or value <= self.hi)
 
-    def __call__(self, text: str) -> int:
-        """argparse's reading of the option's text (the range of a number in digits is checked later)."""
+    def __call__(self, text: str):
+        """argparse's reading of the option's text: the number, or a :class:`Refused` that
+        :func:`check_numbers` reports (the range of a number in digits is checked there too)."""
         try:
             return int(text)
         except ValueError:
@@ -125,7 +127,9 @@ class WholeNumber:
         try:
             return self.read(text)      # never returns: text is not in digits
         except SpecError as exc:
-            raise argparse.ArgumentTypeError(exc.problem + (f" (fix: {exc.fix})" if exc.fix else "")) from None
+            if self.option is None:
+                raise argparse.ArgumentTypeError(exc.problem) from None
+            return Refused(exc)
 
     def read(self, text: str) -> int:
         """The whole number ``text`` writes in digits, in range; else a :class:`SpecError` naming the option."""
@@ -166,20 +170,29 @@ def _whole_option(sp_, option: str, *, lo: int, hi: int | None = None, example: 
     return sp_.add_argument(option, type=WholeNumber(option, lo, hi, example), **kwargs)
 
 
+class Refused:
+    """The value argparse stores for an option's text that its reader refused: the
+    :class:`SpecError` that :func:`check_numbers` raises once parsing ends."""
+
+    def __init__(self, error: SpecError):
+        self.error = error
+
+
 class Number:
     """The reader of a real-number option: ``float(text)``; a text that is no number is refused naming
-    the option, what it takes and an example (argparse said only "invalid float value: 'abc'"). Its
-    range is checked where the value is used (with the same words: ``what``)."""
+    the option, what it takes and an example (argparse said only "invalid float value: 'abc'"), in the
+    form of every value's error (a :class:`Refused`, see :func:`check_numbers`). Its range is checked
+    where the value is used (with the same words: ``what``)."""
 
     def __init__(self, option: str, what: str, example: str):
         self.option, self.what, self.example = option, what, example
 
-    def __call__(self, text: str) -> float:
+    def __call__(self, text: str):
         try:
             return float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number (fix: give {self.what}, e.g. "
-                                             f"{self.option} {self.example})") from None
+            return Refused(SpecError(self.option, f"{text!r} is not a number",
+                                     f"give {self.what}, e.g. {self.option} {self.example}"))
 
 
 def _number_option(sp_, option: str, *, what: str, example: str, **kwargs):
@@ -192,13 +205,17 @@ def commands(parser) -> dict:
     return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
 
 
-def check_whole_numbers(parser, args) -> None:
-    """Check every whole-number option of the command ``args`` ran against its range (a value a
-    :class:`WholeNumber` read, or a default): the first out of range is a :class:`SpecError`."""
+def check_numbers(parser, args) -> None:
+    """Check every number option of the command ``args`` ran: the first text its reader refused
+    (:class:`Refused`), or whole number out of its range (a value a :class:`WholeNumber` read, or a
+    default), is a :class:`SpecError`."""
     command = commands(parser).get(getattr(args, "command", None))
     for action in command._actions if command is not None else ():
+        value = getattr(args, action.dest, None)
+        if isinstance(value, Refused):
+            raise value.error
         if isinstance(action.type, WholeNumber):
-            action.type.check(getattr(args, action.dest, None))
+            action.type.check(value)
 
 
 class _Once(argparse.Action):
