@@ -37,14 +37,20 @@ def zero_by_radical_reduction(expr) -> bool:
     (``√(x² + 2x + 1)``) is its root ``±(x + 1)`` where the symbols' assumptions give the sign (x > 0),
     and makes the test undecided otherwise: its symbol would make a reduced denominator that is not zero
     vanish on one branch (``((√x + 1)(√x − 1) − x + 1)/(√(x² + 2x + 1) − x − 1)``, 0/0 for x > −1). A
-    square of this kind hidden in a tower (``√(3 + 2√2) = 1 + √2``) is not found. Radicals other than
-    square roots, functions, and anything past the bounds of :func:`_roots_as_symbols` make it undecided."""
+    square of this kind hidden in a tower of numbers is taken out where SymPy's ``sqrtdenest`` finds it
+    (``√(3 + 2√2) = 1 + √2``, :func:`_denested`). Where one is left (a tower with symbols:
+    ``√(x + 2√x + 1) = √x + 1``), a denominator that is not zero modulo the relations may still vanish
+    for the principal roots; it is evaluated at one point (:func:`_vanishes_at_a_point`), and if it
+    vanishes there the test is undecided: the point can only refuse a proof, never make one. Radicals
+    other than square roots, functions, and anything past the bounds of :func:`_roots_as_symbols` make
+    it undecided."""
     expr = sp.sympify(expr)
     if expr == 0:
         return True
     try:
-        f, rels, _ = _roots_as_symbols(expr, rationalise=False)
-        return _reduced(f.numer, rels) == 0 and _reduced(f.denom, rels) != 0
+        f, rels, k = _roots_as_symbols(expr, rationalise=False)
+        return (_reduced(f.numer, rels) == 0 and _reduced(f.denom, rels) != 0
+                and not _vanishes_at_a_point(f.denom, rels, k))
     except _UNDECIDED:
         return False
 
@@ -86,12 +92,15 @@ def _roots_as_symbols(x, rationalise: bool = True):
         raise _Refused
     ys = {}                                       # radicand -> its symbol, innermost first
     forms = {}                                    # radicand -> _sqrt_normal_form's (c, roots)
+    flat = {}                                     # radicand of a tower -> its root without the tower, or None
 
     def rad(e):
         if not (e.exp.is_Rational and e.exp.q == 2):
             raise _Refused      # a root other than a square root
         if e.base not in forms:
             inner = e.base.free_symbols & set(ys.values())
+            if inner and flat.setdefault(e.base, _denested(e.base, ys)) is not None:
+                return flat[e.base].replace(lambda q: q.is_Pow and not q.exp.is_Integer, rad) ** int(e.exp.p)
             forms[e.base] = (1, [e.base]) if inner else _sqrt_normal_form(e.base)
         coeff, roots = forms[e.base]
         if len(ys.keys() | set(roots)) > RADICAL_REDUCTION_MAX_ROOTS:
@@ -104,6 +113,46 @@ def _roots_as_symbols(x, rationalise: bool = True):
     F, *_ = sp.field(outer_first + sorted(syms, key=str), sp.QQ)
     rels = [F.ring.from_expr(y ** 2 - b) for b, y in ys.items()]   # CoercionFailed: a rational radicand
     return F.from_expr(body), rels, len(outer_first)
+
+
+def _denested(b, ys):
+    """``√b`` without its tower, for a radicand ``b`` of numbers and root symbols (``ys``: radicand ->
+    symbol) that SymPy's ``sqrtdenest`` denests: ``√(3 + 2√2) = 1 + √2``, ``√(5 − 2√6) = √3 − √2``
+    (exact, on the principal branch); ``None`` where it does not, or where ``b`` holds another symbol
+    (denesting a symbolic tower is left undecided: its cost has no bound)."""
+    if b.free_symbols - set(ys.values()):
+        return None
+    whole = sp.sqrt(b.xreplace({y: sp.sqrt(r) for r, y in ys.items()}))
+    out = sp.sqrtdenest(whole)
+    roots = [q for q in out.atoms(sp.Pow) if not q.exp.is_Integer]
+    nested = any(not w.exp.is_Integer for q in roots for w in q.base.atoms(sp.Pow))
+    return None if out == whole or nested else out
+
+
+def _point(ring, rels, k, flip=None):
+    """The values of ``ring``'s generators at one fixed random point: the symbols (generators ``k`` on)
+    in [0.3, 2.5], each root symbol (the first ``k``, ``rels`` innermost first) the principal square
+    root of its radicand there, with the sign of root ``flip`` turned (mpmath, 30 digits; the caller
+    sets the precision)."""
+    rng = random.Random(1729)
+    vals = [None] * k + [mpmath.mpf(rng.uniform(0.3, 2.5)) for _ in range(len(ring.gens) - k)]
+    for j, rel in enumerate(rels):                 # innermost first: generator k − 1 − j
+        i = k - 1 - j
+        vals[i] = mpmath.sqrt(_poly_value(ring.gens[i] ** 2 - rel, vals)) * (-1 if i == flip else 1)
+    return vals
+
+
+def _vanishes_at_a_point(den, rels, k) -> bool:
+    """True when the polynomial ``den`` is zero at :func:`_point` (principal roots), to 20 digits of its
+    terms' size: a refusal for the zero test and :func:`_square_roots_multiplied_out` (a denominator that
+    is not zero modulo the relations can vanish for the principal roots when a radicand is a square
+    they do not see, ``√(x + 2√x + 1) = √x + 1``). False decides nothing."""
+    if k == 0:
+        return False
+    with mpmath.workdps(30):
+        vals = _point(den.ring, rels, k)
+        size = mpmath.fsum(abs(_poly_value(den.ring({m: c}), vals)) for m, c in den.terms())
+        return abs(_poly_value(den, vals)) <= mpmath.mpf(10) ** -20 * size
 
 
 #: a rational radicand ``n/m`` is split into primes when ``n·m`` has no prime factor above this
@@ -184,16 +233,10 @@ def _sign_flip_changes_value(num, den, rels, k) -> bool:
     the exact reduction would find nothing; False decides nothing (the exact reduction follows)."""
     if k == 0:
         return False
-    rng = random.Random(1729)
-    n = len(num.ring.gens)
     with mpmath.workdps(30):
-        pt = [mpmath.mpf(rng.uniform(0.3, 2.5)) for _ in range(n - k)]
 
         def value(flip):
-            vals = [None] * k + pt
-            for j, rel in enumerate(rels):                 # innermost first: generator k − 1 − j
-                i = k - 1 - j
-                vals[i] = mpmath.sqrt(_poly_value(num.ring.gens[i] ** 2 - rel, vals)) * (-1 if i == flip else 1)
+            vals = _point(num.ring, rels, k, flip)
             d = _poly_value(den, vals)
             return None if abs(d) < mpmath.mpf(10) ** -20 else _poly_value(num, vals) / d
 
@@ -225,8 +268,8 @@ def _square_roots_multiplied_out(x):
         return None                               # a Float is not exact: ℚ would take its digits as a fraction
     try:
         f, rels, k = _roots_as_symbols(x)
-        if _sign_flip_changes_value(f.numer, f.denom, rels, k):
-            return None                           # not one rational function: skip the exact work
+        if _sign_flip_changes_value(f.numer, f.denom, rels, k) or _vanishes_at_a_point(f.denom, rels, k):
+            return None                           # not one rational function, or 0/0: skip the exact work
         R = f.numer.ring
         num, den = _reduced(f.numer, rels), _reduced(f.denom, rels)
         for i in range(k):                        # R.gens[i] is the i-th root from outside
