@@ -3,9 +3,14 @@
 Each test here tightens a check elsewhere whose tolerance had no derivation (the older test stays);
 each was shown to fail on a small deliberate mutation of the code under test (see the docstrings)."""
 import numpy as np
+import pytest
 
 from theorykit import curves
 from theorykit.suites import load_suite
+from theorykit.theory.flow import RK4
+from theorykit.theory.race import RaceSystem
+
+from test_race_hand_rules import _gd as _race_gd, _spec as _race_spec
 
 dp = load_suite("depth")           # theorykit.validation.depth, installed or from the checkout
 
@@ -126,3 +131,30 @@ def test_shared_first_flow_is_the_richardson_limit_of_gradient_descent():
     ratio = r[0.02] / r[0.01]                                              # at T/2 and at T, each
     assert np.all((3.2 < ratio) & (ratio < 4.8)), (r, ratio)
     assert flow[-1] < 0.5 * flow[0]
+
+
+@pytest.mark.parametrize("loss,eta", [("mean", 0.025), ("sum", 1 / 120)])
+def test_race_in_steps_is_the_richardson_limit_of_gradient_descent(loss, eta):
+    """tests/test_race_hand_rules.py::test_race_in_steps_matches_plain_gradient_descent_to_order_lr checks
+    that the GD-to-race gap halves with η (2 ± 0.4) and stays < 1e-2 of the loss's drop; a race whose
+    τ is off by 1e-5 passes both. Second method, sharper (as for the shared-first flow above): the
+    gap is C1 η + C2 η² + O(η³) (GD is the flow's explicit Euler steps), so the Richardson
+    combination R(η) = 2 GD(η/2) − GD(η) misses the race by O(η²): halving η quarters it (ratio 4 ± 0.8,
+    a convergence-order check; measured 3.99 to 4.17, CPU). η is chosen so that τ = 40, 80, 160 steps
+    exactly (mean: τ = 1/η; sum: τ = 1/(Pη), P = 3), so the three GD runs are read at the same times
+    0, 1, 2, 3 τ. The race's RK4 at h = τ/100 has error ~(h·rate)⁴ ≈ 1e-8 relative, below r(η/2) ≈ 2e-7.
+    Mutation that fails it while the older test passes: RaceSystem.solve with τ·(1 + 1e-5)."""
+    gd = {}
+    for k in (1, 2, 4):
+        spec = _race_spec(loss, eta / k)
+        tau = round(spec.tau)
+        assert tau == 40 * k and abs(spec.tau - tau) < 1e-9 * tau
+        gd[k] = _race_gd(loss, eta / k, 3 * tau, 0.05)[[0, tau, 2 * tau, 3 * tau]]
+    spec = _race_spec(loss, eta)
+    race = RaceSystem.from_spec(spec).solve([0.0, 40.0, 80.0, 120.0], solver=RK4(spec.tau / 100)).loss[0]
+    drop = gd[1][0] - gd[1][-1]
+    r = {k: (2 * gd[2 * k] - gd[k] - race)[1:] / drop for k in (1, 2)}
+    gap = np.abs(gd[2] - race)[1:] / drop
+    assert np.all(gap > 10 * np.abs(r[1])), (gap, r)     # the extrapolation removes the first-order term
+    ratio = r[1] / r[2]                                  # at 1, 2 and 3 τ, each
+    assert np.all((3.2 < ratio) & (ratio < 4.8)), (r, ratio)
