@@ -362,6 +362,11 @@ def test_derive_summary_is_short_for_many_modes(monkeypatch, capsys):
     assert len(modes) == 16
     # the printed numbers obey the mode relations (example: lr 0.01, mean loss: τ = 100 steps; a0 = 0.001):
     # end = s/d, and t½ = τ/(2s)·ln(s/(d a0) − 1), where a(t) = (s/d)/(1 + (s/(d a0) − 1) e^{−2st/τ}) = s/(2d)
+    # rel 3e-3, derived: every number is printed to 4 significant digits, off by at most half a unit in the
+    # 4th, i.e. ≤ 5e-4 relative. end = s/d from the printed s and d: ≤ 3 × 5e-4 = 1.5e-3. t½: the printed
+    # s enters as 1/s·ln(q), q = s/(d a0) − 1 ≥ 2000 here, so with relative weight |1 − 1/ln q| < 1, d with
+    # 1/ln q < 0.14, t½'s own rounding 1: ≤ 5e-4·(1 + 0.14 + 1) = 1.1e-3. 3e-3 is 2 to 3 times these bounds
+    # (τ off by 1 % moves t½ by 1e-2 and fails it; a0 off by 1 % moves it by only 0.01/ln q ≈ 1.3e-3)
     for s_, d_, end, th in (tuple(map(float, m)) for m in modes):
         assert end == pytest.approx(s_ / d_, rel=3e-3)
         assert th == pytest.approx(100 / (2 * s_) * np.log(s_ / (d_ * 1e-3) - 1), rel=3e-3)
