@@ -51,11 +51,13 @@ class _Parser(argparse.ArgumentParser):
     this is Python 3.14's rule, the same on every version. The value then reaches theorykit's own check,
     which names the option and its range. No option of theorykit looks like a negative number, so no
     option is mistaken for a value. Sub-commands' parsers are of this class too (``add_subparsers``
-    makes them of ``type(self)``)."""
+    makes them of ``type(self)``). ``-inf`` and ``-nan`` (any case) are values too, read by float() as every
+    other spelling: ``--lr -inf`` reaches the check that refuses a number that is not finite, naming --lr
+    (argparse took it for an option and answered "expected one argument", with a fix to give a value)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._negative_number_matcher = re.compile(r"-\.?\d")
+        self._negative_number_matcher = re.compile(r"-\.?\d|-(inf|nan)", re.IGNORECASE)
         self.register("type", int, _whole)       # a type=int option: any whole number (see WholeNumber)
 
     def error(self, message):
