@@ -40,7 +40,7 @@ WHOLE = [
     ("find-gates", "--seeds", 1, 2147483647, 4), ("find-gates", "--hidden", 1, None, 128),
     ("find-gates", "--seed", 0, 4294967295, 1),
     ("race-exhaust", "--k", 2, 4, 3), ("race-exhaust", "--batch", 1, None, 256),
-    ("race-exhaust", "--steps", 1, None, 8000),
+    ("race-exhaust", "--steps", 1, 10 ** 9, 8000),       # bounded like every --steps (was unbounded)
     ("sweep", "--seeds", 1, 2147483647, 4), ("sweep", "--steps", 1, 1000000000, 2000),
     ("sweep", "--chunk", 1, None, 64),
 ]
