@@ -153,15 +153,11 @@ def _jax_rate_form(s, d, a_init, time, time_const):
     import jax.numpy as jnp
 
     u = 2 * s * time / time_const
-    small = jnp.abs(u) < 0.1
-    us = jnp.where(small, u, 0.0)
-    phi_small = _PHI[-1]
-    for c in reversed(_PHI[:-1]):
-        phi_small = phi_small * us + c
+    small = jnp.abs(u) < 0.1             # the series of _jax_phi, taken where it is exact to the last digit
     # above the threshold d (1 − e^{−u})/s, the form that keeps s/d at t = ∞; its branch sees s = u = 1
     # where the series is taken, so no NaN reaches the gradient of the branch not taken
     sb, ub = jnp.where(small, 1.0, s), jnp.where(small, 1.0, u)
-    growth = jnp.where(small, d * (2 * time / time_const) * phi_small, d * (1 - jnp.exp(-ub)) / sb)
+    growth = jnp.where(small, d * (2 * time / time_const) * _jax_phi(u), d * (1 - jnp.exp(-ub)) / sb)
     return growth + jnp.exp(-u) / a_init, u
 
 
