@@ -10,6 +10,7 @@ from theorykit.suites import load_suite
 from theorykit.theory.flow import RK4
 from theorykit.theory.race import RaceSystem
 
+from test_depth import _shared_first_case, _shared_first_gd
 from test_race_hand_rules import _gd as _race_gd, _spec as _race_spec
 
 dp = load_suite("depth")           # theorykit.validation.depth, installed or from the checkout
@@ -48,56 +49,6 @@ def test_variance_explained_on_synthetic_runs_against_numpy():
     assert 0.8 < w < 1.0 - 1e-3                 # and the value is not the trivial 1 (the runs are not linear in ta)
 
 
-def test_mode_ode_depth2_closed_form_to_the_integrators_tolerance():
-    """tests/test_depth.py::test_mode_ode_depth2_equals_the_closed_form checks at rtol 1e-6, a hundred
-    times what the integrator allows. Derived bound: mode_ode_loss integrates a(t) with Dopri5 at its
-    defaults rtol 1e-8, atol 1e-10 (theorykit.theory.flow.Dopri5). On the logistic a relative error
-    stays relative (growth phase: linear in a; saturation: contracting), so take the global error as
-    |δa| ≤ ε a with ε = 10·rtol = 1e-7 (tolerance proportionality, 10 for the accumulated steps). The
-    loss moves by (s − d a) δa per mode, and a (s − d a) ≤ s²/(4d), so
-        |δL| ≤ ε Σ_α s_α²/(4d) = 1e-7 · (1.0979² + 0.1250²)/(4/3) = 9.2e-8   (s from the SVD below).
-    atol is that bound (measured: 9e-9, CPU). Mutations that fail it while the rtol-1e-6 test
-    passes: the field divided by (1 + 1e-7) (τ off by 1e-7), or mode_ode_loss's Dopri5 at rtol 1e-6."""
-    rng = np.random.default_rng(2)
-    X, Y = np.eye(3), rng.normal(size=(2, 3))           # Σx = I/3 so d = 1/3 for every mode
-    a0, tau = 1e-3, 2.0
-    t = np.linspace(0, 40, 9)
-    got = dp.mode_ode_loss(X, Y, a0, tau, t, loss_factor=1.0, depth=2)
-    s = np.linalg.svd(Y @ X.T / 3, compute_uv=False)
-    d = 1 / 3
-    L = np.full(t.shape, 0.5 * np.sum(Y * Y) / 3)
-    for sa in s:
-        a = (sa / d) / (1 + (sa / (d * a0) - 1) * np.exp(-2 * sa * t / tau))
-        L -= sa * a - 0.5 * d * a * a
-    bound = 1e-7 * np.sum(s ** 2) / (4 * d)
-    assert bound < 1e-7
-    np.testing.assert_allclose(got, L, rtol=0, atol=bound)
-    assert L[0] - L[-1] > 1.0                            # the modes were learned: the curve is not flat
-
-
-def _shared_first_gd(X, Y, G, Vr, Qs, c, T, eta):
-    """Gradient descent on the raw data of the Section 6 GDLN (ŷ = Σ_p g_p W3_p W2_p W1 x, mean loss)
-    from the documented aligned start, the loss read at 0, T/2 and T (units of τ = 1/η); the hand
-    gradients of tests/test_depth.py::test_shared_first_layer_one_step_by_hand."""
-    K, P = len(G), X.shape[1]
-    W1 = np.sqrt(K) * c * Vr.T
-    W2 = [c * np.eye(Vr.shape[1]) for _ in range(K)]
-    W3 = [c * q for q in Qs]
-    out, n = [], int(round(T / eta))
-    for k in range(n + 1):
-        Yh = sum((W3[j] @ W2[j] @ W1 @ X) * G[j] for j in range(K))
-        if k in (0, n // 2, n):
-            out.append(0.5 * np.sum((Y - Yh) ** 2) / P)
-        E = (Y - Yh) / P
-        d1 = sum((W3[j] @ W2[j]).T @ (E * G[j]) @ X.T for j in range(K))
-        d2 = [W3[j].T @ (E * G[j]) @ (W1 @ X).T for j in range(K)]
-        d3 = [(E * G[j]) @ (W2[j] @ W1 @ X).T for j in range(K)]
-        W1 = W1 + eta * d1
-        W2 = [W2[j] + eta * d2[j] for j in range(K)]
-        W3 = [W3[j] + eta * d3[j] for j in range(K)]
-    return np.array(out)
-
-
 def test_shared_first_flow_is_the_richardson_limit_of_gradient_descent():
     """tests/test_depth.py::test_shared_first_flow_matches_gradient_descent_on_the_data checks that the
     GD-to-flow gap halves with η (order 1 ± 0.3) and caps it at 0.02·L(0), 300× the measured 6.3e-5:
@@ -110,18 +61,7 @@ def test_shared_first_flow_is_the_richardson_limit_of_gradient_descent():
     measured ratios 3.99 to 4.01, CPU).
     Mutations that fail it while the older test passes: shared_first_flow called with lr·(1 + 1e-6)
     (τ off by 1e-6), or RaceSystem.solve with Dopri5(rtol=1e-5)."""
-    rng = np.random.default_rng(11)
-    X, Y = rng.normal(size=(3, 6)), rng.normal(size=(2, 6))
-    G = np.array([[1, 1, 1, 1, 1, 1], [1, 1, 0, 0, 1, 0], [0, 1, 1, 1, 0, 1]], float)
-    K, P, a0 = 3, 6, 1e-2
-    _, s, vt = np.linalg.svd(Y @ X.T / P, full_matrices=False)
-    Vr = vt[s > 1e-9 * s[0]].T
-    c = (a0 / np.sqrt(K)) ** (1 / 3)
-    Qs = []
-    for g in G:
-        u, _, wt = np.linalg.svd(((Y * g) @ X.T / P) @ Vr, full_matrices=False)
-        Qs.append(u @ wt)
-    T = 30.0
+    X, Y, G, a0, Vr, Qs, c, T = _shared_first_case()
     flow = dp.shared_first_flow(X, Y, G, a0=a0, lr=1.0, loss="mean", times=[0.0, T / 2, T])
     gd = {eta: _shared_first_gd(X, Y, G, Vr, Qs, c, T, eta) for eta in (0.02, 0.01, 0.005)}
     # the same start: two float64 evaluations of one loss (a few dozen terms): ~10 eps relative
