@@ -381,8 +381,8 @@ class ReaderMayLeave:
         self.stream, self.reader_left = stream, False
 
     @property
-    def buffer(self):
-        return _LeftBytes(self)
+    def buffer(self):       # none where the stream has none (a StringIO): its AttributeError, as unwrapped
+        return _LeftBytes(self) if hasattr(self.stream, "buffer") else self.stream.buffer
 
     def _gone(self):
         self.reader_left = True
