@@ -127,7 +127,7 @@ def test_a_number_above_the_range_is_refused(capsys, command, option, lo, hi, ex
      "e.g. --seeds 4)"),
     # 3e0 = 3 is in range: the digits to write
     (["race-exhaust", "--k", "3e0"],
-     "theorykit: error in --k: '3e0' is not written as a whole number: write it in digits, 3"),
+     "theorykit: error in --k: '3e0' is 3 written another way (fix: write it in digits, --k 3)"),
 ])
 def test_a_number_written_another_way(capsys, argv, says):
     assert main(argv) == 2 and capsys.readouterr().err.strip() == says

@@ -227,9 +227,9 @@ def test_rerun_no_progress_is_passed_to_the_command_rerun(tmp_path, monkeypatch,
 # invalid int value: '1e4'", which does not say what to write instead. Now: the number is not written
 # as a whole number, and the digits to write (1e4 = 10000, 1E2 = 100, 3.0 = 3, by hand).
 @pytest.mark.parametrize("argv, option, says", [
-    (["simulate", XOR, "--steps", "1e4"], "--steps", "write it in digits, 10000"),
-    (["predict", XOR, "--hidden", "1E2", "--out", "p.toml"], "--hidden", "write it in digits, 100"),
-    (["find-gates", "contexts", "--K", "3.0", "--out", "f.toml"], "--K", "write it in digits, 3"),
+    (["simulate", XOR, "--steps", "1e4"], "--steps", "'1e4' is 10000 written another way (fix: write it in digits, --steps 10000)"),
+    (["predict", XOR, "--hidden", "1E2", "--out", "p.toml"], "--hidden", "'1E2' is 100 written another way (fix: write it in digits, --hidden 100)"),
+    (["find-gates", "contexts", "--K", "3.0", "--out", "f.toml"], "--K", "'3.0' is 3 written another way (fix: write it in digits, --K 3)"),
     (["sweep", XOR, "--seeds", "2.5", "--out", "d"], "--seeds", "'2.5' is not a whole number"),
     (["race-exhaust", "--k", "three"], "--k", "'three' is not a whole number"),
 ])

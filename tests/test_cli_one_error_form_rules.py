@@ -25,7 +25,7 @@ SEEDS_FIX = "(fix: give a whole number from 1 to 2147483647, e.g. --seeds 4)"
     (["race-exhaust", "--gamma", "abc"],
      "theorykit: error in --gamma: 'abc' is not a number (fix: give a number from 1e-6 to 1e6, e.g. --gamma 1.1)"),
     (["race-exhaust", "--k", "3e0"],
-     "theorykit: error in --k: '3e0' is not written as a whole number: write it in digits, 3"),
+     "theorykit: error in --k: '3e0' is 3 written another way (fix: write it in digits, --k 3)"),
     (["rerun", "r.json", "--rtol", "x"],
      "theorykit: error in --rtol: 'x' is not a number (fix: give a number at least 0 and below 1, e.g. --rtol 1e-12)"),
 ])

@@ -31,7 +31,7 @@ def test_tidy_keeps_a_float_a_float():
 def test_whole_number_hint_has_the_digits_written(text, digits):
     """The hint 'write it in digits, N' must be the number the user wrote: 1e23 is 1 and 23 zeros
     (str(10**23)); through a float it was 99999999999999991611392, and 2**53 + 1 lost its last digit."""
-    with pytest.raises(argparse.ArgumentTypeError, match=f"write it in digits, {digits}$"):
+    with pytest.raises(argparse.ArgumentTypeError, match=fr"is {digits} written another way \(fix: write it in digits, {digits}\)$"):
         _whole(text)
 
 

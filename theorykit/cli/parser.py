@@ -92,8 +92,9 @@ class WholeNumber:
     and gives an example, ``--seeds two`` and ``--seeds 0`` alike ("give a whole number from 1 to
     2147483647, e.g. --seeds 4"; argparse said only "invalid int value: 'two'").
 
-    Called by argparse with the text: ``int(text)``; a number written another way is refused, with
-    the digits to write where it is whole (``1e4``: 10000, exactly; ``2.5``: not a whole number).
+    Called by argparse with the text: ``int(text)`` (argparse's own rule: ``10_000`` is ten thousand,
+    as in Python); a number written another way is refused, with the digits to write where it is
+    whole (``1e4``: 10000, exactly; ``2.5``: not a whole number).
     Every refusal, of a spelling or of a range, is reported after parsing by :func:`check_numbers`
     as a :class:`SpecError` (``theorykit: error in --seeds: …``, exit 2), as every other value's check:
     one form for one kind of mistake. Without ``option`` it is the reader of any whole number
@@ -130,7 +131,7 @@ class WholeNumber:
             return self.read(text)      # never returns: text is not in digits
         except SpecError as exc:
             if self.option is None:
-                raise argparse.ArgumentTypeError(exc.problem) from None
+                raise argparse.ArgumentTypeError(f"{exc.problem} (fix: {exc.fix})" if exc.fix else exc.problem) from None
             return Refused(exc)
 
     def read(self, text: str) -> int:
@@ -150,7 +151,8 @@ class WholeNumber:
                 raise SpecError(self.option, f"{text!r} is not a whole number", self.fix)
             if not self.allows(int(exact)):
                 raise SpecError(self.option, f"{text!r} is {int(exact)}, out of range", self.fix)
-            raise SpecError(self.option, f"{text!r} is not written as a whole number: write it in digits, {int(exact)}")
+            digits = f"{self.option} {int(exact)}" if self.option else f"{int(exact)}"
+            raise SpecError(self.option, f"{text!r} is {int(exact)} written another way", f"write it in digits, {digits}")
         self.check(value)
         return value
 
@@ -169,7 +171,7 @@ def _whole_option(sp_, option: str, *, lo: int, hi: int | None = None, example: 
     """Add the whole-number option ``option`` from ``lo`` to ``hi`` (no bound where None), read by a
     :class:`WholeNumber` whose example is ``example``, else the option's default."""
     example = kwargs.get("default") if example is None else example
-    return sp_.add_argument(option, type=WholeNumber(option, lo, hi, example), **kwargs)
+    return sp_.add_argument(option, type=WholeNumber(option, lo, hi, example), action=_KeepRefused, **kwargs)
 
 
 class Refused:
@@ -178,6 +180,18 @@ class Refused:
 
     def __init__(self, error: SpecError):
         self.error = error
+
+
+class _KeepRefused(argparse._StoreAction):
+    """Store a number option's value as argparse does (the last given wins), except over a refusal: in
+    ``--seed x --seed 4`` the ``x`` is reported, not silently replaced by the ``4``, and so is the ``0``
+    of ``--seeds 0 --seeds 4`` (a whole number out of its option's range)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        held = getattr(namespace, self.dest, None)
+        if not (isinstance(held, Refused)
+                or (isinstance(self.type, WholeNumber) and isinstance(held, int) and not self.type.allows(held))):
+            setattr(namespace, self.dest, values)
 
 
 class Number:
@@ -199,7 +213,7 @@ class Number:
 
 def _number_option(sp_, option: str, *, what: str, example: str, **kwargs):
     """Add the real-number option ``option``, read by a :class:`Number`."""
-    return sp_.add_argument(option, type=Number(option, what, example), **kwargs)
+    return sp_.add_argument(option, type=Number(option, what, example), action=_KeepRefused, **kwargs)
 
 
 def commands(parser) -> dict:
