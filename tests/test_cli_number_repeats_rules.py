@@ -17,6 +17,8 @@ import pytest
 
 from theorykit.cli import main
 from theorykit.cli.parser import _whole, build_parser
+from theorykit.errors import SpecError
+from theorykit.spec.fields import real
 
 XOR = "examples/xor_reln.toml"
 
@@ -48,3 +50,38 @@ def test_the_reader_without_an_option_gives_the_digits_as_its_fix():
     with pytest.raises(argparse.ArgumentTypeError) as info:
         _whole("1e4")
     assert str(info.value) == "'1e4' is 10000 written another way (fix: write it in digits, 10000)"
+
+
+# --rtol ([0, 1): 0 is bit for bit, 1 would let any two numbers agree) and --time-limit ((0, ∞), and
+# inf for no limit) were checked by hand copies of spec.fields.real, with their own wording and, for
+# --time-limit, a fix without what the option takes. No test pinned either. Both are now real()'s check.
+@pytest.mark.parametrize("argv, line", [
+    (["derive", XOR, "--time-limit", "0"],
+     "theorykit: error in --time-limit: 0 is out of range (0, inf) (fix: give a positive number of seconds, "
+     "e.g. --time-limit 600 (inf: no limit))"),
+    (["derive", XOR, "--time-limit", "-inf"],
+     "theorykit: error in --time-limit: -inf is not a finite number (fix: give a positive number of seconds, "
+     "e.g. --time-limit 600 (inf: no limit))"),
+    (["rerun", "no-such.json", "--rtol", "1"],
+     "theorykit: error in --rtol: 1 is out of range [0, 1) (fix: give a number at least 0 and below 1, "
+     "e.g. --rtol 1e-12 (0: bit for bit))"),
+    (["rerun", "no-such.json", "--rtol", "nan"],
+     "theorykit: error in --rtol: nan is not a finite number (fix: give a number at least 0 and below 1, "
+     "e.g. --rtol 1e-12 (0: bit for bit))"),
+])
+def test_a_tolerance_or_a_time_limit_out_of_range_is_refused_by_the_one_check(capsys, argv, line):
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == line
+
+
+def test_no_time_limit_is_inf(capsys):
+    assert main(["derive", XOR, "--time-limit", "inf"]) == 0
+
+
+@pytest.mark.parametrize("value, ok", [(0.0, True), (0.999, True), (1.0, False), (-1e-300, False)])
+def test_real_with_an_open_upper_end(value, ok):
+    if ok:
+        assert real(value, "x", lo=0.0, hi=1.0, hi_open=True, fix="f") == value
+    else:
+        with pytest.raises(SpecError, match=r"out of range \[0, 1\)"):
+            real(value, "x", lo=0.0, hi=1.0, hi_open=True, fix="f")

@@ -18,7 +18,7 @@ from ..errors import SpecError
 from . import one_line
 from .parser import MAX_SEEDS
 from ..io import atomic_write_text, is_special, jsonable, software_versions
-from ..spec.fields import NAME_MAX_LEN, fmt, integer, label
+from ..spec.fields import NAME_MAX_LEN, fmt, integer, label, real
 from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict, spec_to_toml
 from ..spec.limits import Limits, derivation_estimate, simulation_estimate
 
@@ -46,8 +46,9 @@ def parse_times(text, default_max):
 
 def limits_from(args) -> Limits:
     tl = getattr(args, "time_limit", None)
-    if tl is not None and not (tl > 0 and tl == tl):
-        raise SpecError("--time-limit", f"needs a positive number of seconds, got {tl}", "e.g. --time-limit 600")
+    if tl is not None and tl != math.inf:       # inf: no limit
+        real(tl, "--time-limit", lo=0.0, hi=math.inf, lo_open=True,
+             fix="give a positive number of seconds, e.g. --time-limit 600 (inf: no limit)")
     return Limits(max_seconds=tl, force=getattr(args, "force", False))
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from .. import io
 from ..errors import SpecError
 from ..io import counted, software_versions
+from ..spec.fields import real
 from ..spec.limits import human_seconds
 from . import one_line
 from .common import BUILTIN_TASKS, INPUT_OPTIONS, check_outputs, file_sha256, write_result
@@ -485,8 +486,7 @@ def _rerun_in(tmp: Path, argv, spec_text, kind, out, rec, notes):
 
 def run(args) -> int:
     rtol = args.rtol
-    if not (isinstance(rtol, float) and math.isfinite(rtol) and 0 <= rtol < 1):
-        raise SpecError("--rtol", f"{rtol} is not a relative tolerance", "give a number at least 0 and below 1, e.g. --rtol 1e-12 (0: bit for bit)")
+    real(rtol, "--rtol", lo=0.0, hi=1.0, hi_open=True, fix="give a number at least 0 and below 1, e.g. --rtol 1e-12 (0: bit for bit)")
     path = Path(args.result)
     check_outputs(("--out", args.out), inputs=[("RESULT", args.result)], stdout=())
     old, rec, kind = read_result(path)

@@ -123,8 +123,9 @@ def integer(value, field: str, *, lo: int, hi: int | None = None, fix: str) -> i
     return v
 
 
-def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = False) -> float:
-    """A finite real number (TOML integer or float, not a boolean) in ``[lo, hi]`` (``(lo, hi]`` if lo_open)."""
+def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = False, hi_open: bool = False) -> float:
+    """A finite real number (TOML integer or float, not a boolean) in ``[lo, hi]`` (``(lo, …`` if lo_open,
+    ``…, hi)`` if hi_open)."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, decimal.Decimal)):   # numpy numbers too
         raise SpecError(field, f"needs a number, got {type_name(value)} {short_repr(value)}", fix)
     try:
@@ -139,8 +140,8 @@ def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = F
         raise SpecError(field, f"{value} is too large (above the largest float, about 1e308)", fix)
     if not math.isfinite(v):
         raise SpecError(field, f"{short_repr(value)} is not a finite number", fix)
-    if v < lo or v > hi or (lo_open and v == lo):
-        left, right = "(" if lo_open else "[", ")" if math.isinf(hi) else "]"     # infinity is no number here
+    if v < lo or v > hi or (lo_open and v == lo) or (hi_open and v == hi):
+        left, right = "(" if lo_open else "[", ")" if hi_open or math.isinf(hi) else "]"    # infinity is no number here
         raise SpecError(field, f"{fmt(v)} is out of range {left}{fmt(lo)}, {fmt(hi)}{right}", fix)
     return v
 
