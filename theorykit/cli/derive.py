@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
 
 from ..analysis import summary
 from ..errors import SpecError
 from ..spec.fields import figure_path
 from ..spec.limits import derivation_estimate, enforce
 from ..theory.derivation import Derivation
+from ..theory.modes import exact_latex
 from .common import (check_outputs, json_text, no_value, note, parse_times, provenance, spec_from_args, values_record,
                      write_result)
 
@@ -40,7 +40,7 @@ def run(args):
            "couplings": [list(c) for c in der.couplings],
            "ranking": [{"pathway": n, "top_singular_value": s} for n, s in der.ranking_text],
            "values": values_record(values)}
-    out["latex"] = {"loss": sp.latex(der.loss)} if der.method == "closed-form" else {}
+    out["latex"] = {"loss": exact_latex(der.loss)} if der.method == "closed-form" else {}
     if free:
         out["loss"] = None
         ref = {str(k): str(v) for k, v in sorted(der.reference.items(), key=lambda kv: str(kv[0]))}

@@ -28,7 +28,7 @@ import sympy as sp
 
 from .k_algebra import (ONE, CVec, E, SymPathway, TVec, _z, gamma, gram_apply, k, n, residual_of_datapoint, sig, sigbar,
                         structure_assumption, structure_values, sum_over_other_contexts, sx_apply, syx_apply)
-from .modes import _radical_free, product_of_irreducible_powers
+from .modes import _radical_free, exact_latex, product_of_irreducible_powers
 from .radicals import zero_by_radical_reduction
 from .trajectory import mode_loss_reduction, mode_trajectory
 from .derivation import Derivation
@@ -86,8 +86,8 @@ class KContexts:
         fams = [(f"common, {m['sector']}", m, "d") for m in self.common] + [
             ("(k-1)-context", self.kminus1, "d_eff"), ("single-context", self.single, "d_eff"),
             ("r-context", self.r_family, "d_eff")]
-        rows = [f"\\text{{{tex_text(name)}}}: & s = {sp.latex(f['s'])}, & d = {sp.latex(f[d])}, "
-                f"& s/d = {sp.latex(f['end_point'])}" for name, f, d in fams]
+        rows = [f"\\text{{{tex_text(name)}}}: & s = {exact_latex(f['s'])}, & d = {exact_latex(f[d])}, "
+                f"& s/d = {exact_latex(f['end_point'])}" for name, f, d in fams]
         return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
 
     def summary(self) -> dict:

@@ -5,6 +5,7 @@ import sympy as sp
 
 from ..spec.fields import tex_label, tex_text
 from .effective import output_trace
+from .modes import exact_latex
 
 __all__ = ["derivation_latex", "derivation_latex_short", "latex_document"]
 
@@ -20,7 +21,7 @@ def _mat(M, limit=24) -> str:
     M = sp.Matrix(M)
     if M.rows > limit or M.cols > limit:
         return r"(" + f"{M.rows}\\times {M.cols}" + r"\text{ matrix, omitted})"   # \times in math mode, not inside \text (pdflatex stops there)
-    return sp.latex(M)
+    return exact_latex(M)
 
 
 #: under pdflatex, a character of a name that LaTeX cannot typeset (通, ά) is printed as its code point
@@ -57,8 +58,8 @@ def derivation_latex_short(der) -> str:
     singular values s and input variances d, and the method (Jupyter's display of a derivation)."""
     lines = []
     for n, svd in der.modes.items():
-        s = ", ".join(sp.latex(m.s) for m in svd.modes)
-        d = ", ".join(sp.latex(m.d) for m in svd.modes)
+        s = ", ".join(exact_latex(m.s) for m in svd.modes)
+        d = ", ".join(exact_latex(m.d) for m in svd.modes)
         lines.append(f"{tex_label(n)}: & s = ({s}), & d = ({d})" if svd.modes else
                      f"{tex_label(n)}: & \\text{{no mode (nothing to learn)}} &")
     body = r" \\ ".join(lines)
@@ -78,7 +79,7 @@ def derivation_latex(der, document: bool = False) -> str:
     parts.append(r"Loss $L = \tfrac{1}{2P}\sum_\mu \lVert y_\mu - \hat y_\mu\rVert^2$"
                  + (r" (times $P$: summed loss)" if der.spec.training.loss == "sum" else "")
                  + r", $\Sigma^{y} = \langle y y^\top\rangle$ with $\operatorname{tr}\Sigma^y = "
-                 + sp.latex(output_trace(task)) + "$.")
+                 + exact_latex(output_trace(task)) + "$.")
     parts.append(r"\subsection*{2. Pathways and effective datasets}")
     parts.append(r"$\Sigma^{yx}_p = \langle g_p\, y_{t(p)} x_{s(p)}^\top\rangle$, "
                  r"$\Sigma^{x}_{p} = \langle g_p\, x_{s(p)} x_{s(p)}^\top\rangle$.")
@@ -97,7 +98,7 @@ def derivation_latex(der, document: bool = False) -> str:
     for n, svd in der.modes.items():
         rows = []
         for i, m in enumerate(svd.modes):
-            rows.append(f"s_{{{i + 1}}} &= {sp.latex(m.s)}, & d_{{{i + 1}}} &= {sp.latex(m.d)}, & "
+            rows.append(f"s_{{{i + 1}}} &= {exact_latex(m.s)}, & d_{{{i + 1}}} &= {exact_latex(m.d)}, & "
                         f"v_{{{i + 1}}}^\\top &= {_mat(m.v.T) if m.exact_vectors else '(numeric)'}")
         parts.append(r"\paragraph{" + tex_text(n) + r"} \begin{align*}" + r" \\ ".join(rows) + r"\end{align*}")
         if not der.diagonalisable[n]:
@@ -110,23 +111,23 @@ def derivation_latex(der, document: bool = False) -> str:
                      r"t_{1/2} = \frac{\tau}{2s}\ln\!\left(\frac{s}{d a_0} - 1\right). \]")
         for n, svd in der.modes.items():
             th = der.t_half[n][0]
-            parts.append(r"\[ t_{1/2}(" + tex_label(n) + ") = " + sp.latex(th) + r" \]")
+            parts.append(r"\[ t_{1/2}(" + tex_label(n) + ") = " + exact_latex(th) + r" \]")
         parts.append(r"\subsection*{5. Loss}")
         P = der.spec.loss_factor          # the summed loss is P times the mean loss the modes lower
         parts.append(r"\[ L(t) = " + (f"{P}" + r"\Big(" if P != 1 else "") +
                      r"\tfrac12\operatorname{tr}\Sigma^y - \sum_p\sum_\alpha \left(s_\alpha a_\alpha(t) "
                      r"- \tfrac12 d_\alpha a_\alpha(t)^2\right)" + (r"\Big)" if P != 1 else "") + r" \]")
         if len(str(der.loss)) < 4000:
-            parts.append(r"\[ L(t) = " + sp.latex(der.loss) + r" \]")
+            parts.append(r"\[ L(t) = " + exact_latex(der.loss) + r" \]")
     else:
         parts.append("The pathways are integrated numerically with the race reduction "
                      r"$\tau \dot M_p = (M_pM_p^\top)^{1/2}G_p + G_p(M_p^\top M_p)^{1/2}$, "
                      r"$G_p = \Sigma^{yx}_p - \sum_q O_{pq} M_q \Sigma^x_{qp}$. " + tex_text(" ".join(der.notes)))
     parts.append(r"\subsection*{Ranking by speed}")
-    parts.append(", ".join(f"${tex_label(n)}: s_1 = {sp.latex(s)}$" for n, s in der.ranking) + " (fastest first).")
+    parts.append(", ".join(f"${tex_label(n)}: s_1 = {exact_latex(s)}$" for n, s in der.ranking) + " (fastest first).")
     tr = der.spec.training          # τ = 1/η (mean loss) or 1/(Pη) (summed), from the lr as written
-    tau_tex = sp.latex(1 / (sp.Rational(repr(float(tr.lr))) * der.spec.loss_factor)) if isinstance(tr.lr, float) \
-        else sp.latex(sp.sympify(der.spec.tau))
+    tau_tex = exact_latex(1 / (sp.Rational(repr(float(tr.lr))) * der.spec.loss_factor)) if isinstance(tr.lr, float) \
+        else exact_latex(sp.sympify(der.spec.tau))
     parts.append(f"Here $\\tau = {tau_tex}$ steps and $a_0 = {tr.a0}$.")
     body = "\n\n".join(parts)
     if document:

@@ -43,7 +43,7 @@ class Exprs(list):
     equality and JSON)."""
 
     def _repr_latex_(self):
-        return f"${sp.latex(list(self))}$"
+        return f"${exact_latex(list(self))}$"
 
 
 class ExprsByName(dict):
@@ -56,7 +56,7 @@ class ExprsByName(dict):
 
     def _repr_latex_(self):
         rows = [tex_label(k) + ": & "
-                + (v.latex() if hasattr(v, "latex") else sp.latex(v)) for k, v in self.items()]
+                + (v.latex() if hasattr(v, "latex") else exact_latex(v)) for k, v in self.items()]
         return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
 
 
@@ -65,7 +65,7 @@ class Ranking(list):
     a plain list of tuples."""
 
     def _repr_latex_(self):
-        rows = [f"{i}.\\ {tex_label(n)}: & s = {sp.latex(s)}" for i, (n, s) in enumerate(self, 1)]
+        rows = [f"{i}.\\ {tex_label(n)}: & s = {exact_latex(s)}" for i, (n, s) in enumerate(self, 1)]
         return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
 
 
@@ -227,6 +227,14 @@ def exact_text(x) -> str:
     """``str(x)``, or for a large expression the same exact expression printed in its stored term order."""
     x = sp.sympify(x)
     return sp.sstr(x, order="none") if is_large(x) else str(x)
+
+
+def exact_latex(x, **kwargs) -> str:
+    """``exact_latex(x)``, or for a large expression (or a matrix or list holding one) the same exact
+    expression with its terms in their stored order: SymPy's term order evaluates each numeric term to
+    sort it, at every level of a nested radical (LaTeX of one irrational task's derivation took 102 s,
+    93 % of it there, for 2 MB of text no one reads term by term)."""
+    return sp.latex(x, **({"order": "none"} | kwargs if is_large(x) else kwargs))
 
 
 def lazy_matvec(S: sp.Matrix, v: sp.Matrix) -> sp.Matrix:
@@ -470,8 +478,8 @@ class Mode:
         return f"Mode(s={self.s_text}, d={self.d}, exact_vectors={self.exact_vectors})"
 
     def _repr_latex_(self):
-        d = "" if self.d is None else f",\\quad d = {sp.latex(self.d)}"
-        return f"$s = {sp.latex(self.s)}{d}$"
+        d = "" if self.d is None else f",\\quad d = {exact_latex(self.d)}"
+        return f"$s = {exact_latex(self.s)}{d}$"
 
     def latex(self) -> str:
         return self._repr_latex_().strip("$")
@@ -524,7 +532,7 @@ class SVD:
         return [m.s_float(ref) for m in self.modes]
 
     def _repr_latex_(self):
-        return "$\\sigma = (" + ", ".join(sp.latex(s) for s in self.singular_values) + ")$"
+        return "$\\sigma = (" + ", ".join(exact_latex(s) for s in self.singular_values) + ")$"
 
     def latex(self) -> str:
         return self._repr_latex_().strip("$")
