@@ -31,6 +31,7 @@ Every error names the field and the fix.
 """
 from __future__ import annotations
 
+import difflib
 import keyword
 import numbers
 import os
@@ -436,7 +437,9 @@ def parse_assignment(text: str, symbols: Mapping[str, sp.Symbol]) -> tuple:
         raise SpecError("--set", f"{text!r} is not NAME=VALUE", "write e.g. --set Delta=0.5")
     name, value = (s.strip() for s in text.split("=", 1))
     if name not in symbols:
-        raise SpecError("--set", f"unknown symbol {name!r}", f"the spec declares {sorted(symbols) or 'no symbols'}")
+        near = difflib.get_close_matches(name, sorted(symbols), n=1)
+        raise SpecError("--set", f"unknown symbol {name!r}", (f"did you mean --set {near[0]}={value}? " if near else "")
+                        + f"the spec declares {sorted(symbols) or 'no symbols'}")
     try:
         val = parse_expr(value, {}, f"--set {name}")
     except SpecError as exc:    # a value names no symbol: "declare it under [symbols]" would mislead
@@ -551,7 +554,6 @@ def example_path(name: str) -> Path:
         if (cand / name).is_file():
             return cand / name
     # the error named the folder only: it now lists what is there, nearest name first (a misspelt example)
-    import difflib
 
     folder = next((c for c in (here.parent / "examples", here / "examples") if c.is_dir()), None)
     have = sorted(str(f.relative_to(folder)) for f in folder.rglob("*.toml")) if folder is not None else []

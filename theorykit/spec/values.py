@@ -3,6 +3,7 @@
 simulation check them alike."""
 from __future__ import annotations
 
+import difflib
 import numbers
 from typing import Mapping
 
@@ -32,8 +33,10 @@ def checked_value(task, key, value):
                                       f"(declared with {own}): SymPy counts them as different symbols",
                             f"key it by name, values={{'{key}': 0.5}}, or by the task's own symbol, "
                             f"task.symbols['{key}']")
+        near = difflib.get_close_matches(str(key), sorted(map(str, known)), n=1)
         raise SpecError("values", f"the task has no symbol {str(key)!r} (its symbols: "
-                                  f"{sorted(map(str, known)) or 'none'})", "drop it from the values")
+                                  f"{sorted(map(str, known)) or 'none'})",
+                        f"did you mean {near[0]!r}? Otherwise drop it from the values" if near else "drop it from the values")
     if type(value).__module__.split(".")[0] in ("jax", "jaxlib"):   # SymPy's sympify fails on these itself
         traced = "Tracer" in type(value).__name__
         arg = f"keep it an argument: tk.to_jax(der.loss, [t, tau, a0, der.task.symbols['{key}']]) (docs/api.md)"

@@ -22,6 +22,7 @@ orthonormal basis from Gram–Schmidt on the exact null space.
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -51,8 +52,9 @@ class ExprsByName(dict):
     otherwise a plain dict."""
 
     def __missing__(self, key):         # a misspelt pathway: say which names there are
+        near = difflib.get_close_matches(str(key), [str(k) for k in self], n=1)
         raise UnknownKeyError("pathway", f"{key!r} is no pathway here; the pathways are {list(self)}",
-                              "use one of those names")
+                              f"did you mean {near[0]!r}?" if near else "use one of those names")
 
     def _repr_latex_(self):
         rows = [tex_label(k) + ": & "
