@@ -75,8 +75,9 @@ def _g(v) -> str:
 
 
 def _t_halves(der, values) -> dict:
-    import sympy as sp
-
+    """Each mode's half-way time in floats, from its s and d in floats (the closed form for two layers,
+    quadrature deeper). The exact t½ of two layers, evaluated, gave the same numbers, but for the nested
+    radicals of a task with irrational data it took minutes, or failed and printed nan."""
     try:
         vals = der.numeric_values(values)
     except Exception:  # noqa: BLE001 - symbols without values: no numbers
@@ -87,14 +88,12 @@ def _t_halves(der, values) -> dict:
         row = []
         for m in svd.modes:
             try:
-                if depth[n] != 2:   # the integral's value by quadrature in floats
-                    row.append(t_half_float(m.s_float(vals), m.d_float(vals), float(vals[A0]), float(vals[TAU]),
-                                            depth[n]))
-                    continue
-                v = complex(sp.N(der.t_half[n][len(row)].subs(vals)))
-                row.append(v.real if abs(v.imag) < 1e-12 and np.isfinite(v.real) else float("nan"))
-            except Exception:  # noqa: BLE001 - e.g. no closed form for d
-                row.append(float("nan"))
+                with np.errstate(divide="ignore", invalid="ignore"):    # past half-way (log of ≤ 0): nan
+                    v = float(t_half_float(m.s_float(vals), m.d_float(vals), float(vals[A0]), float(vals[TAU]),
+                                           depth[n]))
+            except Exception:  # noqa: BLE001 - e.g. no value for d
+                v = float("nan")
+            row.append(v if np.isfinite(v) else float("nan"))
         out[n] = row
     return out
 

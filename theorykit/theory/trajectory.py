@@ -28,6 +28,7 @@ import sympy as sp
 
 from ..errors import SpecError
 from ..spec.fields import short_repr, type_name
+from .modes import is_large
 
 __all__ = ["t", "tau", "a0", "mode_trajectory", "mode_ode_residual", "t_half", "mode_loss_reduction",
            "discrete_mode_recurrence", "deep_mode_rhs", "mode_gap", "mode_gap_fraction", "discrete_mode_gap"]
@@ -227,6 +228,21 @@ def mode_ode_residual(s, d, a_init=a0) -> sp.Expr:
     return sp.simplify(tau * sp.diff(a, t) - 2 * a * (s - d * a))
 
 
+def _not_positive(v: sp.Expr) -> bool:
+    """Whether the number ``v`` is known to be ≤ 0 (or not real): SymPy's answer where its assumptions
+    decide, else that of its value to 30 digits. The singular values and input variances of a task with
+    irrational data are nested radicals whose sign the assumptions leave undecided: ``not v.is_positive``
+    refused them as not positive, and comparing two raised "cannot determine truth value of Relational".
+    An expression of more than ``LARGE_NODES`` nodes is not evaluated, by SymPy's query or to 30 digits
+    (minutes for one input variance): it passes, unchecked."""
+    if is_large(v):         # SymPy's own query evaluates it too
+        return False
+    if v.is_positive is not None:
+        return not v.is_positive
+    z = complex(v.evalf(30))
+    return abs(z.imag) > 1e-25 * max(1.0, abs(z.real)) or not z.real > 0
+
+
 def t_half(s, d, a_init=a0, time_const=tau, depth: int = 2) -> sp.Expr:
     """Time at which a(t) reaches half its end point: ``τ/(2s) · ln(s/(d a0) − 1)``.
 
@@ -238,15 +254,16 @@ def t_half(s, d, a_init=a0, time_const=tau, depth: int = 2) -> sp.Expr:
         raise SpecError("depth", f"{depth!r} is not a depth (2 or more weight layers)", "e.g. depth=2")
     nums = {k: _scalar(v, k) for k, v in (("s", s), ("d", d), ("a_init", a_init), ("time_const", time_const))}
     for k, v in nums.items():           # the arguments given as numbers (symbols stay symbols)
-        if v.is_number and not v.is_positive:
-            raise SpecError(k, f"{v} is not a positive number", f"give {k} > 0")
+        if v.is_number and _not_positive(v):
+            raise SpecError(k, f"{short_repr(v)} is not a positive number", f"give {k} > 0")
     if all(nums[k].is_number for k in ("s", "d", "a_init")):   # a half-way time exists only ahead of the start
-        if not (nums["a_init"] < nums["s"] / (2 * nums["d"])):
-            raise SpecError("a_init", f"a mode started at {nums['a_init']} is already at or past half its end point "
-                                      f"s/(2d) = {nums['s'] / (2 * nums['d'])}: it has no half-way time ahead",
-                            "start below s/(2d) (small initialisation)")
-    if depth == 2:
-        return time_const / (2 * s) * sp.log(s / (d * a_init) - 1)
+        if _not_positive(nums["s"] / (2 * nums["d"]) - nums["a_init"]):
+            raise SpecError("a_init", f"a mode started at {short_repr(nums['a_init'])} is already at or past half its "
+                                      f"end point s/(2d) = {short_repr(nums['s'] / (2 * nums['d']))}: it has no "
+                                      "half-way time ahead", "start below s/(2d) (small initialisation)")
+    if depth == 2:      # a large s or d: log's automatic evaluation queries signs by evaluating it (minutes)
+        large = is_large(nums["s"]) or is_large(nums["d"])
+        return time_const / (2 * s) * sp.log(s / (d * a_init) - 1, evaluate=not large)
     x = sp.Dummy("a", positive=True)
     L = sp.Integer(depth)
     return time_const * sp.Integral(1 / (L * x ** (2 - 2 / L) * (s - d * x)), (x, a_init, s / (2 * d)))
