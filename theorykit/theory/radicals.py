@@ -131,22 +131,34 @@ def _denested(b, ys):
 
 def _point(ring, rels, k, flip=None):
     """The values of ``ring``'s generators at one fixed random point: the symbols (generators ``k`` on)
-    in [0.3, 2.5], each root symbol (the first ``k``, ``rels`` innermost first) the principal square
-    root of its radicand there, with the sign of root ``flip`` turned (mpmath, 30 digits; the caller
-    sets the precision)."""
+    in [0.3, 2.5] times :func:`_unit`, so in the domain their assumptions give them: in [−2.5, −0.3]
+    for a symbol SymPy knows to be ≤ 0 (``negative``, ``nonpositive``), on i·[0.3, 2.5] for an
+    ``imaginary`` one (a point outside a symbol's domain could miss a denominator that vanishes on all
+    of it); each root symbol (the first ``k``, ``rels`` innermost first) the principal square root of
+    its radicand there, with the sign of root ``flip`` turned (mpmath, 30 digits; the caller sets the
+    precision)."""
     rng = random.Random(1729)
-    vals = [None] * k + [mpmath.mpf(rng.uniform(0.3, 2.5)) for _ in range(len(ring.gens) - k)]
+    vals = [None] * k + [mpmath.mpf(rng.uniform(0.3, 2.5)) * _unit(s) for s in ring.symbols[k:]]
     for j, rel in enumerate(rels):                 # innermost first: generator k − 1 − j
         i = k - 1 - j
         vals[i] = mpmath.sqrt(_poly_value(ring.gens[i] ** 2 - rel, vals)) * (-1 if i == flip else 1)
     return vals
 
 
+def _unit(s):
+    """The factor that takes a number of [0.3, 2.5] into the domain of the symbol ``s``: −1 for a symbol
+    known to be ≤ 0, i for an imaginary one, 1 + i for another one known not to be real, else 1."""
+    if s.is_extended_nonpositive:
+        return -1
+    return mpmath.mpc(0, 1) if s.is_imaginary else mpmath.mpc(1, 1) if s.is_real is False else 1
+
+
 def _vanishes_at_a_point(den, rels, k) -> bool:
     """True when the polynomial ``den`` is zero at :func:`_point` (principal roots), to 20 digits of its
     terms' size: a refusal for the zero test and :func:`_square_roots_multiplied_out` (a denominator that
     is not zero modulo the relations can vanish for the principal roots when a radicand is a square
-    they do not see, ``√(x + 2√x + 1) = √x + 1``). False decides nothing."""
+    they do not see, ``√(x + 2√x + 1) = √x + 1``). The point lies in every symbol's domain (:func:`_unit`):
+    a denominator that vanishes on all of it vanishes there. False decides nothing."""
     if k == 0:
         return False
     with mpmath.workdps(30):
