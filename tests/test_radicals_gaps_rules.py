@@ -150,3 +150,18 @@ def test_zero_over_zero_through_a_tower_with_other_exponents_is_not_called_zero(
 def test_a_symbolic_tower_with_a_hidden_square_is_proved_zero():
     # (a + 2√a + 1)^(3/2) = ((√a + 1)²)^(3/2) = (√a + 1)³ for a > 0 (√a + 1 > 0)
     assert zero_by_radical_reduction(HIDDEN ** sp.Rational(3, 2) - (sp.sqrt(POS) + 1) ** 3)
+
+
+@pytest.mark.parametrize("x", [NEG, NONPOS], ids=["negative", "nonpositive"])
+def test_a_radicand_with_factors_known_to_be_nonpositive_shares_their_roots(x):
+    # x ≤ 0: x² − x = (−x)(1 − x) with −x ≥ 0 and 1 − x ≥ 0, so √(x² − x) = √(−x)·√(1 − x) (√(a·z) = √a·√z
+    # for a ≥ 0); x³ − x² = x²(x − 1), √ = |x|·√(x − 1) = −x·√(−1)·√(1 − x); before, √(x² − x) was a root
+    # of its own and neither identity was proved (undecided, not wrong)
+    with mpmath.workdps(50):
+        for p in NEGATIVE_POINTS:
+            X = mpmath.mpf(p)
+            assert abs(_mp_product(X)) < mpmath.mpf(10) ** -45
+            assert abs(mpmath.sqrt(X ** 3 - X ** 2) + X * mpmath.sqrt(-1) * mpmath.sqrt(1 - X)) < mpmath.mpf(10) ** -45
+    assert zero_by_radical_reduction(_product(x))
+    assert _square_roots_multiplied_out(sp.sqrt(x ** 2 - x) / (sp.sqrt(-x) * sp.sqrt(1 - x))) == 1
+    assert zero_by_radical_reduction(sp.sqrt(x ** 3 - x ** 2) - sp.sqrt(x - 1) * sp.sqrt(x ** 2))

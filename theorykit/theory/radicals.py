@@ -183,8 +183,10 @@ def _sqrt_normal_form(b):
     each other). A polynomial ``b`` (over ℚ, no root symbols in it) is its positive rational content
     ``q`` (treated so) times a primitive ``P = ±∏ fᵢ^kᵢ`` (``fᵢ`` irreducible over ℚ):
     ``√b = √q·|S|·∏ √fᵢ·√g`` with ``S = ∏ fᵢ^(kᵢ//2)``, one root ``√fᵢ`` for each odd ``kᵢ`` whose
-    ``fᵢ`` is known to be ≥ 0, and ``g`` the product of the sign and the other odd factors. Each step is
-    exact for the principal root: ``√(a·z) = √a·√z`` for a real ``a ≥ 0`` and any complex ``z``, and
+    ``fᵢ`` is known to be ≥ 0 (``√(−fᵢ)`` and a sign −1 in ``g`` for one known to be ≤ 0:
+    ``√(x² − x) = √(−x)·√(1 − x)`` for x ≤ 0), and ``g`` the product of the sign and the other odd
+    factors. Each step is exact for the principal root: ``√(a·z) = √a·√z`` for a real ``a ≥ 0`` and any
+    complex ``z``, and
     ``√(S²z) = |S|·√z`` for a real ``S``. Signs come from SymPy's assumptions on the symbols (``Δ + 1``
     is ≥ 0 for ``Δ ≥ 0``); ``|S|`` is ``±S`` when the sign of ``S`` is known, else ``P`` stays one root.
     A radicand that is a square (``g = 1``: ``√(x² + 2x + 1)``) of unknown sign raises ``_Refused``: a
@@ -217,6 +219,9 @@ def _sqrt_normal_form(b):
     for f in odd:
         if f.is_nonnegative:
             roots.append(f)
+        elif f.is_nonpositive:
+            roots.append(sp.expand(-f))         # f = (−1)·(−f), −f ≥ 0
+            g = -g
         else:
             g *= f
     return c, roots + ([] if g == 1 else [sp.expand(g)])
