@@ -6,16 +6,14 @@ import numpy as np
 
 from theorykit.analysis.context_runs import mean_svals
 from theorykit.curves import nan_to_none
-from theorykit.io import write_json, write_figure
+from theorykit.io import new_figure, write_json, write_figure
 
-from ._common import pyplot
+from ._common import subplots
 
 
 def fig4a(s4, path):
-    plt = pyplot()
-
     t = s4["t"]
-    fig, ax = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained")
+    fig, ax = subplots(1, 2, figsize=(12, 4.2), layout="constrained")
     for a, logy in zip(ax, (False, True)):
         Lr = s4["relu"]
         a.plot(t, Lr.mean(0), color="k", lw=2.2, label="ReLU network (mean of seeds)")
@@ -47,13 +45,11 @@ def fig4a(s4, path):
 
 
 def fig4b(s4, path):
-    plt = pyplot()
-
     spec = s4["spec_d"]
     snaps = [s for s in s4["snaps"] if s in s4["gsn"][("double", "joint")]]
     names = [p.name for p in spec.pathways]
-    fig, ax = plt.subplots(1, len(names), figsize=(4 * len(names), 3.6), sharey=False,
-                           layout="constrained")   # the suptitle above the panel titles, not over them
+    fig, ax = subplots(1, len(names), figsize=(4 * len(names), 3.6), sharey=False,
+                       layout="constrained")   # the suptitle above the panel titles, not over them
     data = {}
     for j, (nm, a) in enumerate(zip(names, ax)):
         # GDLN joint: singular values of W2 W1 (mean over seeds)
@@ -95,14 +91,12 @@ def fig4c(s4, path, controls=None):
     its numbers go to the JSON under ``controls``."""
     from scipy.spatial import procrustes
 
-    plt = pyplot()
-
     mds = s4["mds"]
     times = sorted(mds)
     if not times:
         return {}
     controls = controls or {}
-    fig = plt.figure(figsize=(max(4 * len(times), 9), 12), layout="constrained")
+    fig = new_figure(figsize=(max(4 * len(times), 9), 12), layout="constrained")
     grid = fig.add_gridspec(3, len(times), height_ratios=(1, 1, 0.95))
     ax = [[fig.add_subplot(grid[r, j]) for j in range(len(times))] for r in range(2)]
     cols = [f"C{c}" for c in range(3)]
@@ -198,10 +192,8 @@ def _fig4c_controls_panel(cell, cmp, ctrl):
 
 
 def fig5(s5, path):
-    plt = pyplot()
-
     ks = sorted(s5, key=int)
-    fig, ax = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 3.8), squeeze=False, layout="constrained")
+    fig, ax = subplots(1, len(ks), figsize=(4.2 * len(ks), 3.8), squeeze=False, layout="constrained")
     ax = ax[0]                      # one row of panels, also for a single k
     sub = slice(None, None, 10)
     data = {}

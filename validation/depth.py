@@ -66,7 +66,7 @@ from theorykit.theory.flow import Dopri5, integrate
 from theorykit.theory.race import RaceSystem
 
 from . import depth_protocols as dproto
-from ._common import graded, pyplot, start
+from ._common import graded, subplots, start
 
 NAME = "depth"
 DESCRIPTION = "Two hidden layers (Section 6, Fig. 6): ReLU [11,H,H,60] vs depth-3 GDLN, alignment times, mode ODE"
@@ -332,11 +332,9 @@ def _spread_verdict(two: float, one: float) -> str:
 
 
 def _fig6(t, Lr, Lg, out, ode, path, st, wide=None, gating=None, all_on_t=None, flow=None):
-    plt = pyplot()
-
     # the first layer's all-on share over time gets its own panel: as an inset it covered the bars above 0.5
     timeline = gating is not None and all_on_t is not None
-    fig, ax = plt.subplots(1, 5 if timeline else 4, figsize=(22 if timeline else 18, 3.9))
+    fig, ax = subplots(1, 5 if timeline else 4, figsize=(22 if timeline else 18, 3.9))
     for L, c, name in ((Lr, "C0", "ReLU"), (Lg, "C1", "GDLN")):
         for row in L:
             ax[0].plot(t, row, color=c, alpha=0.12, lw=0.7)

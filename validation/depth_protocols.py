@@ -34,7 +34,7 @@ from theorykit.io import write_figure
 from theorykit.spec.files import example_path
 from theorykit.spec.graph import scaled
 
-from ._common import graded, pyplot
+from ._common import graded, subplots
 
 PROTOCOLS = ("paper", "joint")
 DATASETS = {"hierarchy": ["hierarchy"] * 3, "suite": ["hierarchy", "ring", "cross"]}
@@ -115,10 +115,8 @@ def _steps(i, every):
 
 def figure(res: dict, path: Path):
     """Mean loss curves: ReLU beside both GDLN protocols, one panel per dataset (log scale)."""
-    plt = pyplot()
-
     t = res["t"]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    fig, axes = subplots(1, 2, figsize=(11, 4), sharey=True)
     for ax, ds in zip(axes, DATASETS):
         r = res[ds]
         ax.plot(t, r["relu"]["mean"], color="k", lw=2, label="ReLU [11, H, H, 60]")

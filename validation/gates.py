@@ -42,7 +42,7 @@ from theorykit.sim.simulation import relu_forward
 from theorykit.spec.gating import context_name
 from theorykit.theory.race import RaceSystem
 
-from ._common import Stopwatch, pyplot, start
+from ._common import Stopwatch, subplots, start
 
 NAME = "gates"
 DESCRIPTION = "Algorithm 1 (find gates, elbow, Figs. 8-9), the exact ReLN, and the digits dataset"
@@ -96,12 +96,10 @@ def _section4(st, progress):
 
 
 def _fig8(scores, path, show=(2, 3, 4, 5, 6, 8)):
-    plt = pyplot()
-
     show = [K for K in show if K <= len(scores)]
     # constrained: the default layout left ~12 % of this tall figure empty under the suptitle
-    fig, axes = plt.subplots(len(show), 1, figsize=(7, 1.0 + 0.45 * sum(show)),
-                             gridspec_kw={"height_ratios": list(show)}, layout="constrained")
+    fig, axes = subplots(len(show), 1, figsize=(7, 1.0 + 0.45 * sum(show)),
+                         gridspec_kw={"height_ratios": list(show)}, layout="constrained")
     for ax, K in zip(np.atleast_1d(axes), show):
         C = scores[K - 1]["centroids"]
         im = ax.imshow(C, aspect="auto", cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
@@ -121,9 +119,7 @@ def _fig8(scores, path, show=(2, 3, 4, 5, 6, 8)):
 
 
 def _fig9(per_k, K_imp, K_chord, path, K_log=None):
-    plt = pyplot()
-
-    fig, ax = plt.subplots(1, 2, figsize=(9, 3.4))
+    fig, ax = subplots(1, 2, figsize=(9, 3.4))
     Ks = [r["K"] for r in per_k]
     ax[0].plot(Ks, [r["mse"] for r in per_k], "o-")
     ax[0].axvline(K_imp, color="C3", ls="--", label=f"elbow on linear MSE (improvement rule) K={K_imp}")
@@ -200,9 +196,7 @@ def _digits(st, progress):
 
 
 def _fig_digits(dg, path):
-    plt = pyplot()
-
-    fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig, ax = subplots(1, 2, figsize=(10, 3.6))
     t = dg["t"]
     ax[0].plot(t, dg["relu_loss"], "k-", lw=2.5, label="ReLU (mean over seeds)")
     for i, r in enumerate(dg["rows"]):

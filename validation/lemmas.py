@@ -32,7 +32,7 @@ from theorykit.spec.task import Task
 from theorykit.theory import effective as eff
 from theorykit.theory import lemmas as tl
 
-from ._common import graded, pyplot
+from ._common import graded, subplots
 
 NAME = "lemmas"
 DESCRIPTION = "Lemmas of Appendices D–E: interlacing, positive data, gate patterns (Lemma 4.1) and a trained-network gate census"
@@ -221,9 +221,8 @@ def _census(seeds: int, progress: bool) -> dict:
 
 
 def _figure(census: dict, out_dir: Path) -> str:
-    plt = pyplot()
     colors = dict(zip(tl.GATE_CLASSES, ["#999999", "#444444", "#1f77b4", "#ff7f0e", "#9467bd", "#2ca02c", "#d62728"]))
-    fig, ax = plt.subplots(1, 2, figsize=(11, 3.8))
+    fig, ax = subplots(1, 2, figsize=(11, 3.8))
     for row, key, label in ((1, "shares", "units"), (0, "weighted_shares", "weighted by ‖W1_j‖‖W2_j‖")):
         left = 0.0
         for c in tl.GATE_CLASSES:

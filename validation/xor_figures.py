@@ -8,19 +8,17 @@ import numpy as np
 
 from theorykit.io import write_figure
 
-from ._common import pyplot
+from ._common import subplots
 
 COLORS = {"relu": "black", "linear": "tab:blue", "xor": "tab:orange"}
 
 
 def figures(out_dir, cfg, theory, deltas, times, A) -> list:
     """Write fig2d_learning_time.png and fig2e_loss_curves.png into ``out_dir``; returns their {file, caption}."""
-    plt = pyplot()
-
     dstar = theory["crossover_float"]
     files = []
     # Fig. 2d: learning time against Δ
-    fig, ax = plt.subplots(figsize=(5.5, 4))
+    fig, ax = subplots(figsize=(5.5, 4))
     m, q = A["relu_lt_med"], A["relu_q"]
     ax.fill_between(deltas, q[0], q[1], color=COLORS["relu"], alpha=0.15, lw=0)
     ax.plot(deltas, m, "o-", color=COLORS["relu"], ms=3, label="ReLU network (median, IQR)")
@@ -49,7 +47,7 @@ def figures(out_dir, cfg, theory, deltas, times, A) -> list:
     idx = sorted({int(np.argmin(np.abs(deltas - x))) for x in want})
     ncol = min(3, len(idx))
     nrow = int(math.ceil(len(idx) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4 * ncol, 3 * nrow), squeeze=False)
+    fig, axes = subplots(nrow, ncol, figsize=(4 * ncol, 3 * nrow), squeeze=False)
     rc = A["relu_curves"]
     for a, i in zip(axes.ravel(), idx):
         fin = np.isfinite(A["relu_lt_med"][i])
