@@ -15,6 +15,8 @@ Everything is derived from the task and the pathway specs with Δ a symbol; noth
 """
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 
 from theorykit.derivations import run_script
@@ -100,12 +102,10 @@ def _implementable(task, paths, Delta):
     dom = sp.Interval(0, sp.oo)
     total = dom
     per = {}
-    cache: dict = {}
 
+    @functools.cache
     def solve(cond):
-        if cond not in cache:
-            cache[cond] = sp.solveset(cond, Delta, domain=dom)
-        return cache[cond]
+        return sp.solveset(cond, Delta, domain=dom)
 
     for name, q in paths.items():
         ok = sp.EmptySet

@@ -177,27 +177,27 @@ def _fig4c_controls(ctrl: dict, seed0: float) -> dict:
     per control, whether its disparity exceeds the paper's ReLN's by more than ``margin`` in every seed."""
     import numpy as np
 
+    def no_controls(text):      # the figure's number alone: nothing to compare it with, and why
+        return {"paper": seed0, "controls": {}, "margin": float("nan"), "closer": {}, "per_seed": {}, "text": text}
+
     per = ctrl.get("relu_vs_reln", {})
     if "double" not in per or not all(c in per for c in FIG4C_CONTROLS):
-        return {"paper": seed0, "controls": {}, "margin": float("nan"), "closer": {}, "per_seed": {},
-                "text": "no control gatings were run (the disparity alone cannot single out a gating)"}
+        return no_controls("no control gatings were run (the disparity alone cannot single out a gating)")
     # seed s of each gating is paired with the ReLU network's seed s: where the gatings were run with
     # different numbers of seeds, the comparison keeps the seeds they all have (the first n)
     counts = {c: len(per[c]) for c in ("double", *FIG4C_CONTROLS)}
+    runs = ", ".join(f"{_gating_name(c)} {m}" for c, m in counts.items())
     n = min(counts.values())
     if n == 0:
-        return {"paper": seed0, "controls": {}, "margin": float("nan"), "closer": {}, "per_seed": {},
-                "text": "no seed has every control gating ("
-                        + ", ".join(f"{_gating_name(c)} {m}" for c, m in counts.items())
-                        + " seeds): the disparity alone cannot single out a gating"}
+        return no_controls(f"no seed has every control gating ({runs} seeds): the disparity alone cannot single "
+                           "out a gating")
     p = np.asarray(per["double"][:n], float)
     rr = ctrl.get("seed0_vs_other_seeds", {}).get("relu", [])
     margin = float(np.max(rr)) if len(rr) else float("nan")
     closer = {c: bool(np.all(np.asarray(per[c][:n], float) - p > margin)) for c in FIG4C_CONTROLS}
     means = {c: float(np.mean(per[c][:n])) for c in FIG4C_CONTROLS}
     seeds = (f"mean over {n} seeds" if len(set(counts.values())) == 1 else
-             f"mean over the {n} seeds every gating has (seeds run: "
-             + ", ".join(f"{_gating_name(c)} {m}" for c, m in counts.items()) + "; the others are left out)")
+             f"mean over the {n} seeds every gating has (seeds run: {runs}; the others are left out)")
     text = (f"at step {ctrl['step']}, {seeds}: the paper's ReLN (common + double) "
             f"{float(np.mean(p)):.3g}, the wrong gatings common + single {means['single']:.3g}, all seven pathways "
             f"{means['all seven']:.3g}; margin (seed scatter: the ReLU network's largest seed-to-seed disparity) "
