@@ -32,6 +32,7 @@ from ..net.starts import a0_rule
 from ..theory.k_algebra import k as ksym
 from ..theory.k_algebra import sig, structure_values
 from ..theory.k_contexts import closed_form_loss, closed_form_modes
+from ..theory.lemmas import singular_values
 from ..spec.task import hierarchy
 from .context_races import suite_race, suite_spec
 
@@ -42,14 +43,14 @@ __all__ = ["section4", "staged_theory", "end_points_sec4", "mds_at", "mds_contro
 # hidden representations and pathway maps
 # ---------------------------------------------------------------------------------------------
 def svals(M, top=None):
-    """Singular values of M, largest first (the ``top`` largest)."""
-    s = np.linalg.svd(M, compute_uv=False)
+    """Singular values of M, largest first (the ``top`` largest): :func:`theorykit.theory.lemmas.singular_values`."""
+    s = singular_values(M)
     return s[:top] if top else s
 
 
 def mean_svals(W1, W2, top):
     """Singular values (the ``top`` largest) of a pathway's map W2 W1, averaged over seeds (axis 0)."""
-    return np.mean([svals(W2[s] @ W1[s], top) for s in range(W1.shape[0])], axis=0)
+    return np.mean(np.linalg.svd(W2 @ W1, compute_uv=False)[:, :top], axis=0)
 
 
 def _pathway_svals(spec, params, top=8):
