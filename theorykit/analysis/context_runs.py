@@ -50,7 +50,7 @@ def svals(M, top=None):
 
 def mean_svals(W1, W2, top):
     """Singular values (the ``top`` largest) of a pathway's map W2 W1, averaged over seeds (axis 0)."""
-    return np.mean(np.linalg.svd(W2 @ W1, compute_uv=False)[:, :top], axis=0)
+    return np.mean(np.linalg.svd(W2 @ W1, compute_uv=False)[:, :top or None], axis=0)
 
 
 def _pathway_svals(spec, params, top=8):
