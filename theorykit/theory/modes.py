@@ -33,7 +33,7 @@ import sympy as sp
 
 from ..errors import UnknownKeyError
 from ..spec.fields import tex_label
-from .radicals import _square_roots_multiplied_out, zero_by_radical_reduction
+from .radicals import _square_roots_multiplied_out, _unit, zero_by_radical_reduction
 
 __all__ = ["Mode", "SVD", "Exprs", "ExprsByName", "Ranking", "reference_values", "is_zero",
            "product_of_irreducible_powers"]
@@ -103,12 +103,21 @@ def is_zero(expr, symbols=None, trials: int = 4, tol: float = 1e-10) -> bool:
 
 def _vanishes_at_random_points(x, syms, rng, trials: int, digits: int, tol: float) -> bool:
     """Whether ``|x| ≤ tol`` at ``trials`` points drawn from ``rng`` (each of ``syms`` uniform on
-    [0.3, 2.5]), evaluated with ``digits`` digits."""
+    [0.3, 2.5], times :func:`~theorykit.theory.radicals._unit` to lie in the symbol's domain: a negative
+    symbol at negative values), evaluated with ``digits`` digits. An undefined value (0/0, a pole) is
+    not zero: ``nan > tol`` is False, so it passed as vanishing."""
     for _ in range(trials):
-        pt = {s: sp.Float(rng.uniform(0.3, 2.5), digits) for s in syms}
-        if abs(complex(x.subs(pt).evalf(digits))) > tol:
+        pt = {s: sp.Float(rng.uniform(0.3, 2.5), digits) * _unit_value(s) for s in syms}
+        z = complex(x.subs(pt).evalf(digits))
+        if not (abs(z) <= tol):
             return False
     return True
+
+
+def _unit_value(s) -> sp.Expr:
+    """:func:`~theorykit.theory.radicals._unit` of the symbol ``s`` as a SymPy number."""
+    u = complex(_unit(s))
+    return sp.Integer(int(u.real)) + sp.I * int(u.imag)
 
 
 def product_of_irreducible_powers(x) -> bool:
