@@ -158,7 +158,7 @@ def _exact_reln(st):
     scale = float(np.max(np.abs(ro)))
     worst_traj = float(np.max(np.abs(ro - lo)))
     # (c) two hidden layers
-    t2, ro2, lo2 = exact_reln_trajectory(X, Y, hidden=[r["hidden"], r["hidden"]], lr=0.02, steps=r["steps"],
+    _, ro2, lo2 = exact_reln_trajectory(X, Y, hidden=[r["hidden"], r["hidden"]], lr=0.02, steps=r["steps"],
                                          init_std=0.3, every=r["every"])
     return {"checkpoints": len(t_ck), "forward_max_abs_diff": worst_fwd, "trained_max_abs_diff": worst_traj,
             "trained_two_layer_max_abs_diff": float(np.max(np.abs(ro2 - lo2))), "output_scale": scale}
