@@ -72,9 +72,16 @@ class Ranking(list):
 
 
 def reference_values(symbols) -> dict:
-    """Fixed, generic positive values for symbols, used to order modes and to test identities."""
+    """Fixed, generic values for symbols, used to order modes and to test identities, each in its
+    symbol's domain: positive, negated for a symbol declared not positive (a singular value ``√(Δ²)/2``
+    of a negative Δ simplifies to ``−Δ/2``, and a positive point made it negative), a prime (3, 5, 7, …)
+    for an integer symbol (distinct, so that no two symbols meet at a special point)."""
     vals = [sp.Rational(7, 10), sp.Rational(13, 10), sp.Rational(5, 3), sp.Rational(3, 7), sp.Rational(11, 5)]
-    return {s: vals[i % len(vals)] + i for i, s in enumerate(sorted(symbols, key=str))}
+    out = {}
+    for i, s in enumerate(sorted(symbols, key=str)):
+        v = sp.Integer(sp.prime(i + 2)) if s.is_integer else vals[i % len(vals)] + i
+        out[s] = -v if s.is_positive is False else v      # ≤ 0, or declared not positive
+    return out
 
 
 def is_zero(expr, symbols=None, trials: int = 4, tol: float = 1e-10) -> bool:

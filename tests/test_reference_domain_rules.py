@@ -1,0 +1,58 @@
+"""The reference point of a symbolic derivation lies in each symbol's domain.
+
+With symbols left free, `derive` orders the modes and prints the ``*_float`` fields at fixed reference
+values (:func:`theorykit.theory.modes.reference_values`). These were 7/10, 13/10, … whatever the
+symbol's assumptions, so a Δ declared negative was evaluated at +7/10: the XoR "linear" pathway's
+singular value, exactly ``|Δ|/2`` (by hand below), simplifies to ``−Δ/2`` for Δ < 0 and was printed
+as −0.35, a negative singular value.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+import sympy as sp
+
+from theorykit.cli import main
+from theorykit.theory.modes import reference_values
+
+EXAMPLE = "examples/xor_linear.toml"
+
+# every fact SymPy derives from the declared assumptions must hold at the value (SymPy decides both)
+DECLARED = [{}, {"positive": True}, {"positive": False}, {"nonnegative": True}, {"nonnegative": False},
+            {"nonnegative": False, "real": True}, {"negative": True}, {"nonpositive": True}, {"real": True},
+            {"nonzero": True}, {"integer": True}, {"integer": True, "positive": False},
+            {"integer": True, "nonnegative": True}]
+
+
+@pytest.mark.parametrize("assumptions", DECLARED, ids=str)
+def test_the_reference_value_has_every_fact_of_its_symbol(assumptions):
+    s = sp.Symbol("x", **assumptions)
+    v = reference_values([s])[s]
+    for fact, holds in s.assumptions0.items():
+        assert getattr(v, f"is_{fact}") == holds, (assumptions, v, fact)
+
+
+def test_several_symbols_get_distinct_values_in_their_domains():
+    syms = [sp.Symbol("a", integer=True), sp.Symbol("b", integer=True, positive=False),
+            sp.Symbol("c", negative=True), sp.Symbol("d")]
+    ref = reference_values(syms)
+    assert len(set(map(abs, ref.values()))) == 4
+    assert ref[syms[0]] > 0 and ref[syms[1]] < 0 and ref[syms[2]] < 0 and ref[syms[3]] > 0
+    assert ref[syms[0]].is_integer and ref[syms[1]].is_integer
+
+
+def test_a_negative_delta_gets_a_nonnegative_singular_value(tmp_path):
+    """XoR with margin, the "positive" pathway: datapoints (1, 1, Δ) and (−1, −1, Δ), both labelled
+    +1, of P = 4. Σyx = ¼[(1, 1, Δ) + (−1, −1, Δ)] = (0, 0, Δ/2), one singular value |Δ|/2: 0.35 at
+    Δ = −7/10, never −0.35."""
+    text = open(EXAMPLE).read().replace("Delta = {nonnegative = true}", "Delta = {nonnegative = false, real = true}")
+    assert "real = true" in text
+    spec = tmp_path / "neg.toml"
+    spec.write_text(text)
+    out = tmp_path / "d.json"
+    assert main(["derive", str(spec), "--json", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert d["reference_values"] == {"Delta": "-7/10"}
+    for name in ("positive", "negative"):
+        assert d["pathways"][name]["singular_values_float"] == [pytest.approx(0.35, rel=1e-12)]
