@@ -56,3 +56,24 @@ def test_a_negative_delta_gets_a_nonnegative_singular_value(tmp_path):
     assert d["reference_values"] == {"Delta": "-7/10"}
     for name in ("positive", "negative"):
         assert d["pathways"][name]["singular_values_float"] == [pytest.approx(0.35, rel=1e-12)]
+
+
+def test_a_symbol_declared_not_positive_is_zero_tested_on_its_own_domain():
+    """``positive = false`` alone (no ``real``): the domain is C ∖ (0, ∞). There, −x is off the cut
+    (−∞, 0], arg(−1/x) = −arg(−x), so √(−x)·√(−1/x) = 1 and f = √(−x)√(−1/x) − 1 vanishes; at x > 0,
+    outside it, both roots are i·(…) and f = −2. ``is_zero``'s numeric points took such a symbol as
+    positive: a sum of f·(x + k)², too large to simplify, was called non-zero."""
+    from theorykit.theory.modes import SIMPLIFY_MAX_OPS, is_zero
+
+    x = sp.Symbol("x", positive=False)
+    f = sp.sqrt(-x) * sp.sqrt(-1 / x) - 1
+    h = sp.Rational(1, 2)
+    for v in (-h, -sp.Rational(23, 10), h + h * sp.I, h - h * sp.I, -sp.I):    # 30 digits: zero on the domain
+        assert abs(complex(f.subs(x, v).evalf(30))) < 1e-25
+    assert complex(f.subs(x, h).evalf(30)) == pytest.approx(-2)   # and not off it
+    g = sum(f * (x + k) ** 2 for k in range(1, 40))
+    assert sp.count_ops(g) > SIMPLIFY_MAX_OPS
+    assert is_zero(g)
+    assert not is_zero(g + x)
+    # declared real too, the domain is (−∞, 0] and SymPy folds f to 0 itself
+    assert sp.simplify(f.subs(x, sp.Symbol("x", positive=False, real=True))) == 0

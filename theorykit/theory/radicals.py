@@ -147,8 +147,10 @@ def _point(ring, rels, k, flip=None):
 
 def _unit(s):
     """The factor that takes a number of [0.3, 2.5] into the domain of the symbol ``s``: −1 for a symbol
-    known to be ≤ 0, i for an imaginary one, 1 + i for another one known not to be real, else 1."""
-    if s.is_extended_nonpositive:
+    known to be ≤ 0 or declared not positive (``positive = false``: the negative reals lie in its domain,
+    the positive ones do not; :func:`~theorykit.theory.modes.reference_values` takes the same side), i for
+    an imaginary one, 1 + i for another one known not to be real, else 1."""
+    if s.is_positive is False and s.is_real is not False:
         return -1
     return mpmath.mpc(0, 1) if s.is_imaginary else mpmath.mpc(1, 1) if s.is_real is False else 1
 
