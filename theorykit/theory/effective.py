@@ -106,10 +106,6 @@ def _int_matmul(A, B):
     return A.astype(object) @ B.astype(object)
 
 
-def _plain_gates(gates) -> bool:
-    return all(g in (0, 1) and not isinstance(g, sp.Basic) or g in (sp.S.Zero, sp.S.One) for g in gates)
-
-
 def effective_dataset(task: Task, p: Pathway) -> EffectiveDataset:
     """Σyx_p and Σx_pp of pathway ``p`` on ``task``."""
     if not isinstance(task, Task):
@@ -118,9 +114,9 @@ def effective_dataset(task: Task, p: Pathway) -> EffectiveDataset:
     if not isinstance(p, Pathway):
         raise SpecError("p", f"expected a Pathway, got {type(p).__name__} {p!r:.40}",
                         "pass one of spec.pathways (a Pathway, not its name)")
-    p = p.resolve(task, "p")
+    p = p.resolve(task, "p")              # its gates are now the integers 0 and 1 (Pathway.resolve)
     parts = exact_parts(task)
-    if parts is not None and _plain_gates(p.active):
+    if parts is not None:
         Xb, xd, Yb, yd = parts
         act = [i for i, g in enumerate(p.active) if g]
         Xa = Xb[np.ix_(list(p.inputs), act)]
@@ -130,10 +126,9 @@ def effective_dataset(task: Task, p: Pathway) -> EffectiveDataset:
         return EffectiveDataset(p, exact=(Syx, yd * xd * task.P, Sx, xd * xd * task.P))
     X = task.X.extract(list(p.inputs), list(range(task.P)))
     Y = task.Y.extract(list(p.outputs), list(range(task.P)))
-    G = sp.diag(*p.active)
-    Syx = (Y * G * X.T) / task.P
-    Sx = (X * G * X.T) / task.P
-    return EffectiveDataset(p, Syx.applyfunc(sp.expand), Sx.applyfunc(sp.expand))
+    Syx = (Y * p.gate_matrix() * X.T) / task.P
+    # Σx_pp is Σx_qp with q = p: a 0/1 gate is its own square
+    return EffectiveDataset(p, Syx.applyfunc(sp.expand), input_correlation(task, p, p))
 
 
 def output_trace(task: Task) -> sp.Expr:

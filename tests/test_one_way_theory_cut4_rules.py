@@ -1,0 +1,61 @@
+"""Rules from a maintainer removing copies from the theory layer, second pass (issue 26, "one way to
+do each thing").
+
+Each job below was written twice; now one implementation serves, and these rules pin both the one way
+and the behaviour it keeps (every expected value is derived by hand in the docstring, or comes from
+numpy written here):
+
+* :func:`theorykit.effective_dataset` built a symbolic task's Σx_pp by hand beside
+  :func:`theorykit.input_correlation` (Σx_qp, here with q = p), and kept a test of "plain" gates that
+  could never fail: :meth:`Pathway.resolve`, which it calls first, leaves only the integers 0 and 1.
+"""
+import numpy as np
+import sympy as sp
+
+import theorykit.theory.effective as effective
+from theorykit.spec.gating import Pathway
+from theorykit.spec.task import xor_margin
+
+
+# ---------------------------------------------------------------------------------------------
+# effective_dataset: a symbolic task's Σx is input_correlation(task, p, p)
+# ---------------------------------------------------------------------------------------------
+def test_symbolic_effective_dataset_takes_its_input_correlation_from_input_correlation(monkeypatch):
+    """XoR with the symbol Δ, the pathway on datapoints 0 and 2: x₀ = (1, 1, Δ) with y = 1 and
+    x₂ = (1, −1, −Δ) with y = −1, P = 4. By hand:
+    Σyx = (x₀ − x₂)/4 = (0, 2, 2Δ)/4 = (0, ½, Δ/2);
+    Σx = (x₀x₀ᵀ + x₂x₂ᵀ)/4 = [[2, 0, 0], [0, 2, 2Δ], [0, 2Δ, 2Δ²]]/4.
+    The Σx is the one that :func:`input_correlation` returns for q = p (one way to form it)."""
+    calls = []
+    real = effective.input_correlation
+
+    def spy(task, q, p):
+        calls.append((q.name, p.name))
+        return real(task, q, p)
+
+    monkeypatch.setattr(effective, "input_correlation", spy)
+    task = xor_margin()
+    D = task.symbols["Delta"]
+    eff = effective.effective_dataset(task, Pathway("p", (1, 0, 1, 0)))
+    assert calls == [("p", "p")]
+    assert eff.Syx == sp.Matrix([[0, sp.Rational(1, 2), D / 2]])
+    assert eff.Sx == sp.Matrix([[sp.Rational(1, 2), 0, 0], [0, sp.Rational(1, 2), D / 2], [0, D / 2, D ** 2 / 2]])
+
+
+def test_symbolic_effective_dataset_agrees_with_numpy_at_a_value():
+    """The same pathway at Δ = 3/10 against numpy written here: Σyx = Y diag(g) Xᵀ/P, Σx = X diag(g) Xᵀ/P."""
+    task = xor_margin()
+    D = task.symbols["Delta"]
+    g = np.array([1.0, 0.0, 1.0, 0.0])
+    X = np.array([[1, -1, 1, -1], [1, -1, -1, 1], [0.3, 0.3, -0.3, -0.3]])
+    Y = np.array([[1.0, 1.0, -1.0, -1.0]])
+    eff = effective.effective_dataset(task, Pathway("p", (1, 0, 1, 0)))
+    at = {D: sp.Rational(3, 10)}
+    np.testing.assert_allclose(np.array(eff.Syx.subs(at), float), (Y * g) @ X.T / 4, rtol=1e-15)
+    np.testing.assert_allclose(np.array(eff.Sx.subs(at), float), (X * g) @ X.T / 4, rtol=1e-15)
+
+
+def test_effective_dataset_keeps_no_test_of_plain_gates():
+    """``_plain_gates`` asked whether the gates were 0 and 1 after :meth:`Pathway.resolve` had made them so."""
+    assert not hasattr(effective, "_plain_gates")
+    assert Pathway("p", (1, 0, 1, 0)).resolve(xor_margin(0.5)).active == (1, 0, 1, 0)
