@@ -13,7 +13,8 @@ import numpy as np
 import sympy as sp
 
 import theorykit.theory.effective as effective
-from theorykit.spec.gating import Pathway
+from theorykit.spec.gating import GDLNSpec, Pathway, xor_relns
+from theorykit.theory import derivation, modes
 from theorykit.spec.task import xor_margin
 
 
@@ -59,3 +60,32 @@ def test_effective_dataset_keeps_no_test_of_plain_gates():
     """``_plain_gates`` asked whether the gates were 0 and 1 after :meth:`Pathway.resolve` had made them so."""
     assert not hasattr(effective, "_plain_gates")
     assert Pathway("p", (1, 0, 1, 0)).resolve(xor_margin(0.5)).active == (1, 0, 1, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Derivation.frames: SVD.numeric at the values, for symbolic and numeric tasks alike
+# ---------------------------------------------------------------------------------------------
+def test_frames_of_a_symbolic_task_come_from_svd_numeric(monkeypatch):
+    """``frames`` evaluated ``U`` and ``V`` entry by entry with ``numeric_matrix`` for a task with symbols
+    and by :meth:`SVD.numeric` without: one way now, :meth:`SVD.numeric` at the values.
+
+    XoR's pathway ``point0`` is on (1, 1, Δ) with y = 1 alone: Σyx = (1, 1, Δ)/4, one mode with u = 1 and
+    v = (1, 1, Δ)/√(2 + Δ²); at Δ = 1/2, √(2 + ¼) = 3/2 and v = (2/3, 2/3, 1/3)."""
+    calls = []
+    real = modes.SVD.numeric
+
+    def spy(self, values=None):
+        calls.append(dict(values or {}))
+        return real(self, values)
+
+    def refuse(*_a, **_k):
+        raise AssertionError("frames evaluated a matrix entry by entry beside SVD.numeric")
+
+    monkeypatch.setattr(modes.SVD, "numeric", spy)
+    monkeypatch.setattr(derivation, "numeric_matrix", refuse)
+    der = derivation.Derivation(GDLNSpec(xor_margin(), xor_relns()["xor"]))
+    fr = der.frames({"Delta": sp.Rational(1, 2)})
+    assert len(calls) == len(der.spec.pathways)
+    U, V = fr["point0"]
+    np.testing.assert_allclose(U, [[1.0]], rtol=1e-15)
+    np.testing.assert_allclose(V, [[2 / 3], [2 / 3], [1 / 3]], rtol=1e-15)

@@ -386,14 +386,10 @@ class Derivation:
         vals = self.numeric_values(values)
         out = {}
         for p in self.spec.pathways:
-            svd = self.modes[p.name]
-            if self.task.free_symbols:
-                out[p.name] = (numeric_matrix(svd.U, vals), numeric_matrix(svd.V, vals))
-                if not all(np.isfinite(M).all() for M in out[p.name]):
-                    return self._at(values).frames()
-            else:
-                U_, _s, V_ = svd.numeric()
-                out[p.name] = (U_, V_)
+            U_, _s, V_ = self.modes[p.name].numeric(vals)
+            out[p.name] = (U_, V_)
+            if self.task.free_symbols and not (np.isfinite(U_).all() and np.isfinite(V_).all()):
+                return self._at(values).frames()
         return out
 
     def _at(self, values) -> "Derivation":
