@@ -7,15 +7,20 @@ numpy written here):
 
 * :func:`theorykit.effective_dataset` built a symbolic task's Σx_pp by hand beside
   :func:`theorykit.input_correlation` (Σx_qp, here with q = p), and kept a test of "plain" gates that
-  could never fail: :meth:`Pathway.resolve`, which it calls first, leaves only the integers 0 and 1.
+  could never fail: :meth:`Pathway.resolve`, which it calls first, leaves only the integers 0 and 1;
+* :meth:`Derivation.frames` evaluated a symbolic task's ``U`` and ``V`` entry by entry beside
+  :meth:`SVD.numeric`, which served the numeric tasks;
+* the k-context numeric check evaluated the closed forms' common and (k−1)-context modes at (k, n, γ)
+  beside :func:`~theorykit.theory.k_contexts.closed_form_modes`, which evaluates the same modes for the loss.
 """
 import numpy as np
 import sympy as sp
 
 import theorykit.theory.effective as effective
+import theorykit.theory.k_contexts as kc
 from theorykit.spec.gating import GDLNSpec, Pathway, xor_relns
 from theorykit.theory import derivation, modes
-from theorykit.spec.task import xor_margin
+from theorykit.spec.task import hierarchy, xor_margin
 
 
 # ---------------------------------------------------------------------------------------------
@@ -89,3 +94,29 @@ def test_frames_of_a_symbolic_task_come_from_svd_numeric(monkeypatch):
     U, V = fr["point0"]
     np.testing.assert_allclose(U, [[1.0]], rtol=1e-15)
     np.testing.assert_allclose(V, [[2 / 3], [2 / 3], [1 / 3]], rtol=1e-15)
+
+
+# ---------------------------------------------------------------------------------------------
+# the k-context check: the closed forms' modes at the numbers from closed_form_modes
+# ---------------------------------------------------------------------------------------------
+def test_k_context_check_evaluates_the_closed_forms_with_closed_form_modes(monkeypatch):
+    """``check_against_numeric`` compares the closed forms' modes with numpy's SVD of the task's effective
+    datasets (written in the check, a second method): the closed forms' side is
+    :func:`closed_form_modes` at the same (k, n, γ) and structure, called once; the two sides agree to
+    rounding, for the common pathway (n + k − 1 modes for n = 4 items: the items sector's n − 1, the
+    contexts sector's k − 1 and the grand mean's one; 5 at k = 2) and the (k−1)-context pathways."""
+    calls = []
+    real = kc.closed_form_modes
+
+    def spy(res, H, nn, kk, gam):
+        calls.append((H, nn, kk, gam))
+        return real(res, H, nn, kk, gam)
+
+    res = kc.derive(check_ks=[], latex=False)
+    monkeypatch.setattr(kc, "closed_form_modes", spy)
+    out = kc.check_against_numeric(res, 2, 4, race=False, exact=False)
+    assert [(nn, kk, gam) for _H, nn, kk, gam in calls] == [(4, 2, 1.0)]
+    assert calls[0][0] == hierarchy(4)
+    assert out["common_modes"] == 5
+    assert out["common_max_abs_error"] < 1e-12
+    assert out["kminus1_s_max_abs_error"] < 1e-12

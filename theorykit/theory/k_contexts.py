@@ -363,8 +363,8 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
     sv = structure_values(H)
     vals = {k: kk, n: nn, gamma: gam, sigbar: _exact_sigbar(H)}
     out = {"k": kk, "n": nn, "gamma": str(gam)}
-    # common pathway
-    A, B, C = res.common
+    # common pathway: its closed-form modes at these numbers, as closed_form_loss takes them
+    cf_modes = closed_form_modes(res, H, nn, kk, float(gam))[0]
     if exact:
         der = Derivation(GDLNSpec(task, context_pathways(nn, kk, [])), method="closed-form")
         num = sorted(((float(sp.N(m.s, 30)), float(sp.N(m.d, 30))) for m in der.modes["common"].modes), reverse=True)
@@ -373,11 +373,7 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
         s_, dd, V_, Sx = _numpy_modes(task, context_pathways(nn, kk, [])[0])
         num = sorted(zip(s_.tolist(), dd.tolist()), reverse=True)
         out["common_closed_form"] = bool(np.abs(Sx @ V_ - V_ * dd).max() < 1e-12)
-    sym = [(float(sp.N(C["s"].subs(vals))), float(sp.N(C["d"].subs(vals))))]
-    sym += [(float(sp.N(B["s"].subs(vals))), float(sp.N(B["d"].subs(vals))))] * int(B["multiplicity"].subs(vals))
-    for st in sv["sigma_tilde"]:
-        sym.append((float(sp.N(A["s"].subs(vals).subs(sig, st))), float(sp.N(A["d"].subs(vals)))))
-    sym = sorted(sym, reverse=True)
+    sym = sorted(((s_, d_) for s_, d_, m_, grp in cf_modes if grp == "common" for _ in range(round(m_))), reverse=True)
     out["common_modes"] = len(num)
     out["common_max_abs_error"] = float(np.max(np.abs(np.array(num) - np.array(sym)))) if len(num) == len(sym) else None
     # residual of the common pathway's least squares
@@ -404,6 +400,7 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
                     Training(lr=0.01, loss="mean", a0=1e-3, steps=20000))
     K = res.kminus1
     errs_s, errs_d = [], []
+    s_sym = sorted((s_ for s_, _d, _m, grp in cf_modes if grp == "context"), reverse=True)
     rder = Derivation(spec) if exact else None
     for p in spec.pathways:
         if exact:
@@ -414,7 +411,6 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
             s_, d_, _V, _Sx = _numpy_modes(rtask, p)
             s_num = sorted(s_.tolist(), reverse=True)
             d_num = d_.tolist()
-        s_sym = sorted((float(K["s"].subs(vals).subs(sig, st)) for st in sv["sigma_tilde"]), reverse=True)
         errs_s.append(np.max(np.abs(np.array(s_num) - np.array(s_sym))))
         errs_d.append(np.max(np.abs(np.array(d_num) - float(K["d_own"].subs(vals)))))
     out["kminus1_s_max_abs_error"] = float(max(errs_s))
