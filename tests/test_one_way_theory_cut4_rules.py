@@ -11,13 +11,18 @@ numpy written here):
 * :meth:`Derivation.frames` evaluated a symbolic task's ``U`` and ``V`` entry by entry beside
   :meth:`SVD.numeric`, which served the numeric tasks;
 * the k-context numeric check evaluated the closed forms' common and (k−1)-context modes at (k, n, γ)
-  beside :func:`~theorykit.theory.k_contexts.closed_form_modes`, which evaluates the same modes for the loss.
+  beside :func:`~theorykit.theory.k_contexts.closed_form_modes`, which evaluates the same modes for the loss;
+* two readers of numbers in the lemmas (a unit's weights, pre-activations) each wrote out
+  :func:`theorykit.curves._floats`: the same conversion with the same error.
 """
 import numpy as np
+import pytest
 import sympy as sp
 
 import theorykit.theory.effective as effective
 import theorykit.theory.k_contexts as kc
+import theorykit.theory.lemmas as lemmas
+from theorykit.errors import SpecError
 from theorykit.spec.gating import GDLNSpec, Pathway, xor_relns
 from theorykit.theory import derivation, modes
 from theorykit.spec.task import hierarchy, xor_margin
@@ -120,3 +125,36 @@ def test_k_context_check_evaluates_the_closed_forms_with_closed_form_modes(monke
     assert out["common_modes"] == 5
     assert out["common_max_abs_error"] < 1e-12
     assert out["kminus1_s_max_abs_error"] < 1e-12
+
+
+# ---------------------------------------------------------------------------------------------
+# the lemmas read numbers with theorykit.curves._floats (one conversion, one error)
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("call, field, fix", [
+    (lambda: lemmas.gate_pattern(["a", 1], [0.5]), "w_item", "give one weight per item"),
+    (lambda: lemmas.gate_pattern([1.0, 2.0], [None, "x"]), "w_context", "give one weight per context"),
+    (lambda: lemmas.context_gating_mismatch([["a"] * 4], 2, 2), "pre", "give H × P pre-activations as an array"),
+])
+def test_lemmas_read_numbers_with_curves_floats(monkeypatch, call, field, fix):
+    """A weight or a pre-activation that is no number is a SpecError naming the field: "cannot be read as
+    numbers (numpy's reason)" and the fix, as :func:`theorykit.curves._floats` says it for every reader."""
+    calls = []
+    real = lemmas._floats
+
+    def spy(x, f, fx):
+        calls.append(f)
+        return real(x, f, fx)
+
+    monkeypatch.setattr(lemmas, "_floats", spy)
+    with pytest.raises(SpecError) as e:
+        call()
+    assert calls[-1] == field
+    assert e.value.field == field and "cannot be read as numbers (" in str(e.value) and fix in str(e.value)
+
+
+def test_lemmas_readers_keep_their_results():
+    """The conversion is unchanged: a = (1, −1), s·b = (0.5, −2) gives on where a_i + s b_c > 0, by hand
+    [[1.5 > 0, −1 ≤ 0], [−0.5 ≤ 0, −3 ≤ 0]]; a unit whose pre-activations on context 0 are (1, −1) and on
+    context 1 are (2, 2) (n = 2, k = 2) costs min(1, 1) + min(0, 4) = 1 of Σ|pre| = 6."""
+    np.testing.assert_array_equal(lemmas.gate_pattern([1, -1], [0.5, -2]), [[True, False], [False, False]])
+    np.testing.assert_allclose(lemmas.context_gating_mismatch([[1, -1, 2, 2]], 2, 2), [1 / 6], rtol=1e-15)

@@ -30,6 +30,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import sympy as sp
 
+from ..curves import _floats
 from ..errors import SpecError
 from ..linalg import unit_columns
 from ..spec.fields import integer
@@ -179,10 +180,7 @@ def gate_pattern(w_item: Sequence[float], w_context: Sequence[float], context_sc
 
 def _weights(w, field: str, per: str) -> np.ndarray:
     """A unit's weights as a 1-d float array, else a SpecError naming ``field``."""
-    try:
-        v = np.asarray(w, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise SpecError(field, f"cannot be read as numbers ({exc})", f"give one weight per {per}") from None
+    v = _floats(w, field, f"give one weight per {per}")
     if v.ndim != 1:
         raise SpecError(field, f"needs a 1-d array of weights, got shape {v.shape}", f"give one weight per {per}")
     return v
@@ -374,10 +372,7 @@ def context_gating_mismatch(pre: np.ndarray, n: int, k: int) -> np.ndarray:
     context-gated; units with all-zero pre-activations get 0).
     """
     n, k = _sizes(n, k)
-    try:
-        pre = np.asarray(pre, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise SpecError("pre", f"cannot be read as numbers ({exc})", "give H × P pre-activations as an array") from None
+    pre = _floats(pre, "pre", "give H × P pre-activations as an array")
     if pre.ndim < 1 or pre.shape[-1] != n * k:          # reshape's error, or a transposed P × H read as other units
         raise SpecError("pre", f"shape {pre.shape}: the last axis must be the {n * k} datapoints (n·k)",
                         "give units × datapoints (transpose datapoints × units)")
