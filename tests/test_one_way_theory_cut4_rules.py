@@ -13,7 +13,9 @@ numpy written here):
 * the k-context numeric check evaluated the closed forms' common and (k−1)-context modes at (k, n, γ)
   beside :func:`~theorykit.theory.k_contexts.closed_form_modes`, which evaluates the same modes for the loss;
 * two readers of numbers in the lemmas (a unit's weights, pre-activations) each wrote out
-  :func:`theorykit.curves._floats`: the same conversion with the same error.
+  :func:`theorykit.curves._floats`: the same conversion with the same error;
+* with its closed-form modes from :func:`closed_form_modes`, the k-context check no longer needed its own
+  exact σ̄, which repeated the structure assumption's test.
 """
 import numpy as np
 import pytest
@@ -104,6 +106,16 @@ def test_frames_of_a_symbolic_task_come_from_svd_numeric(monkeypatch):
 # ---------------------------------------------------------------------------------------------
 # the k-context check: the closed forms' modes at the numbers from closed_form_modes
 # ---------------------------------------------------------------------------------------------
+_K_RES = []
+
+
+def _k_res():
+    """The symbolic k-context results, derived once for this file (no numeric checks, no LaTeX)."""
+    if not _K_RES:
+        _K_RES.append(kc.derive(check_ks=[], latex=False))
+    return _K_RES[0]
+
+
 def test_k_context_check_evaluates_the_closed_forms_with_closed_form_modes(monkeypatch):
     """``check_against_numeric`` compares the closed forms' modes with numpy's SVD of the task's effective
     datasets (written in the check, a second method): the closed forms' side is
@@ -117,7 +129,7 @@ def test_k_context_check_evaluates_the_closed_forms_with_closed_form_modes(monke
         calls.append((H, nn, kk, gam))
         return real(res, H, nn, kk, gam)
 
-    res = kc.derive(check_ks=[], latex=False)
+    res = _k_res()
     monkeypatch.setattr(kc, "closed_form_modes", spy)
     out = kc.check_against_numeric(res, 2, 4, race=False, exact=False)
     assert [(nn, kk, gam) for _H, nn, kk, gam in calls] == [(4, 2, 1.0)]
@@ -125,6 +137,18 @@ def test_k_context_check_evaluates_the_closed_forms_with_closed_form_modes(monke
     assert out["common_modes"] == 5
     assert out["common_max_abs_error"] < 1e-12
     assert out["kminus1_s_max_abs_error"] < 1e-12
+
+
+def test_k_context_check_computes_no_exact_sigma_bar_of_its_own():
+    """σ̄ (the structure's singular value on the all-ones item) enters only the common pathway's closed
+    forms, which :func:`closed_form_modes` evaluates (and whose structure assumption it checks, a
+    DerivationError naming data.structure); the (k−1)-context closed forms that the check still evaluates
+    itself hold none, so the check's own exact σ̄ (``_exact_sigbar``, a second test of the assumption) went."""
+    res = _k_res()
+    assert not hasattr(kc, "_exact_sigbar")
+    for f in ("s", "d_own", "d_eff", "end_point"):
+        assert kc.sigbar not in res.kminus1[f].free_symbols
+    assert kc.sigbar in res.common[2]["s"].free_symbols          # the grand mean's s = σ̄ (times a factor)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -361,7 +361,8 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
     task = contexts(nn, kk, context_scale=gam)
     H = hierarchy(nn)
     sv = structure_values(H)
-    vals = {k: kk, n: nn, gamma: gam, sigbar: _exact_sigbar(H)}
+    # the (k−1)-context closed forms at these numbers (σ̄ is in the common pathway's, from closed_form_modes)
+    vals = {k: kk, n: nn, gamma: gam}
     out = {"k": kk, "n": nn, "gamma": str(gam)}
     # common pathway: its closed-form modes at these numbers, as closed_form_loss takes them
     cf_modes = closed_form_modes(res, H, nn, kk, float(gam))[0]
@@ -461,14 +462,6 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
 # ---------------------------------------------------------------------------------------------
 # the derivation
 # ---------------------------------------------------------------------------------------------
-def _exact_sigbar(H):
-    """σ̄ = ‖H 1‖/√n exactly: with HᵀH 1 = λ 1 (the structure assumption), σ̄² = 1ᵀHᵀH1/n = λ."""
-    fact = structure_assumption(H)
-    if not fact["holds"]:
-        raise ValueError("the structure's 1 is not a right singular vector (HᵀH 1 ∝ 1 fails)")
-    return sp.sqrt(fact["sigbar_squared"])
-
-
 def derive(check_ks=range(2, 9), n_check: int = 4, race_check: bool = True, latex: bool = True,
            exact_check: bool = True) -> KContexts:
     """Derive the k-context results symbolically, check them numerically, and typeset them."""
