@@ -372,7 +372,9 @@ def test_katex_assets_are_package_data():
     for f in ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js", "LICENSE",
               "fonts/KaTeX_Main-Regular.woff2", "fonts/KaTeX_Math-Italic.woff2"):
         assert root.joinpath(*f.split("/")).is_file(), f
-    css = report.katex_css_inline()
+    from theorykit.html import katex_css_inline
+
+    css = katex_css_inline()
     assert css.count("@font-face") == css.count("data:font/woff2;base64,") > 10
 
 

@@ -1,5 +1,6 @@
 """HTML pieces shared by the pages theorykit writes (the validation report, compare, predict): the
-vendored KaTeX inlined, figures as data URIs, the page style, escaping. A base module."""
+vendored KaTeX inlined, figures as data URIs, the page style, escaping, the page's head, a figure
+with its caption, and the script that marks each image loaded or not. A base module."""
 from __future__ import annotations
 
 import base64
@@ -8,7 +9,8 @@ import re
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["asset", "katex_css_inline", "img_data_uri", "PAGE_CSS", "html_escape"]
+__all__ = ["asset", "katex_css_inline", "img_data_uri", "PAGE_CSS", "html_escape", "page_head", "figure_html",
+           "IMAGES_JS"]
 
 
 def asset(*parts) -> bytes:
@@ -59,3 +61,40 @@ pre{background:#f6f8fa;padding:10px;overflow:auto;font-size:.85em}.missing{color
 
 def html_escape(s) -> str:
     return html.escape(str(s), quote=True)
+
+
+def page_head(title: str, katex: bool = False) -> list[str]:
+    """The lines of a page up to its ``<body>``: ``title`` (escaped here), the page style, and
+    KaTeX's CSS before it where the page typesets mathematics (``katex``)."""
+    H = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+         '<meta name="viewport" content="width=device-width, initial-scale=1">', f"<title>{html_escape(title)}</title>"]
+    H += [f"<style>{katex_css_inline()}</style>"] if katex else []
+    return H + [f"<style>{PAGE_CSS}</style>", "</head><body>"]
+
+
+def figure_html(path, caption: str, name=None) -> str:
+    """The figure at ``path`` embedded as a data URI with its ``caption``; where it cannot be read, a
+    line saying that figure ``name`` (by default the path) is missing, not an image that shows nothing."""
+    uri = img_data_uri(Path(path))
+    if uri is None:
+        return f'<p class="missing">figure {html_escape(path if name is None else name)} is missing</p>'
+    cap = html_escape(caption)
+    return f'<figure><img src="{uri}" alt="{cap}"><figcaption>{cap}</figcaption></figure>'
+
+
+#: marks each <img> data-loaded="yes"/"no" once the page has loaded, and the body data-images="ok/all"
+#: (what the browser tests read)
+IMAGES_JS = r"""
+(function(){
+  function images(){
+    var imgs = document.querySelectorAll("img"), ok = 0;
+    imgs.forEach(function(im){
+      var good = im.complete && im.naturalWidth > 0;
+      im.setAttribute("data-loaded", good ? "yes" : "no");
+      if (good) ok++;
+    });
+    document.body.setAttribute("data-images", ok + "/" + imgs.length);
+  }
+  if (document.readyState === "complete") images(); else window.addEventListener("load", images);
+})();
+"""

@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 
 from . import __version__
-from .html import PAGE_CSS, asset, html_escape, img_data_uri, katex_css_inline
+from .html import IMAGES_JS, asset, figure_html, html_escape, page_head
 from .io import atomic_write_text
 
 __all__ = ["build_results", "write_reports", "render_markdown", "render_html", "verdict_class", "claim_rows",
@@ -418,17 +418,7 @@ _JS = r"""
       throwOnError: false});
     document.body.setAttribute("data-math", bad ? "errors" : "rendered");
   }
-  function images(){
-    var imgs = document.querySelectorAll("img"), ok = 0;
-    imgs.forEach(function(im){
-      var good = im.complete && im.naturalWidth > 0;
-      im.setAttribute("data-loaded", good ? "yes" : "no");
-      if (good) ok++;
-    });
-    document.body.setAttribute("data-images", ok + "/" + imgs.length);
-  }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", typeset); else typeset();
-  if (document.readyState === "complete") images(); else window.addEventListener("load", images);
 })();
 """
 
@@ -438,10 +428,7 @@ def render_html(results: dict, out_dir) -> str:
     out_dir = Path(out_dir)
     mode = results.get("mode", "?")
     counts = results.get("verdict_counts", {})
-    H = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-         f"<title>theorykit validation report ({html_escape(mode)})</title>",
-         f"<style>{katex_css_inline()}</style>", f"<style>{PAGE_CSS}</style>", "</head><body>",
+    H = page_head(f"theorykit validation report ({mode})", katex=True) + [
          "<h1>theorykit validation report</h1>",
          f'<p class="sub">Reproduction of <em>Make Haste Slowly: A Theory of Emergent Structured Mixed '
          f'Selectivity in Feature Learning ReLU Networks</em> (Jarvis, Klein, Rosman &amp; Saxe, ICLR 2025). '
@@ -483,18 +470,14 @@ def render_html(results: dict, out_dir) -> str:
             cls = "tex display" if disp else "tex"
             H.append(f'<div class="eq"><div class="lab">{html_escape(label)}</div>'
                      f'<div class="{cls}" data-tex="{html_escape(body)}"><code>{html_escape(body)}</code></div></div>')
-        for f, cap in _figures(res):
-            uri = img_data_uri(out_dir / f)
-            if uri is None:
-                H.append(f'<p class="missing">figure {html_escape(f)} is missing</p>')
-            else:
-                H.append(f'<figure><img src="{uri}" alt="{html_escape(cap)}"><figcaption>{html_escape(cap)}</figcaption></figure>')
+        H += [figure_html(out_dir / f, cap, f) for f, cap in _figures(res)]
     for name, err in (results.get("failed") or {}).items():
         H.append(f'<h2 id="{html_escape(name)}">{html_escape(name)} <span style="color:{_COLOURS["failed"]}">(failed)</span></h2>')
         H.append(f"<pre>{html_escape(err.get('traceback') or err.get('error', err))}</pre>")
     H.append(f"<script>{asset('katex.min.js').decode('utf-8')}</script>")
     H.append(f"<script>{asset('contrib', 'auto-render.min.js').decode('utf-8')}</script>")
     H.append(f"<script>{_JS}</script>")
+    H.append(f"<script>{IMAGES_JS}</script>")
     H.append("</body></html>")
     return "\n".join(H) + "\n"
 

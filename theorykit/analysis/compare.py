@@ -28,7 +28,7 @@ from .checkpoints import paired_start, start_a0
 from ..theory.race import RaceSystem
 from ..spec.fields import loss_factor
 from ..spec.graph import GraphSpec
-from ..html import PAGE_CSS, html_escape, img_data_uri
+from ..html import IMAGES_JS, figure_html, html_escape, page_head
 from ..io import atomic_write_text, counted, gate_image, new_figure, plot_text, png_bytes, write_json, write_figure
 from ..progress import checked_progress, progress_bar
 
@@ -149,28 +149,17 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None, 
     return Comparison(run.steps, t, run_loss, np.asarray(gdln_loss), np.asarray(race), spec, a0, lr, loss)
 
 
-# marks each <img> data-loaded="yes"/"no" once the page has loaded (as the validation report does)
-_IMG_JS = """window.addEventListener("load", function(){
-  var imgs = document.querySelectorAll("img"), ok = 0;
-  imgs.forEach(function(im){ var good = im.complete && im.naturalWidth > 0;
-    im.setAttribute("data-loaded", good ? "yes" : "no"); if (good) ok++; });
-  document.body.setAttribute("data-images", ok + "/" + imgs.length);
-});"""
-
-
 def report_page(title: str, heading: str, sub: str, rows, notes, figures: dict, tail: list) -> str:
     """A report page in the validation report's style: ``title`` and ``heading`` (escaped here), the
     ``sub`` line (HTML), an "Agreement" table of ``rows`` (label HTML, value), ``notes``, the
     ``figures`` ({PNG path: caption}, embedded as data URIs) and the ``tail`` (HTML lines)."""
-    H = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{html_escape(title)}</title>",
-         f"<style>{PAGE_CSS}</style>", "</head><body>", f"<h1>{html_escape(heading)}</h1>", f'<p class="sub">{sub}</p>',
-         "<h2>Agreement</h2>", '<table class="nums"><tbody>']
+    H = page_head(title) + [f"<h1>{html_escape(heading)}</h1>", f'<p class="sub">{sub}</p>',
+                            "<h2>Agreement</h2>", '<table class="nums"><tbody>']
     H += [f"<tr><td>{a}</td><td>{b}</td></tr>" for a, b in rows]
     H.append("</tbody></table>")
     H += [f'<p class="small">{html_escape(n)}</p>' for n in notes]
-    H += [f'<figure><img src="{img_data_uri(Path(p))}" alt="{html_escape(cap)}">'
-          f"<figcaption>{html_escape(cap)}</figcaption></figure>" for p, cap in figures.items()]
-    H += tail + [f"<script>{_IMG_JS}</script>", "</body></html>"]
+    H += [figure_html(p, cap) for p, cap in figures.items()]
+    H += tail + [f"<script>{IMAGES_JS}</script>", "</body></html>"]
     return "\n".join(H) + "\n"
 
 
