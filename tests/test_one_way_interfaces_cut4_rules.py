@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import base64
 
+import pytest
+
 from theorykit.analysis.compare import report_page
+from theorykit.cli import rerun
+from theorykit.errors import SpecError
 from theorykit.report import render_html
 
 # the 8-byte PNG signature: enough for a data URI (the browser tests load real figures)
@@ -54,3 +58,32 @@ def test_report_and_compare_pages_mark_images_with_one_script(tmp_path):
     (a,), (b,) = _image_scripts(report), _image_scripts(compare)
     assert a == b
     assert 'document.readyState === "complete"' in a
+
+
+@pytest.mark.parametrize("rec, problem", [
+    ({"command": "theorykit 'unclosed"}, "cannot be split into arguments (No closing quotation)"),
+    ({"command": "theorykit derive --jsonx o.json"}, "--jsonx is not an option of theorykit derive"),
+    ({"command": "theorykit derive --help"}, "--help prints help and runs nothing"),
+    ({"command": "theorykit derive s.toml --json"}, "--json has no value"),
+])
+def test_rerun_refusals_of_a_record_share_one_fix(rec, problem, tmp_path):
+    """Every refusal of a record theorykit would not have written says one fix (it was written out at
+    each of nine places): the message as SpecError formats it, ``field: problem (fix: fix)``."""
+    with pytest.raises(SpecError) as e:
+        rerun.rewrite(rerun.split_command(rec), None, tmp_path, "json")
+    assert rerun.AS_WRITTEN == "give the result as theorykit wrote it"
+    assert str(e.value) == f"provenance.command: {problem} (fix: give the result as theorykit wrote it)"
+
+
+def test_rerun_notes_are_the_command_lines_notes(monkeypatch):
+    """rerun's notes go through :func:`theorykit.cli.common.note` (one line, ``theorykit: note:``), not a
+    copy of it."""
+    said = []
+    monkeypatch.setattr(rerun, "note", said.append)
+    monkeypatch.setattr(rerun, "read_result", lambda path: ({}, {"command": "theorykit derive s.toml"}, "json"))
+    monkeypatch.setattr(rerun, "_rerun_in", lambda *a: (0, {}))
+    monkeypatch.setattr(rerun, "check_outputs", lambda *a, **k: None)
+    args = type("Args", (), {"rtol": 0.0, "result": "r.json", "out": None, "no_progress": False})()
+    assert rerun.run(args) == 0
+    assert said == ["the record names no versions (an older theorykit wrote it): a difference may come from other "
+                    "versions than these"]

@@ -29,7 +29,7 @@ from ..io import counted, software_versions
 from ..spec.fields import real
 from ..spec.limits import human_seconds
 from . import one_line
-from .common import BUILTIN_TASKS, INPUT_OPTIONS, check_outputs, file_sha256, write_result
+from .common import BUILTIN_TASKS, INPUT_OPTIONS, check_outputs, file_sha256, note, write_result
 from .parser import build_parser, commands
 
 #: the commands whose results record how they were made, each with its output options: dest → what
@@ -49,6 +49,8 @@ IN_DIR = {"compare": "compare.json", "race-exhaust": "exhaust.json"}
 SPEC_DEST = {"derive": "spec", "simulate": "spec", "predict": "spec", "compare": "spec", "find-gates": "source"}
 COMMENT = "# made by theorykit: "
 FIX_FOLDER = "run theorykit rerun in the folder the command ran in (its paths are relative to it), with the same files"
+#: the fix of every refusal of a record that theorykit would not have written so
+AS_WRITTEN = "give the result as theorykit wrote it"
 
 
 def _is_timing(key: str) -> bool:
@@ -94,11 +96,11 @@ def read_result(path: Path):
             raise SpecError("provenance", f"{path} has no provenance record (results written before it was "
                             "recorded have none)", "make the result again with this theorykit, then rerun it")
     if not isinstance(rec, dict):
-        raise SpecError("provenance", "is not a record (a JSON object)", "give the result as theorykit wrote it")
+        raise SpecError("provenance", "is not a record (a JSON object)", AS_WRITTEN)
     for name in ("options", "inputs", "versions"):
         if rec.get(name) is not None and not isinstance(rec[name], dict):
             raise SpecError(f"provenance.{name}", f"is {type(rec[name]).__name__}, not a record (a JSON object)",
-                            "give the result as theorykit wrote it")
+                            AS_WRITTEN)
     return doc, rec, kind
 
 
@@ -111,8 +113,7 @@ def split_command(rec) -> list[str]:
     try:
         argv = shlex.split(cmd)
     except ValueError as exc:
-        raise SpecError("provenance.command", f"cannot be split into arguments ({exc})",
-                        "give the result as theorykit wrote it") from None
+        raise SpecError("provenance.command", f"cannot be split into arguments ({exc})", AS_WRITTEN) from None
     if not argv or argv[0] != "theorykit":
         raise SpecError("provenance.command", f"{cmd[:80]!r} is not a theorykit command",
                         "rerun only results theorykit wrote; run any other command yourself")
@@ -178,15 +179,13 @@ def rewrite(argv: list[str], spec: str | None, tmp: Path, kind: str,
             name, eq, value = tok.partition("=")
             act = _action(sub, name)
             if act is None:
-                raise SpecError("provenance.command", f"{name} is not an option of theorykit {command}",
-                                "give the result as theorykit wrote it")
+                raise SpecError("provenance.command", f"{name} is not an option of theorykit {command}", AS_WRITTEN)
             if act.dest == "help":
-                raise SpecError("provenance.command", f"{name} prints help and runs nothing",
-                                "give the result as theorykit wrote it")
+                raise SpecError("provenance.command", f"{name} prints help and runs nothing", AS_WRITTEN)
             takes = act.nargs != 0
             if takes and not eq:
                 if i >= len(rest):
-                    raise SpecError("provenance.command", f"{name} has no value", "give the result as theorykit wrote it")
+                    raise SpecError("provenance.command", f"{name} has no value", AS_WRITTEN)
                 value, i = rest[i], i + 1
             if (act.dest in INPUT_OPTIONS or act.dest == "checkpoints") and read is not None:
                 read.append((act.dest, act.option_strings[-1], value))
@@ -206,8 +205,7 @@ def rewrite(argv: list[str], spec: str | None, tmp: Path, kind: str,
         positional += 1
         new.append(tok)
     if spec is not None and positional == 0:
-        raise SpecError("provenance.command", "names no spec, though the record holds one",
-                        "give the result as theorykit wrote it")
+        raise SpecError("provenance.command", "names no spec, though the record holds one", AS_WRITTEN)
     if result_dest not in seen:         # derive/simulate: stdout; race-exhaust: "."
         new += ["--" + result_dest, target(result_dest, "")]
     res = tmp / "out" / IN_DIR[command] if command in IN_DIR else Path(target(result_dest, ""))
@@ -243,8 +241,7 @@ def check_inputs(rec, skip: str | None) -> None:
         if name == skip:
             continue
         if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
-            raise SpecError(f"provenance.inputs.{name}", "is not a {path, sha256} record",
-                            "give the result as theorykit wrote it")
+            raise SpecError(f"provenance.inputs.{name}", "is not a {path, sha256} record", AS_WRITTEN)
         p = Path(entry["path"])
         if not p.is_file():
             raise SpecError(f"provenance.inputs.{name}", f"{p} is not here", FIX_FOLDER)
@@ -497,7 +494,7 @@ def run(args) -> int:
         argv = [command, "--no-progress", *argv[1:]]     # before any '--' and the positionals
     spec_text = rec.get("spec_toml")
     if spec_text is not None and not isinstance(spec_text, str):
-        raise SpecError("provenance.spec_toml", "is not the text of a spec", "give the result as theorykit wrote it")
+        raise SpecError("provenance.spec_toml", "is not the text of a spec", AS_WRITTEN)
     check_inputs(rec, SPEC_DEST.get(command) if spec_text is not None else None)
     notes = []
     # nor a file the recorded command read (its spec, --data, --init-weights): --out there replaced it
@@ -506,7 +503,7 @@ def run(args) -> int:
                   if isinstance(e, dict) and isinstance(e.get("path"), str)])
     took = recorded_time(rec, old)
     if took:
-        print(one_line(f"theorykit: note: rerunning a command that took {took}"), file=sys.stderr)
+        note(f"rerunning a command that took {took}")
     with tempfile.TemporaryDirectory(prefix="theorykit-rerun-") as tmp:
         # SIGTERM inside a long computation ends the process at once, removing what io.PENDING names
         # (theorykit.cli._Watchdog): this folder too, not left behind in the temporary folder
@@ -518,10 +515,10 @@ def run(args) -> int:
     if status:
         return status
     for n in notes:
-        print(one_line(f"theorykit: note: {n}"), file=sys.stderr)
+        note(n)
     if not rec.get("versions"):
-        print("theorykit: note: the record names no versions (an older theorykit wrote it): a difference may "
-              "come from other versions than these", file=sys.stderr)
+        note("the record names no versions (an older theorykit wrote it): a difference may come from other "
+             "versions than these")
     changed = version_changes(rec.get("versions") or {})
     if changed:
         print(one_line("theorykit: warning: the result was made under other versions: " + printable("; ".join(changed)) +
