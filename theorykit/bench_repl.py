@@ -94,11 +94,9 @@ def measure(root: Path | None = None, repeats: int = 2) -> dict:
                         "from theorykit.spec.files import spec_to_toml; from pathlib import Path; "
                         "[Path(sys.argv[1], f'h{n}.toml').write_text(spec_to_toml(hierarchy_spec(n, 4))) "
                         "for n in (32, 64)]", str(tmp)], env=env, check=True)
-        res = {"help": min(_timed(cli + ["--help"], env, tmp) for _ in range(repeats)),
-               "derive_json_64x4": min(_timed(cli + ["derive", "h64.toml", "--json", "o.json", "--force"], env, tmp)
-                                       for _ in range(repeats)),
-               "derive_times_32x4": min(_timed(cli + ["derive", "h32.toml", "--times", "0,100,1000", "--json",
-                                                      "o.json", "--force"], env, tmp) for _ in range(repeats))}
+        commands = {"help": ["--help"], "derive_json_64x4": ["derive", "h64.toml", "--json", "o.json", "--force"],
+                    "derive_times_32x4": ["derive", "h32.toml", "--times", "0,100,1000", "--json", "o.json", "--force"]}
+        res = {key: min(_timed(cli + argv, env, tmp) for _ in range(repeats)) for key, argv in commands.items()}
         proc = subprocess.run([py, "-c", MEASURE, str(example)], env=env, cwd=tmp, check=True, capture_output=True,
                               text=True)
     res.update(json.loads(proc.stdout.strip().splitlines()[-1]))
