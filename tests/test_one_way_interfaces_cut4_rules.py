@@ -87,3 +87,20 @@ def test_rerun_notes_are_the_command_lines_notes(monkeypatch):
     assert rerun.run(args) == 0
     assert said == ["the record names no versions (an older theorykit wrote it): a difference may come from other "
                     "versions than these"]
+
+
+def test_the_spec_record_line_is_written_and_read_with_one_prefix(tmp_path):
+    """The first line of a spec file a command writes (common.record_comment) and the line rerun
+    requires (read_result) begin with one prefix, defined once: a record written is a record read."""
+    from argparse import Namespace
+
+    from theorykit.cli import common
+
+    assert common.COMMENT == "# made by theorykit: " and rerun.COMMENT is common.COMMENT
+    line = common.record_comment(Namespace(argv=["find-gates", "contexts", "--out", "g.toml"], command="find-gates"))
+    assert line.startswith("# made by theorykit: {") and line.endswith("}\n")
+    spec = tmp_path / "g.toml"
+    spec.write_text(line + 'name = "x"\n', encoding="utf-8")
+    doc, rec, kind = rerun.read_result(spec)
+    assert kind == "toml" and doc == {"name": "x"}
+    assert rec["command"] == "theorykit find-gates contexts --out g.toml"

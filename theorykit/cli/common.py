@@ -26,6 +26,8 @@ from ..spec.limits import Limits, derivation_estimate, simulation_estimate
 MAX_TIME = 1e12
 #: networks trained at once unless --seeds (or a weight file) says otherwise
 DEFAULT_SEEDS = 4
+#: how the first line of a spec file a command writes begins: its record follows as JSON (``rerun`` reads it)
+COMMENT = "# made by theorykit: "
 
 
 def parse_times(text, default_max):
@@ -193,7 +195,7 @@ def record_comment(args) -> str:
     command line, every option as read, the input files' SHA-256 and the versions; see
     :func:`provenance`), as one line of JSON (escaped, so no name in it can end the comment)."""
     rec = provenance(args)
-    return "# made by theorykit: " + json.dumps(jsonable(rec), ensure_ascii=True, separators=(",", ":")) + "\n"
+    return COMMENT + json.dumps(jsonable(rec), ensure_ascii=True, separators=(",", ":")) + "\n"
 
 
 def write_spec(option, path, spec, args=None) -> None:

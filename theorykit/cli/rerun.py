@@ -29,7 +29,7 @@ from ..io import counted, software_versions
 from ..spec.fields import real
 from ..spec.limits import human_seconds
 from . import one_line
-from .common import BUILTIN_TASKS, INPUT_OPTIONS, check_outputs, file_sha256, note, write_result
+from .common import BUILTIN_TASKS, COMMENT, INPUT_OPTIONS, check_outputs, file_sha256, note, write_result
 from .parser import build_parser, commands
 
 #: the commands whose results record how they were made, each with its output options: dest → what
@@ -47,7 +47,6 @@ OUTPUTS = {
 IN_DIR = {"compare": "compare.json", "race-exhaust": "exhaust.json"}
 #: the positional that names the spec the command reads
 SPEC_DEST = {"derive": "spec", "simulate": "spec", "predict": "spec", "compare": "spec", "find-gates": "source"}
-COMMENT = "# made by theorykit: "
 FIX_FOLDER = "run theorykit rerun in the folder the command ran in (its paths are relative to it), with the same files"
 #: the fix of every refusal of a record that theorykit would not have written so
 AS_WRITTEN = "give the result as theorykit wrote it"
