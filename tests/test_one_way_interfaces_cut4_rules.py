@@ -104,3 +104,18 @@ def test_the_spec_record_line_is_written_and_read_with_one_prefix(tmp_path):
     doc, rec, kind = rerun.read_result(spec)
     assert kind == "toml" and doc == {"name": "x"}
     assert rec["command"] == "theorykit find-gates contexts --out g.toml"
+
+
+def test_progress_keeps_its_last_note_as_a_callers_bar_does(tmp_path, monkeypatch):
+    """Progress advances its tqdm bar as a caller's bar is advanced (the note as the postfix, one
+    code for both); on a log file each line carries the last note given, an update without one keeps it."""
+    from theorykit.progress import Progress
+
+    monkeypatch.setattr(Progress, "LOG_SECONDS", 0.0)
+    with open(tmp_path / "log", "w") as log:
+        with Progress("xor", 4, stream=log) as pr:
+            pr.update(1, note="stage a")
+            pr.update(1)
+            assert pr._bar.postfix == "stage a" and pr.n == 2
+    lines = (tmp_path / "log").read_text().splitlines()
+    assert [ln.rsplit(",", 1)[0] for ln in lines] == ["xor: 1/4 (25%), stage a", "xor: 2/4 (50%), stage a"]

@@ -66,10 +66,8 @@ class Progress:
         self.n += k
         if self.n > self.total:                 # a total that was an estimate grows with the work
             self.total = self._bar.total = self.n
-        if note:
-            self._note = note
-            self._bar.set_postfix_str(note, refresh=False)
-        self._bar.update(k)
+        self._note = note or self._note
+        _TqdmNotes(self._bar).update(k, note)       # tqdm's update, the note as the postfix
         if self.log and time.monotonic() - self._said >= self.LOG_SECONDS:
             self._line()
 
