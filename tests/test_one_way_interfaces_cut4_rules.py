@@ -1,11 +1,12 @@
 """Issue 26 (one way to do each thing), the interface layer outside ``cli/``: the copies removed from
-report.py, html.py, analysis/compare.py's page helpers, bench.py and cli/rerun.py, each pinned here
-where the merge kept one behaviour of two (expected strings written out by hand, not printed by the
-code under test)."""
+report.py, html.py, analysis/compare.py's page helpers, cli/rerun.py and cli/common.py, progress.py
+and linalg.py, each pinned here where the merge kept one behaviour of two (expected strings written
+out by hand, not printed by the code under test; numeric_svd against a loop written here)."""
 from __future__ import annotations
 
 import base64
 
+import numpy as np
 import pytest
 
 from theorykit.analysis.compare import report_page
@@ -119,3 +120,33 @@ def test_progress_keeps_its_last_note_as_a_callers_bar_does(tmp_path, monkeypatc
             assert pr._bar.postfix == "stage a" and pr.n == 2
     lines = (tmp_path / "log").read_text().splitlines()
     assert [ln.rsplit(",", 1)[0] for ln in lines] == ["xor: 1/4 (25%), stage a", "xor: 2/4 (50%), stage a"]
+
+
+def _svd_by_the_convention(M, tol=1e-12):
+    """The reference: numpy's SVD, rank-trimmed at tol · max(1, s₀), each pair (u, v) flipped where the
+    first entry of v above 1e-9 in size is negative (numeric_svd's docstring), one column at a time."""
+    U, s, Vt = np.linalg.svd(np.asarray(M, float), full_matrices=False)
+    keep = s > tol * max(1.0, s[0] if s.size else 1.0)
+    U, s, V = U[:, keep].copy(), s[keep], Vt[keep].T.copy()
+    for a in range(s.size):
+        for x in V[:, a]:
+            if abs(x) > 1e-9:
+                if x < 0:
+                    U[:, a], V[:, a] = -U[:, a], -V[:, a]
+                break
+    return U, s, V
+
+
+@pytest.mark.parametrize("M", [
+    np.random.default_rng(0).normal(size=(5, 3)),
+    np.random.default_rng(1).normal(size=(3, 6)),
+    np.array([[0.0, 1.0, 0.0], [0.0, 0.0, -2.0]]),              # v's first entries exactly 0
+    np.array([[1e-12, -1.0], [0.0, 0.0]]),                      # a first entry below 1e-9: skipped
+    np.diag([3.0, -1.0, 0.0]), np.zeros((3, 3)), np.zeros((3, 0)), np.zeros((0, 3)),
+])
+def test_numeric_svd_signs_without_a_loop_match_the_convention(M):
+    from theorykit.linalg import numeric_svd
+
+    got, want = numeric_svd(M), _svd_by_the_convention(M)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and np.array_equal(g, w)

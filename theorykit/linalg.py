@@ -20,12 +20,9 @@ def numeric_svd(M: np.ndarray, tol: float = 1e-12, scale: float | None = None):
     U, s, Vt = np.linalg.svd(np.asarray(M, dtype=float), full_matrices=False)
     keep = s > tol * (max(1.0, s[0] if s.size else 1.0) if scale is None else scale)
     U, s, V = U[:, keep], s[keep], Vt[keep].T
-    for a in range(s.size):
-        i = np.flatnonzero(np.abs(V[:, a]) > 1e-9)
-        if i.size and V[i[0], a] < 0:
-            U[:, a] *= -1
-            V[:, a] *= -1
-    return U, s, V
+    big = np.abs(V) > 1e-9          # a pair is flipped where the first entry of v above 1e-9 is negative
+    sign = np.where((big & (np.cumsum(big, axis=0) == 1) & (V < 0)).any(axis=0), -1.0, 1.0)
+    return U * sign, s, V * sign
 
 
 def unit_columns(X) -> np.ndarray:
