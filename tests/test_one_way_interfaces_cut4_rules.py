@@ -150,3 +150,25 @@ def test_numeric_svd_signs_without_a_loop_match_the_convention(M):
     got, want = numeric_svd(M), _svd_by_the_convention(M)
     for g, w in zip(got, want):
         assert g.shape == w.shape and np.array_equal(g, w)
+
+
+def test_bench_compiled_program_runs_on_the_weights_given():
+    """bench's one ahead-of-time compile (``_compiled``) serves the scan-per-network baseline too: its
+    ``execute(p)`` runs on the weights ``p`` (by default those it was compiled for), as a separate
+    compile for ``p`` does, bit for bit; the baseline had its own copy of the compile and the call."""
+    import jax.numpy as jnp
+
+    from theorykit import bench
+    from theorykit.net.layout import Net
+
+    X = np.array([[1.0, -1.0, 0.5], [0.0, 1.0, 1.0]])
+    Y = np.array([[1.0, 0.0, -1.0]])
+    rng = np.random.default_rng(0)
+    a, b = ([0.1 * rng.normal(size=(2, 3, 2)), 0.1 * rng.normal(size=(2, 1, 3))] for _ in range(2))
+    run_a = bench._ensemble_runner(X, Y, 3, 0.05, 0.1, "float64", 2, 4, start=a)[0]
+    run_b = bench._ensemble_runner(X, Y, 3, 0.05, 0.1, "float64", 2, 4, start=b)[0]
+    keys = Net.chain(2, [3], 1).keys
+    on_b = run_a({k: jnp.asarray(w) for k, w in zip(keys, b)})
+    for got, want in zip(on_b[0], run_b()[0]):
+        assert np.array_equal(np.asarray(got), np.asarray(want))
+    assert not np.array_equal(np.asarray(run_a()[0][0]), np.asarray(on_b[0][0]))
