@@ -172,3 +172,23 @@ def test_bench_compiled_program_runs_on_the_weights_given():
     for got, want in zip(on_b[0], run_b()[0]):
         assert np.array_equal(np.asarray(got), np.asarray(want))
     assert not np.array_equal(np.asarray(run_a()[0][0]), np.asarray(on_b[0][0]))
+
+
+@pytest.mark.parametrize("raised, running", [(ProcessLookupError, False), (OverflowError, False),
+                                             (PermissionError, True), (OSError, True), (None, True)])
+def test_a_writer_process_counts_as_running_unless_it_is_gone(monkeypatch, raised, running):
+    """io._running: a process that signal 0 finds gone (or a number no process can have) is not
+    running; one of another user (PermissionError) or any other OSError is taken as running (its
+    temporary file is left), one OSError branch for both."""
+    import os
+
+    from theorykit import io
+
+    def kill(pid, sig):
+        assert sig == 0
+        if raised is not None:
+            raise raised()
+
+    monkeypatch.setattr(os, "name", "posix")
+    monkeypatch.setattr(os, "kill", kill)
+    assert io._running(12345) is running

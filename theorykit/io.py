@@ -165,9 +165,7 @@ def _running(pid: int) -> bool:
         os.kill(pid, 0)
     except (ProcessLookupError, OverflowError, ValueError):
         return False
-    except PermissionError:             # another user's process
-        return True
-    except OSError:
+    except OSError:                     # PermissionError: another user's process
         return True
     return True
 
