@@ -17,12 +17,10 @@ import numpy as np
 from ..spec.gating import GDLNSpec, Pathway, Training, context_family, context_pathways, family_masks
 from ..spec.task import contexts
 from ..curves import loss_metrics
-from ..record import SaveAt
-from ..theory.flow import RK4
 from ..theory.race import RaceSystem
 from ..io import atomic_write_text
 from ..theory import k_contexts as kc
-from .exhaust import SEC5_GAMMA
+from .exhaust import SEC5_GAMMA, race_rk4
 
 __all__ = ["derivation", "race_ranking", "r_families", "suite_spec", "suite_race"]
 
@@ -38,10 +36,8 @@ def suite_race(spec, cfg, a0, *, every: int | None = None, t_end: int | None = N
     with step τ/``cfg["race_dt"]``, the loss recorded every ``every`` steps (default the RK4 step,
     rounded down, at least 1) up to ``t_end`` (default ``cfg["steps"]``); ``kw`` (``masks``,
     ``svals``) go to :meth:`~theorykit.theory.race.RaceSystem.solve`."""
-    dt = spec.tau / cfg["race_dt"]
-    return RaceSystem.from_spec(spec, target=target).solve(
-        SaveAt(every=every or max(1, int(dt))), t_end=cfg["steps"] if t_end is None else t_end, a0=a0,
-        solver=RK4(dt), modes=False, **kw)
+    return race_rk4(RaceSystem.from_spec(spec, target=target), spec.tau, cfg["race_dt"],
+                    cfg["steps"] if t_end is None else t_end, every=every, a0=a0, **kw)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -180,6 +180,17 @@ def named_families(k: int, labels: list) -> dict:
 # ---------------------------------------------------------------------------------------------
 # the race
 # ---------------------------------------------------------------------------------------------
+def race_rk4(system: RaceSystem, tau: float, race_dt: float, t_end: int, *, every: int | None = None, **kw):
+    """The race of ``system`` by RK4 at the step τ/``race_dt``
+    (:meth:`~theorykit.theory.race.RaceSystem.solve`, losses only), its loss recorded every ``every`` steps
+    (default the RK4 step rounded down, at least 1) up to ``t_end``; ``kw`` (``a0``, ``masks``,
+    ``loss_factor``, ``svals``) go to the solve. The one race of this layer's rankings: :func:`race_exhaust`'s,
+    the contexts suite's and :func:`theorykit.analysis.predict.predict_reln`'s."""
+    dt = tau / race_dt
+    return system.solve(SaveAt(every=every or max(1, int(dt))), t_end=int(t_end), tau=tau, solver=RK4(dt),
+                        modes=False, **kw)
+
+
 @dataclass
 class ExhaustResult:
     summary: dict
@@ -238,12 +249,13 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     per_orbit, t = {}, None
     t0 = time.time()
     keep_curve = {}
+    system = RaceSystem.from_spec(spec)             # built once: every batch races its pathways
     # closed on an interrupt too: else its last line came after the command line's "interrupted"; a
     # Progress (not tqdm's bar as it is): on a batch job's log, lines without a carriage return
     with progress_bar(progress, f"race k={k}", len(reps)) as bar:
         for s in range(0, len(reps), batch):
             chunk = reps[s:s + batch]
-            rf = RaceSystem.from_spec(spec).solve(SaveAt(every=rev), t_end=steps, a0=a0, masks=masks[chunk].astype(float), solver=RK4(dt), modes=False)
+            rf = race_rk4(system, spec.tau, race_dt, steps, a0=a0, masks=masks[chunk].astype(float))
             t = rf.t
             for o, L in zip(todo[s:s + batch], rf.loss):
                 per_orbit[int(o)] = loss_metrics(rf.t, L, FRACTIONS)

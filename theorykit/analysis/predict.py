@@ -67,8 +67,7 @@ from ..errors import SpecError, keyword_errors
 from ..linalg import correlation
 from .findgates import check_seed, geometric_mean
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
-from ..record import SaveAt
-from ..theory.flow import RK4
+from .exhaust import race_rk4
 from ..theory.race import RaceSystem
 from ..net.starts import a0_rule
 from ..curves import loss_metrics
@@ -265,8 +264,6 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
     if cur:
         groups.append(cur)
     tau = flow_tau(training.lr, training.loss, task.P)
-    dt = tau / race_dt
-    rev = max(1, int(dt))
     for grp in groups:
         union = sorted(set().union(*[set(families[i]) for i in grp]))
         col = {p: j for j, p in enumerate(union)}
@@ -279,8 +276,7 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
             for j, a in zip(fam, _a0s(training.init_std, H, len(fam))):
                 masks[b, col[j]] = 1.0
                 a0[b, col[j]] = a
-        rf = system.solve(SaveAt(every=rev), t_end=int(steps), tau=tau, a0=a0, masks=masks, solver=RK4(dt),
-                          modes=False, loss_factor=loss_factor(training.loss, task.P))
+        rf = race_rk4(system, tau, race_dt, steps, a0=a0, masks=masks, loss_factor=loss_factor(training.loss, task.P))
         t = rf.t
         for b, i in enumerate(grp):
             out_L[i] = np.asarray(rf.loss[b], float)

@@ -1,0 +1,72 @@
+"""One way to do each thing in the analysis layer (issue 26, cut 4).
+
+* The RK4 race at the step τ/race_dt, its loss recorded every ⌊τ/race_dt⌋ steps, was written three
+  times (``race_exhaust``, the contexts suite's ``suite_race`` and ``predict_reln``'s family race): it is
+  :func:`theorykit.analysis.exhaust.race_rk4`, and ``race_exhaust`` builds its race system once, not once
+  per batch of orbits.
+"""
+import numpy as np
+
+from theorykit.analysis import context_races, exhaust, predict
+from theorykit.record import SaveAt
+from theorykit.theory.flow import RK4
+from theorykit.theory.race import RaceSystem
+
+
+# ---------------------------------------------------------------------------------------------
+# the one RK4 race
+# ---------------------------------------------------------------------------------------------
+def _logistic_loss(t, tau, a0):
+    """By hand: one input x = 1, one target y = 1 (P = 1), one always-on depth-2 pathway from the aligned,
+    balanced start of strength a0. Each layer's weight w obeys τ ẇ = w (s − w²) with s = Σyx = 1, so the
+    strength a = w² obeys τ ȧ = 2a(1 − a): a(t) = 1 / (1 + (1/a0 − 1) e^(−2t/τ)). The mean loss is
+    L = 1/(2P) Σ (y − a x)² = ½ (1 − a)²."""
+    a = 1.0 / (1.0 + (1.0 / a0 - 1.0) * np.exp(-2.0 * np.asarray(t, float) / tau))
+    return 0.5 * (1.0 - a) ** 2
+
+
+def test_race_rk4_follows_the_logistic_mode_and_records_every_rk4_step():
+    system = RaceSystem.from_data(np.array([[1.0]]), np.array([[1.0]]), [[1]])
+    tau, a0 = 100.0, 1e-3
+    rf = exhaust.race_rk4(system, tau, 10, 2000, a0=a0)
+    # recorded every ⌊τ/race_dt⌋ = 10 steps from 0 to t_end
+    np.testing.assert_array_equal(rf.t, np.arange(0, 2001, 10))
+    gap10 = np.max(np.abs(rf.loss[0] - _logistic_loss(rf.t, tau, a0)))
+    assert gap10 <= 1e-5 * 0.5                      # a share of L(0) = ½
+    # the step is τ/race_dt: RK4 is of order 4, four times finer is ≥ 50 times closer (256 in the limit)
+    fine = exhaust.race_rk4(system, tau, 40, 2000, a0=a0, every=10)
+    np.testing.assert_array_equal(fine.t, rf.t)
+    assert np.max(np.abs(fine.loss[0] - _logistic_loss(fine.t, tau, a0))) < gap10 / 50
+    # a given recording interval; τ/race_dt below one step still records every step
+    np.testing.assert_array_equal(exhaust.race_rk4(system, tau, 10, 2000, a0=a0, every=100).t, np.arange(0, 2001, 100))
+    np.testing.assert_array_equal(exhaust.race_rk4(system, 5.0, 10, 20, a0=a0).t, np.arange(21))
+
+
+def test_the_three_rankings_race_through_the_one_rk4_race():
+    assert context_races.race_rk4 is exhaust.race_rk4
+    assert predict.race_rk4 is exhaust.race_rk4
+
+
+def test_race_exhaust_builds_its_race_system_once(monkeypatch):
+    """Three orbits raced one per batch: one race system (it was built again for every batch), and each
+    family's area is the one its race alone gives (a system of its own, RK4 at τ/10, recorded every
+    ⌊τ/10⌋ steps)."""
+    built = []
+    from_spec = RaceSystem.from_spec.__func__
+
+    def counting(cls, *a, **k):
+        built.append(1)
+        return from_spec(cls, *a, **k)
+
+    monkeypatch.setattr(RaceSystem, "from_spec", classmethod(counting))
+    res = exhaust.race_exhaust(3, families=[0, 1, 2], batch=1, steps=400, use_symmetry=False, progress=False)
+    assert len(built) == 1
+    # second method: each family's race on its own, from the superset's spec with that family's mask
+    spec, _, masks, _ = exhaust.exhaust_spec(3)
+    system = from_spec(RaceSystem, spec)
+    for row in res.metrics:
+        alone = system.solve(SaveAt(every=max(1, int(spec.tau / 10))), t_end=400, a0=exhaust.default_a0(),
+                             masks=masks[[row["index"]]].astype(float), modes=False, solver=RK4(spec.tau / 10))
+        L = alone.loss[0]
+        area = np.trapezoid(L / L[0], alone.t) / (alone.t[-1] - alone.t[0])
+        np.testing.assert_allclose(row["area"], area, rtol=1e-12)
