@@ -4,11 +4,19 @@
   times (``race_exhaust``, the contexts suite's ``suite_race`` and ``predict_reln``'s family race): it is
   :func:`theorykit.analysis.exhaust.race_rk4`, and ``race_exhaust`` builds its race system once, not once
   per batch of orbits.
+* The loss gaps of ``validate_prediction`` (RMS and largest gap over L(0)) and the elbow's
+  ``loss_max_rel_err`` were inline copies of :func:`theorykit.curves.curve_distance` and
+  :func:`theorykit.curves.max_gap`.
 """
-import numpy as np
+from types import SimpleNamespace
 
-from theorykit.analysis import context_races, exhaust, predict
+import numpy as np
+import sympy as sp
+
+from theorykit import curves
+from theorykit.analysis import context_races, exhaust, findgates, predict, predict_validate
 from theorykit.record import SaveAt
+from theorykit.spec.task import Task
 from theorykit.theory.flow import RK4
 from theorykit.theory.race import RaceSystem
 
@@ -70,3 +78,33 @@ def test_race_exhaust_builds_its_race_system_once(monkeypatch):
         L = alone.loss[0]
         area = np.trapezoid(L / L[0], alone.t) / (alone.t[-1] - alone.t[0])
         np.testing.assert_allclose(row["area"], area, rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# the one loss gap
+# ---------------------------------------------------------------------------------------------
+def test_the_loss_gaps_are_the_curves_modules():
+    assert predict_validate.max_gap is curves.max_gap
+    assert predict_validate.curve_distance is curves.curve_distance
+    assert findgates.max_gap is curves.max_gap
+
+
+def test_validate_prediction_gaps_by_hand(monkeypatch):
+    """Two ReLU networks whose losses are 4, 2, 1 at steps 0, 1, 2 (mean 4, 2, 1, L(0) = 4) against a
+    predicted 4, 3, 1: the gap is 0, 1, 0, so its RMS is √(1/3) and its largest 1, over L(0) = 4.
+    One unit per network, W1 = 1 and W2 = 1 on the data x = (1, −1): its gates are (1, 0), the predicted
+    pattern, at every checkpoint, so all the weight is in it and none changes its gates."""
+    task = Task(sp.Matrix([[1, -1]]), sp.Matrix([[1, 1]]))
+    on = np.array([True, False])
+    run = SimpleNamespace(loss=np.array([[4.0, 2.0, 1.0]] * 2), t_ck=np.array([0, 1, 2]),
+                          params=[np.ones((2, 1, 1)), np.ones((2, 1, 1))],
+                          snapshots=np.broadcast_to(on, (2, 2, 1, 2)))
+    spec = SimpleNamespace(pathways=[SimpleNamespace(active=(1, 0), hidden=1)], hidden_total=1)
+    monkeypatch.setattr(predict_validate, "find_gates", lambda *a, **k: SimpleNamespace(run=run, spec=spec))
+    pred = SimpleNamespace(task=task, training=SimpleNamespace(steps=2, lr=0.1, init_std=0.1, loss="mean"),
+                           hidden=1, gates=np.array([[1, 0]]), t=np.array([0.0, 1.0, 2.0]),
+                           loss=np.array([4.0, 3.0, 1.0]), t_half=1.0)
+    val = predict_validate.validate_prediction(pred, seeds=2)
+    assert np.isclose(val.rms_gap, np.sqrt(1 / 3) / 4, rtol=1e-15)
+    assert val.max_gap == 0.25
+    assert val.weight_share == 1.0 and val.gate_change_share == 0.0 and val.jaccard == 1.0

@@ -47,6 +47,7 @@ from typing import Mapping
 import numpy as np
 
 from ..theory import jaxify  # noqa: F401  (float64)
+from ..curves import max_gap
 from ..errors import SpecError
 from ..io import counted
 from ..progress import checked_progress, progress_bar
@@ -265,7 +266,7 @@ def elbow_scores(X, Y, relu: ReluRun, Ks=range(1, 9), *, kmeans_seed: int = 0, n
         g = runs[rec["K"]]
         rl, gl = relu.loss.mean(0), g.loss.mean(0)
         return dict(mse=output_mse(relu.outputs, g.outputs), loss_mse=float(np.mean((rl - gl) ** 2)),
-                    loss_max_rel_err=float(np.max(np.abs(rl - gl)) / rl[0]), gdln_loss=gl,
+                    loss_max_rel_err=max_gap(rl, gl, rl[0]), gdln_loss=gl,
                     gdln_outputs_final=g.outputs[:, -1])
 
     empty = dict(mse=float(np.mean(relu.outputs ** 2)), loss_mse=float("nan"), hidden=[], gdln_loss=None,

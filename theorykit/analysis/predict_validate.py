@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from ..curves import curve_distance, max_gap
 from ..errors import SpecError
 from .findgates import find_gates
 from ..io import atomic_write_text, counted, gate_image, new_figure, write_json, write_figure
@@ -137,8 +138,8 @@ def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: in
     pl = np.interp(t, pred.t, pred.loss)
     L0 = float(L[:, 0].mean())
     mean = L.mean(axis=0)
-    rms = float(np.sqrt(np.mean((pl - mean) ** 2)) / L0)
-    mx = float(np.max(np.abs(pl - mean)) / L0)
+    rms = float(curve_distance(pl, mean)) / L0
+    mx = max_gap(pl, mean, L0)
     W1 = np.asarray(run.params[0], float)
     W2 = np.asarray(run.params[1], float)
     pre = np.einsum("shd,dp->shp", W1, X)                          # seeds × H × P
