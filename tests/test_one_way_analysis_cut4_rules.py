@@ -7,14 +7,18 @@
 * The loss gaps of ``validate_prediction`` (RMS and largest gap over L(0)) and the elbow's
   ``loss_max_rel_err`` were inline copies of :func:`theorykit.curves.curve_distance` and
   :func:`theorykit.curves.max_gap`.
+* ``find_gates_in_run`` wrote the a0 rule of the run's first checkpoint again: it is
+  :func:`theorykit.analysis.checkpoints.start_a0`.
 """
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 import sympy as sp
 
 from theorykit import curves
-from theorykit.analysis import context_races, exhaust, findgates, predict, predict_validate
+from theorykit.analysis import checkpoints, context_races, exhaust, findgates, predict, predict_validate
+from theorykit.net.starts import a0_rule
 from theorykit.record import SaveAt
 from theorykit.spec.task import Task
 from theorykit.theory.flow import RK4
@@ -108,3 +112,27 @@ def test_validate_prediction_gaps_by_hand(monkeypatch):
     assert np.isclose(val.rms_gap, np.sqrt(1 / 3) / 4, rtol=1e-15)
     assert val.max_gap == 0.25
     assert val.weight_share == 1.0 and val.gate_change_share == 0.0 and val.jaccard == 1.0
+
+
+# ---------------------------------------------------------------------------------------------
+# the one a0 of a run's start
+# ---------------------------------------------------------------------------------------------
+def test_find_gates_in_run_takes_its_a0_from_start_a0(monkeypatch):
+    """find_gates_in_run wrote the a0 rule of the run's first checkpoint again (a0_rule of the layers'
+    stds, all H units one pathway) for the training its specs are built with; that is
+    ``start_a0(W0, [H])``. The number is the rule's: a0_rule(σ, [H, H]) with σ the layers' stds."""
+    pytest.importorskip("sklearn")
+    rng = np.random.default_rng(0)
+    X = np.array([[1.0, -1.0, 1.0, -1.0], [1.0, 1.0, -1.0, -1.0]])
+    Y = np.array([[1.0, 0.0, 0.0, 1.0]])
+    W1, W2 = rng.normal(0, 0.1, size=(2, 4, 2)), rng.normal(0, 0.2, size=(2, 1, 4))
+    run = checkpoints.RunCheckpoints(np.array([0, 10]), [W1, W2], ["a.npz", "b.npz"], X, Y)
+    calls, trainings = [], []
+    start_a0, to_spec = checkpoints.start_a0, checkpoints.patterns_to_spec
+    monkeypatch.setattr(checkpoints, "start_a0", lambda W, h: calls.append(list(h)) or start_a0(W, h))
+    monkeypatch.setattr(checkpoints, "patterns_to_spec", lambda *a, **k: trainings.append(a[3]) or to_spec(*a, **k))
+    found = checkpoints.find_gates_in_run(run, lr=0.1, K=1, n_init=5)
+    # first the training's a0 (all H = 4 units one pathway), then the found spec's (its pathways' widths)
+    assert calls == [[4], [p.hidden for p in found.spec.pathways]]
+    stds = [float(np.std(W1[0])), float(np.std(W2[0]))]
+    assert trainings[0].a0 == a0_rule(stds, [4, 4])

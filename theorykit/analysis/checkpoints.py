@@ -429,8 +429,7 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
     task = data_task(X, Y)
     W0 = run.params(0)
     stds = [float(np.std(W)) for W in W0]
-    a0 = a0_rule(stds, [max(H, 1)] * len(stds))
-    training = Training(lr=lr, loss=loss, a0=a0, init_std=geometric_mean(np.maximum(stds, 1e-300)),
+    training = Training(lr=lr, loss=loss, a0=start_a0(W0, [H]), init_std=geometric_mean(np.maximum(stds, 1e-300)),
                         steps=max(t_rel[-1], 1))
 
     def spec_of(patterns, shares, nm=name):
