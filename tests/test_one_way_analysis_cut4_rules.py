@@ -136,3 +136,39 @@ def test_find_gates_in_run_takes_its_a0_from_start_a0(monkeypatch):
     assert calls == [[4], [p.hidden for p in found.spec.pathways]]
     stds = [float(np.std(W1[0])), float(np.std(W2[0]))]
     assert trainings[0].a0 == a0_rule(stds, [4, 4])
+
+
+# ---------------------------------------------------------------------------------------------
+# the one ranking of context families
+# ---------------------------------------------------------------------------------------------
+def test_the_two_rankings_of_context_families_are_one():
+    assert context_races.rank_families is exhaust.rank_families
+
+
+def test_rank_families_by_hand():
+    """Five families, ranked by hand. By area: "12+13+23" (1.0) and "common+12" (1.0) tie, "common+12+13+23"
+    (1.005), "common" (2.0), "1" (3.0): ties in the rows' order, or by ``tie``. Within 1 % of the winner's
+    1.0 (area ≤ 1.01): the two tied and "common+12+13+23". The first by area lacking one of {common, 12,
+    13, 23}: the first of the tied pair, "common+12" (no 13, 23) in the rows' order, "12+13+23" (no
+    common) by index. By time to 1 % of L(0): 50, 80, 80, then the two that never get there (None), ties
+    again in the rows' order or by ``tie``."""
+    rows = [{"family": "common", "area": 2.0, "t_0.01": None, "index": 4},
+            {"family": "common+12", "area": 1.0, "t_0.01": 80.0, "index": 3},
+            {"family": "12+13+23", "area": 1.0, "t_0.01": 80.0, "index": 1},
+            {"family": "1", "area": 3.0, "t_0.01": None, "index": 0},
+            {"family": "common+12+13+23", "area": 1.005, "t_0.01": 50.0, "index": 2}]
+    core = {"common", "12", "13", "23"}
+
+    def names(rs):
+        return [r["family"] for r in rs]
+
+    by_area, by_t1, near, lacking = exhaust.rank_families(rows, core)
+    assert names(by_area) == ["common+12", "12+13+23", "common+12+13+23", "common", "1"]
+    assert names(by_t1) == ["common+12+13+23", "common+12", "12+13+23", "common", "1"]
+    assert names(near) == ["common+12", "12+13+23", "common+12+13+23"]
+    assert lacking["family"] == "common+12"
+    by_area, by_t1, near, lacking = exhaust.rank_families(rows, core, tie=lambda r: r["index"])
+    assert names(by_area) == ["12+13+23", "common+12", "common+12+13+23", "common", "1"]
+    assert names(by_t1) == ["common+12+13+23", "12+13+23", "common+12", "1", "common"]
+    assert lacking["family"] == "12+13+23"
+    assert exhaust.rank_families(rows[-1:], {"common"})[3] is None

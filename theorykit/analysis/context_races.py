@@ -20,7 +20,7 @@ from ..curves import loss_metrics
 from ..theory.race import RaceSystem
 from ..io import atomic_write_text
 from ..theory import k_contexts as kc
-from .exhaust import SEC5_GAMMA, race_rk4
+from .exhaust import SEC5_GAMMA, race_rk4, rank_families
 
 __all__ = ["derivation", "race_ranking", "r_families", "suite_spec", "suite_race"]
 
@@ -96,17 +96,13 @@ def race_ranking(cfg, a0: float, pr) -> dict:
         pts.append(met)
     pr.update(note="race: datapoint-level gatings")
     allrows = rows + pts
-    by_area = sorted(allrows, key=lambda r: r["area"])
-    key1 = lambda r: (r["t_0.01"] is None, r["t_0.01"] or 0.0)  # noqa: E731
-    by_t1 = sorted(allrows, key=key1)
+    core = {"common", "12", "13", "23"}
+    by_area, by_t1, near, lacking = rank_families(allrows, core)
     named = {"common+12+13+23": "common+double", "common+1+2+3": "common+single",
              "common+1+2+3+12+13+23": "all seven", "common": "common only"}
     named_rows = {v: next(r for r in allrows if r["family"] == k) for k, v in named.items()}
     win, second = by_area[0], by_area[1]
-    near = [r for r in by_area if r["area"] <= 1.01 * win["area"]]
-    core = {"common", "12", "13", "23"}
     near_all_contain_core = all(core <= set(r["family"].split("+")) for r in near if not r.get("datapoint_level"))
-    lacking = next(r for r in by_area if not core <= set(r["family"].split("+")))
     dbl, sgl = named_rows["common+double"], named_rows["common+single"]
     # how much the single-context pathways learn when all seven race (the pathways of ``spec``)
     rf7 = suite_race(spec, cfg, a0)

@@ -191,6 +191,19 @@ def race_rk4(system: RaceSystem, tau: float, race_dt: float, t_end: int, *, ever
                         modes=False, **kw)
 
 
+def rank_families(rows, core: set, tie=None) -> tuple:
+    """Rows of families (:func:`~theorykit.curves.loss_metrics` with a ``"family"`` label such as
+    ``"common+12+13"``) ranked the one way both rankings of context families rank them: ``(the rows by the
+    area of L(t)/L(0), by the time to 1 % of L(0) (a family that never gets there last), the rows within
+    1 % of the winner's area, the first row by area that lacks one of the ``core`` pathways or None)``.
+    Ties go by ``tie(row)`` where given, else by the rows' order."""
+    tie = tie or (lambda r: 0)
+    by_area = sorted(rows, key=lambda r: (r["area"], tie(r)))
+    by_t1 = sorted(rows, key=lambda r: (r["t_0.01"] is None, r["t_0.01"] or 0.0, tie(r)))
+    near = [r for r in by_area if r["area"] <= 1.01 * by_area[0]["area"]]
+    return by_area, by_t1, near, next((r for r in by_area if not core <= set(r["family"].split("+"))), None)
+
+
 @dataclass
 class ExhaustResult:
     summary: dict
@@ -268,17 +281,12 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
         m.update({"family": labels[f], "index": int(f), "orbit": int(orbit_of[f]), "pathways": int(masks[f].sum()),
                   "has_common": bool(masks[f][0])})
         rows.append(m)
-    by_area = sorted(rows, key=lambda r: (r["area"], r["index"]))
-    for i, r in enumerate(by_area):
-        r["rank_area"] = i + 1
-    key1 = lambda r: (r["t_0.01"] is None, r["t_0.01"] or 0.0, r["index"])  # noqa: E731
-    for i, r in enumerate(sorted(rows, key=key1)):
-        r["rank_t_0.01"] = i + 1
     core = {"common"} | {"".join(str(c + 1) for c in S) for S in itertools.combinations(range(k), k - 1)}
     contains_core = lambda r: core <= set(r["family"].split("+"))  # noqa: E731
+    by_area, by_t1, near, best_lacking = rank_families(rows, core, tie=lambda r: r["index"])
+    for i, (r, r1) in enumerate(zip(by_area, by_t1)):
+        r["rank_area"], r1["rank_t_0.01"] = i + 1, i + 1
     win = by_area[0]
-    near = [r for r in by_area if r["area"] <= 1.01 * win["area"]]
-    best_lacking = next((r for r in by_area if not contains_core(r)), None)
     named = named_families(k, labels)
     lab_row = {r["family"]: r for r in rows}
     named_rows = {nm: lab_row[lab] for nm, lab in named.items() if lab in lab_row}
