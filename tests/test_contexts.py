@@ -488,12 +488,48 @@ def test_family_masks_count():
 # ------------------------------------------------------------------------------------------------
 # THEORY's joint reference (4-item hierarchy, k = 3, 100 hidden per module, eta = 0.02, mean loss)
 # ------------------------------------------------------------------------------------------------
+def _aligned_gd_against_the_race(spec, X, Y, a0, nm):
+    """The race from strength ``a0`` against numpy gradient descent (tests/_gd_reference.py) from
+    aligned, balanced weights of that strength, built here: pathway p's Σyx_p = Y_p diag(g_p) X_pᵀ/P
+    = U S Vᵀ (rank r) starts as W1 = √a0·V_rᵀ, W2 = √a0·U_r, the map a0·U_r V_rᵀ (unique even where
+    singular values repeat). Gradient descent is the flow up to O(η): its gap e(η) = c₁η + c₂η² + …
+    (largest over the run, over L(0)) must halve with η, e(η)/e(η/2) = 2(1 + rη)/(1 + rη/2) with
+    r = c₂/c₁, held to 2 ± 0.1 (|rη| ≲ 0.1; measured 1.975); then the Richardson combination
+    2·GD(η/2) − GD(η) = flow − c₂η²/2 + … is within |rη/2|·e(η) ≤ 0.05·e(η) of the race at every
+    step, asserted as 0.1·e(η) (measured 0.013·e(η), CPU). e(η) itself is held below 2 % of L(0) at
+    η = 0.02 (measured 1.0 %, CPU): not a derived bound for coupled pathways, but the size of the
+    by-hand first-order gap of the largest mode alone (tests/_gd_reference.py gd_flow_gap at the
+    common pathway's s = 7/6, d = 7/12, τ = 50: 1.2 % of L(0) = 3)."""
+    from _gd_reference import gdln_gd
+
+    P = X.shape[1]
+    paths = [(p.active, p.inputs, p.outputs) for p in spec.pathways]
+    start = []
+    for p in spec.pathways:
+        S = Y[list(p.outputs)] @ np.diag(np.asarray(p.active, float)) @ X[list(p.inputs)].T / P
+        U, s, Vt = np.linalg.svd(S)
+        r = int(np.sum(s > 1e-12 * s[0]))
+        start.append([np.sqrt(a0) * Vt[:r], np.sqrt(a0) * U[:, :r]])
+    lr = spec.training.lr
+    ts = np.arange(0, 2001, 50)
+    race = RaceSystem.from_spec(spec).solve(ts, a0=a0, modes=False).loss[0]
+    gd1 = gdln_gd(paths, start, X, Y, lr=lr, steps=2000, loss="mean")[0][ts]
+    gd2 = gdln_gd(paths, start, X, Y, lr=lr / 2, steps=4000, loss="mean")[0][2 * ts]
+    assert gd1[0] == pytest.approx(race[0], rel=1e-12), nm            # the same start
+    e1, e2 = (np.max(np.abs(g - race)) / race[0] for g in (gd1, gd2))
+    assert e1 < 0.02 and 1.9 < e1 / e2 < 2.1, (nm, e1, e2)
+    assert np.max(np.abs(2 * gd2 - gd1 - race)) / race[0] < 0.1 * e1, nm
+
+
 def test_joint_reference_losses():
     """4-item hierarchy, k = 3, 100 hidden units per pathway, η = 0.02, mean loss, N(0, 0.001²) start.
 
     Independent sources: the loss at every step equals plain numpy gradient descent on the gated
     network (tests/_gd_reference.py) from the same initial weights; the race reduction, started at the
-    strength a0 = σ²·H/2 that N(0, σ²) weights give a mode on average, follows it within 35%; and
+    strength a0 = σ²·H/2 that N(0, σ²) weights give a mode on average, is the gradient flow of
+    numpy gradient descent from aligned, balanced weights of that strength (built here from each
+    pathway's SVD): first order in η, checked by halving η (:func:`_aligned_gd_against_the_race`);
+    the random start follows the race within 15 % at step 2000 (a measured tolerance, see below); and
     both methods order the families single > double > all at step 2000. (No pinned loss values: the
     earlier reference numbers came from runs of this code.)"""
     from _gd_reference import gdln_gd
@@ -517,8 +553,17 @@ def test_joint_reference_losses():
         got[nm] = sim.mean[2000]
         assert got[nm] < 0.5 * sim.mean[0]                    # it learned something by step 2000
         race[nm] = RaceSystem.from_spec(spec).solve([2000], a0=0.001 ** 2 * 100 / 2, modes=False).loss[0, 0]
+        _aligned_gd_against_the_race(spec, X, Y, 0.001 ** 2 * 100 / 2, nm)
+    # A random start against the aligned theory: no bound is derived. Each mode leaves the silent
+    # alignment phase with its own effective strength, (σ²/2)·χ²_H-like around a0 (relative sd
+    # √(2/H) = 14 % at H = 100), and a shift of ln(a_eff/a0) in the start is a time shift of the
+    # sigmoid, so the loss at a fixed step scatters from seed to seed; the race is the mean start's
+    # curve. Measured (CPU, JAX's seeds 0 and 1, the mean of the two runs): 7.5 % (double), 1.4 %
+    # (single), 4.3 % (all) below/above the race at step 2000; single seeds 0-7 lie within 9 %. The
+    # tolerance 15 % is twice the worst measured mean (it was 35 %, which let a race 5 % slower in τ
+    # pass); what the race itself must get right is held to O(η) by the aligned check above.
     for nm in fams:
-        assert race[nm] == pytest.approx(got[nm], rel=0.35)
+        assert race[nm] == pytest.approx(got[nm], rel=0.15)
     assert got["single"] > got["double"] > got["all"]
     assert race["single"] > race["double"] > race["all"]
 
