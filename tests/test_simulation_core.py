@@ -51,9 +51,16 @@ def test_summed_loss_uses_tau_one_over_P_eta():
 
 def test_race_reduction_tracks_coupled_gdln_at_order_eta():
     """Coupled pathways (common + double on the 4-item, 3-context task): the race reduction is the
-    gradient flow of balanced maps, so aligned simulations approach it as η shrinks (gap O(η))."""
+    gradient flow of balanced maps, so aligned simulations approach it as η shrinks (gap O(η)).
+
+    The gap e(η) = c₁η + c₂η² + … (largest over the run, over L(0)) halves with η:
+    e(η)/e(η/2) = 2(1 + rη)/(1 + rη/2), r = c₂/c₁, held to 2 ± 0.1 (|rη| ≲ 0.1; measured 1.996, CPU).
+    Then the Richardson combination 2·L(η/2) − L(η) = flow − c₂η²/2 + … lies within |rη/2|·e(η)
+    ≤ 0.05·e(η) of the race at every recorded time (the same times t·η for both runs), asserted as
+    0.1·e(η) (measured 0.008·e(η)). The cap e(η/2) < 1e-2 is not derived for coupled pathways: it is
+    the measured 7.5e-3 (CPU) with a third of room."""
     task = tk.contexts(4, 3)
-    errs = []
+    errs, sims = [], []
     for lr in (0.04, 0.02):
         spec = tk.GDLNSpec(task, tk.context_pathways(4, 3, [(0, 1), (0, 2), (1, 2)], hidden=8),
                            tk.Training(lr=lr, a0=1e-3))
@@ -64,8 +71,10 @@ def test_race_reduction_tracks_coupled_gdln_at_order_eta():
         ts = np.arange(0, steps + 1, steps // 40)
         pred = der.predict_loss(ts)
         errs.append(np.max(np.abs(sim.mean[ts] - pred)) / pred[0])
+        sims.append(sim.mean[ts])
     assert errs[1] < 1e-2           # measured 7.5e-3 at η = 0.02 (3.8e-3 at 0.01)
-    assert 1.6 < errs[0] / errs[1] < 2.5, errs      # first order in η
+    assert 1.9 < errs[0] / errs[1] < 2.1, errs      # first order in η (docstring)
+    assert np.max(np.abs(2 * sims[1] - sims[0] - pred)) / pred[0] < 0.1 * errs[0]   # the O(η²) rest
 
 
 def test_single_pathway_race_equals_closed_form():
