@@ -93,6 +93,13 @@ class SaveAt:
             raise SpecError("save.loss_every", f"needs a whole number of steps >= 0, got {le!r}",
                             "e.g. SaveAt(loss_every=10); 0 records no loss curve")
 
+    def loss_steps(self, steps: int) -> np.ndarray:
+        """The steps of the trainer's loss curve over a run of ``steps``: 0, ``loss_every``,
+        2·``loss_every``, … and the last step (none with ``loss_every=0``)."""
+        if not self.loss_every:
+            return np.zeros(0, int)
+        return np.unique(np.append(np.arange(0, steps + 1, self.loss_every), steps))
+
     def times(self, t_end=None, *, integer: bool = False) -> np.ndarray:
         """The recording times, checked: ``ts`` (finite, ≥ 0, sorted unless ``integer``: the
         trainer sorts its steps and drops repeats), or the ``every`` grid up to ``t_end``."""

@@ -146,7 +146,7 @@ def pack_net(net: Net, schedule=()) -> Packing | None:
 def _build_run(loss_fn, objective, mask, steps: int, save: SaveAt, on_step=None):
     every = save.loss_every
     tick = max(1, steps // 100)         # on_step(t) about 100 times a run, from the host
-    n_curve = (steps // every + 1 + (1 if every and steps % every else 0)) if every else 0
+    n_curve = save.loss_steps(steps).size
 
     def run(params, data, lr, seg_lengths):
         vg = jax.value_and_grad(loss_fn)
@@ -219,9 +219,8 @@ def _make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None =
         ends = buf[:0] if n_curve else jnp.stack([l0, final])
         return p, buf, jax.tree_util.tree_map(lambda r: r[:len(seg)], recs), ends
 
-    every = save.loss_every
-    t = np.unique(np.append(np.arange(0, steps + 1, every), steps)) if every else np.zeros(0, int)
-    return Trainer(jax.jit(jax.vmap(member, in_axes=(0, data_axis, 0))), t, np.asarray(save_steps, int), n_curve)
+    return Trainer(jax.jit(jax.vmap(member, in_axes=(0, data_axis, 0))), save.loss_steps(steps),
+                   np.asarray(save_steps, int), n_curve)
 
 
 class _DropLogged(logging.Filter):

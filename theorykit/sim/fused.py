@@ -41,7 +41,7 @@ import numpy as np
 from ..errors import SpecError
 from ..spec.fields import integer, loss_factor, loss_name
 from ..net.layout import RESIDUAL_FLOOR, Net
-from ..record import Trajectory, check_finite
+from ..record import SaveAt, Trajectory, check_finite
 
 __all__ = ["Layout", "layout", "supports", "pad_to"]
 
@@ -262,7 +262,7 @@ def _fused_train(lay: Layout, params0, data, *, lr, steps: int, loss: str = "sum
             r = jnp.where(jnp.abs(r) < RESIDUAL_FLOOR, 0.0, r)
             return 0.5 * jnp.sum(r ** 2, axis=(1, 2)) * scale
 
-    marks = sorted(set(range(0, steps + 1, int(loss_every))) | {steps}) if loss_every else [0, steps]
+    marks = SaveAt(loss_every=loss_every).loss_steps(steps).tolist() if loss_every else [0, steps]
     curve = [loss_of(W1p, W2p)]
     run = partial(_fused_steps, lr=eta, scale=scale, relu=relu, interpret=interpret, num_warps=num_warps)
     for a, b in zip(marks[:-1], marks[1:]):
