@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
 import jax
@@ -376,14 +376,12 @@ def train_net(net: Net, params0, data, *, loss: str = "mean", schedule=(), save:
     if fused:
         return _train_fused(net, schedule, params0, data, loss, save, options)
     pk = pack_net(net, schedule) if pack else None
-    if pk is None:
-        objective, mask = objective_for(net, schedule, loss)
-        return train(net_loss(net, loss), params0, data, objective=objective, mask=mask, save=save, **options)
-    objective, mask = objective_for(pk.net, pk.schedule, loss)
-    fns = {name: (lambda fn: lambda p, d: fn(pk.unpack(p), d))(fn) for name, fn in save.fns.items()}
-    res = train(net_loss(pk.net, loss), pk.pack(params0), data, objective=objective, mask=mask,
-                save=SaveAt(save.ts, save.every, fns, save.loss_every, save.final), **options)
-    if res.params is not None:
+    if pk is not None:      # the packed net is trained; the recorded functions see the original edge keys
+        fns = {name: (lambda fn: lambda p, d: fn(pk.unpack(p), d))(fn) for name, fn in save.fns.items()}
+        net, schedule, params0, save = pk.net, pk.schedule, pk.pack(params0), replace(save, fns=fns)
+    objective, mask = objective_for(net, schedule, loss)
+    res = train(net_loss(net, loss), params0, data, objective=objective, mask=mask, save=save, **options)
+    if pk is not None and res.params is not None:
         res.params = {k: jnp.asarray(v) for k, v in pk.unpack({k: np.asarray(v) for k, v in res.params.items()}).items()}
     return res
 

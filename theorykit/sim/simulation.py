@@ -33,7 +33,7 @@ from ..spec.values import checked_value
 from ..theory.derivation import Derivation
 from ..spec.fields import integer, loss_name, real
 from ..spec.graph import GraphSpec, Group, graph_from_pathways
-from ..spec.gating import GDLNSpec, positive_int
+from ..spec.gating import GDLNSpec
 from ..net.starts import aligned_params, random_params
 from .weights import check_weights
 
@@ -105,7 +105,6 @@ def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None =
     ``fused``: step with the fused multi-step kernel (:mod:`theorykit.sim.fused`; depth-2, no schedule).
     """
     g = graph_from_pathways(graph)
-    positive_int(seeds, "seeds", "--seeds 4")
     tr = g.training
     steps = tr.steps if steps is None else steps
     lr = tr.lr if lr is None else lr
@@ -127,7 +126,7 @@ def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None =
     groups = _schedule(g, schedule, staged_first)
     res = train_net(net, p0, data, loss=loss or tr.loss, schedule=groups, lr=lr, steps=steps, save=save or SaveAt(),
                     batch=batch, on_batch=on_batch, check="GDLN simulation" if check else None, fused=fused,
-                    **({"on_step": on_step} if on_step is not None else {}))
+                    on_step=on_step)
     return Trajectory(res.t, res.loss, res.saved, res.saved_t, res.params,
                       {"init": kind, "schedule": [gr.name for gr in groups] or "joint", "initial_params": p0,
                        "dtype": dtype, "devices": res.extra["devices"]})
@@ -189,10 +188,10 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
         marks = [i * snapshot_every for i in range(max(steps // snapshot_every, 1))]
         fns = dict(save.fns, snapshots=lambda p, d: unit_activity(net, p, d[0])[first] > 0)
         ts = set(save.times(steps, integer=True).tolist()) if save.fns else set()
-        save = SaveAt(sorted(ts | set(marks)), None, fns, save.loss_every, save.final)
+        save = replace(save, ts=sorted(ts | set(marks)), every=None, fns=fns)
     # a ReLU network has no siblings to pack and no schedule: train_net is train on its loss
     res = train_net(net, p0, (X, Y), loss=loss, lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
-                    **({"on_step": on_step} if on_step is not None else {}),
+                    on_step=on_step,
                     check="ReLU simulation" if check else None, fused=fused)
     extra = {"dtype": dtype, "devices": res.extra["devices"]}
     params = None
