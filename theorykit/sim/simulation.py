@@ -91,12 +91,14 @@ def _edge_scales(g, std):
     return out
 
 
-def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None = None, values: Mapping | None = None,
-             a0: float | None = None, init_std: float | None = None, dtype: str = "float64", schedule="joint",
-             staged_first: Sequence[str] = (), seed: int = 0, save: SaveAt | None = None, lr: float | None = None,
-             batch: int | None = None, on_batch=None, on_step=None, fused: bool = False, loss: str | None = None,
+def _simulate_gdln(g, Xn, Yn, *, init="aligned", seeds: int = 4, steps: int, values: Mapping | None = None,
+             a0: float | None = None, init_std, dtype: str = "float64", schedule="joint",
+             staged_first: Sequence[str] = (), seed: int = 0, save: SaveAt | None = None, lr: float,
+             batch: int | None = None, on_batch=None, on_step=None, fused: bool = False, loss: str,
              check: bool = True) -> Trajectory:
-    """Full-batch gradient descent on the GDLN of a graph (or pathway) spec, vmapped over ``seeds``.
+    """Full-batch gradient descent on the GDLN of a graph ``g`` on its task's data ``Xn``, ``Yn``,
+    vmapped over ``seeds``; ``steps``, ``lr``, ``init_std`` and ``loss`` come resolved (:func:`simulate`
+    takes them from the spec's training settings where they are not given).
 
     ``init``: ``"aligned"``, ``"random"``, or a dict of initial weights (see module docstring).
     ``schedule``: ``"joint"`` (the graph's own schedule, if it has one, else the total loss),
@@ -104,12 +106,7 @@ def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None =
     ``save``: what to record besides the loss curve (:class:`~theorykit.record.SaveAt`).
     ``fused``: step with the fused multi-step kernel (:mod:`theorykit.sim.fused`; depth-2, no schedule).
     """
-    g = graph_from_pathways(graph)
-    tr = g.training
-    steps = tr.steps if steps is None else steps
-    lr = tr.lr if lr is None else lr
     net = Net.from_graph(g)
-    Xn, Yn = g.task.numeric(values)
     dt = as_dtype(dtype)
     data = (jnp.asarray(Xn, dt), jnp.asarray(Yn, dt))
     if isinstance(init, Mapping):
@@ -117,14 +114,14 @@ def _simulate_gdln(graph, *, init="aligned", seeds: int = 4, steps: int | None =
     elif init == "aligned":
         # private chains start in the derivation's own singular frames (shared edges: the full Σyx's)
         frames = Derivation(g.as_pathway_spec(), values=values).frames(values) if g.private_chains else None
-        p0 = aligned_params(g, tr.a0 if a0 is None else a0, seeds, seed, dtype, values, frames=frames)
+        p0 = aligned_params(g, g.training.a0 if a0 is None else a0, seeds, seed, dtype, values, frames=frames)
     elif init == "random":
-        p0 = random_params(net, _edge_scales(g, tr.init_std if init_std is None else init_std), seeds, seed, dtype)
+        p0 = random_params(net, _edge_scales(g, init_std), seeds, seed, dtype)
     else:
         raise SpecError("init", f"unknown init {init!r}", "use \"aligned\", \"random\" or a dict of weights")
     kind = "given" if isinstance(init, Mapping) else init
     groups = _schedule(g, schedule, staged_first)
-    res = train_net(net, p0, data, loss=loss or tr.loss, schedule=groups, lr=lr, steps=steps, save=save or SaveAt(),
+    res = train_net(net, p0, data, loss=loss, schedule=groups, lr=lr, steps=steps, save=save or SaveAt(),
                     batch=batch, on_batch=on_batch, check="GDLN simulation" if check else None, fused=fused,
                     on_step=on_step)
     return Trajectory(res.t, res.loss, res.saved, res.saved_t, res.params,
@@ -198,8 +195,7 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
     if res.params is not None:                   # SaveAt(final=False) keeps no weights, so no gates
         params = [res.params[k] for k in net.keys]
         with jax.default_matmul_precision("highest"):  # the trainer's products: float32 gates not read in TF32
-            acts = jax.vmap(lambda p: unit_activity(net, p, X))(res.params)
-        extra["gates"] = [np.asarray(acts[v] > 0) for v, _ in net.nodes]
+            extra["gates"] = [np.asarray(g) for g in jax.vmap(relu_gates, in_axes=(0, None))(params, X)]
     if snapshot_every:
         idx = np.searchsorted(res.saved_t, marks)
         extra["snapshots"] = np.asarray(res.saved["snapshots"])[:, idx]
@@ -293,13 +289,17 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
             raise SpecError("source", f"X {X.shape} and Y {Y.shape} are not d × P and p × P with one P",
                             "give X and Y with datapoints as columns (2-D arrays; transpose data stored as rows)")
         std0, loss0 = 0.01, "mean"
-    elif network == "relu":                 # the spec's data, total width and training settings
+    else:                                   # the spec's data and training settings (a ReLU network: total width)
+        for name, v in (("hidden", hidden), ("snapshot_every", snapshot_every)) if network == "gdln" else ():
+            if v is not None:   # a GDLN's widths are its spec's, and it has no ReLU units to snapshot
+                raise SpecError(name, "applies to the ReLU network only", f"pass network=\"relu\", or drop {name}=")
         g = graph_from_pathways(source)
         X, Y = g.task.numeric(values)
-        hidden = source.hidden_total if hidden is None else hidden
+        hidden = source.hidden_total if hidden is None and network == "relu" else hidden
         lr = g.training.lr if lr is None else lr
         steps = g.training.steps if steps is None else steps
         std0, loss0 = g.training.init_std, g.training.loss
+    init_std, loss = std0 if init_std is None else init_std, loss or loss0
     if network == "relu":
         for h in np.atleast_1d(np.asarray(hidden, dtype=object)) if hidden is not None else ():
             integer(h, "hidden", lo=1, fix="a positive width, or one per hidden layer, e.g. hidden=128")
@@ -313,13 +313,11 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
             if v != default:     # the GDLN's settings: silently ignored before
                 raise SpecError(name, "applies to the GDLN only", f"pass network=\"gdln\", or drop {name}=")
         return _simulate_relu(X, Y, hidden=hidden, lr=lr, steps=steps, seeds=seeds,
-                              init_std=std0 if init_std is None else init_std, loss=loss or loss0, dtype=dtype,
+                              init_std=init_std, loss=loss, dtype=dtype,
                               seed=seed, snapshot_every=snapshot_every, check=check,
                               init=init if isinstance(init, Mapping) else None, save=save, batch=batch,
                               on_batch=on_batch, on_step=on_step, fused=fused)
-    for name, v in (("hidden", hidden), ("snapshot_every", snapshot_every)):
-        if v is not None:   # a GDLN's widths are its spec's, and it has no ReLU units to snapshot
-            raise SpecError(name, "applies to the ReLU network only", f"pass network=\"relu\", or drop {name}=")
-    return _simulate_gdln(source, init="aligned" if init is None else init, seeds=seeds, steps=steps, values=values, a0=a0, init_std=init_std,
-                          dtype=dtype, schedule=schedule, staged_first=staged_first, seed=seed, save=save, lr=lr,
-                          batch=batch, on_batch=on_batch, on_step=on_step, fused=fused, loss=loss, check=check)
+    return _simulate_gdln(g, X, Y, init="aligned" if init is None else init, seeds=seeds, steps=steps, values=values,
+                          a0=a0, init_std=init_std, dtype=dtype, schedule=schedule, staged_first=staged_first,
+                          seed=seed, save=save, lr=lr, batch=batch, on_batch=on_batch, on_step=on_step, fused=fused,
+                          loss=loss, check=check)
