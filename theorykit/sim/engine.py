@@ -223,18 +223,6 @@ def _make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None =
                    np.asarray(save_steps, int), n_curve)
 
 
-class _DropLogged(logging.Filter):
-    """Drops the log record of an exception in ``raised`` (one that is raised again, as itself)."""
-
-    def __init__(self, raised):
-        super().__init__()
-        self.raised = raised
-
-    def filter(self, record):
-        return not (record.exc_info and record.exc_info[1] is not None and
-                    any(record.exc_info[1] is e for e in self.raised))
-
-
 def _interrupt_reported(exc):
     """A new interrupt of the kind JAX's error ``exc`` reports, or None. Ctrl-C or SIGTERM that lands
     in JAX's own code around a host callback (not in the callback) is caught there and reported as
@@ -264,7 +252,11 @@ def _dropping_logged(raised):
     """While it runs, JAX's log of a callback's exception is dropped where that exception is in
     ``raised`` (JAX logs it with its traceback, "jax.debug.callback failed"; :func:`train` raises it
     again as itself, and the command line reports it in one line)."""
-    f, log = _DropLogged(raised), logging.getLogger("jax._src.debugging")
+    def f(record):
+        """Drops the log record of an exception in ``raised`` (one that is raised again, as itself)."""
+        return not (record.exc_info and record.exc_info[1] is not None and
+                    any(record.exc_info[1] is e for e in raised))
+    log = logging.getLogger("jax._src.debugging")
     log.addFilter(f)
     try:
         yield
