@@ -183,3 +183,23 @@ def test_jax_log_of_an_exception_raised_again_is_dropped_by_a_plain_function():
     with engine._dropping_logged([mine]):
         assert [bool(log.filter(record(e))) for e in (mine, other, None)] == [False, True, True]
     assert log.filters == before and log.filter(record(mine))
+
+
+def test_simulate_returns_the_trainers_trajectory_with_its_own_extra():
+    """The GDLN and ReLU runs rebuilt the trainer's Trajectory from its six fields written out in
+    order to set params and extra; they now replace those two (dataclasses.replace), so t, loss,
+    saved and saved_t are the trainer's own. Against numpy: the ReLU run's loss is the mean loss
+    ‖Y − W2 relu(W1 X)‖²/(2P) of its initial and final weights."""
+    assert [c.lineno for c in _calls(SIM / "simulation.py", "Trajectory")] == []
+    rng = np.random.default_rng(5)
+    X, Y = rng.normal(size=(3, 5)), rng.normal(size=(2, 5))
+    W1, W2 = rng.normal(scale=0.4, size=(2, 4, 3)), rng.normal(scale=0.4, size=(2, 2, 4))
+    res = tk.simulate((X, Y), network="relu", hidden=4, lr=0.1, steps=5, seeds=2, init={"W1": W1, "W2": W2},
+                      save=SaveAt(loss_every=5))
+    A, B = (np.asarray(W) for W in res.params)       # the final weights; 2P = 10
+
+    def mean_loss(a, b):
+        return np.sum((Y - b @ np.maximum(a @ X, 0)) ** 2) / 10
+    starts, ends = [mean_loss(W1[m], W2[m]) for m in range(2)], [mean_loss(A[m], B[m]) for m in range(2)]
+    np.testing.assert_allclose(res.loss, np.array([starts, ends]).T, rtol=0, atol=1e-12)
+    assert res.t.tolist() == [0, 5] and sorted(res.extra) == ["devices", "dtype", "gates"]

@@ -319,8 +319,8 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
         for a in range(0, E, size):
             b = min(E, a + size)
             p_b = jax.tree_util.tree_map(lambda x: x[a:b], params0)
-            d_b = jax.tree_util.tree_map(lambda x: x[a:b], data) if data_axis == 0 else data
-            args, n = place((p_b, d_b if data_axis == 0 else None, lrs[a:b]))
+            d_b = jax.tree_util.tree_map(lambda x: x[a:b], data) if data_axis == 0 else None
+            args, n = place((p_b, d_b, lrs[a:b]))
             if data_axis != 0:
                 args = (args[0], place.replicate(data), args[2])
             try:

@@ -124,9 +124,8 @@ def _simulate_gdln(g, Xn, Yn, *, init="aligned", seeds: int = 4, steps: int, val
     res = train_net(net, p0, data, loss=loss, schedule=groups, lr=lr, steps=steps, save=save or SaveAt(),
                     batch=batch, on_batch=on_batch, check="GDLN simulation" if check else None, fused=fused,
                     on_step=on_step)
-    return Trajectory(res.t, res.loss, res.saved, res.saved_t, res.params,
-                      {"init": kind, "schedule": [gr.name for gr in groups] or "joint", "initial_params": p0,
-                       "dtype": dtype, "devices": res.extra["devices"]})
+    return replace(res, extra={"init": kind, "schedule": [gr.name for gr in groups] or "joint", "initial_params": p0,
+                               "dtype": dtype, "devices": res.extra["devices"]})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -199,7 +198,7 @@ def _simulate_relu(X, Y, *, hidden: Sequence[int] | int, lr: float, steps: int, 
     if snapshot_every:
         idx = np.searchsorted(res.saved_t, marks)
         extra["snapshots"] = np.asarray(res.saved["snapshots"])[:, idx]
-    return Trajectory(res.t, res.loss, res.saved, res.saved_t, params, extra)
+    return replace(res, params=params, extra=extra)
 
 
 def _data_array(a, name: str) -> np.ndarray:
