@@ -122,7 +122,8 @@ class Derivation:
 
     @cached_property
     def reference(self) -> dict:
-        return reference_values(self.task.free_symbols)
+        symbolic = [e for eff in self.effective_datasets.values() if eff.exact is None for e in (*eff.Syx, *eff.Sx)]
+        return reference_values(self.task.free_symbols, avoid=symbolic)     # not at a special point of the data
 
     def _pathway_field(self, i: int) -> str:
         """The spec field of pathway i: ``pathways[i]``, or the graph node that holds it."""

@@ -71,17 +71,33 @@ class Ranking(list):
         return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
 
 
-def reference_values(symbols) -> dict:
+def reference_values(symbols, avoid=()) -> dict:
     """Fixed, generic values for symbols, used to order modes and to test identities, each in its
     symbol's domain: positive, negated for a symbol declared not positive (a singular value ``√(Δ²)/2``
     of a negative Δ simplifies to ``−Δ/2``, and a positive point made it negative), a prime (3, 5, 7, …)
-    for an integer symbol (distinct, so that no two symbols meet at a special point)."""
+    for an integer symbol (distinct, so that no two symbols meet at a special point).
+
+    ``avoid``: expressions that are not identically zero (the non-zero entries of Σyx and Σx) and must
+    not vanish at the point: where one does (an input ``n − 3`` for an integer n, or ``Δ − 7/10``), the
+    point is special (a zero input variance, a singular value 0) and the next one is taken (each value
+    moved by its index times the attempt, integers to the next primes)."""
     vals = [sp.Rational(7, 10), sp.Rational(13, 10), sp.Rational(5, 3), sp.Rational(3, 7), sp.Rational(11, 5)]
-    out = {}
-    for i, s in enumerate(sorted(symbols, key=str)):
-        v = sp.Integer(sp.prime(i + 2)) if s.is_integer else vals[i % len(vals)] + i
-        out[s] = -v if s.is_positive is False else v      # ≤ 0, or declared not positive
+    syms = sorted(symbols, key=str)
+    avoid = [e for e in avoid if e != 0 and e.free_symbols]
+    for k in range(8):
+        out = {}
+        for i, s in enumerate(syms):
+            v = sp.Integer(sp.prime(i + 2 + k * len(syms))) if s.is_integer else vals[i % len(vals)] + i + k * sp.Rational(i + 3, 11)
+            out[s] = -v if s.is_positive is False else v      # ≤ 0, or declared not positive
+        if not any(_vanishes_at(e, out) for e in avoid):
+            break
     return out
+
+
+def _vanishes_at(expr, point) -> bool:
+    """Whether ``expr`` is 0 (or undefined) at ``point`` (exact numbers; 80 digits for radicals)."""
+    v = expr.subs(point)
+    return v == 0 or v.has(sp.nan, sp.zoo) or (not v.is_Number and _mp_abs(v) < 1e-40)
 
 
 def is_zero(expr, symbols=None, trials: int = 4, tol: float = 1e-10) -> bool:

@@ -228,7 +228,7 @@ def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) ->
     if M.has(sp.nan, sp.zoo, sp.oo, -sp.oo, sp.I):
         raise SpecError("M", "holds NaN, infinite or complex entries", "give a real matrix with finite entries")
     M = M.applyfunc(sp.expand)
-    ref = dict(reference) if reference else reference_values(M.free_symbols)
+    ref = dict(reference) if reference else reference_values(M.free_symbols, avoid=list(M))
     modes = []
     for rows, cols in _components(np.array([x != 0 for x in M], dtype=bool).reshape(M.shape)):
         B = M.extract(rows, cols)
