@@ -64,7 +64,7 @@ def _flat_classes():
 #: tests/test_architecture.py, so their docstrings wait for the module's split (the zero tests and
 #: tidying, lines 70-425, are not about modes). This list may only shrink.
 KNOWN_UNDOCUMENTED = {"Mode": {"s_float", "d_float", "with_d", "u_floats", "v_floats", "latex"},
-                      "SVD": {"rank", "U", "V", "S", "reconstruct", "floats", "latex"}}
+                      "SVD": {"rank", "U", "V", "S", "reconstruct", "latex"}}
 
 
 @pytest.mark.parametrize("name, cls", _flat_classes(), ids=[n for n, _ in _flat_classes()])

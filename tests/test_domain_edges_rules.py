@@ -10,6 +10,7 @@ numpy's SVD of Σyx = Y Xᵀ / P written here.
 import warnings
 
 import numpy as np
+import pytest
 import sympy as sp
 
 import theorykit as tk
@@ -99,3 +100,58 @@ def test_reference_unchanged_where_the_data_do_not_vanish_there():
     assert tk.Derivation(spec).reference == {spec.task.symbols["Delta"]: sp.Rational(7, 10)}
     spec = _spec("n", {"integer": True}, "n + 1")
     assert tk.Derivation(spec).reference == {spec.task.symbols["n"]: 3}
+
+
+# -- SVD.floats / SVD.numeric / Derivation.summary at values keyed by name -------------------------
+# xor_linear by hand (docs/theory.md#xor): the "positive" pathway sees (1, 1, Δ) and (−1, −1, Δ), both
+# labelled +1, of P = 4 datapoints: Σyx = ((1, 1, Δ) + (−1, −1, Δ))/4 = (0, 0, Δ/2), so s = Δ/2 (Δ ≥ 0),
+# v = e₃, u = (1), and d = Σx₃₃ = (Δ² + Δ²)/4 = Δ²/2. At Δ = 2: s = 1, d = 2. The reference is Δ = 7/10
+# (s = 0.35): a name key ("Delta") matched no symbol (the task's Delta is nonnegative) and that 0.35 came
+# back in silence.
+
+def _xor_linear():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return tk.Derivation(tk.load_spec(tk.spec.files.example_path("xor_linear.toml")))
+
+
+def test_svd_floats_and_numeric_take_values_keyed_by_name():
+    der = _xor_linear()
+    svd = der.modes["positive"]
+    D = der.task.symbols["Delta"]
+    for key in ("Delta", D, sp.Symbol("Delta")):
+        assert svd.floats({key: 2}) == [1.0]
+        U, s, V = svd.numeric({key: 2})
+        np.testing.assert_allclose(s, [1.0])
+        np.testing.assert_allclose(V[:, 0], [0.0, 0.0, 1.0])
+        np.testing.assert_allclose(U[:, 0], [1.0])
+    assert svd.floats() == [0.35]                      # no values: the reference point, as documented
+
+
+def test_svd_floats_refuse_values_outside_the_domain_or_unknown_names():
+    svd = _xor_linear().modes["positive"]
+    with pytest.raises(tk.SpecError) as e:
+        svd.floats({"Delta": -2})                      # s = Δ/2 would be −1: no singular value
+    assert "values[Delta]" in str(e.value) and "nonnegative" in str(e.value)
+    with pytest.raises(tk.SpecError) as e:
+        svd.numeric({"Delt": 2})
+    assert "Delt" in str(e.value) and "Delta" in str(e.value)
+
+
+def test_summary_at_values_checks_the_domain():
+    der = _xor_linear()
+    with pytest.raises(tk.SpecError) as e:
+        der.summary({"Delta": -2})                     # printed singular_values_float −1.0
+    assert "values[Delta]" in str(e.value)
+    out = der.summary({"Delta": 2})["positive"]
+    assert out["singular_values_float"] == [1.0] and out["input_variances_float"] == [2.0]
+
+
+def test_exact_svd_of_a_user_matrix_at_values_keyed_by_name():
+    # a matrix of the user's own symbol: numpy's SVD at D = −3 is (3, 1)
+    D = sp.Symbol("D", real=True)
+    svd = tk.exact_svd(sp.Matrix([[D, 0], [0, 1]]))
+    ref = np.linalg.svd(np.array([[-3.0, 0.0], [0.0, 1.0]]), compute_uv=False)
+    np.testing.assert_allclose(sorted(svd.floats({"D": -3}), reverse=True), ref)
+    U, s, V = svd.numeric({"D": -3})
+    np.testing.assert_allclose(U @ np.diag(s) @ V.T, [[-3.0, 0.0], [0.0, 1.0]], atol=1e-12)

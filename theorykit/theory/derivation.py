@@ -515,6 +515,9 @@ class Derivation:
     def summary(self, values: Mapping | None = None) -> dict:
         """JSON-ready summary: per-pathway singular values (exact strings and floats), input
         variances, end points, and the method."""
+        checked_values_map(values, self.task.symbols)
+        for k, v in (values or {}).items():      # Δ = −2 for a nonnegative Δ printed s = Δ/2 as −1.0
+            checked_value(self.task, k, v)
         ref = {**self.reference, **self.task.keyed(values)}
         out = {}
         for n, svd in self.modes.items():

@@ -31,7 +31,9 @@ import numpy as np
 
 import sympy as sp
 
-from ..errors import UnknownKeyError
+from ..errors import SpecError, UnknownKeyError
+from ..spec.files import check_assumptions
+from ..spec.values import exact_values
 from ..spec.fields import tex_label
 from .radicals import _square_roots_multiplied_out, _unit, zero_by_radical_reduction
 
@@ -553,7 +555,7 @@ class SVD:
         evaluating the exact expressions at ``values`` and the reference values)."""
         if not self.modes:
             return np.zeros((self.shape[0], 0)), np.zeros(0), np.zeros((self.shape[1], 0))
-        ref = {**self.reference, **(values or {})}
+        ref = self._point(values)
         U = np.stack([m.u_floats(ref) for m in self.modes], axis=1)
         V = np.stack([m.v_floats(ref) for m in self.modes], axis=1)
         return U, np.array(self.floats(values)), V
@@ -562,8 +564,25 @@ class SVD:
         return self.U * self.S * self.V.T
 
     def floats(self, values: Mapping | None = None) -> list:
-        ref = {**self.reference, **(values or {})}
+        """The singular values in floats, at ``values`` (names or symbols as keys) and the reference values."""
+        ref = self._point(values)
         return [m.s_float(ref) for m in self.modes]
+
+    def _point(self, values: Mapping | None) -> dict:
+        """The reference values updated by ``values``, each key the SVD's own symbol: a name (``"Delta"``)
+        or a plain ``sp.Symbol`` matched no symbol declared with assumptions, and the reference value was
+        used in silence. A value its symbol's assumptions forbid is refused, as ``Derivation`` does."""
+        own = {str(k): k for k in self.reference}
+        out = dict(self.reference)
+        for k, v in (values or {}).items():
+            sym = own.get(str(k), k) if isinstance(k, (str, sp.Symbol)) else k
+            if isinstance(sym, str):
+                raise SpecError("values", f"no symbol {k!r} in this SVD (its symbols: {sorted(own)})",
+                                "key the values by the names of the matrix's symbols")
+            val = sp.sympify(exact_values({k: v})[k])      # a string is parsed as the spec's values are
+            check_assumptions(sym, val, f"values[{k}]", v)
+            out[sym] = val
+        return out
 
     def _repr_latex_(self):
         return "$\\sigma = (" + ", ".join(exact_latex(s) for s in self.singular_values) + ")$"
