@@ -89,7 +89,8 @@ def reference_values(symbols, avoid=()) -> dict:
     for k in range(8):
         out = {}
         for i, s in enumerate(syms):
-            v = sp.Integer(sp.prime(i + 2 + k * len(syms))) if s.is_integer else vals[i % len(vals)] + i + k * sp.Rational(i + 3, 11)
+            v = (sp.Integer(sp.prime(i + 2 + k * len(syms))) if s.is_integer
+                 else vals[i % len(vals)] + i + k * sp.Rational(i + 3, 11))
             out[s] = -v if s.is_positive is False else v      # ≤ 0, or declared not positive
         if not any(_vanishes_at(e, out) for e in avoid):
             break
