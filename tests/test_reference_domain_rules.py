@@ -77,3 +77,38 @@ def test_a_symbol_declared_not_positive_is_zero_tested_on_its_own_domain():
     assert not is_zero(g + x)
     # declared real too, the domain is (−∞, 0] and SymPy folds f to 0 itself
     assert sp.simplify(f.subs(x, sp.Symbol("x", positive=False, real=True))) == 0
+
+
+def test_values_outside_a_symbols_domain_are_refused_everywhere_they_are_keyed():
+    """Task.keyed is where every value meets its symbol: the data (`numeric`), `subs` and the race took
+    Δ = −2 for a Δ declared nonnegative, though `Derivation` and `simulate` refused it. The XoR data at
+    Δ = 1/2 (docs/theory.md#xor): x = (1, 1, Δ), (−1, −1, Δ), (1, −1, −Δ), (−1, 1, −Δ) as columns."""
+    import numpy as np
+
+    import theorykit as tk
+    from theorykit.errors import SpecError
+
+    spec = tk.load_spec(EXAMPLE)
+    for call in (lambda v: spec.task.numeric(v), lambda v: spec.subs(v),
+                 lambda v: tk.RaceSystem.from_spec(spec, values=v)):
+        with pytest.raises(SpecError, match=r"nonnegative") as e:
+            call({"Delta": -2})
+        assert e.value.field == "values[Delta]"
+    X, Y = spec.task.numeric({"Delta": 0.5})
+    np.testing.assert_array_equal(X, [[1, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]])
+    np.testing.assert_array_equal(Y, [[1, 1, -1, -1]])
+
+
+def test_a_modes_floats_take_values_keyed_by_name():
+    """The "positive" pathway's s = |Δ|/2 (by hand, above): 1 at Δ = 2, whether keyed by the name or by a
+    plain Symbol of that name (the task's Delta carries nonnegative = true, so SymPy counts them as other
+    symbols and the value was not substituted: "Cannot convert expression to float"). A missing value is
+    named."""
+    import theorykit as tk
+    from theorykit.errors import SpecError
+
+    m = tk.Derivation(tk.load_spec(EXAMPLE)).modes["positive"].modes[0]
+    assert m.s_float({"Delta": 2}) == pytest.approx(1.0, rel=1e-15)
+    assert m.s_float({sp.Symbol("Delta"): 2}) == pytest.approx(1.0, rel=1e-15)
+    with pytest.raises(SpecError, match=r"no value for \['Delta'\]"):
+        m.s_float({})

@@ -48,7 +48,7 @@ from ..errors import SpecError
 from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr
 from .gating import GDLNSpec, Pathway, Training, context_family, context_pathways, xor_relns
 from .limits import Limits, enforce, task_estimate
-from .task import Task, contexts, xor_margin
+from .task import Task, check_assumptions, contexts, xor_margin
 from .graph import EDGE_KEYS, NODE_KEYS, SCHEDULE_KEYS, GraphSpec, parse_graph
 from .toml_text import parse_toml
 
@@ -367,24 +367,6 @@ def spec_from_dict(data: Mapping, default_name: str = "spec", limits: Limits | N
     return GDLNSpec(task, tuple(pathways), _training(data.get("training")), name)
 
 
-def check_assumptions(sym, val, field: str, shown) -> None:
-    """Refuse a value that contradicts an assumption of ``sym`` (declared, or implied by those declared):
-    the derivation simplified with it (e.g. ``sqrt(D**2) = D`` for positive D), so any other value
-    would be silently wrong."""
-    if not isinstance(sym, sp.Symbol):
-        return
-    facts = sym.assumptions0
-    declared = [k for k in SYMBOL_ASSUMPTIONS if k in facts]
-    for k in declared + sorted(set(facts) - set(declared)):
-        holds = getattr(val, f"is_{k}", None)
-        if holds is not None and holds != facts[k]:
-            how = "declared" if k in SYMBOL_ASSUMPTIONS else "by its declared assumptions"
-            raise SpecError(field, f"{sym} is {how} {k} = {str(facts[k]).lower()}, but {shown} is "
-                            f"{'' if holds else 'not '}{k}",
-                            f"give {sym} a value that is {'' if facts[k] else 'not '}{k}, or change its "
-                            "assumptions under [symbols]")
-
-
 def check_values(spec: GDLNSpec, values: Mapping, given: Mapping | None = None) -> None:
     """Refuse symbol values that break a symbol's assumptions or make a data entry complex, infinite or
     out of range.
@@ -395,7 +377,7 @@ def check_values(spec: GDLNSpec, values: Mapping, given: Mapping | None = None) 
     if not values:
         return
     given = given or {}
-    rep = spec.task.keyed(values)
+    rep = spec.task.keyed(values, check=False)      # refused here, naming --set
     for sym, v in rep.items():
         check_assumptions(sym, v, f"--set {sym}", given.get(sym, v))
 

@@ -19,7 +19,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
-from .expr import FUNCTIONS, parse_expr, to_exact
+from .expr import FUNCTIONS, SYMBOL_ASSUMPTIONS, parse_expr, to_exact
 from .fields import check_real_finite, integer, short_repr, type_name
 
 __all__ = ["Task", "parse_value", "Radicals", "radicals_of", "xor_margin", "contexts", "structure", "hierarchy", "ring", "cross"]
@@ -92,12 +92,17 @@ class Task:
         """The radicals in the entries and the degree bound they imply (see :class:`Radicals`)."""
         return radicals_of({"data.inputs": self.X, "data.targets": self.Y})
 
-    def keyed(self, values: Mapping | None) -> dict:
+    def keyed(self, values: Mapping | None, check: bool = True) -> dict:
         """``values`` keyed by the task's symbols: a name (a ``str`` key) becomes its symbol; a string
-        value is an expression for :func:`parse_expr` (SymPy's ``subs`` would ``eval`` it)."""
+        value is an expression for :func:`parse_expr` (SymPy's ``subs`` would ``eval`` it). A value its
+        symbol's assumptions forbid is refused (unless ``check`` is False: the caller refuses it itself)."""
         checked_values_map(values, self.symbols)
-        return {self.symbols.get(k, k) if isinstance(k, str) else k:
-                parse_value(v, k) if isinstance(v, str) else v for k, v in (values or {}).items()}
+        out = {self.symbols.get(k, k) if isinstance(k, str) else k:
+               parse_value(v, k) if isinstance(v, str) else v for k, v in (values or {}).items()}
+        for (k, v), (sym, val) in zip((values or {}).items(), out.items()):
+            if check and isinstance(val, (numbers.Real, sp.Basic)):  # Δ = −2 for a nonnegative Δ: refused here, as by Derivation
+                check_assumptions(sym, sp.sympify(val), f"values[{k}]", v)
+        return out
 
     def subs(self, values: Mapping) -> "Task":
         """The task with symbols replaced by values (names or symbols as keys). A key that is no symbol of
@@ -143,6 +148,24 @@ class Task:
     def latex(self) -> str:
         """The task as LaTeX (X and Y), as Jupyter shows it, without the dollar signs."""
         return self._repr_latex_().strip("$")
+
+
+def check_assumptions(sym, val, field: str, shown) -> None:
+    """Refuse a value that contradicts an assumption of ``sym`` (declared, or implied by those declared):
+    the derivation simplified with it (e.g. ``sqrt(D**2) = D`` for positive D), so any other value
+    would be silently wrong."""
+    if not isinstance(sym, sp.Symbol):
+        return
+    facts = sym.assumptions0
+    declared = [k for k in SYMBOL_ASSUMPTIONS if k in facts]
+    for k in declared + sorted(set(facts) - set(declared)):
+        holds = getattr(val, f"is_{k}", None)
+        if holds is not None and holds != facts[k]:
+            how = "declared" if k in SYMBOL_ASSUMPTIONS else "by its declared assumptions"
+            raise SpecError(field, f"{sym} is {how} {k} = {str(facts[k]).lower()}, but {shown} is "
+                            f"{'' if holds else 'not '}{k}",
+                            f"give {sym} a value that is {'' if facts[k] else 'not '}{k}, or change its "
+                            "assumptions under [symbols]")
 
 
 def parse_value(value: str, key) -> sp.Expr:

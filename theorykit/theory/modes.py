@@ -210,9 +210,13 @@ def num(expr, ref) -> float:
     digits settle it. Only what this cannot evaluate (an unknown function) goes to ``N``."""
     e = sp.sympify(expr)
     if ref:
-        e = e.subs(ref)
+        own = {str(x): x for x in e.free_symbols}     # a name, or a plain Symbol of that name, keys its symbol
+        e = e.subs({own.get(str(k), k) if isinstance(k, (str, sp.Symbol)) else k: v for k, v in ref.items()})
     if e.is_Number:
         return float(e)
+    if e.free_symbols:          # SymPy's "Cannot convert expression to float" named nothing
+        names = sorted(map(str, e.free_symbols))
+        raise SpecError("values", f"no value for {names}", f"give each a value, e.g. {{'{names[0]}': 0.5}}")
     if not e.free_symbols:
         try:
             prev = None
