@@ -76,10 +76,11 @@ def no_value(free, field: str = "--set", problem: str = "no value for {names}") 
 
 
 def spec_from_args(args):
-    """The limits of ``args``, the spec ``args.spec`` read under them and its ``--set`` values."""
+    """The limits of ``args``, the spec ``args.spec`` read under them and its ``--set`` values (none for
+    a command without ``--set``)."""
     limits = limits_from(args)
     spec = load_spec(args.spec, limits=limits)
-    return limits, spec, values_from(spec, args.set)
+    return limits, spec, values_from(spec, getattr(args, "set", None))
 
 
 def fitting_name(text: str, fallback: str) -> str:

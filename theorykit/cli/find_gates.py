@@ -5,7 +5,7 @@ import time
 from pathlib import Path
 
 from ..analysis.checkpoints import find_gates_in_run, run_settings
-from ..analysis.findgates import check_seed, find_gates
+from ..analysis.findgates import find_gates
 from ..errors import SpecError, as_command
 from ..io import counted
 from ..progress import Progress
@@ -24,8 +24,7 @@ _STEPS = WholeNumber("--steps", lo=1, hi=MAX_STEPS, example=2000)
 def _check_options(args) -> None:
     """The options both forms read, checked as the spec parser checks the fields they become (the
     written spec must load back): a value out of range is an error, never a silent default. (The
-    whole-number options, --K, --max-K, --seeds and --hidden, are checked by the parser's rule.)"""
-    check_seed(args.seed, "--seed")
+    whole-number options, --K, --max-K, --seeds, --hidden and --seed, are checked by the parser's rule.)"""
     if args.lr is not None:
         lo, hi = TRAINING_RANGES["lr"]
         real(args.lr, "--lr", lo=lo, hi=hi, fix=f"a positive number between {lo:g} and {hi:g}, e.g. --lr 0.05")

@@ -9,4 +9,4 @@ def run_from_args(args) -> RunCheckpoints:
     if not args.data:
         raise SpecError("--data", "an imported run needs its data", "give --data DATA.npz with X (d × P) and Y (p × P)")
     return load_checkpoints(args.checkpoints, args.data, layers=args.layers,
-                            steps=args.steps if args.steps is not None else None, ignore_bias=args.ignore_bias)
+                            steps=args.steps, ignore_bias=args.ignore_bias)

@@ -6,18 +6,16 @@ from pathlib import Path
 
 from ..analysis.sweep import parse_grid, run_sweep
 from ..errors import as_command
-from ..spec.files import load_spec
 from ..spec.limits import enforce, simulation_estimate
-from .common import check_out_dir, limits_from, seeds_arg, steps_arg
+from .common import check_out_dir, spec_from_args
 
 
 def run(args):
     """A declared sweep (symbol grids x learning rates x seeds) through one sharded trainer call, resumable."""
-    limits = limits_from(args)
-    spec = load_spec(args.spec, limits=limits)
+    limits, spec, _ = spec_from_args(args)      # sweep has no --set: its symbols are gridded (--grid)
     grid = parse_grid(args.grid, spec.task.symbols)
-    steps = None if args.steps is None else steps_arg(args.steps)
-    seeds = seeds_arg(args.seeds)
+    # --steps and --seeds are checked by the parser's rule (theorykit.cli.parser.WholeNumber)
+    steps, seeds = args.steps, args.seeds
     # the size check simulate makes, before anything is written: every member (grid point x lr x seed)
     # is one network of the ensemble, and the loss curves of all of them are kept
     members = math.prod(len(v) for v in grid.values()) * seeds

@@ -1,0 +1,78 @@
+"""One way to do each thing on the command line (issue 26, cut 4: theorykit/cli).
+
+* ``sweep`` read its spec with a copy of :func:`theorykit.cli.common.spec_from_args` (the limits, then
+  ``load_spec`` under them), and checked --steps and --seeds a second time, by ``common.steps_arg`` and
+  ``seeds_arg``, after the parser's rule (:class:`theorykit.cli.parser.WholeNumber`) had checked them;
+  ``find-gates`` checked --seed again by ``analysis.findgates.check_seed`` after the parser had. Each
+  number option is now checked once, by the parser, before the command's module is loaded.
+
+Every expected message below is written out by hand from the --help texts (docs/cli.md): the bounds
+are MAX_SEEDS = 2**31 - 1 = 2147483647 and MAX_SEED = 2**32 - 1 = 4294967295.
+"""
+from pathlib import Path
+
+import pytest
+
+from theorykit.cli import common, main
+
+EX = Path(__file__).resolve().parent.parent / "examples"
+XOR = str(EX / "xor_linear.toml")           # one symbol, Delta; training.steps 3000
+
+
+# ---------------------------------------------------------------------------------------------
+# sweep: its spec read as every command reads it; its numbers checked once, by the parser
+# ---------------------------------------------------------------------------------------------
+def test_sweep_reads_its_spec_by_the_one_spec_from_args():
+    from theorykit.cli import sweep
+
+    assert sweep.spec_from_args is common.spec_from_args
+
+
+@pytest.mark.parametrize("given, steps, seeds", [([], None, 4),                        # --help: default 4
+                                                 (["--steps", "7", "--seeds", "3"], 7, 3)])
+def test_sweep_passes_the_steps_and_seeds_as_given(tmp_path, monkeypatch, given, steps, seeds):
+    from theorykit.cli import sweep
+
+    seen = {}
+    monkeypatch.setattr(sweep, "run_sweep", lambda *a, **k: seen.update(k) or {
+        "members": 0, "chunks": 0, "chunks_computed": [], "seconds_this_run": 0.0})
+    assert main(["sweep", XOR, "--grid", "Delta=0.5", *given, "--no-progress", "--out", str(tmp_path / "s")]) == 0
+    assert (seen["steps"], seen["seeds"]) == (steps, seeds)
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["sweep", XOR, "--grid", "Delta=0.5", "--seeds", "0", "--out", "unused"],
+     "theorykit: error in --seeds: 0 is out of range (fix: give a whole number from 1 to 2147483647, e.g. --seeds 4)"),
+    (["sweep", XOR, "--grid", "Delta=0.5", "--steps", "0", "--out", "unused"],
+     "theorykit: error in --steps: 0 is out of range (fix: give a whole number from 1 to 1000000000, e.g. --steps "
+     "2000)"),
+    (["find-gates", "xor-margin", "--set", "Delta=0.5", "--seed", "4294967296", "--out", "unused.toml"],
+     "theorykit: error in --seed: 4294967296 is out of range (fix: give a whole number from 0 to 4294967295, e.g. "
+     "--seed 1)"),
+    (["find-gates", "xor-margin", "--set", "Delta=0.5", "--seed", "-1", "--out", "unused.toml"],
+     "theorykit: error in --seed: -1 is out of range (fix: give a whole number from 0 to 4294967295, e.g. --seed 1)"),
+])
+def test_the_numbers_no_longer_checked_twice_are_refused_as_before(tmp_path, monkeypatch, capsys, argv, line):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert capsys.readouterr().err == line + "\n"
+    assert list(tmp_path.iterdir()) == []           # refused before any work: nothing written
+
+
+def test_find_gates_checks_its_seed_by_the_parsers_rule_only():
+    from theorykit.cli import find_gates
+
+    assert not hasattr(find_gates, "check_seed")
+
+
+def test_an_imported_runs_steps_reach_the_reader_as_given(monkeypatch):
+    from types import SimpleNamespace
+
+    from theorykit.cli import runs
+
+    seen = []
+    monkeypatch.setattr(runs, "load_checkpoints", lambda *a, **k: seen.append(k["steps"]))
+    for steps in (None, "0,100"):
+        runs.run_from_args(SimpleNamespace(data="d.npz", checkpoints="c_*.npz", layers=None, steps=steps,
+                                           ignore_bias=False))
+    assert seen == [None, "0,100"]
