@@ -5,6 +5,8 @@
   ``seeds_arg``, after the parser's rule (:class:`theorykit.cli.parser.WholeNumber`) had checked them;
   ``find-gates`` checked --seed again by ``analysis.findgates.check_seed`` after the parser had. Each
   number option is now checked once, by the parser, before the command's module is loaded.
+* ``sweep``'s size check was a copy of :func:`theorykit.cli.common.sim_estimate` (the --steps or
+  training.steps field chosen again): it is that function, with the members named as its seeds field.
 
 Every expected message below is written out by hand from the --help texts (docs/cli.md): the bounds
 are MAX_SEEDS = 2**31 - 1 = 2147483647 and MAX_SEED = 2**32 - 1 = 4294967295.
@@ -76,3 +78,31 @@ def test_an_imported_runs_steps_reach_the_reader_as_given(monkeypatch):
         runs.run_from_args(SimpleNamespace(data="d.npz", checkpoints="c_*.npz", layers=None, steps=steps,
                                            ignore_bias=False))
     assert seen == [None, "0,100"]
+
+
+# ---------------------------------------------------------------------------------------------
+# sweep: the size check of every simulation, its members named as the seeds
+# ---------------------------------------------------------------------------------------------
+def test_sweep_estimates_its_size_by_the_one_sim_estimate():
+    from theorykit.cli import sweep
+
+    assert sweep.sim_estimate is common.sim_estimate
+
+
+@pytest.mark.parametrize("given, start", [
+    # memory: 8 members (2 grid points × 4 seeds) × (10**6 + 1) loss values × 8 bytes alone is 64 MB, over
+    # 30 MB: --steps is named
+    (["--seeds", "4", "--steps", "1000000"], "theorykit: error in --steps: simulation needs an estimated "),
+    # time: a thousandth of a second is below any run: the members (2 grid points × 4 seeds) are named
+    (["--seeds", "4", "--time-limit", "0.001"],
+     "theorykit: error in --seeds × --grid (members): simulation needs an estimated "),
+])
+def test_sweep_size_refusals_name_the_steps_or_the_members(tmp_path, monkeypatch, capsys, given, start):
+    from theorykit.cli import sweep
+
+    monkeypatch.setattr(sweep, "run_sweep", lambda *a, **k: pytest.fail("ran"))
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", "30e6")
+    out = tmp_path / "sw"
+    assert main(["sweep", XOR, "--grid", "Delta=0.5,1", *given, "--no-progress", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(start) and err.count("\n") == 1 and not out.exists()

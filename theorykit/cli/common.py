@@ -230,9 +230,12 @@ def sim_settings(args, spec):
     return steps, seeds_arg(DEFAULT_SEEDS if args.seeds is None else args.seeds)
 
 
-def sim_estimate(args, spec, steps, seeds, need_derivation):
-    est = simulation_estimate(spec, steps=steps, seeds=seeds, network=args.network, dtype=args.dtype,
-                              steps_field="--steps" if args.steps is not None else "training.steps")
+def sim_estimate(args, spec, steps, seeds, need_derivation, seeds_field="--seeds"):
+    """The size check of a simulation of ``args``: ``seeds`` networks (named ``seeds_field``) of the
+    command's --network (a sweep's: the GDLN) for ``steps`` (--steps where given, else the spec's)."""
+    est = simulation_estimate(spec, steps=steps, seeds=seeds, network=getattr(args, "network", "gdln"),
+                              dtype=args.dtype, steps_field="--steps" if args.steps is not None else "training.steps",
+                              seeds_field=seeds_field)
     if need_derivation:
         est = derivation_estimate(spec, horizon=None) + est
     return est

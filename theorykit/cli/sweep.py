@@ -6,8 +6,8 @@ from pathlib import Path
 
 from ..analysis.sweep import parse_grid, run_sweep
 from ..errors import as_command
-from ..spec.limits import enforce, simulation_estimate
-from .common import check_out_dir, spec_from_args
+from ..spec.limits import enforce
+from .common import check_out_dir, sim_estimate, spec_from_args
 
 
 def run(args):
@@ -19,10 +19,8 @@ def run(args):
     # the size check simulate makes, before anything is written: every member (grid point x lr x seed)
     # is one network of the ensemble, and the loss curves of all of them are kept
     members = math.prod(len(v) for v in grid.values()) * seeds
-    enforce(simulation_estimate(spec, steps=spec.training.steps if steps is None else steps, seeds=members,
-                                dtype=args.dtype,
-                                steps_field="--steps" if args.steps is not None else "training.steps",
-                                seeds_field="--seeds × --grid (members)"), limits)
+    enforce(sim_estimate(args, spec, spec.training.steps if steps is None else steps, members, need_derivation=False,
+                         seeds_field="--seeds × --grid (members)"), limits)
     check_out_dir("--out", args.out)
     res = as_command(run_sweep)(spec, grid, seeds=seeds, steps=steps, out=args.out, chunk=args.chunk, dtype=args.dtype,
                     progress=not args.no_progress, init=args.init)
