@@ -7,12 +7,16 @@
   number option is now checked once, by the parser, before the command's module is loaded.
 * ``sweep``'s size check was a copy of :func:`theorykit.cli.common.sim_estimate` (the --steps or
   training.steps field chosen again): it is that function, with the members named as its seeds field.
+* ``find-gates xor-margin`` read --set by its own copy of :func:`theorykit.cli.common.values_from`
+  (``parse_assignment`` alone): ``--set Delta=0.5 --set Delta=0.25`` ran with 0.25, where every other
+  command refuses a symbol given twice. The built-in task's spec now reads --set as a spec file's does.
 
 Every expected message below is written out by hand from the --help texts (docs/cli.md): the bounds
 are MAX_SEEDS = 2**31 - 1 = 2147483647 and MAX_SEED = 2**32 - 1 = 4294967295.
 """
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from theorykit.cli import common, main
@@ -106,3 +110,61 @@ def test_sweep_size_refusals_name_the_steps_or_the_members(tmp_path, monkeypatch
     assert main(["sweep", XOR, "--grid", "Delta=0.5,1", *given, "--no-progress", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(start) and err.count("\n") == 1 and not out.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# find-gates: the built-in task's --set read as a spec file's
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture
+def fg_source(monkeypatch):
+    """The spec find-gates would train on, caught before any training (the probe stops the command)."""
+    from theorykit.cli import find_gates
+    from theorykit.errors import SpecError
+
+    seen = {}
+
+    def probe(source, **kw):
+        seen["source"] = source
+        raise SpecError("probe", "stop", "")
+
+    monkeypatch.setattr(find_gates, "find_gates", probe)
+    return seen
+
+
+def test_find_gates_xor_margin_refuses_a_symbol_given_twice(tmp_path, capsys, fg_source):
+    argv = ["find-gates", "xor-margin", "--set", "Delta=0.5", "--set", "Delta=0.25", "--no-progress",
+            "--out", str(tmp_path / "f.toml")]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == ("theorykit: error in --set Delta: is given twice (0.5 and 0.25) (fix: give "
+                                       "each symbol one value)\n")
+    assert fg_source == {}
+
+
+def test_find_gates_xor_margin_trains_on_the_given_delta(tmp_path, capsys, fg_source):
+    assert main(["find-gates", "xor-margin", "--set", "Delta=0.5", "--no-progress",
+                 "--out", str(tmp_path / "f.toml")]) == 2
+    assert "error in probe: stop" in capsys.readouterr().err
+    src = fg_source["source"]
+    # by hand (spec.task.xor_margin's docstring): datapoints (1, 1, Δ), (-1, -1, Δ), (1, -1, -Δ), (-1, 1, -Δ)
+    # with labels y = x1·x2 = 1, 1, -1, -1; Δ = 1/2
+    want_X = np.array([[1, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]])
+    X, Y = src.task.numeric({})
+    np.testing.assert_array_equal(X, want_X)
+    np.testing.assert_array_equal(Y, [[1, 1, -1, -1]])
+    assert not src.task.free_symbols and src.name == "xor-margin"
+    assert [(p.name, p.hidden) for p in src.pathways] == [("all", 128)]
+    assert (src.training.lr, src.training.loss, src.training.init_std, src.training.steps) == (0.05, "mean", 0.01, 2000)
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["xor-margin"], "theorykit: error in --set: xor-margin needs a value for Delta (fix: add --set Delta=0.5)"),
+    (["contexts", "--set", "Delta=0.5"],
+     "theorykit: error in --set: the contexts task has no symbols (fix: leave out --set)"),
+    ([XOR], "theorykit: error in --set: no value for ['Delta'] (fix: pass --set Delta=VALUE)"),
+    (["xor-margin", "--set", "Delta=-1"], None),        # Delta is nonnegative: refused naming --set Delta
+])
+def test_find_gates_set_refusals_are_kept(tmp_path, capsys, fg_source, argv, line):
+    assert main(["find-gates", *argv, "--no-progress", "--out", str(tmp_path / "f.toml")]) == 2
+    err = capsys.readouterr().err
+    assert err == line + "\n" if line else err.startswith("theorykit: error in --set Delta: ")
+    assert fg_source == {}

@@ -10,7 +10,7 @@ from ..errors import SpecError, as_command
 from ..io import counted
 from ..progress import Progress
 from ..spec.fields import NAME_MAX_LEN, label, real
-from ..spec.files import TRAINING_RANGES, load_spec, parse_assignment
+from ..spec.files import TRAINING_RANGES, load_spec
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import contexts, xor_margin
 from .common import BUILTIN_TASKS, check_outputs, fitting_name, no_value, values_from, write_spec
@@ -53,19 +53,17 @@ def run(args):
             hidden = 700
         else:
             task = xor_margin()
-            vals = dict(parse_assignment(a, task.symbols) for a in (args.set or []))
-            if task.free_symbols - set(vals):
-                raise SpecError("--set", "xor-margin needs a value for Delta", "add --set Delta=0.5")
-            task = task.subs(vals)
             training = Training(lr=0.05, loss="mean", init_std=0.01, steps=2000)
             hidden = 128
-        source = GDLNSpec(task, (Pathway("all", "all", "all", "all", hidden),), training, src)
+        spec = GDLNSpec(task, (Pathway("all", "all", "all", "all", hidden),), training, src)
     else:
         spec = load_spec(src)
-        values = values_from(spec, args.set)
-        source = spec.subs(values) if values else spec
-        if source.task.free_symbols:
-            raise no_value(source.task.free_symbols)
+    # --set read as every command reads it: checked against the data, a symbol given twice refused
+    values = values_from(spec, args.set)
+    source = spec.subs(values) if values else spec
+    if source.task.free_symbols:
+        raise (SpecError("--set", "xor-margin needs a value for Delta", "add --set Delta=0.5") if src == "xor-margin"
+               else no_value(source.task.free_symbols))
     name = fitting_name(f"found-{Path(src).stem}", "found-gates") if args.name is None else args.name
     t0 = time.time()
     with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as pr:
