@@ -10,10 +10,15 @@
 * ``find-gates xor-margin`` read --set by its own copy of :func:`theorykit.cli.common.values_from`
   (``parse_assignment`` alone): ``--set Delta=0.5 --set Delta=0.25`` ran with 0.25, where every other
   command refuses a symbol given twice. The built-in task's spec now reads --set as a spec file's does.
+* The error line ``theorykit: error in FIELD: problem (fix: …)`` was made in two places of
+  :mod:`theorykit.cli` (``_report`` and ``_failure``), the warning line ``theorykit: warning: …`` in two
+  (``main``'s ``showwarning`` and ``rerun``): each is made by one function, ``_report`` and ``warning``.
 
 Every expected message below is written out by hand from the --help texts (docs/cli.md): the bounds
 are MAX_SEEDS = 2**31 - 1 = 2147483647 and MAX_SEED = 2**32 - 1 = 4294967295.
 """
+import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -168,3 +173,48 @@ def test_find_gates_set_refusals_are_kept(tmp_path, capsys, fg_source, argv, lin
     err = capsys.readouterr().err
     assert err == line + "\n" if line else err.startswith("theorykit: error in --set Delta: ")
     assert fg_source == {}
+
+
+# ---------------------------------------------------------------------------------------------
+# the error line and the warning line, each made in one place
+# ---------------------------------------------------------------------------------------------
+def test_the_error_and_warning_lines_are_each_made_once():
+    from theorykit import cli
+    from theorykit.cli import rerun
+
+    assert rerun.warning is cli.warning
+    code = "".join(f.read_text() for f in sorted(Path(cli.__file__).parent.glob("*.py")))
+    # a string that begins the line (docstrings quote it between ``, not as a string of the code)
+    assert len(re.findall(r'f?"theorykit: error in ', code)) == 1
+    assert len(re.findall(r'f?"theorykit: warning: ', code)) == 1
+
+
+def test_the_lines_of_each_kind_of_error_as_written_by_hand(capsys):
+    from theorykit.cli import _failure
+    from theorykit.errors import DerivationError, DivergenceError, SpecError
+
+    cases = [
+        (SpecError("--x", "bad\nthing", "fix it"), "theorykit: error in --x: bad thing (fix: fix it)"),
+        (DivergenceError("the loss became infinite at step 12"),
+         "theorykit: error in training.lr: the loss became infinite at step 12 (fix: lower training.lr (or rescale "
+         "the data))"),
+        (DerivationError("a degenerate SVD", field="pathways[1]"),
+         "theorykit: error in pathways[1]: cannot derive: a degenerate SVD"),
+        (DerivationError("a degenerate SVD"), "theorykit: error in data: cannot derive: a degenerate SVD"),
+        (OSError(13, "Permission denied", "out.json"), "theorykit: error in out.json: Permission denied"),
+        (OSError("no name"), "theorykit: error in file: no name"),
+    ]
+    for exc, line in cases:
+        assert _failure(exc, False) == 2
+        assert capsys.readouterr().err == line + "\n"
+
+
+def test_a_warning_is_one_line_of_its_own(capsys, monkeypatch):
+    from theorykit import cli
+    from theorykit.cli import check
+
+    cli.warning("two\nlines")
+    assert capsys.readouterr().err == "theorykit: warning: two lines\n"
+    monkeypatch.setattr(check, "run", lambda args: warnings.warn("from\na library") or 0)
+    assert main(["check", XOR]) == 0
+    assert capsys.readouterr().err == "theorykit: warning: from a library\n"

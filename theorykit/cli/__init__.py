@@ -30,9 +30,15 @@ def one_line(msg: str) -> str:
     return " ".join(msg.replace("\t", " ").splitlines())
 
 
-def _report(field, problem, fix=""):
-    """The line of an error: ``field: problem (fix: fix)``, as a :class:`SpecError` reads."""
-    print(one_line(f"theorykit: error in {SpecError(field, problem, fix)}"), file=sys.stderr)
+def _report(error: SpecError) -> None:
+    """The line of an error: ``theorykit: error in field: problem (fix: fix)``, as a :class:`SpecError`
+    reads; every error the command line reports is this line."""
+    print(one_line(f"theorykit: error in {error}"), file=sys.stderr)
+
+
+def warning(msg) -> None:
+    """The line of a warning: ``theorykit: warning: msg`` (a Python warning's too, not its source location)."""
+    print(one_line(f"theorykit: warning: {msg}"), file=sys.stderr)
 
 
 def _unrecognized(parser, args, extra) -> None:
@@ -116,8 +122,7 @@ def main(argv=None) -> int:
     try:
         with warnings.catch_warnings():
             # a warning reads as one line of the command's own, not a Python source location
-            warnings.showwarning = lambda message, *_a, **_k: print(one_line(f"theorykit: warning: {message}"),
-                                                                    file=sys.stderr)
+            warnings.showwarning = lambda message, *_a, **_k: warning(message)
             status = _run(args, debug)
         out.flush()
     finally:
@@ -378,15 +383,15 @@ def _reader_left() -> int:
 def _failure(exc, debug) -> int:
     """Say what went wrong in one line; the exit status: 2 for a bad input or a refused run, 70 for a bug."""
     if isinstance(exc, SpecError):
-        print(one_line(f"theorykit: error in {exc}"), file=sys.stderr)
+        _report(exc)
     elif isinstance(exc, DivergenceError):
-        _report("training.lr", str(exc), "lower training.lr (or rescale the data)")
+        _report(SpecError("training.lr", str(exc), "lower training.lr (or rescale the data)"))
     elif isinstance(exc, DerivationError):
-        _report(getattr(exc, "field", None) or "data", f"cannot derive: {exc}")
+        _report(SpecError(getattr(exc, "field", None) or "data", f"cannot derive: {exc}"))
     elif isinstance(exc, TheorykitError):
         print(f"theorykit: {type(exc).__name__}: {exc}", file=sys.stderr)
     elif isinstance(exc, OSError):
-        _report(getattr(exc, "filename", None) or "file", exc.strerror or str(exc))
+        _report(SpecError(getattr(exc, "filename", None) or "file", exc.strerror or str(exc)))
     else:  # a bug: say so briefly; --debug shows where
         print(f"theorykit: internal error (a bug in theorykit, please report it): {type(exc).__name__}: "
               f"{str(exc)[:300]}" + ("" if debug else " -- rerun with --debug for the traceback"), file=sys.stderr)

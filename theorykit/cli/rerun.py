@@ -28,7 +28,7 @@ from ..errors import SpecError
 from ..io import counted, software_versions
 from ..spec.fields import real
 from ..spec.limits import human_seconds
-from . import one_line
+from . import one_line, warning
 from .common import BUILTIN_TASKS, COMMENT, INPUT_OPTIONS, check_outputs, file_sha256, note, write_result
 from .parser import build_parser, commands
 
@@ -520,8 +520,8 @@ def run(args) -> int:
              "versions than these")
     changed = version_changes(rec.get("versions") or {})
     if changed:
-        print(one_line("theorykit: warning: the result was made under other versions: " + printable("; ".join(changed)) +
-                       " (a difference may come from them)"), file=sys.stderr)
+        warning("the result was made under other versions: " + printable("; ".join(changed))
+                + " (a difference may come from them)")
     found = compare(old, new, rtol)
     for line in verdict(path, found, rtol):
         print(one_line(line))
