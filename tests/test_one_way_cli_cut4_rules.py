@@ -13,6 +13,8 @@
 * The error line ``theorykit: error in FIELD: problem (fix: …)`` was made in two places of
   :mod:`theorykit.cli` (``_report`` and ``_failure``), the warning line ``theorykit: warning: …`` in two
   (``main``'s ``showwarning`` and ``rerun``): each is made by one function, ``_report`` and ``warning``.
+* Arguments no parser took were answered after a second search of the parser for its sub-commands,
+  beside :func:`theorykit.cli.parser.commands`: the one search is that function.
 
 Every expected message below is written out by hand from the --help texts (docs/cli.md): the bounds
 are MAX_SEEDS = 2**31 - 1 = 2147483647 and MAX_SEED = 2**32 - 1 = 4294967295.
@@ -218,3 +220,27 @@ def test_a_warning_is_one_line_of_its_own(capsys, monkeypatch):
     monkeypatch.setattr(check, "run", lambda args: warnings.warn("from\na library") or 0)
     assert main(["check", XOR]) == 0
     assert capsys.readouterr().err == "theorykit: warning: from a library\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# unrecognized arguments: the sub-commands found by parser.commands, the one search
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("argv, line", [
+    # docs/cli.md: --init is an option of simulate and sweep only; --jsn is nearest to derive's --json
+    (["check", XOR, "--init", "random"],
+     "theorykit check: error: unrecognized arguments: --init random (--init is an option of theorykit simulate and "
+     "sweep, not of theorykit check; see theorykit check --help)"),
+    (["derive", XOR, "--jsn", "x"], "theorykit derive: error: unrecognized arguments: --jsn x (did you mean: --jsn -> "
+                                    "--json?)"),
+    (["--jsn"], "theorykit: error: unrecognized arguments: --jsn (see theorykit --help)"),
+])
+def test_unrecognized_arguments_are_answered_by_the_commands_parser(monkeypatch, capsys, argv, line):
+    from theorykit import cli
+    from theorykit.cli import parser
+
+    seen = []
+    monkeypatch.setattr(cli, "commands", lambda p: seen.append(p) or parser.commands(p))
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2 and len(seen) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == line

@@ -20,7 +20,7 @@ import traceback
 
 from .. import io
 from ..errors import DerivationError, DivergenceError, SpecError, TheorykitError
-from .parser import build_parser, check_numbers
+from .parser import build_parser, check_numbers, commands
 
 __all__ = ["main", "build_parser"]
 
@@ -44,20 +44,16 @@ def warning(msg) -> None:
 def _unrecognized(parser, args, extra) -> None:
     """Refuse arguments no parser took, as the command's own parser (its usage line, not the top
     level's) and with the nearest option name of that command for a misspelt one: ``--jsn`` -> ``--json``."""
-    import argparse
     import difflib
 
     # here, not at the top: spec.files loads SymPy, and this package must answer --help without it
     from ..spec.files import TRAINING_KEYS
 
-    command, others = parser, {}
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                for o in (o for a in sub._actions for o in a.option_strings if o.startswith("--")):
-                    others.setdefault(o, []).append(name)
-            if getattr(args, "command", None) in action.choices:
-                command = action.choices[args.command]
+    subs, others = commands(parser), {}
+    command = subs.get(getattr(args, "command", None), parser)
+    for name, sub in subs.items():
+        for o in (o for a in sub._actions for o in a.option_strings if o.startswith("--")):
+            others.setdefault(o, []).append(name)
     options = [o for a in command._actions for o in a.option_strings if o.startswith("--")]
     hints, elsewhere = [], []
     for arg in extra:
