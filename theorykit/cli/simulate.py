@@ -93,7 +93,7 @@ def run(args):
             raise
         raise SpecError("--fused", exc.problem, "leave --fused off: the plain engine trains every network") from None
     idx = np.searchsorted(sim.t, times.astype(int))
-    init_name = args.init_weights or (args.init if args.network == "gdln" else "random")
+    init_name = args.init_weights or args.init      # args.init: "random" for --network relu (refused "aligned")
     out = {"spec": spec.name, "network": args.network, "init": init_name, "devices": sim.extra["devices"],
            **({"init_keys_not_read": unused} if args.init_weights else {}),
            "engine": "fused" if args.fused else "plain",
@@ -107,7 +107,7 @@ def run(args):
         der = der or Derivation(spec, values=values)
         if init_name != "aligned":
             note(f"--compare: the theory starts from aligned weights of strength training.a0 = {spec.training.a0:g}; "
-                 f"this run starts from {'random' if init_name == 'random' else init_name} weights, which follow it "
+                 f"this run starts from {init_name} weights, which follow it "
                  "only from the effective a0 of their start (docs/theory.md#a0-rule: theorykit.net.starts.a0_rule); "
                  "set training.a0 to that to compare")
         if getattr(spec, "schedule", ()):
