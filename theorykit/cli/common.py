@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import SpecError
 from . import one_line
-from .parser import MAX_SEEDS
+from .parser import MAX_SEED, MAX_SEEDS
 from ..io import atomic_write_text, is_special, jsonable, software_versions
 from ..spec.fields import NAME_MAX_LEN, fmt, integer, label, real
 from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict, spec_to_toml
@@ -104,7 +104,7 @@ def seeds_arg(value) -> int:
 
 def seed_arg(value) -> int:
     """``--seed``: a whole number from 0 to 2**32 - 1 (JAX's PRNGKey takes no more)."""
-    return integer(value, "--seed", lo=0, hi=2 ** 32 - 1, fix="a whole number from 0 to 2**32 - 1, e.g. --seed 1")
+    return integer(value, "--seed", lo=0, hi=MAX_SEED, fix="a whole number from 0 to 2**32 - 1, e.g. --seed 1")
 
 
 def write_result(option, path, text):
