@@ -99,8 +99,9 @@ class Task:
         checked_values_map(values, self.symbols)
         out = {self.symbols.get(k, k) if isinstance(k, str) else k:
                parse_value(v, k) if isinstance(v, str) else v for k, v in (values or {}).items()}
+        # Δ = −2 for a nonnegative Δ: refused here, as Derivation and simulate refuse it
         for (k, v), (sym, val) in zip((values or {}).items(), out.items()):
-            if check and isinstance(val, (numbers.Real, sp.Basic)):  # Δ = −2 for a nonnegative Δ: refused here, as by Derivation
+            if check and isinstance(val, (numbers.Real, sp.Basic)):
                 check_assumptions(sym, sp.sympify(val), f"values[{k}]", v)
         return out
 

@@ -32,7 +32,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError, UnknownKeyError
-from ..spec.files import check_assumptions
+from ..spec.task import check_assumptions
 from ..spec.values import exact_values
 from ..spec.fields import tex_label
 from .radicals import _square_roots_multiplied_out, _unit, zero_by_radical_reduction
