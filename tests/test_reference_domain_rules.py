@@ -112,3 +112,14 @@ def test_a_modes_floats_take_values_keyed_by_name():
     assert m.s_float({sp.Symbol("Delta"): 2}) == pytest.approx(1.0, rel=1e-15)
     with pytest.raises(SpecError, match=r"no value for \['Delta'\]"):
         m.s_float({})
+
+
+def test_sweep_notes_are_the_command_lines_notes(tmp_path, capsys):
+    """Every command writes its notes to stderr as `theorykit: note: …`; sweep printed `note: …` to
+    stdout, mixed into its result line. An aligned sweep always notes that its seeds differ only by a
+    rotation (analysis.sweep)."""
+    assert main(["sweep", EXAMPLE, "--grid", "Delta=0.5", "--seeds", "2", "--steps", "5", "--out",
+                 str(tmp_path / "sw"), "--no-progress"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("sweep: 2 members") and "note:" not in out
+    assert "theorykit: note: aligned starts" in err

@@ -7,7 +7,7 @@ from pathlib import Path
 from ..analysis.sweep import parse_grid, run_sweep
 from ..errors import as_command
 from ..spec.limits import enforce
-from .common import check_out_dir, sim_estimate, spec_from_args
+from .common import check_out_dir, note, sim_estimate, spec_from_args
 
 
 def run(args):
@@ -24,8 +24,9 @@ def run(args):
     check_out_dir("--out", args.out)
     res = as_command(run_sweep)(spec, grid, seeds=seeds, steps=steps, out=args.out, chunk=args.chunk, dtype=args.dtype,
                     progress=not args.no_progress, init=args.init)
+    # on stderr, "theorykit: note: …", as every other command's notes
     for n in res.get("notes", []):
-        print(f"note: {n}")
+        note(n)
     print(f"sweep: {res['members']} members in {res['chunks']} chunks ({len(res['chunks_computed'])} computed this run, "
           f"{res['seconds_this_run']:.1f}s) -> {Path(args.out) / 'sweep.json'}")
     return 0

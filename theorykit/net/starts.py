@@ -33,7 +33,7 @@ from ..errors import SpecError
 from ..linalg import correlation, correlation_rank, data_scale, numeric_svd
 from ..spec.fields import real
 from ..spec.graph import graph_from_pathways
-from .layout import Net, as_dtype
+from .layout import MATMUL_PRECISION, Net, as_dtype
 
 __all__ = ["a0_rule", "random_params", "aligned_params", "aligned_net_params"]
 
@@ -190,7 +190,7 @@ def _aligned_chains(g, X, Y, a0, seeds, seed, dt, given=None):
             out[gp.edges[-1]] = c * jnp.asarray(U, dt) @ Rs[-1].T
         return out
 
-    with jax.default_matmul_precision("highest"):      # float32 products: no TF32 on a GPU (engine.train too)
+    with jax.default_matmul_precision(MATMUL_PRECISION):      # float32 products: no TF32 on a GPU (engine.train too)
         return jax.vmap(one)(jax.random.split(jax.random.PRNGKey(seed), seeds))
 
 
@@ -250,5 +250,5 @@ def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0,
                 out[k] = c * R[dst] @ R[src].T
         return out
 
-    with jax.default_matmul_precision("highest"):      # float32 products: no TF32 on a GPU (engine.train too)
+    with jax.default_matmul_precision(MATMUL_PRECISION):      # float32 products: no TF32 on a GPU (engine.train too)
         return jax.vmap(one)(jax.random.split(jax.random.PRNGKey(seed), seeds))
