@@ -123,3 +123,28 @@ def test_sweep_notes_are_the_command_lines_notes(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out.startswith("sweep: 2 members") and "note:" not in out
     assert "theorykit: note: aligned starts" in err
+
+
+def test_predict_writes_its_spec_as_every_command_does(tmp_path, monkeypatch, capsys):
+    """`predict --out` wrote its spec with atomic_write_text beside the command line's write_spec, so the
+    spec was never read back before it was written (find-gates' is) and an unwritable path was not
+    named by --out. It now goes through write_spec: the record line first, a spec that loads back."""
+    import json
+
+    import theorykit.cli.predict as cli_predict
+    from theorykit.cli import common
+    from theorykit.spec.files import load_spec
+
+    used = []
+    monkeypatch.setattr(cli_predict, "write_spec", lambda *a: used.append(a[0]) or common.write_spec(*a))
+    out, js = tmp_path / "p.toml", tmp_path / "p.json"
+    assert main(["predict", EXAMPLE, "--set", "Delta=0.5", "--hidden", "8", "--out", str(out), "--json", str(js),
+                 "--no-progress"]) == 0
+    assert used == ["--out"]
+    text = out.read_text()
+    assert text.startswith(common.COMMENT)
+    spec = load_spec(out)
+    assert sum(p.hidden for p in spec.pathways) == 8 and spec.task.P == 4
+    doc = json.loads(js.read_text())
+    assert doc["prediction"] and doc["provenance"]["command"].startswith("theorykit predict")
+    assert f"wrote {out}" in capsys.readouterr().out

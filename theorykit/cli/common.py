@@ -107,10 +107,11 @@ def seed_arg(value) -> int:
     return integer(value, "--seed", lo=0, hi=MAX_SEED, fix="a whole number from 0 to 2**32 - 1, e.g. --seed 1")
 
 
-def write_result(option, path, text):
-    """Write one result file atomically; an unwritable path is an error naming the option."""
+def write_result(option, path, text) -> Path:
+    """Write one result file atomically, returning the path written (:func:`~theorykit.io.atomic_write_text`);
+    an unwritable path is an error naming the option."""
     try:
-        atomic_write_text(path, text)
+        return atomic_write_text(path, text)
     except OSError as exc:
         raise SpecError(option, f"cannot write {path}: {exc.strerror or exc}", "give a writable path") from None
 
@@ -199,8 +200,8 @@ def record_comment(args) -> str:
     return COMMENT + json.dumps(jsonable(rec), ensure_ascii=True, separators=(",", ":")) + "\n"
 
 
-def write_spec(option, path, spec, args=None) -> None:
-    """Write ``spec`` as TOML to ``path`` (atomically), refusing first to write one that
+def write_spec(option, path, spec, args=None) -> Path:
+    """Write ``spec`` as TOML to ``path`` (atomically; returns the path written), refusing first to write one that
     :func:`~theorykit.spec.files.load_spec` would not read back: the error names the field at fault
     (the size limits' time bound is not applied). Given the command's ``args``, the file begins with
     :func:`record_comment`."""
@@ -213,7 +214,7 @@ def write_spec(option, path, spec, args=None) -> None:
     except SpecError as exc:
         raise SpecError(option, f"the spec to be written would not load back: {exc.field}: {exc.problem}; "
                                 "nothing was written", exc.fix) from None
-    write_result(option, path, text)
+    return write_result(option, path, text)
 
 
 def json_text(obj) -> str:

@@ -12,11 +12,11 @@ from pathlib import Path
 from ..analysis.predict import predict_reln
 from ..analysis.predict_validate import validate_prediction
 from ..errors import SpecError, as_command
-from ..io import atomic_write_text, write_json
 from ..spec import fields as vf
 from ..spec import files as sf
 from ..spec.gating import GDLNSpec, Pathway
-from .common import check_out_dir, check_outputs, fitting_name, no_value, provenance, record_comment, values_from
+from .common import (check_out_dir, check_outputs, fitting_name, json_text, no_value, provenance, values_from,
+                     write_result, write_spec)
 
 
 def load_task_training(path, assignments=()):
@@ -57,7 +57,9 @@ def run(args) -> int:
         doc["validation"] = val.summary()
         print(val.text())
     doc["provenance"] = provenance(args)
-    print(f"  wrote {atomic_write_text(args.out, record_comment(args) + sf.spec_to_toml(spec))}")
+    text = json_text(doc) if args.json else None       # a result that cannot be written stops before any file
+    # as every command writes a spec: refused, naming --out, if it would not load back
+    print(f"  wrote {write_spec('--out', args.out, spec, args)}")
     if args.json:
-        print(f"  wrote {write_json(args.json, doc)}")
+        print(f"  wrote {write_result('--json', args.json, text)}")
     return 0
