@@ -271,7 +271,7 @@ def exact_text(x) -> str:
 
 
 def exact_latex(x, **kwargs) -> str:
-    """``exact_latex(x)``, or for a large expression (or a matrix or list holding one) the same exact
+    """``sp.latex(x)``, or for a large expression (or a matrix or list holding one) the same exact
     expression with its terms in their stored order: SymPy's term order evaluates each numeric term to
     sort it, at every level of a nested radical (LaTeX of one irrational task's derivation took 102 s,
     93 % of it there, for 2 MB of text no one reads term by term)."""
