@@ -3,6 +3,7 @@ import json
 
 import numpy as np
 import pytest
+from _gd_reference import gdln_gd
 
 from theorykit.errors import SpecError
 from theorykit.sim.simulation import simulate
@@ -31,6 +32,23 @@ def test_sweep_equals_simulate_and_resumes(spec, tmp_path):
             sim = simulate(spec, seeds=2, steps=60, values={D: d}, lr=lr)
             np.testing.assert_allclose(res["loss"][m:m + 2], sim.loss, rtol=0, atol=1e-12)
             by_point[(d, lr)] = sim.loss[:, -1]
+            m += 2
+    # the sweep and simulate both train with theorykit.sim.engine.train_net from aligned_params, so the
+    # comparison above checks the grid's layout only. The numbers, by hand: each pathway of the linear
+    # ReLN sees two datapoints, Σyx = (0, 0, Δ/2) (s = Δ/2 along v = e₃) and Σx v = (Δ²/2) v (d = Δ²/2);
+    # from the aligned, balanced start of strength a0 the network's output on every datapoint is
+    # ŷ = ±aΔ, so the mean loss is ½(1 − aΔ)², and gradient descent on the two balanced layers
+    # b = √a, b ← b + η b (s − d b²), is a ← a (1 + η (s − d a))² exactly (docs/theory.md#mode-ode)
+    m = 0
+    for d in grid["Delta"]:
+        for lr in grid["lr"]:
+            a, hand = spec.training.a0, []
+            for _ in range(61):
+                hand.append(0.5 * (1 - a * d) ** 2)
+                a = a * (1 + lr * (d / 2 - d * d / 2 * a)) ** 2
+            assert hand[0] - hand[-1] > 1e-4                     # the curve moves (1.7e-4 at least)
+            # float64 rounding over 60 steps (measured 1.7e-16, CPU); 1e-14 is 1e-10 of the smallest move
+            np.testing.assert_allclose(res["loss"][m:m + 2], np.array([hand, hand]), rtol=0, atol=1e-14)
             m += 2
     # each grid point's summary is the mean and spread over its own seeds (separate simulate calls)
     assert len(res["results"]) == 4
@@ -101,6 +119,17 @@ def test_a_random_start_sweep_equals_simulate_and_has_a_spread(spec, tmp_path):
         sim = simulate(spec, init="random", seeds=3, steps=80, values={D: d})
         np.testing.assert_allclose(rnd["loss"][3 * i:3 * i + 3], sim.loss, rtol=0, atol=1e-12)
         assert rnd["results"][i]["final_loss_std"] > 0
+        # both train with train_net: the numbers against numpy gradient descent (tests/_gd_reference.py)
+        # on the gated network, from simulate's initial weights (float64 rounding, measured 2.2e-16 of L(0), CPU)
+        X, Y = spec.task.numeric({D: d})
+        p0 = sim.extra["initial_params"]
+        paths = [(p.active, p.inputs, p.outputs) for p in spec.pathways]
+        for seed in range(3):
+            params = [[np.asarray(p0[f"input->{p.name}"])[seed], np.asarray(p0[f"{p.name}->output"])[seed]]
+                      for p in spec.pathways]
+            ref, _ = gdln_gd(paths, params, X, Y, lr=spec.training.lr, steps=80, loss="mean")
+            assert ref[0] - ref[-1] > 1e-3 * ref[0]                    # the curve moves (2.4e-3 of L(0) at least)
+            np.testing.assert_allclose(rnd["loss"][3 * i + seed], ref, rtol=0, atol=1e-12 * ref[0])
     assert rnd["init"] == "random" and rnd["notes"] == []
     ali = run_sweep(spec, grid, seeds=3, steps=80, out=tmp_path / "a", progress=False)
     assert all(r["final_loss_std"] <= 1e-12 for r in ali["results"]) and "spread 0" in ali["notes"][0]
