@@ -63,11 +63,36 @@ def test_derived_loss_function_survives_transforms():
     assert vals.dtype == jnp.float64 and bool(jnp.all(jnp.diff(vals) <= 1e-15))
     dL = jax.vmap(jax.grad(L))(ts)
     assert bool(jnp.all(jnp.isfinite(dL))) and bool(jnp.all(dL <= 0))
+    # the values, by hand (docs/theory.md#xor): each pathway of the linear ReLN has s = Δ/2, d = Δ²/2 and
+    # its output on its two datapoints is ±aΔ, so L = ½(1 − Δa)² with the logistic
+    # a(t) = (s/d)/(1 + (s/(d a0) − 1) e^{−2st/τ}), τ = 1/η = 100 (mean loss), a0 = 10⁻³ (the default).
+    # With c = 1/(Δ a0) − 1 and r = e^{−Δt/τ}: Δa = 1/(1 + cr), 1 − Δa = cr/(1 + cr) (no cancellation in the
+    # tail), L = ½ (cr/(1 + cr))², and dL/dt = −Δ(1 − Δa)·ȧ with τ ȧ = 2a(s − d a) = aΔ(1 − Δa):
+    # dL/dt = −(Δ/τ)·Δa·(1 − Δa)²
+    Dv, a0v, tauv = 0.7, 1e-3, 100.0
+    cr = (1 / (Dv * a0v) - 1) * np.exp(-Dv * np.asarray(ts) / tauv)
+    gap, Da = cr / (1 + cr), 1 / (1 + cr)
+    # loss_function is the expanded form ½ tr Σy − Σ (s a − ½ d a²) in floats: a few ulp of L(0) absolute
+    # (tests/test_gap_loss.py), so the tail far below L(0) is held absolutely. Measured (CPU): 2.6e-15 (L)
+    # and 1.1e-15 (dL/dt) relative where L ≥ 10⁻³ L(0); 3.7e-18 of L(0) and 4.5e-16 of max |dL/dt| absolute
+    hand, dhand = 0.5 * gap ** 2, -(Dv / tauv) * Da * gap ** 2
+    np.testing.assert_allclose(np.asarray(vals), hand, rtol=1e-13, atol=1e-16 * hand[0])
+    np.testing.assert_allclose(np.asarray(dL), dhand, rtol=1e-13, atol=1e-14 * np.abs(dhand).max())
+    assert float(vals[-1]) < 1e-3 * float(vals[0])                  # the window covers the learning
     # and w.r.t. a symbol kept as an argument
     D = der.task.symbols["Delta"]
     LD = to_jax(der.loss.subs({tau: 100, a0: 1e-3}), [t, D])
     g = jax.grad(LD, argnums=1)(1000.0, 0.7)
     assert np.isfinite(float(g))
+    # ∂L/∂Δ by hand at t = 1000: with r = e^{−2st/τ}, a = 1/(Δ(1 + (1/(Δ a0) − 1) r)) (s/d = 1/Δ, s/(d a0) =
+    # 1/(Δ a0)) and s = Δ/2 in the exponent; its derivative against a central difference of that formula
+    # (numpy, float64: h = 1e-6 leaves ~1e-11 relative, measured 2e-11)
+    def L_hand(x):
+        r = np.exp(-2 * (x / 2) * 1000.0 / 100.0)
+        a_ = 1 / (x * (1 + (1 / (x * 1e-3) - 1) * r))
+        return 0.5 * (1 - x * a_) ** 2
+    h = 1e-6
+    assert float(g) == pytest.approx((L_hand(0.7 + h) - L_hand(0.7 - h)) / (2 * h), rel=1e-8)
 
 
 def test_refuses_piecewise_and_math_fallback():
