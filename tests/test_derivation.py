@@ -193,6 +193,17 @@ def test_predict_loss_with_symbols_only_in_the_input_correlation():
     got = tk.Derivation(spec).predict_loss([0.0, 100.0], values={"a": 1})
     want = tk.Derivation(spec, values={"a": 1}).predict_loss([0.0, 100.0])
     assert np.allclose(got, want, rtol=1e-12)
+    # both routes share the mode numbers: the values by hand. ½ tr Σy = ½·(1² + 0²)/2 = ¼, the one mode
+    # removes s a − ½ d a² with a(t) = (s/d)/(1 + (s/(d a0) − 1) e^{−2st/τ}), τ = 1/η = 20 (the default
+    # training: η = 0.05, mean loss), a0 = 10⁻³; at a = 1: d = 1, at a = 2: d = 5/2
+    assert (spec.training.lr, spec.training.loss, spec.training.a0) == (0.05, "mean", 1e-3)
+    ts = np.array([0.0, 100.0, 200.0, 600.0])
+    for av in (1, 2):
+        s_, d_ = 0.5, (1 + av ** 2) / 2
+        a_t = (s_ / d_) / (1 + (s_ / (d_ * 1e-3) - 1) * np.exp(-2 * s_ * ts / 20))
+        hand = 0.25 - (s_ * a_t - d_ * a_t ** 2 / 2)
+        np.testing.assert_allclose(tk.Derivation(spec).predict_loss(ts, values={"a": av}), hand, rtol=1e-12)
+        assert a_t[0] < 1e-2 * s_ / d_ < 0.99 * s_ / d_ < a_t[-1]      # the window covers the learning
 
 
 def test_symbolic_derivation_at_a_special_value_of_its_symbol():
