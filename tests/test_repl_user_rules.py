@@ -128,6 +128,12 @@ def test_a_coupled_symbolic_spec_predicts_at_values_without_its_symbolic_modes(m
     assert calls == []                                  # no symbolic SVD was needed for numbers
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
     assert got[0] > got[-1] > 0
+    # both sides above are theorykit's race (theorykit.theory.race): the numbers against SciPy's map
+    # equation (tests/race_reference.py, LSODA at rtol 1e-10), the race's Dopri5 at rtol 1e-8 (1e-6 as in
+    # tests/test_findgates.py; measured below 1e-7, CPU)
+    from race_reference import scipy_race_spec
+    ref, _ = scipy_race_spec(_coupled_xor(), times=np.array(times), values={"Delta": 0.5}, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=0)
     # the method, asked for afterwards, is the race reduction, with its reason
     assert der.method == "race-reduction" and any("couple" in n for n in der.notes)
 
