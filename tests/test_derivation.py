@@ -135,6 +135,14 @@ def test_values_given_later_must_agree_with_the_values_the_derivation_was_built_
     der = tk.Derivation(spec, values={"Delta": 0.5})
     ref = tk.Derivation(spec).predict_loss([0, 100, 1000], values={"Delta": 0.5})
     assert np.allclose(der.predict_loss([0, 100, 1000], values={"Delta": 0.5}), ref, rtol=1e-12)
+    # both routes share the derivation's mode numbers: the curve by hand (docs/theory.md#xor, the XoR ReLN's
+    # four pathways, one mode each): s = √(Δ² + 2)/4 = 3/8, d = (Δ² + 2)/4 = 9/16 at Δ = ½,
+    # L = ½ − 4 (s a − ½ d a²) with a(t) = (s/d)/(1 + (s/(d a0) − 1) e^{−2st/τ}), τ = 1/η = 100
+    ts = np.array([0.0, 100.0, 1000.0])
+    s_, d_ = 3 / 8, 9 / 16
+    a_t = (s_ / d_) / (1 + (s_ / (d_ * 1e-3) - 1) * np.exp(-2 * s_ * ts / 100))
+    np.testing.assert_allclose(der.predict_loss(ts, values={"Delta": 0.5}), 0.5 - 4 * (s_ * a_t - d_ * a_t ** 2 / 2),
+                               rtol=1e-12, atol=0)
     with pytest.raises(tk.SpecError, match="fixed"):
         der.predict_loss([0, 100], values={"Delta": 1.0})
     with pytest.raises(tk.SpecError, match="no symbol 'Bogus'"):
