@@ -184,11 +184,16 @@ def test_mode_ode_depth3_matches_the_discrete_chain():
 
 def test_run_statistics_on_synthetic_runs():
     t = np.arange(0, 1000, 100.0)
+    # k/9 first reaches ½ at k = 5 (4/9 < ½ ≤ 5/9), recorded at t = 500
     assert curves.first_crossing(t, np.linspace(0, 1, 10), 0.5) == 500.0
     assert np.isnan(curves.first_crossing(t, np.zeros(10), 0.5))
     x = np.array([1.0, 2, 3, 4, 5])
-    assert curves.r2(2 * x + 1, x) == pytest.approx(1.0)
+    assert curves.r2(2 * x + 1, x) == pytest.approx(1.0)             # y exactly linear in x: no residual
     assert curves.r2(np.array([1.0, -1, 1, -1, 1]), np.array([0.0, 0, 1, 1, 2])) < 0.2
+    # by hand, one regressor with intercept: R² = Sxy²/(Sxx·Syy) with x̄ = 0.8, ȳ = 0.2:
+    # Sxx = 0.64 + 0.64 + 0.04 + 0.04 + 1.44 = 2.8, Syy = 3·0.64 + 2·1.44 = 4.8,
+    # Sxy = −0.64 + 0.96 + 0.16 − 0.24 + 0.96 = 1.2, so R² = 1.44/13.44 = 3/28
+    assert curves.r2(np.array([1.0, -1, 1, -1, 1]), np.array([0.0, 0, 1, 1, 2])) == pytest.approx(3 / 28, rel=1e-12)
     base = np.exp(-t / 300)
     runs = np.stack([base * 0.5, base, base * 2.0])      # the middle run is the mean in log space
     assert curves.stereotypical(runs) == 1

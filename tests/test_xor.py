@@ -284,6 +284,7 @@ def test_learning_time_known_answers():
     t = np.arange(201.0)
     lin = 1.0 - t / 100.0                            # half at t = 50 exactly
     assert curves.learning_time(lin) == pytest.approx(50.0)
+    # level ½ between 0.8 (t = 1) and 0.4 (t = 2): (0.8 − 0.5)/(0.8 − 0.4) = 0.75 of the way, t = 1.75
     assert curves.learning_time(np.array([1.0, 0.8, 0.4])) == pytest.approx(1.75)
     assert np.isnan(curves.learning_time(np.full(10, 1.0)))
     logistic = 1.0 / (1.0 + np.exp((t - 120.0) / 7.0))
@@ -331,6 +332,8 @@ def test_switch_point_known_answers():
     v, info = curves.switch_point(x, step)
     assert 0.8 <= v <= 0.9 and info["misclassified"] == 0 and info["single_crossing"]
     v, _ = curves.switch_point([0, 1, 2, 3], [0, 0.25, 0.75, 1])
+    # by hand: the split with no misclassified point is between x = 1 (0.25) and x = 2 (0.75); the level
+    # ½ lies (0.5 − 0.25)/(0.75 − 0.25) = ½ of the way: 1.5
     assert v == pytest.approx(1.5)
     noisy = step.copy()
     noisy[3] = 1.0                                   # one outlier far from the switch
@@ -339,7 +342,7 @@ def test_switch_point_known_answers():
     assert curves.switch_point(x, np.zeros_like(x))[0] is None
     assert curves.switch_point(x, np.ones_like(x))[0] is None
     v, _ = curves.switch_point(x, x - 1.2, level=0.0)  # a signed difference crossing zero
-    assert v == pytest.approx(1.2)
+    assert v == pytest.approx(1.2)                     # linear interpolation of a linear y: its zero, exactly
 
 
 def test_gate_shares_known_patterns(suite):
