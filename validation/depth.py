@@ -49,7 +49,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from theorykit import contexts
-from theorykit.linalg import correlation
+from theorykit.linalg import correlation, correlation_rank
 from theorykit.analysis._runs import train_gdln, train_relu
 from theorykit.analysis.alignment import layer_alignment
 from theorykit.analysis.depth_runs import compare_curves, relu_gating, run_statistics, section6_gates
@@ -105,11 +105,12 @@ def mode_ode_loss(X, Y, a0, tau, times, loss_factor, depth=3):
     return loss_factor * L
 
 
-def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times, tol: float = 1e-9) -> np.ndarray:
+def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times) -> np.ndarray:
     """Loss of the Section 6 GDLN (first layer shared by every pathway, a gated module per pathway
     in the second layer) under gradient flow on its effective datasets: the race of its network
     (:meth:`theorykit.theory.race.RaceSystem.from_net`), at the smallest widths that can represent
-    the task (r = rank of the full Σyx in both hidden layers):
+    the task (r = rank of the full Σyx in both hidden layers, by :func:`theorykit.linalg.correlation_rank`,
+    the rule the aligned start reads it by):
 
         E_p = Σyx_p − Σ_q W_q Σx_qp,             W_p = W3_p W2_p W1,
         τ dW3_p/dt = E_p (W2_p W1)ᵀ,   τ dW2_p/dt = W3_pᵀ E_p W1ᵀ,   τ dW1/dt = Σ_p (W3_p W2_p)ᵀ E_p,
@@ -128,8 +129,7 @@ def shared_first_flow(X, Y, gates, *, a0: float, lr: float, loss: str, times, to
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     G = np.asarray(gates, float)
     K, P = G.shape
-    s = np.linalg.svd(correlation(X, Y), compute_uv=False)
-    r = int(np.sum(s > tol * s[0]))
+    r = correlation_rank(X, Y)
     net = gdln_graph(X.shape[0], Y.shape[0], G, [r] * K, depth=3, shared_first=r)
     factor = loss_factor(loss, P)
     system = RaceSystem.from_net(net, X, Y, tau=1.0 / (lr * factor), loss_factor=factor)
