@@ -67,3 +67,51 @@ def test_shared_first_flow_reads_its_width_by_the_aligned_starts_rule(depth, mon
     assert calls == [((3, 3), (2, 3), (), {})]
     # by hand: L(0) = ½ tr Σy − (small start) ≈ ½ (1 + 4)/3 = 5/6, to within the start's strength
     assert abs(L[0] - 5 / 6) < 1e-2
+
+
+def _names_in(path: Path, attr: str) -> list:
+    """Calls ``….norm(<Name>…)`` in ``path`` whose first argument is (a subscript of) a weight ``W…``."""
+    out = []
+    for n in ast.walk(ast.parse(path.read_text())):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == attr and n.args:
+            a = n.args[0]
+            a = a.value if isinstance(a, ast.Subscript) else a
+            if isinstance(a, ast.Name) and a.id.startswith("W1"):
+                out.append(f"{path.name}:{n.lineno}")
+    return out
+
+
+def test_the_scripts_take_a_units_weight_from_unit_weights():
+    """No suite computes ‖W1_j‖ for a unit's weight itself (xor.py and lemmas.py did, beside
+    theorykit.theory.gates.unit_weights); both import unit_weights."""
+    assert [hit for p in sorted(VALIDATION.glob("*.py")) for hit in _names_in(p, "norm")] == []
+    for name in ("xor.py", "lemmas.py"):
+        assert "unit_weights" in (VALIDATION / name).read_text(), name
+
+
+def test_lemmas_census_weighs_units_by_hand(monkeypatch):
+    """The census's weighted shares on a run made by hand (``simulate`` replaced): 100 always-on units of
+    weight 1·3, 100 on for context 1 only of weight 1·1, the other 500 silent of weight 0 (w_out = 0).
+    By hand: always-on 300/400 = 0.75, context-only 100/400 = 0.25, every other class 0; the unweighted
+    shares 100/700, 100/700 and 500/700."""
+    lemmas = load_suite("lemmas")
+    import theorykit as tk
+
+    X, Y = tk.contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
+    H, P = 700, X.shape[1]
+    gates = np.zeros((1, H, P), bool)
+    gates[0, :100] = True
+    gates[0, 100:200, :8] = True
+    W1 = np.zeros((1, H, X.shape[0]))
+    W1[0, :, 0] = 1.0
+    W2 = np.zeros((1, Y.shape[0], H))
+    W2[0, 0, :100], W2[0, 0, 100:200] = 3.0, 1.0
+    fake = types.SimpleNamespace(extra={"gates": [gates], "snapshots": gates[:, None]}, params=(W1, W2),
+                                 loss=np.ones((1, 2)))
+    monkeypatch.setattr(lemmas, "simulate", lambda *a, **k: fake)
+    cen = lemmas._census(1, progress=False)
+    want = {c: 0.0 for c in cen["weighted_shares"]}
+    want.update({"always-on": 0.75, "context-only": 0.25})
+    assert cen["weighted_shares"] == want
+    assert cen["shares"]["always-on"] == cen["shares"]["context-only"] == 100 / 700
+    assert cen["shares"]["dead"] == 500 / 700

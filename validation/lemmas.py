@@ -27,6 +27,7 @@ from theorykit.progress import progress_bar
 from theorykit.sim.simulation import simulate
 from theorykit.spec.gating import Pathway
 from theorykit.spec.task import Task
+from theorykit.theory.gates import UnitGates, tally, unit_weights
 # the modules, not their names: the suite looks its functions up when it runs, so that a test can replace one
 # (tests/test_suite_verdict_rules.py and tests/test_verdicts.py mutate them to see the verdicts fail)
 from theorykit.theory import effective as eff
@@ -196,26 +197,23 @@ def _census(seeds: int, progress: bool) -> dict:
     total = {c: sum(ps[c] for ps in per_seed) for c in tl.GATE_CLASSES}
     units = seeds * H
     shares = {c: total[c] / units for c in tl.GATE_CLASSES}
-    # output-weighted shares (a unit's weight: ‖W1_j‖·‖W2_j‖)
-    wsum = {c: 0.0 for c in tl.GATE_CLASSES}
+    # output-weighted shares (a unit's weight: ‖W1_j‖·‖W2_j‖), classes as tl.gate_census reads them
+    classes = UnitGates(gates, blocks=k).lemma_classes()            # seeds × H
+    weighted = tally({c: classes == c for c in tl.GATE_CLASSES}, unit_weights(W1, W2), pooled=True)
     mism_num = mism_den = 0.0
     for s in range(seeds):
-        wt = np.linalg.norm(W1[s], axis=1) * np.linalg.norm(W2[s], axis=0)
-        for j in range(H):
-            wsum[tl.classify_context_gating(gates[s, j], n, k)] += wt[j]
         pre = W1[s] @ X
         mm = tl.context_gating_mismatch(pre, n, k)
         w2 = np.linalg.norm(W2[s], axis=0) * np.abs(pre).sum(axis=1)
         mism_num += float((mm * w2).sum())
         mism_den += float(w2.sum())
-    wtot = sum(wsum.values())
     snaps = res.extra["snapshots"]                      # seeds × T × H × P
     counts = [tl.gate_census(snaps[:, ti], n, k) for ti in range(snaps.shape[1])]
     over_time = {c: [cnt[c] / units for cnt in counts] for c in tl.GATE_CLASSES}
     return {"hidden": H, "seeds": seeds, "steps": steps, "init_std": 0.005 / H, "lr": 0.001, "loss": "sum",
             "final_loss": res.loss[:, -1].tolist(), "initial_loss": res.loss[:, 0].tolist(),
             "counts_per_seed": per_seed, "shares": shares,
-            "weighted_shares": {c: wsum[c] / wtot for c in tl.GATE_CLASSES},
+            "weighted_shares": weighted,
             "activity_weighted_mismatch_to_context_gating": mism_num / mism_den,
             "snapshot_steps": [i * every for i in range(snaps.shape[1])], "shares_over_training": over_time}
 

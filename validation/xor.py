@@ -48,7 +48,7 @@ from theorykit.io import atomic_write_text
 from theorykit.theory.latex import latex_document
 from theorykit.progress import progress_bar
 from theorykit.curves import curve_distance, median_never_inf, nan_to_none, switch_point
-from theorykit.theory.gates import read_units, tally
+from theorykit.theory.gates import read_units, tally, unit_weights
 from theorykit.net.starts import a0_rule as init_a0_rule
 from theorykit.sim.grid import aligned_reln_grid_start, reln_grid_start, relu_grid_start, train_grid
 from theorykit.spec.task import xor_margin
@@ -277,7 +277,7 @@ def _measure(cfg, theory, summary, relns, deltas, times, tau, a0_rule, relu_curv
 
     # gates of the trained ReLU networks
     pre = np.einsum("asij,ajk->asik", W1, Xs)                                 # nΔ × seeds × H × P
-    contrib = np.abs(W2).sum(axis=2) * np.linalg.norm(W1, axis=-1)              # nΔ × seeds × H
+    contrib = unit_weights(W1, W2)                                            # nΔ × seeds × H
     two = [p.active for p in relns["linear"]]
     four = [p.active for p in relns["xor"]]
     g_count = {k: v.mean(axis=1) for k, v in gate_shares(pre, two, four).items()}
