@@ -115,3 +115,30 @@ def test_lemmas_census_weighs_units_by_hand(monkeypatch):
     assert cen["weighted_shares"] == want
     assert cen["shares"]["always-on"] == cen["shares"]["context-only"] == 100 / 700
     assert cen["shares"]["dead"] == 500 / 700
+
+
+def _label_by_hand(pattern, n, k):
+    """gates._label's rule, written out: 'mixed(…)' if a context is partly on, 'common' if all are on,
+    'dead' if none is, else 'ctx' and the (1-based) contexts that are on."""
+    g = np.asarray(pattern).reshape(k, n)
+    on = [c for c in range(k) if g[c].all()]
+    if any(0 < g[c].sum() < n for c in range(k)):
+        return "mixed(" + ",".join(f"c{c + 1}:{int(g[c].sum())}/{n}" for c in range(k)) + ")"
+    return "common" if len(on) == k else "dead" if not on else "ctx" + "".join(str(c + 1) for c in on)
+
+
+def test_gates_label_is_the_unit_gate_classifiers(monkeypatch):
+    """Every pattern of 2 items × 3 contexts gets the label written out by hand, and the label is read
+    through theorykit.theory.gates.UnitGates (gates.py had a reading of its own)."""
+    gates = load_suite("gates")
+    for bits in itertools.product((0, 1), repeat=6):
+        assert gates._label(list(bits), n=2, k=3) == _label_by_hand(bits, 2, 3), bits
+    seen = []
+    real = gates.UnitGates
+
+    def spy(*a, **k):
+        seen.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(gates, "UnitGates", spy)
+    assert gates._label([1] * 8 + [0] * 8 + [1] * 8) == "ctx13" and seen == [1]

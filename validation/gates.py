@@ -39,7 +39,7 @@ from theorykit.io import write_figure
 from theorykit.net.starts import a0_rule
 from theorykit.progress import progress_bar
 from theorykit.sim.simulation import relu_forward
-from theorykit.spec.gating import context_name
+from theorykit.theory.gates import UnitGates
 from theorykit.theory.race import RaceSystem
 
 from ._common import Stopwatch, subplots, start
@@ -63,17 +63,13 @@ TRACK_TOL = 0.05
 
 
 def _label(pattern, n=8, k=3):
-    """Context-level name of a gate pattern: 'common', 'ctx13', …, 'dead' (off everywhere) or 'mixed'."""
-    g = np.asarray(pattern).reshape(k, n)
-    on = [c for c in range(k) if g[c].all()]
-    off = [c for c in range(k) if not g[c].any()]
-    if len(on) + len(off) < k:
+    """Context-level name of a gate pattern: 'common', 'ctx13', …, 'dead' (off everywhere) or 'mixed'
+    (read by the one unit-gate classifier, :meth:`theorykit.theory.gates.UnitGates.labels`, exact rule)."""
+    ug = UnitGates(np.asarray(pattern).reshape(1, k * n), blocks=k)
+    if not ug.consistent[0]:
+        g = ug.on.reshape(k, n)
         return "mixed(" + ",".join(f"c{c + 1}:{int(g[c].sum())}/{n}" for c in range(k)) + ")"
-    if len(on) == k:
-        return "common"
-    if not on:
-        return "dead"
-    return context_name(on, k)
+    return ug.labels()[0] or "dead"
 
 
 def _section4(st, progress):
