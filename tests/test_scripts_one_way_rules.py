@@ -142,3 +142,33 @@ def test_gates_label_is_the_unit_gate_classifiers(monkeypatch):
 
     monkeypatch.setattr(gates, "UnitGates", spy)
     assert gates._label([1] * 8 + [0] * 8 + [1] * 8) == "ctx13" and seen == [1]
+
+
+def test_json_text_by_hand_and_write_json_writes_it(tmp_path):
+    """theorykit.io.json_text: indented by 2, numpy numbers as JSON numbers, a final newline; write_json
+    writes exactly that text; a NaN is refused naming where it sits."""
+    text = io.json_text({"a": [np.float64(1.5), np.int64(2)], "b": "x"})
+    assert text == '{\n  "a": [\n    1.5,\n    2\n  ],\n  "b": "x"\n}\n'
+    io.write_json(tmp_path / "r.json", {"a": [np.float64(1.5), np.int64(2)], "b": "x"})
+    assert (tmp_path / "r.json").read_text() == text
+    with pytest.raises(ValueError, match=r"result\['a'\]\[1\]"):
+        io.json_text({"a": [1.0, float("nan")]})
+
+
+def test_the_runner_and_the_command_line_make_json_text_in_one_place(monkeypatch):
+    """validation._json_text (the suites' result files) and cli.common.json_text (``--json``) both go
+    through theorykit.io.json_text."""
+    from theorykit.cli import common
+
+    validation = load_package("validation")
+    calls = []
+
+    def spy(obj):
+        calls.append(obj)
+        return io.json_text(obj)
+
+    monkeypatch.setattr(validation, "json_text", spy)
+    monkeypatch.setattr(common, "io_json_text", spy)
+    assert json.loads(validation._json_text({"a": 1})) == {"a": 1}
+    assert json.loads(common.json_text({"b": 2})) == {"b": 2}
+    assert calls == [{"a": 1}, {"b": 2}]

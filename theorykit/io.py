@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import SpecError
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "jsonable", "png_bytes", "write_figure", "FIGURE_FORMATS", "new_figure", "plot_text", "counted", "ReaderMayLeave"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "json_text", "jsonable", "png_bytes", "write_figure", "FIGURE_FORMATS", "new_figure", "plot_text", "counted", "ReaderMayLeave"]
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -272,10 +272,16 @@ def software_versions(computes: bool = False) -> dict:
     return out
 
 
+def json_text(obj) -> str:
+    """``obj`` as the text of a theorykit JSON file: indented, through :func:`jsonable` (NaN and infinity
+    refused), ending in a newline. The one form every JSON file and ``--json -`` is written in."""
+    return json.dumps(jsonable(obj), indent=2) + "\n"
+
+
 def write_json(path, obj) -> Path:
-    """Write ``obj`` as indented JSON (through :func:`jsonable`: NaN and infinity refused) to ``path``
+    """Write ``obj`` as indented JSON (:func:`json_text`: NaN and infinity refused) to ``path``
     atomically; returns the path."""
-    return atomic_write_text(path, json.dumps(jsonable(obj), indent=2) + "\n")
+    return atomic_write_text(path, json_text(obj))
 
 
 #: what a figure's path may end in, and the format written for each ending

@@ -45,7 +45,7 @@ from pathlib import Path
 
 import theorykit
 from theorykit.errors import SpecError
-from theorykit.io import (COMPUTING_PACKAGES, PENDING, _running, atomic_write_text, jsonable, software_versions,
+from theorykit.io import (COMPUTING_PACKAGES, PENDING, _running, atomic_write_text, json_text, software_versions,
                           write_json)
 from theorykit.progress import checked_progress, is_flag
 from theorykit.report import _figures, build_results, write_reports
@@ -355,7 +355,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress=True, 
 
 def _json_text(obj) -> str:
     try:
-        return json.dumps(jsonable(obj), indent=2) + "\n"
+        return json_text(obj)
     except ValueError as exc:
         where = _nonfinite_path(obj)
         raise ValueError(f"{exc}" + (f" at {where}" if where else "")) from None

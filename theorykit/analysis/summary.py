@@ -17,7 +17,7 @@ from typing import Mapping
 
 import numpy as np
 from ..errors import SpecError, TheorykitError
-from ..io import jsonable, lone_markers, new_figure, plot_text, write_json, write_figure
+from ..io import json_text, lone_markers, new_figure, plot_text, write_json, write_figure
 from ..theory.derivation import Derivation, numeric_matrix
 from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
 from ..record import SaveAt
@@ -43,15 +43,13 @@ def stdout_is_terminal() -> bool:
 def emit(args, out: dict, text) -> None:
     """``--json FILE``: write it; then the summary ``text()`` on a terminal, else the JSON on stdout
     unless it went to a file (``--json -``: always the JSON on stdout)."""
-    import json
-
     j = getattr(args, "json", None)
     if j and j != "-":
         write_json(j, out)
     if wants_summary(args):
         print(text())
     elif not j or j == "-":
-        print(json.dumps(jsonable(out), indent=2))
+        print(json_text(out), end="")
 
 
 def plot_save(spec, values, steps: int, points: int = 60):

@@ -18,6 +18,7 @@ from ..errors import SpecError
 from . import one_line
 from .parser import MAX_SEED, MAX_SEEDS
 from ..io import atomic_write_text, is_special, jsonable, software_versions
+from ..io import json_text as io_json_text          # the one JSON form; json_text below names a non-finite result
 from ..spec.fields import NAME_MAX_LEN, fmt, integer, label, real
 from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict, spec_to_toml
 from ..spec.limits import Limits, derivation_estimate, simulation_estimate
@@ -219,7 +220,7 @@ def write_spec(option, path, spec, args=None) -> Path:
 
 def json_text(obj) -> str:
     try:
-        return json.dumps(jsonable(obj), indent=2) + "\n"
+        return io_json_text(obj)
     except ValueError as exc:          # a non-finite number: never written
         what = f"{exc.field}: {exc.problem}" if isinstance(exc, SpecError) else str(exc)
         raise SpecError("training", f"the result is not finite ({what})",
