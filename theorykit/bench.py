@@ -305,6 +305,12 @@ def _fused_figures(X, Y, net, lr, dt, B, S, Sn, start, nv_W, tol) -> dict:
         return {"status": f"failed: {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}"}
 
 
+def verdict(matches: bool, difference: float) -> str:
+    """The recurrence check as the table prints it: ``ok (1.2e-13)`` or ``MISMATCH (3.4e-02)``, the
+    largest relative weight difference (:func:`_rel`) in brackets; the one wording of every row."""
+    return f"{'ok' if matches else 'MISMATCH'} ({difference:.1e})"
+
+
 def _rel(a_, b_) -> float:
     """The largest relative difference of two lists of weight arrays (each over the max of ``b_``'s)."""
     return max(float(np.max(np.abs(x - y)) / (np.max(np.abs(y)) + 1e-300)) for x, y in zip(a_, b_))
@@ -385,8 +391,13 @@ def _device():
             "cpu": platform.processor() or platform.machine(), "jax": jax.__version__}
 
 
-def run_bench(quick: bool = False, json_out: str | None = None) -> int:
-    """Run the benchmark, print a table, optionally write JSON (atomically). Returns an exit status."""
+def run_bench(quick: bool = False, json_out: str | None = None, write=None) -> int:
+    """Run the benchmark, print a table, optionally write JSON (atomically). Returns an exit status.
+
+    ``write(path, record)`` writes the JSON (each time a part is measured); by default
+    :func:`theorykit.io.write_json`, and the command line passes its own writer of results (the same
+    atomic write, an error named ``--json``)."""
+    write = write or write_json
     cfg = QUICK if quick else FULL
     dev = _device()
     targets = {"float32": 7e6, "float64": 3e6}
@@ -398,7 +409,7 @@ def run_bench(quick: bool = False, json_out: str | None = None) -> int:
         # at a time limit (a lent GPU's minutes) still leaves what it measured
         res.update(parts)
         if json_out:
-            write_json(json_out, res)
+            write(json_out, res)
 
     t0 = time.perf_counter()
     where = f"{dev['platform']} ({dev['device_kind'] or dev['cpu']}), {dev['count']} device(s), jax {dev['jax']}"
@@ -433,7 +444,7 @@ def run_bench(quick: bool = False, json_out: str | None = None) -> int:
               f"{r['fraction_of_matmul_rate']:>10.0%}{r['naive_network_steps_per_s']:>11,.0f}"
               f"{r['scan_per_network_network_steps_per_s']:>10,.0f}{r['ratio_ensemble_over_naive']:>8.1f}"
               f"{r['ratio_ensemble_over_scan_per_network']:>8.1f}  {r['flops_per_network_step_xla'] or float('nan'):>14,.0f}"
-              f"  {'ok' if r['matches_naive_recurrence'] else 'MISMATCH'} ({r['max_rel_weight_difference']:.1e})")
+              f"  {verdict(r['matches_naive_recurrence'], r['max_rel_weight_difference'])}")
     print("  (network-steps/s; FLOP from XLA's cost analysis of one compiled step; analytic count "
           f"{thr[0]['flops_per_network_step_analytic']:,} FLOP)")
     for r in thr:
@@ -449,7 +460,7 @@ def run_bench(quick: bool = False, json_out: str | None = None) -> int:
             print(f"  fused kernel (Pallas), {r['dtype']}: {f['network_steps_per_s']:,.0f} network-steps/s, "
                   f"{r['fused_flop_per_s'] / 1e9:.1f} GFLOP/s ({r['fused_flop_per_s'] / r['matmul_flop_per_s']:.0%} of matmul), "
                   f"{f['network_steps_per_s'] / r['ensemble_network_steps_per_s']:.2f} x the ensemble; recurrence "
-                  f"{'ok' if f['matches_naive_recurrence'] else 'MISMATCH'} ({f['max_rel_weight_difference']:.1e})")
+                  f"{verdict(f['matches_naive_recurrence'], f['max_rel_weight_difference'])}")
         else:
             print(f"  fused kernel (Pallas), {r['dtype']}: {f['status']}")
     if dev["platform"] == "gpu":
@@ -460,7 +471,7 @@ def run_bench(quick: bool = False, json_out: str | None = None) -> int:
             print(f"  where the kernel fits, [11, {r['hidden']}, 60], {r['dtype']}: plain ensemble "
                   f"{r['plain_network_steps_per_s']:,.0f} network-steps/s, fused "
                   + (f"{f['network_steps_per_s']:,.0f} ({r['ratio_fused_over_plain']:.2f} x); recurrence "
-                     f"{'ok' if f['matches_naive_recurrence'] else 'MISMATCH'} ({f['max_rel_weight_difference']:.1e})"
+                     f"{verdict(f['matches_naive_recurrence'], f['max_rel_weight_difference'])}"
                      if r["ratio_fused_over_plain"] else f["status"]))
     sys.stdout.flush()
     gd = [gdln_throughput(cfg, dt, mm[dt]) for dt in ("float64", "float32")]

@@ -1,11 +1,19 @@
 """`theorykit bench`."""
 from __future__ import annotations
 
+import json
+
 from ..bench import run_bench
 from ..bench_repl import run_section
 from ..errors import SpecError
-from ..io import write_json
-from .common import check_outputs
+from ..io import jsonable
+from .common import check_outputs, write_result
+
+
+def write_json_result(path, record) -> None:
+    """``--json``: the record as indented JSON through the commands' one writer of results
+    (:func:`~theorykit.cli.common.write_result`: atomic, an unwritable path named ``--json``)."""
+    write_result("--json", path, json.dumps(jsonable(record), indent=2) + "\n")
 
 
 def run(args):
@@ -15,6 +23,6 @@ def run(args):
     if args.repl:
         res = run_section(args.baseline)
         if args.json:
-            write_json(args.json, res)
+            write_json_result(args.json, res)
         return 0
-    return run_bench(quick=args.quick, json_out=args.json)
+    return run_bench(quick=args.quick, json_out=args.json, write=write_json_result)
