@@ -11,8 +11,12 @@ was (docs/performance.md and docs/scaling.md quote it).
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
+import sys
+
+import pytest
 
 import theorykit.bench as bench
 import theorykit.io as tio
@@ -143,3 +147,57 @@ def test_bench_repl_json_through_the_commands_writer(monkeypatch, tmp_path, caps
     assert main(["bench", "--repl", "--json", str(tmp_path / "r.json")]) == 0
     # the same bytes io.write_json writes: indented JSON and a newline
     assert (tmp_path / "r.json").read_text() == json.dumps({"now": {"help": 0.5}, "baseline": None}, indent=2) + "\n"
+
+
+# --- find-gates: the training's bar, with --K too ----------------------------------------------------
+
+class _Terminal(io.StringIO):
+    """stderr as a terminal (tests/test_progress_one_way_rules.py's): the bar is drawn on it."""
+
+    def isatty(self):
+        return True
+
+
+def _find_gates_run(monkeypatch, capsys, tmp_path, *extra):
+    """``find-gates xor-margin --K 2`` (one network of 4 units, 100 steps) with stderr a terminal:
+    (exit status, stdout, what the terminal got). The command's clock is stopped (its printed
+    seconds are 0.0), so two runs' stdout can be compared byte for byte."""
+    import types
+
+    import theorykit.cli.find_gates as cmd
+
+    monkeypatch.setattr(cmd, "time", types.SimpleNamespace(time=lambda: 0.0))
+    term = _Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    rc = main(["find-gates", "xor-margin", "--set", "Delta=0.5", "--K", "2", "--seeds", "1", "--hidden", "4",
+               "--steps", "100", "--out", str(tmp_path / "found.toml"), *extra])
+    monkeypatch.setattr(sys, "stderr", sys.__stderr__)
+    return rc, capsys.readouterr().out, term.getvalue()
+
+
+def test_find_gates_with_K_shows_the_trainings_progress_on_stderr_only(monkeypatch, capsys, tmp_path):
+    """``find-gates contexts --K 4`` trained its ReLU networks for 22 s (shared CPU) and printed
+    nothing until the end: its only bar was the elbow's, off with --K. Now the training has a bar
+    of its steps (the trainer's on_step, as simulate's), on stderr; stdout is the same bytes with
+    and without it."""
+    pytest.importorskip("sklearn")
+    rc, out, err = _find_gates_run(monkeypatch, capsys, tmp_path)
+    assert rc == 0
+    # 100 steps: on_step about 100 times a run, every max(1, 100 // 100) = 1 step, the last at 100
+    assert "find-gates: training" in err and "100/100" in err
+    assert "find-gates: training" not in out
+    rc2, out2, err2 = _find_gates_run(monkeypatch, capsys, tmp_path, "--no-progress")
+    assert rc2 == 0 and err2 == ""
+    assert out2 == out
+    assert out.startswith("find-gates: K = 2 (given), ") and "(0.0s)\n" in out
+
+
+def test_find_gates_passes_on_step_to_the_relu_training(monkeypatch):
+    """The library's hook: ``tk.find_gates(..., on_step=f)`` has ``f(done)`` called with the steps
+    done, up to the training's steps (50 here, every step: 50 // 100 is 0, so a tick of 1)."""
+    pytest.importorskip("sklearn")
+    import theorykit as tk
+
+    done = []
+    tk.find_gates(tk.xor_margin(0.5), K=2, seeds=1, steps=50, hidden=4, every=25, on_step=done.append)
+    assert done and done[-1] == 50 and done == sorted(done)

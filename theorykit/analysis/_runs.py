@@ -67,7 +67,7 @@ def _checkpoints(steps, every):
 
 
 def _run_checkpointed(net, p0, X, Y, *, lr, steps, every, loss, keep_params, record, aux, batch, on_batch, what,
-                      snapshots=False):
+                      snapshots=False, on_step=None):
     """One call of :func:`theorykit.sim.engine.train` with checkpoints at 0, every, …, steps: outputs
     (and, on request, first-layer snapshots, the weights and ``record(params, aux)``)."""
     n, t_ck = _checkpoints(steps, every)
@@ -82,7 +82,7 @@ def _run_checkpointed(net, p0, X, Y, *, lr, steps, every, loss, keep_params, rec
         fns["rec"] = lambda p, d: record([p[k] for k in keys], aux)
     save = SaveAt(ts=list(t_ck), fns=fns)
     res = train_net(net, p0, (X, Y), loss=loss, lr=lr, steps=steps, save=save, batch=batch, on_batch=on_batch,
-                    check=what)
+                    check=what, on_step=on_step)
     sv = res.saved
     snaps = np.asarray(sv["snap"])[:, :n] if snapshots else None
     pck = [np.asarray(sv["params"][k]) for k in keys] if keep_params else None
@@ -100,13 +100,14 @@ def _chain_init(dims, init_std, seed, seeds):
 
 def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std: float = 0.01,
                loss: str = "mean", seed: int = 0, every: int = 100, keep_params: bool = False,
-               record=None, aux=None, batch: int | None = None, on_batch=None) -> ReluRun:
+               record=None, aux=None, batch: int | None = None, on_batch=None, on_step=None) -> ReluRun:
     """Bias-free ReLU networks (one or more hidden layers), full-batch GD, vmapped over seeds,
     with checkpoints every ``every`` steps (a caller of :func:`theorykit.sim.engine.train`).
 
     The initial weights are those of :func:`theorykit.sim.simulation.simulate` (``network="relu"``) with
     the same ``seed``. ``batch`` seeds run per compiled call, with ``on_batch(seeds_done)`` called after
-    each (progress on long runs); the results do not depend on it."""
+    each (progress on long runs); the results do not depend on it. ``on_step(done)``: the trainer's
+    (:func:`theorykit.sim.engine.train`), the steps done, about 100 times a run (a bar of the steps)."""
     loss_name(loss)
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
     widths = [int(hidden)] if isinstance(hidden, (int, np.integer)) else [int(w) for w in hidden]
@@ -114,7 +115,7 @@ def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std:
     p0 = random_params(net, init_std, seeds, seed)
     t_ck, losses, outs, snaps, params, pck, rec = _run_checkpointed(
         net, p0, X, Y, lr=lr, steps=steps, every=every, loss=loss, keep_params=keep_params, record=record, aux=aux,
-        batch=batch, on_batch=on_batch, what="ReLU training", snapshots=True)
+        batch=batch, on_batch=on_batch, what="ReLU training", snapshots=True, on_step=on_step)
     settings = {"hidden": widths, "lr": lr, "steps": steps, "seeds": seeds, "init_std": init_std, "loss": loss,
                 "seed": seed, "every": every}
     return ReluRun(t_ck, losses, outs, snaps, params, pck, settings, rec)

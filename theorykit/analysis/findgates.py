@@ -398,7 +398,7 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
                hidden: int | None = None, lr: float | None = None, init_std: float | None = None,
                loss: str | None = None, every: int = 100, values: Mapping | None = None, seed: int = 0,
                n_init: int = 10, rule: str = "improvement", threshold: float = ELBOW_THRESHOLD,
-               name: str = "found-gates", progress=None) -> FoundGates:
+               name: str = "found-gates", progress=None, on_step=None) -> FoundGates:
     """Algorithm 1 on a task (or a spec's task and training settings): a :class:`FoundGates` (the
     found spec, its K and the elbow's scores, the ReLU run it read).
 
@@ -411,7 +411,9 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     symbols; ``seed``: the networks' and k-means' seed; ``n_init``: k-means restarts (at least 5);
     ``name``: the found spec's name. ``progress``:
     True for a bar over the elbow's Ks on stderr (as ``tk.predict_reln``'s), or a
-    :class:`~theorykit.progress.Progress` or tqdm bar of your own; the default None shows none."""
+    :class:`~theorykit.progress.Progress` or tqdm bar of your own; the default None shows none.
+    ``on_step(done)``: called with the ReLU training's steps done, about 100 times (the command
+    line's bar of the training, the long part, shown with ``--K`` too)."""
     task_or_spec = as_task(task_or_spec)
     if isinstance(task_or_spec, GDLNSpec):
         spec0 = task_or_spec
@@ -435,7 +437,7 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     checked_progress(progress)
     X, Y = task.numeric()
     relu = train_relu(X, Y, hidden=int(hidden), lr=tr.lr, steps=tr.steps, seeds=seeds, init_std=tr.init_std,
-                      loss=tr.loss, seed=seed, every=every)
+                      loss=tr.loss, seed=seed, every=every, on_step=on_step)
     notes = []
     if K is None:
         with progress_bar(progress, "find-gates: elbow", len(list(Ks))) as bar:

@@ -66,9 +66,14 @@ def run(args):
                else no_value(source.task.free_symbols))
     name = fitting_name(f"found-{Path(src).stem}", "found-gates") if args.name is None else args.name
     t0 = time.time()
-    with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as pr:
+    # the ReLU training is the long part (22 s for contexts --K 4 on a shared CPU): a bar of its steps,
+    # with --K too; then, without --K, the elbow's bar over K
+    train_steps = source.training.steps if steps is None else steps
+    with Progress("find-gates: training", train_steps, enabled=not args.no_progress) as tr, \
+            Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as pr:
         found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=steps,
-                           hidden=args.hidden, lr=args.lr, seed=args.seed, name=name, progress=pr)
+                           hidden=args.hidden, lr=args.lr, seed=args.seed, name=name, progress=pr,
+                           on_step=lambda done: tr.update(done - tr.n))
     write_spec("--out", args.out, found.spec, args)
     summ = found.summary()
     print(f"find-gates: K = {found.K} ({'given' if args.K else 'elbow'}), {counted(len(found.spec.pathways), 'pathway')} "
