@@ -1,19 +1,17 @@
 """`theorykit bench`."""
 from __future__ import annotations
 
-import json
-
 from ..bench import run_bench
 from ..bench_repl import run_section
 from ..errors import SpecError
-from ..io import jsonable
+from ..io import json_text
 from .common import check_outputs, write_result
 
 
 def write_json_result(path, record) -> None:
     """``--json``: the record as indented JSON through the commands' one writer of results
     (:func:`~theorykit.cli.common.write_result`: atomic, an unwritable path named ``--json``)."""
-    write_result("--json", path, json.dumps(jsonable(record), indent=2) + "\n")
+    write_result("--json", path, json_text(record))
 
 
 def run(args):
