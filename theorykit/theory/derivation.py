@@ -34,8 +34,8 @@ import sympy as sp
 from .effective import EffectiveDataset, couplings, effective_dataset, output_trace
 from ..errors import DerivationError, SpecError
 from ..spec.gating import GDLNSpec
-from .modes import SVD, Exprs, ExprsByName, Ranking, build_unevaluated, exact_text, is_zero, lazy_matvec, num, quad_exact, reference_values, tidy
-from .svd import exact_svd
+from .modes import SVD, Exprs, ExprsByName, Ranking, build_unevaluated, exact_text, is_zero, lazy_matvec, num, quad_exact, tidy
+from .svd import exact_svd, generic_reference
 from .trajectory import a0 as A0
 from .trajectory import (discrete_mode_gap, mode_gap, mode_gap_fraction, mode_trajectory, t, t_half,
                          t_half_float, tau)
@@ -120,10 +120,10 @@ class Derivation:
         """Each pathway's effective dataset (Σyx, Σx); in Jupyter typeset, one pathway a line."""
         return ExprsByName({p.name: effective_dataset(self.task, p) for p in self.spec.pathways})
 
-    @cached_property
+    @property
     def reference(self) -> dict:
-        symbolic = [e for eff in self.effective_datasets.values() if eff.exact is None for e in (*eff.Syx, *eff.Sx)]
-        return reference_values(self.task.free_symbols, avoid=symbolic)     # not at a special point of the data
+        """Where the modes' order and signs are decided (:func:`~theorykit.theory.svd.generic_reference`)."""
+        return self.__dict__["_reference"] if "_reference" in self.__dict__ else (self.modes and self._reference)
 
     def _pathway_field(self, i: int) -> str:
         """The spec field of pathway i: ``pathways[i]``, or the graph node that holds it."""
@@ -136,35 +136,10 @@ class Derivation:
 
         Nothing is simplified or typeset here: values are exact as derived (symbolic ``d`` is
         tidied for display on first access)."""
-        out = {}
-        self._diag = {}
-        cache: dict = {}
-        for i, (name, eff) in enumerate(self.effective_datasets.items()):
-            try:
-                svd = exact_svd(eff.Syx if eff.exact is None else eff.exact[:2], self.reference, cache)
-            except DerivationError as exc:
-                exc.field = getattr(exc, "field", None) or self._pathway_field(i)
-                raise
-            if eff.exact is not None:
-                Sx = eff.Sx_fmpq() if svd.modes else None
-                modes, ok = [], True
-                for m in svd.modes:
-                    d, diag = m.raw.v.quad_form(Sx)
-                    ok &= bool(diag)
-                    modes.append(m.with_d(d, d_float=float(d)))
-                self._diag[name] = ok
-            else:
-                modes = []
-                for m in svd.modes:
-                    v = m.v_untidied                     # exact; its tidy form is for display only
-                    d = quad_exact(v, eff.Sx)
-                    if not m.exact_vectors:
-                        modes.append(m.with_d(sp.N(d, 30)))
-                        continue
-                    # d is kept exact; its value comes from the numeric vector (evaluating the exact
-                    # d, a sum of products of nested radicals that cancel, took minutes: a fuzz hang)
-                    modes.append(m.with_d(d, d_pending=True, d_float=_quad_float(m, eff.Sx, self.reference)))
-            out[name] = SVD(tuple(modes), svd.shape, svd.reference)
+        symbolic = [e for eff in self.effective_datasets.values() if eff.exact is None for e in (*eff.Syx, *eff.Sx)]
+        self._reference, out, note = generic_reference(self.task.free_symbols, symbolic, self._svds)   # not at a special point
+        self.notes += [note] if note else []
+        for i, (name, modes) in enumerate((n, svd.modes) for n, svd in out.items()):
             if not modes and self._fixed and any(
                     e != 0 for e in effective_dataset(self._generic.task, self._generic.pathways[i]).Syx):
                 # Σyx vanishes at these values only (XoR's linear ReLN at Δ = 0): the pathway adds no mode
@@ -188,6 +163,37 @@ class Derivation:
                 self.notes.append(msg)
                 warnings.warn(msg, stacklevel=3)
         return ExprsByName(out)
+
+    def _svds(self, ref: dict) -> dict:
+        """Each pathway's SVD with its input variances, its conventions decided at ``ref``."""
+        out, self._diag, cache = {}, {}, self.__dict__.setdefault("_svd_cache", {})
+        for i, (name, eff) in enumerate(self.effective_datasets.items()):
+            try:
+                svd = exact_svd(eff.Syx if eff.exact is None else eff.exact[:2], ref, cache)
+            except DerivationError as exc:
+                exc.field = getattr(exc, "field", None) or self._pathway_field(i)
+                raise
+            if eff.exact is not None:
+                Sx = eff.Sx_fmpq() if svd.modes else None
+                modes, ok = [], True
+                for m in svd.modes:
+                    d, diag = m.raw.v.quad_form(Sx)
+                    ok &= bool(diag)
+                    modes.append(m.with_d(d, d_float=float(d)))
+                self._diag[name] = ok
+            else:
+                modes = []
+                for m in svd.modes:
+                    v = m.v_untidied                     # exact; its tidy form is for display only
+                    d = quad_exact(v, eff.Sx)
+                    if not m.exact_vectors:
+                        modes.append(m.with_d(sp.N(d, 30)))
+                        continue
+                    # d is kept exact; its value comes from the numeric vector (evaluating the exact
+                    # d, a sum of products of nested radicals that cancel, took minutes: a fuzz hang)
+                    modes.append(m.with_d(d, d_pending=True, d_float=_quad_float(m, eff.Sx, ref)))
+            out[name] = SVD(tuple(modes), svd.shape, svd.reference)
+        return out
 
     @cached_property
     def _input_power(self) -> float:

@@ -17,7 +17,9 @@ entry of the right (input) singular vector ``v`` is made positive, and ``u`` is 
 When symbolic, both are decided at the reference values of the symbols (:func:`reference_values`)
 and hold there only: at other values the order can be ascending and the first entry negative
 (``[[a − 1, 1]]`` has ``v = −(a − 1, 1)/√(a² − 2a + 2)``, negative first at a = 2);
-``Derivation(spec, values=...)`` decides both at the values. Repeated singular values get an
+``Derivation(spec, values=...)`` decides both at the values. A candidate point where two singular values
+coincide, one vanishes, or an entry of v before the one that fixes its sign vanishes (not identically) is
+passed over, with a note (:func:`~theorykit.theory.svd.generic_reference`). Repeated singular values get an
 orthonormal basis from Gram–Schmidt on the exact null space.
 """
 from __future__ import annotations
@@ -73,7 +75,7 @@ class Ranking(list):
         return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
 
 
-def reference_values(symbols, avoid=()) -> dict:
+def reference_values(symbols, avoid=(), skip: int = 0) -> dict:
     """Fixed, generic values for symbols, used to order modes and to test identities, each in its
     symbol's domain: positive, negated for a symbol declared not positive (a singular value ``√(Δ²)/2``
     of a negative Δ simplifies to ``−Δ/2``, and a positive point made it negative), a prime (3, 5, 7, …)
@@ -82,17 +84,18 @@ def reference_values(symbols, avoid=()) -> dict:
     ``avoid``: expressions that are not identically zero (the non-zero entries of Σyx and Σx) and must
     not vanish at the point: where one does (an input ``n − 3`` for an integer n, or ``Δ − 7/10``), the
     point is special (a zero input variance, a singular value 0) and the next one is taken (each value
-    moved by its index times the attempt, integers to the next primes)."""
+    moved by its index times the attempt, integers to the next primes). ``skip``: pass over that many such
+    points (:func:`~theorykit.theory.svd.generic_reference` does, where the SVD's conventions are arbitrary)."""
     vals = [sp.Rational(7, 10), sp.Rational(13, 10), sp.Rational(5, 3), sp.Rational(3, 7), sp.Rational(11, 5)]
     syms = sorted(symbols, key=str)
     avoid = [e for e in avoid if e != 0 and e.free_symbols]
-    for k in range(8):
+    for k in range(8 + skip):
         out = {}
         for i, s in enumerate(syms):
             v = (sp.Integer(sp.prime(i + 2 + k * len(syms))) if s.is_integer
                  else vals[i % len(vals)] + i + k * sp.Rational(i + 3, 11))
             out[s] = -v if s.is_positive is False else v      # ≤ 0, or declared not positive
-        if not any(_vanishes_at(e, out) for e in avoid):
+        if not any(_vanishes_at(e, out) for e in avoid) and (skip := skip - 1) < 0:
             break
     return out
 

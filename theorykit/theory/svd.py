@@ -16,7 +16,81 @@ from .exactla import _components, _spread, rational_parts, rational_svd
 from .modes import (NULLSPACE_SIMPLIFY_MAX_OPS, SVD, Mode, _is_zero_at_random_points, is_zero, num, reference_values,
                     tidy)
 
-__all__ = ["exact_svd"]
+__all__ = ["exact_svd", "generic_reference"]
+
+#: how many candidate reference points :func:`generic_reference` tries before it keeps the first
+REFERENCE_TRIES = 4
+
+
+def _symbolic(m: Mode) -> bool:
+    return m.raw is None and bool(sp.sympify(m.s).free_symbols or m.v_untidied.free_symbols)
+
+
+def ambiguity(svds: Mapping, ref: dict) -> str | None:
+    """Why the conventions of the SVDs ``{name: SVD}`` are arbitrary at ``ref``, or None where they are not.
+
+    They are where two singular values coincide there without being identically equal (their order
+    is a tie, broken by discovery), where a singular value vanishes there (a rank drop: its vectors
+    are 0/0), or where an entry of a right singular vector v before the one that fixes its sign
+    vanishes there without being identically zero (the first non-zero entry of v, made positive, is
+    another entry elsewhere). Coincidences are looked for across pathways too (the ranking)."""
+    named = [((n, k), m, m.s_float(ref)) for n, svd in svds.items() for k, m in enumerate(svd.modes)]
+    if not any(_symbolic(m) for _, m, _ in named):
+        return None
+
+    def mode(key, m):
+        return f"mode {key[1] + 1} of pathway {key[0]!r} (s = {_short(m.s_text)})"
+    scale = max([abs(x) for _, _, x in named] + [1e-300])
+    for key, m, x in named:
+        if _symbolic(m) and abs(x) <= 1e-12 * scale:
+            return f"the singular value of {mode(key, m)} is 0 (a rank drop)"
+    ordered = sorted(named, key=lambda it: -it[2])
+    for (k1, m1, x1), (k2, m2, x2) in zip(ordered, ordered[1:]):
+        if (_symbolic(m1) or _symbolic(m2)) and abs(x1 - x2) <= 1e-12 * scale and not is_zero(m1.s - m2.s):
+            return (f"the singular values of {mode(k1, m1)} and of {mode(k2, m2)} coincide, not identically: "
+                    "their order can change across such a point")
+    for key, m, _ in named:
+        if not _symbolic(m):
+            continue
+        for i, x in enumerate(m.v_untidied):
+            if abs(num(x, ref)) > 1e-12:
+                break
+            if x != 0 and not is_zero(x):
+                return (f"entry {i} of the right singular vector v of {mode(key, m)} is 0, not identically: the sign "
+                        "convention (first non-zero entry of v positive) can change across such a point")
+    return None
+
+
+def generic_reference(symbols, avoid, derive, tries: int = REFERENCE_TRIES) -> tuple:
+    """``(point, svds, note)``: the first candidate reference point of :func:`reference_values` (skipping
+    0, 1, … of them) at which the SVDs ``svds = derive(point)`` (``{name: SVD}``) have conventions that
+    are not arbitrary (:func:`ambiguity`). ``note`` is None at the first candidate (an ordinary point:
+    nothing changes); else it names the point passed over and why, or, where every candidate was
+    ambiguous, says that the order and signs at the first candidate, kept, are arbitrary."""
+    first = None
+    for k in range(tries if symbols else 1):
+        ref = reference_values(symbols, avoid=avoid, skip=k)
+        svds = derive(ref)
+        why = ambiguity(svds, ref) if symbols else None
+        if why is None:
+            note = None if first is None else (
+                f"the reference point is {_text(ref)}: at the first candidate, {_text(first[0])}, {first[2]}; the "
+                f"order of the modes and the signs of their vectors are those at {_text(ref)}, and hold where they "
+                "are the same as there: pass --set NAME=VALUE (values=) to derive at your values")
+            return ref, svds, note
+        first = first or (ref, svds, why)
+    return first[0], first[1], (f"at the reference point {_text(first[0])}, {first[2]}, and at the {tries - 1} "
+                                "next candidate points the conventions are arbitrary too: the order of the modes "
+                                "and the signs of their vectors are one choice; pass --set NAME=VALUE (values=) "
+                                "to derive at your values")
+
+
+def _short(text: str, cap: int = 60) -> str:
+    return text if len(text) <= cap else text[:cap - 1] + "…"
+
+
+def _text(ref: dict) -> str:
+    return "{" + ", ".join(f"{k} = {v}" for k, v in sorted(ref.items(), key=lambda kv: str(kv[0]))) + "}"
 
 
 def _eigen_gram(G: sp.Matrix, ref):
@@ -228,7 +302,13 @@ def exact_svd(M, reference: Mapping | None = None, cache: dict | None = None) ->
     if M.has(sp.nan, sp.zoo, sp.oo, -sp.oo, sp.I):
         raise SpecError("M", "holds NaN, infinite or complex entries", "give a real matrix with finite entries")
     M = M.applyfunc(sp.expand)
-    ref = dict(reference) if reference else reference_values(M.free_symbols, avoid=list(M))
+    if reference:
+        return _symbolic_svd(M, dict(reference), cache)
+    return generic_reference(M.free_symbols, list(M), lambda ref: {"M": _symbolic_svd(M, ref, cache)})[1]["M"]
+
+
+def _symbolic_svd(M: sp.Matrix, ref: dict, cache) -> SVD:
+    """The SVD of a matrix with symbols, its conventions (order, signs) decided at ``ref``."""
     modes = []
     for rows, cols in _components(np.array([x != 0 for x in M], dtype=bool).reshape(M.shape)):
         B = M.extract(rows, cols)
