@@ -24,6 +24,7 @@ import sympy as sp
 import theorykit as tk
 from theorykit.cli import main
 from theorykit.theory import svd as svd_module
+from theorykit.theory.exactla import _gram, _int_matmul
 from theorykit.theory.modes import reference_values
 from theorykit.theory.svd import exact_svd
 
@@ -164,3 +165,37 @@ def test_derive_names_the_moved_point(tmp_path):
     assert d["pathways"]["p"]["singular_values_float"] == pytest.approx([107 / 220, 0.35], rel=1e-12)
     assert any("{a = 7/10}" in n and "coincide" in n for n in d["notes"])
     assert any("{'a': '107/110'}" in n for n in d["notes"])
+
+
+# -- the exact integer product (exactla._int_matmul: the Gram matrices of the exact engine and the
+#    effective datasets' Σyx, Σx): int64 only where no entry can overflow ---------------------------------
+M63 = 2 ** 63
+
+
+def test_exact_svd_of_an_int64_matrix_holding_minus_two_to_the_63():
+    # B = [[−2⁶³, 1]] (int64 holds −2⁶³): rank one, s = ‖b‖ = √(2¹²⁶ + 1). The overflow bound was taken
+    # from np.abs(B), and np.abs(−2⁶³) is −2⁶³: BBᵀ was formed in int64, wrapped to 1, and s came out 1.
+    svd = exact_svd((np.array([[-M63, 1]], dtype=np.int64), 1))
+    assert svd.singular_values == [sp.sqrt(2 ** 126 + 1)]
+    # B = [[−m, 1], [1, 1]], m = 2⁶³, symmetric: its eigenvalues are ((1 − m) ± √((m + 1)² + 4))/2, so
+    # its singular values are (m − 1 + √D)/2 and (√D − (m − 1))/2 with D = (m + 1)² + 4 (a TypeError before)
+    D = (M63 + 1) ** 2 + 4
+    svd = exact_svd((np.array([[-M63, 1], [1, 1]], dtype=np.int64), 1))
+    assert [sp.expand(s) for s in svd.singular_values] == [sp.expand((M63 - 1 + sp.sqrt(D)) / 2),
+                                                            sp.expand((sp.sqrt(D) - (M63 - 1)) / 2)]
+
+
+def test_the_integer_product_is_exact_at_the_int64_edges():
+    rng = np.random.default_rng(7)
+    cases = [np.array([[-M63, 1], [1, 1]], dtype=np.int64),                # np.abs(−2⁶³) = −2⁶³: the bound was 1
+             np.array([[-(M63 - 1), 1], [3, 1]], dtype=np.int64),
+             rng.integers(-2 ** 31, 2 ** 31, size=(4, 6), dtype=np.int64),     # 6·2⁶² ≥ 2⁶²: Python integers
+             rng.integers(-2 ** 20, 2 ** 20, size=(4, 6), dtype=np.int64),     # far below: int64
+             np.array([[2 ** 70, -1]], dtype=object), np.zeros((0, 3), dtype=np.int64)]
+    for A in cases:
+        # second method: numpy's product of Python integers (no overflow)
+        want = A.astype(object) @ A.T.astype(object)
+        got = _int_matmul(A, A.T)
+        assert got.shape == want.shape and all(int(x) == int(y) for x, y in zip(got.ravel(), want.ravel()))
+        G = _gram(A, "u")
+        assert [int(x) for x in G.entries()] == [int(x) for x in want.ravel()]

@@ -16,7 +16,7 @@ from ..errors import SpecError
 from ..spec.fields import tex_label
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.task import Task
-from .exactla import rational_parts
+from .exactla import _int_matmul, rational_parts
 
 __all__ = ["EffectiveDataset", "effective_dataset", "input_correlation", "output_correlation", "output_trace", "couplings",
            "exact_parts"]
@@ -94,16 +94,6 @@ def exact_parts(task: Task):
             out = (px[0], px[1], py[0], py[1])
     object.__setattr__(task, "_exact_parts", out)
     return out
-
-
-def _int_matmul(A, B):
-    """Exact integer product (int64 when it cannot overflow, else Python integers)."""
-    if A.dtype != object and B.dtype != object:
-        ma = int(np.max(np.abs(A))) if A.size else 0
-        mb = int(np.max(np.abs(B))) if B.size else 0
-        if ma * mb * max(A.shape[1], 1) < 2 ** 62:
-            return A @ B
-    return A.astype(object) @ B.astype(object)
 
 
 def effective_dataset(task: Task, p: Pathway) -> EffectiveDataset:

@@ -72,16 +72,25 @@ def _fmpz_mat(B: np.ndarray) -> flint.fmpz_mat:
     return flint.fmpz_mat(r, c, [int(x) for x in B.ravel()])
 
 
+def _max_abs(B: np.ndarray) -> int:
+    """The largest |entry| of an integer array, a Python integer (``np.abs`` of int64's −2⁶³ is −2⁶³: a
+    bound taken from it came out negative, and a product that overflowed was taken as exact)."""
+    return max(abs(int(B.min())), abs(int(B.max()))) if B.size else 0
+
+
+def _int_matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``A @ B`` of integer arrays, exact: in int64 where no entry can overflow (each a sum of n products,
+    at most n·max|A|·max|B| < 2⁶²), else FLINT's product as Python integers (dtype object)."""
+    if A.dtype != object and B.dtype != object and _max_abs(A) * _max_abs(B) * max(A.shape[1], 1) < 2 ** 62:
+        return A @ B
+    P = _fmpz_mat(A) * _fmpz_mat(B)
+    return np.array([int(x) for x in P.entries()], dtype=object).reshape(A.shape[0], B.shape[1])
+
+
 def _gram(B: np.ndarray, side: str) -> flint.fmpz_mat:
-    """BᵀB (side 'v') or BBᵀ (side 'u'), exact: int64 numpy when it cannot overflow, else flint."""
+    """BᵀB (side 'v') or BBᵀ (side 'u'), exact (:func:`_int_matmul`)."""
     A = B.T if side == "v" else B
-    if B.dtype != object:
-        m = int(np.max(np.abs(B))) if B.size else 0
-        if m * m * max(B.shape) < 2 ** 62:
-            G = A @ A.T
-            return _fmpz_mat(G)
-    F = _fmpz_mat(A)
-    return F * F.transpose()
+    return _fmpz_mat(_int_matmul(A, A.T))
 
 
 # --------------------------------------------------------------------------------------------
