@@ -123,7 +123,7 @@ class Derivation:
     @property
     def reference(self) -> dict:
         """Where the modes' order and signs are decided (:func:`~theorykit.theory.svd.generic_reference`)."""
-        return self.__dict__["_reference"] if "_reference" in self.__dict__ else (self.modes and self._reference)
+        return self.__dict__["_reference"] if "_reference" in self.__dict__ else (self.modes, self._reference)[1]
 
     def _pathway_field(self, i: int) -> str:
         """The spec field of pathway i: ``pathways[i]``, or the graph node that holds it."""
