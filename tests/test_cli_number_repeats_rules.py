@@ -31,7 +31,7 @@ XOR = "examples/xor_reln.toml"
      "theorykit: error in --seeds: 0 is out of range (fix: give a whole number from 1 to 2147483647, "
      "e.g. --seeds 4)"),
     (["find-gates", "contexts", "--out", "f.toml", "--lr", "fast", "--lr", "0.1"],
-     "theorykit: error in --lr: 'fast' is not a number (fix: give a positive number up to 1e3, e.g. --lr 0.05)"),
+     "theorykit: error in --lr: 'fast' is not a number (fix: give a number from 1e-12 to 1000, e.g. --lr 0.05)"),
     (["simulate", XOR, "--steps", "1e4", "--steps", "100"],
      "theorykit: error in --steps: '1e4' is 10000 written another way (fix: write it in digits, --steps 10000)"),
 ])

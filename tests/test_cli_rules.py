@@ -427,7 +427,7 @@ def test_predict_time_bound_0_means_no_bound(tmp_path):
 
 
 def test_compare_refuses_a_zero_learning_rate(tmp_path, capsys):
-    """compare --lr: 'a positive number up to 1e3'; 0 is refused before any comparison."""
+    """compare --lr: 'a number from 1e-12 to 1000'; 0 is refused before any comparison."""
     rng = np.random.default_rng(0)
     np.savez(tmp_path / "data.npz", X=np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]]),
              Y=np.array([[1.0, 1, -1, -1]]))

@@ -36,7 +36,7 @@ import numpy as np
 from ..errors import SpecError, keyword_errors
 from ..io import counted
 from ..net.starts import a0_rule
-from ..spec.fields import DATA_MAX, file_field, loss_name
+from ..spec.fields import DATA_MAX, file_field, learning_rate, loss_name
 from ..sim.weights import MAX_WEIGHT, finite_array, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
@@ -338,8 +338,7 @@ def run_settings(run: RunCheckpoints, lr=None, loss=None) -> tuple[float, str]:
     if lr is None:
         raise SpecError("--lr", "the learning rate of the run is not known (not in the checkpoints' metadata)",
                         "give --lr, the step size of the run's full-batch gradient descent")
-    if not (np.isfinite(lr) and 0 < lr <= 1e3):
-        raise SpecError("--lr", f"needs a positive number up to 1e3, got {lr!r}", "e.g. --lr 0.05")
+    learning_rate(lr, "--lr", "--lr 0.05")
     loss = loss or run.meta.get("loss", "mean")
     loss_name(loss, "--loss", "\"mean\": L = 1/(2P) Σ‖ŷ−y‖²; \"sum\": L = ½ Σ‖ŷ−y‖²")
     return float(lr), loss

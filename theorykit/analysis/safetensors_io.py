@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Mapping
 import numpy as np
 from ..errors import SpecError
-from ..spec.fields import file_field, loss_name
+from ..spec.fields import file_field, learning_rate, loss_name
 from ..sim.weights import read_npz, MAX_NPZ_BYTES
 from ..spec.limits import Limits
 
@@ -172,11 +172,8 @@ def check_metadata(meta: Mapping, path) -> dict:
         try:
             lr = float(meta["lr"])
         except (TypeError, ValueError):
-            lr = None
-        if lr is None or not (np.isfinite(lr) and 0 < lr <= 1e3):
-            raise SpecError(f"{f}: metadata 'lr'", f"{str(meta['lr'])[:40]!r} is not a learning rate "
-                            "(a positive number up to 1e3)", "store the learning rate as a number string, or "
-                            "leave it out and give --lr")
+            lr = meta["lr"]                 # refused by the rule: "needs a number, got a string 'fast'"
+        learning_rate(lr, f"{f}: metadata 'lr'", "metadata lr = \"0.05\" (or leave it out and give --lr 0.05)")
     if "loss" in meta:
         loss_name(meta["loss"], f"{f}: metadata 'loss'", "store loss = mean or sum, or leave it out and give --loss")
     return dict(meta)

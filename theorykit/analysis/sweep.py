@@ -30,8 +30,8 @@ import numpy as np
 
 from ..errors import SpecError, keyword_errors
 from ..spec.expr import parse_expr
-from ..spec.fields import check_magnitude, real
-from ..spec.files import TRAINING_RANGES, VALUE_FIX, parse_assignment
+from ..spec.fields import check_magnitude, learning_rate
+from ..spec.files import VALUE_FIX, parse_assignment
 from ..net.layout import MATMUL_PRECISION, Net, as_dtype
 from ..record import SaveAt
 from ..sim.engine import train_net
@@ -71,8 +71,7 @@ def _numbers(name: str, text: str, symbols) -> list:
         except TypeError:
             raise SpecError(fld, f"{v!r} is not a number", "write numbers, e.g. Delta=0:2:21") from None
         if name == "lr":        # a learning rate: as training.lr is checked
-            lo, hi = TRAINING_RANGES["lr"]
-            real(x, fld, lo=lo, hi=hi, fix=f"learning rates between {lo:g} and {hi:g}, e.g. lr=0.01,0.05")
+            learning_rate(x, fld, "--grid lr=0.01,0.05")
         return x
 
     text = text.strip()
@@ -125,8 +124,8 @@ def plan_sweep(spec, grid: dict, seeds: int, steps: int | None = None) -> dict:
         raise SpecError("--grid", f"no values for symbols {missing}", f"add --grid {missing[0]}=START:STOP:COUNT")
     points = list(itertools.product(*[grid[n] for n in names]))
     lrs = grid.get("lr", [spec.training.lr])
-    if any(not (lr > 0) for lr in lrs):
-        raise SpecError("--grid", "learning rates must be positive", "e.g. lr=0.01,0.05")
+    for lr in lrs:                  # a grid made in Python too: the rule of every learning rate
+        learning_rate(lr, "--grid lr", "--grid lr=0.01,0.05")
     members = [(pi, li, s) for pi in range(len(points)) for li in range(len(lrs)) for s in range(seeds)]
     return {"names": names, "points": points, "lrs": lrs, "seeds": seeds, "steps": steps, "members": members}
 

@@ -7,7 +7,7 @@ from ..analysis.compare import compare_run, write_comparison
 from ..errors import SpecError, as_command
 from ..io import counted
 from ..progress import Progress
-from ..spec.fields import real
+from ..spec.fields import learning_rate
 from ..spec.files import load_spec
 from .common import check_out_dir, provenance
 from .runs import run_from_args
@@ -21,7 +21,7 @@ def run(args) -> int:
     lr = args.lr if args.lr is not None else (float(check_metadata(run.meta, run.files[0])["lr"])
                                               if "lr" in run.meta else None)
     if lr is not None:
-        real(lr, "--lr", lo=0.0, hi=1e3, lo_open=True, fix="a positive number up to 1e3, e.g. --lr 0.05")
+        learning_rate(lr, "--lr", "--lr 0.05")
     if spec.task.free_symbols:      # compare has no --set: the symbols' own error would offer one
         names = sorted(str(x) for x in spec.task.free_symbols)
         raise SpecError("spec", f"{args.spec} leaves {names} without a value, so its data cannot be the run's",

@@ -9,8 +9,8 @@ from ..analysis.findgates import find_gates
 from ..errors import SpecError, as_command
 from ..io import counted
 from ..progress import Progress
-from ..spec.fields import NAME_MAX_LEN, label, real
-from ..spec.files import TRAINING_RANGES, load_spec
+from ..spec.fields import NAME_MAX_LEN, label, learning_rate
+from ..spec.files import load_spec
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import contexts, xor_margin
 from .common import BUILTIN_TASKS, check_outputs, fitting_name, no_value, values_from, write_spec
@@ -26,8 +26,7 @@ def _check_options(args) -> None:
     written spec must load back): a value out of range is an error, never a silent default. (The
     whole-number options, --K, --max-K, --seeds, --hidden and --seed, are checked by the parser's rule.)"""
     if args.lr is not None:
-        lo, hi = TRAINING_RANGES["lr"]
-        real(args.lr, "--lr", lo=lo, hi=hi, fix=f"a positive number between {lo:g} and {hi:g}, e.g. --lr 0.05")
+        learning_rate(args.lr, "--lr", "--lr 0.05")
     if args.name is not None:
         label(args.name, "--name", f"a name of at most {NAME_MAX_LEN} printable characters, e.g. --name found-xor")
     check_outputs(("--out", args.out),      # before any training: a bad path costs nothing

@@ -9,6 +9,7 @@ import os
 import re
 
 from ..errors import SpecError
+from ..spec.ranges import LR_WHAT     # no SymPy: the one statement of the learning rate's range
 from ..suites import SUITES
 
 EPILOG = """examples:
@@ -468,7 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--steps", help="gradient steps (default: the spec's or the task's); with --checkpoints, "
                                    "the checkpoints' steps (0,100,...) when the file names have none")
     _whole_option(f, "--hidden", lo=1, example=128, help="ReLU hidden width (default: the spec's total width)")
-    _number_option(f, "--lr", what="a positive number up to 1e3", example="0.05", help="learning rate (default: the spec's; with --checkpoints: the "
+    _number_option(f, "--lr", what=LR_WHAT, example="0.05", help=f"learning rate, {LR_WHAT} (default: the spec's; with --checkpoints: the "
                                              "checkpoints' metadata)")
     _whole_option(f, "--seed", lo=0, hi=MAX_SEED, example=1, default=0, help="random seed of initial weights and k-means: 0 to 2**32 - 1 "
                                                         "(default 0)")
@@ -523,7 +524,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("spec", help="the spec find-gates wrote for this run")
     add_run_arguments(c, required=True)
     c.add_argument("--steps", help="the checkpoints' steps (0,100,...) when the file names have none")
-    _number_option(c, "--lr", what="a positive number up to 1e3", example="0.05", help="the run's learning rate (default: the spec's)")
+    _number_option(c, "--lr", what=LR_WHAT, example="0.05", help=f"the run's learning rate, {LR_WHAT} (default: the checkpoints' metadata, "
+                                                                       "else the spec's)")
     c.add_argument("--out", required=True, metavar="DIR", help="output folder")
     _common(c, "compare", limits=False, progress="bar (three stages: the GDLN, the race, the page)")
 

@@ -22,9 +22,10 @@ import sympy as sp
 
 from ..errors import SpecError
 from ..io import figure_path      # a figure's output path, checked where io writes one
+from .ranges import LR_MAX, LR_MIN, LR_WHAT
 
 __all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "path", "figure_path", "table", "no_unknown_keys", "required", "entry", "integer",
-           "real", "choice", "loss_name", "loss_factor", "flow_tau", "label", "tex_label", "tex_text", "check_real_finite", "check_magnitude",
+           "real", "learning_rate", "choice", "loss_name", "loss_factor", "flow_tau", "label", "tex_label", "tex_text", "check_real_finite", "check_magnitude",
            "type_name", "file_field"]
 
 #: smallest magnitude of a non-zero number in the data (inputs, targets, task parameters)
@@ -144,6 +145,14 @@ def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = F
         left, right = "(" if lo_open else "[", ")" if hi_open or math.isinf(hi) else "]"    # infinity is no number here
         raise SpecError(field, f"{fmt(v)} is out of range {left}{fmt(lo)}, {fmt(hi)}{right}", fix)
     return v
+
+
+def learning_rate(value, field: str, example: str) -> float:
+    """A learning rate, by the one rule of every entry point (a spec's ``training.lr``, ``--lr``, a
+    sweep's ``lr=``, a checkpoint's metadata): a finite number in ``[LR_MIN, LR_MAX]``
+    (:mod:`theorykit.spec.ranges`). ``example``: how it is written where it was read (``lr = 0.05``,
+    ``--lr 0.05``); the fix is ``give LR_WHAT, e.g. example`` everywhere."""
+    return real(value, field, lo=LR_MIN, hi=LR_MAX, fix=f"give {LR_WHAT}, e.g. {example}")
 
 
 def choice(value, field: str, choices: Iterable[str], fix: str | None = None) -> str:

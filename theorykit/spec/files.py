@@ -44,6 +44,7 @@ from sympy.printing.str import StrPrinter
 
 from . import fields as vf
 from .fields import DATA_MAX
+from .ranges import LR_MAX, LR_MIN
 from ..errors import SpecError
 from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr
 from .gating import GDLNSpec, Pathway, Training, context_family, context_pathways, xor_relns
@@ -77,7 +78,7 @@ FIELDS = (["name", "symbols.NAME", "symbols.NAME.ASSUMPTION", "data.task"]
 #: largest spec file read (bytes)
 MAX_SPEC_BYTES = 16 << 20
 #: training settings: (low, high) of each number
-TRAINING_RANGES = {"lr": (1e-12, 1e3), "a0": (1e-12, 1e2), "init_std": (1e-12, 1e2)}
+TRAINING_RANGES = {"lr": (LR_MIN, LR_MAX), "a0": (1e-12, 1e2), "init_std": (1e-12, 1e2)}
 #: largest number of gradient steps a spec may ask for (the memory and time estimates usually bind first)
 MAX_STEPS = 10 ** 9
 #: contexts task: largest n and k before the size estimate
@@ -330,10 +331,12 @@ def _training(table) -> Training:
     table = vf.table(table, "training", "write [training] then lr = 0.05")
     vf.no_unknown_keys(table, TRAINING_KEYS, "training")
     kw = {}
+    if "lr" in table:
+        kw["lr"] = vf.learning_rate(table["lr"], "training.lr", "lr = 0.05")
     for key, (lo, hi) in TRAINING_RANGES.items():
-        if key in table:
+        if key in table and key != "lr":
             kw[key] = vf.real(table[key], f"training.{key}", lo=lo, hi=hi,
-                              fix={"lr": "a positive number, e.g. 0.05", "a0": "a positive number, e.g. 0.001",
+                              fix={"a0": "a positive number, e.g. 0.001",
                                    "init_std": "a positive number, e.g. 0.01"}[key] + f", between {lo:g} and {hi:g}")
     if "steps" in table:
         kw["steps"] = vf.integer(table["steps"], "training.steps", lo=1, hi=MAX_STEPS,
