@@ -175,8 +175,16 @@ def _symbols(table) -> dict:
 
 
 def _rows(rows, field):
+    if isinstance(rows, list) and rows and not any(isinstance(r, (list, dict)) for r in rows):
+        # one row written without the outer brackets: inputs = [1, -1, 1, -1]
+        raise SpecError(field, f"is one row, not a list of rows: got {vf.short_repr(rows)}",
+                        f"write it as a d × P array, one list per row: {field.split('.')[-1]} = "
+                        f"{vf.short_repr([rows])}")
     if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
-        raise SpecError(field, f"must be a non-empty list of rows (lists), got {vf.type_name(rows)}",
+        bad = next((i for i, r in enumerate(rows) if not isinstance(r, list)), None) if isinstance(rows, list) else None
+        got = ("an empty array" if rows == [] else f"{vf.type_name(rows)} {vf.short_repr(rows)}" if bad is None
+               else f"a row {bad} that is {vf.type_name(rows[bad])} {vf.short_repr(rows[bad])}")
+        raise SpecError(field, f"must be a non-empty list of rows (lists), got {got}",
                         "write e.g. [[1, -1], [0, 1]]")
     width = len(rows[0])
     if width == 0:
@@ -317,7 +325,8 @@ def _pathways(items, data, task):
             raise SpecError(f"{f}.name", f"{name!r} is also the name of pathways[{seen[name]}]",
                             "give each pathway its own name")
         seen[name] = i
-        hidden = vf.integer(it.get("hidden", 16), f"{f}.hidden", lo=1, hi=2 ** 62, fix="e.g. hidden = 32")
+        hidden = vf.integer(it.get("hidden", 16), f"{f}.hidden", lo=1, hi=2 ** 62,
+                            fix="a positive whole number of hidden units, e.g. hidden = 32")
         depth = vf.integer(it.get("depth", 2), f"{f}.depth", lo=2, hi=3, fix="use 2 (one hidden layer) or 3")
         act = tuple(it["active"]) if isinstance(it["active"], list) else it["active"]
         out.append(Pathway(name, act, it.get("inputs", "all"), it.get("outputs", "all"),

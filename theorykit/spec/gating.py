@@ -108,9 +108,10 @@ def check_gates(act, P, field, off="is off on every datapoint", on="on", integer
     if not isinstance(act, (list, tuple)) or len(act) != P:
         raise SpecError(field, f"needs one gate per datapoint ({P}), got {act!r}",
                         f"give a list of {P} zeros and ones, or \"all\"")
-    for g in act:
+    for j, g in enumerate(act):
         if isinstance(g, bool) or not isinstance(g, integers) or g not in (0, 1):
-            raise SpecError(field, f"gate {g!r} is not 0 or 1", f"gates are binary: 1 = {on} for that datapoint")
+            raise SpecError(field, f"gate {short_repr(g)} (datapoint {j}) is not 0 or 1",
+                            f"gates are binary: 1 = {on} for that datapoint")
     if not any(act):
         raise SpecError(field, off, "turn it on somewhere or remove it")
     return tuple(int(g) for g in act)
