@@ -47,11 +47,13 @@ class DerivationError(TheorykitError):
     """A derivation cannot be carried out as asked (e.g. a degenerate SVD).
 
     ``field``: the spec field at fault where one is known (e.g. ``pathways[1]``), else None.
+    ``fix``: how to mend the spec where one is known, else None; the message then ends in ``(fix: …)``,
+    as a :class:`SpecError`'s does, and ``message`` is the message without it.
     """
 
-    def __init__(self, message: str = "", field: str | None = None):
-        self.field = field
-        super().__init__(message)
+    def __init__(self, message: str = "", field: str | None = None, fix: str | None = None):
+        self.field, self.fix, self.message = field, fix, message
+        super().__init__(f"{message} (fix: {fix})" if fix else message)
 
 
 class DivergenceError(TheorykitError):

@@ -383,7 +383,8 @@ def _failure(exc, debug) -> int:
     elif isinstance(exc, DivergenceError):
         _report(SpecError("training.lr", str(exc), "lower training.lr (or rescale the data)"))
     elif isinstance(exc, DerivationError):
-        _report(SpecError(getattr(exc, "field", None) or "data", f"cannot derive: {exc}"))
+        _report(SpecError(getattr(exc, "field", None) or "data", f"cannot derive: {getattr(exc, 'message', exc)}",
+                          getattr(exc, "fix", None) or ""))
     elif isinstance(exc, TheorykitError):
         print(f"theorykit: {type(exc).__name__}: {exc}", file=sys.stderr)
     elif isinstance(exc, OSError):

@@ -148,12 +148,15 @@ class Derivation:
                 self.notes.append(msg)
                 warnings.warn(msg, stacklevel=3)
             elif not modes:
-                raise DerivationError(f"pathway {name!r}: its effective dataset Σyx is zero, there is nothing to learn "
-                                      "(check its active datapoints and output rows)", field=self._pathway_field(i))
+                fld = self._pathway_field(i)
+                raise DerivationError(f"pathway {name!r}: its effective dataset Σyx is zero, there is nothing to learn",
+                                      field=fld, fix=f"check {fld}: turn it on for datapoints whose targets its input "
+                                      "rows correlate with (its active gates, inputs and outputs), or remove it")
             for m in modes:
                 if m.d_float(self.reference) <= 1e-14 * self._input_power:
                     raise DerivationError(f"pathway {name!r}: a mode with s = {m.s_text} has zero input variance d "
-                                          "(degenerate SVD); choose other parameter values", field=self._pathway_field(i))
+                                          "(degenerate SVD)", field=self._pathway_field(i),
+                                          fix="give the symbols other values (--set NAME=VALUE)")
             width = self.spec.pathways[i].hidden
             if width < len(modes):
                 msg = (f"pathway {name!r} has {width} hidden unit(s), fewer than the {len(modes)} modes of its Σyx: "

@@ -130,14 +130,15 @@ def _eigen_gram(G: sp.Matrix, ref):
             if symbolic:
                 raise DerivationError(
                     f"the Gram matrix has an irreducible factor of degree {deg} in the symbols; "
-                    "no closed-form singular values. Substitute numbers for the symbols (--set NAME=VALUE).")
+                    "no closed-form singular values", fix="substitute numbers for the symbols (--set NAME=VALUE)")
             if not fp.get_domain().is_Exact or fp.get_domain().is_EX or fp.get_domain().is_AlgebraicField:
                 # CRootOf needs rational coefficients; irrational entries (sqrt(2), ...) give a factor
                 # over an algebraic domain: say so instead of guessing or failing inside SymPy
                 raise DerivationError(
                     f"the Gram matrix has an irreducible factor of degree {deg} with irrational coefficients "
-                    f"({fp.get_domain()}); exact singular values are not supported for it. Use rational entries "
-                    "in the data, or theorykit.linalg.numeric_svd for numbers.")
+                    f"({fp.get_domain()}); exact singular values are not supported for it",
+                    fix="use rational entries in the data (a decimal such as 1.4142 is exact), or "
+                        "theorykit.linalg.numeric_svd for numbers")
             rts = [sp.CRootOf(fp, i) for i in range(deg)]
         for r in dict.fromkeys(rts):
             if r == 0 or (not symbolic and abs(num(r, ref)) < 1e-14):
