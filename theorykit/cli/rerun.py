@@ -426,6 +426,23 @@ def version_changes(recorded) -> list[str]:
     return [f"{k} {recorded[k]} -> {now[k]}" for k in recorded if k in now and recorded[k] != now[k]]
 
 
+def checked_command(argv, kind, rec) -> None:
+    """Refuse a recorded command this theorykit cannot run, before anything is said or run (the note of
+    how long it took came first, then the error). Where another version of theorykit wrote the result
+    (a newer one may have options this one lacks), the error says which, and the fix is to rerun it
+    with that version."""
+    try:
+        rewrite(argv, None, Path(tempfile.gettempdir()), kind)       # paths only: nothing is written
+    except SpecError as exc:
+        versions = rec.get("versions") if isinstance(rec.get("versions"), dict) else {}
+        then, now = versions.get("theorykit"), software_versions().get("theorykit")
+        if not isinstance(then, str) or then == now:
+            raise
+        then = printable(then)[:40]
+        raise SpecError(exc.field, f"{exc.problem} (theorykit {then} wrote the result; this is theorykit {now})",
+                        f"rerun it with theorykit {then}, the version that wrote it") from None
+
+
 def recorded_time(rec, doc) -> str | None:
     """How long the recorded command took, where the record says (``elapsed_seconds``; a result of
     an older theorykit: a simulate result's own ``seconds``, the training alone), with when it was
@@ -500,6 +517,7 @@ def run(args) -> int:
     check_outputs(("--out", args.out), stdout=(), inputs=[(f"recorded {n}", e["path"])
                   for n, e in (rec.get("inputs") or {}).items()
                   if isinstance(e, dict) and isinstance(e.get("path"), str)])
+    checked_command(argv, kind, rec)
     took = recorded_time(rec, old)
     if took:
         note(f"rerunning a command that took {took}")
