@@ -20,6 +20,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import sympy as sp
 
 from theorykit.analysis.checkpoints import run_settings
 from theorykit.analysis.safetensors_io import check_metadata
@@ -30,6 +31,7 @@ from theorykit.errors import DerivationError, SpecError
 from theorykit.io import software_versions
 from theorykit.spec import ranges
 from theorykit.spec.files import TRAINING_RANGES, load_spec
+from theorykit.theory.svd import exact_svd
 
 #: the range of every learning rate, as docs/specs.md states it for training.lr (1e-12 … 1e3)
 LR_FIX = "give a number from 1e-12 to 1000, e.g."
@@ -354,3 +356,12 @@ def test_a_derivation_error_with_a_fix_keeps_its_message_apart():
 
 def test_at_least_forty_cases():
     assert len(CASES) >= 40 and len({c[0] for c in CASES}) == len(CASES)
+
+
+def test_an_irrational_gram_factor_of_degree_three_gives_its_fix():
+    """[[√2, 1, 2], [0, 1, 3], [1, 0, 1]]: its Gram's characteristic polynomial has √2 in its coefficients
+    and no closed form is taken for a cubic over Q(√2); the advice was inside the message, not a fix."""
+    with pytest.raises(DerivationError) as e:
+        exact_svd(sp.Matrix([[sp.sqrt(2), 1, 2], [0, 1, 3], [1, 0, 1]]), {}, {})
+    assert e.value.message.endswith("exact singular values are not supported for it")
+    assert e.value.fix.startswith("use rational entries in the data")
