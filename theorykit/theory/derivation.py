@@ -36,8 +36,7 @@ from ..errors import DerivationError, SpecError
 from ..spec.gating import GDLNSpec
 from .modes import SVD, Exprs, ExprsByName, Ranking, build_unevaluated, exact_text, is_zero, lazy_matvec, num, quad_exact, tidy
 from .svd import exact_svd, generic_reference
-from .trajectory import a0 as A0
-from .trajectory import (discrete_mode_gap, mode_gap, mode_gap_fraction, mode_trajectory, t, t_half,
+from .trajectory import (a0 as A0, discrete_mode_gap, mode_gap, mode_gap_fraction, mode_trajectory, t, t_half,
                          t_half_float, tau)
 from ..spec.graph import GraphSpec
 from ..spec.task import checked_values_map
@@ -140,6 +139,7 @@ class Derivation:
         self._reference, out, note = generic_reference(self.task.free_symbols, symbolic, self._svds)   # not at a special point
         self.notes += [note] if note else []
         for i, (name, modes) in enumerate((n, svd.modes) for n, svd in out.items()):
+            fld = self._pathway_field(i)
             if not modes and self._fixed and any(
                     e != 0 for e in effective_dataset(self._generic.task, self._generic.pathways[i]).Syx):
                 # Σyx vanishes at these values only (XoR's linear ReLN at Δ = 0): the pathway adds no mode
@@ -148,20 +148,18 @@ class Derivation:
                 self.notes.append(msg)
                 warnings.warn(msg, stacklevel=3)
             elif not modes:
-                fld = self._pathway_field(i)
                 raise DerivationError(f"pathway {name!r}: its effective dataset Σyx is zero, there is nothing to learn",
                                       field=fld, fix=f"check {fld}: turn it on for datapoints whose targets its input "
                                       "rows correlate with (its active gates, inputs and outputs), or remove it")
             for m in modes:
                 if m.d_float(self.reference) <= 1e-14 * self._input_power:
                     raise DerivationError(f"pathway {name!r}: a mode with s = {m.s_text} has zero input variance d "
-                                          "(degenerate SVD)", field=self._pathway_field(i),
-                                          fix="give the symbols other values (--set NAME=VALUE)")
+                                          "(degenerate SVD)", field=fld, fix="give the symbols other values (--set NAME=VALUE)")
             width = self.spec.pathways[i].hidden
             if width < len(modes):
                 msg = (f"pathway {name!r} has {width} hidden unit(s), fewer than the {len(modes)} modes of its Σyx: "
                        f"the derivation gives every mode a unit, so it predicts more learning than a width-{width} "
-                       f"network can do (raise {self._pathway_field(i)}.{'hidden' if self.graph is None else 'width'} "
+                       f"network can do (raise {fld}.{'hidden' if self.graph is None else 'width'} "
                        f"to {len(modes)})")
                 self.notes.append(msg)
                 warnings.warn(msg, stacklevel=3)
@@ -187,8 +185,7 @@ class Derivation:
             else:
                 modes = []
                 for m in svd.modes:
-                    v = m.v_untidied                     # exact; its tidy form is for display only
-                    d = quad_exact(v, eff.Sx)
+                    d = quad_exact(m.v_untidied, eff.Sx)          # v exact; its tidy form is for display only
                     if not m.exact_vectors:
                         modes.append(m.with_d(sp.N(d, 30)))
                         continue
