@@ -15,7 +15,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .errors import DivergenceError, SpecError
-from .io import lone_markers, new_figure, png_bytes
+from .io import counted, lone_markers, new_figure, png_bytes
 
 __all__ = ["SaveAt", "Trajectory", "check_finite", "checked_save"]
 
@@ -201,7 +201,9 @@ class Trajectory:
 
     def __repr__(self) -> str:
         t = np.asarray(self.t, float)
-        span = f"t {t.min():g}…{t.max():g} ({t.size} times)" if t.size else "no times"
+        # one time is "t 0 (1 time)", not "t 0…0 (1 times)"
+        lo_hi = f"{t.min():g}" if t.size == 1 else f"{t.min():g}…{t.max():g}"
+        span = f"t {lo_hi} ({counted(t.size, 'time')})" if t.size else "no times"
         if self.loss is None or not np.size(self.loss):
             loss = "no loss"
         else:
