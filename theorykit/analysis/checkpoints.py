@@ -190,6 +190,12 @@ class RunCheckpoints:
     def params(self, i: int) -> list:
         return [W[i] for W in self.weights]
 
+    def __repr__(self):     # one line (the dataclass's own printed every weight array and the data: 13,000 characters)
+        sizes = " → ".join(str(n) for n in (self.X.shape[0], *self.widths, self.Y.shape[0]))
+        span = f"steps {int(self.steps[0])}…{int(self.steps[-1])}" if len(self.steps) else "no steps"
+        return (f"RunCheckpoints({counted(len(self.steps), 'checkpoint')} ({span}), ReLU network {sizes}, "
+                f"{counted(self.X.shape[1], 'datapoint')}; meta {self.meta})")
+
     def _forward(self) -> list:
         """The forward pass at every checkpoint: each hidden layer's pre-activations
         (checkpoints × H × P), then the outputs (checkpoints × p × P)."""
