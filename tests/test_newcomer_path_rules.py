@@ -5,8 +5,8 @@ What the walk found: the tutorial's comment quoted the discrete prediction's err
 prints 1.9e-15 (float64 rounding: the comment now quotes a bound); docs/own_network.md had the reader echo
 ``found.scores``, every K's centroids and loss curve (10,000 characters of arrays), and the imported run
 (``RunCheckpoints``) printed every weight array and the data when echoed (13,000 characters for the digits
-run); a trajectory of one time said "(1 times)". Expected values are by hand, in the comments, or
-``sympy.latex`` of hand-built expressions.
+run), as did ``tk.find_gates(...).run`` (``ReluRun``); a trajectory of one time said "(1 times)". Expected
+values are by hand, in the comments, or ``sympy.latex`` of hand-built expressions.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import pytest
 import sympy as sp
 
 import theorykit as tk
+from theorykit.analysis._runs import ReluRun
 from theorykit.analysis.checkpoints import RunCheckpoints
 from theorykit.record import SaveAt, Trajectory
 
@@ -138,6 +139,15 @@ def test_run_checkpoints_repr_is_one_line_of_sizes():
                          files=["a", "b", "c"], X=rng.normal(size=(3, 4)), Y=rng.normal(size=(1, 4)),
                          meta={"lr": "0.1"}, keys=["W1", "W2"])
     assert repr(run) == "RunCheckpoints(3 checkpoints (steps 0…100), ReLU network 3 → 8 → 1, 4 datapoints; meta {'lr': '0.1'})"
+
+
+def test_relu_run_of_find_gates_repr_is_one_line():
+    """``tk.find_gates(...).run``, the ReLU networks Algorithm 1 trained, echoes as one line: 2 seeds,
+    10 steps, checkpoints at 0, 5, 10, 8 hidden units, final losses 0.2 and 0.3 (mean 0.25); the
+    dataclass's own repr printed every loss curve, output and activity snapshot."""
+    run = ReluRun(t_ck=np.array([0, 5, 10]), loss=np.array([[1.0] * 10 + [0.2], [1.0] * 10 + [0.3]]),
+                  outputs=np.zeros((2, 3, 1, 4)), snapshots=np.zeros((2, 2, 8, 4), bool), params=[])
+    assert repr(run) == "ReluRun(2 seeds, 10 steps, 3 checkpoints (t 0…10), 8 hidden units; final loss 0.25 (mean over seeds))"
 
 
 def test_own_network_python_session_runs_and_echoes_short_lines(tmp_path, monkeypatch):

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
+from ..io import counted
 from ..spec.fields import loss_name
 from ..spec.gating import positive_int
 from ..net.layout import Net, gdln_graph, loss_value, net_apply, unit_activity
@@ -46,6 +47,13 @@ class ReluRun:
     params_ck: list | None = None
     settings: dict = field(default_factory=dict)
     recorded: object = None
+
+    def __repr__(self):     # one line (the dataclass's own printed every loss curve, output and snapshot)
+        seeds, steps = np.shape(self.loss)[0], np.shape(self.loss)[1] - 1
+        ck = f" (t {self.t_ck[0]:g}…{self.t_ck[-1]:g})" if len(self.t_ck) else ""
+        units = f", {counted(np.shape(self.snapshots)[2], 'hidden unit')}" if np.ndim(self.snapshots) == 4 else ""
+        return (f"ReluRun({counted(seeds, 'seed')}, {counted(steps, 'step')}, {counted(len(self.t_ck), 'checkpoint')}{ck}"
+                f"{units}; final loss {float(np.mean(np.asarray(self.loss)[:, -1])):.4g} (mean over seeds))")
 
 
 @dataclass
