@@ -343,15 +343,44 @@ def new_figure(**kw):
     return fig
 
 
-def gate_image(ax, gates, datapoints: int, labels, *, label_size=None):
+def gate_groups(task) -> int | None:
+    """The datapoints per group that a gate panel marks off: a context task's items per context (its
+    columns are context-major, context c holds columns c·n … c·n+n−1); None for any other task."""
+    meta = getattr(task, "meta", None) or {}
+    if getattr(task, "name", None) == "contexts" and int(meta.get("k", 1)) > 1 and int(meta.get("n", 0)) > 0:
+        return int(meta["n"])
+    return None
+
+
+def gate_share_labels(shares) -> list:
+    """Row labels of gate patterns ranked by their share of the network's weight: "#1  24 %", with two
+    significant digits, so that rows of nearly equal share still read apart by rank (all read "0.01")."""
+    return [f"#{i + 1}  {100 * float(s):.2g} %" for i, s in enumerate(shares)]
+
+
+def gate_image(ax, gates, datapoints: int, labels, *, label_size=None, group: int | None = None, key: bool = True):
     """Draw gate patterns on ``ax``: one row per pathway or unit (``labels``), one column per datapoint,
-    black where the gate is on; whole datapoints on the x axis, at most 16 ticks. The caller adds the
-    title and the y label."""
-    ax.imshow(np.asarray(gates, float).reshape(-1, datapoints), aspect="auto", cmap="Greys", vmin=0, vmax=1,
-              interpolation="nearest")
+    black where the gate is on; whole datapoints on the x axis, at most 16 ticks. Thin grey lines part
+    the rows; ``group`` (datapoints per context, :func:`gate_groups`) draws a red line where a context
+    ends and the next begins; ``key`` puts an on/off key right of the axis. The caller adds the title
+    and the y label."""
+    from matplotlib.patches import Patch
+
+    G = np.asarray(gates, float).reshape(-1, datapoints)
+    ax.imshow(G, aspect="auto", cmap="Greys", vmin=0, vmax=1, interpolation="nearest")
     ax.set_xticks(range(0, datapoints, max(1, -(-datapoints // 16))))
-    ax.set_xlabel("datapoint")
+    ax.set_xlabel("datapoint" + (f" (red lines: a new context every {group})" if group else ""))
     ax.set_yticks(range(len(labels)), labels, **({} if label_size is None else {"fontsize": label_size}))
+    for r in range(1, G.shape[0]):
+        ax.axhline(r - 0.5, color="0.6", lw=0.6)
+    if group:
+        for b in range(group, datapoints, group):
+            ax.axvline(b - 0.5, color="tab:red", lw=1.6)
+    if key:
+        ax.legend(handles=[Patch(facecolor="black", edgecolor="0.3", label="on"),
+                           Patch(facecolor="white", edgecolor="0.3", label="off")],
+                  title="gate", fontsize=7, title_fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  borderaxespad=0, frameon=False, handlelength=1.2)
 
 
 @functools.cache

@@ -29,7 +29,8 @@ from ..theory.race import RaceSystem
 from ..spec.fields import loss_factor
 from ..spec.graph import GraphSpec
 from ..html import IMAGES_JS, figure_html, html_escape, page_head
-from ..io import atomic_write_text, counted, gate_image, new_figure, plot_text, png_bytes, write_json, write_figure
+from ..io import (atomic_write_text, counted, gate_groups, gate_image, new_figure, plot_text, png_bytes, write_json,
+                  write_figure)
 from ..progress import checked_progress, progress_bar
 
 __all__ = ["Comparison", "compare_run", "write_comparison"]
@@ -97,7 +98,8 @@ class Comparison:
         G = np.array([p.active for p in self.spec.pathways], float)
         fig = new_figure(figsize=(10, max(2.0, 0.9 + 0.35 * len(G))))
         ax = fig.subplots()
-        gate_image(ax, G, G.shape[1], [f"{plot_text(p.name)} ({p.hidden} units)" for p in self.spec.pathways])
+        gate_image(ax, G, G.shape[1], [f"{plot_text(p.name)} ({p.hidden} units)" for p in self.spec.pathways],
+                   group=gate_groups(self.spec.task))
         ax.set_title("gates of the found pathways (black: on)", fontsize=10)
         fig.tight_layout()
         return fig

@@ -75,7 +75,7 @@ from ..spec.fields import figure_path, flow_tau, integer, loss_factor, short_rep
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task, no_value_error
-from ..io import counted, gate_image, new_figure, png_bytes, write_figure
+from ..io import counted, gate_groups, gate_image, new_figure, png_bytes, write_figure
 from ..html import html_escape
 from ..progress import checked_progress, progress_bar
 
@@ -212,8 +212,8 @@ class Prediction:
         a1.legend(fontsize=7)
         a1.set_title("predicted loss")
         gate_image(a2, self.gates, np.shape(self.gates)[1], [f"p{j + 1} ({h})" for j, h in enumerate(self.widths)],
-                   label_size=7)
-        a2.set_ylabel("pathway")
+                   label_size=7, group=gate_groups(self.task))
+        a2.set_ylabel("pathway (hidden units)")
         a2.set_title("predicted gates (black = on)")
         fig.tight_layout()
         return fig

@@ -28,7 +28,8 @@ import numpy as np
 from ..curves import curve_distance, max_gap
 from ..errors import SpecError
 from .findgates import find_gates
-from ..io import atomic_write_text, counted, gate_image, new_figure, write_json, write_figure
+from ..io import (atomic_write_text, counted, gate_groups, gate_image, gate_share_labels, new_figure, write_json,
+                  write_figure)
 from ..html import html_escape
 from ..theory.gates import UnitGates, unit_gates, unit_weights
 from .compare import report_page
@@ -97,17 +98,18 @@ class Validation:
         ax[0].set_title(f"loss: RMS gap {self.rms_gap:.3f} L(0)")
         f1.tight_layout()
         P = len(self.predicted[0])
-        f2 = new_figure(figsize=(12, 3.4))
+        f2 = new_figure(figsize=(12.5, 3.6))
         ax = f2.subplots(1, 3)
         tops, fp = self.top_unit_patterns[:12], self.found
         panels = [(self.predicted, [f"p{j + 1}" for j in range(len(self.predicted))], "predicted gates (pathways)",
                    "pathway"),
-                  ([[int(ch) for ch in p] for p, _ in tops], [f"{s:.2f}" for _, s in tops],
-                   "ReLU units: top patterns", "share of the network's weight"),
-                  ([p for p, _ in fp], [f"{s:.2f}" for _, s in fp], "found gates (Algorithm 1)",
-                   "share of the network's weight")]
-        for a, (gates, labels, title, ylabel) in zip(ax, panels):
-            gate_image(a, gates, P, labels, label_size=7)
+                  ([[int(ch) for ch in p] for p, _ in tops], gate_share_labels([s for _, s in tops]),
+                   "ReLU units: top patterns", "rank: share of the network's weight"),
+                  ([p for p, _ in fp], gate_share_labels([s for _, s in fp]), "found gates (Algorithm 1)",
+                   "rank: share of the network's weight")]
+        group = gate_groups(pred.task)
+        for i, (a, (gates, labels, title, ylabel)) in enumerate(zip(ax, panels)):
+            gate_image(a, gates, P, labels, label_size=7, group=group, key=i == len(panels) - 1)
             a.set_ylabel(ylabel, fontsize=8)
             a.set_title(f"{title} (black = on)", fontsize=9)
         f2.tight_layout()
