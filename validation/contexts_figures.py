@@ -12,26 +12,42 @@ from ._common import subplots
 
 
 def fig4a(s4, path):
+    """Fig. 4a: the loss of the ReLU network and the ReLN simulations (solid and wide, the ReLU network
+    above the ReLNs) under the theory curves (dashed or dotted, narrow, on top), linear and log scale;
+    one key right of the figure, in two groups, simulation and theory."""
     t = s4["t"]
-    fig, ax = subplots(1, 2, figsize=(12, 4.2), layout="constrained")
+    fig, ax = subplots(1, 2, figsize=(11, 4.2), layout="constrained")
+    Lr = s4["relu"]
+    sim, theory = [], []
     for a, logy in zip(ax, (False, True)):
-        Lr = s4["relu"]
-        a.plot(t, Lr.mean(0), color="k", lw=2.2, label="ReLU network (mean of seeds)")
-        a.fill_between(t, Lr.mean(0) - Lr.std(0), Lr.mean(0) + Lr.std(0), color="k", alpha=0.15)
-        a.plot(t, s4["gdln"][("double", "joint")].mean(0), color="C0", lw=1.6, label="ReLN double (GDLN, joint)")
-        a.plot(t, s4["gdln"][("double", "staged")].mean(0), color="C0", lw=1.0, ls=":", label="ReLN double (staged)")
-        a.plot(t, s4["gdln"][("single", "joint")].mean(0), color="C3", lw=1.6, label="ReLN single (GDLN, joint)")
-        a.plot(t, s4["gdln"][("all seven", "joint")].mean(0), color="C2", lw=1.0, label="all seven (GDLN, joint)")
-        a.plot(t, s4["race"]["double"].loss_at(t), color="C1", ls="--", lw=1.6, label="race reduction, double (rule a0)")
-        a.plot(t, s4["race"]["single"].loss_at(t), color="C4", ls="--", lw=1.2, label="race reduction, single")
-        a.plot(t, s4["fit_curve"], color="C1", ls="-.", lw=1.0, label="race reduction, double (a0 fitted to ReLU)")
-        a.plot(t, s4["staged"]["loss"], color="C5", ls=(0, (1, 1)), lw=1.6, label="closed form / staged theory")
+        a.fill_between(t, Lr.mean(0) - Lr.std(0), Lr.mean(0) + Lr.std(0), color="k", alpha=0.15, zorder=1)
+        sim = [a.plot(t, Lr.mean(0), color="k", lw=2.2, zorder=2.5, label=f"ReLU network (mean ± std of {len(Lr)} seeds)")[0],
+               a.plot(t, s4["gdln"][("double", "joint")].mean(0), color="C0", lw=2.6, alpha=0.75, zorder=2,
+                      label="ReLN double (GDLN, joint)")[0],
+               a.plot(t, s4["gdln"][("double", "staged")].mean(0), color="C0", lw=1.4, ls=":", zorder=2,
+                      label="ReLN double (GDLN, staged)")[0],
+               a.plot(t, s4["gdln"][("single", "joint")].mean(0), color="C3", lw=2.6, alpha=0.75, zorder=2,
+                      label="ReLN single (GDLN, joint)")[0],
+               a.plot(t, s4["gdln"][("all seven", "joint")].mean(0), color="C2", lw=1.4, alpha=0.9, zorder=2,
+                      label="all seven (GDLN, joint)")[0]]
+        theory = [a.plot(t, s4["race"]["double"].loss_at(t), color="C1", ls="--", lw=1.4, zorder=3,
+                         label="race reduction, double (rule a0)")[0],
+                  a.plot(t, s4["race"]["single"].loss_at(t), color="C4", ls="--", lw=1.4, zorder=3,
+                         label="race reduction, single (rule a0)")[0],
+                  a.plot(t, s4["fit_curve"], color="C1", ls="-.", lw=1.2, zorder=3,
+                         label="race reduction, double (a0 fitted to ReLU)")[0],
+                  a.plot(t, s4["staged"]["loss"], color="C5", ls=(0, (1, 1)), lw=1.8, zorder=3,
+                         label="closed form / staged theory")[0]]
         a.set_xlabel("gradient step")
-        a.set_ylabel("loss (summed)")
+        a.set_ylabel("loss (summed over the datapoints)")
+        a.set_title("log scale" if logy else "linear scale", fontsize=10)
         if logy:
             a.set_yscale("log")
-    ax[0].legend(fontsize=7)
-    fig.suptitle("Fig. 4a: context task (hierarchy, ring, cross), 3 contexts")
+    fig.legend(handles=sim, title="simulation", loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=8,
+                       title_fontsize=8, alignment="left")
+    fig.legend(handles=theory, title="theory", loc="upper left", bbox_to_anchor=(1.0, 0.55), fontsize=8,
+               title_fontsize=8, alignment="left")
+    fig.suptitle("Fig. 4a: context task (hierarchy, ring, cross), 3 contexts: loss by gradient step")
     write_figure(fig, path, tight=True)
     sub = slice(None, None, 10)
     write_json(path.with_suffix(".json"), {
