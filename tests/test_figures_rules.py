@@ -103,10 +103,30 @@ def _validation(P=12):
                       list(zip(pats, shares)))
 
 
+def _pred(task):
+    return types.SimpleNamespace(task=task, hidden=24, training=tk.Training(lr=0.05, loss="mean"))
+
+
+def test_validation_loss_figure_says_the_task_the_protocol_and_each_curve():
+    """The suptitle names the task, the seeds, H, η and the loss; the thin per-seed lines have a legend
+    entry (one, not one per seed); the curves are the numbers given, over the seeds' mean L(0)."""
+    val = _validation()
+    val.relu_loss = np.array([[2.0, 1.0, 0.5, 0.2, 0.1], [4.0, 2.0, 1.0, 0.4, 0.2]])     # L(0) = (2 + 4)/2 = 3
+    val.pred_loss = np.array([3.0, 1.5, 0.6, 0.3, 0.15])
+    f1, _ = val.figures(_pred(tk.contexts(4, 3)))
+    assert f1._suptitle.get_text() == ("contexts: predicted ReLN vs 2 ReLU networks (H = 24, η = 0.05, mean loss); "
+                                       "RMS gap 0.100 L(0)")
+    ax = f1.axes[0]
+    assert ax.get_legend_handles_labels()[1] == ["each ReLU network", "ReLU networks (mean)", "predicted ReLN (race)"]
+    np.testing.assert_allclose(ax.lines[2].get_ydata(), [1.0, 0.5, 0.25, 0.1, 0.05])     # mean (3, 1.5, .75, .3, .15)/3
+    np.testing.assert_allclose(ax.lines[3].get_ydata(), [1.0, 0.5, 0.2, 0.1, 0.05])
+    assert [a.get_title() for a in f1.axes] == ["linear scale", "log scale"]
+    assert all("L(0)" in a.get_ylabel() for a in f1.axes)
+
+
 def test_validation_gate_panels_are_ranked_keyed_and_split_by_context():
     val = _validation()
-    pred = types.SimpleNamespace(task=tk.contexts(4, 3))
-    _, f2 = val.figures(pred)
+    _, f2 = val.figures(_pred(tk.contexts(4, 3)))
     a_pred, a_units, a_found = f2.axes[:3]
     units = [t.get_text() for t in a_units.get_yticklabels()]
     # by hand: 1.31 → 1.3, 1.28 → 1.3, 1.24 → 1.2, 1.22 → 1.2, 1.19 → 1.2, 1.16 → 1.2, 1.14 → 1.1, 1.12 → 1.1,
@@ -117,7 +137,7 @@ def test_validation_gate_panels_are_ranked_keyed_and_split_by_context():
     for a in (a_pred, a_units, a_found):
         assert _vlines(a) == [3.5, 7.5]
     assert a_pred.get_legend() is None and a_units.get_legend() is None and _key(a_found) == ON_OFF
-    _, f2 = val.figures(types.SimpleNamespace(task=tk.xor_margin(0.5)))   # no contexts: no boundary
+    _, f2 = val.figures(_pred(tk.xor_margin(0.5)))   # no contexts: no boundary
     assert all(_vlines(a) == [] for a in f2.axes[:3])
 
 

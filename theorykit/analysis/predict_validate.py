@@ -28,8 +28,8 @@ import numpy as np
 from ..curves import curve_distance, max_gap
 from ..errors import SpecError
 from .findgates import find_gates
-from ..io import (atomic_write_text, counted, gate_groups, gate_image, gate_share_labels, new_figure, write_json,
-                  write_figure)
+from ..io import (atomic_write_text, counted, gate_groups, gate_image, gate_share_labels, new_figure, plot_text,
+                  write_json, write_figure)
 from ..html import html_escape
 from ..theory.gates import UnitGates, unit_gates, unit_weights
 from .compare import report_page
@@ -83,19 +83,24 @@ class Validation:
         """Matplotlib figures of the check against the prediction ``pred``: the loss curves, and the gates
         found beside the predicted ones."""
         L0 = float(self.relu_loss[:, 0].mean())
-        f1 = new_figure(figsize=(10, 3.6))
+        f1 = new_figure(figsize=(10, 3.9))
         ax = f1.subplots(1, 2)
         for a, log in zip(ax, (False, True)):
-            for c in self.relu_loss:
-                a.plot(self.t, c / L0, color="tab:orange", lw=0.5, alpha=0.5)
+            for i, c in enumerate(self.relu_loss):
+                a.plot(self.t, c / L0, color="tab:orange", lw=0.5, alpha=0.5, label="each ReLU network" if i == 0 else None)
             a.plot(self.t, self.relu_loss.mean(axis=0) / L0, color="tab:orange", lw=2, label="ReLU networks (mean)")
             a.plot(self.t, self.pred_loss / L0, "k--", lw=2, label="predicted ReLN (race)")
             a.set_xlabel("gradient step")
-            a.set_ylabel("L / L(0)")
+            a.set_ylabel("L / L(0)  (L(0): the networks' mean start)", fontsize=8)
+            a.set_title("log scale" if log else "linear scale", fontsize=9)
             if log:
                 a.set_yscale("log")
         ax[0].legend(fontsize=8)
-        ax[0].set_title(f"loss: RMS gap {self.rms_gap:.3f} L(0)")
+        task = plot_text(getattr(pred.task, "name", "task"))
+        tr = getattr(pred, "training", None)
+        how = "" if tr is None else f", η = {tr.lr:g}, {tr.loss} loss"
+        f1.suptitle(f"{task}: predicted ReLN vs {counted(self.seeds, 'ReLU network')} (H = {pred.hidden}{how}); "
+                     f"RMS gap {self.rms_gap:.3f} L(0)", fontsize=10)
         f1.tight_layout()
         P = len(self.predicted[0])
         f2 = new_figure(figsize=(12.5, 3.6))
