@@ -222,3 +222,35 @@ def test_fig4a_draw_order_labels_and_numbers(fig4a):
     assert [a.get_yscale() for a in fig.axes] == ["linear", "log"]
     assert [a.get_title() for a in fig.axes] == ["linear scale", "log scale"]
     assert "3 contexts" in fig._suptitle.get_text()
+
+
+def test_race_figure_keeps_coinciding_curves_visible_and_its_legend_off_the_data(tmp_path, monkeypatch):
+    """race-exhaust's figure on a hand-made result of 3 families: "common + doubles" is both named and
+    top (#1), "common only" named (#3): wide pale lines (named sets under the rest); family #2 narrow
+    on top; the left legend below the axis; a named set has one colour in both panels."""
+    from theorykit.analysis import exhaust
+
+    kept = []
+    monkeypatch.setattr(exhaust, "write_figure", lambda fig, path, **kw: kept.append(fig) or path)
+    t = np.arange(0.0, 50.0)
+    fams = ["common+12+13+23", "common+1+12+13+23", "common"]
+    curves = {f: np.exp(-t / (10 + i)) for i, f in enumerate(fams)}
+    rows = [{"family": f, "area": 0.2 + 0.1 * i, "t_0.01": 40, "rank_area": i + 1, "orbit": i} for i, f in enumerate(fams)]
+    named = {"common + doubles": rows[0], "common only": rows[2]}
+    summary = {"k": 3, "named": named, "top20_by_area": rows}
+    exhaust.write_outputs(exhaust.ExhaustResult(summary, t, curves, rows), tmp_path)
+    fig = kept[0]
+    a1, a2 = fig.axes
+    by = {ln.get_label(): ln for ln in a1.lines}
+    assert sorted(by) == ["#2 common+1+12+13+23", "common + doubles (#1)", "common only (#3)"]
+    wide, narrow = by["common + doubles (#1)"], by["#2 common+1+12+13+23"]
+    assert wide.get_linewidth() > narrow.get_linewidth() and wide.get_zorder() < narrow.get_zorder()
+    assert wide.get_alpha() < 1 and by["common only (#3)"].get_alpha() < 1
+    np.testing.assert_array_equal(narrow.get_ydata(), np.exp(-t / 11))
+    points = {ln.get_label(): ln.get_color() for ln in a2.lines if ln.get_label().startswith("common")}
+    assert to_rgba(points["common + doubles: #1"]) == to_rgba(wide.get_color())
+    assert to_rgba(points["common only: #3"]) == to_rgba(by["common only (#3)"].get_color())
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    assert a1.get_legend().get_window_extent(r).y1 <= a1.get_window_extent(r).y0     # below the axis
+    assert "race reduction" in a1.get_ylabel() and a1.get_title().startswith("k = 3 contexts")
