@@ -114,8 +114,11 @@ def test_validation_loss_figure_says_the_task_the_protocol_and_each_curve():
     val.relu_loss = np.array([[2.0, 1.0, 0.5, 0.2, 0.1], [4.0, 2.0, 1.0, 0.4, 0.2]])     # L(0) = (2 + 4)/2 = 3
     val.pred_loss = np.array([3.0, 1.5, 0.6, 0.3, 0.15])
     f1, _ = val.figures(_pred(tk.contexts(4, 3)))
-    assert f1._suptitle.get_text() == ("contexts: predicted ReLN vs 2 ReLU networks (H = 24, η = 0.05, mean loss); "
-                                       "RMS gap 0.100 L(0)")
+    assert f1._suptitle.get_text() == ("contexts(4, 3), 12 datapoints: predicted ReLN vs 2 ReLU networks (H = 24, "
+                                       "η = 0.05, mean loss); RMS gap 0.100 L(0)")
+    title = val.figures(_pred(tk.Task([[1, 0, 1], [0, 1, 1]], [[1, 1, 0]])))[0]._suptitle.get_text()
+    assert title.startswith("your data, 3 datapoints: ")          # a spec file's own tables: "custom" said nothing
+    assert val.figures(_pred(tk.xor_margin(0.5)))[0]._suptitle.get_text().startswith("xor-margin, 4 datapoints: ")
     ax = f1.axes[0]
     assert ax.get_legend_handles_labels()[1] == ["each ReLU network", "ReLU networks (mean)", "predicted ReLN (race)"]
     np.testing.assert_allclose(ax.lines[2].get_ydata(), [1.0, 0.5, 0.25, 0.1, 0.05])     # mean (3, 1.5, .75, .3, .15)/3

@@ -96,7 +96,7 @@ class Validation:
             if log:
                 a.set_yscale("log")
         ax[0].legend(fontsize=8)
-        task = plot_text(getattr(pred.task, "name", "task"))
+        task = plot_text(_task_words(pred.task, getattr(pred.task, "P", len(self.predicted[0]))))
         tr = getattr(pred, "training", None)
         how = "" if tr is None else f", η = {tr.lr:g}, {tr.loss} loss"
         f1.suptitle(f"{task}: predicted ReLN vs {counted(self.seeds, 'ReLU network')} (H = {pred.hidden}{how}); "
@@ -119,6 +119,17 @@ class Validation:
             a.set_title(f"{title} (black = on)", fontsize=9)
         f2.tight_layout()
         return f1, f2
+
+
+def _task_words(task, P: int) -> str:
+    """The task in a figure's title: "contexts(8, 3), 24 datapoints", "xor-margin, 4 datapoints", "your data,
+    8 datapoints" (a task from a spec file's tables is named "custom")."""
+    name, meta = getattr(task, "name", "custom"), getattr(task, "meta", None) or {}
+    if name == "contexts" and "n" in meta and "k" in meta:
+        name = f"contexts({meta['n']}, {meta['k']})"
+    elif name == "custom":
+        name = "your data"
+    return f"{name}, {counted(P, 'datapoint')}"
 
 
 def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: int | None = None,
