@@ -238,7 +238,8 @@ def test_race_figure_keeps_coinciding_curves_visible_and_its_legend_off_the_data
     t = np.arange(0.0, 50.0)
     fams = ["common+12+13+23", "common+1+12+13+23", "common"]
     curves = {f: np.exp(-t / (10 + i)) for i, f in enumerate(fams)}
-    rows = [{"family": f, "area": 0.2 + 0.1 * i, "t_0.01": 40, "rank_area": i + 1, "orbit": i} for i, f in enumerate(fams)]
+    rows = [{"family": f, "area": 0.2 + 0.1 * i, "t_0.01": 40, "rank_area": i + 1, "orbit": i}
+            for i, f in enumerate(fams)]
     named = {"common + doubles": rows[0], "common only": rows[2]}
     summary = {"k": 3, "named": named, "top20_by_area": rows}
     exhaust.write_outputs(exhaust.ExhaustResult(summary, t, curves, rows), tmp_path)

@@ -354,7 +354,7 @@ def gate_groups(task) -> int | None:
 
 def gate_share_labels(shares) -> list:
     """Row labels of gate patterns ranked by their share of the network's weight: "#1  24 %", with two
-    significant digits, so that rows of nearly equal share still read apart by rank (all read "0.01")."""
+    significant digits; rows of nearly equal share read apart by their rank (at two decimals many read 0.01)."""
     return [f"#{i + 1}  {100 * float(s):.2g} %" for i, s in enumerate(shares)]
 
 

@@ -21,7 +21,8 @@ def fig4a(s4, path):
     sim, theory = [], []
     for a, logy in zip(ax, (False, True)):
         a.fill_between(t, Lr.mean(0) - Lr.std(0), Lr.mean(0) + Lr.std(0), color="k", alpha=0.15, zorder=1)
-        sim = [a.plot(t, Lr.mean(0), color="k", lw=2.2, zorder=2.5, label=f"ReLU network (mean ± std of {len(Lr)} seeds)")[0],
+        sim = [a.plot(t, Lr.mean(0), color="k", lw=2.2, zorder=2.5,
+                      label=f"ReLU network (mean ± std of {len(Lr)} seeds)")[0],
                a.plot(t, s4["gdln"][("double", "joint")].mean(0), color="C0", lw=2.6, alpha=0.75, zorder=2,
                       label="ReLN double (GDLN, joint)")[0],
                a.plot(t, s4["gdln"][("double", "staged")].mean(0), color="C0", lw=1.4, ls=":", zorder=2,

@@ -87,7 +87,8 @@ class Validation:
         ax = f1.subplots(1, 2)
         for a, log in zip(ax, (False, True)):
             for i, c in enumerate(self.relu_loss):
-                a.plot(self.t, c / L0, color="tab:orange", lw=0.5, alpha=0.5, label="each ReLU network" if i == 0 else None)
+                a.plot(self.t, c / L0, color="tab:orange", lw=0.5, alpha=0.5,
+                       label="each ReLU network" if i == 0 else None)
             a.plot(self.t, self.relu_loss.mean(axis=0) / L0, color="tab:orange", lw=2, label="ReLU networks (mean)")
             a.plot(self.t, self.pred_loss / L0, "k--", lw=2, label="predicted ReLN (race)")
             a.set_xlabel("gradient step")
