@@ -84,10 +84,13 @@ def test_gate_image_has_an_on_off_key_row_lines_and_context_boundaries():
 
 def test_share_labels_read_apart_by_rank_and_two_significant_digits():
     """0.2431 → 24.31 % → "24"; 0.0123 and 0.0118 → "1.2" both, told apart by the rank; 0.00049 →
-    0.049 % → "0.049" (it read "0.00")."""
+    0.049 % → "0.049" (it read "0.00"); 0.0996 → 9.96 % → "10" (two digits), 0.099 → "9.9"."""
     labels = gate_share_labels([0.2431, 0.0123, 0.0118, 0.00049])
     assert labels == ["#1  24 %", "#2  1.2 %", "#3  1.2 %", "#4  0.049 %"]
     assert len(set(labels)) == len(labels)
+    # no exponent form: one found pattern holding all the weight read "1e+02 %"; 1e-7 → 1e-05 % → "<0.001"
+    assert gate_share_labels([1.0, 0.5, 0.0996, 0.099, 1e-7, 0.0]) == ["#1  100 %", "#2  50 %", "#3  10 %",
+                                                                      "#4  9.9 %", "#5  <0.001 %", "#6  0 %"]
 
 
 def _validation(P=12):

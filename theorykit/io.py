@@ -355,7 +355,15 @@ def gate_groups(task) -> int | None:
 def gate_share_labels(shares) -> list:
     """Row labels of gate patterns ranked by their share of the network's weight: "#1  24 %", with two
     significant digits; rows of nearly equal share read apart by their rank (at two decimals many read 0.01)."""
-    return [f"#{i + 1}  {100 * float(s):.2g} %" for i, s in enumerate(shares)]
+    return [f"#{i + 1}  {_percent(100 * float(s))} %" for i, s in enumerate(shares)]
+
+
+def _percent(v: float) -> str:
+    """A percentage to two significant digits, never in exponent form: 100 (not "1e+02"), 24, 1.2, 0.049;
+    under 0.001 "<0.001" (not "1e-05"); 0 as "0"."""
+    if v >= 10:
+        return f"{v:.0f}"
+    return f"{v:.2g}" if v == 0 or v >= 1e-3 else "<0.001"
 
 
 def gate_image(ax, gates, datapoints: int, labels, *, label_size=None, group: int | None = None, key: bool = True):
