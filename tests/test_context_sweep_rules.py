@@ -270,7 +270,8 @@ def test_plan_sweep_member_order_steps_and_lr(xor):
     with pytest.raises(SpecError) as exc:                  # every free symbol of the task needs grid values
         plan_sweep(xor, {"lr": [0.01]}, 1, 5)
     assert _field(exc) == ("--grid", "no values for symbols ['Delta']")
-    with pytest.raises(SpecError, match="positive"):      # lr = 0 learns nothing: refused, as is any lr <= 0
+    # lr = 0 learns nothing: refused, as is any lr below the one rule's 1e-12 (theorykit.spec.ranges)
+    with pytest.raises(SpecError, match=r"--grid lr: 0 is out of range \[1e-12, 1000\]"):
         plan_sweep(xor, {"Delta": [0.5], "lr": [0.0]}, 1, 5)
 
 

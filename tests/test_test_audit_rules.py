@@ -283,7 +283,8 @@ def test_grid_count_limit_and_plan_lr_at_their_edges():
     for lr in (0.0, -0.01):
         with pytest.raises(tk.SpecError) as e:
             plan_sweep(spec, {"Delta": [1.0], "lr": [lr]}, 1, 3)
-        assert e.value.field == "--grid" and "positive" in str(e.value)
+        # the one learning-rate rule (theorykit.spec.ranges: 1e-12 to 1e3), named as the grid's lr
+        assert e.value.field == "--grid lr" and "is out of range [1e-12, 1000]" in str(e.value)
 
 
 # ------------------------------------------------------------------------------------------------
