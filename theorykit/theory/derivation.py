@@ -35,7 +35,7 @@ from .effective import EffectiveDataset, couplings, effective_dataset, output_tr
 from ..errors import DerivationError, SpecError
 from ..spec.gating import GDLNSpec
 from .modes import SVD, Exprs, ExprsByName, Ranking, build_unevaluated, exact_text, is_zero, lazy_matvec, num, quad_exact, tidy
-from .svd import exact_svd, generic_reference
+from .svd import exact_svd, generic_reference, input_power
 from .trajectory import (a0 as A0, discrete_mode_gap, mode_gap, mode_gap_fraction, mode_trajectory, t, t_half,
                          t_half_float, tau)
 from ..spec.graph import GraphSpec
@@ -136,7 +136,8 @@ class Derivation:
         Nothing is simplified or typeset here: values are exact as derived (symbolic ``d`` is
         tidied for display on first access)."""
         symbolic = [e for eff in self.effective_datasets.values() if eff.exact is None for e in (*eff.Syx, *eff.Sx)]
-        self._reference, out, note = generic_reference(self.task.free_symbols, symbolic, self._svds)   # not at a special point
+        # not at a special point of the SVDs, nor where an input variance vanishes
+        self._reference, out, note = generic_reference(self.task.free_symbols, symbolic, self._svds, task=self.task)
         self.notes += [note] if note else []
         for i, (name, modes) in enumerate((n, svd.modes) for n, svd in out.items()):
             fld = self._pathway_field(i)
@@ -199,8 +200,7 @@ class Derivation:
     def _input_power(self) -> float:
         """``‖X‖_F² / P`` at the reference values: a bound on every ``d = vᵀ Σx_p v`` (``‖v‖ = 1``), the
         scale against which a zero input variance is told from tiny data (X scaled by 1e-8 has d ≈ 1e-16)."""
-        X, _ = self.task.numeric(self.reference)
-        return float(np.sum(X ** 2)) / max(self.task.P, 1)
+        return input_power(self.task, self.reference)
 
     @cached_property
     def diagonalisable(self) -> dict[str, bool]:

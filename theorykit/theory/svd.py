@@ -16,7 +16,7 @@ from .exactla import _components, _spread, rational_parts, rational_svd
 from .modes import (NULLSPACE_SIMPLIFY_MAX_OPS, SVD, Mode, _is_zero_at_random_points, is_zero, num, reference_values,
                     tidy)
 
-__all__ = ["exact_svd", "generic_reference"]
+__all__ = ["exact_svd", "generic_reference", "input_power", "zero_variance"]
 
 #: how many candidate reference points :func:`generic_reference` tries before it keeps the first
 REFERENCE_TRIES = 4
@@ -61,28 +61,68 @@ def ambiguity(svds: Mapping, ref: dict) -> str | None:
     return None
 
 
-def generic_reference(symbols, avoid, derive, tries: int = REFERENCE_TRIES) -> tuple:
+class _PointError(DerivationError):
+    """A :class:`DerivationError` decided by a value at the candidate reference point only (a root of a
+    Gram matrix that vanishes there, evaluated a rounding below 0): :func:`generic_reference` passes
+    over such a point, and raises the error where it holds at every candidate."""
+
+
+def zero_variance(svds: Mapping, ref: dict, power: float) -> str | None:
+    """Why the modes of ``svds`` (``{name: SVD}``, with their input variances) are degenerate at ``ref``, or
+    None: where a mode's ``d = vᵀ Σx v`` is at most 1e-14 of the input power ``power`` (``‖X‖_F² / P``) there,
+    the bound below which :class:`~theorykit.theory.derivation.Derivation` refuses it ("zero input
+    variance"). With symbols, that can be a point near a special one (inputs ``a`` and ``7/10 + 1/10⁸``,
+    singular at a = 7/10 + 10⁻⁸, give d ≈ 10⁻¹⁶ at a = 7/10), not the data."""
+    for n, svd in svds.items():
+        for k, m in enumerate(svd.modes):
+            if m.d_float(ref) <= 1e-14 * power:
+                return (f"the input variance d of mode {k + 1} of pathway {n!r} (s = {_short(m.s_text)}) is 0 "
+                        f"there (to 1e-14 of the input power, {power:.6g})")
+    return None
+
+
+def input_power(task, ref: dict) -> float:
+    """``‖X‖_F² / P`` of ``task`` at the values ``ref``: a bound on every ``d = vᵀ Σx_p v`` (``‖v‖ = 1``)."""
+    X, _ = task.numeric(ref)
+    return float(np.sum(X ** 2)) / max(task.P, 1)
+
+
+def generic_reference(symbols, avoid, derive, tries: int = REFERENCE_TRIES, task=None) -> tuple:
     """``(point, svds, note)``: the first candidate reference point of :func:`reference_values` (skipping
     0, 1, … of them) at which the SVDs ``svds = derive(point)`` (``{name: SVD}``) have conventions that
-    are not arbitrary (:func:`ambiguity`). ``note`` is None at the first candidate (an ordinary point:
-    nothing changes); else it names the point passed over and why, or, where every candidate was
-    ambiguous, says that the order and signs at the first candidate, kept, are arbitrary."""
-    first = None
+    are not arbitrary (:func:`ambiguity`), where ``derive`` raises no error decided at the point alone
+    (:class:`_PointError`: a root of a Gram matrix that vanishes there came out a rounding below 0) and,
+    given the ``task`` (``svds`` then carry input variances), no mode's input variance vanishes there
+    (:func:`zero_variance`). ``note`` is None at the first candidate (an ordinary point: nothing changes);
+    else it names the point passed over and why, or, where every candidate was ambiguous, says that the
+    order and signs at the first candidate, kept, are arbitrary. An error at every candidate is raised
+    (the first one); a zero input variance at every candidate is left to the caller (at the first)."""
+    passed, kept, error = None, None, None       # the first candidate passed over; the first one derived
     for k in range(tries if symbols else 1):
         ref = reference_values(symbols, avoid=avoid, skip=k)
-        svds = derive(ref)
-        why = ambiguity(svds, ref) if symbols else None
+        try:
+            svds = derive(ref)
+        except _PointError as exc:
+            error = error or exc
+            passed = passed or (ref, f"the exact SVD fails there ({_short(exc.message, 100)}: a root of a Gram matrix "
+                                     "that vanishes there, a rank drop, came out a rounding below 0)")
+            continue
+        why = None if not symbols else (ambiguity(svds, ref) or (
+            zero_variance(svds, ref, input_power(task, ref)) if task is not None else None))
         if why is None:
-            note = None if first is None else (
-                f"the reference point is {_text(ref)}: at the first candidate, {_text(first[0])}, {first[2]}; the "
+            note = None if passed is None else (
+                f"the reference point is {_text(ref)}: at the first candidate, {_text(passed[0])}, {passed[1]}; the "
                 f"order of the modes and the signs of their vectors are those at {_text(ref)}, and hold where they "
                 "are the same as there: pass --set NAME=VALUE (values=) to derive at your values")
             return ref, svds, note
-        first = first or (ref, svds, why)
-    return first[0], first[1], (f"at the reference point {_text(first[0])}, {first[2]}, and at the {tries - 1} "
-                                "next candidate points the conventions are arbitrary too: the order of the modes "
-                                "and the signs of their vectors are one choice; pass --set NAME=VALUE (values=) "
-                                "to derive at your values")
+        passed = passed or (ref, why)
+        kept = kept or (ref, svds, why)
+    if kept is None:
+        raise error
+    return kept[0], kept[1], (f"at the reference point {_text(kept[0])}, {kept[2]}, and at the {tries - 1} "
+                              "next candidate points the conventions are arbitrary too: the order of the modes "
+                              "and the signs of their vectors are one choice; pass --set NAME=VALUE (values=) "
+                              "to derive at your values")
 
 
 def _short(text: str, cap: int = 60) -> str:
@@ -144,7 +184,7 @@ def _eigen_gram(G: sp.Matrix, ref):
             if r == 0 or (not symbolic and abs(num(r, ref)) < 1e-14):
                 continue
             if num(r, ref) < 0:
-                raise DerivationError(f"negative eigenvalue {r} of a Gram matrix")
+                raise _PointError(f"negative eigenvalue {r} of a Gram matrix")
             found.append(r)
             if symbolic and deg == 2 and n == 2 and abs(num(G[0, 1], ref)) > 1e-12:
                 quadratic.add(r)
