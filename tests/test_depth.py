@@ -202,6 +202,15 @@ def test_run_statistics_on_synthetic_runs():
     L = np.exp(-np.maximum(t[None, :] - ta[:, None], 0) / 200)
     _, w, _ = curves.variance_explained(L, ta)
     assert 0.8 < w <= 1.0 + 1e-12
+    # second method, numpy here: one regressor with intercept, so each checkpoint's R² is the squared
+    # Pearson correlation of its losses with ta; checkpoints t = 0, 100 (every run still at 1) have no
+    # variance and drop out; the rest are weighted by their across-run (population) variance
+    var = L.var(axis=0)
+    keep = var > 0
+    assert keep.tolist() == [False, False] + [True] * 8
+    corr2 = np.array([np.corrcoef(L[:, i], ta)[0, 1] ** 2 for i in np.nonzero(keep)[0]])
+    assert w == pytest.approx(np.sum(var[keep] * corr2) / np.sum(var[keep]), rel=1e-12)
+    assert w < 1 - 1e-3              # exp(−(t − ta)/200) is not linear in ta: some variance is left
 
 
 def test_stereotypical_and_variance_explained_by_hand():
