@@ -336,6 +336,12 @@ def test_race_loss_keeps_its_digits_far_below_the_start():
     want = 4 * 0.5 * d_ * g ** 2                    # four equal modes; nothing is left unfit (L* = 0)
     assert want[-1] < 1e-20 * want[0]
     np.testing.assert_allclose(traj.loss[0], want, rtol=1e-4)     # RK4 at h = τ/40: its rate errs by ~1e-6
+    # to t = 600, RK4's truncation bounds the error: on the tail g ∝ e^{−λt}, λ = 2s/τ = 0.0375, one step
+    # of h = 0.5 multiplies g by 1 − λh + (λh)²/2 − (λh)³/6 + (λh)⁴/24, off e^{−λh} by (λh)⁵/120 ≈ 1.9e-11
+    # relative; 1200 steps give ≤ 2.3e-8 in g, ≤ 4.6e-8 in L ∝ g². (At t = 800, g ≈ 6e-11·s/d: rounding
+    # of the state at ~1e-16 is ~1e-6 of g per ulp, and the 1e-4 above is what holds there.) A 1-ppm
+    # error in the time scale τ would move L(600) by 2λ·600·1e-6 ≈ 4.5e-5: caught here, not above.
+    np.testing.assert_allclose(traj.loss[0][:4], want[:4], rtol=1e-7, atol=0)
 
 
 def _race_start_maps(system, a0):
