@@ -239,8 +239,9 @@ class Prediction:
         return (f"<p><b>Predicted ReLN</b>: {counted(len(self.gates), 'pathway')}, H = {self.hidden}, half-way time "
                 f"{html_escape(self._half_way())}, area {self.area:.5f}; search {html_escape(self._search_words())}</p>"
                 f"<table><tr><th>pathway</th><th>gates</th><th>hidden</th><th>a0</th></tr>{rows}</table>"
-                f"<p>runner-ups (orbits, pathways, area)</p><table>{ru}</table>"
-                f'<img src="data:image/png;base64,{base64.b64encode(png).decode()}">')
+                + (f"<p>runner-up families</p><table><tr><th>orbits</th><th>pathways</th><th>area</th></tr>{ru}"
+                   "</table>" if ru else "")
+                + f'<img src="data:image/png;base64,{base64.b64encode(png).decode()}">')
 
 
 # ---------------------------------------------------------------------------------------------
