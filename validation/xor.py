@@ -433,8 +433,9 @@ def _claims(theory, med_err, max_err, crossover_sim, dstar, grid, closest_agreem
                  "(a0 = H_p σ²/2) and simulations"),
         "agreement": (f"median relative error {pct(e)} (vs simulated ReLNs {pct(med_err['simulated_relns'])}); "
                       f"largest {pct(max_err['closed_form_a0_rule'])} at Δ = {deltas[i_max]:.3g}; the "
-                      f"ReLU network (median seed) never halved its loss at {relu_never} of {len(deltas)} "
-                      "Δ (counted as infinite error)"),
+                      + (f"ReLU network (median seed) never halved its loss at {relu_never} of {len(deltas)} "
+                         "Δ (counted as infinite error)" if relu_never else
+                         f"ReLU network (median seed) halved its loss at all {len(deltas)} Δ")),
     })
     ok_sw = crossover_sim is not None and abs(crossover_sim - dstar) <= C["switch_abs"]
     rows.append({
