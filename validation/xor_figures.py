@@ -11,6 +11,14 @@ from theorykit.io import write_figure
 from ._common import subplots
 
 COLORS = {"relu": "black", "linear": "tab:blue", "xor": "tab:orange"}
+#: the suite's loss: the mean over the four datapoints of ½ (y − ŷ)², so ½ at a zero output (y = ±1)
+LOSS_LABEL = "mean loss ½ (y − ŷ)² over the 4 datapoints"
+
+
+def _protocol(cfg, sep=", ") -> str:
+    """The run in words: network, training and seeds (``sep`` between the network and the training)."""
+    return (f"ReLU network with {cfg['hidden']} hidden units{sep}full-batch gradient descent on the mean loss, "
+            f"η = {cfg['lr']}, init std {cfg['init_std']}, {cfg['seeds']} seeds")
 
 
 def figures(out_dir, cfg, theory, deltas, times, A) -> list:
@@ -30,11 +38,11 @@ def figures(out_dir, cfg, theory, deltas, times, A) -> list:
         ax.axvline(A["crossover_sim"], color="grey", ls=":", label="ReLU switch (sim)")
     ax.set_yscale("log")
     ax.set_xlabel(r"margin $\Delta$")
-    ax.set_ylabel("learning time (steps to half the initial loss)")
+    ax.set_ylabel("learning time (gradient steps to half the initial loss)")
     finite = np.concatenate([v[np.isfinite(v)] for v in [m] + list(A["cf_lt_rule"].values())])
     if finite.size:
         ax.set_ylim(0.7 * finite.min(), min(3 * finite.max(), 20 * np.nanmax(m)))
-    ax.set_title(f"Fig. 2d: learning time (lr={cfg['lr']}, σ={cfg['init_std']}, {cfg['seeds']} seeds)", fontsize=9)
+    ax.set_title(f"Fig. 2d: learning time on XoR with a margin\n{_protocol(cfg, chr(10))}", fontsize=8)
     ax.legend(fontsize=7)
     fig.tight_layout()
     p = write_figure(fig, Path(out_dir) / "fig2d_learning_time.png", dpi=130)
@@ -61,13 +69,15 @@ def figures(out_dir, cfg, theory, deltas, times, A) -> list:
             a.plot(times[sel], A["cf_rule"][n][i][sel], "--", color=COLORS[n], lw=1.5, label=f"{lab} closed form")
             a.plot(times[sel], A["sims"][n][i].mean(0)[sel], "-", color=COLORS[n], lw=0.8, alpha=0.7,
                    label=f"{lab} sim")
-        a.set_title(f"Δ = {deltas[i]:.3g}", fontsize=9)
-        a.set_xlabel("step")
-        a.set_ylabel("loss")
+        a.set_title(f"Δ = {deltas[i]:.3g} ({'<' if deltas[i] < dstar else '>'} Δ*: "
+                    f"{'XoR' if deltas[i] < dstar else 'linear'} ReLN faster)", fontsize=9)
+        a.set_xlabel("gradient step")
+        a.set_ylabel(LOSS_LABEL, fontsize=8)
     for a in axes.ravel()[len(idx):]:
         a.axis("off")
     axes.ravel()[0].legend(fontsize=6)
-    fig.suptitle(r"Fig. 2e: loss curves; $\Delta^\ast \approx$" + f"{dstar:.3f}", fontsize=10)
+    fig.suptitle(r"Fig. 2e: loss curves on XoR with a margin, $\Delta^\ast \approx$" + f"{dstar:.3f}\n"
+                 + _protocol(cfg), fontsize=10)
     fig.tight_layout()
     p = write_figure(fig, Path(out_dir) / "fig2e_loss_curves.png", dpi=130)
     files.append({"file": p.name, "caption": "Fig. 2e: loss curves of the ReLU networks (mean, range over seeds) beside "
