@@ -99,3 +99,93 @@ def test_xor_report_does_not_say_never_halved_at_zero_deltas():
     n = row["measured"]["deltas"]
     assert "never halved its loss at 0 of" not in row["agreement"]
     assert f"halved its loss at all {n} Δ" in row["agreement"]
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. the suites' figures say what loss, in gradient steps, on which task and protocol
+# ---------------------------------------------------------------------------------------------
+def _validation_module(name, monkeypatch, kept):
+    from theorykit.suites import load_package
+
+    mod = __import__(load_package("validation").__name__ + "." + name, fromlist=["x"])
+    monkeypatch.setattr(mod, "write_figure", lambda fig, path, **kw: kept.append(fig) or Path(path))
+    if hasattr(mod, "write_json"):
+        monkeypatch.setattr(mod, "write_json", lambda *a, **kw: None)
+    return mod
+
+
+def test_fig2d_and_fig2e_name_the_loss_the_gradient_steps_the_task_and_protocol(monkeypatch, tmp_path):
+    kept = []
+    figs = _validation_module("xor_figures", monkeypatch, kept)
+    deltas = np.array([0.0, 0.4, 0.8, 1.2])
+    times = np.arange(0.0, 301.0)
+    rng = np.random.default_rng(0)
+    curves = lambda: rng.random((deltas.size, 2, times.size)) * 0.5         # Δ × seeds × steps  # noqa: E731
+    A = {"relu_lt_med": np.array([150.0, 140.0, 120.0, 80.0]), "relu_q": (np.full(4, 70.0), np.full(4, 160.0)),
+         "cf_lt_rule": {"linear": np.array([np.nan, 300.0, 130.0, 80.0]), "xor": np.array([150.0, 145.0, 125.0, 110.0])},
+         "sim_lt_med": {"linear": np.array([np.nan, 300.0, 130.0, 80.0]), "xor": np.array([150.0, 145.0, 125.0, 110.0])},
+         "crossover_sim": 0.85, "relu_curves": curves(),
+         "cf_rule": {n: rng.random((deltas.size, times.size)) for n in ("linear", "xor")},
+         "sims": {"linear": curves(), "xor": curves()}}
+    cfg = {"lr": 0.05, "init_std": 0.01, "seeds": 2, "hidden": 128, "curve_deltas": [0.0, 0.4, 0.8, 1.2]}
+    figs.figures(tmp_path, cfg, {"crossover_float": math.sqrt(2 / 3)}, deltas, times, A)
+    f2d, f2e = kept
+    ax = f2d.axes[0]
+    assert "gradient steps" in ax.get_ylabel()
+    for text in (ax.get_title(), f2e._suptitle.get_text()):
+        # the task, the network, the protocol: mean loss, full-batch gradient descent, η, σ, seeds
+        for words in ("XoR with a margin", "128 hidden units", "gradient descent on the mean loss", "η = 0.05",
+                      "init std 0.01", "2 seeds"):
+            assert words in text, (words, text)
+    panels = [a for a in f2e.axes if a.axison]
+    assert len(panels) == 4
+    for a, d in zip(panels, deltas):
+        assert a.get_xlabel() == "gradient step"
+        assert a.get_ylabel() == "mean loss ½ (y − ŷ)² over the 4 datapoints"
+        # Δ* = √(2/3) = 0.8165: the XoR ReLN is faster at 0, 0.4 and 0.8, the linear one at 1.2
+        assert ("XoR ReLN faster" if d < 0.8165 else "linear ReLN faster") in a.get_title()
+    # the numbers are the ones given: the ReLU mean over seeds, up to the panel's last step (4 × t½ or the run)
+    i = 1
+    x, y = panels[i].lines[0].get_data()
+    sel = times <= min(4 * A["relu_lt_med"][i], times[-1])
+    assert np.array_equal(x, times[sel]) and np.allclose(y, A["relu_curves"][i].mean(0)[sel])
+
+
+def test_fig_digits_names_its_loss_steps_and_protocol(monkeypatch):
+    kept = []
+    gates = _validation_module("gates", monkeypatch, kept)
+    t = np.arange(0.0, 4001.0, 100.0)
+    rows = [{"K": k, "sim_loss": np.exp(-t / 1000) / k, "race_loss": np.exp(-t / 900) / k, "sim_max_rel_err": 0.1 * k,
+             "race_max_rel_err": 0.12 * k, "sim_final_rel_err": 0.2, "race_final_rel_err": 0.3} for k in (1, 2, 4, 8)]
+    dg = {"t": t, "relu_loss": np.exp(-t / 800), "rows": rows, "K_elbow": 2, "X_shape": [64, 900],
+          "settings": {"classes": 5, "images": 900, "hidden": 200, "init_std": 1e-3, "lr": 0.05, "steps": 4000,
+                       "seeds": 5}}
+    gates._fig_digits(dg, Path("fig_digits.png"))
+    fig = kept[0]
+    a0, a1 = fig.axes
+    assert a0.get_xlabel() == "gradient step" and a0.get_ylabel() == "mean loss over the 900 images"
+    assert a1.get_ylabel() and "K" in a1.get_xlabel()
+    title = fig._suptitle.get_text()
+    for words in ("digits 0–4", "900 images", "200 hidden units", "gradient descent on the mean loss", "η = 0.05",
+                  "5 seeds"):
+        assert words in title, (words, title)
+    assert np.allclose(a0.lines[0].get_ydata(), dg["relu_loss"])
+
+
+def test_fig6_and_fig5_say_the_loss_is_summed_over_the_datapoints_in_gradient_steps(monkeypatch):
+    kept = []
+    depth = _validation_module("depth", monkeypatch, kept)
+    t = np.arange(0.0, 50.0)
+    L = np.exp(-t / 10)[None, :] * np.array([[1.0], [2.0]])
+    out = {k: {"stereotypical_run": 0, "t_align": [1.0, 2.0], "t_half_loss": [3.0, 4.0]} for k in ("relu", "gdln")}
+    depth._fig6(t, L, L, out, L[0], Path("fig6.png"), {"hidden": 96})
+    ax = kept[0].axes
+    for a in ax[:2]:
+        assert a.get_xlabel() == "gradient step" and a.get_ylabel() == "loss summed over all datapoints"
+    assert ax[2].get_ylabel() == "gradient step at which the loss halves"
+    kept.clear()
+    figs = _validation_module("contexts_figures", monkeypatch, kept)
+    c = {"t": t, "relu": L, "gdln": L, "closed_form": L[0], "closed_form_fit": L[0], "race": L[0]}
+    figs.fig5({"3": {"_curves": c, "gamma": 1.0}}, Path("fig5.png"))
+    a = kept[0].axes[0]
+    assert a.get_xlabel() == "gradient step" and a.get_ylabel() == "loss (summed over the datapoints)"

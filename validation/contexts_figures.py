@@ -229,7 +229,7 @@ def fig5(s5, path):
         data[kk] = {"gamma": s5[kk]["gamma"], "t": t[sub], "relu_mean": m[sub], "relu_std": s[sub],
                     "gdln_joint_mean": c["gdln"].mean(0)[sub], "closed_form_rule_a0": c["closed_form"][sub],
                     "closed_form_a0_fitted_to_relu": c["closed_form_fit"][sub], "race_rule_a0": c["race"][sub]}
-    ax[0].set_ylabel("loss (summed)")
+    ax[0].set_ylabel("loss (summed over the datapoints)")
     ax[0].legend(fontsize=7)
     fig.suptitle("Fig. 5: closed form vs GDLN vs ReLU, every block the hierarchy")
     write_figure(fig, path, tight=True)

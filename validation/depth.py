@@ -352,13 +352,13 @@ def _fig6(t, Lr, Lg, out, ode, path, st, wide=None, gating=None, all_on_t=None, 
         if flow is not None:
             a.plot(t, flow, "k:", lw=1.6, label="GDLN flow (effective datasets, aligned start)")
         a.set_yscale("log")
-        a.set_xlabel("step")
-        a.set_ylabel("summed loss")
+        a.set_xlabel("gradient step")
+        a.set_ylabel("loss summed over all datapoints")
         a.legend(fontsize=6)
     for key, name, marker in (("relu", "ReLU", "o"), ("gdln", "GDLN", "x")):
         ax[2].scatter(out[key]["t_align"], out[key]["t_half_loss"], marker=marker, label=name)
     ax[2].set_xlabel("alignment time (top mode, both layers, cos > 0.9)")
-    ax[2].set_ylabel("step at which the loss halves")
+    ax[2].set_ylabel("gradient step at which the loss halves")
     ax[2].set_title("later alignment, later learning", fontsize=8)
     ax[2].legend(fontsize=6)
     if gating is not None:
@@ -371,7 +371,7 @@ def _fig6(t, Lr, Lg, out, ode, path, st, wide=None, gating=None, all_on_t=None, 
             ax[4].plot(all_on_t[0], all_on_t[1], color="C0", lw=1.2)
             ax[4].set_ylim(0, 1)
             ax[4].set_title("ReLU first layer: live units on for\nall datapoints (mean over seeds)", fontsize=8)
-            ax[4].set_xlabel("step")
+            ax[4].set_xlabel("gradient step")
             ax[4].set_ylabel("share of live units")
         ax[3].set_title(f"ReLU gating at the end. First layer: {gating['first_all_on_weight_mean']:.0%} of weight on units\n"
                         f"on for all datapoints; units on for {gating['first_on_fraction_weighted_mean']:.0%} of "

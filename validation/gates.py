@@ -200,8 +200,8 @@ def _fig_digits(dg, path):
             ax[0].plot(t, r["sim_loss"], "-", color=f"C{i}", lw=1, label=f"GDLN sim K={r['K']}")
             ax[0].plot(t, r["race_loss"], ":", color=f"C{i}", lw=1.3, label=f"race K={r['K']}")
     ax[0].set_yscale("log")
-    ax[0].set_xlabel("step")
-    ax[0].set_ylabel("mean loss")
+    ax[0].set_xlabel("gradient step")
+    ax[0].set_ylabel(f"mean loss over the {dg['X_shape'][1]} images")
     ax[0].legend(fontsize=6, ncol=2)
     Ks = [r["K"] for r in dg["rows"]]
     ax[1].plot(Ks, [r["sim_max_rel_err"] for r in dg["rows"]], "o-", label="simulated ReLN: max err / L(0)")
@@ -209,10 +209,13 @@ def _fig_digits(dg, path):
     ax[1].plot(Ks, [r["sim_final_rel_err"] for r in dg["rows"]], "o--", label="simulated: final err / final L")
     ax[1].plot(Ks, [r["race_final_rel_err"] for r in dg["rows"]], "s--", label="race: final err / final L")
     ax[1].set_yscale("log")
-    ax[1].set_xlabel("K")
+    ax[1].set_xlabel("K (gate patterns found by Algorithm 1)")
+    ax[1].set_ylabel("relative loss error of the ReLN")
     ax[1].legend(fontsize=6)
-    fig.suptitle(f"digits 0–{dg['settings']['classes'] - 1}, {dg['X_shape'][1]} images: ReLN from found gates "
-                 "vs the ReLU network", fontsize=9)
+    st = dg["settings"]
+    fig.suptitle(f"scikit-learn digits 0–{st['classes'] - 1}, {dg['X_shape'][1]} images: ReLN from found gates "
+                 f"vs the ReLU network ({st['hidden']} hidden units, full-batch gradient descent on the mean loss, "
+                 f"η = {st['lr']}, {st['seeds']} seeds)", fontsize=9)
     fig.tight_layout()
     write_figure(fig, path, tight=True)
 
