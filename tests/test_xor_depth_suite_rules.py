@@ -111,7 +111,9 @@ def test_learning_time_row_text_points_at_the_largest_error():
     rows = xor._claims(THEORY, {"closed_form_a0_rule": 0.0, "simulated_relns": 0.0}, {"closed_form_a0_rule": 0.0},
                        DSTAR, DSTAR, 0.1, 1.0, {"gates_unit_count": [DSTAR], "gates_contribution_weighted": [DSTAR]},
                        {"four": np.ones(2), "two": np.zeros(2)}, {}, np.array([0.0, 0.5]), AGREE, np.zeros(2))
-    assert rows[1]["measured"]["deltas_relu_never_learned"] == 0 and "at 0 of 2 Δ" in rows[1]["agreement"]
+    # with none missed the text says so in words ("halved its loss at all 2 Δ", not "never halved … at 0 of 2 Δ")
+    assert rows[1]["measured"]["deltas_relu_never_learned"] == 0 and "halved its loss at all 2 Δ" in rows[1]["agreement"]
+    assert "never halved" not in rows[1]["agreement"]
 
 
 @pytest.mark.parametrize("sim,verdict", [(DSTAR + 0.05, "confirmed"), (DSTAR - 0.05, "confirmed"),
