@@ -189,3 +189,18 @@ def test_fig6_and_fig5_say_the_loss_is_summed_over_the_datapoints_in_gradient_st
     figs.fig5({"3": {"_curves": c, "gamma": 1.0}}, Path("fig5.png"))
     a = kept[0].axes[0]
     assert a.get_xlabel() == "gradient step" and a.get_ylabel() == "loss (summed over the datapoints)"
+
+
+@pytest.mark.parametrize("loss, word", [("mean", "averaged"), ("sum", "summed")])
+def test_compare_figure_names_its_loss_and_gradient_steps(loss, word):
+    """A found spec on contexts(2, 2): P = 2 items × 2 contexts = 4 datapoints; the loss label said "loss (mean)"."""
+    from theorykit.analysis.compare import Comparison
+
+    paths = (tk.Pathway("g1", (1, 1, 0, 0), hidden=2), tk.Pathway("g2", (1, 1, 1, 1), hidden=2))
+    spec = tk.GDLNSpec(tk.contexts(2, 2), paths, tk.Training(lr=0.1), "found-gates")
+    steps = np.array([0, 50, 100])
+    cmp = Comparison(steps, steps, np.array([0.5, 0.3, 0.1]), np.array([0.5, 0.25, 0.1]), None, spec, 1e-3, 0.1, loss)
+    for ax in cmp.figure().axes:
+        assert ax.get_xlabel() == "gradient step"
+        assert ax.get_ylabel() == f"loss, ½ ‖y − ŷ‖² {word} over the 4 datapoints"
+        assert list(ax.lines[0].get_ydata()) == [0.5, 0.3, 0.1]

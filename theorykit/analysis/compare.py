@@ -82,8 +82,9 @@ class Comparison:
             ax.plot(self.steps, self.gdln_loss, "-", color="C0", label="found GDLN, paired start (simulated)")
             if self.race_loss is not None:
                 ax.plot(self.steps, self.race_loss, "--", color="C3", label="race reduction (theory)")
-            ax.set_xlabel("step")
-            ax.set_ylabel(f"loss ({self.loss})")
+            ax.set_xlabel("gradient step")
+            ax.set_ylabel(f"loss, ½ ‖y − ŷ‖² {'summed' if self.loss == 'sum' else 'averaged'} over the "
+                          f"{self.spec.task.P} datapoints", fontsize=9)
             if log:
                 ax.set_yscale("log")
         axes[0].legend(fontsize=8)
