@@ -34,6 +34,22 @@ def _log_stream(stream) -> bool:
     return stat.S_ISREG(mode) or stat.S_ISFIFO(mode)
 
 
+#: the bar's width where the terminal reports no size (0 rows or 0 columns: ``script`` without a
+#: size, some CI and editor shells), where tqdm would draw a bar of width -1, that is nothing
+FALLBACK_COLUMNS = 80
+
+
+def _fixed_columns(stream) -> int | None:
+    """None when the terminal ``stream`` reports a usable size, or none at all (tqdm then follows
+    it as it changes, as it reads it: ``os.get_terminal_size``); :data:`FALLBACK_COLUMNS` when it
+    reports 0 rows or 0 columns."""
+    try:
+        size = os.get_terminal_size(stream.fileno())
+    except (AttributeError, OSError, ValueError):      # no descriptor, or not a terminal's: tqdm's way
+        return None
+    return None if size.columns > 0 and size.lines > 0 else FALLBACK_COLUMNS
+
+
 class Progress:
     """A tqdm bar labelled ``label`` with ``total`` steps; ``update(k, note)`` advances it.
 
@@ -41,7 +57,8 @@ class Progress:
     line ``label: n/total (p%), note, Xs`` at most every :attr:`LOG_SECONDS` seconds, the first only
     once the run has lasted that long: a short run writes nothing, a long one shows it is alive,
     and the log has no carriage returns or escape codes (tqdm's bar wrote a ``\\r`` update per step).
-    Quiet when ``enabled`` is false."""
+    Quiet when ``enabled`` is false. A terminal that reports 0 rows or 0 columns gets a bar
+    :data:`FALLBACK_COLUMNS` wide (tqdm's own would be empty)."""
 
     #: seconds between two progress lines on a log file or a pipe
     LOG_SECONDS = 60.0
@@ -56,8 +73,9 @@ class Progress:
         self.log = bool(enabled) and not self.tty and _log_stream(self.stream)
         self._start = self._said = time.monotonic()
         self._note = ""
+        fixed = _fixed_columns(self.stream) if self.enabled else None
         self._bar = tqdm(total=self.total, desc=label, file=self.stream, disable=not self.enabled, leave=True,
-                         dynamic_ncols=True)
+                         dynamic_ncols=fixed is None, ncols=fixed)
 
     def __enter__(self):
         return self

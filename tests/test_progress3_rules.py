@@ -1,0 +1,83 @@
+"""Progress on long runs, round 3.
+
+1. A terminal that reports 0 rows or 0 columns (``script`` without a size, some CI and editor
+   shells): tqdm read its width as ``0 - 1`` and drew nothing, so the bar vanished. Now
+   ``Progress`` draws it :data:`~theorykit.progress.FALLBACK_COLUMNS` (80) wide there.
+2. The trainer reported its steps every ``steps // 100`` steps, so a run of 8001 steps ended its
+   bar at 8000/8001 (``theorykit find-gates``, ``simulate``). Now the last report is the final step.
+"""
+from __future__ import annotations
+
+import io
+import os
+
+import theorykit as tk
+from theorykit.progress import Progress
+
+
+class ZeroTerminal(io.StringIO):
+    """A terminal's stderr (isatty, a descriptor) whose size the test sets through os.get_terminal_size."""
+
+    def isatty(self):
+        return True
+
+    def fileno(self):
+        return 2
+
+
+def _bar_text(monkeypatch, columns, lines, note="stage"):
+    monkeypatch.setattr(os, "get_terminal_size", lambda *fd: os.terminal_size((columns, lines)))
+    err = ZeroTerminal()
+    with Progress("xor", 10, stream=err) as bar:
+        for _ in range(10):
+            bar.update(1, note=note)
+    return err.getvalue()
+
+
+def test_a_zero_by_zero_terminal_still_shows_the_bar(monkeypatch):
+    text = _bar_text(monkeypatch, 0, 0)
+    last = text.strip("\n").split("\r")[-1]
+    assert "xor" in last and "10/10" in last and "100%" in last
+    # the fixed width: tqdm fills the line to exactly ncols characters
+    assert len(last) == 80
+
+
+def test_zero_rows_or_zero_columns_alone_fall_back_too(monkeypatch):
+    for columns, lines in ((0, 24), (120, 0)):
+        last = _bar_text(monkeypatch, columns, lines).strip("\n").split("\r")[-1]
+        assert "10/10" in last and len(last) == 80, (columns, lines, last)
+
+
+def test_a_terminal_with_a_size_keeps_its_width(monkeypatch):
+    # tqdm's own rule: a terminal of C columns gets a bar line of C - 1 characters
+    last = _bar_text(monkeypatch, 100, 30).strip("\n").split("\r")[-1]
+    assert "10/10" in last and len(last) == 99
+
+
+def test_the_training_reports_its_final_step():
+    """201 steps: the trainer's tick is 201 // 100 = 2, so the reports were 2, 4, …, 200; the run's
+    last report must be 201, the bar's total."""
+    done = []
+    tk.find_gates(tk.xor_margin(0.5), K=1, seeds=1, steps=201, hidden=4, every=67, on_step=done.append)
+    assert done[-1] == 201
+    assert done == sorted(done) and done[:3] == [2, 4, 6]
+
+
+def test_the_find_gates_bar_ends_at_its_total(monkeypatch, tmp_path):
+    """The command's training bar is Progress("find-gates: training", steps), advanced by on_step
+    to the steps done: after the run it must stand at its total, 201 of 201."""
+    import theorykit.cli.find_gates as cli_fg
+
+    bars = []
+
+    class Recorded(Progress):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            bars.append(self)
+
+    monkeypatch.setattr(cli_fg, "Progress", Recorded)
+    from theorykit.cli import main
+    assert main(["find-gates", "xor-margin", "--set", "Delta=0.5", "--K", "1", "--steps", "201", "--seeds", "1",
+                 "--hidden", "4", "--out", str(tmp_path / "found.toml")]) == 0
+    training = [b for b in bars if b.label == "find-gates: training"]
+    assert len(training) == 1 and training[0].total == 201 and training[0].n == 201
