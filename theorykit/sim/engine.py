@@ -163,8 +163,10 @@ def _build_run(loss_fn, objective, mask, steps: int, save: SaveAt, on_step=None)
                 m = mask(t)
                 g = {k: (gw * m[k].astype(gw.dtype) if k in m else gw) for k, gw in g.items()}
             p = jax.tree_util.tree_map(lambda w, gw: w - lr.astype(w.dtype) * gw, p, g)
-            if on_step is not None:     # t is the loop's own counter, not batched: one call per tick
-                jax.lax.cond((t + 1) % tick == 0, lambda: jax.debug.callback(on_step, t + 1), lambda: None)
+            if on_step is not None:     # t is the loop's own counter, not batched: one call per tick,
+                # and one at the last step (steps=8001, tick 80: the bar ended at 8000/8001)
+                jax.lax.cond(((t + 1) % tick == 0) | (t + 1 == steps),
+                             lambda: jax.debug.callback(on_step, t + 1), lambda: None)
             if every:
                 idx = jnp.where(t % every == 0, t // every, n_curve)      # slot n_curve: a scratch slot
                 buf = buf.at[idx].set(val.astype(buf.dtype))
@@ -286,8 +288,8 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
     batch: members per compiled call (memory); ``on_batch(done)`` is called after each batch, and
         ``on_batch_result(start, stop, loss)`` with that batch's loss curves (members start..stop−1;
         for writing results as they finish, e.g. :mod:`theorykit.analysis.sweep`).
-    on_step: ``on_step(done)``, called from the running program about 100 times a batch, with the
-        steps done over all batches so far (for a progress bar; ``batches × steps`` in all).
+    on_step: ``on_step(done)``, called from the running program about 100 times a batch, the last
+        at its final step, with the steps done over all batches so far (for a progress bar; ``batches × steps`` in all).
     check: a name (True: ``"training"``): raise :class:`DivergenceError`, naming it, if a loss curve is
         non-finite or grows tenfold (with ``save.loss_every=0``: if the final loss is non-finite or
         ten times L(0)); None or False: no check.
