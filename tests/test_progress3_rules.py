@@ -2,7 +2,7 @@
 
 1. A terminal that reports 0 rows or 0 columns (``script`` without a size, some CI and editor
    shells): tqdm read its width as ``0 - 1`` and drew nothing, so the bar vanished. Now
-   ``Progress`` draws it :data:`~theorykit.progress.FALLBACK_COLUMNS` (80) wide there.
+   ``Progress`` draws it :data:`~theorykit.progress.FALLBACK_SIZE` (80 x 24) there.
 2. The trainer reported its steps every ``steps // 100`` steps, so a run of 8001 steps ended its
    bar at 8000/8001 (``theorykit find-gates``, ``simulate``). Now the last report is the final step.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 
 import theorykit as tk
 from theorykit.progress import Progress
@@ -28,7 +29,10 @@ class ZeroTerminal(io.StringIO):
 def _bar_text(monkeypatch, columns, lines, note="stage"):
     monkeypatch.setattr(os, "get_terminal_size", lambda *fd: os.terminal_size((columns, lines)))
     err = ZeroTerminal()
-    with Progress("xor", 10, stream=err) as bar:
+    # stderr itself, as a command's bar writes to it: tqdm reads the size of sys.stderr and
+    # sys.stdout only (its rows too: 0 rows hid the bar as "more hidden")
+    monkeypatch.setattr(sys, "stderr", err)
+    with Progress("xor", 10) as bar:
         for _ in range(10):
             bar.update(1, note=note)
     return err.getvalue()

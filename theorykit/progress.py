@@ -34,20 +34,21 @@ def _log_stream(stream) -> bool:
     return stat.S_ISREG(mode) or stat.S_ISFIFO(mode)
 
 
-#: the bar's width where the terminal reports no size (0 rows or 0 columns: ``script`` without a
-#: size, some CI and editor shells), where tqdm would draw a bar of width -1, that is nothing
-FALLBACK_COLUMNS = 80
+#: the bar's size, (columns, rows), where the terminal reports 0 rows or 0 columns (``script``
+#: without a size, some CI and editor shells): tqdm read it as -1 x -1 and drew nothing (a bar
+#: of width -1, on row 0 of -1 rows: "more hidden")
+FALLBACK_SIZE = (80, 24)
 
 
-def _fixed_columns(stream) -> int | None:
-    """None when the terminal ``stream`` reports a usable size, or none at all (tqdm then follows
-    it as it changes, as it reads it: ``os.get_terminal_size``); :data:`FALLBACK_COLUMNS` when it
-    reports 0 rows or 0 columns."""
+def _fixed_size(stream) -> tuple[int, int] | tuple[None, None]:
+    """(None, None) when the terminal ``stream`` reports a usable size, or none at all (tqdm then
+    follows it as it changes, as it reads it: ``os.get_terminal_size``); :data:`FALLBACK_SIZE`
+    when it reports 0 rows or 0 columns."""
     try:
         size = os.get_terminal_size(stream.fileno())
     except (AttributeError, OSError, ValueError):      # no descriptor, or not a terminal's: tqdm's way
-        return None
-    return None if size.columns > 0 and size.lines > 0 else FALLBACK_COLUMNS
+        return None, None
+    return (None, None) if size.columns > 0 and size.lines > 0 else FALLBACK_SIZE
 
 
 class Progress:
@@ -58,7 +59,7 @@ class Progress:
     once the run has lasted that long: a short run writes nothing, a long one shows it is alive,
     and the log has no carriage returns or escape codes (tqdm's bar wrote a ``\\r`` update per step).
     Quiet when ``enabled`` is false. A terminal that reports 0 rows or 0 columns gets a bar
-    :data:`FALLBACK_COLUMNS` wide (tqdm's own would be empty)."""
+    of :data:`FALLBACK_SIZE` (tqdm's own would be empty)."""
 
     #: seconds between two progress lines on a log file or a pipe
     LOG_SECONDS = 60.0
@@ -73,9 +74,9 @@ class Progress:
         self.log = bool(enabled) and not self.tty and _log_stream(self.stream)
         self._start = self._said = time.monotonic()
         self._note = ""
-        fixed = _fixed_columns(self.stream) if self.enabled else None
+        ncols, nrows = _fixed_size(self.stream) if self.enabled else (None, None)
         self._bar = tqdm(total=self.total, desc=label, file=self.stream, disable=not self.enabled, leave=True,
-                         dynamic_ncols=fixed is None, ncols=fixed)
+                         dynamic_ncols=ncols is None, ncols=ncols, nrows=nrows)
 
     def __enter__(self):
         return self
