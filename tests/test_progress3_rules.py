@@ -85,3 +85,49 @@ def test_the_find_gates_bar_ends_at_its_total(monkeypatch, tmp_path):
                  "--hidden", "4", "--out", str(tmp_path / "found.toml")]) == 0
     training = [b for b in bars if b.label == "find-gates: training"]
     assert len(training) == 1 and training[0].total == 201 and training[0].n == 201
+
+
+# --- 3. theorykit bench: a line on stderr as each part starts, the table on stdout as it was ---------
+
+def _bench_output(monkeypatch, capsys, *flags):
+    import theorykit.bench as bench
+    from theorykit.cli import main
+    from test_bench_rules import _stub_run_bench      # every measured part stubbed: no timing is run
+
+    _stub_run_bench(monkeypatch)
+    assert main(["bench", "--quick", *flags]) == 0
+    got = capsys.readouterr()
+    # the only figure that is a timing of this run: "total X s (before the scaling table)"
+    out = "\n".join(line for line in got.out.splitlines() if not line.startswith("total "))
+    return out, got.err, bench
+
+
+def test_bench_announces_each_part_on_stderr_only(monkeypatch, capsys):
+    out, err, bench = _bench_output(monkeypatch, capsys)
+    lines = err.splitlines()
+    assert lines and all(line.startswith("bench: ") for line in lines)
+    # the parts of a CPU run, in order: derivations, matmul, stream, ReLU x 2 dtypes, GDLN x 2, race, scaling
+    # (QUICK's Section 5 ks, read from the config, not from the output)
+    ks = ", ".join(map(str, bench.QUICK["section5_ks"]))
+    expected = [f"derivation times (XoR, Section 4, Section 5 k = {ks})", "matmul rate, float64 and float32",
+                "stream rate, float64 and float32", "Section 4 ReLU ensemble and baselines, float64",
+                "Section 4 ReLU ensemble and baselines, float32", "Section 6 GDLN, float64", "Section 6 GDLN, float32",
+                "race engine", "derivation scaling table (a row as each case is done)"]
+    assert [line[len("bench: "):line.rindex(" (")] for line in lines] == expected
+    assert "bench:" not in out
+
+
+def test_bench_stdout_is_the_same_with_and_without_progress(monkeypatch, capsys):
+    shown, err, _ = _bench_output(monkeypatch, capsys)
+    quiet, quiet_err, _ = _bench_output(monkeypatch, capsys, "--no-progress")
+    assert err and quiet_err == ""
+    assert shown == quiet and "Derivation time" in shown
+
+
+def test_run_bench_is_quiet_on_stderr_by_default(monkeypatch, capsys):
+    import theorykit.bench as bench
+    from test_bench_rules import _stub_run_bench
+
+    _stub_run_bench(monkeypatch)
+    assert bench.run_bench(quick=True) == 0
+    assert capsys.readouterr().err == ""

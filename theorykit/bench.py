@@ -400,8 +400,11 @@ def _device():
             "cpu": platform.processor() or platform.machine(), "jax": jax.__version__}
 
 
-def run_bench(quick: bool = False, json_out: str | None = None, write=None) -> int:
+def run_bench(quick: bool = False, json_out: str | None = None, write=None, progress: bool = False) -> int:
     """Run the benchmark, print a table, optionally write JSON (atomically). Returns an exit status.
+
+    ``progress``: a line on stderr as each part starts (``bench: matmul rate (12 s in)``), never on
+    stdout, which carries the table (the command line's, unless ``--no-progress``).
 
     ``write(path, record)`` writes the JSON (each time a part is measured); by default
     :func:`theorykit.io.write_json`, and the command line passes its own writer of results (the same
@@ -421,8 +424,14 @@ def run_bench(quick: bool = False, json_out: str | None = None, write=None) -> i
             write(json_out, res)
 
     t0 = time.perf_counter()
+
+    def part(what):
+        if progress:
+            print(f"bench: {what} ({time.perf_counter() - t0:.0f} s in)", file=sys.stderr, flush=True)
+
     where = f"{dev['platform']} ({dev['device_kind'] or dev['cpu']}), {dev['count']} device(s), jax {dev['jax']}"
     print(f"theorykit bench ({'quick' if quick else 'full'}) on {where}", flush=True)
+    part(f"derivation times (XoR, Section 4, Section 5 k = {', '.join(map(str, cfg['section5_ks']))})")
     der = paper_results(ks=tuple(cfg["section5_ks"]))     # fresh objects, so no cached properties
     save(derivation=der)
     print("\nDerivation time")
@@ -432,15 +441,18 @@ def run_bench(quick: bool = False, json_out: str | None = None, write=None) -> i
     base = der[0]["seconds"]
     print("  (ratios to the XoR derivation: " + ", ".join(f"{r['seconds'] / base:.1f}" for r in der[1:]) + ")",
           flush=True)
+    part("matmul rate, float64 and float32")
     mm = {dt: matmul_rate(dt) for dt in ("float64", "float32")}
     save(matmul_flop_per_s=mm)
     print(f"\nMeasured matmul rate of this device, 1024 x 1024 products, precision 'highest': "
           f"float64 {mm['float64'] / 1e9:.1f} GFLOP/s, float32 {mm['float32'] / 1e9:.1f} GFLOP/s", flush=True)
+    part("stream rate, float64 and float32")
     mem = {dt: memory_rate(dt) for dt in ("float64", "float32")}
     save(memory_bytes_per_s=mem)
     print(f"Measured stream rate (x <- a x + b, read and write): float64 {mem['float64'] / 1e9:.0f} GB/s, "
           f"float32 {mem['float32'] / 1e9:.0f} GB/s", flush=True)
-    thr = [throughput(cfg, dt, mm[dt], mem[dt]) for dt in ("float64", "float32")]
+    thr = [part(f"Section 4 ReLU ensemble and baselines, {dt}") or throughput(cfg, dt, mm[dt], mem[dt])
+           for dt in ("float64", "float32")]
     save(throughput=thr)
     print(f"\nSection 4 ReLU network [11, 700, 60], full-batch GD, on {where}")
     print(f"  ensemble (one trainer, jit+vmap): {cfg['ensemble_networks']} networks x {cfg['steps_long']} steps, "
@@ -473,7 +485,7 @@ def run_bench(quick: bool = False, json_out: str | None = None, write=None) -> i
         else:
             print(f"  fused kernel (Pallas), {r['dtype']}: {f['status']}")
     if dev["platform"] == "gpu":
-        small = [fused_where_it_fits(cfg, dt) for dt in ("float64", "float32")]
+        small = [part(f"fused kernel where it fits, {dt}") or fused_where_it_fits(cfg, dt) for dt in ("float64", "float32")]
         save(fused_where_it_fits=small)
         for r in small:
             f = r["fused"]
@@ -483,7 +495,7 @@ def run_bench(quick: bool = False, json_out: str | None = None, write=None) -> i
                      f"{verdict(f['matches_naive_recurrence'], f['max_rel_weight_difference'])}"
                      if r["ratio_fused_over_plain"] else f["status"]))
     sys.stdout.flush()
-    gd = [gdln_throughput(cfg, dt, mm[dt]) for dt in ("float64", "float32")]
+    gd = [part(f"Section 6 GDLN, {dt}") or gdln_throughput(cfg, dt, mm[dt]) for dt in ("float64", "float32")]
     save(gdln_throughput=gd)
     print(f"\nSection 6 GDLN (graph spec, staged schedule, quick size), {cfg['gdln_networks']} networks x "
           f"{cfg['gdln_steps']} steps")
@@ -491,6 +503,7 @@ def run_bench(quick: bool = False, json_out: str | None = None, write=None) -> i
         print(f"  {r['dtype']:<8}{r['network_steps_per_s']:>12,.0f} network-steps/s"
               + (f", >= {r['flop_per_s_lower_bound'] / 1e9:.1f} GFLOP/s ({r['fraction_of_matmul_rate_lower_bound']:.0%} "
                  "of matmul)" if r["flop_per_s_lower_bound"] else ""), flush=True)
+    part("race engine")
     race = race_throughput(cfg)
     save(race_engine=race)
     print(f"\nRace engine (RK4 in JAX, vmapped): all {race['families']} context-gated families of Section 4, "
@@ -515,6 +528,7 @@ def run_bench(quick: bool = False, json_out: str | None = None, write=None) -> i
         and all(r["fused"].get("matches_naive_recurrence", True) for r in res.get("fused_where_it_fits", []))
     save(seconds=total, all_checks_pass=ok)
     sys.stdout.flush()
+    part("derivation scaling table (a row as each case is done)")
     scaling = run_section(quick)
     print(f"\ntotal {total:.1f} s (before the scaling table)")
     save(derivation_scaling=scaling, complete=True)

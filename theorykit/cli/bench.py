@@ -23,4 +23,4 @@ def run(args):
         if args.json:
             write_json_result(args.json, res)
         return 0
-    return run_bench(quick=args.quick, json_out=args.json, write=write_json_result)
+    return run_bench(quick=args.quick, json_out=args.json, write=write_json_result, progress=not args.no_progress)

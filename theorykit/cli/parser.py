@@ -566,7 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--baseline", metavar="DIR",
                    help="with --repl: also measure another checkout of theorykit (e.g. a git worktree of an earlier "
                         "commit) in the same sitting, and print old/new ratios")
-    _common(b, "bench", limits=False)
+    _common(b, "bench", limits=False, progress="lines (one as each part starts)")
     return p
 
 
