@@ -131,3 +131,21 @@ def test_run_bench_is_quiet_on_stderr_by_default(monkeypatch, capsys):
     _stub_run_bench(monkeypatch)
     assert bench.run_bench(quick=True) == 0
     assert capsys.readouterr().err == ""
+
+
+# --- 4. the tutorial's last command says how long it takes and that it shows a bar ----------------------
+
+def test_the_tutorials_long_command_says_how_long_and_shows_a_bar():
+    from pathlib import Path
+
+    from theorykit.spec.files import load_spec
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "docs" / "tutorial.md").read_text("utf-8")
+    cmd = "theorykit simulate examples/section6_paper.toml --init random --seeds 2 --times 0,500,12000,30000"
+    assert text.count(cmd) == 1
+    after = " ".join(text.split(cmd, 1)[1].split("```", 1)[1].split())    # the text after its code block
+    assert "minute" in after and "2-core CPU" in after and "bar" in after and "--no-progress" in after
+    # the steps the page names are the example's own (read from the spec, not from the page)
+    assert load_spec(str(root / "examples" / "section6_paper.toml")).training.steps == 30000
+    assert "30,000 steps" in after
