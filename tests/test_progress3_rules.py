@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+from pathlib import Path
 
 import theorykit as tk
 from theorykit.progress import Progress
@@ -136,8 +137,6 @@ def test_run_bench_is_quiet_on_stderr_by_default(monkeypatch, capsys):
 # --- 4. the tutorial's last command says how long it takes and that it shows a bar ----------------------
 
 def test_the_tutorials_long_command_says_how_long_and_shows_a_bar():
-    from pathlib import Path
-
     from theorykit.spec.files import load_spec
 
     root = Path(__file__).resolve().parents[1]
@@ -149,3 +148,26 @@ def test_the_tutorials_long_command_says_how_long_and_shows_a_bar():
     # the steps the page names are the example's own (read from the spec, not from the page)
     assert load_spec(str(root / "examples" / "section6_paper.toml")).training.steps == 30000
     assert "30,000 steps" in after
+
+
+# --- 5. predict --validate: its ReLU training has a bar of its steps --------------------------------------
+
+def test_predict_validate_shows_the_training_bar_to_its_end(monkeypatch, tmp_path):
+    """The prediction's bars (patterns, racing) were there; the validation's ReLU training, the
+    rest of the run, had none. 301 steps: the trainer's tick is 3, so the bar must reach 301/301."""
+    import theorykit.cli.predict as cli_predict
+    from theorykit.cli import main
+
+    bars = []
+
+    class Recorded(Progress):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            bars.append(self)
+
+    monkeypatch.setattr(cli_predict, "Progress", Recorded, raising=False)
+    xor = str(Path(__file__).resolve().parents[1] / "examples" / "xor_linear.toml")
+    assert main(["predict", xor, "--hidden", "16", "--set", "Delta=0.5", "--steps", "301", "--validate",
+                 "--seeds", "2", "--out", str(tmp_path / "p.toml")]) == 0
+    (bar,) = [b for b in bars if b.label == "predict: validating (ReLU training)"]
+    assert bar.total == 301 and bar.n == 301

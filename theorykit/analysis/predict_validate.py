@@ -134,8 +134,10 @@ def _task_words(task, P: int) -> str:
 
 
 def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: int | None = None,
-                        html_dir=None) -> Validation:
-    """Train ReLU networks with the prediction's settings and compare (module docstring)."""
+                        html_dir=None, on_step=None) -> Validation:
+    """Train ReLU networks with the prediction's settings and compare (module docstring).
+    ``on_step(done)``: called with the training's steps done, about 100 times, the last at the
+    prediction's ``training.steps`` (the command line's bar; :func:`find_gates`'s)."""
     task = pred.task if task is None else task
     tr = pred.training
     steps = int(tr.steps)
@@ -143,7 +145,7 @@ def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: in
     K = len(pred.gates) if K is None else int(K)
     try:
         fg = find_gates(task, K=K, seeds=int(seeds), steps=steps, hidden=pred.hidden, lr=tr.lr, init_std=tr.init_std,
-                        loss=tr.loss, every=every, seed=seed)
+                        loss=tr.loss, every=every, seed=seed, on_step=on_step)
     except SpecError as exc:
         if exc.field != "--K":
             raise

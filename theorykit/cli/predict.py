@@ -12,6 +12,7 @@ from pathlib import Path
 from ..analysis.predict import predict_reln
 from ..analysis.predict_validate import validate_prediction
 from ..errors import SpecError, as_command
+from ..progress import Progress
 from ..spec import fields as vf
 from ..spec import files as sf
 from ..spec.gating import GDLNSpec, Pathway
@@ -53,7 +54,11 @@ def run(args) -> int:
     print(pred.text())
     doc = {"prediction": pred.summary()}
     if args.validate:       # before anything is written: a failed validation leaves no result behind
-        val = validate_prediction(pred, seeds=args.seeds, seed=args.seed, html_dir=args.html)
+        # the ReLU training was quiet (seconds to minutes): a bar of its steps, as find-gates shows
+        with Progress("predict: validating (ReLU training)", int(pred.training.steps),
+                      enabled=not args.no_progress) as bar:
+            val = validate_prediction(pred, seeds=args.seeds, seed=args.seed, html_dir=args.html,
+                                      on_step=lambda done: bar.update(done - bar.n))
         doc["validation"] = val.summary()
         print(val.text())
     doc["provenance"] = provenance(args)
