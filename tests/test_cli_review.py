@@ -105,7 +105,7 @@ targets = [[1, 1, -1, -1]]
 
 
 @pytest.mark.parametrize("text,sets,field,says", [
-    ("[symbols]\nD = {}\n" + _DATA + "[trainig]\nlr = 0.05\n", ["D=1"], "spec", "unknown keys ['trainig']"),
+    ("[symbols]\nD = {}\n" + _DATA + "[trainig]\nlr = 0.05\n", ["D=1"], "trainig", "unknown keys ['trainig']"),
     ("a = " + "[" * 5000 + "]" * 5000 + "\n", [], "spec", "nested too deeply"),
     ("[symbols]\nD = {}\n" + _DATA, ["D=-1"], "--set D", "imaginary or complex"),
 ])

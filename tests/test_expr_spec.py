@@ -80,7 +80,7 @@ def _xor_dict(**over):
     (lambda d: d["training"].update(loss="median"), "training.loss"),
     (lambda d: d["symbols"].update(Delta={"blue": True}), "symbols.Delta.blue"),
     (lambda d: d["data"]["inputs"][2].__setitem__(0, "Gamma"), "data.inputs[2][0]"),
-    (lambda d: d.update(extra=1), "spec"),
+    (lambda d: d.update(extra=1), "extra"),            # an unknown key: named itself
     (lambda d: d["data"].update(task="moons"), "data"),
 ])
 def test_bad_specs_name_the_field(mutate, field):

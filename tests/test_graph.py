@@ -90,7 +90,7 @@ def test_graph_spec_pathways_and_sharing():
     (lambda d: d["edges"].append({"from": "q", "to": "a"}), "edges[5].from"),      # unknown node
     (lambda d: d["nodes"][0].update(width=0), "nodes[0].width"),
     (lambda d: d["edges"].append({"from": "a", "to": "h"}), "edges"),              # cycle h→a→h
-    (lambda d: d["edges"][3].update(rows=[0, 7]), "edges[3].rows"),
+    (lambda d: d["edges"][3].update(rows=[0, 7]), "edges[3].rows[1]"),
     (lambda d: d["edges"][1].update(rows=[0]), "edges[1].rows"),                    # rows on a hidden edge
     (lambda d: d["nodes"][1].update(active=[1, 0]), "nodes[1].active"),
     (lambda d: d.update(pathways=[{"name": "x", "active": "all"}]), "pathways"),

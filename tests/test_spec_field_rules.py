@@ -327,7 +327,7 @@ def test_check_real_finite():
 def test_table_keys_and_small_helpers():
     assert vf.path("pathways", 2, "hidden") == "pathways[2].hidden"
     assert vf.path("", "data", "inputs") == "data.inputs"
-    msg = _err(lambda: vf.no_unknown_keys({"lrr": 1}, ["lr", "loss"], "training"), field="training")
+    msg = _err(lambda: vf.no_unknown_keys({"lrr": 1}, ["lr", "loss"], "training"), field="training.lrr")
     assert "'lrr'" in msg and "did you mean 'lr'" in msg
     vf.no_unknown_keys({"lr": 1}, ["lr", "loss"], "training")
     assert "missing" in _err(lambda: vf.required({}, "lr", "training", "add lr"), field="training.lr")

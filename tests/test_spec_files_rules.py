@@ -80,7 +80,7 @@ def test_training_steps_range_and_loss():
         _err(lambda: spec_from_dict(_xor_data(steps=bad)), "training.steps")
     assert spec_from_dict(_xor_data(loss="sum")).training.loss == "sum"
     _err(lambda: spec_from_dict(_xor_data(loss="max")), "training.loss")
-    _err(lambda: spec_from_dict(_xor_data(momentum=0.9)), "training")
+    _err(lambda: spec_from_dict(_xor_data(momentum=0.9)), "training.momentum")
     # defaults of the field reference: 0.05, "mean", 0.001, 0.01, 2000
     t = spec_from_dict(_xor_data()).training
     assert (t.lr, t.loss, t.a0, t.init_std, t.steps) == (0.05, "mean", 0.001, 0.01, 2000)
@@ -339,8 +339,8 @@ def test_builtin_task_keys_defaults_and_errors():
     _err(lambda: ctx(n=2, k=2, blocks=[[1, 0, 0]]), "data.blocks")             # 3 columns for n = 2
     _err(lambda: ctx(n=2, k=2, common="spiral"), "data.common")
     _err(lambda: ctx(n=2, k=2, common=5), "data.common")
-    _err(lambda: ctx(n=2, k=2, Delta=1), "data")                               # an xor-margin key
-    _err(lambda: spec_from_dict({"data": {"task": "xor-margin", "reln": "linear", "n": 2}}), "data")
+    _err(lambda: ctx(n=2, k=2, Delta=1), "data.Delta")                             # an xor-margin key
+    _err(lambda: spec_from_dict({"data": {"task": "xor-margin", "reln": "linear", "n": 2}}), "data.n")
     e = _err(lambda: spec_from_dict({"data": {"task": "parity", "reln": "linear"}}), "data.task")
     assert "unknown task 'parity'" in e.problem
     e = _err(lambda: spec_from_dict({"data": {"task": 3, "reln": "linear"}}), "data.task")
@@ -394,7 +394,7 @@ def test_context_relns_default_width_and_errors():
     _err(lambda: spec_from_dict({"data": {"task": "contexts", "n": 2, "k": 2, "reln": "linear"}}), "data.reln")
     # "all" with k = 9: 2**9 − 2 = 510 context pathways, over the 256 of docs/specs.md
     _err(lambda: spec_from_dict({"data": {"task": "contexts", "n": 1, "k": 9, "reln": "all"}}), "data.reln")
-    e = _err(lambda: spec_from_dict({"data": {"inputs": [[1]], "targets": [[1]], "reln": "linear"}}), "data")
+    e = _err(lambda: spec_from_dict({"data": {"inputs": [[1]], "targets": [[1]], "reln": "linear"}}), "data.reln")
     assert "reln" in e.problem                          # explicit data admits inputs and targets only
 
 
@@ -565,8 +565,9 @@ def test_pathway_gates_are_zero_or_one_per_datapoint():
     def res(active):
         return Pathway("p", active).resolve(t, "pathways[0]")
     assert res("all").active == (1, 1) and res([0, 1]).active == (0, 1)
-    for bad in ("some", [1], [1, 0, 1], [1, 2], [True, 1], [1.0, 1], 5):
-        _err(lambda: res(bad), "pathways[0].active")
+    for bad, at in (("some", ""), ([1], ""), ([1, 0, 1], ""), ([1, 2], "[1]"), ([True, 1], "[0]"), ([1.0, 1], "[0]"),
+                    (5, "")):
+        _err(lambda: res(bad), "pathways[0].active" + at)          # a bad gate: its entry
     e = _err(lambda: res([0, 0]), "pathways[0].active")
     assert "'p' is active on no datapoint" in e.problem
 
@@ -579,9 +580,9 @@ def test_pathway_rows_are_in_range_once_and_sorted():
     r = res()
     assert (r.inputs, r.outputs) == ((0, 1, 2), (0, 1))                       # "all": every row
     assert res(inputs=[2, 0]).inputs == (0, 2)                                # sorted
-    for bad in ([3], [-1], [0, 0], [], "none", [True], [0.0]):
-        _err(lambda: res(inputs=bad), "pathways[0].inputs")
-    e = _err(lambda: res(outputs=[2]), "pathways[0].outputs")
+    for bad, at in (([3], "[0]"), ([-1], "[0]"), ([0, 0], ""), ([], ""), ("none", ""), ([True], "[0]"), ([0.0], "[0]")):
+        _err(lambda: res(inputs=bad), "pathways[0].inputs" + at)  # a bad index: its entry
+    e = _err(lambda: res(outputs=[2]), "pathways[0].outputs[0]")
     assert "0..1" in e.problem                                               # p = 2 output rows
     assert res(outputs=[1]).outputs == (1,)
     for bad in (1, 4, True):

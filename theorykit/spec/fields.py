@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import decimal
 import difflib
+import json
 import math
 import numbers
 import re
@@ -34,6 +35,8 @@ DATA_MIN = 1e-6
 DATA_MAX = 1e6
 #: longest name (pathway, spec) accepted
 NAME_MAX_LEN = 64
+#: a TOML bare key (written without quotes in a dotted path)
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 
@@ -87,13 +90,16 @@ def table(value, field: str, fix: str) -> dict:
 
 
 def no_unknown_keys(tab: Mapping, allowed: Iterable[str], field: str, what: str = "") -> None:
-    """Refuse keys of ``tab`` not in ``allowed`` (a misspelt key is never ignored)."""
+    """Refuse keys of ``tab`` not in ``allowed`` (a misspelt key is never ignored). The error's field
+    is the first unknown key's TOML path (``training.lrate``; a top-level key alone where ``field`` is
+    ``"spec"``), the message lists every unknown key."""
     allowed = list(allowed)
     extra = [k for k in tab if k not in allowed]
     if extra:
         near = {str(k): difflib.get_close_matches(str(k), allowed, n=1, cutoff=0.75) for k in extra}
         guess = ", ".join(f"{m[0]!r} for {k!r}" for k, m in near.items() if m)
-        raise SpecError(field, f"unknown keys {sorted(map(str, extra))}{what}",
+        key = str(extra[0]) if _BARE_KEY.fullmatch(str(extra[0])) else json.dumps(str(extra[0]))  # TOML quotes it
+        raise SpecError(key if field == "spec" else path(field, key), f"unknown keys {sorted(map(str, extra))}{what}",
                         (f"did you mean {guess}? Otherwise " if guess else "") + f"use only {allowed}")
 
 

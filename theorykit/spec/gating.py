@@ -110,7 +110,7 @@ def check_gates(act, P, field, off="is off on every datapoint", on="on", integer
                         f"give a list of {P} zeros and ones, or \"all\"")
     for j, g in enumerate(act):
         if isinstance(g, bool) or not isinstance(g, integers) or g not in (0, 1):
-            raise SpecError(field, f"gate {short_repr(g)} (datapoint {j}) is not 0 or 1",
+            raise SpecError(f"{field}[{j}]", f"gate {short_repr(g)} (datapoint {j}) is not 0 or 1",
                             f"gates are binary: 1 = {on} for that datapoint")
     if not any(act):
         raise SpecError(field, off, "turn it on somewhere or remove it")
@@ -133,9 +133,9 @@ def check_indices(vals, size, field, what):
     if not isinstance(vals, (list, tuple)) or not vals:
         raise SpecError(field, f"expected \"all\" or a non-empty list of {what} indices, got {vals!r}",
                         "write \"all\" or e.g. [0, 1]")
-    for v in vals:
+    for j, v in enumerate(vals):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < size:
-            raise SpecError(field, f"{v!r} is not an {what} index in 0..{size - 1}", f"use integers below {size}")
+            raise SpecError(f"{field}[{j}]", f"{v!r} is not an {what} index in 0..{size - 1}", f"use integers below {size}")
     if len(set(vals)) != len(vals):
         raise SpecError(field, f"repeated {what} index in {vals!r}", "list each index once")
     return tuple(sorted(int(v) for v in vals))
