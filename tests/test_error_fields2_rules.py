@@ -4,14 +4,21 @@ tests/test_error_fields_rules.py).
 1. An unknown key is named by its own TOML path (``training.lrate``, ``pathways[0].hiden``), not its
    table's; a bad gate or row index by its entry (``pathways[0].active[1]``), not the list's. The fix
    text ("did you mean …") is kept.
+2. A learning rate given in Python (``tk.Training(lr=…)``, ``tk.simulate(…, lr=…)``,
+   ``tk.find_gates(…, lr=…)``, ``compare_run(…, lr=…)``) is held to the command line's rule.
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
+import theorykit as tk
+from theorykit.analysis.compare import compare_run
 from theorykit.cli import main
 from theorykit.errors import SpecError
 from theorykit.spec.files import spec_from_dict
+from theorykit.spec.graph import scaled
 
 SPEC = '''name = "t"
 [data]
@@ -86,3 +93,66 @@ def test_the_first_of_several_unknown_keys_is_named_and_all_are_listed():
     assert e.value.field == "training.zeta"           # the first in the file, not the table
     assert e.value.problem == "unknown keys ['lrr', 'zeta']"
     assert e.value.fix == "did you mean 'lr' for 'lrr'? Otherwise use only ['lr', 'loss', 'a0', 'init_std', 'steps']"
+
+
+# ------------------------------------------------------------------------------------------------
+# 2. the Python API holds a learning rate to the command line's rule: 1e-12 … 1e3 (docs/specs.md,
+#    training.lr), the fix "give a number from 1e-12 to 1000, e.g. …" written as Python writes it
+# ------------------------------------------------------------------------------------------------
+LR_FIX = "give a number from 1e-12 to 1000, e.g."
+
+
+def _xor_spec(lr=0.05):
+    return tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"], tk.Training(lr=lr, steps=5))
+
+
+@pytest.mark.parametrize("lr, problem", [(1e4, "10000 is out of range [1e-12, 1000]"),
+                                         (1e-13, "1e-13 is out of range [1e-12, 1000]")])
+def test_training_holds_lr_to_the_one_rule(lr, problem):
+    with pytest.raises(SpecError) as e:
+        tk.Training(lr=lr)
+    assert (e.value.field, e.value.problem, e.value.fix) == ("training.lr", problem, f"{LR_FIX} lr = 0.05")
+    assert tk.Training(lr=1000.0).lr == 1000.0 and tk.Training(lr=1e-12).lr == 1e-12     # the ends are in
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tk.simulate(_xor_spec(), lr=1e4, seeds=1, steps=5, values={"Delta": 0.5}),
+    lambda: tk.find_gates(tk.contexts(n=1, k=2), lr=1e4, K=1, seeds=1, steps=5, hidden=4),
+    lambda: compare_run(_xor_spec().subs({"Delta": 0.5}), _fake_run(_xor_spec().subs({"Delta": 0.5})), lr=1e4),
+], ids=["simulate", "find_gates", "compare_run"])
+def test_the_python_entry_points_refuse_an_lr_the_command_line_refuses(call):
+    """tk.simulate and tk.find_gates ran lr = 1e4 (simulate's check was (0, ∞), find_gates' none);
+    compare_run took any number."""
+    with pytest.raises(SpecError) as e:
+        call()
+    assert (e.value.field, e.value.problem, e.value.fix) == ("lr", "10000 is out of range [1e-12, 1000]",
+                                                             f"{LR_FIX} lr=0.05")
+
+
+def test_compare_run_names_lr_for_a_word():
+    spec = _xor_spec().subs({"Delta": 0.5})
+    with pytest.raises(SpecError) as e:              # was float("fast"): a bare ValueError
+        compare_run(spec, _fake_run(spec), lr="fast")
+    assert e.value.field == "lr" and e.value.fix == f"{LR_FIX} lr=0.05"
+
+
+def _fake_run(spec):
+    """What compare_run reads before the learning rate: the run's data, the spec's own."""
+    X, Y = spec.task.numeric()
+    return SimpleNamespace(X=X, Y=Y)
+
+
+def test_a_scaled_graph_holds_its_learning_rate_to_the_rule():
+    """scaled(graph, factor, time) trains at η × time: with η = 600 and time = 2 that is 1200 > 1000,
+    refused naming time (the largest time allowed: floor(1000 / 600) = 1)."""
+    g = tk.graph_from_pathways(_xor_spec(lr=600.0))
+    with pytest.raises(SpecError) as e:
+        scaled(g, 1.0, 2)
+    assert e.value.field == "time"
+    assert e.value.problem == "the scaled learning rate η × time = 600 × 2 = 1200 is over 1000"
+    assert e.value.fix == "give a time of at most 1, or a smaller training.lr"
+    assert scaled(_xor_spec_graph(0.25), 0.5, 4).training.lr == 1.0        # 0.25 × 4
+
+
+def _xor_spec_graph(lr):
+    return tk.graph_from_pathways(_xor_spec(lr=lr))

@@ -617,7 +617,8 @@ def test_training_checks_its_own_fields():
     for kw, field in (({"lr": 0}, "training.lr"), ({"a0": -1.0}, "training.a0"), ({"init_std": math.inf},
                       "training.init_std"), ({"steps": 0}, "training.steps"), ({"loss": "max"}, "training.loss")):
         _err(lambda: Training(**kw), field)
-    assert Training(lr=1e6).lr == 1e6          # the dataclass has no upper bound (spec files do)
+    _err(lambda: Training(lr=1e6), "training.lr")    # the one rule of every learning rate: 1e-12 … 1e3, as spec files
+    assert Training(lr=1e3).lr == 1e3 and Training(lr=1e-12).lr == 1e-12
 
 
 # --- bugs found by the mutation check, each with its fix -----------------------------------------------

@@ -26,7 +26,7 @@ from ..errors import SpecError, keyword_errors
 from ._runs import gdln_outputs_from_start
 from .checkpoints import paired_start, start_a0
 from ..theory.race import RaceSystem
-from ..spec.fields import loss_factor
+from ..spec.fields import learning_rate, loss_factor
 from ..spec.graph import GraphSpec
 from ..html import IMAGES_JS, figure_html, html_escape, page_head
 from ..io import (atomic_write_text, counted, gate_groups, gate_image, new_figure, plot_text, png_bytes, write_json,
@@ -129,7 +129,7 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None, 
                         f"{Ys.shape[1]} targets) is not the run's ({run.X.shape[0]} × {run.X.shape[1]} inputs, "
                         f"{run.Y.shape[0]} × {run.Y.shape[1]} targets)" + (": the same sizes, other values" if same else ""),
                         "compare a spec with the run it was found in")
-    lr = float(spec.training.lr if lr is None else lr)
+    lr = float(spec.training.lr if lr is None else learning_rate(lr, "lr", "lr=0.05"))
     loss = loss or spec.training.loss
     run_loss = run.loss(loss)
     if not run_loss[0] > 0:            # the gaps are shares of L(0)

@@ -53,7 +53,7 @@ from ..io import counted
 from ..progress import checked_progress, progress_bar
 from ..linalg import correlation, data_scale
 from ._runs import ReluRun, train_gdln_many, train_relu
-from ..spec.fields import choice, integer, real
+from ..spec.fields import choice, integer, learning_rate, real
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task
 
@@ -427,6 +427,8 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
                                         f"{type(task_or_spec).__name__}", "pass theorykit.contexts(...) or a loaded spec")
     if values:
         task = task.subs(values)
+    if lr is not None:          # named as the keyword it is, by the one rule of every learning rate
+        learning_rate(lr, "lr", "lr=0.05")
     tr = Training(lr=tr.lr if lr is None else lr, loss=tr.loss if loss is None else loss, a0=tr.a0,
                   init_std=tr.init_std if init_std is None else init_std, steps=tr.steps if steps is None else steps)
     # what k-means needs, checked before any network trains (a K above the distinct activity patterns

@@ -31,7 +31,7 @@ from .engine import train_net
 from ..errors import SpecError
 from ..spec.values import checked_value
 from ..theory.derivation import Derivation
-from ..spec.fields import integer, loss_name, real
+from ..spec.fields import integer, learning_rate, loss_name, real
 from ..spec.graph import GraphSpec, Group, graph_from_pathways
 from ..spec.gating import GDLNSpec
 from ..net.starts import aligned_params, random_params
@@ -265,7 +265,9 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
         raise SpecError("network", f"unknown network {network!r}", "use \"gdln\" or \"relu\"")
     integer(seeds, "seeds", lo=1, fix="a positive number of networks, e.g. seeds=4")
     stds = init_std.items() if isinstance(init_std, Mapping) else [(None, init_std)]   # one, or by pathway/edge
-    for name, v, example in (("lr", lr, "lr=0.05"), ("a0", a0, "a0=1e-3"),
+    if lr is not None:          # the one rule of every learning rate (a spec's training.lr, --lr)
+        learning_rate(lr, "lr", "lr=0.05")
+    for name, v, example in (("a0", a0, "a0=1e-3"),
                              *((f"init_std[{k!r}]" if k is not None else "init_std", v, "init_std=0.01")
                                for k, v in stds)):
         if v is not None:       # an override is checked as the spec's own setting is (Training)

@@ -17,7 +17,8 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
-from .fields import NAME_MAX_LEN, integer, label, flow_tau, loss_factor, loss_name, node_label, real, short_repr, type_name
+from .fields import (NAME_MAX_LEN, integer, label, flow_tau, learning_rate, loss_factor, loss_name, node_label, real,
+                     short_repr, type_name)
 from .task import Task
 
 __all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "context_name", "lemma41_gatings",
@@ -83,8 +84,10 @@ class Training:
 
     def __post_init__(self):
         """Every setting is checked where it is made, so ``Training(lr=-1)`` fails at once, naming
-        the field (spec files also check the ranges of docs/specs.md as they are read)."""
-        for name, example in (("lr", "lr = 0.05"), ("a0", "a0 = 0.001"), ("init_std", "init_std = 0.01")):
+        the field (spec files also check the ranges of docs/specs.md as they are read). The learning
+        rate is held to the one rule of every entry point (:func:`~theorykit.spec.fields.learning_rate`)."""
+        learning_rate(self.lr, "training.lr", "lr = 0.05")
+        for name, example in (("a0", "a0 = 0.001"), ("init_std", "init_std = 0.01")):
             real(getattr(self, name), f"training.{name}", lo=0.0, hi=math.inf, lo_open=True,
                  fix=f"a positive number, e.g. {example}")
         integer(self.steps, "training.steps", lo=1, fix="a positive integer, e.g. steps = 2000")

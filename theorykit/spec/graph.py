@@ -30,6 +30,7 @@ from ..errors import SpecError
 from .fields import NAME_MAX_LEN, entry, integer, label, node_label, short_repr
 from .gating import (GDLNSpec, Pathway, TrainedSpec, Training, chain_node_names, check_gates, check_indices,
                      positive_int)
+from .ranges import LR_MAX
 from .task import Task
 
 __all__ = ["Node", "Edge", "Group", "GraphSpec", "graph_from_pathways", "edge_key", "scaled", "INPUT", "OUTPUT"]
@@ -506,9 +507,14 @@ def parse_graph(task: Task, nodes, edges, schedule, training: Training, name: st
 
 def scaled(graph, factor: float, time: int):
     """The graph at ``factor`` × its widths with σ × 1/√factor (σ√H kept), η × ``time``, steps and
-    schedule starts / ``time`` (the same time in units of τ)."""
+    schedule starts / ``time`` (the same time in units of τ). η × ``time`` is the scaled run's learning
+    rate, so it is held to the rule of every learning rate (:data:`~theorykit.spec.ranges.LR_MAX`)."""
     if factor == 1.0 and time == 1:
         return graph
+    if graph.training.lr * time > LR_MAX:
+        raise SpecError("time", f"the scaled learning rate η × time = {graph.training.lr:g} × {time} = "
+                        f"{graph.training.lr * time:g} is over {LR_MAX:g}",
+                        f"give a time of at most {math.floor(LR_MAX / graph.training.lr)}, or a smaller training.lr")
     k = 1.0 / math.sqrt(factor)
     nodes = tuple(replace(n, width=max(1, int(round(n.width * factor)))) for n in graph.nodes)
     edges = tuple(replace(e, init_scale=None if e.init_scale is None else e.init_scale * k,
