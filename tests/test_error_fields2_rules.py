@@ -6,15 +6,22 @@ tests/test_error_fields_rules.py).
    text ("did you mean …") is kept.
 2. A learning rate given in Python (``tk.Training(lr=…)``, ``tk.simulate(…, lr=…)``,
    ``tk.find_gates(…, lr=…)``, ``compare_run(…, lr=…)``) is held to the command line's rule.
+3. Infinity written as a name (``"oo"``) is not an undeclared symbol; the bound of ``hidden`` reads 2^62;
+   a checkpoint whose metadata records no learning rate (``lr = "None"``) asks for ``--lr``.
 """
 from __future__ import annotations
 
+import json
+import struct
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 import theorykit as tk
+from theorykit.analysis.checkpoints import run_settings
 from theorykit.analysis.compare import compare_run
+from theorykit.analysis.safetensors_io import check_metadata, read_checkpoint
 from theorykit.cli import main
 from theorykit.errors import SpecError
 from theorykit.spec.files import spec_from_dict
@@ -156,3 +163,67 @@ def test_a_scaled_graph_holds_its_learning_rate_to_the_rule():
 
 def _xor_spec_graph(lr):
     return tk.graph_from_pathways(_xor_spec(lr=lr))
+
+
+# ------------------------------------------------------------------------------------------------
+# 3. small oddities: infinity in the data, the bound of hidden, a checkpoint that records no lr
+# ------------------------------------------------------------------------------------------------
+#: docs/specs.md: numbers in the data are 0 or of magnitude 1e-6 … 1e6
+FINITE_FIX = "(fix: give a finite number: 0, or between 1e-6 and 1e6 in magnitude)"
+
+
+@pytest.mark.parametrize("text, name, what", [("oo", "oo", "infinity"), ("-oo", "oo", "infinity"),
+                                              ("2*Infinity", "Infinity", "infinity"), ("inf", "inf", "infinity"),
+                                              ("zoo", "zoo", "complex infinity"), ("nan", "nan", "NaN")])
+def test_infinity_written_as_a_name_is_not_an_undeclared_symbol(tmp_path, monkeypatch, capsys, text, name, what):
+    """'oo' was "unknown symbol 'oo' (fix: declare it under [symbols])": there is nothing to declare."""
+    line = _cli_error(tmp_path, monkeypatch, capsys, _edit("[1, -1, -1, 1], ", f'[1, -1, -1, "{text}"], '))
+    assert line == (f"theorykit: error in data.inputs[1][3]: {name!r} in {text!r} is {what}, not a finite number "
+                    f"{FINITE_FIX}")
+
+
+def test_a_declared_symbol_may_still_be_called_inf():
+    data = {"symbols": {"inf": {"positive": True}}, "data": {"inputs": [["inf", 1]], "targets": [[1, 1]]},
+            "pathways": [{"name": "p", "active": "all"}]}
+    assert str(spec_from_dict(data).task.X[0, 0]) == "inf"
+
+
+def test_the_bound_of_hidden_is_printed_readably(tmp_path, monkeypatch, capsys):
+    """2^62 + 1 = 4611686018427387905 hidden units: the bound was printed as 4611686018427387904."""
+    line = _cli_error(tmp_path, monkeypatch, capsys, _edit("hidden = 4\n[[", "hidden = 4611686018427387905\n[["))
+    assert line.startswith("theorykit: error in pathways[0].hidden: 4611686018427387905 is out of range: "
+                           "must be between 1 and 2^62 (fix: "), line
+    assert "4611686018427387904" not in line
+
+
+def _safetensors(path, meta):
+    """A safetensors file written by hand (8-byte little-endian header length, JSON header, the data)."""
+    W = np.arange(6, dtype="<f8").reshape(2, 3)
+    header = json.dumps({"W1": {"dtype": "F64", "shape": [2, 3], "data_offsets": [0, W.nbytes]},
+                         "__metadata__": meta}).encode()
+    path.write_bytes(struct.pack("<Q", len(header)) + header + W.tobytes())
+
+
+@pytest.mark.parametrize("recorded", ["None", "", "null"])
+def test_a_checkpoint_that_records_no_lr_asks_for_lr(tmp_path, recorded):
+    """metadata lr = "None" (a script's str(None)) was refused on reading, "needs a number, got a string
+    'None'", even with --lr given; now it is no learning rate recorded: --lr is used, or asked for."""
+    _safetensors(tmp_path / "step_0.safetensors", {"lr": recorded, "loss": "sum"})
+    arrays, meta = read_checkpoint(tmp_path / "step_0.safetensors")
+    assert meta == {"loss": "sum"} and arrays["W1"].shape == (2, 3)
+    run = SimpleNamespace(meta=meta, files=[str(tmp_path / "step_0.safetensors")])
+    assert run_settings(run, lr=0.05) == (0.05, "sum")
+    with pytest.raises(SpecError) as e:
+        run_settings(run)
+    assert (e.value.field, e.value.problem) == ("--lr", "no learning rate recorded (the checkpoints' metadata has none)")
+    assert e.value.fix.startswith("give --lr") and e.value.fix.endswith("e.g. --lr 0.05")
+
+
+@pytest.mark.parametrize("recorded, shown", [(None, "None"), ("None", "'None'")])
+def test_a_python_none_lr_in_metadata_is_none_recorded(recorded, shown):
+    """check_metadata({"lr": None}) said "needs a number, got a NoneType None"."""
+    with pytest.raises(SpecError) as e:
+        check_metadata({"lr": recorded, "loss": "mean"}, "ck/step_0.safetensors")
+    assert (e.value.field, e.value.problem) == ("--checkpoints ck/step_0.safetensors: metadata 'lr'",
+                                                f"no learning rate recorded (lr = {shown})")
+    assert e.value.fix == 'give --lr, the step size of the run, e.g. --lr 0.05, or store metadata lr = "0.05"'

@@ -342,8 +342,8 @@ def run_settings(run: RunCheckpoints, lr=None, loss=None) -> tuple[float, str]:
     if lr is None and "lr" in run.meta:
         lr = float(check_metadata(run.meta, run.files[0])["lr"])
     if lr is None:
-        raise SpecError("--lr", "the learning rate of the run is not known (not in the checkpoints' metadata)",
-                        "give --lr, the step size of the run's full-batch gradient descent")
+        raise SpecError("--lr", "no learning rate recorded (the checkpoints' metadata has none)",
+                        "give --lr, the step size of the run's full-batch gradient descent, e.g. --lr 0.05")
     learning_rate(lr, "--lr", "--lr 0.05")
     loss = loss or run.meta.get("loss", "mean")
     loss_name(loss, "--loss", "\"mean\": L = 1/(2P) Σ‖ŷ−y‖²; \"sum\": L = ½ Σ‖ŷ−y‖²")

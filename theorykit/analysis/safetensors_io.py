@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Mapping
 import numpy as np
 from ..errors import SpecError
-from ..spec.fields import file_field, learning_rate, loss_name
+from ..spec.fields import file_field, learning_rate, loss_name, short_repr
 from ..sim.weights import read_npz, MAX_NPZ_BYTES
 from ..spec.limits import Limits
 
@@ -25,6 +25,8 @@ def read_checkpoint(path) -> tuple[dict, dict]:
     suffix = path.suffix.lower()
     if suffix == ".safetensors":
         arrays, meta = read_safetensors(path, "--checkpoints")
+        if _unrecorded(meta.get("lr", 0)):     # no learning rate recorded: left out, so --lr is used or asked for
+            meta = {k: v for k, v in meta.items() if k != "lr"}
         check_metadata(meta, path)
         return arrays, meta
     if suffix == ".npz":
@@ -165,9 +167,17 @@ def read_safetensors(path, option: str = "--checkpoints") -> tuple[dict, dict]:
     return arrays, dict(meta)
 
 
+def _unrecorded(lr) -> bool:
+    """An ``lr`` that records no learning rate: None, or a script's ``str(None)``, ``""``, ``"null"``."""
+    return lr is None or str(lr).strip().lower() in ("", "none", "null")
+
+
 def check_metadata(meta: Mapping, path) -> dict:
     """The run settings a safetensors file's metadata may hold (``lr``, ``loss``), checked where read."""
     f = file_field("--checkpoints", path)
+    if "lr" in meta and _unrecorded(meta["lr"]):
+        raise SpecError(f"{f}: metadata 'lr'", f"no learning rate recorded (lr = {short_repr(meta['lr'])})",
+                        "give --lr, the step size of the run, e.g. --lr 0.05, or store metadata lr = \"0.05\"")
     if "lr" in meta:
         try:
             lr = float(meta["lr"])

@@ -41,6 +41,9 @@ _ARITY = {"sqrt": "one argument", "Rational": "two arguments"}
 #: the functions an expression may call (every other name is a symbol)
 FUNCTIONS = tuple(_ARITY)
 #: what an expression may hold, for the fix of every error about what it may not
+#: names that read as infinity or NaN (SymPy's oo and zoo, Python's and TOML's inf and nan), unless declared
+_NOT_FINITE = {"oo": "infinity", "zoo": "complex infinity", "inf": "infinity", "infinity": "infinity",
+               "nan": "NaN"}
 _ALLOWED = "use numbers, declared symbols, + - * / **, parentheses, sqrt() and Rational()"
 
 
@@ -167,6 +170,9 @@ def _walk1(node, symbols, field, text):
                                 f"map the name to its symbol, e.g. {{{node.id!r}: sp.Symbol({node.id!r})}}; "
                                 "values are substituted later (values=...)")
             return sym
+        if node.id.lower() in _NOT_FINITE:     # SymPy's and Python's names of infinity and NaN: no symbol to declare
+            raise SpecError(field, f"{node.id!r} in {text!r} is {_NOT_FINITE[node.id.lower()]}, not a finite number",
+                            f"give a finite number: 0, or between {fmt(DATA_MIN)} and {fmt(DATA_MAX)} in magnitude")
         raise SpecError(field, f"unknown symbol {node.id!r} in {text!r}",
                         f"declare it under [symbols] (declared: {sorted(symbols) or 'none'})")
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):

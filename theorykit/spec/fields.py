@@ -125,9 +125,14 @@ def integer(value, field: str, *, lo: int, hi: int | None = None, fix: str) -> i
         raise SpecError(field, f"needs an integer, got {type_name(value)} {short_repr(value)}", fix)
     v = int(value)
     if v < lo or (hi is not None and v > hi):
-        rng = f"at least {lo}" if hi is None else f"between {lo} and {hi}"
+        rng = f"at least {lo}" if hi is None else f"between {lo} and {_bound(hi)}"
         raise SpecError(field, f"{short_repr(v)} is out of range: must be {rng}", fix)
     return v
+
+
+def _bound(n: int) -> str:
+    """An integer bound as a reader takes it in: a power of two over 2^32 as ``2^62``, others as they are."""
+    return f"2^{n.bit_length() - 1}" if n > 2 ** 32 and n & (n - 1) == 0 else str(n)
 
 
 def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = False, hi_open: bool = False) -> float:
