@@ -227,3 +227,58 @@ def test_a_python_none_lr_in_metadata_is_none_recorded(recorded, shown):
     assert (e.value.field, e.value.problem) == ("--checkpoints ck/step_0.safetensors: metadata 'lr'",
                                                 f"no learning rate recorded (lr = {shown})")
     assert e.value.fix == 'give --lr, the step size of the run, e.g. --lr 0.05, or store metadata lr = "0.05"'
+
+
+# ------------------------------------------------------------------------------------------------
+# 4. the Python API typed in a REPL with wrong arguments
+# ------------------------------------------------------------------------------------------------
+TYPOS = [
+    # (call, Python's own words, the keyword meant)
+    (lambda: tk.simulate(_xor_spec(), step=5), "simulate() got an unexpected keyword argument 'step'", "steps"),
+    (lambda: tk.find_gates(tk.xor_margin(0.5), k=2), "find_gates() got an unexpected keyword argument 'k'", "K"),
+    (lambda: tk.predict_reln(tk.xor_margin(0.5), 8, tk.Training(), serch="beam"),
+     "predict_reln() got an unexpected keyword argument 'serch'", "search"),
+    (lambda: tk.Derivation(_xor_spec(), value={"Delta": 1}),
+     "Derivation.__init__() got an unexpected keyword argument 'value'", "values"),
+    (lambda: tk.Training(lrate=0.1), "Training.__init__() got an unexpected keyword argument 'lrate'", "lr"),
+    (lambda: compare_run(_xor_spec(), None, lrr=0.1), "compare_run() got an unexpected keyword argument 'lrr'", "lr"),
+]
+
+
+@pytest.mark.parametrize("call, words, meant", TYPOS, ids=["simulate", "find_gates", "predict_reln", "Derivation",
+                                                          "Training", "compare_run"])
+def test_a_misspelt_keyword_is_a_type_error_that_says_which_was_meant(call, words, meant):
+    """Python 3.11 says only "got an unexpected keyword argument"; the message keeps its words and adds the fix."""
+    with pytest.raises(TypeError) as e:
+        call()
+    assert str(e.value) == f"{words} (fix: did you mean {meant}=?)"
+
+
+def test_a_keyword_with_no_near_name_lists_the_keywords():
+    with pytest.raises(TypeError) as e:
+        tk.Training(momentum=0.9)
+    assert str(e.value) == ("Training.__init__() got an unexpected keyword argument 'momentum' "
+                            "(fix: use one of ['lr', 'loss', 'a0', 'init_std', 'steps'])")
+    assert tk.Training(lr=0.1, steps=3).steps == 3 and tk.Training(0.1).lr == 0.1     # right calls as before
+
+
+@pytest.mark.parametrize("kw, field, fix", [
+    ({"steps": 2.5}, "steps", "a positive integer, e.g. steps=2000"),
+    ({"steps": 0}, "steps", "a positive integer, e.g. steps=2000"),
+    ({"init_std": 0}, "init_std", "a positive number, e.g. init_std=0.01"),
+    ({"loss": "max"}, "loss", 'use loss="mean" or loss="sum"'),
+])
+def test_find_gates_names_its_keywords_not_the_spec_fields(kw, field, fix):
+    """find_gates(task, steps=0) said "training.steps … (fix: … e.g. steps = 2000)", a spec file's words."""
+    with pytest.raises(SpecError) as e:
+        tk.find_gates(tk.xor_margin(0.5), K=1, hidden=4, seeds=1, **kw)
+    assert (e.value.field, e.value.fix) == (field, fix)
+
+
+@pytest.mark.parametrize("source", [tk.xor_margin(0.5), "xor.toml", None])
+def test_the_race_of_something_that_is_not_a_spec_is_a_spec_error(source):
+    """RaceSystem.from_spec(task) was AttributeError: 'Task' object has no attribute 'task'."""
+    with pytest.raises(SpecError) as e:
+        tk.RaceSystem.from_spec(source)
+    assert e.value.field == "spec"
+    assert e.value.fix == "pass a pathway spec: tk.load_spec(path) or tk.GDLNSpec(task, pathways)"

@@ -5,7 +5,9 @@ message printed by the command line is enough to mend a spec file.
 """
 from __future__ import annotations
 
+import difflib
 import functools
+import inspect
 
 
 class TheorykitError(Exception):
@@ -81,6 +83,28 @@ def keyword_errors(options: dict):
                     key, exc.problem, fix) from None
         return wrapper
     return decorate
+
+
+def keyword_typos(fn):
+    """A decorator: a keyword ``fn`` does not take raises Python's own ``TypeError`` ("got an unexpected
+    keyword argument 'step'"), and says which keyword was meant ("did you mean 'steps'?") or lists them."""
+    params = inspect.signature(fn).parameters.values()
+    if any(p.kind == p.VAR_KEYWORD for p in params):       # **kwargs takes any keyword
+        return fn
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "self"]
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        for key in kwargs:
+            if key not in names:
+                low = {n.lower(): n for n in names}     # k for K; lrate for lr (a name it begins with)
+                near = ([low[key.lower()]] if key.lower() in low else
+                        [low[m] for m in difflib.get_close_matches(key.lower(), list(low), n=1, cutoff=0.6)] or
+                        [n for n in names if len(n) > 1 and key.lower().startswith(n.lower())])
+                raise TypeError(f"{fn.__qualname__}() got an unexpected keyword argument {key!r} (fix: "
+                                + (f"did you mean {near[0]}=?)" if near else f"use one of {names})"))
+        return fn(*args, **kwargs)
+    return wrapper
 
 
 def as_command(fn):

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..curves import max_gap
-from ..errors import SpecError, keyword_errors
+from ..errors import SpecError, keyword_errors, keyword_typos
 from ._runs import gdln_outputs_from_start
 from .checkpoints import paired_start, start_a0
 from ..theory.race import RaceSystem
@@ -110,6 +110,7 @@ class Comparison:
 
 
 @keyword_errors({"--data": "run", "--checkpoints": "run", "--lr": "lr", "--loss": "loss"})
+@keyword_typos
 def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None, progress=None) -> Comparison:
     """Compare a pathway spec with an imported run (:class:`theorykit.analysis.checkpoints.RunCheckpoints`).
 

@@ -41,6 +41,7 @@ strength of a random start is the one rule of :func:`theorykit.net.starts.a0_rul
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -48,12 +49,12 @@ import numpy as np
 
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..curves import max_gap
-from ..errors import SpecError
+from ..errors import SpecError, keyword_typos
 from ..io import counted
 from ..progress import checked_progress, progress_bar
 from ..linalg import correlation, data_scale
 from ._runs import ReluRun, train_gdln_many, train_relu
-from ..spec.fields import choice, integer, learning_rate, real
+from ..spec.fields import choice, integer, learning_rate, loss_name, real
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task
 
@@ -394,6 +395,7 @@ class FoundGates:
                 f"lr {self.lr:g}, loss {self.loss!r}; {len(self.notes)} note{'s' if len(self.notes) != 1 else ''})")
 
 
+@keyword_typos
 def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int = 4, steps: int | None = None,
                hidden: int | None = None, lr: float | None = None, init_std: float | None = None,
                loss: str | None = None, every: int = 100, values: Mapping | None = None, seed: int = 0,
@@ -429,6 +431,12 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
         task = task.subs(values)
     if lr is not None:          # named as the keyword it is, by the one rule of every learning rate
         learning_rate(lr, "lr", "lr=0.05")
+    if steps is not None:       # the others as Training checks them, naming the keyword (not training.steps)
+        integer(steps, "steps", lo=1, fix="a positive integer, e.g. steps=2000")
+    if init_std is not None:
+        real(init_std, "init_std", lo=0.0, hi=math.inf, lo_open=True, fix="a positive number, e.g. init_std=0.01")
+    if loss is not None:
+        loss_name(loss, "loss", 'use loss="mean" or loss="sum"')
     tr = Training(lr=tr.lr if lr is None else lr, loss=tr.loss if loss is None else loss, a0=tr.a0,
                   init_std=tr.init_std if init_std is None else init_std, steps=tr.steps if steps is None else steps)
     # what k-means needs, checked before any network trains (a K above the distinct activity patterns

@@ -28,7 +28,7 @@ import numpy as np
 from ..net.layout import DTYPES, Net, as_dtype, net_apply, unit_activity
 from ..record import SaveAt, Trajectory, checked_save
 from .engine import train_net
-from ..errors import SpecError
+from ..errors import SpecError, keyword_typos
 from ..spec.values import checked_value
 from ..theory.derivation import Derivation
 from ..spec.fields import integer, learning_rate, loss_name, real
@@ -218,6 +218,7 @@ def _data_array(a, name: str) -> np.ndarray:
     return A
 
 
+@keyword_typos
 def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps: int | None = None,
              values: Mapping | None = None, dtype: str = "float64", seed: int = 0, save: SaveAt | None = None,
              lr: float | None = None, init_std=None, a0: float | None = None, schedule="joint",

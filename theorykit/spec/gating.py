@@ -16,7 +16,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from ..errors import SpecError
+from ..errors import SpecError, keyword_typos
 from .fields import (NAME_MAX_LEN, integer, label, flow_tau, learning_rate, loss_factor, loss_name, node_label, real,
                      short_repr, type_name)
 from .task import Task
@@ -92,6 +92,9 @@ class Training:
                  fix=f"a positive number, e.g. {example}")
         integer(self.steps, "training.steps", lo=1, fix="a positive integer, e.g. steps = 2000")
         loss_name(self.loss, "training.loss", "write loss = \"mean\" or \"sum\"")
+
+
+Training.__init__ = keyword_typos(Training.__init__)       # Training(lrate=0.1): "did you mean lr=?"
 
 
 def chain_node_names(p: "Pathway") -> list:

@@ -32,7 +32,7 @@ import numpy as np
 import sympy as sp
 
 from .effective import EffectiveDataset, couplings, effective_dataset, output_trace
-from ..errors import DerivationError, SpecError
+from ..errors import DerivationError, SpecError, keyword_typos
 from ..spec.gating import GDLNSpec
 from .modes import SVD, Exprs, ExprsByName, Ranking, build_unevaluated, exact_text, is_zero, lazy_matvec, num, quad_exact, tidy
 from .svd import exact_svd, generic_reference, input_power
@@ -66,13 +66,13 @@ class Derivation:
     ----------
     spec: the :class:`~theorykit.spec.gating.GDLNSpec` (task, pathways, training).
     method: ``"auto"``, ``"closed-form"`` or ``"race-reduction"`` (see the module docstring).
-    values: optional values for the task's symbols (names or symbols as keys); symbols
-        without a value stay symbolic.
+    values: optional values for the task's symbols (names or symbols as keys); symbols without a value stay symbolic.
 
     Results (properties): ``effective_datasets``, ``modes``, ``diagonalisable``,
     ``couplings``, ``method``, ``trajectories``, ``loss``, ``t_half``, ``ranking``, ``notes``.
     """
 
+    @keyword_typos
     def __init__(self, spec: GDLNSpec, method: str = "auto", values: Mapping | None = None):
         if not isinstance(spec, (GDLNSpec, GraphSpec)):     # a path, a Task, a ReLN's list of pathways
             raise SpecError("spec", f"expected a GDLNSpec or GraphSpec, got {type(spec).__name__}",

@@ -156,6 +156,9 @@ class RaceSystem:
     def from_spec(cls, spec, values=None, *, frames=None, target=None, split: bool = True) -> "RaceSystem":
         """The race of a :class:`~theorykit.spec.gating.GDLNSpec`'s pathways on its task's numbers
         (``target`` replaces Y, e.g. by a residual)."""
+        if not (hasattr(spec, "task") and hasattr(spec, "pathways")):     # a Task, a path: no pathways to race
+            raise SpecError("spec", f"expected a GDLNSpec, got {type(spec).__name__}",
+                            "pass a pathway spec: tk.load_spec(path) or tk.GDLNSpec(task, pathways)")
         X, Y = spec.task.numeric(values)
         if target is not None:
             Y = np.asarray(target, float)
