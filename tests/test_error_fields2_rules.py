@@ -282,3 +282,14 @@ def test_the_race_of_something_that_is_not_a_spec_is_a_spec_error(source):
         tk.RaceSystem.from_spec(source)
     assert e.value.field == "spec"
     assert e.value.fix == "pass a pathway spec: tk.load_spec(path) or tk.GDLNSpec(task, pathways)"
+
+
+def test_a_race_names_a_misspelt_keyword_and_gates_that_are_not_numbers():
+    rs = tk.RaceSystem.from_spec(_xor_spec().subs({"Delta": 0.5}))
+    with pytest.raises(TypeError) as e:
+        rs.solve([0, 1], taus=3)
+    assert str(e.value) == "RaceSystem.solve() got an unexpected keyword argument 'taus' (fix: did you mean tau=?)"
+    X, Y = tk.xor_margin(0.5).numeric()
+    with pytest.raises(SpecError) as e:                 # was ValueError: could not convert string to float: 'all'
+        tk.RaceSystem.from_data(X, Y, "all")
+    assert e.value.field == "gates" and e.value.problem == "needs K × P 0/1 numbers, got 'all'"

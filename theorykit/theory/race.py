@@ -43,11 +43,11 @@ import numpy as np
 from . import jaxify  # noqa: F401  (float64)
 from .flow import Dopri5, integrate
 from ..linalg import correlation_rank, data_scale, numeric_svd
-from ..errors import SpecError
+from ..errors import SpecError, keyword_typos
 from ..record import SaveAt, Trajectory
 from ..net.layout import Net
 from ..net.starts import aligned_params
-from ..spec.fields import real
+from ..spec.fields import real, short_repr
 from ..spec.graph import graph_from_pathways
 
 __all__ = ["RaceSystem"]
@@ -107,7 +107,11 @@ class RaceSystem:
                             "give 2-D data with datapoints as columns")
         if not (np.isfinite(X).all() and np.isfinite(Y).all()):
             raise SpecError("X, Y", "the data hold NaN or inf", "give finite data")
-        G = np.atleast_2d(np.asarray(gates, float))
+        try:
+            G = np.atleast_2d(np.asarray(gates, float))
+        except (TypeError, ValueError):           # "all", a ragged list: not K × P numbers
+            raise SpecError("gates", f"needs K × P 0/1 numbers, got {short_repr(gates)}",
+                            "give one row of 0/1 gates per pathway, e.g. [[1, 1, 0, 0], [0, 0, 1, 1]]") from None
         K, P = G.shape
         d, p = X.shape[0], Y.shape[0]
         if X.shape[1] != P:
@@ -259,6 +263,7 @@ class RaceSystem:
         return max(float(np.max(top, initial=0.0)), 1.0)
 
     # -- solving -------------------------------------------------------------------------------
+    @keyword_typos
     def solve(self, save=None, *, t_end=None, tau: float | None = None, a0=None, masks=None, start=None, solver=None,
               modes: bool = True, svals: int = 0, loss_factor: float | None = None) -> Trajectory:
         """Integrate the race with :func:`~theorykit.theory.flow.integrate`.
