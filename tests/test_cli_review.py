@@ -53,7 +53,8 @@ def test_find_gates_keeps_an_explicit_zero():
 
     with pytest.raises(SpecError) as e:
         find_gates(xor_margin(0.5), K=1, seeds=1, steps=50, hidden=8, lr=0.0)
-    assert e.value.field == "training.lr"
+    # named as the keyword it is (was training.lr), by the one rule of every learning rate
+    assert e.value.field == "lr" and e.value.fix == "give a number from 1e-12 to 1000, e.g. lr=0.05"
 
 
 @pytest.mark.parametrize("name", ["a" * 80, "a\nb", ""])
