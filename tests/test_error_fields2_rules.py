@@ -27,22 +27,7 @@ from theorykit.errors import SpecError
 from theorykit.spec.files import spec_from_dict
 from theorykit.spec.graph import scaled
 
-SPEC = '''name = "t"
-[data]
-inputs = [[1, -1, 1, -1], [1, -1, -1, 1], [1, 1, -1, -1]]
-targets = [[1, 1, -1, -1]]
-[[pathways]]
-name = "a"
-active = [1, 1, 0, 0]
-hidden = 4
-[[pathways]]
-name = "b"
-active = [0, 0, 1, 1]
-hidden = 4
-[training]
-lr = 0.05
-steps = 10
-'''
+from test_error_fields_rules import SPEC        # the two-pathway XoR spec of the first round's cases
 
 
 def _edit(old, new, text=SPEC):

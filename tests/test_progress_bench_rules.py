@@ -10,7 +10,6 @@ was (docs/performance.md and docs/scaling.md quote it).
 """
 from __future__ import annotations
 
-import errno
 import io
 import json
 import os
@@ -22,6 +21,7 @@ import theorykit.bench as bench
 import theorykit.io as tio
 from theorykit.cli import main
 from test_bench_rules import _stub_run_bench
+from test_io import _HalfWriter         # a file object that writes half of the data, then fails as a full disk would
 
 
 # --- bench: one verdict ------------------------------------------------------------------------------
@@ -67,27 +67,6 @@ def test_the_printed_verdicts_read_as_before(monkeypatch, capsys):
 
 
 # --- bench: its JSON through the commands' writer -----------------------------------------------------
-
-class _HalfWriter:
-    """A file object that writes half of the data, then fails as a full disk would (as tests/test_io.py's)."""
-
-    def __init__(self, fh):
-        self.fh = fh
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.fh.close()
-
-    def write(self, data):
-        self.fh.write(data[: len(data) // 2])
-        self.fh.flush()
-        raise OSError(errno.ENOSPC, "No space left on device (simulated)")
-
-    def __getattr__(self, name):
-        return getattr(self.fh, name)
-
 
 def test_bench_json_written_by_the_commands_writer(monkeypatch, tmp_path):
     import theorykit.cli.bench as cli_bench
