@@ -40,10 +40,10 @@ _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
 _ARITY = {"sqrt": "one argument", "Rational": "two arguments"}
 #: the functions an expression may call (every other name is a symbol)
 FUNCTIONS = tuple(_ARITY)
-#: what an expression may hold, for the fix of every error about what it may not
 #: names that read as infinity or NaN (SymPy's oo and zoo, Python's and TOML's inf and nan), unless declared
 _NOT_FINITE = {"oo": "infinity", "zoo": "complex infinity", "inf": "infinity", "infinity": "infinity",
                "nan": "NaN"}
+#: what an expression may hold, for the fix of every error about what it may not
 _ALLOWED = "use numbers, declared symbols, + - * / **, parentheses, sqrt() and Rational()"
 
 
