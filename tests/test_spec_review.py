@@ -240,9 +240,10 @@ def test_an_unknown_key_near_a_known_one_is_named_with_it():
     """A misspelt key ('activ', 'trainig') is refused by name with the near key suggested (difflib,
     ratio ≥ 0.75); a key near nothing ('zzz') gets the list only."""
     data = {"inputs": [[1, 0], [0, 1]], "targets": [[1, 0]]}
-    for spec, field, hint in (({"data": data, "pathways": [{"name": "a", "activ": [1, 1]}]}, "pathways[0]",
+    # the field is the unknown key's own TOML path (its table's was named before: pathways[0], spec)
+    for spec, field, hint in (({"data": data, "pathways": [{"name": "a", "activ": [1, 1]}]}, "pathways[0].activ",
                                "did you mean 'active' for 'activ'?"),
-                              ({"data": data, "pathways": [{"name": "a", "active": [1, 1]}], "trainig": {}}, "spec",
+                              ({"data": data, "pathways": [{"name": "a", "active": [1, 1]}], "trainig": {}}, "trainig",
                                "did you mean 'training' for 'trainig'?")):
         with pytest.raises(SpecError) as e:
             spec_from_dict(spec)
@@ -264,7 +265,7 @@ def test_load_task_reads_a_data_only_spec_file_with_the_spec_checks(tmp_path):
     assert (task.d, task.P, task.p) == (2, 4, 1) and list(task.Y) == [1, 0, 0, 0]
     assert (training.lr, training.steps, training.loss) == (0.1, 500, "mean")      # loss: the default
     for text, field in (('[data]\ninputs = [[1, 1]]\ntargets = [[1]]\n', "data.targets"),
-                        ('[data]\ninputs = [[1]]\ntargets = [[1]]\n[trainig]\nlr = 1\n', "spec"),
+                        ('[data]\ninputs = [[1]]\ntargets = [[1]]\n[trainig]\nlr = 1\n', "trainig"),   # the unknown table
                         ('[data]\ninputs = [[1]]\ntargets = [[1]]\n[training]\nlr = -1\n', "training.lr")):
         path.write_text(text)
         with pytest.raises(SpecError) as e:
