@@ -555,7 +555,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "[11, 700, 60] and at [11, 128, 60] beside the plain ensemble, and prints beside "
                                    "each H100 target the rate that a step reading and writing each weight once "
                                    "would allow.")
-    b.add_argument("--quick", action="store_true", help="a CPU-sized run of a minute or two (default: GPU sizes)")
+    b.add_argument("--quick", action="store_true", help="a CPU-sized run of a few minutes (2.5 to 5.5 min measured on a shared 2-core CPU; default: GPU sizes)")
     b.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file (atomically, again after each "
                                                   "part: a run stopped early, Ctrl-C included, keeps what it measured, "
                                                   "with \"complete\": false)")
