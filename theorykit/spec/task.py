@@ -143,6 +143,10 @@ class Task:
         """The names among ``values``' keys that are no symbol of the task (a misspelt ``"delta"``)."""
         return sorted(k for k in (values or {}) if isinstance(k, str) and k not in self.symbols)
 
+    def __repr__(self):     # one line: the dataclass's own printed both matrices, row by row (1,500 characters
+        syms = f"; symbols {', '.join(self.symbols)}" if self.symbols else ""      # for contexts(4)); .X, .Y hold them
+        return f"Task({self.name!r}, X {self.d} × {self.P}, Y {self.p} × {self.P}{syms})"
+
     def _repr_latex_(self):
         return f"$X = {sp.latex(self.X)},\\quad Y = {sp.latex(self.Y)}$"
 
