@@ -17,6 +17,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError, keyword_typos
+from ..html import html_escape
 from .fields import (NAME_MAX_LEN, integer, label, flow_tau, learning_rate, loss_factor, loss_name, node_label, real,
                      short_repr, type_name)
 from .task import Task
@@ -222,6 +223,23 @@ class GDLNSpec(TrainedSpec):
     pathways: tuple
     training: Training = field(default_factory=Training)
     name: str = "spec"
+
+    def _repr_html_(self):
+        """In Jupyter: the one-line summary, then a table of the pathways (gates per datapoint as 0/1)."""
+        def cut(seq, n):    # a long gate row: its first n gates and the count
+            return seq[:n] + (f"… ({len(seq)} datapoints)" if len(seq) > n else "")
+
+        def rows(v):        # "all", a run of rows as "0–59", else the first 12 row indices
+            if isinstance(v, str) or len(v) < 4 or list(v) != list(range(v[0], v[0] + len(v))):
+                return "all" if isinstance(v, str) else ", ".join(map(str, v[:12])) + (
+                    f", … ({len(v)} rows)" if len(v) > 12 else "")
+            return f"{v[0]}–{v[-1]}"
+        body = "".join(f"<tr><td>{html_escape(p.name)}</td><td><code>{cut(''.join(map(str, p.active)), 64)}</code>"
+                       f"</td><td>{rows(p.inputs)}</td><td>{rows(p.outputs)}</td><td>{p.hidden}</td><td>{p.depth}</td></tr>"
+                       for p in self.pathways)
+        return (f"<p><code>{html_escape(repr(self))}</code></p><table><tr><th>pathway</th><th>gates (datapoint "
+                f"0 … {self.task.P - 1})</th><th>inputs</th><th>outputs</th><th>hidden</th><th>depth</th></tr>"
+                f"{body}</table>")
 
     def __post_init__(self):
         if not isinstance(self.task, Task):
