@@ -89,6 +89,10 @@ def mode_trajectory(s, d, a_init=a0, time=t, time_const=tau, exp=sp.exp):
     if exp is np.exp:       # numbers: the rate form, which keeps the digits that the logistic form loses near s = 0
         return _at_s(s, lambda s_: 1 / _np_rate_form(s_, d, a_init, time, time_const)[0],
                      lambda: a_init / (1 + 2 * d * a_init * time / time_const))
+    # SymPy: integers (and fractions) stay exact, as in t_half; Python's d / s made mode_trajectory(1, 2) hold 2.0
+    if exp is sp.exp:
+        s, d, a_init, time, time_const = (sp.Rational(v) if isinstance(v, numbers.Rational) else v
+                                          for v in (s, d, a_init, time, time_const))
     return _at_s(s, lambda s_: _logistic(s_, d, a_init, time, time_const, exp),
                  lambda: a_init / (1 + 2 * d * a_init * time / time_const))
 
