@@ -199,6 +199,12 @@ def pathway_colours(n: int) -> list:
     return [matplotlib.colormaps["turbo"](x) for x in np.linspace(0.05, 0.95, n)]
 
 
+#: the theory curves' dash patterns, one per pathway in turn (never solid: that is the simulation's). Where
+#: pathways' curves coincide (contexts of one symmetric task, XoR's two ReLN pathways) the one drawn last
+#: hid the others in one dash pattern; in different patterns the colours below show through the gaps
+THEORY_STYLES = ("--", "-.", ":", (0, (6, 2, 1, 2, 1, 2)))
+
+
 def plot_title(name: str, values=None, extra: str = "") -> str:
     """A figure's title: the spec's name, then ``extra`` and the symbol values it was drawn at
     (``xor-xor (gdln, Delta = 0.5)``), so that two figures of one spec say how they differ."""
@@ -278,7 +284,7 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
             if pred:
                 A = np.asarray(pred[n])
                 for j in range(A.shape[1]):
-                    ax.plot(grid, A[:, j], "--", color=c, lw=1.1, label=f"{plot_text(n)} α={j + 1} theory" if A.shape[1] <= 3 else
+                    ax.plot(grid, A[:, j], ls=THEORY_STYLES[i % len(THEORY_STYLES)], color=c, lw=1.1, label=f"{plot_text(n)} α={j + 1} theory" if A.shape[1] <= 3 else
                             (f"{plot_text(n)} theory" if j == 0 else None))
             if modes_sim:
                 S = np.asarray(sim.saved["modes"][n])           # seeds × saves × rank
@@ -292,7 +298,7 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
         ax.set_ylabel("mode strength $a_\\alpha(t)$")
         if names:
             n_lab = len(ax.get_legend_handles_labels()[1])
-            if n_lab > 8:       # beside the axis: inside, this many entries would cover the curves
+            if n_lab > 4:       # beside the axis: inside, 5 or more entries covered the curves (7 pathways' did)
                 ax.legend(fontsize=6, ncol=-(-n_lab // 22), loc="upper left", bbox_to_anchor=(1.02, 1.0),
                           borderaxespad=0.0)
                 fig.set_figwidth(fig.get_figwidth() + 1.3 * -(-n_lab // 22))
