@@ -1,0 +1,254 @@
+"""Mode crossings: where two singular values, exact expressions in one free symbol, coincide.
+
+A derivation with a symbol left free orders its modes at one reference point
+(:func:`theorykit.theory.svd.generic_reference`); :func:`crossings` finds every point of the symbol's
+domain where that order can change: the real points where ``s_a = s_b`` for two modes whose values are
+not identically equal. The roots are exact (rationals, surds or ``CRootOf``): ``s_a² − s_b²`` is brought
+over one denominator and the real roots of its numerator, a polynomial in the symbol, are isolated
+exactly; each is kept only where the unsquared ``s_a = s_b`` holds (not ``s_a = −s_b``) and the
+denominator does not vanish. Which mode is larger on each side is decided at a rational point between
+neighbouring roots, by the sign of ``s_a² − s_b²`` there (exact for rational functions of the symbol).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from itertools import combinations
+
+import sympy as sp
+
+from ..errors import SpecError
+from ..spec.fields import tex_label
+from .modes import exact_latex
+
+__all__ = ["Crossing", "Crossings", "crossings"]
+
+#: digits of the check that a root of s_a² = s_b² is one of s_a = s_b (not s_a = −s_b)
+_DIGITS = 60
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """``s_a(x) = s_b(x)`` at ``x = at`` (exact): ``larger_below`` / ``larger_above`` name the mode that
+    is larger just below / above the point (the same one where the values touch without crossing)."""
+
+    symbol: sp.Symbol
+    at: sp.Expr
+    a: str
+    b: str
+    larger_below: str
+    larger_above: str
+    value: sp.Expr
+
+    @property
+    def at_float(self) -> float:
+        return float(sp.N(self.at, 30))
+
+    def as_dict(self) -> dict:
+        """JSON-ready: exact text, a float, LaTeX, the two modes and the larger on each side."""
+        return {"symbol": str(self.symbol), "at": str(self.at), "at_float": self.at_float,
+                "latex": sp.latex(self.at), "modes": [self.a, self.b], "value": str(self.value),
+                "larger_below": self.larger_below, "larger_above": self.larger_above}
+
+    def text(self) -> str:
+        return (f"{self.symbol} = {self.at} ≈ {self.at_float:.6g}: s[{self.a}] = s[{self.b}] = {self.value}; "
+                f"larger below: {self.larger_below}, above: {self.larger_above}")
+
+    def latex(self) -> str:
+        return (f"{sp.latex(self.symbol)} = {exact_latex(self.at)}:\\ s_{{{tex_label(self.a)}}} = "
+                f"s_{{{tex_label(self.b)}}}")
+
+    def _repr_latex_(self):
+        return f"${self.latex()}$"
+
+
+class Crossings(list):
+    """The :class:`Crossing` s in ascending order of the point; a plain list that Jupyter shows typeset."""
+
+    def _repr_latex_(self):
+        if not self:
+            return r"$\text{no crossing}$"
+        return r"$\begin{aligned}" + r" \\ ".join(c.latex() for c in self) + r"\end{aligned}$"
+
+    def text(self) -> str:
+        return "\n".join(c.text() for c in self) if self else "no crossing"
+
+
+def _values(source) -> list[tuple[str, sp.Expr]]:
+    """``(label, s)`` pairs from a derivation (every mode of every pathway), a dict or a list of pairs."""
+    if hasattr(source, "modes") and hasattr(source, "spec"):
+        out = []
+        for name, svd in source.modes.items():
+            ms = svd.modes
+            out += [(name if len(ms) == 1 else f"{name}[{k + 1}]", m.s) for k, m in enumerate(ms)]
+        return out
+    items = source.items() if isinstance(source, dict) else source
+    try:
+        pairs = [(str(lab), sp.sympify(s) if not isinstance(s, str) else None) for lab, s in items]
+    except (TypeError, ValueError):
+        raise SpecError("values", "must be a Derivation, a dict {label: s} or a list of (label, s) pairs",
+                        "pass e.g. [('linear', Delta/2), ('xor', sp.sqrt(2 + Delta**2)/4)]") from None
+    bad = [lab for lab, s in pairs if s is None]
+    if bad:
+        raise SpecError("values", f"the values of {bad} are text, not SymPy expressions",
+                        "build them with SymPy (or tk.parse_expr); text is not evaluated here")
+    return pairs
+
+
+def _symbol(pairs, symbol):
+    free = set().union(*(s.free_symbols for _, s in pairs)) if pairs else set()
+    names = sorted(map(str, free))
+    if symbol is None:
+        if len(free) > 1:
+            raise SpecError("symbol", f"the singular values hold the symbols {names}; a crossing is searched "
+                            "along one", f"pass symbol= one of {names} and values for the others "
+                            "(derive with values=, or .subs them into the expressions; on the command line "
+                            "--set NAME=VALUE)")
+        return next(iter(free)) if free else None
+    if isinstance(symbol, str):
+        match = [x for x in free if x.name == symbol]
+        if not match:
+            raise SpecError("symbol", f"{symbol!r} is not in the singular values (their symbols: {names})",
+                            f"use one of {names}" if names else "the values hold no symbol: nothing can cross")
+        symbol = match[0]
+    others = sorted(map(str, free - {symbol}))
+    if others:
+        raise SpecError("symbol", f"the singular values also hold {others} besides {symbol}",
+                        f"give {others} values (derive with values=, or .subs them; on the command line "
+                        "--set NAME=VALUE)")
+    return symbol
+
+
+def _interval(interval):
+    if interval is None:
+        return sp.Interval.open(0, sp.oo)
+    if isinstance(interval, sp.Set):
+        return interval
+    try:
+        lo, hi = interval
+        return sp.Interval(sp.nsimplify(lo) if isinstance(lo, float) else sp.sympify(lo),
+                           sp.nsimplify(hi) if isinstance(hi, float) else sp.sympify(hi))
+    except (TypeError, ValueError, sp.SympifyError):
+        raise SpecError("interval", f"{interval!r} is no interval",
+                        "pass (lo, hi) with numbers (sp.oo for no bound) or a sympy.Interval") from None
+
+
+def _rational_between(lo, hi):
+    """A simple rational strictly between the exact numbers ``lo < hi`` (either may be ±∞)."""
+    if lo == -sp.oo and hi == sp.oo:
+        return sp.Integer(0)
+    if hi == sp.oo:
+        return sp.floor(lo) + 1
+    if lo == -sp.oo:
+        return sp.ceiling(hi) - 1
+    lo_f, hi_f = sp.N(lo, 40), sp.N(hi, 40)
+    for den in (1, 2, 4, 10, 100, 1000, 10 ** 6, 10 ** 12):
+        q = sp.Rational(int(sp.floor((lo_f + hi_f) / 2 * den)), den)
+        for cand in (q, q + sp.Rational(1, den)):
+            if bool(cand > lo) and bool(cand < hi):
+                return cand
+    return sp.nsimplify((lo_f + hi_f) / 2, rational=True)
+
+
+def _sign(expr) -> int:
+    """The exact sign of a number (a rational here; high-precision digits only where SymPy cannot decide)."""
+    expr = sp.nsimplify(expr) if expr.is_Float else expr
+    if expr.is_zero:
+        return 0
+    if expr.is_positive:
+        return 1
+    if expr.is_negative:
+        return -1
+    return int(sp.sign(sp.N(expr, _DIGITS)))
+
+
+def _polynomial(num, x):
+    """``num`` as a polynomial in ``x`` with numeric coefficients, its square roots squared away
+    (SymPy's ``unrad``: every root of ``num`` is a root of the result) where it has any; else None."""
+    try:
+        poly = sp.Poly(num, x)
+        if poly.domain.is_Numerical:
+            return poly
+    except sp.PolynomialError:
+        pass
+    try:
+        res = sp.solvers.solvers.unrad(num, x)
+    except (NotImplementedError, ValueError, TypeError):
+        return None
+    if res is None or res[1]:       # no radical in x (then not a polynomial), or a change of variable
+        return None
+    try:
+        poly = sp.Poly(sp.expand(res[0]), x)
+    except sp.PolynomialError:
+        return None
+    return poly if poly.domain.is_Numerical else None
+
+
+def _pair(x, dom, la, sa, lb, sb):
+    """The crossings of one pair along ``x`` in ``dom``; none where the two are identically equal."""
+    sq = sp.together(sp.expand(sa ** 2 - sb ** 2))
+    num, den = sq.as_numer_denom()
+    num = sp.expand(num)
+    if num == 0:        # s_a² ≡ s_b²: identically equal, or s_a ≡ −s_b, which meet where s_a = 0
+        if sp.simplify(sa - sb) == 0:
+            return []
+        num, den = sp.together(sa ** 2).as_numer_denom()
+        num = sp.expand(num)
+    poly = _polynomial(num, x)
+    if poly is None:
+        raise SpecError("values", f"s[{la}]² − s[{lb}]² is not a rational function of {x} after squaring "
+                        f"({sp.sstr(num)[:80]}…)", f"pass simpler values, or solve s[{la}] = s[{lb}] with SymPy")
+    roots = []
+    for r in sorted(set(sp.real_roots(poly)), key=lambda r: sp.N(r, _DIGITS)):
+        if dom.contains(r) is not sp.true:
+            continue
+        if sp.N(den.subs(x, r), _DIGITS) == 0:
+            continue
+        ra, rb = sp.N(sa.subs(x, r), _DIGITS), sp.N(sb.subs(x, r), _DIGITS)
+        if abs(ra - rb) > sp.Float(10, _DIGITS) ** (-_DIGITS // 2) * (1 + abs(ra) + abs(rb)):
+            continue        # a root of s_a = −s_b, brought in by squaring
+        roots.append(sp.radsimp(r) if not isinstance(r, sp.CRootOf) else r)
+    out = []
+    ends = [dom.inf] + roots + [dom.sup]
+
+    def larger(lo, hi):
+        q = _rational_between(lo, hi)
+        va, vb = sa.subs(x, q), sb.subs(x, q)
+        nonneg = sp.N(va, _DIGITS) >= 0 and sp.N(vb, _DIGITS) >= 0
+        sg = _sign(sq.subs(x, q)) if nonneg else _sign(va - vb)
+        return la if sg > 0 else lb if sg < 0 else "equal"
+    for k, r in enumerate(roots):
+        vals = [sa.subs(x, r), sb.subs(x, r)]
+        if not r.has(sp.CRootOf):
+            vals = [sp.radsimp(sp.expand(v)) for v in vals]
+        val = min(vals, key=sp.count_ops)
+        out.append(Crossing(x, r, la, lb, larger(ends[k], r), larger(r, ends[k + 2]), val))
+    return out
+
+
+def crossings(source, symbol=None, interval=None) -> Crossings:
+    """Where two singular values coincide along one free symbol, in ascending order (exact points).
+
+    ``source``: a :class:`~theorykit.theory.derivation.Derivation` (every mode of every pathway, labelled
+    by pathway, ``name[k]`` where a pathway has several), a dict ``{label: s}`` or a list of
+    ``(label, s)`` pairs (e.g. the top singular values of two derivations). ``symbol``: the symbol (or
+    its name) to search along; by default the only free one (several: an error naming them: pass
+    ``symbol=`` and give the others values). ``interval``: ``(lo, hi)`` or a ``sympy.Set``; by default
+    the positive reals. Pairs that are identically equal are not reported.
+
+        >>> import sympy as sp
+        >>> D = sp.Symbol("Delta", positive=True)
+        >>> [c.at for c in crossings([("linear", D / 2), ("xor", sp.sqrt(2 + D**2) / 4)])]
+        [sqrt(6)/3]
+    """
+    pairs = _values(source)
+    x = _symbol(pairs, symbol)
+    dom = _interval(interval)
+    found = []
+    if x is None:
+        return Crossings()
+    xr = x if x.is_real else sp.Dummy(x.name, real=True)    # on the real line: |x|² = x², √(x²) = |x|
+    pairs = [(lab, s.subs(x, xr)) for lab, s in pairs]
+    for (la, sa), (lb, sb) in combinations(pairs, 2):
+        found += [replace(c, symbol=x) for c in _pair(xr, dom, la, sa, lb, sb)]
+    found.sort(key=lambda c: (sp.N(c.at, _DIGITS), c.a, c.b))
+    return Crossings(found)
