@@ -135,6 +135,11 @@ def derive_text(der, out: dict, values=None, max_modes: int = 4) -> str:
         L.append("  loss (theory):")
         for t_, v in zip(out["loss"]["t"], out["loss"]["value"]):
             L.append(f"      t = {_g(t_):>8}   L = {_g(v)}")
+    if "crossings" in out:
+        L.append(f"  crossings ({len(out['crossings'])}):" if out["crossings"] else "  crossings: none")
+        for c in out["crossings"]:
+            L.append(f"      {c['symbol']} = {c['at']} ≈ {_g(c['at_float'])}: s[{c['modes'][0]}] = s[{c['modes'][1]}]"
+                     f" = {_short(c['value'], 40)}; larger below: {c['larger_below']}, above: {c['larger_above']}")
     for n in out.get("notes", []):
         L.append(f"  note: {n}")
     return "\n".join(L)

@@ -7,6 +7,7 @@ from ..analysis import summary
 from ..errors import SpecError
 from ..spec.fields import figure_path
 from ..spec.limits import derivation_estimate, enforce
+from ..theory.crossings import crossings
 from ..theory.derivation import Derivation
 from ..theory.modes import exact_latex
 from .common import (check_outputs, json_text, no_value, note, parse_times, provenance, spec_from_args, values_record,
@@ -60,6 +61,11 @@ def run(args):
         out["loss"] = None
         out["notes"].append("the loss curve is the race reduction, integrated numerically: pass --times t1,t2,... "
                             "(or --plot) to have it")
+    if args.crossings is not None:
+        try:
+            out["crossings"] = [c.as_dict() for c in crossings(der, symbol=args.crossings)]
+        except SpecError as exc:    # name the option, not the keyword
+            raise SpecError("--crossings", exc.problem, exc.fix) from None
     out["provenance"] = provenance(args, spec)
     # everything is computed before anything is written: an error leaves no file behind
     json_text(out)          # a non-finite number is refused here, before any file is written

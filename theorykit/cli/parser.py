@@ -406,6 +406,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--method", choices=["auto", "closed-form", "race-reduction"], default="auto",
                    help="closed form where it applies (auto, the default), prefer it (a warning when it does not apply, then the race "
                         "reduction), or integrate the race reduction")
+    d.add_argument("--crossings", metavar="SYMBOL", help="also locate, exactly, the values of SYMBOL > 0 where two "
+                   "modes' singular values cross (where the order of learning changes); other symbols need --set")
     _common(d, "derive")
 
     s = sub.add_parser("simulate", help="simulate the spec's GDLN (or a ReLU network) with gradient descent (JAX, "
