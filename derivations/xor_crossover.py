@@ -20,6 +20,7 @@ import functools
 import sympy as sp
 
 from theorykit.derivations import run_script
+from theorykit.theory.crossings import crossings
 from theorykit.theory.derivation import Derivation
 from theorykit.theory.effective import output_trace
 from theorykit.spec.gating import GDLNSpec, xor_relns
@@ -138,7 +139,7 @@ def derive(task=None, relns=None, hidden: int = 128) -> dict:
     others = sorted(map(str, task.free_symbols - {Delta}))
     if others:   # the sides of Δ* and the sets below are decided for numbers, not for other symbols
         raise ValueError(f"the task may hold only the symbol Delta, but it also holds {others}: give them values "
-                         f"(task.subs), or solve s_a = s_b with SymPy on the derivations' ranking (docs/tutorial.md)")
+                         f"(task.subs), or locate s_a = s_b with tk.crossings on the derivations' ranking (docs/api.md)")
     trSy_half = output_trace(task) / 2
     out: dict = {"Delta": Delta, "task": task, "a0_rule": A0_RULE}
     for name in ("linear", "xor"):
@@ -150,20 +151,17 @@ def derive(task=None, relns=None, hidden: int = 128) -> dict:
         r["derivation"] = der
         out[name] = r
     s_lin, s_xor = out["linear"]["s"], out["xor"]["s"]
-    roots = sp.solve(sp.Eq(s_lin, s_xor), Delta)
-    roots = [sp.radsimp(r) for r in roots if r.is_real is not False and sp.N(r) >= 0]   # exact, no guessing
-    if len(roots) != 1:
-        raise RuntimeError(f"expected one non-negative crossover, found {roots}")
-    dstar = sp.simplify(roots[0])
-    lin_faster = sp.solve_univariate_inequality(s_lin > s_xor, Delta, relational=False,
-                                                domain=sp.Interval(0, sp.oo))
-    above, below = dstar * 2, dstar / 2  # the paper's "testing points" on each side
+    # Δ*: theorykit's one crossing finder (exact, squared and checked unsquared, sides by exact signs)
+    cross = crossings([("linear", s_lin), ("xor", s_xor)], symbol=Delta, interval=sp.Interval(0, sp.oo))
+    if len(cross) != 1:
+        raise RuntimeError(f"expected one non-negative crossover, found {[c.at for c in cross]}")
+    dstar = sp.simplify(cross[0].at)
+    lin_faster = _larger_set(cross[0], "linear", s_lin - s_xor, Delta)
     out.update({
         "crossover": dstar, "crossover_float": float(sp.N(dstar, 30)),
         "crossover_equation": sp.Eq(s_lin, s_xor),
         "linear_faster_set": lin_faster,
-        "faster_above": "linear" if sp.N((s_lin - s_xor).subs(Delta, above)) > 0 else "xor",
-        "faster_below": "linear" if sp.N((s_lin - s_xor).subs(Delta, below)) > 0 else "xor",
+        "faster_above": cross[0].larger_above, "faster_below": cross[0].larger_below,
         "s_linear": s_lin, "d_linear": out["linear"]["d"], "s_xor": s_xor, "d_xor": out["xor"]["d"],
         "loss_linear": out["linear"]["loss"], "loss_xor": out["xor"]["loss"],
     })
@@ -174,6 +172,15 @@ def derive(task=None, relns=None, hidden: int = 128) -> dict:
     out["learning_time_crossover"] = _lt_crossover(out, Delta)
     out["latex"] = _latex(out)
     return out
+
+
+def _larger_set(cross, name, diff, Delta):
+    """The Δ ≥ 0 where mode ``name`` is strictly larger, from the one crossing ``cross`` (its sides are
+    decided exactly by :func:`~theorykit.theory.crossings.crossings`; Δ = 0 by the exact sign there)."""
+    below = sp.Interval(0, cross.at, left_open=not bool(diff.subs(Delta, 0) > 0), right_open=True)
+    above = sp.Interval.open(cross.at, sp.oo)
+    return sp.Union(*[iv for iv, larger in ((below, cross.larger_below), (above, cross.larger_above))
+                      if larger == name])
 
 
 def _lt_crossover(out, Delta):
