@@ -46,10 +46,10 @@ def test_suite_figures_leave_pyplot_unimported_and_the_backend_as_it_was(tmp_pat
 
 
 def test_subplots_returns_a_figure_and_axes_as_pyplot_subplots_does():
-    """``validation._common.subplots`` gives what ``plt.subplots`` gives for the same grid and keywords: the
+    """``theorykit.io.subplots`` (the suites' and the commands') gives what ``plt.subplots`` gives for the same grid and keywords: the
     axes' shape (squeezed, or not with ``squeeze=False``), the figure's size in inches and its layout."""
     load_suite("gates")
-    from theorykit.validation._common import subplots
+    from theorykit.io import subplots      # the one figure-and-axes maker (was validation._common.subplots)
 
     fig, ax = subplots(1, 3, figsize=(9, 2.5), squeeze=False, layout="constrained")
     assert ax.shape == (1, 3) and tuple(fig.get_size_inches()) == (9.0, 2.5)

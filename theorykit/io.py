@@ -343,6 +343,13 @@ def new_figure(**kw):
     return fig
 
 
+def subplots(*grid, figsize=None, layout=None, **kw):
+    """A figure and its axes as ``plt.subplots(*grid, figsize=…, layout=…, **kw)`` returns them, drawn
+    without pyplot (:func:`new_figure`): the caller's matplotlib backend is left as it is."""
+    fig = new_figure(figsize=figsize, layout=layout)
+    return fig, fig.subplots(*grid, **kw)
+
+
 def gate_groups(task) -> int | None:
     """The datapoints per group that a gate panel marks off: a context task's items per context (its
     columns are context-major, context c holds columns c·n … c·n+n−1); None for any other task."""

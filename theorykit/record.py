@@ -15,7 +15,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .errors import DivergenceError, SpecError
-from .io import counted, lone_markers, new_figure, png_bytes
+from .io import counted, lone_markers, png_bytes, subplots
 
 __all__ = ["SaveAt", "Trajectory", "check_finite", "checked_save"]
 
@@ -217,8 +217,7 @@ class Trajectory:
         notebook's own backend is left as it is)."""
         if self.loss is None or not np.size(self.loss):
             return None
-        fig = new_figure(figsize=(5.5, 3.5))
-        ax = fig.add_subplot()
+        fig, ax = subplots(figsize=(5.5, 3.5))
         order = np.argsort(self.t, kind="stable")
         t, m, s = np.asarray(self.t)[order], self.mean[order], self.std[order]
         B = self.loss.shape[0]

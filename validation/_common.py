@@ -6,15 +6,6 @@ import operator
 import time
 from pathlib import Path
 
-from theorykit.io import new_figure
-
-
-def subplots(*grid, figsize, layout=None, **kw):
-    """A figure and its axes as ``plt.subplots(*grid, figsize=…, layout=…, **kw)`` returns them, drawn
-    without pyplot (:func:`theorykit.io.new_figure`): a suite leaves the caller's matplotlib backend as it is."""
-    fig = new_figure(figsize=figsize, layout=layout)
-    return fig, fig.subplots(*grid, **kw)
-
 
 def graded(x, confirm, partly, *, higher=False, strict=False, nan="not borne out"):
     """The verdict from one number and its two thresholds: "confirmed" at ``confirm`` or better, "partly"

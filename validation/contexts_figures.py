@@ -6,9 +6,8 @@ import numpy as np
 
 from theorykit.analysis.context_runs import mean_svals
 from theorykit.curves import nan_to_none
-from theorykit.io import new_figure, write_json, write_figure
+from theorykit.io import new_figure, subplots, write_json, write_figure
 
-from ._common import subplots
 
 
 def fig4a(s4, path):

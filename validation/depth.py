@@ -58,7 +58,7 @@ from theorykit.theory.trajectory import deep_mode_rhs
 from theorykit.net.layout import gdln_graph
 from theorykit.errors import SpecError
 from theorykit.spec.fields import loss_factor, loss_name
-from theorykit.io import write_figure
+from theorykit.io import subplots, write_figure
 from theorykit.net.starts import a0_rule, aligned_net_params
 from theorykit.progress import progress_bar
 from theorykit.record import SaveAt
@@ -66,7 +66,7 @@ from theorykit.theory.flow import Dopri5, integrate
 from theorykit.theory.race import RaceSystem
 
 from . import depth_protocols as dproto
-from ._common import graded, subplots, start
+from ._common import graded, start
 
 NAME = "depth"
 DESCRIPTION = "Two hidden layers (Section 6, Fig. 6): ReLU [11,H,H,60] vs depth-3 GDLN, alignment times, mode ODE"

@@ -30,11 +30,11 @@ import numpy as np
 
 from theorykit import contexts, load_spec, simulate
 from theorykit.curves import max_gap
-from theorykit.io import write_figure
+from theorykit.io import subplots, write_figure
 from theorykit.spec.files import example_path
 from theorykit.spec.graph import scaled
 
-from ._common import graded, subplots
+from ._common import graded
 
 PROTOCOLS = ("paper", "joint")
 DATASETS = {"hierarchy": ["hierarchy"] * 3, "suite": ["hierarchy", "ring", "cross"]}

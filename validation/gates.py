@@ -35,14 +35,14 @@ from theorykit.analysis._runs import exact_reln_trajectory, train_relu
 from theorykit.analysis.findgates import choose_elbow, elbow_scores, require_sklearn
 from theorykit.analysis.reln import exact_reln_outputs
 from theorykit.curves import max_gap
-from theorykit.io import write_figure
+from theorykit.io import subplots, write_figure
 from theorykit.net.starts import a0_rule
 from theorykit.progress import progress_bar
 from theorykit.sim.simulation import relu_forward
 from theorykit.theory.gates import UnitGates
 from theorykit.theory.race import RaceSystem
 
-from ._common import Stopwatch, subplots, start
+from ._common import Stopwatch, start
 
 NAME = "gates"
 DESCRIPTION = "Algorithm 1 (find gates, elbow, Figs. 8-9), the exact ReLN, and the digits dataset"

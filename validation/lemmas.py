@@ -22,7 +22,7 @@ import numpy as np
 import sympy as sp
 
 import theorykit as tk
-from theorykit.io import write_figure
+from theorykit.io import subplots, write_figure
 from theorykit.progress import progress_bar
 from theorykit.sim.simulation import simulate
 from theorykit.spec.gating import Pathway
@@ -33,7 +33,7 @@ from theorykit.theory.gates import UnitGates, tally, unit_weights
 from theorykit.theory import effective as eff
 from theorykit.theory import lemmas as tl
 
-from ._common import graded, subplots
+from ._common import graded
 
 NAME = "lemmas"
 DESCRIPTION = "Lemmas of Appendices D–E: interlacing, positive data, gate patterns (Lemma 4.1) and a trained-network gate census"

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from theorykit.io import write_figure
+from theorykit.io import subplots, write_figure
 
-from ._common import subplots
 
 COLORS = {"relu": "black", "linear": "tab:blue", "xor": "tab:orange"}
 #: the suite's loss: the mean over the four datapoints of ½ (y − ŷ)², so ½ at a zero output (y = ±1)

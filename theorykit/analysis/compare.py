@@ -29,7 +29,7 @@ from ..theory.race import RaceSystem
 from ..spec.fields import learning_rate, loss_factor
 from ..spec.graph import GraphSpec
 from ..html import IMAGES_JS, figure_html, html_escape, page_head
-from ..io import (atomic_write_text, counted, gate_groups, gate_image, new_figure, plot_text, png_bytes, write_json,
+from ..io import (atomic_write_text, counted, gate_groups, gate_image, plot_text, png_bytes, subplots, write_json,
                   write_figure)
 from ..progress import checked_progress, progress_bar
 
@@ -75,8 +75,7 @@ class Comparison:
                 "race_loss": self.race_loss, "L0": self.L0, "agreement": self.agreement(), "notes": self.notes}
 
     def figure(self):
-        fig = new_figure(figsize=(10, 3.8))
-        axes = fig.subplots(1, 2)
+        fig, axes = subplots(1, 2, figsize=(10, 3.8))
         for ax, log in zip(axes, (False, True)):
             ax.plot(self.steps, self.run_loss, "o", ms=4, color="k", label="your ReLU run (checkpoints)")
             ax.plot(self.steps, self.gdln_loss, "-", color="C0", label="found GDLN, paired start (simulated)")
@@ -97,8 +96,7 @@ class Comparison:
 
     def gates_figure(self):
         G = np.array([p.active for p in self.spec.pathways], float)
-        fig = new_figure(figsize=(10, max(2.0, 0.9 + 0.35 * len(G))))
-        ax = fig.subplots()
+        fig, ax = subplots(figsize=(10, max(2.0, 0.9 + 0.35 * len(G))))
         gate_image(ax, G, G.shape[1], [f"{plot_text(p.name)} ({p.hidden} units)" for p in self.spec.pathways],
                    group=gate_groups(self.spec.task))
         ax.set_title("gates of the found pathways (black: on)", fontsize=10)

@@ -39,7 +39,7 @@ from ..curves import loss_metrics
 from ..progress import checked_progress, progress_bar
 from ..record import SaveAt
 from ..theory.flow import RK4
-from ..io import new_figure, write_json, write_figure
+from ..io import subplots, write_json, write_figure
 
 __all__ = ["SEC5_GAMMA", "ETA", "STEPS", "default_a0", "exhaust_spec", "context_symmetries", "pathway_action",
            "family_orbits", "race_exhaust", "named_families"]
@@ -328,8 +328,7 @@ def write_outputs(res: ExhaustResult, out_dir, provenance: dict | None = None) -
     if provenance is not None:
         data["provenance"] = provenance
     jpath = write_json(out / "exhaust.json", data)
-    fig = new_figure(figsize=(11, 5.0))
-    a1, a2 = fig.subplots(1, 2)
+    fig, (a1, a2) = subplots(1, 2, figsize=(11, 5.0))
     named = {r["family"]: nm for nm, r in res.summary["named"].items()}
     top = [r["family"] for r in res.summary["top20_by_area"][:5]]
     # the named sets wide and pale underneath, the top families narrow on top in their own dash patterns:

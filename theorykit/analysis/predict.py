@@ -75,7 +75,7 @@ from ..spec.fields import figure_path, flow_tau, integer, loss_factor, short_rep
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task, no_value_error
-from ..io import counted, gate_groups, gate_image, new_figure, png_bytes, write_figure
+from ..io import counted, gate_groups, gate_image, png_bytes, subplots, write_figure
 from ..html import html_escape
 from ..progress import checked_progress, progress_bar
 
@@ -200,8 +200,7 @@ class Prediction:
 
     def figure(self):
         """A matplotlib figure: the predicted ReLN's loss curve and its gate patterns."""
-        fig = new_figure(figsize=(10, 3.6))
-        a1, a2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.4, 1]})
+        fig, (a1, a2) = subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1.4, 1]})
         a1.plot(self.t, self.loss / self.loss[0], "k", lw=2, label="predicted ReLN (race)")
         for lab, c in list(self.curves.items())[1:5]:
             a1.plot(self.t, c, lw=1, ls="--", label=f"runner-up: orbits {lab}")

@@ -28,7 +28,7 @@ import numpy as np
 from ..curves import curve_distance, max_gap
 from ..errors import SpecError
 from .findgates import find_gates
-from ..io import (atomic_write_text, counted, gate_groups, gate_image, gate_share_labels, new_figure, plot_text,
+from ..io import (atomic_write_text, counted, gate_groups, gate_image, gate_share_labels, plot_text, subplots,
                   write_json, write_figure)
 from ..html import html_escape
 from ..theory.gates import UnitGates, unit_gates, unit_weights
@@ -83,8 +83,7 @@ class Validation:
         """Matplotlib figures of the check against the prediction ``pred``: the loss curves, and the gates
         found beside the predicted ones."""
         L0 = float(self.relu_loss[:, 0].mean())
-        f1 = new_figure(figsize=(10, 3.9))
-        ax = f1.subplots(1, 2)
+        f1, ax = subplots(1, 2, figsize=(10, 3.9))
         for a, log in zip(ax, (False, True)):
             for i, c in enumerate(self.relu_loss):
                 a.plot(self.t, c / L0, color="tab:orange", lw=0.5, alpha=0.5,
@@ -104,8 +103,7 @@ class Validation:
                      f"RMS gap {self.rms_gap:.3f} L(0)", fontsize=10)
         f1.tight_layout()
         P = len(self.predicted[0])
-        f2 = new_figure(figsize=(12.5, 3.6))
-        ax = f2.subplots(1, 3)
+        f2, ax = subplots(1, 3, figsize=(12.5, 3.6))
         tops, fp = self.top_unit_patterns[:12], self.found
         panels = [(self.predicted, [f"p{j + 1}" for j in range(len(self.predicted))], "predicted gates (pathways)",
                    "pathway"),

@@ -17,7 +17,7 @@ from typing import Mapping
 
 import numpy as np
 from ..errors import SpecError, TheorykitError
-from ..io import json_text, lone_markers, new_figure, plot_text, write_json, write_figure
+from ..io import json_text, lone_markers, plot_text, subplots, write_json, write_figure
 from ..theory.derivation import Derivation, numeric_matrix
 from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
 from ..record import SaveAt
@@ -257,8 +257,7 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
         except Exception:  # noqa: BLE001 - symbols without values, or no modes per pathway (a graph)
             pred = None
     n_ax = 2 if (modes_sim or pred) else 1
-    fig = new_figure(figsize=(5.2 * n_ax, 3.8))
-    axes = fig.subplots(1, n_ax, squeeze=False)
+    fig, axes = subplots(1, n_ax, figsize=(5.2 * n_ax, 3.8), squeeze=False)
     ax = axes[0, 0]
     if sim is not None:
         m, s = sim.mean, sim.std
