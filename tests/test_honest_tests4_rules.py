@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 import pytest
+import sympy as sp
 from scipy import integrate, optimize
 
 import theorykit as tk
@@ -118,6 +119,31 @@ def _closed_form_loss(modes, tau, half_tr_y):
     return L
 
 
+def _area_checks(pred, L, T, curve_tol, points=None):
+    """pred's loss curve, area and grid against the closed form L. The race's grid t must be uniform
+    (spacing h) over [0, T]; its curve within ``curve_tol``·L(0) of L (RK4's error); then its area, the
+    trapezoid of L(t)/L(0) on t over T, is within ``curve_tol`` of the same trapezoid of the closed form
+    (the trapezoid of an error bounded by δ is bounded by δ·T), and that trapezoid is within
+    h²/12·max|L''|/L(0) of the exact integral (scipy quad), the trapezoid rule's error bound, with L''
+    by central differences of the closed form on a fine grid."""
+    t = np.asarray(pred.t, float)
+    h = t[1] - t[0]
+    assert t[0] == 0 and t[-1] == pytest.approx(T, rel=1e-12)
+    np.testing.assert_allclose(np.diff(t), h, rtol=1e-9)
+    L0 = float(L(0.0))
+    np.testing.assert_allclose(pred.loss, L(t), rtol=0, atol=curve_tol * L0)
+    on_grid = np.trapezoid(L(t) / L0, t) / T
+    assert abs(pred.area - on_grid) <= curve_tol, (pred.area, on_grid)
+    fine = np.linspace(0.0, T, 2_000_001)
+    e = fine[1] - fine[0]
+    L2 = np.max(np.abs(np.diff(L(fine), 2))) / e ** 2
+    exact = integrate.quad(lambda x: float(L(x)) / L0, 0, T, points=points, limit=400, epsabs=1e-13)[0] / T
+    bound = h * h / 12 * L2 / L0
+    assert abs(on_grid - exact) <= bound
+    assert abs(pred.area - exact) <= bound + curve_tol
+    return exact, bound
+
+
 @pytest.mark.parametrize("delta", [0.6, 1.0])
 def test_xor_prediction_area_and_half_time_are_the_closed_form_of_its_pathways(delta):
     """XoR (tk.xor_margin: points (±1, ±1, ±Δ) with labels ±1, P = 4, mean loss, τ = 1/η = 20 steps,
@@ -129,12 +155,13 @@ def test_xor_prediction_area_and_half_time_are_the_closed_form_of_its_pathways(d
     The pathways are on disjoint datapoints, so nothing couples and each mode is the closed form's sigmoid;
     ½ tr Σy = ½. Reference area: scipy quad of L(t)/L(0) over [0, 2000] / 2000; half-way time: brentq of
     L(t) = L(0)/2. Tolerances: the prediction integrates the race by RK4 on a grid of h = 2 steps (its curve
-    within 1e-6·L(0) of the closed form, asserted; measured 6e-8) and takes the area by the trapezoid, whose
-    leading Euler–Maclaurin error h²/12·(L'(T) − L'(0))/(T·L(0)) is below 1e-7 here (L' is ≈ 0 at both ends),
-    so the area is within 1e-6·L(0)/area ≤ 2.2e-5 of the reference (area ≥ 0.047), asserted as 1e-4
-    relative (measured 1.2e-6); t½ comes from linear interpolation on that grid (error ≤ h²/8·|L''/L'| at
-    t½: 0.0022 and 0.0029 steps, computed from the closed form by finite differences), asserted as 0.01
-    steps (measured 0.0014 and 0.0025, CPU). A factor 2 in a0 would move t½ by τ/(2s)·ln 2 = 14 to 18 steps."""
+    within 1e-6·L(0) of the closed form, asserted; measured 6e-8) and takes the area by the trapezoid on it:
+    :func:`_area_checks` holds it to the trapezoid rule's error bound h²/12·max|L''|/L(0) (7.6e-5 and
+    1.3e-4 here) around the quad; the far tighter 1e-4 relative is a measured tolerance (measured 1.2e-6,
+    CPU; on this grid, h·2s/τ ≤ 0.1, the trapezoid of a sigmoid is far inside its bound). t½ comes from
+    linear interpolation on that grid (error ≤ h²/8·|L''/L'| at t½: 0.0022 and 0.0029 steps, computed from
+    the closed form by finite differences), asserted as 0.01 steps (measured 0.0014 and 0.0025, CPU).
+    A factor 2 in a0 would move t½ by τ/(2s)·ln 2 = 14 to 18 steps."""
     pred = predict_reln(tk.xor_margin(delta), 128, XOR_TRAINING, progress=False)
     tau = 20.0
     if delta < math.sqrt(2 / 3):
@@ -145,10 +172,24 @@ def test_xor_prediction_area_and_half_time_are_the_closed_form_of_its_pathways(d
     L = _closed_form_loss(modes, tau, 0.5)
     L0 = float(L(0.0))
     halves = [tau / (2 * s) * math.log(s / (d * a0) - 1) for s, d, a0 in modes]   # each mode's t½
-    area = integrate.quad(lambda t: float(L(t)) / L0, 0, 2000, points=halves, limit=200, epsabs=1e-12)[0] / 2000
-    t_half = optimize.brentq(lambda t: float(L(t)) - 0.5 * L0, 0.0, 2000.0, xtol=1e-10)
+    area, _ = _area_checks(pred, L, 2000.0, 1e-6, points=halves)
     assert pred.area == pytest.approx(area, rel=1e-4), (pred.area, area)
+    t_half = optimize.brentq(lambda t: float(L(t)) - 0.5 * L0, 0.0, 2000.0, xtol=1e-10)
     assert pred.t_half == pytest.approx(t_half, abs=0.01), (pred.t_half, t_half)
-    # the whole curve on the race's grid: RK4 at step τ/(10·s_max) (measured 6e-8 of L(0))
-    np.testing.assert_allclose(pred.loss, L(pred.t), rtol=0, atol=1e-6 * L0)
-    assert pred.t[0] == 0 and pred.t[-1] == 2000
+
+
+@pytest.mark.parametrize("c, lr", [(1, 0.05), (40, 0.001), (60, 0.001)])
+def test_large_scale_data_predict_the_closed_form_area(c, lr):
+    """tests/test_predict_user_rules.py's large-scale data (x₁ = c e₁, x₂ = c e₂, y = (1, −1), mean loss,
+    P = 2, H = 16, σ = 0.01, 300 steps) checked only that the area was finite; the bug it pins gave a NaN or
+    a wrong curve. By hand (as there): the prediction is the two single-point pathways, each one mode with
+    s = c/2, d = c²/2, a0 = σ²·8/2; ½ tr Σy = ½. The area and the whole curve against the closed form
+    (:func:`_area_checks`): the curve within 1e-5·L(0) (RK4 at step τ/(10·s_max); measured 6.4e-7 at
+    c = 40, CPU), the area within the trapezoid rule's bound of the quad."""
+    tr = Training(lr=lr, loss="mean", init_std=0.01, steps=300)
+    pred = predict_reln(tk.Task(sp.eye(2) * c, sp.Matrix([[1, -1]])), 16, tr, progress=False)
+    assert sorted(tuple(int(v) for v in g) for g in pred.gates) == [(0, 1), (1, 0)]
+    s, d, a0, tau = c / 2, c * c / 2, 0.01 ** 2 * 8 / 2, 1 / lr
+    L = _closed_form_loss([(s, d, a0)] * 2, tau, 0.5)
+    half = tau / (2 * s) * math.log(s / (d * a0) - 1)            # each mode's t½ (156, 103, 62 steps)
+    _area_checks(pred, L, 300.0, 1e-5, points=[half] if half < 300 else None)
