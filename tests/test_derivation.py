@@ -226,13 +226,18 @@ def test_symbolic_derivation_at_a_special_value_of_its_symbol():
     t_ = np.array([0.0, 100.0, 1000.0])
     L0 = 0.5 * (4 * 2 + 4 * 1) / 2                  # ½ tr Σy = ½ Σ y² / P
     L = np.full(3, L0)
+    modes = []
     for s_ in (np.sqrt(2), 1.0):
         a = (s_ / 0.5) / (1 + (s_ / (0.5 * 1e-3) - 1) * np.exp(-2 * s_ * t_ / 20))
+        modes.append(a)
         L -= s_ * a - 0.25 * a ** 2
     assert np.allclose(der.predict_loss(t_, values={"Delta": 0}), L, rtol=1e-10, atol=1e-12)
     U, V = der.frames({"Delta": 0})["p"]
     assert np.allclose(np.abs(V), np.eye(2)) and np.isfinite(U).all()
     assert np.isfinite(der.predict_modes(t_, values={"Delta": 0})["p"]).all()
+    # the mode strengths themselves, the same closed form (columns: s = √2, then s = 1; d = ½, τ = 20)
+    np.testing.assert_allclose(der.predict_modes(t_, values={"Delta": 0})["p"], np.stack(modes, axis=1),
+                               rtol=1e-10, atol=1e-12)
     assert np.allclose(np.asarray(der.loss_function({"Delta": 0})(t_)), L, rtol=1e-10, atol=1e-12)
 
 
