@@ -30,6 +30,7 @@ from theorykit.bench_derive import hierarchy_spec
 from theorykit.cli import main
 from theorykit.spec.files import example_path, load_spec, spec_to_toml
 from theorykit.spec.gating import Training
+from theorykit.theory.derivation import Derivation
 
 
 # ------------------------------------------------------------------------------------------------
@@ -59,14 +60,25 @@ def test_derive_times_loss_is_numpy_gradient_descent_in_the_small_step_limit(tmp
         r = int(np.sum(s > 1e-12 * s[0]))
         start.append([np.sqrt(a0) * Vt[:r], np.sqrt(a0) * U[:, :r]])
     ts = np.array([0, 100, 1000])
-    gd1 = gdln_gd(paths, start, X, Y, lr=lr, steps=1000, loss="mean")[0][ts]
-    gd2 = gdln_gd(paths, start, X, Y, lr=lr / 2, steps=2000, loss="mean")[0][2 * ts]
+    full1 = gdln_gd(paths, start, X, Y, lr=lr, steps=1000, loss="mean")[0]
+    full2 = gdln_gd(paths, start, X, Y, lr=lr / 2, steps=2000, loss="mean")[0]
+    gd1, gd2 = full1[ts], full2[2 * ts]
     assert L.shape == (3,)
     assert L[0] == pytest.approx(gd1[0], rel=1e-12)                  # the same start
     e1, e2 = (np.max(np.abs(g - L)) / L[0] for g in (gd1, gd2))
     assert e1 < 1e-3 and 1.9 < e1 / e2 < 2.1, (e1, e2)
     assert np.max(np.abs(2 * gd2 - gd1 - L)) / L[0] < 0.1 * e1, (L, 2 * gd2 - gd1)
     assert L[2] < 0.5 * L[0]              # step 1000 is past the plateau: the comparison is not of two plateaus
+    # the Python call, warm, at other times and unsorted (tests/test_repl_speed.py compared it only with
+    # itself): the same reference, the same tolerance, at steps 1000, 50, 0, 100 (an order that is not its
+    # own inverse permutation, as 1000, 50, 100, 0 is: putting the sorted values back by the sorting
+    # permutation instead of its inverse passed there)
+    der = Derivation(spec)
+    der.predict_loss([0.0, 100.0, 1000.0])
+    got = der.predict_loss([1000.0, 50.0, 0.0, 100.0])
+    ts2 = np.array([1000, 50, 0, 100])
+    g1, g2 = full1[ts2], full2[2 * ts2]
+    assert np.max(np.abs(2 * g2 - g1 - got)) / L[0] < 0.1 * e1, (got, 2 * g2 - g1)
 
 
 # ------------------------------------------------------------------------------------------------
