@@ -176,7 +176,7 @@ def test_time_limit_must_be_positive(capsys):
 
 
 def test_max_seconds_from_the_environment_and_the_option_over_it(capsys, monkeypatch):
-    """--help: 'time limit of the size check (default 3600, or THEORYKIT_MAX_SECONDS)': the variable
+    """--help: '(default 3600, or the environment variable THEORYKIT_MAX_SECONDS)': the variable
     replaces the default, --time-limit replaces both. Any run takes more than 1 ns."""
     monkeypatch.setenv("THEORYKIT_MAX_SECONDS", "1e-9")
     assert main(["check", XOR]) == 2

@@ -141,7 +141,8 @@ def derive_text(der, out: dict, values=None, max_modes: int = 4) -> str:
             L.append(f"      {c['symbol']} = {c['at']} ≈ {_g(c['at_float'])}: s[{c['modes'][0]}] = s[{c['modes'][1]}]"
                      f" = {_short(c['value'], 40)}; larger below: {c['larger_below']}, above: {c['larger_above']}")
     for n in out.get("notes", []):
-        L.append(f"  note: {n}")
+        if not (free and n.startswith("symbols ") and "have no value" in n):   # said above, at the top
+            L.append(f"  note: {n}")
     return "\n".join(L)
 
 

@@ -272,9 +272,10 @@ def _common(sp_, module: str, limits: bool = True, progress: str | None = None) 
                      help="show the Python traceback of an error")
     if limits:
         sp_.add_argument("--force", action="store_true",
-                         help="run even when the estimated time is over the time limit (never the memory limit)")
+                         help="run even when the estimated time is over --time-limit (never the memory limit)")
         _number_option(sp_, "--time-limit", what="a positive number of seconds", example="600", metavar="SECONDS",
-                         help="time limit of the size check (default 3600, or THEORYKIT_MAX_SECONDS)")
+                         help="refuse to start a run whose estimated time is over this many seconds (default 3600, "
+                              "or the environment variable THEORYKIT_MAX_SECONDS; --force runs it anyway)")
     sp_.set_defaults(module=module)
 
 
@@ -544,7 +545,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "(default 0: bit for bit)")
     _common(rr, "rerun", limits=False, progress="bar or lines of the command rerun")
 
-    b = sub.add_parser("bench", help="benchmark derivation time and simulator throughput (ratios in one run)",
+    b = sub.add_parser("bench", help="benchmark derivation time, simulator throughput and REPL speed",
                        description="Time each paper result's derivation, then train the Section 4 ReLU network "
                                    "[11, 700, 60] as a vmapped ensemble in float64 and float32 and report "
                                    "network-steps/s, FLOP/s (XLA's cost analysis), the device's own measured "
