@@ -9,7 +9,9 @@ What the walk found and these tests hold:
 * ``theorykit --help`` summarised ``bench`` as "(ratios in one run)", which says nothing to a reader
   who has not run it, and left out the REPL speed that README's table lists;
 * ``theorykit derive SPEC`` without ``--set`` printed the "symbols … have no value" line twice on a
-  terminal (at the top and again as a closing note).
+  terminal (at the top and again as a closing note);
+* ``find-gates contexts`` / ``find-gates xor-margin``: --hidden, --lr and --steps defaulted to "the
+  spec's", and a built-in task has no spec file to look in.
 """
 from __future__ import annotations
 
@@ -72,3 +74,16 @@ def test_derive_json_keeps_the_note_on_symbols_without_value(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert any("have no value" in n for n in doc["notes"])
 
+
+
+@pytest.mark.parametrize("option, contexts_value, xor_value", [
+    ("--hidden", "700", "128"),     # docs/theory.md#paper-settings: Section 4 ReLU 11 → 700 → 60; XoR 3 → 128 → 1
+    ("--lr", "0.001", "0.05"),      # the same table: η = 0.001 (summed loss), XoR η = 0.05 (mean loss)
+    ("--steps", "8001", "2000"),    # Section 4: 8001 steps; XoR: docs/tutorial.md's Training(..., steps=2000)
+])
+def test_find_gates_help_names_the_built_in_tasks_defaults(option, contexts_value, xor_value):
+    """``find-gates contexts`` and ``find-gates xor-margin`` have no spec, so "default: the spec's" told a
+    newcomer nothing: the help names each built-in task's value."""
+    text = _option_help("find-gates", option)
+    assert f"contexts {contexts_value}" in text, text
+    assert f"xor-margin {xor_value}" in text, text

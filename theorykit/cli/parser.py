@@ -469,11 +469,11 @@ def build_parser() -> argparse.ArgumentParser:
     _whole_option(f, "--K", lo=1, example=4, help="number of clusters (default: elbow)")
     _whole_option(f, "--max-K", lo=1, default=8, help="largest K tried for the elbow (default 8)")
     _whole_option(f, "--seeds", lo=1, hi=MAX_SEEDS, default=4, help="ReLU trainings (default 4)")
-    f.add_argument("--steps", help="gradient steps (default: the spec's or the task's); with --checkpoints, "
+    f.add_argument("--steps", help="gradient steps (default: the spec's; contexts 8001, xor-margin 2000); with --checkpoints, "
                                    "the checkpoints' steps (0,100,...) when the file names have none")
-    _whole_option(f, "--hidden", lo=1, example=128, help="ReLU hidden width (default: the spec's total width)")
-    _number_option(f, "--lr", what=LR_WHAT, example="0.05", help=f"learning rate, {LR_WHAT} (default: the spec's; with --checkpoints: the "
-                                             "checkpoints' metadata)")
+    _whole_option(f, "--hidden", lo=1, example=128, help="ReLU hidden width (default: the spec's total width; contexts 700, xor-margin 128)")
+    _number_option(f, "--lr", what=LR_WHAT, example="0.05", help=f"learning rate, {LR_WHAT} (default: the spec's; contexts 0.001 on the summed "
+                                             "loss, xor-margin 0.05 on the mean; with --checkpoints: the checkpoints' metadata)")
     _whole_option(f, "--seed", lo=0, hi=MAX_SEED, example=1, default=0, help="random seed of initial weights and k-means: 0 to 2**32 - 1 "
                                                         "(default 0)")
     f.add_argument("--name", help="name of the written spec, at most 64 printable characters (default: found-<the "
