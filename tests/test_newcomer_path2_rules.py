@@ -11,19 +11,23 @@ What the walk found and these tests hold:
 * ``theorykit derive SPEC`` without ``--set`` printed the "symbols … have no value" line twice on a
   terminal (at the top and again as a closing note);
 * ``find-gates contexts`` / ``find-gates xor-margin``: --hidden, --lr and --steps defaulted to "the
-  spec's", and a built-in task has no spec file to look in.
+  spec's", and a built-in task has no spec file to look in;
+* docs/tutorial.md's section 5 rebound ``a0``, the SymPy symbol section 3 imported, to a float.
 """
 from __future__ import annotations
 
+import doctest
 import json
 import re
 from pathlib import Path
 
 import pytest
+import sympy as sp
 
 from theorykit.analysis import summary as S
 from theorykit.cli import main
 from theorykit.cli.parser import build_parser, commands
+from theorykit.theory import trajectory
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -87,3 +91,21 @@ def test_find_gates_help_names_the_built_in_tasks_defaults(option, contexts_valu
     text = _option_help("find-gates", option)
     assert f"contexts {contexts_value}" in text, text
     assert f"xor-margin {xor_value}" in text, text
+
+
+def test_tutorial_session_keeps_the_symbols_it_imports(tmp_path, monkeypatch):
+    """docs/tutorial.md imports the SymPy symbols ``a0`` and ``tau`` (section 3) and the session goes on
+    (README: "The tutorial continues this session"); section 5's loop rebound ``a0`` to a float, so
+    ``expr.subs({a0: ...})`` typed afterwards silently substituted nothing. Run as written (doctest),
+    ``a0`` and ``tau`` are still the symbols of theorykit.theory.trajectory at the end."""
+    text = (ROOT / "docs" / "tutorial.md").read_text("utf-8")
+    src = "\n".join(m.group(1) for m in re.finditer(r"```pycon\n(.*?)```", text, flags=re.S))
+    monkeypatch.chdir(tmp_path)
+    test = doctest.DocTestParser().get_doctest(src, {}, "tutorial.md", "tutorial.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    out: list[str] = []
+    runner.run(test, out=out.append, clear_globs=False)
+    assert runner.failures == 0, "".join(out)
+    g = test.globs
+    assert isinstance(g["a0"], sp.Symbol) and g["a0"] == trajectory.a0, g["a0"]
+    assert isinstance(g["tau"], sp.Symbol) and g["tau"] == trajectory.tau, g["tau"]
