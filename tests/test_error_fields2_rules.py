@@ -250,7 +250,7 @@ def test_a_keyword_with_no_near_name_lists_the_keywords():
 @pytest.mark.parametrize("kw, field, fix", [
     ({"steps": 2.5}, "steps", "a positive integer, e.g. steps=2000"),
     ({"steps": 0}, "steps", "a positive integer, e.g. steps=2000"),
-    ({"init_std": 0}, "init_std", "a positive number, e.g. init_std=0.01"),
+    ({"init_std": 0}, "init_std", "give a positive number from 1e-12 to 100, e.g. init_std=0.01"),   # the spec's range
     ({"loss": "max"}, "loss", 'use loss="mean" or loss="sum"'),
 ])
 def test_find_gates_names_its_keywords_not_the_spec_fields(kw, field, fix):

@@ -87,8 +87,8 @@ def test_the_reln_names_of_contexts_are_listed_as_before():
     with pytest.raises(SpecError) as e:
         files.spec_from_dict(_contexts_spec("doubel"))
     assert e.value.field == "data.reln"
-    assert str(e.value) == ("data.reln: 'doubel' is not one of ['all', 'common', 'double', 'single'] (fix: use one "
-                            "of ['all', 'common', 'double', 'single'] for contexts)")
+    assert str(e.value) == ("data.reln: 'doubel' is not one of ['all', 'common', 'double', 'single'] (fix: did you "
+                            "mean 'double'? Otherwise use one of ['all', 'common', 'double', 'single'] for contexts)")
 
 
 def test_bench_double_pathways_come_from_context_family():

@@ -138,7 +138,7 @@ def test_a_bad_loss_or_step_count_is_refused_the_same_way_by_every_trainer():
     for name, call in calls.items():
         with pytest.raises(SpecError, match=r'loss: \'max\' is not "mean" or "sum"'):
             call(loss="max", steps=3)
-        with pytest.raises(SpecError, match=r"steps: -1 is out of range: must be at least 0"):
+        with pytest.raises(SpecError, match=r"steps: -1 is out of range: must be between 0 and 1000000000 "):
             call(loss="sum", steps=-1)
     with pytest.raises(SpecError, match=r'training.loss: \'max\' is not "mean" or "sum"'):
         tk.simulate(data, network="relu", hidden=4, lr=0.1, steps=3, loss="max")

@@ -85,6 +85,19 @@ def keyword_errors(options: dict):
     return decorate
 
 
+def nearest(value, names):
+    """The one of ``names`` that ``value`` most likely misspells (the same but for case, else difflib's
+    nearest at a ratio of 0.6 or more, else the only name it begins, from 3 letters: ``race`` for
+    ``race-reduction``), or None: the one rule behind every "did you mean …?" (a misspelt keyword, a choice
+    such as ``method="closed_form"``, an option's choice on the command line)."""
+    if not isinstance(value, str):
+        return None
+    low = {str(n).lower(): n for n in names}
+    near = [value.lower()] if value.lower() in low else difflib.get_close_matches(value.lower(), list(low), n=1, cutoff=0.6)
+    near = near or [n for n in low if len(value) >= 3 and n.startswith(value.lower())]
+    return low[near[0]] if len(near) == 1 else None
+
+
 def keyword_typos(fn):
     """A decorator: a keyword ``fn`` does not take raises Python's own ``TypeError`` ("got an unexpected
     keyword argument 'step'"), and says which keyword was meant ("did you mean 'steps'?") or lists them."""
@@ -97,10 +110,8 @@ def keyword_typos(fn):
     def wrapper(*args, **kwargs):
         for key in kwargs:
             if key not in names:
-                low = {n.lower(): n for n in names}     # k for K; lrate for lr (a name it begins with)
-                near = ([low[key.lower()]] if key.lower() in low else
-                        [low[m] for m in difflib.get_close_matches(key.lower(), list(low), n=1, cutoff=0.6)] or
-                        [n for n in names if len(n) > 1 and key.lower().startswith(n.lower())])
+                near = [nearest(key, names)]        # k for K; lrate for lr (a name it begins with)
+                near = near if near[0] else [n for n in names if len(n) > 1 and key.lower().startswith(n.lower())]
                 raise TypeError(f"{fn.__qualname__}() got an unexpected keyword argument {key!r} (fix: "
                                 + (f"did you mean {near[0]}=?)" if near else f"use one of {names})"))
         return fn(*args, **kwargs)

@@ -41,7 +41,6 @@ strength of a random start is the one rule of :func:`theorykit.net.starts.a0_rul
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -54,13 +53,14 @@ from ..io import counted
 from ..progress import checked_progress, progress_bar
 from ..linalg import correlation, data_scale
 from ._runs import ReluRun, train_gdln_many, train_relu
-from ..spec.fields import choice, integer, learning_rate, loss_name, real
+from ..spec.fields import choice, init_scale, integer, learning_rate, loss_name, real, seed_value
+from ..spec.ranges import MAX_SEED     # k-means' random_state (and numpy's legacy seeding) takes 0 … 2**32 − 1 too
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task
 
 __all__ = ["FoundGates", "unit_rows", "cluster_gates", "centroids_to_patterns", "patterns_to_spec", "pattern_ranks",
            "elbow_scores", "choose_elbow", "patterns_for_K", "elbow_scores_from", "find_gates", "require_sklearn",
-           "ELBOW_THRESHOLD", "geometric_mean"]
+           "ELBOW_THRESHOLD", "MAX_SEED", "geometric_mean"]
 
 #: default threshold of the "improvement" elbow rule (fraction of the total improvement)
 ELBOW_THRESHOLD = 0.1
@@ -276,8 +276,6 @@ def elbow_scores(X, Y, relu: ReluRun, Ks=range(1, 9), *, kmeans_seed: int = 0, n
                              empty=empty, patterns=recs)
 
 
-#: largest seed: k-means' random_state (and numpy's legacy seeding) takes 0 … 2**32 − 1
-MAX_SEED = 2 ** 32 - 1
 
 
 def require_sklearn(module: str = "cluster"):
@@ -316,8 +314,7 @@ def check_elbow_settings(rule, threshold, n_init, seed=0, seed_field: str = "see
 
 def check_seed(seed, field: str = "seed") -> int:
     """A seed: an integer in 0 … :data:`MAX_SEED`; a SpecError naming ``field`` otherwise."""
-    eg = "--seed 0" if field.startswith("--") else "seed=0"
-    return integer(seed, field, lo=0, hi=MAX_SEED, fix=f"a whole number from 0 to 2**32 - 1 ({MAX_SEED}), e.g. {eg}")
+    return seed_value(seed, field, "--seed 0" if field.startswith("--") else "seed=0")
 
 
 def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW_THRESHOLD) -> int:
@@ -434,7 +431,7 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     if steps is not None:       # the others as Training checks them, naming the keyword (not training.steps)
         integer(steps, "steps", lo=1, fix="a positive integer, e.g. steps=2000")
     if init_std is not None:
-        real(init_std, "init_std", lo=0.0, hi=math.inf, lo_open=True, fix="a positive number, e.g. init_std=0.01")
+        init_scale(init_std, "init_std", "init_std=0.01")
     if loss is not None:
         loss_name(loss, "loss", 'use loss="mean" or loss="sum"')
     tr = Training(lr=tr.lr if lr is None else lr, loss=tr.loss if loss is None else loss, a0=tr.a0,

@@ -10,6 +10,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from ..errors import SpecError
+from ..spec.fields import choice
 from ..linalg import unit_columns
 from ..theory.effective import exact_parts
 from ..theory.lemmas import lp_pattern_feasible
@@ -53,8 +54,8 @@ def realisable_patterns(X, *, method: str = "auto", max_patterns: int = 4096, sa
                                           "(w·x ≥ 1 on, w·x ≤ 0 off)", "cover_bound": bound, "rank": r}
         out = np.array(sorted(pats, key=lambda p: (sum(p), p)), dtype=bool).reshape(-1, P)
         return out[out.any(axis=1)], None, {**info, "found": int(out.any(axis=1).sum())}
-    if method != "sample":
-        raise SpecError("--enumerate", f"unknown method {method!r}", "use \"auto\", \"exact\" or \"sample\"")
+    choice(method, "--enumerate", ("auto", "exact", "sample"), 'use "auto", "exact" or "sample"',
+           problem=f"unknown method {method!r}")
     rng = np.random.default_rng(seed)
     W = rng.standard_normal((int(samples), d))
     G = (W @ X) > 0

@@ -16,10 +16,10 @@ import numpy as np
 
 from ..errors import SpecError
 from . import one_line
-from .parser import MAX_SEED, MAX_SEEDS
+from .parser import MAX_SEEDS
 from ..io import atomic_write_text, is_special, jsonable, software_versions
 from ..io import json_text as io_json_text          # the one JSON form; json_text below names a non-finite result
-from ..spec.fields import NAME_MAX_LEN, fmt, integer, label, real
+from ..spec.fields import NAME_MAX_LEN, fmt, integer, label, real, seed_value
 from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict, spec_to_toml
 from ..spec.limits import Limits, derivation_estimate, simulation_estimate
 
@@ -105,7 +105,7 @@ def seeds_arg(value) -> int:
 
 def seed_arg(value) -> int:
     """``--seed``: a whole number from 0 to 2**32 - 1 (JAX's PRNGKey takes no more)."""
-    return integer(value, "--seed", lo=0, hi=MAX_SEED, fix="a whole number from 0 to 2**32 - 1, e.g. --seed 1")
+    return seed_value(value, "--seed", "--seed 1")
 
 
 def write_result(option, path, text) -> Path:

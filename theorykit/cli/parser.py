@@ -8,8 +8,8 @@ import decimal
 import os
 import re
 
-from ..errors import SpecError
-from ..spec.ranges import LR_WHAT     # no SymPy: the one statement of the learning rate's range
+from ..errors import SpecError, nearest
+from ..spec.ranges import LR_WHAT, MAX_SEED, MAX_STEPS     # no SymPy: the one statement of these ranges
 from ..suites import SUITES
 
 EPILOG = """examples:
@@ -77,14 +77,17 @@ class _Parser(argparse.ArgumentParser):
                 message += f" (fix: give it a value: {option} {action.metavar or action.dest.upper()})"
         super().error(message)
 
+    def _check_value(self, action, value):
+        """argparse's check of a choice (``--network relux``, a misspelt command), the nearest choice its fix."""
+        try:
+            return super()._check_value(action, value)
+        except argparse.ArgumentError as exc:       # the one rule of every "did you mean …?" (theorykit.errors.nearest)
+            near = nearest(value, action.choices)
+            raise argparse.ArgumentError(action, exc.message + (f" (fix: did you mean {near!r}?)" if near else "")) from None
+
 
 #: the largest --seeds (networks trained at once); theorykit.cli.common reads it from here
 MAX_SEEDS = 2 ** 31 - 1
-#: the largest --steps of a simulation: the spec's training.steps bound (theorykit.spec.files.MAX_STEPS,
-#: not imported: it loads SymPy, and --help must answer at once; a test checks that they agree)
-MAX_STEPS = 10 ** 9
-#: the largest --seed: JAX's PRNGKey takes 0 to 2**32 - 1
-MAX_SEED = 2 ** 32 - 1
 
 
 class WholeNumber:

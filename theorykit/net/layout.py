@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import SpecError
-from ..spec.fields import integer, loss_name
+from ..spec.fields import choice, integer, loss_name
 from ..spec.graph import INPUT, OUTPUT, graph_from_pathways
 
 __all__ = ["Net", "net_apply", "net_loss", "unit_activity", "objective_for", "loss_value", "as_dtype", "DTYPES",
@@ -38,8 +38,7 @@ RESIDUAL_FLOOR = 1e-150
 def as_dtype(name):
     """The JAX dtype of ``name``; float64 only while JAX's x64 mode is on (theorykit turns it on at
     import; a user who turns it off later would get float32 arrays labelled float64)."""
-    if name not in DTYPES:
-        raise SpecError("dtype", f"unknown dtype {name!r}", f"use one of {sorted(DTYPES)}")
+    choice(name, "dtype", sorted(DTYPES), problem=f"unknown dtype {name!r}")
     if name == "float64" and not jax.config.jax_enable_x64:
         raise SpecError("dtype", "float64 was asked for, but JAX's x64 mode is off (jax_enable_x64 = False): "
                                  "the run would be float32", "leave jax_enable_x64 on (theorykit turns it on "

@@ -31,6 +31,7 @@ from .fused import _fused_train, layout
 from ..record import SaveAt, Trajectory, check_finite, checked_save
 from ..errors import SpecError
 from ..spec.fields import integer
+from ..spec.ranges import MAX_STEPS
 
 __all__ = ["Packing", "pack_net", "Trainer", "train", "train_net", "ensemble_placement"]
 
@@ -206,7 +207,7 @@ def _make_trainer(loss_fn: Callable, *, steps: int, objective: Callable | None =
                   save: SaveAt = SaveAt(), data_axis: int | None = None, on_step=None) -> Trainer:
     """The loop of :func:`train`, built and jitted but not run (benchmarks compile it ahead of time)."""
     checked_save(save)
-    steps = integer(steps, "steps", lo=0, fix="e.g. steps = 2000")
+    steps = integer(steps, "steps", lo=0, hi=MAX_STEPS, fix="e.g. steps = 2000")     # a spec's bound (10**12: MemoryError)
     save_steps = [int(s) for s in save.times(steps, integer=True)] if save.fns else []
     seg = np.diff([0] + save_steps).astype(np.int32)
     tail = steps - (save_steps[-1] if save_steps else 0)

@@ -40,6 +40,7 @@ import numpy as np
 
 from ..errors import SpecError
 from ..spec.fields import integer, loss_factor, loss_name
+from ..spec.ranges import MAX_STEPS
 from ..net.layout import RESIDUAL_FLOOR, Net
 from ..record import SaveAt, Trajectory, check_finite
 
@@ -235,7 +236,7 @@ def _fused_train(lay: Layout, params0, data, *, lr, steps: int, loss: str = "sum
     call per ``loss_every`` steps. ``params0``: dict of weights with a leading ensemble axis, as
     :func:`theorykit.net.starts.random_params` draws them. ``interpret``: run Pallas's interpreter
     (default: on any backend but a GPU)."""
-    steps = integer(steps, "steps", lo=0, fix="e.g. steps = 2000")
+    steps = integer(steps, "steps", lo=0, hi=MAX_STEPS, fix="e.g. steps = 2000")     # as the plain trainer
     loss_name(loss)
     interpret = jax.default_backend() != "gpu" if interpret is None else bool(interpret)
     W1, W2 = lay.pack(params0)

@@ -17,7 +17,6 @@ Initialisations of the GDLN (keyword ``init``), see :mod:`theorykit.net.starts`:
 """
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from typing import Mapping, Sequence
 
@@ -31,7 +30,7 @@ from .engine import train_net
 from ..errors import SpecError, keyword_typos
 from ..spec.values import checked_value
 from ..theory.derivation import Derivation
-from ..spec.fields import integer, learning_rate, loss_name, real
+from ..spec.fields import choice, init_scale, integer, learning_rate, loss_name, seed_value
 from ..spec.graph import GraphSpec, Group, graph_from_pathways
 from ..spec.gating import GDLNSpec
 from ..net.starts import aligned_params, random_params
@@ -51,8 +50,8 @@ def _schedule(graph, schedule, staged_first):
         return replace(graph, schedule=tuple(schedule)).schedule
     if schedule == "joint":
         return graph.schedule
-    if schedule != "staged":
-        raise SpecError("schedule", f"unknown schedule {schedule!r}", "use \"joint\", \"staged\" or a list of groups")
+    choice(schedule, "schedule", ("joint", "staged"), "use \"joint\", \"staged\" or a list of groups",
+           problem=f"unknown schedule {schedule!r}")
     first = [gp for gp in graph.pathways if gp.name in staged_first]
     if not first or len(first) == len(graph.pathways):
         raise SpecError("staged_first", f"names {list(staged_first)} must pick some but not all pathways "
@@ -118,7 +117,8 @@ def _simulate_gdln(g, Xn, Yn, *, init="aligned", seeds: int = 4, steps: int, val
     elif init == "random":
         p0 = random_params(net, _edge_scales(g, init_std), seeds, seed, dtype)
     else:
-        raise SpecError("init", f"unknown init {init!r}", "use \"aligned\", \"random\" or a dict of weights")
+        choice(init, "init", ("aligned", "random"), "use \"aligned\", \"random\" or a dict of weights",
+               problem=f"unknown init {init!r}")
     kind = "given" if isinstance(init, Mapping) else init
     groups = _schedule(g, schedule, staged_first)
     res = train_net(net, p0, data, loss=loss, schedule=groups, lr=lr, steps=steps, save=save or SaveAt(),
@@ -262,8 +262,7 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
     ``batch``, ``on_batch``, ``on_step``: the trainer's (:func:`~theorykit.sim.engine.train`);
     ``on_step(done)`` serves a progress bar (not with ``fused``).
     """
-    if network not in ("gdln", "relu"):
-        raise SpecError("network", f"unknown network {network!r}", "use \"gdln\" or \"relu\"")
+    choice(network, "network", ("gdln", "relu"), "use \"gdln\" or \"relu\"", problem=f"unknown network {network!r}")
     integer(seeds, "seeds", lo=1, fix="a positive number of networks, e.g. seeds=4")
     stds = init_std.items() if isinstance(init_std, Mapping) else [(None, init_std)]   # one, or by pathway/edge
     if lr is not None:          # the one rule of every learning rate (a spec's training.lr, --lr)
@@ -272,7 +271,8 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
                              *((f"init_std[{k!r}]" if k is not None else "init_std", v, "init_std=0.01")
                                for k, v in stds)):
         if v is not None:       # an override is checked as the spec's own setting is (Training)
-            real(v, name, lo=0.0, hi=math.inf, lo_open=True, fix=f"a positive number, e.g. {example}")
+            init_scale(v, name, example)
+    seed_value(seed, "seed", "seed=0")      # as --seed: JAX's PRNGKey takes 0 … 2**32 - 1 (-1 ran)
     if values is not None and not isinstance(values, Mapping):
         raise SpecError("values", f"needs a dict name → value, got {type(values).__name__}",
                         "e.g. values={'Delta': 0.5}")

@@ -21,12 +21,12 @@ from typing import Iterable, Mapping
 
 import sympy as sp
 
-from ..errors import SpecError
+from ..errors import SpecError, nearest
 from ..io import figure_path      # a figure's output path, checked where io writes one
-from .ranges import LR_MAX, LR_MIN, LR_WHAT
+from .ranges import LR_MAX, LR_MIN, LR_WHAT, MAX_SEED, SCALE_MAX, SCALE_MIN, SCALE_WHAT, SEED_WHAT
 
 __all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "path", "figure_path", "table", "no_unknown_keys", "required", "entry", "integer",
-           "real", "learning_rate", "choice", "loss_name", "loss_factor", "flow_tau", "label", "tex_label", "tex_text", "check_real_finite", "check_magnitude",
+           "real", "learning_rate", "init_scale", "seed_value", "choice", "loss_name", "loss_factor", "flow_tau", "label", "tex_label", "tex_text", "check_real_finite", "check_magnitude",
            "type_name", "file_field"]
 
 #: smallest magnitude of a non-zero number in the data (inputs, targets, task parameters)
@@ -166,18 +166,34 @@ def learning_rate(value, field: str, example: str) -> float:
     return real(value, field, lo=LR_MIN, hi=LR_MAX, fix=f"give {LR_WHAT}, e.g. {example}")
 
 
-def choice(value, field: str, choices: Iterable[str], fix: str | None = None) -> str:
+def init_scale(value, field: str, example: str) -> float:
+    """An initial scale, ``a0`` or ``init_std``, by the one rule of every entry point (a spec's
+    ``training.a0``/``init_std``, :class:`~theorykit.spec.gating.Training`, ``simulate(a0=…)``): a finite
+    number in ``[SCALE_MIN, SCALE_MAX]`` (:mod:`theorykit.spec.ranges`); the fix ``give SCALE_WHAT, e.g. example``."""
+    return real(value, field, lo=SCALE_MIN, hi=SCALE_MAX, fix=f"give {SCALE_WHAT}, e.g. {example}")
+
+
+def seed_value(value, field: str, example: str) -> int:
+    """A random seed, by the one rule of ``--seed`` and every ``seed=``: an integer in ``0 … MAX_SEED``
+    (:mod:`theorykit.spec.ranges`; JAX's PRNGKey takes no other); the fix ``give SEED_WHAT, e.g. example``."""
+    return integer(value, field, lo=0, hi=MAX_SEED, fix=f"give {SEED_WHAT}, e.g. {example}")
+
+
+def choice(value, field: str, choices: Iterable[str], fix: str | None = None, problem: str | None = None) -> str:
+    """One of ``choices`` (a string), else a SpecError naming ``field`` whose fix starts with the nearest
+    choice (:func:`~theorykit.errors.nearest`: ``"did you mean 'closed-form'? Otherwise use one of …"``).
+    ``problem``: the message's words (default ``'x' is not one of [...]``); ``fix``: default ``use one of [...]``."""
     choices = list(choices)
-    if not isinstance(value, str) or value not in choices:
-        raise SpecError(field, f"{short_repr(value)} is not one of {choices}", fix or f"use one of {choices}")
-    return value
+    if isinstance(value, str) and value in choices:
+        return value
+    fix, near = fix or f"use one of {choices}", nearest(value, choices)
+    raise SpecError(field, problem or f"{short_repr(value)} is not one of {choices}",
+                    f"did you mean {near!r}? Otherwise {fix}" if near else fix)
 
 
 def loss_name(value, field: str = "loss", fix: str = 'use "mean" or "sum"') -> str:
     """The loss reduction: ``"sum"`` (½ Σ‖ŷ − y‖²) or ``"mean"`` (that over the P datapoints)."""
-    if not isinstance(value, str) or value not in ("mean", "sum"):
-        raise SpecError(field, f"{short_repr(value)} is not \"mean\" or \"sum\"", fix)
-    return value
+    return choice(value, field, ("mean", "sum"), fix, problem=f"{short_repr(value)} is not \"mean\" or \"sum\"")
 
 
 def loss_factor(loss: str, P: int) -> int:

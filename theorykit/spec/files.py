@@ -44,7 +44,7 @@ from sympy.printing.str import StrPrinter
 
 from . import fields as vf
 from .fields import DATA_MAX
-from .ranges import LR_MAX, LR_MIN
+from .ranges import LR_MAX, LR_MIN, MAX_STEPS, SCALE_MAX, SCALE_MIN
 from ..errors import SpecError
 from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr
 from .gating import GDLNSpec, Pathway, Training, context_family, context_pathways, xor_relns
@@ -78,9 +78,7 @@ FIELDS = (["name", "symbols.NAME", "symbols.NAME.ASSUMPTION", "data.task"]
 #: largest spec file read (bytes)
 MAX_SPEC_BYTES = 16 << 20
 #: training settings: (low, high) of each number
-TRAINING_RANGES = {"lr": (LR_MIN, LR_MAX), "a0": (1e-12, 1e2), "init_std": (1e-12, 1e2)}
-#: largest number of gradient steps a spec may ask for (the memory and time estimates usually bind first)
-MAX_STEPS = 10 ** 9
+TRAINING_RANGES = {"lr": (LR_MIN, LR_MAX), "a0": (SCALE_MIN, SCALE_MAX), "init_std": (SCALE_MIN, SCALE_MAX)}
 #: contexts task: largest n and k before the size estimate
 MAX_ITEMS = 1 << 20
 
@@ -162,8 +160,7 @@ def _symbols(table) -> dict:
                             "e.g. Delta = {positive = true}")
         kw = {}
         for k, v in assum.items():
-            if k not in SYMBOL_ASSUMPTIONS:
-                raise SpecError(f"{f}.{k}", f"unknown assumption {k!r}", f"use one of {list(SYMBOL_ASSUMPTIONS)}")
+            vf.choice(k, f"{f}.{k}", SYMBOL_ASSUMPTIONS, problem=f"unknown assumption {k!r}")
             if not isinstance(v, bool):
                 raise SpecError(f"{f}.{k}", f"needs true or false, got {vf.type_name(v)}", "write positive = true")
             kw[k] = v
@@ -278,9 +275,8 @@ def _task(data, symbols, limits):
             blocks = _structure_arg(blocks, symbols, "data.blocks", n)
         # contexts() refuses a scale that is not positive, naming data.context_scale
         return contexts(n, k, common, blocks, _param(data, "context_scale", symbols, sp.Integer(1)))
-    raise SpecError("data.task", f"unknown task {name!r}" if isinstance(name, str) else
-                    f"needs a string, got {vf.type_name(name)}",
-                    "use \"xor-margin\" or \"contexts\", or give inputs/targets")
+    vf.choice(name, "data.task", ("xor-margin", "contexts"), "use \"xor-margin\" or \"contexts\", or give inputs/targets",
+              problem=f"unknown task {name!r}" if isinstance(name, str) else f"needs a string, got {vf.type_name(name)}")
 
 
 def _builtin_pathways(data, task):
@@ -342,11 +338,9 @@ def _training(table) -> Training:
     kw = {}
     if "lr" in table:
         kw["lr"] = vf.learning_rate(table["lr"], "training.lr", "lr = 0.05")
-    for key, (lo, hi) in TRAINING_RANGES.items():
-        if key in table and key != "lr":
-            kw[key] = vf.real(table[key], f"training.{key}", lo=lo, hi=hi,
-                              fix={"a0": "a positive number, e.g. 0.001",
-                                   "init_std": "a positive number, e.g. 0.01"}[key] + f", between {lo:g} and {hi:g}")
+    for key, example in (("a0", "a0 = 0.001"), ("init_std", "init_std = 0.01")):
+        if key in table:
+            kw[key] = vf.init_scale(table[key], f"training.{key}", example)
     if "steps" in table:
         kw["steps"] = vf.integer(table["steps"], "training.steps", lo=1, hi=MAX_STEPS,
                                  fix=f"a positive integer (at most {vf.fmt(MAX_STEPS)}), e.g. steps = 2000")

@@ -8,7 +8,6 @@ the two cannot drift apart.
 from __future__ import annotations
 
 import itertools
-import math
 import numbers
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
@@ -18,7 +17,7 @@ import sympy as sp
 
 from ..errors import SpecError, keyword_typos
 from ..html import html_escape
-from .fields import (NAME_MAX_LEN, integer, label, flow_tau, learning_rate, loss_factor, loss_name, node_label, real,
+from .fields import (NAME_MAX_LEN, init_scale, integer, label, flow_tau, learning_rate, loss_factor, loss_name, node_label,
                      short_repr, type_name)
 from .task import Task
 
@@ -89,8 +88,7 @@ class Training:
         rate is held to the one rule of every entry point (:func:`~theorykit.spec.fields.learning_rate`)."""
         learning_rate(self.lr, "training.lr", "lr = 0.05")
         for name, example in (("a0", "a0 = 0.001"), ("init_std", "init_std = 0.01")):
-            real(getattr(self, name), f"training.{name}", lo=0.0, hi=math.inf, lo_open=True,
-                 fix=f"a positive number, e.g. {example}")
+            init_scale(getattr(self, name), f"training.{name}", example)      # the spec file's range
         integer(self.steps, "training.steps", lo=1, fix="a positive integer, e.g. steps = 2000")
         loss_name(self.loss, "training.loss", "write loss = \"mean\" or \"sum\"")
 

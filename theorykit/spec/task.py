@@ -20,7 +20,7 @@ import sympy as sp
 
 from ..errors import SpecError
 from .expr import FUNCTIONS, SYMBOL_ASSUMPTIONS, parse_expr, to_exact
-from .fields import check_real_finite, integer, short_repr, type_name
+from .fields import check_real_finite, choice, integer, short_repr, type_name
 
 __all__ = ["Task", "parse_value", "Radicals", "radicals_of", "xor_margin", "contexts", "structure", "hierarchy", "ring", "cross"]
 
@@ -427,8 +427,8 @@ def structure(spec, n: int, field: str = "data.structure") -> sp.Matrix:
     """A structure matrix (features × items) from a name or an explicit matrix."""
     n = _n_arg(n)
     if isinstance(spec, str):
-        if spec not in _STRUCTURES:
-            raise SpecError(field, f"unknown structure {spec!r}", f"use one of {sorted(_STRUCTURES)} or a matrix")
+        choice(spec, field, sorted(_STRUCTURES), f"use one of {sorted(_STRUCTURES)} or a matrix",
+               problem=f"unknown structure {spec!r}")
         try:
             return _STRUCTURES[spec](n)
         except SpecError as err:          # name the field the structure came from

@@ -39,6 +39,7 @@ from .svd import exact_svd, generic_reference, input_power
 from .trajectory import (a0 as A0, discrete_mode_gap, mode_gap, mode_gap_fraction, mode_trajectory, t, t_half,
                          t_half_float, tau)
 from ..spec.graph import GraphSpec
+from ..spec.fields import choice
 from ..spec.task import checked_values_map
 from ..spec.values import checked_times, checked_value, exact_values
 from .jaxify import to_jax
@@ -77,8 +78,7 @@ class Derivation:
         if not isinstance(spec, (GDLNSpec, GraphSpec)):     # a path, a Task, a ReLN's list of pathways
             raise SpecError("spec", f"expected a GDLNSpec or GraphSpec, got {type(spec).__name__}",
                             "pass a spec: tk.load_spec(path) reads a file, GDLNSpec(task, pathways) builds one")
-        if method not in METHODS:
-            raise SpecError("method", f"unknown method {method!r}", f"use one of {METHODS}")
+        choice(method, "method", METHODS, problem=f"unknown method {method!r}")   # "did you mean …?" where near one
         checked_values_map(values, spec.task.symbols)
         for k, v in (values or {}).items():     # a name the task lacks, or a value its assumptions forbid
             checked_value(spec.task, k, v)

@@ -31,6 +31,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import SpecError
+from ..spec.fields import choice
 from ..spec.gating import context_name
 
 __all__ = ["CONTEXT_CLASSES", "LEMMA_CLASSES", "RULES", "UnitGates", "unit_gates", "unit_weights", "significant", "tally",
@@ -81,8 +82,7 @@ class UnitGates:
             raise SpecError("blocks", f"{on.shape[-1]} datapoints do not split into {self.blocks} blocks",
                             f"give a divisor of {on.shape[-1]} (the datapoints are block-major: P = blocks · items), "
                             "or check that on is H × P, datapoints last")
-        if self.rule not in RULES:
-            raise SpecError("rule", f"unknown rule {self.rule!r}", f"use one of {RULES}")
+        choice(self.rule, "rule", RULES, problem=f"unknown rule {self.rule!r}")
         object.__setattr__(self, "on", on)
 
     @property
