@@ -12,6 +12,8 @@ tests/test_error_fields_rules.py and tests/test_error_fields2_rules.py).
    (theorykit.errors.nearest) in Python and on the command line alike.
 4. ``tk.simulate(spec, steps=10**12)`` is refused by the spec's bound on steps (10**9), naming ``steps``;
    it was a MemoryError (7 TiB) from deep inside the recorder.
+5. ``tk.simulate(…, snapshot_every=0 | -1 | 1.5)``: a positive whole number of steps, named; 0 was ignored,
+   -1 took one snapshot, 1.5 was a TypeError from ``range``.
 
 The golden ranges are docs/specs.md's table (1e-12 … 1e2 for a0 and init_std; training.steps up to
 10**9) and the command line's help for ``--seed`` ("0 to 2**32 - 1"), written here by hand.
@@ -185,3 +187,16 @@ def test_both_trainers_refuse_more_steps_than_a_spec_may_ask_for():
             train_net(net, p0, data, lr=0.1, loss="sum", steps=10 ** 12, fused=fused)
         assert (e.value.field, e.value.problem) == ("steps", "1000000000000 is out of range: must be between 0 "
                                                              "and 1000000000")
+
+
+@pytest.mark.parametrize("every, problem", [
+    (0, "0 is out of range: must be at least 1"),              # was ignored: no snapshots, no error
+    (-1, "-1 is out of range: must be at least 1"),            # was one snapshot at step 0
+    (1.5, "needs an integer, got a float 1.5"),                 # was TypeError from range()
+])
+def test_a_snapshot_interval_that_is_no_positive_whole_number_is_refused(every, problem):
+    X, Y = tk.xor_margin(0.5).numeric()
+    with pytest.raises(SpecError) as e:
+        tk.simulate((X, Y), network="relu", hidden=4, lr=0.1, steps=3, seeds=1, snapshot_every=every)
+    assert (e.value.field, e.value.problem) == ("snapshot_every", problem)
+    assert e.value.fix == "a positive number of steps, e.g. snapshot_every=100"

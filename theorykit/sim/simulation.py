@@ -307,6 +307,8 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
             integer(h, "hidden", lo=1, fix="a positive width, or one per hidden layer, e.g. hidden=128")
         if hidden is not None and np.ndim(hidden) and not len(hidden):
             raise SpecError("hidden", "no hidden layer given", "give one width, or one per hidden layer")
+        if snapshot_every is not None:      # 0 was ignored, -1 took step 0 only, 1.5 a raw TypeError
+            integer(snapshot_every, "snapshot_every", lo=1, fix="a positive number of steps, e.g. snapshot_every=100")
         if isinstance(init, str) and init != "random":
             raise SpecError("init", f"a ReLU network has no {init!r} start (it is the GDLN's)",
                             "leave init out or pass init=\"random\" (or a dict of weights)")
