@@ -200,3 +200,16 @@ def test_a_snapshot_interval_that_is_no_positive_whole_number_is_refused(every, 
         tk.simulate((X, Y), network="relu", hidden=4, lr=0.1, steps=3, seeds=1, snapshot_every=every)
     assert (e.value.field, e.value.problem) == ("snapshot_every", problem)
     assert e.value.fix == "a positive number of steps, e.g. snapshot_every=100"
+
+
+@pytest.mark.parametrize("kw, field, start", [
+    ({"search": "beem"}, "search", "did you mean 'beam'? Otherwise use exhaustive, forward or beam"),
+    ({"consistency": "tpo"}, "consistency", "did you mean 'top'? Otherwise use top, any-output or off"),
+    ({"race_dt": float("nan")}, "race_dt", "a positive number, e.g. race_dt=10"),      # was ValueError: NaN to integer
+    ({"race_dt": 0}, "race_dt", "a positive number, e.g. race_dt=10"),
+])
+def test_predict_reln_names_a_misspelt_choice_and_a_bad_race_step(kw, field, start):
+    with pytest.raises(SpecError) as e:
+        tk.predict_reln(tk.xor_margin(0.5), 8, tk.Training(), progress=False, **kw)
+    assert e.value.field == field
+    assert e.value.fix.startswith(start), e.value.fix

@@ -71,7 +71,7 @@ from .exhaust import race_rk4
 from ..theory.race import RaceSystem
 from ..net.starts import a0_rule
 from ..curves import loss_metrics
-from ..spec.fields import figure_path, flow_tau, integer, loss_factor, short_repr
+from ..spec.fields import choice, figure_path, flow_tau, integer, loss_factor, real, short_repr
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task, no_value_error
@@ -347,8 +347,12 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     for opt, v in (("--beam", beam), ("--shortlist", shortlist)):    # 0 ran into a wrong "more pathways
         integer(v, opt, lo=1, fix=f"a positive integer, e.g. {opt} 3")   # than units"; −1 cut a list silently
     check_seed(seed, "--seed")        # before any work: --validate's k-means takes 0 … 2**32 − 1 (−1 crashed there)
-    if search not in ("auto", "exhaustive", "forward", "beam"):
-        raise SpecError("--search", f"unknown search {search!r}", "use exhaustive, forward or beam")
+    choice(search, "--search", ("auto", "exhaustive", "forward", "beam"), "use exhaustive, forward or beam",
+           problem=f"unknown search {search!r}")
+    if consistency not in (True, False):        # checked before any work (it was after the enumeration)
+        choice(consistency, "--consistency", ("top", "any-output", "off"), "use top, any-output or off",
+               problem=f"unknown test {consistency!r}")
+    real(race_dt, "race_dt", lo=0.0, lo_open=True, hi=math.inf, fix="a positive number, e.g. race_dt=10")  # NaN: a raw ValueError
     if task.free_symbols:       # the shared error's Python fix is values=, which predict_reln does not take
         err = no_value_error(task.free_symbols)
         names = sorted(map(str, task.free_symbols))
@@ -379,8 +383,6 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         if not len(pats):
             raise SpecError("data.targets", "no realisable gate pattern has a non-zero input-output correlation",
                             "the targets are orthogonal to every gated input: nothing can be learned")
-        if consistency not in ("top", "any-output", "off", True, False):
-            raise SpecError("--consistency", f"unknown test {consistency!r}", "use top, any-output or off")
         if consistency in ("top", "any-output", True):
             test = consistent_any_output if consistency == "any-output" else consistent_pattern
             if len(pats) > max_checked and enum_info["method"] == "sample":   # an exact enumeration: all
