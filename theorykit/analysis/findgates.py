@@ -276,8 +276,6 @@ def elbow_scores(X, Y, relu: ReluRun, Ks=range(1, 9), *, kmeans_seed: int = 0, n
                              empty=empty, patterns=recs)
 
 
-
-
 def require_sklearn(module: str = "cluster"):
     """``sklearn.<module>`` (``"cluster"`` or ``"datasets"``), or a :class:`~theorykit.errors.SpecError`
     saying how to install it: scikit-learn is the optional extra ``gates`` of pyproject.toml (k-means, the digits), so a plain
