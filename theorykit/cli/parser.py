@@ -113,12 +113,7 @@ class WholeNumber:
         """What the option takes, with an example: the fix of each of its errors."""
         if self.option is None:
             return ""
-        if self.lo is None:
-            span = ""
-        elif self.hi is None:
-            span = f" of at least {self.lo}"
-        else:
-            span = f" from {self.lo} to {self.hi}"
+        span = "" if self.lo is None else f" of at least {self.lo}" if self.hi is None else f" from {self.lo} to {self.hi}"
         return f"give a whole number{span}, e.g. {self.option} {self.example}"
 
     def allows(self, value: int) -> bool:
