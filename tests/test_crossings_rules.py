@@ -91,7 +91,7 @@ def test_identically_equal_pairs_are_not_crossings():
 
 def test_no_crossing_is_an_empty_list_and_the_interval_is_honoured():
     """a + 1 > a/2 for a > 0 (they meet at a = −2 only); |a|/2 = 7/20 at a = ±7/10."""
-    none = tk.crossings([("p", a + 1), ("q", a / 2)])
+    none = tk.crossings([("p", a + 1), ("q", a / 2)], interval=sp.Interval.open(0, sp.oo))   # a is real: by default all reals
     assert none == [] and "no crossing" in none._repr_latex_()
     assert [c.at for c in tk.crossings([("p", a + 1), ("q", a / 2)], interval=(-5, 5))] == [-2]
     both = tk.crossings([("p", sp.Abs(a) / 2), ("q", sp.Rational(7, 20))], interval=(-1, 1))
@@ -108,7 +108,7 @@ def test_several_symbols_are_refused_with_their_names_and_the_fix():
         tk.crossings([("p", a * b), ("q", a / 2)], symbol="a")
     assert "['b']" in str(e.value) and ".subs" in e.value.fix
     # with b given a value, the crossing along a is found: 3a = a/2 only at a = 0, outside a > 0
-    assert tk.crossings([("p", (a * b).subs(b, 3)), ("q", a / 2)], symbol="a") == []
+    assert tk.crossings([("p", (a * b).subs(b, 3)), ("q", a / 2)], symbol="a", interval=sp.Interval.open(0, sp.oo)) == []
 
 
 def _sv_formulas(M):

@@ -6,12 +6,13 @@ import numpy as np
 from ..analysis import summary
 from ..errors import SpecError
 from ..spec.fields import figure_path
+from ..spec.files import load_spec
 from ..spec.limits import derivation_estimate, enforce
 from ..theory.crossings import crossings
 from ..theory.derivation import Derivation
 from ..theory.modes import exact_latex
-from .common import (check_outputs, json_text, no_value, note, parse_times, provenance, spec_from_args, values_record,
-                     write_result)
+from .common import (check_outputs, file_sha256, json_text, no_value, note, parse_times, provenance, spec_from_args,
+                     values_from, values_record, write_result)
 
 
 #: a derivation estimated to take longer than this says so before it starts (it shows no progress)
@@ -20,6 +21,9 @@ LONG_SECONDS = 10.0
 
 def run(args):
     limits, spec, values = spec_from_args(args)
+    if args.against and args.crossings is None:
+        raise SpecError("--against", "compares modes only in the search for crossings", "add --crossings SYMBOL")
+    others = [load_spec(path, limits=limits) for path in args.against or []]     # a bad file costs nothing yet
     if args.plot is not None:
         figure_path(args.plot, "--plot")      # before the derivation: a wrong name costs nothing
     # a loss curve is integrated only for --times or --plot; without them the derivation is all
@@ -62,15 +66,20 @@ def run(args):
         out["notes"].append("the loss curve is the race reduction, integrated numerically: pass --times t1,t2,... "
                             "(or --plot) to have it")
     if args.crossings is not None:
-        try:
-            out["crossings"] = [c.as_dict() for c in crossings(der, symbol=args.crossings)]
+        ders = [der] + [_against(args, other, limits) for other in others]
+        try:        # with --against: each mode labelled spec-name:pathway
+            out["crossings"] = [c.as_dict() for c in crossings(ders if others else der, symbol=args.crossings)]
         except SpecError as exc:    # name the option, not the keyword
+            if exc.field == "values":       # two specs of one name: their modes' labels would clash
+                raise SpecError("--against", exc.problem, "give each spec its own name = \"…\" line") from None
             raise SpecError("--crossings", exc.problem, exc.fix) from None
     out["provenance"] = provenance(args, spec)
+    for k, path in enumerate(args.against or [], 1):    # hashed like the spec: rerun checks them
+        out["provenance"]["inputs"][f"against[{k}]"] = {"path": path, "sha256": file_sha256(path)}
     # everything is computed before anything is written: an error leaves no file behind
     json_text(out)          # a non-finite number is refused here, before any file is written
     check_outputs(("--latex", args.latex), ("--plot", args.plot), ("--json", args.json),    # and a bad path
-                  inputs=[("spec", args.spec)], stdout=("--json",))
+                  inputs=[("spec", args.spec)] + [("--against", p) for p in args.against or []], stdout=("--json",))
     if args.latex:
         write_result("--latex", args.latex, der.latex(document=True))
     if args.plot:
@@ -81,3 +90,11 @@ def run(args):
                  f"pass later --times (e.g. --times 0,{10 * times.max():g})")
     summary.emit(args, out, lambda: summary.derive_text(der, out, values))
     return 0
+
+
+def _against(args, spec, limits) -> Derivation:
+    """``--against SPEC``'s derivation, at the ``--set`` values of the symbols it declares."""
+    sets = [a for a in args.set or [] if a.split("=", 1)[0].strip() in spec.task.symbols]
+    values = values_from(spec, sets)
+    enforce(derivation_estimate(spec, horizon=None, symbolic=bool(spec.task.free_symbols - set(values))), limits)
+    return Derivation(spec, method=args.method, values=values)

@@ -392,21 +392,22 @@ def build_parser() -> argparse.ArgumentParser:
     _run_size_options(c, simulate=False)
     _common(c, "check")
 
-    d = sub.add_parser("derive", help="derive modes, trajectories and the loss of a spec (JSON, LaTeX)",
-                       description="Derive each pathway's effective dataset, exact SVD and the loss trajectory. "
-                                   "Writes JSON (stdout or --json) and optionally a LaTeX document.")
+    d = sub.add_parser("derive", help="derive modes, trajectories and the loss of a spec (JSON, LaTeX)", description="Derive each "
+                       "pathway's effective dataset, exact SVD and the loss trajectory. Writes JSON (stdout or --json) and optionally a LaTeX document.")
     _spec_options(d, "comma-separated times in gradient steps at which to predict the loss, from 0 to 1e12 "
                      "(default: 11 times from 0 to the spec's training.steps)")
     d.add_argument("--json", metavar="OUT", help="write the full JSON document here (atomically); '-': to stdout "
-                                                 "(the default on a pipe; a terminal gets a short summary)")
-    d.add_argument("--plot", metavar="OUT.png", help="draw the predicted loss and mode strengths a(t) (.png; .pdf or "
-                                                   ".svg by the name's ending)")
+                   "(the default on a pipe; a terminal gets a short summary)")
+    d.add_argument("--plot", metavar="OUT.png", help="draw the predicted loss and mode strengths a(t) (.png; .pdf or .svg by the name's ending)")
     d.add_argument("--latex", metavar="OUT.tex", help="write a standalone LaTeX document of the derivation")
     d.add_argument("--method", choices=["auto", "closed-form", "race-reduction"], default="auto",
                    help="closed form where it applies (auto, the default), prefer it (a warning when it does not apply, then the race "
                         "reduction), or integrate the race reduction")
-    d.add_argument("--crossings", metavar="SYMBOL", help="also locate, exactly, the values of SYMBOL > 0 where two "
-                   "modes' singular values cross (where the order of learning changes); other symbols need --set")
+    d.add_argument("--crossings", metavar="SYMBOL", help="also locate, exactly, the values of SYMBOL where two modes' "
+                   "singular values cross (where the order of learning changes), in SYMBOL's declared domain (positive: > 0, "
+                   "nonnegative: >= 0, negative: < 0, nonpositive: <= 0, else all reals); other symbols need --set")
+    d.add_argument("--against", metavar="SPEC", action="append", help="with --crossings: the crossings with the modes of "
+                   "SPEC too (repeatable; modes labelled SPEC-NAME:PATHWAY), e.g. Delta* of xor_linear.toml --against xor_reln.toml")
     _common(d, "derive")
 
     s = sub.add_parser("simulate", help="simulate the spec's GDLN (or a ReLU network) with gradient descent (JAX, "

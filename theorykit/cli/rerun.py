@@ -188,6 +188,8 @@ def rewrite(argv: list[str], spec: str | None, tmp: Path, kind: str,
                 value, i = rest[i], i + 1
             if (act.dest in INPUT_OPTIONS or act.dest == "checkpoints") and read is not None:
                 read.append((act.dest, act.option_strings[-1], value))
+            elif act.dest == "against" and read is not None:     # derive's --against: inputs against[1], …
+                read.append((f"against[{sum(r[0].startswith('against[') for r in read) + 1}]", name, value))
             if act.dest in outputs:
                 seen.add(act.dest)
                 new += [act.option_strings[-1], target(act.dest, value)]

@@ -73,30 +73,57 @@ class Crossings(list):
         return "\n".join(c.text() for c in self) if self else "no crossing"
 
 
+def _is_derivation(obj) -> bool:
+    return hasattr(obj, "modes") and hasattr(obj, "spec")
+
+
+def _modes(der, prefix="") -> list[tuple[str, sp.Expr]]:
+    """Every mode of every pathway of ``der``: ``prefix + pathway`` (``[k]`` added where a pathway has several)."""
+    out = []
+    for name, svd in der.modes.items():
+        ms = svd.modes
+        out += [(prefix + (name if len(ms) == 1 else f"{name}[{k + 1}]"), m.s) for k, m in enumerate(ms)]
+    return out
+
+
 def _values(source) -> list[tuple[str, sp.Expr]]:
-    """``(label, s)`` pairs from a derivation (every mode of every pathway), a dict or a list of pairs."""
-    if hasattr(source, "modes") and hasattr(source, "spec"):
-        out = []
-        for name, svd in source.modes.items():
-            ms = svd.modes
-            out += [(name if len(ms) == 1 else f"{name}[{k + 1}]", m.s) for k, m in enumerate(ms)]
-        return out
-    items = source.items() if isinstance(source, dict) else source
+    """``(label, s)`` pairs from a derivation (every mode of every pathway), a dict or a list of pairs; a
+    derivation inside the list (or dict) gives its modes, labelled ``spec-name:pathway`` (``key:pathway``)."""
+    if _is_derivation(source):
+        return _modes(source)
+    items = list(source.items()) if isinstance(source, dict) else source
     try:
-        pairs = [(str(lab), sp.sympify(s) if not isinstance(s, str) else None) for lab, s in items]
+        items = [(None, it) if _is_derivation(it) else tuple(it) for it in items]
+        pairs = []
+        for lab, s in items:
+            if _is_derivation(s):
+                pairs += _modes(s, f"{s.spec.name if lab is None else lab}:")
+            else:
+                pairs.append((str(lab), sp.sympify(s) if not isinstance(s, str) else None))
     except (TypeError, ValueError):
-        raise SpecError("values", "must be a Derivation, a dict {label: s} or a list of (label, s) pairs",
-                        "pass e.g. [('linear', Delta/2), ('xor', sp.sqrt(2 + Delta**2)/4)]") from None
+        raise SpecError("values", "must be a Derivation, a list (or dict) of Derivations, a dict {label: s} or a "
+                        "list of (label, s) pairs", "pass e.g. [('linear', Delta/2), ('xor', sp.sqrt(2 + Delta**2)/4)]"
+                        " or [tk.Derivation(spec_a), tk.Derivation(spec_b)]") from None
     bad = [lab for lab, s in pairs if s is None]
     if bad:
         raise SpecError("values", f"the values of {bad} are text, not SymPy expressions",
                         "build them with SymPy (or tk.parse_expr); text is not evaluated here")
+    labels = [lab for lab, _ in pairs]
+    twice = sorted({lab for lab in labels if labels.count(lab) > 1})
+    if twice and any(_is_derivation(it[1]) for it in items):
+        raise SpecError("values", f"the labels {twice} name two modes (two derivations of specs with one name?)",
+                        "pass a dict {label: derivation}: its keys label the derivations' modes instead")
     return pairs
 
 
 def _symbol(pairs, symbol):
     free = set().union(*(s.free_symbols for _, s in pairs)) if pairs else set()
     names = sorted(map(str, free))
+    clash = sorted({n for n in names if names.count(n) > 1})
+    if clash:       # e.g. Delta positive in one spec, nonnegative in another: two symbols of one name
+        raise SpecError("symbol", f"{clash} name symbols declared with different assumptions in the sources "
+                        f"({', '.join(sorted(f'{x.name}: {_kind(x)}' for x in free if x.name in clash))})",
+                        "declare the symbol alike in every spec ([symbols] NAME = {positive = true}, say)")
     if symbol is None:
         if len(free) > 1:
             raise SpecError("symbol", f"the singular values hold the symbols {names}; a crossing is searched "
@@ -118,9 +145,24 @@ def _symbol(pairs, symbol):
     return symbol
 
 
-def _interval(interval):
+#: a symbol's kind (the first of its assumptions that holds) → its default search domain
+_DOMAINS = {"positive": sp.Interval.open(0, sp.oo), "negative": sp.Interval.open(-sp.oo, 0),
+            "nonnegative": sp.Interval(0, sp.oo), "nonpositive": sp.Interval(-sp.oo, 0),
+            "real": sp.Interval(-sp.oo, sp.oo)}
+
+
+def _kind(x) -> str:
+    return next((k for k in _DOMAINS if getattr(x, f"is_{k}")), "no sign assumption")
+
+
+def _domain(x) -> sp.Set:
+    """The default search domain: the symbol's own, by its assumptions (none: the real line)."""
+    return _DOMAINS.get(_kind(x), _DOMAINS["real"])
+
+
+def _interval(interval, x):
     if interval is None:
-        return sp.Interval.open(0, sp.oo)
+        return _domain(x) if x is not None else sp.Interval(-sp.oo, sp.oo)
     if isinstance(interval, sp.Set):
         return interval
     try:
@@ -229,20 +271,28 @@ def crossings(source, symbol=None, interval=None) -> Crossings:
     """Where two singular values coincide along one free symbol, in ascending order (exact points).
 
     ``source``: a :class:`~theorykit.theory.derivation.Derivation` (every mode of every pathway, labelled
-    by pathway, ``name[k]`` where a pathway has several), a dict ``{label: s}`` or a list of
-    ``(label, s)`` pairs (e.g. the top singular values of two derivations). ``symbol``: the symbol (or
-    its name) to search along; by default the only free one (several: an error naming them: pass
-    ``symbol=`` and give the others values). ``interval``: ``(lo, hi)`` or a ``sympy.Set``; by default
-    the positive reals. Pairs that are identically equal are not reported.
+    by pathway, ``name[k]`` where a pathway has several), a list of Derivations (their modes labelled
+    ``spec-name:pathway``, e.g. ``xor-linear:positive``: crossings between two derivations, such as the
+    XoR crossover Δ* between the linear and the XoR ReLN), a dict ``{label: Derivation}`` (labelled
+    ``label:pathway``), a dict ``{label: s}`` or a list of ``(label, s)`` pairs (e.g. the top singular
+    values of two derivations); Derivations and pairs may be mixed. ``symbol``: the symbol (or its name)
+    to search along; by default the only free one (several: an error naming them: pass ``symbol=`` and
+    give the others values). ``interval``: ``(lo, hi)`` or a ``sympy.Set``; by default the symbol's own
+    domain, by its assumptions: positive → (0, ∞), negative → (−∞, 0), nonnegative → [0, ∞),
+    nonpositive → (−∞, 0], otherwise (real, or no assumption) the whole real line. Pairs that are
+    identically equal are not reported.
 
         >>> import sympy as sp
         >>> D = sp.Symbol("Delta", positive=True)
         >>> [c.at for c in crossings([("linear", D / 2), ("xor", sp.sqrt(2 + D**2) / 4)])]
         [sqrt(6)/3]
+        >>> b = sp.Symbol("b", negative=True)      # searched on b < 0, its own domain
+        >>> [c.at for c in crossings([("p", -b / 2), ("q", sp.Rational(1, 4))])]
+        [-1/2]
     """
     pairs = _values(source)
     x = _symbol(pairs, symbol)
-    dom = _interval(interval)
+    dom = _interval(interval, x)
     found = []
     if x is None:
         return Crossings()
