@@ -1,7 +1,9 @@
 """Mode crossings, second step: crossings between several derivations (``tk.crossings([der_a, der_b])``,
 ``theorykit derive A.toml --crossings SYMBOL --against B.toml``) and the default search domain taken from
 the symbol's own assumptions. Golden numbers are derived by hand in the docstrings."""
+import doctest
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,8 @@ import sympy as sp
 import theorykit as tk
 from theorykit.cli import main
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
 LIN, XOR = EXAMPLES / "xor_linear.toml", EXAMPLES / "xor_reln.toml"
 
 
@@ -100,3 +103,17 @@ def test_a_nonnegative_symbol_includes_zero_and_a_positive_one_does_not():
     y0, y1 = sp.Symbol("y", nonnegative=True), sp.Symbol("y", positive=True)
     assert [c.at for c in tk.crossings([("p", y0), ("q", 2 * y0)])] == [0]
     assert tk.crossings([("p", y1), ("q", 2 * y1)]) == []
+
+
+def test_theory_page_xor_example_runs_as_written(monkeypatch):
+    """docs/theory.md#xor's REPL block (the crossover from the two example specs) runs as written; its
+    Δ* is the hand derivation's √6/3 (first test's docstring)."""
+    text = (ROOT / "docs" / "theory.md").read_text("utf-8")
+    blocks = re.findall(r"```pycon\n(.*?)```", text, flags=re.S)
+    assert len(blocks) == 1 and "tk.crossings([lin, xor])" in blocks[0] and "{sqrt(6)/3}" in blocks[0]
+    monkeypatch.chdir(ROOT)         # the block reads examples/*.toml
+    test = doctest.DocTestParser().get_doctest(blocks[0], {}, "theory.md", str(ROOT / "docs" / "theory.md"), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    out = []
+    runner.run(test, out=out.append)
+    assert runner.tries >= 6 and runner.failures == 0, "".join(out)

@@ -60,6 +60,19 @@ roots = [r for r in sp.solve(sp.Eq(s_lin, s_xor), Delta) if r.is_positive]
 display(Math(sp.latex(sp.Eq(s_lin, s_xor)) + r"\quad\Longrightarrow\quad \Delta^* = " + sp.latex(Dstar)
              + rf" \approx {float(Dstar):.4f}"))
 
+# %% [markdown]
+# `tk.crossings` finds the same point from the two derivations themselves, exactly, with the faster
+# ReLN on each side. Each mode is labelled `label:pathway` by the dict's keys (a list labels them by
+# the specs' names); each linear pathway meets each of the four XoR pathways, all at $\Delta^*$.
+# (From the command line: `theorykit derive examples/xor_linear.toml --crossings Delta --against
+# examples/xor_reln.toml`.)
+
+# %%
+cross = tk.crossings({"linear": lin, "xor": xor})
+assert {c.at for c in cross} == {Dstar}
+print(f"{len(cross)} crossings, all at Delta* = {Dstar}")
+cross[0]
+
 # %%
 grid = np.linspace(0.05, 2, 200)
 f_lin, f_xor = sp.lambdify(Delta, s_lin), sp.lambdify(Delta, s_xor)
