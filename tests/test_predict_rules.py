@@ -614,9 +614,9 @@ def test_a_summed_loss_is_P_times_the_mean_loss_on_the_same_clock(monkeypatch):
     taus = []
     est = pr.estimate_seconds
 
-    def spy(P, d, rank, pathways, families, steps, tau, race_dt):
+    def spy(P, d, rank, pathways, families, steps, tau, race_dt, *shapes):     # shapes: compiles, calls
         taus.append(tau)
-        return est(P, d, rank, pathways, families, steps, tau, race_dt)
+        return est(P, d, rank, pathways, families, steps, tau, race_dt, *shapes)
 
     monkeypatch.setattr(pr, "estimate_seconds", spy)
     mean = predict_reln(tk.xor_margin(1.0), 16, Training(lr=0.05, loss="mean", init_std=0.01, steps=100), progress=False)

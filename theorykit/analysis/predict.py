@@ -68,6 +68,7 @@ from ..linalg import correlation
 from .findgates import check_seed, geometric_mean
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
 from .exhaust import race_rk4
+from .predict_estimate import batch_plan, beam_estimate, engine_shapes, estimate_seconds, new_shapes, note_compiled
 from ..theory.race import RaceSystem
 from ..net.starts import a0_rule
 from ..curves import loss_metrics
@@ -79,7 +80,7 @@ from ..io import counted, gate_groups, gate_image, png_bytes, subplots, write_fi
 from ..html import html_escape
 from ..progress import checked_progress, progress_bar
 
-__all__ = ["Prediction", "predict_reln", "share_hidden", "estimate_seconds",]
+__all__ = ["Prediction", "predict_reln", "share_hidden", "estimate_seconds",]     # estimate_seconds: .predict_estimate's
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,16 +254,7 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
     X, Y = task.numeric()
     out_L, out_Y, t = [None] * len(families), [None] * len(families), None
     # group families so that the union of their pathways stays small (the engine's cost is quadratic in it)
-    groups, cur, cur_set = [], [], set()
-    for i, fam in enumerate(families):
-        s = cur_set | set(fam)
-        if cur and len(s) > chunk_pathways:
-            groups.append(cur)
-            cur, s = [], set(fam)
-        cur.append(i)
-        cur_set = s
-    if cur:
-        groups.append(cur)
+    groups = batch_plan(families, chunk_pathways)
     tau = flow_tau(training.lr, training.loss, task.P)
     for grp in groups:
         union = sorted(set().union(*[set(families[i]) for i in grp]))
@@ -277,6 +269,7 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
                 masks[b, col[j]] = 1.0
                 a0[b, col[j]] = a
         rf = race_rk4(system, tau, race_dt, steps, a0=a0, masks=masks, loss_factor=loss_factor(training.loss, task.P))
+        note_compiled((len(grp), len(union), int(steps), float(race_dt)))     # as engine_shapes keys it
         t = rf.t
         for b, i in enumerate(grp):
             out_L[i] = np.asarray(rf.loss[b], float)
@@ -292,19 +285,6 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
 
 def _residual_score(X, R, gates):
     return np.array([np.linalg.norm(correlation(X, R, g), 2) for g in gates], dtype=float)
-
-
-def estimate_seconds(P: int, d: int, rank: int, pathways: float, families: int, steps: int, tau: float,
-                     race_dt: float) -> float:
-    """A rough CPU estimate of the race search: about 1 s of compilation per engine call plus the RK4
-    arithmetic of each family (its stacked network has R = pathways·rank hidden rows and D = pathways·d
-    inputs), at 3e10 FLOP/s. On the 2-core development CPU (2026-11-26) the searches of
-    docs/predict.md ("Time") took 0.13 to 3.8 times this estimate: a beam search's number of rounds is
-    not known in advance, and with a warm compilation cache the per-call allowance is too large."""
-    rk = steps / (tau / race_dt)
-    R, D = pathways * rank, pathways * d
-    flops = families * rk * 4 * 6 * R * D * P
-    return 1.0 * max(1, math.ceil(families / 16)) + flops / 3e10
 
 
 #: the command line's options → predict_reln's keywords: a Python caller's error names the keyword
@@ -451,25 +431,39 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         return sum(len(members[k]) for k in orbs) <= hidden
 
     rank = max(1, min(X.shape[0], Y.shape[0]))
+    fam_of = lambda orbs: sorted(int(i) for k in orbs for i in members[k])  # noqa: E731
+    key = (steps, float(race_steps))        # with a batch's size and union, what the engine compiles for
     if method == "exhaustive":
         all_sets = [tuple(c for c, b in zip(cand, bits) if b) for bits in itertools.product((0, 1), repeat=len(cand))
                     if any(bits)]
         fitting = [o for o in all_sets if fits(o)]
-        npw = float(np.mean([sum(len(members[k]) for k in o) for o in fitting])) if fitting else 0.0
-        fam_est = len(fitting)
+        fams = [fam_of(o) for o in fitting]         # the engine calls are known: their shapes are counted
+        shapes = engine_shapes(fams, batch_plan(fams), key)
+        est_info = {"families": len(fams), "calls": len(shapes), "compiles": new_shapes(shapes)}
+        npw = math.sqrt(np.mean([len(f) ** 2 for f in fams])) if fams else 0.0
+        est = t_enum + estimate_seconds(P, X.shape[0], rank, npw, len(fams), steps, tau, race_steps,
+                                        est_info["compiles"], est_info["calls"])
+        est_info["assumes"] = (f"{len(fams)} {'family' if len(fams) == 1 else 'families'} in "
+                               f"{counted(len(shapes), 'engine call')}, {counted(est_info['compiles'], 'new shape')} "
+                               "to compile")
     else:
-        rounds_est = min(len(cand), 4)
-        fam_est = rounds_est * (1 if method == "forward" else int(beam)) * min(int(shortlist), len(cand))
-        npw = float(np.mean([len(members[k]) for k in cand])) * (rounds_est + 1) / 2.0
-    est = t_enum + estimate_seconds(P, X.shape[0], rank, npw, fam_est, steps, tau, race_steps)
+        est_info = beam_estimate([len(members[k]) for k in cand], int(hidden), 1 if method == "forward" else int(beam),
+                                 int(shortlist), P=P, d=X.shape[0], rank=rank, steps=steps, tau=tau, race_dt=race_steps,
+                                 estimate=estimate_seconds)
+        est = t_enum + est_info["seconds"]
+        est_info["seconds_high"] += t_enum
+        est_info["assumes"] = (f"assuming {counted(est_info['rounds_assumed'], 'round')} of the search, up to "
+                               f"{est_info['families']} families and one new shape to compile per round; it "
+                               f"stops when the area stops improving, after at most {counted(est_info['rounds_bound'], 'round')} "
+                               f"(up to {est_info['families_high']} families, {est_info['seconds_high']:.0f} s)")
+    fam_est = est_info["families"]
     opt = "use --search beam with a smaller --beam/--shortlist" if method == "exhaustive" else \
         "lower --shortlist and --beam (or --steps, or --max-orbit-size)"
     if time_bound is not None and est > time_bound:
         raise SpecError("--time-bound", f"the estimated run time is {est:.0f} s, over the {time_bound:g} s bound "
-                                        f"({len(cand)} candidate orbits, {method} search, {steps} steps)",
-                        f"{opt}, or raise --time-bound")
+                                        f"({len(cand)} candidate orbits, {method} search, {steps} steps; "
+                                        f"{est_info['assumes']})", f"{opt}, or raise --time-bound")
     t2 = time.time()
-    fam_of = lambda orbs: sorted(int(i) for k in orbs for i in members[k])  # noqa: E731
     results = {}            # frozenset(orbits) -> (area, t_half, curve, Yhat)
     tgrid = None
 
@@ -482,11 +476,13 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         if time_bound is not None:
             # the bound holds during the search too: each batch is estimated from its own families
             spent = time.time() - t0
+            shapes = engine_shapes(fams, batch_plan(fams), key)
             more = estimate_seconds(P, X.shape[0], rank, math.sqrt(np.mean([len(f) ** 2 for f in fams])), len(fams),
-                                    steps, tau, race_steps)
+                                    steps, tau, race_steps, new_shapes(shapes), len(shapes))
             if spent + more > time_bound:
                 raise SpecError("--time-bound", f"after {spent:.0f} s and {len(results)} families raced, the next "
-                                                f"{len(fams)} families (up to {max(map(len, fams))} pathways) are "
+                                                f"{len(fams)} families (up to {max(map(len, fams))} pathways; "
+                                                f"{counted(new_shapes(shapes), 'new shape')} to compile) are "
                                                 f"estimated at {more:.0f} s, which would pass the {time_bound:g} s bound",
                                 f"{opt}, or raise --time-bound")
         raced = [len(results)]
@@ -567,7 +563,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     orbits = [{"orbit": k, "size": int(len(members[k])), "example": [int(v) for v in pats[members[k][0]]],
                "on": int(pats[members[k][0]].sum()), "candidate": k in cand, "in_prediction": k in best_set}
               for k in range(n_orb)]
-    search_info = {"estimated_seconds": est, "method": method, "requested": search, "covered": covered, "orbits": n_orb,
+    search_info = {"estimated_seconds": est, "estimate": est_info, "method": method, "requested": search, "covered": covered, "orbits": n_orb,
                    "candidates": len(cand), "left_out_orbits_larger_than": max_orbit_size if big else None,
                    "left_out": len(big), "families_raced": len(results), "rounds": rounds,
                    "metric": f"area of L(t)/L(0) over 0..{steps} steps (race reduction, RK4 step tau/{race_steps:.4g})",

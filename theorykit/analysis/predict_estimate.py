@@ -1,0 +1,138 @@
+"""The time estimate of :func:`theorykit.analysis.predict.predict_reln`'s race search, in parts a test can count.
+
+The search calls the race engine once per batch of families (:func:`batch_plan`: families are grouped
+so that the union of their pathways stays at most ``chunk_pathways``). Its cost has three parts:
+
+* **compilation**, once per distinct shape the engine compiles, ``(families in the batch, pathways in
+  the union)`` (:func:`engine_shapes`), at :data:`COMPILE_S` each; a shape this process has already
+  compiled (:func:`note_compiled`) costs only the call's tracing, :data:`CALL_S`. (A shape compiled by an
+  earlier process and kept in the persistent JAX cache is also cheap, but that cannot be known here, so
+  it is counted as a compilation: the estimate errs high there.)
+* **arithmetic**: the RK4 steps of each family's stacked network (R = pathways·rank hidden rows,
+  D = pathways·d inputs), at :data:`FLOPS` FLOP/s.
+* **beam rounds**: a beam (or forward) search adds one orbit per round and stops when the area stops
+  improving, which is not known in advance. :func:`beam_rounds_bound` bounds the rounds by what is known
+  (one orbit more per round, at most the candidate orbits, and no more pathways than hidden units);
+  :func:`beam_estimate` gives the time *assuming* :data:`ASSUMED_ROUNDS` rounds (what ``--time-bound``
+  refuses on before the search) and the time of the bound on the rounds (the high end, reported).
+"""
+from __future__ import annotations
+
+import math
+
+__all__ = ["COMPILE_S", "CALL_S", "FLOPS", "ASSUMED_ROUNDS", "batch_plan", "engine_shapes", "note_compiled",
+           "compiled_shapes", "new_shapes", "estimate_seconds", "beam_rounds_bound", "beam_round_sizes",
+           "beam_estimate"]
+
+#: seconds to compile one new engine shape (a cold cache) on the shared 2-core development CPU
+#: (2026-11-29, loaded: 1.0 to 2.9 s measured per call; docs/predict.md#time)
+COMPILE_S = 1.0
+#: seconds of tracing, lowering and cache look-up per engine call, even of a shape already compiled (the
+#: RK4 loop is traced afresh each call: 0.5 to 0.7 s measured per call of a repeated shape, arithmetic included)
+CALL_S = 0.25
+#: the RK4 arithmetic's speed, FLOP/s
+FLOPS = 3e10
+#: the beam rounds the estimate that ``--time-bound`` refuses on assumes (the high end bounds them)
+ASSUMED_ROUNDS = 4
+
+_COMPILED: set = set()      # the engine shapes this process has compiled (note_compiled)
+
+
+def batch_plan(families, chunk_pathways: int = 48) -> list:
+    """The engine calls of a list of families (each a collection of pattern indices): lists of family
+    indices, in order, a new batch starting where adding a family would take the union of the batch's
+    pathways past ``chunk_pathways`` (a family larger than that has a batch of its own)."""
+    groups, cur, cur_set = [], [], set()
+    for i, fam in enumerate(families):
+        s = cur_set | set(fam)
+        if cur and len(s) > chunk_pathways:
+            groups.append(cur)
+            cur, s = [], set(fam)
+        cur.append(i)
+        cur_set = s
+    if cur:
+        groups.append(cur)
+    return groups
+
+
+def engine_shapes(families, groups, key=()) -> list:
+    """One shape per engine call: ``(families in the batch, pathways in their union) + key`` (``key``: what
+    else the compiled program depends on, e.g. the steps and the RK4 step)."""
+    return [(len(g), len(set().union(*[set(families[i]) for i in g]))) + tuple(key) for g in groups]
+
+
+def note_compiled(shape) -> None:
+    """Record that this process has compiled ``shape`` (its next call costs :data:`CALL_S`)."""
+    _COMPILED.add(tuple(shape))
+
+
+def compiled_shapes() -> frozenset:
+    """The engine shapes this process has compiled so far."""
+    return frozenset(_COMPILED)
+
+
+def new_shapes(shapes, compiled=None) -> int:
+    """How many distinct shapes of ``shapes`` are not in ``compiled`` (default: this process's)."""
+    done = _COMPILED if compiled is None else set(map(tuple, compiled))
+    return len({tuple(s) for s in shapes} - done)
+
+
+def estimate_seconds(P: int, d: int, rank: int, pathways: float, families: int, steps: int, tau: float,
+                     race_dt: float, compiles: int | None = None, calls: int | None = None) -> float:
+    """A rough CPU estimate of racing ``families`` families of ``pathways`` pathways each (the RMS, as
+    the cost is quadratic in it): ``compiles`` new shapes at :data:`COMPILE_S`, ``calls`` engine calls at
+    :data:`CALL_S`, and the RK4 arithmetic of each family (R = pathways·rank hidden rows, D = pathways·d
+    inputs) at :data:`FLOPS`. ``calls`` defaults to one per 16 families, and ``compiles`` to ``calls`` (every
+    call a new shape: the high side)."""
+    calls = max(1, math.ceil(families / 16)) if calls is None else int(calls)
+    compiles = calls if compiles is None else int(compiles)
+    rk = steps / (tau / race_dt)
+    R, D = pathways * rank, pathways * d
+    flops = families * rk * 4 * 6 * R * D * P
+    return COMPILE_S * compiles + CALL_S * calls + flops / FLOPS
+
+
+def beam_rounds_bound(orbit_sizes, hidden: int) -> int:
+    """The most rounds a beam (or forward) search can run: round r races families of r orbits, so it
+    stops by the number of candidate orbits, and a family needs one hidden unit per pathway, so by the
+    largest r whose r smallest orbits together have at most ``hidden`` patterns."""
+    total, r = 0, 0
+    for s in sorted(int(s) for s in orbit_sizes):
+        total += s
+        if total > hidden:
+            break
+        r += 1
+    return r
+
+
+def beam_round_sizes(n_orbits: int, width: int, shortlist: int, rounds: int) -> list:
+    """An upper bound on the families raced in each of ``rounds`` rounds: round 1 expands the empty family
+    (``min(shortlist, n)``), round r > 1 expands at most ``min(width, C(n, r − 1))`` families by at most
+    ``min(shortlist, n − r + 1)`` orbits each; never more than the C(n, r) unions of r orbits."""
+    out = []
+    for r in range(1, rounds + 1):
+        frontier = 1 if r == 1 else min(width, math.comb(n_orbits, r - 1))
+        out.append(min(frontier * min(shortlist, n_orbits - r + 1), math.comb(n_orbits, r)))
+    return out
+
+
+def beam_estimate(orbit_sizes, hidden: int, width: int, shortlist: int, *, P: int, d: int, rank: int, steps: int,
+                  tau: float, race_dt: float, assumed: int = ASSUMED_ROUNDS, estimate=None) -> dict:
+    """The beam search's estimate: ``{"rounds_bound", "rounds_assumed", "seconds" (assuming
+    ``rounds_assumed`` rounds), "seconds_high" (all ``rounds_bound`` rounds), "families", "families_high"}``.
+    Round r's families have r orbits of the candidates' mean size; each round is one engine call of a new
+    shape (its batch and union differ from the last round's). ``estimate``: the function that prices a
+    round (default :func:`estimate_seconds`, called with its eight sizes, compiles = calls = 1)."""
+    estimate = estimate or estimate_seconds
+    n = len(orbit_sizes)
+    bound = beam_rounds_bound(orbit_sizes, hidden)
+    mean = sum(orbit_sizes) / n if n else 0.0
+    sizes = beam_round_sizes(n, width, shortlist, bound)
+
+    def secs(k):
+        return sum(estimate(P, d, rank, min(r * mean, hidden), f, steps, tau, race_dt, 1, 1)
+                   for r, f in enumerate(sizes[:k], start=1))
+
+    k = min(int(assumed), bound)
+    return {"rounds_bound": bound, "rounds_assumed": k, "seconds": secs(k), "seconds_high": secs(bound),
+            "families": sum(sizes[:k]), "families_high": sum(sizes)}
