@@ -105,7 +105,9 @@ def test_a_depth_that_is_not_a_number_is_named_as_such():
     """depth="2" read "depth '2' is not supported (fix: use 2 (one hidden layer) or 3)"."""
     e = _err(lambda: tk.GDLNSpec(tk.xor_margin(), [tk.Pathway("a", "all", depth="2")]))
     assert e.field == "pathways[0].depth" and "needs an integer" in e.problem and "depth=2" in e.fix
-    assert "is not supported" in _err(lambda: tk.GDLNSpec(tk.xor_margin(), [tk.Pathway("a", "all", depth=4)])).problem
+    # the one integer rule's words, as a spec file's depth = 4 reads
+    assert _err(lambda: tk.GDLNSpec(tk.xor_margin(), [tk.Pathway("a", "all", depth=4)])).problem == \
+        "4 is out of range: must be between 2 and 3"
 
 
 def test_plot_names_a_der_or_sim_that_is_not_one(lin, tmp_path):

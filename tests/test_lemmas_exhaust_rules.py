@@ -324,11 +324,13 @@ def test_staircase_weights_divide_the_context_ranks_by_the_scale():
     assert gate_pattern(a, b, 2.0).tolist() == G.tolist()
 
 
-@pytest.mark.parametrize("blocks", [2.0, "2", True])
-def test_unit_gates_refuses_a_block_count_that_is_not_a_whole_number(blocks):
+@pytest.mark.parametrize("blocks,got", [(2.0, "a float 2.0"), ("2", "a string '2'"), (True, "a boolean True")])
+def test_unit_gates_refuses_a_block_count_that_is_not_a_whole_number(blocks, got):
     """``blocks`` counts contexts: 2.0, "2" or True is refused by name (2.0 raised a raw TypeError from
-    numpy's reshape); numpy's integers are taken, as a plain int."""
+    numpy's reshape), in the words of the one integer rule; numpy's integers are taken, as a plain int."""
     on = np.ones((1, 4), dtype=bool)
-    with pytest.raises(ValueError, match="blocks must be a whole number"):
+    with pytest.raises(ValueError) as e:
         UnitGates(on, blocks=blocks)
+    assert e.value.field == "blocks" and e.value.problem == f"needs an integer, got {got}"
+    assert e.value.fix.startswith("a whole number of contexts")
     assert UnitGates(on, blocks=np.int64(2)).items == 2 and type(UnitGates(on, blocks=np.int64(2)).blocks) is int

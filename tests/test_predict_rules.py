@@ -636,7 +636,8 @@ def test_hidden_zero_is_refused_by_name():
     width no family fits)."""
     with pytest.raises(tk.SpecError) as e:
         predict_reln(tk.xor_margin(1.0), 0, XOR_TRAINING, progress=False)
-    assert e.value.field == "hidden" and "needs a positive integer" in str(e.value)
+    assert e.value.field == "hidden" and e.value.problem == "0 is out of range: must be at least 1"
+    assert e.value.fix.startswith("a positive integer, e.g. --hidden 128")
 
 
 def test_only_an_exactly_zero_correlation_is_dropped():

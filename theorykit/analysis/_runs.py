@@ -16,7 +16,7 @@ import numpy as np
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..errors import SpecError
 from ..io import counted
-from ..spec.fields import loss_name
+from ..spec.fields import integer, loss_name
 from ..spec.gating import positive_int
 from ..net.layout import Net, gdln_graph, loss_value, net_apply, unit_activity
 from ..record import SaveAt
@@ -182,6 +182,7 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
     if len(hidden) != K:
         raise SpecError("hidden", f"{len(hidden)} widths for {K} pathways", "give one width per pathway")
     Ht = sum(hidden)
+    depth = integer(depth, "depth", lo=2, hi=3, fix="use 2 or 3")
     if shared_first is not None:
         if depth != 3:
             raise SpecError("depth", f"shared_first needs depth 3, got {depth}",
@@ -192,8 +193,6 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
                             "give the shared first layer's width, e.g. the ReLU layer's")
         dims = [X.shape[0], H1, Ht, Y.shape[0]]
     else:
-        if depth not in (2, 3):
-            raise SpecError("depth", f"depth {depth!r} is not supported", "use 2 or 3")
         dims = [X.shape[0]] + [Ht] * (depth - 1) + [Y.shape[0]]
     net = gdln_graph(X.shape[0], Y.shape[0], G, hidden, depth, shared_first)
     p0 = _split_stacked(net, _chain_init(dims, init_std, seed, seeds), hidden, shared_first)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -31,7 +30,7 @@ import numpy as np
 from ..errors import SpecError, keyword_errors
 from ..net.starts import a0_rule
 from ..theory.race import RaceSystem
-from ..spec.fields import DATA_MAX, DATA_MIN, fmt, real
+from ..spec.fields import DATA_MAX, DATA_MIN, fmt, integer, real
 from ..spec.files import TRAINING_RANGES
 from ..spec.gating import GDLNSpec, Training, context_pathways, family_masks, positive_int
 from ..spec.task import contexts
@@ -60,9 +59,7 @@ def exhaust_spec(k: int, gamma=None, n: int = 8):
     """The superset spec: ``contexts(n, k)`` (hierarchy everywhere, context scale γ) with the common
     pathway and one item-only pathway per proper non-empty context subset, summed loss, η = 0.001."""
 
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:     # numpy's integers too
-        raise SpecError("--k", f"needs an integer k >= 2, got {k!r}", "use --k 3 or --k 4")
-    k = int(k)
+    k = integer(k, "--k", lo=2, fix="use --k 3 or --k 4")     # numpy's integers too
     if k > 4:       # k = 5: 2^31 - 1 families, built as a list before any race (k = 4, 32 767, takes 0.25 s)
         raise SpecError("--k", f"k = {k} has 2^{2 ** k - 1} - 1 families: too many to enumerate",
                         "use --k 3 or 4")

@@ -319,8 +319,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     if not isinstance(task, Task):      # a spec, a path, a name: the data is what is predicted from
         raise SpecError("task", f"expected a Task or data (X, Y), got {type(task).__name__} {short_repr(task)}",
                         "pass a task (e.g. tk.xor_margin(1.2), or spec.task) or (X, Y), datapoints as columns")
-    if isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer)) or hidden < 1:
-        raise SpecError("--hidden", f"needs a positive integer, got {hidden!r}", "e.g. --hidden 128")
+    hidden = integer(hidden, "--hidden", lo=1, fix="a positive integer, e.g. --hidden 128")
     if not isinstance(training, Training):    # None or a dict reached training.steps as an AttributeError
         raise SpecError("training", f"expected a Training, got {type(training).__name__} {short_repr(training)}",
                         "pass e.g. tk.Training(steps=2000, lr=0.05), or a spec's spec.training")

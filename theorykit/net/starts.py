@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import SpecError
 from ..linalg import correlation, correlation_rank, data_scale, numeric_svd
-from ..spec.fields import real
+from ..spec.fields import integer, real
 from ..spec.graph import graph_from_pathways
 from .layout import MATMUL_PRECISION, Net, as_dtype
 
@@ -87,8 +87,7 @@ def random_params(net: Net, scales: Mapping[str, float] | float, seeds: int = 1,
             raise SpecError(f, f"{sc[k]!r} is not a standard deviation (a finite number ≥ 0)", "e.g. 0.01")
         sc[k] = v
     if keys is None:
-        if isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer)) or seeds < 1:    # 0: no weights
-            raise SpecError("seeds", f"needs a positive number of members, got {seeds!r}", "e.g. seeds=4")
+        integer(seeds, "seeds", lo=1, fix="a positive number of members, e.g. seeds=4")    # 0: no weights
         keys = jax.random.split(jax.random.PRNGKey(seed), seeds)
     layout = tuple((k, tuple(int(n) for n in shapes[k]), sc[k]) for k in net.keys)
     return _draw(layout, str(np.dtype(as_dtype(dtype))))(jnp.asarray(keys))

@@ -313,8 +313,8 @@ def train(loss_fn: Callable, params0, data, *, lr, steps: int, objective: Callab
     leaves = jax.tree_util.tree_leaves(params0)
     E = leaves[0].shape[0]
     lrs = jnp.broadcast_to(jnp.asarray(lr, dtype=leaves[0].dtype), (E,))
-    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1):
-        raise SpecError("batch", f"needs a positive number of members per call, got {batch!r}", "e.g. batch = 10")
+    if batch is not None:
+        integer(batch, "batch", lo=1, fix="a positive number of members per call, e.g. batch = 10")
     size = E if not batch else int(batch)
     place = ensemble_placement(devices)
     outs = []

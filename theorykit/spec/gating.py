@@ -57,14 +57,10 @@ class Pathway:
         ins = check_indices(self.inputs, task.d, field + ".inputs", "input row")
         outs = check_indices(self.outputs, task.p, field + ".outputs", "output row")
         positive_int(self.hidden, field + ".hidden", "hidden = 32")
-        # depth="2" was answered "depth '2' is not supported (fix: use 2 ...)"
-        if isinstance(self.depth, bool) or not isinstance(self.depth, numbers.Real):
-            raise SpecError(field + ".depth", f"needs an integer, got {type_name(self.depth)} {short_repr(self.depth)}",
-                            "use 2 (one hidden layer) or 3, e.g. depth=2")
-        if self.depth not in (2, 3):
-            raise SpecError(field + ".depth", f"depth {self.depth!r} is not supported", "use 2 (one hidden layer) or 3")
+        # depth="2" was answered "depth '2' is not supported (fix: use 2 ...)"; the rule of a spec file's depth
+        depth = integer(self.depth, field + ".depth", lo=2, hi=3, fix="use 2 (one hidden layer) or 3, e.g. depth=2")
         node_label(self.name, field + ".name", "name = \"common\"")
-        return replace(self, active=act, inputs=ins, outputs=outs)
+        return replace(self, active=act, inputs=ins, outputs=outs, depth=depth)
 
 
 @dataclass(frozen=True)

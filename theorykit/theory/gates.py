@@ -23,7 +23,6 @@ results ``(..., H)``.
 """
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -31,7 +30,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import SpecError
-from ..spec.fields import choice
+from ..spec.fields import choice, integer
 from ..spec.gating import context_name
 
 __all__ = ["CONTEXT_CLASSES", "LEMMA_CLASSES", "RULES", "UnitGates", "unit_gates", "unit_weights", "significant", "tally",
@@ -74,11 +73,9 @@ class UnitGates:
         if on.ndim < 2:
             raise SpecError("on", f"gate patterns must be (..., H, P), got shape {on.shape}",
                             "give units × datapoints (H × P), e.g. one network's gates; a single unit as [gates]")
-        if isinstance(self.blocks, bool) or not isinstance(self.blocks, numbers.Integral):
-            raise SpecError("blocks", f"blocks must be a whole number of contexts, got {self.blocks!r}",
-                            "e.g. blocks=3 for three contexts, blocks=1 for one block")
-        object.__setattr__(self, "blocks", int(self.blocks))
-        if self.blocks < 1 or on.shape[-1] % self.blocks:
+        object.__setattr__(self, "blocks", integer(self.blocks, "blocks", lo=1, fix="a whole number of contexts, "
+                                                   "e.g. blocks=3 for three contexts, blocks=1 for one block"))
+        if on.shape[-1] % self.blocks:
             raise SpecError("blocks", f"{on.shape[-1]} datapoints do not split into {self.blocks} blocks",
                             f"give a divisor of {on.shape[-1]} (the datapoints are block-major: P = blocks · items), "
                             "or check that on is H × P, datapoints last")

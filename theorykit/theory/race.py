@@ -47,7 +47,7 @@ from ..errors import SpecError, keyword_typos
 from ..record import SaveAt, Trajectory
 from ..net.layout import Net
 from ..net.starts import aligned_params
-from ..spec.fields import real, short_repr
+from ..spec.fields import integer, real, short_repr
 from ..spec.graph import graph_from_pathways
 
 __all__ = ["RaceSystem"]
@@ -119,10 +119,12 @@ class RaceSystem:
         if not np.isin(G, (0.0, 1.0)).all() or not G.any(axis=1).all():
             raise SpecError("gates", "a gate is not 0 or 1, or a pathway is off on every datapoint",
                             "give each pathway 0/1 gates, on for at least one datapoint")
-        depths = (depth,) * K if isinstance(depth, (int, np.integer)) and not isinstance(depth, bool) else tuple(depth)
-        if len(depths) != K or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 2
-                                   for x in depths):
+        one = not isinstance(depth, (list, tuple, np.ndarray))
+        depths = (depth,) * K if one else tuple(depth)
+        if len(depths) != K:
             raise SpecError("depth", f"{depth!r} is not one depth ≥ 2 or one per pathway ({K})", "e.g. depth=2")
+        depths = tuple(integer(x, "depth" if one else f"depth[{k}]", lo=2, fix="a depth ≥ 2 (weight layers), e.g. depth=2")
+                       for k, x in enumerate(depths))
         if names is not None and len(names) != K:
             raise SpecError("names", f"{len(names)} names for {K} pathways", "give one name per pathway")
         ins = [list(range(d)) if inputs is None or inputs[k] is None else list(inputs[k]) for k in range(K)]

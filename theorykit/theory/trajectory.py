@@ -27,7 +27,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
-from ..spec.fields import short_repr, type_name
+from ..spec.fields import integer, short_repr, type_name
 from .modes import is_large
 
 __all__ = ["t", "tau", "a0", "mode_trajectory", "mode_ode_residual", "t_half", "mode_loss_reduction",
@@ -254,8 +254,7 @@ def t_half(s, d, a_init=a0, time_const=tau, depth: int = 2) -> sp.Expr:
     ``depth``; docs/theory.md#deep-modes), so its half-way time is the exact, unevaluated integral
     ``τ ∫_{a0}^{s/2d} da / (L a^{2−2/L} (s − d a))`` (the formula above for L = 2; ``sp.N`` evaluates it).
     ``a_init`` is a0 and ``time_const`` τ, as in :func:`mode_trajectory`."""
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 2:
-        raise SpecError("depth", f"{depth!r} is not a depth (2 or more weight layers)", "e.g. depth=2")
+    depth = integer(depth, "depth", lo=2, fix="a depth ≥ 2 (weight layers), e.g. depth=2")
     nums = {k: _scalar(v, k) for k, v in (("s", s), ("d", d), ("a_init", a_init), ("time_const", time_const))}
     for k, v in nums.items():           # the arguments given as numbers (symbols stay symbols)
         if v.is_number and _not_positive(v):
