@@ -24,6 +24,7 @@ from theorykit.analysis.predict import predict_reln
 from theorykit.net.layout import Net, net_loss
 from theorykit.net.starts import random_params
 from theorykit.sim.engine import train
+from theorykit.spec.files import spec_from_dict
 from theorykit.theory.gates import UnitGates
 from theorykit.theory.race import RaceSystem
 from theorykit.theory.trajectory import t_half
@@ -70,6 +71,14 @@ def _gdln_depth(v):
                       every=1, depth=v)
 
 
+def _edge_scale(v):
+    return spec_from_dict({
+        "data": {"inputs": [[1, 0], [0, 1]], "targets": [[1, -1]]},
+        "nodes": [{"name": "h", "width": 2}],
+        "edges": [{"from": "input", "to": "h"}, {"from": "h", "to": "output", "init_scale": v}],
+        "training": {"lr": 0.05, "init_std": 0.01, "steps": 10}})
+
+
 # (call, bad value, field named, the shared problem text, a word of the fix)
 CASES = [
     # bool for an int, float for an int, NaN, inf, out of range: the integer rule's words
@@ -99,6 +108,12 @@ CASES = [
     (_batch, True, "batch", NOT_INT.format("a boolean True"), "batch = 10"),
     (_batch, -1, "batch", "-1 is out of range: must be at least 1", "batch = 10"),
     (_batch, math.nan, "batch", NOT_INT.format("a float nan"), "batch = 10"),
+    # a graph edge's init_scale (docs/specs.md: 0 < σ < 1e6): the real rule's words
+    (_edge_scale, math.nan, "edges[1].init_scale", "nan is not a finite number", "init_scale = 0.001"),
+    (_edge_scale, math.inf, "edges[1].init_scale", "inf is not a finite number", "init_scale = 0.001"),
+    (_edge_scale, -0.1, "edges[1].init_scale", "-0.1 is out of range (0, 1e6)", "init_scale = 0.001"),
+    (_edge_scale, 1e6, "edges[1].init_scale", "1e6 is out of range (0, 1e6)", "init_scale = 0.001"),
+    (_edge_scale, True, "edges[1].init_scale", "needs a number, got a boolean True", "init_scale = 0.001"),
 ]
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from ..errors import SpecError
-from .fields import NAME_MAX_LEN, entry, integer, label, node_label, short_repr
+from .fields import NAME_MAX_LEN, entry, integer, label, node_label, real, short_repr
 from .gating import (GDLNSpec, Pathway, TrainedSpec, Training, chain_node_names, check_gates, check_indices,
                      positive_int)
 from .ranges import LR_MAX
@@ -164,11 +164,9 @@ class GraphSpec(TrainedSpec):
             else:
                 rows = None
             scale = e.init_scale
-            if scale is not None:
-                if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (0 < scale < 1e6):
-                    raise SpecError(f"{f}.init_scale", f"needs a positive finite number, got {scale!r}",
-                                    "e.g. init_scale = 0.001")
-                scale = float(scale)
+            if scale is not None:       # docs/specs.md: 0 < σ < 1e6
+                scale = real(scale, f"{f}.init_scale", lo=0.0, hi=1e6, lo_open=True, hi_open=True,
+                             fix="a positive number below 1e6, e.g. init_scale = 0.001")
             active = check_gates("all" if e.active is None else e.active, P, f"{f}.active")
             edges.append(replace(e, active=active, rows=rows, init_scale=scale))
         object.__setattr__(self, "nodes", tuple(nodes))
