@@ -117,3 +117,13 @@ def test_theory_page_xor_example_runs_as_written(monkeypatch):
     out = []
     runner.run(test, out=out.append)
     assert runner.tries >= 6 and runner.failures == 0, "".join(out)
+
+
+def test_a_crossing_at_the_closed_end_of_the_domain_has_no_side_beyond_it():
+    # y ≥ 0: s_a = y and s_b = 2y meet at y = 0 only (2y − y = y), the domain's closed lower end; above it
+    # b is the larger (2y > y for y > 0), and below it lies outside the domain: "none", not "equal"
+    y = sp.Symbol("y", nonnegative=True)
+    (c,) = tk.crossings([("a", y), ("b", 2 * y)])
+    assert (c.at, c.larger_below, c.larger_above) == (0, "none", "b")
+    (c,) = tk.crossings([("a", y), ("b", 2 * y)], interval=(0, 1))
+    assert (c.at, c.larger_below, c.larger_above) == (0, "none", "b")

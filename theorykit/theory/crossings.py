@@ -29,7 +29,8 @@ _DIGITS = 60
 @dataclass(frozen=True)
 class Crossing:
     """``s_a(x) = s_b(x)`` at ``x = at`` (exact): ``larger_below`` / ``larger_above`` name the mode that
-    is larger just below / above the point (the same one where the values touch without crossing)."""
+    is larger just below / above the point (the same one where the values touch without crossing;
+    ``"none"`` on the side beyond a closed end of the domain, such as below 0 for a nonnegative symbol)."""
 
     symbol: sp.Symbol
     at: sp.Expr
@@ -253,6 +254,8 @@ def _pair(x, dom, la, sa, lb, sb):
     ends = [dom.inf] + roots + [dom.sup]
 
     def larger(lo, hi):
+        if (hi - lo).is_zero:       # the point is the domain's closed end: nothing lies on that side
+            return "none"
         q = _rational_between(lo, hi)
         va, vb = sa.subs(x, q), sb.subs(x, q)
         nonneg = sp.N(va, _DIGITS) >= 0 and sp.N(vb, _DIGITS) >= 0
