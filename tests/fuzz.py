@@ -1099,7 +1099,7 @@ def predict_cases(draw, mutate: float = 0.8):
     if "training" not in doc or draw(st.integers(0, 3)) == 0:
         doc["training"] = _training(draw)
     hidden = draw(st.sampled_from(["1", "2", "8", "16"]))
-    opts = ["--no-progress", "--time-bound", "10"]
+    opts = ["--no-progress", "--time-limit", "10"]
     muts = []
     if draw(st.floats(0, 1)) < mutate:
         for _ in range(draw(st.integers(1, 2))):
@@ -1110,8 +1110,8 @@ def predict_cases(draw, mutate: float = 0.8):
                                                   ("--hidden", "1e9"), ("--beam", "0"), ("--shortlist", "0"),
                                                   ("--samples", "0"), ("--steps", "0"), ("--steps", "-5"),
                                                   ("--max-families", "0"), ("--max-patterns", "0"),
-                                                  ("--max-orbit-size", "0"), ("--time-bound", "nan"),
-                                                  ("--time-bound", "-1"), ("--seeds", "0"), ("--set", "Delta=-1"),
+                                                  ("--max-orbit-size", "0"), ("--time-limit", "nan"),
+                                                  ("--time-limit", "-1"), ("--seeds", "0"), ("--set", "Delta=-1"),
                                                   ("--set", "Gamma=1")]))
                 if flag == "--hidden":
                     hidden = val
@@ -1232,7 +1232,7 @@ _FIELD_ROOTS = ("spec", "name", "symbols", "data", "pathways", "training", "node
                 "--steps", "--seeds", "--times", "--json", "--latex", "--time-limit", "THEORYKIT_", "--init-weights",
                 "--checkpoints", "--data", "--layers", "--lr", "--loss", "--K", "--out", "--network", "--fused",
                 "--hidden", "--beam", "--shortlist", "--samples", "--max-families", "--max-patterns",
-                "--max-orbit-size", "--time-bound", "--search", "--consistency", "--validate")
+                "--max-orbit-size", "--search", "--consistency", "--validate")
 _ERR = re.compile(r"^theorykit: error in (.+?): \S")
 
 

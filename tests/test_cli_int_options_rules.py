@@ -165,7 +165,7 @@ def test_the_installed_command_exits_2(value, says):
 # ------------------------------------------------------------------------------------------
 # Before: `race-exhaust --gamma abc` said "argument --gamma: invalid float value: 'abc'" (argparse's words:
 # neither what --gamma takes nor an example). The ranges are those each option's later check states
-# (by hand from theorykit.cli.common.limits_from, predict's --time-bound check, TRAINING_RANGES["lr"] /
+# (by hand from theorykit.cli.common.limits_from, predict's --time-limit check, TRAINING_RANGES["lr"] /
 # compare's lr check, DATA_MIN..DATA_MAX for --gamma, TRAINING_RANGES["a0"], race_exhaust's race_dt,
 # rerun's rtol), the examples those of the help texts.
 REAL = [
@@ -173,7 +173,7 @@ REAL = [
     ("simulate", ["simulate", XOR], "--time-limit", "a positive number of seconds, e.g. --time-limit 600"),
     ("derive", ["derive", XOR], "--time-limit", "a positive number of seconds, e.g. --time-limit 600"),
     ("sweep", ["sweep", XOR, "--out", "d"], "--time-limit", "a positive number of seconds, e.g. --time-limit 600"),
-    ("predict", BASE["predict"], "--time-bound", "a number of seconds, 0 or more, e.g. --time-bound 60"),
+    ("predict", BASE["predict"], "--time-limit", "a number of seconds, 0 or more, e.g. --time-limit 60"),
     ("find-gates", BASE["find-gates"], "--lr", "a number from 1e-12 to 1000, e.g. --lr 0.05"),
     ("compare", ["compare", XOR, "--checkpoints", "a", "--data", "d.npz", "--out", "o"], "--lr",
      "a number from 1e-12 to 1000, e.g. --lr 0.05"),
@@ -228,7 +228,7 @@ def test_shared_options_are_described_alike():
         assert _help(command, "--json")[0].startswith("write the full JSON document here (atomically)")
     for command in ("validate", "race-exhaust", "sweep", "compare"):
         assert _help(command, "--out")[1] == "DIR"
-    assert _help("predict", "--time-bound")[1] == _help("simulate", "--time-limit")[1] == "SECONDS"
+    assert _help("predict", "--time-limit")[1] == _help("simulate", "--time-limit")[1] == "SECONDS"
     assert "2 to 4" in _help("race-exhaust", "--k")[0]
 
 

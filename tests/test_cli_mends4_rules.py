@@ -25,7 +25,7 @@ XOR = str(EX / "xor_linear.toml")
 @pytest.mark.parametrize("argv, value", [
     (["rerun", "R.json", "--rtol", "-1e-12"], -1e-12),
     (["rerun", "R.json", "--rtol", "-.5"], -0.5),
-    (["predict", "x.toml", "--hidden", "4", "--out", "p.toml", "--time-bound", "-1e3"], -1000.0),
+    (["predict", "x.toml", "--hidden", "4", "--out", "p.toml", "--time-limit", "-1e3"], -1000.0),
     (["race-exhaust", "--gamma", "-1E-3"], -0.001),
     (["derive", XOR, "--time-limit", "-2e1"], -20.0),
 ])
@@ -37,7 +37,7 @@ def test_a_negative_number_in_exponent_form_is_read_as_the_value(argv, value):
 
 @pytest.mark.parametrize("argv, option, range_words", [
     (["rerun", "R.json", "--rtol", "-1e-12"], "--rtol", "at least 0 and below 1"),          # its --help
-    (["predict", "x.toml", "--hidden", "4", "--out", "p.toml", "--time-bound", "-1e3"], "--time-bound", ">= 0"),
+    (["predict", "x.toml", "--hidden", "4", "--out", "p.toml", "--time-limit", "-1e3"], "--time-limit", ">= 0"),
     (["race-exhaust", "--gamma", "-1e-3", "--out", "{tmp}"], "--gamma", "positive"),
     (["simulate", XOR, "--set", "Delta=0.5", "--times", "-1,5"], "--times", "between 0 and"),
     (["derive", XOR, "--time-limit", "-2e1"], "--time-limit", "positive number of seconds"),
@@ -174,7 +174,7 @@ def test_every_option_with_a_default_value_states_it_in_its_help():
         if "default" not in words or value.lower() not in words:
             bad.append(f"{name} {a.option_strings[0]} (default {value}): {a.help}")
     assert bad == []
-    assert seen >= 20      # predict alone has 10 (--beam ... --time-bound), race-exhaust 5
+    assert seen >= 20      # predict alone has 10 (--beam ... --time-limit), race-exhaust 5
 
 
 @pytest.mark.parametrize("command", ["derive", "simulate"])

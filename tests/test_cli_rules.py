@@ -1,6 +1,6 @@
 """The command line's rules, each checked against a value worked out by hand or read from the docs
 (README.md, docs/specs.md, the --help texts of docs/cli.md), never from a run of the code under test:
-defaults (--times, --seeds, --steps), bounds (--times, --time-limit, --seeds, --lr, --time-bound),
+defaults (--times, --seeds, --steps), bounds (--times, --time-limit (predict's too), --seeds, --lr),
 JSON fields, the size check (--force, --time-limit, THEORYKIT_MAX_BYTES/SECONDS), output paths
 checked before anything is written, sweep grids and resume, exit statuses and the text summaries.
 Tiny specs and few steps: each test runs in a few seconds."""
@@ -421,7 +421,7 @@ def test_predict_time_bound_0_means_no_bound(tmp_path):
     """--help: '(default 60; 0: no bound)'."""
     spec, out = tmp_path / "x.toml", tmp_path / "p.toml"
     spec.write_text(XOR_TOML)
-    assert main(["predict", str(spec), "--hidden", "8", "--set", "Delta=1", "--time-bound", "0", "--no-progress",
+    assert main(["predict", str(spec), "--hidden", "8", "--set", "Delta=1", "--time-limit", "0", "--no-progress",
                  "--out", str(out)]) == 0
     assert out.exists()
 

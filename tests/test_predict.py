@@ -361,9 +361,9 @@ def test_cli_time_bound_refuses_with_an_estimate(tmp_path, capsys):
     out = tmp_path / "o.toml"
     # a bound the pattern stages fit in (XoR: well under a second), and a race estimated far beyond it
     assert main(["predict", str(spec_path), "--hidden", "8", "--set", "Delta=1", "--out", str(out),
-                 "--time-bound", "5", "--steps", "100000000"]) == 2
+                 "--time-limit", "5", "--steps", "100000000"]) == 2
     err = capsys.readouterr().err
-    assert "error in --time-bound" in err and "estimated run time" in err and "--beam" in err
+    assert "error in --time-limit" in err and "estimated run time" in err and "--beam" in err
     assert not out.exists()
 
 

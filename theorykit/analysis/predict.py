@@ -288,7 +288,7 @@ def _residual_score(X, R, gates):
 
 
 #: the command line's options → predict_reln's keywords: a Python caller's error names the keyword
-_KEYWORDS = {"--hidden": "hidden", "--search": "search", "--time-bound": "time_bound", "--steps": "steps",
+_KEYWORDS = {"--hidden": "hidden", "--search": "search", "--time-limit": "time_bound", "--steps": "steps",
              "--consistency": "consistency", "--max-orbit-size": "max_orbit_size", "--shortlist": "shortlist",
              "--beam": "beam", "--enumerate": "enumerate_method", "--max-patterns": "max_patterns", "--seed": "seed"}
 
@@ -350,8 +350,8 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             pats, counts, enum_info = realisable_patterns(X, method=enumerate_method, max_patterns=max_patterns,
                                                           samples=samples, seed=seed, deadline=deadline)
         except TimeoutError as exc:
-            raise SpecError("--time-bound", f"the pattern enumeration passed the {time_bound:g} s bound ({exc})",
-                            "raise --time-bound, or use the sampled search (--enumerate sample)") from None
+            raise SpecError("--time-limit", f"the pattern enumeration passed the {time_bound:g} s bound ({exc})",
+                            "raise --time-limit, or use the sampled search (--enumerate sample)") from None
         t_enum = time.time() - t0
         stages.update(note=f"{len(pats)} realisable ({enum_info.get('method', 'enumerated')})")
         tiny = 1e-12 * np.abs(Y).max() * np.abs(X).max()   # relative: the data's scale is the user's
@@ -370,8 +370,8 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             keep = np.zeros(len(pats), dtype=bool)
             for i, g in enumerate(pats):
                 if deadline is not None and time.monotonic() > deadline:
-                    raise SpecError("--time-bound", f"the consistency test passed the {time_bound:g} s bound after "
-                                                    f"{i} of {len(pats)} patterns", "raise --time-bound, or lower "
+                    raise SpecError("--time-limit", f"the consistency test passed the {time_bound:g} s bound after "
+                                                    f"{i} of {len(pats)} patterns", "raise --time-limit, or lower "
                                                                                     "--samples (fewer patterns to test)")
                 keep[i] = test(X, Y, g)[0]
             enum_info["consistency"] = "top" if consistency is True else consistency
@@ -389,8 +389,8 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             perms, sym_info = data_symmetries(X, Y, task, max_group=max_group, deadline=deadline)
             orbit_of = pattern_orbits(pats, perms, deadline=deadline)
         except TimeoutError as exc:
-            raise SpecError("--time-bound", f"the symmetry search passed the {time_bound:g} s bound ({exc})",
-                            "raise --time-bound") from None
+            raise SpecError("--time-limit", f"the symmetry search passed the {time_bound:g} s bound ({exc})",
+                            "raise --time-limit") from None
         n_orb = int(orbit_of.max()) + 1
         members = [np.flatnonzero(orbit_of == k) for k in range(n_orb)]
         t_sym = time.time() - t1
@@ -459,9 +459,9 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     opt = "use --search beam with a smaller --beam/--shortlist" if method == "exhaustive" else \
         "lower --shortlist and --beam (or --steps, or --max-orbit-size)"
     if time_bound is not None and est > time_bound:
-        raise SpecError("--time-bound", f"the estimated run time is {est:.0f} s, over the {time_bound:g} s bound "
+        raise SpecError("--time-limit", f"the estimated run time is {est:.0f} s, over the {time_bound:g} s bound "
                                         f"({len(cand)} candidate orbits, {method} search, {steps} steps; "
-                                        f"{est_info['assumes']})", f"{opt}, or raise --time-bound")
+                                        f"{est_info['assumes']})", f"{opt}, or raise --time-limit")
     t2 = time.time()
     results = {}            # frozenset(orbits) -> (area, t_half, curve, Yhat)
     tgrid = None
@@ -479,11 +479,11 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             more = estimate_seconds(P, X.shape[0], rank, math.sqrt(np.mean([len(f) ** 2 for f in fams])), len(fams),
                                     steps, tau, race_steps, new_shapes(shapes), len(shapes))
             if spent + more > time_bound:
-                raise SpecError("--time-bound", f"after {spent:.0f} s and {len(results)} families raced, the next "
+                raise SpecError("--time-limit", f"after {spent:.0f} s and {len(results)} families raced, the next "
                                                 f"{len(fams)} families (up to {max(map(len, fams))} pathways; "
                                                 f"{counted(new_shapes(shapes), 'new shape')} to compile) are "
                                                 f"estimated at {more:.0f} s, which would pass the {time_bound:g} s bound",
-                                f"{opt}, or raise --time-bound")
+                                f"{opt}, or raise --time-limit")
         raced = [len(results)]
 
         def done(k):

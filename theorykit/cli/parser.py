@@ -7,6 +7,8 @@ import argparse
 import decimal
 import os
 import re
+import sys
+from typing import NamedTuple
 
 from ..errors import SpecError, nearest
 from ..spec.ranges import LR_WHAT, MAX_SEED, MAX_STEPS     # no SymPy: the one statement of these ranges
@@ -38,7 +40,6 @@ exit status: 0 done; 1 a validation suite failed (validate: the other suites sti
 
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version("theorykit")
     except PackageNotFoundError:    # a checkout on sys.path that is not installed
@@ -104,17 +105,14 @@ class WholeNumber:
     one form for one kind of mistake. Without ``option`` it is the reader of any whole number
     (:data:`_whole`), refused by argparse itself."""
 
-    def __init__(self, option: str | None = None, lo: int | None = None, hi: int | None = None,
-                 example: int | None = None):
+    def __init__(self, option: str | None = None, lo: int | None = None, hi: int | None = None, example: int | None = None):
         self.option, self.lo, self.hi, self.example = option, lo, hi, example
 
     @property
     def fix(self) -> str:
         """What the option takes, with an example: the fix of each of its errors."""
-        if self.option is None:
-            return ""
         span = "" if self.lo is None else f" of at least {self.lo}" if self.hi is None else f" from {self.lo} to {self.hi}"
-        return f"give a whole number{span}, e.g. {self.option} {self.example}"
+        return "" if self.option is None else f"give a whole number{span}, e.g. {self.option} {self.example}"
 
     def allows(self, value: int) -> bool:
         return (self.lo is None or value >= self.lo) and (self.hi is None or value <= self.hi)
@@ -173,12 +171,10 @@ def _whole_option(sp_, option: str, *, lo: int, hi: int | None = None, example: 
     return sp_.add_argument(option, type=WholeNumber(option, lo, hi, example), action=_KeepRefused, **kwargs)
 
 
-class Refused:
+class Refused(NamedTuple):
     """The value argparse stores for an option's text that its reader refused: the
     :class:`SpecError` that :func:`check_numbers` raises once parsing ends."""
-
-    def __init__(self, error: SpecError):
-        self.error = error
+    error: SpecError
 
 
 class _KeepRefused(argparse._StoreAction):
@@ -206,13 +202,21 @@ class Number:
         try:
             return float(text)
         except ValueError:
-            return Refused(SpecError(self.option, f"{text!r} is not a number",
-                                     f"give {self.what}, e.g. {self.option} {self.example}"))
+            return Refused(SpecError(self.option, f"{text!r} is not a number", f"give {self.what}, e.g. {self.option} {self.example}"))
 
 
 def _number_option(sp_, option: str, *, what: str, example: str, **kwargs):
     """Add the real-number option ``option``, read by a :class:`Number`."""
     return sp_.add_argument(option, type=Number(option, what, example), action=_KeepRefused, **kwargs)
+
+
+class _Renamed(_KeepRefused):
+    """An option's former name, kept working (hidden from --help): it stores the value of the option it was
+    renamed to, and says so in one line on stderr (``theorykit: warning: --time-bound is now --time-limit``)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"theorykit: warning: {option_string} is now {self.new} (same meaning; write {self.new})", file=sys.stderr)
+        super().__call__(parser, namespace, values, option_string)
 
 
 def commands(parser) -> dict:
@@ -239,8 +243,7 @@ class _Once(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         if getattr(namespace, self.dest, None) is not None:
-            parser.error(f"{option_string} given twice ({getattr(namespace, self.dest)!r}, then {values!r}): "
-                         f"give it once, with one glob that matches every file of the run")
+            parser.error(f"{option_string} given twice ({getattr(namespace, self.dest)!r}, then {values!r}): give it once, with one glob that matches every file of the run")
         setattr(namespace, self.dest, values)
 
 
@@ -249,12 +252,9 @@ def add_run_arguments(parser, required: bool = False):
     parser.add_argument("--checkpoints", required=required, metavar="GLOB", action=_Once,
                         help="weight checkpoints of a bias-free ReLU network (.safetensors or .npz), e.g. "
                              "'run/step_*.safetensors' (quote the glob); step numbers from the file names")
-    parser.add_argument("--data", required=required, metavar="DATA.npz",
-                        help="the run's data: X (d x P) and Y (p x P), datapoints as columns")
-    parser.add_argument("--layers", metavar="W1=KEY,W2=KEY",
-                        help="the checkpoint keys of the layers (default W1, W2, ...), e.g. W1=fc1.weight,W2=fc2.weight")
-    parser.add_argument("--ignore-bias", action="store_true",
-                        help="drop bias arrays instead of refusing them (the theory is of bias-free networks)")
+    parser.add_argument("--data", required=required, metavar="DATA.npz", help="the run's data: X (d x P) and Y (p x P), datapoints as columns")
+    parser.add_argument("--layers", metavar="W1=KEY,W2=KEY", help="the checkpoint keys of the layers (default W1, W2, ...), e.g. W1=fc1.weight,W2=fc2.weight")
+    parser.add_argument("--ignore-bias", action="store_true", help="drop bias arrays instead of refusing them (the theory is of bias-free networks)")
     parser.add_argument("--loss", choices=["mean", "sum"],
                         help="the run's loss: mean = 1/(2P) sum ||y^-y||^2, sum = 1/2 sum ||y^-y||^2 "
                              "(default: the checkpoints' metadata, else mean)")
@@ -342,9 +342,13 @@ def _add_predict(subparsers):
                    help="pattern consistency test: top input mode (default), any output direction, or none")
     _whole_option(p, "--seed", lo=0, hi=MAX_SEED, example=1, default=0, help="seed of the sampled enumeration (and of --validate): 0 to 2**32 - 1 (default 0)")
     _whole_option(p, "--steps", lo=1, hi=MAX_STEPS, example=2000, help="training steps the prediction covers: the race horizon, the --validate runs and the written spec's steps (default: training.steps)")
-    _number_option(p, "--time-bound", what="a number of seconds, 0 or more", example="60", default=60.0, metavar="SECONDS",
-                   help="refuse when the estimated run time exceeds this many seconds, and stop with an error "
-                        "wherever a stage would run past it (default 60; 0: no bound)")
+    limit = _number_option(p, "--time-limit", what="a number of seconds, 0 or more", example="60", default=60.0,
+                           metavar="SECONDS", help="refuse to start a run whose estimated time is over this many "
+                           "seconds, as the other commands' --time-limit, and, unlike theirs, check again during the "
+                           "run: stop with an error wherever a stage would run past it (default 60, not 3600 nor "
+                           "THEORYKIT_MAX_SECONDS; 0: no limit; no --force). Formerly --time-bound, still accepted")
+    p.add_argument("--time-bound", dest=limit.dest, type=limit.type, metavar="SECONDS", default=argparse.SUPPRESS,
+                   help=argparse.SUPPRESS, action=_Renamed).new = "--time-limit"      # its former name
     p.add_argument("--validate", action="store_true", help="train the ReLU network, run Algorithm 1, compare")
     _whole_option(p, "--seeds", lo=1, hi=MAX_SEEDS, default=8, help="ReLU networks trained by --validate (default 8)")
     p.add_argument("--json", metavar="OUT", help="write the prediction (and validation) as JSON (atomic)")
@@ -499,18 +503,23 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-symmetry", action="store_true", help="integrate every family, not one per orbit")
     _common(r, "race_exhaust", limits=False, progress="lines")
 
-    w = sub.add_parser("sweep", help="run a declared sweep over symbol values, learning rates and seeds (resumable)",
-                       description="Every (symbol point, lr, seed) is one member of one sharded trainer call; chunks of "
-                                   "members are written atomically as they finish (DIR/chunks, DIR = --out), and a "
-                                   "re-run skips them. DIR/sweep.json: the declaration and the final losses per grid "
-                                   "point.")
+    w = sub.add_parser("sweep", help="train the spec's GDLN at every combination of symbol values, learning rates and seeds (resumable)",
+                       description="Train the spec's GDLN by gradient descent, as simulate would, once for every "
+                                   "combination of the --grid values (symbols of the data, and the learning rate lr) and "
+                                   "of --seeds seeds. The runs are trained together, --chunk at a time; each finished "
+                                   "chunk's loss curves are saved at once in DIR/chunks (DIR = --out), so a sweep stopped "
+                                   "early continues where it stopped when run again. DIR/sweep.json: the declaration, "
+                                   "and once every run is done each run's final loss and, per grid point, their mean "
+                                   "and spread over the seeds.")
     w.add_argument("spec", help="spec file (TOML); see docs/specs.md")
     w.add_argument("--grid", action="append", metavar="NAME=VALUES",
-                   help="a symbol or lr: START:STOP:COUNT (linspace) or v1,v2,... (repeatable)")
-    _whole_option(w, "--seeds", lo=1, hi=MAX_SEEDS, default=4, help="seeds per (symbol point, learning rate) (default 4)")
+                   help="the values a symbol of the data, or the learning rate lr, takes: START:STOP:COUNT (COUNT "
+                        "evenly spaced values) or v1,v2,... (repeatable; every combination is run)")
+    _whole_option(w, "--seeds", lo=1, hi=MAX_SEEDS, default=4, help="runs per grid point, seeds 0 to SEEDS - 1 (default 4)")
     _whole_option(w, "--steps", lo=1, hi=MAX_STEPS, example=2000, help="gradient steps (default: training.steps of the spec)")
     w.add_argument("--out", required=True, metavar="DIR", help="output folder (resumes a sweep already there)")
-    _whole_option(w, "--chunk", lo=1, default=64, help="members per chunk (default 64)")
+    _whole_option(w, "--chunk", lo=1, default=64, help="runs trained together and saved as one file: more is faster "
+                  "and takes more memory; a sweep continues only with the --chunk it began with (default 64)")
     w.add_argument("--init", choices=["aligned", "random"], default="aligned",
                    help="aligned (the default): exact aligned balanced weights of strength a0, the same loss for "
                         "every seed up to rounding; random: N(0, init_std^2), a spread over the seeds")
@@ -590,8 +599,5 @@ def markdown() -> str:
         for name, p in commands(parser).items():
             out += [f"## {name}", "", "```text", p.format_help().rstrip(), "```", ""]
         return "\n".join(out)
-    finally:
-        if old is None:
-            os.environ.pop("COLUMNS")
-        else:
-            os.environ["COLUMNS"] = old
+    finally:        # the caller's COLUMNS back, or none
+        os.environ.pop("COLUMNS") if old is None else os.environ.update(COLUMNS=old)

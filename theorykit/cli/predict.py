@@ -36,7 +36,7 @@ def load_task_training(path, assignments=()):
 
 def run(args) -> int:
     # the whole-number options are checked by the parser's rule (theorykit.cli.parser.WholeNumber)
-    vf.real(args.time_bound, "--time-bound", lo=0.0, hi=math.inf, fix="a number >= 0, e.g. --time-bound 60")
+    vf.real(args.time_limit, "--time-limit", lo=0.0, hi=math.inf, fix="a number >= 0, e.g. --time-limit 60")
     task, training, name = load_task_training(args.spec, args.set)
     # before any work and any file: an unwritable --json must not leave --out behind
     check_outputs(("--out", args.out), ("--json", args.json), inputs=[("spec", args.spec)], stdout=())
@@ -49,7 +49,7 @@ def run(args) -> int:
                                     samples=args.samples, enumerate_method=args.enum_method,
                                     max_families=args.max_families, max_orbit_size=args.max_orbit_size,
                                     steps=args.steps, consistency=args.consistency,
-                                    time_bound=args.time_bound or None, progress=not args.no_progress)
+                                    time_bound=args.time_limit or None, progress=not args.no_progress)
     spec = pred.to_spec(f"{name}-predicted"[:64])
     print(pred.text())
     doc = {"prediction": pred.summary()}

@@ -1,0 +1,58 @@
+"""The command line reads as one tool: one name for one idea, counts in correct English, results
+that do not write into the library's objects, and help texts a theorist can read.
+
+Before (measured on main):
+- `theorykit predict` bounded its run with `--time-bound SECONDS`, while derive, simulate, check and
+  sweep refuse a run by its estimate with `--time-limit SECONDS`: one idea, two names. Now predict's is
+  `--time-limit` too (its own default, 60 s, and its re-checks during the run kept), and `--time-bound`
+  still works, with one line on stderr saying it is now `--time-limit`.
+"""
+from pathlib import Path
+
+import pytest
+from _specs import XOR_TOML
+
+from theorykit.cli import main
+from theorykit.cli.parser import build_parser, commands
+
+ROOT = Path(__file__).resolve().parents[1]
+PREDICT = ["predict", "x.toml", "--hidden", "8", "--out", "p.toml"]
+
+
+# ------------------------------------------------------------------------------------------
+# 1. one name for the time limit
+# ------------------------------------------------------------------------------------------
+def test_every_command_that_refuses_by_time_calls_it_time_limit():
+    for name, sub in commands(build_parser()).items():
+        shown = {o for a in sub._actions if a.help != "==SUPPRESS==" for o in a.option_strings}
+        assert "--time-bound" not in shown, f"{name} --help still shows --time-bound"
+        if name in ("check", "derive", "simulate", "sweep", "predict"):
+            assert "--time-limit" in shown, name
+    help_ = commands(build_parser())["predict"]._option_string_actions["--time-limit"].help
+    assert "default 60" in help_ and "during the run" in help_ and "--time-bound" in help_
+
+
+def test_predict_time_limit_keeps_its_default_of_60_seconds():
+    assert build_parser().parse_args(PREDICT).time_limit == 60.0
+
+
+def test_time_bound_still_works_and_says_once_that_it_is_now_time_limit(capsys):
+    args = build_parser().parse_args([*PREDICT, "--time-bound", "7"])
+    assert args.time_limit == 7.0 and not hasattr(args, "time_bound")
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "--time-bound is now --time-limit" in err[0]
+    # the new name says nothing
+    assert build_parser().parse_args([*PREDICT, "--time-limit", "7"]).time_limit == 7.0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("option", ["--time-limit", "--time-bound"])
+def test_predict_refusal_names_time_limit(option, tmp_path, capsys):
+    spec, out = tmp_path / "xor.toml", tmp_path / "o.toml"
+    spec.write_text(XOR_TOML)
+    # 10**8 steps: a race estimated far past 5 s (docs/predict.md: seconds for 2000 steps)
+    assert main(["predict", str(spec), "--hidden", "8", "--set", "Delta=1", "--out", str(out), "--no-progress",
+                 option, "5", "--steps", "100000000"]) == 2
+    err = capsys.readouterr().err
+    assert "theorykit: error in --time-limit: the estimated run time" in err and "raise --time-limit" in err
+    assert "error in --time-bound" not in err and not out.exists()
