@@ -56,3 +56,41 @@ def test_predict_refusal_names_time_limit(option, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "theorykit: error in --time-limit: the estimated run time" in err and "raise --time-limit" in err
     assert "error in --time-bound" not in err and not out.exists()
+
+
+# ------------------------------------------------------------------------------------------
+# 2. a count of one takes the singular
+# ------------------------------------------------------------------------------------------
+# Before: `theorykit check examples/xor_linear.toml` printed "3 inputs x 4 datapoints -> 1 outputs" and
+# each pathway "3 inputs, 1 outputs"; derive's summary "3 inputs → 1 outputs". The XoR task has one
+# output (targets = [[1, 1, -1, -1]], examples/xor_linear.toml) and 3 inputs.
+def test_check_says_1_output(capsys):
+    assert main(["check", str(ROOT / "examples" / "xor_linear.toml")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "task: custom, 3 inputs x 4 datapoints -> 1 output"
+    assert out[3] == "  positive: on 2/4 datapoints, 3 inputs, 1 output, hidden 64, depth 2"
+    assert "1 outputs" not in "\n".join(out)
+
+
+def test_derive_summary_says_1_output_and_1_pathway(monkeypatch, capsys):
+    from theorykit.analysis import summary as S
+
+    monkeypatch.setattr(S, "stdout_is_terminal", lambda: True)
+    assert main(["derive", str(ROOT / "examples" / "xor_linear.toml"), "--set", "Delta=1/2"]) == 0
+    out = capsys.readouterr().out
+    assert "3 inputs → 1 output\n" in out and "1 outputs" not in out
+
+
+def test_simulate_summary_counts_one_seed_in_the_singular():
+    from theorykit.analysis.summary import simulate_text
+
+    doc = {"spec": "s", "network": "gdln", "init": "aligned", "seeds": 1, "steps": 1, "dtype": "float64",
+           "seconds": 0.5, "loss": {"t": [0, 1], "mean": [1.0, 0.5], "std": [0.0, 0.0]}}
+    assert simulate_text(doc).splitlines()[0] == "s: gdln network, init aligned, 1 seed, 1 step, float64 (0.5s)"
+
+
+def test_counted_takes_an_irregular_plural():
+    from theorykit.io import counted
+
+    assert [counted(n, "family", "families") for n in (0, 1, 2)] == ["0 families", "1 family", "2 families"]
+    assert [counted(n, "output") for n in (1, 3)] == ["1 output", "3 outputs"]

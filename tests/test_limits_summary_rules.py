@@ -380,7 +380,7 @@ def test_derive_text_of_xor_linear_by_hand(monkeypatch, capsys):
     assert main(["derive", str(_examples() / "xor_linear.toml"), "--set", "Delta=1/2", "--times", "0,1000"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "xor-linear: 2 pathways, method closed-form; τ = 100 steps, a0 = 0.001, loss mean"
-    assert out[1].split() == ["positive", "active", "on", "2/4", "datapoints,", "3", "inputs", "→", "1", "outputs"]
+    assert out[1].split() == ["positive", "active", "on", "2/4", "datapoints,", "3", "inputs", "→", "1", "output"]
     th = 200 * math.log(1999)
     assert out[2].strip() == f"mode 1: s = 0.25, d = 0.125, end s/d = 2, t½ = {th:.4g}  (s = 1/4, d = 1/8)"
     assert "t½ here is each mode's own" not in "\n".join(out)          # only for a coupled method

@@ -446,10 +446,10 @@ def test_check_summary_of_a_graph(tmp_path, capsys):
     assert main(["check", str(path)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"spec 'tiny-graph' ({path}): OK"
-    assert out[1] == "task: custom, 2 inputs x 3 datapoints -> 1 outputs"
+    assert out[1] == "task: custom, 2 inputs x 3 datapoints -> 1 output"
     assert out[2].startswith("pathways: 2, 9 hidden units in all; ") and "race reduction" in out[2]
-    assert out[3] == "  h/m0: on 3/3 datapoints, 2 inputs, 1 outputs, narrowest node 2, depth 3"
-    assert out[4] == "  h/m1: on 2/3 datapoints, 2 inputs, 1 outputs, narrowest node 3, depth 3"
+    assert out[3] == "  h/m0: on 3/3 datapoints, 2 inputs, 1 output, narrowest node 2, depth 3"
+    assert out[4] == "  h/m1: on 2/3 datapoints, 2 inputs, 1 output, narrowest node 3, depth 3"
     assert out[5] == "graph: 3 nodes, 5 edges; shared edges ['input->h']: race reduction with shared edges"
     assert out[6] == "symbols: none"
     # with a schedule, its groups are named
@@ -491,7 +491,7 @@ def test_check_lists_twelve_pathways_then_how_many_more(tmp_path, capsys):
                               "hidden = 1\n" for i in range(13)))
     assert main(["check", str(path)]) == 0
     out = capsys.readouterr().out.splitlines()
-    listed = [ln for ln in out if re.match(r"  p\d+: on 1/13 datapoints, 1 inputs, 1 outputs, hidden 1, depth 2$", ln)]
+    listed = [ln for ln in out if re.match(r"  p\d+: on 1/13 datapoints, 1 input, 1 output, hidden 1, depth 2$", ln)]
     assert [ln.split(":")[0].strip() for ln in listed] == [f"p{i}" for i in range(12)]
     assert "  ... and 1 more" in out
     assert out[2].startswith("pathways: 13, 13 hidden units in all; ")

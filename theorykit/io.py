@@ -313,9 +313,10 @@ def png_bytes(fig, dpi: int = 110, tight: bool = False, fmt: str = "png") -> byt
     return buf.getvalue()
 
 
-def counted(n: int, noun: str) -> str:
-    """``n`` and ``noun``, the noun plural unless n is 1: ``"1 pathway"``, ``"3 pathways"``."""
-    return f"{n} {noun}" + ("s" if n != 1 else "")
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and ``noun``, the noun plural unless n is 1: ``"1 pathway"``, ``"3 pathways"``; ``plural``
+    where it is not the noun and an s (``counted(2, "family", "families")``)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
 
 
 def plot_text(text) -> str:

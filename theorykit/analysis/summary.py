@@ -17,7 +17,7 @@ from typing import Mapping
 
 import numpy as np
 from ..errors import SpecError, TheorykitError
-from ..io import json_text, lone_markers, plot_text, subplots, write_json, write_figure
+from ..io import counted, json_text, lone_markers, plot_text, subplots, write_json, write_figure
 from ..theory.derivation import Derivation, numeric_matrix
 from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
 from ..record import SaveAt
@@ -99,7 +99,7 @@ def _t_halves(der, values) -> dict:
 def derive_text(der, out: dict, values=None, max_modes: int = 4) -> str:
     """The summary of ``derive``'s document ``out`` (see :func:`theorykit.cli.cmd_derive`)."""
     spec = der.spec
-    L = [f"{spec.name}: {len(spec.pathways)} pathways, method {der.method}; τ = {_g(spec.tau)} steps, "
+    L = [f"{spec.name}: {counted(len(spec.pathways), 'pathway')}, method {der.method}; τ = {_g(spec.tau)} steps, "
          f"a0 = {_g(spec.training.a0)}, loss {spec.training.loss}"]
     summ = out["pathways"]
     free = sorted(map(str, der.task.free_symbols))
@@ -113,7 +113,7 @@ def derive_text(der, out: dict, values=None, max_modes: int = 4) -> str:
     for p in spec.pathways:
         s = summ[p.name]
         act = "all" if all(p.active) else f"{sum(p.active)}/{len(p.active)}"
-        L.append(f"  {p.name:<12} active on {act} datapoints, {len(p.inputs)} inputs → {len(p.outputs)} outputs")
+        L.append(f"  {p.name:<12} active on {act} datapoints, {counted(len(p.inputs), 'input')} → {counted(len(p.outputs), 'output')}")
         shown = max_modes if len(s["singular_values"]) > max_modes + 1 else len(s["singular_values"])
         for i, (sv, dv) in enumerate(zip(s["singular_values"][:shown], s["input_variances"][:shown])):
             if free:
@@ -153,7 +153,7 @@ def _short(text: str, n: int = 60) -> str:
 
 def simulate_text(out: dict) -> str:
     """The summary of ``simulate``'s document ``out``: loss mean ± std beside the theory."""
-    L = [f"{out['spec']}: {out['network']} network, init {out['init']}, {out['seeds']} seeds, {out['steps']} steps, "
+    L = [f"{out['spec']}: {out['network']} network, init {out['init']}, {counted(out['seeds'], 'seed')}, {counted(out['steps'], 'step')}, "
          f"{out['dtype']} ({out['seconds']:.1f}s)"]
     th = out.get("theory")
     head = f"      {'t':>8}   {'simulation (mean ± std)':>26}" + (f"   {'theory (' + th['method'] + ')':>22}" if th else "")

@@ -31,7 +31,7 @@ def run(args) -> int:
         paths = write_comparison(cmp, args.out, provenance(args, spec))
         pr.update(note="page written")
     ag = cmp.agreement()
-    print(f"compare: {spec.name} ({counted(len(spec.pathways), 'pathway')}) against {len(run.files)} checkpoints, "
+    print(f"compare: {spec.name} ({counted(len(spec.pathways), 'pathway')}) against {counted(len(run.files), 'checkpoint')}, "
           f"L(0) = {cmp.L0:.4g}")
     print(f"  found GDLN (paired start) vs run: max |dL| / L(0) = {ag['gdln_vs_run']:.4f}")
     if "race_vs_run" in ag:

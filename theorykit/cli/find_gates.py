@@ -96,7 +96,7 @@ def _from_run(args) -> int:
         found = as_command(find_gates_in_run)(run, lr=lr, loss=loss, K=args.K, Ks=range(1, args.max_K + 1), seed=args.seed,
                                   name=default if args.name is None else args.name, progress=progress)
     write_spec("--out", args.out, found.spec, args)
-    print(f"find-gates: {len(run.files)} checkpoints (steps {run.steps[0]}…{run.steps[-1]}), ReLU widths "
+    print(f"find-gates: {counted(len(run.files), 'checkpoint')} (steps {run.steps[0]}…{run.steps[-1]}), ReLU widths "
           f"{run.widths}; K = {found.K} ({'given' if args.K else 'elbow'}), {counted(len(found.spec.pathways), 'pathway')} "
           f"-> {args.out} ({time.time() - t0:.1f}s)")
     for p in found.spec.pathways:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..analysis.exhaust import race_exhaust, write_outputs
 from ..errors import SpecError, as_command
+from ..io import counted
 from .common import check_out_dir, json_text, provenance
 
 
@@ -27,8 +28,8 @@ def run(args):
                         "lower --a0 or --gamma, or raise --race-dt for a finer integration step") from None
     paths = write_outputs(res, args.out, provenance(args))
     s = res.summary
-    print(f"race-exhaust k={s['k']}: {s['families']} families, symmetry group of order {s['symmetry']['group_order']}, "
-          f"{s['symmetry']['orbits_integrated']} orbits integrated in {s['seconds']['total']:.1f}s")
+    print(f"race-exhaust k={s['k']}: {counted(s['families'], 'family', 'families')}, symmetry group of order {s['symmetry']['group_order']}, "
+          f"{counted(s['symmetry']['orbits_integrated'], 'orbit')} integrated in {s['seconds']['total']:.1f}s")
     print(f"  winner (area): {s['winner']}; contains common + all (k-1)-context pathways: "
           f"{s['winner_contains_common_and_all_(k-1)-context']}")
     for nm, r in s["named"].items():

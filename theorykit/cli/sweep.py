@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..analysis.sweep import parse_grid, run_sweep
 from ..errors import as_command
+from ..io import counted
 from ..spec.limits import enforce
 from .common import check_out_dir, note, sim_estimate, spec_from_args
 
@@ -27,6 +28,6 @@ def run(args):
     # on stderr, "theorykit: note: …", as every other command's notes
     for n in res.get("notes", []):
         note(n)
-    print(f"sweep: {res['members']} members in {res['chunks']} chunks ({len(res['chunks_computed'])} computed this run, "
+    print(f"sweep: {counted(res['members'], 'member')} in {counted(res['chunks'], 'chunk')} ({len(res['chunks_computed'])} computed this run, "
           f"{res['seconds_this_run']:.1f}s) -> {Path(args.out) / 'sweep.json'}")
     return 0
