@@ -94,3 +94,31 @@ def test_counted_takes_an_irregular_plural():
 
     assert [counted(n, "family", "families") for n in (0, 1, 2)] == ["0 families", "1 family", "2 families"]
     assert [counted(n, "output") for n in (1, 3)] == ["1 output", "3 outputs"]
+
+
+# ------------------------------------------------------------------------------------------
+# 3. derive's result does not write into the Derivation
+# ------------------------------------------------------------------------------------------
+# Before: derive built out = {"notes": der.notes, ...} and appended its own notes to out["notes"]: the
+# Derivation's own list, so der.notes held the CLI's text ("symbols ['Delta'] have no value ...") and a
+# second summary of the same Derivation repeated it.
+def test_derive_leaves_the_derivations_notes_as_they_were(monkeypatch, tmp_path):
+    import json
+
+    import theorykit.cli.derive as cli_derive
+
+    made = []
+
+    class Recorded(cli_derive.Derivation):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            made.append((self, list(self.notes)))
+
+    monkeypatch.setattr(cli_derive, "Derivation", Recorded)
+    out = tmp_path / "d.json"
+    # Delta left without a value: derive adds its note on the reference point
+    assert main(["derive", str(ROOT / "examples" / "xor_linear.toml"), "--json", str(out)]) == 0
+    (der, before), = made
+    assert der.notes == before and not any("have no value" in n for n in der.notes)
+    written = json.loads(out.read_text())["notes"]
+    assert written[:len(before)] == before and sum("have no value" in n for n in written) == 1

@@ -40,7 +40,7 @@ def run(args):
              "and writes nothing" + (" (--set NAME=VALUE derives at numbers, much faster)" if free_left else ""))
     der = Derivation(spec, method=args.method, values=values)
     free = der.task.free_symbols
-    out = {"spec": spec.name, "method": der.method, "notes": der.notes, "tau": spec.tau,
+    out = {"spec": spec.name, "method": der.method, "notes": list(der.notes), "tau": spec.tau,      # a copy: the CLI adds its own
            "a0": spec.training.a0, "loss_kind": spec.training.loss, "pathways": der.summary(),
            "couplings": [list(c) for c in der.couplings],
            "ranking": [{"pathway": n, "top_singular_value": s} for n, s in der.ranking_text],
