@@ -122,3 +122,21 @@ def test_derive_leaves_the_derivations_notes_as_they_were(monkeypatch, tmp_path)
     assert der.notes == before and not any("have no value" in n for n in der.notes)
     written = json.loads(out.read_text())["notes"]
     assert written[:len(before)] == before and sum("have no value" in n for n in written) == 1
+
+
+# ------------------------------------------------------------------------------------------
+# 4. the quick report says what the race by exhaustion counted
+# ------------------------------------------------------------------------------------------
+# Before: the contexts claim read "race by exhaustion over 130 gatings", while README, validation/contexts.py
+# and notebook 02 say 127 families. race_ranking races the 127 context-gated families (every non-empty set
+# of the 7 pathways of the 3-context task: common, 3 single-, 3 double-context; 2^7 - 1 = 127) and, beside
+# them, 3 datapoint-level gatings (Lemma 4.1's edge case: common + 24 single-datapoint, common + doubles +
+# 24 single-datapoint, 24 single-datapoint), and its "families" counts both: 127 + 3 = 130.
+def test_the_race_by_exhaustion_is_described_by_what_it_counted():
+    from theorykit.spec.gating import family_masks
+    from validation.contexts import race_scope
+
+    assert len(family_masks(3)[1]) == 2 ** 7 - 1 == 127
+    assert race_scope({"families": 130, "context_families": 127}) == \
+        "127 context-gated families and 3 datapoint-level gatings (Lemma 4.1's edge case)"
+    assert race_scope({"families": 1, "context_families": 1}) == "1 context-gated family"

@@ -71,7 +71,7 @@ def race_ranking(cfg, a0: float, pr) -> dict:
     subsets, masks, labels = family_masks(3)
     spec = suite_spec(task, context_pathways(8, 3, subsets), cfg)
     rf = suite_race(spec, cfg, a0, masks=np.array(masks))
-    pr.update(note="race: 127 families")
+    pr.update(note=f"race: {len(masks)} families")
     rows = []
     for lab, m, L in zip(labels, masks, rf.loss):
         met = loss_metrics(rf.t, L, cfg["fractions"])
