@@ -39,14 +39,19 @@ def test_predict_time_limit_keeps_its_default_of_60_seconds():
     assert build_parser().parse_args(PREDICT).time_limit == 60.0
 
 
-def test_time_bound_still_works_and_says_once_that_it_is_now_time_limit(capsys):
+def test_time_bound_still_works_and_says_once_that_it_is_now_time_limit(capsys, tmp_path):
     args = build_parser().parse_args([*PREDICT, "--time-bound", "7"])
     assert args.time_limit == 7.0 and not hasattr(args, "time_bound")
-    err = capsys.readouterr().err.splitlines()
-    assert len(err) == 1 and "--time-bound is now --time-limit" in err[0]
-    # the new name says nothing
     assert build_parser().parse_args([*PREDICT, "--time-limit", "7"]).time_limit == 7.0
-    assert capsys.readouterr().err == ""
+    # the command line says it once (given twice too), on stderr; x.toml does not exist: refused after it
+    missing = str(tmp_path / "x.toml")
+    assert main(["predict", missing, "--hidden", "8", "--out", "p.toml", "--time-bound", "7", "--time-bound", "8"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "theorykit: warning: --time-bound is now --time-limit (same meaning; write --time-limit)"
+    assert sum("--time-bound" in ln for ln in err) == 1 and err[1].startswith("theorykit: error in spec")
+    # the new name says nothing
+    assert main(["predict", missing, "--hidden", "8", "--out", "p.toml", "--time-limit", "7"]) == 2
+    assert "warning" not in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("option", ["--time-limit", "--time-bound"])

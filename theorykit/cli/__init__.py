@@ -91,6 +91,8 @@ def main(argv=None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 a bad input or a refused run, 70 a bug)."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
+    for old, new in vars(args).pop("renamed", {}).items():      # an option's former name (parser._Renamed)
+        warning(f"{old} is now {new} (same meaning; write {new})")
     if extra:
         _unrecognized(parser, args, extra)
     if not getattr(args, "module", None):

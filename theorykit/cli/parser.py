@@ -7,7 +7,6 @@ import argparse
 import decimal
 import os
 import re
-import sys
 from typing import NamedTuple
 
 from ..errors import SpecError, nearest
@@ -212,10 +211,11 @@ def _number_option(sp_, option: str, *, what: str, example: str, **kwargs):
 
 class _Renamed(_KeepRefused):
     """An option's former name, kept working (hidden from --help): it stores the value of the option it was
-    renamed to, and says so in one line on stderr (``theorykit: warning: --time-bound is now --time-limit``)."""
+    renamed to, and notes the renaming in ``args.renamed`` (old name -> new), which :func:`theorykit.cli.main`
+    takes out and says in one line on stderr (``theorykit: warning: --time-bound is now --time-limit``)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        print(f"theorykit: warning: {option_string} is now {self.new} (same meaning; write {self.new})", file=sys.stderr)
+        namespace.renamed = {**getattr(namespace, "renamed", {}), option_string: self.new}
         super().__call__(parser, namespace, values, option_string)
 
 
