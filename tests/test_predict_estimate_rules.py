@@ -89,4 +89,4 @@ def test_a_beam_refusal_states_its_assumed_rounds_and_the_bound(monkeypatch):
     assert "assuming 1 round of the search, up to 2 families and one new shape to compile per round" in msg
     assert "after at most 1 round (up to 2 families" in msg
     assert re.search(r"the estimated run time is \d+ s, over the 1000 s bound", msg)
-    assert "--shortlist" in e.value.fix and "--beam" in e.value.fix and "--time-bound" in e.value.fix
+    assert "--shortlist" in e.value.fix and "--beam" in e.value.fix and "--time-limit" in e.value.fix

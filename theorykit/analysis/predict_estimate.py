@@ -13,7 +13,7 @@ so that the union of their pathways stays at most ``chunk_pathways``). Its cost 
 * **beam rounds**: a beam (or forward) search adds one orbit per round and stops when the area stops
   improving, which is not known in advance. :func:`beam_rounds_bound` bounds the rounds by what is known
   (one orbit more per round, at most the candidate orbits, and no more pathways than hidden units);
-  :func:`beam_estimate` gives the time *assuming* :data:`ASSUMED_ROUNDS` rounds (what ``--time-bound``
+  :func:`beam_estimate` gives the time *assuming* :data:`ASSUMED_ROUNDS` rounds (what ``--time-limit``
   refuses on before the search) and the time of the bound on the rounds (the high end, reported).
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ COMPILE_S = 1.0
 CALL_S = 0.25
 #: the RK4 arithmetic's speed, FLOP/s
 FLOPS = 3e10
-#: the beam rounds the estimate that ``--time-bound`` refuses on assumes (the high end bounds them)
+#: the beam rounds the estimate that ``--time-limit`` refuses on assumes (the high end bounds them)
 ASSUMED_ROUNDS = 4
 
 _COMPILED: set = set()      # the engine shapes this process has compiled (note_compiled)
