@@ -152,20 +152,45 @@ def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args):
     nsub = np.where(lengths > 0, np.ceil(ratio - 1e-9), 0).astype(np.int32)
     steps = np.where(nsub > 0, lengths / np.maximum(nsub, 1), 0.0)
 
+    # Long flows unroll RK4's four stages (about 20 % faster per step); short ones loop over them,
+    # so the vector field is traced and compiled once, not four times (compile time dominated
+    # small flows)
+    batch = jax.tree_util.tree_leaves(y0)[0].shape[0]
+    unroll = int(nsub.sum()) * batch >= UNROLL_STEPS
+    # equal recording intervals after the first (the common case): a loop of static length whose step
+    # is a constant of the program, both keys of it (the step as an argument changed the rounding of a
+    # context race's loss by ~1e-15 and moved its results off their earlier bits); otherwise the steps
+    # per interval and their sizes are arguments, and one program serves any times of the same count
+    uniform = nsub.size > 1 and bool(np.all(nsub[1:] == nsub[1]) and np.all(steps[1:] == steps[1]))
+    run = _compiled_rk4(vector_field, tuple(record.items()), batched_args, unroll,
+                        (int(nsub[1]), float(steps[1])) if uniform else None)
+    with jax.default_matmul_precision("highest"):
+        final, recs = run(y0, args, jnp.asarray(nsub), jnp.asarray(steps))
+    extra = {"solver": "rk4", "steps": int(nsub.sum()), "h": float(steps.max(initial=0.0))}
+    return final, jax.tree_util.tree_map(np.asarray, recs), extra
+
+
+@lru_cache(maxsize=32)
+def _compiled_rk4(vector_field, record: tuple, batched_args: bool, unroll: bool, uniform: tuple | None):
+    """Compiled RK4 programs of :func:`integrate`, keyed by what is stepped and recorded, whether the
+    stages are unrolled and, for equal recording intervals, their number of steps and step
+    ``uniform = (n1, dt1)`` (bounded, as :func:`_compiled_dopri5`)."""
+    return jax.jit(jax.vmap(_rk4_one(vector_field, dict(record), unroll, uniform),
+                            in_axes=(0, 0 if batched_args else None, None, None)))
+
+
+def _rk4_one(vector_field, record, unroll: bool, uniform: tuple | None):
+    """One batch member's RK4 flow: ``nsub[i]`` steps of ``steps[i]`` in recording interval i
+    (arguments); with ``uniform = (n1, dt1)``, every interval after the first has ``n1`` steps of
+    ``dt1`` (constants of the program: a loop of static length).
+    k_i = f(y + c_i dt k_{i−1}), y += dt Σ b_i k_i."""
+    c_stage = jnp.asarray([0.0, 0.5, 0.5, 1.0])
+    b_stage = jnp.asarray([1.0, 2.0, 2.0, 1.0]) / 6.0
+
     def axpy(a, x, y):
         return jax.tree_util.tree_map(lambda u, v: u + a * v, x, y)
 
-    # Long flows unroll RK4's four stages (about 20 % faster per step); short ones loop over them,
-    # so the vector field is traced and compiled once, not four times (compile time dominated
-    # small flows): k_i = f(y + c_i dt k_{i−1}), y += dt Σ b_i k_i
-    batch = jax.tree_util.tree_leaves(y0)[0].shape[0]
-    unroll = int(nsub.sum()) * batch >= UNROLL_STEPS
-    c_stage = jnp.asarray([0.0, 0.5, 0.5, 1.0])
-    b_stage = jnp.asarray([1.0, 2.0, 2.0, 1.0]) / 6.0
-    # equal recording intervals after the first (the common case): a loop of static length
-    uniform = nsub.size > 1 and bool(np.all(nsub[1:] == nsub[1]) and np.all(steps[1:] == steps[1]))
-
-    def one(y, a):
+    def one(y, a, nsub, steps):
         def rk4_step(yc, dt):
             if unroll:
                 k1 = vector_field(yc, a)
@@ -191,23 +216,19 @@ def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args):
             yc, _ = jax.lax.fori_loop(0, n, lambda _i, c: (rk4_step(c[0], c[1]), c[1]), (yc, dt))
             return yc, record_at(yc)
 
-        if not uniform:
-            return jax.lax.scan(interval, y, (jnp.asarray(nsub), jnp.asarray(steps)))
-        # the step is a constant of the compiled loop here, and the loop's length is static
-        n1, dt1 = int(nsub[1]), float(steps[1])
+        if uniform is None:
+            return jax.lax.scan(interval, y, (nsub, steps))
+        n1, dt1 = uniform
 
         def interval_uniform(yc, _):
             yc = jax.lax.fori_loop(0, n1, lambda _i, c: rk4_step(c, dt1), yc)
             return yc, record_at(yc)
 
-        y, first = interval(y, (jnp.asarray(nsub[0]), jnp.asarray(steps[0])))
-        y, rest = jax.lax.scan(interval_uniform, y, None, length=nsub.size - 1)
+        y, first = interval(y, (nsub[0], steps[0]))
+        y, rest = jax.lax.scan(interval_uniform, y, None, length=nsub.shape[0] - 1)
         return y, jax.tree_util.tree_map(lambda u, v: jnp.concatenate([u[None], v]), first, rest)
 
-    with jax.default_matmul_precision("highest"):
-        final, recs = jax.jit(jax.vmap(one, in_axes=(0, 0 if batched_args else None)))(y0, args)
-    extra = {"solver": "rk4", "steps": int(nsub.sum()), "h": float(steps.max(initial=0.0))}
-    return final, jax.tree_util.tree_map(np.asarray, recs), extra
+    return one
 
 
 def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batched_args):
