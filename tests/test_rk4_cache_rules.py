@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy.linalg import expm
 
+from theorykit import bench
 from theorykit.analysis.exhaust import race_rk4
 from theorykit.record import SaveAt
 from theorykit.spec.gating import GDLNSpec, Training, xor_relns
@@ -155,3 +156,11 @@ def test_a_race_solved_again_and_a_new_system_of_its_layout_share_one_program():
     b = race_rk4(RaceSystem.from_spec(spec, {"Delta": 0.5}), system.tau, 10.0, 400, a0=2e-3)
     assert flow._compiled_rk4.cache_info().hits == hits + 1
     assert a.loss.shape == b.loss.shape and not np.array_equal(a.loss, b.loss)
+
+
+def test_the_bench_prints_first_and_repeated_call_with_their_ratio():
+    # 1.0 s then 0.25 s: 1.0 / 0.25 = 4.0 (the ratio of one run, as rk4_reuse measures it)
+    lines = bench.reuse_lines({"race_solve": {"first_s": 1.0, "repeat_s": 0.25, "first_over_repeat": 4.0}})
+    assert lines == ["  XoR race solve (RK4): first call 1.000 s, the same call again 0.250 s "
+                     "(4.0 x; the compiled program reused)"]
+    assert bench.reuse_lines({}) == []

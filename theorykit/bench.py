@@ -35,13 +35,14 @@ from .net.starts import random_params
 from .sim.simulation import simulate
 from .record import SaveAt
 from .sim.engine import _make_trainer
-from .spec.task import contexts
+from .spec.task import contexts, xor_margin
 from .sim.fused import _fused_steps, pad_to
 from .spec.files import load_spec, example_path
 from .spec.graph import scaled
 from .theory.flow import RK4
 from .theory.race import RaceSystem
-from .spec.gating import GDLNSpec, Training, context_pathways, family_masks
+from .spec.gating import GDLNSpec, Training, context_pathways, family_masks, xor_relns
+from .analysis.predict import predict_reln
 from .io import write_json
 
 __all__ = ["run_bench", "throughput"]
@@ -388,7 +389,29 @@ def race_throughput(cfg) -> dict:
     system.solve(SaveAt(every=10), t_end=10, masks=masks[:2], solver=solver)          # compile a small one first
     t, rf, _ = timed(lambda: system.solve(SaveAt(every=max(1, T // 20)), t_end=T, masks=masks, solver=solver))
     return {"families": int(masks.shape[0]), "flow_steps": T, "seconds": t, "families_per_s": masks.shape[0] / t,
-            "rk4_step": rf.extra["h"], "final_loss_range": [float(rf.loss[:, -1].min()), float(rf.loss[:, -1].max())]}
+            "rk4_step": rf.extra["h"], "final_loss_range": [float(rf.loss[:, -1].min()), float(rf.loss[:, -1].max())],
+            "reuse": rk4_reuse()}
+
+
+def rk4_reuse() -> dict:
+    """A REPL's first and repeated call of the same shapes (the compiled RK4 program is reused):
+    an XoR race solve by RK4 and a small ``predict_reln`` (XoR, 16 hidden units, 300 steps)."""
+    xor = RaceSystem.from_spec(GDLNSpec(xor_margin(), xor_relns()["xor"], Training(lr=0.05, a0=1e-3)), {"Delta": 0.5})
+    calls = {"race_solve": lambda: xor.solve(SaveAt(every=100), t_end=800, solver=RK4(0.5)),
+             "predict_reln": lambda: predict_reln(xor_margin(0.5), 16, Training(lr=0.05, init_std=0.01, steps=300),
+                                                  progress=False)}
+    out = {}
+    for key, call in calls.items():
+        first, again = timed(call)[0], timed(call)[0]
+        out[key] = {"first_s": first, "repeat_s": again, "first_over_repeat": first / again}
+    return out
+
+
+def reuse_lines(reuse: dict) -> list:
+    """The table's lines of :func:`rk4_reuse`'s figures (none where they were not measured)."""
+    names = {"race_solve": "XoR race solve (RK4)", "predict_reln": "predict_reln, XoR, 16 hidden"}
+    return [f"  {names[k]}: first call {r['first_s']:.3f} s, the same call again {r['repeat_s']:.3f} s "
+            f"({r['first_over_repeat']:.1f} x; the compiled program reused)" for k, r in reuse.items() if k in names]
 
 
 def _device():
@@ -509,6 +532,8 @@ def run_bench(quick: bool = False, json_out: str | None = None, write=None, prog
     print(f"\nRace engine (RK4 in JAX, vmapped): all {race['families']} context-gated families of Section 4, "
           f"{race['flow_steps']} steps of flow time: {race['seconds']:.1f} s, {race['families_per_s']:.1f} families/s "
           "(float64, compilation included)")
+    for line in reuse_lines(race.get("reuse", {})):
+        print(line)
     if dev["platform"] == "gpu":
         for r in thr:
             for name, rate in (("ensemble", r["ensemble_network_steps_per_s"]),
