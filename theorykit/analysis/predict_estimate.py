@@ -27,8 +27,10 @@ __all__ = ["COMPILE_S", "CALL_S", "FLOPS", "ASSUMED_ROUNDS", "batch_plan", "engi
 #: seconds to compile one new engine shape (a cold cache) on the shared 2-core development CPU
 #: (2026-11-29, loaded: 1.0 to 2.9 s measured per call; docs/predict.md#time)
 COMPILE_S = 1.0
-#: seconds of tracing, lowering and cache look-up per engine call, even of a shape already compiled (the
-#: RK4 loop is traced afresh each call: 0.5 to 0.7 s measured per call of a repeated shape, arithmetic included)
+#: seconds of tracing, lowering and cache look-up per engine call, even of a shape already compiled (set
+#: when the RK4 loop was traced afresh each call: 0.5 to 0.7 s measured per call of a repeated shape,
+#: arithmetic included; since flow caches its RK4 programs a repeated shape is not traced again, about
+#: 0.02 s a small call, so this errs high until it is measured again)
 CALL_S = 0.25
 #: the RK4 arithmetic's speed, FLOP/s
 FLOPS = 3e10
