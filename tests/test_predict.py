@@ -149,18 +149,18 @@ def test_symmetry_search_matches_brute_force(XY, exact):
 
 
 def test_symmetry_search_and_consistency_stop_at_the_time_bound():
-    """A deadline already passed: the symmetry search raises TimeoutError, and predict names --time-bound."""
+    """A deadline already passed: the symmetry search raises TimeoutError, and predict names time_limit (--time-limit on the command line)."""
     import time
 
     X, Y = tk.contexts(4, 3).numeric()
     with pytest.raises(TimeoutError):
         data_symmetries(X, Y, tk.contexts(4, 3), deadline=time.monotonic() - 1)
     with pytest.raises(tk.SpecError) as e:
-        predict_reln(tk.contexts(4, 3), 16, XOR_TRAINING, time_bound=1e-9)
-    assert e.value.field == "time_bound" and "pattern enumeration" in str(e.value)     # the first stage
+        predict_reln(tk.contexts(4, 3), 16, XOR_TRAINING, time_limit=1e-9)
+    assert e.value.field == "time_limit" and "pattern enumeration" in str(e.value)     # the first stage
     with pytest.raises(tk.SpecError) as e:
-        predict_reln(tk.contexts(4, 3), 16, XOR_TRAINING, time_bound=1e-9, enumerate_method="sample", consistency="off")
-    assert e.value.field == "time_bound" and "symmetry search" in str(e.value)
+        predict_reln(tk.contexts(4, 3), 16, XOR_TRAINING, time_limit=1e-9, enumerate_method="sample", consistency="off")
+    assert e.value.field == "time_limit" and "symmetry search" in str(e.value)
 
 
 def test_no_symmetry_on_generic_data():
@@ -380,8 +380,8 @@ def test_time_bound_holds_during_the_search(monkeypatch):
 
     monkeypatch.setattr(pr, "estimate_seconds", fake)
     with pytest.raises(tk.SpecError) as e:
-        pr.predict_reln(tk.xor_margin(1.0), 16, XOR_TRAINING, steps=200, time_bound=30)
-    assert e.value.field == "time_bound" and "0 families raced" in str(e.value) and "would pass the 30 s bound" in str(e.value)
+        pr.predict_reln(tk.xor_margin(1.0), 16, XOR_TRAINING, steps=200, time_limit=30)
+    assert e.value.field == "time_limit" and "0 families raced" in str(e.value) and "would pass the 30 s bound" in str(e.value)
     assert len(calls) == 2
     calls.clear()
     # a shortlist of one orbit that does not fit three units: the search shortlists among the fitting ones
@@ -391,7 +391,7 @@ def test_time_bound_holds_during_the_search(monkeypatch):
     assert {tuple(int(v) for v in g) for g in pred.gates} == {(1, 1, 0, 0), (0, 0, 1, 1)}
     monkeypatch.setattr(pr, "estimate_seconds", lambda *a: 0.0)
     monkeypatch.setattr(pr, "estimate_seconds", lambda *a: 0.0)
-    assert pr.predict_reln(tk.xor_margin(1.0), 16, XOR_TRAINING, steps=200, time_bound=30).gates.shape[0] == 2
+    assert pr.predict_reln(tk.xor_margin(1.0), 16, XOR_TRAINING, steps=200, time_limit=30).gates.shape[0] == 2
 
 
 def test_families_need_a_unit_per_pathway():

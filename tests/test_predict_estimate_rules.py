@@ -83,9 +83,9 @@ def test_a_beam_refusal_states_its_assumed_rounds_and_the_bound(monkeypatch):
     # 1000 s bound; the error says what it assumed and which options bound the search
     monkeypatch.setattr(pe, "COMPILE_S", 1e4)
     with pytest.raises(tk.SpecError) as e:
-        predict_reln(tk.xor_margin(sp.Rational(1, 2)), 5, TR, search="beam", time_bound=1000, progress=False)
+        predict_reln(tk.xor_margin(sp.Rational(1, 2)), 5, TR, search="beam", time_limit=1000, progress=False)
     msg = str(e.value)
-    assert e.value.field == "time_bound"
+    assert e.value.field == "time_limit"
     assert "assuming 1 round of the search, up to 2 families and one new shape to compile per round" in msg
     assert "after at most 1 round (up to 2 families" in msg
     assert re.search(r"the estimated run time is \d+ s, over the 1000 s bound", msg)

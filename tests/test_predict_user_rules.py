@@ -169,8 +169,8 @@ def test_time_bound_advice_for_an_exhaustive_search_reads_as_a_sentence(monkeypa
     monkeypatch.setattr(pr, "estimate_seconds", lambda *a, **k: 1e9)
     tr = Training(lr=0.05, loss="mean", init_std=0.01, steps=100)
     with pytest.raises(tk.SpecError) as e:
-        predict_reln(tk.xor_margin(sp.Rational(1, 2)), 8, tr, time_bound=60, progress=False)
-    assert e.value.field == "time_bound"
+        predict_reln(tk.xor_margin(sp.Rational(1, 2)), 8, tr, time_limit=60, progress=False)
+    assert e.value.field == "time_limit"
     assert e.value.fix.startswith("use --search beam with a smaller --beam/--shortlist") and "lower --search" not in e.value.fix
 
 

@@ -64,7 +64,7 @@ class DivergenceError(TheorykitError):
 
 def keyword_errors(options: dict):
     """A decorator putting a function's errors in Python's words: a :class:`SpecError` whose field is a
-    command-line option in ``options`` (option → keyword, e.g. ``{"--time-limit": "time_bound"}``)
+    command-line option in ``options`` (option → keyword, e.g. ``{"--enumerate": "enumerate_method"}``)
     names the keyword instead, and its fix says so. The command line calls ``fn.__wrapped__``, whose
     errors name its options."""
     def decorate(fn):

@@ -288,7 +288,7 @@ def _residual_score(X, R, gates):
 
 
 #: the command line's options → predict_reln's keywords: a Python caller's error names the keyword
-_KEYWORDS = {"--hidden": "hidden", "--search": "search", "--time-limit": "time_bound", "--steps": "steps",
+_KEYWORDS = {"--hidden": "hidden", "--search": "search", "--time-limit": "time_limit", "--steps": "steps",
              "--consistency": "consistency", "--max-orbit-size": "max_orbit_size", "--shortlist": "shortlist",
              "--beam": "beam", "--enumerate": "enumerate_method", "--max-patterns": "max_patterns", "--seed": "seed"}
 
@@ -299,21 +299,33 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                  seed: int = 0, max_patterns: int = 4096, samples: int = 20000, enumerate_method: str = "auto",
                  max_families: int = 1023, max_orbit_size: int = 32, min_gain: float = 1e-3, race_dt: float = 10.0,
                  steps: int | None = None, max_group: int = 2000, runners_up: int = 8, consistency="top", max_checked: int = 4000,
-                 time_bound: float | None = None, progress=True) -> Prediction:
+                 time_limit: float | None = None, progress=True, time_bound=None) -> Prediction:
     """Predict, from (X, Y) alone, the ReLN a bias-free ReLU network of width ``hidden`` learns (``task``: a
     :class:`~theorykit.spec.task.Task` or the data ``(X, Y)``, datapoints as columns).
 
     See the module docstring for the four stages and the stated rules. ``search``: ``"auto"``,
-    ``"exhaustive"``, ``"forward"`` (beam width 1) or ``"beam"`` (width ``beam``). ``time_bound``
-    (seconds): refuse, with an estimate naming the bounding option, when the search's estimate
-    exceeds it, and stop with the same error wherever a stage (enumeration, consistency, symmetry,
-    each batch of families) would run past it. The task must be numeric (substitute symbols first:
+    ``"exhaustive"``, ``"forward"`` (beam width 1) or ``"beam"`` (width ``beam``). ``time_limit``
+    (seconds, as ``--time-limit``): refuse, with an estimate naming the bounding option, when the search's
+    estimate exceeds it, and stop with the same error wherever a stage (enumeration, consistency, symmetry,
+    each batch of families) would run past it; ``None`` (default), ``0`` or ``math.inf``: no limit, as 0 on
+    the command line (a negative number or NaN is refused). ``time_bound``: its former name, deprecated
+    (warns; give ``time_limit``). The task must be numeric (substitute symbols first:
     ``task.subs({...})``). ``progress``: True (default) for bars on stderr for the pattern stages and the
     race (only on a terminal), False or None for none, or a :class:`~theorykit.progress.Progress` of your
     own or a tqdm bar, which receives the updates of both: three (patterns, consistent, orbits), then one per batch of
     families raced (``k`` families; its total is yours)."""
 
     t0 = time.time()
+    if time_bound is not None:      # the former name of time_limit (the option was --time-bound)
+        if time_limit is not None:
+            raise SpecError("--time-limit", "given twice (time_bound is its former name)", "give only time_limit=")
+        warnings.warn("predict_reln(time_bound=) is now time_limit= (seconds, as --time-limit; 0 or None: no limit)",
+                      DeprecationWarning, stacklevel=4)     # past keyword_errors and keyword_typos: the caller
+        time_limit = time_bound
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit == math.inf):
+        time_limit = real(time_limit, "--time-limit", lo=0.0, hi=math.inf,   # negative, NaN: refused by name
+                          fix="give a number of seconds >= 0, e.g. --time-limit 60 (0: no limit)")
+    limit = time_limit if time_limit and time_limit != math.inf else None    # 0, None, inf: no limit
     checked_progress(progress)
     task = as_task(task)
     if not isinstance(task, Task):      # a spec, a path, a name: the data is what is predicted from
@@ -343,14 +355,14 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     steps = int(training.steps)
     X, Y = task.numeric()
     P = X.shape[1]
-    deadline = time.monotonic() + time_bound if time_bound is not None else None
+    deadline = time.monotonic() + limit if limit is not None else None
     with progress_bar(progress, "predict: patterns", 3) as stages:
         # 1. patterns
         try:
             pats, counts, enum_info = realisable_patterns(X, method=enumerate_method, max_patterns=max_patterns,
                                                           samples=samples, seed=seed, deadline=deadline)
         except TimeoutError as exc:
-            raise SpecError("--time-limit", f"the pattern enumeration passed the {time_bound:g} s bound ({exc})",
+            raise SpecError("--time-limit", f"the pattern enumeration passed the {limit:g} s bound ({exc})",
                             "raise --time-limit, or use the sampled search (--enumerate sample)") from None
         t_enum = time.time() - t0
         stages.update(note=f"{len(pats)} realisable ({enum_info.get('method', 'enumerated')})")
@@ -370,7 +382,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             keep = np.zeros(len(pats), dtype=bool)
             for i, g in enumerate(pats):
                 if deadline is not None and time.monotonic() > deadline:
-                    raise SpecError("--time-limit", f"the consistency test passed the {time_bound:g} s bound after "
+                    raise SpecError("--time-limit", f"the consistency test passed the {limit:g} s bound after "
                                                     f"{i} of {len(pats)} patterns", "raise --time-limit, or lower "
                                                                                     "--samples (fewer patterns to test)")
                 keep[i] = test(X, Y, g)[0]
@@ -389,7 +401,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             perms, sym_info = data_symmetries(X, Y, task, max_group=max_group, deadline=deadline)
             orbit_of = pattern_orbits(pats, perms, deadline=deadline)
         except TimeoutError as exc:
-            raise SpecError("--time-limit", f"the symmetry search passed the {time_bound:g} s bound ({exc})",
+            raise SpecError("--time-limit", f"the symmetry search passed the {limit:g} s bound ({exc})",
                             "raise --time-limit") from None
         n_orb = int(orbit_of.max()) + 1
         members = [np.flatnonzero(orbit_of == k) for k in range(n_orb)]
@@ -458,8 +470,8 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     fam_est = est_info["families"]
     opt = "use --search beam with a smaller --beam/--shortlist" if method == "exhaustive" else \
         "lower --shortlist and --beam (or --steps, or --max-orbit-size)"
-    if time_bound is not None and est > time_bound:
-        raise SpecError("--time-limit", f"the estimated run time is {est:.0f} s, over the {time_bound:g} s bound "
+    if limit is not None and est > limit:
+        raise SpecError("--time-limit", f"the estimated run time is {est:.0f} s, over the {limit:g} s bound "
                                         f"({len(cand)} candidate orbits, {method} search, {steps} steps; "
                                         f"{est_info['assumes']})", f"{opt}, or raise --time-limit")
     t2 = time.time()
@@ -472,17 +484,17 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         if not todo:
             return
         fams = [fam_of(o) for o in todo]
-        if time_bound is not None:
+        if limit is not None:
             # the bound holds during the search too: each batch is estimated from its own families
             spent = time.time() - t0
             shapes = engine_shapes(fams, batch_plan(fams), key)
             more = estimate_seconds(P, X.shape[0], rank, math.sqrt(np.mean([len(f) ** 2 for f in fams])), len(fams),
                                     steps, tau, race_steps, new_shapes(shapes), len(shapes))
-            if spent + more > time_bound:
+            if spent + more > limit:
                 raise SpecError("--time-limit", f"after {spent:.0f} s and {len(results)} families raced, the next "
                                                 f"{len(fams)} families (up to {max(map(len, fams))} pathways; "
                                                 f"{counted(new_shapes(shapes), 'new shape')} to compile) are "
-                                                f"estimated at {more:.0f} s, which would pass the {time_bound:g} s bound",
+                                                f"estimated at {more:.0f} s, which would pass the {limit:g} s bound",
                                 f"{opt}, or raise --time-limit")
         raced = [len(results)]
 
