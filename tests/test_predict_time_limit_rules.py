@@ -1,4 +1,5 @@
-"""predict's time limit has one meaning in Python and on the command line.
+"""predict's time limit has one meaning in Python and on the command line, and its estimate is priced
+from a measurement of today's engine (the RK4 programs cached).
 
 Before (measured on main, 2026-11-29):
 - `tk.predict_reln(..., time_bound=0)` was a ZERO-second bound: the run failed at once ("passed the 0 s
@@ -6,6 +7,8 @@ Before (measured on main, 2026-11-29):
   Now the keyword is `time_limit=` (as `--time-limit`), 0 or None means no limit in both, a negative
   number or NaN is refused by name (`time_limit` from Python, `--time-limit` from the command line), and
   `time_bound=` still works with a DeprecationWarning naming `time_limit`.
+- The estimate priced every engine call at CALL_S = 0.25 s, set when the RK4 loop was traced afresh each
+  call; a repeated shape is no longer traced again, so the per-call price was re-measured.
 Never timed: the estimate is monkeypatched or counted by hand in a comment.
 """
 import math
@@ -17,6 +20,7 @@ from _specs import XOR_TOML
 
 import theorykit as tk
 import theorykit.analysis.predict as pr
+import theorykit.analysis.predict_estimate as pe
 from theorykit.cli import main
 from theorykit.spec.gating import Training
 
@@ -103,3 +107,21 @@ def test_time_bound_and_time_limit_together_are_refused():
     with pytest.raises(tk.SpecError) as e:
         pr.predict_reln(XOR, 8, TR, time_limit=60, time_bound=60, progress=False)
     assert e.value.field == "time_limit" and "time_limit=" in e.value.fix
+
+
+# ------------------------------------------------------------------------------------------
+# 3. the re-priced estimate
+# ------------------------------------------------------------------------------------------
+def test_the_estimates_priced_parts_by_hand():
+    # The constants, measured 2026-11-29 (predict_estimate.py's comment, docs/predict.md#time):
+    # COMPILE_S = 2.5 s a new shape, CALL_S = 0.12 s a call, FLOPS = 3e10.
+    # P = 4, d = 3, rank 1, 2 pathways, 3 families, 100 steps, tau 20, race_dt 10:
+    # 100 / (20 / 10) = 50 RK4 steps; R = 2, D = 6; FLOP = 3 · 50 · 4 · 6 · 2 · 6 · 4 = 172 800,
+    # 172 800 / 3e10 = 5.76e-6 s.
+    # 1 new shape, 3 calls: 1 · 2.5 + 3 · 0.12 + 5.76e-6 = 2.86000576 s
+    assert pe.estimate_seconds(4, 3, 1, 2, 3, 100, 20.0, 10.0, 1, 3) == pytest.approx(2.86000576, rel=1e-12)
+    # no new shape, 3 calls: 3 · 0.12 + 5.76e-6 = 0.36000576 s
+    assert pe.estimate_seconds(4, 3, 1, 2, 3, 100, 20.0, 10.0, 0, 3) == pytest.approx(0.36000576, rel=1e-12)
+    # the defaults: 40 families → ceil(40 / 16) = 3 calls, each counted a new shape:
+    # FLOP = 40 · 50 · 4 · 6 · 2 · 6 · 4 = 2 304 000 → 7.68e-5 s; 3 · 2.5 + 3 · 0.12 + 7.68e-5 = 7.8600768 s
+    assert pe.estimate_seconds(4, 3, 1, 2, 40, 100, 20.0, 10.0) == pytest.approx(7.8600768, rel=1e-12)

@@ -5,7 +5,7 @@ so that the union of their pathways stays at most ``chunk_pathways``). Its cost 
 
 * **compilation**, once per distinct shape the engine compiles, ``(families in the batch, pathways in
   the union)`` (:func:`engine_shapes`), at :data:`COMPILE_S` each; a shape this process has already
-  compiled (:func:`note_compiled`) costs only the call's tracing, :data:`CALL_S`. (A shape compiled by an
+  compiled (:func:`note_compiled`) costs only the call itself, :data:`CALL_S`. (A shape compiled by an
   earlier process and kept in the persistent JAX cache is also cheap, but that cannot be known here, so
   it is counted as a compilation: the estimate errs high there.)
 * **arithmetic**: the RK4 steps of each family's stacked network (R = pathways·rank hidden rows,
@@ -24,14 +24,18 @@ __all__ = ["COMPILE_S", "CALL_S", "FLOPS", "ASSUMED_ROUNDS", "batch_plan", "engi
            "compiled_shapes", "new_shapes", "estimate_seconds", "beam_rounds_bound", "beam_round_sizes",
            "beam_estimate"]
 
-#: seconds to compile one new engine shape (a cold cache) on the shared 2-core development CPU
-#: (2026-11-29, loaded: 1.0 to 2.9 s measured per call; docs/predict.md#time)
-COMPILE_S = 1.0
-#: seconds of tracing, lowering and cache look-up per engine call, even of a shape already compiled (set
-#: when the RK4 loop was traced afresh each call: 0.5 to 0.7 s measured per call of a repeated shape,
-#: arithmetic included; since flow caches its RK4 programs a repeated shape is not traced again, about
-#: 0.02 s a small call, so this errs high until it is measured again)
-CALL_S = 0.25
+# COMPILE_S and CALL_S measured on 2026-11-29 (09:08 UTC, commit d24ecef, the RK4 programs cached) in one
+# process on the shared 2-core x86_64 development CPU, load average 4.6 rising to 7.5, persistent JAX cache
+# off (THEORYKIT_JAX_CACHE=""): predict's engine call (_race_families -> race_rk4) on random_24x12's
+# patterns, 2000 steps, first call against the median of 3 repeats of the same shape (families, pathways):
+#   (1, 4): 3.65 s / 0.132 s;  (4, 8): 2.48 / 0.232;  (16, 24): 6.37 / 3.94;  (16, 48): 18.4 / 14.0 s.
+#: seconds to compile one new engine shape: first call less a repeated one, 2.2, 2.4 and 4.4 s (the
+#: process's first call 3.5 s, JAX's start included); was 1.0 s (docs/predict.md#time)
+COMPILE_S = 2.5
+#: seconds per engine call besides its arithmetic, even of a shape already compiled (the system's set-up,
+#: the cache look-up, the results read back): a repeated small call less its priced arithmetic, 0.125
+#: and 0.18 s (a line through both: 0.115 s). Was 0.25 s, set when the RK4 loop was traced afresh each call
+CALL_S = 0.12
 #: the RK4 arithmetic's speed, FLOP/s
 FLOPS = 3e10
 #: the beam rounds the estimate that ``--time-limit`` refuses on assumes (the high end bounds them)
