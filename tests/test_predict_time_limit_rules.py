@@ -70,7 +70,10 @@ def test_a_negative_time_limit_is_refused_naming_the_option_on_the_command_line(
     assert "--time-limit" in err and "time_limit" not in err and not out.exists()
 
 
-def test_the_command_lines_0_reaches_python_as_no_limit(tmp_path, monkeypatch):
+@pytest.mark.parametrize("text, value", [("0", 0), ("inf", math.inf)])
+def test_the_command_lines_0_and_inf_reach_python_as_no_limit(tmp_path, monkeypatch, text, value):
+    """--time-limit 0 and --time-limit inf mean no limit, as they do in Python and (inf) for every other
+    command's --time-limit; inf was refused by predict's own pre-check ("inf is not a finite number")."""
     huge_estimate(monkeypatch)
     seen = {}
     real = pr.predict_reln.__wrapped__
@@ -82,9 +85,9 @@ def test_the_command_lines_0_reaches_python_as_no_limit(tmp_path, monkeypatch):
     monkeypatch.setattr(pr.predict_reln, "__wrapped__", spy)
     spec, out = tmp_path / "x.toml", tmp_path / "p.toml"
     spec.write_text(XOR_TOML)
-    assert main(["predict", str(spec), "--hidden", "8", "--set", "Delta=1", "--time-limit", "0", "--no-progress",
+    assert main(["predict", str(spec), "--hidden", "8", "--set", "Delta=1", "--time-limit", text, "--no-progress",
                  "--out", str(out)]) == 0
-    assert seen["time_limit"] == 0 and "time_bound" not in seen and out.exists()
+    assert seen["time_limit"] == value and "time_bound" not in seen and out.exists()
 
 
 # ------------------------------------------------------------------------------------------
