@@ -49,7 +49,7 @@ from ..errors import SpecError
 from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr
 from .gating import GDLNSpec, Pathway, Training, context_family, context_pathways, xor_relns
 from .limits import Limits, enforce, task_estimate
-from .task import Task, check_assumptions, contexts, xor_margin
+from .task import Task, _structure_rows, check_assumptions, contexts, xor_margin
 from .graph import EDGE_KEYS, NODE_KEYS, SCHEDULE_KEYS, GraphSpec, parse_graph
 from .toml_text import parse_toml
 
@@ -209,13 +209,6 @@ def _param(data, key, symbols, default):
     return data_number(data[key], f"data.{key}", symbols)
 
 
-def _structure_rows(s, n):
-    """Rows of a named structure (without building it), for the size estimate."""
-    if isinstance(s, str):
-        return {"hierarchy": 2 * n - 1, "ring": 15, "cross": 15, "identity": n}.get(s, 1)
-    return len(s) if isinstance(s, list) else 1
-
-
 def _structure_arg(v, symbols, field, n):
     if isinstance(v, str):
         return vf.choice(v, field, ["hierarchy", "ring", "cross", "identity"],
@@ -274,7 +267,7 @@ def _task(data, symbols, limits):
         else:
             blocks = _structure_arg(blocks, symbols, "data.blocks", n)
         # contexts() refuses a scale that is not positive, naming data.context_scale
-        return contexts(n, k, common, blocks, _param(data, "context_scale", symbols, sp.Integer(1)))
+        return contexts(n, k, common, blocks, _param(data, "context_scale", symbols, sp.Integer(1)), limits=limits)
     vf.choice(name, "data.task", ("xor-margin", "contexts"), "use \"xor-margin\" or \"contexts\", or give inputs/targets",
               problem=f"unknown task {name!r}" if isinstance(name, str) else f"needs a string, got {vf.type_name(name)}")
 

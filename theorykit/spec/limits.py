@@ -29,7 +29,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..errors import SpecError
-from .task import radicals_of
+from .task_radicals import radicals_of
 
 __all__ = ["Limits", "Estimate", "machine_memory", "task_estimate", "derivation_estimate", "simulation_estimate",
            "enforce", "human_bytes", "human_seconds"]

@@ -10,7 +10,6 @@ Built-in tasks:
 from __future__ import annotations
 
 import ast
-import math
 import numbers
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
@@ -21,6 +20,8 @@ import sympy as sp
 from ..errors import SpecError
 from .expr import FUNCTIONS, SYMBOL_ASSUMPTIONS, parse_expr, to_exact
 from .fields import check_real_finite, choice, integer, short_repr, type_name
+from .limits import Limits, enforce, human_bytes, task_estimate
+from .task_radicals import Radicals, radicals_of     # re-exported: their home before the size guards
 
 __all__ = ["Task", "parse_value", "Radicals", "radicals_of", "xor_margin", "contexts", "structure", "hierarchy", "ring", "cross"]
 
@@ -285,63 +286,6 @@ def no_value_error(missing, unknown=()) -> SpecError:
                      f"pass values: values={{{_example(names)}}} in Python, {cli} on the command line")
 
 
-@dataclass(frozen=True)
-class Radicals:
-    """The radicals ``b**(r/q)`` (q > 1) that occur in a task's entries.
-
-    ``indices`` maps each base ``b`` to the least common multiple of its root indices ``q``.
-    ``degree`` is their product: an upper bound on the degree of the number field (over the
-    rationals, or over the field of rational functions of the symbols) that the entries
-    generate. Exact arithmetic on such numbers costs more as that degree grows: sixty nested
-    square roots of 2 make the single number ``2**(1/2**60)``, of degree ``2**60``, and ten
-    square roots of different primes make a field of degree ``2**10``.
-    ``deepest``: the field (``data.inputs[i][j]``) holding the radical of the largest index,
-    with that index; ``None`` without radicals.
-    """
-
-    indices: Mapping
-    deepest: tuple | None
-
-    @property
-    def deepest_index(self) -> str:
-        """The largest root index as text (``"1"`` without radicals)."""
-        return _int_str(self.deepest[1]) if self.deepest else "1"
-
-    @property
-    def degree(self) -> int:
-        """The product of the root indices: a bound on the degree of the number field the entries generate."""
-        return math.prod(int(q) for q in self.indices.values())
-
-    def describe(self) -> str:
-        """The degree as text: ``"2**60"`` for a large power of two, else the number (rounded when huge)."""
-        return _int_str(self.degree)
-
-
-def _int_str(D: int) -> str:
-    if D > 1 and D & (D - 1) == 0 and D > 1024:
-        return f"2**{D.bit_length() - 1}"
-    return str(D) if D < 10 ** 6 else f"about {float(D):.1e}"
-
-
-def radicals_of(matrices: Mapping) -> Radicals:
-    """:class:`Radicals` of ``{field: matrix}`` (the field names ``data.inputs`` and so on)."""
-    indices, deepest = {}, None
-    for name, M in matrices.items():
-        for i in range(M.rows):
-            for j in range(M.cols):
-                e = M[i, j]
-                if e.is_Rational or e.is_Symbol:
-                    continue
-                for a in e.atoms(sp.Pow):
-                    ex = a.exp
-                    if ex.is_Rational and not ex.is_Integer:
-                        q = int(ex.q)
-                        indices[a.base] = int(sp.ilcm(indices.get(a.base, 1), q))
-                        if deepest is None or q > deepest[1]:
-                            deepest = (f"{name}[{i}][{j}]", q)
-    return Radicals(indices, deepest)
-
-
 # ---------------------------------------------------------------------------------
 # XoR with a margin (docs/theory.md#xor)
 # ---------------------------------------------------------------------------------
@@ -385,11 +329,49 @@ def _names_as_symbols(text: str) -> dict:
 # ---------------------------------------------------------------------------------
 # Context tasks (docs/theory.md#contexts)
 # ---------------------------------------------------------------------------------
-def hierarchy(n: int = 8) -> sp.Matrix:
-    """Binary-tree features: for h = 1, 2, 4, …, n, h rows each on a block of n/h items."""
+def _size_guard(what: str, shape: str, fld: str, value: int, d: int, p: int, P: int, limits: "Limits | None") -> None:
+    """Refuse, before anything is allocated, a build of ``(d + p) × P`` exact entries over ``limits`` (by
+    default :class:`~theorykit.spec.limits.Limits`: half this machine's memory, or THEORYKIT_MAX_BYTES; an
+    hour, or THEORYKIT_MAX_SECONDS), by the estimate a spec file's ``[data]`` is checked with; the
+    error names ``fld`` (whose value drives the size, quadratically) and the size (``shape``) it would build."""
+    est = task_estimate(d, p, P, fld, value, 2.0)
+    est.stage = f"building {what}"
+    limits = limits if limits is not None else Limits()
+    try:
+        enforce(est, limits)
+    except SpecError as err:
+        memory = est.bytes > limits.max_bytes
+        how = err.fix.split(";")[0]
+        past = ("or raise the memory limit: limits=theorykit.spec.limits.Limits(max_bytes=…), or "
+                "THEORYKIT_MAX_BYTES" if memory else
+                "or pass limits=theorykit.spec.limits.Limits(force=True) (or max_seconds=…, or "
+                "THEORYKIT_MAX_SECONDS) to build it anyway")
+        raise SpecError(err.field, f"{what} would be {shape}, {human_bytes(est.bytes)} of exact entries: "
+                                   f"{err.problem}", f"{how}; {past}") from None
+
+
+def _structure_rows(s, n: int) -> int:
+    """Rows of a structure (a name, or a matrix or nested list), without building it: for the size guard."""
+    if isinstance(s, str):
+        return {"hierarchy": 2 * n - 1, "ring": 15, "cross": 15, "identity": n}.get(s, 1)
+    rows = getattr(s, "rows", None)
+    if isinstance(rows, int):                     # a SymPy matrix
+        return rows
+    shape = getattr(s, "shape", None)
+    if isinstance(shape, tuple) and shape:        # a numpy array
+        return int(shape[0])
+    return len(s) if isinstance(s, (list, tuple)) else 1
+
+
+def hierarchy(n: int = 8, *, limits: "Limits | None" = None) -> sp.Matrix:
+    """Binary-tree features: for h = 1, 2, 4, …, n, h rows each on a block of n/h items.
+
+    ``limits``: the size guard's (:class:`~theorykit.spec.limits.Limits`): the (2n − 1) × n matrix is
+    refused, naming ``n``, before it is built when over them."""
     n = _n_arg(n)
     if n & (n - 1):
         raise SpecError("n", f"the hierarchy needs n a power of two, got n={n}", "use n = 2, 4, 8, 16, …")
+    _size_guard("the hierarchy", f"{2 * n - 1} × {n} (features × items)", "n", n, n, n - 1, n, limits)
     return sp.Matrix([[1 if i * n // h <= j < (i + 1) * n // h else 0 for j in range(n)]
                       for h in (2 ** e for e in range(n.bit_length())) for i in range(h)])
 
@@ -423,13 +405,18 @@ def ring(n: int = 8) -> sp.Matrix:
 _STRUCTURES = {"hierarchy": hierarchy, "cross": cross, "ring": ring, "identity": lambda n: sp.eye(n)}
 
 
-def structure(spec, n: int, field: str = "data.structure") -> sp.Matrix:
-    """A structure matrix (features × items) from a name or an explicit matrix."""
+def structure(spec, n: int, field: str = "data.structure", *, limits: "Limits | None" = None) -> sp.Matrix:
+    """A structure matrix (features × items) from a name or an explicit matrix (a named one is
+    size-guarded by ``limits``, as :func:`hierarchy`)."""
     n = _n_arg(n)
     if isinstance(spec, str):
         choice(spec, field, sorted(_STRUCTURES), f"use one of {sorted(_STRUCTURES)} or a matrix",
                problem=f"unknown structure {spec!r}")
         try:
+            if spec == "hierarchy":                      # the two that grow with n, size-guarded
+                return hierarchy(n, limits=limits)
+            if spec == "identity":
+                _size_guard("the identity structure", f"{n} × {n} (features × items)", "n", n, n, 0, n, limits)
             return _STRUCTURES[spec](n)
         except SpecError as err:          # name the field the structure came from
             raise SpecError(field, err.problem, err.fix) from None
@@ -444,7 +431,7 @@ def structure(spec, n: int, field: str = "data.structure") -> sp.Matrix:
 
 
 def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str = "hierarchy",
-             context_scale=1) -> Task:
+             context_scale=1, *, limits: "Limits | None" = None) -> Task:
     """The context task: one-hot item (n) stacked on a scaled one-hot context (k).
 
     Columns are context-major (context c holds columns c·n … c·n+n−1). Outputs: the
@@ -454,10 +441,21 @@ def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str 
     ``blocks`` is one structure for every context or a list of k structures. Section 4 of
     the paper uses ``blocks=["hierarchy", "ring", "cross"]``; Section 5 the hierarchy
     everywhere with ``context_scale`` 1, 1.1, 1.35 for k = 3, 4, 5.
+
+    ``limits`` (:class:`~theorykit.spec.limits.Limits`, default: half this machine's memory, or
+    THEORYKIT_MAX_BYTES, and an hour, or THEORYKIT_MAX_SECONDS): the task's size, (n + k + outputs) × n·k
+    exact entries, is estimated before anything is built, as a spec file's ``[data]`` is, and refused
+    over them, naming the larger of ``data.n`` and ``data.k``.
     """
     n, k = (integer(v, name, lo=1, fix="use e.g. n = 8, k = 3") for name, v in (("data.n", n), ("data.k", k)))
     if isinstance(blocks, np.ndarray) and blocks.ndim == 1 and blocks.dtype.kind in "UO":   # names as an array
         blocks = list(blocks)
+    per_context = isinstance(blocks, (list, tuple))      # else one structure for all k (below)
+    out_rows = _structure_rows(common, n) + (sum(_structure_rows(b, n) for b in blocks) if per_context
+                                             else k * _structure_rows(blocks, n))
+    fld, value = ("data.k", k) if k > n else ("data.n", n)
+    _size_guard(f"contexts(n={n}, k={k})", f"{n * k} datapoints × {n + k} inputs and {out_rows} outputs", fld, value,
+                n + k, out_rows, n * k, limits)   # before any allocation
     if isinstance(blocks, str) or not isinstance(blocks, (list, tuple)):
         blocks = [blocks] * k
     if len(blocks) != k:
@@ -465,8 +463,8 @@ def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str 
     scale = parse_expr(context_scale, {}, "data.context_scale")     # numbers (numpy's too) or "sqrt(2)"
     if scale.is_number and not bool(scale > 0):                     # as a spec file's context_scale
         raise SpecError("data.context_scale", f"{scale} is not positive", "e.g. context_scale = 1.1")
-    Hc = structure(common, n, "data.common")
-    Hs = [structure(b, n, f"data.blocks[{i}]") for i, b in enumerate(blocks)]
+    Hc = structure(common, n, "data.common", limits=limits)
+    Hs = [structure(b, n, f"data.blocks[{i}]", limits=limits) for i, b in enumerate(blocks)]
     P = n * k
     rows = Hc.rows + sum(H.rows for H in Hs)
     # assembled as arrays (a SymPy matrix filled entry by entry takes seconds at n = 128)
