@@ -53,8 +53,8 @@ from ..io import counted
 from ..progress import checked_progress, progress_bar
 from ..linalg import correlation, data_scale
 from ._runs import ReluRun, train_gdln_many, train_relu
-from ..spec.fields import choice, init_scale, integer, learning_rate, loss_name, real, seed_value
-from ..spec.ranges import MAX_SEED     # k-means' random_state (and numpy's legacy seeding) takes 0 … 2**32 − 1 too
+from ..spec.fields import choice, fmt, init_scale, integer, learning_rate, loss_name, real, seed_value
+from ..spec.ranges import MAX_SEED, MAX_STEPS     # k-means' random_state (and numpy's legacy seeding) takes 0 … 2**32 − 1 too
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task
 
@@ -378,10 +378,10 @@ class FoundGates:
 
     def summary(self) -> dict:
         """A JSON-ready dict: K, the rule, the Ks tried, their scores, the found pathways and the notes."""
-        return {"K": self.K, "rule": self.rule, "Ks": self.Ks,
+        return {"K": self.K, "rule": self.rule, "Ks": list(self.Ks),
                 "mse": [r["mse"] for r in self.scores],
                 "pathways": [{"name": p.name, "active": list(p.active), "hidden": p.hidden}
-                             for p in self.spec.pathways], "notes": self.notes}
+                             for p in self.spec.pathways], "notes": list(self.notes)}    # copies: the caller's own
 
     def __repr__(self):     # one line (the dataclass's own printed the whole run, tens of thousands of characters)
         paths = ", ".join(f"{p.name!r} ({p.hidden} units, on {sum(p.active)} of {len(p.active)})"
@@ -427,7 +427,7 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     if lr is not None:          # named as the keyword it is, by the one rule of every learning rate
         learning_rate(lr, "lr", "lr=0.05")
     if steps is not None:       # the others as Training checks them, naming the keyword (not training.steps)
-        integer(steps, "steps", lo=1, fix="a positive integer, e.g. steps=2000")
+        integer(steps, "steps", lo=1, hi=MAX_STEPS, fix=f"a positive integer (at most {fmt(MAX_STEPS)}), e.g. steps=2000")
     if init_std is not None:
         init_scale(init_std, "init_std", "init_std=0.01")
     if loss is not None:

@@ -54,6 +54,7 @@ phase); :mod:`.predict_validate` trains the ReLU network and says where it depar
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import itertools
 import math
@@ -74,6 +75,7 @@ from ..net.starts import a0_rule
 from ..curves import loss_metrics
 from ..spec.fields import choice, figure_path, flow_tau, integer, loss_factor, real, short_repr
 from ..spec.files import TRAINING_RANGES
+from ..spec.ranges import MAX_STEPS
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task, no_value_error
 from ..io import counted, gate_groups, gate_image, png_bytes, subplots, write_figure
@@ -147,10 +149,12 @@ class Prediction:
                                                      "hidden": int(h), "a0": float(a)}
                                                     for j, (g, h, a) in enumerate(zip(self.gates, self.widths, self.a0))],
                 "t_half": self.t_half, "area": self.area, "loss_0": float(self.loss[0]),
-                "loss_end": float(self.loss[-1]), "runners_up": self.runners_up, "search": self.search,
-                "enumeration": self.enumeration, "symmetry": self.symmetry, "orbits": self.orbits,
+                "loss_end": float(self.loss[-1]), "runners_up": copy.deepcopy(self.runners_up),
+                "search": copy.deepcopy(self.search),
+                "enumeration": copy.deepcopy(self.enumeration), "symmetry": copy.deepcopy(self.symmetry),
+                "orbits": copy.deepcopy(self.orbits),     # copies: a caller's changes never reach the Prediction
                 "share_rule": "H shared equally among the pathways (remainder to the first); a0_p = a0_rule(init_std, H_p)",
-                "seconds": self.seconds}
+                "seconds": dict(self.seconds)}
 
     def table_rows(self):
         """One row per predicted pathway: (name, gate pattern as 0/1 text, width, a0)."""
@@ -351,7 +355,8 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         raise SpecError(err.field, err.problem, f"substitute them first: task.subs({{{py}}}) in Python, "
                                                 + " ".join(f"--set {n}=0.5" for n in names) + " on the command line")
     if steps is not None:   # the race's horizon: also the validation's, and the written spec's steps
-        training = dataclasses.replace(training, steps=integer(steps, "--steps", lo=1, fix="e.g. --steps 2000"))
+        training = dataclasses.replace(training, steps=integer(steps, "--steps", lo=1, hi=MAX_STEPS,
+                                                                 fix="e.g. --steps 2000"))
     steps = int(training.steps)
     X, Y = task.numeric()
     P = X.shape[1]

@@ -18,7 +18,8 @@ import sympy as sp
 from ..errors import SpecError, keyword_typos
 from ..html import html_escape
 from .fields import (NAME_MAX_LEN, init_scale, integer, label, flow_tau, learning_rate, loss_factor, loss_name, node_label,
-                     short_repr, type_name)
+                     fmt, short_repr, type_name)
+from .ranges import MAX_STEPS
 from .task import Task
 
 __all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "context_name", "lemma41_gatings",
@@ -85,7 +86,8 @@ class Training:
         learning_rate(self.lr, "training.lr", "lr = 0.05")
         for name, example in (("a0", "a0 = 0.001"), ("init_std", "init_std = 0.01")):
             init_scale(getattr(self, name), f"training.{name}", example)      # the spec file's range
-        integer(self.steps, "training.steps", lo=1, fix="a positive integer, e.g. steps = 2000")
+        integer(self.steps, "training.steps", lo=1, hi=MAX_STEPS,     # the one bound of a spec's steps and simulate's
+                fix=f"a positive integer (at most {fmt(MAX_STEPS)}), e.g. steps = 2000")
         loss_name(self.loss, "training.loss", "write loss = \"mean\" or \"sum\"")
 
 
