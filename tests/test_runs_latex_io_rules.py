@@ -612,8 +612,10 @@ Y1 = np.array([[1.0, -1, 0.5, 2]])                          # p = 1
     (dict(hidden=[2, 2], depth=4), "depth", "depth: 4 is out of range: must be between 2 and 3 (fix: use 2 or 3)"),
     (dict(hidden=[2, 2], depth=1), "depth", "depth: 1 is out of range: must be between 2 and 3 (fix: use 2 or 3)"),
     (dict(hidden=[2, 2], depth=2, shared_first=4), "depth", "shared_first needs depth 3, got 2"),
-    (dict(hidden=[2, 2], depth=3, shared_first=0), "shared_first", "positive width, got 0"),
-    (dict(hidden=[2, 2], depth=3, shared_first=-1), "shared_first", "positive width, got -1"),
+    (dict(hidden=[2, 2], depth=3, shared_first=0), "shared_first",
+     "shared_first: 0 is out of range: must be at least 1 (fix: give the shared first layer's width, e.g. the ReLU layer's)"),
+    (dict(hidden=[2, 2], depth=3, shared_first=-1), "shared_first",
+     "shared_first: -1 is out of range: must be at least 1 (fix: give the shared first layer's width, e.g. the ReLU layer's)"),
 ])
 def test_train_gdln_refuses_bad_settings_naming_the_field(kw, field, words):
     """train_gdln's checks (its docstring: one width per pathway, depth 2 or 3, shared_first only at

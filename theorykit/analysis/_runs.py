@@ -66,6 +66,11 @@ class GdlnRun:
     recorded: object = None
 
 
+def _width(h, field: str) -> int:
+    """A hidden width, by the one integer rule (a float such as 2.5 or 2.0 is refused, naming the field)."""
+    return integer(h, field, lo=1, fix="a positive whole number of units, e.g. hidden=[4, 4]")
+
+
 def _checkpoints(steps, every):
     positive_int(every, "every", "every = 100")
     # 0, every, … below steps (n of them: ⌈steps/every⌉; a run shorter than one interval still has step 0),
@@ -118,7 +123,8 @@ def train_relu(X, Y, *, hidden, lr: float, steps: int, seeds: int = 4, init_std:
     (:func:`theorykit.sim.engine.train`), the steps done, about 100 times a run (a bar of the steps)."""
     loss_name(loss)
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
-    widths = [int(hidden)] if isinstance(hidden, (int, np.integer)) else [int(w) for w in hidden]
+    widths = ([_width(w, f"hidden[{j}]") for j, w in enumerate(hidden)] if isinstance(hidden, (list, tuple, np.ndarray))
+              else [_width(hidden, "hidden")])      # 2.5 is refused, not cut to 2
     net = Net.chain(X.shape[0], widths, Y.shape[0])
     p0 = random_params(net, init_std, seeds, seed)
     t_ck, losses, outs, snaps, params, pck, rec = _run_checkpointed(
@@ -178,7 +184,7 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
     G = np.asarray(gates, dtype=float)
     K = G.shape[0]
-    hidden = [int(h) for h in hidden]
+    hidden = [_width(h, f"hidden[{j}]") for j, h in enumerate(hidden)]     # 2.5 is refused, not cut to 2
     if len(hidden) != K:
         raise SpecError("hidden", f"{len(hidden)} widths for {K} pathways", "give one width per pathway")
     Ht = sum(hidden)
@@ -187,10 +193,8 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
         if depth != 3:
             raise SpecError("depth", f"shared_first needs depth 3, got {depth}",
                             "use depth = 3 (one shared layer, one gated layer)")
-        H1 = int(shared_first)
-        if H1 < 1:
-            raise SpecError("shared_first", f"needs a positive width, got {shared_first!r}",
-                            "give the shared first layer's width, e.g. the ReLU layer's")
+        H1 = shared_first = integer(shared_first, "shared_first", lo=1,
+                                    fix="give the shared first layer's width, e.g. the ReLU layer's")
         dims = [X.shape[0], H1, Ht, Y.shape[0]]
     else:
         dims = [X.shape[0]] + [Ht] * (depth - 1) + [Y.shape[0]]
@@ -223,12 +227,12 @@ def train_gdln_many(X, Y, gate_sets: Sequence, hidden_sets: Sequence, *, lr: flo
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
     P = X.shape[1]
     units = []
-    for G, hidden in zip(gate_sets, hidden_sets):
+    for i, (G, hidden) in enumerate(zip(gate_sets, hidden_sets)):
         G = np.asarray(G, float)
         if G.ndim != 2 or G.shape[1] != P or G.shape[0] != len(hidden):
             raise SpecError("gates", f"a gating of shape {G.shape} with {len(hidden)} widths, for {P} datapoints",
                             "give one row of P gates per pathway and one width per pathway")
-        units.append(np.repeat(G, [int(h) for h in hidden], axis=0))
+        units.append(np.repeat(G, [_width(h, f"hidden_sets[{i}][{j}]") for j, h in enumerate(hidden)], axis=0))
     runs = [None] * len(units)
     n, t_ck = _checkpoints(steps, every)
     for Ht in sorted({u.shape[0] for u in units}):
