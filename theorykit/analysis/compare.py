@@ -72,7 +72,8 @@ class Comparison:
                 "pathways": [{"name": p.name, "hidden": p.hidden, "active": "".join(map(str, p.active))}
                              for p in self.spec.pathways],
                 "steps": self.steps, "run_loss": self.run_loss, "gdln_loss": self.gdln_loss,
-                "race_loss": self.race_loss, "L0": self.L0, "agreement": self.agreement(), "notes": self.notes}
+                "race_loss": self.race_loss, "L0": self.L0, "agreement": self.agreement(),
+                "notes": list(self.notes)}     # a copy: a caller's changes never reach the Comparison
 
     def figure(self):
         fig, axes = subplots(1, 2, figsize=(10, 3.8))

@@ -64,7 +64,7 @@ class Validation:
                 "found_patterns": [{"active": list(p), "share": s} for p, s in self.found],
                 "gate_change_share_after_t_half": self.gate_change_share,
                 "top_relu_unit_patterns": [{"pattern": p, "weight_share": s} for p, s in self.top_unit_patterns],
-                "notes": self.notes}
+                "notes": list(self.notes)}      # a copy: a caller's changes never reach the Validation
 
     def __repr__(self):     # one line, as a Prediction's (the dataclass's own printed every loss array)
         return (f"Validation({counted(self.seeds, 'ReLU network')}: RMS gap {self.rms_gap:.4f} L(0), weight in predicted "

@@ -20,6 +20,7 @@ Run as a script: ``python -m theorykit.derivations.k_contexts [--latex OUT.tex] 
 """
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 
@@ -97,7 +98,8 @@ class KContexts:
 
         return {"common": [texts(m) for m in self.common], "residual": texts(self.residual),
                 "kminus1": texts(self.kminus1), "single": texts(self.single), "r_family": texts(self.r_family),
-                "loss": texts(self.loss), "checks": self.checks, "seconds": self.seconds}
+                "loss": texts(self.loss), "checks": copy.deepcopy(self.checks),
+                "seconds": self.seconds}     # a copy of the checks: a caller's changes never reach the result
 
 
 # ---------------------------------------------------------------------------------------------
