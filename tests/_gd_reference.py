@@ -92,6 +92,20 @@ def gd_flow_gap(s, d, a0, tau):
     return float(np.max(np.abs(2 * a * (s - d * a) ** 2 / tau * lag)))
 
 
+def aligned_start(spec, X, Y, a0):
+    """Each pathway's (paths, start) for :func:`gdln_gd`, written here in numpy: the aligned, balanced
+    start √a0·(V_rᵀ, U_r) of the pathway's own Σyx = Y_out diag(g) X_inᵀ / P (its nonzero modes)."""
+    P = X.shape[1]
+    paths = [(p.active, p.inputs, p.outputs) for p in spec.pathways]
+    start = []
+    for p in spec.pathways:
+        S = Y[list(p.outputs)] @ np.diag(np.asarray(p.active, float)) @ X[list(p.inputs)].T / P
+        U, s, Vt = np.linalg.svd(S)
+        r = int(np.sum(s > 1e-12 * s[0]))
+        start.append([np.sqrt(a0) * Vt[:r], np.sqrt(a0) * U[:, :r]])
+    return paths, start
+
+
 def _forward(pathways, Ws, X, Y):
     """Each pathway's layer activities (input first) and its gated output, embedded in Y's rows."""
     acts, outs = [], []

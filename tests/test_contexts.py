@@ -500,16 +500,9 @@ def _aligned_gd_against_the_race(spec, X, Y, a0, nm):
     η = 0.02 (measured 1.0 %, CPU): not a derived bound for coupled pathways, but the size of the
     by-hand first-order gap of the largest mode alone (tests/_gd_reference.py gd_flow_gap at the
     common pathway's s = 7/6, d = 7/12, τ = 50: 1.2 % of L(0) = 3)."""
-    from _gd_reference import gdln_gd
+    from _gd_reference import aligned_start, gdln_gd
 
-    P = X.shape[1]
-    paths = [(p.active, p.inputs, p.outputs) for p in spec.pathways]
-    start = []
-    for p in spec.pathways:
-        S = Y[list(p.outputs)] @ np.diag(np.asarray(p.active, float)) @ X[list(p.inputs)].T / P
-        U, s, Vt = np.linalg.svd(S)
-        r = int(np.sum(s > 1e-12 * s[0]))
-        start.append([np.sqrt(a0) * Vt[:r], np.sqrt(a0) * U[:, :r]])
+    paths, start = aligned_start(spec, X, Y, a0)
     lr = spec.training.lr
     ts = np.arange(0, 2001, 50)
     race = RaceSystem.from_spec(spec).solve(ts, a0=a0, modes=False).loss[0]

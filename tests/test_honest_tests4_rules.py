@@ -24,7 +24,7 @@ from scipy import integrate, optimize
 
 import theorykit as tk
 import theorykit.spec.limits as limits
-from _gd_reference import gdln_gd
+from _gd_reference import aligned_start, gdln_gd
 from theorykit.analysis.predict import predict_reln
 from theorykit.bench_derive import hierarchy_spec
 from theorykit.cli import main
@@ -51,14 +51,8 @@ def test_derive_times_loss_is_numpy_gradient_descent_in_the_small_step_limit(tmp
     L = np.asarray(json.loads(out.read_text())["loss"]["value"], float)
     spec = load_spec(spec_path)
     X, Y = spec.task.numeric()
-    P, a0, lr = X.shape[1], spec.training.a0, spec.training.lr
-    paths = [(p.active, p.inputs, p.outputs) for p in spec.pathways]
-    start = []
-    for p in spec.pathways:
-        S = Y[list(p.outputs)] @ np.diag(np.asarray(p.active, float)) @ X[list(p.inputs)].T / P
-        U, s, Vt = np.linalg.svd(S)
-        r = int(np.sum(s > 1e-12 * s[0]))
-        start.append([np.sqrt(a0) * Vt[:r], np.sqrt(a0) * U[:, :r]])
+    a0, lr = spec.training.a0, spec.training.lr
+    paths, start = aligned_start(spec, X, Y, a0)
     ts = np.array([0, 100, 1000])
     full1 = gdln_gd(paths, start, X, Y, lr=lr, steps=1000, loss="mean")[0]
     full2 = gdln_gd(paths, start, X, Y, lr=lr / 2, steps=2000, loss="mean")[0]
