@@ -248,8 +248,8 @@ def test_a_keyword_with_no_near_name_lists_the_keywords():
 
 
 @pytest.mark.parametrize("kw, field, fix", [
-    ({"steps": 2.5}, "steps", "a positive integer, e.g. steps=2000"),
-    ({"steps": 0}, "steps", "a positive integer, e.g. steps=2000"),
+    ({"steps": 2.5}, "steps", "a positive integer (at most 1e9), e.g. steps=2000"),
+    ({"steps": 0}, "steps", "a positive integer (at most 1e9), e.g. steps=2000"),
     ({"init_std": 0}, "init_std", "give a positive number from 1e-12 to 100, e.g. init_std=0.01"),   # the spec's range
     ({"loss": "max"}, "loss", 'use loss="mean" or loss="sum"'),
 ])
