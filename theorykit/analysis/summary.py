@@ -18,6 +18,7 @@ from typing import Mapping
 import numpy as np
 from ..errors import SpecError, TheorykitError
 from ..io import counted, json_text, lone_markers, plot_text, subplots, write_json, write_figure
+from ..theory.crossings import group_line
 from ..theory.derivation import Derivation, numeric_matrix
 from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
 from ..record import SaveAt
@@ -135,7 +136,14 @@ def derive_text(der, out: dict, values=None, max_modes: int = 4) -> str:
         L.append("  loss (theory):")
         for t_, v in zip(out["loss"]["t"], out["loss"]["value"]):
             L.append(f"      t = {_g(t_):>8}   L = {_g(v)}")
-    if "crossings" in out:
+    if out.get("crossing_groups") and out.get("crossings"):     # one line per group of coincident crossings
+        n, groups = len(out["crossings"]), out["crossing_groups"]
+        L.append(f"  crossings ({n}):" if len(groups) == n else f"  crossings ({n} pairs of modes, in "
+                 f"{counted(len(groups), 'group')}):")
+        for g in groups:
+            L.append("      " + group_line(g["symbol"], g["at"], g["at_float"], _short(g["value"], 40), g["below"],
+                                           g["above"], g["pair"]))
+    elif "crossings" in out:        # a document without the groups (an older theorykit's)
         L.append(f"  crossings ({len(out['crossings'])}):" if out["crossings"] else "  crossings: none")
         for c in out["crossings"]:
             L.append(f"      {c['symbol']} = {c['at']} ≈ {_g(c['at_float'])}: s[{c['modes'][0]}] = s[{c['modes'][1]}]"

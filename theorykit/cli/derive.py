@@ -68,7 +68,9 @@ def run(args):
     if args.crossings is not None:
         ders = [der] + [_against(args, other, limits) for other in others]
         try:        # with --against: each mode labelled spec-name:pathway
-            out["crossings"] = [c.as_dict() for c in crossings(ders if others else der, symbol=args.crossings)]
+            cross = crossings(ders if others else der, symbol=args.crossings)
+            out["crossings"] = [c.as_dict() for c in cross]
+            out["crossing_groups"] = [g.as_dict() for g in cross.groups]     # the same, one per coincident group
         except SpecError as exc:    # name the option, not the keyword
             if exc.field == "values":       # two specs of one name: their modes' labels would clash
                 raise SpecError("--against", exc.problem, "give each spec its own name = \"…\" line") from None

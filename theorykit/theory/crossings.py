@@ -11,16 +11,19 @@ neighbouring roots, by the sign of ``s_a² − s_b²`` there (exact for rational
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from itertools import combinations
 
 import sympy as sp
+from sympy.polys.polyerrors import NotAlgebraic
 
 from ..errors import SpecError
 from ..spec.fields import tex_label
 from .modes import exact_latex
+from .radicals import zero_by_radical_reduction
 
-__all__ = ["Crossing", "Crossings", "crossings"]
+__all__ = ["Crossing", "CrossingGroup", "Crossings", "crossings", "group_line", "mode_set"]
 
 #: digits of the check that a root of s_a² = s_b² is one of s_a = s_b (not s_a = −s_b)
 _DIGITS = 60
@@ -62,16 +65,197 @@ class Crossing:
         return f"${self.latex()}$"
 
 
+def _same_number(x, dx, y, dy) -> bool:
+    """Whether the exact numbers ``x`` and ``y`` are equal, proved exactly: structurally equal, or their
+    difference proved zero (:func:`~theorykit.theory.radicals.zero_by_radical_reduction` for square roots,
+    else its minimal polynomial being the variable itself, for ``CRootOf`` and other algebraic numbers).
+    Digits only ever tell them apart (where they differ by far more than their error); what cannot be
+    proved equal counts as different (two groups shown where one might have done, never one too few).
+    ``dx``, ``dy``: their values to ``_DIGITS`` digits."""
+    if x == y:
+        return True
+    if abs(dx - dy) > sp.Float(10, _DIGITS) ** (-_DIGITS // 2) * (1 + abs(dx) + abs(dy)):
+        return False
+    diff = x - y
+    if zero_by_radical_reduction(diff):
+        return True
+    try:
+        z = sp.Dummy("z")
+        return sp.minimal_polynomial(diff, z) == z
+    except (NotImplementedError, ValueError, TypeError, sp.PolynomialError, NotAlgebraic):
+        return False
+
+
+def _proper(c: Crossing) -> bool:
+    """A change of order between the two modes: one larger below, the other above (not a touch, nor a
+    closed end of the domain)."""
+    return {c.larger_below, c.larger_above} == {c.a, c.b}
+
+
+def _natural(label: str):
+    """Sort key: ``point2`` before ``point10``."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", label)]
+
+
+#: a label that ends in a number: its stem and the number
+_NUMBERED = re.compile(r"^(.*\D)(\d+)$")
+
+
+def mode_set(labels) -> str:
+    """A set of mode labels as text, ``{a, b, c}`` in natural order, shortened by one rule: three or
+    more labels that are one stem followed by consecutive numbers (``xor-xor:point0`` …
+    ``xor-xor:point3``) are written as a range, the first label, an en dash and the last one without the
+    part up to its last ``:`` (``{xor-xor:point0–point3}``); anything else is listed in full."""
+    labels = sorted(set(labels), key=_natural)
+    m = [_NUMBERED.match(lab) for lab in labels]
+    if len(labels) >= 3 and all(m) and len({x.group(1) for x in m}) == 1:
+        nums = [int(x.group(2)) for x in m]
+        if nums == list(range(nums[0], nums[0] + len(nums))) and all(str(n) == x.group(2) for n, x in zip(nums, m)):
+            return "{" + f"{labels[0]}–{labels[-1].rsplit(':', 1)[-1]}" + "}"
+    return "{" + ", ".join(labels) + "}"
+
+
+def group_line(symbol: str, at: str, at_float: float, value: str, below, above, pair=None) -> str:
+    """One group of crossings as one line of text, from its fields as text (a JSON record's too):
+    ``Delta = sqrt(6)/3 (≈ 0.8165), s = sqrt(6)/6: {…} larger below, {…} larger above``; ``pair``
+    (``(a, b, larger_below, larger_above)``) for a group of one crossing that is not a change of order
+    (a touch, or a closed end of the domain), which is written as the pair it is."""
+    num = f"{at_float:.4g}"
+    head = f"{symbol} = {at}" + ("" if num == at else f" (≈ {num})") + f", s = {value}: "
+    if pair is not None:
+        a, b, lb, la = pair
+        return head + f"s[{a}] = s[{b}]; larger below: {lb}, above: {la}"
+    return head + f"{mode_set(below)} larger below, {mode_set(above)} larger above"
+
+
+@dataclass(frozen=True)
+class CrossingGroup:
+    """Crossings at one point with one value, read as one statement: every mode of ``below`` is larger
+    than every mode of ``above`` just below ``at``, and smaller just above it (``crossings`` holds one
+    :class:`Crossing` per such pair). A crossing that is not a change of order (a touch, or at a closed
+    end of the domain) is a group of its own: ``below`` / ``above`` then name the mode larger on that
+    side (none beyond a closed end; the same one for a touch)."""
+
+    symbol: sp.Symbol
+    at: sp.Expr
+    value: sp.Expr
+    below: tuple
+    above: tuple
+    crossings: tuple
+
+    @property
+    def at_float(self) -> float:
+        """The point as a float."""
+        return float(sp.N(self.at, 30))
+
+    @property
+    def modes(self) -> tuple:
+        """Every mode of the group's crossings, in natural order."""
+        return tuple(sorted({m for c in self.crossings for m in (c.a, c.b)}, key=_natural))
+
+    def _pair(self):
+        c = self.crossings[0]
+        return None if _proper(c) else (c.a, c.b, c.larger_below, c.larger_above)
+
+    def text(self) -> str:
+        """One line: the point (exact, and its float), the value, the modes larger below and above."""
+        return group_line(str(self.symbol), str(self.at), self.at_float, str(self.value), self.below, self.above,
+                          self._pair())
+
+    def as_dict(self) -> dict:
+        """JSON-ready: exact text, a float, LaTeX, the value, the modes larger below and above, every mode,
+        the number of pairs, and ``pair`` (``[a, b, larger_below, larger_above]``) for a crossing that is not a
+        change of order (null otherwise)."""
+        return {"symbol": str(self.symbol), "at": str(self.at), "at_float": self.at_float,
+                "latex": sp.latex(self.at), "value": str(self.value), "below": list(self.below),
+                "above": list(self.above), "modes": list(self.modes), "pairs": len(self.crossings),
+                "pair": None if self._pair() is None else list(self._pair())}
+
+    def latex(self) -> str:
+        """The group as LaTeX (math mode): ``Δ = √6/3: s = √6/6``, the modes larger below and above."""
+        def tex_set(labels):
+            return r"\{" + ",\\, ".join(tex_label(m) for m in sorted(set(labels), key=_natural)) + r"\}"
+        head = f"{sp.latex(self.symbol)} = {exact_latex(self.at)} \\approx {self.at_float:.4g}:\\ s = {exact_latex(self.value)}"
+        pair = self._pair()
+        if pair is not None:
+            a, b, lb, la = pair
+            return (head + f",\\ s_{{{tex_label(a)}}} = s_{{{tex_label(b)}}};\\ \\text{{larger below: }}"
+                    f"{tex_label(lb)},\\ \\text{{above: }}{tex_label(la)}")
+        return (head + f";\\ {tex_set(self.below)}\\ \\text{{larger below}},\\ "
+                f"{tex_set(self.above)}\\ \\text{{larger above}}")
+
+    def _repr_latex_(self):
+        return f"${self.latex()}$"
+
+
+def _groups(found) -> list[CrossingGroup]:
+    """The crossings ``found`` grouped: by point and value (both compared exactly), then the proper
+    ones by the set of modes each "larger below" mode meets (those meeting the same set form one group:
+    every pair below × above is a member); the others one each. Ascending by point, then value."""
+    clusters = []       # [(at, its digits), (value, its digits), members]
+    for c in found:
+        at, value = (c.at, sp.N(c.at, _DIGITS)), (c.value, sp.N(c.value, _DIGITS))
+        for cl in clusters:
+            if _same_number(*cl[0], *at) and _same_number(*cl[1], *value):
+                cl[2].append(c)
+                break
+        else:
+            clusters.append([at, value, [c]])
+    out, order = [], {}
+    for (at, dat), (value, dvalue), members in clusters:
+        meets = {}
+        for c in members:
+            if _proper(c):
+                meets.setdefault(c.larger_below, set()).add(c.larger_above)
+        by_set = {}
+        for b, above in meets.items():
+            by_set.setdefault(frozenset(above), []).append(b)
+        for above, below in by_set.items():
+            below_set = set(below)
+            mem = tuple(c for c in members if _proper(c) and c.larger_below in below_set and c.larger_above in above)
+            out.append(CrossingGroup(members[0].symbol, at, value, tuple(sorted(below, key=_natural)),
+                                     tuple(sorted(above, key=_natural)), mem))
+            order[id(out[-1])] = (dat, dvalue)
+        for c in members:
+            if not _proper(c):
+                out.append(CrossingGroup(c.symbol, at, value, tuple(m for m in (c.larger_below,) if m in (c.a, c.b)),
+                                         tuple(m for m in (c.larger_above,) if m in (c.a, c.b)), (c,)))
+                order[id(out[-1])] = (dat, dvalue)
+    index = {id(c): k for k, c in enumerate(found)}
+    out.sort(key=lambda g: (*order[id(g)], min(index[id(c)] for c in g.crossings)))
+    return out
+
+
 class Crossings(list):
-    """The :class:`Crossing` s in ascending order of the point; a plain list that Jupyter shows typeset."""
+    """The :class:`Crossing` s in ascending order of the point, one per pair of modes; a plain list that
+    prints (and Jupyter shows typeset) by :attr:`groups`, one line per group of coincident crossings."""
+
+    @property
+    def groups(self) -> list[CrossingGroup]:
+        """The crossings grouped, one :class:`CrossingGroup` per point, value and split of the modes
+        into those larger below and those larger above (XoR's Δ*: its 8 crossings, each linear mode
+        with each XoR mode, are one group), ascending by point. Points and values are compared exactly."""
+        return _groups(list(self))
 
     def _repr_latex_(self):
         if not self:
             return r"$\text{no crossing}$"
-        return r"$\begin{aligned}" + r" \\ ".join(c.latex() for c in self) + r"\end{aligned}$"
+        return r"$\begin{aligned}" + r" \\ ".join(g.latex() for g in self.groups) + r"\end{aligned}$"
 
     def text(self) -> str:
-        return "\n".join(c.text() for c in self) if self else "no crossing"
+        """One line per group of crossings (see :attr:`groups`); ``no crossing`` where there is none."""
+        return "\n".join(g.text() for g in self.groups) if self else "no crossing"
+
+    def __str__(self):
+        return self.text()
+
+    def __repr__(self):
+        if not self:
+            return "Crossings([])"
+        groups = self.groups
+        n = f"{len(self)} crossing{'s' if len(self) != 1 else ''}" + (
+            f" in {len(groups)} group{'s' if len(groups) != 1 else ''}" if len(groups) != len(self) else "")
+        return f"Crossings({n}: " + "; ".join(g.text() for g in groups) + ")"
 
 
 def _is_derivation(obj) -> bool:
