@@ -19,6 +19,7 @@ import sympy as sp
 from sympy.polys.polyerrors import NotAlgebraic
 
 from ..errors import SpecError
+from ..io import counted
 from ..spec.fields import tex_label
 from .modes import exact_latex
 from .radicals import zero_by_radical_reduction
@@ -253,8 +254,7 @@ class Crossings(list):
         if not self:
             return "Crossings([])"
         groups = self.groups
-        n = f"{len(self)} crossing{'s' if len(self) != 1 else ''}" + (
-            f" in {len(groups)} group{'s' if len(groups) != 1 else ''}" if len(groups) != len(self) else "")
+        n = counted(len(self), "crossing") + (f" in {counted(len(groups), 'group')}" if len(groups) != len(self) else "")
         return f"Crossings({n}: " + "; ".join(g.text() for g in groups) + ")"
 
 
