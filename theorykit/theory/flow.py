@@ -160,14 +160,25 @@ def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args):
     # equal recording intervals after the first (the common case): a loop of static length whose step
     # is a constant of the program, both keys of it (the step as an argument changed the rounding of a
     # context race's loss by ~1e-15 and moved its results off their earlier bits); otherwise the steps
-    # per interval and their sizes are arguments, and one program serves any times of the same count
+    # per interval and their sizes are arguments, and one program serves any times of the same count bucket
     uniform = nsub.size > 1 and bool(np.all(nsub[1:] == nsub[1]) and np.all(steps[1:] == steps[1]))
     run = _compiled_rk4(vector_field, tuple(record.items()), batched_args, unroll,
                         (int(nsub[1]), float(steps[1])) if uniform else None)
+    # the recording intervals padded to Dopri5's count bucket with empty ones (no step; they record
+    # the last state again, cut off below), so one program serves any count of the bucket
+    n = nsub.size
+    pad = _count_bucket(n) - n
     with jax.default_matmul_precision("highest"):
-        final, recs = run(y0, args, jnp.asarray(nsub), jnp.asarray(steps))
+        final, recs = run(y0, args, jnp.asarray(np.concatenate([nsub, np.zeros(pad, np.int32)])),
+                          jnp.asarray(np.concatenate([steps, np.zeros(pad)])))
     extra = {"solver": "rk4", "steps": int(nsub.sum()), "h": float(steps.max(initial=0.0))}
-    return final, jax.tree_util.tree_map(np.asarray, recs), extra
+    return final, jax.tree_util.tree_map(lambda r: np.asarray(r)[:, :n], recs), extra
+
+
+def _count_bucket(n: int) -> int:
+    """The number of recording times a compiled flow program takes for ``n`` (both solvers): the next
+    power of two, at least 16. The times are padded to it, so counts of one bucket share a program."""
+    return max(16, 1 << max(0, (n - 1).bit_length()))
 
 
 @lru_cache(maxsize=32)
@@ -182,7 +193,8 @@ def _compiled_rk4(vector_field, record: tuple, batched_args: bool, unroll: bool,
 def _rk4_one(vector_field, record, unroll: bool, uniform: tuple | None):
     """One batch member's RK4 flow: ``nsub[i]`` steps of ``steps[i]`` in recording interval i
     (arguments); with ``uniform = (n1, dt1)``, every interval after the first has ``n1`` steps of
-    ``dt1`` (constants of the program: a loop of static length).
+    ``dt1`` (constants of the program: a loop of static length), or none where ``nsub[i]`` is 0 (a
+    padded interval, :func:`_count_bucket`).
     k_i = f(y + c_i dt k_{i−1}), y += dt Σ b_i k_i."""
     c_stage = jnp.asarray([0.0, 0.5, 0.5, 1.0])
     b_stage = jnp.asarray([1.0, 2.0, 2.0, 1.0]) / 6.0
@@ -220,12 +232,14 @@ def _rk4_one(vector_field, record, unroll: bool, uniform: tuple | None):
             return jax.lax.scan(interval, y, (nsub, steps))
         n1, dt1 = uniform
 
-        def interval_uniform(yc, _):
-            yc = jax.lax.fori_loop(0, n1, lambda _i, c: rk4_step(c, dt1), yc)
+        def interval_uniform(yc, n):
+            # a padded interval (n = 0, an argument) takes no step; a real one n1 (a constant)
+            yc = jax.lax.cond(n > 0, lambda c: jax.lax.fori_loop(0, n1, lambda _i, c_: rk4_step(c_, dt1), c),
+                              lambda c: c, yc)
             return yc, record_at(yc)
 
         y, first = interval(y, (nsub[0], steps[0]))
-        y, rest = jax.lax.scan(interval_uniform, y, None, length=nsub.shape[0] - 1)
+        y, rest = jax.lax.scan(interval_uniform, y, nsub[1:])
         return y, jax.tree_util.tree_map(lambda u, v: jnp.concatenate([u[None], v]), first, rest)
 
     return one
@@ -238,7 +252,7 @@ def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batche
     # the recording times travel as an argument, padded to a power of two with the last time
     # (empty intervals; at least 16), so one compiled program serves any times of the same count bucket
     n = ts.size
-    padded = np.concatenate([ts, np.full(max(16, 1 << max(0, (n - 1).bit_length())) - n, ts[-1])])
+    padded = np.concatenate([ts, np.full(_count_bucket(n) - n, ts[-1])])
     run = _compiled_dopri5(vector_field, tuple(record.items()), solver, batched_args)
     with jax.default_matmul_precision("highest"):
         final, recs, nsteps, ok = run(y0, args, jnp.asarray(padded))
