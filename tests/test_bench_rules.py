@@ -453,7 +453,7 @@ def test_gdln_and_race_figures_with_a_fixed_timer(monkeypatch):
     lo, hi = race["final_loss_range"]
     assert lo <= hi
     # first and repeated call of a race solve and of a small predict_reln, each timed 0.25 s here: 0.25/0.25
-    assert set(race["reuse"]) == {"race_solve", "predict_reln"}
+    assert set(race["reuse"]) == {"race_solve", "race_solve_other_count", "predict_reln"}
     for r in race["reuse"].values():
         assert r == {"first_s": 0.25, "repeat_s": 0.25, "first_over_repeat": 1.0}
 

@@ -10,6 +10,7 @@ import jax
 import numpy as np
 import pytest
 
+from theorykit import bench
 from theorykit.analysis.exhaust import race_rk4
 from theorykit.record import SaveAt
 from theorykit.spec.gating import GDLNSpec, Training, context_pathways, family_masks, xor_relns
@@ -160,3 +161,13 @@ def test_a_race_with_another_number_of_times_reuses_its_program(monkeypatch):
     assert flow._compiled_rk4.cache_info().currsize == size
     assert first.loss.shape == (1, 200) and second.loss.shape == (1, 201)
     assert first.loss[0, 0] == second.loss[0, 0]         # t = 0: the start
+
+
+def test_the_bench_prints_the_other_count_call_beside_the_first():
+    # 1.0 s then 0.25 s: 1.0 / 0.25 = 4.0 (the ratio of one run, as rk4_reuse measures it)
+    reuse = {"race_solve": {"first_s": 1.0, "repeat_s": 0.25, "first_over_repeat": 4.0},
+             "race_solve_other_count": {"first_s": 1.0, "repeat_s": 0.5, "first_over_repeat": 2.0}}
+    assert bench.reuse_lines(reuse) == [
+        "  XoR race solve (RK4): first call 1.000 s, the same call again 0.250 s (4.0 x; the compiled program reused)",
+        "  XoR race solve (RK4), 11 recording times after 9: first call 1.000 s, this call 0.500 s "
+        "(2.0 x; one count bucket, the program reused)"]
