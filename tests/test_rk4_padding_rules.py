@@ -171,3 +171,88 @@ def test_the_bench_prints_the_other_count_call_beside_the_first():
         "  XoR race solve (RK4): first call 1.000 s, the same call again 0.250 s (4.0 x; the compiled program reused)",
         "  XoR race solve (RK4), 11 recording times after 9: first call 1.000 s, this call 0.500 s "
         "(2.0 x; one count bucket, the program reused)"]
+
+
+# -- what a cached program bakes in ------------------------------------------------------------------
+# A trace bakes the numpy arrays and numbers a field reads besides its arguments into the program as
+# constants; the programs are cached by the field's identity. Changed in place (or rebound), such a
+# value must give the new system, not the cached old one. Golden values: y(t) = e^{−λt} y0 of
+# dy/dt = −λ y (RK4 at h = 0.01 is within ~h⁴ of it, Dopri5 within its tolerance).
+_RATE = 1.0
+
+
+def _global_rate_field(y, a):
+    return -_RATE * y
+
+
+class _Decay:
+    def __init__(self, rate):
+        self.rate = np.asarray(rate, float)
+
+    def field(self, y, a):
+        return -self.rate * y
+
+
+def _at_one(field, solver):
+    save = SaveAt(ts=[1.0], fns={"y": _state})
+    return integrate(field, np.ones((1, 2)), None, solver=solver, save=save, batched_args=False).saved["y"][0, 0]
+
+
+SOLVERS = [RK4(0.01), flow.Dopri5()]
+
+
+@pytest.mark.parametrize("solver", SOLVERS, ids=["rk4", "dopri5"])
+def test_an_array_the_field_captures_changed_in_place_gives_the_new_flow(solver):
+    M = -np.eye(2)
+    count = [0]
+
+    def field(y, a):
+        count[0] += 1
+        return M @ y
+
+    np.testing.assert_allclose(_at_one(field, solver), np.exp(-1.0), rtol=1e-7)
+    traced = count[0]
+    np.testing.assert_allclose(_at_one(field, solver), np.exp(-1.0), rtol=1e-7)
+    assert count[0] == traced                       # unchanged: the program is reused
+    M *= 2                                          # in place: dy/dt = −2 y
+    np.testing.assert_allclose(_at_one(field, solver), np.exp(-2.0), rtol=1e-7)
+    assert count[0] > traced
+
+
+@pytest.mark.parametrize("solver", SOLVERS, ids=["rk4", "dopri5"])
+def test_a_rebound_global_rate_an_object_s_array_and_a_grad_s_capture_give_the_new_flow(solver):
+    global _RATE
+    try:
+        _RATE = 1.0
+        np.testing.assert_allclose(_at_one(_global_rate_field, solver), np.exp(-1.0), rtol=1e-7)
+        _RATE = 3.0
+        np.testing.assert_allclose(_at_one(_global_rate_field, solver), np.exp(-3.0), rtol=1e-7)
+    finally:
+        _RATE = 1.0
+    decay = _Decay([1.0, 0.5])
+    np.testing.assert_allclose(_at_one(decay.field, solver), np.exp([-1.0, -0.5]), rtol=1e-7)
+    decay.rate[:] = [2.0, 0.25]                      # the bound method's object, changed in place
+    np.testing.assert_allclose(_at_one(decay.field, solver), np.exp([-2.0, -0.25]), rtol=1e-7)
+    # the field as the gradient of a potential ½ yᵀ K y whose K it captures: dy/dt = −K y
+    K = np.eye(2)
+    grad = jax.grad(lambda y: 0.5 * y @ (K @ y))
+    field = lambda y, a: -grad(y)                   # noqa: E731
+    np.testing.assert_allclose(_at_one(field, solver), np.exp(-1.0), rtol=1e-7)
+    K *= 0.5
+    np.testing.assert_allclose(_at_one(field, solver), np.exp(-0.5), rtol=1e-7)
+
+
+def test_the_race_s_own_fields_capture_a_fixed_fingerprint():
+    # the race takes every array as an argument: its fields capture only its layout, so a new system of
+    # the same layout with other data (another Delta) reuses the program
+    spec = GDLNSpec(xor_margin(), xor_relns()["xor"], Training(lr=0.05, a0=1e-3))
+    one, two = RaceSystem.from_spec(spec, {"Delta": 0.3}), RaceSystem.from_spec(spec, {"Delta": 0.6})
+    assert one._layout() == two._layout()
+    lay = one._layout()
+    fns = (race._field(lay), race._record_loss(lay), race._record_modes(lay))
+    assert flow._captured(*fns) == flow._captured(*fns)
+    assert not any(isinstance(x, tuple) and len(x) == 3 and isinstance(x[2], bytes) for x in flow._captured(*fns))
+    one.solve([0.0, 50.0, 100.0], solver=RK4(0.5))
+    hits = flow._compiled_rk4.cache_info().hits
+    two.solve([0.0, 50.0, 100.0], solver=RK4(0.5))
+    assert flow._compiled_rk4.cache_info().hits == hits + 1

@@ -14,8 +14,11 @@ second method, in the tests.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import math
 import os
+import types
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -104,7 +107,10 @@ def integrate(vector_field: Callable, y0, args=None, *, solver, save: SaveAt, t_
     Every recording time is hit exactly. Returns the :class:`~theorykit.record.Trajectory` that
     the trainer returns too: ``saved[name]`` (batch × len(times) × …) at ``saved_t``, the record
     named ``loss`` as its loss curve, the final state as ``params`` (unless ``save.final`` is off).
-    The flow runs in float64: floating leaves of ``y0`` are cast to it.
+    The flow runs in float64: floating leaves of ``y0`` are cast to it. The compiled program is
+    kept for the next call of the same functions and shapes; numpy arrays and numbers that the
+    functions read besides their arguments (a closure's, a global) are constants of it, so a change
+    to them compiles it anew (pass what changes between calls as ``args`` to reuse it).
 
     ``rate``: the field's fastest rate (1/time; s_max/τ for a race). A flow longer than
     :data:`MAX_FLOW_STEPS` steps of 1/(40·rate) is refused before it starts, with either solver:
@@ -163,7 +169,7 @@ def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args):
     # per interval and their sizes are arguments, and one program serves any times of the same count bucket
     uniform = nsub.size > 1 and bool(np.all(nsub[1:] == nsub[1]) and np.all(steps[1:] == steps[1]))
     run = _compiled_rk4(vector_field, tuple(record.items()), batched_args, unroll,
-                        (int(nsub[1]), float(steps[1])) if uniform else None)
+                        (int(nsub[1]), float(steps[1])) if uniform else None, _captured(vector_field, *record.values()))
     # the recording intervals padded to Dopri5's count bucket with empty ones (no step; they record
     # the last state again, cut off below), so one program serves any count of the bucket
     n = nsub.size
@@ -182,10 +188,12 @@ def _count_bucket(n: int) -> int:
 
 
 @lru_cache(maxsize=32)
-def _compiled_rk4(vector_field, record: tuple, batched_args: bool, unroll: bool, uniform: tuple | None):
-    """Compiled RK4 programs of :func:`integrate`, keyed by what is stepped and recorded, whether the
-    stages are unrolled and, for equal recording intervals, their number of steps and step
-    ``uniform = (n1, dt1)`` (bounded, as :func:`_compiled_dopri5`)."""
+def _compiled_rk4(vector_field, record: tuple, batched_args: bool, unroll: bool, uniform: tuple | None,
+                  captured: tuple = ()):
+    """Compiled RK4 programs of :func:`integrate`, keyed by what is stepped and recorded (and what
+    these functions capture, ``captured``: :func:`_captured`), whether the stages are unrolled and,
+    for equal recording intervals, their number of steps and step ``uniform = (n1, dt1)`` (bounded,
+    as :func:`_compiled_dopri5`)."""
     return jax.jit(jax.vmap(_rk4_one(vector_field, dict(record), unroll, uniform),
                             in_axes=(0, 0 if batched_args else None, None, None)))
 
@@ -253,7 +261,8 @@ def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batche
     # (empty intervals; at least 16), so one compiled program serves any times of the same count bucket
     n = ts.size
     padded = np.concatenate([ts, np.full(_count_bucket(n) - n, ts[-1])])
-    run = _compiled_dopri5(vector_field, tuple(record.items()), solver, batched_args)
+    run = _compiled_dopri5(vector_field, tuple(record.items()), solver, batched_args,
+                           _captured(vector_field, *record.values()))
     with jax.default_matmul_precision("highest"):
         final, recs, nsteps, ok = run(y0, args, jnp.asarray(padded))
     ok, nsteps = np.asarray(ok), np.asarray(nsteps)
@@ -266,8 +275,9 @@ def _integrate_dopri5(vector_field, y0, args, solver: Dopri5, ts, record, batche
 
 
 @lru_cache(maxsize=32)
-def _compiled_dopri5(vector_field, record: tuple, solver: Dopri5, batched_args: bool):
-    """Compiled programs of :func:`integrate`, keyed by what is stepped and recorded (bounded)."""
+def _compiled_dopri5(vector_field, record: tuple, solver: Dopri5, batched_args: bool, captured: tuple = ()):
+    """Compiled programs of :func:`integrate`, keyed by what is stepped and recorded and what these
+    functions capture (``captured``: :func:`_captured`; bounded)."""
     return jax.jit(jax.vmap(_dopri5_one(vector_field, solver, dict(record)),
                             in_axes=(0, 0 if batched_args else None, None)))
 
@@ -331,3 +341,76 @@ def _dopri5_one(vector_field, solver: Dopri5, record):
         return state[1], recs, state[4], state[5]
 
     return one
+
+
+# The programs are cached by the identity of the vector field and of the recorded functions, but a
+# trace bakes in, as constants, whatever numpy arrays and numbers these functions read besides their
+# arguments (closure cells, defaults, module globals, a bound method's object). A user's field
+# ``lambda y, a: M @ y`` whose M is then changed in place, or a global rate rebound, would silently
+# integrate the old system from the cache. The key therefore holds a fingerprint of these values: a
+# changed one compiles anew, and the results are the new system's. The race's own fields capture
+# only their layout (tuples of integers) and take every array as an argument, so their fingerprint
+# is fixed. Not seen (pass such values as ``args``, which are never baked in): numbers inside a list
+# or dict (a counter there changes with each trace), objects more than _DEPTH links away, and the
+# state of libraries (jax, numpy, scipy).
+_DEPTH = 6
+_LIBRARIES = {"jax", "jaxlib", "numpy", "scipy", "builtins", "functools", "typing", "abc"}
+
+
+def _captured(*fns) -> tuple:
+    """A fingerprint of the numpy arrays (shape, type, hash of the bytes) and numbers that the
+    functions ``fns`` can read besides their arguments, in a fixed order (see the comment above)."""
+    out, seen = [], set()
+
+    def library(name) -> bool:
+        return str(name or "").split(".")[0] in _LIBRARIES
+
+    def code_names(code):
+        yield from code.co_names
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                yield from code_names(c)
+
+    def walk(v, depth, scalars=True):
+        if isinstance(v, np.ndarray):
+            out.append((v.shape, v.dtype.str, hashlib.blake2b(np.ascontiguousarray(v).tobytes(),
+                                                              digest_size=16).digest()))
+        elif isinstance(v, (bool, int, float, complex, np.generic)):
+            if scalars:
+                out.append((type(v).__name__, repr(v)))
+        elif depth > 0 and id(v) not in seen and not isinstance(v, (str, bytes, type, types.ModuleType, jax.Array)):
+            seen.add(id(v))
+            if getattr(v, "__wrapped__", None) is not None:       # jax.grad(f), jax.jit(f), functools.wraps
+                walk(v.__wrapped__, depth - 1)
+            if isinstance(v, tuple):
+                for x in v:
+                    walk(x, depth - 1, scalars)
+            elif isinstance(v, (list, dict)):
+                for x in (v.values() if isinstance(v, dict) else v):
+                    walk(x, depth - 1, False)
+            elif isinstance(v, functools.partial):
+                for x in (v.func, *v.args, *v.keywords.values()):
+                    walk(x, depth - 1)
+            elif isinstance(v, types.MethodType):
+                walk(v.__func__, depth - 1)
+                walk(v.__self__, depth - 1)
+            elif isinstance(v, types.FunctionType):
+                if library(v.__globals__.get("__name__")):
+                    return
+                for cell in v.__closure__ or ():
+                    try:
+                        walk(cell.cell_contents, depth - 1)
+                    except ValueError:          # an empty cell
+                        pass
+                for x in (*(v.__defaults__ or ()), *(v.__kwdefaults__ or {}).values()):
+                    walk(x, depth - 1)
+                for name in dict.fromkeys(code_names(v.__code__)):
+                    if name in v.__globals__:
+                        walk(v.__globals__[name], depth - 1)
+            elif hasattr(v, "__dict__") and not library(type(v).__module__):
+                for x in vars(v).values():
+                    walk(x, depth - 1)
+
+    for f in fns:
+        walk(f, _DEPTH)
+    return tuple(out)
