@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import glob as _glob
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -36,7 +37,8 @@ import numpy as np
 from ..errors import SpecError, keyword_errors
 from ..io import counted
 from ..net.starts import a0_rule
-from ..spec.fields import DATA_MAX, file_field, learning_rate, loss_name
+from ..spec.fields import DATA_MAX, file_field, fmt, learning_rate, loss_name
+from ..spec.ranges import MAX_STEPS
 from ..sim.weights import MAX_WEIGHT, finite_array, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
@@ -50,7 +52,7 @@ from ._runs import gdln_outputs_from_start, unstack_gdln
 from .safetensors_io import check_metadata, read_checkpoint
 
 __all__ = ["RunCheckpoints", "load_data", "parse_layers", "parse_steps", "load_checkpoints",
-           "paired_start", "start_a0", "data_task", "find_gates_in_run"]
+           "paired_start", "start_a0", "data_task", "find_gates_in_run", "named_by_run"]
 
 _BIAS = re.compile(r"(^|[._/])(bias|b\d*)$", re.IGNORECASE)
 
@@ -178,6 +180,8 @@ class RunCheckpoints:
     Y: np.ndarray
     meta: dict = field(default_factory=dict)
     keys: list = field(default_factory=list)
+    #: whether ``steps`` were given (``--steps``), not read from the file names: what an error names
+    steps_given: bool = False
 
     @property
     def widths(self) -> list:
@@ -293,6 +297,7 @@ def load_checkpoints(checkpoints, data, *, layers=None, steps=None, ignore_bias:
     names = parse_layers(layers)
     files = _expand(checkpoints)
     steps = parse_steps(steps)
+    steps_given = steps is not None
     if steps is not None:
         if len(steps) != len(files):
             raise SpecError("--steps", f"{len(steps)} steps for {len(files)} checkpoint files",
@@ -334,7 +339,7 @@ def load_checkpoints(checkpoints, data, *, layers=None, steps=None, ignore_bias:
                             "give checkpoints of one network")
         allW.append(Ws)
     return RunCheckpoints(np.asarray(steps, int), [np.stack(w) for w in zip(*allW)], [str(f) for f in files], X, Y,
-                          meta, keys)
+                          meta, keys, steps_given)
 
 
 def run_settings(run: RunCheckpoints, lr=None, loss=None) -> tuple[float, str]:
@@ -348,6 +353,55 @@ def run_settings(run: RunCheckpoints, lr=None, loss=None) -> tuple[float, str]:
     loss = loss or run.meta.get("loss", "mean")
     loss_name(loss, "--loss", "\"mean\": L = 1/(2P) Σ‖ŷ−y‖²; \"sum\": L = ½ Σ‖ŷ−y‖²")
     return float(lr), loss
+
+
+#: the fields of the checks that the values a run gives meet (the paired start's a0 and std, the
+#: steps from its first checkpoint to its last), as Training and the trainer and race name them
+_SPAN_FIELDS, _START_FIELDS = ("training.steps", "steps"), ("training.a0", "training.init_std", "a0")
+
+
+@contextmanager
+def named_by_run(run: RunCheckpoints, **values):
+    """Refusals of values the run gives (``values``: the a0 or init_std of its paired start, or
+    ``steps``, its span), as Training, the trainer or the race check them, re-raised naming what the
+    user gave (the first checkpoint and its arrays; --steps or the last checkpoint), not a spec field
+    or a keyword they never wrote. What is refused is unchanged: only the words."""
+    try:
+        yield
+    except SpecError as exc:
+        if exc.field in _SPAN_FIELDS and "steps" in values:
+            raise _span_error(run) from None
+        what = {"training.a0": "a0", "a0": "a0", "training.init_std": "init_std"}.get(exc.field)
+        if exc.field not in _START_FIELDS or what not in values:
+            raise
+        raise _start_error(run, what, values[what], exc.problem) from None
+
+
+def _span_error(run: RunCheckpoints) -> SpecError:
+    first, last = int(run.steps[0]), int(run.steps[-1])
+    span = f"{last - first} steps from the first checkpoint (step {first}) to the last (step {last})"
+    bound = f"a GDLN is trained for at most {fmt(MAX_STEPS)} steps"
+    if run.steps_given:
+        return SpecError("--steps", f"{span}: {bound}", "check --steps: one step per file, in the order of the "
+                         f"sorted file names, at most {fmt(MAX_STEPS)} apart from first to last")
+    return SpecError(file_field("--checkpoints", run.files[-1]), f"its step number, the last number in its name, "
+                     f"is {span}: {bound}", "check the step numbers in the file names, or give the checkpoints' "
+                     "steps with --steps 0,100,…")
+
+
+def _start_error(run: RunCheckpoints, what: str, value: float, problem: str) -> SpecError:
+    stds = {k: float(np.std(W)) for k, W in zip(run.keys or [f"W{i + 1}" for i in range(run.depth)], run.params(0))}
+    low = not value >= 1          # out of range from below (a zero-initialised layer), else from above
+    key = (min if low else max)(stds, key=stds.get)
+    listed = ", ".join(f"{k} = {fmt(s)}" for k, s in stds.items())
+    source = "the a0 rule" if what == "a0" else "the geometric mean"
+    fix = ("give checkpoints of a run started from small random weights, not (near) zeros (from all-zero "
+           "weights gradient descent never moves), or leave this checkpoint out of --checkpoints: the run then "
+           "starts at the next" if low else "the theory is of learning from small weights: give checkpoints of a run started from "
+           "smaller random weights (docs/theory.md#a0-rule)")
+    return SpecError(file_field("--checkpoints", run.files[0], key),
+                     f"the weights of this first checkpoint (step {int(run.steps[0])}) have stds {listed}, so the "
+                     f"{what} of the GDLN started from them ({source} of those stds) is out of range: {problem}", fix)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -434,8 +488,9 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
     task = data_task(X, Y)
     W0 = run.params(0)
     stds = [float(np.std(W)) for W in W0]
-    training = Training(lr=lr, loss=loss, a0=start_a0(W0, [H]), init_std=geometric_mean(np.maximum(stds, 1e-300)),
-                        steps=max(t_rel[-1], 1))
+    a0, init_std = start_a0(W0, [H]), geometric_mean(np.maximum(stds, 1e-300))
+    with named_by_run(run, a0=a0, init_std=init_std, steps=t_rel[-1]):   # their errors name the files given
+        training = Training(lr=lr, loss=loss, a0=a0, init_std=init_std, steps=max(t_rel[-1], 1))
 
     def spec_of(patterns, shares, nm=name):
         spec = patterns_to_spec(task, list(zip(patterns, shares)), H, training, nm, depth=run.depth)
@@ -477,7 +532,9 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
                         "use more clusters (a larger --K), or check that the run learned the data")
     spec = spec_of(rec["patterns"], rec["shares"])
 
-    spec = replace(spec, training=replace(training, a0=start_a0(W0, [p.hidden for p in spec.pathways])))
+    a0 = start_a0(W0, [p.hidden for p in spec.pathways])
+    with named_by_run(run, a0=a0):
+        spec = replace(spec, training=replace(training, a0=a0))
     if len(spec.pathways) < K:
         notes.append(f"{K} clusters gave {counted(len(spec.pathways), 'distinct non-empty gate pattern')}")
     return FoundGates(spec, int(K), list(Ks), scores, run, rule, lr, loss, notes)

@@ -24,7 +24,7 @@ import numpy as np
 from ..curves import max_gap
 from ..errors import SpecError, keyword_errors, keyword_typos
 from ._runs import gdln_outputs_from_start
-from .checkpoints import paired_start, start_a0
+from .checkpoints import named_by_run, paired_start, start_a0
 from ..theory.race import RaceSystem
 from ..spec.fields import learning_rate, loss_factor
 from ..spec.graph import GraphSpec
@@ -141,13 +141,15 @@ def compare_run(spec, run, *, lr: float | None = None, loss: str | None = None, 
     W0 = run.params(0)
     start = paired_start(spec, W0)
     with progress_bar(progress, "compare", 2) as bar:
-        _, sim = gdln_outputs_from_start(spec, start, list(t), lr, loss=loss)
+        with named_by_run(run, steps=int(t[-1])):        # its errors name the files (or --steps) given
+            _, sim = gdln_outputs_from_start(spec, start, list(t), lr, loss=loss)
         gdln_loss = sim.mean[t]
         bar.update(note="found GDLN trained")
         a0 = start_a0(W0, [p.hidden for p in spec.pathways])
         factor = loss_factor(loss, run.X.shape[1])
-        race = RaceSystem.from_spec(spec).solve(t.astype(float), tau=1.0 / (lr * factor), a0=a0,
-                                                loss_factor=factor, modes=False).loss[0]
+        with named_by_run(run, a0=a0):
+            race = RaceSystem.from_spec(spec).solve(t.astype(float), tau=1.0 / (lr * factor), a0=a0,
+                                                    loss_factor=factor, modes=False).loss[0]
         bar.update(note="race integrated")
     return Comparison(run.steps, t, run_loss, np.asarray(gdln_loss), np.asarray(race), spec, a0, lr, loss)
 
