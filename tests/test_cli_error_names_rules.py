@@ -15,7 +15,9 @@ import pytest
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
 pytest.importorskip("sklearn")
 
+from theorykit.analysis.exhaust import race_exhaust  # noqa: E402
 from theorykit.cli import main  # noqa: E402
+from theorykit.errors import SpecError  # noqa: E402
 
 # XoR with margin 0.5: 3 inputs × 4 datapoints, 1 output
 X = np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]])
@@ -137,3 +139,26 @@ def test_a_span_from_the_file_names_names_the_last_checkpoint(tmp_path, capsys):
     assert line == (f"theorykit: error in --checkpoints {tmp_path / 'step_2000000000.safetensors'}: its step number, "
                     f"the last number in its name, is {SPAN} (fix: check the step numbers in the file names, or give "
                     "the checkpoints' steps with --steps 0,100,…)")
+
+
+# race-exhaust --k 2: contexts(8, 2) has P = 16 datapoints, the summed loss at η = 0.001, so
+# τ = 1/(P η) = 62.5; --race-dt 10 gives an RK4 step of 6.25, the loss recorded every ⌊6.25⌋ = 6 steps;
+# 1e8 steps are 1e8/6 = 1.67e7 recording times, over SaveAt's 1e7; the most steps: 6 · 1e7 = 60000000
+RACE = ("100000000 steps, the loss recorded every 6 (τ/race-dt = 62.5/10, rounded down, at least 1), is 1.67e+07 "
+        "recording times, more than 10,000,000")
+RACE_FIX = "lower --steps to at most 60000000, or lower --race-dt (a coarser RK4 step, recorded less often)"
+
+
+def test_race_exhaust_recording_count_names_steps(tmp_path, capsys):
+    """Was "error in save.every: every=6 up to 1e+08 is 1.67e+07 recording times, more than 10,000,000
+    (fix: a larger every, e.g. SaveAt(every=100000) for about 1000 points)": a Python API the user never wrote."""
+    line = _err(capsys, ["race-exhaust", "--k", "2", "--steps", "100000000", "--no-progress", "--out", str(tmp_path)])
+    assert line == f"theorykit: error in --steps: {RACE} (fix: {RACE_FIX})"
+
+
+def test_race_exhaust_recording_count_names_the_keyword_from_python():
+    """From Python the same error names the keyword steps=, as every race_exhaust error does."""
+    with pytest.raises(SpecError) as err:
+        race_exhaust(2, steps=100000000, progress=False)
+    assert err.value.field == "steps" and err.value.problem == RACE
+    assert err.value.fix == f"{RACE_FIX} (options are keywords here: --steps is steps=)"

@@ -36,7 +36,7 @@ from ..spec.gating import GDLNSpec, Training, context_pathways, family_masks, po
 from ..spec.task import contexts
 from ..curves import loss_metrics
 from ..progress import checked_progress, progress_bar
-from ..record import SaveAt
+from ..record import MAX_RECORDS, SaveAt
 from ..theory.flow import RK4
 from ..io import subplots, write_json, write_figure
 
@@ -265,7 +265,16 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     with progress_bar(progress, f"race k={k}", len(reps)) as bar:
         for s in range(0, len(reps), batch):
             chunk = reps[s:s + batch]
-            rf = race_rk4(system, spec.tau, race_dt, steps, a0=a0, masks=masks[chunk].astype(float))
+            try:
+                rf = race_rk4(system, spec.tau, race_dt, steps, a0=a0, masks=masks[chunk].astype(float))
+            except SpecError as exc:    # the loss recorded every ⌊τ/race_dt⌋ steps: name what sets that count
+                if exc.field != "save.every":
+                    raise
+                raise SpecError("--steps", f"{steps} steps, the loss recorded every {rev} (τ/race-dt = "
+                                f"{fmt(spec.tau)}/{fmt(race_dt)}, rounded down, at least 1), is {steps / rev:.3g} "
+                                "recording times, more than "
+                                f"{MAX_RECORDS:,}", f"lower --steps to at most {rev * MAX_RECORDS}, or lower --race-dt "
+                                "(a coarser RK4 step, recorded less often)") from None
             t = rf.t
             for o, L in zip(todo[s:s + batch], rf.loss):
                 per_orbit[int(o)] = loss_metrics(rf.t, L, FRACTIONS)
