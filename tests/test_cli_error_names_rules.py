@@ -162,3 +162,12 @@ def test_race_exhaust_recording_count_names_the_keyword_from_python():
         race_exhaust(2, steps=100000000, progress=False)
     assert err.value.field == "steps" and err.value.problem == RACE
     assert err.value.fix == f"{RACE_FIX} (options are keywords here: --steps is steps=)"
+
+
+def test_a_divergence_at_the_given_lr_names_lr(tmp_path, capsys):
+    """find-gates xor-margin --lr 1000: the ReLU training diverges at the learning rate typed. Was
+    "error in training.lr: … lower training.lr (fix: lower training.lr (or rescale the data))"."""
+    line = _err(capsys, ["find-gates", "xor-margin", "--set", "Delta=0.5", "--lr", "1000", "--steps", "50", "--K", "2",
+                         "--seeds", "1", "--hidden", "8", "--no-progress", "--out", str(tmp_path / "f.toml")])
+    assert line == ("theorykit: error in --lr: ReLU training diverged with lr=1000.0 (loss became non-finite or grew "
+                    "tenfold); lower --lr (fix: lower --lr (or rescale the data))")

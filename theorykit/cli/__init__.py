@@ -369,7 +369,7 @@ def _run(args, debug) -> int:
     except Exception as exc:
         if debug:
             traceback.print_exc()
-        return _failure(exc, debug)
+        return _failure(exc, debug, args)
 
 
 def _reader_left() -> int:
@@ -378,12 +378,15 @@ def _reader_left() -> int:
     return 141
 
 
-def _failure(exc, debug) -> int:
-    """Say what went wrong in one line; the exit status: 2 for a bad input or a refused run, 70 for a bug."""
+def _failure(exc, debug, args=None) -> int:
+    """Say what went wrong in one line; the exit status: 2 for a bad input or a refused run, 70 for a bug.
+    ``args``: the command's options: a divergence names the --lr the command was given (find-gates and
+    compare take one), not the training.lr it replaced."""
+    if isinstance(exc, DivergenceError):
+        lr = "--lr" if getattr(args, "lr", None) is not None else "training.lr"
+        exc = SpecError(lr, str(exc).replace("training.lr", lr), f"lower {lr} (or rescale the data)")
     if isinstance(exc, SpecError):
         _report(exc)
-    elif isinstance(exc, DivergenceError):
-        _report(SpecError("training.lr", str(exc), "lower training.lr (or rescale the data)"))
     elif isinstance(exc, DerivationError):
         _report(SpecError(getattr(exc, "field", None) or "data", f"cannot derive: {getattr(exc, 'message', exc)}",
                           getattr(exc, "fix", None) or ""))
