@@ -170,4 +170,4 @@ def test_a_divergence_at_the_given_lr_names_lr(tmp_path, capsys):
     line = _err(capsys, ["find-gates", "xor-margin", "--set", "Delta=0.5", "--lr", "1000", "--steps", "50", "--K", "2",
                          "--seeds", "1", "--hidden", "8", "--no-progress", "--out", str(tmp_path / "f.toml")])
     assert line == ("theorykit: error in --lr: ReLU training diverged with lr=1000.0 (loss became non-finite or grew "
-                    "tenfold); lower --lr (fix: lower --lr (or rescale the data))")
+                    "tenfold) (fix: lower --lr (or rescale the data))")

@@ -384,7 +384,8 @@ def _failure(exc, debug, args=None) -> int:
     compare take one), not the training.lr it replaced."""
     if isinstance(exc, DivergenceError):
         lr = "--lr" if getattr(args, "lr", None) is not None else "training.lr"
-        exc = SpecError(lr, str(exc).replace("training.lr", lr), f"lower {lr} (or rescale the data)")
+        # the fix is said once, in the fix (the message's own "; lower training.lr" is for Python callers)
+        exc = SpecError(lr, str(exc).removesuffix("; lower training.lr"), f"lower {lr} (or rescale the data)")
     if isinstance(exc, SpecError):
         _report(exc)
     elif isinstance(exc, DerivationError):
