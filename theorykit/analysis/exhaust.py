@@ -32,6 +32,7 @@ from ..net.starts import a0_rule
 from ..theory.race import RaceSystem
 from ..spec.fields import DATA_MAX, DATA_MIN, fmt, integer, real
 from ..spec.files import TRAINING_RANGES
+from ..spec.limits import MAX_CONTEXT_PERMUTATIONS
 from ..spec.gating import GDLNSpec, Training, context_pathways, family_masks, positive_int
 from ..spec.task import contexts
 from ..curves import loss_metrics
@@ -102,6 +103,12 @@ def context_symmetries(task, n: int, k: int) -> list:
     P = n * k
     if Xe.shape[1] != P:
         raise SpecError("task", f"expected n·k = {P} datapoints, got {Xe.shape[1]}", "use contexts(n, k)")
+    if k > 7 or math.factorial(k) > MAX_CONTEXT_PERMUTATIONS:     # k = 10: 3.6 million, each checked exactly
+        count = f"{math.factorial(k):,}" if k <= 20 else f"more than {math.factorial(20):,}"
+        raise SpecError("k", f"{k} contexts have {k}! = {count} permutations to check, over the bound "
+                             f"of {MAX_CONTEXT_PERMUTATIONS:,} "
+                             "(MAX_CONTEXT_PERMUTATIONS in theorykit.spec.limits)",
+                        "use at most 7 contexts (the race by exhaustion takes k ≤ 4)")
     out = []
     for pi in itertools.permutations(range(k)):
         sigma = np.array([pi[mu // n] * n + mu % n for mu in range(P)])

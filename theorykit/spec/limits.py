@@ -32,7 +32,9 @@ from ..errors import SpecError
 from .task_radicals import radicals_of
 
 __all__ = ["Limits", "Estimate", "machine_memory", "task_estimate", "derivation_estimate", "simulation_estimate",
-           "enforce", "human_bytes", "human_seconds"]
+           "enforce", "human_bytes", "human_seconds", "poly_bernoulli_work", "product_count", "int_text",
+           "ALL_PATTERNS_MAX", "REALISABLE_MAX_ORDERINGS", "POLY_BERNOULLI_MAX_WORK", "POLY_BERNOULLI_MAX_BITS",
+           "MAX_FAMILIES", "MAX_CONTEXT_PERMUTATIONS"]
 
 #: bytes per SymPy matrix entry (pointer + share of small objects), generous
 SYMPY_ENTRY_BYTES = 200
@@ -99,6 +101,58 @@ EXACT_SECONDS = 1.7e-5
 #: steps of 7 stages to t = 50τ on the hierarchy tasks); splitting into blocks only lowers it
 RACE_COMPILE_SECONDS = 1.5
 RACE_FLOPS = 3e10
+
+# the exhaustive enumerations (theorykit.theory.lemmas, spec.gating.family_masks, analysis.exhaust): each
+# refuses, before it allocates or loops, a size whose count is over its bound (measured on the shared
+# 2-core CPU, 2026-11-29; checked by tests/test_lemma_sizes_rules.py)
+#: all_patterns(n, k): at most 2^20 patterns (n·k ≤ 20). Building them holds 2^(nk) · nk int64 shifts
+#: (168 MB at n·k = 20) besides the 21 MB of booleans returned; 0.1-0.7 s measured at n·k = 20
+#: (2^24 patterns at n·k = 24 would be 400 MB returned and 3.2 GB while built; n·k = 40, 44 TB)
+ALL_PATTERNS_MAX = 2 ** 20
+#: realisable_gate_patterns(n, k): at most 10^7 weight orderings k^k (k+1)^n, enumerated in Python
+#: (0.2-0.6 µs each, measured): (9, 3) = 7 077 888 took 4.3 s; (10, 3) = 28 311 552 took 24 s and 860 MB
+REALISABLE_MAX_ORDERINGS = 10 ** 7
+#: poly_bernoulli(n, k): at most 10^10 word operations of its Stirling-number recurrences (see
+#: poly_bernoulli_work; measured 1.1-2.6 ns each: n = k = 500, 9e9 of them, took 10 s) ...
+POLY_BERNOULLI_MAX_WORK = 1e10
+#: ... and integers of at most 10^8 bits (12.5 MB; B_n^(−1) = 2^n: n = 10^8)
+POLY_BERNOULLI_MAX_BITS = 10 ** 8
+#: family_masks(k): at most 2^15 − 1 = 32 767 families (k = 4, 0.25 s); k = 5 has 2^31 − 1, built as a list
+MAX_FAMILIES = 2 ** 15 - 1
+#: context_symmetries(task, n, k): at most 7! = 5040 context permutations, each checked on the exact
+#: matrices (3.4-3.8 ms each measured on contexts(8, k), k = 4…6: about 20 s at k = 7; 8! would take minutes)
+MAX_CONTEXT_PERMUTATIONS = 5040
+
+
+def poly_bernoulli_work(n: int, k: int) -> tuple:
+    """``(word operations, bits)``: an upper bound on the work of ``poly_bernoulli(n, k)``'s Stirling numbers
+    (SymPy's row recurrence: S(N, K) for 3 ≤ K takes N·K updates of integers below K^N, of N·log2(K) bits;
+    for K ≤ 2 a closed form) and on the bits of its largest integer: a term (m!)² S(n+1, m+1) S(k+1, m+1),
+    m ≤ s = min(n, k), is below (s + 1)^(2s + n + k + 2). Floats (inf past 1e300): no big integer is built."""
+    s = min(n, k)
+    nf, kf, sf = (float(min(v, 10 ** 300)) for v in (n, k, s))
+    row_bits = (max(nf, kf) + 1) * math.log2(s + 1)
+    bits = (2 * sf + nf + kf + 2) * math.log2(s + 1)
+    rows = (nf + kf + 2) * ((sf + 1) * (sf + 2) / 2 - 3) if s >= 2 else 0.0     # Σ_{m=2}^{s} (n+1 + k+1)(m+1)
+    return rows * (1.0 + row_bits / 64.0) + bits / 64.0, bits
+
+
+def product_count(*powers) -> tuple:
+    """``(count or None, text)`` of the product of ``base ** exp`` over ``powers`` (pairs): the exact count and
+    its digits, ``1,099,511,627,776``, when it is below 10^18; else None and ``about 10^40.4`` (no huge
+    integer is built: 2^(10^18) would not fit in memory)."""
+    log10 = sum(float(min(e, 10 ** 300)) * math.log10(b) for b, e in powers if b > 0)
+    if log10 >= 18:
+        return None, (f"about 10^{log10:,.1f}" if log10 < 1e15 else f"about 10^({log10:.3g})" if log10 < 1e300
+                      else "over 10^(10^300)")
+    count = math.prod(b ** e for b, e in powers)
+    return count, f"{count:,}"
+
+
+def int_text(v: int) -> str:
+    """An integer as a message shows it: its digits below 10^18, else ``about 10^400.0`` (Python refuses to
+    write an integer of more than 4300 digits)."""
+    return str(v) if v < 10 ** 18 else f"about 10^{math.log10(v):.4g}"
 
 
 def machine_memory() -> int:

@@ -34,6 +34,8 @@ from ..curves import _floats
 from ..errors import SpecError
 from ..linalg import unit_columns
 from ..spec.fields import integer
+from ..spec.limits import (ALL_PATTERNS_MAX, POLY_BERNOULLI_MAX_BITS, POLY_BERNOULLI_MAX_WORK, REALISABLE_MAX_ORDERINGS,
+                           int_text, poly_bernoulli_work, product_count)
 from .gates import LEMMA_CLASSES, UnitGates, binary, is_staircase
 
 __all__ = [
@@ -277,6 +279,15 @@ def realisable_gate_patterns(n: int, k: int) -> set:
     bytes of the row-major boolean n × k array (``np.frombuffer(p, bool).reshape(n, k)``).
     """
     n, k = _sizes(n, k)
+    orderings, text = product_count((k, k), (k + 1, n))
+    if orderings is None or orderings > REALISABLE_MAX_ORDERINGS:     # (10, 4): 2.5e9 orderings looped in Python
+        raise SpecError("n, k", f"realisable_gate_patterns(n={int_text(n)}, k={int_text(k)}) would enumerate "
+                                f"k^k·(k+1)^n = {text} weight orderings, over the bound of "
+                                f"{REALISABLE_MAX_ORDERINGS:,} (REALISABLE_MAX_ORDERINGS in "
+                                "theorykit.spec.limits)",
+                        "lower n or k (e.g. n = 9, k = 3 or n = 6, k = 4); to decide one pattern use "
+                        "lp_realisable(pattern) or is_staircase(pattern), and to count the realisable patterns "
+                        "poly_bernoulli(n, k)")
     out = set()
     a_all = np.array(list(itertools.product(range(k + 1), repeat=n)), dtype=np.int8)  # (A, n)
     for t in itertools.product(range(k), repeat=k):
@@ -295,9 +306,21 @@ def all_patterns(n: int, k: int) -> np.ndarray:
     """All 2^(n·k) boolean n × k patterns, shape (2^(nk), n, k)."""
     n, k = _sizes(n, k)                 # n = −1: numpy's "can only specify one unknown dimension"
     m = n * k
+    if m > ALL_PATTERNS_MAX.bit_length() - 1:       # (10, 4): 2^40 × 40 bytes asked of numpy
+        bound = ALL_PATTERNS_MAX.bit_length() - 1
+        raise SpecError("n, k", f"all_patterns(n={int_text(n)}, k={int_text(k)}) would build 2^(n·k) = "
+                                f"{'2^' + str(m) + ' = ' if m < 10 ** 18 else ''}{product_count((2, m))[1]} patterns "
+                                f"of n·k booleans each, over the bound of 2^{bound} = {ALL_PATTERNS_MAX:,} "
+                                "(ALL_PATTERNS_MAX in theorykit.spec.limits)",
+                        f"lower n·k to at most {bound}; to decide one pattern use lp_realisable(pattern) or "
+                        "is_staircase(pattern), to count the realisable ones poly_bernoulli(n, k)")
     idx = np.arange(2 ** m, dtype=np.int64)[:, None]
     bits = ((idx >> np.arange(m)) & 1).astype(bool)
     return bits.reshape(-1, n, k)
+
+
+def _about(x: float) -> str:
+    return f"about {x:.3g}" if x < 1e300 else "over 1e300"
 
 
 def _stirling2(n: int, k: int) -> int:
@@ -312,6 +335,15 @@ def poly_bernoulli(n: int, k: int) -> int:
     B_2^(−2) = 14: all 16 two-by-two patterns but the two XOR ones.
     """
     n, k = _sizes(n, k, lo=0)
+    work, bits = poly_bernoulli_work(n, k)
+    if work > POLY_BERNOULLI_MAX_WORK or bits > POLY_BERNOULLI_MAX_BITS:     # (10^6, 10^6): years
+        raise SpecError("n, k", f"poly_bernoulli(n={int_text(n)}, k={int_text(k)}) needs Stirling numbers S(N, K) "
+                                f"up to N = max(n, k) + 1, K = min(n, k) + 1: {_about(work)} big-integer word "
+                                f"operations on integers of {_about(bits)} bits, over the bound of "
+                                f"{POLY_BERNOULLI_MAX_WORK:.3g} operations and {POLY_BERNOULLI_MAX_BITS:.3g} bits "
+                                "(POLY_BERNOULLI_MAX_WORK and POLY_BERNOULLI_MAX_BITS in theorykit.spec.limits)",
+                        "lower n or k (n = k = 500 is admitted, about 10 s; so are n = 10^5 with k = 3 and "
+                        "n = 10^7 with k = 1)")
     return sum(math.factorial(m) ** 2 * _stirling2(n + 1, m + 1) * _stirling2(k + 1, m + 1)
                for m in range(min(n, k) + 1))
 
