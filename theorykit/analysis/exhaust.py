@@ -32,7 +32,7 @@ from ..net.starts import a0_rule
 from ..theory.race import RaceSystem
 from ..spec.fields import DATA_MAX, DATA_MIN, fmt, integer, real
 from ..spec.files import TRAINING_RANGES
-from ..spec.limits import MAX_CONTEXT_PERMUTATIONS
+from ..spec.limits import MAX_CONTEXT_PERMUTATIONS, max_family_contexts
 from ..spec.gating import GDLNSpec, Training, context_pathways, family_masks, positive_int
 from ..spec.task import contexts
 from ..curves import loss_metrics
@@ -51,6 +51,10 @@ SEC5_GAMMA = {3: 1.0, 4: 1.1, 5: 1.35}
 FRACTIONS = (0.5, 0.1, 0.01)
 
 
+#: the fix when MAX_FAMILIES admits no k of race-exhaust (k ≥ 2 contexts)
+_NO_K = "raise MAX_FAMILIES in theorykit.spec.limits: it admits no k from 2 up"
+
+
 def default_a0() -> float:
     """The a0 the contexts suite ranks with: the rule for a context pathway of its GDLN (σ = 20·0.0005/700, H = 50)."""
     return a0_rule(20 * 0.0005 / 700, 50)
@@ -60,10 +64,13 @@ def exhaust_spec(k: int, gamma=None, n: int = 8):
     """The superset spec: ``contexts(n, k)`` (hierarchy everywhere, context scale γ) with the common
     pathway and one item-only pathway per proper non-empty context subset, summed loss, η = 0.001."""
 
-    k = integer(k, "--k", lo=2, fix="use --k 3 or --k 4")     # numpy's integers too
-    if k > 4:       # k = 5: 2^31 - 1 families, built as a list before any race (k = 4, 32 767, takes 0.25 s)
-        raise SpecError("--k", f"k = {k} has 2^{2 ** k - 1} - 1 families: too many to enumerate",
-                        "use --k 3 or 4")
+    top = max_family_contexts()      # 4: the largest k whose families are within MAX_FAMILIES (spec.limits)
+    ks = list(range(max(2, top - 1), top + 1))       # [3, 4]
+    k = integer(k, "--k", lo=2, fix=f"use {' or '.join(f'--k {v}' for v in ks)}" if ks else _NO_K)   # numpy's too
+    if k > top:       # k = 5: 2^31 - 1 families, built as a list before any race (k = 4, 32 767, takes 0.25 s)
+        count = f"2^{2 ** k - 1} - 1" if k <= 60 else f"2^(2^{k} - 1) - 1"     # 2^(10^5) has too many digits to write
+        raise SpecError("--k", f"k = {k} has {count} families: too many to enumerate",
+                        f"use --k {' or '.join(map(str, ks))}" if ks else _NO_K)
     g = SEC5_GAMMA.get(k, 1.0) if gamma is None else gamma
     subsets, masks, labels = family_masks(k)
     task = contexts(n, k, context_scale=g)

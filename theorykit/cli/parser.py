@@ -8,7 +8,7 @@ import os
 import re
 
 from ..errors import nearest
-from ..spec.ranges import LR_WHAT, MAX_SEED, MAX_STEPS     # no SymPy: the one statement of these ranges
+from ..spec.ranges import LR_WHAT, MAX_SEED, MAX_STEPS, max_family_contexts     # no SymPy: the one statement of these ranges
 from ..suites import SUITES
 from .options import (MAX_SEEDS, Number, Refused, WholeNumber, _Renamed, _number_option, _whole, _whole_option,
                       check_numbers, commands)
@@ -342,8 +342,10 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Integrate the coupled race of every family Lemma 4.1 allows on contexts(8, k) "
                                    "(hierarchy in every context), one representative per orbit of the task's "
                                    "symmetry (found and verified), and rank them. Writes exhaust.json and race_k<k>.png.")
-    _whole_option(r, "--k", lo=2, hi=4, example=3, default=4, help="contexts, 2 to 4 (default 4: 32 767 families, 2 h on a "
-                   "2-core CPU or 32 s on an H100; 3: 127 families, seconds)")
+    top = max_family_contexts()     # 4: the largest k whose families are within MAX_FAMILIES (spec.limits)
+    _whole_option(r, "--k", lo=2, hi=top, example=min(3, top), default=min(4, top),     # 4: the paper's Section 5
+                  help=f"contexts, 2 to {top} (default 4: 32 767 families, 2 h on a "
+                  "2-core CPU or 32 s on an H100; 3: 127 families, seconds)")
     r.add_argument("--out", default=".", metavar="DIR", help="output folder (default: ., the folder you are in)")
     _whole_option(r, "--batch", lo=1, default=256, help="families integrated at once: more is faster and takes "
                    "more memory (default 256)")

@@ -19,8 +19,8 @@ from ..errors import SpecError, keyword_typos
 from ..html import html_escape
 from .fields import (NAME_MAX_LEN, init_scale, integer, label, flow_tau, learning_rate, loss_factor, loss_name, node_label,
                      fmt, short_repr, type_name)
-from .limits import MAX_FAMILIES
-from .ranges import MAX_STEPS
+from . import ranges      # MAX_FAMILIES read when a check runs: the one bound, stated in spec.ranges
+from .ranges import MAX_STEPS, family_count, max_family_contexts
 from .task import Task
 
 __all__ = ["Pathway", "Training", "GDLNSpec", "TrainedSpec", "check_indices", "xor_relns", "context_pathways", "context_name", "lemma41_gatings",
@@ -383,16 +383,18 @@ def family_masks(kk: int, include_common: bool | None = None):
     one item-only pathway per proper non-empty subset of contexts. Returns (subsets, masks,
     labels): ``subsets`` the proper subsets in superset order (after "common"), ``masks`` a
     list of 0/1 tuples over [common] + subsets, ``labels`` readable names. There are
-    2^(2^kk − 1) − 1 families: at most ``MAX_FAMILIES`` (kk ≤ 4) are built, a larger kk is refused.
+    2^(2^kk − 1) − 1 families: at most ``MAX_FAMILIES`` (kk ≤ ``max_family_contexts()``, 4) are built, a
+    larger kk is refused.
     """
     kk = integer(kk, "kk", lo=0, fix="a whole number of contexts, e.g. kk=3")
-    if kk > 6 or 2 ** (2 ** kk - 1) - 1 > MAX_FAMILIES:      # kk = 5: 2^31 − 1 families, built as a list
+    top = max_family_contexts()
+    if kk > top:      # kk = 5: 2^31 − 1 families, built as a list
         count = f"2^{2 ** kk - 1} − 1" if kk <= 60 else f"2^(2^{kk} − 1) − 1"
         raise SpecError("kk", f"{kk} contexts have {count} families of context-gated pathways (every non-empty subset "
                               f"of the common pathway and the 2^kk − 2 item-only ones), over the bound of "
-                              f"{MAX_FAMILIES:,} (MAX_FAMILIES in theorykit.spec.limits)",
-                        "use kk ≤ 4 (32,767 families); for a larger kk write the families you want as pathways "
-                        "(context_pathways(n, kk, subsets))")
+                              f"{ranges.MAX_FAMILIES:,} (MAX_FAMILIES in theorykit.spec.limits)",
+                        f"use kk ≤ {top} ({family_count(top):,} families); for a larger kk write the families you want "
+                        "as pathways (context_pathways(n, kk, subsets))")
     subsets = [S for r in range(1, kk) for S in context_family(kk, r)]
     npw = 1 + len(subsets)
     masks, labels = [], []

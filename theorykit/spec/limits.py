@@ -29,12 +29,13 @@ import os
 from dataclasses import dataclass, field
 
 from ..errors import SpecError
+from .ranges import MAX_FAMILIES, max_family_contexts
 from .task_radicals import radicals_of
 
 __all__ = ["Limits", "Estimate", "machine_memory", "task_estimate", "derivation_estimate", "simulation_estimate",
            "enforce", "human_bytes", "human_seconds", "poly_bernoulli_work", "product_count", "int_text",
            "ALL_PATTERNS_MAX", "REALISABLE_MAX_ORDERINGS", "POLY_BERNOULLI_MAX_WORK", "POLY_BERNOULLI_MAX_BITS",
-           "MAX_FAMILIES", "MAX_CONTEXT_PERMUTATIONS"]
+           "MAX_FAMILIES", "max_family_contexts", "MAX_CONTEXT_PERMUTATIONS"]
 
 #: bytes per SymPy matrix entry (pointer + share of small objects), generous
 SYMPY_ENTRY_BYTES = 200
@@ -117,8 +118,9 @@ REALISABLE_MAX_ORDERINGS = 10 ** 7
 POLY_BERNOULLI_MAX_WORK = 1e10
 #: ... and integers of at most 10^8 bits (12.5 MB; B_n^(−1) = 2^n: n = 10^8)
 POLY_BERNOULLI_MAX_BITS = 10 ** 8
-#: family_masks(k): at most 2^15 − 1 = 32 767 families (k = 4, 0.25 s); k = 5 has 2^31 − 1, built as a list
-MAX_FAMILIES = 2 ** 15 - 1
+#: family_masks(k), exhaust_spec(k), race-exhaust --k: MAX_FAMILIES = 2^15 − 1 = 32 767 families (k = 4, 0.25 s);
+#: k = 5 has 2^31 − 1, built as a list. Stated in spec.ranges (imported above: the command line's parser reads
+#: it without SymPy); every k up to max_family_contexts() (4) is taken
 #: context_symmetries(task, n, k): at most 7! = 5040 context permutations, each checked on the exact
 #: matrices (3.4-3.8 ms each measured on contexts(8, k), k = 4…6: about 20 s at k = 7; 8! would take minutes)
 MAX_CONTEXT_PERMUTATIONS = 5040

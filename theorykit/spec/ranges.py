@@ -11,10 +11,15 @@ the ``a0=``/``init_std=`` of ``tk.simulate`` and ``tk.find_gates``: ``[SCALE_MIN
 
 A random seed, ``--seed`` and the ``seed=`` of the Python API: ``0 … MAX_SEED`` (JAX's PRNGKey and
 scikit-learn's k-means take no other), by :func:`theorykit.spec.fields.seed_value` (fix ``give SEED_WHAT, e.g. EXAMPLE``).
+
+The families of context-gated pathways, ``MAX_FAMILIES`` (listed with the other size bounds in
+:mod:`theorykit.spec.limits`, which re-exports it): :func:`theorykit.spec.gating.family_masks`,
+``exhaust_spec``/``race_exhaust`` and ``race-exhaust --k`` take every k up to :func:`max_family_contexts`.
 """
 from __future__ import annotations
 
-__all__ = ["LR_MIN", "LR_MAX", "LR_WHAT", "SCALE_MIN", "SCALE_MAX", "SCALE_WHAT", "MAX_SEED", "SEED_WHAT", "MAX_STEPS"]
+__all__ = ["LR_MIN", "LR_MAX", "LR_WHAT", "SCALE_MIN", "SCALE_MAX", "SCALE_WHAT", "MAX_SEED", "SEED_WHAT", "MAX_STEPS",
+           "MAX_FAMILIES", "family_count", "max_family_contexts"]
 
 #: smallest learning rate (docs/specs.md, training.lr: 1e-12 … 1e3)
 LR_MIN = 1e-12
@@ -36,3 +41,20 @@ SEED_WHAT = f"a whole number from 0 to {MAX_SEED}"
 #: the most gradient steps of a run: a spec's training.steps, --steps and simulate(steps=…) (the memory and
 #: time estimates usually bind first)
 MAX_STEPS = 10 ** 9
+#: the most families of context-gated pathways enumerated (family_masks, race-exhaust): 2^15 − 1 = 32,767, those of
+#: k = 4 contexts (0.25 s); k = 5 has 2^31 − 1, built as a list (measurements: theorykit.spec.limits)
+MAX_FAMILIES = 2 ** 15 - 1
+
+
+def family_count(k: int) -> int:
+    """The non-empty families of context-gated pathways on k contexts: the common pathway and the 2^k − 2
+    item-only ones, 2^(2^k − 1) − 1 subsets (Lemma 4.1; 127 at k = 3)."""
+    return 2 ** (2 ** k - 1) - 1
+
+
+def max_family_contexts() -> int:
+    """The largest k whose ``family_count(k)`` is at most ``MAX_FAMILIES`` (read when called): 4 for 2^15 − 1."""
+    k = 0
+    while family_count(k + 1) <= MAX_FAMILIES:      # counts grow doubly exponentially: a few steps
+        k += 1
+    return k
