@@ -63,15 +63,18 @@ display(Math(sp.latex(sp.Eq(s_lin, s_xor)) + r"\quad\Longrightarrow\quad \Delta^
 # %% [markdown]
 # `tk.crossings` finds the same point from the two derivations themselves, exactly, with the faster
 # ReLN on each side. Each mode is labelled `label:pathway` by the dict's keys (a list labels them by
-# the specs' names); each linear pathway meets each of the four XoR pathways, all at $\Delta^*$.
-# (From the command line: `theorykit derive examples/xor_linear.toml --crossings Delta --against
-# examples/xor_reln.toml`.)
+# the specs' names); each linear pathway meets each of the four XoR pathways, all at $\Delta^*$: eight
+# crossings, which the result shows as one group (`cross.groups`: the point, the common $s$, the modes
+# larger below and those larger above). (From the command line: `theorykit derive
+# examples/xor_linear.toml --crossings Delta --against examples/xor_reln.toml`.)
 
 # %%
 cross = tk.crossings({"linear": lin, "xor": xor})
-assert {c.at for c in cross} == {Dstar}
-print(f"{len(cross)} crossings, all at Delta* = {Dstar}")
-cross[0]
+assert len(cross) == 8 and {c.at for c in cross} == {Dstar}    # 2 linear × 4 XoR modes, all at Delta*
+(group,) = cross.groups
+assert group.at == Dstar and set(group.above) == {"linear:negative", "linear:positive"}
+print(f"Delta* = {group.at} ≈ {group.at_float:.4f}")
+cross
 
 # %%
 grid = np.linspace(0.05, 2, 200)
