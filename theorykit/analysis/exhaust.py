@@ -52,7 +52,7 @@ FRACTIONS = (0.5, 0.1, 0.01)
 
 
 #: the fix when MAX_FAMILIES admits no k of race-exhaust (k ≥ 2 contexts)
-_NO_K = "raise MAX_FAMILIES in theorykit.spec.limits: it admits no k from 2 up"
+_NO_K = "raise MAX_FAMILIES in theorykit.spec.ranges: it admits no k from 2 up"
 
 
 def default_a0() -> float:

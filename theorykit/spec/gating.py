@@ -392,7 +392,7 @@ def family_masks(kk: int, include_common: bool | None = None):
         count = f"2^{2 ** kk - 1} − 1" if kk <= 60 else f"2^(2^{kk} − 1) − 1"
         raise SpecError("kk", f"{kk} contexts have {count} families of context-gated pathways (every non-empty subset "
                               f"of the common pathway and the 2^kk − 2 item-only ones), over the bound of "
-                              f"{ranges.MAX_FAMILIES:,} (MAX_FAMILIES in theorykit.spec.limits)",
+                              f"{ranges.MAX_FAMILIES:,} (MAX_FAMILIES in theorykit.spec.ranges)",
                         f"use kk ≤ {top} ({family_count(top):,} families); for a larger kk write the families you want "
                         "as pathways (context_pathways(n, kk, subsets))")
     subsets = [S for r in range(1, kk) for S in context_family(kk, r)]
