@@ -54,13 +54,14 @@ from ..progress import checked_progress, progress_bar
 from ..linalg import correlation, data_scale
 from ._runs import ReluRun, train_gdln_many, train_relu
 from ..spec.fields import choice, fmt, init_scale, integer, learning_rate, loss_name, real, seed_value
+from ..spec.limits import Estimate, Limits, enforce, simulation_estimate
 from ..spec.ranges import MAX_SEED, MAX_STEPS     # k-means' random_state (and numpy's legacy seeding) takes 0 … 2**32 − 1 too
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task
 
 __all__ = ["FoundGates", "unit_rows", "cluster_gates", "centroids_to_patterns", "patterns_to_spec", "pattern_ranks",
            "elbow_scores", "choose_elbow", "patterns_for_K", "elbow_scores_from", "find_gates", "require_sklearn",
-           "ELBOW_THRESHOLD", "MAX_SEED", "geometric_mean"]
+           "ELBOW_THRESHOLD", "MAX_SEED", "geometric_mean", "training_estimate", "check_training_size"]
 
 #: default threshold of the "improvement" elbow rule (fraction of the total improvement)
 ELBOW_THRESHOLD = 0.1
@@ -390,12 +391,76 @@ class FoundGates:
                 f"lr {self.lr:g}, loss {self.loss!r}; {len(self.notes)} note{'s' if len(self.notes) != 1 else ''})")
 
 
+#: the sizes a refusal of :func:`find_gates`'s training names: its keywords (the command line passes its options)
+SIZE_FIELDS = {"hidden": "hidden", "seeds": "seeds", "steps": "steps"}
+
+
+def training_estimate(task: Task, *, hidden: int, seeds: int, steps: int, every: int = 100, elbow: int = 0,
+                      fields: Mapping | None = None) -> Estimate:
+    """The memory and time of :func:`find_gates`'s trainings, from sizes alone (nothing is allocated), by the
+    estimator of ``theorykit simulate`` (:func:`~theorykit.spec.limits.simulation_estimate`, a ReLU network:
+    the same trainer): ``seeds`` ReLU networks of width ``hidden`` for ``steps`` steps, plus what they record at
+    the ⌈steps/every⌉ + 1 checkpoints (first-layer activity, seeds × H × P booleans, and the outputs, seeds × p × P
+    numbers, each held on the device and copied to the host), plus, for an elbow over ``elbow`` values of K, the
+    GDLNs of the found gates (one of width ``hidden`` per K and seed, with its seeds × H × P gates in float64 and
+    its checkpoints' outputs). ``fields``: the names of ``hidden``, ``seeds`` and ``steps`` an error gives
+    (:data:`SIZE_FIELDS`, the keywords, by default)."""
+    f = {**SIZE_FIELDS, **(fields or {})}
+    H, S, T, P, p = int(hidden), int(seeds), int(steps), task.P, task.p
+    spec = GDLNSpec(task, (Pathway("all", "all", "all", "all", H),), Training(), "find-gates")
+
+    def relu(n):
+        return simulation_estimate(spec, steps=T, seeds=n, network="relu", steps_field=f["steps"],
+                                   seeds_field=f["seeds"], hidden_field=f["hidden"])
+
+    parts: dict = {}        # one part per field (enforce names a field that alone can bring the cost under the limit)
+
+    def add(fld, secs, nbytes, value, power=1.0):
+        old = parts.get(fld, (0.0, 0.0, value, power))
+        parts[fld] = (old[0] + secs, old[1] + nbytes, value, power)
+
+    n = S * int(elbow)      # the GDLNs of every K and seed train as one ensemble, with the ReLU run still held
+    for m in (S, n) if elbow else (S,):
+        for fld, secs, nbytes, value, power in relu(m).parts:
+            add(fld, secs, nbytes, value, power)
+    # the checkpoints' records grow with the width and the steps: counted with the one more out of proportion
+    ck = float(-(-T // int(every)) + 1)
+    records = 2.0 * S * ck * (float(H) * P + 8.0 * p * P) + n * (8.0 * H * P + 2.0 * ck * 8.0 * p * P)
+    add(*((f["steps"], 0.0, records, T) if T / 1e4 > H / 1e3 else (f["hidden"], 0.0, records, H)))
+    est = Estimate("find-gates' training")
+    for fld, (secs, nbytes, value, power) in parts.items():
+        est.add(fld, secs, nbytes, value, power)
+    est.steps_field, est.seeds_field, est.steps, est.seeds = f["steps"], f["seeds"], float(T), float(S)
+    est.stage = (f"training {S} ReLU network{'s' if S != 1 else ''} of width {H} for {T} steps"
+                 + (f", and {n} GDLNs for the elbow over {int(elbow)} values of K" if elbow else ""))
+    return est
+
+
+def check_training_size(est: Estimate, limits: Limits | None = None, *, python: bool = True) -> None:
+    """Refuse, before anything is allocated, a training whose estimate ``est`` (:func:`training_estimate`) is
+    over ``limits`` (default :class:`~theorykit.spec.limits.Limits`: half this machine's memory, or
+    THEORYKIT_MAX_BYTES, never lifted; an hour, or THEORYKIT_MAX_SECONDS, unless ``force``), by
+    :func:`~theorykit.spec.limits.enforce`: the error names the size to lower and how far. ``python``: its fix
+    says how to lift a limit in Python (``limits=Limits(...)``), not on the command line (``--force``)."""
+    limits = limits if limits is not None else Limits()
+    try:
+        enforce(est, limits)
+    except SpecError as err:
+        if not python:
+            raise
+        past = ("or raise the memory limit: limits=theorykit.spec.limits.Limits(max_bytes=…), or THEORYKIT_MAX_BYTES"
+                if est.bytes > limits.max_bytes else
+                "or pass limits=theorykit.spec.limits.Limits(force=True) (or max_seconds=…, or THEORYKIT_MAX_SECONDS) "
+                "to run it anyway")
+        raise SpecError(err.field, err.problem, f"{err.fix.split(';')[0]}; {past}") from None
+
+
 @keyword_typos
 def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int = 4, steps: int | None = None,
                hidden: int | None = None, lr: float | None = None, init_std: float | None = None,
                loss: str | None = None, every: int = 100, values: Mapping | None = None, seed: int = 0,
                n_init: int = 10, rule: str = "improvement", threshold: float = ELBOW_THRESHOLD,
-               name: str = "found-gates", progress=None, on_step=None) -> FoundGates:
+               name: str = "found-gates", progress=None, on_step=None, limits: Limits | None = None) -> FoundGates:
     """Algorithm 1 on a task (or a spec's task and training settings): a :class:`FoundGates` (the
     found spec, its K and the elbow's scores, the ReLU run it read).
 
@@ -410,7 +475,10 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     True for a bar over the elbow's Ks on stderr (as ``tk.predict_reln``'s), or a
     :class:`~theorykit.progress.Progress` or tqdm bar of your own; the default None shows none.
     ``on_step(done)``: called with the ReLU training's steps done, about 100 times (the command
-    line's bar of the training, the long part, shown with ``--K`` too)."""
+    line's bar of the training, the long part, shown with ``--K`` too). ``limits``: the size check's
+    :class:`~theorykit.spec.limits.Limits` (default: half this machine's memory, an hour): a training whose
+    estimate (:func:`training_estimate`) is over them is refused before anything is allocated, naming the
+    size to lower (``hidden``, ``seeds``, ``steps``); ``Limits(force=True)`` lifts the time limit only."""
     task_or_spec = as_task(task_or_spec)
     if isinstance(task_or_spec, GDLNSpec):
         spec0 = task_or_spec
@@ -440,6 +508,9 @@ def find_gates(task_or_spec, *, K: int | None = None, Ks=range(1, 9), seeds: int
     integer(seeds, "seeds", lo=1, fix="a positive number of networks, e.g. seeds=4")
     check_elbow_settings(rule, threshold, n_init, seed, K=K, Ks=Ks)
     checked_progress(progress)
+    integer(every, "every", lo=1, fix="a positive number of steps between snapshots, e.g. every=100")
+    check_training_size(training_estimate(task, hidden=hidden, seeds=seeds, steps=tr.steps, every=every,
+                                          elbow=len(list(Ks)) if K is None else 0), limits)
     X, Y = task.numeric()
     relu = train_relu(X, Y, hidden=int(hidden), lr=tr.lr, steps=tr.steps, seeds=seeds, init_std=tr.init_std,
                       loss=tr.loss, seed=seed, every=every, on_step=on_step)

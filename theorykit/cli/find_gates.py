@@ -5,7 +5,7 @@ import time
 from pathlib import Path
 
 from ..analysis.checkpoints import find_gates_in_run, run_settings
-from ..analysis.findgates import find_gates
+from ..analysis.findgates import check_training_size, find_gates, training_estimate
 from ..errors import SpecError, as_command
 from ..io import counted
 from ..progress import Progress
@@ -13,7 +13,7 @@ from ..spec.fields import NAME_MAX_LEN, label, learning_rate
 from ..spec.files import load_spec
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import contexts, xor_margin
-from .common import BUILTIN_TASKS, check_outputs, fitting_name, no_value, values_from, write_spec
+from .common import BUILTIN_TASKS, check_outputs, fitting_name, limits_from, no_value, values_from, write_spec
 from .parser import MAX_STEPS, WholeNumber
 from .runs import run_from_args
 
@@ -64,15 +64,22 @@ def run(args):
         raise (SpecError("--set", "xor-margin needs a value for Delta", "add --set Delta=0.5") if src == "xor-margin"
                else no_value(source.task.free_symbols))
     name = fitting_name(f"found-{Path(src).stem}", "found-gates") if args.name is None else args.name
+    train_steps = source.training.steps if steps is None else steps
+    # the trainings' memory and time, estimated as simulate's before anything is allocated: over the limits,
+    # refused naming the option to lower (--force lifts the time limit only)
+    limits = limits_from(args)
+    check_training_size(training_estimate(source.task, hidden=source.hidden_total if args.hidden is None else args.hidden,
+                                          seeds=args.seeds, steps=train_steps, elbow=args.max_K if args.K is None else 0,
+                                          fields={"hidden": "--hidden", "seeds": "--seeds", "steps": "--steps"}),
+                        limits, python=False)
     t0 = time.time()
     # the ReLU training is the long part (22 s for contexts --K 4 on a shared CPU): a bar of its steps,
     # with --K too; then, without --K, the elbow's bar over K
-    train_steps = source.training.steps if steps is None else steps
     with Progress("find-gates: training", train_steps, enabled=not args.no_progress) as tr, \
             Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as pr:
         found = find_gates(source, K=args.K, Ks=range(1, args.max_K + 1), seeds=args.seeds, steps=steps,
                            hidden=args.hidden, lr=args.lr, seed=args.seed, name=name, progress=pr,
-                           on_step=lambda done: tr.update(done - tr.n))
+                           on_step=lambda done: tr.update(done - tr.n), limits=limits)
     write_spec("--out", args.out, found.spec, args)
     summ = found.summary()
     print(f"find-gates: K = {found.K} ({'given' if args.K else 'elbow'}), {counted(len(found.spec.pathways), 'pathway')} "

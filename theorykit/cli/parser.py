@@ -336,7 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--name", help="name of the written spec, at most 64 printable characters (default: found-<the "
                                    "spec's file name or the task>, or found-<the checkpoints' folder>)")
     add_run_arguments(f)
-    _common(f, "find_gates", limits=False, progress="bar")
+    _common(f, "find_gates", progress="bar")
 
     r = sub.add_parser("race-exhaust", help="rank every context-gated family of the k-context task (race by exhaustion)",
                        description="Integrate the coupled race of every family Lemma 4.1 allows on contexts(8, k) "

@@ -356,13 +356,15 @@ def _dims(pw):
 
 
 def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", dtype: str = "float64",
-                        steps_field: str = "training.steps", seeds_field: str = "--seeds") -> Estimate:
+                        steps_field: str = "training.steps", seeds_field: str = "--seeds",
+                        hidden_field: str | None = None) -> Estimate:
     """Gradient descent on the spec's GDLN (or the ReLU network of the same width), vmapped over seeds.
 
     Time: ``SIM_COMPILE[0] + SIM_COMPILE[1] × E`` (the process's JAX start-up, initial weights and the
     compilation; E weight matrices), plus ``steps × SIM_STEP_OVERHEAD × E`` (the loop, shared by the
     vmapped seeds), plus ``steps × seeds × 6 × (multiply-adds per step) / rate`` (rate: SIM_FLOPS, times
-    SIM_FLOAT32_SPEEDUP in float32). Calibrated by tests/calibrate_sim_estimates.py."""
+    SIM_FLOAT32_SPEEDUP in float32). Calibrated by tests/calibrate_sim_estimates.py. ``hidden_field``: the
+    name of a ReLU network's width where a caller sets it (find-gates' ``--hidden``), else the spec's field."""
     graph = spec if hasattr(spec, "size_view") else None
     spec = _sized(spec)
     item = 4 if dtype == "float32" else 8
@@ -379,7 +381,7 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
         params = d * H + H * p
         acts = H * P * 2 + p * P
         n_weights = 2
-        wfield = "pathways[0].hidden" if len(spec.pathways) == 1 else "pathways[*].hidden (their sum)"
+        wfield = hidden_field or ("pathways[0].hidden" if len(spec.pathways) == 1 else "pathways[*].hidden (their sum)")
         est.add(wfield, run_seconds(params), seeds * item * (6 * params + 4 * acts), H, 1.0)
     elif graph is not None:
         # a graph: every edge once (shared edges are not counted per pathway); a schedule's objective
