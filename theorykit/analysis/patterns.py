@@ -10,7 +10,8 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from ..errors import SpecError
-from ..spec.fields import choice
+from ..spec.fields import choice, integer
+from ..spec.limits import Estimate, Limits, enforce
 from ..linalg import unit_columns
 from ..theory.effective import exact_parts
 from ..theory.lemmas import lp_pattern_feasible
@@ -18,7 +19,7 @@ from ..theory.lemmas import lp_pattern_feasible
 #: largest datapoint count enumerated exactly
 EXACT_MAX_P = 16
 
-__all__ = ["cover_bound", "realisable_patterns", "consistent_pattern", "consistent_any_output", "data_symmetries", "pattern_orbits"]
+__all__ = ["cover_bound", "sample_bytes", "realisable_patterns", "consistent_pattern", "consistent_any_output", "data_symmetries", "pattern_orbits"]
 
 
 def cover_bound(P: int, r: int) -> int:
@@ -26,6 +27,24 @@ def cover_bound(P: int, r: int) -> int:
     general position. It decides only which enumeration runs; the exact search's cap counts the
     non-empty patterns it finds (w = 0 adds the all-off pattern, which Cover's count need not hold)."""
     return 2 * sum(math.comb(P - 1, k) for k in range(min(r, P)))
+
+
+def sample_bytes(samples: int, d: int, P: int) -> float:
+    """Bytes the sampled enumeration holds at its peak: the weights W (samples × d float64), W·X (samples × P
+    float64) and the patterns with their copy of the non-empty rows (2 × samples × P booleans)."""
+    return float(samples) * (8.0 * d + 8.0 * P + 2.0 * P)
+
+
+def _check_samples(samples, d: int, P: int) -> None:
+    """Refuse, before drawing, ``samples`` weight vectors whose arrays (:func:`sample_bytes`) are over the memory
+    limit (:class:`~theorykit.spec.limits.Limits`: half this machine's memory, or THEORYKIT_MAX_BYTES)."""
+    samples = integer(samples, "--samples", lo=1, fix="a positive number of weight vectors, e.g. --samples 20000")
+    est = Estimate("the sampled pattern enumeration").add("--samples", 0.0, sample_bytes(samples, d, P), samples)
+    try:
+        enforce(est, Limits(max_seconds=math.inf))
+    except SpecError as err:
+        raise SpecError(err.field, f"{samples} weight vectors of {d} inputs on {P} datapoints: {err.problem}",
+                        f"{err.fix.split(';')[0]} (THEORYKIT_MAX_BYTES raises the limit)") from None
 
 
 def realisable_patterns(X, *, method: str = "auto", max_patterns: int = 4096, samples: int = 20000,
@@ -56,6 +75,7 @@ def realisable_patterns(X, *, method: str = "auto", max_patterns: int = 4096, sa
         return out[out.any(axis=1)], None, {**info, "found": int(out.any(axis=1).sum())}
     choice(method, "--enumerate", ("auto", "exact", "sample"), 'use "auto", "exact" or "sample"',
            problem=f"unknown method {method!r}")
+    _check_samples(samples, d, P)
     rng = np.random.default_rng(seed)
     W = rng.standard_normal((int(samples), d))
     G = (W @ X) > 0

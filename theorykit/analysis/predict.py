@@ -294,7 +294,8 @@ def _residual_score(X, R, gates):
 #: the command line's options → predict_reln's keywords: a Python caller's error names the keyword
 _KEYWORDS = {"--hidden": "hidden", "--search": "search", "--time-limit": "time_limit", "--steps": "steps",
              "--consistency": "consistency", "--max-orbit-size": "max_orbit_size", "--shortlist": "shortlist",
-             "--beam": "beam", "--enumerate": "enumerate_method", "--max-patterns": "max_patterns", "--seed": "seed"}
+             "--beam": "beam", "--enumerate": "enumerate_method", "--max-patterns": "max_patterns", "--seed": "seed",
+             "--samples": "samples"}
 
 
 @keyword_errors(_KEYWORDS)

@@ -27,14 +27,15 @@ from pathlib import Path
 import numpy as np
 from ..curves import curve_distance, max_gap
 from ..errors import SpecError
-from .findgates import find_gates
+from .findgates import find_gates, training_estimate
 from ..io import (atomic_write_text, counted, gate_groups, gate_image, gate_share_labels, plot_text, subplots,
                   write_json, write_figure)
 from ..html import html_escape
 from ..theory.gates import UnitGates, unit_gates, unit_weights
+from ..spec.limits import Limits
 from .compare import report_page
 
-__all__ = ["Validation", "validate_prediction"]
+__all__ = ["Validation", "validate_prediction", "validation_estimate", "validation_limits"]
 
 GATE_TOL = 1e-6
 
@@ -131,19 +132,39 @@ def _task_words(task, P: int) -> str:
     return f"{name}, {counted(P, 'datapoint')}"
 
 
+def _every(steps: int) -> int:
+    """The steps between the validation's snapshots: about 100 of them."""
+    return max(1, int(steps) // 100)
+
+
+def validation_estimate(task, hidden: int, seeds: int, steps: int, fields=None):
+    """The memory and time of :func:`validate_prediction`'s training (:func:`~theorykit.analysis.findgates.find_gates`
+    with K given: ``seeds`` ReLU networks, no elbow), by find-gates' estimate
+    (:func:`~theorykit.analysis.findgates.training_estimate`), before anything is predicted or trained."""
+    return training_estimate(task, hidden=hidden, seeds=seeds, steps=steps, every=_every(steps), fields=fields)
+
+
+def validation_limits() -> Limits:
+    """The validation's size check: the memory limit only (half this machine's memory, or THEORYKIT_MAX_BYTES);
+    predict's ``--time-limit`` bounds the prediction, and the validation has never had a time limit."""
+    return Limits(max_seconds=float("inf"))
+
+
 def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: int | None = None,
                         html_dir=None, on_step=None) -> Validation:
     """Train ReLU networks with the prediction's settings and compare (module docstring).
     ``on_step(done)``: called with the training's steps done, about 100 times, the last at the
-    prediction's ``training.steps`` (the command line's bar; :func:`find_gates`'s)."""
+    prediction's ``training.steps`` (the command line's bar; :func:`find_gates`'s). ``seeds`` networks whose
+    estimated memory (:func:`validation_estimate`) is over :func:`validation_limits` are refused before any
+    training, naming ``seeds`` (or ``hidden``, ``steps``: the prediction's)."""
     task = pred.task if task is None else task
     tr = pred.training
     steps = int(tr.steps)
-    every = max(1, steps // 100)
+    every = _every(steps)
     K = len(pred.gates) if K is None else int(K)
     try:
         fg = find_gates(task, K=K, seeds=int(seeds), steps=steps, hidden=pred.hidden, lr=tr.lr, init_std=tr.init_std,
-                        loss=tr.loss, every=every, seed=seed, on_step=on_step)
+                        loss=tr.loss, every=every, seed=seed, on_step=on_step, limits=validation_limits())
     except SpecError as exc:
         if exc.field != "--K":
             raise

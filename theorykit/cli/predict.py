@@ -10,7 +10,8 @@ import math
 from pathlib import Path
 
 from ..analysis.predict import predict_reln
-from ..analysis.predict_validate import validate_prediction
+from ..analysis.findgates import check_training_size
+from ..analysis.predict_validate import validate_prediction, validation_estimate, validation_limits
 from ..errors import SpecError, as_command
 from ..progress import Progress
 from ..spec import fields as vf
@@ -44,6 +45,15 @@ def run(args) -> int:
     if args.html and not args.validate:     # --help: "with --validate: write the validation page"
         raise SpecError("--html", "writes the page of --validate, which was not asked for", "add --validate, or leave --html off")
     check_out_dir("--html", args.html)
+    if args.validate:       # its trainings' memory, estimated as find-gates' before anything is predicted
+        steps = int(training.steps if args.steps is None else args.steps)
+        try:
+            check_training_size(validation_estimate(task, args.hidden, args.seeds, steps, fields={
+                "hidden": "--hidden", "seeds": "--seeds", "steps": "--steps"}), validation_limits(), python=False)
+        except SpecError as err:        # predict has no --force: the memory limit is what is over
+            raise SpecError(err.field, f"--validate: {err.problem}",
+                            f"{err.fix.split(';')[0]}, or leave out --validate (THEORYKIT_MAX_BYTES raises the "
+                            "limit)") from None
     # the unwrapped function: its errors name the options
     pred = as_command(predict_reln)(task, args.hidden, training, search=args.search, beam=args.beam,
                                     shortlist=args.shortlist, seed=args.seed, max_patterns=args.max_patterns,
