@@ -171,3 +171,16 @@ def test_a_divergence_at_the_given_lr_names_lr(tmp_path, capsys):
                          "--seeds", "1", "--hidden", "8", "--no-progress", "--out", str(tmp_path / "f.toml")])
     assert line == ("theorykit: error in --lr: ReLU training diverged with lr=1000.0 (loss became non-finite or grew "
                     "tenfold) (fix: lower --lr (or rescale the data))")
+
+
+@pytest.mark.parametrize("extra, opt", [(["--force"], "--force"), (["--time-limit", "600"], "--time-limit")])
+def test_find_gates_checkpoints_refuses_the_training_size_options(tmp_path, capsys, extra, opt):
+    """--force and --time-limit bound a training of the sizes given (a task or spec); with --checkpoints
+    nothing is trained at a chosen size, so they were accepted and did nothing. Now refused by name."""
+    ck, data = _run(tmp_path, {"W1": 0.01 * SIGNS, "W2": 0.01 * ALT})
+    line = _err(capsys, ["find-gates", "--checkpoints", ck, "--data", data, "--K", "1", "--no-progress",
+                         "--out", str(tmp_path / "f.toml"), *extra])
+    assert line == (f"theorykit: error in {opt}: given with --checkpoints: it bounds the training of a task or spec by "
+                    "its estimate; an imported run is read, not trained at a size you choose "
+                    f"(fix: leave out {opt})")
+    assert not (tmp_path / "f.toml").exists()

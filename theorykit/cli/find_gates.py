@@ -95,6 +95,10 @@ def _from_run(args) -> int:
     """``find-gates --checkpoints … --data …``: Algorithm 1 on an imported run; writes the spec."""
     if args.source is not None:
         raise SpecError("source", f"{args.source!r} given with --checkpoints", "give either a task/spec or --checkpoints")
+    for opt, given in (("--force", args.force), ("--time-limit", args.time_limit is not None)):
+        if given:       # they bound a training of the sizes given (--hidden, --seeds, --steps); a run is read
+            raise SpecError(opt, "given with --checkpoints: it bounds the training of a task or spec by its estimate; "
+                            "an imported run is read, not trained at a size you choose", f"leave out {opt}")
     t0 = time.time()
     run = run_from_args(args)
     lr, loss = run_settings(run, args.lr, args.loss)
