@@ -19,22 +19,11 @@ from theorykit.theory import flow, race
 from theorykit.theory.flow import RK4, integrate
 from theorykit.theory.race import RaceSystem
 
-A = np.array([[-1.0, 0.3], [-0.2, -0.5]])
+from test_rk4_cache_rules import A, _counting_field      # the cache tests' field and matrix, written once
 
 
 def _state(y, a):
     return y
-
-
-def _counting_field():
-    """dy/dt = a y, with a counter of how often it is traced (a fresh function: a fresh program)."""
-    count = [0]
-
-    def field(y, a):
-        count[0] += 1
-        return a @ y
-
-    return field, count
 
 
 def _rk4_factor(z):
