@@ -230,6 +230,27 @@ class ExhaustResult:
                 f"see .summary, .metrics, .curves)")
 
 
+#: how far (relative to L(0)) a raced loss may stand above its start before the race counts as blown up
+RISE_TOLERANCE = 1e-6
+
+
+def _check_no_rise(losses, race_dt, given=()) -> None:
+    """Refuse a batch of raced loss curves (batch × times) where one stands above its start: gradient flow
+    never raises the loss (dL/dt = −‖∇L‖²/τ ≤ 0), so a rise is the RK4 step τ/race_dt being too coarse
+    for the race (it came back from --race-dt 1e-9 as areas of 5e25 and a ranking). Non-finite values
+    are left to the caller (the command line names what was given: --a0, --gamma or --race-dt). The error
+    names the first of ``given`` (the options set away from their defaults), else --race-dt."""
+    L = np.asarray(losses, float)
+    L0 = L[:, :1]
+    rise = np.isfinite(L) & np.isfinite(L0) & (L > L0 * (1 + RISE_TOLERANCE))
+    if rise.any():
+        worst = float(np.max(np.where(rise, L / np.where(L0 > 0, L0, 1.0), 0.0)))
+        raise SpecError((list(given) + ["--race-dt"])[0],
+                        f"the race's loss rose to {worst:.3g} × its start L(0) (gradient flow never raises the "
+                        f"loss: the RK4 step τ/{fmt(race_dt)} is too coarse for this race)",
+                        "raise --race-dt for a finer RK4 step (default 10), or lower --a0 or --gamma")
+
+
 @keyword_errors({"--k": "k", "--steps": "steps", "--race-dt": "race_dt", "--batch": "batch", "--gamma": "gamma",
                  "--a0": "a0"})
 def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int = 256, race_dt: float = 10,
@@ -256,6 +277,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
             except (TypeError, ValueError):
                 raise SpecError(fld, f"needs a number, got {v!r}", f"e.g. {eg}") from None
             real(v, fld, lo=lo, hi=hi, fix=f"a positive number between {fmt(lo)} and {fmt(hi)}, e.g. {eg}")
+    given = [o for o, v in (("--race-dt", race_dt != 10), ("--a0", a0 is not None), ("--gamma", gamma is not None)) if v]
     t_start = time.time()
     spec, subsets, masks, labels = exhaust_spec(k, gamma)
     k = int(k)                                     # checked there (numpy's integers too): a plain int in the summary
@@ -290,6 +312,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
                                 f"{MAX_RECORDS:,}", f"lower --steps to at most {rev * MAX_RECORDS}, or lower --race-dt "
                                 "(a coarser RK4 step, recorded less often)") from None
             t = rf.t
+            _check_no_rise(rf.loss, race_dt, given)
             for o, L in zip(todo[s:s + batch], rf.loss):
                 per_orbit[int(o)] = loss_metrics(rf.t, L, FRACTIONS)
                 keep_curve[int(o)] = (L / L[0]).astype(np.float32)
