@@ -5,10 +5,13 @@ Golden values are derived by hand in the comments.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
 from theorykit.analysis.exhaust import race_exhaust
+from theorykit.analysis.findgates import choose_elbow
 from theorykit.cli import main
 from theorykit.errors import SpecError
 
@@ -57,3 +60,43 @@ def test_race_exhaust_at_the_suites_steps_keeps_the_loss_at_or_below_its_start()
         res = race_exhaust(2, race_dt=race_dt, families=[0, 6], progress=False, curves_top=2)
         for m in res.metrics:
             assert np.isfinite(m["area"]) and m["area"] <= 1.0 and m["final_fraction"] <= 1.0
+
+
+# ------------------------------------------------------------------------------------------------
+# find-gates --checkpoints … --data: all-zero targets (or inputs)
+# ------------------------------------------------------------------------------------------------
+# XoR with margin 0.5 (3 inputs × 4 datapoints), and two checkpoints of a 4-unit network.
+X = np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]])
+W = {"W1": 0.1 * np.array([[1.0, 2, -1], [-1, 1, 2], [2, -1, 1], [1, 1, -2]]), "W2": 0.1 * np.array([[1.0, -2, 1, 2]])}
+
+
+def _run_with(tmp_path, X, Y):
+    np.savez(tmp_path / "data.npz", X=X, Y=Y)
+    for s in (0, 100):
+        np.savez(tmp_path / f"step_{s}.npz", **{k: (1 + s / 100) * v for k, v in W.items()})
+    return str(tmp_path / "step_*.npz"), str(tmp_path / "data.npz")
+
+
+@pytest.mark.parametrize("zero, what", [("Y", "targets"), ("X", "inputs")])
+def test_find_gates_refuses_all_zero_data_naming_the_file_and_key(tmp_path, capsys, zero, what):
+    # Y ≡ 0 (or X ≡ 0): every pattern's effective dataset Σyx = Y diag(g) Xᵀ / P is zero, so no K keeps a
+    # pattern. Before: two numpy warnings ("invalid value encountered in subtract": the elbow's inf − inf)
+    # and "error in --K: … (fix: use more clusters (a larger --K) …)", though no --K was given.
+    data = {"X": X, "Y": np.array([[1.0, 1, -1, -1]])}
+    data[zero] = np.zeros_like(data[zero])
+    ck, path = _run_with(tmp_path, data["X"], data["Y"])
+    assert main(["find-gates", "--checkpoints", ck, "--data", path, "--lr", "0.1",
+                 "--out", str(tmp_path / "f.toml")]) == 2
+    line = _one_line(capsys)
+    assert line == (f"theorykit: error in --data {path}: key '{zero}': the {what} are all zero: no gate pattern has "
+                    f"anything to learn (fix: give the {what} the network was trained on)")
+    assert not (tmp_path / "f.toml").exists()
+
+
+def test_choose_elbow_with_no_finite_score_warns_nothing_and_gives_the_first_k():
+    # every K kept no pattern (score +inf): there is no curve, so no elbow; the first K, as for a flat
+    # curve (no improvement). Before: inf − inf, a RuntimeWarning, and the last K.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert choose_elbow([1, 2, 3], [np.inf, np.inf, np.inf]) == 1
+        assert choose_elbow([1, 2, 3], [np.inf] * 3, rule="chord") == 1

@@ -92,6 +92,10 @@ def _check_data(raw: Mapping, field_of) -> tuple[np.ndarray, np.ndarray]:
         out[key] = finite_array(A, f, "number", DATA_MAX, "store finite numbers",
                            "rescale the data (divide X, or Y, by one common factor)")
     X, Y = out["X"], out["Y"]
+    for key, A, what in (("X", X, "inputs"), ("Y", Y, "targets")):
+        if not A.any():     # every effective dataset Σyx = Y diag(g) Xᵀ / P is then zero
+            raise SpecError(field_of(key), f"the {what} are all zero: no gate pattern has anything to learn",
+                            f"give the {what} the network was trained on")
     if X.shape[1] != Y.shape[1]:
         if X.shape[0] == Y.shape[0]:
             raise SpecError(field_of("X"), f"X is {X.shape[0]} × {X.shape[1]} and Y {Y.shape[0]} × {Y.shape[1]}: "

@@ -317,7 +317,7 @@ def check_seed(seed, field: str = "seed") -> int:
 
 
 def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW_THRESHOLD) -> int:
-    """The elbow K of a decreasing score curve (over the K with a finite score).
+    """The elbow K of a decreasing score curve (over the K with a finite score; the first K where none is).
 
     ``"improvement"``: the smallest K such that no larger K lowers the score by more than
     ``threshold`` × (score[first] − min score). ``"chord"``: the K farthest below the chord
@@ -331,7 +331,9 @@ def choose_elbow(Ks, scores, rule: str = "improvement", threshold: float = ELBOW
         raise SpecError("threshold", f"{threshold!r} is not a fraction in [0, 1]",
                         f"e.g. threshold={ELBOW_THRESHOLD} (the default)")
     finite = np.isfinite(s)     # a K that kept no pattern (score +inf) is never the elbow
-    if finite.any() and not finite.all():
+    if not finite.any():        # no K kept one: no curve to bend (inf - inf warned, then the last K came back)
+        return Ks[0]
+    if not finite.all():
         Ks, s = [k for k, f in zip(Ks, finite) if f], s[finite]
     if rule == "improvement":
         total = s[0] - s.min()
