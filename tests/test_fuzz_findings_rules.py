@@ -5,6 +5,7 @@ Golden values are derived by hand in the comments.
 """
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -100,3 +101,55 @@ def test_choose_elbow_with_no_finite_score_warns_nothing_and_gives_the_first_k()
         warnings.simplefilter("error")
         assert choose_elbow([1, 2, 3], [np.inf, np.inf, np.inf]) == 1
         assert choose_elbow([1, 2, 3], [np.inf] * 3, rule="chord") == 1
+
+
+# ------------------------------------------------------------------------------------------------
+# derive --crossings --against: --set of a symbol only the --against spec declares
+# ------------------------------------------------------------------------------------------------
+# Two datapoints (the identity's columns), one pathway on each, the mean loss (P = 2): a pathway's
+# Σyx = y x / P is its target over 2. "eq": targets a, a → s[eq:p] = s[eq:q] = a/2. "two": targets a, b →
+# s[two:p] = a/2, s[two:q] = b/2, at --set b=2: 1. The only crossings: a/2 = 1 at a = 2, value 1, with
+# two:q larger below (1 > a/2 for a < 2) and the three a/2 modes larger above (eq:p = eq:q = two:p: equal,
+# no crossing among them).
+SPEC = """name = "{name}"
+[symbols]
+{symbols}
+[data]
+inputs  = [[1, 0], [0, 1]]
+targets = [[{targets}]]
+[[pathways]]
+name = "p"
+active = [1, 0]
+hidden = 4
+[[pathways]]
+name = "q"
+active = [0, 1]
+hidden = 4
+[training]
+lr = 0.01
+steps = 100
+"""
+
+
+def test_derive_against_takes_set_for_a_symbol_only_the_other_spec_declares(tmp_path):
+    # Before: "error in --crossings: the singular values also hold ['b'] besides a (fix: … --set NAME=VALUE)"
+    # without --set b, and with it "error in --set: unknown symbol 'b' (fix: the spec declares ['a'])":
+    # the fix offered could not be followed
+    eq, two, out = tmp_path / "eq.toml", tmp_path / "two.toml", tmp_path / "c.json"
+    eq.write_text(SPEC.format(name="eq", symbols="a = {positive = true}", targets='"a", "a"'))
+    two.write_text(SPEC.format(name="two", symbols="a = {positive = true}\nb = {positive = true}", targets='"a", "b"'))
+    assert main(["derive", str(eq), "--crossings", "a", "--against", str(two), "--set", "b=2", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert [(g["at"], g["value"], g["below"], g["above"]) for g in doc["crossing_groups"]] == \
+        [("2", "1", ["two:q"], ["eq:p", "eq:q", "two:p"])]
+
+
+def test_derive_set_of_a_symbol_no_spec_declares_is_still_refused(tmp_path, capsys):
+    eq, two = tmp_path / "eq.toml", tmp_path / "two.toml"
+    eq.write_text(SPEC.format(name="eq", symbols="a = {positive = true}", targets='"a", "a"'))
+    two.write_text(SPEC.format(name="two", symbols="a = {positive = true}\nb = {positive = true}", targets='"a", "b"'))
+    assert main(["derive", str(eq), "--crossings", "a", "--against", str(two), "--set", "b=2", "--set", "c=1",
+                 "--json", "-"]) == 2
+    assert _one_line(capsys) == "theorykit: error in --set: unknown symbol 'c' (fix: the spec declares ['a'])"
+    assert main(["derive", str(eq), "--crossings", "a", "--set", "b=2", "--json", "-"]) == 2   # no --against: not ours
+    assert _one_line(capsys) == "theorykit: error in --set: unknown symbol 'b' (fix: the spec declares ['a'])"

@@ -11,7 +11,7 @@ from ..spec.limits import derivation_estimate, enforce
 from ..theory.crossings import crossings
 from ..theory.derivation import Derivation
 from ..theory.modes import exact_latex
-from .common import (check_outputs, file_sha256, json_text, no_value, note, parse_times, provenance, spec_from_args,
+from .common import (check_outputs, file_sha256, json_text, limits_from, no_value, note, parse_times, provenance,
                      values_from, values_record, write_result)
 
 
@@ -20,10 +20,15 @@ LONG_SECONDS = 10.0
 
 
 def run(args):
-    limits, spec, values = spec_from_args(args)
+    limits = limits_from(args)
+    spec = load_spec(args.spec, limits=limits)
     if args.against and args.crossings is None:
         raise SpecError("--against", "compares modes only in the search for crossings", "add --crossings SYMBOL")
     others = [load_spec(path, limits=limits) for path in args.against or []]     # a bad file costs nothing yet
+    # --set NAME=VALUE of a symbol that only an --against spec declares is that spec's (_against reads it);
+    # any other name is checked against the spec's symbols, as every command checks it
+    theirs = {name for other in others for name in other.task.symbols} - set(spec.task.symbols)
+    values = values_from(spec, [a for a in args.set or [] if a.split("=", 1)[0].strip() not in theirs])
     if args.plot is not None:
         figure_path(args.plot, "--plot")      # before the derivation: a wrong name costs nothing
     # a loss curve is integrated only for --times or --plot; without them the derivation is all

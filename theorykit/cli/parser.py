@@ -265,7 +265,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "singular values cross (where the order of learning changes), in SYMBOL's declared domain (positive: > 0, "
                    "nonnegative: >= 0, negative: < 0, nonpositive: <= 0, else all reals); other symbols need --set")
     d.add_argument("--against", metavar="SPEC", action="append", help="with --crossings: the crossings with the modes of "
-                   "SPEC too (repeatable; modes labelled SPEC-NAME:PATHWAY), e.g. Delta* of xor_linear.toml --against xor_reln.toml")
+                   "SPEC too (repeatable; modes labelled SPEC-NAME:PATHWAY; --set gives its symbols values too), e.g. Delta* of "
+                   "xor_linear.toml --against xor_reln.toml")
     _common(d, "derive")
 
     s = sub.add_parser("simulate", help="simulate the spec's GDLN (or a ReLU network) with gradient descent (JAX, "
