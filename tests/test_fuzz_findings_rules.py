@@ -153,3 +153,21 @@ def test_derive_set_of_a_symbol_no_spec_declares_is_still_refused(tmp_path, caps
     assert _one_line(capsys) == "theorykit: error in --set: unknown symbol 'c' (fix: the spec declares ['a'])"
     assert main(["derive", str(eq), "--crossings", "a", "--set", "b=2", "--json", "-"]) == 2   # no --against: not ours
     assert _one_line(capsys) == "theorykit: error in --set: unknown symbol 'b' (fix: the spec declares ['a'])"
+
+
+def test_derive_against_errors_name_the_against_file(tmp_path, capsys):
+    # Before: "error in spec: no such file: …" (the spec given was fine) and "error in pathways[0].hidden: …"
+    # (in which of the two files?). Now the option and the file, then the field in it, then the same message.
+    eq, bad = tmp_path / "eq.toml", tmp_path / "bad.toml"
+    eq.write_text(SPEC.format(name="eq", symbols="a = {positive = true}", targets='"a", "a"'))
+    bad.write_text(SPEC.format(name="bad", symbols="a = {positive = true}", targets='"a", "a"').replace(
+        "hidden = 4", "hidden = -4", 1))
+    missing = tmp_path / "missing.toml"
+    assert main(["derive", str(eq), "--crossings", "a", "--against", str(missing), "--json", "-"]) == 2
+    line = _one_line(capsys)
+    assert line.startswith(f"theorykit: error in --against {missing}: no such file: ")
+    assert main(["derive", str(bad), "--json", "-"]) == 2          # the same file as the spec: the field alone
+    as_spec = _one_line(capsys)
+    assert as_spec.startswith("theorykit: error in pathways[0].hidden: ")
+    assert main(["derive", str(eq), "--crossings", "a", "--against", str(bad), "--json", "-"]) == 2
+    assert _one_line(capsys) == as_spec.replace("error in ", f"error in --against {bad}: ", 1)

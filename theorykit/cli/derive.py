@@ -5,7 +5,7 @@ import numpy as np
 
 from ..analysis import summary
 from ..errors import SpecError
-from ..spec.fields import figure_path
+from ..spec.fields import figure_path, file_field
 from ..spec.files import load_spec
 from ..spec.limits import derivation_estimate, enforce
 from ..theory.crossings import crossings
@@ -24,7 +24,7 @@ def run(args):
     spec = load_spec(args.spec, limits=limits)
     if args.against and args.crossings is None:
         raise SpecError("--against", "compares modes only in the search for crossings", "add --crossings SYMBOL")
-    others = [load_spec(path, limits=limits) for path in args.against or []]     # a bad file costs nothing yet
+    others = [_named(path, load_spec, path, limits=limits) for path in args.against or []]  # costs nothing yet
     # --set NAME=VALUE of a symbol that only an --against spec declares is that spec's (_against reads it);
     # any other name is checked against the spec's symbols, as every command checks it
     theirs = {name for other in others for name in other.task.symbols} - set(spec.task.symbols)
@@ -71,7 +71,7 @@ def run(args):
         out["notes"].append("the loss curve is the race reduction, integrated numerically: pass --times t1,t2,... "
                             "(or --plot) to have it")
     if args.crossings is not None:
-        ders = [der] + [_against(args, other, limits) for other in others]
+        ders = [der] + [_named(path, _against, args, other, limits) for path, other in zip(args.against or [], others)]
         try:        # with --against: each mode labelled spec-name:pathway
             cross = crossings(ders if others else der, symbol=args.crossings)
             out["crossings"] = [c.as_dict() for c in cross]
@@ -105,3 +105,16 @@ def _against(args, spec, limits) -> Derivation:
     values = values_from(spec, sets)
     enforce(derivation_estimate(spec, horizon=None, symbolic=bool(spec.task.free_symbols - set(values))), limits)
     return Derivation(spec, method=args.method, values=values)
+
+
+def _named(path, fn, *a, **kw):
+    """``fn(*a, **kw)``, its error naming the --against file it came from: ``--against B.toml`` for the
+    file itself (missing, not TOML), ``--against B.toml: pathways[0].hidden`` for a field in it (the
+    same field of the spec would read alike); an option's own error (``--set b``) as it is."""
+    try:
+        return fn(*a, **kw)
+    except SpecError as exc:
+        if exc.field.startswith("--"):
+            raise
+        where = file_field("--against", path) + ("" if exc.field == "spec" else f": {exc.field}")
+        raise SpecError(where, exc.problem, exc.fix) from None
