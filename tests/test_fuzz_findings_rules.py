@@ -171,3 +171,17 @@ def test_derive_against_errors_name_the_against_file(tmp_path, capsys):
     assert as_spec.startswith("theorykit: error in pathways[0].hidden: ")
     assert main(["derive", str(eq), "--crossings", "a", "--against", str(bad), "--json", "-"]) == 2
     assert _one_line(capsys) == as_spec.replace("error in ", f"error in --against {bad}: ", 1)
+
+
+def test_derive_crossings_along_a_symbol_given_a_value_says_so(tmp_path, capsys):
+    # Before: "error in --crossings: 'a' is not in the singular values (their symbols: []) (fix: the values
+    # hold no symbol: nothing can cross)", after the whole derivation, for a symbol the spec does declare.
+    eq, two = tmp_path / "eq.toml", tmp_path / "two.toml"
+    eq.write_text(SPEC.format(name="eq", symbols="a = {positive = true}", targets='"a", "a"'))
+    two.write_text(SPEC.format(name="two", symbols="a = {positive = true}\nb = {positive = true}", targets='"a", "b"'))
+    fix = "theorykit: error in --crossings: {0} has a value (--set {0}=…): crossings are searched along a symbol " \
+          "left free (fix: leave out --set {0}=…)"
+    assert main(["derive", str(eq), "--crossings", "a", "--set", "a=1", "--json", "-"]) == 2
+    assert _one_line(capsys) == fix.format("a")
+    assert main(["derive", str(eq), "--crossings", "b", "--against", str(two), "--set", "b=1", "--json", "-"]) == 2
+    assert _one_line(capsys) == fix.format("b")

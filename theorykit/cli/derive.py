@@ -29,6 +29,9 @@ def run(args):
     # any other name is checked against the spec's symbols, as every command checks it
     theirs = {name for other in others for name in other.task.symbols} - set(spec.task.symbols)
     values = values_from(spec, [a for a in args.set or [] if a.split("=", 1)[0].strip() not in theirs])
+    if args.crossings is not None and args.crossings in {a.split("=", 1)[0].strip() for a in args.set or []}:
+        raise SpecError("--crossings", f"{args.crossings} has a value (--set {args.crossings}=…): crossings are "
+                        "searched along a symbol left free", f"leave out --set {args.crossings}=…")
     if args.plot is not None:
         figure_path(args.plot, "--plot")      # before the derivation: a wrong name costs nothing
     # a loss curve is integrated only for --times or --plot; without them the derivation is all
