@@ -38,7 +38,7 @@ def test_race_exhaust_refuses_a_race_whose_loss_rises_above_its_start(tmp_path, 
     out = tmp_path / "out"
     assert main(["race-exhaust", "--k", "2", "--race-dt", "1e-9", "--no-progress", "--out", str(out)]) == 2
     line = _one_line(capsys)
-    assert line.startswith("theorykit: error in --race-dt: the race's loss rose to ")
+    assert line.startswith("theorykit: error in --race-dt: the race diverged: its loss rose to ")
     assert "× its start L(0)" in line and "raise --race-dt" in line
     assert not (out / "exhaust.json").exists() and not (out / "race_k2.png").exists()
 

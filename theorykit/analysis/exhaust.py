@@ -246,7 +246,7 @@ def _check_no_rise(losses, race_dt, given=()) -> None:
     if rise.any():
         worst = float(np.max(np.where(rise, L / np.where(L0 > 0, L0, 1.0), 0.0)))
         raise SpecError((list(given) + ["--race-dt"])[0],
-                        f"the race's loss rose to {worst:.3g} × its start L(0) (gradient flow never raises the "
+                        f"the race diverged: its loss rose to {worst:.3g} × its start L(0) (gradient flow never raises the "
                         f"loss: the RK4 step τ/{fmt(race_dt)} is too coarse for this race)",
                         "raise --race-dt for a finer RK4 step (default 10), or lower --a0 or --gamma")
 
