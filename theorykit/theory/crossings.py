@@ -20,7 +20,7 @@ from sympy.polys.polyerrors import NotAlgebraic
 
 from ..errors import SpecError
 from ..io import counted
-from ..spec.fields import tex_label
+from ..spec.fields import short_repr, tex_label, type_name
 from .modes import exact_latex
 from .radicals import zero_by_radical_reduction
 
@@ -316,11 +316,21 @@ def _symbol(pairs, symbol):
                             "(derive with values=, or .subs them into the expressions; on the command line "
                             "--set NAME=VALUE)")
         return next(iter(free)) if free else None
-    if isinstance(symbol, str):
-        match = [x for x in free if x.name == symbol]
+    if not isinstance(symbol, (str, sp.Symbol)):
+        raise SpecError("symbol", f"{short_repr(symbol)} is {type_name(symbol)}, not a symbol or its name",
+                        f"pass one of {names} (a name), or the symbol itself, e.g. der.task.symbols[{names[0]!r}]"
+                        if names else "the values hold no symbol: nothing can cross")
+    if symbol not in free:      # a name, a symbol of another name, or one of this name with other assumptions
+        name = symbol if isinstance(symbol, str) else symbol.name
+        match = [x for x in free if x.name == name]
         if not match:
-            raise SpecError("symbol", f"{symbol!r} is not in the singular values (their symbols: {names})",
+            raise SpecError("symbol", f"{name!r} is not in the singular values (their symbols: {names})",
                             f"use one of {names}" if names else "the values hold no symbol: nothing can cross")
+        if not isinstance(symbol, str):     # sp.Symbol("Delta") for a spec's nonnegative Delta: SymPy's twin
+            raise SpecError("symbol", f"{symbol!r} has other assumptions ({_kind(symbol)}) than the singular values' "
+                            f"{name} ({_kind(match[0])}), and SymPy counts the two as different symbols",
+                            f"pass its name, symbol={name!r}, or the expressions' own symbol, "
+                            f"e.g. der.task.symbols[{name!r}]; to search another interval, pass interval=")
         symbol = match[0]
     others = sorted(map(str, free - {symbol}))
     if others:
@@ -463,7 +473,8 @@ def crossings(source, symbol=None, interval=None) -> Crossings:
     XoR crossover Δ* between the linear and the XoR ReLN), a dict ``{label: Derivation}`` (labelled
     ``label:pathway``), a dict ``{label: s}`` or a list of ``(label, s)`` pairs (e.g. the top singular
     values of two derivations); Derivations and pairs may be mixed. ``symbol``: the symbol (or its name)
-    to search along; by default the only free one (several: an error naming them: pass ``symbol=`` and
+    to search along (a symbol of that name with other assumptions, such as a plain ``sp.Symbol("Delta")``
+    for a spec's nonnegative Δ, is another symbol to SymPy: refused, naming the fix); by default the only free one (several: an error naming them: pass ``symbol=`` and
     give the others values). ``interval``: ``(lo, hi)`` or a ``sympy.Set``; by default the symbol's own
     domain, by its assumptions: positive → (0, ∞), negative → (−∞, 0), nonnegative → [0, ∞),
     nonpositive → (−∞, 0], otherwise (real, or no assumption) the whole real line. Pairs that are

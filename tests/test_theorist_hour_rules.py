@@ -1,0 +1,58 @@
+"""A theorist's first hour in the REPL (XoR with margin, crossings, LaTeX): what went wrong or was awkward.
+
+Golden values are derived by hand in the comments, never from running the code under test.
+"""
+import sympy as sp
+import pytest
+
+import theorykit as tk
+from theorykit.errors import SpecError
+
+# XoR with margin, mean loss over P = 4 points (docs/theory.md#xor, THEORY.md §4), derived by hand:
+#   linear ReLN, pathway "positive": points (1, 1, Δ), (−1, −1, Δ), y = +1:
+#     Σyx = ¼ (0, 0, 2Δ) = (0, 0, Δ/2)  →  s = Δ/2;
+#   XoR ReLN, pathway "point0": the point (1, 1, Δ), y = +1:  Σyx = ¼ (1, 1, Δ)  →  s = √(2 + Δ²)/4.
+#   They tie where 2Δ = √(2 + Δ²), 4Δ² = 2 + Δ², Δ* = √(2/3) = √6/3 (Δ ≥ 0), with s = Δ*/2 = √6/6.
+D = sp.Symbol("Delta", nonnegative=True)        # the [symbols] Delta = {nonnegative = true} of the examples
+PAIRS = [("linear", D / 2), ("xor", sp.sqrt(2 + D ** 2) / 4)]
+
+
+def _derivations():
+    return [tk.Derivation(tk.load_spec(f"examples/{name}.toml")) for name in ("xor_linear", "xor_reln")]
+
+
+def test_crossings_symbol_given_by_name_or_own_symbol_finds_the_hand_derived_delta_star():
+    for sym in ("Delta", D):
+        (g,) = tk.crossings(PAIRS, symbol=sym).groups
+        assert g.at == sp.sqrt(6) / 3 and g.value == sp.sqrt(6) / 6
+        assert (g.below, g.above) == (("xor",), ("linear",))
+
+
+@pytest.mark.parametrize("source", ["pairs", "derivations"])
+def test_crossings_symbol_of_the_same_name_with_other_assumptions_is_refused_naming_the_fix(source):
+    """``sp.Symbol("Delta")`` (no assumptions) is, to SymPy, another symbol than the spec's nonnegative
+    Delta. It was reported as "the singular values also hold ['Delta'] besides Delta", with the fix "give
+    ['Delta'] values": wrong (giving Delta a value leaves nothing to search along)."""
+    src = PAIRS if source == "pairs" else _derivations()
+    with pytest.raises(SpecError) as err:
+        tk.crossings(src, symbol=sp.Symbol("Delta"))
+    msg = str(err.value)
+    assert err.value.field == "symbol"
+    assert "other assumptions" in msg and "besides" not in msg
+    assert "symbol='Delta'" in msg and "der.task.symbols['Delta']" in msg
+
+
+def test_crossings_symbol_absent_from_the_singular_values_is_named_as_absent():
+    """A symbol the singular values do not hold (here x) was reported as "also hold ['Delta'] besides x"
+    with the fix "give ['Delta'] values"; it is now the same error as for an unknown name."""
+    for sym in (sp.Symbol("x"), "x"):
+        with pytest.raises(SpecError) as err:
+            tk.crossings(PAIRS, symbol=sym)
+        assert err.value.field == "symbol"
+        assert "'x' is not in the singular values" in str(err.value) and "['Delta']" in str(err.value)
+
+
+def test_crossings_symbol_of_another_type_is_refused_by_field():
+    with pytest.raises(SpecError) as err:
+        tk.crossings(PAIRS, symbol=3)
+    assert err.value.field == "symbol" and "not a symbol or its name" in str(err.value)
