@@ -2,6 +2,9 @@
 
 Golden values are derived by hand in the comments, never from running the code under test.
 """
+import shutil
+import subprocess
+
 import sympy as sp
 import pytest
 
@@ -56,3 +59,33 @@ def test_crossings_symbol_of_another_type_is_refused_by_field():
     with pytest.raises(SpecError) as err:
         tk.crossings(PAIRS, symbol=3)
     assert err.value.field == "symbol" and "not a symbol or its name" in str(err.value)
+
+
+def _pdflatex_compiles(tmp_path, body: str) -> bool:
+    doc = "\\documentclass{article}\\usepackage{amsmath}\\begin{document}\n" + body + "\n\\end{document}\n"
+    (tmp_path / "x.tex").write_text(doc, "utf-8")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "x.tex"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    return run.returncode == 0
+
+
+def test_every_typeset_result_of_a_derivation_has_latex_without_dollars(tmp_path):
+    """``Crossing``, ``CrossingGroup``, ``Mode``, ``SVD`` and ``EffectiveDataset`` had ``.latex()``; the
+    collections a theorist gets back (``tk.crossings(...)``, ``der.trajectories``, ``der.t_half``,
+    ``der.effective_datasets``, ``der.ranking``, a pathway's list of trajectories) only ``_repr_latex_``:
+    ``tk.crossings(...).latex()`` raised AttributeError."""
+    lin, xor = _derivations()
+    cross = tk.crossings([lin, xor])
+    results = {"crossings": cross, "no crossing": tk.crossings(lin), "trajectories": lin.trajectories,
+               "one pathway's trajectories": lin.trajectories["positive"], "t_half": lin.t_half,
+               "effective datasets": lin.effective_datasets, "ranking": lin.ranking, "modes": lin.modes}
+    for what, r in results.items():
+        tex = r.latex()
+        assert not tex.startswith("$") and not tex.endswith("$"), what
+        assert r._repr_latex_() == f"${tex}$", what
+    # Δ* = √6/3 and its s = √6/6 (hand derivation at the top); the linear ReLN's s = Δ/2 (hand)
+    assert sp.latex(sp.sqrt(6) / 3) in cross.latex() and sp.latex(sp.sqrt(6) / 6) in cross.latex()
+    assert "s = " + sp.latex(D / 2) in lin.ranking.latex()
+    if shutil.which("pdflatex"):
+        body = "\n\n".join(f"\\[ {r.latex()} \\]" for r in results.values())
+        assert _pdflatex_compiles(tmp_path, body)

@@ -260,6 +260,15 @@ def tex_label(name) -> str:
     return r"\mathrm{" + "".join(map(char, str(name))) + "}"
 
 
+class Typeset:
+    """Mixin of a result that Jupyter shows typeset, its ``_repr_latex_`` one ``$…$``: ``latex()`` is that
+    LaTeX without the dollar signs (math mode), as a :class:`~theorykit.theory.modes.Mode`'s is."""
+
+    def latex(self) -> str:
+        """The LaTeX that Jupyter shows, without the dollar signs (math mode)."""
+        return self._repr_latex_()[1:-1]
+
+
 def tex_text(text) -> str:
     """Plain text (a note that may quote names, or write Σyx) as text-mode LaTeX: TeX's special
     characters escaped, Greek letters as math (pdflatex stops at a bare Σ), and "--" kept two hyphens."""

@@ -20,7 +20,7 @@ from sympy.polys.polyerrors import NotAlgebraic
 
 from ..errors import SpecError
 from ..io import counted
-from ..spec.fields import short_repr, tex_label, type_name
+from ..spec.fields import Typeset, short_repr, tex_label, type_name
 from .modes import exact_latex
 from .radicals import zero_by_radical_reduction
 
@@ -227,7 +227,7 @@ def _groups(found) -> list[CrossingGroup]:
     return out
 
 
-class Crossings(list):
+class Crossings(Typeset, list):
     """The :class:`Crossing` s in ascending order of the point, one per pair of modes; a plain list that
     prints (and Jupyter shows typeset) by :attr:`groups`, one line per group of coincident crossings."""
 

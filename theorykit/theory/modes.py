@@ -36,14 +36,14 @@ import sympy as sp
 from ..errors import SpecError, UnknownKeyError
 from ..spec.task import check_assumptions
 from ..spec.values import exact_values
-from ..spec.fields import tex_label
+from ..spec.fields import Typeset, tex_label
 from .radicals import _square_roots_multiplied_out, _unit, zero_by_radical_reduction
 
 __all__ = ["Mode", "SVD", "Exprs", "ExprsByName", "Ranking", "reference_values", "is_zero",
            "product_of_irreducible_powers"]
 
 
-class Exprs(list):
+class Exprs(Typeset, list):
     """A list of SymPy expressions that Jupyter shows typeset; otherwise a plain list (same repr,
     equality and JSON)."""
 
@@ -51,7 +51,7 @@ class Exprs(list):
         return f"${exact_latex(list(self))}$"
 
 
-class ExprsByName(dict):
+class ExprsByName(Typeset, dict):
     """``{pathway name: expressions (or an SVD)}`` that Jupyter shows typeset, one pathway a line;
     otherwise a plain dict."""
 
@@ -66,7 +66,7 @@ class ExprsByName(dict):
         return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
 
 
-class Ranking(list):
+class Ranking(Typeset, list):
     """``(pathway name, s)`` pairs, fastest first, that Jupyter shows typeset, one a line; otherwise
     a plain list of tuples."""
 
