@@ -89,3 +89,17 @@ def test_every_typeset_result_of_a_derivation_has_latex_without_dollars(tmp_path
     if shutil.which("pdflatex"):
         body = "\n\n".join(f"\\[ {r.latex()} \\]" for r in results.values())
         assert _pdflatex_compiles(tmp_path, body)
+
+
+def test_crossings_groups_display_typeset_in_ipython_one_group_a_line():
+    """``tk.crossings(...).groups`` (the docs' way to the groups) was a plain list of dataclasses: IPython
+    showed a screenful of ``CrossingGroup(symbol=Delta, at=sqrt(6)/3, …, crossings=(Crossing(…), …))``."""
+    lin, xor = _derivations()
+    groups = tk.crossings([lin, xor]).groups
+    assert isinstance(groups, list) and len(groups) == 1          # still a plain list: one group at Δ*
+    tex = groups._repr_latex_()             # what IPython's LaTeX formatter calls (None or absent: plain text)
+    assert tex.startswith("$") and tex.endswith("$") and tex.count("$") == 2
+    assert sp.latex(sp.sqrt(6) / 3) in tex and groups.latex() == tex[1:-1]    # Δ* = √6/3 (hand, top)
+    assert str(groups).startswith("Delta = sqrt(6)/3") and "\n" not in str(groups)
+    empty = tk.crossings(lin).groups                                # two equal modes never cross
+    assert str(empty) == "no crossing" and "no crossing" in empty._repr_latex_()

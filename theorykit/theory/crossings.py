@@ -24,7 +24,7 @@ from ..spec.fields import Typeset, short_repr, tex_label, type_name
 from .modes import exact_latex
 from .radicals import zero_by_radical_reduction
 
-__all__ = ["Crossing", "CrossingGroup", "Crossings", "crossings", "group_line", "mode_set"]
+__all__ = ["Crossing", "CrossingGroup", "CrossingGroups", "Crossings", "crossings", "group_line", "mode_set"]
 
 #: digits of the check that a root of s_a² = s_b² is one of s_a = s_b (not s_a = −s_b)
 _DIGITS = 60
@@ -227,21 +227,32 @@ def _groups(found) -> list[CrossingGroup]:
     return out
 
 
+class CrossingGroups(Typeset, list):
+    """The :class:`CrossingGroup` s of a :class:`Crossings` (its :attr:`~Crossings.groups`): a plain list
+    that prints one line per group and that Jupyter shows typeset, one group a line."""
+
+    def _repr_latex_(self):
+        if not self:
+            return r"$\text{no crossing}$"
+        return r"$\begin{aligned}" + r" \\ ".join(g.latex() for g in self) + r"\end{aligned}$"
+
+    def __str__(self):
+        return "\n".join(g.text() for g in self) if self else "no crossing"
+
+
 class Crossings(Typeset, list):
     """The :class:`Crossing` s in ascending order of the point, one per pair of modes; a plain list that
     prints (and Jupyter shows typeset) by :attr:`groups`, one line per group of coincident crossings."""
 
     @property
-    def groups(self) -> list[CrossingGroup]:
+    def groups(self) -> CrossingGroups:
         """The crossings grouped, one :class:`CrossingGroup` per point, value and split of the modes
         into those larger below and those larger above (XoR's Δ*: its 8 crossings, each linear mode
         with each XoR mode, are one group), ascending by point. Points and values are compared exactly."""
-        return _groups(list(self))
+        return CrossingGroups(_groups(list(self)))
 
     def _repr_latex_(self):
-        if not self:
-            return r"$\text{no crossing}$"
-        return r"$\begin{aligned}" + r" \\ ".join(g.latex() for g in self.groups) + r"\end{aligned}$"
+        return self.groups._repr_latex_()
 
     def text(self) -> str:
         """One line per group of crossings (see :attr:`groups`); ``no crossing`` where there is none."""
