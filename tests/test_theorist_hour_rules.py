@@ -103,3 +103,32 @@ def test_crossings_groups_display_typeset_in_ipython_one_group_a_line():
     assert str(groups).startswith("Delta = sqrt(6)/3") and "\n" not in str(groups)
     empty = tk.crossings(lin).groups                                # two equal modes never cross
     assert str(empty) == "no crossing" and "no crossing" in empty._repr_latex_()
+
+
+def test_derivation_latex_at_a_value_where_a_pathway_has_nothing_to_learn(tmp_path, recwarn):
+    """xor_linear at Δ = 0 (the classical XoR): each pathway's Σyx = (0, 0, Δ/2) = 0, so no mode (by hand:
+    the positive points (1, 1, 0), (−1, −1, 0) cancel), L = ½ tr Σy = ½ at every t. ``der.latex()`` raised
+    IndexError (it took each pathway's first half-way time, of which there is none)."""
+    der = tk.Derivation(tk.load_spec("examples/xor_linear.toml"), values={"Delta": 0})
+    assert der.loss == sp.Rational(1, 2)
+    tex = der.latex(document=True)
+    assert r"no mode: $\Sigma^{yx}_{\mathrm{positive}} = 0$" in tex and "t_{1/2}(" not in tex.split("solved by")[1]
+    if shutil.which("pdflatex"):
+        (tmp_path / "d.tex").write_text(tex, "utf-8")
+        run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "d.tex"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stdout[-2000:]
+
+
+def test_derivation_latex_shows_every_modes_half_way_time():
+    """One pathway with two modes: X = I₂, Y = diag(2, 1), mean loss over P = 2 (by hand: Σyx = diag(1, ½),
+    Σx = I/2, so s = 1, ½ and d = ½, ½; t½ = τ/(2s) ln(s/(d a0) − 1) = (τ/2) ln(2/a0 − 1) and τ ln(1/a0 − 1)).
+    The LaTeX showed only the first mode's t½, labelled as the pathway's."""
+    from theorykit.theory.trajectory import a0, tau
+    task = tk.Task(sp.eye(2), sp.diag(2, 1), name="two-modes")
+    der = tk.Derivation(tk.GDLNSpec(task, (tk.Pathway("p", (1, 1)),)))
+    hand = [tau / 2 * sp.log(2 / a0 - 1), tau * sp.log(1 / a0 - 1)]
+    assert [m.s for m in der.modes["p"].modes] == [1, sp.Rational(1, 2)]
+    assert all(sp.simplify(th - h) == 0 for th, h in zip(der.t_half["p"], hand, strict=True))
+    tex = der.latex()
+    assert r"t_{1/2}(\mathrm{p}, 1) = " in tex and r"t_{1/2}(\mathrm{p}, 2) = " in tex

@@ -100,7 +100,8 @@ def derivation_latex(der, document: bool = False) -> str:
         for i, m in enumerate(svd.modes):
             rows.append(f"s_{{{i + 1}}} &= {exact_latex(m.s)}, & d_{{{i + 1}}} &= {exact_latex(m.d)}, & "
                         f"v_{{{i + 1}}}^\\top &= {_mat(m.v.T) if m.exact_vectors else '(numeric)'}")
-        parts.append(r"\paragraph{" + tex_text(n) + r"} \begin{align*}" + r" \\ ".join(rows) + r"\end{align*}")
+        parts.append(r"\paragraph{" + tex_text(n) + r"} " + (r"\begin{align*}" + r" \\ ".join(rows) + r"\end{align*}"
+                     if rows else r"no mode: $\Sigma^{yx}_{" + tex_label(n) + r"} = 0$, nothing to learn."))
         if not der.diagonalisable[n]:
             parts.append(r"\emph{$\Sigma^x$ is not diagonal in these singular vectors (Assumption 2.1 fails).}")
     parts.append(r"\subsection*{4. Trajectories}")
@@ -109,9 +110,10 @@ def derivation_latex(der, document: bool = False) -> str:
         parts.append(r"Each mode obeys $\tau \dot a = 2a(s - d a)$, solved by "
                      r"\[ a(t) = \frac{s/d}{1 + \left(\frac{s}{d a_0} - 1\right) e^{-2 s t/\tau}},\qquad "
                      r"t_{1/2} = \frac{\tau}{2s}\ln\!\left(\frac{s}{d a_0} - 1\right). \]")
-        for n, svd in der.modes.items():
-            th = der.t_half[n][0]
-            parts.append(r"\[ t_{1/2}(" + tex_label(n) + ") = " + exact_latex(th) + r" \]")
+        for n, ths in der.t_half.items():       # every mode's (a pathway with none: nothing to learn)
+            for i, th in enumerate(ths):
+                mode = f", {i + 1}" if len(ths) > 1 else ""
+                parts.append(r"\[ t_{1/2}(" + tex_label(n) + mode + ") = " + exact_latex(th) + r" \]")
         parts.append(r"\subsection*{5. Loss}")
         P = der.spec.loss_factor          # the summed loss is P times the mean loss the modes lower
         parts.append(r"\[ L(t) = " + (f"{P}" + r"\Big(" if P != 1 else "") +
