@@ -132,3 +132,19 @@ def test_derivation_latex_shows_every_modes_half_way_time():
     assert all(sp.simplify(th - h) == 0 for th, h in zip(der.t_half["p"], hand, strict=True))
     tex = der.latex()
     assert r"t_{1/2}(\mathrm{p}, 1) = " in tex and r"t_{1/2}(\mathrm{p}, 2) = " in tex
+
+
+def test_contexts_symbolic_scale_from_python_names_the_python_fix():
+    """``tk.contexts(4, 2, context_scale="gamma")`` said "declare it under [symbols]", a spec file's section
+    that Python has no way to fill; from Python the symbol itself is passed (which works: below)."""
+    with pytest.raises(SpecError) as err:
+        tk.contexts(4, 2, context_scale="gamma")
+    assert err.value.field == "data.context_scale"
+    assert "context_scale=sp.Symbol('gamma', positive=True)" in str(err.value)
+    # The symbol itself: the common pathway's centred-context sector (docs/theory.md#contexts, k_contexts):
+    # s = σ̄ γ/(k √n), d = γ²/k, with σ̄² = ‖H 1‖²/n. hierarchy(4): rows 1111, 1100, 0011, four singles, so
+    # H 1 = (4, 2, 2, 1, 1, 1, 1), ‖H 1‖² = 28, σ̄ = √7; k = 2, n = 4: s = √7 γ/4, d = γ²/2.
+    g = sp.Symbol("gamma", positive=True)
+    der = tk.Derivation(tk.GDLNSpec(tk.contexts(4, 2, context_scale=g), tk.context_pathways(4, 2, [(0,), (1,)])))
+    assert any(sp.simplify(m.s - sp.sqrt(7) * g / 4) == 0 and sp.simplify(m.d - g ** 2 / 2) == 0
+               for m in der.modes["common"].modes)

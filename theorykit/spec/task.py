@@ -440,7 +440,8 @@ def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str 
 
     ``blocks`` is one structure for every context or a list of k structures. Section 4 of
     the paper uses ``blocks=["hierarchy", "ring", "cross"]``; Section 5 the hierarchy
-    everywhere with ``context_scale`` 1, 1.1, 1.35 for k = 3, 4, 5.
+    everywhere with ``context_scale`` 1, 1.1, 1.35 for k = 3, 4, 5. ``context_scale`` is a number, a string
+    of numbers (``"sqrt(2)"``) or a SymPy expression: ``sp.Symbol("gamma", positive=True)`` leaves it symbolic.
 
     ``limits`` (:class:`~theorykit.spec.limits.Limits`, default: half this machine's memory, or
     THEORYKIT_MAX_BYTES, and an hour, or THEORYKIT_MAX_SECONDS): the task's size, (n + k + outputs) × n·k
@@ -460,7 +461,15 @@ def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str 
         blocks = [blocks] * k
     if len(blocks) != k:
         raise SpecError("data.blocks", f"{len(blocks)} structures given for k={k} contexts", "give one per context")
-    scale = parse_expr(context_scale, {}, "data.context_scale")     # numbers (numpy's too) or "sqrt(2)"
+    try:
+        scale = parse_expr(context_scale, {}, "data.context_scale")     # numbers (numpy's too) or "sqrt(2)"
+    except SpecError as exc:        # a name in a string: a spec file declares it, in Python the symbol is passed
+        if not (isinstance(context_scale, str) and exc.problem.startswith("unknown symbol ")):
+            raise
+        name = exc.problem.split("'")[1]
+        raise SpecError(exc.field, exc.problem, f"in Python pass the symbol itself, e.g. context_scale=sp.Symbol("
+                        f"{name!r}, positive=True) (a string holds numbers only, such as \"sqrt(2)\"); in a spec file "
+                        f"declare it under [symbols], e.g. {name} = {{positive = true}}") from None
     if scale.is_number and not bool(scale > 0):                     # as a spec file's context_scale
         raise SpecError("data.context_scale", f"{scale} is not positive", "e.g. context_scale = 1.1")
     Hc = structure(common, n, "data.common", limits=limits)
