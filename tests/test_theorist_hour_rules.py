@@ -10,6 +10,7 @@ import pytest
 
 import theorykit as tk
 from theorykit.errors import SpecError
+from theorykit.theory.trajectory import a0, tau
 
 # XoR with margin, mean loss over P = 4 points (docs/theory.md#xor, THEORY.md §4), derived by hand:
 #   linear ReLN, pathway "positive": points (1, 1, Δ), (−1, −1, Δ), y = +1:
@@ -124,7 +125,6 @@ def test_derivation_latex_shows_every_modes_half_way_time():
     """One pathway with two modes: X = I₂, Y = diag(2, 1), mean loss over P = 2 (by hand: Σyx = diag(1, ½),
     Σx = I/2, so s = 1, ½ and d = ½, ½; t½ = τ/(2s) ln(s/(d a0) − 1) = (τ/2) ln(2/a0 − 1) and τ ln(1/a0 − 1)).
     The LaTeX showed only the first mode's t½, labelled as the pathway's."""
-    from theorykit.theory.trajectory import a0, tau
     task = tk.Task(sp.eye(2), sp.diag(2, 1), name="two-modes")
     der = tk.Derivation(tk.GDLNSpec(task, (tk.Pathway("p", (1, 1)),)))
     hand = [tau / 2 * sp.log(2 / a0 - 1), tau * sp.log(1 / a0 - 1)]
