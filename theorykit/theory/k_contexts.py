@@ -287,8 +287,10 @@ def _loss(common, kminus1) -> dict:
             "total": sp.Symbol(r"L(t) = L_{\bar\sigma}(t) + \sum_\alpha L_\alpha(t)\ \ (\times nk\ \mathrm{for\ a\ summed\ loss})")}
 
 
-def closed_form_modes(res: KContexts, H, nn: int, kk: int, gam: float) -> list:
-    """Numeric modes of the closed form for a concrete structure: (s, d, multiplicity, group, L0 part).
+def closed_form_modes(res: KContexts, H, nn: int, kk: int, gam: float) -> tuple:
+    """Numeric modes of the closed form for a concrete structure: ``(modes, L0, Lres)``, ``modes`` a list
+    of ``(s, d, multiplicity, group)``, ``L0`` the loss at the start and ``Lres`` the residual the
+    context-gated modes cannot learn.
 
     ``group`` is "common" or "context" (which initial strength a0 applies). The closed forms assume
     that 1 is a right singular vector of H (HᵀH1 ∝ 1, true of the hierarchy and the cross, not of
