@@ -289,8 +289,8 @@ def _loss(common, kminus1) -> dict:
 
 def closed_form_modes(res: KContexts, H, nn: int, kk: int, gam: float) -> tuple:
     """Numeric modes of the closed form for a concrete structure: ``(modes, L0, Lres)``, ``modes`` a list
-    of ``(s, d, multiplicity, group)``, ``L0`` the loss at the start and ``Lres`` the residual the
-    context-gated modes cannot learn.
+    of ``(s, d, multiplicity, group)``, ``L0`` the loss at the start and ``Lres`` the part of it left once
+    the common modes are learned, which the context modes learn (``closed_form_loss(..., residual_only=True)``).
 
     ``group`` is "common" or "context" (which initial strength a0 applies). The closed forms assume
     that 1 is a right singular vector of H (HᵀH1 ∝ 1, true of the hierarchy and the cross, not of
