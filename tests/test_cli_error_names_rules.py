@@ -143,10 +143,19 @@ def test_a_span_from_the_file_names_names_the_last_checkpoint(tmp_path, capsys):
 
 # race-exhaust --k 2: contexts(8, 2) has P = 16 datapoints, the summed loss at η = 0.001, so
 # τ = 1/(P η) = 62.5; --race-dt 10 gives an RK4 step of 6.25, the loss recorded every ⌊6.25⌋ = 6 steps;
-# 1e8 steps are 1e8/6 = 1.67e7 recording times, over SaveAt's 1e7; the most steps: 6 · 1e7 = 60000000
-RACE = ("100000000 steps, the loss recorded every 6 (τ/race-dt = 62.5/10, rounded down, at least 1), is 1.67e+07 "
-        "recording times, more than 10,000,000")
-RACE_FIX = "lower --steps to at most 60000000, or lower --race-dt (a coarser RK4 step, recorded less often)"
+# 1e8 steps are 1e8/6 = 1.67e7 recording times, over SaveAt's 1e7 (the most steps: 6 · 1e7 = 60000000), and
+# 1e8/6.25 = 1.6e7 RK4 steps, over the flow's 2e6 (at most 2e6 · 6.25 = 12500000), and the flow's budget of
+# 2e6 steps of τ/(40 s_max), s_max = 15/(8√2) = 1.3258 (the common pathway's Σyx = YXᵀ/16), a step of
+# 62.5 · 8√2/600 = 1.1785, is 1e8/1.1785 = 8.49e7 of them (at most ⌊2e6 · 1.1785113⌋ = 2357022): the fix
+# gives the least of the three (was 60000000, which the flow's budget refused in turn; tests/
+# test_fix_leads_to_a_run_rules.py)
+RACE = ("100000000 steps are more than the race can take: the loss, recorded every 6 (τ/race-dt = 62.5/10, rounded "
+        "down, at least 1), is 1.67e+07 recording times, more than 10,000,000 (at most 60000000 steps); RK4 steps of "
+        "τ/race-dt = 6.25 are 1.6e+07 integration steps, more than the flow's budget of 2,000,000 (at most 12500000 "
+        "steps); steps of τ/(40·s_max) = 1.18 (s_max = 1.326, the pathways' largest singular value, at least 1; "
+        "--race-dt does not change this step) are 8.49e+07 integration steps, more than the flow's budget of "
+        "2,000,000 (at most 2357022 steps)")
+RACE_FIX = "lower --steps to at most 2357022"
 
 
 def test_race_exhaust_recording_count_names_steps(tmp_path, capsys):

@@ -17,7 +17,7 @@ import numpy as np
 from .errors import DivergenceError, SpecError
 from .io import counted, lone_markers, png_bytes, subplots
 
-__all__ = ["SaveAt", "Trajectory", "check_finite", "checked_save"]
+__all__ = ["SaveAt", "Trajectory", "check_finite", "checked_save", "every_count"]
 
 
 def _leaves(x):
@@ -54,6 +54,13 @@ def checked_save(save) -> "SaveAt":
 #: the most recording times an ``every`` grid may have (their times alone are 80 MB; each recorded
 #: value takes as much again per network or family): more is a mistaken ``every``
 MAX_RECORDS = 10_000_000
+
+
+def every_count(every: float, t_end: float) -> float:
+    """The recording times of an ``every`` grid up to ``t_end`` before its last, as :meth:`SaveAt.times`
+    counts them against :data:`MAX_RECORDS`: t_end/every, less a relative 1e-12 (the ratio's rounding error
+    grows with it: 115000 / 2.3 is 50000 + 7e-12)."""
+    return t_end / every * (1 - 1e-12)
 
 
 def _round_up(x: float) -> str:
@@ -116,7 +123,7 @@ class SaveAt:
             # the multiples of `every` below t_end, then t_end; a relative tolerance, as the ratio's
             # rounding error grows with it (115000 / 2.3 is 50000 + 7e-12). Counted as a float first:
             # every=1e-300 asked numpy for 1e303 times ("Maximum allowed size exceeded"), 1e-10 for 73 TiB
-            count = t_end / ev * (1 - 1e-12)
+            count = every_count(ev, t_end)
             if not count <= MAX_RECORDS:
                 raise SpecError("save.every", f"every={self.every!r} up to {t_end:g} is {count:.3g} recording times, "
                                               f"more than {MAX_RECORDS:,}",

@@ -37,8 +37,8 @@ from ..spec.gating import GDLNSpec, Training, context_pathways, family_masks, po
 from ..spec.task import contexts
 from ..curves import loss_metrics
 from ..progress import checked_progress, progress_bar
-from ..record import MAX_RECORDS, SaveAt
-from ..theory.flow import RK4
+from ..record import MAX_RECORDS, SaveAt, every_count
+from ..theory.flow import MAX_FLOW_STEPS, RK4, rate_step, within_budget
 from ..io import subplots, write_json, write_figure
 
 __all__ = ["SEC5_GAMMA", "ETA", "STEPS", "default_a0", "exhaust_spec", "context_symmetries", "pathway_action",
@@ -202,6 +202,74 @@ def race_rk4(system: RaceSystem, tau: float, race_dt: float, t_end: int, *, ever
                         modes=False, **kw)
 
 
+def _largest(ok, guess: float) -> int:
+    """The largest whole t ≥ 0 with ``ok(t)`` (``ok`` true up to a bound, false beyond), from a ``guess`` near
+    that bound; -1 when even t = 0 fails."""
+    t = max(0, int(min(guess, 4e18)))
+    while t > 0 and not ok(t):
+        t = max(0, min(t - 1, int(t * (1 - 1e-9))))
+    if not ok(t):
+        return -1
+    while ok(t + 1):
+        t += 1
+    return t
+
+
+def _over(x: float, cap: float) -> str:
+    """``x``, a count over ``cap``, written so that it reads as over it (2e+06 for 2000000.34 did not)."""
+    return f"{x:.3g}" if float(f"{x:.3g}") > cap else f"{x:,.2f}"
+
+
+def race_steps_bounds(system: RaceSystem, tau: float, race_dt: float) -> dict:
+    """The largest ``t_end`` (steps) :func:`race_rk4` takes, by each of the checks its race makes before it
+    starts, made with their own predicates: ``"records"`` (the loss recorded every ⌊τ/race_dt⌋ steps, at
+    least 1: at most :data:`~theorykit.record.MAX_RECORDS` times), ``"rk4"`` (:data:`MAX_FLOW_STEPS` RK4
+    steps of τ/race_dt) and ``"rate"`` (:data:`MAX_FLOW_STEPS` steps of τ/(40·s_max), s_max the system's
+    largest singular value: :func:`~theorykit.theory.flow.integrate`'s budget, which race_dt does not move).
+    A bound is -1 where not even 0 steps pass."""
+    dt = tau / race_dt
+    rev = max(1, int(dt))
+    h = rate_step(system.rate / tau)
+    return {"records": _largest(lambda t: every_count(float(rev), t) <= MAX_RECORDS, rev * MAX_RECORDS),
+            "rk4": _largest(lambda t: within_budget(t, dt), MAX_FLOW_STEPS * dt),
+            "rate": _largest(lambda t: within_budget(t, h), MAX_FLOW_STEPS * h)}
+
+
+def _check_steps(system: RaceSystem, tau: float, race_dt: float, steps: int, given=()) -> None:
+    """Refuse, before any race, ``steps`` over one of :func:`race_steps_bounds`: the problem names every bound
+    passed, the fix one --steps that passes them all, and what else alone lets these steps pass. The error names
+    the first of ``given`` (the options set away from their defaults) that is such a fix, else --steps."""
+    b = race_steps_bounds(system, tau, race_dt)
+    if steps <= min(b.values()):
+        return
+    dt, rev, s = tau / race_dt, max(1, int(tau / race_dt)), system.rate
+    h = rate_step(s / tau)
+    words = {"records": f"the loss, recorded every {rev} (τ/race-dt = {fmt(tau)}/{fmt(race_dt)}, rounded down, at "
+                        f"least 1), is {_over(every_count(float(rev), steps), MAX_RECORDS)} recording times, "
+                        f"more than {MAX_RECORDS:,}",
+             "rk4": f"RK4 steps of τ/race-dt = {dt:.3g} are {_over(steps / dt, MAX_FLOW_STEPS)} integration steps, "
+                    f"more than the flow's budget of {MAX_FLOW_STEPS:,.0f}",
+             "rate": f"steps of τ/(40·s_max) = {h:.3g} (s_max = {s:.4g}, the pathways' largest singular value, at "
+                     f"least 1; --race-dt does not change this step) are {_over(steps / h, MAX_FLOW_STEPS)} "
+                     f"integration steps, more than the flow's budget of {MAX_FLOW_STEPS:,.0f}"}
+    over = [f"{words[kk]} (at most {v} steps)" for kk, v in b.items() if steps > v]
+    n = min(b.values())
+    # what else lets these steps pass alone: a smaller race_dt is a coarser RK4 step, recorded less often (the
+    # first two bounds grow without end, the rate's stays); a smaller context scale lowers s_max, not below 1
+    floor = _largest(lambda t: within_budget(t, rate_step(1.0 / tau)), MAX_FLOW_STEPS * tau / 40)
+    fixes = {"--steps": f"lower --steps to at most {n}"} if n >= 1 else {}
+    if steps <= b["rate"]:
+        fixes["--race-dt"] = f"lower --race-dt (a coarser RK4 step, recorded less often; up to {b['rate']} steps)"
+    if s > 1 and steps <= min(floor, b["records"], b["rk4"]):
+        fixes["--gamma"] = f"lower --gamma (the context scale sets s_max; up to {floor} steps at s_max = 1)"
+    # the error names the first option given that is a fix alone (its fix first), else the first fix
+    fld = next((o for o in given if o in fixes), next(iter(fixes), "--race-dt" if b["rate"] >= 1 else "--gamma"))
+    fix = ", or ".join([fixes[fld]] * (fld in fixes) + [v for o, v in fixes.items() if o != fld])
+    problem = (f"{steps} steps are more than the race can take: " if n >= 1 else
+               "no step count is within the race's bounds: ") + "; ".join(over)
+    raise SpecError(fld, problem, fix or "lower --race-dt and --gamma")
+
+
 def rank_families(rows, core: set, tie=None) -> tuple:
     """Rows of families (:func:`~theorykit.curves.loss_metrics` with a ``"family"`` label such as
     ``"common+12+13"``) ranked the one way both rankings of context families rank them: ``(the rows by the
@@ -280,6 +348,9 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     given = [o for o, v in (("--race-dt", race_dt != 10), ("--a0", a0 is not None), ("--gamma", gamma is not None)) if v]
     t_start = time.time()
     spec, subsets, masks, labels = exhaust_spec(k, gamma)
+    system = RaceSystem.from_spec(spec)             # built once: every batch races its pathways
+    set_ = (("--race-dt", race_dt != 10), ("--gamma", gamma is not None), ("--steps", steps != STEPS))
+    _check_steps(system, spec.tau, race_dt, int(steps), [o for o, v in set_ if v])  # every bound, before any race
     k = int(k)                                     # checked there (numpy's integers too): a plain int in the summary
     a0 = default_a0() if a0 is None else float(a0)
     fam = np.arange(len(masks)) if families is None else np.asarray(families, dtype=int)
@@ -295,22 +366,12 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     per_orbit, t = {}, None
     t0 = time.time()
     keep_curve = {}
-    system = RaceSystem.from_spec(spec)             # built once: every batch races its pathways
     # closed on an interrupt too: else its last line came after the command line's "interrupted"; a
     # Progress (not tqdm's bar as it is): on a batch job's log, lines without a carriage return
     with progress_bar(progress, f"race k={k}", len(reps)) as bar:
         for s in range(0, len(reps), batch):
             chunk = reps[s:s + batch]
-            try:
-                rf = race_rk4(system, spec.tau, race_dt, steps, a0=a0, masks=masks[chunk].astype(float))
-            except SpecError as exc:    # the loss recorded every ⌊τ/race_dt⌋ steps: name what sets that count
-                if exc.field != "save.every":
-                    raise
-                raise SpecError("--steps", f"{steps} steps, the loss recorded every {rev} (τ/race-dt = "
-                                f"{fmt(spec.tau)}/{fmt(race_dt)}, rounded down, at least 1), is {steps / rev:.3g} "
-                                "recording times, more than "
-                                f"{MAX_RECORDS:,}", f"lower --steps to at most {rev * MAX_RECORDS}, or lower --race-dt "
-                                "(a coarser RK4 step, recorded less often)") from None
+            rf = race_rk4(system, spec.tau, race_dt, steps, a0=a0, masks=masks[chunk].astype(float))
             t = rf.t
             _check_no_rise(rf.loss, race_dt, given)
             for o, L in zip(todo[s:s + batch], rf.loss):

@@ -41,7 +41,7 @@ if _CACHE and not jax.config.jax_compilation_cache_dir:
     jax.config.update("jax_compilation_cache_dir", _CACHE)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
 
-__all__ = ["RK4", "Dopri5", "integrate"]
+__all__ = ["RK4", "Dopri5", "integrate", "rate_step", "within_budget"]
 
 
 #: most RK4 steps one flow may take (about 60x the longest flow a suite integrates); beyond it a
@@ -127,7 +127,7 @@ def integrate(vector_field: Callable, y0, args=None, *, solver, save: SaveAt, t_
     y0 = jax.tree_util.tree_map(lambda x: jnp.asarray(x, jnp.float64)
                                 if jnp.issubdtype(jnp.asarray(x).dtype, jnp.floating) else x, y0)
     if rate is not None and rate > 0:
-        _check_budget(ts, 1.0 / (40.0 * rate))
+        _check_budget(ts, rate_step(rate))
     if isinstance(solver, RK4):
         final, recs, extra = _integrate_rk4(vector_field, y0, args, solver.h, ts, dict(save.fns), batched_args)
     elif isinstance(solver, Dopri5):
@@ -142,9 +142,22 @@ def integrate(vector_field: Callable, y0, args=None, *, solver, save: SaveAt, t_
     return Trajectory(ts, loss, recs, ts, final if save.final else None, extra)
 
 
+def rate_step(rate: float) -> float:
+    """The step :func:`integrate` budgets a flow of fastest rate ``rate`` (1/time) by: 1/(40·rate),
+    whatever the solver's own step."""
+    return 1.0 / (40.0 * rate)
+
+
+def within_budget(t_end: float, h: float) -> bool:
+    """Whether a flow to ``t_end`` in steps of ``h`` is within :data:`MAX_FLOW_STEPS` (:func:`integrate`'s
+    check, made with both its steps: :func:`rate_step`'s and an RK4 solver's own)."""
+    n = float(t_end) / h if h > 0 else math.inf
+    return math.isfinite(n) and n <= MAX_FLOW_STEPS
+
+
 def _check_budget(ts, h):
     n = float(ts[-1]) / h if h > 0 else math.inf
-    if not (math.isfinite(n) and n <= MAX_FLOW_STEPS):
+    if not within_budget(ts[-1], h):
         raise SpecError("training.lr", f"the flow would need {n:.3g} integration steps of {h:.3g} to reach "
                         f"t = {ts[-1]:.3g} (the time scale tau = 1/lr sets the step)", _FIX_TOO_LONG)
 

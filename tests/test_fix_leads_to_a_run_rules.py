@@ -1,0 +1,130 @@
+"""A refusal's fix leads to a run that is accepted.
+
+race-exhaust: `--k 2 --steps 100000000` was refused for its recording count with "lower --steps to at most
+60000000", and `--steps 60000000` was then refused by the flow's step budget, whose fix ("lower --race-dt
+(default 10), --gamma or --steps") blamed --race-dt even where --race-dt moves nothing (the budget's step is
+τ/(40·s_max), whatever --race-dt). Now every bound is checked before any race, and the fix names the one
+--steps that passes them all.
+
+predict --validate: its trainings' estimated time had no bound (only the memory was checked; --time-limit
+bounds the prediction's search). Now the estimate is checked against the general time limit (3600 s, or
+THEORYKIT_MAX_SECONDS), which lifts it, as the other commands' limit.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from theorykit.analysis import exhaust
+from theorykit.analysis.exhaust import race_exhaust, race_rk4
+from theorykit.cli import main
+from theorykit.errors import SpecError
+from theorykit.spec.task import contexts
+from theorykit.theory import flow
+from theorykit.theory.race import RaceSystem
+
+# The expected bound, by hand. race-exhaust --k 2: contexts(8, 2), P = 16 datapoints, the summed loss at
+# η = 0.001: τ = 1/(P η) = 62.5. The race's fastest rate is s_max/τ with s_max the largest singular value
+# of the pathways' Σyx: the common pathway's YXᵀ/P at γ = 1 is 15/(8√2) = 1.32582521 (checked with numpy
+# below). integrate budgets 2e6 steps of 1/(40 · s_max/τ) = 62.5 · 8√2 / 600 = 1.17851130; so
+# t_end ≤ 2e6 · 1.17851130 = 2357022.6: N = 2357022 (its flow is 1999999.5 such steps, N + 1's 2000000.3).
+# The other two bounds are looser: RK4 steps of τ/10 = 6.25, at most 2e6 · 6.25 = 12 500 000, and the loss
+# recorded every ⌊6.25⌋ = 6 steps, at most 6 · 1e7 = 60 000 000.
+N = 2357022
+
+
+class _Stop(BaseException):
+    """Raised by the spy once the race's checks have passed: nothing is compiled or integrated."""
+
+
+def _spy(monkeypatch):
+    """Make the race stop right after integrate's two budget checks (the rate's step, then RK4's own), each
+    made by the real check; returns the steps they were made with."""
+    seen, real = [], flow._check_budget
+
+    def spy(ts, h):
+        real(ts, h)
+        seen.append(h)
+        if len(seen) == 2:
+            raise _Stop
+    monkeypatch.setattr(flow, "_check_budget", spy)
+    return seen
+
+
+def test_the_hand_derived_s_max_by_numpy():
+    """The second method for s_max: the top singular value of YXᵀ/P of contexts(8, 2) is 15/(8√2), and the
+    race's rate is that."""
+    X, Y = contexts(8, 2, context_scale=1).numeric()
+    top = np.linalg.svd(Y @ X.T / X.shape[1], compute_uv=False)[0]
+    assert top == pytest.approx(15 / (8 * math.sqrt(2)), rel=1e-12)
+    spec = exhaust.exhaust_spec(2)[0]
+    assert RaceSystem.from_spec(spec).rate == pytest.approx(top, rel=1e-12) and spec.tau == 62.5
+
+
+def test_race_exhaust_the_fixed_steps_pass_every_check(tmp_path, capsys, monkeypatch):
+    """--steps 100000000 is refused with "lower --steps to at most N"; --steps N then clears the recording count
+    and both of the flow's budget checks (the race itself stopped by the spy), and N + 1 is refused."""
+    assert main(["race-exhaust", "--k", "2", "--steps", "100000000", "--no-progress", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.rstrip().endswith(f"(fix: lower --steps to at most {N})"), err
+    seen = _spy(monkeypatch)
+    with pytest.raises(_Stop):
+        main(["race-exhaust", "--k", "2", "--steps", str(N), "--no-progress", "--out", str(tmp_path)])
+    assert seen == [pytest.approx(62.5 * 8 * math.sqrt(2) / 600, rel=1e-12), 6.25]
+    capsys.readouterr()
+    monkeypatch.undo()
+    assert main(["race-exhaust", "--k", "2", "--steps", str(N + 1), "--no-progress", "--out", str(tmp_path)]) == 2
+    assert f"(fix: lower --steps to at most {N}, or lower --gamma" in capsys.readouterr().err
+
+
+def test_one_more_step_is_refused_by_the_flow_itself():
+    """N + 1 is over the flow's own budget (not only over race_exhaust's check of it): integrate refuses it."""
+    spec = exhaust.exhaust_spec(2)[0]
+    system = RaceSystem.from_spec(spec)
+    with pytest.raises(SpecError, match="integration steps"):
+        race_rk4(system, spec.tau, 10, N + 1, a0=exhaust.default_a0())
+
+
+@pytest.mark.parametrize("extra", [[], ["--race-dt", "1e-9"]])
+def test_the_flow_budget_is_checked_before_any_race_and_names_steps(tmp_path, capsys, monkeypatch, extra):
+    """--steps 999999999 (with --race-dt 1e-9 too): the budget's step τ/(40·s_max) does not depend on --race-dt,
+    so the error names --steps and its fix the bound, not --race-dt; nothing is raced."""
+    def no_race(*a, **k):
+        raise AssertionError("a race ran")
+    monkeypatch.setattr(exhaust, "race_rk4", no_race)
+    assert main(["race-exhaust", "--k", "2", "--steps", "999999999", *extra, "--no-progress",
+                 "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("theorykit: error in --steps: 999999999 steps are more than the race can take: ")
+    assert ("steps of "
+                          "τ/(40·s_max) = 1.18 (s_max = 1.326, the pathways' largest singular value, at least 1; "
+                          "--race-dt does not change this step) are 8.49e+08 integration steps, more than the flow's "
+                          "budget of 2,000,000 (at most 2357022 steps)") in err, err
+    if extra:       # τ/1e-9: a step of 6.25e10, the loss recorded once; only the rate's bound is passed
+        assert ": steps of τ/(40·s_max)" in err and "recording times" not in err
+    assert err.rstrip().endswith(f"(fix: lower --steps to at most {N})") and "--race-dt (default" not in err
+
+
+def test_a_fine_race_dt_names_race_dt_the_right_way(tmp_path, capsys, monkeypatch):
+    """--race-dt 1e6: RK4 steps of τ/1e6 = 6.25e-5; 8000 steps are 1.28e8 of them, at most 2e6 · 6.25e-5 = 125
+    steps. A smaller --race-dt (a coarser step) is what lowers the count, up to the rate's bound N: the error
+    names --race-dt, the option given, and --steps 125 then passes every check."""
+    seen = _spy(monkeypatch)
+    assert main(["race-exhaust", "--k", "2", "--race-dt", "1e6", "--no-progress", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("theorykit: error in --race-dt: 8000 steps are more than the race can take: RK4 steps of "
+                          "τ/race-dt = 6.25e-05 are 1.28e+08 integration steps, more than the flow's budget of "
+                          "2,000,000 (at most 125 steps) ")
+    assert err.rstrip().endswith(f"(fix: lower --race-dt (a coarser RK4 step, recorded less often; up to {N} steps), "
+                                 "or lower --steps to at most 125)"), err
+    with pytest.raises(_Stop):
+        main(["race-exhaust", "--k", "2", "--race-dt", "1e6", "--steps", "125", "--no-progress", "--out", str(tmp_path)])
+    assert seen[1] == 62.5 / 1e6
+
+
+def test_python_names_the_keyword():
+    with pytest.raises(SpecError) as err:
+        race_exhaust(2, steps=N + 1, progress=False)
+    assert err.value.field == "steps" and err.value.fix.startswith(f"lower --steps to at most {N}")
