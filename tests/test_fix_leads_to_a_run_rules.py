@@ -17,10 +17,14 @@ import math
 import numpy as np
 import pytest
 
-from theorykit.analysis import exhaust
+import theorykit as tk
+from theorykit.analysis import exhaust, findgates, predict_validate
 from theorykit.analysis.exhaust import race_exhaust, race_rk4
 from theorykit.cli import main
+from theorykit.cli import predict as cli_predict
+from theorykit.cli.parser import build_parser
 from theorykit.errors import SpecError
+from theorykit.spec.limits import Limits
 from theorykit.spec.task import contexts
 from theorykit.theory import flow
 from theorykit.theory.race import RaceSystem
@@ -128,3 +132,61 @@ def test_python_names_the_keyword():
     with pytest.raises(SpecError) as err:
         race_exhaust(2, steps=N + 1, progress=False)
     assert err.value.field == "steps" and err.value.fix.startswith(f"lower --steps to at most {N}")
+
+
+# ---------------------------------------------------------------------------------------------------
+# predict --validate: the validation's estimated time is held to the general limit
+# ---------------------------------------------------------------------------------------------------
+XOR_DATA = "examples/predict/xor_data.toml"
+# 8 ReLU networks of width 100 000 on xor-margin (d = 3 inputs, P = 4 datapoints) for 1e7 steps: at least
+# 8 · 1e7 · 6 · (3 · 1e5 + 1e5) · 4 FLOP = 7.7e17 FLOP, 5.3 h at simulation_estimate's 4e10 FLOP/s: over an
+# hour (the memory, about 2.3 GB, is lifted by THEORYKIT_MAX_BYTES in the test: not what is checked)
+BIG = ["--hidden", "100000", "--steps", "10000000"]
+
+
+@pytest.fixture
+def big_memory(monkeypatch):
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", "1e15")
+    monkeypatch.delenv("THEORYKIT_MAX_SECONDS", raising=False)
+
+
+def test_predict_validate_over_the_time_limit_is_refused_and_the_lift_works(tmp_path, capsys, monkeypatch, big_memory):
+    def predicted(*a, **k):
+        raise _Stop
+    monkeypatch.setattr(cli_predict, "predict_reln", predicted)
+    argv = ["predict", XOR_DATA, "--set", "Delta=0.5", *BIG, "--validate", "--out", str(tmp_path / "p.toml"),
+            "--no-progress"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("theorykit: error in --steps: --validate: training 8 ReLU networks of width 100000 for "
+                          "10000000 steps needs an estimated "), err
+    assert "over the time limit of 60 min" in err and "or leave out --validate (THEORYKIT_MAX_SECONDS=" in err, err
+    assert "or more lifts the time limit; --time-limit bounds the prediction's search only))" in err, err
+    lift = int(err.split("THEORYKIT_MAX_SECONDS=")[1].split(" ")[0])
+    assert lift >= 8 * 1e7 * 6 * 4e5 * 4 / 4e10 > 3600
+    monkeypatch.setenv("THEORYKIT_MAX_SECONDS", str(lift))
+    with pytest.raises(_Stop):      # the check passed: predict went on to predict
+        main(argv)
+
+
+def test_predict_keeps_its_60_second_search_limit(big_memory):
+    args = build_parser().parse_args(["predict", XOR_DATA, "--hidden", "8", "--out", "p.toml"])
+    assert args.time_limit == 60
+
+
+def test_validate_prediction_checks_the_time_and_takes_limits(monkeypatch):
+    """From Python: the default limits now bound the time too (THEORYKIT_MAX_SECONDS), and limits= lifts it as
+    tk.find_gates' does; the trainer is stopped when reached."""
+    def trained(*a, **k):
+        raise _Stop
+    monkeypatch.setattr(findgates, "train_relu", trained)
+    pred = tk.predict_reln(tk.xor_margin(0.5), 8, tk.Training(lr=0.05, steps=2000), progress=False)
+    monkeypatch.setenv("THEORYKIT_MAX_SECONDS", "0.5")      # the estimate is above 1.5 s (the compilation alone)
+    with pytest.raises(SpecError) as err:
+        predict_validate.validate_prediction(pred, seeds=8)
+    assert err.value.field == "seeds" and "over the time limit of 0.5 s" in err.value.problem
+    assert "limits=theorykit.spec.limits.Limits(force=True)" in err.value.fix
+    with pytest.raises(_Stop):
+        predict_validate.validate_prediction(pred, seeds=8, limits=Limits(force=True))
+    with pytest.raises(SpecError):
+        predict_validate.validate_prediction(pred, seeds=8, limits=Limits(max_seconds=0.5))

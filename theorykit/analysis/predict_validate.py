@@ -145,18 +145,20 @@ def validation_estimate(task, hidden: int, seeds: int, steps: int, fields=None):
 
 
 def validation_limits() -> Limits:
-    """The validation's size check: the memory limit only (half this machine's memory, or THEORYKIT_MAX_BYTES);
-    predict's ``--time-limit`` bounds the prediction, and the validation has never had a time limit."""
-    return Limits(max_seconds=float("inf"))
+    """The validation's size check: the general limits, as every command's training has them (memory: half this
+    machine's memory, or THEORYKIT_MAX_BYTES; time: 3600 s, or THEORYKIT_MAX_SECONDS). predict's ``--time-limit``
+    (60 s) bounds the prediction's search, not the validation; predict has no ``--force``."""
+    return Limits()
 
 
 def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: int | None = None,
-                        html_dir=None, on_step=None) -> Validation:
+                        html_dir=None, on_step=None, limits: Limits | None = None) -> Validation:
     """Train ReLU networks with the prediction's settings and compare (module docstring).
     ``on_step(done)``: called with the training's steps done, about 100 times, the last at the
     prediction's ``training.steps`` (the command line's bar; :func:`find_gates`'s). ``seeds`` networks whose
-    estimated memory (:func:`validation_estimate`) is over :func:`validation_limits` are refused before any
-    training, naming ``seeds`` (or ``hidden``, ``steps``: the prediction's)."""
+    estimated memory or time (:func:`validation_estimate`) is over ``limits`` (default :func:`validation_limits`;
+    ``Limits(force=True)`` lifts the time limit, as in :func:`find_gates`) are refused before any training, naming
+    ``seeds`` (or ``hidden``, ``steps``: the prediction's)."""
     task = pred.task if task is None else task
     tr = pred.training
     steps = int(tr.steps)
@@ -164,7 +166,8 @@ def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: in
     K = len(pred.gates) if K is None else int(K)
     try:
         fg = find_gates(task, K=K, seeds=int(seeds), steps=steps, hidden=pred.hidden, lr=tr.lr, init_std=tr.init_std,
-                        loss=tr.loss, every=every, seed=seed, on_step=on_step, limits=validation_limits())
+                        loss=tr.loss, every=every, seed=seed, on_step=on_step,
+                        limits=validation_limits() if limits is None else limits)
     except SpecError as exc:
         if exc.field != "--K":
             raise

@@ -45,15 +45,18 @@ def run(args) -> int:
     if args.html and not args.validate:     # --help: "with --validate: write the validation page"
         raise SpecError("--html", "writes the page of --validate, which was not asked for", "add --validate, or leave --html off")
     check_out_dir("--html", args.html)
-    if args.validate:       # its trainings' memory, estimated as find-gates' before anything is predicted
+    if args.validate:       # its trainings' memory and time, estimated as find-gates' before anything is predicted
         steps = int(training.steps if args.steps is None else args.steps)
+        est, limits = validation_estimate(task, args.hidden, args.seeds, steps, fields={
+            "hidden": "--hidden", "seeds": "--seeds", "steps": "--steps"}), validation_limits()
         try:
-            check_training_size(validation_estimate(task, args.hidden, args.seeds, steps, fields={
-                "hidden": "--hidden", "seeds": "--seeds", "steps": "--steps"}), validation_limits(), python=False)
-        except SpecError as err:        # predict has no --force: the memory limit is what is over
+            check_training_size(est, limits, python=False)
+        except SpecError as err:        # predict has no --force: the environment lifts the limit that is over
+            lift = ("THEORYKIT_MAX_BYTES raises the memory limit" if est.bytes > limits.max_bytes else
+                    f"THEORYKIT_MAX_SECONDS={math.ceil(est.seconds)} or more lifts the time limit; --time-limit "
+                    "bounds the prediction's search only")
             raise SpecError(err.field, f"--validate: {err.problem}",
-                            f"{err.fix.split(';')[0]}, or leave out --validate (THEORYKIT_MAX_BYTES raises the "
-                            "limit)") from None
+                            f"{err.fix.split(';')[0]}, or leave out --validate ({lift})") from None
     # the unwrapped function: its errors name the options
     pred = as_command(predict_reln)(task, args.hidden, training, search=args.search, beam=args.beam,
                                     shortlist=args.shortlist, seed=args.seed, max_patterns=args.max_patterns,
