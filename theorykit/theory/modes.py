@@ -24,7 +24,6 @@ orthonormal basis from Gram–Schmidt on the exact null space.
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -33,46 +32,15 @@ import numpy as np
 
 import sympy as sp
 
-from ..errors import SpecError, UnknownKeyError
+from ..errors import SpecError
 from ..spec.task import check_assumptions
 from ..spec.values import exact_values
-from ..spec.fields import Typeset, tex_label
 from .radicals import _square_roots_multiplied_out, _unit, zero_by_radical_reduction
+# the typeset results and their exact text live in .display; importable from here as before
+from .display import LARGE_NODES, Exprs, ExprsByName, Ranking, exact_latex, exact_text, is_large
 
 __all__ = ["Mode", "SVD", "Exprs", "ExprsByName", "Ranking", "reference_values", "is_zero",
-           "product_of_irreducible_powers"]
-
-
-class Exprs(Typeset, list):
-    """A list of SymPy expressions that Jupyter shows typeset; otherwise a plain list (same repr,
-    equality and JSON)."""
-
-    def _repr_latex_(self):
-        return f"${exact_latex(list(self))}$"
-
-
-class ExprsByName(Typeset, dict):
-    """``{pathway name: expressions (or an SVD)}`` that Jupyter shows typeset, one pathway a line;
-    otherwise a plain dict."""
-
-    def __missing__(self, key):         # a misspelt pathway: say which names there are
-        near = difflib.get_close_matches(str(key), [str(k) for k in self], n=1)
-        raise UnknownKeyError("pathway", f"{key!r} is no pathway here; the pathways are {list(self)}",
-                              f"did you mean {near[0]!r}?" if near else "use one of those names")
-
-    def _repr_latex_(self):
-        rows = [tex_label(k) + ": & "
-                + (v.latex() if hasattr(v, "latex") else exact_latex(v)) for k, v in self.items()]
-        return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
-
-
-class Ranking(Typeset, list):
-    """``(pathway name, s)`` pairs, fastest first, that Jupyter shows typeset, one a line; otherwise
-    a plain list of tuples."""
-
-    def _repr_latex_(self):
-        rows = [f"{i}.\\ {tex_label(n)}: & s = {exact_latex(s)}" for i, (n, s) in enumerate(self, 1)]
-        return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
+           "product_of_irreducible_powers", "exact_latex", "exact_text", "is_large", "LARGE_NODES"]
 
 
 def reference_values(symbols, avoid=(), skip: int = 0) -> dict:
@@ -244,41 +212,12 @@ def _mp_abs(expr) -> float:
         return abs(complex(sp.sympify(expr).evalf(30)))
 
 
-#: expressions with more nodes than this are printed without SymPy's canonical term order and
-#: combined without its automatic flattening: sorting the terms of one 7,000-node eigenvector entry
-#: for ``str`` took 227 s (4.9 s unsorted), and ``vᵀ Σx v`` by matrix product 11.8 s (0.4 ms unevaluated).
-#: Both are the same exact expressions; the text still reads back with ``sympify``.
-LARGE_NODES = 2000
-
-
-def is_large(x, cap: int = LARGE_NODES) -> bool:
-    """More than ``cap`` nodes in the expression tree (stops counting at ``cap``)."""
-    for i, _ in enumerate(sp.preorder_traversal(sp.sympify(x))):
-        if i >= cap:
-            return True
-    return False
-
-
 def build_unevaluated(x) -> bool:
     """Whether products and sums of ``x`` are built unevaluated: ``x`` is large, or holds a root of
     a quadratic over the symbols (a nested radical with symbols inside), whose products SymPy's
     automatic evaluation takes seconds each to flatten (assumption queries on every factor)."""
     x = sp.sympify(x)
     return is_large(x) or _nested_symbolic_radical(x)
-
-
-def exact_text(x) -> str:
-    """``str(x)``, or for a large expression the same exact expression printed in its stored term order."""
-    x = sp.sympify(x)
-    return sp.sstr(x, order="none") if is_large(x) else str(x)
-
-
-def exact_latex(x, **kwargs) -> str:
-    """``sp.latex(x)``, or for a large expression (or a matrix or list holding one) the same exact
-    expression with its terms in their stored order: SymPy's term order evaluates each numeric term to
-    sort it, at every level of a nested radical (LaTeX of one irrational task's derivation took 102 s,
-    93 % of it there, for 2 MB of text no one reads term by term)."""
-    return sp.latex(x, **({"order": "none"} | kwargs if is_large(x) else kwargs))
 
 
 def lazy_matvec(S: sp.Matrix, v: sp.Matrix) -> sp.Matrix:
