@@ -55,7 +55,7 @@ def test_svd_of_a_diagonal_matrix_by_hand():
     np.testing.assert_array_equal(s, [4.0, 3.0])
     np.testing.assert_array_equal(U, [[0.0, 1.0], [1.0, 0.0]])
     np.testing.assert_array_equal(V, [[0.0, 1.0], [1.0, 0.0]])
-    assert svd._repr_latex_() == "$\\sigma = (4, 3)$" and svd.latex() == "\\sigma = (4, 3)"
+    assert svd._repr_latex_() == "$s = (4, 3)$" and svd.latex() == "s = (4, 3)"
 
 
 def test_symbolic_singular_values_are_ordered_at_the_reference_and_evaluated_at_given_values():

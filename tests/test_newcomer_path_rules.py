@@ -96,7 +96,7 @@ def test_tutorial_results_display_as_well_formed_latex_of_their_values(session):
     body = _well_formed(xor._repr_latex_())
     assert body.count(f"s = ({s_xor}), & d = ({d_xor})") == 4
     assert _well_formed(lin.modes._repr_latex_()).count(f"({s_lin})") == 2
-    assert _well_formed(lin.modes["positive"]._repr_latex_()) == rf"\sigma = ({s_lin})"
+    assert _well_formed(lin.modes["positive"]._repr_latex_()) == rf"s = ({s_lin})"
     assert _well_formed(xor.modes["point0"].modes[0]._repr_latex_()) == f"s = {s_xor},\\quad d = {d_xor}"
     assert _well_formed(xor.modes["point0"].singular_values._repr_latex_()) == sp.latex([sp.sqrt(D ** 2 + 2) / 4])
     th = tau / D * sp.log(1 / (D * a0) - 1)

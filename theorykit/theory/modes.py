@@ -532,7 +532,7 @@ class SVD:
         return out
 
     def _repr_latex_(self):
-        return "$\\sigma = (" + ", ".join(exact_latex(s) for s in self.singular_values) + ")$"
+        return "$s = (" + ", ".join(exact_latex(s) for s in self.singular_values) + ")$"
 
     def latex(self) -> str:
         return self._repr_latex_().strip("$")
