@@ -284,7 +284,7 @@ def test_derivation_latex_of_a_tiny_task_by_hand():
     assert (r"\[ L(t) = \tfrac12\operatorname{tr}\Sigma^y - \sum_p\sum_\alpha \left(s_\alpha a_\alpha(t) "
             r"- \tfrac12 d_\alpha a_\alpha(t)^2\right) \]") in tex
     assert r"\[ L(t) = " + sp.latex(der.loss) + r" \]" in tex
-    assert r"$\mathrm{fast}: s_1 = 2$, $\mathrm{my\_path}: s_1 = 1$ (fastest first)." in tex
+    assert r"$1.\ \mathrm{fast}: s_1 = 2$, $2.\ \mathrm{my\_path}: s_1 = 1$ (fastest first)." in tex
     assert r"Here $\tau = 2$ steps and $a_0 = 0.001$." in tex
     assert r"\documentclass" not in tex                   # a body, not a document
 
@@ -331,7 +331,7 @@ def test_derivation_latex_whole_body_of_the_tiny_task():
         r"- \tfrac12 d_\alpha a_\alpha(t)^2\right) \]",
         r"\[ L(t) = " + sp.latex(der.loss) + r" \]",
         r"\subsection*{Ranking by speed}",
-        r"$\mathrm{fast}: s_1 = 2$, $\mathrm{my\_path}: s_1 = 1$ (fastest first).",
+        r"$1.\ \mathrm{fast}: s_1 = 2$, $2.\ \mathrm{my\_path}: s_1 = 1$ (fastest first).",
         r"Here $\tau = 2$ steps and $a_0 = 0.001$.",
     ]
     assert der.latex() == "\n\n".join(parts)
@@ -796,7 +796,7 @@ def test_latex_escapes_every_special_character_of_a_name():
     assert r"\paragraph{a\&b 50\%} gate $g = (1,0)$" in tex
     assert r"\paragraph{c\#\textasciicircum{}\textasciitilde{}\{x\}\textbackslash{}\$} gate" in tex
     assert r"\Sigma^{yx}_{\mathrm{a\&b\ 50\%}} = " in tex
-    assert r"$\mathrm{c\#\hat{}\tilde{}\{x\}\backslash{}\$}: s_1 = 2$" in tex
+    assert r"$1.\ \mathrm{c\#\hat{}\tilde{}\{x\}\backslash{}\$}: s_1 = 2$" in tex
     assert r"\section*{Derivation: s\&p}" in tex
     assert der._repr_latex_().startswith(r"$\begin{aligned}\mathrm{a\&b\ 50\%}: & s = (1)")
 

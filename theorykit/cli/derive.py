@@ -51,7 +51,8 @@ def run(args):
     out = {"spec": spec.name, "method": der.method, "notes": list(der.notes), "tau": spec.tau,      # a copy: the CLI adds its own
            "a0": spec.training.a0, "loss_kind": spec.training.loss, "pathways": der.summary(),
            "couplings": [list(c) for c in der.couplings],
-           "ranking": [{"pathway": n, "top_singular_value": s} for n, s in der.ranking_text],
+           "ranking": [{"pathway": n, "rank": r, "top_singular_value": s}     # equal values share a rank
+                       for r, (n, s) in zip(der.ranks, der.ranking_text)],
            "values": values_record(values)}
     out["latex"] = {"loss": exact_latex(der.loss)} if der.method == "closed-form" else {}
     if free:

@@ -34,7 +34,9 @@ import sympy as sp
 from .effective import EffectiveDataset, couplings, effective_dataset, output_trace
 from ..errors import DerivationError, SpecError, keyword_typos
 from ..spec.gating import GDLNSpec
-from .modes import SVD, Exprs, ExprsByName, Ranking, build_unevaluated, exact_text, is_zero, lazy_matvec, num, quad_exact, tidy
+from .display import competition_ranks
+from .modes import (SVD, Exprs, ExprsByName, Ranking, _maybe_eigvec, _quad_float, build_unevaluated, exact_text, is_zero,
+                    lazy_matvec, num, quad_exact, tidy)
 from .svd import exact_svd, generic_reference, input_power
 from .trajectory import (a0 as A0, discrete_mode_gap, mode_gap, mode_gap_fraction, mode_trajectory, t, t_half,
                          t_half_float, tau)
@@ -70,7 +72,7 @@ class Derivation:
     values: optional values for the task's symbols (names or symbols as keys); symbols without a value stay symbolic.
 
     Results (properties): ``effective_datasets``, ``modes``, ``diagonalisable``,
-    ``couplings``, ``method``, ``trajectories``, ``loss``, ``t_half``, ``ranking``, ``notes``.
+    ``couplings``, ``method``, ``trajectories``, ``loss``, ``t_half``, ``ranking`` (and its ``ranks``), ``notes``.
     """
 
     @keyword_typos
@@ -320,8 +322,26 @@ class Derivation:
         changes the rate, so s alone does not order them).
 
         With symbols, the order is the one at the reference values (see ``reference``). A pathway
-        with nothing to learn at this derivation's values (no mode) comes last, with s = 0."""
-        return Ranking([(n, m.s) for n, m in self._ranked()] + [(n, sp.S.Zero) for n in self._idle()])
+        with nothing to learn at this derivation's values (no mode) comes last, with s = 0. Exactly equal
+        values share a rank (``ranking.ranks``: :attr:`ranks`)."""
+        return Ranking([(n, m.s) for n, m in self._ranked()] + [(n, sp.S.Zero) for n in self._idle()], self.ranks)
+
+    @cached_property
+    def ranks(self) -> list[int]:
+        """Each pathway's rank in :attr:`ranking`, "1, 2, 2, 2, 5": shared where their top s (across depths:
+        depth, s and d) are exactly equal, proved (:func:`~theorykit.theory.display.competition_ranks`)."""
+        ranked, ref, depth = self._ranked(), self.reference, {p.name: p.depth for p in self.spec.pathways}
+        mixed = len(set(depth.values())) > 1
+
+        def floats(n, m):
+            return (depth[n], m.s_float(ref), m.d_float(ref)) if mixed else (m.s_float(ref),)
+
+        def exact(i):       # asked for only where the floats agree (an exact s can cost a CRootOf to build)
+            if i >= len(ranked):
+                return (sp.S.Zero,)         # a pathway with nothing to learn
+            n, m = ranked[i]
+            return (depth[n], m.s, m.d) if mixed else (m.s,)
+        return competition_ranks([floats(n, m) for n, m in ranked] + [(0.0,)] * len(self._idle()), exact)
 
     @cached_property
     def ranking_text(self) -> list[tuple[str, str]]:
@@ -503,7 +523,6 @@ class Derivation:
         times = checked_times(times)
         vals = self.numeric_values(values)
         if self.method == "closed-form":
-
             out = {}
             for n, trajs in self.trajectories.items():
                 at = [a.subs(vals) for a in trajs]
@@ -539,7 +558,6 @@ class Derivation:
 
     def latex(self, document: bool = False) -> str:
         """The derivation step by step as LaTeX (a standalone document with ``document=True``)."""
-
         return derivation_latex(self, document=document)
 
     def _repr_latex_(self):
@@ -573,28 +591,3 @@ def numeric_matrix(M, vals) -> np.ndarray:
     """A real exact matrix in floats, entry by entry in bounded time (:func:`~theorykit.theory.modes.num`)."""
     M = sp.Matrix(M)
     return np.array([[num(M[i, j], vals) for j in range(M.cols)] for i in range(M.rows)], dtype=float).reshape(M.shape)
-
-
-def _floats(mode, Sx, ref):
-    """``(Σx, v)`` in floats, from the mode's numeric ``v``; None where symbols are left."""
-    if Sx.free_symbols or any(x.free_symbols for x in mode.v):
-        return None
-    return np.array([[float(x) for x in Sx.row(i)] for i in range(Sx.rows)], dtype=float), mode.v_floats(ref)
-
-
-def _quad_float(mode, Sx, ref) -> float | None:
-    """``vᵀ Σx v`` in floats from the mode's numeric ``v`` (None where symbols are left: evaluated later)."""
-    fl = _floats(mode, Sx, ref)
-    return None if fl is None else float(fl[1] @ fl[0] @ fl[1])
-
-
-def _maybe_eigvec(mode, Sx, ref) -> bool:
-    """False when ``Σx v ≠ d v`` is plain in floats (a relative residual above 1e-8); True when it
-    may hold (the exact test decides)."""
-    fl = _floats(mode, Sx, ref)
-    if fl is None:
-        return True
-    S, v = fl
-    d = mode.d_float(ref)
-    r = S @ v - d * v
-    return bool(np.linalg.norm(r) <= 1e-8 * max(np.linalg.norm(S) * np.linalg.norm(v), 1e-300))

@@ -1,5 +1,10 @@
 """Typeset results: exact text and LaTeX of SymPy expressions in bounded time, and the lists and maps of
-results that Jupyter shows typeset (:class:`Exprs`, :class:`ExprsByName`, :class:`Ranking`).
+results that Jupyter shows typeset (:class:`Exprs`, :class:`ExprsByName`, :class:`Ranking`, with the tied
+ranks of :func:`competition_ranks`).
+
+One notation throughout: a singular value of Σyx is written ``s`` (``s_α``), as in the paper and
+docs/theory.md (Notation; the closed form), in every typeset result: an SVD, a mode, a derivation, a
+ranking, a crossing.
 """
 from __future__ import annotations
 
@@ -9,8 +14,9 @@ import sympy as sp
 
 from ..errors import UnknownKeyError
 from ..spec.fields import Typeset, tex_label
+from .radicals import zero_by_radical_reduction
 
-__all__ = ["Exprs", "ExprsByName", "Ranking", "exact_text", "exact_latex", "is_large",
+__all__ = ["Exprs", "ExprsByName", "Ranking", "competition_ranks", "exact_text", "exact_latex", "is_large",
            "LARGE_NODES"]
 
 #: expressions with more nodes than this are printed without SymPy's canonical term order and
@@ -65,10 +71,42 @@ class ExprsByName(Typeset, dict):
         return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
 
 
+def _exactly_equal(x, y) -> bool:
+    """Whether the exact values ``x`` and ``y`` are equal, proved: structurally equal, or their difference
+    proved zero by :func:`~theorykit.theory.radicals.zero_by_radical_reduction` (as the crossings' groups
+    compare their values). What is not proved equal counts as different (a rank too many, never a tie
+    that is not one)."""
+    x, y = sp.sympify(x), sp.sympify(y)
+    return x == y or bool(zero_by_radical_reduction(x - y))
+
+
+def competition_ranks(floats, exact) -> list[int]:
+    """Standard competition ranks ("1, 2, 2, 2, 5") of items already in order, fastest first: an item
+    shares the rank of the one before it where every entry of their keys is exactly equal
+    (:func:`_exactly_equal`); otherwise its rank is its place (1-based). ``floats``: each item's key (a
+    tuple: a pathway's top s; for mixed depths its depth, s and d) in floats, which only ever tell keys
+    apart (where they differ by more than 1e-9 relative); ``exact(i)``: item i's key in exact values,
+    asked for only where the floats agree (an exact value can cost a ``CRootOf`` to build)."""
+    ranks = []
+    for i, f in enumerate(floats):
+        g = floats[i - 1] if i else ()
+        tie = (i > 0 and len(f) == len(g) and all(abs(a - b) <= 1e-9 * (1 + abs(a) + abs(b)) for a, b in zip(f, g))
+               and all(_exactly_equal(a, b) for a, b in zip(exact(i), exact(i - 1))))
+        ranks.append(ranks[-1] if tie else i + 1)
+    return ranks
+
+
 class Ranking(Typeset, list):
     """``(pathway name, s)`` pairs, fastest first, that Jupyter shows typeset, one a line; otherwise
-    a plain list of tuples."""
+    a plain list of tuples. ``ranks``: each pair's rank, shared by exactly equal values ("1, 2, 2, 2, 5",
+    :func:`competition_ranks`); by default the places 1, 2, 3, … (no ties)."""
+
+    def __init__(self, pairs=(), ranks=None):
+        super().__init__(pairs)
+        self.ranks = list(range(1, len(self) + 1)) if ranks is None else list(ranks)
+        if len(self.ranks) != len(self):
+            raise ValueError(f"Ranking: {len(self.ranks)} ranks for {len(self)} pathways; give one rank a pathway")
 
     def _repr_latex_(self):
-        rows = [f"{i}.\\ {tex_label(n)}: & s = {exact_latex(s)}" for i, (n, s) in enumerate(self, 1)]
+        rows = [f"{r}.\\ {tex_label(n)}: & s = {exact_latex(s)}" for r, (n, s) in zip(self.ranks, self)]
         return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"

@@ -126,7 +126,9 @@ def derivation_latex(der, document: bool = False) -> str:
                      r"$\tau \dot M_p = (M_pM_p^\top)^{1/2}G_p + G_p(M_p^\top M_p)^{1/2}$, "
                      r"$G_p = \Sigma^{yx}_p - \sum_q O_{pq} M_q \Sigma^x_{qp}$. " + tex_text(" ".join(der.notes)))
     parts.append(r"\subsection*{Ranking by speed}")
-    parts.append(", ".join(f"${tex_label(n)}: s_1 = {exact_latex(s)}$" for n, s in der.ranking) + " (fastest first).")
+    rk = der.ranking          # exactly equal values share a rank: "1, 2, 2, 2, 5"
+    parts.append(", ".join(f"${r}.\\ {tex_label(n)}: s_1 = {exact_latex(s)}$" for r, (n, s) in zip(rk.ranks, rk))
+                 + " (fastest first).")
     tr = der.spec.training          # τ = 1/η (mean loss) or 1/(Pη) (summed), from the lr as written
     tau_tex = exact_latex(1 / (sp.Rational(repr(float(tr.lr))) * der.spec.loss_factor)) if isinstance(tr.lr, float) \
         else exact_latex(sp.sympify(der.spec.tau))

@@ -536,3 +536,28 @@ class SVD:
 
     def latex(self) -> str:
         return self._repr_latex_().strip("$")
+
+
+def _floats(mode, Sx, ref):
+    """``(Σx, v)`` in floats, from the mode's numeric ``v``; None where symbols are left."""
+    if Sx.free_symbols or any(x.free_symbols for x in mode.v):
+        return None
+    return np.array([[float(x) for x in Sx.row(i)] for i in range(Sx.rows)], dtype=float), mode.v_floats(ref)
+
+
+def _quad_float(mode, Sx, ref) -> float | None:
+    """``vᵀ Σx v`` in floats from the mode's numeric ``v`` (None where symbols are left: evaluated later)."""
+    fl = _floats(mode, Sx, ref)
+    return None if fl is None else float(fl[1] @ fl[0] @ fl[1])
+
+
+def _maybe_eigvec(mode, Sx, ref) -> bool:
+    """False when ``Σx v ≠ d v`` is plain in floats (a relative residual above 1e-8); True when it
+    may hold (the exact test decides)."""
+    fl = _floats(mode, Sx, ref)
+    if fl is None:
+        return True
+    S, v = fl
+    d = mode.d_float(ref)
+    r = S @ v - d * v
+    return bool(np.linalg.norm(r) <= 1e-8 * max(np.linalg.norm(S) * np.linalg.norm(v), 1e-300))
