@@ -140,3 +140,23 @@ def test_a_derivation_with_distinct_values_ranks_them_one_two():
     der = tk.Derivation(spec)
     assert der.ranking == [("b", 2), ("a", 1)] and der.ranks == [1, 2]
 
+
+def test_predict_modes_is_times_by_modes_in_the_order_of_the_svd():
+    """X = I₂, Y = diag(2, 4), one pathway on for both datapoints: Σyx = ½Y = diag(1, 2), Σx = ½I (by hand),
+    so s = (2, 1) (descending), d = (½, ½), end points s/d = (4, 2). predict_modes says (docstring): one
+    array per pathway, rows the times, columns the modes in the order of ``modes[name].modes``; long after
+    both half-way times (τ/(2s)) ln(s/(d a0) − 1) the columns are at (4, 2) in that order. The race
+    reduction (contexts(8, 3), coupled) has the same shape: len(times) × its pathway's number of modes."""
+    doc = " ".join(tk.Derivation.predict_modes.__doc__.split())
+    assert "shape (len(times), number of modes)" in doc and "in that order (descending s" in doc
+    task = tk.Task(X=sp.eye(2), Y=sp.diag(2, 4))
+    der = tk.Derivation(tk.GDLNSpec(task, [tk.Pathway("p", (1, 1))]))
+    assert der.method == "closed-form" and [m.s for m in der.modes["p"].modes] == [2, 1]
+    t = np.array([0.0, 10.0, 1e5])
+    a = der.predict_modes(t)["p"]
+    assert a.shape == (3, 2)
+    np.testing.assert_allclose(a[-1], [4.0, 2.0], rtol=1e-9)
+    race = tk.Derivation(tk.GDLNSpec(tk.contexts(8, 3), tk.context_pathways(8, 3, [[0], [0, 1]])))
+    pm = race.predict_modes(np.array([0.0, 100.0]))
+    assert race.method == "race-reduction"
+    assert {n: a.shape for n, a in pm.items()} == {n: (2, len(svd.modes)) for n, svd in race.modes.items()}

@@ -519,7 +519,11 @@ class Derivation:
         return sp.Float(s_, digits), sp.Float(d_, digits)
 
     def predict_modes(self, times, values: Mapping | None = None) -> dict:
-        """Per-pathway mode strengths a_α at ``times`` (closed form or race reduction)."""
+        """Per-pathway mode strengths a_α at ``times`` (closed form, or the race reduction integrated):
+        ``{pathway name: array of shape (len(times), number of modes)}``, row i at ``times[i]``, column α the
+        strength of mode α of ``modes[name].modes``, in that order (descending s; in the race, ``u_αᵀ M_p v_α``
+        of the pathway's map in those singular vectors). A pathway with nothing to learn has no column; a
+        graph whose pathways share edges gives its own race's modes (:meth:`RaceSystem.from_graph`)."""
         times = checked_times(times)
         vals = self.numeric_values(values)
         if self.method == "closed-form":
