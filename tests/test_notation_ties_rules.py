@@ -19,7 +19,9 @@ import sympy as sp
 
 import theorykit as tk
 from theorykit.cli import main
+from theorykit.theory import crossings as cr
 from theorykit.theory.display import Ranking, competition_ranks
+from theorykit.theory.radicals import exactly_equal
 from theorykit.theory.modes import Ranking as RankingFromModes
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -160,3 +162,19 @@ def test_predict_modes_is_times_by_modes_in_the_order_of_the_svd():
     pm = race.predict_modes(np.array([0.0, 100.0]))
     assert race.method == "race-reduction"
     assert {n: a.shape for n, a in pm.items()} == {n: (2, len(svd.modes)) for n, svd in race.modes.items()}
+
+
+def test_ties_and_crossing_groups_share_one_exact_equality_that_knows_algebraic_numbers():
+    """CRootOf(x³ − x − 1, 0), the plastic number, equals its Cardano radicals
+    ∛(1/2 + √69/18) + ∛(1/2 − √69/18): with ρ = that sum, ρ³ = 1 + 3·∛(1/4 − 69/324)·ρ = 1 + 3·∛(12/324)·ρ
+    = 1 + 3·(1/3)·ρ = 1 + ρ (∛(1/27) = 1/3), the same cubic, and both are its one real root. The radical
+    zero test cannot decide the cube roots; the minimal polynomial can. The ranking's ties gave [1, 2]
+    here; they and the crossings now use one rule (radicals.exactly_equal)."""
+    x = sp.Symbol("x")
+    root = sp.CRootOf(x ** 3 - x - 1, 0)
+    cardano = sp.cbrt(sp.Rational(1, 2) + sp.sqrt(69) / 18) + sp.cbrt(sp.Rational(1, 2) - sp.sqrt(69) / 18)
+    assert abs(float(root) - 1.324717957244746) < 1e-15          # the plastic number, to 16 digits
+    assert exactly_equal(root, cardano) and not exactly_equal(root, cardano + sp.Rational(1, 10 ** 40))
+    assert competition_ranks([(float(root),), (float(cardano),)], lambda i: [(root,), (cardano,)][i]) == [1, 1]
+    assert cr._same_number(root, sp.N(root, 60), cardano, sp.N(cardano, 60))
+    assert not exactly_equal(sp.Symbol("a", positive=True), 1)      # a symbol: not proved, so different

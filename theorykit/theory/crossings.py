@@ -16,13 +16,12 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 
 import sympy as sp
-from sympy.polys.polyerrors import NotAlgebraic
 
 from ..errors import SpecError
 from ..io import counted
 from ..spec.fields import Typeset, short_repr, tex_label, type_name
 from .modes import exact_latex
-from .radicals import zero_by_radical_reduction
+from .radicals import exactly_equal
 
 __all__ = ["Crossing", "CrossingGroup", "CrossingGroups", "Crossings", "crossings", "group_line", "mode_set"]
 
@@ -67,24 +66,15 @@ class Crossing:
 
 
 def _same_number(x, dx, y, dy) -> bool:
-    """Whether the exact numbers ``x`` and ``y`` are equal, proved exactly: structurally equal, or their
-    difference proved zero (:func:`~theorykit.theory.radicals.zero_by_radical_reduction` for square roots,
-    else its minimal polynomial being the variable itself, for ``CRootOf`` and other algebraic numbers).
-    Digits only ever tell them apart (where they differ by far more than their error); what cannot be
-    proved equal counts as different (two groups shown where one might have done, never one too few).
-    ``dx``, ``dy``: their values to ``_DIGITS`` digits."""
+    """Whether the exact numbers ``x`` and ``y`` are equal, proved by
+    :func:`~theorykit.theory.radicals.exactly_equal`. Digits only ever tell them apart first (where they
+    differ by far more than their error); what cannot be proved equal counts as different (two groups shown
+    where one might have done, never one too few). ``dx``, ``dy``: their values to ``_DIGITS`` digits."""
     if x == y:
         return True
     if abs(dx - dy) > sp.Float(10, _DIGITS) ** (-_DIGITS // 2) * (1 + abs(dx) + abs(dy)):
         return False
-    diff = x - y
-    if zero_by_radical_reduction(diff):
-        return True
-    try:
-        z = sp.Dummy("z")
-        return sp.minimal_polynomial(diff, z) == z
-    except (NotImplementedError, ValueError, TypeError, sp.PolynomialError, NotAlgebraic):
-        return False
+    return exactly_equal(x, y)
 
 
 def _proper(c: Crossing) -> bool:

@@ -14,7 +14,7 @@ import sympy as sp
 
 from ..errors import UnknownKeyError
 from ..spec.fields import Typeset, tex_label
-from .radicals import zero_by_radical_reduction
+from .radicals import exactly_equal
 
 __all__ = ["Exprs", "ExprsByName", "Ranking", "competition_ranks", "exact_text", "exact_latex", "is_large",
            "LARGE_NODES"]
@@ -71,27 +71,19 @@ class ExprsByName(Typeset, dict):
         return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
 
 
-def _exactly_equal(x, y) -> bool:
-    """Whether the exact values ``x`` and ``y`` are equal, proved: structurally equal, or their difference
-    proved zero by :func:`~theorykit.theory.radicals.zero_by_radical_reduction` (as the crossings' groups
-    compare their values). What is not proved equal counts as different (a rank too many, never a tie
-    that is not one)."""
-    x, y = sp.sympify(x), sp.sympify(y)
-    return x == y or bool(zero_by_radical_reduction(x - y))
-
-
 def competition_ranks(floats, exact) -> list[int]:
     """Standard competition ranks ("1, 2, 2, 2, 5") of items already in order, fastest first: an item
     shares the rank of the one before it where every entry of their keys is exactly equal
-    (:func:`_exactly_equal`); otherwise its rank is its place (1-based). ``floats``: each item's key (a
-    tuple: a pathway's top s; for mixed depths its depth, s and d) in floats, which only ever tell keys
+    (:func:`~theorykit.theory.radicals.exactly_equal`); otherwise its rank is its place (1-based).
+    ``floats``: each item's key (a tuple: a pathway's top s; for mixed depths its depth, s and d) in
+    floats, which only ever tell keys
     apart (where they differ by more than 1e-9 relative); ``exact(i)``: item i's key in exact values,
     asked for only where the floats agree (an exact value can cost a ``CRootOf`` to build)."""
     ranks = []
     for i, f in enumerate(floats):
         g = floats[i - 1] if i else ()
         tie = (i > 0 and len(f) == len(g) and all(abs(a - b) <= 1e-9 * (1 + abs(a) + abs(b)) for a, b in zip(f, g))
-               and all(_exactly_equal(a, b) for a, b in zip(exact(i), exact(i - 1))))
+               and all(exactly_equal(a, b) for a, b in zip(exact(i), exact(i - 1))))
         ranks.append(ranks[-1] if tie else i + 1)
     return ranks
 

@@ -18,8 +18,10 @@ import random
 
 import mpmath
 import sympy as sp
+from sympy.polys.polyerrors import NotAlgebraic
 
-__all__ = ["zero_by_radical_reduction", "RADICAL_REDUCTION_MAX_OPS", "RADICAL_REDUCTION_MAX_POWER",
+__all__ = ["zero_by_radical_reduction", "exactly_equal", "RADICAL_REDUCTION_MAX_OPS",
+           "RADICAL_REDUCTION_MAX_POWER",
            "RADICAL_REDUCTION_MAX_ROOTS", "RADICAL_REDUCTION_MAX_TERMS"]
 
 
@@ -301,3 +303,25 @@ def _square_roots_multiplied_out(x):
         return sp.cancel(num.as_expr() / den.as_expr())
     except _UNDECIDED:
         return None
+
+
+def exactly_equal(x, y) -> bool:
+    """Whether the exact values ``x`` and ``y`` are equal, proved: structurally equal, their difference
+    proved zero by :func:`zero_by_radical_reduction` (square roots, symbols too), or, for a difference free
+    of symbols, its minimal polynomial being the variable itself (``CRootOf`` and other algebraic numbers:
+    ``CRootOf(x**3 - x - 1, 0)`` equals its Cardano radicals). What is not proved equal counts as different:
+    the one rule of the crossings' groups and the ranking's ties (a group or a rank too many, never a
+    false one)."""
+    x, y = sp.sympify(x), sp.sympify(y)
+    if x == y:
+        return True
+    diff = x - y
+    if zero_by_radical_reduction(diff):
+        return True
+    if diff.free_symbols:
+        return False
+    try:
+        z = sp.Dummy("z")
+        return sp.minimal_polynomial(diff, z) == z
+    except (NotImplementedError, ValueError, TypeError, sp.PolynomialError, NotAlgebraic):
+        return False
