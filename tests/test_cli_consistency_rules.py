@@ -58,9 +58,10 @@ def test_time_bound_still_works_and_says_once_that_it_is_now_time_limit(capsys, 
 def test_predict_refusal_names_time_limit(option, tmp_path, capsys):
     spec, out = tmp_path / "xor.toml", tmp_path / "o.toml"
     spec.write_text(XOR_TOML)
-    # 10**8 steps: a race estimated far past 5 s (docs/predict.md: seconds for 2000 steps)
+    # 10**6 steps, the most this race takes (τ = 20, s_max = 1; 10**8, the old figure here, is now refused
+    # by --steps first): a new shape (2.5 s) and its arithmetic, estimated past 2 s
     assert main(["predict", str(spec), "--hidden", "8", "--set", "Delta=1", "--out", str(out), "--no-progress",
-                 option, "5", "--steps", "100000000"]) == 2
+                 option, "2", "--steps", "1000000"]) == 2
     err = capsys.readouterr().err
     assert "theorykit: error in --time-limit: the estimated run time" in err and "raise --time-limit" in err
     assert "error in --time-bound" not in err and not out.exists()

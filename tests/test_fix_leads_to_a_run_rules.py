@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import theorykit as tk
-from theorykit.analysis import exhaust, findgates, predict_validate
+from theorykit.analysis import exhaust, findgates, predict, predict_validate
 from theorykit.analysis.exhaust import race_exhaust, race_rk4
 from theorykit.cli import main
 from theorykit.cli import predict as cli_predict
@@ -190,3 +190,51 @@ def test_validate_prediction_checks_the_time_and_takes_limits(monkeypatch):
         predict_validate.validate_prediction(pred, seeds=8, limits=Limits(force=True))
     with pytest.raises(SpecError):
         predict_validate.validate_prediction(pred, seeds=8, limits=Limits(max_seconds=0.5))
+
+
+# predict: its race of XoR with margin Δ = 1/2 (examples/predict/xor_data.toml: lr 0.05, mean loss), by
+# hand: τ = 1/η = 20 steps. The candidates' Σyx = Y diag(g) Xᵀ / 4: all four points give (0, 0, 4Δ)/4, s = Δ =
+# 1/2; one point gives y·x/4, s = √(1 + 1 + 1/4)/4 = 3/8; so s_max = max(1, 1/2) = 1. The race's RK4 step is
+# τ/(10·s_max) = 2 (2e6 of them: 4e6 steps; its loss recorded every 2: 1e7 records, 2e7 steps), and the flow's
+# budget step τ/(40·s_max) = 1/2: 2e6 of them reach 1e6 steps. So at most P_MOST = 1,000,000 steps.
+P_MOST = 1_000_000
+
+
+def _xor_data():
+    return tk.xor_margin(0.5), tk.Training(lr=0.05, loss="mean", init_std=0.01, steps=2000)
+
+
+def test_predict_refuses_steps_past_the_race_bounds_before_anything_with_the_most_it_takes(tmp_path, capsys):
+    """predict --steps 1e9 --time-limit 0 was "error in save.every: … (fix: … SaveAt(every=1e+06) …)": an
+    internal field and a Python fix. Now the bound is checked first, naming --steps with the most it takes."""
+    out = tmp_path / "p.toml"
+    argv = ["predict", "examples/predict/xor_data.toml", "--set", "Delta=0.5", "--hidden", "8", "--time-limit", "0",
+            "--out", str(out)]
+    assert main([*argv, "--steps", str(P_MOST + 1)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1] == (
+        f"theorykit: error in --steps: {P_MOST + 1} steps are more than a race of this data can take: at most "
+        f"{P_MOST} (the flow's budget of integration steps at its fastest rate, and of recorded losses) "
+        f"(fix: lower --steps to at most {P_MOST})")
+    assert not out.exists()
+
+
+def test_predict_at_the_most_it_takes_passes_every_check_and_reaches_the_race(monkeypatch):
+    """P_MOST steps pass the bound and the estimate (no limit) and reach the race (stopped there)."""
+    def reached(*a, **kw):
+        raise RuntimeError("the race was reached")
+    monkeypatch.setattr(predict, "_race_families", reached)
+    task, tr = _xor_data()
+    with pytest.raises(RuntimeError, match="the race was reached"):
+        tk.predict_reln(task, 8, tr, steps=P_MOST, time_limit=0)
+    with pytest.raises(SpecError) as exc:        # one more: refused by the keyword's name, before the race
+        tk.predict_reln(task, 8, tr, steps=P_MOST + 1, time_limit=0)
+    assert exc.value.field == "steps" and f"at most {P_MOST}" in exc.value.problem
+
+
+def test_predict_names_the_trainings_steps_where_they_set_the_horizon(monkeypatch):
+    monkeypatch.setattr(predict, "_race_families", lambda *a, **kw: pytest.fail("the race was reached"))
+    task, tr = _xor_data()
+    with pytest.raises(SpecError) as exc:
+        tk.predict_reln(task, 8, tk.Training(lr=0.05, loss="mean", init_std=0.01, steps=10 ** 9), time_limit=0)
+    assert exc.value.field == "training.steps" and exc.value.fix == f"lower training.steps to at most {P_MOST}"

@@ -359,9 +359,11 @@ def test_cli_time_bound_refuses_with_an_estimate(tmp_path, capsys):
     spec_path = tmp_path / "xor.toml"
     spec_path.write_text(XOR_TOML)
     out = tmp_path / "o.toml"
-    # a bound the pattern stages fit in (XoR: well under a second), and a race estimated far beyond it
+    # a bound the pattern stages fit in (XoR: well under a second), and a race estimated beyond it: its
+    # 1e6 steps, the most this race takes (τ = 20, s_max = 1: 2e6 budget steps of τ/40), cost a new shape
+    # (2.5 s) and their arithmetic (1e8 steps, the old figure here, are now refused by --steps first)
     assert main(["predict", str(spec_path), "--hidden", "8", "--set", "Delta=1", "--out", str(out),
-                 "--time-limit", "5", "--steps", "100000000"]) == 2
+                 "--time-limit", "2", "--steps", "1000000"]) == 2
     err = capsys.readouterr().err
     assert "error in --time-limit" in err and "estimated run time" in err and "--beam" in err
     assert not out.exists()

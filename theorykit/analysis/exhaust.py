@@ -220,16 +220,17 @@ def _over(x: float, cap: float) -> str:
     return f"{x:.3g}" if float(f"{x:.3g}") > cap else f"{x:,.2f}"
 
 
-def race_steps_bounds(system: RaceSystem, tau: float, race_dt: float) -> dict:
+def race_steps_bounds(s_max: float, tau: float, race_dt: float) -> dict:
     """The largest ``t_end`` (steps) :func:`race_rk4` takes, by each of the checks its race makes before it
     starts, made with their own predicates: ``"records"`` (the loss recorded every ⌊τ/race_dt⌋ steps, at
     least 1: at most :data:`~theorykit.record.MAX_RECORDS` times), ``"rk4"`` (:data:`MAX_FLOW_STEPS` RK4
-    steps of τ/race_dt) and ``"rate"`` (:data:`MAX_FLOW_STEPS` steps of τ/(40·s_max), s_max the system's
-    largest singular value: :func:`~theorykit.theory.flow.integrate`'s budget, which race_dt does not move).
+    steps of τ/race_dt) and ``"rate"`` (:data:`MAX_FLOW_STEPS` steps of τ/(40·s_max), ``s_max`` the race's
+    largest singular value, at least 1, its ``RaceSystem.rate``: :func:`~theorykit.theory.flow.integrate`'s
+    budget, which race_dt does not move; a larger s_max than the race's gives bounds on the safe side).
     A bound is -1 where not even 0 steps pass."""
     dt = tau / race_dt
     rev = max(1, int(dt))
-    h = rate_step(system.rate / tau)
+    h = rate_step(s_max / tau)
     return {"records": _largest(lambda t: every_count(float(rev), t) <= MAX_RECORDS, rev * MAX_RECORDS),
             "rk4": _largest(lambda t: within_budget(t, dt), MAX_FLOW_STEPS * dt),
             "rate": _largest(lambda t: within_budget(t, h), MAX_FLOW_STEPS * h)}
@@ -239,7 +240,7 @@ def _check_steps(system: RaceSystem, tau: float, race_dt: float, steps: int, giv
     """Refuse, before any race, ``steps`` over one of :func:`race_steps_bounds`: the problem names every bound
     passed, the fix one --steps that passes them all, and what else alone lets these steps pass. The error names
     the first of ``given`` (the options set away from their defaults) that is such a fix, else --steps."""
-    b = race_steps_bounds(system, tau, race_dt)
+    b = race_steps_bounds(system.rate, tau, race_dt)
     if steps <= min(b.values()):
         return
     dt, rev, s = tau / race_dt, max(1, int(tau / race_dt)), system.rate

@@ -68,7 +68,7 @@ from ..errors import SpecError, keyword_errors, keyword_typos
 from ..linalg import correlation
 from .findgates import check_seed, geometric_mean
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
-from .exhaust import race_rk4
+from .exhaust import race_rk4, race_steps_bounds
 from .predict_estimate import batch_plan, beam_estimate, engine_shapes, estimate_seconds, new_shapes, note_compiled
 from ..theory.race import RaceSystem
 from ..net.starts import a0_rule
@@ -355,6 +355,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         py = ", ".join(f"{n!r}: 0.5" for n in names)
         raise SpecError(err.field, err.problem, f"substitute them first: task.subs({{{py}}}) in Python, "
                                                 + " ".join(f"--set {n}=0.5" for n in names) + " on the command line")
+    field = "training.steps" if steps is None else "--steps"       # what set the race's horizon
     if steps is not None:   # the race's horizon: also the validation's, and the written spec's steps
         training = dataclasses.replace(training, steps=integer(steps, "--steps", lo=1, hi=MAX_STEPS,
                                                                  fix="e.g. --steps 2000"))
@@ -428,6 +429,11 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                          for k in cand for i in members[k]])
     s_max = max(1.0, s_top)
     race_steps = race_dt * s_max        # RK4 steps per tau
+    most = min(race_steps_bounds(s_max, tau, race_steps).values())      # before any estimate or race
+    if steps > most and s_top < tau:    # (s_top >= tau: the lr is at fault, warned below and named by the flow)
+        raise SpecError(field, f"{steps} steps are more than a race of this data can take: at most {most} (the "
+                               "flow's budget of integration steps at its fastest rate, and of recorded losses)",
+                        f"lower {field} to at most {most}")
     if s_top >= tau:
         # gradient descent on a mode: a <- a (1 + (s - d a)/tau)^2, whose slope at its end point s/d is
         # 1 - 2 s/tau: past s = tau every step overshoots by more than it corrects (the flow never does)
