@@ -28,8 +28,8 @@ def run(args):
     # --set NAME=VALUE of a symbol that only an --against spec declares is that spec's (_against reads it);
     # any other name is checked against the spec's symbols, as every command checks it
     theirs = {name for other in others for name in other.task.symbols} - set(spec.task.symbols)
-    values = values_from(spec, [a for a in args.set or [] if a.split("=", 1)[0].strip() not in theirs])
-    if args.crossings is not None and args.crossings in {a.split("=", 1)[0].strip() for a in args.set or []}:
+    values = values_from(spec, [a for a in args.set or [] if _set_name(a) not in theirs])
+    if args.crossings is not None and args.crossings in {_set_name(a) for a in args.set or []}:
         raise SpecError("--crossings", f"{args.crossings} has a value (--set {args.crossings}=…): crossings are "
                         "searched along a symbol left free", f"leave out --set {args.crossings}=…")
     if args.plot is not None:
@@ -103,9 +103,14 @@ def run(args):
     return 0
 
 
+def _set_name(assignment: str) -> str:
+    """The symbol a ``--set NAME=VALUE`` names (read whole, and checked, by ``values_from``)."""
+    return assignment.split("=", 1)[0].strip()
+
+
 def _against(args, spec, limits) -> Derivation:
     """``--against SPEC``'s derivation, at the ``--set`` values of the symbols it declares."""
-    sets = [a for a in args.set or [] if a.split("=", 1)[0].strip() in spec.task.symbols]
+    sets = [a for a in args.set or [] if _set_name(a) in spec.task.symbols]
     values = values_from(spec, sets)
     enforce(derivation_estimate(spec, horizon=None, symbolic=bool(spec.task.free_symbols - set(values))), limits)
     return Derivation(spec, method=args.method, values=values)
