@@ -176,16 +176,37 @@ class Trajectory:
         return np.asarray(self.loss)
 
     def loss_at(self, times, batch: int = 0) -> np.ndarray:
-        """The loss of member ``batch`` at ``times``: linear interpolation between the recording
-        times (in any order), and the first or last recorded loss outside them."""
+        """The loss of member ``batch`` at ``times`` (in any order), each within the recording span (the first to
+        the last recording time): the recorded loss at a recording time, linear interpolation between two (a
+        coarse record interpolates coarsely: record more often, a smaller ``SaveAt.every`` or ``loss_every``,
+        where the curve bends between records). A time outside the span (or not finite) is refused naming
+        ``times``: the run says nothing there (it held the end values once, as if the curve were flat)."""
         curves = self._curve()
         n = curves.shape[0]
         if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or not -n <= batch < n:
             raise SpecError("batch", f"{batch!r} is not a member of this run ({n} members: 0 … {n - 1})",
                             "give a member's index, e.g. batch=0, or use .mean")
         loss = curves[batch]
-        order = np.argsort(self.t, kind="stable")
-        return np.interp(np.asarray(times, float), np.asarray(self.t, float)[order], loss[order])
+        t = np.asarray(self.t, float)
+        order = np.argsort(t, kind="stable")
+        at = np.asarray(times, float)
+        lo, hi = float(t[order[0]]), float(t[order[-1]])
+        outside = ~((at >= lo) & (at <= hi))                # NaN is outside too
+        if outside.any():
+            bad = np.ravel(at[outside])
+            late, early = bad[bad > hi], bad[bad < lo]
+            fix = [f"ask within {lo:g} … {hi:g}"]
+            if late.size:
+                fix.append(f"record to {late.max():g}: a longer run (the trainer's steps, a flow's t_end) with a SaveAt "
+                           f"whose ts or every covers it, e.g. SaveAt(ts=[…, {late.max():g}])")
+            if early.size and early.min() >= 0:
+                fix.append(f"record from {early.min():g}: SaveAt(ts=[{early.min():g}, …])")
+            if np.isnan(bad).any():
+                fix.append("drop the NaN times")
+            raise SpecError("times", f"{bad[0]:g}{f' (and {bad.size - 1} more)' if bad.size > 1 else ''} is outside "
+                                     f"the recording span {lo:g} … {hi:g}: the run recorded nothing there",
+                            ", or ".join(fix) + ("; a run starts at t = 0" if early.size and early.min() < 0 else ""))
+        return np.interp(at, t[order], loss[order])
 
     @property
     def mean(self) -> np.ndarray:
