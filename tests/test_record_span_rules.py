@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from theorykit.errors import SpecError
+import theorykit as tk
+from theorykit.analysis.patterns import realisable_patterns
+from theorykit.cli import main
+from theorykit.errors import SpecError, as_command
 from theorykit.record import Trajectory
 
 
@@ -50,3 +53,58 @@ def test_loss_at_before_a_late_first_record_says_to_record_from_it():
         tr.loss_at(1.0)
     assert info.value.field == "times" and "record from 1: SaveAt(ts=[1, …])" in info.value.fix
 
+
+# ---------------------------------------------------------------------------------------------------
+# samples: Python's word from Python (realisable_patterns, predict_reln), --samples on the command line
+# ---------------------------------------------------------------------------------------------------
+# d = 3 inputs, P = 4 datapoints: per sample W's row 3 × 8 B, W·X's row 4 × 8 B, the pattern and its copy
+# 2 × 4 × 1 B: 64 B. Under THEORYKIT_MAX_BYTES = 1e9 the most samples are 1e9 / 64 = 15 625 000 by hand.
+_X = np.array([[1.0, 0, 1, 0], [0, 1, 1, 0], [1, 1, 1, 1]])
+
+
+@pytest.fixture
+def small_memory(monkeypatch):
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", "1e9")
+
+    def boom(*a, **k):
+        raise AssertionError("the samples were drawn: the size check did not refuse first")
+    monkeypatch.setattr(np.random, "default_rng", boom)
+
+
+def test_realisable_patterns_names_samples_in_python_words(small_memory):
+    """Was field "--samples", fix "lower --samples from 2000000000 to at most 15625000" from Python."""
+    with pytest.raises(SpecError) as info:
+        realisable_patterns(_X, method="sample", samples=2 * 10 ** 9)
+    assert info.value.field == "samples" and "128 GB" in info.value.problem
+    assert info.value.fix == "samples=15625000 or fewer (THEORYKIT_MAX_BYTES raises the limit)"
+    assert "--" not in str(info.value)
+    with pytest.raises(SpecError) as info:
+        realisable_patterns(_X, method="sample", samples=0)
+    assert info.value.field == "samples"
+    assert info.value.fix == "a positive number of weight vectors, e.g. samples=20000"
+    # its other options are its keywords too: --enumerate is method=, --max-patterns max_patterns=
+    with pytest.raises(SpecError) as info:
+        realisable_patterns(_X, method="sampled")
+    assert info.value.field == "method"
+    with pytest.raises(SpecError) as info:
+        realisable_patterns(_X, method="exact", max_patterns=2)
+    assert info.value.field == "max_patterns"
+
+
+def test_predict_reln_gives_a_python_fix_for_samples(small_memory):
+    with pytest.raises(SpecError) as info:
+        tk.predict_reln(tk.xor_margin(0.5), 8, tk.Training(lr=0.05, steps=2000), enumerate_method="sample",
+                        samples=2 * 10 ** 9, progress=False)
+    assert info.value.field == "samples"
+    assert info.value.fix == "samples=15625000 or fewer (THEORYKIT_MAX_BYTES raises the limit)"
+
+
+def test_the_command_line_still_names_samples_as_its_option(small_memory, tmp_path, capsys):
+    with pytest.raises(SpecError) as info:
+        as_command(realisable_patterns)(_X, method="sample", samples=0)
+    assert info.value.field == "--samples" and info.value.fix.endswith("e.g. --samples 20000")
+    assert main(["predict", "examples/predict/xor_data.toml", "--set", "Delta=0.5", "--hidden", "8", "--out",
+                 str(tmp_path / "p.toml"), "--enumerate", "sample", "--samples", "2000000000", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "error in --samples:" in err and "samples=" not in err
+    assert "lower --samples from 2000000000 to at most 15625000 (THEORYKIT_MAX_BYTES raises the limit)" in err

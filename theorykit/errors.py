@@ -25,12 +25,17 @@ class SpecError(TheorykitError, ValueError):
         What is wrong.
     fix:
         How to mend it.
+    keyword_fix:
+        For an error whose field is a command-line option: the fix in Python's words, ``{key}`` standing
+        for the keyword (``"e.g. {key}=20000"``), which :func:`keyword_errors` gives a Python caller instead
+        of the command's fix; None: the command's fix and a note saying which keyword the option is.
     """
 
-    def __init__(self, field: str, problem: str, fix: str = ""):
+    def __init__(self, field: str, problem: str, fix: str = "", keyword_fix: str | None = None):
         self.field = field
         self.problem = problem
         self.fix = fix
+        self.keyword_fix = keyword_fix
         msg = f"{field}: {problem}"
         if fix:
             msg += f" (fix: {fix})"
@@ -65,8 +70,8 @@ class DivergenceError(TheorykitError):
 def keyword_errors(options: dict):
     """A decorator putting a function's errors in Python's words: a :class:`SpecError` whose field is a
     command-line option in ``options`` (option → keyword, e.g. ``{"--enumerate": "enumerate_method"}``)
-    names the keyword instead, and its fix says so. The command line calls ``fn.__wrapped__``, whose
-    errors name its options."""
+    names the keyword instead, and its fix says so (or is its ``keyword_fix``, in Python's words, where it
+    has one). The command line calls ``fn.__wrapped__``, whose errors name its options."""
     def decorate(fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -78,6 +83,8 @@ def keyword_errors(options: dict):
                     raise
                 note = f"options are keywords here: {exc.field} is {key}="
                 fix = f"{exc.fix} ({note})" if exc.fix else note
+                if getattr(exc, "keyword_fix", None):
+                    fix = exc.keyword_fix.replace("{key}", key)
                 # the same kind of error (an UnknownKeyError stays one), naming the keyword
                 raise (type(exc) if type(exc).__init__ is SpecError.__init__ else SpecError)(
                     key, exc.problem, fix) from None

@@ -9,7 +9,7 @@ import time
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
-from ..errors import SpecError
+from ..errors import SpecError, keyword_errors
 from ..spec.fields import choice, integer
 from ..spec.limits import Estimate, Limits, enforce
 from ..linalg import unit_columns
@@ -37,16 +37,28 @@ def sample_bytes(samples: int, d: int, P: int) -> float:
 
 def _check_samples(samples, d: int, P: int) -> None:
     """Refuse, before drawing, ``samples`` weight vectors whose arrays (:func:`sample_bytes`) are over the memory
-    limit (:class:`~theorykit.spec.limits.Limits`: half this machine's memory, or THEORYKIT_MAX_BYTES)."""
-    samples = integer(samples, "--samples", lo=1, fix="a positive number of weight vectors, e.g. --samples 20000")
-    est = Estimate("the sampled pattern enumeration").add("--samples", 0.0, sample_bytes(samples, d, P), samples)
+    limit (:class:`~theorykit.spec.limits.Limits`: half this machine's memory, or THEORYKIT_MAX_BYTES). Its
+    errors name ``--samples`` with the command's fix, and carry the fix in Python's words (``samples=``) that
+    :func:`~theorykit.errors.keyword_errors` gives a Python caller."""
     try:
-        enforce(est, Limits(max_seconds=math.inf))
+        samples = integer(samples, "--samples", lo=1, fix="a positive number of weight vectors, e.g. --samples 20000")
     except SpecError as err:
+        raise SpecError(err.field, err.problem, err.fix,
+                        keyword_fix="a positive number of weight vectors, e.g. {key}=20000") from None
+    est = Estimate("the sampled pattern enumeration").add("--samples", 0.0, sample_bytes(samples, d, P), samples)
+    limits = Limits(max_seconds=math.inf)
+    try:
+        enforce(est, limits)
+    except SpecError as err:
+        most = int(limits.max_bytes // sample_bytes(1, d, P))      # the most samples under the limit
         raise SpecError(err.field, f"{samples} weight vectors of {d} inputs on {P} datapoints: {err.problem}",
-                        f"{err.fix.split(';')[0]} (THEORYKIT_MAX_BYTES raises the limit)") from None
+                        f"{err.fix.split(';')[0]} (THEORYKIT_MAX_BYTES raises the limit)",
+                        keyword_fix=(f"{{key}}={most} or fewer" if most >= 1 else
+                                     "fewer datapoints or inputs: even {key}=1 is over the limit")
+                        + " (THEORYKIT_MAX_BYTES raises the limit)") from None
 
 
+@keyword_errors({"--samples": "samples", "--max-patterns": "max_patterns", "--enumerate": "method"})
 def realisable_patterns(X, *, method: str = "auto", max_patterns: int = 4096, samples: int = 20000,
                         seed: int = 0, exact_max_p: int = EXACT_MAX_P, deadline: float | None = None):
     """Realisable gate patterns of the data's columns (bias-free units), all-off dropped.

@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import SpecError, keyword_errors, keyword_typos
+from ..errors import SpecError, as_command, keyword_errors, keyword_typos
 from ..linalg import correlation
 from .findgates import check_seed, geometric_mean
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
@@ -366,7 +366,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     with progress_bar(progress, "predict: patterns", 3) as stages:
         # 1. patterns
         try:
-            pats, counts, enum_info = realisable_patterns(X, method=enumerate_method, max_patterns=max_patterns,
+            pats, counts, enum_info = as_command(realisable_patterns)(X, method=enumerate_method, max_patterns=max_patterns,
                                                           samples=samples, seed=seed, deadline=deadline)
         except TimeoutError as exc:
             raise SpecError("--time-limit", f"the pattern enumeration passed the {limit:g} s bound ({exc})",
