@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import theorykit as tk
+from theorykit.analysis.exhaust import race_exhaust
 from theorykit.analysis.patterns import realisable_patterns
 from theorykit.cli import main
 from theorykit.errors import SpecError, as_command
@@ -108,3 +109,22 @@ def test_the_command_line_still_names_samples_as_its_option(small_memory, tmp_pa
     err = capsys.readouterr().err
     assert "error in --samples:" in err and "samples=" not in err
     assert "lower --samples from 2000000000 to at most 15625000 (THEORYKIT_MAX_BYTES raises the limit)" in err
+
+
+# ---------------------------------------------------------------------------------------------------
+# race-exhaust and predict: a race_dt so small that τ/race_dt overflows
+# ---------------------------------------------------------------------------------------------------
+def test_a_race_dt_whose_step_overflows_is_refused_by_name(capsys, tmp_path):
+    """τ = 62.5 steps for race-exhaust (1/(P lr), P = 8 × 2 = 16 items, lr = 0.001); 62.5 / 5e-324 is
+    past the largest float: int(τ/race_dt) raised Python's OverflowError ("cannot convert float infinity
+    to integer") from race_steps_bounds, in race-exhaust and in predict_reln alike."""
+    assert main(["race-exhaust", "--k", "2", "--race-dt", "5e-324", "--no-progress", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("theorykit: error in --race-dt: 5e-324 makes the RK4 step τ/race-dt = 62.5/5e-324 overflow")
+    assert err.rstrip().endswith("(fix: a larger --race-dt, e.g. --race-dt 10 (the default))")
+    with pytest.raises(SpecError) as info:
+        race_exhaust(2, race_dt=5e-324, progress=False)
+    assert info.value.field == "race_dt" and info.value.fix == "a larger race_dt, e.g. race_dt=10 (the default)"
+    with pytest.raises(SpecError) as info:
+        tk.predict_reln(tk.xor_margin(0.5), 8, tk.Training(lr=0.05, steps=2000), race_dt=1e-310, progress=False)
+    assert info.value.field == "race_dt" and "overflow" in info.value.problem

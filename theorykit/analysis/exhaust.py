@@ -239,7 +239,12 @@ def race_steps_bounds(s_max: float, tau: float, race_dt: float) -> dict:
 def _check_steps(system: RaceSystem, tau: float, race_dt: float, steps: int, given=()) -> None:
     """Refuse, before any race, ``steps`` over one of :func:`race_steps_bounds`: the problem names every bound
     passed, the fix one --steps that passes them all, and what else alone lets these steps pass. The error names
-    the first of ``given`` (the options set away from their defaults) that is such a fix, else --steps."""
+    the first of ``given`` (the options set away from their defaults) that is such a fix, else --steps. A race_dt
+    so small that τ/race_dt overflows is refused naming --race-dt (its bounds' int(τ/race_dt) was an OverflowError)."""
+    if not math.isfinite(tau / race_dt):
+        raise SpecError("--race-dt", f"{race_dt!r} makes the RK4 step τ/race-dt = {fmt(tau)}/{race_dt!r} overflow "
+                                     "to infinity", "a larger --race-dt, e.g. --race-dt 10 (the default)",
+                        keyword_fix="a larger {key}, e.g. {key}=10 (the default)")
     b = race_steps_bounds(system.rate, tau, race_dt)
     if steps <= min(b.values()):
         return

@@ -429,6 +429,9 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                          for k in cand for i in members[k]])
     s_max = max(1.0, s_top)
     race_steps = race_dt * s_max        # RK4 steps per tau
+    if not math.isfinite(tau / race_steps):     # race_steps_bounds' int(τ/race_dt) was an OverflowError
+        raise SpecError("race_dt", f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) overflow to infinity",
+                        "a larger race_dt, e.g. race_dt=10 (the default)")
     most = min(race_steps_bounds(s_max, tau, race_steps).values())      # before any estimate or race
     if steps > most and s_top < tau:    # (s_top >= tau: the lr is at fault, warned below and named by the flow)
         raise SpecError(field, f"{steps} steps are more than a race of this data can take: at most {most} (the "
