@@ -6,11 +6,13 @@ import numpy as np
 import pytest
 
 import theorykit as tk
-from theorykit.analysis.exhaust import race_exhaust
+from theorykit.analysis.exhaust import exhaust_spec, race_exhaust, race_steps_bounds
 from theorykit.analysis.patterns import realisable_patterns
 from theorykit.cli import main
 from theorykit.errors import SpecError, as_command
 from theorykit.record import Trajectory
+from theorykit.theory import flow
+from theorykit.theory.race import RaceSystem
 
 
 def _line():
@@ -128,3 +130,43 @@ def test_a_race_dt_whose_step_overflows_is_refused_by_name(capsys, tmp_path):
     with pytest.raises(SpecError) as info:
         tk.predict_reln(tk.xor_margin(0.5), 8, tk.Training(lr=0.05, steps=2000), race_dt=1e-310, progress=False)
     assert info.value.field == "race_dt" and "overflow" in info.value.problem
+
+
+# ---------------------------------------------------------------------------------------------------
+# race-exhaust: its race never runs out of the flow's steps (the CLI's "training.lr" fallback is dead)
+# ---------------------------------------------------------------------------------------------------
+class _Reached(Exception):
+    """The race got past every check the flow makes before it steps."""
+
+
+@pytest.fixture
+def checks_only(monkeypatch):
+    """The real race (race_rk4 → RaceSystem.solve → integrate: SaveAt's recording count, the budget at the
+    fastest rate), stopped where RK4 would step, after its own budget check of the RK4 step."""
+    def stop(vector_field, y0, args, h, ts, record, batched_args):
+        flow._check_budget(ts, h)
+        raise _Reached
+    monkeypatch.setattr(flow, "_integrate_rk4", stop)
+
+
+@pytest.mark.parametrize("k, gamma, race_dt", [
+    (2, None, 10),          # the rate's bound binds (2357022 steps, tests/test_cli_error_names_rules.py)
+    (2, None, 1000),        # the RK4 step's: 2e6 × 62.5/1000 = 125000 steps, under the rate's
+    (2, None, 0.5),         # RK4 steps of 125 > 1: recorded every 125 steps
+    (3, 1e6, 10),           # a huge context scale: s_max far above 1, the rate's bound small
+    (3, 1e-6, 1e-3),        # a tiny one: s_max = 1
+])
+def test_race_exhaust_at_its_steps_bound_passes_every_flow_check(checks_only, k, gamma, race_dt):
+    """race_exhaust refuses, before any race, a --steps over race_steps_bounds (_check_steps); at the bound
+    itself the race passes every check the flow makes (none raises its "training.lr" budget error), and one
+    step past it is refused by _check_steps naming an option, never training.lr. So no input reaches the
+    command line's old fallback for a "training.lr" error after race_exhaust (removed)."""
+    spec = exhaust_spec(k, gamma)[0]
+    bounds = race_steps_bounds(RaceSystem.from_spec(spec).rate, spec.tau, race_dt)
+    most = min(bounds.values())
+    assert most >= 1
+    with pytest.raises(_Reached):
+        race_exhaust(k, gamma=gamma, race_dt=race_dt, steps=most, progress=False, families=[0])
+    with pytest.raises(SpecError) as info:
+        race_exhaust(k, gamma=gamma, race_dt=race_dt, steps=most + 1, progress=False, families=[0])
+    assert info.value.field in ("steps", "race_dt", "gamma") and f"at most {most}" in str(info.value)
