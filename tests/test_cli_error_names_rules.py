@@ -184,12 +184,13 @@ def test_a_divergence_at_the_given_lr_names_lr(tmp_path, capsys):
 
 @pytest.mark.parametrize("extra, opt", [(["--force"], "--force"), (["--time-limit", "600"], "--time-limit")])
 def test_find_gates_checkpoints_refuses_the_training_size_options(tmp_path, capsys, extra, opt):
-    """--force and --time-limit bound a training of the sizes given (a task or spec); with --checkpoints
-    nothing is trained at a chosen size, so they were accepted and did nothing. Now refused by name."""
+    """--force and --time-limit bound a training by its estimate; with --checkpoints and --K nothing is trained
+    (no elbow: the run is read), so they were accepted and did nothing. Now refused by name. (Without --K the
+    elbow trains a GDLN per K, and they bound it: tests/test_record_span_rules.py.)"""
     ck, data = _run(tmp_path, {"W1": 0.01 * SIGNS, "W2": 0.01 * ALT})
     line = _err(capsys, ["find-gates", "--checkpoints", ck, "--data", data, "--K", "1", "--no-progress",
                          "--out", str(tmp_path / "f.toml"), *extra])
-    assert line == (f"theorykit: error in {opt}: given with --checkpoints: it bounds the training of a task or spec by "
-                    "its estimate; an imported run is read, not trained at a size you choose "
+    assert line == (f"theorykit: error in {opt}: given with --checkpoints and --K: it bounds the elbow's GDLN trainings "
+                    "by their estimate; with --K there is no elbow, and the imported run is read, not trained "
                     f"(fix: leave out {opt})")
     assert not (tmp_path / "f.toml").exists()

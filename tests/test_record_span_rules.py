@@ -9,7 +9,9 @@ import theorykit as tk
 from theorykit.analysis.exhaust import exhaust_spec, race_exhaust, race_steps_bounds
 from theorykit.analysis.patterns import realisable_patterns
 from theorykit.cli import main
+from theorykit.analysis import checkpoints
 from theorykit.errors import SpecError, as_command
+from theorykit.spec.limits import Limits
 from theorykit.record import Trajectory
 from theorykit.theory import flow
 from theorykit.theory.race import RaceSystem
@@ -170,3 +172,71 @@ def test_race_exhaust_at_its_steps_bound_passes_every_flow_check(checks_only, k,
     with pytest.raises(SpecError) as info:
         race_exhaust(k, gamma=gamma, race_dt=race_dt, steps=most + 1, progress=False, families=[0])
     assert info.value.field in ("steps", "race_dt", "gamma") and f"at most {most}" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------------
+# find-gates --checkpoints: the elbow's GDLN trainings, estimated and refused over the limits
+# ---------------------------------------------------------------------------------------------------
+def _long_run(path, last):
+    """Two checkpoints of a 3-4-1 ReLU network (4 hidden units), at steps 0 and ``last``, and XoR-like data."""
+    rng = np.random.default_rng(0)
+    X = np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]])
+    np.savez(path / "data.npz", X=X, Y=np.array([[1.0, 1, -1, -1]]))
+    for s in (0, last):
+        np.savez(path / f"step_{s}.npz", W1=0.1 * rng.standard_normal((4, 3)), W2=0.1 * rng.standard_normal((1, 4)))
+    return str(path / "step_*.npz"), str(path / "data.npz")
+
+
+@pytest.fixture
+def no_gdln(monkeypatch):
+    def boom(*a, **k):
+        raise AssertionError("a GDLN trained before the elbow's size was checked")
+    monkeypatch.setattr(checkpoints, "gdln_outputs_from_start", boom)
+
+
+# By hand (simulate's estimator, theorykit/spec/limits.py): the elbow over K = 1 … 4 (the run's 4 units) trains
+# one GDLN per K for the run's 10**9 steps. Each keeps its loss history twice (device and host): 2 × 8 B ×
+# (10**9 + 1) = 16 GB. The largest held besides is K = 4's: 4 pathways of width 1, each with 3·1 + 1·1 = 4
+# weights and (1 + 1) × 4 activations: 8 B × (6 × 4 + 4 × 8 + 1 × 2) = 464 B, 1856 B in all. Under a 1e9 B limit:
+# 1856 + 16 (T + 1) <= 1e9, so T <= (1e9 − 1856) / 16 − 1 = 62 499 884 − 1 = 62 499 883 steps.
+MOST = 62_499_883
+
+
+def test_find_gates_checkpoints_elbow_over_the_memory_limit_is_refused(tmp_path, capsys, monkeypatch, no_gdln):
+    """Was: the elbow trained 4 GDLNs of 10**9 steps each, with no estimate (16 GB of loss history apiece)."""
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", "1e9")
+    ck, data = _long_run(tmp_path, 10 ** 9)
+    assert main(["find-gates", "--checkpoints", ck, "--data", data, "--lr", "0.05", "--out", str(tmp_path / "f.toml"),
+                 "--no-progress", "--force"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("theorykit: error in --checkpoints: the elbow (4 GDLN trainings, K = 1, 2, 3, 4: width 4, "
+                          "1000000000 steps each) needs an estimated 16 GB of memory, over the limit of 1 GB")
+    assert (f"(fix: read checkpoints over at most {MOST} steps (the elbow trains a GDLN per K over the run's 1000000000 "
+            "steps, from step 0 to 1000000000), or give --K (no elbow: nothing is trained); --force does not lift "
+            "the memory limit)") in err
+    assert not (tmp_path / "f.toml").exists()
+
+
+def test_find_gates_in_run_names_run_and_its_python_fix(tmp_path, no_gdln):
+    ck, data = _long_run(tmp_path, 10 ** 9)
+    run = checkpoints.load_checkpoints(ck, data)
+    with pytest.raises(SpecError) as info:
+        checkpoints.find_gates_in_run(run, lr=0.05, limits=Limits(max_bytes=1e9, force=True))
+    assert info.value.field == "run"
+    assert info.value.fix.startswith(f"a run over at most {MOST} steps (")
+    assert info.value.fix.endswith("or give K= (no elbow: nothing is trained); or raise the memory limit: "
+                                   "limits=theorykit.spec.limits.Limits(max_bytes=…), or THEORYKIT_MAX_BYTES")
+    # a run over MOST steps itself passes the check (the GDLNs would train: the stand-in says so)
+    (tmp_path / "b").mkdir()
+    ck, data = _long_run(tmp_path / "b", MOST)
+    with pytest.raises(AssertionError, match="before the elbow's size"):
+        checkpoints.find_gates_in_run(checkpoints.load_checkpoints(ck, data), lr=0.05, Ks=[1, 2, 3, 4],
+                                      limits=Limits(max_bytes=1e9, force=True))
+
+
+def test_find_gates_checkpoints_takes_force_and_time_limit_for_its_elbow(tmp_path, capsys):
+    """--force and --time-limit bound the elbow's trainings now: accepted with --checkpoints (without --K)."""
+    ck, data = _long_run(tmp_path, 20)
+    assert main(["find-gates", "--checkpoints", ck, "--data", data, "--lr", "0.05", "--out", str(tmp_path / "f.toml"),
+                 "--no-progress", "--max-K", "1", "--force", "--time-limit", "600"]) == 0
+    assert (tmp_path / "f.toml").exists()

@@ -25,6 +25,7 @@ from the run's own first checkpoint, the paired start) and the spec.
 from __future__ import annotations
 
 import functools
+import math
 import glob as _glob
 import re
 from contextlib import contextmanager
@@ -43,8 +44,9 @@ from ..sim.weights import MAX_WEIGHT, finite_array, read_npz
 from ..spec.expr import to_exact
 from ..spec.task import Task
 from ..spec.graph import graph_from_pathways
-from .findgates import (ELBOW_THRESHOLD, FoundGates, check_elbow_settings, elbow_pick, elbow_scores_from,
-                        geometric_mean, output_mse, patterns_for_K, patterns_to_spec, unit_rows)
+from .findgates import (ELBOW_THRESHOLD, FoundGates, check_elbow_settings, elbow_estimate, elbow_pick,
+                        elbow_scores_from, geometric_mean, output_mse, patterns_for_K, patterns_to_spec, unit_rows)
+from ..spec.limits import Limits, enforce
 from ..progress import checked_progress, progress_bar
 from ..spec.gating import Training
 
@@ -468,15 +470,56 @@ def split_units(shares, H: int) -> list:
     return [int(b) for b in base]
 
 
-@keyword_errors({"--K": "K", "--lr": "lr", "--loss": "loss"})
+_PAST = {"memory": ("; --force does not lift the memory limit", "; or raise the memory limit: limits=theorykit.spec."
+                                                                 "limits.Limits(max_bytes=…), or THEORYKIT_MAX_BYTES"),
+         "time": ("; or pass --force (or a larger --time-limit) to run it anyway", "; or pass limits=theorykit.spec.limits."
+                  "Limits(force=True) (or max_seconds=…, or THEORYKIT_MAX_SECONDS) to run it anyway")}
+
+
+def check_elbow_size(run: RunCheckpoints, task: Task, Ks, steps: int, limits: Limits | None = None) -> None:
+    """Refuse, before any GDLN trains, an elbow of :func:`find_gates_in_run` whose estimate
+    (:func:`~theorykit.analysis.findgates.elbow_estimate`: one GDLN of the run's width per K, for the run's
+    ``steps``, its last checkpoint's step less its first's) is over ``limits`` (default
+    :class:`~theorykit.spec.limits.Limits`; ``force`` lifts the time limit only). The error names
+    --checkpoints (``run=`` from Python) with the most steps that fit, else --max-K (``Ks=``), and --K (``K=``),
+    which skips the elbow: nothing is trained then."""
+    limits = limits if limits is not None else Limits()
+    size = dict(task=task, hidden=run.widths[0], depth=run.depth, Ks=Ks)
+    est = elbow_estimate(steps=steps, **size)
+    try:
+        enforce(est, limits)
+    except SpecError as err:
+        def fits(t):
+            e = elbow_estimate(steps=t, **size)
+            return e.bytes <= limits.max_bytes and (limits.force or e.seconds <= limits.max_seconds)
+        zero = elbow_estimate(steps=0, **size)      # the estimate is linear in the steps: the most that fit, then checked
+        room = min((limits.max_bytes - zero.bytes) / max(est.bytes - zero.bytes, 1e-300),
+                   math.inf if limits.force else (limits.max_seconds - zero.seconds) / max(est.seconds - zero.seconds, 1e-300))
+        most = min(int(steps * room), steps - 1)
+        while most >= 1 and not fits(most):
+            most -= 1
+        past = _PAST["memory" if est.bytes > limits.max_bytes else "time"]
+        span = f"the elbow trains a GDLN per K over the run's {steps} steps, from step {run.steps[0]} to {run.steps[-1]}"
+        if most >= 1:
+            raise SpecError("--checkpoints", err.problem, f"read checkpoints over at most {most} steps ({span}), or give --K "
+                            f"(no elbow: nothing is trained){past[0]}", keyword_fix=f"a run over at most {most} steps "
+                            f"({span}), or give K= (no elbow: nothing is trained){past[1]}") from None
+        raise SpecError("--max-K", err.problem, f"give --K (no elbow: nothing is trained), or lower --max-K{past[0]}",
+                        keyword_fix=f"give K= (no elbow: nothing is trained), or fewer Ks{past[1]}") from None
+
+
+@keyword_errors({"--K": "K", "--lr": "lr", "--loss": "loss", "--checkpoints": "run", "--max-K": "Ks"})
 def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: int | None = None,
                       Ks=range(1, 9), seed: int = 0, n_init: int = 10, rule: str = "improvement",
-                      threshold: float | None = None, name: str = "found-gates", progress=None) -> FoundGates:
+                      threshold: float | None = None, name: str = "found-gates", progress=None,
+                      limits: Limits | None = None) -> FoundGates:
     """Algorithm 1 on an imported run: the first hidden layer's binary activity at every checkpoint
     is clustered; for each K the GDLN of the K patterns is trained from the run's first checkpoint
     (paired start) for the run's steps and scored by its output MSE against the run at every
     checkpoint; K by the elbow (unless given); the spec of that K. ``progress``: True, False or None,
-    or a :class:`~theorykit.progress.Progress`, as :func:`theorykit.analysis.findgates.find_gates` takes it."""
+    or a :class:`~theorykit.progress.Progress`, as :func:`theorykit.analysis.findgates.find_gates` takes it.
+    ``limits``: the elbow's size check (:func:`check_elbow_size`), as ``find_gates`` takes it; with ``K`` given
+    nothing is trained."""
 
     X, Y = run.X, run.Y
     if run.depth == 3 and run.widths[0] != run.widths[1]:
@@ -521,6 +564,7 @@ def find_gates_in_run(run: RunCheckpoints, *, lr: float, loss: str = "mean", K: 
                                 "pathway needs one", f"e.g. Ks=range(1, {H + 1})")
             notes.append(f"the elbow tried K = 1 … {H}: the run's first hidden layer has {H} units, "
                          "and each pathway needs one")
+        check_elbow_size(run, task, Ks, training.steps, limits)      # before k-means and any GDLN
         with progress_bar(progress, "find-gates: elbow", len(list(Ks))) as bar:
             scores = elbow_scores_from(X, Y, rows, Ks, H, fit, kmeans_seed=seed, n_init=n_init, progress=bar)
         K, rec, Ks = elbow_pick(scores, rule, threshold, notes)

@@ -61,7 +61,8 @@ from ..spec.task import Task, as_task
 
 __all__ = ["FoundGates", "unit_rows", "cluster_gates", "centroids_to_patterns", "patterns_to_spec", "pattern_ranks",
            "elbow_scores", "choose_elbow", "patterns_for_K", "elbow_scores_from", "find_gates", "require_sklearn",
-           "ELBOW_THRESHOLD", "MAX_SEED", "geometric_mean", "training_estimate", "check_training_size"]
+           "ELBOW_THRESHOLD", "MAX_SEED", "geometric_mean", "training_estimate", "elbow_estimate",
+           "check_training_size"]
 
 #: default threshold of the "improvement" elbow rule (fraction of the total improvement)
 ELBOW_THRESHOLD = 0.1
@@ -435,6 +436,32 @@ def training_estimate(task: Task, *, hidden: int, seeds: int, steps: int, every:
     est.steps_field, est.seeds_field, est.steps, est.seeds = f["steps"], f["seeds"], float(T), float(S)
     est.stage = (f"training {S} ReLU network{'s' if S != 1 else ''} of width {H} for {T} steps"
                  + (f", and {n} GDLNs for the elbow over {int(elbow)} values of K" if elbow else ""))
+    return est
+
+
+def elbow_estimate(task: Task, *, hidden: int, depth: int, steps: int, Ks) -> Estimate:
+    """The memory and time of the elbow of :func:`~theorykit.analysis.checkpoints.find_gates_in_run`, from sizes
+    alone, by the estimator of ``theorykit simulate`` (:func:`~theorykit.spec.limits.simulation_estimate`): for
+    each K of ``Ks`` one GDLN (one seed) of K pathways (at most, K ≤ ``hidden``) of ``depth`` layers whose widths
+    add up to ``hidden``, trained for ``steps`` steps. They train one after another: the times add up, the memory
+    is the largest one's. Two parts: ``"steps"`` (what grows with the steps: their arithmetic and loop, and the
+    loss history) and ``"Ks"`` (compiling each GDLN, and its weights and activations)."""
+    runs = []
+    for K in (int(k) for k in Ks):
+        k = max(1, min(K, int(hidden)))
+        widths = [int(hidden) // k + (i < int(hidden) % k) for i in range(k)]
+        spec = GDLNSpec(task, tuple(Pathway(f"p{i}", "all", "all", "all", w, int(depth)) for i, w in enumerate(widths)),
+                        Training(), "elbow")
+        e = simulation_estimate(spec, steps=int(steps), seeds=1)
+        compile_s = sum(pt[1] for pt in e.parts if pt[0] == "compile")
+        history = sum(pt[2] for pt in e.parts if pt[0] == "training.steps")
+        runs.append((e.seconds - compile_s, compile_s, history, e.bytes - history))
+    big = max(runs, key=lambda r: r[2] + r[3], default=(0.0, 0.0, 0.0, 0.0))
+    Ks = [int(k) for k in Ks]
+    est = Estimate(f"the elbow ({counted(len(Ks), 'GDLN training')}, K = {', '.join(map(str, Ks))}: width {int(hidden)}, "
+                   f"{int(steps)} steps each)")
+    est.add("steps", sum(r[0] for r in runs), big[2], int(steps))
+    est.add("Ks", sum(r[1] for r in runs), big[3], max(Ks, default=0))
     return est
 
 

@@ -96,16 +96,18 @@ def _from_run(args) -> int:
     if args.source is not None:
         raise SpecError("source", f"{args.source!r} given with --checkpoints", "give either a task/spec or --checkpoints")
     for opt, given in (("--force", args.force), ("--time-limit", args.time_limit is not None)):
-        if given:       # they bound a training of the sizes given (--hidden, --seeds, --steps); a run is read
-            raise SpecError(opt, "given with --checkpoints: it bounds the training of a task or spec by its estimate; "
-                            "an imported run is read, not trained at a size you choose", f"leave out {opt}")
+        if given and args.K is not None:    # they bound the elbow's GDLN trainings; with --K there are none
+            raise SpecError(opt, "given with --checkpoints and --K: it bounds the elbow's GDLN trainings by their "
+                            "estimate; with --K there is no elbow, and the imported run is read, not trained",
+                            f"leave out {opt}")
+    limits = limits_from(args)      # before the run is read: a bad --time-limit costs nothing
     t0 = time.time()
     run = run_from_args(args)
     lr, loss = run_settings(run, args.lr, args.loss)
     default = fitting_name(f"found-{Path(run.files[0]).parent.name or 'run'}", "found-gates")
     with Progress("find-gates: elbow", args.max_K, enabled=args.K is None and not args.no_progress) as progress:
         found = as_command(find_gates_in_run)(run, lr=lr, loss=loss, K=args.K, Ks=range(1, args.max_K + 1), seed=args.seed,
-                                  name=default if args.name is None else args.name, progress=progress)
+                                  name=default if args.name is None else args.name, progress=progress, limits=limits)
     write_spec("--out", args.out, found.spec, args)
     print(f"find-gates: {counted(len(run.files), 'checkpoint')} (steps {run.steps[0]}…{run.steps[-1]}), ReLU widths "
           f"{run.widths}; K = {found.K} ({'given' if args.K else 'elbow'}), {counted(len(found.spec.pathways), 'pathway')} "
