@@ -42,7 +42,8 @@ predicts the ReLU network to run. Four stages, each stated in the result:
    addition lowers the area by more than ``min_gain`` (relative). ``"auto"``: exhaustive when the
    candidate orbits give at most ``max_families`` families, else beam.
 4. **Width and a0 (stated rule).** The H hidden units are shared equally among the family's m
-   pathways (H // m each, the remainder one each to the first pathways), and each pathway's
+   pathways (H // m each, the remainder one each to the first pathways; ``share="mass"``: in
+   proportion to each pattern's Gaussian mass, :mod:`.predict_share`), and each pathway's
    initial mode strength is the one a0 rule, ``a0_p = a0_rule(init_std, H_p)`` = σ²H_p/2
    (:func:`theorykit.net.starts.a0_rule`). A family with more pathways therefore starts each of
    them weaker: the rule prices extra pathways in the race itself, with no parsimony constant.
@@ -71,7 +72,7 @@ from .patterns import consistent_any_output, consistent_pattern, data_symmetries
 from .exhaust import race_rk4, race_steps_bounds
 from .predict_estimate import batch_plan, beam_estimate, engine_shapes, estimate_seconds, new_shapes, note_compiled
 from ..theory.race import RaceSystem
-from ..net.starts import a0_rule
+from .predict_share import SHARE_RULES, family_a0s, pattern_masses, share_hidden, share_rule_text
 from ..curves import loss_metrics
 from ..spec.fields import choice, figure_path, flow_tau, integer, loss_factor, real, short_repr
 from ..spec.files import TRAINING_RANGES
@@ -82,21 +83,7 @@ from ..io import counted, gate_groups, gate_image, png_bytes, subplots, write_fi
 from ..html import html_escape
 from ..progress import checked_progress, progress_bar
 
-__all__ = ["Prediction", "predict_reln", "share_hidden", "estimate_seconds",]     # estimate_seconds: .predict_estimate's
-
-
-# ---------------------------------------------------------------------------------------------
-# 4. width and a0 (stages 1 and 2 are in :mod:`.patterns`)
-# ---------------------------------------------------------------------------------------------
-def share_hidden(H: int, m: int) -> list:
-    """The stated rule: H units shared equally among m pathways, remainder one each to the first."""
-    if m < 1:
-        return []
-    return [H // m + (1 if j < H % m else 0) for j in range(m)]
-
-
-def _a0s(init_std, H, m):
-    return [a0_rule(init_std, max(h, 1)) for h in share_hidden(H, m)]
+__all__ = ["Prediction", "predict_reln", "share_hidden", "estimate_seconds",]     # .predict_share's, .predict_estimate's
 
 
 # ---------------------------------------------------------------------------------------------
@@ -124,6 +111,7 @@ class Prediction:
     orbits: list                  # [{"orbit": k, "size": n, "example": gate list, "in_prediction": bool}]
     seconds: dict = field(default_factory=dict)
     curves: dict = field(default_factory=dict)  # label -> L/L0 of the best families (figure)
+    share_rule: str = share_rule_text("equal")   # the width rule, in words (sample size and seed for "mass")
 
     # -- outputs --------------------------------------------------------------------------------------
     def to_spec(self, name: str = "predicted-reln"):
@@ -153,7 +141,7 @@ class Prediction:
                 "search": copy.deepcopy(self.search),
                 "enumeration": copy.deepcopy(self.enumeration), "symmetry": copy.deepcopy(self.symmetry),
                 "orbits": copy.deepcopy(self.orbits),     # copies: a caller's changes never reach the Prediction
-                "share_rule": "H shared equally among the pathways (remainder to the first); a0_p = a0_rule(init_std, H_p)",
+                "share_rule": self.share_rule,
                 "seconds": dict(self.seconds)}
 
     def table_rows(self):
@@ -185,6 +173,8 @@ class Prediction:
                  f"  patterns: {self.enumeration['method']}, {self.enumeration['found']} found; symmetry group of order "
                  f"{self.symmetry['order']}, {counted(self.search['orbits'], 'orbit')} "
                  f"({counted(self.search['candidates'], 'candidate')})"]
+        if self.share_rule != share_rule_text("equal"):     # the default rule is the documented one
+            lines.append(f"  width rule: {self.share_rule}")
         for nm, g, h, a in self.table_rows():
             lines.append(f"  {nm}: gates {g}  hidden {h}  a0 {a:.3g}")
         if self.runners_up:
@@ -251,10 +241,10 @@ class Prediction:
 # ---------------------------------------------------------------------------------------------
 # 3. the race over families
 # ---------------------------------------------------------------------------------------------
-def _race_families(task, training, gates_all, families, H, *, race_dt, steps, chunk_pathways=48, done=None):
+def _race_families(task, training, gates_all, families, H, *, race_dt, steps, chunk_pathways=48, done=None, masses=None):
     """Race each family (a list of pattern indices) with the stated width/a0 rule; returns
     (t, list of loss curves, list of final outputs Ŷ). ``done(k)`` is called after each engine call
-    with the number of families it raced."""
+    with the number of families it raced. ``masses`` (one per pattern): the "mass" width rule."""
     X, Y = task.numeric()
     out_L, out_Y, t = [None] * len(families), [None] * len(families), None
     # group families so that the union of their pathways stays small (the engine's cost is quadratic in it)
@@ -269,7 +259,7 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
         a0 = np.full((len(grp), len(union)), 1e-12)
         for b, i in enumerate(grp):
             fam = families[i]
-            for j, a in zip(fam, _a0s(training.init_std, H, len(fam))):
+            for j, a in zip(fam, family_a0s(training.init_std, H, len(fam), None if masses is None else masses[fam])[1]):
                 masks[b, col[j]] = 1.0
                 a0[b, col[j]] = a
         rf = race_rk4(system, tau, race_dt, steps, a0=a0, masks=masks, loss_factor=loss_factor(training.loss, task.P))
@@ -295,7 +285,7 @@ def _residual_score(X, R, gates):
 _KEYWORDS = {"--hidden": "hidden", "--search": "search", "--time-limit": "time_limit", "--steps": "steps",
              "--consistency": "consistency", "--max-orbit-size": "max_orbit_size", "--shortlist": "shortlist",
              "--beam": "beam", "--enumerate": "enumerate_method", "--max-patterns": "max_patterns", "--seed": "seed",
-             "--samples": "samples"}
+             "--samples": "samples", "--share": "share"}
 
 
 @keyword_errors(_KEYWORDS)
@@ -304,7 +294,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                  seed: int = 0, max_patterns: int = 4096, samples: int = 20000, enumerate_method: str = "auto",
                  max_families: int = 1023, max_orbit_size: int = 32, min_gain: float = 1e-3, race_dt: float = 10.0,
                  steps: int | None = None, max_group: int = 2000, runners_up: int = 8, consistency="top", max_checked: int = 4000,
-                 time_limit: float | None = None, progress=True, time_bound=None) -> Prediction:
+                 time_limit: float | None = None, progress=True, time_bound=None, share: str = "equal") -> Prediction:
     """Predict, from (X, Y) alone, the ReLN a bias-free ReLU network of width ``hidden`` learns (``task``: a
     :class:`~theorykit.spec.task.Task` or the data ``(X, Y)``, datapoints as columns).
 
@@ -318,7 +308,9 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     ``task.subs({...})``). ``progress``: True (default) for bars on stderr for the pattern stages and the
     race (only on a terminal), False or None for none, or a :class:`~theorykit.progress.Progress` of your
     own or a tqdm bar, which receives the updates of both: three (patterns, consistent, orbits), then one per batch of
-    families raced (``k`` families; its total is yours)."""
+    families raced (``k`` families; its total is yours). ``share``: the width rule (:mod:`.predict_share`),
+    ``"equal"`` (default) or ``"mass"``: in proportion to each pattern's Gaussian mass, estimated from
+    ``samples`` N(0, I) draws with ``seed``."""
 
     t0 = time.time()
     if time_bound is not None:      # the former name of time_limit (the option was --time-bound)
@@ -345,6 +337,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     check_seed(seed, "--seed")        # before any work: --validate's k-means takes 0 … 2**32 − 1 (−1 crashed there)
     choice(search, "--search", ("auto", "exhaustive", "forward", "beam"), "use exhaustive, forward or beam",
            problem=f"unknown search {search!r}")
+    choice(share, "--share", SHARE_RULES, "use equal or mass", problem=f"unknown width rule {share!r}")
     if consistency not in (True, False):        # checked before any work (it was after the enumeration)
         choice(consistency, "--consistency", ("top", "any-output", "off"), "use top, any-output or off",
                problem=f"unknown test {consistency!r}")
@@ -402,6 +395,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                                                  "consistency test", "try --consistency any-output, more --samples, or "
                                                                      "--consistency off")
         stages.update(note=f"{len(pats)} consistent")
+        masses = pattern_masses(X, pats, samples, seed) if share == "mass" else None    # one per pattern
         # 2. symmetry and orbits
         t1 = time.time()
         try:
@@ -518,7 +512,8 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
             bar.update(k, note=f"{raced[0]} families raced")
 
         try:
-            t, Ls, Yh = _race_families(task, training, pats, fams, hidden, race_dt=race_steps, steps=steps, done=done)
+            t, Ls, Yh = _race_families(task, training, pats, fams, hidden, race_dt=race_steps, steps=steps, done=done,
+                                       **({} if masses is None else {"masses": masses}))   # stand-ins take none
         except SpecError as exc:
             if exc.field != "training.lr":      # the flow's budget: its fix named derive's --times
                 raise
@@ -579,8 +574,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     fam = fam_of(sorted(best_set))
     gates = pats[fam]
     m = len(fam)
-    widths = share_hidden(int(hidden), m)
-    a0 = _a0s(training.init_std, int(hidden), m)
+    widths, a0 = family_a0s(training.init_std, int(hidden), m, None if masses is None else masses[fam])
     # each runner-up with its gate patterns: the orbits' labels alone could not be resolved (an orbit shows
     # one example), so a runner-up family could not be derived or simulated
     ru = [{"family": sorted(int(k) for k in fs), "pathways": len(fam_of(fs)), "area": float(v[0]),
@@ -596,4 +590,4 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                    "prediction_orbits": sorted(int(k) for k in best_set)}
     secs = {"patterns": t_enum, "symmetry": t_sym, "race": t_race, "total": time.time() - t0}
     return Prediction(task, training, int(hidden), gates, widths, a0, tgrid, curve, t_half, float(area), ru,
-                      search_info, enum_info, sym_info, orbits, secs, curves)
+                      search_info, enum_info, sym_info, orbits, secs, curves, share_rule_text(share, samples, seed))

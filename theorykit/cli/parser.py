@@ -191,10 +191,13 @@ def _add_predict(subparsers):
     p.add_argument("--enumerate", choices=["auto", "exact", "sample"], default="auto", dest="enum_method",
                    help="pattern enumeration (default auto: exact for up to 16 datapoints and "
                         "--max-patterns patterns, else sampled)")
-    _whole_option(p, "--samples", lo=1, default=20000, help="weight vectors of the sampled enumeration (default 20000)")
+    _whole_option(p, "--samples", lo=1, default=20000, help="weight vectors of the sampled enumeration and of --share mass (default 20000)")
+    p.add_argument("--share", choices=["equal", "mass"], default="equal",
+                   help="width rule: H shared equally among a family's pathways (default), or in proportion to each "
+                        "pattern's Gaussian mass (the share of --samples N(0, I) weight vectors, --seed, that start in it)")
     p.add_argument("--consistency", choices=["top", "any-output", "off"], default="top",
                    help="pattern consistency test: top input mode (default), any output direction, or none")
-    _whole_option(p, "--seed", lo=0, hi=MAX_SEED, example=1, default=0, help="seed of the sampled enumeration (and of --validate): 0 to 2**32 - 1 (default 0)")
+    _whole_option(p, "--seed", lo=0, hi=MAX_SEED, example=1, default=0, help="seed of the sampled enumeration and --share mass (and of --validate): 0 to 2**32 - 1 (default 0)")
     _whole_option(p, "--steps", lo=1, hi=MAX_STEPS, example=2000, help="training steps the prediction covers: the race horizon, the --validate runs and the written spec's steps (default: training.steps)")
     limit = _number_option(p, "--time-limit", what="a number of seconds, 0 or more", example="60", default=60.0,
                            metavar="SECONDS", help="refuse to start a run whose estimated time is over this many "

@@ -63,7 +63,7 @@ def run(args) -> int:
                                     samples=args.samples, enumerate_method=args.enum_method,
                                     max_families=args.max_families, max_orbit_size=args.max_orbit_size,
                                     steps=args.steps, consistency=args.consistency,
-                                    time_limit=args.time_limit, progress=not args.no_progress)
+                                    time_limit=args.time_limit, progress=not args.no_progress, share=args.share)
     spec = pred.to_spec(f"{name}-predicted"[:64])
     print(pred.text())
     doc = {"prediction": pred.summary()}

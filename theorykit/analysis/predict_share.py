@@ -1,0 +1,75 @@
+"""predict's width rules: how a family's H hidden units are shared among its pathways.
+
+``"equal"`` (the default, :func:`share_hidden`): H // m units each, the remainder one each to the
+first pathways. ``"mass"`` (:func:`share_mass`): in proportion to each pattern's Gaussian mass m(g),
+the solid-angle fraction of the cone {w : sign(Xᵀw) = g}, the chance that a bias-free unit started
+at w ~ N(0, σ²I) starts in pattern g (σ does not matter: the cone is scale-free). m(g) is estimated
+by :func:`pattern_masses` from seeded N(0, I) draws, the draws of the sampled enumeration. Either way
+pathway p starts at ``a0_rule(init_std, H_p)`` = σ²H_p/2. Both rules are stated choices, not laws;
+docs/predict.md ("Width rule: an alternative measured") compares them with trained ReLU networks.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..net.starts import a0_rule
+from .patterns import _check_samples
+
+__all__ = ["SHARE_RULES", "share_hidden", "share_mass", "pattern_masses", "family_a0s", "share_rule_text"]
+
+SHARE_RULES = ("equal", "mass")
+
+
+def share_hidden(H: int, m: int) -> list:
+    """The stated rule: H units shared equally among m pathways, remainder one each to the first."""
+    if m < 1:
+        return []
+    return [H // m + (1 if j < H % m else 0) for j in range(m)]
+
+
+def share_mass(H: int, masses) -> list:
+    """H units in proportion to ``masses``, at least one each: every pathway gets 1, and the other H − m
+    are shared by largest remainder (Hamilton) in proportion to the masses, ties to the first pathways;
+    all masses zero: shared equally (:func:`share_hidden`). The widths sum to H (H ≥ m)."""
+    ms = np.asarray(masses, dtype=float)
+    m = len(ms)
+    if m < 1:
+        return []
+    if not ms.sum() > 0:
+        return share_hidden(H, m)
+    raw = (H - m) * ms / ms.sum()
+    base = np.floor(raw).astype(int)
+    order = np.argsort(-(raw - base), kind="stable")
+    base[order[:(H - m) - int(base.sum())]] += 1
+    return [1 + int(b) for b in base]
+
+
+def pattern_masses(X, gates, samples: int, seed: int) -> np.ndarray:
+    """The Gaussian mass of each gate pattern (rows of ``gates``): the fraction of ``samples`` weight
+    vectors w ~ N(0, I), drawn with ``seed`` as the sampled enumeration draws them, with
+    ``(Xᵀw > 0) == g``. A pattern no draw gives has mass 0 here (a degenerate pattern, one that needs
+    w·x = 0 on an off datapoint, has mass 0 exactly)."""
+    X = np.asarray(X, dtype=float)
+    d, P = X.shape
+    _check_samples(samples, d, P)
+    W = np.random.default_rng(seed).standard_normal((int(samples), d))
+    uniq, counts = np.unique(np.packbits((W @ X) > 0, axis=1), axis=0, return_counts=True)
+    found = {u.tobytes(): int(c) for u, c in zip(uniq, counts)}
+    keys = np.packbits(np.asarray(gates, dtype=bool).reshape(-1, P), axis=1)
+    return np.array([found.get(k.tobytes(), 0) for k in keys], dtype=float) / int(samples)
+
+
+def family_a0s(init_std, H: int, m: int, masses=None) -> tuple:
+    """(widths, a0s) of a family of m pathways: equal shares when ``masses`` is None, else
+    :func:`share_mass` over the family's masses; a0_p = a0_rule(init_std, H_p)."""
+    widths = share_hidden(H, m) if masses is None else share_mass(H, masses)
+    return widths, [a0_rule(init_std, max(h, 1)) for h in widths]
+
+
+def share_rule_text(share: str, samples: int = 0, seed: int = 0) -> str:
+    """The rule in words, as the result's summary states it."""
+    if share == "mass":
+        return (f"H shared in proportion to each pattern's Gaussian mass m(g) (the fraction of {int(samples)} "
+                f"N(0, I) weight vectors, seed {int(seed)}, that give pattern g), 1 unit each and the other "
+                "H - m by largest remainder; a0_p = a0_rule(init_std, H_p)")
+    return "H shared equally among the pathways (remainder to the first); a0_p = a0_rule(init_std, H_p)"
