@@ -227,7 +227,7 @@ def _stand_in(monkeypatch, areas, default):
     (trapezoid of L/L(0), over the horizon) is exactly a: ``areas[family]``, else ``default``."""
     raced = []
 
-    def race(task, training, gates_all, families, H, *, race_dt, steps, chunk_pathways=48, done=None):
+    def race(task, training, gates_all, families, H, *, race_dt, steps, chunk_pathways=48, done=None, masses=None):
         _, Y = task.numeric()
         Ls = []
         for fam in families:

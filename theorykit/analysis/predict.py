@@ -513,7 +513,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
 
         try:
             t, Ls, Yh = _race_families(task, training, pats, fams, hidden, race_dt=race_steps, steps=steps, done=done,
-                                       **({} if masses is None else {"masses": masses}))   # stand-ins take none
+                                       masses=masses)
         except SpecError as exc:
             if exc.field != "training.lr":      # the flow's budget: its fix named derive's --times
                 raise
