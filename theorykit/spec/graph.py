@@ -235,7 +235,10 @@ class GraphSpec(TrainedSpec):
                 if indeg[w] == 0:
                     ready.append(w)
         if len(order) < len(self.nodes):
-            cyc = sorted(v for v, k in indeg.items() if k > 0)
+            # Kahn's order leaves the cycles and every node downstream of one: name only the nodes
+            # on a cycle (each reaches itself), not those a cycle feeds
+            left = {v for v, k in indeg.items() if k > 0}
+            cyc = sorted(v for v in left if _reaches(v, v, succ, left))
             raise SpecError("edges", f"the edges form a cycle through {cyc}", "a GDLN is feed-forward: remove an edge")
         object.__setattr__(self, "_topo", order)
         if not self.pathways:               # before the per-node check, which would blame nodes[0]
@@ -430,6 +433,19 @@ def _check_items(items, cls, field_name: str, example: str) -> None:
             article = "an" if cls.__name__[0] in "AEIOU" else "a"
             raise SpecError(f"{field_name}[{i}]", f"expected {article} {cls.__name__}, got {type(x).__name__} "
                             f"{short_repr(x)}", f"write {example}")
+
+
+def _reaches(src: str, dst: str, succ: Mapping, within: set) -> bool:
+    """Whether a path of one edge or more runs from ``src`` to ``dst`` through the nodes ``within``."""
+    seen, stack = set(), [w for w in succ[src] if w in within]
+    while stack:
+        v = stack.pop()
+        if v == dst:
+            return True
+        if v not in seen:
+            seen.add(v)
+            stack.extend(w for w in succ[v] if w in within)
+    return False
 
 
 def _no_repeats(names, field_name, what):
