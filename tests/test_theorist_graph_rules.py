@@ -2,6 +2,10 @@
 docs/theory.md#deep-modes, #race): what was found wrong, each case worked out by hand below."""
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
+
 import pytest
 
 import theorykit as tk
@@ -40,3 +44,58 @@ def test_a_node_between_two_cycles_is_on_neither():
     with pytest.raises(SpecError) as e:
         GraphSpec(_task(), nodes, edges)
     assert e.value.field == "edges" and "['a', 'b', 'd', 'e']" in str(e.value)
+
+
+def _chain3():
+    """input -> a -> b -> output: one private pathway, 3 weight layers. Σyx = Y Xᵀ/3 = [[1, 0, 0],
+    [0, 1/3, 0]], Σx = I/3: modes s = 1, 1/3, each with d = 1/3."""
+    return GraphSpec(_task(), [Node("a", 4), Node("b", 4)],
+                     [Edge("input", "a"), Edge("a", "b"), Edge("b", "output")], tk.Training(lr=0.01, a0=0.01))
+
+
+def _trunk():
+    """docs/graphs.md's shared trunk (input -> trunk -> left | right -> output), at small widths."""
+    task = tk.Task([[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]], [[1, 1, 0, 0], [0, 0, 1, 1]], name="trunk")
+    nodes = [Node("trunk", 4), Node("left", 2, (1, 1, 0, 0)), Node("right", 2, (0, 0, 1, 1))]
+    edges = [Edge("input", "trunk"), Edge("trunk", "left"), Edge("trunk", "right"),
+             Edge("left", "output", rows=[0]), Edge("right", "output", rows=[1])]
+    return GraphSpec(task, nodes, edges, tk.Training(lr=0.02, a0=0.001))
+
+
+DEPTH2_RACE = r"(M_pM_p^\top)^{1/2}G_p"
+
+
+@pytest.mark.parametrize("make", [_chain3, _trunk])
+def test_the_latex_names_the_flow_the_race_integrates(make):
+    """The race of a depth-3 pathway, or of pathways sharing an edge, is the gradient flow of each edge's
+    weights (docs/theory.md#race: τ dW_e/dt = Σ_{p∋e} A_{p,e}ᵀ G_p B_{p,e}ᵀ), not the closed equation
+    τ dM/dt = (MMᵀ)^{1/2} G + G (MᵀM)^{1/2} of a private depth-2 map, which the LaTeX claimed for every race.
+    Alone, a balanced depth-3 mode obeys τ da/dt = 3 a^{4/3} (s − d a) (docs/theory.md#deep-modes)."""
+    der = tk.Derivation(make())
+    assert der.method == "race-reduction"
+    tex = der.latex()
+    assert DEPTH2_RACE not in tex
+    assert r"\tau \dot W_e = \sum_{p \ni e} A_{p,e}^\top G_p B_{p,e}^\top" in tex
+    assert r"\tau \dot a = 3a^{\frac{4}{3}}(s - d\,a)" in tex
+    assert tex.count("{") == tex.count("}") and tex.count("$") % 2 == 0
+
+
+def test_private_depth2_races_keep_their_map_equation():
+    """contexts_double.toml: private depth-2 pathways that couple through their outputs: the race is the
+    map equation there, as before."""
+    der = tk.Derivation(tk.load_spec("examples/contexts_double.toml"))
+    assert der.method == "race-reduction" and DEPTH2_RACE in der.latex()
+    assert r"\dot W_e" not in der.latex()
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex not installed (Debian: texlive-latex-base)")
+def test_the_deep_race_document_compiles(tmp_path):
+    """The standalone document of the depth-3 chain, with the new race text, goes through pdflatex
+    without an error or an overfull line."""
+    tex = tmp_path / "chain3.tex"
+    tex.write_text(tk.Derivation(_chain3()).latex(document=True))
+    r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", tex.name], cwd=tmp_path,
+                       capture_output=True, text=True, errors="replace", timeout=120)
+    log = tex.with_suffix(".log").read_text(errors="replace")
+    assert r.returncode == 0 and not re.findall(r"^! .*$", log, flags=re.M), r.stdout[-1500:]
+    assert not re.findall(r"^Overfull \\hbox", log, flags=re.M)

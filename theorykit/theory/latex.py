@@ -122,9 +122,7 @@ def derivation_latex(der, document: bool = False) -> str:
         if len(str(der.loss)) < 4000:
             parts.append(r"\[ L(t) = " + exact_latex(der.loss) + r" \]")
     else:
-        parts.append("The pathways are integrated numerically with the race reduction "
-                     r"$\tau \dot M_p = (M_pM_p^\top)^{1/2}G_p + G_p(M_p^\top M_p)^{1/2}$, "
-                     r"$G_p = \Sigma^{yx}_p - \sum_q O_{pq} M_q \Sigma^x_{qp}$. " + tex_text(" ".join(der.notes)))
+        parts.append(_race_text(der) + tex_text(" ".join(der.notes)))
     parts.append(r"\subsection*{Ranking by speed}")
     rk = der.ranking          # exactly equal values share a rank: "1, 2, 2, 2, 5"
     parts.append(", ".join(f"${r}.\\ {tex_label(n)}: s_1 = {exact_latex(s)}$" for r, (n, s) in zip(rk.ranks, rk))
@@ -139,3 +137,26 @@ def derivation_latex(der, document: bool = False) -> str:
         name = der.spec.name if der.spec.name != "spec" or not der.task.name else der.task.name
         return latex_document("Derivation: " + tex_text(name), body)
     return body
+
+
+def _race_text(der) -> str:
+    """What the race reduction integrates (docs/theory.md#race, #deep-modes): the closed equation of the
+    maps M_p for private depth-2 pathways; the gradient flow of each edge's weights where pathways share
+    an edge or run deeper, with each deep balanced mode's own equation."""
+    G = r"$G_p = \Sigma^{yx}_p - \sum_q O_{pq} M_q \Sigma^x_{qp}$. "
+    shared = der.graph is not None and not der.graph.private_chains
+    depths = sorted({p.depth for p in der.spec.pathways})
+    if not shared and depths == [2]:
+        return ("The pathways are integrated numerically with the race reduction "
+                r"$\tau \dot M_p = (M_pM_p^\top)^{1/2}G_p + G_p(M_p^\top M_p)^{1/2}$, " + G)
+    text = ("The pathways are integrated numerically with the race reduction in its factorised form, the "
+            r"gradient flow of each edge's weights $W_e$ from aligned, balanced weights: "
+            r"$\tau \dot W_e = \sum_{p \ni e} A_{p,e}^\top G_p B_{p,e}^\top$, where "
+            r"$M_p = A_{p,e} W_e B_{p,e}$ and " + G)
+    deep = [L for L in depths if L > 2]
+    if deep:
+        text += (r"Alone, a balanced mode of a pathway $L$ weight layers deep obeys "
+                 r"$\tau \dot a = L\,a^{2-2/L}(s - d\,a)$ (" +
+                 ", ".join(f"$L = {L}$: $\\tau \\dot a = {L}a^{{{sp.latex(2 - sp.Rational(2, L))}}}(s - d\\,a)$"
+                           for L in deep) + "). ")
+    return text
