@@ -99,3 +99,17 @@ def test_the_deep_race_document_compiles(tmp_path):
     log = tex.with_suffix(".log").read_text(errors="replace")
     assert r.returncode == 0 and not re.findall(r"^! .*$", log, flags=re.M), r.stdout[-1500:]
     assert not re.findall(r"^Overfull \\hbox", log, flags=re.M)
+
+
+def test_a_graph_spec_shows_its_pathways_in_jupyter():
+    """A GDLNSpec shows a table of its pathways in Jupyter (docs/api.md); a GraphSpec (what load_spec gives
+    for a graph file) showed only its repr. Its table, by hand for the shared trunk: trunk/left is on where
+    left is (1100), reads input rows 0, 1, 2, writes output row 0, width min(4, 2) = 2, depth 3 (three
+    edges), input->trunk shared with trunk/right; trunk/right on 0011, writes row 1."""
+    html = _trunk()._repr_html_()
+    assert html.startswith("<p><code>GraphSpec(")
+    assert ("<tr><td>trunk/left</td><td><code>1100</code></td><td>0, 1, 2</td><td>0</td><td>2</td><td>3</td>"
+            "<td>input-&gt;trunk*, trunk-&gt;left, left-&gt;output</td></tr>") in html
+    assert ("<tr><td>trunk/right</td><td><code>0011</code></td><td>0, 1, 2</td><td>1</td><td>2</td><td>3</td>"
+            "<td>input-&gt;trunk*, trunk-&gt;right, right-&gt;output</td></tr>") in html
+    assert html.count("<tr>") == 3

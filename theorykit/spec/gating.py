@@ -223,20 +223,7 @@ class GDLNSpec(TrainedSpec):
 
     def _repr_html_(self):
         """In Jupyter: the one-line summary, then a table of the pathways (gates per datapoint as 0/1)."""
-        def cut(seq, n):    # a long gate row: its first n gates and the count
-            return seq[:n] + (f"… ({len(seq)} datapoints)" if len(seq) > n else "")
-
-        def rows(v):        # "all", a run of rows as "0–59", else the first 12 row indices
-            if isinstance(v, str) or len(v) < 4 or list(v) != list(range(v[0], v[0] + len(v))):
-                return "all" if isinstance(v, str) else ", ".join(map(str, v[:12])) + (
-                    f", … ({len(v)} rows)" if len(v) > 12 else "")
-            return f"{v[0]}–{v[-1]}"
-        body = "".join(f"<tr><td>{html_escape(p.name)}</td><td><code>{cut(''.join(map(str, p.active)), 64)}</code>"
-                       f"</td><td>{rows(p.inputs)}</td><td>{rows(p.outputs)}</td><td>{p.hidden}</td><td>{p.depth}</td></tr>"
-                       for p in self.pathways)
-        return (f"<p><code>{html_escape(repr(self))}</code></p><table><tr><th>pathway</th><th>gates (datapoint "
-                f"0 … {self.task.P - 1})</th><th>inputs</th><th>outputs</th><th>hidden</th><th>depth</th></tr>"
-                f"{body}</table>")
+        return pathways_html(repr(self), self.pathways, self.task.P)
 
     def __post_init__(self):
         if not isinstance(self.task, Task):
@@ -407,3 +394,23 @@ def family_masks(kk: int, include_common: bool | None = None):
         labels.append("+".join(parts))
     return subsets, masks, labels
 
+
+def pathways_html(head: str, pathways, P: int, edges=None) -> str:
+    """The Jupyter table of a spec: ``head`` (its one-line summary), then one row per pathway (gates per
+    datapoint as 0/1, the input rows it reads, the output rows it writes, hidden width, depth) and, for a
+    graph, the edges of each (``edges``: one string per pathway, its shared edges marked)."""
+    def cut(seq, n):    # a long gate row: its first n gates and the count
+        return seq[:n] + (f"… ({len(seq)} datapoints)" if len(seq) > n else "")
+
+    def rows(v):        # "all", a run of rows as "0–59", else the first 12 row indices
+        if isinstance(v, str) or len(v) < 4 or list(v) != list(range(v[0], v[0] + len(v))):
+            return "all" if isinstance(v, str) else ", ".join(map(str, v[:12])) + (
+                f", … ({len(v)} rows)" if len(v) > 12 else "")
+        return f"{v[0]}–{v[-1]}"
+    extra = [""] * len(pathways) if edges is None else [f"<td>{html_escape(e)}</td>" for e in edges]
+    body = "".join(f"<tr><td>{html_escape(p.name)}</td><td><code>{cut(''.join(map(str, p.active)), 64)}</code>"
+                   f"</td><td>{rows(p.inputs)}</td><td>{rows(p.outputs)}</td><td>{p.hidden}</td><td>{p.depth}</td>"
+                   f"{x}</tr>" for p, x in zip(pathways, extra))
+    return (f"<p><code>{html_escape(head)}</code></p><table><tr><th>pathway</th><th>gates (datapoint "
+            f"0 … {P - 1})</th><th>inputs</th><th>outputs</th><th>hidden</th><th>depth</th>"
+            f"{'' if edges is None else '<th>edges (* shared)</th>'}</tr>{body}</table>")

@@ -29,7 +29,7 @@ from typing import Mapping
 from ..errors import SpecError
 from .fields import NAME_MAX_LEN, entry, integer, label, node_label, real, short_repr
 from .gating import (GDLNSpec, Pathway, TrainedSpec, Training, chain_node_names, check_gates, check_indices,
-                     positive_int)
+                     pathways_html, positive_int)
 from .ranges import LR_MAX
 from .task import Task
 
@@ -178,6 +178,14 @@ class GraphSpec(TrainedSpec):
             if not any(gp.pathway.active):
                 raise SpecError("nodes", f"pathway {gp.name} is off on every datapoint (its gates never overlap)",
                                 "check the node and edge gates along it")
+
+    def _repr_html_(self):
+        """In Jupyter, as a pathway spec: the one-line summary, then a table of the pathways read off the
+        graph (gates per datapoint, rows read and written, width: the narrowest node, depth) and the edges
+        of each, those it shares with another pathway marked ``*``."""
+        shared = self.shared_edges()
+        return pathways_html(repr(self), [gp.pathway for gp in self.pathways], self.task.P,
+                             [", ".join(k + ("*" if k in shared else "") for k in gp.edges) for gp in self.pathways])
 
     # -- structure ---------------------------------------------------------------------------
     @property
