@@ -113,3 +113,27 @@ def test_a_graph_spec_shows_its_pathways_in_jupyter():
     assert ("<tr><td>trunk/right</td><td><code>0011</code></td><td>0, 1, 2</td><td>1</td><td>2</td><td>3</td>"
             "<td>input-&gt;trunk*, trunk-&gt;right, right-&gt;output</td></tr>") in html
     assert html.count("<tr>") == 3
+
+
+@pytest.mark.parametrize("edges_, fit, field, words", [
+    ("input->trunk", (), "schedule[0].edges", "the string 'input->trunk'"),   # was: unknown edge 'i'
+    (5, (), "schedule[0].edges", "needs a list of edge names"),               # was: TypeError, int not iterable
+    (("input->trunk", "trunk->left", "left->output"), 5, "schedule[0].fit", "needs a list of group names"),
+])
+def test_a_schedule_group_of_the_wrong_type_is_named(edges_, fit, field, words):
+    """Group("all", "input->trunk"), a string where a tuple of edges goes, was read one character at a
+    time ("unknown edge 'i'"); a number gave a bare TypeError. Each is refused naming the group's field."""
+    g = _trunk()
+    with pytest.raises(SpecError) as e:
+        GraphSpec(g.task, g.nodes, g.edges, g.training, schedule=(tk.Group("all", edges_, fit=fit),))
+    assert e.value.field == field and words in str(e.value) and e.value.fix
+
+
+def test_schedule_groups_as_documented_still_work():
+    """A tuple or a list of edges, fit "targets" or one earlier group's name, as before."""
+    g = _trunk()
+    left = ("input->trunk", "trunk->left", "left->output")
+    right = ["trunk->right", "right->output"]
+    s = GraphSpec(g.task, g.nodes, g.edges, g.training,
+                  schedule=(tk.Group("l", left), tk.Group("r", right, start=5, fit="l")))
+    assert [(x.edges, x.start, x.fit) for x in s.schedule] == [(left, 0, ()), (tuple(right), 5, ("l",))]

@@ -396,12 +396,15 @@ class GraphSpec(TrainedSpec):
             if g.name in names:
                 raise SpecError(f"{f}.name", f"group {g.name!r} is declared twice", "give each group its own name")
             integer(g.start, f"{f}.start", lo=0, fix="a step >= 0, e.g. start = 500")
+            _names_list(g.edges, f"{f}.edges", "edge", "(\"input->h1\", \"h1->output\")")
             if not g.edges:
                 raise SpecError(f"{f}.edges", "lists no edge", "list the edges it trains, e.g. [\"h1->m0\"]")
             for k in g.edges:
                 if k not in keys:
                     raise SpecError(f"{f}.edges", f"unknown edge {k!r}", f"use one of {sorted(keys)}")
             _no_repeats(g.edges, f"{f}.edges", "edge")
+            if not isinstance(g.fit, str):      # one group's name stands for itself; "targets" for the targets
+                _names_list(g.fit, f"{f}.fit", "group", "(\"common\",)")
             fit = (g.fit,) if isinstance(g.fit, str) and g.fit != "targets" else \
                 () if g.fit in ("targets", None) else tuple(g.fit)
             for h in fit:
@@ -454,6 +457,18 @@ def _reaches(src: str, dst: str, succ: Mapping, within: set) -> bool:
             seen.add(v)
             stack.extend(w for w in succ[v] if w in within)
     return False
+
+
+def _names_list(names, field_name: str, what: str, example: str) -> None:
+    """A schedule group's ``edges`` (or ``fit``) must be a list or tuple of names (or None): a string is
+    refused by name, where iterating it read one edge per character ('unknown edge 'i'')."""
+    if names is None:
+        return
+    if isinstance(names, str):
+        raise SpecError(field_name, f"needs a list of {what} names, got the string {names!r}",
+                        f"put it in a tuple: ({names!r},)")
+    if not isinstance(names, (list, tuple)) or not all(isinstance(x, str) for x in names):
+        raise SpecError(field_name, f"needs a list of {what} names, got {short_repr(names)}", f"e.g. {example}")
 
 
 def _no_repeats(names, field_name, what):
