@@ -6,7 +6,10 @@ import re
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
+import sympy as sp
+from scipy.integrate import quad, solve_ivp
 
 import theorykit as tk
 from theorykit.errors import SpecError
@@ -137,3 +140,19 @@ def test_schedule_groups_as_documented_still_work():
     s = GraphSpec(g.task, g.nodes, g.edges, g.training,
                   schedule=(tk.Group("l", left), tk.Group("r", right, start=5, fit="l")))
     assert [(x.edges, x.start, x.fit) for x in s.schedule] == [(left, 0, ()), (tuple(right), 5, ("l",))]
+
+
+def test_a_deep_mode_from_python_matches_scipy():
+    """docs/theory.md#deep-modes from Python: the depth-3 chain's modes (s = 1, 1/3; d = 1/3; τ = 1/η = 100,
+    a0 = 0.01) by Derivation.predict_modes against scipy's solve_ivp of τ da/dt = 3 a^{4/3} (s − d a), and
+    tk.t_half(s, d, depth=3) against scipy's quad of τ ∫_{a0}^{s/2d} da / (3 a^{4/3} (s − d a))."""
+    der = tk.Derivation(_chain3())
+    times = np.arange(0.0, 3001.0, 100.0)
+    got = der.predict_modes(times)["a/b"]
+    for col, (s, d) in enumerate([(1.0, 1 / 3), (1 / 3, 1 / 3)]):
+        ref = solve_ivp(lambda t, a: 3 * np.cbrt(a) ** 4 * (s - d * a) / 100.0, (0, 3000), [0.01], t_eval=times,
+                        rtol=1e-11, atol=1e-14, method="LSODA").y[0]
+        assert np.max(np.abs(got[:, col] - ref)) < 1e-6 * (s / d)
+    th = float(sp.N(tk.t_half(sp.Integer(1), sp.Rational(1, 3), sp.Rational(1, 100), 100, depth=3)))
+    ref = 100 * quad(lambda a: 1 / (3 * a ** (4 / 3) * (1 - a / 3)), 0.01, 1.5, epsabs=1e-13, epsrel=1e-13)[0]
+    assert th == pytest.approx(ref, rel=1e-10) and round(ref, 2) == 404.43
