@@ -13,6 +13,7 @@ from scipy.integrate import quad, solve_ivp
 
 import theorykit as tk
 from theorykit.errors import SpecError
+from theorykit.spec.fields import tex_text
 from theorykit.spec.graph import Edge, GraphSpec, Node
 
 # d = 3 inputs, P = 3 datapoints, p = 2 outputs: X = I, Y = [[3, 0, 0], [0, 1, 0]]
@@ -156,3 +157,25 @@ def test_a_deep_mode_from_python_matches_scipy():
     th = float(sp.N(tk.t_half(sp.Integer(1), sp.Rational(1, 3), sp.Rational(1, 100), 100, depth=3)))
     ref = 100 * quad(lambda a: 1 / (3 * a ** (4 / 3) * (1 - a / 3)), 0.01, 1.5, epsabs=1e-13, epsrel=1e-13)[0]
     assert th == pytest.approx(ref, rel=1e-10) and round(ref, 2) == 404.43
+
+
+def test_edge_keys_in_latex_text_keep_their_arrow():
+    """pdflatex's default font encoding (OT1) sets a bare < > | in text as ¡ ¿ and a dash: the note
+    'pathways share edges input->trunk' of a derivation's document printed 'input-¿trunk'."""
+    assert tex_text("input->h1 | a<b") == r"input-\textgreater{}h1 \textbar{} a\textless{}b"
+    tex = tk.Derivation(_trunk()).latex()
+    assert r"input-\textgreater{}trunk" in tex and "input->trunk" not in tex
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None or shutil.which("pdftotext") is None,
+                    reason="pdflatex/pdftotext not installed (Debian: texlive-latex-base, poppler-utils)")
+def test_the_shared_trunk_pdf_reads_its_edge_keys(tmp_path):
+    """The text of the compiled document, read back by pdftotext, names the shared edge as written."""
+    tex = tmp_path / "trunk.tex"
+    tex.write_text(tk.Derivation(_trunk()).latex(document=True))
+    r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", tex.name], cwd=tmp_path,
+                       capture_output=True, text=True, errors="replace", timeout=120)
+    assert r.returncode == 0, r.stdout[-1500:]
+    text = subprocess.run(["pdftotext", "trunk.pdf", "-"], cwd=tmp_path, capture_output=True, text=True,
+                          errors="replace", timeout=60).stdout
+    assert "share edges input->trunk" in " ".join(text.split()) and "¿" not in text

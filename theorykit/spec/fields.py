@@ -228,7 +228,10 @@ def label(value, field: str, fix: str) -> str:
 _TEX_MATH = {"\\": r"\backslash{}", "{": r"\{", "}": r"\}", "#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&",
              "_": r"\_", "^": r"\hat{}", "~": r"\tilde{}", " ": r"\ ", "-": r"\text{-}"}
 _TEX_TEXT = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&",
-             "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
+             "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}",
+             # not special, but pdflatex's default font encoding (OT1) sets them as ¡, ¿ and a dash in text:
+             # an edge key input->h1 printed as input-¿h1
+             "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
 #: capital Greek letters TeX has no macro for: they look like Latin ones
 _GREEK_AS_LATIN = {"ALPHA": "A", "BETA": "B", "EPSILON": "E", "ZETA": "Z", "ETA": "H", "IOTA": "I", "KAPPA": "K",
                    "MU": "M", "NU": "N", "OMICRON": "O", "RHO": "P", "TAU": "T", "CHI": "X"}
