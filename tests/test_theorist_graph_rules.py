@@ -179,3 +179,26 @@ def test_the_shared_trunk_pdf_reads_its_edge_keys(tmp_path):
     text = subprocess.run(["pdftotext", "trunk.pdf", "-"], cwd=tmp_path, capture_output=True, text=True,
                           errors="replace", timeout=60).stdout
     assert "share edges input->trunk" in " ".join(text.split()) and "¿" not in text
+
+
+def test_the_closed_form_document_keeps_the_derivations_notes():
+    """One width-1 pathway on a rank-2 Σyx (s = 1, 1/3): the closed form applies, and its note says it
+    predicts more learning than one unit can do. The race's document printed the notes; the closed form's
+    left them out."""
+    spec = tk.GDLNSpec(_task(), [tk.Pathway("p", "all", hidden=1)])
+    with pytest.warns(UserWarning, match="fewer than the 2 modes"):
+        der = tk.Derivation(spec)
+        assert der.method == "closed-form"
+    tex = der.latex()
+    assert (r"\emph{Notes:}\begin{itemize}\item pathway 'p' has 1 hidden unit(s), fewer than the 2 modes of "
+            r"its $\Sigma$yx") in tex
+    assert r"(raise pathways[0].hidden to 2)\end{itemize}" in tex
+
+
+def test_notes_in_the_document_are_items():
+    """Two notes of a graph with a shared edge and a schedule (section6_paper.toml), each its own item;
+    run together, '... of strength a0' ran into 'the derivation leaves out ...'."""
+    tex = tk.Derivation(tk.load_spec("examples/section6_paper.toml")).latex()
+    assert r"\item pathways share edges input-\textgreater{}h1: no closed form" in tex
+    assert r"strength a0\item the derivation leaves out the [[schedule]]" in tex
+    assert tex.count(r"\item ") == 2 and "a0 the derivation" not in tex

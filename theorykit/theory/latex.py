@@ -121,8 +121,10 @@ def derivation_latex(der, document: bool = False) -> str:
                      r"- \tfrac12 d_\alpha a_\alpha(t)^2\right)" + (r"\Big)" if P != 1 else "") + r" \]")
         if len(str(der.loss)) < 4000:
             parts.append(r"\[ L(t) = " + exact_latex(der.loss) + r" \]")
+        if der.notes:           # a caveat holds for the closed form too (a pathway narrower than its modes)
+            parts.append(_notes_text(der))
     else:
-        parts.append(_race_text(der) + tex_text(" ".join(der.notes)))
+        parts.append(_race_text(der) + (_notes_text(der) if der.notes else ""))
     parts.append(r"\subsection*{Ranking by speed}")
     rk = der.ranking          # exactly equal values share a rank: "1, 2, 2, 2, 5"
     parts.append(", ".join(f"${r}.\\ {tex_label(n)}: s_1 = {exact_latex(s)}$" for r, (n, s) in zip(rk.ranks, rk))
@@ -160,3 +162,9 @@ def _race_text(der) -> str:
                  ", ".join(f"$L = {L}$: $\\tau \\dot a = {L}a^{{{sp.latex(2 - sp.Rational(2, L))}}}(s - d\\,a)$"
                            for L in deep) + "). ")
     return text
+
+
+def _notes_text(der) -> str:
+    """The derivation's notes, each its own item as it is kept (run together, one note's last word ran
+    into the next one's first)."""
+    return r"\emph{Notes:}\begin{itemize}" + "".join(r"\item " + tex_text(n) for n in der.notes) + r"\end{itemize}"
