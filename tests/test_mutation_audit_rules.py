@@ -4,6 +4,7 @@ numbers come from a hand derivation or from mpmath/SymPy written here, never fro
 import math
 
 import mpmath
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -44,3 +45,55 @@ def test_mode_gap_with_sympy_exp_solves_the_gap_ode():
     assert sp.simplify(g.subs(t, 0) - (s / d - a0)) == 0
     # and it vanishes in saturation: the end point is s/d
     assert sp.limit(g.subs({s: 1, d: 2, a0: sp.Rational(1, 100), tau: 1}), t, sp.oo) == 0
+
+
+# ------------------------------------------------------------------------------------------------
+# the contexts suite (Section 4): the race starts each pathway at the a0 rule of its own GDLN std
+# ------------------------------------------------------------------------------------------------
+def test_contexts_suite_race_starts_each_pathway_at_the_a0_rule_of_its_own_init_std(monkeypatch):
+    """section4 trains its GDLNs with std 10b on the common pathway and 20b on the context pathways
+    (b = 0.0005/700), and races them from a0 by rule. Swapping the two a0 (the common pathway at the
+    context pathways' 20b and back) survived every test (the contexts suite's tests take minutes and
+    compare only its verdicts). The golden is the a0 rule by hand (docs/theory.md#a0-rule): two layers
+    of std σ and width H start at a0 = ¼(σ²H + σ²H) = σ²H/2, so with H = 50: common
+    (10b)²·50/2 = 2500 b², context (20b)²·50/2 = 10000 b², and each pathway's a0 is σ_p²H/2 of the
+    std its own GDLN was given. The networks and the race are stubbed: only the pairing is checked."""
+    import theorykit.analysis.context_runs as cr
+
+    class _Stop(Exception):
+        pass
+
+    seen = {"stds": {}}
+    steps, gh = 4, 50
+
+    def relu_run(X, Y, **kw):
+        return np.ones((kw["seeds"], steps + 1)), None
+
+    def gdln_run(spec, *, init_std, **kw):
+        seen["stds"].update(init_std)
+        return np.ones((kw["seeds"], steps + 1)), None
+
+    def race(spec, cfg, a0, **kw):
+        seen["a0"] = dict(zip([p.name for p in spec.pathways], np.asarray(a0, float).tolist()))
+        raise _Stop
+
+    monkeypatch.setattr(cr, "_relu_run", relu_run)
+    monkeypatch.setattr(cr, "_gdln_run", gdln_run)
+    monkeypatch.setattr(cr, "suite_race", race)
+    cfg = {"seeds": 1, "sec4_blocks": ["hierarchy", "ring", "cross"], "relu_hidden4": 8, "steps": steps, "snap_every": steps, "eta": 0.01,
+           "gdln_hidden": gh, "staged_families": []}
+
+    class _Progress:
+        def update(self, *a, **k):
+            pass
+
+    with pytest.raises(_Stop):
+        cr.section4(cfg, _Progress())
+    b = 0.0005 / 700
+    a0 = seen["a0"]
+    assert a0["common"] == pytest.approx(2500 * b ** 2, rel=1e-12)
+    others = [v for name, v in a0.items() if name != "common"]
+    assert others and all(v == pytest.approx(10000 * b ** 2, rel=1e-12) for v in others)
+    assert seen["stds"]["common"] == pytest.approx(10 * b, rel=1e-12)
+    for name, v in a0.items():                  # each pathway's a0 is σ_p² H/2 of its own GDLN std
+        assert v == pytest.approx(seen["stds"][name] ** 2 * gh / 2, rel=1e-12)
