@@ -20,11 +20,12 @@ from typing import Mapping
 
 import numpy as np
 import sympy as sp
+from mpmath import libmp
 
 from ..errors import SpecError
 from .fields import DATA_MAX, DATA_MIN, _SCALE_FIX, check_magnitude, check_real_finite, fmt, log10_abs, short_repr
 
-__all__ = ["parse_expr", "to_exact", "data_number", "WrittenFloat", "SYMBOL_ASSUMPTIONS"]
+__all__ = ["parse_expr", "to_exact", "float_text", "data_number", "WrittenFloat", "SYMBOL_ASSUMPTIONS"]
 
 #: assumptions a ``[symbols]`` table may declare
 SYMBOL_ASSUMPTIONS = ("positive", "nonnegative", "real", "integer", "nonzero")
@@ -83,8 +84,30 @@ class WrittenFloat(float):
         return WrittenFloat, (float(self), self.text)
 
 
+def float_text(f: sp.Float) -> str:
+    """The shortest decimal that reads back as the finite SymPy Float ``f`` at its own precision: for a
+    double-precision Float (53 bits, SymPy's default) the ``repr`` of ``float(f)`` (``sp.Float(0.1)``:
+    ``'0.1'``); for others mpmath's digits, the fewest from ``prec_to_dps`` on that read back as ``f``
+    (``sp.Float("0.1", 30)``: ``'0.1'``, ``sp.Float(1/3, 30)``: the 30 digits it prints)."""
+    prec, mpf = f._prec, f._mpf_
+    if prec == 53:
+        x = float(f)
+        if math.isfinite(x) and libmp.from_float(x) == mpf:      # a double (not one below its range)
+            return repr(x)
+    for digits in range(libmp.prec_to_dps(prec), libmp.repr_dps(prec) + 1):
+        text = libmp.to_str(mpf, digits)
+        if libmp.from_str(text, prec, libmp.round_nearest) == mpf:
+            return text
+    return libmp.to_str(mpf, libmp.repr_dps(prec))        # pragma: no cover - repr_dps digits read back
+
+
 def to_exact(value, field: str = "value") -> sp.Expr:
-    """Turn a TOML number into an exact SymPy number (floats via their decimal repr)."""
+    """Turn a number into an exact SymPy number: a TOML number, a Python or numpy one, a SymPy ``Float``.
+
+    A float is read by its decimal repr, the shortest decimal that reads back as the same float
+    (``0.5`` is 1/2, ``0.1`` is 1/10, ``1/3`` is 3333333333333333/10**16); a numpy float by that of
+    ``float(x)``; a SymPy ``Float`` by the shortest decimal that reads back as it at its precision
+    (:func:`float_text`). ``float(to_exact(x)) == x`` for every finite float x."""
     if isinstance(value, bool):
         raise SpecError(field, f"got a boolean {value!r}, expected a number", "write 0 or 1")
     if isinstance(value, numbers.Integral):
@@ -104,6 +127,8 @@ def to_exact(value, field: str = "value") -> sp.Expr:
         if value.is_finite() and math.isinf(float(value)):     # 1e400: overflowed
             _too_large(str(value), field)
         return to_exact(float(value), field)
+    if isinstance(value, sp.Float) and value.is_finite:    # by the decimal it stands for, as a float by its repr
+        return sp.Rational(float_text(value))
     if isinstance(value, sp.Basic):
         return value
     raise SpecError(field, f"expected a number, got {type(value).__name__} {value!r}",

@@ -30,6 +30,13 @@ __all__ = ["Task", "parse_value", "Radicals", "radicals_of", "xor_margin", "cont
 class Task:
     """A supervised task with exact entries.
 
+    Entries are read as a spec file's are (:func:`~theorykit.spec.expr.to_exact`): integers as they are,
+    floats by their decimal repr, the shortest decimal that reads back as the same float (``0.5`` is 1/2,
+    ``0.1`` is 1/10, the float ``1/3`` is 3333333333333333/10**16), whether Python floats, numpy floats
+    or float arrays; a SymPy ``Float`` by the shortest decimal that reads back as it at its precision
+    (``sp.Float("0.1", 30)`` is 1/10), inside an expression too (``0.5*Delta`` is ``Delta/2``); strings
+    by :func:`~theorykit.spec.expr.parse_expr`. :meth:`numeric` gives each float back bit for bit.
+
     Attributes
     ----------
     X, Y:
@@ -133,12 +140,12 @@ class Task:
         return vals
 
     def numeric(self, values: Mapping | None = None, dtype=np.float64):
-        """``(X, Y)`` as numpy arrays; every symbol needs a value."""
+        """``(X, Y)`` as numpy arrays (a rational entry as the double nearest it); every symbol needs a value."""
         rep = self.keyed(values)        # not subs: a name no symbol has is reported with the missing ones below
-        t = Task(self.X.subs(rep), self.Y.subs(rep), self.symbols, self.name, dict(self.meta))
+        t = Task(self.X.subs(rep), self.Y.subs(rep), self.symbols, self.name, dict(self.meta)) if rep else self
         if t.free_symbols:
             raise no_value_error(t.free_symbols, self._unknown_names(values))
-        return np.array(t.X.evalf(), dtype=dtype), np.array(t.Y.evalf(), dtype=dtype)
+        return _floats(t.X, dtype), _floats(t.Y, dtype)
 
     def _unknown_names(self, values: Mapping | None) -> list:
         """The names among ``values``' keys that are no symbol of the task (a misspelt ``"delta"``)."""
@@ -154,6 +161,14 @@ class Task:
     def latex(self) -> str:
         """The task as LaTeX (X and Y), as Jupyter shows it, without the dollar signs."""
         return self._repr_latex_().strip("$")
+
+
+def _floats(M: sp.Matrix, dtype) -> np.ndarray:
+    """``M`` (numbers) as a numpy array: a rational entry p/q as Python's ``p / q``, the double nearest it (so
+    a float's exact reading gives that float back, bit for bit; SymPy's ``evalf()`` missed it by an ulp for
+    3 of 288 Gaussian entries), any other by ``evalf()``."""
+    vals = [int(e.p) / int(e.q) if e.is_Rational else e.evalf() for e in M.flat()]     # p/q: correctly rounded
+    return np.array(vals, dtype=dtype).reshape(M.rows, M.cols)
 
 
 def check_assumptions(sym, val, field: str, shown) -> None:
@@ -200,8 +215,12 @@ def _matrix_arg(M, field: str, symbols: Mapping | None = None) -> sp.Matrix:
     except (TypeError, ValueError, NotImplementedError, sp.SympifyError) as exc:
         raise SpecError(field, f"cannot be read as a matrix ({type_name(M)} {short_repr(M)}: {exc!s:.80})",
                         "give a 2-d array or nested lists, datapoints as columns") from None
+    exact = {}                             # k → the entry with its SymPy Floats read exactly (to_exact)
     for k, e in enumerate(out.flat()):     # flat(): indexing entry by entry took seconds at n = 128
-        if e.is_Rational or (e.is_Float and e.is_finite):
+        if e.is_Rational:
+            continue
+        if e.is_Float and e.is_finite:
+            exact[k] = to_exact(e)
             continue
         i, j = divmod(k, out.cols)
         where = f"{field}[{i}][{j}]"
@@ -209,6 +228,13 @@ def _matrix_arg(M, field: str, symbols: Mapping | None = None) -> sp.Matrix:
             raise SpecError(where, f"needs a number, got {type_name(e)} {short_repr(e)}",
                             "give numbers, SymPy expressions or expression strings")
         check_real_finite(e, where)
+        if e.has(sp.Float):                # 0.5*Delta: 1/2*Delta
+            exact[k] = e.xreplace({f: to_exact(f) for f in e.atoms(sp.Float)})
+    if exact:
+        flat = out.flat()
+        for k, e in exact.items():
+            flat[k] = e
+        out = sp.Matrix(out.rows, out.cols, flat)
     return out
 
 
@@ -227,8 +253,14 @@ def _refuse_flat(M, field: str) -> None:
 
 def _read_entries(M, field: str, symbols: Mapping):
     """Nested lists (or an object or string array) with each string entry parsed by
-    :func:`parse_expr` and each ``bool`` or ``None`` refused; anything else is left to SymPy."""
+    :func:`parse_expr`, each finite float (Python's or numpy's; a 2-d float array too) read exactly by
+    :func:`to_exact` and each ``bool`` or ``None`` refused; anything else is left to SymPy."""
     if isinstance(M, np.ndarray):
+        if M.dtype.kind == "f" and M.dtype.itemsize <= 8 and M.ndim == 2:   # finite (checked above): each read
+            # by to_exact, once per value (a long double is left to SymPy: a Float of its precision, made exact below)
+            seen: dict = {}
+            return sp.Matrix(*M.shape, [seen[v] if v in seen else seen.setdefault(v, to_exact(v, field))
+                                        for v in M.ravel().tolist()])
         if M.dtype.kind not in "OUSb":
             return M
         M = M.tolist()
@@ -241,6 +273,8 @@ def _read_entries(M, field: str, symbols: Mapping):
         if v is None or isinstance(v, (bool, np.bool_)):
             raise SpecError(where, f"needs a number, got {type_name(v)} {v!r}",
                             "give numbers, SymPy expressions or expression strings")
+        if isinstance(v, (float, np.float16, np.float32, np.float64)) and np.isfinite(v):   # 0.5 is 1/2, as in a spec file
+            return to_exact(v, where)
         return v
 
     return [[entry(v, f"{field}[{i}][{j}]") for j, v in enumerate(row)] if isinstance(row, (list, tuple))
