@@ -207,6 +207,8 @@ def _matrix_arg(M, field: str, symbols: Mapping | None = None) -> sp.Matrix:
     naming the entry)."""
     if isinstance(M, np.ndarray) and (M.dtype.kind == "c" or (M.dtype.kind == "f" and not np.isfinite(M).all())):
         raise SpecError(field, "holds NaN, infinite or complex numbers", "give finite real numbers")
+    if _double_array(M):                   # each entry a Rational by to_exact: nothing left to check
+        return _read_entries(M, field, symbols or {})
     if not isinstance(M, sp.MatrixBase):
         _refuse_flat(M, field)
         M = _read_entries(M, field, symbols or {})
@@ -238,6 +240,12 @@ def _matrix_arg(M, field: str, symbols: Mapping | None = None) -> sp.Matrix:
     return out
 
 
+def _double_array(M) -> bool:
+    """A 2-d numpy array of floats of at most double precision (a long double is left to SymPy: a Float of
+    its precision, made exact as any SymPy Float)."""
+    return isinstance(M, np.ndarray) and M.dtype.kind == "f" and M.dtype.itemsize <= 8 and M.ndim == 2
+
+
 def _refuse_flat(M, field: str) -> None:
     """A flat list (or 1-d array) of n numbers is refused: SymPy reads it as one column, one datapoint
     of n features, where a user often means n datapoints of one feature. Datapoints are columns."""
@@ -256,8 +264,7 @@ def _read_entries(M, field: str, symbols: Mapping):
     :func:`parse_expr`, each finite float (Python's or numpy's; a 2-d float array too) read exactly by
     :func:`to_exact` and each ``bool`` or ``None`` refused; anything else is left to SymPy."""
     if isinstance(M, np.ndarray):
-        if M.dtype.kind == "f" and M.dtype.itemsize <= 8 and M.ndim == 2:   # finite (checked above): each read
-            # by to_exact, once per value (a long double is left to SymPy: a Float of its precision, made exact below)
+        if _double_array(M):       # finite (checked by the caller): each value read by to_exact once
             seen: dict = {}
             return sp.Matrix(*M.shape, [seen[v] if v in seen else seen.setdefault(v, to_exact(v, field))
                                         for v in M.ravel().tolist()])
