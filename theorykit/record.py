@@ -189,12 +189,22 @@ class Trajectory:
         loss = curves[batch]
         t = np.asarray(self.t, float)
         order = np.argsort(t, kind="stable")
-        at = np.asarray(times, float)
         lo, hi = float(t[order[0]]), float(t[order[-1]])
+        raw = np.asarray(times)
+        if raw.dtype.kind == "O" and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in raw.flat):
+            try:                                # ints past a float (10**400): an OverflowError
+                raw = raw.astype(float)
+            except OverflowError:
+                raise SpecError("times", f"{str(times)[:40]}… is past the largest float, outside the recording span "
+                                         f"{lo:g} … {hi:g}", f"ask within {lo:g} … {hi:g}") from None
+        if raw.dtype.kind not in "iuf":         # strings, booleans, complex, None: refused, not converted
+            raise SpecError("times", f"{str(times)[:60]!r} is not a time or a list of times (a {type(times).__name__})",
+                            "give real numbers, e.g. loss_at(5.0) or loss_at([0.0, 5.0])")
+        at = raw.astype(float)
         outside = ~((at >= lo) & (at <= hi))                # NaN is outside too
         if outside.any():
             bad = np.ravel(at[outside])
-            late, early = bad[bad > hi], bad[bad < lo]
+            late, early = bad[(bad > hi) & np.isfinite(bad)], bad[(bad < lo) & np.isfinite(bad)]
             fix = [f"ask within {lo:g} … {hi:g}"]
             if late.size:
                 fix.append(f"record to {late.max():g}: a longer run (the trainer's steps, a flow's t_end) with a SaveAt "
@@ -203,6 +213,8 @@ class Trajectory:
                 fix.append(f"record from {early.min():g}: SaveAt(ts=[{early.min():g}, …])")
             if np.isnan(bad).any():
                 fix.append("drop the NaN times")
+            if np.isinf(bad).any():         # no run records at ±inf: the fix names no SaveAt there
+                fix.append("drop the infinite times")
             raise SpecError("times", f"{bad[0]:g}{f' (and {bad.size - 1} more)' if bad.size > 1 else ''} is outside "
                                      f"the recording span {lo:g} … {hi:g}: the run recorded nothing there",
                             ", or ".join(fix) + ("; a run starts at t = 0" if early.size and early.min() < 0 else ""))
