@@ -1,10 +1,13 @@
-"""A fuzz and misuse campaign on the day's changes (session 122): Trajectory.loss_at's span check,
-realisable_patterns' keywords, and find-gates --checkpoints' elbow estimate. Each test failed before its fix."""
+"""A fuzz and misuse campaign on the day's changes (session 122): Trajectory.loss_at's span check and the
+race_dt checks of race-exhaust and predict_reln. Each test failed before its fix."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
+import theorykit as tk
+from theorykit.analysis import exhaust
 from theorykit.errors import SpecError
 from theorykit.record import Trajectory
 
@@ -49,3 +52,68 @@ def test_loss_at_still_reads_numbers_of_any_real_kind():
     assert tr.loss_at([[0, 5], [10, 2.5]]).tolist() == [[1.0, 0.5], [0.0, 0.75]]
     assert tr.loss_at([]).tolist() == [] and tr.loss_at(10 ** 1).tolist() == 0.0
     assert tr.loss_at(5.0) == 0.5 and tr.loss_at([0.0, 5.0]).tolist() == [1.0, 0.5]
+
+
+# ---------------------------------------------------------------------------------------------------
+# race_dt: a small one hung race_steps_bounds (race-exhaust, predict_reln); a huge one named the wrong fix
+# ---------------------------------------------------------------------------------------------------
+def _counted(ok, most=2000):
+    """``ok`` that fails the test past ``most`` calls (the old search stepped one by one: billions of calls)."""
+    calls = [0]
+
+    def wrapped(t):
+        calls[0] += 1
+        if calls[0] > most:
+            raise AssertionError(f"_largest called its test more than {most} times")
+        return ok(t)
+    return wrapped
+
+
+@pytest.mark.parametrize("bound, guess", [(10 ** 9, 4e18), (4 * 10 ** 18 - 5, 1e3), (0, 1e30), (-1, 1e18),
+                                          (123_456_789_012, 1e30)])
+def test_largest_finds_a_far_bound_in_few_calls(bound, guess):
+    """Was: from a guess far above the bound it stepped down by a factor 1 − 1e-9 a step, from one below it up by
+    one a step: hours (race-exhaust --race-dt 1e-10 hung in race_steps_bounds). By definition the answer is the
+    largest t >= 0 with t <= bound, -1 when bound < 0."""
+    assert exhaust._largest(_counted(lambda t: t <= bound), guess) == bound
+
+
+def test_largest_stops_at_its_cap_where_every_count_passes():
+    # the records' test with a record every 6.25e11 steps passes every count up to past 4e18: was an endless loop
+    assert exhaust._largest(_counted(lambda t: True), 1e30) == 4 * 10 ** 18
+
+
+@given(st.integers(-1, 400), st.floats(0, 1e4, allow_nan=False))
+def test_largest_agrees_with_a_plain_scan(bound, guess):
+    # a second method: scan 0, 1, 2, … while the test holds
+    ok = (lambda t: t <= bound)
+    scan = -1
+    while ok(scan + 1):
+        scan += 1
+    assert exhaust._largest(ok, guess) == scan
+
+
+def test_race_exhaust_with_a_tiny_race_dt_is_bounded_not_hung(monkeypatch):
+    """race_steps_bounds(s_max=4, τ=62.5, race_dt=1e-10): τ/race_dt = 6.25e11 steps per RK4 step. The records'
+    bound: a record every 625 000 000 000 steps, at most 10**7 records: past the 4e18 cap (hung before). The RK4
+    bound: 2e6 steps of 6.25e11 = 1.25e18 (float rounding moves it by < 1e-15 relative). The rate's bound is
+    race_dt's alone to keep: by hand 2e6 steps of τ/(40 s_max) = 62.5/160 = 0.390625, i.e. 781 250."""
+    count = _counted(lambda x: x, most=10 ** 4)         # the calls of the records' and the budget's tests
+    every, budget = exhaust.every_count, exhaust.within_budget
+    monkeypatch.setattr(exhaust, "every_count", lambda *a: count(every(*a)))
+    monkeypatch.setattr(exhaust, "within_budget", lambda *a: count(budget(*a)))
+    b = exhaust.race_steps_bounds(4.0, 62.5, 1e-10)
+    assert b["records"] == 4 * 10 ** 18 and b["rate"] == 781_250
+    assert abs(b["rk4"] - 1.25e18) < 1e3
+
+
+def test_predict_reln_names_race_dt_where_no_step_fits():
+    """Was: race_dt=1e308 said 'lower training.steps to at most 0', a value training.steps refuses. Following the
+    fix (race_dt=10) is accepted."""
+    task, tr = tk.xor_margin(0.5), tk.Training(lr=0.05, steps=2000)
+    with pytest.raises(SpecError) as info:
+        tk.predict_reln(task, 8, tr, race_dt=1e308, progress=False)
+    assert info.value.field == "race_dt" and "too short for even one step" in info.value.problem
+    assert info.value.fix == "a smaller race_dt, e.g. race_dt=10 (the default)"
+    assert len(tk.predict_reln(task, 8, tr, race_dt=10, progress=False).widths) >= 1
+

@@ -204,15 +204,30 @@ def race_rk4(system: RaceSystem, tau: float, race_dt: float, t_end: int, *, ever
 
 def _largest(ok, guess: float) -> int:
     """The largest whole t ≥ 0 with ``ok(t)`` (``ok`` true up to a bound, false beyond), from a ``guess`` near
-    that bound; -1 when even t = 0 fails."""
-    t = max(0, int(min(guess, 4e18)))
-    while t > 0 and not ok(t):
-        t = max(0, min(t - 1, int(t * (1 - 1e-9))))
-    if not ok(t):
-        return -1
-    while ok(t + 1):
-        t += 1
-    return t
+    that bound; -1 when even t = 0 fails; 4·10¹⁸ (:data:`_LARGEST_CAP`) when ``ok`` holds that far. By doubling
+    and bisection from the guess: a few hundred calls of ``ok`` at most (stepping one by one from a guess far
+    from the bound, as a tiny race_dt gives, hung)."""
+    t = max(0, int(min(guess, _LARGEST_CAP)))
+    if ok(t):
+        lo, hi, step = t, None, 1
+        while hi is None:       # doubling up to the first t that fails, or the cap
+            if lo >= _LARGEST_CAP:
+                return _LARGEST_CAP
+            n = min(lo + step, _LARGEST_CAP)
+            lo, hi = (n, None) if ok(n) else (lo, n)
+            step *= 2
+    else:
+        if not ok(0):
+            return -1
+        lo, hi = 0, t
+    while hi - lo > 1:          # ok(lo), not ok(hi)
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return lo
+
+
+#: :func:`_largest`'s answer where its test holds at every step count it tries
+_LARGEST_CAP = 4 * 10 ** 18
 
 
 def _over(x: float, cap: float) -> str:

@@ -426,7 +426,12 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     if not math.isfinite(tau / race_steps):     # race_steps_bounds' int(τ/race_dt) was an OverflowError
         raise SpecError("race_dt", f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) overflow to infinity",
                         "a larger race_dt, e.g. race_dt=10 (the default)")
-    most = min(race_steps_bounds(s_max, tau, race_steps).values())      # before any estimate or race
+    bounds = race_steps_bounds(s_max, tau, race_steps)      # before any estimate or race
+    most = min(bounds.values())
+    if 1 > most and steps <= bounds["rate"] and s_top < tau:    # race_dt alone sets the others: not one step fits
+        raise SpecError("race_dt", f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) = {tau / race_steps:.3g} steps, "
+                                   f"too short for even one step of the race within the flow's budget",
+                        "a smaller race_dt, e.g. race_dt=10 (the default)")
     if steps > most and s_top < tau:    # (s_top >= tau: the lr is at fault, warned below and named by the flow)
         raise SpecError(field, f"{steps} steps are more than a race of this data can take: at most {most} (the "
                                "flow's budget of integration steps at its fastest rate, and of recorded losses)",
