@@ -1,5 +1,5 @@
-"""A fuzz and misuse campaign on the day's changes (session 122): Trajectory.loss_at's span check and the
-race_dt checks of race-exhaust and predict_reln. Each test failed before its fix."""
+"""A fuzz and misuse campaign on the day's changes (session 122): Trajectory.loss_at's span check, the
+race_dt checks of race-exhaust and predict_reln, realisable_patterns' keywords. Each test failed before its fix."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,6 +8,7 @@ from hypothesis import given, strategies as st
 
 import theorykit as tk
 from theorykit.analysis import exhaust
+from theorykit.analysis.patterns import realisable_patterns
 from theorykit.errors import SpecError
 from theorykit.record import Trajectory
 
@@ -117,3 +118,41 @@ def test_predict_reln_names_race_dt_where_no_step_fits():
     assert info.value.fix == "a smaller race_dt, e.g. race_dt=10 (the default)"
     assert len(tk.predict_reln(task, 8, tr, race_dt=10, progress=False).widths) >= 1
 
+
+# ---------------------------------------------------------------------------------------------------
+# realisable_patterns: max_patterns and seed, named in Python's words like samples=
+# ---------------------------------------------------------------------------------------------------
+_X = np.array([[1.0, 0, 1, 0], [0, 1, 1, 0], [1, 1, 1, 1]])
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, float("nan"), "5", 10 ** 30 + 0.5])
+def test_realisable_patterns_checks_max_patterns(bad):
+    """Was: max_patterns 0, -1, NaN and True ran (the sampled search ignores it), '5' a raw TypeError."""
+    with pytest.raises(SpecError) as info:
+        realisable_patterns(_X, method="sample", max_patterns=bad, samples=100)
+    assert info.value.field == "max_patterns"
+    assert info.value.fix == "a positive number of patterns, e.g. max_patterns=4096"
+    realisable_patterns(_X, method="sample", max_patterns=4096, samples=100)    # the fix's value is accepted
+
+
+@pytest.mark.parametrize("bad", [-1, True, float("nan"), 2 ** 32])
+def test_realisable_patterns_checks_seed(bad):
+    """Was: seed=-1 a raw ValueError from numpy, NaN a raw TypeError, True and 2**32 ran."""
+    with pytest.raises(SpecError) as info:
+        realisable_patterns(_X, method="sample", seed=bad, samples=100)
+    assert info.value.field == "seed" and info.value.fix == "give a whole number from 0 to 4294967295, e.g. seed=0"
+    realisable_patterns(_X, method="sample", seed=0, samples=100)
+
+
+def test_realisable_patterns_refuses_data_that_is_not_finite():
+    """Was: a NaN input a raw LinAlgError (SVD did not converge)."""
+    with pytest.raises(SpecError) as info:
+        realisable_patterns(np.array([[np.nan, 1.0]]), method="sample")
+    assert info.value.field == "X"
+
+
+def test_predict_reln_gives_the_python_fix_for_max_patterns():
+    with pytest.raises(SpecError) as info:
+        tk.predict_reln(tk.xor_margin(0.5), 8, tk.Training(lr=0.05, steps=2000), max_patterns=0, progress=False)
+    assert info.value.field == "max_patterns"
+    assert info.value.fix == "a positive number of patterns, e.g. max_patterns=4096"

@@ -10,7 +10,8 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from ..errors import SpecError, keyword_errors
-from ..spec.fields import choice, integer
+from ..spec.fields import choice, integer, seed_value
+from ..spec.ranges import SEED_WHAT
 from ..spec.limits import Estimate, Limits, enforce
 from ..linalg import unit_columns
 from ..theory.effective import exact_parts
@@ -58,7 +59,16 @@ def _check_samples(samples, d: int, P: int) -> None:
                         + " (THEORYKIT_MAX_BYTES raises the limit)") from None
 
 
-@keyword_errors({"--samples": "samples", "--max-patterns": "max_patterns", "--enumerate": "method"})
+def _checked(check, what: str, example: str):
+    """``check()``, its SpecError's fix ``what, e.g. --option example`` (in Python's words: ``e.g. key=example``)."""
+    try:
+        return check()
+    except SpecError as err:
+        raise SpecError(err.field, err.problem, f"{what}, e.g. {err.field} {example}",
+                        keyword_fix=f"{what}, e.g. {{key}}={example}") from None
+
+
+@keyword_errors({"--samples": "samples", "--max-patterns": "max_patterns", "--enumerate": "method", "--seed": "seed"})
 def realisable_patterns(X, *, method: str = "auto", max_patterns: int = 4096, samples: int = 20000,
                         seed: int = 0, exact_max_p: int = EXACT_MAX_P, deadline: float | None = None):
     """Realisable gate patterns of the data's columns (bias-free units), all-off dropped.
@@ -71,6 +81,11 @@ def realisable_patterns(X, *, method: str = "auto", max_patterns: int = 4096, sa
     X = np.asarray(X, float)
     if X.ndim != 2:                     # "not enough values to unpack"
         raise SpecError("X", f"needs the d × P inputs, got shape {X.shape}", "give X with datapoints as columns")
+    if not np.isfinite(X).all():        # NaN: an SVD that did not converge (a LinAlgError)
+        raise SpecError("X", "has values that are not finite (NaN or inf)", "give finite inputs")
+    # max_patterns was never checked (0, -1, NaN and True ran; '5' a raw TypeError), nor seed (-1: a raw ValueError)
+    _checked(lambda: integer(max_patterns, "--max-patterns", lo=1, fix=""), "a positive number of patterns", "4096")
+    _checked(lambda: seed_value(seed, "--seed", ""), f"give {SEED_WHAT}", "0")
     d, P = X.shape
     r = int(np.linalg.matrix_rank(X)) if X.size else 0
     bound = cover_bound(P, r)
