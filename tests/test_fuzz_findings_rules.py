@@ -34,11 +34,18 @@ def _one_line(capsys) -> str:
 # mode's strength from a0 ≈ 5e-9 to ~1e28. Gradient flow never raises the loss (dL/dt = −‖∇L‖²/τ ≤ 0), so
 # any L(t) > L(0) is the integration, not the race. Before: exit 0, "common only: area 5.39e25",
 # a ranking and exhaust.json written.
+# Since: --race-dt 1e-9 is refused before any race, a step too coarse for RK4 at the race's fastest rate
+# (tests/test_race_dt_stability_rules.py); the rise is still refused where the start is too large (--a0 100).
 def test_race_exhaust_refuses_a_race_whose_loss_rises_above_its_start(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["race-exhaust", "--k", "2", "--race-dt", "1e-9", "--no-progress", "--out", str(out)]) == 2
     line = _one_line(capsys)
-    assert line.startswith("theorykit: error in --race-dt: the race diverged: its loss rose to ")
+    assert line.startswith("theorykit: error in --race-dt: 1e-09 makes the RK4 step τ/race-dt = 6.25e+10 too coarse ")
+    assert line.endswith("(fix: use --race-dt 1.91 or larger (default 10))")
+    assert not (out / "exhaust.json").exists() and not (out / "race_k2.png").exists()
+    assert main(["race-exhaust", "--k", "2", "--a0", "100", "--no-progress", "--out", str(out)]) == 2
+    line = _one_line(capsys)
+    assert line.startswith("theorykit: error in --a0: the race diverged: its loss rose to ")
     assert "× its start L(0)" in line and "raise --race-dt" in line
     assert not (out / "exhaust.json").exists() and not (out / "race_k2.png").exists()
 

@@ -122,7 +122,8 @@ def test_exhaust_within_one_percent_and_winner_on_areas_set_by_hand(monkeypatch)
     areas = iter([1.0, 1.005, 1.02, 1.009, 1.01])
     real = ex.loss_metrics
     monkeypatch.setattr(ex, "loss_metrics", lambda t, L, F: {**real(t, L, F), "area": next(areas)})
-    res = ex.race_exhaust(3, steps=40, race_dt=1, progress=False, use_symmetry=False, families=[0, 1, 2, 3, 4])
+    # race_dt=2: 1 is since refused, too coarse for RK4 at k = 3 (tests/test_race_dt_stability_rules.py)
+    res = ex.race_exhaust(3, steps=40, race_dt=2, progress=False, use_symmetry=False, families=[0, 1, 2, 3, 4])
     lab = {r["index"]: r["family"] for r in res.metrics}
     s = res.summary
     assert s["winner"] == lab[0]

@@ -154,9 +154,11 @@ def checks_only(monkeypatch):
 @pytest.mark.parametrize("k, gamma, race_dt", [
     (2, None, 10),          # the rate's bound binds (2357022 steps, tests/test_cli_error_names_rules.py)
     (2, None, 1000),        # the RK4 step's: 2e6 × 62.5/1000 = 125000 steps, under the rate's
-    (2, None, 0.5),         # RK4 steps of 125 > 1: recorded every 125 steps
-    (3, 1e6, 10),           # a huge context scale: s_max far above 1, the rate's bound small
-    (3, 1e-6, 1e-3),        # a tiny one: s_max = 1
+    (2, None, 2),           # RK4 steps of 31.25 > 1: recorded every 31 steps (0.5 before: since refused, a step
+    #                         too coarse for RK4 at the race's fastest rate, tests/test_race_dt_stability_rules.py)
+    (3, 1e6, 2e6),          # a huge context scale: s_max far above 1, the rate's bound small (s_max = 9.1e5 needs
+    #                         --race-dt 1.32e6 or more: --race-dt 10 is since refused)
+    (3, 1e-6, 2),           # a tiny one: s_max = 1 (at 1e-3 before: since refused, as 0.5 above)
 ])
 def test_race_exhaust_at_its_steps_bound_passes_every_flow_check(checks_only, k, gamma, race_dt):
     """race_exhaust refuses, before any race, a --steps over race_steps_bounds (_check_steps); at the bound

@@ -202,6 +202,47 @@ def race_rk4(system: RaceSystem, tau: float, race_dt: float, t_end: int, *, ever
                         modes=False, **kw)
 
 
+#: RK4's stability interval on the negative real axis: one step of y' = −λy multiplies y by
+#: R(−hλ), R(z) = 1 + z + z²/2 + z³/6 + z⁴/24, and |R(−x)| ≤ 1 for 0 ≤ x ≤ 2.7853 (R(−x) = 1 there)
+RK4_STABLE = 2.785
+#: the safety margin on it: the race's RK4 step is refused beyond h·λ_max = RK4_STABLE / RK4_MARGIN ≈ 1.39, where
+#: R(−1.39) = 0.28 against e^−1.39 = 0.25 (a decaying step; at RK4_STABLE itself a step no longer decays)
+RK4_MARGIN = 2.0
+
+
+def min_race_dt(s_max: float) -> float:
+    """The smallest ``race_dt`` (RK4 steps per τ) whose step h = τ/race_dt RK4 takes stably at the race's fastest
+    rate. The mode ODE τȧ = 2a(s − da) (docs/theory.md, "the mode ODE") linearised at its end point a = s/d is
+    τ δȧ = −2s δa: rate λ = 2s/τ, the fastest 2·s_max/τ (``s_max``: the race's largest singular value,
+    ``RaceSystem.rate``). h·λ ≤ RK4_STABLE/RK4_MARGIN gives race_dt ≥ 2·s_max·RK4_MARGIN/RK4_STABLE
+    (1.90 at k = 2, s_max = 1.326; a coarser step blew the race up to areas of 4e24, or learned nothing)."""
+    return 2.0 * s_max * RK4_MARGIN / RK4_STABLE
+
+
+def _round_up(x: float) -> float:
+    """``x`` rounded up to 3 significant digits (a value to print that is itself at least ``x``)."""
+    d = 2 - math.floor(math.log10(x))
+    v = math.ceil(x * 10.0 ** d) / 10.0 ** d
+    return v if v >= x else math.nextafter(v, math.inf)
+
+
+def check_race_dt(race_dt: float, s_max: float, tau: float, *, field: str = "--race-dt", per: float = 1.0,
+                  step: str = "τ/race-dt") -> None:
+    """Refuse, before any race, a ``race_dt`` whose RK4 step τ/(race_dt·``per``) is too coarse for the race's
+    fastest rate (:func:`min_race_dt`), naming ``field`` with the smallest accepted value (rounded up) as the fix.
+    ``per``: what the caller multiplies race_dt by before :func:`race_rk4` (predict_reln: s_max)."""
+    low = min_race_dt(s_max) / per
+    if race_dt >= low:
+        return
+    ok = _round_up(low)
+    raise SpecError(field, f"{race_dt!r} makes the RK4 step {step} = {tau / (race_dt * per):.3g} too coarse for the "
+                           f"race's fastest rate 2·s_max/τ (s_max = {s_max:.4g}, τ = {fmt(tau)}): RK4 is stable only "
+                           f"up to step × rate = {RK4_STABLE}, here taken with a margin of {RK4_MARGIN:g}",
+                    f"use {field} {ok:g} or larger (default 10)" if field.startswith("--")
+                    else f"use {field}={ok:g} or larger (default 10)",
+                    keyword_fix=f"use {{key}}={ok:g} or larger (default 10)")
+
+
 def _largest(ok, guess: float) -> int:
     """The largest whole t ≥ 0 with ``ok(t)`` (``ok`` true up to a bound, false beyond), from a ``guess`` near
     that bound; -1 when even t = 0 fails; 4·10¹⁸ (:data:`_LARGEST_CAP`) when ``ok`` holds that far. By doubling
@@ -262,6 +303,7 @@ def _check_steps(system: RaceSystem, tau: float, race_dt: float, steps: int, giv
                         keyword_fix="a larger {key}, e.g. {key}=10 (the default)")
     b = race_steps_bounds(system.rate, tau, race_dt)
     if steps <= min(b.values()):
+        check_race_dt(race_dt, system.rate, tau)       # too coarse a step for RK4 at the race's fastest rate
         return
     dt, rev, s = tau / race_dt, max(1, int(tau / race_dt)), system.rate
     h = rate_step(s / tau)

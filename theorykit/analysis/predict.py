@@ -32,9 +32,9 @@ predicts the ReLU network to run. Four stages, each stated in the result:
 3. **Family search by the race.** A family's pathways each see every input and write every
    output; the family's race reduction (:meth:`theorykit.theory.race.RaceSystem.solve`, the one race
    engine, RK4 with step τ/(``race_dt`` · max(1, s_max)), s_max the largest singular value of a candidate
-   pattern's Σyx, so that data of any scale race stably) is integrated from aligned, balanced maps with the
-   a0 of stage 4, and ranked by the area of L(t)/L(0) over the training horizon (lower is
-   faster), as ``race-exhaust`` does. ``search="exhaustive"``: every non-empty union of the
+   pattern's Σyx, so that data of any scale race stably; ``race_dt`` ≥ 1.44, else refused) is integrated
+   from aligned, balanced maps with the a0 of stage 4, and ranked by the area of L(t)/L(0) over the
+   training horizon (lower is faster), as ``race-exhaust`` does. ``search="exhaustive"``: every non-empty union of the
    candidate orbits; ``"forward"`` (beam 1) or ``"beam"``: start from nothing, add one orbit at a
    time, keeping the ``beam`` best families by area, with the candidates at each step the
    ``shortlist`` orbits of largest top singular value of the *residual* correlation
@@ -69,7 +69,7 @@ from ..errors import SpecError, as_command, keyword_errors, keyword_typos
 from ..linalg import correlation
 from .findgates import check_seed, geometric_mean
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
-from .exhaust import race_rk4, race_steps_bounds
+from .exhaust import check_race_dt, race_rk4, race_steps_bounds
 from .predict_estimate import batch_plan, beam_estimate, engine_shapes, estimate_seconds, new_shapes, note_compiled
 from ..theory.race import RaceSystem
 from .predict_share import SHARE_RULES, family_a0s, pattern_masses, share_hidden, share_rule_text
@@ -436,6 +436,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         raise SpecError(field, f"{steps} steps are more than a race of this data can take: at most {most} (the "
                                "flow's budget of integration steps at its fastest rate, and of recorded losses)",
                         f"lower {field} to at most {most}")
+    check_race_dt(race_dt, s_max, tau, field="race_dt", per=s_max, step="τ/(race_dt·s_max)")  # RK4 stable at 2 s_max/τ
     if s_top >= tau:
         # gradient descent on a mode: a <- a (1 + (s - d a)/tau)^2, whose slope at its end point s/d is
         # 1 - 2 s/tau: past s = tau every step overshoots by more than it corrects (the flow never does)

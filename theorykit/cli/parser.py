@@ -358,7 +358,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "pathway of the quick contexts suite's GDLN; the full suite's is twice that)")
     _number_option(r, "--race-dt", what="a positive number", example="10", default=10, help="RK4 step tau/RACE_DT, tau the time constant in "
                    "gradient steps (1/lr for the mean loss, 1/(P lr) for the summed, P datapoints; docs/theory.md) "
-                   "(default 10; the contexts suite races at tau/2 in --quick, tau/40 in --full)")
+                   "(default 10; the contexts suite races at tau/2 in --quick, tau/40 in --full); at least 4 s_max/2.785 "
+                   "(1.91 at --k 2), s_max the race's largest singular value, for RK4 to be stable at its fastest rate "
+                   "2 s_max/tau with a margin of 2: a smaller one is refused")
     _whole_option(r, "--steps", lo=1, hi=MAX_STEPS, default=8000, help="gradient steps raced (default 8000, the paper's)")
     r.add_argument("--no-symmetry", action="store_true", help="integrate every family, not one per orbit")
     _common(r, "race_exhaust", limits=False, progress="lines")

@@ -168,7 +168,10 @@ def _integrate_rk4(vector_field, y0, args, h, ts, record, batched_args):
     lengths = np.diff(np.concatenate([[0.0], ts]))
     ratio = lengths / h
     _check_budget(ts, h)
-    nsub = np.where(lengths > 0, np.ceil(ratio - 1e-9), 0).astype(np.int32)
+    # at least one step in every interval of positive length: ceil(ratio − 1e-9) (the 1e-9 forgives round-off
+    # where length/h is a whole number) was 0 where h > 1e9 × length, and such an interval took no step at all
+    # (race-exhaust --race-dt 1e-10, h = 6.25e11 over 10 steps: nothing learned, an area of exactly 1.0)
+    nsub = np.where(lengths > 0, np.maximum(np.ceil(ratio - 1e-9), 1), 0).astype(np.int32)
     steps = np.where(nsub > 0, lengths / np.maximum(nsub, 1), 0.0)
 
     # Long flows unroll RK4's four stages (about 20 % faster per step); short ones loop over them,

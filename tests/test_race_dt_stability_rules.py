@@ -1,0 +1,112 @@
+"""A coarse race step gave wrong numbers silently (race-exhaust, predict_reln); share_mass below one unit each.
+
+race-exhaust --k 2: contexts(8, 2), P = 16 datapoints, summed loss at η = 0.001: τ = 1/(P η) = 62.5 steps.
+Its race's fastest rate is 2·s_max/τ (the mode ODE τȧ = 2a(s − da) linearised at a = s/d: τ δȧ = −2s δa,
+docs/theory.md), s_max = 1.326 at k = 2. RK4 on y' = −λy multiplies y by R(−hλ) per step,
+R(z) = 1 + z + z²/2 + z³/6 + z⁴/24, |R(−x)| ≤ 1 for 0 ≤ x ≤ 2.7853, where R = 1 (computed below with numpy's roots).
+With the safety margin 2 the step h = τ/race_dt must satisfy h·2 s_max/τ ≤ 2.785/2, so
+race_dt ≥ 4 s_max/2.785 = 1.904 (k = 2), printed rounded up as 1.91. predict_reln steps at τ/(race_dt·s_max):
+h·2 s_max/τ = 2/race_dt ≤ 2.785/2, race_dt ≥ 4/2.785 = 1.436, printed as 1.44, whatever the data.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import theorykit as tk
+from theorykit.analysis.exhaust import RK4_MARGIN, RK4_STABLE, exhaust_spec, min_race_dt, race_exhaust
+from theorykit.cli import main
+from theorykit.errors import SpecError
+from theorykit.record import SaveAt
+from theorykit.theory.flow import RK4, integrate
+from theorykit.theory.race import RaceSystem
+
+S_MAX_K2 = 1.3258252147247762      # k = 2: the race's largest singular value (checked below by numpy's SVD)
+TRAINING = tk.Training(lr=0.05, init_std=0.01, steps=2000)     # docs/predict.md's XoR example
+
+
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err
+    return err
+
+
+def test_rk4_stability_interval_is_the_root_of_r_plus_one():
+    # R(−x) = 1 ⟺ x (x³/24 − x²/6 + x/2 − 1) = 0: the cubic's one real root bounds RK4's interval
+    roots = np.roots([1 / 24, -1 / 6, 1 / 2, -1])
+    real = [r.real for r in roots if abs(r.imag) < 1e-9 and r.real > 0]
+    assert len(real) == 1 and 2.785 <= real[0] < 2.786         # 2.78529…
+    assert RK4_STABLE <= real[0] and RK4_MARGIN >= 2
+
+
+def test_s_max_of_k2_and_the_smallest_race_dt():
+    spec = exhaust_spec(2)[0]
+    S = RaceSystem.from_spec(spec).arrays_np["Syx"]
+    assert np.isclose(max(np.linalg.svd(S, compute_uv=False)[..., 0].max(), 1.0), S_MAX_K2, rtol=1e-12)
+    assert spec.tau == 62.5
+    assert math.isclose(min_race_dt(S_MAX_K2), 4 * S_MAX_K2 / 2.785, rel_tol=1e-12)     # 1.9042
+
+
+# ---------------------------------------------------------------------------------------------------
+# the zero-step interval: RK4(h) with h more than 1e9 × an interval took no step in it
+# ---------------------------------------------------------------------------------------------------
+def test_rk4_steps_at_least_once_in_an_interval_far_shorter_than_its_step():
+    # y' = −y from 1 to t = 1e-3 with RK4(1e12): one step of 1e-3 (every interval is cut into
+    # max(1, ceil(length/h)) steps), y = R(−1e-3) = e^−1e-3 up to 1e-3⁵/120 ≈ 8e-18. Before: 0 steps, y = 1.
+    res = integrate(lambda y, a: -y, np.ones((1, 1)), solver=RK4(1e12), save=SaveAt(ts=[1e-3], fns={"y": lambda y, a: y[0]}),
+                    batched_args=False)
+    assert res.extra["steps"] == 1
+    assert abs(float(res.saved["y"][0, -1]) - math.exp(-1e-3)) < 1e-15
+
+
+# ---------------------------------------------------------------------------------------------------
+# race-exhaust: a too coarse --race-dt is refused before any race, with the smallest accepted value
+# ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("race_dt, steps", [("1e-10", "10"), ("1e-10", "8000"), ("1.9", "8000"), ("0.01", "10")])
+def test_race_exhaust_refuses_a_race_dt_too_coarse_for_rk4(capsys, tmp_path, race_dt, steps):
+    # before: 1e-10 over 10 steps learned nothing (area exactly 1.0, winner "2"), exit 0
+    out = tmp_path / "out"
+    assert main(["race-exhaust", "--k", "2", "--race-dt", race_dt, "--steps", steps, "--no-progress",
+                 "--out", str(out)]) == 2
+    line = _one_line(capsys)
+    assert line.startswith(f"theorykit: error in --race-dt: {float(race_dt)!r} makes the RK4 step τ/race-dt = ")
+    assert "too coarse for the race's fastest rate 2·s_max/τ (s_max = 1.326, τ = 62.5)" in line
+    assert line.endswith("(fix: use --race-dt 1.91 or larger (default 10))")
+    assert not (out / "exhaust.json").exists()
+    with pytest.raises(SpecError) as info:
+        race_exhaust(2, race_dt=float(race_dt), steps=int(steps), progress=False)
+    assert info.value.field == "race_dt" and info.value.fix == "use race_dt=1.91 or larger (default 10)"
+
+
+def test_race_exhaust_at_the_smallest_race_dt_ranks_as_the_default():
+    low = race_exhaust(2, race_dt=1.91, progress=False)
+    ref = race_exhaust(2, progress=False)
+    rank = lambda r: [m["family"] for m in sorted(r.metrics, key=lambda m: m["rank_area"])]  # noqa: E731
+    assert rank(low) == rank(ref) and low.summary["winner"] == ref.summary["winner"] == "common+1+2"
+    for a, b in zip(sorted(low.metrics, key=lambda m: m["index"]), sorted(ref.metrics, key=lambda m: m["index"])):
+        assert 0 < a["area"] < 1 and abs(a["area"] - b["area"]) < 1e-2 * b["area"]
+
+
+# ---------------------------------------------------------------------------------------------------
+# predict_reln: race_dt=1e-3 blew up to an area of 4.1e24; refused, 1.44 accepted
+# ---------------------------------------------------------------------------------------------------
+def test_predict_reln_refuses_a_race_dt_too_coarse_for_rk4():
+    for race_dt in (1e-3, 1.43):
+        with pytest.raises(SpecError) as info:
+            tk.predict_reln(tk.xor_margin(0.5), 8, TRAINING, race_dt=race_dt, progress=False)
+        assert info.value.field == "race_dt" and info.value.fix == "use race_dt=1.44 or larger (default 10)"
+        assert f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) = " in info.value.problem
+
+
+def test_predict_reln_at_the_smallest_race_dt_predicts_as_the_default():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        low = tk.predict_reln(tk.xor_margin(0.5), 8, TRAINING, race_dt=1.44, progress=False)
+        ref = tk.predict_reln(tk.xor_margin(0.5), 8, TRAINING, progress=False)
+    gates = lambda r: sorted(tuple(int(v) for v in g) for g in r.gates)  # noqa: E731
+    assert gates(low) == gates(ref) and list(low.widths) == list(ref.widths)
+    a, b = low.area, ref.area
+    assert 0 < a < 1 and abs(a - b) < 1e-2 * b
