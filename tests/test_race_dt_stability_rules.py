@@ -11,16 +11,19 @@ h·2 s_max/τ = 2/race_dt ≤ 2.785/2, race_dt ≥ 4/2.785 = 1.436, printed as 1
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
 import pytest
 
 import theorykit as tk
+from theorykit.analysis import checkpoints
 from theorykit.analysis.exhaust import RK4_MARGIN, RK4_STABLE, exhaust_spec, min_race_dt, race_exhaust
 from theorykit.cli import main
 from theorykit.errors import SpecError
 from theorykit.record import SaveAt
+from theorykit.spec.limits import Limits
 from theorykit.theory.flow import RK4, integrate
 from theorykit.theory.race import RaceSystem
 
@@ -110,3 +113,72 @@ def test_predict_reln_at_the_smallest_race_dt_predicts_as_the_default():
     assert gates(low) == gates(ref) and list(low.widths) == list(ref.widths)
     a, b = low.area, ref.area
     assert 0 < a < 1 and abs(a - b) < 1e-2 * b
+
+
+# ---------------------------------------------------------------------------------------------------
+# find-gates --checkpoints: an elbow over the memory limit offered "lower --max-K" whatever it saved
+# ---------------------------------------------------------------------------------------------------
+def _run(path, last):
+    """Two checkpoints of a 3-4-1 ReLU network (4 hidden units), at steps 0 and ``last``, and XoR-like data."""
+    rng = np.random.default_rng(0)
+    X = np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]])
+    np.savez(path / "data.npz", X=X, Y=np.array([[1.0, 1, -1, -1]]))
+    for s in (0, last):
+        np.savez(path / f"step_{s}.npz", W1=0.1 * rng.standard_normal((4, 3)), W2=0.1 * rng.standard_normal((1, 4)))
+    return str(path / "step_*.npz"), str(path / "data.npz")
+
+
+class _Passed(Exception):
+    """The elbow got past its size check (a GDLN would train)."""
+
+
+@pytest.fixture
+def no_gdln(monkeypatch):
+    def stop(*a, **k):
+        raise _Passed
+    monkeypatch.setattr(checkpoints, "gdln_outputs_from_start", stop)
+
+
+def test_elbow_over_memory_where_no_k_fits_offers_only_k(tmp_path, capsys, monkeypatch, no_gdln):
+    # 1000 B: even one GDLN of K = 1 over the run's 10 steps is over it (so a lower --max-K, offered before, is
+    # refused again: checked below), and fewer steps do not fit either (the run's 10 steps, not one fits)
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", "1000")
+    ck, data = _run(tmp_path, 10)
+    assert main(["find-gates", "--checkpoints", ck, "--data", data, "--lr", "0.05", "--out", str(tmp_path / "f.toml"),
+                 "--no-progress", "--force"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("theorykit: error in --K: the elbow (4 GDLN trainings, K = 1, 2, 3, 4: width 4, 10 steps each)")
+    assert err.endswith("(fix: give --K (no elbow: nothing is trained); --force does not lift the memory limit)")
+    run = checkpoints.load_checkpoints(ck, data)
+    for Ks in ([1, 2, 3, 4], [1]):
+        with pytest.raises(SpecError) as info:
+            checkpoints.find_gates_in_run(run, lr=0.05, Ks=Ks, limits=Limits(max_bytes=1000, force=True))
+        assert info.value.field == "K"
+        assert info.value.fix == ("give K= (no elbow: nothing is trained); or raise the memory limit: "
+                                  "limits=theorykit.spec.limits.Limits(max_bytes=…), or THEORYKIT_MAX_BYTES")
+
+
+def test_elbow_over_memory_offers_a_max_k_that_fits(tmp_path, capsys, monkeypatch):
+    # 1600 B over a run of 1 step: K = 4's GDLN needs 1856 + 16 (1 + 1) = 1888 B (by hand,
+    # tests/test_record_span_rules.py), over it; no fewer steps (0) can be read. A smaller elbow may fit: the
+    # --max-K offered must then pass the check, and one more must not
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", "1600")
+    ck, data = _run(tmp_path, 1)
+    args = ["find-gates", "--checkpoints", ck, "--data", data, "--lr", "0.05", "--out", str(tmp_path / "f.toml"),
+            "--no-progress", "--force"]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("theorykit: error in --max-K: the elbow (4 GDLN trainings, K = 1, 2, 3, 4: width 4, 1 steps each)")
+    m = int(re.search(r"\(fix: lower --max-K to at most (\d+), or give --K \(no elbow: nothing is trained\); --force does "
+                      r"not lift the memory limit\)$", err).group(1))
+    assert 1 <= m < 4
+    assert main(args + ["--max-K", str(m + 1)]) == 2
+    # --max-K m passes the elbow's size check: the elbow's scores (k-means, then a GDLN per K) come next
+
+    def stop(*a, **k):
+        raise _Passed
+    monkeypatch.setattr(checkpoints, "elbow_scores_from", stop)
+    with pytest.raises(_Passed):
+        checkpoints.find_gates_in_run(checkpoints.load_checkpoints(ck, data), lr=0.05, Ks=range(1, m + 1),
+                                      limits=Limits(max_bytes=1600, force=True))
+

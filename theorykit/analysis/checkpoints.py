@@ -481,16 +481,16 @@ def check_elbow_size(run: RunCheckpoints, task: Task, Ks, steps: int, limits: Li
     (:func:`~theorykit.analysis.findgates.elbow_estimate`: one GDLN of the run's width per K, for the run's
     ``steps``, its last checkpoint's step less its first's) is over ``limits`` (default
     :class:`~theorykit.spec.limits.Limits`; ``force`` lifts the time limit only). The error names
-    --checkpoints (``run=`` from Python) with the most steps that fit, else --max-K (``Ks=``), and --K (``K=``),
-    which skips the elbow: nothing is trained then."""
+    --checkpoints (``run=`` from Python) with the most steps that fit, else --max-K (``Ks=``; for time only: the
+    memory does not fall with K), and --K (``K=``), which skips the elbow: nothing is trained then."""
     limits = limits if limits is not None else Limits()
     size = dict(task=task, hidden=run.widths[0], depth=run.depth, Ks=Ks)
     est = elbow_estimate(steps=steps, **size)
     try:
         enforce(est, limits)
     except SpecError as err:
-        def fits(t):
-            e = elbow_estimate(steps=t, **size)
+        def fits(t, ks=Ks):
+            e = elbow_estimate(steps=t, **{**size, "Ks": ks})
             return e.bytes <= limits.max_bytes and (limits.force or e.seconds <= limits.max_seconds)
         zero = elbow_estimate(steps=0, **size)      # the estimate is linear in the steps: the most that fit, then checked
         room = min((limits.max_bytes - zero.bytes) / max(est.bytes - zero.bytes, 1e-300),
@@ -504,8 +504,17 @@ def check_elbow_size(run: RunCheckpoints, task: Task, Ks, steps: int, limits: Li
             raise SpecError("--checkpoints", err.problem, f"read checkpoints over at most {most} steps ({span}), or give --K "
                             f"(no elbow: nothing is trained){past[0]}", keyword_fix=f"a run over at most {most} steps "
                             f"({span}), or give K= (no elbow: nothing is trained){past[1]}") from None
-        raise SpecError("--max-K", err.problem, f"give --K (no elbow: nothing is trained), or lower --max-K{past[0]}",
-                        keyword_fix=f"give K= (no elbow: nothing is trained), or fewer Ks{past[1]}") from None
+        # fewer Ks: offered only up to a largest K that fits. The memory is the largest GDLN's, whose weights add
+        # up to the run's width whatever K, and its loss history: a lower --max-K, offered whatever it saved,
+        # was refused again where the history alone is over the limit
+        ks = sorted({int(k) for k in Ks})
+        m = next((k for k in reversed(ks[:-1]) if fits(steps, [j for j in ks if j <= k])), None)
+        if m is None:
+            raise SpecError("--K", err.problem, f"give --K (no elbow: nothing is trained){past[0]}",
+                            keyword_fix=f"give K= (no elbow: nothing is trained){past[1]}") from None
+        raise SpecError("--max-K", err.problem, f"lower --max-K to at most {m}, or give --K (no elbow: nothing is "
+                        f"trained){past[0]}", keyword_fix=f"Ks up to {m} (e.g. Ks=range(1, {m + 1})), or give K= (no "
+                        f"elbow: nothing is trained){past[1]}") from None
 
 
 @keyword_errors({"--K": "K", "--lr": "lr", "--loss": "loss", "--checkpoints": "run", "--max-K": "Ks"})
