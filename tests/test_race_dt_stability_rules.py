@@ -19,6 +19,7 @@ import pytest
 
 import theorykit as tk
 from theorykit.analysis import checkpoints
+from theorykit.analysis.predict_share import share_hidden, share_mass
 from theorykit.analysis.exhaust import RK4_MARGIN, RK4_STABLE, exhaust_spec, min_race_dt, race_exhaust
 from theorykit.cli import main
 from theorykit.errors import SpecError
@@ -182,3 +183,19 @@ def test_elbow_over_memory_offers_a_max_k_that_fits(tmp_path, capsys, monkeypatc
         checkpoints.find_gates_in_run(checkpoints.load_checkpoints(ck, data), lr=0.05, Ks=range(1, m + 1),
                                       limits=Limits(max_bytes=1600, force=True))
 
+
+# ---------------------------------------------------------------------------------------------------
+# share_mass: at least one unit each, so H below the count is refused (it gave widths of 0)
+# ---------------------------------------------------------------------------------------------------
+def test_share_mass_refuses_fewer_units_than_pathways():
+    for H, masses in ((2, [0.5, 0.3, 0.2]), (0, [1.0]), (2, [0.0, 0.0, 0.0])):
+        with pytest.raises(SpecError) as info:
+            share_mass(H, masses)
+        assert info.value.field == "H"
+        assert info.value.problem == (f"{H} hidden units cannot give each of the {len(masses)} pathways at least one "
+                                      "unit")
+        assert info.value.fix == f"use H >= {len(masses)} (one unit per pathway at least), or fewer pathways"
+    # H = m: one each (the H − m = 0 others shared by none); H = 5 over masses 0.5, 0.3, 0.2: 1 each and the
+    # other 2 by largest remainder: 2·(0.5, 0.3, 0.2) = (1, 0.6, 0.4) → floors (1, 0, 0), one more to 0.6: (2, 2, 1)
+    assert share_mass(3, [0.5, 0.3, 0.2]) == [1, 1, 1] and share_mass(5, [0.5, 0.3, 0.2]) == [2, 2, 1]
+    assert share_mass(4, [0.0, 0.0]) == share_hidden(4, 2) == [2, 2]

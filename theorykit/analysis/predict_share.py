@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import SpecError
 from ..net.starts import a0_rule
 from .patterns import _check_samples
 
@@ -30,11 +31,14 @@ def share_hidden(H: int, m: int) -> list:
 def share_mass(H: int, masses) -> list:
     """H units in proportion to ``masses``, at least one each: every pathway gets 1, and the other H − m
     are shared by largest remainder (Hamilton) in proportion to the masses, ties to the first pathways;
-    all masses zero: shared equally (:func:`share_hidden`). The widths sum to H (H ≥ m)."""
+    all masses zero: shared equally (:func:`share_hidden`). The widths sum to H; H < m is refused by name."""
     ms = np.asarray(masses, dtype=float)
     m = len(ms)
     if m < 1:
         return []
+    if H < m:       # the H − m others below zero: widths of 0 ([0, 1, 1] for H = 2 over 3 masses)
+        raise SpecError("H", f"{H} hidden units cannot give each of the {m} pathways at least one unit",
+                        f"use H >= {m} (one unit per pathway at least), or fewer pathways")
     if not ms.sum() > 0:
         return share_hidden(H, m)
     raw = (H - m) * ms / ms.sum()
