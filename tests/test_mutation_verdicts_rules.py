@@ -161,3 +161,37 @@ def test_first_layer_all_on_weight_counts_a_dead_units_weight():
     assert a["first_all_on_weight"] == pytest.approx(0.5, rel=1e-12)
     assert a["first_on_fraction_weighted"] == pytest.approx(0.5, rel=1e-12)
 
+
+
+# ------------------------------------------------------------------------------------------------
+# report: every suite word for a partial verdict counts as "partly"
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("word, cls", [
+    ("partial", "partly"), ("Partially", "partly"), ("partly confirmed", "partly"),
+    ("partially supported", "partly"), ("partially confirmed", "partly"),
+    ("reproduced", "confirmed"), ("yes", "confirmed"), ("pass", "confirmed"), ("passed", "confirmed"),
+    ("agrees", "confirmed"), ("not confirmed", "not borne out"), ("refuted", "not borne out"),
+    ("no", "not borne out"), ("fail", "not borne out"), ("failed", "not borne out"),
+    ("na", "n/a"), ("not applicable", "n/a"), ("skipped", "n/a"), ("  ", "n/a")])
+def test_verdict_class_reads_each_suite_word_by_its_meaning(word, cls):
+    """verdict_class maps a suite's own verdict word onto the report's four classes; the summary's
+    counts ("N confirmed, M partly …") are made of them. The words were tested only in part
+    (confirmed, supported, partly, partly supported, not borne out, not supported, n/a), so mapping
+    "partly confirmed" onto "confirmed" (a partial result counted as a full one) survived. The golden
+    is the words' plain meaning: a partial confirmation is "partly" whatever its verb, a refusal or a
+    failure is "not borne out", a skip is "n/a"."""
+    from theorykit.report import verdict_class
+
+    assert verdict_class(word) == cls
+
+
+def test_no_verdict_word_that_says_partly_counts_as_a_full_verdict():
+    """Whatever words the table holds, one with "partly" or "partial" in it is a partial verdict, and one
+    that starts with "not " is never "confirmed" (the meaning of the words, not the table's entries)."""
+    from theorykit.report import _VERDICT_WORDS, verdict_class
+
+    for w in _VERDICT_WORDS:
+        if "partly" in w or "partial" in w:
+            assert verdict_class(w) == "partly", w
+        if w.startswith("not "):
+            assert verdict_class(w) != "confirmed", w
