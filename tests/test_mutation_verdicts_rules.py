@@ -195,3 +195,68 @@ def test_no_verdict_word_that_says_partly_counts_as_a_full_verdict():
             assert verdict_class(w) == "partly", w
         if w.startswith("not "):
             assert verdict_class(w) != "confirmed", w
+
+
+# ------------------------------------------------------------------------------------------------
+# the depth suite: each run's halving time is against its own L(0)
+# ------------------------------------------------------------------------------------------------
+def test_depth_halving_time_is_each_runs_own_half_of_its_start():
+    """run_statistics' ``t_half_loss``: the first checkpoint at which a run's loss is at most half of
+    *its own* L(0) (the runs start at different losses: random starts). Every hand-built set of runs
+    started at one loss, so halving against the first run's L(0) survived. By hand, checkpoints
+    t = 0, 2, 4, 6: run 0 loss 8, 6, 4, 2 is at most 4 first at t = 4; run 1 loss 4, 3, 2, 1 is at
+    most 2 first at t = 4 (against run 0's half, 4, it would be t = 0). Neither run aligns (cosines 0)."""
+    from theorykit.analysis.depth_runs import run_statistics
+
+    t_ck = np.array([0.0, 2.0, 4.0, 6.0])
+    loss = np.array([np.interp(np.arange(7.0), t_ck, row) for row in ([8, 6, 4, 2], [4, 3, 2, 1])])
+    s = run_statistics(SimpleNamespace(loss=loss, recorded=np.zeros((2, 4, 4))), t_ck, 0.9)
+    np.testing.assert_array_equal(s["t_half_loss"], [4.0, 4.0])
+    np.testing.assert_array_equal(s["final_loss"], [2.0, 1.0])
+    assert s["aligned_runs"] == 0
+
+
+# ------------------------------------------------------------------------------------------------
+# the xor suite: the learning-time switch reads the closed forms of the a0 rule
+# ------------------------------------------------------------------------------------------------
+def test_xor_learning_time_switch_reads_the_rule_a0_closed_forms_not_the_fitted_ones(monkeypatch):
+    """xor._measure's switch estimate "learning_time_vs_closed_forms" asks, per Δ, whether the median
+    ReLU learning time is closer to the linear or to the XoR ReLN's closed form *with the a0 rule*
+    (the fitted-a0 closed forms have their own row). Where the fit gives the same a0 as the rule (every
+    hand-built grid so far), reading the fitted times instead survived. Here the fit is stubbed to give
+    each ReLN the other's learning times, so the two readings disagree everywhere. The runs are built as
+    in tests/test_xor_depth_suite_rules.py (``hand_built_grid``, no training): each ReLU run learns at the
+    faster ReLN's t½, found by brentq on Eqs. 22–23 (``_t_half_by_hand``): s, d = Δ/2, Δ²/2 (linear, 2
+    pathways) and √(2+Δ²)/4, (2+Δ²)/4 (XoR, 4 pathways). The XoR ReLN is the faster one below
+    Δ* = √(2/3) ≈ 0.8165 and the linear one above, so on Δ = 0, 0.2, …, 2 the step jumps between 0.8 and
+    1.0: the switch is half-way, 0.9 (read from the fitted, swapped times it would not be)."""
+    import math
+
+    from test_xor_depth_suite_rules import _t_half_by_hand, hand_built_grid
+
+    from theorykit.suites import load_suite
+
+    xor = load_suite("xor")
+    g = hand_built_grid(xor, 400)
+    deltas, seeds, tau, a0 = g.deltas, g.seeds, g.tau, g.a0
+    lt = {"linear": np.array([_t_half_by_hand(2, x / 2, x * x / 2, a0["linear"], tau) for x in deltas]),
+          "xor": np.array([_t_half_by_hand(4, math.sqrt(2 + x * x) / 4, (2 + x * x) / 4, a0["xor"], tau)
+                           for x in deltas])}
+    swapped = iter([lt["xor"], lt["linear"]])           # fit_a0_grid is called for "linear", then "xor"
+
+    def fit(cf, t_half, x, xs, times, tau, targets, s_vals, start):
+        return np.full(len(xs), 1e-3), np.array(start), next(swapped)
+
+    monkeypatch.setattr(xor, "fit_a0_grid", fit)
+    sims = {n: np.repeat(g.cf[n][:, None], seeds, axis=1) for n in g.cf}
+    faster = np.where(deltas > math.sqrt(2 / 3), "linear", "xor")
+    relu = np.stack([sims[f][i] for i, f in enumerate(faster)])
+    relu_lt = np.repeat(np.array([lt[f][i] for i, f in enumerate(faster)])[:, None], seeds, axis=1)
+    W1 = np.ones((len(deltas), seeds, g.H, 3))
+    W2 = np.ones((len(deltas), seeds, 1, g.H))
+    Xs = np.stack([g.task.numeric({"Delta": float(x)})[0] for x in deltas])
+    res = xor._measure({}, g.theory, g.summary, g.relns, deltas, g.times, tau, a0, relu, relu_lt, W1, W2, Xs, sims,
+                       {n: np.repeat(lt[n][:, None], seeds, axis=1) for n in lt}, {n: v.copy() for n, v in sims.items()})
+    est = res["crossover_sim"]["estimates"]["learning_time_vs_closed_forms"]
+    assert est["value"] == pytest.approx(0.9, abs=1e-12)
+    assert est["misclassified"] == 0
