@@ -17,8 +17,8 @@ Measured per run:
 * the loss curve; the stereotypical run (closest to the mean curve, in log loss) and the spread;
 * the **alignment time**: the first checkpoint at which the cosine between the first layer's
   top right singular vector and the data's top right singular vector v₁ of Σyx, and the cosine
-  between the last layer's top left singular vector and u₁, both exceed 0.9 (``t_align``); and
-  the first checkpoint at which both layers hold more than 90 % of their squared norm in the
+  between the last layer's top left singular vector and u₁, both reach 0.9 (≥ 0.9, ``t_align``); and
+  the first checkpoint at which both layers hold at least 90 % of their squared norm in the
   data's top-4 singular subspaces (``t_align4``, the modes the context pathways need);
 * how much of the variance of the loss across runs the alignment times explain: at every
   checkpoint the R² of a least-squares fit of the loss on the alignment time(s); summarised
@@ -357,7 +357,7 @@ def _fig6(t, Lr, Lg, out, ode, path, st, wide=None, gating=None, all_on_t=None, 
         a.legend(fontsize=6)
     for key, name, marker in (("relu", "ReLU", "o"), ("gdln", "GDLN", "x")):
         ax[2].scatter(out[key]["t_align"], out[key]["t_half_loss"], marker=marker, label=name)
-    ax[2].set_xlabel("alignment time (top mode, both layers, cos > 0.9)")
+    ax[2].set_xlabel("alignment time (top mode, both layers, cos ≥ 0.9)")
     ax[2].set_ylabel("gradient step at which the loss halves")
     ax[2].set_title("later alignment, later learning", fontsize=8)
     ax[2].legend(fontsize=6)
