@@ -27,6 +27,7 @@ from theorykit.record import SaveAt
 from theorykit.spec.limits import Limits
 from theorykit.theory.flow import RK4, integrate
 from theorykit.theory.race import RaceSystem
+from test_record_span_rules import _long_run
 
 S_MAX_K2 = 1.3258252147247762      # k = 2: the race's largest singular value (checked below by numpy's SVD)
 TRAINING = tk.Training(lr=0.05, init_std=0.01, steps=2000)     # docs/predict.md's XoR example
@@ -119,14 +120,7 @@ def test_predict_reln_at_the_smallest_race_dt_predicts_as_the_default():
 # ---------------------------------------------------------------------------------------------------
 # find-gates --checkpoints: an elbow over the memory limit offered "lower --max-K" whatever it saved
 # ---------------------------------------------------------------------------------------------------
-def _run(path, last):
-    """Two checkpoints of a 3-4-1 ReLU network (4 hidden units), at steps 0 and ``last``, and XoR-like data."""
-    rng = np.random.default_rng(0)
-    X = np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]])
-    np.savez(path / "data.npz", X=X, Y=np.array([[1.0, 1, -1, -1]]))
-    for s in (0, last):
-        np.savez(path / f"step_{s}.npz", W1=0.1 * rng.standard_normal((4, 3)), W2=0.1 * rng.standard_normal((1, 4)))
-    return str(path / "step_*.npz"), str(path / "data.npz")
+_run = _long_run      # the elbow tests' two-checkpoint run, written once (tests/test_record_span_rules.py)
 
 
 class _Passed(Exception):
