@@ -18,7 +18,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
-from .expr import FUNCTIONS, SYMBOL_ASSUMPTIONS, parse_expr, to_exact
+from .expr import FUNCTIONS, SYMBOL_ASSUMPTIONS, exact_floats, parse_expr, to_exact
 from .fields import check_real_finite, choice, integer, short_repr, type_name
 from .limits import Limits, enforce, human_bytes, task_estimate
 from .task_radicals import Radicals, radicals_of     # re-exported: their home before the size guards
@@ -145,7 +145,7 @@ class Task:
         t = Task(self.X.subs(rep), self.Y.subs(rep), self.symbols, self.name, dict(self.meta)) if rep else self
         if t.free_symbols:
             raise no_value_error(t.free_symbols, self._unknown_names(values))
-        return _floats(t.X, dtype), _floats(t.Y, dtype)
+        return exact_floats(t.X, dtype), exact_floats(t.Y, dtype)
 
     def _unknown_names(self, values: Mapping | None) -> list:
         """The names among ``values``' keys that are no symbol of the task (a misspelt ``"delta"``)."""
@@ -161,14 +161,6 @@ class Task:
     def latex(self) -> str:
         """The task as LaTeX (X and Y), as Jupyter shows it, without the dollar signs."""
         return self._repr_latex_().strip("$")
-
-
-def _floats(M: sp.Matrix, dtype) -> np.ndarray:
-    """``M`` (numbers) as a numpy array: a rational entry p/q as Python's ``p / q``, the double nearest it (so
-    a float's exact reading gives that float back, bit for bit; SymPy's ``evalf()`` missed it by an ulp for
-    3 of 288 Gaussian entries), any other by ``evalf()``."""
-    vals = [int(e.p) / int(e.q) if e.is_Rational else e.evalf() for e in M.flat()]     # p/q: correctly rounded
-    return np.array(vals, dtype=dtype).reshape(M.rows, M.cols)
 
 
 def check_assumptions(sym, val, field: str, shown) -> None:
