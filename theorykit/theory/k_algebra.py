@@ -33,6 +33,8 @@ from typing import Mapping, Sequence
 import numpy as np
 import sympy as sp
 
+from ..spec.expr import exact_floats
+
 __all__ = [
     "k", "n", "gamma", "sig", "sigbar", "CVec", "ONE", "E", "TVec", "SymPathway",
     "syx_apply", "syxT_apply", "sx_apply", "gram_apply", "residual_of_datapoint",
@@ -351,7 +353,7 @@ def structure_assumption(H) -> dict:
 
 def structure_values(H) -> dict:
     """σ̄ and the centred singular values σ̃_α of a structure H (floats and exact where cheap)."""
-    Hn = np.array(sp.Matrix(H).evalf(), dtype=float)
+    Hn = exact_floats(sp.Matrix(H))                 # each entry the double nearest it (evalf: an ulp off)
     nn = Hn.shape[1]
     C = np.eye(nn) - np.ones((nn, nn)) / nn
     st = np.linalg.svd(Hn @ C, compute_uv=False)

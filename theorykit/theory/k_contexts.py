@@ -35,6 +35,7 @@ from .trajectory import mode_loss_reduction, mode_trajectory
 from .derivation import Derivation
 from ..errors import DerivationError
 from ..io import counted
+from ..spec.expr import exact_float, exact_floats, to_exact
 from ..spec.fields import tex_text
 from ..spec.gating import GDLNSpec, Training, context_family, context_pathways
 from ..spec.task import Task, contexts, hierarchy
@@ -304,7 +305,7 @@ def closed_form_modes(res: KContexts, H, nn: int, kk: int, gam: float) -> tuple:
     A, B, C = res.common
     K = res.kminus1
     base = {k: kk, n: nn, gamma: gam, sigbar: sv["sigbar"]}
-    f = lambda e, v: float(sp.N(e.subs(v)))  # noqa: E731
+    f = _float_at
     modes = [(f(B["s"], base), f(B["d"], base), f(B["multiplicity"], base), "common"),
              (f(C["s"], base), f(C["d"], base), 1.0, "common")]
     for st in sv["sigma_tilde"]:
@@ -314,6 +315,16 @@ def closed_form_modes(res: KContexts, H, nn: int, kk: int, gam: float) -> tuple:
     L0 = (sv["sigbar"] ** 2 + float(np.sum(sv["sigma_tilde"] ** 2))) / nn
     Lres = float(np.sum(sv["sigma_tilde"] ** 2)) * (kk - 1) / (2 * nn * kk)
     return modes, L0, Lres
+
+
+def _float_at(e, values: dict) -> float:
+    """The closed form ``e`` at ``values`` as a float. A float value is read as the decimal it prints as
+    (:func:`theorykit.spec.expr.to_exact`: γ = 1.1 is 11/10, as ``contexts(…, context_scale=1.1)`` reads
+    it); ``e`` is then evaluated at 30 digits and rounded once, as :func:`theorykit.spec.expr.exact_float`
+    does an irrational number (correctly rounded but in astronomically rare cases).
+    ``float(N(e.subs(v)))`` rounded every step to 15 digits, then evalf rounded twice: up to an ulp off."""
+    vals = {s_: to_exact(x) if isinstance(x, (float, np.floating)) else x for s_, x in values.items()}
+    return float(e.evalf(30, subs=vals))
 
 
 def closed_form_loss(res: KContexts, H, nn: int, kk: int, gam: float, times, tau_val: float, a0_common,
@@ -345,8 +356,8 @@ def _numpy_modes(task, p):
     """``(s, d, V, Sx)`` of pathway ``p``: its exact effective dataset (:func:`theorykit.effective_dataset`)
     decomposed by numpy, with input variances ``d_α = v_αᵀ Σx v_α``."""
     eff = effective_dataset(task, p)
-    Sx = np.array(eff.Sx.evalf(), float)
-    _U, s, V = numeric_svd(np.array(eff.Syx.evalf(), float))
+    Sx = exact_floats(eff.Sx)                           # exact entries, each as the double nearest it
+    _U, s, V = numeric_svd(exact_floats(eff.Syx))
     return s, np.einsum("ia,ij,ja->a", V, Sx, V), V, Sx
 
 
@@ -369,7 +380,7 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
     vals = {k: kk, n: nn, gamma: gam}
     out = {"k": kk, "n": nn, "gamma": str(gam)}
     # common pathway: its closed-form modes at these numbers, as closed_form_loss takes them
-    cf_modes = closed_form_modes(res, H, nn, kk, float(gam))[0]
+    cf_modes = closed_form_modes(res, H, nn, kk, exact_float(gam))[0]
     if exact:
         der = Derivation(GDLNSpec(task, context_pathways(nn, kk, [])), method="closed-form")
         num = sorted(((float(sp.N(m.s, 30)), float(sp.N(m.d, 30))) for m in der.modes["common"].modes), reverse=True)
@@ -392,9 +403,9 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
         R = (Y - Wstar * X).applyfunc(sp.expand)                      # exact rationals
         out["residual_exact_match"] = bool((R - Rsym).applyfunc(sp.simplify).is_zero_matrix)
     else:
-        Xf, Yf = np.array(X.evalf(), float), np.array(Y.evalf(), float)
+        Xf, Yf = exact_floats(X), exact_floats(Y)
         W = np.linalg.lstsq(Xf.T, Yf.T, rcond=None)[0].T
-        err = float(np.abs(Yf - W @ Xf - np.array(Rsym.evalf(), float)).max())
+        err = float(np.abs(Yf - W @ Xf - exact_floats(Rsym)).max())
         out["residual_max_abs_error"] = err
         out["residual_exact_match"] = err < 1e-12
         R = Rsym
@@ -417,12 +428,12 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
             s_num = sorted(s_.tolist(), reverse=True)
             d_num = d_.tolist()
         errs_s.append(np.max(np.abs(np.array(s_num) - np.array(s_sym))))
-        errs_d.append(np.max(np.abs(np.array(d_num) - float(K["d_own"].subs(vals)))))
+        errs_d.append(np.max(np.abs(np.array(d_num) - exact_float(K["d_own"].subs(vals)))))
     out["kminus1_s_max_abs_error"] = float(max(errs_s))
     out["kminus1_d_own_max_abs_error"] = float(max(errs_d))
     out["exact"] = bool(exact)
     # coupled input variance from the data: G_p(M) v = (s − d_eff a) u with every M_q = a Σ_α u v^T
-    Xn, Rn = np.array(X.evalf(), float), np.array(R.evalf(), float)
+    Xn, Rn = exact_floats(X), exact_floats(R)
     Us, Vs, Ss, gs = [], [], [], []
     for p in spec.pathways:
         g = np.asarray(p.active, float)
@@ -437,8 +448,8 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
         d_eff_num.extend(list((Ss[q] - coeff) / aval))
         off_mode = max(off_mode, float(np.abs(G - Us[q] @ np.diag(coeff) @ Vs[q].T).max()))
     out["kminus1_gradient_off_mode_max_abs"] = off_mode
-    out["kminus1_d_eff_max_abs_error"] = float(np.max(np.abs(np.array(d_eff_num) - float(K["d_eff"].subs(vals)))))
-    end_num = sorted(float(K["end_point"].subs(vals).subs(sig, st)) for st in sv["sigma_tilde"])
+    out["kminus1_d_eff_max_abs_error"] = float(np.max(np.abs(np.array(d_eff_num) - exact_float(K["d_eff"].subs(vals)))))
+    end_num = sorted(_float_at(K["end_point"], {**vals, sig: st}) for st in sv["sigma_tilde"])
     out["kminus1_end_points"] = end_num
     # the stated end points s/d against the data's: each pathway's singular values over its own d_eff
     # above (mode by mode); a length mismatch (a mode missing on either side) is an infinite error
@@ -449,7 +460,7 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
         end_errs.append(float(np.abs(e_data - end_num).max()) if len(e_data) == len(end_num) else np.inf)
     out["kminus1_end_point_max_abs_error"] = max(end_errs)
     # end points from the data: least-norm fixed point = s/d_eff mode by mode, check the loss vanishes
-    Mend = [Us[q] @ np.diag(Ss[q] / float(K["d_eff"].subs(vals))) @ Vs[q].T for q in range(len(gs))]
+    Mend = [Us[q] @ np.diag(Ss[q] / exact_float(K["d_eff"].subs(vals))) @ Vs[q].T for q in range(len(gs))]
     Yend = sum((Mend[q] @ Xn[:nn]) * gs[q] for q in range(len(gs)))
     out["end_maps_fit_residual_max_abs"] = float(np.abs(Yend - Rn).max())
     if race:
@@ -457,7 +468,7 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
         tau_v = spec.tau
         rf = RaceSystem.from_spec(spec).solve(times, modes=False)
         L_race = rf.loss_at(times)
-        L_cf = closed_form_loss(res, H, nn, kk, float(gam), times, tau_v, spec.training.a0, residual_only=True)
+        L_cf = closed_form_loss(res, H, nn, kk, exact_float(gam), times, tau_v, spec.training.a0, residual_only=True)
         out["race_vs_closed_form_max_rel"] = float(np.max(np.abs(L_race - L_cf)) / L_cf[0])
     out["seconds"] = time.time() - t0
     return out
