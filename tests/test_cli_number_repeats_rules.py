@@ -56,12 +56,13 @@ def test_the_reader_without_an_option_gives_the_digits_as_its_fix():
 # inf for no limit) were checked by hand copies of spec.fields.real, with their own wording and, for
 # --time-limit, a fix without what the option takes. No test pinned either. Both are now real()'s check.
 @pytest.mark.parametrize("argv, line", [
-    (["derive", XOR, "--time-limit", "0"],
-     "theorykit: error in --time-limit: 0 is out of range (0, inf) (fix: give a positive number of seconds, "
-     "e.g. --time-limit 600 (inf: no limit))"),
+    # 0 is no limit now, as predict's --time-limit 0 (tests/test_small_fixes_rules.py); -1 is below [0, inf)
+    (["derive", XOR, "--time-limit", "-1"],
+     "theorykit: error in --time-limit: -1 is out of range [0, inf) (fix: give a number of seconds, 0 or more, "
+     "e.g. --time-limit 600 (0 or inf: no limit))"),
     (["derive", XOR, "--time-limit", "-inf"],
-     "theorykit: error in --time-limit: -inf is not a finite number (fix: give a positive number of seconds, "
-     "e.g. --time-limit 600 (inf: no limit))"),
+     "theorykit: error in --time-limit: -inf is not a finite number (fix: give a number of seconds, 0 or more, "
+     "e.g. --time-limit 600 (0 or inf: no limit))"),
     (["rerun", "no-such.json", "--rtol", "1"],
      "theorykit: error in --rtol: 1 is out of range [0, 1) (fix: give a number at least 0 and below 1, "
      "e.g. --rtol 1e-12 (0: bit for bit))"),

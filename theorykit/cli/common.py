@@ -48,11 +48,13 @@ def parse_times(text, default_max):
 
 
 def limits_from(args) -> Limits:
+    """The size check's limits of ``args``: ``--time-limit`` (seconds; 0 or inf: no limit, as predict's
+    --time-limit) and ``--force``."""
     tl = getattr(args, "time_limit", None)
     if tl is not None and tl != math.inf:       # inf: no limit
-        real(tl, "--time-limit", lo=0.0, hi=math.inf, lo_open=True,
-             fix="give a positive number of seconds, e.g. --time-limit 600 (inf: no limit)")
-    return Limits(max_seconds=tl, force=getattr(args, "force", False))
+        tl = real(tl, "--time-limit", lo=0.0, hi=math.inf,
+                  fix="give a number of seconds, 0 or more, e.g. --time-limit 600 (0 or inf: no limit)")
+    return Limits(max_seconds=math.inf if tl == 0 else tl, force=getattr(args, "force", False))
 
 
 def values_from(spec, sets) -> dict:

@@ -125,9 +125,10 @@ def _common(sp_, module: str, limits: bool = True, progress: str | None = None) 
     if limits:
         sp_.add_argument("--force", action="store_true",
                          help="run even when the estimated time is over --time-limit (never the memory limit)")
-        _number_option(sp_, "--time-limit", what="a positive number of seconds", example="600", metavar="SECONDS",
+        _number_option(sp_, "--time-limit", what="a number of seconds, 0 or more", example="600", metavar="SECONDS",
                          help="refuse to start a run whose estimated time is over this many seconds (default 3600, "
-                              "or the environment variable THEORYKIT_MAX_SECONDS; --force runs it anyway)")
+                              "or the environment variable THEORYKIT_MAX_SECONDS; 0 or inf: no limit; --force runs "
+                              "it anyway)")
     sp_.set_defaults(module=module)
 
 

@@ -37,7 +37,7 @@ def load_task_training(path, assignments=()):
 
 def run(args) -> int:
     # the whole-number options are checked by the parser's rule (theorykit.cli.parser.WholeNumber)
-    if args.time_limit != math.inf:     # inf: no limit, as 0 is here and inf is for the other commands
+    if args.time_limit != math.inf:     # 0 or inf: no limit, as for every command's --time-limit
         vf.real(args.time_limit, "--time-limit", lo=0.0, hi=math.inf, fix="a number >= 0, e.g. --time-limit 60 (0 or inf: no limit)")
     task, training, name = load_task_training(args.spec, args.set)
     # before any work and any file: an unwritable --json must not leave --out behind
