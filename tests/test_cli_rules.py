@@ -170,8 +170,9 @@ def test_compare_error_is_a_share_of_the_initial_loss(tmp_path):
 # the size check: --time-limit, THEORYKIT_MAX_SECONDS, memory, the field named
 # ------------------------------------------------------------------------------------------
 def test_time_limit_must_be_positive(capsys):
-    """--time-limit SECONDS: a time limit of 0 s would refuse everything; it is itself refused."""
-    assert main(["check", XOR, "--time-limit", "0"]) == 2
+    """--time-limit SECONDS: a negative time limit would refuse everything; it is itself refused (0, as
+    predict's --time-limit 0, is no limit: tests/test_small_fixes_rules.py)."""
+    assert main(["check", XOR, "--time-limit", "-0.5"]) == 2
     _err(capsys, "--time-limit")
 
 
