@@ -3,6 +3,10 @@
 1. ``--time-limit 0``: predict read it as "no limit" (its --help, docs/predict.md, docs/api.md), while
    check, derive, simulate, sweep and find-gates refused it ("0 is out of range (0, inf)"). Every
    command now reads 0 (and inf) as no limit, and says so in its --help.
+2. ``race-exhaust --race-dt 1e400`` said "inf is not a finite number": float("1e400") is inf, a value
+   never typed (and ``--time-limit 1e400`` silently meant no limit, ``--time-limit 1e-400`` a limit of 0,
+   i.e. none). Every real-number option's reader (theorykit.cli.options.Number) now refuses a number
+   written in digits that no float holds, naming the text typed.
 """
 from __future__ import annotations
 
@@ -12,7 +16,9 @@ import pytest
 
 from theorykit.cli import find_gates as cli_find_gates
 from theorykit.cli import main
+from theorykit.cli.options import Number, check_numbers
 from theorykit.cli.parser import build_parser, commands
+from theorykit.errors import SpecError
 
 XOR = "examples/xor_reln.toml"
 
@@ -64,3 +70,45 @@ def test_a_negative_or_nan_time_limit_is_still_refused(capsys, value):
     err = capsys.readouterr().err
     assert err.startswith("theorykit: error in --time-limit: ")
     assert "(fix: give a number of seconds, 0 or more, e.g. --time-limit 600 (0 or inf: no limit))" in err
+
+
+# ------------------------------------------------------------------------------------------
+# 2. a number no float holds is named as typed, by the one reader of every real-number option
+# ------------------------------------------------------------------------------------------
+def test_race_dt_1e400_is_named_as_typed(capsys, tmp_path):
+    assert main(["race-exhaust", "--k", "2", "--race-dt", "1e400", "--no-progress", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("theorykit: error in --race-dt: '1e400' is not a finite number (its magnitude is beyond the "
+                   "largest float, about 1.8e308) (fix: give a positive number, e.g. --race-dt 10)"), err
+
+
+def _number_options():
+    """(command, option) for every real-number option of the parser."""
+    return sorted({(name, a.type.option) for name, sub in commands(build_parser()).items()
+                   for a in sub._actions if isinstance(a.type, Number)})
+
+
+@pytest.mark.parametrize("text, words", [("1e400", "is not a finite number"), ("-1E+400", "is not a finite number"),
+                                         ("1e-400", "is too small for a float")])
+def test_every_real_option_names_a_number_no_float_holds(text, words):
+    options = _number_options()
+    assert len(options) >= 11       # --time-limit (6 commands), --lr (2), --gamma, --a0, --race-dt, --rtol
+    for command, option in options:
+        sub = commands(build_parser())[command]
+        action = next(a for a in sub._actions if option in a.option_strings)
+        value = action.type(text)
+        with pytest.raises(SpecError) as info:
+            check_numbers(build_parser(), type("Args", (), {"command": command, action.dest: value})())
+        assert info.value.field == option and info.value.problem.startswith(f"{text!r} {words}"), (option, info.value)
+        assert info.value.fix.startswith("give ") and f"e.g. {option} " in info.value.fix
+
+
+@pytest.mark.parametrize("text, value", [("inf", math.inf), ("1e308", 1e308), ("5e-324", 5e-324), ("0", 0.0),
+                                         ("1_000.5", 1000.5)])
+def test_numbers_a_float_holds_and_inf_are_read_as_before(text, value):
+    assert Number("--x", "a number", "1")(text) == value
+
+
+def test_time_limit_1e_minus_400_is_not_read_as_no_limit(capsys):
+    assert main(["derive", XOR, "--time-limit", "1e-400"]) == 2
+    assert "error in --time-limit: '1e-400' is too small for a float" in capsys.readouterr().err

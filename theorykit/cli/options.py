@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import decimal
+import math
 from typing import NamedTuple
 
 from ..errors import SpecError
@@ -116,17 +117,32 @@ class _KeepRefused(argparse._StoreAction):
 class Number:
     """The reader of a real-number option: ``float(text)``; a text that is no number is refused naming
     the option, what it takes and an example (argparse said only "invalid float value: 'abc'"), in the
-    form of every value's error (a :class:`Refused`, see :func:`check_numbers`). Its range is checked
-    where the value is used (with the same words: ``what``)."""
+    form of every value's error (a :class:`Refused`, see :func:`check_numbers`). So is a number written in
+    digits that no float holds: ``1e400`` (float() gives inf, and the error said "inf is not a finite
+    number", a value never typed; --time-limit took it as no limit) and ``1e-400`` (float() gives 0: a
+    --time-limit of 0 is no limit), each named as typed. ``nan`` and ``inf`` (any spelling) are read as
+    float() reads them. Its range is checked where the value is used (with the same words: ``what``)."""
 
     def __init__(self, option: str, what: str, example: str):
         self.option, self.what, self.example = option, what, example
 
     def __call__(self, text: str):
+        fix = f"give {self.what}, e.g. {self.option} {self.example}"
         try:
-            return float(text)
+            value = float(text)
         except ValueError:
-            return Refused(SpecError(self.option, f"{text!r} is not a number", f"give {self.what}, e.g. {self.option} {self.example}"))
+            return Refused(SpecError(self.option, f"{text!r} is not a number", fix))
+        try:
+            exact = decimal.Decimal(text.strip().replace("_", ""))     # as written: 1e400 stays 1e400
+        except decimal.InvalidOperation:
+            return value
+        if exact.is_finite() and math.isinf(value):
+            return Refused(SpecError(self.option, f"{text!r} is not a finite number (its magnitude is beyond the "
+                                                  "largest float, about 1.8e308)", fix))
+        if exact.is_finite() and exact != 0 and value == 0:
+            return Refused(SpecError(self.option, f"{text!r} is too small for a float (below the smallest, about "
+                                                  "5e-324, it would read as 0)", fix))
+        return value
 
 
 def _number_option(sp_, option: str, *, what: str, example: str, **kwargs):
