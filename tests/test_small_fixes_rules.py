@@ -7,13 +7,18 @@
    never typed (and ``--time-limit 1e400`` silently meant no limit, ``--time-limit 1e-400`` a limit of 0,
    i.e. none). Every real-number option's reader (theorykit.cli.options.Number) now refuses a number
    written in digits that no float holds, naming the text typed.
+3. ``race-exhaust --race-dt 1e300`` quoted "(at most 0 steps)" for the RK4 budget's bound beside the
+   useful one: a bound below 1 step is now "not even 1 step", and where no --steps can help the
+   --race-dt fix names a value that passes every check (the default 10 here).
 """
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
+from theorykit.analysis import exhaust
 from theorykit.cli import find_gates as cli_find_gates
 from theorykit.cli import main
 from theorykit.cli.options import Number, check_numbers
@@ -112,3 +117,40 @@ def test_numbers_a_float_holds_and_inf_are_read_as_before(text, value):
 def test_time_limit_1e_minus_400_is_not_read_as_no_limit(capsys):
     assert main(["derive", XOR, "--time-limit", "1e-400"]) == 2
     assert "error in --time-limit: '1e-400' is too small for a float" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------
+# 3. race-exhaust --race-dt 1e300: no "at most 0 steps"; the fix's value passes every check
+# ------------------------------------------------------------------------------------------
+# --k 2: τ = 62.5 (tests/test_cli_error_names_rules.py), the RK4 step τ/1e300 = 6.25e-299; one step of the
+# race is 1/6.25e-299 = 1.6e299 RK4 steps, over the budget of 2e6: no step count passes at this --race-dt.
+# At --race-dt 10 (the default) 8000 steps are 8000/6.25 = 1280 RK4 steps, and 10 >= min_race_dt.
+def test_race_dt_1e300_gives_only_sound_advice(capsys, tmp_path, monkeypatch):
+    assert main(["race-exhaust", "--k", "2", "--race-dt", "1e300", "--no-progress", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("theorykit: error in --race-dt: no step count is within the race's bounds: RK4 steps of "
+                          "τ/race-dt = 6.25e-299 are 1.28e+302 integration steps, more than the flow's budget of "
+                          "2,000,000 (not even 1 step) (fix: lower --race-dt ("), err
+    assert "at most 0 steps" not in err and "at most -1 steps" not in err
+    fix = re.search(r"e\.g\. --race-dt (\S+)\)$", err)
+    assert fix is not None and float(fix.group(1)) == 10.0, err
+
+    def stop(*a, **k):
+        raise _Stop
+    monkeypatch.setattr(exhaust, "race_rk4", stop)      # every check passes before the first race
+    with pytest.raises(_Stop):
+        main(["race-exhaust", "--k", "2", "--race-dt", fix.group(1), "--no-progress", "--out", str(tmp_path)])
+
+
+def test_a_race_dt_fix_value_is_checked_by_the_bounds():
+    # k = 2: s_max = 15/(8√2) = 1.3258, τ = 62.5; the rate's bound is 2357022 steps (tests/
+    # test_cli_error_names_rules.py). At race_dt 10 (RK4 step 6.25, recorded every 6): 2357022 steps are
+    # 2357022/6.25 = 377124 RK4 steps (within 2e6) and 392837 records (within 1e7), and 10 >= min_race_dt
+    # = 2·1.3258·2/2.785 = 1.90: the default passes. One step more is past the rate's bound, which no
+    # race_dt moves: no value to give.
+    s_max, tau = 15 / (8 * math.sqrt(2)), 62.5
+    assert exhaust._race_dt_for(s_max, tau, 8000) == 10.0
+    assert exhaust._race_dt_for(s_max, tau, 2_357_022) == 10.0
+    assert exhaust._race_dt_for(s_max, tau, 2_357_023) is None
+    # a tiny τ (0.001): 8000 steps need race_dt <= 2e6 · 0.001/8000 = 0.25, below min_race_dt 1.90: none
+    assert exhaust._race_dt_for(s_max, 0.001, 8000) is None

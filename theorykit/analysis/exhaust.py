@@ -319,7 +319,8 @@ def _check_steps(system: RaceSystem, tau: float, race_dt: float, steps: int, giv
              "rate": f"steps of τ/(40·s_max) = {h:.3g} (s_max = {s:.4g}, the pathways' largest singular value, at "
                      f"least 1; --race-dt does not change this step) are {_over(steps / h, MAX_FLOW_STEPS)} "
                      f"integration steps, more than the flow's budget of {MAX_FLOW_STEPS:,.0f}"}
-    over = [f"{words[kk]} (at most {v} steps)" for kk, v in b.items() if steps > v]
+    # a bound below 1 is no count to quote ("at most 0 steps" read as advice to run 0 steps)
+    over = [f"{words[kk]} ({f'at most {v} steps' if v >= 1 else 'not even 1 step'})" for kk, v in b.items() if steps > v]
     n = min(b.values())
     # what else lets these steps pass alone: a smaller race_dt is a coarser RK4 step, recorded less often (the
     # first two bounds grow without end, the rate's stays); a smaller context scale lowers s_max, not below 1
@@ -327,6 +328,9 @@ def _check_steps(system: RaceSystem, tau: float, race_dt: float, steps: int, giv
     fixes = {"--steps": f"lower --steps to at most {n}"} if n >= 1 else {}
     if steps <= b["rate"]:
         fixes["--race-dt"] = f"lower --race-dt (a coarser RK4 step, recorded less often; up to {b['rate']} steps)"
+        top = _race_dt_for(s, tau, steps) if n < 1 else None     # no --steps fix beside it: a value to use
+        if top is not None:
+            fixes["--race-dt"] += f", e.g. --race-dt {top:g}"
     if s > 1 and steps <= min(floor, b["records"], b["rk4"]):
         fixes["--gamma"] = f"lower --gamma (the context scale sets s_max; up to {floor} steps at s_max = 1)"
     # the error names the first option given that is a fix alone (its fix first), else the first fix
@@ -335,6 +339,17 @@ def _check_steps(system: RaceSystem, tau: float, race_dt: float, steps: int, giv
     problem = (f"{steps} steps are more than the race can take: " if n >= 1 else
                "no step count is within the race's bounds: ") + "; ".join(over)
     raise SpecError(fld, problem, fix or "lower --race-dt and --gamma")
+
+
+def _race_dt_for(s_max: float, tau: float, steps: int) -> float | None:
+    """A race_dt at which ``steps`` pass every bound of :func:`race_steps_bounds` and RK4 is stable
+    (:func:`min_race_dt`): the default 10, or the largest below it that passes (2·10⁶·τ/steps, the
+    RK4 budget's, rounded down to 3 digits), checked with the bounds' own predicates; None if none."""
+    x = min(10.0, MAX_FLOW_STEPS * tau / steps)
+    d = 2 - math.floor(math.log10(x))
+    v = math.floor(x * 10.0 ** d) / 10.0 ** d
+    ok = v > 0 and v >= min_race_dt(s_max) and steps <= min(race_steps_bounds(s_max, tau, v).values())
+    return v if ok else None
 
 
 def rank_families(rows, core: set, tie=None) -> tuple:
