@@ -10,6 +10,8 @@
 3. ``race-exhaust --race-dt 1e300`` quoted "(at most 0 steps)" for the RK4 budget's bound beside the
    useful one: a bound below 1 step is now "not even 1 step", and where no --steps can help the
    --race-dt fix names a value that passes every check (the default 10 here).
+5. ``share_hidden(H, m)`` gave widths of 0 when H < m (``[1, 0, 0]``), leaving the check to its callers;
+   it now refuses H < m itself, as ``share_mass`` does.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import re
 import pytest
 
 from theorykit.analysis import exhaust
+from theorykit.analysis.predict_share import share_hidden, share_mass
 from theorykit.cli import find_gates as cli_find_gates
 from theorykit.cli import main
 from theorykit.cli.options import Number, check_numbers
@@ -154,3 +157,20 @@ def test_a_race_dt_fix_value_is_checked_by_the_bounds():
     assert exhaust._race_dt_for(s_max, tau, 2_357_023) is None
     # a tiny τ (0.001): 8000 steps need race_dt <= 2e6 · 0.001/8000 = 0.25, below min_race_dt 1.90: none
     assert exhaust._race_dt_for(s_max, 0.001, 8000) is None
+
+
+# ------------------------------------------------------------------------------------------
+# 5. share_hidden refuses fewer units than pathways, as share_mass does
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("H, m", [(1, 3), (0, 1), (2, 3), (7, 8)])
+def test_share_hidden_refuses_fewer_units_than_pathways(H, m):
+    for rule in (lambda: share_hidden(H, m), lambda: share_mass(H, [1.0] * m)):
+        with pytest.raises(SpecError) as info:
+            rule()
+        assert info.value.field == "H" and f"{H} hidden units cannot give each of the {m} pathways" in info.value.problem
+        assert info.value.fix.startswith(f"use H >= {m}")
+
+
+def test_share_hidden_at_and_above_the_count_is_unchanged():
+    # by hand: 3 // 3 = 1 each; 10 = 3·3 + 1, the remainder to the first; no pathways, no widths
+    assert share_hidden(3, 3) == [1, 1, 1] and share_hidden(10, 3) == [4, 3, 3] and share_hidden(5, 0) == []

@@ -22,9 +22,13 @@ SHARE_RULES = ("equal", "mass")
 
 
 def share_hidden(H: int, m: int) -> list:
-    """The stated rule: H units shared equally among m pathways, remainder one each to the first."""
+    """The stated rule: H units shared equally among m pathways, remainder one each to the first. H < m is
+    refused by name, as :func:`share_mass` refuses it (it gave widths of 0: ``[1, 0, 0]`` for H = 1, m = 3)."""
     if m < 1:
         return []
+    if H < m:
+        raise SpecError("H", f"{H} hidden units cannot give each of the {m} pathways at least one unit",
+                        f"use H >= {m} (one unit per pathway at least), or fewer pathways")
     return [H // m + (1 if j < H % m else 0) for j in range(m)]
 
 
