@@ -10,6 +10,11 @@
 3. ``race-exhaust --race-dt 1e300`` quoted "(at most 0 steps)" for the RK4 budget's bound beside the
    useful one: a bound below 1 step is now "not even 1 step", and where no --steps can help the
    --race-dt fix names a value that passes every check (the default 10 here).
+4. A Python ``tk.Task(X, Y)`` has no magnitude check, a spec file's numbers must be 0 or within 1e-6 … 1e6.
+   Not made a check: every finite float must read back bit for bit through a Task (docs/api.md, pinned
+   over all finite floats by tests/test_float_entries_rules.py), and an imported run's data are taken as
+   trained on. docs/api.md's Task entry now states the difference and where the range bites (reading the
+   spec file written from such a task).
 5. ``share_hidden(H, m)`` gave widths of 0 when H < m (``[1, 0, 0]``), leaving the check to its callers;
    it now refuses H < m itself, as ``share_mass`` does.
 """
@@ -17,9 +22,12 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import pytest
+import sympy as sp
 
+import theorykit as tk
 from theorykit.analysis import exhaust
 from theorykit.analysis.predict_share import share_hidden, share_mass
 from theorykit.cli import find_gates as cli_find_gates
@@ -174,3 +182,24 @@ def test_share_hidden_refuses_fewer_units_than_pathways(H, m):
 def test_share_hidden_at_and_above_the_count_is_unchanged():
     # by hand: 3 // 3 = 1 each; 10 = 3·3 + 1, the remainder to the first; no pathways, no widths
     assert share_hidden(3, 3) == [1, 1, 1] and share_hidden(10, 3) == [4, 3, 3] and share_hidden(5, 0) == []
+
+
+# ------------------------------------------------------------------------------------------
+# 4. Task keeps any finite number (documented); the file written from it is refused by the spec's range
+# ------------------------------------------------------------------------------------------
+def test_task_magnitude_difference_is_documented_and_holds(tmp_path):
+    api = Path(__file__).resolve().parents[1].joinpath("docs", "api.md").read_text(encoding="utf-8")
+    entry = api[api.index("A `Task`'s entries are exact"):]
+    entry = entry[:entry.index("\n\n")]
+    assert "between 1e-6 and 1e6" in entry and "does not refuse" in entry and "tk.load_spec" in entry
+    # what the entry says: 2e-7 = 1/5000000 and 3e6 are kept exactly by a Task ...
+    t = tk.Task([[1.0, 2e-7], [3e6, 1]], [[1, 0]])
+    assert t.X[0, 1] == sp.Rational(1, 5000000) and t.X[1, 0] == 3000000
+    assert t.numeric()[0][0, 1] == 2e-7 and t.numeric()[0][1, 0] == 3e6
+    # ... and the spec file written from it is refused on reading, naming the first entry out of range
+    spec = tk.GDLNSpec(t, [tk.Pathway("p", "all", "all", "all", 4)], tk.Training(lr=0.01))
+    path = tmp_path / "s.toml"
+    path.write_text(tk.spec_to_toml(spec), encoding="utf-8")
+    with pytest.raises(SpecError) as info:
+        tk.load_spec(path)
+    assert info.value.field == "data.inputs[0][1]" and "too small" in info.value.problem
