@@ -17,6 +17,9 @@
    spec file written from such a task).
 5. ``share_hidden(H, m)`` gave widths of 0 when H < m (``[1, 0, 0]``), leaving the check to its callers;
    it now refuses H < m itself, as ``share_mass`` does.
+6. ``predict --share mass``: a degenerate pattern (mass 0) keeps one unit. Kept, not changed: docs/predict.md's
+   "Width rule" section now says why (a sampled zero; a pathway of 0 units never learns and no spec takes
+   it; Lemma 4.1 keeps such patterns; the measured rule), and the behaviour it describes is pinned here.
 """
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ from theorykit.cli import main
 from theorykit.cli.options import Number, check_numbers
 from theorykit.cli.parser import build_parser, commands
 from theorykit.errors import SpecError
+from theorykit.net.starts import a0_rule
 
 XOR = "examples/xor_reln.toml"
 
@@ -203,3 +207,23 @@ def test_task_magnitude_difference_is_documented_and_holds(tmp_path):
     with pytest.raises(SpecError) as info:
         tk.load_spec(path)
     assert info.value.field == "data.inputs[0][1]" and "too small" in info.value.problem
+
+
+# ------------------------------------------------------------------------------------------
+# 6. the mass rule keeps one unit for a pattern of mass 0: the reasons are documented, and hold
+# ------------------------------------------------------------------------------------------
+def test_mass_zero_keeps_one_unit_and_the_width_rule_says_why():
+    page = Path(__file__).resolve().parents[1].joinpath("docs", "predict.md").read_text(encoding="utf-8")
+    section = page[page.index("## Width rule"):]
+    end = section.find("\n## ", 3)
+    section = section if end < 0 else section[:end]
+    assert "keeps its one unit. That is deliberate" in section
+    for reason in ("1/`--samples`", "fixed point of the mode ODE", "`pathways[i].hidden`", "Lemma 4.1"):
+        assert reason in section, reason
+    # what it says: 1 + 62 · (1/2, 0, 1/2) = (32, 1, 31) (Hamilton: remainders 0, 0, 0; by hand)
+    assert share_mass(64, [0.1, 0.0, 0.1]) == [32, 1, 31]
+    # a pathway of 0 units is no spec (reason 2), and a0_rule has no start for it
+    with pytest.raises(SpecError, match=r"pathways\[0\]\.hidden"):
+        tk.GDLNSpec(tk.xor_margin(0.5), [tk.Pathway("p", "all", "all", "all", 0)], tk.Training(lr=0.01))
+    with pytest.raises(SpecError):
+        a0_rule(0.01, 0)

@@ -35,7 +35,9 @@ def share_hidden(H: int, m: int) -> list:
 def share_mass(H: int, masses) -> list:
     """H units in proportion to ``masses``, at least one each: every pathway gets 1, and the other H − m
     are shared by largest remainder (Hamilton) in proportion to the masses, ties to the first pathways;
-    all masses zero: shared equally (:func:`share_hidden`). The widths sum to H; H < m is refused by name."""
+    all masses zero: shared equally (:func:`share_hidden`). The widths sum to H; H < m is refused by name.
+    A mass of 0 (a degenerate pattern, or one no draw gave) keeps its 1 unit, deliberately: docs/predict.md
+    ("Width rule") gives the reasons."""
     ms = np.asarray(masses, dtype=float)
     m = len(ms)
     if m < 1:
