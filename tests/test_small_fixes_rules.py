@@ -193,7 +193,7 @@ def test_share_hidden_at_and_above_the_count_is_unchanged():
 # ------------------------------------------------------------------------------------------
 def test_task_magnitude_difference_is_documented_and_holds(tmp_path):
     api = Path(__file__).resolve().parents[1].joinpath("docs", "api.md").read_text(encoding="utf-8")
-    entry = api[api.index("A `Task`'s entries are exact"):]
+    entry = api[api.index("Unlike a spec file's numbers"):]
     entry = entry[:entry.index("\n\n")]
     assert "between 1e-6 and 1e6" in entry and "does not refuse" in entry and "tk.load_spec" in entry
     # what the entry says: 2e-7 = 1/5000000 and 3e6 are kept exactly by a Task ...
