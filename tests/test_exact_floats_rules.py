@@ -16,9 +16,13 @@ import sympy as sp
 
 import theorykit.theory.k_contexts as kc
 from theorykit.spec.expr import exact_float, exact_floats
-from theorykit.spec.gating import Pathway
+from theorykit.spec.gating import GDLNSpec, Pathway
 from theorykit.spec.task import Task, hierarchy
+from theorykit.theory.closed_grid import values_on_grid
+from theorykit.theory.derivation import Derivation
+from theorykit.theory.effective import effective_dataset
 from theorykit.theory.k_algebra import gamma, k, n, sig, sigbar, structure_values
+from theorykit.theory.modes import _quad_float
 
 
 def _fractions(qmax=40):
@@ -137,3 +141,76 @@ def test_closed_form_modes_hand_value_that_was_an_ulp_off(kres):
     modes = kc.closed_form_modes(kres, hierarchy(4), 4, 3, 1.0)[0]
     assert float(Fraction(7, 12)) == 0.5833333333333334
     assert modes[1][1] == 0.5833333333333334
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the theory layer's remaining exact → float sites: each now goes through exact_float / exact_floats
+# ---------------------------------------------------------------------------------------------------------
+def _mp_grid(v, two):
+    """1/(v + √2) at 50 digits, v the double as it is (exact in binary): the reference of values_on_grid."""
+    with mpmath.workdps(50):
+        return float(1 / (mpmath.mpf(v) + mpmath.sqrt(two)))
+
+
+def test_values_on_grid_rounds_each_value_once():
+    x = sp.Symbol("x")
+    expr = 1 / (x + sp.sqrt(2))        # stays a sum with √2 after subs: float(sp.N(…)) took √2 at 15 digits
+    xs = [k / 7 for k in range(1, 300)]
+    old = [v for v in xs if float(sp.N(expr.subs(x, sp.Float(v, 30)))) != _mp_grid(v, 2)]
+    assert old, "the old 15-digit path was an ulp off for some k/7 (SymPy 1.14: 15 of 299)"
+    got = values_on_grid(expr, x, xs)
+    assert got.tolist() == [_mp_grid(v, 2) for v in xs]
+
+
+class _UnitMode:
+    """A stand-in mode whose input vector is e₁ (so vᵀ Σx v is Σx[0, 0], read in floats)."""
+    v = sp.Matrix([1, 0])
+
+    def v_floats(self, ref):
+        return np.array([1.0, 0.0])
+
+
+def test_quad_float_reads_a_surd_input_correlation_as_the_nearest_double():
+    a, b = _surds_off()[0]             # √(a/b): float() (15 digits first) is an ulp off
+    Sx = sp.Matrix([[sp.sqrt(sp.Rational(a, b)), 0], [0, 1]])
+    assert float(Sx[0, 0]) != _mp_sqrt(a, b)
+    assert _quad_float(_UnitMode(), Sx, None) == _mp_sqrt(a, b)
+
+
+def test_syx_float_is_the_nearest_double_beyond_2_pow_53():
+    # one datapoint x = 1, y = N/7 with N > 2**53 (N, 7 coprime): Σyx = y xᵀ / P = N/7 (den 7, numerator N).
+    # The old path rounded N to a float first, then divided by 7: two roundings, an ulp off for these N
+    off = [N for N in range(2 ** 53 + 1, 2 ** 53 + 200) if N % 7 and float(N) / 7 != float(Fraction(N, 7))]
+    assert len(off) > 10
+    for N in off[:5]:
+        task = Task(sp.Matrix([[1]]), sp.Matrix([[sp.Rational(N, 7)]]))
+        eff = effective_dataset(task, Pathway("all", (1,)))
+        assert eff.exact is not None and int(eff.exact[0][0, 0]) == N and eff.exact[1] == 7
+        assert eff.Syx_float().tolist() == [[float(Fraction(N, 7))]]
+    # two datapoints, one output, two inputs: Σyx = (N/7 · [1, 1] + [0, 1]·1)/2 = [N/14, (N + 7)/14]
+    N = off[0]
+    task = Task(sp.Matrix([[1, 0], [1, 1]]), sp.Matrix([[sp.Rational(N, 7), 1]]))
+    got = effective_dataset(task, Pathway("all", (1, 1))).Syx_float()
+    assert got.tolist() == [[float(Fraction(N, 14)), float(Fraction(N + 7, 14))]]
+
+
+def test_derivation_input_variance_of_a_surd_is_the_nearest_double():
+    # X = [[-1, 0, 1], [-3, -1, 0]], Y = [[-1, 1, 2], [-2, 1, 0]], P = 3, by hand:
+    # Σyx = Y Xᵀ / 3 = [[3, 2], [2, 5]] / 3 (symmetric), top eigenvalue (4 + √5)/3, v ∝ (2, 1 + √5),
+    # ‖v‖² = 10 + 2√5; Σx = X Xᵀ / 3 = [[2, 3], [3, 10]] / 3, so
+    # d = vᵀ Σx v / ‖v‖² = (80 + 32√5) / (3 (10 + 2√5)) = 2 + 2√5/3 ≈ 3.49071198499986
+    X = sp.Matrix([[-1, 0, 1], [-3, -1, 0]])
+    Y = sp.Matrix([[-1, 1, 2], [-2, 1, 0]])
+    with mpmath.workdps(50):
+        ref = float(2 + 2 * mpmath.sqrt(5) / 3)
+    d_exact = 2 + 2 * sp.sqrt(5) / 3
+    assert float(d_exact) != ref, "float() (15 digits first) was an ulp off for this d"
+    der = Derivation(GDLNSpec(Task(X, Y), [Pathway("all", (1, 1, 1))]))
+    top = der.modes["all"].modes[0]
+    assert sp.simplify(top.d - d_exact) == 0
+    assert top.d_float(der.reference) == ref
+    # a second method: numpy's eigenvector of Σyx read against Σx (to 1e-12)
+    w, V = np.linalg.eigh(np.array([[3.0, 2.0], [2.0, 5.0]]) / 3)
+    v = V[:, np.argmax(w)]
+    assert abs(v @ (np.array([[2.0, 3.0], [3.0, 10.0]]) / 3) @ v - ref) < 1e-12
+

@@ -17,6 +17,7 @@ import numpy as np
 import sympy as sp
 
 from theorykit.curves import fit_log_scale
+from theorykit.spec.expr import exact_float
 from theorykit.theory.trajectory import a0 as A0_SYM
 from theorykit.theory.trajectory import mode_loss_reduction, t as T_SYM, tau as TAU_SYM
 
@@ -64,8 +65,10 @@ def half_loss_time_grid(expr, x, xs, a0, tau) -> np.ndarray:
 
 
 def values_on_grid(expr, x, xs, digits: int = 30) -> np.ndarray:
-    """A scalar expression in x evaluated (at ``digits`` significant digits) on the grid ``xs``."""
-    return np.array([float(sp.N(expr.subs(x, sp.Float(v, digits)))) for v in xs])
+    """A scalar expression in x evaluated (at ``digits`` significant digits) on the grid ``xs``, each value
+    then rounded once to the nearest double (:func:`~theorykit.spec.expr.exact_float`; ``float(sp.N(…))``
+    evaluated at 15 digits first and was an ulp off now and then)."""
+    return np.array([exact_float(expr.subs(x, sp.Float(v, digits))) for v in xs])
 
 
 def vectors_on_grid(vec, x, xs) -> np.ndarray:

@@ -40,6 +40,7 @@ from .modes import (SVD, Exprs, ExprsByName, Ranking, _maybe_eigvec, _quad_float
 from .svd import exact_svd, generic_reference, input_power
 from .trajectory import (a0 as A0, discrete_mode_gap, mode_gap, mode_gap_fraction, mode_trajectory, t, t_half,
                          t_half_float, tau)
+from ..spec.expr import exact_float
 from ..spec.graph import GraphSpec
 from ..spec.fields import choice
 from ..spec.task import checked_values_map
@@ -183,7 +184,7 @@ class Derivation:
                 for m in svd.modes:
                     d, diag = m.raw.v.quad_form(Sx)
                     ok &= bool(diag)
-                    modes.append(m.with_d(d, d_float=float(d)))
+                    modes.append(m.with_d(d, d_float=exact_float(d)))     # d may be a surd
                 self._diag[name] = ok
             else:
                 modes = []

@@ -9,10 +9,13 @@ where ⟨·⟩ averages over all P datapoints (a gated-off datapoint counts as z
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
+from ..spec.expr import exact_float
 from ..spec.fields import tex_label
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.task import Task
@@ -57,8 +60,12 @@ class EffectiveDataset:
         return flint.fmpq_mat(r, c, [flint.fmpq(int(x), den) for x in B.ravel()])
 
     def Syx_float(self):
-        """Σyx_p as a float array (None where the task is not exact)."""
-        return self.exact[0].astype(float) / self.exact[1] if self.exact is not None else None
+        """Σyx_p as a float array (None where the task is not exact), each entry the double nearest it
+        (numerator and denominator each rounded to a float, then divided, missed it beyond 2**53)."""
+        if self.exact is None:
+            return None
+        B, den = self.exact[0], int(self.exact[1])
+        return np.array([exact_float(Fraction(int(b), den)) for b in B.ravel()], dtype=float).reshape(B.shape)
 
     def __repr__(self):      # one line, nothing built: the matrices' shapes (print .Syx and .Sx for their entries)
         def shape(m, i):

@@ -33,6 +33,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
+from ..spec.expr import exact_floats
 from ..spec.task import check_assumptions
 from ..spec.values import exact_values
 from .radicals import _square_roots_multiplied_out, _unit, zero_by_radical_reduction
@@ -542,7 +543,7 @@ def _floats(mode, Sx, ref):
     """``(Σx, v)`` in floats, from the mode's numeric ``v``; None where symbols are left."""
     if Sx.free_symbols or any(x.free_symbols for x in mode.v):
         return None
-    return np.array([[float(x) for x in Sx.row(i)] for i in range(Sx.rows)], dtype=float), mode.v_floats(ref)
+    return exact_floats(Sx), mode.v_floats(ref)       # a surd entry as the double nearest it (float() is 15 digits)
 
 
 def _quad_float(mode, Sx, ref) -> float | None:
