@@ -201,9 +201,15 @@ def test_task_magnitude_difference_is_documented_and_holds(tmp_path):
     assert t.X[0, 1] == sp.Rational(1, 5000000) and t.X[1, 0] == 3000000
     assert t.numeric()[0][0, 1] == 2e-7 and t.numeric()[0][1, 0] == 3e6
     # ... and the spec file written from it is refused on reading, naming the first entry out of range
+    # (the writer now refuses it first, naming the same entry: tests/test_spec_write_range_rules.py;
+    # the file it used to write is written here by hand)
     spec = tk.GDLNSpec(t, [tk.Pathway("p", "all", "all", "all", 4)], tk.Training(lr=0.01))
     path = tmp_path / "s.toml"
-    path.write_text(tk.spec_to_toml(spec), encoding="utf-8")
+    with pytest.raises(SpecError) as wrote:
+        path.write_text(tk.spec_to_toml(spec), encoding="utf-8")
+    assert wrote.value.field == "data.inputs[0][1]" and "too small" in wrote.value.problem and not path.exists()
+    path.write_text('name = "s"\n\n[data]\ninputs = [[1, "1/5000000"], [3000000, 1]]\ntargets = [[1, 0]]\n\n'
+                    '[[pathways]]\nname = "p"\nactive = [1, 1]\nhidden = 4\n\n[training]\nlr = 0.01\n', encoding="utf-8")
     with pytest.raises(SpecError) as info:
         tk.load_spec(path)
     assert info.value.field == "data.inputs[0][1]" and "too small" in info.value.problem

@@ -208,8 +208,9 @@ def write_spec(option, path, spec, args=None) -> Path:
     :func:`~theorykit.spec.files.load_spec` would not read back: the error names the field at fault
     (the size limits' time bound is not applied). Given the command's ``args``, the file begins with
     :func:`record_comment`."""
-    text = (record_comment(args) if args is not None else "") + spec_to_toml(spec)
+    text = record_comment(args) if args is not None else ""
     try:
+        text += spec_to_toml(spec)          # refuses data a spec file cannot hold (load_spec's range)
         spec_from_dict(tomllib.loads(text), limits=Limits(force=True))
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(option, f"the spec to be written is not valid TOML ({exc}); nothing was written",

@@ -467,12 +467,30 @@ def _toml_value(v) -> str:
     return repr(v)
 
 
+def _check_writable(task: Task) -> None:
+    """Refuse a task whose data a spec file cannot hold: a number (no symbols) that is not 0 and not
+    within [DATA_MIN, DATA_MAX] in magnitude (a ``Task`` takes any finite number; :func:`load_spec`
+    refuses such a file), by the check load_spec applies, naming the entry as load_spec would."""
+    for name, M in (("inputs", task.X), ("targets", task.Y)):
+        for (i, j), e in zip(((i, j) for i in range(M.rows) for j in range(M.cols)), M):
+            if e.free_symbols or e == 0 or (e.is_Integer and abs(int(e)) <= DATA_MAX):
+                continue
+            try:
+                vf.check_magnitude(e, f"data.{name}[{i}][{j}]", text=_SpecPrinter().doprint(e))
+            except SpecError as exc:
+                raise SpecError(exc.field, f"{exc.problem}: a spec file cannot hold it (load_spec would refuse "
+                                "the file)", exc.fix) from None
+
+
 def spec_to_toml(spec) -> str:
     """Write a spec (pathway form or :class:`~theorykit.spec.graph.GraphSpec`) as TOML with explicit
-    data (round-trips through :func:`load_spec`)."""
+    data (round-trips through :func:`load_spec`). A task whose data a spec file cannot hold (a number
+    not 0 and not within 1e-6 … 1e6 in magnitude, which a Python ``Task`` accepts) is refused first,
+    naming the entry (``data.inputs[0][1]``), its value and the range."""
     if not isinstance(spec, (GDLNSpec, GraphSpec)):
         raise SpecError("spec", f"expected a GDLNSpec or GraphSpec, got {type(spec).__name__}",
                         "pass a spec (load_spec(path) reads one; a Derivation has its .spec)")
+    _check_writable(spec.task)
     if isinstance(spec, GraphSpec) and any(spec.path_names.get(h) != "/".join(h) for h in spec.path_names):
         raise SpecError("spec", "the graph names its pathways (path_names), which a spec file cannot hold",
                         "write the pathway spec it was made from")
