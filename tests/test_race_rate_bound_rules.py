@@ -1,15 +1,26 @@
-"""The rate that ``min_race_dt`` / ``check_race_dt`` (theorykit/analysis/exhaust.py) assume for the race,
-λ_max = 2·s_max/τ (the mode ODE τȧ = 2a(s − da) linearised at its end point), against the race's own fastest
-rate, measured independently: the eigenvalues of a Jacobian (jax.jacfwd) of the field the race integrates,
-at 21 states from the start to the end of a fine RK4 run written here (step τ/(40·s_max)), restricted to
+"""The rate that ``min_race_dt`` / ``check_race_dt`` (theorykit/analysis/exhaust.py) assume for the race, against
+the race's own fastest rate, measured independently: the eigenvalues of a Jacobian (jax.jacfwd) of the field the race
+integrates, at 21 states from the start to the end of a fine RK4 run written here (step τ/(40·s_max)), restricted to
 the coordinates that can move (the active pathways' real units; masked pathways and padded units stay 0).
 
+The assumed rate is ``race_rate``: at least 2·s_max/τ (the mode ODE τȧ = 2a(s − da) linearised at its end point), and
+each pathway's ``pathway_rate``: the Gauss–Newton curvature at its balanced end point (the Hessian there: the residual
+vanishes), λmax(‖M*‖Σx + Σx^½W1ᵀW1Σx^½) at depth 2, which sees the input covariance Σx (checked here against the
+curvature built entry by entry in numpy, and by hand on the two-input data).
+
 Measured (CPU): race-exhaust k = 2: max |λ|·τ = 2.65165 = 2·s_max (s_max = 1.32583) for every named family;
-k = 3: 2.14087 = 2·s_max; k = 4 (all pathways): 2.00193 against 2.00195. predict's XoR: Δ = 0.5 at most
-2.0 = 2·s_max (s_max = 1, the floor), Δ = 1.2 at most 1.2. But inputs whose covariance does not commute with
-Σyx give a curvature λmax(Σx)·‖M‖ that s_max does not see: examples/predict/two_groups.toml 2.0949 (4.7 %
-over 2·s_max = 2), and the two-input data below 101.0 against 2.83 (36×), where an accepted race_dt blows up.
+k = 3: 2.14087 = 2·s_max; k = 4 (all pathways): 2.00193 against 2.00195 (race_rate = 2·s_max on all three). predict's
+XoR: Δ = 0.5 at most 2.0 = 2·s_max (s_max = 1, the floor), Δ = 1.2 at most 1.2. Inputs whose covariance does not
+commute with Σyx race faster than 2·s_max: the two-input data below reach 101.02 = (103 + √9809)/2 against 2·s_max
+= 2.83 (36×), where race_dt = 10 was accepted and blew up (now refused: 72.6 is the smallest accepted). The end
+point's rate is not a bound along the race: on examples/predict/two_groups.toml a single pattern passes its own by
+0.5 % mid-race (2.0716 against 2.0618), and a family of three patterns sharing datapoints reaches 2.5867 against its
+patterns' largest, 2.0944 (23.5 %): a family's rate is measured, not proved, inside the margin of 2 here, and a race
+that diverges is refused after it runs (``check_raced``).
 """
+import functools
+from pathlib import Path
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -18,11 +29,14 @@ import sympy as sp
 from jax.flatten_util import ravel_pytree
 
 import theorykit as tk
+from theorykit.cli.predict import load_task_training
+from theorykit.errors import SpecError
 from theorykit.analysis import exhaust as E
 from theorykit.analysis import predict as PR
 from theorykit.theory import race as R
 from theorykit.theory.race import RaceSystem
 
+ROOT = Path(__file__).resolve().parents[1]
 TOL = 1e-6      # relative: the measured rate may reach 2·s_max (it does, at the end point), not pass it
 
 
@@ -111,17 +125,178 @@ def test_xor_races_are_within_predicts_two_s_max(monkeypatch, delta, most):
     assert worst == pytest.approx(most, rel=1e-3)
 
 
-@pytest.mark.xfail(strict=True, reason="min_race_dt's 2·s_max/τ misses the input covariance's curvature "
-                                       "(λmax(Σx)·‖M‖): found, not yet fixed")
-def test_correlated_anisotropic_inputs_an_accepted_race_dt_stays_finite():
+def _two_input_data():
     # Σx = [[(a²+b²)/2, b²/2], [b²/2, b²/2]] = [[50.5, .5], [.5, .5]], Σyx = (cb/2, cb/2) = (1, 1): s = √2.
     # The map's end point M* = Σyx Σx⁻¹ = (0, 2), ‖M*‖ = 2; balanced factors W2² = ‖W1‖² = 2, and a change of W1
-    # along x1 costs W2²·Σx[0,0] ≈ 2·50.5 = 101 of curvature: rate ≈ 101/τ, against 2·s = 2.83 assumed.
-    a, b, c, tau = 10.0, 1.0, 2.0, 100.0      # τ = 100 (lr 0.01): gradient descent itself is stable (101/100 < 2)
-    X = np.array([[a, -a, b, -b], [0.0, 0.0, b, -b]])
-    Y = np.array([[0.0, 0.0, c, -c]])
+    # along x1 costs W2²·Σx[0,0] ≈ 2·50.5 = 101 of curvature: rate ≈ 101/τ, against 2·s = 2.83 assumed before.
+    a, b, c = 10.0, 1.0, 2.0
+    return np.array([[a, -a, b, -b], [0.0, 0.0, b, -b]]), np.array([[0.0, 0.0, c, -c]])
+
+
+# by hand: M* = (0, 2) = 2·e2ᵀ, W1 = √2·e2ᵀ, so the end point's curvature λmax(‖M*‖Σx + Σx^½W1ᵀW1Σx^½) has the
+# eigenvalues of (2I + 2e2e2ᵀ)Σx = diag(2, 4)·[[50.5, .5], [.5, .5]] = [[101, 1], [2, 2]]: trace 103, determinant
+# 202 − 2 = 200, λmax = (103 + √(103² − 800))/2 = (103 + √9809)/2 = 101.0202 (the block bound ‖M*‖λmax(Σx) +
+# λmax(W1ΣxW1ᵀ) = 2·(51 + √2501)/2 + 1 = 102.01 is above it)
+TWO_INPUT_BOUND = (103 + np.sqrt(9809.0)) / 2
+
+
+def test_correlated_anisotropic_inputs_an_accepted_race_dt_stays_finite():
+    tau = 100.0      # τ = 100 (lr 0.01): gradient descent itself is stable (101/100 < 2)
+    X, Y = _two_input_data()
     system = RaceSystem.from_data(X, Y, np.ones((1, 4)))
     assert system.rate == pytest.approx(np.sqrt(2.0), rel=1e-12)
-    E.check_race_dt(10.0, system.rate, tau)                        # accepted (the default race_dt)
-    rf = E.race_rk4(system, tau, 10.0, 2000, a0=1e-4)
+    fastest = E.race_rate(system)
+    assert fastest == pytest.approx(TWO_INPUT_BOUND, rel=1e-9)
+    low = E.min_race_dt(system.rate, fastest)
+    assert low == pytest.approx(TWO_INPUT_BOUND * 2 / 2.785, rel=1e-12)          # 72.55
+    with pytest.raises(SpecError, match=r"--race-dt: 10\.0 .*fastest rate 101/τ.* use --race-dt 72\.6 or larger"):
+        E.check_race_dt(10.0, system.rate, tau, fastest=fastest)                 # 2·s_max alone accepted it
+    E.check_race_dt(72.6, system.rate, tau, fastest=fastest)                      # the smallest value it names
+    rf = E.race_rk4(system, tau, 72.6, 2000, a0=1e-4)
     assert np.isfinite(rf.loss).all()
+    assert np.all(np.diff(rf.loss[0]) <= 1e-12 * rf.loss[0, 0])                   # gradient flow: never rises
+    assert rf.loss[0, -1] < 1e-6 * rf.loss[0, 0]                                  # and it learns the map
+    top = fastest_rate(system, tau, 1e-4, None, 2000) * tau
+    assert top <= fastest * (1 + TOL)
+    assert top == pytest.approx(TWO_INPUT_BOUND, rel=1e-3)                        # 36 × 2·s_max: reached
+
+
+def test_correlated_anisotropic_inputs_predict_refuses_the_default_race_dt_and_runs_at_the_one_it_names():
+    X, Y = _two_input_data()
+    tr = tk.Training(lr=0.01, loss="mean", init_std=0.01, steps=2000)
+    # predict races the data's ReLU gate patterns, each on part of the data: before, every race_dt from 10 down to
+    # 1.44 was accepted here, whatever Σx; now the check names the smallest race_dt its patterns' bound accepts
+    with pytest.raises(SpecError, match=r"race_dt: 10\.0 makes the RK4 step .* too coarse .* use race_dt=(\d+\.?\d*)"
+                       ) as err:
+        tk.predict_reln((X, Y), 8, tr, progress=False)
+    ok = float(err.value.fix.split("race_dt=")[1].split()[0])
+    assert ok > 10.0
+    pred = tk.predict_reln((X, Y), 8, tr, progress=False, race_dt=ok)
+    assert np.isfinite(pred.area) and 0.0 < pred.area < 1.0
+    # the second method: a race 4 × finer gives the same areas (at race_dt = 10 a runner-up's was 0.397, not 0.367)
+    fine = tk.predict_reln((X, Y), 8, tr, progress=False, race_dt=4 * ok)
+    assert fine.area == pytest.approx(pred.area, rel=1e-5)
+    assert [r["area"] for r in fine.runners_up] == pytest.approx([r["area"] for r in pred.runners_up], rel=1e-5)
+
+
+def _gauss_newton_top(Syx, Sx, depth):
+    """λmax of the Gauss–Newton curvature of a depth-``depth`` chain at its balanced end point, built entry by entry
+    (numpy Kronecker products: vec(A δW B) = (Bᵀ ⊗ A) vec(δW)): the second method for ``E.pathway_rate``."""
+    M = Syx @ np.linalg.pinv(Sx)
+    U, d, Vt = np.linalg.svd(M, full_matrices=False)
+    r = int(np.sum(d > 1e-12 * d[0]))
+    U, d, V = U[:, :r], d[:r], Vt[:r].T
+    c = d ** (1.0 / depth)
+    Ws = [c[:, None] * V.T] + [np.diag(c)] * (depth - 2) + [U * c[None, :]]   # W_1 … W_L, balanced
+    cols = []
+    for l in range(depth):    # δM = Σ_l A_l δW_l B_l, A_l = W_L … W_{l+1}, B_l = W_{l−1} … W_1 (I at the ends)
+        A = functools.reduce(np.matmul, Ws[l + 1:][::-1], np.eye(M.shape[0]))
+        B = functools.reduce(lambda B, W: W @ B, Ws[:l], np.eye(M.shape[1]))
+        cols.append(np.kron(B.T, A))
+    J = np.concatenate(cols, axis=1)
+    H = J.T @ np.kron(Sx, np.eye(M.shape[0])) @ J
+    return float(np.linalg.eigvalsh((H + H.T) / 2)[-1])
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_pathway_rate_is_the_gauss_newton_curvature_and_two_s_for_white_inputs(depth):
+    # white inputs: Σx = I, Σyx = diag(3, 1) → M* = Σyx, the rate Σ_l 3^{2(L−l)/L}·3^{2(l−1)/L} = L·3^{2(L−1)/L}
+    # (2·3 at L = 2, the mode ODE's 2s)
+    Syx = np.array([[3.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    assert E.pathway_rate(Syx, np.eye(3), depth) == pytest.approx(depth * 3.0 ** (2 * (depth - 1) / depth), rel=1e-12)
+    X, Y = _two_input_data()
+    if depth == 2:
+        assert E.pathway_rate(Y @ X.T / 4, X @ X.T / 4) == pytest.approx(TWO_INPUT_BOUND, rel=1e-12)
+    rng = np.random.default_rng(7)
+    for _ in range(20):      # correlated, anisotropic inputs: the curvature built entry by entry
+        X = rng.normal(size=(3, 12)) * np.array([[5.0], [1.0], [0.2]])
+        X = rng.normal(size=(3, 3)) @ X
+        Y = rng.normal(size=(2, 12))
+        Sx, Syx = X @ X.T / 12, Y @ X.T / 12
+        assert E.pathway_rate(Syx, Sx, depth) == pytest.approx(_gauss_newton_top(Syx, Sx, depth), rel=1e-9)
+
+
+@pytest.mark.parametrize("k, s_max", [(2, 1.32583), (3, 1.07044)])
+def test_the_context_races_bound_is_still_two_s_max(k, s_max):
+    spec, *_ = E.exhaust_spec(k)
+    system = RaceSystem.from_spec(spec)
+    assert system.rate == pytest.approx(s_max, abs=1e-5)
+    assert E.race_rate(system) == pytest.approx(2 * system.rate, rel=1e-12)     # Σx does not add: measured 2·s_max
+    assert E.min_race_dt(system.rate, E.race_rate(system)) == E.min_race_dt(system.rate)    # 1.9042 at k = 2
+
+
+def test_two_groups_single_patterns_are_within_their_bound_and_families_within_the_margin(monkeypatch):
+    calls, seen = [], {}
+    real, real_check = PR.race_rk4, PR.check_race_dt
+
+    def spy(system, tau, race_dt, t_end, **kw):
+        calls.append((system, tau, race_dt, t_end, kw))
+        return real(system, tau, race_dt, t_end, **kw)
+
+    def check(race_dt, s_max, tau, **kw):
+        seen.update(kw, s_max=s_max, race_dt=race_dt)
+        return real_check(race_dt, s_max, tau, **kw)
+
+    monkeypatch.setattr(PR, "race_rk4", spy)
+    monkeypatch.setattr(PR, "check_race_dt", check)
+    task, tr, _name = load_task_training(ROOT / "examples" / "predict" / "two_groups.toml")
+    tk.predict_reln(task, 64, tr, progress=False)
+    assert seen["s_max"] == 1.0 and seen["fastest"] > 2.0          # Σx's curvature passes 2·s_max = 2 here
+    X, Y = (np.asarray(v, float) for v in task.numeric())
+    P = X.shape[1]
+    worst = 0.0
+    for system, tau, race_steps, t_end, kw in calls:
+        G = system.arrays_np["G"]
+        for mask, a0 in zip(np.atleast_2d(kw["masks"]), np.atleast_2d(kw["a0"])):
+            top = fastest_rate(system, tau, a0, mask, t_end, n=10) * tau
+            on = np.flatnonzero(mask)
+            if len(on) == 1:        # one pathway alone: its end point's rate, passed mid-race by 0.5 % at most
+                g = G[on[0]]        # (2.0716 against 2.0618: the residual's curvature, zero at the end point)
+                assert top <= E.pathway_rate((Y * g) @ X.T / P, (X * g) @ X.T / P) * 1.01
+            assert top / race_steps <= E.RK4_STABLE / E.RK4_MARGIN * 1.25         # the accepted step: inside RK4's
+            worst = max(worst, top)
+    # a family of three patterns sharing datapoints races 23.5 % past its patterns' largest rate (2.0944): that rate
+    # is one pathway's, a family's is measured (check_raced refuses a race that diverges after all)
+    assert seen["fastest"] == pytest.approx(2.0944, rel=1e-4)
+    assert worst == pytest.approx(2.5867, rel=1e-3)
+    assert worst <= seen["fastest"] * E.RK4_MARGIN
+
+
+def test_a_race_that_diverges_is_refused_naming_race_dt_and_a_finer_value():
+    E.check_raced(np.array([[1.0, 0.5, 0.25], [2.0, 1.0, 0.0]]), 10.0)           # falling, finite: passes
+    with pytest.raises(SpecError, match=r"race_dt: the race diverged: its loss turned NaN or infinite .*"
+                                        r"use race_dt=40 or larger"):
+        E.check_raced(np.array([[1.0, 0.5, np.nan]]), 10.0)
+    with pytest.raises(SpecError, match=r"race_dt: the race diverged: its loss rose to 3 × its start .*"
+                                        r"use race_dt=10 or larger"):
+        E.check_raced([[1.0, 3.0, 0.5]], 2.5)
+
+
+def test_predict_refuses_a_race_that_diverged_after_it_runs(monkeypatch):
+    real = PR.race_rk4
+
+    def blown(*a, **kw):          # a race that blew up past the check before it (a family faster than its pathways)
+        rf = real(*a, **kw)
+        rf.loss[:, -1] = np.inf
+        return rf
+
+    monkeypatch.setattr(PR, "race_rk4", blown)
+    tr = tk.Training(lr=0.05, loss="mean", init_std=0.01, steps=2000)
+    with pytest.raises(SpecError, match=r"race_dt: the race diverged: its loss turned NaN or infinite .*"
+                                        r"use race_dt=40 or larger"):
+        tk.predict_reln(tk.xor_margin(sp.Float(0.5)), 8, tr, search="exhaustive", progress=False)
+
+
+def test_weak_modes_that_cannot_grow_within_the_race_do_not_refuse_it():
+    # --gamma 1e-3 at k = 3: a context mode of s = 4.6e-4 on Σx's 3.3e-7 has its end point at 1.4e3 (rate 172/τ),
+    # but grows at most as a0·e^{2 s t/τ} = a0·e^{0.18} over the 8000 steps (τ = 41.7): never reached
+    spec = E.exhaust_spec(3, 1e-3)[0]
+    system = RaceSystem.from_spec(spec)
+    assert E.race_rate(system) > 100
+    assert E.race_rate(system, (E.default_a0(), E.STEPS / spec.tau)) == pytest.approx(2 * system.rate, rel=1e-12)
+    res = E.race_exhaust(3, gamma=1e-3, families=[0], progress=False)          # accepted at race_dt 10, and runs
+    assert all(np.isfinite(m["area"]) and 0 < m["area"] <= 1 for m in res.metrics)
+    # a mode that can grow still counts: the two-input data's end point, at a0 = 1e-4 over 2000 steps of τ = 100
+    X, Y = _two_input_data()
+    two = RaceSystem.from_data(X, Y, np.ones((1, 4)))
+    assert E.race_rate(two, (1e-4, 20.0)) == pytest.approx(TWO_INPUT_BOUND, rel=1e-9)

@@ -32,7 +32,7 @@ predicts the ReLU network to run. Four stages, each stated in the result:
 3. **Family search by the race.** A family's pathways each see every input and write every
    output; the family's race reduction (:meth:`theorykit.theory.race.RaceSystem.solve`, the one race
    engine, RK4 with step τ/(``race_dt`` · max(1, s_max)), s_max the largest singular value of a candidate
-   pattern's Σyx, so that data of any scale race stably; ``race_dt`` ≥ 1.44, else refused) is integrated
+   pattern's Σyx; a ``race_dt`` under ``exhaust.min_race_dt`` (≥ 1.44; Σx's bound) is refused) is integrated
    from aligned, balanced maps with the a0 of stage 4, and ranked by the area of L(t)/L(0) over the
    training horizon (lower is faster), as ``race-exhaust`` does. ``search="exhaustive"``: every non-empty union of the
    candidate orbits; ``"forward"`` (beam 1) or ``"beam"``: start from nothing, add one orbit at a
@@ -69,7 +69,7 @@ from ..errors import SpecError, as_command, keyword_errors, keyword_typos
 from ..linalg import correlation
 from .findgates import check_seed, geometric_mean
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
-from .exhaust import check_race_dt, race_rk4, race_steps_bounds
+from .exhaust import check_race_dt, check_raced, pathway_rate, race_rk4, race_steps_bounds
 from .predict_estimate import batch_plan, beam_estimate, engine_shapes, estimate_seconds, new_shapes, note_compiled
 from ..theory.race import RaceSystem
 from .predict_share import SHARE_RULES, family_a0s, pattern_masses, share_hidden, share_rule_text
@@ -241,10 +241,10 @@ class Prediction:
 # ---------------------------------------------------------------------------------------------
 # 3. the race over families
 # ---------------------------------------------------------------------------------------------
-def _race_families(task, training, gates_all, families, H, *, race_dt, steps, chunk_pathways=48, done=None, masses=None):
-    """Race each family (a list of pattern indices) with the stated width/a0 rule; returns
-    (t, list of loss curves, list of final outputs Ŷ). ``done(k)`` is called after each engine call
-    with the number of families it raced. ``masses`` (one per pattern): the "mass" width rule."""
+def _race_families(task, training, gates_all, families, H, *, race_dt, steps, chunk_pathways=48, done=None, masses=None, given_dt=None):
+    """Race each family (a list of pattern indices) with the stated width/a0 rule; returns (t, list of loss curves,
+    list of final outputs Ŷ). ``done(k)`` is called after each engine call with the number of families it raced.
+    ``masses``: the "mass" width rule. ``given_dt``: the caller's race_dt, named where a race diverged (check_raced)."""
     X, Y = task.numeric()
     out_L, out_Y, t = [None] * len(families), [None] * len(families), None
     # group families so that the union of their pathways stays small (the engine's cost is quadratic in it)
@@ -263,6 +263,7 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
                 masks[b, col[j]] = 1.0
                 a0[b, col[j]] = a
         rf = race_rk4(system, tau, race_dt, steps, a0=a0, masks=masks, loss_factor=loss_factor(training.loss, task.P))
+        check_raced(rf.loss, race_dt if given_dt is None else given_dt)     # a family may race faster than its pathways
         note_compiled((len(grp), len(union), int(steps), float(race_dt)))     # as engine_shapes keys it
         t = rf.t
         for b, i in enumerate(grp):
@@ -415,12 +416,12 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         raise SpecError("--max-orbit-size", f"all {counted(n_orb, 'orbit')} have more than {counted(max_orbit_size, 'pattern')} "
                                             f"(the smallest has {smallest})", f"raise --max-orbit-size to at least {smallest}")
     tau = flow_tau(training.lr, training.loss, P)
-    # the race's RK4 step: tau/race_dt, shortened by the fastest rate of the pathways it may race, 2 s_max/tau
-    # (s_max: the largest singular value of a candidate pattern's Σyx = Y diag(g) Xᵀ / P, at least 1, as
-    # RaceSystem.rate counts it). At tau/10 whatever the data, RK4 (stable to h·rate ≈ 2.8) blew up from
-    # s_max ≈ 14 on data of a large scale, where gradient descent itself is stable (s_max·lr < 1): NaN areas.
-    s_top = max([0.0] + [float(np.linalg.norm((Y * pats[i][None, :]) @ X.T, 2)) / P
-                         for k in cand for i in members[k]])
+    # the race's RK4 step: tau/race_dt, shortened by 2 s_max/tau (s_max: the largest singular value of a candidate
+    # pattern's Σyx = Y diag(g) Xᵀ / P, at least 1, as RaceSystem.rate counts it): at tau/10 whatever the data, RK4
+    # blew up from s_max ≈ 14 on data of a large scale (NaN areas). The check sees Σx too: each pattern's own rate
+    # at its end point (exhaust.pathway_rate; a family's race is checked after it runs, check_raced)
+    s_top = max([0.0] + [float(np.linalg.norm((Y * pats[i][None, :]) @ X.T, 2)) / P for k in cand for i in members[k]])
+    fastest = max([0.0] + [pathway_rate((Y * pats[i]) @ X.T / P, (X * pats[i]) @ X.T / P) for k in cand for i in members[k]])
     s_max = max(1.0, s_top)
     race_steps = race_dt * s_max        # RK4 steps per tau
     if not math.isfinite(tau / race_steps):     # race_steps_bounds' int(τ/race_dt) was an OverflowError
@@ -436,7 +437,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         raise SpecError(field, f"{steps} steps are more than a race of this data can take: at most {most} (the "
                                "flow's budget of integration steps at its fastest rate, and of recorded losses)",
                         f"lower {field} to at most {most}")
-    check_race_dt(race_dt, s_max, tau, field="race_dt", per=s_max, step="τ/(race_dt·s_max)")  # RK4 stable at 2 s_max/τ
+    check_race_dt(race_dt, s_max, tau, fastest=fastest, field="race_dt", per=s_max, step="τ/(race_dt·s_max)")
     if s_top >= tau:
         # gradient descent on a mode: a <- a (1 + (s - d a)/tau)^2, whose slope at its end point s/d is
         # 1 - 2 s/tau: past s = tau every step overshoots by more than it corrects (the flow never does)
@@ -519,7 +520,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
 
         try:
             t, Ls, Yh = _race_families(task, training, pats, fams, hidden, race_dt=race_steps, steps=steps, done=done,
-                                       masses=masses)
+                                       masses=masses, given_dt=race_dt)
         except SpecError as exc:
             if exc.field != "training.lr":      # the flow's budget: its fix named derive's --times
                 raise
