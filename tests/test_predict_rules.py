@@ -450,7 +450,7 @@ def test_written_spec_takes_pathways_at_the_top_of_the_a0_range():
     import tomllib
 
     # a0 = 100 starts the maps far past their end point, where the race is ~100 times faster: at the default
-    # race_dt = 10 its loss turned infinite (the prediction came from NaN areas; since refused, exhaust.check_raced);
+    # race_dt = 10 its loss turned infinite (the prediction came from NaN areas; since refused, race_step.check_raced);
     # at race_dt = 160 the race is stable (area 0.010878, 0.010878 at 640)
     pred = predict_reln(tk.xor_margin(1.0), 4, Training(lr=0.05, init_std=10.0, steps=50), progress=False, race_dt=160)
     assert _gates(pred) == {(1, 1, 0, 0), (0, 0, 1, 1)} and pred.a0 == [100.0, 100.0]

@@ -20,7 +20,8 @@ import pytest
 import theorykit as tk
 from theorykit.analysis import checkpoints
 from theorykit.analysis.predict_share import share_hidden, share_mass
-from theorykit.analysis.exhaust import RK4_MARGIN, RK4_STABLE, exhaust_spec, min_race_dt, race_exhaust
+from theorykit.analysis.exhaust import exhaust_spec, race_exhaust
+from theorykit.analysis.race_step import RK4_MARGIN, RK4_STABLE, min_race_dt
 from theorykit.cli import main
 from theorykit.errors import SpecError
 from theorykit.record import SaveAt

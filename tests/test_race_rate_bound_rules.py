@@ -1,4 +1,4 @@
-"""The rate that ``min_race_dt`` / ``check_race_dt`` (theorykit/analysis/exhaust.py) assume for the race, against
+"""The rate that ``min_race_dt`` / ``check_race_dt`` (theorykit/analysis/race_step.py) assume for the race, against
 the race's own fastest rate, measured independently: the eigenvalues of a Jacobian (jax.jacfwd) of the field the race
 integrates, at 21 states from the start to the end of a fine RK4 run written here (step τ/(40·s_max)), restricted to
 the coordinates that can move (the active pathways' real units; masked pathways and padded units stay 0).
@@ -32,6 +32,7 @@ import theorykit as tk
 from theorykit.cli.predict import load_task_training
 from theorykit.errors import SpecError
 from theorykit.analysis import exhaust as E
+from theorykit.analysis import race_step as RS
 from theorykit.analysis import predict as PR
 from theorykit.theory import race as R
 from theorykit.theory.race import RaceSystem
@@ -145,13 +146,13 @@ def test_correlated_anisotropic_inputs_an_accepted_race_dt_stays_finite():
     X, Y = _two_input_data()
     system = RaceSystem.from_data(X, Y, np.ones((1, 4)))
     assert system.rate == pytest.approx(np.sqrt(2.0), rel=1e-12)
-    fastest = E.race_rate(system)
+    fastest = RS.race_rate(system)
     assert fastest == pytest.approx(TWO_INPUT_BOUND, rel=1e-9)
-    low = E.min_race_dt(system.rate, fastest)
+    low = RS.min_race_dt(system.rate, fastest)
     assert low == pytest.approx(TWO_INPUT_BOUND * 2 / 2.785, rel=1e-12)          # 72.55
     with pytest.raises(SpecError, match=r"--race-dt: 10\.0 .*fastest rate 101/τ.* use --race-dt 72\.6 or larger"):
-        E.check_race_dt(10.0, system.rate, tau, fastest=fastest)                 # 2·s_max alone accepted it
-    E.check_race_dt(72.6, system.rate, tau, fastest=fastest)                      # the smallest value it names
+        RS.check_race_dt(10.0, system.rate, tau, fastest=fastest)                 # 2·s_max alone accepted it
+    RS.check_race_dt(72.6, system.rate, tau, fastest=fastest)                      # the smallest value it names
     rf = E.race_rk4(system, tau, 72.6, 2000, a0=1e-4)
     assert np.isfinite(rf.loss).all()
     assert np.all(np.diff(rf.loss[0]) <= 1e-12 * rf.loss[0, 0])                   # gradient flow: never rises
@@ -181,7 +182,7 @@ def test_correlated_anisotropic_inputs_predict_refuses_the_default_race_dt_and_r
 
 def _gauss_newton_top(Syx, Sx, depth):
     """λmax of the Gauss–Newton curvature of a depth-``depth`` chain at its balanced end point, built entry by entry
-    (numpy Kronecker products: vec(A δW B) = (Bᵀ ⊗ A) vec(δW)): the second method for ``E.pathway_rate``."""
+    (numpy Kronecker products: vec(A δW B) = (Bᵀ ⊗ A) vec(δW)): the second method for ``RS.pathway_rate``."""
     M = Syx @ np.linalg.pinv(Sx)
     U, d, Vt = np.linalg.svd(M, full_matrices=False)
     r = int(np.sum(d > 1e-12 * d[0]))
@@ -203,17 +204,17 @@ def test_pathway_rate_is_the_gauss_newton_curvature_and_two_s_for_white_inputs(d
     # white inputs: Σx = I, Σyx = diag(3, 1) → M* = Σyx, the rate Σ_l 3^{2(L−l)/L}·3^{2(l−1)/L} = L·3^{2(L−1)/L}
     # (2·3 at L = 2, the mode ODE's 2s)
     Syx = np.array([[3.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
-    assert E.pathway_rate(Syx, np.eye(3), depth) == pytest.approx(depth * 3.0 ** (2 * (depth - 1) / depth), rel=1e-12)
+    assert RS.pathway_rate(Syx, np.eye(3), depth) == pytest.approx(depth * 3.0 ** (2 * (depth - 1) / depth), rel=1e-12)
     X, Y = _two_input_data()
     if depth == 2:
-        assert E.pathway_rate(Y @ X.T / 4, X @ X.T / 4) == pytest.approx(TWO_INPUT_BOUND, rel=1e-12)
+        assert RS.pathway_rate(Y @ X.T / 4, X @ X.T / 4) == pytest.approx(TWO_INPUT_BOUND, rel=1e-12)
     rng = np.random.default_rng(7)
     for _ in range(20):      # correlated, anisotropic inputs: the curvature built entry by entry
         X = rng.normal(size=(3, 12)) * np.array([[5.0], [1.0], [0.2]])
         X = rng.normal(size=(3, 3)) @ X
         Y = rng.normal(size=(2, 12))
         Sx, Syx = X @ X.T / 12, Y @ X.T / 12
-        assert E.pathway_rate(Syx, Sx, depth) == pytest.approx(_gauss_newton_top(Syx, Sx, depth), rel=1e-9)
+        assert RS.pathway_rate(Syx, Sx, depth) == pytest.approx(_gauss_newton_top(Syx, Sx, depth), rel=1e-9)
 
 
 @pytest.mark.parametrize("k, s_max", [(2, 1.32583), (3, 1.07044)])
@@ -221,8 +222,8 @@ def test_the_context_races_bound_is_still_two_s_max(k, s_max):
     spec, *_ = E.exhaust_spec(k)
     system = RaceSystem.from_spec(spec)
     assert system.rate == pytest.approx(s_max, abs=1e-5)
-    assert E.race_rate(system) == pytest.approx(2 * system.rate, rel=1e-12)     # Σx does not add: measured 2·s_max
-    assert E.min_race_dt(system.rate, E.race_rate(system)) == E.min_race_dt(system.rate)    # 1.9042 at k = 2
+    assert RS.race_rate(system) == pytest.approx(2 * system.rate, rel=1e-12)     # Σx does not add: measured 2·s_max
+    assert RS.min_race_dt(system.rate, RS.race_rate(system)) == RS.min_race_dt(system.rate)    # 1.9042 at k = 2
 
 
 def test_two_groups_single_patterns_are_within_their_bound_and_families_within_the_margin(monkeypatch):
@@ -252,24 +253,24 @@ def test_two_groups_single_patterns_are_within_their_bound_and_families_within_t
             on = np.flatnonzero(mask)
             if len(on) == 1:        # one pathway alone: its end point's rate, passed mid-race by 0.5 % at most
                 g = G[on[0]]        # (2.0716 against 2.0618: the residual's curvature, zero at the end point)
-                assert top <= E.pathway_rate((Y * g) @ X.T / P, (X * g) @ X.T / P) * 1.01
-            assert top / race_steps <= E.RK4_STABLE / E.RK4_MARGIN * 1.25         # the accepted step: inside RK4's
+                assert top <= RS.pathway_rate((Y * g) @ X.T / P, (X * g) @ X.T / P) * 1.01
+            assert top / race_steps <= RS.RK4_STABLE / RS.RK4_MARGIN * 1.25         # the accepted step: inside RK4's
             worst = max(worst, top)
     # a family of three patterns sharing datapoints races 23.5 % past its patterns' largest rate (2.0944): that rate
     # is one pathway's, a family's is measured (check_raced refuses a race that diverges after all)
     assert seen["fastest"] == pytest.approx(2.0944, rel=1e-4)
     assert worst == pytest.approx(2.5867, rel=1e-3)
-    assert worst <= seen["fastest"] * E.RK4_MARGIN
+    assert worst <= seen["fastest"] * RS.RK4_MARGIN
 
 
 def test_a_race_that_diverges_is_refused_naming_race_dt_and_a_finer_value():
-    E.check_raced(np.array([[1.0, 0.5, 0.25], [2.0, 1.0, 0.0]]), 10.0)           # falling, finite: passes
+    RS.check_raced(np.array([[1.0, 0.5, 0.25], [2.0, 1.0, 0.0]]), 10.0)           # falling, finite: passes
     with pytest.raises(SpecError, match=r"race_dt: the race diverged: its loss turned NaN or infinite .*"
                                         r"use race_dt=40 or larger"):
-        E.check_raced(np.array([[1.0, 0.5, np.nan]]), 10.0)
+        RS.check_raced(np.array([[1.0, 0.5, np.nan]]), 10.0)
     with pytest.raises(SpecError, match=r"race_dt: the race diverged: its loss rose to 3 × its start .*"
                                         r"use race_dt=10 or larger"):
-        E.check_raced([[1.0, 3.0, 0.5]], 2.5)
+        RS.check_raced([[1.0, 3.0, 0.5]], 2.5)
 
 
 def test_predict_refuses_a_race_that_diverged_after_it_runs(monkeypatch):
@@ -292,11 +293,11 @@ def test_weak_modes_that_cannot_grow_within_the_race_do_not_refuse_it():
     # but grows at most as a0·e^{2 s t/τ} = a0·e^{0.18} over the 8000 steps (τ = 41.7): never reached
     spec = E.exhaust_spec(3, 1e-3)[0]
     system = RaceSystem.from_spec(spec)
-    assert E.race_rate(system) > 100
-    assert E.race_rate(system, (E.default_a0(), E.STEPS / spec.tau)) == pytest.approx(2 * system.rate, rel=1e-12)
+    assert RS.race_rate(system) > 100
+    assert RS.race_rate(system, (E.default_a0(), E.STEPS / spec.tau)) == pytest.approx(2 * system.rate, rel=1e-12)
     res = E.race_exhaust(3, gamma=1e-3, families=[0], progress=False)          # accepted at race_dt 10, and runs
     assert all(np.isfinite(m["area"]) and 0 < m["area"] <= 1 for m in res.metrics)
     # a mode that can grow still counts: the two-input data's end point, at a0 = 1e-4 over 2000 steps of τ = 100
     X, Y = _two_input_data()
     two = RaceSystem.from_data(X, Y, np.ones((1, 4)))
-    assert E.race_rate(two, (1e-4, 20.0)) == pytest.approx(TWO_INPUT_BOUND, rel=1e-9)
+    assert RS.race_rate(two, (1e-4, 20.0)) == pytest.approx(TWO_INPUT_BOUND, rel=1e-9)

@@ -32,7 +32,7 @@ predicts the ReLU network to run. Four stages, each stated in the result:
 3. **Family search by the race.** A family's pathways each see every input and write every
    output; the family's race reduction (:meth:`theorykit.theory.race.RaceSystem.solve`, the one race
    engine, RK4 with step τ/(``race_dt`` · max(1, s_max)), s_max the largest singular value of a candidate
-   pattern's Σyx; a ``race_dt`` under ``exhaust.min_race_dt`` (≥ 1.44; Σx's bound) is refused) is integrated
+   pattern's Σyx; a ``race_dt`` under ``race_step.min_race_dt`` (≥ 1.44; Σx's bound) is refused) is integrated
    from aligned, balanced maps with the a0 of stage 4, and ranked by the area of L(t)/L(0) over the
    training horizon (lower is faster), as ``race-exhaust`` does. ``search="exhaustive"``: every non-empty union of the
    candidate orbits; ``"forward"`` (beam 1) or ``"beam"``: start from nothing, add one orbit at a
@@ -69,7 +69,8 @@ from ..errors import SpecError, as_command, keyword_errors, keyword_typos
 from ..linalg import correlation
 from .findgates import check_seed, geometric_mean
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
-from .exhaust import check_race_dt, check_raced, pathway_rate, race_rk4, race_steps_bounds
+from .exhaust import race_rk4, race_steps_bounds
+from .race_step import check_race_dt, check_raced, pathway_rate
 from .predict_estimate import batch_plan, beam_estimate, engine_shapes, estimate_seconds, new_shapes, note_compiled
 from ..theory.race import RaceSystem
 from .predict_share import SHARE_RULES, family_a0s, pattern_masses, share_hidden, share_rule_text
@@ -416,10 +417,9 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         raise SpecError("--max-orbit-size", f"all {counted(n_orb, 'orbit')} have more than {counted(max_orbit_size, 'pattern')} "
                                             f"(the smallest has {smallest})", f"raise --max-orbit-size to at least {smallest}")
     tau = flow_tau(training.lr, training.loss, P)
-    # the race's RK4 step: tau/race_dt, shortened by 2 s_max/tau (s_max: the largest singular value of a candidate
-    # pattern's Σyx = Y diag(g) Xᵀ / P, at least 1, as RaceSystem.rate counts it): at tau/10 whatever the data, RK4
-    # blew up from s_max ≈ 14 on data of a large scale (NaN areas). The check sees Σx too: each pattern's own rate
-    # at its end point (exhaust.pathway_rate; a family's race is checked after it runs, check_raced)
+    # the race's RK4 step: tau/race_dt, shortened by 2 s_max/tau (s_max: the largest singular value of a candidate pattern's
+    # Σyx = Y diag(g) Xᵀ / P, at least 1, as RaceSystem.rate counts it): at tau/10 whatever the data, RK4 blew up from s_max
+    # ≈ 14 on data of a large scale (NaN areas). The check sees Σx too (race_step.pathway_rate; after a race: check_raced)
     s_top = max([0.0] + [float(np.linalg.norm((Y * pats[i][None, :]) @ X.T, 2)) / P for k in cand for i in members[k]])
     fastest = max([0.0] + [pathway_rate((Y * pats[i]) @ X.T / P, (X * pats[i]) @ X.T / P) for k in cand for i in members[k]])
     s_max = max(1.0, s_top)
