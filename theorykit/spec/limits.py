@@ -102,6 +102,16 @@ EXACT_SECONDS = 1.7e-5
 #: steps of 7 stages to t = 50τ on the hierarchy tasks); splitting into blocks only lowers it
 RACE_COMPILE_SECONDS = 1.5
 RACE_FLOPS = 3e10
+#: per pair of pathways (K pathways make K(K-1)/2 pairs, counted as all coupled, an upper bound): the
+#: couplings kept and written (a list of pairs in the JSON, built twice, and in the LaTeX), and with a loss
+#: curve the race reduction's work per pair, which the flops above miss for narrow pathways. Measured on the
+#: fuzzer's exploded graph of K = 800 and 1600 width-1 paths (2-core CPU, 2026-11-29): 12 s of output and
+#: 11 s of race per 1.28M pairs, ~0.7 kB of memory per pair. The first PAIRS_CALIBRATED pairs are not
+#: counted: the constants above were calibrated on tasks of up to 31 pathways (465 pairs), whose pairs they hold
+PAIR_SECONDS = 1.5e-5
+PAIRS_CALIBRATED = 1000
+RACE_PAIR_SECONDS = 1e-5
+PAIR_BYTES = 700.0
 
 # the exhaustive enumerations (theorykit.theory.lemmas, spec.gating.family_masks, analysis.exhaust): each
 # refuses, before it allocates or loops, a size whose count is over its bound (measured on the shared
@@ -297,6 +307,7 @@ def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | 
     line asks for is estimated). ``horizon_field``: the option that asked for it, named when
     the estimate is over a limit.
     """
+    pair_field = "edges" if hasattr(spec, "size_view") else "pathways"     # what a user lowers to have fewer
     spec = _sized(spec)
     task = spec.task
     d, p, P = task.d, task.p, task.P
@@ -340,11 +351,18 @@ def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | 
                       "data.Delta" if "Delta" in getattr(task, "meta", {}) else "data")
         est.radicals = (rad, field_name, rad_secs)
     est.add("data", 1e-6 * (d + p) * P, SYMPY_ENTRY_BYTES * (d * d + p * d + p * p), None, 1.0)
+    K = len(outs)
+    pairs = K * (K - 1) / 2.0 - PAIRS_CALIBRATED
+    if pairs > 0:
+        secs = (PAIR_SECONDS + (RACE_PAIR_SECONDS if horizon else 0.0)) * pairs
+        est.add(pair_field, secs, PAIR_BYTES * pairs, K, 2.0)
+        est.pairs = (pair_field, K)
     if len(spec.pathways) > 1 and horizon:
         # the race reduction (only when pathways couple; counted always, as an upper bound)
-        rhs = sum(no_p * no_q * ni_q + no_p * ni_q * ni_p for ni_p, no_p in outs for ni_q, no_q in outs)
+        # Σ_p Σ_q (no_p no_q ni_q + no_p ni_q ni_p), summed in O(K) (the double loop took seconds at K = 3000)
+        rhs = sum(no for _, no in outs) * sum(ni * no for ni, no in outs) + \
+            sum(ni * no for ni, no in outs) * sum(ni for ni, _ in outs)
         span = max(1.0, math.log10(1.0 + float(horizon) / max(spec.tau, 1e-300)))
-        K = len(outs)
         di, po = max(ni for ni, _ in outs), max(no for _, no in outs)
         flops = 3.0 * K * K * min(po, K * di) * di * di * 600 * span     # value and gradient: ~3 passes
         est.add(horizon_field, RACE_COMPILE_SECONDS + flops / RACE_FLOPS, 8.0 * rhs, None, 1.0)
@@ -462,6 +480,10 @@ def _pick(est: Estimate, key: int, limit: float):
     if best is None:
         return "spec", "lower the sizes in the spec"
     _, fld, value, target = best
+    if (fld, value) == getattr(est, "pairs", None):       # the pairs of pathways: K(K-1)/2 of them
+        what = "paths from input to output (fewer nodes or edges)" if fld == "edges" else "pathways"
+        return fld, (f"have fewer {what}: {value} of them make {value * (value - 1) // 2} pairs that may couple"
+                     + (f", at most {target} fit the limit" if target is not None else ""))
     if target is not None:
         return fld, f"lower {fld} from {value} to at most {target}"
     if fld.startswith("pathways[") and not fld.endswith("hidden"):

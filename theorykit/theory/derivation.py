@@ -31,7 +31,7 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
-from .effective import EffectiveDataset, couplings, effective_dataset, output_trace
+from .effective import EffectiveDataset, couplings, effective_dataset, output_trace, pairs_text
 from ..errors import DerivationError, SpecError, keyword_typos
 from ..spec.gating import GDLNSpec
 from .display import competition_ranks
@@ -248,7 +248,7 @@ class Derivation:
             return "race-reduction"
         reasons = []
         if self.couplings:
-            reasons.append(f"pathways {self.couplings} couple (shared outputs and datapoints)")
+            reasons.append(f"pathways {pairs_text(self.couplings)} couple (shared outputs and datapoints)")
         bad = [n for n, ok in self.diagonalisable.items() if not ok]
         if bad:
             reasons.append(f"correlations of {bad} are not mutually diagonalisable")

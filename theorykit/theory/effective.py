@@ -167,3 +167,14 @@ def couplings(spec: GDLNSpec) -> list:
             if shared_out and shared_pts:
                 out.append((q.name, p.name))
     return out
+
+
+#: how many coupled pairs a note names (all of them are in ``couplings``): a note of every pair grew as K²
+NOTE_PAIRS = 8
+
+
+def pairs_text(pairs: list, most: int = NOTE_PAIRS) -> str:
+    """``pairs`` as a note shows them: all of up to ``most``, else the first ``most`` and how many in all."""
+    if len(pairs) <= most:
+        return str(list(pairs))
+    return f"{str(list(pairs[:most]))[:-1]}, …] ({len(pairs)} pairs in all, every one in couplings)"
