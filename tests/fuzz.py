@@ -23,11 +23,18 @@ File kinds (:data:`FILE_KINDS`) bring their own files and commands: ``weights`` 
 ``simulate --init-weights W.npz`` (reference: the simulated L(0) equals the numpy loss of the
 given weights), ``checkpoints`` runs ``find-gates --checkpoints … --data …`` on ``.npz`` or
 hand-written ``.safetensors`` files; each file is damaged (truncated, wrong dtype or shape, NaN,
-huge values, missing, extra or renamed keys, a header that lies about its sizes). The outcome
-rules are the same: exit 2 naming the option, the file and the key, or a success. ``predict`` runs
-``predict SPEC --hidden H --out pred.toml`` (sometimes with ``--validate``) on a small spec, mutated,
-with bad options drawn too; on success the written prediction must load as a spec whose pathways
-share exactly H hidden units.
+huge values, missing, extra or renamed keys, a header that lies about its sizes), with ``--K 1`` or
+the elbow (``--max-K``), sometimes ``--force`` and a ``--time-limit`` (0, tiny, huge, inf, NaN,
+negative). The outcome rules are the same: exit 2 naming the option, the file and the key, or a
+success. ``predict`` runs ``predict SPEC --hidden H --out pred.toml`` (sometimes with ``--validate``;
+``--share equal`` or ``mass``) on a small spec, mutated, with bad options drawn too; on success the
+written prediction must load as a spec whose pathways share exactly H hidden units.
+``race-exhaust`` runs ``race-exhaust --k 2 --race-dt X --out DIR`` with X around the RK4 stability
+bound (1.91), tiny, huge, inf and NaN; a refusal that names ``use --race-dt V or larger`` is run
+again with V, which must not be refused as too coarse.
+
+A seed draws the same cases only on the same code: a new draw (as each kind above was once) shifts the
+cases that follow, so a failure is reproduced from the case text the campaign records.
 
 A new kind of spec is added with :func:`register_spec_kind`; a new mutation by adding to
 :data:`MUTATIONS`.
@@ -1008,6 +1015,16 @@ def _damage_file(draw, f: FileDoc) -> str:
     return f"file-{how}"
 
 
+#: --race-dt values: the default, around the RK4 stability bound (1.91 at --k 2, default --gamma), tiny, huge
+#: (past the flow's step budget), and not numbers
+_RACE_DTS = ["10", "10", "4", "2", "1.91", "1.9", "1.9099", "1.92", "1e-300", "1e-9", "0", "-1", "1e4", "1e6", "1e300",
+             "1e400", "nan", "inf", "-inf", "ten", ""]
+#: --time-limit values: plausible, 0 and inf (no limit, for commands that allow it), tiny, huge, and hostile
+_TIME_LIMITS = ["30", "0", "1e-9", "1e-3", "1e9", "1e300", "inf", "nan", "-1"]
+#: the options of this file's newest draws, recorded among a case's mutations so a campaign's report shows them
+_NEW_FLAGS = ("--max-K", "--force", "--time-limit", "--race-dt", "--share")
+
+
 def _rng(draw):
     import numpy as np
 
@@ -1079,11 +1096,16 @@ def checkpoint_cases(draw, mutate: float = 0.85):
         for _ in range(draw(st.integers(1, 2))):
             name = draw(st.sampled_from(sorted(docs)))
             muts.append(f"{name}:{_damage_file(draw, docs[name])}")
-    argv = ["find-gates", "--checkpoints", f"{{dir}}/step_*.{fmt}", "--data", "{dir}/data.npz", "--K", "1",
-            "--out", "{dir}/found.toml", "--no-progress"]
+    # --K 1, or the elbow (K = 1..--max-K, one GDLN trained per K; its estimate is checked first,
+    # check_elbow_size); with or without --force, and --time-limit plausible or hostile
+    elbow = draw(st.sampled_from([[], [], ["--max-K", "2"], ["--max-K", "3"], ["--max-K", "1"]]))
+    argv = ["find-gates", "--checkpoints", f"{{dir}}/step_*.{fmt}", "--data", "{dir}/data.npz",
+            *(elbow or ["--K", "1"]), "--out", "{dir}/found.toml", "--no-progress"]
     if not lr_meta or draw(st.booleans()):
         argv += ["--lr", draw(st.sampled_from(["0.05", "0.05", "-1", "nan", "1e9"])) if muts else "0.05"]
-    return Case("checkpoints", None, b"", [], steps=steps[-1], mutations=muts,
+    argv += draw(st.sampled_from([[], [], ["--force"]]))
+    argv += draw(st.sampled_from([[], [], *[["--time-limit", t] for t in _TIME_LIMITS]]))
+    return Case("checkpoints", None, b"", [], steps=steps[-1], mutations=muts + [a for a in argv if a in _NEW_FLAGS],
                 files={n: f.to_bytes() for n, f in docs.items()}, runs=[("find-gates", argv, "found.toml")])
 
 
@@ -1111,6 +1133,7 @@ def predict_cases(draw, mutate: float = 0.8):
                                                   ("--samples", "0"), ("--steps", "0"), ("--steps", "-5"),
                                                   ("--max-families", "0"), ("--max-patterns", "0"),
                                                   ("--max-orbit-size", "0"), ("--time-limit", "nan"),
+                                                  ("--share", "bogus"), ("--share", ""), ("--share", "MASS"),
                                                   ("--time-limit", "-1"), ("--seeds", "0"), ("--set", "Delta=-1"),
                                                   ("--set", "Gamma=1")]))
                 if flag == "--hidden":
@@ -1123,8 +1146,12 @@ def predict_cases(draw, mutate: float = 0.8):
                                    ["--enumerate", "sample", "--samples", "300"], ["--consistency", "any-output"],
                                    ["--consistency", "off"]]))
     validate = ["--validate", "--seeds", "1"] if draw(st.integers(0, 5)) == 0 else []
+    # how H is shared among the predicted pathways: both rules (mass: sampled weight vectors, --samples, --seed)
+    share = draw(st.sampled_from([[], ["--share", "equal"], ["--share", "mass"], ["--share", "mass", "--samples", "500"],
+                                  ["--share", "mass", "--seed", "7"], ["--share", "mass", "--samples", "1"],
+                                  ["--share", "even"]]))
     argv = ["predict", "{dir}/spec.toml", *[a for v in sets for a in ("--set", v)], "--hidden", hidden,
-            "--out", "{dir}/pred.toml", *search, *validate, *opts]
+            "--out", "{dir}/pred.toml", *search, *share, *validate, *opts]
     return Case("predict", doc, None, list(sets), mutations=muts, runs=[("predict", argv, "pred.toml")], ref="predict")
 
 
@@ -1143,11 +1170,47 @@ def _predict_reference(case: Case, folder: Path, pred: dict) -> str | None:
     return None
 
 
+@st.composite
+def race_exhaust_cases(draw, mutate: float = 0.8):
+    """``race-exhaust --k 2 --steps S --race-dt X --out DIR``: the race by exhaustion of the 2-context task,
+    --race-dt drawn around the RK4 stability bound (:func:`theorykit.analysis.exhaust.check_race_dt`), tiny, huge
+    and not a number; sometimes --gamma or --a0 moved. Reference on a refusal that names a --race-dt to use: that
+    value is accepted (the case runs again with it)."""
+    race_dt = draw(st.sampled_from(_RACE_DTS)) if draw(st.floats(0, 1)) < mutate else "10"
+    steps = draw(st.sampled_from(["1", "50", "400"]))
+    extra = draw(st.sampled_from([[], [], [], ["--gamma", "2"], ["--gamma", "0.5"], ["--a0", "1e-3"], ["--batch", "1"]]))
+    argv = ["race-exhaust", "--k", "2", "--steps", steps, "--race-dt", race_dt, *extra, "--out", "{dir}/race",
+            "--no-progress"]
+    return Case("race-exhaust", None, b"", [], steps=int(steps), mutations=[f"--race-dt {race_dt}", *extra],
+                runs=[("race-exhaust", argv, "race/exhaust.json")], ref="race-dt")
+
+
+_FIX_RACE_DT = re.compile(r"use --race-dt (\S+) or larger")
+
+
+def _race_dt_reference(case: Case, folder: Path, err: str, time_limit: float) -> str | None:
+    """A refusal naming ``use --race-dt V or larger``: V itself must pass the stability check (the fix's value is
+    not refused again). None if so, or if the error names no such value."""
+    m = _FIX_RACE_DT.search(err)
+    if not m:
+        return None
+    argv = [a.replace("{dir}", str(folder)) for a in case.runs[0][1]]
+    argv[argv.index("--race-dt") + 1] = m.group(1)
+    argv[argv.index("--out") + 1] = str(folder / "race-fix")
+    rc, _, err2, _ = _run_main(argv, time_limit)
+    if rc == "hang" or isinstance(rc, tuple) or "Traceback" in err2:
+        return f"the named fix --race-dt {m.group(1)} crashed or hung: {err2[-1500:]}"
+    if rc != 0 and "--race-dt" in err2 and "too coarse" in err2:
+        return f"the named fix --race-dt {m.group(1)} is refused again: {err2.strip()[-600:]}"
+    return None
+
+
 #: kinds of case that bring their own files and commands: name -> a strategy of Case
 FILE_KINDS: dict[str, Callable[[], st.SearchStrategy]] = {
     "weights": weight_file_cases,
     "checkpoints": checkpoint_cases,
     "predict": predict_cases,
+    "race-exhaust": race_exhaust_cases,
 }
 
 _RAW = st.sampled_from([
@@ -1161,7 +1224,8 @@ _BAD_SETS = st.sampled_from(["Delta=-1", "Delta=sqrt(-1)", "Delta=1e9", "Delta=n
 
 
 #: how often each kind is drawn (relative); a kind not listed has weight 1
-KIND_WEIGHTS = {"pathways": 3, "graph": 3, "xor-margin": 1, "contexts": 1, "weights": 1, "checkpoints": 1, "predict": 1}
+KIND_WEIGHTS = {"pathways": 3, "graph": 3, "xor-margin": 1, "contexts": 1, "weights": 1, "checkpoints": 1, "predict": 1,
+                "race-exhaust": 1}
 _GRAPH_MUTATIONS = sorted(k for k in MUTATIONS if k.startswith("graph-"))
 
 
@@ -1232,7 +1296,8 @@ _FIELD_ROOTS = ("spec", "name", "symbols", "data", "pathways", "training", "node
                 "--steps", "--seeds", "--times", "--json", "--latex", "--time-limit", "THEORYKIT_", "--init-weights",
                 "--checkpoints", "--data", "--layers", "--lr", "--loss", "--K", "--out", "--network", "--fused",
                 "--hidden", "--beam", "--shortlist", "--samples", "--max-families", "--max-patterns",
-                "--max-orbit-size", "--search", "--consistency", "--validate")
+                "--max-orbit-size", "--search", "--consistency", "--validate", "--share", "--race-dt", "--k",
+                "--gamma", "--a0", "--batch", "--max-K", "--force", "--seed")
 _ERR = re.compile(r"^theorykit: error in (.+?): \S")
 
 
@@ -1307,7 +1372,9 @@ def run_case(case: Case, folder, time_limit: float = 120.0, estimate_limit: floa
                 for name, argv, out in case.runs]
     for name, data in case.files.items():
         (folder / name).write_bytes(data)
-    keep = {"spec.toml", "derive.tex", "derive.png", *case.files, *(r[2].name for r in runs if r[2] is not None)}
+    # an output in a subfolder (race-exhaust --out DIR) keeps that folder, checked below like a file
+    keep = {"spec.toml", "derive.tex", "derive.png", *case.files,
+            *(r[2].relative_to(folder).parts[0] for r in runs if r[2] is not None)}
     outcome = Outcome("success")
     results = {}
     any_error = False
@@ -1344,6 +1411,14 @@ def run_case(case: Case, folder, time_limit: float = 120.0, estimate_limit: floa
                 return Outcome("crash", f"{name}: exit 2 without naming a field: {err[-1000:]!r}", outcome.commands)
             if out_file is not None and out_file.exists():
                 return Outcome("crash", f"{name}: error but {out_file.name} was written", outcome.commands)
+            if out_file is not None and out_file.parent != folder and out_file.parent.exists() \
+                    and any(out_file.parent.iterdir()):
+                return Outcome("crash", f"{name}: error but {out_file.parent.name}/ holds "
+                                        f"{sorted(q.name for q in out_file.parent.iterdir())}", outcome.commands)
+            if case.ref == "race-dt":
+                bad = _race_dt_reference(case, folder, err, time_limit)
+                if bad:
+                    return Outcome("crash", bad, outcome.commands)
             continue
         return Outcome("crash", f"{name}: exit status {rc}: {err[-2000:]}", outcome.commands)
     # reference: derived and simulated loss at t = 0 agree (aligned initial weights)
