@@ -1173,7 +1173,7 @@ def _predict_reference(case: Case, folder: Path, pred: dict) -> str | None:
 @st.composite
 def race_exhaust_cases(draw, mutate: float = 0.8):
     """``race-exhaust --k 2 --steps S --race-dt X --out DIR``: the race by exhaustion of the 2-context task,
-    --race-dt drawn around the RK4 stability bound (:func:`theorykit.analysis.exhaust.check_race_dt`), tiny, huge
+    --race-dt drawn around the RK4 stability bound (:func:`theorykit.analysis.race_step.check_race_dt`), tiny, huge
     and not a number; sometimes --gamma or --a0 moved. Reference on a refusal that names a --race-dt to use: that
     value is accepted (the case runs again with it)."""
     race_dt = draw(st.sampled_from(_RACE_DTS)) if draw(st.floats(0, 1)) < mutate else "10"

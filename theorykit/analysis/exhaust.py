@@ -262,8 +262,9 @@ def _check_steps(system: RaceSystem, tau: float, race_dt: float, steps: int, giv
                                      "to infinity", "a larger --race-dt, e.g. --race-dt 10 (the default)",
                         keyword_fix="a larger {key}, e.g. {key}=10 (the default)")
     b = race_steps_bounds(system.rate, tau, race_dt)
-    if steps <= min(b.values()):      # too coarse a step for RK4 at the race's fastest rate (Σx's curvature too)
-        check_race_dt(race_dt, system.rate, tau, fastest=race_rate(system, None if a0 is None else (a0, steps / tau)))
+    fastest = race_rate(system, None if a0 is None else (a0, steps / tau))     # Σx's curvature too
+    if steps <= min(b.values()):      # too coarse a step for RK4 at the race's fastest rate
+        check_race_dt(race_dt, system.rate, tau, fastest=fastest)
         return
     dt, rev, s = tau / race_dt, max(1, int(tau / race_dt)), system.rate
     h = rate_step(s / tau)
@@ -284,7 +285,7 @@ def _check_steps(system: RaceSystem, tau: float, race_dt: float, steps: int, giv
     fixes = {"--steps": f"lower --steps to at most {n}"} if n >= 1 else {}
     if steps <= b["rate"]:
         fixes["--race-dt"] = f"lower --race-dt (a coarser RK4 step, recorded less often; up to {b['rate']} steps)"
-        top = _race_dt_for(s, tau, steps) if n < 1 else None     # no --steps fix beside it: a value to use
+        top = _race_dt_for(s, tau, steps, fastest) if n < 1 else None     # no --steps fix beside it: a value to use
         if top is not None:
             fixes["--race-dt"] += f", e.g. --race-dt {top:g}"
     if s > 1 and steps <= min(floor, b["records"], b["rk4"]):
@@ -297,14 +298,15 @@ def _check_steps(system: RaceSystem, tau: float, race_dt: float, steps: int, giv
     raise SpecError(fld, problem, fix or "lower --race-dt and --gamma")
 
 
-def _race_dt_for(s_max: float, tau: float, steps: int) -> float | None:
+def _race_dt_for(s_max: float, tau: float, steps: int, fastest: float | None = None) -> float | None:
     """A race_dt at which ``steps`` pass every bound of :func:`race_steps_bounds` and RK4 is stable
-    (:func:`min_race_dt`): the default 10, or the largest below it that passes (2·10⁶·τ/steps, the
-    RK4 budget's, rounded down to 3 digits), checked with the bounds' own predicates; None if none."""
+    (:func:`min_race_dt` at ``fastest``, the rate the check before the race takes): the default 10, or the largest
+    below it that passes (2·10⁶·τ/steps, the RK4 budget's, rounded down to 3 digits), checked with the bounds' own
+    predicates; None if none."""
     x = min(10.0, MAX_FLOW_STEPS * tau / steps)
     d = 2 - math.floor(math.log10(x))
     v = math.floor(x * 10.0 ** d) / 10.0 ** d
-    ok = v > 0 and v >= min_race_dt(s_max) and steps <= min(race_steps_bounds(s_max, tau, v).values())
+    ok = v > 0 and v >= min_race_dt(s_max, fastest) and steps <= min(race_steps_bounds(s_max, tau, v).values())
     return v if ok else None
 
 
