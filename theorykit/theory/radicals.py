@@ -39,9 +39,11 @@ def zero_by_radical_reduction(expr) -> bool:
     (``√(x² + 2x + 1)``) is its root ``±(x + 1)`` where the symbols' assumptions give the sign (x > 0),
     and makes the test undecided otherwise: its symbol would make a reduced denominator that is not zero
     vanish on one branch (``((√x + 1)(√x − 1) − x + 1)/(√(x² + 2x + 1) − x − 1)``, 0/0 for x > −1). A
-    square of this kind hidden in a tower of numbers is taken out where SymPy's ``sqrtdenest`` finds it
-    (``√(3 + 2√2) = 1 + √2``, :func:`_denested`). Where one is left (a tower with symbols:
-    ``√(x + 2√x + 1) = √x + 1``), a denominator that is not zero modulo the relations may still vanish
+    square of this kind hidden in a tower is taken out (:func:`_denested`): with numbers where SymPy's
+    ``sqrtdenest`` finds it (``√(3 + 2√2) = 1 + √2``), with symbols where the radicand is a square of a
+    small polynomial in the roots whose sign the assumptions prove (:func:`_square_taken_out`:
+    ``√(x + 2√x + 1) = √x + 1`` for x ≥ 0). Where one is left (``√(x − 2√x + 1) = |√x − 1|``), a
+    denominator that is not zero modulo the relations may still vanish
     for the principal roots; it is evaluated at one point (:func:`_vanishes_at_a_point`), and if it
     vanishes there the test is undecided: the point can only refuse a proof, never make one. Radicals
     other than square roots, functions, and anything past the bounds of :func:`_roots_as_symbols` make
@@ -101,7 +103,9 @@ def _roots_as_symbols(x, rationalise: bool = True):
             raise _Refused      # a root other than a square root
         if e.base not in forms:
             inner = e.base.free_symbols & set(ys.values())
-            if inner and flat.setdefault(e.base, _denested(e.base, ys)) is not None:
+            if inner and e.base not in flat:
+                flat[e.base] = _denested(e.base, ys)
+            if inner and flat[e.base] is not None:
                 return flat[e.base].replace(lambda q: q.is_Pow and not q.exp.is_Integer, rad) ** int(e.exp.p)
             forms[e.base] = (1, [e.base]) if inner else _sqrt_normal_form(e.base)
         coeff, roots = forms[e.base]
@@ -118,17 +122,52 @@ def _roots_as_symbols(x, rationalise: bool = True):
 
 
 def _denested(b, ys):
-    """``√b`` without its tower, for a radicand ``b`` of numbers and root symbols (``ys``: radicand ->
-    symbol) that SymPy's ``sqrtdenest`` denests: ``√(3 + 2√2) = 1 + √2``, ``√(5 − 2√6) = √3 − √2``
-    (exact, on the principal branch); ``None`` where it does not, or where ``b`` holds another symbol
-    (denesting a symbolic tower is left undecided: its cost has no bound)."""
+    """``√b`` without its tower, for a radicand ``b`` of symbols and root symbols (``ys``: radicand ->
+    symbol), exact on the principal branch, or ``None`` where nothing is found. With numbers only,
+    SymPy's ``sqrtdenest``: ``√(3 + 2√2) = 1 + √2``, ``√(5 − 2√6) = √3 − √2``. With other symbols, a
+    square in the field of the roots (:func:`_square_taken_out`): ``√(a + 2√a + 1) = √a + 1`` for a ≥ 0."""
     if b.free_symbols - set(ys.values()):
-        return None
+        return _square_taken_out(b, ys)
     whole = sp.sqrt(b.xreplace({y: sp.sqrt(r) for r, y in ys.items()}))
     out = sp.sqrtdenest(whole)
     roots = [q for q in out.atoms(sp.Pow) if not q.exp.is_Integer]
     nested = any(not w.exp.is_Integer for q in roots for w in q.base.atoms(sp.Pow))
     return None if out == whole or nested else out
+
+
+#: :func:`_square_taken_out` tries a radicand of at most this many terms and this total degree (after
+#: ``t = y²/q`` below): a bound on the cost of the square test in a tower with symbols (one square-free
+#: decomposition of a small polynomial, milliseconds); a larger radicand stays one root
+_SQUARE_MAX_TERMS, _SQUARE_MAX_DEGREE = 12, 8
+
+
+def _square_taken_out(b, ys):
+    """``√b = ±√c·Q`` for a radicand ``b`` with symbols and root symbols (``ys``: radicand -> symbol)
+    that is ``c·Q²`` (``c > 0`` rational, ``Q`` a polynomial in the roots and symbols), with the sign of
+    ``Q`` proved by SymPy from the symbols' assumptions; ``None`` otherwise (not a square, past
+    :data:`_SQUARE_MAX_TERMS` / :data:`_SQUARE_MAX_DEGREE`, or a square of unknown sign: the tower stays
+    one root, no branch is guessed). A root ``y`` of a radicand ``q·t`` (``t`` a symbol, ``q`` rational)
+    gives ``t = y²/q`` (true of the principal root, ``(√r)² = r``), so that ``a + 2√a + 1`` becomes
+    ``y² + 2y + 1 = (y + 1)²``, a square-free decomposition (``sqf_list``) finds ``Q = y + 1``, and
+    ``√((√a + 1)²) = √a + 1`` where ``√a + 1 ≥ 0`` (a ≥ 0: ``√(Q²) = Q`` for a real ``Q ≥ 0``,
+    ``−Q`` for ``Q ≤ 0``); with ``a`` of unknown sign ``√a + 1`` may be complex and nothing is found."""
+    if len(sp.Add.make_args(sp.expand(b))) > _SQUARE_MAX_TERMS:
+        return None
+    subs = {}
+    for r, y in ys.items():
+        q, t = r.as_coeff_Mul()
+        if t.is_Symbol and q.is_Rational and q != 0 and t not in subs:
+            subs[t] = y ** 2 / q
+    B = sp.expand(b.xreplace(subs))
+    gens = sorted(B.free_symbols, key=str)
+    if not gens or not B.is_polynomial(*gens) or sp.Poly(B, *gens).total_degree() > _SQUARE_MAX_DEGREE:
+        return None
+    c, factors = sp.sqf_list(B, *gens)
+    if not (c.is_Rational and c > 0) or any(k % 2 for _, k in factors):
+        return None
+    Q = sp.Mul(*[f ** (k // 2) for f, k in factors]).xreplace({y: sp.sqrt(r) for r, y in ys.items()})
+    sign = 1 if Q.is_nonnegative else -1 if Q.is_nonpositive else 0
+    return sign * sp.sqrt(c) * sp.expand(Q) if sign else None
 
 
 def _point(ring, rels, k, flip=None):
@@ -161,7 +200,7 @@ def _vanishes_at_a_point(den, rels, k) -> bool:
     """True when the polynomial ``den`` is zero at :func:`_point` (principal roots), to 20 digits of its
     terms' size: a refusal for the zero test and :func:`_square_roots_multiplied_out` (a denominator that
     is not zero modulo the relations can vanish for the principal roots when a radicand is a square
-    they do not see, ``√(x + 2√x + 1) = √x + 1``). The point lies in every symbol's domain (:func:`_unit`):
+    they do not see, ``√(x − 2√x + 1) = |√x − 1|``). The point lies in every symbol's domain (:func:`_unit`):
     a denominator that vanishes on all of it vanishes there. False decides nothing."""
     if k == 0:
         return False
