@@ -130,3 +130,10 @@ def test_a_square_past_the_bound_stays_one_root():
     q = (SA + 1) ** 5
     assert radicals._SQUARE_MAX_DEGREE < 10
     assert not zero_by_radical_reduction(sp.sqrt(sp.expand(q ** 2)) - q)
+
+
+def test_a_radicand_with_a_float_is_not_taken_out():
+    # 2.0 is known only to its digits: a + 2.0√a + 1.0 is not read as the square (√a + 1)²
+    y = sp.Dummy("y")
+    assert radicals._square_taken_out(A + 2.0 * y + 1.0, {A: y}) is None
+    assert not zero_by_radical_reduction(sp.sqrt(A + 2.0 * SA + 1.0) - SA - 1)

@@ -146,13 +146,13 @@ def _square_taken_out(b, ys):
     that is ``c·Q²`` (``c > 0`` rational, ``Q`` a polynomial in the roots and symbols), with the sign of
     ``Q`` proved by SymPy from the symbols' assumptions; ``None`` otherwise (not a square, past
     :data:`_SQUARE_MAX_TERMS` / :data:`_SQUARE_MAX_DEGREE`, or a square of unknown sign: the tower stays
-    one root, no branch is guessed). A root ``y`` of a radicand ``q·t`` (``t`` a symbol, ``q`` rational)
-    gives ``t = y²/q`` (true of the principal root, ``(√r)² = r``), so that ``a + 2√a + 1`` becomes
+    one root, no branch is guessed; a Float in ``b``). A root ``y`` of a radicand ``q·t`` (``t`` a
+    symbol, ``q`` rational) gives ``t = y²/q`` (true of the principal root, ``(√r)² = r``), so that ``a + 2√a + 1`` becomes
     ``y² + 2y + 1 = (y + 1)²``, a square-free decomposition (``sqf_list``) finds ``Q = y + 1``, and
     ``√((√a + 1)²) = √a + 1`` where ``√a + 1 ≥ 0`` (a ≥ 0: ``√(Q²) = Q`` for a real ``Q ≥ 0``,
     ``−Q`` for ``Q ≤ 0``); with ``a`` of unknown sign ``√a + 1`` may be complex and nothing is found."""
-    if len(sp.Add.make_args(sp.expand(b))) > _SQUARE_MAX_TERMS:
-        return None
+    if b.atoms(sp.Float) or len(sp.Add.make_args(sp.expand(b))) > _SQUARE_MAX_TERMS:
+        return None                                 # a Float is known only to its digits; the bound
     subs = {}
     for r, y in ys.items():
         q, t = r.as_coeff_Mul()
