@@ -71,9 +71,18 @@ def pattern_masses(X, gates, samples: int, seed: int) -> np.ndarray:
 
 def family_a0s(init_std, H: int, m: int, masses=None) -> tuple:
     """(widths, a0s) of a family of m pathways: equal shares when ``masses`` is None, else
-    :func:`share_mass` over the family's masses; a0_p = a0_rule(init_std, H_p)."""
+    :func:`share_mass` over the family's masses (one per pathway); a0_p = a0_rule(init_std, H_p).
+    H < m is refused by name (field ``H``), as :func:`share_hidden` and :func:`share_mass` refuse it,
+    and so are masses of another count than m (field ``masses``): share_mass shared H over
+    len(masses) pathways, so 2 masses for m = 3 gave 2 widths and passed H = 2 < 3."""
+    if m >= 1 and H < m:
+        raise SpecError("H", f"{H} hidden units cannot give each of the {m} pathways at least one unit",
+                        f"use H >= {m} (one unit per pathway at least), or fewer pathways")
+    if masses is not None and len(masses) != m:
+        raise SpecError("masses", f"{len(masses)} masses for a family of {m} pathways",
+                        f"give one mass per pathway ({m} of them), or masses=None for equal shares")
     widths = share_hidden(H, m) if masses is None else share_mass(H, masses)
-    return widths, [a0_rule(init_std, max(h, 1)) for h in widths]
+    return widths, [a0_rule(init_std, h) for h in widths]
 
 
 def share_rule_text(share: str, samples: int = 0, seed: int = 0) -> str:
