@@ -38,3 +38,67 @@ def test_family_a0s_at_one_unit_per_pathway():
         widths, a0 = family_a0s(0.01, 3, 3, masses)
         assert widths == [1, 1, 1]
         assert a0 == pytest.approx([5e-05] * 3, rel=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------
+# 2. derive --plot in derive's estimate
+# ------------------------------------------------------------------------------------------------
+def test_the_plot_adds_its_per_pathway_term_to_the_derive_estimate():
+    """K = 100 width-1 paths of the exploded graph (tests/test_derive_estimate_graph_rules.py): the
+    figure draws 100 lines and legend entries and integrates the race again for its 100·99/2 = 4950
+    pairs, so the estimate with a plot exceeds the one without by 100 × PLOT_PATHWAY_SECONDS (0.017 s:
+    1.7 s) + (4950 − 1000) × PLOT_PAIR_SECONDS (3e-5 s: 0.1185 s) = 1.8185 s, in one part named --plot."""
+    from test_derive_estimate_graph_rules import _exploded
+    from theorykit.spec import limits as L
+    from theorykit.spec.files import spec_from_dict
+
+    spec = spec_from_dict(_exploded(100))
+    plain = L.derivation_estimate(spec, horizon=20.0, symbolic=False, horizon_field="--plot")
+    drawn = L.derivation_estimate(spec, horizon=20.0, symbolic=False, horizon_field="--plot", plot=True)
+    term = 100 * L.PLOT_PATHWAY_SECONDS + (4950 - L.PAIRS_CALIBRATED) * L.PLOT_PAIR_SECONDS
+    assert drawn.seconds - plain.seconds == pytest.approx(term, rel=1e-9)
+    assert term == pytest.approx(1.8185)
+    assert drawn.parts[:-1] == plain.parts and drawn.parts[-1][0] == "--plot"
+    assert drawn.bytes == plain.bytes
+
+
+def test_a_small_specs_estimate_barely_changes_with_the_plot():
+    """A single-pathway spec: the plot adds 1 × 0.017 s (no pairs), under 0.1 s."""
+    from theorykit.spec import limits as L
+    from theorykit.spec.files import spec_from_dict
+
+    spec = spec_from_dict({"data": {"inputs": [[1, 0], [0, 1]], "targets": [[1, 2]]},
+                           "pathways": [{"name": "a", "active": [1, 1]}]})
+    plain = L.derivation_estimate(spec, horizon=20.0, symbolic=False)
+    drawn = L.derivation_estimate(spec, horizon=20.0, symbolic=False, plot=True)
+    assert 0 < drawn.seconds - plain.seconds < 0.1
+
+
+def test_a_many_pathway_graph_with_plot_is_refused_where_it_was_accepted(tmp_path, capsys, monkeypatch):
+    """K = 1600 paths (measured: summary.plot took 75 s at K = 1600 on the 2-core CPU). The time limit sits
+    halfway into the plot's term, 1600 × 0.017 s + (1600·1599/2 − 1000) × 3e-5 s = 27.2 + 38.346 = 65.546 s:
+    the estimate without the plot fits it (derive
+    without --plot is accepted; not run here, it takes a minute), and derive --plot is refused before any
+    work, where before it was accepted (the estimate did not count the figure)."""
+    from test_derive_estimate_graph_rules import _exploded, _toml
+    from theorykit.cli import main
+    from theorykit.spec import limits as L
+    from theorykit.spec.files import spec_from_dict
+
+    K = 1600
+    plain = L.derivation_estimate(spec_from_dict(_exploded(K)), horizon=20.0, symbolic=False, horizon_field="--plot")
+    limit = plain.seconds + 0.5 * 65.546
+    L.enforce(plain, L.Limits(max_seconds=limit))           # accepted without the plot
+    spec_path = tmp_path / "spec.toml"
+    spec_path.write_text(_toml(_exploded(K)))
+    fig = tmp_path / "f.png"
+
+    def no_work(*a, **k):           # accepted, it would derive for minutes: stop at the first work instead
+        raise AssertionError("derive --plot was accepted: the derivation started")
+
+    monkeypatch.setattr("theorykit.cli.derive.Derivation", no_work)
+    rc = main(["derive", str(spec_path), "--times", "0,20", "--plot", str(fig), "--time-limit", f"{limit:.3f}"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "derivation needs an estimated " in err and "--force" in err
+    assert not fig.exists()

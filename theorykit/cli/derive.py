@@ -41,7 +41,7 @@ def run(args):
     if args.plot and free_left:     # a plot needs numbers: refuse before any work, not draw empty axes
         raise no_value(spec.task.free_symbols - set(values), "--plot", "the loss curve needs a value for {names}")
     est = derivation_estimate(spec, horizon=float(times.max()) if curve else None, symbolic=free_left,
-                              horizon_field="--times" if args.times is not None else "--plot")
+                              horizon_field="--times" if args.times is not None else "--plot", plot=bool(args.plot))
     enforce(est, limits)
     if est.seconds > LONG_SECONDS:      # the exact algebra (SymPy, flint) has no steps to count: say so instead
         note(f"estimated derivation {est.summary()}, with no progress to show (exact algebra); Ctrl-C stops it "

@@ -112,6 +112,15 @@ PAIR_SECONDS = 1.5e-5
 PAIRS_CALIBRATED = 1000
 RACE_PAIR_SECONDS = 1e-5
 PAIR_BYTES = 700.0
+#: derive --plot (analysis.summary.plot), counted only when a plot is asked for: per pathway, its line and
+#: legend entry (the figure alone); per pair of pathways beyond PAIRS_CALIBRATED, the modes and the loss
+#: integrated again on the figure's 300-point grid (race work, as RACE_PAIR_SECONDS). Measured on the exploded
+#: graph of tests/test_derive_estimate_graph_rules.py (K width-1 paths), summary.plot timed after the loss at
+#: --times as derive calls it (shared 2-core CPU at load 4-5, 2026-11-29): the figure 1.3, 2.1, 4.3, 11.3, 27.7 s
+#: at K = 50, 200, 400, 800, 1600 (14-17 ms per pathway from K = 800); the two integrations 2.3, 1.9, 2.2, 4.7,
+#: 47.4 s (3.7e-5 s per pair at K = 1600, 1.3 M pairs). A small spec's estimate gains ~0.02 s per pathway
+PLOT_PATHWAY_SECONDS = 0.017
+PLOT_PAIR_SECONDS = 3e-5
 
 # the exhaustive enumerations (theorykit.theory.lemmas, spec.gating.family_masks, analysis.exhaust): each
 # refuses, before it allocates or loops, a size whose count is over its bound (measured on the shared
@@ -299,13 +308,14 @@ def _nonrational(task, pathways, symbolic, rad):
 
 
 def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | None = None,
-                        horizon_field: str = "--times") -> Estimate:
+                        horizon_field: str = "--times", plot: bool = False) -> Estimate:
     """Effective datasets and exact SVDs of every pathway, plus the race reduction where pathways couple.
 
     ``horizon``: the largest time (gradient steps) at which the loss is predicted, or None when
     no loss curve is asked for (then the race reduction is not counted: only what the command
     line asks for is estimated). ``horizon_field``: the option that asked for it, named when
-    the estimate is over a limit.
+    the estimate is over a limit. ``plot``: derive's ``--plot`` is asked for, whose figure costs
+    PLOT_PATHWAY_SECONDS per pathway and PLOT_PAIR_SECONDS per pair beyond PAIRS_CALIBRATED (a part named ``--plot``).
     """
     pair_field = "edges" if hasattr(spec, "size_view") else "pathways"     # what a user lowers to have fewer
     spec = _sized(spec)
@@ -366,6 +376,8 @@ def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | 
         di, po = max(ni for ni, _ in outs), max(no for _, no in outs)
         flops = 3.0 * K * K * min(po, K * di) * di * di * 600 * span     # value and gradient: ~3 passes
         est.add(horizon_field, RACE_COMPILE_SECONDS + flops / RACE_FLOPS, 8.0 * rhs, None, 1.0)
+    if plot:            # a line and a legend entry per pathway, the race again per pair (memory: the pairs' already)
+        est.add("--plot", PLOT_PATHWAY_SECONDS * K + PLOT_PAIR_SECONDS * max(pairs, 0.0), 0.0, None, 1.0)
     return est
 
 
@@ -484,6 +496,8 @@ def _pick(est: Estimate, key: int, limit: float):
         what = "paths from input to output (fewer nodes or edges)" if fld == "edges" else "pathways"
         return fld, (f"have fewer {what}: {value} of them make {value * (value - 1) // 2} pairs that may couple"
                      + (f", at most {target} fit the limit" if target is not None else ""))
+    if fld == "--plot":
+        return fld, "leave out --plot (its figure draws a line and a legend entry per pathway), or have fewer pathways"
     if target is not None:
         return fld, f"lower {fld} from {value} to at most {target}"
     if fld.startswith("pathways[") and not fld.endswith("hidden"):
