@@ -26,6 +26,18 @@ not change any plan. Run from a source checkout (needs Hypothesis)::
 prints one line per case (table, kind, sizes, estimate, measured, ratio) and the summary (median,
 min and max ratio, share within 3× either way) per table and overall. Exit status 1 when a case is
 outside 3× (or a case refused at the default 60-minute limit took less than a minute).
+
+The constants per pair of pathways (``PAIR_SECONDS``, ``RACE_PAIR_SECONDS``, ``PAIR_BYTES``: derive on K
+pathways that all couple, K(K−1)/2 pairs) are measured by the **pairs** table, on the fuzzer's exploded
+graph (one layer of K width-1 nodes on 2 datapoints, as tests/test_derive_estimate_graph_rules.py builds
+it) at each K of ``--pairs`` (default 400,800; 1600 takes about 2 minutes more), against the stated
+constants: per pair, the difference quotient between successive K (fixed costs cancel) of what derive
+keeps and writes (the derivation, its couplings as JSON, the LaTeX), of the race reduction to t = 20
+(``--times 0,20``), and of the memory: the process's peak resident size after both (ru_maxrss, which only
+grows: K ascending), and Python's own allocations for the outputs (tracemalloc peak, a second pass; a lower
+bound: it misses the race's arrays and the allocator's slack)::
+
+    python tests/calibrate_estimates.py --tables pairs --pairs 400,800,1600
 """
 from __future__ import annotations
 
@@ -46,6 +58,7 @@ from theorykit.bench_derive import (FULL_GRID, QUICK_GRID, hierarchy_spec, ring_
                                     warm_imports)
 from theorykit.cli.common import values_from  # noqa: E402
 from theorykit.spec.files import spec_from_dict  # noqa: E402
+from theorykit.spec import limits as L  # noqa: E402
 from theorykit.spec.limits import derivation_estimate  # noqa: E402
 from theorykit.theory.derivation import Derivation  # noqa: E402
 
@@ -143,6 +156,65 @@ def bench_cases(quick: bool) -> list:
     return out
 
 
+def exploded_doc(K: int) -> dict:
+    """The fuzzer's ``graph-explosion`` at (layers, per) = (1, K): every path shares the output row and
+    both datapoints, so all K(K−1)/2 pairs couple."""
+    nodes = [{"name": f"n0_{i}", "width": 1} for i in range(K)]
+    edges = [{"from": "input", "to": n["name"]} for n in nodes] + [{"from": n["name"], "to": "output"} for n in nodes]
+    return {"name": "graph", "data": {"inputs": [[1.5, -2], [1.5, -2]], "targets": [[1.5, 0]]},
+            "nodes": nodes, "edges": edges}
+
+
+def _derive_outputs(spec) -> Derivation:
+    """What derive keeps and writes of the pairs: the derivation, its couplings as JSON, the LaTeX."""
+    der = Derivation(spec)
+    der.summary()
+    der.method
+    der.ranking_text
+    json.dumps([list(c) for c in der.couplings] + list(der.notes))
+    der.latex(document=True)
+    return der
+
+
+def pair_constants(Ks) -> list:
+    """Per pair, measured between successive K of the exploded graph, against the stated constants."""
+    import resource
+    import tracemalloc
+
+    import numpy as np
+
+    rows = []
+    for K in Ks:
+        clear_cache()
+        spec = spec_from_dict(exploded_doc(K))
+        t0 = time.perf_counter()
+        der = _derive_outputs(spec)
+        t1 = time.perf_counter()
+        der.predict_loss(np.array([0.0, 20.0]))
+        t2 = time.perf_counter()
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0      # KiB on Linux
+        del der
+        clear_cache()
+        tracemalloc.start()
+        _derive_outputs(spec_from_dict(exploded_doc(K)))
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        rows.append({"K": K, "pairs": K * (K - 1) // 2, "output": t1 - t0, "race": t2 - t1, "rss": rss, "bytes": peak})
+        print(f"pairs    K={K:<6d}{K * (K - 1) // 2:>9d} pairs  output {t1 - t0:8.2f}s  race {t2 - t1:8.2f}s  "
+              f"peak RSS {rss / 1e6:8.1f} MB  Python {peak / 1e6:8.1f} MB", flush=True)
+    stated = {"output": L.PAIR_SECONDS, "race": L.RACE_PAIR_SECONDS, "rss": L.PAIR_BYTES, "bytes": L.PAIR_BYTES}
+    names = {"output": "PAIR_SECONDS", "race": "RACE_PAIR_SECONDS", "rss": "PAIR_BYTES (RSS)", "bytes": "PAIR_BYTES (Python)"}
+    out = []
+    for a, b in zip(rows, rows[1:]):
+        dp = b["pairs"] - a["pairs"]
+        for key in ("output", "race", "rss", "bytes"):
+            per = (b[key] - a[key]) / dp
+            out.append((names[key], a["K"], b["K"], per, stated[key]))
+            print(f"  {names[key]:<20} K {a['K']}->{b['K']}: measured {per:.3g} per pair, stated {stated[key]:.3g} "
+                  f"(ratio stated/measured {stated[key] / per if per > 0 else float('inf'):.2f})")
+    return out
+
+
 # ------------------------------------------------------------------------------------------------
 # measuring
 # ------------------------------------------------------------------------------------------------
@@ -217,6 +289,7 @@ def main(argv=None) -> int:
     ap.add_argument("--floor", type=float, default=0.05, help="seconds below which times are not told apart")
     ap.add_argument("--case-limit", type=float, default=300.0, help="stop a case after this many seconds")
     ap.add_argument("--json", help="also write every case to this JSON file")
+    ap.add_argument("--pairs", default="400,800", help="the pairs table: K of the exploded graph (default 400,800)")
     args = ap.parse_args(argv)
     tables = {t.strip() for t in args.tables.split(",") if t.strip()}
     t_all = time.perf_counter()
@@ -229,6 +302,10 @@ def main(argv=None) -> int:
         cases += radical_cases(args.radicals)
     if "bench" in tables:
         cases += bench_cases(args.quick)
+    if "pairs" in tables:
+        pair_constants([int(k) for k in args.pairs.split(",") if k.strip()])
+        if not tables - {"pairs"}:
+            return 0
     rows, skipped = [], []
     print(f"{'table':<9}{'kind':<26}{'sizes':<22}{'estimate':>10}{'measured':>10}{'CPU':>9}{'ratio':>8}")
     for table, kind, _label, make in cases:
