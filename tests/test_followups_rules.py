@@ -102,3 +102,71 @@ def test_a_many_pathway_graph_with_plot_is_refused_where_it_was_accepted(tmp_pat
     assert rc == 2
     assert "derivation needs an estimated " in err and "--force" in err
     assert not fig.exists()
+
+
+# ------------------------------------------------------------------------------------------------
+# 4. realisable_patterns' order, and predict's tie-break between families of equal area
+# ------------------------------------------------------------------------------------------------
+def test_realisable_patterns_order_is_the_documented_one():
+    """x1 = (1, 0), x2 = (0, 1), x3 = (−1, −1); w = (a, b) gives w·x = a, b, −a − b. By hand every
+    non-empty pattern but all-on is realisable (all on would need a, b > 0 and a + b < 0): {x1} by
+    (1, −0.5), {x2} by (−0.5, 1), {x3} by (−1, −1), {x1, x2} by (1, 1), {x1, x3} by (1, −2), {x2, x3}
+    by (−2, 1). The documented order: fewest datapoints on first, then the 0/1 tuple, smallest first."""
+    from theorykit.analysis.patterns import realisable_patterns
+
+    X = np.array([[1.0, 0.0, -1.0], [0.0, 1.0, -1.0]])
+    pats, counts, info = realisable_patterns(X, method="exact")
+    assert info["method"] == "exact" and counts is None
+    assert [tuple(int(v) for v in p) for p in pats] == [(0, 0, 1), (0, 1, 0), (1, 0, 0),
+                                                        (0, 1, 1), (1, 0, 1), (1, 1, 0)]
+
+
+def test_the_gates_key_reads_the_gates_not_their_indices():
+    from theorykit.analysis.patterns import gates_key
+
+    pats = np.array([[1, 1, 0, 0], [0, 0, 0, 1], [0, 0, 1, 1]], bool)
+    assert gates_key(pats, [0, 2]) == gates_key(pats[::-1], [2, 0]) == ((0, 0, 1, 1), (1, 1, 0, 0))
+
+
+def _tied_prediction(monkeypatch, reverse: bool):
+    """predict on XoR with a margin (Δ = 1.2; its consistent patterns form 2 orbits, the 4 singles and
+    the 2 label pairs) with every family raced to the same loss curve, so every family ties on area;
+    ``reverse``: the enumeration returns its patterns in the opposite order (the orbits numbered the
+    other way round)."""
+    import sympy as sp
+
+    import theorykit as tk
+    from theorykit.analysis import predict as P
+    from theorykit.analysis.predict import predict_reln
+    from theorykit.spec.gating import Training
+
+    real = P.realisable_patterns
+
+    def enumerated(X, **kw):
+        pats, counts, info = real(X, **kw)
+        return (pats[::-1], None if counts is None else counts[::-1], info) if reverse else (pats, counts, info)
+
+    def same_race(task, training, gates_all, families, H, *, steps, done=None, **kw):
+        t = np.linspace(0.0, float(steps), 101)
+        L = np.exp(-3.0 * t / steps)
+        if done is not None:
+            done(len(families))
+        Yh = np.zeros((task.p, task.P))
+        return t, [L.copy() for _ in families], [Yh.copy() for _ in families]
+
+    monkeypatch.setattr(P, "realisable_patterns", enumerated)
+    monkeypatch.setattr(P, "_race_families", same_race)
+    tr = Training(lr=0.05, loss="mean", init_std=0.01, steps=2000)
+    return predict_reln(tk.xor_margin(sp.Float(1.2)), 64, tr, search="exhaustive", progress=False)
+
+
+def test_predicts_tie_break_does_not_depend_on_the_enumeration_order(monkeypatch):
+    """Families {singles}, {pairs}, {singles, pairs} tie on area; of equal orbit count (1), the one of
+    smallest gates_key wins: the singles' sorted gates start (0, 0, 0, 1), the pairs' (0, 0, 1, 1), so the
+    4 singles, in either enumeration order. Before, the tie went to whichever family was raced first,
+    which the orbits' numbering decides: the pairs in the documented order, the singles reversed."""
+    singles = [(0, 0, 0, 1), (0, 0, 1, 0), (0, 1, 0, 0), (1, 0, 0, 0)]
+    for reverse in (False, True):
+        pred = _tied_prediction(monkeypatch, reverse)
+        assert sorted(map(tuple, pred.gates.astype(int).tolist())) == singles, reverse
+        assert pred.runners_up[0]["gates"] and sorted(map(tuple, pred.runners_up[0]["gates"])) == [(0, 0, 1, 1), (1, 1, 0, 0)]

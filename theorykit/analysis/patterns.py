@@ -20,7 +20,7 @@ from ..theory.lemmas import lp_pattern_feasible
 #: largest datapoint count enumerated exactly
 EXACT_MAX_P = 16
 
-__all__ = ["cover_bound", "sample_bytes", "realisable_patterns", "consistent_pattern", "consistent_any_output", "data_symmetries", "pattern_orbits"]
+__all__ = ["cover_bound", "sample_bytes", "realisable_patterns", "gates_key", "consistent_pattern", "consistent_any_output", "data_symmetries", "pattern_orbits"]
 
 
 def cover_bound(P: int, r: int) -> int:
@@ -77,7 +77,14 @@ def realisable_patterns(X, *, method: str = "auto", max_patterns: int = 4096, sa
     search with LP pruning, every pattern), ``"sample"`` (``samples`` seeded N(0, I) weight vectors;
     ``counts`` = how many drew each pattern), or ``"auto"`` (exact when P ≤ ``exact_max_p`` and Cover's
     bound is at most ``max_patterns``). ``deadline`` (a ``time.monotonic()`` value): the exact search
-    raises :class:`TimeoutError` when it runs past it."""
+    raises :class:`TimeoutError` when it runs past it.
+
+    Order of the rows (it numbers predict's orbits: :func:`pattern_orbits` numbers an orbit by its first
+    pattern): exact, by the number of datapoints on, fewest first, then by the pattern read as a 0/1 tuple
+    over the datapoints, smallest first (datapoint 1 is the most significant: on P = 3, (0, 0, 1),
+    (0, 1, 0), (1, 0, 0), then (0, 1, 1), (1, 0, 1), (1, 1, 0), (1, 1, 1)); sampled, by how many weight
+    vectors drew it, most first, ties as the exact order's second key. predict's ranking does not depend on
+    this order: families of equal area and orbit count are told apart by their gates (:func:`gates_key`)."""
     X = np.asarray(X, float)
     if X.ndim != 2:                     # "not enough values to unpack"
         raise SpecError("X", f"needs the d × P inputs, got shape {X.shape}", "give X with datapoints as columns")
@@ -148,6 +155,13 @@ def _exact_patterns(X, cap, deadline=None):
                 if ok:
                     stack.append((g, ww))
     return out
+
+
+def gates_key(pats, idx) -> tuple:
+    """The tie-break key of a family (or an orbit): the gate patterns ``pats[idx]`` as 0/1 tuples over the
+    datapoints, sorted. It depends on the gates alone, never on the order the patterns were enumerated or
+    the orbits numbered: predict ranks families of equal area and orbit count by it (smallest first)."""
+    return tuple(sorted(tuple(int(v) for v in pats[i]) for i in idx))
 
 
 def consistent_pattern(X, Y, gates, tol: float = 1e-9):

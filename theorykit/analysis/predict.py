@@ -48,8 +48,8 @@ predicts the ReLU network to run. Four stages, each stated in the result:
    (:func:`theorykit.net.starts.a0_rule`). A family with more pathways therefore starts each of
    them weaker: the rule prices extra pathways in the race itself, with no parsimony constant.
 
-The prediction is the family of least area (of equal areas, the one of fewer orbits). Its
-runner-ups (the next families by area) are kept with their areas. Everything rests on the paper's
+The prediction is the family of least area (of equal areas, the one of fewer orbits, then of smallest
+:func:`.patterns.gates_key`: never the enumeration's order). Its runner-ups follow by the same key. All rests on the paper's
 assumptions (small initialisation, full-batch gradient descent, gates fixed after an early alignment
 phase); :mod:`.predict_validate` trains the ReLU network and says where it departs.
 """
@@ -68,7 +68,7 @@ import numpy as np
 from ..errors import SpecError, as_command, keyword_errors, keyword_typos
 from ..linalg import correlation
 from .findgates import check_seed, geometric_mean
-from .patterns import consistent_any_output, consistent_pattern, data_symmetries, pattern_orbits, realisable_patterns
+from .patterns import consistent_any_output, consistent_pattern, data_symmetries, gates_key, pattern_orbits, realisable_patterns
 from .exhaust import race_rk4, race_steps_bounds
 from .race_step import check_race_dt, check_raced, pathway_rate
 from .predict_estimate import batch_plan, beam_estimate, engine_shapes, estimate_seconds, new_shapes, note_compiled
@@ -548,7 +548,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                 expand = []
                 for fs in frontier:
                     R = Y - results[fs][3] if fs else Y
-                    rest = [k for k in cand if k not in fs and fits(fs | {k})]
+                    rest = sorted((k for k in cand if k not in fs and fits(fs | {k})), key=lambda k: gates_key(pats, members[k]))
                     if not rest:
                         continue
                     reps = np.array([pats[members[k][0]] for k in rest])
@@ -560,7 +560,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
                     break
                 run(expand)
                 seen_total += len(expand)
-                ranked = sorted({frozenset(e) for e in expand}, key=lambda f: results[f][0])
+                ranked = sorted({frozenset(e) for e in expand}, key=lambda f: (results[f][0], len(f), gates_key(pats, fam_of(f))))
                 new_best = results[ranked[0]][0]
                 rounds.append({"families_raced": len(expand), "best_area": new_best,
                                "best": sorted(ranked[0])})
@@ -576,7 +576,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         smallest = min(len(members[k]) for k in cand)
         raise SpecError("--hidden", f"every candidate family has more pathways than the {counted(hidden, 'hidden unit')} "
                                     f"(the smallest has {smallest})", f"raise --hidden to at least {smallest}")
-    ranked = sorted(results.items(), key=lambda kv: (kv[1][0], len(kv[0])))
+    ranked = sorted(results.items(), key=lambda kv: (kv[1][0], len(kv[0]), gates_key(pats, fam_of(kv[0]))))   # ties: by the gates
     best_set, (area, t_half, curve, _) = ranked[0]
     fam = fam_of(sorted(best_set))
     gates = pats[fam]
