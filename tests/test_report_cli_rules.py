@@ -285,11 +285,13 @@ def test_times_bounds_and_count():
         common.parse_times(",".join(["1"] * 100001), 1)
 
 
-def test_time_limit_must_be_positive_and_a_number():
+def test_time_limit_must_be_non_negative_and_a_number():
     assert common.limits_from(types.SimpleNamespace(time_limit=0.5, force=True)).max_seconds == 0.5
     assert common.limits_from(types.SimpleNamespace(time_limit=0.5, force=True)).force is True
     assert common.limits_from(types.SimpleNamespace()).force is False
-    for bad in (0.0, -1.0, math.nan):
+    # 0 means no limit on every command (as on predict; each --help says "0 or inf: no limit")
+    assert common.limits_from(types.SimpleNamespace(time_limit=0.0)).max_seconds == math.inf
+    for bad in (-0.5, -1.0, math.nan):
         with pytest.raises(SpecError) as e:
             common.limits_from(types.SimpleNamespace(time_limit=bad))
         assert e.value.field == "--time-limit"
