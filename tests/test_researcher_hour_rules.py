@@ -1,9 +1,15 @@
 """An ML researcher's hour with the simulation side (h135): the defects it found, each pinned here."""
 from __future__ import annotations
 
+import json
+import shlex
+import tomllib
+from pathlib import Path
+
 import numpy as np
 
 from theorykit.analysis.summary import plot
+from theorykit.cli import main
 from theorykit.record import Trajectory
 
 
@@ -24,3 +30,34 @@ def test_plot_loss_axis_is_log_where_the_loss_spans_decades():
     assert ax.get_yscale() == "log" and ax.get_ylabel() == "loss"
     fig = plot(sim=_traj(0.5 - 0.2 * t / 3000))
     assert fig.axes[0].get_yscale() == "linear" and fig.axes[0].get_ylabel() == "loss"
+
+
+XOR = str(Path(__file__).resolve().parents[1] / "examples" / "xor_reln.toml")
+
+
+def test_sweep_json_records_how_it_was_made_and_reruns(tmp_path, capsys):
+    """sweep.json had no provenance: `theorykit rerun DIR/sweep.json` refused it ("results written
+    before it was recorded have none … make the result again with this theorykit", which could not
+    help), and nothing in it said the command or the spec it ran. It records them now, as every other
+    result, and reruns bit for bit; its wall-clock `seconds_this_run` and which chunks a resumed run
+    computed itself (`chunks_computed`) are no result of it, and are left out of the comparison."""
+    out = tmp_path / "sw"
+    argv = ["sweep", XOR, "--grid", "Delta=0.5,1", "--seeds", "1", "--steps", "20", "--chunk", "1",
+            "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    doc = json.loads((out / "sweep.json").read_text())
+    rec = doc["provenance"]
+    assert rec["command"] == shlex.join(["theorykit", *argv])
+    assert rec["inputs"]["spec"]["path"] == XOR
+    assert tomllib.loads(rec["spec_toml"])["name"] == "xor-xor"
+    assert doc["chunks_computed"] == [0, 1]
+    capsys.readouterr()
+    assert main(["rerun", str(out / "sweep.json")]) == 0
+    assert "bit for bit" in capsys.readouterr().out
+    # resumed: the second chunk removed and computed again; the rerun computes both, and still agrees
+    (out / "chunks" / "chunk_00001.npz").unlink()
+    assert main(argv) == 0
+    assert json.loads((out / "sweep.json").read_text())["chunks_computed"] == [1]
+    capsys.readouterr()
+    assert main(["rerun", str(out / "sweep.json")]) == 0
+    assert "bit for bit" in capsys.readouterr().out

@@ -180,11 +180,14 @@ def load_chunks(out, n_chunks: int, chunk: int | None = None, members: int | Non
 @keyword_errors({"--grid": "grid", "--seeds": "seeds", "--steps": "steps", "--out": "out", "--chunk": "chunk",
                  "--init": "init"})
 def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out, chunk: int = 64,
-              dtype: str = "float64", progress=True, devices=None, init: str = "aligned") -> dict:
+              dtype: str = "float64", progress=True, devices=None, init: str = "aligned", record=None) -> dict:
     """Run (or resume) a sweep; returns the summary written to ``out/sweep.json`` plus ``t`` and ``loss``.
     ``init``: ``"aligned"`` or ``"random"`` (module docstring). ``progress``: True (default) for a bar on
     stderr over the members trained, False or None for none, or a :class:`~theorykit.progress.Progress` of
-    your own or a tqdm bar, advanced by the members of each chunk written."""
+    your own or a tqdm bar, advanced by the members of each chunk written. ``record``: None, or a function
+    of no arguments that returns the ``provenance`` record sweep.json keeps (how it was made, as every
+    other command's result: ``theorykit sweep`` gives it, so that ``theorykit rerun`` can make it again);
+    called each time sweep.json is written."""
     checked_progress(progress)
     import jax.numpy as jnp
 
@@ -245,6 +248,8 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
                                  + "): their losses may differ from this run's in the last digits (delete the "
                                  "folder to recompute them all)")
             decl["versions_of_earlier_chunks"] = earlier
+    if record is not None:
+        decl["provenance"] = record()
     if not manifest.exists() or not done:
         write_json(manifest, decl)
     todo = [i for i in range(n_chunks) if i not in done]
@@ -298,5 +303,7 @@ def run_sweep(spec, grid: dict, *, seeds: int = 4, steps: int | None = None, out
     summary = dict(decl, complete=True, seconds_this_run=time.time() - t0, chunks_computed=todo,
                    results=[{**{n: float(v) for n, v in zip(plan["names"], pt)}, "lr": float(lr), **stats(fin[pi, li])}
                             for pi, pt in enumerate(plan["points"]) for li, lr in enumerate(plan["lrs"])])
+    if record is not None:      # its elapsed_seconds: the whole run's
+        summary["provenance"] = record()
     write_json(manifest, summary)
     return dict(summary, t=t, loss=loss)

@@ -158,12 +158,12 @@ the folder you are in (run it where the command ran: its paths are relative to i
 - every output option (--json, --out, --plot, --latex, --html) pointed into a temporary folder.
 Each other input file the command reads (--init-weights, --data, a spec not recorded as text) must
 be listed in provenance.inputs under the same path, with its recorded SHA-256 (checkpoint globs are
-not hashed). Only derive, simulate, predict, find-gates, compare and race-exhaust are rerun; an
-option the command does not have is refused.
+not hashed). Only derive, simulate, predict, find-gates, compare, race-exhaust and sweep are rerun;
+an option the command does not have is refused.
 
 Before it runs, says how long the recorded command took where the record holds it
 (provenance.elapsed_seconds). Every number of the new result is compared with the old (timing
-fields and the provenance record left out): bit for bit, or to --rtol; -0.0 equals 0.0, a NaN a
+fields, a sweep's chunks_computed and the provenance record left out): bit for bit, or to --rtol; -0.0 equals 0.0, a NaN a
 NaN in the same place. Prints one verdict: identical, agree to --rtol, or differ: how many numbers
 (of how many) and other fields differ, the largest relative difference, and the first 5
 differences with their recorded and rerun values. Warns, naming them, where the recorded versions

@@ -42,19 +42,27 @@ OUTPUTS = {
     "find-gates": {"out": "result"},
     "compare": {"out": "dir"},
     "race-exhaust": {"out": "dir"},
+    "sweep": {"out": "dir"},
 }
 #: where a command that writes into a folder puts the result
-IN_DIR = {"compare": "compare.json", "race-exhaust": "exhaust.json"}
+IN_DIR = {"compare": "compare.json", "race-exhaust": "exhaust.json", "sweep": "sweep.json"}
 #: the positional that names the spec the command reads
-SPEC_DEST = {"derive": "spec", "simulate": "spec", "predict": "spec", "compare": "spec", "find-gates": "source"}
+SPEC_DEST = {"derive": "spec", "simulate": "spec", "predict": "spec", "compare": "spec", "find-gates": "source",
+             "sweep": "spec"}
 FIX_FOLDER = "run theorykit rerun in the folder the command ran in (its paths are relative to it), with the same files"
 #: the fix of every refusal of a record that theorykit would not have written so
 AS_WRITTEN = "give the result as theorykit wrote it"
 
 
+#: fields that say what one run did rather than what it found: a resumed sweep's ``chunks_computed``
+#: (the chunks it computed itself; a rerun into an empty folder computes them all)
+RUN_LOCAL = frozenset({"chunks_computed"})
+
+
 def _is_timing(key: str) -> bool:
-    """Wall-clock fields (``seconds``, ``estimated_seconds``) differ from run to run by nature."""
-    return key == "seconds" or key.endswith("_seconds")
+    """Wall-clock fields (``seconds``, ``estimated_seconds``, a sweep's ``seconds_this_run``) differ from
+    run to run by nature."""
+    return key == "seconds" or key.endswith("_seconds") or key.startswith("seconds_")
 
 
 RESULT_FIX = ("give a result file theorykit wrote (derive/simulate/predict --json, compare.json, exhaust.json, or a "
@@ -335,12 +343,12 @@ def compare(old, new, rtol: float, at: str = "", found: Comparison | None = None
     """Every difference between the recorded result ``old`` and the rerun's ``new`` (a
     :class:`Comparison`). Numbers agree when equal (``rtol`` 0) or within ``rtol`` of the larger; a
     zero of either sign equals the other (``-0.0 == 0.0``), a NaN equals a NaN in the same place, an
-    infinity the same infinity; everything else must be equal. Timing fields and the provenance
-    record are left out."""
+    infinity the same infinity; everything else must be equal. Timing fields, :data:`RUN_LOCAL` and the
+    provenance record are left out."""
     found = Comparison() if found is None else found
     if isinstance(old, dict) and isinstance(new, dict):
         for k in list(old) + [k for k in new if k not in old]:
-            if k == "provenance" or _is_timing(str(k)):
+            if k == "provenance" or _is_timing(str(k)) or k in RUN_LOCAL:
                 continue
             here = f"{at}.{k}" if at else str(k)
             if k not in old or k not in new:

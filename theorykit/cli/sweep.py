@@ -8,7 +8,7 @@ from ..analysis.sweep import parse_grid, run_sweep
 from ..errors import as_command
 from ..io import counted
 from ..spec.limits import enforce
-from .common import check_out_dir, note, sim_estimate, spec_from_args
+from .common import check_out_dir, note, provenance, sim_estimate, spec_from_args
 
 
 def run(args):
@@ -24,7 +24,7 @@ def run(args):
                          seeds_field="--seeds × --grid (members)"), limits)
     check_out_dir("--out", args.out)
     res = as_command(run_sweep)(spec, grid, seeds=seeds, steps=steps, out=args.out, chunk=args.chunk, dtype=args.dtype,
-                    progress=not args.no_progress, init=args.init)
+                    progress=not args.no_progress, init=args.init, record=lambda: provenance(args, spec))
     # on stderr, "theorykit: note: …", as every other command's notes
     for n in res.get("notes", []):
         note(n)
