@@ -61,3 +61,18 @@ def test_sweep_json_records_how_it_was_made_and_reruns(tmp_path, capsys):
     capsys.readouterr()
     assert main(["rerun", str(out / "sweep.json")]) == 0
     assert "bit for bit" in capsys.readouterr().out
+
+
+def test_a_trajectory_spanning_decades_shows_on_a_log_scale_in_jupyter(monkeypatch):
+    """Trajectory._repr_png_ (a simulation shown in Jupyter) drew the same flat line at 0 after the drop;
+    it takes the log scale too where the loss spans more than three decades (0.5·exp(−t/100), by hand
+    0.5 → 4.7e-14 over 3000 steps), and keeps a linear one within a decade."""
+    from theorykit import record
+
+    drawn = []
+    monkeypatch.setattr(record, "png_bytes", lambda fig, **kw: drawn.append(fig) or b"")
+    t = np.arange(3001.0)
+    _traj(0.5 * np.exp(-t / 100))._repr_png_()
+    assert drawn[-1].axes[0].get_yscale() == "log"
+    _traj(0.5 - 0.2 * t / 3000)._repr_png_()
+    assert drawn[-1].axes[0].get_yscale() == "linear"

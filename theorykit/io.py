@@ -17,7 +17,8 @@ import numpy as np
 
 from .errors import SpecError
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "json_text", "jsonable", "png_bytes", "write_figure", "FIGURE_FORMATS", "new_figure", "plot_text", "counted", "ReaderMayLeave"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "json_text", "jsonable", "png_bytes", "write_figure", "FIGURE_FORMATS", "new_figure", "plot_text", "counted", "ReaderMayLeave",
+           "log_if_spanning", "LOG_SPAN"]
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -332,6 +333,22 @@ def lone_markers(y) -> dict:
     fin = np.isfinite(np.asarray(y, float))
     lone = fin & ~np.r_[False, fin[:-1]] & ~np.r_[fin[1:], False]
     return {"marker": "o", "ms": 3, "markevery": np.flatnonzero(lone).tolist()} if lone.any() else {}
+
+
+#: a loss axis whose curves span more than this ratio (largest / smallest positive value) is drawn on a log scale
+LOG_SPAN = 1e3
+
+
+def log_if_spanning(ax) -> bool:
+    """Put ``ax`` on a log y scale where its curves (their positive, finite values) span more than
+    :data:`LOG_SPAN`: a loss falling from 0.5 to 1e-18 is a flat line at 0 after its drop on a linear
+    axis. Whether it did."""
+    ys = [np.asarray(ln.get_ydata(), float) for ln in ax.lines]
+    y = np.concatenate([v[np.isfinite(v) & (v > 0)] for v in ys]) if ys else np.zeros(0)
+    if y.size > 1 and float(y.max()) > LOG_SPAN * float(y.min()):
+        ax.set_yscale("log")
+        return True
+    return False
 
 
 def new_figure(**kw):

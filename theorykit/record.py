@@ -15,7 +15,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .errors import DivergenceError, SpecError
-from .io import counted, lone_markers, png_bytes, subplots
+from .io import counted, log_if_spanning, lone_markers, png_bytes, subplots
 
 __all__ = ["SaveAt", "Trajectory", "check_finite", "checked_save", "every_count"]
 
@@ -254,7 +254,7 @@ class Trajectory:
 
     def _repr_png_(self):
         """In Jupyter: the loss curve, mean ± std over the batch (drawn without pyplot, so the
-        notebook's own backend is left as it is)."""
+        notebook's own backend is left as it is), on a log scale where it spans more than three decades."""
         if self.loss is None or not np.size(self.loss):
             return None
         fig, ax = subplots(figsize=(5.5, 3.5))
@@ -267,6 +267,7 @@ class Trajectory:
         # a flow of the integrator runs in its own time; training and the race count steps (τ = 1/η)
         ax.set_xlabel("t" if "solver" in self.extra and "blocks" not in self.extra else "step")
         ax.set_ylabel("loss")
+        log_if_spanning(ax)     # a loss spanning decades: its end is a flat line at 0 on a linear axis
         ax.legend(fontsize=8)
         fig.tight_layout()
         return png_bytes(fig, dpi=90)

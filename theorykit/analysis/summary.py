@@ -17,7 +17,7 @@ from typing import Mapping
 
 import numpy as np
 from ..errors import SpecError, TheorykitError
-from ..io import counted, json_text, lone_markers, plot_text, subplots, write_json, write_figure
+from ..io import counted, json_text, log_if_spanning, lone_markers, plot_text, subplots, write_json, write_figure
 from ..theory.crossings import group_line
 from ..theory.derivation import Derivation, numeric_matrix
 from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
@@ -226,22 +226,11 @@ def plot_title(name: str, values=None, extra: str = "") -> str:
     return f"{name} ({', '.join(parts)})" if parts else name
 
 
-#: a loss axis whose curves span more than this ratio (largest / smallest positive value) is drawn on a log scale
-LOG_SPAN = 1e3
-
-
-def _spans_decades(ax) -> bool:
-    """Whether the curves drawn on ``ax`` (positive, finite values) span more than :data:`LOG_SPAN`."""
-    ys = [np.asarray(ln.get_ydata(), float) for ln in ax.lines]
-    y = np.concatenate([v[np.isfinite(v) & (v > 0)] for v in ys]) if ys else np.zeros(0)
-    return y.size > 1 and float(y.max()) > LOG_SPAN * float(y.min())
-
-
 def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str = ""):
     """Loss and mode strengths: theory (``der``, a :class:`Derivation`) as lines over ``times`` (or
     the simulation's steps), a simulation (``sim``, a :class:`~theorykit.record.Trajectory`; its mode
     strengths where ``sim.saved['modes']`` holds them, from :func:`mode_recorder`) as mean ± std.
-    The loss axis is a log scale where its curves span more than three decades (:data:`LOG_SPAN`).
+    The loss axis is a log scale where its curves span more than three decades (:data:`theorykit.io.LOG_SPAN`).
     One colour per pathway (:func:`pathway_colours`); a legend of more than 8 entries lies beside the
     axis; seeds whose loss turns NaN/inf are counted in a note on the loss axis (the mean stops there).
 
@@ -298,8 +287,7 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
             ax.text(0.5, 0.5, f"no theory curve: {plot_text(exc)}", transform=ax.transAxes, ha="center", fontsize=7, wrap=True)
     ax.set_xlabel("step")
     ax.set_ylabel("loss")
-    if _spans_decades(ax):     # a loss from 0.5 to 1e-18 was a flat line at 0 after the drop on a linear axis
-        ax.set_yscale("log")
+    log_if_spanning(ax)     # a loss from 0.5 to 1e-18 was a flat line at 0 after the drop on a linear axis
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7)
     if n_ax == 2:
