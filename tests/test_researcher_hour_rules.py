@@ -7,9 +7,12 @@ import tomllib
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from theorykit import simulate
 from theorykit.analysis.summary import plot
 from theorykit.cli import main
+from theorykit.errors import SpecError
 from theorykit.record import Trajectory
 
 
@@ -76,3 +79,28 @@ def test_a_trajectory_spanning_decades_shows_on_a_log_scale_in_jupyter(monkeypat
     assert drawn[-1].axes[0].get_yscale() == "log"
     _traj(0.5 - 0.2 * t / 3000)._repr_png_()
     assert drawn[-1].axes[0].get_yscale() == "linear"
+
+
+def test_init_weights_keyed_by_layer_name_the_missing_layer(tmp_path, capsys):
+    """`simulate --network relu --init-weights w.npz` with W1 but no W2 said "key 'input->h1': missing:
+    no weights for edges ['input->h1', 'h1->output'] (the file has ['W1'])": it named a key the user never
+    used and a layer the file holds. It names W2 now, and the fix lists every layer with its edge."""
+    w = tmp_path / "w.npz"
+    np.savez(w, W1=np.full((128, 3), 0.01))      # xor_reln's ReLU network: 3 inputs, 128 hidden units
+    assert main(["simulate", XOR, "--set", "Delta=1", "--steps", "5", "--network", "relu", "--init-weights", str(w),
+                 "--json", str(tmp_path / "o.json"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"error in --init-weights {w}: key 'W2': missing" in err
+    assert "['W1'] but not ['W2']" in err and "W1 (edge input->h1), W2 (edge h1->output)" in err
+    assert "'input->h1'" not in err.split("(fix:")[0]
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_weights_keyed_by_layer_in_python_name_the_missing_middle_layer():
+    """The same in Python, a two-hidden-layer chain given W1 and W3: W2 is named."""
+    X = np.array([[1, -1, 1, -1], [1, -1, -1, 1], [1, 1, -1, -1.0]])
+    Y = np.array([[1, 1, -1, -1.0]])
+    with pytest.raises(SpecError) as info:
+        simulate((X, Y), network="relu", hidden=[4, 4], lr=0.05, steps=2, seeds=1,
+                 init={"W1": np.zeros((4, 3)), "W3": np.zeros((1, 4))})
+    assert info.value.field.endswith("key 'W2'") and "['W1', 'W3'] but not ['W2']" in str(info.value)

@@ -34,6 +34,14 @@ def from_chain_names(net: Net, weights: Mapping, where: str = "init weights") ->
     names = net.chain_names()
     if all(n in weights for n in names):
         return {names[n]: weights[n] for n in names}
+    have_chain = [n for n in names if n in weights]
+    chain = all(a[2] == b[1] for a, b in zip(net.edges, net.edges[1:]))     # input -> h1 -> … -> output
+    if chain and have_chain and not any(k in weights for k in net.keys):
+        # keyed W1, W2, … with a layer missing: name that layer, not the first edge key (the file used none)
+        gone = [n for n in names if n not in weights]
+        raise SpecError(f"{where}: key {gone[0]!r}", f"missing: keyed by layer (W1, W2, …), the weights have "
+                        f"{have_chain} but not {gone}", "save every layer of the network: "
+                        + ", ".join(f"{n} (edge {k})" for n, k in names.items()))
     missing = [k for k in net.keys if k not in weights]
     raise SpecError(f"{where}: key {missing[0]!r}", f"missing: no weights for edges {missing} (the file has "
                     f"{sorted(map(str, weights))[:12]})",
