@@ -104,3 +104,20 @@ def test_weights_keyed_by_layer_in_python_name_the_missing_middle_layer():
         simulate((X, Y), network="relu", hidden=[4, 4], lr=0.05, steps=2, seeds=1,
                  init={"W1": np.zeros((4, 3)), "W3": np.zeros((1, 4))})
     assert info.value.field.endswith("key 'W2'") and "['W1', 'W3'] but not ['W2']" in str(info.value)
+
+
+PRED = str(Path(__file__).resolve().parents[1] / "examples" / "predict" / "xor_data.toml")
+
+
+def test_predict_seeds_without_validate_is_refused(tmp_path, capsys):
+    """`predict SPEC --hidden 32 --seeds 2 --out p.toml` trained nothing and said nothing: --seeds only
+    sets the networks --validate trains. It is refused now, naming --seeds, as --html without --validate
+    is, and nothing is written; with --validate and no --seeds the record still says the default, 8."""
+    out = tmp_path / "p.toml"
+    base = ["predict", PRED, "--set", "Delta=0.5", "--hidden", "8", "--steps", "50", "--no-progress"]
+    assert main([*base, "--seeds", "2", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "error in --seeds:" in err and "--validate" in err and "(fix: add --validate, or leave --seeds off)" in err
+    assert not out.exists()
+    assert main([*base, "--out", str(out), "--json", str(tmp_path / "p.json")]) == 0       # no --seeds: fine
+    assert json.loads((tmp_path / "p.json").read_text())["provenance"]["options"]["seeds"] == 8

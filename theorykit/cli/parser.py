@@ -208,7 +208,8 @@ def _add_predict(subparsers):
     p.add_argument("--time-bound", dest=limit.dest, type=limit.type, metavar="SECONDS", default=argparse.SUPPRESS,
                    help=argparse.SUPPRESS, action=_Renamed).new = "--time-limit"      # its former name
     p.add_argument("--validate", action="store_true", help="train the ReLU network, run Algorithm 1, compare")
-    _whole_option(p, "--seeds", lo=1, hi=MAX_SEEDS, default=8, help="ReLU networks trained by --validate (default 8)")
+    # no default here: --seeds without --validate is refused (it trained nothing); 8 is filled in by predict.run
+    _whole_option(p, "--seeds", lo=1, hi=MAX_SEEDS, example=8, help="ReLU networks trained by --validate (default 8)")
     p.add_argument("--json", metavar="OUT", help="write the prediction (and validation) as JSON (atomic)")
     p.add_argument("--html", metavar="DIR", help="with --validate: write the validation page and figures here")
     _common(p, "predict", limits=False, progress="bar")

@@ -20,6 +20,9 @@ from ..spec.gating import GDLNSpec, Pathway
 from .common import (check_out_dir, check_outputs, fitting_name, json_text, no_value, provenance, values_from,
                      write_result, write_spec)
 
+#: ReLU networks --validate trains when --seeds is not given
+VALIDATE_SEEDS = 8
+
 
 def load_task_training(path, assignments=()):
     """``(task, training, name)`` from a spec file's ``[data]``, ``[symbols]`` and ``[training]`` (the spec
@@ -44,6 +47,11 @@ def run(args) -> int:
     check_outputs(("--out", args.out), ("--json", args.json), inputs=[("spec", args.spec)], stdout=())
     if args.html and not args.validate:     # --help: "with --validate: write the validation page"
         raise SpecError("--html", "writes the page of --validate, which was not asked for", "add --validate, or leave --html off")
+    if args.seeds is not None and not args.validate:    # it was silently ignored: no network was trained
+        raise SpecError("--seeds", "sets the networks --validate trains, which was not asked for",
+                        "add --validate, or leave --seeds off")
+    if args.seeds is None:      # the default, recorded as such in the provenance
+        args.seeds = VALIDATE_SEEDS
     check_out_dir("--html", args.html)
     if args.validate:       # its trainings' memory and time, estimated as find-gates' before anything is predicted
         steps = int(training.steps if args.steps is None else args.steps)
