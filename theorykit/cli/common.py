@@ -8,6 +8,7 @@ import os
 import shlex
 import stat
 import sys
+import tempfile
 import time
 import tomllib
 from pathlib import Path
@@ -181,6 +182,15 @@ def _nearest_folder_writable(option, what, start: Path) -> None:
         raise SpecError(option, f"{what}: {parent} is a file, not a folder", "give a path whose folders are folders")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise SpecError(option, f"{what}: the folder {parent} is not writable", "give a writable path")
+    # os.access answers yes to root for any folder, and a read-only or virtual file system (/proc, a
+    # read-only mount) refuses only on writing: a file made and removed there is the sure test
+    try:
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=".theorykit-write-test-")
+    except OSError as exc:
+        raise SpecError(option, f"{what}: a file cannot be made in the folder {parent} "
+                        f"({exc.strerror or exc})", "give a path in a folder you can write in") from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def check_out_dir(option, path) -> None:
