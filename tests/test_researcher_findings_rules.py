@@ -49,3 +49,33 @@ def test_a_writable_folder_is_left_as_it_was(tmp_path):
 
     check_outputs(("--json", str(tmp_path / "a.json")), ("--plot", str(tmp_path / "new" / "b.png")))
     assert list(tmp_path.iterdir()) == []
+
+
+# ---- 2. --times out of order or repeated: sorted, each once, with a note (simulate and derive alike) -----
+
+def _loss_times(capsys, argv, tmp_path):
+    out = tmp_path / "out.json"
+    assert main([*argv, "--json", str(out)]) == 0
+    return json.loads(out.read_text())["loss"]["t"], capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["simulate", XOR_RELN, "--set", "Delta=1", "--steps", "100", "--seeds", "1",
+                                      "--no-progress"],
+                                     ["derive", XOR_RELN, "--set", "Delta=1"]])
+def test_times_repeated_are_dropped_and_out_of_order_sorted_with_a_note(capsys, tmp_path, command):
+    """--times 0,100,100 reported the loss at step 100 twice; 0,100,50 was sorted without a word.
+    Both commands read --times with the one parser: each time once, in order, and a note on stderr."""
+    t, err = _loss_times(capsys, [*command, "--times", "0,100,100"], tmp_path)
+    assert t == [0.0, 100.0]
+    assert "note: --times" in err and "1 repeat dropped" in err and "0,100 " in err
+    t, err = _loss_times(capsys, [*command, "--times", "0,100,50"], tmp_path)
+    assert t == [0.0, 50.0, 100.0]
+    assert "note: --times" in err and "sorted" in err and "0,50,100 " in err
+    t, err = _loss_times(capsys, [*command, "--times", "0,50,100"], tmp_path)     # in order, each once: no note
+    assert t == [0.0, 50.0, 100.0] and "--times" not in err
+
+
+def test_parse_times_drops_repeats():
+    from theorykit.cli.common import parse_times
+
+    assert parse_times("5,1,5,1,3", 10).tolist() == [1.0, 3.0, 5.0]

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import SpecError
 from . import one_line
 from .parser import MAX_SEEDS
-from ..io import atomic_write_text, is_special, jsonable, software_versions
+from ..io import atomic_write_text, counted, is_special, jsonable, software_versions
 from ..io import json_text as io_json_text          # the one JSON form; json_text below names a non-finite result
 from ..spec.fields import NAME_MAX_LEN, fmt, integer, label, real, seed_value
 from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict, spec_to_toml
@@ -33,7 +33,8 @@ COMMENT = "# made by theorykit: "
 
 
 def parse_times(text, default_max):
-    """``--times`` as a sorted array; ``None`` gives 11 times from 0 to ``default_max``."""
+    """``--times`` as a sorted array, each time once (times out of order or repeated are sorted and the
+    repeats dropped, with a note on stderr saying so); ``None`` gives 11 times from 0 to ``default_max``."""
     if text is None:
         return np.unique(np.linspace(0, default_max, 11).astype(int)).astype(float)
     try:
@@ -45,7 +46,14 @@ def parse_times(text, default_max):
         raise SpecError("--times", f"times must be numbers between 0 and {MAX_TIME:.0e}", "write e.g. --times 0,100,1000")
     if len(vals) > 100000:
         raise SpecError("--times", f"{len(vals)} times given (at most 100000)", "ask for fewer times")
-    return np.sort(np.array(vals))
+    times = np.unique(np.array(vals))       # sorted, each once: a repeat was a repeated row of the same loss
+    if len(times) < len(vals) or np.any(np.diff(vals) < 0):
+        done = " and ".join(w for w, did in (("sorted", np.any(np.diff(vals) < 0)),
+                                             (f"{counted(len(vals) - len(times), 'repeat')} dropped",
+                                              len(times) < len(vals))) if did)
+        shown = ",".join(f"{t:g}" for t in times[:12]) + (",…" if len(times) > 12 else "")
+        note(f"--times: {done}; the times used are {shown} (give them in order, each once, to have no note)")
+    return times
 
 
 def limits_from(args) -> Limits:

@@ -257,8 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("derive", help="derive modes, trajectories and the loss of a spec (JSON, LaTeX)", description="Derive each "
                        "pathway's effective dataset, exact SVD and the loss trajectory. Writes JSON (stdout or --json) and optionally a LaTeX document.")
-    _spec_options(d, "comma-separated times in gradient steps at which to predict the loss, from 0 to 1e12 "
-                     "(default: 11 times from 0 to the spec's training.steps)")
+    _spec_options(d, "comma-separated times in gradient steps at which to predict the loss, from 0 to 1e12; "
+                     "sorted, each once (a note says so when they were not) (default: 11 times from 0 to the spec's "
+                     "training.steps)")
     d.add_argument("--json", metavar="OUT", help="write the full JSON document here (atomically); '-': to stdout "
                    "(the default on a pipe; a terminal gets a short summary)")
     d.add_argument("--plot", metavar="OUT.png", help="draw the predicted loss and mode strengths a(t) (.png; .pdf or .svg by the name's ending)")
@@ -278,8 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
                                         "vmapped over seeds)",
                        description="Full-batch gradient descent on the GDLN the spec defines or, with --network relu, "
                                    "on a bias-free ReLU network of the same total width; float64 by default.")
-    _spec_options(s, "comma-separated steps at which to report the loss, whole numbers from 0 to --steps "
-                     "(default: 11 steps from 0 to --steps)")
+    _spec_options(s, "comma-separated steps at which to report the loss, whole numbers from 0 to --steps; "
+                     "sorted, each once (a note says so when they were not) (default: 11 steps from 0 to --steps)")
     s.add_argument("--init", choices=["aligned", "random"],
                    help="aligned: exact aligned balanced weights of strength a0 (the default for the GDLN); random: "
                         "N(0, init_std^2) (the only start of --network relu)")
