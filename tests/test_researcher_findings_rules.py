@@ -79,3 +79,36 @@ def test_parse_times_drops_repeats():
     from theorykit.cli.common import parse_times
 
     assert parse_times("5,1,5,1,3", 10).tolist() == [1.0, 3.0, 5.0]
+
+
+# ---- 3. a grid value given twice ------------------------------------------------------------------
+
+@pytest.mark.parametrize("grid", ["Delta=0.5,0.5", "Delta=1:1:3", "Delta=0.5,1/2,1"])
+def test_sweep_grid_with_a_repeated_value_is_refused(capsys, tmp_path, grid):
+    """--grid Delta=0.5,0.5 trained the same point twice and listed two identical results; 1:1:3 is
+    linspace(1, 1, 3) = 1, 1, 1; 1/2 is 0.5. Refused before anything is written, naming --grid Delta,
+    the fix the values once."""
+    out = tmp_path / "sw"
+    assert main(["sweep", XOR_RELN, "--grid", grid, "--steps", "5", "--seeds", "1", "--no-progress",
+                 "--out", str(out)]) == 2
+    err = _err(capsys, "--grid Delta")
+    assert "more than once" in err
+    once = {"Delta=0.5,0.5": "Delta=0.5)", "Delta=1:1:3": "Delta=1)", "Delta=0.5,1/2,1": "Delta=0.5,1)"}[grid]
+    assert f"--grid {once}" in err
+    assert not out.exists()
+
+
+def test_run_sweep_grid_with_a_repeated_value_is_refused_in_python(tmp_path):
+    from theorykit.analysis.sweep import parse_grid, run_sweep
+    from theorykit.errors import SpecError
+    from theorykit.spec.files import load_spec
+
+    spec = load_spec(XOR_RELN)
+    for grid in ({"Delta": [0.5, 0.5]}, {"Delta": [1.0], "lr": [0.01, 0.02, 0.01]}):
+        with pytest.raises(SpecError) as e:
+            run_sweep(spec, grid, seeds=1, steps=5, out=tmp_path / "sw", progress=False)
+        assert e.value.field == ("--grid lr" if "lr" in grid else "--grid Delta")
+    assert not (tmp_path / "sw").exists()
+    with pytest.raises(SpecError) as e:
+        parse_grid(["lr=0.01,0.01"], spec.task.symbols)
+    assert e.value.field == "--grid lr" and "lr=0.01" in e.value.fix

@@ -108,7 +108,24 @@ def parse_grid(items, symbols) -> dict:
         if name in grid:
             raise SpecError("--grid", f"{name} is given twice", "give each name once")
         grid[name] = _numbers(name, text, symbols)
+        _no_repeats(name, grid[name])
     return grid
+
+
+def _no_repeats(name: str, values) -> None:
+    """A grid's values of ``name`` each once: a repeated value trained the same point again and listed
+    two identical results (``--grid Delta=0.5,0.5``, ``Delta=1:1:3``, ``Delta=0.5,1/2``)."""
+    try:
+        vals = [float(v) for v in values]
+    except (TypeError, ValueError):     # not numbers: the plan's own checks name them
+        return
+    once = list(dict.fromkeys(vals))
+    if len(once) < len(vals):
+        rep = next(v for i, v in enumerate(vals) if v in vals[:i])
+        shown = ",".join(f"{v:g}" for v in once[:12]) + (",…" if len(once) > 12 else "")
+        raise SpecError(f"--grid {name}", f"{rep:g} is given more than once ({len(vals) - len(once)} "
+                        f"repeat{'s' if len(vals) - len(once) > 1 else ''}): the same point would be trained again",
+                        f"give each value once, e.g. --grid {name}={shown}")
 
 
 def plan_sweep(spec, grid: dict, seeds: int, steps: int | None = None) -> dict:
@@ -117,6 +134,8 @@ def plan_sweep(spec, grid: dict, seeds: int, steps: int | None = None) -> dict:
     steps = spec.training.steps if steps is None else int(steps)
     if steps < 1:
         raise SpecError("--steps", f"needs a positive integer, got {steps}", "e.g. --steps 2000")
+    for name, values in grid.items():      # a grid made in Python too (parse_grid checks the command line's)
+        _no_repeats(name, values)
     names = [n for n in grid if n != "lr"]
     free = sorted(map(str, spec.task.free_symbols))
     missing = [s for s in free if s not in names]

@@ -379,7 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("spec", help="spec file (TOML); see docs/specs.md")
     w.add_argument("--grid", action="append", metavar="NAME=VALUES",
                    help="the values a symbol of the data, or the learning rate lr, takes: START:STOP:COUNT (COUNT "
-                        "evenly spaced values) or v1,v2,... (repeatable; every combination is run)")
+                        "evenly spaced values) or v1,v2,..., each value once (repeatable; every combination is run)")
     _whole_option(w, "--seeds", lo=1, hi=MAX_SEEDS, default=4, help="runs per grid point, seeds 0 to SEEDS - 1 (default 4)")
     _whole_option(w, "--steps", lo=1, hi=MAX_STEPS, example=2000, help="gradient steps (default: training.steps of the spec)")
     w.add_argument("--out", required=True, metavar="DIR", help="output folder (resumes a sweep already there)")
