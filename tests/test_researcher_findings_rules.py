@@ -112,3 +112,29 @@ def test_run_sweep_grid_with_a_repeated_value_is_refused_in_python(tmp_path):
     with pytest.raises(SpecError) as e:
         parse_grid(["lr=0.01,0.01"], spec.task.symbols)
     assert e.value.field == "--grid lr" and "lr=0.01" in e.value.fix
+
+
+# ---- 4. find-gates --steps recorded as a number ----------------------------------------------------
+
+def _record(path: Path) -> dict:
+    first = path.read_text().splitlines()[0]
+    assert first.startswith("# made by theorykit: ")
+    return json.loads(first[len("# made by theorykit: "):])
+
+
+def test_find_gates_records_steps_as_a_number_and_reruns(capsys, tmp_path):
+    """The record's options held "steps": "60" (the parser reads --steps as text: with --checkpoints it
+    is a list); simulate records its --steps as a number. A result with the number reruns, and so does
+    an older one with the text (rerun runs the recorded command line, not the options)."""
+    out = tmp_path / "f.toml"
+    assert main(["find-gates", "xor-margin", "--set", "Delta=0.5", "--steps", "60", "--seeds", "1", "--K", "2",
+                 "--no-progress", "--out", str(out)]) == 0
+    rec = _record(out)
+    assert rec["options"]["steps"] == 60 and type(rec["options"]["steps"]) is int
+    capsys.readouterr()
+    assert main(["rerun", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    old = tmp_path / "old.toml"
+    old.write_text("\n".join([lines[0].replace('"steps":60,', '"steps":"60",'), *lines[1:]]) + "\n")
+    assert _record(old)["options"]["steps"] == "60"
+    assert main(["rerun", str(old)]) == 0

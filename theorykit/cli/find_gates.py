@@ -43,6 +43,9 @@ def run(args):
         raise SpecError("source", "missing", "give a spec file or a built-in task, or --checkpoints and --data")
     # a number here (a list of steps with --checkpoints): read by the rule of every whole-number option
     steps = None if args.steps is None else _STEPS.read(args.steps)
+    # the number, as the record (provenance options) of every other command holds it: the parser reads
+    # --steps as text, since with --checkpoints it is a list of steps
+    args.steps = steps
     if src in BUILTIN_TASKS:
         if src == "contexts":
             if args.set:
