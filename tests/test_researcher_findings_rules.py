@@ -1,6 +1,9 @@
 """Small defects an ML researcher found, each checked against what the docs and --help promise or a
 value worked out by hand (never a run of the code under test): an output path the operating system
-refuses (/proc, where even root makes no file) refused before any work naming its option; ..."""
+refuses (/proc, where even root makes no file) refused before any work naming its option; --times
+out of order or repeated sorted, each once, with a note (simulate and derive alike); a sweep grid value
+given twice refused naming --grid NAME; find-gates --steps recorded as a number; the elbow's line saying
+'no pattern kept' where it printed 'inf'."""
 import json
 from pathlib import Path
 
@@ -138,3 +141,36 @@ def test_find_gates_records_steps_as_a_number_and_reruns(capsys, tmp_path):
     old.write_text("\n".join([lines[0].replace('"steps":60,', '"steps":"60",'), *lines[1:]]) + "\n")
     assert _record(old)["options"]["steps"] == "60"
     assert main(["rerun", str(old)]) == 0
+
+
+# ---- 5. the elbow's line says what an infinite score means -------------------------------------------
+
+def test_find_gates_elbow_line_says_no_pattern_kept(monkeypatch, capsys, tmp_path):
+    """An imported run's elbow scores a K that kept no gate pattern +inf (elbow_scores_from's default):
+    the line printed '1:inf'. Now '1: no pattern kept'; a finite score is printed as before (3 digits)."""
+    import types
+
+    from theorykit.cli import find_gates as cmd
+    from theorykit.spec.files import load_spec
+
+    run = types.SimpleNamespace(files=["x/run/step_0.npz", "x/run/step_100.npz"], steps=[0, 100], widths=[4])
+    found = types.SimpleNamespace(K=2, spec=load_spec(str(EX / "xor_linear.toml")), notes=[],
+                                  scores=[{"K": 1, "mse": float("inf"), "patterns": []},
+                                          {"K": 2, "mse": 0.01, "patterns": [(1, 0, 0, 1)]}])
+    monkeypatch.setattr(cmd, "run_from_args", lambda args: run)
+    monkeypatch.setattr(cmd, "run_settings", lambda run, lr, loss: (0.05, "mean"))
+    monkeypatch.setattr(cmd, "find_gates_in_run", lambda run, **kw: found)
+    assert main(["find-gates", "--checkpoints", "c_*.npz", "--data", "d.npz", "--no-progress",
+                 "--out", str(tmp_path / "f.toml")]) == 0
+    out = capsys.readouterr().out
+    assert "  output MSE by K: 1: no pattern kept, 2:0.01" in out.splitlines()
+    assert "inf" not in out
+
+
+def test_trained_elbow_line_marks_a_k_with_no_pattern():
+    """A trained run scores such a K by the ReLU outputs' mean square (a GDLN of no pathway outputs 0):
+    the number stays, and the line says no pattern was kept."""
+    from theorykit.cli.find_gates import mse_by_K
+
+    assert mse_by_K([{"K": 1, "mse": 0.5, "patterns": []}, {"K": 2, "mse": 0.0123456, "patterns": [(1, 1)]}]) \
+        == "  output MSE by K: 1:0.5 (no pattern kept), 2:0.0123"

@@ -381,7 +381,8 @@ class FoundGates:
     notes: list = field(default_factory=list)
 
     def summary(self) -> dict:
-        """A JSON-ready dict: K, the rule, the Ks tried, their scores, the found pathways and the notes."""
+        """A dict: K, the rule, the Ks tried, their scores (``mse``: +inf for a K whose clusters kept no
+        gate pattern, in an imported run; JSON has no infinity), the found pathways and the notes."""
         return {"K": self.K, "rule": self.rule, "Ks": list(self.Ks),
                 "mse": [r["mse"] for r in self.scores],
                 "pathways": [{"name": p.name, "active": list(p.active), "hidden": p.hidden}

@@ -21,6 +21,19 @@ from .runs import run_from_args
 _STEPS = WholeNumber("--steps", lo=1, hi=MAX_STEPS, example=2000)
 
 
+def mse_by_K(scores) -> str:
+    """The elbow's line, ``  output MSE by K: 1:0.07, 2:0.0114, …``. A K whose clusters kept no gate
+    pattern (none with a non-zero effective dataset) has no GDLN to score: an imported run's score is
+    then +inf, shown as ``1: no pattern kept``; a trained run's is the ReLU outputs' mean square (a
+    GDLN of no pathway outputs 0), shown with ``(no pattern kept)`` after it."""
+    def one(r):
+        none_kept = "patterns" in r and len(r["patterns"]) == 0
+        if r["mse"] == float("inf"):
+            return f"{r['K']}: no pattern kept"
+        return f"{r['K']}:{r['mse']:.3g}" + (" (no pattern kept)" if none_kept else "")
+    return "  output MSE by K: " + ", ".join(one(r) for r in scores)
+
+
 def _check_options(args) -> None:
     """The options both forms read, checked as the spec parser checks the fields they become (the
     written spec must load back): a value out of range is an error, never a silent default. (The
@@ -90,7 +103,7 @@ def run(args):
     for p in found.spec.pathways:
         print(f"  {p.name}: hidden {p.hidden}, active {''.join(map(str, p.active))}")
     if summ["mse"]:
-        print("  output MSE by K: " + ", ".join(f"{k}:{m:.3g}" for k, m in zip(summ["Ks"], summ["mse"])))
+        print(mse_by_K(found.scores))
     return 0
 
 
@@ -118,7 +131,7 @@ def _from_run(args) -> int:
     for p in found.spec.pathways:
         print(f"  {p.name}: hidden {p.hidden}, active on {sum(p.active)} of {len(p.active)} datapoints")
     if found.scores:
-        print("  output MSE by K: " + ", ".join(f"{r['K']}:{r['mse']:.3g}" for r in found.scores))
+        print(mse_by_K(found.scores))
     for n in found.notes:
         print(f"  note: {n}")
     return 0
