@@ -264,7 +264,7 @@ def _race_families(task, training, gates_all, families, H, *, race_dt, steps, ch
                 masks[b, col[j]] = 1.0
                 a0[b, col[j]] = a
         rf = race_rk4(system, tau, race_dt, steps, a0=a0, masks=masks, loss_factor=loss_factor(training.loss, task.P))
-        check_raced(rf.loss, race_dt if given_dt is None else given_dt)     # a family may race faster than its pathways
+        check_raced(rf.loss, race_dt if given_dt is None else given_dt, field="--race-dt")  # a family may race faster
         note_compiled((len(grp), len(union), int(steps), float(race_dt)))     # as engine_shapes keys it
         t = rf.t
         for b, i in enumerate(grp):
@@ -287,7 +287,7 @@ def _residual_score(X, R, gates):
 _KEYWORDS = {"--hidden": "hidden", "--search": "search", "--time-limit": "time_limit", "--steps": "steps",
              "--consistency": "consistency", "--max-orbit-size": "max_orbit_size", "--shortlist": "shortlist",
              "--beam": "beam", "--enumerate": "enumerate_method", "--max-patterns": "max_patterns", "--seed": "seed",
-             "--samples": "samples", "--share": "share"}
+             "--samples": "samples", "--share": "share", "--race-dt": "race_dt"}
 
 
 @keyword_errors(_KEYWORDS)
@@ -343,7 +343,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     if consistency not in (True, False):        # checked before any work (it was after the enumeration)
         choice(consistency, "--consistency", ("top", "any-output", "off"), "use top, any-output or off",
                problem=f"unknown test {consistency!r}")
-    real(race_dt, "race_dt", lo=0.0, lo_open=True, hi=math.inf, fix="a positive number, e.g. race_dt=10")  # NaN: a raw ValueError
+    real(race_dt, "--race-dt", lo=0.0, lo_open=True, hi=math.inf, fix="a positive number, e.g. --race-dt 10")  # NaN: a raw ValueError
     if task.free_symbols:       # the shared error's Python fix is values=, which predict_reln does not take
         err = no_value_error(task.free_symbols)
         names = sorted(map(str, task.free_symbols))
@@ -425,19 +425,19 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     s_max = max(1.0, s_top)
     race_steps = race_dt * s_max        # RK4 steps per tau
     if not math.isfinite(tau / race_steps):     # race_steps_bounds' int(τ/race_dt) was an OverflowError
-        raise SpecError("race_dt", f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) overflow to infinity",
-                        "a larger race_dt, e.g. race_dt=10 (the default)")
+        raise SpecError("--race-dt", f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) overflow to infinity",
+                        "a larger --race-dt, e.g. --race-dt 10 (the default)", "a larger {key}, e.g. {key}=10 (the default)")
     bounds = race_steps_bounds(s_max, tau, race_steps)      # before any estimate or race
     most = min(bounds.values())
     if 1 > most and steps <= bounds["rate"] and s_top < tau:    # race_dt alone sets the others: not one step fits
-        raise SpecError("race_dt", f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) = {tau / race_steps:.3g} steps, "
-                                   f"too short for even one step of the race within the flow's budget",
-                        "a smaller race_dt, e.g. race_dt=10 (the default)")
+        raise SpecError("--race-dt", f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) = {tau / race_steps:.3g} steps, "
+                                     f"too short for even one step of the race within the flow's budget",
+                        "a smaller --race-dt, e.g. --race-dt 10 (the default)", "a smaller {key}, e.g. {key}=10 (the default)")
     if steps > most and s_top < tau:    # (s_top >= tau: the lr is at fault, warned below and named by the flow)
         raise SpecError(field, f"{steps} steps are more than a race of this data can take: at most {most} (the "
                                "flow's budget of integration steps at its fastest rate, and of recorded losses)",
                         f"lower {field} to at most {most}")
-    check_race_dt(race_dt, s_max, tau, fastest=fastest, field="race_dt", per=s_max, step="τ/(race_dt·s_max)")
+    check_race_dt(race_dt, s_max, tau, fastest=fastest, field="--race-dt", per=s_max, step="τ/(race_dt·s_max)")
     if s_top >= tau:
         # gradient descent on a mode: a <- a (1 + (s - d a)/tau)^2, whose slope at its end point s/d is
         # 1 - 2 s/tau: past s = tau every step overshoots by more than it corrects (the flow never does)

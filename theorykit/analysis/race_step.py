@@ -141,8 +141,10 @@ def check_raced(losses, race_dt: float, step: str = "τ/(race_dt·s_max)", field
     what = _diverged(losses, finite=True)
     if what is not None:
         raise SpecError(field, f"the race diverged: its loss {what} (gradient flow never raises the loss: the RK4 step "
-                               f"{step} with {field} = {race_dt!r} is too coarse for this race)",
-                        f"use {field}={_round_up(4.0 * race_dt):g} or larger for a finer RK4 step")
+                               f"{step} with race_dt = {race_dt!r} is too coarse for this race)",
+                        (f"use {field} {_round_up(4.0 * race_dt):g}" if field.startswith("--") else
+                         f"use {field}={_round_up(4.0 * race_dt):g}") + " or larger for a finer RK4 step",
+                        keyword_fix=f"use {{key}}={_round_up(4.0 * race_dt):g} or larger for a finer RK4 step")
 
 
 def check_no_rise(losses, race_dt, given=()) -> None:

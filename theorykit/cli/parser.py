@@ -196,6 +196,11 @@ def _add_predict(subparsers):
     p.add_argument("--share", choices=["equal", "mass"], default="equal",
                    help="width rule: H shared equally among a family's pathways (default), or in proportion to each "
                         "pattern's Gaussian mass (the share of --samples N(0, I) weight vectors, --seed, that start in it)")
+    _number_option(p, "--race-dt", what="a positive number", example="10", default=10, help="the race that ranks the families "
+                   "takes RK4 steps of tau/(RACE_DT s_max), tau the time constant in gradient steps, s_max the largest singular "
+                   "value of a candidate pattern's Syx, at least 1 (default 10); data whose input covariance Sx does not commute with "
+                   "Syx race faster and need a larger one: a smaller one than the race needs is refused naming the smallest "
+                   "accepted value (docs/predict.md)")
     p.add_argument("--consistency", choices=["top", "any-output", "off"], default="top",
                    help="pattern consistency test: top input mode (default), any output direction, or none")
     _whole_option(p, "--seed", lo=0, hi=MAX_SEED, example=1, default=0, help="seed of the sampled enumeration and --share mass (and of --validate): 0 to 2**32 - 1 (default 0)")

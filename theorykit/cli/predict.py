@@ -70,7 +70,7 @@ def run(args) -> int:
                                     shortlist=args.shortlist, seed=args.seed, max_patterns=args.max_patterns,
                                     samples=args.samples, enumerate_method=args.enum_method,
                                     max_families=args.max_families, max_orbit_size=args.max_orbit_size,
-                                    steps=args.steps, consistency=args.consistency,
+                                    steps=args.steps, consistency=args.consistency, race_dt=args.race_dt,
                                     time_limit=args.time_limit, progress=not args.no_progress, share=args.share)
     spec = pred.to_spec(f"{name}-predicted"[:64])
     print(pred.text())
