@@ -96,3 +96,39 @@ def test_predict_reln_still_names_the_keyword_race_dt():
     assert info.value.field == "race_dt"
     assert re.fullmatch(r"use race_dt=[0-9.e+]+ or larger \(default 10\)", info.value.fix), info.value.fix
 
+
+# ---------------------------------------------------------------------------------------------------
+# theorykit rerun of a sweep stopped before its end
+
+
+def _stopped_sweep(tmp_path, capsys, complete=False):
+    """A finished small sweep whose sweep.json is then put as a sweep stopped by Ctrl-C leaves it: complete =
+    false and no results (what the campaign's `timeout -s INT` sweep wrote)."""
+    out = tmp_path / "sw"
+    assert main(["sweep", "examples/xor_linear.toml", "--grid", "Delta=0.5,1", "--seeds", "1", "--steps", "20",
+                 "--chunk", "1", "--out", str(out), "--no-progress"]) == 0
+    capsys.readouterr()
+    f = out / "sweep.json"
+    doc = json.loads(f.read_text())
+    assert doc["complete"] is True and "results" in doc
+    doc["complete"] = complete
+    doc.pop("results")
+    f.write_text(json.dumps(doc))
+    return f
+
+
+def test_rerun_of_a_stopped_sweep_is_refused_naming_complete(tmp_path, capsys):
+    """Was: the whole sweep was run again, then 'differ' (exit 1): 'complete: recorded False, rerun True' and
+    'results: present in the rerun only … (an older theorykit's, or removed by hand)', neither the cause."""
+    f = _stopped_sweep(tmp_path, capsys)
+    assert main(["rerun", str(f)]) == 2
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    assert "error in complete:" in err and "stopped before its end" in err, err
+    assert "rerun:" not in out + err and "sweep:" not in out + err      # refused before running anything
+
+
+def test_rerun_of_a_sweep_whose_complete_is_not_a_bool_is_refused(tmp_path, capsys):
+    f = _stopped_sweep(tmp_path, capsys, complete="yes")
+    err = _refusal(capsys, ["rerun", str(f)])
+    assert "error in complete: is 'yes', not true or false" in err, err

@@ -507,6 +507,18 @@ def _rerun_in(tmp: Path, argv, spec_text, kind, out, rec, notes):
     return 0, (tomllib.loads(text) if kind == "toml" else json.loads(text))
 
 
+def check_finished(command: str, doc, path) -> None:
+    """Refuse a sweep.json whose sweep was stopped before its end (``complete`` false): it holds no results to
+    compare, and its rerun, a whole sweep, "differed" by the results the stopped one never wrote."""
+    if command != "sweep" or not isinstance(doc, dict) or doc.get("complete", True) is True:
+        return
+    if doc["complete"] is not False:
+        raise SpecError("complete", f"is {doc['complete']!r}, not true or false", AS_WRITTEN)
+    raise SpecError("complete", f"{path} is a sweep stopped before its end (complete = false): it holds no results "
+                    "to compare", "finish it first: run its recorded command again where it ran (it resumes from "
+                    "the chunks saved in its folder), then rerun the sweep.json it completes")
+
+
 def run(args) -> int:
     rtol = args.rtol
     real(rtol, "--rtol", lo=0.0, hi=1.0, hi_open=True, fix="give a number at least 0 and below 1, e.g. --rtol 1e-12 (0: bit for bit)")
@@ -528,6 +540,7 @@ def run(args) -> int:
                   for n, e in (rec.get("inputs") or {}).items()
                   if isinstance(e, dict) and isinstance(e.get("path"), str)])
     checked_command(argv, kind, rec)
+    check_finished(command, old, path)
     took = recorded_time(rec, old)
     if took:
         note(f"rerunning a command that took {took}")
