@@ -343,7 +343,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     if consistency not in (True, False):        # checked before any work (it was after the enumeration)
         choice(consistency, "--consistency", ("top", "any-output", "off"), "use top, any-output or off",
                problem=f"unknown test {consistency!r}")
-    real(race_dt, "--race-dt", lo=0.0, lo_open=True, hi=math.inf, fix="a positive number, e.g. --race-dt 10")  # NaN: a raw ValueError
+    real(race_dt, "--race-dt", lo=0.0, lo_open=True, hi=math.inf, fix="a positive number, e.g. --race-dt 10", keyword_fix="a positive number, e.g. {key}=10")
     if task.free_symbols:       # the shared error's Python fix is values=, which predict_reln does not take
         err = no_value_error(task.free_symbols)
         names = sorted(map(str, task.free_symbols))

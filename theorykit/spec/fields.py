@@ -135,11 +135,13 @@ def _bound(n: int) -> str:
     return f"2^{n.bit_length() - 1}" if n > 2 ** 32 and n & (n - 1) == 0 else str(n)
 
 
-def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = False, hi_open: bool = False) -> float:
+def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = False, hi_open: bool = False,
+         keyword_fix: str | None = None) -> float:
     """A finite real number (TOML integer or float, not a boolean) in ``[lo, hi]`` (``(lo, …`` if lo_open,
-    ``…, hi)`` if hi_open)."""
+    ``…, hi)`` if hi_open). ``keyword_fix``: the fix in Python's words, where ``field`` is an option that a
+    function takes as a keyword (:class:`~theorykit.errors.SpecError`)."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, decimal.Decimal)):   # numpy numbers too
-        raise SpecError(field, f"needs a number, got {type_name(value)} {short_repr(value)}", fix)
+        raise SpecError(field, f"needs a number, got {type_name(value)} {short_repr(value)}", fix, keyword_fix)
     try:
         v = float(value)
     except OverflowError:
@@ -147,14 +149,14 @@ def real(value, field: str, *, lo: float, hi: float, fix: str, lo_open: bool = F
     except ValueError:            # a signalling NaN (Decimal("sNaN")) refuses float()
         v = math.nan
     if v == 0 and value != 0:     # a Decimal below the smallest float (load_spec keeps 1e-400 so)
-        raise SpecError(field, f"{value} is too small (below the smallest float, about 1e-308)", fix)
+        raise SpecError(field, f"{value} is too small (below the smallest float, about 1e-308)", fix, keyword_fix)
     if isinstance(value, decimal.Decimal) and value.is_finite() and math.isinf(v):    # 1e400, kept so too
-        raise SpecError(field, f"{value} is too large (above the largest float, about 1e308)", fix)
+        raise SpecError(field, f"{value} is too large (above the largest float, about 1e308)", fix, keyword_fix)
     if not math.isfinite(v):
-        raise SpecError(field, f"{short_repr(value)} is not a finite number", fix)
+        raise SpecError(field, f"{short_repr(value)} is not a finite number", fix, keyword_fix)
     if v < lo or v > hi or (lo_open and v == lo) or (hi_open and v == hi):
         left, right = "(" if lo_open else "[", ")" if hi_open or math.isinf(hi) else "]"    # infinity is no number here
-        raise SpecError(field, f"{fmt(v)} is out of range {left}{fmt(lo)}, {fmt(hi)}{right}", fix)
+        raise SpecError(field, f"{fmt(v)} is out of range {left}{fmt(lo)}, {fmt(hi)}{right}", fix, keyword_fix)
     return v
 
 
