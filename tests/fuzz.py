@@ -1297,7 +1297,7 @@ _FIELD_ROOTS = ("spec", "name", "symbols", "data", "pathways", "training", "node
                 "--checkpoints", "--data", "--layers", "--lr", "--loss", "--K", "--out", "--network", "--fused",
                 "--hidden", "--beam", "--shortlist", "--samples", "--max-families", "--max-patterns",
                 "--max-orbit-size", "--search", "--consistency", "--validate", "--share", "--race-dt", "--k",
-                "--gamma", "--a0", "--batch", "--max-K", "--force", "--seed")
+                "--gamma", "--a0", "--batch", "--max-K", "--force", "--seed", "--plot")
 _ERR = re.compile(r"^theorykit: error in (.+?): \S")
 
 
