@@ -21,14 +21,20 @@ __all__ = ["SHARE_RULES", "share_hidden", "share_mass", "pattern_masses", "famil
 SHARE_RULES = ("equal", "mass")
 
 
+def _check_units(H: int, m: int) -> None:
+    """Refuse H < m by name (field ``H``): m ≥ 1 pathways need one unit each at least (the width rules gave
+    widths of 0 before: ``[1, 0, 0]`` for H = 1, m = 3)."""
+    if m >= 1 and H < m:
+        raise SpecError("H", f"{H} hidden units cannot give each of the {m} pathways at least one unit",
+                        f"use H >= {m} (one unit per pathway at least), or fewer pathways")
+
+
 def share_hidden(H: int, m: int) -> list:
     """The stated rule: H units shared equally among m pathways, remainder one each to the first. H < m is
     refused by name, as :func:`share_mass` refuses it (it gave widths of 0: ``[1, 0, 0]`` for H = 1, m = 3)."""
     if m < 1:
         return []
-    if H < m:
-        raise SpecError("H", f"{H} hidden units cannot give each of the {m} pathways at least one unit",
-                        f"use H >= {m} (one unit per pathway at least), or fewer pathways")
+    _check_units(H, m)
     return [H // m + (1 if j < H % m else 0) for j in range(m)]
 
 
@@ -42,9 +48,7 @@ def share_mass(H: int, masses) -> list:
     m = len(ms)
     if m < 1:
         return []
-    if H < m:       # the H − m others below zero: widths of 0 ([0, 1, 1] for H = 2 over 3 masses)
-        raise SpecError("H", f"{H} hidden units cannot give each of the {m} pathways at least one unit",
-                        f"use H >= {m} (one unit per pathway at least), or fewer pathways")
+    _check_units(H, m)     # the H − m others below zero: widths of 0 ([0, 1, 1] for H = 2 over 3 masses)
     if not ms.sum() > 0:
         return share_hidden(H, m)
     raw = (H - m) * ms / ms.sum()
@@ -75,9 +79,7 @@ def family_a0s(init_std, H: int, m: int, masses=None) -> tuple:
     H < m is refused by name (field ``H``), as :func:`share_hidden` and :func:`share_mass` refuse it,
     and so are masses of another count than m (field ``masses``): share_mass shared H over
     len(masses) pathways, so 2 masses for m = 3 gave 2 widths and passed H = 2 < 3."""
-    if m >= 1 and H < m:
-        raise SpecError("H", f"{H} hidden units cannot give each of the {m} pathways at least one unit",
-                        f"use H >= {m} (one unit per pathway at least), or fewer pathways")
+    _check_units(H, m)
     if masses is not None and len(masses) != m:
         raise SpecError("masses", f"{len(masses)} masses for a family of {m} pathways",
                         f"give one mass per pathway ({m} of them), or masses=None for equal shares")
