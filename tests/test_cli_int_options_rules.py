@@ -169,11 +169,11 @@ def test_the_installed_command_exits_2(value, says):
 # compare's lr check, DATA_MIN..DATA_MAX for --gamma, TRAINING_RANGES["a0"], race_exhaust's race_dt,
 # rerun's rtol), the examples those of the help texts.
 REAL = [
-    ("check", ["check", XOR], "--time-limit", "a number of seconds, 0 or more, e.g. --time-limit 600"),
-    ("simulate", ["simulate", XOR], "--time-limit", "a number of seconds, 0 or more, e.g. --time-limit 600"),
-    ("derive", ["derive", XOR], "--time-limit", "a number of seconds, 0 or more, e.g. --time-limit 600"),
-    ("sweep", ["sweep", XOR, "--out", "d"], "--time-limit", "a number of seconds, 0 or more, e.g. --time-limit 600"),
-    ("predict", BASE["predict"], "--time-limit", "a number of seconds, 0 or more, e.g. --time-limit 60"),
+    ("check", ["check", XOR], "--time-limit", "a number of seconds, 0 or more, e.g. --time-limit 600 (0 or inf: no limit)"),
+    ("simulate", ["simulate", XOR], "--time-limit", "a number of seconds, 0 or more, e.g. --time-limit 600 (0 or inf: no limit)"),
+    ("derive", ["derive", XOR], "--time-limit", "a number of seconds, 0 or more, e.g. --time-limit 600 (0 or inf: no limit)"),
+    ("sweep", ["sweep", XOR, "--out", "d"], "--time-limit", "a number of seconds, 0 or more, e.g. --time-limit 600 (0 or inf: no limit)"),
+    ("predict", BASE["predict"], "--time-limit", "a number of seconds, 0 or more, e.g. --time-limit 60 (0 or inf: no limit)"),
     ("find-gates", BASE["find-gates"], "--lr", "a number from 1e-12 to 1000, e.g. --lr 0.05"),
     ("compare", ["compare", XOR, "--checkpoints", "a", "--data", "d.npz", "--out", "o"], "--lr",
      "a number from 1e-12 to 1000, e.g. --lr 0.05"),

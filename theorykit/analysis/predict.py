@@ -77,7 +77,7 @@ from .predict_share import SHARE_RULES, family_a0s, pattern_masses, share_hidden
 from ..curves import loss_metrics
 from ..spec.fields import choice, figure_path, flow_tau, integer, loss_factor, real, short_repr
 from ..spec.files import TRAINING_RANGES
-from ..spec.ranges import MAX_STEPS
+from ..spec.ranges import MAX_STEPS, time_limit_fix
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task, no_value_error
 from ..io import counted, gate_groups, gate_image, png_bytes, subplots, write_figure
@@ -323,7 +323,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
         time_limit = time_bound
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit == math.inf):
         time_limit = real(time_limit, "--time-limit", lo=0.0, hi=math.inf,   # negative, NaN: refused by name
-                          fix="give a number of seconds >= 0, e.g. --time-limit 60 (0: no limit)")
+                          fix=time_limit_fix("60"), keyword_fix=time_limit_fix("60", keyword=True))
     limit = time_limit if time_limit and time_limit != math.inf else None    # 0, None, inf: no limit
     checked_progress(progress)
     task = as_task(task)

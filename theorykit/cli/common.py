@@ -23,6 +23,7 @@ from ..io import json_text as io_json_text          # the one JSON form; json_te
 from ..spec.fields import NAME_MAX_LEN, fmt, integer, label, real, seed_value
 from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict, spec_to_toml
 from ..spec.limits import Limits, derivation_estimate, simulation_estimate
+from ..spec.ranges import time_limit_fix
 
 #: largest time (gradient steps) at which a loss may be asked for
 MAX_TIME = 1e12
@@ -61,8 +62,7 @@ def limits_from(args) -> Limits:
     --time-limit) and ``--force``."""
     tl = getattr(args, "time_limit", None)
     if tl is not None and tl != math.inf:       # inf: no limit
-        tl = real(tl, "--time-limit", lo=0.0, hi=math.inf,
-                  fix="give a number of seconds, 0 or more, e.g. --time-limit 600 (0 or inf: no limit)")
+        tl = real(tl, "--time-limit", lo=0.0, hi=math.inf, fix=time_limit_fix("600"))
     return Limits(max_seconds=math.inf if tl == 0 else tl, force=getattr(args, "force", False))
 
 

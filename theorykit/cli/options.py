@@ -121,13 +121,16 @@ class Number:
     digits that no float holds: ``1e400`` (float() gives inf, and the error said "inf is not a finite
     number", a value never typed; --time-limit took it as no limit) and ``1e-400`` (float() gives 0: a
     --time-limit of 0 is no limit), each named as typed. ``nan`` and ``inf`` (any spelling) are read as
-    float() reads them. Its range is checked where the value is used (with the same words: ``what``)."""
+    float() reads them. Its range is checked where the value is used (with the same words: ``what``). ``fix``: the
+    fix of every refusal where the option has one of its own (``--time-limit``: :func:`~theorykit.spec.ranges.time_limit_fix`,
+    which its range check gives too), else ``give WHAT, e.g. OPTION EXAMPLE``."""
 
-    def __init__(self, option: str, what: str, example: str):
+    def __init__(self, option: str, what: str, example: str, fix: str | None = None):
         self.option, self.what, self.example = option, what, example
+        self.fix = fix if fix is not None else f"give {what}, e.g. {option} {example}"
 
     def __call__(self, text: str):
-        fix = f"give {self.what}, e.g. {self.option} {self.example}"
+        fix = self.fix
         try:
             value = float(text)
         except ValueError:
@@ -145,9 +148,9 @@ class Number:
         return value
 
 
-def _number_option(sp_, option: str, *, what: str, example: str, **kwargs):
-    """Add the real-number option ``option``, read by a :class:`Number`."""
-    return sp_.add_argument(option, type=Number(option, what, example), action=_KeepRefused, **kwargs)
+def _number_option(sp_, option: str, *, what: str, example: str, fix: str | None = None, **kwargs):
+    """Add the real-number option ``option``, read by a :class:`Number` (``fix``: its own, where it has one)."""
+    return sp_.add_argument(option, type=Number(option, what, example, fix), action=_KeepRefused, **kwargs)
 
 
 class _Renamed(_KeepRefused):

@@ -8,7 +8,8 @@ import os
 import re
 
 from ..errors import nearest
-from ..spec.ranges import LR_WHAT, MAX_SEED, MAX_STEPS, max_family_contexts     # no SymPy: the one statement of these ranges
+from ..spec.ranges import (LR_WHAT, MAX_SEED, MAX_STEPS, TIME_LIMIT_WHAT, max_family_contexts,    # no SymPy: the one
+                           time_limit_fix)                                                       # statement of these ranges
 from ..suites import SUITES
 from .options import (MAX_SEEDS, Number, Refused, WholeNumber, _Renamed, _number_option, _whole, _whole_option,
                       check_numbers, commands)
@@ -125,7 +126,7 @@ def _common(sp_, module: str, limits: bool = True, progress: str | None = None) 
     if limits:
         sp_.add_argument("--force", action="store_true",
                          help="run even when the estimated time is over --time-limit (never the memory limit)")
-        _number_option(sp_, "--time-limit", what="a number of seconds, 0 or more", example="600", metavar="SECONDS",
+        _number_option(sp_, "--time-limit", what=TIME_LIMIT_WHAT, example="600", fix=time_limit_fix("600"), metavar="SECONDS",
                          help="refuse to start a run whose estimated time is over this many seconds (default 3600, "
                               "or the environment variable THEORYKIT_MAX_SECONDS; 0 or inf: no limit; --force runs "
                               "it anyway)")
@@ -205,7 +206,7 @@ def _add_predict(subparsers):
                    help="pattern consistency test: top input mode (default), any output direction, or none")
     _whole_option(p, "--seed", lo=0, hi=MAX_SEED, example=1, default=0, help="seed of the sampled enumeration and --share mass (and of --validate): 0 to 2**32 - 1 (default 0)")
     _whole_option(p, "--steps", lo=1, hi=MAX_STEPS, example=2000, help="training steps the prediction covers: the race horizon, the --validate runs and the written spec's steps (default: training.steps)")
-    limit = _number_option(p, "--time-limit", what="a number of seconds, 0 or more", example="60", default=60.0,
+    limit = _number_option(p, "--time-limit", what=TIME_LIMIT_WHAT, example="60", fix=time_limit_fix("60"), default=60.0,
                            metavar="SECONDS", help="refuse to start a run whose estimated time is over this many "
                            "seconds, as the other commands' --time-limit, and, unlike theirs, check again during the "
                            "run: stop with an error wherever a stage would run past it (default 60, not 3600 nor "

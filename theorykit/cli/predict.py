@@ -17,6 +17,7 @@ from ..progress import Progress
 from ..spec import fields as vf
 from ..spec import files as sf
 from ..spec.gating import GDLNSpec, Pathway
+from ..spec.ranges import time_limit_fix
 from .common import (check_out_dir, check_outputs, fitting_name, json_text, no_value, provenance, values_from,
                      write_result, write_spec)
 
@@ -41,7 +42,7 @@ def load_task_training(path, assignments=()):
 def run(args) -> int:
     # the whole-number options are checked by the parser's rule (theorykit.cli.parser.WholeNumber)
     if args.time_limit != math.inf:     # 0 or inf: no limit, as for every command's --time-limit
-        vf.real(args.time_limit, "--time-limit", lo=0.0, hi=math.inf, fix="a number >= 0, e.g. --time-limit 60 (0 or inf: no limit)")
+        vf.real(args.time_limit, "--time-limit", lo=0.0, hi=math.inf, fix=time_limit_fix("60"))
     task, training, name = load_task_training(args.spec, args.set)
     # before any work and any file: an unwritable --json must not leave --out behind
     check_outputs(("--out", args.out), ("--json", args.json), inputs=[("spec", args.spec)], stdout=())

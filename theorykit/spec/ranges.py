@@ -12,6 +12,10 @@ the ``a0=``/``init_std=`` of ``tk.simulate`` and ``tk.find_gates``: ``[SCALE_MIN
 A random seed, ``--seed`` and the ``seed=`` of the Python API: ``0 … MAX_SEED`` (JAX's PRNGKey and
 scikit-learn's k-means take no other), by :func:`theorykit.spec.fields.seed_value` (fix ``give SEED_WHAT, e.g. EXAMPLE``).
 
+A time limit, every command's ``--time-limit`` and the ``time_limit=`` of ``tk.predict_reln``: seconds, 0 or more,
+0 and inf meaning no limit; every refusal of one (a word, NaN, a negative number, ``1e400``) gives the fix
+:func:`time_limit_fix`.
+
 The families of context-gated pathways, ``MAX_FAMILIES`` (listed with the other size bounds in
 :mod:`theorykit.spec.limits`, which re-exports it): :func:`theorykit.spec.gating.family_masks`,
 ``exhaust_spec``/``race_exhaust`` and ``race-exhaust --k`` take every k up to :func:`max_family_contexts`.
@@ -19,7 +23,7 @@ The families of context-gated pathways, ``MAX_FAMILIES`` (listed with the other 
 from __future__ import annotations
 
 __all__ = ["LR_MIN", "LR_MAX", "LR_WHAT", "SCALE_MIN", "SCALE_MAX", "SCALE_WHAT", "MAX_SEED", "SEED_WHAT", "MAX_STEPS",
-           "MAX_FAMILIES", "family_count", "max_family_contexts"]
+           "TIME_LIMIT_WHAT", "time_limit_fix", "MAX_FAMILIES", "family_count", "max_family_contexts"]
 
 #: smallest learning rate (docs/specs.md, training.lr: 1e-12 … 1e3)
 LR_MIN = 1e-12
@@ -41,6 +45,19 @@ SEED_WHAT = f"a whole number from 0 to {MAX_SEED}"
 #: the most gradient steps of a run: a spec's training.steps, --steps and simulate(steps=…) (the memory and
 #: time estimates usually bind first)
 MAX_STEPS = 10 ** 9
+#: what a time limit must be, as every message says it (0 and inf: no limit, :func:`time_limit_fix`)
+TIME_LIMIT_WHAT = "a number of seconds, 0 or more"
+
+
+def time_limit_fix(example: str, keyword: bool = False) -> str:
+    """The one fix of every refused time limit: ``give TIME_LIMIT_WHAT, e.g. --time-limit EXAMPLE (0 or inf: no
+    limit)``; with ``keyword``, in Python's words (``{key}`` standing for the keyword, as
+    :class:`~theorykit.errors.SpecError`'s ``keyword_fix`` takes it; None means no limit there too)."""
+    if keyword:
+        return f"give {TIME_LIMIT_WHAT}, e.g. {{key}}={example} (0, None or inf: no limit)"
+    return f"give {TIME_LIMIT_WHAT}, e.g. --time-limit {example} (0 or inf: no limit)"
+
+
 #: the most families of context-gated pathways enumerated (family_masks, race-exhaust): 2^15 − 1 = 32,767, those of
 #: k = 4 contexts (0.25 s); k = 5 has 2^31 − 1, built as a list (measurements: theorykit.spec.limits)
 MAX_FAMILIES = 2 ** 15 - 1
