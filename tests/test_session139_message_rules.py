@@ -5,17 +5,42 @@
    same words and "(0 or inf: no limit)": the fix was written in four places (the parser's reader, the size
    check's limits, predict's command and predict_reln). It is written once now
    (``theorykit.spec.ranges.time_limit_fix``) and every refusal gives it whole.
+2. ``predict xor_data.toml --set Delta=0.5 --hidden 8 --race-dt 1e6`` blamed training.steps ("2000 steps are
+   more than a race of this data can take: at most 40 … lower training.steps"), which the user never set.
+   Where race_dt is given away from its default and another race_dt reaches the steps, the error names
+   --race-dt (``race_dt`` in Python) with that value, the steps the other way
+   (``theorykit.analysis.exhaust.check_predict_horizon``, the one place of predict's horizon check).
+3. ``theorykit rerun sweep.json`` whose ``provenance.spec_toml`` is broken said "error in spec:
+   /tmp/theorykit-rerun-…/spec.toml is not valid TOML": a temporary file the user never saw. The recorded
+   text is checked before the rerun, and the error names provenance.spec_toml and the JSON file.
+4. ``find-gates --checkpoints … --steps 0,100`` recorded its --steps as the text ``'0,100'`` in the written spec's
+   provenance options, where ``find-gates TASK --steps 100`` records the number 100. It records the numbers
+   now, ``[0, 100]``: a number, or numbers, on both paths.
+5. ``theorykit.spec.limits.Limits(max_seconds=0)`` was a limit of 0 s (every estimate over it), while
+   ``--time-limit 0`` is no limit (its --help: "0 or inf: no limit"). Limits now reads 0 as no limit too
+   (stored as inf), and refuses a negative or NaN max_seconds by name (NaN was no limit: nothing is > NaN).
+6. ``FoundGates.summary()["mse"]`` held +inf for a K whose clusters kept no gate pattern (an imported run),
+   which ``json.dumps`` wrote as ``Infinity`` (no JSON) and ``theorykit.io.write_json`` refused. Such a
+   score is None now, and ``mse_none`` says why.
 """
 from __future__ import annotations
 
+import json
+import math
+import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import theorykit as tk
+from theorykit.analysis import predict
+from theorykit.analysis.checkpoints import find_gates_in_run, load_checkpoints
+from theorykit.io import write_json
 from theorykit.cli import main
 from theorykit.cli.parser import build_parser, commands
 from theorykit.errors import SpecError
+from theorykit.spec.limits import Estimate, Limits, enforce
 
 ROOT = Path(__file__).resolve().parents[1]
 XOR = str(ROOT / "examples" / "xor_reln.toml")
@@ -63,3 +88,58 @@ def test_predict_reln_gives_the_fix_in_pythons_words(value):
     # the docstring: None (the default), 0 or math.inf is no limit
     assert info.value.field == "time_limit"
     assert info.value.fix == "give a number of seconds, 0 or more, e.g. time_limit=60 (0, None or inf: no limit)"
+
+
+# ------------------------------------------------------------------------------------------
+# 2. a race_dt too fine for the steps is named, not the steps the user never set
+# ------------------------------------------------------------------------------------------
+# By hand (as tests/test_fix_leads_to_a_run_rules.py derives it): XoR with Δ = 1/2, lr 0.05, mean loss: τ = 1/η = 20
+# steps, s_max = max(1, 1/2) = 1. At race_dt = 1e6 the RK4 step is τ/(race_dt·s_max) = 2e-5 steps, and the flow's
+# budget of 2e6 integration steps reaches 2e6 × 2e-5 = 40 steps (its loss recorded every max(1, ⌊2e-5⌋) = 1 step:
+# 1e7 records; the rate's step τ/(40 s_max) = 1/2: 1e6 steps), so at most 40 of training.steps' 2000. At the
+# default race_dt = 10 the step is 2 (4e6 steps), records every 2 (2e7), the rate's 1e6: 2000 steps pass, and RK4
+# is stable there (race_dt >= 2·s_max·2/2.785 = 1.44).
+def test_predict_names_a_given_race_dt_with_a_value_that_works(capsys, tmp_path):
+    out = tmp_path / "p.toml"
+    assert main(["predict", XOR_DATA, "--set", "Delta=0.5", "--hidden", "8", "--race-dt", "1e6", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "theorykit: error in --race-dt: 1000000.0 makes the RK4 step τ/(race_dt·s_max) = 2e-05 steps, so a race of "
+        "this data can take at most 40 steps (the flow's budget of integration steps at its fastest rate, and of "
+        "recorded losses), fewer than training.steps = 2000 (fix: use --race-dt 10 (the default), or lower "
+        "training.steps to at most 40)")
+    assert not out.exists()
+
+
+def test_with_steps_given_the_other_way_names_them(capsys, tmp_path):
+    assert main(["predict", XOR_DATA, "--set", "Delta=0.5", "--hidden", "8", "--race-dt", "1e6", "--steps", "100",
+                 "--out", str(tmp_path / "p.toml")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("theorykit: error in --race-dt: ")
+    assert err.endswith("fewer than --steps = 100 (fix: use --race-dt 10 (the default), or lower --steps to at most 40)")
+
+
+def test_predict_reln_names_race_dt_and_its_fix_leads_to_the_race(monkeypatch):
+    task, tr = tk.xor_margin(0.5), tk.Training(lr=0.05, loss="mean", init_std=0.01, steps=2000)
+    with pytest.raises(SpecError) as info:
+        tk.predict_reln(task, 8, tr, race_dt=1e6, progress=False)
+    assert info.value.field == "race_dt"
+    assert info.value.fix == "use race_dt=10 (the default), or lower training.steps to at most 40"
+    with pytest.raises(SpecError) as info:
+        tk.predict_reln(task, 8, tr, race_dt=1e6, steps=2000, progress=False)
+    assert info.value.field == "race_dt" and info.value.fix == "use race_dt=10 (the default), or steps=40 or fewer"
+
+    def reached(*a, **kw):
+        raise RuntimeError("the race was reached")
+    monkeypatch.setattr(predict, "_race_families", reached)
+    for kw in ({"race_dt": 10}, {"race_dt": 1e6, "steps": 40}):      # either fix passes every check before the race
+        with pytest.raises(RuntimeError, match="the race was reached"):
+            tk.predict_reln(task, 8, tr, progress=False, **kw)
+
+
+def test_at_the_default_race_dt_the_steps_are_still_named():
+    # 2e6 steps of the rate's 1/2 reach 1e6 steps: past them no race_dt helps, and --steps is the fix
+    task, tr = tk.xor_margin(0.5), tk.Training(lr=0.05, loss="mean", init_std=0.01, steps=2000)
+    for race_dt in (10, 20):
+        with pytest.raises(SpecError) as info:
+            tk.predict_reln(task, 8, tr, race_dt=race_dt, steps=1_000_001, time_limit=0, progress=False)
+        assert info.value.field == "steps" and "at most 1000000" in info.value.problem

@@ -298,16 +298,51 @@ def _check_steps(system: RaceSystem, tau: float, race_dt: float, steps: int, giv
     raise SpecError(fld, problem, fix or "lower --race-dt and --gamma")
 
 
-def _race_dt_for(s_max: float, tau: float, steps: int, fastest: float | None = None) -> float | None:
+def _race_dt_for(s_max: float, tau: float, steps: int, fastest: float | None = None, per: float = 1.0) -> float | None:
     """A race_dt at which ``steps`` pass every bound of :func:`race_steps_bounds` and RK4 is stable
     (:func:`min_race_dt` at ``fastest``, the rate the check before the race takes): the default 10, or the largest
     below it that passes (2·10⁶·τ/steps, the RK4 budget's, rounded down to 3 digits), checked with the bounds' own
-    predicates; None if none."""
-    x = min(10.0, MAX_FLOW_STEPS * tau / steps)
+    predicates; None if none. ``per``: what the caller multiplies race_dt by (predict_reln: s_max, as
+    :func:`check_race_dt`'s)."""
+    x = min(10.0, MAX_FLOW_STEPS * tau / (steps * per))
     d = 2 - math.floor(math.log10(x))
     v = math.floor(x * 10.0 ** d) / 10.0 ** d
-    ok = v > 0 and v >= min_race_dt(s_max, fastest) and steps <= min(race_steps_bounds(s_max, tau, v).values())
+    ok = v > 0 and v >= min_race_dt(s_max, fastest) / per and \
+        steps <= min(race_steps_bounds(s_max, tau, v * per).values())
     return v if ok else None
+
+
+def check_predict_horizon(steps: int, race_dt: float, s_max: float, tau: float, *, fastest: float | None = None,
+                          field: str = "--steps", lr_at_fault: bool = False) -> None:
+    """Refuse, before any estimate or race, predict_reln's race (RK4 steps of τ/(race_dt·s_max), ``s_max`` at least
+    1) where it cannot reach ``steps``: a step that overflows, or one too short for a single step within the flow's
+    budget (naming --race-dt), or ``steps`` over :func:`race_steps_bounds`' least bound, naming what set them
+    (``field``: training.steps or --steps), or --race-dt where it was given away from its default 10 and a race_dt
+    that reaches them exists (:func:`_race_dt_for`, the fix; lowering ``field`` the other way). ``lr_at_fault``: a
+    candidate's s ≥ τ (predict_reln warns; the flow names training.lr): the bounds are not the fix then."""
+    race_steps = race_dt * s_max        # RK4 steps per τ
+    if not math.isfinite(tau / race_steps):     # race_steps_bounds' int(τ/race_dt) was an OverflowError
+        raise SpecError("--race-dt", f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) overflow to infinity",
+                        "a larger --race-dt, e.g. --race-dt 10 (the default)", "a larger {key}, e.g. {key}=10 (the default)")
+    bounds = race_steps_bounds(s_max, tau, race_steps)
+    most = min(bounds.values())
+    if lr_at_fault or steps <= most:
+        return
+    if 1 > most and steps <= bounds["rate"]:        # race_dt alone sets the others: not one step fits
+        raise SpecError("--race-dt", f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) = {tau / race_steps:.3g} steps, "
+                                     f"too short for even one step of the race within the flow's budget",
+                        "a smaller --race-dt, e.g. --race-dt 10 (the default)", "a smaller {key}, e.g. {key}=10 (the default)")
+    budget, lower = "(the flow's budget of integration steps at its fastest rate, and of recorded losses)", \
+        f"lower {field} to at most {most}"
+    better = _race_dt_for(s_max, tau, steps, fastest, per=s_max) if race_dt != 10 else None
+    if better is None:      # race_dt at its default, or no race_dt reaches these steps: they are the fix
+        raise SpecError(field, f"{steps} steps are more than a race of this data can take: at most {most} {budget}", lower)
+    use = f"{better:g}" + (" (the default)" if better == 10 else "")
+    lower_kw = f"steps={most} or fewer" if field == "--steps" else lower
+    raise SpecError("--race-dt", f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) = {tau / race_steps:.3g} steps, so "
+                                 f"a race of this data can take at most {most} steps {budget}, fewer than {field} = {steps}",
+                    f"use --race-dt {use}" + (f", or {lower}" if most >= 1 else ""),
+                    f"use {{key}}={use}" + (f", or {lower_kw}" if most >= 1 else ""))
 
 
 def rank_families(rows, core: set, tie=None) -> tuple:

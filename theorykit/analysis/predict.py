@@ -69,7 +69,7 @@ from ..errors import SpecError, as_command, keyword_errors, keyword_typos
 from ..linalg import correlation
 from .findgates import check_seed, geometric_mean
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, gates_key, pattern_orbits, realisable_patterns
-from .exhaust import race_rk4, race_steps_bounds
+from .exhaust import check_predict_horizon, race_rk4
 from .race_step import check_race_dt, check_raced, pathway_rate
 from .predict_estimate import batch_plan, beam_estimate, engine_shapes, estimate_seconds, new_shapes, note_compiled
 from ..theory.race import RaceSystem
@@ -424,19 +424,8 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     fastest = max([0.0] + [pathway_rate((Y * pats[i]) @ X.T / P, (X * pats[i]) @ X.T / P) for k in cand for i in members[k]])
     s_max = max(1.0, s_top)
     race_steps = race_dt * s_max        # RK4 steps per tau
-    if not math.isfinite(tau / race_steps):     # race_steps_bounds' int(τ/race_dt) was an OverflowError
-        raise SpecError("--race-dt", f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) overflow to infinity",
-                        "a larger --race-dt, e.g. --race-dt 10 (the default)", "a larger {key}, e.g. {key}=10 (the default)")
-    bounds = race_steps_bounds(s_max, tau, race_steps)      # before any estimate or race
-    most = min(bounds.values())
-    if 1 > most and steps <= bounds["rate"] and s_top < tau:    # race_dt alone sets the others: not one step fits
-        raise SpecError("--race-dt", f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) = {tau / race_steps:.3g} steps, "
-                                     f"too short for even one step of the race within the flow's budget",
-                        "a smaller --race-dt, e.g. --race-dt 10 (the default)", "a smaller {key}, e.g. {key}=10 (the default)")
-    if steps > most and s_top < tau:    # (s_top >= tau: the lr is at fault, warned below and named by the flow)
-        raise SpecError(field, f"{steps} steps are more than a race of this data can take: at most {most} (the "
-                               "flow's budget of integration steps at its fastest rate, and of recorded losses)",
-                        f"lower {field} to at most {most}")
+    # before any estimate or race (s_top >= tau: the lr is at fault, warned below and named by the flow)
+    check_predict_horizon(steps, race_dt, s_max, tau, fastest=fastest, field=field, lr_at_fault=s_top >= tau)
     check_race_dt(race_dt, s_max, tau, fastest=fastest, field="--race-dt", per=s_max, step="τ/(race_dt·s_max)")
     if s_top >= tau:
         # gradient descent on a mode: a <- a (1 + (s - d a)/tau)^2, whose slope at its end point s/d is
