@@ -143,3 +143,49 @@ def test_at_the_default_race_dt_the_steps_are_still_named():
         with pytest.raises(SpecError) as info:
             tk.predict_reln(task, 8, tr, race_dt=race_dt, steps=1_000_001, time_limit=0, progress=False)
         assert info.value.field == "steps" and "at most 1000000" in info.value.problem
+
+
+# ------------------------------------------------------------------------------------------
+# 3. rerun: a broken recorded spec is named as the record's field, in the file given
+# ------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def sweep_dir(tmp_path_factory):
+    """A sweep.json as `theorykit sweep … --out DIR` writes it (two members, 5 steps: seconds)."""
+    out = tmp_path_factory.mktemp("sweep") / "sw"
+    assert main(["sweep", str(ROOT / "examples" / "xor_linear.toml"), "--grid", "Delta=0.5,1", "--seeds", "1",
+                 "--steps", "5", "--no-progress", "--out", str(out)]) == 0
+    return out
+
+
+def _damaged(sweep_dir, tmp_path, spec_toml):
+    dst = tmp_path / "copy"
+    shutil.copytree(sweep_dir, dst)
+    doc = json.loads((dst / "sweep.json").read_text())
+    assert isinstance(doc["provenance"]["spec_toml"], str)      # the sweep records its spec as text
+    doc["provenance"]["spec_toml"] = spec_toml(doc["provenance"]["spec_toml"])
+    (dst / "sweep.json").write_text(json.dumps(doc))
+    return dst / "sweep.json"
+
+
+@pytest.mark.parametrize("damage, says", [
+    (lambda t: t.replace("[data]", "[data", 1), "the recorded spec is not valid TOML: "),
+    (lambda t: "", "the recorded spec is empty"),
+    (lambda t: t.replace("[data]", "[data]\ud800", 1), "the recorded spec is not UTF-8 text"),   # a lone surrogate
+    (lambda t: 42, "a int, not the text of a spec"),
+])
+def test_a_broken_recorded_spec_names_the_field_and_the_file(sweep_dir, tmp_path, capsys, monkeypatch, damage, says):
+    monkeypatch.chdir(ROOT)
+    result = _damaged(sweep_dir, tmp_path, damage)
+    capsys.readouterr()
+    assert main(["rerun", str(result)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"theorykit: error in provenance.spec_toml: in {result}: {says}"), err
+    assert "theorykit-rerun-" not in err and "rerun: theorykit" not in err      # no temporary file; nothing run
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_the_sweep_as_written_still_reruns(sweep_dir, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    capsys.readouterr()
+    assert main(["rerun", str(sweep_dir / "sweep.json")]) == 0
+    assert capsys.readouterr().out.startswith("identical:")

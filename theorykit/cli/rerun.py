@@ -28,6 +28,7 @@ from ..errors import SpecError
 from ..io import counted, software_versions
 from ..spec.fields import real
 from ..spec.limits import human_seconds
+from ..spec.toml_text import parse_toml
 from . import one_line, warning
 from .common import BUILTIN_TASKS, COMMENT, INPUT_OPTIONS, check_outputs, file_sha256, note, write_result
 from .parser import build_parser, commands
@@ -507,6 +508,23 @@ def _rerun_in(tmp: Path, argv, spec_text, kind, out, rec, notes):
     return 0, (tomllib.loads(text) if kind == "toml" else json.loads(text))
 
 
+def recorded_spec(rec, path) -> str | None:
+    """The spec text the record holds (``provenance.spec_toml``), or None; refused naming that field and the
+    result file ``path`` where it is no text, or no TOML text (:func:`~theorykit.spec.toml_text.parse_toml`'s
+    checks): the rerun reads it from a temporary file, whose name told the user nothing of where to look."""
+    text = rec.get("spec_toml")
+    if text is not None and not isinstance(text, str):
+        raise SpecError("provenance.spec_toml", f"in {_shown(str(path))}: a {type(text).__name__}, not the text of a spec",
+                        AS_WRITTEN)
+    if text is not None:
+        try:
+            parse_toml(text.encode("utf-8", "surrogatepass"), "the recorded spec")
+        except SpecError as exc:
+            raise SpecError("provenance.spec_toml", f"in {_shown(str(path))}: {exc.problem}",
+                            f"{AS_WRITTEN} (its spec_toml is the text of the spec the command read)") from None
+    return text
+
+
 def check_finished(command: str, doc, path) -> None:
     """Refuse a sweep.json whose sweep was stopped before its end (``complete`` false): it holds no results to
     compare, and its rerun, a whole sweep, "differed" by the results the stopped one never wrote."""
@@ -530,9 +548,7 @@ def run(args) -> int:
     if getattr(args, "no_progress", False) and "--no-progress" not in argv and \
             "--no-progress" in _subparser(command)._option_string_actions:
         argv = [command, "--no-progress", *argv[1:]]     # before any '--' and the positionals
-    spec_text = rec.get("spec_toml")
-    if spec_text is not None and not isinstance(spec_text, str):
-        raise SpecError("provenance.spec_toml", "is not the text of a spec", AS_WRITTEN)
+    spec_text = recorded_spec(rec, path)
     check_inputs(rec, SPEC_DEST.get(command) if spec_text is not None else None)
     notes = []
     # nor a file the recorded command read (its spec, --data, --init-weights): --out there replaced it
