@@ -189,3 +189,32 @@ def test_the_sweep_as_written_still_reruns(sweep_dir, capsys, monkeypatch):
     capsys.readouterr()
     assert main(["rerun", str(sweep_dir / "sweep.json")]) == 0
     assert capsys.readouterr().out.startswith("identical:")
+
+
+# ------------------------------------------------------------------------------------------
+# 5. Limits(max_seconds=0) is no limit, as --time-limit 0
+# ------------------------------------------------------------------------------------------
+def test_limits_max_seconds_0_is_no_limit_as_on_the_command_line(capsys):
+    # the same cost through both: a stage estimated at a year, where the command line's 0 (its --help: "0 or
+    # inf: no limit") lets it pass
+    year = Estimate("simulation", seconds=365 * 86400.0)
+    for value in (0, 0.0, math.inf):
+        assert Limits(max_seconds=value).max_seconds == math.inf
+        enforce(year, Limits(max_seconds=value))        # no error: no limit
+    with pytest.raises(SpecError):      # a limit is still a limit
+        enforce(year, Limits(max_seconds=600))
+    # and the command line's limits are those of Python's: `check --time-limit 0` reports the limit as inf
+    assert main(["check", XOR, "--time-limit", "0"]) == 0
+    assert "time inf s" in capsys.readouterr().out
+
+
+def test_limits_docstring_says_what_0_means():
+    assert "0 or ``math.inf`` for no time limit" in Limits.__doc__
+
+
+@pytest.mark.parametrize("value", [-1, float("nan"), "600", True])
+def test_a_bad_max_seconds_is_refused_by_name(value):
+    # NaN was silently no limit (no estimate is > NaN), -1 a limit nothing passes
+    with pytest.raises(SpecError) as info:
+        Limits(max_seconds=value)
+    assert info.value.field == "max_seconds" and "e.g. Limits(max_seconds=600) (0 or inf: no limit" in info.value.fix

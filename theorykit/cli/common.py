@@ -63,7 +63,7 @@ def limits_from(args) -> Limits:
     tl = getattr(args, "time_limit", None)
     if tl is not None and tl != math.inf:       # inf: no limit
         tl = real(tl, "--time-limit", lo=0.0, hi=math.inf, fix=time_limit_fix("600"))
-    return Limits(max_seconds=math.inf if tl == 0 else tl, force=getattr(args, "force", False))
+    return Limits(max_seconds=tl, force=getattr(args, "force", False))      # 0: no limit, as Limits reads it
 
 
 def values_from(spec, sets) -> dict:

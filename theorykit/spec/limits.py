@@ -29,7 +29,8 @@ import os
 from dataclasses import dataclass, field
 
 from ..errors import SpecError
-from .ranges import MAX_FAMILIES, max_family_contexts
+from .fields import real
+from .ranges import MAX_FAMILIES, TIME_LIMIT_WHAT, max_family_contexts
 from .task_radicals import radicals_of
 
 __all__ = ["Limits", "Estimate", "machine_memory", "task_estimate", "derivation_estimate", "simulation_estimate",
@@ -209,7 +210,11 @@ def _env_number(name, default):
 
 @dataclass
 class Limits:
-    """Memory (bytes, never overridden) and time (seconds, overridden by ``force``) limits."""
+    """Memory (bytes, never overridden) and time (seconds, overridden by ``force``) limits.
+
+    ``max_bytes``: None for half this machine's memory (or ``THEORYKIT_MAX_BYTES``). ``max_seconds``: None for
+    3600 s (or ``THEORYKIT_MAX_SECONDS``); 0 or ``math.inf`` for no time limit, as ``--time-limit 0`` (or ``inf``)
+    on the command line (both are stored as ``math.inf``); a negative number or NaN is a :class:`SpecError`."""
     max_bytes: float | None = None
     max_seconds: float | None = None
     force: bool = False
@@ -219,6 +224,11 @@ class Limits:
             self.max_bytes = _env_number("THEORYKIT_MAX_BYTES", machine_memory() / 2)
         if self.max_seconds is None:
             self.max_seconds = _env_number("THEORYKIT_MAX_SECONDS", 3600.0)
+        elif not (isinstance(self.max_seconds, (int, float)) and self.max_seconds == math.inf):
+            # 0 is no limit, as --time-limit 0 is (it was a limit of 0 s: every estimate over it)
+            self.max_seconds = real(self.max_seconds, "max_seconds", lo=0.0, hi=math.inf, fix=(
+                f"give {TIME_LIMIT_WHAT}, e.g. Limits(max_seconds=600) (0 or inf: no limit; None: "
+                "THEORYKIT_MAX_SECONDS, else 3600)")) or math.inf
 
 
 @dataclass
