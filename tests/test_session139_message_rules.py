@@ -218,3 +218,28 @@ def test_a_bad_max_seconds_is_refused_by_name(value):
     with pytest.raises(SpecError) as info:
         Limits(max_seconds=value)
     assert info.value.field == "max_seconds" and "e.g. Limits(max_seconds=600) (0 or inf: no limit" in info.value.fix
+
+
+# ------------------------------------------------------------------------------------------
+# 4. find-gates records --steps as numbers with --checkpoints too
+# ------------------------------------------------------------------------------------------
+def _record(spec_file: Path) -> dict:
+    first = spec_file.read_text().split("\n", 1)[0]       # "# made by theorykit: {json}"
+    return json.loads(first.split(": ", 1)[1])
+
+
+def test_find_gates_records_steps_as_numbers_on_both_paths(tmp_path):
+    # your own run: random 3 -> 4 -> 1 ReLU weights at steps 0 and 100 on XoR with margin 0.5
+    rng = np.random.default_rng(0)
+    np.savez(tmp_path / "data.npz", X=np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]]),
+             Y=np.array([[1.0, 1, -1, -1]]))
+    for s in (0, 100):
+        np.savez(tmp_path / f"step_{s}.npz", W1=0.1 * rng.standard_normal((4, 3)), W2=0.1 * rng.standard_normal((1, 4)))
+    imported, trained = tmp_path / "found.toml", tmp_path / "trained.toml"
+    assert main(["find-gates", "--checkpoints", str(tmp_path / "step_*.npz"), "--data", str(tmp_path / "data.npz"),
+                 "--steps", "0,100", "--lr", "0.1", "--K", "1", "--no-progress", "--out", str(imported)]) == 0
+    assert main(["find-gates", "xor-margin", "--set", "Delta=0.5", "--seeds", "1", "--steps", "20", "--K", "1",
+                 "--hidden", "4", "--no-progress", "--out", str(trained)]) == 0
+    got, other = _record(imported)["options"]["steps"], _record(trained)["options"]["steps"]
+    assert other == 20 and type(other) is int       # the trained path: the number typed
+    assert got == [0, 100] and all(type(v) is int for v in got)     # the steps typed, as numbers

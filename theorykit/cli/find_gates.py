@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..analysis.checkpoints import find_gates_in_run, run_settings
+from ..analysis.checkpoints import find_gates_in_run, parse_steps, run_settings
 from ..analysis.findgates import check_training_size, find_gates, training_estimate
 from ..errors import SpecError, as_command
 from ..io import counted
@@ -117,6 +117,9 @@ def _from_run(args) -> int:
                             "estimate; with --K there is no elbow, and the imported run is read, not trained",
                             f"leave out {opt}")
     limits = limits_from(args)      # before the run is read: a bad --time-limit costs nothing
+    # the list of steps as numbers, as the record (provenance options) holds the trained path's --steps (it was
+    # the text '0,100')
+    args.steps = parse_steps(args.steps)
     t0 = time.time()
     run = run_from_args(args)
     lr, loss = run_settings(run, args.lr, args.loss)
