@@ -243,3 +243,41 @@ def test_find_gates_records_steps_as_numbers_on_both_paths(tmp_path):
     got, other = _record(imported)["options"]["steps"], _record(trained)["options"]["steps"]
     assert other == 20 and type(other) is int       # the trained path: the number typed
     assert got == [0, 100] and all(type(v) is int for v in got)     # the steps typed, as numbers
+
+
+# ------------------------------------------------------------------------------------------
+# 6. FoundGates.summary() is JSON: no Infinity
+# ------------------------------------------------------------------------------------------
+def _strict(text: str):
+    """JSON as the standard has it: Python's json reads NaN, Infinity and -Infinity unless told not to."""
+    def refuse(word):
+        raise ValueError(f"{word} is not JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_found_gates_summary_is_strict_json_where_a_K_kept_no_pattern(tmp_path):
+    # A run of 4 units on positive inputs: units 1-3 have negative weights (never on); unit 0, w = (0.3, -0.2), is
+    # on at x = (1, 1), (2, 1), (2, 2) (w·x = 0.1, 0.4, 0.2) and off at (1, 2) (-0.1). By hand, K = 1's one centroid
+    # is the units' mean activity, 1/4 on three datapoints: below Algorithm 1's threshold of 1/2 everywhere, so
+    # its pattern is all off and dropped: no pattern kept, no GDLN to score.
+    rng = np.random.default_rng(0)
+    np.savez(tmp_path / "data.npz", X=np.array([[1.0, 2, 1, 2], [1, 1, 2, 2]]), Y=np.array([[1.0, -1, -1, 1]]))
+    for s in (0, 100, 200):
+        W1 = -np.abs(0.1 * rng.standard_normal((4, 2)))
+        W1[0] = [0.3, -0.2]
+        np.savez(tmp_path / f"step_{s}.npz", W1=W1, W2=0.1 * rng.standard_normal((1, 4)))
+    run = load_checkpoints(str(tmp_path / "step_*.npz"), str(tmp_path / "data.npz"))
+    found = find_gates_in_run(run, lr=0.1, Ks=[1, 2], progress=False)
+    assert len(found.scores[0]["patterns"]) == 0 and found.scores[1]["patterns"]      # as derived above
+    summ = found.summary()
+    assert summ["mse"][0] is None and summ["mse"][1] == found.scores[1]["mse"]
+    assert summ["mse_none"] == [{"K": 1, "why": "its clusters kept no gate pattern: no GDLN to score"}]
+    assert _strict(json.dumps(summ))["mse"][0] is None          # as a user writes it
+    write_json(tmp_path / "summary.json", summ)                 # as theorykit writes results (it refused)
+    assert _strict((tmp_path / "summary.json").read_text()) == _strict(json.dumps(summ))
+
+
+def test_the_strict_parser_refuses_infinity():
+    # the check above can fail: what the summary held before is refused
+    with pytest.raises(ValueError, match="Infinity is not JSON"):
+        _strict(json.dumps({"mse": [float("inf")]}))

@@ -381,10 +381,15 @@ class FoundGates:
     notes: list = field(default_factory=list)
 
     def summary(self) -> dict:
-        """A dict: K, the rule, the Ks tried, their scores (``mse``: +inf for a K whose clusters kept no
-        gate pattern, in an imported run; JSON has no infinity), the found pathways and the notes."""
+        """A dict, JSON as it is: K, the rule, the Ks tried, their scores (``mse``, one per K; None where a score is
+        no finite number, and ``mse_none`` says why, one ``{"K", "why"}`` each: an imported run's K whose clusters
+        kept no gate pattern scores +inf in :attr:`scores`, a diverged GDLN NaN or inf; JSON has neither, and
+        ``json.dumps`` wrote ``Infinity``), the found pathways and the notes."""
+        none = [{"K": r["K"], "why": "its clusters kept no gate pattern: no GDLN to score"
+                 if "patterns" in r and len(r["patterns"]) == 0 else f"{float(r['mse'])} is no finite number (a "
+                 "diverged GDLN: lower the learning rate)"} for r in self.scores if not np.isfinite(r["mse"])]
         return {"K": self.K, "rule": self.rule, "Ks": list(self.Ks),
-                "mse": [r["mse"] for r in self.scores],
+                "mse": [r["mse"] if np.isfinite(r["mse"]) else None for r in self.scores], "mse_none": none,
                 "pathways": [{"name": p.name, "active": list(p.active), "hidden": p.hidden}
                              for p in self.spec.pathways], "notes": list(self.notes)}    # copies: the caller's own
 
