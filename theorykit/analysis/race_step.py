@@ -64,15 +64,22 @@ def pathway_rate(Syx, Sx, depth: int = 2, reach=None) -> float:
     return float(np.linalg.eigvalsh(root @ C @ root)[-1])
 
 
+#: relative gap under which a measured rate counts as 2·s_max (race_rate, check_race_dt's message) (rounding, not curvature)
+SAME_RATE = 1e-9
+
+
 def race_rate(system: RaceSystem, reach=None) -> float:
     """τ·(the race's fastest rate), as the check takes it: the largest :func:`pathway_rate` (``reach``: its) over the
     system's pathways, in each of its blocks (the state's factors are per block, so a step moves one block's Σx), and
-    at least 2·s_max (``system.rate``, the mode ODE's, floored at 1 as the flow's budget counts it)."""
+    at least 2·s_max (``system.rate``, the mode ODE's, floored at 1 as the flow's budget counts it), and exactly
+    2·s_max where no pathway passes it by more than :data:`SAME_RATE` (rounding)."""
     S = system.arrays_np["Syx"]
     nb, K, _pb, db = S.shape
     Sx = system.arrays_np["Sxb"].reshape(nb, K, db, K, db)
-    return max([2.0 * system.rate] + [pathway_rate(S[b, k], Sx[b, k, :, k], system.depth[k], reach)
-                                      for b in range(nb) for k in range(K)])
+    two_s = 2.0 * system.rate
+    rates = [pathway_rate(S[b, k], Sx[b, k, :, k], system.depth[k], reach) for b in range(nb) for k in range(K)]
+    # a rate within rounding of 2·s_max is 2·s_max (white inputs; numpy 2.4.6's eigvalsh put it a few ulps above)
+    return max([two_s] + [r for r in rates if r > two_s * (1 + SAME_RATE)])
 
 
 def min_race_dt(s_max: float, fastest: float | None = None) -> float:
@@ -93,10 +100,6 @@ def _round_up(x: float) -> float:
     d = 2 - math.floor(math.log10(x))
     v = math.ceil(x * 10.0 ** d) / 10.0 ** d
     return v if v >= x else math.nextafter(v, math.inf)
-
-
-#: relative gap under which a measured rate counts as 2·s_max in check_race_dt's message (rounding, not curvature)
-SAME_RATE = 1e-9
 
 
 def check_race_dt(race_dt: float, s_max: float, tau: float, *, fastest: float | None = None, field: str = "--race-dt",
