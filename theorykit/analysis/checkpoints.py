@@ -46,7 +46,7 @@ from ..spec.task import Task
 from ..spec.graph import graph_from_pathways
 from .findgates import (ELBOW_THRESHOLD, FoundGates, check_elbow_settings, elbow_estimate, elbow_pick,
                         elbow_scores_from, geometric_mean, output_mse, patterns_for_K, patterns_to_spec, unit_rows)
-from ..spec.limits import Limits, enforce
+from ..spec.limits import Limits, enforce, lift
 from ..progress import checked_progress, progress_bar
 from ..spec.gating import Training
 
@@ -470,12 +470,6 @@ def split_units(shares, H: int) -> list:
     return [int(b) for b in base]
 
 
-_PAST = {"memory": ("; --force does not lift the memory limit", "; or raise the memory limit: limits=theorykit.spec."
-                                                                 "limits.Limits(max_bytes=…), or THEORYKIT_MAX_BYTES"),
-         "time": ("; or pass --force (or a larger --time-limit) to run it anyway", "; or pass limits=theorykit.spec.limits."
-                  "Limits(force=True) (or max_seconds=…, or THEORYKIT_MAX_SECONDS) to run it anyway")}
-
-
 def check_elbow_size(run: RunCheckpoints, task: Task, Ks, steps: int, limits: Limits | None = None) -> None:
     """Refuse, before any GDLN trains, an elbow of :func:`find_gates_in_run` whose estimate
     (:func:`~theorykit.analysis.findgates.elbow_estimate`: one GDLN of the run's width per K, for the run's
@@ -498,7 +492,7 @@ def check_elbow_size(run: RunCheckpoints, task: Task, Ks, steps: int, limits: Li
         most = min(int(steps * room), steps - 1)
         while most >= 1 and not fits(most):
             most -= 1
-        past = _PAST["memory" if est.bytes > limits.max_bytes else "time"]
+        past = ["; " + lift(est, limits, python) for python in (False, True)]     # the command line's, Python's
         span = f"the elbow trains a GDLN per K over the run's {steps} steps, from step {run.steps[0]} to {run.steps[-1]}"
         if most >= 1:
             raise SpecError("--checkpoints", err.problem, f"read checkpoints over at most {most} steps ({span}), or give --K "

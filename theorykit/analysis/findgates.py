@@ -54,7 +54,7 @@ from ..progress import checked_progress, progress_bar
 from ..linalg import correlation, data_scale
 from ._runs import ReluRun, train_gdln_many, train_relu
 from ..spec.fields import choice, fmt, init_scale, integer, learning_rate, loss_name, real, seed_value
-from ..spec.limits import Estimate, Limits, enforce, simulation_estimate
+from ..spec.limits import Estimate, Limits, enforce, lift, simulation_estimate
 from ..spec.ranges import MAX_SEED, MAX_STEPS     # k-means' random_state (and numpy's legacy seeding) takes 0 … 2**32 − 1 too
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task
@@ -483,11 +483,7 @@ def check_training_size(est: Estimate, limits: Limits | None = None, *, python: 
     except SpecError as err:
         if not python:
             raise
-        past = ("or raise the memory limit: limits=theorykit.spec.limits.Limits(max_bytes=…), or THEORYKIT_MAX_BYTES"
-                if est.bytes > limits.max_bytes else
-                "or pass limits=theorykit.spec.limits.Limits(force=True) (or max_seconds=…, or THEORYKIT_MAX_SECONDS) "
-                "to run it anyway")
-        raise SpecError(err.field, err.problem, f"{err.fix.split(';')[0]}; {past}") from None
+        raise SpecError(err.field, err.problem, f"{err.fix.split(';')[0]}; {lift(est, limits, python=True)}") from None
 
 
 @keyword_typos

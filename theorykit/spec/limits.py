@@ -34,7 +34,7 @@ from .ranges import MAX_FAMILIES, TIME_LIMIT_WHAT, max_family_contexts
 from .task_radicals import radicals_of
 
 __all__ = ["Limits", "Estimate", "machine_memory", "task_estimate", "derivation_estimate", "simulation_estimate",
-           "enforce", "human_bytes", "human_seconds", "poly_bernoulli_work", "product_count", "int_text",
+           "enforce", "lift", "human_bytes", "human_seconds", "poly_bernoulli_work", "product_count", "int_text",
            "ALL_PATTERNS_MAX", "REALISABLE_MAX_ORDERINGS", "POLY_BERNOULLI_MAX_WORK", "POLY_BERNOULLI_MAX_BITS",
            "MAX_FAMILIES", "max_family_contexts", "MAX_CONTEXT_PERMUTATIONS"]
 
@@ -518,13 +518,24 @@ def _pick(est: Estimate, key: int, limit: float):
     return fld, f"lower {fld} (and the sizes it multiplies: seeds, steps, widths, datapoints)"
 
 
+def lift(est: Estimate, limits: Limits, python: bool = False, verb: str = "run") -> str:
+    """How the fix of a refusal of ``est`` over ``limits`` ends: how to lift the limit it is over (the
+    memory limit where it is over that, else the time limit), on the command line (:func:`enforce`'s), or
+    with ``python`` from Python (``limits=Limits(...)``); ``verb``: what a lifted limit lets it do."""
+    if est.bytes > limits.max_bytes:
+        return ("or raise the memory limit: limits=theorykit.spec.limits.Limits(max_bytes=…), or THEORYKIT_MAX_BYTES"
+                if python else "--force does not lift the memory limit")
+    return (f"or pass limits=theorykit.spec.limits.Limits(force=True) (or max_seconds=…, or THEORYKIT_MAX_SECONDS) to "
+            f"{verb} it anyway" if python else f"or pass --force (or a larger --time-limit) to {verb} it anyway")
+
+
 def enforce(est: Estimate, limits: Limits) -> None:
     """Raise :class:`SpecError` when ``est`` is over the memory limit, or over the time limit without force."""
     if est.bytes > limits.max_bytes:
         fld, how = _pick(est, 2, limits.max_bytes)
         raise SpecError(fld, f"{est.stage} needs an estimated {human_bytes(est.bytes)} of memory, over the limit of "
                              f"{human_bytes(limits.max_bytes)} (half this machine's memory, or THEORYKIT_MAX_BYTES)",
-                        how + "; --force does not lift the memory limit")
+                        f"{how}; {lift(est, limits)}")
     if est.seconds > limits.max_seconds and not limits.force:
         over = (f"{est.stage} needs an estimated {human_seconds(est.seconds)}, over the time limit of "
                 f"{human_seconds(limits.max_seconds)}")
@@ -538,6 +549,6 @@ def enforce(est: Estimate, limits: Limits) -> None:
                                  f"generate a number field of degree up to {rad.describe()}, and exact arithmetic "
                                  "slows with that degree",
                             "write fewer or shallower radicals (a decimal such as 1.4142 is kept as an exact "
-                            "rational), or pass --force (or a larger --time-limit) to run it anyway")
+                            f"rational), {lift(est, limits)}")
         fld, how = _pick(est, 1, limits.max_seconds)
-        raise SpecError(fld, over, how + "; or pass --force (or a larger --time-limit) to run it anyway")
+        raise SpecError(fld, over, f"{how}; {lift(est, limits)}")

@@ -20,7 +20,7 @@ import sympy as sp
 from ..errors import SpecError
 from .expr import FUNCTIONS, SYMBOL_ASSUMPTIONS, exact_floats, parse_expr, to_exact
 from .fields import check_real_finite, choice, integer, short_repr, type_name
-from .limits import Limits, enforce, human_bytes, task_estimate
+from .limits import Limits, enforce, human_bytes, lift, task_estimate
 from .task_radicals import Radicals, radicals_of     # re-exported: their home before the size guards
 
 __all__ = ["Task", "parse_value", "Radicals", "radicals_of", "xor_margin", "contexts", "structure", "hierarchy", "ring", "cross"]
@@ -373,14 +373,8 @@ def _size_guard(what: str, shape: str, fld: str, value: int, d: int, p: int, P: 
     try:
         enforce(est, limits)
     except SpecError as err:
-        memory = est.bytes > limits.max_bytes
-        how = err.fix.split(";")[0]
-        past = ("or raise the memory limit: limits=theorykit.spec.limits.Limits(max_bytes=…), or "
-                "THEORYKIT_MAX_BYTES" if memory else
-                "or pass limits=theorykit.spec.limits.Limits(force=True) (or max_seconds=…, or "
-                "THEORYKIT_MAX_SECONDS) to build it anyway")
-        raise SpecError(err.field, f"{what} would be {shape}, {human_bytes(est.bytes)} of exact entries: "
-                                   f"{err.problem}", f"{how}; {past}") from None
+        raise SpecError(err.field, f"{what} would be {shape}, {human_bytes(est.bytes)} of exact entries: {err.problem}",
+                        f"{err.fix.split(';')[0]}; {lift(est, limits, True, 'build')}") from None
 
 
 def _structure_rows(s, n: int) -> int:
