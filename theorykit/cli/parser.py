@@ -115,6 +115,28 @@ def add_run_arguments(parser, required: bool = False):
                              "(default: the checkpoints' metadata, else mean)")
 
 
+#: the options several commands take in the same words, each written once here (:func:`_shared` adds them)
+_SHARED = {
+    "spec": dict(help="spec file (TOML); see docs/specs.md"),
+    "--set": dict(action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)"),
+    "--steps": dict(lo=1, hi=MAX_STEPS, example=2000, help="gradient steps (default: training.steps of the spec)"),
+    "--dtype": dict(choices=["float64", "float32"], default="float64",
+                    help="simulation precision (default float64; float32 products run at \"highest\" precision)"),
+    "--json": dict(metavar="OUT", help="write the full JSON document here (atomically); '-': to stdout (the default "
+                                       "on a pipe; a terminal gets a short summary)"),
+    "--out": dict(required=True, metavar="DIR", help="output folder"),
+}
+
+
+def _shared(sp_, *names: str) -> None:
+    """Add the options ``names`` of :data:`_SHARED`, in that order (one with a range, ``lo``, a whole number)."""
+    for name in names:
+        if "lo" in _SHARED[name]:
+            _whole_option(sp_, name, **_SHARED[name])
+        else:
+            sp_.add_argument(name, **_SHARED[name])
+
+
 def _common(sp_, module: str, limits: bool = True, progress: str | None = None) -> None:
     """The options a command ends with: ``--no-progress`` where it shows ``progress`` (a bar or lines),
     ``--debug``, and with ``limits`` the size check's ``--force`` and ``--time-limit``; and the module
@@ -237,8 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     def _spec_options(sp_, times_help: str) -> None:
-        sp_.add_argument("spec", help="spec file (TOML); see docs/specs.md")
-        sp_.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
+        _shared(sp_, "spec", "--set")
         sp_.add_argument("--times", help=times_help)
 
     def _run_size_options(sp_, simulate: bool = True) -> None:
@@ -248,9 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "(random init)")
         _whole_option(sp_, "--seeds", lo=1, hi=MAX_SEEDS, example=4, help="independent networks trained at once (default 4" + (
             "; with --init-weights, the file's number of seeds)" if simulate else ")"))
-        _whole_option(sp_, "--steps", lo=1, hi=MAX_STEPS, example=2000, help="gradient steps (default: training.steps of the spec)")
-        sp_.add_argument("--dtype", choices=["float64", "float32"], default="float64",
-                         help="simulation precision (default float64; float32 products run at \"highest\" precision)")
+        _shared(sp_, "--steps", "--dtype")
 
     c = sub.add_parser("check", help="validate a spec without deriving it; print its size and estimated costs",
                        description="Check every field of a spec and print a summary: task size, pathways, symbols, "
@@ -266,8 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     _spec_options(d, "comma-separated times in gradient steps at which to predict the loss, from 0 to 1e12; "
                      "sorted, each once (a note says so when they were not) (default: 11 times from 0 to the spec's "
                      "training.steps)")
-    d.add_argument("--json", metavar="OUT", help="write the full JSON document here (atomically); '-': to stdout "
-                   "(the default on a pipe; a terminal gets a short summary)")
+    _shared(d, "--json")
     d.add_argument("--plot", metavar="OUT.png", help="draw the predicted loss and mode strengths a(t) (.png; .pdf or .svg by the name's ending)")
     d.add_argument("--latex", metavar="OUT.tex", help="write a standalone LaTeX document of the derivation")
     d.add_argument("--method", choices=["auto", "closed-form", "race-reduction"], default="auto",
@@ -306,8 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also report the theory and the largest error: the gradient flow, which gradient descent "
                         "is O(lr) off; from the aligned start of a closed-form spec also the discrete recurrence, "
                         "which it follows to rounding")
-    s.add_argument("--json", metavar="OUT", help="write the full JSON document here (atomically); '-': to stdout (the default "
-                                                 "on a pipe; a terminal gets a short summary)")
+    _shared(s, "--json")
     s.add_argument("--plot", metavar="OUT.png", help="draw loss and mode strengths (.png; .pdf or .svg by the name's "
                                                      "ending): theory as lines, simulation "
                                                      "as mean ± spread over seeds")
@@ -322,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = v.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="CPU-sized run (default)")
     g.add_argument("--full", action="store_true", help="paper-sized run, meant for a GPU")
-    v.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    _shared(v, "--out")
     v.add_argument("--force", action="store_true", help="re-run parts already cached; with --quick, also replace "
                                                         "full results in --out (refused without it)")
     _common(v, "validate", limits=False, progress="lines")
@@ -335,7 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
                                   "'contexts' (the Section 4 task) or 'xor-margin' (with --set Delta=...); "
                                   "or leave out and give --checkpoints and --data (your own run)")
     f.add_argument("--out", required=True, metavar="FOUND.toml", help="where to write the found spec")
-    f.add_argument("--set", action="append", metavar="NAME=VALUE", help="give a symbol a value (repeatable)")
+    _shared(f, "--set")
     _whole_option(f, "--K", lo=1, example=4, help="number of clusters (default: elbow)")
     _whole_option(f, "--max-K", lo=1, default=8, help="largest K tried for the elbow (default 8)")
     _whole_option(f, "--seeds", lo=1, hi=MAX_SEEDS, default=4, help="ReLU trainings (default 4)")
@@ -382,20 +399,19 @@ def build_parser() -> argparse.ArgumentParser:
                                    "early continues where it stopped when run again. DIR/sweep.json: the declaration, "
                                    "and once every run is done each run's final loss and, per grid point, their mean "
                                    "and spread over the seeds.")
-    w.add_argument("spec", help="spec file (TOML); see docs/specs.md")
+    _shared(w, "spec")
     w.add_argument("--grid", action="append", metavar="NAME=VALUES",
                    help="the values a symbol of the data, or the learning rate lr, takes: START:STOP:COUNT (COUNT "
                         "evenly spaced values) or v1,v2,..., each value once (repeatable; every combination is run)")
     _whole_option(w, "--seeds", lo=1, hi=MAX_SEEDS, default=4, help="runs per grid point, seeds 0 to SEEDS - 1 (default 4)")
-    _whole_option(w, "--steps", lo=1, hi=MAX_STEPS, example=2000, help="gradient steps (default: training.steps of the spec)")
+    _shared(w, "--steps")
     w.add_argument("--out", required=True, metavar="DIR", help="output folder (resumes a sweep already there)")
     _whole_option(w, "--chunk", lo=1, default=64, help="runs trained together and saved as one file: more is faster "
                   "and takes more memory; a sweep continues only with the --chunk it began with (default 64)")
     w.add_argument("--init", choices=["aligned", "random"], default="aligned",
                    help="aligned (the default): exact aligned balanced weights of strength a0, the same loss for "
                         "every seed up to rounding; random: N(0, init_std^2), a spread over the seeds")
-    w.add_argument("--dtype", choices=["float64", "float32"], default="float64",
-                   help="simulation precision (default float64; float32 products run at \"highest\" precision)")
+    _shared(w, "--dtype")
     _common(w, "sweep", progress="lines")
 
     c = sub.add_parser("compare", help="compare a found spec with your own training run (HTML page and PNGs)",
@@ -408,7 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--steps", help="the checkpoints' steps (0,100,...) when the file names have none")
     _number_option(c, "--lr", what=LR_WHAT, example="0.05", help=f"the run's learning rate, {LR_WHAT} (default: the checkpoints' metadata, "
                                                                        "else the spec's)")
-    c.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    _shared(c, "--out")
     _common(c, "compare", limits=False, progress="bar (three stages: the GDLN, the race, the page)")
 
     _add_predict(sub)
