@@ -75,3 +75,32 @@ def test_the_elbow_size_check_gives_both_ways(limits, cli, py):
         check_elbow_size(run, tk.Task(X3, Y1), range(1, 4), 10, limits)
     assert e.value.fix.endswith(cli), e.value.fix
     assert e.value.keyword_fix.endswith(py), e.value.keyword_fix
+
+
+# ---------------------------------------------------------------------------------------------------
+# Data X (d × P) and Y (p × P) with one P (theorykit.linalg.data_pair): the check was written in
+# RaceSystem.from_data, patterns.data_symmetries and simulate((X, Y), ...). X 3 × 4 and Y 1 × 3: P = 4 against 3.
+# ---------------------------------------------------------------------------------------------------
+def _refusal(call):
+    with pytest.raises(SpecError) as e:
+        call()
+    return e.value
+
+
+def test_every_entry_that_takes_data_refuses_two_ps_by_one_rule():
+    from theorykit.analysis.patterns import data_symmetries
+    from theorykit.theory.race import RaceSystem
+
+    Y3 = Y1[:, :3]
+    race = _refusal(lambda: RaceSystem.from_data(X3, Y3, np.ones((1, 4))))
+    sym = _refusal(lambda: data_symmetries(X3, Y3))
+    sim = _refusal(lambda: tk.simulate((X3, Y3), network="relu", hidden=2, lr=0.1, steps=1))
+    problem = "X (3, 4) and Y (1, 3) are not d × P and p × P with one P"
+    assert (race.field, race.problem, race.fix) == ("X, Y", problem, "give 2-D data with datapoints as columns")
+    assert (sym.field, sym.problem, sym.fix) == ("X, Y", problem, "give 2-D data with datapoints as columns")
+    assert (sim.field, sim.problem) == ("source", problem)
+    assert sim.fix == "give X and Y with datapoints as columns (2-D arrays; transpose data stored as rows)"
+    # one-dimensional data (an IndexError of X.shape[1] once), and data that pass the check
+    assert _refusal(lambda: data_symmetries(X3[0], Y1)).problem == "X (4,) and Y (1, 4) are not d × P and p × P with one P"
+    perms, _ = data_symmetries(X3, Y1)
+    assert len(perms) >= 1      # the identity at least

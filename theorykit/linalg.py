@@ -1,9 +1,21 @@
-"""Numeric linear algebra with theorykit's conventions (a base module: numpy only)."""
+"""Numeric linear algebra with theorykit's conventions (a base module: numpy and theorykit.errors only)."""
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["numeric_svd", "data_scale", "unit_columns", "correlation", "correlation_rank"]
+from .errors import SpecError
+
+__all__ = ["numeric_svd", "data_scale", "unit_columns", "correlation", "correlation_rank", "data_pair"]
+
+
+def data_pair(X, Y, field: str = "X, Y", fix: str = "give 2-D data with datapoints as columns") -> tuple:
+    """``(X, Y)`` as float arrays, refused naming ``field`` (with ``fix``) unless they are d × P and p × P with
+    one P: the one check of every entry that takes data (``RaceSystem.from_data``, ``data_symmetries``,
+    ``simulate((X, Y), ...)``); an IndexError of ``X.shape[1]`` before."""
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
+        raise SpecError(field, f"X {X.shape} and Y {Y.shape} are not d × P and p × P with one P", fix)
+    return X, Y
 
 
 def data_scale(X, Y) -> float:

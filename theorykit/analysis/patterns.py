@@ -13,7 +13,7 @@ from ..errors import SpecError, keyword_errors
 from ..spec.fields import choice, integer, seed_value
 from ..spec.ranges import SEED_WHAT
 from ..spec.limits import Estimate, Limits, enforce
-from ..linalg import unit_columns
+from ..linalg import data_pair, unit_columns
 from ..theory.effective import exact_parts
 from ..theory.lemmas import lp_pattern_feasible
 
@@ -260,10 +260,7 @@ def data_symmetries(X, Y, task=None, max_group: int = 2000, deadline: float | No
     the task's rational entries when ``task`` has them (compared as integer codes of the exact
     values); else floats to 1e-12 relative. ``deadline`` (a ``time.monotonic()`` value): raise
     :class:`TimeoutError` when the search runs past it."""
-    X, Y = np.asarray(X, float), np.asarray(Y, float)
-    if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:      # an IndexError of X.shape[1]
-        raise SpecError("X, Y", f"X {X.shape} and Y {Y.shape} are not d × P and p × P with one P",
-                        "give 2-D data with datapoints as columns")
+    X, Y = data_pair(X, Y)
     P = X.shape[1]
     Kx, Ky, exact = _grams(task, X, Y)
     if exact:

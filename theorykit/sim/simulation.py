@@ -26,6 +26,7 @@ import numpy as np
 
 from ..net.layout import DTYPES, Net, as_dtype, net_apply, unit_activity
 from ..record import SaveAt, Trajectory, checked_save
+from ..linalg import data_pair
 from .engine import train_net
 from ..errors import SpecError, keyword_typos
 from ..spec.values import checked_value
@@ -286,10 +287,8 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
         if hidden is None or lr is None or steps is None:
             raise SpecError("hidden" if hidden is None else "lr" if lr is None else "steps",
                             "is needed to train on data (X, Y)", "pass hidden=, lr= and steps=")
-        X, Y = (_data_array(a, name) for a, name in zip(source, ("X", "Y")))
-        if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
-            raise SpecError("source", f"X {X.shape} and Y {Y.shape} are not d × P and p × P with one P",
-                            "give X and Y with datapoints as columns (2-D arrays; transpose data stored as rows)")
+        X, Y = data_pair(*(_data_array(a, name) for a, name in zip(source, ("X", "Y"))), "source",
+                         "give X and Y with datapoints as columns (2-D arrays; transpose data stored as rows)")
         std0, loss0 = 0.01, "mean"
     else:                                   # the spec's data and training settings (a ReLU network: total width)
         for name, v in (("hidden", hidden), ("snapshot_every", snapshot_every)) if network == "gdln" else ():

@@ -42,7 +42,7 @@ import numpy as np
 
 from . import jaxify  # noqa: F401  (float64)
 from .flow import Dopri5, integrate
-from ..linalg import correlation_rank, data_scale, numeric_svd
+from ..linalg import correlation_rank, data_pair, data_scale, numeric_svd
 from ..errors import SpecError, keyword_typos
 from ..record import SaveAt, Trajectory
 from ..net.layout import Net
@@ -101,10 +101,7 @@ class RaceSystem:
         strengths are recorded (default: numpy's SVD of its Σyx,
         :func:`theorykit.linalg.numeric_svd`). ``depth``: one depth or one per pathway.
         ``split``: integrate independent blocks side by side (class docstring)."""
-        X, Y = np.asarray(X, float), np.asarray(Y, float)
-        if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
-            raise SpecError("X, Y", f"X {X.shape} and Y {Y.shape} are not d × P and p × P with one P",
-                            "give 2-D data with datapoints as columns")
+        X, Y = data_pair(X, Y)
         if not (np.isfinite(X).all() and np.isfinite(Y).all()):
             raise SpecError("X, Y", "the data hold NaN or inf", "give finite data")
         try:
