@@ -104,3 +104,17 @@ def test_every_entry_that_takes_data_refuses_two_ps_by_one_rule():
     assert _refusal(lambda: data_symmetries(X3[0], Y1)).problem == "X (4,) and Y (1, 4) are not d × P and p × P with one P"
     perms, _ = data_symmetries(X3, Y1)
     assert len(perms) >= 1      # the identity at least
+
+
+# ---------------------------------------------------------------------------------------------------
+# values that are no dict: simulate had its own copy of spec.task.checked_values_map, in other words
+# ("got str", no sight of the value). The second method: the Derivation's refusal of the same values.
+# ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("values", ["Delta=0.5", [0.5]])
+def test_simulate_refuses_values_that_are_no_dict_in_the_derivations_words(values):
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"], tk.Training(lr=0.05))
+    ref = _refusal(lambda: tk.Derivation(spec, values=values))
+    sim = _refusal(lambda: tk.simulate(spec, values=values, steps=1, seeds=1))
+    assert (sim.field, sim.problem, sim.fix) == (ref.field, ref.problem, ref.fix)
+    assert sim.field == "values" and repr(values) in sim.problem and "'Delta': 0.5" in sim.fix
+

@@ -30,6 +30,7 @@ from ..linalg import data_pair
 from .engine import train_net
 from ..errors import SpecError, keyword_typos
 from ..spec.values import checked_value
+from ..spec.task import checked_values_map
 from ..theory.derivation import Derivation
 from ..spec.fields import choice, init_scale, integer, learning_rate, loss_name, seed_value
 from ..spec.graph import GraphSpec, Group, graph_from_pathways
@@ -274,9 +275,7 @@ def simulate(source, *, network: str = "gdln", init=None, seeds: int = 4, steps:
         if v is not None:       # an override is checked as the spec's own setting is (Training)
             init_scale(v, name, example)
     seed_value(seed, "seed", "seed=0")      # as --seed: JAX's PRNGKey takes 0 … 2**32 - 1 (-1 ran)
-    if values is not None and not isinstance(values, Mapping):
-        raise SpecError("values", f"needs a dict name → value, got {type(values).__name__}",
-                        "e.g. values={'Delta': 0.5}")
+    checked_values_map(values, getattr(getattr(source, "task", None), "symbols", ()))     # as the Derivation's
     if save is not None:
         checked_save(save)
     for k, v in (values or {}).items() if isinstance(source, (GDLNSpec, GraphSpec)) else ():
