@@ -118,3 +118,17 @@ def test_simulate_refuses_values_that_are_no_dict_in_the_derivations_words(value
     assert (sim.field, sim.problem, sim.fix) == (ref.field, ref.problem, ref.fix)
     assert sim.field == "values" and repr(values) in sim.problem and "'Delta': 0.5" in sim.fix
 
+
+# ---------------------------------------------------------------------------------------------------
+# race_dt a positive number: race_exhaust and predict_reln each wrote the check; race_exhaust's lacked
+# Python's words, and its fix said "e.g. --race-dt 10 (options are keywords here: --race-dt is race_dt=)".
+# The second method: predict_reln's refusal (its Python words came with commit 3080a76).
+# ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("race_dt", [float("nan"), 0.0, -1.0])
+def test_race_exhaust_refuses_race_dt_in_pythons_words_as_predict_reln_does(race_dt):
+    from theorykit.analysis.exhaust import race_exhaust
+
+    pred = _refusal(lambda: tk.predict_reln(tk.xor_margin(0.5), 8, tk.Training(lr=0.05), race_dt=race_dt, progress=False))
+    exh = _refusal(lambda: race_exhaust(2, race_dt=race_dt, progress=False))
+    assert (exh.field, exh.problem, exh.fix) == (pred.field, pred.problem, pred.fix)
+    assert exh.field == "race_dt" and exh.fix == "a positive number, e.g. race_dt=10"

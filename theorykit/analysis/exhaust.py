@@ -39,7 +39,7 @@ from ..curves import loss_metrics
 from ..progress import checked_progress, progress_bar
 from ..record import MAX_RECORDS, SaveAt, every_count
 from ..theory.flow import MAX_FLOW_STEPS, RK4, rate_step, within_budget
-from .race_step import check_no_rise, check_race_dt, min_race_dt, race_rate
+from .race_step import check_no_rise, check_race_dt, min_race_dt, positive_race_dt, race_rate
 from ..io import subplots, write_json, write_figure
 
 __all__ = ["SEC5_GAMMA", "ETA", "STEPS", "default_a0", "exhaust_spec", "context_symmetries", "pathway_action",
@@ -389,7 +389,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     """
     checked_progress(progress)
     positive_int(steps, "--steps", "--steps 8000")
-    real(race_dt, "--race-dt", lo=0.0, lo_open=True, hi=math.inf, fix="a positive number, e.g. --race-dt 10")
+    positive_race_dt(race_dt)
     positive_int(batch, "--batch", "--batch 256")      # 2.5 or "8": a raw TypeError before
     for fld, v, (lo, hi), eg in (("--gamma", gamma, (DATA_MIN, DATA_MAX), "--gamma 1.1"),
                                  ("--a0", a0, TRAINING_RANGES["a0"], "--a0 0.001")):

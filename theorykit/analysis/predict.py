@@ -70,7 +70,7 @@ from ..linalg import correlation
 from .findgates import check_seed, geometric_mean
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, gates_key, pattern_orbits, realisable_patterns
 from .exhaust import check_predict_horizon, race_rk4
-from .race_step import check_race_dt, check_raced, pathway_rate
+from .race_step import check_race_dt, check_raced, pathway_rate, positive_race_dt
 from .predict_estimate import batch_plan, beam_estimate, engine_shapes, estimate_seconds, new_shapes, note_compiled
 from ..theory.race import RaceSystem
 from .predict_share import SHARE_RULES, family_a0s, pattern_masses, share_hidden, share_rule_text
@@ -343,7 +343,7 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     if consistency not in (True, False):        # checked before any work (it was after the enumeration)
         choice(consistency, "--consistency", ("top", "any-output", "off"), "use top, any-output or off",
                problem=f"unknown test {consistency!r}")
-    real(race_dt, "--race-dt", lo=0.0, lo_open=True, hi=math.inf, fix="a positive number, e.g. --race-dt 10", keyword_fix="a positive number, e.g. {key}=10")
+    positive_race_dt(race_dt)
     if task.free_symbols:       # the shared error's Python fix is values=, which predict_reln does not take
         err = no_value_error(task.free_symbols)
         names = sorted(map(str, task.free_symbols))

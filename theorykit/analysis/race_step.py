@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..errors import SpecError
-from ..spec.fields import fmt
+from ..spec.fields import fmt, real
 from ..theory.race import RaceSystem
 
 __all__ = ["RK4_STABLE", "RK4_MARGIN", "RISE_TOLERANCE", "pathway_rate", "race_rate", "min_race_dt",
@@ -100,6 +100,13 @@ def _round_up(x: float) -> float:
     d = 2 - math.floor(math.log10(x))
     v = math.ceil(x * 10.0 ** d) / 10.0 ** d
     return v if v >= x else math.nextafter(v, math.inf)
+
+
+def positive_race_dt(race_dt) -> None:
+    """``race_dt`` a positive number, else a SpecError naming ``--race-dt`` (``race_dt=`` from Python, in its
+    words): the first check of race-exhaust's and predict's --race-dt, before :func:`check_race_dt`."""
+    real(race_dt, "--race-dt", lo=0.0, lo_open=True, hi=math.inf, fix="a positive number, e.g. --race-dt 10",
+         keyword_fix="a positive number, e.g. {key}=10")
 
 
 def check_race_dt(race_dt: float, s_max: float, tau: float, *, fastest: float | None = None, field: str = "--race-dt",
