@@ -19,6 +19,7 @@ common pathway plus one item-only pathway per proper non-empty subset of context
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import time
 from dataclasses import dataclass
@@ -40,10 +41,11 @@ from ..progress import checked_progress, progress_bar
 from ..record import MAX_RECORDS, SaveAt, every_count
 from ..theory.flow import MAX_FLOW_STEPS, RK4, rate_step, within_budget
 from .race_step import check_no_rise, check_race_dt, min_race_dt, positive_race_dt, race_rate
-from ..io import subplots, write_json, write_figure
+from ..io import figure_path, json_text, subplots, write_json, write_figure
 
 __all__ = ["SEC5_GAMMA", "ETA", "STEPS", "default_a0", "exhaust_spec", "context_symmetries", "pathway_action",
-           "family_orbits", "race_exhaust", "named_families"]
+           "family_orbits", "race_exhaust", "named_families", "write_outputs", "plot_exhaust",
+           "redraw_exhaust"]
 
 # paper hyper-parameters (Section 5; the contexts suite's, validation/contexts.py)
 ETA = 0.001
@@ -476,30 +478,74 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
 
 def write_outputs(res: ExhaustResult, out_dir, provenance: dict | None = None) -> dict:
     """``exhaust.json`` (atomic) and ``race_k<k>.png`` in ``out_dir``; returns the paths.
-    ``provenance`` (the command's record: its options and versions) goes into exhaust.json."""
+    ``provenance`` (the command's record: its options and versions) goes into exhaust.json. The JSON
+    keeps what the figure draws (``figure_data``: the steps and the kept curves), and the figure is drawn
+    from that JSON's contents by :func:`plot_exhaust`, the drawing :func:`redraw_exhaust` makes from the
+    file: a new look needs no new race."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     k = res.summary["k"]
     data = dict(res.summary)
     data["ranking_by_area"] = [{c: r[c] for c in ("family", "area", "t_0.01", "rank_area", "orbit")}
                                for r in sorted(res.metrics, key=lambda r: r["rank_area"])]
+    data["figure_data"] = {"t": res.t, "curves": res.curves,
+                           "note": "L(t)/L(0) of the top families and the named sets (race_k<k>.png's left panel)"}
     if provenance is not None:
         data["provenance"] = provenance
     jpath = write_json(out / "exhaust.json", data)
+    ppath = write_figure(plot_exhaust(json.loads(json_text(data))), out / f"race_k{k}.png", dpi=120)
+    return {"json": jpath, "figure": ppath}
+
+
+#: how to make an exhaust.json that holds its figure's data (the command, run again)
+_REDO = "run theorykit race-exhaust again (--k, --out) with this theorykit: exhaust.json then keeps its figure's curves"
+
+
+def redraw_exhaust(path, figure=None) -> Path:
+    """Draw ``race_k<k>.png`` again from a saved ``exhaust.json`` (``path``), without a race: the same
+    drawing as the command's (:func:`plot_exhaust`), into ``figure`` (default: ``race_k<k>.png`` beside the
+    JSON). Returns the figure's path. A JSON without ``figure_data`` (written before it was kept) is refused."""
+    path = Path(path)
+    if figure is not None:
+        figure_path(figure, "figure")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError("path", f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}",
+                        "give the exhaust.json that theorykit race-exhaust wrote") from None
+    except (ValueError, RecursionError) as exc:
+        raise SpecError("path", f"{path} is not JSON ({exc})", "give the exhaust.json that race-exhaust wrote") from None
+    if not isinstance(data, dict) or "ranking_by_area" not in data or "named" not in data:
+        raise SpecError("path", f"{path} is not an exhaust.json of race-exhaust (no ranking_by_area or named sets)",
+                        "give the exhaust.json that race-exhaust wrote")
+    if not isinstance(data.get("figure_data"), dict):
+        raise SpecError("figure_data", f"{path} does not hold the figure's curves (written before they were kept)",
+                        _REDO)
+    out = path.with_name(f"race_k{data['k']}.png") if figure is None else Path(figure)
+    return write_figure(plot_exhaust(data), out, dpi=120)
+
+
+def plot_exhaust(data: dict):
+    """The figure of an ``exhaust.json``'s contents ``data`` (a dict as read from the file): left, L(t)/L(0)
+    of the top five families and the named sets from ``figure_data``; right, every family's area
+    (``ranking_by_area``) against its rank, the named sets marked. Returns the matplotlib figure."""
+    k, fd = data["k"], data["figure_data"]
+    t = np.asarray(fd["t"], dtype=float)
     fig, (a1, a2) = subplots(1, 2, figsize=(11, 5.0))
-    named = {r["family"]: nm for nm, r in res.summary["named"].items()}
-    top = [r["family"] for r in res.summary["top20_by_area"][:5]]
+    named = {r["family"]: nm for nm, r in data["named"].items()}
+    top = [r["family"] for r in data["top20_by_area"][:5]]
     # the named sets wide and pale underneath, the top families narrow on top in their own dash patterns:
     # the curves coincide (that is the finding), and each stays visible where it does
     dashes = ["-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1))]
-    colour = {nm: f"C{i % 5}" for i, nm in enumerate(res.summary["named"])}     # the same in both panels
-    for lab, c in res.curves.items():
+    colour = {nm: f"C{i % 5}" for i, nm in enumerate(data["named"])}     # the same in both panels
+    for lab, c in fd["curves"].items():
+        c = np.asarray(c, dtype=float)
         if lab in named:
-            a1.plot(res.t, c, lw=4, alpha=0.45, zorder=1, color=colour[named[lab]],
-                    label=f"{named[lab]} (#{res.summary['named'][named[lab]]['rank_area']})")
+            a1.plot(t, c, lw=4, alpha=0.45, zorder=1, color=colour[named[lab]],
+                    label=f"{named[lab]} (#{data['named'][named[lab]]['rank_area']})")
         elif lab in top:
             i = top.index(lab)
-            a1.plot(res.t, c, lw=1.2, ls=dashes[i % len(dashes)], color="k" if i == 0 else f"C{5 + i}", zorder=2,
+            a1.plot(t, c, lw=1.2, ls=dashes[i % len(dashes)], color="k" if i == 0 else f"C{5 + i}", zorder=2,
                     label=f"#{i + 1} {lab}" if len(lab) < 40 else f"#{i + 1}")
     a1.set_xlabel("gradient step")
     a1.set_ylabel("L(t) / L(0) of the race reduction")
@@ -507,9 +553,9 @@ def write_outputs(res: ExhaustResult, out_dir, provenance: dict | None = None) -
     a1.set_title(f"k = {k} contexts: top families and named sets")
     a1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2, frameon=False,
               title="wide, pale: named sets (rank); narrow: the top five by area", title_fontsize=7)
-    areas = np.sort([r["area"] for r in res.metrics])
+    areas = np.sort([r["area"] for r in data["ranking_by_area"]])
     a2.plot(np.arange(1, len(areas) + 1), areas, color="0.3", lw=1)
-    for nm, r in res.summary["named"].items():
+    for nm, r in data["named"].items():
         a2.plot([r["rank_area"]], [r["area"]], "o", color=colour[nm], label=f"{nm}: #{r['rank_area']}")
     a2.set_xscale("log")
     a2.set_xlabel("rank (by area)")
@@ -517,5 +563,4 @@ def write_outputs(res: ExhaustResult, out_dir, provenance: dict | None = None) -
     a2.set_title(f"all {len(areas)} families")
     a2.legend(fontsize=7)
     fig.tight_layout()
-    ppath = write_figure(fig, out / f"race_k{k}.png", dpi=120)
-    return {"json": jpath, "figure": ppath}
+    return fig

@@ -1,0 +1,116 @@
+"""The figures that kept an old look because redrawing them needed a full run (CHANGELOG: "race_k4.png
+[needs a] full run"). race-exhaust's exhaust.json now keeps what race_k<k>.png draws, and the figure is
+drawn from that file's contents by one function (``plot_exhaust``), so ``redraw_exhaust(exhaust.json)``
+redraws it without a race and cannot drift from the command's drawing (docs/race_k4.md)."""
+import json
+
+import numpy as np
+import pytest
+
+import theorykit.analysis.exhaust as ex
+from theorykit.errors import SpecError
+from theorykit.theory.race import RaceSystem
+
+
+def _hand_result():
+    """A race-exhaust result made by hand (no race): 3 families at k = 3, family i's curve exp(−t/(10 + i))
+    over steps 0 … 49; "common + doubles" is #1 and named, "common only" #3 and named, #2 a top family."""
+    t = np.arange(0.0, 50.0)
+    fams = ["common+12+13+23", "common+1+12+13+23", "common"]
+    curves = {f: np.exp(-t / (10 + i)).astype(np.float32) for i, f in enumerate(fams)}
+    rows = [{"family": f, "area": 0.2 + 0.1 * i, "t_0.01": None, "rank_area": i + 1, "orbit": i}
+            for i, f in enumerate(fams)]
+    summary = {"k": 3, "named": {"common + doubles": rows[0], "common only": rows[2]}, "top20_by_area": rows}
+    return ex.ExhaustResult(summary, t, curves, rows), t
+
+
+@pytest.fixture
+def no_race(monkeypatch):
+    """Any race raises: a redraw that raced again fails the test."""
+    def refuse(*a, **kw):
+        raise AssertionError("a race was run: the redraw must read the saved file")
+    for name in ("race_exhaust", "race_rk4", "exhaust_spec"):
+        monkeypatch.setattr(ex, name, refuse)
+    monkeypatch.setattr(RaceSystem, "solve", refuse)
+
+
+def test_exhaust_json_keeps_the_figures_curves_from_a_small_race(tmp_path):
+    """A real race at k = 3 (400 steps, RK4 step τ/2): exhaust.json's figure_data holds the recorded
+    steps and, for each of the 4 named sets of k = 3 (named_families: common only, + singles, + doubles,
+    all) and each of the top five families, the curve L(t)/L(0) (1 at step 0, by its definition), equal
+    to the result's own curves; the figure's lines draw exactly those numbers."""
+    res = ex.race_exhaust(3, steps=400, race_dt=2, progress=False)
+    figs = []
+    real = ex.write_figure
+    ex_write = lambda fig, path, **kw: (figs.append(fig), real(fig, path, **kw))[1]     # noqa: E731
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ex, "write_figure", ex_write)
+        paths = ex.write_outputs(res, tmp_path)
+    fd = json.loads(paths["json"].read_text())["figure_data"]
+    labels = ex.exhaust_spec(3)[3]
+    named = set(ex.named_families(3, labels).values())
+    assert len(named) == 4 and named <= set(fd["curves"])
+    top5 = [r["family"] for r in res.summary["top20_by_area"][:5]]
+    assert set(top5) <= set(fd["curves"])
+    np.testing.assert_array_equal(fd["t"], res.t)
+    for lab, c in res.curves.items():
+        np.testing.assert_array_equal(fd["curves"][lab], c)
+        assert fd["curves"][lab][0] == pytest.approx(1.0, rel=1e-6)
+    drawn = {ln.get_label(): ln for ln in figs[0].axes[0].get_lines()}
+    nm = {r["family"]: n for n, r in res.summary["named"].items()}
+    for lab in named:
+        ln = drawn[f"{nm[lab]} (#{res.summary['named'][nm[lab]]['rank_area']})"]
+        np.testing.assert_array_equal(ln.get_ydata(), fd["curves"][lab])
+
+
+def test_redraw_reads_the_saved_file_and_draws_its_numbers(tmp_path, monkeypatch, no_race):
+    """redraw_exhaust draws what exhaust.json holds, not a rerun: the saved curve of family #2 is
+    replaced in the file by 0.5·exp(−t/11) (no race gives that), and the redrawn line is exactly that;
+    the x-data are the saved steps 0 … 49; the right panel's points are the saved areas 0.2, 0.3, 0.4."""
+    res, t = _hand_result()
+    paths = ex.write_outputs(res, tmp_path)
+    data = json.loads(paths["json"].read_text())
+    data["figure_data"]["curves"]["common+1+12+13+23"] = list(0.5 * np.exp(-t / 11))
+    paths["json"].write_text(json.dumps(data))
+    figs = []
+    monkeypatch.setattr(ex, "write_figure", lambda fig, path, **kw: figs.append((fig, path)) or path)
+    out = ex.redraw_exhaust(paths["json"])
+    fig, where = figs[0]
+    assert out == where == tmp_path / "race_k3.png"          # beside the JSON, named by its k
+    by = {ln.get_label(): ln for ln in fig.axes[0].get_lines()}
+    assert sorted(by) == ["#2 common+1+12+13+23", "common + doubles (#1)", "common only (#3)"]
+    np.testing.assert_array_equal(by["#2 common+1+12+13+23"].get_ydata(), 0.5 * np.exp(-t / 11))
+    np.testing.assert_array_equal(by["common only (#3)"].get_ydata(), np.exp(-t / 12).astype(np.float32))
+    np.testing.assert_array_equal(by["common only (#3)"].get_xdata(), np.arange(50.0))
+    np.testing.assert_allclose(fig.axes[1].get_lines()[0].get_ydata(), [0.2, 0.3, 0.4], rtol=1e-15)
+    assert fig.axes[0].get_yscale() == "log" and fig.axes[0].get_xlabel() == "gradient step"
+
+
+def test_redraw_is_the_commands_drawing(tmp_path, no_race):
+    """One drawing for the command and the redraw: the PNG redrawn from exhaust.json, into another file,
+    has the same bytes as the one write_outputs wrote beside it."""
+    res, _ = _hand_result()
+    paths = ex.write_outputs(res, tmp_path)
+    again = ex.redraw_exhaust(paths["json"], tmp_path / "again.png")
+    assert again.read_bytes() == paths["figure"].read_bytes()
+
+
+def test_redraw_refuses_a_json_without_the_figures_curves(tmp_path, no_race):
+    """An exhaust.json written before the curves were kept (the k = 4 run of 2026-11-26): refused by name
+    (figure_data) with the fix, a new run; a file that is not JSON or not race-exhaust's: named path."""
+    res, _ = _hand_result()
+    paths = ex.write_outputs(res, tmp_path)
+    data = json.loads(paths["json"].read_text())
+    del data["figure_data"]
+    paths["json"].write_text(json.dumps(data))
+    with pytest.raises(SpecError) as e:
+        ex.redraw_exhaust(paths["json"])
+    assert e.value.field == "figure_data" and "race-exhaust again" in str(e.value)
+    (tmp_path / "bad.json").write_text("{not json")
+    (tmp_path / "other.json").write_text('{"k": 3}')
+    for name in ("bad.json", "other.json", "missing.json"):
+        with pytest.raises(SpecError) as e:
+            ex.redraw_exhaust(tmp_path / name)
+        assert e.value.field == "path"
+    with pytest.raises(SpecError):
+        ex.redraw_exhaust(paths["json"], tmp_path / "x.jpg")        # a figure's ending is checked
