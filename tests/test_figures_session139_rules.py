@@ -114,3 +114,92 @@ def test_redraw_refuses_a_json_without_the_figures_curves(tmp_path, no_race):
         assert e.value.field == "path"
     with pytest.raises(SpecError):
         ex.redraw_exhaust(paths["json"], tmp_path / "x.jpg")        # a figure's ending is checked
+
+
+# ------------------------------------------------------------------------------------------------
+# Fig. 4a (validate contexts): fig4a_loss.json keeps its curves; redraw_fig4a draws the file again
+# ------------------------------------------------------------------------------------------------
+def _fig4a_module(monkeypatch):
+    """validation.contexts_figures, its figures kept (fig, path) instead of written."""
+    from theorykit.suites import load_package
+
+    figs = __import__(load_package("validation").__name__ + ".contexts_figures", fromlist=["fig4a"])
+    kept = []
+    monkeypatch.setattr(figs, "write_figure", lambda fig, path, **kw: kept.append((fig, path)) or path)
+    return figs, kept
+
+
+def _hand_s4(n=31):
+    """The suite's Fig. 4a inputs made by hand over steps 0 … n−1: 3 ReLU seeds, four GDLN runs of 2 seeds,
+    races whose loss is c·t (c = 1, 2, 3), a fitted race and a staged theory."""
+    import types
+    rng = np.random.default_rng(5)
+    t = np.arange(0.0, n)
+    gdln = {key: rng.random((2, n)) + 0.1 for key in (("double", "joint"), ("double", "staged"),
+                                                    ("single", "joint"), ("all seven", "joint"))}
+    race = {nm: types.SimpleNamespace(loss_at=lambda tt, c=c: c * np.asarray(tt) + 1.0)
+            for nm, c in (("double", 1.0), ("single", 2.0), ("all seven", 3.0))}
+    return {"t": t, "relu": rng.random((3, n)) + 0.1, "gdln": gdln, "race": race,
+            "fit_curve": rng.random(n) + 0.1, "staged": {"loss": rng.random(n) + 0.1, "note": "n"}}
+
+
+def _lines(fig):
+    return [{ln.get_label(): ln for ln in a.lines} for a in fig.axes]
+
+
+def test_fig4a_redraw_reads_the_saved_json_and_draws_its_numbers(tmp_path, monkeypatch):
+    """fig4a_loss.json (every 10th step: t = 0, 10, 20, 30) is drawn again by redraw_fig4a: the ReLU
+    line replaced in the file by 5, 4, 3, 2 is drawn as 5, 4, 3, 2 (no run gives that), the race of
+    loss 2t + 1 as 1, 21, 41, 61 (by hand), in both panels; the key reads the saved seed count (3)."""
+    figs, kept = _fig4a_module(monkeypatch)
+    figs.fig4a(_hand_s4(), tmp_path / "fig4a_loss.png")
+    jpath = tmp_path / "fig4a_loss.json"
+    d = json.loads(jpath.read_text())
+    assert d["seeds"] == 3 and d["t"] == [0.0, 10.0, 20.0, 30.0]
+    d["relu_mean"] = [5.0, 4.0, 3.0, 2.0]
+    jpath.write_text(json.dumps(d))
+    out = figs.redraw_fig4a(jpath)
+    fig, path = kept[-1]
+    assert out == path == tmp_path / "fig4a_loss.png"
+    for by in _lines(fig):
+        relu = by["ReLU network (mean ± std of 3 seeds)"]
+        np.testing.assert_array_equal(relu.get_xdata(), [0, 10, 20, 30])
+        np.testing.assert_array_equal(relu.get_ydata(), [5, 4, 3, 2])
+        np.testing.assert_array_equal(by["race reduction, single (rule a0)"].get_ydata(), [1, 21, 41, 61])
+        np.testing.assert_array_equal(by["ReLN double (GDLN, staged)"].get_ydata(), d["gdln_double_staged"])
+
+
+def test_fig4a_redraw_has_the_suites_look(tmp_path, monkeypatch):
+    """One drawing: the suite's figure and the one redrawn from its JSON have the same keys (titles and
+    labels), line styles, widths, colours and draw order, axis scales and titles."""
+    figs, kept = _fig4a_module(monkeypatch)
+    figs.fig4a(_hand_s4(), tmp_path / "fig4a_loss.png")
+    figs.redraw_fig4a(tmp_path / "fig4a_loss.json", tmp_path / "again.png")
+    (run, _), (redrawn, where) = kept
+    assert where == tmp_path / "again.png"
+
+    def look(fig):
+        keys = [(lg.get_title().get_text(), [t.get_text() for t in lg.get_texts()]) for lg in fig.legends]
+        lines = [[(ln.get_label(), ln.get_linestyle(), ln.get_linewidth(), ln.get_color(), ln.get_zorder(),
+                   ln.get_alpha()) for ln in a.lines] for a in fig.axes]
+        return keys, lines, [(a.get_yscale(), a.get_title(), a.get_ylabel()) for a in fig.axes], fig._suptitle.get_text()
+    assert look(run) == look(redrawn)
+    assert [lg.get_title().get_text() for lg in run.legends] == ["simulation", "theory"]
+
+
+def test_fig4a_redraw_refuses_a_json_without_what_it_draws(tmp_path, monkeypatch):
+    """A fig4a_loss.json written before the seed count was kept: refused by that field, with the fix (run the
+    suite again); a file that is not JSON: the path."""
+    figs, _ = _fig4a_module(monkeypatch)
+    figs.fig4a(_hand_s4(), tmp_path / "fig4a_loss.png")
+    jpath = tmp_path / "fig4a_loss.json"
+    d = json.loads(jpath.read_text())
+    del d["seeds"]
+    jpath.write_text(json.dumps(d))
+    with pytest.raises(SpecError) as e:
+        figs.redraw_fig4a(jpath)
+    assert e.value.field == "seeds" and "validate contexts" in str(e.value)
+    (tmp_path / "bad.json").write_text("[1,")
+    with pytest.raises(SpecError) as e:
+        figs.redraw_fig4a(tmp_path / "bad.json")
+    assert e.value.field == "path"

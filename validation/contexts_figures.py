@@ -2,42 +2,60 @@
 :mod:`theorykit.analysis.context_runs`."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 
 from theorykit.analysis.context_runs import mean_svals
 from theorykit.curves import nan_to_none
+from theorykit.errors import SpecError
 from theorykit.io import new_figure, subplots, write_json, write_figure
 
 
 
-def fig4a(s4, path):
-    """Fig. 4a: the loss of the ReLU network and the ReLN simulations (solid and wide, the ReLU network
-    above the ReLNs) under the theory curves (dashed or dotted, narrow, on top), linear and log scale;
-    one key right of the figure, in two groups, simulation and theory."""
+#: the curves of Fig. 4a: (key in its data and JSON, label, panel style), simulation first, then theory
+FIG4A_SIM = (("gdln_double_joint", "ReLN double (GDLN, joint)", dict(color="C0", lw=2.6, alpha=0.75)),
+             ("gdln_double_staged", "ReLN double (GDLN, staged)", dict(color="C0", lw=1.4, ls=":")),
+             ("gdln_single_joint", "ReLN single (GDLN, joint)", dict(color="C3", lw=2.6, alpha=0.75)),
+             ("gdln_all_seven_joint", "all seven (GDLN, joint)", dict(color="C2", lw=1.4, alpha=0.9)))
+FIG4A_THEORY = (("race_double_rule_a0", "race reduction, double (rule a0)", dict(color="C1", ls="--", lw=1.4)),
+                ("race_single_rule_a0", "race reduction, single (rule a0)", dict(color="C4", ls="--", lw=1.4)),
+                ("race_double_a0_fitted_to_relu", "race reduction, double (a0 fitted to ReLU)",
+                 dict(color="C1", ls="-.", lw=1.2)),
+                ("staged_theory", "closed form / staged theory", dict(color="C5", ls=(0, (1, 1)), lw=1.8)))
+
+
+def fig4a_data(s4) -> dict:
+    """Fig. 4a's curves from the suite's runs ``s4``, at every step: what :func:`plot_fig4a` draws and (every
+    10th point) what ``fig4a_loss.json`` keeps."""
     t = s4["t"]
+    return {"figure": "4a", "every": 1, "seeds": len(s4["relu"]), "t": t, "relu_mean": s4["relu"].mean(0),
+            "relu_std": s4["relu"].std(0),
+            **{f"gdln_{nm.replace(' ', '_')}_{sch}": L.mean(0) for (nm, sch), L in s4["gdln"].items()},
+            "race_double_rule_a0": s4["race"]["double"].loss_at(t),
+            "race_single_rule_a0": s4["race"]["single"].loss_at(t),
+            "race_all_seven_rule_a0": s4["race"]["all seven"].loss_at(t),
+            "race_double_a0_fitted_to_relu": s4["fit_curve"], "staged_theory": s4["staged"]["loss"],
+            "staged_theory_note": s4["staged"]["note"]}
+
+
+def plot_fig4a(d: dict):
+    """Fig. 4a from its curves ``d`` (:func:`fig4a_data`, or ``fig4a_loss.json`` as read): the loss of the
+    ReLU network and the ReLN simulations (solid and wide, the ReLU network above the ReLNs) under the theory
+    curves (dashed or dotted, narrow, on top), linear and log scale; one key right of the figure, in two
+    groups, simulation and theory. Returns the figure."""
+    t = np.asarray(d["t"], dtype=float)
+    mean, std = np.asarray(d["relu_mean"], dtype=float), np.asarray(d["relu_std"], dtype=float)
     fig, ax = subplots(1, 2, figsize=(11, 4.2), layout="constrained")
-    Lr = s4["relu"]
     sim, theory = [], []
     for a, logy in zip(ax, (False, True)):
-        a.fill_between(t, Lr.mean(0) - Lr.std(0), Lr.mean(0) + Lr.std(0), color="k", alpha=0.15, zorder=1)
-        sim = [a.plot(t, Lr.mean(0), color="k", lw=2.2, zorder=2.5,
-                      label=f"ReLU network (mean ± std of {len(Lr)} seeds)")[0],
-               a.plot(t, s4["gdln"][("double", "joint")].mean(0), color="C0", lw=2.6, alpha=0.75, zorder=2,
-                      label="ReLN double (GDLN, joint)")[0],
-               a.plot(t, s4["gdln"][("double", "staged")].mean(0), color="C0", lw=1.4, ls=":", zorder=2,
-                      label="ReLN double (GDLN, staged)")[0],
-               a.plot(t, s4["gdln"][("single", "joint")].mean(0), color="C3", lw=2.6, alpha=0.75, zorder=2,
-                      label="ReLN single (GDLN, joint)")[0],
-               a.plot(t, s4["gdln"][("all seven", "joint")].mean(0), color="C2", lw=1.4, alpha=0.9, zorder=2,
-                      label="all seven (GDLN, joint)")[0]]
-        theory = [a.plot(t, s4["race"]["double"].loss_at(t), color="C1", ls="--", lw=1.4, zorder=3,
-                         label="race reduction, double (rule a0)")[0],
-                  a.plot(t, s4["race"]["single"].loss_at(t), color="C4", ls="--", lw=1.4, zorder=3,
-                         label="race reduction, single (rule a0)")[0],
-                  a.plot(t, s4["fit_curve"], color="C1", ls="-.", lw=1.2, zorder=3,
-                         label="race reduction, double (a0 fitted to ReLU)")[0],
-                  a.plot(t, s4["staged"]["loss"], color="C5", ls=(0, (1, 1)), lw=1.8, zorder=3,
-                         label="closed form / staged theory")[0]]
+        a.fill_between(t, mean - std, mean + std, color="k", alpha=0.15, zorder=1)
+        sim = [a.plot(t, mean, color="k", lw=2.2, zorder=2.5, label=f"ReLU network (mean ± std of {d['seeds']} seeds)")[0]]
+        sim += [a.plot(t, np.asarray(d[key], dtype=float), zorder=2, label=lab, **style)[0]
+                for key, lab, style in FIG4A_SIM]
+        theory = [a.plot(t, np.asarray(d[key], dtype=float), zorder=3, label=lab, **style)[0]
+                  for key, lab, style in FIG4A_THEORY]
         a.set_xlabel("gradient step")
         a.set_ylabel("loss (summed over the datapoints)")
         a.set_title("log scale" if logy else "linear scale", fontsize=10)
@@ -48,16 +66,38 @@ def fig4a(s4, path):
     fig.legend(handles=theory, title="theory", loc="upper left", bbox_to_anchor=(1.0, 0.55), fontsize=8,
                title_fontsize=8, alignment="left")
     fig.suptitle("Fig. 4a: context task (hierarchy, ring, cross), 3 contexts: loss by gradient step")
-    write_figure(fig, path, tight=True)
+    return fig
+
+
+def fig4a(s4, path):
+    """Fig. 4a (:func:`plot_fig4a`) at every step into ``path``, and every 10th point of its curves
+    (:func:`fig4a_data`) into the JSON beside it, which :func:`redraw_fig4a` draws again."""
+    d = fig4a_data(s4)
+    write_figure(plot_fig4a(d), path, tight=True)
     sub = slice(None, None, 10)
-    write_json(path.with_suffix(".json"), {
-        "figure": "4a", "every": 10, "t": t[sub], "relu_mean": s4["relu"].mean(0)[sub], "relu_std": s4["relu"].std(0)[sub],
-        **{f"gdln_{nm.replace(' ', '_')}_{sch}": L.mean(0)[sub] for (nm, sch), L in s4["gdln"].items()},
-        "race_double_rule_a0": s4["race"]["double"].loss_at(t)[sub],
-        "race_single_rule_a0": s4["race"]["single"].loss_at(t)[sub],
-        "race_all_seven_rule_a0": s4["race"]["all seven"].loss_at(t)[sub],
-        "race_double_a0_fitted_to_relu": s4["fit_curve"][sub], "staged_theory": s4["staged"]["loss"][sub],
-        "staged_theory_note": s4["staged"]["note"]})
+    words = ("figure", "every", "seeds", "staged_theory_note")          # the rest are curves over t
+    write_json(path.with_suffix(".json"), {k: (v if k in words else np.asarray(v)[sub]) for k, v in d.items()}
+               | {"every": 10})
+
+
+def redraw_fig4a(json_path, path=None):
+    """Fig. 4a drawn again from a ``fig4a_loss.json`` the suite wrote (every 10th step), without a run, by the
+    suite's own drawing (:func:`plot_fig4a`), into ``path`` (default: the .png beside the JSON). A JSON
+    written before it kept the seed count is refused: rerun ``theorykit validate contexts``."""
+    json_path = Path(json_path)
+    try:
+        d = json.loads(json_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SpecError("path", f"cannot read {json_path} as JSON ({exc})",
+                        "give the fig4a_loss.json that theorykit validate contexts wrote") from None
+    need = ["seeds", "t", "relu_mean", "relu_std"] + [k for k, _, _ in FIG4A_SIM + FIG4A_THEORY]
+    missing = [k for k in need if not isinstance(d, dict) or k not in d]
+    if missing:
+        raise SpecError(missing[0], f"{json_path} has no {', '.join(missing)} (not Fig. 4a's JSON, or written "
+                                    "before the seed count was kept)",
+                        "run theorykit validate contexts again (--quick or --full, --out DIR)")
+    out = json_path.with_suffix(".png") if path is None else path
+    return write_figure(plot_fig4a(d), out, tight=True)
 
 
 def fig4b(s4, path):
