@@ -56,7 +56,7 @@ class Task:
     meta: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self):
-        syms = self.symbols if isinstance(self.symbols, Mapping) else {}
+        syms = _checked_symbols(self.symbols) if isinstance(self.symbols, Mapping) else {}
         X, Y = (_matrix_arg(M, f, syms) for M, f in ((self.X, "data.inputs"), (self.Y, "data.targets")))
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "Y", Y)
@@ -71,8 +71,11 @@ class Task:
             raise SpecError("symbols", f"needs a dict name → SymPy symbol, got {type_name(self.symbols)} "
                             f"{short_repr(self.symbols)}", "e.g. symbols={\"Delta\": sp.Symbol(\"Delta\")}")
         free = self.free_symbols - set(self.symbols.values())
-        if free:
-            raise SpecError("data", f"unknown symbols {sorted(map(str, free))}", "declare them under [symbols]")
+        if free:        # only Python reaches this (a spec file's names are checked as it is read): Python's fix
+            names = sorted(map(str, free))
+            raise SpecError("data", f"unknown symbols {names}: symbols= does not give them",
+                            "pass each under its own name, e.g. tk.Task(X, Y, symbols={"
+                            + ", ".join(f"{n!r}: {n}" for n in names) + "})")
 
     # -- sizes -----------------------------------------------------------------
     @property
@@ -191,6 +194,23 @@ def parse_value(value: str, key) -> sp.Expr:
                         f"e.g. values={{'{key}': 0.5}}") from None
 
 
+def _checked_symbols(symbols: Mapping) -> Mapping:
+    """``symbols`` (name → SymPy symbol), each symbol under its own name. ``{"b": a}`` was taken: the
+    task then answered ``values={"a": 1}`` with "no value for ['a']" and "fix: values={'a': 0.5}", took
+    ``values={"b": 1}`` for a, and ``spec_to_toml`` wrote a file declaring b whose entries use a."""
+    for name, sym in symbols.items():
+        where = f"symbols[{name!r}]"
+        if not isinstance(sym, sp.Symbol):
+            raise SpecError(where, f"needs a SymPy symbol, got {type_name(sym)} {short_repr(sym)}",
+                            f"map the name to its symbol, e.g. symbols={{{name!r}: sp.Symbol({name!r})}}; "
+                            "values are substituted later (values=...)")
+        if name != sym.name:
+            raise SpecError(where, f"holds the symbol {sym.name!r} under another name, so values= and a spec "
+                            "file would name it differently from the entries",
+                            f"key it by its own name: symbols={{{sym.name!r}: {sym.name}}}")
+    return symbols
+
+
 def _matrix_arg(M, field: str, symbols: Mapping | None = None) -> sp.Matrix:
     """``M`` as a SymPy matrix of finite real entries. A numpy array must hold finite real numbers
     (NaN, ∞ and complex entries became nan, oo and I in the exact task); in lists, a string entry
@@ -268,7 +288,17 @@ def _read_entries(M, field: str, symbols: Mapping):
 
     def entry(v, where):
         if isinstance(v, str):
-            return parse_expr(v, symbols, where)
+            try:
+                return parse_expr(v, symbols, where)
+            except SpecError as exc:   # the file's fix ("declare it under [symbols]") said nothing to Python
+                if not exc.problem.startswith("unknown symbol "):
+                    raise
+                name = exc.problem.split("'")[1]
+                fix = (f"pass it under its own name, e.g. tk.Task(X, Y, symbols={{{name!r}: sp.Symbol({name!r})}})"
+                       if field in ("data.inputs", "data.targets") else
+                       f"put the symbol itself in the matrix, e.g. sp.Symbol({name!r}, positive=True), not a "
+                       "string (a string holds numbers only, such as \"sqrt(2)\")")
+                raise SpecError(exc.field, exc.problem, fix) from None
         if v is None or isinstance(v, (bool, np.bool_)):
             raise SpecError(where, f"needs a number, got {type_name(v)} {v!r}",
                             "give numbers, SymPy expressions or expression strings")
