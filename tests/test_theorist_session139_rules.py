@@ -78,3 +78,90 @@ def test_a_string_symbol_in_a_structure_from_python_says_to_pass_the_symbol():
                            "data": {"task": "contexts", "n": 2, "k": 2, "common": [["g", 1]], "reln": "double"}})
     g = spec.task.symbols["g"]
     assert spec.task.Y.row(0).tolist() == [[g, 1, g, 1]]      # the common block in both contexts
+
+
+# ------------------------------------------------------------------------------------------------
+# The LaTeX of a race (k = 3 contexts, common + (k−1)-context pathways, which couple through their
+# outputs) wrote G_p = Σyx_p − Σ_q O_pq M_q Σx_qp and never said what O_pq is: a reader of the paper
+# takes it for the output overlaps its Fig. 4 set by hand. In theorykit (docs/theory.md#race, and the
+# independent reference tests/race_reference.py) O_pq is the 0/1 matrix taking q's output rows to p's.
+# ------------------------------------------------------------------------------------------------
+def test_the_race_latex_says_what_its_overlap_matrix_is():
+    k = 3
+    task = tk.contexts(4, k)
+    subsets = [tuple(c for c in range(k) if c != q) for q in range(k)]
+    der = tk.Derivation(tk.GDLNSpec(task, tk.context_pathways(4, k, subsets)))
+    assert der.method == "race-reduction"
+    tex = der.latex()
+    assert r"O_{pq}" in tex
+    assert r"where $O_{pq}$ is the $0/1$ matrix" in tex and "none is set by hand" in tex
+    assert r"\Sigma^x_{qp} = \langle g_q g_p\, x_{s(q)} x_{s(p)}^\top\rangle" in tex
+    assert tex.count("{") == tex.count("}") and tex.count("$") % 2 == 0
+
+
+# ------------------------------------------------------------------------------------------------
+# Numbers Python prints with an exponent went into LaTeX as they were: a derivation started at
+# a0 = 1e-7 ended with "$a_0 = 1e-07$", and a crossing at Δ = 1/100000 showed "\approx 1e-05", which
+# typeset as the product 1·e minus 07 (or 05). They are written as powers of ten now.
+# ------------------------------------------------------------------------------------------------
+def _mathtext_parses(tex: str) -> None:
+    """matplotlib's mathtext, an independent TeX-math parser: raises on what it cannot read."""
+    from matplotlib.mathtext import MathTextParser
+    MathTextParser("path").parse(tex)
+
+
+@pytest.mark.parametrize("a0, shown", [(1e-7, r"10^{-7}"), (2.5e-5, r"2.5 \cdot 10^{-5}"), (0.001, "0.001")])
+def test_a_derivations_small_a0_is_typeset_as_a_power_of_ten(a0, shown):
+    der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"], tk.Training(lr=0.01, a0=a0)))
+    tex = der.latex()
+    # τ = 1/η = 100 steps (mean loss); a0 as given: 1e-7 = 10^{-7}, 2.5e-5 = 2.5·10^{-5}
+    assert tex.endswith(f"Here $\\tau = 100$ steps and $a_0 = {shown}$.")
+    assert "e-0" not in tex.split("Here ")[-1]
+    _mathtext_parses(f"$a_0 = {shown}$")
+
+
+@pytest.mark.parametrize("at, shown", [(sp.Rational(1, 100000), r"\approx 10^{-5}:"),
+                                       (sp.Integer(123456), r"\approx 1.235 \cdot 10^{5}:")])
+def test_a_crossing_far_from_one_is_typeset_as_a_power_of_ten(at, shown):
+    # s_a = Δ meets the constant s_b = at at Δ = at (by hand); 123456 to four digits is 1.235·10⁵
+    D = sp.Symbol("Delta", nonnegative=True)
+    cross = tk.crossings([("a", D), ("b", at)])
+    assert [c.at for c in cross] == [at]
+    tex = cross._repr_latex_()
+    assert shown in tex and "e-05" not in tex and "e+05" not in tex
+    _mathtext_parses("$" + shown.rstrip(":") + "$")
+
+
+# ------------------------------------------------------------------------------------------------
+# Docstrings that said what the code does not do. Derivation.summary promised "end points, and the
+# method" (it returns neither) and did not say its floats are taken at the reference point when a
+# symbol has no value (Δ = 7/10 for XoR). Derivation.end_points said "End point s_α/d_α of each mode"
+# for every method: in a race the coupled pathways end far from s/d.
+# ------------------------------------------------------------------------------------------------
+def test_the_summary_says_where_its_floats_are_taken_and_promises_nothing_it_lacks():
+    lin = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"]))
+    doc = tk.Derivation.summary.__doc__
+    assert "reference" in doc and "at ``values``" in doc
+    assert "end points, and the method" not in doc
+    # what it says: s = Δ/2 (docs/theory.md#xor) is taken at the reference Δ = 7/10 (0.35), or at values
+    assert lin.reference == {lin.task.symbols["Delta"]: sp.Rational(7, 10)}
+    assert lin.summary()["positive"]["singular_values_float"] == [0.35]
+    assert lin.summary({"Delta": 2})["positive"]["singular_values_float"] == [1.0]
+    assert all("end_point" not in key and key != "method" for key in lin.summary()["positive"])
+
+
+def test_end_points_say_they_are_each_modes_alone_and_a_race_ends_elsewhere():
+    doc = tk.Derivation.end_points.__doc__
+    assert "alone" in doc and "race-reduction" in doc
+    # k = 3 contexts, common + (k−1)-context pathways (n = 4 hierarchy): ctx23 alone has s = √42/12 and
+    # d = 1/6 (Σyx = (1/12)[2H; 0; H; H] with σ₁(H) = √7, Σx = (2/12) I on the items), so s/d = √42/2 ≈ 3.24.
+    k = 3
+    subsets = [tuple(c for c in range(k) if c != q) for q in range(k)]
+    der = tk.Derivation(tk.GDLNSpec(tk.contexts(4, k), tk.context_pathways(4, k, subsets),
+                                    tk.Training(lr=0.05, a0=1e-3)))
+    assert der.method == "race-reduction"
+    assert der.end_points["ctx23"][0] == sp.sqrt(42) / 2
+    # in the race the common pathway takes most of it: ctx23's top mode settles far below √42/2
+    late = np.asarray(der.predict_modes(np.array([0.0, 10000.0, 20000.0]))["ctx23"])[..., -2:]
+    assert np.allclose(late[..., 0], late[..., 1], rtol=1e-3)       # settled
+    assert float(np.max(late)) < 0.5 * float(sp.sqrt(42) / 2)

@@ -283,6 +283,18 @@ def tex_text(text) -> str:
     return re.sub("-(?=-)", "-{}", "".join(map(char, str(text))))
 
 
+def tex_number(text) -> str:
+    """A number as printed by Python (``repr`` or a format such as ``:.4g``) as LaTeX math, its exponent
+    written as a power of ten: ``1e-07`` is ``10^{-7}``, ``1.235e+05`` is ``1.235 \\cdot 10^{5}``. In math
+    mode ``1e-07`` typesets as the product 1·e minus 07 (a_0 = 1e − 07 in a derivation's document)."""
+    text = str(text)
+    m = re.fullmatch(r"(-?)(\d+(?:\.\d*)?)e([+-]?\d+)", text)
+    if m is None:
+        return text
+    sign, mant, exp = m.group(1), m.group(2), int(m.group(3))
+    return f"{sign}10^{{{exp}}}" if float(mant) == 1 else f"{sign}{mant} \\cdot 10^{{{exp}}}"
+
+
 RESERVED_NODE_NAMES = ("input", "output")
 EDGE_ARROW = "->"
 

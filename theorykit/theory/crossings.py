@@ -19,7 +19,7 @@ import sympy as sp
 
 from ..errors import SpecError
 from ..io import counted
-from ..spec.fields import Typeset, short_repr, tex_label, type_name
+from ..spec.fields import Typeset, short_repr, tex_label, tex_number, type_name
 from .modes import exact_latex
 from .radicals import exactly_equal
 
@@ -166,7 +166,8 @@ class CrossingGroup:
         """The group as LaTeX (math mode): ``Δ = √6/3: s = √6/6``, the modes larger below and above."""
         def tex_set(labels):
             return r"\{" + ",\\, ".join(tex_label(m) for m in sorted(set(labels), key=_natural)) + r"\}"
-        head = f"{sp.latex(self.symbol)} = {exact_latex(self.at)} \\approx {self.at_float:.4g}:\\ s = {exact_latex(self.value)}"
+        approx = tex_number(format(self.at_float, ".4g"))     # 1e-05 typeset as 1e − 05: 10^{-5}
+        head = f"{sp.latex(self.symbol)} = {exact_latex(self.at)} \\approx {approx}:\\ s = {exact_latex(self.value)}"
         pair = self._pair()
         if pair is not None:
             a, b, lb, la = pair

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..spec.fields import tex_label, tex_text
+from ..spec.fields import tex_label, tex_number, tex_text
 from .effective import output_trace
 from .modes import exact_latex
 
@@ -132,7 +132,8 @@ def derivation_latex(der, document: bool = False) -> str:
     tr = der.spec.training          # τ = 1/η (mean loss) or 1/(Pη) (summed), from the lr as written
     tau_tex = exact_latex(1 / (sp.Rational(repr(float(tr.lr))) * der.spec.loss_factor)) if isinstance(tr.lr, float) \
         else exact_latex(sp.sympify(der.spec.tau))
-    parts.append(f"Here $\\tau = {tau_tex}$ steps and $a_0 = {tr.a0}$.")
+    a0_tex = tex_number(repr(tr.a0) if isinstance(tr.a0, float) else tr.a0)    # 1e-07 typeset as 1e − 07
+    parts.append(f"Here $\\tau = {tau_tex}$ steps and $a_0 = {a0_tex}$.")
     body = "\n\n".join(parts)
     if document:
         # a spec made in Python is named "spec" unless told otherwise: its task names it better
@@ -145,7 +146,10 @@ def _race_text(der) -> str:
     """What the race reduction integrates (docs/theory.md#race, #deep-modes): the closed equation of the
     maps M_p for private depth-2 pathways; the gradient flow of each edge's weights where pathways share
     an edge or run deeper, with each deep balanced mode's own equation."""
-    G = r"$G_p = \Sigma^{yx}_p - \sum_q O_{pq} M_q \Sigma^x_{qp}$. "
+    # O_pq was used and never said (the paper's Fig. 4 set such overlaps by hand; here they are the data's)
+    G = (r"$G_p = \Sigma^{yx}_p - \sum_q O_{pq} M_q \Sigma^x_{qp}$, where $O_{pq}$ is the $0/1$ matrix that "
+         r"takes pathway $q$'s output rows to pathway $p$'s (the rows both write; none is set by hand) and "
+         r"$\Sigma^x_{qp} = \langle g_q g_p\, x_{s(q)} x_{s(p)}^\top\rangle$. ")
     shared = der.graph is not None and not der.graph.private_chains
     depths = sorted({p.depth for p in der.spec.pathways})
     if not shared and depths == [2]:
