@@ -313,7 +313,8 @@ class Derivation:
 
     @cached_property
     def end_points(self) -> dict[str, list]:
-        """End point s_α/d_α of each mode."""
+        """End point s_α/d_α of each mode, *as if it learned alone* (as :attr:`t_half`): where the method is
+        ``"race-reduction"`` the pathways share what they learn and end elsewhere (:meth:`predict_modes`)."""
         return ExprsByName({n: Exprs(tidy(m.s / m.d) for m in svd.modes) for n, svd in self.modes.items()})
 
     @cached_property
@@ -543,8 +544,9 @@ class Derivation:
 
     # -- display -------------------------------------------------------------------------------
     def summary(self, values: Mapping | None = None) -> dict:
-        """JSON-ready summary: per-pathway singular values (exact strings and floats), input
-        variances, end points, and the method."""
+        """JSON-ready, per pathway: singular values and input variances (exact strings; floats at ``values``,
+        a symbol given none at the :attr:`reference` point), exact vectors, diagonalisable. End points and
+        the method are :attr:`end_points` and :attr:`method`."""
         checked_values_map(values, self.task.symbols)
         for k, v in (values or {}).items():      # Δ = −2 for a nonnegative Δ printed s = Δ/2 as −1.0
             checked_value(self.task, k, v)
