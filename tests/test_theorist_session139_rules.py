@@ -165,3 +165,18 @@ def test_end_points_say_they_are_each_modes_alone_and_a_race_ends_elsewhere():
     late = np.asarray(der.predict_modes(np.array([0.0, 10000.0, 20000.0]))["ctx23"])[..., -2:]
     assert np.allclose(late[..., 0], late[..., 1], rtol=1e-3)       # settled
     assert float(np.max(late)) < 0.5 * float(sp.sqrt(42) / 2)
+
+
+# ------------------------------------------------------------------------------------------------
+# tk.crossings(..., interval=(2, 0)), the ends swapped, reached SymPy's EmptySet and came back as a raw
+# NotImplementedError "(EmptySet)._inf", naming neither the argument nor the fix.
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("interval", [(2, 0), (0.9, 0.5), (sp.oo, 0), sp.Interval(2, 0)])
+def test_a_crossing_search_over_an_empty_interval_is_refused_by_name(interval):
+    D = sp.Symbol("Delta", nonnegative=True)
+    pairs = [("linear", D / 2), ("xor", sp.sqrt(D ** 2 + 2) / 4)]
+    with pytest.raises(SpecError) as err:
+        tk.crossings(pairs, interval=interval)
+    assert err.value.field == "interval" and "lo ≤ hi" in err.value.fix
+    # the same search the right way round finds Δ* (Δ/2 = √(Δ² + 2)/4 squares to 4Δ² = Δ² + 2: Δ² = 2/3)
+    assert [c.at for c in tk.crossings(pairs, interval=(0, 2))] == [sp.sqrt(6) / 3]

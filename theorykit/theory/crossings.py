@@ -361,14 +361,19 @@ def _interval(interval, x):
     if interval is None:
         return _domain(x) if x is not None else sp.Interval(-sp.oo, sp.oo)
     if isinstance(interval, sp.Set):
-        return interval
-    try:
-        lo, hi = interval
-        return sp.Interval(sp.nsimplify(lo) if isinstance(lo, float) else sp.sympify(lo),
-                           sp.nsimplify(hi) if isinstance(hi, float) else sp.sympify(hi))
-    except (TypeError, ValueError, sp.SympifyError):
-        raise SpecError("interval", f"{interval!r} is no interval",
-                        "pass (lo, hi) with numbers (sp.oo for no bound) or a sympy.Interval") from None
+        dom = interval
+    else:
+        try:
+            lo, hi = interval
+            dom = sp.Interval(sp.nsimplify(lo) if isinstance(lo, float) else sp.sympify(lo),
+                              sp.nsimplify(hi) if isinstance(hi, float) else sp.sympify(hi))
+        except (TypeError, ValueError, sp.SympifyError):
+            raise SpecError("interval", f"{interval!r} is no interval",
+                            "pass (lo, hi) with numbers (sp.oo for no bound) or a sympy.Interval") from None
+    if dom is sp.S.EmptySet:        # (2, 0): SymPy's NotImplementedError "(EmptySet)._inf" reached the caller
+        raise SpecError("interval", f"{interval!r} holds no point (its lower end is above its upper end)",
+                        "pass (lo, hi) with lo ≤ hi, e.g. interval=(0, 2)")
+    return dom
 
 
 def _rational_between(lo, hi):
