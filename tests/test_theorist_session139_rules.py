@@ -180,3 +180,14 @@ def test_a_crossing_search_over_an_empty_interval_is_refused_by_name(interval):
     assert err.value.field == "interval" and "lo ≤ hi" in err.value.fix
     # the same search the right way round finds Δ* (Δ/2 = √(Δ² + 2)/4 squares to 4Δ² = Δ² + 2: Δ² = 2/3)
     assert [c.at for c in tk.crossings(pairs, interval=(0, 2))] == [sp.sqrt(6) / 3]
+
+
+# An end that is a symbol, (0, Δ), was searched as if it were a number and answered "no crossing"
+# (Δ* = √6/3 lies inside (0, Δ) for every Δ above it); an end that is NaN raised "Invalid NaN comparison".
+@pytest.mark.parametrize("interval", [(0, "x"), (0, sp.Symbol("Delta", nonnegative=True)), (0, float("nan")),
+                                      (0, None), sp.Interval(0, sp.Symbol("Delta", nonnegative=True))])
+def test_a_crossing_search_over_an_interval_that_is_not_numbers_is_refused_by_name(interval):
+    D = sp.Symbol("Delta", nonnegative=True)
+    with pytest.raises(SpecError) as err:
+        tk.crossings([("linear", D / 2), ("xor", sp.sqrt(D ** 2 + 2) / 4)], interval=interval)
+    assert err.value.field == "interval" and ("e.g." in err.value.fix or "real numbers" in err.value.fix)

@@ -365,11 +365,17 @@ def _interval(interval, x):
     else:
         try:
             lo, hi = interval
-            dom = sp.Interval(sp.nsimplify(lo) if isinstance(lo, float) else sp.sympify(lo),
-                              sp.nsimplify(hi) if isinstance(hi, float) else sp.sympify(hi))
+            ends = [sp.nsimplify(v) if isinstance(v, float) else sp.sympify(v) for v in (lo, hi)]
+            # an end that is a symbol (0, Delta) or NaN found "no crossing", or raised "Invalid NaN comparison"
+            if not all(isinstance(e, sp.Expr) and e.is_number and e.is_extended_real for e in ends):
+                raise ValueError(interval)
+            dom = sp.Interval(*ends)
         except (TypeError, ValueError, sp.SympifyError):
             raise SpecError("interval", f"{interval!r} is no interval",
-                            "pass (lo, hi) with numbers (sp.oo for no bound) or a sympy.Interval") from None
+                            "pass (lo, hi) with real numbers (sp.oo for no bound) or a sympy.Interval") from None
+    if dom.free_symbols:
+        raise SpecError("interval", f"{interval!r} has ends that hold symbols {sorted(map(str, dom.free_symbols))}",
+                        "give its ends as numbers, e.g. interval=(0, 2)")
     if dom is sp.S.EmptySet:        # (2, 0): SymPy's NotImplementedError "(EmptySet)._inf" reached the caller
         raise SpecError("interval", f"{interval!r} holds no point (its lower end is above its upper end)",
                         "pass (lo, hi) with lo ≤ hi, e.g. interval=(0, 2)")
