@@ -191,3 +191,20 @@ def test_a_crossing_search_over_an_interval_that_is_not_numbers_is_refused_by_na
     with pytest.raises(SpecError) as err:
         tk.crossings([("linear", D / 2), ("xor", sp.sqrt(D ** 2 + 2) / 4)], interval=interval)
     assert err.value.field == "interval" and ("e.g." in err.value.fix or "real numbers" in err.value.fix)
+
+
+# ------------------------------------------------------------------------------------------------
+# tk.to_jax(der.loss, [t, t, tau, a0, Delta]), a symbol typed twice, was answered "no JAX translation:
+# duplicate argument 't' in function definition (fix: rewrite the expression with functions jax.numpy
+# has, ...)": the wrong field and the wrong fix.
+# ------------------------------------------------------------------------------------------------
+def test_to_jax_names_a_symbol_given_twice():
+    from theorykit.theory.trajectory import a0, t, tau
+    der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["linear"]))
+    D = der.task.symbols["Delta"]
+    with pytest.raises(SpecError) as err:
+        tk.to_jax(der.loss, [t, t, tau, a0, D])
+    assert err.value.field == "args" and "'t'" in err.value.problem and "once" in err.value.fix
+    # once each, it is the closed form: at Δ = 0 every mode stays at a0 (s = d = 0), so L = ½ (1 − 0·a0)² = ½
+    L = tk.to_jax(der.loss, [t, tau, a0, D])
+    assert float(L(100.0, 100.0, 1e-3, 0.0)) == pytest.approx(0.5, rel=1e-15)

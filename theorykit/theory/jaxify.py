@@ -156,6 +156,9 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
         raise SpecError("args", f"{bad[0]!r} is a {type(bad[0]).__name__}, not a SymPy symbol",
                         "pass the symbols themselves (e.g. task.symbols[\"Delta\"] or sp.Symbol(\"Delta\", ...)), "
                         "not their names")
+    twice = sorted({str(a) for a in args if list(args).count(a) > 1})
+    if twice:       # was "no JAX translation: duplicate argument 't' ... rewrite the expression with functions jax.numpy has"
+        raise SpecError("args", f"{twice} given more than once", "give each symbol once, e.g. to_jax(expr, [t, tau, a0])")
     if expr is None or callable(expr) and not isinstance(expr, (sp.Basic, sp.MatrixBase)):
         raise SpecError("expr", f"expected a SymPy expression or matrix, got {type(expr).__name__}",
                         "pass e.g. der.loss")
