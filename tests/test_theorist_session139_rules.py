@@ -208,3 +208,36 @@ def test_to_jax_names_a_symbol_given_twice():
     # once each, it is the closed form: at Δ = 0 every mode stays at a0 (s = d = 0), so L = ½ (1 − 0·a0)² = ½
     L = tk.to_jax(der.loss, [t, tau, a0, D])
     assert float(L(100.0, 100.0, 1e-3, 0.0)) == pytest.approx(0.5, rel=1e-15)
+
+
+# ------------------------------------------------------------------------------------------------
+# The interlacing checks on a matrix of one's own. rows_removed=[0.5] removed nothing (0.5 is no row)
+# and answered True for a B that is A; ['0'] was a raw TypeError. interlacing_holds_exact on entries
+# whose Gram matrix is irrational was SymPy's NotImplementedError "sorted roots not supported over EX".
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("rows, cols, field", [([0.5], [], "rows_removed"), (["0"], [], "rows_removed"),
+                                               ([True], [], "rows_removed"), ([], [1.0], "cols_removed")])
+def test_interlacing_refuses_an_index_that_is_no_integer(rows, cols, field):
+    A = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(SpecError) as err:
+        tk.interlacing_holds(A, rows, cols)
+    assert err.value.field == field and "integer" in err.value.fix
+    with pytest.raises(SpecError):
+        tk.interlacing_holds_exact(sp.Matrix(A.astype(int)), rows, cols)
+
+
+def test_interlacing_with_integer_indices_decides_as_by_hand():
+    # A = diag(3, 2, 1) without row 0 and column 1 is B = [[0, 0], [0, 1]]: σ(B) = (1, 0) (docs/lemmas.md),
+    # and σ_1(A) = 3 ≥ 1 ≥ σ_3(A) = 1, σ_2(A) = 2 ≥ 0 ≥ σ_4(A) = 0: the inequalities hold
+    A = np.diag([3.0, 2.0, 1.0])
+    assert tk.interlacing_holds(A, [0], [1]) and tk.interlacing_holds(A, [np.int64(0)], [np.int64(1)])
+    assert tk.interlacing_holds_exact(sp.diag(3, 2, 1), [0], [1])
+
+
+def test_exact_interlacing_on_an_irrational_gram_matrix_is_refused_by_name():
+    with pytest.raises(SpecError) as err:
+        tk.interlacing_holds_exact(sp.Matrix([[sp.sqrt(2), 2], [4, 5]]), [0], [])
+    assert err.value.field == "A" and "interlacing_holds" in err.value.fix
+    # where the Gram matrix is rational it still decides: diag(√2, 1) has Gram diag(2, 1); without row 0,
+    # B = [[0, 1]] has σ = 1, and √2 ≥ 1 ≥ σ_2(A) = 1
+    assert tk.interlacing_holds_exact(sp.Matrix([[sp.sqrt(2), 0], [0, 1]]), [0], [])

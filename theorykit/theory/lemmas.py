@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -75,6 +76,9 @@ def _submatrix(A, rows_removed: Iterable[int], cols_removed: Iterable[int]):
     """The rows and columns of ``A`` kept, and how many rows and columns were removed (r, c)."""
     rows_removed, cols_removed = list(rows_removed), list(cols_removed)
     for what, idx, n in (("rows_removed", rows_removed, A.shape[0]), ("cols_removed", cols_removed, A.shape[1])):
+        odd = [i for i in idx if isinstance(i, (bool, np.bool_)) or not isinstance(i, numbers.Integral)]
+        if odd:     # [0.5] removed nothing and answered True; ['0'] was a TypeError
+            raise SpecError(what, f"{idx} holds {odd[0]!r}, not an index", "give integer indices, e.g. [0]")
         if len(set(idx)) != len(idx) or any(not 0 <= i < n for i in idx):     # ignored before
             raise SpecError(what, f"{idx} are not distinct indices in 0…{n - 1}", "give each index once, in range")
     rr, cr = set(rows_removed), set(cols_removed)
@@ -144,7 +148,12 @@ def exact_squared_singular_values(A) -> list:
                         "give a real matrix; for a complex one use the real form [[Re, −Im], [Im, Re]]")
     G = A.T * A if A.cols <= A.rows else A * A.T
     lam = sp.Symbol("lam")
-    roots = sp.Poly(G.charpoly(lam).as_expr(), lam).real_roots()  # sorted ascending, with multiplicity
+    try:            # sorted ascending, with multiplicity
+        roots = sp.Poly(G.charpoly(lam).as_expr(), lam).real_roots()
+    except NotImplementedError:     # SymPy's "sorted roots not supported over EX" ([[√2, 2], [4, 5]])
+        raise SpecError("A", "its Gram matrix has irrational entries, whose eigenvalues SymPy cannot isolate exactly",
+                        "give rational entries (the exact check is for those), or use interlacing_holds on "
+                        "floats") from None
     if len(roots) != G.rows:
         raise ValueError("a Gram matrix must have only real eigenvalues")
     return list(reversed(roots))
