@@ -241,3 +241,33 @@ def test_exact_interlacing_on_an_irrational_gram_matrix_is_refused_by_name():
     # where the Gram matrix is rational it still decides: diag(√2, 1) has Gram diag(2, 1); without row 0,
     # B = [[0, 1]] has σ = 1, and √2 ≥ 1 ≥ σ_2(A) = 1
     assert tk.interlacing_holds_exact(sp.Matrix([[sp.sqrt(2), 0], [0, 1]]), [0], [])
+
+
+# ------------------------------------------------------------------------------------------------
+# Lemma 4.1's deciders with the context scale of one's own task: context_scale=NaN reached linprog's
+# ValueError, staircase_weights(..., context_scale=0) divided by zero and failed a bare assert. A
+# task's scale is positive (tk.contexts refuses 0 and −1 by data.context_scale); so are these now.
+# ------------------------------------------------------------------------------------------------
+L_SHAPE = np.array([[1, 1, 1], [1, 0, 0], [1, 0, 0]])       # item 1 in every context, plus context 1
+
+
+@pytest.mark.parametrize("scale", [0, -1, float("nan"), True])
+@pytest.mark.parametrize("call", ["lp_realisable", "staircase_weights", "gate_pattern"])
+def test_lemma_deciders_refuse_a_context_scale_that_is_not_positive(call, scale):
+    from theorykit.theory import lemmas
+    args = {"lp_realisable": (L_SHAPE,), "staircase_weights": (L_SHAPE,),
+            "gate_pattern": ([1.0, 0.0, 0.0], [0.0, 1.0, 1.0])}[call]
+    with pytest.raises(SpecError) as err:
+        getattr(lemmas, call)(*args, context_scale=scale)
+    assert err.value.field == "context_scale"
+
+
+@pytest.mark.parametrize("scale", [1, 1.1, 1.35])
+def test_the_l_shaped_staircase_is_realised_at_the_papers_scales(scale):
+    from theorykit.theory.lemmas import gate_pattern, lp_realisable, staircase_weights
+    # docs/theory.md#lemma-4-1: the L-shape is a staircase, realised by a_i = r_i − ½ = (2.5, 0.5, 0.5) and
+    # s·b_c = −ρ_c = (0, −1, −2): a_i + s b_c > 0 exactly on the L (by hand: 2.5, 1.5, 0.5 | 0.5, −0.5, −1.5 | …)
+    a, b = staircase_weights(L_SHAPE, context_scale=scale)
+    assert np.allclose(a, [2.5, 0.5, 0.5]) and np.allclose(scale * b, [0, -1, -2])
+    assert np.array_equal(gate_pattern(a, b, context_scale=scale), L_SHAPE.astype(bool))
+    assert lp_realisable(L_SHAPE, context_scale=scale)[0]

@@ -34,7 +34,7 @@ import sympy as sp
 from ..curves import _floats
 from ..errors import SpecError
 from ..linalg import unit_columns
-from ..spec.fields import integer
+from ..spec.fields import integer, real
 from ..spec.limits import (ALL_PATTERNS_MAX, POLY_BERNOULLI_MAX_BITS, POLY_BERNOULLI_MAX_WORK, REALISABLE_MAX_ORDERINGS,
                            int_text, poly_bernoulli_work, product_count)
 from .gates import LEMMA_CLASSES, UnitGates, binary, is_staircase
@@ -186,7 +186,14 @@ def gate_pattern(w_item: Sequence[float], w_context: Sequence[float], context_sc
     (pre-activation 0 counts as off).
     """
     a, b = _weights(w_item, "w_item", "item"), _weights(w_context, "w_context", "context")
-    return (a[:, None] + context_scale * b[None, :]) > 0
+    return (a[:, None] + _context_scale(context_scale) * b[None, :]) > 0
+
+
+def _context_scale(s) -> float:
+    """The scale of the context one-hot, a positive finite number as in a task (``data.context_scale``):
+    NaN reached linprog's ValueError, 0 a division by zero and a bare AssertionError in staircase_weights."""
+    return real(s, "context_scale", lo=0.0, hi=math.inf, lo_open=True,
+                fix="give the context one-hot's scale, a positive number, e.g. context_scale=1.1")
 
 
 def _weights(w, field: str, per: str) -> np.ndarray:
@@ -224,6 +231,7 @@ def staircase_weights(pattern: np.ndarray, context_scale: float = 1.0):
     highest-ranked columns: ``a_i = r_i − ½``, ``s·b_c = −ρ_c``; then ``a_i + s b_c > 0 ⇔ ρ_c < r_i``.
     Raises SpecError (a ValueError) naming ``pattern`` for a pattern that is not a staircase.
     """
+    context_scale = _context_scale(context_scale)
     G = np.asarray(pattern, dtype=bool)
     if not is_staircase(G):
         raise SpecError("pattern", "not a staircase pattern: no bias-free unit realises it (Lemma 4.1)",
@@ -272,7 +280,7 @@ def lp_realisable(pattern: np.ndarray, context_scale: float = 1.0):
     """
     G = binary(pattern, "pattern", pattern=True)  # a gate of 2 was read as on, a flat list failed to unpack its shape
     n, k = G.shape
-    X = np.vstack([np.repeat(np.eye(n), k, axis=1), context_scale * np.tile(np.eye(k), n)])
+    X = np.vstack([np.repeat(np.eye(n), k, axis=1), _context_scale(context_scale) * np.tile(np.eye(k), n)])
     ok, w = lp_pattern_feasible(X, G.ravel())
     return ok, (w[:n], w[n:]) if ok else None
 
