@@ -10,9 +10,14 @@
   ``<body>`` gets ``data-math="rendered"`` once that has run (the browser test reads it).
   It also points the notebook's links to the docs, written relative to ``examples/notebooks`` (as
   ``../../docs/theory.md#contexts``, which works on GitHub and in Jupyter), at the site's page.
+* ``on_page_markdown`` does the converse for a docs page's link to a notebook: written relative to the
+  page, to the notebook where it lives (``../examples/notebooks/06_predict.ipynb`` from ``docs/``, which
+  works on GitHub), it becomes a link to the notebook's page of the site (``notebooks/06_predict.ipynb``
+  relative to the page). Links in fenced code blocks are left alone.
 """
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import Path
 
@@ -66,6 +71,32 @@ def on_files(files, config):
         files.append(File(DEST + nb.name, src_dir=src_dir, dest_dir=config["site_dir"],
                           use_directory_urls=config["use_directory_urls"]))
     return files
+
+
+# a docs page's link to a notebook, written relative to the page: ](../examples/notebooks/<name>.ipynb#anchor)
+_NOTEBOOK_LINK = re.compile(r"\]\(((?:\.\./)+)examples/notebooks/([A-Za-z0-9_.-]+\.ipynb)(#[^)\s]*)?\)")
+
+
+def on_page_markdown(markdown, page, config, files):
+    here = posixpath.dirname(page.file.src_uri)        # the page's folder under docs/: "" or e.g. "notebooks"
+
+    def to_site(m):
+        # only a link that, from the page's folder under docs/, reaches the repository's examples/notebooks
+        if posixpath.normpath(posixpath.join("docs", here, m.group(1))) != ".":
+            return m.group(0)
+        return f"]({posixpath.relpath(DEST + m.group(2), here or '.')}{m.group(3) or ''})"
+
+    out, fence = [], None
+    for line in markdown.split("\n"):
+        stripped = line.lstrip()
+        if fence is None and stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+        elif fence is not None and stripped.startswith(fence):
+            fence = None
+        elif fence is None:
+            line = _NOTEBOOK_LINK.sub(to_site, line)
+        out.append(line)
+    return "\n".join(out)
 
 
 def _is_notebook(page) -> bool:
