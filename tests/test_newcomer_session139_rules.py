@@ -103,3 +103,17 @@ def test_notebook_links_of_the_docs_point_at_the_notebooks_pages_on_the_site():
     fenced = "```\n[nb](../examples/notebooks/06_predict.ipynb)\n```"
     assert hook.on_page_markdown(fenced, page("predict.md"), {}, None) == fenced
 
+
+def test_readme_set_up_names_the_report_its_main_command_writes():
+    """"Where do the results land?": the README's Set up said "with a report, into `results/`" and named no
+    file to open. It now names the report, in the folder the main command's ``validate all --out`` gives,
+    with the name theorykit.report writes it under (read from the source, not from a run)."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    setup = readme.split("## Set up\n", 1)[1].split("\n## ", 1)[0]
+    prose, command = setup.split("```bash\n", 1)[0], setup.split("```bash\n", 1)[1].split("\n", 1)[0]
+    out = re.search(r"theorykit validate all\b[^&]*--out (\S+)", command).group(1)
+    writer = (ROOT / "theorykit" / "report.py").read_text("utf-8")
+    assert 'out_dir / "report.html"' in writer, "theorykit.report no longer writes report.html into out_dir"
+    assert f"`{out.rstrip('/')}/report.html`" in " ".join(prose.split()), \
+        f"the README's Set up does not say where the report is (`{out}/report.html`)"
+
