@@ -7,8 +7,11 @@ project today clicked, ran and read, and what did not work as written.
   mkdocs hook adds the notebooks there), so on GitHub all seven links were 404s. They are now written
   to the notebooks where they live (``../../examples/notebooks/...``), and the hook points them at
   the notebook's page on the site (the strict docs build of tests/test_docs.py checks the site side).
+* **Where the results land.** The README's Set up names the report to open, ``results/report.html``.
+* **The report's figures say what they show.** Six of the twelve figures of ``validate all``'s report
+  (depth, gates, lemmas) were captioned with their file names; each suite figure now has a caption.
 
-Each test here reads text files (no run of the package) and takes milliseconds.
+Each test here reads text files or source (no run of the package) and takes milliseconds.
 """
 from __future__ import annotations
 
@@ -117,3 +120,67 @@ def test_readme_set_up_names_the_report_its_main_command_writes():
     assert f"`{out.rstrip('/')}/report.html`" in " ".join(prose.split()), \
         f"the README's Set up does not say where the report is (`{out}/report.html`)"
 
+
+# ------------------------------------------------------------------------------------------------
+# The report's figures say what they show
+# ------------------------------------------------------------------------------------------------
+# `theorykit validate all` writes report.html with each suite's figures under the caption the suite gives
+# (theorykit.report._figures: a figure without one is captioned with its file name). The xor and
+# contexts suites gave captions; depth, gates and lemmas gave bare file names, so six of the report's
+# twelve figures were captioned "fig6_depth.png", "fig9_elbow.png", ... A suite's figures are now
+# each {"file", "caption"}. The suites train networks for minutes, so this reads their source.
+VALIDATION = ROOT / "validation"
+
+
+def _figure_lists(tree):
+    """Every list literal given as a suite result's ``"figures"``: a dict's value or ``x["figures"] = [...]``."""
+    import ast
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values):
+                if isinstance(k, ast.Constant) and k.value == "figures" and isinstance(v, ast.List):
+                    yield v
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.List):
+            for t in node.targets:
+                if (isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant)
+                        and t.slice.value == "figures"):
+                    yield node.value
+
+
+def _uncaptioned(lst) -> list[str]:
+    """The entries of a ``"figures"`` list literal that are not ``{"file": ..., "caption": <words>}``."""
+    import ast
+
+    bad = []
+    for elt in lst.elts:
+        keys = {k.value: v for k, v in zip(elt.keys, elt.values) if isinstance(k, ast.Constant)} \
+            if isinstance(elt, ast.Dict) else {}
+        cap = keys.get("caption")
+        words = cap is not None and not (isinstance(cap, ast.Constant) and str(cap.value).endswith(".png"))
+        if "file" not in keys or not words:
+            bad.append(ast.unparse(elt)[:60])
+    return bad
+
+
+def test_every_suite_figure_in_the_report_has_a_caption():
+    import ast
+
+    found, bad = {}, {}
+    for path in sorted(VALIDATION.glob("*.py")):
+        for lst in _figure_lists(ast.parse(path.read_text("utf-8"))):
+            found[path.stem] = found.get(path.stem, 0) + len(lst.elts)
+            if b := _uncaptioned(lst):
+                bad.setdefault(path.stem, []).extend(b)
+    # contexts, depth, gates and lemmas list their figures literally (xor's come from xor_figures, with captions)
+    assert {"contexts", "depth", "gates", "lemmas"} <= set(found), found
+    assert bad == {}, f"figures the report would caption with their file name: {bad} (fix: {{'file', 'caption'}})"
+
+
+def test_the_caption_check_catches_a_bare_file_name():
+    import ast
+
+    tree = ast.parse('r = {"figures": ["a.png", {"file": "b.png"}, {"file": "c.png", "caption": "c.png"}, '
+                     '{"file": "d.png", "caption": "Fig. 1: words"}]}\nr["figures"] = [f()]')
+    found = sorted(_uncaptioned(x) for x in _figure_lists(tree))
+    assert found == [["'a.png'", "{'file': 'b.png'}", "{'file': 'c.png', 'caption': 'c.png'}"], ["f()"]]

@@ -262,7 +262,10 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
         pr.update(note="gate patterns")
         results["census"] = _census(2 if quick else 8, progress)
         pr.update(note="census")
-        results["figures"] = [_figure(results["census"], out_dir)]
+        results["figures"] = [{"file": _figure(results["census"], out_dir),
+                               "caption": "Gate census: the classes of the trained Section 4 ReLU units' final "
+                                          "gate patterns, by units and weighted by ‖W1_j‖‖W2_j‖, and their "
+                                          "shares over training"}]
         pr.update(note="figure")
 
     results["claims"] = _claims(results)
