@@ -46,7 +46,8 @@ pred.figure()
 # `validate_prediction` trains eight networks of width 128 from small random weights with the same
 # settings, runs Algorithm 1 on them, and reports the gap between the predicted loss and the mean
 # ReLU loss, the share of the ReLU weight in predicted patterns, and the overlap with Algorithm 1's
-# gates. Left: the loss; right: predicted gates, the ReLU units' patterns and the found gates.
+# gates. Two figures: the loss (left: linear scale, right: log scale), then three panels of gates
+# (the predicted gates, the ReLU units' most common patterns, Algorithm 1's found gates).
 
 # %%
 val = validate_prediction(pred, seeds=8)
