@@ -100,6 +100,12 @@ plt.show()
 # %% [markdown]
 # ## 3. Derive
 #
+# Here the elbow found **no gating**: at K = 2 one cluster holds the units that are mostly off (its
+# pattern is empty and dropped, the note above) and the other those on for most images, whose centroid,
+# thresholded at ½, is on for all 100. So the found spec is one always-on pathway of all 16 units, a
+# deep linear network. K = 3 adds a gated pathway but lowers the MSE by less than the elbow rule's
+# 10 % of the total improvement (the plot); `find_gates_in_run(run, lr=lr, K=3)` takes it anyway.
+#
 # The found spec is an ordinary pathway spec. On digits the pathway's input correlations are not
 # diagonal in its singular vectors, so there is no closed form: `Derivation.method` is
 # `race-reduction` and the notes say why.
