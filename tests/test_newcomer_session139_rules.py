@@ -10,6 +10,8 @@ project today clicked, ran and read, and what did not work as written.
 * **Where the results land.** The README's Set up names the report to open, ``results/report.html``.
 * **The report's figures say what they show.** Six of the twelve figures of ``validate all``'s report
   (depth, gates, lemmas) were captioned with their file names; each suite figure now has a caption.
+* **Each suite's section says what it does.** Only the xor section of the report had its suite's
+  DESCRIPTION under its heading; the runner now gives every result its suite's.
 
 Each test here reads text files or source (no run of the package) and takes milliseconds.
 """
@@ -184,3 +186,52 @@ def test_the_caption_check_catches_a_bare_file_name():
                      '{"file": "d.png", "caption": "Fig. 1: words"}]}\nr["figures"] = [f()]')
     found = sorted(_uncaptioned(x) for x in _figure_lists(tree))
     assert found == [["'a.png'", "{'file': 'b.png'}", "{'file': 'c.png', 'caption': 'c.png'}"], ["f()"]]
+
+
+# ------------------------------------------------------------------------------------------------
+# Each suite's section of the report says what the suite does
+# ------------------------------------------------------------------------------------------------
+# Every suite module defines DESCRIPTION (theorykit/suites.py's docstring), and the report prints a
+# result's "description" under the suite's heading. Only the xor suite copied its DESCRIPTION into its
+# result, so the contexts, depth, gates and lemmas sections began with bare numbers. The runner now
+# gives each result its suite's DESCRIPTION (a run, and a cached result alike), unless it has one.
+_FAKE_SUITE = '''
+from pathlib import Path
+NAME = "{name}"
+DESCRIPTION = "Section 9: the {name} claims <checked> by hand"
+
+def run(out_dir, mode, progress=True):
+    (Path(out_dir) / "{name}.png").write_bytes(b"\\x89PNG fake")
+    return {{"figures": [{{"file": "{name}.png", "caption": "a figure"}}],
+             "claims": [{{"claim": "one", "ours": "x", "agreement": "|x| < 1", "verdict": "confirmed"}}]}}
+'''
+
+
+def test_the_report_prints_each_suites_description_run_or_cached(tmp_path, monkeypatch):
+    import json
+
+    import theorykit.suites as suites_mod
+    from theorykit.suites import load_package
+
+    validation = load_package("validation")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "gamma.py").write_text(_FAKE_SUITE.format(name="gamma"))
+
+    def load(name):
+        spec = importlib.util.spec_from_file_location(f"tk_s139_{name}", src / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+
+    monkeypatch.setattr(suites_mod, "load_suite", load)
+    out = tmp_path / "out"
+    want = "Section 9: the gamma claims <checked> by hand"          # the fake suite's DESCRIPTION, as written
+    for status in ("ran", "cached"):
+        assert validation.run_suites(out, "quick", ["gamma"], progress=False, report=True) == 0
+        doc = json.loads((out / "results.json").read_text("utf-8"))
+        assert doc["status"] == {"gamma": status}
+        assert doc["suites"]["gamma"]["description"] == want, status
+        page = (out / "report.html").read_text("utf-8")
+        assert "Section 9: the gamma claims &lt;checked&gt; by hand" in page, status     # escaped, as html_escape does
+        assert want in (out / "report.md").read_text("utf-8"), status

@@ -247,6 +247,14 @@ def _device() -> str:
     return f"{d}" if d.platform == "cpu" or not kind else f"{d} ({kind})"
 
 
+def _describe(res: dict, mod) -> None:
+    """The suite's ``DESCRIPTION`` as its result's ``description`` (the report's line under the suite's
+    heading), unless the suite gave one."""
+    desc = getattr(mod, "DESCRIPTION", None)
+    if isinstance(desc, str) and desc and not res.get("description"):
+        res["description"] = desc
+
+
 def run_suites(out: Path, mode: str, names, force: bool = False, progress=True, report: bool = False) -> int:
     """Run the named suites into ``out``; returns 0, or 1 if any suite failed.
 
@@ -286,6 +294,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress=True, 
         if not force:
             cached = load_cached(out, name, key)
             if cached is not None:
+                _describe(cached, mod)
                 results[name] = cached
                 status[name] = "cached"
                 _log(f"{tag}: up to date, skipped (cached {out / (name + '.json')}; --force re-runs it)", lines)
@@ -305,6 +314,7 @@ def run_suites(out: Path, mode: str, names, force: bool = False, progress=True, 
             res = dict(res)
             res.setdefault("suite", name)
             res.setdefault("mode", mode)
+            _describe(res, mod)
             res.setdefault("device", _device())     # the report names the device beside the mode
             # what computed it (theorykit's version and sources, NumPy, SymPy, JAX and its backend): a
             # suite's JSON shared alone says it, not only the hidden cache entry beside it
