@@ -12,6 +12,8 @@ project today clicked, ran and read, and what did not work as written.
   (depth, gates, lemmas) were captioned with their file names; each suite figure now has a caption.
 * **Each suite's section says what it does.** Only the xor section of the report had its suite's
   DESCRIPTION under its heading; the runner now gives every result its suite's.
+* **The report says how to read it**: the verdict words as docs/validation.md defines them, and that a
+  quick run is at reduced sizes.
 
 Each test here reads text files or source (no run of the package) and takes milliseconds.
 """
@@ -235,3 +237,31 @@ def test_the_report_prints_each_suites_description_run_or_cached(tmp_path, monke
         page = (out / "report.html").read_text("utf-8")
         assert "Section 9: the gamma claims &lt;checked&gt; by hand" in page, status     # escaped, as html_escape does
         assert want in (out / "report.md").read_text("utf-8"), status
+
+
+# ------------------------------------------------------------------------------------------------
+# The report says how to read it
+# ------------------------------------------------------------------------------------------------
+# report.html opened with "confirmed: 16, partly: 13, not borne out: 9, n/a: 2" and a table, and no word
+# of what the verdicts mean or that a quick run is at reduced sizes; the definitions were only on
+# docs/validation.md. The report now says both, in the words of docs/validation.md.
+def _verdict_definitions() -> dict[str, str]:
+    """docs/validation.md's "Verdicts:" paragraph: ``**word** (meaning)`` for partly and not borne out."""
+    text = " ".join((DOCS / "validation.md").read_text("utf-8").split("Verdicts:", 1)[1].split("\n\n", 1)[0].split())
+    return {m.group(1): m.group(2) for m in re.finditer(r"\*\*([a-z ]+)\*\* \(([^()]+)\)", text)}
+
+
+def test_the_report_defines_its_verdicts_as_docs_validation_does_and_names_a_quick_run():
+    from theorykit import report
+
+    defs = _verdict_definitions()
+    assert set(defs) >= {"partly", "not borne out"}, defs
+    doc = {"mode": "quick", "theorykit_version": "0", "suites": {}, "claims": [], "failed": {},
+           "verdict_counts": {}}
+    for page in (report.render_markdown(doc), report.render_html(doc, Path("."))):
+        flat = " ".join(page.split())
+        for word, meaning in defs.items():
+            assert f"{word} ({meaning})" in flat, (word, meaning)
+        assert "quick run, at reduced sizes" in flat and "--full" in flat
+    full = " ".join(report.render_markdown(dict(doc, mode="full")).split())
+    assert "partly (" + defs["partly"] + ")" in full and "quick run" not in full

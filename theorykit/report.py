@@ -53,6 +53,19 @@ def verdict_class(verdict) -> str:
     return _VERDICT_WORDS.get(v, "n/a")
 
 
+def _reading(mode: str) -> str:
+    """How to read the claims table: its columns and the verdict words (as docs/validation.md defines
+    them), and, for a quick run, that its sizes are reduced."""
+    text = ("Each row: a claim of the paper, the figure this run measured, their agreement (with the criterion "
+            "it was graded by), and the verdict: confirmed; partly (the claim holds with a qualification the row "
+            "states); not borne out (the measurement contradicts the claim as stated); n/a (a note, not a test, "
+            "or a number this run could not measure). 'failed' counts the suites that stopped on an error.")
+    if mode == "quick":
+        text += (" This is a quick run, at reduced sizes: a row that cannot refute its claim at these sizes "
+                 "says so, and --full runs the paper's sizes (docs/validation.md: the full runs' verdicts).")
+    return text
+
+
 def _shown_verdict(row: dict) -> str:
     """The verdict cell: the class the summary counts, so the table and the counts use one set of words
     (a suite's own word, when it differs, follows in parentheses: ``not borne out (refuted)``)."""
@@ -373,7 +386,8 @@ def render_markdown(results: dict) -> str:
          f"theorykit {results.get('theorykit_version', '?')} — reproduction of *Make Haste Slowly* "
          "(Jarvis, Klein, Rosman & Saxe, ICLR 2025).", ""]
     counts = results.get("verdict_counts", {})
-    L += ["**Verdicts:** " + ", ".join(f"{v}: {counts.get(v, 0)}" for v in VERDICTS), ""]
+    L += ["**Verdicts:** " + ", ".join(f"{v}: {counts.get(v, 0)}" for v in VERDICTS), "",
+          _reading(results.get("mode", "?")), ""]
     if results.get("failed"):
         L += ["**Failed suites:** " + ", ".join(results["failed"]), ""]
     L += ["## Claims", "", "| suite | paper claim | our figure | agreement | verdict |", "|---|---|---|---|---|"]
@@ -443,6 +457,7 @@ def render_html(results: dict, out_dir) -> str:
         H.append('<p class="small">Suites: ' + ", ".join(f"{html_escape(k)} ({html_escape(v)})" for k, v in status.items())
                  + ".</p>")
 
+    H.append(f'<p class="small">{html_escape(_reading(mode))}</p>')
     H += ["<h2>Claims</h2>", "<table><thead><tr><th>suite</th><th>paper claim</th><th>our figure</th>"
           "<th>agreement</th><th>verdict</th></tr></thead><tbody>"]
     for r in results.get("claims", []):
