@@ -14,6 +14,7 @@ project today clicked, ran and read, and what did not work as written.
   DESCRIPTION under its heading; the runner now gives every result its suite's.
 * **The report says how to read it**: the verdict words as docs/validation.md defines them, and that a
   quick run is at reduced sizes.
+* **derive and simulate say what they wrote**, on a terminal, as predict and race-exhaust do.
 
 Each test here reads text files or source (no run of the package) and takes milliseconds.
 """
@@ -265,3 +266,30 @@ def test_the_report_defines_its_verdicts_as_docs_validation_does_and_names_a_qui
         assert "quick run, at reduced sizes" in flat and "--full" in flat
     full = " ".join(report.render_markdown(dict(doc, mode="full")).split())
     assert "partly (" + defs["partly"] + ")" in full and "quick run" not in full
+
+
+# ------------------------------------------------------------------------------------------------
+# derive and simulate say what they wrote
+# ------------------------------------------------------------------------------------------------
+# The README's main command runs derive --latex A --json B and simulate --json C; on a terminal each
+# printed its summary and never the files, while predict ends "wrote pred.toml" and race-exhaust
+# "-> DIR/exhaust.json, ...". Their summaries now end "  wrote B, A": the JSON, then the others.
+def test_derive_and_simulate_on_a_terminal_end_with_the_files_they_wrote(tmp_path, monkeypatch, capsys):
+    from theorykit.analysis import summary
+    from theorykit.cli import main
+
+    spec = str(ROOT / "examples" / "xor_linear.toml")
+    monkeypatch.setattr(summary, "stdout_is_terminal", lambda: True)
+    j, tex = tmp_path / "d.json", tmp_path / "d.tex"
+    assert main(["derive", spec, "--set", "Delta=1", "--json", str(j), "--latex", str(tex)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"  wrote {j}, {tex}"
+    assert j.is_file() and tex.is_file()
+    assert main(["derive", spec, "--set", "Delta=1"]) == 0          # nothing written: no such line
+    assert "wrote" not in capsys.readouterr().out
+    png = tmp_path / "s.png"
+    assert main(["simulate", spec, "--set", "Delta=1", "--seeds", "1", "--steps", "20", "--plot", str(png),
+                 "--no-progress"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"  wrote {png}" and png.is_file()
+    monkeypatch.setattr(summary, "stdout_is_terminal", lambda: False)   # a pipe: the JSON file, nothing printed
+    assert main(["derive", spec, "--set", "Delta=1", "--json", str(j)]) == 0
+    assert capsys.readouterr().out == ""

@@ -41,14 +41,17 @@ def stdout_is_terminal() -> bool:
     return hasattr(sys.stdout, "isatty") and sys.stdout.isatty()
 
 
-def emit(args, out: dict, text) -> None:
-    """``--json FILE``: write it; then the summary ``text()`` on a terminal, else the JSON on stdout
-    unless it went to a file (``--json -``: always the JSON on stdout)."""
+def emit(args, out: dict, text, written=()) -> None:
+    """``--json FILE``: write it; then the summary ``text()`` on a terminal, and the files written (the
+    JSON and ``written``, the command's other outputs) on a last line, as predict's and race-exhaust's
+    summaries end; else the JSON on stdout unless it went to a file (``--json -``: always the JSON on
+    stdout)."""
     j = getattr(args, "json", None)
     if j and j != "-":
         write_json(j, out)
     if wants_summary(args):
-        print(text())
+        files = [str(f) for f in ([j] if j and j != "-" else []) + list(written) if f]
+        print(text() + (f"\n  wrote {', '.join(files)}" if files else ""))
     elif not j or j == "-":
         print(json_text(out), end="")
 

@@ -99,7 +99,7 @@ def run(args):
         if L is not None and L[-1] > 0.5 * L[0]:      # a plot of the start only reads as "nothing happens"
             note(f"--plot: the loss has not halved by step {times.max():g}, so the plot shows only its start; "
                  f"pass later --times (e.g. --times 0,{10 * times.max():g})")
-    summary.emit(args, out, lambda: summary.derive_text(der, out, values))
+    summary.emit(args, out, lambda: summary.derive_text(der, out, values), written=(args.latex, args.plot))
     return 0
 
 

@@ -132,5 +132,5 @@ def run(args):
     if args.plot:
         summary.plot(args.plot, der=der, values=values, times=times,
                      sim=sim, title=summary.plot_title(spec.name, values, args.network))
-    summary.emit(args, out, lambda: summary.simulate_text(out))
+    summary.emit(args, out, lambda: summary.simulate_text(out), written=(args.plot,))
     return 0
