@@ -27,6 +27,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from test_docs import _without_fences       # the one reader of fenced blocks
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md"] + sorted(DOCS.rglob("*.md"))
@@ -37,17 +39,9 @@ _HTML_LINK = re.compile(r"\b(?:href|src)=\"([^\"]+)\"")
 
 
 def _prose(text: str) -> str:
-    """The markdown without fenced code blocks (``` or ~~~) and inline code spans: links in code are
-    not links."""
-    out, fence = [], None
-    for line in text.split("\n"):
-        s = line.lstrip()
-        if fence is None and s.startswith(("```", "~~~")):
-            fence, line = s[:3], ""
-        elif fence is not None:
-            fence, line = (None if s.startswith(fence) else fence), ""
-        out.append(line)
-    return re.sub(r"(`+)(?:(?!\1).)+?\1", "", "\n".join(out))
+    """The markdown without fenced code blocks (``` or ~~~, blanked by test_docs' reader) and inline code
+    spans: links in code are not links."""
+    return re.sub(r"(`+)(?:(?!\1).)+?\1", "", _without_fences(text))
 
 
 def _relative_links(page: Path) -> list[str]:
