@@ -39,6 +39,9 @@ _VERDICT_WORDS = {
 }
 _COLOURS = {"confirmed": "#1a7f37", "partly": "#9a6700", "not borne out": "#cf222e", "n/a": "#57606a",
             "failed": "#cf222e"}
+# a summary badge whose count is 0 is drawn in this neutral style, whatever its verdict: "failed: 0" in red
+# read as an alarm when nothing had failed
+_ZERO_BADGE = "background:#eaeef2;color:#57606a"
 _SKIP_SCALARS = {"suite", "mode", "description", "device", "cache_key", "name"}
 
 
@@ -450,7 +453,9 @@ def render_html(results: dict, out_dir) -> str:
          + (f', {results["seconds"]:.0f} s' if isinstance(results.get("seconds"), (int, float)) else "")
          + ".</p>", '<div class="summary">']
     for v in VERDICTS:
-        H.append(f'<span class="badge" style="background:{_COLOURS[v]}">{html_escape(v)}: {counts.get(v, 0)}</span>')
+        n = counts.get(v, 0)
+        style = f"background:{_COLOURS[v]}" if n else _ZERO_BADGE
+        H.append(f'<span class="badge" style="{style}">{html_escape(v)}: {n}</span>')
     H.append("</div>")
     status = results.get("status") or {}
     if status:
