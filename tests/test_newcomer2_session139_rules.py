@@ -1,7 +1,12 @@
 """Six follow-ups from a newcomer's hour and a message audit (session 139, helper h146)."""
+import json
 from pathlib import Path
 
 from theorykit import report
+from theorykit.analysis import summary as S
+from theorykit.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 # 1. the report's summary badges: a zero count is neutral, a nonzero failed count stays red
@@ -17,3 +22,26 @@ def test_a_zero_failed_badge_is_not_red_and_a_nonzero_one_is():
     assert '<span class="badge" style="background:#1a7f37">confirmed: 1</span>' in h
     h = report.render_html(report.build_results("quick", {}, failed={"x": {"error": "e"}}), Path("."))
     assert f'<span class="badge" style="background:{red}">failed: 1</span>' in h
+
+
+# 2. derive without --set: the floats are taken at Delta = 7/10, and the message says where that comes from
+# (theorykit.theory.modes.reference_values: a fixed generic point, 7/10 for the first symbol, where the modes'
+# order and signs are decided; not a value of the spec, which has none) and how to choose another (--set)
+def _says_where_the_point_comes_from(text):
+    assert "7/10" in text and "reference point" in text, text
+    assert "order and signs" in text and "not a value of the spec" in text, text
+    assert "--set NAME=VALUE" in text, text
+
+
+def test_derive_says_why_its_floats_are_taken_at_delta_seven_tenths(monkeypatch, capsys):
+    monkeypatch.setattr(S, "stdout_is_terminal", lambda: True)
+    assert main(["derive", str(ROOT / "examples" / "xor_reln.toml")]) == 0
+    line = capsys.readouterr().out.splitlines()[1]
+    assert line.startswith("  symbols Delta have no value")
+    _says_where_the_point_comes_from(line)
+    assert main(["derive", str(ROOT / "examples" / "xor_reln.toml"), "--json", "-"]) == 0
+    note = next(n for n in json.loads(capsys.readouterr().out)["notes"] if "have no value" in n)
+    _says_where_the_point_comes_from(note)
+    # docs/specs.md, where --set is described, says it too
+    specs = " ".join((ROOT / "docs" / "specs.md").read_text().split())
+    assert "*reference point* (Δ = 7/10" in specs and "not at a value of the spec" in specs

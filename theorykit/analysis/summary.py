@@ -112,7 +112,8 @@ def derive_text(der, out: dict, values=None, max_modes: int = 4) -> str:
         # would be those at a hidden reference point, so they are not shown as if they were the answer
         ref = ", ".join(f"{k} = {v}" for k, v in sorted((str(k), v) for k, v in der.reference.items()))
         L.append(f"  symbols {', '.join(free)} have no value: exact s and d below (the floats of --json are taken "
-                 f"at {ref}; pass --set NAME=VALUE for numbers)")
+                 f"at {ref}, theorykit's fixed reference point, where the SVD's order and signs are decided, "
+                 "not a value of the spec; pass --set NAME=VALUE for numbers at your values)")
     th = {} if free else _t_halves(der, values)
     for p in spec.pathways:
         s = summ[p.name]

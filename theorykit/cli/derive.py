@@ -60,8 +60,9 @@ def run(args):
         ref = {str(k): str(v) for k, v in sorted(der.reference.items(), key=lambda kv: str(kv[0]))}
         out["reference_values"] = ref
         out["notes"].append(f"symbols {sorted(map(str, free))} have no value: the exact fields hold them as "
-                            f"symbols, and the *_float fields are taken at the reference point {ref}; pass "
-                            "--set NAME=VALUE for numbers at your values and for predicted losses")
+                            f"symbols, and the *_float fields are taken at the reference point {ref} (theorykit's "
+                            "fixed reference point, where the SVD's order and signs are decided, not a value of "
+                            "the spec); pass --set NAME=VALUE for numbers at your values and for predicted losses")
     elif der.method == "closed-form" or curve:
         # the closed form costs nothing to evaluate; the race reduction is integrated when asked
         try:
