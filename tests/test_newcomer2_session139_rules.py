@@ -45,3 +45,37 @@ def test_derive_says_why_its_floats_are_taken_at_delta_seven_tenths(monkeypatch,
     # docs/specs.md, where --set is described, says it too
     specs = " ".join((ROOT / "docs" / "specs.md").read_text().split())
     assert "*reference point* (Δ = 7/10" in specs and "not at a value of the spec" in specs
+
+
+# 3. the depth suite's Fig. 6 row prints "final loss ReLU 0.00036, GDLN 5.06" (quick): its agreement text and
+# docs/validation.md say what those end points are, and the verdict stays on the largest gap over time
+class _Any(float):
+    """A number that is also every dict depth._claims reads (each key gives the same number)."""
+    def __getitem__(self, key):
+        return self
+
+    def get(self, key, default=None):
+        return self
+
+    def values(self):
+        return [self]
+
+    def items(self):
+        return [("50%", self)]
+
+
+def test_the_depth_rows_final_losses_are_explained_where_the_row_is_made():
+    from theorykit.suites import load_suite
+
+    depth = load_suite("depth")
+    x = _Any(0.5)
+    row = next(r for r in depth._claims(x, x, x, x, {"one": 0.5, "both": 0.5}, x, 8)
+               if r["claim"].startswith("Fig. 6: stereotypical ReLU and GDLN"))
+    assert "final loss ReLU 0.5, GDLN 0.5" in row["ours"]               # the numbers, unchanged
+    assert row["agreement"].startswith("tolerance 0.05·L(0) on the largest gap over time")
+    assert "mean summed loss over the seeds at the last step" in row["agreement"]
+    assert "plateau, not at a minimum" in row["agreement"]
+    assert row["verdict"] == "not borne out"                             # 0.5 > 0.15: as before
+    text = " ".join((ROOT / "docs" / "validation.md").read_text().split())
+    assert 'the Fig. 6 row\'s "final loss ReLU …, GDLN …"' in text
+    assert "mean summed loss over the seeds at the last step" in text
