@@ -2,6 +2,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from theorykit import report
 from theorykit.analysis import summary as S
 from theorykit.cli import main
@@ -79,3 +81,28 @@ def test_the_depth_rows_final_losses_are_explained_where_the_row_is_made():
     text = " ".join((ROOT / "docs" / "validation.md").read_text().split())
     assert 'the Fig. 6 row\'s "final loss ReLU …, GDLN …"' in text
     assert "mean summed loss over the seeds at the last step" in text
+
+
+# 4. rerun of a result whose provenance.spec_toml is TOML but a wrong spec: the refusal names the record's
+# field and the file, and keeps the inner field (it said "error in pathways[0].hidden" and then
+# "provenance.command: the rerun exited with status 2", neither naming spec_toml nor the file)
+def test_rerun_names_the_recorded_spec_when_it_is_a_wrong_spec(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["simulate", str(ROOT / "examples" / "xor_reln.toml"), "--set", "Delta=1", "--steps", "5",
+                 "--no-progress", "--json", "R.json"]) == 0
+    doc = json.loads(Path("R.json").read_text())
+    assert "hidden = 32" in doc["provenance"]["spec_toml"]
+    doc["provenance"]["spec_toml"] = doc["provenance"]["spec_toml"].replace("hidden = 32", "hidden = -1", 1)
+    Path("bad.json").write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert main(["rerun", "bad.json"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("theorykit: error in provenance.spec_toml: in bad.json: the recorded spec is refused, "
+                          "at pathways[0].hidden: -1 is out of range"), err
+    assert "pathways[0].hidden: a positive whole number of hidden units" in err      # the inner fix, kept
+    assert "provenance.command" not in err and "rerun: theorykit" not in err         # refused before any run
+    assert len(err.strip().splitlines()) == 1
+    capsys.readouterr()
+    assert main(["rerun", "R.json"]) == 0                                            # the result as written
+    assert capsys.readouterr().out.startswith("identical:")
+

@@ -27,7 +27,8 @@ from .. import io
 from ..errors import SpecError
 from ..io import counted, software_versions
 from ..spec.fields import real
-from ..spec.limits import human_seconds
+from ..spec.files import spec_from_dict, task_file
+from ..spec.limits import Limits, human_seconds
 from ..spec.toml_text import parse_toml
 from . import one_line, warning
 from .common import BUILTIN_TASKS, COMMENT, INPUT_OPTIONS, check_outputs, file_sha256, note, write_result
@@ -508,20 +509,28 @@ def _rerun_in(tmp: Path, argv, spec_text, kind, out, rec, notes):
     return 0, (tomllib.loads(text) if kind == "toml" else json.loads(text))
 
 
-def recorded_spec(rec, path) -> str | None:
+def recorded_spec(rec, path, command: str | None = None) -> str | None:
     """The spec text the record holds (``provenance.spec_toml``), or None; refused naming that field and the
     result file ``path`` where it is no text, or no TOML text (:func:`~theorykit.spec.toml_text.parse_toml`'s
-    checks): the rerun reads it from a temporary file, whose name told the user nothing of where to look."""
+    checks), or a spec ``command`` refuses (read as it reads it, the inner field kept): the rerun reads it from
+    a temporary file, whose name told the user nothing of where to look."""
     text = rec.get("spec_toml")
     if text is not None and not isinstance(text, str):
         raise SpecError("provenance.spec_toml", f"in {_shown(str(path))}: a {type(text).__name__}, not the text of a spec",
                         AS_WRITTEN)
     if text is not None:
         try:
-            parse_toml(text.encode("utf-8", "surrogatepass"), "the recorded spec")
+            data = parse_toml(text.encode("utf-8", "surrogatepass"), "the recorded spec")
         except SpecError as exc:
             raise SpecError("provenance.spec_toml", f"in {_shown(str(path))}: {exc.problem}",
                             f"{AS_WRITTEN} (its spec_toml is the text of the spec the command read)") from None
+        try:        # read as the command reads it (predict: the task and training alone), its field kept
+            if command is not None:
+                task_file(data) if command == "predict" else spec_from_dict(data, limits=Limits(force=True))
+        except SpecError as exc:
+            raise SpecError("provenance.spec_toml", f"in {_shown(str(path))}: the recorded spec is refused, at "
+                            f"{exc.field}: {exc.problem}", f"{AS_WRITTEN} (its spec_toml is the text of the spec "
+                            f"the command read; {exc.field}: {exc.fix})") from None
     return text
 
 
@@ -548,7 +557,7 @@ def run(args) -> int:
     if getattr(args, "no_progress", False) and "--no-progress" not in argv and \
             "--no-progress" in _subparser(command)._option_string_actions:
         argv = [command, "--no-progress", *argv[1:]]     # before any '--' and the positionals
-    spec_text = recorded_spec(rec, path)
+    spec_text = recorded_spec(rec, path, command)
     check_inputs(rec, SPEC_DEST.get(command) if spec_text is not None else None)
     notes = []
     # nor a file the recorded command read (its spec, --data, --init-weights): --out there replaced it
