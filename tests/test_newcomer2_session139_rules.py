@@ -106,3 +106,37 @@ def test_rerun_names_the_recorded_spec_when_it_is_a_wrong_spec(tmp_path, monkeyp
     assert main(["rerun", "R.json"]) == 0                                            # the result as written
     assert capsys.readouterr().out.startswith("identical:")
 
+
+# 5. predict_reln's race horizon refused from Python: the problem text reads in Python's words too
+# (keyword_errors translated the field and the fix, but the problem still said "fewer than --steps = 2000")
+def _refusal(fn, **kw):
+    import theorykit as tk
+
+    training = tk.Training(lr=0.05, init_std=0.01, steps=2000)       # docs/predict.md's XoR, Δ = 0.5
+    with pytest.raises(tk.SpecError) as info:
+        fn(tk.xor_margin(0.5), hidden=8, training=training, progress=False, **kw)
+    return info.value
+
+
+def test_predict_reln_race_dt_refusal_reads_in_pythons_words():
+    import theorykit as tk
+    from theorykit.errors import as_command
+
+    exc = _refusal(tk.predict_reln, race_dt=1e6, steps=2000)
+    assert exc.field == "race_dt"
+    assert exc.problem.endswith("fewer than steps = 2000"), exc.problem
+    assert "--" not in str(exc), str(exc)
+    # steps from the Training (no steps=): its field as Python reads it, training.steps
+    exc = _refusal(tk.predict_reln, race_dt=1e6)
+    assert exc.field == "race_dt" and exc.problem.endswith("fewer than training.steps = 2000")
+    assert "--" not in str(exc), str(exc)
+    # too many steps for any race_dt: the keyword and a fix in Python's words
+    exc = _refusal(tk.predict_reln, steps=10**9)
+    assert exc.field == "steps" and "--" not in str(exc), str(exc)
+    # the command line's path keeps its options
+    exc = _refusal(as_command(tk.predict_reln), race_dt=1e6, steps=2000)
+    assert exc.field == "--race-dt" and exc.problem.endswith("fewer than --steps = 2000")
+    assert "lower --steps to at most" in exc.fix
+    exc = _refusal(as_command(tk.predict_reln), steps=10**9)
+    assert exc.field == "--steps" and exc.fix.startswith("lower --steps to at most")
+

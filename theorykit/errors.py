@@ -29,13 +29,18 @@ class SpecError(TheorykitError, ValueError):
         For an error whose field is a command-line option: the fix in Python's words, ``{key}`` standing
         for the keyword (``"e.g. {key}=20000"``), which :func:`keyword_errors` gives a Python caller instead
         of the command's fix; None: the command's fix and a note saying which keyword the option is.
+    keyword_problem:
+        The same for the problem, where it names a command-line option (``"fewer than --steps = 2000"``):
+        in Python's words, ``{key}`` standing for the keyword of ``field``; None: the problem as it is.
     """
 
-    def __init__(self, field: str, problem: str, fix: str = "", keyword_fix: str | None = None):
+    def __init__(self, field: str, problem: str, fix: str = "", keyword_fix: str | None = None,
+                 keyword_problem: str | None = None):
         self.field = field
         self.problem = problem
         self.fix = fix
         self.keyword_fix = keyword_fix
+        self.keyword_problem = keyword_problem
         msg = f"{field}: {problem}"
         if fix:
             msg += f" (fix: {fix})"
@@ -71,7 +76,8 @@ def keyword_errors(options: dict):
     """A decorator putting a function's errors in Python's words: a :class:`SpecError` whose field is a
     command-line option in ``options`` (option → keyword, e.g. ``{"--enumerate": "enumerate_method"}``)
     names the keyword instead, and its fix says so (or is its ``keyword_fix``, in Python's words, where it
-    has one). The command line calls ``fn.__wrapped__``, whose errors name its options."""
+    has one), and its problem is its ``keyword_problem`` where it has one. The command line calls
+    ``fn.__wrapped__``, whose errors name its options."""
     def decorate(fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -85,9 +91,11 @@ def keyword_errors(options: dict):
                 fix = f"{exc.fix} ({note})" if exc.fix else note
                 if getattr(exc, "keyword_fix", None):
                     fix = exc.keyword_fix.replace("{key}", key)
+                problem = exc.keyword_problem.replace("{key}", key) if getattr(exc, "keyword_problem", None) \
+                    else exc.problem
                 # the same kind of error (an UnknownKeyError stays one), naming the keyword
                 raise (type(exc) if type(exc).__init__ is SpecError.__init__ else SpecError)(
-                    key, exc.problem, fix) from None
+                    key, problem, fix) from None
         return wrapper
     return decorate
 

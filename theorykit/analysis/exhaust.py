@@ -337,14 +337,16 @@ def check_predict_horizon(steps: int, race_dt: float, s_max: float, tau: float, 
     budget, lower = "(the flow's budget of integration steps at its fastest rate, and of recorded losses)", \
         f"lower {field} to at most {most}"
     better = _race_dt_for(s_max, tau, steps, fastest, per=s_max) if race_dt != 10 else None
+    lower_kw = f"steps={most} or fewer" if field == "--steps" else lower      # from Python: the keyword steps
     if better is None:      # race_dt at its default, or no race_dt reaches these steps: they are the fix
-        raise SpecError(field, f"{steps} steps are more than a race of this data can take: at most {most} {budget}", lower)
+        raise SpecError(field, f"{steps} steps are more than a race of this data can take: at most {most} {budget}", lower,
+                        f"give {{key}}={most} or fewer" if field == "--steps" else None)
     use = f"{better:g}" + (" (the default)" if better == 10 else "")
-    lower_kw = f"steps={most} or fewer" if field == "--steps" else lower
-    raise SpecError("--race-dt", f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) = {tau / race_steps:.3g} steps, so "
-                                 f"a race of this data can take at most {most} steps {budget}, fewer than {field} = {steps}",
-                    f"use --race-dt {use}" + (f", or {lower}" if most >= 1 else ""),
-                    f"use {{key}}={use}" + (f", or {lower_kw}" if most >= 1 else ""))
+    short = f"{race_dt!r} makes the RK4 step τ/(race_dt·s_max) = {tau / race_steps:.3g} steps, so a race of this data " \
+            f"can take at most {most} steps {budget}, fewer than "
+    raise SpecError("--race-dt", f"{short}{field} = {steps}", f"use --race-dt {use}" + (f", or {lower}" if most >= 1 else ""),
+                    f"use {{key}}={use}" + (f", or {lower_kw}" if most >= 1 else ""),
+                    keyword_problem=f"{short}{'steps' if field == '--steps' else field} = {steps}")
 
 
 def rank_families(rows, core: set, tie=None) -> tuple:
