@@ -40,23 +40,23 @@ def _refused_without_allocating(call):
 # ---------------------------------------------------------------------------------------------
 def test_contexts_with_a_billion_contexts_is_refused_before_anything_is_built():
     """contexts(2, 10**9) hung (a list of 10**9 block names, then 10**9 structures). Now refused by the
-    spec loader's size estimate, naming data.k, with the size it would build. By hand: P = n·k = 2·10**9
+    spec loader's size estimate, naming k, with the size it would build. By hand: P = n·k = 2·10**9
     datapoints, n + k = 1 000 000 002 inputs, outputs 3 (hierarchy of 2: 2n − 1) + 3·10**9 =
     3 000 000 003; entries (d + p)·P = 4 000 000 005 × 2·10**9 ≈ 8.0e18, × 200 B = 1.6e21 B = 1.6e3 EB."""
     err, peak = _refused_without_allocating(lambda: tk.contexts(2, 10 ** 9))
-    assert err.field == "data.k"
+    assert err.field == "k"          # the keyword (a spec file's data.k is checked before contexts() is called)
     text = str(err)
     assert "2000000000 datapoints × 1000000002 inputs and 3000000003 outputs" in text
     assert "1.6e+03 EB" in text
-    assert "lower data.k from 1000000000 to at most" in text
+    assert "lower k from 1000000000 to at most" in text
     assert "THEORYKIT_MAX_BYTES" in text and "limits=theorykit.spec.limits.Limits(max_bytes=" in text
     assert peak < 5_000_000          # a list of 10**9 names alone would be 8 GB
 
 
-def test_contexts_with_a_million_items_names_data_n():
+def test_contexts_with_a_million_items_names_n():
     """n = 10**6, k = 3: P = 3·10**6 datapoints, 1 000 003 inputs; outputs (2n − 1)·(1 + 3) = 7 999 996."""
     err, peak = _refused_without_allocating(lambda: tk.contexts(10 ** 6, 3))
-    assert err.field == "data.n"
+    assert err.field == "n"          # the keyword
     assert "3000000 datapoints × 1000003 inputs and 7999996 outputs" in str(err)
     assert peak < 5_000_000
 
@@ -77,7 +77,7 @@ def test_the_guard_follows_the_limits_given_or_the_environment(monkeypatch):
     assert contexts(8, 3).X.shape == (11, 24)
     with pytest.raises(SpecError) as ei:
         contexts(8, 3, limits=Limits(max_bytes=1000))
-    assert ei.value.field == "data.n" and "341 KB" in str(ei.value) and "max_bytes" in ei.value.fix
+    assert ei.value.field == "n" and "341 KB" in str(ei.value) and "max_bytes" in ei.value.fix
     assert contexts(8, 3, limits=Limits(max_bytes=1e6)).Y.shape == (60, 24)
     # over the time limit: force=True lifts it, as --force on the command line
     with pytest.raises(SpecError) as ei:
@@ -87,7 +87,7 @@ def test_the_guard_follows_the_limits_given_or_the_environment(monkeypatch):
     monkeypatch.setenv("THEORYKIT_MAX_BYTES", "1000")
     with pytest.raises(SpecError) as ei:
         contexts(8, 3)
-    assert ei.value.field == "data.n"
+    assert ei.value.field == "n"
     with pytest.raises(SpecError):
         hierarchy(8)            # 15 × 8 = 120 entries, 24 000 B
 

@@ -140,3 +140,28 @@ def test_predict_reln_race_dt_refusal_reads_in_pythons_words():
     exc = _refusal(as_command(tk.predict_reln), steps=10**9)
     assert exc.field == "--steps" and exc.fix.startswith("lower --steps to at most")
 
+
+# 6. tk.contexts' size guard from Python names the keyword n (it named the spec file's data.n, with the fix
+# "lower data.n"); a spec file's contexts task keeps data.n. contexts(8, 3) is (11 + 60) × 24 exact entries
+# (docs/theory.md#contexts), far over 10 bytes.
+def test_contexts_from_python_names_n_and_a_spec_file_keeps_data_n(tmp_path, capsys):
+    import theorykit as tk
+    from theorykit.spec.files import spec_from_dict
+    from theorykit.spec.limits import Limits
+
+    with pytest.raises(tk.SpecError) as e:
+        tk.contexts(8, 3, limits=Limits(max_bytes=10))
+    assert e.value.field == "n" and e.value.fix.startswith("lower n "), e.value
+    assert "data." not in e.value.fix
+    with pytest.raises(tk.SpecError) as e:       # the integer check too: the keyword, and Python's example
+        tk.contexts(0, 3)
+    assert e.value.field == "n" and "contexts(8, 3)" in e.value.fix
+    # the spec-file paths: spec_from_dict and theorykit check keep the file's field
+    with pytest.raises(tk.SpecError) as e:
+        spec_from_dict({"data": {"task": "contexts", "n": 8, "k": 3, "reln": "double"}}, limits=Limits(max_bytes=10))
+    assert e.value.field == "data.n" and "lower data.n" in e.value.fix
+    spec = tmp_path / "big.toml"
+    spec.write_text('[data]\ntask = "contexts"\nn = 1000000\nreln = "double"\n')
+    capsys.readouterr()
+    assert main(["check", str(spec)]) == 2
+    assert capsys.readouterr().err.startswith("theorykit: error in data.n: ")

@@ -58,7 +58,7 @@ def test_find_gates_python_fix_ends_with_pythons_way(limits, ending):
 def test_the_context_tasks_size_guard_says_build(limits, ending):
     with pytest.raises(SpecError) as e:
         tk.contexts(8, 3, limits=limits)
-    assert e.value.field == "data.n" and e.value.fix.endswith(ending), e.value.fix
+    assert e.value.field == "n" and e.value.fix.endswith(ending), e.value.fix      # the keyword (was data.n)
 
 
 X3 = np.array([[1.0, -1, 1, -1], [1, -1, -1, 1], [0.5, 0.5, -0.5, -0.5]])      # d = 3, P = 4

@@ -503,15 +503,17 @@ def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str 
     ``limits`` (:class:`~theorykit.spec.limits.Limits`, default: half this machine's memory, or
     THEORYKIT_MAX_BYTES, and an hour, or THEORYKIT_MAX_SECONDS): the task's size, (n + k + outputs) × n·k
     exact entries, is estimated before anything is built, as a spec file's ``[data]`` is, and refused
-    over them, naming the larger of ``data.n`` and ``data.k``.
+    over them, naming the larger of ``n`` and ``k`` (the keywords; a spec file's ``data.n`` and ``data.k`` are
+    checked, by the same estimate, before this is called).
     """
-    n, k = (integer(v, name, lo=1, fix="use e.g. n = 8, k = 3") for name, v in (("data.n", n), ("data.k", k)))
+    n, k = (integer(v, name, lo=1, fix="use e.g. contexts(8, 3): n=8 items, k=3 contexts")
+            for name, v in (("n", n), ("k", k)))
     if isinstance(blocks, np.ndarray) and blocks.ndim == 1 and blocks.dtype.kind in "UO":   # names as an array
         blocks = list(blocks)
     per_context = isinstance(blocks, (list, tuple))      # else one structure for all k (below)
     out_rows = _structure_rows(common, n) + (sum(_structure_rows(b, n) for b in blocks) if per_context
                                              else k * _structure_rows(blocks, n))
-    fld, value = ("data.k", k) if k > n else ("data.n", n)
+    fld, value = ("k", k) if k > n else ("n", n)
     _size_guard(f"contexts(n={n}, k={k})", f"{n * k} datapoints × {n + k} inputs and {out_rows} outputs", fld, value,
                 n + k, out_rows, n * k, limits)   # before any allocation
     if isinstance(blocks, str) or not isinstance(blocks, (list, tuple)):
