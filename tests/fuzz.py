@@ -28,10 +28,13 @@ the elbow (``--max-K``), sometimes ``--force`` and a ``--time-limit`` (0, tiny, 
 negative). The outcome rules are the same: exit 2 naming the option, the file and the key, or a
 success. ``predict`` runs ``predict SPEC --hidden H --out pred.toml`` (sometimes with ``--validate``;
 ``--share equal`` or ``mass``) on a small spec, mutated, with bad options drawn too; on success the
-written prediction must load as a spec whose pathways share exactly H hidden units.
+written prediction must load as a spec whose pathways share exactly H hidden units; half its cases
+draw ``--race-dt X`` (the default, around the bound of white data, 1.4363, tiny, huge such as 1e6 and
+1e300, inf, NaN, text).
 ``race-exhaust`` runs ``race-exhaust --k 2 --race-dt X --out DIR`` with X around the RK4 stability
-bound (1.91), tiny, huge, inf and NaN; a refusal that names ``use --race-dt V or larger`` is run
-again with V, which must not be refused as too coarse.
+bound (1.91), tiny, huge, inf and NaN. For both commands a refusal that names ``use --race-dt V or
+larger`` is run again with V (its ``--out`` beside the first, ``-fix`` added), which must not be
+refused as too coarse (before the race or after it); a predict that then succeeds is checked as above.
 
 A seed draws the same cases only on the same code: a new draw (as each kind above was once) shifts the
 cases that follow, so a failure is reproduced from the case text the campaign records.
@@ -1019,6 +1022,11 @@ def _damage_file(draw, f: FileDoc) -> str:
 #: (past the flow's step budget), and not numbers
 _RACE_DTS = ["10", "10", "4", "2", "1.91", "1.9", "1.9099", "1.92", "1e-300", "1e-9", "0", "-1", "1e4", "1e6", "1e300",
              "1e400", "nan", "inf", "-inf", "ten", ""]
+#: predict's --race-dt values: the default, around the bound of white data (race_step.min_race_dt(1) = 4/2.785 =
+#: 1.4363 RK4 steps per τ·s_max, refused below and printed rounded up, 1.44; anisotropic data need more), tiny, huge
+#: (1e6: past the flow's step budget; 1e300: not one step within it), and not numbers
+_PREDICT_RACE_DTS = ["10", "1.4", "1.43", "1.436", "1.4363", "1.44", "1.5", "3", "1e-300", "1e-9", "0", "-1", "1e4",
+                     "1e6", "1e300", "1e400", "nan", "inf", "-inf", "ten", ""]
 #: --time-limit values: plausible, 0 and inf (no limit, for commands that allow it), tiny, huge, and hostile
 _TIME_LIMITS = ["30", "0", "1e-9", "1e-3", "1e9", "1e300", "inf", "nan", "-1"]
 #: the options of this file's newest draws, recorded among a case's mutations so a campaign's report shows them
@@ -1150,18 +1158,21 @@ def predict_cases(draw, mutate: float = 0.8):
     share = draw(st.sampled_from([[], ["--share", "equal"], ["--share", "mass"], ["--share", "mass", "--samples", "500"],
                                   ["--share", "mass", "--seed", "7"], ["--share", "mass", "--samples", "1"],
                                   ["--share", "even"]]))
+    # the race's RK4 step (half the cases): the default, around the white-data bound, tiny, huge, not a number
+    race_dt = ["--race-dt", draw(st.sampled_from(_PREDICT_RACE_DTS))] if draw(st.booleans()) else []
+    muts += [" ".join(race_dt)] if race_dt else []
     argv = ["predict", "{dir}/spec.toml", *[a for v in sets for a in ("--set", v)], "--hidden", hidden,
-            "--out", "{dir}/pred.toml", *search, *share, *validate, *opts]
+            "--out", "{dir}/pred.toml", *search, *share, *validate, *opts, *race_dt]
     return Case("predict", doc, None, list(sets), mutations=muts, runs=[("predict", argv, "pred.toml")], ref="predict")
 
 
-def _predict_reference(case: Case, folder: Path, pred: dict) -> str | None:
-    """The written prediction is a valid spec (loaded by the spec parser) whose pathways share
-    exactly the --hidden units; None if so."""
+def _predict_reference(case: Case, folder: Path, pred: dict | None = None, out: str = "pred.toml") -> str | None:
+    """The written prediction (``out`` in ``folder``) is a valid spec (loaded by the spec parser) whose pathways
+    share exactly the --hidden units; None if so."""
     argv = case.runs[0][1]
     H = int(argv[argv.index("--hidden") + 1])
     try:
-        spec = load_spec(folder / "pred.toml")
+        spec = load_spec(folder / out)
     except SpecError as exc:
         return f"predict wrote a spec that does not load: {exc}"
     widths = [pw.hidden for pw in spec.pathways]
@@ -1189,19 +1200,26 @@ _FIX_RACE_DT = re.compile(r"use --race-dt (\S+) or larger")
 
 
 def _race_dt_reference(case: Case, folder: Path, err: str, time_limit: float) -> str | None:
-    """A refusal naming ``use --race-dt V or larger``: V itself must pass the stability check (the fix's value is
-    not refused again). None if so, or if the error names no such value."""
+    """A refusal naming ``use --race-dt V or larger`` (race-exhaust's or predict's): the command is run again with
+    ``--race-dt V`` (its --out beside the first, with ``-fix`` added), and V itself must pass the stability check
+    (the fix's value is not refused again as too coarse, before or after the race); a predict that then succeeds
+    must write a valid prediction (:func:`_predict_reference`). None if so, or if the error names no such value."""
     m = _FIX_RACE_DT.search(err)
     if not m:
         return None
     argv = [a.replace("{dir}", str(folder)) for a in case.runs[0][1]]
     argv[argv.index("--race-dt") + 1] = m.group(1)
-    argv[argv.index("--out") + 1] = str(folder / "race-fix")
+    out = Path(argv[argv.index("--out") + 1])
+    fixed = out.with_name(f"{out.stem}-fix{out.suffix}")
+    argv[argv.index("--out") + 1] = str(fixed)
     rc, _, err2, _ = _run_main(argv, time_limit)
     if rc == "hang" or isinstance(rc, tuple) or "Traceback" in err2:
         return f"the named fix --race-dt {m.group(1)} crashed or hung: {err2[-1500:]}"
     if rc != 0 and "--race-dt" in err2 and "too coarse" in err2:
         return f"the named fix --race-dt {m.group(1)} is refused again: {err2.strip()[-600:]}"
+    if rc == 0 and case.ref == "predict":
+        bad = _predict_reference(case, folder, out=fixed.name)
+        return f"the named fix --race-dt {m.group(1)}: {bad}" if bad else None
     return None
 
 
@@ -1415,7 +1433,7 @@ def run_case(case: Case, folder, time_limit: float = 120.0, estimate_limit: floa
                     and any(out_file.parent.iterdir()):
                 return Outcome("crash", f"{name}: error but {out_file.parent.name}/ holds "
                                         f"{sorted(q.name for q in out_file.parent.iterdir())}", outcome.commands)
-            if case.ref == "race-dt":
+            if "--race-dt" in argv:         # race-exhaust's and predict's: the named fix is run again
                 bad = _race_dt_reference(case, folder, err, time_limit)
                 if bad:
                     return Outcome("crash", bad, outcome.commands)
