@@ -1,13 +1,18 @@
 """Session 139: the fuzzer draws ``predict --race-dt`` and reruns a refusal's named fix, as it does for
-race-exhaust. Each test failed before its change, except the hostile values' (a guard: clean errors today)."""
+race-exhaust; ``simulate --plot`` is counted in the simulation's estimate, as derive's ``--plot`` is in the
+derivation's. Each test failed before its change, except the hostile values' (a guard: clean errors today)."""
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import pytest
 
 import fuzz
-from theorykit.spec.files import load_spec
+from theorykit.cli import main
+from theorykit.cli.common import sim_estimate
+from theorykit.spec import limits as L
+from theorykit.spec.files import load_spec, spec_from_dict
 
 # The race's bound on white data (predict's race takes RK4 steps of τ/(race_dt·s_max)): race_dt ≥ 2 · RK4_MARGIN /
 # RK4_STABLE = 2 · 2 / 2.785 = 1.43627 (race_step.min_race_dt, s_max = 1; docs/predict.md), printed rounded up: 1.44
@@ -102,3 +107,63 @@ def test_hostile_race_dt_is_a_clean_error_naming_it(tmp_path, race_dt, field):
     out = fuzz.run_case(_predict_case(race_dt), tmp_path, time_limit=300)
     assert out.kind == "error", out
     assert out.commands[0][2].startswith(f"theorykit: error in {field}: "), out.commands
+
+
+# ------------------------------------------------------------------------------------------------
+# 2. simulate --plot is counted in the estimate
+# ------------------------------------------------------------------------------------------------
+_THREE = {"data": {"inputs": [[1, 0, 0.5, 0], [0, 1, 0, 0.5], [1, 1, 0, 0]], "targets": [[1, -1, 0.5, 0]]},
+          "pathways": [{"name": f"p{i}", "active": "all", "hidden": 2} for i in range(3)],
+          "training": {"lr": 0.05, "loss": "mean", "a0": 0.001, "init_std": 0.01, "steps": 50}}
+
+
+def test_simulation_estimate_counts_the_plot():
+    """The --plot part, by the stated rule: SIM_PLOT_SECONDS for the figure, plus SIM_PLOT_PATHWAY_SECONDS for each
+    of a GDLN's 3 pathways (its modes recorded and drawn); a ReLU network's plot draws the loss only. Was: no
+    ``plot`` argument (simulate --plot was not counted at all)."""
+    spec = spec_from_dict(_THREE)
+    for network, want in (("gdln", L.SIM_PLOT_SECONDS + 3 * L.SIM_PLOT_PATHWAY_SECONDS), ("relu", L.SIM_PLOT_SECONDS)):
+        plain = L.simulation_estimate(spec, steps=50, seeds=2, network=network)
+        drawn = L.simulation_estimate(spec, steps=50, seeds=2, network=network, plot=True)
+        assert drawn.seconds - plain.seconds == pytest.approx(want, rel=1e-12)
+        assert [p for p in drawn.parts if p[0] == "--plot"] == [("--plot", pytest.approx(want, rel=1e-12), 0.0,
+                                                                 None, 1.0)]
+        assert not [p for p in plain.parts if p[0] == "--plot"]
+    # the measured figure (CPU s, limits.py's comment) is what the constants say, within 25 %: K = 1: 0.43 s,
+    # K = 50: 2.16 + 0.23 + 0.20 s (the figure, the recorded modes, plot_save's frames)
+    assert L.SIM_PLOT_SECONDS + L.SIM_PLOT_PATHWAY_SECONDS == pytest.approx(0.43 + 0.02 + 0.01, rel=0.25)
+    assert L.SIM_PLOT_SECONDS + 50 * L.SIM_PLOT_PATHWAY_SECONDS == pytest.approx(2.16 + 0.23 + 0.20, rel=0.25)
+
+
+def test_simulate_plot_of_a_random_start_counts_its_derivation():
+    """A GDLN's --plot derives the spec for its modes (analysis.summary.plot_save) whatever the start: a random start
+    needs no derivation otherwise, so the check counts it only with --plot (and a ReLU network's plot never)."""
+    spec = spec_from_dict(_THREE)
+    der = L.derivation_estimate(spec, horizon=None).seconds
+    args = lambda **kw: SimpleNamespace(**{"network": "gdln", "dtype": "float64", "steps": None, "plot": None, **kw})  # noqa: E731
+    base = sim_estimate(args(), spec, 50, 2, need_derivation=False).seconds
+    gdln = sim_estimate(args(plot="f.png"), spec, 50, 2, need_derivation=False).seconds
+    relu = sim_estimate(args(plot="f.png", network="relu"), spec, 50, 2, need_derivation=False).seconds
+    relu0 = sim_estimate(args(network="relu"), spec, 50, 2, need_derivation=False).seconds
+    assert gdln - base == pytest.approx(der + L.SIM_PLOT_SECONDS + 3 * L.SIM_PLOT_PATHWAY_SECONDS, rel=1e-9)
+    assert relu - relu0 == pytest.approx(L.SIM_PLOT_SECONDS, rel=1e-9)
+
+
+def test_simulate_plot_over_the_time_limit_is_refused_before_it_runs(tmp_path, capsys):
+    """A --time-limit that admits the run but not its plot: the run without --plot succeeds, with --plot it is
+    refused (exit 2, an estimate over the limit) and no figure is written. Was: the plot ran past the limit."""
+    spec_path = tmp_path / "spec.toml"
+    spec_path.write_text(fuzz.to_toml(_THREE), "utf-8")
+    spec = load_spec(spec_path)
+    plain = sim_estimate(SimpleNamespace(network="gdln", dtype="float64", steps=5, plot=None), spec, 5, 1,
+                         need_derivation=True).seconds
+    limit = f"{plain + 0.2:.6f}"     # room for the run, not for its plot (measured: the figure alone 0.43 s)
+    argv = ["simulate", str(spec_path), "--steps", "5", "--seeds", "1", "--times", "0,5", "--no-progress",
+            "--time-limit", limit]
+    assert main(argv) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    png = tmp_path / "f.png"
+    assert main(argv + ["--plot", str(png)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("theorykit: error in ") and "over the time limit" in err and "Traceback" not in err, err
+    assert not png.exists()

@@ -255,11 +255,13 @@ def sim_settings(args, spec):
 
 def sim_estimate(args, spec, steps, seeds, need_derivation, seeds_field="--seeds"):
     """The size check of a simulation of ``args``: ``seeds`` networks (named ``seeds_field``) of the
-    command's --network (a sweep's: the GDLN) for ``steps`` (--steps where given, else the spec's)."""
-    est = simulation_estimate(spec, steps=steps, seeds=seeds, network=getattr(args, "network", "gdln"),
+    command's --network (a sweep's: the GDLN) for ``steps`` (--steps where given, else the spec's), with
+    simulate's --plot (a GDLN's plot derives the spec for its modes, whatever the start)."""
+    network, plot = getattr(args, "network", "gdln"), bool(getattr(args, "plot", None))
+    est = simulation_estimate(spec, steps=steps, seeds=seeds, network=network,
                               dtype=args.dtype, steps_field="--steps" if args.steps is not None else "training.steps",
-                              seeds_field=seeds_field)
-    if need_derivation:
+                              seeds_field=seeds_field, plot=plot)
+    if need_derivation or (plot and network == "gdln"):
         est = derivation_estimate(spec, horizon=None) + est
     return est
 

@@ -122,6 +122,15 @@ PAIR_BYTES = 700.0
 #: 47.4 s (3.7e-5 s per pair at K = 1600, 1.3 M pairs). A small spec's estimate gains ~0.02 s per pathway
 PLOT_PATHWAY_SECONDS = 0.017
 PLOT_PAIR_SECONDS = 3e-5
+#: simulate --plot (simulation_estimate(plot=True)): the figure (analysis.summary.plot: the loss, and for a GDLN
+#: each pathway's modes, theory and simulation) and, for a GDLN, what plot_save adds (its mode recorder at ~61
+#: saves; its Derivation is counted by derivation_estimate). Measured on specs of K = 1, 4, 10, 25, 50 coupled
+#: pathways on 4 datapoints (random start, 2 seeds, 2000 steps), each part timed a second time in one process
+#: (shared 2-core CPU at load 12-13, 2026-11-29, CPU seconds, as wall time there was 6-8× that): the figure 0.43,
+#: 0.68, 0.90, 1.49, 2.16 s (0.035 s per pathway); the recorded modes 0.02-0.23 s and plot_save's frames
+#: 0.01-0.20 s (0.004 s per pathway each). The simulation itself was 1-2 s of the same: the plot doubled a small run
+SIM_PLOT_SECONDS = 0.4
+SIM_PLOT_PATHWAY_SECONDS = 0.045
 
 # the exhaustive enumerations (theorykit.theory.lemmas, spec.gating.family_masks, analysis.exhaust): each
 # refuses, before it allocates or loops, a size whose count is over its bound (measured on the shared
@@ -397,14 +406,16 @@ def _dims(pw):
 
 def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", dtype: str = "float64",
                         steps_field: str = "training.steps", seeds_field: str = "--seeds",
-                        hidden_field: str | None = None) -> Estimate:
+                        hidden_field: str | None = None, plot: bool = False) -> Estimate:
     """Gradient descent on the spec's GDLN (or the ReLU network of the same width), vmapped over seeds.
 
     Time: ``SIM_COMPILE[0] + SIM_COMPILE[1] × E`` (the process's JAX start-up, initial weights and the
     compilation; E weight matrices), plus ``steps × SIM_STEP_OVERHEAD × E`` (the loop, shared by the
     vmapped seeds), plus ``steps × seeds × 6 × (multiply-adds per step) / rate`` (rate: SIM_FLOPS, times
     SIM_FLOAT32_SPEEDUP in float32). Calibrated by tests/calibrate_sim_estimates.py. ``hidden_field``: the
-    name of a ReLU network's width where a caller sets it (find-gates' ``--hidden``), else the spec's field."""
+    name of a ReLU network's width where a caller sets it (find-gates' ``--hidden``), else the spec's field.
+    ``plot``: simulate's ``--plot`` is asked for, whose figure costs SIM_PLOT_SECONDS, and for a GDLN (its modes
+    drawn and recorded) SIM_PLOT_PATHWAY_SECONDS per pathway more (a part named ``--plot``)."""
     graph = spec if hasattr(spec, "size_view") else None
     spec = _sized(spec)
     item = 4 if dtype == "float32" else 8
@@ -446,6 +457,9 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
     # the loop's overhead per step; the loss history: seeds × (steps + 1) numbers, kept twice (device and host)
     est.add(steps_field, steps * SIM_STEP_OVERHEAD * n_weights, 2 * 8.0 * seeds * (steps + 1), int(steps), 1.0)
     est.add("compile", SIM_COMPILE[0] + SIM_COMPILE[1] * n_weights, 0.0, None, 0.0)
+    if plot:            # the loss; a GDLN's modes too, recorded and drawn per pathway (theory and simulation)
+        est.add("--plot", SIM_PLOT_SECONDS + (SIM_PLOT_PATHWAY_SECONDS * len(spec.pathways) if network != "relu" else 0.0),
+                0.0, None, 1.0)
     est.steps_field, est.seeds_field, est.steps, est.seeds = steps_field, seeds_field, steps, seeds
     return est
 
