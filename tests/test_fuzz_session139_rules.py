@@ -1,14 +1,18 @@
 """Session 139: the fuzzer draws ``predict --race-dt`` and reruns a refusal's named fix, as it does for
 race-exhaust; ``simulate --plot`` is counted in the simulation's estimate, as derive's ``--plot`` is in the
-derivation's. Each test failed before its change, except the hostile values' (a guard: clean errors today)."""
+derivation's; the campaign's hang (predict's symmetry search on 3000 datapoints). Each test failed before its
+change, except the hostile values' (a guard: clean errors today)."""
 from __future__ import annotations
 
 import math
+import time
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 import fuzz
+from theorykit.analysis.patterns import data_symmetries
 from theorykit.cli import main
 from theorykit.cli.common import sim_estimate
 from theorykit.spec import limits as L
@@ -167,3 +171,53 @@ def test_simulate_plot_over_the_time_limit_is_refused_before_it_runs(tmp_path, c
     err = capsys.readouterr().err
     assert err.startswith("theorykit: error in ") and "over the time limit" in err and "Traceback" not in err, err
     assert not png.exists()
+
+
+# ------------------------------------------------------------------------------------------------
+# 3. the campaign's hang: predict's symmetry search on many datapoints
+# ------------------------------------------------------------------------------------------------
+def _periodic(P):
+    """The fuzzer's big-data mutation: X[i, μ] = (7i + 3μ) mod 5 − 2, Y[i, μ] = (i + μ) mod 3 − 1 (d = 3, p = 2): the
+    columns repeat with period 15, so many datapoints share a colour."""
+    mu = np.arange(P)
+    return (np.array([(7 * i + 3 * mu) % 5 - 2 for i in range(3)], float),
+            np.array([(i + mu) % 3 - 1 for i in range(2)], float))
+
+
+def test_data_symmetries_of_1500_datapoints_does_not_recurse_past_pythons_limit():
+    """Was: RecursionError (one call deep per datapoint; predict --time-limit 0 on P = 3000 exited 70, 'internal
+    error'). Each permutation found is checked here with numpy: it preserves XᵀX and YᵀY."""
+    X, Y = _periodic(1500)
+    perms, info = data_symmetries(X, Y, max_group=2)
+    assert len(perms) == 2 and info["truncated_at"] == 2
+    for s in perms:
+        assert sorted(s) == list(range(1500))
+        inv = np.argsort(s)
+        for A in (X, Y):
+            np.testing.assert_array_equal((A.T @ A)[np.ix_(inv, inv)], A.T @ A)
+    assert any(np.array_equal(s, np.arange(1500)) for s in perms)      # the identity comes first (depth first)
+
+
+def test_data_symmetries_past_its_deadline_stops_before_comparing_the_datapoints():
+    """An expired deadline raises TimeoutError (predict names --time-limit) before the P colours are compared."""
+    X, Y = _periodic(300)
+    with pytest.raises(TimeoutError, match="comparing 300 datapoints"):
+        data_symmetries(X, Y, deadline=time.monotonic() - 1.0)
+
+
+@pytest.mark.slow
+def test_predict_on_3000_periodic_datapoints_is_a_clean_time_limit_error(tmp_path):
+    """Campaign session 139 (seed 139, --kinds predict, cases 321 and 322, alone too): predict on the big-data mutation
+    (d = 3, P = 3000, one entry 1e6) --time-limit 10 used more than 120 s of CPU (a hang): its symmetry search
+    compared every pair of datapoints' colours (P² tuples of 2P entries) before it looked at the deadline."""
+    X, Y = _periodic(3000)
+    X = X.tolist()
+    X[0][125] = 1e6
+    doc = {"name": "ctx", "data": {"inputs": X, "targets": Y.tolist()}, "pathways": [{"name": "all", "active": "all"}],
+           "training": {"lr": 0.05, "loss": "mean", "a0": 0.001, "init_std": 0.01, "steps": 40}}
+    argv = ["predict", "{dir}/spec.toml", "--hidden", "16", "--out", "{dir}/pred.toml", "--search", "beam", "--beam",
+            "2", "--share", "mass", "--no-progress", "--time-limit", "10", "--race-dt", "3"]
+    out = fuzz.run_case(fuzz.Case("predict", doc, None, [], runs=[("predict", argv, "pred.toml")], ref="predict"),
+                        tmp_path, time_limit=120)
+    assert out.kind == "error", out
+    assert out.commands[0][2].startswith("theorykit: error in --time-limit: "), out.commands

@@ -281,8 +281,23 @@ def data_symmetries(X, Y, task=None, max_group: int = 2000, deadline: float | No
         def colour(mu):  # rounded on floats
             return tuple(np.round([Cx[mu, mu], Cy[mu, mu]] + sorted(Cx[mu]) + sorted(Cy[mu]), 9))
 
-    cols = [colour(mu) for mu in range(P)]
-    cand = [np.array([nu for nu in range(P) if cols[nu] == cols[mu]], dtype=int) for mu in range(P)]
+    def late():
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeoutError(f"the symmetry search ran past its deadline while comparing {P} datapoints")
+
+    # datapoints of one colour are each other's candidates: grouped by the colour's hash, P colours of 2P entries;
+    # comparing every pair (P² comparisons of tuples of 2P entries) took minutes at P = 3000, past any deadline
+    groups = {}
+    for mu in range(P):
+        if mu % 64 == 0:
+            late()
+        groups.setdefault(colour(mu), []).append(mu)
+    cand = [None] * P
+    for members in groups.values():
+        arr = np.array(members, dtype=int)      # one array per colour, shared by its datapoints
+        for mu in members:
+            cand[mu] = arr
+    late()
     perms, truncated = [], False
     sigma = np.full(P, -1, dtype=int)
     used = np.zeros(P, dtype=bool)
@@ -298,28 +313,33 @@ def data_symmetries(X, Y, task=None, max_group: int = 2000, deadline: float | No
             c = c[keep]
         return c
 
-    def rec(mu):
-        nonlocal truncated
-        if truncated:
-            return
+    # depth-first over μ = 0 … P−1, by an explicit stack of each level's remaining candidates: a recursion one call
+    # deep per datapoint raised RecursionError past ~1000 datapoints (predict --time-limit 0 on P = 3000: exit 70)
+    stack = [iter(fitting(0))] if P else []
+    if not P:
+        perms.append(sigma.copy())
+    while stack:
         if deadline is not None and time.monotonic() > deadline:
             raise TimeoutError(f"the symmetry search found {len(perms)} permutations before its deadline")
-        if mu == P:
-            perms.append(sigma.copy())
-            if len(perms) >= max_group:
-                truncated = True
-            return
-        for nu in fitting(mu):
-            sigma[mu], used[nu] = nu, True
-            rec(mu + 1)
-            sigma[mu], used[nu] = -1, False
-            if truncated:
-                return
-
-    rec(0)
+        mu = len(stack) - 1
+        if sigma[mu] >= 0:          # this level's previous choice, undone
+            used[sigma[mu]], sigma[mu] = False, -1
+        nu = next(stack[-1], None)
+        if nu is None:
+            stack.pop()
+            continue
+        sigma[mu], used[nu] = nu, True
+        if mu + 1 < P:
+            stack.append(iter(fitting(mu + 1)))
+            continue
+        perms.append(sigma.copy())
+        if len(perms) >= max_group:
+            truncated = True
+            break
     # verify every kept permutation in full (exactly where the task allows)
     good = []
     for s_ in perms:
+        late()
         inv = np.argsort(s_)
         if rows_equal(Cx[np.ix_(inv, inv)].ravel(), Cx.ravel()) and rows_equal(Cy[np.ix_(inv, inv)].ravel(), Cy.ravel()):
             good.append(s_)
