@@ -36,11 +36,11 @@ def _xor():
 
 def test_every_typeset_result_of_xor_writes_s_for_a_singular_value():
     # XoR (docs/theory.md): the xor ReLN's four pathways each have one mode, s = √(Δ² + 2)/4, the
-    # linear ReLN's two s = Δ/2; so the SVD of point0 typesets as "s = (√(Δ²+2)/4)".
+    # linear ReLN's two s = Δ/2; so the SVD of point0 typesets as "s = √(Δ²+2)/4" (one mode: no parentheses).
     lin, xor = _xor()
     s_xor = sp.latex(sp.sqrt(D ** 2 + 2) / 4)
     svd, mode = xor.modes["point0"], xor.modes["point0"].modes[0]
-    assert svd._repr_latex_() == f"$s = ({s_xor})$" and svd.latex() == f"s = ({s_xor})"
+    assert svd._repr_latex_() == f"$s = {s_xor}$" and svd.latex() == f"s = {s_xor}"
     assert mode.latex().startswith(f"s = {s_xor}")
     typeset = [svd.latex(), mode.latex(), xor.modes._repr_latex_(), xor._repr_latex_(), xor.latex(),
                xor.ranking._repr_latex_(), lin.latex(), tk.crossings([lin, xor], symbol="Delta")._repr_latex_(),

@@ -383,8 +383,8 @@ def test_derivation_latex_an_integer_lr_prints_tau_from_the_spec():
 def test_derivation_latex_short_by_hand():
     """One line per pathway (s and d of each mode), the method in brackets, one math block."""
     assert _tiny()._repr_latex_() == (
-        r"$\begin{aligned}\mathrm{my\_path}: & s = (1), & d = (\frac{1}{2}) \\ "
-        r"\mathrm{fast}: & s = (2), & d = (\frac{1}{2})\end{aligned}\quad(\text{closed-form})$")
+        r"$\begin{aligned}\mathrm{my\_path}: & s = 1, & d = \frac{1}{2} \\ "
+        r"\mathrm{fast}: & s = 2, & d = \frac{1}{2}\end{aligned}\quad(\text{closed-form})$")
 
 
 def test_derivation_latex_short_of_a_pathway_with_nothing_to_learn():
@@ -798,7 +798,7 @@ def test_latex_escapes_every_special_character_of_a_name():
     assert r"\Sigma^{yx}_{\mathrm{a\&b\ 50\%}} = " in tex
     assert r"$1.\ \mathrm{c\#\hat{}\tilde{}\{x\}\backslash{}\$}: s_1 = 2$" in tex
     assert r"\section*{Derivation: s\&p}" in tex
-    assert der._repr_latex_().startswith(r"$\begin{aligned}\mathrm{a\&b\ 50\%}: & s = (1)")
+    assert der._repr_latex_().startswith(r"$\begin{aligned}\mathrm{a\&b\ 50\%}: & s = 1, & d = ")
 
 
 def test_latex_notes_write_sigma_in_math_mode():

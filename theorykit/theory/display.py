@@ -17,7 +17,7 @@ from ..spec.fields import Typeset, tex_label
 from .radicals import exactly_equal
 
 __all__ = ["Exprs", "ExprsByName", "Ranking", "competition_ranks", "exact_text", "exact_latex", "is_large",
-           "LARGE_NODES"]
+           "values_latex", "LARGE_NODES"]
 
 #: expressions with more nodes than this are printed without SymPy's canonical term order and
 #: combined without its automatic flattening: sorting the terms of one 7,000-node eigenvector entry
@@ -46,6 +46,14 @@ def exact_latex(x, **kwargs) -> str:
     sort it, at every level of a nested radical (LaTeX of one irrational task's derivation took 102 s,
     93 % of it there, for 2 MB of text no one reads term by term)."""
     return sp.latex(x, **({"order": "none"} | kwargs if is_large(x) else kwargs))
+
+
+def values_latex(xs) -> str:
+    """The values of one quantity a pathway has per mode (its ``s``, its ``d``), as typeset after
+    ``s = ``: one value alone (``\\frac{\\Delta}{2}``: ``(\\frac{\\Delta}{2})`` read like a one-element
+    tuple), several in parentheses, comma-separated (``(2, 1)``), none as ``()``."""
+    xs = [exact_latex(x) for x in xs]
+    return xs[0] if len(xs) == 1 else "(" + ", ".join(xs) + ")"
 
 
 class Exprs(Typeset, list):

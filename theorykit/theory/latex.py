@@ -5,6 +5,7 @@ import sympy as sp
 
 from ..spec.fields import tex_label, tex_number, tex_text
 from .effective import output_trace
+from .display import values_latex
 from .modes import exact_latex
 
 __all__ = ["derivation_latex", "derivation_latex_short", "latex_document"]
@@ -58,9 +59,9 @@ def derivation_latex_short(der) -> str:
     singular values s and input variances d, and the method (Jupyter's display of a derivation)."""
     lines = []
     for n, svd in der.modes.items():
-        s = ", ".join(exact_latex(m.s) for m in svd.modes)
-        d = ", ".join(exact_latex(m.d) for m in svd.modes)
-        lines.append(f"{tex_label(n)}: & s = ({s}), & d = ({d})" if svd.modes else
+        s = values_latex(m.s for m in svd.modes)        # one mode: s = Δ/2, not the tuple-like (Δ/2)
+        d = values_latex(m.d for m in svd.modes)
+        lines.append(f"{tex_label(n)}: & s = {s}, & d = {d}" if svd.modes else
                      f"{tex_label(n)}: & \\text{{no mode (nothing to learn)}} &")
     body = r" \\ ".join(lines)
     meth = der.method

@@ -38,7 +38,7 @@ from ..spec.task import check_assumptions
 from ..spec.values import exact_values
 from .radicals import _square_roots_multiplied_out, _unit, zero_by_radical_reduction
 # the typeset results and their exact text live in .display; importable from here as before
-from .display import LARGE_NODES, Exprs, ExprsByName, Ranking, exact_latex, exact_text, is_large
+from .display import LARGE_NODES, Exprs, ExprsByName, Ranking, exact_latex, exact_text, is_large, values_latex
 
 __all__ = ["Mode", "SVD", "Exprs", "ExprsByName", "Ranking", "reference_values", "is_zero",
            "product_of_irreducible_powers", "exact_latex", "exact_text", "is_large", "LARGE_NODES"]
@@ -533,7 +533,7 @@ class SVD:
         return out
 
     def _repr_latex_(self):
-        return "$s = (" + ", ".join(exact_latex(s) for s in self.singular_values) + ")$"
+        return f"$s = {values_latex(self.singular_values)}$"    # one mode: no parentheses
 
     def latex(self) -> str:
         return self._repr_latex_().strip("$")
