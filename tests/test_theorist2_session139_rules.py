@@ -43,3 +43,19 @@ def test_several_modes_keep_the_parenthesised_list():
     task = tk.Task(sp.eye(2), sp.diag(2, 1))
     der = tk.Derivation(tk.GDLNSpec(task, [tk.Pathway("p", active=(1, 1))]))
     assert r"\mathrm{p}: & s = (1, \frac{1}{2}), & d = (\frac{1}{2}, \frac{1}{2})" in der._repr_latex_()
+
+
+# ------------------------------------------------------------------------------------------------
+# 2. tk.crossings of a task with no free symbol printed "no crossing": there was nothing to search along.
+# ------------------------------------------------------------------------------------------------
+
+def test_crossings_of_a_task_with_no_symbol_is_a_spec_error_naming_the_fix():
+    with pytest.raises(SpecError) as err:
+        tk.crossings(_xor(1))
+    assert err.value.field == "symbol" and "no free symbol" in err.value.problem
+    assert "tk.xor_margin()" in err.value.fix
+    with pytest.raises(SpecError) as err:            # pairs of numbers: nothing to search along either
+        tk.crossings([("a", sp.Rational(1, 2)), ("b", 1)])
+    assert err.value.field == "symbol"
+    # the same task with Δ free still searches (and its four equal modes never cross: an empty list)
+    assert tk.crossings(_xor()) == []

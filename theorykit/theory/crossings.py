@@ -317,7 +317,12 @@ def _symbol(pairs, symbol):
                             "along one", f"pass symbol= one of {names} and values for the others "
                             "(derive with values=, or .subs them into the expressions; on the command line "
                             "--set NAME=VALUE)")
-        return next(iter(free)) if free else None
+        if not free:    # tk.xor_margin(1): every mode a number, which was answered "no crossing"
+            raise SpecError("symbol", "the singular values hold no free symbol: there is nothing to search along "
+                            "(the task has none, or each was given a value)",
+                            "derive a task with a symbol left free, e.g. tk.xor_margin() (Δ free) rather than "
+                            "tk.xor_margin(1), and give it no value")
+        return next(iter(free))
     if not isinstance(symbol, (str, sp.Symbol)):
         raise SpecError("symbol", f"{short_repr(symbol)} is {type_name(symbol)}, not a symbol or its name",
                         f"pass one of {names} (a name), or the symbol itself, e.g. der.task.symbols[{names[0]!r}]"
@@ -488,7 +493,7 @@ def crossings(source, symbol=None, interval=None) -> Crossings:
     values of two derivations); Derivations and pairs may be mixed. ``symbol``: the symbol (or its name)
     to search along (a symbol of that name with other assumptions, such as a plain ``sp.Symbol("Delta")``
     for a spec's nonnegative Δ, is another symbol to SymPy: refused, naming the fix); by default the only free one (several: an error naming them: pass ``symbol=`` and
-    give the others values). ``interval``: ``(lo, hi)`` or a ``sympy.Set``; by default the symbol's own
+    give the others values; none, as for ``tk.xor_margin(1)``: an error, there is nothing to search along). ``interval``: ``(lo, hi)`` or a ``sympy.Set``; by default the symbol's own
     domain, by its assumptions: positive → (0, ∞), negative → (−∞, 0), nonnegative → [0, ∞),
     nonpositive → (−∞, 0], otherwise (real, or no assumption) the whole real line. Pairs that are
     identically equal are not reported.
@@ -505,8 +510,6 @@ def crossings(source, symbol=None, interval=None) -> Crossings:
     x = _symbol(pairs, symbol)
     dom = _interval(interval, x)
     found = []
-    if x is None:
-        return Crossings()
     xr = x if x.is_real else sp.Dummy(x.name, real=True)    # on the real line: |x|² = x², √(x²) = |x|
     pairs = [(lab, s.subs(x, xr)) for lab, s in pairs]
     for (la, sa), (lb, sb) in combinations(pairs, 2):
