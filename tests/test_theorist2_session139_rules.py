@@ -59,3 +59,34 @@ def test_crossings_of_a_task_with_no_symbol_is_a_spec_error_naming_the_fix():
     assert err.value.field == "symbol"
     # the same task with Δ free still searches (and its four equal modes never cross: an empty list)
     assert tk.crossings(_xor()) == []
+
+
+# ------------------------------------------------------------------------------------------------
+# 3. From Python, a value Δ's assumptions forbid named the spec file's [symbols]; 1j was "not nonnegative".
+# ------------------------------------------------------------------------------------------------
+
+def test_a_forbidden_value_from_python_names_the_symbols_assumptions():
+    der = _xor()
+    with pytest.raises(SpecError) as err:
+        der.predict_loss([0.0, 1.0], values={"Delta": -1})
+    assert err.value.field == "values[Delta]" and "not nonnegative" in err.value.problem
+    assert "[symbols]" not in err.value.fix and "sp.Symbol('Delta', real=True)" in err.value.fix
+
+
+def test_a_complex_value_is_called_complex():
+    der = _xor()
+    with pytest.raises(SpecError) as err:
+        der.predict_loss([0.0, 1.0], values={"Delta": 1j})
+    assert err.value.field == "values[Delta]"
+    assert "is complex" in err.value.problem and "real number" in err.value.problem
+    assert "nonnegative" not in str(err.value)
+
+
+def test_the_command_line_keeps_the_spec_files_words():
+    # --set Delta=-1 on a spec file: the fix is still the file's [symbols] section
+    with pytest.raises(SpecError) as err:
+        parse_assignment("Delta=-1", {"Delta": D})
+    assert err.value.field == "--set Delta" and "[symbols]" in err.value.fix
+    with pytest.raises(SpecError) as err:           # (the command line reads no I; the check's words, directly)
+        check_assumptions(D, sp.I, "--set Delta", "I")
+    assert "is complex" in err.value.problem and "--set Delta=0.5" in err.value.fix

@@ -169,19 +169,25 @@ class Task:
 def check_assumptions(sym, val, field: str, shown) -> None:
     """Refuse a value that contradicts an assumption of ``sym`` (declared, or implied by those declared):
     the derivation simplified with it (e.g. ``sqrt(D**2) = D`` for positive D), so any other value
-    would be silently wrong."""
+    would be silently wrong. ``field``: ``--set NAME`` (the command line: the fix names the spec file's
+    ``[symbols]``) or ``values[NAME]`` (Python: the fix names the symbol's assumptions, ``sp.Symbol``)."""
     if not isinstance(sym, sp.Symbol):
         return
     facts = sym.assumptions0
+    if facts.get("real") and getattr(val, "is_extended_real", None) is False:    # 1j: not "not nonnegative"
+        raise SpecError(field, f"{shown} is complex ({sym} is a real symbol: it needs a real number)",
+                        f"give {sym} a real number, e.g. " + (f"--set {sym}=0.5" if field.startswith("--set")
+                                                               else f"values={{'{sym}': 0.5}}"))
     declared = [k for k in SYMBOL_ASSUMPTIONS if k in facts]
     for k in declared + sorted(set(facts) - set(declared)):
         holds = getattr(val, f"is_{k}", None)
         if holds is not None and holds != facts[k]:
             how = "declared" if k in SYMBOL_ASSUMPTIONS else "by its declared assumptions"
+            other = ("change its assumptions under [symbols]" if field.startswith("--set") else
+                     f"build the task with {sym} declared otherwise, e.g. sp.Symbol('{sym}', real=True)")
             raise SpecError(field, f"{sym} is {how} {k} = {str(facts[k]).lower()}, but {shown} is "
                             f"{'' if holds else 'not '}{k}",
-                            f"give {sym} a value that is {'' if facts[k] else 'not '}{k}, or change its "
-                            "assumptions under [symbols]")
+                            f"give {sym} a value that is {'' if facts[k] else 'not '}{k}, or {other}")
 
 
 def parse_value(value: str, key) -> sp.Expr:
