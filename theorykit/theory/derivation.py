@@ -38,7 +38,7 @@ from .display import competition_ranks
 from .modes import (SVD, Exprs, ExprsByName, Ranking, _maybe_eigvec, _quad_float, build_unevaluated, exact_text, is_zero,
                     lazy_matvec, num, quad_exact, tidy)
 from .svd import exact_svd, generic_reference, input_power
-from .trajectory import (a0 as A0, discrete_mode_gap, mode_gap, mode_gap_fraction, mode_trajectory, t, t_half,
+from .trajectory import (a0 as A0, closed_form_loss, discrete_mode_gap, mode_gap, mode_trajectory, t, t_half,
                          t_half_float, tau)
 from ..spec.expr import exact_float
 from ..spec.graph import GraphSpec
@@ -285,12 +285,8 @@ class Derivation:
         saturation, and there is no s/d or s/(d a0) in it, so a mode whose s and d vanish together with
         d/s → 0 (the XoR "linear" ReLN at Δ = 0) has a finite value and gradient in JAX."""
         self._need_closed_form("loss")
-        L = output_trace(self.task) / 2
-        for svd in self.modes.values():
-            for m in svd.modes:
-                end = m.s * (m.s / m.d) / 2         # s²/(2d), built as s·(s/d) so SymPy cancels as it can
-                L += -end + end * mode_gap_fraction(m.s, m.d) ** 2
-        return self.spec.loss_factor * L
+        modes = [(m.s, m.d) for svd in self.modes.values() for m in svd.modes]
+        return self.spec.loss_factor * closed_form_loss(output_trace(self.task), modes)   # numbers tidied
 
     @cached_property
     def initial_loss(self) -> sp.Expr:

@@ -175,7 +175,22 @@ class QuadVec:
     def sympy(self) -> sp.Matrix:
         r = sp.sqrt(_q(self.D))
         inv = 1 / _sqrt_quad(self.P, self.Q, self.D)
-        return sp.Matrix([(_q(a) + _q(b) * r) * inv for a, b in zip(self.c.entries(), self.e.entries())])
+        return sp.Matrix([self._entry(a, b, r, inv) for a, b in zip(self.c.entries(), self.e.entries())])
+
+    def _entry(self, a, b, r, inv) -> sp.Expr:
+        """``x = (a + b√D)/√(P + Q√D)``; where the denominator nests (Q ≠ 0), the same number as
+        ``±√(x²)``, one root nested no deeper and no root in a denominator: ``x² = (a + b√D)²/(P + Q√D)``
+        is ``A + B√D`` in ℚ(√D), computed exactly, its root denested where it can be (:func:`_sqrt_quad`),
+        the sign that of ``a + b√D`` (exact): with X = I₂, Y = [[2, 1], [1, 3]] (one pathway),
+        ``5√5/√(125√5/2 + 625/2)`` is ``√(1/2 − √5/10)``."""
+        if self.Q == 0 or (a == 0 and b == 0):
+            return (_q(a) + _q(b) * r) * inv
+        D, P, Q = self.D, self.P, self.Q
+        n0, n1 = a * a + b * b * D, 2 * a * b                  # (a + b√D)² = n0 + n1√D
+        den = P * P - Q * Q * D                                 # (P + Q√D)(P − Q√D) ≠ 0: √D is irrational
+        A, B = (n0 * P - n1 * Q * D) / den, (n1 * P - n0 * Q) / den
+        big = a if a * a > b * b * D else b                     # the sign of a + b√D is its larger term's
+        return (1 if big > 0 else -1) * _sqrt_quad(A, B, D)
 
     def mp(self) -> list:
         with _hp():

@@ -28,10 +28,11 @@ import sympy as sp
 
 from ..errors import SpecError
 from ..spec.fields import integer, short_repr, type_name
-from .modes import is_large
+from .modes import SIMPLIFY_MAX_OPS, is_large, tidy
 
 __all__ = ["t", "tau", "a0", "mode_trajectory", "mode_ode_residual", "t_half", "mode_loss_reduction",
-           "discrete_mode_recurrence", "deep_mode_rhs", "mode_gap", "mode_gap_fraction", "discrete_mode_gap"]
+           "discrete_mode_recurrence", "deep_mode_rhs", "mode_gap", "mode_gap_fraction", "discrete_mode_gap",
+           "closed_form_loss"]
 
 #: time in gradient steps
 t = sp.Symbol("t", nonnegative=True)
@@ -286,6 +287,23 @@ def t_half_float(s: float, d: float, a_init: float, time_const: float, depth: in
     val, _ = quad(lambda x: np.exp((2.0 / depth - 1.0) * x) / (depth * (s - d * np.exp(x))), np.log(a_init),
                   np.log(s / (2 * d)), limit=200)
     return time_const * val
+
+
+def closed_form_loss(trace, modes) -> sp.Expr:
+    """The mean loss ``½ tr Σy − Σ s²/(2d) + Σ s²/(2d) · q²`` of the modes ``(s, d)`` (``trace``: tr Σy), q the
+    gap fraction of :func:`mode_gap_fraction`; :attr:`Derivation.loss` is this times the loss factor.
+
+    Each ``s²/(2d)`` is built as ``s·(s/d)/2`` so SymPy cancels as it can; where it is a number it is
+    tidied (:func:`~theorykit.theory.modes.tidy`: ``radsimp``, ``sqrtdenest``, exact), and so is the bracket
+    ``½ tr Σy − Σ s²/(2d)`` where it is one: with X = I₂, Y = [[2, 1], [1, 3]] (s = (5 ± √5)/4, d = ½) the
+    bracket printed as ``−(√5/4 + 5/4)(√5/2 + 5/2)/2 − (5/4 − √5/4)(5/2 − √5/2)/2 + 15/4``, which is 0."""
+    def number(x):      # a small number expanded (15/8 + 5√5/8: sums of surds collect), then tidied
+        small = not x.free_symbols and not is_large(x) and sp.count_ops(x) <= SIMPLIFY_MAX_OPS
+        return tidy(sp.expand(x)) if small else x
+
+    ends = [number(s * (s / d) / 2) for s, d in modes]
+    bracket = number(trace / 2 - sum(ends))
+    return bracket + sum(end * mode_gap_fraction(s, d) ** 2 for end, (s, d) in zip(ends, modes))
 
 
 def mode_loss_reduction(s, d, a) -> sp.Expr:
