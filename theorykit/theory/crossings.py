@@ -416,12 +416,31 @@ def _sign(expr) -> int:
     return int(sp.sign(sp.N(expr, _DIGITS)))
 
 
+def _numeric_poly(expr, x):
+    """``expr`` as a polynomial in ``x`` with numeric coefficients, or None: over an algebraic field such as
+    ℚ(√5) its norm (the product of its conjugates, a polynomial over ℚ: every root of ``expr`` is one of its
+    roots, and the others, roots of a conjugate, fail the caller's check s_a = s_b). s_p² − s_q² = √5·a² of
+    M = [[0, a], [a, a]] was refused as "not a rational function"; its norm 5a⁴/4 gives the touch at a = 0."""
+    poly = sp.Poly(expr, x)
+    if poly.domain.is_Numerical:
+        return poly
+    if poly.domain.is_EX and not poly.free_symbols_in_domain:    # irrational numbers among the coefficients
+        try:
+            alg = sp.Poly(expr, x, extension=True)
+        except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.CoercionFailed):
+            return None
+        if alg.domain.is_AlgebraicField:
+            return alg.norm()
+    return None
+
+
 def _polynomial(num, x):
-    """``num`` as a polynomial in ``x`` with numeric coefficients, its square roots squared away
-    (SymPy's ``unrad``: every root of ``num`` is a root of the result) where it has any; else None."""
+    """``num`` as a polynomial in ``x`` with numeric coefficients (:func:`_numeric_poly`), its square roots
+    squared away (SymPy's ``unrad``: every root of ``num`` is a root of the result) where it has any; else
+    None."""
     try:
-        poly = sp.Poly(num, x)
-        if poly.domain.is_Numerical:
+        poly = _numeric_poly(num, x)
+        if poly is not None:
             return poly
     except sp.PolynomialError:
         pass
@@ -432,10 +451,9 @@ def _polynomial(num, x):
     if res is None or res[1]:       # no radical in x (then not a polynomial), or a change of variable
         return None
     try:
-        poly = sp.Poly(sp.expand(res[0]), x)
+        return _numeric_poly(sp.expand(res[0]), x)
     except sp.PolynomialError:
         return None
-    return poly if poly.domain.is_Numerical else None
 
 
 def _pair(x, dom, la, sa, lb, sb):
