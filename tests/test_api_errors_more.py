@@ -33,12 +33,12 @@ def _field(call):
     (lambda: tk.structure("identity", 0), "n"),        # was an empty 0 × 0 matrix
     (lambda: tk.structure("identity", -2), "n"),       # SymPy ValueError
     (lambda: tk.structure(None, 8), "data.structure"),  # SymPy TypeError
-    (lambda: tk.contexts(common=None), "data.common"),
-    (lambda: tk.contexts(context_scale=0), "data.context_scale"),     # refused in a spec file, ran here
-    (lambda: tk.contexts(context_scale=-1), "data.context_scale"),
-    (lambda: tk.contexts(context_scale=float("nan")), "data.context_scale"),   # SymPy TypeError
-    (lambda: tk.contexts(context_scale=None), "data.context_scale"),
-    (lambda: tk.contexts(context_scale=[1, 2, 3]), "data.context_scale"),     # numpy broadcast error
+    (lambda: tk.contexts(common=None), "common"),     # the keyword (a spec file: data.common)
+    (lambda: tk.contexts(context_scale=0), "context_scale"),     # refused in a spec file, ran here
+    (lambda: tk.contexts(context_scale=-1), "context_scale"),
+    (lambda: tk.contexts(context_scale=float("nan")), "context_scale"),   # SymPy TypeError
+    (lambda: tk.contexts(context_scale=None), "context_scale"),
+    (lambda: tk.contexts(context_scale=[1, 2, 3]), "context_scale"),     # numpy broadcast error
     (lambda: tk.xor_margin(float("nan")), "delta"),
     (lambda: tk.xor_margin(True), "delta"),
     (lambda: tk.xor_margin([0.5]), "delta"),

@@ -111,7 +111,7 @@ def test_the_seed_rule_is_the_command_lines_and_its_last_seed_runs():
     (lambda: tk.simulate(_spec(), init="random_", steps=2), "init", "random"),
     (lambda: tk.simulate(_spec(), schedule="stage", steps=2), "schedule", "staged"),
     (lambda: tk.simulate(_spec(), dtype="flaot64", steps=2), "dtype", "float64"),
-    (lambda: tk.contexts(2, 2, blocks="hierarchyy"), "data.blocks[0]", "hierarchy"),
+    (lambda: tk.contexts(2, 2, blocks="hierarchyy"), "blocks[0]", "hierarchy"),
     (lambda: tk.Training(loss="meen"), "training.loss", "mean"),
 ], ids=["method-underscore", "method-prefix", "method-case", "network", "init", "schedule", "dtype", "structure",
         "loss"])

@@ -155,10 +155,10 @@ def test_contexts_blocks_per_context_and_their_count():
     assert t.Y == sp.Matrix([[1, 0, 1, 0], [0, 1, 0, 1],
                              [1, 1, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0],
                              [0, 0, 1, 0], [0, 0, 0, 1]])
-    e = _err(lambda: contexts(2, 3, "identity", ["identity", "identity"]), "data.blocks")
+    e = _err(lambda: contexts(2, 3, "identity", ["identity", "identity"]), "blocks")
     assert "2 structures" in e.problem and "k=3" in e.problem
     for bad in (0, -1):
-        _err(lambda: contexts(2, 2, "identity", "identity", bad), "data.context_scale")
+        _err(lambda: contexts(2, 2, "identity", "identity", bad), "context_scale")
 
 
 def test_radicals_index_lcm_degree_and_deepest_entry():

@@ -139,7 +139,7 @@ def test_contexts_symbolic_scale_from_python_names_the_python_fix():
     that Python has no way to fill; from Python the symbol itself is passed (which works: below)."""
     with pytest.raises(SpecError) as err:
         tk.contexts(4, 2, context_scale="gamma")
-    assert err.value.field == "data.context_scale"
+    assert err.value.field == "context_scale"
     assert "context_scale=sp.Symbol('gamma', positive=True)" in str(err.value)
     # The symbol itself: the common pathway's centred-context sector (docs/theory.md#contexts, k_contexts):
     # s = σ̄ γ/(k √n), d = γ²/k, with σ̄² = ‖H 1‖²/n. hierarchy(4): rows 1111, 1100, 0011, four singles, so

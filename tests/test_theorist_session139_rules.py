@@ -69,7 +69,7 @@ def test_a_string_entry_naming_an_undeclared_symbol_names_the_python_fix():
 def test_a_string_symbol_in_a_structure_from_python_says_to_pass_the_symbol():
     with pytest.raises(SpecError) as err:
         tk.contexts(2, 2, common=[["g", 1]])
-    assert err.value.field == "data.common[0][0]" and "[symbols]" not in err.value.fix
+    assert err.value.field == "common[0][0]" and "[symbols]" not in err.value.fix
     assert "sp.Symbol('g'" in err.value.fix
     # a spec file is still told to declare it, and reads it once declared
     with pytest.raises(SpecError, match=r"declare it under \[symbols\]"):

@@ -75,9 +75,10 @@ class DivergenceError(TheorykitError):
 def keyword_errors(options: dict):
     """A decorator putting a function's errors in Python's words: a :class:`SpecError` whose field is a
     command-line option in ``options`` (option → keyword, e.g. ``{"--enumerate": "enumerate_method"}``)
-    names the keyword instead, and its fix says so (or is its ``keyword_fix``, in Python's words, where it
-    has one), and its problem is its ``keyword_problem`` where it has one. The command line calls
-    ``fn.__wrapped__``, whose errors name its options."""
+    or a spec file's field (``{"data.blocks": "blocks"}``; ``data.blocks[2]`` becomes ``blocks[2]``)
+    names the keyword instead, and its fix says so for an option (or is its ``keyword_fix``, in Python's
+    words, where it has one), and its problem is its ``keyword_problem`` where it has one. The command
+    line and the spec-file loader call ``fn.__wrapped__``, whose errors name their own options and fields."""
     def decorate(fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -85,10 +86,13 @@ def keyword_errors(options: dict):
                 return fn(*args, **kwargs)
             except SpecError as exc:
                 key = options.get(exc.field)
+                head, bracket, rest = exc.field.partition("[")      # data.blocks[2] → blocks[2]
+                if key is None and bracket and head in options:
+                    key = f"{options[head]}[{rest}"
                 if key is None:
                     raise
                 note = f"options are keywords here: {exc.field} is {key}="
-                fix = f"{exc.fix} ({note})" if exc.fix else note
+                fix = exc.fix if not exc.field.startswith("-") else f"{exc.fix} ({note})" if exc.fix else note
                 if getattr(exc, "keyword_fix", None):
                     fix = exc.keyword_fix.replace("{key}", key)
                 problem = exc.keyword_problem.replace("{key}", key) if getattr(exc, "keyword_problem", None) \

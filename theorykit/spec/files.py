@@ -45,11 +45,12 @@ from sympy.printing.str import StrPrinter
 from . import fields as vf
 from .fields import DATA_MAX
 from .ranges import LR_MAX, LR_MIN, MAX_STEPS, SCALE_MAX, SCALE_MIN
-from ..errors import SpecError
+from ..errors import SpecError, as_command
 from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr
 from .gating import GDLNSpec, Pathway, Training, context_family, context_pathways, xor_relns
 from .limits import Limits, enforce, task_estimate
-from .task import Task, _structure_rows, check_assumptions, contexts, xor_margin
+from .task import Task, _structure_rows, check_assumptions, xor_margin
+from .task import contexts as _python_contexts
 from .graph import EDGE_KEYS, NODE_KEYS, SCHEDULE_KEYS, GraphSpec, parse_graph
 from .toml_text import parse_toml
 
@@ -221,6 +222,10 @@ def _structure_arg(v, symbols, field, n):
         return _matrix(v, symbols, field)
     raise SpecError(field, f"expected a structure name or a matrix, got {vf.type_name(v)}",
                     "write \"hierarchy\" or e.g. [[1, 0], [0, 1]]")
+
+
+#: tk.contexts as a spec file's task builds it: its refusals name the file's fields (data.blocks[2], data.context_scale)
+contexts = as_command(_python_contexts)
 
 
 def task_of(data: Mapping, limits: Limits) -> Task:

@@ -301,7 +301,9 @@ def task_estimate(d: int, p: int, P: int, size_field: str = "data", value=None, 
 
     ``power``: how the size grows with ``value`` of ``size_field`` (2 for the items n of the contexts task)."""
     entries = float(d + p) * float(P)
-    return Estimate("building the task").add(size_field, entries * SYMPY_ENTRY_SECONDS, entries * SYMPY_ENTRY_BYTES,
+    est = Estimate("building the task")
+    est.task = True         # _pick's fix: its size field alone grows it (no seeds, steps or widths multiply it)
+    return est.add(size_field, entries * SYMPY_ENTRY_SECONDS, entries * SYMPY_ENTRY_BYTES,
                                               value, power)
 
 
@@ -529,6 +531,8 @@ def _pick(est: Estimate, key: int, limit: float):
     if fld.startswith("edges["):
         return fld, (f"narrow the hidden node at the end of {fld} (or have it read or write fewer rows), "
                      "or lower the sizes it multiplies: seeds, steps, datapoints")
+    if getattr(est, "task", False):
+        return fld, f"lower {fld} (the task's exact entries grow with it)"
     return fld, f"lower {fld} (and the sizes it multiplies: seeds, steps, widths, datapoints)"
 
 

@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from ..errors import SpecError
+from ..errors import SpecError, keyword_errors
 from .expr import FUNCTIONS, SYMBOL_ASSUMPTIONS, exact_floats, parse_expr, to_exact
 from .fields import check_real_finite, choice, integer, short_repr, type_name
 from .limits import Limits, enforce, human_bytes, lift, task_estimate
@@ -321,6 +321,14 @@ def _n_arg(n, field: str = "n") -> int:
     return integer(n, field, lo=1, fix="a positive integer, e.g. n = 8")
 
 
+def _count_arg(v, field: str) -> int:
+    """contexts' n or k (``field``: the spec file's ``data.n``/``data.k``): a positive integer."""
+    try:
+        return integer(v, field, lo=1, fix="use e.g. n = 8, k = 3")
+    except SpecError as exc:
+        raise SpecError(exc.field, exc.problem, exc.fix, "use e.g. contexts(8, 3): n=8 items, k=3 contexts") from None
+
+
 def as_task(source) -> "Task":
     """A :class:`Task`, or data ``(X, Y)`` (arrays or matrices, datapoints as columns) made into one,
     as :func:`theorykit.simulate` takes them."""
@@ -398,19 +406,26 @@ def _names_as_symbols(text: str) -> dict:
 # ---------------------------------------------------------------------------------
 # Context tasks (docs/theory.md#contexts)
 # ---------------------------------------------------------------------------------
-def _size_guard(what: str, shape: str, fld: str, value: int, d: int, p: int, P: int, limits: "Limits | None") -> None:
+def _size_guard(what: str, shape: str, fld: str, value: int, d: int, p: int, P: int, limits: "Limits | None",
+                python: bool = True) -> None:
     """Refuse, before anything is allocated, a build of ``(d + p) × P`` exact entries over ``limits`` (by
     default :class:`~theorykit.spec.limits.Limits`: half this machine's memory, or THEORYKIT_MAX_BYTES; an
     hour, or THEORYKIT_MAX_SECONDS), by the estimate a spec file's ``[data]`` is checked with; the
-    error names ``fld`` (whose value drives the size, quadratically) and the size (``shape``) it would build."""
+    error names ``fld`` (whose value drives the size, quadratically) and the size (``shape``) it would build.
+    ``python`` False: ``fld`` is a spec file's field, the fix in a spec file's words, Python's its ``keyword_fix``."""
     est = task_estimate(d, p, P, fld, value, 2.0)
     est.stage = f"building {what}"
     limits = limits if limits is not None else Limits()
+    if not isinstance(limits, Limits):        # an int reached limits.max_bytes (an AttributeError)
+        raise SpecError("limits", f"needs a theorykit.spec.limits.Limits, got {type_name(limits)} {short_repr(limits)}",
+                        "e.g. limits=theorykit.spec.limits.Limits(max_bytes=2**30), or leave it out (the defaults)")
     try:
         enforce(est, limits)
     except SpecError as err:
+        how = err.fix.split(';')[0]
         raise SpecError(err.field, f"{what} would be {shape}, {human_bytes(est.bytes)} of exact entries: {err.problem}",
-                        f"{err.fix.split(';')[0]}; {lift(est, limits, True, 'build')}") from None
+                        f"{how}; {lift(est, limits, python, 'build')}",
+                        None if python else f"{how.replace(fld, '{key}')}; {lift(est, limits, True, 'build')}") from None
 
 
 def _structure_rows(s, n: int) -> int:
@@ -433,7 +448,8 @@ def hierarchy(n: int = 8, *, limits: "Limits | None" = None) -> sp.Matrix:
     refused, naming ``n``, before it is built when over them."""
     n = _n_arg(n)
     if n & (n - 1):
-        raise SpecError("n", f"the hierarchy needs n a power of two, got n={n}", "use n = 2, 4, 8, 16, …")
+        raise SpecError("n", f"the hierarchy needs n a power of two, got n={n}", "use n = 2, 4, 8, 16, …",
+                        keyword_fix="use n=2, 4, 8, 16, …")
     _size_guard("the hierarchy", f"{2 * n - 1} × {n} (features × items)", "n", n, n, n - 1, n, limits)
     return sp.Matrix([[1 if i * n // h <= j < (i + 1) * n // h else 0 for j in range(n)]
                       for h in (2 ** e for e in range(n.bit_length())) for i in range(h)])
@@ -442,7 +458,8 @@ def hierarchy(n: int = 8, *, limits: "Limits | None" = None) -> sp.Matrix:
 def cross(n: int = 8) -> sp.Matrix:
     """The hierarchy with its pair rows regrouped as {0,2}, {1,3}, {4,6}, {5,7}."""
     if _n_arg(n) != 8:
-        raise SpecError("n", f"'cross' is defined for n = 8 items, got n={n}", "use n = 8 or another structure")
+        raise SpecError("n", f"'cross' is defined for n = 8 items, got n={n}", "use n = 8 or another structure",
+                        keyword_fix="use n=8 or another structure")
     H = hierarchy(8)
     for r, (a, b) in enumerate([(0, 2), (1, 3), (4, 6), (5, 7)]):
         H[3 + r, :] = sp.Matrix([[1 if j in (a, b) else 0 for j in range(8)]])
@@ -459,7 +476,8 @@ def ring(n: int = 8) -> sp.Matrix:
     kept exact as 33/100 and 66/100.
     """
     if _n_arg(n) != 8:
-        raise SpecError("n", f"'ring' is defined for n = 8 items, got n={n}", "use n = 8 or another structure")
+        raise SpecError("n", f"'ring' is defined for n = 8 items, got n={n}", "use n = 8 or another structure",
+                        keyword_fix="use n=8 or another structure")
     b = [sp.Rational(v) for v in RING_BUMP]
     rows = [[1] * 8] + [[b[(j + r - 1) % 8] for j in range(8)] for r in range(1, 15)]
     return sp.Matrix(rows)
@@ -482,7 +500,7 @@ def structure(spec, n: int, field: str = "data.structure", *, limits: "Limits | 
                 _size_guard("the identity structure", f"{n} × {n} (features × items)", "n", n, n, 0, n, limits)
             return _STRUCTURES[spec](n)
         except SpecError as err:          # name the field the structure came from
-            raise SpecError(field, err.problem, err.fix) from None
+            raise SpecError(field, err.problem, err.fix, err.keyword_fix) from None     # Python's words kept
     if spec is None or isinstance(spec, (numbers.Number, sp.Expr)):
         raise SpecError(field, f"expected a structure name or a matrix, got {type_name(spec)} {short_repr(spec)}",
                         f"use one of {sorted(_STRUCTURES)} or a features × items matrix")
@@ -493,6 +511,13 @@ def structure(spec, n: int, field: str = "data.structure", *, limits: "Limits | 
     return M
 
 
+#: a spec file's [data] field → tk.contexts' keyword: contexts below raises in the spec file's words (the loader,
+#: spec.files, calls it as_command), keyword_errors puts them in Python's for a Python caller
+CONTEXTS_KEYWORDS = {"data.n": "n", "data.k": "k", "data.common": "common", "data.blocks": "blocks",
+                     "data.context_scale": "context_scale"}
+
+
+@keyword_errors(CONTEXTS_KEYWORDS)
 def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str = "hierarchy",
              context_scale=1, *, limits: "Limits | None" = None) -> Task:
     """The context task: one-hot item (n) stacked on a scaled one-hot context (k).
@@ -509,34 +534,38 @@ def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str 
     ``limits`` (:class:`~theorykit.spec.limits.Limits`, default: half this machine's memory, or
     THEORYKIT_MAX_BYTES, and an hour, or THEORYKIT_MAX_SECONDS): the task's size, (n + k + outputs) × n·k
     exact entries, is estimated before anything is built, as a spec file's ``[data]`` is, and refused
-    over them, naming the larger of ``n`` and ``k`` (the keywords; a spec file's ``data.n`` and ``data.k`` are
-    checked, by the same estimate, before this is called).
+    over them, naming the larger of ``n`` and ``k``. Every refusal names the keyword (``blocks[2]``, with a fix in
+    Python's words); a spec file's contexts task (``theorykit.spec.files``) names its ``data.`` fields.
     """
-    n, k = (integer(v, name, lo=1, fix="use e.g. contexts(8, 3): n=8 items, k=3 contexts")
-            for name, v in (("n", n), ("k", k)))
+    n, k = (_count_arg(v, name) for name, v in (("data.n", n), ("data.k", k)))
     if isinstance(blocks, np.ndarray) and blocks.ndim == 1 and blocks.dtype.kind in "UO":   # names as an array
         blocks = list(blocks)
     per_context = isinstance(blocks, (list, tuple))      # else one structure for all k (below)
     out_rows = _structure_rows(common, n) + (sum(_structure_rows(b, n) for b in blocks) if per_context
                                              else k * _structure_rows(blocks, n))
-    fld, value = ("k", k) if k > n else ("n", n)
+    fld, value = ("data.k", k) if k > n else ("data.n", n)
     _size_guard(f"contexts(n={n}, k={k})", f"{n * k} datapoints × {n + k} inputs and {out_rows} outputs", fld, value,
-                n + k, out_rows, n * k, limits)   # before any allocation
+                n + k, out_rows, n * k, limits, python=False)   # before any allocation
     if isinstance(blocks, str) or not isinstance(blocks, (list, tuple)):
         blocks = [blocks] * k
     if len(blocks) != k:
-        raise SpecError("data.blocks", f"{len(blocks)} structures given for k={k} contexts", "give one per context")
+        raise SpecError("data.blocks", f"{len(blocks)} structure{'s' * (len(blocks) != 1)} given for k = {k} contexts",
+                        "give one per context, or one name for all", keyword_problem=f"{len(blocks)} structure"
+                        f"{'s' * (len(blocks) != 1)} given for k={k} contexts", keyword_fix="give one per context (a "
+                        "list of k), or one for all: a name, or a matrix as sp.Matrix or a numpy array")
     try:
         scale = parse_expr(context_scale, {}, "data.context_scale")     # numbers (numpy's too) or "sqrt(2)"
     except SpecError as exc:        # a name in a string: a spec file declares it, in Python the symbol is passed
-        if not (isinstance(context_scale, str) and exc.problem.startswith("unknown symbol ")):
-            raise
-        name = exc.problem.split("'")[1]
-        raise SpecError(exc.field, exc.problem, f"in Python pass the symbol itself, e.g. context_scale=sp.Symbol("
-                        f"{name!r}, positive=True) (a string holds numbers only, such as \"sqrt(2)\"); in a spec file "
-                        f"declare it under [symbols], e.g. {name} = {{positive = true}}") from None
+        name = exc.problem.split("'")[1] if isinstance(context_scale, str) and exc.problem.startswith(
+            "unknown symbol ") else None
+        raise SpecError(exc.field, exc.problem, f"declare it under [symbols], e.g. {name} = {{positive = true}}"
+                        if name else exc.fix, f"pass the symbol itself, e.g. {{key}}=sp.Symbol({name!r}, positive=True) "
+                        "(a string holds numbers only, such as \"sqrt(2)\")" if name else "a positive number, a string "
+                        "of numbers or a SymPy expression, e.g. {key}=1.1, {key}=\"sqrt(2)\" or {key}=sp.Symbol("
+                        "'gamma', positive=True)") from None
     if scale.is_number and not bool(scale > 0):                     # as a spec file's context_scale
-        raise SpecError("data.context_scale", f"{scale} is not positive", "e.g. context_scale = 1.1")
+        raise SpecError("data.context_scale", f"{scale} is not positive", "e.g. context_scale = 1.1",
+                        keyword_fix="e.g. {key}=1.1")
     Hc = structure(common, n, "data.common", limits=limits)
     Hs = [structure(b, n, f"data.blocks[{i}]", limits=limits) for i, b in enumerate(blocks)]
     P = n * k
