@@ -32,11 +32,12 @@ def test_batch_plan_and_its_distinct_shapes_are_counted_by_hand():
 
 def test_the_estimate_prices_compilations_and_calls_apart():
     # P = 4, d = 3, rank 1, 2 pathways, 3 families, 100 steps, tau 20, race_dt 10: 100 / (20/10) = 50 RK4
-    # steps; R = 2, D = 6; FLOP = 3 · 50 · 4 · 6 · 2 · 6 · 4 = 172 800
+    # steps; R = 2, D = 6; FLOP = 3 · 50 · 4 · 6 · 2 · 6 · 4 = 172 800; the 50 steps themselves in 3 calls of 3 families
+    steps = 50 * (3 * pe.RK4_STEP_S + 3 * pe.RK4_FAMILY_STEP_S)
     got = pe.estimate_seconds(4, 3, 1, 2, 3, 100, 20.0, 10.0, 1, 3)
-    assert got == pytest.approx(1 * pe.COMPILE_S + 3 * pe.CALL_S + 172_800 / pe.FLOPS, rel=1e-12)
+    assert got == pytest.approx(1 * pe.COMPILE_S + 3 * pe.CALL_S + steps + 172_800 / pe.FLOPS, rel=1e-12)
     # a call whose shape is compiled costs no compilation
-    assert pe.estimate_seconds(4, 3, 1, 2, 3, 100, 20.0, 10.0, 0, 3) == pytest.approx(3 * pe.CALL_S + 172_800 / pe.FLOPS)
+    assert pe.estimate_seconds(4, 3, 1, 2, 3, 100, 20.0, 10.0, 0, 3) == pytest.approx(3 * pe.CALL_S + steps + 172_800 / pe.FLOPS)
 
 
 def test_beam_rounds_are_bounded_by_orbits_and_hidden_units():

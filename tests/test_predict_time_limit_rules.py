@@ -117,14 +117,16 @@ def test_time_bound_and_time_limit_together_are_refused():
 # ------------------------------------------------------------------------------------------
 def test_the_estimates_priced_parts_by_hand():
     # The constants, measured 2026-11-29 (predict_estimate.py's comment, docs/predict.md#time):
-    # COMPILE_S = 2.5 s a new shape, CALL_S = 0.12 s a call, FLOPS = 3e10.
+    # COMPILE_S = 2.5 s a new shape, CALL_S = 0.12 s a call, FLOPS = 3e10; per RK4 step RK4_STEP_S = 5.4e-6 s a
+    # call and RK4_FAMILY_STEP_S = 0.42e-6 s a family (measured 2026-11-29, 20:50 UTC).
     # P = 4, d = 3, rank 1, 2 pathways, 3 families, 100 steps, tau 20, race_dt 10:
     # 100 / (20 / 10) = 50 RK4 steps; R = 2, D = 6; FLOP = 3 · 50 · 4 · 6 · 2 · 6 · 4 = 172 800,
-    # 172 800 / 3e10 = 5.76e-6 s.
-    # 1 new shape, 3 calls: 1 · 2.5 + 3 · 0.12 + 5.76e-6 = 2.86000576 s
-    assert pe.estimate_seconds(4, 3, 1, 2, 3, 100, 20.0, 10.0, 1, 3) == pytest.approx(2.86000576, rel=1e-12)
-    # no new shape, 3 calls: 3 · 0.12 + 5.76e-6 = 0.36000576 s
-    assert pe.estimate_seconds(4, 3, 1, 2, 3, 100, 20.0, 10.0, 0, 3) == pytest.approx(0.36000576, rel=1e-12)
+    # 172 800 / 3e10 = 5.76e-6 s; the steps in 3 calls of 3 families: 50 · (3 · 5.4e-6 + 3 · 0.42e-6) = 8.73e-4 s.
+    # 1 new shape, 3 calls: 1 · 2.5 + 3 · 0.12 + 8.73e-4 + 5.76e-6 = 2.86087876 s
+    assert pe.estimate_seconds(4, 3, 1, 2, 3, 100, 20.0, 10.0, 1, 3) == pytest.approx(2.86087876, rel=1e-12)
+    # no new shape, 3 calls: 3 · 0.12 + 8.73e-4 + 5.76e-6 = 0.36087876 s
+    assert pe.estimate_seconds(4, 3, 1, 2, 3, 100, 20.0, 10.0, 0, 3) == pytest.approx(0.36087876, rel=1e-12)
     # the defaults: 40 families → ceil(40 / 16) = 3 calls, each counted a new shape:
-    # FLOP = 40 · 50 · 4 · 6 · 2 · 6 · 4 = 2 304 000 → 7.68e-5 s; 3 · 2.5 + 3 · 0.12 + 7.68e-5 = 7.8600768 s
-    assert pe.estimate_seconds(4, 3, 1, 2, 40, 100, 20.0, 10.0) == pytest.approx(7.8600768, rel=1e-12)
+    # FLOP = 40 · 50 · 4 · 6 · 2 · 6 · 4 = 2 304 000 → 7.68e-5 s; steps 50 · (3 · 5.4e-6 + 40 · 0.42e-6) = 1.65e-3 s;
+    # 3 · 2.5 + 3 · 0.12 + 1.65e-3 + 7.68e-5 = 7.8617268 s
+    assert pe.estimate_seconds(4, 3, 1, 2, 40, 100, 20.0, 10.0) == pytest.approx(7.8617268, rel=1e-12)

@@ -205,6 +205,21 @@ def race_rk4(system: RaceSystem, tau: float, race_dt: float, t_end: int, *, ever
                         modes=False, **kw)
 
 
+def race_rk4_steps(tau: float, race_dt: float, t_end: int) -> int:
+    """The RK4 steps :func:`race_rk4` (default ``every``) takes to ``t_end``, known before it runs: the loss is
+    recorded every e = max(1, ⌊τ/race_dt⌋) steps (:meth:`~theorykit.record.SaveAt.times`: 0, e, …, (n−1)·e and
+    ``t_end``, n = ⌈t_end/e⌉), and each interval of length L > 0 between recordings is cut into
+    max(1, ⌈L/(τ/race_dt)⌉) RK4 steps (:func:`~theorykit.theory.flow.integrate`). So (n − 1) such steps of e and
+    the last interval's: about t_end·race_dt/τ where τ/race_dt ≥ 1, t_end·⌈race_dt/τ⌉ below."""
+    dt, t_end = tau / race_dt, float(int(t_end))
+    e = float(max(1, int(dt)))
+    n = math.ceil(every_count(e, t_end))
+
+    def cut(length):        # flow._integrate_rk4's nsub (its 1e-9 forgives a whole ratio's round-off)
+        return max(math.ceil(length / dt - 1e-9), 1) if length > 0 else 0
+    return (n - 1) * cut(e) + cut(t_end - (n - 1) * e) if n >= 1 else 0
+
+
 def _largest(ok, guess: float) -> int:
     """The largest whole t ≥ 0 with ``ok(t)`` (``ok`` true up to a bound, false beyond), from a ``guess`` near
     that bound; -1 when even t = 0 fails; 4·10¹⁸ (:data:`_LARGEST_CAP`) when ``ok`` holds that far. By doubling

@@ -69,7 +69,7 @@ from ..errors import SpecError, as_command, keyword_errors, keyword_typos
 from ..linalg import correlation
 from .findgates import check_seed, geometric_mean
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, gates_key, pattern_orbits, realisable_patterns
-from .exhaust import check_predict_horizon, race_rk4
+from .exhaust import check_predict_horizon, race_rk4, race_rk4_steps
 from .race_step import check_race_dt, check_raced, pathway_rate, positive_race_dt
 from .predict_estimate import batch_plan, beam_estimate, engine_shapes, estimate_seconds, new_shapes, note_compiled
 from ..theory.race import RaceSystem
@@ -475,6 +475,9 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     fam_est = est_info["families"]
     opt = "use --search beam with a smaller --beam/--shortlist" if method == "exhaustive" else \
         "lower --shortlist and --beam (or --steps, or --max-orbit-size)"
+    if race_dt > 10:        # a huge --race-dt: its RK4 steps are priced (predict_estimate.RK4_STEP_S); the default's fewer
+        opt = (f"lower --race-dt ({race_rk4_steps(tau, race_steps, steps):,} RK4 steps a race here, "
+               f"{race_rk4_steps(tau, 10 * s_max, steps):,} at the default 10), {opt}")
     if limit is not None and est > limit:
         raise SpecError("--time-limit", f"the estimated run time is {est:.0f} s, over the {limit:g} s bound "
                                         f"({len(cand)} candidate orbits, {method} search, {steps} steps; "

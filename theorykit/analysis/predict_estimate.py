@@ -10,6 +10,11 @@ so that the union of their pathways stays at most ``chunk_pathways``). Its cost 
   it is counted as a compilation: the estimate errs high there.)
 * **arithmetic**: the RK4 steps of each family's stacked network (R = pathways·rank hidden rows,
   D = pathways·d inputs), at :data:`FLOPS` FLOP/s.
+* **steps**: the RK4 steps themselves, whose count is known before the race
+  (:func:`~theorykit.analysis.exhaust.race_rk4_steps`: ``steps``·``race_dt``/τ, more where the step does not
+  divide the recording interval), at :data:`RK4_STEP_S` per step of each engine call and
+  :data:`RK4_FAMILY_STEP_S` per step of each family, besides their arithmetic: what a huge ``--race-dt`` costs
+  on a small task, whose arithmetic is next to nothing.
 * **beam rounds**: a beam (or forward) search adds one orbit per round and stops when the area stops
   improving, which is not known in advance. :func:`beam_rounds_bound` bounds the rounds by what is known
   (one orbit more per round, at most the candidate orbits, and no more pathways than hidden units);
@@ -20,7 +25,9 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["COMPILE_S", "CALL_S", "FLOPS", "ASSUMED_ROUNDS", "batch_plan", "engine_shapes", "note_compiled",
+from .exhaust import race_rk4_steps
+
+__all__ = ["COMPILE_S", "CALL_S", "FLOPS", "RK4_STEP_S", "RK4_FAMILY_STEP_S", "ASSUMED_ROUNDS", "batch_plan", "engine_shapes", "note_compiled",
            "compiled_shapes", "new_shapes", "estimate_seconds", "beam_rounds_bound", "beam_round_sizes",
            "beam_estimate"]
 
@@ -38,6 +45,17 @@ COMPILE_S = 2.5
 CALL_S = 0.12
 #: the RK4 arithmetic's speed, FLOP/s
 FLOPS = 3e10
+# RK4_STEP_S and RK4_FAMILY_STEP_S measured on 2026-11-29 (20:50 UTC, commit e41abac) in one process on the shared
+# 2-core x86_64 development CPU, load average 3.3 to 4.6, persistent JAX cache off, in CPU seconds (process_time):
+# predict's engine call (_race_families -> race_rk4) on xor-margin data (Δ = 0.5, lr 0.05, mean loss: τ = 20) to
+# 40 steps, repeated calls of a compiled shape at race_dt 1e4, 1e5, 1e6 (2e4, 2e5, 2e6 RK4 steps): per RK4 step,
+# the difference quotient between step counts, 6.38 µs for 2 families (4 and 2 pathways, union 6) and 13.56 µs
+# for 16 (those two, 8 times over); less their priced arithmetic (5 760 and 46 080 FLOP a step: 0.19, 1.54 µs),
+# 6.19 = a + 2 b and 12.02 = a + 16 b µs. (A repeated call of 2e6 steps took 12.8 s of CPU, the estimate was 2.9 s.)
+#: seconds per RK4 step of an engine call besides its arithmetic (the loop's own work): a above, 5.36 µs
+RK4_STEP_S = 5.4e-6
+#: seconds per RK4 step of each family raced in a call, besides its arithmetic: b above, 0.416 µs
+RK4_FAMILY_STEP_S = 0.42e-6
 #: the beam rounds the estimate that ``--time-limit`` refuses on assumes (the high end bounds them)
 ASSUMED_ROUNDS = 4
 
@@ -87,15 +105,17 @@ def estimate_seconds(P: int, d: int, rank: int, pathways: float, families: int, 
                      race_dt: float, compiles: int | None = None, calls: int | None = None) -> float:
     """A rough CPU estimate of racing ``families`` families of ``pathways`` pathways each (the RMS, as
     the cost is quadratic in it): ``compiles`` new shapes at :data:`COMPILE_S`, ``calls`` engine calls at
-    :data:`CALL_S`, and the RK4 arithmetic of each family (R = pathways·rank hidden rows, D = pathways·d
-    inputs) at :data:`FLOPS`. ``calls`` defaults to one per 16 families, and ``compiles`` to ``calls`` (every
-    call a new shape: the high side)."""
+    :data:`CALL_S`, and the race's RK4 steps (:func:`~theorykit.analysis.exhaust.race_rk4_steps` of ``steps`` at
+    ``race_dt``, RK4 steps per τ) in each call at :data:`RK4_STEP_S` and of each family at :data:`RK4_FAMILY_STEP_S`,
+    plus each family's arithmetic in them (R = pathways·rank hidden rows, D = pathways·d inputs) at :data:`FLOPS`.
+    ``calls`` defaults to one per 16 families, and ``compiles`` to ``calls`` (every call a new shape: the high side)."""
     calls = max(1, math.ceil(families / 16)) if calls is None else int(calls)
     compiles = calls if compiles is None else int(compiles)
-    rk = steps / (tau / race_dt)
+    rk = race_rk4_steps(tau, race_dt, steps)
     R, D = pathways * rank, pathways * d
     flops = families * rk * 4 * 6 * R * D * P
-    return COMPILE_S * compiles + CALL_S * calls + flops / FLOPS
+    return (COMPILE_S * compiles + CALL_S * calls + rk * (RK4_STEP_S * calls + RK4_FAMILY_STEP_S * families)
+            + flops / FLOPS)
 
 
 def beam_rounds_bound(orbit_sizes, hidden: int) -> int:
