@@ -6,6 +6,8 @@ so a huge ``--race-dt`` on a small task (2e6 RK4 steps, 13-14 s of CPU) was esti
 before its change."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -14,8 +16,10 @@ import theorykit.analysis.predict as pr
 import theorykit.analysis.predict_estimate as pe
 from theorykit.analysis.exhaust import race_rk4, race_rk4_steps
 from theorykit.cli import main
+from theorykit.cli.common import sim_estimate
 from theorykit.errors import SpecError
-from theorykit.spec.files import load_spec
+from theorykit.spec import limits as L
+from theorykit.spec.files import load_spec, spec_from_dict
 from theorykit.theory.race import RaceSystem
 
 # the campaign's spec: XoR with margin Δ = 1/2 (d = 3, P = 4), lr 0.05 with the mean loss: τ = 1/lr = 20 steps
@@ -91,3 +95,65 @@ def test_predict_with_a_huge_race_dt_is_refused_before_it_runs(tmp_path, capsys,
     with pytest.raises(SpecError) as e:
         pr.predict_reln(s.task, 4, s.training, race_dt=1e6, time_limit=10, progress=False)
     assert e.value.field == "time_limit"
+
+
+# ------------------------------------------------------------------------------------------------
+# 2. a refusal that the plot causes names --plot
+# ------------------------------------------------------------------------------------------------
+def _estimate(plot=1.0):
+    # 4 s: a compilation of 1 s, 2 s driven by --steps (2000, linear), the plot's 1 s
+    est = L.Estimate("simulation").add("compile", 1.0, 0.0, None, 0.0).add("--steps", 2.0, 0.0, 2000, 1.0)
+    return est.add("--plot", plot, 0.0, None, 1.0)
+
+
+def test_enforce_names_the_plot_where_leaving_it_out_alone_fits():
+    # limit 3.5 s: without the plot 3 s fits; --steps alone would fit too: room 3.5 − (4 − 2) = 1.5 s of its 2 s,
+    # 2000 · 1.5 / 2 = 1500 steps
+    with pytest.raises(SpecError) as e:
+        L.enforce(_estimate(), L.Limits(max_seconds=3.5))
+    assert e.value.field == "--plot", e.value
+    assert e.value.fix.startswith("leave out --plot (it adds an estimated 1 s: the run without it, 3 s, fits the "
+                                  "limit), or lower --steps from 2000 to at most 1500; or pass --force"), e.value.fix
+    # limit 2.5 s: without the plot 3 s is still over, so --steps is named as before: 2000 · (2.5 − 2) / 2 = 500
+    with pytest.raises(SpecError) as e:
+        L.enforce(_estimate(), L.Limits(max_seconds=2.5))
+    assert e.value.field == "--steps" and "lower --steps from 2000 to at most 500" in e.value.fix, e.value
+    # no plot: --steps
+    with pytest.raises(SpecError) as e:
+        L.enforce(_estimate(plot=0.0), L.Limits(max_seconds=2.5))
+    assert e.value.field == "--steps"
+
+
+def _ten():
+    """10 pathways of 4 units on XoR-like data (d = 3, P = 4), each on a different gate pattern."""
+    pats = [[int(b) for b in f"{m:04b}"] for m in range(1, 11)]
+    return {"data": {"inputs": [[1, -1, 1, -1], [1, -1, -1, 1], [1, 1, -1, -1]], "targets": [[1, 1, -1, -1]]},
+            "pathways": [{"name": f"q{i}", "active": p, "inputs": [0, 1, 2], "outputs": [0], "hidden": 4}
+                         for i, p in enumerate(pats)],
+            "training": {"lr": 0.05, "loss": "mean", "a0": 0.001, "init_std": 0.01, "steps": 2000}}
+
+
+def test_simulate_plot_over_the_time_limit_names_plot(tmp_path, capsys):
+    """simulate SPEC --steps 2000 --seeds 2 --init random --plot f.png --time-limit T, T between the estimate with the
+    plot and without it: the refusal named --seeds ("lower --seeds"), though leaving out --plot fits. A random start
+    needs the derivation only for the plot, so leaving out --plot saves it too: T is put between the run alone and
+    the run with that derivation, where only both savings together fit."""
+    spec_path = tmp_path / "ten.toml"
+    spec_path.write_text(fuzz.to_toml(_ten()), "utf-8")
+    spec = spec_from_dict(_ten())
+    args = lambda **kw: SimpleNamespace(**{"network": "gdln", "dtype": "float64", "steps": 2000, "plot": None, **kw})  # noqa: E731
+    plain = sim_estimate(args(), spec, 2000, 2, need_derivation=False).seconds
+    drawn = sim_estimate(args(plot="f.png"), spec, 2000, 2, need_derivation=False).seconds
+    der = L.derivation_estimate(spec, horizon=None).seconds
+    assert der > 0 and drawn > plain + der
+    png = tmp_path / "f.png"
+    argv = ["simulate", str(spec_path), "--steps", "2000", "--seeds", "2", "--init", "random", "--no-progress",
+            "--plot", str(png), "--time-limit"]
+    assert main(argv + [f"{plain + der / 2:.6f}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("theorykit: error in --plot: ") and "(fix: leave out --plot (it adds an estimated " in err, err
+    assert not png.exists()
+    # below the run alone: the plot is not the fix, so it is not named
+    assert main(argv + [f"{plain / 2:.6f}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("theorykit: error in ") and "error in --plot" not in err, err

@@ -262,7 +262,10 @@ def sim_estimate(args, spec, steps, seeds, need_derivation, seeds_field="--seeds
                               dtype=args.dtype, steps_field="--steps" if args.steps is not None else "training.steps",
                               seeds_field=seeds_field, plot=plot)
     if need_derivation or (plot and network == "gdln"):
-        est = derivation_estimate(spec, horizon=None) + est
+        der = derivation_estimate(spec, horizon=None)
+        est = der + est
+        if not need_derivation:         # the plot's alone: leaving out --plot saves it too (limits._pick)
+            est.plot_extra = der.seconds
     return est
 
 

@@ -498,23 +498,25 @@ def _kind(fld):
     return "hidden" if "hidden" in fld or fld.endswith(".width") or fld.startswith("edges[") else None
 
 
+def plot_seconds(est: Estimate) -> float:
+    """The seconds of ``est`` that leaving out ``--plot`` saves: its parts named ``--plot`` (the figure, derive's
+    horizon where the plot sets it) and ``est.plot_extra`` (what only the plot needs besides, e.g. the derivation
+    of a GDLN's plot from a random start, :func:`theorykit.cli.common.sim_estimate`)."""
+    return sum(pt[1] for pt in est.parts if pt[0] == "--plot") + float(getattr(est, "plot_extra", 0.0))
+
+
 def _pick(est: Estimate, key: int, limit: float):
-    """The field to name: among those that alone could bring the cost under the limit, the most out of
-    proportion to an ordinary size; else the one driving the largest cost."""
+    """The field to name: ``--plot`` where leaving it out alone brings the time under the limit (with the
+    field that alone could, if one can); else, among those that alone could bring the cost under the limit,
+    the most out of proportion to an ordinary size; else the one driving the largest cost."""
     total = est.bytes if key == 2 else est.seconds
-    best = None
-    for fld, value, cost, power in _candidates(est, key):
-        if cost <= 0:
-            continue
-        room = limit - (total - cost)
-        target = None
-        if isinstance(value, (int, float)) and value > 1 and room > 0:
-            t = int(value * (room / cost) ** (1.0 / max(power, 1e-9)))
-            target = t if 1 <= t < value else None
-        typical = _TYPICAL.get(_kind(fld))
-        score = (target is not None, (value / typical) if (typical and value) else 0.0, cost)
-        if best is None or score > best[0]:
-            best = (score, fld, value, target)
+    plot = plot_seconds(est) if key == 1 else 0.0
+    if plot > 0 and total - plot <= limit:      # the plot is what passes the limit: naming --seeds misled
+        _, fld, value, target = _best(est, key, limit, total, skip="--plot") or (None, None, None, None)
+        return "--plot", (f"leave out --plot (it adds an estimated {human_seconds(plot)}: the run without it, "
+                          f"{human_seconds(total - plot)}, fits the limit)"
+                          + (f", or lower {fld} from {value} to at most {target}" if target is not None else ""))
+    best = _best(est, key, limit, total)
     if best is None:
         return "spec", "lower the sizes in the spec"
     _, fld, value, target = best
@@ -534,6 +536,25 @@ def _pick(est: Estimate, key: int, limit: float):
     if getattr(est, "task", False):
         return fld, f"lower {fld} (the task's exact entries grow with it)"
     return fld, f"lower {fld} (and the sizes it multiplies: seeds, steps, widths, datapoints)"
+
+
+def _best(est: Estimate, key: int, limit: float, total: float, skip: str | None = None):
+    """:func:`_pick`'s choice among :func:`_candidates` (but ``skip``): ``(score, field, value, target)``, target
+    the value that alone brings the cost under ``limit`` (None where none does), or None without candidates."""
+    best = None
+    for fld, value, cost, power in _candidates(est, key):
+        if cost <= 0 or fld == skip:
+            continue
+        room = limit - (total - cost)
+        target = None
+        if isinstance(value, (int, float)) and value > 1 and room > 0:
+            t = int(value * (room / cost) ** (1.0 / max(power, 1e-9)))
+            target = t if 1 <= t < value else None
+        typical = _TYPICAL.get(_kind(fld))
+        score = (target is not None, (value / typical) if (typical and value) else 0.0, cost)
+        if best is None or score > best[0]:
+            best = (score, fld, value, target)
+    return best
 
 
 def lift(est: Estimate, limits: Limits, python: bool = False, verb: str = "run") -> str:
