@@ -87,16 +87,17 @@ def test_tutorial_results_display_as_well_formed_latex_of_their_values(session):
     (τ/Δ) ln(1/(Δ a0) − 1)."""
     _, g = session
     lin, xor = g["lin"], g["xor"]
+    # one mode is typeset without parentheses (s = \frac{\Delta}{2}; "(…)" read like a one-element tuple)
     D, a0, tau = sp.Symbol("Delta"), sp.Symbol("a_0"), sp.Symbol("tau")
     s_lin, d_lin = sp.latex(D / 2), sp.latex(D ** 2 / 2)
     s_xor, d_xor = sp.latex(sp.sqrt(D ** 2 + 2) / 4), sp.latex(sp.factor((D ** 2 + 2) / 4))
     body = _well_formed(lin._repr_latex_())
-    assert body.count(f"s = ({s_lin}), & d = ({d_lin})") == 2 and r"\text{closed-form}" in body
+    assert body.count(f"s = {s_lin}, & d = {d_lin}") == 2 and r"\text{closed-form}" in body
     assert r"\mathrm{positive}" in body and r"\mathrm{negative}" in body
     body = _well_formed(xor._repr_latex_())
-    assert body.count(f"s = ({s_xor}), & d = ({d_xor})") == 4
-    assert _well_formed(lin.modes._repr_latex_()).count(f"({s_lin})") == 2
-    assert _well_formed(lin.modes["positive"]._repr_latex_()) == rf"s = ({s_lin})"
+    assert body.count(f"s = {s_xor}, & d = {d_xor}") == 4
+    assert _well_formed(lin.modes._repr_latex_()).count(f"s = {s_lin}") == 2
+    assert _well_formed(lin.modes["positive"]._repr_latex_()) == rf"s = {s_lin}"
     assert _well_formed(xor.modes["point0"].modes[0]._repr_latex_()) == f"s = {s_xor},\\quad d = {d_xor}"
     assert _well_formed(xor.modes["point0"].singular_values._repr_latex_()) == sp.latex([sp.sqrt(D ** 2 + 2) / 4])
     th = tau / D * sp.log(1 / (D * a0) - 1)
