@@ -9,7 +9,13 @@ with their outputs, which the docs render (mkdocs-jupyter, ``execute: false``). 
   show what the notebook computes;
 * **runs**: the notebook built from the ``.py`` is executed by a Jupyter kernel of this Python
   (nbclient, kernel ``python3``, 120 s per cell) in a temporary folder, not in the repository; any
-  cell error fails the test, and the run must draw at least one figure.
+  cell error fails the test, and the run must draw at least one figure;
+* **outputs current**: that same execution's outputs are compared, code cell by code cell, with the
+  committed ``.ipynb``'s (tests/_notebook_outputs.py: text of stdout and of the LaTeX, plain,
+  Markdown and HTML outputs, with timings, addresses and paths normalised and numbers compared to
+  the digits printed; figures only counted), so a change to what a cell prints fails until the
+  ``.ipynb`` is refreshed (``jupytext --to ipynb --execute examples/notebooks/NAME.py``). A cell
+  tagged ``varies`` is not compared for its text.
 
 Needs the ``notebooks`` extra (``pip install -e ".[test,gates,notebooks]"``); without it the tests
 skip, saying so.
@@ -21,9 +27,13 @@ from pathlib import Path
 
 import pytest
 
+from _notebook_outputs import refresh_command, stale_outputs
+
 jupytext = pytest.importorskip("jupytext", reason="the notebook tests need the notebooks extra: "
                                                   "pip install -e \".[test,gates,notebooks]\"")
 nbclient = pytest.importorskip("nbclient", reason="the notebook tests need the notebooks extra: "
+                                                  "pip install -e \".[test,gates,notebooks]\"")
+nbformat = pytest.importorskip("nbformat", reason="the notebook tests need the notebooks extra: "
                                                   "pip install -e \".[test,gates,notebooks]\"")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,7 +74,7 @@ def test_paired_ipynb_in_sync_and_has_outputs(py):
     a, b = _cells(src), _cells(paired)
     diff = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
     assert a == b, (f"{ipynb.name} is out of sync with {py.name} from cell {diff} on "
-                    f"(fix: jupytext --to ipynb --execute {py.relative_to(ROOT)})")
+                    f"(fix: {refresh_command(py.relative_to(ROOT))})")
     assert _figures(paired) >= 1, f"{ipynb.name} is committed without a figure in its outputs (execute it)"
     assert not _errors(paired), f"{ipynb.name} is committed with errors: {_errors(paired)}"
     assert all(c.get("outputs") is not None for c in paired.cells if c.cell_type == "code")
@@ -86,4 +96,8 @@ def test_notebook_executes(py, tmp_path, monkeypatch):
     seconds = time.perf_counter() - t0
     assert _figures(nb) >= 1, f"{py.name} drew no figure"
     assert _tree() == before, f"{py.name} wrote into the repository: {sorted(set(_tree()) ^ set(before))}"
+    # the one execution also checks the committed outputs are current (the in-sync test checks the cells)
+    committed = nbformat.read(py.with_suffix(".ipynb"), as_version=4)
+    stale = stale_outputs(committed, nb, str(py.with_suffix(".ipynb").relative_to(ROOT)), str(py.relative_to(ROOT)))
+    assert stale is None, stale
     print(f"{py.name}: {seconds:.1f} s")
