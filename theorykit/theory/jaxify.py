@@ -9,13 +9,16 @@ caught at lambdify time, not inside a traced computation. ``Piecewise`` is refus
 from __future__ import annotations
 
 import functools
+import numbers
 from typing import Sequence
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import sympy as sp
 
 from ..errors import SpecError, TheorykitError
+from ..spec.fields import short_repr
 from .trajectory import _jax_phi
 
 jax.config.update("jax_enable_x64", True)
@@ -140,7 +143,8 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
     """A JAX function of ``args`` computing ``expr`` (an expression or a matrix).
 
     An expression's value is a JAX array of the arguments' broadcast shape, also where ``expr`` is
-    free of some (or all) of them.
+    free of some (or all) of them. A string is refused, never evaluated (SymPy's ``sympify`` would ``eval``
+    it): read one with :func:`~theorykit.spec.expr.parse_expr` first, as a spec file's expressions are read.
 
     >>> import sympy as sp, jax
     >>> x = sp.Symbol("x")
@@ -159,9 +163,15 @@ def to_jax(expr, args: Sequence[sp.Symbol]):
     twice = sorted({str(a) for a in args if list(args).count(a) > 1})
     if twice:       # was "no JAX translation: duplicate argument 't' ... rewrite the expression with functions jax.numpy has"
         raise SpecError("args", f"{twice} given more than once", "give each symbol once, e.g. to_jax(expr, [t, tau, a0])")
-    if expr is None or callable(expr) and not isinstance(expr, (sp.Basic, sp.MatrixBase)):
-        raise SpecError("expr", f"expected a SymPy expression or matrix, got {type(expr).__name__}",
-                        "pass e.g. der.loss")
+    if isinstance(expr, str):       # SymPy's sympify would eval it: a string that may come from a file never is
+        names = ", ".join(f"{a.name!r}: {a.name}" for a in args)
+        raise SpecError("expr", f"got a string {short_repr(expr)}: to_jax takes a SymPy expression, and never evaluates "
+                        "a string", f"parse it with the safe parser first: tk.to_jax(tk.parse_expr({short_repr(expr)}, "
+                        f"{{{names}}}), [{', '.join(a.name for a in args)}]), or build it from the symbols")
+    numeric = isinstance(expr, np.ndarray) and expr.dtype.kind in "biuf"     # sympify reads numbers, never text
+    if not isinstance(expr, (sp.Basic, sp.MatrixBase, numbers.Number)) and not numeric:
+        raise SpecError("expr", f"expected a SymPy expression or matrix, got {type(expr).__name__} {short_repr(expr)}",
+                        "pass e.g. der.loss; several expressions as one sp.Matrix([...])")
     expr = sp.sympify(expr)
     # exact roots of irreducible polynomials (CRootOf) have no JAX translation: they are numbers,
     # so they are evaluated (to 30 digits) before printing
