@@ -184,7 +184,7 @@ class Trajectory:
         curves = self._curve()
         n = curves.shape[0]
         if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or not -n <= batch < n:
-            raise SpecError("batch", f"{batch!r} is not a member of this run ({n} members: 0 … {n - 1})",
+            raise SpecError("batch", f"{batch!r} is not a member of this run ({counted(n, 'member')}: " + ("0)" if n == 1 else f"0 … {n - 1})"),
                             "give a member's index, e.g. batch=0, or use .mean")
         loss = curves[batch]
         t = np.asarray(self.t, float)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import SpecError
+from ..io import counted
 from ..net.starts import a0_rule
 from .patterns import _check_samples
 
@@ -81,7 +82,7 @@ def family_a0s(init_std, H: int, m: int, masses=None) -> tuple:
     len(masses) pathways, so 2 masses for m = 3 gave 2 widths and passed H = 2 < 3."""
     _check_units(H, m)
     if masses is not None and len(masses) != m:
-        raise SpecError("masses", f"{len(masses)} masses for a family of {m} pathways",
+        raise SpecError("masses", f"{counted(len(masses), 'mass', 'masses')} for a family of {counted(m, 'pathway')}",
                         f"give one mass per pathway ({m} of them), or masses=None for equal shares")
     widths = share_hidden(H, m) if masses is None else share_mass(H, masses)
     return widths, [a0_rule(init_std, h) for h in widths]

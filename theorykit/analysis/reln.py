@@ -4,6 +4,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from ..errors import SpecError
+from ..io import counted
 from ..theory import jaxify  # noqa: F401  (float64)
 from ..sim.simulation import relu_gates
 
@@ -47,7 +48,7 @@ def _checked(params, X):
         raise SpecError("X", f"expected a numeric d × P array, got {type(X).__name__}",
                         "numbers, datapoints as columns (a task's: X, Y = task.numeric(values))") from None
     if X.ndim != 2 or X.shape[0] != shapes[0][1]:
-        raise SpecError("X", f"has shape {X.shape}; the first layer reads {shapes[0][1]} inputs",
+        raise SpecError("X", f"has shape {X.shape}; the first layer reads {counted(shapes[0][1], 'input')}",
                         f"give {shapes[0][1]} × P, datapoints as columns (transpose P × d)")
     return list(params), X
 

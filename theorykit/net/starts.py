@@ -30,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import SpecError
+from ..io import counted
 from ..linalg import correlation, correlation_rank, data_scale, numeric_svd
 from ..spec.fields import integer, real
 from ..spec.graph import graph_from_pathways
@@ -170,7 +171,7 @@ def _aligned_chains(g, X, Y, a0, seeds, seed, dt, given=None):
         if p.hidden < rank:
             narrowest = min(g.nodes_of(gp.edges), key=g.width)
             raise SpecError(f"{g.node_field(narrowest)}.width",
-                            f"{p.hidden} hidden units (node {narrowest!r}) cannot hold rank {rank}",
+                            f"{counted(p.hidden, 'hidden unit')} (node {narrowest!r}) cannot hold rank {rank}",
                             f"set the width >= {rank}")
         frames.append((gp, U, V, rank))
 
@@ -211,7 +212,7 @@ def aligned_net_params(net: Net, X, Y, a0: float, seeds: int = 1, seed: int = 0,
     for v, w in net.nodes:
         if w < r:
             raise SpecError(f"{node_field(v) if node_field else 'nodes.' + v}.width",
-                            f"{w} units (node {v!r}) cannot hold the task's rank {r} in an aligned start",
+                            f"{counted(w, 'unit')} (node {v!r}) cannot hold the task's rank {r} in an aligned start",
                             f"set width >= {r}, or use init = random")
     # c_e ∝ sqrt(#pathways through e); the common factor sets the mean pathway strength to a0
     rel = {k: np.sqrt(len(through[k])) for k in net.keys}

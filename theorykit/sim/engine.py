@@ -30,6 +30,7 @@ from ..net.layout import MATMUL_PRECISION, Net, net_loss, objective_for
 from .fused import _fused_train, layout
 from ..record import SaveAt, Trajectory, check_finite, checked_save
 from ..errors import SpecError
+from ..io import counted
 from ..spec.fields import integer
 from ..spec.ranges import MAX_STEPS
 
@@ -409,7 +410,7 @@ def _check_net_inputs(net: Net, params0, data, lr) -> None:
                         f"pass data=(X, Y): X {net.d} × P and Y {net.p} × P, datapoints as columns")
     sx, sy = np.shape(data[0]), np.shape(data[1])
     if len(sx) < 2 or len(sy) < 2 or sx[-2] != net.d or sy[-2] != net.p or sx[-1] != sy[-1]:
-        raise SpecError("data", f"X {sx} and Y {sy} do not fit the net's {net.d} inputs and {net.p} outputs "
+        raise SpecError("data", f"X {sx} and Y {sy} do not fit the net's {counted(net.d, 'input')} and {counted(net.p, 'output')} "
                                 "with one number P of datapoints",
                         f"give X as {net.d} × P and Y as {net.p} × P, datapoints as columns")
     if lr is not None:

@@ -18,7 +18,7 @@ from ..errors import SpecError
 from ..net.layout import Net, as_dtype
 from ..spec.fields import file_field
 from ..spec.limits import Limits
-from ..io import atomic_write_bytes, is_special
+from ..io import atomic_write_bytes, counted, is_special
 
 __all__ = ["load_weights", "save_weights", "from_chain_names", "unused_weight_keys", "read_npz", "check_weights",
            "finite_array", "MAX_WEIGHT", "MAX_NPZ_BYTES"]
@@ -171,7 +171,7 @@ def check_weights(raw: Mapping, net: Net, seeds: int | None = None, dtype: str =
         if n is None:
             n = W.shape[0]
         elif W.shape[0] != n:
-            raise SpecError(f, f"has {W.shape[0]} seeds, other arrays {n}", "give every edge the same seed axis")
+            raise SpecError(f, f"has {counted(W.shape[0], 'seed')}, other arrays {n}", "give every edge the same seed axis")
         out[k] = W
     if seeds is not None and n == 1 and seeds > 1:
         out = {k: np.repeat(W, seeds, axis=0) for k, W in out.items()}

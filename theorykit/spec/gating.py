@@ -17,6 +17,7 @@ import sympy as sp
 
 from ..errors import SpecError, keyword_typos
 from ..html import html_escape
+from ..io import counted
 from .fields import (NAME_MAX_LEN, init_scale, integer, label, flow_tau, learning_rate, loss_factor, loss_name, node_label,
                      fmt, short_repr, type_name)
 from . import ranges      # MAX_FAMILIES read when a check runs: the one bound, stated in spec.ranges
@@ -107,11 +108,11 @@ def check_gates(act, P, field, off="is off on every datapoint", on="on", integer
     if isinstance(act, str):
         if act != "all":
             raise SpecError(field, f"expected a list of gates or \"all\", got {act!r}",
-                            f"give a list of {P} zeros and ones, or \"all\"")
+                            f"give a list of {counted(P, 'zero or one', 'zeros and ones')}, or \"all\"")
         return (1,) * P
     if not isinstance(act, (list, tuple)) or len(act) != P:
         raise SpecError(field, f"needs one gate per datapoint ({P}), got {act!r}",
-                        f"give a list of {P} zeros and ones, or \"all\"")
+                        f"give a list of {counted(P, 'zero or one', 'zeros and ones')}, or \"all\"")
     for j, g in enumerate(act):
         if isinstance(g, bool) or not isinstance(g, integers) or g not in (0, 1):
             raise SpecError(f"{field}[{j}]", f"gate {short_repr(g)} (datapoint {j}) is not 0 or 1",

@@ -30,6 +30,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import SpecError
+from ..io import counted
 from ..spec.fields import choice, integer
 from ..spec.gating import context_name
 
@@ -76,7 +77,7 @@ class UnitGates:
         object.__setattr__(self, "blocks", integer(self.blocks, "blocks", lo=1, fix="a whole number of contexts, "
                                                    "e.g. blocks=3 for three contexts, blocks=1 for one block"))
         if on.shape[-1] % self.blocks:
-            raise SpecError("blocks", f"{on.shape[-1]} datapoints do not split into {self.blocks} blocks",
+            raise SpecError("blocks", f"{counted(on.shape[-1], 'datapoint')} cannot be split into {self.blocks} blocks",
                             f"give a divisor of {on.shape[-1]} (the datapoints are block-major: P = blocks · items), "
                             "or check that on is H × P, datapoints last")
         choice(self.rule, "rule", RULES, problem=f"unknown rule {self.rule!r}")

@@ -44,6 +44,7 @@ from . import jaxify  # noqa: F401  (float64)
 from .flow import Dopri5, integrate
 from ..linalg import correlation_rank, data_pair, data_scale, numeric_svd
 from ..errors import SpecError, keyword_typos
+from ..io import counted
 from ..record import SaveAt, Trajectory
 from ..net.layout import Net
 from ..net.starts import aligned_params
@@ -112,7 +113,7 @@ class RaceSystem:
         K, P = G.shape
         d, p = X.shape[0], Y.shape[0]
         if X.shape[1] != P:
-            raise SpecError("gates", f"gates cover {P} datapoints, the data {X.shape[1]}", "one gate per datapoint")
+            raise SpecError("gates", f"gates cover {counted(P, 'datapoint')}, the data {X.shape[1]}", "one gate per datapoint")
         if not np.isin(G, (0.0, 1.0)).all() or not G.any(axis=1).all():
             raise SpecError("gates", "a gate is not 0 or 1, or a pathway is off on every datapoint",
                             "give each pathway 0/1 gates, on for at least one datapoint")
