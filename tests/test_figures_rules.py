@@ -55,7 +55,9 @@ def test_gate_groups_is_the_items_per_context_of_a_context_task_only():
     n. XoR and a custom task have no groups; one context has no boundary to mark."""
     assert gate_groups(tk.contexts(4, 3)) == 4
     assert gate_groups(tk.contexts(8, 3)) == 8
-    assert gate_groups(tk.contexts(4, 1)) is None
+    # one context (k = 1, which tk.contexts refuses as a spec file does: k >= 2), as a task's meta says it
+    one = tk.contexts(4, 2)
+    assert gate_groups(tk.Task(one.X[:, :4], one.Y[:, :4], name="contexts", meta={**one.meta, "k": 1})) is None
     assert gate_groups(tk.xor_margin(0.5)) is None
     assert gate_groups(None) is None
 

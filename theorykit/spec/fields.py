@@ -119,14 +119,15 @@ def entry(value, field: str, allowed: Iterable[str], needed: Iterable[str], fix:
     return tab
 
 
-def integer(value, field: str, *, lo: int, hi: int | None = None, fix: str) -> int:
-    """An integer (not a boolean, not a float) in ``[lo, hi]``."""
+def integer(value, field: str, *, lo: int, hi: int | None = None, fix: str, keyword_fix: str | None = None) -> int:
+    """An integer (not a boolean, not a float) in ``[lo, hi]``. ``keyword_fix``: the fix in Python's words,
+    as :func:`real`'s."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise SpecError(field, f"needs an integer, got {type_name(value)} {short_repr(value)}", fix)
+        raise SpecError(field, f"needs an integer, got {type_name(value)} {short_repr(value)}", fix, keyword_fix)
     v = int(value)
     if v < lo or (hi is not None and v > hi):
         rng = f"at least {lo}" if hi is None else f"between {lo} and {_bound(hi)}"
-        raise SpecError(field, f"{short_repr(v)} is out of range: must be {rng}", fix)
+        raise SpecError(field, f"{short_repr(v)} is out of range: must be {rng}", fix, keyword_fix)
     return v
 
 

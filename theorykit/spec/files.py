@@ -46,6 +46,7 @@ from . import fields as vf
 from .fields import DATA_MAX
 from .ranges import LR_MAX, LR_MIN, MAX_STEPS, SCALE_MAX, SCALE_MIN
 from ..errors import SpecError, as_command
+from ..io import counted
 from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr
 from .gating import GDLNSpec, Pathway, Training, context_family, context_pathways, xor_relns
 from .limits import Limits, enforce, task_estimate
@@ -204,9 +205,18 @@ def _matrix(rows, symbols, field) -> sp.Matrix:
                       for i, r in enumerate(rows)])
 
 
+#: what a built-in task's number field takes, for the fix of a value that is none (true: "write 0 or 1" misled)
+PARAM_TAKES = {"Delta": "the margin: a number, or an expression string in declared [symbols], e.g. Delta = 0.5; "
+                        "leave it out for the symbol Delta",
+               "context_scale": "the context one-hot's scale: a positive number or an expression string, "
+                                "e.g. context_scale = 1.1 or context_scale = \"sqrt(2)\""}
+
+
 def _param(data, key, symbols, default):
     if key not in data:
         return default
+    if isinstance(data[key], bool):
+        raise SpecError(f"data.{key}", f"got a boolean {str(data[key]).lower()}, expected a number", PARAM_TAKES[key])
     return data_number(data[key], f"data.{key}", symbols)
 
 
@@ -217,7 +227,7 @@ def _structure_arg(v, symbols, field, n):
     if isinstance(v, list) and v and all(isinstance(r, list) for r in v):
         _r, cols = _rows(v, field)
         if cols != n:
-            raise SpecError(field, f"an explicit structure needs n = {n} columns (items), got {cols}",
+            raise SpecError(field, f"an explicit structure needs {counted(n, 'column')} (n = {n} items), got {cols}",
                             "give a features × items matrix")
         return _matrix(v, symbols, field)
     raise SpecError(field, f"expected a structure name or a matrix, got {vf.type_name(v)}",
@@ -266,7 +276,7 @@ def _task(data, symbols, limits):
         common = _structure_arg(common, symbols, "data.common", n)
         if named:
             if len(blocks) != k:
-                raise SpecError("data.blocks", f"{len(blocks)} structures given for k = {k} contexts",
+                raise SpecError("data.blocks", f"{counted(len(blocks), 'structure')} given for k = {k} contexts",
                                 "give one per context, or one name for all")
             blocks = [_structure_arg(b, symbols, f"data.blocks[{i}]", n) for i, b in enumerate(blocks)]
         else:

@@ -17,7 +17,8 @@ from typing import Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from ..errors import SpecError, keyword_errors
+from ..errors import SpecError, as_command, keyword_errors
+from ..io import counted
 from .expr import FUNCTIONS, SYMBOL_ASSUMPTIONS, exact_floats, parse_expr, to_exact
 from .fields import check_real_finite, choice, integer, short_repr, type_name
 from .limits import Limits, enforce, human_bytes, lift, task_estimate
@@ -65,7 +66,7 @@ class Task:
         if Y.rows == 0:
             raise SpecError("data.targets", "the target matrix is empty", "give at least one target row")
         if X.cols != Y.cols:
-            raise SpecError("data.targets", f"inputs have {X.cols} datapoints (columns) but targets have {Y.cols}",
+            raise SpecError("data.targets", f"inputs have {counted(X.cols, 'datapoint')} (columns) but targets have {Y.cols}",
                             "datapoints are columns: give inputs as d × P and targets as p × P")
         if not isinstance(self.symbols, Mapping):
             raise SpecError("symbols", f"needs a dict name → SymPy symbol, got {type_name(self.symbols)} "
@@ -318,15 +319,14 @@ def _read_entries(M, field: str, symbols: Mapping):
 
 def _n_arg(n, field: str = "n") -> int:
     """A number of items: a positive integer (numpy integers too), as an int."""
-    return integer(n, field, lo=1, fix="a positive integer, e.g. n = 8")
+    return integer(n, field, lo=1, fix="a positive integer, e.g. n = 8", keyword_fix="a positive integer, e.g. n=8")
 
 
 def _count_arg(v, field: str) -> int:
-    """contexts' n or k (``field``: the spec file's ``data.n``/``data.k``): a positive integer."""
-    try:
-        return integer(v, field, lo=1, fix="use e.g. n = 8, k = 3")
-    except SpecError as exc:
-        raise SpecError(exc.field, exc.problem, exc.fix, "use e.g. contexts(8, 3): n=8 items, k=3 contexts") from None
+    """contexts' n or k (``field``: the spec file's ``data.n``/``data.k``): n ≥ 1, k ≥ 2 as a spec file's (one
+    context leaves no residual for a context pathway, docs/theory.md#contexts: a task with none to learn)."""
+    return integer(v, field, lo=2 if field == "data.k" else 1, fix="use e.g. n = 8, k = 3",
+                   keyword_fix="use e.g. contexts(8, 3): n=8 items, k=3 contexts")
 
 
 def as_task(source) -> "Task":
@@ -381,7 +381,7 @@ def xor_margin(delta: sp.Expr | float | None = None) -> Task:
     elif isinstance(delta, str):            # an expression such as "2*x", read as a spec file's (no eval)
         D = parse_expr(delta, _names_as_symbols(delta), "delta")
     else:                                   # numbers (numpy's too) exact, floats via their repr
-        D = to_exact(delta, "delta")
+        D = None if isinstance(delta, bool) else to_exact(delta, "delta")      # True: no "write 0 or 1"
     if not isinstance(D, sp.Expr):
         raise SpecError("delta", f"{short_repr(delta)} is not a number or an expression", "e.g. delta=0.5")
     check_real_finite(D, "delta")
@@ -441,6 +441,11 @@ def _structure_rows(s, n: int) -> int:
     return len(s) if isinstance(s, (list, tuple)) else 1
 
 
+#: the structures' keyword: from Python they refuse in Python's words (n=8); structure calls them as_command
+STRUCTURE_KEYWORDS = {"n": "n"}
+
+
+@keyword_errors(STRUCTURE_KEYWORDS)
 def hierarchy(n: int = 8, *, limits: "Limits | None" = None) -> sp.Matrix:
     """Binary-tree features: for h = 1, 2, 4, …, n, h rows each on a block of n/h items.
 
@@ -448,18 +453,19 @@ def hierarchy(n: int = 8, *, limits: "Limits | None" = None) -> sp.Matrix:
     refused, naming ``n``, before it is built when over them."""
     n = _n_arg(n)
     if n & (n - 1):
-        raise SpecError("n", f"the hierarchy needs n a power of two, got n={n}", "use n = 2, 4, 8, 16, …",
-                        keyword_fix="use n=2, 4, 8, 16, …")
+        raise SpecError("n", f"the hierarchy needs n a power of two, got n = {n}", "use n = 2, 4, 8, 16, …",
+                        keyword_fix="use n=2, 4, 8, 16, …", keyword_problem=f"the hierarchy needs n a power of two, got n={n}")
     _size_guard("the hierarchy", f"{2 * n - 1} × {n} (features × items)", "n", n, n, n - 1, n, limits)
     return sp.Matrix([[1 if i * n // h <= j < (i + 1) * n // h else 0 for j in range(n)]
                       for h in (2 ** e for e in range(n.bit_length())) for i in range(h)])
 
 
+@keyword_errors(STRUCTURE_KEYWORDS)
 def cross(n: int = 8) -> sp.Matrix:
     """The hierarchy with its pair rows regrouped as {0,2}, {1,3}, {4,6}, {5,7}."""
     if _n_arg(n) != 8:
-        raise SpecError("n", f"'cross' is defined for n = 8 items, got n={n}", "use n = 8 or another structure",
-                        keyword_fix="use n=8 or another structure")
+        raise SpecError("n", f"'cross' is defined for n = 8 items, got n = {n}", "use n = 8 or another structure",
+                        keyword_fix="use n=8 or another structure", keyword_problem=f"'cross' is defined for n=8 items, got n={n}")
     H = hierarchy(8)
     for r, (a, b) in enumerate([(0, 2), (1, 3), (4, 6), (5, 7)]):
         H[3 + r, :] = sp.Matrix([[1 if j in (a, b) else 0 for j in range(8)]])
@@ -469,6 +475,7 @@ def cross(n: int = 8) -> sp.Matrix:
 RING_BUMP = ("0", "0.33", "0.66", "1", "1", "0.66", "0.33", "0")
 
 
+@keyword_errors(STRUCTURE_KEYWORDS)
 def ring(n: int = 8) -> sp.Matrix:
     """Row 0 all ones; row r ≥ 1 is the bump (0, .33, .66, 1, 1, .66, .33, 0) rotated left by r−1.
 
@@ -476,14 +483,14 @@ def ring(n: int = 8) -> sp.Matrix:
     kept exact as 33/100 and 66/100.
     """
     if _n_arg(n) != 8:
-        raise SpecError("n", f"'ring' is defined for n = 8 items, got n={n}", "use n = 8 or another structure",
-                        keyword_fix="use n=8 or another structure")
+        raise SpecError("n", f"'ring' is defined for n = 8 items, got n = {n}", "use n = 8 or another structure",
+                        keyword_fix="use n=8 or another structure", keyword_problem=f"'ring' is defined for n=8 items, got n={n}")
     b = [sp.Rational(v) for v in RING_BUMP]
     rows = [[1] * 8] + [[b[(j + r - 1) % 8] for j in range(8)] for r in range(1, 15)]
     return sp.Matrix(rows)
 
 
-_STRUCTURES = {"hierarchy": hierarchy, "cross": cross, "ring": ring, "identity": lambda n: sp.eye(n)}
+_STRUCTURES = {"hierarchy": as_command(hierarchy), "cross": as_command(cross), "ring": as_command(ring), "identity": sp.eye}
 
 
 def structure(spec, n: int, field: str = "data.structure", *, limits: "Limits | None" = None) -> sp.Matrix:
@@ -495,18 +502,18 @@ def structure(spec, n: int, field: str = "data.structure", *, limits: "Limits | 
                problem=f"unknown structure {spec!r}")
         try:
             if spec == "hierarchy":                      # the two that grow with n, size-guarded
-                return hierarchy(n, limits=limits)
+                return _STRUCTURES["hierarchy"](n, limits=limits)
             if spec == "identity":
                 _size_guard("the identity structure", f"{n} × {n} (features × items)", "n", n, n, 0, n, limits)
             return _STRUCTURES[spec](n)
         except SpecError as err:          # name the field the structure came from
-            raise SpecError(field, err.problem, err.fix, err.keyword_fix) from None     # Python's words kept
+            raise SpecError(field, err.problem, err.fix, err.keyword_fix, err.keyword_problem) from None  # both kept
     if spec is None or isinstance(spec, (numbers.Number, sp.Expr)):
         raise SpecError(field, f"expected a structure name or a matrix, got {type_name(spec)} {short_repr(spec)}",
                         f"use one of {sorted(_STRUCTURES)} or a features × items matrix")
     M = _matrix_arg(spec, field)
     if M.cols != n:
-        raise SpecError(field, f"a given structure must have n={n} columns (items), got {M.cols}",
+        raise SpecError(field, f"a given structure must have {counted(n, 'column')} (n={n} items), got {M.cols}",
                         "give a features × items matrix")
     return M
 
@@ -520,7 +527,8 @@ CONTEXTS_KEYWORDS = {"data.n": "n", "data.k": "k", "data.common": "common", "dat
 @keyword_errors(CONTEXTS_KEYWORDS)
 def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str = "hierarchy",
              context_scale=1, *, limits: "Limits | None" = None) -> Task:
-    """The context task: one-hot item (n) stacked on a scaled one-hot context (k).
+    """The context task: one-hot item (n) stacked on a scaled one-hot context (k ≥ 2, as in a spec file: with one
+    context the context pathways have nothing to learn, docs/theory.md#contexts).
 
     Columns are context-major (context c holds columns c·n … c·n+n−1). Outputs: the
     ``common`` block in every context, then one block per context, equal to its structure
@@ -549,9 +557,9 @@ def contexts(n: int = 8, k: int = 3, common="hierarchy", blocks: Sequence | str 
     if isinstance(blocks, str) or not isinstance(blocks, (list, tuple)):
         blocks = [blocks] * k
     if len(blocks) != k:
-        raise SpecError("data.blocks", f"{len(blocks)} structure{'s' * (len(blocks) != 1)} given for k = {k} contexts",
-                        "give one per context, or one name for all", keyword_problem=f"{len(blocks)} structure"
-                        f"{'s' * (len(blocks) != 1)} given for k={k} contexts", keyword_fix="give one per context (a "
+        raise SpecError("data.blocks", f"{counted(len(blocks), 'structure')} given for k = {k} contexts",
+                        "give one per context, or one name for all", keyword_problem=f"{counted(len(blocks), 'structure')}"
+                        f" given for k={k} contexts", keyword_fix="give one per context (a "
                         "list of k), or one for all: a name, or a matrix as sp.Matrix or a numpy array")
     try:
         scale = parse_expr(context_scale, {}, "data.context_scale")     # numbers (numpy's too) or "sqrt(2)"
