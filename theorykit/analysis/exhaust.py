@@ -31,7 +31,8 @@ import numpy as np
 from ..errors import SpecError, keyword_errors
 from ..net.starts import a0_rule
 from ..theory.race import RaceSystem
-from ..spec.fields import DATA_MAX, DATA_MIN, fmt, integer, real
+from ..spec.fields import DATA_MAX, DATA_MIN, fmt, integer, real, short_repr
+from ..spec.ranges import time_limit_fix
 from ..spec.files import TRAINING_RANGES
 from ..spec.limits import MAX_CONTEXT_PERMUTATIONS, max_family_contexts
 from ..spec.gating import GDLNSpec, Training, context_pathways, family_masks, positive_int
@@ -41,6 +42,8 @@ from ..progress import checked_progress, progress_bar
 from ..record import MAX_RECORDS, SaveAt, every_count
 from ..theory.flow import MAX_FLOW_STEPS, RK4, rate_step, within_budget
 from .race_step import check_no_rise, check_race_dt, min_race_dt, positive_race_dt, race_rate
+# race_rk4_steps lived here; it is imported from here still (predict_estimate counts with it)
+from .predict_estimate import exhaust_estimate, exhaust_refusal, note_compiled, race_rk4_steps  # noqa: F401
 from ..io import figure_path, json_text, subplots, write_json, write_figure
 
 __all__ = ["SEC5_GAMMA", "ETA", "STEPS", "default_a0", "exhaust_spec", "context_symmetries", "pathway_action",
@@ -203,21 +206,6 @@ def race_rk4(system: RaceSystem, tau: float, race_dt: float, t_end: int, *, ever
     dt = tau / race_dt
     return system.solve(SaveAt(every=every or max(1, int(dt))), t_end=int(t_end), tau=tau, solver=RK4(dt),
                         modes=False, **kw)
-
-
-def race_rk4_steps(tau: float, race_dt: float, t_end: int) -> int:
-    """The RK4 steps :func:`race_rk4` (default ``every``) takes to ``t_end``, known before it runs: the loss is
-    recorded every e = max(1, ⌊τ/race_dt⌋) steps (:meth:`~theorykit.record.SaveAt.times`: 0, e, …, (n−1)·e and
-    ``t_end``, n = ⌈t_end/e⌉), and each interval of length L > 0 between recordings is cut into
-    max(1, ⌈L/(τ/race_dt)⌉) RK4 steps (:func:`~theorykit.theory.flow.integrate`). So (n − 1) such steps of e and
-    the last interval's: about t_end·race_dt/τ where τ/race_dt ≥ 1, t_end·⌈race_dt/τ⌉ below."""
-    dt, t_end = tau / race_dt, float(int(t_end))
-    e = float(max(1, int(dt)))
-    n = math.ceil(every_count(e, t_end))
-
-    def cut(length):        # flow._integrate_rk4's nsub (its 1e-9 forgives a whole ratio's round-off)
-        return max(math.ceil(length / dt - 1e-9), 1) if length > 0 else 0
-    return (n - 1) * cut(e) + cut(t_end - (n - 1) * e) if n >= 1 else 0
 
 
 def _largest(ok, guess: float) -> int:
@@ -392,11 +380,23 @@ class ExhaustResult:
                 f"see .summary, .metrics, .curves)")
 
 
+def _time_limit(time_limit, on_estimate):
+    """:func:`race_exhaust`'s ``time_limit`` as a bound in seconds, or None for none (0, None, inf), checked as
+    predict_reln checks its own; ``on_estimate`` None or callable."""
+    if on_estimate is not None and not callable(on_estimate):
+        raise SpecError("on_estimate", f"needs a function of the estimate, got {short_repr(on_estimate)}",
+                        "pass a function, e.g. on_estimate=print, or None")
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit == math.inf):
+        time_limit = real(time_limit, "--time-limit", lo=0.0, hi=math.inf, fix=time_limit_fix("600"),
+                          keyword_fix=time_limit_fix("600", keyword=True))
+    return time_limit if time_limit and time_limit != math.inf else None
+
+
 @keyword_errors({"--k": "k", "--steps": "steps", "--race-dt": "race_dt", "--batch": "batch", "--gamma": "gamma",
-                 "--a0": "a0"})
+                 "--a0": "a0", "--time-limit": "time_limit"})
 def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int = 256, race_dt: float = 10,
                  use_symmetry: bool = True, families=None, progress=True, curves_top: int = 8,
-                 steps: int = STEPS) -> ExhaustResult:
+                 steps: int = STEPS, time_limit: float | None = None, on_estimate=None) -> ExhaustResult:
     """Rank every context-gated family of the k-context task by the race's speed.
 
     ``families``: restrict to these rows of ``family_masks(k)`` (tests). ``use_symmetry``: integrate
@@ -404,9 +404,13 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     loss recorded every ⌊τ/race_dt⌋ steps (default 10; the contexts suite races at τ/2 in
     ``--quick`` and τ/40 in ``--full``, ``validation/contexts.py``). ``progress``: True (default) for a
     bar on stderr over the orbits raced, False or None for none, or a :class:`~theorykit.progress.Progress`
-    or tqdm bar of your own, advanced by the orbits of each batch.
+    or tqdm bar of your own, advanced by the orbits of each batch. Before any race the run time is estimated
+    (:func:`~theorykit.analysis.predict_estimate.exhaust_estimate`, predict's estimator; ``summary["estimate"]``)
+    and given to ``on_estimate(estimate)``; ``time_limit`` (seconds; 0, None or inf: no limit) refuses a run whose
+    estimate is over it, naming what bounds it.
     """
     checked_progress(progress)
+    limit = _time_limit(time_limit, on_estimate)
     positive_int(steps, "--steps", "--steps 8000")
     positive_race_dt(race_dt)
     positive_int(batch, "--batch", "--batch 256")      # 2.5 or "8": a raw TypeError before
@@ -433,6 +437,14 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
     rep_index, orbit_of = family_orbits(masks, perms) if use_symmetry else (every, every)
     todo = np.unique(orbit_of[fam])                # orbits we need
     reps = rep_index[todo]
+    X, Y = spec.task.numeric()
+    sizes = {"P": spec.task.P, "d": X.shape[0], "rank": max(1, min(X.shape[0], Y.shape[0])), "steps": int(steps),
+             "tau": spec.tau, "race_dt": race_dt, "batch": batch, "key": ("race-exhaust",)}
+    est = {**exhaust_estimate(len(reps), masks.shape[1], **sizes), "sizes": sizes}
+    if limit is not None and est["seconds"] > limit:
+        raise exhaust_refusal(est, limit, k=k, ranked=len(fam), symmetry=use_symmetry)
+    if on_estimate is not None:
+        on_estimate(est)
     dt = spec.tau / race_dt
     rev = max(1, int(dt))
     t_sym = time.time() - t_start
@@ -445,6 +457,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
         for s in range(0, len(reps), batch):
             chunk = reps[s:s + batch]
             rf = race_rk4(system, spec.tau, race_dt, steps, a0=a0, masks=masks[chunk].astype(float))
+            note_compiled(est["shapes"][s // batch])
             t = rf.t
             check_no_rise(rf.loss, race_dt, given)
             for o, L in zip(todo[s:s + batch], rf.loss):
@@ -486,6 +499,7 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
         "top20_by_area": [{c: r[c] for c in cols} for r in by_area[:20]],
         "named": {nm: {c: r[c] for c in cols} for nm, r in named_rows.items()},
         "seconds": {"symmetry": t_sym, "race": t_race, "total": time.time() - t_start},
+        "estimate": {"seconds": est["seconds"], "rk4_steps": est["rk4_steps"], "engine_calls": est["calls"]},
     }
     # curves for the figure: the top families and the named sets
     want = [r["family"] for r in by_area[:curves_top]] + [r["family"] for r in named_rows.values()]

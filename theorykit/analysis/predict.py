@@ -69,9 +69,10 @@ from ..errors import SpecError, as_command, keyword_errors, keyword_typos
 from ..linalg import correlation
 from .findgates import check_seed, geometric_mean
 from .patterns import consistent_any_output, consistent_pattern, data_symmetries, gates_key, pattern_orbits, realisable_patterns
-from .exhaust import check_predict_horizon, race_rk4, race_rk4_steps
+from .exhaust import check_predict_horizon, race_rk4
 from .race_step import check_race_dt, check_raced, pathway_rate, positive_race_dt
-from .predict_estimate import batch_plan, beam_estimate, engine_shapes, estimate_seconds, new_shapes, note_compiled
+from .predict_estimate import (batch_plan, beam_estimate, engine_shapes, estimate_seconds, new_shapes, note_compiled,
+                               race_rk4_steps)
 from ..theory.race import RaceSystem
 from .predict_share import SHARE_RULES, family_a0s, pattern_masses, share_hidden, share_rule_text
 from ..curves import loss_metrics

@@ -1,4 +1,5 @@
-"""The time estimate of :func:`theorykit.analysis.predict.predict_reln`'s race search, in parts a test can count.
+"""The time estimate of the race's searches, in parts a test can count: :func:`theorykit.analysis.predict.predict_reln`'s
+and ``race-exhaust``'s (:func:`theorykit.analysis.exhaust.race_exhaust`, :func:`exhaust_estimate`), by one estimator.
 
 The search calls the race engine once per batch of families (:func:`batch_plan`: families are grouped
 so that the union of their pathways stays at most ``chunk_pathways``). Its cost has three parts:
@@ -11,7 +12,7 @@ so that the union of their pathways stays at most ``chunk_pathways``). Its cost 
 * **arithmetic**: the RK4 steps of each family's stacked network (R = pathways·rank hidden rows,
   D = pathways·d inputs), at :data:`FLOPS` FLOP/s.
 * **steps**: the RK4 steps themselves, whose count is known before the race
-  (:func:`~theorykit.analysis.exhaust.race_rk4_steps`: ``steps``·``race_dt``/τ, more where the step does not
+  (:func:`race_rk4_steps`: ``steps``·``race_dt``/τ, more where the step does not
   divide the recording interval), at :data:`RK4_STEP_S` per step of each engine call and
   :data:`RK4_FAMILY_STEP_S` per step of each family, besides their arithmetic: what a huge ``--race-dt`` costs
   on a small task, whose arithmetic is next to nothing.
@@ -20,16 +21,22 @@ so that the union of their pathways stays at most ``chunk_pathways``). Its cost 
   (one orbit more per round, at most the candidate orbits, and no more pathways than hidden units);
   :func:`beam_estimate` gives the time *assuming* :data:`ASSUMED_ROUNDS` rounds (what ``--time-limit``
   refuses on before the search) and the time of the bound on the rounds (the high end, reported).
+
+``race-exhaust`` races one family per orbit (every family with ``--no-symmetry``), ``--batch`` at a time, each
+over the whole superset of pathways (its masks switch pathways off; the arithmetic is the superset's):
+:func:`exhaust_estimate` prices that with :func:`estimate_seconds`, the same constants and step counter.
 """
 from __future__ import annotations
 
 import math
 
-from .exhaust import race_rk4_steps
+from ..errors import SpecError
+from ..record import every_count
 
 __all__ = ["COMPILE_S", "CALL_S", "FLOPS", "RK4_STEP_S", "RK4_FAMILY_STEP_S", "ASSUMED_ROUNDS", "batch_plan", "engine_shapes", "note_compiled",
            "compiled_shapes", "new_shapes", "estimate_seconds", "beam_rounds_bound", "beam_round_sizes",
-           "beam_estimate"]
+           "beam_estimate", "race_rk4_steps", "exhaust_estimate",
+           "exhaust_refusal"]
 
 # COMPILE_S and CALL_S measured on 2026-11-29 (09:08 UTC, commit d24ecef, the RK4 programs cached) in one
 # process on the shared 2-core x86_64 development CPU, load average 4.6 rising to 7.5, persistent JAX cache
@@ -100,12 +107,26 @@ def new_shapes(shapes, compiled=None) -> int:
     done = _COMPILED if compiled is None else set(map(tuple, compiled))
     return len({tuple(s) for s in shapes} - done)
 
+def race_rk4_steps(tau: float, race_dt: float, t_end: int) -> int:
+    """The RK4 steps :func:`~theorykit.analysis.exhaust.race_rk4` (default ``every``) takes to ``t_end``, known before it runs: the loss is
+    recorded every e = max(1, ⌊τ/race_dt⌋) steps (:meth:`~theorykit.record.SaveAt.times`: 0, e, …, (n−1)·e and
+    ``t_end``, n = ⌈t_end/e⌉), and each interval of length L > 0 between recordings is cut into
+    max(1, ⌈L/(τ/race_dt)⌉) RK4 steps (:func:`~theorykit.theory.flow.integrate`). So (n − 1) such steps of e and
+    the last interval's: about t_end·race_dt/τ where τ/race_dt ≥ 1, t_end·⌈race_dt/τ⌉ below."""
+    dt, t_end = tau / race_dt, float(int(t_end))
+    e = float(max(1, int(dt)))
+    n = math.ceil(every_count(e, t_end))
+
+    def cut(length):        # flow._integrate_rk4's nsub (its 1e-9 forgives a whole ratio's round-off)
+        return max(math.ceil(length / dt - 1e-9), 1) if length > 0 else 0
+    return (n - 1) * cut(e) + cut(t_end - (n - 1) * e) if n >= 1 else 0
+
 
 def estimate_seconds(P: int, d: int, rank: int, pathways: float, families: int, steps: int, tau: float,
                      race_dt: float, compiles: int | None = None, calls: int | None = None) -> float:
     """A rough CPU estimate of racing ``families`` families of ``pathways`` pathways each (the RMS, as
     the cost is quadratic in it): ``compiles`` new shapes at :data:`COMPILE_S`, ``calls`` engine calls at
-    :data:`CALL_S`, and the race's RK4 steps (:func:`~theorykit.analysis.exhaust.race_rk4_steps` of ``steps`` at
+    :data:`CALL_S`, and the race's RK4 steps (:func:`race_rk4_steps` of ``steps`` at
     ``race_dt``, RK4 steps per τ) in each call at :data:`RK4_STEP_S` and of each family at :data:`RK4_FAMILY_STEP_S`,
     plus each family's arithmetic in them (R = pathways·rank hidden rows, D = pathways·d inputs) at :data:`FLOPS`.
     ``calls`` defaults to one per 16 families, and ``compiles`` to ``calls`` (every call a new shape: the high side)."""
@@ -162,3 +183,51 @@ def beam_estimate(orbit_sizes, hidden: int, width: int, shortlist: int, *, P: in
     k = min(int(assumed), bound)
     return {"rounds_bound": bound, "rounds_assumed": k, "seconds": secs(k), "seconds_high": secs(bound),
             "families": sum(sizes[:k]), "families_high": sum(sizes)}
+
+
+def exhaust_estimate(orbits: int, pathways: int, *, P: int, d: int, rank: int, steps: int, tau: float, race_dt: float,
+                     batch: int, key=(), compiled=None) -> dict:
+    """``race-exhaust``'s estimate, by :func:`estimate_seconds`: ``orbits`` families (one per orbit raced, or every
+    family without the symmetry), ``batch`` to an engine call, each of all ``pathways`` of the superset (the
+    masks switch some off; the arithmetic is the superset's), on data of ``P`` datapoints and ``d`` inputs
+    (``rank``: min(d, outputs), as predict counts it), ``steps`` gradient steps at the RK4 step τ/``race_dt``.
+    A call's shape is ``(families in the batch, pathways, steps, race_dt) + key``; a shape not in ``compiled``
+    (default: this process's, :func:`note_compiled`) is a compilation. Returns ``{"seconds", "orbits", "pathways", "calls",
+    "compiles", "rk4_steps", "shapes"}``."""
+    sizes = [min(int(batch), int(orbits) - s) for s in range(0, int(orbits), int(batch))]
+    shapes = [(n, int(pathways), int(steps), float(race_dt)) + tuple(key) for n in sizes]
+    compiles = new_shapes(shapes, compiled)
+    seconds = estimate_seconds(P, d, rank, pathways, int(orbits), steps, tau, race_dt, compiles, len(sizes))
+    return {"seconds": seconds, "orbits": int(orbits), "pathways": int(pathways), "calls": len(sizes),
+            "compiles": compiles, "rk4_steps": race_rk4_steps(tau, race_dt, steps), "shapes": shapes}
+
+
+def exhaust_refusal(est: dict, limit: float, *, k: int, ranked: int, symmetry: bool = True) -> SpecError:
+    """The error refusing ``race-exhaust`` where its estimate ``est`` (:func:`exhaust_estimate`, with its
+    keywords as ``est["sizes"]``) is over ``limit`` seconds: the estimate, the limit, what was counted (``ranked``
+    families at ``k`` contexts), and each option that bounds the run, with a value where one is known; in
+    predict's words (naming --time-limit; Python's keywords in its ``keyword_fix``)."""
+    sizes = est["sizes"]
+    steps, race_dt, batch = sizes["steps"], sizes["race_dt"], sizes["batch"]
+
+    def fits(t):        # the estimate at t gradient steps (it grows with them: fewer RK4 steps, never more)
+        return exhaust_estimate(est["orbits"], est["pathways"], **{**sizes, "steps": t})["seconds"] <= limit
+    lo, hi = 0, steps       # the most steps that fit: fits(lo), not fits(hi)
+    while hi - lo > 1:
+        lo, hi = ((lo + hi) // 2, hi) if fits((lo + hi) // 2) else (lo, (lo + hi) // 2)
+
+    def fixes(cli: bool) -> str:     # on the command line (--k 3) or in Python (k=3)
+        def name(key):
+            return f"--{key.replace('_', '-')}" if cli else key
+        opts = [f"lower {name('k')} ({name('k')}{' ' if cli else '='}{k - 1}: {2 ** (2 ** (k - 1) - 1) - 1} families)"
+                if k > 2 else None,
+                f"lower {name('steps')} to at most {lo}" if lo >= 1 and fits(lo) else None,
+                f"lower {name('race_dt')} (a coarser RK4 step: {est['rk4_steps']:,} RK4 steps a race at {race_dt:g})",
+                None if symmetry else ("leave out --no-symmetry" if cli else "use_symmetry=True")]
+        return ", or ".join(v for v in opts if v)
+    problem = (f"the estimated run time is {est['seconds']:.0f} s, over the {limit:g} s bound ({est['orbits']:,} "
+               f"{'orbits' if symmetry else 'families'} of {ranked:,} families raced, {est['rk4_steps']:,} RK4 steps "
+               f"each, in {est['calls']} engine calls of up to {batch}; a CPU's estimate: a GPU takes far less)")
+    return SpecError("--time-limit", problem,
+                     f"{fixes(True)}, or raise --time-limit (0: no limit) or pass --force to run it anyway",
+                     f"{fixes(False)}, or raise {{key}} (0 or None: no limit)")

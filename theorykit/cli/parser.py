@@ -375,7 +375,8 @@ def build_parser() -> argparse.ArgumentParser:
     top = max_family_contexts()     # 4: the largest k whose families are within MAX_FAMILIES (spec.limits)
     _whole_option(r, "--k", lo=2, hi=top, example=min(3, top), default=min(4, top),     # 4: the paper's Section 5
                   help=f"contexts, 2 to {top} (default 4: 32 767 families, 2 h on a "
-                  "2-core CPU or 32 s on an H100; 3: 127 families, seconds)")
+                  "2-core CPU, estimated over the default --time-limit: add --force, or 32 s on an H100; 3: 127 "
+                  "families, seconds). The race's time is estimated, and said, before it starts")
     r.add_argument("--out", default=".", metavar="DIR", help="output folder (default: ., the folder you are in)")
     _whole_option(r, "--batch", lo=1, default=256, help="families integrated at once: more is faster and takes "
                    "more memory (default 256)")
@@ -389,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "2 s_max/tau with a margin of 2: a smaller one is refused")
     _whole_option(r, "--steps", lo=1, hi=MAX_STEPS, default=8000, help="gradient steps raced (default 8000, the paper's)")
     r.add_argument("--no-symmetry", action="store_true", help="integrate every family, not one per orbit")
-    _common(r, "race_exhaust", limits=False, progress="lines")
+    _common(r, "race_exhaust", progress="lines")       # --time-limit, --force: the race's estimate, said before it
 
     w = sub.add_parser("sweep", help="train the spec's GDLN at every combination of symbol values, learning rates and seeds (resumable)",
                        description="Train the spec's GDLN by gradient descent, as simulate would, once for every "
