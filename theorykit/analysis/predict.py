@@ -81,7 +81,8 @@ from ..spec.files import TRAINING_RANGES
 from ..spec.ranges import MAX_STEPS, time_limit_fix
 from ..spec.gating import GDLNSpec, Pathway, Training
 from ..spec.task import Task, as_task, no_value_error
-from ..io import counted, gate_groups, gate_image, png_bytes, subplots, write_figure
+from ..io import counted, png_bytes, write_figure
+from .predict_figure import as_drawn, figure_data, plot_prediction
 from ..html import html_escape
 from ..progress import checked_progress, progress_bar
 
@@ -134,7 +135,8 @@ class Prediction:
 
     def summary(self) -> dict:
         """A JSON-ready dict of the prediction: the pathways (gates, widths, a0), the race's half-way time,
-        area and first and last loss, the runners-up, and how the search went."""
+        area and first and last loss, the runners-up, how the search went, and what its figure draws
+        (``figure_data``, :func:`.predict_figure.figure_data`)."""
         return {"hidden": self.hidden, "pathways": [{"name": f"p{j + 1}", "active": [int(v) for v in g],
                                                      "hidden": int(h), "a0": float(a)}
                                                     for j, (g, h, a) in enumerate(zip(self.gates, self.widths, self.a0))],
@@ -143,8 +145,8 @@ class Prediction:
                 "search": copy.deepcopy(self.search),
                 "enumeration": copy.deepcopy(self.enumeration), "symmetry": copy.deepcopy(self.symmetry),
                 "orbits": copy.deepcopy(self.orbits),     # copies: a caller's changes never reach the Prediction
-                "share_rule": self.share_rule,
-                "seconds": dict(self.seconds)}
+                "share_rule": self.share_rule, "seconds": dict(self.seconds),
+                "figure_data": figure_data(self.t, self.loss, self.curves, self.task)}   # what .figure() draws
 
     def table_rows(self):
         """One row per predicted pathway: (name, gate pattern as 0/1 text, width, a0)."""
@@ -196,23 +198,10 @@ class Prediction:
         return "\n".join(lines)
 
     def figure(self):
-        """A matplotlib figure: the predicted ReLN's loss curve and its gate patterns."""
-        fig, (a1, a2) = subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1.4, 1]})
-        a1.plot(self.t, self.loss / self.loss[0], "k", lw=2, label="predicted ReLN (race)")
-        for lab, c in list(self.curves.items())[1:5]:
-            a1.plot(self.t, c, lw=1, ls="--", label=f"runner-up: orbits {lab}")
-        if self.t_half is not None:
-            a1.axvline(self.t_half, color="0.6", lw=0.8, label=f"half-way, step {self.t_half:.0f}")
-        a1.set_xlabel("gradient step")
-        a1.set_ylabel("L(t) / L(0)")
-        a1.legend(fontsize=7)
-        a1.set_title("predicted loss")
-        gate_image(a2, self.gates, np.shape(self.gates)[1], [f"p{j + 1} ({h})" for j, h in enumerate(self.widths)],
-                   label_size=7, group=gate_groups(self.task))
-        a2.set_ylabel("pathway (hidden units)")
-        a2.set_title("predicted gates (black = on)")
-        fig.tight_layout()
-        return fig
+        """A matplotlib figure: the predicted ReLN's loss curve and its gate patterns, drawn from the numbers
+        :meth:`summary` keeps (``figure_data``) by :func:`.predict_figure.plot_prediction`, as
+        :func:`.predict_figure.redraw_prediction` draws them from a saved JSON."""
+        return plot_prediction(as_drawn(self.summary()))
 
     def plot(self, path=None):
         """Draw the predicted loss and gates; with ``path``, write it there (atomically; a .png, .pdf or
