@@ -40,8 +40,17 @@ def test_rk4_cuts_each_interval_into_equal_steps_and_reports_the_largest():
     fl = integrate(lambda y, a: -y, np.ones((1, 1)), None, solver=RK4(0.1),
                    save=SaveAt(ts=[0.0, 1.0, 1.25, 1.3], fns={"y": lambda y, a: y}))
     assert fl.extra["steps"] == 14 and fl.extra["h"] == pytest.approx(0.1, rel=1e-15)
-    # RK4's global error at h = 0.1 is ~h⁴/120 ≈ 1e-6 relative (hence the tolerance)
+    # RK4's global error at h = 0.1 is ~h⁴/120 ≈ 1e-6 relative (hence the tolerance against e^(−t))
     np.testing.assert_allclose(fl.saved["y"][0, :, 0], np.exp(-np.array([0.0, 1.0, 1.25, 1.3])), rtol=1e-5)
+    # That tolerance cannot tell equal steps from unequal ones, nor a step taken in float32. A second
+    # method, exact to rounding: on y' = −y one RK4 step of size dt multiplies y by its stability
+    # polynomial R(−dt), R(z) = 1 + z + z²/2 + z³/6 + z⁴/24 (the Taylor polynomial of e^z, the same for
+    # every 4-stage 4th-order method), so the recorded values are R(−0.1)¹⁰, then × R(−0.25/3)³, then
+    # × R(−0.05). Rounding only: 14 steps of a few ulp each, so rtol 1e-14 (measured 4.5e-16, CPU).
+    R = lambda z: 1 + z + z ** 2 / 2 + z ** 3 / 6 + z ** 4 / 24  # noqa: E731
+    y1 = R(-0.1) ** 10
+    y2 = y1 * R(-0.25 / 3) ** 3
+    np.testing.assert_allclose(fl.saved["y"][0, :, 0], [1.0, y1, y2, y2 * R(-0.05)], rtol=1e-14, atol=0)
     assert fl.saved["y"][0, 0, 0] == 1.0                        # no step before t = 0
 
 @pytest.mark.parametrize("solver", [flow.Dopri5(rtol=0.0), flow.Dopri5(atol=-1e-12), flow.Dopri5(h_max=0.0),
