@@ -46,6 +46,12 @@ def test_summed_loss_uses_tau_one_over_P_eta():
     assert spec.tau == pytest.approx(1 / (4 * 0.0005))
     sim = tk.simulate(spec, values={"Delta": 1}, seeds=1, steps=_steps_to_converge(der, {}))
     assert sim.mean[0] == pytest.approx(4 * 0.5, rel=1e-2)     # ½ Σ_μ y² = 2 with four labels ±1 (a0 > 0)
+    # The start exactly, by hand: each XoR pathway sees one datapoint x_μ (|x_μ|² = 1 + 1 + Δ² = 3 at
+    # Δ = 1), so its one mode is u = y_μ, v = x_μ/|x_μ|; started at strength a0 its map is a0 u vᵀ and
+    # ŷ_μ = a0 y_μ |x_μ| = √3 a0 y_μ. The summed loss is ½ Σ_μ (y_μ − ŷ_μ)² = ½ · 4 · (1 − √3 a0)²
+    # = 1.99307780 (a0 = 1e-3): 3.5e-3 below 2, inside the rel=1e-2 above, which a start off by a factor
+    # of 2 (an offset of 6.9e-3) would pass too. float64 throughout: rel 1e-12.
+    assert sim.mean[0] == pytest.approx(2 * (1 - np.sqrt(3) * 1e-3) ** 2, rel=1e-12)
     assert np.max(np.abs(sim.mean - der.predict_loss(sim.t, discrete=True))) < 1e-10
 
 
