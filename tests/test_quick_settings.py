@@ -3,10 +3,13 @@ ways that keep the physics: σ√H (hence the initial strength a0 = Π σ_l √(
 units of τ = 1/(Pη). Every expected value is written out by hand from the paper's hyper-parameters
 (docs/theory.md, "hyper-parameters"), not read from the code under test."""
 import math
+import re
 
 import pytest
 
 from theorykit.analysis.context_runs import _keep_sigma_sqrt_h
+from theorykit.analysis.exhaust import default_a0
+from theorykit.cli.parser import markdown
 from theorykit.net.starts import a0_rule
 from theorykit.suites import load_suite
 
@@ -44,8 +47,14 @@ def test_contexts_quick_keeps_a0():
     assert gh < ref
     sig = 20 * 0.0005 / 700 * _keep_sigma_sqrt_h(q, gh)
     assert a0_rule(sig, gh) == pytest.approx((1e-2 / 700) ** 2 * 50 / 2, rel=1e-12)
-    # the four figures docs print: 5.10204e-9 rounds to 5.102e-9 (1 in the last place is 2e-4, half of it 1e-4)
-    assert (1e-2 / 700) ** 2 * 50 / 2 == pytest.approx(5.102e-9, rel=1e-4)
+    # 5.10204e-9 to four figures is 5.102e-9 (1 in the last place is 2e-4, half of it 1e-4). This line compared
+    # two literals ((1e-2 / 700)² · 50 / 2 against 5.102e-9) and could not fail; it now holds the suite's value
+    assert a0_rule(sig, gh) == pytest.approx(5.102e-9, rel=1e-4)
+    # the same a0 is race-exhaust's (the 127-family race of the quick report), and its --help states it rounded
+    # to the figures it prints ("default: 5.1e-9")
+    assert default_a0() == pytest.approx(a0_rule(sig, gh), rel=1e-12)
+    stated = re.search(r"initial strength \(default: ([0-9.]+)e-9", markdown()).group(1)
+    assert float(stated) == round(default_a0() * 1e9, len(stated.split(".")[1]))
     # Section 5 ReLU: σ√H of 0.005/200 at 200 units, i.e. a0 = 0.005²/(2·200) = 6.25e-8
     Hh, ref5 = q["sec5_hidden"], q["sec5_sigma_width"]
     std5 = 0.005 / math.sqrt(Hh * ref5)
