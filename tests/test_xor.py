@@ -331,6 +331,9 @@ def test_switch_point_known_answers():
     step = (x > 0.85).astype(float)
     v, info = curves.switch_point(x, step)
     assert 0.8 <= v <= 0.9 and info["misclassified"] == 0 and info["single_crossing"]
+    # by hand: the split is between x = 0.8 (0) and x = 0.9 (1), and ½ lies half-way: 0.85 (the band
+    # above held any point of the interval, its ends too)
+    assert v == pytest.approx(0.85, rel=1e-12)
     v, _ = curves.switch_point([0, 1, 2, 3], [0, 0.25, 0.75, 1])
     # by hand: the split with no misclassified point is between x = 1 (0.25) and x = 2 (0.75); the level
     # ½ lies (0.5 − 0.25)/(0.75 − 0.25) = ½ of the way: 1.5
@@ -339,6 +342,9 @@ def test_switch_point_known_answers():
     noisy[3] = 1.0                                   # one outlier far from the switch
     v, info = curves.switch_point(x, noisy)
     assert 0.8 <= v <= 0.9 and info["misclassified"] == 1 and not info["single_crossing"]
+    # by hand: the split at 0.85 misclassifies the outlier alone; a split just left of it (between 0.2 and 0.3)
+    # misclassifies the five points 0.4 … 0.8, so the outlier does not move the switch: 0.85 again
+    assert v == pytest.approx(0.85, rel=1e-12) and info["n_points"] == 21
     assert curves.switch_point(x, np.zeros_like(x))[0] is None
     assert curves.switch_point(x, np.ones_like(x))[0] is None
     v, _ = curves.switch_point(x, x - 1.2, level=0.0)  # a signed difference crossing zero
