@@ -20,6 +20,7 @@ import itertools
 import json
 import types
 
+import jax
 import numpy as np
 import pytest
 
@@ -414,6 +415,14 @@ def test_throughput_arithmetic_with_a_fixed_timer(monkeypatch):
     assert r["matmul_flop_per_s"] == 1e9 and r["fraction_of_matmul_rate"] == pytest.approx(30 * fl / 1e9)
     assert r["memory_bytes_per_s"] == 4e9
     bx = r["bytes_per_network_step_xla"]
+    if jax.default_backend() == "cpu":
+        # XLA's cost analysis gives numbers on the CPU (bench._flops says None only where a backend gives none):
+        # the figures below are checked, not skipped. And a second method: the analytic count, the five matmuls
+        # of one step (2·P·(2·H·d_in + 3·d_out·H)), is a lower bound on XLA's, which adds the elementwise work
+        # (ReLU, loss, updates; measured 2.5 % more, CPU), so within 10 % of it
+        assert bx is not None and bx > 0
+        analytic = r["flops_per_network_step_analytic"]
+        assert analytic <= r["flops_per_network_step_xla"] <= 1.1 * analytic, (analytic, r["flops_per_network_step_xla"])
     if bx is not None:
         assert r["memory_bound_network_steps_per_s"] == pytest.approx(4e9 / bx)
         assert r["fraction_of_memory_bound"] == pytest.approx(30 * bx / 4e9)
@@ -438,6 +447,7 @@ def test_gdln_and_race_figures_with_a_fixed_timer(monkeypatch):
     assert g["networks"] == 2 and g["steps"] == 3 and g["compile_seconds"] == 0.25
     assert g["network_steps_per_s"] == 2 * 3 / 0.25                           # 24
     fl = g["flops_per_network_step_xla_joint_step"]
+    assert fl or jax.default_backend() != "cpu"             # on the CPU the figures below are checked, not skipped
     if fl:
         assert g["flop_per_s_lower_bound"] == pytest.approx(24 * fl)
         assert g["fraction_of_matmul_rate_lower_bound"] == pytest.approx(24 * fl / 1e9)
