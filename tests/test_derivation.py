@@ -76,6 +76,14 @@ def test_a_pathway_with_nothing_to_learn_at_special_values_adds_no_mode(route):
     np.testing.assert_array_equal(disc, 0.5)
     # and it is the limit of the general case: at Δ = 1e-6 the loss has barely moved by t = 1000
     assert tk.Derivation(spec).predict_loss([1000], values={"Delta": 1e-6})[0] == pytest.approx(0.5, rel=1e-6)
+    # how far it has moved, by hand (rel 1e-6 above passes 0.5 itself): each pathway's one mode has s = Δ/2,
+    # d = Δ²/2, and ŷ = ±aΔ on its two datapoints, so L = ½(1 − aΔ)² with a(t) = (s/d)/(1 + (s/(d a0) − 1)
+    # e^(−2st/τ)), τ = 1/η = 20: a(1000) = 1.00005e-3 and L = ½ − 1.00005e-9, held to float64 rounding
+    D, tau_, a0_ = 1e-6, 20.0, 1e-3
+    s_, d_ = D / 2, D * D / 2
+    a = (s_ / d_) / (1 + (s_ / (d_ * a0_) - 1) * np.exp(-2 * s_ * 1000 / tau_))
+    assert tk.Derivation(spec).predict_loss([1000], values={"Delta": D})[0] == pytest.approx(0.5 * (1 - a * D) ** 2,
+                                                                                             rel=1e-12)
 
 
 def test_repeated_singular_values_get_an_orthonormal_basis():
