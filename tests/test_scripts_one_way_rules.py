@@ -67,6 +67,10 @@ def test_shared_first_flow_reads_its_width_by_the_aligned_starts_rule(depth, mon
     assert calls == [((3, 3), (2, 3), (), {})]
     # by hand: L(0) = ½ tr Σy − (small start) ≈ ½ (1 + 4)/3 = 5/6, to within the start's strength
     assert abs(L[0] - 5 / 6) < 1e-2
+    # exactly: Σyx = Y/3 has modes s = 2/3, 1/3 with d = vᵀ(I/3)v = 1/3 each; the aligned start puts the map at
+    # a0·U Vᵀ (W3 W2 W1 = c³ Q V_rᵀ, Q = U, √K c³ = a0 with K = 1), every mode at a0, so L(0) = 5/6 − Σ (s a0 − ½ d a0²)
+    # = 5/6 − 1e-3 + 1e-6/3 (1e-2 above passed a start 10 times too strong, or none)
+    assert L[0] == pytest.approx(5 / 6 - 1e-3 + 1e-6 / 3, rel=1e-12)
 
 
 def _names_in(path: Path, attr: str) -> list:
