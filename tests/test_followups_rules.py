@@ -72,6 +72,10 @@ def test_a_small_specs_estimate_barely_changes_with_the_plot():
     plain = L.derivation_estimate(spec, horizon=20.0, symbolic=False)
     drawn = L.derivation_estimate(spec, horizon=20.0, symbolic=False, plot=True)
     assert 0 < drawn.seconds - plain.seconds < 0.1
+    # exactly, by the docstring's count: K = 1 has 0 pairs, 1000 fewer than PAIRS_CALIBRATED (none counted), so
+    # the term is 1 × PLOT_PATHWAY_SECONDS (0.017 s; the band above passed it counted twice, or per output)
+    assert drawn.seconds - plain.seconds == pytest.approx(L.PLOT_PATHWAY_SECONDS, rel=1e-9)
+    assert drawn.parts[-1][0] == "--plot" and drawn.parts[:-1] == plain.parts
 
 
 def test_a_many_pathway_graph_with_plot_is_refused_where_it_was_accepted(tmp_path, capsys, monkeypatch):
