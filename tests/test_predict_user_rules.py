@@ -94,6 +94,11 @@ def test_a_prediction_that_never_halves_the_loss_says_so_in_words():
     # 2/3 up to the start's output ŷ₃ ≈ a0 ≤ 0.01²·8/2 = 4e-4: L(0) = (1/6)(2 + (1 − a0)²), so the ratio is
     # 2/3·(1 + 2a0/3 + …), off by ≤ 2.7e-4; the mode (s = 1/3, τ = 20) has settled by step 1000 (e^{−33})
     assert pred.loss[-1] / pred.loss[0] == pytest.approx(2 / 3, rel=1e-3) and min(pred.loss / pred.loss[0]) > 0.6
+    # both ends exactly: the one pathway holds all 8 units, so a0 = 0.01²·8/2 = 4e-4 (the a0 rule) and ŷ₃ = a0 at
+    # the start (x₃ = e₂, |x₃| = 1): L(0) = (1/6)(1 + 1 + (1 − 4e-4)²); the end point s/d = (1/3)/(1/3) = 1 fits
+    # x₃, L(∞) = 1/3, reached to e^(−66) of L(0) (the gap's square). rel 1e-3 above passed a0 off by a factor 2
+    assert pred.loss[0] == pytest.approx((2 + (1 - 4e-4) ** 2) / 6, rel=1e-12)
+    assert pred.loss[-1] == pytest.approx(1 / 3, rel=1e-12)
     for shown in (pred.text(), repr(pred), pred._repr_html_()):
         assert "never steps" not in shown and "half-way time never (L &gt; L(0)/2" in shown.replace(">", "&gt;")
 
