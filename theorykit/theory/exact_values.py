@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-__all__ = ["SValue", "RatVec", "QuadVec", "NumVec", "RawMode", "X", "PREC_BITS", "DPS"]
+__all__ = ["SValue", "RatVec", "QuadVec", "NumVec", "RootVec", "RawMode", "X", "PREC_BITS", "DPS"]
 
 
 #: the variable of polynomials written in exact strings (``CRootOf(x**4 - …, 2)``): not ``lambda``,
@@ -267,6 +267,44 @@ class NumVec:
             resid = max((abs(a - d * b) for a, b in zip(Sv, self.vals)), default=mpmath.mpf(0))
             scale = max([abs(d)] + [abs(a) for a in Sv] + [mpmath.mpf(1)])
             return sp.Float(mpmath.nstr(d, 35), 30), bool(resid < scale * mpmath.mpf(10) ** (-(DPS - 20)))
+
+
+class RootVec(NumVec):
+    """A unit vector over ℚ(α), α a root of an irreducible ``f`` of degree ≥ 3 (a Gram eigenvalue):
+    entry i is ``p_i(α)/√R(α)`` with ``p_i`` and ``R`` rational polynomials of degree < deg f. Its
+    numbers (``vals``, to ``DPS`` digits) are those of a :class:`NumVec`, and SymPy is given those numbers;
+    what the exact form adds is :meth:`quad_form`, exact in ℚ(α): ``d = Σ p_i S_ij p_j / R`` reduced
+    modulo ``f``, written as a polynomial in the singular value ``s`` (α = den²·s²), so that Σx = I/3
+    gives ``d = 1/3`` and not a 30-digit float."""
+
+    __slots__ = ("polys", "R", "f", "s", "den")
+
+    def __init__(self, vals, polys, R, f, s, den):
+        super().__init__(vals)
+        self.polys, self.R, self.f, self.s, self.den = list(polys), R, f, s, den
+
+    def neg(self):
+        return RootVec(NumVec.neg(self).vals, [-p for p in self.polys], self.R, self.f, self.s, self.den)
+
+    def spread(self, idx, n: int):
+        """The vector placed at rows ``idx`` of an n-vector."""
+        full, polys = [mpmath.mpf(0)] * n, [flint.fmpq_poly([])] * n
+        for i, x, p in zip(idx, self.vals, self.polys):
+            full[i], polys[i] = x, p
+        return RootVec(full, polys, self.R, self.f, self.s, self.den)
+
+    def quad_form(self, S: flint.fmpq_mat):
+        """``selfᵀ S self`` exactly (a polynomial in ``s``, rational coefficients) and whether
+        ``S self`` is that multiple of self (exact: each entry of ``S p − d p`` vanishes modulo f)."""
+        rows, f, n = S.tolist(), self.f, len(self.polys)
+        Sp = [sum((self.polys[j] * rows[i][j] for j in range(n) if rows[i][j] != 0), flint.fmpq_poly([])) % f
+              for i in range(n)]
+        num = sum((p * q for p, q in zip(self.polys, Sp)), flint.fmpq_poly([])) % f
+        g, inv, _ = self.R.xgcd(f)                # g = 1: R ≠ 0 modulo the irreducible f
+        d = (num * inv * (1 / g.coeffs()[0])) % f
+        ok = all((q - d * p) % f == 0 for p, q in zip(self.polys, Sp))
+        alpha = self.den ** 2 * self.s.expr() ** 2
+        return sp.Add(*[_q(c) * alpha ** k for k, c in enumerate(d.coeffs())]), bool(ok)
 
 
 def _mpq(x) -> mpmath.mpf:

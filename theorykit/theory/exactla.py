@@ -47,7 +47,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .exact_values import DPS, PREC_BITS, NumVec, QuadVec, RatVec, RawMode, SValue, _col, _dot, _hp, _mpq, _q, _sqrt_quad
+from .exact_values import DPS, PREC_BITS, NumVec, QuadVec, RatVec, RawMode, RootVec, SValue, _col, _dot, _hp, _mpq, _q, _sqrt_quad
 
 __all__ = ["rational_parts", "rational_svd", "STATS"]
 
@@ -296,6 +296,13 @@ def _block_modes(B: np.ndarray, den: int) -> list:
         else:
             roots = _real_roots(f)
             Bm = [[int(x) for x in row] for row in Bs.tolist()]
+            # the eigenvectors q_α(G)w exactly, as polynomials in α: q_{m−1} = f_m, q_{j−1} = f_j + α q_j
+            fq, alpha_x = flint.fmpq_poly(cs), flint.fmpq_poly([0, 1])
+            qp = [flint.fmpq_poly([cs[m]])] * m
+            for j in range(m - 1, 0, -1):
+                qp[j - 1] = cs[j] + alpha_x * qp[j]
+            exact = [[sum((qp[j] * e for j, e in enumerate(es) if e != 0), flint.fmpq_poly([]))
+                      for es in zip(*[k.entries() for k in K])] for K in blocks]
             for root in roots:
                 alpha = _arb_mp(root)
                 h, idx, s_mp = _sqrt_root_value(f, alpha, den)
@@ -305,14 +312,17 @@ def _block_modes(B: np.ndarray, den: int) -> list:
                 q[m - 1] = _mpq(cs[m])
                 for j in range(m - 1, 0, -1):
                     q[j - 1] = _mpq(cs[j]) + alpha * q[j]
-                for K in blocks:
+                for K, px in zip(blocks, exact):
                     cols = [[_mpq(x) for x in k.entries()] for k in K]
                     vec = [mpmath.fsum(q[j] * cols[j][i] for j in range(m)) for i in range(len(cols[0]))]
                     nrm = mpmath.sqrt(mpmath.fsum(x * x for x in vec))
                     vec = [x / nrm for x in vec]
                     other = [mpmath.fsum(row[j] * vec[j] for j in range(len(vec)) if row[j] != 0) / den / s_mp
                              for row in Bm]
-                    x_, y_ = NumVec(vec), NumVec(other)
+                    # exact in ℚ(α): x = px(α)/√N(α), and B x/s = (B px)(α)/√(N(α)·α), as s = √α/den
+                    py = [sum((px[j] * c for j, c in enumerate(row) if c != 0), flint.fmpq_poly([])) for row in Bm]
+                    N = sum((p * p for p in px), flint.fmpq_poly([])) % fq
+                    x_, y_ = RootVec(vec, px, N, fq, s, den), RootVec(other, py, N * alpha_x % fq, fq, s, den)
                     out.append(RawMode(s, y_, x_) if side == "v" else RawMode(s, x_, y_))
     return out
 
@@ -503,6 +513,8 @@ def _embed(vec, idx, n):
     if isinstance(vec, QuadVec):
         return QuadVec(_col(_spread(vec.c.entries(), idx, n, z)), _col(_spread(vec.e.entries(), idx, n, z)),
                        vec.D, vec.P, vec.Q)
+    if isinstance(vec, RootVec):
+        return vec.spread(idx, n)
     return NumVec(_spread(vec.vals, idx, n, mpmath.mpf(0)))
 
 
