@@ -80,3 +80,24 @@ def test_root_vectors_quad_form_exact_on_both_sides():
             assert not d.atoms(sp.Float) and abs(float(d.evalf(30)) - v @ S @ v) < 1e-12
             assert ok == (np.linalg.norm(S @ v - (v @ S @ v) * v) < 1e-9)
     assert seen == 9          # three cubic modes each; the 3 × 4 block (B Bᵀ: λ³ − 18λ² + 81λ − 95) is solved on the u side
+
+
+def test_latex_names_roots_of_a_cubic_field_and_breaks_a_long_loss():
+    """The LaTeX of the cubic task: each CRootOf singular value is given once (in the modes) and named
+    s_{p,α} in t½ and L, which were a page of CRootOf(729x⁶ − …) each; a long loss is one term a line
+    (it was one display line 3,000 pt wider than the page). t½ is the hand formula τ/(2s) ln(s/(d a₀) − 1)
+    with d = 1/3 (Σx = I/3, v a unit vector) and s the named root."""
+    der = _one_pathway(sp.eye(3), M)
+    tex = der.latex(document=True)
+    after = tex.split(r"\subsection*{4. Trajectories}")[1].split(r"\subsection*{Ranking by speed}")[0]
+    assert "CRootOf" not in after
+    tau, a0 = sp.symbols("tau a_0", positive=True)
+    for i in (1, 2, 3):
+        s = sp.Symbol(rf"s_{{\mathrm{{all}},{i}}}", positive=True)
+        hand = tau / (2 * s) * sp.log(s / (sp.Rational(1, 3) * a0) - 1)
+        assert rf"t_{{1/2}}(\mathrm{{all}}, {i}) = " + sp.latex(hand) in after
+    assert r"\begin{align*} L(t) &= " in after
+    loss = after.split(r"\begin{align*} L(t) ")[1].split(r"\end{align*}")[0]
+    assert all(len(line) < 400 for line in loss.split(r"\\"))
+    # the roots are still defined, by their minimal polynomial, where the modes are given
+    assert tex.count(r"\operatorname{CRootOf}") >= 3

@@ -96,15 +96,19 @@ def derivation_latex(der, document: bool = False) -> str:
     parts.append(r"\subsection*{3. Modes (exact SVD)}")
     parts.append(r"$\Sigma^{yx}_p = \sum_\alpha s_\alpha u_\alpha v_\alpha^\top$, sorted descending, first non-zero "
                  r"entry of $v_\alpha$ positive; $d_\alpha = v_\alpha^\top \Sigma^x_p v_\alpha$.")
+    roots = _root_names(der)
     for n, svd in der.modes.items():
         rows = []
         for i, m in enumerate(svd.modes):
-            rows.append(f"s_{{{i + 1}}} &= {exact_latex(m.s)}, & d_{{{i + 1}}} &= {exact_latex(m.d)}, & "
+            rows.append(f"s_{{{i + 1}}} &= {exact_latex(m.s)}, & d_{{{i + 1}}} &= {_named(m.d, roots)}, & "
                         f"v_{{{i + 1}}}^\\top &= {_mat(m.v.T) if m.exact_vectors else '(numeric)'}")
         parts.append(r"\paragraph{" + tex_text(n) + r"} " + (r"\begin{align*}" + r" \\ ".join(rows) + r"\end{align*}"
                      if rows else r"no mode: $\Sigma^{yx}_{" + tex_label(n) + r"} = 0$, nothing to learn."))
         if not der.diagonalisable[n]:
             parts.append(r"\emph{$\Sigma^x$ is not diagonal in these singular vectors (Assumption 2.1 fails).}")
+    if roots:
+        parts.append("Below, " + ", ".join(f"${sp.latex(y)}$ is $s_{{{i}}}$ of {tex_text(n)}" for y, n, i in roots.values())
+                     + r" (roots of polynomials of degree 3 or more, named rather than written out).")
     parts.append(r"\subsection*{4. Trajectories}")
     parts.append(f"Method: \\textbf{{{der.method}}}. ")
     if der.method == "closed-form":
@@ -114,14 +118,14 @@ def derivation_latex(der, document: bool = False) -> str:
         for n, ths in der.t_half.items():       # every mode's (a pathway with none: nothing to learn)
             for i, th in enumerate(ths):
                 mode = f", {i + 1}" if len(ths) > 1 else ""
-                parts.append(r"\[ t_{1/2}(" + tex_label(n) + mode + ") = " + exact_latex(th) + r" \]")
+                parts.append(r"\[ t_{1/2}(" + tex_label(n) + mode + ") = " + _named(th, roots) + r" \]")
         parts.append(r"\subsection*{5. Loss}")
         P = der.spec.loss_factor          # the summed loss is P times the mean loss the modes lower
         parts.append(r"\[ L(t) = " + (f"{P}" + r"\Big(" if P != 1 else "") +
                      r"\tfrac12\operatorname{tr}\Sigma^y - \sum_p\sum_\alpha \left(s_\alpha a_\alpha(t) "
                      r"- \tfrac12 d_\alpha a_\alpha(t)^2\right)" + (r"\Big)" if P != 1 else "") + r" \]")
         if len(str(der.loss)) < 4000:
-            parts.append(r"\[ L(t) = " + exact_latex(der.loss) + r" \]")
+            parts.append(_loss_lines(der.loss, roots))
         if der.notes:           # a caveat holds for the closed form too (a pathway narrower than its modes)
             parts.append(_notes_text(der))
     else:
@@ -141,6 +145,39 @@ def derivation_latex(der, document: bool = False) -> str:
         name = der.spec.name if der.spec.name != "spec" or not der.task.name else der.task.name
         return latex_document("Derivation: " + tex_text(name), body)
     return body
+
+
+def _root_names(der) -> dict:
+    """``{root: (symbol, pathway, mode number)}`` for each singular value that is a ``CRootOf`` (a root of a
+    polynomial of degree 3 or more, a page wide when written out): the LaTeX of d, t½ and L names it,
+    ``s_{p,α}``, as the t½ of mode α of pathway p is labelled, once its value is given in the modes."""
+    out = {}
+    for n, svd in der.modes.items():
+        for i, m in enumerate(svd.modes):
+            if isinstance(m.s, sp.CRootOf) and m.s not in out:
+                out[m.s] = (sp.Symbol(f"s_{{{tex_label(n)},{i + 1}}}", positive=True), n, i + 1)
+    return out
+
+
+def _named(expr, roots: dict) -> str:
+    """``exact_latex`` of ``expr`` with each named root written by its name."""
+    if roots and isinstance(expr, sp.Basic) and expr.has(sp.CRootOf):
+        expr = expr.xreplace({r: y for r, (y, _, _) in roots.items()})
+    return exact_latex(expr)
+
+
+def _loss_lines(loss, roots: dict) -> str:
+    """``L(t) = …`` displayed; a long sum one term a line (a loss of three cubic-field modes was one line
+    3,000 pt wider than the page)."""
+    text = _named(loss, roots)
+    if len(text) <= 600 or not isinstance(loss, sp.Add):
+        return r"\[ L(t) = " + text + r" \]"
+    lines = []
+    for k, term in enumerate(sp.Add.make_args(loss)):
+        neg = term.could_extract_minus_sign()
+        body = _named(-term if neg else term, roots)
+        lines.append(("&= " if k == 0 else r"&\quad ") + ("- " if neg else ("+ " if k else "")) + body)
+    return r"\begin{align*} L(t) " + r" \\ ".join(lines) + r" \end{align*}"
 
 
 def _race_text(der) -> str:
