@@ -101,3 +101,24 @@ def test_latex_names_roots_of_a_cubic_field_and_breaks_a_long_loss():
     assert all(len(line) < 400 for line in loss.split(r"\\"))
     # the roots are still defined, by their minimal polynomial, where the modes are given
     assert tex.count(r"\operatorname{CRootOf}") >= 3
+
+
+def test_vectors_over_a_cubic_field_are_exact_in_the_latex():
+    """v of the cubic task, exactly. By hand: with α = 9s² (an eigenvalue of MᵀM = [[2, 2, 1], [2, 5, 3],
+    [1, 3, 10]], as Σyx = M/3), w = (α² − 15α + 41, 2α − 17, α + 1) solves (MᵀM − α)w = 0: row 3 gives
+    α² − 15α + 41 + 6α − 51 + (10 − α)(α + 1) = 0, row 2 gives 0 the same way, and row 1 gives −(α³ − 17α²
+    + 66α − 49) = 0. So v = ±(81s⁴ − 135s² + 41, 18s² − 17, 9s² + 1)/‖·‖, which was "(numeric)" in the LaTeX.
+    Every mode's exact v (also with Σx = diag(1, 4, 9)/3) evaluates to numpy's v, first entry positive."""
+    der = _one_pathway(sp.eye(3), M)
+    tex = der.latex(document=True)
+    s1 = sp.Symbol(r"s_{\mathrm{all},1}", positive=True)
+    assert sp.latex(sp.Matrix([[81 * s1 ** 4 - 135 * s1 ** 2 + 41, 18 * s1 ** 2 - 17, 9 * s1 ** 2 + 1]])) in tex
+    assert "(numeric)" not in tex
+    for X, Xn in ((sp.eye(3), np.eye(3)), (sp.diag(1, 2, 3), np.diag([1.0, 2, 3]))):
+        modes = _one_pathway(X, M).modes["all"].modes
+        _, _, Vt = np.linalg.svd(np.array(M, float) @ Xn / 3)
+        for m, v in zip(modes, Vt):
+            v = v if v[0] > 0 else -v
+            entries, R = m.raw.v.in_s(m.s)
+            exact = [float((e / sp.sqrt(R)).evalf(30)) for e in entries]
+            assert np.allclose(exact, v, rtol=0, atol=1e-12), (exact, v)

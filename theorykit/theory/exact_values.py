@@ -293,6 +293,20 @@ class RootVec(NumVec):
             full[i], polys[i] = x, p
         return RootVec(full, polys, self.R, self.f, self.s, self.den)
 
+    def in_s(self, s) -> tuple:
+        """``(entries, R)``: the vector exactly, as ``Matrix(entries)/√R``, with entries and R polynomials in
+        ``s`` (a symbol standing for the singular value, or the value itself): α = den²·s²."""
+        z = sp.Dummy("s")
+        alpha = self.den ** 2 * z ** 2
+
+        def poly(p):
+            return sp.Poly(sp.Add(*[_q(x) * alpha ** k for k, x in enumerate(p.coeffs())]), z)
+        entries, R = [poly(p) for p in self.polys], poly(self.R)
+        cs = [x for e in entries for x in e.coeffs() if x != 0]
+        # the entries scaled to integer polynomials with no common factor (R by its square): one scale
+        c = sp.Rational(sp.ilcm(*[x.q for x in cs]), sp.igcd(*[x.p for x in cs])) if cs else sp.S.One
+        return [(e * c).as_expr().subs(z, s) for e in entries], (R * c ** 2).as_expr().subs(z, s)
+
     def quad_form(self, S: flint.fmpq_mat):
         """``selfᵀ S self`` exactly (a polynomial in ``s``, rational coefficients) and whether
         ``S self`` is that multiple of self (exact: each entry of ``S p − d p`` vanishes modulo f)."""

@@ -32,7 +32,9 @@ Method, for an integer matrix ``B`` with common denominator ``den`` (the matrix 
    square roots denested when ``P² − Q²Δ`` is a rational square, which is a proof, not a guess).
    ``m ≥ 3``: the singular value is kept as an irreducible integer polynomial and a root index
    (``CRootOf``; the SymPy object is built only when the expression is asked for, its text is
-   written directly) and the vectors are evaluated from the exact Krylov form at 256-bit precision.
+   written directly) and the vectors are evaluated from the exact Krylov form at 256-bit precision;
+   that form is kept too (``RootVec``: entries polynomials in α over the square root of one), so
+   that ``d = vᵀ Σx v`` is exact in ℚ(α) and v can be written exactly.
 
 Cost: one characteristic polynomial, one factorisation and one null space per distinct irreducible
 factor of each distinct block, all in FLINT (C); the Python work grows with the number of modes

@@ -100,8 +100,10 @@ def derivation_latex(der, document: bool = False) -> str:
     for n, svd in der.modes.items():
         rows = []
         for i, m in enumerate(svd.modes):
-            rows.append(f"s_{{{i + 1}}} &= {exact_latex(m.s)}, & d_{{{i + 1}}} &= {_named(m.d, roots)}, & "
-                        f"v_{{{i + 1}}}^\\top &= {_mat(m.v.T) if m.exact_vectors else '(numeric)'}")
+            v = _mat(m.v.T) if m.exact_vectors else _root_vector(m, roots)
+            sep = r", \\ " if m.s in roots else ", & "         # a named root: s, d and v a line each (they are long)
+            rows.append(f"s_{{{i + 1}}} &= {exact_latex(m.s)}{sep}d_{{{i + 1}}} &= {_named(m.d, roots)}{sep}"
+                        f"v_{{{i + 1}}}^\\top &= {v}")
         parts.append(r"\paragraph{" + tex_text(n) + r"} " + (r"\begin{align*}" + r" \\ ".join(rows) + r"\end{align*}"
                      if rows else r"no mode: $\Sigma^{yx}_{" + tex_label(n) + r"} = 0$, nothing to learn."))
         if not der.diagonalisable[n]:
@@ -157,6 +159,16 @@ def _root_names(der) -> dict:
             if isinstance(m.s, sp.CRootOf) and m.s not in out:
                 out[m.s] = (sp.Symbol(f"s_{{{tex_label(n)},{i + 1}}}", positive=True), n, i + 1)
     return out
+
+
+def _root_vector(m, roots: dict) -> str:
+    """A numeric v (a root of degree 3 or more) exactly, ``(p₁(s), …)/√R(s)`` in the mode's named s, where
+    the engine kept it so (:class:`~theorykit.theory.exact_values.RootVec`); else "(numeric)"."""
+    v = getattr(m.raw, "v", None)
+    if not hasattr(v, "in_s") or m.s not in roots:
+        return "(numeric)"
+    entries, R = v.in_s(roots[m.s][0])
+    return r"\frac{1}{\sqrt{" + exact_latex(R) + "}}" + exact_latex(sp.Matrix([entries]))
 
 
 def _named(expr, roots: dict) -> str:

@@ -9,8 +9,10 @@ structure first:
 3. otherwise the smaller Gram matrix ``BᵀB`` (or ``BBᵀ``) is used: its characteristic
    polynomial is factored over the rationals (or the symbols' field), each factor is solved
    by radicals where its degree allows and kept as an exact ``CRootOf`` otherwise, and the
-   singular vectors come from exact null spaces. Vectors of ``CRootOf`` roots are computed
-   numerically (marked ``exact_vectors=False``); the singular values stay exact.
+   singular vectors come from exact null spaces. Vectors of ``CRootOf`` roots are given to SymPy
+   as numbers (marked ``exact_vectors=False``); the singular values stay exact, and so do the input
+   variances d of a rational task (polynomials in s, from the vectors kept exactly over ℚ(s²) by
+   the engine, which the LaTeX also prints).
 
 Conventions: singular values are sorted in descending order; for each mode the first non-zero
 entry of the right (input) singular vector ``v`` is made positive, and ``u`` is flipped with it.
