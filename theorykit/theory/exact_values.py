@@ -269,13 +269,22 @@ class NumVec:
             return sp.Float(mpmath.nstr(d, 35), 30), bool(resid < scale * mpmath.mpf(10) ** (-(DPS - 20)))
 
 
+#: the largest degree of a field, and coefficient size in bits, at which a d that is not rational and the
+#: exact vectors of :class:`RootVec` are written out (cubic and quartic fields with modest coefficients)
+SHORT_DEGREE = 4
+SHORT_BITS = 64
+
+
 class RootVec(NumVec):
     """A unit vector over ℚ(α), α a root of an irreducible ``f`` of degree ≥ 3 (a Gram eigenvalue):
     entry i is ``p_i(α)/√R(α)`` with ``p_i`` and ``R`` rational polynomials of degree < deg f. Its
     numbers (``vals``, to ``DPS`` digits) are those of a :class:`NumVec`, and SymPy is given those numbers;
     what the exact form adds is :meth:`quad_form`, exact in ℚ(α): ``d = Σ p_i S_ij p_j / R`` reduced
     modulo ``f``, written as a polynomial in the singular value ``s`` (α = den²·s²), so that Σx = I/3
-    gives ``d = 1/3`` and not a 30-digit float."""
+    gives ``d = 1/3`` and not a 30-digit float. A rational d is always given exactly; a d of higher degree
+    in s, and the exact vector (:meth:`in_s`), only where they are short (:data:`SHORT_DEGREE`,
+    :data:`SHORT_BITS`): over a field of degree 24 one d was 95,710 characters and took the derivation from
+    3 s to 25 s and its LaTeX from 1 s to 56 s; there d is the 30-digit number, as before."""
 
     __slots__ = ("polys", "R", "f", "s", "den")
 
@@ -293,9 +302,17 @@ class RootVec(NumVec):
             full[i], polys[i] = x, p
         return RootVec(full, polys, self.R, self.f, self.s, self.den)
 
-    def in_s(self, s) -> tuple:
+    def _short(self, polys) -> bool:
+        """Whether polynomials in α are short enough to be written out (see the class docstring)."""
+        return self.f.degree() <= SHORT_DEGREE and all(
+            max(int(c.p).bit_length(), int(c.q).bit_length()) <= SHORT_BITS for p in polys for c in p.coeffs())
+
+    def in_s(self, s) -> tuple | None:
         """``(entries, R)``: the vector exactly, as ``Matrix(entries)/√R``, with entries and R polynomials in
-        ``s`` (a symbol standing for the singular value, or the value itself): α = den²·s²."""
+        ``s`` (a symbol standing for the singular value, or the value itself): α = den²·s²; None where
+        they would be long (over a field of degree above :data:`SHORT_DEGREE`, or large coefficients)."""
+        if not self._short([*self.polys, self.R]):
+            return None
         z = sp.Dummy("s")
         alpha = self.den ** 2 * z ** 2
 
@@ -317,6 +334,8 @@ class RootVec(NumVec):
         g, inv, _ = self.R.xgcd(f)                # g = 1: R ≠ 0 modulo the irreducible f
         d = (num * inv * (1 / g.coeffs()[0])) % f
         ok = all((q - d * p) % f == 0 for p, q in zip(self.polys, Sp))
+        if d.degree() > 0 and not self._short([d]):
+            return NumVec.quad_form(self, S)[0], bool(ok)
         alpha = self.den ** 2 * self.s.expr() ** 2
         return sp.Add(*[_q(c) * alpha ** k for k, c in enumerate(d.coeffs())]), bool(ok)
 

@@ -165,9 +165,10 @@ def _root_vector(m, roots: dict) -> str:
     """A numeric v (a root of degree 3 or more) exactly, ``(p₁(s), …)/√R(s)`` in the mode's named s, where
     the engine kept it so (:class:`~theorykit.theory.exact_values.RootVec`); else "(numeric)"."""
     v = getattr(m.raw, "v", None)
-    if not hasattr(v, "in_s") or m.s not in roots:
+    exact = v.in_s(roots[m.s][0]) if hasattr(v, "in_s") and m.s in roots else None
+    if exact is None:
         return "(numeric)"
-    entries, R = v.in_s(roots[m.s][0])
+    entries, R = exact
     return r"\frac{1}{\sqrt{" + exact_latex(R) + "}}" + exact_latex(sp.Matrix([entries]))
 
 
