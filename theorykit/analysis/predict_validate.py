@@ -17,7 +17,8 @@ the spec's hyper-parameters from small random weights (the one trainer, through 
 Unit gates: on where the pre-activation exceeds 1e-6 × the unit's largest |pre-activation|
 (the xor suite's rule); gate changes compare the network's own activity (pre-activation > 0) at
 both times, the rule of its recorded snapshots. ``html_dir`` gets ``validate.html`` (figures embedded), ``loss.png``,
-``gates.png`` and ``validate.json``, written atomically.
+``gates.png`` and ``validate.json``, written atomically; ``validate.json``'s ``validation.figure_data`` keeps
+what the two figures draw, and :func:`~theorykit.analysis.predict_figure.redraw_validation` draws them again from it.
 """
 from __future__ import annotations
 
@@ -28,12 +29,12 @@ import numpy as np
 from ..curves import curve_distance, max_gap
 from ..errors import SpecError
 from .findgates import find_gates, training_estimate
-from ..io import (atomic_write_text, counted, gate_groups, gate_image, gate_share_labels, plot_text, subplots,
-                  write_json, write_figure)
+from ..io import atomic_write_text, counted, write_json, write_figure
 from ..html import html_escape
 from ..theory.gates import UnitGates, unit_gates, unit_weights
 from ..spec.limits import Limits
 from .compare import report_page
+from .predict_figure import plot_validation, through_json, validation_figure_data
 
 __all__ = ["Validation", "validate_prediction", "validation_estimate", "validation_limits"]
 
@@ -55,17 +56,21 @@ class Validation:
     predicted: list
     top_unit_patterns: list      # [(pattern string, weight share)]
     notes: list = field(default_factory=list)
+    prediction: object = field(default=None, repr=False, compare=False)   # the Prediction checked (its figures' titles)
 
-    def summary(self) -> dict:
+    def summary(self, pred=None) -> dict:
         """A JSON-ready dict of the check: the seeds, the loss gaps over L(0), the weight share and the
-        Jaccard overlap of the found and predicted patterns."""
+        Jaccard overlap of the found and predicted patterns, and what its figures draw (``figure_data``, against
+        ``pred``, default the prediction checked; None where neither is known)."""
+        known = pred is not None or self.prediction is not None
         return {"seeds": self.seeds, "rms_gap_over_L0": self.rms_gap, "max_gap_over_L0": self.max_gap,
                 "relu_weight_share_in_predicted_patterns": self.weight_share,
                 "found_vs_predicted_jaccard": self.jaccard,
                 "found_patterns": [{"active": list(p), "share": s} for p, s in self.found],
                 "gate_change_share_after_t_half": self.gate_change_share,
                 "top_relu_unit_patterns": [{"pattern": p, "weight_share": s} for p, s in self.top_unit_patterns],
-                "notes": list(self.notes)}      # a copy: a caller's changes never reach the Validation
+                "notes": list(self.notes),      # a copy: a caller's changes never reach the Validation
+                "figure_data": self.figure_data(pred) if known else None}
 
     def __repr__(self):     # one line, as a Prediction's (the dataclass's own printed every loss array)
         return (f"Validation({counted(self.seeds, 'ReLU network')}: RMS gap {self.rms_gap:.4f} L(0), weight in predicted "
@@ -80,56 +85,23 @@ class Validation:
                           f"  gates changing after the predicted half-way time: {self.gate_change_share:.3f} of the weight"]
                          + [f"  note: {n}" for n in self.notes])
 
-    def figures(self, pred):
-        """Matplotlib figures of the check against the prediction ``pred``: the loss curves, and the gates
-        found beside the predicted ones."""
-        L0 = float(self.relu_loss[:, 0].mean())
-        f1, ax = subplots(1, 2, figsize=(10, 3.9))
-        for a, log in zip(ax, (False, True)):
-            for i, c in enumerate(self.relu_loss):
-                a.plot(self.t, c / L0, color="tab:orange", lw=0.5, alpha=0.5,
-                       label="each ReLU network" if i == 0 else None)
-            a.plot(self.t, self.relu_loss.mean(axis=0) / L0, color="tab:orange", lw=2, label="ReLU networks (mean)")
-            a.plot(self.t, self.pred_loss / L0, "k--", lw=2, label="predicted ReLN (race)")
-            a.set_xlabel("gradient step")
-            a.set_ylabel("L / L(0)  (L(0): the networks' mean start)", fontsize=8)
-            a.set_title("log scale" if log else "linear scale", fontsize=9)
-            if log:
-                a.set_yscale("log")
-        ax[0].legend(fontsize=8)
-        task = plot_text(_task_words(pred.task, getattr(pred.task, "P", len(self.predicted[0]))))
-        tr = getattr(pred, "training", None)
-        how = "" if tr is None else f", η = {tr.lr:g}, {tr.loss} loss"
-        f1.suptitle(f"{task}: predicted ReLN vs {counted(self.seeds, 'ReLU network')} (H = {pred.hidden}{how}); "
-                     f"RMS gap {self.rms_gap:.3f} L(0)", fontsize=10)
-        f1.tight_layout()
-        P = len(self.predicted[0])
-        f2, ax = subplots(1, 3, figsize=(12.5, 3.6))
-        tops, fp = self.top_unit_patterns[:12], self.found
-        panels = [(self.predicted, [f"p{j + 1}" for j in range(len(self.predicted))], "predicted gates (pathways)",
-                   "pathway"),
-                  ([[int(ch) for ch in p] for p, _ in tops], gate_share_labels([s for _, s in tops]),
-                   "ReLU units: top patterns", "rank: share of the network's weight"),
-                  ([p for p, _ in fp], gate_share_labels([s for _, s in fp]), "found gates (Algorithm 1)",
-                   "rank: share of the network's weight")]
-        group = gate_groups(pred.task)
-        for i, (a, (gates, labels, title, ylabel)) in enumerate(zip(ax, panels)):
-            gate_image(a, gates, P, labels, label_size=7, group=group, key=i == len(panels) - 1)
-            a.set_ylabel(ylabel, fontsize=8)
-            a.set_title(f"{title} (black = on)", fontsize=9)
-        f2.tight_layout()
-        return f1, f2
+    def figure_data(self, pred=None) -> dict:
+        """What :meth:`figures` draws against the prediction ``pred`` (default: the one checked), JSON-ready
+        (:func:`~theorykit.analysis.predict_figure.validation_figure_data`)."""
+        return validation_figure_data(self, self._checked(pred))
 
+    def figures(self, pred=None):
+        """Matplotlib figures of the check against the prediction ``pred`` (default: the one checked): the loss
+        curves, and the gates found beside the predicted ones; drawn from :meth:`figure_data` as a JSON file
+        gives it back, by :func:`~theorykit.analysis.predict_figure.plot_validation`, as
+        :func:`~theorykit.analysis.predict_figure.redraw_validation` draws them from ``validate.json``."""
+        return plot_validation(through_json(self.figure_data(pred)))
 
-def _task_words(task, P: int) -> str:
-    """The task in a figure's title: "contexts(8, 3), 24 datapoints", "xor-margin, 4 datapoints", "your data,
-    8 datapoints" (a task from a spec file's tables is named "custom")."""
-    name, meta = getattr(task, "name", "custom"), getattr(task, "meta", None) or {}
-    if name == "contexts" and "n" in meta and "k" in meta:
-        name = f"contexts({meta['n']}, {meta['k']})"
-    elif name == "custom":
-        name = "your data"
-    return f"{name}, {counted(P, 'datapoint')}"
+    def _checked(self, pred):
+        if pred is None and self.prediction is None:
+            raise SpecError("pred", "this Validation does not know the prediction it checked",
+                            "pass it: val.figures(pred), val.summary(pred)")
+        return self.prediction if pred is None else pred
 
 
 def _every(steps: int) -> int:
@@ -216,7 +188,7 @@ def validate_prediction(pred, task=None, seeds: int = 8, *, seed: int = 0, K: in
     tot = sum(acc.values()) or 1.0
     tops = sorted(((k, v / tot) for k, v in acc.items()), key=lambda kv: -kv[1])[:20]
     val = Validation(t, L, pl, rms, mx, share, jac, found, gchg, int(seeds), [list(map(int, g)) for g in pred.gates],
-                     tops, notes)
+                     tops, notes, prediction=pred)
     if html_dir is not None:
         write_validation(val, pred, html_dir)
     return val
@@ -226,9 +198,10 @@ def write_validation(val: Validation, pred, out_dir) -> list:
     """``validate.html`` (figures embedded), ``loss.png``, ``gates.png``, ``validate.json``, atomically."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    f1, f2 = val.figures(pred)
+    summary = val.summary(pred)
+    f1, f2 = plot_validation(through_json(summary["figure_data"]))     # the numbers validate.json keeps
     paths = [write_figure(f1, out / "loss.png"), write_figure(f2, out / "gates.png"),
-             write_json(out / "validate.json", {"prediction": pred.summary(), "validation": val.summary()})]
+             write_json(out / "validate.json", {"prediction": pred.summary(), "validation": summary})]
     rows = [("RMS gap, predicted − mean ReLU loss, / L(0)", f"{val.rms_gap:.4f}"),
             ("largest gap / L(0)", f"{val.max_gap:.4f}"),
             ("ReLU weight in predicted patterns", f"{val.weight_share:.3f}"),
