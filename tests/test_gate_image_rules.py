@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import theorykit as tk
-from theorykit.analysis import compare, predict, predict_validate
+from theorykit.analysis import compare, predict_figure, predict_validate
 from theorykit.io import gate_image, new_figure
 
 
@@ -45,12 +45,12 @@ def _spy(monkeypatch, module):
 
 def test_every_gate_panel_is_drawn_by_the_one_helper(monkeypatch):
     pred = tk.predict_reln(tk.xor_margin(0.5), 16, tk.Training(lr=0.05, init_std=0.01, steps=300))
-    calls = _spy(monkeypatch, predict)
+    calls = _spy(monkeypatch, predict_figure)     # the prediction's and the validation's figures are drawn there
     pred.figure()
     assert calls == [((len(pred.gates), 4), len(pred.gates))]
 
     val = predict_validate.validate_prediction(pred, seeds=1)
-    calls = _spy(monkeypatch, predict_validate)
+    calls = _spy(monkeypatch, predict_figure)
     val.figures(pred)
     assert len(calls) == 3 and calls[0] == ((len(pred.gates), 4), len(pred.gates))
 
