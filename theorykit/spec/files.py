@@ -50,9 +50,10 @@ from ..io import counted
 from .expr import SYMBOL_ASSUMPTIONS, data_number, parse_expr
 from .gating import GDLNSpec, Pathway, Training, context_family, context_pathways, xor_relns
 from .limits import Limits, enforce, task_estimate
-from .task import Task, _structure_rows, check_assumptions, xor_margin
+from .task import Task, _structure_rows, xor_margin
 from .task import contexts as _python_contexts
 from .graph import EDGE_KEYS, NODE_KEYS, SCHEDULE_KEYS, GraphSpec, parse_graph
+from .values import check_assumptions
 from .toml_text import parse_toml
 
 __all__ = ["example_path", "load_spec", "load_task", "spec_from_dict", "parse_assignment", "spec_to_toml", "check_values", "check_assumptions", "FIELDS",

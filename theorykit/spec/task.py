@@ -19,10 +19,11 @@ import sympy as sp
 
 from ..errors import SpecError, as_command, keyword_errors
 from ..io import counted
-from .expr import FUNCTIONS, SYMBOL_ASSUMPTIONS, exact_floats, parse_expr, to_exact
+from .expr import FUNCTIONS, exact_floats, parse_expr, to_exact
 from .fields import check_real_finite, choice, integer, short_repr, type_name
 from .limits import Limits, enforce, human_bytes, lift, task_estimate
 from .task_radicals import Radicals, radicals_of     # re-exported: their home before the size guards
+from .values import check_assumptions, checked_value, parse_value  # noqa: F401 (re-exported: their home before)
 
 __all__ = ["Task", "parse_value", "Radicals", "radicals_of", "xor_margin", "contexts", "structure", "hierarchy", "ring", "cross"]
 
@@ -109,13 +110,12 @@ class Task:
         value is an expression for :func:`parse_expr` (SymPy's ``subs`` would ``eval`` it). A value its
         symbol's assumptions forbid is refused (unless ``check`` is False: the caller refuses it itself)."""
         checked_values_map(values, self.symbols)
-        out = {self.symbols.get(k, k) if isinstance(k, str) else k:
-               parse_value(v, k) if isinstance(v, str) else v for k, v in (values or {}).items()}
-        # Δ = −2 for a nonnegative Δ: refused here, as Derivation and simulate refuse it
-        for (k, v), (sym, val) in zip((values or {}).items(), out.items()):
-            if check and isinstance(val, (numbers.Real, sp.Basic)):
-                check_assumptions(sym, sp.sympify(val), f"values[{k}]", v)
-        return out
+        own = set(self.symbols.values())
+        for k, v in (values or {}).items():     # Δ = −2, True, None, 1j, nan: refused as Derivation and simulate do
+            if check and ((k in self.symbols) if isinstance(k, str) else (k in own)):
+                checked_value(self, k, v)       # a name no symbol has: reported by subs, or with the missing ones
+        return {self.symbols.get(k, k) if isinstance(k, str) else k:
+                parse_value(v, k) if isinstance(v, str) else v for k, v in (values or {}).items()}
 
     def subs(self, values: Mapping) -> "Task":
         """The task with symbols replaced by values (names or symbols as keys). A key that is no symbol of
@@ -165,40 +165,6 @@ class Task:
     def latex(self) -> str:
         """The task as LaTeX (X and Y), as Jupyter shows it, without the dollar signs."""
         return self._repr_latex_().strip("$")
-
-
-def check_assumptions(sym, val, field: str, shown) -> None:
-    """Refuse a value that contradicts an assumption of ``sym`` (declared, or implied by those declared):
-    the derivation simplified with it (e.g. ``sqrt(D**2) = D`` for positive D), so any other value
-    would be silently wrong. ``field``: ``--set NAME`` (the command line: the fix names the spec file's
-    ``[symbols]``) or ``values[NAME]`` (Python: the fix names the symbol's assumptions, ``sp.Symbol``)."""
-    if not isinstance(sym, sp.Symbol):
-        return
-    facts = sym.assumptions0
-    if facts.get("real") and getattr(val, "is_extended_real", None) is False:    # 1j: not "not nonnegative"
-        raise SpecError(field, f"{shown} is complex ({sym} is a real symbol: it needs a real number)",
-                        f"give {sym} a real number, e.g. " + (f"--set {sym}=0.5" if field.startswith("--set")
-                                                               else f"values={{'{sym}': 0.5}}"))
-    declared = [k for k in SYMBOL_ASSUMPTIONS if k in facts]
-    for k in declared + sorted(set(facts) - set(declared)):
-        holds = getattr(val, f"is_{k}", None)
-        if holds is not None and holds != facts[k]:
-            how = "declared" if k in SYMBOL_ASSUMPTIONS else "by its declared assumptions"
-            other = ("change its assumptions under [symbols]" if field.startswith("--set") else
-                     f"build the task with {sym} declared otherwise, e.g. sp.Symbol('{sym}', real=True)")
-            raise SpecError(field, f"{sym} is {how} {k} = {str(facts[k]).lower()}, but {shown} is "
-                            f"{'' if holds else 'not '}{k}",
-                            f"give {sym} a value that is {'' if facts[k] else 'not '}{k}, or {other}")
-
-
-def parse_value(value: str, key) -> sp.Expr:
-    """A symbol's value given as a string (``"sqrt(2)"``, ``"6/5"``): a number read by
-    :func:`parse_expr`, never ``eval``; anything else is refused as not a number."""
-    try:
-        return parse_expr(value, {}, f"values[{key}]")
-    except SpecError as exc:
-        raise SpecError(f"values[{key}]", f"{value!r} is not a number ({exc.problem})",
-                        f"e.g. values={{'{key}': 0.5}}") from None
 
 
 def _checked_symbols(symbols: Mapping) -> Mapping:

@@ -11,11 +11,10 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SpecError
-from .expr import to_exact
-from .files import check_assumptions
-from .task import parse_value
+from .expr import SYMBOL_ASSUMPTIONS, parse_expr, to_exact
+from .fields import check_real_finite, short_repr, type_name
 
-__all__ = ["checked_value", "exact_values", "checked_times"]
+__all__ = ["checked_value", "exact_values", "checked_times", "check_assumptions", "parse_value"]
 
 
 def checked_value(task, key, value):
@@ -44,14 +43,64 @@ def checked_value(task, key, value):
                         + ", not a number: values are substituted exactly into SymPy",
                         f"to jit, vmap or differentiate over {key}, {arg}" if traced else
                         f"pass float(x) for one value; to jit, vmap or differentiate over {key}, {arg}")
+    where, fix = f"values[{key}]", f"give {key} a finite real number, e.g. values={{'{key}': 0.5}}"
+    if isinstance(value, (bool, np.bool_, sp.logic.boolalg.Boolean)):   # True: 1 to Python, no number to SymPy
+        raise SpecError(where, f"needs a number, got {type_name(value)} {short_repr(value)}", fix)
     try:
         val = sp.sympify(exact_values({key: value})[key])
+    except SpecError as exc:                        # nan, "x": the problem to_exact or parse_value found
+        raise SpecError(where, exc.problem, fix) from None
     except (sp.SympifyError, TypeError) as exc:
-        raise SpecError(f"values[{key}]", f"{value!r} is not a number ({exc})", f"e.g. values={{'{key}': 0.5}}") from None
+        raise SpecError(where, f"{value!r} is not a number ({exc})", fix) from None
     if not getattr(val, "is_number", False):
-        raise SpecError(f"values[{key}]", f"{value!r} is not a number", f"e.g. values={{'{key}': 0.5}}")
-    check_assumptions(sym, val, f"values[{key}]", value)
+        raise SpecError(where, f"{short_repr(value)} is not a number", fix)
+    if val.is_finite is not True:                   # sp.oo, sp.nan: said so, whatever the symbol assumes
+        _real_finite(val, where, value, fix)
+    check_assumptions(sym, val, where, value)       # 1j for a real Δ: "Δ is a real symbol"
+    _real_finite(val, where, value, fix)            # 1j for a symbol without assumptions
     return sym
+
+
+def _real_finite(val, where: str, value, fix: str) -> None:
+    """:func:`~theorykit.spec.fields.check_real_finite` with the fix in Python's words."""
+    try:
+        check_real_finite(val, where, value)
+    except SpecError as exc:
+        raise SpecError(where, exc.problem, fix) from None
+
+
+def check_assumptions(sym, val, field: str, shown) -> None:
+    """Refuse a value that contradicts an assumption of ``sym`` (declared, or implied by those declared):
+    the derivation simplified with it (e.g. ``sqrt(D**2) = D`` for positive D), so any other value
+    would be silently wrong. ``field``: ``--set NAME`` (the command line: the fix names the spec file's
+    ``[symbols]``) or ``values[NAME]`` (Python: the fix names the symbol's assumptions, ``sp.Symbol``)."""
+    if not isinstance(sym, sp.Symbol):
+        return
+    facts = sym.assumptions0
+    if facts.get("real") and getattr(val, "is_extended_real", None) is False:    # 1j: not "not nonnegative"
+        raise SpecError(field, f"{shown} is complex ({sym} is a real symbol: it needs a real number)",
+                        f"give {sym} a real number, e.g. " + (f"--set {sym}=0.5" if field.startswith("--set")
+                                                               else f"values={{'{sym}': 0.5}}"))
+    declared = [k for k in SYMBOL_ASSUMPTIONS if k in facts]
+    for k in declared + sorted(set(facts) - set(declared)):
+        holds = getattr(val, f"is_{k}", None)
+        if holds is not None and holds != facts[k]:
+            how = "declared" if k in SYMBOL_ASSUMPTIONS else "by its declared assumptions"
+            other = ("change its assumptions under [symbols]" if field.startswith("--set") else
+                     f"build the task with {sym} declared otherwise, e.g. sp.Symbol('{sym}', real=True)")
+            raise SpecError(field, f"{sym} is {how} {k} = {str(facts[k]).lower()}, but {shown} is "
+                            f"{'' if holds else 'not '}{k}",
+                            f"give {sym} a value that is {'' if facts[k] else 'not '}{k}, or {other}")
+
+
+def parse_value(value: str, key) -> sp.Expr:
+    """A symbol's value given as a string (``"sqrt(2)"``, ``"6/5"``): a number read by
+    :func:`~theorykit.spec.expr.parse_expr`, never ``eval``; anything else is refused as not a number."""
+    try:
+        return parse_expr(value, {}, f"values[{key}]")
+    except SpecError as exc:
+        raise SpecError(f"values[{key}]", f"{value!r} is not a number ({exc.problem})",
+                        f"e.g. values={{'{key}': 0.5}}") from None
 
 
 def exact_values(values: Mapping) -> dict:

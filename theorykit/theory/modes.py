@@ -36,7 +36,7 @@ import sympy as sp
 
 from ..errors import SpecError
 from ..spec.expr import exact_floats
-from ..spec.task import check_assumptions
+from ..spec.values import check_assumptions
 from ..spec.values import exact_values
 from .radicals import _square_roots_multiplied_out, _unit, zero_by_radical_reduction
 # the typeset results and their exact text live in .display; importable from here as before

@@ -1,0 +1,75 @@
+"""Four rough edges a previous helper found and left (session 149, helper h156).
+
+1. ``tk.structure("ring", 4)`` refused in a spec file's words, naming a field no Python caller wrote
+   (``data.structure: … n = 8 … (fix: use n = 8 …)``). Called from Python it now refuses as ``tk.ring(4)``
+   does, naming ``n`` in Python's words; a bad structure names the keyword ``spec``. :func:`contexts`, which
+   passes its own field (``data.blocks[2]``), keeps it.
+2. ``tk.xor_margin().subs({"Delta": True})`` (and ``.numeric``) crashed with an AttributeError of SymPy's;
+   ``None`` with a SympifyError; ``1j``, ``nan`` for a symbol without assumptions were blamed on
+   ``data.inputs[2][0]``. A symbol's value now goes through the one check of every ``values=``
+   (``theorykit.spec.values.checked_value``, as ``Derivation`` and ``simulate`` check them), naming
+   ``values[NAME]`` and giving a fix in Python's words.
+3. Counts of 1 with a plural noun: "1 widths for 2 pathways", "1 hidden units", "1 ranks", "1 checkpoints",
+   "n·k = 1 datapoints", "1 gates for 1 items × 1 contexts".
+4. ``tk.Task([5], [[1]])`` was refused as "a flat list of 1 entries: one datapoint of 1 features, or 1
+   datapoints of one feature?": both readings are the same 1 × 1 matrix, so a flat list of one entry is taken.
+"""
+import numpy as np
+import pytest
+import sympy as sp
+
+import theorykit as tk
+from theorykit.analysis._runs import train_gdln, train_gdln_many
+from theorykit.analysis.compare import Comparison
+from theorykit.analysis.predict_share import share_hidden, share_mass
+from theorykit.errors import SpecError
+from theorykit.spec.task import structure
+from theorykit.theory.display import Ranking
+from theorykit.theory.lemmas import classify_context_gating, gate_census, pattern_from_gates
+
+
+def _refusal(call) -> SpecError:
+    with pytest.raises(SpecError) as ei:
+        call()
+    return ei.value
+
+
+# ------------------------------------------------------------------------------------------------
+# 2. a symbol's value in Task.subs / Task.numeric: the one check
+# ------------------------------------------------------------------------------------------------
+A = sp.Symbol("a")                     # no assumptions: only the value check can refuse 1j or oo here
+PLAIN = tk.Task([[1, A]], [[1, 2]], {"a": A})
+BAD = [True, np.bool_(False), sp.true, "x", None, 1j, float("nan"), float("inf"), sp.oo, sp.nan, sp.zoo, sp.I]
+
+
+@pytest.mark.parametrize("method", ["subs", "numeric"])
+@pytest.mark.parametrize("value", BAD, ids=repr)
+@pytest.mark.parametrize("task,name", [(tk.xor_margin(), "Delta"), (PLAIN, "a")], ids=["xor", "plain"])
+def test_a_value_that_is_no_finite_real_number_is_refused_naming_the_symbol(task, name, value, method):
+    err = _refusal(lambda: getattr(task, method)({name: value}))
+    assert err.field == f"values[{name}]", str(err)
+    assert f"values={{'{name}': 0.5}}" in err.fix, str(err)            # the fix in Python's words
+
+
+@pytest.mark.parametrize("value", [True, None, float("nan"), 1j], ids=repr)
+def test_the_task_refuses_as_the_derivation_does(value):
+    """One check: Derivation.predict_loss refuses the value with the same message as Task.numeric."""
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"], tk.Training(lr=0.01, a0=1e-3))
+    der = tk.Derivation(spec)
+    from_der = _refusal(lambda: der.predict_loss([0.0, 1.0], values={"Delta": value}))
+    assert str(_refusal(lambda: spec.task.numeric({"Delta": value}))) == str(from_der)
+
+
+def test_good_values_still_substitute():
+    """xor_margin's third row is (Δ, Δ, −Δ, −Δ) (its docstring): Δ = 0.5, "sqrt(2)" and 1/3 exactly."""
+    task = tk.xor_margin()
+    X, Y = task.numeric({"Delta": 0.5})
+    assert X[2].tolist() == [0.5, 0.5, -0.5, -0.5] and Y.tolist() == [[1, 1, -1, -1]]
+    assert task.subs({"Delta": "sqrt(2)"}).X[2, :] == sp.Matrix([[sp.sqrt(2), sp.sqrt(2), -sp.sqrt(2), -sp.sqrt(2)]])
+    assert task.subs({"Delta": sp.Rational(1, 3)}).X[2, 0] == sp.Rational(1, 3)
+    assert PLAIN.numeric({"a": -2})[0].tolist() == [[1.0, -2.0]]          # no assumption: a negative value is fine
+
+
+def test_a_misspelt_name_is_still_reported_with_the_missing_symbols():
+    err = _refusal(lambda: tk.xor_margin().numeric({"delta": 0.5}))
+    assert err.field == "symbols" and "['delta'] given a value but not a symbol" in err.problem
