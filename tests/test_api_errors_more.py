@@ -32,7 +32,7 @@ def _field(call):
     (lambda: tk.cross(4), "n"),
     (lambda: tk.structure("identity", 0), "n"),        # was an empty 0 × 0 matrix
     (lambda: tk.structure("identity", -2), "n"),       # SymPy ValueError
-    (lambda: tk.structure(None, 8), "data.structure"),  # SymPy TypeError
+    (lambda: tk.structure(None, 8), "spec"),            # SymPy TypeError; the keyword (was data.structure)
     (lambda: tk.contexts(common=None), "common"),     # the keyword (a spec file: data.common)
     (lambda: tk.contexts(context_scale=0), "context_scale"),     # refused in a spec file, ran here
     (lambda: tk.contexts(context_scale=-1), "context_scale"),

@@ -35,6 +35,47 @@ def _refusal(call) -> SpecError:
 
 
 # ------------------------------------------------------------------------------------------------
+# 1. tk.structure from Python: refusals in Python's words
+# ------------------------------------------------------------------------------------------------
+def test_structure_ring_of_4_refuses_as_ring_does():
+    err = _refusal(lambda: tk.structure("ring", 4))
+    assert str(err) == "n: 'ring' is defined for n=8 items, got n=4 (fix: use n=8 or another structure)", str(err)
+    assert str(err) == str(_refusal(lambda: tk.ring(4)))         # the second way to ask, the same words
+
+
+@pytest.mark.parametrize("name,n,direct", [("cross", 4, tk.cross), ("hierarchy", 6, tk.hierarchy),
+                                           ("ring", 7, tk.ring)])
+def test_each_named_structure_refuses_as_its_own_function(name, n, direct):
+    err = _refusal(lambda: tk.structure(name, n))
+    assert err.field == "n" and str(err) == str(_refusal(lambda: direct(n)))
+    assert "n = " not in str(err) and "data." not in str(err)      # no spec file's words
+
+
+def test_a_bad_structure_names_the_keyword_spec():
+    """tk.structure's first parameter is ``spec`` (its signature): a refusal of it names that keyword."""
+    import inspect
+    assert list(inspect.signature(tk.structure).parameters)[:2] == ["spec", "n"]
+    for bad in (None, "spiral", [[1, 0, 0]]):                        # [[1, 0, 0]]: 3 columns for n = 2 items
+        assert _refusal(lambda: tk.structure(bad, 2)).field == "spec"
+
+
+def test_a_structure_named_by_a_spec_field_keeps_that_field_and_its_words():
+    """contexts passes the field its structure came from (data.blocks[1]): the refusal names it, in the spec
+    file's words; tk.contexts puts them in Python's, naming the keyword blocks[2]."""
+    err = _refusal(lambda: structure("ring", 4, "data.blocks[1]"))
+    assert err.field == "data.blocks[1]" and "n = 8" in err.problem
+    err = _refusal(lambda: tk.contexts(n=4, blocks=["hierarchy", "hierarchy", "ring"]))
+    assert str(err) == "blocks[2]: 'ring' is defined for n=8 items, got n=4 (fix: use n=8 or another structure)"
+
+
+def test_structures_still_build():
+    """identity of 3 is I₃; the ring is 15 rows of 8 items (its docstring: row 0 all ones)."""
+    assert tk.structure("identity", 3) == sp.eye(3)
+    R = tk.structure("ring", 8)
+    assert R.shape == (15, 8) and list(R[0, :]) == [1] * 8
+
+
+# ------------------------------------------------------------------------------------------------
 # 2. a symbol's value in Task.subs / Task.numeric: the one check
 # ------------------------------------------------------------------------------------------------
 A = sp.Symbol("a")                     # no assumptions: only the value check can refuse 1j or oo here

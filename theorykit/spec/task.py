@@ -459,12 +459,16 @@ def ring(n: int = 8) -> sp.Matrix:
 _STRUCTURES = {"hierarchy": as_command(hierarchy), "cross": as_command(cross), "ring": as_command(ring), "identity": sp.eye}
 
 
-def structure(spec, n: int, field: str = "data.structure", *, limits: "Limits | None" = None) -> sp.Matrix:
+@keyword_errors(STRUCTURE_KEYWORDS)
+def structure(spec, n: int, field: str | None = None, *, limits: "Limits | None" = None) -> sp.Matrix:
     """A structure matrix (features × items) from a name or an explicit matrix (a named one is
-    size-guarded by ``limits``, as :func:`hierarchy`)."""
+    size-guarded by ``limits``, as :func:`hierarchy`). ``field``: the spec file's field it comes from
+    (:func:`contexts` passes ``data.common``), which every refusal then names; None, as you call it:
+    a refusal names ``spec`` or ``n``, in Python's words (``tk.structure("ring", 4)`` as ``tk.ring(4)``)."""
     n = _n_arg(n)
+    own = field or "spec"
     if isinstance(spec, str):
-        choice(spec, field, sorted(_STRUCTURES), f"use one of {sorted(_STRUCTURES)} or a matrix",
+        choice(spec, own, sorted(_STRUCTURES), f"use one of {sorted(_STRUCTURES)} or a matrix",
                problem=f"unknown structure {spec!r}")
         try:
             if spec == "hierarchy":                      # the two that grow with n, size-guarded
@@ -472,14 +476,16 @@ def structure(spec, n: int, field: str = "data.structure", *, limits: "Limits | 
             if spec == "identity":
                 _size_guard("the identity structure", f"{n} × {n} (features × items)", "n", n, n, 0, n, limits)
             return _STRUCTURES[spec](n)
-        except SpecError as err:          # name the field the structure came from
+        except SpecError as err:          # name the field the structure came from; from Python n, as it is
+            if field is None:
+                raise
             raise SpecError(field, err.problem, err.fix, err.keyword_fix, err.keyword_problem) from None  # both kept
     if spec is None or isinstance(spec, (numbers.Number, sp.Expr)):
-        raise SpecError(field, f"expected a structure name or a matrix, got {type_name(spec)} {short_repr(spec)}",
+        raise SpecError(own, f"expected a structure name or a matrix, got {type_name(spec)} {short_repr(spec)}",
                         f"use one of {sorted(_STRUCTURES)} or a features × items matrix")
-    M = _matrix_arg(spec, field)
+    M = _matrix_arg(spec, own)
     if M.cols != n:
-        raise SpecError(field, f"a given structure must have {counted(n, 'column')} (n={n} items), got {M.cols}",
+        raise SpecError(own, f"a given structure must have {counted(n, 'column')} (n={n} items), got {M.cols}",
                         "give a features × items matrix")
     return M
 
