@@ -114,3 +114,19 @@ def test_good_values_still_substitute():
 def test_a_misspelt_name_is_still_reported_with_the_missing_symbols():
     err = _refusal(lambda: tk.xor_margin().numeric({"delta": 0.5}))
     assert err.field == "symbols" and "['delta'] given a value but not a symbol" in err.problem
+
+
+# ------------------------------------------------------------------------------------------------
+# 4. a flat list of one entry: both readings are the same 1 × 1 task
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("X,Y,x", [([5], [[1]], 5), ([[5]], [1], 5), (np.array([0.5]), (1,), sp.Rational(1, 2)),
+                                   (["sqrt(2)"], [[1]], sp.sqrt(2))], ids=["list", "targets", "array", "string"])
+def test_one_entry_is_the_one_by_one_matrix(X, Y, x):
+    task = tk.Task(X, Y)
+    assert task.X == sp.Matrix([[x]]) and task.Y == sp.Matrix([[1]]) and (task.d, task.P, task.p) == (1, 1, 1)
+
+
+def test_two_entries_are_still_refused():
+    err = _refusal(lambda: tk.Task([5, 6], [[1, 2]]))
+    assert err.field == "data.inputs" and "flat list of 2 entries" in err.problem
+    assert _refusal(lambda: tk.Task([[5, 6]], np.array([1.0, 2.0]))).field == "data.targets"

@@ -232,11 +232,12 @@ def _double_array(M) -> bool:
 
 
 def _refuse_flat(M, field: str) -> None:
-    """A flat list (or 1-d array) of n numbers is refused: SymPy reads it as one column, one datapoint
-    of n features, where a user often means n datapoints of one feature. Datapoints are columns."""
-    flat = (isinstance(M, np.ndarray) and M.ndim == 1) or (
+    """A flat list (or 1-d array) of n ≥ 2 numbers is refused: SymPy reads it as one column, one datapoint
+    of n features, where a user often means n datapoints of one feature. Datapoints are columns. One
+    number (``[5]``) is taken: both readings are the same 1 × 1 matrix."""
+    flat = ((isinstance(M, np.ndarray) and M.ndim == 1) or (
         isinstance(M, (list, tuple)) and len(M) > 0
-        and not any(isinstance(v, (list, tuple, np.ndarray, sp.MatrixBase)) for v in M))
+        and not any(isinstance(v, (list, tuple, np.ndarray, sp.MatrixBase)) for v in M))) and len(M) != 1
     if flat:
         n = len(M)
         raise SpecError(field, f"is a flat list of {n} entries: one datapoint of {n} features, or {n} datapoints "
