@@ -21,7 +21,8 @@ def test_family_a0s_refuses_fewer_units_than_pathways_by_name(H, m, masses):
     with pytest.raises(SpecError) as ei:
         family_a0s(0.01, H, m, masses)
     assert ei.value.field == "H"
-    assert f"{H} hidden units" in ei.value.problem and f"use H >= {m}" in ei.value.fix
+    units = "1 hidden unit " if H == 1 else f"{H} hidden units "       # a count of 1 takes the singular
+    assert ei.value.problem.startswith(units) and f"use H >= {m}" in ei.value.fix
 
 
 def test_family_a0s_refuses_masses_of_another_count_than_the_pathways():

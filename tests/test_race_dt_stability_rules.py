@@ -194,8 +194,8 @@ def test_share_mass_refuses_fewer_units_than_pathways():
         with pytest.raises(SpecError) as info:
             share_mass(H, masses)
         assert info.value.field == "H"
-        assert info.value.problem == (f"{H} hidden units cannot give each of the {len(masses)} pathways at least one "
-                                      "unit")
+        whom = "the one pathway" if len(masses) == 1 else f"each of the {len(masses)} pathways"   # 1: singular
+        assert info.value.problem == f"{H} hidden units cannot give {whom} at least one unit"
         assert info.value.fix == f"use H >= {len(masses)} (one unit per pathway at least), or fewer pathways"
     # H = m: one each (the H − m = 0 others shared by none); H = 5 over masses 0.5, 0.3, 0.2: 1 each and the
     # other 2 by largest remainder: 2·(0.5, 0.3, 0.2) = (1, 0.6, 0.4) → floors (1, 0, 0), one more to 0.6: (2, 2, 1)

@@ -117,6 +117,50 @@ def test_a_misspelt_name_is_still_reported_with_the_missing_symbols():
 
 
 # ------------------------------------------------------------------------------------------------
+# 3. a count of 1 takes the singular
+# ------------------------------------------------------------------------------------------------
+X2 = np.array([[1.0, 0, 1, -1], [0, 1, 1, 2]])             # d = 2, P = 4
+Y1 = np.array([[1.0, -1, 0.5, 2]])                          # p = 1
+
+
+def test_train_gdln_counts_widths_and_width_lists():
+    G = np.array([[1, 1, 0, 0], [0, 1, 1, 1]], float)
+    err = _refusal(lambda: train_gdln(X2, Y1, G, hidden=[2], lr=0.1, steps=1, seeds=1, every=1))
+    assert err.problem == "1 width for 2 pathways", err.problem
+    err = _refusal(lambda: train_gdln_many(X2, Y1, [G], [[1, 1], [2]], lr=0.1, steps=1, seeds=1, every=1))
+    assert err.problem == "2 width lists for 1 gating", err.problem
+
+
+def test_share_rules_count_one_hidden_unit_and_one_pathway():
+    for rule in (lambda: share_hidden(1, 3), lambda: share_mass(1, [0.5, 0.3, 0.2])):
+        assert _refusal(rule).problem == "1 hidden unit cannot give each of the 3 pathways at least one unit"
+    for rule in (lambda: share_hidden(0, 1), lambda: share_mass(0, [1.0])):
+        assert _refusal(rule).problem == "0 hidden units cannot give the one pathway at least one unit"
+
+
+def test_lemmas_count_one_gate_item_context_and_datapoint():
+    err = _refusal(lambda: classify_context_gating([1, 0], 1, 1))        # n·k = 1 gate expected, 2 given
+    assert err.problem == "2 gates for 1 item × 1 context" and err.fix == "give 1 gate, context-major", str(err)
+    err = _refusal(lambda: pattern_from_gates([1, 0], 1, 1))
+    assert err.problem == "expected n·k = 1 datapoint (last axis), got 2", err.problem
+    err = _refusal(lambda: gate_census(np.ones((2, 2)), 1, 1))
+    assert "the last axis must be the 1 datapoint (n·k)" in err.problem, err.problem
+
+
+def test_a_ranking_counts_one_rank():
+    with pytest.raises(ValueError) as ei:
+        Ranking([("a", 1), ("b", 2)], ranks=[1])
+    assert str(ei.value) == "Ranking: 1 rank for 2 pathways; give one rank a pathway"
+
+
+def test_a_comparison_of_one_checkpoint_says_1_checkpoint():
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"], tk.Training(lr=0.01, a0=1e-3))
+    one = np.array([1.0])
+    cmp = Comparison(np.array([0]), np.array([0.0]), one, one, None, spec, 1e-3, 0.01, "mean")
+    assert f", {len(spec.pathways)} pathways, 1 checkpoint (steps 0…0);" in repr(cmp), repr(cmp)
+
+
+# ------------------------------------------------------------------------------------------------
 # 4. a flat list of one entry: both readings are the same 1 × 1 task
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("X,Y,x", [([5], [[1]], 5), ([[5]], [1], 5), (np.array([0.5]), (1,), sp.Rational(1, 2)),

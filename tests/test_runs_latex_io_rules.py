@@ -608,7 +608,7 @@ Y1 = np.array([[1.0, -1, 0.5, 2]])                          # p = 1
 
 
 @pytest.mark.parametrize("kw,field,words", [
-    (dict(hidden=[2]), "hidden", "1 widths for 2 pathways"),
+    (dict(hidden=[2]), "hidden", "1 width for 2 pathways"),
     (dict(hidden=[2, 2], depth=4), "depth", "depth: 4 is out of range: must be between 2 and 3 (fix: use 2 or 3)"),
     (dict(hidden=[2, 2], depth=1), "depth", "depth: 1 is out of range: must be between 2 and 3 (fix: use 2 or 3)"),
     (dict(hidden=[2, 2], depth=2, shared_first=4), "depth", "shared_first needs depth 3, got 2"),

@@ -179,7 +179,9 @@ def test_share_hidden_refuses_fewer_units_than_pathways(H, m):
     for rule in (lambda: share_hidden(H, m), lambda: share_mass(H, [1.0] * m)):
         with pytest.raises(SpecError) as info:
             rule()
-        assert info.value.field == "H" and f"{H} hidden units cannot give each of the {m} pathways" in info.value.problem
+        units = "1 hidden unit" if H == 1 else f"{H} hidden units"          # a count of 1 takes the singular
+        whom = "the one pathway" if m == 1 else f"each of the {m} pathways"
+        assert info.value.field == "H" and f"{units} cannot give {whom}" in info.value.problem
         assert info.value.fix.startswith(f"use H >= {m}")
 
 

@@ -186,7 +186,7 @@ def train_gdln(X, Y, gates, *, hidden: Sequence[int], lr: float, steps: int, see
     K = G.shape[0]
     hidden = [_width(h, f"hidden[{j}]") for j, h in enumerate(hidden)]     # 2.5 is refused, not cut to 2
     if len(hidden) != K:
-        raise SpecError("hidden", f"{len(hidden)} widths for {K} pathways", "give one width per pathway")
+        raise SpecError("hidden", f"{counted(len(hidden), 'width')} for {counted(K, 'pathway')}", "give one width per pathway")
     Ht = sum(hidden)
     depth = integer(depth, "depth", lo=2, hi=3, fix="use 2 or 3")
     if shared_first is not None:
@@ -223,14 +223,14 @@ def train_gdln_many(X, Y, gate_sets: Sequence, hidden_sets: Sequence, *, lr: flo
     seed is one member of one compiled ensemble (Algorithm 1's elbow: K = 1 … 8 in one call)."""
     loss_name(loss)
     if len(gate_sets) != len(hidden_sets):
-        raise SpecError("hidden", f"{len(hidden_sets)} width lists for {len(gate_sets)} gatings", "give one per gating")
+        raise SpecError("hidden", f"{counted(len(hidden_sets), 'width list')} for {counted(len(gate_sets), 'gating')}", "give one per gating")
     X, Y = jnp.asarray(X, jnp.float64), jnp.asarray(Y, jnp.float64)
     P = X.shape[1]
     units = []
     for i, (G, hidden) in enumerate(zip(gate_sets, hidden_sets)):
         G = np.asarray(G, float)
         if G.ndim != 2 or G.shape[1] != P or G.shape[0] != len(hidden):
-            raise SpecError("gates", f"a gating of shape {G.shape} with {len(hidden)} widths, for {P} datapoints",
+            raise SpecError("gates", f"a gating of shape {G.shape} with {counted(len(hidden), 'width')}, for {counted(P, 'datapoint')}",
                             "give one row of P gates per pathway and one width per pathway")
         units.append(np.repeat(G, [_width(h, f"hidden_sets[{i}][{j}]") for j, h in enumerate(hidden)], axis=0))
     runs = [None] * len(units)

@@ -52,7 +52,7 @@ class Comparison:
     def __repr__(self):     # one line (the dataclass's own printed every array and the spec's task)
         ag = self.agreement()
         race = f", race {ag['race_vs_run']:.3f}" if "race_vs_run" in ag else ""
-        return (f"Comparison({self.spec.name!r}, {counted(len(self.spec.pathways), 'pathway')}, {len(self.steps)} checkpoints "
+        return (f"Comparison({self.spec.name!r}, {counted(len(self.spec.pathways), 'pathway')}, {counted(len(self.steps), 'checkpoint')} "
                 f"(steps {int(self.steps[0])}…{int(self.steps[-1])}); max gap / L(0): GDLN {ag['gdln_vs_run']:.3f}{race})")
 
     @property
@@ -84,7 +84,7 @@ class Comparison:
                 ax.plot(self.steps, self.race_loss, "--", color="C3", label="race reduction (theory)")
             ax.set_xlabel("gradient step")
             ax.set_ylabel(f"loss, ½ ‖y − ŷ‖² {'summed' if self.loss == 'sum' else 'averaged'} over the "
-                          f"{self.spec.task.P} datapoints", fontsize=9)
+                          f"{counted(self.spec.task.P, 'datapoint')}", fontsize=9)
             if log:
                 ax.set_yscale("log")
         axes[0].legend(fontsize=8)
@@ -187,7 +187,7 @@ def render_html(cmp: Comparison, figures: dict) -> str:
         H.append(f"<tr><td>{int(s)}</td><td>{cmp.run_loss[i]:.6g}</td><td>{cmp.gdln_loss[i]:.6g}</td><td>{r}</td></tr>")
     H.append("</tbody></table>")
     return report_page(f"theorykit compare: {cmp.spec.name}", f"{cmp.spec.name} against the run it was found in",
-                       f"{counted(len(cmp.spec.pathways), 'pathway')}; {len(cmp.steps)} checkpoints, steps "
+                       f"{counted(len(cmp.spec.pathways), 'pathway')}; {counted(len(cmp.steps), 'checkpoint')}, steps "
                        f"{int(cmp.steps[0])}…{int(cmp.steps[-1])}; lr {cmp.lr:g}, loss {html_escape(cmp.loss)}; "
                        f"a0 = {cmp.a0:.3g} (a0 rule at the first checkpoint).", rows, cmp.notes, figures, H)
 

@@ -26,7 +26,8 @@ def _check_units(H: int, m: int) -> None:
     """Refuse H < m by name (field ``H``): m ≥ 1 pathways need one unit each at least (the width rules gave
     widths of 0 before: ``[1, 0, 0]`` for H = 1, m = 3)."""
     if m >= 1 and H < m:
-        raise SpecError("H", f"{H} hidden units cannot give each of the {m} pathways at least one unit",
+        whom = "the one pathway" if m == 1 else f"each of the {m} pathways"
+        raise SpecError("H", f"{counted(H, 'hidden unit')} cannot give {whom} at least one unit",
                         f"use H >= {m} (one unit per pathway at least), or fewer pathways")
 
 

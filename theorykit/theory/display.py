@@ -13,6 +13,7 @@ import difflib
 import sympy as sp
 
 from ..errors import UnknownKeyError
+from ..io import counted
 from ..spec.fields import Typeset, tex_label
 from .radicals import exactly_equal
 
@@ -105,7 +106,7 @@ class Ranking(Typeset, list):
         super().__init__(pairs)
         self.ranks = list(range(1, len(self) + 1)) if ranks is None else list(ranks)
         if len(self.ranks) != len(self):
-            raise ValueError(f"Ranking: {len(self.ranks)} ranks for {len(self)} pathways; give one rank a pathway")
+            raise ValueError(f"Ranking: {counted(len(self.ranks), 'rank')} for {counted(len(self), 'pathway')}; give one rank a pathway")
 
     def _repr_latex_(self):
         rows = [f"{r}.\\ {tex_label(n)}: & s = {exact_latex(s)}" for r, (n, s) in zip(self.ranks, self)]

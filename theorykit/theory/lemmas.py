@@ -33,6 +33,7 @@ import sympy as sp
 
 from ..curves import _floats
 from ..errors import SpecError
+from ..io import counted
 from ..linalg import unit_columns
 from ..spec.fields import integer, real
 from ..spec.limits import (ALL_PATTERNS_MAX, POLY_BERNOULLI_MAX_BITS, POLY_BERNOULLI_MAX_WORK, REALISABLE_MAX_ORDERINGS,
@@ -208,7 +209,7 @@ def pattern_from_gates(gates: Sequence, n: int, k: int) -> np.ndarray:
     """n × k pattern from a gate vector over the P = n·k context-major datapoints (or H × P → H × n × k)."""
     g = np.asarray(gates).astype(bool)
     if g.shape[-1] != n * k:
-        raise SpecError("gates", f"expected n·k = {n * k} datapoints (last axis), got {g.shape[-1]}",
+        raise SpecError("gates", f"expected n·k = {counted(n * k, 'datapoint')} (last axis), got {g.shape[-1]}",
                         "give one gate per datapoint, context-major (P = n·k), or the n and k of the task")
     return np.swapaxes(g.reshape(g.shape[:-1] + (k, n)), -1, -2)
 
@@ -384,7 +385,8 @@ def classify_context_gating(pattern, n: int, k: int) -> str:
     G = binary(pattern, "pattern")
     if G.ndim == 1:
         if G.size != n * k:
-            raise SpecError("pattern", f"{G.size} gates for {n} items × {k} contexts", f"give {n * k} gates, context-major")
+            raise SpecError("pattern", f"{counted(G.size, 'gate')} for {counted(n, 'item')} × {counted(k, 'context')}",
+                              f"give {counted(n * k, 'gate')}, context-major")
         G = pattern_from_gates(G, n, k)
     if G.shape != (n, k):
         raise SpecError("pattern", f"expected an {n} × {k} pattern, got shape {G.shape}", "give items × contexts")
@@ -405,7 +407,7 @@ def gate_census(gates: np.ndarray, n: int, k: int) -> dict:
     n, k = _sizes(n, k)
     G = binary(gates)
     if G.ndim < 2 or G.shape[-1] != n * k:
-        raise SpecError("gates", f"shape {G.shape}: the last axis must be the {n * k} datapoints (n·k)",
+        raise SpecError("gates", f"shape {G.shape}: the last axis must be the {counted(n * k, 'datapoint')} (n·k)",
                         "give units × datapoints (transpose datapoints × units)")
     cls = UnitGates(G.reshape(-1, n * k), blocks=k).lemma_classes()
     return {c: int(np.sum(cls == c)) for c in GATE_CLASSES}
@@ -423,7 +425,7 @@ def context_gating_mismatch(pre: np.ndarray, n: int, k: int) -> np.ndarray:
     n, k = _sizes(n, k)
     pre = _floats(pre, "pre", "give H × P pre-activations as an array")
     if pre.ndim < 1 or pre.shape[-1] != n * k:          # reshape's error, or a transposed P × H read as other units
-        raise SpecError("pre", f"shape {pre.shape}: the last axis must be the {n * k} datapoints (n·k)",
+        raise SpecError("pre", f"shape {pre.shape}: the last axis must be the {counted(n * k, 'datapoint')} (n·k)",
                         "give units × datapoints (transpose datapoints × units)")
     pre = pre.reshape(-1, k, n)                                    # H × k × n
     neg = np.maximum(-pre, 0).sum(axis=2)                          # cost of "on for context c"
