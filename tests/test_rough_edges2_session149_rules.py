@@ -111,6 +111,25 @@ def test_good_values_still_substitute():
     assert PLAIN.numeric({"a": -2})[0].tolist() == [[1.0, -2.0]]          # no assumption: a negative value is fine
 
 
+def test_an_expression_in_the_tasks_symbols_is_still_substituted():
+    """Task.subs replaces a symbol by an expression in the task's own symbols (a → 2b), as before; the
+    symbol's assumptions still hold it (a negative symbol for the nonnegative Δ is refused)."""
+    b = sp.Symbol("b")
+    task = tk.Task([[1, A]], [[1, b]], {"a": A, "b": b})
+    assert task.subs({"a": 2 * b}).X == sp.Matrix([[1, 2 * b]])
+    neg = sp.Symbol("m", negative=True)
+    err = _refusal(lambda: tk.Task(tk.xor_margin().X, [[1, 1, -1, -1]], {"Delta": tk.xor_margin().symbols["Delta"],
+                                                                          "m": neg}).subs({"Delta": neg}))
+    assert err.field == "values[Delta]" and "nonnegative" in err.problem
+
+
+def test_a_symbol_is_no_boolean_to_the_value_check():
+    """SymPy's Symbol is a Boolean too (it can stand in logic): a symbol value is refused as not a number."""
+    from theorykit.spec.values import checked_value
+    err = _refusal(lambda: checked_value(tk.xor_margin(), "Delta", sp.Symbol("x")))
+    assert err.problem == "x is not a number", err.problem
+
+
 def test_a_misspelt_name_is_still_reported_with_the_missing_symbols():
     err = _refusal(lambda: tk.xor_margin().numeric({"delta": 0.5}))
     assert err.field == "symbols" and "['delta'] given a value but not a symbol" in err.problem

@@ -112,8 +112,12 @@ class Task:
         checked_values_map(values, self.symbols)
         own = set(self.symbols.values())
         for k, v in (values or {}).items():     # Δ = −2, True, None, 1j, nan: refused as Derivation and simulate do
-            if check and ((k in self.symbols) if isinstance(k, str) else (k in own)):
-                checked_value(self, k, v)       # a name no symbol has: reported by subs, or with the missing ones
+            if not check or ((k not in self.symbols) if isinstance(k, str) else (k not in own)):
+                continue                        # a name no symbol has: reported by subs, or with the missing ones
+            if isinstance(v, sp.Expr) and v.free_symbols:       # an expression in symbols (subs a → 2*b): no value
+                check_assumptions(self.symbols.get(k, k), v, f"values[{k}]", v)
+            else:
+                checked_value(self, k, v)
         return {self.symbols.get(k, k) if isinstance(k, str) else k:
                 parse_value(v, k) if isinstance(v, str) else v for k, v in (values or {}).items()}
 

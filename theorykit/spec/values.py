@@ -44,7 +44,7 @@ def checked_value(task, key, value):
                         f"to jit, vmap or differentiate over {key}, {arg}" if traced else
                         f"pass float(x) for one value; to jit, vmap or differentiate over {key}, {arg}")
     where, fix = f"values[{key}]", f"give {key} a finite real number, e.g. values={{'{key}': 0.5}}"
-    if isinstance(value, (bool, np.bool_, sp.logic.boolalg.Boolean)):   # True: 1 to Python, no number to SymPy
+    if isinstance(value, (bool, np.bool_, sp.logic.boolalg.BooleanAtom)):   # True: 1 to Python, no number to SymPy
         raise SpecError(where, f"needs a number, got {type_name(value)} {short_repr(value)}", fix)
     try:
         val = sp.sympify(exact_values({key: value})[key])
