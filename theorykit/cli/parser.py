@@ -21,6 +21,7 @@ EPILOG = """examples:
   theorykit validate xor --quick --out results/
   theorykit validate all --quick --out results/
   theorykit find-gates contexts --K 4 --seeds 2 --out found.toml
+  python examples/own_network/train_digits.py --out run/
   theorykit find-gates --checkpoints 'run/step_*.safetensors' --data run/data.npz --out found.toml
   theorykit compare found.toml --checkpoints 'run/step_*.safetensors' --data run/data.npz --out cmp/
   theorykit bench --quick
@@ -36,6 +37,47 @@ exit status: 0 done; 1 a validation suite failed (validate: the other suites sti
   141 stdout closed by its reader before the output ended (| head): the rest of the text is
   dropped without a message, and the command still runs to its end and writes its files
 """
+
+#: each command's own examples, the end of its --help, run as written from the checkout's root (the
+#: paths examples/... are its files; run/ is made by the training script of docs/own_network.md)
+_OWN_RUN = "python examples/own_network/train_digits.py --out run/"
+EXAMPLES = {
+    "check": ["theorykit check examples/xor_linear.toml --set Delta=0.5"],
+    "derive": ["theorykit derive examples/xor_linear.toml --set Delta=0.5 --times 0,100,1000 --json out.json "
+               "--latex out.tex"],
+    "simulate": ["theorykit simulate examples/xor_linear.toml --set Delta=0.5 --seeds 4 --steps 2000 --compare "
+                 "--json sim.json --plot sim.png"],
+    "validate": ["theorykit validate xor --quick --out results/"],
+    "find-gates": ["theorykit find-gates xor-margin --set Delta=1 --out found.toml", _OWN_RUN,
+                   "theorykit find-gates --checkpoints 'run/step_*.safetensors' --data run/data.npz --out found.toml"],
+    "race-exhaust": ["theorykit race-exhaust --k 3 --out results/"],
+    "sweep": ["theorykit sweep examples/xor_linear.toml --grid Delta=0:2:21 --grid lr=0.01,0.05 --seeds 4 "
+              "--steps 2000 --out sweep/"],
+    "compare": [_OWN_RUN, "theorykit find-gates --checkpoints 'run/step_*.safetensors' --data run/data.npz --out found.toml",
+                "theorykit compare found.toml --checkpoints 'run/step_*.safetensors' --data run/data.npz --out cmp/"],
+    "predict": ["theorykit predict examples/predict/xor_data.toml --hidden 128 --set Delta=0.5 --out pred.toml"],
+    "rerun": ["theorykit simulate examples/xor_linear.toml --set Delta=0.5 --steps 2000 --json sim.json",
+              "theorykit rerun sim.json"],
+    "bench": ["theorykit bench --quick"],
+}
+
+
+class _KeepExamples(argparse.HelpFormatter):
+    """argparse's formatter, but the examples (the epilog) are left one command a line, as written."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith("example"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def _add_examples(parser) -> None:
+    """End each command's --help with its :data:`EXAMPLES`."""
+    for name, sp_ in commands(parser).items():
+        lines = EXAMPLES[name]
+        sp_.epilog = ("examples:\n" if len(lines) > 1 else "example:\n") + "\n".join("  " + ln for ln in lines)
+        if sp_.formatter_class is argparse.HelpFormatter:
+            sp_.formatter_class = _KeepExamples
 
 
 def _version() -> str:
@@ -466,6 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --repl: also measure another checkout of theorykit (e.g. a git worktree of an earlier "
                         "commit) in the same sitting, and print old/new ratios")
     _common(b, "bench", limits=False, progress="lines (one as each part starts)")
+    _add_examples(p)
     return p
 
 
