@@ -79,3 +79,45 @@ def test_the_check_and_derive_examples_of_their_help_run_as_written(tmp_path, mo
     assert json.loads((tmp_path / "out.json").read_text())["spec"] == "xor-linear"
     assert (tmp_path / "out.tex").read_text().startswith("\\documentclass")
 
+
+# ------------------------------------------------------------------------------------------------
+# rerun of a validation result says what it is and how to run it again
+# ------------------------------------------------------------------------------------------------
+# Before: `theorykit validate xor --quick --out results/` and then `theorykit rerun results/xor.json`
+# answered "error in provenance: results/xor.json has no provenance record (results written before it
+# was recorded have none) (fix: make the result again with this theorykit, then rerun it)": the file had
+# just been made by this theorykit, and making it again changes nothing. A suite's result (and
+# validate all's results.json) records no command: rerun does not rerun suites. Now the message says
+# which suite's result it is and gives the command that runs it again.
+def _rerun_error(path, capsys):
+    assert main(["rerun", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("theorykit: error in provenance: ") and "\n" not in err, err
+    return err
+
+
+def test_rerun_of_a_suite_result_names_the_suite_and_the_command_that_runs_it_again(tmp_path, capsys):
+    # the fields every suite's result has (docs/contributing.md, "A validation suite"; validation/_common.py)
+    doc = {"suite": "xor", "mode": "quick", "description": "Section 3", "claims": [], "figures": [],
+           "seconds": 36.2, "cache_key": "674770c1"}
+    (tmp_path / "xor.json").write_text(json.dumps(doc))
+    err = _rerun_error(tmp_path / "xor.json", capsys)
+    assert "validation suite 'xor'" in err and "theorykit validate xor --quick --out" in err, err
+    assert "written before it was recorded" not in err
+    doc["mode"] = "full"
+    (tmp_path / "xor.json").write_text(json.dumps(doc))
+    assert "theorykit validate xor --full --out" in _rerun_error(tmp_path / "xor.json", capsys)
+
+
+def test_rerun_of_validate_alls_results_json_names_validate_all(tmp_path, capsys):
+    from theorykit.report import build_results          # the writer of results.json
+
+    (tmp_path / "results.json").write_text(json.dumps(build_results("quick", {})))
+    err = _rerun_error(tmp_path / "results.json", capsys)
+    assert "theorykit validate all --quick --out" in err and "written before it was recorded" not in err, err
+
+
+def test_rerun_of_a_json_that_is_no_result_of_theorykit_keeps_its_message(tmp_path, capsys):
+    """The case the old message was for: a JSON without a record that no validation wrote."""
+    (tmp_path / "old.json").write_text(json.dumps({"spec": "xor-linear", "loss": {"t": [0.0]}}))
+    assert "has no provenance record" in _rerun_error(tmp_path / "old.json", capsys)

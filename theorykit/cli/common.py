@@ -24,6 +24,7 @@ from ..spec.fields import NAME_MAX_LEN, fmt, integer, label, real, seed_value
 from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict, spec_to_toml
 from ..spec.limits import Limits, derivation_estimate, simulation_estimate
 from ..spec.ranges import time_limit_fix
+from ..suites import SUITES
 
 #: largest time (gradient steps) at which a loss may be asked for
 MAX_TIME = 1e12
@@ -31,6 +32,22 @@ MAX_TIME = 1e12
 DEFAULT_SEEDS = 4
 #: how the first line of a spec file a command writes begins: its record follows as JSON (``rerun`` reads it)
 COMMENT = "# made by theorykit: "
+
+
+def unrecorded(path, doc) -> tuple[str, str]:
+    """The problem and fix of a JSON result that ``rerun`` was given without a provenance record. A
+    validation suite's result (``validate NAME``: ``suite`` and ``mode``) or ``validate all``'s
+    results.json (``verdict_counts`` and ``mode``) records no command, as suites are not rerun: the fix
+    is the command that runs it again. Any other was written before results recorded how they were made."""
+    doc = doc if isinstance(doc, dict) else {}
+    name = doc.get("suite", "all" if "verdict_counts" in doc else None)
+    if doc.get("mode") in ("quick", "full") and name in (*SUITES, "all"):
+        what = "'validate all' (its results.json)" if name == "all" else f"validation suite {name!r}"
+        return (f"{path} is the result of the {what}, which rerun does not rerun: it records no command",
+                f"run the suite again into a new folder and compare: theorykit validate {name} --{doc['mode']} "
+                "--out NEW_DIR")
+    return (f"{path} has no provenance record (results written before it was recorded have none)",
+            "make the result again with this theorykit, then rerun it")
 
 
 def parse_times(text, default_max):

@@ -31,7 +31,7 @@ from ..spec.files import spec_from_dict, task_file
 from ..spec.limits import Limits, human_seconds
 from ..spec.toml_text import parse_toml
 from . import one_line, warning
-from .common import BUILTIN_TASKS, COMMENT, INPUT_OPTIONS, check_outputs, file_sha256, note, write_result
+from .common import BUILTIN_TASKS, COMMENT, INPUT_OPTIONS, check_outputs, file_sha256, note, unrecorded, write_result
 from .parser import build_parser, commands
 
 #: the commands whose results record how they were made, each with its output options: dest → what
@@ -102,8 +102,7 @@ def read_result(path: Path):
                             "give a result file theorykit wrote") from None
         rec, kind = doc.get("provenance") if isinstance(doc, dict) else None, "json"
         if rec is None:
-            raise SpecError("provenance", f"{path} has no provenance record (results written before it was "
-                            "recorded have none)", "make the result again with this theorykit, then rerun it")
+            raise SpecError("provenance", *unrecorded(path, doc))
     if not isinstance(rec, dict):
         raise SpecError("provenance", "is not a record (a JSON object)", AS_WRITTEN)
     for name in ("options", "inputs", "versions"):
