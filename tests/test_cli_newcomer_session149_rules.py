@@ -121,3 +121,25 @@ def test_rerun_of_a_json_that_is_no_result_of_theorykit_keeps_its_message(tmp_pa
     """The case the old message was for: a JSON without a record that no validation wrote."""
     (tmp_path / "old.json").write_text(json.dumps({"spec": "xor-linear", "loss": {"t": [0.0]}}))
     assert "has no provenance record" in _rerun_error(tmp_path / "old.json", capsys)
+
+
+# ------------------------------------------------------------------------------------------------
+# a spec for the wrong command: predict's input given to derive, simulate or check
+# ------------------------------------------------------------------------------------------------
+# Before: `theorykit derive examples/predict/xor_data.toml` (a spec of data and training, as predict
+# reads, with no pathways) answered "error in pathways: missing (fix: add [[pathways]] tables, or
+# reln = "..." under [data] for a built-in task)": nothing said that the file is predict's, and that
+# predict writes the spec with pathways that derive reads. Now the fix says so.
+@pytest.mark.parametrize("command", [["derive"], ["simulate", "--steps", "1"], ["check"], ["sweep", "--out", "{tmp}/s"]])
+def test_a_spec_without_pathways_names_predict_which_reads_it(command, tmp_path, capsys):
+    spec = str(ROOT / "examples" / "predict" / "xor_data.toml")
+    argv = [command[0], spec, *[a.format(tmp=tmp_path) for a in command[1:]], "--set", "Delta=0.5"]
+    if command[0] == "sweep":
+        argv = argv[:-2] + ["--grid", "Delta=0.5"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("theorykit: error in pathways: missing") and "\n" not in err, err
+    assert "theorykit predict" in err and "--hidden" in err and "[[pathways]]" in err, err
+    # and the command it names reads this very file: predict parses it (the run itself is predict's tests')
+    from theorykit.spec.files import read_toml
+    assert "pathways" not in read_toml(Path(spec)) and "data" in read_toml(Path(spec))

@@ -315,7 +315,9 @@ def _pathways(items, data, task):
     if items is None:
         if isinstance(data, dict) and "reln" in data:
             return _builtin_pathways(data, task)
-        raise SpecError("pathways", "missing", "add [[pathways]] tables, or reln = \"...\" under [data] for a built-in task")
+        raise SpecError("pathways", "missing", "add [[pathways]] tables, or reln = \"...\" under [data] for a built-in "
+                        "task; a spec of data and training alone is predict's: theorykit predict SPEC.toml --hidden 128 "
+                        "--out PRED.toml writes the ReLN it predicts as a spec with [[pathways]]")
     if isinstance(data, dict) and "reln" in data:
         raise SpecError("data.reln", "given together with [[pathways]]", "keep one: the built-in set or your pathways")
     if not isinstance(items, list) or not items:
