@@ -143,3 +143,57 @@ def test_a_spec_without_pathways_names_predict_which_reads_it(command, tmp_path,
     # and the command it names reads this very file: predict parses it (the run itself is predict's tests')
     from theorykit.spec.files import read_toml
     assert "pathways" not in read_toml(Path(spec)) and "data" in read_toml(Path(spec))
+
+
+# ------------------------------------------------------------------------------------------------
+# progress on a log or a pipe: an estimate of the time left, as the terminal's bar has
+# ------------------------------------------------------------------------------------------------
+# Before: `theorykit find-gates --checkpoints 'run/step_*.safetensors' --data run/data.npz --out
+# found.toml 2> log` wrote "find-gates: elbow: 4/8 (50%), K=4, 73s" once a minute: how long it had run,
+# not how long it would still run (a terminal's tqdm bar shows both). Now the line ends
+# "73s (about 73s left)": the time so far times the work left over the work done.
+class _Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def monotonic(self):
+        return self.now
+
+
+def test_a_progress_line_on_a_log_says_about_how_long_is_left(tmp_path, monkeypatch):
+    import theorykit.progress as progress
+
+    clock = _Clock()
+    monkeypatch.setattr(progress, "time", clock)
+    monkeypatch.setattr(progress.Progress, "LOG_SECONDS", 0.0)
+    with open(tmp_path / "log", "w") as log:
+        with progress.Progress("find-gates", 8, stream=log) as pr:
+            clock.now += 73.0
+            pr.update(4, note="elbow: K=4")       # 4 of 8 in 73 s: 4 more at that pace, 73 s
+            clock.now += 27.0
+            pr.update(1)                          # 5 of 8 in 100 s: 20 s each, 3 left, 60 s
+            clock.now += 3600.0
+            pr.update(1)                          # 6 of 8 in 3700 s: 2 x 3700/6 = 1233 s, about 21 min
+            clock.now += 10.0
+            pr.update(2)                          # done: nothing is left to estimate
+    lines = (tmp_path / "log").read_text().splitlines()
+    assert lines == ["find-gates: 4/8 (50%), elbow: K=4, 73s (about 73s left)",
+                     "find-gates: 5/8 (62%), elbow: K=4, 100s (about 60s left)",
+                     "find-gates: 6/8 (75%), elbow: K=4, 3700s (about 21 min left)",
+                     "find-gates: 8/8 (100%), elbow: K=4, 3710s"], lines
+
+
+def test_a_long_estimate_reads_in_hours_and_nothing_is_estimated_before_the_first_step(tmp_path, monkeypatch):
+    import theorykit.progress as progress
+
+    clock = _Clock()
+    monkeypatch.setattr(progress, "time", clock)
+    monkeypatch.setattr(progress.Progress, "LOG_SECONDS", 0.0)
+    with open(tmp_path / "log", "w") as log:
+        with progress.Progress("race k=4", 128, stream=log) as pr:
+            clock.now += 5.0
+            pr.update(0, note="compiling")        # nothing done yet: no rate to go by
+            clock.now += 55.0
+            pr.update(1)                          # 1 of 128 in 60 s: 127 x 60 s = 7620 s = 2.1 h
+    lines = (tmp_path / "log").read_text().splitlines()
+    assert lines == ["race k=4: 0/128 (0%), compiling, 5s", "race k=4: 1/128 (1%), compiling, 60s (about 2.1 h left)"]

@@ -51,11 +51,19 @@ def _fixed_size(stream) -> tuple[int, int] | tuple[None, None]:
     return (None, None) if size.columns > 0 and size.lines > 0 else FALLBACK_SIZE
 
 
+def _duration(seconds: float) -> str:
+    """A time left as a log line says it: ``73s``, ``21 min`` (from 2 minutes), ``2.1 h`` (from 2 hours)."""
+    if seconds < 120:
+        return f"{seconds:.0f}s"
+    return f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
+
+
 class Progress:
     """A tqdm bar labelled ``label`` with ``total`` steps; ``update(k, note)`` advances it.
 
     On a terminal (``stream``, stderr by default) it is tqdm's bar. On a log file or a pipe it is a
-    line ``label: n/total (p%), note, Xs`` at most every :attr:`LOG_SECONDS` seconds, the first only
+    line ``label: n/total (p%), note, Xs (about Ys left)`` at most every :attr:`LOG_SECONDS` seconds (Y at
+    the pace so far; none before the first step or at the end), the first only
     once the run has lasted that long: a short run writes nothing, a long one shows it is alive,
     and the log has no carriage returns or escape codes (tqdm's bar wrote a ``\\r`` update per step).
     Quiet when ``enabled`` is false. A terminal that reports 0 rows or 0 columns gets a bar
@@ -93,9 +101,12 @@ class Progress:
     def _line(self):
         self._said = now = time.monotonic()
         note = f", {self._note}" if self._note else ""
+        spent = now - self._start
+        # the terminal's bar shows the time left; so does the line, at the pace so far (none before any work)
+        left = f" (about {_duration(spent * (self.total - self.n) / self.n)} left)" if 0 < self.n < self.total else ""
         try:
             print(f"{self.label}: {self.n}/{self.total} ({100 * self.n / self.total:.0f}%){note}, "
-                  f"{now - self._start:.0f}s", file=self.stream, flush=True)
+                  f"{spent:.0f}s{left}", file=self.stream, flush=True)
         except (OSError, ValueError):           # the log went away: the run goes on
             self.log = False
 
