@@ -197,3 +197,26 @@ def test_a_long_estimate_reads_in_hours_and_nothing_is_estimated_before_the_firs
             pr.update(1)                          # 1 of 128 in 60 s: 127 x 60 s = 7620 s = 2.1 h
     lines = (tmp_path / "log").read_text().splitlines()
     assert lines == ["race k=4: 0/128 (0%), compiling, 5s", "race k=4: 1/128 (1%), compiling, 60s (about 2.1 h left)"]
+
+
+# ------------------------------------------------------------------------------------------------
+# a required argument left out: the fix is the command's own example
+# ------------------------------------------------------------------------------------------------
+# Before: `theorykit validate xor` printed argparse's "theorykit validate: error: the following arguments
+# are required: --out" with no fix, unlike every other error of the command line ("(fix: …)";
+# `--seeds` without a value gets an example). Now the line ends with the fix: the command's example.
+@pytest.mark.parametrize("argv, missing, example", [
+    (["validate", "xor"], "--out", "theorykit validate xor --quick --out results/"),
+    (["derive"], "spec", "theorykit derive examples/xor_linear.toml"),
+    (["predict", "examples/predict/xor_data.toml", "--out", "p.toml"], "--hidden",
+     "theorykit predict examples/predict/xor_data.toml --hidden 128"),
+    (["compare", "found.toml", "--out", "cmp"], "--checkpoints, --data",
+     "theorykit compare found.toml --checkpoints 'run/step_*.safetensors' --data run/data.npz --out cmp/"),
+])
+def test_a_missing_required_argument_gets_a_fix_with_an_example(argv, missing, example, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"error: the following arguments are required: {missing} (fix: " in err, err
+    assert example in err and err.endswith(")"), err

@@ -118,6 +118,12 @@ class _Parser(argparse.ArgumentParser):
                            f"{next(iter(action.choices))})"
             else:
                 message += f" (fix: give it a value: {option} {action.metavar or action.dest.upper()})"
+        # a required argument left out (`theorykit validate xor`: no --out): the command's example its fix
+        required = re.fullmatch(r"the following arguments are required: (.+)", message)
+        name = self.prog.split()[-1]
+        example = next((ln for ln in EXAMPLES.get(name, ()) if ln.startswith(f"theorykit {name} ")), None)
+        if required and example:
+            message += f" (fix: give {'them' if ',' in required.group(1) else 'it'}, as in: {example})"
         super().error(message)
 
     def _check_value(self, action, value):
