@@ -42,10 +42,10 @@ def unrecorded(path, doc) -> tuple[str, str]:
     doc = doc if isinstance(doc, dict) else {}
     name = doc.get("suite", "all" if "verdict_counts" in doc else None)
     if doc.get("mode") in ("quick", "full") and name in (*SUITES, "all"):
-        what = "'validate all' (its results.json)" if name == "all" else f"validation suite {name!r}"
-        return (f"{path} is the result of the {what}, which rerun does not rerun: it records no command",
-                f"run the suite again into a new folder and compare: theorykit validate {name} --{doc['mode']} "
-                "--out NEW_DIR")
+        what = "the results.json of theorykit validate all" if name == "all" else \
+            f"the result of the validation suite {name!r}"
+        return (f"{path} is {what}, which rerun does not rerun: it records no command",
+                f"run it again into a new folder and compare: theorykit validate {name} --{doc['mode']} --out NEW_DIR")
     return (f"{path} has no provenance record (results written before it was recorded have none)",
             "make the result again with this theorykit, then rerun it")
 
