@@ -220,3 +220,40 @@ def test_a_missing_required_argument_gets_a_fix_with_an_example(argv, missing, e
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert f"error: the following arguments are required: {missing} (fix: " in err, err
     assert example in err and err.endswith(")"), err
+
+
+# ------------------------------------------------------------------------------------------------
+# Ctrl-C in a sweep: what was kept, and how to go on
+# ------------------------------------------------------------------------------------------------
+# Before: `timeout -s INT 25 theorykit sweep examples/xor_linear.toml --grid Delta=0:2:41 --grid
+# lr=0.01,0.05 --seeds 4 --steps 20000 --chunk 16 --out sw` said only "theorykit: interrupted" (status
+# 130), though 8 of its 21 chunks were saved and the same command would go on from them (the help says
+# so; the message did not). Now a note says how many chunks are kept where, and that the same command
+# continues; the interrupt itself is still the last line and the status 130.
+def test_an_interrupted_sweep_says_what_it_kept_and_the_same_command_continues(tmp_path, monkeypatch, capsys):
+    import theorykit.analysis.sweep as sweep
+
+    real = sweep.train_net
+
+    def stopped_after_the_first_chunk(*args, on_batch_result, **kwargs):
+        def first_then_ctrl_c(a, b, loss):
+            on_batch_result(a, b, loss)           # chunk 1 is written
+            raise KeyboardInterrupt               # Ctrl-C before chunk 2
+        return real(*args, on_batch_result=first_then_ctrl_c, **kwargs)
+
+    out = tmp_path / "sw"
+    # 2 values x 2 seeds = 4 members, 2 a chunk: 2 chunks
+    argv = ["sweep", str(ROOT / "examples" / "xor_linear.toml"), "--grid", "Delta=0.5,1", "--seeds", "2",
+            "--steps", "20", "--chunk", "2", "--out", str(out), "--no-progress"]
+    monkeypatch.setattr(sweep, "train_net", stopped_after_the_first_chunk)
+    assert main(argv) == 130
+    said = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert said[-1] == "theorykit: interrupted", said
+    kept = [ln for ln in said if "chunk" in ln]
+    assert len(kept) == 1 and "1 of 2 chunks" in kept[0] and str(out / "chunks") in kept[0], said
+    assert "the same command" in kept[0], said
+    assert len(list((out / "chunks").glob("*.npz"))) == 1
+    # and it does: run again, it computes the one chunk left
+    monkeypatch.setattr(sweep, "train_net", real)
+    assert main(argv) == 0
+    assert "(1 computed this run" in capsys.readouterr().out

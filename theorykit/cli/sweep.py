@@ -23,8 +23,17 @@ def run(args):
     enforce(sim_estimate(args, spec, spec.training.steps if steps is None else steps, members, need_derivation=False,
                          seeds_field="--seeds × --grid (members)"), limits)
     check_out_dir("--out", args.out)
-    res = as_command(run_sweep)(spec, grid, seeds=seeds, steps=steps, out=args.out, chunk=args.chunk, dtype=args.dtype,
-                    progress=not args.no_progress, init=args.init, record=lambda: provenance(args, spec))
+    try:
+        res = as_command(run_sweep)(spec, grid, seeds=seeds, steps=steps, out=args.out, chunk=args.chunk,
+                                    dtype=args.dtype, progress=not args.no_progress, init=args.init,
+                                    record=lambda: provenance(args, spec))
+    except KeyboardInterrupt:       # Ctrl-C or SIGTERM: say what is kept, and that the sweep goes on from it
+        chunks = Path(args.out) / "chunks"
+        kept = len(list(chunks.glob("chunk_*.npz")))
+        if kept:
+            note(f"{kept} of {counted(math.ceil(members / args.chunk), 'chunk')} are saved in {chunks}: the same "
+                 "command continues from there")
+        raise
     # on stderr, "theorykit: note: …", as every other command's notes
     for n in res.get("notes", []):
         note(n)
