@@ -257,3 +257,28 @@ def test_an_interrupted_sweep_says_what_it_kept_and_the_same_command_continues(t
     monkeypatch.setattr(sweep, "train_net", real)
     assert main(argv) == 0
     assert "(1 computed this run" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------------------
+# compare's loss.png: axis labels fit their panels
+# ------------------------------------------------------------------------------------------------
+# Before: `theorykit compare found.toml --checkpoints 'run/step_*.safetensors' --data run/data.npz --out
+# cmp/` drew loss.png with the y label "loss, ½ ‖y − ŷ‖² averaged over the 200 datapoints" in one line,
+# taller than the panel (313 px beside 277 at the file's size): it ran past the panel's top, up to the
+# figure's title, and past its bottom. Now the figure is taller (4.6 in, not 3.8): the label is within the panel.
+def test_compare_loss_figure_y_labels_fit_their_panels():
+    import numpy as np
+
+    import theorykit as tk
+    from theorykit.analysis.compare import Comparison
+
+    spec = tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"], tk.Training(lr=0.01, a0=1e-3))
+    steps = np.arange(0.0, 4001.0, 50.0)
+    run = 0.5 * np.exp(-steps / 800) + 0.02
+    fig = Comparison(steps, steps, run, 1.1 * run, 1.1 * run, spec, 1e-3, 0.1, "mean").figure()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        label, panel = ax.yaxis.label.get_window_extent(renderer), ax.get_window_extent(renderer)
+        assert "datapoints" in ax.get_ylabel()
+        assert panel.y0 <= label.y0 and label.y1 <= panel.y1, (label, panel)
