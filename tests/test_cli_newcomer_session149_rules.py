@@ -282,3 +282,18 @@ def test_compare_loss_figure_y_labels_fit_their_panels():
         label, panel = ax.yaxis.label.get_window_extent(renderer), ax.get_window_extent(renderer)
         assert "datapoints" in ax.get_ylabel()
         assert panel.y0 <= label.y0 and label.y1 <= panel.y1, (label, panel)
+
+
+# ------------------------------------------------------------------------------------------------
+# each command's description says what it prints or writes
+# ------------------------------------------------------------------------------------------------
+# Before: `theorykit simulate --help` began "Full-batch gradient descent on the GDLN the spec defines
+# or, with --network relu, on a bias-free ReLU network of the same total width; float64 by default."
+# and `theorykit bench --help` "Time each paper result's derivation, then train …": neither said what
+# comes out (a table or JSON on stdout, files with --json and --plot), as every other command's does.
+@pytest.mark.parametrize("name", sorted(commands(build_parser())))
+def test_every_command_description_says_what_it_prints_or_writes(name):
+    description = " ".join(commands(build_parser())[name].description.split())
+    assert re.search(r"\b(prints?|writes?|saved)\b", description, re.IGNORECASE), (name, description)
+    if name in ("simulate", "bench"):
+        assert "--json" in description, description

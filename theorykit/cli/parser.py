@@ -350,7 +350,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="simulate the spec's GDLN (or a ReLU network) with gradient descent (JAX, "
                                         "vmapped over seeds)",
                        description="Full-batch gradient descent on the GDLN the spec defines or, with --network relu, "
-                                   "on a bias-free ReLU network of the same total width; float64 by default.")
+                                   "on a bias-free ReLU network of the same total width; float64 by default. Prints "
+                                   "the loss at --times, mean ± std over the seeds (a table on a terminal, the JSON on "
+                                   "a pipe); --json writes the JSON to a file, --plot a figure.")
     _spec_options(s, "comma-separated steps at which to report the loss, whole numbers from 0 to --steps; "
                      "sorted, each once (a note says so when they were not) (default: 11 steps from 0 to --steps)")
     s.add_argument("--init", choices=["aligned", "random"],
@@ -501,7 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "recurrence. On a GPU it also times the fused kernel (simulate --fused), at "
                                    "[11, 700, 60] and at [11, 128, 60] beside the plain ensemble, and prints beside "
                                    "each H100 target the rate that a step reading and writing each weight once "
-                                   "would allow.")
+                                   "would allow. Prints the figures as tables; --json also writes them to a file.")
     b.add_argument("--quick", action="store_true", help="a CPU-sized run of a few minutes (2.5 to 5.5 min measured on a shared 2-core CPU; default: GPU sizes)")
     b.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file (atomically, again after each "
                                                   "part: a run stopped early, Ctrl-C included, keeps what it measured, "
