@@ -322,7 +322,9 @@ def test_a_log_gets_a_line_each_log_seconds_after_the_last_line(tmp_path, monkey
     pr.close()
     log.close()
     lines = (tmp_path / "log").read_text().splitlines()
-    assert lines == ["job: 2/10 (20%), 61s", "job: 4/10 (40%), 125s"], lines
+    # each line ends with the time left at the pace so far (session 149): 61 s × 8/2 = 244 s, about 4 min;
+    # 125 s × 6/4 = 187.5 s, about 3 min
+    assert lines == ["job: 2/10 (20%), 61s (about 4 min left)", "job: 4/10 (40%), 125s (about 3 min left)"], lines
 
 
 def test_a_total_that_was_an_estimate_grows_with_the_work(tmp_path, monkeypatch):
