@@ -297,3 +297,17 @@ def test_every_command_description_says_what_it_prints_or_writes(name):
     assert re.search(r"\b(prints?|writes?|saved)\b", description, re.IGNORECASE), (name, description)
     if name in ("simulate", "bench"):
         assert "--json" in description, description
+
+
+# ------------------------------------------------------------------------------------------------
+# two options that exclude each other: the fix says to give one
+# ------------------------------------------------------------------------------------------------
+# Before: `theorykit validate xor --quick --full --out r` printed argparse's "theorykit validate: error:
+# argument --full: not allowed with argument --quick", with no fix, unlike the command line's other errors.
+def test_options_that_exclude_each_other_get_a_fix(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["validate", "xor", "--quick", "--full", "--out", "r"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == ("theorykit validate: error: argument --full: not allowed with argument --quick "
+                   "(fix: give --quick or --full, not both)"), err

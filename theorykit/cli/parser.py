@@ -118,6 +118,10 @@ class _Parser(argparse.ArgumentParser):
                            f"{next(iter(action.choices))})"
             else:
                 message += f" (fix: give it a value: {option} {action.metavar or action.dest.upper()})"
+        # two options that exclude each other (`validate --quick --full`)
+        clash = re.fullmatch(r"argument (\S+): not allowed with argument (\S+)", message)
+        if clash:
+            message += f" (fix: give {clash.group(2)} or {clash.group(1)}, not both)"
         # a required argument left out (`theorykit validate xor`: no --out): the command's example its fix
         required = re.fullmatch(r"the following arguments are required: (.+)", message)
         name = self.prog.split()[-1]
