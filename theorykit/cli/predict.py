@@ -17,6 +17,7 @@ from ..progress import Progress
 from ..spec import fields as vf
 from ..spec import files as sf
 from ..spec.gating import GDLNSpec, Pathway
+from ..spec.limits import Estimate, Limits, lift
 from ..spec.ranges import time_limit_fix
 from .common import (check_out_dir, check_outputs, fitting_name, json_text, no_value, provenance, values_from,
                      write_result, write_spec)
@@ -25,11 +26,21 @@ from .common import (check_out_dir, check_outputs, fitting_name, json_text, no_v
 VALIDATE_SEEDS = 8
 
 
-def load_task_training(path, assignments=()):
+def load_task_training(path, assignments=(), limits: Limits | None = None):
     """``(task, training, name)`` from a spec file's ``[data]``, ``[symbols]`` and ``[training]`` (the spec
-    parsers' own field checks), with ``--set`` values substituted."""
+    parsers' own field checks), with ``--set`` values substituted. The task is built under ``limits`` (predict's:
+    ``Limits(max_seconds=--time-limit)``; default :class:`~theorykit.spec.limits.Limits`); predict has no
+    --force, so a refusal over its time limit says to raise --time-limit."""
     path = Path(path)
-    task, training, name = sf.task_file(sf.read_toml(path))      # tk.load_task's reading and checks
+    limits = Limits() if limits is None else limits
+    try:
+        task, training, name = sf.task_file(sf.read_toml(path), limits)      # tk.load_task's reading and checks
+    except SpecError as exc:
+        forced = lift(Estimate("the task"), limits)         # "or pass --force (or a larger --time-limit) …"
+        if not exc.fix.endswith(forced):
+            raise
+        raise SpecError(exc.field, exc.problem, exc.fix[:-len(forced)] + "or pass a larger --time-limit (0: no "
+                        "limit) to run it anyway") from None
     # --set values checked as every command checks them (a data entry must stay real, finite, in range)
     vals = values_from(GDLNSpec(task, (Pathway("all", "all", "all", "all", 1),), training), assignments)
     if vals:
@@ -43,7 +54,8 @@ def run(args) -> int:
     # the whole-number options are checked by the parser's rule (theorykit.cli.parser.WholeNumber)
     if args.time_limit != math.inf:     # 0 or inf: no limit, as for every command's --time-limit
         vf.real(args.time_limit, "--time-limit", lo=0.0, hi=math.inf, fix=time_limit_fix("60"))
-    task, training, name = load_task_training(args.spec, args.set)
+    # the task's build under predict's own time limit (0 or inf: none), not THEORYKIT_MAX_SECONDS
+    task, training, name = load_task_training(args.spec, args.set, Limits(max_seconds=args.time_limit))
     # before any work and any file: an unwritable --json must not leave --out behind
     check_outputs(("--out", args.out), ("--json", args.json), inputs=[("spec", args.spec)], stdout=())
     if args.html and not args.validate:     # --help: "with --validate: write the validation page"
