@@ -105,3 +105,33 @@ def test_cross_builds_its_hierarchy_under_the_limits_it_is_given(tiny):
     block = task.Y[15 + 3: 15 + 7, 0:8].tolist()       # the cross block's pair rows in context 0
     assert block == rows
 
+
+def test_rerun_passes_force_and_time_limit_on(tmp_path, monkeypatch, capsys):
+    # a result whose recorded command is over the time limit where it is rerun (race-exhaust --k 4 recorded with a
+    # larger THEORYKIT_MAX_SECONDS, or on a faster machine): its refusal said "pass --force", which rerun refused as
+    # an unknown option ("--force is an option of theorykit check, …, not of theorykit rerun")
+    out = tmp_path / "r"
+    monkeypatch.delenv("THEORYKIT_MAX_SECONDS", raising=False)
+    assert main(["race-exhaust", "--k", "2", "--steps", "30", "--no-progress", "--out", str(out)]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("THEORYKIT_MAX_SECONDS", "0.000001")
+    result = str(out / "exhaust.json")
+    assert main(["rerun", result, "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "error in --time-limit" in err and "pass --force" in err and "rerun passes its --force" in err, err
+    for lift in (["--force"], ["--time-limit", "0"]):
+        assert main(["rerun", result, "--no-progress"] + lift) == 0, capsys.readouterr().err
+        assert "identical" in capsys.readouterr().out
+
+
+def test_rerun_refuses_an_option_the_command_lacks_by_name(tmp_path, monkeypatch, capsys):
+    # predict has --time-limit but no --force: passed on, argparse would have said "unrecognized arguments"
+    monkeypatch.delenv("THEORYKIT_MAX_SECONDS", raising=False)
+    pred = tmp_path / "p.toml"
+    assert main(["predict", str(ROOT / "examples" / "predict" / "xor_data.toml"), "--set", "Delta=1", "--hidden", "4",
+                 "--steps", "100", "--no-progress", "--out", str(pred)]) == 0
+    capsys.readouterr()
+    assert main(["rerun", str(pred), "--force"]) == 2
+    err = capsys.readouterr().err
+    assert "error in --force: theorykit predict has no --force" in err and "--time-limit 0" in err, err
+    assert "rerun:" not in err          # refused before anything ran

@@ -83,6 +83,20 @@ def limits_from(args) -> Limits:
     return Limits(max_seconds=tl, force=getattr(args, "force", False))      # 0: no limit, as Limits reads it
 
 
+def limits_passed_on(argv: list, args, options) -> list:
+    """The recorded command ``argv`` (whose option strings are ``options``) with ``rerun``'s ``--force`` and
+    ``--time-limit`` passed on: after its own (argparse's last wins), before any ``--``. Checked first, as every
+    command checks them; an option the command lacks (predict has no --force; compare neither) is refused by name."""
+    limits_from(args)
+    extra = (["--force"] if getattr(args, "force", False) else []) + \
+        ([] if getattr(args, "time_limit", None) is None else ["--time-limit", repr(float(args.time_limit))])
+    for opt in (o for o in extra if o.startswith("--") and o not in options):
+        raise SpecError(opt, f"theorykit {argv[0]} has no {opt}: it cannot be passed on to the command rerun",
+                        f"leave out {opt}" + (" (its --time-limit 0 lifts its limit)" if "--time-limit" in options else ""))
+    at = argv.index("--") if "--" in argv else len(argv)
+    return argv[:at] + extra + argv[at:]
+
+
 def values_from(spec, sets) -> dict:
     """``--set NAME=VALUE`` options as symbol values, checked against the spec."""
     vals, given = {}, {}

@@ -234,7 +234,9 @@ the folder you are in (run it where the command ran: its paths are relative to i
 Each other input file the command reads (--init-weights, --data, a spec not recorded as text) must
 be listed in provenance.inputs under the same path, with its recorded SHA-256 (checkpoint globs are
 not hashed). Only derive, simulate, predict, find-gates, compare, race-exhaust and sweep are rerun;
-an option the command does not have is refused.
+an option the command does not have is refused. --force and --time-limit are passed on to the
+command (after its recorded options, so they win): a command over its time limit here, e.g. a
+race-exhaust --k 4 recorded with a larger THEORYKIT_MAX_SECONDS, reruns with --force.
 
 Before it runs, says how long the recorded command took where the record holds it
 (provenance.elapsed_seconds). Every number of the new result is compared with the old (timing
@@ -493,7 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
     _number_option(rr, "--rtol", what="a number at least 0 and below 1", example="1e-12", default=0.0, metavar="R",
                     help="numbers agree within this relative difference |a - b| / max(|a|, |b|), from 0 to below 1 "
                          "(default 0: bit for bit)")
-    _common(rr, "rerun", limits=False, progress="bar or lines of the command rerun")
+    _common(rr, "rerun", limits=True, progress="bar or lines of the command rerun")     # passed on to the command
 
     b = sub.add_parser("bench", help="benchmark derivation time, simulator throughput and REPL speed",
                        description="Time each paper result's derivation, then train the Section 4 ReLU network "

@@ -31,7 +31,8 @@ from ..spec.files import spec_from_dict, task_file
 from ..spec.limits import Limits, human_seconds
 from ..spec.toml_text import parse_toml
 from . import one_line, warning
-from .common import BUILTIN_TASKS, COMMENT, INPUT_OPTIONS, check_outputs, file_sha256, note, unrecorded, write_result
+from .common import (BUILTIN_TASKS, COMMENT, INPUT_OPTIONS, check_outputs, file_sha256, limits_passed_on, note,
+                     unrecorded, write_result)
 from .parser import build_parser, commands
 
 #: the commands whose results record how they were made, each with its output options: dest → what
@@ -499,7 +500,8 @@ def _rerun_in(tmp: Path, argv, spec_text, kind, out, rec, notes):
         return status, None
     if status != 0:
         raise SpecError("provenance.command", f"the rerun exited with status {status} (its error is above)",
-                        "see the error above; the result may need files or versions that are not here")
+                        "see the error above (rerun passes its --force and --time-limit on to the command); the result may "
+                        "need files or versions that are not here")
     if not res.is_file():
         raise SpecError("provenance.command", f"the rerun wrote no {res.name}", "report this as a bug")
     text = res.read_text(encoding="utf-8")
@@ -556,6 +558,7 @@ def run(args) -> int:
     if getattr(args, "no_progress", False) and "--no-progress" not in argv and \
             "--no-progress" in _subparser(command)._option_string_actions:
         argv = [command, "--no-progress", *argv[1:]]     # before any '--' and the positionals
+    argv = limits_passed_on(argv, args, _subparser(command)._option_string_actions)     # --force, --time-limit
     spec_text = recorded_spec(rec, path, command)
     check_inputs(rec, SPEC_DEST.get(command) if spec_text is not None else None)
     notes = []
