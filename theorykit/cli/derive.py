@@ -81,6 +81,8 @@ def run(args):
             cross = crossings(ders if others else der, symbol=args.crossings)
             out["crossings"] = [c.as_dict() for c in cross]
             out["crossing_groups"] = [g.as_dict() for g in cross.groups]     # the same, one per coincident group
+            if cross.cancelled:     # another symbol (targets times a positive c) cancelled from the comparison
+                out["notes"].append(cross.cancelled_note())
         except SpecError as exc:    # name the option, not the keyword
             if exc.field == "values":       # two specs of one name: their modes' labels would clash
                 raise SpecError("--against", exc.problem, "give each spec its own name = \"…\" line") from None

@@ -25,8 +25,7 @@ from .radicals import exactly_equal
 
 __all__ = ["Crossing", "CrossingGroup", "CrossingGroups", "Crossings", "crossings", "group_line", "mode_set"]
 
-#: digits of the check that a root of s_a² = s_b² is one of s_a = s_b (not s_a = −s_b)
-_DIGITS = 60
+_DIGITS = 60        # digits of the check that a root of s_a² = s_b² is one of s_a = s_b (not s_a = −s_b)
 
 
 @dataclass(frozen=True)
@@ -72,6 +71,8 @@ def _same_number(x, dx, y, dy) -> bool:
     where one might have done, never one too few). ``dx``, ``dy``: their values to ``_DIGITS`` digits."""
     if x == y:
         return True
+    if dx.free_symbols or dy.free_symbols:     # a value in a symbol that cancelled (c·√6/6): exactly only
+        return exactly_equal(x, y)
     if abs(dx - dy) > sp.Float(10, _DIGITS) ** (-_DIGITS // 2) * (1 + abs(dx) + abs(dy)):
         return False
     return exactly_equal(x, y)
@@ -242,12 +243,28 @@ class Crossings(Typeset, list):
         with each XoR mode, are one group), ascending by point. Points and values are compared exactly."""
         return CrossingGroups(_groups(list(self)))
 
+    #: the symbols besides the searched one that cancelled from every comparison (see :func:`crossings`)
+    cancelled: tuple = ()
+
+    def cancelled_note(self) -> str:
+        """What cancelled (:attr:`cancelled`), in words; empty where nothing did."""
+        names = ", ".join(map(str, self.cancelled))
+        return (f"{names} cancelled: each s_a² − s_b² is a factor of fixed sign in {names} times one free of "
+                f"{'it' if len(self.cancelled) == 1 else 'them'}, so the points and the order hold for every "
+                f"value {'it takes' if len(self.cancelled) == 1 else 'they take'}") if self.cancelled else ""
+
     def _repr_latex_(self):
-        return self.groups._repr_latex_()
+        tex = self.groups._repr_latex_()
+        if not self.cancelled:
+            return tex
+        names = ",\\, ".join(sp.latex(c) for c in self.cancelled)
+        return tex[:-1] + rf"\quad \text{{(}}{names}\text{{ cancelled)}}$"
 
     def text(self) -> str:
-        """One line per group of crossings (see :attr:`groups`); ``no crossing`` where there is none."""
-        return "\n".join(g.text() for g in self.groups) if self else "no crossing"
+        """One line per group of crossings (see :attr:`groups`); ``no crossing`` where there is none; a last
+        line naming the symbols that cancelled, where any did."""
+        text = "\n".join(g.text() for g in self.groups) if self else "no crossing"
+        return text + (f"\n({self.cancelled_note()})" if self.cancelled else "")
 
     def __str__(self):
         return self.text()
@@ -257,7 +274,8 @@ class Crossings(Typeset, list):
             return "Crossings([])"
         groups = self.groups
         n = counted(len(self), "crossing") + (f" in {counted(len(groups), 'group')}" if len(groups) != len(self) else "")
-        return f"Crossings({n}: " + "; ".join(g.text() for g in groups) + ")"
+        note = f"; {self.cancelled_note()}" if self.cancelled else ""
+        return f"Crossings({n}: " + "; ".join(g.text() for g in groups) + note + ")"
 
 
 def _is_derivation(obj) -> bool:
@@ -339,12 +357,48 @@ def _symbol(pairs, symbol):
                             f"pass its name, symbol={name!r}, or the expressions' own symbol, "
                             f"e.g. der.task.symbols[{name!r}]; to search another interval, pass interval=")
         symbol = match[0]
-    others = sorted(map(str, free - {symbol}))
-    if others:
-        raise SpecError("symbol", f"the singular values also hold {others} besides {symbol}",
-                        f"give {others} values (derive with values=, or .subs them; on the command line "
-                        "--set NAME=VALUE)")
     return symbol
+
+
+def _fixed_sign_factor(expr, others):
+    """``expr = F·G`` with ``F`` a polynomial in ``others`` alone of one sign by their assumptions (c², c + 1
+    for a positive c) and ``G`` free of them: ``F``'s sign (±1), or None where no such split is proved. Every
+    coefficient of ``expr`` as a polynomial in ``others`` must be a rational multiple of the first."""
+    if expr == 0:
+        return 1
+    try:
+        poly = sp.Poly(expr, *others)
+    except (sp.PolynomialError, sp.polys.polyerrors.GeneratorsError):
+        return None
+    ratios = [sp.cancel(co / poly.coeffs()[0]) for co in poly.coeffs()]
+    if not all(r.is_Rational for r in ratios):
+        return None
+    F = sp.Add(*[r * sp.Mul(*[o ** e for o, e in zip(others, m)]) for r, m in zip(ratios, poly.monoms())])
+    return 1 if F.is_positive else -1 if F.is_negative else None
+
+
+def _cancel(pairs, x, others):
+    """Where the symbols ``others`` cancel from every comparison, the values at a point of theirs (the
+    search then runs as if they were numbers); else the refusal. Exact: each s_a² − s_b², over one
+    denominator, has numerator and denominator :func:`_fixed_sign_factor` (a factor of fixed sign in
+    ``others`` times one free of them), so its real roots in ``x`` and its sign on each side are those of the
+    part free of them; and each value is nonnegative by its symbols' assumptions, so s_a² = s_b² is
+    s_a = s_b. Singular values (c·Δ/2 and c·√(Δ² + 2)/4 for XoR's targets times a positive c) are."""
+    names = sorted(map(str, others))
+    fix = (f"give {names} values (derive with values=, e.g. tk.Derivation(spec, values={{{names[0]!r}: 1}}), or "
+           ".subs them; on the command line --set NAME=VALUE)")
+    for lab, s in pairs:
+        if not s.is_nonnegative:
+            raise SpecError("symbol", f"the singular values also hold {names} besides {x}, and s[{lab}] = "
+                            f"{sp.sstr(s)[:80]} is not nonnegative by its symbols' assumptions, so "
+                            f"{names} cannot be shown to cancel", fix)
+    for (la, sa), (lb, sb) in combinations(pairs, 2):
+        num, den = sp.together(sp.expand(sa ** 2 - sb ** 2)).as_numer_denom()
+        if _fixed_sign_factor(sp.expand(num), others) is None or _fixed_sign_factor(sp.expand(den), others) is None:
+            raise SpecError("symbol", f"the singular values also hold {names} besides {x}, and {names} do not "
+                            f"cancel from s[{la}]² − s[{lb}]²: where the two cross depends on them", fix)
+    at = {o: -1 if (o.is_negative or o.is_nonpositive) else 1 for o in others}
+    return [(lab, s.subs(at)) for lab, s in pairs]
 
 
 #: a symbol's kind (the first of its assumptions that holds) → its default search domain
@@ -492,12 +546,14 @@ def _pair(x, dom, la, sa, lb, sb):
         sg = _sign(sq.subs(x, q)) if nonneg else _sign(va - vb)
         return la if sg > 0 else lb if sg < 0 else "equal"
     for k, r in enumerate(roots):
-        vals = [sa.subs(x, r), sb.subs(x, r)]
-        if not r.has(sp.CRootOf):
-            vals = [sp.radsimp(sp.expand(v)) for v in vals]
-        val = min(vals, key=sp.count_ops)
-        out.append(Crossing(x, r, la, lb, larger(ends[k], r), larger(r, ends[k + 2]), val))
+        out.append(Crossing(x, r, la, lb, larger(ends[k], r), larger(r, ends[k + 2]), _value(x, r, sa, sb)))
     return out
+
+
+def _value(x, r, sa, sb):
+    """The common value of ``sa`` and ``sb`` at ``x = r``: the simpler of the two."""
+    vals = [v if r.has(sp.CRootOf) else sp.radsimp(sp.expand(v)) for v in (sa.subs(x, r), sb.subs(x, r))]
+    return min(vals, key=sp.count_ops)
 
 
 def crossings(source, symbol=None, interval=None) -> Crossings:
@@ -510,8 +566,11 @@ def crossings(source, symbol=None, interval=None) -> Crossings:
     ``label:pathway``), a dict ``{label: s}`` or a list of ``(label, s)`` pairs (e.g. the top singular
     values of two derivations); Derivations and pairs may be mixed. ``symbol``: the symbol (or its name)
     to search along (a symbol of that name with other assumptions, such as a plain ``sp.Symbol("Delta")``
-    for a spec's nonnegative Δ, is another symbol to SymPy: refused, naming the fix); by default the only free one (several: an error naming them: pass ``symbol=`` and
-    give the others values; none, as for ``tk.xor_margin(1)``: an error, there is nothing to search along). ``interval``: ``(lo, hi)`` or a ``sympy.Set``; by default the symbol's own
+    for a spec's nonnegative Δ, is another symbol to SymPy: refused, naming the fix); by default the only
+    free one (several: an error naming them; none, as for ``tk.xor_margin(1)``: an error). Another symbol
+    is kept only where it cancels (targets times a positive c: each s_a² − s_b² is c² times a function of
+    Δ alone), named in ``.cancelled`` and the text; else refused: give it a value. ``interval``: ``(lo, hi)``
+    or a ``sympy.Set``; by default the symbol's own
     domain, by its assumptions: positive → (0, ∞), negative → (−∞, 0), nonnegative → [0, ∞),
     nonpositive → (−∞, 0], otherwise (real, or no assumption) the whole real line. Pairs that are
     identically equal are not reported.
@@ -530,7 +589,12 @@ def crossings(source, symbol=None, interval=None) -> Crossings:
     found = []
     xr = x if x.is_real else sp.Dummy(x.name, real=True)    # on the real line: |x|² = x², √(x²) = |x|
     pairs = [(lab, s.subs(x, xr)) for lab, s in pairs]
-    for (la, sa), (lb, sb) in combinations(pairs, 2):
-        found += [replace(c, symbol=x) for c in _pair(xr, dom, la, sa, lb, sb)]
+    others = sorted(set().union(*(s.free_symbols for _, s in pairs)) - {xr}, key=str) if pairs else []
+    searched = _cancel(pairs, xr, others) if others else pairs
+    exact = dict(pairs)
+    for (la, sa), (lb, sb) in combinations(searched, 2):     # a cancelled symbol at a value; the value exact
+        found += [replace(c, symbol=x, value=_value(xr, c.at, exact[la], exact[lb]).subs(xr, x) if others
+                          else c.value) for c in _pair(xr, dom, la, sa, lb, sb)]
     found.sort(key=lambda c: (sp.N(c.at, _DIGITS), c.a, c.b))
-    return Crossings(found)
+    (out := Crossings(found)).cancelled = tuple(others)
+    return out
