@@ -2,6 +2,10 @@
 per-result LaTeX that fits a page. Goldens come from docs/theory.md (Δ* = √(2/3)) and hand derivations
 (in comments)."""
 import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 import sympy as sp
@@ -11,6 +15,7 @@ from theorykit.cli import main
 from theorykit.errors import SpecError
 
 c = sp.Symbol("c", positive=True)
+EX = Path(__file__).resolve().parents[1] / "examples"
 
 
 def _xor_scaled(values=None):
@@ -33,7 +38,7 @@ def test_a_positive_scale_of_the_targets_cancels_from_the_crossing():
     (g,) = cross.groups         # below Δ* the XoR ReLN is faster (docs/theory.md)
     assert len(g.below) == 4 and all(":point" in m for m in g.below)
     assert "c cancelled" in cross.text() and "c cancelled" in repr(cross)
-    assert r"c\text{ cancelled)}" in cross.latex()
+    assert cross.latex().endswith(r"\end{aligned}\quad \text{(}c\text{ cancelled)}")
 
 
 def test_the_scale_given_a_value_crosses_at_the_same_point():
@@ -87,3 +92,74 @@ def test_the_command_line_says_that_c_cancelled(tmp_path):
     rec = json.loads(out.read_text())
     assert [g["at"] for g in rec["crossing_groups"]] == ["sqrt(6)/3"]
     assert any(n.startswith("c cancelled") for n in rec["notes"])
+
+
+
+# -- per-result LaTeX that fits a page ------------------------------------------------------------------
+# M below on X = I₃: M Mᵀ has the irreducible characteristic polynomial λ³ − 17λ² + 66λ − 49
+# (tests/test_theorist_session149_rules.py), so the three singular values are CRootOf, a page wide each.
+M = [[1, 2, 0], [0, 1, 3], [1, 0, 1]]
+PDFLATEX = shutil.which("pdflatex")
+needs_pdflatex = pytest.mark.skipif(PDFLATEX is None, reason="pdflatex not installed (Debian: apt-get install "
+                                    "texlive-latex-base texlive-latex-recommended; .ci/run installs it)")
+
+
+def _cubic():
+    return tk.Derivation(tk.GDLNSpec(tk.Task(sp.eye(3), sp.Matrix(M), name="cubic"),
+                                     (tk.Pathway("all", active=(1, 1, 1)),), tk.Training(lr=0.01, a0=1e-3)))
+
+
+def _overfull(tmp_path, shown: str) -> list:
+    """``shown`` (Jupyter's ``$…$``) pasted into the paragraph of a page as theorykit's documents set it
+    (article, 11 pt, 2 cm margins); pdflatex's widths of its overfull boxes, after a run without an error."""
+    from theorykit.theory.latex import latex_document
+    tex = tmp_path / "r.tex"
+    tex.write_text(latex_document("one result", "Pasted: " + shown))
+    r = subprocess.run([PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", tex.name], cwd=tmp_path,
+                       capture_output=True, text=True, errors="replace", timeout=120)
+    log = tex.with_suffix(".log").read_text(errors="replace")
+    assert r.returncode == 0 and not re.findall(r"^! .*$", log, flags=re.M), r.stdout[-1500:]
+    return re.findall(r"^Overfull \\hbox \(([\d.]+)pt too wide", log, flags=re.M)
+
+
+@needs_pdflatex
+def test_the_checker_sees_an_overfull_line(tmp_path):
+    assert _overfull(tmp_path, r"$\begin{aligned}" + "x + " * 300 + r"x\end{aligned}$")
+
+
+def _roots_defined(tex, n=3):
+    """Each root s_{all,α} is named in the rows and defined once, on a 'where' row, by its CRootOf."""
+    rows = tex.split(r"\\")
+    where = [r for r in rows if r"\operatorname{CRootOf}" in r]
+    assert len(where) == n and r"\text{where }" in where[0]
+    for i in range(1, n + 1):
+        assert sum(rf"s_{{\mathrm{{all}},{i}}} = \operatorname{{CRootOf}}" in r for r in where) == 1
+
+
+@needs_pdflatex
+def test_t_half_of_a_cubic_field_names_its_roots_and_fits(tmp_path):
+    """der.t_half in Jupyter wrote each CRootOf in full, 256 pt past the margin. Now each mode is a line,
+    t½ = τ/(2s) ln(s/(d a₀) − 1) with d = 1/3 (Σx = I/3, v a unit vector: by hand) and s named s_{all,α},
+    and a 'where' line defines each name: read alone, the result says what s_{all,α} is."""
+    der = _cubic()
+    tex = der.t_half._repr_latex_()
+    tau, a0 = sp.symbols("tau a_0", positive=True)
+    for i in (1, 2, 3):
+        s = sp.Symbol(rf"s_{{\mathrm{{all}},{i}}}", positive=True)
+        assert rf"\mathrm{{all}}, {i}: & " + sp.latex(tau / (2 * s) * sp.log(s / (sp.Rational(1, 3) * a0) - 1)) in tex
+    _roots_defined(tex)
+    assert _overfull(tmp_path, tex) == []
+    for shown in (der.trajectories._repr_latex_(), der.end_points._repr_latex_(), der._repr_latex_()):
+        _roots_defined(shown)
+        assert _overfull(tmp_path, shown) == [], shown[:200]
+    modes = der.modes._repr_latex_()        # the modes give each root in full, a line each (198 pt too wide)
+    assert modes.count(r"\operatorname{CRootOf}") == 3 and modes.count(r"\\") == 2 and "where" not in modes
+    assert _overfull(tmp_path, modes) == []
+    assert der.t_half["all"][0].has(sp.CRootOf)      # the values themselves are unchanged: exact roots
+
+
+def test_a_result_without_roots_prints_as_before():
+    """No root of degree 3 or more (XoR): the typeset t½ is the plain per-pathway table, no 'where'."""
+    der = tk.Derivation(tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"]))
+    tex = der.t_half._repr_latex_()
+    assert r"\text{where}" not in tex and tex.count(r"\\") == 3 and tex.startswith(r"$\begin{aligned}\mathrm{point0}: & ")

@@ -47,7 +47,7 @@ from ..spec.task import checked_values_map
 from ..spec.values import checked_times, checked_value, exact_values
 from .jaxify import to_jax
 from .race import RaceSystem
-from .latex import derivation_latex, derivation_latex_short
+from .latex import derivation_latex, derivation_latex_short, named_results
 
 __all__ = ["Derivation"]
 
@@ -167,7 +167,7 @@ class Derivation:
                        f"to {len(modes)})")
                 self.notes.append(msg)
                 warnings.warn(msg, stacklevel=3)
-        return ExprsByName(out)
+        return named_results(self, out, out)
 
     def _svds(self, ref: dict) -> dict:
         """Each pathway's SVD with its input variances, its conventions decided at ``ref``."""
@@ -273,7 +273,7 @@ class Derivation:
     def trajectories(self) -> dict[str, list]:
         """Closed-form a_α(t) of every mode (symbols ``t``, ``tau``, ``a_0``); per pathway."""
         self._need_closed_form("trajectories")
-        return ExprsByName({n: Exprs(mode_trajectory(m.s, m.d) for m in svd.modes) for n, svd in self.modes.items()})
+        return named_results(self, {n: Exprs(mode_trajectory(m.s, m.d) for m in svd.modes) for n, svd in self.modes.items()})
 
     @cached_property
     def loss(self) -> sp.Expr:
@@ -304,14 +304,14 @@ class Derivation:
         for every free symbol (else SymPy's "Cannot convert expression to float"): the task's by ``values={...}``
         (``--set NAME=VALUE``), τ (1/lr) and a0 by ``subs`` (docs/tutorial.md, section 3)."""
         depth = {p.name: p.depth for p in self.spec.pathways}
-        return ExprsByName({n: Exprs(t_half(m.s, m.d, depth=depth[n]) for m in svd.modes)
+        return named_results(self, {n: Exprs(t_half(m.s, m.d, depth=depth[n]) for m in svd.modes)
                             for n, svd in self.modes.items()})
 
     @cached_property
     def end_points(self) -> dict[str, list]:
         """End point s_α/d_α of each mode, *as if it learned alone* (as :attr:`t_half`): where the method is
         ``"race-reduction"`` the pathways share what they learn and end elsewhere (:meth:`predict_modes`)."""
-        return ExprsByName({n: Exprs(tidy(m.s / m.d) for m in svd.modes) for n, svd in self.modes.items()})
+        return named_results(self, {n: Exprs(tidy(m.s / m.d) for m in svd.modes) for n, svd in self.modes.items()})
 
     @cached_property
     def ranking(self) -> list[tuple[str, sp.Expr]]:

@@ -5,10 +5,10 @@ import sympy as sp
 
 from ..spec.fields import tex_label, tex_number, tex_text
 from .effective import output_trace
-from .display import values_latex
+from .display import ExprsByName, values_latex
 from .modes import exact_latex
 
-__all__ = ["derivation_latex", "derivation_latex_short", "latex_document"]
+__all__ = ["NamedExprs", "derivation_latex", "derivation_latex_short", "latex_document", "named_results"]
 
 _PREAMBLE = r"""\documentclass[11pt]{article}
 \usepackage{amsmath,amssymb}
@@ -56,14 +56,15 @@ def latex_document(title: str, body: str) -> str:
 
 def derivation_latex_short(der) -> str:
     """One aligned LaTeX formula of a :class:`~theorykit.theory.derivation.Derivation`: each pathway's
-    singular values s and input variances d, and the method (Jupyter's display of a derivation)."""
-    lines = []
+    singular values s and input variances d, and the method (Jupyter's display of a derivation); a root of
+    degree 3 or more by its name s_{p,α}, defined on a line of its own (:func:`_where`)."""
+    lines, roots = [], _root_names(der.modes)
     for n, svd in der.modes.items():
-        s = values_latex(m.s for m in svd.modes)        # one mode: s = Δ/2, not the tuple-like (Δ/2)
-        d = values_latex(m.d for m in svd.modes)
+        s = values_latex(roots[m.s][0] if m.s in roots else m.s for m in svd.modes)   # one mode: s = Δ/2
+        d = values_latex(m.d.xreplace({r: y for r, (y, _, _) in roots.items()}) for m in svd.modes)
         lines.append(f"{tex_label(n)}: & s = {s}, & d = {d}" if svd.modes else
                      f"{tex_label(n)}: & \\text{{no mode (nothing to learn)}} &")
-    body = r" \\ ".join(lines)
+    body = r" \\ ".join(lines + _where(roots, roots, "&"))
     meth = der.method
     return r"$\begin{aligned}" + body + r"\end{aligned}\quad(\text{" + meth + "})$"
 
@@ -96,7 +97,7 @@ def derivation_latex(der, document: bool = False) -> str:
     parts.append(r"\subsection*{3. Modes (exact SVD)}")
     parts.append(r"$\Sigma^{yx}_p = \sum_\alpha s_\alpha u_\alpha v_\alpha^\top$, sorted descending, first non-zero "
                  r"entry of $v_\alpha$ positive; $d_\alpha = v_\alpha^\top \Sigma^x_p v_\alpha$.")
-    roots = _root_names(der)
+    roots = _root_names(der.modes)
     for n, svd in der.modes.items():
         rows = []
         for i, m in enumerate(svd.modes):
@@ -149,16 +150,50 @@ def derivation_latex(der, document: bool = False) -> str:
     return body
 
 
-def _root_names(der) -> dict:
+def _root_names(modes) -> dict:
     """``{root: (symbol, pathway, mode number)}`` for each singular value that is a ``CRootOf`` (a root of a
     polynomial of degree 3 or more, a page wide when written out): the LaTeX of d, t½ and L names it,
     ``s_{p,α}``, as the t½ of mode α of pathway p is labelled, once its value is given in the modes."""
     out = {}
-    for n, svd in der.modes.items():
+    for n, svd in modes.items():
         for i, m in enumerate(svd.modes):
             if isinstance(m.s, sp.CRootOf) and m.s not in out:
                 out[m.s] = (sp.Symbol(f"s_{{{tex_label(n)},{i + 1}}}", positive=True), n, i + 1)
     return out
+
+
+def _where(roots: dict, used, amp: str = "") -> list[str]:
+    """Aligned rows that say what each named root in ``used`` stands for, ``where s_{p,α} = CRootOf(…)``: a
+    result read alone (pasted into a paper) must define its names. ``amp``: the alignment cells before."""
+    rows = [f"{sp.latex(y)} = {exact_latex(r)}" for r, (y, _, _) in roots.items() if r in used]
+    return [amp + (r"\text{where } " if k == 0 else r"\phantom{\text{where }}") + row for k, row in enumerate(rows)]
+
+
+class NamedExprs(ExprsByName):
+    """``{pathway: expressions}`` of a derivation whose singular values include roots of degree 3 or more:
+    Jupyter shows each mode on a line with those roots named ``s_{p,α}`` (as the derivation's document does,
+    :func:`_named`) and a ``where`` line defining each; otherwise the plain :class:`ExprsByName` (a dict)."""
+
+    def __init__(self, mapping, roots=None):
+        super().__init__(mapping)
+        self.roots = roots or {}
+
+    def _repr_latex_(self):
+        svd = {n: hasattr(v, "modes") for n, v in self.items()}       # der.modes: the roots in full, a line each
+        exprs = {n: [m.s for m in v.modes] if svd[n] else list(v) for n, v in self.items()}
+        used = {r for v in exprs.values() for e in v for r in sp.sympify(e).atoms(sp.CRootOf)} & set(self.roots)
+        if not used:
+            return super()._repr_latex_()
+        rows = [f"{tex_label(n)}{f', {i + 1}' if len(v) > 1 else ''}: & "
+                + (f"s = {exact_latex(e)}" if svd[n] else _named(e, self.roots)) for n, v in exprs.items() for i, e in enumerate(v)]
+        where = _where(self.roots, {r for n, v in exprs.items() if not svd[n] for e in v for r in sp.sympify(e).atoms(sp.CRootOf)}, "& ")
+        return r"$\begin{aligned}" + r" \\ ".join(rows + where) + r"\end{aligned}$"
+
+
+def named_results(der, mapping, modes=None) -> NamedExprs:
+    """Per-pathway results of ``der`` (its modes, t½, trajectories, end points) as :class:`NamedExprs`, the
+    roots named after ``modes`` (by default ``der.modes``; the modes themselves while they are built)."""
+    return NamedExprs(mapping, _root_names(der.modes if modes is None else modes))
 
 
 def _root_vector(m, roots: dict) -> str:
