@@ -54,3 +54,101 @@ def test_the_scaling_table_keeps_its_columns_with_the_longest_values_entry(monke
         assert ln.index(",".join(k)) == header.index("values")
     # and the kinds the column is sized for are the ones a derivation reports (SValue.kind, or expr)
     assert set(bd.VALUE_KINDS) == {"expr", "sqrt", "quad", "root"}
+
+
+def _drawn(module, monkeypatch):
+    """The figures ``module`` would write, kept instead of written."""
+    drawn = []
+    monkeypatch.setattr(module, "write_figure", lambda fig, path, **kw: drawn.append(fig))
+    return drawn
+
+
+def _extents(fig):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if fig.canvas is None or not hasattr(fig.canvas, "get_renderer"):
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    return fig.canvas.get_renderer()
+
+
+def _inside(fig, box):
+    return box.x0 >= -1 and box.y0 >= -1 and box.x1 <= fig.bbox.width + 1 and box.y1 <= fig.bbox.height + 1
+
+
+def test_fig4b_has_a_key_for_its_mode_colours_beside_the_panels(tmp_path, monkeypatch):
+    """validation Fig. 4b (`theorykit validate contexts`, fig4b_singular_values.png): mode i of every pathway
+    is drawn in colour C{i}, but only the line styles had a key (inside the first panel, in mode 1's
+    colour), so a reader could not tell which colour was which mode. Now two keys sit right of the
+    panels, over no panel: the methods (line styles) and the modes, "mode 1 (largest)" … "mode 4", each
+    in the colour its curves are drawn in."""
+    from matplotlib.colors import to_rgba
+
+    from theorykit.suites import load_package
+
+    figs = __import__(load_package("validation").__name__ + ".contexts_figures", fromlist=["fig4b"])
+    drawn = _drawn(figs, monkeypatch)
+    monkeypatch.setattr(figs, "write_json", lambda *a, **kw: None)
+    names = ["common", "ctx12", "ctx13", "ctx23"]
+    snaps = [0, 500, 1000]
+    rng = np.random.default_rng(1)
+    s4 = {"spec_d": types.SimpleNamespace(pathways=[types.SimpleNamespace(name=n) for n in names]), "snaps": snaps,
+          "gsn": {("double", "joint"): {s: [(rng.normal(size=(2, 4, 3)), rng.normal(size=(2, 3, 4))) for _ in names]
+                                        for s in snaps}},
+          "sv_race_svals": {n: rng.random((3, 4)) for n in names},
+          "relu_group_svals": {"ctx12": rng.random((3, 4))}}
+    data = figs.fig4b(s4, tmp_path / "fig4b.png")
+    (fig,) = drawn
+    assert all(a.get_legend() is None for a in fig.axes)           # no key over a panel's curves
+    keys = {lg.get_title().get_text(): lg for lg in fig.legends}
+    assert set(keys) == {"method", "mode (colour)"}
+    assert [t.get_text() for t in keys["method"].get_texts()] == ["GDLN (joint)", "race reduction", "ReLU units grouped"]
+    # W2 W1 is 3 × 3 here (a 4 × 3 and a 3 × 4 factor): 3 singular values, so 3 modes, 3 colours
+    top = len(data["common"]["gdln_joint"][0])
+    assert top == 3
+    modes = keys["mode (colour)"]
+    assert [t.get_text() for t in modes.get_texts()] == ["mode 1 (largest)", "mode 2", "mode 3"]
+    key_colours = [to_rgba(h.get_color()) for h in modes.legend_handles]
+    # each panel's curves: mode i's (every method's) in the key's colour i, and the curves are the data
+    for nm, a in zip(names, fig.axes):
+        gd = [ln for ln in a.lines if ln.get_linestyle() == "-"]
+        assert len(gd) == top
+        for i, ln in enumerate(gd):
+            assert to_rgba(ln.get_color()) == key_colours[i]
+            np.testing.assert_array_equal(ln.get_ydata(), np.asarray(data[nm]["gdln_joint"])[:, i])
+    r = _extents(fig)
+    panels = [a.get_window_extent(r) for a in fig.axes]
+    for lg in fig.legends:
+        box = lg.get_window_extent(r)
+        assert _inside(fig, box)
+        assert not any(box.overlaps(p) for p in panels)
+        assert box.x0 >= max(p.x1 for p in panels)                 # right of the panels
+
+
+# a quick run's Fig. 9 MSE by K (tests/test_verdicts.py's QUICK_MSE): the elbow is K = 3 on the linear
+# MSE by both rules and K = 4 on log10(MSE) by both (hand-checked there with choose_elbow)
+QUICK_MSE = [0.0112, 0.00623, 0.00119, 0.000619, 0.000633, 0.000636, 0.00111, 0.00112]
+
+
+def test_fig9_key_lies_over_no_data(tmp_path, monkeypatch):
+    """validation Fig. 9 (`theorykit validate gates`, fig9_elbow.png): the key of the elbow lines was placed
+    inside the left panel, where its long entries covered the K = 4 line (the elbow on log10(MSE)) and
+    the MSE curve. The key now sits outside both panels, inside the figure, and names both elbows."""
+    from theorykit.suites import load_suite
+
+    gates = load_suite("gates")
+    drawn = _drawn(gates, monkeypatch)
+    per_k = [{"K": K, "mse": m, "loss_max_rel_err": 0.1 / K} for K, m in enumerate(QUICK_MSE, 1)]
+    gates._fig9(per_k, 3, 3, tmp_path / "fig9.png", K_log={"improvement": 4, "chord": 4})
+    (fig,) = drawn
+    keys = [a.get_legend() for a in fig.axes if a.get_legend() is not None] + list(fig.legends)
+    assert len(keys) == 1
+    texts = [t.get_text() for t in keys[0].get_texts()]
+    assert len(texts) == 2 and "K=3" in texts[0] and "improvement K=4, chord K=4" in texts[1]
+    # the K = 4 line is drawn in the left panel, at x = 4
+    assert [ln.get_xdata()[0] for ln in fig.axes[0].lines[1:]] == [3, 4]
+    r = _extents(fig)
+    box = keys[0].get_window_extent(r)
+    assert _inside(fig, box)
+    assert not any(box.overlaps(a.get_window_extent(r)) for a in fig.axes)
+

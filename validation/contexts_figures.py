@@ -100,33 +100,64 @@ def redraw_fig4a(json_path, path=None):
     return write_figure(plot_fig4a(d), out, tight=True)
 
 
+#: Fig. 4b's line styles: each pathway's singular values by three methods, a colour per mode
+FIG4B_STYLES = (("gdln_joint", "GDLN (joint)", dict(ls="-", lw=1.8)),
+                ("race", "race reduction", dict(ls="--", lw=1.2)),
+                ("relu_groups", "ReLU units grouped", dict(ls=":", lw=1.2)))
+
+
+def plot_fig4b(data: dict):
+    """Fig. 4b from its curves ``data`` (pathway name -> ``{"t", "gdln_joint", "race", "relu_groups"}``, as
+    :func:`fig4b` computes them and ``fig4b_singular_values.json`` keeps them under ``pathways``): a panel per
+    pathway, its singular values by step, a colour per mode and a line style per method; two keys right of
+    the panels, method (line style) and mode (colour). Returns the figure."""
+    from matplotlib.lines import Line2D
+
+    names = list(data)
+    fig, ax = subplots(1, len(names), figsize=(4 * len(names), 3.6), sharey=False, squeeze=False,
+                       layout="constrained")   # the suptitle above the panel titles, not over them
+    ax = ax[0]
+    modes = 0
+    for nm, a in zip(names, ax):
+        d = data[nm]
+        top = np.asarray(d["gdln_joint"], dtype=float).shape[1]      # the GDLN's top modes; the others' as many
+        modes = max(modes, top)
+        for key, _, style in FIG4B_STYLES:
+            if d.get(key) is None:
+                continue
+            sv = np.asarray(d[key], dtype=float)
+            for i in range(min(top, sv.shape[1])):
+                a.plot(d["t"], sv[:, i], color=f"C{i}", **style)
+        a.set_title(nm)
+        a.set_xlabel("gradient step")
+    ax[0].set_ylabel("singular value of the pathway map")
+    # the keys sit right of the last panel, over no curve (before: the mode colours had no key, and the
+    # line styles' key lay inside the first panel)
+    shown = [(lab, style) for key, lab, style in FIG4B_STYLES if any(data[nm].get(key) is not None for nm in names)]
+    kw = dict(loc="outside right upper", fontsize=8, title_fontsize=8, alignment="left")
+    fig.legend(handles=[Line2D([], [], color="0.25", label=lab, **style) for lab, style in shown], title="method",
+               **kw)
+    fig.legend(handles=[Line2D([], [], color=f"C{i}", lw=1.8, label=f"mode {i + 1}" + (" (largest)" if i == 0 else ""))
+                        for i in range(modes)], title="mode (colour)", **(kw | {"loc": "outside right lower"}))
+    fig.suptitle("Fig. 4b: singular-value trajectories of each pathway (top 4)")
+    return fig
+
+
 def fig4b(s4, path):
     spec = s4["spec_d"]
     snaps = [s for s in s4["snaps"] if s in s4["gsn"][("double", "joint")]]
     names = [p.name for p in spec.pathways]
-    fig, ax = subplots(1, len(names), figsize=(4 * len(names), 3.6), sharey=False,
-                       layout="constrained")   # the suptitle above the panel titles, not over them
     data = {}
-    for j, (nm, a) in enumerate(zip(names, ax)):
+    for j, nm in enumerate(names):
         # GDLN joint: singular values of W2 W1 (mean over seeds)
         sv = np.array([mean_svals(*s4["gsn"][("double", "joint")][s][j], 4) for s in snaps])
         # race: singular values at snapshots from a sparse re-run
         rs = s4["sv_race_svals"][nm]
         # ReLU groups
         rl = s4["relu_group_svals"].get(nm)
-        for i in range(sv.shape[1]):
-            a.plot(snaps, sv[:, i], color=f"C{i}", lw=1.8, label="GDLN (joint)" if i == 0 else None)
-            a.plot(snaps, rs[:, i], color=f"C{i}", ls="--", lw=1.2, label="race reduction" if i == 0 else None)
-            if rl is not None:
-                a.plot(snaps, rl[:, i], color=f"C{i}", ls=":", lw=1.2, label="ReLU units grouped" if i == 0 else None)
-        a.set_title(nm)
-        a.set_xlabel("gradient step")
-        data[nm] = {"t": snaps, "gdln_joint": sv.tolist(), "race": rs.tolist(),
-                    "relu_groups": None if rl is None else rl.tolist()}
-    ax[0].set_ylabel("singular value of the pathway map")
-    ax[0].legend(fontsize=7)
-    fig.suptitle("Fig. 4b: singular-value trajectories of each pathway (top 4)")
-    write_figure(fig, path, tight=True)
+        data[nm] = {"t": snaps, "gdln_joint": sv.tolist(), "race": np.asarray(rs).tolist(),
+                    "relu_groups": None if rl is None else np.asarray(rl).tolist()}
+    write_figure(plot_fig4b(data), path, tight=True)
     write_json(path.with_suffix(".json"), {"figure": "4b", "pathways": data,
                                            "note": "GDLN: mean over seeds of the singular values of W2 W1; race: "
                                                    "singular values of the race's maps; ReLU: units grouped by majority "

@@ -115,7 +115,8 @@ def _fig8(scores, path, show=(2, 3, 4, 5, 6, 8)):
 
 
 def _fig9(per_k, K_imp, K_chord, path, K_log=None):
-    fig, ax = subplots(1, 2, figsize=(9, 3.4))
+    # constrained, so the key below the panels is given its room (tight_layout left it none)
+    fig, ax = subplots(1, 2, figsize=(9, 4.0), layout="constrained")
     Ks = [r["K"] for r in per_k]
     ax[0].plot(Ks, [r["mse"] for r in per_k], "o-")
     ax[0].axvline(K_imp, color="C3", ls="--", label=f"elbow on linear MSE (improvement rule) K={K_imp}")
@@ -127,12 +128,13 @@ def _fig9(per_k, K_imp, K_chord, path, K_log=None):
     ax[0].set_xlabel("K (clusters)")
     ax[0].set_ylabel("output MSE, ReLU vs GDLN")
     ax[0].set_yscale("log")
-    ax[0].legend(fontsize=7)
+    # the elbows' key below the panels, over no data (before: inside the left panel, where its three
+    # long entries lay over the K = 4 line)
+    fig.legend(handles=ax[0].get_lines()[1:], loc="outside lower center", fontsize=7)
     ax[1].plot(Ks, [r["loss_max_rel_err"] for r in per_k], "s-", color="C1")
     ax[1].set_xlabel("K")
     ax[1].set_ylabel("max |L_GDLN − L_ReLU| / L(0)")
     fig.suptitle("Fig. 9: elbow of the GDLN-vs-ReLU error (Section 4 task)", fontsize=9)
-    fig.tight_layout()
     write_figure(fig, path, tight=True)
 
 
