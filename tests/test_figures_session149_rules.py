@@ -11,6 +11,7 @@ import re
 import types
 
 import numpy as np
+import pytest
 
 from theorykit import bench_derive as bd
 
@@ -152,3 +153,41 @@ def test_fig9_key_lies_over_no_data(tmp_path, monkeypatch):
     assert _inside(fig, box)
     assert not any(box.overlaps(a.get_window_extent(r)) for a in fig.axes)
 
+
+def test_simulation_estimate_counts_a_per_seed_cost_of_each_step():
+    """`theorykit check examples/xor_linear.toml --set Delta=1 --steps 300000 --seeds 16` estimated 4.57 s;
+    `theorykit simulate` with the same options took 15.4 s CPU (the user's report; 19.0 s here). The
+    vmapped seeds share the loop, but each seed's small operations cost SIM_SEED_STEP_OVERHEAD per step,
+    which the estimate now counts. By hand, xor_linear: 2 pathways [3, 64, 1], so E = 4
+    weight matrices, W = 2·(3·64 + 64) = 512 weights, P = 4 datapoints:
+    compile 1.5 + 0.1·4 = 1.9 s; steps 3e5·(1e-6·4 + 16·2.5e-6) = 3e5·4.4e-5 = 13.2 s;
+    FLOPs 3e5·16·6·512·4 / 4e10 = 1.47456 s; in all 16.57456 s, within a factor 2 of 15.4 s."""
+    from pathlib import Path
+
+    from theorykit.spec import limits as L
+    from theorykit.spec.files import load_spec
+
+    xor = load_spec(Path(__file__).resolve().parents[1] / "examples" / "xor_linear.toml")
+    est = L.simulation_estimate(xor, steps=300000, seeds=16)
+    assert est.seconds == pytest.approx(1.9 + 13.2 + 1.47456, rel=1e-9)
+    assert 15.4 / 2 <= est.seconds <= 15.4 * 2
+    # the steps' part: the shared loop once, the per-seed part 16 times (1 seed: 3e5·(1e-6·4 + 2.5e-6) = 1.95 s)
+    steps = {p[0]: p[1] for p in est.parts}["training.steps"]
+    assert steps == pytest.approx(13.2, rel=1e-9)
+    one = {p[0]: p[1] for p in L.simulation_estimate(xor, steps=300000, seeds=1).parts}["training.steps"]
+    assert one == pytest.approx(1.95, rel=1e-9)
+
+
+def test_the_seeds_over_the_time_limit_are_lowered_by_their_per_seed_cost(monkeypatch, capsys):
+    """The per-seed part of each step is driven by the seeds too, so the largest --seeds offered counts it:
+    xor_linear, 1e6 steps, 2000 seeds (memory limit lifted): 1.9 s + 1e6·4e-6 s shared, and per seed
+    1e6·(2.5e-6 + 6·512·4/4e10) = 1e6·2.8072e-6 s; in 60 min at most (3600 − 5.9) / 2.8072 = 1280 seeds."""
+    from pathlib import Path
+
+    from theorykit.cli import main
+
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", "1000000000000")
+    ex = Path(__file__).resolve().parents[1] / "examples" / "xor_linear.toml"
+    assert main(["check", str(ex), "--set", "Delta=1", "--steps", "1000000", "--seeds", "2000"]) == 2
+    err = capsys.readouterr().err
+    assert "error in --seeds" in err and "lower --seeds from 2000 to at most 1280;" in err

@@ -209,7 +209,7 @@ def test_simulation_memory_by_hand():
     assert e.bytes == 2 * (2 * 8 * 2704) + hist
     assert [p[0] for p in e.parts] == ["pathways[0].hidden", "pathways[1].hidden", "training.steps", "compile"]
     assert [p[3] for p in e.parts] == [64, 64, 10, None] and [p[4] for p in e.parts] == [1.0, 1.0, 1.0, 0.0]
-    assert e.parts[2][2] == hist and e.parts[2][1] == pytest.approx(10 * L.SIM_STEP_OVERHEAD * 4, rel=1e-12)
+    assert e.parts[2][2] == hist and e.parts[2][1] == pytest.approx(10 * (L.SIM_STEP_OVERHEAD * 4 + 2 * L.SIM_SEED_STEP_OVERHEAD), rel=1e-12)
     f32 = L.simulation_estimate(xor, steps=10, seeds=2, dtype="float32")
     assert f32.bytes == 2 * (2 * 4 * 2704) + hist                 # 4-byte numbers; the history stays float64
     relu = L.simulation_estimate(xor, steps=10, seeds=3, network="relu", seeds_field="--seeds")
@@ -769,7 +769,8 @@ def test_fused_check_reports_a_divergence_by_name():
 
 def test_simulation_estimate_of_a_graph_by_hand():
     """A graph: every edge once, W_e of (destination width) × (source width); memory per edge
-    seeds·item·(6·a·b + 4·a·P), the time per edge steps·seeds·6·a·b·P/SIM_FLOPS, E = 3 weight matrices.
+    seeds·item·(6·a·b + 4·a·P), the time per edge steps·seeds·6·a·b·P/SIM_FLOPS, E = 3 weight matrices
+    (the steps' part steps·(SIM_STEP_OVERHEAD·E + seeds·SIM_SEED_STEP_OVERHEAD)).
     input (2) → a (3) → b (4) → output (1), P = 2: input→a 3 × 2: 6·6 + 4·3·2 = 60; a→b 4 × 3: 72 + 32 = 104;
     b→output 1 × 4: 24 + 8 = 32; 196 per seed in all. An edge from the input or to the output is named
     by its index, one between nodes by its destination's width."""
@@ -783,7 +784,7 @@ def test_simulation_estimate_of_a_graph_by_hand():
     for part, ab in zip(e.parts, (6, 12, 4)):
         assert part[1] == pytest.approx(10 * 2 * 6 * ab * 2 / L.SIM_FLOPS, rel=1e-12)
     assert e.parts[4][1] == pytest.approx(L.SIM_COMPILE[0] + 3 * L.SIM_COMPILE[1], rel=1e-12)
-    assert e.parts[3][1] == pytest.approx(10 * L.SIM_STEP_OVERHEAD * 3, rel=1e-12)
+    assert e.parts[3][1] == pytest.approx(10 * (L.SIM_STEP_OVERHEAD * 3 + 2 * L.SIM_SEED_STEP_OVERHEAD), rel=1e-12)
 
 
 def test_radicals_of_a_named_task_are_blamed_on_its_delta():

@@ -83,9 +83,10 @@ def test_elbow_estimate_by_hand(hidden, Ks, widths):
     Ks' step times instead of their sum, and K not capped at the width (a width-0 pathway, refused
     with "pathways[4].hidden: 0 is out of range"), survived every test. By hand from simulate's
     estimator (theorykit/spec/limits.py: SIM_FLOPS 4e10, SIM_STEP_OVERHEAD 1e-6 per weight matrix per
-    step, SIM_COMPILE 1.5 + 0.1 per weight matrix; float64, one seed): a depth-2 pathway of width h has
+    step, SIM_SEED_STEP_OVERHEAD 2.5e-6 per seed and step, SIM_COMPILE 1.5 + 0.1 per weight matrix; float64,
+    one seed): a depth-2 pathway of width h has
     d h + h p parameters, (h + p) P activations and 8 (6 params + 4 acts + 2 h) bytes; T steps cost
-    6 params P T / 4e10 s plus the loop's T · 1e-6 · (2 K) s, and the loss history 16 (T + 1) bytes."""
+    6 params P T / 4e10 s plus the loop's T · (1e-6 · 2 K + 2.5e-6) s, and the loss history 16 (T + 1) bytes."""
     d, p, P, T = 2, 1, 3, 1000
     secs_steps = secs_K = 0.0
     sizes = []
@@ -94,7 +95,7 @@ def test_elbow_estimate_by_hand(hidden, Ks, widths):
         assert sum(ws) == hidden
         params = sum(d * h + h * p for h in ws)
         acts = sum((h + p) * P for h in ws)
-        secs_steps += T * 6 * params * P / 4e10 + T * 1e-6 * 2 * len(ws)
+        secs_steps += T * 6 * params * P / 4e10 + T * (1e-6 * 2 * len(ws) + 2.5e-6)
         secs_K += 1.5 + 0.1 * 2 * len(ws)
         sizes.append(8 * (6 * params + 4 * acts + 2 * sum(ws)))
     e = elbow_estimate(_task(), hidden=hidden, depth=2, steps=T, Ks=Ks)

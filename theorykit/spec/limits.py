@@ -56,6 +56,10 @@ SIM_FLOAT32_SPEEDUP = 1.75
 #: vmapped seeds: 2-5 µs a step measured for networks of 2-8 weight matrices; was 3e-6 per pathway
 #: and per seed)
 SIM_STEP_OVERHEAD = 1e-6
+#: seconds per step and seed, the seeds' small operations (was 0: `check xor_linear.toml --steps 300000 --seeds 16`
+#: said 4.57 s for 15-19 s CPU). Measured 2026-11-29, `simulate`, user+sys CPU, shared 2 cores at load 3-10: xor_linear
+#: (E = 4) 3e5 steps 5.2-5.6 s at 1 seed, 18.1-19.0 s at 16; xor_reln (E = 8) 1e5 steps 4.0 s, 8.8 s: fits 2.6e-6, 1.7e-6
+SIM_SEED_STEP_OVERHEAD = 2.5e-6
 #: fixed seconds: JAX's start-up in the process, the initial weights and the JIT compilation, a
 #: constant and a part per weight matrix (edge; measured 1-2 s for 2-8 matrices, 3-4 s for 15-22 at
 #: load 4; was 3 s + 1.5 s per pathway, and sibling pathways are merged into one product anyway)
@@ -412,10 +416,11 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
     """Gradient descent on the spec's GDLN (or the ReLU network of the same width), vmapped over seeds.
 
     Time: ``SIM_COMPILE[0] + SIM_COMPILE[1] × E`` (the process's JAX start-up, initial weights and the
-    compilation; E weight matrices), plus ``steps × SIM_STEP_OVERHEAD × E`` (the loop, shared by the
-    vmapped seeds), plus ``steps × seeds × 6 × (multiply-adds per step) / rate`` (rate: SIM_FLOPS, times
-    SIM_FLOAT32_SPEEDUP in float32). Calibrated by tests/calibrate_sim_estimates.py. ``hidden_field``: the
-    name of a ReLU network's width where a caller sets it (find-gates' ``--hidden``), else the spec's field.
+    compilation; E weight matrices), plus ``steps × (SIM_STEP_OVERHEAD × E + seeds × SIM_SEED_STEP_OVERHEAD)``
+    (the loop, shared by the vmapped seeds, and its small operations, per seed), plus ``steps × seeds × 6 ×
+    (multiply-adds per step) / rate`` (rate: SIM_FLOPS, times SIM_FLOAT32_SPEEDUP in float32). Calibrated by
+    tests/calibrate_sim_estimates.py. ``hidden_field``: the name of a ReLU network's width where a caller
+    sets it (find-gates' ``--hidden``), else the spec's field.
     ``plot``: simulate's ``--plot`` is asked for, whose figure costs SIM_PLOT_SECONDS, and for a GDLN (its modes
     drawn and recorded) SIM_PLOT_PATHWAY_SECONDS per pathway more (a part named ``--plot``)."""
     graph = spec if hasattr(spec, "size_view") else None
@@ -456,13 +461,15 @@ def simulation_estimate(spec, *, steps: int, seeds: int, network: str = "gdln", 
                     seeds * item * (6 * params + 4 * acts + float(pw.hidden) * (pw.depth - 1) * 2),
                     pw.hidden, 1.0)
             n_weights += pw.depth
-    # the loop's overhead per step; the loss history: seeds × (steps + 1) numbers, kept twice (device and host)
-    est.add(steps_field, steps * SIM_STEP_OVERHEAD * n_weights, 2 * 8.0 * seeds * (steps + 1), int(steps), 1.0)
+    # the loop (shared by the seeds), its small operations (per seed); the loss history, kept twice
+    est.add(steps_field, steps * (SIM_STEP_OVERHEAD * n_weights + seeds * SIM_SEED_STEP_OVERHEAD),
+            2 * 8.0 * seeds * (steps + 1), int(steps), 1.0)
     est.add("compile", SIM_COMPILE[0] + SIM_COMPILE[1] * n_weights, 0.0, None, 0.0)
     if plot:            # the loss; a GDLN's modes too, recorded and drawn per pathway (theory and simulation)
         est.add("--plot", SIM_PLOT_SECONDS + (SIM_PLOT_PATHWAY_SECONDS * len(spec.pathways) if network != "relu" else 0.0),
                 0.0, None, 1.0)
     est.steps_field, est.seeds_field, est.steps, est.seeds = steps_field, seeds_field, steps, seeds
+    est.seed_step_seconds = steps * seeds * SIM_SEED_STEP_OVERHEAD      # in the steps' part; the seeds drive it too
     return est
 
 
@@ -476,13 +483,13 @@ _TYPICAL = {"steps": 1e4, "seeds": 8, "hidden": 1e3}
 def _candidates(est: Estimate, key: int):
     """(field, value, cost driven by it) for every field a user can lower, with its cost share.
 
-    The seeds multiply the widths' parts (and the loss history's memory); the steps multiply those
-    and the steps' own part (the loop's overhead per step, shared by the seeds)."""
+    The seeds multiply the widths' parts (and the loss history's memory, and the steps' part's per-seed
+    time); the steps multiply those and the steps' own part (the loop's overhead per step)."""
     out = [(pt[0], pt[3], pt[key], pt[4]) for pt in est.parts if pt[0] != "compile"]
     if hasattr(est, "seeds"):
         sized = sum(pt[key] for pt in est.parts if _kind(pt[0]) == "hidden")     # a pathway's, an edge's, a node's
         own = sum(pt[key] for pt in est.parts if pt[0] == est.steps_field)
-        out.append((est.seeds_field, int(est.seeds), sized + (own if key == 2 else 0.0), 1.0))
+        out.append((est.seeds_field, int(est.seeds), sized + (own if key == 2 else getattr(est, "seed_step_seconds", 0.0)), 1.0))
         if key == 1:
             out.append((est.steps_field, int(est.steps), sized + own, 1.0))
     return out
