@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from theorykit.cli import main
+from theorykit.cli.parser import build_parser
 from theorykit.spec.limits import Limits
 from theorykit.spec.task import contexts
 
@@ -83,7 +84,11 @@ def test_predict_builds_its_task_under_its_own_time_limit(tiny, tmp_path, capsys
     # predict's --time-limit (60 s by default, "not 3600 nor THEORYKIT_MAX_SECONDS") bounds its task's build too:
     # before, the build read the environment's 1 µs and refused, saying "pass --force", an option predict lacks
     argv = ["predict", CONTEXTS, "--hidden", "8", "--steps", "100", "--no-progress", "--out"]
-    assert main(argv + [str(tmp_path / "p.toml")]) == 0, capsys.readouterr().err
+    # an explicit limit well above the run, not the 60 s default: predict's search also stops at a wall-clock
+    # deadline of --time-limit, which a loaded CI machine (2 cores, two test workers) can reach; the default
+    # itself is the parser's 60, not the environment's (checked without running)
+    assert build_parser().parse_args(argv + ["p.toml"]).time_limit == 60
+    assert main(argv + [str(tmp_path / "p.toml"), "--time-limit", "3600"]) == 0, capsys.readouterr().err
     assert main(argv + [str(tmp_path / "p0.toml"), "--time-limit", "0"]) == 0, capsys.readouterr().err
     # its own tiny limit refuses the build (contexts(8, 3): 24 × 71 exact entries, estimated in milliseconds)
     assert main(argv + [str(tmp_path / "p1.toml"), "--time-limit", "0.000001"]) == 2
