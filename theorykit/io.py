@@ -285,6 +285,18 @@ def write_json(path, obj) -> Path:
     return atomic_write_text(path, json_text(obj))
 
 
+def read_json(path, give: str, field: str = "path"):
+    """The JSON document at ``path`` (a file theorykit wrote, read back to draw it again); a file that cannot
+    be read, or is not JSON, is refused naming ``field``, with ``give`` (what to give instead) as the fix."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(field, f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}", give) from None
+    except (ValueError, RecursionError) as exc:
+        raise SpecError(field, f"{path} is not JSON ({exc})", give) from None
+
+
 #: what a figure's path may end in, and the format written for each ending
 FIGURE_FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
 

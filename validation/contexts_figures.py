@@ -2,7 +2,6 @@
 :mod:`theorykit.analysis.context_runs`."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +9,7 @@ import numpy as np
 from theorykit.analysis.context_runs import mean_svals
 from theorykit.curves import nan_to_none
 from theorykit.errors import SpecError
-from theorykit.io import new_figure, subplots, write_json, write_figure
+from theorykit.io import new_figure, read_json, subplots, write_json, write_figure
 
 
 
@@ -85,11 +84,7 @@ def redraw_fig4a(json_path, path=None):
     suite's own drawing (:func:`plot_fig4a`), into ``path`` (default: the .png beside the JSON). A JSON
     written before it kept the seed count is refused: rerun ``theorykit validate contexts``."""
     json_path = Path(json_path)
-    try:
-        d = json.loads(json_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise SpecError("path", f"cannot read {json_path} as JSON ({exc})",
-                        "give the fig4a_loss.json that theorykit validate contexts wrote") from None
+    d = read_json(json_path, "give the fig4a_loss.json that theorykit validate contexts wrote")
     need = ["seeds", "t", "relu_mean", "relu_std"] + [k for k, _, _ in FIG4A_SIM + FIG4A_THEORY]
     missing = [k for k in need if not isinstance(d, dict) or k not in d]
     if missing:

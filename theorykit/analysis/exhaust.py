@@ -44,7 +44,7 @@ from ..theory.flow import MAX_FLOW_STEPS, RK4, rate_step, within_budget
 from .race_step import check_no_rise, check_race_dt, min_race_dt, positive_race_dt, race_rate
 # race_rk4_steps lived here; it is imported from here still (predict_estimate counts with it)
 from .predict_estimate import exhaust_estimate, exhaust_refusal, note_compiled, race_rk4_steps  # noqa: F401
-from ..io import figure_path, json_text, subplots, write_json, write_figure
+from ..io import figure_path, json_text, read_json, subplots, write_json, write_figure
 
 __all__ = ["SEC5_GAMMA", "ETA", "STEPS", "default_a0", "exhaust_spec", "context_symmetries", "pathway_action",
            "family_orbits", "race_exhaust", "named_families", "write_outputs", "plot_exhaust",
@@ -541,13 +541,7 @@ def redraw_exhaust(path, figure=None) -> Path:
     path = Path(path)
     if figure is not None:
         figure_path(figure, "figure")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError("path", f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}",
-                        "give the exhaust.json that theorykit race-exhaust wrote") from None
-    except (ValueError, RecursionError) as exc:
-        raise SpecError("path", f"{path} is not JSON ({exc})", "give the exhaust.json that race-exhaust wrote") from None
+    data = read_json(path, "give the exhaust.json that theorykit race-exhaust wrote")
     if not isinstance(data, dict) or "ranking_by_area" not in data or "named" not in data:
         raise SpecError("path", f"{path} is not an exhaust.json of race-exhaust (no ranking_by_area or named sets)",
                         "give the exhaust.json that race-exhaust wrote")

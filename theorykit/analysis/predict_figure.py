@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import SpecError
-from ..io import (counted, figure_path, gate_groups, gate_image, gate_share_labels, json_text, plot_text, subplots,
-                  write_figure)
+from ..io import (counted, figure_path, gate_groups, gate_image, gate_share_labels, json_text, plot_text, read_json,
+                  subplots, write_figure)
 
 __all__ = ["FIGURE_POINTS", "RUNNERS_UP_DRAWN", "UNIT_PATTERNS_DRAWN", "kept_steps", "figure_data", "as_drawn",
            "through_json", "plot_prediction", "redraw_prediction", "task_words", "validation_figure_data",
@@ -110,12 +110,7 @@ def redraw_prediction(path, figure=None) -> Path:
     path = Path(path)
     if figure is not None:
         figure_path(figure, "figure")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError("path", f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}", _GIVE) from None
-    except (ValueError, RecursionError) as exc:
-        raise SpecError("path", f"{path} is not JSON ({exc})", _GIVE) from None
+    data = read_json(path, _GIVE)
     where = "prediction." if isinstance(data, dict) and isinstance(data.get("prediction"), dict) else ""
     pred = data["prediction"] if where else data
     if not isinstance(pred, dict) or not isinstance(pred.get("pathways"), list) or "t_half" not in pred:
@@ -220,12 +215,7 @@ def redraw_validation(path, loss=None, gates=None) -> tuple:
     for value, name in ((loss, "loss"), (gates, "gates")):
         if value is not None:
             figure_path(value, name)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError("path", f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}", _GIVE_VAL) from None
-    except (ValueError, RecursionError) as exc:
-        raise SpecError("path", f"{path} is not JSON ({exc})", _GIVE_VAL) from None
+    data = read_json(path, _GIVE_VAL)
     where = "validation." if isinstance(data, dict) and isinstance(data.get("validation"), dict) else ""
     val = data["validation"] if where else data
     if not isinstance(val, dict) or "rms_gap_over_L0" not in val:
