@@ -7,30 +7,21 @@ Figure checks read the Figure objects (legend entries, window extents), never pi
 """
 from __future__ import annotations
 
-import re
 import types
 
 import numpy as np
 import pytest
 
 from theorykit import bench_derive as bd
+from test_bench_rules import _derive_section
 
 
 def _scaling_lines(monkeypatch, kinds):
     """The derivation section's printed lines, with the derivations replaced by rows whose value kinds
-    are ``kinds`` (one row each)."""
-    monkeypatch.setattr(bd, "paper_results", lambda: [{"result": "r0", "seconds": 0.5, "cpu_seconds": 0.25}])
+    are ``kinds`` (one row each): test_bench_rules' stand-in section, one paper result of 0.5 s."""
     rows = [{"task": "hierarchy", "n": 32, "k": 4, "modes": 7, "value_kinds": list(k), "seconds": 1.25,
              "cpu_seconds": 1.5} for k in kinds]
-
-    def scaling(quick, on_row):
-        for r in rows:
-            on_row(r)
-        return rows
-
-    monkeypatch.setattr(bd, "scaling", scaling)
-    lines = []
-    bd.run_section(out=lines.append)
+    _, lines = _derive_section(monkeypatch, [0.5], rows)
     head = next(i for i, ln in enumerate(lines) if "modes" in ln and "values" in ln)
     return lines[head].lstrip("\n"), lines[head + 1:head + 1 + len(rows)]
 
