@@ -347,13 +347,14 @@ def test_wants_summary_and_emit_follow_the_terminal_and_the_json_option(monkeypa
 
 
 def test_short_numbers_and_cut_expressions():
-    """_g: 4 significant digits, "—" for what is not a number; _short: text up to n characters kept
-    whole, longer cut to n − 1 characters and "…" (n characters in all)."""
-    from theorykit.analysis.summary import _g, _short
+    """_g: 4 significant digits, "—" for what is not a number; cut (theorykit.io, was summary._short): text
+    up to n characters kept whole, longer cut to n − 1 characters and "…" (n characters in all)."""
+    from theorykit.analysis.summary import _g
+    from theorykit.io import cut
 
     assert [_g(1 / 3), _g(12345.6), _g("2.5"), _g(None), _g("x")] == ["0.3333", "1.235e+04", "2.5", "—", "—"]
-    assert _short("a" * 60) == "a" * 60
-    assert _short("a" * 61) == "a" * 59 + "…" and _short("abcdef", 4) == "abc…"
+    assert cut("a" * 60) == "a" * 60
+    assert cut("a" * 61) == "a" * 59 + "…" and cut("abcdef", 4) == "abc…"
 
 
 def test_simulate_text_header_and_without_theory():

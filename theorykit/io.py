@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import SpecError
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "json_text", "jsonable", "png_bytes", "write_figure", "FIGURE_FORMATS", "new_figure", "plot_text", "counted", "ReaderMayLeave",
+__all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "json_text", "jsonable", "png_bytes", "write_figure", "FIGURE_FORMATS", "new_figure", "plot_text", "counted", "cut", "ReaderMayLeave",
            "log_if_spanning", "LOG_SPAN"]
 
 
@@ -330,6 +330,12 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` and ``noun``, the noun plural unless n is 1: ``"1 pathway"``, ``"3 pathways"``; ``plural``
     where it is not the noun and an s (``counted(2, "family", "families")``)."""
     return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
+
+
+def cut(text: str, n: int = 60, mark: str = "…") -> str:
+    """``text`` for a message, cut to ``n`` characters where longer, the last of them ``mark``: the one
+    shortening of an expression's, a value's or an error's text (``cut(repr(v), 60, "...")``)."""
+    return text if len(text) <= n else text[: n - len(mark)] + mark
 
 
 def plot_text(text) -> str:

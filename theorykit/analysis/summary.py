@@ -17,7 +17,7 @@ from typing import Mapping
 
 import numpy as np
 from ..errors import SpecError, TheorykitError
-from ..io import counted, json_text, log_if_spanning, lone_markers, plot_text, subplots, write_json, write_figure
+from ..io import counted, cut, json_text, log_if_spanning, lone_markers, plot_text, subplots, write_json, write_figure
 from ..theory.crossings import group_line
 from ..theory.derivation import Derivation, numeric_matrix
 from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
@@ -122,7 +122,7 @@ def derive_text(der, out: dict, values=None, max_modes: int = 4) -> str:
         shown = max_modes if len(s["singular_values"]) > max_modes + 1 else len(s["singular_values"])
         for i, (sv, dv) in enumerate(zip(s["singular_values"][:shown], s["input_variances"][:shown])):
             if free:
-                L.append(f"      mode {i + 1}: s = {_short(sv)}, d = {_short(dv)}")
+                L.append(f"      mode {i + 1}: s = {cut(sv)}, d = {cut(dv)}")      # --json has them whole
                 continue
             sf, df = s["singular_values_float"][i], s["input_variances_float"][i]
             exact = f"  (s = {sv}, d = {dv})" if len(sv) + len(dv) < 50 else ""
@@ -145,22 +145,17 @@ def derive_text(der, out: dict, values=None, max_modes: int = 4) -> str:
         L.append(f"  crossings ({n}):" if len(groups) == n else f"  crossings ({n} pairs of modes, in "
                  f"{counted(len(groups), 'group')}):")
         for g in groups:
-            L.append("      " + group_line(g["symbol"], g["at"], g["at_float"], _short(g["value"], 40), g["below"],
+            L.append("      " + group_line(g["symbol"], g["at"], g["at_float"], cut(g["value"], 40), g["below"],
                                            g["above"], g["pair"]))
     elif "crossings" in out:        # a document without the groups (an older theorykit's)
         L.append(f"  crossings ({len(out['crossings'])}):" if out["crossings"] else "  crossings: none")
         for c in out["crossings"]:
             L.append(f"      {c['symbol']} = {c['at']} ≈ {_g(c['at_float'])}: s[{c['modes'][0]}] = s[{c['modes'][1]}]"
-                     f" = {_short(c['value'], 40)}; larger below: {c['larger_below']}, above: {c['larger_above']}")
+                     f" = {cut(c['value'], 40)}; larger below: {c['larger_below']}, above: {c['larger_above']}")
     for n in out.get("notes", []):
         if not (free and n.startswith("symbols ") and "have no value" in n):   # said above, at the top
             L.append(f"  note: {n}")
     return "\n".join(L)
-
-
-def _short(text: str, n: int = 60) -> str:
-    """An exact expression's text, cut to ``n`` characters (``…`` where cut; --json has it whole)."""
-    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def simulate_text(out: dict) -> str:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .. import io
 from ..errors import SpecError
-from ..io import counted, software_versions
+from ..io import counted, cut, software_versions
 from ..spec.fields import real
 from ..spec.files import spec_from_dict, task_file
 from ..spec.limits import Limits, human_seconds
@@ -396,7 +396,7 @@ def _value(v, width: int = 60) -> str:
     if isinstance(v, int) and not isinstance(v, bool):
         digits = len(text.lstrip("-"))
         return f"{text[:16]}…{text[-24:]} ({digits} digits)"
-    return text[:width - 1] + "…"
+    return cut(text, width)
 
 
 def verdict(path, found: Comparison, rtol: float) -> list[str]:

@@ -18,7 +18,7 @@ from ..errors import SpecError
 from ..net.layout import Net, as_dtype
 from ..spec.fields import file_field
 from ..spec.limits import Limits
-from ..io import atomic_write_bytes, counted, is_special
+from ..io import atomic_write_bytes, counted, cut, is_special
 
 __all__ = ["load_weights", "save_weights", "from_chain_names", "unused_weight_keys", "read_npz", "check_weights",
            "finite_array", "MAX_WEIGHT", "MAX_NPZ_BYTES"]
@@ -129,8 +129,7 @@ def read_npz(path, option: str, what: str, how: str, max_bytes: float | None = N
 
 
 def _short_exc(exc, n: int = 160) -> str:
-    s = " ".join(str(exc).split())
-    return s if len(s) <= n else s[: n - 3] + "..."
+    return cut(" ".join(str(exc).split()), n, "...")
 
 
 def finite_array(A, f: str, noun: str, limit: float, nan_fix: str, big_fix: str) -> np.ndarray:

@@ -22,7 +22,7 @@ from typing import Iterable, Mapping
 import sympy as sp
 
 from ..errors import SpecError, nearest
-from ..io import figure_path      # a figure's output path, checked where io writes one
+from ..io import cut, figure_path      # figure_path: a figure's output path, checked where io writes one
 from .ranges import LR_MAX, LR_MIN, LR_WHAT, MAX_SEED, SCALE_MAX, SCALE_MIN, SCALE_WHAT, SEED_WHAT
 
 __all__ = ["DATA_MIN", "DATA_MAX", "NAME_MAX_LEN", "path", "figure_path", "table", "no_unknown_keys", "required", "entry", "integer",
@@ -78,8 +78,7 @@ def type_name(v) -> str:
 
 
 def short_repr(v, n: int = 60) -> str:
-    s = repr(v)
-    return s if len(s) <= n else s[: n - 3] + "..."
+    return cut(repr(v), n, "...")
 
 
 def table(value, field: str, fix: str) -> dict:

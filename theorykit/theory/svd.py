@@ -8,6 +8,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 from ..errors import DerivationError, SpecError
+from ..io import cut
 from ..spec.expr import to_exact
 from ..spec.fields import integer, short_repr, type_name
 from .exact_values import X
@@ -39,7 +40,7 @@ def ambiguity(svds: Mapping, ref: dict) -> str | None:
         return None
 
     def mode(key, m):
-        return f"mode {key[1] + 1} of pathway {key[0]!r} (s = {_short(m.s_text)})"
+        return f"mode {key[1] + 1} of pathway {key[0]!r} (s = {cut(m.s_text)})"
     scale = max([abs(x) for _, _, x in named] + [1e-300])
     for key, m, x in named:
         if _symbolic(m) and abs(x) <= 1e-12 * scale:
@@ -76,7 +77,7 @@ def zero_variance(svds: Mapping, ref: dict, power: float) -> str | None:
     for n, svd in svds.items():
         for k, m in enumerate(svd.modes):
             if m.d_float(ref) <= 1e-14 * power:
-                return (f"the input variance d of mode {k + 1} of pathway {n!r} (s = {_short(m.s_text)}) is 0 "
+                return (f"the input variance d of mode {k + 1} of pathway {n!r} (s = {cut(m.s_text)}) is 0 "
                         f"there (to 1e-14 of the input power, {power:.6g})")
     return None
 
@@ -104,7 +105,7 @@ def generic_reference(symbols, avoid, derive, tries: int = REFERENCE_TRIES, task
             svds = derive(ref)
         except _PointError as exc:
             error = error or exc
-            passed = passed or (ref, f"the exact SVD fails there ({_short(exc.message, 100)}: a root of a Gram matrix "
+            passed = passed or (ref, f"the exact SVD fails there ({cut(exc.message, 100)}: a root of a Gram matrix "
                                      "that vanishes there, a rank drop, came out a rounding below 0)")
             continue
         why = None if not symbols else (ambiguity(svds, ref) or (
@@ -123,10 +124,6 @@ def generic_reference(symbols, avoid, derive, tries: int = REFERENCE_TRIES, task
                               "next candidate points the conventions are arbitrary too: the order of the modes "
                               "and the signs of their vectors are one choice; pass --set NAME=VALUE (values=) "
                               "to derive at your values")
-
-
-def _short(text: str, cap: int = 60) -> str:
-    return text if len(text) <= cap else text[:cap - 1] + "…"
 
 
 def _text(ref: dict) -> str:
