@@ -20,8 +20,9 @@ import sympy as sp
 from ..errors import SpecError
 from ..io import counted
 from ..spec.fields import Typeset, short_repr, tex_label, tex_number, type_name
+from .display import fit_lines, set_pieces
 from .modes import exact_latex
-from .radicals import exactly_equal
+from .radicals import exactly_equal, rational_between
 
 __all__ = ["Crossing", "CrossingGroup", "CrossingGroups", "Crossings", "crossings", "group_line", "mode_set"]
 
@@ -164,18 +165,23 @@ class CrossingGroup:
                 "pair": None if self._pair() is None else list(self._pair())}
 
     def latex(self) -> str:
-        """The group as LaTeX (math mode): ``Δ = √6/3: s = √6/6``, the modes larger below and above."""
-        def tex_set(labels):
-            return r"\{" + ",\\, ".join(tex_label(m) for m in sorted(set(labels), key=_natural)) + r"\}"
+        """The group as LaTeX (math mode): ``Δ = √6/3: s = √6/6``, the modes larger below and above; an
+        ``aligned`` block of lines that fit a page where one line would not (long spec names: :meth:`rows`)."""
+        rows = self.rows()
+        return rows[0] if len(rows) == 1 else r"\begin{aligned}&" + r" \\ &\quad ".join(rows) + r"\end{aligned}"
+
+    def rows(self) -> list[str]:
+        """The group's LaTeX as lines of at most :data:`~theorykit.theory.display.LINE_WIDTH` (one where it fits),
+        broken between the modes (:func:`~theorykit.theory.display.fit_lines`)."""
+        below, above = ([tex_label(m) for m in sorted(set(x), key=_natural)] for x in (self.below, self.above))
         approx = tex_number(format(self.at_float, ".4g"))     # 1e-05 typeset as 1e − 05: 10^{-5}
         head = f"{sp.latex(self.symbol)} = {exact_latex(self.at)} \\approx {approx}:\\ s = {exact_latex(self.value)}"
-        pair = self._pair()
-        if pair is not None:
+        if (pair := self._pair()) is not None:
             a, b, lb, la = pair
-            return (head + f",\\ s_{{{tex_label(a)}}} = s_{{{tex_label(b)}}};\\ \\text{{larger below: }}"
-                    f"{tex_label(lb)},\\ \\text{{above: }}{tex_label(la)}")
-        return (head + f";\\ {tex_set(self.below)}\\ \\text{{larger below}},\\ "
-                f"{tex_set(self.above)}\\ \\text{{larger above}}")
+            return fit_lines([head + f",\\ s_{{{tex_label(a)}}} = s_{{{tex_label(b)}}};\\ ",
+                              f"\\text{{larger below: }}{tex_label(lb)},\\ ", f"\\text{{above: }}{tex_label(la)}"])
+        return fit_lines([head + ";\\ ", *set_pieces(below, r"\text{larger below},\ "),
+                          *set_pieces(above, r"\text{larger above}")])
 
     def _repr_latex_(self):
         return f"${self.latex()}$"
@@ -226,7 +232,8 @@ class CrossingGroups(Typeset, list):
     def _repr_latex_(self):
         if not self:
             return r"$\text{no crossing}$"
-        return r"$\begin{aligned}" + r" \\ ".join(g.latex() for g in self) + r"\end{aligned}$"
+        rows = [("&" if k == 0 else r"&\quad ") + row for g in self for k, row in enumerate(g.rows())]
+        return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
 
     def __str__(self):
         return "\n".join(g.text() for g in self) if self else "no crossing"
@@ -441,23 +448,6 @@ def _interval(interval, x):
     return dom
 
 
-def _rational_between(lo, hi):
-    """A simple rational strictly between the exact numbers ``lo < hi`` (either may be ±∞)."""
-    if lo == -sp.oo and hi == sp.oo:
-        return sp.Integer(0)
-    if hi == sp.oo:
-        return sp.floor(lo) + 1
-    if lo == -sp.oo:
-        return sp.ceiling(hi) - 1
-    lo_f, hi_f = sp.N(lo, 40), sp.N(hi, 40)
-    for den in (1, 2, 4, 10, 100, 1000, 10 ** 6, 10 ** 12):
-        q = sp.Rational(int(sp.floor((lo_f + hi_f) / 2 * den)), den)
-        for cand in (q, q + sp.Rational(1, den)):
-            if bool(cand > lo) and bool(cand < hi):
-                return cand
-    return sp.nsimplify((lo_f + hi_f) / 2, rational=True)
-
-
 def _sign(expr) -> int:
     """The exact sign of a number (a rational here; high-precision digits only where SymPy cannot decide)."""
     expr = sp.nsimplify(expr) if expr.is_Float else expr
@@ -540,7 +530,7 @@ def _pair(x, dom, la, sa, lb, sb):
     def larger(lo, hi):
         if (hi - lo).is_zero:       # the point is the domain's closed end: nothing lies on that side
             return "none"
-        q = _rational_between(lo, hi)
+        q = rational_between(lo, hi)
         va, vb = sa.subs(x, q), sb.subs(x, q)
         nonneg = sp.N(va, _DIGITS) >= 0 and sp.N(vb, _DIGITS) >= 0
         sg = _sign(sq.subs(x, q)) if nonneg else _sign(va - vb)

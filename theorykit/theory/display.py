@@ -9,6 +9,7 @@ ranking, a crossing.
 from __future__ import annotations
 
 import difflib
+import re
 
 import sympy as sp
 
@@ -18,7 +19,8 @@ from ..spec.fields import Typeset, tex_label
 from .radicals import exactly_equal
 
 __all__ = ["Exprs", "ExprsByName", "Ranking", "competition_ranks", "exact_text", "exact_latex", "is_large",
-           "values_latex", "LARGE_NODES"]
+           "values_latex", "LARGE_NODES", "LINE_WIDTH", "printed_width", "fit_lines",
+           "set_pieces"]
 
 #: expressions with more nodes than this are printed without SymPy's canonical term order and
 #: combined without its automatic flattening: sorting the terms of one 7,000-node eigenvector entry
@@ -47,6 +49,88 @@ def exact_latex(x, **kwargs) -> str:
     sort it, at every level of a nested radical (LaTeX of one irrational task's derivation took 102 s,
     93 % of it there, for 2 MB of text no one reads term by term)."""
     return sp.latex(x, **({"order": "none"} | kwargs if is_large(x) else kwargs))
+
+
+#: the widest a line of a typeset result may be, in :func:`printed_width`'s units (about 5 pt each): a
+#: standard article page is 345 pt wide (pdflatex, 10 pt type). Measured with pdflatex on every line of the
+#: XoR crossover (spec names up to 42 characters) and of the losses of a cubic-field task, the k = 3 common
+#: pathway and a one-chain graph, a line of at most 60 units was at most 285 pt wide, and no line wider than
+#: 5.2 pt a unit (60 units: 312 pt)
+LINE_WIDTH = 60
+
+_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\s+|.")
+_TEXT = ("text", "mathrm", "operatorname", "mathit", "mathbf", "phantom")
+_OPS = {"+", "-", "=", "<", ">", r"\approx", r"\leq", r"\geq", r"\cdot", r"\times", r"\in", r"\neq"}
+_SPACE = {r"\quad": 2.0, r"\qquad": 4.0, r"\,": 0.35, r"\;": 0.55, r"\:": 0.45, r"\ ": 0.7, r"\!": -0.35}
+_SILENT = {"&", r"\\", r"\left", r"\right", r"\big", r"\Big", r"\bigg", r"\Bigg", r"\displaystyle"}
+
+
+def printed_width(tex: str) -> float:
+    """An estimate of how wide math-mode LaTeX prints, in units of about 5 pt (a digit at 10 pt): a letter,
+    digit or bracket 1.1, an operator or relation with its spacing 2.4, a fraction its wider part, a
+    script 0.7 of its width, a macro such as ``\\Delta`` one symbol (``\\log``: its letters)."""
+    toks, pos = _TOKEN.findall(tex), 0
+
+    def group(scale: float, text: bool = False) -> float:       # the next argument: {…} or one token
+        nonlocal pos
+        while pos < len(toks) and toks[pos].isspace():
+            pos += 1
+        if pos >= len(toks):
+            return 0.0
+        pos += 1
+        return run(scale, text, True) if toks[pos - 1] == "{" else one(toks[pos - 1], scale, text)
+
+    def one(tok: str, scale: float, text: bool) -> float:
+        if tok.isspace():
+            return 0.7 * scale if text else 0.0
+        if tok in ("^", "_"):
+            return group(0.7 * scale, text)
+        if tok == r"\frac":
+            return max(group(scale, text), group(scale, text))
+        if tok == r"\sqrt":
+            return 1.6 * scale + group(scale, text)
+        if tok[1:] in _TEXT:
+            return group(scale, True)
+        if tok == "{":
+            return run(scale, text, True)
+        w = (_SPACE.get(tok) if tok in _SPACE else 0.0 if tok in _SILENT or tok == "}" else
+             2.4 if tok in _OPS and not text else len(tok) - 1 if tok[1:] in ("log", "ln", "exp", "sin", "cos")
+             else 1.2 if tok.startswith("\\") and len(tok) > 2 else 1.1)
+        return w * scale
+
+    def run(scale: float, text: bool, close: bool) -> float:
+        nonlocal pos
+        w = 0.0
+        while pos < len(toks):
+            tok = toks[pos]
+            pos += 1
+            if tok == "}" and close:
+                return w
+            w += one(tok, scale, text)
+        return w
+    return run(1.0, False, False)
+
+
+def fit_lines(pieces, width: float = LINE_WIDTH) -> list[str]:
+    """``pieces`` of LaTeX (a sum's terms, a set's members), each with the separator that follows it (``"+ "``,
+    ``",\\, "``), packed in order into lines of at most ``width`` (:func:`printed_width`), each line as full as
+    it goes and without the separator it ends with; a piece wider than a line alone gets a line of its own."""
+    lines, cur, w = [], "", 0.0
+    for p in pieces:
+        pw = printed_width(p)
+        if cur and w + pw > width:
+            lines.append(cur)
+            cur, w = "", 0.0
+        cur, w = cur + p, w + pw
+    return [re.sub(r"(\\[ ,]|\s)+$", "", line) for line in lines + ([cur] if cur else [])]
+
+
+def set_pieces(labels, then: str = "") -> list[str]:
+    """The set of LaTeX ``labels``, then ``then`` (``\\{a,\\, b\\}\\ then``), as :func:`fit_lines` pieces: the
+    whole set one piece where it fits a line (a line then breaks before it, not inside it), else one a member."""
+    pieces = [("\\{" if k == 0 else "") + lab + (",\\, " if k < len(labels) - 1 else "\\}\\ " + then)
+              for k, lab in enumerate(labels)] or ["\\{\\}\\ " + then]
+    return ["".join(pieces)] if printed_width("".join(pieces)) <= LINE_WIDTH else pieces
 
 
 def values_latex(xs) -> str:

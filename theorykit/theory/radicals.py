@@ -20,7 +20,7 @@ import mpmath
 import sympy as sp
 from sympy.polys.polyerrors import NotAlgebraic
 
-__all__ = ["zero_by_radical_reduction", "exactly_equal", "RADICAL_REDUCTION_MAX_OPS",
+__all__ = ["zero_by_radical_reduction", "exactly_equal", "rational_between", "RADICAL_REDUCTION_MAX_OPS",
            "RADICAL_REDUCTION_MAX_POWER",
            "RADICAL_REDUCTION_MAX_ROOTS", "RADICAL_REDUCTION_MAX_TERMS"]
 
@@ -364,3 +364,20 @@ def exactly_equal(x, y) -> bool:
         return sp.minimal_polynomial(diff, z) == z
     except (NotImplementedError, ValueError, TypeError, sp.PolynomialError, NotAlgebraic):
         return False
+
+
+def rational_between(lo, hi):
+    """A simple rational strictly between the exact numbers ``lo < hi`` (either may be ±∞)."""
+    if lo == -sp.oo and hi == sp.oo:
+        return sp.Integer(0)
+    if hi == sp.oo:
+        return sp.floor(lo) + 1
+    if lo == -sp.oo:
+        return sp.ceiling(hi) - 1
+    lo_f, hi_f = sp.N(lo, 40), sp.N(hi, 40)
+    for den in (1, 2, 4, 10, 100, 1000, 10 ** 6, 10 ** 12):
+        q = sp.Rational(int(sp.floor((lo_f + hi_f) / 2 * den)), den)
+        for cand in (q, q + sp.Rational(1, den)):
+            if bool(cand > lo) and bool(cand < hi):
+                return cand
+    return sp.nsimplify((lo_f + hi_f) / 2, rational=True)
