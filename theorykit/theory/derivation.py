@@ -47,7 +47,7 @@ from ..spec.task import checked_values_map
 from ..spec.values import checked_times, checked_value, exact_values
 from .jaxify import to_jax
 from .race import RaceSystem
-from .latex import derivation_latex, derivation_latex_short, named_results
+from .latex import derivation_latex, derivation_latex_short, named_results, typeset_loss
 
 __all__ = ["Derivation"]
 
@@ -288,6 +288,11 @@ class Derivation:
         modes = [(m.s, m.d) for svd in self.modes.values() for m in svd.modes]
         return self.spec.loss_factor * closed_form_loss(output_trace(self.task), modes)   # numbers tidied
 
+    @property
+    def loss_typeset(self):
+        """:attr:`loss` in lines that fit a page, as a :class:`~theorykit.theory.latex.TypesetLoss` (``.latex()``)."""
+        return typeset_loss(self)
+
     @cached_property
     def initial_loss(self) -> sp.Expr:
         """Loss with every map at zero: ½ tr Σy (times P for a summed loss)."""
@@ -380,7 +385,6 @@ class Derivation:
 
     def loss_function(self, values: Mapping | None = None):
         """The closed-form loss as a JAX function of t (jit/vmap/grad-safe), at given symbol values."""
-
         vals = self.numeric_values(values)
         L = self.loss.subs(vals)
         if self.task.free_symbols and L.has(sp.nan, sp.zoo):

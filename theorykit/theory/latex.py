@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..spec.fields import tex_label, tex_number, tex_text
+from ..spec.fields import Typeset, tex_label, tex_number, tex_text
 from .effective import output_trace
-from .display import ExprsByName, values_latex
+from .display import LINE_WIDTH, ExprsByName, exact_text, fit_lines, values_latex
 from .modes import exact_latex
 
-__all__ = ["NamedExprs", "derivation_latex", "derivation_latex_short", "latex_document", "named_results"]
+__all__ = ["NamedExprs", "TypesetLoss", "derivation_latex", "derivation_latex_short", "latex_document", "named_results",
+           "typeset_loss"]
 
 _PREAMBLE = r"""\documentclass[11pt]{article}
 \usepackage{amsmath,amssymb}
@@ -226,6 +227,44 @@ def _loss_lines(loss, roots: dict) -> str:
         body = _named(-term if neg else term, roots)
         lines.append(("&= " if k == 0 else r"&\quad ") + ("- " if neg else ("+ " if k else "")) + body)
     return r"\begin{align*} L(t) " + r" \\ ".join(lines) + r" \end{align*}"
+
+
+class TypesetLoss(Typeset):
+    """A closed-form loss L(t) that Jupyter shows typeset to fit a page (:attr:`Derivation.loss_typeset
+    <theorykit.theory.derivation.Derivation.loss_typeset>`): ``L(t) = …`` broken at the sum's top-level
+    + and − signs into lines of at most :data:`~theorykit.theory.display.LINE_WIDTH`, each root of degree 3
+    or more named ``s_{p,α}`` (as in the derivation's document) and defined on a ``where`` line. ``expr``
+    is the loss itself (the SymPy expression, unchanged); ``latex()`` is the LaTeX to paste (math mode, an
+    ``aligned`` block); ``str`` and ``repr`` are the loss's exact text."""
+
+    def __init__(self, expr, roots=None):
+        self.expr, self.roots = expr, roots or {}
+
+    def rows(self) -> list[str]:
+        """The aligned lines: ``L(t) &= …``, ``&\\quad + …``, then a ``where`` line per named root."""
+        terms = sp.Add.make_args(self.expr) if isinstance(self.expr, sp.Add) else (self.expr,)
+        pieces = []
+        for k, term in enumerate(terms):
+            neg = term.could_extract_minus_sign()
+            pieces.append(("- " if neg else "+ " if k else "") + _named(-term if neg else term, self.roots) + " ")
+        # the first line also holds "L(t) = " and every line the indent "L(t)" and \quad: 8 of LINE_WIDTH
+        lines = fit_lines(pieces, LINE_WIDTH - 8)
+        used = {r for r in self.roots if self.expr.has(r)}
+        return ([r"L(t) &= " + lines[0]] + [r"&\quad " + ln for ln in lines[1:]]
+                + _where(self.roots, used, "&"))
+
+    def _repr_latex_(self):
+        return r"$\begin{aligned}" + r" \\ ".join(self.rows()) + r"\end{aligned}$"
+
+    def __str__(self):
+        return exact_text(self.expr)
+
+    __repr__ = __str__
+
+
+def typeset_loss(der) -> TypesetLoss:
+    """``der.loss`` as a :class:`TypesetLoss`, its roots named after ``der.modes``."""
+    return TypesetLoss(der.loss, _root_names(der.modes))
 
 
 def _race_text(der) -> str:
