@@ -124,12 +124,25 @@ def test_a_random_start_sweep_equals_simulate_and_has_a_spread(spec, tmp_path):
         X, Y = spec.task.numeric({D: d})
         p0 = sim.extra["initial_params"]
         paths = [(p.active, p.inputs, p.outputs) for p in spec.pathways]
+        finals = []
         for seed in range(3):
             params = [[np.asarray(p0[f"input->{p.name}"])[seed], np.asarray(p0[f"{p.name}->output"])[seed]]
                       for p in spec.pathways]
             ref, _ = gdln_gd(paths, params, X, Y, lr=spec.training.lr, steps=80, loss="mean")
             assert ref[0] - ref[-1] > 1e-3 * ref[0]                    # the curve moves (2.4e-3 of L(0) at least)
             np.testing.assert_allclose(rnd["loss"][3 * i + seed], ref, rtol=0, atol=1e-12 * ref[0])
+            finals.append(ref[-1])
+        # the summary's spread over seeds is the one simulate reports for them (Simulation.std: ddof 0, what
+        # `simulate --seeds` prints as mean ± std and tk.plot draws), √(Σ(Lᵢ − L̄)²/S) by hand on the numpy runs'
+        # final losses; ddof 1 would be √(3/2) = 1.22 × larger (the aligned sweeps' seeds are equal: they cannot tell)
+        finals = np.array(finals)
+        mean = sum(finals) / 3
+        by_hand = (sum((f - mean) ** 2 for f in finals) / 3) ** 0.5
+        assert by_hand > 1e-6 * mean                                   # the seeds differ
+        res = rnd["results"][i]
+        assert res["final_loss_mean"] == pytest.approx(mean, rel=1e-10)
+        assert res["final_loss_std"] == pytest.approx(by_hand, rel=1e-6)
+        assert res["final_loss_std"] == pytest.approx(float(sim.std[-1]), rel=1e-6)
     assert rnd["init"] == "random" and rnd["notes"] == []
     ali = run_sweep(spec, grid, seeds=3, steps=80, out=tmp_path / "a", progress=False)
     assert all(r["final_loss_std"] <= 1e-12 for r in ali["results"]) and "spread 0" in ali["notes"][0]
