@@ -196,7 +196,10 @@ def test_share_mass_refuses_fewer_units_than_pathways():
         assert info.value.field == "H"
         whom = "the one pathway" if len(masses) == 1 else f"each of the {len(masses)} pathways"   # 1: singular
         assert info.value.problem == f"{H} hidden units cannot give {whom} at least one unit"
-        assert info.value.fix == f"use H >= {len(masses)} (one unit per pathway at least), or fewer pathways"
+        # fewer pathways help only where there is a unit to give: with H = 0 no number of pathways works
+        assert info.value.fix == (f"use H >= {len(masses)} (one unit per pathway at least), or at most {H} pathways"
+                                  if H >= 1 else f"use H >= {len(masses)}: at least 1 unit, and at least one per "
+                                  "pathway (H >= the number of pathways)")
     # H = m: one each (the H − m = 0 others shared by none); H = 5 over masses 0.5, 0.3, 0.2: 1 each and the
     # other 2 by largest remainder: 2·(0.5, 0.3, 0.2) = (1, 0.6, 0.4) → floors (1, 0, 0), one more to 0.6: (2, 2, 1)
     assert share_mass(3, [0.5, 0.3, 0.2]) == [1, 1, 1] and share_mass(5, [0.5, 0.3, 0.2]) == [2, 2, 1]

@@ -27,8 +27,10 @@ def _check_units(H: int, m: int) -> None:
     widths of 0 before: ``[1, 0, 0]`` for H = 1, m = 3)."""
     if m >= 1 and H < m:
         whom = "the one pathway" if m == 1 else f"each of the {m} pathways"
+        # fewer pathways help only where there is a unit to give: with H ≤ 0 none works (share_hidden(0, 1))
         raise SpecError("H", f"{counted(H, 'hidden unit')} cannot give {whom} at least one unit",
-                        f"use H >= {m} (one unit per pathway at least), or fewer pathways")
+                        f"use H >= {m} (one unit per pathway at least), or at most {counted(H, 'pathway')}" if H >= 1
+                        else f"use H >= {m}: at least 1 unit, and at least one per pathway (H >= the number of pathways)")
 
 
 def share_hidden(H: int, m: int) -> list:
