@@ -7,8 +7,9 @@ race-exhaust: `--k 2 --steps 100000000` was refused for its recording count with
 --steps that passes them all.
 
 predict --validate: its trainings' estimated time had no bound (only the memory was checked; --time-limit
-bounds the prediction's search). Now the estimate is checked against the general time limit (3600 s, or
-THEORYKIT_MAX_SECONDS), which lifts it, as the other commands' limit.
+bounds the prediction's search). Then the estimate was checked against the general time limit (3600 s, or
+THEORYKIT_MAX_SECONDS); now against predict's one limit, --time-limit (60 s by default), which lifts it, as it
+lifts the task's build and the search (session 161).
 """
 from __future__ import annotations
 
@@ -160,13 +161,14 @@ def test_predict_validate_over_the_time_limit_is_refused_and_the_lift_works(tmp_
     err = capsys.readouterr().err
     assert err.startswith("theorykit: error in --steps: --validate: training 8 ReLU networks of width 100000 for "
                           "10000000 steps needs an estimated "), err
-    assert "over the time limit of 60 min" in err and "or leave out --validate (THEORYKIT_MAX_SECONDS=" in err, err
-    assert "or more lifts the time limit; --time-limit bounds the prediction's search only))" in err, err
-    lift = int(err.split("THEORYKIT_MAX_SECONDS=")[1].split(" ")[0])
-    assert lift >= 8 * 1e7 * 6 * 4e5 * 4 / 4e10 > 3600
-    monkeypatch.setenv("THEORYKIT_MAX_SECONDS", str(lift))
-    with pytest.raises(_Stop):      # the check passed: predict went on to predict
-        main(argv)
+    # predict's --time-limit (default 60 s), not THEORYKIT_MAX_SECONDS (session 161): its fix names --time-limit
+    assert "over the time limit of 60 s" in err and "or leave out --validate; or pass a larger --time-limit" in err, err
+    est = float(err.split("needs an estimated ")[1].split(" h,")[0]) * 3600      # hours (5.3 h by hand, above)
+    assert est >= 8 * 1e7 * 6 * 4e5 * 4 / 4e10 * 0.99 > 3600      # the hand lower bound above (shown to 3 digits)
+    monkeypatch.setenv("THEORYKIT_MAX_SECONDS", str(10 * est))     # the environment no longer lifts it
+    assert main(argv) == 2 and "over the time limit of 60 s" in capsys.readouterr().err
+    with pytest.raises(_Stop):      # --time-limit past the estimate: the check passed, predict went on to predict
+        main(argv + ["--time-limit", str(math.ceil(10 * est))])
 
 
 def test_predict_keeps_its_60_second_search_limit(big_memory):

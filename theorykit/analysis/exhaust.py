@@ -34,7 +34,7 @@ from ..theory.race import RaceSystem
 from ..spec.fields import DATA_MAX, DATA_MIN, fmt, integer, real, short_repr
 from ..spec.ranges import time_limit_fix
 from ..spec.files import TRAINING_RANGES
-from ..spec.limits import MAX_CONTEXT_PERMUTATIONS, Limits, max_family_contexts
+from ..spec.limits import MAX_CONTEXT_PERMUTATIONS, fixed_size, max_family_contexts
 from ..spec.gating import GDLNSpec, Training, context_pathways, family_masks, positive_int
 from ..spec.task import contexts
 from ..curves import loss_metrics
@@ -425,8 +425,9 @@ def race_exhaust(k: int = 4, *, gamma=None, a0: float | None = None, batch: int 
             real(v, fld, lo=lo, hi=hi, fix=f"a positive number between {fmt(lo)} and {fmt(hi)}, e.g. {eg}")
     given = [o for o, v in (("--race-dt", race_dt != 10), ("--a0", a0 is not None), ("--gamma", gamma is not None)) if v]
     t_start = time.time()
-    # contexts(8, k ≤ 4), under 0.1 s, is timed with the run by the estimate below (time_limit), not by THEORYKIT_MAX_SECONDS
-    spec, subsets, masks, labels = exhaust_spec(k, gamma, limits=Limits(max_seconds=math.inf))
+    # contexts(8, k ≤ 4), under 0.1 s, is timed with the run by the estimate below (time_limit), not by THEORYKIT_MAX_SECONDS;
+    # its memory refusal names THEORYKIT_MAX_BYTES (no option lowers its size), in Python as on the command line
+    spec, subsets, masks, labels = exhaust_spec(k, gamma, limits=fixed_size())
     system = RaceSystem.from_spec(spec)             # built once: every batch races its pathways
     set_ = (("--race-dt", race_dt != 10), ("--gamma", gamma is not None), ("--steps", steps != STEPS))
     a0 = default_a0() if a0 is None else float(a0)

@@ -117,9 +117,9 @@ def validation_estimate(task, hidden: int, seeds: int, steps: int, fields=None):
 
 
 def validation_limits() -> Limits:
-    """The validation's size check: the general limits, as every command's training has them (memory: half this
-    machine's memory, or THEORYKIT_MAX_BYTES; time: 3600 s, or THEORYKIT_MAX_SECONDS). predict's ``--time-limit``
-    (60 s) bounds the prediction's search, not the validation; predict has no ``--force``."""
+    """The validation's size check from Python: the general limits (memory: half this machine's memory, or
+    THEORYKIT_MAX_BYTES; time: 3600 s, or THEORYKIT_MAX_SECONDS). ``theorykit predict --validate`` passes its own
+    instead, the one Limits of its ``--time-limit`` (60 s by default) that its task build and search obey too."""
     return Limits()
 
 

@@ -76,11 +76,13 @@ def parse_times(text, default_max):
 
 def limits_from(args) -> Limits:
     """The size check's limits of ``args``: ``--time-limit`` (seconds; 0 or inf: no limit, as predict's
-    --time-limit) and ``--force``."""
+    --time-limit) and ``--force``; a refusal's fix names those of the two the command has (``Limits.options``:
+    compare has neither, and its fix names THEORYKIT_MAX_SECONDS)."""
     tl = getattr(args, "time_limit", None)
     if tl is not None and tl != math.inf:       # inf: no limit
         tl = real(tl, "--time-limit", lo=0.0, hi=math.inf, fix=time_limit_fix("600"))
-    return Limits(max_seconds=tl, force=getattr(args, "force", False))      # 0: no limit, as Limits reads it
+    options = tuple(o for o in ("--force", "--time-limit") if hasattr(args, o[2:].replace("-", "_")))
+    return Limits(max_seconds=tl, force=getattr(args, "force", False), options=options)    # 0: no limit, as Limits reads it
 
 
 def limits_passed_on(argv: list, args, options) -> list:

@@ -9,13 +9,13 @@ from ..io import counted
 from ..progress import Progress
 from ..spec.fields import learning_rate
 from ..spec.files import load_spec
-from .common import check_out_dir, provenance
+from .common import check_out_dir, limits_from, provenance
 from .runs import run_from_args
 
 
 def run(args) -> int:
     """``theorykit compare FOUND.toml --checkpoints … --data … --out DIR``."""
-    spec = load_spec(args.spec)
+    spec = load_spec(args.spec, limits=limits_from(args))      # compare has no --force, no --time-limit: the fix says so
     check_out_dir("--out", args.out)
     run = run_from_args(args)
     lr = args.lr if args.lr is not None else (float(check_metadata(run.meta, run.files[0])["lr"])

@@ -285,8 +285,9 @@ def _add_predict(subparsers):
     limit = _number_option(p, "--time-limit", what=TIME_LIMIT_WHAT, example="60", fix=time_limit_fix("60"), default=60.0,
                            metavar="SECONDS", help="refuse to start a run whose estimated time is over this many "
                            "seconds, as the other commands' --time-limit, and, unlike theirs, check again during the "
-                           "run: stop with an error wherever a stage would run past it (default 60, not 3600 nor "
-                           "THEORYKIT_MAX_SECONDS; 0 or inf: no limit; no --force). Formerly --time-bound, still accepted")
+                           "run: stop with an error wherever a stage would run past it; it bounds the task's build, the search "
+                           "and --validate's training (default 60, not 3600 nor THEORYKIT_MAX_SECONDS; 0 or inf: no "
+                           "limit; no --force). Formerly --time-bound, still accepted")
     p.add_argument("--time-bound", dest=limit.dest, type=limit.type, metavar="SECONDS", default=argparse.SUPPRESS,
                    help=argparse.SUPPRESS, action=_Renamed).new = "--time-limit"      # its former name
     p.add_argument("--validate", action="store_true", help="train the ReLU network, run Algorithm 1, compare")

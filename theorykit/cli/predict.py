@@ -11,13 +11,13 @@ from pathlib import Path
 
 from ..analysis.predict import predict_reln
 from ..analysis.findgates import check_training_size
-from ..analysis.predict_validate import validate_prediction, validation_estimate, validation_limits
+from ..analysis.predict_validate import validate_prediction, validation_estimate
 from ..errors import SpecError, as_command
 from ..progress import Progress
 from ..spec import fields as vf
 from ..spec import files as sf
 from ..spec.gating import GDLNSpec, Pathway
-from ..spec.limits import Estimate, Limits, lift
+from ..spec.limits import Limits
 from ..spec.ranges import time_limit_fix
 from .common import (check_out_dir, check_outputs, fitting_name, json_text, no_value, provenance, values_from,
                      write_result, write_spec)
@@ -29,18 +29,11 @@ VALIDATE_SEEDS = 8
 def load_task_training(path, assignments=(), limits: Limits | None = None):
     """``(task, training, name)`` from a spec file's ``[data]``, ``[symbols]`` and ``[training]`` (the spec
     parsers' own field checks), with ``--set`` values substituted. The task is built under ``limits`` (predict's:
-    ``Limits(max_seconds=--time-limit)``; default :class:`~theorykit.spec.limits.Limits`); predict has no
-    --force, so a refusal over its time limit says to raise --time-limit."""
+    :func:`predict_limits`; default: its default limits); predict has no --force, so a refusal over its time limit
+    says to raise --time-limit (``Limits.options``)."""
     path = Path(path)
-    limits = Limits() if limits is None else limits
-    try:
-        task, training, name = sf.task_file(sf.read_toml(path), limits)      # tk.load_task's reading and checks
-    except SpecError as exc:
-        forced = lift(Estimate("the task"), limits)         # "or pass --force (or a larger --time-limit) …"
-        if not exc.fix.endswith(forced):
-            raise
-        raise SpecError(exc.field, exc.problem, exc.fix[:-len(forced)] + "or pass a larger --time-limit (0: no "
-                        "limit) to run it anyway") from None
+    limits = predict_limits(None) if limits is None else limits
+    task, training, name = sf.task_file(sf.read_toml(path), limits)      # tk.load_task's reading and checks
     # --set values checked as every command checks them (a data entry must stay real, finite, in range)
     vals = values_from(GDLNSpec(task, (Pathway("all", "all", "all", "all", 1),), training), assignments)
     if vals:
@@ -50,12 +43,20 @@ def load_task_training(path, assignments=(), limits: Limits | None = None):
     return task, training, name if name is not None else fitting_name(path.stem, "spec")
 
 
+def predict_limits(time_limit) -> Limits:
+    """predict's one Limits, passed down to the task's build and --validate's trainings (the search takes its seconds,
+    ``time_limit=``): ``--time-limit`` (0 or inf: none; None: THEORYKIT_MAX_SECONDS, else 3600), no --force."""
+    return Limits(max_seconds=time_limit, options=("--time-limit",))
+
+
 def run(args) -> int:
     # the whole-number options are checked by the parser's rule (theorykit.cli.parser.WholeNumber)
     if args.time_limit != math.inf:     # 0 or inf: no limit, as for every command's --time-limit
         vf.real(args.time_limit, "--time-limit", lo=0.0, hi=math.inf, fix=time_limit_fix("60"))
-    # the task's build under predict's own time limit (0 or inf: none), not THEORYKIT_MAX_SECONDS
-    task, training, name = load_task_training(args.spec, args.set, Limits(max_seconds=args.time_limit))
+    # one Limits: the task's build and --validate's trainings under predict's own time limit (0 or inf: none), not
+    # THEORYKIT_MAX_SECONDS, as the search
+    limits = predict_limits(args.time_limit)
+    task, training, name = load_task_training(args.spec, args.set, limits)
     # before any work and any file: an unwritable --json must not leave --out behind
     check_outputs(("--out", args.out), ("--json", args.json), inputs=[("spec", args.spec)], stdout=())
     if args.html and not args.validate:     # --help: "with --validate: write the validation page"
@@ -68,16 +69,14 @@ def run(args) -> int:
     check_out_dir("--html", args.html)
     if args.validate:       # its trainings' memory and time, estimated as find-gates' before anything is predicted
         steps = int(training.steps if args.steps is None else args.steps)
-        est, limits = validation_estimate(task, args.hidden, args.seeds, steps, fields={
-            "hidden": "--hidden", "seeds": "--seeds", "steps": "--steps"}), validation_limits()
+        est = validation_estimate(task, args.hidden, args.seeds, steps, fields={
+            "hidden": "--hidden", "seeds": "--seeds", "steps": "--steps"})
         try:
             check_training_size(est, limits, python=False)
-        except SpecError as err:        # predict has no --force: the environment lifts the limit that is over
-            lift = ("THEORYKIT_MAX_BYTES raises the memory limit" if est.bytes > limits.max_bytes else
-                    f"THEORYKIT_MAX_SECONDS={math.ceil(est.seconds)} or more lifts the time limit; --time-limit "
-                    "bounds the prediction's search only")
+        except SpecError as err:        # the fix ends as lift() says for predict's options (--time-limit, no --force)
+            how, _, lifted = err.fix.rpartition("; ")
             raise SpecError(err.field, f"--validate: {err.problem}",
-                            f"{err.fix.split(';')[0]}, or leave out --validate ({lift})") from None
+                            f"{how}, or leave out --validate; {lifted}" if how else err.fix) from None
     # the unwrapped function: its errors name the options
     pred = as_command(predict_reln)(task, args.hidden, training, search=args.search, beam=args.beam,
                                     shortlist=args.shortlist, seed=args.seed, max_patterns=args.max_patterns,
@@ -93,7 +92,7 @@ def run(args) -> int:
         with Progress("predict: validating (ReLU training)", int(pred.training.steps),
                       enabled=not args.no_progress) as bar:
             val = validate_prediction(pred, seeds=args.seeds, seed=args.seed, html_dir=args.html,
-                                      on_step=lambda done: bar.update(done - bar.n))
+                                      on_step=lambda done: bar.update(done - bar.n), limits=limits)
         doc["validation"] = val.summary()
         print(val.text())
     doc["provenance"] = provenance(args)

@@ -29,12 +29,13 @@ import os
 from dataclasses import dataclass, field
 
 from ..errors import SpecError
+from ..io import human_bytes, human_seconds       # re-exported (they moved to io)
 from .fields import real
 from .ranges import MAX_FAMILIES, TIME_LIMIT_WHAT, max_family_contexts
 from .task_radicals import radicals_of
 
 __all__ = ["Limits", "Estimate", "machine_memory", "task_estimate", "derivation_estimate", "simulation_estimate",
-           "enforce", "lift", "human_bytes", "human_seconds", "poly_bernoulli_work", "product_count", "int_text",
+           "enforce", "lift", "fixed_size", "human_bytes", "human_seconds", "poly_bernoulli_work", "product_count", "int_text",
            "ALL_PATTERNS_MAX", "REALISABLE_MAX_ORDERINGS", "POLY_BERNOULLI_MAX_WORK", "POLY_BERNOULLI_MAX_BITS",
            "MAX_FAMILIES", "max_family_contexts", "MAX_CONTEXT_PERMUTATIONS"]
 
@@ -227,10 +228,14 @@ class Limits:
 
     ``max_bytes``: None for half this machine's memory (or ``THEORYKIT_MAX_BYTES``). ``max_seconds``: None for
     3600 s (or ``THEORYKIT_MAX_SECONDS``); 0 or ``math.inf`` for no time limit, as ``--time-limit 0`` (or ``inf``)
-    on the command line (both are stored as ``math.inf``); a negative number or NaN is a :class:`SpecError`."""
+    on the command line (both are stored as ``math.inf``); a negative number or NaN is a :class:`SpecError`.
+    ``options``: the command's options that lift its time limit, which a refusal's fix names, else THEORYKIT_MAX_SECONDS
+    (``cli.common.limits_from`` reads them: compare has none, predict ``--time-limit``). ``fixed``: :func:`fixed_size`."""
     max_bytes: float | None = None
     max_seconds: float | None = None
     force: bool = False
+    options: tuple = ("--force", "--time-limit")
+    fixed: bool = False
 
     def __post_init__(self):
         if self.max_bytes is None:
@@ -274,27 +279,6 @@ class Estimate:
 
     def summary(self) -> str:
         return f"about {human_seconds(self.seconds)}, {human_bytes(self.bytes)}"
-
-
-def human_bytes(b: float) -> str:
-    b = float(b)
-    if not math.isfinite(b):
-        return f"{b:.3g} B"
-    for unit in ("B", "KB", "MB", "GB", "TB", "PB", "EB"):
-        if float(f"{b:.3g}") < 1000 or unit == "EB":     # as shown: 999 999 B is 1 MB, not "1e+03 KB"
-            return f"{b:.3g} {unit}"
-        b /= 1000
-
-
-def human_seconds(s: float) -> str:
-    s = float(s)
-    if not math.isfinite(s):
-        return f"{s:.3g} s"
-    for below, unit, name in ((120, 1, "s"), (7200, 60, "min"), (2 * 86400, 3600, "h"),
-                              (2 * 365 * 86400, 86400, "days")):
-        if s < below:
-            return f"{s / unit:.3g} {name}"
-    return f"{s / (365 * 86400):.3g} years"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -566,22 +550,38 @@ def _best(est: Estimate, key: int, limit: float, total: float, skip: str | None 
 
 def lift(est: Estimate, limits: Limits, python: bool = False, verb: str = "run") -> str:
     """How the fix of a refusal of ``est`` over ``limits`` ends: how to lift the limit it is over (the
-    memory limit where it is over that, else the time limit), on the command line (:func:`enforce`'s), or
-    with ``python`` from Python (``limits=Limits(...)``); ``verb``: what a lifted limit lets it do."""
+    memory limit where it is over that, else the time limit), on the command line (:func:`enforce`'s: by the
+    command's ``limits.options``, else the environment), or with ``python`` from Python (``limits=Limits(...)``);
+    ``verb``: what a lifted limit lets it do."""
+    force, longer = ("--force" in limits.options), ("--time-limit" in limits.options)
     if est.bytes > limits.max_bytes:
         return ("or raise the memory limit: limits=theorykit.spec.limits.Limits(max_bytes=…), or THEORYKIT_MAX_BYTES"
-                if python else "--force does not lift the memory limit")
-    return (f"or pass limits=theorykit.spec.limits.Limits(force=True) (or max_seconds=…, or THEORYKIT_MAX_SECONDS) to "
-            f"{verb} it anyway" if python else f"or pass --force (or a larger --time-limit) to {verb} it anyway")
+                if python else "--force does not lift the memory limit" if force else "or raise THEORYKIT_MAX_BYTES")
+    if python:
+        return (f"or pass limits=theorykit.spec.limits.Limits(force=True) (or max_seconds=…, or THEORYKIT_MAX_SECONDS) "
+                f"to {verb} it anyway")
+    how = ("--force (or a larger --time-limit)" if force and longer else "--force" if force else
+           "a larger --time-limit (0: no limit)" if longer else None)
+    return f"or pass {how} to {verb} it anyway" if how else f"or raise THEORYKIT_MAX_SECONDS to {verb} it anyway"
+
+
+def fixed_size() -> Limits:
+    """The limits a built-in task of fixed size is built under (race-exhaust's and find-gates' contexts(8, k), the suites'):
+    no time limit of its own (the run's estimate refuses), the memory limit naming THEORYKIT_MAX_BYTES (nothing else fits)."""
+    return Limits(max_seconds=math.inf, fixed=True)
 
 
 def enforce(est: Estimate, limits: Limits) -> None:
     """Raise :class:`SpecError` when ``est`` is over the memory limit, or over the time limit without force."""
     if est.bytes > limits.max_bytes:
+        over = (f"{est.stage} needs an estimated {human_bytes(est.bytes)} of memory, over the limit of "
+                f"{human_bytes(limits.max_bytes)} (half this machine's memory, or THEORYKIT_MAX_BYTES)")
+        if limits.fixed:        # the one thing a user can change, from Python as on the command line
+            raise SpecError("THEORYKIT_MAX_BYTES", f"{over}; its size is fixed",
+                            f"raise THEORYKIT_MAX_BYTES to at least {math.ceil(est.bytes)}, or unset it (the default: "
+                            f"half this machine's memory, {human_bytes(machine_memory() / 2)})")
         fld, how = _pick(est, 2, limits.max_bytes)
-        raise SpecError(fld, f"{est.stage} needs an estimated {human_bytes(est.bytes)} of memory, over the limit of "
-                             f"{human_bytes(limits.max_bytes)} (half this machine's memory, or THEORYKIT_MAX_BYTES)",
-                        f"{how}; {lift(est, limits)}")
+        raise SpecError(fld, over, f"{how}; {lift(est, limits)}")
     if est.seconds > limits.max_seconds and not limits.force:
         over = (f"{est.stage} needs an estimated {human_seconds(est.seconds)}, over the time limit of "
                 f"{human_seconds(limits.max_seconds)}")

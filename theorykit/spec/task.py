@@ -393,6 +393,9 @@ def _size_guard(what: str, shape: str, fld: str, value: int, d: int, p: int, P: 
     try:
         enforce(est, limits)
     except SpecError as err:
+        if limits.fixed:        # named THEORYKIT_MAX_BYTES, in the user's words wherever it is read
+            raise SpecError(err.field, f"{what} would be {shape}, {human_bytes(est.bytes)} of exact entries: {err.problem}",
+                            err.fix) from None
         how = err.fix.split(';')[0]
         raise SpecError(err.field, f"{what} would be {shape}, {human_bytes(est.bytes)} of exact entries: {err.problem}",
                         f"{how}; {lift(est, limits, python, 'build')}",
