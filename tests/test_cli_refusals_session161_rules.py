@@ -75,6 +75,16 @@ def test_fixed_size_build_over_memory_names_the_environment_variable(argv, need,
     assert not (tmp_path / "r").exists() and not (tmp_path / "f.toml").exists()
 
 
+def test_validate_suites_fixed_task_over_memory_names_the_environment_variable(tmp_path, capsys, monkeypatch):
+    # the depth suite's first build is the Section 4 task, contexts(8, 3) of hierarchy, ring and cross (the size
+    # counted above): before, "SpecError: n: … lower n (…); or raise the memory limit: limits=…(max_bytes=…)"
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", "1000")
+    assert main(["validate", "depth", "--quick", "--out", str(tmp_path / "v")]) == 1
+    err = capsys.readouterr().err
+    assert "depth: FAILED" in err and "SpecError: THEORYKIT_MAX_BYTES: contexts(n=8, k=3) would be" in err, err
+    assert f"raise THEORYKIT_MAX_BYTES to at least {CONTEXTS_8_3_BYTES}," in err and not _python_words(err), err
+
+
 def test_fixed_size_lift_is_enough_and_python_names_it_too(monkeypatch):
     # the fix's number is the estimate: THEORYKIT_MAX_BYTES at it lets the build through
     monkeypatch.setenv("THEORYKIT_MAX_BYTES", str(CONTEXTS_8_2_BYTES - 1))

@@ -35,6 +35,7 @@ from .net.starts import random_params
 from .sim.simulation import simulate
 from .record import SaveAt
 from .sim.engine import _make_trainer
+from .spec.limits import fixed_size
 from .spec.task import contexts, xor_margin
 from .sim.fused import _fused_steps, pad_to
 from .spec.files import load_spec, example_path
@@ -216,7 +217,7 @@ def throughput(cfg, dtype: str, mm_rate: float | None = None, mem_rate: float | 
     in network-steps/s and FLOP/s, with the discrete gradient-descent recurrence checked."""
     import jax
 
-    X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
+    X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"], limits=fixed_size()).numeric()
     H, lr, std = 700, 0.001, 0.005 / 700
     B, S = cfg["ensemble_networks"], cfg["steps_long"]
     net = Net.chain(X.shape[0], [H], Y.shape[0])
@@ -336,7 +337,7 @@ def fused_where_it_fits(cfg, dtype: str, hidden: int = 128) -> dict:
 
     if jax.default_backend() != "gpu":
         return {"status": "not timed: no GPU"}
-    X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
+    X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"], limits=fixed_size()).numeric()
     lr, std, B, S, Sn = 0.001, 0.005 / hidden, cfg["ensemble_networks"], cfg["steps_long"], cfg["naive_steps"]
     net = Net.chain(X.shape[0], [hidden], Y.shape[0])
     execute, _, _ = _ensemble_runner(X, Y, hidden, lr, std, dtype, B, S)
@@ -379,7 +380,7 @@ def gdln_throughput(cfg, dtype: str, mm: float) -> dict:
 
 def race_throughput(cfg) -> dict:
     """The race engine on every context-gated family of Section 4 (k = 3: 127 families), float64."""
-    task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
+    task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"], limits=fixed_size())
     subsets, masks, _labels = family_masks(3)
     spec = GDLNSpec(task, context_pathways(8, 3, subsets), Training(lr=0.001, loss="sum", a0=1e-4))
     masks = np.asarray(masks, float)

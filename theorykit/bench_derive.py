@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 
 from .spec.gating import GDLNSpec, Training, context_family, context_pathways, xor_relns
+from .spec.limits import fixed_size
 from .spec.task import contexts, xor_margin
 from .theory import k_contexts as kc
 from .theory.derivation import Derivation
@@ -121,14 +122,14 @@ def paper_results(ks=(3, 4, 5, 6, 7, 8)) -> list:
         lambda crossing: f"Delta* = {crossing}")
 
     def sec4():
-        task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
+        task = contexts(8, 3, blocks=["hierarchy", "ring", "cross"], limits=fixed_size())
         der = Derivation(GDLNSpec(task, context_pathways(8, 3, [(0, 1), (0, 2), (1, 2)]), Training(loss="sum")))
         return der.modes, der.method
 
     row("Section 4 (common + double; hierarchy, ring, cross)", sec4, lambda r: f"method {r[1]}, {modes(r[0])} modes")
     for kk in ks:
         def sec5(kk=kk):
-            der = Derivation(GDLNSpec(contexts(8, kk), context_pathways(8, kk, context_family(kk, kk - 1)),
+            der = Derivation(GDLNSpec(contexts(8, kk, limits=fixed_size()), context_pathways(8, kk, context_family(kk, kk - 1)),
                                        Training(loss="sum")))
             return der.modes, der.method
 

@@ -49,6 +49,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from theorykit import contexts
+from theorykit.spec.limits import fixed_size
 from theorykit.linalg import correlation, correlation_rank
 from theorykit.analysis._runs import train_gdln, train_relu
 from theorykit.analysis.alignment import layer_alignment
@@ -140,7 +141,7 @@ def run(out_dir: Path, mode: str = "quick", progress: bool = True) -> dict:
     out_dir, st = start(out_dir, mode, SETTINGS)
     H, sd, lr, steps, seeds, every = st["hidden"], float(st["init_std"]), st["lr"], st["steps"], st["seeds"], \
         st["every"]
-    X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
+    X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"], limits=fixed_size()).numeric()
     P = X.shape[1]
     U, s, Vt = np.linalg.svd(correlation(X, Y), full_matrices=False)
     rng = np.random.default_rng(12345)                    # fixed start vectors of the power iterations

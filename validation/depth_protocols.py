@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from theorykit import contexts, load_spec, simulate
+from theorykit.spec.limits import fixed_size
 from theorykit.curves import max_gap
 from theorykit.io import subplots, write_figure
 from theorykit.spec.files import example_path
@@ -47,7 +48,7 @@ def run_protocols(mode: str, every: int, on_step=None) -> dict:
     sz = SIZES[mode]
     out = {}
     for ds, blocks in DATASETS.items():
-        task = contexts(8, 3, "hierarchy", blocks)
+        task = contexts(8, 3, "hierarchy", blocks, limits=fixed_size())
         X, Y = task.numeric()
         row = {}
         relu = None

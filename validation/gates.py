@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from theorykit import contexts
+from theorykit.spec.limits import fixed_size
 from theorykit.analysis._runs import exact_reln_trajectory, train_relu
 from theorykit.analysis.findgates import choose_elbow, elbow_scores, require_sklearn
 from theorykit.analysis.reln import exact_reln_outputs
@@ -73,7 +74,7 @@ def _label(pattern, n=8, k=3):
 
 
 def _section4(st, progress):
-    X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
+    X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"], limits=fixed_size()).numeric()
     relu = train_relu(X, Y, hidden=st["hidden"], lr=st["lr"], steps=st["steps"], seeds=st["seeds"],
                       init_std=st["init_std"], loss="sum", seed=0, every=100)
     with progress_bar(progress, "gates: elbow", len(KS)) as pr:
@@ -139,7 +140,7 @@ def _fig9(per_k, K_imp, K_chord, path, K_log=None):
 
 
 def _exact_reln(st):
-    X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"]).numeric()
+    X, Y = contexts(8, 3, blocks=["hierarchy", "ring", "cross"], limits=fixed_size()).numeric()
     r = st["reln"]
     # (a) forward: the exact ReLN at the ReLU weights, every checkpoint of every seed
     run = train_relu(X, Y, hidden=r["hidden"], lr=0.02, steps=r["steps"], seeds=2, init_std=0.1, loss="mean",

@@ -26,6 +26,7 @@ from theorykit.io import subplots, write_figure
 from theorykit.progress import progress_bar
 from theorykit.sim.simulation import simulate
 from theorykit.spec.gating import Pathway
+from theorykit.spec.limits import fixed_size
 from theorykit.spec.task import Task
 from theorykit.theory.gates import UnitGates, tally, unit_weights
 # the modules, not their names: the suite looks its functions up when it runs, so that a test can replace one
@@ -84,7 +85,7 @@ def _interlacing_exact(count: int, seed: int = 1) -> dict:
 
 def _section4_restrictions() -> dict:
     """Top singular value of Section 4 pathways with all features vs restricted features."""
-    task = tk.contexts(8, 3, blocks=["hierarchy", "ring", "cross"])
+    task = tk.contexts(8, 3, blocks=["hierarchy", "ring", "cross"], limits=fixed_size())
     n = 8
     out = {}
     bad = 0
@@ -186,7 +187,7 @@ def _section4_pattern_counts() -> dict:
 
 def _census(seeds: int, progress: bool) -> dict:
     n, k, H = 8, 3, 700
-    task = tk.contexts(n, k, blocks=["hierarchy", "ring", "cross"])
+    task = tk.contexts(n, k, blocks=["hierarchy", "ring", "cross"], limits=fixed_size())
     X, Y = task.numeric()
     steps, every = 8001, 500
     res = simulate((X, Y), network="relu", hidden=H, lr=0.001, steps=steps, seeds=seeds, init_std=0.005 / H, loss="sum",

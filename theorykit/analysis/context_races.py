@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..spec.gating import GDLNSpec, Pathway, Training, context_family, context_pathways, family_masks
+from ..spec.limits import fixed_size
 from ..spec.task import contexts
 from ..curves import loss_metrics
 from ..theory.race import RaceSystem
@@ -67,7 +68,7 @@ def derivation(out_dir: Path, cfg) -> dict:
 # the race, by exhaustion (Proposition 4.2)
 # ---------------------------------------------------------------------------------------------
 def race_ranking(cfg, a0: float, pr) -> dict:
-    task = contexts(8, 3, blocks=cfg["sec4_blocks"])
+    task = contexts(8, 3, blocks=cfg["sec4_blocks"], limits=fixed_size())
     subsets, masks, labels = family_masks(3)
     spec = suite_spec(task, context_pathways(8, 3, subsets), cfg)
     rf = suite_race(spec, cfg, a0, masks=np.array(masks))
@@ -151,7 +152,7 @@ def r_families(cfg, a0: float, pr) -> dict:
     out = {}
     for kk in cfg["rfamily_k"]:
         gam = cfg["sec5"][kk]["gamma"]
-        task = contexts(8, kk, context_scale=gam)
+        task = contexts(8, kk, context_scale=gam, limits=fixed_size())
         rows = {}
         rs = range(1, kk) if cfg["rfamily_all_r"] else sorted({1, kk // 2, kk - 1})
         for r in rs:

@@ -21,6 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from ..spec.gating import GDLNSpec, context_pathways
+from ..spec.limits import fixed_size
 from ..spec.task import contexts
 from ..curves import best_grid_row, loss_at_steps, loss_metrics, max_gap, time_errors
 from ..theory.gates import UnitGates, context_census, pathway_maps, unit_gates, unit_weights
@@ -89,7 +90,7 @@ def _keep_sigma_sqrt_h(cfg, width: int) -> float:
 # ---------------------------------------------------------------------------------------------
 def section4(cfg, pr) -> dict:
     seeds = cfg["seeds"]
-    task = contexts(8, 3, blocks=cfg["sec4_blocks"])
+    task = contexts(8, 3, blocks=cfg["sec4_blocks"], limits=fixed_size())
     X, Y = task.numeric()
     H = cfg["relu_hidden4"]
     std_relu = 0.005 / np.sqrt(700 * H)      # the paper's 0.005/700 at H = 700; other widths keep σ√H, hence a0
@@ -310,10 +311,10 @@ def mds_at(rsn, gsn_d, spec_d, X, times):
 def section5(cfg, kres, pr) -> dict:
     seeds = cfg["seeds"]
     out = {}
-    H8 = hierarchy(8)
+    H8 = hierarchy(8, limits=fixed_size())
     for kk, par in cfg["sec5"].items():
         gam, Hh = par["gamma"], (cfg["sec5_hidden"] or par["hidden"])
-        task = contexts(8, kk, context_scale=gam)
+        task = contexts(8, kk, context_scale=gam, limits=fixed_size())
         X, Y = task.numeric()
         P = X.shape[1]
         std = 0.005 / np.sqrt(Hh * (cfg.get("sec5_sigma_width") or Hh))   # 0.005/H, or σ√H of that width kept
