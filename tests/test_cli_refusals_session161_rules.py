@@ -166,3 +166,19 @@ def test_predict_validate_passes_its_limits_down_not_the_environments(tmp_path, 
     # refused at the environment's 1 µs
     assert isinstance(seen.get("limits"), Limits) and seen["limits"].max_seconds == 600
     assert not seen["limits"].force
+
+
+def test_predict_written_spec_refusal_offers_no_force(tmp_path, capsys, monkeypatch):
+    # predict checks that the spec it writes loads back (cli.common.write_spec), under the memory limit: with
+    # THEORYKIT_MAX_BYTES tiny that check refused, saying "--force does not lift the memory limit" to a
+    # command that has no --force. Now its fix names THEORYKIT_MAX_BYTES
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", "1000")
+    monkeypatch.delenv("THEORYKIT_MAX_SECONDS", raising=False)
+    out = tmp_path / "p.toml"
+    argv = ["predict", str(ROOT / "examples" / "predict" / "xor_data.toml"), "--set", "Delta=1", "--hidden", "4",
+            "--out", str(out), "--no-progress"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "theorykit: error in --out: the spec to be written would not load back" in err, err
+    assert "--force" not in err and err.rstrip().endswith("or raise THEORYKIT_MAX_BYTES)"), err
+    assert not out.exists()

@@ -81,8 +81,12 @@ def limits_from(args) -> Limits:
     tl = getattr(args, "time_limit", None)
     if tl is not None and tl != math.inf:       # inf: no limit
         tl = real(tl, "--time-limit", lo=0.0, hi=math.inf, fix=time_limit_fix("600"))
-    options = tuple(o for o in ("--force", "--time-limit") if hasattr(args, o[2:].replace("-", "_")))
-    return Limits(max_seconds=tl, force=getattr(args, "force", False), options=options)    # 0: no limit, as Limits reads it
+    return Limits(max_seconds=tl, force=getattr(args, "force", False), options=lift_options(args))  # 0: no limit, as Limits reads it
+
+
+def lift_options(args) -> tuple:
+    """Which of ``--force`` and ``--time-limit`` the command of ``args`` has (``Limits.options``)."""
+    return tuple(o for o in ("--force", "--time-limit") if hasattr(args, o[2:].replace("-", "_")))
 
 
 def limits_passed_on(argv: list, args, options) -> list:
@@ -262,7 +266,7 @@ def write_spec(option, path, spec, args=None) -> Path:
     text = record_comment(args) if args is not None else ""
     try:
         text += spec_to_toml(spec)          # refuses data a spec file cannot hold (load_spec's range)
-        spec_from_dict(tomllib.loads(text), limits=Limits(force=True))
+        spec_from_dict(tomllib.loads(text), limits=Limits(force=True, **({} if args is None else {"options": lift_options(args)})))
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(option, f"the spec to be written is not valid TOML ({exc}); nothing was written",
                         "report this as a bug") from None
