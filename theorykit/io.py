@@ -338,27 +338,6 @@ def cut(text: str, n: int = 60, mark: str = "…") -> str:
     return text if len(text) <= n else text[: n - len(mark)] + mark
 
 
-def human_bytes(b: float) -> str:
-    b = float(b)
-    if not math.isfinite(b):
-        return f"{b:.3g} B"
-    for unit in ("B", "KB", "MB", "GB", "TB", "PB", "EB"):
-        if float(f"{b:.3g}") < 1000 or unit == "EB":     # as shown: 999 999 B is 1 MB, not "1e+03 KB"
-            return f"{b:.3g} {unit}"
-        b /= 1000
-
-
-def human_seconds(s: float) -> str:
-    s = float(s)
-    if not math.isfinite(s):
-        return f"{s:.3g} s"
-    for below, unit, name in ((120, 1, "s"), (7200, 60, "min"), (2 * 86400, 3600, "h"),
-                              (2 * 365 * 86400, 86400, "days")):
-        if s < below:
-            return f"{s / unit:.3g} {name}"
-    return f"{s / (365 * 86400):.3g} years"
-
-
 def plot_text(text) -> str:
     """``text`` (a name, a message) as matplotlib draws it, letter for letter: its ``$`` escaped, since
     two of them make matplotlib read what lies between as mathtext (``"a$\\x$"`` stopped the drawing
@@ -541,3 +520,25 @@ class _LeftBytes(ReaderMayLeave):
     @staticmethod
     def _dropped(data) -> int:
         return memoryview(data).nbytes
+
+
+# the numbers of every size message (theorykit.spec.limits re-exports them)
+def human_bytes(b: float) -> str:
+    b = float(b)
+    if not math.isfinite(b):
+        return f"{b:.3g} B"
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB", "EB"):
+        if float(f"{b:.3g}") < 1000 or unit == "EB":     # as shown: 999 999 B is 1 MB, not "1e+03 KB"
+            return f"{b:.3g} {unit}"
+        b /= 1000
+
+
+def human_seconds(s: float) -> str:
+    s = float(s)
+    if not math.isfinite(s):
+        return f"{s:.3g} s"
+    for below, unit, name in ((120, 1, "s"), (7200, 60, "min"), (2 * 86400, 3600, "h"),
+                              (2 * 365 * 86400, 86400, "days")):
+        if s < below:
+            return f"{s / unit:.3g} {name}"
+    return f"{s / (365 * 86400):.3g} years"
