@@ -139,9 +139,10 @@ class Task:
         rep = self.keyed(values)
         return Task(self.X.subs(rep), self.Y.subs(rep), self.symbols, self.name, dict(self.meta))
 
-    def value_map(self, values: Mapping | None = None) -> dict:
-        """``{symbol: value}`` for ``values`` keyed by name or symbol; every free symbol needs one."""
-        vals = self.keyed(values)
+    def value_map(self, values: Mapping | None = None, check: bool = True) -> dict:
+        """``{symbol: value}`` for ``values`` keyed by name or symbol; every free symbol needs one. ``check``:
+        as :meth:`keyed` (False where the caller checked each value already, e.g. ``Derivation.numeric_values``)."""
+        vals = self.keyed(values, check)
         missing = self.free_symbols - set(vals)
         if missing:
             raise no_value_error(missing, self._unknown_names(values))

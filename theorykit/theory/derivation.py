@@ -379,7 +379,7 @@ class Derivation:
                 raise SpecError("symbols", f"{sym} = {self._fixed[sym]} was fixed when this Derivation was built, "
                                            f"not {v}", f"build Derivation(spec, values={{'{sym}': {v}}}), or build it "
                                                        "without values and pass them here")
-        vals = self.task.value_map(values)          # every free symbol needs a value
+        vals = self.task.value_map(values, check=False)     # every free symbol needs a value (each checked above, once)
         vals.update({tau: self.spec.tau, A0: self.spec.training.a0})
         return vals
 
@@ -550,7 +550,7 @@ class Derivation:
         checked_values_map(values, self.task.symbols)
         for k, v in (values or {}).items():      # Δ = −2 for a nonnegative Δ printed s = Δ/2 as −1.0
             checked_value(self.task, k, v)
-        ref = {**self.reference, **self.task.keyed(values)}
+        ref = {**self.reference, **self.task.keyed(values, check=False)}     # checked above, once
         out = {}
         for n, svd in self.modes.items():
             out[n] = {
