@@ -1,5 +1,8 @@
 """Estimates that are honest, and one check done once (session 161).
 
+- A symbolic context scale (``tk.contexts(4, 3, context_scale=gamma)``) spent 98 % of its derivation in
+  SymPy's ``Matrix.nullspace(simplify=True)``; those null spaces are now computed over QQ(gamma), the same
+  vectors (checked symbolically against the old path on a smaller case, and against numpy's SVD).
 - ``Derivation.numeric_values`` checked each symbol value (``spec.values.checked_value``: a symbol of
   the task, a number, its assumptions) and then ``Task.value_map`` checked every value again through
   ``Task.keyed``; ``Derivation.summary`` did the same through ``keyed``. Each value is now checked once,
@@ -7,12 +10,14 @@
 """
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import sympy as sp
 
 import theorykit as tk
 import theorykit.spec.task as task_mod
 import theorykit.theory.derivation as derivation_mod
+import theorykit.theory.svd as svd_mod
 from theorykit.errors import SpecError
 
 
@@ -80,3 +85,80 @@ def test_numeric_values_still_refuses_a_value_other_than_the_fixed_one():
                         values={"Delta": 1})
     with pytest.raises(SpecError, match="was fixed when this Derivation was built"):
         der.numeric_values({"Delta": 0.5})
+
+
+# ------------------------------------------------------------------------------------------------
+# a symbolic context scale: the Gram matrix's null spaces over QQ(gamma), not SymPy's simplify-based rref
+# ------------------------------------------------------------------------------------------------
+GAMMA = sp.Symbol("gamma", positive=True)
+
+
+def _ctx_spec(n, k):
+    """contexts(n, k) with the context scale gamma, a common pathway and one per pair of contexts."""
+    return tk.GDLNSpec(tk.contexts(n, k, context_scale=GAMMA),
+                       tk.context_pathways(n, k, [(a, b) for a in range(k) for b in range(a + 1, k)]))
+
+
+def test_symbolic_context_scale_needs_no_sympy_nullspace(monkeypatch):
+    """contexts(4, 3, context_scale=gamma) derived in 116 s of CPU (under cProfile; 98 % of it in SymPy's
+    ``Matrix.nullspace(simplify=True)`` of G − λI for the common pathway's 7 × 7 Gram matrix G, whose
+    eigenvalues are polynomials in gamma). Those null spaces are now computed over QQ(gamma). Checked
+    against numpy's SVD at two values and against docs/theory.md#contexts' centred-context sector."""
+    def refuse(self, *a, **kw):
+        raise AssertionError("SymPy's Matrix.nullspace was called")
+    monkeypatch.setattr(sp.Matrix, "nullspace", refuse)
+    der = tk.Derivation(_ctx_spec(4, 3))
+    common = der.modes["common"].modes
+    # the centred-context sector (docs/theory.md#contexts): s = σ̄ γ/(k √n), σ̄² = ‖H 1‖²/n; hierarchy(4):
+    # H 1 = (4, 2, 2, 1, 1, 1, 1), ‖H 1‖² = 28, σ̄ = √7; k = 3, n = 4: s = √7 γ/6, k − 1 = 2 times
+    assert sum(sp.simplify(m.s - sp.sqrt(7) * GAMMA / 6) == 0 for m in common) == 2
+    B = der.effective_datasets["common"].Syx
+    for g in (0.7, 1.1):
+        Bn = np.array(B.subs(GAMMA, g).evalf(30).tolist(), dtype=float)
+        ref = np.linalg.svd(Bn, compute_uv=False)
+        ref = ref[ref > 1e-12]
+        ours = sorted((float(m.s.subs(GAMMA, g)) for m in common), reverse=True)
+        np.testing.assert_allclose(ours, ref, rtol=1e-12)
+        U = np.array([[float(x.subs(GAMMA, g)) for x in m.u] for m in common]).T
+        V = np.array([[float(x.subs(GAMMA, g)) for x in m.v] for m in common]).T
+        S = np.array([float(m.s.subs(GAMMA, g)) for m in common])
+        np.testing.assert_allclose(Bn @ V, U * S, atol=1e-12)          # B v = s u
+        np.testing.assert_allclose(V.T @ V, np.eye(len(S)), atol=1e-12)
+        np.testing.assert_allclose(U.T @ U, np.eye(len(S)), atol=1e-12)
+
+
+def test_field_nullspace_is_sympys_nullspace():
+    """The same vectors as SymPy's ``nullspace`` (1 at each free column), symbolically, on the null spaces
+    the common pathway of contexts(2, 3, gamma) asks for (one eigenvalue of multiplicity 2), on a rational
+    matrix, and None for entries with a surd (SymPy's own null space then)."""
+    B = tk.Derivation(_ctx_spec(2, 3)).effective_datasets["common"].Syx.applyfunc(sp.expand)
+    G = (B.T * B).applyfunc(sp.expand)
+    lams = [lam for lam, mult in G.eigenvals().items() if lam != 0]
+    assert any(lam.has(GAMMA) for lam in lams) and max(G.eigenvals().values()) >= 2
+    for lam in lams:
+        N = (G - lam * sp.eye(G.rows)).applyfunc(lambda x: sp.radsimp(sp.expand(x)))
+        ours, sympys = svd_mod._field_nullspace(N), N.nullspace(simplify=True)
+        assert len(ours) == len(sympys) >= 1
+        for a, b in zip(ours, sympys):
+            assert all(sp.simplify(x - y) == 0 for x, y in zip(a, b)), (lam, a, b)
+            assert all(sp.simplify(x) == 0 for x in N * a)
+    R = sp.Matrix([[1, 2, 3], [2, 4, 6], [1, 0, 1]])
+    assert svd_mod._field_nullspace(R) == R.nullspace()            # [(-1, -1, 1)]
+    assert svd_mod._field_nullspace(sp.Matrix([[1, sp.sqrt(2)], [sp.sqrt(2), 2]])) is None
+    # a function of the symbol would be a generator of its own, independent of gamma to QQ(gamma, exp(gamma))
+    assert svd_mod._field_nullspace(sp.Matrix([[sp.exp(GAMMA), sp.exp(2 * GAMMA)], [1, sp.exp(GAMMA)]])) is None
+
+
+def test_symbolic_svd_equals_the_sympy_nullspace_path(monkeypatch):
+    """The exact SVD of contexts(2, 3, gamma)'s common pathway, as before (SymPy's null space: the new path
+    turned off) and now: the same singular values and vectors, the differences simplified to 0."""
+    B = tk.Derivation(_ctx_spec(2, 3)).effective_datasets["common"].Syx
+    ref = {GAMMA: sp.Rational(11, 10)}
+    now = svd_mod.exact_svd(B, ref)
+    monkeypatch.setattr(svd_mod, "_field_nullspace", lambda N: None)
+    before = svd_mod.exact_svd(B, ref)
+    assert len(now.modes) == len(before.modes) == 4          # rank 4: the 2 items and the 3 contexts span 4
+    for a, b in zip(now.modes, before.modes):
+        assert sp.simplify(a.s - b.s) == 0
+        assert all(sp.simplify(x - y) == 0 for x, y in zip(a.u, b.u))
+        assert all(sp.simplify(x - y) == 0 for x, y in zip(a.v, b.v))
