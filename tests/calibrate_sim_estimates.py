@@ -4,10 +4,12 @@
 simulation's time (:func:`theorykit.spec.limits.simulation_estimate`; ``simulate`` adds the
 derivation's estimate where its start needs one, the aligned GDLN start). This script runs every
 case of one table as ``theorykit simulate`` runs it, **each in a fresh process** (so JAX's backend
-start-up and the JIT compilation are counted, as a user pays them), and compares the ``seconds`` the
-command reports in its ``--json`` (the time from after the size check to the trained ensemble:
-initial weights, compilation, the steps, the loss curve; not Python's start-up and imports, about
-1.5 s, which the wall column shows) with the estimate ``simulate`` enforces for it. JAX's persistent
+start-up and the JIT compilation are counted, as a user pays them), and compares the command's whole
+wall time (Python's start-up and the imports included, as the estimate counts them since 2026-11-30:
+``SIM_STARTUP``; ``--cpu``: the child's user + sys CPU time instead, for a loaded machine, where it
+stands for the run holding one core) with the estimate ``simulate`` enforces for it. Before
+2026-11-30 it compared the ``seconds`` of the command's ``--json`` (from after the size check to the
+trained ensemble), which left out the start-up, about 1.2-1.5 s. JAX's persistent
 compilation cache is turned off for the child (``THEORYKIT_JAX_CACHE=""``; ``simulate``'s trainer
 carries the progress callback, which the cache never stores anyway).
 
@@ -18,7 +20,7 @@ Section 6 graphs (examples/section6_paper.toml with its staged schedule, section
 2000–5000 steps; bias-free ReLU networks (``--network relu``) of widths 128…2000; seeds 1–8; float64
 and float32. Run from a source checkout::
 
-    python tests/calibrate_sim_estimates.py                  # the whole table, 2.5-4 minutes
+    python tests/calibrate_sim_estimates.py                  # the whole table (2.5-4 minutes before the steps group)
     python tests/calibrate_sim_estimates.py --only xor,relu --json out.json
 
 prints one line per case (group, case, sizes, estimate, measured, the child's wall and CPU seconds,
@@ -50,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 from calibrate_estimates import summarize_ratios  # noqa: E402  (tests/: the derivation's calibration)
 from theorykit.spec.files import load_spec, spec_from_dict, spec_to_toml  # noqa: E402
 from theorykit.spec.gating import GDLNSpec, Training, context_pathways  # noqa: E402
-from theorykit.spec.limits import derivation_estimate, simulation_estimate  # noqa: E402
+from theorykit.spec.limits import SIM_STARTUP, derivation_estimate, simulation_estimate  # noqa: E402
 from theorykit.spec.task import contexts  # noqa: E402
 
 EX = ROOT / "examples"
@@ -111,6 +113,11 @@ CASES = [
     ("relu", "8x3 relu H=700 f32", lambda: ctx_spec(8, 3, [], 700), "--network relu --seeds 8 --steps 3000 --dtype float32"),
     ("relu", "8x3 relu H=2000", lambda: ctx_spec(8, 3, [], 2000, lr=5e-4), "--network relu --seeds 2 --steps 2000"),
     ("relu", "32x4 relu H=1000", lambda: ctx_spec(32, 4, [], 1000, lr=2e-4), "--network relu --seeds 1 --steps 2000"),
+    # short runs, where the fixed costs (start-up, compilation) are most of the time: 300 to 10 000 steps
+    *[("steps", f"xor_reln {n} steps", lambda: example("xor_reln.toml"), f"--init random --seeds 2 --steps {n} --set Delta=0.5")
+      for n in (300, 1000, 3000, 10000)],
+    *[("steps", f"8x3 1+3 H=100 {n} steps", lambda: ctx_spec(8, 3, PAIRS3, 100), f"--init random --seeds 4 --steps {n}")
+      for n in (300, 1000, 3000, 10000)],
 ]
 
 
@@ -122,13 +129,14 @@ def _opt(opts: list, name: str, default=None):
 
 
 def estimate(spec, opts: list) -> float:
-    """``theorykit.cli.common.sim_estimate`` for these options (the derivation's part for the aligned start)."""
+    """``theorykit.cli.common.sim_estimate`` for these options (the derivation's part for the aligned start, and the
+    command's start-up, SIM_STARTUP)."""
     network = _opt(opts, "--network", "gdln")
     est = simulation_estimate(spec, steps=int(_opt(opts, "--steps", spec.training.steps)),
                               seeds=int(_opt(opts, "--seeds", 4)), network=network,
                               dtype=_opt(opts, "--dtype", "float64"))
     aligned = network == "gdln" and _opt(opts, "--init", "aligned") == "aligned"
-    return est.seconds + (derivation_estimate(spec, horizon=None).seconds if aligned else 0.0)
+    return est.seconds + SIM_STARTUP + (derivation_estimate(spec, horizon=None).seconds if aligned else 0.0)
 
 
 def sizes(spec) -> str:
@@ -151,14 +159,15 @@ def run_case(path: Path, opts: list, out: Path) -> dict:
     if proc.returncode != 0:
         return {"status": "error", "message": (proc.stderr.strip().splitlines() or ["?"])[-1][:160]}
     res = json.loads(out.read_text())
-    return {"status": "ok", "measured": float(res["seconds"]), "wall": wall,
+    return {"status": "ok", "measured": wall, "seconds": float(res["seconds"]), "wall": wall,
             "cpu": (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python tests/calibrate_sim_estimates.py", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", help="comma-separated groups (xor, contexts, section6, relu)")
+    ap.add_argument("--only", help="comma-separated groups (xor, contexts, section6, relu, steps)")
     ap.add_argument("--json", help="also write every case to this JSON file")
+    ap.add_argument("--cpu", action="store_true", help="measured = the child's CPU time (user + sys), not its wall time")
     args = ap.parse_args(argv)
     groups = None if not args.only else {g.strip() for g in args.only.split(",")}
     t_all = time.perf_counter()
@@ -177,6 +186,8 @@ def main(argv=None) -> int:
             opts = options.split()
             est = estimate(spec, opts)
             r = run_case(path, opts, Path(tmp) / f"case{i}.json")
+            if args.cpu and r["status"] == "ok":
+                r["measured"] = r["cpu"]
             short = options.replace("--init random ", "").replace(" --set Delta=0.5", "")
             if r["status"] != "ok":
                 print(f"{group:<10}{label:<34}{sizes(spec):<30}{short:<52}  ERROR {r['message']}", flush=True)
@@ -187,7 +198,8 @@ def main(argv=None) -> int:
             flag = "" if 1 / 3 <= q <= 3 else "  <-- outside 3x"
             print(f"{group:<10}{label:<34}{r['sizes']:<30}{short:<52}{est:9.2f}s{r['measured']:9.2f}s"
                   f"{r['wall']:7.1f}s{r['cpu']:7.1f}s{q:8.2f}{flag}", flush=True)
-    print("\nratio = estimate / measured (seconds of `theorykit simulate --json`, a fresh process each)")
+    print(f"\nratio = estimate / measured (the {'CPU' if args.cpu else 'wall'} time of `theorykit simulate`, a fresh "
+          "process each, start-up included)")
     for g in dict.fromkeys(c[0] for c in CASES):
         sub = [r["ratio"] for r in rows if r["group"] == g]
         if sub:

@@ -208,13 +208,13 @@ def test_time_check_of_a_graph_names_the_steps_or_the_seeds(capsys):
     import re
 
     from theorykit.spec.files import load_spec
-    from theorykit.spec.limits import simulation_estimate
+    from theorykit.spec.limits import SIM_STARTUP, simulation_estimate
 
     path = str(EX / "section6_paper.toml")
     s6 = load_spec(path)
 
-    def est(steps, seeds):
-        return simulation_estimate(s6, steps=steps, seeds=seeds).seconds
+    def est(steps, seeds):      # the command's estimate: the run's and its start-up (since 2026-11-30)
+        return simulation_estimate(s6, steps=steps, seeds=seeds).seconds + SIM_STARTUP
 
     for opts, fld, steps, seeds in (([], "training.steps", 30000, 2), (["--steps", "30000"], "--steps", 30000, 2),
                                     (["--steps", "3000"], "--seeds", 3000, 64)):

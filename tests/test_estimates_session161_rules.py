@@ -1,5 +1,10 @@
 """Estimates that are honest, and one check done once (session 161).
 
+- The simulation's estimate, as ``check`` prints it and ``simulate`` and ``sweep`` enforce it, left out the
+  command's own start-up (Python and the imports, JAX's among them: 1.16-1.36 s of CPU measured in 42 runs,
+  docs/performance.md#sim-estimates), so runs of 300 to 3000 steps took 1.6-1.9× their estimate. The
+  command's estimate now counts it once (``SIM_STARTUP``, a part "start-up" that no refusal names as the
+  field to lower); a Python caller's (``simulation_estimate``), whose process has paid it, does not.
 - A symbolic context scale (``tk.contexts(4, 3, context_scale=gamma)``) spent 98 % of its derivation in
   SymPy's ``Matrix.nullspace(simplify=True)``; those null spaces are now computed over QQ(gamma), the same
   vectors (checked symbolically against the old path on a smaller case, and against numpy's SVD).
@@ -10,6 +15,8 @@
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -18,7 +25,44 @@ import theorykit as tk
 import theorykit.spec.task as task_mod
 import theorykit.theory.derivation as derivation_mod
 import theorykit.theory.svd as svd_mod
+from theorykit.cli.common import sim_estimate
+from theorykit.cli.parser import build_parser
 from theorykit.errors import SpecError
+from theorykit.spec.files import load_spec
+from theorykit.spec.limits import Limits, enforce, simulation_estimate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ------------------------------------------------------------------------------------------------
+# the simulation's estimate of a command counts the command's start-up
+# ------------------------------------------------------------------------------------------------
+def _simulate_estimate(*options, steps=300, seeds=2):
+    argv = ["simulate", str(ROOT / "examples" / "xor_reln.toml"), "--init", "random", "--steps", str(steps),
+            "--seeds", str(seeds), "--set", "Delta=0.5", *options]
+    args = build_parser().parse_args(argv)
+    spec = load_spec(args.spec)
+    return spec, sim_estimate(args, spec, steps, seeds, need_derivation=False)
+
+
+def test_the_commands_estimate_counts_its_start_up():
+    # the smallest start-up measured: Python and the imports of `theorykit simulate`, 1.16 s of CPU
+    # (42 runs, docs/performance.md#sim-estimates); it was not counted at all
+    spec, est = _simulate_estimate()
+    start = [pt for pt in est.parts if pt[0] == "start-up"]
+    assert len(start) == 1 and start[0][1] >= 1.16
+    # once, beside the run's own estimate (a library caller's, whose process has paid the start-up)
+    lib = simulation_estimate(spec, steps=300, seeds=2)
+    assert not any(pt[0] == "start-up" for pt in lib.parts)
+    assert est.seconds == pytest.approx(lib.seconds + start[0][1], rel=1e-12)
+
+
+def test_a_refusal_never_names_the_start_up():
+    """Like the compilation, the start-up is no field a user can lower: a limit below it names --seeds."""
+    _, est = _simulate_estimate()
+    with pytest.raises(SpecError) as exc:
+        enforce(est, Limits(max_seconds=1.0))
+    assert exc.value.field == "--seeds" and "start-up" not in str(exc.value)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from ..io import atomic_write_text, counted, is_special, jsonable, software_vers
 from ..io import json_text as io_json_text          # the one JSON form; json_text below names a non-finite result
 from ..spec.fields import NAME_MAX_LEN, fmt, integer, label, real, seed_value
 from ..spec.files import MAX_STEPS, check_values, load_spec, parse_assignment, spec_from_dict, spec_to_toml
-from ..spec.limits import Limits, derivation_estimate, simulation_estimate
+from ..spec.limits import SIM_STARTUP, Limits, derivation_estimate, simulation_estimate
 from ..spec.ranges import time_limit_fix
 from ..suites import SUITES
 
@@ -293,11 +293,13 @@ def sim_settings(args, spec):
 def sim_estimate(args, spec, steps, seeds, need_derivation, seeds_field="--seeds"):
     """The size check of a simulation of ``args``: ``seeds`` networks (named ``seeds_field``) of the
     command's --network (a sweep's: the GDLN) for ``steps`` (--steps where given, else the spec's), with
-    simulate's --plot (a GDLN's plot derives the spec for its modes, whatever the start)."""
+    simulate's --plot (a GDLN's plot derives the spec for its modes, whatever the start). The command's own start-up
+    (Python and the imports, SIM_STARTUP) is counted: a run of 300-3000 steps took 1.6-1.9× an estimate without it."""
     network, plot = getattr(args, "network", "gdln"), bool(getattr(args, "plot", None))
     est = simulation_estimate(spec, steps=steps, seeds=seeds, network=network,
                               dtype=args.dtype, steps_field="--steps" if args.steps is not None else "training.steps",
                               seeds_field=seeds_field, plot=plot)
+    est.add("start-up", SIM_STARTUP, 0.0, None, 0.0)
     if need_derivation or (plot and network == "gdln"):
         der = derivation_estimate(spec, horizon=None)
         est = der + est

@@ -47,24 +47,24 @@ SYMPY_ENTRY_SECONDS = 2e-5
 #: (XoR ReLNs, context-task GDLNs, the Section 6 graphs, ReLU networks; 1-8 seeds; float64 and
 #: float32), each `theorykit simulate` in a fresh process, in 6 runs on the shared 2-core CPU
 #: (2026-11-27, load 1.7-6.3); docs/performance.md#sim-estimates has the before/after ratios.
-#: Sustained float64 FLOP/s of the steps, counted as 6 × weights × datapoints per network and step
-#: (measured 20-50 GFLOP/s with the run holding about one core, about half that at load 6; was 5e9,
-#: which overestimated every run 2-10×)
+#: Sustained float64 FLOP/s of the steps, counted as 6 × weights × datapoints per network and step (measured
+#: 20-50 GFLOP/s with the run holding about one core, about half that at load 6; was 5e9: 2-10× over)
 SIM_FLOPS = 4e10
 #: float32 steps run this much faster (measured 1.5-2×: more SIMD lanes, half the bytes; was 1)
 SIM_FLOAT32_SPEEDUP = 1.75
-#: seconds per gradient step per weight matrix (the loop and its small operations; shared by the
-#: vmapped seeds: 2-5 µs a step measured for networks of 2-8 weight matrices; was 3e-6 per pathway
-#: and per seed)
+#: seconds per gradient step per weight matrix (the loop and its small operations; shared by the vmapped seeds:
+#: 2-5 µs a step measured for networks of 2-8 weight matrices; was 3e-6 per pathway and per seed)
 SIM_STEP_OVERHEAD = 1e-6
 #: seconds per step and seed, the seeds' small operations (was 0: `check xor_linear.toml --steps 300000 --seeds 16`
 #: said 4.57 s for 15-19 s CPU). Measured 2026-11-29, `simulate`, user+sys CPU, shared 2 cores at load 3-10: xor_linear
 #: (E = 4) 3e5 steps 5.2-5.6 s at 1 seed, 18.1-19.0 s at 16; xor_reln (E = 8) 1e5 steps 4.0 s, 8.8 s: fits 2.6e-6, 1.7e-6
 SIM_SEED_STEP_OVERHEAD = 2.5e-6
-#: fixed seconds: JAX's start-up in the process, the initial weights and the JIT compilation, a
-#: constant and a part per weight matrix (edge; measured 1-2 s for 2-8 matrices, 3-4 s for 15-22 at
-#: load 4; was 3 s + 1.5 s per pathway, and sibling pathways are merged into one product anyway)
+#: fixed seconds: JAX's start-up in the process, the initial weights and the JIT compilation, a constant and a part per
+#: weight matrix (edge; 1-2 s for 2-8 matrices, 3-4 s for 15-22 at load 4; was 3 s + 1.5 s per pathway)
 SIM_COMPILE = (1.5, 0.1)
+#: fixed seconds of a command (simulate, check, sweep) before that: Python's start-up and the imports, JAX's among them,
+#: once per process (cli.common.sim_estimate adds it: a part "start-up"). 1.16-1.36 s CPU in 42 runs (2026-11-30, load 10-17)
+SIM_STARTUP = 1.3
 #: the constants below were measured with tests/calibrate_estimates.py (shared 2-core CPU, 149 cases:
 #: 110 from 80 examples of the fuzzer's valid specs, 12 of a radical table, 27 of the bench's task
 #: table); docs/performance.md#estimates has the before/after ratios
@@ -469,7 +469,7 @@ def _candidates(est: Estimate, key: int):
 
     The seeds multiply the widths' parts (and the loss history's memory, and the steps' part's per-seed
     time); the steps multiply those and the steps' own part (the loop's overhead per step)."""
-    out = [(pt[0], pt[3], pt[key], pt[4]) for pt in est.parts if pt[0] != "compile"]
+    out = [(pt[0], pt[3], pt[key], pt[4]) for pt in est.parts if pt[0] not in ("compile", "start-up")]
     if hasattr(est, "seeds"):
         sized = sum(pt[key] for pt in est.parts if _kind(pt[0]) == "hidden")     # a pathway's, an edge's, a node's
         own = sum(pt[key] for pt in est.parts if pt[0] == est.steps_field)
