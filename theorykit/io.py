@@ -18,7 +18,7 @@ import numpy as np
 from .errors import SpecError
 
 __all__ = ["atomic_write_text", "atomic_write_bytes", "write_json", "json_text", "jsonable", "png_bytes", "write_figure", "FIGURE_FORMATS", "new_figure", "plot_text", "counted", "cut", "ReaderMayLeave",
-           "log_if_spanning", "LOG_SPAN"]
+           "log_if_spanning", "LOG_SPAN", "SIMULATION_STYLE", "THEORY_STYLE", "THEORY_MARKERS"]
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -351,6 +351,18 @@ def lone_markers(y) -> dict:
     fin = np.isfinite(np.asarray(y, float))
     lone = fin & ~np.r_[False, fin[:-1]] & ~np.r_[fin[1:], False]
     return {"marker": "o", "ms": 3, "markevery": np.flatnonzero(lone).tolist()} if lone.any() else {}
+
+
+#: a simulated curve beside the theory it is checked against: solid, wide and pale, under the theory. Where
+#: the two agree (the point of most figures) the theory drawn narrow on top leaves the simulation showing
+#: on both sides of it; a simulation drawn on top, or as wide as the theory, hid one of the two
+SIMULATION_STYLE = {"ls": "-", "lw": 2.6, "alpha": 0.55, "zorder": 2.2}
+#: a theory curve (closed form, race reduction, flow): dashed (never solid: that is the simulation's),
+#: narrow, on top of the simulations (a caller may give another dash pattern, never "-")
+THEORY_STYLE = {"ls": "--", "lw": 1.2, "zorder": 3}
+#: a theory series of markers beside a simulated one: hollow and smaller, on top, so that a value where
+#: both agree shows the simulation's filled marker inside the theory's ring (a filled one hid it)
+THEORY_MARKERS = {"mfc": "none", "ms": 5, "mew": 1.2, "zorder": 3.1}
 
 
 #: a loss axis whose curves span more than this ratio (largest / smallest positive value) is drawn on a log scale

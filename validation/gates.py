@@ -36,7 +36,7 @@ from theorykit.analysis._runs import exact_reln_trajectory, train_relu
 from theorykit.analysis.findgates import choose_elbow, elbow_scores, require_sklearn
 from theorykit.analysis.reln import exact_reln_outputs
 from theorykit.curves import max_gap
-from theorykit.io import subplots, write_figure
+from theorykit.io import SIMULATION_STYLE, THEORY_MARKERS, THEORY_STYLE, subplots, write_figure
 from theorykit.net.starts import a0_rule
 from theorykit.progress import progress_bar
 from theorykit.sim.simulation import relu_forward
@@ -197,20 +197,23 @@ def _digits(st, progress):
 def _fig_digits(dg, path):
     fig, ax = subplots(1, 2, figsize=(10, 3.6))
     t = dg["t"]
-    ax[0].plot(t, dg["relu_loss"], "k-", lw=2.5, label="ReLU (mean over seeds)")
+    ax[0].plot(t, dg["relu_loss"], "k-", lw=2.5, zorder=2.5, label="ReLU (mean over seeds)")
     for i, r in enumerate(dg["rows"]):
-        if r["K"] in (1, 2, dg["K_elbow"], 8):
-            ax[0].plot(t, r["sim_loss"], "-", color=f"C{i}", lw=1, label=f"GDLN sim K={r['K']}")
-            ax[0].plot(t, r["race_loss"], ":", color=f"C{i}", lw=1.3, label=f"race K={r['K']}")
+        if r["K"] in (1, 2, dg["K_elbow"], 8):      # the simulation wide and pale, its race narrow on top
+            ax[0].plot(t, r["sim_loss"], color=f"C{i}", label=f"GDLN sim K={r['K']}", **SIMULATION_STYLE)
+            ax[0].plot(t, r["race_loss"], color=f"C{i}", label=f"race K={r['K']}", **(THEORY_STYLE | {"ls": ":"}))
     ax[0].set_yscale("log")
     ax[0].set_xlabel("gradient step")
     ax[0].set_ylabel(f"mean loss over the {dg['X_shape'][1]} images")
     ax[0].legend(fontsize=6, ncol=2)
     Ks = [r["K"] for r in dg["rows"]]
-    ax[1].plot(Ks, [r["sim_max_rel_err"] for r in dg["rows"]], "o-", label="simulated ReLN: max err / L(0)")
-    ax[1].plot(Ks, [r["race_max_rel_err"] for r in dg["rows"]], "s-", label="race reduction: max err / L(0)")
-    ax[1].plot(Ks, [r["sim_final_rel_err"] for r in dg["rows"]], "o--", label="simulated: final err / final L")
-    ax[1].plot(Ks, [r["race_final_rel_err"] for r in dg["rows"]], "s--", label="race: final err / final L")
+    # a colour per measure, the method by style: the simulated ReLN filled and solid under the race's hollow,
+    # dashed markers (the race's final error, drawn filled on top, hid the simulation's where they agree)
+    for key, what, c in (("max_rel_err", "max err / L(0)", "C0"), ("final_rel_err", "final err / final L", "C3")):
+        ax[1].plot(Ks, [r[f"sim_{key}"] for r in dg["rows"]], marker="o", ms=8, color=c,
+                   label=f"simulated ReLN: {what}", **SIMULATION_STYLE)
+        ax[1].plot(Ks, [r[f"race_{key}"] for r in dg["rows"]], marker="s", color=c, label=f"race reduction: {what}",
+                   **(THEORY_STYLE | THEORY_MARKERS))
     ax[1].set_yscale("log")
     ax[1].set_xlabel("K (gate patterns found by Algorithm 1)")
     ax[1].set_ylabel("relative loss error of the ReLN")

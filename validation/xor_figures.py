@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from theorykit.io import subplots, write_figure
+from theorykit.io import SIMULATION_STYLE, THEORY_STYLE, subplots, write_figure
 
 
 COLORS = {"relu": "black", "linear": "tab:blue", "xor": "tab:orange"}
@@ -63,11 +63,12 @@ def figures(out_dir, cfg, theory, deltas, times, A) -> list:
         sel = times <= tmax
         mu = rc[i].mean(0)
         a.fill_between(times[sel], rc[i].min(0)[sel], rc[i].max(0)[sel], color="k", alpha=0.12, lw=0)
-        a.plot(times[sel], mu[sel], color=COLORS["relu"], lw=2, label="ReLU (mean, range)")
+        # the ReLU network above the ReLN simulations (solid, wide, pale), the closed forms narrow and dashed
+        # on top of both: the simulations were thin solid lines over the dashes, which they filled in
+        a.plot(times[sel], mu[sel], color=COLORS["relu"], lw=2, zorder=2.5, label="ReLU (mean, range)")
         for n, lab in (("linear", "linear ReLN"), ("xor", "XoR ReLN")):
-            a.plot(times[sel], A["cf_rule"][n][i][sel], "--", color=COLORS[n], lw=1.5, label=f"{lab} closed form")
-            a.plot(times[sel], A["sims"][n][i].mean(0)[sel], "-", color=COLORS[n], lw=0.8, alpha=0.7,
-                   label=f"{lab} sim")
+            a.plot(times[sel], A["sims"][n][i].mean(0)[sel], color=COLORS[n], label=f"{lab} sim", **SIMULATION_STYLE)
+            a.plot(times[sel], A["cf_rule"][n][i][sel], color=COLORS[n], label=f"{lab} closed form", **THEORY_STYLE)
         a.set_title(f"Δ = {deltas[i]:.3g} ({'<' if deltas[i] < dstar else '>'} Δ*: "
                     f"{'XoR' if deltas[i] < dstar else 'linear'} ReLN faster)", fontsize=9)
         a.set_xlabel("gradient step")
@@ -80,5 +81,5 @@ def figures(out_dir, cfg, theory, deltas, times, A) -> list:
     fig.tight_layout()
     p = write_figure(fig, Path(out_dir) / "fig2e_loss_curves.png", dpi=130)
     files.append({"file": p.name, "caption": "Fig. 2e: loss curves of the ReLU networks (mean, range over seeds) beside "
-                  "the linear and XoR ReLNs (closed form dashed, simulation thin) for several Δ"})
+                  "the linear and XoR ReLNs (closed form dashed, simulation wide and pale under it) for several Δ"})
     return files

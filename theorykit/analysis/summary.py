@@ -17,7 +17,8 @@ from typing import Mapping
 
 import numpy as np
 from ..errors import SpecError, TheorykitError
-from ..io import counted, cut, json_text, log_if_spanning, lone_markers, plot_text, subplots, write_json, write_figure
+from ..io import (SIMULATION_STYLE, THEORY_STYLE, counted, cut, json_text, log_if_spanning, lone_markers, plot_text,
+                  subplots, write_json, write_figure)
 from ..theory.crossings import group_line
 from ..theory.derivation import Derivation, numeric_matrix
 from ..theory.trajectory import a0 as A0, t_half_float, tau as TAU
@@ -272,8 +273,8 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
         m, s = sim.mean, sim.std
         ax.fill_between(sim.t, m - s, m + s, color="C0", alpha=0.25, lw=0)
         B = sim.loss.shape[0]
-        ax.plot(sim.t, m, color="C0", lw=1.5, label=f"simulation (mean ± std, {B} seed{'s' if B != 1 else ''})",
-                **lone_markers(m))
+        ax.plot(sim.t, m, color="C0", label=f"simulation (mean ± std, {B} seed{'s' if B != 1 else ''})",
+                **SIMULATION_STYLE, **lone_markers(m))
         bad = ~np.all(np.isfinite(np.asarray(sim.loss, float)), axis=-1) if np.ndim(sim.loss) == 2 else []
         if np.any(bad):     # a diverged seed makes the mean NaN/inf from there on: an empty axis would not say why
             first = np.asarray(sim.t)[np.argmax((~np.isfinite(np.asarray(sim.loss, float))).any(0))]
@@ -281,7 +282,7 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
                     "the mean stops there", transform=ax.transAxes, fontsize=7, color="C3", va="bottom")
     if der is not None:
         try:
-            ax.plot(grid, der.predict_loss(grid, values), "k--", lw=1.2, label=f"theory ({der.method})")
+            ax.plot(grid, der.predict_loss(grid, values), color="k", label=f"theory ({der.method})", **THEORY_STYLE)
         except Exception as exc:  # noqa: BLE001 - symbols without values
             ax.text(0.5, 0.5, f"no theory curve: {plot_text(exc)}", transform=ax.transAxes, ha="center", fontsize=7, wrap=True)
     ax.set_xlabel("step")
@@ -298,7 +299,9 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
             if pred:
                 A = np.asarray(pred[n])
                 for j in range(A.shape[1]):
-                    ax.plot(grid, A[:, j], ls=THEORY_STYLES[i % len(THEORY_STYLES)], color=c, lw=1.1, label=f"{plot_text(n)} α={j + 1} theory" if A.shape[1] <= 3 else
+                    # narrow, on top of the simulation (drawn solid and wide under it, which it no longer hides)
+                    ax.plot(grid, A[:, j], color=c, **(THEORY_STYLE | {"ls": THEORY_STYLES[i % len(THEORY_STYLES)]}),
+                            label=f"{plot_text(n)} α={j + 1} theory" if A.shape[1] <= 3 else
                             (f"{plot_text(n)} theory" if j == 0 else None))
             if modes_sim:
                 S = np.asarray(sim.saved["modes"][n])           # seeds × saves × rank
@@ -306,8 +309,8 @@ def plot(path=None, *, der=None, values=None, times=None, sim=None, title: str =
                 mu, sd = S.mean(0), S.std(0)
                 for j in range(S.shape[2]):
                     ax.fill_between(ts, mu[:, j] - sd[:, j], mu[:, j] + sd[:, j], color=c, alpha=0.2, lw=0)
-                    ax.plot(ts, mu[:, j], "-", color=c, lw=1.3, label=f"{plot_text(n)} simulation" if j == 0 else None,
-                            **lone_markers(mu[:, j]))
+                    ax.plot(ts, mu[:, j], color=c, label=f"{plot_text(n)} simulation" if j == 0 else None,
+                            **SIMULATION_STYLE, **lone_markers(mu[:, j]))
         ax.set_xlabel("step")
         ax.set_ylabel("mode strength $a_\\alpha(t)$")
         if names:
