@@ -201,3 +201,43 @@ def test_digits_figure_keeps_the_simulated_relns_errors_visible_under_the_race(k
     for K in (1, 2):
         assert theory_over_simulation(a_loss, [by[f"race K={K}"]], [by[f"GDLN sim K={K}"]]) == []
     assert labelled_axes(fig) == []
+
+
+def test_fig4a_draws_every_simulation_solid_and_every_theory_dashed_on_top(kept, tmp_path):
+    """Fig. 4a's staged GDLN run was dotted, like the theory curves beside it (the key's groups said which
+    was which, the figure did not)."""
+    figs = kept(_validation_module("contexts_figures"))
+    t = np.arange(0.0, 40.0)
+    keys = [k for k, _, _ in figs.FIG4A_SIM + figs.FIG4A_THEORY]
+    d = {"seeds": 3, "t": t, "relu_mean": np.exp(-t / 10), "relu_std": 0.01 * np.exp(-t / 10),
+         **{k: np.exp(-t / (9 + i)) for i, k in enumerate(keys)}}
+    fig = figs.plot_fig4a(d)
+    sim_labels = [lab for _, lab, _ in figs.FIG4A_SIM]
+    theory_labels = [lab for _, lab, _ in figs.FIG4A_THEORY]
+    for a in fig.axes:
+        by = {ln.get_label(): ln for ln in a.lines}
+        sims = [by[lab] for lab in sim_labels] + [by["ReLU network (mean ± std of 3 seeds)"]]
+        bad = theory_over_simulation(a, [by[lab] for lab in theory_labels], sims)
+        assert [b for b in bad if "as wide" not in b] == []          # Fig. 4a's widths are its own (tested elsewhere)
+        for i, k in enumerate(keys):                                   # the numbers given
+            np.testing.assert_array_equal(by[(sim_labels + theory_labels)[i]].get_ydata(), d[k])
+    assert labelled_axes(fig) == []
+
+
+def test_fig5_draws_the_theory_over_the_gdln_and_the_relu_network_above_it(kept, tmp_path):
+    figs = kept(_validation_module("contexts_figures"))
+    t = np.arange(0.0, 100.0, 5.0)
+    curves = {"t": t, "relu": np.stack([np.exp(-t / 30), np.exp(-t / 32)]), "gdln": np.stack([np.exp(-t / 28)] * 2),
+              "closed_form": np.exp(-t / 40), "closed_form_fit": np.exp(-t / 29), "race": np.exp(-t / 28)}
+    figs.fig5({"3": {"gamma": 1.0, "_curves": curves}, "4": {"gamma": 1.1, "_curves": curves}}, tmp_path / "fig5.png")
+    fig = kept.figs[-1]
+    for a in fig.axes:
+        by = {ln.get_label(): ln for ln in a.lines}
+        gdln = by["GDLN common + (k-1)-context (joint)"]
+        theory = [by["closed form (rule a0)"], by["closed form (a0 fitted to ReLU)"], by["race reduction (joint, rule a0)"]]
+        assert theory_over_simulation(a, theory, [gdln]) == []
+        relu = by["ReLU (mean)"]
+        assert _drawn_order(a, gdln) < _drawn_order(a, relu) < min(_drawn_order(a, th) for th in theory)
+        np.testing.assert_array_equal(gdln.get_ydata(), np.exp(-t / 28))      # the seeds' mean of two equal runs
+        np.testing.assert_array_equal(theory[2].get_ydata(), curves["race"])
+    assert [a.get_xlabel() for a in fig.axes] == ["gradient step"] * 2

@@ -9,13 +9,15 @@ import numpy as np
 from theorykit.analysis.context_runs import mean_svals
 from theorykit.curves import nan_to_none
 from theorykit.errors import SpecError
-from theorykit.io import new_figure, read_json, subplots, write_json, write_figure
+from theorykit.io import SIMULATION_STYLE, new_figure, read_json, subplots, write_json, write_figure
 
 
 
-#: the curves of Fig. 4a: (key in its data and JSON, label, panel style), simulation first, then theory
+#: the curves of Fig. 4a: (key in its data and JSON, label, panel style), simulation first, then theory.
+#: Every simulation solid, every theory dashed or dotted (the staged GDLN run was dotted, like the theory
+#: curves: a dark blue line inside the joint run's wide pale one now)
 FIG4A_SIM = (("gdln_double_joint", "ReLN double (GDLN, joint)", dict(color="C0", lw=2.6, alpha=0.75)),
-             ("gdln_double_staged", "ReLN double (GDLN, staged)", dict(color="C0", lw=1.4, ls=":")),
+             ("gdln_double_staged", "ReLN double (GDLN, staged)", dict(color="#08306b", lw=1.1)),
              ("gdln_single_joint", "ReLN single (GDLN, joint)", dict(color="C3", lw=2.6, alpha=0.75)),
              ("gdln_all_seven_joint", "all seven (GDLN, joint)", dict(color="C2", lw=1.4, alpha=0.9)))
 FIG4A_THEORY = (("race_double_rule_a0", "race reduction, double (rule a0)", dict(color="C1", ls="--", lw=1.4)),
@@ -283,12 +285,14 @@ def fig5(s5, path):
         c = s5[kk]["_curves"]
         t = c["t"]
         m, s = c["relu"].mean(0), c["relu"].std(0)
-        a.plot(t, m, color="k", lw=2.2, label="ReLU (mean)")
+        # the GDLN simulation wide and pale, the ReLU network above it, the theory narrow on top of both (the
+        # GDLN drawn over the ReLU network hid it, and the race over the GDLN blended into one teal line)
+        a.plot(t, m, color="k", lw=2.2, zorder=2.5, label="ReLU (mean)")
         a.fill_between(t, m - s, m + s, color="k", alpha=0.15)
-        a.plot(t, c["gdln"].mean(0), color="C0", lw=1.6, label="GDLN common + (k-1)-context (joint)")
-        a.plot(t, c["closed_form"], color="C1", ls="--", lw=1.6, label="closed form (rule a0)")
-        a.plot(t, c["closed_form_fit"], color="C1", ls="-.", lw=1.0, label="closed form (a0 fitted to ReLU)")
-        a.plot(t, c["race"], color="C2", ls=":", lw=1.4, label="race reduction (joint, rule a0)")
+        a.plot(t, c["gdln"].mean(0), color="C0", label="GDLN common + (k-1)-context (joint)", **SIMULATION_STYLE)
+        a.plot(t, c["closed_form"], color="C1", ls="--", lw=1.6, zorder=3, label="closed form (rule a0)")
+        a.plot(t, c["closed_form_fit"], color="C1", ls="-.", lw=1.0, zorder=3, label="closed form (a0 fitted to ReLU)")
+        a.plot(t, c["race"], color="C2", ls=":", lw=1.4, zorder=3, label="race reduction (joint, rule a0)")
         a.set_title(f"k = {kk} (gamma = {s5[kk]['gamma']}){' — not in the paper' if kk == '6' else ''}", fontsize=9)
         a.set_xlabel("gradient step")
         data[kk] = {"gamma": s5[kk]["gamma"], "t": t[sub], "relu_mean": m[sub], "relu_std": s[sub],
