@@ -241,3 +241,23 @@ def test_fig5_draws_the_theory_over_the_gdln_and_the_relu_network_above_it(kept,
         np.testing.assert_array_equal(gdln.get_ydata(), np.exp(-t / 28))      # the seeds' mean of two equal runs
         np.testing.assert_array_equal(theory[2].get_ydata(), curves["race"])
     assert [a.get_xlabel() for a in fig.axes] == ["gradient step"] * 2
+
+
+def test_compare_draws_your_runs_checkpoints_over_the_gdln_and_the_race():
+    """``theorykit compare``'s loss figure: the run's checkpoints (black dots) were drawn under the GDLN's line
+    and the race's, which covered them wherever they agree; the race (theory) was as wide as the GDLN."""
+    from theorykit.analysis.compare import Comparison
+
+    paths = (tk.Pathway("g1", (1, 1, 0, 0), hidden=2), tk.Pathway("g2", (1, 1, 1, 1), hidden=2))
+    spec = tk.GDLNSpec(tk.contexts(2, 2), paths, tk.Training(lr=0.1), "found-gates")
+    steps = np.array([0, 50, 100])
+    run, gdln, race = np.array([0.5, 0.3, 0.1]), np.array([0.5, 0.3, 0.1]), np.array([0.5, 0.25, 0.1])
+    fig = Comparison(steps, steps, run, gdln, race, spec, 1e-3, 0.1, "mean").figure()
+    for a in fig.axes:
+        by = {ln.get_label(): ln for ln in a.lines}
+        dots, g, r = by["your ReLU run (checkpoints)"], by["found GDLN, paired start (simulated)"], by["race reduction (theory)"]
+        assert theory_over_simulation(a, [r], [g]) == []
+        assert _drawn_order(a, dots) > max(_drawn_order(a, g), _drawn_order(a, r))
+        for ln, y in ((dots, run), (g, gdln), (r, race)):
+            np.testing.assert_array_equal(ln.get_ydata(), y)
+    assert labelled_axes(fig) == []

@@ -29,8 +29,8 @@ from ..theory.race import RaceSystem
 from ..spec.fields import learning_rate, loss_factor
 from ..spec.graph import GraphSpec
 from ..html import IMAGES_JS, figure_html, html_escape, page_head
-from ..io import (atomic_write_text, counted, gate_groups, gate_image, plot_text, png_bytes, subplots, write_json,
-                  write_figure)
+from ..io import (SIMULATION_STYLE, THEORY_STYLE, atomic_write_text, counted, gate_groups, gate_image, plot_text,
+                  png_bytes, subplots, write_json, write_figure)
 from ..progress import checked_progress, progress_bar
 
 __all__ = ["Comparison", "compare_run", "write_comparison"]
@@ -80,10 +80,13 @@ class Comparison:
         # panels, from the figure's title to below the axis
         fig, axes = subplots(1, 2, figsize=(10, 4.6))
         for ax, log in zip(axes, (False, True)):
-            ax.plot(self.steps, self.run_loss, "o", ms=4, color="k", label="your ReLU run (checkpoints)")
-            ax.plot(self.steps, self.gdln_loss, "-", color="C0", label="found GDLN, paired start (simulated)")
+            # your run's checkpoints on top of both curves (the lines drawn over them hid the dots wherever the
+            # GDLN agrees, which is the point), the simulated GDLN wide and pale, the race narrow and dashed over it
+            ax.plot(self.steps, self.run_loss, "o", ms=4, color="k", zorder=4, label="your ReLU run (checkpoints)")
+            ax.plot(self.steps, self.gdln_loss, color="C0", label="found GDLN, paired start (simulated)",
+                    **SIMULATION_STYLE)
             if self.race_loss is not None:
-                ax.plot(self.steps, self.race_loss, "--", color="C3", label="race reduction (theory)")
+                ax.plot(self.steps, self.race_loss, color="C3", label="race reduction (theory)", **THEORY_STYLE)
             ax.set_xlabel("gradient step")
             ax.set_ylabel(f"loss, ½ ‖y − ŷ‖² {'summed' if self.loss == 'sum' else 'averaged'} over the "
                           f"{counted(self.spec.task.P, 'datapoint')}", fontsize=9)
