@@ -240,7 +240,24 @@ def test_fig5_draws_the_theory_over_the_gdln_and_the_relu_network_above_it(kept,
         assert _drawn_order(a, gdln) < _drawn_order(a, relu) < min(_drawn_order(a, th) for th in theory)
         np.testing.assert_array_equal(gdln.get_ydata(), np.exp(-t / 28))      # the seeds' mean of two equal runs
         np.testing.assert_array_equal(theory[2].get_ydata(), curves["race"])
+    # each k has its own y range (sharey=False): every panel says what its axis is, not the first alone
     assert [a.get_xlabel() for a in fig.axes] == ["gradient step"] * 2
+    assert [a.get_ylabel() for a in fig.axes] == ["loss (summed over the datapoints)"] * 2
+    assert not fig.axes[0].get_shared_y_axes().joined(fig.axes[0], fig.axes[1])
+
+
+def test_fig4b_labels_the_y_axis_of_every_panel(kept, tmp_path):
+    """Fig. 4b: a panel per pathway, each with its own y range; the y label stood on the first panel only."""
+    figs = kept(_validation_module("contexts_figures"))
+    t = [0, 500, 1000]
+    data = {nm: {"t": t, "gdln_joint": [[0.0, 0.0], [1.0 + i, 0.5], [2.0 + i, 1.0]],
+                 "race": [[0.0, 0.0], [1.1 + i, 0.4], [2.0 + i, 1.0]], "relu_groups": None} for i, nm in enumerate(["common", "ctx12"])}
+    fig = figs.plot_fig4b(data)
+    assert labelled_axes(fig) == []
+    assert [a.get_ylabel() for a in fig.axes] == ["singular value of the pathway map"] * 2
+    for nm, a in zip(data, fig.axes):                       # the numbers given: mode 1 of each method
+        ys = [list(ln.get_ydata()) for ln in a.lines]
+        assert [r[0] for r in data[nm]["gdln_joint"]] in ys and [r[0] for r in data[nm]["race"]] in ys
 
 
 def test_compare_draws_your_runs_checkpoints_over_the_gdln_and_the_race():

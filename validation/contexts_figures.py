@@ -127,7 +127,7 @@ def plot_fig4b(data: dict):
                 a.plot(d["t"], sv[:, i], color=f"C{i}", **style)
         a.set_title(nm)
         a.set_xlabel("gradient step")
-    ax[0].set_ylabel("singular value of the pathway map")
+        a.set_ylabel("singular value of the pathway map")    # every panel: each has its own y range
     # the keys sit right of the last panel, over no curve (before: the mode colours had no key, and the
     # line styles' key lay inside the first panel)
     shown = [(lab, style) for key, lab, style in FIG4B_STYLES if any(data[nm].get(key) is not None for nm in names)]
@@ -298,7 +298,8 @@ def fig5(s5, path):
         data[kk] = {"gamma": s5[kk]["gamma"], "t": t[sub], "relu_mean": m[sub], "relu_std": s[sub],
                     "gdln_joint_mean": c["gdln"].mean(0)[sub], "closed_form_rule_a0": c["closed_form"][sub],
                     "closed_form_a0_fitted_to_relu": c["closed_form_fit"][sub], "race_rule_a0": c["race"][sub]}
-    ax[0].set_ylabel("loss (summed over the datapoints)")
+    for a in ax:            # every panel: each k has its own y range (the loss at the start grows with k)
+        a.set_ylabel("loss (summed over the datapoints)")
     ax[0].legend(fontsize=7)
     fig.suptitle("Fig. 5: closed form vs GDLN vs ReLU, every block the hierarchy")
     write_figure(fig, path, tight=True)
