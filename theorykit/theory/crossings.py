@@ -264,8 +264,11 @@ class Crossings(Typeset, list):
         tex = self.groups._repr_latex_()
         if not self.cancelled:
             return tex
-        names = ",\\, ".join(sp.latex(c) for c in self.cancelled)
-        return tex[:-1] + rf"\quad \text{{(}}{names}\text{{ cancelled)}}$"
+        note = r"\text{(}" + ",\\, ".join(sp.latex(c) for c in self.cancelled) + r"\text{ cancelled)}"
+        if not tex.endswith(r"\end{aligned}$"):            # "no crossing": one short line
+            return tex[:-1] + r"\quad " + note + "$"
+        # the note a line of its own, the block's last: after a block of full lines it was past the page
+        return tex[:-len(r"\end{aligned}$")] + r" \\ &" + note + r"\end{aligned}$"
 
     def text(self) -> str:
         """One line per group of crossings (see :attr:`groups`); ``no crossing`` where there is none; a last

@@ -20,7 +20,7 @@ from .radicals import exactly_equal
 
 __all__ = ["Exprs", "ExprsByName", "Ranking", "competition_ranks", "exact_text", "exact_latex", "is_large",
            "values_latex", "LARGE_NODES", "LINE_WIDTH", "printed_width", "fit_lines",
-           "set_pieces"]
+           "set_pieces", "aligned_rows"]
 
 #: expressions with more nodes than this are printed without SymPy's canonical term order and
 #: combined without its automatic flattening: sorting the terms of one 7,000-node eigenvector entry
@@ -159,9 +159,25 @@ class ExprsByName(Typeset, dict):
                               f"did you mean {near[0]!r}?" if near else "use one of those names")
 
     def _repr_latex_(self):
-        rows = [tex_label(k) + ": & "
-                + (v.latex() if hasattr(v, "latex") else exact_latex(v)) for k, v in self.items()]
-        return r"$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$"
+        rows = [(tex_label(k) + ": ", v.latex() if hasattr(v, "latex") else exact_latex(v)) for k, v in self.items()]
+        if max((printed_width(a) for a, _ in rows), default=0) + max((printed_width(b) for _, b in rows), default=0) \
+                > LINE_WIDTH:       # too wide for a page (k = 3: ten t½ a pathway, 759 pt too wide): a mode a line
+            rows = [r for (a, b), v in zip(rows, self.values()) for r in
+                    ([(f"{a[:-2]}, {i + 1}: ", exact_latex(e)) for i, e in enumerate(v)]
+                     if isinstance(v, (list, tuple)) and len(v) > 1 else [(a, b)])]
+        return f"${aligned_rows(rows)}$"
+
+
+def aligned_rows(rows) -> str:
+    """``(label, body)`` rows as an ``aligned`` block: labels right-aligned before the bodies where the widest
+    label and the widest body fit a line together (:data:`LINE_WIDTH`); else one left-aligned column, each body
+    after its own label (a long pathway name pushed every body, and its ``where`` lines, past the page), or on
+    the line below it where the two do not fit a line together."""
+    two = max((printed_width(a) for a, _ in rows), default=0) + max((printed_width(b) for _, b in rows), default=0)
+    cells = [a + "& " + b for a, b in rows] if two <= LINE_WIDTH else [
+        c for a, b in rows for c in (["&" + a + ("\\ " if a else "") + b] if not a or printed_width(a + b) <= LINE_WIDTH
+                                     else ["&" + a, r"&\quad " + b])]      # still too wide: the body a line below
+    return r"\begin{aligned}" + r" \\ ".join(cells) + r"\end{aligned}"
 
 
 def competition_ranks(floats, exact) -> list[int]:

@@ -5,7 +5,7 @@ import sympy as sp
 
 from ..spec.fields import Typeset, tex_label, tex_number, tex_text
 from .effective import output_trace
-from .display import LINE_WIDTH, ExprsByName, exact_text, fit_lines, values_latex
+from .display import LINE_WIDTH, ExprsByName, aligned_rows, exact_text, fit_lines, printed_width, values_latex
 from .modes import exact_latex
 
 __all__ = ["NamedExprs", "TypesetLoss", "derivation_latex", "derivation_latex_short", "latex_document", "named_results",
@@ -58,16 +58,35 @@ def latex_document(title: str, body: str) -> str:
 def derivation_latex_short(der) -> str:
     """One aligned LaTeX formula of a :class:`~theorykit.theory.derivation.Derivation`: each pathway's
     singular values s and input variances d, and the method (Jupyter's display of a derivation); a root of
-    degree 3 or more by its name s_{p,α}, defined on a line of its own (:func:`_where`)."""
-    lines, roots = [], _root_names(der.modes)
+    degree 3 or more by its name s_{p,α}, defined on a line of its own (:func:`_where`). Where that would be
+    wider than :data:`~theorykit.theory.display.LINE_WIDTH`: one column, each pathway's s and d broken between
+    values (:func:`~theorykit.theory.display.fit_lines`), the method on the last line."""
+    cells, roots, long = [], _root_names(der.modes), []
     for n, svd in der.modes.items():
-        s = values_latex(roots[m.s][0] if m.s in roots else m.s for m in svd.modes)   # one mode: s = Δ/2
-        d = values_latex(m.d.xreplace({r: y for r, (y, _, _) in roots.items()}) for m in svd.modes)
-        lines.append(f"{tex_label(n)}: & s = {s}, & d = {d}" if svd.modes else
-                     f"{tex_label(n)}: & \\text{{no mode (nothing to learn)}} &")
-    body = r" \\ ".join(lines + _where(roots, roots, "&"))
-    meth = der.method
-    return r"$\begin{aligned}" + body + r"\end{aligned}\quad(\text{" + meth + "})$"
+        s = [roots[m.s][0] if m.s in roots else m.s for m in svd.modes]        # one mode: s = Δ/2
+        d = [m.d.xreplace({r: y for r, (y, _, _) in roots.items()}) for m in svd.modes]
+        cells.append((f"{tex_label(n)}: ", f" s = {values_latex(s)}, ", f" d = {values_latex(d)}") if svd.modes else
+                     (f"{tex_label(n)}: ", r" \text{no mode (nothing to learn)} ", ""))
+        long.append(fit_lines([f"{tex_label(n)}:\\ ", *_tuple_pieces("s", s, ",\\ "), *_tuple_pieces("d", d, "")]
+                              if svd.modes else [f"{tex_label(n)}:\\ \\text{{no mode (nothing to learn)}}"], LINE_WIDTH - 2))
+    where, meth = _where(roots, roots), r"(\text{" + der.method + "})"
+    if sum(max(map(printed_width, [c[k] for c in cells] + (where if k == 1 else []))) for k in range(3)) + 2 \
+            + printed_width(r"\quad" + meth) <= LINE_WIDTH:
+        return (r"$\begin{aligned}" + r" \\ ".join(["&".join(c).rstrip() for c in cells] + ["&" + w for w in where])
+                + r"\end{aligned}\quad" + meth + "$")
+    # too wide for a page (k = 3: 178 pt; a cubic field's where lines beside d: 56 pt): one column, broken
+    # between the values, the method on the last line
+    rows = [("&" if k == 0 else r"&\quad ") + ln for ls in long for k, ln in enumerate(ls)]
+    return r"$\begin{aligned}" + r" \\ ".join(rows + ["&" + w for w in where] + ["&" + meth]) + r"\end{aligned}$"
+
+
+def _tuple_pieces(name: str, xs, then: str) -> list[str]:
+    """``name = (x₁, …, xₙ)`` then ``then``, as :func:`~theorykit.theory.display.fit_lines` pieces, one a value
+    (a single value without brackets, as :func:`~theorykit.theory.display.values_latex` prints it)."""
+    xs = [exact_latex(x) for x in xs]
+    if len(xs) == 1:
+        return [f"{name} = {xs[0]}{then}"]
+    return [("" if k else f"{name} = (") + x + (", " if k < len(xs) - 1 else ")" + then) for k, x in enumerate(xs)]
 
 
 def derivation_latex(der, document: bool = False) -> str:
@@ -151,23 +170,40 @@ def derivation_latex(der, document: bool = False) -> str:
     return body
 
 
+#: a pathway name wider than this (:func:`~theorykit.theory.display.printed_width`, about 7 letters) is written
+#: ``p_{k}`` (its place among the pathways) in a root's name ``s_{p,α}``, and a ``where`` line says which
+#: pathway that is: ``s_{\mathrm{all-datapoints-one-pathway},1}``, four times in each term of a cubic field's
+#: loss, made one term 222 pt wider than the page (pdflatex)
+NAME_WIDTH = 8
+
+
 def _root_names(modes) -> dict:
     """``{root: (symbol, pathway, mode number)}`` for each singular value that is a ``CRootOf`` (a root of a
     polynomial of degree 3 or more, a page wide when written out): the LaTeX of d, t½ and L names it,
-    ``s_{p,α}``, as the t½ of mode α of pathway p is labelled, once its value is given in the modes."""
+    ``s_{p,α}``, as the t½ of mode α of pathway p is labelled, once its value is given in the modes; a long
+    pathway name (wider than :data:`NAME_WIDTH`) by ``p_{k}``, k its place among the pathways."""
     out = {}
-    for n, svd in modes.items():
+    for k, (n, svd) in enumerate(modes.items()):
+        label = tex_label(n) if printed_width(tex_label(n)) <= NAME_WIDTH else f"p_{{{k + 1}}}"
         for i, m in enumerate(svd.modes):
             if isinstance(m.s, sp.CRootOf) and m.s not in out:
-                out[m.s] = (sp.Symbol(f"s_{{{tex_label(n)},{i + 1}}}", positive=True), n, i + 1)
+                out[m.s] = (sp.Symbol(f"s_{{{label},{i + 1}}}", positive=True), n, i + 1)
     return out
 
 
 def _where(roots: dict, used, amp: str = "") -> list[str]:
-    """Aligned rows that say what each named root in ``used`` stands for, ``where s_{p,α} = CRootOf(…)``: a
-    result read alone (pasted into a paper) must define its names. ``amp``: the alignment cells before."""
-    rows = [f"{sp.latex(y)} = {exact_latex(r)}" for r, (y, _, _) in roots.items() if r in used]
-    return [amp + (r"\text{where } " if k == 0 else r"\phantom{\text{where }}") + row for k, row in enumerate(rows)]
+    """Aligned rows that say what each named root in ``used`` stands for, ``where s_{p,α} = CRootOf(…)``, and
+    which pathway each ``p_{k}`` of a long name is: a result read alone (pasted into a paper) must define its
+    names. ``amp``: the alignment cells before."""
+    rows, legend = [], {}
+    for r, (y, n, _) in roots.items():
+        if r in used:
+            rows.append(f"{sp.latex(y)} = {exact_latex(r)}")
+            short = y.name[3:].rsplit(",", 1)[0]        # s_{p_{1},2}: p_{1}
+            if short != tex_label(n):
+                legend[short] = rf"{short}\ \text{{is pathway }}{tex_label(n)}"
+    return [amp + (r"\text{where } " if k == 0 else r"\phantom{\text{where }}") + row
+            for k, row in enumerate(rows + list(legend.values()))]
 
 
 class NamedExprs(ExprsByName):
@@ -185,10 +221,10 @@ class NamedExprs(ExprsByName):
         used = {r for v in exprs.values() for e in v for r in sp.sympify(e).atoms(sp.CRootOf)} & set(self.roots)
         if not used:
             return super()._repr_latex_()
-        rows = [f"{tex_label(n)}{f', {i + 1}' if len(v) > 1 else ''}: & "
-                + (f"s = {exact_latex(e)}" if svd[n] else _named(e, self.roots)) for n, v in exprs.items() for i, e in enumerate(v)]
-        where = _where(self.roots, {r for n, v in exprs.items() if not svd[n] for e in v for r in sp.sympify(e).atoms(sp.CRootOf)}, "& ")
-        return r"$\begin{aligned}" + r" \\ ".join(rows + where) + r"\end{aligned}$"
+        rows = [(f"{tex_label(n)}{f', {i + 1}' if len(v) > 1 else ''}: ",
+                 f"s = {exact_latex(e)}" if svd[n] else _named(e, self.roots)) for n, v in exprs.items() for i, e in enumerate(v)]
+        where = _where(self.roots, {r for n, v in exprs.items() if not svd[n] for e in v for r in sp.sympify(e).atoms(sp.CRootOf)})
+        return f"${aligned_rows(rows + [('', w) for w in where])}$"
 
 
 def named_results(der, mapping, modes=None) -> NamedExprs:
