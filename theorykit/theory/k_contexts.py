@@ -38,6 +38,7 @@ from ..io import counted
 from ..spec.expr import exact_float, exact_floats, to_exact
 from ..spec.fields import tex_text
 from ..spec.gating import GDLNSpec, Training, context_family, context_pathways
+from ..spec.limits import Limits
 from ..spec.task import Task, contexts, hierarchy
 from .effective import effective_dataset
 from ..linalg import correlation, numeric_svd
@@ -362,19 +363,22 @@ def _numpy_modes(task, p):
 
 
 def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: bool = True,
-                          exact: bool = True) -> dict:
+                          exact: bool = True, limits: Limits | None = None) -> dict:
     """Compare the symbolic results at (k, n, γ) with theorykit's derivation of ``contexts(nn, kk)``.
 
     ``exact=True``: the core's exact SVD (:class:`theorykit.Derivation`) and an exact SymPy least
     squares; ``exact=False``: the same effective datasets (exact SymPy matrices from
-    :func:`theorykit.effective_dataset`) decomposed by numpy (fast).
+    :func:`theorykit.effective_dataset`) decomposed by numpy (fast). ``limits``: the size guard of
+    ``contexts(nn, kk)`` and ``hierarchy(nn)`` (default: their defaults; a caller whose user cannot choose
+    ``nn``, as the contexts suite, passes :func:`~theorykit.spec.limits.fixed_size`: the refusal then names
+    THEORYKIT_MAX_BYTES).
     """
 
     t0 = time.time()
     # exact: a float is read as the decimal it prints as (0.5 -> 1/2), never guessed from digits
     gam = sp.Rational(repr(gam)) if isinstance(gam, float) else sp.sympify(gam, strict=True)
-    task = contexts(nn, kk, context_scale=gam)
-    H = hierarchy(nn)
+    task = contexts(nn, kk, context_scale=gam, limits=limits)
+    H = hierarchy(nn, limits=limits)
     sv = structure_values(H)
     # the (k−1)-context closed forms at these numbers (σ̄ is in the common pathway's, from closed_form_modes)
     vals = {k: kk, n: nn, gamma: gam}
@@ -478,8 +482,9 @@ def check_against_numeric(res: KContexts, kk: int, nn: int = 4, gam=1, race: boo
 # the derivation
 # ---------------------------------------------------------------------------------------------
 def derive(check_ks=range(2, 9), n_check: int = 4, race_check: bool = True, latex: bool = True,
-           exact_check: bool = True) -> KContexts:
-    """Derive the k-context results symbolically, check them numerically, and typeset them."""
+           exact_check: bool = True, limits: Limits | None = None) -> KContexts:
+    """Derive the k-context results symbolically, check them numerically, and typeset them (``limits``: the
+    checks' task builds', as :func:`check_against_numeric`)."""
     t0 = time.time()
     common = _common_pathway()
     residual = _residual(common)
@@ -490,7 +495,8 @@ def derive(check_ks=range(2, 9), n_check: int = 4, race_check: bool = True, late
     res = KContexts(common, residual, kminus1, single, rf, loss)
     res.seconds = time.time() - t0
     for kk in check_ks:
-        res.checks.append(check_against_numeric(res, kk, n_check, race=race_check, exact=exact_check))
+        res.checks.append(check_against_numeric(res, kk, n_check, race=race_check, exact=exact_check,
+                                                 limits=limits))
     if latex:
         res.latex = to_latex(res)
     return res

@@ -1,0 +1,68 @@
+"""Rough edges found in session 161 and fixed (each test failed before its fix):
+
+- the contexts suite's k-context checks build ``contexts(4, k)``, a size its user cannot choose: over
+  THEORYKIT_MAX_BYTES the refusal named Python's ``n`` and ``limits=…Limits(max_bytes=…)``; it now names
+  THEORYKIT_MAX_BYTES and the bytes needed (``check_against_numeric(limits=fixed_size())``), as the depth suite;
+- ``theorykit predict`` refused the spec it writes only after the whole prediction, with a fix naming
+  ``data.inputs`` (no predict option): the written spec's size is checked before any work, and the fix names
+  THEORYKIT_MAX_BYTES;
+- ``Limits(options=None)`` was accepted and raised a TypeError inside ``lift()`` at the first refusal;
+- ``Derivation(spec, values=…)`` checked each symbol value three times (now once), every error kept;
+- a symbolic pathway's block was estimated at (m − 1)³ × 0.1 s (fitted on 2 × 2 blocks): 21.7 s for a 0.44 s
+  derivation; (m − 1) × 0.1 s now, within 0.5-3× of docs/performance.md#symbolic-blocks' measurements.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+import theorykit as tk
+import theorykit.spec.task as task_mod
+import theorykit.theory.derivation as derivation_mod
+from theorykit.cli import main
+from theorykit.errors import SpecError
+from theorykit.spec.limits import Limits, derivation_estimate, enforce, fixed_size, task_estimate
+from theorykit.theory import k_contexts as kc
+
+ROOT = Path(__file__).resolve().parents[1]
+XOR_DATA = str(ROOT / "examples" / "predict" / "xor_data.toml")      # task = "xor-margin", Delta symbolic
+
+
+def _python_words(err: str) -> list:
+    return [w for w in ("limits=", "Limits(", "max_bytes", "error in n:", "lower n ", "data.inputs") if w in err]
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. the contexts suite's checks: a fixed size, named by THEORYKIT_MAX_BYTES
+# ---------------------------------------------------------------------------------------------
+# task_estimate counts (d + p) × P exact entries at SYMPY_ENTRY_BYTES = 200 B each (theorykit.spec.limits).
+# contexts(4, 2): d = n + k = 6 inputs; p = the common hierarchy(4) (2·4 − 1 = 7 rows) + 2 blocks of 7 = 21; P = 8
+CONTEXTS_4_2_BYTES = (6 + 21) * 8 * 200         # 43 200
+
+
+def test_validate_contexts_over_memory_names_the_environment_variable(tmp_path, capsys, monkeypatch):
+    # before: "SpecError: n: contexts(n=4, k=2) … (fix: lower n (…); or raise the memory limit:
+    # limits=theorykit.spec.limits.Limits(max_bytes=…), or THEORYKIT_MAX_BYTES)": n is no option of validate
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", "1000")
+    assert main(["validate", "contexts", "--quick", "--out", str(tmp_path / "v")]) == 1
+    err = capsys.readouterr().err
+    assert "contexts: FAILED" in err and "SpecError: THEORYKIT_MAX_BYTES: contexts(n=4, k=2) would be" in err, err
+    assert f"raise THEORYKIT_MAX_BYTES to at least {CONTEXTS_4_2_BYTES}," in err and not _python_words(err), err
+
+
+def test_check_against_numeric_takes_limits(monkeypatch):
+    # the build is refused before res is read (None stands for the KContexts): fixed_size() names the variable,
+    # the default limits the keyword n (a caller's own choice of nn, as contexts() itself does)
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", "1000")
+    with pytest.raises(SpecError) as info:
+        kc.check_against_numeric(None, 2, 4, race=False, exact=False, limits=fixed_size())
+    assert info.value.field == "THEORYKIT_MAX_BYTES" and str(CONTEXTS_4_2_BYTES) in info.value.fix
+    with pytest.raises(SpecError) as info:
+        kc.check_against_numeric(None, 2, 4, race=False, exact=False)
+    assert info.value.field == "n"
+    # the bytes named are enough: at them the build passes (and fails on res, the stand-in, not on the size)
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", str(CONTEXTS_4_2_BYTES))
+    with pytest.raises((AttributeError, TypeError)):
+        kc.check_against_numeric(None, 2, 4, race=False, exact=False, limits=fixed_size())
