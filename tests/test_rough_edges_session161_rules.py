@@ -66,3 +66,47 @@ def test_check_against_numeric_takes_limits(monkeypatch):
     monkeypatch.setenv("THEORYKIT_MAX_BYTES", str(CONTEXTS_4_2_BYTES))
     with pytest.raises((AttributeError, TypeError)):
         kc.check_against_numeric(None, 2, 4, race=False, exact=False, limits=fixed_size())
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. predict: the written spec's size is checked before the prediction, its fix in predict's words
+# ---------------------------------------------------------------------------------------------
+# The written spec holds xor-margin at Δ = 1 as numbers (data.inputs and data.targets): 3 inputs (two ±1 rows and
+# the Δ row) and 1 output over 4 datapoints (docs/theory.md#xor), 16 exact entries at 200 B: 3 200 bytes. The input
+# file's task = "xor-margin" is built without that estimate, so it loads under 1 000 bytes
+XOR_WRITTEN_BYTES = (3 + 1) * 4 * 200
+
+
+def test_predict_refuses_the_written_spec_before_the_prediction(tmp_path, capsys, monkeypatch):
+    import theorykit.cli.predict as cli_predict
+
+    def no_prediction(*a, **kw):            # before: the prediction ran to its end, then the write was refused
+        raise AssertionError("predict_reln ran although the spec it would write cannot load back")
+    monkeypatch.setattr(cli_predict, "predict_reln", no_prediction)
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", "1000")
+    out = tmp_path / "p.toml"
+    argv = ["predict", XOR_DATA, "--set", "Delta=1", "--hidden", "4", "--out", str(out), "--no-progress"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("theorykit: error in --out: the spec to be written would not load back: "), err
+    assert "nothing was predicted or written" in err, err
+    # before: "(fix: lower data.inputs (the task's exact entries grow with it); or raise THEORYKIT_MAX_BYTES)"
+    assert f"raise THEORYKIT_MAX_BYTES to at least {XOR_WRITTEN_BYTES}," in err and not _python_words(err), err
+    assert "--force" not in err and not out.exists()
+
+
+def test_predict_written_spec_bytes_named_are_enough(tmp_path, monkeypatch):
+    # at the bytes the fix names, the check passes and the prediction is reached (stopped there)
+    import theorykit.cli.predict as cli_predict
+    reached = []
+
+    def stop(*a, **kw):
+        reached.append(True)
+        raise SpecError("--hidden", "stopped by the test", "none")
+    monkeypatch.setattr(cli_predict, "predict_reln", stop)
+    monkeypatch.setenv("THEORYKIT_MAX_BYTES", str(XOR_WRITTEN_BYTES))
+    assert main(["predict", XOR_DATA, "--set", "Delta=1", "--hidden", "4", "--out", str(tmp_path / "p.toml"),
+                 "--no-progress"]) == 2
+    assert reached == [True]
+    est = task_estimate(3, 1, 4)            # the same count by the estimate: 16 entries
+    assert est.bytes == XOR_WRITTEN_BYTES

@@ -258,22 +258,30 @@ def record_comment(args) -> str:
     return COMMENT + json.dumps(jsonable(rec), ensure_ascii=True, separators=(",", ":")) + "\n"
 
 
-def write_spec(option, path, spec, args=None) -> Path:
-    """Write ``spec`` as TOML to ``path`` (atomically; returns the path written), refusing first to write one that
-    :func:`~theorykit.spec.files.load_spec` would not read back: the error names the field at fault
-    (the size limits' time bound is not applied). Given the command's ``args``, the file begins with
-    :func:`record_comment`."""
+def spec_text(option, spec, args=None, done: str = "nothing was written", fixed: bool = False) -> str:
+    """``spec`` as the TOML text :func:`write_spec` writes, refusing one that :func:`~theorykit.spec.files.load_spec`
+    would not read back: the error names ``option`` and the field at fault (the size limits' time bound is not
+    applied). ``done``: what the refusal says was left undone; ``fixed``: no field of the command lowers the written
+    task's size (predict's: SPEC's data), so a refusal over the memory limit names THEORYKIT_MAX_BYTES and the bytes
+    (:func:`~theorykit.spec.limits.fixed_size`). Given the command's ``args``, the text begins with :func:`record_comment`."""
     text = record_comment(args) if args is not None else ""
     try:
         text += spec_to_toml(spec)          # refuses data a spec file cannot hold (load_spec's range)
-        spec_from_dict(tomllib.loads(text), limits=Limits(force=True, **({} if args is None else {"options": lift_options(args)})))
+        spec_from_dict(tomllib.loads(text), limits=Limits(force=True, fixed=fixed, **(
+            {} if args is None else {"options": lift_options(args)})))
     except tomllib.TOMLDecodeError as exc:
-        raise SpecError(option, f"the spec to be written is not valid TOML ({exc}); nothing was written",
+        raise SpecError(option, f"the spec to be written is not valid TOML ({exc}); {done}",
                         "report this as a bug") from None
     except SpecError as exc:
         raise SpecError(option, f"the spec to be written would not load back: {exc.field}: {exc.problem}; "
-                                "nothing was written", exc.fix) from None
-    return write_result(option, path, text)
+                                f"{done}", exc.fix) from None
+    return text
+
+
+def write_spec(option, path, spec, args=None) -> Path:
+    """Write ``spec`` as TOML to ``path`` (atomically; returns the path written), refusing first to write one that
+    :func:`~theorykit.spec.files.load_spec` would not read back (:func:`spec_text`)."""
+    return write_result(option, path, spec_text(option, spec, args))
 
 
 def json_text(obj) -> str:

@@ -19,8 +19,8 @@ from ..spec import files as sf
 from ..spec.gating import GDLNSpec, Pathway
 from ..spec.limits import Limits
 from ..spec.ranges import time_limit_fix
-from .common import (check_out_dir, check_outputs, fitting_name, json_text, no_value, provenance, values_from,
-                     write_result, write_spec)
+from .common import (check_out_dir, check_outputs, fitting_name, json_text, no_value, provenance, spec_text,
+                     values_from, write_result, write_spec)
 
 #: ReLU networks --validate trains when --seeds is not given
 VALIDATE_SEEDS = 8
@@ -59,6 +59,11 @@ def run(args) -> int:
     task, training, name = load_task_training(args.spec, args.set, limits)
     # before any work and any file: an unwritable --json must not leave --out behind
     check_outputs(("--out", args.out), ("--json", args.json), inputs=[("spec", args.spec)], stdout=())
+    # the spec --out writes holds this task (SPEC's data, --set values substituted): one that would not load back
+    # (over THEORYKIT_MAX_BYTES) is refused now, not after the prediction, naming the variable (no predict option
+    # lowers the data); its pathways are the prediction's
+    spec_text("--out", GDLNSpec(task, (Pathway("all", "all", "all", "all", 1),), training, f"{name}-predicted"[:64]),
+              args, done="nothing was predicted or written", fixed=True)
     if args.html and not args.validate:     # --help: "with --validate: write the validation page"
         raise SpecError("--html", "writes the page of --validate, which was not asked for", "add --validate, or leave --html off")
     if args.seeds is not None and not args.validate:    # it was silently ignored: no network was trained
