@@ -110,3 +110,27 @@ def test_predict_written_spec_bytes_named_are_enough(tmp_path, monkeypatch):
     assert reached == [True]
     est = task_estimate(3, 1, 4)            # the same count by the estimate: 16 entries
     assert est.bytes == XOR_WRITTEN_BYTES
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Limits(options=...) checked where it is built
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("options, field, words", [
+    (None, "options", "needs a tuple of options"),                  # before: a TypeError inside lift()
+    ("--force", "options", "needs a tuple of options"),             # a string: its letters were the options
+    (("--forc",), "options[0]", "did you mean '--force'"),
+])
+def test_limits_options_are_checked_when_built(options, field, words):
+    with pytest.raises(SpecError) as info:
+        Limits(options=options)
+    assert info.value.field == field and words in str(info.value), str(info.value)
+
+
+def test_limits_options_accepted_as_before(monkeypatch):
+    monkeypatch.delenv("THEORYKIT_MAX_BYTES", raising=False)
+    assert Limits().options == ("--force", "--time-limit")
+    assert Limits(options=["--time-limit"]).options == ("--time-limit",)     # a list, kept as a tuple
+    # no option: a refusal over the time limit names THEORYKIT_MAX_SECONDS (compare's case)
+    with pytest.raises(SpecError) as info:
+        enforce(task_estimate(10, 10, 10 ** 6), Limits(max_seconds=1, options=()))
+    assert info.value.fix.endswith("or raise THEORYKIT_MAX_SECONDS to run it anyway"), info.value.fix

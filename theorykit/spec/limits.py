@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 
 from ..errors import SpecError
 from ..io import human_bytes, human_seconds       # re-exported (they moved to io)
-from .fields import real
+from .counts import int_text, poly_bernoulli_work, product_count     # re-exported (they moved to spec.counts)
+from .fields import choice, real, short_repr, type_name
 from .ranges import MAX_FAMILIES, TIME_LIMIT_WHAT, max_family_contexts
 from .task_radicals import radicals_of
 
@@ -160,37 +161,6 @@ POLY_BERNOULLI_MAX_BITS = 10 ** 8
 MAX_CONTEXT_PERMUTATIONS = 5040
 
 
-def poly_bernoulli_work(n: int, k: int) -> tuple:
-    """``(word operations, bits)``: an upper bound on the work of ``poly_bernoulli(n, k)``'s Stirling numbers
-    (SymPy's row recurrence: S(N, K) for 3 ≤ K takes N·K updates of integers below K^N, of N·log2(K) bits;
-    for K ≤ 2 a closed form) and on the bits of its largest integer: a term (m!)² S(n+1, m+1) S(k+1, m+1),
-    m ≤ s = min(n, k), is below (s + 1)^(2s + n + k + 2). Floats (inf past 1e300): no big integer is built."""
-    s = min(n, k)
-    nf, kf, sf = (float(min(v, 10 ** 300)) for v in (n, k, s))
-    row_bits = (max(nf, kf) + 1) * math.log2(s + 1)
-    bits = (2 * sf + nf + kf + 2) * math.log2(s + 1)
-    rows = (nf + kf + 2) * ((sf + 1) * (sf + 2) / 2 - 3) if s >= 2 else 0.0     # Σ_{m=2}^{s} (n+1 + k+1)(m+1)
-    return rows * (1.0 + row_bits / 64.0) + bits / 64.0, bits
-
-
-def product_count(*powers) -> tuple:
-    """``(count or None, text)`` of the product of ``base ** exp`` over ``powers`` (pairs): the exact count and
-    its digits, ``1,099,511,627,776``, when it is below 10^18; else None and ``about 10^40.4`` (no huge
-    integer is built: 2^(10^18) would not fit in memory)."""
-    log10 = sum(float(min(e, 10 ** 300)) * math.log10(b) for b, e in powers if b > 0)
-    if log10 >= 18:
-        return None, (f"about 10^{log10:,.1f}" if log10 < 1e15 else f"about 10^({log10:.3g})" if log10 < 1e300
-                      else "over 10^(10^300)")
-    count = math.prod(b ** e for b, e in powers)
-    return count, f"{count:,}"
-
-
-def int_text(v: int) -> str:
-    """An integer as a message shows it: its digits below 10^18, else ``about 10^400.0`` (Python refuses to
-    write an integer of more than 4300 digits)."""
-    return str(v) if v < 10 ** 18 else f"about 10^{math.log10(v):.4g}"
-
-
 def machine_memory() -> int:
     """Bytes of memory this process may use: physical memory, or a lower cgroup limit."""
     try:
@@ -222,6 +192,10 @@ def _env_number(name, default):
     return v
 
 
+#: the options that lift a command's time limit (:attr:`Limits.options` holds those its command has)
+LIFT_OPTIONS = ("--force", "--time-limit")
+
+
 @dataclass
 class Limits:
     """Memory (bytes, never overridden) and time (seconds, overridden by ``force``) limits.
@@ -230,11 +204,12 @@ class Limits:
     3600 s (or ``THEORYKIT_MAX_SECONDS``); 0 or ``math.inf`` for no time limit, as ``--time-limit 0`` (or ``inf``)
     on the command line (both are stored as ``math.inf``); a negative number or NaN is a :class:`SpecError`.
     ``options``: the command's options that lift its time limit, which a refusal's fix names, else THEORYKIT_MAX_SECONDS
-    (``cli.common.limits_from`` reads them: compare has none, predict ``--time-limit``). ``fixed``: :func:`fixed_size`."""
+    (``cli.common.limits_from`` reads them: compare has none, predict ``--time-limit``): a tuple of LIFT_OPTIONS,
+    anything else a :class:`SpecError` naming ``options``. ``fixed``: :func:`fixed_size`."""
     max_bytes: float | None = None
     max_seconds: float | None = None
     force: bool = False
-    options: tuple = ("--force", "--time-limit")
+    options: tuple = LIFT_OPTIONS
     fixed: bool = False
 
     def __post_init__(self):
@@ -247,6 +222,11 @@ class Limits:
             self.max_seconds = real(self.max_seconds, "max_seconds", lo=0.0, hi=math.inf, fix=(
                 f"give {TIME_LIMIT_WHAT}, e.g. Limits(max_seconds=600) (0 or inf: no limit; None: "
                 "THEORYKIT_MAX_SECONDS, else 3600)")) or math.inf
+        # options: None (or a string, a tuple's letters) reached lift()'s `in` as a TypeError
+        if not isinstance(self.options, (tuple, list)):
+            raise SpecError("options", f"needs a tuple of options, got {type_name(self.options)} {short_repr(self.options)}",
+                            "e.g. options=(\"--time-limit\",), or () for a caller with neither (THEORYKIT_MAX_SECONDS)")
+        self.options = tuple(choice(o, f"options[{i}]", LIFT_OPTIONS) for i, o in enumerate(self.options))
 
 
 @dataclass
