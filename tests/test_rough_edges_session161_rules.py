@@ -134,3 +134,46 @@ def test_limits_options_accepted_as_before(monkeypatch):
     with pytest.raises(SpecError) as info:
         enforce(task_estimate(10, 10, 10 ** 6), Limits(max_seconds=1, options=()))
     assert info.value.fix.endswith("or raise THEORYKIT_MAX_SECONDS to run it anyway"), info.value.fix
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. Derivation(spec, values=...): each value checked once, every error as before
+# ---------------------------------------------------------------------------------------------
+def _xor_spec():
+    return tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"], tk.Training(lr=0.01, a0=1e-3))
+
+
+def _count_checks(monkeypatch):
+    """Every call of ``checked_value`` from the derivation and the task, counted (the real check still runs)."""
+    calls = []
+    real = derivation_mod.checked_value
+
+    def spy(task, key, value):
+        calls.append((str(key), value))
+        return real(task, key, value)
+    monkeypatch.setattr(derivation_mod, "checked_value", spy)
+    monkeypatch.setattr(task_mod, "checked_value", spy)
+    return calls
+
+
+def test_derivation_checks_each_value_once(monkeypatch):
+    calls = _count_checks(monkeypatch)
+    der = tk.Derivation(_xor_spec(), values={"Delta": 1})
+    assert [k for k, _ in calls] == ["Delta"]           # before: 3 (the loop, spec.subs → keyed, keyed)
+    # the values still reach the spec: Δ = 1 substituted (the task's third input row is Δ·(1, 1, −1, −1))
+    assert list(der.task.X.row(2)) == [1, 1, -1, -1] and not der.task.free_symbols
+    assert der._fixed == {der.task.symbols["Delta"]: 1}
+
+
+@pytest.mark.parametrize("values, field, words", [
+    ({"Delta": -1}, "values[Delta]", "nonnegative"),            # against the symbol's assumption
+    ({"Delt": 0.5}, "values", "did you mean 'Delta'"),          # a misspelt name
+    ({"Delta": "x + 1"}, "values[Delta]", "not a number"),      # an expression, no value
+    ({"Delta": True}, "values[Delta]", "needs a number"),
+    ({"Delta": float("nan")}, "values[Delta]", ""),
+    ("Delta=0.5", "values", "needs a dict"),                    # no mapping at all
+])
+def test_derivation_keeps_every_value_error(values, field, words):
+    with pytest.raises(SpecError) as exc:
+        tk.Derivation(_xor_spec(), values=values)
+    assert exc.value.field == field and words in str(exc.value), str(exc.value)

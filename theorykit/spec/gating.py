@@ -188,9 +188,9 @@ class TrainedSpec:
                             "pass e.g. Training(lr=0.05, loss=\"mean\")")
         return self.training
 
-    def subs(self, values: Mapping):
-        """The spec with the task's symbols replaced by values."""
-        return replace(self, task=self.task.subs(values))
+    def subs(self, values: Mapping, check: bool = True):
+        """The spec with the task's symbols replaced by values (``check``: as :meth:`Task.keyed`)."""
+        return replace(self, task=self.task.subs(values, check))
 
     def __repr__(self):     # one line: the dataclass's own printed the task's matrices (7,000 characters
         t = self.task       # and 71 lines for examples/contexts_double.toml)

@@ -121,10 +121,11 @@ class Task:
         return {self.symbols.get(k, k) if isinstance(k, str) else k:
                 parse_value(v, k) if isinstance(v, str) else v for k, v in (values or {}).items()}
 
-    def subs(self, values: Mapping) -> "Task":
+    def subs(self, values: Mapping, check: bool = True) -> "Task":
         """The task with symbols replaced by values (names or symbols as keys). A key that is no symbol of
         the task (a misspelt ``"Delt"``, a ``sp.Symbol("Delta")`` of its own, a number) is a SpecError naming
-        it: SymPy's ``subs`` would leave the task unchanged (or replace that number in the entries)."""
+        it: SymPy's ``subs`` would leave the task unchanged (or replace that number in the entries). ``check``:
+        as :meth:`keyed` (False where the caller checked each value already, e.g. ``Derivation``)."""
         checked_values_map(values, self.symbols)
         own = set(self.symbols.values())
         for k in values or {}:
@@ -136,7 +137,7 @@ class Task:
                                           f"{sorted(self.symbols) or 'none'} (names are case-sensitive)",
                                 f"key a value by one of those names, e.g. {{{_example(self.symbols)}}}"
                                 if self.symbols else "drop it from the values: this task has no symbols")
-        rep = self.keyed(values)
+        rep = self.keyed(values, check)
         return Task(self.X.subs(rep), self.Y.subs(rep), self.symbols, self.name, dict(self.meta))
 
     def value_map(self, values: Mapping | None = None, check: bool = True) -> dict:

@@ -90,14 +90,14 @@ class Derivation:
         #: race of :meth:`theorykit.theory.race.RaceSystem.from_graph`, else the pathway form is exact
         self.graph = None
         if isinstance(spec, GraphSpec):
-            self.graph = spec.subs(exact_values(values)) if values else spec
+            self.graph = spec.subs(exact_values(values), check=False) if values else spec     # each checked above
             spec = spec.as_pathway_spec()
             if not self.graph.private_chains:
                 method = "race-reduction"
         self._generic = spec          # before the values: a pathway may have nothing to learn only at them
-        self.spec = spec.subs(exact_values(values)) if values else spec
+        self.spec = spec.subs(exact_values(values), check=False) if values else spec      # checked above, once
         #: the symbol values fixed when the derivation was built (later ``values=`` must agree)
-        self._fixed = self.spec.task.keyed(values)
+        self._fixed = self.spec.task.keyed(values, check=False)
         self.requested_method = method
         self.notes: list[str] = []
         if self.graph is not None and not self.graph.private_chains:
