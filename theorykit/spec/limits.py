@@ -80,8 +80,11 @@ ROW_ENTRY_SECONDS = 0.03
 #: the same with symbols: roots of sums over the symbols are tidied without simplify (XoR with Δ
 #: 7-15 ms, 1 × 2 × 5 with Δ and square roots 30-60 ms)
 ROW_SYMBOL_ENTRY_SECONDS = 0.01
-#: seconds per symbolic pathway with m ≥ 2, times (m − 1)³ (2 × 2: 0.03-0.31 s)
+#: seconds per symbolic pathway with m ≥ 2, times (m − 1)^SYMBOLIC_BLOCK_POWER (2 × 2: 0.03-0.31 s). The power
+#: was 3, fitted on 2 × 2 blocks only: contexts(n, k, γ) (m = 4…11) took 0.24-0.95 s of CPU for an estimate of
+#: 2.7-100 s; linear fits them and symbolic 3 × 3 and 4 × 4 blocks within 0.6-1.9× (docs/performance.md#symbolic-blocks)
 SYMBOLIC_BLOCK_SECONDS = 0.1
+SYMBOLIC_BLOCK_POWER = 1
 #: radicals (square roots of distinct primes, a number field of degree 2^r) in a pathway's data with
 #: m ≥ 2: seconds per radicand, up to RADICAL_CAP radicands. Measured on 2 cores: a 2 × 2 pathway
 #: with 1, 2, 3 square roots 0.9, 1.8, 1.1 s; 3 × 4 tasks of two 2 × 2 pathways with 2-8 square roots
@@ -334,7 +337,7 @@ def derivation_estimate(spec, *, horizon: float | None = None, symbolic: bool | 
             if m == 1 or (task.name == "contexts" and not sym_i):
                 part = (ROW_SYMBOL_ENTRY_SECONDS if sym_i else ROW_ENTRY_SECONDS) * n_irr
             else:
-                part = SYMBOLIC_BLOCK_SECONDS * (m - 1) ** 3 if sym_i else 0.0
+                part = SYMBOLIC_BLOCK_SECONDS * (m - 1) ** SYMBOLIC_BLOCK_POWER if sym_i else 0.0
                 if r_i:
                     part = max(part, RADICAL_SECONDS * min(r_i, RADICAL_CAP))
                     if sym_i:
