@@ -170,6 +170,10 @@ class Case:
     runs: list | None = None
     #: an extra reference: "weights" (simulated L(0) = the numpy loss of the given initial weights)
     ref: str | None = None
+    #: runs (by name) that must refuse: their output is one of their inputs
+    refuse: set = field(default_factory=set)
+    #: (run name, result file, damages): the result the run wrote, damaged after it (:func:`edit_result`)
+    edit: tuple | None = None
 
     def spec_bytes(self) -> bytes:
         return self.raw if self.raw is not None else to_toml(self.doc).encode("utf-8")
@@ -1247,6 +1251,348 @@ KIND_WEIGHTS = {"pathways": 3, "graph": 3, "xor-margin": 1, "contexts": 1, "weig
 _GRAPH_MUTATIONS = sorted(k for k in MUTATIONS if k.startswith("graph-"))
 
 
+# ------------------------------------------------------------------------------------------------
+# the command line of 2026-11-29: predict of a data-only spec, race-exhaust's options, rerun of a
+# damaged or hand-edited result (campaign of session 161)
+# ------------------------------------------------------------------------------------------------
+_SMALL_ATOMS = st.one_of(st.integers(-2, 2), st.sampled_from([0.5, -1.5, "sqrt(2)", "1/3", "Delta", "-Delta"]))
+
+
+@st.composite
+def _data_only_doc(draw):
+    """A spec of ``[data]`` (explicit, or a small built-in task), ``[training]`` and perhaps ``[symbols]``, no
+    pathways: what ``predict`` reads. Explicit data of 1-6 datapoints (exact enumeration), sometimes 17-20
+    (sampled); entries whole numbers, halves, radicals and the symbol Delta."""
+    sets = []
+    how = draw(st.sampled_from(["explicit", "explicit", "explicit", "xor", "contexts"]))
+    doc = {"name": draw(st.sampled_from(["data", "d-1", "Daten"]))}
+    if how == "explicit":
+        P = draw(st.sampled_from([1, 2, 3, 4, 5, 6, 4, 17, 20]))
+        d, p = draw(st.integers(1, 3)), draw(st.integers(1, 2))
+        symbolic = draw(st.integers(0, 3)) == 0
+        atom = _SMALL_ATOMS if symbolic else st.one_of(st.integers(-2, 2), st.sampled_from([0.5, -1.5, "sqrt(2)"]))
+        doc["data"] = {"inputs": [[draw(atom) for _ in range(P)] for _ in range(d)],
+                       "targets": [[draw(atom) for _ in range(P)] for _ in range(p)]}
+        shape = draw(st.sampled_from([None, None, "zero-targets", "zero-inputs", "repeated-point", "constant"]))
+        X, Y = doc["data"]["inputs"], doc["data"]["targets"]
+        if shape == "zero-targets":
+            doc["data"]["targets"] = [[0] * P for _ in range(p)]
+        elif shape == "zero-inputs":
+            doc["data"]["inputs"] = [[0] * P for _ in range(d)]
+        elif shape == "repeated-point" and P > 1:
+            for row in X + Y:
+                row[1] = row[0]
+        elif shape == "constant":
+            doc["data"]["inputs"] = [[1] * P for _ in range(d)]
+        if symbolic or any("Delta" in str(v) for row in doc["data"]["inputs"] + doc["data"]["targets"] for v in row):
+            doc["symbols"] = {"Delta": draw(st.sampled_from(["positive", "nonnegative", {"positive": True}]))}
+            sets = [f"Delta={draw(_SET_VALUES)}"]
+    elif how == "xor":
+        doc["data"] = {"task": "xor-margin"}
+        if draw(st.booleans()):
+            doc["data"]["Delta"] = draw(st.sampled_from([0, 0.5, 1, "sqrt(2)"]))
+        else:
+            doc["symbols"] = {"Delta": {"positive": True}}
+            sets = [f"Delta={draw(_SET_VALUES)}"]
+    else:
+        doc["data"] = {"task": "contexts", "n": 2, "k": 2}
+    doc["training"] = {"lr": draw(st.sampled_from([0.01, 0.05, 0.1])), "loss": draw(st.sampled_from(["mean", "sum"])),
+                       "init_std": draw(st.sampled_from([0.01, 0.1])), "steps": draw(st.sampled_from([50, 200, 2000]))}
+    if draw(st.integers(0, 4)) == 0:
+        doc["training"]["a0"] = draw(st.sampled_from([0.001, 0.01]))
+    return doc, sets
+
+
+#: predict's options beyond those of :func:`predict_cases`: values plausible, at their edges and hostile
+_PREDICT_OPTS = [
+    ("--time-limit", _TIME_LIMITS + ["5", "20"]), ("--time-bound", ["20", "nan", "-1"]),
+    ("--steps", ["1", "10", "0", "-1", "10**9", "1e12", "2.5"]),
+    ("--max-patterns", ["1", "2", "3", "0", "-1"]), ("--enumerate", ["exact", "sample", "auto", "random"]),
+    ("--samples", ["1", "10", "200", "0", "-1", "1e9"]), ("--max-orbit-size", ["1", "2", "0"]),
+    ("--shortlist", ["1", "2", "0"]), ("--max-families", ["1", "2", "0"]), ("--beam", ["1", "0", "-1"]),
+    ("--search", ["exhaustive", "forward", "beam", "greedy"]), ("--seed", ["0", "7", "4294967295", "4294967296", "-1"]),
+    ("--consistency", ["top", "any-output", "off", "none"]), ("--share", ["equal", "mass", "even"]),
+    ("--race-dt", _PREDICT_RACE_DTS), ("--set", ["Delta=1", "Delta=-1", "Gamma=2", "Delta=nan"]),
+]
+#: predict's output options: a fresh --json, one onto --out or onto the spec, --html or --seeds without --validate
+_PREDICT_OUTS = [[], [], ["--json", "{dir}/pred.json"], ["--json", "{dir}/pred.toml"], ["--json", "{dir}/spec.toml"],
+                 ["--html", "{dir}/page"], ["--seeds", "2"], ["--json", "{dir}/nodir/pred.json"]]
+
+
+@st.composite
+def predict_data_cases(draw, mutate: float = 0.8):
+    """``predict SPEC --hidden H --out pred.toml`` on a data-only spec (no pathways: :func:`_data_only_doc`), with
+    predict's options drawn (:data:`_PREDICT_OPTS`, 0-3 of them) and the spec perhaps mutated; sometimes --out
+    onto the spec itself, which must be refused. Reference on success: as :func:`predict_cases`."""
+    doc, sets = draw(_data_only_doc())
+    muts = []
+    if draw(st.floats(0, 1)) < mutate * 0.5:
+        which = draw(st.sampled_from(sorted(k for k in MUTATIONS if not k.startswith("graph-") and k != "big-data")))
+        muts.append(which)
+        doc = MUTATIONS[which](draw, copy.deepcopy(doc))
+    hidden = draw(st.sampled_from(["1", "2", "2", "3", "4", "0", "-1"]))
+    opts = ["--no-progress"]
+    if draw(st.floats(0, 1)) < mutate:
+        for _ in range(draw(st.integers(1, 3))):
+            flag, vals = draw(st.sampled_from(_PREDICT_OPTS))
+            val = draw(st.sampled_from(vals))
+            opts += [flag, val]
+            muts.append(f"{flag} {val}")
+    if "--time-limit" not in opts and "--time-bound" not in opts:
+        opts += ["--time-limit", "20"]
+    outs = draw(st.sampled_from(_PREDICT_OUTS))
+    out = draw(st.sampled_from(["{dir}/pred.toml"] * 6 + ["{dir}/spec.toml", "{dir}/nodir/pred.toml"]))
+    muts += [f"--out {out[6:]}"] if out != "{dir}/pred.toml" else []
+    muts += [" ".join(outs).replace("{dir}/", "")] if outs else []
+    argv = ["predict", "{dir}/spec.toml", *[a for v in sets for a in ("--set", v)], "--hidden", hidden, "--out", out,
+            *outs, *opts]
+    refuse = {"predict"} if out == "{dir}/spec.toml" or "{dir}/spec.toml" in outs or outs[:2] == [
+        "--json", "{dir}/pred.toml"] else set()
+    return Case("predict-data", doc, None, list(sets), mutations=muts, runs=[
+        ("predict", argv, "pred.toml" if out == "{dir}/pred.toml" else None)], ref="predict", refuse=refuse)
+
+
+#: race-exhaust's options and values: plausible, at their edges, hostile (--k 4 is never drawn with a limit
+#: that would let its two-hour race start)
+_RACE_OPTS = [
+    ("--k", ["2", "3", "1", "5", "0", "-2", "two", "2.5"]), ("--steps", ["1", "50", "0", "-1", "10**9", "1e12", "2.5"]),
+    ("--batch", ["1", "7", "0", "-1", "10**12"]), ("--gamma", ["0.5", "2", "0", "-1", "nan", "inf", "1e300", "1e-300"]),
+    ("--a0", ["1e-3", "0.5", "0", "-1e-3", "nan", "inf", "1", "10", "1e-300"]),
+    ("--race-dt", ["10", "4", "1.9", "0", "nan", "1e300"]), ("--time-limit", _TIME_LIMITS),
+    ("--force", None), ("--no-symmetry", None),
+]
+
+
+@st.composite
+def race_option_cases(draw, mutate: float = 0.8):
+    """``race-exhaust --k 2 --steps 50 --out DIR`` with 1-3 of its options moved (:data:`_RACE_OPTS`), or --out
+    onto a file. Success writes DIR/exhaust.json."""
+    opts = {"--k": "2", "--steps": "50"}
+    flags = []
+    if draw(st.floats(0, 1)) < mutate:
+        for _ in range(draw(st.integers(1, 3))):
+            flag, vals = draw(st.sampled_from(_RACE_OPTS))
+            if vals is None:
+                flags.append(flag) if flag not in flags else None
+            else:
+                opts[flag] = draw(st.sampled_from(vals))
+    if opts["--k"] == "3":        # 127 families: keep it to a short race
+        opts["--steps"] = draw(st.sampled_from(["1", "50"]))
+    # (a refused --race-dt is run again with its fix, beside --out: a folder)
+    out = "{dir}/race" if "--race-dt" in opts else draw(st.sampled_from(["{dir}/race"] * 5 + ["{dir}/spec.toml", ""]))
+    argv = ["race-exhaust", *[a for kv in opts.items() for a in kv], *flags, "--out", out, "--no-progress"]
+    muts = [f"{k} {v}" for k, v in opts.items() if (k, v) not in (("--k", "2"), ("--steps", "50"))] + flags
+    muts += [f"--out {out[6:] or repr(out)}"] if out != "{dir}/race" else []
+    refuse = {"race-exhaust"} if out == "{dir}/spec.toml" else set()
+    return Case("race-options", None, b"not a spec\n", [], mutations=muts, runs=[
+        ("race-exhaust", argv, "race/exhaust.json" if out == "{dir}/race" else None)], refuse=refuse,
+        ref="race-dt" if "--race-dt" in opts else None)
+
+
+#: commands that make a result to rerun: name -> (argv with {dir}, the result file) (tiny sizes)
+_PRODUCERS = {
+    "derive": (["derive", "{dir}/spec.toml", "--times", "0,10", "--json", "{dir}/res.json", "--time-limit", "20"],
+               "res.json"),
+    "simulate": (["simulate", "{dir}/spec.toml", "--steps", "5", "--seeds", "1", "--times", "0,5", "--json",
+                  "{dir}/res.json", "--no-progress", "--time-limit", "20"], "res.json"),
+    "predict": (["predict", "{dir}/spec.toml", "--hidden", "2", "--out", "{dir}/pred.toml", "--json", "{dir}/res.json",
+                 "--no-progress", "--time-limit", "20"], "res.json"),
+    "predict-toml": (["predict", "{dir}/spec.toml", "--hidden", "2", "--out", "{dir}/pred.toml", "--no-progress",
+                      "--time-limit", "20"], "pred.toml"),
+    "race-exhaust": (["race-exhaust", "--k", "2", "--steps", "50", "--out", "{dir}/race", "--no-progress"],
+                     "race/exhaust.json"),
+}
+#: damages of a result (applied by :func:`edit_result` after its command wrote it): (op, argument)
+_RESULT_TEXTS = ["", "{", "[]", "null", '"x"', "[" * 5000 + "]" * 5000, "{\"provenance\": {}}", "\ufeff",
+                 '{"a": NaN, "provenance": null}', "# made by theorykit: {\n[data]\n"]
+_COMMANDS = [None, 7, "", "theorykit", "theorykit check {spec}", "ls -la", "theorykit derive 'unbalanced",
+             "theorykit --distributed derive x.toml", "theorykit --debug --debug", "theorykit rerun res.json",
+             "theorykit bench --quick", "theorykit validate xor --out /tmp/x", "theorykit derive --help",
+             "theorykit derive x.toml --bogus 1", "theorykit derive x.toml --json", "theorykit derive\nx.toml\x1b[2J",
+             "theorykit " + "x" * 5000, "theorykit derive x.toml --times 0,10 --json=out.json"]
+_PROV_FIELDS = ["provenance", "provenance.options", "provenance.inputs", "provenance.versions",
+                "provenance.versions.theorykit", "provenance.spec_toml", "provenance.elapsed_seconds",
+                "provenance.written", "provenance.inputs.spec", "provenance.inputs.spec.sha256",
+                "provenance.inputs.spec.path", "complete"]
+_PROV_VALUES = [None, "delete", 0, -1, 1e308, math.nan, math.inf, True, "x", "0.0.1", [], {}, [1, 2], {"a": 1},
+                "[data]\ninputs = [[1]]\n", "\x00", "a = 1\na = 2\n", 10 ** 400, "/nonexistent/spec.toml",
+                "0" * 64]
+
+
+@st.composite
+def _result_damage(draw):
+    """1-2 damages of a result file: its whole text, a provenance field set or deleted, the recorded command
+    replaced or edited word by word, a number or list of the results changed, a key added."""
+    out = []
+    for _ in range(draw(st.integers(1, 2))):
+        op = draw(st.sampled_from(["text", "truncate", "field", "field", "command", "edit-command", "edit-command",
+                                   "number", "number", "list", "key"]))
+        if op == "text":
+            out.append(("text", draw(st.sampled_from(_RESULT_TEXTS))))
+        elif op == "truncate":
+            out.append(("truncate", draw(st.sampled_from([0.0, 0.3, 0.5, 0.9, 0.999]))))
+        elif op == "field":
+            out.append(("field", (draw(st.sampled_from(_PROV_FIELDS)), draw(st.sampled_from(_PROV_VALUES)))))
+        elif op == "command":
+            out.append(("command", draw(st.sampled_from(_COMMANDS))))
+        elif op == "edit-command":
+            out.append(("edit-command", (draw(st.sampled_from(["drop", "swap-name", "value", "append", "dup"])),
+                                         draw(st.integers(0, 99)),
+                                         draw(st.sampled_from(["0", "-1", "nan", "1e9", "x", "--force", "--",
+                                                               "--time-limit", "--json", "--out", "{dir}/other.json",
+                                                               "--set", "Delta=2", "--steps", "10**9"])))))
+        elif op == "number":
+            out.append(("number", (draw(st.integers(0, 10 ** 6)), draw(st.sampled_from(
+                [1.0000000001, 2, 0, -0.0, math.nan, math.inf, 10 ** 400, "1", None, True, 1e-320])))))
+        elif op == "list":
+            out.append(("list", (draw(st.integers(0, 10 ** 6)), draw(st.sampled_from(["pop", "append", "empty"])))))
+        else:
+            out.append(("key", (draw(st.integers(0, 10 ** 6)), draw(st.sampled_from(["seconds", "extra", "é", ""])))))
+    return out
+
+
+@st.composite
+def rerun_cases(draw, mutate: float = 0.8):
+    """A command makes a result (:data:`_PRODUCERS`: derive, simulate, predict, race-exhaust, tiny), the result is
+    damaged or hand-edited (:func:`_result_damage`), then ``rerun RESULT`` runs with options drawn (--rtol,
+    --out fresh, onto the result or onto the spec, --force, --time-limit). Reference: an undamaged result reruns
+    with exit 0 (``identical``); a damaged one exits 0, 1 (``differ``) or 2 naming the field; --out onto an input
+    is refused."""
+    prod = draw(st.sampled_from(sorted(_PRODUCERS)))
+    if prod in ("predict", "predict-toml"):
+        doc, sets = draw(_data_only_doc())
+        doc["training"]["steps"] = 50
+    elif prod == "race-exhaust":
+        doc, sets = None, []
+    else:
+        _, doc, sets = draw(pathway_specs(numeric=True))
+        doc.setdefault("training", {})["steps"] = 10
+    argv, result = _PRODUCERS[prod]
+    argv = argv[:2] + [a for v in sets for a in ("--set", v)] + argv[2:] if doc is not None else list(argv)
+    damage = draw(_result_damage()) if draw(st.floats(0, 1)) < mutate else []
+    opts = []
+    for _ in range(draw(st.sampled_from([0, 0, 0, 1, 2]))):
+        opts += draw(st.sampled_from([["--rtol", draw(st.sampled_from(["0", "1e-12", "0.5", "1", "-1", "nan", "x"]))],
+                                      ["--force"], ["--time-limit", draw(st.sampled_from(_TIME_LIMITS))],
+                                      ["--no-progress"]]))
+    out = draw(st.sampled_from([None] * 5 + ["{dir}/again" + Path(result).suffix] * 2 + [
+        "{dir}/" + result, "{dir}/spec.toml", "{dir}/nodir/x.json"]))
+    # --out onto the result, or (an intact record) onto the spec the command read: refused
+    refuse = {"rerun"} if out == "{dir}/" + result or (out == "{dir}/spec.toml" and doc is not None and not damage) \
+        else set()
+    runs = [("make", argv, result), ("rerun", ["rerun", "{dir}/" + result, *opts, *(["--out", out] if out else [])],
+                                   "again" + Path(result).suffix if out == "{dir}/again" + Path(result).suffix else None)]
+    muts = [f"make: {prod}"] + [f"{op}: {arg!r}"[:120] for op, arg in damage] + opts + \
+        ([f"--out {out[6:]}"] if out else [])
+    return Case("rerun", doc, b"not a spec\n" if doc is None else None, list(sets), mutations=muts, runs=runs,
+                refuse=refuse, edit=("make", result, damage))
+
+
+def _walk(doc, want, at=()):
+    """Paths (tuples) of every value inside ``doc`` for which ``want(value)``, provenance left out."""
+    out = []
+    items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
+    for k, v in items:
+        if at == () and k == "provenance":
+            continue
+        if want(v):
+            out.append(at + (k,))
+        if isinstance(v, (dict, list)):
+            out.extend(_walk(v, want, at + (k,)))
+    return out
+
+
+def edit_result(path: Path, ops, folder: Path) -> None:
+    """Apply :func:`_result_damage`'s ``ops`` to the result file at ``path`` (JSON, or a spec with its
+    ``# made by theorykit:`` line, whose record is edited)."""
+    import shlex
+
+    if not path.is_file():
+        return
+    text = path.read_text("utf-8")
+    toml = path.suffix == ".toml"
+    head, body = (text.split("\n", 1) + [""])[:2] if toml else ("", text)
+    prefix = "# made by theorykit: "
+    for op, arg in ops:
+        if op == "text":
+            path.write_text(arg, "utf-8")
+            return
+        if op == "truncate":
+            path.write_bytes(path.read_bytes()[: int(len(text.encode()) * arg)])
+            return
+        try:
+            doc = json.loads(head[len(prefix):]) if toml else json.loads(body)
+        except ValueError:
+            return
+        rec = doc if toml else doc.get("provenance") if isinstance(doc, dict) else None
+        rec = rec if isinstance(rec, dict) else {}
+        if op == "field":
+            name, value = arg
+            keys = name.split(".")
+            if toml:
+                keys = keys[1:] if keys[0] == "provenance" else None
+            if keys == []:
+                doc = value if value != "delete" else {}
+            elif keys is not None:
+                tab, ok = doc, True
+                for k in keys[:-1]:
+                    tab = tab.get(k) if isinstance(tab, dict) else None
+                ok = isinstance(tab, dict)
+                if ok and value == "delete":
+                    tab.pop(keys[-1], None)
+                elif ok:
+                    tab[keys[-1]] = value
+        elif op == "command":
+            rec["command"] = arg.replace("{spec}", str(folder / "spec.toml")) if isinstance(arg, str) else arg
+        elif op == "edit-command" and isinstance(rec.get("command"), str):
+            how, i, word = arg
+            word = word.replace("{dir}", str(folder))
+            try:
+                words = shlex.split(rec["command"])
+            except ValueError:
+                words = rec["command"].split()
+            j = 2 + i % max(1, len(words) - 2) if len(words) > 2 else len(words)
+            if how == "drop" and j < len(words):
+                del words[j]
+            elif how == "swap-name" and len(words) > 1:
+                words[1] = {"derive": "simulate", "simulate": "derive", "predict": "find-gates",
+                            "race-exhaust": "sweep"}.get(words[1], "derive")
+            elif how == "value" and j < len(words):
+                words[j] = word
+            elif how == "append":
+                words.append(word)
+            elif j < len(words):
+                words.insert(j, words[j])
+            rec["command"] = shlex.join(words)
+        elif op in ("number", "list", "key") and not toml:
+            i, value = arg
+            want = {"number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+                    "list": lambda v: isinstance(v, list), "key": lambda v: isinstance(v, dict)}[op]
+            paths = _walk(doc, want)
+            if paths:
+                p = paths[i % len(paths)]
+                parent = _get(doc, p[:-1])
+                if op == "number":
+                    parent[p[-1]] = value if not isinstance(value, float) or value in (0.0, 1e-320) or \
+                        not math.isfinite(value) else parent[p[-1]] * value
+                elif op == "list":
+                    lst = parent[p[-1]]
+                    lst.pop() if value == "pop" and lst else lst.append(lst[-1] if lst else 0) \
+                        if value == "append" else lst.clear()
+                else:
+                    parent[p[-1]][value] = 1
+        if toml:
+            head = prefix + json.dumps(doc, allow_nan=True)
+        else:
+            body = json.dumps(doc, allow_nan=True)
+    path.write_text(head + "\n" + body if toml else body, "utf-8")
+
+
+FILE_KINDS.update({"predict-data": predict_data_cases, "race-options": race_option_cases, "rerun": rerun_cases})
+KIND_WEIGHTS.update({"predict-data": 2, "race-options": 1, "rerun": 3})
+
+
+
 def all_kinds() -> list:
     return sorted(SPEC_KINDS) + sorted(FILE_KINDS)
 
@@ -1315,7 +1661,12 @@ _FIELD_ROOTS = ("spec", "name", "symbols", "data", "pathways", "training", "node
                 "--checkpoints", "--data", "--layers", "--lr", "--loss", "--K", "--out", "--network", "--fused",
                 "--hidden", "--beam", "--shortlist", "--samples", "--max-families", "--max-patterns",
                 "--max-orbit-size", "--search", "--consistency", "--validate", "--share", "--race-dt", "--k",
-                "--gamma", "--a0", "--batch", "--max-K", "--force", "--seed", "--plot")
+                "--gamma", "--a0", "--batch", "--max-K", "--force", "--seed", "--plot",
+                # session 161: rerun's RESULT and its record's fields, and the options of predict and race-exhaust
+                "RESULT", "provenance", "complete", "--rtol", "--enumerate", "--no-symmetry", "--html", "--time-bound")
+#: files a kind's commands may leave in the case's folder besides their outputs (predict --json, the result
+#: a rerun is made from, its --out)
+_EXTRA_KEEP = {"predict-data": ("pred.json",), "rerun": ("pred.toml", "res.json", "race", "again.json", "again.toml")}
 _ERR = re.compile(r"^theorykit: error in (.+?): \S")
 
 
@@ -1391,7 +1742,7 @@ def run_case(case: Case, folder, time_limit: float = 120.0, estimate_limit: floa
     for name, data in case.files.items():
         (folder / name).write_bytes(data)
     # an output in a subfolder (race-exhaust --out DIR) keeps that folder, checked below like a file
-    keep = {"spec.toml", "derive.tex", "derive.png", *case.files,
+    keep = {"spec.toml", "derive.tex", "derive.png", *case.files, *_EXTRA_KEEP.get(case.kind, ()),
             *(r[2].relative_to(folder).parts[0] for r in runs if r[2] is not None)}
     outcome = Outcome("success")
     results = {}
@@ -1409,6 +1760,13 @@ def run_case(case: Case, folder, time_limit: float = 120.0, estimate_limit: floa
         left = _leftovers(folder, keep)
         if left:
             return Outcome("crash", f"{name}: left files behind: {left}", outcome.commands)
+        if rc == 0 and name in case.refuse:
+            return Outcome("crash", f"{name}: exit 0 though an output is one of its inputs", outcome.commands)
+        if rc == 1 and name == "rerun" and out.startswith("differ:"):
+            if not (case.edit and case.edit[2]):
+                return Outcome("crash", f"rerun: an undamaged result reruns differently: {out[:1500]}",
+                               outcome.commands)
+            continue
         if rc == 0:
             if out_file is not None:
                 if not out_file.exists():
@@ -1418,8 +1776,13 @@ def run_case(case: Case, folder, time_limit: float = 120.0, estimate_limit: floa
                     results[name] = json.loads(text) if out_file.suffix == ".json" else _toml_loads(text)
                 except ValueError as exc:
                     return Outcome("crash", f"{name}: unreadable {out_file.name}: {exc}", outcome.commands)
-            elif "OK" not in out:
+            elif name == "rerun":
+                if not out.startswith(("identical:", "agree to --rtol")):
+                    return Outcome("crash", f"rerun: exit 0 without a verdict: {out[:600]!r}", outcome.commands)
+            elif "OK" not in out and name not in ("predict", "race-exhaust"):
                 return Outcome("crash", f"{name}: exit 0 without a summary", outcome.commands)
+            if case.edit is not None and name == case.edit[0]:
+                edit_result(folder / case.edit[1], case.edit[2], folder)
             continue
         if rc == 2:
             any_error = True
