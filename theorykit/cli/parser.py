@@ -240,7 +240,8 @@ race-exhaust --k 4 recorded with a larger THEORYKIT_MAX_SECONDS, reruns with --f
 
 Before it runs, says how long the recorded command took where the record holds it
 (provenance.elapsed_seconds). Every number of the new result is compared with the old (timing
-fields, a sweep's chunks_computed and the provenance record left out): bit for bit, or to --rtol; -0.0 equals 0.0, a NaN a
+fields, a sweep's chunks_computed, a prediction's count of shapes left to compile and the provenance
+record left out): bit for bit, or to --rtol; -0.0 equals 0.0, a NaN a
 NaN in the same place. Prints one verdict: identical, agree to --rtol, or differ: how many numbers
 (of how many) and other fields differ, the largest relative difference, and the first 5
 differences with their recorded and rerun values. Warns, naming them, where the recorded versions

@@ -58,8 +58,11 @@ AS_WRITTEN = "give the result as theorykit wrote it"
 
 
 #: fields that say what one run did rather than what it found: a resumed sweep's ``chunks_computed``
-#: (the chunks it computed itself; a rerun into an empty folder computes them all)
-RUN_LOCAL = frozenset({"chunks_computed"})
+#: (the chunks it computed itself; a rerun into an empty folder computes them all), and a prediction's
+#: estimate of the engine shapes it had left to compile (``prediction.search.estimate.compiles`` and the
+#: ``assumes`` words that count them), which depends on what the process compiled before: a predict run
+#: and its rerun in one Python session (``main`` called twice) compiled 1 shape and 0 and "differed"
+RUN_LOCAL = frozenset({"chunks_computed", "compiles", "assumes"})
 
 
 def _is_timing(key: str) -> bool:
