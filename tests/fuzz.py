@@ -1666,7 +1666,9 @@ _FIELD_ROOTS = ("spec", "name", "symbols", "data", "pathways", "training", "node
                 "RESULT", "provenance", "complete", "--rtol", "--enumerate", "--no-symmetry", "--html", "--time-bound")
 #: files a kind's commands may leave in the case's folder besides their outputs (predict --json, the result
 #: a rerun is made from, its --out)
-_EXTRA_KEEP = {"predict-data": ("pred.json",), "rerun": ("pred.toml", "res.json", "race", "again.json", "again.toml")}
+#: (and a missing folder of an output, which the commands make: nodir/)
+_EXTRA_KEEP = {"predict-data": ("pred.json", "nodir"),
+               "rerun": ("pred.toml", "res.json", "race", "again.json", "again.toml", "nodir")}
 _ERR = re.compile(r"^theorykit: error in (.+?): \S")
 
 
