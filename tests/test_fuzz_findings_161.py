@@ -70,3 +70,35 @@ def test_predict_then_rerun_in_one_session_is_identical(tmp_path, monkeypatch, c
     capsys.readouterr()
     assert main(["rerun", str(res), "--no-progress"]) == 0
     assert capsys.readouterr().out.startswith("identical:")
+
+
+# --- finding 2: a hand-edited recorded time beyond a float ended rerun with exit 70 ------------------------------
+def test_recorded_time_beyond_a_float_is_no_time():
+    """JSON holds integers of any size; ``elapsed_seconds = 10**400`` (or a simulate result's own ``seconds``) is
+    not a time a run took: no note, rather than OverflowError in math.isfinite / float()."""
+    from theorykit.cli.rerun import recorded_time
+
+    assert recorded_time({"elapsed_seconds": 10 ** 400}, {}) is None
+    assert recorded_time({}, {"seconds": 10 ** 400}) is None
+    assert recorded_time({"elapsed_seconds": -(10 ** 400)}, {}) is None
+    # a time within a float's range is still said: 150 s is 2.5 min (limits.human_seconds: minutes from 120 s)
+    assert recorded_time({"elapsed_seconds": 150}, {}) == "2.5 min"
+
+
+def test_rerun_of_a_result_whose_recorded_time_is_huge_reruns(tmp_path, capsys):
+    """Found by hand during the campaign: ``theorykit rerun big.json`` (a result with ``"elapsed_seconds":
+    1000...0`` of 401 digits) printed ``theorykit: internal error (a bug in theorykit, please report it):
+    OverflowError: int too large to convert to float`` and exited 70. The rerun itself is unaffected: identical."""
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[data]\ninputs = [[1, 0], [0, 1]]\ntargets = [[1, 0]]\n[[pathways]]\nname = "p"\n'
+                    'active = "all"\nhidden = 1\n', "utf-8")
+    res = tmp_path / "res.json"
+    assert main(["derive", str(spec), "--times", "0,10", "--json", str(res)]) == 0
+    doc = json.loads(res.read_text())
+    doc["provenance"]["elapsed_seconds"] = 10 ** 400
+    res.write_text(json.dumps(doc), "utf-8")
+    capsys.readouterr()
+    assert main(["rerun", str(res)]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("identical:") and "internal error" not in err, err
+

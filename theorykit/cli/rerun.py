@@ -474,8 +474,8 @@ def recorded_time(rec, doc) -> str | None:
     return f"{human_seconds(took)}{what}" + (f" ({', '.join(where)})" if where else "")
 
 
-def _seconds(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0
+def _seconds(x) -> bool:       # compared, not converted: a hand-edited 10**400 (JSON's integer) overflowed a float
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and 0 <= x <= sys.float_info.max
 
 
 def _rerun_in(tmp: Path, argv, spec_text, kind, out, rec, notes):
