@@ -102,3 +102,36 @@ def test_rerun_of_a_result_whose_recorded_time_is_huge_reruns(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out.startswith("identical:") and "internal error" not in err, err
 
+
+# --- finding 3: a path holding a lone surrogate ended a command with exit 70 -------------------------------------
+def test_a_path_with_a_lone_surrogate_is_refused_naming_the_option(tmp_path, capsys):
+    """A string holding a lone surrogate (``\\ud800``: JSON's escape in a hand-edited record, or a Python caller's
+    string; not a shell's argument, whose undecodable bytes are ``\\udc80``-``\\udcff`` and encode back) names no
+    file. Found during the campaign: a result whose recorded command had ``--latex \\ud800.tex`` and
+    ``main(["rerun", "res.json", "--out", "\\ud800.json"])`` printed ``theorykit: internal error (a bug in
+    theorykit, please report it): UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud800'`` and exited 70;
+    so did ``main(["derive", "\\ud800.toml"])`` and an output folder (``race-exhaust --out``). Now exit 2 naming
+    the option (or the spec); an undecodable byte of a shell's argument (``\\udcff``) is still a file name."""
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[data]\ninputs = [[1, 0], [0, 1]]\ntargets = [[1, 0]]\n[[pathways]]\nname = "p"\n'
+                    'active = "all"\nhidden = 1\n', "utf-8")
+    res = tmp_path / "res.json"
+    for argv, field in ((["derive", str(spec), "--json", str(tmp_path / "x\ud800.json")], "--json"),
+                        (["derive", str(tmp_path / "\ud800.toml")], "spec"),
+                        (["race-exhaust", "--k", "2", "--out", str(tmp_path / "\ud800"), "--no-progress"], "--out")):
+        capsys.readouterr()
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith(f"theorykit: error in {field}: ") and "lone surrogate" in err, err
+    assert main(["derive", str(spec), "--times", "0,10", "--json", str(res)]) == 0
+    capsys.readouterr()
+    assert main(["rerun", str(res), "--out", str(tmp_path / "\ud800.json")]) == 2
+    assert capsys.readouterr().err.startswith("theorykit: error in --out: ")
+    doc = json.loads(res.read_text())
+    doc["provenance"]["command"] += " --latex '\ud800.tex'"
+    res.write_text(json.dumps(doc), "utf-8")
+    assert main(["rerun", str(res)]) == 2
+    err = capsys.readouterr().err
+    assert "error in --latex: " in err and "internal error" not in err, err
+    # a shell's undecodable byte (surrogateescape) is a file name: written
+    assert main(["derive", str(spec), "--times", "0,10", "--json", str(tmp_path / "x\udcff.json")]) == 0

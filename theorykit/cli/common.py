@@ -182,6 +182,7 @@ def check_outputs(*outputs, inputs=(), stdout=None) -> None:
             raise SpecError(option, f"{option} does not write to stdout ('-'): it would make a file named '-'", f"give {option} a file name")
         if path is None or path == "-":
             continue
+        text_name(option, path)
         path = Path(path)
         here = path.resolve()
         for source, given in inputs:
@@ -238,12 +239,23 @@ def _nearest_folder_writable(option, what, start: Path) -> None:
     os.unlink(probe)
 
 
+def text_name(option, path) -> None:
+    """Refuse a path holding a lone surrogate (``\\ud800``: a hand-edited record's command, a Python caller's
+    string): no file name can hold one (a shell's undecodable bytes, ``\\udc80`` to ``\\udcff``, can)."""
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        raise SpecError(option, f"{ascii(str(path))} holds a character no file name can hold (a lone surrogate)",
+                        "give a file name of text") from None
+
+
 def check_out_dir(option, path) -> None:
     """Refuse, before any work, an output folder that cannot be made or written in: ``path`` must be a
     folder or not exist yet, and its nearest existing folder must be one a user can write in (an
     existing file there was ``File exists`` only after a run that may have taken hours)."""
     if path is None:
         return
+    text_name(option, path)
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise SpecError(option, f"{path} is a file, not a folder", "give a folder (it is made when missing)")

@@ -139,6 +139,9 @@ def read_toml(path) -> dict:
     except OSError as exc:
         raise SpecError("spec", f"cannot read {path}: {exc.strerror or exc}", "give the path of a readable .toml file") \
             from None
+    except UnicodeEncodeError:      # a lone surrogate (\ud800) in a Python caller's string, or a hand-edited record's
+        raise SpecError("spec", f"{ascii(str(path))} holds a character no file name can hold (a lone surrogate)",
+                        "give the path of a .toml spec") from None
     return parse_toml(raw, path)
 
 
