@@ -72,12 +72,20 @@ def race_rate(system: RaceSystem, reach=None) -> float:
     """τ·(the race's fastest rate), as the check takes it: the largest :func:`pathway_rate` (``reach``: its) over the
     system's pathways, in each of its blocks (the state's factors are per block, so a step moves one block's Σx), and
     at least 2·s_max (``system.rate``, the mode ODE's, floored at 1 as the flow's budget counts it), and exactly
-    2·s_max where no pathway passes it by more than :data:`SAME_RATE` (rounding)."""
+    2·s_max where no pathway passes it by more than :data:`SAME_RATE` (rounding).
+    With ``reach``, also each pathway's rate at its start a0, which a start above its end point makes the fastest:
+    the mode ODE τȧ = 2a(s − da) linearised at a0 is τδȧ = 2(s − 2d·a0)δa, faster than at the end point (2s) once
+    a0 > s/d; it is taken as 4·λmax(Σx)·a0, which is at least that, since d ≤ λmax(Σx) (race-exhaust --k 2 --a0 10:
+    4·0.625·10 = 25, the common pathway's Σx having λmax 0.625; the end point's 2·s_max = 2.65 alone accepted a
+    step of τ/1.91, and the race blew up to 1.8e14 × L(0))."""
     S = system.arrays_np["Syx"]
     nb, K, _pb, db = S.shape
     Sx = system.arrays_np["Sxb"].reshape(nb, K, db, K, db)
     two_s = 2.0 * system.rate
     rates = [pathway_rate(S[b, k], Sx[b, k, :, k], system.depth[k], reach) for b in range(nb) for k in range(K)]
+    if reach is not None:       # the start: 4·λmax(Σx)·a0 (below 2·s_max for a small start, so then no change)
+        rates += [4.0 * float(reach[0]) * float(np.linalg.eigvalsh((Sx[b, k, :, k] + Sx[b, k, :, k].T) / 2)[-1])
+                  for b in range(nb) for k in range(K) if S[b, k].any()]
     # a rate within rounding of 2·s_max is 2·s_max (white inputs; numpy 2.4.6's eigvalsh put it a few ulps above)
     return max([two_s] + [r for r in rates if r > two_s * (1 + SAME_RATE)])
 
@@ -124,7 +132,8 @@ def check_race_dt(race_dt: float, s_max: float, tau: float, *, fastest: float | 
     white = fastest is None or fastest <= 2 * s_max * (1 + SAME_RATE)
     rate = (f"2·s_max/τ (s_max = {s_max:.4g}, τ = {fmt(tau)})" if white else
             f"{fastest:.4g}/τ (τ = {fmt(tau)}; a pathway's curvature at its end point, about λmax(Σx)·2‖M‖ where "
-            f"the inputs' covariance Σx does not commute with Σyx, over 2·s_max = {2 * s_max:.4g})")
+            f"the inputs' covariance Σx does not commute with Σyx, or at a start a0 above it, 4·λmax(Σx)·a0, over "
+            f"2·s_max = {2 * s_max:.4g})")
     raise SpecError(field, f"{race_dt!r} makes the RK4 step {step} = {tau / (race_dt * per):.3g} too coarse for the "
                            f"race's fastest rate {rate}: RK4 is stable only "
                            f"up to step × rate = {RK4_STABLE}, here taken with a margin of {RK4_MARGIN:g}",
