@@ -41,7 +41,7 @@ from ..curves import loss_metrics
 from ..progress import checked_progress, progress_bar
 from ..record import MAX_RECORDS, SaveAt, every_count
 from ..theory.flow import MAX_FLOW_STEPS, RK4, rate_step, within_budget
-from .race_step import check_no_rise, check_race_dt, min_race_dt, positive_race_dt, race_rate
+from .race_step import check_no_rise, check_race_dt, min_race_dt, positive_race_dt, race_rate, start_rate
 # race_rk4_steps lived here; it is imported from here still (predict_estimate counts with it)
 from .predict_estimate import exhaust_estimate, exhaust_refusal, note_compiled, race_rk4_steps  # noqa: F401
 from ..io import figure_path, json_text, read_json, subplots, write_json, write_figure
@@ -270,7 +270,7 @@ def _check_steps(system: RaceSystem, tau: float, race_dt: float, steps: int, giv
     b = race_steps_bounds(system.rate, tau, race_dt)
     fastest = race_rate(system, None if a0 is None else (a0, steps / tau))     # Σx's curvature too
     if steps <= min(b.values()):      # too coarse a step for RK4 at the race's fastest rate
-        check_race_dt(race_dt, system.rate, tau, fastest=fastest)
+        check_race_dt(race_dt, system.rate, tau, fastest=fastest, start=0.0 if a0 is None else start_rate(system, a0))
         return
     dt, rev, s = tau / race_dt, max(1, int(tau / race_dt)), system.rate
     h = rate_step(s / tau)

@@ -16,7 +16,7 @@ from ..errors import SpecError
 from ..spec.fields import fmt, real
 from ..theory.race import RaceSystem
 
-__all__ = ["RK4_STABLE", "RK4_MARGIN", "RISE_TOLERANCE", "pathway_rate", "race_rate", "min_race_dt",
+__all__ = ["RK4_STABLE", "RK4_MARGIN", "RISE_TOLERANCE", "pathway_rate", "race_rate", "start_rate", "min_race_dt",
            "check_race_dt", "check_raced", "check_no_rise"]
 
 
@@ -72,22 +72,27 @@ def race_rate(system: RaceSystem, reach=None) -> float:
     """τ·(the race's fastest rate), as the check takes it: the largest :func:`pathway_rate` (``reach``: its) over the
     system's pathways, in each of its blocks (the state's factors are per block, so a step moves one block's Σx), and
     at least 2·s_max (``system.rate``, the mode ODE's, floored at 1 as the flow's budget counts it), and exactly
-    2·s_max where no pathway passes it by more than :data:`SAME_RATE` (rounding).
-    With ``reach``, also each pathway's rate at its start a0, which a start above its end point makes the fastest:
-    the mode ODE τȧ = 2a(s − da) linearised at a0 is τδȧ = 2(s − 2d·a0)δa, faster than at the end point (2s) once
-    a0 > s/d; it is taken as 4·λmax(Σx)·a0, which is at least that, since d ≤ λmax(Σx) (race-exhaust --k 2 --a0 10:
-    4·0.625·10 = 25, the common pathway's Σx having λmax 0.625; the end point's 2·s_max = 2.65 alone accepted a
-    step of τ/1.91, and the race blew up to 1.8e14 × L(0))."""
+    2·s_max where no pathway passes it by more than :data:`SAME_RATE` (rounding)."""
     S = system.arrays_np["Syx"]
     nb, K, _pb, db = S.shape
     Sx = system.arrays_np["Sxb"].reshape(nb, K, db, K, db)
     two_s = 2.0 * system.rate
     rates = [pathway_rate(S[b, k], Sx[b, k, :, k], system.depth[k], reach) for b in range(nb) for k in range(K)]
-    if reach is not None:       # the start: 4·λmax(Σx)·a0 (below 2·s_max for a small start, so then no change)
-        rates += [4.0 * float(reach[0]) * float(np.linalg.eigvalsh((Sx[b, k, :, k] + Sx[b, k, :, k].T) / 2)[-1])
-                  for b in range(nb) for k in range(K) if S[b, k].any()]
     # a rate within rounding of 2·s_max is 2·s_max (white inputs; numpy 2.4.6's eigvalsh put it a few ulps above)
     return max([two_s] + [r for r in rates if r > two_s * (1 + SAME_RATE)])
+
+
+def start_rate(system: RaceSystem, a0: float) -> float:
+    """τ·(the race's fastest rate at its start a0), which a start above the modes' end points makes the fastest:
+    the mode ODE τȧ = 2a(s − da) linearised at a0 is τδȧ = 2(s − 2d·a0)δa, faster than at the end point (2s) once
+    a0 > s/d. Taken as 4·λmax(Σx)·a0 over the pathways, at least that since d ≤ λmax(Σx): race-exhaust --k 2
+    --a0 10 gives 4·0.625·10 = 25 (the common pathway's Σx has λmax 0.625), where the end point's 2·s_max = 2.65
+    alone offered a step of τ/1.91, and that race blew up to 1.8e14 × L(0)."""
+    S = system.arrays_np["Syx"]
+    nb, K, _pb, db = S.shape
+    Sx = system.arrays_np["Sxb"].reshape(nb, K, db, K, db)
+    return max([0.0] + [4.0 * float(a0) * float(np.linalg.eigvalsh((Sx[b, k, :, k] + Sx[b, k, :, k].T) / 2)[-1])
+                        for b in range(nb) for k in range(K) if S[b, k].any()])
 
 
 def min_race_dt(s_max: float, fastest: float | None = None) -> float:
@@ -118,28 +123,31 @@ def positive_race_dt(race_dt) -> None:
 
 
 def check_race_dt(race_dt: float, s_max: float, tau: float, *, fastest: float | None = None, field: str = "--race-dt",
-                  per: float = 1.0, step: str = "τ/race-dt") -> None:
+                  per: float = 1.0, step: str = "τ/race-dt", start: float = 0.0) -> None:
     """Refuse, before any race, a ``race_dt`` whose RK4 step τ/(race_dt·``per``) is too coarse for the race's
     fastest rate (:func:`min_race_dt`: ``fastest``/τ, e.g. :func:`race_rate`, at least 2·s_max/τ), naming ``field``
     with the smallest accepted value (rounded up) as the fix.
-    ``per``: what the caller multiplies race_dt by before :func:`race_rk4` (predict_reln: s_max)."""
+    ``per``: what the caller multiplies race_dt by before :func:`race_rk4` (predict_reln: s_max). ``start``: the
+    rate at the race's start (:func:`start_rate`): the value offered covers it too, so that it races (a start
+    above the end points is refused only once it diverges, by :func:`check_raced`, naming the option given)."""
     low = min_race_dt(s_max, fastest) / per
     if race_dt >= low:
         return
-    ok = _round_up(low)
+    ok = _round_up(max(low, min_race_dt(s_max, start) / per))       # a fix that races from its start too
     # a measured rate within rounding of 2·s_max is 2·s_max: pathway_rate of white inputs is 2·s up to eigvalsh's
     # last bits, and numpy 2.4's came out a hair above it, which named the curvature where there is none
     white = fastest is None or fastest <= 2 * s_max * (1 + SAME_RATE)
     rate = (f"2·s_max/τ (s_max = {s_max:.4g}, τ = {fmt(tau)})" if white else
             f"{fastest:.4g}/τ (τ = {fmt(tau)}; a pathway's curvature at its end point, about λmax(Σx)·2‖M‖ where "
-            f"the inputs' covariance Σx does not commute with Σyx, or at a start a0 above it, 4·λmax(Σx)·a0, over "
-            f"2·s_max = {2 * s_max:.4g})")
+            f"the inputs' covariance Σx does not commute with Σyx, over 2·s_max = {2 * s_max:.4g})")
+    why = (f"; {ok:g} also resolves the start's rate 4·λmax(Σx)·a0 = {start:.4g}/τ" if min_race_dt(s_max, start) / per
+           > low else "")
     raise SpecError(field, f"{race_dt!r} makes the RK4 step {step} = {tau / (race_dt * per):.3g} too coarse for the "
                            f"race's fastest rate {rate}: RK4 is stable only "
                            f"up to step × rate = {RK4_STABLE}, here taken with a margin of {RK4_MARGIN:g}",
-                    f"use {field} {ok:g} or larger (default 10)" if field.startswith("--")
-                    else f"use {field}={ok:g} or larger (default 10)",
-                    keyword_fix=f"use {{key}}={ok:g} or larger (default 10)")
+                    f"use {field} {ok:g} or larger (default 10){why}" if field.startswith("--")
+                    else f"use {field}={ok:g} or larger (default 10){why}",
+                    keyword_fix=f"use {{key}}={ok:g} or larger (default 10){why}")
 
 
 #: how far (relative to L(0)) a raced loss may stand above its start before the race counts as blown up
