@@ -97,6 +97,27 @@ def redraw_fig4a(json_path, path=None):
     return write_figure(plot_fig4a(d), out, tight=True)
 
 
+#: The docs show a figure about 750 px wide, whatever its size in inches: text of ``pt`` points in a figure
+#: ``w`` inches wide shows ``pt × 750 / (72 × w)`` px high there. Figs. 4b and 5 keep that at 8 px or more
+#: for their smallest text (before: 16-17 in wide with 7-8 pt keys, 3-5 px): a grid of at most two panels a
+#: row, the keys beside or below them, no text under 9 pt (9 pt reads as 8 px up to 11.7 in wide).
+DOCS_WIDTH_PX, DOCS_MIN_TEXT_PX, SMALLEST_PT = 750, 8, 9
+
+
+def _panel_grid(n: int, panel_w: float, panel_h: float, extra_w: float = 0.0, extra_h: float = 0.0):
+    """A figure of ``n`` panels, at most two a row (:data:`DOCS_WIDTH_PX`), each ``panel_w`` × ``panel_h`` in,
+    plus ``extra_w`` / ``extra_h`` in for the keys; a grid cell with no panel (odd ``n``) removed, so the
+    figure's axes are the panels in order. Returns the figure and its panels."""
+    cols = min(n, 2)
+    rows = -(-n // cols)
+    fig, ax = subplots(rows, cols, figsize=(panel_w * cols + extra_w, panel_h * rows + extra_h), squeeze=False,
+                       layout="constrained")   # the suptitle above the panel titles, not over them
+    ax = list(ax.ravel())
+    for a in ax[n:]:
+        fig.delaxes(a)
+    return fig, ax[:n]
+
+
 #: Fig. 4b's line styles: each pathway's singular values by three methods, a colour per mode
 FIG4B_STYLES = (("gdln_joint", "GDLN (joint)", dict(ls="-", lw=1.8)),
                 ("race", "race reduction", dict(ls="--", lw=1.2)),
@@ -111,9 +132,7 @@ def plot_fig4b(data: dict):
     from matplotlib.lines import Line2D
 
     names = list(data)
-    fig, ax = subplots(1, len(names), figsize=(4 * len(names), 3.6), sharey=False, squeeze=False,
-                       layout="constrained")   # the suptitle above the panel titles, not over them
-    ax = ax[0]
+    fig, ax = _panel_grid(len(names), 3.6, 2.9, extra_w=1.9, extra_h=0.5)     # two a row, readable at docs width
     modes = 0
     for nm, a in zip(names, ax):
         d = data[nm]
@@ -131,7 +150,7 @@ def plot_fig4b(data: dict):
     # the keys sit right of the last panel, over no curve (before: the mode colours had no key, and the
     # line styles' key lay inside the first panel)
     shown = [(lab, style) for key, lab, style in FIG4B_STYLES if any(data[nm].get(key) is not None for nm in names)]
-    kw = dict(loc="outside right upper", fontsize=8, title_fontsize=8, alignment="left")
+    kw = dict(loc="outside right upper", fontsize=SMALLEST_PT, title_fontsize=SMALLEST_PT, alignment="left")
     fig.legend(handles=[Line2D([], [], color="0.25", label=lab, **style) for lab, style in shown], title="method",
                **kw)
     fig.legend(handles=[Line2D([], [], color=f"C{i}", lw=1.8, label=f"mode {i + 1}" + (" (largest)" if i == 0 else ""))
@@ -277,8 +296,8 @@ def _fig4c_controls_panel(cell, cmp, ctrl):
 
 def fig5(s5, path):
     ks = sorted(s5, key=int)
-    fig, ax = subplots(1, len(ks), figsize=(4.2 * len(ks), 3.8), squeeze=False, layout="constrained")
-    ax = ax[0]                      # one row of panels, also for a single k
+    # at most two panels a row (readable at docs width, DOCS_WIDTH_PX), also for a single k; the key below them
+    fig, ax = _panel_grid(len(ks), 4.0, 3.0, extra_h=1.3)
     sub = slice(None, None, 10)
     data = {}
     for a, kk in zip(ax, ks):
@@ -293,14 +312,15 @@ def fig5(s5, path):
         a.plot(t, c["closed_form"], color="C1", ls="--", lw=1.6, zorder=3, label="closed form (rule a0)")
         a.plot(t, c["closed_form_fit"], color="C1", ls="-.", lw=1.0, zorder=3, label="closed form (a0 fitted to ReLU)")
         a.plot(t, c["race"], color="C2", ls=":", lw=1.4, zorder=3, label="race reduction (joint, rule a0)")
-        a.set_title(f"k = {kk} (gamma = {s5[kk]['gamma']}){' — not in the paper' if kk == '6' else ''}", fontsize=9)
+        a.set_title(f"k = {kk} (gamma = {s5[kk]['gamma']}){' — not in the paper' if kk == '6' else ''}", fontsize=10)
         a.set_xlabel("gradient step")
         data[kk] = {"gamma": s5[kk]["gamma"], "t": t[sub], "relu_mean": m[sub], "relu_std": s[sub],
                     "gdln_joint_mean": c["gdln"].mean(0)[sub], "closed_form_rule_a0": c["closed_form"][sub],
                     "closed_form_a0_fitted_to_relu": c["closed_form_fit"][sub], "race_rule_a0": c["race"][sub]}
     for a in ax:            # every panel: each k has its own y range (the loss at the start grows with k)
         a.set_ylabel("loss (summed over the datapoints)")
-    ax[0].legend(fontsize=7)
+    # one key below the panels, over no curve (before: inside the first panel, at 7 pt)
+    fig.legend(handles=ax[0].get_lines(), loc="outside lower center", ncol=2, fontsize=SMALLEST_PT)
     fig.suptitle("Fig. 5: closed form vs GDLN vs ReLU, every block the hierarchy")
     write_figure(fig, path, tight=True)
     write_json(path.with_suffix(".json"), {"figure": "5", "every": 10, "k": data})
