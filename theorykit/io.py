@@ -306,8 +306,10 @@ def figure_path(value, field: str):
     it is written in (``loss.jpg`` once got PNG bytes under a name that says JPEG)."""
     p = Path(value)
     if p.suffix.lower() not in FIGURE_FORMATS:
-        raise SpecError(field, f"{value} does not end in .png, .pdf or .svg, the formats a figure is written in",
-                        f"name it e.g. {p.with_suffix('.png').name}, or {p.with_suffix('.pdf').name} for a paper")
+        # '', '.' and '/' have no name to give a suffix (with_suffix raised ValueError: an internal error)
+        stem = p.stem if p.name not in ("", ".", "..") else "loss"
+        raise SpecError(field, f"{value or repr(value)} does not end in .png, .pdf or .svg, the formats a figure is written in",
+                        f"name it e.g. {stem}.png, or {stem}.pdf for a paper")
     return value
 
 

@@ -431,8 +431,12 @@ def predict_reln(task, hidden: int, training, *, search: str = "auto", beam: int
     if method == "auto":
         method = "exhaustive" if n_fam <= max_families else "beam"
     if method == "exhaustive" and n_fam > max_families:
-        raise SpecError("--search", f"exhaustive search over {len(cand)} orbits means {n_fam} families, more than "
-                                    f"max_families = {max_families}", "use --search beam or forward")
+        # the command line's words (--max-families), and Python's (max_families=) through keyword_errors
+        over = f"exhaustive search over {len(cand)} orbits means {n_fam} families, more than "
+        raise SpecError("--search", f"{over}--max-families {max_families}",
+                        f"use --search beam or forward, or raise --max-families to {n_fam}",
+                        keyword_fix=f"use search='beam' or 'forward', or raise max_families to {n_fam}",
+                        keyword_problem=f"{over}max_families={max_families}")
     def fits(orbs):         # a family needs at least one hidden unit per pathway
         return sum(len(members[k]) for k in orbs) <= hidden
 

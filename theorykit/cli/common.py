@@ -84,6 +84,15 @@ def limits_from(args) -> Limits:
     return Limits(max_seconds=tl, force=getattr(args, "force", False), options=lift_options(args))  # 0: no limit, as Limits reads it
 
 
+def typed_as(args, option: str, former: str) -> str:
+    """The name under which ``option`` was typed on the command line (``args.argv``): ``former``, its former name
+    (parser._Renamed: predict's --time-bound), where that came after the last ``option`` (argparse's last wins),
+    so that an error in the value names the option typed; else ``option``."""
+    names = [w.split("=", 1)[0] for w in getattr(args, "argv", None) or ()]
+    names = [w for w in names if w in (option, former)]
+    return names[-1] if names else option
+
+
 def lift_options(args) -> tuple:
     """Which of ``--force`` and ``--time-limit`` the command of ``args`` has (``Limits.options``)."""
     return tuple(o for o in ("--force", "--time-limit") if hasattr(args, o[2:].replace("-", "_")))
@@ -240,8 +249,12 @@ def _nearest_folder_writable(option, what, start: Path) -> None:
 
 
 def text_name(option, path) -> None:
-    """Refuse a path holding a lone surrogate (``\\ud800``: a hand-edited record's command, a Python caller's
-    string): no file name can hold one (a shell's undecodable bytes, ``\\udc80`` to ``\\udcff``, can)."""
+    """Refuse a path that names no file: an empty one (``--out ''``: ``Path('')`` is ``.``, and a command wrote
+    into the current folder) or one holding a lone surrogate (``\\ud800``: a hand-edited record's command, a Python
+    caller's string): no file name can hold one (a shell's undecodable bytes, ``\\udc80`` to ``\\udcff``, can)."""
+    if isinstance(path, str) and not path:
+        raise SpecError(option, "'' is empty: it names no file or folder (it would be read as the current folder)",
+                        f"give {option} a path")
     try:
         os.fsencode(path)
     except UnicodeEncodeError:

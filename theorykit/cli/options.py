@@ -156,10 +156,14 @@ def _number_option(sp_, option: str, *, what: str, example: str, fix: str | None
 class _Renamed(_KeepRefused):
     """An option's former name, kept working (hidden from --help): it stores the value of the option it was
     renamed to, and notes the renaming in ``args.renamed`` (old name -> new), which :func:`theorykit.cli.main`
-    takes out and says in one line on stderr (``theorykit: warning: --time-bound is now --time-limit``)."""
+    takes out and says in one line on stderr (``theorykit: warning: --time-bound is now --time-limit``). A text its
+    reader refuses is named as typed (``error in --time-bound``); so is a value out of range (cli.common.typed_as)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         namespace.renamed = {**getattr(namespace, "renamed", {}), option_string: self.new}
+        if isinstance(values, Refused) and values.error.field == self.new:     # named as typed: --time-bound abc
+            err = values.error
+            values = Refused(SpecError(option_string, err.problem, err.fix))
         super().__call__(parser, namespace, values, option_string)
 
 

@@ -20,7 +20,7 @@ from ..spec.gating import GDLNSpec, Pathway
 from ..spec.limits import Limits
 from ..spec.ranges import time_limit_fix
 from .common import (check_out_dir, check_outputs, fitting_name, json_text, no_value, provenance, spec_text,
-                     values_from, write_result, write_spec)
+                     typed_as, values_from, write_result, write_spec)
 
 #: ReLU networks --validate trains when --seeds is not given
 VALIDATE_SEEDS = 8
@@ -52,7 +52,9 @@ def predict_limits(time_limit) -> Limits:
 def run(args) -> int:
     # the whole-number options are checked by the parser's rule (theorykit.cli.parser.WholeNumber)
     if args.time_limit != math.inf:     # 0 or inf: no limit, as for every command's --time-limit
-        vf.real(args.time_limit, "--time-limit", lo=0.0, hi=math.inf, fix=time_limit_fix("60"))
+        # named as typed: --time-bound nan said "error in --time-limit"
+        vf.real(args.time_limit, typed_as(args, "--time-limit", "--time-bound"), lo=0.0, hi=math.inf,
+                fix=time_limit_fix("60"))
     # one Limits: the task's build and --validate's trainings under predict's own time limit (0 or inf: none), not
     # THEORYKIT_MAX_SECONDS, as the search
     limits = predict_limits(args.time_limit)

@@ -17,7 +17,7 @@ from ..spec.fields import figure_path
 from ..spec.limits import enforce
 from ..theory.derivation import Derivation
 from .common import (check_outputs, no_value, note, parse_times, provenance, seed_arg, sim_estimate, sim_settings,
-                     spec_from_args, values_record, weight_names)
+                     spec_from_args, text_name, values_record, weight_names)
 
 
 def run(args):
@@ -39,6 +39,8 @@ def run(args):
     if args.fused and args.plot and args.network == "gdln":    # --help: "loss curve only (not with --plot)"
         raise SpecError("--plot", "the GDLN's plot draws its mode strengths, and --fused records the loss curve only",
                         "leave --plot off with --fused, or --fused off to have the plot")
+    if args.init_weights is not None:       # '' (no file: read as no --init-weights) or a lone surrogate, by name
+        text_name("--init-weights", args.init_weights)
     if args.seed is not None and args.init_weights:
         raise SpecError("--seed", "draws a start, and --init-weights gives one", "leave --seed out with --init-weights")
     seed = 0 if args.seed is None else seed_arg(args.seed)
