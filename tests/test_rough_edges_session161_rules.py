@@ -20,11 +20,11 @@ import sympy as sp
 
 import theorykit as tk
 import theorykit.spec.task as task_mod
-import theorykit.theory.derivation as derivation_mod
 from theorykit.cli import main
 from theorykit.errors import SpecError
 from theorykit.spec.limits import Limits, derivation_estimate, enforce, fixed_size, task_estimate
 from theorykit.theory import k_contexts as kc
+from test_estimates_session161_rules import _count_checks     # the one spy on checked_value
 
 ROOT = Path(__file__).resolve().parents[1]
 XOR_DATA = str(ROOT / "examples" / "predict" / "xor_data.toml")      # task = "xor-margin", Delta symbolic
@@ -141,19 +141,6 @@ def test_limits_options_accepted_as_before(monkeypatch):
 # ---------------------------------------------------------------------------------------------
 def _xor_spec():
     return tk.GDLNSpec(tk.xor_margin(), tk.xor_relns()["xor"], tk.Training(lr=0.01, a0=1e-3))
-
-
-def _count_checks(monkeypatch):
-    """Every call of ``checked_value`` from the derivation and the task, counted (the real check still runs)."""
-    calls = []
-    real = derivation_mod.checked_value
-
-    def spy(task, key, value):
-        calls.append((str(key), value))
-        return real(task, key, value)
-    monkeypatch.setattr(derivation_mod, "checked_value", spy)
-    monkeypatch.setattr(task_mod, "checked_value", spy)
-    return calls
 
 
 def test_derivation_checks_each_value_once(monkeypatch):
