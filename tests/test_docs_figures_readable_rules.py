@@ -8,13 +8,13 @@ PNG's own width) and on every piece of text drawn in it."""
 from __future__ import annotations
 
 import struct
-import types
 
 import numpy as np
 import pytest
 from matplotlib.text import Text
 
 from theorykit.suites import load_package
+from test_plot_critic_rules import fig4b_stand_in
 
 DOCS_PX, MIN_PX = 750, 8           # the docs' width in px, the smallest readable text in px (the task's rule)
 
@@ -51,13 +51,7 @@ def _panels(fig):
 
 
 def _s4(names, snaps=(0, 250, 500, 750)):
-    rng = np.random.default_rng(3)
-    snaps = list(snaps)
-    return {"spec_d": types.SimpleNamespace(pathways=[types.SimpleNamespace(name=n) for n in names]), "snaps": snaps,
-            "gsn": {("double", "joint"): {s: [(rng.normal(size=(2, 8, 6)), rng.normal(size=(2, 6, 8))) for _ in names]
-                                          for s in snaps}},
-            "sv_race_svals": {n: rng.random((len(snaps), 4)) for n in names},
-            "relu_group_svals": {names[1]: rng.random((len(snaps), 4))}}
+    return fig4b_stand_in(names, snaps, np.random.default_rng(3), dims=(8, 6), relu_groups=(names[1],))
 
 
 def _s5(ks):

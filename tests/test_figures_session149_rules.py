@@ -7,13 +7,13 @@ Figure checks read the Figure objects (legend entries, window extents), never pi
 """
 from __future__ import annotations
 
-import types
 
 import numpy as np
 import pytest
 
 from theorykit import bench_derive as bd
 from test_bench_rules import _derive_section
+from test_plot_critic_rules import fig4b_stand_in
 
 
 def _scaling_lines(monkeypatch, kinds):
@@ -82,13 +82,7 @@ def test_fig4b_has_a_key_for_its_mode_colours_beside_the_panels(tmp_path, monkey
     drawn = _drawn(figs, monkeypatch)
     monkeypatch.setattr(figs, "write_json", lambda *a, **kw: None)
     names = ["common", "ctx12", "ctx13", "ctx23"]
-    snaps = [0, 500, 1000]
-    rng = np.random.default_rng(1)
-    s4 = {"spec_d": types.SimpleNamespace(pathways=[types.SimpleNamespace(name=n) for n in names]), "snaps": snaps,
-          "gsn": {("double", "joint"): {s: [(rng.normal(size=(2, 4, 3)), rng.normal(size=(2, 3, 4))) for _ in names]
-                                        for s in snaps}},
-          "sv_race_svals": {n: rng.random((3, 4)) for n in names},
-          "relu_group_svals": {"ctx12": rng.random((3, 4))}}
+    s4 = fig4b_stand_in(names, [0, 500, 1000], np.random.default_rng(1), relu_groups=("ctx12",))
     data = figs.fig4b(s4, tmp_path / "fig4b.png")
     (fig,) = drawn
     assert all(a.get_legend() is None for a in fig.axes)           # no key over a panel's curves

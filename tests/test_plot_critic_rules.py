@@ -137,13 +137,8 @@ def test_fig4b_suptitle_does_not_cover_the_panel_titles(tmp_path, monkeypatch):
     figs = __import__(load_package("validation").__name__ + ".contexts_figures", fromlist=["fig4b"])
     drawn = []
     monkeypatch.setattr(figs, "write_figure", lambda fig, path, **kw: drawn.append(fig))
-    names = ["common", "ctx12", "ctx13", "ctx23"]
-    snaps = [0, 500, 1000]
     rng = np.random.default_rng(0)
-    s4 = {"spec_d": types.SimpleNamespace(pathways=[types.SimpleNamespace(name=n) for n in names]), "snaps": snaps,
-          "gsn": {("double", "joint"): {s: [(rng.normal(size=(2, 4, 3)), rng.normal(size=(2, 3, 4))) for _ in names]
-                                        for s in snaps}},
-          "sv_race_svals": {n: np.ones((3, 3)) for n in names}, "relu_group_svals": {}}
+    s4 = fig4b_stand_in(["common", "ctx12", "ctx13", "ctx23"], [0, 500, 1000], rng, race_svals=np.ones((3, 3)))
     figs.fig4b(s4, tmp_path / "fig4b.png")
     t = np.arange(0, 50, 5.0)
     figs.fig5({kk: {"gamma": 1.0, "_curves": {"t": t, "relu": rng.random((2, t.size)), "gdln": rng.random((2, t.size)),
@@ -221,3 +216,16 @@ def test_fig8_centroids_have_a_colour_scale_and_no_empty_band_under_the_title(tm
     r = fig.canvas.get_renderer()
     top = max(a.get_window_extent(r).y1 for a in fig.axes if a not in bars)
     assert fig._suptitle.get_window_extent(r).y0 - top < 0.04 * fig.bbox.height
+
+
+def fig4b_stand_in(names, snaps, rng, dims=(4, 3), race_svals=None, relu_groups=()):
+    """What validation's Fig. 4b reads from the Section 4 runs (``s4``), made up: each pathway's weights (2 seeds,
+    ``dims`` = (outputs, inputs)) at each snapshot, its raced singular values (``race_svals``, else random) and
+    the ReLU groups' (random). The one stand-in for the tests of that figure."""
+    snaps = list(snaps)
+    a, b = dims
+    return {"spec_d": types.SimpleNamespace(pathways=[types.SimpleNamespace(name=n) for n in names]), "snaps": snaps,
+            "gsn": {("double", "joint"): {s: [(rng.normal(size=(2, a, b)), rng.normal(size=(2, b, a))) for _ in names]
+                                          for s in snaps}},
+            "sv_race_svals": {n: rng.random((len(snaps), 4)) if race_svals is None else race_svals for n in names},
+            "relu_group_svals": {g: rng.random((len(snaps), 4)) for g in relu_groups}}
