@@ -5,7 +5,6 @@ import json
 import re
 import shlex
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -160,12 +159,18 @@ class _Clock:
         return self.now
 
 
-def test_a_progress_line_on_a_log_says_about_how_long_is_left(tmp_path, monkeypatch):
+def _logging_progress(monkeypatch):
+    """theorykit.progress on a made-up clock (``clock.now`` moved by the test), writing a line at every update."""
     import theorykit.progress as progress
 
     clock = _Clock()
     monkeypatch.setattr(progress, "time", clock)
     monkeypatch.setattr(progress.Progress, "LOG_SECONDS", 0.0)
+    return progress, clock
+
+
+def test_a_progress_line_on_a_log_says_about_how_long_is_left(tmp_path, monkeypatch):
+    progress, clock = _logging_progress(monkeypatch)
     with open(tmp_path / "log", "w") as log:
         with progress.Progress("find-gates", 8, stream=log) as pr:
             clock.now += 73.0
@@ -184,11 +189,7 @@ def test_a_progress_line_on_a_log_says_about_how_long_is_left(tmp_path, monkeypa
 
 
 def test_a_long_estimate_reads_in_hours_and_nothing_is_estimated_before_the_first_step(tmp_path, monkeypatch):
-    import theorykit.progress as progress
-
-    clock = _Clock()
-    monkeypatch.setattr(progress, "time", clock)
-    monkeypatch.setattr(progress.Progress, "LOG_SECONDS", 0.0)
+    progress, clock = _logging_progress(monkeypatch)
     with open(tmp_path / "log", "w") as log:
         with progress.Progress("race k=4", 128, stream=log) as pr:
             clock.now += 5.0
